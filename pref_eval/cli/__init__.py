@@ -1,0 +1,1 @@
+"""Thin click command lines. Each module exposes ``main`` (console script)."""

@@ -1,0 +1,109 @@
+"""Plumbing shared by every command: error handling, exit codes, output files.
+
+Exit codes (documented in docs/exit-codes.md):
+0 success; 1 a failed check (e.g. ``--check``); 2 bad input or usage.
+A broken pipe (``zelo_eval ... | head``) ends quietly with status 0.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+from typing import Callable, Iterator, TextIO
+
+from ..errors import PrefEvalError
+
+
+def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None) -> None:
+    """Run a click command; map PrefEvalError to one stderr line + exit code.
+
+    ``command`` is a click command invoked in standalone mode=False so that
+    our own exceptions reach this function.
+    """
+    import click
+
+    try:
+        rv = command.main(args=argv, prog_name=prog, standalone_mode=False)
+        code = rv if isinstance(rv, int) else 0
+    except PrefEvalError as err:
+        _flush_quietly()
+        sys.stderr.write(f"{prog}: {err}\n")
+        code = err.exit_code
+    except click.exceptions.Exit as err:
+        code = err.exit_code
+    except click.ClickException as err:
+        err.show()
+        code = 2
+    except click.exceptions.Abort:
+        sys.stderr.write(f"{prog}: aborted\n")
+        code = 130
+    except BrokenPipeError:
+        _silence_stdout()
+        code = 0
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        code = 130
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except ValueError:
+        pass
+    sys.exit(code)
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter exits quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+@contextlib.contextmanager
+def output_stream(path: str | None) -> Iterator[TextIO]:
+    """Yield a text stream for results.
+
+    ``None`` or ``-`` is stdout. A path is written through a temporary file in
+    the same directory and renamed over the target only when the block ends
+    without an exception, so a failure never truncates an existing file.
+    """
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with io.open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class Log:
+    """Progress and warnings on stderr, silenced by ``--quiet``."""
+
+    def __init__(self, prog: str, quiet: bool = False) -> None:
+        self.prog = prog
+        self.quiet = quiet
+
+    def warn(self, message: str) -> None:
+        if not self.quiet:
+            sys.stderr.write(f"{self.prog}: warning: {message}\n")
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            sys.stderr.write(f"{self.prog}: {message}\n")

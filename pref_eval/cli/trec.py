@@ -1,0 +1,76 @@
+"""``zelo_trec``: a drop-in for trec_eval 10 (same options, same stdout)."""
+from __future__ import annotations
+
+import click
+
+from .common import Log, run_main
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Print per-query values too.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE[.PARAMS]",
+              help="Measure or nickname (official, all_trec, set, prefs, all_prefs, qrels_jg); repeatable. "
+                   "ir-measures names (nDCG@10, P(rel=2)@5) are accepted too.")
+@click.option("-c", "--complete_rel_info_wanted", "complete", count=True,
+              help="Average over every qrels topic; topics missing from the run count as zero.")
+@click.option("-l", "--level_for_rel", "level", default="1", metavar="N",
+              help="Relevance threshold: grade ≥ N is relevant (default 1).")
+@click.option("-n", "--nosummary", "nosummary", count=True, help="No summary ('all') lines.")
+@click.option("-D", "--Debug_level", "debug", default=None, hidden=True)
+@click.option("-J", "--Judged_docs_only", "judged_only", count=True,
+              help="Drop unjudged documents from the ranking before evaluating.")
+@click.option("-N", "--Number_docs_in_coll", "num_docs", default="0", metavar="N",
+              help="Number of documents in the collection (for measures that need it).")
+@click.option("-M", "--Max_retrieved_per_topic", "depth", default=None, metavar="N",
+              help="Keep only the top N documents per topic (after sorting).")
+@click.option("-R", "--Rel_info_format", "rel_format", default="qrels",
+              help="Format of the relevance file: qrels, prefs, qrels_prefs, qrels_jg.")
+@click.option("-T", "--Results_format", "results_format", default="trec_results",
+              help="Format of the run file (trec_results only).")
+@click.option("-o", "--Output_old_results_format", "old", count=True, hidden=True)
+@click.option("-Z", "--Zscore", "zscores", default=None, metavar="FILE",
+              help="Print z-scores using the 'qid measure mean stddev' file.")
+@click.option("--trec-eval-9", "trec9", is_flag=True,
+              help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding, "
+                   "missing topics averaged over the intersection.")
+@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("-v", "--version", "version", is_flag=True, help="Print the version and exit.")
+@click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
+def command(per_query, measures, complete, level, nosummary, debug, judged_only, num_docs, depth,
+            rel_format, results_format, old, zscores, trec9, quiet, version, files):
+    """Evaluate a TREC run exactly as trec_eval 10 does.
+
+    Any trec_eval command line works with the program name replaced by
+    zelo_trec and prints the same bytes on stdout.
+    """
+    from ..errors import UsageError
+    from ..measures.parse import _atol
+    from ..treceval import TrecOptions, run_trec
+    from .common import output_stream
+
+    if version:
+        from .. import __version__
+
+        click.echo(f"zelo_trec (pref_eval) {__version__}; trec_eval 10.0 compatible", err=True)
+        return 0
+    if len(files) != 2:
+        raise UsageError("expected exactly two files: REL_INFO_FILE RESULTS_FILE (see --help)")
+    opts = TrecOptions(
+        rel_file=files[0], run_file=files[1], measures=list(measures), per_query=bool(per_query),
+        complete=bool(complete), level=_atol(level), summary=not nosummary,
+        judged_only=bool(judged_only), num_docs_in_coll=_atol(num_docs),
+        depth=None if depth is None else max(_atol(depth), 0), rel_format=rel_format,
+        results_format=results_format, zscores=zscores, trec9=trec9,
+    )
+    with output_stream(None) as out:
+        return run_trec(opts, out, Log("zelo_trec", quiet))
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_main(command, "zelo_trec", argv)
+
+
+if __name__ == "__main__":
+    main()

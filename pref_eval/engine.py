@@ -1,0 +1,109 @@
+"""Measures × ranked runs → per-query values and summaries.
+
+``evaluate_ranked`` runs every requested measure on one
+:class:`~pref_eval.collection.Ranked` and aggregates as trec_eval does:
+sequential sums in query order (``meas_acc.c``) divided by the number of
+queries (mean), plain sums for counts, geometric means with a 1e-5 floor.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .collection import Ranked
+from .measures.base import EvalContext, MeasureRequest
+
+MIN_GEO_MEAN = 1e-5
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed measure column (e.g. ``P_10``) of one run."""
+
+    name: str
+    order: tuple
+    value_type: str
+    values: Any  # ndarray (nq,) of float, or list[str]
+    summary: Any  # float, int or str; None when per-query only
+    summary_only: bool
+    per_query_only: bool
+    request: MeasureRequest | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Every column of one run, with the evaluated query ids."""
+
+    name: str
+    tag: str
+    qids: list[str]
+    present: np.ndarray
+    columns: list[Column]
+
+
+def _seq_sum(v: np.ndarray) -> float:
+    return float(np.cumsum(v)[-1]) if len(v) else 0.0
+
+
+def summarize(values: np.ndarray, aggregate: str, nq: int) -> float:
+    """trec_eval's summary of one column over ``nq`` queries."""
+    if aggregate == "mean":
+        return _seq_sum(values) / nq if nq else 0.0
+    if aggregate == "sum":
+        return _seq_sum(values)
+    if aggregate == "gmean":
+        if not nq:
+            return 0.0
+        return float(np.exp(_seq_sum(np.log(np.maximum(values, MIN_GEO_MEAN))) / nq))
+    if aggregate == "count":
+        return float(nq)
+    raise ValueError(aggregate)
+
+
+def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalContext) -> RunResult:
+    """Compute ``requests`` on run ``r``; see the module docstring."""
+    cols: list[Column] = []
+    missing = ~r.present
+    for ri, req in enumerate(requests):
+        spec = req.spec
+        names = req.columns()
+        out = req.compute(r, ctx)
+        if spec.value_type == "str":
+            vals = list(out)
+            if spec.zero_if_missing:
+                vals = ["" if m else v for v, m in zip(vals, missing)]
+            summary = r.tag if spec.aggregate == "runid" else None
+            cols.append(Column(names[0], (spec.order, ri, 0), "str", vals, summary,
+                               spec.summary_only, spec.per_query_only or spec.aggregate == "none", req))
+            continue
+        arr = np.asarray(out, dtype=np.float64)
+        if arr.ndim == 1:
+            arr = arr.reshape(-1, 1)
+        if spec.zero_if_missing and missing.any():
+            arr = arr.copy()
+            arr[missing] = 0.0
+        if spec.summarize is not None:
+            lvl = req.level if req.level is not None else ctx.level
+            c2 = ctx if lvl == ctx.level else EvalContext(level=lvl, trec9=ctx.trec9, complete=ctx.complete,
+                                                          num_docs_in_coll=ctx.num_docs_in_coll, extra=ctx.extra)
+            sums = np.atleast_1d(spec.summarize(arr, r, c2))
+        else:
+            sums = None
+        for j, name in enumerate(names):
+            if spec.aggregate == "none":
+                s = None
+            elif sums is not None:
+                s = float(sums[j])
+            else:
+                s = summarize(arr[:, j], spec.aggregate, r.nq)
+            cols.append(Column(label_of(req, name), (spec.order, ri, j), spec.value_type, arr[:, j], s,
+                               spec.summary_only, spec.per_query_only or spec.aggregate == "none", req))
+    cols.sort(key=lambda c: c.order)
+    return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols)
+
+
+def label_of(req: MeasureRequest, name: str) -> str:
+    """Printed name: trec_eval's, unless the measure was asked in ir-measures syntax."""
+    return req.label if req.label and len(req.columns()) == 1 else name

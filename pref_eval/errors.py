@@ -1,0 +1,45 @@
+"""Exceptions raised by pref_eval.
+
+Every user-facing failure is a :class:`PrefEvalError`; the command lines turn
+it into one line on stderr and an exit code, never a traceback.
+
+* :class:`InputError` -- a bad input file: names the file, the line number
+  (1-based; 0 when the problem is the file as a whole) and what was expected.
+* :class:`UsageError` -- a bad option or measure name.
+* :class:`EvaluationError` -- inputs that parse but cannot be evaluated
+  (a duplicate document in a run, as trec_eval refuses it).
+"""
+from __future__ import annotations
+
+
+class PrefEvalError(Exception):
+    """Base class; ``exit_code`` is what the command line exits with."""
+
+    exit_code = 2
+
+
+class InputError(PrefEvalError):
+    """A malformed or unreadable input file.
+
+    ``str(err)`` is ``"<path>:<line>: <message>"`` (or ``"<path>: <message>"``
+    when ``line`` is 0).
+    """
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        self.path = str(path)
+        self.line = int(line)
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.path}:{self.line}: {self.message}"
+        return f"{self.path}: {self.message}"
+
+
+class UsageError(PrefEvalError):
+    """A bad command-line option, measure name or parameter."""
+
+
+class EvaluationError(PrefEvalError):
+    """Input that parses but cannot be evaluated (e.g. duplicate docnos)."""

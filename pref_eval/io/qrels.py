@@ -1,0 +1,139 @@
+"""TREC qrels reader: ``qid iter docno rel``.
+
+Rules (trec_eval 10 compatible, stricter where trec_eval is silent):
+
+* exactly 4 white-space separated fields; anything else is an error;
+* a line whose first character is ``#`` is a comment (a ``#`` inside a
+  docno is data);
+* blank lines are skipped (trec_eval refuses them; we accept them but say so
+  in the docs);
+* ``rel`` must be an integer (``2``, ``-1``, ``+3``); a negative grade means
+  "pooled but unjudged", as in trec_eval;
+* a duplicate (qid, docno) pair is an error naming both lines;
+* an empty file (no judgment lines) is an error.
+
+``irds:<dataset-id>`` loads the qrels of an ir_datasets dataset.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .tokenize import split_lines
+from .textfile import PathLike, display_name, read_input_bytes
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Judgments as parallel arrays (one entry per judgment line).
+
+    ``qid`` and ``docno`` are numpy bytes arrays (``S`` dtype: byte-order
+    comparisons, as trec_eval's strcmp); ``rel`` int64; ``iter`` the second
+    column as bytes (the judgment group for ``-R qrels_jg``); ``line`` the
+    1-based line numbers, for messages.
+    """
+
+    qid: np.ndarray
+    iter: np.ndarray
+    docno: np.ndarray
+    rel: np.ndarray
+    line: np.ndarray
+    source: str = "<qrels>"
+
+    def __len__(self) -> int:
+        return len(self.qid)
+
+
+def _check_duplicates(q: Qrels) -> None:
+    if len(q) < 2:
+        return
+    order = np.lexsort((q.docno, q.qid))
+    sq, sd = q.qid[order], q.docno[order]
+    dup = np.flatnonzero((sq[1:] == sq[:-1]) & (sd[1:] == sd[:-1]))
+    if len(dup):
+        a, b = order[dup[0]], order[dup[0] + 1]
+        first, second = sorted((int(q.line[a]), int(q.line[b])))
+        raise InputError(
+            q.source, second,
+            f"duplicate judgment for query {q.qid[a].decode(errors='replace')!s} "
+            f"document {q.docno[a].decode(errors='replace')!s} (first at line {first})",
+        )
+
+
+def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True) -> Qrels:
+    """Parse qrels bytes; see the module docstring for the rules."""
+    fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
+                                expected="4 fields 'qid iter docno rel'")
+    if len(lines) == 0:
+        raise InputError(source, 0, "empty qrels file (expected lines 'qid iter docno rel')")
+    rel_tok = fields[3]
+    try:
+        rel = rel_tok.astype(np.int64)
+    except ValueError:
+        rel = None
+    if rel is None:
+        for i, tok in enumerate(rel_tok):
+            try:
+                int(tok)
+            except ValueError:
+                raise InputError(source, int(lines[i]),
+                                 f"relevance grade {tok.decode(errors='replace')!r} is not an integer") from None
+    q = Qrels(qid=fields[0], iter=fields[1], docno=fields[2], rel=rel, line=lines, source=source)
+    if check_duplicates:
+        _check_duplicates(q)
+    return q
+
+
+def read_qrels(path: PathLike, *, check_duplicates: bool = True) -> Qrels:
+    """Read a TREC qrels file (path, ``-``, gzip) or ``irds:<dataset-id>``."""
+    p = str(path)
+    if p.startswith("irds:"):
+        from .irds import read_irds_qrels
+
+        return read_irds_qrels(p[5:], check_duplicates=check_duplicates)
+    data = read_input_bytes(p, what="qrels file")
+    return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates)
+
+
+def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
+    """Build Qrels from a DataFrame (query_id/doc_id/relevance columns, or
+    qid/docno/rel), a dict ``{qid: {docno: rel}}`` or an iterable of tuples."""
+    qids: list[str] = []
+    docs: list[str] = []
+    rels: list[int] = []
+    if isinstance(records, dict):
+        for qid, dd in records.items():
+            for doc, rel in dd.items():
+                qids.append(str(qid)); docs.append(str(doc)); rels.append(int(rel))
+    elif hasattr(records, "columns"):
+        cols = {c.lower(): c for c in records.columns}
+        qc = cols.get("query_id", cols.get("qid"))
+        dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
+        rc = cols.get("relevance", cols.get("rel", cols.get("label")))
+        if qc is None or dc is None or rc is None:
+            raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel columns")
+        qids = [str(x) for x in records[qc]]
+        docs = [str(x) for x in records[dc]]
+        rels = [int(x) for x in records[rc]]
+    else:
+        for i, rec in enumerate(records, 1):
+            if hasattr(rec, "query_id"):
+                qids.append(str(rec.query_id)); docs.append(str(rec.doc_id)); rels.append(int(rec.relevance))
+            else:
+                if len(rec) != 3:
+                    raise InputError(source, i, "expected (qid, docno, rel)")
+                qids.append(str(rec[0])); docs.append(str(rec[1])); rels.append(int(rec[2]))
+    n = len(qids)
+    q = Qrels(
+        qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
+        iter=np.full(n, b"0", dtype="S1"),
+        docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
+        rel=np.asarray(rels, dtype=np.int64),
+        line=np.arange(1, n + 1, dtype=np.int64),
+        source=source,
+    )
+    _check_duplicates(q)
+    return q

@@ -1,0 +1,126 @@
+"""TREC run reader: ``qid iter docno rank score tag [anything...]``.
+
+Rules (trec_eval 10 compatible, stricter where trec_eval is silent):
+
+* at least 6 white-space separated fields; extra fields are ignored;
+* blank lines are skipped; a line whose first byte is ``#`` is a comment;
+* ``iter`` and ``rank`` are ignored;
+* ``score`` is parsed as a double; a non-numeric or NaN score is an error
+  (trec_eval silently reads garbage as 0.0, which we refuse); ``inf`` is accepted;
+* the run tag is the 6th field of the **last** data line (trec_eval's ``runid``);
+* an empty file is an error (trec_eval: "Cannot read results file").
+
+Duplicate documents for a query are detected when the collection is built,
+after ``-M`` truncation, as trec_eval does.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .textfile import PathLike, display_name, read_input_bytes
+from .tokenize import split_lines
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run as parallel arrays in file order.
+
+    ``qid``/``docno`` numpy bytes arrays, ``score`` float64, ``line`` 1-based
+    line numbers, ``tag`` the run tag of the last line, ``name`` the label
+    used in outputs (the file name unless given).
+    """
+
+    qid: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+    tag: str
+    name: str
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.qid)
+
+
+def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
+    try:
+        score = tokens.astype(np.float64)
+    except ValueError:
+        score = None
+    if score is None:
+        for i, tok in enumerate(tokens):
+            try:
+                float(tok)
+            except ValueError:
+                raise InputError(source, int(lines[i]),
+                                 f"score {tok.decode(errors='replace')!r} is not a number") from None
+        raise InputError(source, 0, "unparseable score")  # pragma: no cover
+    bad = np.flatnonzero(np.isnan(score))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(source, int(lines[i]), f"score {tokens[i].decode(errors='replace')!r} is NaN (expected a number)")
+    return score
+
+
+def run_from_bytes(data: bytes, source: str, name: str | None = None) -> Run:
+    """Parse run bytes; see the module docstring for the rules."""
+    cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
+                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
+    if len(lines) == 0:
+        raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
+    score = _parse_scores(cols[4], lines, source)
+    tag = cols[5][-1].decode("utf-8", errors="replace")
+    return Run(qid=cols[0], docno=cols[2], score=score, line=lines, tag=tag,
+               name=name if name is not None else source, source=source)
+
+
+def read_run(path: PathLike, name: str | None = None) -> Run:
+    """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes)."""
+    p = os.fspath(path)
+    data = read_input_bytes(p, what="run file")
+    return run_from_bytes(data, display_name(p), name)
+
+
+def run_from_records(records: Any, name: str = "run") -> Run:
+    """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
+    a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
+    qids: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    if isinstance(records, dict):
+        for qid, dd in records.items():
+            for doc, s in dd.items():
+                qids.append(str(qid)); docs.append(str(doc)); scores.append(float(s))
+    elif hasattr(records, "columns"):
+        cols = {c.lower(): c for c in records.columns}
+        qc = cols.get("query_id", cols.get("qid"))
+        dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
+        sc = cols.get("score", cols.get("sim"))
+        if qc is None or dc is None or sc is None:
+            raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
+        qids = [str(x) for x in records[qc]]
+        docs = [str(x) for x in records[dc]]
+        scores = [float(x) for x in records[sc]]
+    else:
+        for i, rec in enumerate(records, 1):
+            if hasattr(rec, "query_id"):
+                qids.append(str(rec.query_id)); docs.append(str(rec.doc_id)); scores.append(float(rec.score))
+            else:
+                if len(rec) != 3:
+                    raise InputError(name, i, "expected (qid, docno, score)")
+                qids.append(str(rec[0])); docs.append(str(rec[1])); scores.append(float(rec[2]))
+    n = len(qids)
+    score = np.asarray(scores, dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(score))
+    if len(bad):
+        raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
+    return Run(
+        qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
+        docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
+        score=score, line=np.arange(1, n + 1, dtype=np.int64), tag=name, name=name, source=name,
+    )

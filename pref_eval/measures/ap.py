@@ -1,0 +1,52 @@
+"""Average precision: map, gm_map, map_cut (trec_eval ``m_map.c`` ...).
+
+AP = (1/R) Σ_{k : d_k relevant} P@k, with R = |{d : rel(d) ≥ l}| from the
+qrels (0 when R = 0). ``map_cut.k`` sums only over ranks ≤ k (still / R).
+``gm_map`` is the geometric mean over queries of max(AP, 1e-5).
+Buckley & Voorhees, "Retrieval system evaluation", TREC book 2005.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EvalContext, measure
+from .nicknames import trec_order
+
+
+def _prec_at_rel(r, level: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every retrieved doc: (is relevant, precision at its rank)."""
+    rel = (r.grade >= level).astype(np.float64)
+    cum = np.cumsum(rel)
+    start = np.concatenate([[0.0], cum])[r.ptr[:-1]][r.qidx] if len(rel) else cum
+    within = cum - start
+    return rel, within / (r.pos + 1)
+
+
+def ap_values(r, level: int, cutoff: int | None = None) -> np.ndarray:
+    rel, prec = _prec_at_rel(r, level)
+    contrib = rel * prec
+    if cutoff is not None:
+        contrib = contrib * (r.pos < cutoff)
+    s = r.per_query_sum(contrib)
+    R = r.num_rel(level)
+    return np.divide(s, R, out=np.zeros(r.nq), where=R > 0)
+
+
+@measure("map", trec_order("map"), "Mean average precision.",
+         formula="AP = (1/R) Σ_{k: rel(d_k)≥l} P@k", irm="AP",
+         citation="Buckley & Voorhees 2005")
+def map_(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return ap_values(r, ctx.level).reshape(-1, 1)
+
+
+@measure("gm_map", trec_order("gm_map"), "Geometric mean of AP over queries (floor 1e-5).",
+         formula="exp(mean_q ln max(AP_q, 1e-5))", aggregate="gmean", summary_only=True)
+def gm_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return ap_values(r, ctx.level).reshape(-1, 1)
+
+
+@measure("map_cut", trec_order("map_cut"), "AP with the sum cut at rank k (divided by R).",
+         formula="(1/R) Σ_{k'≤k: rel} P@k'", param_kind="cutoffs",
+         defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@")
+def map_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return np.column_stack([ap_values(r, ctx.level, int(k)) for k in params])

@@ -1,0 +1,152 @@
+"""Measure specifications and the registry.
+
+A measure is a small declarative :class:`MeasureSpec` (name, parameters and
+defaults, aggregation, value for an empty query, documentation) plus one pure
+function ``compute(ranked, params, ctx) -> ndarray`` that returns a
+``(n_queries, n_columns)`` array (one column per parameter value, e.g. one per
+cutoff of ``P``) for a :class:`~pref_eval.collection.Ranked` run.
+
+Families live in one file each (``precision.py``, ``ndcg.py`` ...) and
+register their specs with :func:`register`; ``order`` is trec_eval's print
+order (``measures.c``), which is also the order in which ``zelo_trec`` prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Sequence
+
+import numpy as np
+
+ParamKind = Literal["none", "cutoffs", "floats", "raw", "gains"]
+Aggregate = Literal["mean", "sum", "gmean", "count", "runid", "none"]
+ValueType = Literal["float", "int", "str"]
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    """Evaluation options that measures may read.
+
+    ``level``: relevance threshold (trec_eval ``-l``; per-measure override
+    from ir-measures' ``rel=``). ``trec9``: emulate trec_eval 9.x where its
+    formulas differ (iprec_at_recall rounding). ``complete``: ``-c``.
+    ``num_docs_in_coll``: ``-N``. ``qrels_num_rel_gt0``: per evaluated
+    query, the number of qrels grades > 0 (trec_eval's ``-c`` summary of
+    num_rel). ``extra`` carries format-specific inputs (e.g. prefs).
+    """
+
+    level: int = 1
+    trec9: bool = False
+    complete: bool = False
+    num_docs_in_coll: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+Compute = Callable[[Any, tuple, EvalContext], Any]
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """Declarative description of one trec_eval-style measure family.
+
+    * ``name`` -- trec_eval's name (``P``, ``ndcg_cut``, ``map``).
+    * ``order`` -- position in trec_eval's measure table (print order).
+    * ``compute`` -- pure function ``(ranked, params, ctx)`` →
+      ``(nq, ncols)`` float array (or a list of str for ``value_type='str'``).
+    * ``param_kind`` -- ``none``; ``cutoffs`` (integer list, parsed with C
+      ``atol``, sorted, printed ``name_%ld``); ``floats`` (double list,
+      sorted, printed ``name_%3.2f``); ``raw`` (parameter string kept verbatim
+      and appended to the printed name, e.g. ``utility_2,-1,0,0``); ``gains``
+      (``k=v`` list, raw string appended to the name).
+    * ``defaults`` -- default parameter values.
+    * ``aggregate`` -- summary over queries: ``mean``, ``sum``, ``gmean``
+      (exp of mean log with floor 1e-5), ``count`` (number of queries),
+      ``runid``, ``none`` (per-query only).
+    * ``value_type`` -- how values are printed (float ``%6.4f``, int ``%ld``, str).
+    * ``empty_value`` -- value for a query with no retrieved document.
+    * ``summary_only`` / ``per_query_only`` -- trec_eval's printing rules.
+    * ``zero_if_missing`` -- under ``-c``, a query the run lacks gets 0 for
+      this measure regardless of compute (trec_eval zeroes num_ret,
+      utility, unj, rbp_resid, relstring for missing queries).
+    * ``uses_level`` -- whether ``-l`` affects the measure (docs).
+    * ``nicknames`` -- trec_eval measure sets this belongs to.
+    * ``irm`` -- ir-measures family name, if any (e.g. ``nDCG``).
+    """
+
+    name: str
+    order: int
+    compute: Compute
+    description: str
+    formula: str = ""
+    citation: str = ""
+    param_kind: ParamKind = "none"
+    defaults: tuple = ()
+    aggregate: Aggregate = "mean"
+    value_type: ValueType = "float"
+    empty_value: float = 0.0
+    summary_only: bool = False
+    per_query_only: bool = False
+    zero_if_missing: bool = False
+    uses_level: bool = True
+    nicknames: frozenset = frozenset()
+    irm: str | None = None
+    summarize: Callable | None = None  # custom summary (values, ranked, ctx) -> ndarray
+
+
+@dataclass(frozen=True)
+class MeasureRequest:
+    """A measure with its parameters, as requested (``P.5,10`` → P with (5, 10)).
+
+    ``raw`` is the parameter string as typed (used for the printed name of
+    ``raw``/``gains`` measures); ``level`` overrides the relevance level.
+    """
+
+    spec: MeasureSpec
+    params: tuple
+    raw: str | None = None
+    level: int | None = None
+    label: str | None = None  # display name for non-trec syntaxes (e.g. "nDCG@10")
+
+    def columns(self) -> list[str]:
+        """Printed names of the columns, trec_eval style."""
+        s = self.spec
+        if s.param_kind == "cutoffs":
+            return [f"{s.name}_{int(c)}" for c in self.params]
+        if s.param_kind == "floats":
+            return [f"{s.name}_{float(c):3.2f}" for c in self.params]
+        if s.param_kind in ("raw", "gains"):
+            return [f"{s.name}_{self.raw}" if self.raw else s.name]
+        return [s.name]
+
+    def compute(self, ranked: Any, ctx: EvalContext) -> Any:
+        if self.level is not None and self.level != ctx.level:
+            ctx = EvalContext(level=self.level, trec9=ctx.trec9, complete=ctx.complete,
+                              num_docs_in_coll=ctx.num_docs_in_coll, extra=ctx.extra)
+        return self.spec.compute(ranked, self.params, ctx)
+
+
+REGISTRY: dict[str, MeasureSpec] = {}
+
+
+def register(spec: MeasureSpec) -> MeasureSpec:
+    """Add ``spec`` to the registry; a second spec with the same name is an error."""
+    if spec.name in REGISTRY:
+        raise ValueError(f"measure {spec.name!r} registered twice")
+    REGISTRY[spec.name] = spec
+    return spec
+
+
+def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Compute], Compute]:
+    """Decorator: register ``fn`` as the compute function of a new spec."""
+
+    def deco(fn: Compute) -> Compute:
+        register(MeasureSpec(name=name, order=order, compute=fn, description=description, **kw))
+        return fn
+
+    return deco
+
+
+def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+    """Stack per-query vectors into ``(nq, ncols)``."""
+    if isinstance(values, np.ndarray):
+        return values.reshape(len(values), -1) if values.ndim == 1 else values
+    return np.column_stack(values) if len(values) else np.zeros((0, 0))

@@ -1,0 +1,70 @@
+"""Counts: runid, num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret.
+
+Per query (trec_eval ``m_num_*.c``):
+
+* ``num_ret`` = |retrieved| (after ``-M``/``-J``);
+* ``num_rel`` = |{d in qrels : rel(d) ≥ l}|;
+* ``num_rel_ret`` = |{retrieved d : rel(d) ≥ l}|;
+* ``num_nonrel_judged_ret`` = |{retrieved d : 0 ≤ rel(d) < l}|.
+
+Summaries are sums; ``num_q`` is the number of evaluated queries; ``runid``
+the run tag of the run file's last line.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EvalContext, measure
+from .nicknames import trec_order
+
+
+def _col(v: np.ndarray) -> np.ndarray:
+    return np.asarray(v, dtype=np.float64).reshape(-1, 1)
+
+
+@measure("runid", trec_order("runid"), "Run tag of the run file's last line.",
+         aggregate="runid", value_type="str", summary_only=True, uses_level=False,
+         nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}))
+def runid(r, params: tuple, ctx: EvalContext):
+    return [r.tag] * r.nq
+
+
+@measure("num_q", trec_order("num_q"), "Number of queries evaluated (summary only).",
+         aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ")
+def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return _col(np.ones(r.nq))
+
+
+@measure("num_ret", trec_order("num_ret"), "Number of documents retrieved.",
+         formula="|Ret|", aggregate="sum", value_type="int", zero_if_missing=True,
+         uses_level=False, irm="NumRet")
+def num_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return _col(r.num_ret)
+
+
+def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
+    # trec_eval m_num_rel.c: under -c the summary is recomputed from the qrels
+    # of every topic as the count of grades > 0, whatever -l is.
+    if ctx.complete:
+        return np.array([float(r.count_judged(r.jgrade > 0).sum())])
+    return np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(values.shape[1])
+
+
+@measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",
+         formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel",
+         summarize=_num_rel_summary)
+def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return _col(r.num_rel(ctx.level))
+
+
+@measure("num_rel_ret", trec_order("num_rel_ret"), "Number of relevant documents retrieved.",
+         formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", irm="NumRelRet")
+def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return _col(r.per_query_sum(r.grade >= ctx.level))
+
+
+@measure("num_nonrel_judged_ret", trec_order("num_nonrel_judged_ret"),
+         "Number of judged non-relevant documents retrieved (0 ≤ rel < l).",
+         aggregate="sum", value_type="int")
+def num_nonrel_judged_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    return _col(r.per_query_sum((r.grade >= 0) & (r.grade < ctx.level)))

@@ -1,0 +1,1 @@
+"""(family to be written)"""

@@ -1,0 +1,260 @@
+"""Measure names → :class:`MeasureRequest`.
+
+Two syntaxes reach the same registry entries:
+
+* trec_eval's: ``name[.params]`` (``P.5,10``, ``ndcg_cut.10``,
+  ``ndcg.1=3,2=9``, ``iprec_at_recall..10,.20``, ``set_F.0.5``,
+  ``utility.2,-1,0,0``, ``rbp.p=0.8``, ``relstring.20``), the printed form
+  ``P_10`` / ``ndcg_cut_10``, and the nicknames (``official``, ``all_trec``...).
+* ir-measures': ``Measure(param=value, ...)@cutoff`` (``nDCG@10``,
+  ``P(rel=2)@5``, ``AP``, ``R@100``, ``RR``, ``RBP(p=0.8)``, ``Judged@10``),
+  parsed with Python's :mod:`ast` (literals only).
+
+trec_eval's rules for repeated ``-m``: a nickname marks its members; the
+**first** ``-m`` that gives parameters for a measure wins; a measure marked
+without parameters uses its defaults (``-m P.5 -m P.10`` → ``P_5`` only,
+``-m all_trec -m P.7`` → ``P_7`` only).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from typing import Iterable
+
+from ..errors import UsageError
+from .base import REGISTRY, MeasureRequest, MeasureSpec
+from .nicknames import NICKNAMES
+
+
+def _atol(tok: str) -> int:
+    """C ``atol``: leading white space, optional sign, digits; rest ignored."""
+    m = re.match(r"\s*([+-]?\d+)", tok)
+    return int(m.group(1)) if m else 0
+
+
+def _atof(tok: str) -> float:
+    """C ``atof`` on the longest numeric prefix (``.25`` → 0.25, ``abc`` → 0)."""
+    m = re.match(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan))", tok, re.I)
+    return float(m.group(1)) if m else 0.0
+
+
+def parse_params(spec: MeasureSpec, text: str) -> tuple:
+    """Parse trec_eval parameter text for ``spec`` (raises UsageError)."""
+    kind = spec.param_kind
+    if text == "":
+        raise UsageError(f"improper measure in parameter '{spec.name}' (empty parameter list)")
+    if kind == "none":
+        raise UsageError(f"measure {spec.name!r} takes no parameters (got {text!r})")
+    parts = text.split(",")
+    if kind == "cutoffs":
+        vals = sorted(_atol(p) for p in parts)
+        if vals[0] <= 0:
+            raise UsageError(f"Negative cutoff detected in '{spec.name}.{text}'")
+        if len(set(vals)) != len(vals):
+            raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
+        return tuple(vals)
+    if kind == "floats":
+        fvals = sorted(_atof(p) for p in parts)
+        if len(set(fvals)) != len(fvals):
+            raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
+        return tuple(fvals)
+    if kind == "raw":
+        return tuple(_atof(p) for p in parts)
+    if kind == "gains":
+        pairs = []
+        for p in parts:
+            if "=" not in p:
+                raise UsageError(f"malformed pair parameters in '{text}' (expected name=value, ...)")
+            k, v = p.split("=", 1)
+            pairs.append((k, _atof(v)))
+        return tuple(pairs)
+    raise UsageError(f"unknown parameter kind {kind}")  # pragma: no cover
+
+
+def _all_names() -> list[str]:
+    names = set(REGISTRY) | set(NICKNAMES)
+    names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm}
+    return sorted(names)
+
+
+def unknown_measure(name: str) -> UsageError:
+    close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; see 'zelo_eval --list-measures'"
+    return UsageError(f"unknown measure {name!r}{hint}")
+
+
+def _load_registry() -> None:
+    from . import families  # noqa: F401  (registers every measure family)
+
+
+def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
+    """``P_10`` / ``ndcg_cut_10`` / ``iprec_at_recall_0.10`` → (spec, param text)."""
+    for i in range(len(name) - 1, 0, -1):
+        if name[i] == "_" and name[:i] in REGISTRY:
+            spec = REGISTRY[name[:i]]
+            if spec.param_kind in ("cutoffs", "floats") and name[i + 1:]:
+                return spec, name[i + 1:]
+    return None
+
+
+def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
+    """trec_eval ``-m`` semantics over the list ``args`` (see module doc).
+
+    Returns the requests in trec_eval's print order.
+    """
+    _load_registry()
+    marked: dict[str, None] = {}
+    given: dict[str, tuple[tuple, str]] = {}
+    for arg in args:
+        name, dot, ptext = arg.partition(".")
+        if name in NICKNAMES and not dot:
+            for member in NICKNAMES[name]:
+                if member in REGISTRY:
+                    marked[member] = None
+            continue
+        spec = REGISTRY.get(name)
+        if spec is None:
+            pf = _printed_form(arg) if not dot else None
+            if pf is None:
+                pf2 = _parse_irm_or_none(arg)
+                if pf2 is not None:
+                    req = pf2
+                    marked[req.spec.name] = None
+                    given.setdefault(req.spec.name, (req.params, req.raw or ""))
+                    continue
+                raise unknown_measure(arg)
+            spec, ptext = pf
+            dot = "."
+        marked[spec.name] = None
+        if dot and spec.name not in given:
+            given[spec.name] = (parse_params(spec, ptext), ptext)
+    out = []
+    for name in marked:
+        spec = REGISTRY[name]
+        if name in given:
+            params, raw = given[name]
+            out.append(MeasureRequest(spec, params, raw))
+        else:
+            out.append(MeasureRequest(spec, tuple(spec.defaults), None))
+    out.sort(key=lambda r: r.spec.order)
+    return out
+
+
+# ---------------------------------------------------------------- ir-measures
+def _literal(node: ast.AST, text: str):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise UsageError(f"measure {text!r}: parameter values must be literals") from None
+
+
+def _parse_irm_or_none(text: str) -> MeasureRequest | None:
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    at = None
+    if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
+        at = _literal(tree.right, text)
+        tree = tree.left
+    kwargs: dict = {}
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
+        if tree.args:
+            raise UsageError(f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
+        kwargs = {k.arg: _literal(k.value, text) for k in tree.keywords}
+        name = tree.func.id
+    elif isinstance(tree, ast.Name):
+        name = tree.id
+    else:
+        return None
+    _load_registry()
+    key = name + ("@" if at is not None else "")
+    spec = next((s for s in REGISTRY.values() if s.irm == key), None)
+    if spec is None and at is None:
+        # families whose plain form is the cutoff measure without a cutoff
+        spec = next((s for s in REGISTRY.values() if s.irm == name + "@" and s.name in ("judged",)), None)
+    if spec is None:
+        if any(s.irm and s.irm.rstrip("@") == name for s in REGISTRY.values()):
+            need = "a cutoff (@k)" if at is None else "no cutoff"
+            raise UsageError(f"measure {text!r}: {name} needs {need} here")
+        return None
+    level = None
+    params: tuple = tuple(spec.defaults)
+    raw = None
+    for k, v in kwargs.items():
+        if k == "rel":
+            level = int(v)
+        elif k == "p" and spec.name in ("rbp", "rbp_resid"):
+            params, raw = (("p", float(v)),), f"p={v}"
+        elif k == "gains" and spec.param_kind == "gains":
+            if not isinstance(v, dict):
+                raise UsageError(f"measure {text!r}: gains must be a dict like {{0:0,1:1,2:3}}")
+            params = tuple((str(a), float(b)) for a, b in sorted(v.items()))
+            raw = ",".join(f"{a}={b}" for a, b in sorted(v.items()))
+        elif k == "beta" and spec.name == "set_F":
+            params, raw = (float(v),), f"{v}"
+        else:
+            raise UsageError(f"measure {text!r}: unsupported parameter {k!r}")
+    if at is not None:
+        if spec.param_kind == "cutoffs":
+            if not isinstance(at, int) or isinstance(at, bool) or at <= 0:
+                raise UsageError(f"measure {text!r}: cutoff must be a positive integer")
+            params = (int(at),)
+        elif spec.param_kind == "floats":
+            params = (float(at),)
+    return MeasureRequest(spec, params, raw, level=level, label=text.strip())
+
+
+def parse_measure(text: str) -> list[MeasureRequest]:
+    """One measure name in either syntax (or a nickname) → requests."""
+    _load_registry()
+    text = text.strip()
+    name, dot, ptext = text.partition(".")
+    if not dot and name in NICKNAMES:
+        return parse_trec_measures([name])
+    if name in REGISTRY:
+        spec = REGISTRY[name]
+        if dot:
+            return [MeasureRequest(spec, parse_params(spec, ptext), ptext)]
+        return [MeasureRequest(spec, tuple(spec.defaults), None)]
+    pf = _printed_form(text)
+    if pf is not None:
+        spec, ptext = pf
+        return [MeasureRequest(spec, parse_params(spec, ptext), ptext)]
+    req = _parse_irm_or_none(text)
+    if req is None:
+        raise unknown_measure(text)
+    return [req]
+
+
+def parse_measures(texts: Iterable[str]) -> list[MeasureRequest]:
+    """Several names (each may be space separated, as ir-measures' CLI)."""
+    out: list[MeasureRequest] = []
+    for t in texts:
+        for piece in _split_spaces(t):
+            out.extend(parse_measure(piece))
+    return out
+
+
+def _split_spaces(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch.isspace() and depth == 0:
+            if cur:
+                parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        parts.append(cur)
+    return parts
+
+
+def is_finite_number(x: float) -> bool:
+    return not (math.isnan(x) or math.isinf(x))

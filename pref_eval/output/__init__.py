@@ -1,0 +1,1 @@
+"""Writers for evaluation results: trec_eval text, TSV/CSV, JSON lines."""

@@ -1,0 +1,56 @@
+"""trec_eval's text output: ``printf("%-22s\\t%s\\t%6.4f\\n", name, qid, value)``.
+
+Counts are printed with ``%ld``, ``runid`` as a string, ``relstring`` as
+``'…'``. Under ``-Z`` every value is a z-score printed ``%6.4f`` and the name
+gets a ``Z`` prefix. Per-query blocks come first, queries in strcmp (byte)
+order, measures in trec_eval's table order; then the ``all`` block.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, TextIO
+
+from ..engine import Column, RunResult
+
+
+def format_value(col: Column, v) -> str:
+    if col.value_type == "str":
+        return f"'{v}'" if col.request is not None and col.request.spec.name == "relstring" else str(v)
+    if col.value_type == "int":
+        return str(int(round(v)))
+    return f"{v:6.4f}"
+
+
+def trec_lines(
+    res: RunResult,
+    *,
+    per_query: bool,
+    summary: bool = True,
+    print_missing: bool = True,
+    zscore: Callable[[str, str, float], float] | None = None,
+) -> Iterable[str]:
+    """Yield trec_eval lines for one run (with trailing newlines)."""
+    def line(col: Column, qid: str, v) -> str:
+        if zscore is not None and col.value_type != "str":
+            return f"{'Z' + col.name:<22}\t{qid}\t{zscore(col.name, qid, float(v)):6.4f}\n"
+        return f"{col.name:<22}\t{qid}\t{format_value(col, v)}\n"
+
+    if per_query:
+        for i, qid in enumerate(res.qids):
+            if not print_missing and not res.present[i]:
+                continue
+            for col in res.columns:
+                if col.summary_only:
+                    continue
+                yield line(col, qid, col.values[i])
+    if summary:
+        for col in res.columns:
+            if col.per_query_only or col.summary is None:
+                continue
+            if zscore is not None and col.value_type == "str":
+                yield f"{col.name:<22}\tall\t{col.summary}\n"
+                continue
+            yield line(col, "all", col.summary)
+
+
+def write_trec(out: TextIO, res: RunResult, **kw) -> None:
+    out.writelines(trec_lines(res, **kw))

@@ -1,0 +1,498 @@
+"""Exact Bradley-Terry fit of pairwise judgments, vectorised over queries.
+
+Model (Bradley & Terry 1952; zbench's "zELO"): per query, document i has a
+score x_i on the natural-log scale and P(i beats j) = sigma(x_i - x_j).
+From judgments (A, B, s, w) -- s in [0, 1] with 1 = B better, w a weight --
+the win matrix is W[b, a] += w*s, W[a, b] += w*(1 - s), and the
+log-likelihood is
+
+    l(x) = sum_{i != j} W[i, j] * log sigma(x_i - x_j).
+
+Two estimators:
+
+* ``prior > 0`` (default 0.5): maximum a posteriori with a weak prior of
+  *virtual games*: every document plays a virtual reference document of
+  score 0 and is credited ``prior`` wins and ``prior`` losses against it,
+  i.e. adds ``prior * (log sigma(x_i) + log sigma(-x_i))``. The objective is
+  strictly concave, so every document -- also one that wins or loses every
+  comparison, and every part of a disconnected comparison graph -- gets a
+  finite, unique score. Scores are then centred to mean 0 per query.
+* ``prior == 0``: the pure maximum-likelihood estimate, which exists only
+  inside strongly connected components (SCCs) of the digraph i -> j iff
+  W[i, j] > 0 (Zermelo 1929; Ford 1957). Each SCC of >= 2 documents is fitted
+  on its own judgments and centred to mean 0; between SCCs the MLE is
+  infinitely far apart, so only the order is known (``level``: the longest
+  chain of SCCs that beat this one). Singleton SCCs get score 0, SE NaN.
+
+The optimiser is Newton's method with backtracking, the Newton systems solved
+by preconditioned conjugate gradients over edge lists (all queries / SCCs at
+once as independent blocks). It stops when every block's largest gradient
+component is below ``tol`` -- a gradient tolerance, not a change-in-loss rule.
+
+Standard errors come from the observed Fisher information (for the logit
+link equal to the expected one), I = L(h) with edge weights
+h_ij = (W_ij + W_ji) p_ij (1 - p_ij) (+ 2 prior sigma(x)sigma(-x) on the
+diagonal): the SE of the centred score x_i - mean(x) is
+sqrt([C I^-1 C]_ii) with C = I - 11'/n; for the pure MLE it is the
+Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ELO_FACTOR = 400.0 / np.log(10.0)
+
+
+@dataclass
+class Edges:
+    """Aggregated unordered pairs over all documents of all queries.
+
+    ``u < v`` are global document indices; ``wuv`` = weight of u beating v,
+    ``wvu`` of v beating u. ``offsets[q]:offsets[q+1]`` are query q's docs.
+    """
+
+    n: int
+    offsets: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    wuv: np.ndarray
+    wvu: np.ndarray
+
+
+@dataclass
+class FitResult:
+    """Per-document scores and per-query diagnostics.
+
+    ``score``, ``se``: global document arrays (natural-log scale, centred per
+    query, or per SCC when ``prior == 0``). ``component``/``level``: SCC label
+    within the query and its level in the condensation (0 = beaten by no
+    other SCC). Per-query arrays: ``n_docs``, ``n_judged``, ``n_components``
+    (SCCs among judged documents), ``n_perfect`` (judged documents that won
+    or lost every comparison), ``iterations``, ``loglik``, ``grad_max``,
+    ``converged``.
+    """
+
+    score: np.ndarray
+    se: np.ndarray
+    component: np.ndarray
+    level: np.ndarray
+    n_docs: np.ndarray
+    n_judged: np.ndarray
+    n_components: np.ndarray
+    n_perfect: np.ndarray
+    iterations: np.ndarray
+    loglik: np.ndarray
+    grad_max: np.ndarray
+    converged: np.ndarray
+    offsets: np.ndarray
+
+
+def build_edges(
+    sizes: np.ndarray,
+    q: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray | None = None,
+    *,
+    weight_power: float = 1.0,
+) -> Edges:
+    """Aggregate judgments into per-pair win weights (vectorised).
+
+    Judgment k adds ``w_k**weight_power * s_k`` wins to B over A and
+    ``w_k**weight_power * (1 - s_k)`` to A over B: the weight scales the
+    pair's strength W_ab + W_ba, the score sets the split. Self-pairs carry
+    no information about differences and are dropped.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    n = int(offsets[-1])
+    q = np.asarray(q, dtype=np.int64)
+    ga = offsets[q] + np.asarray(a, dtype=np.int64)
+    gb = offsets[q] + np.asarray(b, dtype=np.int64)
+    s = np.asarray(score, dtype=np.float64)
+    w = np.ones_like(s) if weight is None else np.asarray(weight, dtype=np.float64)
+    if weight_power != 1.0:
+        w = np.power(w, weight_power)
+    keep = ga != gb
+    ga, gb, s, w = ga[keep], gb[keep], s[keep], w[keep]
+    u = np.minimum(ga, gb)
+    v = np.maximum(ga, gb)
+    win_u = np.where(ga == u, w * (1.0 - s), w * s)
+    key = u * max(n, 1) + v
+    uniq, inv = np.unique(key, return_inverse=True)
+    wuv = np.bincount(inv, win_u, minlength=len(uniq))
+    wvu = np.bincount(inv, w - win_u, minlength=len(uniq))
+    uu = uniq // max(n, 1)
+    vv = uniq % max(n, 1)
+    nz = (wuv + wvu) > 0
+    return Edges(n, offsets, uu[nz], vv[nz], wuv[nz], wvu[nz])
+
+
+def _log_sigmoid(d: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -d)
+
+
+def _sigmoid(d: np.ndarray) -> np.ndarray:
+    out = np.empty_like(d)
+    pos = d >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-d[pos]))
+    e = np.exp(d[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def _segsum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return np.add.reduceat(x, starts) if len(x) else np.zeros(len(starts))
+
+
+def _newton_blocks(
+    n: int,
+    starts: np.ndarray,
+    sizes: np.ndarray,
+    u: np.ndarray,
+    v: np.ndarray,
+    wuv: np.ndarray,
+    wvu: np.ndarray,
+    prior: float,
+    centre: bool,
+    tol: float,
+    max_iter: int,
+):
+    """Maximise the (penalised) BT log-likelihood of independent blocks.
+
+    Blocks are contiguous index ranges ``starts[k] : starts[k] + sizes[k]``
+    (all non-empty); every edge lies inside one block. Returns
+    ``(x, iterations per block, max |gradient| per block)``.
+    """
+    nb = len(starts)
+    block = np.repeat(np.arange(nb), sizes)
+    eblock = block[u] if len(u) else np.zeros(0, dtype=np.int64)
+    nw = wuv + wvu
+    x = np.zeros(n)
+    iters = np.zeros(nb, dtype=np.int64)
+    inv_size = 1.0 / sizes
+
+    def objective(xx):
+        d = xx[u] - xx[v]
+        f = np.bincount(eblock, wuv * _log_sigmoid(d) + wvu * _log_sigmoid(-d), minlength=nb)
+        if prior > 0:
+            f = f + prior * np.bincount(block, _log_sigmoid(xx) + _log_sigmoid(-xx), minlength=nb)
+        return f
+
+    def grad_hess(xx):
+        d = xx[u] - xx[v]
+        p = _sigmoid(d)
+        r = wuv - nw * p
+        g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
+        h = nw * p * (1.0 - p)
+        pd = np.zeros(n)
+        if prior > 0:
+            sx = _sigmoid(xx)
+            g = g + prior * (1.0 - 2.0 * sx)
+            pd = 2.0 * prior * sx * (1.0 - sx)
+        return g, h, pd
+
+    f = objective(x)
+    gmax = np.zeros(nb)
+    for _ in range(max_iter):
+        g, h, pd = grad_hess(x)
+        gmax = np.maximum.reduceat(np.abs(g), starts)
+        active = gmax > tol
+        if not active.any():
+            break
+        iters += active
+        g = np.where(active[block], g, 0.0)
+        gnorm = np.sqrt(_segsum(g * g, starts))
+        # inexact Newton (Eisenstat-Walker style): loose early, tight near the optimum
+        rtol = np.clip(np.minimum(0.1, np.sqrt(gnorm)), 1e-12, None)
+        delta = _block_cg(n, block, starts, inv_size, u, v, h, pd, g, centre, active, rtol=rtol)
+        # backtracking line search per block (objective is concave)
+        t = np.ones(nb)
+        todo = active.copy()
+        xnew = x.copy()
+        for _ls in range(60):
+            cand = x + (t * todo)[block] * delta
+            fc = objective(cand)
+            ok = todo & (fc >= f - 1e-13 * (1.0 + np.abs(f)))
+            if ok.any():
+                sel = ok[block]
+                xnew[sel] = cand[sel]
+                f = np.where(ok, fc, f)
+            todo &= ~ok
+            if not todo.any():
+                break
+            t = np.where(todo, t * 0.5, t)
+        stalled = todo  # no ascent possible at machine precision
+        x = xnew
+        if centre:
+            x -= np.repeat(_segsum(x, starts) * inv_size, sizes)
+        if stalled.all():
+            break
+    g, _, _ = grad_hess(x)
+    gmax = np.maximum.reduceat(np.abs(g), starts) if n else gmax
+    return x, iters, gmax
+
+
+def _block_cg(n, block, starts, inv_size, u, v, h, pd, rhs, centre, active, rtol=1e-12, max_cg=500):
+    """Solve A z = rhs blockwise by Jacobi-preconditioned CG.
+
+    A = Laplacian(h) + diag(pd) (+ 11'/n_b per block when ``centre``).
+    ``rtol`` may be an array (one relative tolerance per block).
+    """
+    from scipy.sparse import csr_matrix
+
+    sizes = np.diff(np.append(starts, n))
+    diag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
+    idx = np.arange(n)
+    A = csr_matrix(
+        (np.concatenate([-h, -h, diag]), (np.concatenate([u, v, idx]), np.concatenate([v, u, idx]))),
+        shape=(n, n),
+    )
+
+    def matvec(p):
+        out = A @ p
+        if centre:
+            out += np.repeat(_segsum(p, starts) * inv_size, sizes)
+        return out
+
+    if centre:
+        diag = diag + np.repeat(inv_size, sizes)
+    diag = np.where(diag > 0, diag, 1.0)
+    z = np.zeros(n)
+    r = rhs.copy()
+    y = r / diag
+    p = y.copy()
+    ry = _segsum(r * y, starts)
+    r0 = np.sqrt(_segsum(r * r, starts))
+    live = active & (r0 > 0)
+    for _ in range(max_cg):
+        if not live.any():
+            break
+        ap = matvec(p)
+        pap = _segsum(p * ap, starts)
+        alpha = np.where(live & (pap > 0), ry / np.where(pap > 0, pap, 1.0), 0.0)
+        ab = alpha[block]
+        z += ab * p
+        r -= ab * ap
+        rn = np.sqrt(_segsum(r * r, starts))
+        live &= rn > rtol * r0
+        y = r / diag
+        ry_new = _segsum(r * y, starts)
+        beta = np.where(live, ry_new / np.where(ry > 0, ry, 1.0), 0.0)
+        p = np.where(live[block], y + beta[block] * p, 0.0)
+        ry = ry_new
+    return z
+
+
+def _scc(edges: Edges):
+    """Strongly connected components of the win digraph (i -> j iff i beat j)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = edges.n
+    src = np.concatenate([edges.u[edges.wuv > 0], edges.v[edges.wvu > 0]])
+    dst = np.concatenate([edges.v[edges.wuv > 0], edges.u[edges.wvu > 0]])
+    g = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
+    _, labels = connected_components(g, directed=True, connection="strong")
+    return labels, src, dst
+
+
+def _levels(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Longest chain of SCCs above each SCC in the condensation DAG."""
+    nl = int(labels.max()) + 1 if len(labels) else 0
+    cs, cd = labels[src], labels[dst]
+    keep = cs != cd
+    cs, cd = cs[keep], cd[keep]
+    lev = np.zeros(nl, dtype=np.int64)
+    for _ in range(nl + 1):
+        new = lev.copy()
+        np.maximum.at(new, cd, lev[cs] + 1)
+        if np.array_equal(new, lev):
+            break
+        lev = new
+    return lev[labels]
+
+
+def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: bool, n: int) -> np.ndarray:
+    """Diagonal of the (centred) inverse Fisher information, per block."""
+    out = np.full(n, np.nan)
+    order = np.argsort(sizes, kind="stable")
+    node_block = np.repeat(np.arange(len(starts)), sizes)
+    local = np.arange(n) - np.repeat(starts, sizes)
+    chunk_cells = 4_000_000
+    i = 0
+    while i < len(order):
+        m = int(sizes[order[i]])
+        nbk = max(1, chunk_cells // (m * m))
+        sel = order[i:i + nbk]
+        sel = sel[sizes[sel] <= m] if m else sel
+        # all blocks in sel have size <= m? order is ascending, so take max size
+        m = int(sizes[sel].max())
+        i += len(sel)
+        pos = np.full(len(starts), -1, dtype=np.int64)
+        pos[sel] = np.arange(len(sel))
+        B = len(sel)
+        H = np.zeros((B, m, m))
+        nodes = np.concatenate([np.arange(starts[k], starts[k] + sizes[k]) for k in sel])
+        nb_ = pos[node_block[nodes]]
+        ln = local[nodes]
+        H[nb_, ln, ln] += pd[nodes]
+        ein = pos[node_block[u]] >= 0 if len(u) else np.zeros(0, dtype=bool)
+        eu, ev, eh = u[ein], v[ein], h[ein]
+        eb = pos[node_block[eu]]
+        lu, lv = local[eu], local[ev]
+        flat = H.reshape(-1)
+        mm = m * m
+        np.add.at(flat, eb * mm + lu * m + lu, eh)
+        np.add.at(flat, eb * mm + lv * m + lv, eh)
+        np.add.at(flat, eb * mm + lu * m + lv, -eh)
+        np.add.at(flat, eb * mm + lv * m + lu, -eh)
+        real = np.zeros((B, m))
+        real[nb_, ln] = 1.0
+        bsz = sizes[sel].astype(float)
+        if centre_pinv:
+            H += real[:, :, None] * real[:, None, :] / bsz[:, None, None]
+        # padding: identity on padded diagonal
+        pad = 1.0 - real
+        idx = np.arange(m)
+        H[:, idx, idx] += pad
+        try:
+            Hinv = np.linalg.inv(H)
+        except np.linalg.LinAlgError:
+            Hinv = np.linalg.pinv(H)
+        Hinv *= real[:, :, None] * real[:, None, :]
+        dg = np.diagonal(Hinv, axis1=1, axis2=2).copy()
+        if centre_pinv:
+            dg = dg - 1.0 / bsz[:, None]
+        elif centre_out:
+            rows = Hinv.sum(axis=2)
+            tot = rows.sum(axis=1)
+            dg = dg - 2.0 * rows / bsz[:, None] + (tot / bsz**2)[:, None]
+        out[nodes] = dg[nb_, ln]
+    return np.sqrt(np.maximum(out, 0.0))
+
+
+def fit_bt(
+    sizes,
+    q,
+    a,
+    b,
+    score,
+    weight=None,
+    *,
+    prior: float = 0.5,
+    weight_power: float = 1.0,
+    tol: float = 1e-9,
+    max_iter: int = 100,
+    compute_se: bool = True,
+) -> FitResult:
+    """Fit Bradley-Terry scores for many queries at once.
+
+    ``sizes[q]`` documents per query; judgment k is (``q[k]``, ``a[k]``,
+    ``b[k]``, ``score[k]`` with 1 = b better, ``weight[k]``). See the module
+    docstring for the model, the prior and the standard errors.
+    """
+    if prior < 0:
+        raise ValueError("prior must be >= 0")
+    e = build_edges(sizes, q, a, b, score, weight, weight_power=weight_power)
+    n, offsets = e.n, e.offsets
+    nq = len(offsets) - 1
+    qof = np.repeat(np.arange(nq), np.diff(offsets))
+    labels, src, dst = _scc(e)
+    level = _levels(labels, src, dst)
+    wins = np.bincount(src, minlength=n)
+    losses = np.bincount(dst, minlength=n)
+    judged = (wins + losses) > 0
+    perfect = judged & ((wins == 0) | (losses == 0))
+    # component ids local to each query, in order of first document
+    comp_local = np.zeros(n, dtype=np.int64)
+    if n:
+        first = {}
+        # vectorised relabel: rank of each label's first occurrence within the query
+        _, first_idx, inv = np.unique(labels, return_index=True, return_inverse=True)
+        lab_q = qof[first_idx]
+        order = np.lexsort((first_idx, lab_q))
+        rank_in_q = np.empty(len(order), dtype=np.int64)
+        qstart = np.searchsorted(lab_q[order], lab_q[order], side="left")
+        rank_in_q[order] = np.arange(len(order)) - qstart
+        comp_local = rank_in_q[inv]
+        del first
+    n_components = np.bincount(qof[judged], minlength=nq) * 0
+    if n:
+        jl = np.unique(np.stack([qof[judged], labels[judged]]), axis=1) if judged.any() else np.zeros((2, 0), int)
+        n_components = np.bincount(jl[0], minlength=nq)
+
+    score_out = np.zeros(n)
+    se = np.full(n, np.nan)
+    iters_q = np.zeros(nq, dtype=np.int64)
+    gmax_q = np.zeros(nq)
+    if prior > 0:
+        sizes_arr = np.diff(offsets)
+        nonempty = sizes_arr > 0
+        starts = offsets[:-1][nonempty]
+        bsz = sizes_arr[nonempty]
+        if n:
+            x, it, gm = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
+            iters_q[nonempty] = it
+            gmax_q[nonempty] = gm
+            means = _segsum(x, starts) / bsz
+            score_out = x - np.repeat(means, bsz)
+            if compute_se:
+                d = x[e.u] - x[e.v]
+                p = _sigmoid(d)
+                h = (e.wuv + e.wvu) * p * (1 - p)
+                sx = _sigmoid(x)
+                pd = 2.0 * prior * sx * (1 - sx)
+                se = _dense_cov_diag(starts, bsz, e.u, e.v, h, pd, False, True, n)
+        d = score_out[e.u] - score_out[e.v]
+        ll_e = e.wuv * _log_sigmoid(d) + e.wvu * _log_sigmoid(-d)
+        loglik = np.bincount(qof[e.u], ll_e, minlength=nq) if len(e.u) else np.zeros(nq)
+    else:
+        inside = labels[e.u] == labels[e.v]
+        csize = np.bincount(labels)
+        multi = csize[labels] >= 2
+        perm = np.lexsort((np.arange(n), labels))  # nodes grouped by SCC
+        perm = perm[multi[perm]]
+        m = len(perm)
+        loglik = np.zeros(nq)
+        if m:
+            newidx = np.full(n, -1, dtype=np.int64)
+            newidx[perm] = np.arange(m)
+            lab_sorted = labels[perm]
+            starts = np.flatnonzero(np.r_[True, lab_sorted[1:] != lab_sorted[:-1]])
+            bsz = np.diff(np.append(starts, m))
+            eu, ev = newidx[e.u[inside]], newidx[e.v[inside]]
+            wuv, wvu = e.wuv[inside], e.wvu[inside]
+            x, it, gm = _newton_blocks(m, starts, bsz, eu, ev, wuv, wvu, 0.0, True, tol, max_iter)
+            score_out[perm] = x
+            bq = qof[perm[starts]]
+            np.maximum.at(iters_q, bq, it)
+            np.maximum.at(gmax_q, bq, gm)
+            d = x[eu] - x[ev]
+            ll_e = wuv * _log_sigmoid(d) + wvu * _log_sigmoid(-d)
+            loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
+            if compute_se:
+                p = _sigmoid(d)
+                h = (wuv + wvu) * p * (1 - p)
+                se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
+                se[perm] = se_sub
+    converged = gmax_q <= tol
+    return FitResult(
+        score=score_out, se=se, component=comp_local, level=level,
+        n_docs=np.diff(offsets), n_judged=np.bincount(qof[judged], minlength=nq),
+        n_components=n_components, n_perfect=np.bincount(qof[perfect], minlength=nq),
+        iterations=iters_q, loglik=loglik, grad_max=gmax_q, converged=converged, offsets=offsets,
+    )
+
+
+def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit", offset: float = 1500.0):
+    """Convert natural-log scores: ``logit`` unchanged, ``elo`` = x*400/ln 10 + offset."""
+    if scale == "logit":
+        return x, se
+    if scale == "elo":
+        return x * ELO_FACTOR + offset, se * ELO_FACTOR
+    raise ValueError(f"unknown scale {scale!r}")

@@ -1,0 +1,383 @@
+"""Readers for pairwise judgment files, with format autodetection.
+
+Formats (``--format`` names), all giving :class:`~.judgments.Judgments`
+with ``score`` 1 = second document (B) better:
+
+``jsonl``      our canonical JSONL, one object per line:
+               ``{"qid", "doc_a", "doc_b", "score"}`` with score in [0, 1]
+               (1 = B better), or ``"votes": [v, ...]`` (each in -1..1 or
+               null = failed call); optional ``"weight"`` (>= 0), ``"judge"``.
+``zbench``     zbench's ``ai_scores.json`` (``{"scored_pairs": [...]}``): the
+               three model scores are votes (openai, anthropic, gemini order).
+``clarke4``    ``topic docA docB winner`` (winner repeats docA or docB).
+``clarke3``    ``topic winner loser``.
+``llmlog``     ``@ topic docA docB M``: M ``!`` = docA better, ``=`` = tie
+               (score 1/2), ``?`` = no judgment (skipped, docs registered).
+``carterette`` ``QID DOC1 DOC2 PREF``: -1 DOC1 better, 1 DOC2 better,
+               0 duplicates (a tie, 1/2), -2/2 "bad" document paired with
+               ``NA`` (no pairwise judgment; the bad doc is registered).
+``trecprefs``  trec_eval ``-R prefs``: ``qid jg jsg docno rel_level``; inside
+               each (qid, jg), every pair of docs with different rel_level is
+               one judgment, the higher level winning; equal levels give none.
+``xie``        Xie et al. image preferences: ``query<TAB>left,right<TAB>j1<TAB>j2<TAB>j3``
+               with graded votes -2..2 (negative = left better); header line
+               allowed; votes such as ``1.0`` are accepted.
+
+Errors are :class:`~pref_eval.errors.InputError` with file and line.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Callable
+
+from ..errors import InputError, UsageError
+from ..io.textfile import display_name, read_input_bytes
+from .judgments import TIE_RULES, Judgments, vote_score
+
+FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
+
+
+def _lines(text: str):
+    for no, line in enumerate(text.split("\n"), start=1):
+        yield no, line.rstrip("\r")
+
+
+def detect_format(text: str, name: str = "<input>") -> str:
+    """Guess the format of a judgment file from its content.
+
+    JSON object with ``scored_pairs`` -> zbench; lines starting ``{`` ->
+    jsonl; ``@`` -> llmlog; tab lines whose 2nd field holds a comma, or the
+    Xie header -> xie; 5 fields -> trecprefs; 4 fields ending in an integer
+    -2..2 -> carterette; 4 fields whose last repeats the 2nd or 3rd ->
+    clarke4; 3 fields -> clarke3. Decided on the first 50 non-blank lines.
+    """
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        first = stripped.split("\n", 1)[0]
+        if '"scored_pairs"' in stripped[:2000] and not _is_json_line(first):
+            return "zbench"
+        if '"scored_pairs"' in first:
+            return "zbench"
+        return "jsonl"
+    samples = []
+    for no, line in _lines(text):
+        if line.strip() and not line.lstrip().startswith("#"):
+            samples.append((no, line))
+        if len(samples) >= 50:
+            break
+    if not samples:
+        raise InputError(name, 0, "empty judgment file: cannot detect its format (use --format)")
+    no0, first = samples[0]
+    if first.startswith("@"):
+        return "llmlog"
+    tabs = first.split("\t")
+    if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
+        return "xie"
+    counts = {len(line.split()) for _, line in samples}
+    if counts == {5}:
+        return "trecprefs"
+    if counts == {3}:
+        return "clarke3"
+    if counts == {4}:
+        if all(f[3] in (f[1], f[2]) for f in (line.split() for _, line in samples)):
+            return "clarke4"
+        if all(f[3].lstrip("+-").isdigit() for f in (line.split() for _, line in samples)):
+            return "carterette"
+    raise InputError(
+        name, no0,
+        "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
+        "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
+        "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
+    )
+
+
+def _is_json_line(line: str) -> bool:
+    try:
+        json.loads(line)
+        return True
+    except ValueError:
+        return False
+
+
+def read_judgments(
+    path: str,
+    fmt: str | None = None,
+    *,
+    ties: str = "half",
+    into: Judgments | None = None,
+) -> Judgments:
+    """Read a judgment file (``-`` = stdin, gzip ok) into a :class:`Judgments`.
+
+    ``fmt`` None autodetects (:func:`detect_format`). ``ties`` is the vote
+    rule of :func:`~.judgments.vote_score` (used by jsonl votes, zbench, xie).
+    ``into`` appends to an existing table (e.g. one built from a dataset).
+    """
+    if ties not in TIE_RULES:
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="judgment file").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    if fmt is None:
+        fmt = detect_format(text, name)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
+    out = into if into is not None else Judgments()
+    READERS[fmt](text, name, out, ties)
+    return out
+
+
+def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as err:
+            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+        if not isinstance(rec, dict):
+            raise InputError(name, no, "expected a JSON object {\"qid\", \"doc_a\", \"doc_b\", \"score\"|\"votes\"}")
+        for key in ("qid", "doc_a", "doc_b"):
+            if key not in rec or not isinstance(rec[key], (str, int)) or isinstance(rec[key], bool):
+                raise InputError(name, no, f"expected a string \"{key}\"")
+        if "score" in rec:
+            s = rec["score"]
+            if not _is_num(s) or not (0.0 <= float(s) <= 1.0):
+                raise InputError(name, no, f"expected \"score\" a number in [0, 1] (1 = doc_b better), got {s!r}")
+            s = float(s)
+        elif "votes" in rec:
+            votes = rec["votes"]
+            if not isinstance(votes, list) or not votes:
+                raise InputError(name, no, "expected \"votes\" a non-empty list of numbers in -1..1 or null")
+            for v in votes:
+                if v is not None and (not _is_num(v) or not (-1.0 <= float(v) <= 1.0)):
+                    raise InputError(name, no, f"expected each vote a number in -1..1 or null, got {v!r}")
+            s = vote_score([None if v is None else float(v) for v in votes], ties)
+        else:
+            raise InputError(name, no, "expected a \"score\" or a \"votes\" field")
+        w = rec.get("weight", 1.0)
+        if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
+            raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
+        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w))
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+
+
+def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
+    try:
+        obj = json.loads(text)
+    except ValueError as err:
+        raise InputError(name, err.lineno, f"expected zbench ai_scores.json ({err.msg})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("scored_pairs"), list):
+        raise InputError(name, 1, "expected a JSON object with a \"scored_pairs\" list (zbench ai_scores.json)")
+    for k, sp in enumerate(obj["scored_pairs"]):
+        where = f"scored_pairs[{k}]: "
+        try:
+            pair = sp["pair"]
+            qid = str(pair["query_id"])
+            da = str(pair["document_a"]["document_id"])
+            db = str(pair["document_b"]["document_id"])
+            votes = []
+            for model in ("openai_score", "anthropic_score", "gemini_score"):
+                v = sp[model]["score"]
+                if not _is_num(v):
+                    raise TypeError(model)
+                votes.append(float(v))
+        except (KeyError, TypeError) as err:
+            raise InputError(name, 0, where + f"expected pair.query_id, pair.document_a/b.document_id and "
+                             f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
+        out.add(qid, da, db, vote_score(votes, ties))
+
+
+def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 4:
+            raise InputError(name, no, f"expected 4 fields 'topic docA docB winner', got {len(f)}")
+        t, a, b, w = f
+        if a == b:
+            raise InputError(name, no, f"docA and docB are the same document {a!r}")
+        if w == a:
+            out.add(t, a, b, 0.0)
+        elif w == b:
+            out.add(t, a, b, 1.0)
+        else:
+            raise InputError(name, no, f"expected the winner to be docA or docB, got {w!r}")
+
+
+def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 3:
+            raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
+        t, w, l = f
+        if w == l:
+            raise InputError(name, no, f"winner and loser are the same document {w!r}")
+        out.add(t, w, l, 0.0)
+
+
+def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 5 or f[0] != "@":
+            raise InputError(name, no, "expected '@ topic docA docB M' with M one of ! = ?")
+        _, t, a, b, m = f
+        if m == "!":
+            out.add(t, a, b, 0.0)
+        elif m == "=":
+            out.add(t, a, b, 0.5)
+        elif m == "?":
+            out.add_doc(t, a)
+            out.add_doc(t, b)
+        else:
+            raise InputError(name, no, f"expected the mark !, = or ?, got {m!r}")
+
+
+def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 4:
+            raise InputError(name, no, f"expected 4 fields 'QID DOC1 DOC2 PREF', got {len(f)}")
+        t, a, b, p = f
+        try:
+            pv = int(p)
+        except ValueError:
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}") from None
+        if pv == -1:
+            out.add(t, a, b, 0.0)
+        elif pv == 1:
+            out.add(t, a, b, 1.0)
+        elif pv == 0:
+            out.add(t, a, b, 0.5)
+        elif pv == -2:
+            if b.upper() != "NA":
+                raise InputError(name, no, "expected DOC2 = NA when PREF is -2 (DOC1 bad)")
+            out.add_doc(t, a)
+        elif pv == 2:
+            if a.upper() != "NA":
+                raise InputError(name, no, "expected DOC1 = NA when PREF is 2 (DOC2 bad)")
+            out.add_doc(t, b)
+        else:
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}")
+
+
+def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for no, line in _lines(text):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 5:
+            raise InputError(name, no, f"expected 5 fields 'qid jg jsg docno rel_level', got {len(f)}")
+        qid, jg, _jsg, doc, rel = f
+        try:
+            r = float(rel)
+        except ValueError:
+            raise InputError(name, no, f"expected rel_level a number, got {rel!r}") from None
+        out.add_doc(qid, doc)
+        groups.setdefault((qid, jg), []).append((doc, r))
+    for (qid, _jg), members in groups.items():
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                (da, ra), (db, rb) = members[i], members[j]
+                if ra != rb and da != db:
+                    out.add(qid, da, db, 1.0 if rb > ra else 0.0)
+
+
+def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text):
+        if not line.strip():
+            continue
+        if no == 1 and line.startswith("Query\t"):
+            continue
+        f = line.split("\t")
+        if len(f) < 3:
+            raise InputError(name, no, "expected 'query<TAB>left,right<TAB>vote...' with votes in -2..2")
+        q, pair, votes_txt = f[0], f[1], f[2:]
+        docs = pair.split(",")
+        if len(docs) != 2 or not docs[0] or not docs[1]:
+            raise InputError(name, no, f"expected the pair as 'left,right', got {pair!r}")
+        votes = []
+        for v in votes_txt:
+            try:
+                x = float(v)
+            except ValueError:
+                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}") from None
+            if not (-2 <= x <= 2) or x != int(x):
+                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}")
+            votes.append(x)
+        out.add(q, docs[0], docs[1], vote_score(votes, ties))
+
+
+READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
+    "jsonl": _parse_jsonl,
+    "zbench": _parse_zbench,
+    "clarke4": _parse_clarke4,
+    "clarke3": _parse_clarke3,
+    "llmlog": _parse_llmlog,
+    "carterette": _parse_carterette,
+    "trecprefs": _parse_trecprefs,
+    "xie": _parse_xie,
+}
+
+
+def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
+    """Read zbench's QueryDocuments JSONL: ``[(query_id, [doc ids...]), ...]``.
+
+    One line ``{"query": {"id", ...}, "documents": [{"id", ...}, ...]}`` per
+    query; extra fields (content, metadata, score) are ignored.
+    """
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="zbench dataset JSONL").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    out = []
+    for no, line in _lines(text):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            qid = str(rec["query"]["id"])
+            docs = [str(d["id"]) for d in rec["documents"]]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(name, no, "expected {\"query\": {\"id\": ...}, \"documents\": [{\"id\": ...}, ...]}") from None
+        out.append((qid, docs))
+    return out
+
+
+def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
+    """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
+
+    Each document must carry a numeric ``"score"`` (as pydantic requires).
+    """
+    name = display_name(path)
+    text = read_input_bytes(path, what="zbench annotated JSONL").decode("utf-8", errors="strict")
+    out = []
+    for no, line in _lines(text):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            qid = str(rec["query"]["id"])
+            docs = [str(d["id"]) for d in rec["documents"]]
+            scores = [float(d["score"]) for d in rec["documents"]]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(name, no, "expected {\"query\": {\"id\"}, \"documents\": [{\"id\", \"score\"}, ...]}") from None
+        out.append((qid, docs, scores))
+    return out
+
+
+__all__ = ["FORMATS", "detect_format", "read_judgments", "read_zbench_dataset", "read_zbench_annotated"]
