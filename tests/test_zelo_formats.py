@@ -1,0 +1,176 @@
+"""zELO judgment readers: every format, autodetection, file:line errors, vote rule."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pref_eval.errors import InputError
+from pref_eval.zelo.formats import detect_format, read_judgments
+from pref_eval.zelo.judgments import vote_score
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+DATA = SHARED / "data"
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def _triples(j):
+    return [
+        (j.queries[j.q[k]], j.docs[j.queries[j.q[k]]][j.a[k]], j.docs[j.queries[j.q[k]]][j.b[k]], j.score[k], j.weight[k])
+        for k in range(len(j))
+    ]
+
+
+def test_vote_rule_half_and_zbench():
+    # research note: 0 / failed counts 1/2; zbench: counts for A
+    assert vote_score([0.7, -0.2, 0.0], "half") == pytest.approx(0.5)
+    assert vote_score([0.7, -0.2, None], "half") == pytest.approx(0.5)
+    assert vote_score([0.7, -0.2, 0.0], "zbench") == 1.0 / 3.0
+    assert vote_score([0.1, 0.2, 0.3], "zbench") == 1.0  # 1/3+1/3+1/3 is exactly 1.0
+    assert vote_score([0.1, 0.2, -1.0], "zbench") == 1.0 / 3.0 + 1.0 / 3.0
+    assert vote_score([-1, 0, 0], "half") == pytest.approx(1.0 / 3.0)
+
+
+def test_jsonl_scores_votes_weights(tmp_path):
+    p = _write(tmp_path, "j.jsonl", "\n".join([
+        json.dumps({"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1}),
+        json.dumps({"qid": "q1", "doc_a": "d2", "doc_b": "d3", "votes": [0.5, -0.5, 0.0], "weight": 2, "judge": "x"}),
+        "",
+        json.dumps({"qid": 7, "doc_a": "a", "doc_b": "b", "votes": [None, 1, 1]}),
+    ]) + "\n")
+    assert detect_format(Path(p).read_text()) == "jsonl"
+    j = read_judgments(p)
+    assert _triples(j) == [("q1", "d1", "d2", 1.0, 1.0), ("q1", "d2", "d3", 0.5, 2.0), ("7", "a", "b", pytest.approx(5 / 6), 1.0)]
+    jz = read_judgments(p, ties="zbench")
+    assert jz.score[1] == 1.0 / 3.0 and jz.score[2] == 2.0 / 3.0
+
+
+@pytest.mark.parametrize("line,msg", [
+    ('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1.5}', "score"),
+    ('{"qid": "q", "doc_a": "a", "doc_b": "b"}', "\"score\" or a \"votes\""),
+    ('{"qid": "q", "doc_a": "a", "doc_b": "b", "votes": [2]}', "vote"),
+    ('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1, "weight": -1}', "weight"),
+    ('{"qid": "q", "doc_b": "b", "score": 1}', "doc_a"),
+    ('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1', "JSON"),
+])
+def test_jsonl_errors_have_line(tmp_path, line, msg):
+    good = '{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 0}'
+    p = _write(tmp_path, "bad.jsonl", good + "\n" + line + "\n")
+    with pytest.raises(InputError) as ei:
+        read_judgments(p, "jsonl")
+    assert ei.value.line == 2 and msg in ei.value.message
+
+
+def test_clarke4_and_clarke3(tmp_path):
+    p4 = _write(tmp_path, "c4", "t1 a b b\nt1 b c b\n")
+    p3 = _write(tmp_path, "c3", "t1 b a\nt1 b c\n")
+    assert detect_format(Path(p4).read_text()) == "clarke4"
+    assert detect_format(Path(p3).read_text()) == "clarke3"
+    assert _triples(read_judgments(p4)) == [("t1", "a", "b", 1.0, 1.0), ("t1", "b", "c", 0.0, 1.0)]
+    assert _triples(read_judgments(p3)) == [("t1", "b", "a", 0.0, 1.0), ("t1", "b", "c", 0.0, 1.0)]
+    bad = _write(tmp_path, "c4bad", "t1 a b b\nt1 a b c\n")
+    with pytest.raises(InputError) as ei:
+        read_judgments(bad, "clarke4")
+    assert (ei.value.line, "winner") == (2, "winner") and "docA or docB" in ei.value.message
+
+
+def test_llmlog_ties_and_missing(tmp_path):
+    p = _write(tmp_path, "log", "@ 1 a b !\n@ 1 c d =\n@ 1 e f ?\n")
+    j = read_judgments(p)
+    assert _triples(j) == [("1", "a", "b", 0.0, 1.0), ("1", "c", "d", 0.5, 1.0)]
+    assert j.docs["1"] == ["a", "b", "c", "d", "e", "f"]
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "log2", "@ 1 a b !\n@ 1 a b X\n"))
+    assert ei.value.line == 2
+
+
+def test_carterette(tmp_path):
+    p = _write(tmp_path, "cb", "q a b -1\nq a c 1\nq b c 0\nq x NA -2\nq NA y 2\n")
+    assert detect_format(Path(p).read_text()) == "carterette"
+    j = read_judgments(p)
+    assert _triples(j) == [("q", "a", "b", 0.0, 1.0), ("q", "a", "c", 1.0, 1.0), ("q", "b", "c", 0.5, 1.0)]
+    assert set(j.docs["q"]) == {"a", "b", "c", "x", "y"}
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "cb2", "q a b -1\nq a b 3\n"), "carterette")
+    assert ei.value.line == 2
+
+
+def test_trec_prefs(tmp_path):
+    p = _write(tmp_path, "tp", "q g1 s a 2\nq g1 s b 1\nq g1 s c 1\nq g2 s d 0\n")
+    assert detect_format(Path(p).read_text()) == "trecprefs"
+    j = read_judgments(p)
+    assert _triples(j) == [("q", "a", "b", 0.0, 1.0), ("q", "a", "c", 0.0, 1.0)]
+    assert j.docs["q"] == ["a", "b", "c", "d"]
+
+
+def test_xie(tmp_path):
+    p = _write(tmp_path, "xie", "Query\tImage_pair\ttags\nq\tl.jpg,r.jpg\t-1\t1.0\t2\nq\tl.jpg,s.jpg\t0\t-2\t-1\n")
+    j = read_judgments(p)
+    assert _triples(j) == [("q", "l.jpg", "r.jpg", pytest.approx(2 / 3), 1.0), ("q", "l.jpg", "s.jpg", pytest.approx(1 / 6), 1.0)]
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "x2", "q\tl,r\t1\t0\t1\nq\tl,r\t1\tx\t1\n"), "xie")
+    assert ei.value.line == 2
+
+
+def test_zbench_ai_scores(tmp_path):
+    def sp(q, a, b, o, g, an):
+        pair = {"pair_id": f"{q}-{a}-{b}", "query_id": q, "query": "t",
+                "document_a": {"document_id": a, "metadata": {}, "content": ""},
+                "document_b": {"document_id": b, "metadata": {}, "content": ""}}
+        return {"pair": pair, "openai_score": {"thought": "", "score": o},
+                "gemini_score": {"thought": "", "score": g}, "anthropic_score": {"thought": "", "score": an}}
+    obj = {"scored_pairs": [sp("q", "a", "b", 0.5, 0.0, -0.3), sp("q", "b", "c", 0.2, 0.9, 1.0)]}
+    p = _write(tmp_path, "ai_scores.json", json.dumps(obj, indent=4))
+    assert read_judgments(p).score == [pytest.approx(0.5), 1.0]
+    assert read_judgments(p, ties="zbench").score == [1.0 / 3.0, 1.0]
+
+
+def test_unknown_format_names_line(tmp_path):
+    p = _write(tmp_path, "weird", "a b c d e f g\n")
+    with pytest.raises(InputError) as ei:
+        read_judgments(p)
+    assert ei.value.line == 1 and "--format" in ei.value.message
+
+
+def test_cli_error_line(tmp_path):
+    p = _write(tmp_path, "c3", "t1 b a\nt1 b\n")
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", p, "--format", "clarke3"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr == f"zelo_fit: {p}:2: expected 3 fields 'topic winner loser', got 2\n"
+    assert r.stdout == ""
+
+
+REAL = [
+    ("duelingBandits/judgments.txt", "clarke4", 11681, 50, 1570),
+    ("claclark_preferences/TREC-CAsT-2019.pref", "clarke4", 14573, 171, 2671),
+    ("llm_relevance_judgement_comparison/Pref/DL2021/judge.human", "llmlog", 6993 + 2423, 50, 1570),
+    ("llm_relevance_judgement_comparison/Pref/DL2019/judge.00", "clarke3", None, None, None),
+    ("jelsas_pairwise_pref_eval/test_data/preferences.txt", "carterette", None, 2, None),
+    ("trec_eval_test/prefs.test", "trecprefs", None, None, None),
+    ("xie_image_preferences/image_pairs_annotation", "xie", 41538, 102, None),
+]
+
+
+@pytest.mark.parametrize("rel,fmt,n,nq,nd", REAL)
+def test_real_data(rel, fmt, n, nq, nd):
+    path = DATA / rel
+    if not path.exists():
+        pytest.skip(f"shared data not present: {path}")
+    text = path.read_text(encoding="utf-8")
+    assert detect_format(text) == fmt
+    j = read_judgments(str(path))
+    if n is not None:
+        assert len(j) == n
+    if nq is not None:
+        assert len(j.queries) == nq
+    if nd is not None:
+        assert sum(len(v) for v in j.docs.values()) == nd
