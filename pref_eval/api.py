@@ -1,0 +1,95 @@
+"""Python API mirroring the command lines.
+
+>>> import pref_eval
+>>> df = pref_eval.evaluate("qrels/sample.qrels", ["runs/bm25.run"], ["map", "nDCG@10"])
+>>> list(df.columns)
+['run', 'qid', 'measure', 'value']
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Mapping, Sequence
+
+from .errors import UsageError
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _load_qrels(qrels: Any):
+    from .io.qrels import Qrels, qrels_from_records, read_qrels
+
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_qrels(qrels)
+    return qrels_from_records(qrels)
+
+
+def _load_runs(runs: Any) -> list:
+    """Paths, Run objects, DataFrames, ``{qid: {doc: score}}`` dicts, or a
+    mapping ``{name: any of those}``; a single one or a sequence."""
+    from .io.runs import Run, read_run, run_from_records
+
+    def one(x: Any, name: str | None = None) -> Run:
+        if isinstance(x, Run):
+            return x
+        if isinstance(x, (str, os.PathLike)):
+            return read_run(x, name=name)
+        return run_from_records(x, name=name or "run")
+
+    if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns"):
+        return [one(runs)]
+    if isinstance(runs, Mapping):
+        vals = list(runs.values())
+        if vals and isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()):
+            return [one(runs)]  # a single {qid: {doc: score}}
+        return [one(v, str(k)) for k, v in runs.items()]
+    if isinstance(runs, Sequence):
+        out = [one(x) for x in runs]
+        return out
+    raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+
+
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: Iterable[str] | str = ("official",),
+    *,
+    complete: bool = False,
+    level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    trec9: bool = False,
+    summary: bool = False,
+):
+    """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
+
+    Columns ``run, qid, measure, value`` with one row per (run, query,
+    measure column); with ``summary=True`` also the ``all`` rows. Measure
+    names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
+    ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
+    (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
+    Run names are the file paths, the mapping keys, or ``run``.
+    """
+    import pandas as pd
+
+    from .collection import build_collection
+    from .engine import evaluate_ranked
+    from .measures import EvalContext, parse_measures
+    from .output.table import HEADER, long_rows
+
+    if isinstance(measures, str):
+        measures = [measures]
+    requests = parse_measures(list(measures))
+    q = _load_qrels(qrels)
+    rs = _load_runs(runs)
+    names = [r.name for r in rs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+    results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
+    rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
+    return pd.DataFrame(rows, columns=list(HEADER))

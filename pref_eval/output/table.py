@@ -1,0 +1,70 @@
+"""Long-form tables: one row per (run, qid, measure) → TSV, CSV, JSON lines.
+
+Columns ``run, qid, measure, value``; summary rows have qid ``all``. Floats
+are written in Python's shortest round-trip form (``repr``) so nothing is lost
+when a table is read back (``zelo_compare -P``); counts as integers; strings
+(runid, relstring) as they are.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from typing import Iterable, Iterator, Sequence, TextIO
+
+from ..engine import RunResult
+
+HEADER = ("run", "qid", "measure", "value")
+
+
+def long_rows(results: Sequence[RunResult], *, per_query: bool = True, summary: bool = True,
+              print_missing: bool = True) -> Iterator[tuple[str, str, str, object]]:
+    """Yield (run, qid, measure, value) in trec_eval order, run after run."""
+    for res in results:
+        if per_query:
+            for i, qid in enumerate(res.qids):
+                if not print_missing and not res.present[i]:
+                    continue
+                for col in res.columns:
+                    if col.summary_only:
+                        continue
+                    yield res.name, qid, col.name, _value(col.value_type, col.values[i])
+        if summary:
+            for col in res.columns:
+                if col.per_query_only or col.summary is None:
+                    continue
+                yield res.name, "all", col.name, _value(col.value_type, col.summary)
+
+
+def _value(kind: str, v):
+    if kind == "str":
+        return str(v)
+    if kind == "int":
+        return int(round(float(v)))
+    return float(v)
+
+
+def _text(v) -> str:
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def write_tsv(out: TextIO, rows: Iterable[tuple], *, header: bool = True) -> None:
+    if header:
+        out.write("\t".join(HEADER) + "\n")
+    for r in rows:
+        out.write("\t".join(_text(x) for x in r) + "\n")
+
+
+def write_csv(out: TextIO, rows: Iterable[tuple], *, header: bool = True) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    if header:
+        w.writerow(HEADER)
+    for r in rows:
+        w.writerow([_text(x) for x in r])
+
+
+def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
+    for r in rows:
+        out.write(json.dumps(dict(zip(HEADER, r))) + "\n")
+
+
+WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
