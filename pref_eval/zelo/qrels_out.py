@@ -1,0 +1,74 @@
+"""zELO scores -> graded qrels (``zelo_fit --qrels out.qrels``).
+
+Per query, scores are cut into ``len(grades)`` bins, lowest scores getting
+``grades[0]``:
+
+* ``quantile`` (default): equal-size bins by rank within the query: with r
+  the document's mid-rank among the n scores (ascending, ties averaged,
+  ``scipy.stats.rankdata``), bin = floor(G (r - 1/2) / n). Equal scores share
+  a grade; if all scores are equal every document gets the middle grade.
+* ``fixed:t1,t2,...``: G-1 increasing thresholds on the score scale written
+  (logit or Elo); bin = ``#{t_k <= score}``.
+
+Output lines are TREC qrels ``qid 0 docno grade``.
+"""
+from __future__ import annotations
+
+from typing import TextIO
+
+import numpy as np
+
+from ..errors import UsageError
+
+
+def parse_grades(text: str) -> list[str]:
+    """``"0,1,2,3"`` -> ``["0", "1", "2", "3"]`` (numbers, strictly increasing)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) < 2:
+        raise UsageError(f"--grades needs at least two comma-separated grades, got {text!r}")
+    try:
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise UsageError(f"--grades must be numbers, got {text!r}") from None
+    if any(x >= y for x, y in zip(vals, vals[1:])):
+        raise UsageError(f"--grades must be increasing, got {text!r}")
+    return parts
+
+
+def parse_bins(text: str, n_grades: int):
+    """``quantile`` or ``fixed:t1,...`` -> ``("quantile", None)`` / ``("fixed", array)``."""
+    if text == "quantile":
+        return "quantile", None
+    if text.startswith("fixed:"):
+        try:
+            th = np.array([float(p) for p in text[6:].split(",") if p.strip()])
+        except ValueError:
+            raise UsageError(f"--bins fixed: expects numbers, got {text!r}") from None
+        if len(th) != n_grades - 1:
+            raise UsageError(f"--bins fixed: needs {n_grades - 1} thresholds for {n_grades} grades, got {len(th)}")
+        if np.any(np.diff(th) <= 0):
+            raise UsageError("--bins fixed: thresholds must be increasing")
+        return "fixed", th
+    raise UsageError(f"--bins must be 'quantile' or 'fixed:t1,t2,...', got {text!r}")
+
+
+def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds=None) -> np.ndarray:
+    """Bin index 0..n_grades-1 for each score of one query (see module doc)."""
+    scores = np.asarray(scores, dtype=float)
+    if len(scores) == 0:
+        return np.zeros(0, dtype=int)
+    if method == "quantile":
+        from scipy.stats import rankdata
+
+        r = rankdata(scores, method="average")
+        return np.minimum(np.floor(n_grades * (r - 0.5) / len(scores)).astype(int), n_grades - 1)
+    cuts = np.asarray(thresholds, dtype=float)
+    return np.searchsorted(cuts, scores, side="right")
+
+
+def write_qrels(out: TextIO, per_query, grades: list[str], method: str, thresholds=None) -> None:
+    """Write ``qid 0 docno grade`` for ``per_query``: iterable of (qid, docnos, scores)."""
+    for qid, docnos, scores in per_query:
+        bins = grade_bins(np.asarray(scores), len(grades), method, thresholds)
+        for d, k in zip(docnos, bins):
+            out.write(f"{qid} 0 {d} {grades[int(k)]}\n")

@@ -1,0 +1,97 @@
+"""zELO score files: the ``qid docno score se`` TSV and zbench's JSONL.
+
+TSV: a header line ``qid<TAB>docno<TAB>score<TAB>se`` (optionally more
+columns, e.g. ``component level`` after a ``--prior 0`` fit), then one row
+per document; floats are written with Python's shortest round-trip repr;
+a missing SE is ``nan``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import TextIO
+
+from ..errors import InputError
+from ..io.textfile import display_name, read_input_bytes
+
+HEADER = ("qid", "docno", "score", "se")
+
+
+def fmt_float(x: float) -> str:
+    """Shortest repr that reads back to the same float (``nan``, ``inf``)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> None:
+    """Write rows ``(qid, docno, score, se, *extra)`` with the header."""
+    out.write("\t".join(HEADER + tuple(extra_columns)) + "\n")
+    for r in rows:
+        qid, docno, score, se = r[:4]
+        cells = [qid, docno, fmt_float(score), fmt_float(se)] + [str(c) for c in r[4:]]
+        out.write("\t".join(cells) + "\n")
+
+
+def is_zelo_scores_header(first_line: str) -> bool:
+    """True when a line is a zELO score-file header (``qid docno score se ...``)."""
+    return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
+
+
+def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
+    """Read a zELO score TSV into ``{qid: {docno: score}}``.
+
+    The first line must be the header ``qid docno score se`` (tab-separated,
+    more columns allowed); each row needs a finite float score. A docno
+    repeated within a query is an error.
+    """
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="zELO score file").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    lines = text.split("\n")
+    if not lines or not is_zelo_scores_header(lines[0]):
+        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se'")
+    out: dict[str, dict[str, float]] = {}
+    for no, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) < 4:
+            raise InputError(name, no, f"expected 4 tab-separated fields 'qid docno score se', got {len(f)}")
+        try:
+            s = float(f[2])
+        except ValueError:
+            raise InputError(name, no, f"expected a number as score, got {f[2]!r}") from None
+        if not math.isfinite(s):
+            raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
+        d = out.setdefault(f[0], {})
+        if f[1] in d:
+            raise InputError(name, no, f"document {f[1]!r} appears twice for query {f[0]!r}")
+        d[f[1]] = s
+    return out
+
+
+def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
+    """Write zbench AnnotatedQueryDocuments JSONL.
+
+    ``queries`` yields ``(qid, [(docno, score), ...])``. ``dataset_records``
+    maps qid to the original zbench dataset record (query text, content and
+    metadata are copied from it); without it query text and content are "".
+    """
+    for qid, docs in queries:
+        rec = (dataset_records or {}).get(qid)
+        query = rec["query"] if rec else {"id": qid, "query": ""}
+        src = {str(d["id"]): d for d in rec["documents"]} if rec else {}
+        documents = []
+        for docno, score in docs:
+            d = src.get(docno, {})
+            documents.append({"id": docno, "content": d.get("content", ""),
+                              "metadata": d.get("metadata", {}), "score": float(score)})
+        out.write(json.dumps({"query": query, "documents": documents}, ensure_ascii=False,
+                             separators=(",", ":")) + "\n")
