@@ -1,0 +1,51 @@
+"""Comparing systems: paired significance tests, multiple-comparison
+correction, randomised Tukey HSD, effect sizes and correlations between
+orderings of systems.
+
+Every test works on a matrix of per-query **differences** ``D`` of shape
+``(n_comparisons, n_queries)`` and tests the mean of each row against 0, so the
+same functions serve two runs' metric values (``D = round(x - y, 12)``) and a
+preference measure whose per-query value already is a difference.
+
+Public entry points:
+
+* :func:`compare` -- all pairs (or each run against a baseline) of every
+  measure of a long per-query table, with every selected test and a
+  correction per (measure, test) family.
+* :func:`test_differences` -- the same tests on a ready difference matrix.
+* :mod:`pref_eval.stats.paired` -- the individual vectorised tests.
+* :mod:`pref_eval.stats.orderings` -- Kendall tau_b, tau_AP (and its tie
+  variants), rank-biased overlap, swapped pairs.
+"""
+from __future__ import annotations
+
+from .compare import ComparisonResult, compare, test_differences
+from .correction import CORRECTIONS, adjust
+from .effect import effect_sizes
+from .orderings import (
+    compare_orderings,
+    kendall_tau_b,
+    rbo_ext,
+    swapped_pairs,
+    tau_ap,
+    tau_ap_a,
+    tau_ap_b,
+)
+from .paired import (
+    TESTS,
+    bootstrap_test,
+    differences,
+    randomization_test,
+    sign_test,
+    t_test,
+    wilcoxon_test,
+)
+from .tukey import randomised_tukey_hsd
+
+__all__ = [
+    "CORRECTIONS", "TESTS", "ComparisonResult", "adjust", "bootstrap_test",
+    "compare", "compare_orderings", "differences", "effect_sizes",
+    "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext",
+    "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
+    "test_differences", "wilcoxon_test",
+]

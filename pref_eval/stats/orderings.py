@@ -1,0 +1,193 @@
+"""Correlation between two orderings of systems.
+
+Scores are "higher = better" (an ordering given only as a list is turned
+into scores -position). Both orderings are restricted to the systems they
+share.
+
+* Kendall tau_b -- ``scipy.stats.kendalltau(a, b, variant="b")``:
+  (P - Q) / sqrt((P + Q + T)(P + Q + U)).
+* tau_AP -- AP rank correlation (Yilmaz, Aslam & Robertson, SIGIR 2008) of
+  an *evaluated* ordering L against a *reference* ordering T, without ties:
+  tau_AP = 2/(N-1) * sum_{i=2..N} C(i)/(i-1) - 1, C(i) = number of systems
+  above position i in L that T also ranks above L's i-th system. Asymmetric:
+  errors near the top of L weigh more.
+* Ties, rule used here (Urbano & Marrero, ICTIR 2017, "The treatment of ties
+  in AP correlation"):
+
+  - :func:`tau_ap_a` ("accuracy": the reference has no ties, the evaluated
+    ordering may): the **expected** tau_AP when the ties of the evaluated
+    ordering are broken uniformly at random, computed in closed form. A
+    system in a tie group of size g starting at position p takes each of the
+    positions p..p+g-1 with probability 1/g, and when it is at p+r the r
+    systems above it from its own group are a random subset of the others.
+    Ties in the reference (not covered by the paper's accuracy scenario)
+    count as half-correct, which is the same expectation over random
+    breaking of the reference's ties. Equals tau_AP when there are no ties.
+  - :func:`tau_ap_b` ("agreement": ties in both): for each system i outside
+    the top tie group of one ordering Y, let p_i be the first position of its
+    tie group and A_i the p_i - 1 systems strictly above it in Y; score
+    s_i = (#{j in A_i: X ranks j strictly above i} - #{j in A_i: not strictly
+    above}) / (p_i - 1); tau_AP_b(X|Y) = mean of s_i; tau_AP_b =
+    (tau_AP_b(X|Y) + tau_AP_b(Y|X)) / 2. Without ties it is the symmetric
+    average of the two tau_AP.
+
+  Both reproduce the golden values of the R package ircor's tests.
+* Rank-biased overlap, extrapolated (Webber, Moffat & Zobel, TOIS 2010,
+  eq. 32), for two complete orderings of the same k systems:
+  RBO_ext = (X_k/k) p^k + (1-p)/p * sum_{d=1..k} (X_d/d) p^d, X_d = overlap of
+  the two top-d prefixes. Ties are broken by system name.
+* Swapped pairs: pairs of systems ordered strictly one way by A and strictly
+  the other way by B.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+
+def kendall_tau_b(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """(tau_b, two-sided p) from ``scipy.stats.kendalltau``."""
+    from scipy import stats
+
+    res = stats.kendalltau(np.asarray(a, float), np.asarray(b, float), variant="b")
+    return float(res.statistic), float(res.pvalue)
+
+
+def tau_ap(reference: Sequence[float], evaluated: Sequence[float]) -> float:
+    """tau_AP of ``evaluated`` against ``reference`` (scores, higher = better,
+    no ties allowed in either; use :func:`tau_ap_a` / :func:`tau_ap_b` with ties)."""
+    x = np.asarray(reference, float)
+    y = np.asarray(evaluated, float)
+    if len(np.unique(x)) != x.size or len(np.unique(y)) != y.size:
+        raise ValueError("tau_ap needs orderings without ties; use tau_ap_a or tau_ap_b")
+    return tau_ap_a(x, y)
+
+
+def tau_ap_a(reference: Sequence[float], evaluated: Sequence[float]) -> float:
+    """Expected tau_AP over random breaking of ties (see module docstring)."""
+    x = np.asarray(reference, float)
+    y = np.asarray(evaluated, float)
+    n = x.size
+    if y.size != n:
+        raise ValueError("the two score vectors differ in length")
+    if n < 2:
+        return float("nan")
+    # correct[i, j]: reference ranks j above i (1), tied (1/2), below (0)
+    correct = (x[None, :] > x[:, None]).astype(float) + 0.5 * (x[None, :] == x[:, None])
+    np.fill_diagonal(correct, 0.0)
+    above = y[None, :] > y[:, None]          # j strictly above i in evaluated
+    same = (y[None, :] == y[:, None])
+    np.fill_diagonal(same, False)
+    c_strict = (correct * above).sum(axis=1)
+    c_group = (correct * same).sum(axis=1)
+    p0 = above.sum(axis=1)                    # systems strictly above = p - 1
+    g = same.sum(axis=1) + 1                  # tie group size
+    total = 0.0
+    for i in range(n):                        # O(n^2) overall; n = number of systems
+        r = np.arange(g[i])
+        pos_minus_1 = p0[i] + r               # (position - 1) when i sits at p + r
+        share = c_group[i] / (g[i] - 1) if g[i] > 1 else 0.0
+        num = c_strict[i] + r * share
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(pos_minus_1 > 0, num / np.where(pos_minus_1 > 0, pos_minus_1, 1), 0.0)
+        total += terms.mean()
+    return float(2.0 / (n - 1) * total - 1.0)
+
+
+def _tau_ap_b_one(x: np.ndarray, y: np.ndarray) -> float:
+    above = y[None, :] > y[:, None]
+    p_minus_1 = above.sum(axis=1)
+    agree = above & (x[None, :] > x[:, None])
+    s = 2 * agree.sum(axis=1) - p_minus_1
+    keep = p_minus_1 > 0
+    if not keep.any():
+        return float("nan")
+    return float(np.mean(s[keep] / p_minus_1[keep]))
+
+
+def tau_ap_b(a: Sequence[float], b: Sequence[float]) -> float:
+    """Symmetric tie-aware tau_AP_b (agreement scenario; module docstring)."""
+    x = np.asarray(a, float)
+    y = np.asarray(b, float)
+    if x.size != y.size:
+        raise ValueError("the two score vectors differ in length")
+    return (_tau_ap_b_one(x, y) + _tau_ap_b_one(y, x)) / 2
+
+
+def _order(names: Sequence[str], scores: np.ndarray) -> list[str]:
+    return [names[i] for i in sorted(range(len(names)), key=lambda i: (-scores[i], names[i]))]
+
+
+def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of two orderings (lists, best first)
+    of the same length k (Webber et al. 2010, eq. 32)."""
+    if not 0 < p < 1:
+        raise ValueError("RBO persistence p must be in (0, 1)")
+    k = min(len(a), len(b))
+    if k == 0:
+        return float("nan")
+    seen_a: set = set()
+    seen_b: set = set()
+    overlap = 0
+    acc = 0.0
+    for d in range(1, k + 1):
+        x, y = a[d - 1], b[d - 1]
+        if x == y:
+            overlap += 1
+        else:
+            overlap += (x in seen_b) + (y in seen_a)
+        seen_a.add(x)
+        seen_b.add(y)
+        acc += overlap / d * p ** d
+    return float(overlap / k * p ** k + (1 - p) / p * acc)
+
+
+def swapped_pairs(names: Sequence[str], a: Sequence[float], b: Sequence[float]) -> list[tuple[str, str]]:
+    """Pairs (s, t) with a[s] > a[t] and b[s] < b[t] (A puts s above t, B below),
+    listed in A's order."""
+    x = np.asarray(a, float)
+    y = np.asarray(b, float)
+    order = sorted(range(len(names)), key=lambda i: (-x[i], names[i]))
+    out = []
+    for pi, i in enumerate(order):
+        for j in order[pi + 1:]:
+            if x[i] > x[j] and y[i] < y[j]:
+                out.append((names[i], names[j]))
+    return out
+
+
+def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: float | None = 0.9) -> dict:
+    """All the correlations between two score mappings (system -> score).
+
+    Returns a dict with ``systems`` (common), ``only_a``, ``only_b``,
+    ``kendall_tau_b``, ``kendall_p``, ``tau_ap_b_given_a`` (B evaluated, A
+    the reference), ``tau_ap_a_given_b``, ``tau_ap_sym`` (tau_AP_b),
+    ``rbo`` (when ``rbo_p``), ``swapped`` (list of pairs), ``n_pairs``,
+    ``ties_a`` / ``ties_b`` (number of tied pairs).
+    """
+    names = [s for s in a if s in b]
+    only_a = [s for s in a if s not in b]
+    only_b = [s for s in b if s not in a]
+    x = np.array([a[s] for s in names], float)
+    y = np.array([b[s] for s in names], float)
+    n = len(names)
+    out: dict = {"systems": names, "only_a": only_a, "only_b": only_b, "n_systems": n,
+                 "n_pairs": n * (n - 1) // 2}
+    if n < 2:
+        raise ValueError("need at least two systems common to both orderings")
+    tau, p = kendall_tau_b(x, y)
+    iu = np.triu_indices(n, 1)
+    out.update({
+        "kendall_tau_b": tau, "kendall_p": p,
+        "tau_ap_b_given_a": tau_ap_a(x, y),
+        "tau_ap_a_given_b": tau_ap_a(y, x),
+        "tau_ap_sym": tau_ap_b(x, y),
+        "ties_a": int((x[iu[0]] == x[iu[1]]).sum()),
+        "ties_b": int((y[iu[0]] == y[iu[1]]).sum()),
+        "swapped": swapped_pairs(names, x, y),
+    })
+    if rbo_p is not None:
+        out["rbo_p"] = rbo_p
+        out["rbo"] = rbo_ext(_order(names, x), _order(names, y), rbo_p)
+    return out

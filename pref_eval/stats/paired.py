@@ -1,0 +1,304 @@
+"""Paired significance tests, vectorised over many comparisons at once.
+
+Every function takes ``D``, a float array of shape ``(k, n)``: row ``r`` holds
+the per-query differences of comparison ``r`` over the same ``n`` queries
+(run a minus run b, or a preference measure's per-query value), and tests
+H0: "the differences are centred on 0" two-sided. A 1-D vector is treated as
+one row. Results are dicts of arrays of length ``k``.
+
+Build ``D`` with :func:`differences` (``round(x - y, 12)``, as scipy's own
+documentation advises, so that float round-off does not invent distinct
+ranks or non-zero differences).
+
+Tests (Smucker, Allan & Carterette, CIKM 2007 compare them on TREC data):
+
+* ``t`` -- paired t-test, ``scipy.stats.ttest_1samp(D, 0, axis=-1)``
+  (identical to ``ttest_rel(x, y)``), with the t confidence interval of the
+  mean difference.
+* ``wilcoxon`` -- Wilcoxon signed-rank, ``scipy.stats.wilcoxon`` with scipy's
+  defaults (``zero_method="wilcox"``, ``correction=False``,
+  ``method="auto"``). ``method="auto"`` is decided **per row** exactly as a
+  one-row scipy call decides it (see :func:`wilcoxon_test`).
+* ``sign`` -- exact binomial test on the non-zero differences,
+  ``scipy.stats.binomtest(k, n, 0.5)`` with k = #(d > 0), n = #(d != 0).
+* ``randomization`` -- paired randomization (sign-flip permutation) test of
+  the mean difference; p = (#{|sum(s*d)| >= |sum(d)|} + 1)/(B + 1) over B
+  random sign vectors s, or the exact enumeration of all 2^n sign vectors
+  when 2^n <= B.
+* ``bootstrap`` -- bootstrap distribution of the mean difference (B
+  resamples of the queries with replacement): confidence interval
+  (BCa by default, as ``scipy.stats.bootstrap``; or percentile / basic) and
+  the shift-method p-value (#{|mean* - mean| >= |mean|} + 1)/(B + 1).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+
+#: rows x resamples handled at once in the resampling tests (memory bound)
+_CELLS_PER_CHUNK = 4_000_000
+
+
+def differences(x: np.ndarray, y: np.ndarray, decimals: int = 12) -> np.ndarray:
+    """``round(x - y, decimals)`` as float64: the per-query differences."""
+    return np.round(np.asarray(x, dtype=float) - np.asarray(y, dtype=float), decimals)
+
+
+def _as_rows(D: np.ndarray) -> np.ndarray:
+    D = np.asarray(D, dtype=float)
+    if D.ndim == 1:
+        D = D[None, :]
+    if D.ndim != 2:
+        raise ValueError(f"expected a (comparisons, queries) matrix, got shape {D.shape}")
+    return D
+
+
+def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
+    """Paired t-test of each row's mean against 0.
+
+    t = mean(d) / (sd(d, ddof=1) / sqrt(n)), df = n - 1, two-sided p from
+    Student's t (``scipy.stats.ttest_1samp``). The interval is
+    ``result.confidence_interval(confidence)`` of the mean difference.
+    All-zero rows give nan (scipy); constant non-zero rows give inf, p = 0.
+    """
+    from scipy import stats
+
+    D = _as_rows(D)
+    k, n = D.shape
+    if n < 2:
+        nan = np.full(k, np.nan)
+        return {"statistic": nan, "p_value": nan.copy(), "ci_low": nan.copy(),
+                "ci_high": nan.copy(), "df": np.full(k, max(n - 1, 0))}
+    with np.errstate(all="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = stats.ttest_1samp(D, 0.0, axis=-1)
+            ci = res.confidence_interval(confidence_level=confidence)
+    return {"statistic": np.asarray(res.statistic, float), "p_value": np.asarray(res.pvalue, float),
+            "ci_low": np.asarray(ci.low, float), "ci_high": np.asarray(ci.high, float),
+            "df": np.asarray(res.df)}
+
+
+def _wilcoxon_rows_have_ties(D: np.ndarray, zero_method: str) -> np.ndarray:
+    """Per row: are there tied |d| among the values scipy ranks?"""
+    A = np.abs(D)
+    if zero_method == "wilcox":
+        A = np.where(D == 0, np.nan, A)
+    S = np.sort(A, axis=1)  # nan last
+    eq = (S[:, 1:] == S[:, :-1])  # nan == nan is False
+    return eq.any(axis=1)
+
+
+def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
+                  correction: bool = False) -> dict[str, np.ndarray]:
+    """Wilcoxon signed-rank test of each row against 0 (``scipy.stats.wilcoxon``).
+
+    ``statistic`` is scipy's: min(R+, R-) for the two-sided test.
+    ``zero_method``: ``wilcox`` (drop zero differences; scipy's default),
+    ``pratt`` (rank zeros, then drop their ranks), ``zsplit`` (split zero ranks
+    between the signs). ``method``: ``auto`` (scipy's default), ``exact`` or
+    ``asymptotic`` (normal approximation; ``correction`` = continuity
+    correction, scipy's default False).
+
+    ``method="auto"`` follows scipy 1.17's rule for one sample of length n:
+    exact null distribution when n <= 50 and there are no zeros and no ties
+    among |d|; otherwise a permutation test when n <= 13 (exhaustive, hence
+    deterministic); otherwise the normal approximation. scipy applies the
+    rule to the whole array when called with several rows (one tie anywhere
+    switches every row to the approximation), so rows are grouped by their
+    own decision and each group is passed to scipy separately: every row gets
+    the p-value of a one-row ``scipy.stats.wilcoxon(d)`` call. ``method_used``
+    reports ``exact`` / ``permutation`` / ``asymptotic`` per row; ``n_zero``
+    the number of zero differences.
+    """
+    from scipy import stats
+    import warnings
+
+    D = _as_rows(D)
+    k, n = D.shape
+    stat = np.full(k, np.nan)
+    p = np.full(k, np.nan)
+    used = np.empty(k, dtype=object)
+    n_zero = (D == 0).sum(axis=1)
+    if n == 0 or k == 0:
+        used[:] = method
+        return {"statistic": stat, "p_value": p, "method_used": used, "n_zero": n_zero}
+    if method == "auto":
+        ties = _wilcoxon_rows_have_ties(D, zero_method)
+        if n > 50:
+            groups = {"asymptotic": np.ones(k, bool)}
+        else:
+            exact = ~ties & (n_zero == 0)
+            other = "permutation" if n <= 13 else "asymptotic"
+            groups = {"exact": exact, other: ~exact}
+    elif method in ("exact", "asymptotic"):
+        groups = {method: np.ones(k, bool)}
+    else:
+        raise ValueError(f"unknown Wilcoxon method {method!r}")
+    for name, mask in groups.items():
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            continue
+        scipy_method = stats.PermutationMethod() if name == "permutation" else name
+        # the permutation group builds (rows x 2^n) arrays: keep chunks small
+        step = 64 if name == "permutation" else max(1, idx.size)
+        for start in range(0, idx.size, step):
+            rows = idx[start:start + step]
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = stats.wilcoxon(D[rows], zero_method=zero_method, correction=correction,
+                                     method=scipy_method, axis=-1)
+            stat[rows] = res.statistic
+            p[rows] = res.pvalue
+        used[idx] = name
+    return {"statistic": stat, "p_value": p, "method_used": used, "n_zero": n_zero}
+
+
+def sign_test(D: np.ndarray) -> dict[str, np.ndarray]:
+    """Sign test: ``scipy.stats.binomtest(k, n, p=0.5)`` two-sided.
+
+    k = #(d > 0), n = #(d != 0) (zero differences are dropped). ``statistic``
+    is k. n = 0 gives p = nan (binomtest refuses n = 0). binomtest is called
+    once per distinct (k, n), not once per row.
+    """
+    from scipy import stats
+
+    D = _as_rows(D)
+    pos = (D > 0).sum(axis=1)
+    nz = (D != 0).sum(axis=1)
+    p = np.full(D.shape[0], np.nan)
+    keys = np.stack([pos, nz], axis=1)
+    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    pu = np.array([stats.binomtest(int(kk), int(nn), 0.5).pvalue if nn > 0 else np.nan
+                   for kk, nn in uniq], dtype=float)
+    if uniq.shape[0]:
+        p = pu[inverse]
+    return {"statistic": pos.astype(float), "p_value": p, "n_nonzero": nz}
+
+
+def _chunks(k: int, B: int):
+    step = max(1, _CELLS_PER_CHUNK // max(B, 1))
+    for start in range(0, k, step):
+        yield slice(start, min(k, start + step))
+
+
+def _tolerance(obs: np.ndarray) -> np.ndarray:
+    # same relative tolerance scipy's permutation_test uses for "as extreme"
+    return np.abs(obs) * np.finfo(float).eps * 100
+
+
+def randomization_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0) -> dict[str, Any]:
+    """Paired randomization (sign-flip permutation) test of the mean difference.
+
+    Under H0 each query's difference is equally likely to have either sign.
+    Statistic: mean(d). Two-sided p-value ("as extreme" = |mean| at least as
+    large, the IR convention of Smucker et al. 2007):
+
+    * exact, when 2^n <= ``resamples``: p = #{s in {-1,1}^n : |s.d| >= |sum d|} / 2^n;
+    * otherwise B = ``resamples`` sign vectors drawn once from
+      ``numpy.random.default_rng(seed)`` (shared by every row, so a row's p
+      does not depend on the other rows), p = (count + 1) / (B + 1).
+
+    Vectorised as one matrix product per chunk of rows: ``D @ S.T``.
+    """
+    D = _as_rows(D)
+    k, n = D.shape
+    obs_sum = D.sum(axis=1)
+    mean = obs_sum / n if n else np.full(k, np.nan)
+    if n == 0:
+        return {"statistic": mean, "p_value": np.full(k, np.nan), "exact": True, "resamples": 0}
+    exact = n <= 62 and (1 << n) <= resamples
+    if exact:
+        codes = np.arange(1 << n, dtype=np.int64)[:, None]
+        S = 1.0 - 2.0 * ((codes >> np.arange(n, dtype=np.int64)) & 1)
+    else:
+        rng = np.random.default_rng(seed)
+        S = 1.0 - 2.0 * rng.integers(0, 2, size=(resamples, n), dtype=np.int8)
+    B = S.shape[0]
+    ST = np.ascontiguousarray(S.T)
+    count = np.zeros(k, dtype=np.int64)
+    for sl in _chunks(k, B):
+        sums = D[sl] @ ST
+        thr = np.abs(obs_sum[sl]) - _tolerance(obs_sum[sl])
+        count[sl] = (np.abs(sums) >= thr[:, None]).sum(axis=1)
+    p = count / B if exact else (count + 1) / (B + 1)
+    return {"statistic": mean, "p_value": p, "exact": exact, "resamples": B}
+
+
+def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
+                   confidence: float = 0.95, ci_method: str = "BCa") -> dict[str, Any]:
+    """Bootstrap of the mean difference: confidence interval and shift p-value.
+
+    Resamples: ``idx = default_rng(seed).integers(0, n, (B, n))`` -- the same
+    draw ``scipy.stats.bootstrap(..., n_resamples=B, rng=seed)`` makes -- shared
+    by every row; the B bootstrap means are ``D @ C.T / n`` with C the (B, n)
+    resample counts. Interval (Efron & Tibshirani 1993, as scipy computes it):
+
+    * ``percentile``: quantiles alpha/2, 1 - alpha/2 of the bootstrap means;
+    * ``basic``: 2 mean - (upper, lower percentile bounds);
+    * ``BCa``: quantiles Phi(z0 + (z0 + z)/(1 - a (z0 + z))) with
+      z0 = Phi^-1(share of bootstrap means below the mean, ties half) and the
+      jackknife acceleration a = sum U^3 / (6 (sum U^2)^1.5),
+      U_i = (n - 1)(mean of jackknife means - jackknife mean_i).
+
+    p-value (shift method, H0 moved to the observed mean):
+    (#{|mean* - mean| >= |mean|} + 1) / (B + 1).
+    """
+    from scipy import stats
+    from scipy.special import ndtr, ndtri
+
+    D = _as_rows(D)
+    k, n = D.shape
+    method = ci_method.lower()
+    if method not in ("bca", "percentile", "basic"):
+        raise ValueError(f"unknown bootstrap interval {ci_method!r}")
+    nan = np.full(k, np.nan)
+    if n == 0:
+        return {"statistic": nan, "p_value": nan.copy(), "ci_low": nan.copy(), "ci_high": nan.copy(),
+                "resamples": resamples}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, (resamples, n))
+    B = resamples
+    C = np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n)
+    CT = np.ascontiguousarray(C.T.astype(float))
+    theta = D.mean(axis=1)
+    alpha = (1 - confidence) / 2
+    ci_low = np.full(k, np.nan)
+    ci_high = np.full(k, np.nan)
+    count = np.zeros(k, dtype=np.int64)
+    import warnings
+    for sl in _chunks(k, B):
+        boot = (D[sl] @ CT) / n
+        th = theta[sl][:, None]
+        count[sl] = (np.abs(boot - th) >= np.abs(th) - _tolerance(th)).sum(axis=1)
+        if method == "bca":
+            below = (boot < th).sum(axis=1) + (boot <= th).sum(axis=1)
+            with np.errstate(all="ignore"):
+                z0 = ndtri(below / (2 * B))
+                Dc = D[sl]
+                jack = (Dc.sum(axis=1, keepdims=True) - Dc) / (n - 1)
+                U = (n - 1) * (jack.mean(axis=1, keepdims=True) - jack)
+                a = (U ** 3).sum(axis=1) / n ** 3 / ((U ** 2).sum(axis=1) / n ** 2) ** 1.5 / 6
+                za = ndtri(alpha)
+                a1 = ndtr(z0 + (z0 + za) / (1 - a * (z0 + za)))
+                a2 = ndtr(z0 + (z0 - za) / (1 - a * (z0 - za)))
+            probs = np.stack([a1, a2], axis=1)
+        else:
+            probs = np.broadcast_to(np.array([alpha, 1 - alpha]), (boot.shape[0], 2))
+        ok = np.isfinite(probs).all(axis=1)
+        if ok.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                q = np.asarray(stats.quantile(boot[ok], probs[ok], axis=-1))
+            lo, hi = q[:, 0], q[:, 1]
+            if method == "basic":
+                lo, hi = 2 * theta[sl][ok] - hi, 2 * theta[sl][ok] - lo
+            ci_low[np.arange(sl.start, sl.stop)[ok]] = lo
+            ci_high[np.arange(sl.start, sl.stop)[ok]] = hi
+    p = (count + 1) / (B + 1)
+    return {"statistic": theta, "p_value": p, "ci_low": ci_low, "ci_high": ci_high, "resamples": B}
