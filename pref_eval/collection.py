@@ -106,8 +106,12 @@ class Ranked:
         return np.bincount(self.jqidx(), weights=mask, minlength=self.nq)
 
     def num_rel(self, level: int) -> np.ndarray:
-        """Per-query number of qrels documents with grade ≥ ``level``."""
-        return self.count_judged(self.jgrade >= level).astype(np.int64)
+        """Per-query number of qrels documents with grade ≥ ``level``.
+
+        Negative grades (pooled but unjudged) never count, even for a level
+        ≤ 0 (trec_eval's ``rel_levels`` only holds grades ≥ 0).
+        """
+        return self.count_judged(self.jgrade >= max(int(level), 0)).astype(np.int64)
 
     def per_query_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum a flat retrieved-side array per query."""
