@@ -41,6 +41,8 @@ class RunResult:
     qids: list[str]
     present: np.ndarray
     columns: list[Column]
+    ranked: Any = None  # the Ranked run (for custom summaries recomputed under -Z)
+    ctx: Any = None  # the EvalContext used
 
 
 def _seq_sum(v: np.ndarray) -> float:
@@ -101,7 +103,8 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
             cols.append(Column(label_of(req, name), (spec.order, ri, j), spec.value_type, arr[:, j], s,
                                spec.summary_only, spec.per_query_only or spec.aggregate == "none", req))
     cols.sort(key=lambda c: c.order)
-    return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols)
+    return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols,
+                     ranked=r, ctx=ctx)
 
 
 def label_of(req: MeasureRequest, name: str) -> str:

@@ -7,9 +7,19 @@ order, measures in trec_eval's table order; then the ``all`` block.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Iterable, TextIO
 
 from ..engine import Column, RunResult
+
+
+def format_float(v: float) -> str:
+    """C ``%6.4f``, including glibc's ``-nan`` / ``nan`` / ``inf``."""
+    if math.isnan(v):
+        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
+    if math.isinf(v):
+        return f"{'-inf' if v < 0 else 'inf':>6}"
+    return f"{v:6.4f}"
 
 
 def format_value(col: Column, v) -> str:
@@ -17,7 +27,7 @@ def format_value(col: Column, v) -> str:
         return f"'{v}'" if col.request is not None and col.request.spec.name == "relstring" else str(v)
     if col.value_type == "int":
         return str(int(round(v)))
-    return f"{v:6.4f}"
+    return format_float(float(v))
 
 
 def trec_lines(
@@ -28,10 +38,20 @@ def trec_lines(
     print_missing: bool = True,
     zscore: Callable[[str, str, float], float] | None = None,
 ) -> Iterable[str]:
-    """Yield trec_eval lines for one run (with trailing newlines)."""
+    """Yield trec_eval lines for one run (with trailing newlines).
+
+    With ``zscore`` (``-Z``), per-query values are converted first and the
+    summaries recomputed from them (:func:`pref_eval.zscores.zscore_result`);
+    numeric lines get trec_eval's ``Z%-22s`` name.
+    """
+    if zscore is not None:
+        from ..zscores import zscore_result
+
+        res = zscore_result(res, zscore)
+
     def line(col: Column, qid: str, v) -> str:
         if zscore is not None and col.value_type != "str":
-            return f"{'Z' + col.name:<22}\t{qid}\t{zscore(col.name, qid, float(v)):6.4f}\n"
+            return f"Z{col.name:<22}\t{qid}\t{format_float(float(v))}\n"
         return f"{col.name:<22}\t{qid}\t{format_value(col, v)}\n"
 
     if per_query:
@@ -45,9 +65,6 @@ def trec_lines(
     if summary:
         for col in res.columns:
             if col.per_query_only or col.summary is None:
-                continue
-            if zscore is not None and col.value_type == "str":
-                yield f"{col.name:<22}\tall\t{col.summary}\n"
                 continue
             yield line(col, "all", col.summary)
 
