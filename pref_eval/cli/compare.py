@@ -1,0 +1,163 @@
+"""``zelo_compare``: paired significance tests between runs, and correlation
+between two orderings of systems."""
+from __future__ import annotations
+
+import click
+
+from .common import Log, run_main
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
+
+
+def _resolve_run(name: str, runs: list[str]) -> str:
+    """Exact run name, else a unique match on the file name / its stem."""
+    import os
+
+    from ..errors import UsageError
+
+    if name in runs:
+        return name
+    cands = [r for r in runs if os.path.basename(r) == name
+             or os.path.splitext(os.path.basename(r))[0] == name]
+    if len(cands) == 1:
+        return cands[0]
+    raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("-R", "--qrels", "qrels", metavar="QRELS", default=None,
+              help="Evaluate the RUN files against QRELS (with -m) and compare them.")
+@click.option("-P", "--per-query", "per_query", metavar="FILE", default=None,
+              help="Per-query values written by 'zelo_eval -q -o tsv|csv|jsonl' (instead of -R).")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measure to compare (repeatable). Required with -R; with -P selects measures.")
+@click.option("-c", "--complete", is_flag=True,
+              help="Count queries missing for a run as 0 instead of leaving them out.")
+@click.option("-l", "--level", "level", type=int, default=1, show_default=True,
+              help="Relevance threshold for -R (grade >= N is relevant).")
+@click.option("-M", "--depth", "depth", type=int, default=None, help="Keep the top N documents per query (-R).")
+@click.option("--tests", "tests", default="t,wilcoxon,sign", show_default=True, metavar="LIST",
+              help="Comma-separated tests: t, wilcoxon, sign, randomization, bootstrap, tukey.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+              show_default=True, help="Multiple-comparison correction per (measure, test) family.")
+@click.option("--resamples", type=int, default=10000, show_default=True,
+              help="Resamples of the randomization, bootstrap and Tukey HSD procedures.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling procedures.")
+@click.option("--baseline", default=None, metavar="RUN", help="Compare each run with RUN only (default: all pairs).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level for the markers.")
+@click.option("--zero-method", "zero_method", type=click.Choice(["wilcox", "pratt", "zsplit"]), default="wilcox",
+              show_default=True, help="Wilcoxon: treatment of zero differences (scipy's zero_method).")
+@click.option("--wilcoxon-method", "wilcoxon_method", type=click.Choice(["auto", "exact", "asymptotic"]),
+              default="auto", show_default=True, help="Wilcoxon: exact null distribution or normal approximation.")
+@click.option("--ci-method", "ci_method", type=click.Choice(["BCa", "percentile", "basic"]), default="BCa",
+              show_default=True, help="Bootstrap confidence interval.")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Confidence level of the t and bootstrap intervals.")
+@click.option("--marker-test", "marker_test", default=None, metavar="TEST",
+              help="Test whose adjusted p-values set the table markers (default: the first of --tests).")
+@click.option("--digits", type=int, default=4, show_default=True, help="Decimals in the report table.")
+@click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE instead of stdout.")
+@click.option("--orderings", nargs=2, default=None, metavar="A B",
+              help="Correlate two orderings of systems (system-score TSV, list, or pref_aggregate output).")
+@click.option("--key-a", "key_a", default=None, metavar="MEASURE[:LIST]",
+              help="Which ordering of a pref_aggregate file A to use (e.g. rpp:mc4).")
+@click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
+@click.option("--rbo-p", "rbo_p", type=float, default=0.9, show_default=True,
+              help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
+@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
+def command(qrels, per_query, measures, complete, level, depth, tests, correction, resamples, seed,
+            baseline, alpha, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
+            fmt, output, orderings, key_a, key_b, rbo_p, quiet, runs):
+    """Compare runs with paired significance tests, or two orderings of systems.
+
+    \b
+    zelo_compare -R QRELS -m MEASURE... RUN RUN [RUN...]
+    zelo_compare -P PER_QUERY_FILE [-m MEASURE...] [RUN...]
+    zelo_compare --orderings A B
+    """
+    from ..errors import UsageError
+    from .common import output_stream
+
+    log = Log("zelo_compare", quiet)
+    if orderings:
+        if qrels or per_query or runs:
+            raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
+        from ..stats.ordering_files import read_ordering
+        from ..stats.orderings import compare_orderings
+        from ..stats.report import format_orderings
+
+        a, desc_a = read_ordering(orderings[0], key_a)
+        b, desc_b = read_ordering(orderings[1], key_b)
+        if rbo_p < 0 or rbo_p >= 1:
+            raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
+        try:
+            res = compare_orderings(a, b, rbo_p if rbo_p > 0 else None)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        if res["only_a"] or res["only_b"]:
+            log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
+        if fmt == "latex":
+            raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
+        text = format_orderings(res, fmt, f"{orderings[0]} ({desc_a})", f"{orderings[1]} ({desc_b})", digits)
+        with output_stream(output) as out:
+            out.write(text)
+        return 0
+
+    if bool(qrels) == bool(per_query):
+        raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
+    from ..stats.compare import compare, parse_tests
+    from ..stats.report import format_result
+
+    test_list = parse_tests(tests)
+    if marker_test is not None:
+        mt = parse_tests(marker_test)[0]
+        if mt not in test_list:
+            raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+    else:
+        mt = test_list[0]
+    if qrels:
+        if not measures:
+            raise UsageError("-R needs at least one -m MEASURE")
+        if len(runs) < 2:
+            raise UsageError("need at least two run files to compare")
+        from .. import evaluate
+
+        df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth)
+        run_sel = list(dict.fromkeys(df["run"].astype(str)))
+        measure_sel = None
+    else:
+        from ..stats.perquery import read_per_query
+
+        df = read_per_query(per_query)
+        run_sel = list(runs) if runs else None
+        measure_sel = list(measures) if measures else None
+    names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
+    if baseline is not None:
+        baseline = _resolve_run(baseline, names)
+    result = compare(df, tests=test_list, correction=correction, alpha=alpha, baseline=baseline,
+                     resamples=resamples, seed=seed, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
+                     confidence=confidence, ci_method=ci_method, complete=complete, runs=run_sel,
+                     measures=measure_sel)
+    for m, dropped in result.dropped_queries.items():
+        if dropped:
+            log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
+                     f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
+    for m, n in result.n_queries.items():
+        if n == 0:
+            log.warn(f"{m}: no query has a value for every run")
+    text = format_result(result, fmt, digits, mt)
+    with output_stream(output) as out:
+        out.write(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_main(command, "zelo_compare", argv)
+
+
+if __name__ == "__main__":
+    main()
