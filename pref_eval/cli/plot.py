@@ -1,0 +1,241 @@
+"""``zelo_plot``: pictures of zELO judgments and scores and of system comparisons.
+
+Subcommands: ``matrix`` (zbench's K×K comparison matrix of one query),
+``scores`` (zELO scores with intervals), ``systems`` (runs ordered by a
+measure with confidence intervals and significance groups), ``pairs``
+(heatmap of pairwise p-values or mean differences). The output format is
+chosen by the extension of ``-o`` (``.png`` or ``.svg``). matplotlib is an
+optional extra: ``pip install 'pref_eval[plot]'``.
+"""
+from __future__ import annotations
+
+import click
+
+from .common import Log, run_main
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def _figure_options(width: float, height: float):
+    def deco(f):
+        f = click.option("--title", default=None, help="Figure title (default: one describing the data).")(f)
+        f = click.option("--dpi", type=click.FloatRange(min=10, max=1200), default=100.0, show_default=True,
+                         help="Pixels per inch (PNG).")(f)
+        f = click.option("--height", type=click.FloatRange(min=1, max=100), default=height, show_default=True,
+                         help="Figure height in inches.")(f)
+        f = click.option("--width", type=click.FloatRange(min=1, max=100), default=width, show_default=True,
+                         help="Figure width in inches.")(f)
+        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
+                         help="Image file; the format follows the extension.")(f)
+        f = click.option("-Q", "--quiet", is_flag=True, help="No messages on stderr.")(f)
+        return f
+    return deco
+
+
+def _save(fig, output: str, dpi: float, log: Log) -> None:
+    from ..plot.output import save_figure
+
+    save_figure(fig, output, dpi)
+    log.info(f"wrote {output}")
+
+
+def _check_ext(output: str) -> None:
+    from ..plot.output import image_format
+
+    image_format(output)  # fail on a bad extension before any work
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="pref_eval", prog_name="zelo_plot")
+def command() -> None:
+    """Plots of zELO judgments and scores and of system comparisons (PNG or SVG).
+
+    zelo_plot KIND --help for each kind. Needs matplotlib
+    (pip install 'pref_eval[plot]').
+    """
+
+
+@command.command("matrix", context_settings=CONTEXT)
+@click.option("-J", "--judgments", "judgment_files", multiple=True, required=True, metavar="FILE",
+              help="Judgment file (any format zelo_fit reads; repeatable).")
+@click.option("--format", "fmt", default=None, metavar="F", help="Judgment format (default: detect).")
+@click.option("--ties", type=click.Choice(["half", "zbench"]), default="half", show_default=True,
+              help="Ensemble vote rule, as zelo_fit.")
+@click.option("-q", "--query", "qid", default=None, metavar="QID",
+              help="Query to draw (default: the first in the judgments).")
+@click.option("-S", "--scores", "scores_file", default=None, metavar="TSV",
+              help="Order by these zelo_fit scores instead of fitting here.")
+@click.option("--prior", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="Prior of the fit used for ordering (as zelo_fit --prior).")
+@_figure_options(11.0, 5.0)
+def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output, width, height, dpi, title):
+    """zbench's K×K comparison matrix of one query, in input and zELO order.
+
+    Cell (row i, column j) is the share of the comparisons between i and j
+    that i won; grey = never compared.
+    """
+    _check_ext(output)
+    from ..plot import pyplot
+    from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
+    from ..zelo.formats import read_judgments
+
+    plt = pyplot()
+    log = Log("zelo_plot", quiet)
+    judg = None
+    for path in judgment_files:
+        judg = read_judgments(path, fmt, ties=ties, into=judg)
+    if not judg.queries:
+        from ..errors import UsageError
+
+        raise UsageError("the judgment files hold no judgments")
+    qid = qid or judg.queries[0]
+    docs, wins = win_matrix(judg, qid)
+    scores = None
+    if scores_file:
+        from ..plot.scores import read_scores_with_se
+
+        table = read_scores_with_se(scores_file)
+        if qid not in table:
+            from ..errors import UsageError
+
+            raise UsageError(f"query {qid!r} is not in {scores_file}")
+        scores = dict(zip(table[qid][0], table[qid][1]))
+    order, x = zelo_order(judg, qid, docs, scores, prior=prior)
+    fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (width, height), title)
+    _save(fig, output, dpi, log)
+
+
+@command.command("scores", context_settings=CONTEXT)
+@click.option("-S", "--scores", "scores_file", required=True, metavar="TSV",
+              help="zelo_fit output: 'qid docno score se' TSV.")
+@click.option("-q", "--query", "queries", multiple=True, metavar="QID",
+              help="Query to draw (repeatable; default: the first --max-queries).")
+@click.option("--max-queries", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Queries drawn when --query is not given.")
+@click.option("--top", type=click.IntRange(min=1), default=None,
+              help="Only the N highest-scoring documents of each query.")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Interval level: score ± z·se with z = Φ⁻¹(1 − (1 − level)/2).")
+@_figure_options(11.0, 6.0)
+def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title):
+    """zELO score distributions with confidence intervals, one panel per query."""
+    _check_ext(output)
+    from ..plot import pyplot
+    from ..plot.scores import draw_scores, read_scores_with_se, select_queries
+
+    plt = pyplot()
+    log = Log("zelo_plot", quiet)
+    data = read_scores_with_se(scores_file)
+    chosen = select_queries(list(data), tuple(queries), max_queries)
+    fig = draw_scores(plt, data, chosen, confidence, top, (width, height), title)
+    _save(fig, output, dpi, log)
+
+
+def _values_options(f):
+    f = click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed for randomised tests and the bootstrap.")(f)
+    f = click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+                     default=0.05, show_default=True, help="Significance level.")(f)
+    f = click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+                     default="holm", show_default=True, help="Multiple-comparison correction over all pairs.")(f)
+    f = click.option("--test", "test", default="t", show_default=True,
+                     help="Paired test (as zelo_compare --tests: t, wilcoxon, sign, randomization, bootstrap).")(f)
+    f = click.option("-c", "--complete", is_flag=True,
+                     help="Count a query missing for a run as 0 (trec_eval -c) instead of dropping it.")(f)
+    f = click.option("-m", "--measure", default=None, metavar="MEASURE",
+                     help="The measure (trec_eval or ir-measures name; the column name in a -P file).")(f)
+    f = click.option("-P", "--per-query", "per_query", default=None, metavar="FILE",
+                     help="Per-query values 'run qid measure value' (zelo_eval -q -o tsv|csv|jsonl).")(f)
+    f = click.option("-R", "--qrels", default=None, metavar="QRELS", help="Qrels to evaluate the runs with.")(f)
+    return f
+
+
+@command.command("systems", context_settings=CONTEXT)
+@_values_options
+@click.option("--ci", type=click.Choice(["t", "bootstrap"]), default="t", show_default=True,
+              help="Interval of each run's mean: Student t, or BCa bootstrap (seeded).")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval level.")
+@_figure_options(7.0, 4.0)
+@click.argument("runs", nargs=-1, metavar="[RUN...]")
+def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, seed, ci, confidence,
+                quiet, output, width, height, dpi, title, runs):
+    """Runs ordered by a measure, with confidence intervals and significance groups.
+
+    Runs sharing a letter are not significantly different (paired TEST,
+    CORRECTION over all pairs, level ALPHA).
+    """
+    _check_ext(output)
+    import numpy as np
+
+    from ..plot import pyplot
+    from ..plot.data import load_values, paired_table, pairwise_tests
+    from ..plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
+    from ..stats.compare import CORRECTION_LABELS, TEST_LABELS
+
+    plt = pyplot()
+    log = Log("zelo_plot", quiet)
+    df, name = load_values(qrels, runs, per_query, measure, complete)
+    wide = paired_table(df, complete)
+    run_list = list(wide.columns)
+    means, low, high = mean_intervals(wide, confidence, ci, seed)
+    order = np.argsort(-means, kind="stable")
+    if len(run_list) >= 2:
+        records = pairwise_tests(df, test, correction, alpha, seed, complete)
+        letters = letter_groups(significant_matrix(records, run_list, alpha), order)
+        legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
+                  f"significantly different ({TEST_LABELS.get(test, test)}, "
+                  f"{CORRECTION_LABELS.get(correction, correction)}, α = {alpha:g})")
+    else:
+        letters = ["a"]
+        legend = f"{confidence:.0%} intervals"
+    fig = draw_systems(plt, run_list, means, low, high, letters, name, len(wide), legend,
+                       (width, height), title)
+    _save(fig, output, dpi, log)
+
+
+@command.command("pairs", context_settings=CONTEXT)
+@click.option("-C", "--compare", "compare_file", default=None, metavar="JSONL",
+              help="zelo_compare -o jsonl output (instead of -R/-P).")
+@_values_options
+@click.option("--value", type=click.Choice(["p_adjusted", "p_value", "mean_diff"]), default="p_adjusted",
+              show_default=True, help="What the cells show.")
+@_figure_options(6.5, 5.5)
+@click.argument("runs", nargs=-1, metavar="[RUN...]")
+def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correction, alpha, seed, value,
+              quiet, output, width, height, dpi, title, runs):
+    """Heatmap of pairwise p-values or mean differences between runs.
+
+    From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
+    or -P PER_QUERY_FILE with the paired TEST and CORRECTION.
+    """
+    _check_ext(output)
+    from ..errors import UsageError
+    from ..plot import pyplot
+    from ..plot.data import load_values, pairwise_tests, read_compare_jsonl, select_records
+    from ..plot.pairs import draw_pairs, pair_matrix
+
+    plt = pyplot()
+    log = Log("zelo_plot", quiet)
+    if compare_file is not None:
+        if qrels is not None or per_query is not None or runs:
+            raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both")
+        records, name, test_used = select_records(read_compare_jsonl(compare_file), measure,
+                                                  None if test == "t" else test, compare_file)
+    else:
+        df, name = load_values(qrels, runs, per_query, measure, complete)
+        if df["run"].nunique() < 2:
+            raise UsageError("need at least two runs to compare")
+        records = pairwise_tests(df, test, correction, alpha, seed, complete)
+        test_used = test
+    run_list, m = pair_matrix(records, value)
+    pv = pair_matrix(records, "p_adjusted")[1] if value == "mean_diff" else None
+    fig = draw_pairs(plt, run_list, m, value, alpha, name, test_used, (width, height), title, pv)
+    _save(fig, output, dpi, log)
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_main(command, "zelo_plot", argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Per-query values and pairwise tests for the system plots.
+
+Values come either from qrels + runs (through :func:`pref_eval.evaluate`)
+or from a per-query file written by ``zelo_eval -q -o tsv|csv|jsonl``
+(columns ``run qid measure value``, read by
+:func:`pref_eval.stats.perquery.read_per_query`). One measure is plotted.
+
+Queries: those with a value for every run (the paired set ``zelo_compare``
+uses); ``complete=True`` counts a missing value as 0 instead.
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from ..errors import UsageError
+
+
+def run_labels(paths: Sequence[str]) -> dict[str, str]:
+    """Short names for run files: the file name without extension when unique."""
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    if len(set(stems)) == len(stems):
+        return dict(zip(paths, stems))
+    return {p: p for p in paths}
+
+
+def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
+    if measure is None:
+        if len(available) == 1:
+            return available[0]
+        raise UsageError(f"{where} holds several measures ({', '.join(available)}): choose one with -m")
+    for cand in (measure, measure.replace(".", "_", 1)):
+        if cand in available:
+            return cand
+    raise UsageError(f"measure {measure!r} not in {where} (measures: {', '.join(available)})")
+
+
+def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
+                complete: bool = False):
+    """Long DataFrame ``run, qid, measure, value`` for one measure, and its name."""
+    if per_query is not None:
+        if qrels is not None or runs:
+            raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
+        from ..stats.perquery import read_per_query
+
+        df = read_per_query(per_query)
+        name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)
+        df = df[df["measure"] == name]
+    else:
+        if qrels is None or not runs:
+            raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE")
+        if measure is None:
+            raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)")
+        import pref_eval
+
+        df = pref_eval.evaluate(qrels, list(runs), [measure], complete=complete)
+        names = list(dict.fromkeys(df["measure"]))
+        if len(names) != 1:
+            raise UsageError(f"measure {measure!r} gives {len(names)} columns ({', '.join(names)}): "
+                             "choose one, e.g. P.10 rather than P")
+        name = names[0]
+        labels = run_labels(list(runs))
+        df = df.assign(run=df["run"].map(lambda r: labels.get(r, r)))
+    return df.reset_index(drop=True), name
+
+
+def paired_table(df, complete: bool = False):
+    """Wide table queries × runs (run order = first appearance) on the paired query set."""
+    runs = list(dict.fromkeys(df["run"]))
+    wide = df.pivot_table(index="qid", columns="run", values="value", aggfunc="first")[runs]
+    if complete:
+        wide = wide.fillna(0.0)
+    else:
+        wide = wide.dropna(axis=0, how="any")
+    if len(wide) == 0:
+        raise UsageError("no query has a value for every run")
+    return wide
+
+
+def pairwise_tests(df, test: str, correction: str, alpha: float, seed: int | None,
+                   complete: bool = False):
+    """Records of :func:`pref_eval.stats.compare` for every pair of runs (one test)."""
+    from ..stats import compare
+
+    res = compare(df, tests=[test], correction=correction, alpha=alpha, seed=seed, complete=complete)
+    return res.records
+
+
+def read_compare_jsonl(path: str):
+    """Records from ``zelo_compare -o jsonl`` (keys measure, run_a, run_b, test, mean_diff,
+    p_value, p_adjusted, ...), as a DataFrame."""
+    import json
+
+    import pandas as pd
+
+    from ..errors import InputError
+    from ..io.textfile import display_name, read_input_bytes
+
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="zelo_compare jsonl output").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    rows = []
+    need = ("measure", "run_a", "run_b", "test", "mean_diff", "p_value", "p_adjusted")
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(name, no, f"expected a JSON object ({err.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(name, no, "expected a JSON object")
+        if "run_a" not in obj:  # legend / summary lines, if any
+            continue
+        missing = [k for k in need if k not in obj]
+        if missing:
+            raise InputError(name, no, f"missing key(s) {', '.join(missing)}")
+        rows.append({k: obj[k] for k in need})
+    if not rows:
+        raise InputError(name, 0, "no comparison records (expected zelo_compare -o jsonl output)")
+    return pd.DataFrame(rows)
+
+
+def select_records(records, measure: str | None, test: str | None, where: str):
+    """Rows of one measure and one test (each may be omitted when unique)."""
+    measures = list(dict.fromkeys(records["measure"].astype(str)))
+    m = _pick_measure(measures, measure, where)
+    sub = records[records["measure"].astype(str) == m]
+    tests = list(dict.fromkeys(sub["test"].astype(str)))
+    if test is None:
+        t = "t" if "t" in tests else tests[0]
+    elif test in tests:
+        t = test
+    else:
+        raise UsageError(f"test {test!r} not in {where} for measure {m!r} (tests: {', '.join(tests)})")
+    return sub[sub["test"].astype(str) == t].reset_index(drop=True), m, t

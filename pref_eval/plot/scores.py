@@ -1,0 +1,102 @@
+"""zELO score distributions with confidence intervals.
+
+Input: a ``zelo_fit`` score file (TSV with the header ``qid docno score se``,
+more columns allowed). For each selected query, the documents are drawn
+sorted by score with the interval ``score ± z·se``, z = Φ⁻¹(1 − (1−c)/2)
+(c = ``confidence``, default 0.95, so z ≈ 1.96: the Wald interval from the
+observed Fisher information that ``zelo_fit`` reports). A document whose
+SE is ``nan`` (e.g. ``--compat zbench``, or a singleton component under
+``--prior 0``) is drawn as a point without an interval.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+
+
+def read_scores_with_se(path: str):
+    """``{qid: (docnos, scores, ses)}`` from a zELO score TSV, queries in file order."""
+    from ..io.textfile import display_name, read_input_bytes
+    from ..zelo.scores_io import is_zelo_scores_header
+
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="zELO score file").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    lines = text.split("\n")
+    if not is_zelo_scores_header(lines[0]):
+        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
+    out: dict[str, tuple[list[str], list[float], list[float]]] = {}
+    for no, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) < 4:
+            raise InputError(name, no, f"expected 4 tab-separated fields 'qid docno score se', got {len(f)}")
+        try:
+            s, se = float(f[2]), float(f[3])
+        except ValueError:
+            raise InputError(name, no, f"expected numbers as score and se, got {f[2]!r} {f[3]!r}") from None
+        if not math.isfinite(s):
+            raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
+        if se < 0:
+            raise InputError(name, no, f"expected a non-negative se, got {f[3]!r}")
+        docs, xs, ses = out.setdefault(f[0], ([], [], []))
+        docs.append(f[1])
+        xs.append(s)
+        ses.append(se)
+    if not out:
+        raise InputError(name, 0, "no score rows after the header")
+    return out
+
+
+def select_queries(available: list[str], wanted: tuple[str, ...], limit: int) -> list[str]:
+    """The queries to draw: ``wanted`` (checked), else the first ``limit``."""
+    if wanted:
+        missing = [q for q in wanted if q not in available]
+        if missing:
+            raise UsageError(f"query {missing[0]!r} is not in the scores file")
+        return list(wanted)
+    return available[:limit]
+
+
+def draw_scores(plt, data, queries: list[str], confidence: float, top: int | None,
+                size: tuple[float, float], title: str | None = None):
+    """One panel per query: documents sorted by score, intervals as bars."""
+    from scipy.stats import norm
+
+    if not 0 < confidence < 1:
+        raise UsageError("--confidence must be between 0 and 1")
+    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    n = len(queries)
+    fig, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False, sharex=False)
+    for ax, qid in zip(axes[0], queries):
+        docs, xs, ses = data[qid]
+        x = np.asarray(xs, dtype=float)
+        se = np.asarray(ses, dtype=float)
+        order = np.argsort(-x, kind="stable")
+        if top:
+            order = order[:top]
+        xo, seo = x[order], se[order]
+        y = np.arange(len(order))
+        has = np.isfinite(seo)
+        ax.errorbar(xo[has], y[has], xerr=z * seo[has], fmt="o", ms=3, lw=1, capsize=2,
+                    color="tab:blue", label=f"score ± {z:.2f}·se")
+        if (~has).any():
+            ax.plot(xo[~has], y[~has], "o", ms=3, color="tab:red", label="no se")
+        ax.axvline(0.0, color="grey", lw=0.5)
+        ax.invert_yaxis()
+        if len(order) <= 40:
+            ax.set_yticks(y, [docs[i] for i in order], fontsize=6 if len(order) > 20 else 8)
+        else:
+            ax.set_yticks([])
+        ax.set_xlabel("zELO score")
+        ax.set_title(f"query {qid} ({len(docs)} docs)", fontsize=10)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(title or f"zELO scores with {confidence:.0%} intervals")
+    return fig

@@ -1,0 +1,131 @@
+"""Runs ordered by a measure, with confidence intervals and significance groups.
+
+For each run, the mean of its per-query values over the paired query set and
+a confidence interval of that mean:
+
+* ``t`` (default): ``mean ± t_{n−1, 1−(1−c)/2} · s/√n``
+  (``scipy.stats.t.interval``);
+* ``bootstrap``: the BCa interval (2,000 resamples) of
+  ``scipy.stats.bootstrap`` with a seeded generator.
+
+Significance groups are a compact letter display (Piepho 2004, "An
+algorithm for a letter-based representation of all-pairwise comparisons",
+J. Comput. Graph. Stat. 13(2)): two runs share a letter exactly when their
+paired test (``zelo_compare``'s tests, corrected over all pairs) does *not*
+find them different at level ``alpha``. Letters are the maximal cliques of
+the "not significantly different" graph, named a, b, c, … in the order of
+the best run they contain.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UsageError
+
+
+def mean_intervals(wide, confidence: float, method: str, seed: int | None):
+    """``(means, low, high)`` arrays over the columns of ``wide`` (queries × runs)."""
+    from scipy import stats
+
+    if not 0 < confidence < 1:
+        raise UsageError("--confidence must be between 0 and 1")
+    x = wide.to_numpy(dtype=float)
+    n = x.shape[0]
+    means = x.mean(axis=0)
+    if n < 2:
+        return means, np.full_like(means, np.nan), np.full_like(means, np.nan)
+    if method == "t":
+        sem = x.std(axis=0, ddof=1) / np.sqrt(n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low, high = stats.t.interval(confidence, n - 1, loc=means, scale=sem)
+        # a run with identical values on every query has a zero-width interval
+        low = np.where(sem == 0, means, low)
+        high = np.where(sem == 0, means, high)
+        return means, np.asarray(low), np.asarray(high)
+    if method == "bootstrap":
+        rng = np.random.default_rng(seed)
+        res = stats.bootstrap((x,), np.mean, axis=0, confidence_level=confidence, n_resamples=2000,
+                              method="BCa", random_state=rng, vectorized=True)
+        low = np.where(np.isfinite(res.confidence_interval.low), res.confidence_interval.low, means)
+        high = np.where(np.isfinite(res.confidence_interval.high), res.confidence_interval.high, means)
+        return means, low, high
+    raise UsageError(f"--ci must be t or bootstrap, not {method!r}")
+
+
+def significant_matrix(records, runs: list[str], alpha: float) -> np.ndarray:
+    """Boolean R×R: True where the pair's corrected p-value is below ``alpha``."""
+    idx = {r: i for i, r in enumerate(runs)}
+    sig = np.zeros((len(runs), len(runs)), dtype=bool)
+    for a, b, p in zip(records["run_a"], records["run_b"], records["p_adjusted"]):
+        if a in idx and b in idx and p is not None and np.isfinite(p) and p < alpha:
+            sig[idx[a], idx[b]] = sig[idx[b], idx[a]] = True
+    return sig
+
+
+def letter_groups(sig: np.ndarray, order: np.ndarray) -> list[str]:
+    """Compact letter display: letters per run (index into ``sig``).
+
+    ``order``: run indices best first. Every maximal clique of the
+    not-different graph gets a letter; two runs share a letter iff they are
+    not significantly different. Bron–Kerbosch with pivoting (runs are few).
+    """
+    r = sig.shape[0]
+    same = ~sig
+    np.fill_diagonal(same, True)
+    nbrs = [set(np.flatnonzero(same[i])) - {i} for i in range(r)]
+    cliques: list[set[int]] = []
+
+    def expand(cur: set[int], cand: set[int], excl: set[int]) -> None:
+        if not cand and not excl:
+            cliques.append(cur)
+            return
+        pivot = max(cand | excl, key=lambda u: len(nbrs[u] & cand))
+        for v in list(cand - nbrs[pivot]):
+            expand(cur | {v}, cand & nbrs[v], excl & nbrs[v])
+            cand = cand - {v}
+            excl = excl | {v}
+
+    expand(set(), set(range(r)), set())
+    rank = np.empty(r, dtype=int)
+    rank[np.asarray(order)] = np.arange(r)
+    cliques.sort(key=lambda c: sorted(rank[list(c)].tolist()))
+    letters = [""] * r
+    for k, c in enumerate(cliques):
+        ch = _letter(k)
+        for v in c:
+            letters[v] += ch
+    return letters
+
+
+def _letter(k: int) -> str:
+    s = ""
+    k += 1
+    while k:
+        k, rem = divmod(k - 1, 26)
+        s = chr(ord("a") + rem) + s
+    return s
+
+
+def draw_systems(plt, runs: list[str], means, low, high, letters: list[str], measure: str,
+                 n_queries: int, legend: str, size: tuple[float, float], title: str | None = None):
+    """Horizontal plot: runs sorted by mean (best on top), CI bars, letters at the right."""
+    order = np.argsort(-np.asarray(means), kind="stable")
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    y = np.arange(len(runs))
+    m, lo, hi = means[order], low[order], high[order]
+    err = np.vstack([m - lo, hi - m])
+    err = np.where(np.isfinite(err), err, 0.0)
+    ax.errorbar(m, y, xerr=err, fmt="o", color="tab:blue", capsize=3)
+    ax.set_yticks(y, [runs[i] for i in order])
+    ax.invert_yaxis()
+    xmax = np.nanmax(np.where(np.isfinite(hi), hi, m))
+    xmin = np.nanmin(np.where(np.isfinite(lo), lo, m))
+    span = max(xmax - xmin, 1e-9)
+    for yy, i in zip(y, order):
+        ax.annotate(letters[i], (xmax + 0.06 * span, yy), va="center", fontsize=10, fontweight="bold")
+    ax.set_xlim(xmin - 0.08 * span, xmax + 0.2 * span)
+    ax.set_xlabel(f"mean {measure} over {n_queries} queries")
+    ax.grid(axis="x", lw=0.3)
+    ax.set_title(title or f"runs by {measure}", fontsize=11)
+    fig.supxlabel(legend, fontsize=7)
+    return fig
