@@ -1,0 +1,197 @@
+"""zelo_pairs: choose the pairs to judge (random cycles; Clarke's tournament)."""
+from __future__ import annotations
+
+import click
+
+from .common import Log, output_stream, run_main
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def command():
+    """Choose document pairs to judge.
+
+    \b
+    zelo_pairs cycles --dataset DS.jsonl --cycles 4 --seed 1 > pairs.jsonl
+    zelo_pairs init --state S.json --qrels graded.qrels [--k 5 --p 7 --f 9]
+    zelo_pairs next --state S.json > batch.txt      (pairs still to judge)
+    zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
+    zelo_pairs result --state S.json [--qrels graded.qrels]
+    """
+
+
+def _read_queries(dataset, run, depth, docs):
+    from ..errors import UsageError
+    from ..io.textfile import read_input_bytes
+    from ..zelo.formats import read_zbench_dataset
+
+    given = [x for x in (dataset, run, docs) if x]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --dataset, --run, --docs")
+    if dataset:
+        return read_zbench_dataset(dataset)
+    if run:
+        import numpy as np
+
+        from ..io.runs import read_run
+
+        r = read_run(run)
+        out: dict[str, list[str]] = {}
+        order = np.lexsort((r.docno, -r.score, r.qid))  # score desc, docno asc within qid
+        for i in order:
+            lst = out.setdefault(r.qid[i].decode(), [])
+            if depth is None or len(lst) < depth:
+                lst.append(r.docno[i].decode())
+        return list(out.items())
+    text = read_input_bytes(docs, what="'qid docno' file").decode("utf-8")
+    out2: dict[str, list[str]] = {}
+    from ..errors import InputError
+
+    for no, line in enumerate(text.split("\n"), start=1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 2:
+            raise InputError(docs, no, f"expected 'qid docno', got {len(f)} fields")
+        out2.setdefault(f[0], []).append(f[1])
+    return list(out2.items())
+
+
+@command.command("cycles")
+@click.option("--dataset", default=None, metavar="JSONL", help="zbench QueryDocuments JSONL.")
+@click.option("--run", default=None, metavar="RUN", help="TREC run: candidates = top --depth by score.")
+@click.option("--depth", type=int, default=None, help="With --run: documents per query (default all).")
+@click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
+@click.option("--cycles", type=int, default=4, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-duplicates", is_flag=True, help="Skip a pair already drawn for the query.")
+@click.option("--limit", type=int, default=None, help="Use only the first N documents per query.")
+@click.option("--compat", type=click.Choice(["zbench"]), default=None,
+              help="Python random.Random(seed).shuffle, as zbench after random.seed(seed).")
+@click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True)
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
+    """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
+    import json
+
+    from ..errors import UsageError
+    from ..zelo.pairs import random_cycles
+
+    if cycles < 1:
+        raise UsageError("--cycles must be >= 1")
+    queries = _read_queries(dataset, run, depth, docs)
+    pairs = random_cycles(queries, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat)
+    with output_stream(output) as out:
+        for q, a, b in pairs:
+            if output_format == "jsonl":
+                out.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
+            else:
+                out.write(f"{q}\t{a}\t{b}\n")
+    Log("zelo_pairs", quiet).info(f"{len(pairs)} pairs for {len(queries)} queries")
+    return 0
+
+
+def _load(state):
+    from ..io.textfile import read_input_bytes
+    from ..zelo.tournament import Tournament
+
+    return Tournament.from_json(read_input_bytes(state, what="tournament state").decode("utf-8"), state)
+
+
+def _save(state, t):
+    with output_stream(state) as out:
+        out.write(t.to_json())
+
+
+@command.command("init")
+@click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
+@click.option("--qrels", required=True, metavar="FILE", help="Graded qrels (the pool: grade > 0).")
+@click.option("--k", type=int, default=5, show_default=True, help="Depth of top documents required.")
+@click.option("--p", type=int, default=7, show_default=True, help="First-stage pairings per document.")
+@click.option("--f", type=int, default=9, show_default=True, help="First-stage pooling threshold.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--final-phase", is_flag=True, help="Break a tie for best with an extra round robin.")
+@click.option("--force", is_flag=True, help="Overwrite an existing state file.")
+def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
+    """Start Clarke's pruning tournament from graded qrels."""
+    import os
+
+    from ..errors import UsageError
+    from ..zelo.tournament import Tournament, read_graded_qrels
+
+    if os.path.exists(state) and not force:
+        raise UsageError(f"{state} exists (use --force to start over)")
+    t = Tournament(k, p, f, seed, final_phase)
+    for topic, grades in read_graded_qrels(qrels).items():
+        t.add_topic(topic, grades)
+    _save(state, t)
+    return 0
+
+
+@command.command("next")
+@click.option("--state", required=True, metavar="FILE")
+@click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
+def next_cmd(state, output):
+    """Print the pairs still to judge (none when the tournament is over)."""
+    t = _load(state)
+    req = t.outstanding()
+    _save(state, t)  # the left/right draw advances the seeded stream
+    with output_stream(output) as out:
+        for tp, a, b in req:
+            out.write(f"{tp} {a} {b}\n")
+    return 0
+
+
+@command.command("add")
+@click.option("--state", required=True, metavar="FILE")
+@click.option("-J", "--judgments", "judgments", multiple=True, required=True)
+@click.option("--format", "fmt", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def add_cmd(state, judgments, fmt, quiet):
+    """Add a batch of judgments (any number of batches per stage)."""
+    from ..zelo.formats import read_judgments
+
+    t = _load(state)
+    log = Log("zelo_pairs", quiet)
+    for path in judgments:
+        j = read_judgments(path, fmt)
+        rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
+                for i in range(len(j)))
+        summary = t.add(rows)
+        if summary["duplicate"] or summary["unrequested"]:
+            log.warn(f"{path}: {summary['duplicate']} judgments of already judged pairs and "
+                     f"{summary['unrequested']} of pairs not requested were ignored")
+    _save(state, t)
+    left = len(t.outstanding())
+    log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
+    return 0
+
+
+@command.command("result")
+@click.option("--state", required=True, metavar="FILE")
+@click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
+def result_cmd(state, qrels):
+    """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
+    import sys
+
+    from ..zelo.scores_io import fmt_float
+    from ..zelo.tournament import read_graded_qrels
+
+    t = _load(state)
+    if qrels:
+        for tp, d, v in t.prefs_qrels(read_graded_qrels(qrels)):
+            sys.stdout.write(f"{tp} Q0 {d} {fmt_float(v)}\n")
+        return 0
+    for tp, st in t.topics.items():
+        if st["phase"] == "done":
+            for d, v in sorted((st["result"] or {}).items(), key=lambda x: -x[1]):
+                sys.stdout.write(f"{tp} {d} {fmt_float(v)}\n")
+    return 0
+
+
+def main(argv=None):
+    run_main(command, "zelo_pairs", argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,250 @@
+"""Clarke et al.'s pruning tournament ("prefBest") as a resumable process.
+
+Clarke, Vtyurina & Smucker, "Assessing top-k preferences", TOIS 2021;
+parameters as in claclark/preferences ``prefj.py`` (k = 5, p = 7, f = 9).
+Per topic:
+
+1. Candidates: documents with grade > 0, by grade descending; the first k,
+   extended by every document tied with the k-th grade. One candidate is the
+   answer; none leaves nothing to judge.
+2. Pruning, while the pool has more than f documents: choose pairs so every
+   document is in at least n = min(p, |pool| - 1) pairs (repeat: shuffle the
+   pool, stable-sort it by pairs held so far, pair the first document with
+   the first later one it has not met). When **all** of the stage's pairs are
+   judged, keep the documents with more than floor(p / 2) wins.
+3. Final, pool <= f: round robin; when all pairs are judged, the top k by
+   wins (extended by ties with the k-th) with wins > 0 are the result,
+   score = wins.
+4. Optional extra final phase (``final_phase=True``, our reading of Yan et
+   al. 2022's "additional phase"): if the result holds several documents tied
+   on the top score, a second round robin among them picks the best.
+
+Differences from ``prefj.py`` (see docs/differences-zelo.md): wins are
+accumulated across ``add`` calls, so a stage's judgments may arrive in any
+number of batches; duplicate or unrequested judgments are counted and
+ignored, never silently mixed in; a pruning stage that would leave nobody
+keeps the documents with the most wins; randomness is seeded
+(``numpy.random.default_rng([seed, step])``). The whole state is one JSON
+document (:meth:`Tournament.to_json`).
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.textfile import display_name, read_input_bytes
+
+
+def read_graded_qrels(path: str) -> dict[str, dict[str, float]]:
+    """Qrels as prefj reads them: ``topic [iter] docno grade``, grade maybe ``L2`` or float."""
+    name = display_name(path)
+    text = read_input_bytes(path, what="qrels file").decode("utf-8", errors="replace")
+    out: dict[str, dict[str, float]] = {}
+    for no, line in enumerate(text.split("\n"), start=1):
+        f = line.split()
+        if not f or f[0].startswith("#"):
+            continue
+        if len(f) not in (3, 4):
+            raise InputError(name, no, f"expected 'topic iter docno grade' (or 3 fields), got {len(f)} fields")
+        g = f[-1][1:] if f[-1][:1] in "Ll" else f[-1]
+        try:
+            val = float(g)
+        except ValueError:
+            raise InputError(name, no, f"expected a numeric grade, got {f[-1]!r}") from None
+        d = out.setdefault(f[0], {})
+        d[f[-2]] = max(val, d.get(f[-2], val))
+    return out
+
+
+def _key(a: str, b: str) -> str:
+    return f"{a}\t{b}" if a < b else f"{b}\t{a}"
+
+
+class Tournament:
+    """State of the tournament for many topics (see module docstring)."""
+
+    def __init__(self, k: int = 5, p: int = 7, f: int = 9, seed: int = 0, final_phase: bool = False):
+        k = max(k, 1)
+        p = max(p, k + 1)
+        f = max(f, p + 1)
+        self.k, self.p, self.f, self.seed, self.final_phase = k, p, f, seed, final_phase
+        self.step = 0
+        self.topics: dict[str, dict] = {}
+        self.comparisons = 0
+        self.ignored = 0
+
+    # ------------------------------------------------------------------ setup
+    def _rng(self):
+        self.step += 1
+        return np.random.default_rng([self.seed, self.step])
+
+    def add_topic(self, topic: str, grades: dict[str, float]) -> None:
+        """Start a topic from its graded documents (candidates = top k + ties)."""
+        pos = sorted(((g, d) for d, g in grades.items() if g > 0), key=lambda x: -x[0])
+        cands = [d for _, d in pos[: self.k]]
+        if len(pos) > self.k:
+            kth = pos[self.k - 1][0]
+            cands += [d for g, d in pos[self.k:] if g == kth]
+        t = {"pool": cands, "phase": "prune", "pairs": [], "wins": {}, "judged": {}, "result": None}
+        self.topics[topic] = t
+        self._start_stage(topic)
+
+    def _start_stage(self, topic: str) -> None:
+        t = self.topics[topic]
+        pool = t["pool"]
+        t["wins"] = {d: 0.0 for d in pool}
+        t["judged"] = {}
+        if t["phase"] in ("prune", "final") and len(pool) <= 1:
+            t["phase"] = "done"
+            t["result"] = {d: 1.0 for d in pool}
+            t["pairs"] = []
+            return
+        if t["phase"] == "prune" and len(pool) <= self.f:
+            t["phase"] = "final"
+        if t["phase"] in ("final", "extra"):
+            t["pairs"] = [_key(pool[i], pool[j]) for i in range(len(pool)) for j in range(i + 1, len(pool))]
+        else:
+            t["pairs"] = self._prune_pairs(pool)
+
+    def _prune_pairs(self, pool: list[str]) -> list[str]:
+        rng = self._rng()
+        n = min(self.p, len(pool) - 1)
+        count = {d: 0 for d in pool}
+        used: set[str] = set()
+        docs = list(pool)
+        while min(count.values()) < n:
+            order = [docs[i] for i in rng.permutation(len(docs))]
+            order.sort(key=lambda d: count[d])  # stable
+            first = order[0]
+            for other in order[1:]:
+                kk = _key(first, other)
+                if kk not in used:
+                    used.add(kk)
+                    count[first] += 1
+                    count[other] += 1
+                    break
+            else:  # first has met everyone; cannot happen while n <= |pool| - 1
+                break
+        return sorted(used)
+
+    # ------------------------------------------------------------- requests
+    def outstanding(self) -> list[tuple[str, str, str]]:
+        """Pairs still to judge, ``(topic, left, right)`` in random left/right order."""
+        rng = self._rng()
+        out = []
+        for topic, t in self.topics.items():
+            for kk in t["pairs"]:
+                if kk not in t["judged"]:
+                    a, b = kk.split("\t")
+                    out.append((topic, a, b))
+        flips = rng.random(len(out)) < 0.5
+        return [(tp, b, a) if fl else (tp, a, b) for (tp, a, b), fl in zip(out, flips)]
+
+    def done(self) -> bool:
+        return all(t["phase"] == "done" for t in self.topics.values())
+
+    # ------------------------------------------------------------ judgments
+    def add(self, judgments: Iterable[tuple[str, str, str, float]]) -> dict:
+        """Record judgments ``(topic, doc_a, doc_b, score)`` (score 1 = b better, 1/2 = tie).
+
+        Only outstanding pairs count (the first judgment of each); the rest is
+        counted in the returned summary. Stages complete as soon as all of
+        their pairs are judged, which may start the next stage.
+        """
+        used = dup = unrequested = 0
+        touched = set()
+        pairsets: dict[str, set] = {}
+        for topic, a, b, s in judgments:
+            t = self.topics.get(topic)
+            kk = _key(a, b)
+            if t is not None and topic not in pairsets:
+                pairsets[topic] = set(t["pairs"]) if t["phase"] != "done" else set()
+            if t is None or kk not in pairsets[topic]:
+                unrequested += 1
+                continue
+            if kk in t["judged"]:
+                dup += 1
+                continue
+            t["judged"][kk] = 1
+            t["wins"][b] = t["wins"].get(b, 0.0) + s
+            t["wins"][a] = t["wins"].get(a, 0.0) + (1.0 - s)
+            used += 1
+            touched.add(topic)
+        self.comparisons += used
+        self.ignored += dup + unrequested
+        for topic in touched:
+            self._advance(topic)
+        return {"used": used, "duplicate": dup, "unrequested": unrequested}
+
+    def _advance(self, topic: str) -> None:
+        t = self.topics[topic]
+        while t["phase"] != "done" and len(t["judged"]) == len(t["pairs"]):
+            wins = t["wins"]
+            if t["phase"] == "prune":
+                keep = [d for d in t["pool"] if wins[d] > self.p // 2]
+                if not keep:
+                    best = max(wins.values())
+                    keep = [d for d in t["pool"] if wins[d] == best]
+                t["pool"] = keep
+                self._start_stage(topic)
+            elif t["phase"] == "final":
+                ranked = sorted(t["pool"], key=lambda d: -wins[d])
+                top = ranked[: self.k]
+                if len(ranked) > self.k:
+                    kth = wins[ranked[self.k - 1]]
+                    top += [d for d in ranked[self.k:] if wins[d] == kth]
+                t["result"] = {d: wins[d] for d in top if wins[d] > 0}
+                best = max(t["result"].values()) if t["result"] else 0
+                tied = [d for d, w in t["result"].items() if w == best]
+                if self.final_phase and len(tied) > 1:
+                    t["phase"] = "extra"
+                    t["pool"] = tied
+                    self._start_stage(topic)
+                else:
+                    t["phase"] = "done"
+            elif t["phase"] == "extra":
+                best = max(wins[d] for d in t["pool"])
+                for d in t["pool"]:
+                    if wins[d] == best:
+                        t["result"][d] += 1000.0  # extra-phase winners rank first
+                t["phase"] = "done"
+
+    # ---------------------------------------------------------------- output
+    def best(self, topic: str) -> list[str]:
+        """Documents with the top result score (several when tied)."""
+        r = self.topics[topic]["result"] or {}
+        if not r:
+            return []
+        m = max(r.values())
+        return [d for d, v in r.items() if v == m]
+
+    def prefs_qrels(self, grades: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
+        """prefj ``prefs``: result docs get wins + max grade + 100, others keep their grade."""
+        out = []
+        for topic, t in self.topics.items():
+            if t["phase"] != "done":
+                continue
+            g = grades.get(topic, {})
+            mx = max(g.values()) if g else 0.0
+            res = t["result"] or {}
+            for d, v in g.items():
+                out.append((topic, d, res[d] + mx + 100.0 if d in res else v))
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
+                           "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
+                           "ignored": self.ignored, "topics": self.topics}, indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
+        try:
+            obj = json.loads(text)
+            t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
+            t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
+        except (ValueError, KeyError, TypeError) as err:
+            raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
+        return t
