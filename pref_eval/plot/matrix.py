@@ -78,8 +78,7 @@ def draw_matrix(plt, docs: list[str], share: np.ndarray, order: np.ndarray, scor
     """Figure with two panels: input order and zELO order."""
     k = len(docs)
     fig, axes = plt.subplots(1, 2, figsize=size, layout="constrained")
-    cmap = plt.get_cmap("RdBu").copy()
-    cmap.set_bad("#eeeeee")
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")
     panels = [(np.arange(k), "input order"), (order, "by zELO score (highest first)")]
     im = None
     for ax, (idx, label) in zip(axes, panels):

@@ -39,14 +39,13 @@ def draw_pairs(plt, runs: list[str], m: np.ndarray, value: str, alpha: float, me
     if value == "mean_diff":
         lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1.0
         lim = lim if lim > 0 else 1.0
-        cmap = plt.get_cmap("RdBu").copy()
+        cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")
         im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=-lim, vmax=lim)
         label = f"mean {measure}: row − column"
     else:
-        cmap = plt.get_cmap("viridis").copy()
+        cmap = plt.get_cmap("viridis").with_extremes(bad="#eeeeee")
         im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.0, vmax=1.0)
         label = f"{'corrected ' if value == 'p_adjusted' else ''}p-value ({test})"
-    cmap.set_bad("#eeeeee")
     marks = pvals if pvals is not None else (m if value != "mean_diff" else None)
     k = len(runs)
     fs = 9 if k <= 8 else 6 if k <= 20 else 0
