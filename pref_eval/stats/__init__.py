@@ -12,14 +12,14 @@ Public entry points:
 * :func:`compare` -- all pairs (or each run against a baseline) of every
   measure of a long per-query table, with every selected test and a
   correction per (measure, test) family.
-* :func:`test_differences` -- the same tests on a ready difference matrix.
+* :func:`compare_differences` -- the same tests on a ready difference matrix.
 * :mod:`pref_eval.stats.paired` -- the individual vectorised tests.
 * :mod:`pref_eval.stats.orderings` -- Kendall tau_b, tau_AP (and its tie
   variants), rank-biased overlap, swapped pairs.
 """
 from __future__ import annotations
 
-from .compare import ComparisonResult, compare, test_differences
+from .compare import ComparisonResult, compare, compare_differences
 from .correction import CORRECTIONS, adjust
 from .effect import effect_sizes
 from .orderings import (
@@ -47,5 +47,5 @@ __all__ = [
     "compare", "compare_orderings", "differences", "effect_sizes",
     "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext",
     "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
-    "test_differences", "wilcoxon_test",
+    "compare_differences", "wilcoxon_test",
 ]

@@ -19,7 +19,7 @@ Tukey HSD, :mod:`pref_eval.stats.tukey`) is already family-wise over all
 runs: its ``p_adjusted`` equals its ``p_value`` and ``correction`` is
 ``tukey-hsd``.
 
-:func:`test_differences` runs the same tests on a ready matrix of per-query
+:func:`compare_differences` runs the same tests on a ready matrix of per-query
 differences (rows = comparisons, e.g. the per-query values of a preference
 measure for each pair of runs), each row tested against 0.
 """
@@ -296,7 +296,7 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
                             n_queries=n_queries, dropped_queries=dropped, params=params)
 
 
-def test_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, measure: str = "",
+def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, measure: str = "",
                      tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
                      alpha: float = 0.05, resamples: int = 10_000, seed: int | None = 0,
                      zero_method: str = "wilcox", wilcoxon_method: str = "auto",

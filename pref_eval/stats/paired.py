@@ -242,7 +242,9 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
     * ``percentile``: quantiles alpha/2, 1 - alpha/2 of the bootstrap means;
     * ``basic``: 2 mean - (upper, lower percentile bounds);
     * ``BCa``: quantiles Phi(z0 + (z0 + z)/(1 - a (z0 + z))) with
-      z0 = Phi^-1(share of bootstrap means below the mean, ties half) and the
+      z0 = Phi^-1(share of bootstrap means below the mean, ties half; means
+      within 1e-12 of it count as ties, so float round-off in the resampled
+      sums does not move z0) and the
       jackknife acceleration a = sum U^3 / (6 (sum U^2)^1.5),
       U_i = (n - 1)(mean of jackknife means - jackknife mean_i).
 
@@ -277,7 +279,9 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
         th = theta[sl][:, None]
         count[sl] = (np.abs(boot - th) >= np.abs(th) - _tolerance(th)).sum(axis=1)
         if method == "bca":
-            below = (boot < th).sum(axis=1) + (boot <= th).sum(axis=1)
+            # bootstrap means equal to the mean up to round-off count as ties
+            tol = 1e-12 * np.maximum(1.0, np.abs(th))
+            below = (boot < th - tol).sum(axis=1) + (boot <= th + tol).sum(axis=1)
             with np.errstate(all="ignore"):
                 z0 = ndtri(below / (2 * B))
                 Dc = D[sl]
