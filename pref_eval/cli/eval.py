@@ -1,0 +1,246 @@
+"""``zelo_eval`` (also installed as ``pref_eval``): metric and preference evaluation.
+
+Two modes share one command (docs/zelo_eval.md):
+
+* **preference mode** — a drop-in for diazf/pref_eval's ``pref_eval.py``:
+  JSON lines (``-o pref``, the default with two or more runs), or long
+  tables (``-o tsv|csv|jsonl`` when a preference measure or a pref_eval
+  metric such as ``p@10`` is asked for);
+* **metric mode** — trec_eval semantics for several runs: ``-o trec`` (the
+  default with one run; one trec_eval block per run) or ``-o tsv|csv|jsonl``
+  long tables (``run, qid, measure, value``) when every ``-m`` name is a
+  trec_eval / ir-measures name.
+"""
+from __future__ import annotations
+
+import click
+
+from .common import Log, run_main
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("-R", "--qrels", "qrels", required=True, metavar="QRELS", help="Qrels file (path, -, gzip, irds:ID).")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+              help="Measure, repeatable: rpp invrpp dcgrpp lexirecall (LR, sgnLR) lexiprecision (sgnLP) "
+                   "rrlexiprecision (rrLP); ap rbp rr ndcg rp p@K r@K ap@K rr@K ndcg@K rbp@G[,K]; "
+                   "any trec_eval / ir-measures name (ndcg_cut.10, nDCG@10).")
+@click.option("-M", "--measure_set", "measure_set", default=None, metavar="SET|N",
+              help="preferences, all, none (= all, pref_eval.py's default), a trec_eval nickname "
+                   "(official, all_trec), or a number: keep the top N documents (trec_eval's -M).")
+@click.option("-b", "--binary_relevance", "binary", default=None, type=float, metavar="GRADE",
+              help="Preference mode: relevant iff grade >= GRADE (grades become 0/1).")
+@click.option("-f", "--relevance_floor", "floor", default=None, type=float, metavar="G",
+              help="Preference mode: grades below G become 0 (after -b).")
+@click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
+@click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
+@click.option("-c", "--complete", "complete", is_flag=True,
+              help="Metric mode: every qrels topic counts; missing ones score 0 (trec_eval -c).")
+@click.option("-l", "--level", "level", default=1, type=int, metavar="N",
+              help="Metric mode: grade >= N is relevant (trec_eval -l, default 1).")
+@click.option("--depth", "depth", default=None, type=click.IntRange(min=1), metavar="N",
+              help="Keep the top N documents of each ranking (same as --topk).")
+@click.option("--topk", "topk", default=None, type=click.IntRange(min=1), metavar="K",
+              help="Keep the top K documents of each ranking (pref_eval.py's --topk).")
+@click.option("-o", "--output-format", "fmt", default=None, type=click.Choice(FORMATS),
+              help="pref: pref_eval.py's JSON lines (default with >= 2 runs); trec: trec_eval blocks "
+                   "(default with 1 run); tsv, csv, jsonl: long tables.")
+@click.option("--output", "output", default=None, metavar="FILE", help="Write results to FILE (default stdout).")
+@click.option("--reference", "reference", default=None, metavar="RUN",
+              help="Compare RUN (run id or file) with every other run instead of all pairs.")
+@click.option("--means", "means", is_flag=True,
+              help="pref output: add a per-run mean line for every metric after the summary.")
+@click.option("--query_fraction", "query_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+              help="Keep max(int(|Q|*F), 1) random queries per sample.")
+@click.option("--label_fraction", "label_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+              help="Keep max(int(n*F), 1) of the n relevant labels of each query per sample.")
+@click.option("--label_fraction_policy", "label_policy", default="random", type=click.Choice(["random", "pool"]),
+              help="random labels, or those found in most run lines (ties: docid descending).")
+@click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
+@click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
+@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
+@click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
+def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
+            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
+            list_measures, runs):
+    """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
+
+    \b
+    zelo_eval -R qrels/dl19-sample.qrels -q runs/bm25.run runs/dense.run   # pref_eval.py JSON lines
+    zelo_eval -R qrels/dl19-sample.qrels -m map -m nDCG@10 runs/bm25.run    # trec_eval block
+    zelo_eval -R qrels/dl19-sample.qrels -o tsv -m map runs/*.run           # long table
+    """
+    from ..errors import UsageError
+
+    log = Log("zelo_eval", quiet)
+    if list_measures:
+        return _list_measures()
+    if not runs:
+        raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
+    ms = measure_set
+    if ms is not None and ms.strip().lstrip("+").isdigit():
+        d = int(ms)
+        if d <= 0:
+            raise UsageError(f"-M {ms}: the depth must be positive")
+        depth, ms = (d if depth is None else min(depth, d)), None
+    cut = [x for x in (depth, topk) if x is not None]
+    cutoff = min(cut) if cut else None
+    if fmt is None:
+        fmt = "pref" if len(runs) >= 2 else "trec"
+    if fmt == "pref":
+        return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
+                                output, reference, means, query_fraction, label_fraction, label_policy,
+                                samples, seed, log)
+    if fmt != "trec" and _wants_preferences(measures, ms):
+        return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
+                                output, reference, means, query_fraction, label_fraction, label_policy,
+                                samples, seed, log)
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference)):
+        if val is not None:
+            raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
+    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log)
+
+
+def _list_measures() -> int:
+    from ..measures import registry
+    from ..measures.nicknames import NICKNAMES
+    from ..preferences.names import ALL_SET, PREFERENCES
+
+    click.echo("preference measures: " + " ".join(PREFERENCES))
+    click.echo("pref_eval metrics: ap ap@K rbp rbp@G rbp@G,K rr rr@K ndcg ndcg@K rp p@K r@K")
+    click.echo("measure sets (-M): preferences all none " + " ".join(NICKNAMES) + " (all = " + " ".join(ALL_SET) + ")")
+    reg = registry()
+    click.echo("trec_eval measures: " + " ".join(sorted(reg, key=lambda n: reg[n].order)))
+    click.echo("ir-measures names: " + " ".join(sorted({s.irm for s in reg.values() if s.irm})))
+    return 0
+
+
+def _wants_preferences(measures, ms) -> bool:
+    """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
+    from ..errors import UsageError
+    from ..measures import parse_measure
+
+    if not measures:
+        return ms in ("preferences", "all", "none")
+    for name in measures:
+        try:
+            parse_measure(name)
+        except UsageError:
+            return True
+    return False
+
+
+def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log):
+    from ..collection import build_collection
+    from ..engine import evaluate_ranked
+    from ..errors import EvaluationError, UsageError
+    from ..io.qrels import read_qrels
+    from ..io.runs import read_run
+    from ..measures import EvalContext, parse_measures
+    from ..preferences.evaluate import run_id
+    from .common import output_stream
+
+    if ms in ("preferences", "all", "none"):
+        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
+    names = list(measures) if measures else [ms or "official"]
+    if measures and ms:
+        names.append(ms)
+    requests = parse_measures(names)
+    q = read_qrels(qrels)
+    rs = [read_run(p, name=run_id(p)) for p in runs]
+    _check_names([r.name for r in rs], runs)
+    col = build_collection(q, rs, complete=complete, depth=depth)
+    ctx = EvalContext(level=level, complete=complete)
+    results = []
+    for r, miss, path in zip(col.runs, col.missing, runs):
+        if len(miss) and not complete:
+            log.warn(f"{path}: run lacks {len(miss)} of {col.qrels.nq} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        if r.nq == 0:
+            raise EvaluationError(f"{path}: no queries with both results and relevance info")
+        results.append(evaluate_ranked(r, requests, ctx))
+    with output_stream(output) as out:
+        if fmt == "trec":
+            from ..output.trec import write_trec
+
+            for res in results:
+                write_trec(out, res, per_query=per_query, summary=not nosummary)
+        else:
+            from ..output.table import WRITERS, long_rows
+
+            rows = long_rows(results, per_query=per_query, summary=not nosummary)
+            WRITERS[fmt](out, rows)
+    return 0
+
+
+def _check_names(names, paths) -> None:
+    from ..errors import UsageError
+
+    seen: dict[str, str] = {}
+    for n, p in zip(names, paths):
+        if n in seen:
+            raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
+                             "(pref_eval.py silently dropped the first); rename one")
+        seen[n] = p
+
+
+def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,
+                     reference, means, query_fraction, label_fraction, label_policy, samples, seed, log):
+    import numpy as np
+
+    from ..errors import UsageError
+    from ..io.qrels import read_qrels
+    from ..io.runs import read_run
+    from ..preferences.data import prepare_qrels
+    from ..preferences.evaluate import evaluate_preferences, run_id
+    from ..preferences.names import resolve
+    from ..preferences.output import pref_json_lines, pref_rows, write_table
+    from ..preferences.sampling import sample_labels, sample_queries
+    from .common import output_stream
+
+    if fmt == "pref" and len(runs) < 2:
+        raise UsageError("need at least two runs for comparison (or -o trec|tsv|csv|jsonl for one run)")
+    if measures and ms:
+        log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
+    sel = resolve(list(measures), None if measures else ms)
+    names = [run_id(p) for p in runs]
+    _check_names(names, runs)
+    ref = None
+    if reference is not None:
+        cand = [i for i, (n, p) in enumerate(zip(names, runs)) if reference in (n, p)]
+        if not cand:
+            raise UsageError(f"--reference {reference!r} is not one of the runs ({', '.join(names)})")
+        ref = cand[0]
+    q = read_qrels(qrels, check_duplicates=False)
+    rs = [read_run(p, name=n) for p, n in zip(runs, names)]
+    base = prepare_qrels(q, binary, floor)
+    rng = np.random.default_rng(seed)
+    with output_stream(output) as out:
+        first = True
+        for s in range(samples):
+            qs, pq = q, base
+            if query_fraction < 1.0:
+                qs, pq = sample_queries(qs, pq, query_fraction, rng, binary, floor)
+            if label_fraction < 1.0:
+                qs, pq = sample_labels(qs, pq, label_fraction, label_policy, rng, rs, binary, floor)
+            res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s)
+            if fmt == "pref":
+                out.writelines(pref_json_lines(res, per_query=per_query, summary=not nosummary, means=means))
+            else:
+                rows = pref_rows(res, per_query=per_query, summary=not nosummary)
+                if samples > 1:
+                    rows = ((f"{r[0]}", r[1], r[2], r[3], r[4]) for r in rows)
+                write_table(out, rows, fmt, header=first)
+            first = False
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_main(command, "zelo_eval", argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Preference measures for every pair of runs at once.
+
+All functions take :class:`~pref_eval.preferences.data.RelVectors` ``rv`` and
+pair index arrays ``I``, ``J`` (x = run I, y = run J) and return
+``(P, nq)`` arrays. Sign convention: > 0 means run I is better.
+
+With x, y the relevance vectors (ranks ascending, unretrieved = ∞):
+
+* RPP (Diaz & Ferraro, SIGIR 2022): ``Σ_i w_i·sgn(y_i − x_i)`` with
+  ``w_i = 1/m`` (rpp), ``∝ 1/(i+1)`` (invrpp), ``∝ 1/log2(i+2)`` (dcgrpp),
+  normalised to sum to 1 over the m levels. Graded: ``Σ_g m_g·rpp_g / Σ_g m_g``
+  over the query's grade thresholds g, where rpp_g uses the documents with
+  grade ≥ g (pref_eval before its 2024 cache change).
+* lexiprecision (Diaz, 2023): ``sgn(y_d − x_d)`` at the **first** index d
+  where x and y differ, 0 if none; rrlexiprecision: ``1/x_d − 1/y_d`` (1/∞ = 0).
+* lexirecall (Diaz, Ekstrand & Mitra): ``sgn(y_d − x_d)`` at the **last**
+  index d where they differ — the run retrieving more relevant documents wins,
+  then the better rank of the deepest differing one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .data import BIG, RelVectors, seg_sum
+
+CHUNK_CELLS = 1 << 22  # pairs × slots per block
+
+
+def pairs_of(n: int, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All i < j (pref_eval.py's order), or (reference, j) for every j ≠ reference."""
+    if reference is None:
+        i, j = np.triu_indices(n, 1)
+        return i.astype(np.int64), j.astype(np.int64)
+    others = np.array([k for k in range(n) if k != reference], dtype=np.int64)
+    return np.full(len(others), reference, dtype=np.int64), others
+
+
+def _blocks(P: int, width: int):
+    step = max(1, CHUNK_CELLS // max(width, 1))
+    for a in range(0, P, step):
+        yield slice(a, min(P, a + step))
+
+
+def rpp_weights(sizes: np.ndarray, scheme: str) -> np.ndarray:
+    """Flat weights ``w_i = v_i / Σ_k v_k`` for groups of the given sizes.
+
+    ``v_i`` = 1 (rpp), 1/(i+1) (invrpp), 1/log2(i+2) (dcgrpp); the mass is
+    summed sequentially, as pref_eval.py does, so weights are bit-identical.
+    One vector per distinct size (a handful), not per group.
+    """
+    import math
+
+    def vec(m: int) -> np.ndarray:
+        if scheme == "rpp":
+            v = [1.0] * m
+        elif scheme == "invrpp":
+            v = [1.0 / float(i + 1) for i in range(m)]
+        elif scheme == "dcgrpp":
+            v = [1.0 / math.log2(i + 2) for i in range(m)]
+        else:
+            raise ValueError(scheme)
+        mass = 0.0
+        for x in v:
+            mass += x
+        return np.array([x / mass for x in v])
+
+    cache = {int(m): vec(int(m)) for m in np.unique(sizes)}
+    return np.concatenate([cache[int(m)] for m in sizes]) if len(sizes) else np.zeros(0)
+
+
+def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str]) -> dict[str, np.ndarray]:
+    """Graded RPP variants → {scheme: (P, nq)}.
+
+    Per group g: ``rpp_g = Σ_i w_i·sgn(y_i − x_i)`` summed in i order; per
+    query ``Σ_g m_g·rpp_g / Σ_g m_g`` summed in the order in which run I's
+    ranking first shows each grade (pref_eval.py's ``u.grades`` order).
+    """
+    out = {s: np.zeros((len(I), rv.nq)) for s in schemes}
+    if rv.nq == 0 or len(I) == 0 or not schemes:
+        return out
+    NG = len(rv.gm)
+    W = {s: rpp_weights(rv.gm, s) for s in schemes}
+    slot_group = np.repeat(np.arange(NG), rv.gm)
+    denom = np.bincount(rv.gq, weights=rv.gm.astype(np.float64), minlength=rv.nq)
+    gmf = rv.gm.astype(np.float64)
+    orders = {}
+    for r in np.unique(I):
+        perm = np.lexsort((np.arange(NG), rv.gfirst[r], rv.gq))
+        orders[int(r)] = perm
+    for sl in _blocks(len(I), rv.granks.shape[1]):
+        X = rv.granks[I[sl]]
+        Y = rv.granks[J[sl]]
+        s = np.sign(Y - X).astype(np.float64)
+        Ib = I[sl]
+        for sc in schemes:
+            V = seg_sum(s * W[sc], slot_group, NG) * gmf
+            res = np.empty((V.shape[0], rv.nq))
+            for r, perm in orders.items():
+                rows = np.flatnonzero(Ib == r)
+                if len(rows):
+                    res[rows] = seg_sum(V[rows][:, perm], rv.gq[perm], rv.nq) / denom
+            out[sc][sl] = res
+    return out
+
+
+def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str]) -> dict[str, np.ndarray]:
+    """lexiprecision / rrlexiprecision / lexirecall → {name: (P, nq)}.
+
+    lexi values are int64 (−1/0/1); rrlexiprecision is float with exact
+    ties marked by :data:`TIE` (so the JSON writer prints ``0``).
+    """
+    P, nq = len(I), rv.nq
+    res = {w: np.zeros((P, nq), dtype=np.float64 if w == "rrlexiprecision" else np.int64) for w in which}
+    ties = np.zeros((P, nq), bool)
+    if nq == 0 or P == 0:
+        return res
+    T = rv.ranks.shape[1]
+    ar = np.arange(T)
+    starts = rv.slot_ptr[:-1]
+    for sl in _blocks(P, T):
+        X = rv.ranks[I[sl]]
+        Y = rv.ranks[J[sl]]
+        neq = X != Y
+        rows = np.arange(X.shape[0])[:, None]
+        if which & {"lexiprecision", "rrlexiprecision"}:
+            f = np.minimum.reduceat(np.where(neq, ar, T), starts, axis=1)
+            tie = f >= T
+            fc = np.minimum(f, T - 1)
+            xv, yv = X[rows, fc], Y[rows, fc]
+            # a first "difference" found past the query's slots belongs to a later query
+            tie |= fc >= rv.slot_ptr[1:][None, :]
+            if "lexiprecision" in which:
+                res["lexiprecision"][sl] = np.where(tie, 0, np.where(xv < yv, 1, -1))
+            if "rrlexiprecision" in which:
+                rx = np.where(xv >= BIG, 0.0, 1.0 / np.maximum(xv, 1))
+                ry = np.where(yv >= BIG, 0.0, 1.0 / np.maximum(yv, 1))
+                res["rrlexiprecision"][sl] = np.where(tie, 0.0, rx - ry)
+                ties[sl] = tie
+        if "lexirecall" in which:
+            d = np.maximum.reduceat(np.where(neq, ar, -1), starts, axis=1)
+            tie = d < rv.slot_ptr[:-1][None, :]
+            dc = np.maximum(d, 0)
+            xv, yv = X[rows, dc], Y[rows, dc]
+            res["lexirecall"][sl] = np.where(tie, 0, np.where(xv < yv, 1, -1))
+    if "rrlexiprecision" in which:
+        res["rrlexiprecision_tie"] = ties
+    return res
