@@ -37,6 +37,7 @@ from .io.runs import Run
 
 NONPOOL = -1
 UNJUDGED = -2
+BOGUS_DOC = -1  # doc int of trec_eval's placeholder document for a topic missing under -c
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,8 @@ class Ranked:
         return self.count_judged(self.jgrade >= max(int(level), 0)).astype(np.int64)
 
     def per_query_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum a flat retrieved-side array per query."""
-        return np.bincount(self.qidx, weights=values, minlength=self.nq)
+        """Sum a flat retrieved-side array per query (float64, also when nothing is retrieved)."""
+        return np.bincount(self.qidx, weights=values, minlength=self.nq).astype(np.float64, copy=False)
 
     def qid_strings(self) -> list[str]:
         return [q.decode("utf-8", errors="surrogateescape") for q in self.qids]
@@ -191,10 +192,21 @@ def rank_run(
     rdoc = doc[keep]
     score = run.score[keep]
     lines = run.line[keep]
+    nq = len(eval_q)
+    if not trec9:
+        # trec_eval 10 scores a topic missing from the run (-c) on a bogus
+        # one-document ranking ("ceci_nest_pas_un_docno", sim 1.0, not in the
+        # pool), before -M and -J; measures whose printed name trec_eval then
+        # zeroes are marked ``zero_if_missing``.
+        lack = np.flatnonzero(~present_mask[eval_q])
+        if len(lack):
+            qpos = np.concatenate([qpos, lack])
+            rdoc = np.concatenate([rdoc, np.full(len(lack), BOGUS_DOC, dtype=rdoc.dtype)])
+            score = np.concatenate([score, np.ones(len(lack))])
+            lines = np.concatenate([lines, np.zeros(len(lack), dtype=lines.dtype)])
     skey = score.astype(np.float32) if trec9 else score
     order = np.lexsort((-rdoc, -skey, qpos))
     qpos, rdoc, score, lines = qpos[order], rdoc[order], score[order], lines[order]
-    nq = len(eval_q)
     counts = np.bincount(qpos, minlength=nq)
     starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
     pos = np.arange(len(qpos)) - starts[qpos]

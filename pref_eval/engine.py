@@ -72,9 +72,10 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
         spec = req.spec
         names = req.columns()
         out = req.compute(r, ctx)
+        zero = spec.zero_if_missing and _zeroed_by_trec_eval(req, names)
         if spec.value_type == "str":
             vals = list(out)
-            if spec.zero_if_missing:
+            if zero:
                 vals = ["" if m else v for v, m in zip(vals, missing)]
             summary = r.tag if spec.aggregate == "runid" else None
             cols.append(Column(names[0], (spec.order, ri, 0), "str", vals, summary,
@@ -83,7 +84,7 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
         arr = np.asarray(out, dtype=np.float64)
         if arr.ndim == 1:
             arr = arr.reshape(-1, 1)
-        if spec.zero_if_missing and missing.any():
+        if zero and missing.any():
             arr = arr.copy()
             arr[missing] = 0.0
         if spec.summarize is not None:
@@ -105,6 +106,13 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
     cols.sort(key=lambda c: c.order)
     return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols,
                      ranked=r, ctx=ctx)
+
+
+def _zeroed_by_trec_eval(req: MeasureRequest, names: list[str]) -> bool:
+    """trec_eval 10 zeroes a missing topic's value by printed name: exactly
+    ``num_ret``, ``utility``, ``relstring``, ``rbp_resid`` (so not once a
+    parameter string is appended, e.g. ``relstring_20``) and any ``unj*``."""
+    return req.spec.param_kind == "cutoffs" or names == [req.spec.name]
 
 
 def label_of(req: MeasureRequest, name: str) -> str:

@@ -52,10 +52,12 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
     ip = suffix_max(prec, q)                     # IP at the n-th relevant doc
     nrr = np.bincount(q, minlength=r.nq).astype(np.int64)
     start = np.concatenate([[0], np.cumsum(nrr)])[:-1]
-    # a topic missing from the run (-c) is scored on trec_eval's bogus 1-doc ranking
-    nret = np.where(r.present, r.num_ret, 1).astype(np.float64)
+    nret = r.num_ret.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         final_norel = np.zeros(r.nq) / nret      # 0/|Ret|: NaN when nothing retrieved
+    if trec9:
+        # 9.x never evaluates a topic missing from the run (-c averages it as 0)
+        final_norel = np.where(r.present, final_norel, 0.0)
     final = np.where(nrr > 0, ip[np.minimum(start, max(len(ip) - 1, 0))] if len(ip) else 0.0,
                      final_norel)
     R = r.num_rel(level)

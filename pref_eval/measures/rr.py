@@ -18,4 +18,4 @@ from .rankutil import first_pos
          citation="Voorhees, TREC-8 QA track report, 1999")
 def recip_rank(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     f = first_pos(r, r.grade >= ctx.level)
-    return np.where(f >= 0, 1.0 / (f + 1.0), 0.0).reshape(-1, 1)
+    return np.divide(1.0, f + 1.0, out=np.zeros(r.nq), where=f >= 0).reshape(-1, 1)

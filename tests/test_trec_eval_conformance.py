@@ -1,0 +1,149 @@
+"""zelo_trec against trec_eval 10.0's own expected outputs, byte for byte.
+
+1. Every command of trec_eval's quicktest (listed in
+   ``../shared/data/trec_eval_test/README.md``), except the preference ones
+   (``prefs`` / ``qrels_prefs`` / ``qrels_jg``, covered by the preference
+   tests), is read from that README, run through ``zelo_trec`` and its stdout
+   compared with the expected file.
+2. Extra cases in ``tests/data/trec_eval_generated/`` (random runs with heavy
+   ties, graded qrels with negative grades, missing topics, ``-c -M -l -J -n
+   -Z``, measure parameters); their expected outputs were produced by the
+   trec_eval 10.0 binary (see that folder's README.md) and are committed.
+
+Cases whose id contains ``needsB`` use measures of the ndcg / rbp / unj /
+set / utility families as well (``-k "not needsB"`` runs the rest).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+TE_TEST = SHARED / "data" / "trec_eval_test"
+GEN = ROOT / "tests" / "data" / "trec_eval_generated"
+
+# expected files of the README whose command uses measures of other families
+NEEDS_B = {"out.test.a", "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql",
+           "out.test.meas_params", "out.test.aqZ"}
+PREFERENCE_TESTS = ("prefs", "qrels_jg")
+
+ROW = re.compile(r"^\|\s*`(out\.[^`]+)`[^|]*\|\s*`trec_eval ([^`]+)`\s*\|\s*$")
+
+
+def readme_commands() -> list[tuple[str, list[str]]]:
+    """(expected file, argv) for every quicktest command in the README table."""
+    readme = TE_TEST / "README.md"
+    if not readme.is_file():
+        return []
+    out = []
+    for line in readme.read_text().splitlines():
+        m = ROW.match(line)
+        if not m:
+            continue
+        expected, cmd = m.group(1), m.group(2)
+        if any(p in expected or p in cmd for p in PREFERENCE_TESTS):
+            continue
+        argv = [a[len("test/"):] if a.startswith("test/") else a for a in cmd.split()]
+        out.append((expected, argv))
+    return out
+
+
+def generated_cases() -> list[tuple[str, int, list[str]]]:
+    rows = []
+    for line in (GEN / "cases.tsv").read_text().splitlines():
+        name, rc, args = line.split("\t")
+        rows.append((name, int(rc), args.split()))
+    return rows
+
+
+def run_zelo_trec(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *argv], cwd=cwd,
+                          capture_output=True, timeout=120)
+
+
+def assert_same_bytes(got: bytes, expected: bytes, label: str) -> None:
+    if got == expected:
+        return
+    diff = difflib.unified_diff(expected.decode(errors="replace").splitlines(),
+                                got.decode(errors="replace").splitlines(),
+                                "trec_eval", "zelo_trec", lineterm="", n=0)
+    lines = list(diff)
+    pytest.fail(f"{label}: stdout differs from trec_eval in {sum(1 for x in lines if x[:1] in '+-') - 2} "
+                "lines:\n" + "\n".join(lines[:40]))
+
+
+README_CASES = readme_commands()
+
+
+def _readme_id(case: tuple[str, list[str]]) -> str:
+    exp, argv = case
+    tag = "needsB-" if exp in NEEDS_B else ""
+    return f"{tag}{exp}:{'_'.join(a.lstrip('-') for a in argv if a.startswith('qrels'))}"
+
+
+def test_readme_lists_the_quicktest_commands():
+    if not TE_TEST.is_dir():
+        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
+    names = [e for e, _ in README_CASES]
+    # 15 quicktest commands, 5 of them preference / judgment-group ones
+    assert len(README_CASES) == 10, names
+    assert names.count("out.test") == 2
+    assert {"out.test.aqZ", "out.test.meas_params", "out.test.aqcM", "out.comment.test"} <= set(names)
+
+
+@pytest.mark.parametrize("case", README_CASES, ids=[_readme_id(c) for c in README_CASES])
+def test_trec_eval_quicktest(case):
+    expected_name, argv = case
+    if not TE_TEST.is_dir():
+        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
+    p = run_zelo_trec(argv, TE_TEST)
+    assert p.returncode == 0, p.stderr.decode()
+    assert_same_bytes(p.stdout, (TE_TEST / expected_name).read_bytes(), " ".join(argv))
+
+
+GEN_CASES = generated_cases()
+
+
+@pytest.mark.parametrize("case", GEN_CASES, ids=[c[0] for c in GEN_CASES])
+def test_generated_against_trec_eval_10(case):
+    name, rc, argv = case
+    p = run_zelo_trec(argv, GEN)
+    assert p.returncode == rc, p.stderr.decode()
+    assert_same_bytes(p.stdout, (GEN / f"{name}.out").read_bytes(), " ".join(argv))
+
+
+def test_generated_cases_cover_the_options():
+    """The generated set really exercises what it claims (guards against a thinned-out cases.tsv)."""
+    flags = {a for _, _, argv in GEN_CASES for a in argv if a.startswith("-") and not a.startswith("-m")}
+    assert {"-q", "-c", "-J", "-n", "-Z", "-l0", "-l2", "-M0", "-M20"} <= flags
+    outs = b"".join((GEN / f"{n}.out").read_bytes() for n, _, _ in GEN_CASES)
+    assert b"-nan" in outs  # nothing retrieved: iprec_at_recall_0.00 is 0/0 in trec_eval
+    assert b"-1000000.0000" in outs  # -Z value missing from the zscores file
+    assert b"'-'" in outs  # relstring_N of a missing topic under -c is not cleared
+
+
+@pytest.mark.parametrize("content,line,what", [
+    (b"301 map 0.5 0.1\n301 P_5 0.5\n", 2, "expected 4 fields"),
+    (b"301 map 0.5 0.1\n\n", 2, "expected 4 fields"),
+    (b"301 map 0.5 0.1 extra\n", 1, "expected 4 fields"),
+    (b"", 0, "empty zscores file"),
+])
+def test_malformed_zscores_file(tmp_path, content, line, what):
+    if not TE_TEST.is_dir():
+        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
+    z = tmp_path / "z"
+    z.write_bytes(content)
+    p = run_zelo_trec(["-m", "map", "-Z", str(z), "qrels.test", "results.test"], TE_TEST)
+    assert p.returncode == 2
+    err = p.stderr.decode().strip()
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1, err
+    loc = f"{z}:{line}: " if line else f"{z}: "
+    assert loc in err and what in err, err
+    assert p.stdout == b""
