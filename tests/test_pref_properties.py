@@ -1,0 +1,148 @@
+"""Properties of every preference measure (issue 3) and hand-worked examples.
+
+Examples follow the definitions of the three papers: RPP (Diaz & Ferraro,
+SIGIR 2022), lexicographic recall (Diaz, Ekstrand & Mitra), lexicographic
+precision (Diaz, 2023); each expected value is worked out by hand below.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pref_eval.io.qrels import qrels_from_records
+from pref_eval.io.runs import run_from_records
+from pref_eval.preferences.data import prepare_qrels
+from pref_eval.preferences.evaluate import evaluate_preferences
+from pref_eval.preferences.names import resolve
+
+PREFS = ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision"]
+
+
+def evaluate(qrels: dict, runs: dict, measures=PREFS, binary=None):
+    q = qrels_from_records(qrels)
+    rs = [run_from_records(r, name=n) for n, r in runs.items()]
+    return evaluate_preferences(prepare_qrels(q, binary), rs, list(runs), resolve(list(measures), None))
+
+
+def ranking(*docs):
+    """{doc: score} with the given order (first = best)."""
+    return {d: float(len(docs) - i) for i, d in enumerate(docs)}
+
+
+def random_collection(seed: int, nq=8, nruns=5, ndocs=30, pool=50):
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {f"r{k}": {} for k in range(nruns)}
+    for q in range(nq):
+        qid = f"q{q}"
+        qrels[qid] = {f"d{d}": int(rng.integers(0, 4)) for d in rng.choice(pool, 25, replace=False)}
+        qrels[qid]["d0"] = 2  # at least one relevant
+        for k in range(nruns):
+            if rng.random() < 0.1:
+                continue  # missing query
+            docs = rng.choice(pool, int(rng.integers(5, ndocs)), replace=False)
+            runs[f"r{k}"][qid] = {f"d{d}": float(np.round(rng.normal(), 1)) for d in docs}
+    runs["copy"] = {q: dict(v) for q, v in runs["r0"].items()}
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_antisymmetric_identity_bounded(seed):
+    qrels, runs = random_collection(seed)
+    fwd = evaluate(qrels, runs)
+    rev = evaluate(qrels, dict(reversed(list(runs.items()))))
+    names = list(runs)
+    R = len(names)
+    for m in PREFS:
+        a = fwd.prefs[m]
+        assert np.all(np.abs(a) <= 1 + 1e-12)
+        b = rev.prefs[m]
+        for p in range(len(fwd.I)):
+            i, j = names[fwd.I[p]], names[fwd.J[p]]
+            # in the reversed order the pair is (j, i)
+            ri, rj = R - 1 - fwd.J[p], R - 1 - fwd.I[p]
+            pr = np.flatnonzero((rev.I == ri) & (rev.J == rj))[0]
+            np.testing.assert_allclose(a[p], -b[pr], atol=1e-12, err_msg=f"{m} {i} {j}")
+            if {i, j} == {"r0", "copy"}:
+                assert np.all(a[p] == 0), m
+
+
+def test_invariant_to_line_order():
+    qrels, runs = random_collection(7)
+    a = evaluate(qrels, runs)
+    rng = np.random.default_rng(0)
+    q2 = {q: dict(sorted(v.items(), key=lambda _: rng.random())) for q, v in sorted(qrels.items(), reverse=True)}
+    r2 = {n: {q: dict(sorted(v.items(), key=lambda _: rng.random())) for q, v in sorted(r.items(), reverse=True)}
+          for n, r in runs.items()}
+    b = evaluate(q2, r2)
+    order = [b.qids.index(q) for q in a.qids]
+    for m in PREFS:
+        np.testing.assert_array_equal(a.prefs[m], b.prefs[m][:, order])
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_lexi_signs_agree_with_rr_and_recall(seed):
+    qrels, runs = random_collection(seed)
+    res = evaluate(qrels, runs, PREFS + ["rr"])
+    rr = res.metrics["rr"]
+    lp = res.prefs["lexiprecision"]
+    lr = res.prefs["lexirecall"]
+    rrd = rr[res.I] - rr[res.J]
+    mask = rrd != 0
+    assert mask.any()
+    assert np.all(np.sign(rrd[mask]) == lp[mask])
+    # number of relevant documents retrieved, per run and query
+    from pref_eval.preferences.data import BIG
+    from pref_eval.preferences.evaluate import build_vectors
+
+    q = qrels_from_records(qrels)
+    rv = build_vectors(prepare_qrels(q), [run_from_records(r, name=n) for n, r in runs.items()], list(runs), None)
+    nrr = np.stack([np.bincount(rv.slot_query(), weights=(rv.ranks[k] < BIG), minlength=rv.nq)
+                    for k in range(rv.nruns)])
+    d = nrr[res.I] - nrr[res.J]
+    mask = d != 0
+    assert mask.any()
+    assert np.all(np.sign(d[mask]) == lr[mask])
+
+
+def test_hand_worked_rpp():
+    """RPP (Diaz & Ferraro 2022): m = 3 relevant; x ranks them at 1, 4, 10; y at 2, 3, 20.
+    Recall levels: 1 → x better (+), 2 → y better (−), 3 → x better (+).
+    rpp = (1 − 1 + 1)/3 = 1/3; invrpp = (1 − 1/2 + 1/3)/(1 + 1/2 + 1/3) = 5/11;
+    dcgrpp = (1 − 1/log2 3 + 1/2)/(1 + 1/log2 3 + 1/2)."""
+    qrels = {"q": {"a": 1, "b": 1, "c": 1, "n": 0}}
+    fill = [f"z{i}" for i in range(20)]
+    x = ranking("a", *fill[:2], "b", *fill[2:7], "c")
+    y = ranking("z0", "a", "b", *fill[3:19], "c")
+    res = evaluate(qrels, {"x": {"q": x}, "y": {"q": y}})
+    assert res.prefs["rpp"][0, 0] == pytest.approx(1 / 3)
+    assert res.prefs["invrpp"][0, 0] == pytest.approx(5 / 11)
+    l3 = np.log2(3)
+    assert res.prefs["dcgrpp"][0, 0] == pytest.approx((1 - 1 / l3 + 0.5) / (1 + 1 / l3 + 0.5))
+
+
+def test_hand_worked_lexiprecision_breaks_rr_ties():
+    """Lexicographic precision (Diaz 2023): both rank a relevant document first (RR tie);
+    x's second relevant is at 5, y's at 3 → y preferred: sgnLP(x, y) = −1,
+    rrLP = 1/5 − 1/3 = −2/15."""
+    qrels = {"q": {"a": 1, "b": 1}}
+    x = ranking("a", "z1", "z2", "z3", "b")
+    y = ranking("a", "z1", "b")
+    res = evaluate(qrels, {"x": {"q": x}, "y": {"q": y}}, ["lexiprecision", "rrlexiprecision", "rr"])
+    assert res.diffs["rr"][0, 0] == 0.0
+    assert res.prefs["lexiprecision"][0, 0] == -1
+    assert res.prefs["rrlexiprecision"][0, 0] == pytest.approx(-2 / 15)
+
+
+def test_hand_worked_lexirecall():
+    """Lexicographic recall (Diaz, Ekstrand & Mitra): worst-off user first.
+    x retrieves both relevant documents (at 1 and 9), y only one (at 1): x wins (+1)
+    although y's precision is higher. z retrieves both at 2 and 8: z beats x (the
+    last relevant document, 8 < 9, decides), although x is better at the top."""
+    qrels = {"q": {"a": 1, "b": 1}}
+    f = [f"n{i}" for i in range(10)]
+    x = ranking("a", *f[:7], "b")
+    y = ranking("a", *f[:9])
+    z = ranking("n0", "a", *f[1:6], "b")
+    res = evaluate(qrels, {"x": {"q": x}, "y": {"q": y}, "z": {"q": z}}, ["lexirecall"])
+    vals = {(res.runs[i], res.runs[j]): v for i, j, v in zip(res.I, res.J, res.prefs["lexirecall"][:, 0])}
+    assert vals[("x", "y")] == 1 and vals[("x", "z")] == -1 and vals[("y", "z")] == -1

@@ -1,0 +1,67 @@
+"""zelo_eval's preference mode against diazf/pref_eval's own outputs.
+
+tests/data/pref_eval_ref/: inputs made by gen.py, outputs of pref_eval.py at
+commit 60e3203 (graded RPP, before the 2024 vector cache), produced by
+run_reference.sh with PYTHONHASHSEED=0 (commands in cases.txt).
+
+Every line must have the same keys in the same order and the same JSON types
+(ints for per-query lexi values). Values: bit-identical except graded
+rpp/invrpp/dcgrpp, whose last bits depend on pref_eval.py's set iteration
+order (they change with PYTHONHASHSEED in the reference itself) — those
+agree to 1e-12. Runs with -b (one grade) and the binary case are byte-identical.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent / "data" / "pref_eval_ref"
+GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}
+
+
+def cases():
+    for line in (DATA / "cases.txt").read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, case, opts = line.split("\t")
+        yield pytest.param(name, case, opts.split(), id=f"{case}-{name}")
+
+
+def run_zelo(case: str, opts: list[str]) -> subprocess.CompletedProcess:
+    runs = sorted(str(p) for p in (DATA / case).glob("input.*"))
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", str(DATA / case / "qrels"), *opts, *runs],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("name,case,opts", list(cases()))
+def test_same_json_lines_as_pref_eval(name, case, opts):
+    expected = (DATA / case / f"{name}.jsonl").read_text().splitlines()
+    got = run_zelo(case, opts)
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.splitlines()
+    assert len(lines) == len(expected)
+    exact_all = "-b" in opts or case == "binary"
+    for a, b in zip(lines, expected):
+        if exact_all:
+            assert a == b
+            continue
+        ja, jb = json.loads(a), json.loads(b)
+        assert list(ja) == list(jb)
+        for k in jb:
+            assert type(ja[k]) is type(jb[k]), (k, a, b)
+            if k in GRADED_RPP:
+                assert ja[k] == pytest.approx(jb[k], abs=1e-12), (k, a, b)
+            else:
+                assert ja[k] == jb[k], (k, a, b)
+
+
+def test_graded_rpp_differs_from_binary():
+    """The graded variant is really graded: -b 1 (binary) changes values on medium."""
+    a = run_zelo("medium", ["-M", "preferences", "-n", "-q"]).stdout.splitlines()
+    b = run_zelo("medium", ["-M", "preferences", "-n", "-q", "-b", "1"]).stdout.splitlines()
+    diff = sum(json.loads(x)["rpp"] != json.loads(y)["rpp"] for x, y in zip(a, b))
+    assert diff > len(a) // 2
