@@ -1,0 +1,173 @@
+"""Every console script: --help fast and without heavy imports, --version, quiet
+broken pipes, and the exit codes documented in docs/exit-codes.md."""
+from __future__ import annotations
+
+import configparser
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QRELS = "qrels/dl19-sample.qrels"
+RUN = "runs/rerank.run"
+HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "statsmodels", "pyarrow")
+
+
+def console_scripts() -> dict[str, str]:
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    out = {}
+    for line in cfg["options.entry_points"]["console_scripts"].strip().splitlines():
+        name, target = (x.strip() for x in line.split("=", 1))
+        out[name] = target.split(":")[0]
+    return out
+
+
+SCRIPTS = console_scripts()
+
+
+def module_or_skip(module: str) -> str:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        pytest.skip(f"{module} not written yet")
+    return module
+
+
+def run(args, cwd=ROOT):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120)
+
+
+def test_entry_points_cover_the_family():
+    assert {"zelo", "zelo_trec", "zelo_eval", "pref_eval", "pref_aggregate", "zelo_fit", "zelo_pairs",
+            "zelo_simulate", "zelo_compare", "zelo_plot"} <= set(SCRIPTS)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_help_is_quick(script):
+    module = module_or_skip(SCRIPTS[script])
+    t0 = time.perf_counter()
+    res = run(["-m", module, "--help"])
+    elapsed = time.perf_counter() - t0
+    assert res.returncode == 0, res.stderr
+    assert "Usage:" in res.stdout and "Traceback" not in res.stderr
+    assert elapsed < 5.0, f"{script} --help took {elapsed:.1f} s"
+    # "instant" means: importing the command module pulls in none of the heavy libraries
+    probe = run(["-c", f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"])
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == "", f"{module} imports {probe.stdout.strip()} at import time"
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_version(script):
+    from pref_eval import __version__
+
+    module = module_or_skip(SCRIPTS[script])
+    res = run(["-m", module, "--version"])
+    assert res.returncode == 0, res.stderr
+    assert __version__ in res.stdout + res.stderr
+    assert "Traceback" not in res.stderr
+
+
+@pytest.fixture(scope="module")
+def big_collection(tmp_path_factory):
+    """300 topics x 60 documents: -q output far larger than a pipe buffer."""
+    d = tmp_path_factory.mktemp("big")
+    q, r = [], []
+    for t in range(300):
+        for k in range(60):
+            if k % 7 == 0:
+                q.append(f"{t} 0 d{k} {1 + k % 3}\n")
+            r.append(f"{t} Q0 d{k} {k + 1} {100 - k} big\n")
+    (d / "q.qrels").write_text("".join(q))
+    (d / "r.run").write_text("".join(r))
+    return d
+
+
+def _read_first_line_then_close(args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=cwd, env=env)
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=120)
+    return first, p.returncode, err
+
+
+BIG_COMMANDS = {
+    "zelo_trec": ["-q", "-m", "all_trec", "q.qrels", "r.run"],
+    "zelo_eval": ["-R", "q.qrels", "-q", "-m", "all_trec", "r.run"],
+}
+
+
+@pytest.mark.parametrize("script", sorted(BIG_COMMANDS))
+def test_broken_pipe_is_quiet(script, big_collection):
+    module = module_or_skip(SCRIPTS[script])
+    full = run(["-m", module, *BIG_COMMANDS[script]], cwd=big_collection)
+    assert full.returncode == 0, full.stderr
+    assert len(full.stdout) > 256 * 1024, "output too small to overflow the pipe buffer"
+    first, code, err = _read_first_line_then_close(["-m", module, *BIG_COMMANDS[script]], big_collection)
+    assert first
+    assert code == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def test_broken_pipe_through_head(big_collection):
+    """The shell form: `zelo_trec -q ... | head -1`; zelo_trec's own status is 0, stderr empty."""
+    cmd = (f"{sys.executable} -m pref_eval.cli.trec -q -m all_trec q.qrels r.run | head -1; "
+           "echo rc=${PIPESTATUS[0]}")
+    res = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=big_collection,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    lines = res.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].split()[0] == "num_ret" and lines[1] == "rc=0", res.stdout
+    assert res.stderr == ""
+
+
+# ---- exit codes (docs/exit-codes.md) ------------------------------------------------------
+
+def test_exit_codes_documented():
+    text = (ROOT / "docs" / "exit-codes.md").read_text()
+    for code in ("| 0 |", "| 1 |", "| 2 |"):
+        assert code in text
+
+
+def test_exit_0_on_success():
+    res = run(["-m", "pref_eval.cli.trec", "-m", "map", QRELS, RUN])
+    assert res.returncode == 0 and res.stdout.startswith("map") and res.stderr == ""
+
+
+def test_exit_2_bad_input_one_line(tmp_path):
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1037798 0 d1 1\n1037798 0 d2\n")
+    res = run(["-m", "pref_eval.cli.trec", "-m", "map", str(bad), RUN])
+    assert res.returncode == 2
+    assert res.stdout == ""
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"zelo_trec: {bad}:2: "), res.stderr
+
+
+def test_exit_2_missing_file():
+    res = run(["-m", "pref_eval.cli.trec", "-m", "map", "no/such.qrels", RUN])
+    assert res.returncode == 2 and "no/such.qrels" in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.splitlines()) == 1
+
+
+def test_exit_2_usage():
+    res = run(["-m", "pref_eval.cli.trec", "--no-such-option", QRELS, RUN])
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    res = run(["-m", "pref_eval.cli.trec", "-m", "no_such_measure", QRELS, RUN])
+    assert res.returncode == 2 and "no_such_measure" in res.stderr and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_exit_2_unknown_option_everywhere(script):
+    module = module_or_skip(SCRIPTS[script])
+    res = run(["-m", module, "--surely-not-an-option"])
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert "Traceback" not in res.stderr
