@@ -1,1 +1,82 @@
-"""(family to be written)"""
+"""Rank-biased precision: rbp, rbp_resid (trec_eval 10 ``m_rbp.c``, ``m_rbp_resid.c``).
+
+* ``rbp.p=x[,grade=gain…]`` = (1 − p) Σ_{i ≥ 1} g(d_i) p^{i−1} over the whole
+  retrieved list, p = 0.9 by default. Gains are the grades or the
+  ``grade=gain`` parameters (see :mod:`.gains`); when any gain level of the
+  query lies outside [0, 1] they are rescaled to (g − min)/(max − min) over
+  the query's gain levels (levels 0 … its max grade, plus the listed ones),
+  so a 0..3 scale uses g/3. trec_eval reads ``min``/``max`` uninitialised;
+  its Linux builds start them at 0, which is what we do (min ≤ 0 ≤ max).
+* ``rbp_resid`` = p^{|Ret|} + (1 − p) Σ_{unjudged d_i} p^{i−1}: the score
+  RBP could still gain (tail beyond the list plus unjudged or unpooled
+  documents in it); 0 when every retrieved document is judged.
+
+p^{i−1} is formed by repeated multiplication, as trec_eval does.
+Moffat & Zobel, "Rank-biased precision for measurement of retrieval
+effectiveness", ACM TOIS 27(1), article 2, 2008.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EvalContext, measure
+from .gains import setup_gains
+from .nicknames import trec_order
+
+MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
+
+
+def persistence(params: tuple) -> float:
+    """The ``p`` parameter (the last one written wins), default 0.9."""
+    p = 0.9
+    for name, value in params:
+        if name == "p":
+            p = float(value)
+    return p
+
+
+def powers(p: float, n: int) -> np.ndarray:
+    """1, p, p·p, … (n+1 values) by sequential multiplication."""
+    steps = np.full(n + 1, p)
+    steps[0] = 1.0
+    return np.cumprod(steps)
+
+
+def _rescale(gain: np.ndarray) -> np.ndarray:
+    lo, hi = min(0.0, float(gain.min())), max(0.0, float(gain.max()))
+    if lo < 0 or hi > 1:
+        return (gain - lo) / (hi - lo)
+    return gain
+
+
+@measure("rbp", trec_order("rbp"), "Rank-biased precision (persistence p, default 0.9).",
+         formula="(1−p) Σ_i g(d_i) p^(i−1), gains rescaled to [0,1]", citation=MZ2008,
+         param_kind="gains", uses_level=False, irm="RBP")
+def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    p = persistence(params)
+    gs = setup_gains(r, params, transform=_rescale)
+    pw = powers(p, int(r.num_ret.max()) if r.nq and len(r.pos) else 0)
+    g = gs.result_gain
+    w = np.where(g != 0, g * pw[r.pos], 0.0)
+    return ((1.0 - p) * r.per_query_sum(w)).reshape(-1, 1)
+
+
+@measure("rbp_resid", trec_order("rbp_resid"), "RBP residual: the mass of the tail and of unjudged documents.",
+         formula="p^|Ret| + (1−p) Σ_{unjudged d_i} p^(i−1)", citation=MZ2008,
+         param_kind="gains", uses_level=False)
+def rbp_resid(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    p = persistence(params)
+    nret = r.num_ret.copy()
+    pw = powers(p, int(nret.max()) + 1 if r.nq else 1)
+    unj = r.grade < 0
+    s = r.per_query_sum(np.where(unj, pw[r.pos], 0.0))
+    n_unj = r.per_query_sum(unj)
+    # trec_eval -c: a topic the run lacks is scored on one unpooled document,
+    # then zeroed only when the printed name is the bare "rbp_resid".
+    bogus = ~r.present & bool(params) & (not ctx.trec9)
+    s = np.where(bogus, 1.0, s)
+    n_unj = np.where(bogus, 1, n_unj)
+    nret = np.where(bogus, 1, nret)
+    val = np.where(n_unj > 0, pw[nret] + (1.0 - p) * s, 0.0)
+    val = np.where(~r.present & ~bogus, 0.0, val)
+    return val.reshape(-1, 1)

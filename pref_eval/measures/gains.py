@@ -1,0 +1,213 @@
+"""Gain levels for the nDCG family and rbp: trec_eval's ``rel_level=gain`` parameters.
+
+A measure with ``gains`` parameters (``ndcg.1=3,2=9``) maps each qrels grade to
+a gain; unlisted grades keep gain = grade, and a parameter whose name is not
+an integer (``p`` of ``rbp.p=0.8``) is not a gain. Per query, the *gain
+levels* are the listed pairs (in the order written) followed by the grades
+0 … max(grade of the query) that were not listed, each with the number of the
+query's judged documents at that grade.
+
+The levels are then sorted by gain, and the **ideal ranking** walks them from
+the highest gain down, taking each level's documents, and stops at the first
+level (with documents) whose gain is ≤ 0. Järvelin & Kekäläinen, "Cumulated
+gain-based evaluation of IR techniques", ACM TOIS 20(4), 2002.
+
+**trec_eval's comparator** (``gain_init.c``) compares two gains by the C
+``int`` truncation of their difference, so gains closer than 1 compare equal
+and the level list is not truly sorted when gains are fractional (e.g.
+``ndcg.1=2.5,2=2`` yields an nDCG above 1, and the result depends on the order
+in which the pairs are written). We reproduce it: the levels are ordered by
+the top-down merge sort of glibc's ``qsort`` (what a Linux build of trec_eval
+runs for such short arrays) with that comparator. With integer-spaced gains —
+the default gains, or 2^g−1 — the order is the true sort, so this only
+matters for fractional gains. Everything is computed for all queries at once;
+the sort runs on the handful of levels once per distinct max grade.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def gain_pairs(params: tuple) -> list[tuple[int, float]]:
+    """The ``(grade, gain)`` pairs of the parameters whose name is an integer."""
+    out = []
+    for name, value in params:
+        if _INT.fullmatch(str(name)):
+            out.append((int(name), float(value)))
+    return out
+
+
+def _trec_cmp(a: float, b: float) -> int:
+    """trec_eval's ``comp_rel_gain``: ``(int)(a - b)`` (truncation toward 0)."""
+    return int(a - b)
+
+
+def glibc_msort(items: list, key: Callable) -> list:
+    """glibc ``qsort`` on short arrays: top-down merge sort, left half n//2.
+
+    ``key(x, y)`` is the C comparator; an element of the left run is taken
+    while ``key(left, right) <= 0`` (stable for a consistent comparator).
+    """
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    left, right = glibc_msort(items[:n1], key), glibc_msort(items[n1:], key)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if key(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Sorted gain levels for queries whose max grade is ``nlev - 1``.
+
+    ``grade``/``gain``: the levels in trec_eval's sorted order (ascending);
+    ``count_of``: the grade whose document count a level carries, -1 for none
+    (a listed grade beyond the query's max, or a repeated pair).
+    """
+
+    grade: np.ndarray
+    gain: np.ndarray
+    count_of: np.ndarray
+
+
+def sorted_levels(pairs: list[tuple[int, float]], nlev: int) -> Levels:
+    """trec_eval ``setup_gains`` for one number of grade levels."""
+    entries = list(pairs)
+    listed = {g for g, _ in pairs}
+    entries += [(i, float(i)) for i in range(nlev) if i not in listed]
+    count_of, seen = [], set()
+    for g, _ in entries:
+        if 0 <= g < nlev and g not in seen:
+            count_of.append(g)
+            seen.add(g)
+        else:
+            count_of.append(-1)
+    idx = glibc_msort(list(range(len(entries))), lambda a, b: _trec_cmp(entries[a][1], entries[b][1]))
+    return Levels(grade=np.array([entries[i][0] for i in idx], dtype=np.int64),
+                  gain=np.array([entries[i][1] for i in idx], dtype=np.float64),
+                  count_of=np.array([count_of[i] for i in idx], dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class GainSetup:
+    """Per-query gains of one run for one ``gains`` parameter list.
+
+    * ``result_gain``: gain of every retrieved document (flat, rank order);
+      a grade absent from the levels (unjudged, not pooled) has gain 0.
+    * ``ideal``: the ideal gains (flat, query-major, positive only, cut at the
+      first level with gain ≤ 0); ``iptr`` offsets, ``ipos`` 0-based rank.
+    * ``top``: per query the gain of the highest sorted level (trec_eval
+      does not build an ideal list at all when it is ≤ 0).
+    """
+
+    result_gain: np.ndarray
+    ideal: np.ndarray
+    iptr: np.ndarray
+    ipos: np.ndarray
+    iqidx: np.ndarray
+    top: np.ndarray
+
+    @property
+    def ideal_len(self) -> np.ndarray:
+        return np.diff(self.iptr)
+
+
+def setup_gains(r, params: tuple, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> GainSetup:
+    """Gains of run ``r`` under ``params``; ``transform`` rescales a level list (rbp)."""
+    pairs = gain_pairs(params)
+    nq = r.nq
+    jq = r.jqidx()
+    nonneg = r.jgrade >= 0
+    maxg = int(r.jgrade[nonneg].max()) if nonneg.any() else -1
+    # levels per query = max non-negative grade + 1 (0 when none)
+    nlev = np.zeros(nq, dtype=np.int64)
+    np.maximum.at(nlev, jq[nonneg], r.jgrade[nonneg] + 1)
+    width = maxg + 2  # grades 0..maxg, plus a zero column for "no count"
+    counts = np.zeros((nq, width), dtype=np.int64)
+    np.add.at(counts, (jq[nonneg], r.jgrade[nonneg]), 1)
+    # lookup of retrieved grades: internal grades -2, -1, 0..maxg
+    rmax = max(maxg, int(r.grade.max()) if len(r.grade) else -1)
+    result_gain = np.zeros(len(r.grade), dtype=np.float64)
+    top = np.zeros(nq, dtype=np.float64)
+    iq_parts, ig_parts = [], []
+    for L in np.unique(nlev):
+        qs = np.flatnonzero(nlev == L)
+        lv = sorted_levels(pairs, int(L))
+        gain = transform(lv.gain) if transform is not None and len(lv.gain) else lv.gain
+        table = np.zeros(rmax + 3, dtype=np.float64)
+        # get_gain: the first level (in sorted order) with that grade
+        for s in range(len(lv.grade) - 1, -1, -1):
+            g = int(lv.grade[s])
+            if -2 <= g <= rmax:
+                table[g + 2] = gain[s]
+        sel = np.isin(r.qidx, qs)
+        result_gain[sel] = table[r.grade[sel] + 2]
+        if not len(gain):
+            continue
+        top[qs] = gain[-1]
+        if gain[-1] <= 0:
+            continue
+        gtd = gain[::-1]
+        src = np.where(lv.count_of[::-1] >= 0, lv.count_of[::-1], width - 1)
+        cnt = counts[qs][:, src]
+        cnt[:, lv.count_of[::-1] < 0] = 0
+        bad = (gtd <= 0)[None, :] & (cnt > 0)
+        first_bad = np.where(bad.any(axis=1), bad.argmax(axis=1), len(gtd))
+        cnt[np.arange(len(gtd))[None, :] >= first_bad[:, None]] = 0
+        reps = cnt.ravel()
+        ig_parts.append(np.repeat(np.tile(gtd, len(qs)), reps))
+        iq_parts.append(np.repeat(np.repeat(qs, len(gtd)), reps))
+    if ig_parts:
+        iq = np.concatenate(iq_parts)
+        ig = np.concatenate(ig_parts)
+        o = np.argsort(iq, kind="stable")
+        iq, ig = iq[o], ig[o]
+    else:
+        iq, ig = np.zeros(0, np.int64), np.zeros(0)
+    iptr = np.concatenate([[0], np.cumsum(np.bincount(iq, minlength=nq))]).astype(np.int64)
+    ipos = np.arange(len(iq)) - iptr[:-1][iq] if len(iq) else np.zeros(0, np.int64)
+    return GainSetup(result_gain=result_gain, ideal=ig, iptr=iptr, ipos=ipos, iqidx=iq, top=top)
+
+
+def discounted(gain: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """gain / log2(rank + 1) for 0-based ``pos`` (0 where the gain is 0)."""
+    out = np.zeros(len(gain), dtype=np.float64)
+    nz = gain != 0
+    out[nz] = gain[nz] / np.log2(pos[nz] + 2.0)
+    return out
+
+
+def seg_cumsum(x: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Inclusive running sum restarted at every ``ptr`` offset.
+
+    Summed sequentially within each segment (as the C loops do), so the
+    values are bit-identical to a per-query loop.
+    """
+    n = np.diff(ptr)
+    if not len(x):
+        return np.zeros(0)
+    nseg, m = len(n), int(n.max())
+    if nseg * m <= 8_000_000:
+        seg = np.repeat(np.arange(nseg), n)
+        pos = np.arange(len(x)) - ptr[:-1][seg]
+        pad = np.zeros((nseg, m))
+        pad[seg, pos] = x
+        return np.cumsum(pad, axis=1)[seg, pos]
+    out = np.empty(len(x))
+    for i in np.flatnonzero(n):  # loop per query (few long ones), not per document
+        out[ptr[i]:ptr[i + 1]] = np.cumsum(x[ptr[i]:ptr[i + 1]])
+    return out
