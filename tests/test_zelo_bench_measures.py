@@ -89,3 +89,21 @@ def test_align_limit_and_missing():
     assert list(r) == [4] and miss == 1
     with pytest.raises(EvaluationError):
         align(["a", "x"], [1, 2], z, strict=True)
+
+
+def test_evaluate_against_scores_tsv(tmp_path):
+    from pref_eval.zelo.eval_scores import evaluate_against_scores, looks_like_zelo_scores
+
+    sc = tmp_path / "s.tsv"
+    sc.write_text("qid\tdocno\tscore\tse\nq1\ta\t1.0\t0.1\nq1\tb\t0.0\t0.1\nq1\tc\t-1.0\t0.1\n")
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 b 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 c 3 1.0 t\nq2 Q0 x 1 1.0 t\n")
+    assert looks_like_zelo_scores(str(sc)) and not looks_like_zelo_scores(str(run))
+    rows = evaluate_against_scores(str(sc), [str(run)], ["zndcg", "zacc", "zrecall@1"])
+    got = {(q, m): v for _, q, m, v in rows}
+    e = np.exp([1.0, 0.0, -1.0])
+    d = 1 / np.log2([2, 3, 4])
+    assert got[("q1", "zndcg")] == pytest.approx((e[1] * d[0] + e[0] * d[1] + e[2] * d[2]) / (e @ d))
+    assert got[("q1", "zacc")] == pytest.approx(2 / 3)
+    assert got[("q1", "zrecall@1")] == 0.0
+    assert ("q2", "zacc") not in got and got[("all", "zacc")] == pytest.approx(2 / 3)

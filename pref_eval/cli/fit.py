@@ -150,7 +150,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
                     continue
                 r = diag_rows
                 out.write(f"{qid}\t{r.n_docs[k]}\t{r.n_judged[k]}\t{nj[k]}\t{r.n_components[k]}\t{r.n_perfect[k]}\t"
-                          f"{r.iterations[k]}\t{r.loglik[k]!r}\t{r.grad_max[k]:.3g}\t{int(r.converged[k])}\n")
+                          f"{r.iterations[k]}\t{float(r.loglik[k])!r}\t{r.grad_max[k]:.3g}\t{int(r.converged[k])}\n")
     return 0
 
 

@@ -1,0 +1,92 @@
+"""Evaluate TREC runs against a zELO score file (for ``zelo_eval -R SCORES.tsv``).
+
+Measures (names as accepted by :func:`parse_zelo_measure`):
+
+* ``zndcg`` / ``zndcg@K`` -- :func:`~.bench_measures.ndcg_exp` (gains e^score);
+* ``zacc`` -- :func:`~.bench_measures.pairwise_accuracy` (ties explicit);
+* ``zrecall@K`` / ``zrecall@K,KGT`` -- :func:`~.bench_measures.recall_at_k`.
+
+A run's candidates for a query are its documents in file order with their
+scores; documents without a zELO score are dropped (counted per query).
+Queries of the score file that a run lacks are skipped (no -c semantics).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..errors import UsageError
+from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
+from .scores_io import is_zelo_scores_header, read_zelo_scores
+
+DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
+_RX = re.compile(r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$")
+
+
+def looks_like_zelo_scores(path: str) -> bool:
+    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
+    import gzip
+    import os
+
+    if path == "-" or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
+        return is_zelo_scores_header(fh.readline())
+
+
+def parse_zelo_measure(name: str):
+    """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise."""
+    m = _RX.match(name)
+    if not m:
+        raise UsageError(f"unknown zELO measure {name!r} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
+    kind, k, kgt = m.group(1), m.group(2), m.group(3)
+    if kind == "zrecall" and k is None:
+        raise UsageError("zrecall needs a cutoff: zrecall@K")
+    if kind == "zacc" and k is not None:
+        raise UsageError("zacc takes no cutoff")
+    return kind, (int(k) if k else None), (int(kgt) if kgt else None)
+
+
+def evaluate_against_scores(scores_path: str, run_paths, measures=DEFAULT_MEASURES, *, limit: int | None = None):
+    """Rows ``(run_name, qid, measure, value)`` and per-run means (qid ``all``).
+
+    ``limit`` keeps the first N candidates of each query in run-file order
+    (zbench's ``document_limit``; default all).
+    """
+    from ..io.runs import read_run
+
+    parsed = [(m, parse_zelo_measure(m)) for m in measures]
+    table = read_zelo_scores(scores_path)
+    rows = []
+    for path in run_paths:
+        run = read_run(path)
+        qids = run.qid
+        order = np.argsort(qids, kind="stable")
+        uq, starts = np.unique(qids[order], return_index=True)
+        bounds = np.append(starts, len(order))
+        per = {m: [] for m, _ in parsed}
+        for i, qb in enumerate(uq):
+            qid = qb.decode()
+            if qid not in table:
+                continue
+            idx = order[bounds[i]:bounds[i + 1]]
+            docnos = [d.decode() for d in run.docno[idx]]
+            r, g, _missing = align(docnos, run.score[idx], table[qid], limit=limit)
+            for name, (kind, k, kgt) in parsed:
+                if kind == "zndcg":
+                    v = ndcg_exp(r, g, k)
+                elif kind == "zacc":
+                    v = pairwise_accuracy(r, g)
+                else:
+                    v = recall_at_k(r, g, k, kgt)
+                per[name].append(v)
+                rows.append((run.name, qid, name, v))
+        for name, _ in parsed:
+            vals = np.array(per[name], dtype=float)
+            vals = vals[~np.isnan(vals)]
+            rows.append((run.name, "all", name, float(vals.mean()) if len(vals) else float("nan")))
+    return rows
