@@ -19,10 +19,36 @@ JSONL_KEYS = ["measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "st
               "p_adjusted", "correction"]
 
 
-def run(*args, stdin=None):
-    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", *map(str, args)], cwd=ROOT,
-                       capture_output=True, text=True, input=stdin)
-    return p.returncode, p.stdout, p.stderr
+def run(*args):
+    """zelo_compare in-process (same code path as the console script): (exit code, stdout, stderr)."""
+    import contextlib
+    import io
+    import os
+
+    from pref_eval.cli.compare import main
+
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main([str(a) for a in args])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(cwd)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_console_entry_point_subprocess():
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(DATA / "perquery.tsv"),
+                        "-o", "jsonl", "--tests", "t"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0 and len(p.stdout.splitlines()) == 6
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", "missing.tsv"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr == "zelo_compare: missing.tsv: no such file (expected a per-query file (zelo_eval -q output))\n"
 
 
 @pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl"])
