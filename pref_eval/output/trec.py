@@ -14,12 +14,11 @@ from ..engine import Column, RunResult
 
 
 def format_float(v: float) -> str:
-    """C ``%6.4f``, including glibc's ``-nan`` / ``nan`` / ``inf``."""
-    if math.isnan(v):
-        return f"{'-nan' if math.copysign(1.0, v) < 0 else 'nan':>6}"
-    if math.isinf(v):
-        return f"{'-inf' if v < 0 else 'inf':>6}"
-    return f"{v:6.4f}"
+    """C ``%6.4f``, including glibc's signed ``-nan`` (Python drops a NaN's sign)."""
+    s = f"{v:6.4f}"
+    if s[-1] == "n" and math.copysign(1.0, v) < 0:  # 'nan'
+        return "  -nan"
+    return s
 
 
 def format_value(col: Column, v) -> str:
