@@ -206,3 +206,32 @@ def test_R_path_equals_P_path(tmp_path):
         assert a["p_value"] == pytest.approx(b["p_value"], rel=1e-9, nan_ok=True)
     code, out, _ = run("-R", "qrels/dl19-sample.qrels", "-m", "map", *runs, "--baseline", "bm25", "-o", "jsonl", "--tests", "t")
     assert code == 0 and {json.loads(x)["run_b"] for x in out.splitlines()} == {"runs/bm25.run"}
+
+
+def test_preference_measures_tested_against_zero():
+    """runi/runj layout of zelo_eval -q -o tsv with preference measures: each
+    pair's per-query preferences are tested against 0 (oracle: scipy on the
+    file's values, statsmodels Holm over the pairs of one measure)."""
+    from statsmodels.stats.multitest import multipletests
+
+    f = DATA / "perquery_prefs.tsv"
+    code, out, err = run("-P", f, "-o", "jsonl", "--tests", "t,sign", "-Q")
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.splitlines()]
+    raw = pd.read_csv(f, sep="\t", dtype={"qid": str, "runj": str}, keep_default_na=False)
+    raw = raw[(raw.qid != "all")]
+    # metrics once (per-run rows), preference measures once per pair
+    assert sorted({d["measure"] for d in lines}) == ["lexirecall", "map", "ndcg_cut.10", "rpp"]
+    assert len([d for d in lines if d["measure"] == "map"]) == 3 * 2
+    rpp_t = [d for d in lines if d["measure"] == "rpp" and d["test"] == "t"]
+    assert len(rpp_t) == 3
+    oracle = []
+    for d in rpp_t:
+        v = raw[(raw.measure == "rpp") & (raw.runi == d["run_a"]) & (raw.runj == d["run_b"])].value.astype(float)
+        oracle.append(stats.ttest_1samp(np.round(v.to_numpy(), 12), 0).pvalue)
+        assert d["mean_diff"] == pytest.approx(v.mean())
+        assert d["n_queries"] == len(v)
+    np.testing.assert_allclose([d["p_value"] for d in rpp_t], oracle, rtol=1e-12)
+    np.testing.assert_allclose([d["p_adjusted"] for d in rpp_t], multipletests(oracle, method="holm")[1], rtol=1e-12)
+    code, out, _ = run("-P", f, "-Q")
+    assert "run_a" in out and "Preference measures: mean per-query preference" in out

@@ -36,7 +36,7 @@ def _resolve_run(name: str, runs: list[str]) -> str:
               help="Count queries missing for a run as 0 instead of leaving them out.")
 @click.option("-l", "--level", "level", type=int, default=1, show_default=True,
               help="Relevance threshold for -R (grade >= N is relevant).")
-@click.option("-M", "--depth", "depth", type=int, default=None, help="Keep the top N documents per query (-R).")
+@click.option("--depth", "depth", type=int, default=None, help="Keep the top N documents per query (-R).")
 @click.option("--tests", "tests", default="t,wilcoxon,sign", show_default=True, metavar="LIST",
               help="Comma-separated tests: t, wilcoxon, sign, randomization, bootstrap, tukey.")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
@@ -110,7 +110,6 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
     from ..stats.compare import compare, parse_tests
-    from ..stats.report import format_result
 
     test_list = parse_tests(tests)
     if marker_test is not None:
@@ -119,6 +118,7 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
             raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
     else:
         mt = test_list[0]
+    pref_df = None
     if qrels:
         if not measures:
             raise UsageError("-R needs at least one -m MEASURE")
@@ -133,23 +133,75 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
         from ..stats.perquery import read_per_query
 
         df = read_per_query(per_query)
+        if "run_b" in df.columns:  # runi/runj layout: metric rows have an empty runj
+            pref_df = df[df["run_b"] != ""]
+            df = df[df["run_b"] == ""].drop(columns="run_b")
+            # zelo_eval repeats metrics as pair differences: keep the per-run rows only
+            pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
+            if pref_df.empty:
+                pref_df = None
         run_sel = list(runs) if runs else None
         measure_sel = list(measures) if measures else None
-    names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
-    if baseline is not None:
-        baseline = _resolve_run(baseline, names)
-    result = compare(df, tests=test_list, correction=correction, alpha=alpha, baseline=baseline,
-                     resamples=resamples, seed=seed, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
-                     confidence=confidence, ci_method=ci_method, complete=complete, runs=run_sel,
-                     measures=measure_sel)
-    for m, dropped in result.dropped_queries.items():
-        if dropped:
-            log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
-                     f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
-    for m, n in result.n_queries.items():
-        if n == 0:
-            log.warn(f"{m}: no query has a value for every run")
-    text = format_result(result, fmt, digits, mt)
+        if measure_sel:
+            known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
+            for m in measure_sel:
+                if m not in known:
+                    raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(sorted(known))})")
+    settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
+                    wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method)
+    parts = []
+    result = None
+    metric_measures = list(dict.fromkeys(df["measure"])) if not df.empty else []
+    if measure_sel is not None:
+        metric_measures = [m for m in measure_sel if m in set(metric_measures)]
+    if metric_measures:
+        names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
+        if baseline is not None:
+            baseline = _resolve_run(baseline, names)
+        result = compare(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
+                         measures=metric_measures, **settings)
+        for m, dropped in result.dropped_queries.items():
+            if dropped:
+                log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
+                         f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
+        for m, n in result.n_queries.items():
+            if n == 0:
+                log.warn(f"{m}: no query has a value for every run")
+        parts.append(result.records)
+    pref_records = None
+    if pref_df is not None:
+        from ..stats.compare import compare_preferences
+
+        pref_tests = [t for t in test_list if t != "tukey"]
+        if len(pref_tests) < len(test_list):
+            log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
+        if baseline is not None:
+            log.warn("--baseline does not apply to preference measures: every pair in the file is tested")
+        if pref_tests:
+            pref_records, nq, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel,
+                                                            runs=run_sel, tests=pref_tests, **settings)
+            for m, d in dropped.items():
+                if d:
+                    log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out; -c counts them as 0")
+            if pref_records is not None:
+                parts.append(pref_records)
+    if not parts:
+        raise UsageError("nothing to compare (no measure with values for at least two runs)")
+    from ..stats.report import format_pref_table, format_table, records_csv, records_jsonl
+
+    if fmt in ("jsonl", "csv"):
+        import pandas as pd
+
+        records = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        text = records_jsonl(records, alpha) if fmt == "jsonl" else records_csv(records, alpha)
+    else:
+        chunks = []
+        if result is not None:
+            chunks.append(format_table(result, fmt, digits, mt))
+        if pref_records is not None and not pref_records.empty:
+            pt = mt if mt != "tukey" else pref_tests[0]
+            chunks.append(format_pref_table(pref_records, fmt, pt, alpha, correction, digits))
+        text = "\n".join(chunks)
     with output_stream(output) as out:
         out.write(text)
     return 0

@@ -297,6 +297,7 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
 
 
 def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, measure: str = "",
+                        run_a: Sequence[str] | None = None, run_b: Sequence[str] | None = None,
                      tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
                      alpha: float = 0.05, resamples: int = 10_000, seed: int | None = 0,
                      zero_method: str = "wilcox", wilcoxon_method: str = "auto",
@@ -306,7 +307,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     For preference measures, whose per-query value for a pair of runs is
     already a signed difference: row r = that pair's per-query values.
     ``labels`` name the rows (``"A:B"`` style names are split into run_a /
-    run_b at the first ``:``; otherwise run_a = label, run_b = None).
+    run_b at the first ``:``; otherwise run_a = label, run_b = None), or
+    give ``run_a`` and ``run_b`` lists directly.
     Correction family = all rows, per test. ``tukey`` is not available here
     (it needs the per-run values). Returns a DataFrame of records (same keys
     as :func:`compare`).
@@ -326,10 +328,53 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     if len(labels) != k:
         raise UsageError(f"{len(labels)} labels for {k} rows")
     a_names, b_names = [], []
-    for lab in labels:
-        a, sep, b = str(lab).partition(":")
-        a_names.append(a if sep else str(lab))
-        b_names.append(b if sep else None)
+    if run_a is not None and run_b is not None:
+        a_names, b_names = list(run_a), list(run_b)
+        if len(a_names) != k or len(b_names) != k:
+            raise UsageError(f"run_a/run_b lengths differ from the {k} rows")
+    else:
+        for lab in labels:
+            a, sep, b = str(lab).partition(":")
+            a_names.append(a if sep else str(lab))
+            b_names.append(b if sep else None)
     results = _run_tests(D, tests, params)
     block = _assemble(measure, a_names, b_names, D.shape[1], D, results, tests, params)
     return _frame([block])
+
+
+def compare_preferences(values, *, complete: bool = False, measures: Sequence[str] | None = None,
+                        runs: Sequence[str] | None = None, **kwargs):
+    """Test per-query preference values against 0, per measure.
+
+    ``values``: DataFrame with columns run (= run_a), run_b, qid, measure,
+    value (the runi/runj layout of ``zelo_eval -q -o tsv``), value = the
+    preference of run over run_b on that query. Queries: those present for
+    every pair of that measure (``complete``: the union, missing = 0).
+    ``runs`` keeps the pairs whose two runs are both listed. Other keyword
+    arguments as :func:`compare_differences`. Returns (records DataFrame,
+    {measure: n_queries}, {measure: dropped qids}).
+    """
+    import pandas as pd
+
+    df = values[values["qid"].astype(str) != "all"]
+    if runs:
+        df = df[df["run"].isin(list(runs)) & df["run_b"].isin(list(runs))]
+    all_measures = list(dict.fromkeys(df["measure"]))
+    measure_list = [m for m in (measures or all_measures) if m in all_measures]
+    frames, nq, dropped = [], {}, {}
+    for m in measure_list:
+        sub = df[df["measure"] == m]
+        pairs = list(dict.fromkeys(zip(sub["run"], sub["run_b"])))
+        qids = list(dict.fromkeys(sub["qid"]))
+        table = sub.pivot_table(index=["run", "run_b"], columns="qid", values="value", aggfunc="first")
+        table = table.reindex(index=pd.MultiIndex.from_tuples(pairs), columns=qids)
+        X = table.to_numpy(dtype=float)
+        present = ~np.isnan(X)
+        keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
+        X = np.where(present, X, 0.0)[:, keep]
+        nq[m] = int(keep.sum())
+        dropped[m] = [q for q, kk in zip(qids, keep) if not kk]
+        frames.append(compare_differences(np.round(X, 12), measure=m, run_a=[p[0] for p in pairs],
+                                          run_b=[p[1] for p in pairs], **kwargs))
+    records = pd.concat(frames, ignore_index=True) if frames else None
+    return records, nq, dropped

@@ -88,18 +88,63 @@ def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
     return out
 
 
-def format_jsonl(result: ComparisonResult) -> str:
-    return "".join(json.dumps(d) + "\n" for d in record_dicts(result.records, result.params["alpha"]))
+def records_jsonl(records, alpha: float) -> str:
+    return "".join(json.dumps(d) + "\n" for d in record_dicts(records, alpha))
 
 
-def format_csv(result: ComparisonResult) -> str:
+def records_csv(records, alpha: float) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     keys = [*RECORD_KEYS, *EXTRA_KEYS]
     w.writerow(keys)
-    for d in record_dicts(result.records, result.params["alpha"]):
+    for d in record_dicts(records, alpha):
         w.writerow(["" if d.get(k) is None else d.get(k) for k in keys])
     return buf.getvalue()
+
+
+def format_jsonl(result: ComparisonResult) -> str:
+    return records_jsonl(result.records, result.params["alpha"])
+
+
+def format_csv(result: ComparisonResult) -> str:
+    return records_csv(result.records, result.params["alpha"])
+
+
+def format_pref_table(records, fmt: str, test: str, alpha: float, correction: str, digits: int = 4) -> str:
+    """Preference measures: one row per pair of runs, one column per measure,
+    the mean per-query preference of run_a over run_b, ``*`` when its
+    adjusted p-value (``test``) is below alpha."""
+    rec = records[records["test"] == test]
+    measures = list(dict.fromkeys(rec["measure"]))
+    pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"])))
+    cell = {}
+    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"]):
+        num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
+        mark = ("<sup>*</sup>" if fmt == "markdown" else "$^{*}$" if fmt == "latex" else "*") if sig else ""
+        cell[(m, a, b)] = num + mark
+    header = ["run_a", "run_b", *measures]
+    rows = [[a, b, *(cell.get((m, a, b), "") for m in measures)] for a, b in pairs]
+    nq = sorted(set(int(x) for x in rec["n_queries"]))
+    legend = (f"Preference measures: mean per-query preference of run_a over run_b; * = {TEST_LABELS[test]} "
+              f"of the per-query preferences against 0, two-sided, {CORRECTION_LABELS[correction]} "
+              f"correction over {len(pairs)} pair(s) per measure, alpha = {alpha:g}; queries: "
+              + ", ".join(str(n) for n in nq) + ".")
+    if fmt == "markdown":
+        out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(measures)) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(out) + "\n\n" + legend + "\n"
+    if fmt == "latex":
+        def esc(t: str) -> str:
+            return t.replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+        out = ["\\begin{table}", "\\centering", "\\begin{tabular}{ll" + "r" * len(measures) + "}", "\\toprule",
+               " & ".join(esc(h) for h in header) + " \\\\", "\\midrule"]
+        out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in rows]
+        out += ["\\bottomrule", "\\end{tabular}", "\\caption{" + esc(legend) + "}", "\\end{table}"]
+        return "\n".join(out) + "\n"
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines) + "\n\n" + legend + "\n"
 
 
 def _beats(result: ComparisonResult, test: str) -> dict[tuple[str, str], list[str]]:
