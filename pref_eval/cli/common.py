@@ -24,9 +24,23 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     """
     import click
 
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in args[: args.index("--") if "--" in args else len(args)]:
+        from .. import __version__
+
+        sys.stdout.write(f"{prog} (pref_eval) {__version__}\n")
+        sys.exit(0)
     try:
-        rv = command.main(args=argv, prog_name=prog, standalone_mode=False)
+        rv = command.main(args=args, prog_name=prog, standalone_mode=False)
         code = rv if isinstance(rv, int) else 0
+    except SystemExit as err:
+        # click turns EPIPE into sys.exit(1) after wrapping stdout; a closed
+        # pipe is not an error for us (``zelo_eval ... | head``).
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
+            _silence_stdout()
+            code = 0
+        else:
+            code = err.code if isinstance(err.code, int) else (0 if err.code is None else 2)
     except PrefEvalError as err:
         _flush_quietly()
         sys.stderr.write(f"{prog}: {err}\n")
@@ -86,11 +100,24 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     try:
         with io.open(fd, "w", encoding="utf-8", newline="\n") as fh:
             yield fh
+        _set_mode(tmp, path)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _set_mode(tmp: str, target: str) -> None:
+    """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, mode)
 
 
 class Log:
