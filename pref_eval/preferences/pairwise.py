@@ -74,32 +74,39 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
     Per group g: ``rpp_g = Σ_i w_i·sgn(y_i − x_i)`` summed in i order; per
     query ``Σ_g m_g·rpp_g / Σ_g m_g`` summed in the order in which run I's
     ranking first shows each grade (pref_eval.py's ``u.grades`` order).
+
+    ``rpp_g`` for a block of pairs is one sparse product ``Wᵀ · sgn(Y − X)``
+    (slots × pairs); scipy's CSR kernel accumulates each row's entries in
+    slot order, i.e. sequentially as the reference, so the floats agree.
     """
+    import scipy.sparse as sp
+
     out = {s: np.zeros((len(I), rv.nq)) for s in schemes}
     if rv.nq == 0 or len(I) == 0 or not schemes:
         return out
-    NG = len(rv.gm)
-    W = {s: rpp_weights(rv.gm, s) for s in schemes}
-    slot_group = np.repeat(np.arange(NG), rv.gm)
-    denom = np.bincount(rv.gq, weights=rv.gm.astype(np.float64), minlength=rv.nq)
-    gmf = rv.gm.astype(np.float64)
-    orders = {}
-    for r in np.unique(I):
+    NG, R = len(rv.gm), rv.nruns
+    TG = int(rv.gptr[-1])
+    g_of = np.repeat(np.arange(NG), rv.gm)
+    WT = {sc: sp.csr_matrix((rpp_weights(rv.gm, sc), (g_of, np.arange(TG))), shape=(NG, TG)) for sc in schemes}
+    GT = np.ascontiguousarray(rv.granks.T)  # (TG, R)
+    gmf = rv.gm.astype(np.float64)[:, None]
+    denom = np.bincount(rv.gq, weights=rv.gm.astype(np.float64), minlength=rv.nq)[:, None]
+    # per run: the groups of each query in summation order, padded with NG (a zero row)
+    Gq = int(np.diff(rv.qgptr).max())
+    order_idx = np.full((R, Gq, rv.nq), NG, dtype=np.int64)
+    for r in range(R):
         perm = np.lexsort((np.arange(NG), rv.gfirst[r], rv.gq))
-        orders[int(r)] = perm
-    for sl in _blocks(len(I), rv.granks.shape[1]):
-        X = rv.granks[I[sl]]
-        Y = rv.granks[J[sl]]
-        s = np.sign(Y - X).astype(np.float64)
-        Ib = I[sl]
+        pos = np.arange(NG) - rv.qgptr[rv.gq[perm]]
+        order_idx[r, pos, rv.gq[perm]] = perm
+    for sl in _blocks(len(I), TG):
+        Ib, Jb = I[sl], J[sl]
+        S = np.sign(GT[:, Jb] - GT[:, Ib]).astype(np.float64)  # (TG, Pc)
+        cols = np.arange(len(Ib))
+        idx = np.moveaxis(order_idx[Ib], 0, -1)  # (Gq, nq, Pc)
         for sc in schemes:
-            V = seg_sum(s * W[sc], slot_group, NG) * gmf
-            res = np.empty((V.shape[0], rv.nq))
-            for r, perm in orders.items():
-                rows = np.flatnonzero(Ib == r)
-                if len(rows):
-                    res[rows] = seg_sum(V[rows][:, perm], rv.gq[perm], rv.nq) / denom
-            out[sc][sl] = res
+            V = np.asarray(WT[sc] @ S) * gmf  # (NG, Pc): m_g·rpp_g
+            Vx = np.vstack([V, np.zeros((1, V.shape[1]))])
+            out[sc][sl] = (Vx[idx, cols].sum(axis=0) / denom).T
     return out
 
 

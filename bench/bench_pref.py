@@ -1,0 +1,97 @@
+"""Benchmark zelo_eval's preference mode and pref_aggregate (issue 3 shapes).
+
+    python bench/bench_pref.py [--quick]
+    PREF_EVAL_REF=/tmp/pref_eval python bench/bench_pref.py   # also time the reference, print ratios
+
+Shapes: DL (63 runs × 53 queries × 100 docs, 48–85 relevant per query, graded 1–3),
+all 15 measures with -q; L (30 runs × 200 queries × 1,000 docs) with -M preferences;
+pref_aggregate on the DL output. CPU seconds of the child process (user+sys).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def generate(d: Path, nruns: int, nq: int, ndocs: int, rel: tuple[int, int], seed: int) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    d.mkdir(parents=True, exist_ok=True)
+    pool = 3 * ndocs
+    ql = []
+    for q in range(nq):
+        nrel = int(rng.integers(rel[0], rel[1] + 1))
+        docs = rng.choice(pool, size=nrel + 50, replace=False)
+        for k, doc in enumerate(docs):
+            ql.append(f"{1000 + q} 0 D{q}_{doc} {int(rng.integers(1, 4)) if k < nrel else 0}\n")
+    qrels = d / "qrels"
+    qrels.write_text("".join(ql))
+    runs = []
+    for r in range(nruns):
+        lines = []
+        for q in range(nq):
+            docs = rng.choice(pool, size=ndocs, replace=False)
+            scores = np.sort(rng.random(ndocs))[::-1]
+            lines.extend(f"{1000 + q} Q0 D{q}_{doc} {k + 1} {s:.6f} run{r}\n" for k, (doc, s) in enumerate(zip(docs, scores)))
+        p = d / f"input.run{r:02d}"
+        p.write_text("".join(lines))
+        runs.append(p)
+    return qrels, runs
+
+
+def cpu_of(cmd: list[str], out: Path | None = None) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    with open(out or os.devnull, "w") as fh:
+        subprocess.run(cmd, stdout=fh, check=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    ref = os.environ.get("PREF_EVAL_REF")
+    py = sys.executable
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        dq, druns = generate(tmp / "dl", 63, 53, 100, (48, 85), 1)
+        lq, lruns = generate(tmp / "l", 30, 50 if quick else 200, 1000, (20, 120), 2)
+        zeval = [py, "-m", "pref_eval.cli.eval"]
+        out_dl = tmp / "dl.jsonl"
+        cases = [
+            ("DL: 63 runs × 53 q × 100 docs, all 15 measures, -q", zeval + ["-R", str(dq), "-M", "all", "-q"]
+             + [str(p) for p in druns], out_dl, "pref_eval.py", 32.9),
+            (f"L: 30 runs × {50 if quick else 200} q × 1000 docs, -M preferences", zeval + ["-R", str(lq), "-M", "preferences"]
+             + [str(p) for p in lruns], None, "pref_eval.py", 33.0),
+        ]
+        for label, cmd, out, refprog, refsec in cases:
+            cpu, wall = cpu_of(cmd, out)
+            refcpu = None
+            if ref:
+                refcmd = [py, str(Path(ref) / refprog)] + cmd[3:]
+                refcpu, _ = cpu_of(refcmd)
+            rows.append((label, cpu, wall, refcpu, refsec))
+        cpu, wall = cpu_of([py, "-m", "pref_eval.cli.aggregate", "-P", str(out_dl)])
+        cpu10, wall10 = cpu_of([py, "-m", "pref_eval.cli.aggregate", "--mc4-steps", "10", "-P", str(out_dl)])
+        refcpu = cpu_of([py, str(Path(ref) / "pref_aggregate.py"), "-P", str(out_dl)])[0] if ref else None
+        rows.append(("pref_aggregate on the DL output (stationary MC4)", cpu, wall, refcpu, 2.2))
+        rows.append(("pref_aggregate on the DL output (--mc4-steps 10)", cpu10, wall10, refcpu, 2.2))
+    print("| case | ours CPU s | ours wall s | reference CPU s | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for label, cpu, wall, refcpu, refsec in rows:
+        r = refcpu if refcpu is not None else refsec
+        src = "measured" if refcpu is not None else "issue figure"
+        print(f"| {label} | {cpu:.2f} | {wall:.2f} | {r:.1f} ({src}) | {r / cpu:.0f}× |")
+
+
+if __name__ == "__main__":
+    main()
