@@ -217,6 +217,8 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
     q = read_qrels(qrels, check_duplicates=False)
     rs = [read_run(p, name=n) for p, n in zip(runs, names)]
     base = prepare_qrels(q, binary, floor)
+    if len(base.qorder) == 0:
+        log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
     rng = np.random.default_rng(seed)
     with output_stream(output) as out:
         first = True

@@ -119,6 +119,8 @@ def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str])
     P, nq = len(I), rv.nq
     res = {w: np.zeros((P, nq), dtype=np.float64 if w == "rrlexiprecision" else np.int64) for w in which}
     ties = np.zeros((P, nq), bool)
+    if "rrlexiprecision" in which:
+        res["rrlexiprecision_tie"] = ties
     if nq == 0 or P == 0:
         return res
     T = rv.ranks.shape[1]
@@ -149,6 +151,4 @@ def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str])
             dc = np.maximum(d, 0)
             xv, yv = X[rows, dc], Y[rows, dc]
             res["lexirecall"][sl] = np.where(tie, 0, np.where(xv < yv, 1, -1))
-    if "rrlexiprecision" in which:
-        res["rrlexiprecision_tie"] = ties
     return res
