@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .fastparse import fast_columns
 from .tokenize import split_lines
 from .textfile import PathLike, display_name, read_input_bytes
 
@@ -65,6 +66,14 @@ def _check_duplicates(q: Qrels) -> None:
 
 def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True) -> Qrels:
     """Parse qrels bytes; see the module docstring for the rules."""
+    fast = fast_columns(data, min_fields=4, max_fields=4, kinds={0: "S", 1: "S", 2: "S", 3: "i8"})
+    if fast is not None:
+        n = len(fast[0])
+        q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=fast[3],
+                  line=np.arange(1, n + 1, dtype=np.int64), source=source)
+        if check_duplicates:
+            _check_duplicates(q)
+        return q
     fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
                                 expected="4 fields 'qid iter docno rel'")
     if len(lines) == 0:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from .textfile import PathLike, display_name, read_input_bytes
+from .fastparse import fast_columns
 from .tokenize import split_lines
 
 
@@ -69,6 +70,12 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
 
 def run_from_bytes(data: bytes, source: str, name: str | None = None) -> Run:
     """Parse run bytes; see the module docstring for the rules."""
+    fast = fast_columns(data, min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8"})
+    if fast is not None:
+        n = len(fast[0])
+        tag = _last_line(data).split()[5].decode("utf-8", errors="replace")
+        return Run(qid=fast[0], docno=fast[2], score=fast[4], line=np.arange(1, n + 1, dtype=np.int64),
+                   tag=tag, name=name if name is not None else source, source=source)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:
@@ -77,6 +84,19 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None) -> Run:
     tag = cols[5][-1].decode("utf-8", errors="replace")
     return Run(qid=cols[0], docno=cols[2], score=score, line=lines, tag=tag,
                name=name if name is not None else source, source=source)
+
+
+def _last_line(data: bytes) -> bytes:
+    """The last line that is not blank (without copying the file)."""
+    end = len(data)
+    while True:
+        while end > 0 and data[end - 1:end].isspace():
+            end -= 1
+        start = data.rfind(b"\n", 0, end) + 1
+        line = data[start:end]
+        if not line or line[:1] != b"#":
+            return line
+        end = start
 
 
 def read_run(path: PathLike, name: str | None = None) -> Run:
