@@ -19,7 +19,7 @@ Public entry points:
 """
 from __future__ import annotations
 
-from .compare import ComparisonResult, compare, compare_differences
+from .compare import ComparisonResult, compare, compare_differences, compare_preferences
 from .correction import CORRECTIONS, adjust
 from .effect import effect_sizes
 from .orderings import (
@@ -47,5 +47,5 @@ __all__ = [
     "compare", "compare_orderings", "differences", "effect_sizes",
     "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext",
     "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
-    "compare_differences", "wilcoxon_test",
+    "compare_differences", "compare_preferences", "wilcoxon_test",
 ]
