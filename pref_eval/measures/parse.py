@@ -27,6 +27,8 @@ from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .nicknames import NICKNAMES
 
+JUDGED_WHOLE_LIST = 2**63 - 1
+
 
 def _atol(tok: str) -> int:
     """C ``atol``: leading white space, optional sign, digits; rest ignored."""
@@ -107,6 +109,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
     _load_registry()
     marked: dict[str, None] = {}
     given: dict[str, tuple[tuple, str]] = {}
+    irm_reqs: dict[str, MeasureRequest] = {}  # ir-measures names keep their rel= and label
     for arg in args:
         name, dot, ptext = arg.partition(".")
         if name in NICKNAMES and not dot:
@@ -120,9 +123,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
             if pf is None:
                 pf2 = _parse_irm_or_none(arg)
                 if pf2 is not None:
-                    req = pf2
-                    marked[req.spec.name] = None
-                    given.setdefault(req.spec.name, (req.params, req.raw or ""))
+                    irm_reqs.setdefault(pf2.label or arg, pf2)
                     continue
                 raise unknown_measure(arg)
             spec, ptext = pf
@@ -138,6 +139,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
             out.append(MeasureRequest(spec, params, raw))
         else:
             out.append(MeasureRequest(spec, tuple(spec.defaults), None))
+    out.extend(irm_reqs.values())
     out.sort(key=lambda r: r.spec.order)
     return out
 
@@ -197,6 +199,8 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
             params, raw = (float(v),), f"{v}"
         else:
             raise UsageError(f"measure {text!r}: unsupported parameter {k!r}")
+    if at is None and spec.name == "judged":
+        params = (JUDGED_WHOLE_LIST,)  # ir-measures' Judged without @k: the whole list
     if at is not None:
         if spec.param_kind == "cutoffs":
             if not isinstance(at, int) or isinstance(at, bool) or at <= 0:
