@@ -134,3 +134,24 @@ class Log:
     def info(self, message: str) -> None:
         if not self.quiet:
             sys.stderr.write(f"{self.prog}: {message}\n")
+
+    @property
+    def interactive(self) -> bool:
+        """Progress is shown only when stderr is a terminal and not ``--quiet``."""
+        try:
+            return not self.quiet and sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            return False
+
+    def progress(self, label: str, done: int, total: int) -> None:
+        """One updating progress line on a terminal (``label: done/total``)."""
+        if not self.interactive:
+            return
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{self.prog}: {label}: {done}/{total}{end}")
+        sys.stderr.flush()
+
+    def stage(self, message: str) -> None:
+        """A progress message for a long step, shown only on a terminal."""
+        if self.interactive:
+            sys.stderr.write(f"{self.prog}: {message}\n")

@@ -76,9 +76,11 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     else:
         table = from_dataset([])
     known = set(table.queries)
-    for path in judgments:
+    for n, path in enumerate(judgments, 1):
         before = len(table.queries)
+        log.progress("reading judgments", n - 1, len(judgments))
         read_judgments(path, fmt, ties=ties, into=table)
+        log.progress("reading judgments", n, len(judgments))
         if dataset and len(table.queries) > before:
             extra = table.queries[before:]
             log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); they are fitted too")
@@ -99,6 +101,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         qs = q[order]
         bounds = np.searchsorted(qs, np.arange(len(sizes) + 1))
         for k, qid in enumerate(table.queries):
+            log.progress("zbench fit", k + 1, len(table.queries))
             idx = order[bounds[k]:bounds[k + 1]]
             W = zbench_win_matrix(int(sizes[k]), a[idx], b[idx], s[idx])
             if sizes[k] == 0:
@@ -109,6 +112,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
             score[offsets[k]:offsets[k + 1]] = x
         diag_rows = None
     else:
+        log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
         res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
         score, se = res.score, res.se
         if prior == 0:

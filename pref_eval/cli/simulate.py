@@ -21,9 +21,9 @@ def _progress(log, label):
 
     def cb(done, total):
         pct = int(100 * done / total)
-        if pct // 10 != state["last"] // 10 or done == total:
+        if pct != state["last"] or done == total:
             state["last"] = pct
-            log.info(f"{label}: {done}/{total}")
+            log.progress(label, done, total)
 
     return cb
 
