@@ -128,8 +128,8 @@ def ndcg_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("Rndcg", trec_order("Rndcg"), "nDCG averaged at the ranks where the ideal gain changes.",
-         formula="mean of nDCG@R_j over the R-level boundaries of the ideal ranking",
-         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
+         formula="mean of nDCG@R_j over the R-level boundaries of the ideal ranking; 0 if R = 0 (rel ≥ l)",
+         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains")
 def rndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     nq = r.nq
