@@ -24,7 +24,7 @@ def test_tournament_cli(tmp_path):
     head, row = r.stdout.splitlines()
     assert head.split("\t")[:3] == ["matrix", "reps", "found"]
     assert int(row.split("\t")[2]) >= 10  # strong preferences: the best item is usually found
-    assert "tournament: 20/20" in r.stderr
+    assert "tournament:" not in r.stderr  # stderr is not a terminal: no progress
     assert run("tournament", "--matrix", str(p), "--reps", "20", "--seed", "1").stdout == r.stdout  # seeded
     bad = tmp_path / "bad.txt"
     bad.write_text("0.5 0.5\n0.5\n")
@@ -37,3 +37,19 @@ def test_recovery_sane():
     assert 0.5 < r["tau_dense"].mean() <= 1.0
     assert np.all(r["top_overlap"] <= 1.0)
     assert list(copeland_winners(np.array([[0.5, 0.7], [0.3, 0.5]]))) == [0]
+
+
+def test_progress_only_on_a_terminal(monkeypatch, capsys):
+    import io
+
+    from pref_eval.cli.common import Log
+
+    class TTY(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = TTY()
+    monkeypatch.setattr("sys.stderr", tty)
+    Log("zelo_simulate").progress("tournament", 20, 20)
+    Log("zelo_simulate", quiet=True).progress("tournament", 5, 20)
+    assert tty.getvalue() == "\rzelo_simulate: tournament: 20/20\n"
