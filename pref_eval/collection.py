@@ -193,8 +193,12 @@ def _query_positions(run: Run, qi: QrelsIndex) -> np.ndarray:
     return umap[codes]
 
 
-def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray) -> np.ndarray:
+def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray):
     """Permutation sorting by (qpos ascending, skey descending, docno descending bytes).
+
+    Returns an index array, or ``(idx, src)`` when the input is already in
+    order except inside groups of tied scores: then position ``idx[k]`` must
+    take the element at ``src[k]`` (no full permutation is materialised).
 
     Linear when the file is already grouped by query and in score order (the
     usual case); sorts only what is out of order otherwise, and sorts docnos
@@ -204,8 +208,10 @@ def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray) -> np.nda
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     # 1. group by query (stable)
+    identity = False
     if bool((qpos[1:] >= qpos[:-1]).all()):
         order = np.arange(n, dtype=np.int64)
+        identity = True
     else:
         heads = np.flatnonzero(np.concatenate([[True], qpos[1:] != qpos[:-1]]))
         hq = qpos[heads]
@@ -222,6 +228,7 @@ def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray) -> np.nda
     same_q = q[1:] == q[:-1]
     # 2. score descending inside each query
     if bool((same_q & (s[1:] > s[:-1])).any()):
+        identity = False
         order = order[np.lexsort((-s, q))]
         q = qpos[order]
         s = skey[order]
@@ -247,7 +254,11 @@ def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray) -> np.nda
         dest = np.repeat(gstart + glen - 1, glen) - rank_in
         newsub = np.empty_like(sub)
         newsub[dest] = sub[o2]
+        if identity:
+            return idx, newsub
         order[idx] = newsub
+    elif identity:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return order
 
 
@@ -305,7 +316,14 @@ def rank_run(
             docno = np.concatenate([docno, np.full(len(lack), b"", dtype=docno.dtype)])
     skey = score.astype(np.float32) if trec9 else score
     order = _rank_order(qpos, skey, docno)
-    qpos, rows, score, docno = qpos[order], rows[order], score[order], docno[order]
+    if isinstance(order, tuple):  # already in order but for ties: permute inside tie groups only
+        idx, sub = order
+        rows = rows.copy()
+        docno = docno.copy()
+        rows[idx] = rows[sub]
+        docno[idx] = docno[sub]
+    else:
+        qpos, rows, score, docno = qpos[order], rows[order], score[order], docno[order]
     counts = np.bincount(qpos, minlength=nq)
     starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
     if depth is not None:
@@ -321,11 +339,17 @@ def rank_run(
     grade = np.full(len(qpos), NONPOOL, dtype=np.int64)
     rdoc = np.full(len(qpos), BOGUS_DOC, dtype=np.int64)
     if len(qi.key) and len(ck):
-        hit = np.searchsorted(qi.key, ck)
+        # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
+        # most unjudged rows before the binary search
+        mask = np.uint64((1 << 24) - 1)
+        table = np.zeros(1 << 24, dtype=bool)
+        table[(qi.key & mask).astype(np.intp)] = True
+        cand = np.flatnonzero(table[(ck & mask).astype(np.intp)] & real)
+        hit = np.searchsorted(qi.key, ck[cand])
         hitc = np.minimum(hit, len(qi.key) - 1)
-        found = (qi.key[hitc] == ck) & real
-        fi = np.flatnonzero(found)
-        h = hitc[fi]
+        ok = qi.key[hitc] == ck[cand]
+        fi = cand[ok]
+        h = hitc[ok]
         exact = (qi.docno[h] == docno[fi]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
         if not bool(exact.all()) or _keys_collide(qi.key):
             fi, h = _lookup_exact(qi, qq, docno, real)

@@ -51,6 +51,12 @@ class Qrels:
 def _check_duplicates(q: Qrels) -> None:
     if len(q) < 2:
         return
+    from .keys import factorize_bytes, group_keys, string_keys
+
+    uq, codes = factorize_bytes(q.qid)
+    ck = np.sort(group_keys(codes, string_keys(q.docno), max(len(uq), 1)))
+    if not bool((ck[1:] == ck[:-1]).any()):
+        return  # distinct keys ⇒ distinct (qid, docno) pairs
     order = np.lexsort((q.docno, q.qid))
     sq, sd = q.qid[order], q.docno[order]
     dup = np.flatnonzero((sq[1:] == sq[:-1]) & (sd[1:] == sd[:-1]))
