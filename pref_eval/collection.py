@@ -36,6 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import EvaluationError, InputError
+from .io.fastparse import release_memory
 from .io.keys import factorize_bytes, group_keys, string_keys
 from .io.qrels import Qrels
 from .io.runs import Run
@@ -455,4 +456,5 @@ def build_collection(
                         judged_only=judged_only, trec9=trec9)
         ranked.append(r)
         missing.append(m)
+        release_memory()
     return Collection(qrels=qi, runs=tuple(ranked), missing=tuple(missing))

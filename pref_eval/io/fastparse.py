@@ -79,6 +79,7 @@ def fast_columns(
             convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
                                                 false_values=[], strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False),
+            memory_pool=pa.system_memory_pool(),  # freed columns go back to the OS at once
         )
     except (pa.ArrowException, ValueError):
         return None
@@ -105,7 +106,27 @@ def fast_columns(
         out[i] = arr
     if 0 not in out and _dict_first_has_hash(table.column(names[0])):
         return None
+    del table, col
+    release_memory()
     return out
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the OS (glibc ``malloc_trim``; no-op elsewhere).
+
+    pyarrow's worker threads allocate in their own malloc arenas; without a
+    trim the columns we dropped stay resident and add to the peak of what
+    follows.
+    """
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _dict_has_empty(col) -> bool:
