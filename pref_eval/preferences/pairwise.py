@@ -75,20 +75,34 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
     query ``Σ_g m_g·rpp_g / Σ_g m_g`` summed in the order in which run I's
     ranking first shows each grade (pref_eval.py's ``u.grades`` order).
 
-    ``rpp_g`` for a block of pairs is one sparse product ``Wᵀ · sgn(Y − X)``
-    (slots × pairs); scipy's CSR kernel accumulates each row's entries in
-    slot order, i.e. sequentially as the reference, so the floats agree.
+    The groups are sorted by size and laid out as a (depth, groups) grid; for
+    a block of pairs the sums run over the depth one level i at a time, for
+    every group with m_g > i (a prefix) and every pair at once -- sequential
+    in i, as the reference's loops, so the floats agree bit for bit (each
+    term ±w_i or 0 is exact).
     """
-    import scipy.sparse as sp
-
     out = {s: np.zeros((len(I), rv.nq)) for s in schemes}
     if rv.nq == 0 or len(I) == 0 or not schemes:
         return out
     NG, R = len(rv.gm), rv.nruns
-    TG = int(rv.gptr[-1])
-    g_of = np.repeat(np.arange(NG), rv.gm)
-    WT = {sc: sp.csr_matrix((rpp_weights(rv.gm, sc), (g_of, np.arange(TG))), shape=(NG, TG)) for sc in schemes}
-    GT = np.ascontiguousarray(rv.granks.T)  # (TG, R)
+    # groups by size descending: at level i the groups with m_g > i are a prefix
+    gperm = np.argsort(-rv.gm, kind="stable")
+    gm_s = rv.gm[gperm]
+    depth = int(gm_s[0]) if NG else 0
+    active = np.searchsorted(-gm_s, -np.arange(depth), side="left")  # #groups with m_g > i
+    lvl = np.arange(depth)[:, None]
+    src = np.where(lvl < gm_s[None, :], rv.gptr[:-1][gperm][None, :] + lvl, -1)  # (depth, NG)
+    top = np.iinfo(np.int32).max  # int32 ranks halve the memory traffic; BIG → top
+    seen = rv.granks[rv.granks < BIG]
+    dt = np.int32 if seen.max(initial=0) < top else np.int64
+    small = np.where(rv.granks >= BIG, top if dt is np.int32 else BIG, rv.granks).astype(dt)
+    Gp = np.concatenate([small, np.full((R, 1), top if dt is np.int32 else BIG, dtype=dt)], axis=1)
+    grid = np.ascontiguousarray(Gp[:, src].transpose(1, 2, 0))  # (depth, NG, R)
+    W = {}
+    for sc in schemes:
+        w = np.zeros((depth, NG))
+        w[src >= 0] = rpp_weights(rv.gm, sc)[src[src >= 0]]  # flat weights are in slot order
+        W[sc] = w[:, :, None]
     gmf = rv.gm.astype(np.float64)[:, None]
     denom = np.bincount(rv.gq, weights=rv.gm.astype(np.float64), minlength=rv.nq)[:, None]
     # per run: the groups of each query in summation order, padded with NG (a zero row)
@@ -98,14 +112,26 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
         perm = np.lexsort((np.arange(NG), rv.gfirst[r], rv.gq))
         pos = np.arange(NG) - rv.qgptr[rv.gq[perm]]
         order_idx[r, pos, rv.gq[perm]] = perm
+    TG = int(rv.gptr[-1])
+    inv = np.empty(NG, dtype=np.int64)
+    inv[gperm] = np.arange(NG)
     for sl in _blocks(len(I), TG):
         Ib, Jb = I[sl], J[sl]
-        S = np.sign(GT[:, Jb] - GT[:, Ib]).astype(np.float64)  # (TG, Pc)
-        cols = np.arange(len(Ib))
+        Pc = len(Ib)
+        acc = {sc: np.zeros((NG, Pc)) for sc in schemes}
+        for i in range(depth):
+            n = int(active[i])
+            row = grid[i, :n]  # (n, R) int32
+            x, y = row[:, Ib], row[:, Jb]
+            s = (y > x).view(np.int8) - (y < x).view(np.int8)  # sgn(y − x)
+            for sc in schemes:
+                a = acc[sc][:n]
+                a += W[sc][i, :n] * s
+        cols = np.arange(Pc)
         idx = np.moveaxis(order_idx[Ib], 0, -1)  # (Gq, nq, Pc)
         for sc in schemes:
-            V = np.asarray(WT[sc] @ S) * gmf  # (NG, Pc): m_g·rpp_g
-            Vx = np.vstack([V, np.zeros((1, V.shape[1]))])
+            V = acc[sc][inv] * gmf  # (NG, Pc): m_g·rpp_g, groups back in their order
+            Vx = np.vstack([V, np.zeros((1, Pc))])
             out[sc][sl] = (Vx[idx, cols].sum(axis=0) / denom).T
     return out
 
