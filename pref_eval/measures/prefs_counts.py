@@ -88,7 +88,8 @@ def _ec_counts(g, dl, dr, ret, level, ng, njr_g, big, *, recalc=True, src=None):
     """
     out = {k: np.zeros(ng, dtype=np.int64) for k in
            ("ful_ret", "pairs_ret", "ful_imp", "unful_imp", "notoccur",
-            "rel", "rel_ret", "nonrel", "nonrel_ret")}
+            "rel", "rel_ret", "nonrel", "nonrel_ret", "f_nl", "f_nl_ret", "p2_ful", "p2_n",
+            "p2r_ful", "p2r_n", "n_nl_last", "r_nl_last")}
     if not len(g):
         return out
     nl = int(dl.max()) + 1
