@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import numpy as np
 
@@ -39,12 +40,31 @@ ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
 
 
 @dataclass
+class Lines:
+    """One sample's per-query lines of one type, as columns in file order.
+
+    ``q`` query codes (into :attr:`PrefFile.qids`); ``a`` runi (preference)
+    or run (metric) codes, ``b`` runj codes (-1 for metrics), into
+    :attr:`PrefFile.runs`; ``vals[key]`` float64 values and ``has[key]``
+    whether the line has that key.
+    """
+
+    q: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    vals: dict
+    has: dict
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+
+@dataclass
 class PrefFile:
     """Per-query lines of one preference file, by sample.
 
-    ``prefs[sample]``: list of (qid, runi, runj, {measure: value}) in file
-    order; ``metrics[sample]``: list of (qid, run, {measure: value});
-    ``keys`` every measure key in order of first appearance;
+    ``prefs[sample]`` / ``metrics[sample]``: :class:`Lines`; ``qids`` / ``runs``
+    the code tables; ``keys`` every measure key in order of first appearance;
     ``metric_keys`` those that appear in metric lines.
     """
 
@@ -52,16 +72,24 @@ class PrefFile:
     metrics: dict = field(default_factory=dict)
     keys: list = field(default_factory=list)
     metric_keys: set = field(default_factory=set)
+    qids: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
+
+    def sample_qids(self, sample) -> list[str]:
+        """Query ids of a sample in order of first appearance (metric lines first, then preference lines)."""
+        codes = [x.q for x in (self.metrics.get(sample), self.prefs.get(sample)) if x is not None]
+        allq = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+        u, first = np.unique(allq, return_index=True)
+        return [self.qids[c] for c in u[np.argsort(first, kind="stable")].tolist()]
 
 
-def read_pref_file(path: str) -> PrefFile:
-    """Parse JSON lines (plain or gzip); errors name the file and line."""
-    from .io.textfile import display_name, read_input_bytes
+def _is_number(x) -> bool:
+    return type(x) in (int, float)
 
-    data = read_input_bytes(path, what="preference file")
-    src = display_name(path)
-    pf = PrefFile()
-    seen: dict[str, None] = {}
+
+def _records_slow(data: bytes, src: str):
+    """Line-by-line parse with file:line errors: [(line, kind, sample, qid, a, b, vals)]."""
+    out = []
     for ln, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
@@ -75,24 +103,211 @@ def read_pref_file(path: str) -> PrefFile:
             continue
         kind = obj.get("type")
         vals = {k: v for k, v in obj.items() if k not in ID_KEYS}
-        for k in vals:
-            if k not in seen:
-                seen[k] = None
-        s = obj["sample"]
         try:
             if kind == "preference":
-                pf.prefs.setdefault(s, []).append((str(obj["qid"]), str(obj["runi"]), str(obj["runj"]), vals))
+                ab = (str(obj["runi"]), str(obj["runj"]))
             elif kind == "metric":
-                pf.metrics.setdefault(s, []).append((str(obj["qid"]), str(obj["run"]), vals))
-                pf.metric_keys.update(vals)
+                ab = (str(obj["run"]), None)
             else:
                 raise InputError(src, ln, f"unknown line type {kind!r} (expected preference or metric)")
         except KeyError as err:
             raise InputError(src, ln, f"missing key {err}") from None
-    pf.keys = list(seen)
+        for k, v in vals.items():
+            if not _is_number(v):
+                raise InputError(src, ln, f"{k}: expected a number, got {json.dumps(v)}")
+        out.append((ln, kind, obj["sample"], str(obj["qid"]), ab[0], ab[1], vals))
+    return out
+
+
+def _parse_all(data: bytes) -> list | None:
+    """Every line parsed at once as one JSON document ``[[line],[line],...]``, or None.
+
+    Only for files without ``]`` (pref files have none: values are numbers,
+    ids plain strings) and without blank lines: then a line cannot close its
+    wrapper nor merge with the next one, so the document parses into exactly
+    one element per line iff every line is one JSON value, and each element
+    must be a list holding one object. None: use the line-by-line parser.
+    """
+    doc = b"[[" + data.replace(b"\n", b"],[") + b"]]"
+    parsed = None
+    try:
+        import orjson
+
+        parsed = orjson.loads(doc)
+    except ImportError:  # pragma: no cover - orjson is optional
+        pass
+    except ValueError:  # orjson refuses NaN/Infinity, which json accepts: let json decide
+        pass
+    if parsed is None:
+        try:
+            parsed = json.loads(doc)
+        except (ValueError, RecursionError):
+            return None
+    if len(parsed) != data.count(b"\n") + 1 or set(map(type, parsed)) != {list} or set(map(len, parsed)) != {1}:
+        return None
+    objs = list(map(itemgetter(0), parsed))
+    if set(map(type, objs)) != {dict}:
+        return None
+    return objs
+
+
+CHUNK_BYTES = 1 << 22  # parse this much at a time (keeps the Python objects few and memory reused)
+
+
+def _records_fast(data: bytes) -> tuple[list, list, set] | None:
+    """Parts for :func:`_build` from :func:`_parse_all`, or None if anything is unusual.
+
+    The file is parsed in chunks of whole lines; in a chunk, lines are
+    grouped by their tuple of keys (a file has a handful of distinct ones),
+    so the checks and the column extraction run per group. Returns (parts,
+    keys in order of first appearance, metric keys).
+    """
+    if not data or b"]" in data:
+        return None
+    size = len(data) - 1 if data.endswith(b"\n") else len(data)
+    parts: list = []
+    first: dict[str, tuple[int, int]] = {}
+    metric_keys: set = set()
+    start, line0 = 0, 0
+    while start < size:
+        end = data.find(b"\n", start + CHUNK_BYTES, size)
+        end = size if end < 0 else end
+        chunk = data[start:end]
+        if not _chunk_records(chunk, line0, parts, first, metric_keys):
+            return None
+        line0 += chunk.count(b"\n") + 1
+        start = end + 1
+    return parts, sorted(first, key=first.__getitem__), metric_keys
+
+
+def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_keys: set) -> bool:
+    """Add the parts of one chunk (its first line has index ``line0``); False if anything is unusual."""
+    objs = _parse_all(chunk)
+    if objs is None:
+        return False
+    table: dict[tuple, int] = {}
+    codes = _codes(list(map(tuple, objs)), table)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
+    groups = {kt: order[bounds[c]:bounds[c + 1]] for kt, c in table.items()}
+    for kt, idx in groups.items():
+        if "qid" not in kt or "sample" not in kt:
+            return False
+        gobjs = [objs[i] for i in idx.tolist()]
+        col = {k: list(map(itemgetter(k), gobjs)) for k in kt}
+        keep = np.fromiter((q != "all" for q in col["qid"]), dtype=bool, count=len(idx))
+        if not keep.any():
+            continue
+        sel = np.flatnonzero(keep).tolist()
+        kinds = {col["type"][i] for i in sel} if "type" in col else {None}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+        if need is None or any(k not in col for k in need):
+            return False
+        samples = [col["sample"][i] for i in sel]
+        if not set(map(type, samples)) <= {int, str, float}:
+            return False
+        vkeys = [k for k in kt if k not in ID_KEYS]
+        vals = {}
+        for k in vkeys:
+            v = col[k]
+            if not set(map(type, v)) <= {int, float}:
+                return False
+            vals[k] = (np.fromiter(v, dtype=np.float64, count=len(v))[keep], np.ones(len(sel), bool))
+        n0 = line0 + int(idx[sel[0]])
+        for pos, k in enumerate(vkeys):
+            if k not in first or (n0, pos) < first[k]:
+                first[k] = (n0, pos)
+        if kind == "metric":
+            metric_keys.update(vkeys)
+        qids = [str(col["qid"][i]) for i in sel]
+        a = [str(col[need[0]][i]) for i in sel]
+        b = [str(col[need[1]][i]) for i in sel] if kind == "preference" else None
+        parts.append((line0 + idx.astype(np.int64)[keep], kind, samples, qids, a, b, vals))
+    return True
+
+
+def _parts_of_records(recs: list) -> tuple[list, list, set]:
+    keys: dict[str, None] = {}
+    metric_keys: set = set()
+    parts = []
+    for kind in ("preference", "metric"):
+        rs = [r for r in recs if r[1] == kind]
+        if not rs:
+            continue
+        names: dict[str, None] = {}
+        for r in rs:
+            names.update(dict.fromkeys(r[6]))
+        vals = {k: (np.array([float(r[6].get(k, 0.0)) for r in rs]), np.array([k in r[6] for r in rs], bool))
+                for k in names}
+        if kind == "metric":
+            metric_keys.update(names)
+        parts.append((np.array([r[0] for r in rs], dtype=np.int64), kind, [r[2] for r in rs], [r[3] for r in rs],
+                      [r[4] for r in rs], [r[5] for r in rs] if kind == "preference" else None, vals))
+    for r in recs:
+        keys.update(dict.fromkeys(r[6]))
+    return parts, list(keys), metric_keys
+
+
+def read_pref_file(path: str) -> PrefFile:
+    """Parse JSON lines (plain or gzip); errors name the file and line.
+
+    Fast path: the whole file is parsed as one JSON document (orjson if
+    installed) and checked per group of lines with the same keys; anything
+    unusual goes through the line-by-line parser, which finds and reports
+    the bad line.
+    """
+    from .io.textfile import display_name, read_input_bytes
+
+    data = read_input_bytes(path, what="preference file")
+    src = display_name(path)
+    fast = _records_fast(data)
+    parts, keys, metric_keys = fast if fast is not None else _parts_of_records(_records_slow(data, src))
+    pf = PrefFile(keys=keys, metric_keys=metric_keys)
+    qtab: dict = {}
+    rtab: dict = {}
+    for (kind, s), lines in _build(parts, qtab, rtab).items():
+        (pf.prefs if kind == "preference" else pf.metrics)[s] = lines
+    pf.qids, pf.runs = list(qtab), list(rtab)
     if not pf.prefs and not pf.metrics:
         raise InputError(src, 0, "no per-query lines (make the file with zelo_eval -q / pref_eval.py -q)")
     return pf
+
+
+def _codes(values: list[str], table: dict) -> np.ndarray:
+    """Codes of ``values`` in ``table`` (value → code), adding new ones."""
+    for v in dict.fromkeys(values):
+        if v not in table:
+            table[v] = len(table)
+    return np.fromiter(map(table.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _build(parts: list, qtab: dict, rtab: dict) -> dict:
+    """Parts ``(line_no, kind, samples, qids, a, b, {key: (values, has)})`` → {(kind, sample): Lines} in file order."""
+    by: dict = {}
+    for ln, kind, samples, qids, a, b, vals in parts:
+        q = _codes(qids, qtab)
+        ca = _codes(a, rtab)
+        cb = _codes(b, rtab) if b is not None else np.full(len(a), -1, dtype=np.int64)
+        distinct = list(dict.fromkeys(samples))
+        for s in distinct:
+            sel = slice(None) if len(distinct) == 1 else \
+                np.fromiter((x == s for x in samples), dtype=bool, count=len(samples))
+            by.setdefault((kind, s), []).append((ln[sel], q[sel], ca[sel], cb[sel],
+                                                 {k: (v[sel], h[sel]) for k, (v, h) in vals.items()}))
+    out = {}
+    for key, chunks in by.items():
+        ln = np.concatenate([c[0] for c in chunks])
+        order = np.argsort(ln, kind="stable")
+        names = dict.fromkeys(k for c in chunks for k in c[4])
+        vals, has = {}, {}
+        for k in names:
+            vals[k] = np.concatenate([c[4][k][0] if k in c[4] else np.zeros(len(c[0])) for c in chunks])[order]
+            has[k] = np.concatenate([c[4][k][1] if k in c[4] else np.zeros(len(c[0]), bool) for c in chunks])[order]
+        out[key] = Lines(q=np.concatenate([c[1] for c in chunks])[order],
+                         a=np.concatenate([c[2] for c in chunks])[order],
+                         b=np.concatenate([c[3] for c in chunks])[order], vals=vals, has=has)
+    return out
 
 
 def _sorted_desc(scores: dict) -> list[str]:
@@ -100,28 +315,82 @@ def _sorted_desc(scores: dict) -> list[str]:
     return [k for v, k in sorted(((v, k) for k, v in scores.items()), reverse=True)]
 
 
-def query_rankings_from_prefs(lines: list, measure: str, qids: set | None) -> dict[str, list[str]]:
-    """{qid: ranking} for a preference measure: net preference per run, file order."""
-    wins: dict[str, dict[str, float]] = {}
-    for qid, ri, rj, vals in lines:
-        if qids is not None and qid not in qids:
-            continue
-        if measure not in vals:
-            continue
-        v = vals[measure]
-        w = wins.setdefault(qid, {})
-        w[ri] = w.get(ri, 0.0) + v
-        w[rj] = w.get(rj, 0.0) - v
-    return {q: _sorted_desc(w) for q, w in wins.items()}
+def _name_ranks(runs: list[str]) -> np.ndarray:
+    """Position of each run id in Python's string order."""
+    r = np.empty(len(runs), dtype=np.int64)
+    r[sorted(range(len(runs)), key=runs.__getitem__)] = np.arange(len(runs))
+    return r
 
 
-def query_values_from_metrics(lines: list, measure: str, qids: set | None) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-    for qid, run, vals in lines:
-        if (qids is not None and qid not in qids) or measure not in vals:
-            continue
-        out.setdefault(qid, {})[run] = vals[measure]
+def _query_order(q: np.ndarray) -> np.ndarray:
+    """Distinct query codes of ``q`` in order of first appearance."""
+    u, first = np.unique(q, return_index=True)
+    return u[np.argsort(first, kind="stable")]
+
+
+def _rank_rows(score: np.ndarray, present: np.ndarray, qorder: np.ndarray, runs: list[str]) -> dict:
+    """{query code: [run ids by (score, run id) descending]} for the queries of ``qorder``."""
+    nr = _name_ranks(runs)
+    out = {}
+    for qc in qorder.tolist():
+        idx = np.flatnonzero(present[qc])
+        o = np.lexsort((nr[idx], score[qc, idx]))[::-1]
+        out[qc] = [runs[c] for c in idx[o].tolist()]
     return out
+
+
+def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None) -> dict[str, list[str]]:
+    """{qid: ranking} for a preference measure, queries in order of first appearance.
+
+    score(run) = Σ +v over its lines as runi, −v as runj, accumulated in file
+    order (``np.bincount`` adds in input order, as the reference's loop).
+    """
+    sel = lines.has[measure] if measure in lines.has else np.zeros(len(lines), bool)
+    if qmask is not None:
+        sel = sel & qmask[lines.q]
+    q, a, b, v = lines.q[sel], lines.a[sel], lines.b[sel], lines.vals[measure][sel] if sel.any() else np.zeros(0)
+    nq, nr = len(pf.qids), len(pf.runs)
+    keys = np.stack([q * nr + a, q * nr + b], axis=1).ravel()
+    w = np.stack([v, -v], axis=1).ravel()
+    score = np.bincount(keys, weights=w, minlength=nq * nr).reshape(nq, nr)
+    present = (np.bincount(keys, minlength=nq * nr) > 0).reshape(nq, nr)
+    ranks = _rank_rows(score, present, _query_order(q), pf.runs)
+    return {pf.qids[c]: r for c, r in ranks.items()}
+
+
+def query_values_from_metrics(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None):
+    """(per-query rankings {qid: ranking}, mean ranking) of a metric.
+
+    A (query, run) seen twice keeps its last value; the mean is Σ v/numq
+    over the queries in order of first appearance (numq = queries with the
+    metric), as pref_aggregate.py.
+    """
+    sel = lines.has[measure] if measure in lines.has else np.zeros(len(lines), bool)
+    if qmask is not None:
+        sel = sel & qmask[lines.q]
+    q, a, v = lines.q[sel], lines.a[sel], lines.vals[measure][sel]
+    nq, nr = len(pf.qids), len(pf.runs)
+    cell = q * nr + a
+    last = np.zeros(nq * nr, dtype=np.int64) - 1
+    last[cell] = np.arange(len(cell))  # numpy keeps the last write for repeated indices
+    present = last >= 0
+    value = np.zeros(nq * nr)
+    value[present] = v[last[present]]
+    qorder = _query_order(q)
+    ranks = _rank_rows(value.reshape(nq, nr), present.reshape(nq, nr), qorder, pf.runs)
+    # mean: per run, Σ_q v/numq in query order (first appearance of (q, run) within a query is irrelevant)
+    numq = float(len(qorder))
+    qrank = np.empty(nq, dtype=np.int64)
+    qrank[qorder] = np.arange(len(qorder))
+    cells = np.flatnonzero(present)
+    cq, cr = cells // nr, cells % nr
+    o = np.lexsort((cr, qrank[cq]))
+    avg = np.bincount(cr[o], weights=value[cells][o] / numq, minlength=nr)
+    seen = np.bincount(cr, minlength=nr) > 0
+    nrk = _name_ranks(pf.runs)
+    idx = np.flatnonzero(seen)
+    mean = [pf.runs[c] for c in idx[np.lexsort((nrk[idx], avg[idx]))[::-1]].tolist()]
+    return {pf.qids[c]: r for c, r in ranks.items()}, mean
 
 
 def borda(rankings: list[list[str]]) -> list[str]:
@@ -196,28 +465,17 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
 
 
 def stationary(P: np.ndarray, damping: float) -> np.ndarray:
-    """Stationary distribution of ``(1−α)P + α/n`` (dense eigen-solve)."""
-    import scipy.linalg
+    """Stationary distribution of ``(1−α)P + α/n`` (dense eigen-solve, LAPACK ``geev`` via numpy)."""
 
     n = len(P)
     if not 0.0 < damping <= 1.0:
         raise UsageError("--damping must be in (0, 1] (use --mc4-steps for the undamped reference chain)")
     G = (1.0 - damping) * P + damping / n
-    w, v = scipy.linalg.eig(G.T)
+    w, v = np.linalg.eig(G.T)
     k = int(np.argmin(np.abs(w - 1.0)))
     pi = np.real(v[:, k])
     pi = pi / pi.sum()
     return pi
-
-
-def mean_ranking(per_query: dict[str, dict[str, float]]) -> list[str]:
-    """Runs by (mean over queries, run id) descending; Σ v/numq in query order."""
-    numq = float(len(per_query))
-    avg: dict[str, float] = {}
-    for vals in per_query.values():
-        for run, v in vals.items():
-            avg[run] = avg.get(run, 0.0) + v / numq
-    return _sorted_desc(avg)
 
 
 @dataclass
@@ -233,26 +491,26 @@ class Aggregation:
 def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_sample: int = 0,
               qids: list | None = None, mc4_steps: int | None = None, damping: float = 0.15) -> Aggregation:
     """Aggregate one sample (see the module docstring)."""
-    plines = pf.prefs.get(source_sample, [])
-    mlines = pf.metrics.get(source_sample, [])
-    qset = set(qids) if qids is not None else None
+    empty = Lines(q=np.zeros(0, np.int64), a=np.zeros(0, np.int64), b=np.zeros(0, np.int64), vals={}, has={})
+    plines = pf.prefs.get(source_sample, empty)
+    mlines = pf.metrics.get(source_sample, empty)
+    qmask = None
+    if qids is not None:
+        qset = set(qids)
+        qmask = np.array([q in qset for q in pf.qids], dtype=bool)
     pq: dict[str, dict[str, list[str]]] = {}
     summary: dict[str, dict] = {}
-    order: dict[str, None] = {}
-    for q, *_ in plines:
-        if qset is None or q in qset:
-            order.setdefault(q, None)
-    for q, *_ in mlines:
-        if qset is None or q in qset:
-            order.setdefault(q, None)
+    allq = np.concatenate([plines.q, mlines.q])
+    if qmask is not None:
+        allq = allq[qmask[allq]]
+    order = [pf.qids[c] for c in _query_order(allq).tolist()]
     metric_rank: dict[str, dict[str, list[str]]] = {}
     for m in measures:
         if m in pf.metric_keys:
-            vals = query_values_from_metrics(mlines, m, qset)
-            metric_rank[m] = {q: _sorted_desc(v) for q, v in vals.items()}
-            summary[m] = {"type": "metric", "mean": mean_ranking(vals)}
+            metric_rank[m], mean = query_values_from_metrics(pf, mlines, m, qmask)
+            summary[m] = {"type": "metric", "mean": mean}
         else:
-            ranks = query_rankings_from_prefs(plines, m, qset)
+            ranks = query_rankings_from_prefs(pf, plines, m, qmask)
             for q, r in ranks.items():
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())
@@ -261,7 +519,7 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
     for m, d in metric_rank.items():
         for q, r in d.items():
             pq.setdefault(q, {})[m] = r
-    return Aggregation(sample=sample, qids=list(order), per_query=pq, summary=summary)
+    return Aggregation(sample=sample, qids=order, per_query=pq, summary=summary)
 
 
 def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool):

@@ -53,10 +53,7 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
     rng = np.random.default_rng(seed)
     qids0 = None
     if query_fraction < 1.0:
-        seen: dict[str, None] = {}
-        for q, *_ in pf.metrics.get(0, []) + pf.prefs.get(0, []):
-            seen.setdefault(q, None)
-        qids0 = list(seen)
+        qids0 = pf.sample_qids(0)
     results = []
     for s in range(num_samples):
         src = 0 if qids0 is not None else s

@@ -1,0 +1,105 @@
+"""pref_aggregate's reader: the whole-file fast path and the line-by-line path agree, bad lines are reported."""
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from pref_eval.cli.aggregate import command
+
+DATA = Path(__file__).resolve().parent / "data" / "pref_eval_ref"
+SRC = DATA / "medium" / "all_q.jsonl"
+
+
+def run(path, *args):
+    res = CliRunner().invoke(command, ["-P", str(path), "-q", "--mc4-steps", "10", *args])
+    return res.exit_code, res.output
+
+
+def run_main(*args):
+    """Through the real entry point (errors become one line on stderr and exit code 2)."""
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.aggregate", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def expected_reference_output(*m) -> str:
+    """pref_aggregate.py's own output on SRC (tests/data/pref_eval_ref/aggregate/medium_q.jsonl)."""
+    return (DATA / "aggregate" / "medium_q.jsonl").read_text()
+
+
+MEASURES = [a for m in "rpp invrpp dcgrpp lexirecall lexiprecision rrlexiprecision ap rbp rr ndcg rp p@1 p@10 r@1 r@10"
+            .split() for a in ("-m", m)]
+
+
+@pytest.mark.parametrize("variant", ["plain", "blank_lines", "crlf", "gzip", "bracket_in_id", "no_orjson", "tiny_chunks"])
+def test_every_path_reproduces_the_reference(tmp_path, monkeypatch, variant):
+    text = SRC.read_text()
+    p = tmp_path / "prefs.jsonl"
+    if variant == "blank_lines":  # fast path refuses -> line-by-line parser
+        text = text.replace("\n", "\n\n", 5)
+    elif variant == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif variant == "bracket_in_id":  # ']' anywhere -> line-by-line parser; a renamed run keeps its place
+        text = text.replace('"sysF"', '"sys]F"')
+    elif variant == "no_orjson":
+        monkeypatch.setitem(sys.modules, "orjson", None)
+    elif variant == "tiny_chunks":
+        import pref_eval.aggregate as agg
+
+        monkeypatch.setattr(agg, "CHUNK_BYTES", 1000)
+    if variant == "gzip":
+        p = tmp_path / "prefs.jsonl.gz"
+        p.write_bytes(gzip.compress(text.encode()))
+    else:
+        p.write_bytes(text.encode())
+    code, out = run(p, *MEASURES)
+    assert code == 0, out
+    exp = expected_reference_output()
+    if variant == "bracket_in_id":
+        exp = exp.replace('"sysF"', '"sys]F"')
+    assert out == exp
+
+
+@pytest.mark.parametrize("bad,line,msg", [
+    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "runj": "b", "rpp": 1}'
+     ' {"qid": "1", "sample": 0}', 3, "expected a JSON object"),
+    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "runj": "b", "rpp": "0.5"}', 3,
+     'rpp: expected a number, got "0.5"'),
+    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "rpp": 1}', 3, "missing key 'runj'"),
+    ('{"qid": "1", "sample": 0, "type": "other", "runi": "a", "runj": "b", "rpp": 1}', 3, "unknown line type"),
+    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "runj": "b", "rpp": [[', 3, "expected a JSON object"),
+])
+def test_bad_line_is_reported_with_its_number(tmp_path, bad, line, msg):
+    lines = SRC.read_text().splitlines()[:2] + [bad] + SRC.read_text().splitlines()[2:6]
+    p = tmp_path / "bad.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    res = run_main("-P", p)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith(f"pref_aggregate: {p}:{line}: ") and msg in res.stderr
+
+
+def test_lines_that_only_parse_together_are_rejected(tmp_path):
+    """Two broken lines that would merge into one value inside a single JSON document."""
+    ok = SRC.read_text().splitlines()[:4]
+    p = tmp_path / "merge.jsonl"
+    p.write_text("\n".join(ok[:2] + ['{"qid": "1", "sample": 0, "type": "metric", "run": "a", "ap": [[', "]]}"]
+                           + ok[2:]) + "\n")
+    res = run_main("-P", p)
+    assert res.returncode == 2 and f"{p}:3: expected a JSON object" in res.stderr
+
+
+def test_nan_values_parse_as_python_json_does(tmp_path):
+    rows = [{"qid": "1", "runi": "a", "runj": "b", "sample": 0, "type": "preference", "rpp": 0.5},
+            {"qid": "1", "run": "a", "sample": 0, "type": "metric", "ap": float("nan")},
+            {"qid": "1", "run": "b", "sample": 0, "type": "metric", "ap": 0.25}]
+    p = tmp_path / "nan.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out = run(p)
+    assert code == 0
+    assert json.loads(out.splitlines()[0])["rpp"] == ["a", "b"]
