@@ -1,113 +1,213 @@
-"""Fast path for regular TREC files: pyarrow's CSV parser, then exact checks.
+"""Fast path for regular TREC files: pyarrow's streaming CSV parser, then exact checks.
 
-:func:`fast_columns` returns the columns of ``data`` when the file is
+:func:`fast_columns` returns the kept columns of a file (bytes in memory, or a
+plain file read straight from its path in small blocks) when the file is
 *regular* -- one delimiter (a single space or a single tab) between fields,
 the same number of fields on every line, no blank or comment lines, no other
-white space -- and ``None`` otherwise; the caller then uses the general
-tokenizer (:func:`pref_eval.io.tokenize.split_lines`), which also produces
-the error messages with line numbers. Both paths give the same columns for
-every file the fast path accepts:
+white space or control bytes -- and ``None`` otherwise; the caller then uses
+the general tokenizer (:func:`pref_eval.io.tokenize.split_lines`), which also
+produces the error messages with line numbers. Both paths give the same
+columns for every file the fast path accepts:
 
+* a raw byte pass (numpy, 16 MB at a time) refuses the other delimiter, the
+  bytes ``\\v \\f``, any control byte below ``\\x0e`` other than ``\\n`` and
+  ``\\t`` (the general path's white space), and a ``\\r`` not followed by ``\\n``;
+  it also counts the lines;
 * the field count is taken from the first line and pyarrow refuses any line
-  with another count; an empty field (two delimiters in a row, a leading or
-  trailing delimiter) is detected in every column and sends the file to the
-  general path;
+  with another count; every column (kept or not) is parsed as bytes per
+  block and an empty field (two delimiters in a row, a leading or trailing
+  delimiter) sends the file to the general path;
 * blank lines make pyarrow see a one-field row (``ignore_empty_lines`` off),
   so with no blank line row ``i`` is line ``i + 1``;
-* a first field starting with ``#`` (a comment line with the right number of
-  fields) sends the file to the general path;
-* ``\\r`` is accepted only as part of ``\\r\\n`` line ends;
+* a first field starting with ``#`` (a comment line) sends the file to the
+  general path;
 * numbers are parsed by pyarrow, which accepts a subset of what Python's
   ``float``/``int`` accept (no ``1_0``, no non-ASCII digits): anything it
   refuses, and any NaN, goes to the general path, which decides.
+
+Memory: the parse holds one small block at a time (``BLOCK``) and writes the
+kept columns into arrays sized from the line count, so the peak is the output
+plus a few MB (the file itself is never held when a path is given).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 # kinds of kept columns: "S" bytes (numpy S array), "f8" float64, "i8" int64
+BLOCK = 1 << 20  # pyarrow block: its stream reader reads ahead many blocks, keep them small
+_CHUNK = 1 << 24  # raw check pass
 
 
 def fast_columns(
-    data: bytes,
+    data: bytes | str | os.PathLike,
     *,
     min_fields: int,
     max_fields: int | None,
     kinds: dict[int, str],
 ) -> dict[int, np.ndarray] | None:
-    """Columns ``{index: array}`` for the kept fields, or ``None`` (use the general path)."""
+    """Columns ``{index: array}`` for the kept fields, or ``None`` (use the general path).
+
+    ``data`` is the file content, or the path of a plain (not compressed, no
+    BOM) file, which is then streamed from disk.
+    """
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
     except ImportError:  # pragma: no cover
         return None
-    if not data or data[:1] == b"#":
+    scan = _raw_scan(data)
+    if scan is None:
         return None
-    nl = data.find(b"\n")
-    first = data[: nl if nl >= 0 else len(data)].rstrip(b"\r")
-    if not first or first[:1].isspace():
-        return None
-    has_tab = b"\t" in first
-    has_space = b" " in first
-    if has_tab and has_space:
-        return None
-    delim = "\t" if has_tab else " "
-    other = b" " if has_tab else b"\t"
-    for ch in (other, b"\x0b", b"\x0c"):
-        if ch in data:
-            return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None
-    ncols = len(first.split(delim.encode()))
+    nrows, delim, ncols = scan
     if ncols < min_fields or (max_fields is not None and ncols > max_fields):
         return None
     names = [f"f{i}" for i in range(ncols)]
-    binary = pa.binary()
-    dict_t = pa.dictionary(pa.int32(), pa.binary())
     types = {}
     for i, name in enumerate(names):
         kind = kinds.get(i)
-        types[name] = binary if kind == "S" else pa.float64() if kind == "f8" else \
-            pa.int64() if kind == "i8" else dict_t
+        types[name] = pa.float64() if kind == "f8" else pa.int64() if kind == "i8" else pa.binary()
+    source = pa.BufferReader(data) if isinstance(data, (bytes, bytearray, memoryview)) else os.fspath(data)
+    out: dict[int, np.ndarray] = {}
     try:
-        table = pcsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=1 << 23),
+        reader = pcsv.open_csv(
+            source,
+            read_options=pcsv.ReadOptions(column_names=names, block_size=BLOCK),
             parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                             escape_char=False, newlines_in_values=False,
                                             ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
                                                 false_values=[], strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False),
-            memory_pool=pa.system_memory_pool(),  # freed columns go back to the OS at once
+            memory_pool=pa.system_memory_pool(),
         )
-    except (pa.ArrowException, ValueError):
-        return None
-    if table.num_rows == 0:
-        return None
-    out: dict[int, np.ndarray] = {}
-    for i, name in enumerate(names):
-        col = table.column(name)
-        if col.null_count:
-            return None
-        kind = kinds.get(i)
-        if kind is None:
-            if _dict_has_empty(col):
+        for i, kind in kinds.items():
+            if i < ncols:
+                out[i] = np.zeros(nrows, dtype="S1" if kind == "S" else np.float64 if kind == "f8" else np.int64)
+        row = 0
+        for batch in reader:
+            n = batch.num_rows
+            if n == 0:
+                continue
+            if row + n > nrows:
                 return None
-            continue
-        if kind == "S":
-            arr = _binary_to_S(col)
-            if arr is None or (i == 0 and _any_starts_with_hash(arr)):
-                return None
-        else:
-            arr = col.to_numpy()
-            if kind == "f8" and np.isnan(arr).any():
-                return None
-        out[i] = arr
-    if 0 not in out and _dict_first_has_hash(table.column(names[0])):
+            for i in range(ncols):
+                col = batch.column(i)
+                if col.null_count:
+                    return None
+                kind = kinds.get(i)
+                if kind == "S" or kind is None:
+                    offs, base = _binary_parts(col)
+                    lens = np.diff(offs)
+                    if int(lens.min()) == 0:
+                        return None
+                    if i == 0 and bool((base[offs[:-1]] == 35).any()):  # '#': a comment line
+                        return None
+                    if kind == "S":
+                        out[i] = _put_S(out[i], row, offs, lens, base)
+                else:
+                    arr = col.to_numpy(zero_copy_only=False)
+                    if kind == "f8" and bool(np.isnan(arr).any()):
+                        return None
+                    out[i][row: row + n] = arr
+            row += n
+    except (pa.ArrowException, ValueError, OSError):
         return None
-    del table, col
+    if row != nrows or row == 0:
+        return None
+    del reader
     release_memory()
+    return out
+
+
+def _raw_scan(data) -> tuple[int, str, int] | None:
+    """(number of lines, delimiter, fields on the first line), or None if not regular."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        mv = memoryview(data)
+        chunks = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
+        fh = None
+    else:
+        try:
+            fh = open(data, "rb")
+        except OSError:
+            return None
+        chunks = iter(lambda: fh.read(_CHUNK), b"")
+    try:
+        first = None
+        delim = other = 0
+        lines = 0
+        pending_cr = False
+        last = b""
+        for chunk in chunks:
+            if first is None:
+                head = bytes(chunk[:1 << 16])
+                if not head or head[:1] == b"#" or head[:1].isspace() or head[:3] == b"\xef\xbb\xbf" \
+                        or head[:2] == b"\x1f\x8b":
+                    return None
+                nl = head.find(b"\n")
+                if nl < 0 and len(chunk) > len(head):
+                    return None  # a first line longer than 64 kB: let the general path decide
+                first = head[: nl if nl >= 0 else len(head)].rstrip(b"\r")
+                has_tab, has_space = b"\t" in first, b" " in first
+                if not first or (has_tab and has_space):
+                    return None
+                delim, other = (9, 32) if has_tab else (32, 9)
+                ncols = len(first.split(b"\t" if has_tab else b" "))
+            a = np.frombuffer(chunk, dtype=np.uint8)
+            nl_count = int(np.count_nonzero(a == 10))
+            lines += nl_count
+            low = int(np.count_nonzero(a < 14))
+            if low != nl_count + (int(np.count_nonzero(a == 9)) if delim == 9 else 0):
+                cr = np.flatnonzero(a == 13)
+                nbad = low - nl_count - len(cr) - (int(np.count_nonzero(a == 9)) if delim == 9 else 0)
+                if nbad:
+                    return None  # \t in a space file, \v, \f, NUL, other control bytes
+                inner = cr[cr < len(a) - 1]
+                if len(inner) and not bool((a[inner + 1] == 10).all()):
+                    return None
+            if pending_cr and a[0] != 10:
+                return None
+            pending_cr = bool(a[-1] == 13)
+            if other == 32 and bool((a == 32).any()):
+                return None
+            last = bytes(chunk[-1:])
+        if first is None:
+            return None
+        if pending_cr:
+            return None
+        if last != b"\n":
+            lines += 1
+        return lines, chr(delim), ncols
+    finally:
+        if fh is not None:
+            fh.close()
+
+
+def _binary_parts(col) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets relative to ``base``, data bytes) of a pyarrow binary array."""
+    n = len(col)
+    _, obuf, dbuf = col.buffers()
+    offs = np.frombuffer(obuf, dtype=np.int32, count=n + 1, offset=col.offset * 4)
+    base = np.frombuffer(dbuf, dtype=np.uint8) if dbuf is not None else np.zeros(0, np.uint8)
+    return offs, base
+
+
+def _put_S(out: np.ndarray, row: int, offs: np.ndarray, lens: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Write values into ``out[row:row+n]`` (widening ``out`` when needed); returns ``out``."""
+    n = len(lens)
+    lo, hi = int(lens.min()), int(lens.max())
+    if hi > out.dtype.itemsize:
+        out = out.astype(f"S{hi}")
+    w = out.dtype.itemsize
+    dest = out[row: row + n].view(np.uint8).reshape(n, w)
+    src = base[offs[0]: offs[-1]]
+    if lo == hi:
+        dest[:, :hi] = src.reshape(n, hi)
+    else:
+        dest[:, :] = 0
+        mask = np.arange(hi) < lens[:, None]
+        dest[:, :hi][mask] = src
     return out
 
 
@@ -127,59 +227,3 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc
         pass
-
-
-def _dict_has_empty(col) -> bool:
-    import pyarrow.compute as pc
-
-    for chunk in col.chunks:
-        d = chunk.dictionary
-        if len(d) and pc.min(pc.binary_length(d)).as_py() == 0:
-            return True
-    return False
-
-
-def _dict_first_has_hash(col) -> bool:
-    for chunk in col.chunks:
-        if any(v[:1] == b"#" for v in chunk.dictionary.to_pylist()):
-            return True
-    return False
-
-
-def _any_starts_with_hash(arr: np.ndarray) -> bool:
-    if arr.dtype.itemsize == 0 or len(arr) == 0:
-        return False
-    firsts = arr.view(np.uint8).reshape(len(arr), arr.dtype.itemsize)[:, 0]
-    return bool((firsts == ord("#")).any())
-
-
-def _binary_to_S(col) -> np.ndarray | None:
-    """A pyarrow binary ChunkedArray as one numpy ``S`` array (None if a value is empty)."""
-    parts = []
-    for chunk in col.chunks:
-        n = len(chunk)
-        if n == 0:
-            continue
-        _, obuf, dbuf = chunk.buffers()
-        offs = np.frombuffer(obuf, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
-        lens = np.diff(offs)
-        lo, hi = int(lens.min()), int(lens.max())
-        if lo == 0:
-            return None
-        base = np.frombuffer(dbuf, dtype=np.uint8)
-        if lo == hi:
-            parts.append(base[offs[0]: offs[0] + n * hi].view(f"S{hi}"))
-            continue
-        # pad to the widest value with NULs (numpy S semantics: trailing NULs are not data)
-        out = np.zeros((n, hi), dtype=np.uint8)
-        starts = offs[:-1].astype(np.int64)
-        for j in range(hi):
-            m = np.flatnonzero(lens > j)
-            out[m, j] = base[starts[m] + j]
-        parts.append(out.view(f"S{hi}").ravel())
-    if not parts:
-        return None
-    width = max(p.dtype.itemsize for p in parts)
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate([p.astype(f"S{width}", copy=False) for p in parts])

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from .fastparse import fast_columns
 from .tokenize import split_lines
-from .textfile import PathLike, display_name, read_input_bytes
+from .textfile import PathLike, display_name, plain_file, read_input_bytes
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,17 @@ def _check_duplicates(q: Qrels) -> None:
         )
 
 
-def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True) -> Qrels:
-    """Parse qrels bytes; see the module docstring for the rules."""
-    fast = fast_columns(data, min_fields=4, max_fields=4, kinds={0: "S", 1: "S", 2: "S", 3: "i8"})
+_KINDS = {0: "S", 1: "S", 2: "S", 3: "i8"}
+
+
+def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
+                     fast: dict[int, np.ndarray] | None = None, try_fast: bool = True) -> Qrels:
+    """Parse qrels bytes; see the module docstring for the rules.
+
+    ``fast`` holds columns already parsed by the fast path (then ``data`` is unused).
+    """
+    if fast is None and try_fast:
+        fast = fast_columns(data, min_fields=4, max_fields=4, kinds=_KINDS)
     if fast is not None:
         n = len(fast[0])
         q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=fast[3],
@@ -109,8 +117,13 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True) -> Qrels:
         from .irds import read_irds_qrels
 
         return read_irds_qrels(p[5:], check_duplicates=check_duplicates)
+    plain = plain_file(p)
+    if plain:
+        fast = fast_columns(p, min_fields=4, max_fields=4, kinds=_KINDS)
+        if fast is not None:
+            return qrels_from_lines(b"", display_name(p), check_duplicates=check_duplicates, fast=fast)
     data = read_input_bytes(p, what="qrels file")
-    return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates)
+    return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates, try_fast=not plain)
 
 
 def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:

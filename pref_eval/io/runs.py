@@ -22,9 +22,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .textfile import PathLike, display_name, read_input_bytes
+from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
 from .tokenize import split_lines
+
+
+_KINDS = {0: "S", 2: "S", 4: "f8"}
 
 
 @dataclass(frozen=True)
@@ -68,14 +71,11 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     return score
 
 
-def run_from_bytes(data: bytes, source: str, name: str | None = None) -> Run:
+def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True) -> Run:
     """Parse run bytes; see the module docstring for the rules."""
-    fast = fast_columns(data, min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8"})
+    fast = fast_columns(data, min_fields=6, max_fields=None, kinds=_KINDS) if try_fast else None
     if fast is not None:
-        n = len(fast[0])
-        tag = _last_line(data).split()[5].decode("utf-8", errors="replace")
-        return Run(qid=fast[0], docno=fast[2], score=fast[4], line=np.arange(1, n + 1, dtype=np.int64),
-                   tag=tag, name=name if name is not None else source, source=source)
+        return _fast_run(fast, _last_line(data), source, name)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:
@@ -100,10 +100,27 @@ def _last_line(data: bytes) -> bytes:
 
 
 def read_run(path: PathLike, name: str | None = None) -> Run:
-    """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes)."""
+    """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes).
+
+    A plain regular file is first tried on the streaming fast path (never
+    loaded whole); anything irregular goes to the general tokenizer.
+    """
     p = os.fspath(path)
+    source = display_name(p)
+    plain = plain_file(p)
+    if plain:
+        fast = fast_columns(p, min_fields=6, max_fields=None, kinds=_KINDS)
+        if fast is not None:
+            return _fast_run(fast, last_line_of_file(p), source, name)
     data = read_input_bytes(p, what="run file")
-    return run_from_bytes(data, display_name(p), name)
+    return run_from_bytes(data, source, name, try_fast=not plain)
+
+
+def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:
+    n = len(fast[0])
+    tag = last.split()[5].decode("utf-8", errors="replace")
+    return Run(qid=fast[0], docno=fast[2], score=fast[4], line=np.arange(1, n + 1, dtype=np.int64),
+               tag=tag, name=name if name is not None else source, source=source)
 
 
 def run_from_records(records: Any, name: str = "run") -> Run:

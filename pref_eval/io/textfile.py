@@ -60,3 +60,33 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
     if data[:3] == UTF8_BOM:
         data = data[3:]
     return data
+
+
+def plain_file(path: PathLike) -> bool:
+    """True for a regular file that is neither gzip nor starts with a BOM (read straight from disk)."""
+    p = os.fspath(path)
+    if p == "-":
+        return False
+    try:
+        if not os.path.isfile(p):
+            return False
+        with open(p, "rb") as fh:
+            head = fh.read(3)
+    except OSError:
+        return False
+    return head[:2] != GZIP_MAGIC and head != UTF8_BOM
+
+
+def last_line_of_file(path: PathLike) -> bytes:
+    """The last line of a file that is not blank (without reading the whole file)."""
+    with open(os.fspath(path), "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        span = 1 << 16
+        while True:
+            start = max(0, size - span)
+            fh.seek(start)
+            tail = fh.read(size - start).rstrip()
+            nl = tail.rfind(b"\n")
+            if nl >= 0 or start == 0:
+                return tail[nl + 1:]
+            span *= 4
