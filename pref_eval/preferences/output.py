@@ -71,7 +71,13 @@ def _literals(values: np.ndarray, ties: np.ndarray | None = None, pre: str = "",
     if flat.size == 0:
         return []
     if flat.dtype.kind in "iub":
-        out = _wrap(repr(flat.astype(np.int64).tolist())[1:-1], ", ", pre, post)
+        iv = flat.astype(np.int64)
+        lo, hi = int(iv.min()), int(iv.max())
+        if hi - lo < 64:  # lexi signs: a table of the few texts, no string per value
+            table = np.array([f"{pre}{v}{post}" for v in range(lo, hi + 1)], dtype=object)
+            out = table[iv - lo].tolist()
+        else:
+            out = _wrap(repr(iv.tolist())[1:-1], ", ", pre, post)
     else:
         out = _float_texts(flat, pre, post)
     if ties is not None:
