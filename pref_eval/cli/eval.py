@@ -88,6 +88,21 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         depth, ms = (d if depth is None else min(depth, d)), None
     cut = [x for x in (depth, topk) if x is not None]
     cutoff = min(cut) if cut else None
+    from ..zelo.eval_scores import looks_like_zelo_scores
+
+    if looks_like_zelo_scores(qrels):
+        bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
+                                       ("--reference", reference is not None), ("--means", means),
+                                       ("-c", complete), ("-l", level != 1),
+                                       ("--query_fraction", query_fraction < 1.0),
+                                       ("--label_fraction", label_fraction < 1.0), ("--samples", samples > 1))
+               if used]
+        if bad:
+            raise UsageError(f"not applicable with a zELO score file ({qrels}): {', '.join(bad)}")
+        if ms is not None:
+            raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
+                             "(-M N limits the candidates)")
+        return _scores_mode(qrels, runs, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 else "trec"
     if fmt == "pref":
@@ -172,6 +187,59 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
             from ..output.table import WRITERS, long_rows
 
             rows = long_rows(results, per_query=per_query, summary=not nosummary)
+            WRITERS[fmt](out, rows)
+    return 0
+
+
+def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, output, log) -> int:
+    """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
+
+    Rows ``(run, qid, measure, value)`` from
+    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` (``cutoff`` =
+    the first N candidates of each query in run-file order), written as
+    trec_eval-like blocks or as a long table.
+    """
+    from ..errors import UsageError
+    from ..io.textfile import display_name
+    from ..preferences.evaluate import run_id
+    from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
+    from .common import output_stream
+
+    if fmt == "pref":
+        raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
+    names = list(measures) or list(DEFAULT_MEASURES)
+    for m in names:
+        parse_zelo_measure(m)
+    ids = [run_id(p) for p in runs]
+    _check_names(ids, runs)
+    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
+    # per run: its per-query rows, then one "all" row per measure
+    rows, k, n_all, seen_q = [], 0, 0, False
+    for _, q, m, v in got:
+        if q == "all":
+            n_all += 1
+        else:
+            seen_q = True
+        if (q == "all" and not nosummary) or (q != "all" and per_query):
+            rows.append((ids[k], q, m, float(v)))
+        if n_all == len(names):
+            if not seen_q:
+                log.warn(f"{display_name(runs[k])}: no query in common with {display_name(scores)}; its means are nan")
+            k, n_all, seen_q = k + 1, 0, False
+    with output_stream(output) as out:
+        if fmt == "trec":
+            from ..output.trec import format_float
+
+            for rid in ids:
+                mine = [r for r in rows if r[0] == rid]
+                if not nosummary:
+                    k = next((i for i, r in enumerate(mine) if r[1] == "all"), len(mine))
+                    mine.insert(k, (rid, "all", "runid", rid))
+                out.writelines(f"{m:<22}\t{q}\t{v if isinstance(v, str) else format_float(v)}\n"
+                               for _, q, m, v in mine)
+        else:
+            from ..output.table import WRITERS
+
             WRITERS[fmt](out, rows)
     return 0
 

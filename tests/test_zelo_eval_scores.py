@@ -1,0 +1,95 @@
+"""zelo_eval -R SCORES.tsv: runs against a zELO score file, through the command line (hand-computed values)."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+SCORES = "qid\tdocno\tscore\tse\nq1\ta\t1.0\t0.1\nq1\tb\t0.0\t0.1\nq1\tc\t-1.0\t0.1\nq2\tx\t0.5\t0.2\nq2\ty\t0.2\t0.2\n"
+RUN1 = "q1 Q0 b 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 c 3 1.0 t\nq2 Q0 x 1 1.0 t\nq2 Q0 y 2 0.5 t\n"
+RUN2 = "q1 Q0 a 1 3.0 u\nq1 Q0 b 2 2.0 u\nq1 Q0 c 3 1.0 u\nq3 Q0 z 1 1.0 u\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "zelo.tsv").write_text(SCORES)
+    (tmp_path / "r1.run").write_text(RUN1)
+    (tmp_path / "r2.run").write_text(RUN2)
+    return tmp_path
+
+
+def zeval(cwd, *args):
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def ndcg_q1_run1() -> float:
+    """Ranking b, a, c; gains exp(score); ideal a, b, c; discounts 1/log2(i+1)."""
+    g = {"a": math.exp(1.0), "b": math.exp(0.0), "c": math.exp(-1.0)}
+    d = [1 / math.log2(i + 2) for i in range(3)]
+    return (g["b"] * d[0] + g["a"] * d[1] + g["c"] * d[2]) / (g["a"] * d[0] + g["b"] * d[1] + g["c"] * d[2])
+
+
+def test_default_trec_blocks(files):
+    out = zeval(files, "-R", "zelo.tsv", "-q", "r1.run", "r2.run")
+    assert out.returncode == 0, out.stderr
+    lines = [x.split("\t") for x in out.stdout.splitlines()]
+    assert [x[0].strip() for x in lines[:4]] == ["zndcg", "zndcg@10", "zacc", "zrecall@10"]
+    got = {(run, x[0].strip(), x[1]): x[2] for run, block in (("r1", lines[:13]), ("r2", lines[13:])) for x in block}
+    assert got[("r1", "zndcg", "q1")] == f"{ndcg_q1_run1():6.4f}"
+    assert got[("r1", "zacc", "q1")] == f"{2 / 3:6.4f}"  # pairs (a,b) wrong, (a,c) and (b,c) right
+    assert got[("r1", "zacc", "all")] == f"{(2 / 3 + 1) / 2:6.4f}"
+    assert got[("r1", "zndcg", "all")] == f"{(ndcg_q1_run1() + 1) / 2:6.4f}"
+    assert got[("r1", "runid", "all")] == "r1.run" and got[("r2", "runid", "all")] == "r2.run"
+    # r2 has q1 (perfect order) and q3, which the score file lacks: only q1 counts
+    assert got[("r2", "zndcg", "all")] == "1.0000" and ("r2", "zndcg", "q3") not in got
+
+
+def test_long_tables(files):
+    tsv = zeval(files, "-R", "zelo.tsv", "-o", "tsv", "-q", "-m", "zacc", "-m", "zrecall@1", "r1.run")
+    assert tsv.returncode == 0, tsv.stderr
+    assert tsv.stdout.splitlines() == [
+        "run\tqid\tmeasure\tvalue",
+        f"r1.run\tq1\tzacc\t{2 / 3!r}", "r1.run\tq1\tzrecall@1\t0.0",  # top-1: b vs a
+        "r1.run\tq2\tzacc\t1.0", "r1.run\tq2\tzrecall@1\t1.0",
+        f"r1.run\tall\tzacc\t{(2 / 3 + 1) / 2!r}", "r1.run\tall\tzrecall@1\t0.5"]
+    js = zeval(files, "-R", "zelo.tsv", "-o", "jsonl", "-m", "zndcg", "r1.run", "r2.run")
+    assert [json.loads(x) for x in js.stdout.splitlines()] == [
+        {"run": "r1.run", "qid": "all", "measure": "zndcg", "value": (ndcg_q1_run1() + 1) / 2},
+        {"run": "r2.run", "qid": "all", "measure": "zndcg", "value": 1.0}]
+    csv = zeval(files, "-R", "zelo.tsv", "-o", "csv", "-n", "-q", "-m", "zacc", "r2.run")
+    assert csv.stdout.splitlines() == ["run,qid,measure,value", "r2.run,q1,zacc,1.0"]
+
+
+def test_limit_counts_candidates_in_file_order(files):
+    """-M N / --depth keep the first N lines of each query as written (zbench's document_limit)."""
+    (files / "late.run").write_text("q1 Q0 c 1 1.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 3.0 t\n")
+    for opt in (["-M", "2"], ["--depth", "2"], ["--topk", "2"]):
+        out = zeval(files, "-R", "zelo.tsv", "-o", "tsv", "-m", "zacc", *opt, "late.run")
+        # candidates c, a: run orders a > c as zELO does -> 1.0 (the top 2 by score, b and a, would give 0.0)
+        assert out.stdout.splitlines()[1] == "late.run\tall\tzacc\t1.0", (opt, out.stderr)
+    full = zeval(files, "-R", "zelo.tsv", "-o", "tsv", "-m", "zacc", "late.run")
+    assert full.stdout.splitlines()[1] == f"late.run\tall\tzacc\t{2 / 3!r}"
+
+
+def test_no_common_query_warns(files):
+    (files / "other.run").write_text("q9 Q0 a 1 1.0 t\n")
+    out = zeval(files, "-R", "zelo.tsv", "-o", "tsv", "-m", "zacc", "other.run")
+    assert out.returncode == 0 and out.stdout.splitlines()[1] == "other.run\tall\tzacc\tnan"
+    assert "no query in common" in out.stderr
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-b", "1"], "not applicable with a zELO score file (zelo.tsv): -b"),
+    (["--reference", "r1.run"], "--reference"),
+    (["-o", "pref"], "-o pref needs qrels"),
+    (["-M", "preferences"], "-M preferences: with a zELO score file"),
+    (["-m", "ndcg"], "unknown zELO measure 'ndcg'"),
+    (["-m", "zacc@3"], "zacc takes no cutoff"),
+])
+def test_errors(files, args, msg):
+    out = zeval(files, "-R", "zelo.tsv", *args, "r1.run", "r2.run")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("zelo_eval: ") and msg in out.stderr and "Traceback" not in out.stderr
