@@ -77,9 +77,12 @@ class Ranked:
     """One run, evaluated on ``qids``: a slice of flat arrays per query.
 
     Retrieved side (flat, length = total retrieved, query-major, rank order):
-    ``grade`` (see module doc), ``doc`` (qrels doc id, -1 if not in the
-    qrels), ``docno`` (bytes), ``score``, ``qidx`` (query index), ``pos``
-    (0-based rank).
+    ``grade`` (see module doc), ``score``, ``qidx`` (query index), ``pos`` (0-based rank),
+    ``rows`` (index of the line in the run's arrays, -1 for trec_eval's
+    placeholder of a missing topic); ``docno`` (bytes) and ``score`` are
+    gathered from the run and ``doc`` (exact qrels doc id, -1 if not in the qrels) looked up on
+    demand. Integer arrays are int32 when the sizes allow (int64
+    otherwise); use them in arithmetic freely, numpy widens when mixed.
     ``ptr[i]:ptr[i+1]`` is query ``i``'s slice.
 
     Judged side (flat, query-major): ``jgrade`` every qrels grade of the
@@ -93,15 +96,44 @@ class Ranked:
     qids: np.ndarray
     ptr: np.ndarray
     grade: np.ndarray
-    doc: np.ndarray
-    score: np.ndarray
     qidx: np.ndarray
     pos: np.ndarray
     jptr: np.ndarray
     jgrade: np.ndarray
     present: np.ndarray
     source: str = ""
-    docno: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    run_docno: np.ndarray | None = None
+    run_score: np.ndarray | None = None
+    judgments: QrelsIndex | None = field(default=None, repr=False)
+
+    @property
+    def score(self) -> np.ndarray:
+        """Score of every retrieved document (rank order; 1.0 for a placeholder), gathered on demand."""
+        if self.run_score is None or self.rows is None:
+            return np.zeros(len(self.qidx))
+        out = self.run_score[np.maximum(self.rows, 0)] if len(self.run_score) else np.ones(len(self.rows))
+        out[self.rows < 0] = 1.0
+        return out
+
+    @property
+    def doc(self) -> np.ndarray:
+        """Exact qrels doc id of every retrieved document (-1: not in the qrels), computed on demand."""
+        out = np.full(len(self.qidx), BOGUS_DOC, dtype=np.int64)
+        qi = self.judgments
+        if qi is None or self.rows is None or not len(out) or not qi.nq:
+            return out
+        qq = np.searchsorted(qi.qids, self.qids)[self.qidx]
+        fi, h = _lookup_exact(qi, qq, self.docno, self.rows >= 0)
+        out[fi] = qi.doc[h]
+        return out
+
+    @property
+    def docno(self) -> np.ndarray | None:
+        """Bytes of every retrieved docno (rank order), gathered on demand from the run."""
+        if self.run_docno is None or self.rows is None:
+            return None
+        return _gather_docno(self.run_docno, self.rows)
 
     @property
     def nq(self) -> int:
@@ -163,11 +195,33 @@ def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
     counts = np.bincount(qinv, minlength=nqq)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     grade = qrels.rel[order].astype(np.int64, copy=False)
-    # every query's grades, highest first (the ideal ranking side)
-    gq = qinv[order]
-    gorder = np.lexsort((-grade, gq))
-    return QrelsIndex(qids=qids, ptr=ptr, doc=np.asarray(doc)[order].astype(np.int64, copy=False),
-                      grade=grade, docno=qrels.docno[order], key=ck[order], grade_desc=grade[gorder])
+    grade_desc = _grades_desc(grade, counts)
+    return QrelsIndex(qids=qids, ptr=ptr, doc=np.asarray(doc)[order].astype(np.int32 if len(order) < 2**31 else np.int64),
+                      grade=grade, docno=qrels.docno[order], key=ck[order], grade_desc=grade_desc)
+
+
+def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``grade`` (query-major, ``counts`` per query) sorted highest first inside each query."""
+    n = len(grade)
+    if n == 0:
+        return grade.copy()
+    lo, hi = int(grade.min()), int(grade.max())
+    span = hi - lo + 1
+    gq = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    if span < 2**62 // max(len(counts), 1):
+        key = gq * span + (hi - grade)
+        key.sort()
+        return hi - key % span
+    return grade[np.lexsort((-grade, gq))]
+
+
+def _gather_docno(docno: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``docno[rows]`` with ``b""`` where ``rows`` is -1 (a placeholder document)."""
+    out = docno[np.maximum(rows, 0)] if len(docno) else np.zeros(len(rows), dtype="S1")
+    bogus = rows < 0
+    if bool(bogus.any()):
+        out[bogus] = b""
+    return out
 
 
 def _exact_ids(docno: np.ndarray, key: np.ndarray) -> np.ndarray:
@@ -182,85 +236,92 @@ def _exact_ids(docno: np.ndarray, key: np.ndarray) -> np.ndarray:
     return inv.reshape(-1).astype(np.int64)
 
 
-def _query_positions(run: Run, qi: QrelsIndex) -> np.ndarray:
-    """For every run line, the index of its qid in ``qi.qids`` (-1: not in the qrels)."""
+def _query_codes(run: Run, qi: QrelsIndex) -> tuple[np.ndarray, np.ndarray]:
+    """``(umap, codes)``: ``umap[codes[i]]`` is the index of line ``i``'s qid in
+    ``qi.qids`` (-1: not in the qrels)."""
     uq, codes = factorize_bytes(run.qid)
     nqq = qi.nq
     if nqq == 0:
-        return np.full(len(run.qid), -1, dtype=np.int64)
+        return np.full(len(uq), -1, dtype=np.int64), codes
     loc = np.searchsorted(qi.qids, uq)
     locc = np.minimum(loc, nqq - 1)
     umap = np.where((loc < nqq) & (qi.qids[locc] == uq), locc, -1).astype(np.int64)
-    return umap[codes]
+    return umap, codes
 
 
-def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno: np.ndarray):
-    """Permutation sorting by (qpos ascending, skey descending, docno descending bytes).
+def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno_at):
+    """Sort by (qpos ascending, skey descending, docno descending bytes).
 
-    Returns an index array, or ``(idx, src)`` when the input is already in
-    order except inside groups of tied scores: then position ``idx[k]`` must
-    take the element at ``src[k]`` (no full permutation is materialised).
+    Returns ``(perm, idx, sub)``: first position ``idx[k]`` takes the element
+    at ``sub[k]`` (ties fixed in place), then the result is reordered by
+    ``perm`` (``None``: already in order). ``docno_at(i)`` gives the docno
+    bytes of elements ``i`` (only called for elements in groups of tied
+    scores).
 
-    Linear when the file is already grouped by query and in score order (the
-    usual case); sorts only what is out of order otherwise, and sorts docnos
-    only inside groups of tied scores.
+    Linear when every query is one contiguous block in score order (the
+    usual case, whatever the order of the blocks): ties are fixed inside the
+    blocks and the blocks are moved as a whole. Anything else gets one
+    stable sort.
     """
     n = len(qpos)
+    empty = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    # 1. group by query (stable)
-    identity = False
-    if bool((qpos[1:] >= qpos[:-1]).all()):
-        order = np.arange(n, dtype=np.int64)
-        identity = True
-    else:
+        return None, empty, empty
+    perm = None
+    if not bool((qpos[1:] >= qpos[:-1]).all()):
         heads = np.flatnonzero(np.concatenate([[True], qpos[1:] != qpos[:-1]]))
         hq = qpos[heads]
-        if len(np.unique(hq)) == len(hq):  # every query in one contiguous block
-            lengths = np.diff(np.append(heads, n))
-            bo = np.argsort(hq, kind="stable")
-            blen = lengths[bo]
-            starts = np.concatenate([[0], np.cumsum(blen)[:-1]])
-            order = np.arange(n, dtype=np.int64) + np.repeat(heads[bo] - starts, blen)
-        else:
-            order = np.argsort(qpos, kind="stable").astype(np.int64)
+        if len(np.unique(hq)) != len(hq):
+            return _full_order(qpos, skey, docno_at), empty, empty
+        # every query in one contiguous block: the block order
+        lengths = np.diff(np.append(heads, n))
+        bo = np.argsort(hq, kind="stable")
+        blen = lengths[bo]
+        starts = np.concatenate([[0], np.cumsum(blen)[:-1]])
+        itype = np.int32 if n < 2**31 else np.int64
+        perm = np.arange(n, dtype=itype) + np.repeat((heads[bo] - starts).astype(itype), blen)
+    same_q = qpos[1:] == qpos[:-1]
+    if bool((same_q & (skey[1:] > skey[:-1])).any()):
+        return _full_order(qpos, skey, docno_at), empty, empty
+    idx, sub = _fix_ties(same_q, skey, docno_at)
+    return perm, idx, sub
+
+
+def _full_order(qpos: np.ndarray, skey: np.ndarray, docno_at) -> np.ndarray:
+    order = np.lexsort((-skey, qpos))
     q = qpos[order]
     s = skey[order]
-    same_q = q[1:] == q[:-1]
-    # 2. score descending inside each query
-    if bool((same_q & (s[1:] > s[:-1])).any()):
-        identity = False
-        order = order[np.lexsort((-s, q))]
-        q = qpos[order]
-        s = skey[order]
-        same_q = q[1:] == q[:-1]
-    # 3. ties: docno descending
-    tie = same_q & (s[1:] == s[:-1])
-    if bool(tie.any()):
-        in_tie = np.zeros(n, dtype=bool)
-        in_tie[1:] |= tie
-        in_tie[:-1] |= tie
-        idx = np.flatnonzero(in_tie)
-        # group id: a new group starts where the previous pair is not a tie
-        newgrp = np.ones(len(idx), dtype=bool)
-        newgrp[1:] = ~tie[idx[1:] - 1] | (idx[1:] != idx[:-1] + 1)
-        gid = np.cumsum(newgrp) - 1
-        sub = order[idx]
-        o2 = np.lexsort((docno[sub], gid))  # docno ascending inside each group
-        gstart = np.flatnonzero(newgrp)
-        gend = np.append(gstart[1:], len(idx))
-        glen = gend - gstart
-        # reverse inside each group → descending
-        rank_in = np.arange(len(idx)) - np.repeat(gstart, glen)
-        dest = np.repeat(gstart + glen - 1, glen) - rank_in
-        newsub = np.empty_like(sub)
-        newsub[dest] = sub[o2]
-        if identity:
-            return idx, newsub
-        order[idx] = newsub
-    elif identity:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    idx, sub = _fix_ties(q[1:] == q[:-1], s, lambda i: docno_at(order[i]))
+    if len(idx):
+        order[idx] = order[sub]
     return order
+
+
+def _fix_ties(same_q: np.ndarray, s: np.ndarray, docno_at) -> tuple[np.ndarray, np.ndarray]:
+    """In an array sorted by (query, score desc): ``(idx, sub)`` putting every
+    group of tied scores in docno-descending order (position ``idx[k]`` takes ``sub[k]``)."""
+    tie = same_q & (s[1:] == s[:-1])
+    if not bool(tie.any()):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    n = len(s)
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    idx = np.flatnonzero(in_tie)
+    # group id: a new group starts where the previous pair is not a tie
+    newgrp = np.ones(len(idx), dtype=bool)
+    newgrp[1:] = ~tie[idx[1:] - 1] | (idx[1:] != idx[:-1] + 1)
+    gid = np.cumsum(newgrp) - 1
+    o2 = np.lexsort((docno_at(idx), gid))  # docno ascending inside each group
+    gstart = np.flatnonzero(newgrp)
+    gend = np.append(gstart[1:], len(idx))
+    glen = gend - gstart
+    # reverse inside each group → descending
+    rank_in = np.arange(len(idx)) - np.repeat(gstart, glen)
+    dest = np.repeat(gstart + glen - 1, glen) - rank_in
+    newsub = np.empty_like(idx)
+    newsub[dest] = idx[o2]
+    return idx, newsub
 
 
 def rank_run(
@@ -280,10 +341,11 @@ def rank_run(
     (kept for the old signature): ids come from the qrels index.
     """
     nqq = qi.nq
-    loc = _query_positions(run, qi)
-    known = loc >= 0
+    n_all = len(run.qid)
+    itype = np.int32 if n_all + nqq + 1 < 2**31 else np.int64
+    umap, codes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
-    present_mask[loc[known]] = True
+    present_mask[umap[umap >= 0]] = True
     run_topics = np.flatnonzero(present_mask)
     missing = qi.qids[~present_mask]
     if query_ids is not None:
@@ -293,17 +355,17 @@ def rank_run(
     else:
         eval_q = run_topics
     nq = len(eval_q)
-    eval_of = np.full(nqq + 1, -1, dtype=np.int64)
+    eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(nq)
-    qpos = eval_of[loc]  # loc == -1 → eval_of[-1] == -1
+    qpos = eval_of[umap][codes]  # umap == -1 → eval_of[-1] == -1
+    del codes
+    dkey = string_keys(run.docno)
     if bool((qpos >= 0).all()):
-        rows = np.arange(len(qpos), dtype=np.int64)
+        rows = np.arange(n_all, dtype=itype)
         score = run.score
     else:
-        rows = np.flatnonzero(qpos >= 0)
-        qpos = qpos[rows]
-        score = run.score[rows]
-    docno = run.docno[rows] if len(rows) != len(run.docno) else run.docno
+        rows = np.flatnonzero(qpos >= 0).astype(itype)
+        qpos, score, dkey = qpos[rows], run.score[rows], dkey[rows]
     if not trec9:
         # trec_eval 10 scores a topic missing from the run (-c) on a bogus
         # one-document ranking ("ceci_nest_pas_un_docno", sim 1.0, not in the
@@ -311,67 +373,92 @@ def rank_run(
         # zeroes are marked ``zero_if_missing``.
         lack = np.flatnonzero(~present_mask[eval_q])
         if len(lack):
-            qpos = np.concatenate([qpos, lack])
-            rows = np.concatenate([rows, np.full(len(lack), -1, dtype=np.int64)])
+            qpos = np.concatenate([qpos, lack.astype(itype)])
+            rows = np.concatenate([rows, np.full(len(lack), -1, dtype=itype)])
             score = np.concatenate([score, np.ones(len(lack))])
-            docno = np.concatenate([docno, np.full(len(lack), b"", dtype=docno.dtype)])
+            dkey = np.concatenate([dkey, np.repeat(string_keys(np.array([b""])), len(lack))])
     skey = score.astype(np.float32) if trec9 else score
-    order = _rank_order(qpos, skey, docno)
-    if isinstance(order, tuple):  # already in order but for ties: permute inside tie groups only
-        idx, sub = order
-        rows = rows.copy()
-        docno = docno.copy()
+    perm, idx, sub = _rank_order(qpos, skey, lambda i: _gather_docno(run.docno, rows[i]))
+    del skey, score
+    if len(idx):  # ties: permute inside tie groups only
         rows[idx] = rows[sub]
-        docno[idx] = docno[sub]
-    else:
-        qpos, rows, score, docno = qpos[order], rows[order], score[order], docno[order]
+        dkey[idx] = dkey[sub]
+    del idx, sub
+    if perm is not None:
+        qpos, rows, dkey = qpos[perm], rows[perm], dkey[perm]
+    del perm
     counts = np.bincount(qpos, minlength=nq)
-    starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
+    starts = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
     if depth is not None:
-        pos = np.arange(len(qpos)) - starts[qpos]
+        pos = np.arange(len(qpos), dtype=itype) - starts[qpos]
         sel = np.flatnonzero(pos < depth)
         if len(sel) != len(qpos):
-            qpos, rows, score, docno = qpos[sel], rows[sel], score[sel], docno[sel]
+            qpos, rows, dkey = qpos[sel], rows[sel], dkey[sel]
+            counts = np.bincount(qpos, minlength=nq)
+            starts = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
+        del pos, sel
     real = rows >= 0
-    qq = eval_q[qpos] if len(qpos) else np.zeros(0, dtype=np.int64)
-    ck = group_keys(qq, string_keys(docno), max(nqq, 1))
-    _check_run_duplicates(run, ck, docno, rows, real)
+    _check_run_duplicates(run, qpos, dkey, rows, counts, starts)
+    qq = eval_q.astype(itype)[qpos] if len(qpos) else np.zeros(0, dtype=itype)
+    # ck = (qrels query index, docno key), built in dkey's buffer
+    bits = max(int(max(nqq, 1) - 1).bit_length(), 1)
+    ck = dkey
+    ck >>= np.uint64(bits)
+    hi = qq.astype(np.uint64)
+    hi <<= np.uint64(64 - bits)
+    ck |= hi
+    del hi, dkey
     # label with qrels grades
-    grade = np.full(len(qpos), NONPOOL, dtype=np.int64)
-    rdoc = np.full(len(qpos), BOGUS_DOC, dtype=np.int64)
+    glo = int(qi.grade.min()) if len(qi.grade) else 0
+    ghi = int(qi.grade.max()) if len(qi.grade) else 0
+    # int8 for usual grades (measures add small constants at most), wider otherwise
+    gtype = np.int8 if -2 <= glo and ghi <= 100 else np.int32 if -2**31 < glo and ghi < 2**31 else np.int64
+    grade = np.full(len(qpos), NONPOOL, dtype=gtype)
     if len(qi.key) and len(ck):
         # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
         # most unjudged rows before the binary search
         mask = np.uint64((1 << 24) - 1)
         table = np.zeros(1 << 24, dtype=bool)
         table[(qi.key & mask).astype(np.intp)] = True
-        cand = np.flatnonzero(table[(ck & mask).astype(np.intp)] & real)
+        cand = np.empty(len(ck), dtype=bool)
+        for a in range(0, len(ck), 1 << 20):
+            cand[a: a + (1 << 20)] = table[(ck[a: a + (1 << 20)] & mask).astype(np.intp)]
+        del table
+        cand &= real
+        cand = np.flatnonzero(cand)
         hit = np.searchsorted(qi.key, ck[cand])
         hitc = np.minimum(hit, len(qi.key) - 1)
         ok = qi.key[hitc] == ck[cand]
         fi = cand[ok]
         h = hitc[ok]
-        exact = (qi.docno[h] == docno[fi]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
+        del cand, hit, hitc, ok
+        exact = (qi.docno[h] == run.docno[rows[fi]]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
         if not bool(exact.all()) or _keys_collide(qi.key):
-            fi, h = _lookup_exact(qi, qq, docno, real)
+            fi, h = _lookup_exact(qi, qq, _gather_docno(run.docno, rows), real)
         g = qi.grade[h]
         grade[fi] = np.where(g < 0, UNJUDGED, g)
-        rdoc[fi] = qi.doc[h]
+    del ck, qq, real
     if judged_only:
         sel = grade >= 0
-        qpos, rdoc, score, grade, docno = qpos[sel], rdoc[sel], score[sel], grade[sel], docno[sel]
-    counts = np.bincount(qpos, minlength=nq)
+        qpos, grade, rows = qpos[sel], grade[sel], rows[sel]
+        counts = np.bincount(qpos, minlength=nq)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    pos = np.arange(len(qpos)) - ptr[:-1][qpos]
+    pos = np.arange(len(qpos), dtype=itype) - ptr[:-1].astype(itype)[qpos]
+    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow
+    if len(counts) and int(counts.max()) <= 16384:
+        pos = pos.astype(np.int16)
+    if nq <= 16384:
+        qpos = qpos.astype(np.int16)
     # judged side: every qrels grade of the evaluated queries, highest first
     jcounts = np.diff(qi.ptr)[eval_q]
     jptr = np.concatenate([[0], np.cumsum(jcounts)]).astype(np.int64)
     jsel = np.arange(int(jptr[-1]), dtype=np.int64) + np.repeat(qi.ptr[eval_q] - jptr[:-1], jcounts)
     ranked = Ranked(
         name=run.name, tag=run.tag, qids=qi.qids[eval_q], ptr=ptr,
-        grade=grade, doc=rdoc, score=score, qidx=qpos.astype(np.int64, copy=False),
-        pos=pos.astype(np.int64, copy=False), jptr=jptr, jgrade=qi.grade_desc[jsel],
-        present=present_mask[eval_q], source=run.source, docno=docno,
+        grade=grade, qidx=qpos,
+        pos=pos, jptr=jptr, jgrade=qi.grade_desc[jsel],
+        present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
+        run_score=run.score, judgments=qi,
     )
     return ranked, missing
 
@@ -399,25 +486,48 @@ def _lookup_exact(qi: QrelsIndex, qq: np.ndarray, docno: np.ndarray, real: np.nd
     return fi, oj[hitc[fi]]
 
 
-def _check_run_duplicates(run: Run, ck: np.ndarray, docno: np.ndarray, rows: np.ndarray,
-                          real: np.ndarray) -> None:
-    """trec_eval refuses a docno twice in one query (after -M): find it exactly."""
-    if len(ck) < 2:
+def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np.ndarray,
+                          counts: np.ndarray, starts: np.ndarray) -> None:
+    """trec_eval refuses a docno twice in one query (after -M): find it exactly.
+
+    Candidates come from equal 32-bit docno keys inside a query (one small
+    sort per query: the queries are laid out as the rows of a padded grid
+    when their lengths allow, else one sort of (query, key)); every candidate
+    is confirmed on the bytes.
+    """
+    n = len(qpos)
+    if n < 2:
         return
-    sk = np.sort(ck)
-    eq = np.flatnonzero(sk[1:] == sk[:-1])
-    if not len(eq):
-        return
+    nq = len(counts)
+    maxlen = int(counts.max()) if nq else 0
+    cands: list[tuple[int, int]] = []  # (query, 32-bit key)
+    k32 = np.minimum(dkey & np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFE)).astype(np.uint32)
+    if maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
+        grid = np.full((nq, maxlen), 0xFFFFFFFF, dtype=np.uint32)
+        col = np.arange(n, dtype=starts.dtype) - starts[qpos]
+        grid[qpos, col] = k32
+        del col
+        grid.sort(axis=1)
+        eq = grid[:, 1:] == grid[:, :-1]
+        eq &= grid[:, 1:] != np.uint32(0xFFFFFFFF)
+        qs, cs = np.nonzero(eq)
+        cands = sorted(set(zip(qs.tolist(), grid[qs, cs + 1].tolist())))
+    elif maxlen > 1:
+        ck = np.sort(qpos.astype(np.uint64) << np.uint64(32) | k32.astype(np.uint64))
+        eq = np.flatnonzero(ck[1:] == ck[:-1])
+        cands = sorted({(int(v >> 32), int(v & 0xFFFFFFFF)) for v in np.unique(ck[eq]).tolist()})
     best: tuple[int, int] | None = None
-    for v in np.unique(sk[eq]):
-        idx = np.flatnonzero((ck == v) & real)
+    for q, v in cands:
+        st = int(starts[q])
+        idx = st + np.flatnonzero(k32[st: st + int(counts[q])] == v)
+        idx = idx[rows[idx] >= 0]
         if len(idx) < 2:
             continue
-        d = docno[idx]
+        d = run.docno[rows[idx]]
         o = np.argsort(d, kind="stable")
         same = np.flatnonzero(d[o][1:] == d[o][:-1])
         for k in same:
-            a, b = sorted((int(run.line[rows[idx[o[k]]]]), int(run.line[rows[idx[o[k + 1]]]])))
+            a, b = sorted((run.line_of(int(rows[idx[o[k]]])), run.line_of(int(rows[idx[o[k + 1]]]))))
             if best is None or b < best[1]:
                 best = (a, b)
     if best is not None:
@@ -427,13 +537,11 @@ def _check_run_duplicates(run: Run, ck: np.ndarray, docno: np.ndarray, rows: np.
 
 
 def _docno_at(run: Run, line: int) -> str:
-    i = int(np.searchsorted(run.line, line))
-    return run.docno[i].decode("utf-8", errors="replace")
+    return run.docno[run.row_of_line(line)].decode("utf-8", errors="replace")
 
 
 def _qid_at(run: Run, line: int) -> str:
-    i = int(np.searchsorted(run.line, line))
-    return run.qid[i].decode("utf-8", errors="replace")
+    return run.qid[run.row_of_line(line)].decode("utf-8", errors="replace")
 
 
 def build_collection(
@@ -449,6 +557,7 @@ def build_collection(
     if depth is not None and depth < 0:
         raise EvaluationError("depth (-M) must be ≥ 0")
     qi = index_qrels(qrels)
+    release_memory()
     ranked: list[Ranked] = []
     missing: list[np.ndarray] = []
     for run in runs:

@@ -20,12 +20,24 @@ def string_keys(s: np.ndarray) -> np.ndarray:
 
     The same string gives the same key whatever the array's width (NUL
     padding contributes nothing). Cost: a few vectorised passes over
-    ``ceil(width / 8)`` strided 8-byte words; no copy for widths ≥ 8.
+    ``ceil(width / 8)`` strided 8-byte words, in blocks of ``_BLOCK`` rows so
+    the temporaries stay small.
     """
     n = len(s)
+    out = np.empty(n, dtype=np.uint64)
     if n == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return out
     s = np.ascontiguousarray(s)
+    for a in range(0, n, _BLOCK):
+        _keys_into(s[a: a + _BLOCK], out[a: a + _BLOCK])
+    return out
+
+
+_BLOCK = 1 << 20
+
+
+def _keys_into(s: np.ndarray, h: np.ndarray) -> None:
+    n = len(s)
     w = s.dtype.itemsize
     flat = s.view(np.uint8).reshape(-1)
     words: list[np.ndarray] = []
@@ -40,7 +52,7 @@ def string_keys(s: np.ndarray) -> np.ndarray:
         if r:
             tail = np.ndarray((n,), dtype="<u8", buffer=flat, offset=w - 8, strides=(w,))
             words.append(tail >> np.uint64(8 * (8 - r)))
-    h = words[0] * _M1
+    np.multiply(words[0], _M1, out=h)
     for i, wd in enumerate(words[1:], 1):
         x = wd * (_M2 + np.uint64(2 * i))
         x ^= x >> np.uint64(31)
@@ -48,7 +60,6 @@ def string_keys(s: np.ndarray) -> np.ndarray:
     h ^= h >> np.uint64(29)
     h *= _M3
     h ^= h >> np.uint64(32)
-    return h
 
 
 def group_keys(group: np.ndarray, keys: np.ndarray, ngroups: int) -> np.ndarray:
@@ -58,11 +69,15 @@ def group_keys(group: np.ndarray, keys: np.ndarray, ngroups: int) -> np.ndarray:
     first; the low bits hold the top bits of the string key.
     """
     bits = max(int(ngroups - 1).bit_length(), 1)
-    return (group.astype(np.uint64) << np.uint64(64 - bits)) | (keys >> np.uint64(bits))
+    out = group.astype(np.uint64)
+    out <<= np.uint64(64 - bits)
+    out |= keys >> np.uint64(bits)
+    return out
 
 
 def factorize_bytes(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(uniques, codes)`` with ``uniques`` sorted in byte order (as ``np.unique``).
+    """``(uniques, codes)`` with ``uniques`` sorted in byte order (as ``np.unique``);
+    ``codes`` int32 (int64 beyond 2**31 elements).
 
     Fast when equal values come in contiguous blocks (query ids in a run or
     qrels file): only the block heads are sorted.
@@ -71,9 +86,10 @@ def factorize_bytes(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if n == 0:
         return s[:0], np.zeros(0, dtype=np.int64)
     heads = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    code_t = np.int32 if n < 2**31 else np.int64
     if len(heads) > n // 4:
         uniq, inv = np.unique(s, return_inverse=True)
-        return uniq, inv.astype(np.int64).reshape(-1)
+        return uniq, inv.astype(code_t).reshape(-1)
     uniq, inv = np.unique(s[heads], return_inverse=True)
     lengths = np.diff(np.append(heads, n))
-    return uniq, np.repeat(inv.astype(np.int64).reshape(-1), lengths)
+    return uniq, np.repeat(inv.astype(code_t).reshape(-1), lengths)

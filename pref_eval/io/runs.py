@@ -35,20 +35,38 @@ class Run:
     """One run as parallel arrays in file order.
 
     ``qid``/``docno`` numpy bytes arrays, ``score`` float64, ``line`` 1-based
-    line numbers, ``tag`` the run tag of the last line, ``name`` the label
-    used in outputs (the file name unless given).
+    line numbers (``line_numbers``; ``None`` stores nothing and means lines
+    1..n, the fast path's case), ``tag`` the run tag of the last line,
+    ``name`` the label used in outputs (the file name unless given).
     """
 
     qid: np.ndarray
     docno: np.ndarray
     score: np.ndarray
-    line: np.ndarray
+    line_numbers: np.ndarray | None
     tag: str
     name: str
     source: str
 
     def __len__(self) -> int:
         return len(self.qid)
+
+    @property
+    def line(self) -> np.ndarray:
+        """1-based line number of every entry (materialised on demand)."""
+        if self.line_numbers is None:
+            return np.arange(1, len(self.qid) + 1, dtype=np.int64)
+        return self.line_numbers
+
+    def line_of(self, row: int) -> int:
+        """Line number of entry ``row``."""
+        return row + 1 if self.line_numbers is None else int(self.line_numbers[row])
+
+    def row_of_line(self, line: int) -> int:
+        """Entry index of line ``line`` (which must hold an entry)."""
+        if self.line_numbers is None:
+            return line - 1
+        return int(np.searchsorted(self.line_numbers, line))
 
 
 def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
@@ -82,7 +100,7 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
     score = _parse_scores(cols[4], lines, source)
     tag = cols[5][-1].decode("utf-8", errors="replace")
-    return Run(qid=cols[0], docno=cols[2], score=score, line=lines, tag=tag,
+    return Run(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
                name=name if name is not None else source, source=source)
 
 
@@ -117,10 +135,9 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:
-    n = len(fast[0])
     tag = last.split()[5].decode("utf-8", errors="replace")
-    return Run(qid=fast[0], docno=fast[2], score=fast[4], line=np.arange(1, n + 1, dtype=np.int64),
-               tag=tag, name=name if name is not None else source, source=source)
+    return Run(qid=fast[0], docno=fast[2], score=fast[4], line_numbers=None, tag=tag,
+               name=name if name is not None else source, source=source)
 
 
 def run_from_records(records: Any, name: str = "run") -> Run:
@@ -159,5 +176,5 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     return Run(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
-        score=score, line=np.arange(1, n + 1, dtype=np.int64), tag=name, name=name, source=name,
+        score=score, line_numbers=None, tag=name, name=name, source=name,
     )
