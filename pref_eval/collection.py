@@ -237,16 +237,17 @@ def _exact_ids(docno: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def _query_codes(run: Run, qi: QrelsIndex) -> tuple[np.ndarray, np.ndarray]:
-    """``(umap, codes)``: ``umap[codes[i]]`` is the index of line ``i``'s qid in
-    ``qi.qids`` (-1: not in the qrels)."""
-    uq, codes = factorize_bytes(run.qid)
+    """``(umap, bcodes)``: ``umap[bcodes[b]]`` is the index in ``qi.qids`` of the
+    qid of the run's block ``b`` of lines (-1: not in the qrels)."""
+    uq, bcodes = np.unique(run.qid_values, return_inverse=True)
+    bcodes = bcodes.reshape(-1)
     nqq = qi.nq
     if nqq == 0:
-        return np.full(len(uq), -1, dtype=np.int64), codes
+        return np.full(len(uq), -1, dtype=np.int64), bcodes
     loc = np.searchsorted(qi.qids, uq)
     locc = np.minimum(loc, nqq - 1)
     umap = np.where((loc < nqq) & (qi.qids[locc] == uq), locc, -1).astype(np.int64)
-    return umap, codes
+    return umap, bcodes
 
 
 def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno_at):
@@ -341,9 +342,9 @@ def rank_run(
     (kept for the old signature): ids come from the qrels index.
     """
     nqq = qi.nq
-    n_all = len(run.qid)
+    n_all = len(run.docno)
     itype = np.int32 if n_all + nqq + 1 < 2**31 else np.int64
-    umap, codes = _query_codes(run, qi)
+    umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
     run_topics = np.flatnonzero(present_mask)
@@ -357,8 +358,7 @@ def rank_run(
     nq = len(eval_q)
     eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(nq)
-    qpos = eval_of[umap][codes]  # umap == -1 → eval_of[-1] == -1
-    del codes
+    qpos = np.repeat(eval_of[umap][bcodes], run.qid_lengths)  # umap == -1 → eval_of[-1] == -1
     dkey = string_keys(run.docno)
     if bool((qpos >= 0).all()):
         rows = np.arange(n_all, dtype=itype)

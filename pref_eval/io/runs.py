@@ -34,13 +34,17 @@ _KINDS = {0: "S", 2: "S", 4: "f8"}
 class Run:
     """One run as parallel arrays in file order.
 
-    ``qid``/``docno`` numpy bytes arrays, ``score`` float64, ``line`` 1-based
-    line numbers (``line_numbers``; ``None`` stores nothing and means lines
-    1..n, the fast path's case), ``tag`` the run tag of the last line,
-    ``name`` the label used in outputs (the file name unless given).
+    ``qid`` (a property) and ``docno`` are numpy bytes arrays, ``score``
+    float64, ``line`` 1-based line numbers (``line_numbers``; ``None``
+    stores nothing and means lines 1..n, the fast path's case), ``tag`` the
+    run tag of the last line, ``name`` the label used in outputs (the file
+    name unless given). Query ids are stored as blocks of consecutive equal
+    values (``qid_values``, ``qid_lengths``), as runs are written query by
+    query; ``qid`` expands them on each access.
     """
 
-    qid: np.ndarray
+    qid_values: np.ndarray
+    qid_lengths: np.ndarray
     docno: np.ndarray
     score: np.ndarray
     line_numbers: np.ndarray | None
@@ -48,14 +52,32 @@ class Run:
     name: str
     source: str
 
+    @classmethod
+    def from_arrays(cls, qid: np.ndarray, docno: np.ndarray, score: np.ndarray,
+                    line_numbers: np.ndarray | None, tag: str, name: str, source: str) -> "Run":
+        """A Run from a per-line ``qid`` array."""
+        n = len(qid)
+        if n:
+            heads = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+            values, lengths = qid[heads], np.diff(np.append(heads, n))
+        else:
+            values, lengths = qid[:0], np.zeros(0, dtype=np.int64)
+        return cls(qid_values=values, qid_lengths=lengths, docno=docno, score=score,
+                   line_numbers=line_numbers, tag=tag, name=name, source=source)
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Query id of every line (bytes array, expanded from the blocks)."""
+        return np.repeat(self.qid_values, self.qid_lengths)
+
     def __len__(self) -> int:
-        return len(self.qid)
+        return len(self.docno)
 
     @property
     def line(self) -> np.ndarray:
         """1-based line number of every entry (materialised on demand)."""
         if self.line_numbers is None:
-            return np.arange(1, len(self.qid) + 1, dtype=np.int64)
+            return np.arange(1, len(self.docno) + 1, dtype=np.int64)
         return self.line_numbers
 
     def line_of(self, row: int) -> int:
@@ -100,7 +122,7 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
     score = _parse_scores(cols[4], lines, source)
     tag = cols[5][-1].decode("utf-8", errors="replace")
-    return Run(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
+    return Run.from_arrays(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
                name=name if name is not None else source, source=source)
 
 
@@ -136,7 +158,7 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:
     tag = last.split()[5].decode("utf-8", errors="replace")
-    return Run(qid=fast[0], docno=fast[2], score=fast[4], line_numbers=None, tag=tag,
+    return Run.from_arrays(qid=fast[0], docno=fast[2], score=fast[4], line_numbers=None, tag=tag,
                name=name if name is not None else source, source=source)
 
 
@@ -173,7 +195,7 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
-    return Run(
+    return Run.from_arrays(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
         score=score, line_numbers=None, tag=name, name=name, source=name,
