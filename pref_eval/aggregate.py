@@ -84,7 +84,7 @@ class PrefFile:
 
 
 def _is_number(x) -> bool:
-    return type(x) in (int, float)
+    return isinstance(x, (int, float))  # bool too: Python sums it as 0/1, as pref_aggregate.py does
 
 
 def _records_slow(data: bytes, src: str):
@@ -143,7 +143,8 @@ def _parse_all(data: bytes) -> list | None:
             parsed = json.loads(doc)
         except (ValueError, RecursionError):
             return None
-    if len(parsed) != data.count(b"\n") + 1 or set(map(type, parsed)) != {list} or set(map(len, parsed)) != {1}:
+    # no "]" in the data: every element is one of the wrappers, a list
+    if len(parsed) != data.count(b"\n") + 1 or set(map(len, parsed)) != {1}:
         return None
     objs = list(map(itemgetter(0), parsed))
     if set(map(type, objs)) != {dict}:
@@ -181,49 +182,68 @@ def _records_fast(data: bytes) -> tuple[list, list, set] | None:
 
 
 def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_keys: set) -> bool:
-    """Add the parts of one chunk (its first line has index ``line0``); False if anything is unusual."""
+    """Add the parts of one chunk (its first line has index ``line0``); False if anything is unusual.
+
+    Lines are grouped by their ``type``; within a group every line must have
+    the same set of keys (else False: the line-by-line parser decides).
+    """
     objs = _parse_all(chunk)
     if objs is None:
         return False
-    table: dict[tuple, int] = {}
-    codes = _codes(list(map(tuple, objs)), table)
+    try:
+        table: dict = {}
+        codes = _codes([o.get("type") for o in objs], table)
+    except TypeError:  # an unhashable "type"
+        return False
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
-    groups = {kt: order[bounds[c]:bounds[c + 1]] for kt, c in table.items()}
-    for kt, idx in groups.items():
-        if "qid" not in kt or "sample" not in kt:
-            return False
+    for kind, c in table.items():
+        idx = order[bounds[c]:bounds[c + 1]]
         gobjs = [objs[i] for i in idx.tolist()]
-        col = {k: list(map(itemgetter(k), gobjs)) for k in kt}
-        keep = np.fromiter((q != "all" for q in col["qid"]), dtype=bool, count=len(idx))
-        if not keep.any():
-            continue
-        sel = np.flatnonzero(keep).tolist()
-        kinds = {col["type"][i] for i in sel} if "type" in col else {None}
-        kind = kinds.pop() if len(kinds) == 1 else None
-        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
-        if need is None or any(k not in col for k in need):
+        try:
+            qid = list(map(itemgetter("qid"), gobjs))
+            sample = list(map(itemgetter("sample"), gobjs))
+        except KeyError:
             return False
-        samples = [col["sample"][i] for i in sel]
-        if not set(map(type, samples)) <= {int, str, float}:
+        n_all = qid.count("all")
+        if n_all == len(qid):
+            continue
+        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+        if need is None:
+            return False
+        keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
+        sel = np.flatnonzero(keep)
+        kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
+        if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
+            return False
+        try:
+            col = {k: list(map(itemgetter(k), gobjs)) for k in kt if k not in ("qid", "sample", "type")}
+        except KeyError:  # same number of keys, other names
+            return False
+        if n_all:
+            ks = sel.tolist()
+            qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
+            col = {k: [v[i] for i in ks] for k, v in col.items()}
+        if not set(map(type, sample)) <= {int, str, float}:
             return False
         vkeys = [k for k in kt if k not in ID_KEYS]
         vals = {}
         for k in vkeys:
             v = col[k]
-            if not set(map(type, v)) <= {int, float}:
+            try:
+                sum(v)  # numbers only (bool counts as int, as in Python's sums)
+            except TypeError:
                 return False
-            vals[k] = (np.fromiter(v, dtype=np.float64, count=len(v))[keep], np.ones(len(sel), bool))
+            vals[k] = (np.fromiter(v, dtype=np.float64, count=len(v)), np.ones(len(v), bool))
         n0 = line0 + int(idx[sel[0]])
         for pos, k in enumerate(vkeys):
             if k not in first or (n0, pos) < first[k]:
                 first[k] = (n0, pos)
         if kind == "metric":
             metric_keys.update(vkeys)
-        qids = [str(col["qid"][i]) for i in sel]
-        a = [str(col[need[0]][i]) for i in sel]
-        b = [str(col[need[1]][i]) for i in sel] if kind == "preference" else None
-        parts.append((line0 + idx.astype(np.int64)[keep], kind, samples, qids, a, b, vals))
+        b = list(map(str, col[need[1]])) if kind == "preference" else None
+        parts.append((line0 + idx.astype(np.int64)[keep], kind, sample, list(map(str, qid)),
+                      list(map(str, col[need[0]])), b, vals))
     return True
 
 
