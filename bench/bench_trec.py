@@ -17,8 +17,10 @@ recall@100:
   any Python-side reader);
 * ``trec_eval``: the C binary, when ``--trec-eval`` is given.
 
-Prints the best wall time of ``--repeat`` runs, the peak resident memory of the
-child (``wait4`` rusage) and the ratio to pytrec_eval.
+Prints the best wall time and the best CPU time (user + system, all threads) of
+``--repeat`` runs, the peak resident memory of the child (``wait4`` rusage) and
+the ratios to pytrec_eval. On a shared, loaded machine the CPU column is the
+steadier figure.
 """
 from __future__ import annotations
 
@@ -48,8 +50,8 @@ print(t.num_rows)
 """
 
 
-def timed(cmd: list[str]) -> tuple[float, float, int, bytes]:
-    """Run ``cmd``; return (wall seconds, peak RSS MB, exit code, stdout)."""
+def timed(cmd: list[str]) -> tuple[float, float, float, int, bytes]:
+    """Run ``cmd``; return (wall seconds, CPU seconds (user+sys), peak RSS MB, exit code, stdout)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out = p.stdout.read()
@@ -57,7 +59,7 @@ def timed(cmd: list[str]) -> tuple[float, float, int, bytes]:
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    return wall, ru.ru_maxrss / 1024.0, p.returncode, out
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, p.returncode, out
 
 
 def ours_cmd(d: str) -> tuple[str, list[str]]:
@@ -75,7 +77,7 @@ def main() -> None:
     ap.add_argument("--trec-eval", default=None, help="path of a trec_eval binary to time too")
     ap.add_argument("--skip-pytrec", action="store_true")
     a = ap.parse_args()
-    print(f"{'lines':>10}  {'tool':<34} {'wall s':>7} {'peak MB':>8} {'/pytrec':>8}")
+    print(f"{'lines':>10}  {'tool':<34} {'wall s':>7} {'CPU s':>7} {'peak MB':>8} {'/pytrec':>8} {'CPU/pytrec':>10}")
     for d in a.dirs:
         with open(f"{d}/run", "rb") as fh:
             nlines = sum(buf.count(b"\n") for buf in iter(lambda: fh.read(1 << 24), b""))
@@ -88,18 +90,19 @@ def main() -> None:
             contenders.append(("trec_eval (C)", [a.trec_eval, *MEASURES, f"{d}/qrels", f"{d}/run"]))
         results = {}
         for name, cmd in contenders:
-            best, peak, rc = float("inf"), 0.0, 0
+            best, bcpu, peak, rc = float("inf"), float("inf"), 0.0, 0
             for _ in range(a.repeat):
-                wall, mb, rc, _out = timed(cmd)
-                best, peak = min(best, wall), max(peak, mb)
+                wall, cpu, mb, rc, _out = timed(cmd)
+                best, bcpu, peak = min(best, wall), min(bcpu, cpu), max(peak, mb)
                 if rc != 0:
                     break
-            results[name] = (best, peak, rc)
-        base = results.get("pytrec_eval via ir-measures", (None,))[0]
-        for name, (wall, peak, rc) in results.items():
-            ratio = f"{wall / base:8.2f}" if base else f"{'-':>8}"
+            results[name] = (best, bcpu, peak, rc)
+        base = results.get("pytrec_eval via ir-measures", (None, None))
+        for name, (wall, cpu, peak, rc) in results.items():
+            ratio = f"{wall / base[0]:8.2f}" if base[0] else f"{'-':>8}"
+            cratio = f"{cpu / base[1]:10.2f}" if base[1] else f"{'-':>10}"
             flag = "" if rc == 0 else f"  (exit {rc})"
-            print(f"{nlines:>10}  {name:<34} {wall:7.2f} {peak:8.0f} {ratio}{flag}", flush=True)
+            print(f"{nlines:>10}  {name:<34} {wall:7.2f} {cpu:7.2f} {peak:8.0f} {ratio} {cratio}{flag}", flush=True)
     print(f"\ncommand: {' '.join(ours[:1] + MEASURES)} ...; cores: {os.cpu_count()}")
 
 

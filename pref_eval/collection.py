@@ -51,17 +51,16 @@ class QrelsIndex:
     """Qrels grouped by query, in strcmp order of query ids.
 
     ``qids`` sorted unique query ids (bytes); ``ptr`` offsets (len nq+1)
-    into the flat per-judgment arrays ``doc`` (exact int id of the docno
-    among the distinct qrels docnos), ``grade`` (raw qrels grade, may be
+    into the flat per-judgment arrays ``grade`` (raw qrels grade, may be
     negative), ``docno`` and ``key`` (query index in the high bits, docno key
     below: sorted, what run lookups search). Inside a query the judgments
     are in ``key`` order. ``grade_desc`` holds the same grades sorted
-    highest first inside each query.
+    highest first inside each query. ``doc`` (computed on demand) is the
+    exact int id of each docno among the distinct qrels docnos (byte order).
     """
 
     qids: np.ndarray
     ptr: np.ndarray
-    doc: np.ndarray
     grade: np.ndarray
     docno: np.ndarray
     key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
@@ -70,6 +69,12 @@ class QrelsIndex:
     @property
     def nq(self) -> int:
         return len(self.qids)
+
+    @property
+    def doc(self) -> np.ndarray:
+        if len(self.docno) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(self.docno, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,7 @@ class Ranked:
             return out
         qq = np.searchsorted(qi.qids, self.qids)[self.qidx]
         fi, h = _lookup_exact(qi, qq, self.docno, self.rows >= 0)
-        out[fi] = qi.doc[h]
+        out[fi] = qi.doc[h]  # property: computed once here
         return out
 
     @property
@@ -180,24 +185,19 @@ def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
     """Group the judgments by query (strcmp order of qids).
 
     Inside a query the judgments are ordered by their 64-bit docno key
-    (:mod:`pref_eval.io.keys`), which the run lookup searches; ``doc`` gives
-    each judged document an exact integer id (index into the distinct qrels
-    docnos, in byte order when ``doc`` is not given: ids from a sort of the
-    distinct docnos).
+    (:mod:`pref_eval.io.keys`), which the run lookup searches. ``doc`` is
+    ignored (exact doc ids are computed on demand, ``QrelsIndex.doc``).
     """
     qids, qinv = factorize_bytes(qrels.qid)
     nqq = len(qids)
     dkey = string_keys(qrels.docno)
-    if doc is None:
-        doc = _exact_ids(qrels.docno, dkey)
     ck = group_keys(qinv, dkey, max(nqq, 1))
     order = np.argsort(ck, kind="stable")
     counts = np.bincount(qinv, minlength=nqq)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     grade = qrels.rel[order].astype(np.int64, copy=False)
     grade_desc = _grades_desc(grade, counts)
-    return QrelsIndex(qids=qids, ptr=ptr, doc=np.asarray(doc)[order].astype(np.int32 if len(order) < 2**31 else np.int64),
-                      grade=grade, docno=qrels.docno[order], key=ck[order], grade_desc=grade_desc)
+    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=ck[order], grade_desc=grade_desc)
 
 
 def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -222,18 +222,6 @@ def _gather_docno(docno: np.ndarray, rows: np.ndarray) -> np.ndarray:
     if bool(bogus.any()):
         out[bogus] = b""
     return out
-
-
-def _exact_ids(docno: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Exact integer ids of ``docno`` (equal strings ⇔ equal ids)."""
-    if len(docno) == 0:
-        return np.zeros(0, dtype=np.int64)
-    ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    if np.array_equal(docno[first][inv], docno):
-        return inv.astype(np.int64)
-    _, inv = np.unique(docno, return_inverse=True)  # a key collision: exact but slower
-    return inv.reshape(-1).astype(np.int64)
 
 
 def _query_codes(run: Run, qi: QrelsIndex) -> tuple[np.ndarray, np.ndarray]:
@@ -384,10 +372,11 @@ def rank_run(
         rows[idx] = rows[sub]
         dkey[idx] = dkey[sub]
     del idx, sub
-    if perm is not None:
-        qpos, rows, dkey = qpos[perm], rows[perm], dkey[perm]
-    del perm
     counts = np.bincount(qpos, minlength=nq)
+    if perm is not None:  # sorted by query: qpos is a repeat of the query indices
+        rows, dkey = rows[perm], dkey[perm]
+        qpos = np.repeat(np.arange(nq, dtype=itype), counts)
+    del perm
     starts = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
     if depth is not None:
         pos = np.arange(len(qpos), dtype=itype) - starts[qpos]

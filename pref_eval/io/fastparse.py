@@ -197,8 +197,10 @@ def _put_S(out: np.ndarray, row: int, offs: np.ndarray, lens: np.ndarray, base: 
     """Write values into ``out[row:row+n]`` (widening ``out`` when needed); returns ``out``."""
     n = len(lens)
     lo, hi = int(lens.min()), int(lens.max())
-    if hi > out.dtype.itemsize:
-        out = out.astype(f"S{hi}")
+    if hi > out.dtype.itemsize:  # widen: copy only the rows written so far
+        wider = np.zeros(len(out), dtype=f"S{hi}")
+        wider[:row] = out[:row]
+        out = wider
     w = out.dtype.itemsize
     dest = out[row: row + n].view(np.uint8).reshape(n, w)
     src = base[offs[0]: offs[-1]]
