@@ -39,3 +39,74 @@ def test_int_literals_and_ties():
     assert _literals(v, pre="<", post=">") == ["<-1>", "<0>", "<1>", "<1>", "<1>", "<-1>"]
     f = np.array([0.25, 0.0, -0.0])
     assert _literals(f, ties=np.array([False, True, False])) == ["0.25", "0", "-0.0"]
+
+
+def _naive_lines(res, per_query=True, summary=True):
+    """pref_eval.py's own way: one json.dumps per line, values as Python ints/floats (tie -> int 0)."""
+    out = []
+    keys = [m.key for m in res.measures]
+    mkeys = [m.key for m in res.measures if m.is_metric]
+
+    def val(k, p, q):
+        v = res.pair_values(k)[p, q]
+        if k in res.ties and res.ties[k][p, q]:
+            return 0
+        return int(v) if res.pair_values(k).dtype.kind == "i" else float(v)
+
+    if per_query:
+        for q, qid in enumerate(res.qids):
+            for i, run in enumerate(res.runs):
+                for p in np.flatnonzero(res.I == i):
+                    d = {"qid": qid, "runi": run, "runj": res.runs[res.J[p]], "sample": res.sample, "type": "preference"}
+                    d.update({k: val(k, p, q) for k in keys})
+                    out.append(json.dumps(d) + "\n")
+                if mkeys:
+                    d = {"qid": qid, "run": run, "sample": res.sample, "type": "metric"}
+                    d.update({k: float(res.metrics[k][i, q]) for k in mkeys})
+                    out.append(json.dumps(d) + "\n")
+    if summary:
+        from pref_eval.preferences.output import summary_means
+
+        for p in range(len(res.I)):
+            d = {"qid": "all", "runi": res.runs[res.I[p]], "runj": res.runs[res.J[p]], "sample": res.sample}
+            d.update({k: float(summary_means(res.pair_values(k))[p]) for k in keys})
+            out.append(json.dumps(d) + "\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("orjson_off", [False, True])
+@pytest.mark.parametrize("reference", [None, 2])
+def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference):
+    """Bulk writer (coded low-cardinality columns, merged pieces, blocks of queries) vs json.dumps."""
+    from pref_eval.preferences import output
+    from pref_eval.preferences.evaluate import PrefResult
+    from pref_eval.preferences.names import resolve
+    from pref_eval.preferences.pairwise import pairs_of
+
+    if orjson_off:
+        monkeypatch.setitem(sys.modules, "orjson", None)
+    monkeypatch.setattr(output, "CHUNK_PIECES", 5000)  # several blocks
+    rng = np.random.default_rng(5)
+    R, nq = 9, 23
+    I, J = pairs_of(R, reference)
+    P = len(I)
+    measures = resolve(["rpp", "lexirecall", "sgnLP", "rrLP", "ap", "p@10", "r@1", "rr", "ndcg"], None)
+    res = PrefResult(qids=[f"q{k}" if k % 5 else f'q"{k}\\é' for k in range(nq)], runs=[f"run {r}" for r in range(R)],
+                     I=I, J=J, measures=measures)
+    few = np.array([0.0, -0.0, 0.5, 1e-5, -1 / 3, 2.5e-300, 1e17])
+    res.prefs["rpp"] = rng.choice(few, (P, nq))                         # few distinct, odd notations
+    res.prefs["lexirecall"] = rng.integers(-1, 2, (P, nq))
+    res.prefs["sgnLP"] = rng.integers(-1, 2, (P, nq))
+    rr = rng.choice([0.0, 0.5, -0.25, 1 / 7, -0.0], (P, nq))
+    res.prefs["rrLP"] = rr
+    res.ties["rrLP"] = (rr == 0) & (rng.random((P, nq)) < 0.5)
+    for k in ("ap", "ndcg"):                                             # many distinct
+        m = rng.random((R, nq)) * 10.0 ** rng.integers(-6, 2, (R, nq))
+        res.metrics[k] = m
+        res.diffs[k] = m[I] - m[J]
+    for k in ("p@10", "r@1", "rr"):
+        m = rng.integers(0, 11, (R, nq)) / 10.0
+        res.metrics[k] = m
+        res.diffs[k] = m[I] - m[J]
+    got = "".join(output.pref_json_lines(res, per_query=True, summary=True))
+    assert got == _naive_lines(res)

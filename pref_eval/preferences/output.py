@@ -48,8 +48,9 @@ def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
         uniq, inv = np.unique(flat, return_inverse=True)
         text = np.array(_wrap(repr(uniq.tolist())[1:-1], ", ", pre, post), dtype=object)
         out = text[inv.ravel()]
-        neg0 = np.flatnonzero((flat == 0) & np.signbit(flat))  # np.unique merges 0.0 and -0.0
-        out[neg0] = pre + "-0.0" + post
+        zero = flat == 0  # np.unique merges 0.0 and -0.0: write both signs explicitly
+        out[zero & np.signbit(flat)] = pre + "-0.0" + post
+        out[zero & ~np.signbit(flat)] = pre + "0.0" + post
         return out.tolist()
     out = _wrap(orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].decode("ascii"), ",", pre, post)
     a = np.abs(flat)
@@ -84,6 +85,88 @@ def _literals(values: np.ndarray, ties: np.ndarray | None = None, pre: str = "",
         for k in np.flatnonzero(ties.ravel()).tolist():
             out[k] = pre + "0" + post
     return out
+
+
+FEW = 8  # a column (or run of adjacent columns) with at most n/FEW distinct texts is coded
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct keys, index of each key among them) for int64 ``keys``.
+
+    A table over the key range when it is small (no sort), else ``np.unique``.
+    """
+    lo, hi = int(keys.min()), int(keys.max())
+    if hi - lo <= 4 * len(keys):
+        seen = np.zeros(hi - lo + 1, dtype=bool)
+        seen[keys - lo] = True
+        rank = np.cumsum(seen) - 1
+        return np.flatnonzero(seen) + lo, rank[keys - lo]
+    u, inv = np.unique(keys, return_inverse=True)
+    return u, inv.ravel()
+
+
+def _coded(values: np.ndarray, ties: np.ndarray | None, pre: str, post: str):
+    """(codes (n,), texts) for a column with few distinct values, else None.
+
+    Distinct values are found on the bit patterns (so -0.0 and 0.0 stay
+    apart) and formatted once; exact ties get one more text, ``0``.
+    """
+    flat = np.ascontiguousarray(values).ravel()
+    n = flat.size
+    if n < 64 or flat.dtype.kind not in "fiub":
+        return None
+    if flat.dtype.kind == "f":
+        flat = flat.astype(np.float64, copy=False)
+    probe = flat[:: max(1, n // 512)]
+    if len(np.unique(probe)) > len(probe) // 2:
+        return None
+    if flat.dtype == np.float64:
+        u, inv = np.unique(flat.view(np.int64), return_inverse=True)
+        inv = inv.ravel()
+    else:
+        u, inv = _factorize(flat.astype(np.int64))
+    if len(u) * FEW > n:
+        return None
+    texts = _literals(u.view(np.float64) if flat.dtype == np.float64 else u, None, pre, post)
+    inv = inv.ravel()
+    if ties is not None and ties.any():
+        texts.append(pre + "0" + post)
+        inv = np.where(np.ascontiguousarray(ties).ravel(), len(u), inv)
+    return inv, np.array(texts, dtype=object)
+
+
+def _pieces(columns: list) -> list:
+    """Texts of a line's value columns ``[(values, ties, pre, post), ...]`` as pieces.
+
+    A column with many distinct values is one piece of fresh strings
+    (:func:`_literals`); adjacent columns with few distinct values are
+    merged into one piece as long as their combinations stay few, and
+    filled from a table of texts (no string per value).
+    """
+    pieces: list = []
+    cur = None
+    for values, ties, pre, post in columns:
+        coded = _coded(values, ties, pre, post)
+        if coded is None:
+            if cur is not None:
+                pieces.append(cur[1][cur[0]])
+                cur = None
+            pieces.append(_literals(values, ties, pre, post))
+            continue
+        if cur is None:
+            cur = coded
+            continue
+        nb = len(coded[1])
+        u, inv = _factorize(cur[0] * nb + coded[0])
+        if len(u) * FEW <= len(inv):
+            texts = [x + y for x, y in zip(cur[1][u // nb].tolist(), coded[1][u % nb].tolist())]
+            cur = (inv.ravel(), np.array(texts, dtype=object))
+        else:
+            pieces.append(cur[1][cur[0]])
+            cur = coded
+    if cur is not None:
+        pieces.append(cur[1][cur[0]])
+    return pieces
 
 
 def summary_means(values: np.ndarray) -> np.ndarray:
@@ -141,17 +224,24 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     if per_query and nq and (P or metric_keys):
         pos_p, pos_m = _query_layout(res.I, R, bool(metric_keys))
         per_q = len(pos_p) + len(pos_m)
-        width = 2 + max(len(keys), 1)
         qhead = np.array(['{"qid": ' + json.dumps(q) for q in res.qids], dtype=object)
         tail = ', "sample": ' + sample
         phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
                           for i, j in zip(res.I.tolist(), res.J.tolist())], dtype=object)
         mhead = np.array([f', "run": {r}{tail}, "type": "metric"' for r in jruns], dtype=object)
         pvals = [(k, res.pair_values(k), res.ties.get(k)) for k in keys]
-        step = max(1, CHUNK_PIECES // max(1, per_q * width))
+        step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(keys))))
         for q0 in range(0, nq, step):
             q1 = min(nq, q0 + step)
             c = q1 - q0
+            ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json.dumps(k)}: ",
+                                "}\n" if n == len(pvals) - 1 else "") for n, (k, v, t) in enumerate(pvals)]) \
+                if P else []
+            if P and not pvals:
+                ppieces = [["}\n"] * (c * P)]
+            mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json.dumps(k)}: ",
+                                "}\n" if n == len(metric_keys) - 1 else "") for n, k in enumerate(metric_keys)])
+            width = 2 + max(len(ppieces), len(mpieces))
             base = (np.arange(c) * per_q)[:, None]
             A = np.empty((c * per_q, width), dtype=object)
             A[:] = ""
@@ -159,19 +249,14 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
                 pp = (base + pos_p[None, :]).ravel()
                 A[pp, 0] = np.repeat(qhead[q0:q1], P)
                 A[pp, 1] = np.tile(phead, c)
-                if not pvals:
-                    A[pp, 2] = "}\n"
-                for col, (k, vals, tie) in enumerate(pvals):
-                    post = "}\n" if col == len(pvals) - 1 else ""
-                    A[pp, 2 + col] = _literals(vals[:, q0:q1].T, None if tie is None else tie[:, q0:q1].T,
-                                               f", {json.dumps(k)}: ", post)
+                for col, piece in enumerate(ppieces):
+                    A[pp, 2 + col] = piece
             if metric_keys:
                 mp = (base + pos_m[None, :]).ravel()
                 A[mp, 0] = np.repeat(qhead[q0:q1], R)
                 A[mp, 1] = np.tile(mhead, c)
-                for col, k in enumerate(metric_keys):
-                    post = "}\n" if col == len(metric_keys) - 1 else ""
-                    A[mp, 2 + col] = _literals(res.metrics[k][:, q0:q1].T, None, f", {json.dumps(k)}: ", post)
+                for col, piece in enumerate(mpieces):
+                    A[mp, 2 + col] = piece
             yield "".join(A.ravel().tolist())
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
