@@ -107,7 +107,9 @@ def fast_columns(
                     if kind == "S":
                         out[i] = _put_S(out[i], row, offs, lens, base)
                 else:
-                    arr = col.to_numpy(zero_copy_only=False)
+                    # the value buffer itself (col.to_numpy would import pandas: 0.3 s, 40 MB)
+                    dt = np.float64 if kind == "f8" else np.int64
+                    arr = np.frombuffer(col.buffers()[1], dtype=dt, count=n, offset=col.offset * 8)
                     if kind == "f8" and bool(np.isnan(arr).any()):
                         return None
                     out[i][row: row + n] = arr
