@@ -37,8 +37,8 @@ import numpy as np
 
 from .errors import EvaluationError, InputError
 from .io.fastparse import release_memory
-from .io.keys import factorize_bytes, group_keys, string_keys
-from .io.qrels import Qrels
+from .io.keys import string_keys
+from .io.qrels import Qrels, grouping_of
 from .io.runs import Run
 
 NONPOOL = -1
@@ -188,16 +188,11 @@ def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
     (:mod:`pref_eval.io.keys`), which the run lookup searches. ``doc`` is
     ignored (exact doc ids are computed on demand, ``QrelsIndex.doc``).
     """
-    qids, qinv = factorize_bytes(qrels.qid)
-    nqq = len(qids)
-    dkey = string_keys(qrels.docno)
-    ck = group_keys(qinv, dkey, max(nqq, 1))
-    order = np.argsort(ck, kind="stable")
-    counts = np.bincount(qinv, minlength=nqq)
+    qids, counts, key, order = grouping_of(qrels)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     grade = qrels.rel[order].astype(np.int64, copy=False)
     grade_desc = _grades_desc(grade, counts)
-    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=ck[order], grade_desc=grade_desc)
+    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc)
 
 
 def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -406,13 +401,16 @@ def rank_run(
     if len(qi.key) and len(ck):
         # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
         # most unjudged rows before the binary search
-        mask = np.uint64((1 << 24) - 1)
+        # (multiplicative hash: mixes the query bits in, as one docno is judged for many queries)
+        mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(40)
         table = np.zeros(1 << 24, dtype=bool)
-        table[(qi.key & mask).astype(np.intp)] = True
+        table[(qi.key * mix) >> shift] = True
         cand = np.empty(len(ck), dtype=bool)
         for a in range(0, len(ck), 1 << 20):
-            cand[a: a + (1 << 20)] = table[(ck[a: a + (1 << 20)] & mask).astype(np.intp)]
-        del table
+            x = ck[a: a + (1 << 20)] * mix
+            x >>= shift
+            cand[a: a + (1 << 20)] = table[x]
+        del table, x
         cand &= real
         cand = np.flatnonzero(cand)
         hit = np.searchsorted(qi.key, ck[cand])
@@ -491,12 +489,15 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
     maxlen = int(counts.max()) if nq else 0
     cands: list[tuple[int, int]] = []  # (query, 32-bit key)
     k32 = np.minimum(dkey & np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFE)).astype(np.uint32)
-    if maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
+    if maxlen > 1 and nq * maxlen == n:  # every query the same length: the grid is a reshape
+        grid = np.sort(k32.reshape(nq, maxlen), axis=1)
+    elif maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
         grid = np.full((nq, maxlen), 0xFFFFFFFF, dtype=np.uint32)
         col = np.arange(n, dtype=starts.dtype) - starts[qpos]
         grid[qpos, col] = k32
         del col
         grid.sort(axis=1)
+    if maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
         eq = grid[:, 1:] == grid[:, :-1]
         eq &= grid[:, 1:] != np.uint32(0xFFFFFFFF)
         qs, cs = np.nonzero(eq)

@@ -104,14 +104,16 @@ def test_complete_adds_placeholder_for_missing_topics():
     assert r.present.tolist() == [True, False]
 
 
-@pytest.mark.parametrize("ragged", [False, True])
-def test_duplicates_found_exactly_and_only_above_depth(ragged):
+@pytest.mark.parametrize("layout", ["equal", "padded", "ragged"])
+def test_duplicates_found_exactly_and_only_above_depth(layout):
+    """Each layout takes one path of the duplicate check: equal query lengths (a reshape),
+    nearly equal (a padded grid), one long query (one global sort)."""
     rng = np.random.default_rng(5)
     lines = []
     for q in range(30):
-        n = 400 if (ragged and q == 0) else 20  # one long query forces the sort path
+        n = 400 if (layout == "ragged" and q == 0) else 19 + q % 2 if layout == "padded" else 20
         lines += [(b"q%02d" % q, b"d%d" % i, float(n - i)) for i in range(n)]
-    dup_at = 300 if ragged else 250  # line index of the duplicate (query 12 or 0)
+    dup_at = 300 if layout == "ragged" else 250  # line index of the duplicate (query 0 or 12)
     q, _, _ = lines[dup_at]
     first = next(i for i, x in enumerate(lines) if x[0] == q)
     lines[dup_at] = (q, lines[first][1], -5.0)  # same docno as the query's best, ranked last

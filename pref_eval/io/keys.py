@@ -93,3 +93,15 @@ def factorize_bytes(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     uniq, inv = np.unique(s[heads], return_inverse=True)
     lengths = np.diff(np.append(heads, n))
     return uniq, np.repeat(inv.astype(code_t).reshape(-1), lengths)
+
+
+def judgment_grouping(qid: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(qids, counts, key, order)`` of judgment arrays: sorted distinct query ids,
+    judgments per query, and the (query, docno) group keys (:func:`group_keys`)
+    sorted, ``order`` the stable permutation that sorts them."""
+    qids, codes = factorize_bytes(qid)
+    nq = len(qids)
+    ck = group_keys(codes, string_keys(docno), max(nq, 1))
+    order = np.argsort(ck, kind="stable")
+    counts = np.bincount(codes, minlength=nq)
+    return qids, counts, ck[order], order

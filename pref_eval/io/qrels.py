@@ -16,7 +16,7 @@ Rules (trec_eval 10 compatible, stricter where trec_eval is silent):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,8 @@ class Qrels:
     ``qid`` and ``docno`` are numpy bytes arrays (``S`` dtype: byte-order
     comparisons, as trec_eval's strcmp); ``rel`` int64; ``iter`` the second
     column as bytes (the judgment group for ``-R qrels_jg``); ``line`` the
-    1-based line numbers, for messages.
+    1-based line numbers, for messages. ``grouping`` optionally carries the
+    work of the duplicate check for the collection (see :func:`grouping_of`).
     """
 
     qid: np.ndarray
@@ -43,18 +44,43 @@ class Qrels:
     rel: np.ndarray
     line: np.ndarray
     source: str = "<qrels>"
+    grouping: tuple | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.qid)
 
 
-def _check_duplicates(q: Qrels) -> None:
+def grouping_of(q: Qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pref_eval.io.keys.judgment_grouping` of ``q`` (reused when the reader
+    already computed it for these very arrays)."""
+    g = q.grouping
+    if g is not None and g[0] is q.qid and g[1] is q.docno:
+        return g[2]
+    from .keys import judgment_grouping
+
+    return judgment_grouping(q.qid, q.docno)
+
+
+def _with_grouping(q: Qrels, check: bool) -> Qrels:
+    """``q`` carrying its grouping; with ``check``, a duplicate (qid, docno) is an error."""
+    from .keys import judgment_grouping
+
+    g = judgment_grouping(q.qid, q.docno)
+    if check:
+        _check_duplicates(q, g[2])
+    return Qrels(qid=q.qid, iter=q.iter, docno=q.docno, rel=q.rel, line=q.line, source=q.source,
+                 grouping=(q.qid, q.docno, g))
+
+
+def _check_duplicates(q: Qrels, ck: np.ndarray | None = None) -> None:
+    """Raise on a duplicate (qid, docno); ``ck`` the sorted group keys if known."""
     if len(q) < 2:
         return
-    from .keys import factorize_bytes, group_keys, string_keys
+    if ck is None:
+        from .keys import factorize_bytes, group_keys, string_keys
 
-    uq, codes = factorize_bytes(q.qid)
-    ck = np.sort(group_keys(codes, string_keys(q.docno), max(len(uq), 1)))
+        uq, codes = factorize_bytes(q.qid)
+        ck = np.sort(group_keys(codes, string_keys(q.docno), max(len(uq), 1)))
     if not bool((ck[1:] == ck[:-1]).any()):
         return  # distinct keys ⇒ distinct (qid, docno) pairs
     order = np.lexsort((q.docno, q.qid))
@@ -85,9 +111,7 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
         n = len(fast[0])
         q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=fast[3],
                   line=np.arange(1, n + 1, dtype=np.int64), source=source)
-        if check_duplicates:
-            _check_duplicates(q)
-        return q
+        return _with_grouping(q, check_duplicates)
     fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
                                 expected="4 fields 'qid iter docno rel'")
     if len(lines) == 0:
@@ -105,9 +129,7 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
                 raise InputError(source, int(lines[i]),
                                  f"relevance grade {tok.decode(errors='replace')!r} is not an integer") from None
     q = Qrels(qid=fields[0], iter=fields[1], docno=fields[2], rel=rel, line=lines, source=source)
-    if check_duplicates:
-        _check_duplicates(q)
-    return q
+    return _with_grouping(q, check_duplicates)
 
 
 def read_qrels(path: PathLike, *, check_duplicates: bool = True) -> Qrels:
