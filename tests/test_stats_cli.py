@@ -235,3 +235,87 @@ def test_preference_measures_tested_against_zero():
     np.testing.assert_allclose([d["p_adjusted"] for d in rpp_t], multipletests(oracle, method="holm")[1], rtol=1e-12)
     code, out, _ = run("-P", f, "-Q")
     assert "run_a" in out and "Preference measures: mean per-query preference" in out
+
+
+def test_R_with_preference_measures_equals_zelo_eval_per_query_file(tmp_path):
+    """-R with rpp / lexiprecision / p@10 tests exactly what `zelo_eval -q -o tsv`
+    prints for the same arguments (same jsonl, byte for byte, as -P on that file);
+    oracle: scipy on the zelo_eval file's values, statsmodels Holm."""
+    from statsmodels.stats.multitest import multipletests
+
+    runs = [f"runs/{r}.run" for r in ("bm25", "dense", "rerank")]
+    ms = ["-m", "rpp", "-m", "lexiprecision", "-m", "p@10", "-m", "ndcg_cut.10"]
+    pq = tmp_path / "pq.tsv"
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", "qrels/dl19-sample.qrels", *ms, "-q",
+                        "-o", "tsv", "--output", str(pq), *runs], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    args = ["-o", "jsonl", "--tests", "t,wilcoxon,sign,randomization", "--resamples", "500", "-Q"]
+    code_r, out_r, err_r = run("-R", "qrels/dl19-sample.qrels", *ms, *runs, *args)
+    code_p, out_p, err_p = run("-P", pq, *args)
+    assert code_r == 0 and code_p == 0, err_r + err_p
+    assert out_r == out_p
+    lines = [json.loads(x) for x in out_r.splitlines()]
+    assert {d["measure"] for d in lines} == {"rpp", "lexiprecision", "p@10", "ndcg_cut.10"}
+    raw = pd.read_csv(pq, sep="\t", dtype={"qid": str, "runj": str}, keep_default_na=False)
+    raw = raw[raw.qid != "all"]
+    for m in ("rpp", "lexiprecision"):
+        t = [d for d in lines if d["measure"] == m and d["test"] == "t"]
+        assert [(d["run_a"], d["run_b"]) for d in t] == [("bm25.run", "dense.run"), ("bm25.run", "rerank.run"),
+                                                          ("dense.run", "rerank.run")]
+        vals = [raw[(raw.measure == m) & (raw.runi == d["run_a"]) & (raw.runj == d["run_b"])].value.astype(float)
+                .to_numpy() for d in t]
+        oracle = [stats.ttest_1samp(np.round(v, 12), 0).pvalue for v in vals]
+        np.testing.assert_allclose([d["p_value"] for d in t], oracle, rtol=1e-12)
+        np.testing.assert_allclose([d["p_adjusted"] for d in t], multipletests(oracle, method="holm")[1],
+                                   rtol=1e-12)
+        w = [d for d in lines if d["measure"] == m and d["test"] == "wilcoxon"]
+        for d, v in zip(w, vals):
+            assert d["p_value"] == pytest.approx(stats.wilcoxon(np.round(v, 12)).pvalue, rel=1e-12)
+    # p@10 is a per-run metric of pref_eval: paired t-test of the two runs' values
+    x = raw[(raw.measure == "p@10") & (raw.runi == "dense.run") & (raw.runj == "")].value.astype(float)
+    y = raw[(raw.measure == "p@10") & (raw.runi == "bm25.run") & (raw.runj == "")].value.astype(float)
+    t = next(d for d in lines if d["measure"] == "p@10" and d["test"] == "t" and d["run_a"] == "bm25.run"
+             and d["run_b"] == "dense.run")
+    assert t["p_value"] == pytest.approx(stats.ttest_rel(y.to_numpy(), x.to_numpy()).pvalue, rel=1e-12)
+
+
+def test_R_preference_baseline_and_flags():
+    runs = [f"runs/{r}.run" for r in ("bm25", "dense", "rerank")]
+    code, out, err = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", *runs, "--baseline", "bm25", "-o", "jsonl",
+                         "--tests", "t")
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.splitlines()]
+    # zelo_eval --reference orientation: the baseline is run_a, family = 2 pairs
+    assert [(d["run_a"], d["run_b"]) for d in lines] == [("bm25.run", "dense.run"), ("bm25.run", "rerank.run")]
+    ps = [d["p_value"] for d in lines]
+    assert lines[0]["p_adjusted"] == pytest.approx(min(1, max(2 * min(ps), ps[0]) if ps[0] > ps[1]
+                                                          else 2 * ps[0]))
+    assert "does not apply" not in err
+    code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-l", "2", *runs)
+    assert code == 2 and "-l applies to trec_eval measures" in err
+    code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "map", "-b", "2", *runs)
+    assert code == 2 and "-b applies to preference measures" in err
+    # -b reaches the preference evaluation: the sample qrels are binary (grades 0/1), so -b 1 changes
+    # nothing and -b 2 leaves no relevant document (zelo_eval warns the same way)
+    base = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", *runs, "-o", "jsonl", "--tests", "t")[1]
+    assert run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "1", *runs, "-o", "jsonl", "--tests", "t")[1] == base
+    code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "2", *runs)
+    assert code == 2 and "nothing to compare" in err
+
+
+def test_sign_min_diff_flag():
+    """--sign-min-diff: oracle = binomtest on the counts of |d| >= delta, from the file's values."""
+    code, out, err = run("-P", DATA / "perquery.tsv", "-o", "jsonl", "--tests", "sign", "--sign-min-diff", "0.1",
+                         "-m", "ndcg", "--correction", "none")
+    assert code == 0, err
+    df = read_per_query(DATA / "perquery.tsv")
+    for d in (json.loads(x) for x in out.splitlines()):
+        x = df[(df.run == d["run_a"]) & (df.measure == "ndcg")].set_index("qid").value
+        y = df[(df.run == d["run_b"]) & (df.measure == "ndcg")].set_index("qid").value
+        diff = np.round((x - y).dropna().to_numpy(), 12)
+        k, n = int((diff >= 0.1).sum()), int((np.abs(diff) >= 0.1).sum())
+        assert (d["statistic"], d["n_nonzero"], d["min_diff"]) == (k, n, 0.1)
+        if n:
+            assert d["p_value"] == pytest.approx(stats.binomtest(k, n, 0.5).pvalue, rel=1e-12)
+    code, _, err = run("-P", DATA / "perquery.tsv", "--sign-min-diff", "-1")
+    assert code == 2 and "--sign-min-diff" in err

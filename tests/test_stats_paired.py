@@ -234,3 +234,23 @@ def test_tukey_is_more_conservative_than_unadjusted_randomization():
     D = paired.differences(X[iu[0]], X[iu[1]])
     raw = paired.randomization_test(D, resamples=5000, seed=0)["p_value"]
     assert np.all(P[iu] >= raw - 0.02)
+
+
+def test_sign_test_minimum_difference_is_binomtest_on_thresholded_counts():
+    """Smucker et al. 2007's "sign minimum difference": |d| < delta is a tie.
+    Hand-counted: delta = 0.01 keeps 0.03, 0.01 (boundary kept), -0.02 -> k = 2 of n = 3."""
+    from pref_eval.stats.paired import sign_test
+
+    d = np.array([0.005, -0.02, 0.03, 0.01, -0.009, 0.0, 0.002])
+    r = sign_test(d, min_diff=0.01)
+    assert r["statistic"][0] == 2 and r["n_nonzero"][0] == 3
+    assert r["p_value"][0] == pytest.approx(stats.binomtest(2, 3, 0.5).pvalue, rel=1e-15)
+    r0 = sign_test(d)  # plain sign test: 4 positive of 6 non-zero
+    assert r0["statistic"][0] == 4 and r0["n_nonzero"][0] == 6
+    assert r0["p_value"][0] == pytest.approx(stats.binomtest(4, 6, 0.5).pvalue, rel=1e-15)
+    # rows vectorised, each row its own counts; everything below delta -> p nan
+    D = np.vstack([d, np.full(7, 0.001)])
+    r2 = sign_test(D, min_diff=0.01)
+    assert r2["p_value"][0] == r["p_value"][0] and np.isnan(r2["p_value"][1])
+    with pytest.raises(ValueError):
+        sign_test(d, min_diff=-1)

@@ -35,7 +35,11 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("-c", "--complete", is_flag=True,
               help="Count queries missing for a run as 0 instead of leaving them out.")
 @click.option("-l", "--level", "level", type=int, default=1, show_default=True,
-              help="Relevance threshold for -R (grade >= N is relevant).")
+              help="Relevance threshold for -R (grade >= N is relevant); trec_eval measures only.")
+@click.option("-b", "--binary_relevance", "binary", type=float, default=None, metavar="GRADE",
+              help="-R with preference measures: relevant iff grade >= GRADE (as zelo_eval -b).")
+@click.option("-f", "--relevance_floor", "floor", type=float, default=None, metavar="G",
+              help="-R with preference measures: grades below G become 0 (as zelo_eval -f).")
 @click.option("--depth", "depth", type=int, default=None, help="Keep the top N documents per query (-R).")
 @click.option("--tests", "tests", default="t,wilcoxon,sign", show_default=True, metavar="LIST",
               help="Comma-separated tests: t, wilcoxon, sign, randomization, bootstrap, tukey.")
@@ -46,6 +50,8 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling procedures.")
 @click.option("--baseline", default=None, metavar="RUN", help="Compare each run with RUN only (default: all pairs).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level for the markers.")
+@click.option("--sign-min-diff", "sign_min_diff", type=float, default=0.0, show_default=True, metavar="DELTA",
+              help="Sign test: differences with |d| < DELTA count as ties (Smucker et al. 2007).")
 @click.option("--zero-method", "zero_method", type=click.Choice(["wilcox", "pratt", "zsplit"]), default="wilcox",
               show_default=True, help="Wilcoxon: treatment of zero differences (scipy's zero_method).")
 @click.option("--wilcoxon-method", "wilcoxon_method", type=click.Choice(["auto", "exact", "asymptotic"]),
@@ -69,8 +75,8 @@ def _resolve_run(name: str, runs: list[str]) -> str:
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
-def command(qrels, per_query, measures, complete, level, depth, tests, correction, resamples, seed,
-            baseline, alpha, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
+def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
+            seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
             fmt, output, orderings, key_a, key_b, rbo_p, quiet, runs):
     """Compare runs with paired significance tests, or two orderings of systems.
 
@@ -119,36 +125,67 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
     else:
         mt = test_list[0]
     pref_df = None
+    pref_baseline_done = False
     if qrels:
         if not measures:
             raise UsageError("-R needs at least one -m MEASURE")
         if len(runs) < 2:
             raise UsageError("need at least two run files to compare")
-        from .. import evaluate
+        from ..stats.prefvalues import needs_preference_mode
 
-        df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth)
-        run_sel = list(dict.fromkeys(df["run"].astype(str)))
-        measure_sel = None
+        if needs_preference_mode(measures):
+            # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+            # the values zelo_eval -q -o tsv prints for the same arguments
+            if level != 1:
+                raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+            from ..stats.prefvalues import preference_values
+
+            log.stage(f"evaluating {len(runs)} runs (preference measures)")
+            from ..preferences.evaluate import run_id
+
+            if baseline is not None:
+                ids = [run_id(p) for p in runs]
+                baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
+            df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
+                                      depth=depth, reference=baseline)
+            pref_baseline_done = baseline is not None
+        else:
+            for flag, val in (("-b", binary), ("-f", floor)):
+                if val is not None:
+                    raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+            from .. import evaluate
+
+            log.stage(f"evaluating {len(runs)} runs")
+            df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth)
     else:
         from ..stats.perquery import read_per_query
 
         df = read_per_query(per_query)
-        if "run_b" in df.columns:  # runi/runj layout: metric rows have an empty runj
-            pref_df = df[df["run_b"] != ""]
-            df = df[df["run_b"] == ""].drop(columns="run_b")
-            # zelo_eval repeats metrics as pair differences: keep the per-run rows only
-            pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
-            if pref_df.empty:
-                pref_df = None
+    run_sel = None
+    measure_sel = list(measures) if measures else None
+    if "run_b" in df.columns:  # runi/runj layout: metric rows have an empty runj
+        pref_df = df[df["run_b"] != ""]
+        df = df[df["run_b"] == ""].drop(columns="run_b")
+        # zelo_eval repeats metrics as pair differences: keep the per-run rows only
+        pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
+        if pref_df.empty:
+            pref_df = None
+    if qrels:
+        run_sel = list(dict.fromkeys(df["run"].astype(str))) if not df.empty else None
+        measure_sel = None  # every key the evaluation produced (a name may give several columns)
+    else:
         run_sel = list(runs) if runs else None
-        measure_sel = list(measures) if measures else None
         if measure_sel:
             known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
             for m in measure_sel:
                 if m not in known:
                     raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(sorted(known))})")
     settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
-                    wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method)
+                    wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method,
+                    sign_min_diff=sign_min_diff)
+    slow = [t for t in test_list if t in ("randomization", "bootstrap", "tukey")]
+    if slow:
+        log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
     parts = []
     result = None
     metric_measures = list(dict.fromkeys(df["measure"])) if not df.empty else []
@@ -159,7 +196,8 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
         if baseline is not None:
             baseline = _resolve_run(baseline, names)
         result = compare(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
-                         measures=metric_measures, **settings)
+                         measures=metric_measures, **settings,
+                         progress=lambda done, total: log.progress("measures", done, total))
         for m, dropped in result.dropped_queries.items():
             if dropped:
                 log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
@@ -175,7 +213,7 @@ def command(qrels, per_query, measures, complete, level, depth, tests, correctio
         pref_tests = [t for t in test_list if t != "tukey"]
         if len(pref_tests) < len(test_list):
             log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
-        if baseline is not None:
+        if baseline is not None and not pref_baseline_done:
             log.warn("--baseline does not apply to preference measures: every pair in the file is tested")
         if pref_tests:
             pref_records, nq, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel,

@@ -26,7 +26,7 @@ measure for each pair of runs), each row tested against 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -107,9 +107,9 @@ def _run_tests(D: np.ndarray, tests: Sequence[str], p: dict[str, Any]) -> dict[s
                       "extra": {"zero_method": p["zero_method"], "method": r["method_used"],
                                 "n_zero": r["n_zero"]}}
         elif t == "sign":
-            r = paired.sign_test(D)
+            r = paired.sign_test(D, min_diff=p["sign_min_diff"])
             out[t] = {"statistic": r["statistic"], "p_value": r["p_value"], "ci_low": nan, "ci_high": nan,
-                      "extra": {"n_nonzero": r["n_nonzero"]}}
+                      "extra": {"n_nonzero": r["n_nonzero"], "min_diff": p["sign_min_diff"]}}
         elif t == "randomization":
             r = paired.randomization_test(D, resamples=p["resamples"], seed=p["seed"])
             out[t] = {"statistic": r["statistic"], "p_value": r["p_value"], "ci_low": nan, "ci_high": nan,
@@ -124,7 +124,7 @@ def _run_tests(D: np.ndarray, tests: Sequence[str], p: dict[str, Any]) -> dict[s
 
 
 def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
-            confidence, ci_method) -> dict[str, Any]:
+            confidence, ci_method, sign_min_diff: float = 0.0) -> dict[str, Any]:
     if correction not in CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
     if not 0 < alpha < 1:
@@ -139,12 +139,15 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
         raise UsageError(f"unknown Wilcoxon method {wilcoxon_method!r}; expected auto, exact or asymptotic")
     if ci_method.lower() not in ("bca", "percentile", "basic"):
         raise UsageError(f"unknown bootstrap interval {ci_method!r}; expected BCa, percentile or basic")
-    return {"tests": parse_tests(tests), "correction": correction, "alpha": float(alpha),
+    if not sign_min_diff >= 0:
+        raise UsageError(f"--sign-min-diff must be >= 0, got {sign_min_diff}")
+    return {"sign_min_diff": float(sign_min_diff), "tests": parse_tests(tests), "correction": correction,
+            "alpha": float(alpha),
             "resamples": int(resamples), "seed": seed, "zero_method": zero_method,
             "wilcoxon_method": wilcoxon_method, "confidence": float(confidence), "ci_method": ci_method}
 
 
-EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "resamples", "exact", "seed",
+EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "min_diff", "resamples", "exact", "seed",
               "ci_method", "confidence")
 
 
@@ -226,18 +229,22 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
             alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
-            runs: Sequence[str] | None = None, measures: Sequence[str] | None = None) -> ComparisonResult:
+            runs: Sequence[str] | None = None, measures: Sequence[str] | None = None,
+            sign_min_diff: float = 0.0,
+            progress: "Callable[[int, int], None] | None" = None) -> ComparisonResult:
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
     ``values``: DataFrame with columns run, qid, measure, value (per query).
     ``runs`` / ``measures`` select and order them (default: order of first
     appearance). See the module docstring for the query set, the correction
-    family and the record keys.
+    family and the record keys. ``sign_min_diff``: the sign test's delta
+    (|d| < delta counts as a tie). ``progress(done, total)`` is called after
+    each measure.
     """
     import pandas as pd
 
     params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
-                     confidence, ci_method)
+                     confidence, ci_method, sign_min_diff)
     tests = params["tests"]
     missing_cols = [c for c in ("run", "qid", "measure", "value") if c not in values.columns]
     if missing_cols:
@@ -289,6 +296,8 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
             tukey_p = P[ia, ib]
         blocks.append(_assemble(m, a_names, b_names, len(used), D, results, tests, params,
                                 tukey_p))
+        if progress is not None:
+            progress(len(blocks), len(measure_list))
     records = _frame(blocks)
     means_df = pd.DataFrame(means, index=run_list)
     params.update({"baseline": baseline, "complete": complete})
@@ -301,7 +310,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
                      tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
                      alpha: float = 0.05, resamples: int = 10_000, seed: int | None = 0,
                      zero_method: str = "wilcox", wilcoxon_method: str = "auto",
-                     confidence: float = 0.95, ci_method: str = "BCa"):
+                     confidence: float = 0.95, ci_method: str = "BCa", sign_min_diff: float = 0.0):
     """Test each row of a (comparisons x queries) difference matrix against 0.
 
     For preference measures, whose per-query value for a pair of runs is
@@ -314,7 +323,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     as :func:`compare`).
     """
     params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
-                     confidence, ci_method)
+                     confidence, ci_method, sign_min_diff)
     tests = params["tests"]
     if "tukey" in tests:
         raise UsageError("the randomised Tukey HSD needs per-run values, not differences")

@@ -20,7 +20,9 @@ Tests (Smucker, Allan & Carterette, CIKM 2007 compare them on TREC data):
   ``method="auto"``). ``method="auto"`` is decided **per row** exactly as a
   one-row scipy call decides it (see :func:`wilcoxon_test`).
 * ``sign`` -- exact binomial test on the non-zero differences,
-  ``scipy.stats.binomtest(k, n, 0.5)`` with k = #(d > 0), n = #(d != 0).
+  ``scipy.stats.binomtest(k, n, 0.5)`` with k = #(d > 0), n = #(d != 0);
+  optionally differences with |d| < delta count as ties (Smucker et al.'s
+  "sign minimum difference" test).
 * ``randomization`` -- paired randomization (sign-flip permutation) test of
   the mean difference; p = (#{|sum(s*d)| >= |sum(d)|} + 1)/(B + 1) over B
   random sign vectors s, or the exact enumeration of all 2^n sign vectors
@@ -158,18 +160,30 @@ def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "aut
     return {"statistic": stat, "p_value": p, "method_used": used, "n_zero": n_zero}
 
 
-def sign_test(D: np.ndarray) -> dict[str, np.ndarray]:
+def sign_test(D: np.ndarray, min_diff: float = 0.0) -> dict[str, np.ndarray]:
     """Sign test: ``scipy.stats.binomtest(k, n, p=0.5)`` two-sided.
 
-    k = #(d > 0), n = #(d != 0) (zero differences are dropped). ``statistic``
-    is k. n = 0 gives p = nan (binomtest refuses n = 0). binomtest is called
-    once per distinct (k, n), not once per row.
+    k = #(d > 0), n = #(d != 0) (zero differences are dropped). With
+    ``min_diff`` = delta > 0, Smucker, Allan & Carterette's (CIKM 2007) "sign
+    minimum difference" test: a difference with |d| < delta counts as a tie
+    and is dropped too (k = #(d >= delta), n = #(|d| >= delta)).
+    ``statistic`` is k. n = 0 gives p = nan (binomtest refuses n = 0).
+    binomtest is called once per distinct (k, n), not once per row.
     """
     from scipy import stats
 
     D = _as_rows(D)
-    pos = (D > 0).sum(axis=1)
-    nz = (D != 0).sum(axis=1)
+    if not min_diff >= 0:
+        raise ValueError(f"min_diff must be >= 0, got {min_diff}")
+    if min_diff > 0:
+        # same tolerance as the differences' rounding: |d| = delta is not a tie
+        tol = 1e-12
+        big = np.abs(D) >= min_diff - tol
+        pos = ((D > 0) & big).sum(axis=1)
+        nz = big.sum(axis=1)
+    else:
+        pos = (D > 0).sum(axis=1)
+        nz = (D != 0).sum(axis=1)
     p = np.full(D.shape[0], np.nan)
     keys = np.stack([pos, nz], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)

@@ -1,0 +1,75 @@
+"""Per-query values of preference measures for ``zelo_compare -R``.
+
+``zelo_compare -R QRELS -m rpp ... RUN...`` must test exactly the values that
+``zelo_eval -R QRELS -m rpp ... -q -o tsv RUN...`` prints. This module calls
+the same machinery (:mod:`pref_eval.preferences`: ``prepare_qrels``,
+``resolve``, ``evaluate_preferences``, ``pref_rows``) and returns the table
+:func:`pref_eval.stats.perquery.read_per_query` would read from that output:
+columns ``run, run_b, qid, measure, value`` where a metric row has
+``run_b == ""`` and a preference row holds the per-query preference of
+``run`` over ``run_b`` (a signed difference, tested against 0).
+
+Run names are ``zelo_eval``'s run ids (the file's base name without
+``input.`` / ``.gz``).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def needs_preference_mode(measures: Sequence[str]) -> bool:
+    """True when a name is not a registry (trec_eval / ir-measures) measure --
+    a preference measure (rpp, lexiprecision, ...) or one of pref_eval's
+    metrics (p@10, ndcg@10, ...): ``zelo_eval -o tsv`` then switches to its
+    preference mode, and so does ``zelo_compare -R``."""
+    from ..errors import UsageError
+    from ..measures import parse_measure
+
+    for name in measures:
+        try:
+            parse_measure(name)
+        except UsageError:
+            return True
+    return False
+
+
+def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,
+                      binary: float | None = None, floor: float | None = None,
+                      depth: int | None = None, reference: str | None = None):
+    """Evaluate ``runs`` with ``zelo_eval``'s preference mode; long per-query table.
+
+    ``binary`` / ``floor`` are zelo_eval's ``-b`` / ``-f``; ``depth`` its
+    ``--topk``; ``reference`` (a run id or path) makes the pairs
+    (reference, other) instead of every i < j, as ``zelo_eval --reference``.
+    Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
+    """
+    import pandas as pd
+
+    from ..errors import UsageError
+    from ..io.qrels import read_qrels
+    from ..io.runs import read_run
+    from ..preferences.data import prepare_qrels
+    from ..preferences.evaluate import evaluate_preferences, run_id
+    from ..preferences.names import resolve
+    from ..preferences.output import pref_rows
+
+    sel = resolve(list(measures), None)
+    names = [run_id(p) for p in runs]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"two run files have the same run id {', '.join(dup)}; rename one of them")
+    ref = None
+    if reference is not None:
+        cand = [i for i, (n, p) in enumerate(zip(names, runs)) if reference in (n, p)]
+        if not cand:
+            raise UsageError(f"baseline {reference!r} is not one of the runs ({', '.join(names)})")
+        ref = cand[0]
+    q = read_qrels(qrels, check_duplicates=False)
+    rs = [read_run(p, name=n) for p, n in zip(runs, names)]
+    pq = prepare_qrels(q, binary, floor)
+    res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)
+    rows = list(pref_rows(res, per_query=True, summary=False))
+    df = pd.DataFrame([(a, q_, m, float(v), b) for a, b, q_, m, v in rows],
+                      columns=["run", "qid", "measure", "value", "run_b"])
+    df["qid"] = df["qid"].astype(str)
+    return df, names
