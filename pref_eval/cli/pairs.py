@@ -110,7 +110,7 @@ def _save(state, t):
 @click.option("--p", type=int, default=7, show_default=True, help="First-stage pairings per document.")
 @click.option("--f", type=int, default=9, show_default=True, help="First-stage pooling threshold.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--final-phase", is_flag=True, help="Break a tie for best with an extra round robin.")
+@click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase: judge every final-pool pair a second time; result from both rounds.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
     """Start Clarke's pruning tournament from graded qrels."""

@@ -36,7 +36,7 @@ def _progress(log, label):
 @click.option("--p", type=int, default=7, show_default=True)
 @click.option("--f", type=int, default=9, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--final-phase", is_flag=True)
+@click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
 @click.option("-Q", "--quiet", is_flag=True)
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
@@ -64,9 +64,10 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
                             progress=_progress(log, "tournament"))
     c = r["comparisons"]
     with output_stream(output) as out:
-        out.write("matrix\treps\tfound\tcomparisons_min\tcomparisons_median\tcomparisons_max\tmean_best_set\n")
-        out.write(f"{matrix}\t{reps}\t{int(r['found'].sum())}\t{int(c.min())}\t{float(np.median(c)):g}\t"
-                  f"{int(c.max())}\t{r['best_size'].mean():.3f}\n")
+        out.write("matrix\treps\tfound\tfound_all\tcomparisons_min\tcomparisons_median\tcomparisons_max\t"
+                  "mean_best_set\n")
+        out.write(f"{matrix}\t{reps}\t{int(r['found'].sum())}\t{int(r['found_all'].sum())}\t{int(c.min())}\t"
+                  f"{float(np.median(c)):g}\t{int(c.max())}\t{r['best_size'].mean():.3f}\n")
     return 0
 
 

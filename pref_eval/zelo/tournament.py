@@ -15,9 +15,11 @@ Per topic:
 3. Final, pool <= f: round robin; when all pairs are judged, the top k by
    wins (extended by ties with the k-th) with wins > 0 are the result,
    score = wins.
-4. Optional extra final phase (``final_phase=True``, our reading of Yan et
-   al. 2022's "additional phase"): if the result holds several documents tied
-   on the top score, a second round robin among them picks the best.
+4. Optional extra final phase (``final_phase=True``; Yan et al., "Human
+   Preferences as Dueling Bandits", SIGIR 2022, Sections 4.4 and 5.3): every
+   pair of the final pool is judged a second time, and the result (top k plus
+   ties, wins > 0) is computed from the wins of both rounds together (their
+   "Combined Set").
 
 Differences from ``prefj.py`` (see docs/differences-zelo.md): wins are
 accumulated across ``add`` calls, so a stage's judgments may arrive in any
@@ -190,26 +192,21 @@ class Tournament:
                     keep = [d for d in t["pool"] if wins[d] == best]
                 t["pool"] = keep
                 self._start_stage(topic)
-            elif t["phase"] == "final":
+            elif t["phase"] == "final" and self.final_phase:
+                # Yan et al.'s extra final phase: the same round robin once more
+                t["first_round_wins"] = dict(wins)
+                t["phase"] = "extra"
+                self._start_stage(topic)
+            elif t["phase"] in ("final", "extra"):
+                if t["phase"] == "extra":  # combined wins of both round robins
+                    first = t.pop("first_round_wins")
+                    wins = {d: wins[d] + first[d] for d in t["pool"]}
                 ranked = sorted(t["pool"], key=lambda d: -wins[d])
                 top = ranked[: self.k]
                 if len(ranked) > self.k:
                     kth = wins[ranked[self.k - 1]]
                     top += [d for d in ranked[self.k:] if wins[d] == kth]
                 t["result"] = {d: wins[d] for d in top if wins[d] > 0}
-                best = max(t["result"].values()) if t["result"] else 0
-                tied = [d for d, w in t["result"].items() if w == best]
-                if self.final_phase and len(tied) > 1:
-                    t["phase"] = "extra"
-                    t["pool"] = tied
-                    self._start_stage(topic)
-                else:
-                    t["phase"] = "done"
-            elif t["phase"] == "extra":
-                best = max(wins[d] for d in t["pool"])
-                for d in t["pool"]:
-                    if wins[d] == best:
-                        t["result"][d] += 1000.0  # extra-phase winners rank first
                 t["phase"] = "done"
 
     # ---------------------------------------------------------------- output
