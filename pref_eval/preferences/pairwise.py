@@ -23,7 +23,8 @@ import numpy as np
 
 from .data import BIG, RelVectors, seg_sum
 
-CHUNK_CELLS = 1 << 22  # pairs × slots per block
+CHUNK_CELLS = 1 << 22  # pairs × group slots per RPP block (a Python loop over depth per block)
+LEXI_CELLS = 1 << 18  # pairs × slots per lexicographic block (small: the temporaries stay in cache)
 
 
 def pairs_of(n: int, reference: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -35,8 +36,8 @@ def pairs_of(n: int, reference: int | None = None) -> tuple[np.ndarray, np.ndarr
     return np.full(len(others), reference, dtype=np.int64), others
 
 
-def _blocks(P: int, width: int):
-    step = max(1, CHUNK_CELLS // max(width, 1))
+def _blocks(P: int, width: int, cells: int = CHUNK_CELLS):
+    step = max(1, cells // max(width, 1))
     for a in range(0, P, step):
         yield slice(a, min(P, a + step))
 
@@ -152,7 +153,7 @@ def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str])
     T = rv.ranks.shape[1]
     ar = np.arange(T)
     starts = rv.slot_ptr[:-1]
-    for sl in _blocks(P, T):
+    for sl in _blocks(P, T, LEXI_CELLS):
         X = rv.ranks[I[sl]]
         Y = rv.ranks[J[sl]]
         neq = X != Y
