@@ -174,3 +174,71 @@ def test_real_data(rel, fmt, n, nq, nd):
         assert len(j.queries) == nq
     if nd is not None:
         assert sum(len(v) for v in j.docs.values()) == nd
+
+
+def test_trec_prefs_error_line(tmp_path):
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "tp2", "q g1 s a 2\nq g1 s b x\n"), "trecprefs")
+    assert ei.value.line == 2 and "rel_level" in ei.value.message
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "tp3", "q g1 s a 2\nq g1 s b\n"), "trecprefs")
+    assert ei.value.line == 2
+
+
+def test_zbench_ai_scores_error_names_the_pair_line(tmp_path):
+    good = {"pair": {"pair_id": "q-a-b", "query_id": "q", "query": "t",
+                     "document_a": {"document_id": "a", "metadata": {}, "content": ""},
+                     "document_b": {"document_id": "b", "metadata": {}, "content": ""}},
+            "openai_score": {"thought": "", "score": 0.5}, "gemini_score": {"thought": "", "score": 0.1},
+            "anthropic_score": {"thought": "", "score": -0.3}}
+    bad = json.loads(json.dumps(good))
+    bad["gemini_score"]["score"] = "high"
+    text = json.dumps({"scored_pairs": [good, good, bad]}, indent=4)  # zbench writes indent=4
+    p = _write(tmp_path, "ai_scores.json", text)
+    with pytest.raises(InputError) as ei:
+        read_judgments(p)
+    lines = text.split("\n")
+    # the third element starts on the third line that opens a pair object at indent 8
+    starts = [i + 1 for i, l in enumerate(lines) if l == "        {"]
+    assert ei.value.line == starts[2] and "scored_pairs[2]" in ei.value.message
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "broken.json", text[:-40]), "zbench")
+    assert ei.value.line > 1  # json's own line number of the syntax error
+
+
+def test_dataset_reader_error_line(tmp_path):
+    from pref_eval.zelo.formats import read_zbench_annotated, read_zbench_dataset
+
+    p = _write(tmp_path, "ds.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "a"}]}\n{"query": {"id": "r"}}\n')
+    with pytest.raises(InputError) as ei:
+        read_zbench_dataset(p)
+    assert ei.value.line == 2
+    p2 = _write(tmp_path, "ann.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "a", "score": 1}]}\n'
+                '{"query": {"id": "r"}, "documents": [{"id": "a"}]}\n')
+    with pytest.raises(InputError) as ei:
+        read_zbench_annotated(p2)
+    assert ei.value.line == 2
+    p3 = tmp_path / "latin1.jsonl"
+    p3.write_bytes(b'{"query": {"id": "q\xe9"}, "documents": []}\n')
+    with pytest.raises(InputError):
+        read_zbench_annotated(str(p3))
+
+
+def test_cli_dataset_unknown_document_is_an_error(tmp_path):
+    ds = _write(tmp_path, "ds.jsonl", '{"query": {"id": "t1", "query": "x"}, "documents": '
+                '[{"id": "a", "content": ""}, {"id": "b", "content": ""}]}\n')
+    j = _write(tmp_path, "c4", "t1 a b b\nt1 a c c\n")
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", j, "--dataset", ds],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == f"zelo_fit: {j}:2: document 'c' is not among the dataset's documents of query 't1'\n"
+    # a query the dataset does not list: fitted (warning), ignored under --compat zbench as zbench does
+    j2 = _write(tmp_path, "c4b", "t1 a b b\nt2 x y x\n")
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", j2, "--dataset", ds],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "not in the dataset" in r.stderr
+    assert [l.split("\t")[0] for l in r.stdout.splitlines()[1:]] == ["t1", "t1", "t2", "t2"]
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", j2, "--dataset", ds, "--compat", "zbench"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "ignored, as zbench does" in r.stderr
+    assert [l.split("\t")[0] for l in r.stdout.splitlines()[1:]] == ["t1", "t1"]

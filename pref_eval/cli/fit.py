@@ -14,7 +14,8 @@ from .common import Log, output_stream, run_main
 @click.option("--ties", type=click.Choice(["half", "zbench"]), default=None,
               help="Ensemble votes: a 0/failed vote counts 1/2 (half, default) or for A (zbench).")
 @click.option("--dataset", default=None, metavar="JSONL",
-              help="zbench QueryDocuments JSONL: the documents of each query, in order (unjudged ones too).")
+              help="zbench QueryDocuments JSONL: the documents of each query, in order (unjudged ones too); "
+                   "a judged document not listed for its query is an error.")
 @click.option("--prior", type=float, default=0.5, show_default=True,
               help="Virtual wins and losses of every document against a reference of score 0; 0 = pure MLE per strongly connected component.")
 @click.option("--weights", type=click.Choice(["given", "agreement"]), default="given", show_default=True,
@@ -83,8 +84,13 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         log.progress("reading judgments", n, len(judgments))
         if dataset and len(table.queries) > before:
             extra = table.queries[before:]
-            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); they are fitted too")
+            what = "ignored, as zbench does" if compat == "zbench" else "they are fitted too"
+            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); {what}")
     q, a, b, s, w = table.arrays()
+    if dataset and compat == "zbench" and len(table.queries) > len(known):
+        keep = q < len(known)  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], w[keep]
+        table.queries = table.queries[:len(known)]
     if weights == "agreement":
         w = w * np.abs(2.0 * s - 1.0)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)

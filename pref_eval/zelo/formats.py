@@ -28,19 +28,40 @@ Errors are :class:`~pref_eval.errors.InputError` with file and line.
 from __future__ import annotations
 
 import json
+import re
 import math
 from typing import Callable
 
 from ..errors import InputError, UsageError
 from ..io.textfile import display_name, read_input_bytes
-from .judgments import TIE_RULES, Judgments, vote_score
+from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
-def _lines(text: str):
+def _lines(text: str, out: Judgments | None = None):
     for no, line in enumerate(text.split("\n"), start=1):
+        if out is not None:
+            out.at_line = no
         yield no, line.rstrip("\r")
+
+
+def _array_element_line(text: str, key: str, k: int) -> int:
+    """Line (1-based) where element ``k`` of the top-level array ``key`` starts; 0 if not found."""
+    dec = json.JSONDecoder()
+    m = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+    if not m:
+        return 0
+    i = m.end()
+    ws = re.compile(r"[\s,]*")
+    try:
+        for _ in range(k):
+            i = ws.match(text, i).end()
+            _, i = dec.raw_decode(text, i)
+        i = ws.match(text, i).end()
+    except ValueError:
+        return 0
+    return text.count("\n", 0, i) + 1
 
 
 def detect_format(text: str, name: str = "<input>") -> str:
@@ -125,12 +146,15 @@ def read_judgments(
     if fmt not in FORMATS:
         raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
     out = into if into is not None else Judgments()
-    READERS[fmt](text, name, out, ties)
+    try:
+        READERS[fmt](text, name, out, ties)
+    except UnknownDocument as err:
+        raise InputError(name, out.at_line, str(err)) from None
     return out
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         if not line.strip():
             continue
         try:
@@ -188,13 +212,17 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
                     raise TypeError(model)
                 votes.append(float(v))
         except (KeyError, TypeError) as err:
-            raise InputError(name, 0, where + f"expected pair.query_id, pair.document_a/b.document_id and "
+            raise InputError(name, _array_element_line(text, "scored_pairs", k),
+                             where + f"expected pair.query_id, pair.document_a/b.document_id and "
                              f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
-        out.add(qid, da, db, vote_score(votes, ties))
+        try:
+            out.add(qid, da, db, vote_score(votes, ties))
+        except UnknownDocument as err:
+            raise InputError(name, _array_element_line(text, "scored_pairs", k), where + str(err)) from None
 
 
 def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         f = line.split()
         if not f:
             continue
@@ -212,7 +240,7 @@ def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         f = line.split()
         if not f:
             continue
@@ -225,7 +253,7 @@ def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         f = line.split()
         if not f:
             continue
@@ -244,7 +272,7 @@ def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         f = line.split()
         if not f:
             continue
@@ -275,7 +303,7 @@ def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
 
 def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
     groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         f = line.split()
         if not f:
             continue
@@ -297,7 +325,7 @@ def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text):
+    for no, line in _lines(text, out):
         if not line.strip():
             continue
         if no == 1 and line.startswith("Query\t"):
@@ -364,7 +392,10 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
     Each document must carry a numeric ``"score"`` (as pydantic requires).
     """
     name = display_name(path)
-    text = read_input_bytes(path, what="zbench annotated JSONL").decode("utf-8", errors="strict")
+    try:
+        text = read_input_bytes(path, what="zbench annotated JSONL").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     out = []
     for no, line in _lines(text):
         if not line.strip():

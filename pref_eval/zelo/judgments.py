@@ -14,6 +14,10 @@ from typing import Iterable, Sequence
 TIE_RULES = ("half", "zbench")
 
 
+class UnknownDocument(ValueError):
+    """A judged document that the dataset does not list for its query."""
+
+
 def vote_score(votes: Sequence[float | None], ties: str = "half") -> float:
     """Turn an ensemble's votes into one pair score in [0, 1].
 
@@ -53,6 +57,9 @@ class Judgments:
     was given, else order of first appearance); ``q``, ``a``, ``b`` hold for
     each judgment the query index and the local indices of documents A and B;
     ``score`` (1 = B better) and ``weight`` (>= 0, default 1) are floats.
+    ``closed`` holds the queries whose document lists are fixed (by a
+    dataset): adding another document to one raises :class:`UnknownDocument`.
+    ``at_line`` is the line the reader is on (for error messages).
     """
 
     queries: list[str] = field(default_factory=list)
@@ -62,6 +69,8 @@ class Judgments:
     b: list[int] = field(default_factory=list)
     score: list[float] = field(default_factory=list)
     weight: list[float] = field(default_factory=list)
+    closed: set = field(default_factory=set, repr=False)
+    at_line: int = field(default=0, repr=False)
     _qindex: dict[str, int] = field(default_factory=dict, repr=False)
     _dindex: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
 
@@ -82,6 +91,8 @@ class Judgments:
         idx = self._dindex[qid]
         di = idx.get(docno)
         if di is None:
+            if qid in self.closed:
+                raise UnknownDocument(f"document {docno!r} is not among the dataset's documents of query {qid!r}")
             di = len(self.docs[qid])
             idx[docno] = di
             self.docs[qid].append(docno)
@@ -125,10 +136,16 @@ class Judgments:
 
 
 def from_dataset(dataset: Iterable[tuple[str, list[str]]]) -> Judgments:
-    """An empty :class:`Judgments` whose queries and documents come from a dataset."""
+    """An empty :class:`Judgments` whose queries and documents come from a dataset.
+
+    The dataset's queries are closed: a judgment naming another document of
+    one of them raises :class:`UnknownDocument` (zbench raises KeyError).
+    Queries absent from the dataset stay open.
+    """
     j = Judgments()
     for qid, docnos in dataset:
         j.add_query(qid)
         for d in docnos:
             j.add_doc(qid, d)
+        j.closed.add(qid)
     return j
