@@ -202,7 +202,7 @@ def _query_layout(I: np.ndarray, R: int, with_metrics: bool) -> tuple[np.ndarray
     return pos[:P], pos[P:]
 
 
-CHUNK_PIECES = 1 << 20  # pieces (line × field) formatted and joined at a time
+CHUNK_PIECES = 1 << 18  # pieces (line × field) formatted and joined at a time
 
 
 def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: bool = False) -> Iterator[str]:
