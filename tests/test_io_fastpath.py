@@ -75,7 +75,10 @@ def make_run(rng, *, irregular: bool) -> bytes:
 
 
 @pytest.mark.parametrize("irregular", [False, True])
-def test_fast_and_general_run_readers_agree_with_oracle(irregular, tmp_path):
+def test_fast_and_general_run_readers_agree_with_oracle(irregular, tmp_path, monkeypatch):
+    import pref_eval.io.fastparse as fp
+
+    monkeypatch.setattr(fp, "SPLIT_MIN", 0)  # small files too are cut in parts
     rng = np.random.default_rng(7 + irregular)
     fast_hits = 0
     for k in range(60):
@@ -103,7 +106,12 @@ def test_fast_and_general_run_readers_agree_with_oracle(irregular, tmp_path):
         assert fast_hits == 60
 
 
-def test_fast_path_refuses_what_would_change_fields(tmp_path):
+@pytest.mark.parametrize("split", [False, True])
+def test_fast_path_refuses_what_would_change_fields(tmp_path, monkeypatch, split):
+    import pref_eval.io.fastparse as fp
+
+    if split:
+        monkeypatch.setattr(fp, "SPLIT_MIN", 0)
     good = b"1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n"
     kinds = {0: "S", 2: "S", 4: "f8"}
     assert fast_columns(good, min_fields=6, max_fields=None, kinds=kinds) is not None
@@ -126,12 +134,16 @@ def test_fast_path_refuses_what_would_change_fields(tmp_path):
         assert fast_columns(str(p), min_fields=6, max_fields=None, kinds=kinds) is None, data
 
 
-def test_fast_path_across_blocks_and_chunks(tmp_path, monkeypatch):
-    """Values are stitched correctly across pyarrow blocks and raw-scan chunks (small sizes forced)."""
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_fast_path_across_blocks_chunks_and_parts(tmp_path, monkeypatch, parts):
+    """Values are stitched correctly across pyarrow blocks, raw-scan chunks and the byte
+    ranges parsed by parallel threads (small sizes forced)."""
     import pref_eval.io.fastparse as fp
 
     monkeypatch.setattr(fp, "BLOCK", 1 << 10)
     monkeypatch.setattr(fp, "_CHUNK", 777)
+    monkeypatch.setattr(fp, "SPLIT_MIN", 0)
+    monkeypatch.setattr(fp, "PARTS", parts)
     rng = np.random.default_rng(3)
     n = 3000
     docs = [b"d" * int(w) + b"%d" % i for i, w in enumerate(rng.integers(0, 30, size=n))]
@@ -140,10 +152,11 @@ def test_fast_path_across_blocks_and_chunks(tmp_path, monkeypatch):
         data = eol.join(lines) + eol
         p = tmp_path / "run"
         p.write_bytes(data)
-        fast = fp.fast_columns(str(p), min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8"})
-        assert fast is not None
-        want = oracle_run(data)
-        assert fast[2].tolist() == want[1] and fast[0].tolist() == want[0] and fast[4].tolist() == want[2]
+        for src in (str(p), data):
+            fast = fp.fast_columns(src, min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8"})
+            assert fast is not None
+            want = oracle_run(data)
+            assert fast[2].tolist() == want[1] and fast[0].tolist() == want[0] and fast[4].tolist() == want[2]
     bad = data.replace(b"\r\n", b"\r", 1)
     p.write_bytes(bad)
     assert fp.fast_columns(str(p), min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8"}) is None

@@ -31,7 +31,9 @@ plus a few MB (the file itself is never held when a path is given).
 """
 from __future__ import annotations
 
+import io
 import os
+import threading
 
 import numpy as np
 
@@ -50,17 +52,22 @@ def fast_columns(
     """Columns ``{index: array}`` for the kept fields, or ``None`` (use the general path).
 
     ``data`` is the file content, or the path of a plain (not compressed, no
-    BOM) file, which is then streamed from disk.
+    BOM) file, which is then streamed from disk. A large input is cut at a
+    line end into ``PARTS`` byte ranges parsed by as many threads (pyarrow
+    parses without the GIL), each writing its own rows of the output.
     """
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
     except ImportError:  # pragma: no cover
         return None
-    scan = _raw_scan(data)
+    in_memory = isinstance(data, (bytes, bytearray, memoryview))
+    size = len(data) if in_memory else os.path.getsize(data)
+    nparts = PARTS if size >= SPLIT_MIN else 1
+    scan = _raw_scan(data, nparts)
     if scan is None:
         return None
-    nrows, delim, ncols = scan
+    nrows, delim, ncols, cuts = scan
     if ncols < min_fields or (max_fields is not None and ncols > max_fields):
         return None
     names = [f"f{i}" for i in range(ncols)]
@@ -68,64 +75,130 @@ def fast_columns(
     for i, name in enumerate(names):
         kind = kinds.get(i)
         types[name] = pa.float64() if kind == "f8" else pa.int64() if kind == "i8" else pa.binary()
-    source = pa.BufferReader(data) if isinstance(data, (bytes, bytearray, memoryview)) else os.fspath(data)
+    opts = dict(
+        read_options=pcsv.ReadOptions(column_names=names, block_size=BLOCK, use_threads=False),
+        parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
+                                        escape_char=False, newlines_in_values=False,
+                                        ignore_empty_lines=False),
+        convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
+                                            false_values=[], strings_can_be_null=False,
+                                            quoted_strings_can_be_null=False),
+        memory_pool=pa.system_memory_pool(),
+    )
     out: dict[int, np.ndarray] = {}
-    try:
-        reader = pcsv.open_csv(
-            source,
-            read_options=pcsv.ReadOptions(column_names=names, block_size=BLOCK),
-            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
-                                            escape_char=False, newlines_in_values=False,
-                                            ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], true_values=[],
-                                                false_values=[], strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False),
-            memory_pool=pa.system_memory_pool(),
-        )
-        for i, kind in kinds.items():
-            if i < ncols:
-                out[i] = np.zeros(nrows, dtype="S1" if kind == "S" else np.float64 if kind == "f8" else np.int64)
-        row = 0
-        for batch in reader:
-            n = batch.num_rows
-            if n == 0:
-                continue
-            if row + n > nrows:
-                return None
-            for i in range(ncols):
-                col = batch.column(i)
-                if col.null_count:
-                    return None
-                kind = kinds.get(i)
-                if kind == "S" or kind is None:
-                    offs, base = _binary_parts(col)
-                    lens = np.diff(offs)
-                    if int(lens.min()) == 0:
-                        return None
-                    if i == 0 and bool((base[offs[:-1]] == 35).any()):  # '#': a comment line
-                        return None
-                    if kind == "S":
-                        out[i] = _put_S(out[i], row, offs, lens, base)
-                else:
-                    # the value buffer itself (col.to_numpy would import pandas: 0.3 s, 40 MB)
-                    dt = np.float64 if kind == "f8" else np.int64
-                    arr = np.frombuffer(col.buffers()[1], dtype=dt, count=n, offset=col.offset * 8)
-                    if kind == "f8" and bool(np.isnan(arr).any()):
-                        return None
-                    out[i][row: row + n] = arr
-            row += n
-    except (pa.ArrowException, ValueError, OSError):
-        return None
-    if row != nrows or row == 0:
-        return None
-    del reader
+    for i, kind in kinds.items():
+        if i < ncols:
+            out[i] = np.zeros(nrows, dtype="S1" if kind == "S" else np.float64 if kind == "f8" else np.int64)
+    # parts: (first byte, end byte, first row, end row)
+    bounds = [(0, 0)] + cuts + [(size, nrows)]
+    parts = [(bounds[k][0], bounds[k + 1][0], bounds[k][1], bounds[k + 1][1]) for k in range(len(bounds) - 1)]
+    buf = pa.py_buffer(data) if in_memory else None
+    lock = threading.Lock()
+
+    def run_part(part) -> bool:
+        b0, b1, r0, r1 = part
+        if in_memory:
+            source = pa.BufferReader(buf.slice(b0, b1 - b0))
+        elif b0 == 0 and b1 == size:
+            source = os.fspath(data)
+        else:
+            source = pa.PythonFile(_ByteRange(os.fspath(data), b0, b1), mode="r")
+        try:
+            reader = pcsv.open_csv(source, **opts)
+            row = r0
+            for batch in reader:
+                n = batch.num_rows
+                if n == 0:
+                    continue
+                if row + n > r1 or not _take_batch(batch, ncols, kinds, out, row, lock):
+                    return False
+                row += n
+            return row == r1
+        except (pa.ArrowException, ValueError, OSError):
+            return False
+        finally:
+            if not isinstance(source, str):
+                source.close()
+
+    if len(parts) == 1:
+        ok = run_part(parts[0])
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(parts)) as ex:
+            ok = all(list(ex.map(run_part, parts)))
     release_memory()
+    if not ok or nrows == 0:
+        return None
     return out
 
 
-def _raw_scan(data) -> tuple[int, str, int] | None:
-    """(number of lines, delimiter, fields on the first line), or None if not regular."""
+PARTS = 2  # threads (the machines this targets have 2+ cores)
+SPLIT_MIN = 1 << 25  # inputs below 32 MB are parsed in one piece
+
+
+def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndarray], row: int,
+                lock) -> bool:
+    """Check one record batch and write its kept columns at ``row``; False = not regular."""
+    n = batch.num_rows
+    for i in range(ncols):
+        col = batch.column(i)
+        if col.null_count:
+            return False
+        kind = kinds.get(i)
+        if kind == "S" or kind is None:
+            offs, base = _binary_parts(col)
+            lens = np.diff(offs)
+            if int(lens.min()) == 0:
+                return False
+            if i == 0 and bool((base[offs[:-1]] == 35).any()):  # '#': a comment line
+                return False
+            if kind == "S":
+                with lock:  # another part may widen the shared array meanwhile
+                    out[i] = _put_S(out[i], row, offs, lens, base)
+        else:
+            # the value buffer itself (col.to_numpy would import pandas: 0.3 s, 40 MB)
+            dt = np.float64 if kind == "f8" else np.int64
+            arr = np.frombuffer(col.buffers()[1], dtype=dt, count=n, offset=col.offset * 8)
+            if kind == "f8" and bool(np.isnan(arr).any()):
+                return False
+            out[i][row: row + n] = arr
+    return True
+
+
+class _ByteRange(io.RawIOBase):
+    """Bytes ``start:end`` of a file, as a readable stream (one part of a parallel parse)."""
+
+    def __init__(self, path: str, start: int, end: int) -> None:
+        super().__init__()
+        self._f = open(path, "rb", buffering=0)
+        self._f.seek(start)
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = min(len(b), self._left)
+        if n <= 0:
+            return 0
+        got = self._f.readinto(memoryview(b)[:n])
+        self._left -= got
+        return got
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
+
+
+def _raw_scan(data, nparts: int = 1) -> tuple[int, str, int, list[tuple[int, int]]] | None:
+    """(number of lines, delimiter, fields on the first line, cuts), or None if not regular.
+
+    ``cuts``: up to ``nparts - 1`` (byte offset, line index) pairs of line
+    starts near equal fractions of the input, where a parallel parse can split it.
+    """
     if isinstance(data, (bytes, bytearray, memoryview)):
+        size = len(data)
         mv = memoryview(data)
         chunks = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
         fh = None
@@ -134,7 +207,11 @@ def _raw_scan(data) -> tuple[int, str, int] | None:
             fh = open(data, "rb")
         except OSError:
             return None
+        size = os.fstat(fh.fileno()).st_size
         chunks = iter(lambda: fh.read(_CHUNK), b"")
+    targets = [size * k // nparts for k in range(1, nparts)]
+    cuts: list[tuple[int, int]] = []
+    off = 0
     try:
         first = None
         delim = other = 0
@@ -158,6 +235,17 @@ def _raw_scan(data) -> tuple[int, str, int] | None:
                 ncols = len(first.split(b"\t" if has_tab else b" "))
             a = np.frombuffer(chunk, dtype=np.uint8)
             nl_count = int(np.count_nonzero(a == 10))
+            while targets and targets[0] < off + len(a):
+                j0 = max(targets[0] - off, 0)
+                j = j0 + int(np.argmax(a[j0:] == 10))
+                if a[j] != 10:
+                    targets[0] = off + len(a)  # no line end left in this chunk: look in the next
+                    break
+                targets.pop(0)
+                cut = off + j + 1
+                if cut < size and (not cuts or cut > cuts[-1][0]):
+                    cuts.append((cut, lines + int(np.count_nonzero(a[: j + 1] == 10))))
+            off += len(a)
             lines += nl_count
             low = int(np.count_nonzero(a < 14))
             if low != nl_count + (int(np.count_nonzero(a == 9)) if delim == 9 else 0):
@@ -180,7 +268,7 @@ def _raw_scan(data) -> tuple[int, str, int] | None:
             return None
         if last != b"\n":
             lines += 1
-        return lines, chr(delim), ncols
+        return lines, chr(delim), ncols, cuts
     finally:
         if fh is not None:
             fh.close()
@@ -199,9 +287,10 @@ def _put_S(out: np.ndarray, row: int, offs: np.ndarray, lens: np.ndarray, base: 
     """Write values into ``out[row:row+n]`` (widening ``out`` when needed); returns ``out``."""
     n = len(lens)
     lo, hi = int(lens.min()), int(lens.max())
-    if hi > out.dtype.itemsize:  # widen: copy only the rows written so far
+    if hi > out.dtype.itemsize:  # widen (a byte copy: parts may have written anywhere)
+        w0 = out.dtype.itemsize
         wider = np.zeros(len(out), dtype=f"S{hi}")
-        wider[:row] = out[:row]
+        wider.view(np.uint8).reshape(len(out), hi)[:, :w0] = out.view(np.uint8).reshape(len(out), w0)
         out = wider
     w = out.dtype.itemsize
     dest = out[row: row + n].view(np.uint8).reshape(n, w)

@@ -103,5 +103,7 @@ def judgment_grouping(qid: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, n
     nq = len(qids)
     ck = group_keys(codes, string_keys(docno), max(nq, 1))
     order = np.argsort(ck, kind="stable")
+    if len(order) < 2**31:
+        order = order.astype(np.int32)
     counts = np.bincount(codes, minlength=nq)
     return qids, counts, ck[order], order

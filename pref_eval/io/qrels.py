@@ -34,7 +34,7 @@ class Qrels:
     ``qid`` and ``docno`` are numpy bytes arrays (``S`` dtype: byte-order
     comparisons, as trec_eval's strcmp); ``rel`` int64; ``iter`` the second
     column as bytes (the judgment group for ``-R qrels_jg``); ``line`` the
-    1-based line numbers, for messages. ``grouping`` optionally carries the
+    1-based line numbers, for messages (an integer array, int32 or int64). ``grouping`` optionally carries the
     work of the duplicate check for the collection (see :func:`grouping_of`).
     """
 
@@ -110,7 +110,7 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
     if fast is not None:
         n = len(fast[0])
         q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=fast[3],
-                  line=np.arange(1, n + 1, dtype=np.int64), source=source)
+                  line=np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64), source=source)
         return _with_grouping(q, check_duplicates)
     fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
                                 expected="4 fields 'qid iter docno rel'")
