@@ -97,12 +97,14 @@ def fast_columns(
 
     def run_part(part) -> bool:
         b0, b1, r0, r1 = part
+        raw = None
         if in_memory:
             source = pa.BufferReader(buf.slice(b0, b1 - b0))
         elif b0 == 0 and b1 == size:
             source = os.fspath(data)
         else:
-            source = pa.PythonFile(_ByteRange(os.fspath(data), b0, b1), mode="r")
+            raw = _ByteRange(os.fspath(data), b0, b1)
+            source = pa.PythonFile(raw, mode="r")
         try:
             reader = pcsv.open_csv(source, **opts)
             row = r0
@@ -119,6 +121,8 @@ def fast_columns(
         finally:
             if not isinstance(source, str):
                 source.close()
+            if raw is not None:
+                raw.close()
 
     if len(parts) == 1:
         ok = run_part(parts[0])
