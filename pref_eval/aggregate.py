@@ -152,7 +152,7 @@ def _parse_all(data: bytes) -> list | None:
     return objs
 
 
-CHUNK_BYTES = 1 << 22  # parse this much at a time (keeps the Python objects few and memory reused)
+CHUNK_BYTES = 1 << 20  # parse this much at a time (keeps the Python objects few and memory reused)
 
 
 def _records_fast(data: bytes) -> tuple[list, list, set] | None:
