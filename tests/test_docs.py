@@ -1,7 +1,10 @@
 """The documentation builds with `mkdocs build --strict`, and every shell example runs.
 
 Convention for docs/*.md: a fenced block marked ```sh is run with `bash -e`
-(exit status 0 required); ```console and ```text blocks are not run. The
+(exit status 0 required). In a ```console block every line starting with
+``$ `` is a command, run the same way, and the lines after it (up to the next
+``$ `` line) are its expected stdout, compared exactly (trailing blanks of
+each line ignored). ```text and unmarked blocks are not run. The
 blocks of one page run in order, in one scratch directory that mirrors the
 repository root (a symlink to each top-level entry), so examples use paths
 such as qrels/dl19-sample.qrels and may write new files next to them, and a
@@ -25,8 +28,9 @@ DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 
 
-def shell_blocks(text: str) -> list[tuple[int, str]]:
-    """``(line of the opening fence, code)`` of every ```sh block (info string ``sh``)."""
+def shell_blocks(text: str, kinds: tuple[str, ...] = ("sh",)) -> list:
+    """``(line of the opening fence, code)`` of every ```sh block (info string ``sh``);
+    with ``kinds=("sh", "console")``: ``(line, kind, code)`` of both kinds, in page order."""
     out, lines, i = [], text.split("\n"), 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -42,9 +46,24 @@ def shell_blocks(text: str) -> list[tuple[int, str]]:
             body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
             i += 1
         i += 1
-        if info.split()[:1] == ["sh"]:
-            out.append((start, "\n".join(body) + "\n"))
+        kind = (info.split()[:1] or [""])[0]
+        if kind in kinds:
+            code = "\n".join(body) + "\n"
+            out.append((start, code) if kinds == ("sh",) else (start, kind, code))
     return out
+
+
+def console_commands(code: str) -> list[tuple[str, str]]:
+    """``(command, expected stdout)`` of a ```console block."""
+    out: list[tuple[str, list[str]]] = []
+    for line in code.rstrip("\n").split("\n"):
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line)
+        elif line.strip():
+            raise ValueError(f"console block starts with output, not a '$ ' line: {line!r}")
+    return [(cmd, "".join(x.rstrip() + "\n" for x in exp)) for cmd, exp in out]
 
 
 PAGES = sorted(DOCS.glob("*.md"))
@@ -53,6 +72,8 @@ PAGES = sorted(DOCS.glob("*.md"))
 def test_shell_block_parser():
     text = "x\n```sh\necho a\n```\n\n- item\n\n    ```sh\n    echo b\n    ```\n```console\n$ no\n```\n```text\nno\n```\n"
     assert shell_blocks(text) == [(2, "echo a\n"), (8, "echo b\n")]  # line of the opening fence
+    assert shell_blocks(text, ("sh", "console"))[2] == (11, "console", "$ no\n")
+    assert console_commands("$ a\nx  \n\ny\n$ b > f\n") == [("a", "x\n\ny\n"), ("b > f", "")]
 
 
 def test_mkdocs_build_strict(tmp_path):
@@ -77,21 +98,58 @@ def scratch_root(tmp: Path) -> Path:
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_shell_examples_run(page, tmp_path):
-    blocks = shell_blocks(page.read_text(encoding="utf-8"))
+    blocks = shell_blocks(page.read_text(encoding="utf-8"), ("sh", "console"))
     if not blocks:
-        pytest.skip("no ```sh blocks")
+        pytest.skip("no ```sh or ```console blocks")
     have_mpl = importlib.util.find_spec("matplotlib") is not None
     work = scratch_root(tmp_path)
     env = {**os.environ, "PATH": f"{ROOT / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
            "PYTHONPATH": str(ROOT), "PYTHON": sys.executable}
     skipped = 0
-    for line, code in blocks:
+    for line, kind, code in blocks:
         if not have_mpl and "zelo_plot" in code:
             skipped += 1
             continue
-        res = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], capture_output=True, text=True,
-                             cwd=work, env=env, timeout=300)
-        assert res.returncode == 0, (f"{page.name}:{line}: block exited {res.returncode}\n--- block\n{code}"
-                                     f"--- stdout (tail)\n{res.stdout[-2000:]}--- stderr\n{res.stderr[-3000:]}")
+        steps = [(code, None)] if kind == "sh" else console_commands(code)
+        for cmd, expected in steps:
+            res = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
+                                 cwd=work, env=env, timeout=300)
+            assert res.returncode == 0, (f"{page.name}:{line}: block exited {res.returncode}\n--- block\n{cmd}"
+                                         f"--- stdout (tail)\n{res.stdout[-2000:]}--- stderr\n{res.stderr[-3000:]}")
+            if expected is not None:
+                got = "".join(x.rstrip() + "\n" for x in res.stdout.rstrip("\n").split("\n")) if res.stdout else ""
+                assert got == expected, f"{page.name}:{line}: output of `{cmd}` differs from the page\n{got}"
     if skipped:
         pytest.skip(f"{skipped} block(s) need matplotlib (pip install 'pref_eval[plot]')")
+
+
+COMMAND_PAGES = {"trec": "zelo_trec", "eval": "zelo_eval", "aggregate": "pref_aggregate", "fit": "zelo_fit",
+                 "pairs": "zelo_pairs", "simulate": "zelo_simulate", "compare": "zelo_compare", "plot": "zelo_plot"}
+
+
+def _leaf_commands(cmd, prefix=""):
+    import click
+
+    if isinstance(cmd, click.Group):
+        for name, sub in cmd.commands.items():
+            yield from _leaf_commands(sub, f"{prefix}{name} ")
+    else:
+        yield prefix.strip(), cmd
+
+
+@pytest.mark.parametrize("module", sorted(COMMAND_PAGES))
+def test_command_page_lists_every_option(module):
+    """'One page per command with every option': every option of the click command (and of each
+    subcommand) appears on the command's page, by its long or short name."""
+    import click
+
+    mod = __import__(f"pref_eval.cli.{module}", fromlist=["command"])
+    text = (DOCS / f"{COMMAND_PAGES[module]}.md").read_text(encoding="utf-8")
+    missing = []
+    for sub, cmd in _leaf_commands(mod.command):
+        for p in cmd.params:
+            if not isinstance(p, click.Option) or p.hidden:
+                continue
+            if not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in p.opts):
+                missing.append(f"{sub} {'/'.join(p.opts)}".strip())
+    assert not missing, f"docs/{COMMAND_PAGES[module]}.md does not mention: {', '.join(missing)}"
