@@ -24,20 +24,20 @@ def _col(v: np.ndarray) -> np.ndarray:
 
 @measure("runid", trec_order("runid"), "Run tag of the run file's last line.",
          aggregate="runid", value_type="str", summary_only=True, uses_level=False,
-         nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}))
+         nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}), citation="trec_eval 10 (NIST; Buckley)")
 def runid(r, params: tuple, ctx: EvalContext):
     return [r.tag] * r.nq
 
 
 @measure("num_q", trec_order("num_q"), "Number of queries evaluated (summary only).",
-         aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ")
+         aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", citation="trec_eval 10 (NIST; Buckley)")
 def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(np.ones(r.nq))
 
 
 @measure("num_ret", trec_order("num_ret"), "Number of documents retrieved.",
          formula="|Ret|", aggregate="sum", value_type="int", zero_if_missing=True,
-         uses_level=False, irm="NumRet")
+         uses_level=False, irm="NumRet", citation="trec_eval 10 (NIST; Buckley)")
 def num_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_ret)
 
@@ -52,19 +52,19 @@ def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
 
 @measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",
          formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel",
-         summarize=_num_rel_summary)
+         summarize=_num_rel_summary, citation="trec_eval 10 (NIST; Buckley)")
 def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_rel(ctx.level))
 
 
 @measure("num_rel_ret", trec_order("num_rel_ret"), "Number of relevant documents retrieved.",
-         formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", irm="NumRelRet")
+         formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", irm="NumRelRet", citation="trec_eval 10 (NIST; Buckley)")
 def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.per_query_sum(r.grade >= ctx.level))
 
 
 @measure("num_nonrel_judged_ret", trec_order("num_nonrel_judged_ret"),
          "Number of judged non-relevant documents retrieved (0 ≤ rel < l).",
-         aggregate="sum", value_type="int")
+         aggregate="sum", value_type="int", citation="trec_eval 10 (NIST; Buckley)")
 def num_nonrel_judged_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.per_query_sum((r.grade >= 0) & (r.grade < ctx.level)))

@@ -91,7 +91,7 @@ def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",
-         formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS)
+         formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS, citation="Salton & McGill 1983")
 def eleven_pt_avg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     pts = tuple(params)
     if not pts:

@@ -41,7 +41,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 @measure("P", trec_order("P"), "Precision at cutoff k.", formula="P@k = |Rel ∩ Ret[:k]| / k",
-         param_kind="cutoffs", defaults=CUTS, irm="P@")
+         param_kind="cutoffs", defaults=CUTS, irm="P@", citation="van Rijsbergen 1979")
 def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([rel_in_top(r, ctx.level, int(k)) / float(k) for k in params])
 
@@ -49,7 +49,7 @@ def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("relative_P", trec_order("relative_P"),
          "Precision at k relative to the best possible: divided by min(k, R).",
          formula="|Rel ∩ Ret[:k]| / min(k, R)  (0 if R = 0)", param_kind="cutoffs",
-         defaults=CUTS)
+         defaults=CUTS, citation="trec_eval 10 (NIST; Buckley)")
 def relative_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level)
     return np.column_stack([_safe_div(rel_in_top(r, ctx.level, int(k)), np.minimum(int(k), R))
@@ -69,7 +69,7 @@ def rprec(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("Rprec_mult", trec_order("Rprec_mult"),
          "Precision after x·R documents retrieved (c = (long)(x·R + 0.9)).",
          formula="|Rel ∩ Ret[:c]| / c,  c = (long)(x·R + 0.9)", param_kind="floats",
-         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
+         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), citation="trec_eval 10 (NIST; Buckley)")
 def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
     cols = []
@@ -81,7 +81,7 @@ def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("success", trec_order("success"), "1 if a relevant document is in the top k.",
          formula="[ |Rel ∩ Ret[:k]| > 0 ]", param_kind="cutoffs", defaults=(1, 5, 10),
-         irm="Success@")
+         irm="Success@", citation="trec_eval 10 (NIST; Buckley)")
 def success(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([(rel_in_top(r, ctx.level, int(k)) > 0).astype(np.float64)
                             for k in params])

@@ -14,7 +14,7 @@ from .precision import CUTS, rel_in_top
 
 @measure("recall", trec_order("recall"), "Recall at cutoff k.",
          formula="R@k = |Rel ∩ Ret[:k]| / R  (0 if R = 0)", param_kind="cutoffs",
-         defaults=CUTS, irm="R@")
+         defaults=CUTS, irm="R@", citation="van Rijsbergen 1979")
 def recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
     return np.column_stack([np.divide(rel_in_top(r, ctx.level, int(k)), R, out=np.zeros(r.nq),

@@ -33,7 +33,7 @@ def relstrings(r, n: int) -> list[str]:
 @measure("relstring", trec_order("relstring"), "Relevance grades of the top N documents as a string.",
          formula="one char per rank: 0-9 grade, > above 9, - not in pool, . pooled unjudged",
          param_kind="raw", defaults=(10.0,), aggregate="none", value_type="str",
-         per_query_only=True, zero_if_missing=True, uses_level=False)
+         per_query_only=True, zero_if_missing=True, uses_level=False, citation="trec_eval 10 (NIST; Buckley)")
 def relstring(r, params: tuple, ctx: EvalContext) -> list[str]:
     n = int(float(params[0])) if params else 10
     return relstrings(r, max(n, 0))
