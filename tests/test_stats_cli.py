@@ -319,3 +319,38 @@ def test_sign_min_diff_flag():
             assert d["p_value"] == pytest.approx(stats.binomtest(k, n, 0.5).pvalue, rel=1e-12)
     code, _, err = run("-P", DATA / "perquery.tsv", "--sign-min-diff", "-1")
     assert code == 2 and "--sign-min-diff" in err
+
+
+def test_progress_only_on_a_terminal(monkeypatch):
+    """Stage lines ('evaluating', 'running randomization') appear only when stderr is a terminal
+    and not with -Q; without a terminal stderr stays empty."""
+    import io
+
+    args = ["-R", "qrels/dl19-sample.qrels", "-m", "map", "runs/bm25.run", "runs/dense.run",
+            "--tests", "randomization", "--resamples", "100", "-o", "jsonl"]
+    code, _, err = run(*args)
+    assert code == 0 and err == ""
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    import contextlib
+    import os
+
+    from pref_eval.cli.compare import main
+
+    for quiet, expect in (([], True), (["-Q"], False)):
+        buf = Tty()
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(buf):
+                with pytest.raises(SystemExit) as exc:
+                    main(args + quiet)
+        finally:
+            os.chdir(cwd)
+        assert exc.value.code in (0, None)
+        text = buf.getvalue()
+        assert ("evaluating 2 runs" in text and "randomization (100 resamples" in text
+                and "measures: 1/1" in text) == expect, text

@@ -174,12 +174,14 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
 
     plt = pyplot()
     log = Log("zelo_plot", quiet)
+    log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
     df, name = load_values(qrels, runs, per_query, measure, complete)
     wide = paired_table(df, complete)
     run_list = list(wide.columns)
     means, low, high = mean_intervals(wide, confidence, ci, seed)
     order = np.argsort(-means, kind="stable")
     if len(run_list) >= 2:
+        log.stage(f"{test} tests over {len(run_list) * (len(run_list) - 1) // 2} pairs")
         records = pairwise_tests(df, test, correction, alpha, seed, complete)
         letters = letter_groups(significant_matrix(records, run_list, alpha), order)
         legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
@@ -222,9 +224,11 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
         records, name, test_used = select_records(read_compare_jsonl(compare_file), measure,
                                                   None if test == "t" else test, compare_file)
     else:
+        log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
         df, name = load_values(qrels, runs, per_query, measure, complete)
         if df["run"].nunique() < 2:
             raise UsageError("need at least two runs to compare")
+        log.stage(f"{test} tests over {df['run'].nunique() * (df['run'].nunique() - 1) // 2} pairs")
         records = pairwise_tests(df, test, correction, alpha, seed, complete)
         test_used = test
     run_list, m = pair_matrix(records, value)
