@@ -34,3 +34,25 @@ def test_first_command_runs_on_shipped_files():
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert p.stdout.strip()
+    if prog == "zelo_trec" and "-q" in argv:
+        _check_against_ir_measures(argv, p.stdout)
+
+
+def _check_against_ir_measures(argv, stdout):
+    import pytest
+
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = argv[-2], argv[-1]
+    ours = {}
+    for line in stdout.splitlines():
+        name, qid, value = line.split("\t")
+        ours[(name.strip(), qid)] = value
+    qr = list(ir_measures.read_trec_qrels(str(ROOT / qrels)))
+    rn = list(ir_measures.read_trec_run(str(ROOT / run)))
+    checked = 0
+    for m in ir_measures.iter_calc([ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 10], qr, rn):
+        name = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10"}[str(m.measure)]
+        if (name, m.query_id) in ours:
+            assert ours[(name, m.query_id)] == f"{m.value:6.4f}", (name, m.query_id)
+            checked += 1
+    assert checked >= 8
