@@ -97,3 +97,21 @@ def test_diagnostics(jfile, tmp_path):
     assert rows[0][:6] == ["qid", "n_docs", "n_judged", "n_judgments", "n_components", "n_perfect"]
     assert rows[1][:6] == ["q1", "3", "3", "5", "1", "0"]
     assert rows[2][:6] == ["q2", "2", "2", "2", "1", "0"]
+
+
+def test_failed_run_leaves_existing_outputs_untouched(jfile, tmp_path):
+    out, qrels = tmp_path / "out.tsv", tmp_path / "out.qrels"
+    out.write_text("old scores\n")
+    qrels.write_text("old qrels\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 a b b\nq1 a b\n")
+    r = run("-J", jfile, "-J", str(bad), "--format", "clarke4", "-o", str(out), "--qrels", str(qrels))
+    assert r.returncode == 2 and r.stderr == f"zelo_fit: {bad}:2: expected 4 fields 'topic docA docB winner', got 3\n"
+    assert out.read_text() == "old scores\n" and qrels.read_text() == "old qrels\n"
+    # a bad --bins is caught before anything is written
+    r = run("-J", jfile, "-o", str(out), "--qrels", str(qrels), "--bins", "fixed:2,1,0")
+    assert r.returncode == 2 and out.read_text() == "old scores\n"
+    assert not list(tmp_path.glob("*.tmp*")) and sorted(p.name for p in tmp_path.iterdir()) == [
+        "bad.txt", "j.txt", "out.qrels", "out.tsv"]
+    r = run("-J", jfile, "-o", str(out), "--qrels", str(qrels))
+    assert r.returncode == 0 and out.read_text().startswith("qid\tdocno\tscore\tse\n")
