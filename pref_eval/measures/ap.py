@@ -14,20 +14,28 @@ from .nicknames import trec_order
 
 
 def _prec_at_rel(r, level: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every retrieved doc: (is relevant, precision at its rank)."""
-    rel = (r.grade >= level).astype(np.float64)
-    cum = np.cumsum(rel)
-    start = np.concatenate([[0.0], cum])[r.ptr[:-1]][r.qidx] if len(rel) else cum
-    within = cum - start
-    return rel, within / (r.pos + 1)
+    """Positions of the relevant retrieved docs and the precision at each.
+
+    Works on the relevant positions only (a few % of a run), so no
+    run-sized float temporaries: the running count of relevant docs inside
+    a query is the index among relevant positions minus the count of
+    relevant positions before the query's first row.
+    """
+    idx = np.flatnonzero(r.grade >= level)
+    before = np.searchsorted(idx, r.ptr[:-1])
+    q = r.qidx[idx]
+    within = np.arange(1, len(idx) + 1, dtype=np.int64) - before[q]
+    return idx, within / (r.pos[idx].astype(np.int64) + 1)
 
 
 def ap_values(r, level: int, cutoff: int | None = None) -> np.ndarray:
-    rel, prec = _prec_at_rel(r, level)
-    contrib = rel * prec
+    """Per-query AP (summed in rank order, as trec_eval, then divided by R)."""
+    idx, prec = _prec_at_rel(r, level)
+    q = r.qidx[idx]
     if cutoff is not None:
-        contrib = contrib * (r.pos < cutoff)
-    s = r.per_query_sum(contrib)
+        keep = r.pos[idx] < cutoff
+        q, prec = q[keep], prec[keep]
+    s = np.bincount(q, weights=prec, minlength=r.nq)
     R = r.num_rel(level)
     return np.divide(s, R, out=np.zeros(r.nq), where=R > 0)
 
