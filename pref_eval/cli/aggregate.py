@@ -32,7 +32,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "markdown"]),
               help="json: pref_aggregate.py's lines; tsv: sample qid measure method rank run; markdown: tables.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("-Q", "--quiet", is_flag=True,
+              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
@@ -43,6 +44,7 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
     from .common import output_stream
 
     log = Log("pref_aggregate", quiet)
+    log.stage(f"reading {prefs}")
     pf = read_pref_file(prefs)
     ms = list(measures) if measures else list(pf.keys)
     missing = [m for m in ms if m not in pf.keys]
@@ -54,11 +56,13 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
     qids0 = None
     if query_fraction < 1.0:
         qids0 = pf.sample_qids(0)
-    results = []
+    results, skipped = [], []
     for s in range(num_samples):
+        if num_samples > 1:
+            log.progress("samples", s, num_samples)
         src = 0 if qids0 is not None else s
         if qids0 is None and s not in pf.prefs and s not in pf.metrics:
-            log.warn(f"sample {s} is not in {prefs}; skipped")
+            skipped.append(s)
             continue
         qids = None
         if qids0 is not None:
@@ -66,6 +70,10 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
             qids = [qids0[i] for i in sorted(rng.choice(len(qids0), size=k, replace=False))]
         results.append(aggregate(pf, ms, sample=s, source_sample=src, qids=qids, mc4_steps=mc4_steps,
                                  damping=damping))
+    if num_samples > 1:
+        log.progress("samples", num_samples, num_samples)
+    for s in skipped:  # after the progress line is complete
+        log.warn(f"sample {s} is not in {prefs}; skipped")
     with output_stream(output) as out:
         if fmt == "json":
             for agg in results:

@@ -13,12 +13,15 @@ Two modes share one command (docs/zelo_eval.md):
 """
 from __future__ import annotations
 
+import sys
+
 import click
 
 from .common import Log, run_main
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
 @click.command(context_settings=CONTEXT)
@@ -60,7 +63,8 @@ FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("-Q", "--quiet", is_flag=True,
+              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
@@ -153,7 +157,6 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     from ..engine import evaluate_ranked
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
-    from ..io.runs import read_run
     from ..measures import EvalContext, parse_measures
     from ..preferences.evaluate import run_id
     from .common import output_stream
@@ -165,8 +168,10 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
         names.append(ms)
     requests = parse_measures(names)
     q = read_qrels(qrels)
-    rs = [read_run(p, name=run_id(p)) for p in runs]
-    _check_names([r.name for r in rs], runs)
+    _check_names([run_id(p) for p in runs], runs)
+    rs = _read_runs(runs, [run_id(p) for p in runs], log)
+    if len(runs) >= MANY_RUNS:
+        log.stage(f"evaluating {len(runs)} runs")
     col = build_collection(q, rs, complete=complete, depth=depth)
     ctx = EvalContext(level=level, complete=complete)
     results = []
@@ -261,7 +266,6 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
-    from ..io.runs import read_run
     from ..preferences.data import prepare_qrels
     from ..preferences.evaluate import evaluate_preferences, run_id
     from ..preferences.names import resolve
@@ -283,11 +287,14 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
             raise UsageError(f"--reference {reference!r} is not one of the runs ({', '.join(names)})")
         ref = cand[0]
     q = read_qrels(qrels, check_duplicates=False)
-    rs = [read_run(p, name=n) for p, n in zip(runs, names)]
+    rs = _read_runs(runs, names, log)
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
     rng = np.random.default_rng(seed)
+    if samples == 1 and len(runs) >= MANY_RUNS:
+        npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
+        log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")
     with output_stream(output) as out:
         first = True
         for s in range(samples):
@@ -305,7 +312,26 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
                     rows = ((f"{r[0]}", r[1], r[2], r[3], r[4]) for r in rows)
                 write_table(out, rows, fmt, header=first)
             first = False
+            if samples > 1:
+                log.progress("samples", s + 1, samples)
     return 0
+
+
+def _read_runs(paths, names, log) -> list:
+    """Read the run files in order, with a progress line on a terminal (``reading runs: k/N``)."""
+    from ..io.runs import read_run
+
+    rs = []
+    try:
+        for k, (p, n) in enumerate(zip(paths, names)):
+            log.progress("reading runs", k, len(paths))
+            rs.append(read_run(p, name=n))
+    except BaseException:
+        if log.interactive:  # end the progress line so the error starts a line of its own
+            sys.stderr.write("\n")
+        raise
+    log.progress("reading runs", len(paths), len(paths))
+    return rs
 
 
 def main(argv: list[str] | None = None) -> None:
