@@ -1,4 +1,5 @@
-"""The measure table of ``docs/measures.md``, rendered from the registry.
+"""The measure tables of ``docs/measures.md``, rendered from the registry and
+from the preference-mode definitions (:data:`pref_eval.preferences.names.DEFINITIONS`).
 
 ``python -m pref_eval.measures.doc_table > docs/measures.md`` regenerates the
 page; ``tests/test_measures_doc_table.py`` checks that the committed page is
@@ -99,12 +100,47 @@ def render_markdown(registry: dict[str, MeasureSpec]) -> str:
     return HEADER + "\n".join(rows) + "\n" + "\n".join(descs) + "\n"
 
 
+PREF_HEADER = """
+## Preference measures (zelo_eval)
+
+Generated from `pref_eval.preferences.names.DEFINITIONS`. These names are
+understood by `zelo_eval`'s preference mode (pref_eval.py's syntax; see
+[zelo_eval](zelo_eval.md)), where every registry measure above can be asked
+for too. Notation: for a query with m relevant documents (grade > 0 after
+`-b`/`-f`), the relevance vector x of run i holds the ranks x_1 < x_2 < … of
+the relevant documents it retrieved, then ∞ once per relevant document it did
+not retrieve (length m); y is run j's vector; n_x = #{k : x_k < ∞}. A
+preference value > 0 means run i (the earlier on the command line) is better.
+Metrics are reported per run and, in preference lines, as the difference
+run i − run j. "trec_eval" / "ir-measures" name the measure with the same
+per-query value (K is the cut-off; pref_eval counts a query that a run lacks
+as retrieving nothing, i.e. trec_eval `-c`).
+
+"""
+
+
+def render_preferences(defs) -> str:
+    """The "Preference measures (zelo_eval)" section for ``defs`` (:class:`~pref_eval.preferences.names.MeasureDef`)."""
+    rows = [
+        "| measure | aliases | kind | trec_eval | ir-measures | formula | citation | values |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for d in defs:
+        rows.append("| " + " | ".join([
+            f"**{_cell(d.name)}**", ", ".join(f"`{a}`" for a in d.aliases) or "—", d.kind,
+            f"`{d.trec}`" if d.trec else "—", f"`{d.irm}`" if d.irm else "—",
+            _cell(d.formula), _cell(d.citation), _cell(d.values),
+        ]) + " |")
+    return PREF_HEADER + "\n".join(rows) + "\n"
+
+
 def main() -> None:
     import sys
 
+    from ..preferences.names import DEFINITIONS
     from . import registry
 
-    sys.stdout.write(render_markdown(registry()))
+    sys.stdout.write(render_markdown(registry()) + render_preferences(DEFINITIONS))
 
 
 if __name__ == "__main__":

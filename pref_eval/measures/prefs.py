@@ -67,8 +67,8 @@ def _col(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64).reshape(-1, 1)
 
 
-def _count(name: str, text: str, sets=_SETS_BOTH):
-    return measure(name, trec_order(name), text, aggregate="sum", value_type="int",
+def _count(name: str, text: str, formula: str, sets=_SETS_BOTH):
+    return measure(name, trec_order(name), text, formula=formula, aggregate="sum", value_type="int",
                    uses_level=False, nicknames=sets, citation=_CITE)
 
 
@@ -77,19 +77,20 @@ def _mean(name: str, text: str, formula: str, sets=_SETS_ALL):
                    nicknames=sets, citation=_CITE)
 
 
-@_count("prefs_num_prefs_poss", "Number of possible preferences, retrieved or not.")
+@_count("prefs_num_prefs_poss", "Number of possible preferences, retrieved or not.", "Σ_JG (P_ret + P_imp + P_no)")
 def num_prefs_poss(r, params, ctx):
     pc = _pc(ctx)
     return _col(pc.per_query(pc.poss_ret + pc.poss_imp + pc.notoccur))
 
 
-@_count("prefs_num_prefs_ful", "Number of preferences fulfilled (including implied ones).")
+@_count("prefs_num_prefs_ful", "Number of preferences fulfilled (including implied ones).", "Σ_JG (F_ret + F_imp)")
 def num_prefs_ful(r, params, ctx):
     pc = _pc(ctx)
     return _col(pc.per_query(pc.ful_ret + pc.ful_imp))
 
 
-@_count("prefs_num_prefs_ful_ret", "Number of preferences fulfilled with both documents retrieved.")
+@_count("prefs_num_prefs_ful_ret", "Number of preferences fulfilled with both documents retrieved.",
+        "Σ_JG F_ret")
 def num_prefs_ful_ret(r, params, ctx):
     pc = _pc(ctx)
     return _col(pc.per_query(pc.ful_ret))

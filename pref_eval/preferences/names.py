@@ -22,12 +22,77 @@ from dataclasses import dataclass
 
 from ..errors import UsageError
 
-PREFERENCES = {
-    "rpp": "rpp", "invrpp": "invrpp", "dcgrpp": "dcgrpp",
-    "lexirecall": "lexirecall", "LR": "lexirecall", "sgnLR": "lexirecall",
-    "lexiprecision": "lexiprecision", "sgnLP": "lexiprecision",
-    "rrlexiprecision": "rrlexiprecision", "rrLP": "rrlexiprecision",
-}
+_RPP = "Diaz & Ferraro, \"Offline Retrieval Evaluation Without Evaluation Metrics\", SIGIR 2022"
+_RPP_W = (_RPP + "; recall-level weights as in diazf/pref_eval (README's measure list, "
+          "measures/rpp.py ≤ 60e3203)")
+_LR = "Diaz, Ekstrand & Mitra, \"Recall, Robustness, and Lexicographic Evaluation\", ACM TORS 2025 (arXiv 2302.11370)"
+_LP = ("Diaz, \"Best-Case Retrieval Evaluation: Improving the Sensitivity of Reciprocal Rank with "
+       "Lexicographic Precision\", EVIA 2023 (arXiv 2306.07908)")
+_GRADED = (" Graded (without -b): Σ_g m_g·v_g / Σ_g m_g over the query's relevant grades g, v_g on the "
+           "m_g documents with grade ≥ g.")
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """Definition of one measure name of the preference mode (the source of docs/measures.md's second table).
+
+    ``kind``: ``preference`` (one value per pair of runs) or ``metric`` (one
+    value per run; preference lines carry differences). ``trec`` / ``irm``:
+    the trec_eval / ir-measures measure with the same per-query value
+    (``K`` stands for the cut-off), empty if none; ``values`` the range.
+    """
+
+    name: str
+    kind: str
+    formula: str
+    citation: str
+    values: str
+    aliases: tuple[str, ...] = ()
+    trec: str = ""
+    irm: str = ""
+
+
+DEFINITIONS: tuple[MeasureDef, ...] = (
+    MeasureDef("rpp", "preference",
+               "Σ_{i<m} w_i·sgn(y_i − x_i), w_i = 1/m; stops at the first level where both are ∞." + _GRADED,
+               _RPP, "[−1, 1]"),
+    MeasureDef("invrpp", "preference",
+               "as rpp with w_i = (1/(i+1)) / Σ_{k<m} 1/(k+1) (i 0-based)." + _GRADED, _RPP_W, "[−1, 1]"),
+    MeasureDef("dcgrpp", "preference",
+               "as rpp with w_i = (1/log2(i+2)) / Σ_{k<m} 1/log2(k+2) (i 0-based)." + _GRADED, _RPP_W, "[−1, 1]"),
+    MeasureDef("lexirecall", "preference",
+               "sgn(n_x − n_y) if the numbers of relevant documents retrieved differ; else sgn(y_t − x_t) at "
+               "the last t < n_x with x_t ≠ y_t; 0 if none (binary: grade > 0).",
+               _LR, "−1, 0, 1", aliases=("LR", "sgnLR")),
+    MeasureDef("lexiprecision", "preference",
+               "sgn(y_t − x_t) at the first t with x_t ≠ y_t; 0 if x = y (binary: grade > 0).",
+               _LP, "−1, 0, 1", aliases=("sgnLP",)),
+    MeasureDef("rrlexiprecision", "preference",
+               "1/x_t − 1/y_t at the first t with x_t ≠ y_t (1/∞ = 0); 0 if x = y (binary).",
+               _LP, "[−1, 1]", aliases=("rrLP",)),
+    MeasureDef("ap", "metric", "Σ_k k/x_k / m", "Buckley & Voorhees 2005", "[0, 1]", trec="map", irm="AP"),
+    MeasureDef("ap@K", "metric", "Σ_{k: x_k ≤ K} k/x_k / m", "Buckley & Voorhees 2005", "[0, 1]",
+               trec="map_cut.K", irm="AP@K"),
+    MeasureDef("rbp", "metric", "(1−γ) Σ_k γ^(x_k−1), γ = 0.5, binary, no residual",
+               "Moffat & Zobel, ACM TOIS 27(1), 2008", "[0, 1)"),
+    MeasureDef("rbp@γ[,K]", "metric", "(1−γ) Σ_{k: x_k ≤ K} γ^(x_k−1), 0 < γ < 1, binary, no residual",
+               "Moffat & Zobel, ACM TOIS 27(1), 2008", "[0, 1)"),
+    MeasureDef("rr", "metric", "1/x_1 (0 if none retrieved)", "Voorhees, TREC-8 QA track report, 1999",
+               "[0, 1]", trec="recip_rank", irm="RR"),
+    MeasureDef("rr@K", "metric", "1/x_1 if x_1 ≤ K, else 0", "Voorhees, TREC-8 QA track report, 1999", "[0, 1]"),
+    MeasureDef("ndcg", "metric",
+               "Σ_{retrieved d ∈ Rel} g(d)/log2(rank(d)+1) / Σ_{i<m} g_(i)/log2(i+2), linear gain = grade",
+               "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002", "[0, 1]", trec="ndcg", irm="nDCG"),
+    MeasureDef("ndcg@K", "metric", "as ndcg with both sums cut to the top K ranks",
+               "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002", "[0, 1]", trec="ndcg_cut.K", irm="nDCG@K"),
+    MeasureDef("rp", "metric", "#{k : x_k ≤ m} / m", "Buckley & Voorhees, SIGIR 2000", "[0, 1]",
+               trec="Rprec", irm="Rprec"),
+    MeasureDef("p@K", "metric", "#{k : x_k ≤ K} / K", "van Rijsbergen 1979", "[0, 1]", trec="P.K", irm="P@K"),
+    MeasureDef("r@K", "metric", "#{k : x_k ≤ K} / m", "van Rijsbergen 1979", "[0, 1]",
+               trec="recall.K", irm="R@K"),
+)
+
+PREFERENCES = {alias: d.name for d in DEFINITIONS if d.kind == "preference" for alias in (d.name, *d.aliases)}
 PREFERENCE_SET = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
 ALL_SET = PREFERENCE_SET + ("ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10")
 METRIC_PREFIXES = ("ap", "rbp", "rr", "ndcg", "rp", "p", "r")
