@@ -1,0 +1,65 @@
+"""pref_eval.evaluate(): paths, DataFrames, dicts and named mappings give the same
+long table, and its values equal pytrec_eval's (through ir-measures) computed live."""
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import pref_eval
+from pref_eval.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[1]
+QRELS = ROOT / "qrels/dl19-sample.qrels"
+RUNS = [ROOT / "runs/bm25.run", ROOT / "runs/dense.run"]
+
+
+def _run_dict(path):
+    d = {}
+    for line in Path(path).read_text().splitlines():
+        q, _, doc, _, score, _ = line.split()
+        d.setdefault(q, {})[doc] = float(score)
+    return d
+
+
+def test_long_form_columns_and_values_equal_pytrec_eval():
+    ir_measures = pytest.importorskip("ir_measures")
+    df = pref_eval.evaluate(str(QRELS), [str(p) for p in RUNS], ["AP", "nDCG@10", "P@5"])
+    assert list(df.columns) == ["run", "qid", "measure", "value"]
+    assert set(df.measure) == {"AP", "nDCG@10", "P@5"}
+    qrels = list(ir_measures.read_trec_qrels(str(QRELS)))
+    for path in RUNS:
+        ours = df[df.run == str(path)].set_index(["qid", "measure"]).value
+        theirs = ir_measures.iter_calc([ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 5],
+                                       qrels, list(ir_measures.read_trec_run(str(path))))
+        n = 0
+        for m in theirs:
+            assert ours[(m.query_id, str(m.measure))] == pytest.approx(m.value, abs=1e-12)
+            n += 1
+        assert n == len(ours)
+
+
+def test_inputs_in_every_form_agree():
+    by_path = pref_eval.evaluate(QRELS, RUNS[0], ["map", "ndcg_cut.10"])
+    qrels_df = pd.read_csv(QRELS, sep=" ", names=["query_id", "it", "doc_id", "relevance"], dtype=str)
+    qrels_df["relevance"] = qrels_df.relevance.astype(int)
+    by_frames = pref_eval.evaluate(qrels_df, {"bm25": _run_dict(RUNS[0])}, ["map", "ndcg_cut.10"])
+    by_dict = pref_eval.evaluate(qrels_df, _run_dict(RUNS[0]), "map ndcg_cut.10")
+    assert list(by_frames.run.unique()) == ["bm25"]
+    for other in (by_frames, by_dict):
+        assert other.value.tolist() == by_path.value.tolist()
+        assert other.qid.tolist() == by_path.qid.tolist()
+
+
+def test_summary_rows_and_trec_names():
+    df = pref_eval.evaluate(QRELS, RUNS[0], ["P.5,10"], summary=True)
+    allrows = df[df.qid == "all"]
+    assert allrows.measure.tolist() == ["P_5", "P_10"]
+    per_q = df[(df.qid != "all") & (df.measure == "P_10")].value
+    assert allrows.value.iloc[1] == pytest.approx(per_q.mean())
+
+
+def test_errors():
+    with pytest.raises(UsageError, match="unknown measure"):
+        pref_eval.evaluate(QRELS, RUNS[0], ["mapp"])
+    with pytest.raises(UsageError, match="share a name"):
+        pref_eval.evaluate(QRELS, {"a": _run_dict(RUNS[0]), "b": _run_dict(RUNS[1])} and [RUNS[0], RUNS[0]], ["map"])
