@@ -10,7 +10,6 @@ SE is ``nan`` (e.g. ``--compat zbench``, or a singleton component under
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -19,39 +18,12 @@ from ..errors import InputError, UsageError
 
 def read_scores_with_se(path: str):
     """``{qid: (docnos, scores, ses)}`` from a zELO score TSV, queries in file order."""
-    from ..io.textfile import display_name, read_input_bytes
-    from ..zelo.scores_io import is_zelo_scores_header
+    from ..io.textfile import display_name
+    from ..zelo.scores_io import read_zelo_score_table
 
-    name = display_name(path)
-    try:
-        text = read_input_bytes(path, what="zELO score file").decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    lines = text.split("\n")
-    if not is_zelo_scores_header(lines[0]):
-        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
-    out: dict[str, tuple[list[str], list[float], list[float]]] = {}
-    for no, line in enumerate(lines[1:], start=2):
-        line = line.rstrip("\r")
-        if not line.strip():
-            continue
-        f = line.split("\t")
-        if len(f) < 4:
-            raise InputError(name, no, f"expected 4 tab-separated fields 'qid docno score se', got {len(f)}")
-        try:
-            s, se = float(f[2]), float(f[3])
-        except ValueError:
-            raise InputError(name, no, f"expected numbers as score and se, got {f[2]!r} {f[3]!r}") from None
-        if not math.isfinite(s):
-            raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
-        if se < 0:
-            raise InputError(name, no, f"expected a non-negative se, got {f[3]!r}")
-        docs, xs, ses = out.setdefault(f[0], ([], [], []))
-        docs.append(f[1])
-        xs.append(s)
-        ses.append(se)
+    out = read_zelo_score_table(path)
     if not out:
-        raise InputError(name, 0, "no score rows after the header")
+        raise InputError(display_name(path), 0, "no score rows after the header")
     return out
 
 

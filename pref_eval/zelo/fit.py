@@ -425,7 +425,6 @@ def fit_bt(
     # component ids local to each query, in order of first document
     comp_local = np.zeros(n, dtype=np.int64)
     if n:
-        first = {}
         # vectorised relabel: rank of each label's first occurrence within the query
         _, first_idx, inv = np.unique(labels, return_index=True, return_inverse=True)
         lab_q = qof[first_idx]

@@ -41,12 +41,12 @@ def is_zelo_scores_header(first_line: str) -> bool:
     return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
 
 
-def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
-    """Read a zELO score TSV into ``{qid: {docno: score}}``.
+def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
+    """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}``, queries in file order.
 
     The first line must be the header ``qid docno score se`` (tab-separated,
-    more columns allowed); each row needs a finite float score. A docno
-    repeated within a query is an error.
+    more columns allowed); each row needs a finite float score and a
+    non-negative (or ``nan``) se. A docno repeated within a query is an error.
     """
     name = display_name(path)
     try:
@@ -55,8 +55,9 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     lines = text.split("\n")
     if not lines or not is_zelo_scores_header(lines[0]):
-        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se'")
-    out: dict[str, dict[str, float]] = {}
+        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
+    out: dict[str, tuple[list[str], list[float], list[float]]] = {}
+    seen: set[tuple[str, str]] = set()
     for no, line in enumerate(lines[1:], start=2):
         line = line.rstrip("\r")
         if not line.strip():
@@ -65,16 +66,26 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
         if len(f) < 4:
             raise InputError(name, no, f"expected 4 tab-separated fields 'qid docno score se', got {len(f)}")
         try:
-            s = float(f[2])
+            s, se = float(f[2]), float(f[3])
         except ValueError:
-            raise InputError(name, no, f"expected a number as score, got {f[2]!r}") from None
+            raise InputError(name, no, f"expected numbers as score and se, got {f[2]!r} {f[3]!r}") from None
         if not math.isfinite(s):
             raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
-        d = out.setdefault(f[0], {})
-        if f[1] in d:
+        if se < 0:
+            raise InputError(name, no, f"expected a non-negative se, got {f[3]!r}")
+        if (f[0], f[1]) in seen:
             raise InputError(name, no, f"document {f[1]!r} appears twice for query {f[0]!r}")
-        d[f[1]] = s
+        seen.add((f[0], f[1]))
+        docs, xs, ses = out.setdefault(f[0], ([], [], []))
+        docs.append(f[1])
+        xs.append(s)
+        ses.append(se)
     return out
+
+
+def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
+    """Read a zELO score TSV into ``{qid: {docno: score}}`` (see :func:`read_zelo_score_table`)."""
+    return {q: dict(zip(docs, xs)) for q, (docs, xs, _) in read_zelo_score_table(path).items()}
 
 
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
