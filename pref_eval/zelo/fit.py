@@ -433,7 +433,6 @@ def fit_bt(
         qstart = np.searchsorted(lab_q[order], lab_q[order], side="left")
         rank_in_q[order] = np.arange(len(order)) - qstart
         comp_local = rank_in_q[inv]
-        del first
     n_components = np.bincount(qof[judged], minlength=nq) * 0
     if n:
         jl = np.unique(np.stack([qof[judged], labels[judged]]), axis=1) if judged.any() else np.zeros((2, 0), int)
