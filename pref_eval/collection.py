@@ -308,6 +308,9 @@ def _fix_ties(same_q: np.ndarray, s: np.ndarray, docno_at) -> tuple[np.ndarray, 
     return idx, newsub
 
 
+PREFILTER_MIN = 1 << 16  # runs with fewer rows skip the hash prefilter of the qrels lookup
+
+
 def rank_run(
     run: Run,
     doc: np.ndarray | None,
@@ -402,16 +405,21 @@ def rank_run(
         # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
         # most unjudged rows before the binary search
         # (multiplicative hash: mixes the query bits in, as one docno is judged for many queries)
-        mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(40)
-        table = np.zeros(1 << 24, dtype=bool)
-        table[(qi.key * mix) >> shift] = True
-        cand = np.empty(len(ck), dtype=bool)
-        for a in range(0, len(ck), 1 << 20):
-            x = ck[a: a + (1 << 20)] * mix
-            x >>= shift
-            cand[a: a + (1 << 20)] = table[x]
-        del table, x
-        cand &= real
+        # (only for large runs: building the 16 MB table costs ~0.5 ms per run, more than
+        # the binary search of a small run's rows)
+        if len(ck) >= PREFILTER_MIN:
+            mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(40)
+            table = np.zeros(1 << 24, dtype=bool)
+            table[(qi.key * mix) >> shift] = True
+            cand = np.empty(len(ck), dtype=bool)
+            for a in range(0, len(ck), 1 << 20):
+                x = ck[a: a + (1 << 20)] * mix
+                x >>= shift
+                cand[a: a + (1 << 20)] = table[x]
+            del table, x
+            cand &= real
+        else:
+            cand = real
         cand = np.flatnonzero(cand)
         hit = np.searchsorted(qi.key, ck[cand])
         hitc = np.minimum(hit, len(qi.key) - 1)
