@@ -308,6 +308,7 @@ def _fix_ties(same_q: np.ndarray, s: np.ndarray, docno_at) -> tuple[np.ndarray, 
     return idx, newsub
 
 
+TRIM_ROWS = 1 << 18  # give freed memory back to the OS after ranking runs of this many rows or more
 PREFILTER_MIN = 1 << 16  # runs with fewer rows skip the hash prefilter of the qrels lookup
 
 
@@ -563,5 +564,6 @@ def build_collection(
                         judged_only=judged_only, trec9=trec9)
         ranked.append(r)
         missing.append(m)
-        release_memory()
+        if len(run.docno) >= TRIM_ROWS:  # small runs free too little to pay for malloc_trim
+            release_memory()
     return Collection(qrels=qi, runs=tuple(ranked), missing=tuple(missing))
