@@ -216,25 +216,34 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
         kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
         if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
             return False
+        vkeys = [k for k in kt if k not in ID_KEYS]
         try:
-            col = {k: list(map(itemgetter(k), gobjs)) for k in kt if k not in ("qid", "sample", "type")}
+            col = {k: list(map(itemgetter(k), gobjs)) for k in need}
+            # all value columns at once: one tuple per line, one numpy conversion
+            rows = list(map(itemgetter(*vkeys), gobjs)) if vkeys else []
         except KeyError:  # same number of keys, other names
             return False
         if n_all:
             ks = sel.tolist()
             qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
             col = {k: [v[i] for i in ks] for k, v in col.items()}
+            rows = [rows[i] for i in ks] if vkeys else rows
         if not set(map(type, sample)) <= {int, str, float}:
             return False
-        vkeys = [k for k in kt if k not in ID_KEYS]
         vals = {}
-        for k in vkeys:
-            v = col[k]
+        if vkeys:
+            # numbers only: Python ints / floats / bools give an int, float or bool
+            # array (each value converted as float() would); anything else (str,
+            # None, objects, ints beyond 64 bits) another dtype → the slow parser
             try:
-                sum(v)  # numbers only (bool counts as int, as in Python's sums)
-            except TypeError:
+                mat = np.array(rows)
+            except (ValueError, TypeError, OverflowError):
                 return False
-            vals[k] = (np.fromiter(v, dtype=np.float64, count=len(v)), np.ones(len(v), bool))
+            if mat.dtype.kind not in "fiub" or mat.shape != ((len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)):
+                return False
+            mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
+            for j, k in enumerate(vkeys):
+                vals[k] = (np.ascontiguousarray(mat[:, j]), np.ones(len(rows), bool))
         n0 = line0 + int(idx[sel[0]])
         for pos, k in enumerate(vkeys):
             if k not in first or (n0, pos) < first[k]:
