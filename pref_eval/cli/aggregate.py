@@ -107,6 +107,12 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads (~0.1 s CPU
+    # on 2 cores); this command's linear algebra is tiny. Set before numpy's
+    # import; an explicit OPENBLAS_NUM_THREADS of the user wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "pref_aggregate", argv)
 
 

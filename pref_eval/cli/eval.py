@@ -335,6 +335,12 @@ def _read_runs(paths, names, log) -> list:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads (~0.1 s CPU
+    # on 2 cores); this command's linear algebra is tiny. Set before numpy's
+    # import; an explicit OPENBLAS_NUM_THREADS of the user wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_eval", argv)
 
 
