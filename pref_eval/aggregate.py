@@ -173,28 +173,28 @@ def _records_fast(data: bytes) -> tuple[list, list, set] | None:
     while start < size:
         end = data.find(b"\n", start + CHUNK_BYTES, size)
         end = size if end < 0 else end
-        chunk = data[start:end]
-        if not _chunk_records(chunk, line0, parts, first, metric_keys):
+        nlines = _chunk_records(data[start:end], line0, parts, first, metric_keys)
+        if nlines < 0:
             return None
-        line0 += chunk.count(b"\n") + 1
+        line0 += nlines
         start = end + 1
     return parts, sorted(first, key=first.__getitem__), metric_keys
 
 
-def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_keys: set) -> bool:
-    """Add the parts of one chunk (its first line has index ``line0``); False if anything is unusual.
+def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_keys: set) -> int:
+    """Add the parts of one chunk (its first line has index ``line0``); its number of lines, -1 if anything is unusual.
 
     Lines are grouped by their ``type``; within a group every line must have
-    the same set of keys (else False: the line-by-line parser decides).
+    the same set of keys (else -1: the line-by-line parser decides).
     """
     objs = _parse_all(chunk)
     if objs is None:
-        return False
+        return -1
     try:
         table: dict = {}
         codes = _codes([o.get("type") for o in objs], table)
     except TypeError:  # an unhashable "type"
-        return False
+        return -1
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
     for kind, c in table.items():
@@ -204,32 +204,32 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
             qid = list(map(itemgetter("qid"), gobjs))
             sample = list(map(itemgetter("sample"), gobjs))
         except KeyError:
-            return False
+            return -1
         n_all = qid.count("all")
         if n_all == len(qid):
             continue
         need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
         if need is None:
-            return False
+            return -1
         keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
         sel = np.flatnonzero(keep)
         kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
         if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
-            return False
+            return -1
         vkeys = [k for k in kt if k not in ID_KEYS]
         try:
             col = {k: list(map(itemgetter(k), gobjs)) for k in need}
             # all value columns at once: one tuple per line, one numpy conversion
             rows = list(map(itemgetter(*vkeys), gobjs)) if vkeys else []
         except KeyError:  # same number of keys, other names
-            return False
+            return -1
         if n_all:
             ks = sel.tolist()
             qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
             col = {k: [v[i] for i in ks] for k, v in col.items()}
             rows = [rows[i] for i in ks] if vkeys else rows
         if not set(map(type, sample)) <= {int, str, float}:
-            return False
+            return -1
         vals = {}
         if vkeys:
             # numbers only: Python ints / floats / bools give an int, float or bool
@@ -238,9 +238,9 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
             try:
                 mat = np.array(rows)
             except (ValueError, TypeError, OverflowError):
-                return False
+                return -1
             if mat.dtype.kind not in "fiub" or mat.shape != ((len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)):
-                return False
+                return -1
             mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
             for j, k in enumerate(vkeys):
                 vals[k] = (np.ascontiguousarray(mat[:, j]), np.ones(len(rows), bool))
@@ -253,7 +253,7 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
         b = list(map(str, col[need[1]])) if kind == "preference" else None
         parts.append((line0 + idx.astype(np.int64)[keep], kind, sample, list(map(str, qid)),
                       list(map(str, col[need[0]])), b, vals))
-    return True
+    return len(objs)  # = the chunk's lines (checked by _parse_all)
 
 
 def _parts_of_records(recs: list) -> tuple[list, list, set]:
