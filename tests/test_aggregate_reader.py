@@ -103,3 +103,46 @@ def test_nan_values_parse_as_python_json_does(tmp_path):
     code, out = run(p)
     assert code == 0
     assert json.loads(out.splitlines()[0])["rpp"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("value", ["null", '{"a": 1}', '"x"'])
+def test_non_number_values_are_reported(tmp_path, value):
+    """The fast path's one-array conversion refuses them; the line-by-line parser names the line."""
+    lines = SRC.read_text().splitlines()[:6]
+    lines[3] = json.dumps({"qid": "1", "runi": "a", "runj": "b", "sample": 0, "type": "preference",
+                           "rpp": 0.5, "ap": 0.1})[:-1].replace('"rpp": 0.5', f'"rpp": {value}') + "}"
+    p = tmp_path / "bad.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    res = run_main("-P", p)
+    assert res.returncode == 2 and res.stderr.startswith(f"pref_aggregate: {p}:4: rpp: expected a number")
+
+
+@pytest.mark.parametrize("kind", ["bool", "int64", "huge_int", "ints_only", "one_measure"])
+def test_unusual_numbers_read_as_the_line_by_line_parser_reads_them(tmp_path, monkeypatch, kind):
+    """bool / int values (Python sums them), a lone measure: fast path == line-by-line path."""
+    import pref_eval.aggregate as agg
+
+    rows = []
+    for q in "123":
+        for i, j in (("a", "b"), ("a", "c"), ("b", "c")):
+            rows.append({"qid": q, "runi": i, "runj": j, "sample": 0, "type": "preference",
+                         "rpp": 0.5 if q != "2" else -0.25, "ap": 0.1 * int(q)})
+    if kind == "bool":
+        rows[4]["rpp"] = True
+    elif kind == "int64":
+        rows[4]["rpp"] = -(2 ** 63) + 1
+    elif kind == "huge_int":
+        rows[4]["rpp"] = 2 ** 70
+    elif kind == "ints_only":
+        for k, r in enumerate(rows):
+            r["rpp"] = k - 4
+    else:
+        for r in rows:
+            del r["ap"]
+    p = tmp_path / "u.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert agg._records_fast(p.read_bytes()) is not None or kind == "huge_int"
+    fast = run(p, "-o", "tsv")
+    monkeypatch.setattr(agg, "_records_fast", lambda data: None)
+    slow = run(p, "-o", "tsv")
+    assert fast == slow and fast[0] == 0
