@@ -61,21 +61,9 @@ def _ranked(opts, qid: np.ndarray, docno: np.ndarray, run, log: Log):
 
 
 def _write(opts, out: TextIO, ranked, requests, extra: dict) -> int:
-    from .engine import evaluate_ranked
-    from .measures import EvalContext
-    from .output.trec import write_trec
+    from .treceval import write_evaluation
 
-    ctx = EvalContext(level=opts.level, trec9=opts.trec9, complete=opts.complete,
-                      num_docs_in_coll=opts.num_docs_in_coll, extra=extra)
-    res = evaluate_ranked(ranked, requests, ctx)
-    zfun = None
-    if opts.zscores:
-        from .zscores import read_zscores, zscore_function
-
-        zfun = zscore_function(read_zscores(opts.zscores))
-    write_trec(out, res, per_query=opts.per_query, summary=opts.summary,
-               print_missing=not opts.trec9, zscore=zfun)
-    return 0
+    return write_evaluation(opts, out, ranked, requests, extra)
 
 
 def _evaluate_pref_format(opts, out: TextIO, log: Log, prefs) -> int:

@@ -61,11 +61,9 @@ def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
 def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """The ordinary path: ``-R qrels``."""
     from .collection import build_collection
-    from .engine import evaluate_ranked
     from .io.qrels import read_qrels
     from .io.runs import read_run
-    from .measures import EvalContext, parse_trec_measures
-    from .output.trec import write_trec
+    from .measures import parse_trec_measures
 
     requests = parse_trec_measures(opts.measures or ["official"])
     qrels = read_qrels(opts.rel_file)
@@ -79,8 +77,17 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
                  "averaging over the topics in both (use -c to count them as zero)")
     if ranked.nq == 0:
         raise EvaluationError("No queries with both results and relevance info")
+    return write_evaluation(opts, out, ranked, requests)
+
+
+def write_evaluation(opts: TrecOptions, out: TextIO, ranked, requests, extra: dict | None = None) -> int:
+    """Evaluate ``requests`` on ``ranked`` and print trec_eval's text (``-Z`` applied)."""
+    from .engine import evaluate_ranked
+    from .measures import EvalContext
+    from .output.trec import write_trec
+
     ctx = EvalContext(level=opts.level, trec9=opts.trec9, complete=opts.complete,
-                      num_docs_in_coll=opts.num_docs_in_coll)
+                      num_docs_in_coll=opts.num_docs_in_coll, extra=extra or {})
     res = evaluate_ranked(ranked, requests, ctx)
     zfun = None
     if opts.zscores:
