@@ -267,7 +267,7 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
     from ..errors import UsageError
     from ..io.qrels import read_qrels
     from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, run_id
+    from ..preferences.evaluate import evaluate_preferences, reference_index, run_names
     from ..preferences.names import resolve
     from ..preferences.output import pref_json_lines, pref_rows, write_table
     from ..preferences.sampling import sample_labels, sample_queries
@@ -278,14 +278,8 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
     if measures and ms:
         log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
-    names = [run_id(p) for p in runs]
-    _check_names(names, runs)
-    ref = None
-    if reference is not None:
-        cand = [i for i, (n, p) in enumerate(zip(names, runs)) if reference in (n, p)]
-        if not cand:
-            raise UsageError(f"--reference {reference!r} is not one of the runs ({', '.join(names)})")
-        ref = cand[0]
+    names = run_names(list(runs))
+    ref = reference_index(reference, names, list(runs))
     q = read_qrels(qrels, check_duplicates=False)
     rs = _read_runs(runs, names, log)
     base = prepare_qrels(q, binary, floor)

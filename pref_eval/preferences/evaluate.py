@@ -13,13 +13,37 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UsageError
-from .data import PrefQrels, RelVectors, prepare_qrels, relevance_vectors
+from .data import PrefQrels, RelVectors, relevance_vectors
 from .names import PrefMeasure
 
 
 def run_id(path: str) -> str:
     """pref_eval.py's run id: the base name without ``input.`` and ``.gz``."""
     return os.path.basename(path).replace("input.", "").replace(".gz", "")
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """Run ids of ``paths``; two files with the same id are an error (pref_eval.py
+    silently dropped the first)."""
+    names = [run_id(p) for p in paths]
+    seen: dict[str, str] = {}
+    for n, p in zip(names, paths):
+        if n in seen:
+            raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
+                             "(pref_eval.py silently dropped the first); rename one")
+        seen[n] = p
+    return names
+
+
+def reference_index(reference: str | None, names: list[str], paths: list[str],
+                    option: str = "--reference") -> int | None:
+    """Index of the run named ``reference`` (by run id or path), None if not given."""
+    if reference is None:
+        return None
+    cand = [i for i, (n, p) in enumerate(zip(names, paths)) if reference in (n, p)]
+    if not cand:
+        raise UsageError(f"{option} {reference!r} is not one of the runs ({', '.join(names)})")
+    return cand[0]
 
 
 @dataclass

@@ -45,25 +45,16 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     """
     import pandas as pd
 
-    from ..errors import UsageError
     from ..io.qrels import read_qrels
     from ..io.runs import read_run
     from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, run_id
+    from ..preferences.evaluate import evaluate_preferences, reference_index, run_names
     from ..preferences.names import resolve
     from ..preferences.output import pref_rows
 
     sel = resolve(list(measures), None)
-    names = [run_id(p) for p in runs]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise UsageError(f"two run files have the same run id {', '.join(dup)}; rename one of them")
-    ref = None
-    if reference is not None:
-        cand = [i for i, (n, p) in enumerate(zip(names, runs)) if reference in (n, p)]
-        if not cand:
-            raise UsageError(f"baseline {reference!r} is not one of the runs ({', '.join(names)})")
-        ref = cand[0]
+    names = run_names(list(runs))
+    ref = reference_index(reference, names, list(runs), option="--baseline")
     q = read_qrels(qrels, check_duplicates=False)
     rs = [read_run(p, name=n) for p, n in zip(runs, names)]
     pq = prepare_qrels(q, binary, floor)
