@@ -466,19 +466,13 @@ def _keys_collide(key: np.ndarray) -> bool:
 
 def _lookup_exact(qi: QrelsIndex, qq: np.ndarray, docno: np.ndarray, real: np.ndarray):
     """(rows found, judgment index) by exact byte comparison (fallback after a key collision)."""
+    from .io.keys import exact_pair_keys, lookup_sorted
+
     jq = np.repeat(np.arange(qi.nq), np.diff(qi.ptr))
-    allv = np.concatenate([qi.docno, docno])
-    _, inv = np.unique(allv, return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int64)
-    nd = int(inv.max()) + 1 if len(inv) else 1
-    kj = jq * nd + inv[: len(jq)]
-    kr = qq * nd + inv[len(jq):]
+    kj, kr = exact_pair_keys(jq, qi.docno, qq, docno)
     oj = np.argsort(kj, kind="stable")
-    skj = kj[oj]
-    hit = np.searchsorted(skj, kr)
-    hitc = np.minimum(hit, max(len(skj) - 1, 0))
-    found = (hit < len(skj)) & (skj[hitc] == kr) & real
-    fi = np.flatnonzero(found)
+    found, hitc = lookup_sorted(kj[oj], kr)
+    fi = np.flatnonzero(found & real)
     return fi, oj[hitc[fi]]
 
 

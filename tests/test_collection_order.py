@@ -125,3 +125,24 @@ def test_duplicates_found_exactly_and_only_above_depth(layout):
     assert ei.value.line == dup_at + 1 and f"first at line {first + 1}" in ei.value.message
     build_collection(qrels, [run], depth=5)  # below the -M depth: accepted, as trec_eval
     assert rng is not None
+
+
+def test_grades_exact_when_docno_keys_collide(monkeypatch):
+    """Force 64-bit docno keys to collide (keys mod 3): the exact byte-order join
+    that takes over must still give the brute-force grades."""
+    import pref_eval.collection as collection
+    import pref_eval.io.keys as keys
+
+    real = keys.string_keys
+    monkeypatch.setattr(keys, "string_keys", lambda s: real(s) % np.uint64(3))
+    monkeypatch.setattr(collection, "string_keys", lambda s: real(s) % np.uint64(3))
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        data, per_q, judg = make_case(rng, "shuffled")
+        run = run_from_bytes(data, "run")
+        qrels = qrels_from_records([(q.decode(), d.decode(), g) for (q, d), g in judg.items()])
+        r = build_collection(qrels, [run]).runs[0]
+        want = brute(per_q, judg)
+        for i, q in enumerate(r.qids.tolist()):
+            a, b = r.ptr[i], r.ptr[i + 1]
+            assert r.grade[a:b].tolist() == want[q][1]

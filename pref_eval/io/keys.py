@@ -107,3 +107,27 @@ def judgment_grouping(qid: np.ndarray, docno: np.ndarray) -> tuple[np.ndarray, n
         order = order.astype(np.int32)
     counts = np.bincount(codes, minlength=nq)
     return qids, counts, ck[order], order
+
+
+def exact_pair_keys(ga: np.ndarray, da: np.ndarray, gb: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact int64 keys of the (group, docno) pairs of two sides.
+
+    Docnos of both sides are numbered by one byte-order ``np.unique``, so equal
+    keys mean equal (group, docno) — no hashing, no collisions.
+    """
+    alld = np.concatenate([da, db]) if len(db) else da
+    _, inv = np.unique(alld, return_inverse=True)
+    inv = inv.reshape(-1).astype(np.int64)
+    nd = int(inv.max()) + 1 if len(inv) else 1
+    return (np.asarray(ga, dtype=np.int64) * nd + inv[: len(da)],
+            np.asarray(gb, dtype=np.int64) * nd + inv[len(da):])
+
+
+def lookup_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(found, index)``: for each of ``keys``, whether it is in ``sorted_keys``
+    and its position there (clipped to a valid index where not found)."""
+    if not len(sorted_keys):
+        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
+    h = np.searchsorted(sorted_keys, keys)
+    hc = np.minimum(h, len(sorted_keys) - 1)
+    return (h < len(sorted_keys)) & (sorted_keys[hc] == keys), hc

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError
+from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .precision import CUTS
@@ -87,17 +88,10 @@ def judgment_groups(qj, ranked, *, judged_only: bool = False) -> JudgmentGroups:
     ridx = ranked.ptr[gq][eg] + off if len(eg) else np.zeros(0, dtype=np.int64)
     rdoc = ranked.docno[ridx] if ranked.docno is not None else np.zeros(0, dtype="S1")
     jdoc = qj.docno[sel]
-    alld = np.concatenate([jdoc, rdoc]) if len(rdoc) else jdoc
-    _, dinv = np.unique(alld, return_inverse=True)
-    dinv = dinv.reshape(-1).astype(np.int64)
-    nd = int(dinv.max()) + 1 if len(dinv) else 1
-    jk = g * nd + dinv[: len(jdoc)]
-    ek = eg * nd + dinv[len(jdoc):]
+    jk, ek = exact_pair_keys(g, jdoc, eg, rdoc)
     jo = np.argsort(jk, kind="stable")
     sjk = jk[jo]
-    h = np.searchsorted(sjk, ek)
-    hc = np.minimum(h, max(len(sjk) - 1, 0))
-    found = (h < len(sjk)) & (sjk[hc] == ek) if len(sjk) else np.zeros(len(ek), dtype=bool)
+    found, hc = lookup_sorted(sjk, ek)
     # the bogus document of a topic missing under -c has an empty docno: never judged
     found &= rdoc != b""
     jrel = qj.rel[sel].astype(np.int64)

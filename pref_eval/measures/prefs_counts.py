@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import EvaluationError, InputError
+from ..io.keys import exact_pair_keys, lookup_sorted
 
 
 @dataclass(frozen=True)
@@ -283,12 +284,7 @@ def compute_pref_counts(prefs, run, qids: np.ndarray, depth: int | None = None) 
 
     # 2. retrieval ranks, joined on (query, docno) through exact docno ids
     rq, rdoc, rpos = retrieval_ranks(run, qids, depth)
-    alld = np.concatenate([pdoc, rdoc]) if len(rdoc) else pdoc
-    _, inv = np.unique(alld, return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int64)
-    nd = int(inv.max()) + 1 if len(inv) else 1
-    pk = pq * nd + inv[: len(pdoc)]
-    rk = rq * nd + inv[len(pdoc):]
+    pk, rk = exact_pair_keys(pq, pdoc, rq, rdoc)
     ro = np.argsort(rk, kind="stable")
     srk = rk[ro]
     if len(srk) > 1 and (srk[1:] == srk[:-1]).any():
@@ -296,9 +292,7 @@ def compute_pref_counts(prefs, run, qids: np.ndarray, depth: int | None = None) 
         i = ro[k]
         raise EvaluationError(f"{run.source}: duplicate document {rdoc[i].decode(errors='replace')} "
                               f"for query {qids[rq[i]].decode(errors='replace')}; trec_eval refuses duplicates")
-    h = np.searchsorted(srk, pk)
-    hc = np.minimum(h, max(len(srk) - 1, 0))
-    found = (h < len(srk)) & (srk[hc] == pk) if len(srk) else np.zeros(len(pk), dtype=bool)
+    found, hc = lookup_sorted(srk, pk)
     prank = np.where(found, rpos[ro[hc]] if len(srk) else 0, -1)
     # 3. internal ranks: retrieved judged docs by rank, then the others by docno
     ukey, first, dinv = np.unique(pk, return_index=True, return_inverse=True)
