@@ -286,9 +286,19 @@ def read_pref_file(path: str) -> PrefFile:
     unusual goes through the line-by-line parser, which finds and reports
     the bad line.
     """
-    from .io.textfile import display_name, read_input_bytes
+    from .io.jsonl_scan import scanner_available
+    from .io.textfile import display_name, plain_file, read_input_bytes
 
-    data = read_input_bytes(path, what="preference file")
+    if scanner_available() and plain_file(path):
+        scanned = _read_mapped(path)  # no copy of the file in memory
+        if scanned is not None:
+            return scanned
+        data = read_input_bytes(path, what="preference file")
+    else:
+        data = read_input_bytes(path, what="preference file")
+        scanned = _read_scanned(data)
+        if scanned is not None:
+            return scanned
     src = display_name(path)
     fast = _records_fast(data)
     parts, keys, metric_keys = fast if fast is not None else _parts_of_records(_records_slow(data, src))
@@ -300,6 +310,119 @@ def read_pref_file(path: str) -> PrefFile:
     pf.qids, pf.runs = list(qtab), list(rtab)
     if not pf.prefs and not pf.metrics:
         raise InputError(src, 0, "no per-query lines (make the file with zelo_eval -q / pref_eval.py -q)")
+    return pf
+
+
+def _read_mapped(path: str) -> PrefFile | None:
+    """:func:`_read_scanned` on a memory map of a plain file (None: not mappable or unusual)."""
+    import mmap
+    import os
+
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                return None
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return _read_scanned(mm)  # the result holds copies, never views of the map
+    except (OSError, ValueError):
+        return None
+
+
+def _read_scanned(data) -> PrefFile | None:
+    """The file read by the C scanner (io/jsonl_scan.py), or None when it is not built or the file is unusual.
+
+    Same result as the Python readers: lines grouped by (type, sample) in file
+    order, "all" lines dropped, measure keys in order of first appearance
+    (line, then position). Anything the fast Python path would refuse (a
+    missing key, a string measure value, an unknown type, a non-string id)
+    gives None, and the line-by-line parser reports it.
+    """
+    from .io.jsonl_scan import scan_columns
+
+    sc = scan_columns(data)
+    if sc is None:
+        return None
+    strtab, shapes = sc
+    all_code = strtab.index("all") if "all" in strtab else -1
+    first: dict[str, tuple[int, int]] = {}
+    metric_keys: set = set()
+    groups: list = []  # (kind, sample, line numbers, qid codes, a codes, b codes | None, {key: values})
+    for sh in shapes:
+        c = sh.cols
+        if "qid" not in c or "sample" not in c or c["qid"].kind != "s":
+            return None
+        qid = sh.values("qid")
+        keep = qid != all_code
+        if not keep.any():
+            continue
+        if "type" not in c or c["type"].kind != "s":
+            return None
+        rows = slice(None) if keep.all() else np.flatnonzero(keep)
+        typ = sh.values("type", rows)
+        vkeys = [k for k in sh.keys if k not in ID_KEYS]
+        if any(c[k].kind != "n" for k in vkeys):
+            return None
+        for t in np.unique(typ).tolist():
+            kind = strtab[t]
+            need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+            if need is None or any(k not in c or c[k].kind != "s" for k in need):
+                return None
+            r = rows if (typ == t).all() else np.flatnonzero(keep)[typ == t]
+            n0 = int(sh.lines[r][0])
+            for pos, k in enumerate(vkeys):
+                if k not in first or (n0, pos) < first[k]:
+                    first[k] = (n0, pos)
+            if kind == "metric":
+                metric_keys.update(vkeys)
+            scol = c["sample"]
+            svals = sh.values("sample", r)
+            if scol.kind == "s":
+                conv = strtab.__getitem__
+            elif scol.integers:
+                if np.abs(svals).max() >= 2.0 ** 53:
+                    return None
+                conv = int
+            else:
+                conv = float
+            us = np.unique(svals)
+            for s in us.tolist():
+                rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
+                num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
+                groups.append((kind, conv(s), sh.lines[rs], sh.values("qid", rs), sh.values(need[0], rs),
+                               sh.values(need[1], rs) if kind == "preference" else None,
+                               {k: num[:, c[k].index] for k in vkeys}))
+    if not groups:
+        return None  # the Python reader reports the empty file
+    # code tables: strings in order of first use in the file (code numbering never reaches the output)
+    qused = np.unique(np.concatenate([g[3] for g in groups]))
+    rused = np.unique(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
+    qmap = np.full(len(strtab), -1, dtype=np.int64)
+    qmap[qused] = np.arange(len(qused))
+    rmap = np.full(len(strtab), -1, dtype=np.int64)
+    rmap[rused] = np.arange(len(rused))
+    pf = PrefFile(keys=sorted(first, key=first.__getitem__), metric_keys=metric_keys,
+                  qids=[strtab[i] for i in qused.tolist()], runs=[strtab[i] for i in rused.tolist()])
+    by: dict = {}
+    for g in groups:
+        by.setdefault((g[0], g[1]), []).append(g)
+    for (kind, s), gs in by.items():
+        if len(gs) == 1:
+            _, _, ln, q, a, b, vals = gs[0]
+            lines = Lines(q=qmap[q], a=rmap[a], b=rmap[b] if b is not None else np.full(len(q), -1, dtype=np.int64),
+                          vals=vals,
+                          has={k: np.ones(len(q), bool) for k in vals})
+        else:
+            order = np.argsort(np.concatenate([g[2] for g in gs]), kind="stable")
+            names = dict.fromkeys(k for g in gs for k in g[6])
+            lines = Lines(
+                q=qmap[np.concatenate([g[3] for g in gs])][order],
+                a=rmap[np.concatenate([g[4] for g in gs])][order],
+                b=np.concatenate([rmap[g[5]] if g[5] is not None else np.full(len(g[3]), -1, dtype=np.int64)
+                                  for g in gs])[order],
+                vals={k: np.concatenate([g[6][k] if k in g[6] else np.zeros(len(g[3])) for g in gs])[order]
+                      for k in names},
+                has={k: np.concatenate([np.full(len(g[3]), k in g[6]) for g in gs])[order] for k in names})
+        (pf.prefs if kind == "preference" else pf.metrics)[s] = lines
     return pf
 
 
