@@ -54,8 +54,29 @@ static long double P10L[28];
 #define HAVE_EXT 0
 #endif
 static int use_ext = 0; /* set at import after a run-time check of the x87 precision */
+static int swar = 0;    /* eight digits at a time (little-endian loads) */
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Eight ASCII digits at once (SWAR): true if all eight bytes of v are '0'..'9'. */
+static int eight_digits(uint64_t v) {
+    return ((v & 0xF0F0F0F0F0F0F0F0ULL) | (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
+           0x3333333333333333ULL;
+}
+
+/* Value of eight ASCII digits (first byte most significant; little-endian load). */
+static uint32_t eight_value(uint64_t v) {
+    v -= 0x3030303030303030ULL;
+    v = (v * 10) + (v >> 8); /* pairs */
+    v = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+         (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+    return (uint32_t)v;
+}
+
+static int little_endian(void) {
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
 
 /* Parse a JSON number at *pp (< end). Returns 0 and sets *out, *isint, or -1 if
    the text is not a JSON number, -2 if Python raised an exception. */
@@ -88,9 +109,24 @@ static int parse_number(const char **pp, const char *end, double *out, int *isin
         integer = 0;
         p++;
         if (p >= end || !is_digit(*p)) return -1;
+        if (m == 0)
+            while (p < end && *p == '0') { /* leading zeros of the fraction are not significant */
+                e10--;
+                p++;
+            }
+        if (swar)
+            while (nd <= 11 && end - p >= 8) {
+                uint64_t v;
+                memcpy(&v, p, 8);
+                if (!eight_digits(v)) break;
+                m = m * 100000000ULL + eight_value(v);
+                nd += 8;
+                e10 -= 8;
+                p += 8;
+            }
         while (p < end && is_digit(*p)) {
             if (m == 0 && *p == '0') {
-                e10--; /* leading zeros of the fraction are not significant */
+                e10--;
             } else if (nd < 19) {
                 m = m * 10 + (uint64_t)(*p - '0');
                 nd++;
@@ -133,9 +169,16 @@ static int parse_number(const char **pp, const char *end, double *out, int *isin
 #if HAVE_EXT
         if (use_ext && e10 >= -27 && e10 <= 27) {
             long double q = (long double)m;
-            int ex2;
+            uint64_t bits;
             q = e10 < 0 ? q / P10L[-e10] : q * P10L[e10];
-            uint64_t bits = (uint64_t)ldexpl(frexpl(q, &ex2), 64);
+#if defined(__x86_64__) || defined(__i386__)
+            memcpy(&bits, &q, 8); /* x87 extended: the 64-bit significand comes first */
+#else
+            {
+                int ex2;
+                bits = (uint64_t)ldexpl(frexpl(q, &ex2), 64);
+            }
+#endif
             if ((bits & 0x7FF) != 0x400) { /* not halfway between two doubles */
                 double v = (double)q;
                 *out = neg ? -v : v;
@@ -216,22 +259,51 @@ static int32_t strtab_code(StrTab *t, const char *p, Py_ssize_t n) {
     return (int32_t)t->count++;
 }
 
+/* One parsed line. */
+typedef struct {
+    Span keys[MAX_KEYS];
+    char kinds[MAX_KEYS];
+    double nums[MAX_KEYS];
+    int32_t strs[MAX_KEYS];
+    unsigned char isint[MAX_KEYS];
+    const char *sval[MAX_KEYS]; /* string values (for the per-shape cache) */
+    Py_ssize_t slen[MAX_KEYS];
+} LineVals;
+
 /* ------------------------------------------------------------------ shapes */
 
+/* A growing byte buffer held in a bytearray, handed to Python without a copy. */
 typedef struct {
-    void *data;
-    size_t len, cap; /* bytes */
+    PyObject *ba; /* NULL until the first reserve */
+    char *data;
+    size_t len, cap;
 } Buf;
 
 static int buf_reserve(Buf *b, size_t extra) {
-    if (b->len + extra <= b->cap) return 0;
+    if (b->ba && b->len + extra <= b->cap) return 0;
     size_t nc = b->cap ? b->cap : 4096;
     while (nc < b->len + extra) nc *= 2;
-    void *nd = PyMem_Realloc(b->data, nc);
-    if (!nd) return -1;
-    b->data = nd;
+    if (!b->ba) {
+        b->ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nc);
+        if (!b->ba) return -1;
+    } else if (PyByteArray_Resize(b->ba, (Py_ssize_t)nc) < 0) {
+        return -1;
+    }
+    b->data = PyByteArray_AS_STRING(b->ba);
     b->cap = nc;
     return 0;
+}
+
+/* The buffer as a bytearray of its length (a new reference; the Buf gives up its own). */
+static PyObject *buf_take(Buf *b) {
+    PyObject *ba = b->ba;
+    if (!ba) return PyByteArray_FromStringAndSize(NULL, 0);
+    b->ba = NULL;
+    if (PyByteArray_Resize(ba, (Py_ssize_t)b->len) < 0) {
+        Py_DECREF(ba);
+        return NULL;
+    }
+    return ba;
 }
 
 typedef struct {
@@ -239,98 +311,20 @@ typedef struct {
     Span *keys;
     char *kinds; /* 's' or 'n' per key */
     unsigned char *intcol;
+    Span *lastval;     /* per key: the last string value seen there (n = -1: none) ... */
+    int32_t *lastcode; /* ... and its code: repeated values skip the hash table */
     Buf lines, nums, strs;
 } Shape;
 
 static void shape_free(Shape *s) {
+    PyMem_Free(s->lastval);
+    PyMem_Free(s->lastcode);
     PyMem_Free(s->keys);
     PyMem_Free(s->kinds);
     PyMem_Free(s->intcol);
-    PyMem_Free(s->lines.data);
-    PyMem_Free(s->nums.data);
-    PyMem_Free(s->strs.data);
-}
-
-/* --------------------------------------------------------------------- scan */
-
-typedef struct {
-    Span keys[MAX_KEYS];
-    char kinds[MAX_KEYS];
-    double nums[MAX_KEYS];
-    int32_t strs[MAX_KEYS];
-    unsigned char isint[MAX_KEYS];
-} LineVals;
-
-static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-/* Parse one line [p, e). Returns number of keys (>= 0), -1 unusual, -2 error set, -3 blank. */
-static int parse_line(const char *p, const char *e, LineVals *lv, StrTab *tab) {
-    int nk = 0;
-    while (p < e && is_ws(*p)) p++;
-    if (p == e) return -3;
-    if (*p != '{') return -1;
-    p++;
-    while (p < e && is_ws(*p)) p++;
-    if (p < e && *p == '}') {
-        p++;
-    } else {
-        for (;;) {
-            const char *k;
-            if (p >= e || *p != '"') return -1;
-            k = ++p;
-            while (p < e && *p != '"') {
-                if (*p == '\\' || (unsigned char)*p < 0x20) return -1;
-                p++;
-            }
-            if (p >= e || nk >= MAX_KEYS) return -1;
-            lv->keys[nk].p = k;
-            lv->keys[nk].n = p - k;
-            p++;
-            while (p < e && is_ws(*p)) p++;
-            if (p >= e || *p != ':') return -1;
-            p++;
-            while (p < e && is_ws(*p)) p++;
-            if (p >= e) return -1;
-            if (*p == '"') {
-                const char *s = ++p;
-                int32_t code;
-                while (p < e && *p != '"') {
-                    if (*p == '\\' || (unsigned char)*p < 0x20) return -1;
-                    p++;
-                }
-                if (p >= e) return -1;
-                code = strtab_code(tab, s, p - s);
-                if (code < 0) {
-                    PyErr_NoMemory();
-                    return -2;
-                }
-                lv->kinds[nk] = 's';
-                lv->strs[nk] = code;
-                p++;
-            } else if (*p == '-' || is_digit(*p)) {
-                int isint = 0, r = parse_number(&p, e, &lv->nums[nk], &isint);
-                if (r < 0) return r;
-                lv->kinds[nk] = 'n';
-                lv->isint[nk] = (unsigned char)isint;
-            } else {
-                return -1;
-            }
-            nk++;
-            while (p < e && is_ws(*p)) p++;
-            if (p < e && *p == ',') {
-                p++;
-                while (p < e && is_ws(*p)) p++;
-                continue;
-            }
-            if (p < e && *p == '}') {
-                p++;
-                break;
-            }
-            return -1;
-        }
-    }
-    while (p < e && is_ws(*p)) p++;
-    return p == e ? nk : -1;
+    Py_XDECREF(s->lines.ba);
+    Py_XDECREF(s->nums.ba);
+    Py_XDECREF(s->strs.ba);
 }
 
 static int shape_matches(const Shape *s, const LineVals *lv, int nk) {
@@ -352,7 +346,10 @@ static int shape_init(Shape *s, const LineVals *lv, int nk) {
     s->keys = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(Span));
     s->kinds = PyMem_Malloc((size_t)(nk ? nk : 1));
     s->intcol = PyMem_Malloc((size_t)(nk ? nk : 1));
-    if (!s->keys || !s->kinds || !s->intcol) return -2;
+    s->lastval = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(Span));
+    s->lastcode = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(int32_t));
+    if (!s->keys || !s->kinds || !s->intcol || !s->lastval || !s->lastcode) return -2;
+    for (int i = 0; i < nk; i++) s->lastval[i].n = -1;
     memcpy(s->keys, lv->keys, (size_t)nk * sizeof(Span));
     memcpy(s->kinds, lv->kinds, (size_t)nk);
     for (int i = 0; i < nk; i++) {
@@ -387,6 +384,114 @@ static int shape_add(Shape *s, const LineVals *lv, int64_t line) {
     return 0;
 }
 
+/* --------------------------------------------------------------------- scan */
+
+
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* End of a JSON string body starting at p (the closing quote), or NULL if it
+   has an escape or a control character or is not closed before e. */
+static const char *string_end(const char *p, const char *e) {
+    while (p < e && *p != '"') {
+        if (*p == '\\' || (unsigned char)*p < 0x20) return NULL;
+        p++;
+    }
+    return p < e ? p : NULL;
+}
+
+/* Parse one line [p, e). Returns the number of keys (>= 0), -1 unusual, -2
+   error set, -3 blank. ``hint``: the shape of the previous line; a key equal
+   to the hint's key at the same position is taken without scanning it, and
+   *same is set when the whole line has the hint's keys and kinds. String
+   values are coded later (code_strings) against the matched shape's cache. */
+static int parse_line(const char *p, const char *e, LineVals *lv, const Shape *hint, int *same) {
+    int nk = 0, match = hint != NULL;
+    while (p < e && is_ws(*p)) p++;
+    if (p == e) return -3;
+    if (*p != '{') return -1;
+    p++;
+    while (p < e && is_ws(*p)) p++;
+    if (p < e && *p == '}') {
+        p++;
+    } else {
+        for (;;) {
+            const char *k;
+            if (p >= e || *p != '"' || nk >= MAX_KEYS) return -1;
+            k = ++p;
+            if (match && nk < hint->nkeys && hint->keys[nk].n < e - p && p[hint->keys[nk].n] == '"' &&
+                memcmp(p, hint->keys[nk].p, (size_t)hint->keys[nk].n) == 0) {
+                p += hint->keys[nk].n; /* the hint's key: already checked when its shape was made */
+            } else {
+                match = 0;
+                p = string_end(p, e);
+                if (!p) return -1;
+            }
+            lv->keys[nk].p = k;
+            lv->keys[nk].n = p - k;
+            p++;
+            while (p < e && is_ws(*p)) p++;
+            if (p >= e || *p != ':') return -1;
+            p++;
+            while (p < e && is_ws(*p)) p++;
+            if (p >= e) return -1;
+            if (*p == '"') {
+                const char *v = ++p;
+                p = string_end(p, e);
+                if (!p) return -1;
+                lv->kinds[nk] = 's';
+                lv->sval[nk] = v;
+                lv->slen[nk] = p - v;
+                p++;
+            } else if (*p == '-' || is_digit(*p)) {
+                int isint = 0, r = parse_number(&p, e, &lv->nums[nk], &isint);
+                if (r < 0) return r;
+                lv->kinds[nk] = 'n';
+                lv->isint[nk] = (unsigned char)isint;
+            } else {
+                return -1;
+            }
+            if (match && lv->kinds[nk] != hint->kinds[nk]) match = 0;
+            nk++;
+            while (p < e && is_ws(*p)) p++;
+            if (p < e && *p == ',') {
+                p++;
+                while (p < e && is_ws(*p)) p++;
+                continue;
+            }
+            if (p < e && *p == '}') {
+                p++;
+                break;
+            }
+            return -1;
+        }
+    }
+    while (p < e && is_ws(*p)) p++;
+    if (p != e) return -1;
+    *same = match && nk == hint->nkeys;
+    return nk;
+}
+
+/* Codes of the line's string values; 0 ok, -2 memory error (set). */
+static int code_strings(Shape *s, LineVals *lv, StrTab *tab) {
+    for (int i = 0; i < s->nkeys; i++) {
+        if (s->kinds[i] != 's') continue;
+        if (s->lastval[i].n == lv->slen[i] && memcmp(s->lastval[i].p, lv->sval[i], (size_t)lv->slen[i]) == 0) {
+            lv->strs[i] = s->lastcode[i];
+        } else {
+            int32_t code = strtab_code(tab, lv->sval[i], lv->slen[i]);
+            if (code < 0) {
+                PyErr_NoMemory();
+                return -2;
+            }
+            lv->strs[i] = code;
+            s->lastval[i].p = lv->sval[i];
+            s->lastval[i].n = lv->slen[i];
+            s->lastcode[i] = code;
+        }
+    }
+    return 0;
+}
+
 #define NONNULL(p) ((p) ? (const char *)(p) : "")
 
 static PyObject *build_result(StrTab *tab, Shape *shapes, int nshapes) {
@@ -411,11 +516,18 @@ static PyObject *build_result(StrTab *tab, Shape *shapes, int nshapes) {
             }
             PyTuple_SET_ITEM(keys, i, u);
         }
-        /* "y#" gives None for a NULL pointer: empty buffers are passed as "" */
-        t = Py_BuildValue("(Ny#y#y#y#y#)", keys, s->kinds, (Py_ssize_t)s->nkeys, NONNULL(s->lines.data),
-                          (Py_ssize_t)s->lines.len, NONNULL(s->nums.data), (Py_ssize_t)s->nums.len,
-                          NONNULL(s->strs.data), (Py_ssize_t)s->strs.len, (const char *)s->intcol,
-                          (Py_ssize_t)s->nnum);
+        {
+            PyObject *ln = buf_take(&s->lines), *nm = buf_take(&s->nums), *st = buf_take(&s->strs);
+            if (!ln || !nm || !st) {
+                Py_DECREF(keys);
+                Py_XDECREF(ln);
+                Py_XDECREF(nm);
+                Py_XDECREF(st);
+                goto fail;
+            }
+            t = Py_BuildValue("(Ny#NNNy#)", keys, s->kinds, (Py_ssize_t)s->nkeys, ln, nm, st,
+                              NONNULL(s->intcol), (Py_ssize_t)s->nnum);
+        }
         if (!t) goto fail;
         PyList_SET_ITEM(shl, k, t);
     }
@@ -447,16 +559,16 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         int64_t line = 0;
         while (p < end) {
             const char *e = memchr(p, '\n', (size_t)(end - p));
-            int nk, k;
+            int nk, k, same = 0;
             if (!e) e = end;
-            nk = parse_line(p, e, lv, &tab);
+            nk = parse_line(p, e, lv, last >= 0 ? &shapes[last] : NULL, &same);
             if (nk == -3) goto next;
             if (nk < 0) {
                 status = nk;
                 goto done;
             }
             k = -1;
-            if (last >= 0 && shape_matches(&shapes[last], lv, nk)) {
+            if (same) {
                 k = last;
             } else {
                 for (int i = 0; i < nshapes; i++)
@@ -481,6 +593,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
                 k = nshapes - 1;
             }
             last = k;
+            if (code_strings(&shapes[k], lv, &tab) < 0) {
+                status = -2;
+                goto done;
+            }
             if (shape_add(&shapes[k], lv, line) < 0) {
                 PyErr_NoMemory();
                 status = -2;
@@ -550,6 +666,7 @@ PyMODINIT_FUNC PyInit__jsonl(void) {
         use_ext = (one + tiny) != one;
     }
 #endif
+    swar = little_endian();
     if (PyModule_AddIntConstant(mod, "extended", use_ext) < 0) {
         Py_DECREF(mod);
         return NULL;

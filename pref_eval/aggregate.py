@@ -313,6 +313,12 @@ def read_pref_file(path: str) -> PrefFile:
     return pf
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique`` without its lazy import of numpy.ma, ~15 ms at start-up)."""
+    s = np.sort(a, kind="stable")
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
+
+
 def _read_mapped(path: str) -> PrefFile | None:
     """:func:`_read_scanned` on a memory map of a plain file (None: not mappable or unusual)."""
     import mmap
@@ -362,7 +368,7 @@ def _read_scanned(data) -> PrefFile | None:
         vkeys = [k for k in sh.keys if k not in ID_KEYS]
         if any(c[k].kind != "n" for k in vkeys):
             return None
-        for t in np.unique(typ).tolist():
+        for t in _distinct(typ).tolist():
             kind = strtab[t]
             need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
             if need is None or any(k not in c or c[k].kind != "s" for k in need):
@@ -384,7 +390,7 @@ def _read_scanned(data) -> PrefFile | None:
                 conv = int
             else:
                 conv = float
-            us = np.unique(svals)
+            us = _distinct(svals)
             for s in us.tolist():
                 rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
                 num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
@@ -394,8 +400,8 @@ def _read_scanned(data) -> PrefFile | None:
     if not groups:
         return None  # the Python reader reports the empty file
     # code tables: strings in order of first use in the file (code numbering never reaches the output)
-    qused = np.unique(np.concatenate([g[3] for g in groups]))
-    rused = np.unique(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
+    qused = _distinct(np.concatenate([g[3] for g in groups]))
+    rused = _distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
     qmap = np.full(len(strtab), -1, dtype=np.int64)
     qmap[qused] = np.arange(len(qused))
     rmap = np.full(len(strtab), -1, dtype=np.int64)
@@ -481,32 +487,57 @@ def _query_order(q: np.ndarray) -> np.ndarray:
 
 
 def _rank_rows(score: np.ndarray, present: np.ndarray, qorder: np.ndarray, runs: list[str]) -> dict:
-    """{query code: [run ids by (score, run id) descending]} for the queries of ``qorder``."""
+    """{query code: [run ids by (score, run id) descending]} for the queries of ``qorder``.
+
+    One lexsort over every (query, run) cell: by query ascending, then by
+    (score, run id's rank in Python's string order) descending.
+    """
     nr = _name_ranks(runs)
-    out = {}
-    for qc in qorder.tolist():
-        idx = np.flatnonzero(present[qc])
-        o = np.lexsort((nr[idx], score[qc, idx]))[::-1]
-        out[qc] = [runs[c] for c in idx[o].tolist()]
-    return out
+    nq, nrun = score.shape
+    sub = np.zeros(nq, bool)
+    sub[qorder] = True
+    cells = np.flatnonzero(present & sub[:, None])
+    cq, cr = cells // nrun, cells % nrun
+    o = np.lexsort((nr[cr], score.ravel()[cells], -cq))[::-1]  # reversed ascending: NaN scores first, as before
+    cq, cr = cq[o], cr[o]
+    bounds = np.searchsorted(cq, np.arange(nq + 1))
+    names = np.array(runs, dtype=object)[cr].tolist()
+    return {qc: names[bounds[qc]:bounds[qc + 1]] for qc in qorder.tolist()}
 
 
-def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None) -> dict[str, list[str]]:
+def _pref_keys(lines: Lines, nr: int) -> np.ndarray:
+    """Cell (query·nr + run) of each line's runi and runj, interleaved: the order of the reference's sums."""
+    keys = np.empty(2 * len(lines), dtype=np.int64)
+    qn = lines.q * nr
+    keys[0::2] = qn + lines.a
+    keys[1::2] = qn + lines.b
+    return keys
+
+
+def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None,
+                              keys: np.ndarray | None = None) -> dict[str, list[str]]:
     """{qid: ranking} for a preference measure, queries in order of first appearance.
 
     score(run) = Σ +v over its lines as runi, −v as runj, accumulated in file
     order (``np.bincount`` adds in input order, as the reference's loop).
+    ``keys``: :func:`_pref_keys` of ``lines`` (computed here if None).
     """
+    nq, nr = len(pf.qids), len(pf.runs)
     sel = lines.has[measure] if measure in lines.has else np.zeros(len(lines), bool)
     if qmask is not None:
         sel = sel & qmask[lines.q]
-    q, a, b, v = lines.q[sel], lines.a[sel], lines.b[sel], lines.vals[measure][sel] if sel.any() else np.zeros(0)
-    nq, nr = len(pf.qids), len(pf.runs)
-    keys = np.stack([q * nr + a, q * nr + b], axis=1).ravel()
-    w = np.stack([v, -v], axis=1).ravel()
+    if keys is None:
+        keys = _pref_keys(lines, nr)
+    v = lines.vals[measure] if measure in lines.vals else np.zeros(len(lines))
+    w = np.empty(2 * len(lines))
+    w[0::2] = v
+    w[1::2] = -v
+    if not sel.all():
+        sel2 = np.repeat(sel, 2)
+        keys, w = keys[sel2], w[sel2]
     score = np.bincount(keys, weights=w, minlength=nq * nr).reshape(nq, nr)
     present = (np.bincount(keys, minlength=nq * nr) > 0).reshape(nq, nr)
-    ranks = _rank_rows(score, present, _query_order(q), pf.runs)
+    ranks = _rank_rows(score, present, _query_order(lines.q[sel]), pf.runs)
     return {pf.qids[c]: r for c, r in ranks.items()}
 
 
@@ -545,16 +576,30 @@ def query_values_from_metrics(pf: PrefFile, lines: Lines, measure: str, qmask: n
     return {pf.qids[c]: r for c, r in ranks.items()}, mean
 
 
+def _positions(rankings: list[list[str]]) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(names in order of first appearance, then per ranked item: its ranking, name index, 0-based position)."""
+    idx: dict[str, int] = {}
+    flat = [idx.setdefault(x, len(idx)) for r in rankings for x in r]
+    lens = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    rr = np.repeat(np.arange(len(rankings)), lens)
+    starts = np.cumsum(lens) - lens
+    jj = np.arange(len(flat), dtype=np.int64) - np.repeat(starts, lens)
+    return list(idx), rr, np.array(flat, dtype=np.int64), jj
+
+
+def _borda_points(rankings: list[list[str]]) -> tuple[list[str], np.ndarray]:
+    """(names, points): n − j points at 0-based position j, n = length of the first ranking."""
+    names, _, ni, jj = _positions(rankings)
+    n = len(rankings[0])
+    return names, np.bincount(ni, weights=(n - jj).astype(np.float64), minlength=len(names))
+
+
 def borda(rankings: list[list[str]]) -> list[str]:
     """Borda count: n − j points at 0-based position j (n = length of the first ranking)."""
     if not rankings:
         return []
-    n = len(rankings[0])
-    pts: dict[str, int] = {}
-    for r in rankings:
-        for j, name in enumerate(r):
-            pts[name] = pts.get(name, 0) + (n - j)
-    return _sorted_desc(pts)
+    names, pts = _borda_points(rankings)
+    return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist())))
 
 
 def _states(rankings: list[list[str]]) -> list[str]:
@@ -566,15 +611,21 @@ def _states(rankings: list[list[str]]) -> list[str]:
 
 
 def majority_matrix(rankings: list[list[str]], names: list[str]) -> np.ndarray:
-    """C[a,b] = #rankings with a above b − #rankings with b above a (vectorised per ranking)."""
+    """C[a,b] = #rankings with a above b − #rankings with b above a (vectorised over rankings, in blocks)."""
     idx = {n: i for i, n in enumerate(names)}
-    n = len(names)
+    n, R = len(names), len(rankings)
+    pos = np.full((R, n), -1, dtype=np.int64)
+    lens = np.fromiter(map(len, rankings), dtype=np.int64, count=R)
+    starts = np.cumsum(lens) - lens
+    total = int(lens.sum())
+    pos[np.repeat(np.arange(R), lens), [idx[x] for r in rankings for x in r]] = \
+        np.arange(total, dtype=np.int64) - np.repeat(starts, lens)
     C = np.zeros((n, n))
-    for r in rankings:
-        pos = np.full(n, -1)
-        pos[[idx[x] for x in r]] = np.arange(len(r))
-        both = (pos[:, None] >= 0) & (pos[None, :] >= 0)
-        C += np.where(both, np.sign(pos[None, :] - pos[:, None]), 0)
+    block = max(1, (1 << 22) // max(1, n * n))
+    for k in range(0, R, block):
+        p = pos[k:k + block]
+        both = (p[:, :, None] >= 0) & (p[:, None, :] >= 0)
+        C += np.where(both, np.sign(p[:, None, :] - p[:, :, None]), 0).sum(axis=0)
     return C
 
 
@@ -607,12 +658,8 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
             e = ee
         return _sorted_desc(dict(zip(names, e.tolist())))
     pi = stationary(P, damping)
-    bpts = {name: 0 for name in names}
-    m = len(rankings[0])
-    for r in rankings:
-        for j, x in enumerate(r):
-            bpts[x] += m - j
-    key = [(round(float(p), 12), bpts[nm], nm) for p, nm in zip(pi, names)]
+    bnames, bp = _borda_points(rankings)  # bnames == names: both in order of first appearance
+    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(pi, bp.tolist(), names)]
     return [k[2] for k in sorted(key, reverse=True)]
 
 
@@ -657,12 +704,15 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
         allq = allq[qmask[allq]]
     order = [pf.qids[c] for c in _query_order(allq).tolist()]
     metric_rank: dict[str, dict[str, list[str]]] = {}
+    pkeys = None
     for m in measures:
         if m in pf.metric_keys:
             metric_rank[m], mean = query_values_from_metrics(pf, mlines, m, qmask)
             summary[m] = {"type": "metric", "mean": mean}
         else:
-            ranks = query_rankings_from_prefs(pf, plines, m, qmask)
+            if pkeys is None:
+                pkeys = _pref_keys(plines, len(pf.runs))
+            ranks = query_rankings_from_prefs(pf, plines, m, qmask, pkeys)
             for q, r in ranks.items():
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())
