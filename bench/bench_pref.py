@@ -59,6 +59,12 @@ def generate(d: Path, nruns: int, nq: int, ndocs: int, rel: tuple[int, int], see
 ENV: dict | None = None  # children's environment (None: inherit)
 
 
+def scanner_built() -> bool:
+    """Whether the children can import the optional C scanner (python setup.py build_ext --inplace / pip install .)."""
+    r = subprocess.run([sys.executable, "-c", "import pref_eval._jsonl"], capture_output=True)
+    return r.returncode == 0
+
+
 def cpu_of(cmd: list[str], out: Path | None = None) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -118,7 +124,14 @@ def main() -> None:
             refcpu = cpu_of([py, str(Path(ref) / "pref_aggregate.py"), "-P", str(out_dl)])[0] if ref else None
             rows.append(("pref_aggregate on the DL output (stationary MC4)", cpu, wall, refcpu, 2.2))
             rows.append(("pref_aggregate on the DL output (--mc4-steps 10)", cpu10, wall10, refcpu, 2.2))
+            # the same without the C scanner (what an install without a C compiler gets)
+            saved = ENV
+            ENV = dict(ENV if ENV is not None else os.environ, PREF_EVAL_PURE_PYTHON="1")
+            cpup, wallp = best_of(rep, [py, "-m", "pref_eval.cli.aggregate", "-P", str(out_dl)])
+            ENV = saved
+            rows.append(("pref_aggregate on the DL output, pure Python (no C scanner)", cpup, wallp, refcpu, 2.2))
     print(f"bytecode: {'as the environment says (--no-pyc)' if ENV is None else 'cached (PYTHONPYCACHEPREFIX, one warm-up run)'}")
+    print(f"C scanner (pref_eval._jsonl): {'built' if scanner_built() else 'NOT built: pref_aggregate runs in pure Python'}")
     print("| case | ours CPU s | ours wall s | reference CPU s | ratio |")
     print("|---|---:|---:|---:|---:|")
     for label, cpu, wall, refcpu, refsec in rows:

@@ -55,6 +55,8 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
     qids0 = rng = None
     if query_fraction < 1.0:
         qids0 = pf.sample_qids(0)
+        if not qids0:
+            raise UsageError(f"{prefs}: --query_fraction draws from the queries of sample 0, and it has none")
         rng = np.random.default_rng(seed)  # numpy.random is imported only here (~10 ms)
     results, skipped = [], []
     for s in range(num_samples):

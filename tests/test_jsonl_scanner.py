@@ -1,0 +1,252 @@
+"""The optional C scanner (pref_eval/_jsonl.c) against Python's own json module and float().
+
+Oracle: ``json.loads`` of each line, ``float()`` of each number (Python's
+correctly rounded conversion). The scanner must give the same values bit for
+bit, refuse (None) whatever it does not handle, and pref_aggregate must read
+the same file identically with and without it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+DATA = Path(__file__).resolve().parent / "data" / "pref_eval_ref"
+
+
+def test_scanner_is_built_where_a_c_compiler_exists():
+    """`pip install .` builds the extension when a compiler is there (it is optional only without one)."""
+    if not any(shutil.which(c) for c in (os.environ.get("CC", "cc"), "gcc", "clang")):
+        pytest.skip("no C compiler: the pure-Python reader is used")
+    import pref_eval._jsonl  # noqa: F401  (a failure here: run `pip install .` or `python setup.py build_ext --inplace`)
+
+
+jsonl = pytest.importorskip("pref_eval._jsonl")
+
+
+def bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def same_float(text: str) -> None:
+    ours = jsonl.parse_float(text.encode())
+    theirs = float(json.loads(text))
+    assert ours is not None, text
+    assert bits(ours) == bits(theirs), (text, ours, theirs)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_shortest_repr_of_any_double_round_trips(x):
+    same_float(json.dumps(x))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.from_regex(r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?", fullmatch=True))
+def test_any_json_number_text_converts_as_python_does(text):
+    same_float(text)
+
+
+@pytest.mark.parametrize("text", [
+    "0", "-0", "0.0", "-0.0", "0e5", "-0E-3", "1", "-1", "7", "1000",
+    "0.1", "0.30000000000000004", "-0.16854026432614094", "1e-05", "1.5E+3", "123456789012345678",
+    "9007199254740993",          # 2^53 + 1: halfway, rounds to even (2^53)
+    "9007199254740995",          # 2^53 + 3: halfway, rounds to even (2^53 + 4)
+    "18014398509481985",         # 2^54 + 1: exact 64-bit value, halfway between doubles -> slow path
+    "1.8014398509481985e16",
+    "1.000000000000000111",      # rounds to the 64-bit midpoint 1 + 2^-53 but lies below it -> 1.0
+    "1.000000000000000112",      # above that midpoint -> 1 + 2^-52
+    "1.0000000000000001110223024625156540423631668090820312",  # the midpoint itself, exactly: ties to even
+    "12345678901234567890",      # 20 digits
+    "0.0000000000000000000000000001234",
+    "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9406564584124654e-324", "5e-324", "1e-400",
+    "1e23", "8.98846567431158e307", "1.7976931348623157e308", "1e309", "-1e400",
+    "123456789012345678901234567890e-30",
+])
+def test_hard_cases(text):
+    same_float(text)
+
+
+@pytest.mark.parametrize("text", ["", "-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "1.5.2", "0x10", "NaN",
+                                  "Infinity", "1 ", "--1"])
+def test_non_json_numbers_are_refused(text):
+    assert jsonl.parse_float(text.encode()) is None
+
+
+# ---------------------------------------------------------------- whole lines
+
+values = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters='"\\',
+                                   min_codepoint=0x20), max_size=8),
+)
+objects = st.dictionaries(st.text(alphabet="abcdqrs@1_", min_size=1, max_size=4), values, max_size=6)
+
+
+def decode(strtab, shapes):
+    """Lines back as {line number: dict} from the scanner's columns."""
+    out = {}
+    for keys, kinds, lines, nums, strs, intcols in shapes:
+        ln = np.frombuffer(lines, np.int64)
+        nnum = kinds.count(b"n")
+        num = np.frombuffer(nums, np.float64).reshape(len(ln), nnum)
+        txt = np.frombuffer(strs, np.int32).reshape(len(ln), len(kinds) - nnum)
+        for i, n in enumerate(ln.tolist()):
+            d, jn, js = {}, 0, 0
+            for k, kd in zip(keys, kinds.decode()):
+                if kd == "n":
+                    d[k] = float(num[i, jn])
+                    jn += 1
+                else:
+                    d[k] = strtab[txt[i, js]]
+                    js += 1
+            out[n] = d
+    return out
+
+
+def as_python(obj: dict) -> dict:
+    return {k: (float(v) if isinstance(v, (int, float)) else v) for k, v in obj.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(objects, max_size=12), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_lines_decode_as_json_loads_does(objs, eol, spaced):
+    sep = (", ", ": ") if spaced else (",", ":")
+    text = eol.join(json.dumps(o, separators=sep, ensure_ascii=False) for o in objs) + eol
+    res = jsonl.scan(text.encode())
+    assert res is not None
+    got = decode(*res)
+    assert len(got) == len(objs)
+    for n, o in enumerate(objs):
+        assert {k: bits(v) if isinstance(v, float) else v for k, v in got[n].items()} == \
+            {k: bits(v) if isinstance(v, float) else v for k, v in as_python(o).items()}
+        assert list(got[n]) == list(o)  # key order kept
+
+
+def test_shapes_line_numbers_and_integer_columns():
+    text = (b'{"qid": "1", "sample": 0, "v": 0.5}\n'
+            b'\n'
+            b'  {"qid": "2", "sample": 0, "v": 2}\r\n'
+            b'{"sample": 1, "qid": "1", "v": 3}\n'
+            b'{"qid": "1", "v": "x", "sample": 0}')
+    strtab, shapes = jsonl.scan(text)
+    assert strtab == ["1", "2", "x"]
+    assert [s[0] for s in shapes] == [("qid", "sample", "v"), ("sample", "qid", "v"), ("qid", "v", "sample")]
+    assert [s[1] for s in shapes] == [b"snn", b"nsn", b"ssn"]
+    assert np.frombuffer(shapes[0][2], np.int64).tolist() == [0, 2]
+    assert np.frombuffer(shapes[1][2], np.int64).tolist() == [3]
+    assert list(shapes[0][5]) == [1, 0]  # sample always an integer literal; v not
+    assert list(shapes[1][5]) == [1, 1]
+
+
+@pytest.mark.parametrize("line", [
+    '{"a": "x\\"y"}', '{"a": "\\u0041"}', '{"a": true}', '{"a": null}', '{"a": [1]}', '{"a": {"b": 1}}',
+    '{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', '{"a": 1, "a": 2}', '{"a": 1} x', '{"a": 1',
+    '{"a" 1}', '{"a": 1,}', '{a: 1}', '[1]', '"x"', '{"a": 01}', '{"a": "tab\there"}', "{'a': 1}",
+    '\x0c{"a": 1}',
+])
+def test_lines_it_does_not_take_give_none(line):
+    good = '{"a": 1}\n'
+    assert jsonl.scan((good + line + "\n" + good).encode()) is None
+
+
+def test_invalid_utf8_gives_none():
+    assert jsonl.scan(b'{"a": "\xff"}\n') is None
+    assert jsonl.scan(b'{"\xc3": 1}\n') is None
+
+
+def test_empty_and_blank_input():
+    assert jsonl.scan(b"") == ([], [])
+    assert jsonl.scan(b"\n  \n\r\n") == ([], [])
+
+
+# ------------------------------------------------- pref_aggregate, both readers
+
+def canonical(pf) -> tuple:
+    """A PrefFile without its code numbering: keys, metric keys, and every line decoded in order."""
+    def lines(d):
+        out = {}
+        for s, ln in d.items():
+            rows = []
+            for i in range(len(ln)):
+                vals = tuple((k, bits(float(ln.vals[k][i]))) for k in sorted(ln.vals) if ln.has[k][i])
+                rows.append((pf.qids[ln.q[i]], pf.runs[ln.a[i]], pf.runs[ln.b[i]] if ln.b[i] >= 0 else None, vals))
+            out[s] = rows
+        return out
+    return pf.keys, sorted(pf.metric_keys), lines(pf.prefs), lines(pf.metrics), \
+        {s: type(s).__name__ for s in list(pf.prefs) + list(pf.metrics)}
+
+
+def irregular_files(tmp: Path) -> list[Path]:
+    """Shapes the scanner must group correctly: key orders, samples, "all" lines in between, int columns."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for s in (0, 1):
+        for q in ("q1", "q2", "all", "q3"):
+            for i, j in (("a", "b"), ("a", "c"), ("b", "c")):
+                r = {"qid": q, "runi": i, "runj": j, "sample": s, "type": "preference",
+                     "rpp": float(rng.normal()), "ap": int(rng.integers(-3, 3))}
+                if rng.random() < 0.3:
+                    r = dict(reversed(list(r.items())))
+                if rng.random() < 0.2:
+                    del r["ap"]
+                rows.append(r)
+            for run in "abc":
+                rows.append({"qid": q, "run": run, "sample": s, "type": "metric", "ap": float(rng.random())})
+    plain = tmp / "irregular.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    strs = tmp / "string_samples.jsonl"
+    strs.write_text("".join(json.dumps({**r, "sample": str(r["sample"])}) + "\n" for r in rows))
+    floats = tmp / "float_samples.jsonl"
+    floats.write_text("".join(json.dumps({**r, "sample": float(r["sample"])}) + "\n" for r in rows))
+    return [plain, strs, floats]
+
+
+def reference_files() -> list[Path]:
+    """zelo_eval / pref_eval.py outputs (the aggregate/ folder holds pref_aggregate's outputs)."""
+    return sorted(p for p in DATA.rglob("*.jsonl") if p.parent.name != "aggregate")
+
+
+def test_reader_gives_the_same_file_with_and_without_the_scanner(tmp_path, monkeypatch):
+    from pref_eval.aggregate import read_pref_file
+    from pref_eval.errors import InputError
+
+    files = reference_files() + irregular_files(tmp_path)
+    assert len(files) >= 5
+    def read(p):
+        try:
+            return canonical(read_pref_file(str(p)))
+        except InputError as err:  # e.g. a summary-only file: the same error either way
+            return str(err)
+
+    for p in files:
+        monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+        fast = read(p)
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+        slow = read(p)
+        assert fast == slow, p
+
+
+@pytest.mark.parametrize("args", [[], ["-q"], ["--mc4-steps", "10", "-q"], ["-o", "tsv", "-q"], ["-n", "-q"],
+                                  ["--query_fraction", "0.5", "--num_samples", "3", "--seed", "4"]])
+def test_pref_aggregate_output_is_the_same_with_and_without_the_scanner(tmp_path, monkeypatch, args):
+    from pref_eval.cli.aggregate import command
+
+    for p in [DATA / "medium" / "all_q.jsonl", DATA / "small" / "all_q_b2.jsonl", DATA / "binary" / "all_q.jsonl"] \
+            + irregular_files(tmp_path):
+        monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+        fast = CliRunner().invoke(command, ["-P", str(p), *args])
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+        slow = CliRunner().invoke(command, ["-P", str(p), *args])
+        assert fast.exit_code == slow.exit_code, (p, fast.output, slow.output)
+        assert fast.exit_code == 0 or "string_samples" in p.name  # no sample 0 there: a usage error
+        assert fast.output == slow.output, p
