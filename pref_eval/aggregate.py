@@ -587,46 +587,49 @@ def _positions(rankings: list[list[str]]) -> tuple[list[str], np.ndarray, np.nda
     return list(idx), rr, np.array(flat, dtype=np.int64), jj
 
 
-def _borda_points(rankings: list[list[str]]) -> tuple[list[str], np.ndarray]:
+def _borda_points(rankings: list[list[str]], pos: tuple | None = None) -> tuple[list[str], np.ndarray]:
     """(names, points): n − j points at 0-based position j, n = length of the first ranking."""
-    names, _, ni, jj = _positions(rankings)
+    names, _, ni, jj = pos if pos is not None else _positions(rankings)
     n = len(rankings[0])
     return names, np.bincount(ni, weights=(n - jj).astype(np.float64), minlength=len(names))
 
 
-def borda(rankings: list[list[str]]) -> list[str]:
-    """Borda count: n − j points at 0-based position j (n = length of the first ranking)."""
+def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
+    """Borda count: n − j points at 0-based position j (n = length of the first ranking).
+
+    ``pos``: :func:`_positions` of ``rankings`` when the caller has it.
+    """
     if not rankings:
         return []
-    names, pts = _borda_points(rankings)
+    names, pts = _borda_points(rankings, pos)
     return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist())))
 
 
-def _states(rankings: list[list[str]]) -> list[str]:
-    names: dict[str, None] = {}
-    for r in rankings:
-        for x in r:
-            names.setdefault(x, None)
-    return list(names)
+def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray) -> np.ndarray:
+    """C[a,b] = Σ_rankings sign(pos_b − pos_a) over rankings holding both (positions ``jj`` of names ``ni`` in ranking ``rr``)."""
+    small = n < 30000 and (len(jj) == 0 or int(jj.max()) < 30000)
+    pos = np.full((nrank, n), -1, dtype=np.int16 if small else np.int64)
+    pos[rr, ni] = jj
+    complete = bool((pos >= 0).all())
+    C = np.zeros((n, n), dtype=np.int64)
+    block = max(1, (1 << 22) // max(1, n * n))
+    for k in range(0, nrank, block):
+        p = pos[k:k + block]
+        d = np.sign(p[:, None, :] - p[:, :, None])
+        if not complete:
+            d *= (p[:, :, None] >= 0) & (p[:, None, :] >= 0)
+        C += d.sum(axis=0, dtype=np.int64)
+    return C.astype(np.float64)
 
 
 def majority_matrix(rankings: list[list[str]], names: list[str]) -> np.ndarray:
     """C[a,b] = #rankings with a above b − #rankings with b above a (vectorised over rankings, in blocks)."""
     idx = {n: i for i, n in enumerate(names)}
-    n, R = len(names), len(rankings)
-    pos = np.full((R, n), -1, dtype=np.int64)
-    lens = np.fromiter(map(len, rankings), dtype=np.int64, count=R)
+    lens = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     starts = np.cumsum(lens) - lens
-    total = int(lens.sum())
-    pos[np.repeat(np.arange(R), lens), [idx[x] for r in rankings for x in r]] = \
-        np.arange(total, dtype=np.int64) - np.repeat(starts, lens)
-    C = np.zeros((n, n))
-    block = max(1, (1 << 22) // max(1, n * n))
-    for k in range(0, R, block):
-        p = pos[k:k + block]
-        both = (p[:, :, None] >= 0) & (p[:, None, :] >= 0)
-        C += np.where(both, np.sign(p[:, None, :] - p[:, :, None]), 0).sum(axis=0)
-    return C
+    ni = np.array([idx[x] for r in rankings for x in r], dtype=np.int64)
+    jj = np.arange(len(ni), dtype=np.int64) - np.repeat(starts, lens)
+    return _majority(len(rankings), len(names), np.repeat(np.arange(len(rankings)), lens), ni, jj)
 
 
 def mc4_transition(C: np.ndarray) -> np.ndarray:
@@ -642,13 +645,19 @@ def mc4_transition(C: np.ndarray) -> np.ndarray:
     return P
 
 
-def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float = 0.15) -> list[str]:
-    """MC4 ordering; see the module docstring (``steps`` = pref_aggregate.py mode)."""
+def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float = 0.15,
+        pos: tuple | None = None) -> list[str]:
+    """MC4 ordering; see the module docstring (``steps`` = pref_aggregate.py mode).
+
+    States are the names in order of first appearance; ``pos``: :func:`_positions`
+    of ``rankings`` when the caller has it.
+    """
     if not rankings:
         return []
-    names = _states(rankings)
+    pos = pos if pos is not None else _positions(rankings)
+    names, rr, ni, jj = pos
     n = len(names)
-    P = mc4_transition(majority_matrix(rankings, names))
+    P = mc4_transition(_majority(len(rankings), n, rr, ni, jj))
     if steps is not None:
         e = np.ones(n)
         for _ in range(steps):
@@ -658,7 +667,7 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
             e = ee
         return _sorted_desc(dict(zip(names, e.tolist())))
     pi = stationary(P, damping)
-    bnames, bp = _borda_points(rankings)  # bnames == names: both in order of first appearance
+    _, bp = _borda_points(rankings, pos)
     key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(pi, bp.tolist(), names)]
     return [k[2] for k in sorted(key, reverse=True)]
 
@@ -716,8 +725,9 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
             for q, r in ranks.items():
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())
-            summary[m] = {"type": "preference", "mc4": mc4(rl, steps=mc4_steps, damping=damping),
-                          "borda": borda(rl)}
+            pos = _positions(rl) if rl else None
+            summary[m] = {"type": "preference", "mc4": mc4(rl, steps=mc4_steps, damping=damping, pos=pos),
+                          "borda": borda(rl, pos=pos)}
     for m, d in metric_rank.items():
         for q, r in d.items():
             pq.setdefault(q, {})[m] = r

@@ -93,3 +93,23 @@ def test_tsv_and_markdown_and_seeded_fraction():
     a = agg("-P", "medium/all_q.jsonl", "--query_fraction", "0.5", "--num_samples", "3", "--seed", "4")
     b = agg("-P", "medium/all_q.jsonl", "--query_fraction", "0.5", "--num_samples", "3", "--seed", "4")
     assert a.returncode == 0 and a.stdout == b.stdout and len(a.stdout.splitlines()) == 3
+
+
+def test_majority_matrix_with_partial_rankings_matches_its_definition():
+    """C[a,b] = #rankings with a above b − #rankings with b above a, counted pair by pair (brute force)."""
+    import random
+
+    from pref_eval.aggregate import majority_matrix
+
+    rng = random.Random(5)
+    names = [f"r{i}" for i in range(9)]
+    rankings = []
+    for _ in range(40):
+        r = rng.sample(names, rng.randint(1, len(names)))
+        rankings.append(r)
+    C = majority_matrix(rankings, names)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            want = sum((r.index(a) < r.index(b)) - (r.index(b) < r.index(a))
+                       for r in rankings if a in r and b in r)
+            assert C[i, j] == want
