@@ -481,9 +481,13 @@ def _name_ranks(runs: list[str]) -> np.ndarray:
 
 
 def _query_order(q: np.ndarray) -> np.ndarray:
-    """Distinct query codes of ``q`` in order of first appearance."""
-    u, first = np.unique(q, return_index=True)
-    return u[np.argsort(first, kind="stable")]
+    """Distinct query codes (small non-negative ints) of ``q`` in order of first appearance, without a sort of ``q``."""
+    if len(q) == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.full(int(q.max()) + 1, len(q), dtype=np.int64)
+    first[q[::-1]] = np.arange(len(q) - 1, -1, -1)  # the last write wins: each code's first index
+    seen = np.flatnonzero(first < len(q))
+    return seen[np.argsort(first[seen], kind="stable")]
 
 
 def _rank_rows(score: np.ndarray, present: np.ndarray, qorder: np.ndarray, runs: list[str]) -> dict:
@@ -515,12 +519,14 @@ def _pref_keys(lines: Lines, nr: int) -> np.ndarray:
 
 
 def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None,
-                              keys: np.ndarray | None = None) -> dict[str, list[str]]:
+                              keys: np.ndarray | None = None, common: tuple | None = None) -> dict[str, list[str]]:
     """{qid: ranking} for a preference measure, queries in order of first appearance.
 
     score(run) = Σ +v over its lines as runi, −v as runj, accumulated in file
     order (``np.bincount`` adds in input order, as the reference's loop).
-    ``keys``: :func:`_pref_keys` of ``lines`` (computed here if None).
+    ``keys``: :func:`_pref_keys` of ``lines`` (computed here if None);
+    ``common``: (present cells, query order) of all of ``lines``, used when
+    every line counts (the measure on every line, no query subset).
     """
     nq, nr = len(pf.qids), len(pf.runs)
     sel = lines.has[measure] if measure in lines.has else np.zeros(len(lines), bool)
@@ -529,15 +535,21 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
     if keys is None:
         keys = _pref_keys(lines, nr)
     v = lines.vals[measure] if measure in lines.vals else np.zeros(len(lines))
-    w = np.empty(2 * len(lines))
-    w[0::2] = v
-    w[1::2] = -v
-    if not sel.all():
+    w = np.empty((len(lines), 2))
+    w[:, 0] = v
+    np.negative(v, out=w[:, 1])
+    w = w.ravel()
+    every = bool(sel.all())
+    if not every:
         sel2 = np.repeat(sel, 2)
         keys, w = keys[sel2], w[sel2]
     score = np.bincount(keys, weights=w, minlength=nq * nr).reshape(nq, nr)
-    present = (np.bincount(keys, minlength=nq * nr) > 0).reshape(nq, nr)
-    ranks = _rank_rows(score, present, _query_order(lines.q[sel]), pf.runs)
+    if every and common is not None:
+        present, qorder = common
+    else:
+        present = (np.bincount(keys, minlength=nq * nr) > 0).reshape(nq, nr)
+        qorder = _query_order(lines.q if every else lines.q[sel])
+    ranks = _rank_rows(score, present, qorder, pf.runs)
     return {pf.qids[c]: r for c, r in ranks.items()}
 
 
@@ -713,15 +725,18 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
         allq = allq[qmask[allq]]
     order = [pf.qids[c] for c in _query_order(allq).tolist()]
     metric_rank: dict[str, dict[str, list[str]]] = {}
-    pkeys = None
+    pkeys = common = None
     for m in measures:
         if m in pf.metric_keys:
             metric_rank[m], mean = query_values_from_metrics(pf, mlines, m, qmask)
             summary[m] = {"type": "metric", "mean": mean}
         else:
             if pkeys is None:
-                pkeys = _pref_keys(plines, len(pf.runs))
-            ranks = query_rankings_from_prefs(pf, plines, m, qmask, pkeys)
+                nr = len(pf.runs)
+                pkeys = _pref_keys(plines, nr)
+                common = ((np.bincount(pkeys, minlength=len(pf.qids) * nr) > 0).reshape(len(pf.qids), nr),
+                          _query_order(plines.q))
+            ranks = query_rankings_from_prefs(pf, plines, m, qmask, pkeys, common)
             for q, r in ranks.items():
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())
