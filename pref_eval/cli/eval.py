@@ -139,17 +139,11 @@ def _list_measures() -> int:
 
 def _wants_preferences(measures, ms) -> bool:
     """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
-    from ..errors import UsageError
-    from ..measures import parse_measure
+    from ..stats.prefvalues import needs_preference_mode
 
     if not measures:
         return ms in ("preferences", "all", "none")
-    for name in measures:
-        try:
-            parse_measure(name)
-        except UsageError:
-            return True
-    return False
+    return needs_preference_mode(measures)
 
 
 def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log):
@@ -250,14 +244,9 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
 
 
 def _check_names(names, paths) -> None:
-    from ..errors import UsageError
+    from ..preferences.evaluate import check_unique_run_ids
 
-    seen: dict[str, str] = {}
-    for n, p in zip(names, paths):
-        if n in seen:
-            raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
-                             "(pref_eval.py silently dropped the first); rename one")
-        seen[n] = p
+    check_unique_run_ids(names, paths)
 
 
 def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,

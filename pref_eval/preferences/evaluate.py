@@ -22,16 +22,21 @@ def run_id(path: str) -> str:
     return os.path.basename(path).replace("input.", "").replace(".gz", "")
 
 
-def run_names(paths: list[str]) -> list[str]:
-    """Run ids of ``paths``; two files with the same id are an error (pref_eval.py
-    silently dropped the first)."""
-    names = [run_id(p) for p in paths]
+def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
+    """Two files with the same run id are an error (pref_eval.py silently dropped the first)."""
     seen: dict[str, str] = {}
     for n, p in zip(names, paths):
         if n in seen:
             raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
                              "(pref_eval.py silently dropped the first); rename one")
         seen[n] = p
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """Run ids of ``paths``; two files with the same id are an error (pref_eval.py
+    silently dropped the first)."""
+    names = [run_id(p) for p in paths]
+    check_unique_run_ids(names, paths)
     return names
 
 

@@ -361,15 +361,11 @@ READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
 }
 
 
-def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
-    """Read zbench's QueryDocuments JSONL: ``[(query_id, [doc ids...]), ...]``.
-
-    One line ``{"query": {"id", ...}, "documents": [{"id", ...}, ...]}`` per
-    query; extra fields (content, metadata, score) are ignored.
-    """
+def _zbench_records(path: str, what: str, expected: str, parse) -> list:
+    """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="zbench dataset JSONL").decode("utf-8")
+        text = read_input_bytes(path, what=what).decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     out = []
@@ -377,13 +373,21 @@ def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-            qid = str(rec["query"]["id"])
-            docs = [str(d["id"]) for d in rec["documents"]]
+            out.append(parse(json.loads(line)))
         except (ValueError, KeyError, TypeError):
-            raise InputError(name, no, "expected {\"query\": {\"id\": ...}, \"documents\": [{\"id\": ...}, ...]}") from None
-        out.append((qid, docs))
+            raise InputError(name, no, f"expected {expected}") from None
     return out
+
+
+def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
+    """Read zbench's QueryDocuments JSONL: ``[(query_id, [doc ids...]), ...]``.
+
+    One line ``{"query": {"id", ...}, "documents": [{"id", ...}, ...]}`` per
+    query; extra fields (content, metadata, score) are ignored.
+    """
+    return _zbench_records(
+        path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]]))
 
 
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
@@ -391,24 +395,10 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
 
     Each document must carry a numeric ``"score"`` (as pydantic requires).
     """
-    name = display_name(path)
-    try:
-        text = read_input_bytes(path, what="zbench annotated JSONL").decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    out = []
-    for no, line in _lines(text):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-            qid = str(rec["query"]["id"])
-            docs = [str(d["id"]) for d in rec["documents"]]
-            scores = [float(d["score"]) for d in rec["documents"]]
-        except (ValueError, KeyError, TypeError):
-            raise InputError(name, no, "expected {\"query\": {\"id\"}, \"documents\": [{\"id\", \"score\"}, ...]}") from None
-        out.append((qid, docs, scores))
-    return out
+    return _zbench_records(
+        path, "zbench annotated JSONL", '{"query": {"id"}, "documents": [{"id", "score"}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]],
+                     [float(d["score"]) for d in rec["documents"]]))
 
 
 __all__ = ["FORMATS", "detect_format", "read_judgments", "read_zbench_dataset", "read_zbench_annotated"]
