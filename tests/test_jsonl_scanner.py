@@ -250,3 +250,32 @@ def test_pref_aggregate_output_is_the_same_with_and_without_the_scanner(tmp_path
         assert fast.exit_code == slow.exit_code, (p, fast.output, slow.output)
         assert fast.exit_code == 0 or "string_samples" in p.name  # no sample 0 there: a usage error
         assert fast.output == slow.output, p
+
+
+def test_mutated_files_never_crash_and_accepted_ones_match_json():
+    """5,000 random byte mutations of a real file: the scanner returns None or exactly what json.loads reads."""
+    import random
+
+    base = (DATA / "small" / "all_q.jsonl").read_bytes()[:3000]
+    rng = random.Random(11)
+    alphabet = b'{}[]":,.-+eE0123456789 \t\r\n\\abcqx\xff\xc3\x00'
+    accepted = 0
+    for _ in range(5000):
+        cut = base.find(b"\n", rng.randint(0, len(base)))
+        b = bytearray(base[:cut + 1 if cut >= 0 else len(base)])  # whole lines, then mutations
+        for _ in range(rng.randint(1, 2)):
+            pos = rng.randint(0, len(b))
+            if rng.random() < 0.5:
+                b[pos:pos] = bytes([rng.choice(alphabet)]) * rng.randint(1, 3)
+            else:
+                del b[pos:pos + rng.randint(1, 5)]
+        res = jsonl.scan(bytes(b))
+        if res is None:
+            continue
+        accepted += 1
+        lines = bytes(b).split(b"\n")
+        got = decode(*res)
+        want = {n: as_python(json.loads(ln)) for n, ln in enumerate(lines) if ln.strip(b" \t\r")}
+        assert {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in got.items()} == \
+            {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in want.items()}
+    assert accepted > 500
