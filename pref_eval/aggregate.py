@@ -409,25 +409,12 @@ def _read_scanned(data) -> PrefFile | None:
     pf = PrefFile(keys=sorted(first, key=first.__getitem__), metric_keys=metric_keys,
                   qids=[strtab[i] for i in qused.tolist()], runs=[strtab[i] for i in rused.tolist()])
     by: dict = {}
-    for g in groups:
-        by.setdefault((g[0], g[1]), []).append(g)
-    for (kind, s), gs in by.items():
-        if len(gs) == 1:
-            _, _, ln, q, a, b, vals = gs[0]
-            lines = Lines(q=qmap[q], a=rmap[a], b=rmap[b] if b is not None else np.full(len(q), -1, dtype=np.int64),
-                          vals=vals,
-                          has={k: np.ones(len(q), bool) for k in vals})
-        else:
-            order = np.argsort(np.concatenate([g[2] for g in gs]), kind="stable")
-            names = dict.fromkeys(k for g in gs for k in g[6])
-            lines = Lines(
-                q=qmap[np.concatenate([g[3] for g in gs])][order],
-                a=rmap[np.concatenate([g[4] for g in gs])][order],
-                b=np.concatenate([rmap[g[5]] if g[5] is not None else np.full(len(g[3]), -1, dtype=np.int64)
-                                  for g in gs])[order],
-                vals={k: np.concatenate([g[6][k] if k in g[6] else np.zeros(len(g[3])) for g in gs])[order]
-                      for k in names},
-                has={k: np.concatenate([np.full(len(g[3]), k in g[6]) for g in gs])[order] for k in names})
+    for kind, smp, ln, q, a, b, vals in groups:
+        by.setdefault((kind, smp), []).append((
+            ln, qmap[q], rmap[a], rmap[b] if b is not None else np.full(len(q), -1, dtype=np.int64),
+            {k: (v, np.ones(len(q), bool)) for k, v in vals.items()}))
+    for (kind, s), chunks in by.items():
+        lines = _merge_chunks(chunks)
         (pf.prefs if kind == "preference" else pf.metrics)[s] = lines
     return pf
 
@@ -453,19 +440,26 @@ def _build(parts: list, qtab: dict, rtab: dict) -> dict:
                 np.fromiter((x == s for x in samples), dtype=bool, count=len(samples))
             by.setdefault((kind, s), []).append((ln[sel], q[sel], ca[sel], cb[sel],
                                                  {k: (v[sel], h[sel]) for k, (v, h) in vals.items()}))
-    out = {}
-    for key, chunks in by.items():
-        ln = np.concatenate([c[0] for c in chunks])
-        order = np.argsort(ln, kind="stable")
-        names = dict.fromkeys(k for c in chunks for k in c[4])
-        vals, has = {}, {}
-        for k in names:
-            vals[k] = np.concatenate([c[4][k][0] if k in c[4] else np.zeros(len(c[0])) for c in chunks])[order]
-            has[k] = np.concatenate([c[4][k][1] if k in c[4] else np.zeros(len(c[0]), bool) for c in chunks])[order]
-        out[key] = Lines(q=np.concatenate([c[1] for c in chunks])[order],
-                         a=np.concatenate([c[2] for c in chunks])[order],
-                         b=np.concatenate([c[3] for c in chunks])[order], vals=vals, has=has)
-    return out
+    return {key: _merge_chunks(chunks) for key, chunks in by.items()}
+
+
+def _merge_chunks(chunks: list) -> Lines:
+    """Chunks ``(line numbers, q, a, b, {key: (values, has)})`` of one (type, sample) → :class:`Lines` in file order.
+
+    A key missing from a chunk reads 0 with ``has`` False there. One chunk is
+    taken as it is (no copy).
+    """
+    if len(chunks) == 1:
+        _, q, a, b, kv = chunks[0]
+        return Lines(q=q, a=a, b=b, vals={k: v for k, (v, _) in kv.items()}, has={k: h for k, (_, h) in kv.items()})
+    order = np.argsort(np.concatenate([c[0] for c in chunks]), kind="stable")
+    names = dict.fromkeys(k for c in chunks for k in c[4])
+    vals, has = {}, {}
+    for k in names:
+        vals[k] = np.concatenate([c[4][k][0] if k in c[4] else np.zeros(len(c[0])) for c in chunks])[order]
+        has[k] = np.concatenate([c[4][k][1] if k in c[4] else np.zeros(len(c[0]), bool) for c in chunks])[order]
+    return Lines(q=np.concatenate([c[1] for c in chunks])[order], a=np.concatenate([c[2] for c in chunks])[order],
+                 b=np.concatenate([c[3] for c in chunks])[order], vals=vals, has=has)
 
 
 def _sorted_desc(scores: dict) -> list[str]:
@@ -635,13 +629,11 @@ def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray
 
 
 def majority_matrix(rankings: list[list[str]], names: list[str]) -> np.ndarray:
-    """C[a,b] = #rankings with a above b − #rankings with b above a (vectorised over rankings, in blocks)."""
+    """C[a,b] = #rankings with a above b − #rankings with b above a, states in the order of ``names``."""
+    pnames, rr, ni, jj = _positions(rankings)
     idx = {n: i for i, n in enumerate(names)}
-    lens = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
-    starts = np.cumsum(lens) - lens
-    ni = np.array([idx[x] for r in rankings for x in r], dtype=np.int64)
-    jj = np.arange(len(ni), dtype=np.int64) - np.repeat(starts, lens)
-    return _majority(len(rankings), len(names), np.repeat(np.arange(len(rankings)), lens), ni, jj)
+    to_names = np.array([idx[n] for n in pnames], dtype=np.int64)
+    return _majority(len(rankings), len(names), rr, to_names[ni], jj)
 
 
 def mc4_transition(C: np.ndarray) -> np.ndarray:

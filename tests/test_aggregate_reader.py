@@ -153,3 +153,14 @@ def test_unusual_numbers_read_as_the_line_by_line_parser_reads_them(tmp_path, mo
     monkeypatch.setattr(agg, "_records_fast", lambda data: None)
     slow = run(p, "-o", "tsv")
     assert scanner == fast == slow and fast[0] == 0
+
+
+def test_query_fraction_without_sample_0_is_a_one_line_error(tmp_path):
+    """--query_fraction draws from sample 0; a file with only other samples names the problem (was a ValueError)."""
+    rows = [{"qid": "1", "runi": "a", "runj": "b", "sample": 1, "type": "preference", "rpp": 0.5},
+            {"qid": "2", "runi": "a", "runj": "b", "sample": 1, "type": "preference", "rpp": -0.5}]
+    p = tmp_path / "s1.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = run_main("-P", p, "--query_fraction", "0.5")
+    assert res.returncode == 2 and res.stdout == "" and "Traceback" not in res.stderr
+    assert res.stderr.count("\n") == 1 and "--query_fraction" in res.stderr and "sample 0" in res.stderr

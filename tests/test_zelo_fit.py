@@ -11,15 +11,9 @@ choix = pytest.importorskip("choix")
 
 
 def _gen(Q, N, cycles, sigma, seed, votes=3):
-    rng = np.random.default_rng(seed)
-    truth = rng.normal(0, sigma, (Q, N))
-    perms = np.argsort(rng.random((Q, cycles, N)), axis=2)
-    a = perms.reshape(Q, -1).ravel()
-    b = np.roll(perms, -1, axis=2).reshape(Q, -1).ravel()
-    q = np.repeat(np.arange(Q), cycles * N)
-    p = 1 / (1 + np.exp(-(truth[q, b] - truth[q, a])))
-    s = (rng.random((len(q), votes)) < p[:, None]).mean(1)
-    return np.full(Q, N), q, a, b, s
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    return cycle_judgments(Q, N, cycles, sigma, seed, votes)
 
 
 def _dense_w(N, a, b, s, w=None):

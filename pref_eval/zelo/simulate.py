@@ -18,6 +18,8 @@ how well sparse random cycles recover a dense-matrix ranking.
   from that same matrix (a pair drawn twice reads the same judgment, as an
   LLM at temperature 0 would repeat it). Kendall tau_b between the two fits
   (both with the default prior), and between the sparse fit and the truth.
+* :func:`cycle_judgments` -- synthetic judged pairs for tests and benchmarks
+  of the fit: truth N(0, sigma^2), random cycles, mean of Bernoulli votes.
 """
 from __future__ import annotations
 
@@ -75,6 +77,26 @@ def simulate_tournament(
         if progress is not None:
             progress(r + 1, reps)
     return {"comparisons": comps, "found": found, "found_all": found_all, "best_size": size}
+
+
+def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: int = 0, votes: int = 3):
+    """Synthetic judgments ``(sizes, q, a, b, s)`` in :func:`pref_eval.zelo.fit.fit_bt`'s form.
+
+    Per query, ``docs`` truth scores x ~ N(0, sigma^2) and ``cycles`` random
+    cycles (a random permutation, each item against the next, the last
+    against the first); each pair's judgment s is the mean of ``votes``
+    Bernoulli draws with P(b preferred to a) = 1 / (1 + exp(x_a − x_b))
+    (Bradley–Terry). Seeded: the same arguments give the same arrays.
+    """
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(0, sigma, (queries, docs))
+    perms = np.argsort(rng.random((queries, cycles, docs)), axis=2)
+    a = perms.reshape(queries, -1).ravel()
+    b = np.roll(perms, -1, axis=2).reshape(queries, -1).ravel()
+    q = np.repeat(np.arange(queries), cycles * docs)
+    p = 1 / (1 + np.exp(-(truth[q, b] - truth[q, a])))
+    s = (rng.random((len(q), votes)) < p[:, None]).mean(1)
+    return np.full(queries, docs), q, a, b, s
 
 
 def _kendall(x: np.ndarray, y: np.ndarray) -> float:
