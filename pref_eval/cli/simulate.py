@@ -13,6 +13,8 @@ def command():
     \b
     zelo_simulate tournament --matrix caseA.txt --reps 1000 --seed 0
     zelo_simulate recovery --K 25,50,100 --sigma 0.6,1.5 --cycles 2,4,8 --trials 100
+    zelo_simulate bandit --algorithm dts --case A --reps 1000
+    zelo_simulate figure3 --reps 1000
     """
 
 
@@ -28,6 +30,29 @@ def _progress(log, label):
     return cb
 
 
+def _read_matrix(matrix):
+    """A K x K probability matrix from whitespace text (as numpy.loadtxt), checked."""
+    import numpy as np
+
+    from ..errors import InputError
+    from ..io.textfile import read_input_bytes
+
+    try:
+        text = read_input_bytes(matrix, what="matrix file").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(matrix, 0, f"not UTF-8 text ({err.reason})") from None
+    rows = [line.split() for line in text.splitlines() if line.strip()]
+    try:
+        M = np.array([[float(x) for x in r] for r in rows])
+    except ValueError:
+        raise InputError(matrix, 0, "expected a square matrix of numbers") from None
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
+        raise InputError(matrix, 0, f"expected a square matrix, got {len(rows)} rows")
+    if not np.all(np.isfinite(M)) or np.any((M < 0) | (M > 1)):
+        raise InputError(matrix, 0, "expected probabilities in [0, 1]")
+    return M
+
+
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
@@ -36,29 +61,20 @@ def _progress(log, label):
 @click.option("--p", type=int, default=7, show_default=True)
 @click.option("--f", type=int, default=9, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
+@click.option("--final-phase", is_flag=True,
+              help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
 @click.option("-Q", "--quiet", is_flag=True)
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     import numpy as np
 
-    from ..errors import InputError, UsageError
-    from ..io.textfile import read_input_bytes
+    from ..errors import UsageError
     from ..zelo.simulate import simulate_tournament
 
     if reps < 1:
         raise UsageError("--reps must be >= 1")
-    text = read_input_bytes(matrix, what="matrix file").decode("utf-8")
-    rows = [l.split() for l in text.split("\n") if l.strip()]
-    try:
-        M = np.array([[float(x) for x in r] for r in rows])
-    except ValueError:
-        raise InputError(matrix, 0, "expected a square matrix of numbers") from None
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
-        raise InputError(matrix, 0, f"expected a square matrix, got {len(rows)} rows")
-    if np.any((M < 0) | (M > 1)):
-        raise InputError(matrix, 0, "expected probabilities in [0, 1]")
+    M = _read_matrix(matrix)
     log = Log("zelo_simulate", quiet)
     r = simulate_tournament(M, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
                             progress=_progress(log, "tournament"))
@@ -108,6 +124,85 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
                       f"{r['top_overlap'].mean():.3f}\n")
             out.flush()
             log.info(f"recovery: {i}/{len(cells)} cells (K={k}, sigma={s:g}, cycles={c})")
+    return 0
+
+
+_ALGO_PARAMS = {"dts": {"alpha"}, "mergedts": {"alpha", "batch", "c"}, "round-efficient": {"delta"}}
+_DEFAULTS = {"dts": {"alpha": 0.8 ** 7}, "mergedts": {"alpha": 0.8 ** 6, "batch": 16, "c": 4_000_000.0},
+             "round-efficient": {"delta": 0.2}}
+
+
+def _write_rows(output, rows):
+    from ..zelo.figure3 import COLUMNS
+
+    with output_stream(output) as out:
+        out.write("\t".join(COLUMNS) + "\n")
+        for row in rows:
+            out.write("\t".join(str(row[c]) for c in COLUMNS) + "\n")
+
+
+@command.command("bandit")
+@click.option("--algorithm", required=True, type=click.Choice(["dts", "mergedts", "round-efficient"]),
+              help="Double Thompson Sampling, MergeDTS or Round-Efficient Dueling Bandits.")
+@click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="Yan et al.'s Case A (total order) or Case B (two winners, many ties), K = 100.")
+@click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--T", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Comparisons per repetition (the time horizon).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Exploration parameter (dts: 0.8^7, mergedts: 0.8^6).")
+@click.option("--batch", type=click.IntRange(min=2), default=None, help="MergeDTS batch size M (16).")
+@click.option("--C", "c", type=click.FloatRange(min=0), default=None, help="MergeDTS constant C (4,000,000).")
+@click.option("--delta", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=None,
+              help="Round-Efficient error probability (0.2).")
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
+    """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
+    from ..errors import UsageError
+    from ..zelo.bandits import case_matrix
+    from ..zelo.figure3 import summarise
+
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
+    extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
+    if extra:
+        raise UsageError(f"--{extra[0]} does not apply to --algorithm {algorithm}")
+    params = {**_DEFAULTS[algorithm], **given}
+    if "c" in params:
+        params["C"] = params.pop("c")
+    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    log = Log("zelo_simulate", quiet)
+    from ..zelo.bandits import simulate_bandit
+
+    r = simulate_bandit(algorithm, M, reps, seed=seed, T=budget, progress=_progress(log, algorithm), **params)
+    _write_rows(output, [summarise(algorithm, case.upper() if case else matrix, r)])
+    return 0
+
+
+@command.command("figure3")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final", show_default=True,
+              help="Comma-separated rows to run.")
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def figure3_cmd(reps, seed, algorithms, output, quiet):
+    """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
+    from ..zelo.figure3 import ROWS, figure3
+
+    algos = tuple(_list(algorithms, str, "algorithms"))
+    bad = [a for a in algos if a not in ROWS]
+    if bad:
+        from ..errors import UsageError
+
+        raise UsageError(f"--algorithms: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
+    log = Log("zelo_simulate", quiet)
+    rows = figure3(reps, seed, algos, progress=lambda label, d, t: log.progress(label, d, t))
+    _write_rows(output, rows)
     return 0
 
 

@@ -9,7 +9,8 @@ how well sparse random cycles recover a dense-matrix ranking.
   comparisons, whether a best item (a Copeland winner of M: most entries
   > 1/2) is among the returned top set (``found``; Case B: "one found" +
   "both found"), whether all of them are (``found_all``; Case B: "both
-  found"), and the size of the returned top set.
+  found"), the size of the returned top set, and the largest number of
+  judgments of one pair (``max_pair``, Yan et al.'s "assessors").
 * :func:`recovery` -- the research note's question (shared/specs/zelo_notes.md):
   how well do scores from sparse random cycles recover the scores of the
   dense matrix? Truth scores N(0, sigma^2); the dense matrix judges every one
@@ -23,7 +24,7 @@ how well sparse random cycles recover a dense-matrix ranking.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,7 +58,11 @@ def simulate_tournament(
     found = np.zeros(reps, dtype=bool)
     found_all = np.zeros(reps, dtype=bool)
     size = np.zeros(reps, dtype=np.int64)
+    max_pair = np.zeros(reps, dtype=np.int64)
+    found_count = np.zeros(reps, dtype=np.int64)
+    nonbest = np.zeros(reps, dtype=np.int64)
     for r in range(reps):
+        judged = np.zeros((K, K), dtype=np.int64)
         rng = np.random.default_rng([seed, r, 1])
         t = Tournament(k=k, p=p, f=f, seed=seed * 1_000_003 + r, final_phase=final_phase)
         t.add_topic("t", {d: 1.0 for d in names})
@@ -67,16 +72,22 @@ def simulate_tournament(
                 break
             ia = np.array([int(a) for _, a, _ in req])
             ib = np.array([int(b) for _, _, b in req])
+            np.add.at(judged, (np.minimum(ia, ib), np.maximum(ia, ib)), 1)
             a_wins = rng.random(len(req)) < M[ia, ib]
-            t.add((tp, a, b, 0.0 if w else 1.0) for (tp, a, b), w in zip(req, a_wins))
+            t.add((tp, a, b, 0.0 if w else 1.0) for (tp, a, b), w in zip(req, a_wins, strict=True))
         best = t.best("t")
         comps[r] = t.comparisons
-        found[r] = any(int(d) in winners for d in best)
+        hits = sum(int(d) in winners for d in best)
+        found_count[r] = hits
+        nonbest[r] = len(best) - hits
+        found[r] = hits > 0
         found_all[r] = winners <= {int(d) for d in best}
         size[r] = len(best)
+        max_pair[r] = judged.max()
         if progress is not None:
             progress(r + 1, reps)
-    return {"comparisons": comps, "found": found, "found_all": found_all, "best_size": size}
+    return {"comparisons": comps, "found": found, "found_all": found_all, "best_size": size, "max_pair": max_pair,
+            "found_count": found_count, "nonbest": nonbest}
 
 
 def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: int = 0, votes: int = 3):
