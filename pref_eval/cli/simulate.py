@@ -14,6 +14,7 @@ def command():
     zelo_simulate tournament --matrix caseA.txt --reps 1000 --seed 0
     zelo_simulate recovery --K 25,50,100 --sigma 0.6,1.5 --cycles 2,4,8 --trials 100
     zelo_simulate bandit --algorithm dts --case A --reps 1000
+    zelo_simulate adaptive --case B --reps 1000
     zelo_simulate figure3 --reps 1000
     """
 
@@ -105,9 +106,11 @@ def _list(text, cast, name):
 @click.option("--cycles", default="2,4,8", show_default=True)
 @click.option("--trials", type=int, default=100, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
+              help="Random cycles, or adaptive pairs with the budget of that many cycles.")
 @click.option("-o", "--output", default=None)
 @click.option("-Q", "--quiet", is_flag=True)
-def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
+def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..zelo.simulate import recovery
 
@@ -119,7 +122,7 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
     with output_stream(output) as out:
         out.write("K\tsigma\tcycles\ttrials\ttau_vs_dense\ttau_vs_truth\ttop10_overlap\n")
         for i, (k, s, c) in enumerate(cells, start=1):
-            r = recovery(k, s, c, trials, seed=seed)
+            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
             out.write(f"{k}\t{s:g}\t{c}\t{trials}\t{r['tau_dense'].mean():.3f}\t{r['tau_truth'].mean():.3f}\t"
                       f"{r['top_overlap'].mean():.3f}\n")
             out.flush()
@@ -183,10 +186,48 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
     return 0
 
 
+@command.command("adaptive")
+@click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="Yan et al.'s Case A or Case B, K = 100.")
+@click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--lead", type=click.FloatRange(min=0.5), default=2.0, show_default=True,
+              help="A match ends when one item leads by this many wins.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Judgments asked per match and batch.")
+@click.option("--max-per-pair", type=click.IntRange(min=1), default=6, show_default=True)
+@click.option("--max-per-match", type=click.IntRange(min=1), default=None, help="Cap on one match's judgments.")
+@click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--final", type=click.IntRange(min=1), default=6, show_default=True,
+              help="Items left for the all-pairs final.")
+@click.option("--final-lead", type=click.FloatRange(min=0.5), default=3.0, show_default=True)
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
+                 output, quiet):
+    """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
+    from ..errors import UsageError
+    from ..zelo.adaptive import simulate_adaptive
+    from ..zelo.bandits import case_matrix
+    from ..zelo.figure3 import summarise
+
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    log = Log("zelo_simulate", quiet)
+    r = simulate_adaptive(M, reps, seed=seed, progress=_progress(log, "adaptive"), lead=lead, batch=batch,
+                          max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
+                          final_lead=final_lead)
+    _write_rows(output, [summarise("adaptive", case.upper() if case else matrix, r)])
+    return 0
+
+
 @command.command("figure3")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final", show_default=True,
+@click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final,adaptive",
+              show_default=True,
               help="Comma-separated rows to run.")
 @click.option("-o", "--output", default=None)
 @click.option("-Q", "--quiet", is_flag=True)

@@ -185,8 +185,7 @@ def merge_dts(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 6, batch: int 
             W[w, l_] += 1
             judged[min(a1, a2), max(a1, a2)] += 1
     alive = np.sort(np.concatenate(batches))
-    wins = W[alive].sum(axis=1)
-    return BanditResult(alive[_argmax_set(wins)], T, int(judged.max()))
+    return BanditResult(alive[_argmax_set(W[alive].sum(axis=1))], T, int(judged.max()))
 
 
 def round_efficient(M: np.ndarray, T: int = 1000, delta: float = 0.2,

@@ -8,7 +8,8 @@ exactly one item, and how many returned items were not winners (the counts
 Section 4's text gives). Algorithms: :mod:`pref_eval.zelo.bandits` (DTS,
 MergeDTS, Round-Efficient) with the paper's parameters, and Clarke et al.'s
 tournament (:func:`pref_eval.zelo.simulate.simulate_tournament`, k=1, p=7,
-f=9), with and without the extra final phase.
+f=9), with and without the extra final phase; and our adaptive strategy
+(:class:`pref_eval.zelo.adaptive.AdaptiveBest`, defaults).
 """
 from __future__ import annotations
 
@@ -19,13 +20,14 @@ import numpy as np
 from .bandits import case_matrix, simulate_bandit
 from .simulate import simulate_tournament
 
-ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final")
+ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final", "adaptive")
 LABELS = {
     "dts": "Double Thompson Sampling (alpha=0.8^7)",
     "mergedts": "MergeDTS (alpha=0.8^6, M=16, C=4e6)",
     "round-efficient": "Round-Efficient (delta=0.2)",
     "tournament": "Clarke et al. (k=1, p=7, f=9)",
     "tournament-final": "Clarke et al. (extra final phase)",
+    "adaptive": "pref_eval adaptive (double elimination on the BT posterior)",
 }
 COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "returned_one", "nonbest_returned",
            "comparisons_min", "comparisons_max", "assessors_min", "assessors_max")
@@ -34,6 +36,10 @@ COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "ret
 def run_row(algorithm: str, M: np.ndarray, reps: int, seed: int, T: int = 1000,
             progress: Callable[[int, int], None] | None = None) -> dict:
     """Per-repetition arrays of one algorithm (the keys of :func:`simulate_bandit`)."""
+    if algorithm == "adaptive":
+        from .adaptive import simulate_adaptive
+
+        return simulate_adaptive(M, reps, seed=seed, progress=progress)
     if algorithm in ("tournament", "tournament-final"):
         return simulate_tournament(M, reps, seed=seed, final_phase=algorithm == "tournament-final",
                                    progress=progress)
