@@ -30,7 +30,7 @@ LABELS = {
     "adaptive": "pref_eval adaptive (double elimination on the BT posterior)",
 }
 COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "returned_one", "nonbest_returned",
-           "comparisons_min", "comparisons_max", "assessors_min", "assessors_max")
+           "comparisons_min", "comparisons_median", "comparisons_max", "assessors_min", "assessors_max")
 
 
 def run_row(algorithm: str, M: np.ndarray, reps: int, seed: int, T: int = 1000,
@@ -55,6 +55,7 @@ def summarise(algorithm: str, case: str, r: dict) -> dict:
         "returned_one": int((np.asarray(r["best_size"]) == 1).sum()),
         "nonbest_returned": int(np.asarray(r["nonbest"]).sum()),
         "comparisons_min": int(np.min(r["comparisons"])), "comparisons_max": int(np.max(r["comparisons"])),
+        "comparisons_median": float(np.median(r["comparisons"])),
         "assessors_min": int(np.min(r["max_pair"])), "assessors_max": int(np.max(r["max_pair"])),
     }
 
