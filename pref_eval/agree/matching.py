@@ -1,0 +1,219 @@
+"""Match the judgments of several judges on (query, unordered document pair).
+
+Every judge's file is read by the readers ``zelo_fit`` uses
+(:func:`pref_eval.zelo.formats.read_judgments`) into a :class:`JudgeVotes`:
+one row per *vote* (an ensemble's members or a pair judged several times give
+several rows; an llmlog ``?`` line or a failed call gives a missing vote).
+
+Orientation: a pair is stored canonically as (lo, hi) -- the two documents in
+order of their global index -- and every vote value is turned to that
+orientation (value 1 = hi better, 0 = lo better, 1/2 = tie), so that a file that
+writes the pair (B, A) matches one that writes (A, B).
+
+:func:`match` unites the pairs of all judges (sorted keys) and gives, per judge
+and pair, the number of votes, of valid votes, the counts per category
+(lo better / tie / hi better), and the judge's pair score mu (the mean of its
+valid judgments' scores, in the canonical orientation). The judge's *label* of
+a pair is the category of mu: lo (< 1/2), tie (= 1/2), hi (> 1/2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..zelo.judgments import Judgments
+
+LO, TIE, HI = 0, 1, 2
+MISSING = -1
+
+
+@dataclass
+class Vocabulary:
+    """Global query and document ids shared by all judges."""
+
+    queries: list[str] = field(default_factory=list)
+    qindex: dict[str, int] = field(default_factory=dict)
+    doc_q: list[int] = field(default_factory=list)
+    doc_name: list[str] = field(default_factory=list)
+    dindex: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def query(self, qid: str) -> int:
+        qi = self.qindex.get(qid)
+        if qi is None:
+            qi = self.qindex[qid] = len(self.queries)
+            self.queries.append(qid)
+        return qi
+
+    def doc(self, qid: str, docno: str) -> int:
+        key = (qid, docno)
+        gi = self.dindex.get(key)
+        if gi is None:
+            gi = self.dindex[key] = len(self.doc_name)
+            self.doc_q.append(self.query(qid))
+            self.doc_name.append(docno)
+        return gi
+
+
+@dataclass
+class JudgeVotes:
+    """One judge's votes, one row per vote, on global ids.
+
+    ``key`` = lo * n_docs + hi (canonical unordered pair), ``q`` global query,
+    ``flip`` True when the file showed hi first (as document A), ``value``
+    the vote in the canonical orientation (NaN = missing/failed), ``member``
+    the vote's position in its judgment's ensemble, ``judgment`` the index of
+    the judgment row (-1 for a pair named without a judgment), ``score`` that
+    judgment's pair score in the canonical orientation (NaN when none).
+    ``table`` is the judgment table as read (used for the zELO fit).
+    """
+
+    name: str
+    key: np.ndarray
+    q: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    flip: np.ndarray
+    value: np.ndarray
+    member: np.ndarray
+    judgment: np.ndarray
+    score: np.ndarray
+    table: Judgments
+
+
+def categories(value: np.ndarray) -> np.ndarray:
+    """LO (< 1/2), TIE (= 1/2), HI (> 1/2), MISSING (NaN) for values on the pair-score scale."""
+    out = np.full(value.shape, MISSING, dtype=np.int8)
+    out[value < 0.5] = LO
+    out[value == 0.5] = TIE
+    out[value > 0.5] = HI
+    return out
+
+
+def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
+    """Flatten a judgment table into per-vote rows on the shared vocabulary.
+
+    The loops run once per query and per document (to map ids) and once per
+    judgment only for judgments that carry an ensemble's votes.
+    """
+    gdoc = []  # per local query: array local doc -> global doc
+    for qid in table.queries:
+        gdoc.append(np.array([vocab.doc(qid, d) for d in table.docs[qid]], dtype=np.int64))
+    qmap = np.array([vocab.query(qid) for qid in table.queries], dtype=np.int64)
+    offs = np.zeros(len(gdoc) + 1, dtype=np.int64)
+    np.cumsum([len(g) for g in gdoc], out=offs[1:])
+    flat = np.concatenate(gdoc) if gdoc else np.zeros(0, dtype=np.int64)
+    qj, aj, bj, sj, _ = table.arrays()
+    nj = len(qj)
+    if table.missing:
+        mq, ma, mb = (np.array(c, dtype=np.int64) for c in zip(*table.missing))
+    else:
+        mq = ma = mb = np.zeros(0, dtype=np.int64)
+    # votes per judgment: 1 (the score) unless the file carried an ensemble
+    nvotes = np.ones(nj, dtype=np.int64)
+    if table.votes:
+        idx = np.fromiter(table.votes.keys(), dtype=np.int64, count=len(table.votes))
+        nvotes[idx] = [len(v) for v in table.votes.values()]
+    row_j = np.repeat(np.arange(nj), nvotes)
+    member = np.arange(len(row_j)) - np.repeat(np.cumsum(nvotes) - nvotes, nvotes)
+    value = sj[row_j].copy()
+    if table.votes:
+        starts = np.cumsum(nvotes) - nvotes
+        pos = np.concatenate([starts[k] + np.arange(len(v)) for k, v in zip(idx, table.votes.values())])
+        vals = np.fromiter((x for v in table.votes.values() for x in v), dtype=np.float64, count=len(pos))
+        value[pos] = vals
+    # append missing pairs as one missing vote each
+    rq = np.concatenate([qj[row_j], mq])
+    ra = np.concatenate([aj[row_j], ma])
+    rb = np.concatenate([bj[row_j], mb])
+    value = np.concatenate([value, np.full(len(mq), np.nan)])
+    member = np.concatenate([member, np.zeros(len(mq), dtype=np.int64)])
+    judgment = np.concatenate([row_j, np.full(len(mq), -1, dtype=np.int64)])
+    score = np.concatenate([sj[row_j], np.full(len(mq), np.nan)])
+    ga = flat[offs[rq] + ra] if len(rq) else np.zeros(0, dtype=np.int64)
+    gb = flat[offs[rq] + rb] if len(rq) else np.zeros(0, dtype=np.int64)
+    flip = ga > gb
+    value = np.where(flip, 1.0 - value, value)
+    score = np.where(flip, 1.0 - score, score)
+    lo = np.minimum(ga, gb)
+    hi = np.maximum(ga, gb)
+    return JudgeVotes(name, np.zeros(0, dtype=np.int64), qmap[rq] if len(rq) else np.zeros(0, dtype=np.int64),
+                      lo, hi, flip, value, member, judgment, score, table)
+
+
+@dataclass
+class Matched:
+    """All judges' pairs united (``keys`` sorted) with per-judge per-pair summaries.
+
+    Arrays indexed ``[judge, pair]``: ``present`` (the judge names the pair),
+    ``n_votes``, ``n_valid`` (non-missing votes), ``counts[judge, pair, c]``
+    (valid votes per category LO/TIE/HI), ``mu`` (mean of the valid judgments'
+    scores, canonical orientation; NaN if none) and ``label`` (category of
+    ``mu``, MISSING if none). ``q`` is the pair's global query.
+    """
+
+    names: list[str]
+    queries: list[str]
+    keys: np.ndarray
+    q: np.ndarray
+    present: np.ndarray
+    n_votes: np.ndarray
+    n_valid: np.ndarray
+    counts: np.ndarray
+    mu: np.ndarray
+    label: np.ndarray
+    votes: list[JudgeVotes]
+    pair_index: list[np.ndarray]
+
+
+def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
+    """Unite the judges' pairs and summarise every judge on every pair (vectorised)."""
+    nd = max(len(vocab.doc_name), 1)
+    for j in judges:
+        j.key = j.lo * nd + j.hi
+    allkeys = np.concatenate([j.key for j in judges]) if judges else np.zeros(0, dtype=np.int64)
+    keys = np.unique(allkeys)
+    P, J = len(keys), len(judges)
+    qdoc = np.asarray(vocab.doc_q, dtype=np.int64)
+    q = qdoc[keys // nd] if P else np.zeros(0, dtype=np.int64)
+    present = np.zeros((J, P), dtype=bool)
+    n_votes = np.zeros((J, P), dtype=np.int64)
+    n_valid = np.zeros((J, P), dtype=np.int64)
+    counts = np.zeros((J, P, 3), dtype=np.int64)
+    mu = np.full((J, P), np.nan)
+    pair_index = []
+    for k, j in enumerate(judges):
+        pi = np.searchsorted(keys, j.key)
+        pair_index.append(pi)
+        n_votes[k] = np.bincount(pi, minlength=P)
+        present[k] = n_votes[k] > 0
+        cat = categories(j.value)
+        ok = cat >= 0
+        n_valid[k] = np.bincount(pi[ok], minlength=P)
+        for c in (LO, TIE, HI):
+            counts[k, :, c] = np.bincount(pi[cat == c], minlength=P)
+        # one score per judgment: the first vote row of each judgment with a valid vote
+        first = (j.member == 0) & (j.judgment >= 0)
+        jv = np.zeros(len(j.table.q) + 1, dtype=bool)
+        np.logical_or.at(jv, np.where(ok & (j.judgment >= 0), j.judgment, len(j.table.q)), True)
+        use = first & jv[np.where(j.judgment >= 0, j.judgment, len(j.table.q))]
+        s = np.bincount(pi[use], j.score[use], minlength=P)
+        c = np.bincount(pi[use], minlength=P)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu[k] = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+    label = categories(mu)
+    return Matched([j.name for j in judges], list(vocab.queries), keys, q, present, n_votes, n_valid, counts,
+                   mu, label, judges, pair_index)
+
+
+def read_judges(paths: list[str], names: list[str], fmt: str | None = None, ties: str = "half",
+                formats: list[str | None] | None = None) -> tuple[list[JudgeVotes], Vocabulary]:
+    """Read every judge's file (formats as ``zelo_fit``) onto one vocabulary."""
+    from ..zelo.formats import read_judgments
+
+    vocab = Vocabulary()
+    out = []
+    for k, (path, name) in enumerate(zip(paths, names)):
+        f = formats[k] if formats is not None else fmt
+        out.append(judge_votes(name, read_judgments(path, f, ties=ties), vocab))
+    return out, vocab
