@@ -5,8 +5,9 @@ Every judge's file is read by the readers ``zelo_fit`` uses
 one row per *vote* (an ensemble's members or a pair judged several times give
 several rows; an llmlog ``?`` line or a failed call gives a missing vote).
 
-Orientation: a pair is stored canonically as (lo, hi) -- the two documents in
-order of their global index -- and every vote value is turned to that
+Orientation: a pair is stored canonically as (lo, hi) -- its two documents in
+the order of their document ids (as strings), whatever order any file wrote
+them in -- and every vote value is turned to that
 orientation (value 1 = hi better, 0 = lo better, 1/2 = tie), so that a file that
 writes the pair (B, A) matches one that writes (A, B).
 
@@ -132,13 +133,21 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     score = np.concatenate([sj[row_j], np.full(len(mq), np.nan)])
     ga = flat[offs[rq] + ra] if len(rq) else np.zeros(0, dtype=np.int64)
     gb = flat[offs[rq] + rb] if len(rq) else np.zeros(0, dtype=np.int64)
-    flip = ga > gb
-    value = np.where(flip, 1.0 - value, value)
-    score = np.where(flip, 1.0 - score, score)
-    lo = np.minimum(ga, gb)
-    hi = np.maximum(ga, gb)
-    return JudgeVotes(name, np.zeros(0, dtype=np.int64), qmap[rq] if len(rq) else np.zeros(0, dtype=np.int64),
-                      lo, hi, flip, value, member, judgment, score, table)
+    q = qmap[rq] if len(rq) else np.zeros(0, dtype=np.int64)
+    # canonical orientation is set by orient() once every judge is read
+    return JudgeVotes(name, np.zeros(0, dtype=np.int64), q, ga, gb, np.zeros(len(ga), dtype=bool), value, member,
+                      judgment, score, table)
+
+
+def orient(j: JudgeVotes, rank: np.ndarray) -> None:
+    """Put ``j``'s votes (as read: ``lo``/``hi`` hold the file's first/second document) in the canonical
+    orientation: lo = the document whose (qid, docno) sorts first."""
+    first, second = j.lo, j.hi
+    j.flip = rank[first] > rank[second]
+    j.lo = np.where(j.flip, second, first)
+    j.hi = np.where(j.flip, first, second)
+    j.value = np.where(j.flip, 1.0 - j.value, j.value)
+    j.score = np.where(j.flip, 1.0 - j.score, j.score)
 
 
 @dataclass
@@ -169,7 +178,11 @@ class Matched:
 def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
     """Unite the judges' pairs and summarise every judge on every pair (vectorised)."""
     nd = max(len(vocab.doc_name), 1)
+    names = np.array([f"{vocab.queries[q]}\x00{d}" for q, d in zip(vocab.doc_q, vocab.doc_name)], dtype=object)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
     for j in judges:
+        orient(j, rank)
         j.key = j.lo * nd + j.hi
     allkeys = np.concatenate([j.key for j in judges]) if judges else np.zeros(0, dtype=np.int64)
     keys = np.unique(allkeys)
