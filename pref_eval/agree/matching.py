@@ -31,29 +31,40 @@ MISSING = -1
 
 @dataclass
 class Vocabulary:
-    """Global query and document ids shared by all judges."""
+    """Global query and document ids shared by all judges.
+
+    ``qdocs[q]`` maps a docno of query ``q`` to its global id; ``doc_q`` and
+    ``doc_name`` give each global document's query and docno.
+    """
 
     queries: list[str] = field(default_factory=list)
     qindex: dict[str, int] = field(default_factory=dict)
+    qdocs: list[dict[str, int]] = field(default_factory=list)
     doc_q: list[int] = field(default_factory=list)
     doc_name: list[str] = field(default_factory=list)
-    dindex: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def query(self, qid: str) -> int:
         qi = self.qindex.get(qid)
         if qi is None:
             qi = self.qindex[qid] = len(self.queries)
             self.queries.append(qid)
+            self.qdocs.append({})
         return qi
 
-    def doc(self, qid: str, docno: str) -> int:
-        key = (qid, docno)
-        gi = self.dindex.get(key)
-        if gi is None:
-            gi = self.dindex[key] = len(self.doc_name)
-            self.doc_q.append(self.query(qid))
-            self.doc_name.append(docno)
-        return gi
+    def docs(self, qid: str, docnos: list[str]) -> np.ndarray:
+        """Global ids of ``docnos`` of query ``qid``, registering new ones (C-level dict work, no per-doc
+        Python statements)."""
+        qi = self.query(qid)
+        index = self.qdocs[qi]
+        ids = list(map(index.get, docnos))
+        if None in ids:
+            new = [d for d, i in zip(docnos, ids) if i is None]
+            start = len(self.doc_name)
+            index.update(zip(new, range(start, start + len(new))))
+            self.doc_name.extend(new)
+            self.doc_q.extend([qi] * len(new))
+            ids = list(map(index.__getitem__, docnos))
+        return np.array(ids, dtype=np.int64)
 
 
 @dataclass
@@ -84,10 +95,9 @@ class JudgeVotes:
 
 def categories(value: np.ndarray) -> np.ndarray:
     """LO (< 1/2), TIE (= 1/2), HI (> 1/2), MISSING (NaN) for values on the pair-score scale."""
-    out = np.full(value.shape, MISSING, dtype=np.int8)
-    out[value < 0.5] = LO
-    out[value == 0.5] = TIE
-    out[value > 0.5] = HI
+    out = (value >= 0.5).astype(np.int8)
+    out += value > 0.5
+    out[np.isnan(value)] = MISSING
     return out
 
 
@@ -99,7 +109,7 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     """
     gdoc = []  # per local query: array local doc -> global doc
     for qid in table.queries:
-        gdoc.append(np.array([vocab.doc(qid, d) for d in table.docs[qid]], dtype=np.int64))
+        gdoc.append(vocab.docs(qid, table.docs[qid]))
     qmap = np.array([vocab.query(qid) for qid in table.queries], dtype=np.int64)
     offs = np.zeros(len(gdoc) + 1, dtype=np.int64)
     np.cumsum([len(g) for g in gdoc], out=offs[1:])
@@ -178,14 +188,16 @@ class Matched:
 def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
     """Unite the judges' pairs and summarise every judge on every pair (vectorised)."""
     nd = max(len(vocab.doc_name), 1)
-    names = np.array([f"{vocab.queries[q]}\x00{d}" for q, d in zip(vocab.doc_q, vocab.doc_name)], dtype=object)
+    # only documents of one query are ever compared, so the docno order alone orients every pair
+    names = np.array(vocab.doc_name, dtype=str)
     rank = np.empty(len(names), dtype=np.int64)
     rank[np.argsort(names, kind="stable")] = np.arange(len(names))
     for j in judges:
         orient(j, rank)
         j.key = j.lo * nd + j.hi
     allkeys = np.concatenate([j.key for j in judges]) if judges else np.zeros(0, dtype=np.int64)
-    keys = np.unique(allkeys)
+    allkeys = np.sort(allkeys)
+    keys = allkeys[np.r_[True, allkeys[1:] != allkeys[:-1]]] if len(allkeys) else allkeys
     P, J = len(keys), len(judges)
     qdoc = np.asarray(vocab.doc_q, dtype=np.int64)
     q = qdoc[keys // nd] if P else np.zeros(0, dtype=np.int64)
@@ -202,14 +214,14 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
         present[k] = n_votes[k] > 0
         cat = categories(j.value)
         ok = cat >= 0
-        n_valid[k] = np.bincount(pi[ok], minlength=P)
-        for c in (LO, TIE, HI):
-            counts[k, :, c] = np.bincount(pi[cat == c], minlength=P)
+        counts[k] = np.bincount(pi[ok] * 3 + cat[ok], minlength=3 * P).reshape(P, 3)
+        n_valid[k] = counts[k].sum(-1)
         # one score per judgment: the first vote row of each judgment with a valid vote
         first = (j.member == 0) & (j.judgment >= 0)
-        jv = np.zeros(len(j.table.q) + 1, dtype=bool)
-        np.logical_or.at(jv, np.where(ok & (j.judgment >= 0), j.judgment, len(j.table.q)), True)
-        use = first & jv[np.where(j.judgment >= 0, j.judgment, len(j.table.q))]
+        nj = len(j.table.q)
+        jslot = np.where(j.judgment >= 0, j.judgment, nj)
+        jv = np.bincount(jslot[ok], minlength=nj + 1) > 0
+        use = first & jv[jslot]
         s = np.bincount(pi[use], j.score[use], minlength=P)
         c = np.bincount(pi[use], minlength=P)
         with np.errstate(invalid="ignore", divide="ignore"):

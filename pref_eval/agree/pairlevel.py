@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .matching import HI, LO, TIE, Matched, categories
-from .records import Bootstrap, Record, count, per_query_sums, statistic
+from .records import Bootstrap, Record, count, per_query_sums, per_query_table, statistic
 
 LEVEL = "pair"
 
@@ -108,11 +108,13 @@ def coincidence(cnt: np.ndarray) -> np.ndarray:
     """
     cnt = np.asarray(cnt, dtype=np.float64)
     m = cnt.sum(-1)
-    outer = cnt[:, :, None] * cnt[:, None, :]
-    outer[:, np.arange(3), np.arange(3)] -= cnt
-    with np.errstate(invalid="ignore", divide="ignore"):
-        o = np.where((m >= 2)[:, None, None], outer / np.maximum(m - 1.0, 1.0)[:, None, None], 0.0)
-    return o.reshape(len(cnt), 9)
+    inv = np.where(m >= 2, 1.0 / np.maximum(m - 1.0, 1.0), 0.0)
+    cols = [cnt[:, c] * inv for c in range(3)]
+    out = np.empty((len(cnt), 9))
+    for c in range(3):
+        for k in range(3):
+            out[:, 3 * c + k] = cols[c] * (cnt[:, k] - 1.0) if c == k else cols[c] * cnt[:, k]
+    return out
 
 
 def fleiss_factory(m: int):
@@ -210,10 +212,8 @@ def versus_records(mt: Matched, r: int, k: int, boot: Bootstrap, consensus_min: 
            count(a, b, LEVEL, "only_in_b", int((mt.present[k] & ~mt.present[r]).sum()))]
     lr, lk = mt.label[r], mt.label[k]
     ok = both & (lr >= 0) & (lk >= 0)
-    cell = (lr[ok].astype(np.int64) * 3 + lk[ok])
-    onehot = np.zeros((int(ok.sum()), 9))
-    onehot[np.arange(len(cell)), cell] = 1.0
-    T = per_query_sums(mt.q[ok], nq, list(onehot.T))
+    cell = lr[ok].astype(np.int64) * 3 + lk[ok]
+    T = per_query_table(mt.q[ok], cell, nq, 9)
     out.append(statistic(boot, a, b, LEVEL, "agreement_decided", T, agreement_decided, n_decided))
     out.append(statistic(boot, a, b, LEVEL, "agreement", T, agreement, n_table))
     out.append(statistic(boot, a, b, LEVEL, "cohen_kappa", T, kappa, n_table))
@@ -252,12 +252,13 @@ def all_records(mt: Matched, boot: Bootstrap) -> list[Record]:
 
 
 def pair_level(mt: Matched, boot: Bootstrap, consensus_min: int = 2) -> list[Record]:
-    """Every pair-level record: each judge alone, each judge against the first (reference), all together."""
+    """Every pair-level record: each judge alone, each judge against the first (reference), and all judges
+    together when there are three or more."""
     out: list[Record] = []
     for k in range(len(mt.names)):
         out += judge_records(mt, k, boot)
     for k in range(1, len(mt.names)):
         out += versus_records(mt, 0, k, boot, consensus_min)
-    if len(mt.names) >= 2:
+    if len(mt.names) >= 3:  # with two judges these equal the reference-vs-other figures
         out += all_records(mt, boot)
     return out

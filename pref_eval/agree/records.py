@@ -90,3 +90,10 @@ def per_query_sums(q: np.ndarray, n_queries: int, columns: list[np.ndarray]) -> 
     q = np.asarray(q, dtype=np.int64)
     return np.stack([np.bincount(q, np.asarray(c, dtype=np.float64), minlength=n_queries) for c in columns], axis=1) \
         if columns else np.zeros((n_queries, 0))
+
+
+def per_query_table(q: np.ndarray, cell: np.ndarray, n_queries: int, n_cells: int) -> np.ndarray:
+    """``T[query, c]`` = number of rows of that query whose cell is ``c`` (one bincount)."""
+    q = np.asarray(q, dtype=np.int64)
+    flat = np.bincount(q * n_cells + np.asarray(cell, dtype=np.int64), minlength=n_queries * n_cells)
+    return flat.reshape(n_queries, n_cells).astype(np.float64)
