@@ -35,13 +35,14 @@ def _rounded(v, digits: int) -> str:
 
 
 def _cells(r: Record, digits: int) -> list[str]:
-    counts = r.statistic in COUNT_STATISTICS
+    counts = r.statistic in COUNT_STATISTICS or r.statistic.startswith("flip:")
     value = str(int(r.value)) if counts and not math.isnan(r.value) else _rounded(r.value, digits)
     return [r.judge_a, r.judge_b, r.level, r.statistic, value, _rounded(r.ci_low, digits),
             _rounded(r.ci_high, digits), str(r.n)]
 
 
-COUNT_STATISTICS = frozenset({"pairs", "votes", "matched", "only_in_a", "only_in_b", "queries"})
+COUNT_STATISTICS = frozenset({"pairs", "votes", "matched", "only_in_a", "only_in_b", "queries", "topics", "systems",
+                              "significant_a", "significant_b", "decision_changes"})
 
 
 def _json_value(v):
