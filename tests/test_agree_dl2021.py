@@ -107,3 +107,12 @@ def test_pair_level_figures_recomputed_independently():
         len([k for k in gpt_names if k not in gpt]) / len(gpt_names), abs=1e-12)
     assert got["crowd", "", "tie_rate"]["value"] == pytest.approx(
         np.mean([_cat(float(np.mean(v))) == 1 for v in crowd.values()]), abs=1e-12)
+
+
+def test_docs_show_the_scripts_table():
+    page = (ROOT / "docs" / "zelo_agree.md").read_text(encoding="utf-8")
+    start = page.index("<!-- agree_dl2021 table start -->\n") + len("<!-- agree_dl2021 table start -->\n")
+    shown = page[start:page.index("<!-- agree_dl2021 table end -->")]
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "agree_dl2021.py"), str(CROWD), str(GPT)],
+                         capture_output=True, text=True, check=True).stdout
+    assert shown == out
