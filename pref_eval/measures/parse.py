@@ -27,7 +27,7 @@ from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
 from .nicknames import NICKNAMES
-from .params import NOT_GIVEN, Param
+from .params import CUTOFF, NOT_GIVEN, RECALL, Param
 
 JUDGED_WHOLE_LIST = 2**63 - 1
 
@@ -228,7 +228,7 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     if whole_list:
         params = (JUDGED_WHOLE_LIST,)
     if at is not None:
-        p = next(q for q in spec.keywords if q.role == "cutoff")
+        p = next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
         v = p.check(text, at)
         params = (int(v),) if spec.param_kind == "cutoffs" else (float(v),)
     return MeasureRequest(spec, params, None, level=level, label=text.strip(),
