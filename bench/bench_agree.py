@@ -48,7 +48,7 @@ def tables(n_pairs: int, n_queries: int = 1000, n_docs: int = 300, seed: int = 0
             aa[rev], bb[rev] = b[rev], a[rev]
             s[rev] = 1.0 - s[rev]
             miss = rng.random(len(q)) < 0.05
-            t.missing = list(zip(q[miss].tolist(), aa[miss].tolist(), bb[miss].tolist()))
+            t.missing = list(zip(q[miss].tolist(), aa[miss].tolist(), bb[miss].tolist(), strict=True))
             keep = ~miss
         else:
             keep = np.ones(len(q), dtype=bool)
@@ -61,7 +61,7 @@ def tables(n_pairs: int, n_queries: int = 1000, n_docs: int = 300, seed: int = 0
 
 def pair_report(tabs):
     vocab = Vocabulary()
-    judges = [judge_votes(name, t, vocab) for name, t in zip(("A", "B"), tabs)]
+    judges = [judge_votes(name, t, vocab) for name, t in zip(("A", "B"), tabs, strict=True)]
     mt = match(judges, vocab)
     return pair_level(mt, Bootstrap(len(mt.queries), 1000, 0))
 

@@ -58,9 +58,9 @@ class Vocabulary:
         index = self.qdocs[qi]
         ids = list(map(index.get, docnos))
         if None in ids:
-            new = [d for d, i in zip(docnos, ids) if i is None]
+            new = [d for d, i in zip(docnos, ids, strict=True) if i is None]
             start = len(self.doc_name)
-            index.update(zip(new, range(start, start + len(new))))
+            index.update(zip(new, range(start, start + len(new)), strict=True))
             self.doc_name.extend(new)
             self.doc_q.extend([qi] * len(new))
             ids = list(map(index.__getitem__, docnos))
@@ -117,7 +117,7 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     qj, aj, bj, sj, _ = table.arrays()
     nj = len(qj)
     if table.missing:
-        mq, ma, mb = (np.array(c, dtype=np.int64) for c in zip(*table.missing))
+        mq, ma, mb = (np.array(c, dtype=np.int64) for c in zip(*table.missing, strict=True))
     else:
         mq = ma = mb = np.zeros(0, dtype=np.int64)
     # votes per judgment: 1 (the score) unless the file carried an ensemble
@@ -130,7 +130,7 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     value = sj[row_j].copy()
     if table.votes:
         starts = np.cumsum(nvotes) - nvotes
-        pos = np.concatenate([starts[k] + np.arange(len(v)) for k, v in zip(idx, table.votes.values())])
+        pos = np.concatenate([starts[k] + np.arange(len(v)) for k, v in zip(idx, table.votes.values(), strict=True)])
         vals = np.fromiter((x for v in table.votes.values() for x in v), dtype=np.float64, count=len(pos))
         value[pos] = vals
     # append missing pairs as one missing vote each
@@ -238,7 +238,7 @@ def read_judges(paths: list[str], names: list[str], fmt: str | None = None, ties
 
     vocab = Vocabulary()
     out = []
-    for k, (path, name) in enumerate(zip(paths, names)):
+    for k, (path, name) in enumerate(zip(paths, names, strict=True)):
         f = formats[k] if formats is not None else fmt
         out.append(judge_votes(name, read_judgments(path, f, ties=ties), vocab))
     return out, vocab

@@ -11,7 +11,7 @@ one report share the same resamples, so one seed fixes every interval.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -43,7 +43,7 @@ def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, i
     out: dict[str, dict[str, int]] = {}
     for k, qid in enumerate(table.queries):
         bins = grade_bins(res.score[offsets[k]:offsets[k + 1]], len(grades), "quantile")
-        out[qid] = {d: grades[int(g)] for d, g in zip(table.docs[qid], bins)}
+        out[qid] = {d: grades[int(g)] for d, g in zip(table.docs[qid], bins, strict=True)}
     return out
 
 

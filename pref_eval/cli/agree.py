@@ -45,7 +45,8 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="System level: a TREC run (repeatable; shell globs expanded by the shell).")
 @click.option("-m", "--measure", default=None, metavar="MEASURE", help="System level: the measure (e.g. ndcg_cut.10).")
 @click.option("--grades", default="0,1,2,3", show_default=True,
-              help="System level: grades of each judge's qrels (quantile bins of its zELO scores, as zelo_fit --qrels).")
+              help="System level: grades of each judge's qrels (quantile bins of its zELO scores, "
+                   "as zelo_fit --qrels).")
 @click.option("--tests", default="t", show_default=True, help="System level: paired test (as zelo_compare).")
 @click.option("--correction", type=click.Choice(["none", "bonferroni", "holm", "bh"]), default="holm",
               show_default=True, help="System level: multiple-comparison correction.")

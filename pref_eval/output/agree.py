@@ -13,7 +13,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-from typing import Iterable, TextIO
+from typing import TextIO
+from collections.abc import Iterable
 
 from ..agree.records import FIELDS, Record
 
@@ -72,13 +73,13 @@ def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", dig
             w.writerow([_exact(x) for x in r.row()])
     elif fmt == "jsonl":
         for r in records:
-            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, r.row())}) + "\n")
+            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, r.row(), strict=True)}) + "\n")
     elif fmt in ("text", "markdown", "latex"):
         rows = [_cells(r, digits) for r in records]
         if fmt == "text":
             widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(FIELDS)]
             for row in [list(FIELDS)] + rows:
-                out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+                out.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
         elif fmt == "markdown":
             out.write("| " + " | ".join(FIELDS) + " |\n")
             out.write("|" + "|".join("---" if i < 4 else "---:" for i in range(len(FIELDS))) + "|\n")
