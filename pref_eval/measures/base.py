@@ -70,6 +70,9 @@ class MeasureSpec:
     * ``uses_level`` -- whether ``-l`` affects the measure (docs).
     * ``nicknames`` -- trec_eval measure sets this belongs to.
     * ``irm`` -- ir-measures family name, if any (e.g. ``nDCG``).
+    * ``needs`` -- inputs beyond qrels and run: ``subtopics`` (the qrels are
+      read as subtopic qrels, :func:`needs_subtopics`), ``judgments`` (a
+      pairwise judgment file, ``-P``).
     """
 
     name: str
@@ -90,6 +93,7 @@ class MeasureSpec:
     nicknames: frozenset = frozenset()
     irm: str | None = None
     summarize: Callable | None = None  # custom summary (values, ranked, ctx) -> ndarray
+    needs: frozenset = frozenset()  # extra inputs: "subtopics" (subtopic qrels), "judgments" (-P file)
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,11 @@ def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Com
         return fn
 
     return deco
+
+
+def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
+    """Whether some request needs the qrels read as subtopic qrels (second column kept)."""
+    return any("subtopics" in r.spec.needs for r in requests)
 
 
 def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
