@@ -5,8 +5,9 @@ The qrels' second column is the subtopic s (read with
 J(d, s) = 1 when d's grade for s is ≥ l (``rel``, default 1), else 0.
 A query's subtopics S are those with at least one J = 1 (ndeval's "actual
 subtopics"); every measure is 0 for a query with S = ∅. d_i is the
-document at rank i (pref_eval's ranking: score descending, ties by docno
-descending = ndeval's ``-traditional`` order) and c_s(i) the number of
+document at rank i: score descending, ties by docno **ascending** (pyndeval's
+order, hence ir-measures'; ndeval itself uses the ranks of the file, or with
+``-traditional`` docno descending) and c_s(i) the number of
 documents above rank i relevant to s. The novelty gain at rank i is
 
     G_i = Σ_s J(d_i, s) (1 − α)^{c_s(i)}      (α = ``alpha``, default 0.5)
@@ -48,6 +49,7 @@ import numpy as np
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys
 from .base import EvalContext, measure
+from .params import CUTOFF, REL, Param
 
 CLARKE2008 = "Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon, SIGIR 2008 (ndeval)"
 CHAPELLE2009 = "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009 (ndeval's ERR-IA)"
@@ -290,6 +292,11 @@ ALPHA, BETA = 0.5, 0.5
 DIV_CUTS = (5, 10, 20)
 ORDER_DIV = 1100
 _SUB = frozenset({"subtopics"})
+ALPHA_P = Param("alpha", float, ALPHA, "redundancy intolerance α", low=0.0, high=1.0)
+BETA_P = Param("beta", float, BETA, "patience β (NRBP's rank decay)", low=0.0, high=1.0)
+# ir-measures' judged_only for these measures keeps every document of the qrels, negative grades included
+IN_QRELS_ONLY = Param("judged_only", bool, False, "keep only the documents present in the qrels (any grade)")
+_CUT_KW = (CUTOFF, REL, IN_QRELS_ONLY)
 
 
 def _opt(ctx: EvalContext, name: str, default: float) -> float:
@@ -298,66 +305,80 @@ def _opt(ctx: EvalContext, name: str, default: float) -> float:
     return float(opts.get(name, default))
 
 
+def _ranking(r, ctx: EvalContext):
+    """The ranking the measure sees: with ``judged_only``, the documents absent from the qrels removed."""
+    if (getattr(ctx, "opts", None) or {}).get("judged_only"):
+        from ..collection import NONPOOL, subset_ranked
+
+        return subset_ranked(r, r.grade != NONPOOL)
+    return r
+
+
 def _div_measure(name: str, k: int, text: str, **kw):
-    return measure(name, ORDER_DIV + k, text, needs=_SUB, **kw)
+    """Register a diversity measure: subtopic qrels; pyndeval's tie order (score desc, docno asc)."""
+    return measure(name, ORDER_DIV + k, text, needs=_SUB, tie_order="docno_asc", **kw)
 
 
 @_div_measure("alpha_DCG", 0, "α-DCG@k over subtopic qrels, divided by the ideal-ideal sum (ndeval).",
               formula="Σ_{i≤k} G_i/log2(i+1) / Σ_{i≤k} |S|(1−α)^(i−1)/log2(i+1), G_i = Σ_s J(d_i,s)(1−α)^c_s(i)",
-              citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_DCG@")
+              citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_DCG@",
+              keywords=(*_CUT_KW, ALPHA_P))
 def m_alpha_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return alpha_dcg(r, ctx.level, _opt(ctx, "alpha", ALPHA), params, False)
+    return alpha_dcg(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), params, False)
 
 
 @_div_measure("alpha_nDCG", 1, "α-nDCG@k over subtopic qrels: α-DCG over the greedy ideal ranking's (ndeval).",
               formula="Σ_{i≤k} G_i/log2(i+1) / Σ_{i≤k} G*_i/log2(i+1), G* of ndeval's greedy ideal",
-              citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_nDCG@")
+              citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_nDCG@",
+              keywords=(*_CUT_KW, ALPHA_P))
 def m_alpha_ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return alpha_dcg(r, ctx.level, _opt(ctx, "alpha", ALPHA), params, True)
+    return alpha_dcg(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), params, True)
 
 
 @_div_measure("ERR_IA", 2, "Intent-aware ERR@k, divided by the ideal-ideal sum (ndeval).",
               formula="Σ_{i≤k} G_i/i / Σ_{i≤k} |S|(1−α)^(i−1)/i", citation=CHAPELLE2009,
-              param_kind="cutoffs", defaults=DIV_CUTS, irm="ERR_IA@")
+              param_kind="cutoffs", defaults=DIV_CUTS, irm="ERR_IA@", keywords=_CUT_KW)
 def m_err_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return err_ia(r, ctx.level, ALPHA, params, False)
+    return err_ia(_ranking(r, ctx), ctx.level, ALPHA, params, False)
 
 
 @_div_measure("nERR_IA", 3, "Intent-aware ERR@k over the greedy ideal ranking's (ndeval).",
               formula="Σ_{i≤k} G_i/i / Σ_{i≤k} G*_i/i", citation=CHAPELLE2009,
-              param_kind="cutoffs", defaults=DIV_CUTS, irm="nERR_IA@")
+              param_kind="cutoffs", defaults=DIV_CUTS, irm="nERR_IA@", keywords=_CUT_KW)
 def m_nerr_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return err_ia(r, ctx.level, ALPHA, params, True)
+    return err_ia(_ranking(r, ctx), ctx.level, ALPHA, params, True)
 
 
 @_div_measure("NRBP", 4, "Novelty- and rank-biased precision over the whole list (ndeval).",
-              formula="(1−(1−α)β)/|S| · Σ_i G_i β^(i−1)", citation=CKV2009, irm="NRBP")
+              formula="(1−(1−α)β)/|S| · Σ_i G_i β^(i−1)", citation=CKV2009, irm="NRBP",
+              keywords=(REL, ALPHA_P, BETA_P))
 def m_nrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return nrbp(r, ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), False)
+    return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), False)
 
 
 @_div_measure("nNRBP", 5, "NRBP divided by the greedy ideal ranking's NRBP (ndeval).",
-              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)", citation=CKV2009, irm="nNRBP")
+              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)", citation=CKV2009, irm="nNRBP",
+              keywords=(REL, ALPHA_P, BETA_P))
 def m_nnrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return nrbp(r, ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), True)
+    return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), True)
 
 
 @_div_measure("P_IA", 6, "Intent-aware precision at k (ndeval).",
               formula="Σ_{i≤k} Σ_s J(d_i,s) / (k|S|)", citation=AGRAWAL2009,
-              param_kind="cutoffs", defaults=DIV_CUTS, irm="P_IA@")
+              param_kind="cutoffs", defaults=DIV_CUTS, irm="P_IA@", keywords=_CUT_KW)
 def m_p_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return p_ia(r, ctx.level, params)
+    return p_ia(_ranking(r, ctx), ctx.level, params)
 
 
 @_div_measure("AP_IA", 7, "Intent-aware average precision (ndeval's MAP-IA per query).",
               formula="(1/|S|) Σ_s (1/R_s) Σ_{i: J(d_i,s)} |{j≤i: J(d_j,s)}|/i", citation=AGRAWAL2009,
-              irm="AP_IA")
+              irm="AP_IA", keywords=(REL, IN_QRELS_ONLY))
 def m_ap_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return ap_ia(r, ctx.level)
+    return ap_ia(_ranking(r, ctx), ctx.level)
 
 
 @_div_measure("StRecall", 8, "Subtopic recall at k (ndeval's strec).",
               formula="|{s : ∃ i ≤ k, J(d_i,s)}| / |S|", citation=ZCL2003,
-              param_kind="cutoffs", defaults=DIV_CUTS, irm="StRecall@")
+              param_kind="cutoffs", defaults=DIV_CUTS, irm="StRecall@", keywords=(CUTOFF, REL))
 def m_strecall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return s_recall(r, ctx.level, params)
+    return s_recall(_ranking(r, ctx), ctx.level, params)
