@@ -56,7 +56,7 @@ def test_errors(agree_jsonl, tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"judge_a": "a"}\n')
     code, _, err = run_plot(["calibration", "-A", str(bad), "-o", str(tmp_path / "x.png")], capsys)
-    assert code == 2 and err.startswith("zelo_plot: ") and "bad.jsonl:1:" in err and "\n" == err[-1]
+    assert code == 2 and err.startswith("zelo_plot: ") and "bad.jsonl:1:" in err and err[-1] == "\n"
     assert err.count("\n") == 1
     code, _, err = run_plot(["calibration", "-A", str(agree_jsonl), "--judge", "nobody",
                              "-o", str(tmp_path / "x.png")], capsys)
