@@ -14,6 +14,9 @@ import tempfile
 from typing import Callable, Iterator, TextIO
 
 from ..errors import PrefEvalError
+from ..log import Log
+
+__all__ = ["Log", "output_stream", "run_main"]
 
 
 def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None) -> None:
@@ -118,40 +121,3 @@ def _set_mode(tmp: str, target: str) -> None:
         mode = 0o666 & ~umask
     with contextlib.suppress(OSError):
         os.chmod(tmp, mode)
-
-
-class Log:
-    """Progress and warnings on stderr, silenced by ``--quiet``."""
-
-    def __init__(self, prog: str, quiet: bool = False) -> None:
-        self.prog = prog
-        self.quiet = quiet
-
-    def warn(self, message: str) -> None:
-        if not self.quiet:
-            sys.stderr.write(f"{self.prog}: warning: {message}\n")
-
-    def info(self, message: str) -> None:
-        if not self.quiet:
-            sys.stderr.write(f"{self.prog}: {message}\n")
-
-    @property
-    def interactive(self) -> bool:
-        """Progress is shown only when stderr is a terminal and not ``--quiet``."""
-        try:
-            return not self.quiet and sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            return False
-
-    def progress(self, label: str, done: int, total: int) -> None:
-        """One updating progress line on a terminal (``label: done/total``)."""
-        if not self.interactive:
-            return
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r{self.prog}: {label}: {done}/{total}{end}")
-        sys.stderr.flush()
-
-    def stage(self, message: str) -> None:
-        """A progress message for a long step, shown only on a terminal."""
-        if self.interactive:
-            sys.stderr.write(f"{self.prog}: {message}\n")

@@ -126,7 +126,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
 def _list_measures() -> int:
     from ..measures import registry
     from ..measures.nicknames import NICKNAMES
-    from ..preferences.names import ALL_SET, PREFERENCES
+    from ..run_preferences.names import ALL_SET, PREFERENCES
 
     click.echo("preference measures: " + " ".join(PREFERENCES))
     click.echo("pref_eval metrics: ap ap@K rbp rbp@G rbp@G,K rr rr@K ndcg ndcg@K rp p@K r@K")
@@ -152,7 +152,7 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
     from ..measures import EvalContext, parse_measures
-    from ..preferences.evaluate import run_id
+    from ..run_preferences.evaluate import run_id
     from .common import output_stream
 
     if ms in ("preferences", "all", "none"):
@@ -200,7 +200,7 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
     """
     from ..errors import UsageError
     from ..io.textfile import display_name
-    from ..preferences.evaluate import run_id
+    from ..run_preferences.evaluate import run_id
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
     from .common import output_stream
 
@@ -244,7 +244,7 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
 
 
 def _check_names(names, paths) -> None:
-    from ..preferences.evaluate import check_unique_run_ids
+    from ..run_preferences.evaluate import check_unique_run_ids
 
     check_unique_run_ids(names, paths)
 
@@ -255,11 +255,11 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
-    from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, reference_index, run_names
-    from ..preferences.names import resolve
-    from ..preferences.output import pref_json_lines, pref_rows, write_table
-    from ..preferences.sampling import sample_labels, sample_queries
+    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
+    from ..run_preferences.names import resolve
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
+    from ..run_preferences.sampling import sample_labels, sample_queries
     from .common import output_stream
 
     if fmt == "pref" and len(runs) < 2:

@@ -22,7 +22,7 @@ def command():
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
     from ..io.textfile import read_input_bytes
-    from ..zelo.formats import read_zbench_dataset
+    from ..io.judgments import read_zbench_dataset
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -149,7 +149,7 @@ def next_cmd(state, output):
 @click.option("-Q", "--quiet", is_flag=True)
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
 
     t = _load(state)
     log = Log("zelo_pairs", quiet)
@@ -174,7 +174,7 @@ def result_cmd(state, qrels):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     import sys
 
-    from ..zelo.scores_io import fmt_float
+    from ..output.zelo_scores import fmt_float
     from ..zelo.tournament import read_graded_qrels
 
     t = _load(state)

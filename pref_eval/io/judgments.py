@@ -33,8 +33,8 @@ import math
 from typing import Callable
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
-from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score
+from .textfile import display_name, read_input_bytes
+from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
