@@ -14,9 +14,7 @@ import tempfile
 from typing import Callable, Iterator, TextIO
 
 from ..errors import PrefEvalError
-from ..log import Log
-
-__all__ = ["Log", "output_stream", "run_main"]
+from ..log import Log  # noqa: F401  (the commands import it from here)
 
 
 def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None) -> None:
@@ -121,3 +119,25 @@ def _set_mode(tmp: str, target: str) -> None:
         mode = 0o666 & ~umask
     with contextlib.suppress(OSError):
         os.chmod(tmp, mode)
+
+
+def given_options(*names: str) -> list[str]:
+    """Which of the current command's parameters (by Python name) the user set on the command line or
+    through the environment -- to refuse an option that a missing one would leave unused."""
+    import click
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return [n for n in names if ctx.get_parameter_source(n) in (ParameterSource.COMMANDLINE,
+                                                                 ParameterSource.ENVIRONMENT)]
+
+
+def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
+    """Raise UsageError when an option of ``names`` ({python name: flag}) is given without ``needs``."""
+    from ..errors import UsageError
+
+    if present:
+        return
+    bad = given_options(*names)
+    if bad:
+        raise UsageError(f"{', '.join(names[b] for b in bad)} applies only with {needs}")
