@@ -17,13 +17,13 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _load_qrels(qrels: Any):
-    from .io.qrels import Qrels, qrels_from_records, read_qrels
+def _load_qrels(qrels: Any, subtopics: bool = False):
+    from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
     if isinstance(qrels, Qrels):
-        return qrels
+        return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels)
+        return read_qrels(qrels, subtopics=subtopics)
     return qrels_from_records(qrels)
 
 
@@ -78,12 +78,13 @@ def evaluate(
     from .collection import build_collection
     from .engine import evaluate_ranked
     from .measures import EvalContext, parse_measures
+    from .measures.base import needs_subtopics
     from .output.table import HEADER, long_rows
 
     if isinstance(measures, str):
         measures = [measures]
     requests = parse_measures(list(measures))
-    q = _load_qrels(qrels)
+    q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
     names = [r.name for r in rs]
     if len(set(names)) != len(names):

@@ -13,6 +13,14 @@ Rules (trec_eval 10 compatible, stricter where trec_eval is silent):
 * an empty file (no judgment lines) is an error.
 
 ``irds:<dataset-id>`` loads the qrels of an ir_datasets dataset.
+
+**Subtopic (diversity) qrels** (``read_qrels(..., subtopics=True)``, asked
+for when a diversity measure is requested): the second column is the
+subtopic (intent) id, as in the TREC Web track's diversity qrels; a
+(qid, subtopic, docno) triple may appear once. The returned :class:`Qrels`
+holds one row per (qid, docno) with its highest grade over the subtopics
+(what the ordinary measures see) and keeps every row in ``subtopics``.
+The ordinary path does not do any of this work.
 """
 from __future__ import annotations
 
@@ -45,6 +53,7 @@ class Qrels:
     line: np.ndarray
     source: str = "<qrels>"
     grouping: tuple | None = field(default=None, repr=False, compare=False)
+    subtopics: Qrels | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.qid)
@@ -132,8 +141,42 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
     return _with_grouping(q, check_duplicates)
 
 
-def read_qrels(path: PathLike, *, check_duplicates: bool = True) -> Qrels:
-    """Read a TREC qrels file (path, ``-``, gzip) or ``irds:<dataset-id>``."""
+def with_subtopics(q: Qrels) -> Qrels:
+    """Subtopic qrels → one row per (qid, docno) (highest grade) carrying every row in ``subtopics``.
+
+    A repeated (qid, subtopic, docno) triple is an error naming both lines.
+    """
+    full = Qrels(qid=q.qid, iter=q.iter, docno=q.docno, rel=q.rel, line=q.line, source=q.source)
+    if len(q) == 0:
+        return Qrels(qid=q.qid, iter=q.iter, docno=q.docno, rel=q.rel, line=q.line, source=q.source,
+                     subtopics=full)
+    o = np.lexsort((q.line, q.docno, q.iter, q.qid))
+    sq, si, sd = q.qid[o], q.iter[o], q.docno[o]
+    dup = np.flatnonzero((sq[1:] == sq[:-1]) & (si[1:] == si[:-1]) & (sd[1:] == sd[:-1]))
+    if len(dup):
+        a, b = o[dup[0]], o[dup[0] + 1]
+        raise InputError(q.source, int(q.line[b]),
+                         f"duplicate judgment for query {q.qid[a].decode(errors='replace')} subtopic "
+                         f"{q.iter[a].decode(errors='replace')} document {q.docno[a].decode(errors='replace')} "
+                         f"(first at line {int(q.line[a])})")
+    o = np.lexsort((q.line, -q.rel, q.docno, q.qid))
+    sq, sd = q.qid[o], q.docno[o]
+    first = o[np.concatenate([[True], (sq[1:] != sq[:-1]) | (sd[1:] != sd[:-1])])]
+    first.sort()
+    c = Qrels(qid=q.qid[first], iter=q.iter[first], docno=q.docno[first], rel=q.rel[first],
+              line=q.line[first], source=q.source)
+    c = _with_grouping(c, False)
+    return Qrels(qid=c.qid, iter=c.iter, docno=c.docno, rel=c.rel, line=c.line, source=c.source,
+                 grouping=c.grouping, subtopics=full)
+
+
+def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool = False) -> Qrels:
+    """Read a TREC qrels file (path, ``-``, gzip) or ``irds:<dataset-id>``.
+
+    ``subtopics``: the second column is a subtopic id (see the module doc).
+    """
+    if subtopics:
+        return with_subtopics(read_qrels(path, check_duplicates=False))
     p = str(path)
     if p.startswith("irds:"):
         from .irds import irds_qrels_columns

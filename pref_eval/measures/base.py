@@ -52,6 +52,7 @@ class EvalContext:
     num_docs_in_coll: int = 0
     extra: dict = field(default_factory=dict)
     opts: dict = field(default_factory=dict)  # declared keyword parameters of the request (ir-measures syntax)
+    irm: bool = False  # the request was written in ir-measures syntax (its providers' conventions apply)
 
 
 Compute = Callable[[Any, tuple, EvalContext], Any]
@@ -90,6 +91,9 @@ class MeasureSpec:
     * ``tie_order`` -- ``trec`` (score desc, docno desc: trec_eval) or
       ``docno_asc`` (score desc, docno asc: the order of ir-measures' own
       providers and MS MARCO's script, used by ``Judged`` and ``RR@k``).
+    * ``needs`` -- inputs beyond qrels and run: ``subtopics`` (the qrels are
+      read as subtopic qrels, :func:`needs_subtopics`), ``judgments`` (a
+      pairwise judgment file, ``-P``).
     """
 
     name: str
@@ -114,6 +118,7 @@ class MeasureSpec:
     irm_per_query: bool = False
     tie_order: Literal["trec", "docno_asc"] = "trec"
     validate: Callable[[str, dict], None] | None = None  # extra check of the options (one-line UsageError)
+    needs: frozenset = frozenset()  # extra inputs: "subtopics" (subtopic qrels), "judgments" (-P file)
 
     def keyword(self, name: str) -> Param | None:
         """The declared keyword parameter ``name`` (None if not declared)."""
@@ -150,9 +155,10 @@ class MeasureRequest:
         """``ctx`` with this request's relevance level and keyword options."""
         opts = dict(self.options)
         level = self.level if self.level is not None else ctx.level
-        if level == ctx.level and opts == ctx.opts:
+        irm = self.label is not None
+        if level == ctx.level and opts == ctx.opts and irm == ctx.irm:
             return ctx
-        return replace(ctx, level=level, opts=opts)
+        return replace(ctx, level=level, opts=opts, irm=irm)
 
     def prepare(self, ranked: Any) -> Any:
         """The ranking the measure sees: ties reordered, unjudged removed, truncated (by role)."""
@@ -194,6 +200,11 @@ def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Com
         return fn
 
     return deco
+
+
+def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
+    """Whether some request needs the qrels read as subtopic qrels (second column kept)."""
+    return any("subtopics" in r.spec.needs for r in requests)
 
 
 def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
