@@ -194,16 +194,22 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
     return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates, try_fast=not plain)
 
 
-def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
+def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool = False) -> Qrels:
     """Build Qrels from a DataFrame (query_id/doc_id/relevance columns, or
-    qid/docno/rel), a dict ``{qid: {docno: rel}}`` or an iterable of tuples."""
+    qid/docno/rel; an ``iteration`` column is kept), a dict ``{qid: {docno: rel}}``
+    or an iterable of tuples ``(qid, docno, rel)`` / ``(qid, iteration, docno, rel)``
+    or of ``Qrel`` namedtuples. ``subtopics``: the iteration is a subtopic id
+    (see :func:`with_subtopics`)."""
     qids: list[str] = []
     docs: list[str] = []
     rels: list[int] = []
+    iters: list[str] = []
     if isinstance(records, dict):
         for qid, dd in records.items():
             for doc, rel in dd.items():
-                qids.append(str(qid)); docs.append(str(doc)); rels.append(int(rel))
+                qids.append(str(qid))
+                docs.append(str(doc))
+                rels.append(int(rel))
     elif hasattr(records, "columns"):
         cols = {c.lower(): c for c in records.columns}
         qc = cols.get("query_id", cols.get("qid"))
@@ -214,22 +220,38 @@ def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
         qids = [str(x) for x in records[qc]]
         docs = [str(x) for x in records[dc]]
         rels = [int(x) for x in records[rc]]
+        ic = cols.get("iteration", cols.get("iter", cols.get("subtopic")))
+        if ic is not None:
+            iters = [str(x) for x in records[ic]]
     else:
         for i, rec in enumerate(records, 1):
             if hasattr(rec, "query_id"):
-                qids.append(str(rec.query_id)); docs.append(str(rec.doc_id)); rels.append(int(rec.relevance))
+                qids.append(str(rec.query_id))
+                docs.append(str(rec.doc_id))
+                rels.append(int(rec.relevance))
+                iters.append(str(getattr(rec, "iteration", "0")))
+            elif len(rec) == 3:
+                qids.append(str(rec[0]))
+                docs.append(str(rec[1]))
+                rels.append(int(rec[2]))
+                iters.append("0")
+            elif len(rec) == 4:
+                qids.append(str(rec[0]))
+                iters.append(str(rec[1]))
+                docs.append(str(rec[2]))
+                rels.append(int(rec[3]))
             else:
-                if len(rec) != 3:
-                    raise InputError(source, i, "expected (qid, docno, rel)")
-                qids.append(str(rec[0])); docs.append(str(rec[1])); rels.append(int(rec[2]))
+                raise InputError(source, i, "expected (qid, docno, rel) or (qid, iteration, docno, rel)")
     n = len(qids)
     q = Qrels(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
-        iter=np.full(n, b"0", dtype="S1"),
+        iter=np.array([s.encode() for s in iters], dtype="S") if iters and n else np.full(n, b"0", dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
         rel=np.asarray(rels, dtype=np.int64),
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,
     )
+    if subtopics:
+        return with_subtopics(q)
     _check_duplicates(q)
     return q
