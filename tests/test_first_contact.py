@@ -264,3 +264,24 @@ def test_item5_run_scores_no_hex_no_underscores(tmp_path, gz):
             p = _gzip(p)
         code, _, err = cli("trec", "-m", "map", QRELS, p)
         assert code == 2 and err.startswith(f"zelo_trec: {p}:1: score '{tok}' is not a number"), err
+
+
+# 6 ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl"])
+def test_item6_orderings_read_zelo_eval_tables(tmp_path, fmt):
+    """``zelo_compare --orderings`` reads zelo_eval's own tables (tau as scipy's on pytrec_eval's means)."""
+    from scipy import stats
+
+    a, b = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
+    assert cli("eval", "-R", QRELS, "-m", "map", "-m", "P_500", "-o", fmt, "--output", a, *RUNS)[0] == 0
+    assert cli("eval", "-R", QRELS, "-m", "rpp", "-m", "p@500", "-o", fmt, "--output", b, *RUNS)[0] == 0
+    code, out, err = cli("compare", "--orderings", a, b, "--key-a", "map", "--key-b", "p@500")
+    assert code == 0, err
+    ap, p500 = _pytrec("map"), _pytrec("P_500")
+    names = [p.name for p in RUNS]
+    want = stats.kendalltau([sum(ap[n].values()) for n in names], [sum(p500[n].values()) for n in names])
+    got = dict(line.split(None, 1) for line in out.splitlines() if line.strip() and not line.startswith(("A:", "B:")))
+    assert float(got["kendall_tau_b"]) == pytest.approx(want.statistic, abs=5e-5)
+    code, _, err = cli("compare", "--orderings", a, b)
+    assert code == 2 and "holds several measures (map, P_500)" in err
