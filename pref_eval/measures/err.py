@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import EvaluationError
+from .params import CUTOFF
 from .base import EvalContext, measure
 from .cascade import cut_mask, exclusive_level_product
 
@@ -47,6 +48,7 @@ def err(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("ERR_cut", ORDER_ERR + 1, "Expected reciprocal rank at cutoff k (gdeval's ERR@k).",
          formula="Σ_{i≤k} (R_i/i) Π_{j<i}(1−R_j),  R = (2^g − 1)/2^4", citation=CMZG2009,
-         param_kind="cutoffs", defaults=(20,), uses_level=False, irm="ERR@")
+         param_kind="cutoffs", defaults=(20,), uses_level=False, irm="ERR@",
+         keywords=(CUTOFF,))
 def err_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([err_values(r, int(k)) for k in params])

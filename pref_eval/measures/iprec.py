@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import JUDGED_ONLY, RECALL, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long, cum_within, lround, suffix_max
@@ -85,7 +86,7 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
 @measure("iprec_at_recall", trec_order("iprec_at_recall"),
          "Interpolated precision at recall points (v10: lround(x·R); --trec-eval-9: (long)(x·R+0.9)).",
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
-         defaults=POINTS, irm="IPrec@", citation="van Rijsbergen 1979")
+         defaults=POINTS, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
 def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9)
 
