@@ -285,3 +285,66 @@ def test_item6_orderings_read_zelo_eval_tables(tmp_path, fmt):
     assert float(got["kendall_tau_b"]) == pytest.approx(want.statistic, abs=5e-5)
     code, _, err = cli("compare", "--orderings", a, b)
     assert code == 2 and "holds several measures (map, P_500)" in err
+
+
+# 7, 8 --------------------------------------------------------------------------------------------
+
+def test_item7_qrels_are_not_read_as_carterette_preferences(tmp_path):
+    code, out, err = cli("fit", "-J", QRELS, "-o", tmp_path / "s.tsv")
+    assert code == 2 and not (tmp_path / "s.tsv").exists()
+    assert err.startswith(f"zelo_fit: {QRELS.relative_to(ROOT)}:1: this looks like TREC qrels") or \
+        "this looks like TREC qrels ('qid iter docno grade'), not pairwise judgments" in err
+
+
+def test_item7_three_column_grades_are_ambiguous(tmp_path):
+    p = tmp_path / "graded.txt"
+    p.write_text("q1 d1 2\nq1 d2 0\nq1 d3 1\n")
+    code, _, err = cli("fit", "-J", p)
+    assert code == 2 and "ambiguous" in err and "--format clarke3" in err
+    code, out, err = cli("fit", "-J", p, "--format", "clarke3")  # said explicitly: read as asked
+    assert code == 0, err
+
+
+def _tournament(tmp_path):
+    state = tmp_path / "s.json"
+    assert cli("pairs", "init", "--state", state, "--qrels", QRELS, "--k", "3")[0] == 0
+    batch = tmp_path / "batch.txt"
+    assert cli("pairs", "next", "--state", state, "-o", batch)[0] == 0
+    return state, batch
+
+
+def test_item8_request_file_is_not_judgments(tmp_path):
+    state, batch = _tournament(tmp_path)
+    before = state.read_text()
+    code, out, err = cli("pairs", "add", "--state", state, "-J", batch)
+    assert code == 2 and f"{batch}:1: this is a request file written by zelo_pairs" in err
+    assert state.read_text() == before
+    for fmt in ([], ["--format", "clarke3"]):
+        code, _, err = cli("fit", "-J", batch, *fmt)
+        assert code == 2 and "request file" in err
+
+
+def test_item8_add_is_idempotent_and_says_what_it_ignored(tmp_path):
+    state, batch = _tournament(tmp_path)
+    lines = [x.split() for x in batch.read_text().splitlines() if not x.startswith("#")]
+    judged = tmp_path / "judged.txt"
+    judged.write_text("".join(f"{t} {a} {b} {min(a, b)}\n" for t, a, b in lines[:4]))
+    assert cli("pairs", "add", "--state", state, "-J", judged)[0] == 0
+    once = state.read_text()
+    code, _, err = cli("pairs", "add", "--state", state, "-J", judged)
+    assert code == 0 and "already added" in err and state.read_text() == once
+    stray = tmp_path / "stray.txt"
+    t, a, b = lines[0]
+    stray.write_text(f"{t} {a} {b} {a}\n{t} nosuchdoc {b} {b}\n")
+    code, _, err = cli("pairs", "add", "--state", state, "-J", stray)
+    assert code == 0
+    assert "ignored 1 judgments of pairs already judged in this stage and 1 of pairs not requested" in err
+    assert "nosuchdoc" in err or "already judged" in err
+
+
+def test_item8_cycles_tsv_requests_are_not_judgments(tmp_path):
+    pairs = tmp_path / "pairs.tsv"
+    assert cli("pairs", "cycles", "--run", RUNS[0], "--depth", "5", "--output-format", "tsv",
+               "-o", pairs, "-Q")[0] == 0
+    code, _, err = cli("fit", "-J", pairs)
+    assert code == 2 and "request file" in err

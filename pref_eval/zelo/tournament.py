@@ -86,6 +86,8 @@ class Tournament:
         self.topics: dict[str, dict] = {}
         self.comparisons = 0
         self.ignored = 0
+        self.batches: list[str] = []
+        self.last_ignored = ""  # digests of the judgment batches added (see has_batch)
 
     # ------------------------------------------------------------------ setup
     def _rng(self):
@@ -152,7 +154,7 @@ class Tournament:
                     a, b = kk.split("\t")
                     out.append((topic, a, b))
         flips = rng.random(len(out)) < 0.5
-        return [(tp, b, a) if fl else (tp, a, b) for (tp, a, b), fl in zip(out, flips)]
+        return [(tp, b, a) if fl else (tp, a, b) for (tp, a, b), fl in zip(out, flips, strict=True)]
 
     def done(self) -> bool:
         return all(t["phase"] == "done" for t in self.topics.values())
@@ -166,6 +168,7 @@ class Tournament:
         their pairs are judged, which may start the next stage.
         """
         used = dup = unrequested = 0
+        example = ""
         touched = set()
         pairsets: dict[str, set] = {}
         for topic, a, b, s in judgments:
@@ -175,9 +178,11 @@ class Tournament:
                 pairsets[topic] = set(t["pairs"]) if t["phase"] != "done" else set()
             if t is None or kk not in pairsets[topic]:
                 unrequested += 1
+                example = example or f"topic {topic} {a} {b}: not requested"
                 continue
             if kk in t["judged"]:
                 dup += 1
+                example = example or f"topic {topic} {a} {b}: already judged"
                 continue
             t["judged"][kk] = 1
             t["wins"][b] = t["wins"].get(b, 0.0) + s
@@ -188,7 +193,16 @@ class Tournament:
         self.ignored += dup + unrequested
         for topic in touched:
             self._advance(topic)
+        self.last_ignored = example  # one ignored judgment, for messages (not saved)
         return {"used": used, "duplicate": dup, "unrequested": unrequested}
+
+    # batches already added (content digests): ``zelo_pairs add`` is idempotent
+    def has_batch(self, digest: str) -> bool:
+        return digest in self.batches
+
+    def record_batch(self, digest: str) -> None:
+        if digest not in self.batches:
+            self.batches.append(digest)
 
     def _advance(self, topic: str) -> None:
         t = self.topics[topic]
@@ -243,7 +257,7 @@ class Tournament:
     def to_json(self) -> str:
         return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
-                           "ignored": self.ignored, "topics": self.topics}, indent=1, sort_keys=True)
+                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches}, indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
@@ -251,6 +265,7 @@ class Tournament:
             obj = json.loads(text)
             t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
             t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
+            t.batches = list(obj.get("batches", []))  # optional: states written before batches were recorded
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
         return t
