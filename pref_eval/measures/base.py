@@ -52,6 +52,7 @@ class EvalContext:
     num_docs_in_coll: int = 0
     extra: dict = field(default_factory=dict)
     opts: dict = field(default_factory=dict)  # declared keyword parameters of the request (ir-measures syntax)
+    irm: bool = False  # the request was written in ir-measures syntax (its providers' conventions apply)
 
 
 Compute = Callable[[Any, tuple, EvalContext], Any]
@@ -150,9 +151,10 @@ class MeasureRequest:
         """``ctx`` with this request's relevance level and keyword options."""
         opts = dict(self.options)
         level = self.level if self.level is not None else ctx.level
-        if level == ctx.level and opts == ctx.opts:
+        irm = self.label is not None
+        if level == ctx.level and opts == ctx.opts and irm == ctx.irm:
             return ctx
-        return replace(ctx, level=level, opts=opts)
+        return replace(ctx, level=level, opts=opts, irm=irm)
 
     def prepare(self, ranked: Any) -> Any:
         """The ranking the measure sees: ties reordered, unjudged removed, truncated (by role)."""

@@ -23,6 +23,9 @@ queries).
 ``11pt_avg`` = mean of those values over its parameters (default 0, .1, …, 1),
 summed in reverse parameter order as trec_eval does.
 
+In ir-measures syntax (``IPrec@x``, ``IPrec(recall=x)``) the 9.x rounding is
+used, as pytrec_eval (trec_eval 9.x, ir-measures' provider for IPrec) computes it.
+
 van Rijsbergen, *Information Retrieval*, 1979, ch. 7; Buckley & Voorhees 2005.
 """
 from __future__ import annotations
@@ -88,7 +91,7 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
          defaults=POINTS, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
 def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9)
+    return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9 or ctx.irm)
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",

@@ -13,7 +13,9 @@
 
 In ir-measures syntax, ``RBP(p=0.8, rel=k)@n``: p defaults to 0.8 (ir-measures'
 default), ``rel=k`` gives binary gains (grade ≥ k → 1, else 0), as C/W/L's
-``cwl_eval`` RBP computes it; without ``rel`` the graded gains above are used;
+``cwl_eval`` RBP computes it (cwl_eval clips negative grades to 0, so with
+``rel=0`` every judged document counts; it reads at most 1,000 documents per
+query, we read them all); without ``rel`` the graded gains above are used;
 ``@n`` (or ``cutoff=n``) sums over the top n documents only.
 
 p^{i−1} is formed by repeated multiplication, as trec_eval does.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..collection import NONPOOL
 from .base import EvalContext, measure
 from .gains import setup_gains
 from .nicknames import trec_order
@@ -67,7 +70,8 @@ def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     pw = powers(p, int(r.num_ret.max()) if r.nq and len(r.pos) else 0)
     rel = ctx.opts.get("rel")
     if rel is not None:  # RBP(rel=k): binary relevance, grade ≥ k (Moffat & Zobel's original definition)
-        g = (r.grade >= max(int(rel), 0)).astype(np.float64)
+        # cwl_eval clips negative qrels grades to 0 first: with rel ≤ 0 every judged document counts
+        g = ((r.grade >= int(rel)) if rel > 0 else (r.grade != NONPOOL)).astype(np.float64)
     else:
         g = setup_gains(r, params, transform=_rescale).result_gain
     w = np.where(g != 0, g * pw[r.pos], 0.0)
