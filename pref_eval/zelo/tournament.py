@@ -86,8 +86,8 @@ class Tournament:
         self.topics: dict[str, dict] = {}
         self.comparisons = 0
         self.ignored = 0
-        self.batches: list[str] = []
-        self.last_ignored = ""  # digests of the judgment batches added (see has_batch)
+        self.batches: list[str] = []  # digests of the judgment batches added (see has_batch)
+        self.last_ignored = ""  # one ignored judgment of the last add, for messages
 
     # ------------------------------------------------------------------ setup
     def _rng(self):
