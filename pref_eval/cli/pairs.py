@@ -21,7 +21,7 @@ def command():
 
 def request_header(layout: str) -> str:
     """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
-    from ..zelo.formats import REQUEST_MARK
+    from ..io.judgments import REQUEST_MARK
 
     return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
 
