@@ -24,7 +24,7 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels, subtopics=subtopics)
-    return qrels_from_records(qrels)
+    return qrels_from_records(qrels, subtopics=subtopics)
 
 
 def _load_runs(runs: Any) -> list:

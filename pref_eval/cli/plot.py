@@ -35,8 +35,9 @@ def _figure_options(width: float, height: float):
 
 def _save(fig, output: str, dpi: float, log: Log) -> None:
     from ..plot.output import save_figure
+    from .common import command_inputs
 
-    save_figure(fig, output, dpi)
+    save_figure(fig, output, dpi, command_inputs(output))
     log.info(f"wrote {output}")
 
 
@@ -78,7 +79,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     _check_ext(output)
     from ..plot import pyplot
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
 
     plt = pyplot()
     log = Log("zelo_plot", quiet)

@@ -21,7 +21,9 @@ documents above rank i relevant to s. The novelty gain at rank i is
   ndeval's binary form).
 * NRBP = (1 − (1−α)β)/|S| · Σ_i G_i β^{i−1} over the whole list
   (β = ``beta``, default 0.5); nNRBP = NRBP / NRBP(ideal) (Clarke, Kolla &
-  Vechtomova, ICTIR 2009).
+  Vechtomova, ICTIR 2009). nNRBP of a query without a relevant subtopic is
+  NaN (ndeval's 0/0, kept because ndeval, pyndeval and ir-measures report it;
+  the mean over queries is then NaN too).
 * P-IA@k = Σ_{i≤k} Σ_s J(d_i, s) / (k |S|) (Agrawal et al., WSDM 2009).
 * AP-IA = (1/|S|) Σ_s (1/R_s) Σ_{i: J(d_i,s)=1} |{j ≤ i : J(d_j,s)=1}| / i,
   R_s = number of documents with J(d, s) = 1 (ndeval's MAP-IA).
@@ -253,7 +255,8 @@ def nrbp(r, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarra
     if normalise:
         ideal = ideal_gains(lab, r.nq, alpha, None)
         den = (ideal * np.power(beta, np.arange(ideal.shape[1], dtype=np.float64))).sum(axis=1)
-        return _div(v, den).reshape(-1, 1)
+        # ndeval divides unconditionally: 0/0 = NaN for a query without a relevant subtopic
+        return np.divide(v, den, out=np.full(len(v), np.nan), where=den > 0).reshape(-1, 1)
     return _div(scale * v, lab.nsub.astype(np.float64)).reshape(-1, 1)
 
 
@@ -293,7 +296,7 @@ DIV_CUTS = (5, 10, 20)
 ORDER_DIV = 1100
 _SUB = frozenset({"subtopics"})
 ALPHA_P = Param("alpha", float, ALPHA, "redundancy intolerance α", low=0.0, high=1.0)
-BETA_P = Param("beta", float, BETA, "patience β (NRBP's rank decay)", low=0.0, high=1.0)
+BETA_P = Param("beta", float, BETA, "patience β (NRBP's rank decay; above 1 the series diverges)", low=0.0, high=1.0)
 # ir-measures' judged_only for these measures keeps every document of the qrels, negative grades included
 IN_QRELS_ONLY = Param("judged_only", bool, False, "keep only the documents present in the qrels (any grade)")
 _CUT_KW = (CUTOFF, REL, IN_QRELS_ONLY)
@@ -357,7 +360,8 @@ def m_nrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @_div_measure("nNRBP", 5, "NRBP divided by the greedy ideal ranking's NRBP (ndeval).",
-              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)", citation=CKV2009, irm="nNRBP",
+              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)  (NaN without relevant subtopic)", citation=CKV2009,
+              irm="nNRBP", empty_value=float("nan"),
               keywords=(REL, ALPHA_P, BETA_P))
 def m_nnrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), True)
