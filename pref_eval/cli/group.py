@@ -21,6 +21,7 @@ COMMANDS = {
     "simulate": ("pref_eval.cli.simulate", "Simulate judging strategies against a preference matrix."),
     "compare": ("pref_eval.cli.compare", "Significance tests, corrections and ordering correlations."),
     "plot": ("pref_eval.cli.plot", "Plots of zELO scores and system comparisons."),
+    "judge": ("pref_eval.cli.judge", "Judge document pairs with an ensemble of LLM judges (stored, resumable)."),
 }
 
 
