@@ -52,7 +52,7 @@ def collection(tmp_path, nq=3, nd=6, seed=0, sigma=1.5):
     for qi in range(nq):
         q = f"q{qi}"
         docs = [f"{q}d{di}" for di in range(nd)]
-        truth[q] = dict(zip(docs, rng.normal(0, sigma, nd).tolist()))
+        truth[q] = dict(zip(docs, rng.normal(0, sigma, nd).tolist(), strict=True))
         qlines.append(f"{q}\tQID={q} a question")
         dlines += [f"{d}\tDOC={d} some text" for d in docs]
         cands.append((q, docs))
@@ -330,7 +330,7 @@ def recovery_tau(k: int, sigma: float, cycles: int) -> float:
                         str(sigma), "--cycles", str(cycles), "--trials", "40", "--seed", "0", "-Q"],
                        capture_output=True, text=True, env=env(), check=True)
     head, row = p.stdout.splitlines()[:2]
-    cols = dict(zip(head.split("\t"), row.split("\t")))
+    cols = dict(zip(head.split("\t"), row.split("\t"), strict=True))
     return float(next(v for c, v in cols.items() if "truth" in c))
 
 
@@ -342,7 +342,7 @@ def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
     for qi in range(nq):
         q = f"q{qi}"
         docs = [f"{q}d{i}" for i in range(k)]
-        truth[q] = dict(zip(docs, rng.normal(0, sigma, k).tolist()))
+        truth[q] = dict(zip(docs, rng.normal(0, sigma, k).tolist(), strict=True))
         ql.append(f"{q}\tQID={q}")
         dl += [f"{d}\tDOC={d}" for d in docs]
         cands.append((q, docs))
@@ -426,7 +426,8 @@ def test_texts_formats_and_missing(tmp_path):
     from pref_eval.io.texts import read_docs, read_pairs, read_queries
 
     (tmp_path / "q.jsonl").write_text('{"qid": "1", "text": "QID=1"}\n{"query_id": 2, "query": "QID=2"}\n')
-    (tmp_path / "d.jsonl").write_text('{"docno": "a", "title": "T", "text": "DOC=a"}\n{"doc_id": "b", "contents": "x"}\n')
+    (tmp_path / "d.jsonl").write_text('{"docno": "a", "title": "T", "text": "DOC=a"}\n'
+                                      '{"doc_id": "b", "contents": "x"}\n')
     t = read_queries(str(tmp_path / "q.jsonl"))
     read_docs(str(tmp_path / "d.jsonl"), t)
     assert t.query("2") == "QID=2" and t.doc("1", "a") == "T\nDOC=a" and t.doc("1", "b") == "x"

@@ -13,6 +13,7 @@ never reaches the store, a log line or an exception.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -116,10 +117,8 @@ class OpenAIJudge:
 
     async def close(self) -> None:
         if self._client is not None:
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort
                 await self._client.close()
-            except Exception:  # noqa: BLE001 - closing is best effort
-                pass
 
     async def ask(self, request: dict) -> Answer:
         openai = self._openai

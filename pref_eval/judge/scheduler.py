@@ -190,16 +190,21 @@ async def send_all(
         if on_answer is not None:
             on_answer(q, row["vote"])
 
+    def over_budget(q: tuple, req: dict) -> str | None:
+        if limits.budget_requests is not None and stats.sent + inflight >= limits.budget_requests:
+            return f"--budget-requests {limits.budget_requests} reached"
+        if limits.max_cost is not None and stats.cost + (inflight + 1) * expected_cost(q, req) > limits.max_cost:
+            return f"--max-cost {limits.max_cost:g} reached"
+        return None
+
     async def worker() -> None:
         nonlocal pos, inflight
         while pos < len(questions) and not fatal and stats.stopped is None:
-            if limits.budget_requests is not None and stats.sent + inflight >= limits.budget_requests:
-                stats.stopped = f"--budget-requests {limits.budget_requests} reached"
-                return
             q = questions[pos]
             req = build(q)
-            if limits.max_cost is not None and stats.cost + (inflight + 1) * expected_cost(q, req) > limits.max_cost:
-                stats.stopped = f"--max-cost {limits.max_cost:g} reached"
+            stop = over_budget(q, req)
+            if stop is not None:
+                stats.stopped = stop
                 return
             pos += 1
             inflight += 1
