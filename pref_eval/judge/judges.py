@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from .prompt import parse_answer
 from .spec import JudgeSpec
-import contextlib
 
 
 @dataclass

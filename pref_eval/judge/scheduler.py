@@ -117,6 +117,41 @@ class RateLimiter:
             await asyncio.sleep(t - now)
 
 
+async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimiter, rng: random.Random,
+                            stats: Stats):
+    """``(answer or None, last failure reason, attempts)``."""
+    attempt = 0
+    reason = None
+    while True:
+        await limiter.wait()
+        stats.attempts += 1
+        try:
+            return await judge.ask(req), None, attempt + 1
+        except Transient as err:
+            reason = err.reason
+            if attempt >= limits.retries:
+                return None, reason, attempt + 1
+            delay = min(limits.backoff_max, limits.backoff_base * 2 ** attempt) * rng.uniform(0.5, 1.0)
+            if err.retry_after is not None:
+                delay = max(delay, err.retry_after)
+            attempt += 1
+            stats.retried += 1
+            await asyncio.sleep(delay)
+
+
+def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latency: float, cost: float) -> dict:
+    row = {"judge": q[0], "prompt": phash, "qid": q[1], "doc_1": q[2], "doc_2": q[3], "latency": latency,
+           "attempts": attempts}
+    if answer is None:
+        row.update(vote=None, status="failed", reason=f"{reason} (after {attempts} attempts)", raw=None,
+                   tokens_in=0, tokens_out=0, cost=0.0)
+    else:
+        row.update(vote=answer.vote, status="ok" if answer.vote is not None else "unparsable",
+                   reason=answer.reason, raw=answer.raw, tokens_in=answer.tokens_in,
+                   tokens_out=answer.tokens_out, cost=cost)
+    return row
+
+
 async def send_all(
     questions: list,
     judges: dict,
@@ -149,36 +184,9 @@ async def send_all(
         nonlocal answered
         judge = judges[q[0]]
         t0 = time.monotonic()
-        attempt = 0
-        reason = None
-        answer = None
-        while True:
-            await limiter.wait()
-            stats.attempts += 1
-            try:
-                answer = await judge.ask(req)
-                break
-            except Transient as err:
-                reason = err.reason
-                if attempt >= limits.retries:
-                    break
-                delay = min(limits.backoff_max, limits.backoff_base * 2 ** attempt) * rng.uniform(0.5, 1.0)
-                if err.retry_after is not None:
-                    delay = max(delay, err.retry_after)
-                attempt += 1
-                stats.retried += 1
-                await asyncio.sleep(delay)
-        latency = time.monotonic() - t0
-        row = {"judge": q[0], "prompt": phash, "qid": q[1], "doc_1": q[2], "doc_2": q[3], "latency": latency,
-               "attempts": attempt + 1}
-        if answer is None:
-            row.update(vote=None, status="failed", reason=f"{reason} (after {attempt + 1} attempts)", raw=None,
-                       tokens_in=0, tokens_out=0, cost=0.0)
-        else:
-            c = cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out)
-            row.update(vote=answer.vote, status="ok" if answer.vote is not None else "unparsable",
-                       reason=answer.reason, raw=answer.raw, tokens_in=answer.tokens_in,
-                       tokens_out=answer.tokens_out, cost=c)
+        answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats)
+        row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
+                   cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
         store.put(row)  # committed before it is counted
         stats.sent += 1
         answered += 1
