@@ -154,6 +154,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
     qids: list[str] = []
     docs: list[str] = []
     rels: list[int] = []
+    its: list[str] = []  # the iteration / subtopic column when the records carry one
     if isinstance(records, dict):
         for qid, dd in records.items():
             for doc, rel in dd.items():
@@ -168,10 +169,13 @@ def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
         qids = [str(x) for x in records[qc]]
         docs = [str(x) for x in records[dc]]
         rels = [int(x) for x in records[rc]]
+        if "iteration" in cols:
+            its = [str(x) for x in records[cols["iteration"]]]
     else:
         for i, rec in enumerate(records, 1):
             if hasattr(rec, "query_id"):
                 qids.append(str(rec.query_id)); docs.append(str(rec.doc_id)); rels.append(int(rec.relevance))
+                its.append(str(getattr(rec, "iteration", "0")))
             else:
                 if len(rec) != 3:
                     raise InputError(source, i, "expected (qid, docno, rel)")
@@ -179,7 +183,8 @@ def qrels_from_records(records: Any, source: str = "<qrels>") -> Qrels:
     n = len(qids)
     q = Qrels(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
-        iter=np.full(n, b"0", dtype="S1"),
+        iter=(np.array([s.encode() for s in its], dtype="S") if n and len(its) == n
+              else np.full(n, b"0", dtype="S1")),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
         rel=np.asarray(rels, dtype=np.int64),
         line=np.arange(1, n + 1, dtype=np.int64),
