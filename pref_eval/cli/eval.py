@@ -163,6 +163,7 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
     from ..measures import EvalContext, parse_measures
+    from ..measures.base import needs_subtopics
     from ..preferences.evaluate import run_id
     from .common import output_stream
 
@@ -172,7 +173,7 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     if measures and ms:
         names.append(ms)
     requests = parse_measures(names)
-    q = read_qrels(qrels)
+    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
     ids = [run_id(p) for p in runs]
     _check_names(ids, runs)
     rs = _read_runs(runs, ids, log)
