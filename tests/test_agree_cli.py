@@ -176,7 +176,7 @@ def test_output_file_written_atomically_and_never_over_an_input(tmp_path):
     copy.write_text(Path(CROWD).read_text())
     before = copy.read_bytes()
     bad = cli("agree", "-J", str(copy), "-J", GPT, "--output", str(copy))
-    assert bad.returncode == 2 and "also an input file" in bad.stderr and copy.read_bytes() == before
+    assert bad.returncode == 2 and "same file" in bad.stderr and copy.read_bytes() == before
     # a failing run leaves the old report in place
     target.write_text("old\n")
     broken = tmp_path / "broken.txt"
@@ -213,7 +213,6 @@ FAULTS = [
      ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "two runs share a name"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
-    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["--output", "nodir/out.txt"], "does not exist"),
 ]
 
 
@@ -234,6 +233,13 @@ def test_fault_is_one_line_exit_2(tmp_path, files, extra, fragment):
     assert "Traceback" not in res.stderr
     assert res.stderr.startswith("zelo_agree: ") and res.stderr.count("\n") == 1
     assert res.stdout == ""
+
+
+def test_unwritable_output_is_exit_1(tmp_path):
+    res = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "--output",
+              str(tmp_path / "no" / "dir" / "out.txt"))
+    assert res.returncode == 1 and res.stderr.count("\n") == 1 and "out.txt" in res.stderr
+    assert "Traceback" not in res.stderr
 
 
 @pytest.mark.parametrize("opt", [["--resamples", "-1"], ["--buckets", "0"], ["--confidence", "1"],
