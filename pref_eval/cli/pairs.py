@@ -21,7 +21,7 @@ def command():
 
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.formats import read_zbench_dataset
 
     given = [x for x in (dataset, run, docs) if x]
@@ -42,7 +42,7 @@ def _read_queries(dataset, run, depth, docs):
             if depth is None or len(lst) < depth:
                 lst.append(r.docno[i].decode())
         return list(out.items())
-    text = read_input_bytes(docs, what="'qid docno' file").decode("utf-8")
+    text = read_input_text(docs, what="'qid docno' file")
     out2: dict[str, list[str]] = {}
     from ..errors import InputError
 
@@ -92,10 +92,10 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 
 def _load(state):
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.tournament import Tournament
 
-    return Tournament.from_json(read_input_bytes(state, what="tournament state").decode("utf-8"), state)
+    return Tournament.from_json(read_input_text(state, what="tournament state"), state)
 
 
 def _save(state, t):

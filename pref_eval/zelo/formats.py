@@ -34,7 +34,7 @@ import math
 from typing import Callable
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
+from ..io.textfile import display_name, read_input_text
 from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
@@ -96,18 +96,28 @@ def detect_format(text: str, name: str = "<input>") -> str:
     tabs = first.split("\t")
     if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
         return "xie"
-    counts = {len(line.split()) for _, line in samples}
-    if counts == {5}:
+    # the field count of most sample lines decides; a line with another count
+    # is then reported (with its number) by the format's reader
+    from collections import Counter
+
+    tally = Counter(len(line.split()) for _, line in samples).most_common()
+    n = tally[0][0]
+    if len(tally) > 1 and tally[1][1] == tally[0][1]:
+        n = len(first.split())
+    fits = [(no, line.split()) for no, line in samples if len(line.split()) == n]
+    if n == 5:
         return "trecprefs"
-    if counts == {3}:
+    if n == 3:
         return "clarke3"
-    if counts == {4}:
-        if all(f[3] in (f[1], f[2]) for f in (line.split() for _, line in samples)):
+    bad_no = next((no for no, _ in samples if len(_.split()) != n), no0)
+    if n == 4:
+        if all(f[3] in (f[1], f[2]) for _, f in fits):
             return "clarke4"
-        if all(f[3].lstrip("+-").isdigit() for f in (line.split() for _, line in samples)):
+        if all(f[3].lstrip("+-").isdigit() for _, f in fits):
             return "carterette"
+        bad_no = next(no for no, f in fits if f[3] not in (f[1], f[2]) and not f[3].lstrip("+-").isdigit())
     raise InputError(
-        name, no0,
+        name, bad_no,
         "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
         "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
         "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
@@ -139,7 +149,7 @@ def read_judgments(
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="judgment file").decode("utf-8")
+        text = read_input_text(path, what="judgment file")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     if fmt is None:
@@ -369,7 +379,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what=what).decode("utf-8")
+        text = read_input_text(path, what=what)
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     out = []

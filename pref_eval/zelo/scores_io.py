@@ -12,7 +12,7 @@ import math
 from typing import TextIO
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_bytes
+from ..io.textfile import display_name, read_input_text
 
 HEADER = ("qid", "docno", "score", "se")
 
@@ -55,7 +55,7 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
     """
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="zELO score file").decode("utf-8")
+        text = read_input_text(path, what="zELO score file")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     lines = text.split("\n")

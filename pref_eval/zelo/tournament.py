@@ -37,13 +37,13 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_bytes
+from ..io.textfile import display_name, read_input_text
 
 
 def read_graded_qrels(path: str) -> dict[str, dict[str, float]]:
     """Qrels as prefj reads them: ``topic [iter] docno grade``, grade maybe ``L2`` or float."""
     name = display_name(path)
-    text = read_input_bytes(path, what="qrels file").decode("utf-8", errors="replace")
+    text = read_input_text(path, what="qrels file")
     out: dict[str, dict[str, float]] = {}
     for no, line in enumerate(text.split("\n"), start=1):
         f = line.split()
