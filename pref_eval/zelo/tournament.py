@@ -238,8 +238,14 @@ class Tournament:
 
     @classmethod
     def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
+        from .state_schema import validate_state
+
         try:
             obj = json.loads(text)
+        except ValueError as err:
+            raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
+        validate_state(obj, name)  # a refused state is never rewritten: nothing is saved before this
+        try:
             t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
             t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
         except (ValueError, KeyError, TypeError) as err:
