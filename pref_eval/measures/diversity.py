@@ -296,7 +296,7 @@ DIV_CUTS = (5, 10, 20)
 ORDER_DIV = 1100
 _SUB = frozenset({"subtopics"})
 ALPHA_P = Param("alpha", float, ALPHA, "redundancy intolerance α", low=0.0, high=1.0)
-BETA_P = Param("beta", float, BETA, "patience β (NRBP's rank decay)", low=0.0)
+BETA_P = Param("beta", float, BETA, "patience β (NRBP's rank decay; above 1 the series diverges)", low=0.0, high=1.0)
 # ir-measures' judged_only for these measures keeps every document of the qrels, negative grades included
 IN_QRELS_ONLY = Param("judged_only", bool, False, "keep only the documents present in the qrels (any grade)")
 _CUT_KW = (CUTOFF, REL, IN_QRELS_ONLY)

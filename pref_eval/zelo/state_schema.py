@@ -5,6 +5,7 @@ one JSON object::
 
     {"version": 1, "k": int>=1, "p": int>k, "f": int>p, "seed": int>=0,
      "final_phase": bool, "step": int>=0, "comparisons": int>=0, "ignored": int>=0,
+     "batches": [distinct hex digests of the judgment batches added]  (optional: older states),
      "topics": {TOPIC: {"phase": "prune"|"final"|"extra"|"done",
                         "pool": [distinct docnos],
                         "pairs": [distinct "a<TAB>b", a < b, both in the pool],
@@ -147,7 +148,12 @@ def validate_state(obj: Any, name: str) -> None:
         v = obj["version"]
         if v != VERSION or isinstance(v, bool):
             raise _Bad(f"version {v!r} is not supported (this zelo_pairs reads version {VERSION})")
-        _keys(obj, TOP_KEYS, "state")
+        _keys(obj, TOP_KEYS, "state", frozenset({"batches"}))
+        batches = obj.get("batches", [])
+        if not isinstance(batches, list) or not all(
+                isinstance(b, str) and b and all(c in "0123456789abcdef" for c in b) for b in batches) \
+                or len(set(batches)) != len(batches):
+            raise _Bad("batches: expected a list of distinct hexadecimal digests")
         k = _int(obj["k"], "k", 1)
         p = _int(obj["p"], "p", k + 1)
         _int(obj["f"], "f", p + 1)

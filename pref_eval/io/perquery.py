@@ -27,7 +27,7 @@ import os
 from typing import Any
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_text
+from .textfile import display_name, read_input_text
 
 COLUMNS = ("run", "qid", "measure", "value")
 
