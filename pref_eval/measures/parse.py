@@ -26,7 +26,7 @@ from typing import Iterable
 from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
-from .nicknames import NICKNAMES
+from .nicknames import NICKNAMES, nickname_members
 from .params import CUTOFF, NOT_GIVEN, RECALL, Param
 
 JUDGED_WHOLE_LIST = 2**63 - 1
@@ -103,10 +103,11 @@ def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
     return None
 
 
-def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
+def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[MeasureRequest]:
     """trec_eval ``-m`` semantics over the list ``args`` (see module doc).
 
-    Returns the requests in trec_eval's print order.
+    Returns the requests in trec_eval's print order. ``trec9``: nicknames
+    expand as in trec_eval 9.x (``all_trec`` without unj, rbp, rbp_resid).
     """
     _load_registry()
     marked: dict[str, None] = {}
@@ -115,7 +116,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
     for arg in args:
         name, dot, ptext = arg.partition(".")
         if name in NICKNAMES and not dot:
-            for member in NICKNAMES[name]:
+            for member in nickname_members(name, trec9):
                 if member in REGISTRY:
                     marked[member] = None
             continue
