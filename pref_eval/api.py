@@ -202,7 +202,7 @@ def judge(
     :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
-    from .cli.common import Log, output_stream
+    from .cli.common import Log
     from .judge.run import Setup, run, summary_lines, write_results
     from .judge.scheduler import Limits
 
@@ -217,23 +217,30 @@ def judge(
             key = sp.model if sp.kind == "openai" else sp.name
             if key not in prices:
                 raise UsageError(f"--max-cost needs a --price for {key!r}")
-    if output is not None and state is None and pairs is not None and os.path.abspath(output) == os.path.abspath(pairs):
-        raise UsageError("-o would overwrite the PAIRS input")
+    if output is not None and output != "-" and os.path.abspath(output) in {
+            os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
+        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
     limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
                   retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
-    sess = run(setup)
     if dry_run:
         import sys
 
+        sess = run(setup)
         for line in summary_lines(sess):
             sys.stdout.write(line + "\n")
         return sess
-    if output is not None:
-        with output_stream(output) as out:
-            write_results(out, sess.results)
+    from .output.atomic import output_file
+
+    inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
+                                  ("--prompt", prompt), ("--store", store)) if v}
+    # the output is opened (and refused if unwritable or an input) before anything is asked;
+    # it is committed after the run, while every answer is in the store as soon as it arrives
+    with output_file(output, inputs=inputs) as out:
+        sess = run(setup)
+        write_results(out, sess.results)
     for qid, a, b, why in sess.missing[:5]:
         log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
                  f"pair {qid} {a} {b} not sent: {why}")
