@@ -134,6 +134,108 @@ def evaluate(
     return pd.DataFrame(rows, columns=list(HEADER))
 
 
+def judge(
+    pairs: str | None = None,
+    *,
+    judges: Sequence[str],
+    store: str,
+    state: str | None = None,
+    queries: str | None = None,
+    docs: str | None = None,
+    output: str | None = None,
+    prompt: str | None = None,
+    both_orders: bool = False,
+    ties: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 8,
+    rpm: float | None = None,
+    retries: int = 4,
+    timeout: float = 60.0,
+    backoff: float = 1.0,
+    budget_requests: int | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    seed: int = 0,
+    log: Any = None,
+):
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the session.
+
+    ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
+    (then the tournament is driven to its end). Every answer is committed
+    to the SQLite ``store`` first; a re-run asks only what is missing.
+    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    judges, orders``) of the pairs judged; ``log`` a
+    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    summary (default silent). See docs/zelo_judge.md for every option.
+    """
+    from .cli.common import Log, output_stream
+    from .judge.run import Setup, run, summary_lines, write_results
+    from .judge.scheduler import Limits
+
+    log = log or Log("zelo_judge", quiet=True)
+    if ties is not None and state is None:
+        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    prices = dict(prices or {})
+    if max_cost is not None:
+        from .judge.spec import parse_spec
+
+        for sp in (parse_spec(s) for s in judges):
+            key = sp.model if sp.kind == "openai" else sp.name
+            if key not in prices:
+                raise UsageError(f"--max-cost needs a --price for {key!r}")
+    if output is not None and state is None and pairs is not None and os.path.abspath(output) == os.path.abspath(pairs):
+        raise UsageError("-o would overwrite the PAIRS input")
+    limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
+                    budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
+    setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
+                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
+    sess = run(setup)
+    if dry_run:
+        import sys
+
+        for line in summary_lines(sess):
+            sys.stdout.write(line + "\n")
+        return sess
+    if output is not None:
+        with output_stream(output) as out:
+            write_results(out, sess.results)
+    for qid, a, b, why in sess.missing[:5]:
+        log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
+                 f"pair {qid} {a} {b} not sent: {why}")
+    if len(sess.missing) > 5:
+        log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    for line in summary_lines(sess):
+        log.info(line)
+    return sess
+
+
+def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
+                 prompt: str | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs."""
+    from .cli.common import output_stream
+    from .judge.export import export_lines
+    from .judge.prompt import prompt_hash
+    from .judge.run import read_template
+    from .judge.spec import parse_spec
+    from .judge.store import Store
+
+    phash = prompt_hash(read_template(prompt))
+    names = [parse_spec(s).name for s in judges] if judges else None
+    st = Store(store, readonly=True)
+    n = 0
+    try:
+        with output_stream(output) as out:
+            for line in export_lines(st, phash, names):
+                out.write(line)
+                n += 1
+    finally:
+        st.close()
+    return n
+
+
 class Metric(NamedTuple):
     """One per-query value, as ir-measures' ``Metric`` (``query_id, measure, value``)."""
 
