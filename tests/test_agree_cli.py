@@ -192,7 +192,7 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, [], "b.txt:1: cannot detect the judgment format"),
     ({"a.txt": "1 x y x\n", "b.txt": "@ 1 x y !\n@ 1 x y %\n"}, [], "b.txt:2: expected the mark !, = or ?"),
     ({"a.txt": "1 x y x\n", "b.txt": ""}, [], "b.txt: empty judgment file"),
-    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "b.txt: not UTF-8 text"),
+    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "is not UTF-8 text"),
     ({"a.txt": "1 x y x\n", "b.jsonl": '{"qid": 1, "doc_a": "x", "doc_b": "y", "votes": [2]}\n'}, [],
      "b.jsonl:1: expected each vote a number in -1..1 or null"),
     ({"a.txt": "1 x y x\n"}, ["-J", "missing.txt"], "missing.txt"),
