@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Sequence
 
-import numpy as np
 
 from .params import Param
 
@@ -205,10 +204,3 @@ def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Com
 def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
     """Whether some request needs the qrels read as subtopic qrels (second column kept)."""
     return any("subtopics" in r.spec.needs for r in requests)
-
-
-def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
-    """Stack per-query vectors into ``(nq, ncols)``."""
-    if isinstance(values, np.ndarray):
-        return values.reshape(len(values), -1) if values.ndim == 1 else values
-    return np.column_stack(values) if len(values) else np.zeros((0, 0))
