@@ -27,7 +27,7 @@ COMMON = ("runid", "num_q")
 def _requests(opts, default: str, allowed) -> list:
     from ..measures import parse_trec_measures
 
-    reqs = parse_trec_measures(opts.measures or [default])
+    reqs = parse_trec_measures(opts.measures or [default], trec9=getattr(opts, "trec9", False))
     bad = [r.spec.name for r in reqs if r.spec.name not in COMMON and not allowed(r.spec.name)]
     if bad:
         raise UsageError(f"measure {bad[0]!r} is not defined for -R {opts.rel_format} "

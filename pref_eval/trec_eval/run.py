@@ -60,7 +60,7 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     from ..measures import parse_trec_measures
     from ..measures.base import needs_subtopics
 
-    requests = parse_trec_measures(opts.measures or ["official"])
+    requests = parse_trec_measures(opts.measures or ["official"], trec9=opts.trec9)
     qrels = read_qrels(opts.rel_file, subtopics=needs_subtopics(requests))
     run = read_run(opts.run_file)
     col = build_collection(qrels, [run], complete=opts.complete, depth=opts.depth,
