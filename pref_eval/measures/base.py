@@ -204,3 +204,8 @@ def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Com
 def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
     """Whether some request needs the qrels read as subtopic qrels (second column kept)."""
     return any("subtopics" in r.spec.needs for r in requests)
+
+
+def needs_input(requests: Sequence[MeasureRequest], what: str) -> bool:
+    """Whether some request needs the extra input ``what`` (``judgments``, ``best``)."""
+    return any(what in r.spec.needs for r in requests)
