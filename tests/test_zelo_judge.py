@@ -513,3 +513,17 @@ def test_prompt_parsing():
     assert parse_answer('{"score": true}')[0] is None and parse_answer("nan")[0] is None
     txt = render(DEFAULT_PROMPT, query="Q {doc_b}", doc_a="A", doc_b="B", qid="1", docno_a="a", docno_b="b")
     assert "Q {doc_b}" in txt and '{"score": S}' in txt  # one pass: texts are not re-scanned
+
+
+def test_output_refused_before_anything_is_asked(tmp_path):
+    collection(tmp_path, nq=1, nd=3)
+    (tmp_path / "judge.py").write_text("import sys\nfor l in sys.stdin: print('0.5', flush=True)\n")
+    j = f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}"
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "no" / "dir.jsonl", check=False)
+    assert p.returncode == 1 and "no/dir.jsonl" in p.stderr and not (tmp_path / "s.sqlite").exists()
+    for victim in ("pairs.jsonl", "s.sqlite"):
+        p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / victim, check=False)
+        assert p.returncode == 2 and "same file" in p.stderr
+    assert not (tmp_path / "s.sqlite").exists()
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-Q")  # default: standard output
+    assert [json.loads(x)["votes"] for x in p.stdout.splitlines()] == [[0.5]] * 3 and p.stderr == ""

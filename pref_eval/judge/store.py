@@ -48,8 +48,10 @@ class Store:
         if readonly and not os.path.exists(path):
             raise InputError(path, 0, "no such store (expected a zelo_judge SQLite store)")
         try:
-            if readonly:
-                self.db = sqlite3.connect(f"file:{os.path.abspath(path)}?mode=ro", uri=True, timeout=30)
+            if readonly:  # read-write mode but no writes: the last connection to close removes -wal/-shm
+                mode = "rw" if os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)),
+                                                                       os.W_OK) else "ro"
+                self.db = sqlite3.connect(f"file:{os.path.abspath(path)}?mode={mode}", uri=True, timeout=30)
             else:
                 self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
                 self.db.execute("PRAGMA journal_mode=WAL")

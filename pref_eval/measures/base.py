@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-import numpy as np
 
 from .params import Param
 
@@ -212,8 +211,6 @@ def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
     return any("subtopics" in r.spec.needs for r in requests)
 
 
-def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
-    """Stack per-query vectors into ``(nq, ncols)``."""
-    if isinstance(values, np.ndarray):
-        return values.reshape(len(values), -1) if values.ndim == 1 else values
-    return np.column_stack(values) if len(values) else np.zeros((0, 0))
+def needs_input(requests: Sequence[MeasureRequest], what: str) -> bool:
+    """Whether some request needs the extra input ``what`` (``judgments``, ``best``)."""
+    return any(what in r.spec.needs for r in requests)

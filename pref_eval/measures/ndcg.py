@@ -44,7 +44,6 @@ from .params import CUTOFF, JUDGED_ONLY, Param
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 JK2002 = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
-GAIN_DOC = "gains: `name.grade=gain,...` (unlisted grades keep gain = grade)"
 
 
 DCG = Param("dcg", str, "log2", "gain form: 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade − 1)",

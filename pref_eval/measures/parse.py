@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import math
 import re
 from collections.abc import Iterable
 
@@ -332,7 +331,3 @@ def _split_spaces(text: str) -> list[str]:
     if cur:
         parts.append(cur)
     return parts
-
-
-def is_finite_number(x: float) -> bool:
-    return not (math.isnan(x) or math.isinf(x))
