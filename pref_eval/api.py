@@ -8,28 +8,54 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from .errors import UsageError
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """A real number, numpy scalars included (``np.float32(0.5)``), not a bool."""
+    import numbers
+
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _load_qrels(qrels: Any):
-    from .io.qrels import Qrels, qrels_from_records, read_qrels
+def _load_qrels(qrels: Any, subtopics: bool = False):
+    from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
     if isinstance(qrels, Qrels):
-        return qrels
+        return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels)
-    return qrels_from_records(qrels)
+        return read_qrels(qrels, subtopics=subtopics)
+    return qrels_from_records(qrels, subtopics=subtopics)
+
+
+def _is_record(x: Any) -> bool:
+    """One run line: a ScoredDoc-like namedtuple or a (qid, docno, score) tuple."""
+    if hasattr(x, "query_id") and hasattr(x, "doc_id"):
+        return True
+    return isinstance(x, tuple) and len(x) == 3 and _is_number(x[2]) and not isinstance(x[0], (os.PathLike,))
+
+
+def _is_run_dict(x: Any) -> bool:
+    """``{qid: {docno: score}}`` (an empty dict is an empty run)."""
+    if not isinstance(x, Mapping):
+        return False
+    vals = list(x.values())
+    return not vals or (isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()))
 
 
 def _load_runs(runs: Any) -> list:
-    """Paths, Run objects, DataFrames, ``{qid: {doc: score}}`` dicts, or a
-    mapping ``{name: any of those}``; a single one or a sequence."""
+    """Runs in every shape ir-measures takes, or several of them.
+
+    One run: a path, a :class:`~pref_eval.io.runs.Run`, a DataFrame
+    (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
+    scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
+    ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts.
+    An empty run is refused as the command lines refuse an empty run file.
+    """
     from .io.runs import Run, read_run, run_from_records
 
     def one(x: Any, name: str | None = None) -> Run:
@@ -37,25 +63,39 @@ def _load_runs(runs: Any) -> list:
             return x
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
-        return run_from_records(x, name=name or "run")
+        r = run_from_records(x, name=name or "run")
+        if len(r.docno) == 0:
+            from .errors import InputError
+
+            raise InputError(name or "run", 0, "empty run (expected (qid, docno, score) records)")
+        return r
 
     if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns"):
         return [one(runs)]
     if isinstance(runs, Mapping):
-        vals = list(runs.values())
-        if vals and isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()):
+        if _is_run_dict(runs):
             return [one(runs)]  # a single {qid: {doc: score}}
         return [one(v, str(k)) for k, v in runs.items()]
-    if isinstance(runs, Sequence):
-        out = [one(x) for x in runs]
-        return out
-    raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+    if isinstance(runs, Iterator) or not isinstance(runs, Sequence):
+        if not isinstance(runs, Iterable):
+            raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+        runs = list(runs)  # a generator of ScoredDoc records is one run
+    if not runs or _is_record(runs[0]):
+        return [one(runs)]
+    return [one(x) for x in runs]
+
+
+def _measure_names(measures: Any) -> list[str]:
+    """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``)."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    return [m if isinstance(m, str) else str(m) for m in measures]
 
 
 def evaluate(
     qrels: Any,
     runs: Any,
-    measures: Iterable[str] | str = ("official",),
+    measures: Any = ("official",),
     *,
     complete: bool = False,
     level: int = 1,
@@ -63,6 +103,8 @@ def evaluate(
     judged_only: bool = False,
     trec9: bool = False,
     summary: bool = False,
+    judgments: Any = None,
+    judgments_format: str | None = None,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
@@ -72,24 +114,233 @@ def evaluate(
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
     Run names are the file paths, the mapping keys, or ``run``.
+    ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
+    ``judgments_format`` as its ``--format``) or a
+    :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
+    from judgments (``PGC``), as ``zelo_eval -P``.
     """
     import pandas as pd
 
     from .collection import build_collection
     from .engine import evaluate_ranked
     from .measures import EvalContext, parse_measures
+    from .measures.base import needs_subtopics
     from .output.table import HEADER, long_rows
 
-    if isinstance(measures, str):
-        measures = [measures]
-    requests = parse_measures(list(measures))
-    q = _load_qrels(qrels)
+    requests = parse_measures(_measure_names(measures))
+    q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete,
+                      extra=extra_inputs(requests, judgments=judgments, judgments_format=judgments_format))
     results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None) -> dict:
+    """``EvalContext.extra`` for ``requests``: the judgment table when given.
+
+    A judgment file that no requested measure uses is refused (never ignored);
+    a measure that needs judgments without them says so when it runs.
+    """
+    from .measures.base import needs_input
+
+    extra: dict = {}
+    if judgments is not None:
+        if not needs_input(requests, "judgments"):
+            raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")
+        from .zelo.judgments import Judgments
+
+        if isinstance(judgments, Judgments):
+            extra["judgments"] = judgments
+        else:
+            from .io.judgments import read_judgments
+
+            extra["judgments"] = read_judgments(str(judgments), judgments_format)
+    elif judgments_format is not None:
+        raise UsageError("--judgments-format given without -P judgments")
+    return extra
+
+
+def judge(
+    pairs: str | None = None,
+    *,
+    judges: Sequence[str],
+    store: str,
+    state: str | None = None,
+    queries: str | None = None,
+    docs: str | None = None,
+    output: str | None = None,
+    prompt: str | None = None,
+    both_orders: bool = False,
+    ties: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 8,
+    rpm: float | None = None,
+    retries: int = 4,
+    timeout: float = 60.0,
+    backoff: float = 1.0,
+    budget_requests: int | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    seed: int = 0,
+    log: Any = None,
+):
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the session.
+
+    ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
+    (then the tournament is driven to its end). Every answer is committed
+    to the SQLite ``store`` first; a re-run asks only what is missing.
+    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    judges, orders``) of the pairs judged; ``log`` a
+    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    summary (default silent). See docs/zelo_judge.md for every option.
+    """
+    from .cli.common import Log
+    from .judge.run import Setup, run, summary_lines, write_results
+    from .judge.scheduler import Limits
+
+    log = log or Log("zelo_judge", quiet=True)
+    if ties is not None and state is None:
+        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    prices = dict(prices or {})
+    if max_cost is not None:
+        from .judge.spec import parse_spec
+
+        for sp in (parse_spec(s) for s in judges):
+            key = sp.model if sp.kind == "openai" else sp.name
+            if key not in prices:
+                raise UsageError(f"--max-cost needs a --price for {key!r}")
+    if output is not None and output != "-" and os.path.abspath(output) in {
+            os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
+        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+    limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
+                    budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
+    setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
+                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
+    if dry_run:
+        import sys
+
+        sess = run(setup)
+        for line in summary_lines(sess):
+            sys.stdout.write(line + "\n")
+        return sess
+    from .output.atomic import output_file
+
+    inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
+                                  ("--prompt", prompt), ("--store", store)) if v}
+    # the output is opened (and refused if unwritable or an input) before anything is asked;
+    # it is committed after the run, while every answer is in the store as soon as it arrives
+    with output_file(output, inputs=inputs) as out:
+        sess = run(setup)
+        write_results(out, sess.results)
+    for qid, a, b, why in sess.missing[:5]:
+        log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
+                 f"pair {qid} {a} {b} not sent: {why}")
+    if len(sess.missing) > 5:
+        log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    for line in summary_lines(sess):
+        log.info(line)
+    return sess
+
+
+def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
+                 prompt: str | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs."""
+    from .cli.common import output_stream
+    from .judge.export import export_lines
+    from .judge.prompt import prompt_hash
+    from .judge.run import read_template
+    from .judge.spec import parse_spec
+    from .judge.store import Store
+
+    phash = prompt_hash(read_template(prompt))
+    names = [parse_spec(s).name for s in judges] if judges else None
+    st = Store(store, readonly=True)
+    n = 0
+    try:
+        with output_stream(output) as out:
+            for line in export_lines(st, phash, names):
+                out.write(line)
+                n += 1
+    finally:
+        st.close()
+    return n
+
+
+class Metric(NamedTuple):
+    """One per-query value, as ir-measures' ``Metric`` (``query_id, measure, value``)."""
+
+    query_id: str
+    measure: str
+    value: float
+
+
+def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
+    """Per-query values of one run, as ``ir_measures.iter_calc(measures, qrels, run)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels``/``run`` in any shape :func:`evaluate` takes; ``options`` are
+    :func:`evaluate`'s keywords. Yields :class:`Metric` in query order.
+    """
+    df = evaluate(qrels, {"run": run}, measures, **options)
+    for q, m, v in zip(df.qid, df.measure, df.value, strict=True):
+        yield Metric(str(q), str(m), v)
+
+
+def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[str, Any]:
+    """Summary value of each measure column for one run, as ``ir_measures.calc_aggregate``.
+
+    The summary is trec_eval's (mean over the evaluated queries for most
+    measures, a sum for counts, a geometric mean for ``gm_*``); keys are the
+    printed names (``nDCG@10``, ``P_5``).
+    """
+    df = evaluate(qrels, {"run": run}, measures, summary=True, **options)
+    allrows = df[df.qid == "all"]
+    return dict(zip(allrows.measure, allrows.value, strict=True))
+
+
+def agree(
+    judgments: Sequence[str],
+    *,
+    names: Sequence[str] | None = None,
+    fmt: str | None = None,
+    ties: str = "half",
+    levels: Sequence[str] = ("pair", "calibration", "document"),
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    buckets: int = 20,
+    calibration: str = "auto",
+    consensus_min: int = 2,
+    prior: float = 0.5,
+    top_k: int = 10,
+    runs: Sequence[str] = (),
+    measure: str | None = None,
+    grades: str = "0,1,2,3",
+    tests: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+):
+    """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
+
+    ``judgments``: two or more files in any format ``zelo_fit`` reads (the
+    first is the reference). Returns a list of
+    :class:`pref_eval.agree.records.Record` (``judge_a, judge_b, level,
+    statistic, value, ci_low, ci_high, n``); see ``docs/zelo_agree.md``.
+    """
+    from .agree.report import agreement_report
+
+    return agreement_report(
+        list(judgments), names=None if names is None else list(names), fmt=fmt, ties=ties, levels=list(levels),
+        resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
+        consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
+        tests=tests, correction=correction, alpha=alpha)
+

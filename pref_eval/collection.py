@@ -65,6 +65,16 @@ class QrelsIndex:
     docno: np.ndarray
     key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     grade_desc: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    subtopics: Qrels | None = field(default=None, repr=False)  # every row of subtopic qrels
+    row: np.ndarray | None = field(default=None, repr=False)  # row in the source Qrels of each judgment
+    source_line: np.ndarray | None = field(default=None, repr=False)  # the source Qrels' line numbers
+
+    @property
+    def line(self) -> np.ndarray:
+        """Line number in the qrels file of every judgment (0 when unknown), on demand."""
+        if self.row is None or self.source_line is None:
+            return np.zeros(len(self.grade), dtype=np.int64)
+        return np.asarray(self.source_line)[self.row]
 
     @property
     def nq(self) -> int:
@@ -86,8 +96,15 @@ class Ranked:
     ``rows`` (index of the line in the run's arrays, -1 for trec_eval's
     placeholder of a missing topic); ``docno`` (bytes) and ``score`` are
     gathered from the run and ``doc`` (exact qrels doc id, -1 if not in the qrels) looked up on
-    demand. Integer arrays are int32 when the sizes allow (int64
-    otherwise); use them in arithmetic freely, numpy widens when mixed.
+    demand. ``pos`` is int16 when no query has more than 16,384 entries and
+    ``qidx`` int16 when there are at most 16,384 queries; other integer arrays
+    are int32 when the sizes allow (int64 otherwise). NumPy 2 (NEP 50) does
+    *not* widen an int16 array combined with a Python int (``pos + 2`` stays
+    int16 and would wrap past 32,767), so measures add only small constants
+    (the bound leaves room for ``+ 2``), or compute in float (``pos + 1.0``)
+    or against int64 arrays (which do widen); comparisons with any Python int
+    (``pos < cutoff``) are exact. ``tests/test_collection_order.py`` checks
+    these facts on the installed NumPy.
     ``ptr[i]:ptr[i+1]`` is query ``i``'s slice.
 
     Judged side (flat, query-major): ``jgrade`` every qrels grade of the
@@ -181,18 +198,19 @@ class Collection:
     missing: tuple[np.ndarray, ...] = field(default=())  # per run: qrels qids the run lacks
 
 
-def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
+def index_qrels(qrels: Qrels) -> QrelsIndex:
     """Group the judgments by query (strcmp order of qids).
 
     Inside a query the judgments are ordered by their 64-bit docno key
-    (:mod:`pref_eval.io.keys`), which the run lookup searches. ``doc`` is
-    ignored (exact doc ids are computed on demand, ``QrelsIndex.doc``).
+    (:mod:`pref_eval.io.keys`), which the run lookup searches (exact doc ids
+    are computed on demand, ``QrelsIndex.doc``).
     """
     qids, counts, key, order = grouping_of(qrels)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     grade = qrels.rel[order].astype(np.int64, copy=False)
     grade_desc = _grades_desc(grade, counts)
-    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc)
+    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc,
+                      subtopics=qrels.subtopics, row=order, source_line=qrels.line)
 
 
 def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -314,7 +332,6 @@ PREFILTER_MIN = 1 << 16  # runs with fewer rows skip the hash prefilter of the q
 
 def rank_run(
     run: Run,
-    doc: np.ndarray | None,
     qi: QrelsIndex,
     *,
     complete: bool = False,
@@ -325,8 +342,8 @@ def rank_run(
 ) -> tuple[Ranked, np.ndarray]:
     """Sort, truncate and label one run. Returns (ranked, missing_qids).
 
-    ``query_ids`` (sorted bytes) overrides the query set. ``doc`` is unused
-    (kept for the old signature): ids come from the qrels index.
+    ``query_ids`` (sorted bytes) overrides the query set; document ids come
+    from the qrels index.
     """
     nqq = qi.nq
     n_all = len(run.docno)
@@ -440,7 +457,8 @@ def rank_run(
         counts = np.bincount(qpos, minlength=nq)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     pos = np.arange(len(qpos), dtype=itype) - ptr[:-1].astype(itype)[qpos]
-    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow
+    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow (NumPy 2 keeps
+    # int16 + Python int in int16: see the Ranked docstring)
     if len(counts) and int(counts.max()) <= 16384:
         pos = pos.astype(np.int16)
     if nq <= 16384:
@@ -554,10 +572,58 @@ def build_collection(
     ranked: list[Ranked] = []
     missing: list[np.ndarray] = []
     for run in runs:
-        r, m = rank_run(run, None, qi, complete=complete, depth=depth,
+        r, m = rank_run(run, qi, complete=complete, depth=depth,
                         judged_only=judged_only, trec9=trec9)
         ranked.append(r)
         missing.append(m)
         if len(run.docno) >= TRIM_ROWS:  # small runs free too little to pay for malloc_trim
             release_memory()
     return Collection(qrels=qi, runs=tuple(ranked), missing=tuple(missing))
+
+
+def subset_ranked(r: Ranked, keep: np.ndarray) -> Ranked:
+    """``r`` keeping only the retrieved documents where ``keep`` holds (ranks renumbered).
+
+    Used for a measure's own ``judged_only=True`` (keep grade ≥ 0, as ``-J``)
+    and for a cutoff applied by truncation (keep pos < k). The judged side is
+    unchanged.
+    """
+    from dataclasses import replace
+
+    keep = np.asarray(keep, dtype=bool)
+    if bool(keep.all()):
+        return r
+    qidx = r.qidx[keep]
+    counts = np.bincount(qidx, minlength=r.nq)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    pos = (np.arange(len(qidx), dtype=np.int64) - ptr[:-1][qidx]).astype(r.pos.dtype)
+    rows = r.rows[keep] if r.rows is not None else None
+    return replace(r, ptr=ptr, grade=r.grade[keep], qidx=qidx, pos=pos, rows=rows)
+
+
+def docno_ascending_ties(r: Ranked) -> Ranked:
+    """``r`` with every group of tied scores in docno *ascending* order.
+
+    trec_eval breaks ties by docno descending; ir-measures' own providers
+    (Judged) and MS MARCO's evaluation script (RR@k) sort by ``(-score,
+    docno)``. Our order inside a tie group is docno descending, so reversing
+    each group gives theirs (with equal docnos impossible: duplicates are
+    errors). Scores compare in float64, as those tools compare them.
+    """
+    from dataclasses import replace
+
+    n = len(r.qidx)
+    if n < 2 or r.run_score is None or r.rows is None:
+        return r
+    score = r.score
+    new = np.ones(n, dtype=bool)
+    new[1:] = (r.qidx[1:] != r.qidx[:-1]) | (score[1:] != score[:-1])
+    if bool(new.all()):
+        return r
+    start = np.flatnonzero(new)
+    end = np.append(start[1:], n)
+    gid = np.cumsum(new) - 1
+    idx = np.arange(n)
+    perm = start[gid] + end[gid] - 1 - idx
+    rows = r.rows[perm]
+    return replace(r, grade=r.grade[perm], rows=rows)

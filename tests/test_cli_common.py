@@ -7,11 +7,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = "qrels/dl19-sample.qrels"
 RUN = "runs/rerank.run"
 HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "statsmodels", "pyarrow")
@@ -45,7 +44,7 @@ def run(args, cwd=ROOT):
 
 def test_entry_points_cover_the_family():
     assert {"zelo", "zelo_trec", "zelo_eval", "pref_eval", "pref_aggregate", "zelo_fit", "zelo_pairs",
-            "zelo_simulate", "zelo_compare", "zelo_plot"} <= set(SCRIPTS)
+            "zelo_simulate", "zelo_compare", "zelo_plot", "zelo_agree"} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))

@@ -4,16 +4,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from pref_eval.stats.perquery import read_per_query
+from pref_eval.io.perquery import read_per_query
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 DATA = ROOT / "tests" / "data" / "stats"
 JSONL_KEYS = ["measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic", "p_value",
               "p_adjusted", "correction"]

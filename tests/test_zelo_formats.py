@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from pref_eval.errors import InputError
-from pref_eval.zelo.formats import detect_format, read_judgments
+from pref_eval.io.judgments import detect_format, read_judgments
 from pref_eval.zelo.judgments import vote_score
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-DATA = SHARED / "data"
+from conftest import need_shared  # noqa: E402
 
 
 def _write(tmp_path, name, text):
@@ -162,9 +161,7 @@ REAL = [
 
 @pytest.mark.parametrize("rel,fmt,n,nq,nd", REAL)
 def test_real_data(rel, fmt, n, nq, nd):
-    path = DATA / rel
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
+    path = need_shared("data", *Path(rel).parts)
     text = path.read_text(encoding="utf-8")
     assert detect_format(text) == fmt
     j = read_judgments(str(path))
@@ -207,7 +204,7 @@ def test_zbench_ai_scores_error_names_the_pair_line(tmp_path):
 
 
 def test_dataset_reader_error_line(tmp_path):
-    from pref_eval.zelo.formats import read_zbench_annotated, read_zbench_dataset
+    from pref_eval.io.judgments import read_zbench_annotated, read_zbench_dataset
 
     p = _write(tmp_path, "ds.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "a"}]}\n{"query": {"id": "r"}}\n')
     with pytest.raises(InputError) as ei:

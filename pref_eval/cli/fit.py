@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import Log, output_streams, refuse_unused, run_main
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,14 +47,16 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.fit import fit_bt, to_scale
-    from ..zelo.formats import read_judgments, read_zbench_dataset
+    from ..io.judgments import read_judgments, read_zbench_dataset
     from ..zelo.judgments import from_dataset
-    from ..zelo.qrels_out import parse_bins, parse_grades, write_qrels
-    from ..zelo.scores_io import write_scores_tsv, write_zbench_jsonl
+    from ..output.qrels import parse_bins, parse_grades, write_qrels
+    from ..output.zelo_scores import write_scores_tsv, write_zbench_jsonl
 
     log = Log("zelo_fit", quiet)
+    refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))
+    refuse_unused("--scale elo", {"elo_offset": "--elo-offset"}, scale == "elo")
     if prior < 0:
         raise UsageError("--prior must be >= 0")
     if weight_power < 0:
@@ -69,7 +71,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         ds = read_zbench_dataset(dataset)
         table = from_dataset(ds)
         if output_format == "zbench":
-            text = read_input_bytes(dataset).decode("utf-8")
+            text = read_input_text(dataset, what="zbench dataset")
             for line in text.split("\n"):
                 if line.strip():
                     rec = json.loads(line)
@@ -137,21 +139,25 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
                 r = (qid, d, score[g], se[g])
                 if comp is not None:
                     r = r + (int(comp[g]), int(lev[g]))
+                if scale == "elo":
+                    r = r + ("elo",)  # the last column 'scale' tells readers (zelo_eval -R) the scale
                 yield r
 
-    with output_stream(output) as out:
+    paths = [output] + [p for p in (qrels, diagnostics) if p]
+    with output_streams(*paths) as streams:  # all written, or none
+        out = streams[0]
         if output_format == "tsv":
-            write_scores_tsv(out, rows(), extra_cols)
+            write_scores_tsv(out, rows(), extra_cols + (("scale",) if scale == "elo" else ()))
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
                                      for k, qid in enumerate(table.queries)), records)
-    if qrels:
-        method, th = bin_method
-        with output_stream(qrels) as out:
-            write_qrels(out, ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
-                              for k, qid in enumerate(table.queries)), grade_list, method, th)
-    if diagnostics:
-        with output_stream(diagnostics) as out:
+        rest = iter(streams[1:])
+        if qrels:
+            method, th = bin_method
+            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
+                                     for k, qid in enumerate(table.queries)), grade_list, method, th)
+        if diagnostics:
+            out = next(rest)
             out.write("qid\tn_docs\tn_judged\tn_judgments\tn_components\tn_perfect\titerations\tloglik\tgrad_max\tconverged\n")
             nj = np.bincount(q, minlength=len(sizes))
             for k, qid in enumerate(table.queries):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import Log, output_stream, output_streams, run_main
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,10 +19,17 @@ def command():
     """
 
 
+def request_header(layout: str) -> str:
+    """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
+    from ..io.judgments import REQUEST_MARK
+
+    return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
+
+
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
-    from ..io.textfile import read_input_bytes
-    from ..zelo.formats import read_zbench_dataset
+    from ..io.judgments import read_zbench_dataset
+    from ..io.textfile import read_input_text
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -35,14 +42,17 @@ def _read_queries(dataset, run, depth, docs):
         from ..io.runs import read_run
 
         r = read_run(run)
-        out: dict[str, list[str]] = {}
-        order = np.lexsort((r.docno, -r.score, r.qid))  # score desc, docno asc within qid
-        for i in order:
-            lst = out.setdefault(r.qid[i].decode(), [])
-            if depth is None or len(lst) < depth:
-                lst.append(r.docno[i].decode())
-        return list(out.items())
-    text = read_input_bytes(docs, what="'qid docno' file").decode("utf-8")
+        qid = r.qid  # expanded once (linear in run lines)
+        order = np.lexsort((r.docno, -r.score, qid))  # score desc, docno asc within qid
+        qs, ds = qid[order], r.docno[order]
+        heads = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]])) if len(qs) else np.zeros(0, int)
+        ends = np.append(heads[1:], len(qs))
+        out: list[tuple[str, list[str]]] = []
+        for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
+            e = e if depth is None else min(e, h + depth)
+            out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
+        return out
+    text = read_input_text(docs, what="'qid docno' file")
     out2: dict[str, list[str]] = {}
     from ..errors import InputError
 
@@ -82,6 +92,8 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
     queries = _read_queries(dataset, run, depth, docs)
     pairs = random_cycles(queries, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat)
     with output_stream(output) as out:
+        if output_format == "tsv" and pairs:
+            out.write(request_header("qid<TAB>docA<TAB>docB"))
         for q, a, b in pairs:
             if output_format == "jsonl":
                 out.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
@@ -92,10 +104,10 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 
 def _load(state):
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.tournament import Tournament
 
-    return Tournament.from_json(read_input_bytes(state, what="tournament state").decode("utf-8"), state)
+    return Tournament.from_json(read_input_text(state, what="tournament state"), state)
 
 
 def _save(state, t):
@@ -135,11 +147,22 @@ def next_cmd(state, output):
     """Print the pairs still to judge (none when the tournament is over)."""
     t = _load(state)
     req = t.outstanding()
-    _save(state, t)  # the left/right draw advances the seeded stream
-    with output_stream(output) as out:
+    # the left/right draw advances the seeded stream: the state and the
+    # requests are written together, or neither is
+    with output_streams(state, output) as (st, out):
+        st.write(t.to_json())
+        if req:  # nothing at all once the tournament is over (scripts test for an empty file)
+            out.write(request_header("topic docA docB"))
         for tp, a, b in req:
             out.write(f"{tp} {a} {b}\n")
     return 0
+
+
+def batch_digest(data: bytes) -> str:
+    """SHA-256 of a judgment batch (line endings normalised): replaying the same file changes nothing."""
+    import hashlib
+
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
 
 
 @command.command("add")
@@ -149,18 +172,27 @@ def next_cmd(state, output):
 @click.option("-Q", "--quiet", is_flag=True)
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
+
+    from ..io.textfile import read_input_bytes
 
     t = _load(state)
     log = Log("zelo_pairs", quiet)
     for path in judgments:
+        digest = batch_digest(read_input_bytes(path, what="judgment file"))
+        if t.has_batch(digest):
+            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
+            continue
         j = read_judgments(path, fmt)
         rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
                 for i in range(len(j)))
         summary = t.add(rows)
+        t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:
-            log.warn(f"{path}: {summary['duplicate']} judgments of already judged pairs and "
-                     f"{summary['unrequested']} of pairs not requested were ignored")
+            ex = t.last_ignored
+            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
+                     f"{summary['unrequested']} of pairs not requested in the current stage"
+                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
     _save(state, t)
     left = len(t.outstanding())
     log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
@@ -174,7 +206,7 @@ def result_cmd(state, qrels):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     import sys
 
-    from ..zelo.scores_io import fmt_float
+    from ..output.zelo_scores import fmt_float
     from ..zelo.tournament import read_graded_qrels
 
     t = _load(state)

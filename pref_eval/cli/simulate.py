@@ -36,12 +36,9 @@ def _read_matrix(matrix):
     import numpy as np
 
     from ..errors import InputError
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
 
-    try:
-        text = read_input_bytes(matrix, what="matrix file").decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(matrix, 0, f"not UTF-8 text ({err.reason})") from None
+    text = read_input_text(matrix, what="matrix file")
     rows = [line.split() for line in text.splitlines() if line.strip()]
     try:
         M = np.array([[float(x) for x in r] for r in rows])

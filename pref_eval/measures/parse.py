@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import ast
 import difflib
-import math
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
-from .nicknames import NICKNAMES
+from .irm_names import ALIASES
+from .nicknames import NICKNAMES, nickname_members
+from .params import CUTOFF, NOT_GIVEN, RECALL, Param
 
 JUDGED_WHOLE_LIST = 2**63 - 1
 
@@ -77,7 +78,7 @@ def parse_params(spec: MeasureSpec, text: str) -> tuple:
 
 def _all_names() -> list[str]:
     names = set(REGISTRY) | set(NICKNAMES)
-    names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm}
+    names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm} | set(ALIASES)
     return sorted(names)
 
 
@@ -96,15 +97,16 @@ def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
     for i in range(len(name) - 1, 0, -1):
         if name[i] == "_" and name[:i] in REGISTRY:
             spec = REGISTRY[name[:i]]
-            if spec.param_kind in ("cutoffs", "floats") and name[i + 1:]:
+            if spec.param_kind in ("cutoffs", "floats") and re.fullmatch(r"[0-9.,+-]+", name[i + 1:]):
                 return spec, name[i + 1:]
     return None
 
 
-def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
+def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[MeasureRequest]:
     """trec_eval ``-m`` semantics over the list ``args`` (see module doc).
 
-    Returns the requests in trec_eval's print order.
+    Returns the requests in trec_eval's print order. ``trec9``: nicknames
+    expand as in trec_eval 9.x (``all_trec`` without unj, rbp, rbp_resid).
     """
     _load_registry()
     marked: dict[str, None] = {}
@@ -113,7 +115,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
     for arg in args:
         name, dot, ptext = arg.partition(".")
         if name in NICKNAMES and not dot:
-            for member in NICKNAMES[name]:
+            for member in nickname_members(name, trec9):
                 if member in REGISTRY:
                     marked[member] = None
             continue
@@ -152,7 +154,8 @@ def _literal(node: ast.AST, text: str):
         raise UsageError(f"measure {text!r}: parameter values must be literals") from None
 
 
-def _parse_irm_or_none(text: str) -> MeasureRequest | None:
+def _irm_tree(text: str):
+    """``(name, kwargs, at)`` of an ir-measures expression, None if it is not one."""
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
@@ -161,54 +164,88 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         at = _literal(tree.right, text)
         tree = tree.left
-    kwargs: dict = {}
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
         if tree.args:
             raise UsageError(f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
-        kwargs = {k.arg: _literal(k.value, text) for k in tree.keywords}
-        name = tree.func.id
-    elif isinstance(tree, ast.Name):
-        name = tree.id
-    else:
+        return tree.func.id, {k.arg: _literal(k.value, text) for k in tree.keywords}, at
+    if isinstance(tree, ast.Name):
+        return tree.id, {}, at
+    return None
+
+
+def _irm_spec(text: str, family: str, kw: dict, at):
+    """The spec an ir-measures family reaches with or without a cutoff → (spec, at, whole_list)."""
+    spec_at = next((s for s in REGISTRY.values() if s.irm == family + "@"), None)
+    spec_bare = next((s for s in REGISTRY.values() if s.irm == family), None)
+    if spec_at is None and spec_bare is None:
         return None
-    _load_registry()
-    key = name + ("@" if at is not None else "")
-    spec = next((s for s in REGISTRY.values() if s.irm == key), None)
-    if spec is None and at is None:
-        # families whose plain form is the cutoff measure without a cutoff
-        spec = next((s for s in REGISTRY.values() if s.irm == name + "@" and s.name in ("judged",)), None)
-    if spec is None:
-        if any(s.irm and s.irm.rstrip("@") == name for s in REGISTRY.values()):
-            need = "a cutoff (@k)" if at is None else "no cutoff"
-            raise UsageError(f"measure {text!r}: {name} needs {need} here")
-        return None
-    level = None
-    params: tuple = tuple(spec.defaults)
-    raw = None
-    for k, v in kwargs.items():
-        if k == "rel":
-            level = int(v)
-        elif k == "p" and spec.name in ("rbp", "rbp_resid"):
-            params, raw = (("p", float(v)),), f"p={v}"
-        elif k == "gains" and spec.param_kind == "gains":
-            if not isinstance(v, dict):
-                raise UsageError(f"measure {text!r}: gains must be a dict like {{0:0,1:1,2:3}}")
-            params = tuple((str(a), float(b)) for a, b in sorted(v.items()))
-            raw = ",".join(f"{a}={b}" for a, b in sorted(v.items()))
-        elif k == "beta" and spec.name == "set_F":
-            params, raw = (float(v),), f"{v}"
-        else:
-            raise UsageError(f"measure {text!r}: unsupported parameter {k!r}")
-    if at is None and spec.name == "judged":
-        params = (JUDGED_WHOLE_LIST,)  # ir-measures' Judged without @k: the whole list
+    for key in ("cutoff", "recall"):
+        if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
+            v = kw.pop(key)
+            at = v if at is None else at
     if at is not None:
-        if spec.param_kind == "cutoffs":
-            if not isinstance(at, int) or isinstance(at, bool) or at <= 0:
-                raise UsageError(f"measure {text!r}: cutoff must be a positive integer")
-            params = (int(at),)
-        elif spec.param_kind == "floats":
-            params = (float(at),)
-    return MeasureRequest(spec, params, raw, level=level, label=text.strip())
+        if spec_at is not None:
+            return spec_at, at, False
+        if spec_bare is not None and spec_bare.keyword("cutoff") is not None:
+            kw["cutoff"] = at
+            return spec_bare, None, False
+        raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
+    if spec_bare is not None:
+        return spec_bare, None, False
+    if spec_at is not None and spec_at.name == "judged":
+        return spec_at, None, True  # ir-measures' Judged without @k: the whole list
+    raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+
+
+def _irm_options(text: str, family: str, spec: MeasureSpec, kw: dict) -> tuple[int | None, dict]:
+    """Check every keyword against the spec's declarations → (level, options with defaults filled)."""
+    level = None
+    options: dict = {}
+    for k, v in kw.items():
+        p = spec.keyword(k)
+        if p is None or p.role == "cutoff":
+            ok = ", ".join(q.name for q in spec.keywords if q.role != "cutoff") or "none"
+            raise UsageError(f"measure {text!r}: {family} does not support parameter {k!r} (supported: {ok})")
+        v = p.check(text, v)
+        if p.role == "level":
+            level = int(v)
+        else:
+            options[k] = v
+    for p in spec.keywords:
+        if p.role == "compute" and p.name not in options and p.default is not NOT_GIVEN:
+            options[p.name] = p.default
+    if spec.validate is not None:
+        spec.validate(text, options)
+    return level, options
+
+
+def _parse_irm_or_none(text: str) -> MeasureRequest | None:
+    """ir-measures syntax → request; None if ``text`` is not a known ir-measures name.
+
+    Aliases (:mod:`.irm_names`) are resolved first; ``cutoff=k`` is ``@k``
+    and ``recall=x`` is ``@x`` (``@`` wins when both are written, as in
+    ir-measures). Every keyword must be declared by the spec
+    (:mod:`.params`) and pass its check.
+    """
+    parsed = _irm_tree(text)
+    if parsed is None:
+        return None
+    name, kwargs, at = parsed
+    _load_registry()
+    family, preset = ALIASES.get(name, (name, {}))
+    kw = {**preset, **kwargs}
+    found = _irm_spec(text, family, kw, at)
+    if found is None:
+        return None
+    spec, at, whole_list = found
+    level, options = _irm_options(text, family, spec, kw)
+    params: tuple = (JUDGED_WHOLE_LIST,) if whole_list else tuple(spec.defaults)
+    if at is not None:
+        p = next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
+        v = p.check(text, at)
+        params = (int(v),) if spec.param_kind == "cutoffs" else (float(v),)
+    return MeasureRequest(spec, params, None, level=level, label=text.strip(),
+                          options=tuple(sorted(options.items())))
 
 
 def parse_measure(text: str) -> list[MeasureRequest]:
@@ -234,11 +271,47 @@ def parse_measure(text: str) -> list[MeasureRequest]:
 
 
 def parse_measures(texts: Iterable[str]) -> list[MeasureRequest]:
-    """Several names (each may be space separated, as ir-measures' CLI)."""
+    """Several names (each may be space separated, as ir-measures' CLI), merged by :func:`merge_requests`.
+
+    This is the rule of the API and ``zelo_eval`` for repeated measures
+    (``zelo_trec`` keeps trec_eval's, :func:`parse_trec_measures`).
+    """
     out: list[MeasureRequest] = []
     for t in texts:
         for piece in _split_spaces(t):
             out.extend(parse_measure(piece))
+    return merge_requests(out)
+
+
+def merge_requests(reqs: list[MeasureRequest]) -> list[MeasureRequest]:
+    """The union of the requested columns, each once.
+
+    Requests of one measure written in trec_eval syntax with cutoffs or
+    recall points merge into one request with the sorted union of their
+    values (``-m ndcg_cut -m ndcg_cut.1,4`` → ``ndcg_cut_1, ndcg_cut_4,
+    ndcg_cut_5 … ndcg_cut_1000``; ``-m P.5 -m P.5,10`` → ``P_5, P_10``);
+    any other request repeated identically (same name, same parameters) is
+    kept once. The first occurrence keeps its place.
+    """
+    out: list[MeasureRequest] = []
+    merged: dict[tuple, int] = {}
+    seen: set = set()
+    for r in reqs:
+        if r.label is None and r.spec.param_kind in ("cutoffs", "floats") and not r.options:
+            key = ("union", r.spec.name, r.level)
+            if key in merged:
+                i = merged[key]
+                vals = tuple(sorted(set(out[i].params) | set(r.params)))
+                out[i] = MeasureRequest(r.spec, vals, None, level=r.level)
+                continue
+            merged[key] = len(out)
+            out.append(MeasureRequest(r.spec, tuple(sorted(set(r.params))), None, level=r.level))
+            continue
+        key = (r.spec.name, r.params, r.raw, r.level, r.label, r.options)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(r)
     return out
 
 
@@ -258,7 +331,3 @@ def _split_spaces(text: str) -> list[str]:
     if cur:
         parts.append(cur)
     return parts
-
-
-def is_finite_number(x: float) -> bool:
-    return not (math.isnan(x) or math.isinf(x))

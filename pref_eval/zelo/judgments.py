@@ -4,7 +4,7 @@ A *judgment* says, for one query and an ordered pair (A, B) of documents,
 how strongly B beats A: ``score`` in [0, 1], 1 = B better, 0 = A better,
 0.5 = a tie. This is zbench's orientation (its ``W[b, a] += s``).
 
-Every reader in :mod:`pref_eval.zelo.formats` returns a :class:`Judgments`.
+Every reader in :mod:`pref_eval.io.judgments` returns a :class:`Judgments`.
 """
 from __future__ import annotations
 
@@ -48,6 +48,17 @@ def vote_score(votes: Sequence[float | None], ties: str = "half") -> float:
     return (pos + 0.5 * zero) / n
 
 
+def vote_values(votes: Sequence[float | None]) -> tuple[float, ...]:
+    """Each vote on the pair-score scale: 0 (A better), 1/2 (tie), 1 (B better), NaN (failed call).
+
+    Only the sign of a vote counts, as in :func:`vote_score`; a failed call is
+    kept as NaN (not counted as a tie) so that agreement statistics can treat it
+    as a missing vote (``zelo_agree``).
+    """
+    nan = float("nan")
+    return tuple(nan if v is None else (1.0 if v > 0 else 0.0 if v < 0 else 0.5) for v in votes)
+
+
 @dataclass
 class Judgments:
     """Judgments for many queries, stored column-wise.
@@ -60,6 +71,11 @@ class Judgments:
     ``closed`` holds the queries whose document lists are fixed (by a
     dataset): adding another document to one raises :class:`UnknownDocument`.
     ``at_line`` is the line the reader is on (for error messages).
+    ``votes`` maps a judgment's index to its ensemble's individual votes
+    (:func:`vote_values`) when the file carries them (jsonl ``votes``, zbench,
+    xie); ``missing`` lists ``(q, a, b)`` of pairs the file names without a
+    judgment (llmlog ``?``). Neither changes the fit; ``zelo_agree`` uses them.
+    ``format`` is the format name of the last file read into the table.
     """
 
     queries: list[str] = field(default_factory=list)
@@ -69,6 +85,9 @@ class Judgments:
     b: list[int] = field(default_factory=list)
     score: list[float] = field(default_factory=list)
     weight: list[float] = field(default_factory=list)
+    votes: dict = field(default_factory=dict, repr=False)
+    format: str = field(default="", repr=False)
+    missing: list = field(default_factory=list, repr=False)
     closed: set = field(default_factory=set, repr=False)
     at_line: int = field(default=0, repr=False)
     _qindex: dict[str, int] = field(default_factory=dict, repr=False)
@@ -98,16 +117,24 @@ class Judgments:
             self.docs[qid].append(docno)
         return di
 
-    def add(self, qid: str, doc_a: str, doc_b: str, score: float, weight: float = 1.0) -> None:
-        """Append one judgment (``score`` 1 = ``doc_b`` better)."""
+    def add(self, qid: str, doc_a: str, doc_b: str, score: float, weight: float = 1.0,
+            votes: tuple[float, ...] | None = None) -> None:
+        """Append one judgment (``score`` 1 = ``doc_b`` better; ``votes`` its ensemble's votes)."""
         qi = self.add_query(qid)
         ai = self.add_doc(qid, doc_a)
         bi = self.add_doc(qid, doc_b)
+        if votes is not None:
+            self.votes[len(self.q)] = tuple(votes)
         self.q.append(qi)
         self.a.append(ai)
         self.b.append(bi)
         self.score.append(float(score))
         self.weight.append(float(weight))
+
+    def add_missing(self, qid: str, doc_a: str, doc_b: str) -> None:
+        """Register a pair named without a judgment (its documents are registered too)."""
+        qi = self.add_query(qid)
+        self.missing.append((qi, self.add_doc(qid, doc_a), self.add_doc(qid, doc_b)))
 
     def __len__(self) -> int:
         return len(self.q)
@@ -117,7 +144,10 @@ class Judgments:
         for k in range(len(other)):
             qid = other.queries[other.q[k]]
             dl = other.docs[qid]
-            self.add(qid, dl[other.a[k]], dl[other.b[k]], other.score[k], other.weight[k])
+            self.add(qid, dl[other.a[k]], dl[other.b[k]], other.score[k], other.weight[k], other.votes.get(k))
+        for qi, a, b in other.missing:
+            qid = other.queries[qi]
+            self.add_missing(qid, other.docs[qid][a], other.docs[qid][b])
         for qid in other.queries:
             for d in other.docs[qid]:
                 self.add_doc(qid, d)

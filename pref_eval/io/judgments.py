@@ -1,0 +1,459 @@
+"""Readers for pairwise judgment files, with format autodetection.
+
+Formats (``--format`` names), all giving :class:`~.judgments.Judgments`
+with ``score`` 1 = second document (B) better:
+
+``jsonl``      our canonical JSONL, one object per line:
+               ``{"qid", "doc_a", "doc_b", "score"}`` with score in [0, 1]
+               (1 = B better), or ``"votes": [v, ...]`` (each in -1..1 or
+               null = failed call); optional ``"weight"`` (>= 0), ``"judge"``.
+``zbench``     zbench's ``ai_scores.json`` (``{"scored_pairs": [...]}``): the
+               three model scores are votes (openai, anthropic, gemini order).
+``clarke4``    ``topic docA docB winner`` (winner repeats docA or docB).
+``clarke3``    ``topic winner loser``.
+``llmlog``     ``@ topic docA docB M``: M ``!`` = docA better, ``=`` = tie
+               (score 1/2), ``?`` = no judgment (not fitted; docs registered, the pair kept
+               in ``missing``).
+``carterette`` ``QID DOC1 DOC2 PREF``: -1 DOC1 better, 1 DOC2 better,
+               0 duplicates (a tie, 1/2), -2/2 "bad" document paired with
+               ``NA`` (no pairwise judgment; the bad doc is registered).
+``trecprefs``  trec_eval ``-R prefs``: ``qid jg jsg docno rel_level``; inside
+               each (qid, jg), every pair of docs with different rel_level is
+               one judgment, the higher level winning; equal levels give none.
+``xie``        Xie et al. image preferences: ``query<TAB>left,right<TAB>j1<TAB>j2<TAB>j3``
+               with graded votes -2..2 (negative = left better); header line
+               allowed; votes such as ``1.0`` are accepted.
+
+Errors are :class:`~pref_eval.errors.InputError` with file and line.
+"""
+from __future__ import annotations
+
+import json
+import re
+import math
+from typing import Callable
+
+from ..errors import InputError, UsageError
+from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
+from .textfile import display_name, read_input_text
+
+FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
+
+
+def _lines(text: str, out: Judgments | None = None):
+    for no, line in enumerate(text.split("\n"), start=1):
+        if out is not None:
+            out.at_line = no
+        yield no, line.rstrip("\r")
+
+
+def _array_element_line(text: str, key: str, k: int) -> int:
+    """Line (1-based) where element ``k`` of the top-level array ``key`` starts; 0 if not found."""
+    dec = json.JSONDecoder()
+    m = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+    if not m:
+        return 0
+    i = m.end()
+    ws = re.compile(r"[\s,]*")
+    try:
+        for _ in range(k):
+            i = ws.match(text, i).end()
+            _, i = dec.raw_decode(text, i)
+        i = ws.match(text, i).end()
+    except ValueError:
+        return 0
+    return text.count("\n", 0, i) + 1
+
+
+def detect_format(text: str, name: str = "<input>") -> str:
+    """Guess the format of a judgment file from its content.
+
+    JSON object with ``scored_pairs`` -> zbench; lines starting ``{`` ->
+    jsonl; ``@`` -> llmlog; tab lines whose 2nd field holds a comma, or the
+    Xie header -> xie; 5 fields -> trecprefs; 4 fields ending in an integer
+    -2..2 -> carterette (unless the 2nd field is the same on every line: TREC
+    qrels, refused); 4 fields whose last repeats the 2nd or 3rd -> clarke4;
+    3 fields -> clarke3 (unless every 3rd field is a small number: 'topic docno
+    grade', ambiguous, refused). Anything ambiguous asks for ``--format``.
+    Decided on the first 50 non-blank lines. A request file of ``zelo_pairs``
+    (first line ``# zelo_pairs requests``) is never read as judgments.
+    """
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        first = stripped.split("\n", 1)[0]
+        if '"scored_pairs"' in stripped[:2000] and not _is_json_line(first):
+            return "zbench"
+        if '"scored_pairs"' in first:
+            return "zbench"
+        return "jsonl"
+    samples = []
+    for no, line in _lines(text):
+        if line.strip() and not line.lstrip().startswith("#"):
+            samples.append((no, line))
+        if len(samples) >= 50:
+            break
+    if not samples:
+        raise InputError(name, 0, "empty judgment file: cannot detect its format (use --format)")
+    no0, first = samples[0]
+    if first.startswith("@"):
+        return "llmlog"
+    tabs = first.split("\t")
+    if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
+        return "xie"
+    # the field count of most sample lines decides; a line with another count
+    # is then reported (with its number) by the format's reader
+    from collections import Counter
+
+    tally = Counter(len(line.split()) for _, line in samples).most_common()
+    n = tally[0][0]
+    if len(tally) > 1 and tally[1][1] == tally[0][1]:
+        n = len(first.split())
+    fits = [(no, line.split()) for no, line in samples if len(line.split()) == n]
+    fields = [f for _, f in fits]
+    if n == 5:
+        return "trecprefs"
+    if n == 3:
+        if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
+            raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
+                                        "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
+                                        "--format clarke3 if these are judgments")
+        return "clarke3"
+    bad_no = next((no for no, line in samples if len(line.split()) != n), no0)
+    if n == 4:
+        if all(f[3] in (f[1], f[2]) for f in fields):
+            return "clarke4"
+        if all(_small_number(f[3]) for f in fields):
+            if len({f[1] for f in fields}) == 1 or not all(f[3].lstrip("+-") in "012" for f in fields):
+                raise InputError(name, no0, "this looks like TREC qrels ('qid iter docno grade'), not pairwise "
+                                            "judgments; give --format carterette if it is Carterette's "
+                                            "'QID DOC1 DOC2 PREF'")
+            return "carterette"
+        bad_no = next(no for no, f in fits if f[3] not in (f[1], f[2]) and not f[3].lstrip("+-").isdigit())
+    raise InputError(
+        name, bad_no,
+        "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
+        "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
+        "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
+    )
+
+
+def _small_number(tok: str) -> bool:
+    """A grade-like field: an optional sign and at most 3 digits, optionally ``.0`` (``2``, ``-1``, ``4.0``)."""
+    head, _, tail = tok.lstrip("+-").partition(".")
+    return 0 < len(head) <= 3 and head.isascii() and head.isdigit() and set(tail) <= {"0"}
+
+
+def _decimal(tok: str) -> bool:
+    """A number with a decimal point (``0.2345``): a value, never a document id of a judgment file."""
+    if "." not in tok:
+        return False
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+REQUEST_MARK = "# zelo_pairs requests"  # first line of the files zelo_pairs writes for judges
+
+
+def check_not_requests(text: str, name: str) -> None:
+    """Refuse a request file of ``zelo_pairs next`` / ``cycles`` (pairs to judge, not judgments)."""
+    if text.startswith(REQUEST_MARK + " (pairs to judge"):
+        raise InputError(name, 1, "this is a request file written by zelo_pairs (pairs to judge, "
+                                  "'topic docA docB'), not judgments: have the pairs judged first")
+
+
+def _is_json_line(line: str) -> bool:
+    try:
+        json.loads(line)
+        return True
+    except ValueError:
+        return False
+
+
+def read_judgments(
+    path: str,
+    fmt: str | None = None,
+    *,
+    ties: str = "half",
+    into: Judgments | None = None,
+) -> Judgments:
+    """Read a judgment file (``-`` = stdin, gzip ok) into a :class:`Judgments`.
+
+    ``fmt`` None autodetects (:func:`detect_format`). ``ties`` is the vote
+    rule of :func:`~.judgments.vote_score` (used by jsonl votes, zbench, xie).
+    ``into`` appends to an existing table (e.g. one built from a dataset).
+    """
+    if ties not in TIE_RULES:
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
+    name = display_name(path)
+    try:
+        text = read_input_text(path, what="judgment file")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    check_not_requests(text, name)
+    if fmt is None:
+        fmt = detect_format(text, name)
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
+    out = into if into is not None else Judgments()
+    out.format = fmt
+    try:
+        READERS[fmt](text, name, out, ties)
+    except UnknownDocument as err:
+        raise InputError(name, out.at_line, str(err)) from None
+    return out
+
+
+def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as err:
+            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+        if not isinstance(rec, dict):
+            raise InputError(name, no, "expected a JSON object {\"qid\", \"doc_a\", \"doc_b\", \"score\"|\"votes\"}")
+        for key in ("qid", "doc_a", "doc_b"):
+            if key not in rec or not isinstance(rec[key], (str, int)) or isinstance(rec[key], bool):
+                raise InputError(name, no, f"expected a string \"{key}\"")
+        if "score" in rec:
+            s = rec["score"]
+            if not _is_num(s) or not (0.0 <= float(s) <= 1.0):
+                raise InputError(name, no, f"expected \"score\" a number in [0, 1] (1 = doc_b better), got {s!r}")
+            s = float(s)
+            kept = None
+        elif "votes" in rec:
+            votes = rec["votes"]
+            if not isinstance(votes, list) or not votes:
+                raise InputError(name, no, "expected \"votes\" a non-empty list of numbers in -1..1 or null")
+            for v in votes:
+                if v is not None and (not _is_num(v) or not (-1.0 <= float(v) <= 1.0)):
+                    raise InputError(name, no, f"expected each vote a number in -1..1 or null, got {v!r}")
+            vs = [None if v is None else float(v) for v in votes]
+            s = vote_score(vs, ties)
+            kept = vote_values(vs)
+        else:
+            raise InputError(name, no, "expected a \"score\" or a \"votes\" field")
+        w = rec.get("weight", 1.0)
+        if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
+            raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
+        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w), kept)
+
+
+def _is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+
+
+def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
+    try:
+        obj = json.loads(text)
+    except ValueError as err:
+        raise InputError(name, err.lineno, f"expected zbench ai_scores.json ({err.msg})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("scored_pairs"), list):
+        raise InputError(name, 1, "expected a JSON object with a \"scored_pairs\" list (zbench ai_scores.json)")
+    for k, sp in enumerate(obj["scored_pairs"]):
+        where = f"scored_pairs[{k}]: "
+        try:
+            pair = sp["pair"]
+            qid = str(pair["query_id"])
+            da = str(pair["document_a"]["document_id"])
+            db = str(pair["document_b"]["document_id"])
+            votes = []
+            for model in ("openai_score", "anthropic_score", "gemini_score"):
+                v = sp[model]["score"]
+                if not _is_num(v):
+                    raise TypeError(model)
+                votes.append(float(v))
+        except (KeyError, TypeError) as err:
+            raise InputError(name, _array_element_line(text, "scored_pairs", k),
+                             where + f"expected pair.query_id, pair.document_a/b.document_id and "
+                             f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
+        try:
+            out.add(qid, da, db, vote_score(votes, ties), 1.0, vote_values(votes))
+        except UnknownDocument as err:
+            raise InputError(name, _array_element_line(text, "scored_pairs", k), where + str(err)) from None
+
+
+def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 4:
+            raise InputError(name, no, f"expected 4 fields 'topic docA docB winner', got {len(f)}")
+        t, a, b, w = f
+        if a == b:
+            raise InputError(name, no, f"docA and docB are the same document {a!r}")
+        if w == a:
+            out.add(t, a, b, 0.0)
+        elif w == b:
+            out.add(t, a, b, 1.0)
+        else:
+            raise InputError(name, no, f"expected the winner to be docA or docB, got {w!r}")
+
+
+def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 3:
+            raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
+        t, w, l = f
+        if w == l:
+            raise InputError(name, no, f"winner and loser are the same document {w!r}")
+        out.add(t, w, l, 0.0)
+
+
+def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 5 or f[0] != "@":
+            raise InputError(name, no, "expected '@ topic docA docB M' with M one of ! = ?")
+        _, t, a, b, m = f
+        if m == "!":
+            out.add(t, a, b, 0.0)
+        elif m == "=":
+            out.add(t, a, b, 0.5)
+        elif m == "?":
+            out.add_missing(t, a, b)
+        else:
+            raise InputError(name, no, f"expected the mark !, = or ?, got {m!r}")
+
+
+def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 4:
+            raise InputError(name, no, f"expected 4 fields 'QID DOC1 DOC2 PREF', got {len(f)}")
+        t, a, b, p = f
+        try:
+            pv = int(p)
+        except ValueError:
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}") from None
+        if pv == -1:
+            out.add(t, a, b, 0.0)
+        elif pv == 1:
+            out.add(t, a, b, 1.0)
+        elif pv == 0:
+            out.add(t, a, b, 0.5)
+        elif pv == -2:
+            if b.upper() != "NA":
+                raise InputError(name, no, "expected DOC2 = NA when PREF is -2 (DOC1 bad)")
+            out.add_doc(t, a)
+        elif pv == 2:
+            if a.upper() != "NA":
+                raise InputError(name, no, "expected DOC1 = NA when PREF is 2 (DOC2 bad)")
+            out.add_doc(t, b)
+        else:
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}")
+
+
+def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
+    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 5:
+            raise InputError(name, no, f"expected 5 fields 'qid jg jsg docno rel_level', got {len(f)}")
+        qid, jg, _jsg, doc, rel = f
+        try:
+            r = float(rel)
+        except ValueError:
+            raise InputError(name, no, f"expected rel_level a number, got {rel!r}") from None
+        out.add_doc(qid, doc)
+        groups.setdefault((qid, jg), []).append((doc, r))
+    for (qid, _jg), members in groups.items():
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                (da, ra), (db, rb) = members[i], members[j]
+                if ra != rb and da != db:
+                    out.add(qid, da, db, 1.0 if rb > ra else 0.0)
+
+
+def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
+    for no, line in _lines(text, out):
+        if not line.strip():
+            continue
+        if no == 1 and line.startswith("Query\t"):
+            continue
+        f = line.split("\t")
+        if len(f) < 3:
+            raise InputError(name, no, "expected 'query<TAB>left,right<TAB>vote...' with votes in -2..2")
+        q, pair, votes_txt = f[0], f[1], f[2:]
+        docs = pair.split(",")
+        if len(docs) != 2 or not docs[0] or not docs[1]:
+            raise InputError(name, no, f"expected the pair as 'left,right', got {pair!r}")
+        votes = []
+        for v in votes_txt:
+            try:
+                x = float(v)
+            except ValueError:
+                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}") from None
+            if not (-2 <= x <= 2) or x != int(x):
+                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}")
+            votes.append(x)
+        out.add(q, docs[0], docs[1], vote_score(votes, ties), 1.0, vote_values(votes))
+
+
+READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
+    "jsonl": _parse_jsonl,
+    "zbench": _parse_zbench,
+    "clarke4": _parse_clarke4,
+    "clarke3": _parse_clarke3,
+    "llmlog": _parse_llmlog,
+    "carterette": _parse_carterette,
+    "trecprefs": _parse_trecprefs,
+    "xie": _parse_xie,
+}
+
+
+def _zbench_records(path: str, what: str, expected: str, parse) -> list:
+    """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
+    name = display_name(path)
+    try:
+        text = read_input_text(path, what=what)
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    out = []
+    for no, line in _lines(text):
+        if not line.strip():
+            continue
+        try:
+            out.append(parse(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            raise InputError(name, no, f"expected {expected}") from None
+    return out
+
+
+def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
+    """Read zbench's QueryDocuments JSONL: ``[(query_id, [doc ids...]), ...]``.
+
+    One line ``{"query": {"id", ...}, "documents": [{"id", ...}, ...]}`` per
+    query; extra fields (content, metadata, score) are ignored.
+    """
+    return _zbench_records(
+        path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]]))
+
+
+def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
+    """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
+
+    Each document must carry a numeric ``"score"`` (as pydantic requires).
+    """
+    return _zbench_records(
+        path, "zbench annotated JSONL", '{"query": {"id"}, "documents": [{"id", "score"}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]],
+                     [float(d["score"]) for d in rec["documents"]]))
+
+
+__all__ = ["FORMATS", "detect_format", "read_judgments", "read_zbench_dataset", "read_zbench_annotated"]

@@ -1,0 +1,444 @@
+"""Reader of preference JSON lines (the ``-q`` output of ``zelo_eval`` / ``pref_eval.py``).
+
+:func:`read_pref_file` returns a :class:`PrefFile`: per sample, the per-query
+preference lines (runi, runj, one value per measure) and metric lines (run,
+one value per measure) as numpy columns in file order, with query and run code
+tables. Three paths give the same result: the optional C scanner
+(:mod:`pref_eval.io.jsonl_scan`), orjson in chunks, and a line-by-line
+``json.loads`` fallback that names the first bad line. The rankings computed
+from it are in :mod:`pref_eval.rank_aggregation`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from operator import itemgetter
+
+import numpy as np
+
+from ..errors import InputError
+
+ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
+
+
+@dataclass
+class Lines:
+    """One sample's per-query lines of one type, as columns in file order.
+
+    ``q`` query codes (into :attr:`PrefFile.qids`); ``a`` runi (preference)
+    or run (metric) codes, ``b`` runj codes (-1 for metrics), into
+    :attr:`PrefFile.runs`; ``vals[key]`` float64 values and ``has[key]``
+    whether the line has that key.
+    """
+
+    q: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    vals: dict
+    has: dict
+
+    def __len__(self) -> int:
+        return len(self.q)
+
+
+@dataclass
+class PrefFile:
+    """Per-query lines of one preference file, by sample.
+
+    ``prefs[sample]`` / ``metrics[sample]``: :class:`Lines`; ``qids`` / ``runs``
+    the code tables; ``keys`` every measure key in order of first appearance;
+    ``metric_keys`` those that appear in metric lines.
+    """
+
+    prefs: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    keys: list = field(default_factory=list)
+    metric_keys: set = field(default_factory=set)
+    qids: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
+
+    def sample_qids(self, sample) -> list[str]:
+        """Query ids of a sample in order of first appearance (metric lines first, then preference lines)."""
+        codes = [x.q for x in (self.metrics.get(sample), self.prefs.get(sample)) if x is not None]
+        allq = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+        u, first = np.unique(allq, return_index=True)
+        return [self.qids[c] for c in u[np.argsort(first, kind="stable")].tolist()]
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float))  # bool too: Python sums it as 0/1, as pref_aggregate.py does
+
+
+def _records_slow(data: bytes, src: str):
+    """Line-by-line parse with file:line errors: [(line, kind, sample, qid, a, b, vals)]."""
+    out = []
+    for ln, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
+        if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
+            raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")
+        if obj["qid"] == "all":
+            continue
+        kind = obj.get("type")
+        vals = {k: v for k, v in obj.items() if k not in ID_KEYS}
+        try:
+            if kind == "preference":
+                ab = (str(obj["runi"]), str(obj["runj"]))
+            elif kind == "metric":
+                ab = (str(obj["run"]), None)
+            else:
+                raise InputError(src, ln, f"unknown line type {kind!r} (expected preference or metric)")
+        except KeyError as err:
+            raise InputError(src, ln, f"missing key {err}") from None
+        for k, v in vals.items():
+            if not _is_number(v):
+                raise InputError(src, ln, f"{k}: expected a number, got {json.dumps(v)}")
+        out.append((ln, kind, obj["sample"], str(obj["qid"]), ab[0], ab[1], vals))
+    return out
+
+
+def _parse_all(data: bytes) -> list | None:
+    """Every line parsed at once as one JSON document ``[[line],[line],...]``, or None.
+
+    Only for files without ``]`` (pref files have none: values are numbers,
+    ids plain strings) and without blank lines: then a line cannot close its
+    wrapper nor merge with the next one, so the document parses into exactly
+    one element per line iff every line is one JSON value, and each element
+    must be a list holding one object. None: use the line-by-line parser.
+    """
+    doc = b"[[" + data.replace(b"\n", b"],[") + b"]]"
+    parsed = None
+    try:
+        import orjson
+
+        parsed = orjson.loads(doc)
+    except ImportError:  # pragma: no cover - orjson is optional
+        pass
+    except ValueError:  # orjson refuses NaN/Infinity, which json accepts: let json decide
+        pass
+    if parsed is None:
+        try:
+            parsed = json.loads(doc)
+        except (ValueError, RecursionError):
+            return None
+    # no "]" in the data: every element is one of the wrappers, a list
+    if len(parsed) != data.count(b"\n") + 1 or set(map(len, parsed)) != {1}:
+        return None
+    objs = list(map(itemgetter(0), parsed))
+    if set(map(type, objs)) != {dict}:
+        return None
+    return objs
+
+
+CHUNK_BYTES = 1 << 20  # parse this much at a time (keeps the Python objects few and memory reused)
+
+
+def _records_fast(data: bytes) -> tuple[list, list, set] | None:
+    """Parts for :func:`_build` from :func:`_parse_all`, or None if anything is unusual.
+
+    The file is parsed in chunks of whole lines; in a chunk, lines are
+    grouped by their tuple of keys (a file has a handful of distinct ones),
+    so the checks and the column extraction run per group. Returns (parts,
+    keys in order of first appearance, metric keys).
+    """
+    if not data or b"]" in data:
+        return None
+    size = len(data) - 1 if data.endswith(b"\n") else len(data)
+    parts: list = []
+    first: dict[str, tuple[int, int]] = {}
+    metric_keys: set = set()
+    start, line0 = 0, 0
+    while start < size:
+        end = data.find(b"\n", start + CHUNK_BYTES, size)
+        end = size if end < 0 else end
+        nlines = _chunk_records(data[start:end], line0, parts, first, metric_keys)
+        if nlines < 0:
+            return None
+        line0 += nlines
+        start = end + 1
+    return parts, sorted(first, key=first.__getitem__), metric_keys
+
+
+def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_keys: set) -> int:
+    """Add the parts of one chunk (its first line has index ``line0``); its number of lines, -1 if anything is unusual.
+
+    Lines are grouped by their ``type``; within a group every line must have
+    the same set of keys (else -1: the line-by-line parser decides).
+    """
+    objs = _parse_all(chunk)
+    if objs is None:
+        return -1
+    try:
+        table: dict = {}
+        codes = _codes([o.get("type") for o in objs], table)
+    except TypeError:  # an unhashable "type"
+        return -1
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
+    for kind, c in table.items():
+        idx = order[bounds[c]:bounds[c + 1]]
+        gobjs = [objs[i] for i in idx.tolist()]
+        try:
+            qid = list(map(itemgetter("qid"), gobjs))
+            sample = list(map(itemgetter("sample"), gobjs))
+        except KeyError:
+            return -1
+        n_all = qid.count("all")
+        if n_all == len(qid):
+            continue
+        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+        if need is None:
+            return -1
+        keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
+        sel = np.flatnonzero(keep)
+        kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
+        if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
+            return -1
+        vkeys = [k for k in kt if k not in ID_KEYS]
+        try:
+            col = {k: list(map(itemgetter(k), gobjs)) for k in need}
+            # all value columns at once: one tuple per line, one numpy conversion
+            rows = list(map(itemgetter(*vkeys), gobjs)) if vkeys else []
+        except KeyError:  # same number of keys, other names
+            return -1
+        if n_all:
+            ks = sel.tolist()
+            qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
+            col = {k: [v[i] for i in ks] for k, v in col.items()}
+            rows = [rows[i] for i in ks] if vkeys else rows
+        if not set(map(type, sample)) <= {int, str, float}:
+            return -1
+        vals = {}
+        if vkeys:
+            # numbers only: Python ints / floats / bools give an int, float or bool
+            # array (each value converted as float() would); anything else (str,
+            # None, objects, ints beyond 64 bits) another dtype → the slow parser
+            try:
+                mat = np.array(rows)
+            except (ValueError, TypeError, OverflowError):
+                return -1
+            if mat.dtype.kind not in "fiub" or mat.shape != ((len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)):
+                return -1
+            mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
+            for j, k in enumerate(vkeys):
+                vals[k] = (np.ascontiguousarray(mat[:, j]), np.ones(len(rows), bool))
+        n0 = line0 + int(idx[sel[0]])
+        for pos, k in enumerate(vkeys):
+            if k not in first or (n0, pos) < first[k]:
+                first[k] = (n0, pos)
+        if kind == "metric":
+            metric_keys.update(vkeys)
+        b = list(map(str, col[need[1]])) if kind == "preference" else None
+        parts.append((line0 + idx.astype(np.int64)[keep], kind, sample, list(map(str, qid)),
+                      list(map(str, col[need[0]])), b, vals))
+    return len(objs)  # = the chunk's lines (checked by _parse_all)
+
+
+def _parts_of_records(recs: list) -> tuple[list, list, set]:
+    keys: dict[str, None] = {}
+    metric_keys: set = set()
+    parts = []
+    for kind in ("preference", "metric"):
+        rs = [r for r in recs if r[1] == kind]
+        if not rs:
+            continue
+        names: dict[str, None] = {}
+        for r in rs:
+            names.update(dict.fromkeys(r[6]))
+        vals = {k: (np.array([float(r[6].get(k, 0.0)) for r in rs]), np.array([k in r[6] for r in rs], bool))
+                for k in names}
+        if kind == "metric":
+            metric_keys.update(names)
+        parts.append((np.array([r[0] for r in rs], dtype=np.int64), kind, [r[2] for r in rs], [r[3] for r in rs],
+                      [r[4] for r in rs], [r[5] for r in rs] if kind == "preference" else None, vals))
+    for r in recs:
+        keys.update(dict.fromkeys(r[6]))
+    return parts, list(keys), metric_keys
+
+
+def read_pref_file(path: str) -> PrefFile:
+    """Parse JSON lines (plain or gzip); errors name the file and line.
+
+    Fast path: the whole file is parsed as one JSON document (orjson if
+    installed) and checked per group of lines with the same keys; anything
+    unusual goes through the line-by-line parser, which finds and reports
+    the bad line.
+    """
+    from .jsonl_scan import scanner_available
+    from .textfile import display_name, plain_file, read_input_bytes
+
+    if scanner_available() and plain_file(path):
+        scanned = _read_mapped(path)  # no copy of the file in memory
+        if scanned is not None:
+            return scanned
+        data = read_input_bytes(path, what="preference file")
+    else:
+        data = read_input_bytes(path, what="preference file")
+        scanned = _read_scanned(data)
+        if scanned is not None:
+            return scanned
+    src = display_name(path)
+    fast = _records_fast(data)
+    parts, keys, metric_keys = fast if fast is not None else _parts_of_records(_records_slow(data, src))
+    pf = PrefFile(keys=keys, metric_keys=metric_keys)
+    qtab: dict = {}
+    rtab: dict = {}
+    for (kind, s), lines in _build(parts, qtab, rtab).items():
+        (pf.prefs if kind == "preference" else pf.metrics)[s] = lines
+    pf.qids, pf.runs = list(qtab), list(rtab)
+    if not pf.prefs and not pf.metrics:
+        raise InputError(src, 0, "no per-query lines (make the file with zelo_eval -q / pref_eval.py -q)")
+    return pf
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique`` without its lazy import of numpy.ma, ~15 ms at start-up)."""
+    s = np.sort(a, kind="stable")
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
+
+
+def _read_mapped(path: str) -> PrefFile | None:
+    """:func:`_read_scanned` on a memory map of a plain file (None: not mappable or unusual)."""
+    import mmap
+    import os
+
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                return None
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return _read_scanned(mm)  # the result holds copies, never views of the map
+    except (OSError, ValueError):
+        return None
+
+
+def _read_scanned(data) -> PrefFile | None:
+    """The file read by the C scanner (io/jsonl_scan.py), or None when it is not built or the file is unusual.
+
+    Same result as the Python readers: lines grouped by (type, sample) in file
+    order, "all" lines dropped, measure keys in order of first appearance
+    (line, then position). Anything the fast Python path would refuse (a
+    missing key, a string measure value, an unknown type, a non-string id)
+    gives None, and the line-by-line parser reports it.
+    """
+    from .jsonl_scan import scan_columns
+
+    sc = scan_columns(data)
+    if sc is None:
+        return None
+    strtab, shapes = sc
+    all_code = strtab.index("all") if "all" in strtab else -1
+    first: dict[str, tuple[int, int]] = {}
+    metric_keys: set = set()
+    groups: list = []  # (kind, sample, line numbers, qid codes, a codes, b codes | None, {key: values})
+    for sh in shapes:
+        c = sh.cols
+        if "qid" not in c or "sample" not in c or c["qid"].kind != "s":
+            return None
+        qid = sh.values("qid")
+        keep = qid != all_code
+        if not keep.any():
+            continue
+        if "type" not in c or c["type"].kind != "s":
+            return None
+        rows = slice(None) if keep.all() else np.flatnonzero(keep)
+        typ = sh.values("type", rows)
+        vkeys = [k for k in sh.keys if k not in ID_KEYS]
+        if any(c[k].kind != "n" for k in vkeys):
+            return None
+        for t in _distinct(typ).tolist():
+            kind = strtab[t]
+            need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+            if need is None or any(k not in c or c[k].kind != "s" for k in need):
+                return None
+            r = rows if (typ == t).all() else np.flatnonzero(keep)[typ == t]
+            n0 = int(sh.lines[r][0])
+            for pos, k in enumerate(vkeys):
+                if k not in first or (n0, pos) < first[k]:
+                    first[k] = (n0, pos)
+            if kind == "metric":
+                metric_keys.update(vkeys)
+            scol = c["sample"]
+            svals = sh.values("sample", r)
+            if scol.kind == "s":
+                conv = strtab.__getitem__
+            elif scol.integers:
+                if np.abs(svals).max() >= 2.0 ** 53:
+                    return None
+                conv = int
+            else:
+                conv = float
+            us = _distinct(svals)
+            for s in us.tolist():
+                rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
+                num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
+                groups.append((kind, conv(s), sh.lines[rs], sh.values("qid", rs), sh.values(need[0], rs),
+                               sh.values(need[1], rs) if kind == "preference" else None,
+                               {k: num[:, c[k].index] for k in vkeys}))
+    if not groups:
+        return None  # the Python reader reports the empty file
+    # code tables: strings in order of first use in the file (code numbering never reaches the output)
+    qused = _distinct(np.concatenate([g[3] for g in groups]))
+    rused = _distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
+    qmap = np.full(len(strtab), -1, dtype=np.int64)
+    qmap[qused] = np.arange(len(qused))
+    rmap = np.full(len(strtab), -1, dtype=np.int64)
+    rmap[rused] = np.arange(len(rused))
+    pf = PrefFile(keys=sorted(first, key=first.__getitem__), metric_keys=metric_keys,
+                  qids=[strtab[i] for i in qused.tolist()], runs=[strtab[i] for i in rused.tolist()])
+    by: dict = {}
+    for kind, smp, ln, q, a, b, vals in groups:
+        by.setdefault((kind, smp), []).append((
+            ln, qmap[q], rmap[a], rmap[b] if b is not None else np.full(len(q), -1, dtype=np.int64),
+            {k: (v, np.ones(len(q), bool)) for k, v in vals.items()}))
+    for (kind, s), chunks in by.items():
+        lines = _merge_chunks(chunks)
+        (pf.prefs if kind == "preference" else pf.metrics)[s] = lines
+    return pf
+
+
+def _codes(values: list[str], table: dict) -> np.ndarray:
+    """Codes of ``values`` in ``table`` (value → code), adding new ones."""
+    for v in dict.fromkeys(values):
+        if v not in table:
+            table[v] = len(table)
+    return np.fromiter(map(table.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _build(parts: list, qtab: dict, rtab: dict) -> dict:
+    """Parts ``(line_no, kind, samples, qids, a, b, {key: (values, has)})`` → {(kind, sample): Lines} in file order."""
+    by: dict = {}
+    for ln, kind, samples, qids, a, b, vals in parts:
+        q = _codes(qids, qtab)
+        ca = _codes(a, rtab)
+        cb = _codes(b, rtab) if b is not None else np.full(len(a), -1, dtype=np.int64)
+        distinct = list(dict.fromkeys(samples))
+        for s in distinct:
+            sel = slice(None) if len(distinct) == 1 else \
+                np.fromiter((x == s for x in samples), dtype=bool, count=len(samples))
+            by.setdefault((kind, s), []).append((ln[sel], q[sel], ca[sel], cb[sel],
+                                                 {k: (v[sel], h[sel]) for k, (v, h) in vals.items()}))
+    return {key: _merge_chunks(chunks) for key, chunks in by.items()}
+
+
+def _merge_chunks(chunks: list) -> Lines:
+    """Chunks ``(line numbers, q, a, b, {key: (values, has)})`` of one (type, sample) → :class:`Lines` in file order.
+
+    A key missing from a chunk reads 0 with ``has`` False there. One chunk is
+    taken as it is (no copy).
+    """
+    if len(chunks) == 1:
+        _, q, a, b, kv = chunks[0]
+        return Lines(q=q, a=a, b=b, vals={k: v for k, (v, _) in kv.items()}, has={k: h for k, (_, h) in kv.items()})
+    order = np.argsort(np.concatenate([c[0] for c in chunks]), kind="stable")
+    names = dict.fromkeys(k for c in chunks for k in c[4])
+    vals, has = {}, {}
+    for k in names:
+        vals[k] = np.concatenate([c[4][k][0] if k in c[4] else np.zeros(len(c[0])) for c in chunks])[order]
+        has[k] = np.concatenate([c[4][k][1] if k in c[4] else np.zeros(len(c[0]), bool) for c in chunks])[order]
+    return Lines(q=np.concatenate([c[1] for c in chunks])[order], a=np.concatenate([c[2] for c in chunks])[order],
+                 b=np.concatenate([c[3] for c in chunks])[order], vals=vals, has=has)

@@ -1,0 +1,96 @@
+"""Reader of zELO score files: the ``qid docno score se`` TSV (writers: :mod:`pref_eval.output.zelo_scores`).
+
+TSV: a header line ``qid<TAB>docno<TAB>score<TAB>se`` (optionally more
+columns, e.g. ``component level`` after a ``--prior 0`` fit), then one row
+per document; floats are written with Python's shortest round-trip repr;
+a missing SE is ``nan``.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import InputError
+from .textfile import display_name, read_input_text
+
+HEADER = ("qid", "docno", "score", "se")
+
+
+def is_zelo_scores_header(first_line: str) -> bool:
+    """True when a line is a zELO score-file header (``qid docno score se ...``)."""
+    return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
+
+
+def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
+    """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}`` (see :func:`score_table_with_header`)."""
+    return score_table_with_header(path)[1]
+
+
+def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[str], list[float], list[float]]]]:
+    """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}``, queries in file order.
+
+    The first line must be the header ``qid docno score se`` (tab-separated,
+    more columns allowed); each row needs a finite float score and a
+    non-negative (or ``nan``) se. A docno repeated within a query is an error.
+    """
+    name = display_name(path)
+    try:
+        text = read_input_text(path, what="zELO score file")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    lines = text.split("\n")
+    if not lines or not is_zelo_scores_header(lines[0]):
+        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
+    out: dict[str, tuple[list[str], list[float], list[float]]] = {}
+    seen: set[tuple[str, str]] = set()
+    for no, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        f = line.split("\t")
+        if len(f) < 4:
+            raise InputError(name, no, f"expected 4 tab-separated fields 'qid docno score se', got {len(f)}")
+        try:
+            s, se = float(f[2]), float(f[3])
+        except ValueError:
+            raise InputError(name, no, f"expected numbers as score and se, got {f[2]!r} {f[3]!r}") from None
+        if not math.isfinite(s):
+            raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
+        if se < 0:
+            raise InputError(name, no, f"expected a non-negative se, got {f[3]!r}")
+        if (f[0], f[1]) in seen:
+            raise InputError(name, no, f"document {f[1]!r} appears twice for query {f[0]!r}")
+        seen.add((f[0], f[1]))
+        docs, xs, ses = out.setdefault(f[0], ([], [], []))
+        docs.append(f[1])
+        xs.append(s)
+        ses.append(se)
+    return lines[0].rstrip("\r").split("\t"), out
+
+
+LOGIT_LIMIT = 700.0  # exp(x) overflows a double beyond ~709.78: no natural-log zELO score gets near it
+
+
+def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
+    """Read a zELO score TSV into ``{qid: {docno: natural-log score}}`` (see :func:`read_zelo_score_table`).
+
+    A file written by ``zelo_fit --scale elo`` carries a last header column ``scale`` (``elo`` on
+    every row): its scores ``x = 400/ln 10 · s + offset`` are mapped back to ``x · ln 10/400``, which
+    is ``s`` plus a per-file constant -- NDCG with gains ``exp(s)``, pairwise accuracy and recall are
+    unchanged by a constant shift, so the offset need not be known. A score beyond ±700 without the
+    marker is refused (it cannot be a natural-log score; ``exp`` would overflow).
+    """
+    from ..zelo.fit import ELO_FACTOR
+
+    name = display_name(path)
+    cols, table = score_table_with_header(path)
+    elo = cols[-1] == "scale"
+    out: dict[str, dict[str, float]] = {}
+    for q, (docs, xs, _) in table.items():
+        if elo:
+            xs = [x / ELO_FACTOR for x in xs]
+        elif any(abs(x) > LOGIT_LIMIT for x in xs):
+            raise InputError(name, 0, f"query {q!r}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
+                                      "zELO score (an elo-scale file needs its 'scale' column: refit with "
+                                      "zelo_fit --scale elo, or use --scale logit)")
+        out[q] = dict(zip(docs, xs, strict=True))
+    return out

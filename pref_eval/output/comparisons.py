@@ -1,0 +1,283 @@
+"""Rendering comparison results: a ranx-like report table and the records.
+
+Formats:
+
+* ``text`` / ``markdown`` / ``latex`` -- runs as rows (labelled a, b, c, ...),
+  measures as columns, the mean over the queries used, and after each mean
+  the labels of the runs that this run beats significantly (adjusted p <
+  alpha and a positive mean difference) by the *first* selected test. A
+  legend names the test, the correction, the family size, alpha and the
+  queries used. The best mean of each column is bold in markdown and LaTeX.
+* ``jsonl`` -- one JSON object per (measure, pair of runs, test), keys
+  ``measure, run_a, run_b, test, n_queries, mean_diff, statistic, p_value,
+  p_adjusted, correction`` (+ ``ci_low, ci_high`` for the tests that give an
+  interval: t and bootstrap), then ``significant, alpha, d_z, wins, ties,
+  losses`` and the test's parameters. nan is written ``null``; an infinite
+  t statistic (constant non-zero differences) is written ``"inf"``/``"-inf"``.
+* ``csv`` -- the same records, one row each, fixed columns; nan is empty.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult
+
+FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
+INTERVAL_TESTS = ("t", "bootstrap")
+
+
+def run_labels(n: int) -> list[str]:
+    """a, b, ..., z, aa, ab, ... (spreadsheet-style column names, lower case)."""
+    out = []
+    for i in range(n):
+        s = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            s = chr(97 + r) + s
+        out.append(s)
+    return out
+
+
+def _json_value(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return None
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f
+    return v
+
+
+def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
+    """The records as ordered dicts (the jsonl lines)."""
+    out = []
+    cols = list(records.columns)
+    for row in records.itertuples(index=False, name=None):
+        r = dict(zip(cols, row))
+        d: dict[str, Any] = {}
+        for key in ("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
+                    "p_value", "p_adjusted", "correction"):
+            d[key] = _json_value(r[key])
+        if r["test"] in INTERVAL_TESTS:
+            d["ci_low"] = _json_value(r["ci_low"])
+            d["ci_high"] = _json_value(r["ci_high"])
+        d["significant"] = bool(r["significant"])
+        d["alpha"] = alpha
+        for key in ("d_z", "wins", "ties", "losses"):
+            d[key] = _json_value(r[key])
+        for key in EXTRA_KEYS:
+            v = r.get(key)
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                continue
+            d[key] = _json_value(v)
+        out.append(d)
+    return out
+
+
+def records_jsonl(records, alpha: float) -> str:
+    return "".join(json.dumps(d) + "\n" for d in record_dicts(records, alpha))
+
+
+def records_csv(records, alpha: float) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    keys = [*RECORD_KEYS, *EXTRA_KEYS]
+    w.writerow(keys)
+    for d in record_dicts(records, alpha):
+        w.writerow(["" if d.get(k) is None else d.get(k) for k in keys])
+    return buf.getvalue()
+
+
+def format_pref_table(records, fmt: str, test: str, alpha: float, correction: str, digits: int = 4) -> str:
+    """Preference measures: one row per pair of runs, one column per measure,
+    the mean per-query preference of run_a over run_b, ``*`` when its
+    adjusted p-value (``test``) is below alpha."""
+    rec = records[records["test"] == test]
+    measures = list(dict.fromkeys(rec["measure"]))
+    pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"])))
+    cell = {}
+    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"]):
+        num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
+        mark = ("<sup>*</sup>" if fmt == "markdown" else "$^{*}$" if fmt == "latex" else "*") if sig else ""
+        cell[(m, a, b)] = num + mark
+    header = ["run_a", "run_b", *measures]
+    rows = [[a, b, *(cell.get((m, a, b), "") for m in measures)] for a, b in pairs]
+    nq = sorted(set(int(x) for x in rec["n_queries"]))
+    legend = (f"Preference measures: mean per-query preference of run_a over run_b; * = {TEST_LABELS[test]} "
+              f"of the per-query preferences against 0, two-sided, {CORRECTION_LABELS[correction]} "
+              f"correction over {len(pairs)} pair(s) per measure, alpha = {alpha:g}; queries: "
+              + ", ".join(str(n) for n in nq) + ".")
+    if fmt == "markdown":
+        out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(measures)) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(out) + "\n\n" + legend + "\n"
+    if fmt == "latex":
+        def esc(t: str) -> str:
+            return t.replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+        out = ["\\begin{table}", "\\centering", "\\begin{tabular}{ll" + "r" * len(measures) + "}", "\\toprule",
+               " & ".join(esc(h) for h in header) + " \\\\", "\\midrule"]
+        out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in rows]
+        out += ["\\bottomrule", "\\end{tabular}", "\\caption{" + esc(legend) + "}", "\\end{table}"]
+        return "\n".join(out) + "\n"
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines) + "\n\n" + legend + "\n"
+
+
+def _beats(result: ComparisonResult, test: str) -> dict[tuple[str, str], list[str]]:
+    """(measure, run) -> runs it significantly beats under ``test``."""
+    rec = result.records
+    rec = rec[(rec["test"] == test) & rec["significant"].astype(bool)]
+    out: dict[tuple[str, str], list[str]] = {}
+    for m, a, b, diff in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"]):
+        if diff > 0:
+            out.setdefault((m, a), []).append(b)
+        elif diff < 0:
+            out.setdefault((m, b), []).append(a)
+    return out
+
+
+def _legend(result: ComparisonResult, test: str) -> list[str]:
+    p = result.params
+    R = len(result.runs)
+    fam = R - 1 if p.get("baseline") else R * (R - 1) // 2
+    corr = "tukey-hsd" if test == "tukey" else p["correction"]
+    lines = [
+        f"Markers: labels of the runs this run beats significantly by the {TEST_LABELS[test]}, "
+        "two-sided, "
+        + (f"{CORRECTION_LABELS[corr]} correction over {fam} comparison(s) per measure"
+           if corr not in ("none",) else "no multiple-comparison correction")
+        + f", alpha = {p['alpha']:g}."
+    ]
+    if p.get("baseline"):
+        lines.append(f"Each run is compared with the baseline {p['baseline']} only.")
+    if test in ("randomization", "bootstrap", "tukey"):
+        lines.append(f"Resampling: {p['resamples']} resamples, seed {p['seed']}.")
+    if test == "wilcoxon":
+        lines.append(f"Wilcoxon: zero_method={p['zero_method']}, method={p['wilcoxon_method']}.")
+    nq = sorted(set(result.n_queries.values()))
+    how = "missing values counted as 0 (-c)" if p.get("complete") else "queries evaluated for every run"
+    if len(nq) == 1:
+        lines.append(f"Queries: {nq[0]} ({how}).")
+    else:
+        lines.append("Queries: " + ", ".join(f"{m} {n}" for m, n in result.n_queries.items()) + f" ({how}).")
+    dropped = {m: len(d) for m, d in result.dropped_queries.items() if d}
+    if dropped:
+        lines.append("Left out (missing for some run): "
+                     + ", ".join(f"{m} {n}" for m, n in dropped.items()) + " quer(y/ies).")
+    others = [t for t in p["tests"] if t != test]
+    if others:
+        lines.append(f"Other tests computed ({', '.join(others)}): see -o jsonl or -o csv.")
+    return lines
+
+
+def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, test: str | None = None) -> str:
+    """The ranx-like report table in ``text``, ``markdown`` or ``latex``."""
+    test = test or result.params["tests"][0]
+    labels = run_labels(len(result.runs))
+    label_of = dict(zip(result.runs, labels))
+    beats = _beats(result, test)
+    means = result.means
+    best = {m: np.nanmax(means[m].to_numpy()) if np.isfinite(means[m].to_numpy()).any() else None
+            for m in result.measures}
+
+    def cell(run: str, m: str) -> tuple[str, str]:
+        v = means.loc[run, m]
+        num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
+        mk = "".join(sorted((label_of[b] for b in beats.get((m, run), [])), key=lambda s: (len(s), s)))
+        is_best = best[m] is not None and np.isfinite(v) and f"{v:.{digits}f}" == f"{best[m]:.{digits}f}"
+        if fmt == "markdown":
+            num = f"**{num}**" if is_best else num
+            return num, (f"<sup>{mk}</sup>" if mk else "")
+        if fmt == "latex":
+            num = f"\\textbf{{{num}}}" if is_best else num
+            return num, (f"$^{{{mk}}}$" if mk else "")
+        return num, (f"^{mk}" if mk else "")
+
+    legend = _legend(result, test)
+    rows = [[label_of[r], r] + ["".join(cell(r, m)) for m in result.measures] for r in result.runs]
+    header = ["#", "run", *result.measures]
+    if fmt == "markdown":
+        out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(result.measures)) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(out) + "\n\n" + "\n".join(legend) + "\n"
+    if fmt == "latex":
+        def esc(s: str) -> str:
+            return s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+        out = ["\\begin{table}", "\\centering",
+               "\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
+               " & ".join(["\\#", "Run", *(esc(m) for m in result.measures)]) + " \\\\", "\\midrule"]
+        for r in rows:
+            out.append(" & ".join([r[0], esc(r[1]), *r[2:]]) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}", "\\caption{" + esc(" ".join(legend)) + "}", "\\end{table}"]
+        return "\n".join(out) + "\n"
+    if fmt != "text":
+        raise ValueError(f"unknown table format {fmt!r}")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n"
+
+
+def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int = 4) -> str:
+    """Text, markdown, jsonl or csv rendering of :func:`compare_orderings` output."""
+    def f(v: float) -> str:
+        return "nan" if v is None or not np.isfinite(v) else f"{v:.{digits}f}"
+
+    if fmt == "jsonl":
+        d = {k: _json_value(v) if not isinstance(v, list) else v for k, v in res.items()}
+        d["swapped"] = [list(p) for p in res["swapped"]]
+        d = {"a": name_a, "b": name_b, **d}
+        return json.dumps(d) + "\n"
+    rows = [("systems", str(res["n_systems"])),
+            ("kendall_tau_b", f(res["kendall_tau_b"])),
+            ("kendall_tau_b_p", f"{res['kendall_p']:.3g}" if np.isfinite(res["kendall_p"]) else "nan"),
+            ("tau_ap(B|A)", f(res["tau_ap_b_given_a"])),
+            ("tau_ap(A|B)", f(res["tau_ap_a_given_b"])),
+            ("tau_ap_b", f(res["tau_ap_sym"]))]
+    if "rbo" in res:
+        rows.append((f"rbo_ext(p={res['rbo_p']:g})", f(res["rbo"])))
+    rows.append(("swapped_pairs", f"{len(res['swapped'])} of {res['n_pairs']}"))
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["statistic", "value"])
+        for k, v in rows:
+            w.writerow([k, v])
+        for s, t in res["swapped"]:
+            w.writerow(["swapped", f"{s} > {t}"])
+        return buf.getvalue()
+    lines = [f"A: {name_a}", f"B: {name_b}"]
+    if res["only_a"] or res["only_b"]:
+        lines.append(f"left out: {len(res['only_a'])} system(s) only in A, {len(res['only_b'])} only in B")
+    if fmt == "markdown":
+        lines = [ln + "  " for ln in lines] + ["", "| statistic | value |", "|---|---:|"]
+        lines += [f"| {k} | {v} |" for k, v in rows]
+    else:
+        w = max(len(k) for k, _ in rows)
+        lines += [f"{k.ljust(w)}  {v}" for k, v in rows]
+    if res["swapped"]:
+        lines.append("")
+        lines.append("swapped pairs (A orders the first above the second, B the reverse):")
+        lines += [f"  {s} > {t}" for s, t in res["swapped"]]
+    lines.append("")
+    lines.append("tau_ap(B|A): B evaluated against A as the reference (Yilmaz et al. 2008); "
+                 "ties: expected value over random tie-breaking; tau_ap_b: symmetric tie-aware "
+                 "version (Urbano & Marrero 2017).")
+    return "\n".join(lines) + "\n"

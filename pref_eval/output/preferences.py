@@ -1,0 +1,351 @@
+"""Writers for preference results.
+
+* :func:`pref_json_lines` — pref_eval.py's JSON lines, byte for byte
+  (``json.dumps`` spacing, Python float repr, per-query lexi values as ints,
+  summary lines without ``"type"``; see docs/zelo_eval.md for the line order).
+* :func:`pref_rows` + :data:`TABLE_HEADER` — long-form rows
+  ``runi, runj, qid, measure, value`` (metric rows have an empty ``runj``).
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+import numpy as np
+
+from ..run_preferences.evaluate import PrefResult
+
+TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
+
+
+def _wrap(body: str, sep: str, pre: str, post: str) -> list[str]:
+    """``body`` = literals joined by ``sep`` → ``[pre + lit + post, ...]``.
+
+    One ``str.replace`` and one ``split`` (C loops); NUL cannot occur in the
+    pieces (``json.dumps`` escapes control characters).
+    """
+    return (pre + body.replace(sep, post + "\0" + pre) + post).split("\0")
+
+
+def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
+    """``pre + repr(x) + post`` for each float of ``flat`` (1-D), repr as ``json.dumps`` writes it.
+
+    With orjson installed (optional) the bulk is formatted by it: its shortest
+    round-trip digits equal Python's ``repr`` for every finite ``x`` with
+    ``1e-4 <= |x| < 1e16`` or ``x == ±0`` (it differs only in the notation of
+    very small or large numbers, tests/test_pref_output.py); the other values
+    go through ``repr``. Without orjson: ``repr`` of the list of distinct
+    values (formatting in C).
+    """
+    flat = np.ascontiguousarray(flat, dtype=np.float64)
+    if flat.size == 0:
+        return []
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is optional
+        orjson = None
+    if orjson is None:
+        uniq, inv = np.unique(flat, return_inverse=True)
+        text = np.array(_wrap(repr(uniq.tolist())[1:-1], ", ", pre, post), dtype=object)
+        out = text[inv.ravel()]
+        zero = flat == 0  # np.unique merges 0.0 and -0.0: write both signs explicitly
+        out[zero & np.signbit(flat)] = pre + "-0.0" + post
+        out[zero & ~np.signbit(flat)] = pre + "0.0" + post
+        return out.tolist()
+    out = _wrap(orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].decode("ascii"), ",", pre, post)
+    a = np.abs(flat)
+    with np.errstate(invalid="ignore"):
+        odd = np.flatnonzero(~((a >= 1e-4) & (a < 1e16)) & (flat != 0))
+    if len(odd):
+        fix = repr(flat[odd].tolist())[1:-1].split(", ")
+        for k, t in zip(odd.tolist(), fix):
+            out[k] = pre + t + post
+    return out
+
+
+def _literals(values: np.ndarray, ties: np.ndarray | None = None, pre: str = "", post: str = "") -> list[str]:
+    """``pre + literal + post`` for ``values`` in C order (ints for int arrays, float repr otherwise).
+
+    Exact ties (``ties`` True) print as ``0``, as pref_eval.py's integer 0.
+    """
+    flat = np.ascontiguousarray(values).ravel()
+    if flat.size == 0:
+        return []
+    if flat.dtype.kind in "iub":
+        iv = flat.astype(np.int64)
+        lo, hi = int(iv.min()), int(iv.max())
+        if hi - lo < 64:  # lexi signs: a table of the few texts, no string per value
+            table = np.array([f"{pre}{v}{post}" for v in range(lo, hi + 1)], dtype=object)
+            out = table[iv - lo].tolist()
+        else:
+            out = _wrap(repr(iv.tolist())[1:-1], ", ", pre, post)
+    else:
+        out = _float_texts(flat, pre, post)
+    if ties is not None:
+        for k in np.flatnonzero(ties.ravel()).tolist():
+            out[k] = pre + "0" + post
+    return out
+
+
+FEW = 8  # a column (or run of adjacent columns) with at most n/FEW distinct texts is coded
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct keys, index of each key among them) for int64 ``keys``.
+
+    A table over the key range when it is small (no sort), else ``np.unique``.
+    """
+    lo, hi = int(keys.min()), int(keys.max())
+    if hi - lo <= 4 * len(keys):
+        seen = np.zeros(hi - lo + 1, dtype=bool)
+        seen[keys - lo] = True
+        rank = np.cumsum(seen) - 1
+        return np.flatnonzero(seen) + lo, rank[keys - lo]
+    u, inv = np.unique(keys, return_inverse=True)
+    return u, inv.ravel()
+
+
+def _coded(values: np.ndarray, ties: np.ndarray | None, pre: str, post: str):
+    """(codes (n,), texts) for a column with few distinct values, else None.
+
+    Distinct values are found on the bit patterns (so -0.0 and 0.0 stay
+    apart) and formatted once; exact ties get one more text, ``0``.
+    """
+    flat = np.ascontiguousarray(values).ravel()
+    n = flat.size
+    if n < 64 or flat.dtype.kind not in "fiub":
+        return None
+    if flat.dtype.kind == "f":
+        flat = flat.astype(np.float64, copy=False)
+    probe = flat[:: max(1, n // 512)]
+    if len(np.unique(probe)) > len(probe) // 2:
+        return None
+    if flat.dtype == np.float64:
+        u, inv = np.unique(flat.view(np.int64), return_inverse=True)
+        inv = inv.ravel()
+    else:
+        u, inv = _factorize(flat.astype(np.int64))
+    if len(u) * FEW > n:
+        return None
+    texts = _literals(u.view(np.float64) if flat.dtype == np.float64 else u, None, pre, post)
+    inv = inv.ravel()
+    if ties is not None and ties.any():
+        texts.append(pre + "0" + post)
+        inv = np.where(np.ascontiguousarray(ties).ravel(), len(u), inv)
+    return inv, np.array(texts, dtype=object)
+
+
+def _pieces(columns: list) -> list:
+    """Texts of a line's value columns ``[(values, ties, pre, post), ...]`` as pieces.
+
+    A column with many distinct values is one piece of fresh strings
+    (:func:`_literals`); adjacent columns with few distinct values are
+    merged into one piece as long as their combinations stay few, and
+    filled from a table of texts (no string per value).
+    """
+    pieces: list = []
+    cur = None
+    for values, ties, pre, post in columns:
+        coded = _coded(values, ties, pre, post)
+        if coded is None:
+            if cur is not None:
+                pieces.append(cur[1][cur[0]])
+                cur = None
+            pieces.append(_literals(values, ties, pre, post))
+            continue
+        if cur is None:
+            cur = coded
+            continue
+        nb = len(coded[1])
+        u, inv = _factorize(cur[0] * nb + coded[0])
+        if len(u) * FEW <= len(inv):
+            texts = [x + y for x, y in zip(cur[1][u // nb].tolist(), coded[1][u % nb].tolist())]
+            cur = (inv.ravel(), np.array(texts, dtype=object))
+        else:
+            pieces.append(cur[1][cur[0]])
+            cur = coded
+    if cur is not None:
+        pieces.append(cur[1][cur[0]])
+    return pieces
+
+
+def summary_means(values: np.ndarray) -> np.ndarray:
+    """Σ_q v_q / numq accumulated sequentially in query order (pref_eval.py)."""
+    nq = values.shape[1]
+    if nq == 0:
+        return np.zeros(values.shape[0])
+    return np.cumsum(values.astype(np.float64) / float(nq), axis=1)[:, -1]
+
+
+def _aggregate(m) -> str:
+    """The summary a measure takes over queries: trec_eval's (``gm_map``: geometric mean) for a
+    registry measure, the arithmetic mean for everything else (pref_eval.py)."""
+    if getattr(m, "kind", None) == "registry" and m.request is not None:
+        agg = m.request.spec.aggregate
+        return agg if agg in ("sum", "gmean") else "mean"
+    return "mean"
+
+
+def run_summaries(res: PrefResult, m) -> np.ndarray:
+    """Per-run summary of metric ``m`` (R,): its own aggregate (``gm_map`` = geometric mean of AP)."""
+    vals = res.metrics[m.key]
+    agg = _aggregate(m)
+    if agg == "mean":
+        return summary_means(vals)
+    from ..engine import summarize
+
+    return np.array([summarize(np.asarray(v, np.float64), agg, vals.shape[1]) for v in vals])
+
+
+def pair_summaries(res: PrefResult, m) -> np.ndarray:
+    """Summary of each pair (P,): the mean per-query preference / difference, or, for a measure
+    whose summary is not a mean (``gm_map``, ``gm_bpref``), the difference of the runs' summaries."""
+    if m.is_metric and _aggregate(m) != "mean":
+        s = run_summaries(res, m)
+        return s[res.I] - s[res.J]
+    return summary_means(res.pair_values(m.key))
+
+
+def _template(head: str, keys: list[str]) -> str:
+    body = "".join(f", {json.dumps(k).replace('%', '%%')}: %s" for k in keys)
+    return head + body + "}\n"
+
+
+def _query_layout(I: np.ndarray, R: int, with_metrics: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of one query's lines: (preference lines (P,), metric lines (R,) or empty).
+
+    Sort keys (run i, preference before metric, pair index): for each run i
+    its lines (i, j), then its metric line.
+    """
+    P = len(I)
+    ki = [I]
+    kt = [np.zeros(P, np.int64)]
+    kp = [np.arange(P)]
+    if with_metrics:
+        ki.append(np.arange(R))
+        kt.append(np.ones(R, np.int64))
+        kp.append(np.zeros(R, np.int64))
+    order = np.lexsort(tuple(np.concatenate(k) for k in (kp, kt, ki)))
+    pos = np.empty(len(order), np.int64)
+    pos[order] = np.arange(len(order))
+    return pos[:P], pos[P:]
+
+
+CHUNK_PIECES = 1 << 18  # pieces (line × field) formatted and joined at a time
+
+
+def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: bool = False) -> Iterator[str]:
+    """Yield pref_eval.py's output lines (with newline) for one sample.
+
+    Per query, for each run i: its preference lines (i, j), then its metric
+    line (only if a metric is selected); then one summary line per pair.
+
+    The per-query lines of a block of queries are laid out as one object
+    array of pieces (line × piece: head, key text, value, ...) filled column
+    by column and joined once; values are formatted in bulk
+    (:func:`_literals`), so there is no Python-level work per line.
+    """
+    keys = [m.key for m in res.measures]
+    metric_keys = [m.key for m in res.measures if m.is_metric]
+    jruns = [json.dumps(r) for r in res.runs]
+    sample = str(res.sample)
+    P, nq, R = len(res.I), len(res.qids), len(res.runs)
+    if per_query and nq and (P or metric_keys):
+        pos_p, pos_m = _query_layout(res.I, R, bool(metric_keys))
+        per_q = len(pos_p) + len(pos_m)
+        qhead = np.array(['{"qid": ' + json.dumps(q) for q in res.qids], dtype=object)
+        tail = ', "sample": ' + sample
+        phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
+                          for i, j in zip(res.I.tolist(), res.J.tolist())], dtype=object)
+        mhead = np.array([f', "run": {r}{tail}, "type": "metric"' for r in jruns], dtype=object)
+        pvals = [(k, res.pair_values(k), res.ties.get(k)) for k in keys]
+        step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(keys))))
+        for q0 in range(0, nq, step):
+            q1 = min(nq, q0 + step)
+            c = q1 - q0
+            ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json.dumps(k)}: ",
+                                "}\n" if n == len(pvals) - 1 else "") for n, (k, v, t) in enumerate(pvals)]) \
+                if P else []
+            if P and not pvals:
+                ppieces = [["}\n"] * (c * P)]
+            mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json.dumps(k)}: ",
+                                "}\n" if n == len(metric_keys) - 1 else "") for n, k in enumerate(metric_keys)])
+            width = 2 + max(len(ppieces), len(mpieces))
+            base = (np.arange(c) * per_q)[:, None]
+            A = np.empty((c * per_q, width), dtype=object)
+            A[:] = ""
+            if P:
+                pp = (base + pos_p[None, :]).ravel()
+                A[pp, 0] = np.repeat(qhead[q0:q1], P)
+                A[pp, 1] = np.tile(phead, c)
+                for col, piece in enumerate(ppieces):
+                    A[pp, 2 + col] = piece
+            if metric_keys:
+                mp = (base + pos_m[None, :]).ravel()
+                A[mp, 0] = np.repeat(qhead[q0:q1], R)
+                A[mp, 1] = np.tile(mhead, c)
+                for col, piece in enumerate(mpieces):
+                    A[mp, 2 + col] = piece
+            yield "".join(A.ravel().tolist())
+    if summary and nq:
+        stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
+        sums = [_literals(pair_summaries(res, m)) for m in res.measures]
+        yield "".join(stpl % t for t in zip([jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J], *sums))
+    if means and nq and metric_keys:
+        atpl = _template('{"qid": "all", "run": %s, "sample": ' + sample + ', "type": "metric"', metric_keys)
+        ms = [_literals(run_summaries(res, m)) for m in res.measures if m.is_metric]
+        yield "".join(atpl % t for t in zip(jruns, *ms))
+
+
+def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tuple]:
+    """Long-form rows (runi, runj, qid, measure, value); metric rows have runj ''.
+
+    Metrics first (per run: per-query rows then the mean), then preferences
+    (per pair: per-query rows then the mean over queries).
+    """
+    for m in res.measures:
+        if not m.is_metric:
+            continue
+        vals = res.metrics[m.key]
+        means = run_summaries(res, m)
+        for i, run in enumerate(res.runs):
+            if per_query:
+                for q, qid in enumerate(res.qids):
+                    yield run, "", qid, m.key, float(vals[i, q])
+            if summary and res.qids:
+                yield run, "", "all", m.key, float(means[i])
+    for m in res.measures:
+        vals = res.pair_values(m.key)
+        means = pair_summaries(res, m)
+        for p in range(len(res.I)):
+            ri, rj = res.runs[int(res.I[p])], res.runs[int(res.J[p])]
+            if per_query:
+                for q, qid in enumerate(res.qids):
+                    v = vals[p, q]
+                    yield ri, rj, qid, m.key, int(v) if vals.dtype.kind in "iu" else float(v)
+            if summary and res.qids:
+                yield ri, rj, "all", m.key, float(means[p])
+
+
+def write_table(out, rows, fmt: str, header: bool = True) -> None:
+    """Write rows as tsv, csv or jsonl (floats in repr form)."""
+    import csv
+
+    def text(v) -> str:
+        return repr(v) if isinstance(v, float) else str(v)
+
+    if fmt == "jsonl":
+        for r in rows:
+            out.write(json.dumps(dict(zip(TABLE_HEADER, r))) + "\n")
+        return
+    if fmt == "tsv":
+        if header:
+            out.write("\t".join(TABLE_HEADER) + "\n")
+        for r in rows:
+            out.write("\t".join(text(x) for x in r) + "\n")
+        return
+    w = csv.writer(out, lineterminator="\n")
+    if header:
+        w.writerow(TABLE_HEADER)
+    for r in rows:
+        w.writerow([text(x) for x in r])

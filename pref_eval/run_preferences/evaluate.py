@@ -1,0 +1,143 @@
+"""One preference evaluation: qrels + runs + measures → per-query matrices.
+
+``evaluate_preferences`` is the engine behind ``zelo_eval``'s preference
+mode and :func:`pref_eval.run_preferences.compare_runs`. Everything is computed
+for all pairs at once (see :mod:`.pairwise`), and for every run at once
+(:mod:`.metrics`).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import UsageError
+from .data import PrefQrels, RelVectors, relevance_vectors
+from .names import PrefMeasure
+
+
+def run_id(path: str) -> str:
+    """pref_eval.py's run id: the base name without ``input.`` and ``.gz``."""
+    return os.path.basename(path).replace("input.", "").replace(".gz", "")
+
+
+def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
+    """Two files with the same run id are an error (pref_eval.py silently dropped the first)."""
+    seen: dict[str, str] = {}
+    for n, p in zip(names, paths):
+        if n in seen:
+            raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
+                             "(pref_eval.py silently dropped the first); rename one")
+        seen[n] = p
+
+
+def run_names(paths: list[str]) -> list[str]:
+    """Run ids of ``paths``; two files with the same id are an error (pref_eval.py
+    silently dropped the first)."""
+    names = [run_id(p) for p in paths]
+    check_unique_run_ids(names, paths)
+    return names
+
+
+def reference_index(reference: str | None, names: list[str], paths: list[str],
+                    option: str = "--reference") -> int | None:
+    """Index of the run named ``reference`` (by run id or path), None if not given."""
+    if reference is None:
+        return None
+    cand = [i for i, (n, p) in enumerate(zip(names, paths)) if reference in (n, p)]
+    if not cand:
+        raise UsageError(f"{option} {reference!r} is not one of the runs ({', '.join(names)})")
+    return cand[0]
+
+
+@dataclass
+class PrefResult:
+    """Results of one sample.
+
+    ``qids`` evaluation order; ``runs`` run ids; ``I``/``J`` the pairs;
+    ``prefs[key]`` (P, nq) preference values (``int`` dtype for the lexi
+    signs); ``ties[key]`` exact-tie masks for rrlexiprecision;
+    ``metrics[key]`` (R, nq) values and ``diffs[key]`` (P, nq) differences.
+    """
+
+    qids: list[str]
+    runs: list[str]
+    I: np.ndarray
+    J: np.ndarray
+    measures: list[PrefMeasure]
+    prefs: dict = field(default_factory=dict)
+    ties: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    diffs: dict = field(default_factory=dict)
+    sample: int = 0
+
+    def pair_values(self, key: str) -> np.ndarray:
+        return self.prefs[key] if key in self.prefs else self.diffs[key]
+
+
+def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None):
+    """Collection (kept judgments, every qrels query) → :class:`RelVectors`."""
+    from ..collection import build_collection
+
+    col = build_collection(pq.qrels, runs, complete=True, depth=topk)
+    return relevance_vectors(pq, list(col.runs), names)
+
+
+def evaluate_preferences(
+    pq: PrefQrels,
+    runs: list,
+    names: list[str],
+    measures: list[PrefMeasure],
+    *,
+    topk: int | None = None,
+    reference: int | None = None,
+    sample: int = 0,
+) -> PrefResult:
+    """Evaluate ``measures`` on every pair of ``runs`` (or ``reference`` vs each)."""
+    from .metrics import compute_metric, registry_values
+    from .pairwise import lexicographic, pairs_of, rpp_family
+
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"two run files have the same run id {', '.join(dup)} "
+                         "(pref_eval.py silently dropped one); rename one of them")
+    rv: RelVectors = build_vectors(pq, runs, names, topk)
+    I, J = pairs_of(len(runs), reference)
+    res = PrefResult(qids=rv.qids, runs=list(names), I=I, J=J, measures=measures, sample=sample)
+    bases = {m.base for m in measures if m.kind == "pref"}
+    rpp = rpp_family(rv, I, J, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
+    lex = lexicographic(rv, I, J, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
+    reg = [m for m in measures if m.kind == "registry"]
+    reg_results = _registry_results(pq, runs, reg, topk) if reg else None
+    for m in measures:
+        if m.kind == "pref":
+            src = rpp if m.base in rpp else lex
+            res.prefs[m.key] = src[m.base]
+            if m.base == "rrlexiprecision":
+                res.ties[m.key] = lex["rrlexiprecision_tie"]
+        else:
+            if m.kind == "metric":
+                mv = compute_metric(rv, m)
+            else:
+                full_q = np.unique(pq.full.qid)
+                mv = registry_values(m, reg_results, np.searchsorted(full_q, pq.qorder))
+            res.metrics[m.key] = mv.value
+            res.diffs[m.key] = mv.diff(I, J)
+    return res
+
+
+def _registry_results(pq: PrefQrels, runs: list, reg: list[PrefMeasure], topk: int | None) -> list:
+    from ..collection import build_collection
+    from ..engine import evaluate_ranked
+    from ..measures import EvalContext
+
+    requests = []
+    seen = set()
+    for m in reg:
+        if id(m.request) not in seen:
+            seen.add(id(m.request))
+            requests.append(m.request)
+    col = build_collection(pq.full, runs, complete=True, depth=topk)
+    ctx = EvalContext(level=1, complete=True)
+    return [evaluate_ranked(r, requests, ctx) for r in col.runs]

@@ -1,0 +1,94 @@
+"""``zelo_trec``'s job: trec_eval 10 semantics end to end, as a function.
+
+``run_trec(options, out, log)`` reads the relevance file in the ``-R``
+format, the run, builds the collection, evaluates and prints trec_eval's
+text. The rel-info formats are ``REL_FORMATS``: ``qrels`` is handled here;
+``prefs``, ``qrels_prefs`` and ``qrels_jg`` by :mod:`pref_eval.trec_eval.prefs`
+(imported when used).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..log import Log
+from ..errors import EvaluationError, UsageError
+
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
+
+
+@dataclass
+class TrecOptions:
+    """trec_eval's command-line options (see ``zelo_trec --help``)."""
+
+    rel_file: str
+    run_file: str
+    measures: list[str] = field(default_factory=list)
+    per_query: bool = False
+    complete: bool = False
+    level: int = 1
+    summary: bool = True
+    judged_only: bool = False
+    num_docs_in_coll: int = 0
+    depth: int | None = None
+    rel_format: str = "qrels"
+    results_format: str = "trec_results"
+    zscores: str | None = None
+    trec9: bool = False
+
+
+def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
+    """Evaluate as trec_eval does and write its text to ``out``; returns 0."""
+    if opts.results_format != "trec_results":
+        raise UsageError(f"unsupported results format {opts.results_format!r} (only trec_results)")
+    if opts.rel_format not in REL_FORMATS:
+        raise UsageError(f"unknown rel_info format {opts.rel_format!r}; expected one of {', '.join(REL_FORMATS)}")
+    if opts.rel_format == "qrels":
+        return evaluate_qrels(opts, out, log)
+    from . import prefs
+
+    func = {"prefs": prefs.evaluate_prefs, "qrels_prefs": prefs.evaluate_qrels_prefs,
+            "qrels_jg": prefs.evaluate_qrels_jg}[opts.rel_format]
+    return func(opts, out, log)
+
+
+def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
+    """The ordinary path: ``-R qrels``."""
+    from ..collection import build_collection
+    from ..io.qrels import read_qrels
+    from ..io.runs import read_run
+    from ..measures import parse_trec_measures
+    from ..measures.base import needs_subtopics
+
+    requests = parse_trec_measures(opts.measures or ["official"], trec9=opts.trec9)
+    qrels = read_qrels(opts.rel_file, subtopics=needs_subtopics(requests))
+    run = read_run(opts.run_file)
+    col = build_collection(qrels, [run], complete=opts.complete, depth=opts.depth,
+                           judged_only=opts.judged_only, trec9=opts.trec9)
+    ranked = col.runs[0]
+    nmiss = len(col.missing[0])
+    if nmiss and not opts.complete:
+        log.warn(f"{opts.run_file}: run lacks {nmiss} of {col.qrels.nq} qrels topics; "
+                 "averaging over the topics in both (use -c to count them as zero)")
+    if ranked.nq == 0:
+        raise EvaluationError("No queries with both results and relevance info")
+    return write_evaluation(opts, out, ranked, requests)
+
+
+def write_evaluation(opts: TrecOptions, out: TextIO, ranked, requests, extra: dict | None = None) -> int:
+    """Evaluate ``requests`` on ``ranked`` and print trec_eval's text (``-Z`` applied)."""
+    from ..engine import evaluate_ranked
+    from ..measures import EvalContext
+    from ..output.trec import write_trec
+
+    ctx = EvalContext(level=opts.level, trec9=opts.trec9, complete=opts.complete,
+                      num_docs_in_coll=opts.num_docs_in_coll, extra=extra or {})
+    res = evaluate_ranked(ranked, requests, ctx)
+    zfun = None
+    if opts.zscores:
+        from .zscores import read_zscores, zscore_function
+
+        zfun = zscore_function(read_zscores(opts.zscores))
+    write_trec(out, res, per_query=opts.per_query, summary=opts.summary,
+               print_missing=not opts.trec9, zscore=zfun)
+    return 0

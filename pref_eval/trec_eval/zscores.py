@@ -1,0 +1,135 @@
+"""trec_eval's ``-Z zscores_file``: per-query values as z-scores.
+
+The file holds lines ``qid measure mean stddev`` (white-space separated,
+exactly four fields; ``mean``/``stddev`` parsed as C ``atof``). For every
+evaluated query and every numeric measure column, trec_eval
+(``convert_zscores.c``) replaces the per-query value v by
+
+    z = (v − mean) / stddev      if stddev ≠ 0
+    z = 0                        if stddev = 0 and v = mean
+    z = −1000000                 otherwise, or when (qid, measure) is absent
+
+*before* accumulating, so the ``all`` line is the usual summary of the
+z-scores: mean for averaged measures, sum for counts (``num_ret`` …),
+exp(mean z) for ``gm_map``/``gm_bpref`` (whose per-query value is
+ln max(v, 1e-5), z-scored), the query count for ``num_q``. Measures with a
+custom summary (``num_rel`` under ``-c``) keep it. String columns (``runid``,
+``relstring``) are printed unchanged, without the ``Z`` prefix.
+
+Deliberate differences: a blank or malformed line is an error naming the line
+(trec_eval also refuses it, without the file name); a duplicated (qid,
+measure) keeps its first line (trec_eval's binary search picks either).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError
+
+MISSING_ZSCORE_VALUE = -1000000.0
+MIN_GEO_MEAN = 1e-5
+
+ZTable = dict  # {(qid: str, measure: str): (mean: float, stddev: float)}
+
+_ATOF = re.compile(rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
+
+
+def _atof(tok: bytes) -> float:
+    m = _ATOF.match(tok)
+    return float(m.group(1)) if m else 0.0
+
+
+def read_zscores(path: str) -> ZTable:
+    """Read a ``qid measure mean stddev`` file into {(qid, measure): (mean, sd)}."""
+    from ..io.textfile import display_name, read_input_bytes
+
+    data = read_input_bytes(path, what="zscores file")
+    name = display_name(path)
+    if not data:
+        raise InputError(name, 0, "empty zscores file (expected lines 'qid measure mean stddev')")
+    table: ZTable = {}
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for i, raw in enumerate(lines, start=1):
+        f = raw.split()
+        if len(f) != 4:
+            raise InputError(name, i, f"expected 4 fields 'qid measure mean stddev', got {len(f)}")
+        key = (f[0].decode("utf-8", "surrogateescape"), f[1].decode("utf-8", "surrogateescape"))
+        table.setdefault(key, (_atof(f[2]), _atof(f[3])))
+    return table
+
+
+@dataclass(frozen=True)
+class ZScorer:
+    """Callable ``(measure, qid, value) -> z`` over a table from :func:`read_zscores`."""
+
+    table: ZTable
+
+    def __call__(self, measure: str, qid: str, value: float) -> float:
+        ms = self.table.get((qid, measure))
+        if ms is None:
+            return MISSING_ZSCORE_VALUE
+        mean, sd = ms
+        if sd:
+            return (value - mean) / sd
+        return 0.0 if value == mean else MISSING_ZSCORE_VALUE
+
+
+def zscore_function(table: ZTable) -> ZScorer:
+    """The z-score conversion for ``table`` (see the module docstring)."""
+    return ZScorer(table)
+
+
+def _seq_sum(v: np.ndarray) -> float:
+    return float(np.cumsum(v)[-1]) if len(v) else 0.0
+
+
+def zscore_result(res, z: Callable[[str, str, float], float]):
+    """A copy of ``res`` (:class:`~pref_eval.engine.RunResult`) with every numeric
+    per-query value z-scored and the summaries recomputed from the z-scores."""
+    cols = []
+    nq = len(res.qids)
+    for col in res.columns:
+        if col.value_type == "str":
+            cols.append(col)
+            continue
+        spec = col.request.spec if col.request is not None else None
+        agg = spec.aggregate if spec is not None else "mean"
+        raw = np.asarray(col.values, dtype=np.float64)
+        if agg == "gmean":
+            raw = np.log(np.maximum(raw, MIN_GEO_MEAN))
+        vals = np.array([z(col.name, q, float(v)) for q, v in zip(res.qids, raw)], dtype=np.float64)
+        summary = col.summary
+        if col.summary is not None:
+            if spec is not None and spec.summarize is not None and res.ranked is not None:
+                summary = _custom_summary(spec, col, vals, res)
+            elif agg == "mean":
+                summary = _seq_sum(vals) / nq if nq else 0.0
+            elif agg == "sum":
+                summary = _seq_sum(vals)
+            elif agg == "gmean":
+                summary = math.exp(_seq_sum(vals) / nq) if nq else 0.0
+            elif agg == "count":
+                summary = float(nq)
+        cols.append(replace(col, values=vals, summary=summary, value_type="float"))
+    return replace(res, columns=cols)
+
+
+def _custom_summary(spec, col, vals: np.ndarray, res) -> float:
+    from ..measures.base import EvalContext
+
+    ctx = res.ctx if res.ctx is not None else EvalContext()
+    lvl = col.request.level
+    if lvl is not None and lvl != ctx.level:
+        ctx = replace(ctx, level=lvl)
+    j = col.order[2] if len(col.order) > 2 else 0
+    ncol = len(col.request.columns())
+    arr = np.zeros((len(vals), ncol))
+    arr[:, j] = vals
+    return float(np.atleast_1d(spec.summarize(arr, res.ranked, ctx))[j])
