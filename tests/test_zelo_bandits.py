@@ -61,7 +61,9 @@ def test_condorcet_winner_found_with_generous_budget(name):
     K = 6
     M = np.where(np.arange(K)[:, None] < np.arange(K)[None, :], 0.9, 0.1)
     np.fill_diagonal(M, 0.5)
-    params = {"batch": 4} if name == "mergedts" else {}
+    # one MergeDTS batch: with several, the arms of a smaller batch duel more often and "most wins"
+    # favours them (the paper's budget, T = 1,000 over 100 arms, never gets that far)
+    params = {"batch": K} if name == "mergedts" else {}
     r = simulate_bandit(name, M, 20, seed=3, T=1500, **params)
     assert r["found"].sum() >= 18
     assert (r["best_size"] == 1).sum() >= 18
@@ -154,3 +156,79 @@ def test_cli_bandit_matrix_file_errors(tmp_path):
     bad.write_bytes(b"0.5 \xff\n")
     p = _cli("bandit", "--algorithm", "dts", "--matrix", str(bad), "--reps", "1")
     assert p.returncode == 2 and str(bad) in p.stderr and "Traceback" not in p.stderr
+
+
+# -- the adaptive strategy (pref_eval.zelo.adaptive) -------------------------------------------
+
+def _drive(t, M, rng):
+    while not t.done():
+        req = t.outstanding()
+        assert req, "an unfinished strategy must ask for judgments"
+        a = np.array([p[0] for p in req])
+        b = np.array([p[1] for p in req])
+        t.add(zip(a.tolist(), b.tolist(), np.where(rng.random(len(req)) < M[a, b], 0.0, 1.0).tolist(),
+                  strict=True))
+    return t
+
+
+def test_adaptive_two_items_and_strong_winner():
+    from pref_eval.zelo.adaptive import AdaptiveBest
+
+    M2 = np.array([[0.5, 1.0], [0.0, 0.5]])
+    for r in range(5):
+        assert _drive(AdaptiveBest(2, seed=r), M2, np.random.default_rng(r)).best() == [0]
+    K = 10
+    M = np.where(np.arange(K)[:, None] < np.arange(K)[None, :], 0.95, 0.05)
+    np.fill_diagonal(M, 0.5)
+    hits = sum(_drive(AdaptiveBest(K, seed=r), M, np.random.default_rng(r)).best() == [0] for r in range(30))
+    assert hits >= 28
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_adaptive_caps_and_termination_on_random_matrices(seed):
+    """Any matrix, ties included: it ends, never judges a pair more than the cap, returns alive items."""
+    from pref_eval.zelo.adaptive import AdaptiveBest
+
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(3, 25))
+    U = rng.choice([0.5, 0.5, 0.75, 0.25, 1.0, 0.0, 0.6], size=(K, K))
+    M = np.triu(U, 1) + np.tril(1 - U.T, -1)
+    np.fill_diagonal(M, 0.5)
+    cap = int(rng.integers(1, 7))
+    t = _drive(AdaptiveBest(K, max_per_pair=cap, seed=seed), M, rng)
+    assert t.pair_n.max() <= cap
+    assert t.comparisons == t.pair_n.sum() // 2
+    assert len(t.best()) >= 1 and set(t.best()) <= set(range(K))
+
+
+def test_adaptive_ties_as_half_votes():
+    from pref_eval.zelo.adaptive import AdaptiveBest
+
+    t = AdaptiveBest(4, seed=0)
+    while not t.done():
+        t.add((a, b, 0.5) for a, b in t.outstanding())  # a judge that always says "tie"
+    assert t.pair_n.max() <= 6 and len(t.best()) >= 1
+
+
+@pytest.mark.slow
+def test_adaptive_beats_clarke_on_both_cases():
+    """Issue target: >= 600 of 1,000 on Case A, >= 850 one-found on Case B, <= 6 judgments of a pair;
+    here at 300 repetitions with a margin of about 2 binomial sd below the target rate."""
+    from pref_eval.zelo.adaptive import simulate_adaptive
+
+    a = simulate_adaptive(case_matrix("A"), 300, seed=0)
+    b = simulate_adaptive(case_matrix("B"), 300, seed=0)
+    assert a["found"].sum() >= 0.60 * 300 - 17
+    assert b["found"].sum() >= 0.85 * 300 - 12
+    assert a["max_pair"].max() <= 6 and b["max_pair"].max() <= 6
+    assert np.median(a["comparisons"]) <= 674  # Clarke et al.'s median with the same seeds (docs table)
+
+
+def test_recovery_adaptive_beats_random_cycles_at_equal_budget():
+    from pref_eval.zelo.simulate import recovery
+
+    cyc = recovery(25, 1.5, 4, 20, seed=0)
+    ada = recovery(25, 1.5, 4, 20, seed=0, strategy="adaptive")
+    assert ada["tau_dense"].mean() > cyc["tau_dense"].mean() + 0.01
+    ada2 = recovery(25, 1.5, 4, 20, seed=0, strategy="adaptive")
+    np.testing.assert_array_equal(ada["tau_dense"], ada2["tau_dense"])
