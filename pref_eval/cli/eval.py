@@ -43,6 +43,9 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
                    "from them (PGC).")
 @click.option("--judgments-format", "judgments_format", default=None, type=click.Choice(JUDGMENT_FORMATS),
               help="Format of -P (default: detected, as zelo_fit --format).")
+@click.option("-B", "--best", "best", default=None, metavar="FILE",
+              help="Metric mode: best-known items for BestRR / BestSuccess@k (qrels of the best items, or a "
+                   "zELO score file: its top documents).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-c", "--complete", "complete", is_flag=True,
@@ -75,7 +78,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
-            list_measures, runs, judgments=None, judgments_format=None):
+            list_measures, runs, judgments=None, judgments_format=None, best=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -100,7 +103,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
-    extra = {"judgments": judgments, "judgments_format": judgments_format}
+    extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
     if looks_like_zelo_scores(qrels):
         _refuse_extra(extra, "with a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
@@ -138,9 +141,10 @@ def _refuse_extra(extra: dict, where: str) -> None:
     """-P / --judgments-format only serve registry measures (metric mode)."""
     from ..errors import UsageError
 
-    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format")):
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
         if extra.get(key) is not None:
-            raise UsageError(f"{flag} is not applicable {where}: it serves measures such as PGC (metric mode)")
+            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
+                             "BestRR (metric mode)")
 
 
 def _list_measures() -> int:
