@@ -39,7 +39,11 @@ def _load_runs(runs: Any) -> list:
             return read_run(x, name=name)
         return run_from_records(x, name=name or "run")
 
-    if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns"):
+    if isinstance(runs, (str, os.PathLike)):
+        from .io.run_ids import run_ids
+
+        return [one(runs, run_ids([runs])[0])]
+    if isinstance(runs, Run) or hasattr(runs, "columns"):
         return [one(runs)]
     if isinstance(runs, Mapping):
         vals = list(runs.values())
@@ -47,8 +51,11 @@ def _load_runs(runs: Any) -> list:
             return [one(runs)]  # a single {qid: {doc: score}}
         return [one(v, str(k)) for k, v in runs.items()]
     if isinstance(runs, Sequence):
-        out = [one(x) for x in runs]
-        return out
+        from .io.run_ids import shortest_unique_suffixes
+
+        paths = [i for i, x in enumerate(runs) if isinstance(x, (str, os.PathLike))]
+        ids = dict(zip(paths, shortest_unique_suffixes([os.fspath(runs[i]) for i in paths]), strict=True))
+        return [one(x, ids.get(i)) for i, x in enumerate(runs)]
     raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
 
 
@@ -71,7 +78,8 @@ def evaluate(
     names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
-    Run names are the file paths, the mapping keys, or ``run``.
+    Run names: for files the rule of every command (:mod:`pref_eval.io.run_ids`: the shortest
+    unique path suffix, ``bm25.run``), the mapping keys, or ``run``.
     """
     import pandas as pd
 
