@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pref_eval.zelo.formats import read_zbench_dataset
+from pref_eval.io.judgments import read_zbench_dataset
 from pref_eval.zelo.pairs import random_cycles
 from pref_eval.zelo.simulate import simulate_tournament
 from pref_eval.zelo.tournament import Tournament

@@ -93,9 +93,9 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     if orderings:
         if qrels or per_query or runs:
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        from ..stats.ordering_files import read_ordering
+        from ..io.orderings import read_ordering
         from ..stats.orderings import compare_orderings
-        from ..stats.report import format_orderings
+        from ..output.comparisons import format_orderings
 
         a, desc_a = read_ordering(orderings[0], key_a)
         b, desc_b = read_ordering(orderings[1], key_b)
@@ -172,7 +172,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
         bad = given_options("run_id_mode", "run_names")
         if bad:
             raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
-        from ..stats.perquery import read_per_query
+        from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)
     run_sel = None
@@ -239,7 +239,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                 parts.append(pref_records)
     if not parts:
         raise UsageError("nothing to compare (no measure with values for at least two runs)")
-    from ..stats.report import format_pref_table, format_table, records_csv, records_jsonl
+    from ..output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
 
     if fmt in ("jsonl", "csv"):
         import pandas as pd

@@ -150,7 +150,7 @@ def _trec_eval_names_only(measures) -> bool:
     """True when ``-m`` names only trec_eval / ir-measures measures that pref_eval.py does not know
     (``map``, ``nDCG@10``): several runs then default to one trec_eval block per run, since
     pref_eval.py's output would show only the differences between runs."""
-    from ..preferences.names import parse_pref_measure
+    from ..run_preferences.names import parse_pref_measure
 
     if not measures or _wants_preferences(measures, None):
         return False
@@ -268,11 +268,11 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
-    from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, reference_index
-    from ..preferences.names import resolve
-    from ..preferences.output import pref_json_lines, pref_rows, write_table
-    from ..preferences.sampling import sample_labels, sample_queries
+    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.evaluate import evaluate_preferences, reference_index
+    from ..run_preferences.names import resolve
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
+    from ..run_preferences.sampling import sample_labels, sample_queries
     from .common import output_stream
 
     if fmt == "pref" and len(runs) < 2:

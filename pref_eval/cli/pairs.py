@@ -21,7 +21,7 @@ def command():
 
 def request_header(layout: str) -> str:
     """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
-    from ..zelo.formats import REQUEST_MARK
+    from ..io.judgments import REQUEST_MARK
 
     return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
 
@@ -29,7 +29,7 @@ def request_header(layout: str) -> str:
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
     from ..io.textfile import read_input_bytes
-    from ..zelo.formats import read_zbench_dataset
+    from ..io.judgments import read_zbench_dataset
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -169,7 +169,7 @@ def batch_digest(data: bytes) -> str:
 @click.option("-Q", "--quiet", is_flag=True)
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
 
     from ..io.textfile import read_input_bytes
 
@@ -203,7 +203,7 @@ def result_cmd(state, qrels):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     import sys
 
-    from ..zelo.scores_io import fmt_float
+    from ..output.zelo_scores import fmt_float
     from ..zelo.tournament import read_graded_qrels
 
     t = _load(state)

@@ -170,9 +170,12 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
         return with_subtopics(read_qrels(path, check_duplicates=False))
     p = str(path)
     if p.startswith("irds:"):
-        from .irds import read_irds_qrels
+        from .irds import irds_qrels_columns
 
-        return read_irds_qrels(p[5:], check_duplicates=check_duplicates)
+        q = Qrels(**irds_qrels_columns(p[5:]), source=p)
+        if check_duplicates:
+            _check_duplicates(q)
+        return q
     plain = plain_file(p)
     if plain:
         fast = fast_columns(p, min_fields=4, max_fields=4, kinds=_KINDS)

@@ -23,7 +23,7 @@ import json
 import os
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_bytes
 
 
 def _from_list(names: list, name: str, line: int) -> dict[str, float]:

@@ -34,8 +34,8 @@ import math
 from typing import Callable
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
-from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
+from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
+from .textfile import display_name, read_input_bytes
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
