@@ -55,6 +55,9 @@ def command(per_query, measures, complete, level, nosummary, debug, judged_only,
 
         click.echo(f"zelo_trec (pref_eval) {__version__}; trec_eval 10.0 compatible", err=True)
         return 0
+    for flag, value in (("-l", level), ("-N", num_docs), ("-M", depth)):
+        if value is not None and not _is_integer(value):
+            raise UsageError(f"{flag} expects an integer, got {value!r}")
     if len(files) != 2:
         raise UsageError("expected exactly two files: REL_INFO_FILE RESULTS_FILE (see --help)")
     opts = TrecOptions(
@@ -66,6 +69,13 @@ def command(per_query, measures, complete, level, nosummary, debug, judged_only,
     )
     with output_stream(None) as out:
         return run_trec(opts, out, Log("zelo_trec", quiet))
+
+
+def _is_integer(text: str) -> bool:
+    """An optional sign and ASCII digits (trec_eval's atol would read 'abc' as 0: refused here)."""
+    t = text.strip()
+    t = t[1:] if t[:1] in "+-" else t
+    return t.isascii() and t.isdigit()
 
 
 def main(argv: list[str] | None = None) -> None:
