@@ -176,7 +176,7 @@ def test_output_file_written_atomically_and_never_over_an_input(tmp_path):
     copy.write_text(Path(CROWD).read_text())
     before = copy.read_bytes()
     bad = cli("agree", "-J", str(copy), "-J", GPT, "--output", str(copy))
-    assert bad.returncode == 2 and "also an input file" in bad.stderr and copy.read_bytes() == before
+    assert bad.returncode == 2 and "same file" in bad.stderr and copy.read_bytes() == before
     # a failing run leaves the old report in place
     target.write_text("old\n")
     broken = tmp_path / "broken.txt"
@@ -192,7 +192,7 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, [], "b.txt:1: cannot detect the judgment format"),
     ({"a.txt": "1 x y x\n", "b.txt": "@ 1 x y !\n@ 1 x y %\n"}, [], "b.txt:2: expected the mark !, = or ?"),
     ({"a.txt": "1 x y x\n", "b.txt": ""}, [], "b.txt: empty judgment file"),
-    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "b.txt: not UTF-8 text"),
+    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "is not UTF-8 text"),
     ({"a.txt": "1 x y x\n", "b.jsonl": '{"qid": 1, "doc_a": "x", "doc_b": "y", "votes": [2]}\n'}, [],
      "b.jsonl:1: expected each vote a number in -1..1 or null"),
     ({"a.txt": "1 x y x\n"}, ["-J", "missing.txt"], "missing.txt"),
@@ -213,7 +213,6 @@ FAULTS = [
      ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "two runs share a name"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
-    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["--output", "nodir/out.txt"], "does not exist"),
 ]
 
 
@@ -236,6 +235,13 @@ def test_fault_is_one_line_exit_2(tmp_path, files, extra, fragment):
     assert res.stdout == ""
 
 
+def test_unwritable_output_is_exit_1(tmp_path):
+    res = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "--output",
+              str(tmp_path / "no" / "dir" / "out.txt"))
+    assert res.returncode == 1 and res.stderr.count("\n") == 1 and "out.txt" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
 @pytest.mark.parametrize("opt", [["--resamples", "-1"], ["--buckets", "0"], ["--confidence", "1"],
                                  ["--prior", "0"], ["--top-k", "0"], ["-l", "bogus"], ["-o", "xml"],
                                  ["--ties", "other"], ["--correction", "maybe"], ["--digits", "40"]])
@@ -249,3 +255,13 @@ def test_closed_pipe_is_not_an_error():
     p = subprocess.run(f"{sys.executable} -m pref_eval.cli.agree -J {CROWD} -J {GPT} -l pair --resamples 0 | head -1",
                        shell=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert p.stdout.startswith("judge_a") and "Traceback" not in p.stderr and "Error" not in p.stderr
+
+
+def test_python_api_and_zelo_group():
+    import pref_eval
+    import pref_eval.agree.records  # the subpackage does not shadow the function
+
+    recs = pref_eval.agreement([CROWD, GPT], names=["c", "g"], levels=["pair"], resamples=0)
+    assert any(r.statistic == "cohen_kappa" and r.judge_b == "g" for r in recs)
+    res = cli("group", "agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "jsonl")
+    assert res.returncode == 0 and '"statistic": "cohen_kappa"' in res.stdout

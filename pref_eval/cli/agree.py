@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import click
 
-from ..errors import InputError, UsageError
 from .common import Log, output_stream, run_main
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
@@ -68,37 +67,20 @@ def command(judgments, names, fmt, ties, levels, output_format, output, digits, 
     from ..api import agree
     from ..output.agree import write_records
 
+    from ..output.atomic import check_not_input
+    from .common import command_inputs
+
     Log("zelo_agree", quiet)
-    _check_output(output, judgments, runs)
+    check_not_input(output, command_inputs(output))  # before anything is read
     if not levels:
         levels = ("pair", "calibration", "document") + (("system",) if runs or measure else ())
     records = agree(judgments, names=names or None, fmt=fmt, ties=ties, levels=levels, resamples=resamples,
                     seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
                     consensus_min=consensus_min, prior=prior, top_k=top_k, runs=runs, measure=measure,
                     grades=grades, tests=tests, correction=correction, alpha=alpha)
-    try:
-        with output_stream(output) as out:
-            write_records(out, records, output_format, digits)
-    except OSError as err:
-        raise InputError(output or "<stdout>", 0, f"cannot write the report ({err.strerror or err})") from None
+    with output_stream(output) as out:
+        write_records(out, records, output_format, digits)
     return 0
-
-
-def _check_output(output: str | None, judgments, runs) -> None:
-    """Refuse an --output that is one of the inputs or cannot be created, before any work."""
-    import os
-
-    if output is None or output == "-":
-        return
-    target = os.path.realpath(output)
-    for path in (*judgments, *runs):
-        if path != "-" and os.path.realpath(path) == target:
-            raise UsageError(f"--output {output!r} is also an input file; refusing to overwrite it")
-    directory = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(directory):
-        raise UsageError(f"--output {output!r}: directory {directory!r} does not exist")
-    if os.path.isdir(output):
-        raise UsageError(f"--output {output!r} is a directory")
 
 
 def main(argv=None):
