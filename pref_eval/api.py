@@ -103,6 +103,8 @@ def evaluate(
     judged_only: bool = False,
     trec9: bool = False,
     summary: bool = False,
+    judgments: Any = None,
+    judgments_format: str | None = None,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
@@ -112,6 +114,10 @@ def evaluate(
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
     Run names are the file paths, the mapping keys, or ``run``.
+    ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
+    ``judgments_format`` as its ``--format``) or a
+    :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
+    from judgments (``PGC``), as ``zelo_eval -P``.
     """
     import pandas as pd
 
@@ -128,10 +134,36 @@ def evaluate(
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete,
+                      extra=extra_inputs(requests, judgments=judgments, judgments_format=judgments_format))
     results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None) -> dict:
+    """``EvalContext.extra`` for ``requests``: the judgment table when given.
+
+    A judgment file that no requested measure uses is refused (never ignored);
+    a measure that needs judgments without them says so when it runs.
+    """
+    from .measures.base import needs_input
+
+    extra: dict = {}
+    if judgments is not None:
+        if not needs_input(requests, "judgments"):
+            raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")
+        from .zelo.judgments import Judgments
+
+        if isinstance(judgments, Judgments):
+            extra["judgments"] = judgments
+        else:
+            from .io.judgments import read_judgments
+
+            extra["judgments"] = read_judgments(str(judgments), judgments_format)
+    elif judgments_format is not None:
+        raise UsageError("--judgments-format given without -P judgments")
+    return extra
 
 
 def judge(

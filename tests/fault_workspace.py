@@ -97,6 +97,8 @@ VALID: dict[str, tuple[str, list[str]]] = {
                              "--store", "judge.sqlite", "-Q", "-o", OUT]),
     "judge-export": ("zelo_judge", ["export", "--store", "judge.sqlite", "-Q", "-o", OUT]),
     "compare-orderings": ("zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt", "--output", OUT]),
+    "agree": ("zelo_agree", ["-J", "j.judge", "-J", "j.jsonl", "-l", "pair", "-l", "document", "--resamples", "0",
+                             "-Q", "--output", OUT]),
 }
 # zelo_plot is optional (matplotlib); its cases are added when it imports.
 PLOT: dict[str, tuple[str, list[str]]] = {

@@ -11,17 +11,18 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data"
+from conftest import ROOT, SHARED
+
+DATA = SHARED / "data"
 CROWD = DATA / "duelingBandits" / "judgments.txt"
 GPT = DATA / "llm_relevance_judgement_comparison" / "Pref" / "DL2021" / "judge.human"
 
-pytestmark = pytest.mark.skipif(not (CROWD.exists() and GPT.exists()), reason="real DL 2021 data not present")
+pytestmark = pytest.mark.shared("data/duelingBandits/judgments.txt",
+                                "data/llm_relevance_judgement_comparison/Pref/DL2021/judge.human")
 
 
 def test_llmlog_reads_judge_human_markers():

@@ -14,7 +14,8 @@ writes the pair (B, A) matches one that writes (A, B).
 :func:`match` unites the pairs of all judges (sorted keys) and gives, per judge
 and pair, the number of votes, of valid votes, the counts per category
 (lo better / tie / hi better), and the judge's pair score mu (the mean of its
-valid judgments' scores, in the canonical orientation). The judge's *label* of
+valid judgments' scores, in the canonical orientation, rounded to 12 decimals so
+that 2/3 and 1 - 1/3 are one value). The judge's *label* of
 a pair is the category of mu: lo (< 1/2), tie (= 1/2), hi (> 1/2).
 """
 from __future__ import annotations
@@ -225,7 +226,8 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
         s = np.bincount(pi[use], j.score[use], minlength=P)
         c = np.bincount(pi[use], minlength=P)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mu[k] = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+            # rounded to 12 decimals: 1 - 1/3 and 2/3 (a pair written in either order) are one value
+            mu[k] = np.round(np.where(c > 0, s / np.maximum(c, 1), np.nan), 12)
     label = categories(mu)
     return Matched([j.name for j in judges], list(vocab.queries), keys, q, present, n_votes, n_valid, counts,
                    mu, label, judges, pair_index)

@@ -21,6 +21,7 @@ from .common import Log, run_main
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
@@ -37,6 +38,11 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="Preference mode: relevant iff grade >= GRADE (grades become 0/1).")
 @click.option("-f", "--relevance_floor", "floor", default=None, type=float, metavar="G",
               help="Preference mode: grades below G become 0 (after -b).")
+@click.option("-P", "--judgments", "judgments", default=None, metavar="FILE",
+              help="Metric mode: pairwise judgments (any format zelo_fit reads) for measures computed "
+                   "from them (PGC).")
+@click.option("--judgments-format", "judgments_format", default=None, type=click.Choice(JUDGMENT_FORMATS),
+              help="Format of -P (default: detected, as zelo_fit --format).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-c", "--complete", "complete", is_flag=True,
@@ -69,7 +75,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
-            list_measures, runs):
+            list_measures, runs, judgments=None, judgments_format=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -94,7 +100,9 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
+    extra = {"judgments": judgments, "judgments_format": judgments_format}
     if looks_like_zelo_scores(qrels):
+        _refuse_extra(extra, "with a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
                                        ("--reference", reference is not None), ("--means", means),
                                        ("-c", complete), ("-l", level != 1),
@@ -110,17 +118,29 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
     if fmt == "pref":
+        _refuse_extra(extra, "with -o pref (preference mode)")
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     if fmt != "trec" and _wants_preferences(measures, ms):
+        _refuse_extra(extra, "in preference mode")
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference)):
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
-    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log)
+    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log,
+                        extra)
+
+
+def _refuse_extra(extra: dict, where: str) -> None:
+    """-P / --judgments-format only serve registry measures (metric mode)."""
+    from ..errors import UsageError
+
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format")):
+        if extra.get(key) is not None:
+            raise UsageError(f"{flag} is not applicable {where}: it serves measures such as PGC (metric mode)")
 
 
 def _list_measures() -> int:
@@ -157,7 +177,8 @@ def _wants_preferences(measures, ms) -> bool:
     return needs_preference_mode(measures)
 
 
-def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log):
+def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
+                 extra=None):
     from ..collection import build_collection
     from ..engine import evaluate_ranked
     from ..errors import EvaluationError, UsageError
@@ -173,6 +194,9 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     if measures and ms:
         names.append(ms)
     requests = parse_measures(names)
+    from ..api import extra_inputs
+
+    inputs = extra_inputs(requests, **(extra or {}))
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
     ids = [run_id(p) for p in runs]
     _check_names(ids, runs)
@@ -180,9 +204,9 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     if len(runs) >= MANY_RUNS:
         log.stage(f"evaluating {len(runs)} runs")
     col = build_collection(q, rs, complete=complete, depth=depth)
-    ctx = EvalContext(level=level, complete=complete)
+    ctx = EvalContext(level=level, complete=complete, extra=inputs)
     results = []
-    for r, miss, path in zip(col.runs, col.missing, runs):
+    for r, miss, path in zip(col.runs, col.missing, runs, strict=True):
         if len(miss) and not complete:
             log.warn(f"{path}: run lacks {len(miss)} of {col.qrels.nq} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
