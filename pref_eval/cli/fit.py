@@ -52,7 +52,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     from ..zelo.formats import read_judgments, read_zbench_dataset
     from ..zelo.judgments import from_dataset
     from ..zelo.qrels_out import parse_bins, parse_grades, write_qrels
-    from ..zelo.scores_io import write_scores_tsv, write_zbench_jsonl
+    from ..zelo.scores_io import write_scores_columns, write_zbench_jsonl
 
     log = Log("zelo_fit", quiet)
     if prior < 0:
@@ -130,18 +130,10 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = res
     score, se = to_scale(score, se, scale, elo_offset)
 
-    def rows():
-        for k, qid in enumerate(table.queries):
-            for i, d in enumerate(table.docs[qid]):
-                g = offsets[k] + i
-                r = (qid, d, score[g], se[g])
-                if comp is not None:
-                    r = r + (int(comp[g]), int(lev[g]))
-                yield r
-
     with output_stream(output) as out:
         if output_format == "tsv":
-            write_scores_tsv(out, rows(), extra_cols)
+            extra = dict(zip(extra_cols, (comp, lev))) if comp is not None else None
+            write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
                                      for k, qid in enumerate(table.queries)), records)

@@ -155,8 +155,9 @@ def add_cmd(state, judgments, fmt, quiet):
     log = Log("zelo_pairs", quiet)
     for path in judgments:
         j = read_judgments(path, fmt)
-        rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
-                for i in range(len(j)))
+        jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
+        rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
+                for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
         summary = t.add(rows)
         if summary["duplicate"] or summary["unrequested"]:
             log.warn(f"{path}: {summary['duplicate']} judgments of already judged pairs and "

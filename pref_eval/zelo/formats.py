@@ -138,7 +138,8 @@ def read_judgments(
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="judgment file").decode("utf-8")
+        data = read_input_bytes(path, what="judgment file")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     if fmt is None:
@@ -147,10 +148,24 @@ def read_judgments(
         raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
     out = into if into is not None else Judgments()
     try:
+        cols = _fast_columns(fmt, data, text)
+        if cols is not None:
+            cols.add_to(out)
+            return out
         READERS[fmt](text, name, out, ties)
     except UnknownDocument as err:
         raise InputError(name, out.at_line, str(err)) from None
     return out
+
+
+def _fast_columns(fmt: str, data: bytes, text: str):
+    """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
+    from ..io import judgment_columns as jc
+
+    if fmt == "jsonl":
+        return jc.jsonl_columns(data)
+    reader = jc.FAST_READERS.get(fmt)
+    return reader(data, text) if reader is not None else None
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:

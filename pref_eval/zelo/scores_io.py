@@ -36,6 +36,28 @@ def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> 
         out.write("\t".join(cells) + "\n")
 
 
+def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score, se,
+                         extra: dict | None = None, chunk: int = 1 << 16) -> None:
+    """Write the score TSV from columns: query ``k`` has documents ``docs[k]``, rows in that order.
+
+    ``score``, ``se`` (and each array in ``extra``, written as integers under
+    its key) hold one value per row. Same bytes as :func:`write_scores_tsv`
+    (``repr`` of a Python float is :func:`fmt_float`), without a Python call per row.
+    """
+    from itertools import chain, islice, repeat
+
+    extra = extra or {}
+    out.write("\t".join(HEADER + tuple(extra)) + "\n")
+    qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids, docs, strict=False))
+    dcol = chain.from_iterable(docs)
+    n = len(score)
+    for i in range(0, n, chunk):
+        j = min(i + chunk, n)
+        cols = [map(repr, score[i:j].tolist()), map(repr, se[i:j].tolist())]
+        cols += [map(str, v[i:j].tolist()) for v in extra.values()]
+        out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols, strict=False))) + "\n")
+
+
 def is_zelo_scores_header(first_line: str) -> bool:
     """True when a line is a zELO score-file header (``qid docno score se ...``)."""
     return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
@@ -85,7 +107,7 @@ def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], 
 
 def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
     """Read a zELO score TSV into ``{qid: {docno: score}}`` (see :func:`read_zelo_score_table`)."""
-    return {q: dict(zip(docs, xs)) for q, (docs, xs, _) in read_zelo_score_table(path).items()}
+    return {q: dict(zip(docs, xs, strict=False)) for q, (docs, xs, _) in read_zelo_score_table(path).items()}
 
 
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
