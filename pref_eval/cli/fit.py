@@ -35,9 +35,14 @@ from .common import Log, output_stream, run_main
 @click.option("--grades", default="0,1,2,3", show_default=True, help="Grades for --qrels, lowest first.")
 @click.option("--bins", default="quantile", show_default=True, help="quantile | fixed:t1,t2,... (score thresholds).")
 @click.option("--diagnostics", default=None, metavar="FILE", help="Per-query diagnostics TSV.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Fit blocks of queries in N processes (same output as --jobs 1).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Fit blocks of queries on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings or progress on stderr.")
 def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
-            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, quiet):
+            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, jobs, scheduler, quiet):
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
@@ -48,7 +53,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     from ..errors import UsageError
     from ..io.textfile import read_input_bytes
-    from ..zelo.fit import fit_bt, to_scale
+    from ..zelo.fit import fit_bt_parallel, to_scale
     from ..zelo.formats import read_judgments, read_zbench_dataset
     from ..zelo.judgments import from_dataset
     from ..zelo.qrels_out import parse_bins, parse_grades, write_qrels
@@ -59,6 +64,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         raise UsageError("--prior must be >= 0")
     if weight_power < 0:
         raise UsageError("--weight-power must be >= 0")
+    if compat == "zbench" and (jobs > 1 or scheduler):
+        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
     if ties is None:
         ties = "zbench" if compat == "zbench" else "half"
     grade_list = parse_grades(grades) if qrels else None
@@ -119,7 +126,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = None
     else:
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
-        res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+        res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler)
         score, se = res.score, res.se
         if prior == 0:
             extra_cols = ("component", "level")
@@ -157,6 +165,11 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
 
 def main(argv=None):
+    # numpy's OpenBLAS starts a busy thread per core when it loads; the fit's
+    # matrices are small (one per query). An explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_fit", argv)
 
 
