@@ -16,7 +16,8 @@ back in input order -- so the output is byte-identical to ``--jobs 1``.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from .errors import UsageError
 

@@ -140,7 +140,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     with output_stream(output) as out:
         if output_format == "tsv":
-            extra = dict(zip(extra_cols, (comp, lev))) if comp is not None else None
+            extra = dict(zip(extra_cols, (comp, lev), strict=False)) if comp is not None else None
             write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
