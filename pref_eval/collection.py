@@ -561,3 +561,51 @@ def build_collection(
         if len(run.docno) >= TRIM_ROWS:  # small runs free too little to pay for malloc_trim
             release_memory()
     return Collection(qrels=qi, runs=tuple(ranked), missing=tuple(missing))
+
+
+def subset_ranked(r: Ranked, keep: np.ndarray) -> Ranked:
+    """``r`` keeping only the retrieved documents where ``keep`` holds (ranks renumbered).
+
+    Used for a measure's own ``judged_only=True`` (keep grade ≥ 0, as ``-J``)
+    and for a cutoff applied by truncation (keep pos < k). The judged side is
+    unchanged.
+    """
+    from dataclasses import replace
+
+    keep = np.asarray(keep, dtype=bool)
+    if bool(keep.all()):
+        return r
+    qidx = r.qidx[keep]
+    counts = np.bincount(qidx, minlength=r.nq)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    pos = (np.arange(len(qidx), dtype=np.int64) - ptr[:-1][qidx]).astype(r.pos.dtype)
+    rows = r.rows[keep] if r.rows is not None else None
+    return replace(r, ptr=ptr, grade=r.grade[keep], qidx=qidx, pos=pos, rows=rows)
+
+
+def docno_ascending_ties(r: Ranked) -> Ranked:
+    """``r`` with every group of tied scores in docno *ascending* order.
+
+    trec_eval breaks ties by docno descending; ir-measures' own providers
+    (Judged) and MS MARCO's evaluation script (RR@k) sort by ``(-score,
+    docno)``. Our order inside a tie group is docno descending, so reversing
+    each group gives theirs (with equal docnos impossible: duplicates are
+    errors). Scores compare in float64, as those tools compare them.
+    """
+    from dataclasses import replace
+
+    n = len(r.qidx)
+    if n < 2 or r.run_score is None or r.rows is None:
+        return r
+    score = r.score
+    new = np.ones(n, dtype=bool)
+    new[1:] = (r.qidx[1:] != r.qidx[:-1]) | (score[1:] != score[:-1])
+    if bool(new.all()):
+        return r
+    start = np.flatnonzero(new)
+    end = np.append(start[1:], n)
+    gid = np.cumsum(new) - 1
+    idx = np.arange(n)
+    perm = start[gid] + end[gid] - 1 - idx
+    rows = r.rows[perm]
+    return replace(r, grade=r.grade[perm], rows=rows)

@@ -88,10 +88,7 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
             arr = arr.copy()
             arr[missing] = 0.0
         if spec.summarize is not None:
-            lvl = req.level if req.level is not None else ctx.level
-            c2 = ctx if lvl == ctx.level else EvalContext(level=lvl, trec9=ctx.trec9, complete=ctx.complete,
-                                                          num_docs_in_coll=ctx.num_docs_in_coll, extra=ctx.extra)
-            sums = np.atleast_1d(spec.summarize(arr, r, c2))
+            sums = np.atleast_1d(spec.summarize(arr, req.prepare(r), req.context(ctx)))
         else:
             sums = None
         for j, name in enumerate(names):
@@ -101,8 +98,9 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
                 s = float(sums[j])
             else:
                 s = summarize(arr[:, j], spec.aggregate, r.nq)
+            summary_only = spec.summary_only and not (req.label and spec.irm_per_query)
             cols.append(Column(label_of(req, name), (spec.order, ri, j), spec.value_type, arr[:, j], s,
-                               spec.summary_only, spec.per_query_only or spec.aggregate == "none", req))
+                               summary_only, spec.per_query_only or spec.aggregate == "none", req))
     cols.sort(key=lambda c: c.order)
     return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols,
                      ranked=r, ctx=ctx)

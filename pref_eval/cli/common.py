@@ -155,3 +155,25 @@ class Log:
         """A progress message for a long step, shown only on a terminal."""
         if self.interactive:
             sys.stderr.write(f"{self.prog}: {message}\n")
+
+
+def given_options(*names: str) -> list[str]:
+    """Which of the current command's parameters (by Python name) the user set on the command line or
+    through the environment -- to refuse an option that a missing one would leave unused."""
+    import click
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    return [n for n in names if ctx.get_parameter_source(n) in (ParameterSource.COMMANDLINE,
+                                                                 ParameterSource.ENVIRONMENT)]
+
+
+def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
+    """Raise UsageError when an option of ``names`` ({python name: flag}) is given without ``needs``."""
+    from ..errors import UsageError
+
+    if present:
+        return
+    bad = given_options(*names)
+    if bad:
+        raise UsageError(f"{', '.join(names[b] for b in bad)} applies only with {needs}")

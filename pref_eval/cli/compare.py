@@ -154,7 +154,14 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                 if val is not None:
                     raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
             from .. import evaluate
+            from ..measures import parse_measure
 
+            for m in measures:
+                reqs = parse_measure(m)
+                if all(r.spec.summary_only for r in reqs):  # a nickname (official) keeps its per-query part
+                    raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
+                                     "with no per-query values to test; "
+                                     "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
             log.stage(f"evaluating {len(runs)} runs")
             df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth)
     else:

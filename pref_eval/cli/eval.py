@@ -108,7 +108,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                              "(-M N limits the candidates)")
         return _scores_mode(qrels, runs, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
     if fmt is None:
-        fmt = "pref" if len(runs) >= 2 else "trec"
+        fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
     if fmt == "pref":
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
@@ -137,6 +137,17 @@ def _list_measures() -> int:
     return 0
 
 
+def _trec_eval_names_only(measures) -> bool:
+    """True when ``-m`` names only trec_eval / ir-measures measures that pref_eval.py does not know
+    (``map``, ``nDCG@10``): several runs then default to one trec_eval block per run, since
+    pref_eval.py's output would show only the differences between runs."""
+    from ..preferences.names import parse_pref_measure
+
+    if not measures or _wants_preferences(measures, None):
+        return False
+    return all(m.kind == "registry" for name in measures for m in parse_pref_measure(name))
+
+
 def _wants_preferences(measures, ms) -> bool:
     """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
     from ..stats.prefvalues import needs_preference_mode
@@ -162,8 +173,9 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
         names.append(ms)
     requests = parse_measures(names)
     q = read_qrels(qrels)
-    _check_names([run_id(p) for p in runs], runs)
-    rs = _read_runs(runs, [run_id(p) for p in runs], log)
+    ids = [run_id(p) for p in runs]
+    _check_names(ids, runs)
+    rs = _read_runs(runs, ids, log)
     if len(runs) >= MANY_RUNS:
         log.stage(f"evaluating {len(runs)} runs")
     col = build_collection(q, rs, complete=complete, depth=depth)
@@ -180,7 +192,9 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
         if fmt == "trec":
             from ..output.trec import write_trec
 
-            for res in results:
+            for res, name in zip(results, ids):
+                if len(results) > 1 and not any(c.name == "runid" for c in res.columns):
+                    out.write(f"{'runid':<22}\tall\t{name}\n")  # label each block (trec_eval's runid line)
                 write_trec(out, res, per_query=per_query, summary=not nosummary)
         else:
             from ..output.table import WRITERS, long_rows

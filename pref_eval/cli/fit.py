@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import refuse_unused, Log, output_stream, run_main
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,6 +60,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     from ..zelo.scores_io import write_scores_columns, write_zbench_jsonl
 
     log = Log("zelo_fit", quiet)
+    refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))
+    refuse_unused("--scale elo", {"elo_offset": "--elo-offset"}, scale == "elo")
     if prior < 0:
         raise UsageError("--prior must be >= 0")
     if weight_power < 0:
@@ -140,7 +142,9 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     with output_stream(output) as out:
         if output_format == "tsv":
-            extra = dict(zip(extra_cols, (comp, lev), strict=False)) if comp is not None else None
+            extra = dict(zip(extra_cols, (comp, lev), strict=True)) if comp is not None else {}
+            if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
             write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])

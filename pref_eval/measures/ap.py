@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import CUTOFF, JUDGED_ONLY, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 
@@ -41,7 +42,7 @@ def ap_values(r, level: int, cutoff: int | None = None) -> np.ndarray:
 
 
 @measure("map", trec_order("map"), "Mean average precision.",
-         formula="AP = (1/R) Σ_{k: rel(d_k)≥l} P@k", irm="AP",
+         formula="AP = (1/R) Σ_{k: rel(d_k)≥l} P@k", irm="AP", keywords=(REL, JUDGED_ONLY),
          citation="Buckley & Voorhees 2005")
 def map_(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ap_values(r, ctx.level).reshape(-1, 1)
@@ -55,6 +56,6 @@ def gm_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("map_cut", trec_order("map_cut"), "AP with the sum cut at rank k (divided by R).",
          formula="(1/R) Σ_{k'≤k: rel} P@k'", param_kind="cutoffs",
-         defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@", citation="Buckley & Voorhees 2005")
+         defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="Buckley & Voorhees 2005")
 def map_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([ap_values(r, ctx.level, int(k)) for k in params])

@@ -9,13 +9,25 @@ cutoff of ``P``) for a :class:`~pref_eval.collection.Ranked` run.
 Families live in one file each (``precision.py``, ``ndcg.py`` ...) and
 register their specs with :func:`register`; ``order`` is trec_eval's print
 order (``measures.c``), which is also the order in which ``zelo_trec`` prints.
+
+Every spec carries its ``formula`` and ``citation`` (the registry-wide test
+``tests/test_measures_registry.py`` fails without them), its empty-query value
+(``empty_value``), and, for the ir-measures syntax, its name ``irm`` and its
+declared keyword parameters ``keywords`` -- a tuple of
+:class:`~pref_eval.measures.params.Param`. **How a family declares its
+parameters** is described in :mod:`pref_eval.measures.params`: in short, a
+parameter not declared is refused, a declared one is type/range checked and
+then honoured by its ``role`` (cutoff, truncate, level, judged_only) or by the
+compute function reading ``ctx.opts[name]``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
+
+from .params import Param
 
 ParamKind = Literal["none", "cutoffs", "floats", "raw", "gains"]
 Aggregate = Literal["mean", "sum", "gmean", "count", "runid", "none"]
@@ -39,6 +51,8 @@ class EvalContext:
     complete: bool = False
     num_docs_in_coll: int = 0
     extra: dict = field(default_factory=dict)
+    opts: dict = field(default_factory=dict)  # declared keyword parameters of the request (ir-measures syntax)
+    irm: bool = False  # the request was written in ir-measures syntax (its providers' conventions apply)
 
 
 Compute = Callable[[Any, tuple, EvalContext], Any]
@@ -69,7 +83,14 @@ class MeasureSpec:
       utility, unj, rbp_resid, relstring for missing queries).
     * ``uses_level`` -- whether ``-l`` affects the measure (docs).
     * ``nicknames`` -- trec_eval measure sets this belongs to.
-    * ``irm`` -- ir-measures family name, if any (e.g. ``nDCG``).
+    * ``irm`` -- ir-measures family name, if any (e.g. ``nDCG``; ``nDCG@``
+      for the spec reached with a cutoff).
+    * ``keywords`` -- declared keyword parameters (:mod:`.params`).
+    * ``irm_per_query`` -- in ir-measures syntax the measure has per-query
+      values even if trec_eval prints it as a summary only (``NumQ`` = 1).
+    * ``tie_order`` -- ``trec`` (score desc, docno desc: trec_eval) or
+      ``docno_asc`` (score desc, docno asc: the order of ir-measures' own
+      providers and MS MARCO's script, used by ``Judged`` and ``RR@k``).
     """
 
     name: str
@@ -90,6 +111,14 @@ class MeasureSpec:
     nicknames: frozenset = frozenset()
     irm: str | None = None
     summarize: Callable | None = None  # custom summary (values, ranked, ctx) -> ndarray
+    keywords: tuple[Param, ...] = ()
+    irm_per_query: bool = False
+    tie_order: Literal["trec", "docno_asc"] = "trec"
+    validate: Callable[[str, dict], None] | None = None  # extra check of the options (one-line UsageError)
+
+    def keyword(self, name: str) -> Param | None:
+        """The declared keyword parameter ``name`` (None if not declared)."""
+        return next((p for p in self.keywords if p.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -105,6 +134,7 @@ class MeasureRequest:
     raw: str | None = None
     level: int | None = None
     label: str | None = None  # display name for non-trec syntaxes (e.g. "nDCG@10")
+    options: tuple = ()  # ((name, value), ...) declared keyword parameters, checked
 
     def columns(self) -> list[str]:
         """Printed names of the columns, trec_eval style."""
@@ -117,11 +147,34 @@ class MeasureRequest:
             return [f"{s.name}_{self.raw}" if self.raw else s.name]
         return [s.name]
 
+    def context(self, ctx: EvalContext) -> EvalContext:
+        """``ctx`` with this request's relevance level and keyword options."""
+        opts = dict(self.options)
+        level = self.level if self.level is not None else ctx.level
+        irm = self.label is not None
+        if level == ctx.level and opts == ctx.opts and irm == ctx.irm:
+            return ctx
+        return replace(ctx, level=level, opts=opts, irm=irm)
+
+    def prepare(self, ranked: Any) -> Any:
+        """The ranking the measure sees: ties reordered, unjudged removed, truncated (by role)."""
+        from ..collection import docno_ascending_ties, subset_ranked
+
+        if self.spec.tie_order == "docno_asc":
+            ranked = docno_ascending_ties(ranked)
+        opts = dict(self.options)
+        for p in self.spec.keywords:
+            v = opts.get(p.name)
+            if p.role == "judged_only" and v:
+                ranked = subset_ranked(ranked, ranked.grade >= 0)
+        for p in self.spec.keywords:
+            v = opts.get(p.name)
+            if p.role == "truncate" and v is not None:
+                ranked = subset_ranked(ranked, ranked.pos < int(v))
+        return ranked
+
     def compute(self, ranked: Any, ctx: EvalContext) -> Any:
-        if self.level is not None and self.level != ctx.level:
-            ctx = EvalContext(level=self.level, trec9=ctx.trec9, complete=ctx.complete,
-                              num_docs_in_coll=ctx.num_docs_in_coll, extra=ctx.extra)
-        return self.spec.compute(ranked, self.params, ctx)
+        return self.spec.compute(self.prepare(ranked), self.params, self.context(ctx))
 
 
 REGISTRY: dict[str, MeasureSpec] = {}

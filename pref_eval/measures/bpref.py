@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import cum_within
@@ -40,7 +41,7 @@ def bpref_values(r, level: int) -> np.ndarray:
 
 
 @measure("bpref", trec_order("bpref"), "Binary preference (judged documents only).",
-         formula="(1/R) Σ_{rel r} (1 − min(n_r, R)/min(N, R))", irm="Bpref",
+         formula="(1/R) Σ_{rel r} (1 − min(n_r, R)/min(N, R))", irm="Bpref", keywords=(REL,),
          citation="Buckley & Voorhees, SIGIR 2004")
 def bpref(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return bpref_values(r, ctx.level).reshape(-1, 1)

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import REL, Param
+
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+NUMRET_REL = Param("rel", int, doc="count only the retrieved documents with grade ≥ rel "
+                   "(not given: every retrieved document)", low=0)
 
 
 def _col(v: np.ndarray) -> np.ndarray:
@@ -30,15 +35,18 @@ def runid(r, params: tuple, ctx: EvalContext):
 
 
 @measure("num_q", trec_order("num_q"), "Number of queries evaluated (summary only).",
-         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", citation="trec_eval 10 (NIST; Buckley)")
+         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, citation="trec_eval 10 (NIST; Buckley)")
 def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(np.ones(r.nq))
 
 
 @measure("num_ret", trec_order("num_ret"), "Number of documents retrieved.",
          formula="|Ret|", aggregate="sum", value_type="int", zero_if_missing=True,
-         uses_level=False, irm="NumRet", citation="trec_eval 10 (NIST; Buckley)")
+         uses_level=False, irm="NumRet", keywords=(NUMRET_REL,), citation="trec_eval 10 (NIST; Buckley)")
 def num_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    rel = ctx.opts.get("rel")
+    if rel is not None:  # ir-measures' NumRet(rel=k): retrieved documents with grade ≥ k
+        return _col(r.per_query_sum(r.grade >= max(int(rel), 0)))
     return _col(r.num_ret)
 
 
@@ -51,14 +59,14 @@ def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",
-         formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel",
+         formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel", keywords=(REL,),
          summarize=_num_rel_summary, citation="trec_eval 10 (NIST; Buckley)")
 def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_rel(ctx.level))
 
 
 @measure("num_rel_ret", trec_order("num_rel_ret"), "Number of relevant documents retrieved.",
-         formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", irm="NumRelRet", citation="trec_eval 10 (NIST; Buckley)")
+         formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", citation="trec_eval 10 (NIST; Buckley)")
 def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.per_query_sum(r.grade >= ctx.level))
 

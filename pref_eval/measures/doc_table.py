@@ -94,10 +94,40 @@ def render_markdown(registry: dict[str, MeasureSpec]) -> str:
             _cell(formula), _cell(spec.citation) or "—", "yes" if spec.uses_level else "no",
             _cell(agg), _cell(_sets(spec)),
         ]) + " |")
+    rows += irm_section(registry)
     descs = ["", "## Descriptions", ""]
     for spec in sorted(registry.values(), key=lambda s: (s.order, s.name)):
         descs.append(f"- **{spec.name}** — {spec.description.strip()}")
     return HEADER + "\n".join(rows) + "\n" + "\n".join(descs) + "\n"
+
+
+IRM_HEADER = """
+## ir-measures names and their parameters
+
+Every ir-measures name pref_eval accepts (MacAvaney et al., ECIR 2022), with
+the keyword parameters each declares: a parameter not listed is refused, a
+value outside its range is refused, both with one line naming the measure.
+`@k` is the same as `cutoff=k` (`@x` as `recall=x` for IPrec). Parameters
+written in ir-measures syntax override `-l` (`rel=`) and `-J` (`judged_only=`)
+for that measure only. Aliases are ir-measures' own.
+"""
+
+
+def irm_section(registry: dict[str, MeasureSpec]) -> list[str]:
+    """Rows of the "ir-measures names" section: family, aliases, spec, parameters."""
+    from .irm_names import ALIASES
+
+    out = ["", IRM_HEADER, "| ir-measures name | aliases | measure | parameters |", "|---|---|---|---|"]
+    specs = sorted((s for s in registry.values() if s.irm), key=lambda s: (s.irm.rstrip("@").lower(), s.irm))
+    for spec in specs:
+        fam = spec.irm.rstrip("@")
+        shown = _irm(spec)
+        aliases = ", ".join(f"`{a}`" + (f" = `{fam}({', '.join(f'{k}={v!r}' for k, v in pre.items())})`" if pre else "")
+                            for a, (f, pre) in ALIASES.items() if f == fam)
+        params = "; ".join(p.describe() + (f" — {p.doc}" if p.doc else "") for p in spec.keywords)
+        out.append("| " + " | ".join([shown, _cell(aliases) or "—", f"**{_cell(spec.name)}**",
+                                      _cell(params) or "—"]) + " |")
+    return out
 
 
 PREF_HEADER = """

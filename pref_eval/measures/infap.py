@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import cum_within
@@ -27,7 +28,7 @@ INFAP_EPSILON = 0.00001
 
 @measure("infAP", trec_order("infAP"), "Inferred AP (sampled judgments; negative grade = pooled, unjudged).",
          formula="(1/R) Σ_rel [1/(j+1) + (j/(j+1))·((r−1+n+u)/j)·((r−1+ε)/(r−1+n+2ε))]",
-         irm="infAP", citation="Yilmaz & Aslam, CIKM 2006")
+         irm="infAP", keywords=(REL,), citation="Yilmaz & Aslam, CIKM 2006")
 def infap(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     from ..collection import UNJUDGED
 

@@ -23,12 +23,16 @@ queries).
 ``11pt_avg`` = mean of those values over its parameters (default 0, .1, …, 1),
 summed in reverse parameter order as trec_eval does.
 
+In ir-measures syntax (``IPrec@x``, ``IPrec(recall=x)``) the 9.x rounding is
+used, as pytrec_eval (trec_eval 9.x, ir-measures' provider for IPrec) computes it.
+
 van Rijsbergen, *Information Retrieval*, 1979, ch. 7; Buckley & Voorhees 2005.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .params import JUDGED_ONLY, RECALL, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long, cum_within, lround, suffix_max
@@ -85,9 +89,9 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
 @measure("iprec_at_recall", trec_order("iprec_at_recall"),
          "Interpolated precision at recall points (v10: lround(x·R); --trec-eval-9: (long)(x·R+0.9)).",
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
-         defaults=POINTS, irm="IPrec@", citation="van Rijsbergen 1979")
+         defaults=POINTS, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
 def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9)
+    return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9 or ctx.irm)
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",

@@ -11,6 +11,13 @@ level sort, including trec_eval's comparator quirk), discount 1/log2(rank+1).
 * ``ndcg`` = dcg / ideal_dcg (0 when ideal_dcg = 0).
 * ``ndcg_cut.k`` = DCG@k / IDCG@k with raw grades (no gain map), the ideal
   also cut at k.
+
+In ir-measures syntax, ``nDCG(gains={grade: gain, ...})`` (with or without
+``@k``) maps the grades first (unlisted grades keep gain = grade, gains ≤ 0
+count 0), as ir-measures does by rewriting the qrels; ``nDCG(dcg='exp-log2')@k``
+uses gain 2^g − 1 for g > 0 (Burges et al., ICML 2005; the definition of
+gdeval, the TREC Web track's script, which ir-measures runs for it; gdeval
+prints no value for a query without relevant document, we give 0).
 Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
 ACM TOIS 20(4):422-446, 2002.
 
@@ -33,10 +40,65 @@ import numpy as np
 from .base import EvalContext, measure
 from .gains import GainSetup, discounted, seg_cumsum, setup_gains
 from .nicknames import trec_order
+from .params import CUTOFF, JUDGED_ONLY, Param
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 JK2002 = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
 GAIN_DOC = "gains: `name.grade=gain,...` (unlisted grades keep gain = grade)"
+
+
+DCG = Param("dcg", str, "log2", "gain form: 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade − 1)",
+            choices=("log2", "exp-log2"))
+GAINS = Param("gains", dict, doc="grade → gain map, e.g. {0: 0, 1: 1, 2: 3} (unlisted grades keep their grade)")
+
+
+def _no_gains_with_exp(text: str, opts: dict) -> None:
+    if opts.get("gains") is not None and opts.get("dcg") == "exp-log2":
+        from ..errors import UsageError
+
+        raise UsageError(f"measure {text!r}: gains= and dcg='exp-log2' cannot be combined")
+
+
+def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
+    """Gain of each grade under the ir-measures options (grades < 0 and gains < 0 → 0)."""
+    g = grade.astype(np.float64)
+    if opts.get("dcg") == "exp-log2":
+        out = np.exp2(g) - 1.0
+    elif opts.get("gains") is not None:
+        keys = np.array([k for k, _ in opts["gains"]], dtype=np.float64)
+        vals = np.array([v for _, v in opts["gains"]], dtype=np.float64)
+        hit = np.searchsorted(keys, g)
+        hitc = np.minimum(hit, len(keys) - 1)
+        out = np.where(keys[hitc] == g, vals[hitc], g)
+    else:
+        out = g
+    return np.where((grade > 0) & (out > 0), out, 0.0)
+
+
+def mapped_ndcg(r, opts: dict, cutoffs: tuple | None) -> np.ndarray:
+    """nDCG (whole list if ``cutoffs`` is None, else one column per k) with mapped gains.
+
+    The ideal ranking sorts the query's judged gains (after mapping) in
+    decreasing order; it is cut at k too.
+    """
+    gain = _mapped_gains(r.grade, opts)
+    jq = r.jqidx()
+    jgain = _mapped_gains(r.jgrade, opts)
+    order = np.lexsort((-jgain, jq))
+    jgain = jgain[order]
+    jpos = np.arange(len(jgain)) - r.jptr[:-1][jq]
+    iw = discounted(jgain, jpos)
+    cols = []
+    for k in (cutoffs if cutoffs is not None else (None,)):
+        d = _dcg(r, gain, None if k is None else int(k))
+        w = iw if k is None else iw * (jpos < int(k))
+        i = np.bincount(jq, weights=w, minlength=r.nq)
+        cols.append(np.where(i > 0, _ratio(d, i), d))
+    return np.column_stack(cols)
+
+
+def _custom(ctx: EvalContext) -> bool:
+    return ctx.opts.get("gains") is not None or ctx.opts.get("dcg", "log2") != "log2"
 
 
 def _dcg(r, gain: np.ndarray, cutoff: int | None = None) -> np.ndarray:
@@ -75,16 +137,20 @@ def ideal_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("ndcg", trec_order("ndcg"), "Normalized DCG over the whole list (ideal not cut).",
          formula="dcg / ideal_dcg", citation=JK2002, param_kind="gains", uses_level=False,
-         irm="nDCG")
+         irm="nDCG", keywords=(DCG, GAINS, JUDGED_ONLY), validate=_no_gains_with_exp)
 def ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    if _custom(ctx):
+        return mapped_ndcg(r, ctx.opts, None)
     gs = setup_gains(r, params)
     return _ratio(_dcg(r, gs.result_gain), _idcg(gs, r.nq)).reshape(-1, 1)
 
 
 @measure("ndcg_cut", trec_order("ndcg_cut"), "nDCG at cutoff k with raw grades as gains.",
          formula="DCG@k / IDCG@k", citation=JK2002, param_kind="cutoffs", defaults=CUTS,
-         uses_level=False, irm="nDCG@")
+         uses_level=False, irm="nDCG@", keywords=(CUTOFF, DCG, GAINS, JUDGED_ONLY), validate=_no_gains_with_exp)
 def ndcg_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    if _custom(ctx):
+        return mapped_ndcg(r, ctx.opts, params)
     gain = np.where(r.grade > 0, r.grade, 0).astype(np.float64)
     pos_j = r.jgrade > 0
     jq = r.jqidx()[pos_j]

@@ -25,7 +25,9 @@ from typing import Iterable
 
 from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
+from .irm_names import ALIASES
 from .nicknames import NICKNAMES
+from .params import CUTOFF, NOT_GIVEN, RECALL, Param
 
 JUDGED_WHOLE_LIST = 2**63 - 1
 
@@ -77,7 +79,7 @@ def parse_params(spec: MeasureSpec, text: str) -> tuple:
 
 def _all_names() -> list[str]:
     names = set(REGISTRY) | set(NICKNAMES)
-    names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm}
+    names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm} | set(ALIASES)
     return sorted(names)
 
 
@@ -153,6 +155,13 @@ def _literal(node: ast.AST, text: str):
 
 
 def _parse_irm_or_none(text: str) -> MeasureRequest | None:
+    """ir-measures syntax → request; None if ``text`` is not a known ir-measures name.
+
+    Aliases (:mod:`.irm_names`) are resolved first; ``cutoff=k`` is ``@k``
+    and ``recall=x`` is ``@x`` (``@`` wins when both are written, as in
+    ir-measures). Every keyword must be declared by the spec
+    (:mod:`.params`) and pass its check.
+    """
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
@@ -172,43 +181,58 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     else:
         return None
     _load_registry()
-    key = name + ("@" if at is not None else "")
-    spec = next((s for s in REGISTRY.values() if s.irm == key), None)
-    if spec is None and at is None:
-        # families whose plain form is the cutoff measure without a cutoff
-        spec = next((s for s in REGISTRY.values() if s.irm == name + "@" and s.name in ("judged",)), None)
-    if spec is None:
-        if any(s.irm and s.irm.rstrip("@") == name for s in REGISTRY.values()):
-            need = "a cutoff (@k)" if at is None else "no cutoff"
-            raise UsageError(f"measure {text!r}: {name} needs {need} here")
+    family, preset = ALIASES.get(name, (name, {}))
+    kw = {**preset, **kwargs}
+    spec_at = next((s for s in REGISTRY.values() if s.irm == family + "@"), None)
+    spec_bare = next((s for s in REGISTRY.values() if s.irm == family), None)
+    if spec_at is None and spec_bare is None:
         return None
-    level = None
-    params: tuple = tuple(spec.defaults)
-    raw = None
-    for k, v in kwargs.items():
-        if k == "rel":
-            level = int(v)
-        elif k == "p" and spec.name in ("rbp", "rbp_resid"):
-            params, raw = (("p", float(v)),), f"p={v}"
-        elif k == "gains" and spec.param_kind == "gains":
-            if not isinstance(v, dict):
-                raise UsageError(f"measure {text!r}: gains must be a dict like {{0:0,1:1,2:3}}")
-            params = tuple((str(a), float(b)) for a, b in sorted(v.items()))
-            raw = ",".join(f"{a}={b}" for a, b in sorted(v.items()))
-        elif k == "beta" and spec.name == "set_F":
-            params, raw = (float(v),), f"{v}"
-        else:
-            raise UsageError(f"measure {text!r}: unsupported parameter {k!r}")
-    if at is None and spec.name == "judged":
-        params = (JUDGED_WHOLE_LIST,)  # ir-measures' Judged without @k: the whole list
+    for key in ("cutoff", "recall"):
+        if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
+            v = kw.pop(key)
+            at = v if at is None else at
+    whole_list = False
     if at is not None:
-        if spec.param_kind == "cutoffs":
-            if not isinstance(at, int) or isinstance(at, bool) or at <= 0:
-                raise UsageError(f"measure {text!r}: cutoff must be a positive integer")
-            params = (int(at),)
-        elif spec.param_kind == "floats":
-            params = (float(at),)
-    return MeasureRequest(spec, params, raw, level=level, label=text.strip())
+        if spec_at is not None:
+            spec = spec_at
+        elif spec_bare is not None and spec_bare.keyword("cutoff") is not None:
+            spec = spec_bare
+            kw["cutoff"] = at
+            at = None
+        else:
+            raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
+    elif spec_bare is not None:
+        spec = spec_bare
+    elif spec_at is not None and spec_at.name == "judged":
+        spec, whole_list = spec_at, True  # ir-measures' Judged without @k: the whole list
+    else:
+        raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+    level = None
+    options: dict = {}
+    for k, v in kw.items():
+        p = spec.keyword(k)
+        if p is None or p.role == "cutoff":
+            ok = ", ".join(q.name for q in spec.keywords if q.role != "cutoff") or "none"
+            raise UsageError(f"measure {text!r}: {family} does not support parameter {k!r} (supported: {ok})")
+        v = p.check(text, v)
+        if p.role == "level":
+            level = int(v)
+        else:
+            options[k] = v
+    for p in spec.keywords:
+        if p.role == "compute" and p.name not in options and p.default is not NOT_GIVEN:
+            options[p.name] = p.default
+    if spec.validate is not None:
+        spec.validate(text, options)
+    params: tuple = tuple(spec.defaults)
+    if whole_list:
+        params = (JUDGED_WHOLE_LIST,)
+    if at is not None:
+        p = next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
+        v = p.check(text, at)
+        params = (int(v),) if spec.param_kind == "cutoffs" else (float(v),)
+    return MeasureRequest(spec, params, None, level=level, label=text.strip(),
+                          options=tuple(sorted(options.items())))
 
 
 def parse_measure(text: str) -> list[MeasureRequest]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import CUTOFF, JUDGED_ONLY, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long
@@ -41,7 +42,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 @measure("P", trec_order("P"), "Precision at cutoff k.", formula="P@k = |Rel ∩ Ret[:k]| / k",
-         param_kind="cutoffs", defaults=CUTS, irm="P@", citation="van Rijsbergen 1979")
+         param_kind="cutoffs", defaults=CUTS, irm="P@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
 def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([rel_in_top(r, ctx.level, int(k)) / float(k) for k in params])
 
@@ -57,7 +58,7 @@ def relative_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("Rprec", trec_order("Rprec"), "Precision after R documents retrieved.",
-         formula="|Rel ∩ Ret[:min(R, |Ret|)]| / R", irm="Rprec",
+         formula="|Rel ∩ Ret[:min(R, |Ret|)]| / R", irm="Rprec", keywords=(REL, JUDGED_ONLY),
          citation="Buckley & Voorhees, SIGIR 2000")
 def rprec(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level)
@@ -81,7 +82,7 @@ def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("success", trec_order("success"), "1 if a relevant document is in the top k.",
          formula="[ |Rel ∩ Ret[:k]| > 0 ]", param_kind="cutoffs", defaults=(1, 5, 10),
-         irm="Success@", citation="trec_eval 10 (NIST; Buckley)")
+         irm="Success@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="trec_eval 10 (NIST; Buckley)")
 def success(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([(rel_in_top(r, ctx.level, int(k)) > 0).astype(np.float64)
                             for k in params])

@@ -11,6 +11,13 @@
   RBP could still gain (tail beyond the list plus unjudged or unpooled
   documents in it); 0 when every retrieved document is judged.
 
+In ir-measures syntax, ``RBP(p=0.8, rel=k)@n``: p defaults to 0.8 (ir-measures'
+default), ``rel=k`` gives binary gains (grade ≥ k → 1, else 0), as C/W/L's
+``cwl_eval`` RBP computes it (cwl_eval clips negative grades to 0, so with
+``rel=0`` every judged document counts; it reads at most 1,000 documents per
+query, we read them all); without ``rel`` the graded gains above are used;
+``@n`` (or ``cutoff=n``) sums over the top n documents only.
+
 p^{i−1} is formed by repeated multiplication, as trec_eval does.
 Moffat & Zobel, "Rank-biased precision for measurement of retrieval
 effectiveness", ACM TOIS 27(1), article 2, 2008.
@@ -19,11 +26,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..collection import NONPOOL
 from .base import EvalContext, measure
 from .gains import setup_gains
 from .nicknames import trec_order
+from .params import TRUNCATE, Param
 
 MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
+P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9)",
+              low=0.0, high=1.0, low_open=True, high_open=True)
+REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/L's RBP); "
+                "not given: graded gains rescaled as trec_eval's rbp", low=0)
 
 
 def persistence(params: tuple) -> float:
@@ -51,12 +64,16 @@ def _rescale(gain: np.ndarray) -> np.ndarray:
 
 @measure("rbp", trec_order("rbp"), "Rank-biased precision (persistence p, default 0.9).",
          formula="(1−p) Σ_i g(d_i) p^(i−1), gains rescaled to [0,1]", citation=MZ2008,
-         param_kind="gains", uses_level=False, irm="RBP")
+         param_kind="gains", uses_level=False, irm="RBP", keywords=(P_IRM, REL_IRM, TRUNCATE))
 def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    p = persistence(params)
-    gs = setup_gains(r, params, transform=_rescale)
+    p = float(ctx.opts.get("p", persistence(params)))
     pw = powers(p, int(r.num_ret.max()) if r.nq and len(r.pos) else 0)
-    g = gs.result_gain
+    rel = ctx.opts.get("rel")
+    if rel is not None:  # RBP(rel=k): binary relevance, grade ≥ k (Moffat & Zobel's original definition)
+        # cwl_eval clips negative qrels grades to 0 first: with rel ≤ 0 every judged document counts
+        g = ((r.grade >= int(rel)) if rel > 0 else (r.grade != NONPOOL)).astype(np.float64)
+    else:
+        g = setup_gains(r, params, transform=_rescale).result_gain
     w = np.where(g != 0, g * pw[r.pos], 0.0)
     return ((1.0 - p) * r.per_query_sum(w)).reshape(-1, 1)
 

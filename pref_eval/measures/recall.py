@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .params import CUTOFF, JUDGED_ONLY, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .precision import CUTS, rel_in_top
@@ -14,7 +15,7 @@ from .precision import CUTS, rel_in_top
 
 @measure("recall", trec_order("recall"), "Recall at cutoff k.",
          formula="R@k = |Rel ∩ Ret[:k]| / R  (0 if R = 0)", param_kind="cutoffs",
-         defaults=CUTS, irm="R@", citation="van Rijsbergen 1979")
+         defaults=CUTS, irm="R@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
 def recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
     return np.column_stack([np.divide(rel_in_top(r, ctx.level, int(k)), R, out=np.zeros(r.nq),

@@ -21,8 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import EvaluationError
+from .params import JUDGED_ONLY, REL, Param
+
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+RELATIVE = Param("relative", bool, False, "divide by min(|Ret|, |Rel|) instead of |Ret| (set_relative_P)")
+BETA = Param("beta", float, 1.0, "weight of recall against precision", low=0.0, low_open=True)
 
 TREC = "trec_eval (Buckley & Voorhees 2005)"
 
@@ -39,28 +44,31 @@ def _div(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 
 @measure("set_P", trec_order("set_P"), "Precision of the retrieved set.",
-         formula="|Rel∩Ret| / |Ret|", citation=TREC, irm="SetP")
+         formula="|Rel∩Ret| / |Ret|", citation=TREC, irm="SetP",
+         keywords=(REL, RELATIVE, JUDGED_ONLY))
 def set_p(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    if ctx.opts.get("relative"):
+        return set_relative_p(r, params, ctx)
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr, ret, ret > 0).reshape(-1, 1)
 
 
 @measure("set_relative_P", trec_order("set_relative_P"), "Set precision relative to the best possible.",
-         formula="|Rel∩Ret| / min(|Ret|, |Rel|)", citation=TREC, irm="SetRelP")
+         formula="|Rel∩Ret| / min(|Ret|, |Rel|)", citation=TREC)
 def set_relative_p(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr, np.minimum(ret, rel), (ret > 0) & (rel > 0)).reshape(-1, 1)
 
 
 @measure("set_recall", trec_order("set_recall"), "Recall of the retrieved set.",
-         formula="|Rel∩Ret| / |Rel|", citation=TREC, irm="SetR")
+         formula="|Rel∩Ret| / |Rel|", citation=TREC, irm="SetR", keywords=(REL,))
 def set_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr, rel, rel > 0).reshape(-1, 1)
 
 
 @measure("set_map", trec_order("set_map"), "Unranked AP: set precision × set recall.",
-         formula="|Rel∩Ret|² / (|Ret|·|Rel|)", citation=TREC, irm="SetAP")
+         formula="|Rel∩Ret|² / (|Ret|·|Rel|)", citation=TREC, irm="SetAP", keywords=(REL, JUDGED_ONLY))
 def set_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr * rr, ret * rel, (ret > 0) & (rel > 0)).reshape(-1, 1)
@@ -68,9 +76,9 @@ def set_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("set_F", trec_order("set_F"), "F measure of the retrieved set (x weighs recall).",
          formula="(x+1)·P·R / (x·P + R)", citation="van Rijsbergen 1979", param_kind="raw",
-         defaults=(1.0,), irm="SetF")
+         defaults=(1.0,), irm="SetF", keywords=(REL, BETA, JUDGED_ONLY))
 def set_f(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    x = float(params[0]) if params else 1.0
+    x = float(ctx.opts.get("beta", params[0] if params else 1.0))
     ret, rel, rr = _counts(r, ctx.level)
     ok = rr > 0
     P = _div(rr, ret, ok)

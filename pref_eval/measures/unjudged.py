@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..collection import NONPOOL
+from .params import CUTOFF
 from .base import EvalContext, measure
 from .nicknames import TREC_TABLE, trec_order
 
@@ -36,7 +37,8 @@ def unj(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("judged", len(TREC_TABLE), "Fraction of the top k that has a judgment (ir-measures' Judged@k).",
          formula="|{d ∈ Ret[:k] : d ∈ qrels}| / min(k, |Ret|)",
          citation="ir-measures (MacAvaney et al., ECIR 2022)", param_kind="cutoffs",
-         defaults=(5, 10, 20), uses_level=False, irm="Judged@")
+         defaults=(5, 10, 20), uses_level=False, irm="Judged@",
+         keywords=(CUTOFF,), tie_order="docno_asc")
 def judged(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     mask = r.grade != NONPOOL
     nret = r.num_ret

@@ -177,6 +177,35 @@ def summary_means(values: np.ndarray) -> np.ndarray:
     return np.cumsum(values.astype(np.float64) / float(nq), axis=1)[:, -1]
 
 
+def _aggregate(m) -> str:
+    """The summary a measure takes over queries: trec_eval's (``gm_map``: geometric mean) for a
+    registry measure, the arithmetic mean for everything else (pref_eval.py)."""
+    if getattr(m, "kind", None) == "registry" and m.request is not None:
+        agg = m.request.spec.aggregate
+        return agg if agg in ("sum", "gmean") else "mean"
+    return "mean"
+
+
+def run_summaries(res: PrefResult, m) -> np.ndarray:
+    """Per-run summary of metric ``m`` (R,): its own aggregate (``gm_map`` = geometric mean of AP)."""
+    vals = res.metrics[m.key]
+    agg = _aggregate(m)
+    if agg == "mean":
+        return summary_means(vals)
+    from ..engine import summarize
+
+    return np.array([summarize(np.asarray(v, np.float64), agg, vals.shape[1]) for v in vals])
+
+
+def pair_summaries(res: PrefResult, m) -> np.ndarray:
+    """Summary of each pair (P,): the mean per-query preference / difference, or, for a measure
+    whose summary is not a mean (``gm_map``, ``gm_bpref``), the difference of the runs' summaries."""
+    if m.is_metric and _aggregate(m) != "mean":
+        s = run_summaries(res, m)
+        return s[res.I] - s[res.J]
+    return summary_means(res.pair_values(m.key))
+
+
 def _template(head: str, keys: list[str]) -> str:
     body = "".join(f", {json.dumps(k).replace('%', '%%')}: %s" for k in keys)
     return head + body + "}\n"
@@ -260,11 +289,11 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
             yield "".join(A.ravel().tolist())
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
-        sums = [_literals(summary_means(res.pair_values(k))) for k in keys]
+        sums = [_literals(pair_summaries(res, m)) for m in res.measures]
         yield "".join(stpl % t for t in zip([jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J], *sums))
     if means and nq and metric_keys:
         atpl = _template('{"qid": "all", "run": %s, "sample": ' + sample + ', "type": "metric"', metric_keys)
-        ms = [_literals(summary_means(res.metrics[k])) for k in metric_keys]
+        ms = [_literals(run_summaries(res, m)) for m in res.measures if m.is_metric]
         yield "".join(atpl % t for t in zip(jruns, *ms))
 
 
@@ -278,7 +307,7 @@ def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tu
         if not m.is_metric:
             continue
         vals = res.metrics[m.key]
-        means = summary_means(vals)
+        means = run_summaries(res, m)
         for i, run in enumerate(res.runs):
             if per_query:
                 for q, qid in enumerate(res.qids):
@@ -287,7 +316,7 @@ def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tu
                 yield run, "", "all", m.key, float(means[i])
     for m in res.measures:
         vals = res.pair_values(m.key)
-        means = summary_means(vals)
+        means = pair_summaries(res, m)
         for p in range(len(res.I)):
             ri, rj = res.runs[int(res.I[p])], res.runs[int(res.J[p])]
             if per_query:

@@ -71,7 +71,7 @@ def ndcg_exp(run, gt, k: int | None = None, *, compat: str | None = None) -> flo
         ideal = np.array(sorted(gl, reverse=True))
         pos = np.log2(np.arange(n) + 2)
         return float(np.sum(pred / pos) / np.sum(ideal / pos))
-    gains = np.exp(gt)
+    gains = np.exp(gt - gt.max())  # NDCG is a ratio: the common factor exp(-max) cancels, no overflow
     disc = _discounts(n)
     if k is not None:
         disc = np.where(np.arange(n) < k, disc, 0.0)

@@ -64,6 +64,11 @@ def is_zelo_scores_header(first_line: str) -> bool:
 
 
 def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
+    """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}`` (see :func:`score_table_with_header`)."""
+    return score_table_with_header(path)[1]
+
+
+def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[str], list[float], list[float]]]]:
     """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}``, queries in file order.
 
     The first line must be the header ``qid docno score se`` (tab-separated,
@@ -102,12 +107,36 @@ def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], 
         docs.append(f[1])
         xs.append(s)
         ses.append(se)
-    return out
+    return lines[0].rstrip("\r").split("\t"), out
+
+
+LOGIT_LIMIT = 700.0  # exp(x) overflows a double beyond ~709.78: no natural-log zELO score gets near it
 
 
 def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
-    """Read a zELO score TSV into ``{qid: {docno: score}}`` (see :func:`read_zelo_score_table`)."""
-    return {q: dict(zip(docs, xs, strict=False)) for q, (docs, xs, _) in read_zelo_score_table(path).items()}
+    """Read a zELO score TSV into ``{qid: {docno: natural-log score}}`` (see :func:`read_zelo_score_table`).
+
+    A file written by ``zelo_fit --scale elo`` carries a last header column ``scale`` (``elo`` on
+    every row): its scores ``x = 400/ln 10 · s + offset`` are mapped back to ``x · ln 10/400``, which
+    is ``s`` plus a per-file constant -- NDCG with gains ``exp(s)``, pairwise accuracy and recall are
+    unchanged by a constant shift, so the offset need not be known. A score beyond ±700 without the
+    marker is refused (it cannot be a natural-log score; ``exp`` would overflow).
+    """
+    from .fit import ELO_FACTOR
+
+    name = display_name(path)
+    cols, table = score_table_with_header(path)
+    elo = cols[-1] == "scale"
+    out: dict[str, dict[str, float]] = {}
+    for q, (docs, xs, _) in table.items():
+        if elo:
+            xs = [x / ELO_FACTOR for x in xs]
+        elif any(abs(x) > LOGIT_LIMIT for x in xs):
+            raise InputError(name, 0, f"query {q!r}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
+                                      "zELO score (an elo-scale file needs its 'scale' column: refit with "
+                                      "zelo_fit --scale elo, or use --scale logit)")
+        out[q] = dict(zip(docs, xs, strict=True))
+    return out
 
 
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:

@@ -1,0 +1,139 @@
+"""Declared keyword parameters of a measure (ir-measures' ``SUPPORTED_PARAMS`` idea).
+
+A measure accepts, in ir-measures syntax (``P(rel=2)@10``,
+``nDCG(dcg='exp-log2')@10``, ``RBP(p=0.8, rel=1)``), exactly the keyword
+parameters its :class:`~pref_eval.measures.base.MeasureSpec` declares in
+``keywords``; anything else is refused with one line naming the measure, the
+parameter and what it accepts. A value is checked for type, range and
+choices before anything is computed, so a parameter is always honoured or
+refused, never accepted and ignored.
+
+How a family declares parameters (for authors of new families)
+---------------------------------------------------------------
+Give the spec ``keywords=(Param(...), ...)``. Each :class:`Param` has a name,
+a type (``int``, ``float``, ``bool``, ``str``, ``dict``), a default
+(:data:`NOT_GIVEN` when absent means "not set"), an optional range
+(``low``/``high``, open or closed) or ``choices``, a one-line ``doc`` and a
+``role`` telling the engine who honours it:
+
+* ``"cutoff"`` -- the ``@k`` / ``cutoff=k`` of ir-measures; for a spec with
+  ``param_kind='cutoffs'`` (or ``'floats'``: ``IPrec@0.2``, ``recall=``) it
+  becomes the spec's parameter tuple ``(k,)``; declare it on the spec whose
+  ``irm`` ends with ``@``.
+* ``"truncate"`` -- a cutoff applied by keeping the top k of the ranking
+  before the measure runs (``RR@10``, ``RBP@10``).
+* ``"level"`` -- the relevance threshold: overrides ``ctx.level`` (``-l``).
+* ``"judged_only"`` -- ``True`` removes the unjudged documents of the
+  ranking first (trec_eval ``-J``).
+* ``"compute"`` -- passed to the compute function in ``ctx.opts[name]``
+  (the declared default is filled in, so ``ctx.opts`` always holds it for a
+  request made in ir-measures syntax; it is empty for trec_eval syntax).
+  The compute function **must** read it.
+
+Use the shared declarations below (:data:`REL`, :data:`CUTOFF`,
+:data:`JUDGED_ONLY` ...) when the meaning is the usual one.
+``tests/test_measures_registry.py`` checks every registered spec: formula,
+citation, declared parameters, bounds and invariances.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import UsageError
+
+Role = Literal["cutoff", "truncate", "level", "judged_only", "compute"]
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "not given"
+
+    def __reduce__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN: Any = _NotGiven()
+
+_TYPE_NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string",
+               dict: "a dict {grade: gain}"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared keyword parameter (see the module docstring)."""
+
+    name: str
+    type: type
+    default: Any = NOT_GIVEN
+    doc: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple | None = None
+    role: Role = "compute"
+
+    def describe(self) -> str:
+        """``rel (integer ≥ 0, default 1)`` -- for docs and error messages."""
+        what = _TYPE_NAMES.get(self.type, self.type.__name__)
+        if self.choices is not None:
+            what = "one of " + ", ".join(repr(c) for c in self.choices)
+        rng = self._range_text()
+        if rng:
+            what += f" {rng}"
+        dflt = "" if self.default is NOT_GIVEN else f", default {self.default!r}"
+        return f"{self.name} ({what}{dflt})"
+
+    def _range_text(self) -> str:
+        lo = None if self.low is None else ("> " if self.low_open else "≥ ") + _num(self.low)
+        hi = None if self.high is None else ("< " if self.high_open else "≤ ") + _num(self.high)
+        return " and ".join(x for x in (lo, hi) if x)
+
+    def check(self, measure: str, value: Any) -> Any:
+        """The value, converted to the declared type; UsageError naming ``measure`` otherwise."""
+        bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r}")
+        t = self.type
+        if t is bool:
+            if not isinstance(value, bool):
+                raise bad
+        elif t is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise bad
+        elif t is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise bad
+            value = float(value)
+        elif t is str:
+            if not isinstance(value, str):
+                raise bad
+        elif t is dict:
+            if not isinstance(value, dict) or not value:
+                raise bad
+            for k, v in value.items():
+                if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+                    raise UsageError(f"measure {measure!r}: gains keys must be grades (integers ≥ 0), got {k!r}")
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise UsageError(f"measure {measure!r}: gains values must be integers, got {v!r}")
+            value = tuple(sorted(value.items()))
+        if self.choices is not None and value not in self.choices:
+            raise bad
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise bad
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise bad
+        return value
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+# ------------------------------------------------------- shared declarations
+REL = Param("rel", int, 1, "minimum grade counted as relevant (inclusive); default: -l", low=0, role="level")
+CUTOFF = Param("cutoff", int, NOT_GIVEN, "rank cutoff k (also written @k)", low=1, role="cutoff")
+TRUNCATE = Param("cutoff", int, NOT_GIVEN, "evaluate the top k only (also written @k)", low=1, role="truncate")
+JUDGED_ONLY = Param("judged_only", bool, False, "remove unjudged documents from the ranking first (trec_eval -J)",
+                    role="judged_only")
+RECALL = Param("recall", float, NOT_GIVEN, "recall point (also written @x)", low=0.0, high=1.0, role="cutoff")

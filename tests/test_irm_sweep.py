@@ -1,0 +1,147 @@
+"""Every ir-measures name, live: accepted with ir-measures' values, or refused in one line.
+
+The candidate names are generated from ``ir_measures.measures.registry`` (every
+registry name and alias; bare, ``@k``, each documented parameter alone with a
+sample value, the parameter with ``@k``, ``cutoff=`` overridden by ``@``, dicts
+written in another key order), not from a hand list. A name is *valid* when
+ir-measures' default pipeline parses it and computes it on the collection
+below; every valid name must then either be refused by pref_eval with a
+one-line UsageError or give, per query, ir-measures' value (within the
+printing precision of the provider: gdeval prints 5 decimals). The share of
+valid names pref_eval accepts is printed (``-s``) and must stay ≥ the floor.
+
+The collection: numeric query ids (gdeval needs them), grades -1..4 (gdeval's
+maximum), score ties (exact in float32 too) broken differently by the
+providers, a query without relevant document, a run query without qrels, a
+qrels query the run lacks, a one-document ranking.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+import pref_eval
+from pref_eval.errors import UsageError
+from pref_eval.measures import parse_measure
+
+ir_measures = pytest.importorskip("ir_measures")
+pytest.importorskip("pytrec_eval")
+
+SAMPLE = {"rel": [2, 0], "judged_only": [True], "dcg": ["'exp-log2'"], "gains": ["{0: 0, 1: 1, 2: 3, 3: 7, 4: 15}",
+                                                                               "{4: 1, 1: 4}"],
+          "p": [0.5], "alpha": [0.3], "beta": [0.7, 2.0], "T": [2.0], "min_rel": [1], "max_rel": [4],
+          "recall": [0.4], "relative": [True, False], "normalize": [False]}
+FLOOR = 0.60  # acceptance share that must not regress (raised as families land)
+TOL = {"gdeval": 5e-6, "cwl_eval": 5e-5}
+
+
+def candidate_names() -> list[str]:
+    out: list[str] = []
+    for name, m in ir_measures.measures.registry.items():
+        params = getattr(m, "SUPPORTED_PARAMS", {})
+        at = "@0.2" if "recall" in params else "@10"
+        forms = [name]
+        for p in params:
+            if p == "cutoff":
+                forms += [f"{name}(cutoff=5)"]
+                continue
+            forms += [f"{name}({p}={v})" for v in SAMPLE[p]]
+        for f in forms:
+            out += [f, f + at]
+        if "cutoff" in params:
+            out.append(f"{name}(cutoff=20)@5")
+        if "recall" in params:
+            out.append(f"{name}(recall=0.4)@0.2")
+        if "cutoff" in params and "rel" in params:
+            out.append(f"{name}(rel=2, cutoff=5)")
+    return list(dict.fromkeys(out))
+
+
+def collection():
+    rng = random.Random(12)
+    qrels, run = [], []
+    for q in range(1, 13):
+        docs = [f"d{i}" for i in range(30)]
+        for d in docs[:22]:
+            g = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3, 4]) if q != 5 else rng.choice([0, -1])
+            qrels.append(ir_measures.Qrel(str(q), d, g))
+        if q == 12:
+            continue  # qrels query the run lacks
+        n = 1 if q == 7 else rng.randint(8, 28)
+        for d in rng.sample(docs, n):
+            s = rng.choice([0.5, 0.25, 1.0]) if q % 2 else round(rng.random(), 3)  # ties on odd queries
+            run.append(ir_measures.ScoredDoc(str(q), d, s))
+    run += [ir_measures.ScoredDoc("99", "d1", 1.0), ir_measures.ScoredDoc("99", "d2", 0.5)]
+    return qrels, run
+
+
+def trec_order(run):
+    """The run in trec_eval's order (score desc, docno desc): cwl_eval keeps the file's order for ties."""
+    by_docno_desc = sorted(run, key=lambda r: r.doc_id.encode(), reverse=True)
+    return sorted(by_docno_desc, key=lambda r: (r.query_id, -r.score))
+
+
+def theirs(name, qrels, run):
+    import contextlib
+    import io
+
+    try:
+        m = ir_measures.parse_measure(name)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            res = list(ir_measures.iter_calc([m], qrels, trec_order(run)))
+    except Exception:  # noqa: BLE001 -- not a valid ir-measures name here
+        return None, None
+    prov = next((p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m)), "")
+    return {r.query_id: float(r.value) for r in res}, prov
+
+
+def test_every_ir_measures_name(capsys):
+    qrels, run = collection()
+    valid, accepted, wrong, bad_refusals = [], [], [], []
+    names = candidate_names()
+    expected = {}
+    for n in names:
+        v, prov = theirs(n, qrels, run)
+        if v is not None:
+            valid.append(n)
+            expected[n] = (v, prov)
+    for n in valid:
+        try:
+            parse_measure(n)
+        except UsageError as e:
+            if "\n" in str(e) or not str(e):
+                bad_refusals.append((n, str(e)))
+            continue
+        accepted.append(n)
+    run_dict: dict = {}
+    for r in run:
+        run_dict.setdefault(r.query_id, {})[r.doc_id] = r.score
+    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, accepted)
+    in_run = {r.query_id for r in run}
+    ours: dict[str, dict[str, float]] = {}
+    for m, q, v in zip(df.measure, df.qid, df.value, strict=True):
+        ours.setdefault(m, {})[q] = float(v)
+    for n in accepted:
+        v, prov = expected[n]
+        tol = TOL.get(prov, 1e-9)
+        mine = ours.get(n, {})
+        for q, x in v.items():
+            if q not in in_run:
+                continue  # ir-measures reports 0 for a qrels query the run lacks (every measure, even NumRel)
+            if q not in mine or not math.isclose(mine[q], x, abs_tol=tol):
+                wrong.append((n, prov, q, mine.get(q), x))
+        for q in set(mine) - set(v):  # queries the provider leaves out: documented value 0
+            if mine[q] != 0.0:
+                wrong.append((n, prov, q, mine[q], None))
+    share = len(accepted) / len(valid)
+    with capsys.disabled():
+        print(f"\nir-measures names: {len(names)} generated, {len(valid)} valid in ir-measures, "
+              f"{len(accepted)} accepted by pref_eval ({share:.1%})")
+        refused = sorted(set(valid) - set(accepted))
+        if refused:
+            print("refused:", ", ".join(refused))
+    assert not bad_refusals, bad_refusals
+    assert not wrong, "\n".join(map(str, wrong))
+    assert share >= FLOOR
