@@ -52,6 +52,31 @@ def _load_runs(runs: Any) -> list:
     raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
 
 
+def evaluate_run_group(piece: tuple) -> list:
+    """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]``.
+
+    ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
+    :class:`~pref_eval.io.runs.Run`), run ids, measure names, complete, level,
+    depth[, judged_only, trec9]). Each run is ranked against the qrels on its
+    own, so groups of runs can be evaluated in other processes (``--jobs``) or
+    on dask workers without changing a result (the unit of work of
+    :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and ``evaluate``).
+    """
+    from .collection import build_collection
+    from .engine import evaluate_ranked
+    from .io.runs import read_run
+    from .measures import EvalContext, parse_measures
+
+    q, runs, ids, names, complete, level, depth, *more = piece
+    judged_only, trec9 = (list(more) + [False, False])[:2]
+    rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, ids, strict=True)]
+    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+    requests = parse_measures(list(names))
+    return [(evaluate_ranked(r, requests, ctx), len(miss), col.qrels.nq, r.nq)
+            for r, miss in zip(col.runs, col.missing, strict=True)]
+
+
 def evaluate(
     qrels: Any,
     runs: Any,
@@ -63,6 +88,7 @@ def evaluate(
     judged_only: bool = False,
     trec9: bool = False,
     summary: bool = False,
+    jobs: int = 1,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
@@ -71,7 +97,8 @@ def evaluate(
     names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
-    Run names are the file paths, the mapping keys, or ``run``.
+    Run names are the file paths, the mapping keys, or ``run``. ``jobs``:
+    evaluate groups of runs in that many processes (same result).
     """
     import pandas as pd
 
@@ -88,8 +115,15 @@ def evaluate(
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
-    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
-    results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
+    if jobs > 1 and len(rs) > 1:
+        from .parallel import ordered_map, split_even
+
+        pieces = [(q, rs[a:b], names[a:b], list(measures), complete, level, depth, judged_only, trec9)
+                  for a, b in split_even([len(r.docno) for r in rs], jobs)]
+        results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
+    else:
+        col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+        ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+        results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))

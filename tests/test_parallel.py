@@ -63,3 +63,29 @@ def test_fit_blocks_equal_whole_fit():
     parts = fit_bt_parallel(sizes, q, a, b, s, prior=0.0, parts=7)  # serial, in 7 blocks
     for name in whole.__dataclass_fields__:
         np.testing.assert_array_equal(getattr(whole, name), getattr(parts, name), err_msg=name)
+
+
+RUNS = [os.path.join(ROOT, "runs", r) for r in ("bm25.run", "dense.run", "rerank.run")]
+QRELS = os.path.join(ROOT, "qrels", "dl19-sample.qrels")
+
+
+@pytest.mark.parametrize("fmt", ["trec", "tsv"])
+def test_zelo_eval_jobs_identical(fmt):
+    args = ["-R", QRELS, "-o", fmt, "-q", "-m", "official", "-m", "ndcg_cut.10", *RUNS]
+    one = _run("eval", *args)
+    assert one.count(b"\n") > 100
+    assert _run("eval", "--jobs", "2", *args) == one
+
+
+def test_zelo_eval_jobs_refused_in_preference_mode():
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", QRELS, "--jobs", "2", *RUNS],
+                       capture_output=True, env=ENV)
+    assert p.returncode == 2 and b"--jobs/--scheduler apply to metric mode" in p.stderr
+
+
+def test_zelo_compare_jobs_identical():
+    args = ["-R", QRELS, "-m", "map", "-m", "P_10", "--tests", "t,randomization,bootstrap", "--resamples", "500",
+            "-o", "jsonl", *RUNS]
+    one = _run("compare", *args)
+    assert one.count(b"\n") >= 9
+    assert _run("compare", "--jobs", "2", *args) == one

@@ -73,11 +73,14 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
 @click.option("--rbo-p", "rbo_p", type=float, default=0.9, show_default=True,
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
+@click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
+                   "(same output as --jobs 1).")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
             seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
-            fmt, output, orderings, key_a, key_b, rbo_p, quiet, runs):
+            fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, runs):
     """Compare runs with paired significance tests, or two orderings of systems.
 
     \b
@@ -163,7 +166,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                                      "with no per-query values to test; "
                                      "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
             log.stage(f"evaluating {len(runs)} runs")
-            df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth)
+            df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth, jobs=jobs)
     else:
         from ..stats.perquery import read_per_query
 
@@ -204,7 +207,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             baseline = _resolve_run(baseline, names)
         result = compare(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                          measures=metric_measures, **settings,
-                         progress=lambda done, total: log.progress("measures", done, total))
+                         progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
         for m, dropped in result.dropped_queries.items():
             if dropped:
                 log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "

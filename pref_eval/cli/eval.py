@@ -63,13 +63,18 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
+@click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
+              help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
+@click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
+              help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
 @click.option("-Q", "--quiet", is_flag=True,
               help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
-            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
-            list_measures, runs):
+            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
+            scheduler, quiet, list_measures, runs):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -94,7 +99,14 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
+    parallel = jobs > 1 or scheduler is not None
+
+    def serial_only(mode: str) -> None:
+        if parallel:
+            raise UsageError(f"--jobs/--scheduler apply to metric mode (trec_eval measures), not to {mode}")
+
     if looks_like_zelo_scores(qrels):
+        serial_only("a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
                                        ("--reference", reference is not None), ("--means", means),
                                        ("-c", complete), ("-l", level != 1),
@@ -109,6 +121,8 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         return _scores_mode(qrels, runs, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
+    if fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms)):
+        serial_only("preference mode")
     if fmt == "pref":
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
@@ -120,7 +134,8 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference)):
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
-    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log)
+    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log,
+                        jobs, scheduler)
 
 
 def _list_measures() -> int:
@@ -157,12 +172,11 @@ def _wants_preferences(measures, ms) -> bool:
     return needs_preference_mode(measures)
 
 
-def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log):
-    from ..collection import build_collection
-    from ..engine import evaluate_ranked
+def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
+                 jobs=1, scheduler=None):
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
-    from ..measures import EvalContext, parse_measures
+    from ..measures import parse_measures
     from ..preferences.evaluate import run_id
     from .common import output_stream
 
@@ -171,23 +185,30 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     names = list(measures) if measures else [ms or "official"]
     if measures and ms:
         names.append(ms)
-    requests = parse_measures(names)
+    parse_measures(names)  # usage errors before any file is read
     q = read_qrels(qrels)
     ids = [run_id(p) for p in runs]
     _check_names(ids, runs)
-    rs = _read_runs(runs, ids, log)
     if len(runs) >= MANY_RUNS:
         log.stage(f"evaluating {len(runs)} runs")
-    col = build_collection(q, rs, complete=complete, depth=depth)
-    ctx = EvalContext(level=level, complete=complete)
+    from ..api import evaluate_run_group
+
+    if jobs == 1 and scheduler is None:
+        got = evaluate_run_group((q, _read_runs(runs, ids, log), ids, names, complete, level, depth))
+    else:
+        from ..parallel import ordered_map, split_even
+
+        groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth) for a, b in groups]
+        got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
     results = []
-    for r, miss, path in zip(col.runs, col.missing, runs):
-        if len(miss) and not complete:
-            log.warn(f"{path}: run lacks {len(miss)} of {col.qrels.nq} qrels topics; "
+    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
-        if r.nq == 0:
+        if nq == 0:
             raise EvaluationError(f"{path}: no queries with both results and relevance info")
-        results.append(evaluate_ranked(r, requests, ctx))
+        results.append(res)
     with output_stream(output) as out:
         if fmt == "trec":
             from ..output.trec import write_trec
