@@ -17,14 +17,14 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _load_qrels(qrels: Any):
-    from .io.qrels import Qrels, qrels_from_records, read_qrels
+def _load_qrels(qrels: Any, subtopics: bool = False):
+    from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
     if isinstance(qrels, Qrels):
-        return qrels
+        return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels)
-    return qrels_from_records(qrels)
+        return read_qrels(qrels, subtopics=subtopics)
+    return qrels_from_records(qrels, subtopics=subtopics)
 
 
 def _load_runs(runs: Any) -> list:
@@ -105,12 +105,13 @@ def evaluate(
     from .collection import build_collection
     from .engine import evaluate_ranked
     from .measures import EvalContext, parse_measures
+    from .measures.base import needs_subtopics
     from .output.table import HEADER, long_rows
 
     if isinstance(measures, str):
         measures = [measures]
     requests = parse_measures(list(measures))
-    q = _load_qrels(qrels)
+    q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
@@ -127,3 +128,41 @@ def evaluate(
         results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def agree(
+    judgments: Sequence[str],
+    *,
+    names: Sequence[str] | None = None,
+    fmt: str | None = None,
+    ties: str = "half",
+    levels: Sequence[str] = ("pair", "calibration", "document"),
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    buckets: int = 20,
+    calibration: str = "auto",
+    consensus_min: int = 2,
+    prior: float = 0.5,
+    top_k: int = 10,
+    runs: Sequence[str] = (),
+    measure: str | None = None,
+    grades: str = "0,1,2,3",
+    tests: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+):
+    """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
+
+    ``judgments``: two or more files in any format ``zelo_fit`` reads (the
+    first is the reference). Returns a list of
+    :class:`pref_eval.agree.records.Record` (``judge_a, judge_b, level,
+    statistic, value, ci_low, ci_high, n``); see ``docs/zelo_agree.md``.
+    """
+    from .agree.report import agreement_report
+
+    return agreement_report(
+        list(judgments), names=None if names is None else list(names), fmt=fmt, ties=ties, levels=list(levels),
+        resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
+        consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
+        tests=tests, correction=correction, alpha=alpha)

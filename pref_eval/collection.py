@@ -65,6 +65,7 @@ class QrelsIndex:
     docno: np.ndarray
     key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     grade_desc: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    subtopics: Qrels | None = field(default=None, repr=False)  # every row of subtopic qrels
 
     @property
     def nq(self) -> int:
@@ -192,7 +193,8 @@ def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     grade = qrels.rel[order].astype(np.int64, copy=False)
     grade_desc = _grades_desc(grade, counts)
-    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc)
+    return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc,
+                      subtopics=qrels.subtopics)
 
 
 def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -8,6 +8,8 @@ it into one line on stderr and an exit code, never a traceback.
 * :class:`UsageError` -- a bad option or measure name.
 * :class:`EvaluationError` -- inputs that parse but cannot be evaluated
   (a duplicate document in a run, as trec_eval refuses it).
+* :class:`OutputError` -- an output file the system refuses to write
+  (exit status 1; see docs/exit-codes.md).
 """
 from __future__ import annotations
 
@@ -43,3 +45,12 @@ class UsageError(PrefEvalError):
 
 class EvaluationError(PrefEvalError):
     """Input that parses but cannot be evaluated (e.g. duplicate docnos)."""
+
+
+class OutputError(PrefEvalError):
+    """An output that cannot be written (missing directory, permission, disk full, closed stdout).
+
+    Exit status 1: the inputs were fine, the operating system refused the output.
+    """
+
+    exit_code = 1

@@ -64,9 +64,10 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     from .io.qrels import read_qrels
     from .io.runs import read_run
     from .measures import parse_trec_measures
+    from .measures.base import needs_subtopics
 
     requests = parse_trec_measures(opts.measures or ["official"])
-    qrels = read_qrels(opts.rel_file)
+    qrels = read_qrels(opts.rel_file, subtopics=needs_subtopics(requests))
     run = read_run(opts.run_file)
     col = build_collection(qrels, [run], complete=opts.complete, depth=opts.depth,
                            judged_only=opts.judged_only, trec9=opts.trec9)

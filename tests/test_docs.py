@@ -124,7 +124,8 @@ def test_shell_examples_run(page, tmp_path):
 
 
 COMMAND_PAGES = {"trec": "zelo_trec", "eval": "zelo_eval", "aggregate": "pref_aggregate", "fit": "zelo_fit",
-                 "pairs": "zelo_pairs", "simulate": "zelo_simulate", "compare": "zelo_compare", "plot": "zelo_plot"}
+                 "pairs": "zelo_pairs", "simulate": "zelo_simulate", "compare": "zelo_compare", "plot": "zelo_plot",
+                 "agree": "zelo_agree"}
 
 
 def _leaf_commands(cmd, prefix=""):

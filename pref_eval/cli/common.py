@@ -1,77 +1,170 @@
 """Plumbing shared by every command: error handling, exit codes, output files.
 
 Exit codes (documented in docs/exit-codes.md):
-0 success; 1 a failed check (e.g. ``--check``); 2 bad input or usage.
+0 success; 1 an output could not be written (OutputError, an OSError);
+2 bad input or usage; 130 interrupted (SIGINT); 143 terminated (SIGTERM).
 A broken pipe (``zelo_eval ... | head``) ends quietly with status 0.
 """
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import sys
-import tempfile
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
+from collections.abc import Callable, Iterator
 
 from ..errors import PrefEvalError
 
 
+class Terminated(BaseException):
+    """Raised by the SIGTERM handler of :func:`run_main` so that ``finally`` blocks
+    (temporary output files) run before the process ends with status 143."""
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise Terminated()
+
+
+class _ClosedStdout:
+    """Stands for a closed standard output (``cmd >&-``): writing is an OutputError."""
+
+    encoding = "utf-8"
+
+    def write(self, text) -> int:
+        from ..errors import OutputError
+
+        raise OutputError("standard output: cannot write: standard output is closed")
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def buffer(self) -> _ClosedStdout:
+        return self
+
+
+def _guard_std_streams() -> None:
+    """A closed fd 0/1/2 is reopened on /dev/null so that no output file takes its
+    number; a closed stdout then fails on the first write, a closed stderr is silent."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                new = os.open(os.devnull, os.O_RDWR)
+                if new != fd:
+                    os.dup2(new, fd)
+                    os.close(new)
+            except OSError:
+                continue
+            if fd == 1:
+                sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+            elif fd == 2:
+                sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+
+
 def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None) -> None:
-    """Run a click command; map PrefEvalError to one stderr line + exit code.
+    """Run a click command; map errors to one stderr line + exit code (docs/exit-codes.md).
 
     ``command`` is a click command invoked in standalone mode=False so that
-    our own exceptions reach this function.
+    our own exceptions reach this function. SIGTERM is turned into an
+    exception while the command runs, so temporary output files are removed.
     """
+    import signal
+    import threading
+
     import click
 
+    _guard_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
         from .. import __version__
 
         sys.stdout.write(f"{prog} (pref_eval) {__version__}\n")
         sys.exit(0)
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        rv = command.main(args=args, prog_name=prog, standalone_mode=False)
-        code = rv if isinstance(rv, int) else 0
-    except SystemExit as err:
-        # click turns EPIPE into sys.exit(1) after wrapping stdout; a closed
-        # pipe is not an error for us (``zelo_eval ... | head``).
-        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
-            _silence_stdout()
-            code = 0
-        else:
-            code = err.code if isinstance(err.code, int) else (0 if err.code is None else 2)
-    except PrefEvalError as err:
-        _flush_quietly()
-        sys.stderr.write(f"{prog}: {err}\n")
-        code = err.exit_code
-    except click.exceptions.Exit as err:
-        code = err.exit_code
-    except click.ClickException as err:
-        err.show()
-        code = 2
-    except click.exceptions.Abort:
-        sys.stderr.write(f"{prog}: aborted\n")
-        code = 130
-    except BrokenPipeError:
-        _silence_stdout()
-        code = 0
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
-        code = 130
+        code = _invoke(command, prog, args, click)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
     except ValueError:
         pass
+    except OSError as err:
+        from ..output.atomic import output_error
+
+        sys.stderr.write(f"{prog}: {output_error('-', err)}\n")
+        _silence_stdout()
+        code = code or 1
     sys.exit(code)
+
+
+def _invoke(command, prog: str, args: list[str], click) -> int:
+    from ..errors import OutputError
+
+    try:
+        rv = command.main(args=args, prog_name=prog, standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except SystemExit as err:
+        # click turns EPIPE into sys.exit(1) after wrapping stdout; a closed
+        # pipe is not an error for us (``zelo_eval ... | head``).
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
+            _silence_stdout()
+            return 0
+        return err.code if isinstance(err.code, int) else (0 if err.code is None else 2)
+    except PrefEvalError as err:
+        if not isinstance(err, OutputError):
+            _flush_quietly()
+        sys.stderr.write(f"{prog}: {err}\n")
+        return err.exit_code
+    except click.exceptions.Exit as err:
+        return err.exit_code
+    except click.ClickException as err:
+        err.show()
+        return 2
+    except click.exceptions.Abort:
+        sys.stderr.write(f"{prog}: aborted\n")
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except Terminated:
+        sys.stderr.write(f"{prog}: terminated\n")
+        return 143
+    except MemoryError:
+        sys.stderr.write(f"{prog}: out of memory\n")
+        return 1
+    except OSError as err:
+        # an operating-system failure no reader or writer turned into a message
+        where = f"{err.filename}: " if err.filename else ""
+        sys.stderr.write(f"{prog}: {where}{os.strerror(err.errno) if err.errno else err}\n")
+        return 1
 
 
 def _flush_quietly() -> None:
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
+    except (OSError, ValueError):
         _silence_stdout()
 
 
@@ -84,40 +177,68 @@ def _silence_stdout() -> None:
         pass
 
 
+def command_inputs(output: str | None) -> dict[str, list[str]]:
+    """The path-like option values of the running click command (and its group), by option name.
+
+    The one option that gave ``output`` (the first whose value is exactly
+    ``output``) is left out: a file may be read and rewritten by the same option
+    (``zelo_pairs add --state``), never by two different ones.
+    """
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    found: dict[str, list[str]] = {}
+    own_dropped = False
+    while ctx is not None:
+        for p in ctx.command.params:
+            v = ctx.params.get(p.name or "")
+            if isinstance(v, str):
+                vals = [v]
+            elif isinstance(v, (tuple, list)):
+                vals = [x for x in _flatten(v) if isinstance(x, str)]
+            else:
+                continue
+            if not own_dropped and output is not None and output in vals:
+                vals = [x for x in vals if x != output] if len(vals) > 1 else []
+                own_dropped = True
+            if vals:
+                found[p.opts[0] if getattr(p, "opts", None) else str(p.name)] = vals
+        ctx = ctx.parent
+    return found
+
+
+def _flatten(v) -> Iterator:
+    for x in v:
+        if isinstance(x, (tuple, list)):
+            yield from _flatten(x)
+        else:
+            yield x
+
+
 @contextlib.contextmanager
 def output_stream(path: str | None) -> Iterator[TextIO]:
-    """Yield a text stream for results.
+    """Yield a text stream for results (``None`` or ``-`` is stdout).
 
-    ``None`` or ``-`` is stdout. A path is written through a temporary file in
-    the same directory and renamed over the target only when the block ends
-    without an exception, so a failure never truncates an existing file.
+    Written atomically by :func:`pref_eval.output.atomic.output_file`; refused
+    when ``path`` is one of the command's inputs.
     """
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with io.open(fd, "w", encoding="utf-8", newline="\n") as fh:
-            yield fh
-        _set_mode(tmp, path)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from ..output.atomic import output_file
+
+    with output_file(path, inputs=command_inputs(path)) as fh:
+        yield fh
 
 
-def _set_mode(tmp: str, target: str) -> None:
-    """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
-    try:
-        mode = os.stat(target).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    with contextlib.suppress(OSError):
-        os.chmod(tmp, mode)
+@contextlib.contextmanager
+def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
+    """Several outputs of one command, committed together or not at all."""
+    from ..output.atomic import output_files
+
+    from ..output.atomic import check_not_input
+
+    for p in paths:
+        check_not_input(p, command_inputs(p))
+    with output_files(list(paths)) as fhs:
+        yield fhs
 
 
 class Log:

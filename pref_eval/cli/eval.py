@@ -177,6 +177,7 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
+    from ..measures.base import needs_subtopics
     from ..preferences.evaluate import run_id
     from .common import output_stream
 
@@ -185,8 +186,8 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     names = list(measures) if measures else [ms or "official"]
     if measures and ms:
         names.append(ms)
-    parse_measures(names)  # usage errors before any file is read
-    q = read_qrels(qrels)
+    requests = parse_measures(names)
+    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
     ids = [run_id(p) for p in runs]
     _check_names(ids, runs)
     if len(runs) >= MANY_RUNS:

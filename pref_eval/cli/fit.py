@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import refuse_unused, Log, output_stream, run_main
+from .common import Log, output_streams, refuse_unused, run_main
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -140,7 +140,9 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = res
     score, se = to_scale(score, se, scale, elo_offset)
 
-    with output_stream(output) as out:
+    paths = [output] + [p for p in (qrels, diagnostics) if p]
+    with output_streams(*paths) as streams:  # all written, or none
+        out = streams[0]
         if output_format == "tsv":
             extra = dict(zip(extra_cols, (comp, lev), strict=True)) if comp is not None else {}
             if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
@@ -149,13 +151,13 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
                                      for k, qid in enumerate(table.queries)), records)
-    if qrels:
-        method, th = bin_method
-        with output_stream(qrels) as out:
-            write_qrels(out, ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
-                              for k, qid in enumerate(table.queries)), grade_list, method, th)
-    if diagnostics:
-        with output_stream(diagnostics) as out:
+        rest = iter(streams[1:])
+        if qrels:
+            method, th = bin_method
+            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
+                                     for k, qid in enumerate(table.queries)), grade_list, method, th)
+        if diagnostics:
+            out = next(rest)
             out.write("qid\tn_docs\tn_judged\tn_judgments\tn_components\tn_perfect\titerations\tloglik\tgrad_max\tconverged\n")
             nj = np.bincount(q, minlength=len(sizes))
             for k, qid in enumerate(table.queries):

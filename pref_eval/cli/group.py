@@ -20,6 +20,7 @@ COMMANDS = {
     "pairs": ("pref_eval.cli.pairs", "Choose document pairs to judge (random cycles, Clarke's tournament)."),
     "simulate": ("pref_eval.cli.simulate", "Simulate judging strategies against a preference matrix."),
     "compare": ("pref_eval.cli.compare", "Significance tests, corrections and ordering correlations."),
+    "agree": ("pref_eval.cli.agree", "Agreement, calibration and changed conclusions between judges."),
     "plot": ("pref_eval.cli.plot", "Plots of zELO scores and system comparisons."),
 }
 

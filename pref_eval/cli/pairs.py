@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import Log, output_stream, output_streams, run_main
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -135,8 +135,10 @@ def next_cmd(state, output):
     """Print the pairs still to judge (none when the tournament is over)."""
     t = _load(state)
     req = t.outstanding()
-    _save(state, t)  # the left/right draw advances the seeded stream
-    with output_stream(output) as out:
+    # the left/right draw advances the seeded stream: the state and the
+    # requests are written together, or neither is
+    with output_streams(state, output) as (st, out):
+        st.write(t.to_json())
         for tp, a, b in req:
             out.write(f"{tp} {a} {b}\n")
     return 0

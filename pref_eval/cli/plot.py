@@ -34,8 +34,9 @@ def _figure_options(width: float, height: float):
 
 def _save(fig, output: str, dpi: float, log: Log) -> None:
     from ..plot.output import save_figure
+    from .common import command_inputs
 
-    save_figure(fig, output, dpi)
+    save_figure(fig, output, dpi, command_inputs(output))
     log.info(f"wrote {output}")
 
 

@@ -45,10 +45,12 @@ class Columns:
     weight: np.ndarray | None
     lines: np.ndarray
     keep: np.ndarray | None = None
+    missing: np.ndarray | None = None
 
     def add_to(self, table) -> None:
         """Append to a :class:`~pref_eval.zelo.judgments.Judgments` (``add_columns``)."""
-        table.add_columns(self.names, self.q, self.a, self.b, self.score, self.weight, self.lines, self.keep)
+        table.add_columns(self.names, self.q, self.a, self.b, self.score, self.weight, self.lines, self.keep,
+                          self.missing)
 
 
 def jsonl_columns(data: bytes) -> Columns | None:
@@ -195,7 +197,7 @@ def llmlog_columns(data: bytes, text: str) -> Columns | None:
     if not bool(np.all(at == b"@")) or not bool(np.all(np.isin(m, [b"!", b"=", b"?"]))):
         return None
     names, (qc, ac, bc) = factorize(t, a, b)
-    return Columns(names, qc, ac, bc, np.where(m == b"=", 0.5, 0.0), None, lines, m != b"?")
+    return Columns(names, qc, ac, bc, np.where(m == b"=", 0.5, 0.0), None, lines, m != b"?", m == b"?")
 
 
 def carterette_columns(data: bytes, text: str) -> Columns | None:

@@ -91,6 +91,9 @@ class MeasureSpec:
     * ``tie_order`` -- ``trec`` (score desc, docno desc: trec_eval) or
       ``docno_asc`` (score desc, docno asc: the order of ir-measures' own
       providers and MS MARCO's script, used by ``Judged`` and ``RR@k``).
+    * ``needs`` -- inputs beyond qrels and run: ``subtopics`` (the qrels are
+      read as subtopic qrels, :func:`needs_subtopics`), ``judgments`` (a
+      pairwise judgment file, ``-P``).
     """
 
     name: str
@@ -115,6 +118,7 @@ class MeasureSpec:
     irm_per_query: bool = False
     tie_order: Literal["trec", "docno_asc"] = "trec"
     validate: Callable[[str, dict], None] | None = None  # extra check of the options (one-line UsageError)
+    needs: frozenset = frozenset()  # extra inputs: "subtopics" (subtopic qrels), "judgments" (-P file)
 
     def keyword(self, name: str) -> Param | None:
         """The declared keyword parameter ``name`` (None if not declared)."""
@@ -196,6 +200,11 @@ def measure(name: str, order: int, description: str, **kw: Any) -> Callable[[Com
         return fn
 
     return deco
+
+
+def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
+    """Whether some request needs the qrels read as subtopic qrels (second column kept)."""
+    return any("subtopics" in r.spec.needs for r in requests)
 
 
 def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:

@@ -98,7 +98,7 @@ def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
     for i in range(len(name) - 1, 0, -1):
         if name[i] == "_" and name[:i] in REGISTRY:
             spec = REGISTRY[name[:i]]
-            if spec.param_kind in ("cutoffs", "floats") and name[i + 1:]:
+            if spec.param_kind in ("cutoffs", "floats") and re.fullmatch(r"[0-9.,+-]+", name[i + 1:]):
                 return spec, name[i + 1:]
     return None
 

@@ -1,16 +1,16 @@
 """Writing figures: format from the file extension, temp file + rename.
 
-``binary_output`` is the binary twin of
-:func:`pref_eval.cli.common.output_stream`: the bytes go to a temporary file
-in the target's directory, renamed over the target only when everything
-succeeded, so a failure never truncates an existing image.
+``binary_output`` writes through the output layer
+(:mod:`pref_eval.output.atomic`): the bytes go to a temporary file in the
+target's directory, renamed over the target only when everything succeeded,
+so a failure never truncates an existing image.
 """
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from typing import BinaryIO, Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import BinaryIO
 
 from ..errors import UsageError
 
@@ -26,29 +26,16 @@ def image_format(path: str) -> str:
 
 
 @contextlib.contextmanager
-def binary_output(path: str) -> Iterator[BinaryIO]:
-    """Yield a binary file; on success rename it to ``path`` atomically."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UsageError(f"output file {path!r}: directory {directory!r} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"output file {path!r} is a directory")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-        # mkstemp creates 0600; give the image the usual umask-derived mode
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) -> Iterator[BinaryIO]:
+    """Yield a binary file; on success rename it to ``path`` atomically
+    (:func:`pref_eval.output.atomic.output_file`; refused when it is one of ``inputs``)."""
+    from ..output.atomic import output_file
+
+    with output_file(path, inputs=inputs, binary=True) as fh:
+        yield fh
 
 
-def save_figure(fig, path: str, dpi: float) -> None:
+def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
     """Save ``fig`` to ``path`` (PNG or SVG by extension) and close it.
 
     The canvas size is kept exactly (no tight bounding box): a
@@ -61,9 +48,8 @@ def save_figure(fig, path: str, dpi: float) -> None:
     fmt = image_format(path)
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}):
-            with binary_output(path) as fh:
-                fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
+        with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
+            fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
     finally:
         import matplotlib.pyplot as plt
 

@@ -12,7 +12,8 @@ with ``score`` 1 = second document (B) better:
 ``clarke4``    ``topic docA docB winner`` (winner repeats docA or docB).
 ``clarke3``    ``topic winner loser``.
 ``llmlog``     ``@ topic docA docB M``: M ``!`` = docA better, ``=`` = tie
-               (score 1/2), ``?`` = no judgment (skipped, docs registered).
+               (score 1/2), ``?`` = no judgment (not fitted; docs registered, the pair kept
+               in ``missing``).
 ``carterette`` ``QID DOC1 DOC2 PREF``: -1 DOC1 better, 1 DOC2 better,
                0 duplicates (a tie, 1/2), -2/2 "bad" document paired with
                ``NA`` (no pairwise judgment; the bad doc is registered).
@@ -34,7 +35,7 @@ from typing import Callable
 
 from ..errors import InputError, UsageError
 from ..io.textfile import display_name, read_input_bytes
-from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score
+from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
@@ -147,6 +148,7 @@ def read_judgments(
     if fmt not in FORMATS:
         raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
     out = into if into is not None else Judgments()
+    out.format = fmt
     try:
         cols = _fast_columns(fmt, data, text)
         if cols is not None:
@@ -186,6 +188,7 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
             if not _is_num(s) or not (0.0 <= float(s) <= 1.0):
                 raise InputError(name, no, f"expected \"score\" a number in [0, 1] (1 = doc_b better), got {s!r}")
             s = float(s)
+            kept = None
         elif "votes" in rec:
             votes = rec["votes"]
             if not isinstance(votes, list) or not votes:
@@ -193,13 +196,15 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
             for v in votes:
                 if v is not None and (not _is_num(v) or not (-1.0 <= float(v) <= 1.0)):
                     raise InputError(name, no, f"expected each vote a number in -1..1 or null, got {v!r}")
-            s = vote_score([None if v is None else float(v) for v in votes], ties)
+            vs = [None if v is None else float(v) for v in votes]
+            s = vote_score(vs, ties)
+            kept = vote_values(vs)
         else:
             raise InputError(name, no, "expected a \"score\" or a \"votes\" field")
         w = rec.get("weight", 1.0)
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
             raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
-        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w))
+        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w), kept)
 
 
 def _is_num(v) -> bool:
@@ -231,7 +236,7 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
                              where + f"expected pair.query_id, pair.document_a/b.document_id and "
                              f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
         try:
-            out.add(qid, da, db, vote_score(votes, ties))
+            out.add(qid, da, db, vote_score(votes, ties), 1.0, vote_values(votes))
         except UnknownDocument as err:
             raise InputError(name, _array_element_line(text, "scored_pairs", k), where + str(err)) from None
 
@@ -280,8 +285,7 @@ def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
         elif m == "=":
             out.add(t, a, b, 0.5)
         elif m == "?":
-            out.add_doc(t, a)
-            out.add_doc(t, b)
+            out.add_missing(t, a, b)
         else:
             raise InputError(name, no, f"expected the mark !, = or ?, got {m!r}")
 
@@ -361,7 +365,7 @@ def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
             if not (-2 <= x <= 2) or x != int(x):
                 raise InputError(name, no, f"expected a vote in -2..2, got {v!r}")
             votes.append(x)
-        out.add(q, docs[0], docs[1], vote_score(votes, ties))
+        out.add(q, docs[0], docs[1], vote_score(votes, ties), 1.0, vote_values(votes))
 
 
 READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {

@@ -47,6 +47,17 @@ def vote_score(votes: Sequence[float | None], ties: str = "half") -> float:
     return (pos + 0.5 * zero) / n
 
 
+def vote_values(votes: Sequence[float | None]) -> tuple[float, ...]:
+    """Each vote on the pair-score scale: 0 (A better), 1/2 (tie), 1 (B better), NaN (failed call).
+
+    Only the sign of a vote counts, as in :func:`vote_score`; a failed call is
+    kept as NaN (not counted as a tie) so that agreement statistics can treat it
+    as a missing vote (``zelo_agree``).
+    """
+    nan = float("nan")
+    return tuple(nan if v is None else (1.0 if v > 0 else 0.0 if v < 0 else 0.5) for v in votes)
+
+
 class Judgments:
     """Judgments for many queries, stored column-wise.
 
@@ -60,6 +71,12 @@ class Judgments:
     dataset): adding another document to one raises :class:`UnknownDocument`.
     ``at_line`` is the line the reader is on (for error messages).
 
+    ``votes`` maps a judgment's index to its ensemble's individual votes
+    (:func:`vote_values`) when the file carries them (jsonl ``votes``, zbench,
+    xie); ``missing`` lists ``(q, a, b)`` of pairs the file names without a
+    judgment (llmlog ``?``). Neither changes the fit; ``zelo_agree`` uses them.
+    ``format`` is the format name of the last file read into the table.
+
     Readers add judgments one at a time (:meth:`add`) or, on their fast
     paths, a whole file at once (:meth:`add_columns`, vectorised); both give
     the same table.
@@ -69,6 +86,9 @@ class Judgments:
         self.queries: list[str] = []
         self.docs: dict[str, list[str]] = {}
         self.closed: set = set()
+        self.votes: dict = {}
+        self.format = ""
+        self.missing: list = []
         self.at_line = 0
         self._qindex: dict[str, int] = {}
         self._dindex: dict[str, dict[str, int]] = {}  # built on demand per query
@@ -109,11 +129,14 @@ class Judgments:
             self.docs[qid].append(docno)
         return di
 
-    def add(self, qid: str, doc_a: str, doc_b: str, score: float, weight: float = 1.0) -> None:
-        """Append one judgment (``score`` 1 = ``doc_b`` better)."""
+    def add(self, qid: str, doc_a: str, doc_b: str, score: float, weight: float = 1.0,
+            votes: tuple[float, ...] | None = None) -> None:
+        """Append one judgment (``score`` 1 = ``doc_b`` better; ``votes`` its ensemble's votes)."""
         qi = self.add_query(qid)
         ai = self.add_doc(qid, doc_a)
         bi = self.add_doc(qid, doc_b)
+        if votes is not None:
+            self.votes[len(self)] = tuple(votes)
         rq, ra, rb, rs, rw = self._rows
         rq.append(qi)
         ra.append(ai)
@@ -121,7 +144,12 @@ class Judgments:
         rs.append(float(score))
         rw.append(float(weight))
 
-    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None) -> None:
+    def add_missing(self, qid: str, doc_a: str, doc_b: str) -> None:
+        """Register a pair named without a judgment (its documents are registered too)."""
+        qi = self.add_query(qid)
+        self.missing.append((qi, self.add_doc(qid, doc_a), self.add_doc(qid, doc_b)))
+
+    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None, missing=None) -> None:
         """Append many judgments at once (vectorised; same table as calling :meth:`add` row by row).
 
         ``names`` is a string table; ``qc``, ``ac``, ``bc`` integer codes into
@@ -130,7 +158,8 @@ class Judgments:
         :class:`UnknownDocument`, stored in :attr:`at_line`); rows where
         ``keep`` is False only register their documents (A then B), as
         :meth:`add_doc` does. Query and document indices follow first
-        appearance, A before B within a row.
+        appearance, A before B within a row. Rows where ``missing`` is True
+        (not kept) are pairs named without a judgment (:meth:`add_missing`).
         """
         import numpy as np
 
@@ -182,6 +211,10 @@ class Judgments:
         ev_local = local[einv].reshape(n, 2)
         s = np.asarray(score, dtype=np.float64)
         w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        if missing is not None:
+            miss = np.flatnonzero(np.asarray(missing, dtype=bool))
+            self.missing.extend(zip(qi[miss].tolist(), ev_local[miss, 0].tolist(), ev_local[miss, 1].tolist(),
+                                    strict=True))
         if keep is not None:
             keep = np.asarray(keep, dtype=bool)
             qi, ev_local, s, w = qi[keep], ev_local[keep], s[keep], w[keep]
@@ -209,7 +242,10 @@ class Judgments:
         for k in range(len(q)):
             qid = other.queries[q[k]]
             dl = other.docs[qid]
-            self.add(qid, dl[a[k]], dl[b[k]], float(s[k]), float(w[k]))
+            self.add(qid, dl[a[k]], dl[b[k]], float(s[k]), float(w[k]), other.votes.get(k))
+        for qi, a_, b_ in other.missing:
+            qid = other.queries[qi]
+            self.add_missing(qid, other.docs[qid][a_], other.docs[qid][b_])
         for qid in other.queries:
             for d in other.docs[qid]:
                 self.add_doc(qid, d)

@@ -1,0 +1,124 @@
+"""Calibration of a judge's pair scores against a reference judge (zELO note, Figures 5-7).
+
+On the pairs both judges scored, mu = the judge's pair score (probability-like:
+1 = the second document better) and y = the reference's pair score (the
+ensemble's observed mean; 0, 1/2, 1 for a single vote). Each pair enters in
+both orientations, (mu, y) and (1 - mu, 1 - y), so the result does not depend
+on which document a file names first and the reliability curve is symmetric
+about (1/2, 1/2).
+
+* Buckets: the entries sorted by mu (stable) and cut into ``buckets``
+  equal-population groups (sizes differ by at most one, larger ones first,
+  as ``numpy.array_split``). Per bucket: count, mean mu ("predicted"), mean
+  y ("observed"), the mu range, and the share of the reference's five levels
+  y = 0, 0 < y < 1/2, y = 1/2, 1/2 < y < 1, y = 1.
+* Expected calibration error (Naeini et al. 2015, on these buckets):
+  ECE = sum_b (n_b / N) |mean mu_b - mean y_b|.
+* Brier score (Brier 1950): mean (mu - y)^2.
+* Log loss (cross-entropy with soft targets): -mean [y log mu + (1 - y) log(1 - mu)],
+  mu clipped to [1e-15, 1 - 1e-15].
+Brier score and log loss are unchanged by the symmetrisation; their intervals
+come from the bootstrap over queries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .matching import Matched
+from .records import Bootstrap, Record, per_query_sums, statistic
+
+LEVEL = "calibration"
+EPS = 1e-15
+FIVE_LEVELS = ("share_0", "share_below_half", "share_half", "share_above_half", "share_1")
+
+
+@dataclass
+class Buckets:
+    """Per bucket: ``n``, ``predicted`` (mean mu), ``observed`` (mean y), ``mu_low``, ``mu_high``,
+    ``levels`` (n x 5 shares of the reference's five levels)."""
+
+    n: np.ndarray
+    predicted: np.ndarray
+    observed: np.ndarray
+    mu_low: np.ndarray
+    mu_high: np.ndarray
+    levels: np.ndarray
+
+
+def five_levels(y: np.ndarray) -> np.ndarray:
+    """Level 0..4 of each reference score: 0, (0, 1/2), 1/2, (1/2, 1), 1."""
+    return np.select([y == 0.0, y < 0.5, y == 0.5, y < 1.0], [0, 1, 2, 3], 4)
+
+
+def buckets(mu: np.ndarray, y: np.ndarray, n_buckets: int = 20) -> Buckets:
+    """Equal-population buckets of ``mu`` with the mean of ``y`` in each (no symmetrisation here)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    N = len(mu)
+    nb = min(n_buckets, N)
+    order = np.argsort(mu, kind="stable")
+    sizes = np.full(nb, N // nb if nb else 0, dtype=np.int64)
+    sizes[: N % nb if nb else 0] += 1
+    bid = np.repeat(np.arange(nb), sizes)
+    m, yy = mu[order], y[order]
+    n = np.bincount(bid, minlength=nb).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pred = np.bincount(bid, m, minlength=nb) / n
+        obs = np.bincount(bid, yy, minlength=nb) / n
+        lev = np.stack([np.bincount(bid, five_levels(yy) == k, minlength=nb) for k in range(5)], axis=1) / n[:, None]
+    starts = np.cumsum(sizes) - sizes
+    lo = m[starts] if nb else np.zeros(0)
+    hi = m[starts + sizes - 1] if nb else np.zeros(0)
+    return Buckets(n.astype(np.int64), pred, obs, lo, hi, lev)
+
+
+def ece(b: Buckets) -> float:
+    """Expected calibration error of the buckets: sum_b n_b/N |predicted_b - observed_b|."""
+    N = b.n.sum()
+    return float((b.n / N * np.abs(b.predicted - b.observed)).sum()) if N else float("nan")
+
+
+def brier(mu: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean((np.asarray(mu) - np.asarray(y)) ** 2))
+
+
+def log_loss(mu: np.ndarray, y: np.ndarray) -> float:
+    m = np.clip(np.asarray(mu, dtype=np.float64), EPS, 1.0 - EPS)
+    y = np.asarray(y, dtype=np.float64)
+    return float(-np.mean(y * np.log(m) + (1.0 - y) * np.log1p(-m)))
+
+
+def is_graded(mu: np.ndarray) -> bool:
+    """True when a judge's pair scores take a value other than 0, 1/2 and 1."""
+    m = mu[np.isfinite(mu)]
+    return bool(np.any((m != 0.0) & (m != 0.5) & (m != 1.0)))
+
+
+def calibration_records(mt: Matched, r: int, k: int, boot: Bootstrap, n_buckets: int = 20) -> list[Record]:
+    """Calibration of judge ``k``'s mu against the reference ``r``'s observed mean."""
+    a, b = mt.names[r], mt.names[k]
+    ok = np.isfinite(mt.mu[r]) & np.isfinite(mt.mu[k])
+    mu, y, q = mt.mu[k][ok], mt.mu[r][ok], mt.q[ok]
+    mu2, y2 = np.concatenate([mu, 1.0 - mu]), np.concatenate([y, 1.0 - y])
+    bk = buckets(mu2, y2, n_buckets)
+    out = [Record(a, b, LEVEL, "ece", ece(bk), float("nan"), float("nan"), int(ok.sum()))]
+    nq = len(mt.queries)
+    T = per_query_sums(q, nq, [(mu - y) ** 2, np.ones(len(mu))])
+    out.append(statistic(boot, a, b, LEVEL, "brier", T, lambda S: S[..., 0] / S[..., 1], lambda S: S[..., 1]))
+    m = np.clip(mu, EPS, 1.0 - EPS)
+    ll = -(y * np.log(m) + (1.0 - y) * np.log1p(-m))
+    T = per_query_sums(q, nq, [ll, np.ones(len(mu))])
+    out.append(statistic(boot, a, b, LEVEL, "log_loss", T, lambda S: S[..., 0] / S[..., 1], lambda S: S[..., 1]))
+    nan = float("nan")
+    for i in range(len(bk.n)):
+        tag = f"bucket{i + 1:02d}"
+        n = int(bk.n[i])
+        out.append(Record(a, b, LEVEL, f"{tag}.predicted", float(bk.predicted[i]), nan, nan, n))
+        out.append(Record(a, b, LEVEL, f"{tag}.mu_low", float(bk.mu_low[i]), nan, nan, n))
+        out.append(Record(a, b, LEVEL, f"{tag}.mu_high", float(bk.mu_high[i]), nan, nan, n))
+        out.append(Record(a, b, LEVEL, f"{tag}.observed", float(bk.observed[i]), nan, nan, n))
+        for j, name in enumerate(FIVE_LEVELS):
+            out.append(Record(a, b, LEVEL, f"{tag}.{name}", float(bk.levels[i, j]), nan, nan, n))
+    return out

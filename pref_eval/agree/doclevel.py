@@ -1,0 +1,103 @@
+"""Document level: fit zELO scores from each judge (same prior) and compare them per query.
+
+Each judge's judgments are fitted by :func:`pref_eval.zelo.fit.fit_bt` exactly as
+``zelo_fit`` would (same ``prior``, weights as in the file; a pair named
+without a judgment is not fitted), on the union of all judges' documents. Per
+query, on the documents both judges judged (at least two):
+
+* Kendall's tau_b between the two score vectors (``scipy.stats.kendalltau``);
+* top-1 agreement: both fits put the same document first;
+* top-k overlap: |top_k(reference) ∩ top_k(other)| / k with k = min(top_k, documents);
+* top-1 in the reference's interval: the reference's score of the other
+  judge's top document is at least the reference's top score minus z times its
+  standard error (z = 1.959964, a 95 % interval).
+
+Each is averaged over the queries compared; intervals by the bootstrap over queries.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .matching import Matched
+from .records import Bootstrap, Record, count, per_query_sums, statistic
+
+LEVEL = "document"
+Z95 = 1.959963984540054
+
+
+def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
+    """Fit every judge on the shared document space.
+
+    Returns ``(scores, ses, judged)``: ``scores[j]``/``ses[j]`` per global
+    document (natural-log scale, centred per query), ``judged[j]`` True for
+    documents in a judgment of judge j.
+    """
+    from ..zelo.fit import fit_bt
+
+    nq = len(mt.queries)
+    order = np.lexsort((np.arange(n_docs), doc_q))
+    pos = np.empty(n_docs, dtype=np.int64)
+    pos[order] = np.arange(n_docs)
+    sizes = np.bincount(doc_q, minlength=nq)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    scores, ses, judged = [], [], []
+    for j in mt.votes:
+        rows = (j.member == 0) & (j.judgment >= 0)
+        lo, hi, q = j.lo[rows], j.hi[rows], j.q[rows]
+        s = j.score[rows]
+        w = np.asarray(j.table.weight, dtype=np.float64)[j.judgment[rows]]
+        a = pos[lo] - offsets[q]
+        b = pos[hi] - offsets[q]
+        res = fit_bt(sizes, q, a, b, s, w, prior=prior)
+        sc = res.score[pos]
+        se = res.se[pos]
+        jd = np.zeros(n_docs, dtype=bool)
+        jd[lo] = True
+        jd[hi] = True
+        scores.append(sc)
+        ses.append(se)
+        judged.append(jd)
+    return scores, ses, judged
+
+
+def document_records(mt: Matched, n_docs: int, doc_q: np.ndarray, boot: Bootstrap, prior: float = 0.5,
+                     top_k: int = 10) -> list[Record]:
+    """Per-query comparisons of every judge's zELO fit with the reference's (the first judge)."""
+    from scipy.stats import kendalltau
+
+    doc_q = np.asarray(doc_q, dtype=np.int64)
+    nq = len(mt.queries)
+    scores, ses, judged = fit_judges(mt, n_docs, doc_q, prior)
+    by_q = np.argsort(doc_q, kind="stable")
+    bounds = np.searchsorted(doc_q[by_q], np.arange(nq + 1))
+    out: list[Record] = []
+    for k in range(1, len(mt.names)):
+        a, b = mt.names[0], mt.names[k]
+        tau = np.full(nq, np.nan)
+        top1 = np.full(nq, np.nan)
+        topk = np.full(nq, np.nan)
+        inside = np.full(nq, np.nan)
+        for qi in range(nq):
+            d = by_q[bounds[qi]:bounds[qi + 1]]
+            d = d[judged[0][d] & judged[k][d]]
+            if len(d) < 2:
+                continue
+            xr, xk = scores[0][d], scores[k][d]
+            t = kendalltau(xr, xk).statistic
+            tau[qi] = t
+            rk_r = np.argsort(-xr, kind="stable")
+            rk_k = np.argsort(-xk, kind="stable")
+            top1[qi] = float(rk_r[0] == rk_k[0])
+            kk = min(top_k, len(d))
+            topk[qi] = len(np.intersect1d(rk_r[:kk], rk_k[:kk])) / kk
+            tr = rk_r[0]
+            inside[qi] = float(xr[rk_k[0]] >= xr[tr] - Z95 * ses[0][d][tr])
+        compared = np.isfinite(top1)
+        out.append(count(a, b, LEVEL, "queries", int(compared.sum())))
+        qidx = np.arange(nq)
+        for name, v in (("kendall_tau_b", tau), ("top1_agreement", top1), (f"top{top_k}_overlap", topk),
+                        ("top1_in_ref_interval", inside)):
+            ok = np.isfinite(v)
+            T = per_query_sums(qidx[ok], nq, [v[ok], np.ones(int(ok.sum()))])
+            out.append(statistic(boot, a, b, LEVEL, name, T, lambda S: S[..., 0] / S[..., 1], lambda S: S[..., 1]))
+    return out

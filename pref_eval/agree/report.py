@@ -1,0 +1,106 @@
+"""``zelo_agree``'s report: read the judges, match their pairs, compute the requested levels."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import UsageError
+from .records import Bootstrap, Record
+
+LEVELS = ("pair", "calibration", "document", "system")
+CALIBRATION = ("auto", "always", "never")
+# formats whose line order is the order the documents were shown in (position bias is meaningful)
+PRESENTATION_ORDER = frozenset({"jsonl", "zbench", "clarke4", "carterette", "xie"})
+
+
+def judge_names(paths: list[str], names: list[str] | None) -> list[str]:
+    """The names given, or the files' base names (made unique with ``#k`` when two are equal)."""
+    if names:
+        if len(names) != len(paths):
+            raise UsageError(f"--name given {len(names)} times for {len(paths)} judgment files")
+        if len(set(names)) != len(names):
+            raise UsageError("--name: two judges share a name")
+        return list(names)
+    base = ["stdin" if p == "-" else os.path.basename(str(p)) for p in paths]
+    return [b if base.count(b) == 1 else f"{b}#{k + 1}" for k, b in enumerate(base)]
+
+
+def check_options(n_files: int, levels: list[str], resamples: int, confidence: float, buckets: int,
+                  calibration: str, consensus_min: int, prior: float, top_k: int, runs: list[str],
+                  measure: str | None) -> None:
+    """Refuse what cannot be honoured (the CLI's click types check the same ranges)."""
+    if n_files < 2:
+        raise UsageError("zelo_agree needs at least two judgment files (-J REFERENCE -J OTHER ...)")
+    bad = [x for x in levels if x not in LEVELS]
+    if bad or not levels:
+        raise UsageError(f"--level must be among {', '.join(LEVELS)}, got {', '.join(bad) or 'none'}")
+    if resamples < 0:
+        raise UsageError("--resamples must be >= 0")
+    if not 0.0 < confidence < 1.0:
+        raise UsageError("--confidence must be in (0, 1)")
+    if buckets < 1:
+        raise UsageError("--buckets must be >= 1")
+    if calibration not in CALIBRATION:
+        raise UsageError(f"--calibration must be one of {', '.join(CALIBRATION)}")
+    if consensus_min < 1:
+        raise UsageError("--consensus-min must be >= 1")
+    if prior <= 0:
+        raise UsageError("--prior must be > 0 for the document level (every document needs a finite score)")
+    if top_k < 1:
+        raise UsageError("--top-k must be >= 1")
+    if "system" in levels and (not runs or not measure):
+        raise UsageError("the system level needs --runs RUN... and -m MEASURE")
+    if (runs or measure) and "system" not in levels:
+        raise UsageError("--runs/-m are used only by the system level (add --level system)")
+
+
+def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: str | None = None,
+                     ties: str = "half", levels: list[str] | None = None, resamples: int = 1000, seed: int = 0,
+                     confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
+                     consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: list[str] | None = None,
+                     measure: str | None = None, grades: str = "0,1,2,3", tests: str = "t",
+                     correction: str = "holm", alpha: float = 0.05, log=None) -> list[Record]:
+    """All records of the requested ``levels`` (see ``docs/zelo_agree.md``)."""
+    from .calibration import calibration_records, is_graded
+    from .matching import match, read_judges
+    from .pairlevel import pair_level
+
+    levels = list(levels) if levels is not None else ["pair", "calibration", "document"]
+    runs = list(runs or [])
+    check_options(len(paths), levels, resamples, confidence, buckets, calibration, consensus_min, prior, top_k,
+                  runs, measure)
+    names = judge_names(paths, names)
+    formats = None
+    if fmt and "," in fmt:
+        formats = [f.strip() or None for f in fmt.split(",")]
+        if len(formats) != len(paths):
+            raise UsageError(f"--format lists {len(formats)} formats for {len(paths)} judgment files")
+        fmt = None
+    judges, vocab = read_judges(paths, names, fmt, ties, formats)
+    mt = match(judges, vocab)
+    boot = Bootstrap(len(mt.queries), resamples, seed, confidence)
+    out: list[Record] = []
+    if "pair" in levels:
+        recs = pair_level(mt, boot, consensus_min)
+        for r in recs:
+            k = names.index(r.judge_a) if r.judge_a in names else -1
+            if r.statistic == "position_bias" and k >= 0 and judges[k].table.format not in PRESENTATION_ORDER:
+                continue  # the file's order is not the presentation order
+            out.append(r)
+    if "calibration" in levels:
+        for k in range(1, len(names)):
+            if calibration == "always" or (calibration == "auto" and is_graded(mt.mu[k])):
+                out += calibration_records(mt, 0, k, boot, buckets)
+    if "document" in levels:
+        from .doclevel import document_records
+
+        out += document_records(mt, len(vocab.doc_name), np.asarray(vocab.doc_q, dtype=np.int64), boot, prior,
+                                top_k)
+    if "system" in levels:
+        from .systemlevel import system_records
+
+        out += system_records(mt, vocab, runs, measure, prior=prior, grades=grades, tests=tests,
+                              correction=correction, alpha=alpha, resamples=resamples, seed=seed,
+                              confidence=confidence)
+    return out

@@ -1,0 +1,161 @@
+"""System level: would my conclusions change if another judge made the qrels?
+
+For every judge, graded qrels are derived exactly as ``zelo_fit --qrels`` does:
+the judge's own judgments are fitted (:func:`pref_eval.zelo.fit.fit_bt`, same
+``prior``), and per query the scores of the judge's documents are cut into
+equal-size quantile bins (:func:`pref_eval.zelo.qrels_out.grade_bins`) labelled
+with ``grades``. The runs are evaluated with each judge's qrels
+(:func:`pref_eval.api.evaluate`, measure ``-m``) on the topics every judge's
+qrels contain. Then, for each judge against the reference (the first):
+
+* the system orderings by mean: Kendall's tau_b (``scipy.stats.kendalltau``)
+  and tau_AP (Yilmaz et al. 2008; ties broken at random in expectation,
+  :func:`pref_eval.stats.orderings.tau_ap_a`), with percentile intervals from
+  resampling the topics with replacement (the same draws for both judges);
+* every pair of runs compared with ``zelo_compare``'s paired test and
+  correction (:func:`pref_eval.stats.compare.compare`) under each judge's qrels:
+  the number of significant pairs under each, the pairs whose decision
+  differs (significant under one judge only, or significant in opposite
+  directions), and one ``flip:RUN_X>RUN_Y`` record per such pair
+  (value 1 = RUN_X significantly better than RUN_Y under ``judge_a`` only,
+  -1 = under ``judge_b`` only, 2 = significant in opposite directions).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UsageError
+from .matching import Matched, Vocabulary
+from .records import Record, count
+
+LEVEL = "system"
+
+
+def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, int]]:
+    """``{qid: {docno: grade}}`` from one judge's table, as ``zelo_fit --qrels`` (quantile bins)."""
+    from ..zelo.fit import fit_bt
+    from ..zelo.qrels_out import grade_bins
+
+    q, a, b, s, w = table.arrays()
+    sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    res = fit_bt(sizes, q, a, b, s, w, prior=prior, compute_se=False)
+    out: dict[str, dict[str, int]] = {}
+    for k, qid in enumerate(table.queries):
+        bins = grade_bins(res.score[offsets[k]:offsets[k + 1]], len(grades), "quantile")
+        out[qid] = {d: grades[int(g)] for d, g in zip(table.docs[qid], bins, strict=True)}
+    return out
+
+
+def _parse_int_grades(text: str) -> list[int]:
+    from ..zelo.qrels_out import parse_grades
+
+    parts = parse_grades(text)
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise UsageError(f"--grades must be integers for qrels, got {text!r}") from None
+
+
+def _tau_ap(ref: np.ndarray, other: np.ndarray) -> float:
+    from ..stats.orderings import tau_ap_a
+
+    return float(tau_ap_a(ref, other))
+
+
+def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str | None, *, prior: float = 0.5,
+                   grades: str = "0,1,2,3", tests: str = "t", correction: str = "holm", alpha: float = 0.05,
+                   resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> list[Record]:
+    """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring)."""
+    from ..api import _load_runs, evaluate
+    from ..stats.compare import compare, parse_tests
+    from ..stats.orderings import kendall_tau_b
+
+    if not runs or not measure:
+        raise UsageError("the system level needs --runs RUN... and -m MEASURE")
+    test_list = parse_tests(tests)
+    if len(test_list) != 1:
+        raise UsageError("--tests: the system level uses one test (e.g. t)")
+    if len(runs) < 2:
+        raise UsageError("the system level needs at least two runs")
+    grade_list = _parse_int_grades(grades)
+    run_objs = _load_runs(list(runs))
+    names = [r.name for r in run_objs]
+    if len(set(names)) != len(names):
+        raise UsageError("two runs share a name")
+    values = []
+    for j in mt.votes:
+        qrels = judge_qrels(j.table, prior, grade_list)
+        df = evaluate(qrels, run_objs, [measure])
+        df = df[df["qid"] != "all"]
+        mnames = list(dict.fromkeys(df["measure"]))
+        if len(mnames) != 1:
+            raise UsageError(f"-m {measure!r}: the system level needs a measure with one value per query "
+                             f"(got {', '.join(mnames) or 'none'})")
+        values.append(df)
+    common = set.intersection(*[set(df["qid"]) for df in values])
+    topics = sorted(common)
+    if len(topics) < 2:
+        raise UsageError("the judges' qrels and the runs share fewer than two topics")
+    X = []
+    for df in values:
+        wide = df[df["qid"].isin(common)].pivot_table(index="run", columns="qid", values="value", aggfunc="first")
+        X.append(wide.reindex(index=names, columns=topics).fillna(0.0).to_numpy(dtype=float))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(topics), size=(resamples, len(topics))) if resamples > 0 else None
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    out: list[Record] = []
+    ref = X[0]
+    for k in range(1, len(mt.names)):
+        a, b = mt.names[0], mt.names[k]
+        out.append(count(a, b, LEVEL, "topics", len(topics)))
+        out.append(count(a, b, LEVEL, "systems", len(names)))
+        ma, mb = ref.mean(1), X[k].mean(1)
+        for stat, fn in (("kendall_tau_b", lambda x, y: kendall_tau_b(x, y)[0]), ("tau_ap", _tau_ap)):
+            value = fn(ma, mb)
+            lo = hi = float("nan")
+            if draws is not None:
+                bs = np.array([fn(ref[:, d].mean(1), X[k][:, d].mean(1)) for d in draws])
+                bs = bs[np.isfinite(bs)]
+                if len(bs):
+                    lo, hi = (float(v) for v in np.percentile(bs, [tail, 100.0 - tail]))
+            out.append(Record(a, b, LEVEL, stat, float(value), lo, hi, len(names)))
+        out += _flips(a, b, names, topics, ref, X[k], measure, test_list[0], correction, alpha, seed, compare)
+    return out
+
+
+def _decisions(names, topics, X, measure, test, correction, alpha, seed, compare):
+    import pandas as pd
+
+    rows = [(r, t, measure, X[i, j]) for i, r in enumerate(names) for j, t in enumerate(topics)]
+    df = pd.DataFrame(rows, columns=["run", "qid", "measure", "value"])
+    res = compare(df, tests=[test], correction=correction, alpha=alpha, seed=seed, runs=names)
+    out = {}
+    for rec in res.records.itertuples():
+        sign = int(np.sign(rec.mean_diff)) if bool(rec.significant) else 0
+        out[(rec.run_a, rec.run_b)] = sign
+    return out
+
+
+def _flips(a, b, names, topics, XA, XB, measure, test, correction, alpha, seed, compare) -> list[Record]:
+    da = _decisions(names, topics, XA, measure, test, correction, alpha, seed, compare)
+    db = _decisions(names, topics, XB, measure, test, correction, alpha, seed, compare)
+    n = len(da)
+    out = [Record(a, b, LEVEL, "significant_a", float(sum(v != 0 for v in da.values())), float("nan"),
+                  float("nan"), n),
+           Record(a, b, LEVEL, "significant_b", float(sum(v != 0 for v in db.values())), float("nan"),
+                  float("nan"), n)]
+    flips = []
+    for (x, y), sa in da.items():
+        sb = db[(x, y)]
+        if sa == sb:
+            continue
+        if sa != 0 and sb != 0:
+            win, lose, v = (x, y, 2.0) if sa > 0 else (y, x, 2.0)
+        elif sa != 0:
+            win, lose, v = (x, y, 1.0) if sa > 0 else (y, x, 1.0)
+        else:
+            win, lose, v = (x, y, -1.0) if sb > 0 else (y, x, -1.0)
+        flips.append(Record(a, b, LEVEL, f"flip:{win}>{lose}", v, float("nan"), float("nan"), len(topics)))
+    out.append(Record(a, b, LEVEL, "decision_changes", float(len(flips)), float("nan"), float("nan"), n))
+    return out + flips

@@ -1,0 +1,95 @@
+"""Writers for ``zelo_agree`` records: text, tsv, csv, jsonl, markdown, latex.
+
+Every format carries the same columns, in this order (:data:`FIELDS`):
+``judge_a, judge_b, level, statistic, value, ci_low, ci_high, n``.
+``judge_b`` is empty for a statistic of ``judge_a`` alone (``all`` = every
+judge together). A missing value or interval is empty in tsv/csv, ``null`` in
+jsonl and ``-`` in text, markdown and latex. tsv, csv and jsonl write floats in
+Python's shortest round-trip form; text, markdown and latex round to
+``digits`` decimals.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from typing import TextIO
+from collections.abc import Iterable
+
+from ..agree.records import FIELDS, Record
+
+FORMATS = ("text", "tsv", "csv", "jsonl", "markdown", "latex")
+
+
+def _exact(v) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def _rounded(v, digits: int) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "-"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _cells(r: Record, digits: int) -> list[str]:
+    counts = r.statistic in COUNT_STATISTICS or r.statistic.startswith("flip:")
+    value = str(int(r.value)) if counts and not math.isnan(r.value) else _rounded(r.value, digits)
+    return [r.judge_a, r.judge_b, r.level, r.statistic, value, _rounded(r.ci_low, digits),
+            _rounded(r.ci_high, digits), str(r.n)]
+
+
+COUNT_STATISTICS = frozenset({"pairs", "votes", "matched", "only_in_a", "only_in_b", "queries", "topics", "systems",
+                              "significant_a", "significant_b", "decision_changes"})
+
+
+def _json_value(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _latex_escape(s: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
+        s = s.replace(a, b)
+    return s
+
+
+def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", digits: int = 4) -> None:
+    """Write ``records`` to ``out`` in ``fmt`` (one of :data:`FORMATS`)."""
+    records = list(records)
+    if fmt == "tsv":
+        out.write("\t".join(FIELDS) + "\n")
+        for r in records:
+            out.write("\t".join(_exact(x) for x in r.row()) + "\n")
+    elif fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(FIELDS)
+        for r in records:
+            w.writerow([_exact(x) for x in r.row()])
+    elif fmt == "jsonl":
+        for r in records:
+            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, r.row(), strict=True)}) + "\n")
+    elif fmt in ("text", "markdown", "latex"):
+        rows = [_cells(r, digits) for r in records]
+        if fmt == "text":
+            widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(FIELDS)]
+            for row in [list(FIELDS)] + rows:
+                out.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+        elif fmt == "markdown":
+            out.write("| " + " | ".join(FIELDS) + " |\n")
+            out.write("|" + "|".join("---" if i < 4 else "---:" for i in range(len(FIELDS))) + "|\n")
+            for row in rows:
+                out.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+        else:
+            out.write("\\begin{tabular}{llll" + "r" * 4 + "}\n\\hline\n")
+            out.write(" & ".join(_latex_escape(h) for h in FIELDS) + " \\\\\n\\hline\n")
+            for row in rows:
+                out.write(" & ".join(_latex_escape(c) for c in row) + " \\\\\n")
+            out.write("\\hline\n\\end{tabular}\n")
+    else:
+        raise ValueError(f"unknown format {fmt!r}")

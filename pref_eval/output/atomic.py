@@ -1,0 +1,296 @@
+"""Atomic output files: every command writes its results through this module.
+
+Rules (documented in docs/exit-codes.md, section "Output files"):
+
+* ``None`` or ``-`` is standard output.
+* A regular file (new or existing) is written to a temporary file in the
+  target's directory (``.tmp-*``), flushed, ``fsync``-ed and renamed over the
+  target only when everything succeeded: a failure (an exception, disk full,
+  Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
+  The new file keeps the old file's permission bits (umask default otherwise).
+* A symbolic link is followed: the file it points to is replaced, the link
+  itself stays a link.
+* A character or block device or a FIFO (``/dev/null``, ``/dev/stdout``, a
+  named pipe) is written through directly, never replaced.
+* A directory, a missing directory, a read-only file or directory are
+  refused with :class:`~pref_eval.errors.OutputError` naming the path and the
+  reason (exit status 1).
+* An output that is the same file as one of the command's inputs (same
+  device and inode, or same real path) is refused with
+  :class:`~pref_eval.errors.UsageError` (exit status 2) before anything is
+  written; so are two outputs of one command naming the same file.
+* Several outputs of one command (:func:`output_files`) are committed together:
+  all temporary files are written and synced first, then renamed; if any of
+  them fails, none replaces its target.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import stat
+import sys
+import tempfile
+from typing import IO
+from collections.abc import Iterator, Mapping, Sequence
+
+from ..errors import OutputError, UsageError
+
+
+def is_stdout(path: str | None) -> bool:
+    """``None`` and ``-`` mean standard output."""
+    return path is None or path == "-"
+
+
+def _describe(err: OSError) -> str:
+    if err.errno is not None:
+        return os.strerror(err.errno)
+    return str(err)
+
+
+def output_error(path: str, err: OSError) -> OutputError:
+    """One-line error for an ``OSError`` met while writing ``path``."""
+    name = "standard output" if is_stdout(path) else path
+    return OutputError(f"{name}: cannot write: {_describe(err)}")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_not_input(path: str, inputs: Mapping[str, Sequence[str]]) -> None:
+    """Refuse ``path`` when it is the same file as one of ``inputs``.
+
+    ``inputs`` maps an option name (for the message) to the paths given
+    with it. Paths that do not exist are not inputs (nothing to destroy).
+    """
+    if is_stdout(path) or not os.path.exists(path):
+        return
+    for option, values in inputs.items():
+        for value in values:
+            if not value or value == "-":
+                continue
+            if _same_file(path, value):
+                raise UsageError(f"output file {path} is the same file as {option} {value}; "
+                                 "refusing to overwrite it")
+
+
+class _LabelledFile(io.FileIO):
+    """A raw file whose write errors carry the user's name for it (``err.filename``),
+    so an error met inside a command's writing loop names the right output."""
+
+    def __init__(self, file: int | str, mode: str, label: str) -> None:
+        super().__init__(file, mode)
+        self.label = label
+
+    def write(self, b) -> int | None:  # type: ignore[override]
+        try:
+            return super().write(b)
+        except OSError as err:
+            if err.filename is None:
+                err.filename = self.label
+            raise
+
+
+def _wrap(raw: _LabelledFile, binary: bool) -> IO:
+    buf = io.BufferedWriter(raw)
+    return buf if binary else io.TextIOWrapper(buf, encoding="utf-8", newline="\n")
+
+
+class _Target:
+    """One output of a transaction: a temp file to rename, or a direct stream."""
+
+    def __init__(self, path: str | None, binary: bool) -> None:
+        self.path = path
+        self.binary = binary
+        self.tmp: str | None = None
+        self.final: str | None = None
+        self.stream: IO | None = None
+        self.direct = False
+        self.buffered = False
+
+    def open(self, buffered_stdout: bool) -> IO:
+        path = self.path
+        if is_stdout(path):
+            self.direct = True
+            if buffered_stdout:
+                self.buffered = True
+                self.stream = io.BytesIO() if self.binary else io.StringIO()
+                return self.stream
+            if sys.stdout is None:
+                raise OutputError("standard output: cannot write: standard output is closed")
+            self.stream = sys.stdout.buffer if self.binary else sys.stdout
+            return self.stream
+        assert path is not None
+        final = os.path.realpath(path)  # follow symbolic links: replace what they point to
+        try:
+            st = os.stat(final)
+        except FileNotFoundError:
+            st = None
+        except OSError as err:
+            raise output_error(path, err) from None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            # a device or a named pipe: write through, never replace it
+            try:
+                fh = _wrap(_LabelledFile(final, "w", path), self.binary)
+            except OSError as err:
+                raise output_error(path, err) from None
+            self.direct = True
+            self.stream = fh
+            return fh
+        directory = os.path.dirname(final) or "."
+        if not os.path.isdir(directory):
+            raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
+        if st is not None and not os.access(final, os.W_OK) and os.geteuid() != 0:
+            raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(final)[1], dir=directory)
+        except OSError as err:
+            raise output_error(path, err) from None
+        self.tmp, self.final = tmp, final
+        try:
+            self.stream = _wrap(_LabelledFile(fd, "w", path), self.binary)
+        except BaseException:
+            os.close(fd)
+            raise
+        return self.stream
+
+    def finish(self) -> None:
+        """Flush and sync (temp file), or flush (direct stream); raise OutputError on failure."""
+        s = self.stream
+        if s is None:
+            return
+        try:
+            if self.tmp is not None:
+                s.flush()
+                os.fsync(s.fileno())
+                s.close()
+                _set_mode(self.tmp, self.final)
+            elif self.direct and not is_stdout(self.path):
+                s.close()
+        except OSError as err:
+            raise output_error(self.path or "-", err) from None
+
+    def emit_buffered(self) -> None:
+        """Write a buffered stdout text (multi-output transactions)."""
+        if not self.buffered or self.stream is None:
+            return
+        if sys.stdout is None:
+            raise OutputError("standard output: cannot write: standard output is closed")
+        data = self.stream.getvalue()
+        out = sys.stdout.buffer if self.binary else sys.stdout
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise output_error("-", err) from None
+
+    def commit(self) -> None:
+        if self.tmp is None:
+            return
+        try:
+            os.replace(self.tmp, self.final)
+        except OSError as err:
+            raise output_error(self.path or "-", err) from None
+        self.tmp = None
+
+    def discard(self) -> None:
+        if self.stream is not None and self.tmp is not None:
+            with contextlib.suppress(Exception):
+                self.stream.close()
+        if self.direct and not is_stdout(self.path) and self.stream is not None:
+            with contextlib.suppress(Exception):
+                self.stream.close()
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
+
+
+def _set_mode(tmp: str, target: str | None) -> None:
+    """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
+    try:
+        mode = os.stat(target).st_mode & 0o7777 if target else None
+    except OSError:
+        mode = None
+    if mode is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, mode)
+
+
+def _check_distinct(paths: Sequence[str | None]) -> None:
+    seen: list[str] = []
+    for p in paths:
+        if p is None or is_stdout(p):
+            continue
+        real = os.path.realpath(p)
+        for q in seen:
+            if q == real or _same_file(q, real):
+                raise UsageError(f"two outputs name the same file {p}")
+        seen.append(real)
+
+
+@contextlib.contextmanager
+def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[str]] | None = None,
+                 binary: bool = False) -> Iterator[list[IO]]:
+    """Yield one stream per path; commit them all when the block succeeds.
+
+    ``None`` entries that are not stdout are not allowed; give ``-`` or
+    ``None`` for stdout. When stdout is one of several outputs its text is held
+    in memory and written only after every file has been written and synced,
+    so a failing file leaves stdout empty. Errors: :class:`OutputError`
+    (exit 1), :class:`UsageError` (exit 2) for an output that is an input.
+    """
+    paths = list(paths)
+    _check_distinct(paths)
+    for p in paths:
+        if p is not None:
+            check_not_input(p, inputs or {})
+    targets = [_Target(p, binary) for p in paths]
+    buffered = len(paths) > 1
+    try:
+        streams = [t.open(buffered) for t in targets]
+        try:
+            yield streams
+        except OSError as err:
+            if isinstance(err, BrokenPipeError):
+                raise
+            raise output_error(_failed_path(targets, err), err) from None
+        for t in targets:
+            t.finish()
+        for t in targets:
+            t.emit_buffered()
+        for t in targets:
+            t.commit()
+    finally:
+        for t in targets:
+            t.discard()
+
+
+def _failed_path(targets: list[_Target], err: OSError) -> str:
+    """The output an OSError raised while writing came from (its label), else the first real file."""
+    names = [t.path for t in targets if t.path]
+    if err.filename in names:
+        return err.filename
+    real = [t for t in targets if t.stream is not None and not t.buffered]
+    return (real[0].path if real else None) or "-"
+
+
+@contextlib.contextmanager
+def output_file(path: str | None, *, inputs: Mapping[str, Sequence[str]] | None = None,
+                binary: bool = False) -> Iterator[IO]:
+    """One output (see :func:`output_files`)."""
+    with output_files([path], inputs=inputs, binary=binary) as (stream,):
+        yield stream

@@ -1,0 +1,94 @@
+"""A small workspace with one valid file of every input kind, and one valid
+invocation per command and sub-command (the fault and fuzz tests start from these).
+
+Inputs are the repository's sample data (qrels/, runs/, judgments/,
+tests/data/) cut to a few topics so each command runs in well under a second;
+derived inputs (preference lines, per-query tables, score files, a tournament
+state) are written by the commands themselves.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cli_harness import ROOT, run_inproc
+
+TOPICS = 3
+
+
+def _first_topics(src: Path, dst: Path, n: int = TOPICS) -> None:
+    keep: list[str] = []
+    out = []
+    for line in src.read_text().splitlines():
+        q = line.split()[0]
+        if q not in keep:
+            if len(keep) == n:
+                continue
+            keep.append(q)
+        out.append(line)
+    dst.write_text("\n".join(out) + "\n")
+
+
+def build(ws: Path) -> Path:
+    ws.mkdir(parents=True, exist_ok=True)
+    _first_topics(ROOT / "qrels/dl19-sample.qrels", ws / "q.qrels")
+    for name in ("bm25", "dense", "rerank"):
+        _first_topics(ROOT / f"runs/{name}.run", ws / f"{name}.run")
+    _first_topics(ROOT / "judgments/dl19-sample.judge", ws / "j.judge")
+    zb = ROOT / "tests/data/zelo/zbench/case_small"
+    shutil.copy(zb / "dataset.jsonl", ws / "dataset.jsonl")
+    shutil.copy(ROOT / "tests/data/stats/order_a.tsv", ws / "order_a.tsv")
+    shutil.copy(ROOT / "tests/data/stats/order_b.txt", ws / "order_b.txt")
+    (ws / "matrix.txt").write_text("0.5 0.8 0.9\n0.2 0.5 0.7\n0.1 0.3 0.5\n")
+    (ws / "docs.txt").write_text("q1 d1\nq1 d2\nq1 d3\nq1 d4\n")
+    # a JSON-lines judgment file (zelo_fit's own format)
+    (ws / "j.jsonl").write_text('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1}\n'
+                                '{"qid": "q1", "doc_a": "d2", "doc_b": "d3", "score": 0.5}\n'
+                                '{"qid": "q1", "doc_a": "d1", "doc_b": "d3", "score": 0}\n')
+    derived = [
+        ("zelo_eval", ["-R", "q.qrels", "-q", "-o", "pref", "--output", "prefs.jsonl", "bm25.run", "dense.run",
+                       "rerank.run"]),
+        ("zelo_eval", ["-R", "q.qrels", "-q", "-m", "map", "-m", "ndcg_cut_10", "-o", "tsv", "--output", "pq.tsv",
+                       "bm25.run", "dense.run", "rerank.run"]),
+        ("zelo_fit", ["-J", "j.judge", "-Q", "-o", "scores.tsv"]),
+        ("zelo_pairs", ["init", "--state", "s.json", "--qrels", "q.qrels"]),
+    ]
+    for script, argv in derived:
+        res = run_inproc(script, argv, ws)
+        if res.returncode != 0:
+            raise RuntimeError(f"workspace: {script} {argv}: {res.stderr}")
+    return ws
+
+
+# One valid invocation per command / sub-command; OUT marks the output file option value.
+OUT = "{OUT}"
+VALID: dict[str, tuple[str, list[str]]] = {
+    "trec": ("zelo_trec", ["-m", "map", "q.qrels", "bm25.run"]),
+    "eval": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", OUT, "bm25.run"]),
+    "eval-pref": ("zelo_eval", ["-R", "q.qrels", "--output", OUT, "bm25.run", "dense.run"]),
+    "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),
+    "fit": ("zelo_fit", ["-J", "j.judge", "-Q", "-o", OUT]),
+    "fit-jsonl": ("zelo_fit", ["-J", "j.jsonl", "-Q", "-o", OUT]),
+    "pairs-cycles": ("zelo_pairs", ["cycles", "--run", "bm25.run", "--depth", "5", "--seed", "1", "-Q",
+                                    "-o", OUT]),
+    "pairs-docs": ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", OUT]),
+    "pairs-dataset": ("zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q", "-o", OUT]),
+    "pairs-next": ("zelo_pairs", ["next", "--state", "s.json", "-o", OUT]),
+    "simulate-tournament": ("zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "3", "-Q",
+                                              "-o", OUT]),
+    "simulate-recovery": ("zelo_simulate", ["recovery", "--K", "5", "--sigma", "1", "--cycles", "2",
+                                            "--trials", "2", "-Q", "-o", OUT]),
+    "compare-R": ("zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "--output", OUT,
+                                   "bm25.run", "dense.run"]),
+    "compare-P": ("zelo_compare", ["-P", "pq.tsv", "--tests", "t", "--output", OUT]),
+    "compare-orderings": ("zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt", "--output", OUT]),
+}
+# zelo_plot is optional (matplotlib); its cases are added when it imports.
+PLOT: dict[str, tuple[str, list[str]]] = {
+    "plot-scores": ("zelo_plot", ["scores", "-S", "scores.tsv", "-Q", "-o", OUT]),
+    "plot-matrix": ("zelo_plot", ["matrix", "-J", "j.judge", "-Q", "-o", OUT]),
+}
+
+
+def argv_with(argv: list[str], out: str) -> list[str]:
+    return [out if a == OUT else a for a in argv]

@@ -1,0 +1,108 @@
+"""Diversity measures over subtopic qrels against ndeval (pyndeval, through ir-measures), run live.
+
+Generated subtopic qrels: 1-4 subtopics per query, grades -1..2 (negative =
+not relevant), queries without any relevant document, qrels queries the
+run lacks; runs with heavy score ties. Plus a hand-worked example from the
+definitions of Clarke et al. (SIGIR 2008), Clarke, Kolla & Vechtomova (ICTIR
+2009), Agrawal et al. (WSDM 2009) and Zhai et al. (SIGIR 2003).
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from family_data import make, ours, write_qrels, write_run
+
+ir_measures = pytest.importorskip("ir_measures")
+pytest.importorskip("pyndeval")
+
+NAMES = ["alpha_nDCG@1", "alpha_nDCG@5", "alpha_nDCG@20", "alpha_DCG@1", "alpha_DCG@10", "ERR_IA@1", "ERR_IA@5",
+         "ERR_IA@20", "nERR_IA@5", "nERR_IA@20", "NRBP", "nNRBP", "AP_IA", "P_IA@5", "P_IA@20", "StRecall@5",
+         "StRecall@20", "P_IA(rel=2)@10", "AP_IA(rel=2)", "alpha_nDCG(rel=2)@10", "alpha_nDCG(alpha=0.2)@10",
+         "alpha_DCG(alpha=0.75)@5", "NRBP(alpha=0.3,beta=0.8)", "nNRBP(beta=0.9)", "P_IA(judged_only=True)@5",
+         "nERR_IA(judged_only=True)@10", "AP_IA(judged_only=True)"]
+
+
+def _reference(qp, rp, names):
+    """ir-measures' pyndeval values, one measure per call: with several ``rel``
+    values in one call ir-measures 0.4.3 hands the run (a generator) to the
+    first pyndeval invocation only and fills the others with 0."""
+    out: dict = {}
+    judged = {(q.query_id, q.doc_id) for q in ir_measures.read_trec_qrels(str(qp))}
+    for n in names:
+        run = list(ir_measures.read_trec_run(str(rp)))
+        m0 = ir_measures.parse_measure(n)
+        if "judged_only=True" in n:  # ir-measures 0.4.3 fails on judged_only with pyndeval: filter the run here
+            run = [d for d in run if (d.query_id, d.doc_id) in judged]
+            m0 = ir_measures.parse_measure(n.replace("judged_only=True", "rel=1"))
+        for m in ir_measures.pyndeval.iter_calc([m0], ir_measures.read_trec_qrels(str(qp)), run):
+            out.setdefault(n, {})[m.query_id] = m.value
+    return out
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_diversity_matches_pyndeval(tmp_path, seed):
+    qrels, run = make(seed, subtopics=4, max_grade=2)  # tied scores: pyndeval's order, docno ascending
+    qp, rp = write_qrels(tmp_path / "q", qrels), write_run(tmp_path / "r", run)
+    ref = _reference(qp, rp, NAMES)
+    checked = 0
+    for name in NAMES:
+        got = ours(qp, rp, name)
+        theirs = ref[name]
+        for q, v in theirs.items():
+            if q not in run:
+                continue
+            if math.isnan(v):  # ndeval's 0/0 for nNRBP on a query without subtopics
+                assert math.isnan(got[q]), (name, q)
+            else:
+                assert got[q] == pytest.approx(v, abs=1e-12), (name, q)
+            checked += 1
+    assert checked > 300
+
+
+def test_diversity_hand_worked(tmp_path):
+    """Subtopics: a → {1, 2}, b → {1}, c → {2}; ranking b, a, c; α = β = 0.5.
+
+    G = 1, 0.5 + 1, 0.5. Greedy ideal: a (2), then c (0.5; ties go to the greater docno), b (0.5).
+    """
+    (tmp_path / "q").write_text("7 1 a 1\n7 2 a 1\n7 1 b 1\n7 2 c 1\n7 1 z 0\n")
+    (tmp_path / "r").write_text("7 Q0 b 1 3 t\n7 Q0 a 2 2 t\n7 Q0 c 3 1 t\n7 Q0 x 4 1 t\n")  # x after c: ties asc
+    val = {n: ours(tmp_path / "q", tmp_path / "r", n)["7"] for n in
+           ("alpha_nDCG@3", "ERR_IA@3", "NRBP", "P_IA@2", "AP_IA", "StRecall@1", "StRecall@3", "nNRBP")}
+    l3 = math.log2(3)
+    assert val["alpha_nDCG@3"] == pytest.approx((1 + 1.5 / l3 + 0.5 / 2) / (2 + 0.5 / l3 + 0.5 / 2), abs=1e-15)
+    assert val["ERR_IA@3"] == pytest.approx((1 + 1.5 / 2 + 0.5 / 3) / (2 * (1 + 0.5 / 2 + 0.25 / 3)), abs=1e-15)
+    assert val["NRBP"] == pytest.approx((1 - 0.25) / 2 * (1 + 1.5 * 0.5 + 0.5 * 0.25), abs=1e-15)
+    assert val["nNRBP"] == pytest.approx((1 + 1.5 * 0.5 + 0.5 * 0.25) / (2 + 0.5 * 0.5 + 0.5 * 0.25), abs=1e-15)
+    assert val["P_IA@2"] == pytest.approx(3 / 4, abs=1e-15)
+    assert val["AP_IA"] == pytest.approx((1.0 + (1 / 2 + 2 / 3) / 2) / 2, abs=1e-15)
+    assert val["StRecall@1"] == 0.5 and val["StRecall@3"] == 1.0
+
+
+def test_subtopic_qrels_reader(tmp_path):
+    from pref_eval.errors import InputError
+    from pref_eval.io.qrels import read_qrels
+
+    (tmp_path / "q").write_text("1 1 a 1\n1 2 a 3\n1 1 b 0\n")
+    q = read_qrels(tmp_path / "q", subtopics=True)
+    assert sorted(zip(q.docno.tolist(), q.rel.tolist(), strict=True)) == [(b"a", 3), (b"b", 0)]
+    assert len(q.subtopics) == 3
+    (tmp_path / "d").write_text("1 1 a 1\n1 2 a 3\n1 1 a 0\n")
+    with pytest.raises(InputError, match="subtopic 1 document a"):
+        read_qrels(tmp_path / "d", subtopics=True)
+    with pytest.raises(InputError, match="duplicate judgment"):  # the ordinary path is unchanged
+        read_qrels(tmp_path / "q")
+
+
+def test_diversity_cli(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text("7 1 a 1\n7 2 a 1\n7 1 b 1\n7 2 c 1\n")
+    (tmp_path / "r").write_text("7 Q0 b 1 3 t\n7 Q0 a 2 2 t\n7 Q0 c 3 1 t\n")
+    for mod in ("pref_eval.cli.trec", "pref_eval.cli.eval"):
+        args = ["-m", "StRecall.1,3"] if mod.endswith("trec") else ["-R", str(tmp_path / "q"), "-m", "StRecall@1"]
+        files = [str(tmp_path / "q"), str(tmp_path / "r")] if mod.endswith("trec") else [str(tmp_path / "r")]
+        out = subprocess.run([sys.executable, "-m", mod, *args, *files], capture_output=True, text=True, check=True)
+        assert "0.5000" in out.stdout

@@ -1,0 +1,277 @@
+"""Output faults over every command (docs/exit-codes.md, "Output files").
+
+For every command's valid invocation, its output option is pointed at a
+missing directory, a directory, a read-only place, /dev/full, /dev/null, a
+symbolic link and one of the command's own inputs. Expected: no traceback, the
+documented exit status, one line naming the file, and every input and earlier
+output byte-identical afterwards (no ``.tmp-*`` left). Closed and full
+standard output, multi-output commands (all or nothing) and SIGTERM/SIGINT
+mid-write run as subprocesses.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_harness import ROOT, SCRIPTS, check_contract, digest_tree, run_inproc, run_subprocess
+from fault_workspace import OUT, PLOT, VALID, argv_with, build
+
+try:
+    import matplotlib  # noqa: F401
+
+    CASES = {**VALID, **PLOT}
+except ImportError:  # pragma: no cover - plot extra not installed
+    CASES = dict(VALID)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("pristine"))
+
+
+@pytest.fixture()
+def ws(pristine, tmp_path) -> Path:
+    dst = tmp_path / "ws"
+    shutil.copytree(pristine, dst, symlinks=True)
+    return dst
+
+
+def _ext(name: str) -> str:
+    return ".png" if name.startswith("plot") else ".txt"
+
+
+def _readonly_target(ws: Path) -> str:
+    """A place the process may not create files in (as root, chmod does not stop it: /sys does)."""
+    if os.geteuid() == 0:
+        return "/sys/pref_eval_fault_test" + ".png"
+    ro = ws / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    return str(ro / "x.png")
+
+
+SLOW = pytest.mark.slow
+
+
+def _p(names, fast):
+    """Parameters; those not in ``fast`` run only with the slow tests (CI)."""
+    return [n if n in fast else pytest.param(n, marks=SLOW) for n in names]
+
+
+# plot cases import matplotlib (~1 s each): default run keeps one
+WITH_OUTPUT = _p(sorted(k for k, (_, a) in CASES.items() if OUT in a),
+                 {k for k in CASES if not k.startswith("plot")} | {"plot-scores"})
+
+
+@pytest.mark.parametrize("case", _p(sorted(CASES), {k for k in CASES if not k.startswith("plot")}))
+def test_valid_invocation_succeeds(ws, case):
+    """The starting points of the fault cases work (else the faults prove nothing)."""
+    script, argv = CASES[case]
+    res = run_inproc(script, argv_with(argv, "out" + _ext(case)), ws)
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+@pytest.mark.parametrize("fault", ["missing-dir", "directory", "read-only", "dev-full"])
+def test_unwritable_output_exit_1(ws, case, fault):
+    script, argv = CASES[case]
+    target = {"missing-dir": "no/such/dir/out" + _ext(case), "directory": "adir" + _ext(case),
+              "read-only": None, "dev-full": "/dev/full"}[fault]
+    if fault == "directory":
+        (ws / target).mkdir()
+    if fault == "read-only":
+        target = _readonly_target(ws)
+    before = digest_tree(ws)
+    if case.startswith("plot") and fault == "dev-full":
+        pytest.skip("a .png/.svg extension is required by zelo_plot")
+    res = run_inproc(script, argv_with(argv, target), ws)
+    assert check_contract(res, script=script, expect={1}, names=(target,)) == []
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+def test_output_onto_input_refused(ws, case):
+    script, argv = CASES[case]
+    inputs = [a for a in argv if (ws / a).is_file()]
+    if not inputs:
+        pytest.skip(f"{case} reads no file")
+    victim = inputs[-1]
+    before = digest_tree(ws)
+    res = run_inproc(script, argv_with(argv, "./" + victim), ws)
+    if case.startswith("plot"):  # the extension check comes first: still refused, still untouched
+        assert res.returncode == 2
+    else:
+        assert check_contract(res, script=script, expect={2}, names=(victim,)) == []
+        assert "same file" in res.stderr
+    assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+def test_dev_null_written_through(ws, case):
+    if case.startswith("plot"):
+        pytest.skip("zelo_plot requires a .png/.svg name")
+    script, argv = CASES[case]
+    before = os.stat("/dev/null")
+    res = run_inproc(script, argv_with(argv, "/dev/null"), ws)
+    assert res.returncode == 0, res.stderr
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+def test_symlink_followed_not_replaced(ws, case):
+    script, argv = CASES[case]
+    ext = _ext(case)
+    (ws / "sub").mkdir()
+    os.symlink("sub/target" + ext, ws / ("link" + ext))
+    res = run_inproc(script, argv_with(argv, "link" + ext), ws)
+    assert res.returncode == 0, res.stderr
+    assert (ws / ("link" + ext)).is_symlink()
+    assert (ws / "sub" / ("target" + ext)).stat().st_size > 0
+    assert not [p for p in ws.rglob(".tmp-*")]
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+def test_existing_output_kept_mode(ws, case):
+    script, argv = CASES[case]
+    out = ws / ("old" + _ext(case))
+    out.write_bytes(b"old contents\n")
+    out.chmod(0o640)
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    assert res.returncode == 0, res.stderr
+    assert out.read_bytes() != b"old contents\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+# ---- multi-output commands: all or nothing ---------------------------------------------
+
+def test_fit_all_or_nothing(ws):
+    (ws / "old.tsv").write_text("old\n")
+    before = digest_tree(ws)
+    res = run_inproc("zelo_fit", ["-J", "j.judge", "-Q", "-o", "old.tsv", "--qrels", "nodir/x.qrels"], ws)
+    assert check_contract(res, script="zelo_fit", expect={1}, names=("nodir/x.qrels",)) == []
+    assert digest_tree(ws) == before
+    res = run_inproc("zelo_fit", ["-J", "j.judge", "-Q", "-o", "old.tsv", "--diagnostics", "/dev/full"], ws)
+    assert res.returncode == 1 and digest_tree(ws) == before
+    # stdout is held back when a file output fails
+    res = run_inproc("zelo_fit", ["-J", "j.judge", "-Q", "--qrels", "nodir/x.qrels"], ws)
+    assert res.returncode == 1 and res.stdout == b""
+    # two outputs naming one file
+    res = run_inproc("zelo_fit", ["-J", "j.judge", "-Q", "-o", "old.tsv", "--qrels", "./old.tsv"], ws)
+    assert res.returncode == 2 and digest_tree(ws) == before
+    res = run_inproc("zelo_fit", ["-J", "j.judge", "-Q", "-o", "new.tsv", "--qrels", "new.qrels",
+                                  "--diagnostics", "new.diag"], ws)
+    assert res.returncode == 0 and all((ws / n).stat().st_size for n in ("new.tsv", "new.qrels", "new.diag"))
+
+
+def test_pairs_next_state_not_advanced_on_failed_output(ws):
+    before = digest_tree(ws)
+    for target in ("nodir/batch.txt", "/dev/full", "s.json", "./s.json"):
+        res = run_inproc("zelo_pairs", ["next", "--state", "s.json", "-o", target], ws)
+        assert res.returncode in (1, 2), res
+        assert digest_tree(ws) == before, target
+    res = run_inproc("zelo_pairs", ["next", "--state", "s.json", "-o", "batch.txt"], ws)
+    assert res.returncode == 0 and (ws / "batch.txt").stat().st_size > 0
+
+
+def test_pairs_init_force_never_overwrites_its_input(ws):
+    before = digest_tree(ws)
+    for argv in (["init", "--state", "q.qrels", "--qrels", "q.qrels", "--force"],
+                 ["init", "--state", "./q.qrels", "--qrels", "q.qrels", "--force"]):
+        res = run_inproc("zelo_pairs", argv, ws)
+        assert check_contract(res, script="zelo_pairs", expect={2}, names=("q.qrels",)) == []
+    assert digest_tree(ws) == before
+
+
+def test_pairs_add_rewrites_its_own_state(ws):
+    """The same option reading and writing one file is that option's purpose."""
+    run_inproc("zelo_pairs", ["next", "--state", "s.json", "-o", "batch.txt"], ws)
+    res = run_inproc("zelo_pairs", ["add", "--state", "s.json", "-J", "j.judge", "-Q"], ws)
+    assert res.returncode == 0, res.stderr
+
+
+# ---- stdout faults and signals (subprocesses) --------------------------------------------
+
+STDOUT_CASES = {
+    "zelo_trec": ["-m", "map", "q.qrels", "bm25.run"],
+    "zelo_eval": ["-R", "q.qrels", "-m", "map", "bm25.run"],
+    "pref_aggregate": ["-P", "prefs.jsonl"],
+    "zelo_fit": ["-J", "j.judge", "-Q"],
+    "zelo_pairs": ["next", "--state", "s.json"],
+    "zelo_simulate": ["tournament", "--matrix", "matrix.txt", "--reps", "2", "-Q"],
+    "zelo_compare": ["--orderings", "order_a.tsv", "order_b.txt"],
+}
+
+
+@pytest.mark.parametrize("script", _p(sorted(STDOUT_CASES), {"zelo_trec", "zelo_pairs", "zelo_fit"}))
+def test_closed_stdout(ws, script):
+    before = digest_tree(ws)
+    res = _closed_stdout(script, ws)
+    assert res.returncode == 1, res.stderr
+    err = res.stderr.decode()
+    assert "Traceback" not in err and err.count("\n") == 1 and "standard output" in err, err
+    assert digest_tree(ws) == before
+
+
+def _closed_stdout(script: str, ws: Path) -> subprocess.CompletedProcess:
+    mod, func = SCRIPTS[script]
+    argv = " ".join(STDOUT_CASES[script])
+    cmd = f"{sys.executable} -c 'import {mod} as m; m.{func}()' {argv} >&-"
+    return subprocess.run(["bash", "-c", cmd], capture_output=True, cwd=ws, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.parametrize("script", _p(["zelo_trec", "zelo_eval", "zelo_pairs"], {"zelo_pairs"}))
+def test_stdout_disk_full(ws, script):
+    with open("/dev/full", "wb") as full:
+        res = run_subprocess(script, STDOUT_CASES[script], ws, stdout=full, stderr=subprocess.PIPE)
+    err = res.stderr.decode()
+    assert res.returncode == 1 and "Traceback" not in err and "No space left" in err, err
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> Path:
+    """A collection large enough that the commands are still writing when signalled."""
+    d = tmp_path_factory.mktemp("big")
+    with open(d / "q.qrels", "w") as f:
+        for q in range(300):
+            for k in range(100):
+                f.write(f"{q} 0 d{k} {(q + k) % 4}\n")
+    with open(d / "r.run", "w") as f:
+        for q in range(300):
+            for k in range(1000):
+                f.write(f"{q} Q0 d{k} {k + 1} {1000 - k} r\n")
+    return d
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("delay", _p([0.3, 0.8, 1.3], {0.8}))
+def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
+    ws = tmp_path / "w"
+    shutil.copytree(big, ws)
+    (ws / "out.tsv").write_text("earlier output\n")
+    before = digest_tree(ws)
+    mod, func = SCRIPTS["zelo_eval"]
+    p = subprocess.Popen([sys.executable, "-c", f"import {mod} as m; m.{func}()", "-R", "q.qrels", "-q", "-m",
+                          "all_trec", "-o", "tsv", "--output", "out.tsv", "r.run"], cwd=ws,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    err = err.decode()
+    assert "Traceback" not in err, err
+    assert p.returncode in (0, 130, 143), (p.returncode, err)
+    assert not list(ws.glob(".tmp-*"))
+    after = digest_tree(ws)
+    if p.returncode != 0:
+        assert after == before
+    else:  # finished before the signal: the new output replaced the old one whole
+        assert after["out.tsv"] != before["out.tsv"]
