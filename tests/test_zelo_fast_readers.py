@@ -20,7 +20,7 @@ from pref_eval.zelo.judgments import Judgments, from_dataset
 
 def _table(j: Judgments):
     return (j.queries, {q: list(d) for q, d in j.docs.items()}, [c.tolist() for c in j.arrays()], j.missing,
-            j.votes)
+            repr(j.votes))
 
 
 def _slow(text: str, fmt: str, into=None) -> Judgments:
