@@ -85,7 +85,7 @@ def main() -> None:
           + " ".join(f"{t:.2f}" for t in cpu) + f" (best {min(cpu):.2f}); load average {os.getloadavg()[0]:.1f}; "
           f"kappa={kappa.value:.4f} n={kappa.n}")
     if args.read:
-        from pref_eval.zelo.formats import read_judgments
+        from pref_eval.io.judgments import read_judgments
 
         t = tabs[1]
         with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as fh:

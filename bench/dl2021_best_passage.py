@@ -12,7 +12,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from pref_eval.zelo.fit import fit_bt  # noqa: E402
-from pref_eval.zelo.formats import read_judgments  # noqa: E402
+from pref_eval.io.judgments import read_judgments  # noqa: E402
 
 D = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "duelingBandits"
 SETS = ["Set-I", "Set-II", "Set-III", "Combined-I+II", "Combined-I+II+III"]

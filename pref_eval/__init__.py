@@ -3,6 +3,7 @@
 Public API (lazy: importing the package stays cheap):
 
 * :func:`evaluate` -- qrels + runs + measures → long DataFrame (run, qid, measure, value).
+* :func:`iter_calc` / :func:`calc_aggregate` -- ir-measures' two calls, same arguments.
 """
 from __future__ import annotations
 
@@ -16,4 +17,18 @@ def evaluate(*args, **kwargs):
     return _evaluate(*args, **kwargs)
 
 
-__all__ = ["evaluate", "__version__"]
+def iter_calc(*args, **kwargs):
+    """See :func:`pref_eval.api.iter_calc`."""
+    from .api import iter_calc as _iter_calc
+
+    return _iter_calc(*args, **kwargs)
+
+
+def calc_aggregate(*args, **kwargs):
+    """See :func:`pref_eval.api.calc_aggregate`."""
+    from .api import calc_aggregate as _calc_aggregate
+
+    return _calc_aggregate(*args, **kwargs)
+
+
+__all__ = ["evaluate", "iter_calc", "calc_aggregate", "__version__"]

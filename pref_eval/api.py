@@ -8,13 +8,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from .errors import UsageError
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """A real number, numpy scalars included (``np.float32(0.5)``), not a bool."""
+    import numbers
+
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
 def _load_qrels(qrels: Any, subtopics: bool = False):
@@ -27,9 +31,31 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
     return qrels_from_records(qrels, subtopics=subtopics)
 
 
+def _is_record(x: Any) -> bool:
+    """One run line: a ScoredDoc-like namedtuple or a (qid, docno, score) tuple."""
+    if hasattr(x, "query_id") and hasattr(x, "doc_id"):
+        return True
+    return isinstance(x, tuple) and len(x) == 3 and _is_number(x[2]) and not isinstance(x[0], (os.PathLike,))
+
+
+def _is_run_dict(x: Any) -> bool:
+    """``{qid: {docno: score}}`` (an empty dict is an empty run)."""
+    if not isinstance(x, Mapping):
+        return False
+    vals = list(x.values())
+    return not vals or (isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()))
+
+
 def _load_runs(runs: Any) -> list:
-    """Paths, Run objects, DataFrames, ``{qid: {doc: score}}`` dicts, or a
-    mapping ``{name: any of those}``; a single one or a sequence."""
+    """Runs in every shape ir-measures takes, or several of them.
+
+    One run: a path, a :class:`~pref_eval.io.runs.Run`, a DataFrame
+    (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
+    scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
+    ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts.
+    An empty run is refused as the command lines refuse an empty run file.
+    """
     from .io.runs import Run, read_run, run_from_records
 
     def one(x: Any, name: str | None = None) -> Run:
@@ -37,19 +63,33 @@ def _load_runs(runs: Any) -> list:
             return x
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
-        return run_from_records(x, name=name or "run")
+        r = run_from_records(x, name=name or "run")
+        if len(r.docno) == 0:
+            from .errors import InputError
+
+            raise InputError(name or "run", 0, "empty run (expected (qid, docno, score) records)")
+        return r
 
     if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns"):
         return [one(runs)]
     if isinstance(runs, Mapping):
-        vals = list(runs.values())
-        if vals and isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()):
+        if _is_run_dict(runs):
             return [one(runs)]  # a single {qid: {doc: score}}
         return [one(v, str(k)) for k, v in runs.items()]
-    if isinstance(runs, Sequence):
-        out = [one(x) for x in runs]
-        return out
-    raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+    if isinstance(runs, Iterator) or not isinstance(runs, Sequence):
+        if not isinstance(runs, Iterable):
+            raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+        runs = list(runs)  # a generator of ScoredDoc records is one run
+    if not runs or _is_record(runs[0]):
+        return [one(runs)]
+    return [one(x) for x in runs]
+
+
+def _measure_names(measures: Any) -> list[str]:
+    """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``)."""
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    return [m if isinstance(m, str) else str(m) for m in measures]
 
 
 def evaluate_run_group(piece: tuple) -> list:
@@ -80,7 +120,7 @@ def evaluate_run_group(piece: tuple) -> list:
 def evaluate(
     qrels: Any,
     runs: Any,
-    measures: Iterable[str] | str = ("official",),
+    measures: Any = ("official",),
     *,
     complete: bool = False,
     level: int = 1,
@@ -108,9 +148,7 @@ def evaluate(
     from .measures.base import needs_subtopics
     from .output.table import HEADER, long_rows
 
-    if isinstance(measures, str):
-        measures = [measures]
-    requests = parse_measures(list(measures))
+    requests = parse_measures(_measure_names(measures))
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
     names = [r.name for r in rs]
@@ -128,6 +166,38 @@ def evaluate(
         results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
+
+
+class Metric(NamedTuple):
+    """One per-query value, as ir-measures' ``Metric`` (``query_id, measure, value``)."""
+
+    query_id: str
+    measure: str
+    value: float
+
+
+def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
+    """Per-query values of one run, as ``ir_measures.iter_calc(measures, qrels, run)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels``/``run`` in any shape :func:`evaluate` takes; ``options`` are
+    :func:`evaluate`'s keywords. Yields :class:`Metric` in query order.
+    """
+    df = evaluate(qrels, {"run": run}, measures, **options)
+    for q, m, v in zip(df.qid, df.measure, df.value, strict=True):
+        yield Metric(str(q), str(m), v)
+
+
+def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[str, Any]:
+    """Summary value of each measure column for one run, as ``ir_measures.calc_aggregate``.
+
+    The summary is trec_eval's (mean over the evaluated queries for most
+    measures, a sum for counts, a geometric mean for ``gm_*``); keys are the
+    printed names (``nDCG@10``, ``P_5``).
+    """
+    df = evaluate(qrels, {"run": run}, measures, summary=True, **options)
+    allrows = df[df.qid == "all"]
+    return dict(zip(allrows.measure, allrows.value, strict=True))
 
 
 def agree(
@@ -166,3 +236,4 @@ def agree(
         resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
         consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
         tests=tests, correction=correction, alpha=alpha)
+

@@ -66,6 +66,15 @@ class QrelsIndex:
     key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     grade_desc: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     subtopics: Qrels | None = field(default=None, repr=False)  # every row of subtopic qrels
+    row: np.ndarray | None = field(default=None, repr=False)  # row in the source Qrels of each judgment
+    source_line: np.ndarray | None = field(default=None, repr=False)  # the source Qrels' line numbers
+
+    @property
+    def line(self) -> np.ndarray:
+        """Line number in the qrels file of every judgment (0 when unknown), on demand."""
+        if self.row is None or self.source_line is None:
+            return np.zeros(len(self.grade), dtype=np.int64)
+        return np.asarray(self.source_line)[self.row]
 
     @property
     def nq(self) -> int:
@@ -194,7 +203,7 @@ def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
     grade = qrels.rel[order].astype(np.int64, copy=False)
     grade_desc = _grades_desc(grade, counts)
     return QrelsIndex(qids=qids, ptr=ptr, grade=grade, docno=qrels.docno[order], key=key, grade_desc=grade_desc,
-                      subtopics=qrels.subtopics)
+                      subtopics=qrels.subtopics, row=order, source_line=qrels.line)
 
 
 def _grades_desc(grade: np.ndarray, counts: np.ndarray) -> np.ndarray:

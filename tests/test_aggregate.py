@@ -42,7 +42,7 @@ def test_reproduces_pref_aggregate_with_10_steps(name, opts):
 def test_stationary_mc4_matches_networkx_pagerank():
     """Damped MC4 π equals networkx.pagerank on the chain with its self-loops (aggregation.md §1)."""
     nx = pytest.importorskip("networkx")
-    from pref_eval.aggregate import majority_matrix, mc4_transition, stationary
+    from pref_eval.rank_aggregation import majority_matrix, mc4_transition, stationary
 
     rng = np.random.default_rng(3)
     names = [f"s{i}" for i in range(7)]
@@ -59,7 +59,7 @@ def test_stationary_mc4_matches_networkx_pagerank():
 
 
 def test_condorcet_winner_first_and_deterministic():
-    from pref_eval.aggregate import borda, mc4
+    from pref_eval.rank_aggregation import borda, mc4
 
     rankings = [["a", "b", "c", "d"], ["a", "c", "b", "d"], ["b", "a", "d", "c"]]
     assert mc4(rankings)[0] == "a" and mc4(rankings) == mc4(rankings)
@@ -99,7 +99,7 @@ def test_majority_matrix_with_partial_rankings_matches_its_definition():
     """C[a,b] = #rankings with a above b − #rankings with b above a, counted pair by pair (brute force)."""
     import random
 
-    from pref_eval.aggregate import majority_matrix
+    from pref_eval.rank_aggregation import majority_matrix
 
     rng = random.Random(5)
     names = [f"r{i}" for i in range(9)]

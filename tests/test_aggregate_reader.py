@@ -55,7 +55,7 @@ def test_every_path_reproduces_the_reference(tmp_path, monkeypatch, variant):
         monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
     elif variant == "tiny_chunks":
         monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
-        import pref_eval.aggregate as agg
+        import pref_eval.io.pref_jsonl as agg
 
         monkeypatch.setattr(agg, "CHUNK_BYTES", 1000)
     if variant == "gzip":
@@ -125,7 +125,7 @@ def test_non_number_values_are_reported(tmp_path, value):
 @pytest.mark.parametrize("kind", ["bool", "int64", "huge_int", "ints_only", "one_measure"])
 def test_unusual_numbers_read_as_the_line_by_line_parser_reads_them(tmp_path, monkeypatch, kind):
     """bool / int values (Python sums them), a lone measure: fast path == line-by-line path."""
-    import pref_eval.aggregate as agg
+    import pref_eval.io.pref_jsonl as agg
 
     rows = []
     for q in "123":

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(not (CROWD.exists() and GPT.exists()), reason="r
 
 
 def test_llmlog_reads_judge_human_markers():
-    from pref_eval.zelo.formats import detect_format, read_judgments
+    from pref_eval.io.judgments import detect_format, read_judgments
 
     text = GPT.read_text()
     assert detect_format(text) == "llmlog"

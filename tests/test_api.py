@@ -63,3 +63,64 @@ def test_errors():
         pref_eval.evaluate(QRELS, RUNS[0], ["mapp"])
     with pytest.raises(UsageError, match="share a name"):
         pref_eval.evaluate(QRELS, {"a": _run_dict(RUNS[0]), "b": _run_dict(RUNS[1])} and [RUNS[0], RUNS[0]], ["map"])
+
+
+# ------------------------------------------------------------ ir-measures shapes
+def _irm_inputs():
+    ir_measures = pytest.importorskip("ir_measures")
+    return (ir_measures, list(ir_measures.read_trec_qrels(str(QRELS))),
+            list(ir_measures.read_trec_run(str(RUNS[0]))))
+
+
+def test_every_ir_measures_input_shape_gives_ir_measures_values():
+    import numpy as np
+
+    irm, qrels, run = _irm_inputs()
+    measures = [irm.AP, irm.nDCG @ 10, irm.P(rel=2) @ 5, irm.RR @ 10]
+    expected = {(m.query_id, str(m.measure)): m.value for m in irm.iter_calc(measures, qrels, run)}
+    as_dict: dict = {}
+    for r in run:
+        as_dict.setdefault(r.query_id, {})[r.doc_id] = np.float32(r.score)  # numpy scalars
+    shapes = {
+        "namedtuple lists": (qrels, run),
+        "generators": ((q for q in qrels), (r for r in run)),
+        "DataFrames": (pd.DataFrame(qrels), pd.DataFrame(run)),
+        "plain tuples": ([(q.query_id, q.doc_id, q.relevance) for q in qrels],
+                         [(r.query_id, r.doc_id, r.score) for r in run]),
+    }
+    for label, (q, r) in shapes.items():
+        df = pref_eval.evaluate(q, r, measures)
+        assert df.run.nunique() == 1, label  # a list of ScoredDocs is one run
+        got = {(qid, m): v for qid, m, v in zip(df.qid, df.measure, df.value, strict=True)}
+        assert got.keys() == expected.keys(), label
+        for k, v in expected.items():
+            assert got[k] == pytest.approx(v, abs=1e-12), (label, k)
+    # float32 scores: same ranking as the float32-rounded run in ir-measures
+    f32 = [irm.ScoredDoc(r.query_id, r.doc_id, float(np.float32(r.score))) for r in run]
+    exp32 = {(m.query_id, str(m.measure)): m.value for m in irm.iter_calc(measures, qrels, f32)}
+    df = pref_eval.evaluate(qrels, as_dict, measures)
+    for qid, m, v in zip(df.qid, df.measure, df.value, strict=True):
+        assert v == pytest.approx(exp32[(qid, m)], abs=1e-12)
+
+
+def test_iter_calc_and_calc_aggregate_like_ir_measures():
+    irm, qrels, run = _irm_inputs()
+    measures = [irm.AP, irm.nDCG @ 10, irm.NumRet(rel=1)]
+    ours = list(pref_eval.iter_calc(measures, qrels, iter(run)))
+    theirs = list(irm.iter_calc(measures, qrels, run))
+    assert {(m.query_id, m.measure): m.value for m in ours} == pytest.approx(
+        {(m.query_id, str(m.measure)): m.value for m in theirs})
+    agg = pref_eval.calc_aggregate(measures, qrels, run)
+    ref = irm.calc_aggregate(measures, qrels, run)
+    for m in measures:
+        assert agg[str(m)] == pytest.approx(ref[m], abs=1e-12)
+
+
+def test_empty_run_is_refused_as_on_the_command_line(tmp_path):
+    from pref_eval.errors import InputError
+
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    for run in (str(empty), [], {}, iter(()), pd.DataFrame(columns=["query_id", "doc_id", "score"])):
+        with pytest.raises(InputError, match="empty run"):
+            pref_eval.evaluate(QRELS, run, ["map"])

@@ -166,3 +166,185 @@ def test_item4_options_without_their_partner_are_refused(tmp_path, args, flag):
     code, out, err = cli("fit", "-J", JUDGE, *args, "-o", tmp_path / "s.tsv")
     assert code == 2 and err.startswith(f"zelo_fit: {flag} applies only with")
     assert not (tmp_path / "s.tsv").exists()
+
+
+# 5 ------------------------------------------------------------------------------------------------
+
+CAST = ROOT / ".." / "shared" / "data" / "claclark_preferences" / "TREC-CAsT-2019.qrels"
+
+
+def _gzip(path: Path) -> Path:
+    import gzip
+
+    out = path.with_suffix(path.suffix + ".gz")
+    out.write_bytes(gzip.compress(path.read_bytes()))
+    return out
+
+
+@pytest.mark.skipif(not CAST.exists(), reason="needs ../shared (the real TREC CAsT 2019 qrels)")
+@pytest.mark.parametrize("gz", [False, True], ids=["fast-path", "tokenizer"])
+def test_item5_cast_2019_decimal_grades_read_as_integers(tmp_path, gz):
+    """The real CAsT 2019 qrels (grades 0.0 ... 50.0) evaluate as pytrec_eval on their integers."""
+    import hashlib
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels: dict[str, dict[str, int]] = {}
+    for line in CAST.read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(float(g))
+    run: dict[str, dict[str, float]] = {}
+    lines = []
+    for q, docs in qrels.items():  # a deterministic synthetic run over the judged documents
+        ranked = sorted(docs, key=lambda d: hashlib.md5(d.encode()).hexdigest())[:50]
+        for r, d in enumerate(ranked, 1):
+            run.setdefault(q, {})[d] = 100.0 - r
+            lines.append(f"{q} Q0 {d} {r} {100.0 - r} syn\n")
+    run_path = tmp_path / "syn.run"
+    run_path.write_text("".join(lines))
+    qpath = CAST
+    if gz:
+        import gzip
+
+        qpath = tmp_path / "cast.qrels.gz"
+        qpath.write_bytes(gzip.compress(CAST.read_bytes()))
+    code, out, err = cli("trec", "-q", "-m", "map", "-m", "ndcg", qpath, run_path)
+    assert code == 0, err
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg"}).evaluate(run)
+    got = {(m.strip(), q): float(v) for m, q, v in (x.split("\t") for x in out.splitlines()) if q != "all"}
+    for q, vals in ref.items():
+        assert got[("map", q)] == pytest.approx(vals["map"], abs=5e-5)
+        assert got[("ndcg", q)] == pytest.approx(vals["ndcg"], abs=5e-5)
+
+
+def _sample_with_grades(tmp_path: Path, fmt: str) -> Path:
+    p = tmp_path / "decimal.qrels"
+    p.write_text("".join(f"{q} {i} {d} {fmt.format(int(g))}\n"
+                         for q, i, d, g in (x.split() for x in QRELS.read_text().splitlines())))
+    return p
+
+
+@pytest.mark.parametrize("fmt", ["{}.0", "+00{}.000"])
+@pytest.mark.parametrize("gz", [False, True], ids=["fast-path", "tokenizer"])
+def test_item5_integral_decimal_grades_equal_integer_grades(tmp_path, fmt, gz):
+    p = _sample_with_grades(tmp_path, fmt)
+    if gz:
+        p = _gzip(p)
+    for cmd in ("trec", "eval"):
+        args = ("-m", "map", "-m", "ndcg_cut.10")
+        want = cli(cmd, *args, QRELS, RUNS[0]) if cmd == "trec" else cli(cmd, "-R", QRELS, *args, RUNS[0])
+        got = cli(cmd, *args, p, RUNS[0]) if cmd == "trec" else cli(cmd, "-R", p, *args, RUNS[0])
+        assert got == want
+
+
+@pytest.mark.parametrize("tok, message", [
+    ("0.5", "relevance grade '0.5' is not an integer"),
+    ("0x10", "relevance grade '0x10' is not an integer"),
+    ("1_0", "relevance grade '1_0' is not an integer"),
+    ("1e2", "relevance grade '1e2' is not an integer"),
+    ("99999999999999999999", "relevance grade '99999999999999999999' is out of range"),
+])
+@pytest.mark.parametrize("gz", [False, True], ids=["fast-path", "tokenizer"])
+def test_item5_grade_grammar_refusals(tmp_path, tok, message, gz):
+    p = tmp_path / "bad.qrels"
+    p.write_text(f"1 0 a 1\n1 0 b {tok}\n1 0 c 0\n")
+    if gz:
+        p = _gzip(p)
+    code, out, err = cli("trec", "-m", "map", p, RUNS[0])
+    assert code == 2 and out == ""
+    assert err == f"zelo_trec: {p}:2: {message}" + err[len(f"zelo_trec: {p}:2: {message}"):]
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["fast-path", "tokenizer"])
+def test_item5_run_scores_no_hex_no_underscores(tmp_path, gz):
+    for tok in ("0x10", "1_0"):
+        p = tmp_path / "bad.run"
+        p.write_text(f"1037798 Q0 a 1 {tok} t\n1037798 Q0 b 2 1 t\n")
+        if gz:
+            p = _gzip(p)
+        code, _, err = cli("trec", "-m", "map", QRELS, p)
+        assert code == 2 and err.startswith(f"zelo_trec: {p}:1: score '{tok}' is not a number"), err
+
+
+# 6 ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl"])
+def test_item6_orderings_read_zelo_eval_tables(tmp_path, fmt):
+    """``zelo_compare --orderings`` reads zelo_eval's own tables (tau as scipy's on pytrec_eval's means)."""
+    from scipy import stats
+
+    a, b = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
+    assert cli("eval", "-R", QRELS, "-m", "map", "-m", "P_500", "-o", fmt, "--output", a, *RUNS)[0] == 0
+    assert cli("eval", "-R", QRELS, "-m", "rpp", "-m", "p@500", "-o", fmt, "--output", b, *RUNS)[0] == 0
+    code, out, err = cli("compare", "--orderings", a, b, "--key-a", "map", "--key-b", "p@500")
+    assert code == 0, err
+    ap, p500 = _pytrec("map"), _pytrec("P_500")
+    names = [p.name for p in RUNS]
+    want = stats.kendalltau([sum(ap[n].values()) for n in names], [sum(p500[n].values()) for n in names])
+    got = dict(line.split(None, 1) for line in out.splitlines() if line.strip() and not line.startswith(("A:", "B:")))
+    assert float(got["kendall_tau_b"]) == pytest.approx(want.statistic, abs=5e-5)
+    code, _, err = cli("compare", "--orderings", a, b)
+    assert code == 2 and "holds several measures (map, P_500)" in err
+
+
+# 7, 8 --------------------------------------------------------------------------------------------
+
+def test_item7_qrels_are_not_read_as_carterette_preferences(tmp_path):
+    code, out, err = cli("fit", "-J", QRELS, "-o", tmp_path / "s.tsv")
+    assert code == 2 and not (tmp_path / "s.tsv").exists()
+    assert err.startswith(f"zelo_fit: {QRELS.relative_to(ROOT)}:1: this looks like TREC qrels") or \
+        "this looks like TREC qrels ('qid iter docno grade'), not pairwise judgments" in err
+
+
+def test_item7_three_column_grades_are_ambiguous(tmp_path):
+    p = tmp_path / "graded.txt"
+    p.write_text("q1 d1 2\nq1 d2 0\nq1 d3 1\n")
+    code, _, err = cli("fit", "-J", p)
+    assert code == 2 and "ambiguous" in err and "--format clarke3" in err
+    code, out, err = cli("fit", "-J", p, "--format", "clarke3")  # said explicitly: read as asked
+    assert code == 0, err
+
+
+def _tournament(tmp_path):
+    state = tmp_path / "s.json"
+    assert cli("pairs", "init", "--state", state, "--qrels", QRELS, "--k", "3")[0] == 0
+    batch = tmp_path / "batch.txt"
+    assert cli("pairs", "next", "--state", state, "-o", batch)[0] == 0
+    return state, batch
+
+
+def test_item8_request_file_is_not_judgments(tmp_path):
+    state, batch = _tournament(tmp_path)
+    before = state.read_text()
+    code, out, err = cli("pairs", "add", "--state", state, "-J", batch)
+    assert code == 2 and f"{batch}:1: this is a request file written by zelo_pairs" in err
+    assert state.read_text() == before
+    for fmt in ([], ["--format", "clarke3"]):
+        code, _, err = cli("fit", "-J", batch, *fmt)
+        assert code == 2 and "request file" in err
+
+
+def test_item8_add_is_idempotent_and_says_what_it_ignored(tmp_path):
+    state, batch = _tournament(tmp_path)
+    lines = [x.split() for x in batch.read_text().splitlines() if not x.startswith("#")]
+    judged = tmp_path / "judged.txt"
+    judged.write_text("".join(f"{t} {a} {b} {min(a, b)}\n" for t, a, b in lines[:4]))
+    assert cli("pairs", "add", "--state", state, "-J", judged)[0] == 0
+    once = state.read_text()
+    code, _, err = cli("pairs", "add", "--state", state, "-J", judged)
+    assert code == 0 and "already added" in err and state.read_text() == once
+    stray = tmp_path / "stray.txt"
+    t, a, b = lines[0]
+    stray.write_text(f"{t} {a} {b} {a}\n{t} nosuchdoc {b} {b}\n")
+    code, _, err = cli("pairs", "add", "--state", state, "-J", stray)
+    assert code == 0
+    assert "ignored 1 judgments of pairs already judged in this stage and 1 of pairs not requested" in err
+    assert "nosuchdoc" in err or "already judged" in err
+
+
+def test_item8_cycles_tsv_requests_are_not_judgments(tmp_path):
+    pairs = tmp_path / "pairs.tsv"
+    assert cli("pairs", "cycles", "--run", RUNS[0], "--depth", "5", "--output-format", "tsv",
+               "-o", pairs, "-Q")[0] == 0
+    code, _, err = cli("fit", "-J", pairs)
+    assert code == 2 and "request file" in err

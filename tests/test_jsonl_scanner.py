@@ -217,7 +217,7 @@ def reference_files() -> list[Path]:
 
 
 def test_reader_gives_the_same_file_with_and_without_the_scanner(tmp_path, monkeypatch):
-    from pref_eval.aggregate import read_pref_file
+    from pref_eval.io.pref_jsonl import read_pref_file
     from pref_eval.errors import InputError
 
     files = reference_files() + irregular_files(tmp_path)

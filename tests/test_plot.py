@@ -123,7 +123,7 @@ def test_per_query_file_and_compare_jsonl(tmp_path, capsys):
 def test_win_matrix_counts_match_file():
     """clarke3 'topic winner loser': W[i, j] = number of lines where i beat j (hand count)."""
     from pref_eval.plot.matrix import share_matrix, win_matrix
-    from pref_eval.zelo.formats import read_judgments
+    from pref_eval.io.judgments import read_judgments
 
     j = read_judgments(JUDGE)
     docs, w = win_matrix(j, "1037798")
@@ -147,7 +147,7 @@ def test_win_matrix_counts_match_file():
 def test_win_matrix_fractional_scores(tmp_path):
     """score s (1 = B better) adds s to W[b, a] and 1 - s to W[a, b], as zbench's W."""
     from pref_eval.plot.matrix import win_matrix
-    from pref_eval.zelo.formats import read_judgments
+    from pref_eval.io.judgments import read_judgments
 
     f = tmp_path / "j.jsonl"
     rows = [("q", "d1", "d2", 0.75), ("q", "d2", "d1", 1.0), ("q", "d1", "d3", 0.0)]
@@ -161,7 +161,7 @@ def test_win_matrix_fractional_scores(tmp_path):
 def test_zelo_order_from_scores_file(scores_tsv):
     from pref_eval.plot.matrix import win_matrix, zelo_order
     from pref_eval.plot.scores import read_scores_with_se
-    from pref_eval.zelo.formats import read_judgments
+    from pref_eval.io.judgments import read_judgments
 
     j = read_judgments(JUDGE)
     table = read_scores_with_se(str(scores_tsv))

@@ -1,5 +1,5 @@
 """The preference-mode measure table of docs/measures.md (issue 6) is generated from
-``pref_eval.preferences.names.DEFINITIONS``; its claims are checked here.
+``pref_eval.run_preferences.names.DEFINITIONS``; its claims are checked here.
 
 The "trec_eval" / "ir-measures" columns claim equal per-query values: checked
 live against ir-measures (pytrec_eval) on the shipped qrels and runs.
@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pref_eval.measures.doc_table import render_preferences
-from pref_eval.preferences.names import ALL_SET, DEFINITIONS, PREFERENCE_SET, PREFERENCES, parse_pref_measure
+from pref_eval.run_preferences.names import ALL_SET, DEFINITIONS, PREFERENCE_SET, PREFERENCES, parse_pref_measure
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from doc_table import render_preferences  # noqa: E402  (tools/: the docs generator)
 QRELS = ROOT / "qrels" / "dl19-sample.qrels"
 RUNS = [ROOT / "runs" / n for n in ("bm25.run", "dense.run", "rerank.run")]
 

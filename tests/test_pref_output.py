@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from pref_eval.preferences.output import _literals
+from pref_eval.output.preferences import _literals
 
 
 def _values() -> np.ndarray:
@@ -65,7 +65,7 @@ def _naive_lines(res, per_query=True, summary=True):
                     d.update({k: float(res.metrics[k][i, q]) for k in mkeys})
                     out.append(json.dumps(d) + "\n")
     if summary:
-        from pref_eval.preferences.output import summary_means
+        from pref_eval.output.preferences import summary_means
 
         for p in range(len(res.I)):
             d = {"qid": "all", "runi": res.runs[res.I[p]], "runj": res.runs[res.J[p]], "sample": res.sample}
@@ -78,10 +78,10 @@ def _naive_lines(res, per_query=True, summary=True):
 @pytest.mark.parametrize("reference", [None, 2])
 def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference):
     """Bulk writer (coded low-cardinality columns, merged pieces, blocks of queries) vs json.dumps."""
-    from pref_eval.preferences import output
-    from pref_eval.preferences.evaluate import PrefResult
-    from pref_eval.preferences.names import resolve
-    from pref_eval.preferences.pairwise import pairs_of
+    from pref_eval.output import preferences as output
+    from pref_eval.run_preferences.evaluate import PrefResult
+    from pref_eval.run_preferences.names import resolve
+    from pref_eval.run_preferences.pairwise import pairs_of
 
     if orjson_off:
         monkeypatch.setitem(sys.modules, "orjson", None)

@@ -11,9 +11,9 @@ import pytest
 
 from pref_eval.io.qrels import qrels_from_records
 from pref_eval.io.runs import run_from_records
-from pref_eval.preferences.data import prepare_qrels
-from pref_eval.preferences.evaluate import evaluate_preferences
-from pref_eval.preferences.names import resolve
+from pref_eval.run_preferences.data import prepare_qrels
+from pref_eval.run_preferences.evaluate import evaluate_preferences
+from pref_eval.run_preferences.names import resolve
 
 PREFS = ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision"]
 
@@ -91,8 +91,8 @@ def test_lexi_signs_agree_with_rr_and_recall(seed):
     assert mask.any()
     assert np.all(np.sign(rrd[mask]) == lp[mask])
     # number of relevant documents retrieved, per run and query
-    from pref_eval.preferences.data import BIG
-    from pref_eval.preferences.evaluate import build_vectors
+    from pref_eval.run_preferences.data import BIG
+    from pref_eval.run_preferences.evaluate import build_vectors
 
     q = qrels_from_records(qrels)
     rv = build_vectors(prepare_qrels(q), [run_from_records(r, name=n) for n, r in runs.items()], list(runs), None)

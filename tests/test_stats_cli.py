@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from pref_eval.stats.perquery import read_per_query
+from pref_eval.io.perquery import read_per_query
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "stats"

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from pref_eval.errors import InputError, UsageError
-from pref_eval.stats.ordering_files import read_ordering
+from pref_eval.io.orderings import read_ordering
 from pref_eval.stats.orderings import (compare_orderings, kendall_tau_b, rbo_ext, swapped_pairs, tau_ap,
                                        tau_ap_a, tau_ap_b)
 

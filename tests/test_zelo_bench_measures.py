@@ -12,7 +12,7 @@ import pytest
 
 from pref_eval.errors import EvaluationError
 from pref_eval.zelo.bench_measures import align, ndcg_exp, pairwise_accuracy, pairwise_counts, recall_at_k
-from pref_eval.zelo.formats import read_zbench_annotated
+from pref_eval.io.judgments import read_zbench_annotated
 
 DATA = Path(__file__).resolve().parent / "data" / "zelo" / "zbench"
 

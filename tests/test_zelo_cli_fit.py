@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from pref_eval.zelo.qrels_out import grade_bins
-from pref_eval.zelo.scores_io import read_zelo_scores
+from pref_eval.output.qrels import grade_bins
+from pref_eval.io.zelo_scores import read_zelo_scores
 
 
 def run(*args, stdin=None):

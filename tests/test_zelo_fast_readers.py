@@ -14,7 +14,7 @@ import pytest
 from pref_eval.errors import InputError
 from pref_eval.io import judgment_columns as jc
 from pref_eval.io.jsonl_scan import scanner_available
-from pref_eval.zelo import formats
+from pref_eval.io import judgments as formats
 from pref_eval.zelo.judgments import Judgments, from_dataset
 
 

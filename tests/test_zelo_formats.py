@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pref_eval.errors import InputError
-from pref_eval.zelo.formats import detect_format, read_judgments
+from pref_eval.io.judgments import detect_format, read_judgments
 from pref_eval.zelo.judgments import vote_score
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -207,7 +207,7 @@ def test_zbench_ai_scores_error_names_the_pair_line(tmp_path):
 
 
 def test_dataset_reader_error_line(tmp_path):
-    from pref_eval.zelo.formats import read_zbench_annotated, read_zbench_dataset
+    from pref_eval.io.judgments import read_zbench_annotated, read_zbench_dataset
 
     p = _write(tmp_path, "ds.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "a"}]}\n{"query": {"id": "r"}}\n')
     with pytest.raises(InputError) as ei:

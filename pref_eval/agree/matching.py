@@ -1,7 +1,7 @@
 """Match the judgments of several judges on (query, unordered document pair).
 
 Every judge's file is read by the readers ``zelo_fit`` uses
-(:func:`pref_eval.zelo.formats.read_judgments`) into a :class:`JudgeVotes`:
+(:func:`pref_eval.io.judgments.read_judgments`) into a :class:`JudgeVotes`:
 one row per *vote* (an ensemble's members or a pair judged several times give
 several rows; an llmlog ``?`` line or a failed call gives a missing vote).
 
@@ -234,7 +234,7 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
 def read_judges(paths: list[str], names: list[str], fmt: str | None = None, ties: str = "half",
                 formats: list[str | None] | None = None) -> tuple[list[JudgeVotes], Vocabulary]:
     """Read every judge's file (formats as ``zelo_fit``) onto one vocabulary."""
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
 
     vocab = Vocabulary()
     out = []

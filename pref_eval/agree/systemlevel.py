@@ -3,7 +3,7 @@
 For every judge, graded qrels are derived exactly as ``zelo_fit --qrels`` does:
 the judge's own judgments are fitted (:func:`pref_eval.zelo.fit.fit_bt`, same
 ``prior``), and per query the scores of the judge's documents are cut into
-equal-size quantile bins (:func:`pref_eval.zelo.qrels_out.grade_bins`) labelled
+equal-size quantile bins (:func:`pref_eval.output.qrels.grade_bins`) labelled
 with ``grades``. The runs are evaluated with each judge's qrels
 (:func:`pref_eval.api.evaluate`, measure ``-m``) on the topics every judge's
 qrels contain. Then, for each judge against the reference (the first):
@@ -34,7 +34,7 @@ LEVEL = "system"
 def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, int]]:
     """``{qid: {docno: grade}}`` from one judge's table, as ``zelo_fit --qrels`` (quantile bins)."""
     from ..zelo.fit import fit_bt
-    from ..zelo.qrels_out import grade_bins
+    from ..output.qrels import grade_bins
 
     q, a, b, s, w = table.arrays()
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
@@ -48,7 +48,7 @@ def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, i
 
 
 def _parse_int_grades(text: str) -> list[int]:
-    from ..zelo.qrels_out import parse_grades
+    from ..output.qrels import parse_grades
 
     parts = parse_grades(text)
     try:

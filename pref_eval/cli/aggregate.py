@@ -39,7 +39,9 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
     import numpy as np
 
-    from ..aggregate import aggregate, json_lines, read_pref_file
+    from ..io.pref_jsonl import read_pref_file
+    from ..output.orderings import json_lines
+    from ..rank_aggregation import aggregate
     from ..errors import UsageError
     from .common import output_stream
 

@@ -14,6 +14,7 @@ from typing import TextIO
 from collections.abc import Callable, Iterator
 
 from ..errors import PrefEvalError
+from ..log import Log  # noqa: F401  (the commands import it from here)
 
 
 class Terminated(BaseException):
@@ -239,43 +240,6 @@ def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
         check_not_input(p, command_inputs(p))
     with output_files(list(paths)) as fhs:
         yield fhs
-
-
-class Log:
-    """Progress and warnings on stderr, silenced by ``--quiet``."""
-
-    def __init__(self, prog: str, quiet: bool = False) -> None:
-        self.prog = prog
-        self.quiet = quiet
-
-    def warn(self, message: str) -> None:
-        if not self.quiet:
-            sys.stderr.write(f"{self.prog}: warning: {message}\n")
-
-    def info(self, message: str) -> None:
-        if not self.quiet:
-            sys.stderr.write(f"{self.prog}: {message}\n")
-
-    @property
-    def interactive(self) -> bool:
-        """Progress is shown only when stderr is a terminal and not ``--quiet``."""
-        try:
-            return not self.quiet and sys.stderr.isatty()
-        except (AttributeError, ValueError):
-            return False
-
-    def progress(self, label: str, done: int, total: int) -> None:
-        """One updating progress line on a terminal (``label: done/total``)."""
-        if not self.interactive:
-            return
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r{self.prog}: {label}: {done}/{total}{end}")
-        sys.stderr.flush()
-
-    def stage(self, message: str) -> None:
-        """A progress message for a long step, shown only on a terminal."""
-        if self.interactive:
-            sys.stderr.write(f"{self.prog}: {message}\n")
 
 
 def given_options(*names: str) -> list[str]:

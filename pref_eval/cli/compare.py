@@ -95,9 +95,9 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     if orderings:
         if qrels or per_query or runs:
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        from ..stats.ordering_files import read_ordering
+        from ..io.orderings import read_ordering
         from ..stats.orderings import compare_orderings
-        from ..stats.report import format_orderings
+        from ..output.comparisons import format_orderings
 
         a, desc_a = read_ordering(orderings[0], key_a)
         b, desc_b = read_ordering(orderings[1], key_b)
@@ -144,7 +144,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             from ..stats.prefvalues import preference_values
 
             log.stage(f"evaluating {len(runs)} runs (preference measures)")
-            from ..preferences.evaluate import run_id
+            from ..run_preferences.evaluate import run_id
 
             if baseline is not None:
                 ids = [run_id(p) for p in runs]
@@ -168,7 +168,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             log.stage(f"evaluating {len(runs)} runs")
             df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth, jobs=jobs)
     else:
-        from ..stats.perquery import read_per_query
+        from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)
     run_sel = None
@@ -235,7 +235,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                 parts.append(pref_records)
     if not parts:
         raise UsageError("nothing to compare (no measure with values for at least two runs)")
-    from ..stats.report import format_pref_table, format_table, records_csv, records_jsonl
+    from ..output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
 
     if fmt in ("jsonl", "csv"):
         import pandas as pd

@@ -141,7 +141,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
 def _list_measures() -> int:
     from ..measures import registry
     from ..measures.nicknames import NICKNAMES
-    from ..preferences.names import ALL_SET, PREFERENCES
+    from ..run_preferences.names import ALL_SET, PREFERENCES
 
     click.echo("preference measures: " + " ".join(PREFERENCES))
     click.echo("pref_eval metrics: ap ap@K rbp rbp@G rbp@G,K rr rr@K ndcg ndcg@K rp p@K r@K")
@@ -156,7 +156,7 @@ def _trec_eval_names_only(measures) -> bool:
     """True when ``-m`` names only trec_eval / ir-measures measures that pref_eval.py does not know
     (``map``, ``nDCG@10``): several runs then default to one trec_eval block per run, since
     pref_eval.py's output would show only the differences between runs."""
-    from ..preferences.names import parse_pref_measure
+    from ..run_preferences.names import parse_pref_measure
 
     if not measures or _wants_preferences(measures, None):
         return False
@@ -178,7 +178,7 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
-    from ..preferences.evaluate import run_id
+    from ..run_preferences.evaluate import run_id
     from .common import output_stream
 
     if ms in ("preferences", "all", "none"):
@@ -236,7 +236,7 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
     """
     from ..errors import UsageError
     from ..io.textfile import display_name
-    from ..preferences.evaluate import run_id
+    from ..run_preferences.evaluate import run_id
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
     from .common import output_stream
 
@@ -280,7 +280,7 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
 
 
 def _check_names(names, paths) -> None:
-    from ..preferences.evaluate import check_unique_run_ids
+    from ..run_preferences.evaluate import check_unique_run_ids
 
     check_unique_run_ids(names, paths)
 
@@ -291,11 +291,11 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
-    from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, reference_index, run_names
-    from ..preferences.names import resolve
-    from ..preferences.output import pref_json_lines, pref_rows, write_table
-    from ..preferences.sampling import sample_labels, sample_queries
+    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
+    from ..run_preferences.names import resolve
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
+    from ..run_preferences.sampling import sample_labels, sample_queries
     from .common import output_stream
 
     if fmt == "pref" and len(runs) < 2:

@@ -54,10 +54,10 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     from ..errors import UsageError
     from ..io.textfile import read_input_bytes
     from ..zelo.fit import fit_bt_parallel, to_scale
-    from ..zelo.formats import read_judgments, read_zbench_dataset
+    from ..io.judgments import read_judgments, read_zbench_dataset
     from ..zelo.judgments import from_dataset
-    from ..zelo.qrels_out import parse_bins, parse_grades, write_qrels
-    from ..zelo.scores_io import write_scores_columns, write_zbench_jsonl
+    from ..output.qrels import parse_bins, parse_grades, write_qrels
+    from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
 
     log = Log("zelo_fit", quiet)
     refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))

@@ -19,10 +19,17 @@ def command():
     """
 
 
+def request_header(layout: str) -> str:
+    """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
+    from ..io.judgments import REQUEST_MARK
+
+    return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
+
+
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
     from ..io.textfile import read_input_bytes
-    from ..zelo.formats import read_zbench_dataset
+    from ..io.judgments import read_zbench_dataset
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -82,6 +89,8 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
     queries = _read_queries(dataset, run, depth, docs)
     pairs = random_cycles(queries, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat)
     with output_stream(output) as out:
+        if output_format == "tsv" and pairs:
+            out.write(request_header("qid<TAB>docA<TAB>docB"))
         for q, a, b in pairs:
             if output_format == "jsonl":
                 out.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
@@ -139,9 +148,18 @@ def next_cmd(state, output):
     # requests are written together, or neither is
     with output_streams(state, output) as (st, out):
         st.write(t.to_json())
+        if req:  # nothing at all once the tournament is over (scripts test for an empty file)
+            out.write(request_header("topic docA docB"))
         for tp, a, b in req:
             out.write(f"{tp} {a} {b}\n")
     return 0
+
+
+def batch_digest(data: bytes) -> str:
+    """SHA-256 of a judgment batch (line endings normalised): replaying the same file changes nothing."""
+    import hashlib
+
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
 
 
 @command.command("add")
@@ -151,19 +169,28 @@ def next_cmd(state, output):
 @click.option("-Q", "--quiet", is_flag=True)
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
+
+    from ..io.textfile import read_input_bytes
 
     t = _load(state)
     log = Log("zelo_pairs", quiet)
     for path in judgments:
+        digest = batch_digest(read_input_bytes(path, what="judgment file"))
+        if t.has_batch(digest):
+            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
+            continue
         j = read_judgments(path, fmt)
         jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
         rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
                 for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
         summary = t.add(rows)
+        t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:
-            log.warn(f"{path}: {summary['duplicate']} judgments of already judged pairs and "
-                     f"{summary['unrequested']} of pairs not requested were ignored")
+            ex = t.last_ignored
+            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
+                     f"{summary['unrequested']} of pairs not requested in the current stage"
+                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
     _save(state, t)
     left = len(t.outstanding())
     log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
@@ -177,7 +204,7 @@ def result_cmd(state, qrels):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     import sys
 
-    from ..zelo.scores_io import fmt_float
+    from ..output.zelo_scores import fmt_float
     from ..zelo.tournament import read_graded_qrels
 
     t = _load(state)

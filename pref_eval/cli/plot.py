@@ -78,7 +78,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     _check_ext(output)
     from ..plot import pyplot
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
-    from ..zelo.formats import read_judgments
+    from ..io.judgments import read_judgments
 
     plt = pyplot()
     log = Log("zelo_plot", quiet)

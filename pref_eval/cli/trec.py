@@ -47,7 +47,7 @@ def command(per_query, measures, complete, level, nosummary, debug, judged_only,
     """
     from ..errors import UsageError
     from ..measures.parse import _atol
-    from ..treceval import TrecOptions, run_trec
+    from ..trec_eval.run import TrecOptions, run_trec
     from .common import output_stream
 
     if version:

@@ -6,14 +6,16 @@ import numpy as np
 from ..errors import InputError
 
 
-def read_irds_qrels(dataset_id: str, *, check_duplicates: bool = True):
-    """Load the qrels of ``dataset_id`` through ir_datasets.
+def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
+    """Load the qrels of ``dataset_id`` through ir_datasets as columns.
 
-    ir_datasets downloads the files on first use (its own cache); the id must
-    name a dataset that provides qrels.
+    Returns ``qid``, ``iter``, ``docno`` (bytes arrays), ``rel`` (int64) and
+    ``line`` (1-based record numbers); :func:`pref_eval.io.qrels.read_qrels`
+    builds the :class:`~pref_eval.io.qrels.Qrels` from them (so this module
+    does not import ``qrels`` and there is no import loop). ir_datasets
+    downloads the files on first use (its own cache); the id must name a
+    dataset that provides qrels.
     """
-    from .qrels import Qrels, _check_duplicates
-
     source = f"irds:{dataset_id}"
     try:
         import ir_datasets
@@ -37,9 +39,6 @@ def read_irds_qrels(dataset_id: str, *, check_duplicates: bool = True):
     n = len(qids)
     if n == 0:
         raise InputError(source, 0, "dataset has no qrels lines")
-    q = Qrels(qid=np.array(qids, dtype="S"), iter=np.array(its, dtype="S"),
-              docno=np.array(docs, dtype="S"), rel=np.asarray(rels, dtype=np.int64),
-              line=np.arange(1, n + 1, dtype=np.int64), source=source)
-    if check_duplicates:
-        _check_duplicates(q)
-    return q
+    return {"qid": np.array(qids, dtype="S"), "iter": np.array(its, dtype="S"),
+            "docno": np.array(docs, dtype="S"), "rel": np.asarray(rels, dtype=np.int64),
+            "line": np.arange(1, n + 1, dtype=np.int64)}

@@ -5,7 +5,7 @@ Each function takes the file's bytes (and its decoded text) and returns a
 query and of documents A and B, the score (1 = B better), the weight, the line
 number and whether the line is a judgment (False: it only registers its
 documents) -- or ``None`` when the file is not one the fast path takes. The
-callers in :mod:`pref_eval.zelo.formats` then use their line-by-line parser,
+callers in :mod:`pref_eval.io.judgments` then use their line-by-line parser,
 which gives the same table and reports the first bad line. So this module
 changes speed, never results:
 

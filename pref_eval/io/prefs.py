@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from .fastparse import fast_columns
+from .numbers import decimal_floats, integer_grades
 from .textfile import PathLike, display_name, read_input_bytes
 from .tokenize import split_lines
 
@@ -49,17 +50,7 @@ class Prefs:
 
 
 def _floats(tokens: np.ndarray, lines: np.ndarray, source: str, what: str) -> np.ndarray:
-    try:
-        vals = tokens.astype(np.float64)
-    except ValueError:
-        vals = None
-    if vals is None:
-        for i, tok in enumerate(tokens):
-            try:
-                float(tok)
-            except ValueError:
-                raise InputError(source, int(lines[i]),
-                                 f"{what} {tok.decode(errors='replace')!r} is not a number") from None
+    vals = decimal_floats(tokens, source, lines, what)
     bad = np.flatnonzero(~np.isfinite(vals))
     if len(bad):
         i = int(bad[0])
@@ -126,22 +117,8 @@ class QrelsJG:
 def qrels_jg_from_bytes(data: bytes, source: str) -> QrelsJG:
     """Parse a ``qrels_jg`` file; a docno twice in one (qid, jg) is an error."""
     expected = "4 fields 'qid jg docno rel'"
-    cols, lines = _columns(data, source, 4, expected, "i8")
-    rel_tok = cols[3]
-    if rel_tok.dtype.kind != "i":
-        try:
-            rel = rel_tok.astype(np.int64)
-        except ValueError:
-            for i, tok in enumerate(rel_tok):
-                try:
-                    int(tok)
-                except ValueError:
-                    raise InputError(source, int(lines[i]),
-                                     f"relevance grade {tok.decode(errors='replace')!r} "
-                                     "is not an integer") from None
-            raise  # pragma: no cover
-    else:
-        rel = rel_tok
+    cols, lines = _columns(data, source, 4, expected, "S")
+    rel = integer_grades(cols[3], source, lines)
     q = QrelsJG(qid=cols[0], jg=cols[1], docno=cols[2], rel=np.asarray(rel, dtype=np.int64),
                 line=lines, source=source)
     _check_jg_duplicates(q)

@@ -7,8 +7,9 @@ Rules (trec_eval 10 compatible, stricter where trec_eval is silent):
   docno is data);
 * blank lines are skipped (trec_eval refuses them; we accept them but say so
   in the docs);
-* ``rel`` must be an integer (``2``, ``-1``, ``+3``); a negative grade means
-  "pooled but unjudged", as in trec_eval;
+* ``rel`` must be an integer (``2``, ``-1``, ``+3``, or an integral decimal such as ``4.0``;
+  grammar in :mod:`pref_eval.io.numbers`); a negative grade means "pooled but unjudged", as in
+  trec_eval;
 * a duplicate (qid, docno) pair is an error naming both lines;
 * an empty file (no judgment lines) is an error.
 
@@ -31,6 +32,7 @@ import numpy as np
 
 from ..errors import InputError
 from .fastparse import fast_columns
+from .numbers import integer_grades
 from .tokenize import split_lines
 from .textfile import PathLike, display_name, plain_file, read_input_bytes
 
@@ -105,7 +107,7 @@ def _check_duplicates(q: Qrels, ck: np.ndarray | None = None) -> None:
         )
 
 
-_KINDS = {0: "S", 1: "S", 2: "S", 3: "i8"}
+_KINDS = {0: "S", 1: "S", 2: "S", 3: "S"}  # grades as bytes: one grammar for both paths (numbers.py)
 
 
 def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
@@ -118,25 +120,14 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
         fast = fast_columns(data, min_fields=4, max_fields=4, kinds=_KINDS)
     if fast is not None:
         n = len(fast[0])
-        q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=fast[3],
+        q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=integer_grades(fast[3], source),
                   line=np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64), source=source)
         return _with_grouping(q, check_duplicates)
     fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
                                 expected="4 fields 'qid iter docno rel'")
     if len(lines) == 0:
         raise InputError(source, 0, "empty qrels file (expected lines 'qid iter docno rel')")
-    rel_tok = fields[3]
-    try:
-        rel = rel_tok.astype(np.int64)
-    except ValueError:
-        rel = None
-    if rel is None:
-        for i, tok in enumerate(rel_tok):
-            try:
-                int(tok)
-            except ValueError:
-                raise InputError(source, int(lines[i]),
-                                 f"relevance grade {tok.decode(errors='replace')!r} is not an integer") from None
+    rel = integer_grades(fields[3], source, lines)
     q = Qrels(qid=fields[0], iter=fields[1], docno=fields[2], rel=rel, line=lines, source=source)
     return _with_grouping(q, check_duplicates)
 
@@ -179,9 +170,12 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
         return with_subtopics(read_qrels(path, check_duplicates=False))
     p = str(path)
     if p.startswith("irds:"):
-        from .irds import read_irds_qrels
+        from .irds import irds_qrels_columns
 
-        return read_irds_qrels(p[5:], check_duplicates=check_duplicates)
+        q = Qrels(**irds_qrels_columns(p[5:]), source=p)
+        if check_duplicates:
+            _check_duplicates(q)
+        return q
     plain = plain_file(p)
     if plain:
         fast = fast_columns(p, min_fields=4, max_fields=4, kinds=_KINDS)
@@ -199,14 +193,14 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     (see :func:`with_subtopics`)."""
     qids: list[str] = []
     docs: list[str] = []
-    rels: list[int] = []
+    rels: list[Any] = []
     iters: list[str] = []
     if isinstance(records, dict):
         for qid, dd in records.items():
             for doc, rel in dd.items():
                 qids.append(str(qid))
                 docs.append(str(doc))
-                rels.append(int(rel))
+                rels.append(rel)
     elif hasattr(records, "columns"):
         cols = {c.lower(): c for c in records.columns}
         qc = cols.get("query_id", cols.get("qid"))
@@ -216,7 +210,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
             raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel columns")
         qids = [str(x) for x in records[qc]]
         docs = [str(x) for x in records[dc]]
-        rels = [int(x) for x in records[rc]]
+        rels = list(records[rc])
         ic = cols.get("iteration", cols.get("iter", cols.get("subtopic")))
         if ic is not None:
             iters = [str(x) for x in records[ic]]
@@ -225,18 +219,18 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
             if hasattr(rec, "query_id"):
                 qids.append(str(rec.query_id))
                 docs.append(str(rec.doc_id))
-                rels.append(int(rec.relevance))
+                rels.append(rec.relevance)
                 iters.append(str(getattr(rec, "iteration", "0")))
             elif len(rec) == 3:
                 qids.append(str(rec[0]))
                 docs.append(str(rec[1]))
-                rels.append(int(rec[2]))
+                rels.append(rec[2])
                 iters.append("0")
             elif len(rec) == 4:
                 qids.append(str(rec[0]))
                 iters.append(str(rec[1]))
                 docs.append(str(rec[2]))
-                rels.append(int(rec[3]))
+                rels.append(rec[3])
             else:
                 raise InputError(source, i, "expected (qid, docno, rel) or (qid, iteration, docno, rel)")
     n = len(qids)
@@ -244,7 +238,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
         iter=np.array([s.encode() for s in iters], dtype="S") if iters and n else np.full(n, b"0", dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
-        rel=np.asarray(rels, dtype=np.int64),
+        rel=_integral(rels, source),
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,
     )
@@ -252,3 +246,17 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         return with_subtopics(q)
     _check_duplicates(q)
     return q
+
+
+def _integral(values: list, source: str) -> np.ndarray:
+    """Grades given as Python / numpy numbers → int64; an integral float (4.0) is its integer, a
+    non-integral one is refused as in a qrels file (never truncated)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub" or len(arr) == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind != "f":
+        return integer_grades(np.array([str(v).encode() for v in values], dtype="S"), source)
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63))
+    if len(bad):
+        raise InputError(source, int(bad[0]) + 1, f"relevance grade {values[int(bad[0])]!r} is not an integer")
+    return arr.astype(np.int64)

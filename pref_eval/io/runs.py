@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InputError
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
+from .numbers import decimal_floats
 from .tokenize import split_lines
 
 
@@ -92,18 +93,7 @@ class Run:
 
 
 def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
-    try:
-        score = tokens.astype(np.float64)
-    except ValueError:
-        score = None
-    if score is None:
-        for i, tok in enumerate(tokens):
-            try:
-                float(tok)
-            except ValueError:
-                raise InputError(source, int(lines[i]),
-                                 f"score {tok.decode(errors='replace')!r} is not a number") from None
-        raise InputError(source, 0, "unparseable score")  # pragma: no cover
+    score = decimal_floats(tokens, source, lines, "score")
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         i = int(bad[0])

@@ -41,6 +41,18 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: trec_eval 9.0.8's ``all_trec`` (``measures.c`` of tag v9.0.8): 10.0 added unj, rbp, rbp_resid.
+NEW_IN_TREC_EVAL_10 = ("unj", "rbp", "rbp_resid")
+
+
+def nickname_members(name: str, trec9: bool = False) -> tuple[str, ...]:
+    """Members of nickname ``name``; with ``trec9`` as trec_eval 9.x lists them."""
+    members = NICKNAMES[name]
+    if trec9:
+        members = tuple(m for m in members if m not in NEW_IN_TREC_EVAL_10)
+    return members
+
+
 def trec_order(name: str) -> int:
     """Position of ``name`` in trec_eval's measure table (print order)."""
     return TREC_TABLE.index(name)

@@ -26,7 +26,7 @@ from typing import Iterable
 from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
-from .nicknames import NICKNAMES
+from .nicknames import NICKNAMES, nickname_members
 from .params import CUTOFF, NOT_GIVEN, RECALL, Param
 
 JUDGED_WHOLE_LIST = 2**63 - 1
@@ -103,10 +103,11 @@ def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
     return None
 
 
-def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
+def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[MeasureRequest]:
     """trec_eval ``-m`` semantics over the list ``args`` (see module doc).
 
-    Returns the requests in trec_eval's print order.
+    Returns the requests in trec_eval's print order. ``trec9``: nicknames
+    expand as in trec_eval 9.x (``all_trec`` without unj, rbp, rbp_resid).
     """
     _load_registry()
     marked: dict[str, None] = {}
@@ -115,7 +116,7 @@ def parse_trec_measures(args: Iterable[str]) -> list[MeasureRequest]:
     for arg in args:
         name, dot, ptext = arg.partition(".")
         if name in NICKNAMES and not dot:
-            for member in NICKNAMES[name]:
+            for member in nickname_members(name, trec9):
                 if member in REGISTRY:
                     marked[member] = None
             continue
@@ -258,11 +259,47 @@ def parse_measure(text: str) -> list[MeasureRequest]:
 
 
 def parse_measures(texts: Iterable[str]) -> list[MeasureRequest]:
-    """Several names (each may be space separated, as ir-measures' CLI)."""
+    """Several names (each may be space separated, as ir-measures' CLI), merged by :func:`merge_requests`.
+
+    This is the rule of the API and ``zelo_eval`` for repeated measures
+    (``zelo_trec`` keeps trec_eval's, :func:`parse_trec_measures`).
+    """
     out: list[MeasureRequest] = []
     for t in texts:
         for piece in _split_spaces(t):
             out.extend(parse_measure(piece))
+    return merge_requests(out)
+
+
+def merge_requests(reqs: list[MeasureRequest]) -> list[MeasureRequest]:
+    """The union of the requested columns, each once.
+
+    Requests of one measure written in trec_eval syntax with cutoffs or
+    recall points merge into one request with the sorted union of their
+    values (``-m ndcg_cut -m ndcg_cut.1,4`` → ``ndcg_cut_1, ndcg_cut_4,
+    ndcg_cut_5 … ndcg_cut_1000``; ``-m P.5 -m P.5,10`` → ``P_5, P_10``);
+    any other request repeated identically (same name, same parameters) is
+    kept once. The first occurrence keeps its place.
+    """
+    out: list[MeasureRequest] = []
+    merged: dict[tuple, int] = {}
+    seen: set = set()
+    for r in reqs:
+        if r.label is None and r.spec.param_kind in ("cutoffs", "floats") and not r.options:
+            key = ("union", r.spec.name, r.level)
+            if key in merged:
+                i = merged[key]
+                vals = tuple(sorted(set(out[i].params) | set(r.params)))
+                out[i] = MeasureRequest(r.spec, vals, None, level=r.level)
+                continue
+            merged[key] = len(out)
+            out.append(MeasureRequest(r.spec, tuple(sorted(set(r.params))), None, level=r.level))
+            continue
+        key = (r.spec.name, r.params, r.raw, r.level, r.label, r.options)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(r)
     return out
 
 

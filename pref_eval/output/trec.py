@@ -40,11 +40,11 @@ def trec_lines(
     """Yield trec_eval lines for one run (with trailing newlines).
 
     With ``zscore`` (``-Z``), per-query values are converted first and the
-    summaries recomputed from them (:func:`pref_eval.zscores.zscore_result`);
+    summaries recomputed from them (:func:`pref_eval.trec_eval.zscores.zscore_result`);
     numeric lines get trec_eval's ``Z%-22s`` name.
     """
     if zscore is not None:
-        from ..zscores import zscore_result
+        from ..trec_eval.zscores import zscore_result
 
         res = zscore_result(res, zscore)
 

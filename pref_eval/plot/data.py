@@ -3,7 +3,7 @@
 Values come either from qrels + runs (through :func:`pref_eval.evaluate`)
 or from a per-query file written by ``zelo_eval -q -o tsv|csv|jsonl``
 (columns ``run qid measure value``, read by
-:func:`pref_eval.stats.perquery.read_per_query`). One measure is plotted.
+:func:`pref_eval.io.perquery.read_per_query`). One measure is plotted.
 
 Queries: those with a value for every run (the paired set ``zelo_compare``
 uses); ``complete=True`` counts a missing value as 0 instead.
@@ -41,7 +41,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
     if per_query is not None:
         if qrels is not None or runs:
             raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
-        from ..stats.perquery import read_per_query
+        from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)
         name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)

@@ -19,7 +19,7 @@ from ..errors import InputError, UsageError
 def read_scores_with_se(path: str):
     """``{qid: (docnos, scores, ses)}`` from a zELO score TSV, queries in file order."""
     from ..io.textfile import display_name
-    from ..zelo.scores_io import read_zelo_score_table
+    from ..io.zelo_scores import read_zelo_score_table
 
     out = read_zelo_score_table(path)
     if not out:

@@ -1,7 +1,7 @@
 """All-pairs (or vs-baseline) comparison of runs over per-query values.
 
 :func:`compare` takes the long per-query table ``run, qid, measure, value``
-(``pref_eval.evaluate(...)`` or :func:`pref_eval.stats.perquery.read_per_query`)
+(``pref_eval.evaluate(...)`` or :func:`pref_eval.io.perquery.read_per_query`)
 and, for every measure, every pair of runs and every selected test, returns
 one record with the keys ``measure, run_a, run_b, test, n_queries,
 mean_diff (run_a - run_b), statistic, p_value, p_adjusted, correction,

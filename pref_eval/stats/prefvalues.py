@@ -2,9 +2,9 @@
 
 ``zelo_compare -R QRELS -m rpp ... RUN...`` must test exactly the values that
 ``zelo_eval -R QRELS -m rpp ... -q -o tsv RUN...`` prints. This module calls
-the same machinery (:mod:`pref_eval.preferences`: ``prepare_qrels``,
+the same machinery (:mod:`pref_eval.run_preferences`: ``prepare_qrels``,
 ``resolve``, ``evaluate_preferences``, ``pref_rows``) and returns the table
-:func:`pref_eval.stats.perquery.read_per_query` would read from that output:
+:func:`pref_eval.io.perquery.read_per_query` would read from that output:
 columns ``run, run_b, qid, measure, value`` where a metric row has
 ``run_b == ""`` and a preference row holds the per-query preference of
 ``run`` over ``run_b`` (a signed difference, tested against 0).
@@ -47,10 +47,10 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
 
     from ..io.qrels import read_qrels
     from ..io.runs import read_run
-    from ..preferences.data import prepare_qrels
-    from ..preferences.evaluate import evaluate_preferences, reference_index, run_names
-    from ..preferences.names import resolve
-    from ..preferences.output import pref_rows
+    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
+    from ..run_preferences.names import resolve
+    from ..output.preferences import pref_rows
 
     sel = resolve(list(measures), None)
     names = run_names(list(runs))

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
-from .scores_io import is_zelo_scores_header, read_zelo_scores
+from ..io.zelo_scores import is_zelo_scores_header, read_zelo_scores
 
 DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = re.compile(r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$")

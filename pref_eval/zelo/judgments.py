@@ -4,7 +4,7 @@ A *judgment* says, for one query and an ordered pair (A, B) of documents,
 how strongly B beats A: ``score`` in [0, 1], 1 = B better, 0 = A better,
 0.5 = a tie. This is zbench's orientation (its ``W[b, a] += s``).
 
-Every reader in :mod:`pref_eval.zelo.formats` returns a :class:`Judgments`.
+Every reader in :mod:`pref_eval.io.judgments` returns a :class:`Judgments`.
 """
 from __future__ import annotations
 

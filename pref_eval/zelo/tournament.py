@@ -44,20 +44,29 @@ def read_graded_qrels(path: str) -> dict[str, dict[str, float]]:
     """Qrels as prefj reads them: ``topic [iter] docno grade``, grade maybe ``L2`` or float."""
     name = display_name(path)
     text = read_input_bytes(path, what="qrels file").decode("utf-8", errors="replace")
-    out: dict[str, dict[str, float]] = {}
+    rows: list[tuple[str, str]] = []
+    toks: list[bytes] = []
+    nos: list[int] = []
     for no, line in enumerate(text.split("\n"), start=1):
         f = line.split()
         if not f or f[0].startswith("#"):
             continue
         if len(f) not in (3, 4):
             raise InputError(name, no, f"expected 'topic iter docno grade' (or 3 fields), got {len(f)} fields")
-        g = f[-1][1:] if f[-1][:1] in "Ll" else f[-1]
-        try:
-            val = float(g)
-        except ValueError:
-            raise InputError(name, no, f"expected a numeric grade, got {f[-1]!r}") from None
-        d = out.setdefault(f[0], {})
-        d[f[-2]] = max(val, d.get(f[-2], val))
+        rows.append((f[0], f[-2]))
+        toks.append((f[-1][1:] if f[-1][:1] in "Ll" else f[-1]).encode())
+        nos.append(no)
+    import numpy as np
+
+    from ..io.numbers import decimal_floats
+
+    vals = decimal_floats(np.array(toks, dtype="S"), name, np.array(nos), "grade") if toks else []
+    out: dict[str, dict[str, float]] = {}
+    for (topic, doc), val, no in zip(rows, list(vals), nos, strict=True):
+        if not np.isfinite(val):
+            raise InputError(name, no, f"expected a finite numeric grade, got {val!r}")
+        d = out.setdefault(topic, {})
+        d[doc] = max(float(val), d.get(doc, float(val)))
     return out
 
 
@@ -77,6 +86,8 @@ class Tournament:
         self.topics: dict[str, dict] = {}
         self.comparisons = 0
         self.ignored = 0
+        self.batches: list[str] = []  # digests of the judgment batches added (see has_batch)
+        self.last_ignored = ""  # one ignored judgment of the last add, for messages
 
     # ------------------------------------------------------------------ setup
     def _rng(self):
@@ -143,7 +154,7 @@ class Tournament:
                     a, b = kk.split("\t")
                     out.append((topic, a, b))
         flips = rng.random(len(out)) < 0.5
-        return [(tp, b, a) if fl else (tp, a, b) for (tp, a, b), fl in zip(out, flips)]
+        return [(tp, b, a) if fl else (tp, a, b) for (tp, a, b), fl in zip(out, flips, strict=True)]
 
     def done(self) -> bool:
         return all(t["phase"] == "done" for t in self.topics.values())
@@ -157,6 +168,7 @@ class Tournament:
         their pairs are judged, which may start the next stage.
         """
         used = dup = unrequested = 0
+        example = ""
         touched = set()
         pairsets: dict[str, set] = {}
         for topic, a, b, s in judgments:
@@ -166,9 +178,11 @@ class Tournament:
                 pairsets[topic] = set(t["pairs"]) if t["phase"] != "done" else set()
             if t is None or kk not in pairsets[topic]:
                 unrequested += 1
+                example = example or f"topic {topic} {a} {b}: not requested"
                 continue
             if kk in t["judged"]:
                 dup += 1
+                example = example or f"topic {topic} {a} {b}: already judged"
                 continue
             t["judged"][kk] = 1
             t["wins"][b] = t["wins"].get(b, 0.0) + s
@@ -179,7 +193,16 @@ class Tournament:
         self.ignored += dup + unrequested
         for topic in touched:
             self._advance(topic)
+        self.last_ignored = example  # one ignored judgment, for messages (not saved)
         return {"used": used, "duplicate": dup, "unrequested": unrequested}
+
+    # batches already added (content digests): ``zelo_pairs add`` is idempotent
+    def has_batch(self, digest: str) -> bool:
+        return digest in self.batches
+
+    def record_batch(self, digest: str) -> None:
+        if digest not in self.batches:
+            self.batches.append(digest)
 
     def _advance(self, topic: str) -> None:
         t = self.topics[topic]
@@ -234,7 +257,7 @@ class Tournament:
     def to_json(self) -> str:
         return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
-                           "ignored": self.ignored, "topics": self.topics}, indent=1, sort_keys=True)
+                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches}, indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
@@ -242,6 +265,7 @@ class Tournament:
             obj = json.loads(text)
             t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
             t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
+            t.batches = list(obj.get("batches", []))  # optional: states written before batches were recorded
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
         return t

@@ -34,8 +34,8 @@ import math
 from typing import Callable
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
-from .judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
+from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
+from .textfile import display_name, read_input_bytes
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
@@ -71,8 +71,12 @@ def detect_format(text: str, name: str = "<input>") -> str:
     JSON object with ``scored_pairs`` -> zbench; lines starting ``{`` ->
     jsonl; ``@`` -> llmlog; tab lines whose 2nd field holds a comma, or the
     Xie header -> xie; 5 fields -> trecprefs; 4 fields ending in an integer
-    -2..2 -> carterette; 4 fields whose last repeats the 2nd or 3rd ->
-    clarke4; 3 fields -> clarke3. Decided on the first 50 non-blank lines.
+    -2..2 -> carterette (unless the 2nd field is the same on every line: TREC
+    qrels, refused); 4 fields whose last repeats the 2nd or 3rd -> clarke4;
+    3 fields -> clarke3 (unless every 3rd field is a small number: 'topic docno
+    grade', ambiguous, refused). Anything ambiguous asks for ``--format``.
+    Decided on the first 50 non-blank lines. A request file of ``zelo_pairs``
+    (first line ``# zelo_pairs requests``) is never read as judgments.
     """
     stripped = text.lstrip()
     if stripped.startswith("{"):
@@ -97,14 +101,23 @@ def detect_format(text: str, name: str = "<input>") -> str:
     if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
         return "xie"
     counts = {len(line.split()) for _, line in samples}
+    fields = [line.split() for _, line in samples]
     if counts == {5}:
         return "trecprefs"
     if counts == {3}:
+        if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
+            raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
+                                        "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
+                                        "--format clarke3 if these are judgments")
         return "clarke3"
     if counts == {4}:
-        if all(f[3] in (f[1], f[2]) for f in (line.split() for _, line in samples)):
+        if all(f[3] in (f[1], f[2]) for f in fields):
             return "clarke4"
-        if all(f[3].lstrip("+-").isdigit() for f in (line.split() for _, line in samples)):
+        if all(_small_number(f[3]) for f in fields):
+            if len({f[1] for f in fields}) == 1 or not all(f[3].lstrip("+-") in "012" for f in fields):
+                raise InputError(name, no0, "this looks like TREC qrels ('qid iter docno grade'), not pairwise "
+                                            "judgments; give --format carterette if it is Carterette's "
+                                            "'QID DOC1 DOC2 PREF'")
             return "carterette"
     raise InputError(
         name, no0,
@@ -112,6 +125,33 @@ def detect_format(text: str, name: str = "<input>") -> str:
         "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
         "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
     )
+
+
+def _small_number(tok: str) -> bool:
+    """A grade-like field: an optional sign and at most 3 digits, optionally ``.0`` (``2``, ``-1``, ``4.0``)."""
+    head, _, tail = tok.lstrip("+-").partition(".")
+    return 0 < len(head) <= 3 and head.isascii() and head.isdigit() and set(tail) <= {"0"}
+
+
+def _decimal(tok: str) -> bool:
+    """A number with a decimal point (``0.2345``): a value, never a document id of a judgment file."""
+    if "." not in tok:
+        return False
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+REQUEST_MARK = "# zelo_pairs requests"  # first line of the files zelo_pairs writes for judges
+
+
+def check_not_requests(text: str, name: str) -> None:
+    """Refuse a request file of ``zelo_pairs next`` / ``cycles`` (pairs to judge, not judgments)."""
+    if text.startswith(REQUEST_MARK + " (pairs to judge"):
+        raise InputError(name, 1, "this is a request file written by zelo_pairs (pairs to judge, "
+                                  "'topic docA docB'), not judgments: have the pairs judged first")
 
 
 def _is_json_line(line: str) -> bool:
@@ -143,6 +183,7 @@ def read_judgments(
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    check_not_requests(text, name)
     if fmt is None:
         fmt = detect_format(text, name)
     if fmt not in FORMATS:
@@ -162,7 +203,7 @@ def read_judgments(
 
 def _fast_columns(fmt: str, data: bytes, text: str):
     """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
-    from ..io import judgment_columns as jc
+    from . import judgment_columns as jc
 
     if fmt == "jsonl":
         return jc.jsonl_columns(data)

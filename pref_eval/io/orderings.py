@@ -8,6 +8,11 @@ Detected from the first non-blank, non-``#`` line:
   ``{"type": "preference", "mc4": [...], "borda": [...]}``. ``key`` picks
   ``MEASURE`` or ``MEASURE:LIST`` (e.g. ``rpp:mc4``); it may be left out when
   the file holds exactly one list. A list becomes scores -position.
+* ``zelo_eval``'s long tables (``-o tsv|csv|jsonl``): a header ``run qid measure value``
+  (or ``runi runj qid measure value``), or JSON lines with those keys; the
+  summary rows (``qid`` = ``all``, per run: an empty ``runj``) of the measure
+  ``key`` give the scores (``key`` may be left out when the file holds one
+  measure).
 * whitespace-separated text: ``system score`` per line (higher = better), or
   one ``system`` per line, best first. An optional header line whose second
   field is not a number is skipped.
@@ -18,7 +23,7 @@ import json
 import os
 
 from ..errors import InputError, UsageError
-from ..io.textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_bytes
 
 
 def _from_list(names: list, name: str, line: int) -> dict[str, float]:
@@ -40,8 +45,19 @@ def read_ordering(path: "str | os.PathLike[str]", key: str | None = None) -> tup
     content = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
     if not content:
         raise InputError(name, 0, "empty file, expected an ordering of systems")
-    if content[0][1].lstrip().startswith("{"):
+    first = content[0][1].strip()
+    if first.startswith("{"):
+        try:
+            head = json.loads(first)
+        except json.JSONDecodeError:
+            head = None
+        if isinstance(head, dict) and "measure" in head and "value" in head:
+            return _read_eval_table(name, content, key, "jsonl")
         return _read_aggregate(name, content, key)
+    for sep in ("\t", ","):
+        cols = [c.strip() for c in first.split(sep)]
+        if {"measure", "value", "qid"} <= set(cols) and ("run" in cols or "runi" in cols):
+            return _read_eval_table(name, content, key, sep)
     if key:
         raise UsageError(f"{name}: a key ({key!r}) is only meaningful for pref_aggregate JSON lines")
     scores: dict[str, float] = {}
@@ -116,3 +132,49 @@ def _read_aggregate(name: str, content: list, key: str | None) -> tuple[dict[str
         chosen = cands[0]
     desc = f"pref_aggregate {chosen}" + (f", sample {obj.get('sample')}" if n_summary > 1 else "")
     return _from_list(lists[chosen], name, line), desc
+
+
+def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> tuple[dict[str, float], str]:
+    """The per-run summary rows of a ``zelo_eval -o tsv|csv|jsonl`` table (see the module docstring)."""
+    import csv
+
+    rows: list[tuple[int, dict]] = []
+    if layout == "jsonl":
+        for line, ln in content:
+            try:
+                obj = json.loads(ln)
+            except json.JSONDecodeError as err:
+                raise InputError(name, line, f"expected a JSON object ({err.msg})") from None
+            if not isinstance(obj, dict):
+                raise InputError(name, line, "expected a JSON object")
+            rows.append((line, obj))
+    else:
+        header = next(csv.reader([content[0][1]], delimiter=layout))
+        for line, ln in content[1:]:
+            vals = next(csv.reader([ln], delimiter=layout))
+            if len(vals) != len(header):
+                raise InputError(name, line, f"expected {len(header)} fields like the header, got {len(vals)}")
+            rows.append((line, dict(zip(header, vals, strict=True))))
+    per_measure: dict[str, dict[str, float]] = {}
+    for line, r in rows:
+        if str(r.get("qid")) != "all" or r.get("runj") not in (None, ""):
+            continue  # per-query rows and preferences between two runs
+        run = str(r.get("run", r.get("runi")))
+        try:
+            v = float(r["value"])
+        except (TypeError, ValueError):
+            raise InputError(name, line, f"expected a number as value, got {r.get('value')!r}") from None
+        scores = per_measure.setdefault(str(r["measure"]), {})
+        if run in scores:
+            raise InputError(name, line, f"run {run!r} appears twice for measure {r['measure']!r}")
+        scores[run] = v
+    if not per_measure:
+        raise InputError(name, 0, "no summary rows (qid 'all') of single runs; write the table without -n")
+    if key is None:
+        if len(per_measure) != 1:
+            raise UsageError(f"{name} holds several measures ({', '.join(per_measure)}); "
+                             "choose one with --key-a/--key-b")
+        key = next(iter(per_measure))
+    if key not in per_measure:
+        raise UsageError(f"{name}: no measure {key!r} (available: {', '.join(per_measure)})")
+    return per_measure[key], f"zelo_eval table, {key}"

@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
 
 MISSING_ZSCORE_VALUE = -1000000.0
 MIN_GEO_MEAN = 1e-5
@@ -46,7 +46,7 @@ def _atof(tok: bytes) -> float:
 
 def read_zscores(path: str) -> ZTable:
     """Read a ``qid measure mean stddev`` file into {(qid, measure): (mean, sd)}."""
-    from .io.textfile import display_name, read_input_bytes
+    from ..io.textfile import display_name, read_input_bytes
 
     data = read_input_bytes(path, what="zscores file")
     name = display_name(path)
@@ -122,7 +122,7 @@ def zscore_result(res, z: Callable[[str, str, float], float]):
 
 
 def _custom_summary(spec, col, vals: np.ndarray, res) -> float:
-    from .measures.base import EvalContext
+    from ..measures.base import EvalContext
 
     ctx = res.ctx if res.ctx is not None else EvalContext()
     lvl = col.request.level

@@ -1,6 +1,6 @@
 """Preference measures for every pair of runs at once.
 
-All functions take :class:`~pref_eval.preferences.data.RelVectors` ``rv`` and
+All functions take :class:`~pref_eval.run_preferences.data.RelVectors` ``rv`` and
 pair index arrays ``I``, ``J`` (x = run I, y = run J) and return
 ``(P, nq)`` arrays. Sign convention: > 0 means run I is better.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import BIG, RelVectors, seg_sum
+from .data import BIG, RelVectors
 
 CHUNK_CELLS = 1 << 22  # pairs × group slots per RPP block (a Python loop over depth per block)
 LEXI_CELLS = 1 << 18  # pairs × slots per lexicographic block (small: the temporaries stay in cache)

@@ -1,7 +1,7 @@
 """One preference evaluation: qrels + runs + measures → per-query matrices.
 
 ``evaluate_preferences`` is the engine behind ``zelo_eval``'s preference
-mode and :func:`pref_eval.preferences.compare_runs`. Everything is computed
+mode and :func:`pref_eval.run_preferences.compare_runs`. Everything is computed
 for all pairs at once (see :mod:`.pairwise`), and for every run at once
 (:mod:`.metrics`).
 """

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult
+from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult
 
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 INTERVAL_TESTS = ("t", "bootstrap")

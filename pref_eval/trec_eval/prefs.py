@@ -18,16 +18,16 @@ from typing import TextIO
 
 import numpy as np
 
-from .cli.common import Log
-from .errors import EvaluationError, UsageError
+from ..log import Log
+from ..errors import EvaluationError, UsageError
 
 COMMON = ("runid", "num_q")
 
 
 def _requests(opts, default: str, allowed) -> list:
-    from .measures import parse_trec_measures
+    from ..measures import parse_trec_measures
 
-    reqs = parse_trec_measures(opts.measures or [default])
+    reqs = parse_trec_measures(opts.measures or [default], trec9=getattr(opts, "trec9", False))
     bad = [r.spec.name for r in reqs if r.spec.name not in COMMON and not allowed(r.spec.name)]
     if bad:
         raise UsageError(f"measure {bad[0]!r} is not defined for -R {opts.rel_format} "
@@ -37,8 +37,8 @@ def _requests(opts, default: str, allowed) -> list:
 
 def _ranked(opts, qid: np.ndarray, docno: np.ndarray, run, log: Log):
     """The query set and run ranking, from the distinct (qid, docno) of the rel-info file."""
-    from .collection import build_collection
-    from .io.qrels import Qrels
+    from ..collection import build_collection
+    from ..io.qrels import Qrels
 
     if len(qid) == 0:
         raise EvaluationError(f"{opts.rel_file}: no judgments")
@@ -61,14 +61,14 @@ def _ranked(opts, qid: np.ndarray, docno: np.ndarray, run, log: Log):
 
 
 def _write(opts, out: TextIO, ranked, requests, extra: dict) -> int:
-    from .treceval import write_evaluation
+    from .run import write_evaluation
 
     return write_evaluation(opts, out, ranked, requests, extra)
 
 
 def _evaluate_pref_format(opts, out: TextIO, log: Log, prefs) -> int:
-    from .io.runs import read_run
-    from .measures.prefs_counts import compute_pref_counts
+    from ..io.runs import read_run
+    from ..measures.prefs_counts import compute_pref_counts
 
     requests = _requests(opts, "all_prefs", lambda n: n.startswith("prefs_"))
     run = read_run(opts.run_file)
@@ -79,23 +79,23 @@ def _evaluate_pref_format(opts, out: TextIO, log: Log, prefs) -> int:
 
 def evaluate_prefs(opts, out: TextIO, log: Log) -> int:
     """``-R prefs``: ``qid jg jsg docno rel_level`` preference judgments."""
-    from .io.prefs import read_prefs
+    from ..io.prefs import read_prefs
 
     return _evaluate_pref_format(opts, out, log, read_prefs(opts.rel_file))
 
 
 def evaluate_qrels_prefs(opts, out: TextIO, log: Log) -> int:
     """``-R qrels_prefs``: a qrels file read as preferences (jg = iter column)."""
-    from .io.prefs import read_qrels_prefs
+    from ..io.prefs import read_qrels_prefs
 
     return _evaluate_pref_format(opts, out, log, read_qrels_prefs(opts.rel_file))
 
 
 def evaluate_qrels_jg(opts, out: TextIO, log: Log) -> int:
     """``-R qrels_jg``: qrels with judgment groups in the iter column."""
-    from .io.prefs import read_qrels_jg
-    from .io.runs import read_run
-    from .measures.jg import judgment_groups
+    from ..io.prefs import read_qrels_jg
+    from ..io.runs import read_run
+    from ..measures.jg import judgment_groups
 
     requests = _requests(opts, "qrels_jg", lambda n: n.endswith("_avgjg"))
     qj = read_qrels_jg(opts.rel_file)

@@ -2,25 +2,19 @@
 
 ``run_trec(options, out, log)`` reads the relevance file in the ``-R``
 format, the run, builds the collection, evaluates and prints trec_eval's
-text. The rel-info formats are a table (``REL_FORMATS``): ``qrels`` is
-handled here; ``prefs``, ``qrels_prefs`` and ``qrels_jg`` by the module
-named in the table (imported lazily).
+text. The rel-info formats are ``REL_FORMATS``: ``qrels`` is handled here;
+``prefs``, ``qrels_prefs`` and ``qrels_jg`` by :mod:`pref_eval.trec_eval.prefs`
+(imported when used).
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .cli.common import Log
-from .errors import EvaluationError, UsageError
+from ..log import Log
+from ..errors import EvaluationError, UsageError
 
-REL_FORMATS = {
-    "qrels": "pref_eval.treceval:evaluate_qrels",
-    "prefs": "pref_eval.trec_prefs:evaluate_prefs",
-    "qrels_prefs": "pref_eval.trec_prefs:evaluate_qrels_prefs",
-    "qrels_jg": "pref_eval.trec_prefs:evaluate_qrels_jg",
-}
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 
 
 @dataclass
@@ -47,26 +41,26 @@ def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """Evaluate as trec_eval does and write its text to ``out``; returns 0."""
     if opts.results_format != "trec_results":
         raise UsageError(f"unsupported results format {opts.results_format!r} (only trec_results)")
-    target = REL_FORMATS.get(opts.rel_format)
-    if target is None:
+    if opts.rel_format not in REL_FORMATS:
         raise UsageError(f"unknown rel_info format {opts.rel_format!r}; expected one of {', '.join(REL_FORMATS)}")
-    mod, fn = target.split(":")
-    try:
-        func = getattr(importlib.import_module(mod), fn)
-    except (ImportError, AttributeError):
-        raise UsageError(f"-R {opts.rel_format} is not available in this version") from None
+    if opts.rel_format == "qrels":
+        return evaluate_qrels(opts, out, log)
+    from . import prefs
+
+    func = {"prefs": prefs.evaluate_prefs, "qrels_prefs": prefs.evaluate_qrels_prefs,
+            "qrels_jg": prefs.evaluate_qrels_jg}[opts.rel_format]
     return func(opts, out, log)
 
 
 def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """The ordinary path: ``-R qrels``."""
-    from .collection import build_collection
-    from .io.qrels import read_qrels
-    from .io.runs import read_run
-    from .measures import parse_trec_measures
-    from .measures.base import needs_subtopics
+    from ..collection import build_collection
+    from ..io.qrels import read_qrels
+    from ..io.runs import read_run
+    from ..measures import parse_trec_measures
+    from ..measures.base import needs_subtopics
 
-    requests = parse_trec_measures(opts.measures or ["official"])
+    requests = parse_trec_measures(opts.measures or ["official"], trec9=opts.trec9)
     qrels = read_qrels(opts.rel_file, subtopics=needs_subtopics(requests))
     run = read_run(opts.run_file)
     col = build_collection(qrels, [run], complete=opts.complete, depth=opts.depth,
@@ -83,9 +77,9 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
 
 def write_evaluation(opts: TrecOptions, out: TextIO, ranked, requests, extra: dict | None = None) -> int:
     """Evaluate ``requests`` on ``ranked`` and print trec_eval's text (``-Z`` applied)."""
-    from .engine import evaluate_ranked
-    from .measures import EvalContext
-    from .output.trec import write_trec
+    from ..engine import evaluate_ranked
+    from ..measures import EvalContext
+    from ..output.trec import write_trec
 
     ctx = EvalContext(level=opts.level, trec9=opts.trec9, complete=opts.complete,
                       num_docs_in_coll=opts.num_docs_in_coll, extra=extra or {})

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .evaluate import PrefResult
+from ..run_preferences.evaluate import PrefResult
 
 TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
 

@@ -28,7 +28,7 @@ import os
 from typing import Any
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_bytes
 
 COLUMNS = ("run", "qid", "measure", "value")
 

@@ -1,0 +1,75 @@
+"""zELO score files: the ``qid docno score se`` TSV and zbench's JSONL (reader: :mod:`pref_eval.io.zelo_scores`).
+
+TSV: a header line ``qid<TAB>docno<TAB>score<TAB>se`` (optionally more
+columns, e.g. ``component level`` after a ``--prior 0`` fit), then one row
+per document; floats are written with Python's shortest round-trip repr;
+a missing SE is ``nan``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import TextIO
+
+from ..io.zelo_scores import HEADER
+
+
+def fmt_float(x: float) -> str:
+    """Shortest repr that reads back to the same float (``nan``, ``inf``)."""
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> None:
+    """Write rows ``(qid, docno, score, se, *extra)`` with the header."""
+    out.write("\t".join(HEADER + tuple(extra_columns)) + "\n")
+    for r in rows:
+        qid, docno, score, se = r[:4]
+        cells = [qid, docno, fmt_float(score), fmt_float(se)] + [str(c) for c in r[4:]]
+        out.write("\t".join(cells) + "\n")
+
+
+def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score, se,
+                         extra: dict | None = None, chunk: int = 1 << 16) -> None:
+    """Write the score TSV from columns: query ``k`` has documents ``docs[k]``, rows in that order.
+
+    ``score``, ``se`` (and each array in ``extra``, written with ``str`` under
+    its key) hold one value per row. Same bytes as :func:`write_scores_tsv`
+    (``repr`` of a Python float is :func:`fmt_float`), without a Python call per row.
+    """
+    from itertools import chain, islice, repeat
+
+    extra = extra or {}
+    out.write("\t".join(HEADER + tuple(extra)) + "\n")
+    qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids, docs, strict=True))
+    dcol = chain.from_iterable(docs)
+    n = len(score)
+    for i in range(0, n, chunk):
+        j = min(i + chunk, n)
+        cols = [map(repr, score[i:j].tolist()), map(repr, se[i:j].tolist())]
+        cols += [map(str, v[i:j].tolist()) for v in extra.values()]
+        out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols))) + "\n")
+
+
+def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
+    """Write zbench AnnotatedQueryDocuments JSONL.
+
+    ``queries`` yields ``(qid, [(docno, score), ...])``. ``dataset_records``
+    maps qid to the original zbench dataset record (query text, content and
+    metadata are copied from it); without it query text and content are "".
+    """
+    for qid, docs in queries:
+        rec = (dataset_records or {}).get(qid)
+        query = rec["query"] if rec else {"id": qid, "query": ""}
+        src = {str(d["id"]): d for d in rec["documents"]} if rec else {}
+        documents = []
+        for docno, score in docs:
+            d = src.get(docno, {})
+            documents.append({"id": docno, "content": d.get("content", ""),
+                              "metadata": d.get("metadata", {}), "score": float(score)})
+        out.write(json.dumps({"query": query, "documents": documents}, ensure_ascii=False,
+                             separators=(",", ":")) + "\n")
