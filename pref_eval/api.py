@@ -93,14 +93,15 @@ def _measure_names(measures: Any) -> list[str]:
 
 
 def evaluate_run_group(piece: tuple) -> list:
-    """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]``.
+    """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]`` per run.
 
     ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
     :class:`~pref_eval.io.runs.Run`), run ids, measure names, complete, level,
-    depth[, judged_only, trec9]). Each run is ranked against the qrels on its
-    own, so groups of runs can be evaluated in other processes (``--jobs``) or
-    on dask workers without changing a result (the unit of work of
-    :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and ``evaluate``).
+    depth[, judged_only, trec9, extra inputs]). Each run is ranked against the
+    qrels on its own, so groups of runs can be evaluated in other processes
+    (``--jobs``) or on dask workers without changing a result: the unit of
+    work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
+    :func:`evaluate`.
     """
     from .collection import build_collection
     from .engine import evaluate_ranked
@@ -108,10 +109,10 @@ def evaluate_run_group(piece: tuple) -> list:
     from .measures import EvalContext, parse_measures
 
     q, runs, ids, names, complete, level, depth, *more = piece
-    judged_only, trec9 = (list(more) + [False, False])[:2]
+    judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
     rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, ids, strict=True)]
     col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-    ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
     requests = parse_measures(list(names))
     return [(evaluate_ranked(r, requests, ctx), len(miss), col.qrels.nq, r.nq)
             for r, miss in zip(col.runs, col.missing, strict=True)]
@@ -128,6 +129,8 @@ def evaluate(
     judged_only: bool = False,
     trec9: bool = False,
     summary: bool = False,
+    judgments: Any = None,
+    judgments_format: str | None = None,
     jobs: int = 1,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
@@ -137,8 +140,12 @@ def evaluate(
     names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
-    Run names are the file paths, the mapping keys, or ``run``. ``jobs``:
-    evaluate groups of runs in that many processes (same result).
+    Run names are the file paths, the mapping keys, or ``run``.
+    ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
+    ``judgments_format`` as its ``--format``) or a
+    :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
+    from judgments (``PGC``), as ``zelo_eval -P``. ``jobs``: evaluate groups
+    of runs in that many processes (the same result).
     """
     import pandas as pd
 
@@ -154,18 +161,154 @@ def evaluate(
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format)
     if jobs > 1 and len(rs) > 1:
         from .parallel import ordered_map, split_even
 
-        pieces = [(q, rs[a:b], names[a:b], list(measures), complete, level, depth, judged_only, trec9)
+        mnames = _measure_names(measures)
+        pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
                   for a, b in split_even([len(r.docno) for r in rs], jobs)]
         results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
     else:
         col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-        ctx = EvalContext(level=level, trec9=trec9, complete=complete)
+        ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
         results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None) -> dict:
+    """``EvalContext.extra`` for ``requests``: the judgment table when given.
+
+    A judgment file that no requested measure uses is refused (never ignored);
+    a measure that needs judgments without them says so when it runs.
+    """
+    from .measures.base import needs_input
+
+    extra: dict = {}
+    if judgments is not None:
+        if not needs_input(requests, "judgments"):
+            raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")
+        from .zelo.judgments import Judgments
+
+        if isinstance(judgments, Judgments):
+            extra["judgments"] = judgments
+        else:
+            from .io.judgments import read_judgments
+
+            extra["judgments"] = read_judgments(str(judgments), judgments_format)
+    elif judgments_format is not None:
+        raise UsageError("--judgments-format given without -P judgments")
+    return extra
+
+
+def judge(
+    pairs: str | None = None,
+    *,
+    judges: Sequence[str],
+    store: str,
+    state: str | None = None,
+    queries: str | None = None,
+    docs: str | None = None,
+    output: str | None = None,
+    prompt: str | None = None,
+    both_orders: bool = False,
+    ties: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 8,
+    rpm: float | None = None,
+    retries: int = 4,
+    timeout: float = 60.0,
+    backoff: float = 1.0,
+    budget_requests: int | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    seed: int = 0,
+    log: Any = None,
+):
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the session.
+
+    ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
+    (then the tournament is driven to its end). Every answer is committed
+    to the SQLite ``store`` first; a re-run asks only what is missing.
+    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    judges, orders``) of the pairs judged; ``log`` a
+    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    summary (default silent). See docs/zelo_judge.md for every option.
+    """
+    from .cli.common import Log
+    from .judge.run import Setup, run, summary_lines, write_results
+    from .judge.scheduler import Limits
+
+    log = log or Log("zelo_judge", quiet=True)
+    if ties is not None and state is None:
+        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    prices = dict(prices or {})
+    if max_cost is not None:
+        from .judge.spec import parse_spec
+
+        for sp in (parse_spec(s) for s in judges):
+            key = sp.model if sp.kind == "openai" else sp.name
+            if key not in prices:
+                raise UsageError(f"--max-cost needs a --price for {key!r}")
+    if output is not None and output != "-" and os.path.abspath(output) in {
+            os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
+        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+    limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
+                    budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
+    setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
+                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
+    if dry_run:
+        import sys
+
+        sess = run(setup)
+        for line in summary_lines(sess):
+            sys.stdout.write(line + "\n")
+        return sess
+    from .output.atomic import output_file
+
+    inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
+                                  ("--prompt", prompt), ("--store", store)) if v}
+    # the output is opened (and refused if unwritable or an input) before anything is asked;
+    # it is committed after the run, while every answer is in the store as soon as it arrives
+    with output_file(output, inputs=inputs) as out:
+        sess = run(setup)
+        write_results(out, sess.results)
+    for qid, a, b, why in sess.missing[:5]:
+        log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
+                 f"pair {qid} {a} {b} not sent: {why}")
+    if len(sess.missing) > 5:
+        log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    for line in summary_lines(sess):
+        log.info(line)
+    return sess
+
+
+def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
+                 prompt: str | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs."""
+    from .cli.common import output_stream
+    from .judge.export import export_lines
+    from .judge.prompt import prompt_hash
+    from .judge.run import read_template
+    from .judge.spec import parse_spec
+    from .judge.store import Store
+
+    phash = prompt_hash(read_template(prompt))
+    names = [parse_spec(s).name for s in judges] if judges else None
+    st = Store(store, readonly=True)
+    n = 0
+    try:
+        with output_stream(output) as out:
+            for line in export_lines(st, phash, names):
+                out.write(line)
+                n += 1
+    finally:
+        st.close()
+    return n
 
 
 class Metric(NamedTuple):

@@ -9,6 +9,7 @@ state) are written by the commands themselves.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from cli_harness import ROOT, run_inproc
@@ -45,6 +46,12 @@ def build(ws: Path) -> Path:
     (ws / "j.jsonl").write_text('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1}\n'
                                 '{"qid": "q1", "doc_a": "d2", "doc_b": "d3", "score": 0.5}\n'
                                 '{"qid": "q1", "doc_a": "d1", "doc_b": "d3", "score": 0}\n')
+    # zelo_judge: texts, a stand-in judge program (answers from the docno) and pairs
+    (ws / "jq.tsv").write_text("q1\tfirst query\n")
+    (ws / "jd.tsv").write_text("".join(f"d{i}\ttext {i}\n" for i in range(1, 5)))
+    (ws / "judge.py").write_text("import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n"
+                                 "    print(json.dumps({'score': 0.5 if r['docno_b'] > r['docno_a'] else -0.5}), "
+                                 "flush=True)\n")
     derived = [
         ("zelo_eval", ["-R", "q.qrels", "-q", "-o", "pref", "--output", "prefs.jsonl", "bm25.run", "dense.run",
                        "rerank.run"]),
@@ -52,6 +59,9 @@ def build(ws: Path) -> Path:
                        "bm25.run", "dense.run", "rerank.run"]),
         ("zelo_fit", ["-J", "j.judge", "-Q", "-o", "scores.tsv"]),
         ("zelo_pairs", ["init", "--state", "s.json", "--qrels", "q.qrels"]),
+        ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", "pairs.jsonl"]),
+        ("zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
+                        "--store", "judge.sqlite", "-Q", "-o", "judged.jsonl"]),
     ]
     for script, argv in derived:
         res = run_inproc(script, argv, ws)
@@ -62,6 +72,7 @@ def build(ws: Path) -> Path:
 
 # One valid invocation per command / sub-command; OUT marks the output file option value.
 OUT = "{OUT}"
+JUDGE = f"cmd:{sys.executable} judge.py"
 VALID: dict[str, tuple[str, list[str]]] = {
     "trec": ("zelo_trec", ["-m", "map", "q.qrels", "bm25.run"]),
     "eval": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", OUT, "bm25.run"]),
@@ -81,7 +92,13 @@ VALID: dict[str, tuple[str, list[str]]] = {
     "compare-R": ("zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "--output", OUT,
                                    "bm25.run", "dense.run"]),
     "compare-P": ("zelo_compare", ["-P", "pq.tsv", "--tests", "t", "--output", OUT]),
+    # every answer is already in judge.sqlite: the run asks nothing and leaves the store as it was
+    "judge": ("zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
+                             "--store", "judge.sqlite", "-Q", "-o", OUT]),
+    "judge-export": ("zelo_judge", ["export", "--store", "judge.sqlite", "-Q", "-o", OUT]),
     "compare-orderings": ("zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt", "--output", OUT]),
+    "agree": ("zelo_agree", ["-J", "j.judge", "-J", "j.jsonl", "-l", "pair", "-l", "document", "--resamples", "0",
+                             "-Q", "--output", OUT]),
 }
 # zelo_plot is optional (matplotlib); its cases are added when it imports.
 PLOT: dict[str, tuple[str, list[str]]] = {

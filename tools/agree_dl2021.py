@@ -24,6 +24,8 @@ ROWS = [
     ("crowd", "gpt4o", "pair", "weighted_kappa", "weighted kappa (linear)"),
     ("crowd", "gpt4o", "pair", "krippendorff_alpha", "Krippendorff's alpha (ordinal)"),
     ("crowd", "gpt4o", "pair", "consensus_agreement", "agreement on the crowd's consensus pairs"),
+    ("crowd", "", "pair", "votes_alpha", "crowd: alpha among repeated judgments of a pair"),
+    ("gpt4o", "", "pair", "votes_alpha", "GPT-4o: alpha among repeated judgments of a pair"),
     ("crowd", "gpt4o", "document", "kendall_tau_b", "zELO fits: Kendall tau_b per query (mean)"),
     ("crowd", "gpt4o", "document", "top1_agreement", "zELO fits: same top document"),
 ]

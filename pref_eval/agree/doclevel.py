@@ -12,7 +12,9 @@ query, on the documents both judges judged (at least two):
   judge's top document is at least the reference's top score minus z times its
   standard error (z = 1.959964, a 95 % interval).
 
-Each is averaged over the queries compared; intervals by the bootstrap over queries.
+Scores are rounded to 9 decimals first, so that documents the fit scores equally (e.g. equal records
+in a round robin) are ties, not ordered by the last floating-point bits. Each figure is averaged over
+the queries compared; intervals by the bootstrap over queries.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from .records import Bootstrap, Record, count, per_query_sums, statistic
 
 LEVEL = "document"
 Z95 = 1.959963984540054
+DECIMALS = 9  # scores equal to 9 decimals are ties (the fit stops at a gradient of 1e-9)
 
 
 def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
@@ -82,7 +85,7 @@ def document_records(mt: Matched, n_docs: int, doc_q: np.ndarray, boot: Bootstra
             d = d[judged[0][d] & judged[k][d]]
             if len(d) < 2:
                 continue
-            xr, xk = scores[0][d], scores[k][d]
+            xr, xk = np.round(scores[0][d], DECIMALS), np.round(scores[k][d], DECIMALS)
             t = kendalltau(xr, xk).statistic
             tau[qi] = t
             rk_r = np.argsort(-xr, kind="stable")

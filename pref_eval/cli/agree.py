@@ -67,7 +67,11 @@ def command(judgments, names, fmt, ties, levels, output_format, output, digits, 
     from ..api import agree
     from ..output.agree import write_records
 
+    from ..output.atomic import check_not_input
+    from .common import command_inputs
+
     Log("zelo_agree", quiet)
+    check_not_input(output, command_inputs(output))  # before anything is read
     if not levels:
         levels = ("pair", "calibration", "document") + (("system",) if runs or measure else ())
     records = agree(judgments, names=names or None, fmt=fmt, ties=ties, levels=levels, resamples=resamples,

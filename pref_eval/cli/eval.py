@@ -21,6 +21,7 @@ from .common import Log, run_main
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
@@ -37,6 +38,11 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="Preference mode: relevant iff grade >= GRADE (grades become 0/1).")
 @click.option("-f", "--relevance_floor", "floor", default=None, type=float, metavar="G",
               help="Preference mode: grades below G become 0 (after -b).")
+@click.option("-P", "--judgments", "judgments", default=None, metavar="FILE",
+              help="Metric mode: pairwise judgments (any format zelo_fit reads) for measures computed "
+                   "from them (PGC).")
+@click.option("--judgments-format", "judgments_format", default=None, type=click.Choice(JUDGMENT_FORMATS),
+              help="Format of -P (default: detected, as zelo_fit --format).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-c", "--complete", "complete", is_flag=True,
@@ -74,7 +80,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
-            scheduler, quiet, list_measures, runs):
+            scheduler, quiet, list_measures, runs, judgments=None, judgments_format=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -99,6 +105,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
+    extra = {"judgments": judgments, "judgments_format": judgments_format}
     parallel = jobs > 1 or scheduler is not None
 
     def serial_only(mode: str) -> None:
@@ -106,6 +113,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
             raise UsageError(f"--jobs/--scheduler apply to metric mode (trec_eval measures), not to {mode}")
 
     if looks_like_zelo_scores(qrels):
+        _refuse_extra(extra, "with a zELO score file")
         serial_only("a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
                                        ("--reference", reference is not None), ("--means", means),
@@ -121,13 +129,15 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         return _scores_mode(qrels, runs, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
-    if fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms)):
-        serial_only("preference mode")
     if fmt == "pref":
+        _refuse_extra(extra, "with -o pref (preference mode)")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     if fmt != "trec" and _wants_preferences(measures, ms):
+        _refuse_extra(extra, "in preference mode")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
@@ -135,7 +145,16 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log,
-                        jobs, scheduler)
+                        extra, jobs, scheduler)
+
+
+def _refuse_extra(extra: dict, where: str) -> None:
+    """-P / --judgments-format only serve registry measures (metric mode)."""
+    from ..errors import UsageError
+
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format")):
+        if extra.get(key) is not None:
+            raise UsageError(f"{flag} is not applicable {where}: it serves measures such as PGC (metric mode)")
 
 
 def _list_measures() -> int:
@@ -173,7 +192,7 @@ def _wants_preferences(measures, ms) -> bool:
 
 
 def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
-                 jobs=1, scheduler=None):
+                 extra=None, jobs=1, scheduler=None):
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
@@ -187,20 +206,27 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
     if measures and ms:
         names.append(ms)
     requests = parse_measures(names)
+    from ..api import extra_inputs
+
+    inputs = extra_inputs(requests, **(extra or {}))
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
     ids = [run_id(p) for p in runs]
     _check_names(ids, runs)
-    if len(runs) >= MANY_RUNS:
-        log.stage(f"evaluating {len(runs)} runs")
     from ..api import evaluate_run_group
 
     if jobs == 1 and scheduler is None:
-        got = evaluate_run_group((q, _read_runs(runs, ids, log), ids, names, complete, level, depth))
+        rs = _read_runs(runs, ids, log)
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        got = evaluate_run_group((q, rs, ids, names, complete, level, depth, False, False, inputs))
     else:
         from ..parallel import ordered_map, split_even
 
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
         groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
-        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth) for a, b in groups]
+        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, False, inputs)
+                  for a, b in groups]
         got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
     results = []
     for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):

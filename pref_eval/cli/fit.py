@@ -52,7 +52,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.fit import fit_bt_parallel, to_scale
     from ..io.judgments import read_judgments, read_zbench_dataset
     from ..zelo.judgments import from_dataset
@@ -78,7 +78,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         ds = read_zbench_dataset(dataset)
         table = from_dataset(ds)
         if output_format == "zbench":
-            text = read_input_bytes(dataset).decode("utf-8")
+            text = read_input_text(dataset, what="zbench dataset")
             for line in text.split("\n"):
                 if line.strip():
                     rec = json.loads(line)

@@ -22,6 +22,7 @@ COMMANDS = {
     "compare": ("pref_eval.cli.compare", "Significance tests, corrections and ordering correlations."),
     "agree": ("pref_eval.cli.agree", "Agreement, calibration and changed conclusions between judges."),
     "plot": ("pref_eval.cli.plot", "Plots of zELO scores and system comparisons."),
+    "judge": ("pref_eval.cli.judge", "Judge document pairs with an ensemble of LLM judges (stored, resumable)."),
 }
 
 

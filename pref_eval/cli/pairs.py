@@ -28,8 +28,8 @@ def request_header(layout: str) -> str:
 
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
-    from ..io.textfile import read_input_bytes
     from ..io.judgments import read_zbench_dataset
+    from ..io.textfile import read_input_text
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -42,14 +42,17 @@ def _read_queries(dataset, run, depth, docs):
         from ..io.runs import read_run
 
         r = read_run(run)
-        out: dict[str, list[str]] = {}
-        order = np.lexsort((r.docno, -r.score, r.qid))  # score desc, docno asc within qid
-        for i in order:
-            lst = out.setdefault(r.qid[i].decode(), [])
-            if depth is None or len(lst) < depth:
-                lst.append(r.docno[i].decode())
-        return list(out.items())
-    text = read_input_bytes(docs, what="'qid docno' file").decode("utf-8")
+        qid = r.qid  # expanded once (linear in run lines)
+        order = np.lexsort((r.docno, -r.score, qid))  # score desc, docno asc within qid
+        qs, ds = qid[order], r.docno[order]
+        heads = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]])) if len(qs) else np.zeros(0, int)
+        ends = np.append(heads[1:], len(qs))
+        out: list[tuple[str, list[str]]] = []
+        for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
+            e = e if depth is None else min(e, h + depth)
+            out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
+        return out
+    text = read_input_text(docs, what="'qid docno' file")
     out2: dict[str, list[str]] = {}
     from ..errors import InputError
 
@@ -101,10 +104,10 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 
 def _load(state):
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.tournament import Tournament
 
-    return Tournament.from_json(read_input_bytes(state, what="tournament state").decode("utf-8"), state)
+    return Tournament.from_json(read_input_text(state, what="tournament state"), state)
 
 
 def _save(state, t):

@@ -3,7 +3,8 @@
 Subcommands: ``matrix`` (zbench's K×K comparison matrix of one query),
 ``scores`` (zELO scores with intervals), ``systems`` (runs ordered by a
 measure with confidence intervals and significance groups), ``pairs``
-(heatmap of pairwise p-values or mean differences). The output format is
+(heatmap of pairwise p-values or mean differences), ``calibration``
+(reliability diagram of a judge from ``zelo_agree -o jsonl``). The output format is
 chosen by the extension of ``-o`` (``.png`` or ``.svg``). matplotlib is an
 optional extra: ``pip install 'pref_eval[plot]'``.
 """
@@ -235,6 +236,31 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
     run_list, m = pair_matrix(records, value)
     pv = pair_matrix(records, "p_adjusted")[1] if value == "mean_diff" else None
     fig = draw_pairs(plt, run_list, m, value, alpha, name, test_used, (width, height), title, pv)
+    _save(fig, output, dpi, log)
+
+
+@command.command("calibration", context_settings=CONTEXT)
+@click.option("-A", "--agree", "agree_file", required=True, metavar="JSONL",
+              help="zelo_agree -o jsonl output with calibration records.")
+@click.option("--judge", default=None, metavar="NAME",
+              help="The judge to draw when the file holds the calibration of several.")
+@_figure_options(11.0, 4.5)
+def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title):
+    """Reliability diagram and the reference's five-level distribution per bucket.
+
+    From zelo_agree's calibration records: observed mean of the reference
+    against the judge's predicted mu per equal-population bucket, and the
+    stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
+    """
+    _check_ext(output)
+    from ..io.agree_records import read_agree_jsonl
+    from ..plot import pyplot
+    from ..plot.calibration import draw_calibration, select_calibration
+
+    plt = pyplot()
+    log = Log("zelo_plot", quiet)
+    data = select_calibration(read_agree_jsonl(agree_file), judge, agree_file)
+    fig = draw_calibration(plt, data, (width, height), title)
     _save(fig, output, dpi, log)
 
 

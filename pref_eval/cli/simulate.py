@@ -44,12 +44,12 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     import numpy as np
 
     from ..errors import InputError, UsageError
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import read_input_text
     from ..zelo.simulate import simulate_tournament
 
     if reps < 1:
         raise UsageError("--reps must be >= 1")
-    text = read_input_bytes(matrix, what="matrix file").decode("utf-8")
+    text = read_input_text(matrix, what="matrix file")
     rows = [l.split() for l in text.split("\n") if l.strip()]
     try:
         M = np.array([[float(x) for x in r] for r in rows])

@@ -93,6 +93,9 @@ def fast_columns(
     bounds = [(0, 0)] + cuts + [(size, nrows)]
     parts = [(bounds[k][0], bounds[k + 1][0], bounds[k][1], bounds[k + 1][1]) for k in range(len(bounds) - 1)]
     buf = pa.py_buffer(data) if in_memory else None
+    from .tokenize import MAX_FIELD, column_budget
+
+    max_width = min(MAX_FIELD, column_budget(size) // max(nrows, 1))  # wider: the general path refuses it by line
     lock = threading.Lock()
 
     def run_part(part) -> bool:
@@ -112,7 +115,7 @@ def fast_columns(
                 n = batch.num_rows
                 if n == 0:
                     continue
-                if row + n > r1 or not _take_batch(batch, ncols, kinds, out, row, lock):
+                if row + n > r1 or not _take_batch(batch, ncols, kinds, out, row, lock, max_width):
                     return False
                 row += n
             return row == r1
@@ -144,7 +147,7 @@ TRIM_MIN = 1 << 24  # give freed memory back to the OS after inputs of 16 MB or 
 
 
 def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndarray], row: int,
-                lock) -> bool:
+                lock, max_width: int = 1 << 62) -> bool:
     """Check one record batch and write its kept columns at ``row``; False = not regular."""
     n = batch.num_rows
     for i in range(ncols):
@@ -155,7 +158,7 @@ def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndar
         if kind == "S" or kind is None:
             offs, base = _binary_parts(col)
             lens = np.diff(offs)
-            if int(lens.min()) == 0:
+            if int(lens.min()) == 0 or int(lens.max()) > max_width:
                 return False
             if i == 0 and bool((base[offs[:-1]] == 35).any()):  # '#': a comment line
                 return False

@@ -35,7 +35,7 @@ from typing import Callable
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
-from .textfile import display_name, read_input_bytes
+from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
@@ -100,17 +100,26 @@ def detect_format(text: str, name: str = "<input>") -> str:
     tabs = first.split("\t")
     if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
         return "xie"
-    counts = {len(line.split()) for _, line in samples}
-    fields = [line.split() for _, line in samples]
-    if counts == {5}:
+    # the field count of most sample lines decides; a line with another count
+    # is then reported (with its number) by the format's reader
+    from collections import Counter
+
+    tally = Counter(len(line.split()) for _, line in samples).most_common()
+    n = tally[0][0]
+    if len(tally) > 1 and tally[1][1] == tally[0][1]:
+        n = len(first.split())
+    fits = [(no, line.split()) for no, line in samples if len(line.split()) == n]
+    fields = [f for _, f in fits]
+    if n == 5:
         return "trecprefs"
-    if counts == {3}:
+    if n == 3:
         if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
             raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
                                         "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
                                         "--format clarke3 if these are judgments")
         return "clarke3"
-    if counts == {4}:
+    bad_no = next((no for no, line in samples if len(line.split()) != n), no0)
+    if n == 4:
         if all(f[3] in (f[1], f[2]) for f in fields):
             return "clarke4"
         if all(_small_number(f[3]) for f in fields):
@@ -119,8 +128,9 @@ def detect_format(text: str, name: str = "<input>") -> str:
                                             "judgments; give --format carterette if it is Carterette's "
                                             "'QID DOC1 DOC2 PREF'")
             return "carterette"
+        bad_no = next(no for no, f in fits if f[3] not in (f[1], f[2]) and not f[3].lstrip("+-").isdigit())
     raise InputError(
-        name, no0,
+        name, bad_no,
         "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
         "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
         "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
@@ -178,11 +188,8 @@ def read_judgments(
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     name = display_name(path)
-    try:
-        data = read_input_bytes(path, what="judgment file")
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    data = read_input_bytes(path, what="judgment file")
+    text = decode_utf8(data, name)
     check_not_requests(text, name)
     if fmt is None:
         fmt = detect_format(text, name)
@@ -425,7 +432,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what=what).decode("utf-8")
+        text = read_input_text(path, what=what)
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     out = []

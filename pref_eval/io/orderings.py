@@ -23,7 +23,7 @@ import json
 import os
 
 from ..errors import InputError, UsageError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_text
 
 
 def _from_list(names: list, name: str, line: int) -> dict[str, float]:
@@ -40,7 +40,7 @@ def _from_list(names: list, name: str, line: int) -> dict[str, float]:
 def read_ordering(path: "str | os.PathLike[str]", key: str | None = None) -> tuple[dict[str, float], str]:
     """Return (system -> score, description of what was read)."""
     name = display_name(path)
-    text = read_input_bytes(path, what="ordering of systems").decode("utf-8", errors="replace")
+    text = read_input_text(path, what="ordering of systems")
     lines = text.splitlines()
     content = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
     if not content:

@@ -21,14 +21,13 @@ Rows whose qid is ``all`` (summary rows) are skipped. A bad line raises
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import os
 from typing import Any
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_text
 
 COLUMNS = ("run", "qid", "measure", "value")
 
@@ -38,14 +37,65 @@ def _number(text: Any, name: str, line: int) -> float:
         raise InputError(name, line, f"expected a number in column 'value', got {text!r}")
     try:
         v = float(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(name, line, f"expected a number in column 'value', got {text!r}") from None
-    if math.isnan(v):
-        raise InputError(name, line, "expected a number in column 'value', got NaN")
+    if not math.isfinite(v):
+        raise InputError(name, line, f"expected a finite number in column 'value', got {text!r}")
     return v
 
 
-def read_per_query(path: "str | os.PathLike[str]"):
+def _fields(line: str, delim: str, name: str, no: int) -> list[str]:
+    """The fields of one line: split on the delimiter, or RFC 4180 quoting (one line, strict)."""
+    if '"' not in line:
+        return line.split(delim)
+    try:
+        return next(csv.reader([line], delimiter=delim, strict=True))
+    except (csv.Error, StopIteration) as err:
+        raise InputError(name, no, f"bad quoting ({err}); expected {'CSV' if delim == ',' else 'TSV'} fields") from None
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"duplicate key {dup!r} in a JSON object")
+    return dict(pairs)
+
+
+def _json_rows(lines: list[str], first: int, name: str, rows: list) -> bool:
+    """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
+    pair = False
+    for i in range(first, len(lines)):
+        ln = lines[i].strip()
+        if not ln:
+            continue
+        try:
+            obj = json.loads(ln, object_pairs_hook=_no_duplicate_keys)
+        except json.JSONDecodeError as err:
+            raise InputError(name, i + 1, f"expected a JSON object ({err.msg})") from None
+        except ValueError as err:
+            raise InputError(name, i + 1, str(err)) from None
+        if not isinstance(obj, dict):
+            raise InputError(name, i + 1, "expected a JSON object with keys run, qid, measure, value")
+        if "run" not in obj and "runi" in obj:
+            pair = True
+            obj = {**obj, "run": obj["runi"]}
+        missing = [k for k in COLUMNS if k not in obj]
+        if missing:
+            raise InputError(name, i + 1, f"missing key(s) {', '.join(missing)}")
+        for k in ("run", "runj", "qid", "measure"):
+            v = obj.get(k, "")
+            if isinstance(v, bool) or not isinstance(v, (str, int)) or (k == "runj" and v is None):
+                raise InputError(name, i + 1, f"expected a string for key {k!r}, got {v!r}")
+        qid = str(obj["qid"])
+        if qid == "all":
+            continue
+        rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
+                     str(obj.get("runj") or "")))
+    return pair
+
+
+def read_per_query(path: str | os.PathLike[str]):
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
 
@@ -55,12 +105,8 @@ def read_per_query(path: "str | os.PathLike[str]"):
     import pandas as pd
 
     name = display_name(path)
-    data = read_input_bytes(path, what="per-query file (zelo_eval -q output)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err})") from None
-    lines = text.splitlines()
+    text = read_input_text(path, what="per-query file (zelo_eval -q output)")
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is None:
         raise InputError(name, 0, "empty file, expected per-query values (zelo_eval -q output)")
@@ -68,31 +114,10 @@ def read_per_query(path: "str | os.PathLike[str]"):
     rows: list[tuple[str, str, str, float, int, str]] = []
     pair = False
     if head.startswith("{"):
-        for i in range(first, len(lines)):
-            ln = lines[i].strip()
-            if not ln:
-                continue
-            try:
-                obj = json.loads(ln)
-            except json.JSONDecodeError as err:
-                raise InputError(name, i + 1, f"expected a JSON object ({err.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(name, i + 1, "expected a JSON object with keys run, qid, measure, value")
-            if "run" not in obj and "runi" in obj:
-                pair = True
-                obj = {**obj, "run": obj["runi"]}
-            missing = [k for k in COLUMNS if k not in obj]
-            if missing:
-                raise InputError(name, i + 1, f"missing key(s) {', '.join(missing)}")
-            qid = str(obj["qid"])
-            if qid == "all":
-                continue
-            rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
-                         str(obj.get("runj") or "")))
+        pair = _json_rows(lines, first, name, rows)
     else:
         delim = "\t" if "\t" in head else ","
-        reader = csv.reader(io.StringIO("\n".join(lines[first:])), delimiter=delim)
-        header = [h.strip() for h in next(reader)]
+        header = [h.strip() for h in _fields(lines[first], delim, name, first + 1)]
         if "run" not in header and "runi" in header and "runj" in header:
             pair = True
             header = ["run" if h == "runi" else h for h in header]
@@ -104,12 +129,13 @@ def read_per_query(path: "str | os.PathLike[str]"):
         pos = [header.index(c) for c in COLUMNS]
         pos_b = header.index("runj") if "runj" in header else None
         width = max(pos) + 1
-        for k, rec in enumerate(reader):
-            line = first + 2 + k
-            if not rec or all(not f.strip() for f in rec):
+        for k in range(first + 1, len(lines)):
+            line = k + 1
+            if not lines[k].strip():
                 continue
-            if len(rec) < width:
-                raise InputError(name, line, f"expected {len(header)} fields, got {len(rec)}")
+            rec = _fields(lines[k], delim, name, line)
+            if len(rec) != len(header) or len(rec) < width:
+                raise InputError(name, line, f"expected {len(header)} fields as in the header, got {len(rec)}")
             run, qid, measure, value = (rec[p].strip() for p in pos)
             if qid == "all":
                 continue

@@ -6,6 +6,11 @@ Policy (documented in docs/input-formats.md):
   a truncated or corrupt stream is an error.
 * A UTF-8 byte-order mark at the start of the file is removed.
 * CRLF line ends are accepted: ``\\r`` is white space, as in trec_eval.
+* CR-only line ends (old Mac files: ``\\r`` and no ``\\n`` anywhere) are read
+  as line ends, so such a file gives the same lines as its LF twin (never one
+  long line whose extra fields would be dropped).
+* Text that must be UTF-8 (:func:`read_input_text`) names the file and line of
+  the first byte that is not UTF-8.
 * A missing file, a directory, an unreadable file are errors (line 0).
 """
 from __future__ import annotations
@@ -59,7 +64,29 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
             raise InputError(name, 0, f"truncated or corrupt gzip data ({err})") from None
     if data[:3] == UTF8_BOM:
         data = data[3:]
+    return cr_line_ends(data)
+
+
+def cr_line_ends(data: bytes) -> bytes:
+    """``data`` with CR-only line ends turned into LF (unchanged when it has any LF)."""
+    if b"\r" in data and b"\n" not in data:
+        return data.replace(b"\r", b"\n")
     return data
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text; :class:`InputError` names the line of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputError(source, line, f"byte 0x{data[err.start]:02x} is not UTF-8 text "
+                         "(expected a UTF-8 file; convert it with iconv)") from None
+
+
+def read_input_text(path: PathLike, *, what: str = "file") -> str:
+    """:func:`read_input_bytes` decoded as UTF-8 (errors name the file and line)."""
+    return decode_utf8(read_input_bytes(path, what=what), display_name(path))
 
 
 def plain_file(path: PathLike) -> bool:

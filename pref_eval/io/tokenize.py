@@ -10,6 +10,12 @@ Vectorised with numpy, ``CHUNK`` bytes at a time (cut at a line end, so the
 temporaries stay bounded): a white-space mask gives the token starts and
 ends, a count of the line ends before each start gives its line, and the
 kept fields are gathered straight into fixed-width ``S`` arrays.
+
+Memory: an ``S`` column is as wide as its longest field, so one very long
+field costs (lines x its length). A column that would need more than
+:func:`column_budget` bytes (4 x the input, at least 64 MB) is refused with the
+line of its longest field, instead of asking for gigabytes; so is any field
+longer than ``MAX_FIELD`` (64 KiB): ids and docnos are expected to be short.
 """
 from __future__ import annotations
 
@@ -18,8 +24,24 @@ import numpy as np
 from ..errors import InputError
 
 CHUNK = 1 << 24
+MIN_BUDGET = 1 << 26
+MAX_FIELD = 1 << 16  # 64 KiB: no id, docno or number is longer
 _WS = np.zeros(256, dtype=bool)
 _WS[[9, 10, 11, 12, 13, 32]] = True  # bytes.split() white space
+
+
+def column_budget(nbytes: int) -> int:
+    """Bytes a fixed-width column of an ``nbytes`` input may take: ``max(64 MB, 4 * nbytes)``."""
+    return max(MIN_BUDGET, 4 * nbytes)
+
+
+def too_wide(source: str, line: int, width: int, rows: int) -> InputError:
+    if width > MAX_FIELD:
+        return InputError(source, line, f"a field of {width} bytes (at most {MAX_FIELD}); "
+                          "expected short ids, docnos and numbers")
+    return InputError(source, line, f"a field of {width} bytes: every field of its column would be stored at "
+                      f"that width ({rows} lines x {width} bytes = {rows * width / 1e9:.1f} GB); "
+                      "expected short ids, docnos and numbers")
 
 
 def split_lines(
@@ -45,13 +67,14 @@ def split_lines(
     parts: list[tuple[list[np.ndarray], np.ndarray]] = []
     mv = memoryview(data)
     pos, line0, n = 0, 0, len(data)
+    budget = column_budget(n)
     while pos < n:
         end = min(pos + CHUNK, n)
         if end < n:
             cut = data.rfind(b"\n", pos, end)
             end = cut + 1 if cut >= 0 else (data.find(b"\n", end) + 1 or n)
         a = np.frombuffer(mv[pos:end], dtype=np.uint8)
-        cols, lines, nlines = _split_chunk(a, line0, source, min_fields, hi, expected, keep)
+        cols, lines, nlines = _split_chunk(a, line0, source, min_fields, hi, expected, keep, budget)
         parts.append((cols, lines))
         line0 += nlines
         pos = end
@@ -62,11 +85,16 @@ def split_lines(
     for k in range(keep):
         arrs = [p[0][k] for p in parts]
         w = max(x.dtype.itemsize for x in arrs)
+        if w * len(lines) > budget:
+            j = max(range(len(arrs)), key=lambda i: arrs[i].dtype.itemsize)
+            row = int(np.char.str_len(arrs[j]).argmax())
+            raise too_wide(source, int(parts[j][1][row]), w, len(lines))
         out.append(arrs[0] if len(arrs) == 1 else np.concatenate([x.astype(f"S{w}") for x in arrs]))
     return out, lines
 
 
-def _split_chunk(a: np.ndarray, line0: int, source: str, lo: int, hi: int, expected: str, keep: int):
+def _split_chunk(a: np.ndarray, line0: int, source: str, lo: int, hi: int, expected: str, keep: int,
+                 budget: int):
     """Columns, 1-based line numbers and the number of ``\\n`` of one chunk of whole lines."""
     n = len(a)
     nl = np.flatnonzero(a == 10)
@@ -100,6 +128,11 @@ def _split_chunk(a: np.ndarray, line0: int, source: str, lo: int, hi: int, expec
         raise InputError(source, line0 + int(data_lines[b]) + 1,
                          f"expected {expected}, found {k} field{'s' if k != 1 else ''}")
     first = np.cumsum(cnt) - cnt
+    for k in range(keep):
+        lens = ends[first + k] - starts[first + k]
+        if len(lens) and (int(lens.max()) * len(lens) > budget or int(lens.max()) > MAX_FIELD):
+            i = int(lens.argmax())
+            raise too_wide(source, line0 + int(data_lines[i]) + 1, int(lens[i]), len(lens))
     cols = [_gather(a, starts[first + k], ends[first + k]) for k in range(keep)]
     return cols, (data_lines + line0 + 1).astype(np.int64), nlines
 

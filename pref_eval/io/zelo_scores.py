@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_bytes, read_input_text
 
 HEADER = ("qid", "docno", "score", "se")
 
@@ -34,7 +34,7 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
     """
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="zELO score file").decode("utf-8")
+        text = read_input_text(path, what="zELO score file")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     lines = text.split("\n")

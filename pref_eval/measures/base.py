@@ -207,6 +207,11 @@ def needs_subtopics(requests: Sequence[MeasureRequest]) -> bool:
     return any("subtopics" in r.spec.needs for r in requests)
 
 
+def needs_input(requests: Sequence[MeasureRequest], what: str) -> bool:
+    """Whether some request needs the extra input ``what`` (``judgments``, ``best``)."""
+    return any(what in r.spec.needs for r in requests)
+
+
 def as_columns(values: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
     """Stack per-query vectors into ``(nq, ncols)``."""
     if isinstance(values, np.ndarray):

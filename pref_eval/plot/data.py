@@ -94,11 +94,11 @@ def read_compare_jsonl(path: str):
     import pandas as pd
 
     from ..errors import InputError
-    from ..io.textfile import display_name, read_input_bytes
+    from ..io.textfile import display_name, read_input_text
 
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="zelo_compare jsonl output").decode("utf-8")
+        text = read_input_text(path, what="zelo_compare jsonl output")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     rows = []

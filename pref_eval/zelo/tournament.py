@@ -37,13 +37,13 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_bytes
+from ..io.textfile import display_name, read_input_text
 
 
 def read_graded_qrels(path: str) -> dict[str, dict[str, float]]:
     """Qrels as prefj reads them: ``topic [iter] docno grade``, grade maybe ``L2`` or float."""
     name = display_name(path)
-    text = read_input_bytes(path, what="qrels file").decode("utf-8", errors="replace")
+    text = read_input_text(path, what="qrels file")
     rows: list[tuple[str, str]] = []
     toks: list[bytes] = []
     nos: list[int] = []
@@ -261,8 +261,14 @@ class Tournament:
 
     @classmethod
     def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
+        from .state_schema import validate_state
+
         try:
             obj = json.loads(text)
+        except ValueError as err:
+            raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
+        validate_state(obj, name)  # a refused state is never rewritten: nothing is saved before this
+        try:
             t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
             t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
             t.batches = list(obj.get("batches", []))  # optional: states written before batches were recorded

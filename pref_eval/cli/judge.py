@@ -1,0 +1,117 @@
+"""zelo_judge: pairwise judgments from an ensemble of LLM (or program) judges, stored and resumable."""
+from __future__ import annotations
+
+import click
+
+from .common import Log, run_main
+
+_PRICE_HELP = "MODEL=IN,OUT: price per 1k input and output tokens (repeatable); cmd: judges by their spec."
+
+
+class _DefaultRun(click.Group):
+    """``zelo_judge PAIRS ...`` is ``zelo_judge run PAIRS ...``; ``zelo_judge export ...`` exports."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultRun, context_settings={"help_option_names": ["-h", "--help"]})
+def command() -> None:
+    """Judge document pairs with an ensemble of LLM judges; every answer is stored.
+
+    \b
+    zelo_judge PAIRS --queries Q --docs D --judge SPEC [--judge SPEC ...] --store S.sqlite -o judgments.jsonl
+    zelo_judge --state TOURNAMENT.json --queries Q --docs D --judge SPEC --store S.sqlite
+    zelo_judge export --store S.sqlite -o judgments.jsonl
+    \b
+    SPEC: openai:MODEL[@BASE_URL][,key=ENV][,name=LABEL][,temperature=T][,max_tokens=N] or cmd:'COMMAND'
+    """
+
+
+def _prices(values: tuple[str, ...]) -> dict:
+    from ..errors import UsageError
+
+    out = {}
+    for v in values:
+        model, eq, rest = v.rpartition("=")
+        parts = rest.split(",")
+        try:
+            if not eq or not model or len(parts) != 2:
+                raise ValueError
+            pin, pout = float(parts[0]), float(parts[1])
+            if not (pin >= 0 and pout >= 0):
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--price: expected MODEL=IN,OUT (non-negative prices per 1k tokens), got {v!r}") from None
+        out[model] = (pin, pout)
+    return out
+
+
+@command.command("run")
+@click.argument("pairs", required=False, metavar="PAIRS")
+@click.option("--state", default=None, metavar="TOURNAMENT.json",
+              help="Drive zelo_pairs' tournament: next batch, judge, add, until done.")
+@click.option("--queries", default=None, metavar="FILE", help="Query texts: TSV qid<TAB>text, JSONL or irds:ID.")
+@click.option("--docs", default=None, metavar="FILE",
+              help="Document texts: TSV docno<TAB>text, JSONL, zbench dataset JSONL or irds:ID.")
+@click.option("--judge", "judges", multiple=True, required=True, metavar="SPEC", help="A judge (repeatable).")
+@click.option("--store", required=True, metavar="FILE.sqlite", help="The answer store (created if absent).")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Canonical JSONL of the judged pairs.")
+@click.option("--prompt", default=None, metavar="FILE", help="Prompt template replacing the default.")
+@click.option("--both-orders", is_flag=True, help="Ask A|B and B|A (cancels position bias).")
+@click.option("--ties", type=click.Choice(["half", "zbench"]), default=None,
+              help="With --state: votes to pair score as zelo_fit (default half).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, metavar="VAR",
+              help="Environment variable holding the API key (a judge's key=VAR overrides it).")
+@click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True)
+@click.option("--rpm", type=click.FloatRange(0, min_open=True), default=None, help="Requests per minute (all judges).")
+@click.option("--retries", type=click.IntRange(0, 100), default=4, show_default=True)
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
+              help="Seconds per request.")
+@click.option("--backoff", type=click.FloatRange(0), default=1.0, show_default=True,
+              help="First retry delay in seconds (doubles per retry, jittered, at least Retry-After).")
+@click.option("--budget-requests", type=click.IntRange(0), default=None, help="Ask at most N new questions.")
+@click.option("--max-cost", type=click.FloatRange(0), default=None, help="Stop before the cost passes this.")
+@click.option("--price", "prices", multiple=True, metavar="MODEL=IN,OUT", help=_PRICE_HELP)
+@click.option("--retry-failed", is_flag=True, help="Ask again the questions stored as failed or unparsable.")
+@click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the retry jitter.")
+@click.option("-Q", "--quiet", is_flag=True, help="No progress, summary or warnings on stderr.")
+def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, api_key_env,
+            concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
+            seed, quiet):
+    """Judge the pairs of PAIRS (any zelo_pairs output) or of a tournament (--state)."""
+    from ..api import judge
+
+    log = Log("zelo_judge", quiet)
+    judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
+          prompt=prompt, both_orders=both_orders, ties=ties, api_key_env=api_key_env, concurrency=concurrency,
+          rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
+          max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,
+          log=log)
+    return 0
+
+
+@command.command("export")
+@click.option("--store", required=True, metavar="FILE.sqlite")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Default stdout; written atomically.")
+@click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
+@click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")
+@click.option("-Q", "--quiet", is_flag=True)
+def export_cmd(store, output, judges, prompt, quiet):
+    """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
+    from ..api import judge_export
+
+    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt)
+    Log("zelo_judge", quiet).info(f"{n} pairs exported")
+    return 0
+
+
+def main(argv=None):
+    run_main(command, "zelo_judge", argv)
+
+
+if __name__ == "__main__":
+    main()

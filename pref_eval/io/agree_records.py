@@ -1,0 +1,48 @@
+"""Reader of ``zelo_agree -o jsonl`` output (records ``judge_a, judge_b, level, statistic, value,
+ci_low, ci_high, n``), e.g. for ``zelo_plot calibration``."""
+from __future__ import annotations
+
+import json
+import math
+
+from ..errors import InputError
+from .textfile import display_name, read_input_bytes
+
+KEYS = ("judge_a", "judge_b", "level", "statistic", "value", "ci_low", "ci_high", "n")
+
+
+def _number(v) -> bool:
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+def read_agree_jsonl(path: str) -> list[dict]:
+    """Every record of a ``zelo_agree -o jsonl`` file (``null`` numbers become NaN)."""
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what="zelo_agree jsonl output").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    out = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(name, no, "expected a JSON object per line")
+        missing = [k for k in KEYS if k not in obj]
+        if missing:
+            raise InputError(name, no, f"expected a zelo_agree record; missing key(s) {', '.join(missing)}")
+        if not all(isinstance(obj[k], str) for k in KEYS[:4]):
+            raise InputError(name, no, "expected judge_a, judge_b, level and statistic as strings")
+        if not all(_number(obj[k]) for k in KEYS[4:]):
+            raise InputError(name, no, "expected value, ci_low, ci_high and n as numbers or null")
+        rec = {k: obj[k] for k in KEYS}
+        for k in ("value", "ci_low", "ci_high"):
+            rec[k] = math.nan if rec[k] is None else float(rec[k])
+        out.append(rec)
+    if not out:
+        raise InputError(name, 0, "no records (expected zelo_agree -o jsonl output)")
+    return out

@@ -1,0 +1,215 @@
+"""Texts for judging: queries and documents (``zelo_judge --queries/--docs``).
+
+Formats (detected from the first non-blank character; documented in
+docs/zelo_judge.md):
+
+* TSV ``id<TAB>text`` (queries: ``qid<TAB>text``; documents:
+  ``docno<TAB>text``); a third and later TAB field is part of the text.
+* JSON lines: queries ``{"qid"|"query_id"|"id"|"_id", "text"|"query"}``;
+  documents ``{"docno"|"doc_id"|"id"|"_id", "text"|"contents"|"content"}``
+  (an optional ``"title"`` is put before the text).
+* zbench's QueryDocuments JSONL (``{"query": {"id", "query"},
+  "documents": [{"id", "content"}]}``): both queries and documents; a
+  document's text is looked up per query first.
+* ``irds:<dataset-id>``: ir_datasets' queries (``queries_iter``) and docs
+  store (``docs_store().get_many``), texts by ``default_text()``.
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import InputError
+from .textfile import display_name, read_input_bytes
+
+_QID_KEYS = ("qid", "query_id", "id", "_id")
+_QTEXT_KEYS = ("text", "query")
+_DOCNO_KEYS = ("docno", "doc_id", "id", "_id")
+_DTEXT_KEYS = ("text", "contents", "content", "body")
+
+
+class Texts:
+    """Query and document texts; ``doc(qid, docno)`` looks per query first, then globally."""
+
+    def __init__(self) -> None:
+        self.queries: dict[str, str] = {}
+        self.docs: dict[str, str] = {}
+        self.per_query: dict[str, dict[str, str]] = {}
+        self._irds_docs = None  # (dataset id, docs store) for lazy lookups
+
+    def query(self, qid: str) -> str | None:
+        return self.queries.get(qid)
+
+    def doc(self, qid: str, docno: str) -> str | None:
+        pq = self.per_query.get(qid)
+        if pq is not None and docno in pq:
+            return pq[docno]
+        return self.docs.get(docno)
+
+    def prefetch(self, docnos: set[str]) -> None:
+        """Load the ``irds:`` documents among ``docnos`` (one ``get_many`` call)."""
+        if self._irds_docs is None:
+            return
+        source, store = self._irds_docs
+        want = [d for d in docnos if d not in self.docs]
+        if not want:
+            return
+        try:
+            found = store.get_many(want)
+        except Exception as err:  # noqa: BLE001 - ir_datasets raises many kinds
+            raise InputError(source, 0, f"cannot read documents: {err}") from None
+        for d, rec in found.items():
+            self.docs[str(d)] = _irds_text(rec)
+
+
+def _irds_text(rec) -> str:
+    try:
+        return str(rec.default_text())
+    except AttributeError:
+        return str(getattr(rec, "text", ""))
+
+
+def _first(rec: dict, keys: tuple[str, ...]):
+    for k in keys:
+        v = rec.get(k)
+        if isinstance(v, (str, int)) and not isinstance(v, bool):
+            return str(v)
+    return None
+
+
+def _load_irds(dataset_id: str):
+    source = f"irds:{dataset_id}"
+    try:
+        import ir_datasets
+    except ImportError:  # pragma: no cover
+        raise InputError(source, 0, "ir_datasets is not installed (pip install ir_datasets)") from None
+    try:
+        return ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(source, 0, f"unknown ir_datasets id {dataset_id!r}") from None
+
+
+def _text_lines(path: str, what: str):
+    name = display_name(path)
+    try:
+        text = read_input_bytes(path, what=what).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    return name, text
+
+
+def read_queries(path: str, into: Texts | None = None) -> Texts:
+    """Read query texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``."""
+    out = into if into is not None else Texts()
+    if path.startswith("irds:"):
+        ds = _load_irds(path[5:])
+        if not ds.has_queries():
+            raise InputError(path, 0, "dataset has no queries")
+        try:
+            for rec in ds.queries_iter():
+                out.queries[str(rec.query_id)] = _irds_text(rec)
+        except Exception as err:  # noqa: BLE001
+            raise InputError(path, 0, f"cannot read queries: {err}") from None
+        return out
+    name, text = _text_lines(path, "queries file")
+    _parse(text, name, out, queries=True)
+    return out
+
+
+def read_docs(path: str, into: Texts | None = None) -> Texts:
+    """Read document texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``."""
+    out = into if into is not None else Texts()
+    if path.startswith("irds:"):
+        ds = _load_irds(path[5:])
+        if not ds.has_docs():
+            raise InputError(path, 0, "dataset has no documents")
+        try:
+            out._irds_docs = (path, ds.docs_store())
+        except Exception as err:  # noqa: BLE001
+            raise InputError(path, 0, f"cannot open the docs store: {err}") from None
+        if ds.has_queries() and not out.queries:
+            read_queries(path, out)
+        return out
+    name, text = _text_lines(path, "documents file")
+    _parse(text, name, out, queries=False)
+    return out
+
+
+def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
+    json_lines = text.lstrip()[:1] == "{"
+    for no, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        if not json_lines:
+            key, tab, body = line.partition("\t")
+            if not tab or not key.strip():
+                what = "qid<TAB>text" if queries else "docno<TAB>text"
+                raise InputError(name, no, f"expected '{what}' (or JSON lines)")
+            (out.queries if queries else out.docs)[key.strip()] = body
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as err:
+            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+        if not isinstance(rec, dict):
+            raise InputError(name, no, "expected a JSON object per line")
+        if isinstance(rec.get("query"), dict) and isinstance(rec.get("documents"), list):
+            _zbench_record(rec, name, no, out)
+            continue
+        if queries:
+            qid, body = _first(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
+            if qid is None or body is None:
+                raise InputError(name, no, 'expected {"qid": ..., "text": ...}')
+            out.queries[qid] = body
+        else:
+            docno, body = _first(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
+            if docno is None or body is None:
+                raise InputError(name, no, 'expected {"docno": ..., "text": ...}')
+            title = rec.get("title")
+            out.docs[docno] = f"{title}\n{body}" if isinstance(title, str) and title else body
+
+
+def _zbench_record(rec: dict, name: str, no: int, out: Texts) -> None:
+    q = rec["query"]
+    qid = _first(q, ("id",))
+    if qid is None:
+        raise InputError(name, no, 'expected {"query": {"id", "query"}, "documents": [{"id", "content"}]}')
+    qtext = q.get("query")
+    if isinstance(qtext, str):
+        out.queries.setdefault(qid, qtext)
+    docs = out.per_query.setdefault(qid, {})
+    for d in rec["documents"]:
+        if not isinstance(d, dict) or _first(d, ("id",)) is None or not isinstance(d.get("content"), str):
+            raise InputError(name, no, 'expected each document as {"id": ..., "content": "..."}')
+        docs[str(d["id"])] = d["content"]
+
+
+def read_pairs(path: str) -> list[tuple[str, str, str]]:
+    """Pairs to judge, ``(qid, doc_a, doc_b)`` in file order.
+
+    Any output of ``zelo_pairs``: JSON lines with ``qid``, ``doc_a``,
+    ``doc_b`` (other fields, e.g. a score, are ignored), ``qid<TAB>doc_a<TAB>doc_b``
+    (``cycles --output-format tsv``) or ``topic docA docB`` (``next``).
+    """
+    name, text = _text_lines(path, "pairs file")
+    json_lines = text.lstrip()[:1] == "{"
+    out: list[tuple[str, str, str]] = []
+    for no, line in enumerate(text.split("\n"), start=1):
+        if not line.strip() or (not json_lines and line.lstrip().startswith("#")):
+            continue
+        if json_lines:
+            try:
+                rec = json.loads(line)
+            except ValueError as err:
+                raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+            if not isinstance(rec, dict):
+                raise InputError(name, no, 'expected {"qid", "doc_a", "doc_b"}')
+            f = [_first(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]
+            if None in f:
+                raise InputError(name, no, 'expected string "qid", "doc_a" and "doc_b" fields')
+        else:
+            f = line.split()
+            if len(f) != 3:
+                raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields")
+        out.append((f[0], f[1], f[2]))
+    return out

@@ -1,0 +1,263 @@
+"""The judges: an OpenAI-compatible server (official ``openai`` client) or a program.
+
+A judge's :meth:`ask` returns an :class:`Answer` (a vote in -1..1 or a
+failed vote with the reason, the raw text kept) or raises
+:class:`Transient` (worth retrying: rate limit, server error, timeout,
+connection or protocol failure) or :class:`Fatal` (stop the run: bad key,
+unknown model or URL).
+
+The API key is read from the environment when the judge starts and kept
+only inside the client; messages pass through ``_redact`` so that it
+never reaches the store, a log line or an exception.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass
+
+from ..errors import UsageError
+from .prompt import parse_answer
+from .spec import JudgeSpec
+
+
+@dataclass
+class Answer:
+    raw: str | None
+    vote: float | None
+    reason: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class Transient(Exception):
+    """A failure worth retrying; ``retry_after`` in seconds when the server said so."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class Fatal(UsageError):
+    """A failure that no retry mends (authentication, unknown model or endpoint)."""
+
+
+def retry_after_seconds(headers) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``Retry-After`` (a number of seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    v = headers.get("retry-after")
+    if v is None:
+        return None
+    try:
+        return max(float(v), 0.0)
+    except ValueError:
+        import email.utils
+
+        try:
+            when = email.utils.parsedate_to_datetime(v)
+        except (TypeError, ValueError):
+            return None
+        return max(when.timestamp() - time.time(), 0.0)
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+class OpenAIJudge:
+    """Chat completions on any OpenAI-compatible server."""
+
+    def __init__(self, spec: JudgeSpec, *, default_key_env: str, timeout: float) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.price_key = spec.model
+        self.timeout = timeout
+        self.key_env = spec.key_env or default_key_env
+        self._client = None
+        self._secret = ""
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the API key replaced by ``***``."""
+        return text.replace(self._secret, "***") if self._secret else text
+
+    def _key(self) -> str:
+        env = self.key_env
+        if not _ENV_NAME.match(env):
+            raise UsageError("--judge key= / --api-key-env must name an environment variable, not hold a key")
+        key = os.environ.get(env)
+        if key:
+            self._secret = key
+            return key
+        if self.spec.key_env:  # named explicitly: it must exist
+            raise UsageError(f"judge {self.name}: environment variable {env} is not set")
+        return "unused"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
+
+    async def start(self) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise UsageError("openai: judges need the openai package: pip install 'pref_eval[judge]'") from None
+        self._openai = openai
+        key = self._key()
+        self._client = openai.AsyncOpenAI(api_key=key, base_url=self.spec.base_url, max_retries=0,
+                                          timeout=self.timeout)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            with contextlib.suppress(Exception):  # closing is best effort
+                await self._client.close()
+
+    async def ask(self, request: dict) -> Answer:
+        openai = self._openai
+        kwargs: dict = {"model": self.spec.model, "messages": [{"role": "user", "content": request["prompt"]}]}
+        if self.spec.temperature is not None:
+            kwargs["temperature"] = self.spec.temperature
+        if self.spec.max_tokens is not None:
+            kwargs["max_tokens"] = self.spec.max_tokens
+        try:
+            resp = await self._client.chat.completions.create(**kwargs, timeout=self.timeout)
+        except openai.APITimeoutError:
+            raise Transient(f"timeout after {self.timeout:g} s") from None
+        except openai.APIConnectionError as err:
+            raise Transient(self._redact(f"connection error: {err}")[:300]) from None
+        except openai.APIStatusError as err:
+            code = err.status_code
+            if code in (401, 403):
+                raise Fatal(f"judge {self.name}: the server refused the API key (HTTP {code})") from None
+            if code == 404:
+                raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404)") from None
+            if code == 429 or code >= 500 or code in (408, 409):
+                raise Transient(f"HTTP {code}", retry_after_seconds(err.response.headers)) from None
+            raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
+        except openai.APIError as err:  # e.g. a body that is not JSON
+            raise Transient(self._redact(f"{type(err).__name__}: {err}")[:300]) from None
+        except (ValueError, TypeError) as err:  # malformed body the client could not decode
+            raise Transient(self._redact(f"malformed response: {err}")[:300]) from None
+        try:
+            content = resp.choices[0].message.content
+        except (AttributeError, IndexError, TypeError):
+            raise Transient("malformed response: no choices[0].message") from None
+        usage = getattr(resp, "usage", None)
+        tin = int(getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
+        tout = int(getattr(usage, "completion_tokens", 0) or 0) if usage is not None else 0
+        vote, reason = parse_answer(content)
+        return Answer(raw=content, vote=vote, reason=reason, tokens_in=tin, tokens_out=tout)
+
+
+class CmdJudge:
+    """A program reading one JSON request per line and answering one line each.
+
+    Request: ``{"id", "qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
+    "prompt"}``. Answer: ``{"score": S}`` (S in -1..1), or ``{"text": T}``
+    parsed like a model's answer, or a bare line parsed the same way;
+    optional ``"tokens_in"`` / ``"tokens_out"``. One request at a time; a
+    program that exits, hangs past the timeout or answers another ``id`` is
+    restarted for the next attempt.
+    """
+
+    def __init__(self, spec: JudgeSpec, *, timeout: float) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.price_key = spec.name
+        self.timeout = timeout
+        self._proc: asyncio.subprocess.Process | None = None
+        self._lock = asyncio.Lock()
+        self._next_id = 0
+
+    async def start(self) -> None:
+        return None
+
+    async def _spawn(self) -> asyncio.subprocess.Process:
+        if self._proc is None or self._proc.returncode is not None:
+            try:
+                self._proc = await asyncio.create_subprocess_shell(
+                    self.spec.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    start_new_session=True, limit=1 << 26)
+            except OSError as err:
+                raise Fatal(f"judge {self.name}: cannot start the command ({err.strerror or err})") from None
+        return self._proc
+
+    async def _kill(self) -> None:
+        p = self._proc
+        self._proc = None
+        if p is None or p.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(p.wait(), 5)
+
+    async def close(self) -> None:
+        p = self._proc
+        if p is not None and p.returncode is None:
+            try:
+                p.stdin.close()
+                await asyncio.wait_for(p.wait(), 2)
+            except (asyncio.TimeoutError, OSError, BrokenPipeError, ConnectionResetError):
+                pass
+        await self._kill()
+
+    async def ask(self, request: dict) -> Answer:
+        async with self._lock:
+            proc = await self._spawn()
+            self._next_id += 1
+            rid = self._next_id
+            msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
+                                                         "prompt")}}
+            try:
+                proc.stdin.write((json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8"))
+                await proc.stdin.drain()
+                line = await asyncio.wait_for(proc.stdout.readline(), self.timeout)
+            except asyncio.TimeoutError:
+                await self._kill()
+                raise Transient(f"timeout after {self.timeout:g} s (judge program restarted)") from None
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                line = b""
+            except ValueError:  # a line longer than the stream limit
+                await self._kill()
+                raise Transient("answer line too long") from None
+            if not line:
+                code = proc.returncode
+                await self._kill()
+                raise Transient("judge program exited" + (f" with status {code}" if code is not None else ""))
+        raw = line.decode("utf-8", errors="replace").rstrip("\r\n")
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            if "id" in obj and obj["id"] != rid:
+                await self._kill()
+                raise Transient(f"answer for id {obj['id']!r} where {rid} was asked (judge program restarted)")
+            tin, tout = _int(obj.get("tokens_in")), _int(obj.get("tokens_out"))
+            if "score" in obj:
+                vote, reason = parse_answer(json.dumps({"score": obj["score"]}))
+            elif isinstance(obj.get("text"), str):
+                vote, reason = parse_answer(obj["text"])
+            else:
+                vote, reason = None, 'unparsable answer (expected {"score": number in -1..1})'
+            return Answer(raw=raw, vote=vote, reason=reason, tokens_in=tin, tokens_out=tout)
+        vote, reason = parse_answer(raw)
+        return Answer(raw=raw, vote=vote, reason=reason)
+
+
+def _int(v) -> int:
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else 0
+
+
+def make_judge(spec: JudgeSpec, *, default_key_env: str, timeout: float):
+    if spec.kind == "openai":
+        return OpenAIJudge(spec, default_key_env=default_key_env, timeout=timeout)
+    return CmdJudge(spec, timeout=timeout)

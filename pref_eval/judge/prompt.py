@@ -1,0 +1,88 @@
+"""The judging prompt and the parsing of answers.
+
+A prompt is a template with placeholders replaced literally (no other
+brace is special, so JSON examples in a prompt are safe):
+
+``{query}`` query text, ``{doc_a}`` / ``{doc_b}`` the texts shown first and
+second, ``{qid}``, ``{docno_a}``, ``{docno_b}`` the identifiers.
+
+The answer is a score in -1..1 as zbench's judges give it: negative = the
+first document (A) is more relevant, positive = the second (B), 0 = equal.
+:func:`parse_answer` accepts a JSON object with a numeric ``"score"``
+(optionally inside a Markdown code fence or surrounded by text) or a bare
+number; anything else, or a number outside -1..1, is a failed vote.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+
+DEFAULT_PROMPT = """You compare two documents for their relevance to a search query.
+
+Query: {query}
+
+Document A:
+{doc_a}
+
+Document B:
+{doc_b}
+
+Which document better answers the query? Reply with a JSON object {"score": S} and nothing else,
+where S is a number from -1 to 1: -1 means Document A is much more relevant, 1 means Document B
+is much more relevant, 0 means they are equally relevant; values in between express confidence.
+"""
+
+PLACEHOLDERS = ("{query}", "{doc_a}", "{doc_b}", "{qid}", "{docno_a}", "{docno_b}")
+_PLACEHOLDER = re.compile(r"\{(query|doc_a|doc_b|qid|docno_a|docno_b)\}")
+
+
+def prompt_hash(template: str) -> str:
+    """First 16 hex digits of the SHA-256 of the template (the store's prompt key)."""
+    return hashlib.sha256(template.encode("utf-8")).hexdigest()[:16]
+
+
+def check_template(template: str) -> None:
+    """A usable template names the query and both documents."""
+    from ..errors import UsageError
+
+    missing = [p for p in ("{query}", "{doc_a}", "{doc_b}") if p not in template]
+    if missing:
+        raise UsageError(f"--prompt: the template lacks the placeholder(s) {', '.join(missing)}")
+
+
+def render(template: str, *, query: str, doc_a: str, doc_b: str, qid: str, docno_a: str, docno_b: str) -> str:
+    """Replace every placeholder in one pass (texts are never re-scanned)."""
+    values = {"query": query, "doc_a": doc_a, "doc_b": doc_b, "qid": qid, "docno_a": docno_a, "docno_b": docno_b}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+_SCORE_FIELD = re.compile(r'"score"\s*:\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)')
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+
+def parse_answer(text: str | None) -> tuple[float | None, str | None]:
+    """``(vote, None)`` for a usable answer, ``(None, reason)`` otherwise."""
+    if text is None or not text.strip():
+        return None, "empty answer"
+    body = _FENCE.sub("", text.strip()).strip()
+    value = None
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict) and "score" in obj:
+        value = obj["score"]
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        value = obj
+    else:
+        m = _SCORE_FIELD.search(body)
+        if m:
+            value = float(m.group(1))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None, "unparsable answer (expected {\"score\": number in -1..1})"
+    v = float(value)
+    if math.isnan(v) or not (-1.0 <= v <= 1.0):
+        return None, f"score {value!r} outside -1..1"
+    return v, None

@@ -1,0 +1,341 @@
+"""``zelo_judge``: pairs (or a tournament) → questions → stored answers → votes.
+
+For each pair (qid, A, B) and judge, the question is A|B (and B|A with
+``both_orders``). With one order, a stored answer in either order serves
+(its vote negated when the documents were shown as B|A), so a resumed
+tournament whose left/right draw changed asks nothing twice. Votes are
+oriented to (A, B): positive = B better, as in zbench and ``zelo_fit``.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
+from .scheduler import OUT_TOKENS_ESTIMATE, Limits, Progress, Stats, cost_of, estimate_tokens, send_all
+from .spec import parse_spec
+import contextlib
+
+
+MAX_STALLED_STAGES = 5  # stages in a row that prune nobody before a tournament is declared stuck
+
+
+@dataclass
+class Result:
+    qid: str
+    doc_a: str
+    doc_b: str
+    votes: list
+    judges: list
+    orders: list
+
+
+@dataclass
+class Setup:
+    judges: list[str]
+    store: str
+    pairs: str | None = None
+    state: str | None = None
+    queries: str | None = None
+    docs: str | None = None
+    prompt: str | None = None
+    both_orders: bool = False
+    ties: str = "half"
+    api_key_env: str = "OPENAI_API_KEY"
+    retry_failed: bool = False
+    dry_run: bool = False
+    limits: Limits = field(default_factory=Limits)
+    progress: bool = False
+    warn: object = None  # callable(str) for warnings
+
+
+def read_template(path: str | None) -> str:
+    if path is None:
+        return DEFAULT_PROMPT
+    from ..errors import InputError
+    from ..io.textfile import read_input_bytes
+
+    try:
+        text = read_input_bytes(path, what="prompt template").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(path, 0, f"not UTF-8 text ({err.reason})") from None
+    check_template(text)
+    return text
+
+
+class Session:
+    """Everything one ``zelo_judge`` invocation shares across batches."""
+
+    def __init__(self, setup: Setup) -> None:
+        from ..io.texts import Texts, read_docs, read_queries
+
+        self.setup = setup
+        self.specs = [parse_spec(s) for s in setup.judges]
+        names = [s.name for s in self.specs]
+        if len(set(names)) != len(names):
+            raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)")
+        self.names = names
+        self.template = read_template(setup.prompt)
+        self.phash = prompt_hash(self.template)
+        self.texts = Texts()
+        if setup.docs:
+            read_docs(setup.docs, self.texts)
+        if setup.queries:
+            read_queries(setup.queries, self.texts)
+        self.stats = Stats()
+        self.results: list[Result] = []
+        self.missing: list[tuple[str, str, str, str]] = []
+        self.store = None
+        self.judges: dict = {}
+        self.would_send = 0
+        self.would_tokens: dict[str, int] = {}
+        self.would_count: dict[str, int] = {}
+
+    # ------------------------------------------------------------ questions
+    def _request(self, q: tuple) -> dict:
+        _, qid, d1, d2 = q
+        query, t1, t2 = self.texts.query(qid), self.texts.doc(qid, d1), self.texts.doc(qid, d2)
+        prompt = render(self.template, query=query, doc_a=t1, doc_b=t2, qid=qid, docno_a=d1, docno_b=d2)
+        return {"qid": qid, "docno_a": d1, "docno_b": d2, "query": query, "doc_a": t1, "doc_b": t2, "prompt": prompt}
+
+    def _lacks_text(self, qid: str, a: str, b: str) -> str | None:
+        if self.texts.query(qid) is None:
+            return "query text"
+        for d in (a, b):
+            if self.texts.doc(qid, d) is None:
+                return f"text of document {d}"
+        return None
+
+    async def judge_pairs(self, pairs: list[tuple[str, str, str]]) -> list[Result]:
+        """Judge ``pairs``; return the pairs that got every vote asked (stored or failed)."""
+        self.texts.prefetch({d for _, a, b in pairs for d in (a, b)})
+        ok_pairs = []
+        for qid, a, b in pairs:
+            why = "the same document twice" if a == b else self._lacks_text(qid, a, b)
+            if why:
+                self.missing.append((qid, a, b, why))
+                self.stats.missing_text += 1
+            else:
+                ok_pairs.append((qid, a, b))
+        have = self.store.keys(self.names, self.phash, ok_only=self.setup.retry_failed) if self.store else {}
+        questions: list[tuple[str, str, str, str]] = []
+        seen: set = set()
+        for qid, a, b in ok_pairs:
+            for j in self.names:
+                if self.setup.both_orders:
+                    wanted = [(j, qid, a, b), (j, qid, b, a)]
+                    for k in wanted:
+                        if k in have:
+                            self.stats.cached += 1
+                        elif k not in seen:
+                            seen.add(k)
+                            questions.append(k)
+                else:
+                    k, r = (j, qid, a, b), (j, qid, b, a)
+                    if k in have or r in have:
+                        self.stats.cached += 1
+                    elif k not in seen and r not in seen:
+                        seen.add(k)
+                        questions.append(k)
+        self.stats.total = self.stats.cached + len(questions) + self.stats.sent
+        if self.setup.dry_run:
+            self.would_send += len(questions)
+            for q in questions:
+                self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
+                self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
+            return []
+        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats)
+        votes = self.store.votes(self.names, self.phash)
+        out = []
+        for qid, a, b in ok_pairs:
+            res = self._combine(votes, qid, a, b)
+            if res is not None:
+                out.append(res)
+        self.results.extend(out)
+        return out
+
+    def _combine(self, votes: dict, qid: str, a: str, b: str) -> Result | None:
+        vs, js, os_ = [], [], []
+        for j in self.names:
+            if self.setup.both_orders:
+                k, r = (j, qid, a, b), (j, qid, b, a)
+                if k not in votes or r not in votes:
+                    return None
+                v2 = votes[r]
+                vs += [votes[k], None if v2 is None else -v2]
+                js += [j, j]
+                os_ += ["AB", "BA"]
+            else:
+                k, r = (j, qid, a, b), (j, qid, b, a)
+                if k in votes:
+                    vs.append(votes[k])
+                    os_.append("AB")
+                elif r in votes:
+                    v2 = votes[r]
+                    vs.append(None if v2 is None else -v2)
+                    os_.append("BA")
+                else:
+                    return None
+                js.append(j)
+        return Result(qid, a, b, vs, js, os_)
+
+    # -------------------------------------------------------------- driving
+    async def run(self) -> None:
+        from .judges import make_judge
+        from .store import Store
+
+        s = self.setup
+        if s.dry_run:
+            import os
+
+            self.store = Store(s.store, readonly=True) if os.path.exists(s.store) else None
+        else:
+            self.store = Store(s.store)
+            self.store.lock()
+            self.store.add_prompt(self.phash, self.template)
+            self.judges = {sp.name: make_judge(sp, default_key_env=s.api_key_env, timeout=s.limits.timeout)
+                           for sp in self.specs}
+        progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
+        ptask = asyncio.ensure_future(progress.run())
+        try:
+            for j in self.judges.values():
+                await j.start()
+            if s.state:
+                await self._tournament()
+            else:
+                from ..io.texts import read_pairs
+
+                await self.judge_pairs(read_pairs(s.pairs))
+        finally:
+            ptask.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ptask
+            for j in self.judges.values():
+                await j.close()
+            if self.store is not None:
+                self.store.close()
+
+    async def _tournament(self) -> None:
+        from ..cli.common import output_stream
+        from ..io.textfile import read_input_bytes
+        from ..zelo.judgments import vote_score
+        from ..zelo.tournament import Tournament
+
+        path = self.setup.state
+
+        def load() -> Tournament:
+            return Tournament.from_json(read_input_bytes(path, what="tournament state").decode("utf-8"), path)
+
+        def save(t: Tournament) -> None:
+            with output_stream(path) as out:
+                out.write(t.to_json())
+
+        stuck = 0
+        while True:
+            t = load()
+            req = t.outstanding()
+            if not req:
+                return
+            if self.setup.dry_run:  # only the next batch is known before it is judged
+                await self.judge_pairs(req)
+                return
+            save(t)  # the left/right draw advanced the seeded stream (as `zelo_pairs next`)
+            n_missing = len(self.missing)
+            res = await self.judge_pairs(req)
+            rows = [(r.qid, r.doc_a, r.doc_b, vote_score(r.votes, self.setup.ties)) for r in res]
+            rows += [(q, a, b, 0.5) for q, a, b, _ in self.missing[n_missing:]]  # cannot be judged: a tie
+            if not rows:
+                return
+            before = {tp: (st["phase"], len(st["pool"])) for tp, st in t.topics.items()}
+            t.add(rows)
+            save(t)
+            if self.stats.stopped is not None:
+                return
+            after = {tp: (st["phase"], len(st["pool"])) for tp, st in t.topics.items()}
+            stuck = stuck + 1 if after == before and all(not st["judged"] for st in t.topics.values()) else 0
+            if stuck >= MAX_STALLED_STAGES:
+                from ..errors import EvaluationError
+
+                raise EvaluationError(f"{path}: {stuck} stages in a row kept every pool whole (are all judgments "
+                                      "ties?); the tournament cannot finish")
+
+
+def run(setup: Setup) -> Session:
+    """Run one invocation; the returned session holds results, stats and missing pairs."""
+    if (setup.pairs is None) == (setup.state is None):
+        raise UsageError("give a PAIRS file or --state TOURNAMENT.json (not both)")
+    if not setup.judges:
+        raise UsageError("give at least one --judge")
+    sess = Session(setup)
+    if not sess.texts.queries and not setup.dry_run and setup.queries is None:
+        raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+    asyncio.run(sess.run())
+    return sess
+
+
+def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float, int]]:
+    """Per pair of judges (and per judge across orders): share of pairs whose votes have the same sign."""
+    import numpy as np
+
+    out = []
+    if not results:
+        return out
+    cols: dict[tuple[str, str], list] = {}
+    for r in results:
+        for v, j, o in zip(r.votes, r.judges, r.orders, strict=False):
+            cols.setdefault((j, o if len(r.orders) > len(names) else "any"), []).append(np.nan if v is None else v)
+    keys = list(cols)
+    for i in range(len(keys)):
+        for k in range(i + 1, len(keys)):
+            x, y = np.asarray(cols[keys[i]]), np.asarray(cols[keys[k]])
+            m = ~np.isnan(x) & ~np.isnan(y)
+            if m.sum() == 0:
+                continue
+            same = float(np.mean(np.sign(x[m]) == np.sign(y[m])))
+            la = keys[i][0] if keys[i][1] == "any" else f"{keys[i][0]} {keys[i][1]}"
+            lb = keys[k][0] if keys[k][1] == "any" else f"{keys[k][0]} {keys[k][1]}"
+            out.append((f"{la} ~ {lb}", same, int(m.sum())))
+    return out
+
+
+def summary_lines(sess: Session) -> list[str]:
+    """The end-of-run summary (or the ``--dry-run`` estimate): one string per line."""
+    import time
+
+    s = sess.stats
+    prices = sess.setup.limits.prices
+    if sess.setup.dry_run:
+        lines = [f"{sess.would_send} requests would be sent ({s.cached} served from the store, "
+                 f"{s.missing_text} pairs without text)"]
+        total = 0.0
+        for sp in sess.specs:
+            tin, n = sess.would_tokens.get(sp.name, 0), sess.would_count.get(sp.name, 0)
+            key = sp.model if sp.kind == "openai" else sp.name
+            c = cost_of(prices, key, tin, OUT_TOKENS_ESTIMATE * n)
+            total += c
+            lines.append(f"{sp.name}: {n} requests, ~{tin} input tokens, ~{OUT_TOKENS_ESTIMATE * n} output tokens, "
+                         + (f"~${c:.4f}" if key in prices else "no --price given"))
+        lines.append(f"estimated cost: ${total:.4f}")
+        if sess.setup.state:
+            lines.append("(tournament: only the next batch is known before it is judged)")
+        return lines
+    el = time.monotonic() - s.started
+    lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store, "
+             f"{s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
+             f"cost ${s.cost:.4f}"]
+    if s.missing_text:
+        lines.append(f"{s.missing_text} pairs not sent (missing text or the same document twice)")
+    if s.stopped:
+        lines.append(f"stopped: {s.stopped}; run the same command again to continue")
+    for label, same, n in agreement(sess.results, sess.names):
+        lines.append(f"agreement {label}: {same:.3f} ({n} pairs)")
+    return lines
+
+
+def write_results(out, results: list[Result]) -> None:
+    from ..output.judgments import judgment_line
+
+    for r in results:
+        out.write(judgment_line(r.qid, r.doc_a, r.doc_b, r.votes, r.judges, r.orders))
+

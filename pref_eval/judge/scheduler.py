@@ -1,0 +1,230 @@
+"""Sending the questions: asyncio workers, rate limit, retries, budget.
+
+``concurrency`` workers take questions in order. Before each attempt a
+worker waits for the rate limiter (``rpm``: one start every 60/rpm s). A
+:class:`~.judges.Transient` failure is retried up to ``retries`` times after
+``max(Retry-After, backoff)`` where backoff = min(``backoff_max``,
+``backoff_base`` · 2^attempt) · U(0.5, 1) ("equal jitter"; the jitter comes from
+``random.Random(seed)``). After the last retry the question is stored as
+failed with its reason (it counts ½ in the ensemble). Answers, usable or not,
+are committed to the store before they are counted.
+
+Budgets stop the run cleanly (no new question; the ones in flight finish):
+``budget_requests`` caps the questions asked in this run; ``max_cost`` stops
+once the spent cost plus the expected cost of the questions in flight (mean
+cost so far, or an estimate from the prompt length before the first answer)
+would pass it.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from collections.abc import Callable
+
+from .judges import Transient
+
+
+@dataclass
+class Limits:
+    concurrency: int = 8
+    rpm: float | None = None
+    retries: int = 4
+    timeout: float = 60.0
+    budget_requests: int | None = None
+    max_cost: float | None = None
+    prices: dict = field(default_factory=dict)  # price key -> (in, out) per 1k tokens
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    seed: int = 0
+
+
+@dataclass
+class Stats:
+    sent: int = 0  # questions asked in this run (answered or failed)
+    cached: int = 0  # questions served by the store
+    failed: int = 0  # of the sent: no usable vote (transport failure or unparsable answer)
+    attempts: int = 0
+    retried: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    missing_text: int = 0
+    stopped: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    total: int = 0
+
+
+def cost_of(prices: dict, key: str, tin: int, tout: int) -> float:
+    p = prices.get(key)
+    if p is None:
+        return 0.0
+    return tin / 1000.0 * p[0] + tout / 1000.0 * p[1]
+
+
+OUT_TOKENS_ESTIMATE = 20  # output tokens per answer assumed before any answer is seen
+
+
+def estimate_tokens(prompt: str) -> int:
+    """Rough token count of a prompt: characters / 4 (documented estimate)."""
+    return max(1, len(prompt) // 4)
+
+
+class Progress:
+    """One updating line on stderr (a terminal only, never with ``-Q``)."""
+
+    def __init__(self, stats: Stats, enabled: bool, show_cost: bool) -> None:
+        self.stats, self.enabled, self.show_cost = stats, enabled, show_cost
+
+    def line(self) -> str:
+        s = self.stats
+        done = s.sent + s.cached
+        el = max(time.monotonic() - s.started, 1e-9)
+        txt = f"zelo_judge: {done}/{s.total} requests, {s.sent / el:.1f}/s, {s.failed} failed"
+        if self.show_cost:
+            txt += f", ${s.cost:.4f}"
+        return txt
+
+    async def run(self) -> None:
+        if not self.enabled:
+            return
+        try:
+            while True:
+                sys.stderr.write("\r" + self.line() + "\x1b[K")
+                sys.stderr.flush()
+                await asyncio.sleep(0.5)
+        except asyncio.CancelledError:
+            sys.stderr.write("\r" + self.line() + "\x1b[K\n")
+            sys.stderr.flush()
+            raise
+
+
+class RateLimiter:
+    def __init__(self, rpm: float | None) -> None:
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.next = 0.0
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        t = max(now, self.next)
+        self.next = t + self.interval
+        if t > now:
+            await asyncio.sleep(t - now)
+
+
+async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimiter, rng: random.Random,
+                            stats: Stats):
+    """``(answer or None, last failure reason, attempts)``."""
+    attempt = 0
+    reason = None
+    while True:
+        await limiter.wait()
+        stats.attempts += 1
+        try:
+            return await judge.ask(req), None, attempt + 1
+        except Transient as err:
+            reason = err.reason
+            if attempt >= limits.retries:
+                return None, reason, attempt + 1
+            delay = min(limits.backoff_max, limits.backoff_base * 2 ** attempt) * rng.uniform(0.5, 1.0)
+            if err.retry_after is not None:
+                delay = max(delay, err.retry_after)
+            attempt += 1
+            stats.retried += 1
+            await asyncio.sleep(delay)
+
+
+def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latency: float, cost: float) -> dict:
+    row = {"judge": q[0], "prompt": phash, "qid": q[1], "doc_1": q[2], "doc_2": q[3], "latency": latency,
+           "attempts": attempts}
+    if answer is None:
+        row.update(vote=None, status="failed", reason=f"{reason} (after {attempts} attempts)", raw=None,
+                   tokens_in=0, tokens_out=0, cost=0.0)
+    else:
+        row.update(vote=answer.vote, status="ok" if answer.vote is not None else "unparsable",
+                   reason=answer.reason, raw=answer.raw, tokens_in=answer.tokens_in,
+                   tokens_out=answer.tokens_out, cost=cost)
+    return row
+
+
+async def send_all(
+    questions: list,
+    judges: dict,
+    build: Callable[[tuple], dict],
+    store,
+    phash: str,
+    limits: Limits,
+    stats: Stats,
+    on_answer: Callable[[tuple, float | None], None] | None = None,
+) -> None:
+    """Ask every question ``(judge name, qid, doc_1, doc_2)``; store and count each answer.
+
+    ``build(question)`` gives the request (texts and the rendered prompt).
+    Raises the first :class:`~.judges.Fatal` after the workers stop.
+    """
+    rng = random.Random(limits.seed)
+    limiter = RateLimiter(limits.rpm)
+    pos = 0
+    inflight = 0
+    answered = 0
+    fatal: list[BaseException] = []
+
+    def expected_cost(q: tuple, req: dict) -> float:
+        if answered:
+            return stats.cost / answered
+        judge = judges[q[0]]
+        return cost_of(limits.prices, judge.price_key, estimate_tokens(req["prompt"]), OUT_TOKENS_ESTIMATE)
+
+    async def one(q: tuple, req: dict) -> None:
+        nonlocal answered
+        judge = judges[q[0]]
+        t0 = time.monotonic()
+        answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats)
+        row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
+                   cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
+        store.put(row)  # committed before it is counted
+        stats.sent += 1
+        answered += 1
+        stats.tokens_in += row["tokens_in"]
+        stats.tokens_out += row["tokens_out"]
+        stats.cost += row["cost"]
+        if row["vote"] is None:
+            stats.failed += 1
+        if on_answer is not None:
+            on_answer(q, row["vote"])
+
+    def over_budget(q: tuple, req: dict) -> str | None:
+        if limits.budget_requests is not None and stats.sent + inflight >= limits.budget_requests:
+            return f"--budget-requests {limits.budget_requests} reached"
+        if limits.max_cost is not None and stats.cost + (inflight + 1) * expected_cost(q, req) > limits.max_cost:
+            return f"--max-cost {limits.max_cost:g} reached"
+        return None
+
+    async def worker() -> None:
+        nonlocal pos, inflight
+        while pos < len(questions) and not fatal and stats.stopped is None:
+            q = questions[pos]
+            req = build(q)
+            stop = over_budget(q, req)
+            if stop is not None:
+                stats.stopped = stop
+                return
+            pos += 1
+            inflight += 1
+            try:
+                await one(q, req)
+            except Exception as err:  # Fatal and anything unexpected: stop every worker
+                fatal.append(err)
+                return
+            finally:
+                inflight -= 1
+
+    n = max(1, min(limits.concurrency, len(questions)))
+    await asyncio.gather(*(worker() for _ in range(n)))
+    if fatal:
+        raise fatal[0]

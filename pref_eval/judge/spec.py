@@ -1,0 +1,68 @@
+"""Judge specifications (``--judge SPEC``).
+
+``openai:MODEL[@BASE_URL][,key=ENV][,name=LABEL][,temperature=T][,max_tokens=N]``
+    an OpenAI-compatible chat-completions server through the official
+    ``openai`` client; the API key is read from the environment variable
+    ``ENV`` (default: ``--api-key-env``, itself ``OPENAI_API_KEY`` by default).
+``cmd:COMMAND``
+    a program (run by ``/bin/sh -c``) speaking JSON lines on stdin/stdout.
+
+A judge's *name* (its identity in the store and in the output) is the spec
+without the ``key=`` option, or ``LABEL`` when ``name=`` is given.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+
+_OPENAI_OPTIONS = ("key", "name", "temperature", "max_tokens")
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    kind: str  # "openai" or "cmd"
+    name: str
+    model: str = ""
+    base_url: str | None = None
+    key_env: str | None = None
+    command: str = ""
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+def parse_spec(spec: str) -> JudgeSpec:
+    """Parse one ``--judge`` value (see the module docstring)."""
+    if spec.startswith("cmd:"):
+        command = spec[4:].strip()
+        if not command:
+            raise UsageError("--judge cmd: needs a command, e.g. cmd:'python3 my_judge.py'")
+        return JudgeSpec(kind="cmd", name=spec.strip(), command=command)
+    if not spec.startswith("openai:"):
+        raise UsageError(f"--judge: expected openai:MODEL@BASE_URL or cmd:COMMAND, got {spec!r}")
+    body, *opts = spec[7:].split(",")
+    model, at, url = body.partition("@")
+    if not model:
+        raise UsageError(f"--judge: no model name in {spec!r} (openai:MODEL@BASE_URL)")
+    if at and not url.startswith(("http://", "https://")):
+        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {url!r}")
+    values: dict[str, str] = {}
+    kept = [body]
+    for o in opts:
+        k, eq, v = o.partition("=")
+        if not eq or k not in _OPENAI_OPTIONS:
+            raise UsageError(f"--judge: unknown option {o!r} (one of {', '.join(k + '=' for k in _OPENAI_OPTIONS)})")
+        values[k] = v
+        if k not in ("key", "name"):
+            kept.append(o)
+    try:
+        temperature = float(values["temperature"]) if "temperature" in values else 0.0
+        max_tokens = int(values["max_tokens"]) if "max_tokens" in values else None
+    except ValueError:
+        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {spec!r}") from None
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError("--judge: max_tokens must be >= 1")
+    name = values.get("name") or "openai:" + ",".join(kept)
+    return JudgeSpec(kind="openai", name=name, model=model, base_url=url or None, key_env=values.get("key") or None,
+                     temperature=temperature, max_tokens=max_tokens)

@@ -1,0 +1,257 @@
+"""zelo_agree through the command line: document and system levels against independent paths
+(zelo_fit's scores and qrels, zelo_compare's decisions, scipy), the output formats, and fault cases
+(bad files, bad options, output faults): one line on stderr, exit code 2, no traceback."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CROWD = str(ROOT / "judgments" / "dl21-crowd-sample.txt")
+GPT = str(ROOT / "judgments" / "dl21-gpt4o-sample.human")
+
+
+class Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def cli(module: str, *args: str, cwd=None) -> Result:
+    """Run ``pref_eval.cli.MODULE.main(args)`` in this process (stdout/stderr captured, cwd switched)."""
+    import contextlib
+    import importlib
+
+    main = importlib.import_module(f"pref_eval.cli.{module}").main
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    finally:
+        os.chdir(old)
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def records(out: str) -> dict:
+    return {(r["judge_a"], r["judge_b"], r["level"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """8 queries x 12 documents, all pairs judged once by judge A (clarke4) from true strengths;
+    judge B = A with 25 % of outcomes flipped; judge R = A with every outcome flipped; five runs."""
+    d = tmp_path_factory.mktemp("agree_sys")
+    rng = np.random.default_rng(4)
+    lines = {"A": [], "B": [], "R": []}
+    strength = {}
+    for q in range(8):
+        s = rng.normal(scale=1.5, size=12)
+        strength[q] = s
+        for i in range(12):
+            for j in range(i + 1, 12):
+                a, b = f"d{i}", f"d{j}"
+                win = b if rng.random() < 1 / (1 + math.exp(s[i] - s[j])) else a
+                other = a if win == b else b
+                lines["A"].append(f"q{q} {a} {b} {win}\n")
+                lines["B"].append(f"q{q} {a} {b} {other if rng.random() < 0.25 else win}\n")
+                lines["R"].append(f"q{q} {a} {b} {other}\n")
+    paths = {}
+    for k, v in lines.items():
+        paths[k] = d / f"{k}.txt"
+        paths[k].write_text("".join(v))
+    runs = []
+    for r, noise in enumerate((0.1, 0.5, 1.0, 2.0, 4.0)):
+        p = d / f"run{r}.run"
+        with p.open("w") as out:
+            for q in range(8):
+                sc = strength[q] + rng.normal(scale=noise, size=12)
+                for rank, i in enumerate(np.argsort(-sc)):
+                    out.write(f"q{q} Q0 d{i} {rank + 1} {sc[i]:.6f} run{r}\n")
+        runs.append(str(p))
+    return paths, runs, d
+
+
+def test_document_level_against_zelo_fit_scores(synthetic):
+    from scipy.stats import kendalltau
+
+    paths, _, d = synthetic
+    out = cli("agree", "-J", str(paths["A"]), "-J", str(paths["B"]), "-J", str(paths["R"]), "-n", "A", "-n", "B",
+              "-n", "R", "-l", "document", "-o", "jsonl", "--resamples", "0")
+    assert out.returncode == 0, out.stderr
+    got = records(out.stdout)
+    fits = {}
+    for k in ("A", "B"):
+        res = cli("fit", "-J", str(paths[k]))
+        assert res.returncode == 0, res.stderr
+        rows = list(csv.reader(io.StringIO(res.stdout), delimiter="\t"))
+        head = rows[0]
+        fits[k] = {(r[head.index("qid")], r[head.index("docno")]): float(r[head.index("score")]) for r in rows[1:]}
+    taus, top1 = [], []
+    for q in range(8):
+        docs = [f"d{i}" for i in range(12)]
+        # equal scores to 9 decimals are ties (as documented)
+        xa = np.round([fits["A"][(f"q{q}", x)] for x in docs], 9)
+        xb = np.round([fits["B"][(f"q{q}", x)] for x in docs], 9)
+        taus.append(kendalltau(xa, xb).statistic)
+        top1.append(float(np.argmax(xa) == np.argmax(xb)))
+    assert got["A", "B", "document", "kendall_tau_b"]["value"] == pytest.approx(np.mean(taus), abs=1e-9)
+    assert got["A", "B", "document", "top1_agreement"]["value"] == pytest.approx(np.mean(top1))
+    assert got["A", "R", "document", "kendall_tau_b"]["value"] == pytest.approx(-1.0)
+    assert got["A", "R", "document", "top1_agreement"]["value"] == 0.0
+    assert got["A", "B", "document", "queries"]["value"] == 8
+
+
+def test_system_level_against_zelo_fit_qrels_and_zelo_compare(synthetic):
+    from scipy.stats import kendalltau
+
+    paths, runs, d = synthetic
+    args = ["-J", str(paths["A"]), "-J", str(paths["B"]), "-n", "A", "-n", "B", "-l", "system", "-m", "ndcg_cut.10",
+            "--resamples", "50", "-o", "jsonl"]
+    for r in runs:
+        args += ["--runs", r]
+    out = cli("agree", *args)
+    assert out.returncode == 0, out.stderr
+    got = records(out.stdout)
+    means, sig = {}, {}
+    for k in ("A", "B"):
+        qrels = d / f"{k}.qrels"
+        assert cli("fit", "-J", str(paths[k]), "-o", str(d / f"{k}.scores"), "--qrels", str(qrels)).returncode == 0
+        ev = cli("eval", "-R", str(qrels), "-m", "ndcg_cut.10", "-o", "tsv", *runs)
+        assert ev.returncode == 0, ev.stderr
+        rows = [r for r in csv.reader(io.StringIO(ev.stdout), delimiter="\t")][1:]
+        means[k] = [float(next(r[3] for r in rows if r[0] == Path(run).name and r[1] == "all")) for run in runs]
+        cmp_ = cli("compare", "-R", str(qrels), "-m", "ndcg_cut.10", "--tests", "t", "-o", "jsonl", *runs)
+        assert cmp_.returncode == 0, cmp_.stderr
+        sig[k] = {(o["run_a"], o["run_b"]): o["significant"] for o in map(json.loads, cmp_.stdout.splitlines())}
+    assert got["A", "B", "system", "kendall_tau_b"]["value"] == pytest.approx(
+        kendalltau(means["A"], means["B"]).statistic, abs=1e-12)
+    assert got["A", "B", "system", "significant_a"]["value"] == sum(sig["A"].values())
+    assert got["A", "B", "system", "significant_b"]["value"] == sum(sig["B"].values())
+    changed = sum(sig["A"][p] != sig["B"][p] for p in sig["A"])
+    assert got["A", "B", "system", "decision_changes"]["value"] >= changed
+    assert sum(1 for k in got if k[3].startswith("flip:")) == got["A", "B", "system", "decision_changes"]["value"]
+    r = got["A", "B", "system", "tau_ap"]
+    assert -1 <= r["ci_low"] <= r["ci_high"] <= 1
+
+
+@pytest.mark.parametrize("fmt", ["text", "tsv", "csv", "jsonl", "markdown", "latex"])
+def test_output_formats_carry_every_record(fmt):
+    out = cli("agree", "-J", CROWD, "-J", GPT, "-n", "crowd", "-n", "gpt4o", "-l", "pair", "--resamples", "20",
+              "-o", fmt)
+    assert out.returncode == 0, out.stderr
+    base = cli("agree", "-J", CROWD, "-J", GPT, "-n", "crowd", "-n", "gpt4o", "-l", "pair", "--resamples", "20",
+               "-o", "jsonl").stdout.splitlines()
+    lines = [x for x in out.stdout.splitlines() if x.strip()]
+    extra = {"text": 1, "tsv": 1, "csv": 1, "jsonl": 0, "markdown": 2, "latex": 6}[fmt]
+    assert len(lines) == len(base) + extra
+    if fmt == "jsonl":
+        first = json.loads(lines[0])
+        assert list(first) == ["judge_a", "judge_b", "level", "statistic", "value", "ci_low", "ci_high", "n"]
+    if fmt == "tsv":
+        rows = list(csv.reader(io.StringIO(out.stdout), delimiter="\t"))
+        kappa = next(r for r in rows if r[3] == "cohen_kappa")
+        assert float(kappa[4]) == next(json.loads(x)["value"] for x in base if '"cohen_kappa"' in x)
+
+
+def test_output_file_written_atomically_and_never_over_an_input(tmp_path):
+    target = tmp_path / "report.tsv"
+    target.write_text("old\n")
+    ok = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "tsv", "--output", str(target))
+    assert ok.returncode == 0 and target.read_text().startswith("judge_a\t")
+    copy = tmp_path / "crowd.txt"
+    copy.write_text(Path(CROWD).read_text())
+    before = copy.read_bytes()
+    bad = cli("agree", "-J", str(copy), "-J", GPT, "--output", str(copy))
+    assert bad.returncode == 2 and "same file" in bad.stderr and copy.read_bytes() == before
+    # a failing run leaves the old report in place
+    target.write_text("old\n")
+    broken = tmp_path / "broken.txt"
+    broken.write_text("1 a b c\n")
+    res = cli("agree", "-J", CROWD, "-J", str(broken), "--output", str(target))
+    assert res.returncode == 2 and target.read_text() == "old\n"
+
+
+FAULTS = [
+    # (files: {name: content}, extra args, expected fragment of the one error line)
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, ["--format", "clarke4"],
+     "b.txt:1: expected the winner to be docA or docB"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, [], "b.txt:1: cannot detect the judgment format"),
+    ({"a.txt": "1 x y x\n", "b.txt": "@ 1 x y !\n@ 1 x y %\n"}, [], "b.txt:2: expected the mark !, = or ?"),
+    ({"a.txt": "1 x y x\n", "b.txt": ""}, [], "b.txt: empty judgment file"),
+    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "b.txt: not UTF-8 text"),
+    ({"a.txt": "1 x y x\n", "b.jsonl": '{"qid": 1, "doc_a": "x", "doc_b": "y", "votes": [2]}\n'}, [],
+     "b.jsonl:1: expected each vote a number in -1..1 or null"),
+    ({"a.txt": "1 x y x\n"}, ["-J", "missing.txt"], "missing.txt"),
+    ({"a.txt": "1 x y x\n"}, [], "at least two judgment files"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["-n", "only"], "--name given 1 times for 2"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["-n", "s", "-n", "s"], "two judges share a name"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["--format", "nope"], "unknown judgment format 'nope'"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["--format", "clarke4,clarke4,clarke4"],
+     "--format lists 3 formats for 2"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["-l", "system"], "needs --runs"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n"}, ["-l", "pair", "-m", "map"], "--runs/-m are used only"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n1 Q0 y 2 1 r\n",
+      "s.run": "1 Q0 y 1 2 s\n1 Q0 x 2 1 s\n"},
+     ["--runs", "r.run", "--runs", "s.run", "-m", "map", "--grades", "0,0.5,1"], "--grades must be integers"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 abc r\n", "s.run": "1 Q0 y 1 2 s\n"},
+     ["--runs", "r.run", "--runs", "s.run", "-m", "map"], "r.run:1:"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n"},
+     ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "two runs share a name"),
+    ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
+     ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
+]
+
+
+@pytest.mark.parametrize("files,extra,fragment", FAULTS, ids=[f[2][:40] for f in FAULTS])
+def test_fault_is_one_line_exit_2(tmp_path, files, extra, fragment):
+    js = []
+    for name, content in files.items():
+        p = tmp_path / name
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content)
+        if not name.endswith(".run"):
+            js += ["-J", name]
+    res = cli("agree", *js, *extra, "--resamples", "0", cwd=tmp_path)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert fragment in res.stderr
+    assert "Traceback" not in res.stderr
+    assert res.stderr.startswith("zelo_agree: ") and res.stderr.count("\n") == 1
+    assert res.stdout == ""
+
+
+def test_unwritable_output_is_exit_1(tmp_path):
+    res = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "--output",
+              str(tmp_path / "no" / "dir" / "out.txt"))
+    assert res.returncode == 1 and res.stderr.count("\n") == 1 and "out.txt" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("opt", [["--resamples", "-1"], ["--buckets", "0"], ["--confidence", "1"],
+                                 ["--prior", "0"], ["--top-k", "0"], ["-l", "bogus"], ["-o", "xml"],
+                                 ["--ties", "other"], ["--correction", "maybe"], ["--digits", "40"]])
+def test_bad_option_values_are_refused(opt):
+    res = cli("agree", "-J", CROWD, "-J", GPT, *opt)
+    assert res.returncode == 2 and "Traceback" not in res.stderr and res.stdout == ""
+
+
+def test_closed_pipe_is_not_an_error():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(f"{sys.executable} -m pref_eval.cli.agree -J {CROWD} -J {GPT} -l pair --resamples 0 | head -1",
+                       shell=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert p.stdout.startswith("judge_a") and "Traceback" not in p.stderr and "Error" not in p.stderr

@@ -1,0 +1,529 @@
+"""zelo_judge against a local OpenAI-compatible server (tests/fake_openai.py) and cmd: judges.
+
+The server answers from hidden true scores (a seeded Bernoulli vote per model,
+pair and order) and injects faults on demand; the assertions compare what
+zelo_judge stored and wrote with what the server knows and logged.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("aiohttp")
+
+from fake_openai import FakeOpenAI  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TOY = ROOT / "tools" / "toy_judge.py"
+
+
+def env(**extra):
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    e["PYTHONPATH"] = str(ROOT)
+    e.update(extra)
+    return e
+
+
+def zj(*args, check=True, timeout=120, **kw):
+    proc = subprocess.run([sys.executable, "-m", "pref_eval.cli.judge", *map(str, args)], capture_output=True,
+                          text=True, env=kw.pop("env", env()), timeout=timeout, **kw)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def collection(tmp_path, nq=3, nd=6, seed=0, sigma=1.5):
+    """Texts with the server's markers, hidden truth, random-cycle pairs."""
+    from pref_eval.zelo.pairs import random_cycles
+
+    rng = np.random.default_rng(seed)
+    truth, qlines, dlines, cands = {}, [], [], []
+    for qi in range(nq):
+        q = f"q{qi}"
+        docs = [f"{q}d{di}" for di in range(nd)]
+        truth[q] = dict(zip(docs, rng.normal(0, sigma, nd).tolist(), strict=True))
+        qlines.append(f"{q}\tQID={q} a question")
+        dlines += [f"{d}\tDOC={d} some text" for d in docs]
+        cands.append((q, docs))
+    (tmp_path / "queries.tsv").write_text("\n".join(qlines) + "\n")
+    (tmp_path / "docs.tsv").write_text("\n".join(dlines) + "\n")
+    pairs = random_cycles(cands, 2, seed, dedup=True)
+    with open(tmp_path / "pairs.jsonl", "w") as fh:
+        for q, a, b in pairs:
+            fh.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
+    return truth, pairs
+
+
+@pytest.fixture
+def server():
+    servers = []
+
+    def make(**kw):
+        s = FakeOpenAI(**kw)
+        url = s.start()
+        servers.append(s)
+        return s, url
+
+    yield make
+    for s in servers:
+        s.stop()
+
+
+def rows(store):
+    db = sqlite3.connect(store)
+    db.row_factory = sqlite3.Row
+    out = {(r["judge"], r["qid"], r["doc_1"], r["doc_2"]): dict(r) for r in db.execute("SELECT * FROM answers")}
+    db.close()
+    return out
+
+
+def read_jsonl(path):
+    return [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+
+
+def common(tmp_path):
+    return ["--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "docs.tsv", "--store", tmp_path / "s.sqlite"]
+
+
+# ------------------------------------------------------------------ the main path
+def test_ensemble_votes_store_and_resume(tmp_path, server):
+    truth, pairs = collection(tmp_path)
+    srv, url = server(truth=truth, seed=3)
+    judges = [f"--judge=openai:m{i}@{url}" for i in range(3)]
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), *judges, "-o", tmp_path / "out.jsonl", "--concurrency", 4)
+    out = read_jsonl(tmp_path / "out.jsonl")
+    assert [(r["qid"], r["doc_a"], r["doc_b"]) for r in out] == pairs
+    for r in out:
+        assert r["judges"] == [f"openai:m{i}@{url}" for i in range(3)] and r["orders"] == ["AB"] * 3
+        assert r["votes"] == [srv.score(f"m{i}", r["qid"], r["doc_a"], r["doc_b"]) for i in range(3)]
+    assert sorted(srv.served) == sorted(set(srv.served)) and len(srv.served) == 3 * len(pairs)
+    # a re-run asks nothing and writes the same file; export gives the same pairs and votes
+    n = len(srv.received)
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), *judges, "-o", tmp_path / "again.jsonl")
+    assert len(srv.received) == n
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "out.jsonl").read_bytes()
+    zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "export.jsonl")
+    exp = read_jsonl(tmp_path / "export.jsonl")
+    assert sorted(json.dumps(r, sort_keys=True) for r in exp) == sorted(json.dumps(r, sort_keys=True) for r in out)
+    # zelo_fit reads it
+    fit = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", tmp_path / "export.jsonl", "-Q"],
+                         capture_output=True, text=True, env=env())
+    assert fit.returncode == 0 and fit.stdout.count("\n") == 1 + 3 * 6, fit.stderr
+
+
+def test_both_orders(tmp_path, server):
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth)
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--both-orders",
+       "-o", tmp_path / "out.jsonl")
+    for r in read_jsonl(tmp_path / "out.jsonl"):
+        q, a, b = r["qid"], r["doc_a"], r["doc_b"]
+        assert r["orders"] == ["AB", "BA"]
+        assert r["votes"] == [srv.score("m0", q, a, b), -srv.score("m0", q, b, a)]
+    assert len(srv.served) == 2 * len(pairs) == len(set(srv.served))
+
+
+def test_faults_end_judged_or_failed_with_reason(tmp_path, server):
+    truth, pairs = collection(tmp_path, nq=1, nd=8)
+    keys = [("m0", q, a, b) for q, a, b in pairs]
+    plan = {keys[0]: ["429", "429"], keys[1]: ["500"] * 5, keys[2]: ["timeout"] * 3, keys[3]: ["malformed"],
+            keys[4]: ["empty"], keys[5]: ["range"], keys[6]: ["garbage"], keys[7]: ["500", "malformed", "429"]}
+    srv, url = server(truth=truth, faults=plan, retry_after="1", hang=5)
+    t0 = time.monotonic()
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "-o", tmp_path / "out.jsonl",
+       "--retries", 2, "--timeout", 0.5, "--backoff", 0.01, "--concurrency", 8, "-Q")
+    assert time.monotonic() - t0 < 30
+    st = rows(tmp_path / "s.sqlite")
+    name = f"openai:m0@{url}"
+    r = {k: st[(name, *k[1:])] for k in keys[:8]}
+    assert r[keys[0]]["status"] == "ok" and r[keys[0]]["attempts"] == 3 and r[keys[0]]["latency"] >= 2.0  # Retry-After
+    assert r[keys[1]]["status"] == "failed" and "HTTP 500" in r[keys[1]]["reason"] and r[keys[1]]["attempts"] == 3
+    assert r[keys[2]]["status"] == "failed" and "timeout" in r[keys[2]]["reason"]
+    assert r[keys[3]]["status"] == "ok" and r[keys[3]]["attempts"] == 2
+    assert r[keys[4]]["status"] == "unparsable" and r[keys[4]]["raw"] == "" and r[keys[4]]["reason"] == "empty answer"
+    assert r[keys[5]]["status"] == "unparsable" and "outside -1..1" in r[keys[5]]["reason"]
+    assert r[keys[6]]["status"] == "unparsable" and r[keys[6]]["raw"].startswith("I think")
+    assert r[keys[7]]["status"] == "failed" and r[keys[7]]["attempts"] == 3
+    assert all(v["status"] == "ok" for k, v in st.items() if (k[0], *k[1:]) not in {(name, *x[1:]) for x in keys[:8]})
+    out = {(x["qid"], x["doc_a"], x["doc_b"]): x["votes"] for x in read_jsonl(tmp_path / "out.jsonl")}
+    assert len(out) == len(pairs)  # every pair ends judged or failed
+    for k in (keys[1], keys[2], keys[4], keys[5], keys[6], keys[7]):
+        assert out[k[1:]] == [None]
+    # --retry-failed asks the failed ones again (and only those)
+    n = len(srv.received)
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--retry-failed", "-Q")
+    assert set(srv.received[n:]) == {keys[i] for i in (1, 2, 4, 5, 6, 7)}
+
+
+def test_sigkill_then_resume_asks_nothing_twice(tmp_path, server):
+    truth, pairs = collection(tmp_path, nq=4, nd=10)
+    srv, url = server(truth=truth)
+    srv.gate = 40
+    store = tmp_path / "s.sqlite"
+    args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "pairs.jsonl", *common(tmp_path),
+            f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}", "--concurrency", 6, "-Q"]
+    proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as db:
+                    if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= 40:
+                        break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    held = len(srv.received) - len(srv.served)
+    assert len(srv.served) == 40 and 0 < held <= 6
+    srv.release()
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}",
+       "-o", tmp_path / "out.jsonl")
+    assert len(srv.served) == len(set(srv.served)) == 2 * len(pairs)  # never the same (judge, pair, order) twice
+    assert len(read_jsonl(tmp_path / "out.jsonl")) == len(pairs)
+
+
+def test_second_process_on_the_store_is_refused(tmp_path, server):
+    from pref_eval.judge.store import Store
+
+    truth, _ = collection(tmp_path, nq=1, nd=3)
+    srv, url = server(truth=truth)
+    st = Store(str(tmp_path / "s.sqlite"))
+    st.lock()
+    try:
+        p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", check=False)
+    finally:
+        st.close()
+    assert p.returncode == 2 and "is in use by another zelo_judge" in p.stderr and str(os.getpid()) in p.stderr
+    assert srv.received == []
+
+
+def test_secret_never_leaks(tmp_path, server):
+    key = "sk-test-SECRET-0123456789abcdef"
+    truth, pairs = collection(tmp_path, nq=1, nd=5)
+    srv, url = server(truth=truth, api_key=key, faults={("m0", *pairs[0]): ["500"] * 9,
+                                                        ("m0", *pairs[1]): ["garbage"]})
+    e = env(MY_KEY=key)
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key=MY_KEY", "--retries", 1,
+           "--backoff", 0, "-o", tmp_path / "out.jsonl", env=e)
+    assert srv.auth_seen and all(a == f"Bearer {key}" for a in srv.auth_seen)  # the key was used ...
+    zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "exp.jsonl")
+    bad = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--api-key-env", "OTHER",
+             "--retry-failed", env=env(OTHER="sk-wrong-" + key[::-1]), check=False)  # 401: a fatal error
+    assert bad.returncode == 2 and "refused the API key" in bad.stderr
+    unset = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key=NOPE", check=False)
+    assert unset.returncode == 2 and "NOPE is not set" in unset.stderr
+    inline = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key={key}", check=False)
+    assert inline.returncode == 2 and key not in inline.stderr
+    # ... and is nowhere else: outputs, messages, the store's files (database, WAL, lock)
+    blobs = [p.stdout, p.stderr, bad.stdout, bad.stderr, unset.stderr, inline.stderr]
+    assert all(key not in b and key[::-1] not in b for b in blobs)
+    for f in tmp_path.iterdir():
+        data = f.read_bytes()
+        assert key.encode() not in data and key[::-1].encode() not in data, f
+
+
+def test_budget_dry_run_and_max_cost(tmp_path, server):
+    truth, pairs = collection(tmp_path, nq=2, nd=6)
+    srv, url = server(truth=truth)
+    j = f"--judge=openai:m0@{url}"
+    dry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--dry-run", "--price", "m0=1,2")
+    assert dry.stdout.startswith(f"{len(pairs)} requests would be sent") and srv.received == []
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--budget-requests", 5, "-o", tmp_path / "o.jsonl")
+    assert len(srv.received) == 5 and "stopped: --budget-requests 5" in p.stderr
+    assert len(read_jsonl(tmp_path / "o.jsonl")) == 5
+    dry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--dry-run")
+    assert dry.stdout.startswith(f"{len(pairs) - 5} requests would be sent (5 served from the store")
+    # each answer costs (prompt_tokens * 1 + 6 * 2) / 1000 at m0=1,2
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--price", "m0=1,2", "--max-cost", 0.5,
+           "--concurrency", 1)
+    st = rows(tmp_path / "s.sqlite")
+    spent = sum(r["cost"] for r in st.values())
+    per = max(r["cost"] for r in st.values())
+    assert 0.5 - per <= spent <= 0.5 and "stopped: --max-cost" in p.stderr
+    assert all(abs(r["cost"] - (r["tokens_in"] + 2 * r["tokens_out"]) / 1000) < 1e-12 for r in st.values()
+               if r["cost"])
+    miss = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--max-cost", 1, check=False)
+    assert miss.returncode == 2 and "--max-cost needs a --price for 'm0'" in miss.stderr
+
+
+# ------------------------------------------------------------------ cmd: judges
+CRASHER = """
+import json, sys
+for n, line in enumerate(sys.stdin):
+    if n == 2:
+        sys.exit(3)  # crashes on its third request
+    r = json.loads(line)
+    print(json.dumps({"id": r["id"], "score": 0.5}), flush=True)
+"""
+GARBAGE = """
+import sys
+for line in sys.stdin:
+    print("hmm, hard to say", flush=True)
+"""
+HANGER = """
+import json, sys, time
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["docno_a"].endswith("d0") or r["docno_b"].endswith("d0"):
+        time.sleep(60)
+    print(json.dumps({"id": r["id"], "score": -0.5}), flush=True)
+"""
+
+
+def test_cmd_judges_crash_garbage_hang(tmp_path):
+    truth, pairs = collection(tmp_path, nq=1, nd=5)
+    for name, src in (("crash", CRASHER), ("garbage", GARBAGE), ("hang", HANGER)):
+        (tmp_path / f"{name}.py").write_text(src)
+    py = sys.executable
+    t0 = time.monotonic()
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=cmd:{py} {tmp_path}/crash.py",
+       f"--judge=cmd:{py} {tmp_path}/garbage.py", f"--judge=cmd:{py} {tmp_path}/hang.py",
+       "--timeout", 1, "--retries", 1, "--backoff", 0, "-o", tmp_path / "out.jsonl", "-Q")
+    assert time.monotonic() - t0 < 40
+    st = rows(tmp_path / "s.sqlite")
+    by = {n: [r for k, r in st.items() if k[0].endswith(f"/{n}.py")] for n in ("crash", "garbage", "hang")}
+    assert all(len(v) == len(pairs) for v in by.values())
+    # the crasher exits on every third request of a process: it is restarted, and each question ends
+    # answered or failed with the reason (a retry may again be some process's third request)
+    assert all((r["status"], r["vote"]) == ("ok", 0.5) or (r["status"] == "failed" and r["vote"] is None
+               and r["reason"].startswith("judge program exited")) for r in by["crash"]), by["crash"]
+    assert any(r["attempts"] == 2 for r in by["crash"]) and sum(r["status"] == "ok" for r in by["crash"]) >= 4
+    assert all(r["status"] == "unparsable" and r["raw"] == "hmm, hard to say" for r in by["garbage"])
+    for r in by["hang"]:
+        hangs = r["doc_1"].endswith("d0") or r["doc_2"].endswith("d0")
+        assert (r["status"], r["vote"]) == (("failed", None) if hangs else ("ok", -0.5))
+        if hangs:
+            assert "timeout" in r["reason"]
+    out = read_jsonl(tmp_path / "out.jsonl")
+    assert len(out) == len(pairs) and all(len(r["votes"]) == 3 for r in out)
+
+
+def kendall_tau_vs_truth(fit_tsv: str, truth: dict) -> float:
+    from scipy.stats import kendalltau
+
+    est: dict = {}
+    for line in fit_tsv.splitlines()[1:]:
+        q, d, s = line.split("\t")[:3]
+        est.setdefault(q, {})[d] = float(s)
+    taus = []
+    for q, t in truth.items():
+        docs = sorted(t)
+        taus.append(kendalltau([t[d] for d in docs], [est[q].get(d, 0.0) for d in docs]).statistic)
+    return float(np.mean(taus))
+
+
+def recovery_tau(k: int, sigma: float, cycles: int) -> float:
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.simulate", "recovery", "--K", str(k), "--sigma",
+                        str(sigma), "--cycles", str(cycles), "--trials", "40", "--seed", "0", "-Q"],
+                       capture_output=True, text=True, env=env(), check=True)
+    head, row = p.stdout.splitlines()[:2]
+    cols = dict(zip(head.split("\t"), row.split("\t"), strict=True))
+    return float(next(v for c, v in cols.items() if "truth" in c))
+
+
+def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
+    from pref_eval.zelo.pairs import random_cycles
+
+    rng = np.random.default_rng(11)
+    truth, ql, dl, cands = {}, [], [], []
+    for qi in range(nq):
+        q = f"q{qi}"
+        docs = [f"{q}d{i}" for i in range(k)]
+        truth[q] = dict(zip(docs, rng.normal(0, sigma, k).tolist(), strict=True))
+        ql.append(f"{q}\tQID={q}")
+        dl += [f"{d}\tDOC={d}" for d in docs]
+        cands.append((q, docs))
+    (tmp_path / "queries.tsv").write_text("\n".join(ql) + "\n")
+    (tmp_path / "docs.tsv").write_text("\n".join(dl) + "\n")
+    (tmp_path / "truth.txt").write_text("".join(f"{q} {d} {v}\n" for q, t in truth.items() for d, v in t.items()))
+    with open(tmp_path / "pairs.tsv", "w") as fh:
+        for q, a, b in random_cycles(cands, cycles, 5):
+            fh.write(f"{q}\t{a}\t{b}\n")
+    zj(tmp_path / "pairs.tsv", *common(tmp_path), *judges_for(truth), "-o", tmp_path / "j.jsonl", "-Q",
+       "--concurrency", 16)
+    fit = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", tmp_path / "j.jsonl", "-Q"],
+                         capture_output=True, text=True, env=env(), check=True)
+    ours = kendall_tau_vs_truth(fit.stdout, truth)
+    expected = recovery_tau(k, sigma, cycles)
+    assert abs(ours - expected) < 0.08, (ours, expected)
+
+
+def test_fitted_tau_matches_simulated_recovery_cmd(tmp_path):
+    """Three cmd: judges voting like zelo_simulate's ensemble → τ with the truth as `recovery` predicts."""
+    def judges(truth):
+        return [f"--judge=cmd:{sys.executable} {TOY} {tmp_path / 'truth.txt'} --noise 1 --seed {s}" for s in range(3)]
+    _tau_case(tmp_path, judges)
+
+
+@pytest.mark.slow
+def test_fitted_tau_matches_simulated_recovery_http(tmp_path, server):
+    box = {}
+
+    def judges(truth):
+        srv, url = server(truth=truth, seed=1, log=False)
+        box["srv"] = srv
+        return [f"--judge=openai:m{i}@{url}" for i in range(3)]
+    _tau_case(tmp_path, judges)
+
+
+# ------------------------------------------------------------------ tournament, texts, usage
+def test_tournament_unattended_finds_the_true_top(tmp_path):
+    rng = np.random.default_rng(2)
+    lines, truth_lines, ql, dl = [], [], [], []
+    for qi in range(3):
+        q = f"t{qi}"
+        ql.append(f"{q}\tQID={q}")
+        vals = rng.permutation(40)
+        for di, v in enumerate(vals):
+            d = f"{q}d{di}"
+            lines.append(f"{q} 0 {d} {1 + di % 3}")  # the tournament's starting grades
+            truth_lines.append(f"{q} {d} {v}")
+            dl.append(f"{d}\tDOC={d}")
+    (tmp_path / "g.qrels").write_text("\n".join(lines) + "\n")
+    (tmp_path / "truth.txt").write_text("\n".join(truth_lines) + "\n")
+    (tmp_path / "queries.tsv").write_text("\n".join(ql) + "\n")
+    (tmp_path / "docs.tsv").write_text("\n".join(dl) + "\n")
+    subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "init", "--state", tmp_path / "s.json", "--qrels",
+                    tmp_path / "g.qrels", "--k", "3", "--seed", "1"], check=True, env=env())
+    judge = f"--judge=cmd:{sys.executable} {TOY} {tmp_path / 'truth.txt'} --noise 0"
+    zj("--state", tmp_path / "s.json", *common(tmp_path), judge, "-o", tmp_path / "t.jsonl", "-Q")
+    res = subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "result", "--state", tmp_path / "s.json"],
+                         capture_output=True, text=True, check=True, env=env()).stdout
+    state = json.loads((tmp_path / "s.json").read_text())
+    assert all(t["phase"] == "done" for t in state["topics"].values())
+    truth = {}
+    for line in truth_lines:
+        q, d, v = line.split()
+        truth.setdefault(q, {})[d] = int(v)
+    grades = {}
+    for line in lines:
+        q, _, d, g = line.split()
+        grades.setdefault(q, {})[d] = int(g)
+    for q in truth:  # a perfect judge: the best candidate (top grade) by truth wins the tournament
+        cands = [d for d, g in grades[q].items() if g == 3]
+        best = max(cands, key=lambda d: truth[q][d])
+        top = [x.split()[1] for x in res.splitlines() if x.split()[0] == q]
+        assert top[0] == best
+    # a second run has nothing to do
+    again = zj("--state", tmp_path / "s.json", *common(tmp_path), judge)
+    assert "0 requests sent" in again.stderr
+
+
+def test_texts_formats_and_missing(tmp_path):
+    from pref_eval.io.texts import read_docs, read_pairs, read_queries
+
+    (tmp_path / "q.jsonl").write_text('{"qid": "1", "text": "QID=1"}\n{"query_id": 2, "query": "QID=2"}\n')
+    (tmp_path / "d.jsonl").write_text('{"docno": "a", "title": "T", "text": "DOC=a"}\n'
+                                      '{"doc_id": "b", "contents": "x"}\n')
+    t = read_queries(str(tmp_path / "q.jsonl"))
+    read_docs(str(tmp_path / "d.jsonl"), t)
+    assert t.query("2") == "QID=2" and t.doc("1", "a") == "T\nDOC=a" and t.doc("1", "b") == "x"
+    z = read_docs(str(ROOT / "tests/data/zelo/zbench/case_main/dataset.jsonl"))
+    assert z.query("q00") == "synthetic query q00" and z.doc("q00", "d001") == "q00/d001"
+    (tmp_path / "p.txt").write_text("1 a b\n1 a c\n")
+    assert read_pairs(str(tmp_path / "p.txt")) == [("1", "a", "b"), ("1", "a", "c")]
+    (tmp_path / "judge.py").write_text("import sys\nfor l in sys.stdin: print('0.25', flush=True)\n")
+    p = zj(tmp_path / "p.txt", "--queries", tmp_path / "q.jsonl", "--docs", tmp_path / "d.jsonl", "--store",
+           tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", "-o", tmp_path / "o.jsonl")
+    assert "pair 1 a c not sent: no text of document c" in p.stderr
+    assert read_jsonl(tmp_path / "o.jsonl") == [{"qid": "1", "doc_a": "a", "doc_b": "b", "votes": [0.25],
+                                                 "judges": [f"cmd:{sys.executable} {tmp_path / 'judge.py'}"],
+                                                 "orders": ["AB"]}]
+
+
+IRDS = """
+import sys
+import ir_datasets
+from ir_datasets.formats import TsvDocs, TsvQueries
+from ir_datasets.util import LocalDownload
+ir_datasets.registry.register("pref-eval-test/judge", ir_datasets.Dataset(
+    TsvDocs(LocalDownload(sys.argv[1])), TsvQueries(LocalDownload(sys.argv[2]))))
+from pref_eval.cli.judge import main
+main(sys.argv[3:])
+"""
+
+
+def test_irds_texts_local_dataset(tmp_path):
+    pytest.importorskip("ir_datasets")
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    (tmp_path / "judge.py").write_text(
+        "import json, sys\nfor l in sys.stdin:\n    r = json.loads(l)\n"
+        "    print(json.dumps({'score': 1 if 'DOC=' + r['docno_b'] in r['doc_b'] and 'QID=' in r['query'] else 0}),"
+        " flush=True)\n")
+    e = env(IR_DATASETS_HOME=str(tmp_path / "irds"))
+    p = subprocess.run([sys.executable, "-c", IRDS, tmp_path / "docs.tsv", tmp_path / "queries.tsv",
+                        tmp_path / "pairs.jsonl", "--docs", "irds:pref-eval-test/judge", "--store", tmp_path / "s.db",
+                        f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", "-o", tmp_path / "o.jsonl"],
+                       capture_output=True, text=True, env=e, timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = read_jsonl(tmp_path / "o.jsonl")
+    assert len(out) == len(pairs) and all(r["votes"] == [1] for r in out)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--judge", "gpt:x"], "expected openai:MODEL@BASE_URL or cmd:COMMAND"),
+    (["--judge", "openai:m@ftp://x"], "must start with http"),
+    (["--judge", "openai:m@http://127.0.0.1:9/v1,colour=red"], "unknown option 'colour=red'"),
+    (["--judge", "cmd:true", "--price", "m0"], "--price: expected MODEL=IN,OUT"),
+    (["--judge", "cmd:true", "--ties", "zbench"], "--ties applies with --state"),
+    (["--judge", "cmd:true", "--judge", "cmd:true"], "name the same judge"),
+    (["--judge", "cmd:true", "--concurrency", "0"], "--concurrency"),
+])
+def test_usage_errors(tmp_path, args, message):
+    collection(tmp_path, nq=1, nd=3)
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), *args, check=False)
+    assert p.returncode == 2 and message in p.stderr, p.stderr
+
+
+def test_bad_inputs_name_file_and_line(tmp_path):
+    collection(tmp_path, nq=1, nd=3)
+    (tmp_path / "bad.tsv").write_text("q0 d1 d2\nq0 d1\n")
+    p = zj(tmp_path / "bad.tsv", *common(tmp_path), "--judge", "cmd:true", check=False)
+    assert p.returncode == 2 and f"{tmp_path / 'bad.tsv'}:2: expected 'qid doc_a doc_b'" in p.stderr
+    (tmp_path / "prompt.txt").write_text("only {query}\n")
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), "--judge", "cmd:true", "--prompt", tmp_path / "prompt.txt",
+           check=False)
+    assert p.returncode == 2 and "lacks the placeholder(s) {doc_a}, {doc_b}" in p.stderr
+    (tmp_path / "notdb").write_text("hello\n" * 100)
+    p = zj("export", "--store", tmp_path / "notdb", check=False)
+    assert p.returncode == 2 and "not a zelo_judge store" in p.stderr
+
+
+def test_prompt_parsing():
+    from pref_eval.judge.prompt import DEFAULT_PROMPT, parse_answer, render
+
+    assert parse_answer('{"score": -0.5}') == (-0.5, None)
+    assert parse_answer('```json\n{"score": 1}\n```') == (1.0, None)
+    assert parse_answer('Sure. {"score": 0.25, "why": "x"} done')[0] == 0.25
+    assert parse_answer("0.3") == (0.3, None)
+    assert parse_answer("")[0] is None and parse_answer('{"score": 2}')[1] == "score 2 outside -1..1"
+    assert parse_answer('{"score": true}')[0] is None and parse_answer("nan")[0] is None
+    txt = render(DEFAULT_PROMPT, query="Q {doc_b}", doc_a="A", doc_b="B", qid="1", docno_a="a", docno_b="b")
+    assert "Q {doc_b}" in txt and '{"score": S}' in txt  # one pass: texts are not re-scanned
+
+
+def test_output_refused_before_anything_is_asked(tmp_path):
+    collection(tmp_path, nq=1, nd=3)
+    (tmp_path / "judge.py").write_text("import sys\nfor l in sys.stdin: print('0.5', flush=True)\n")
+    j = f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}"
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "no" / "dir.jsonl", check=False)
+    assert p.returncode == 1 and "no/dir.jsonl" in p.stderr and not (tmp_path / "s.sqlite").exists()
+    for victim in ("pairs.jsonl", "s.sqlite"):
+        p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / victim, check=False)
+        assert p.returncode == 2 and "same file" in p.stderr
+    assert not (tmp_path / "s.sqlite").exists()
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-Q")  # default: standard output
+    assert [json.loads(x)["votes"] for x in p.stdout.splitlines()] == [[0.5]] * 3 and p.stderr == ""
