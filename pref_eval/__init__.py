@@ -4,6 +4,7 @@ Public API (lazy: importing the package stays cheap):
 
 * :func:`evaluate` -- qrels + runs + measures → long DataFrame (run, qid, measure, value).
 * :func:`iter_calc` / :func:`calc_aggregate` -- ir-measures' two calls, same arguments.
+* :func:`agreement` -- judgment files → agreement records of ``zelo_agree``.
 """
 from __future__ import annotations
 
@@ -31,4 +32,12 @@ def calc_aggregate(*args, **kwargs):
     return _calc_aggregate(*args, **kwargs)
 
 
-__all__ = ["evaluate", "iter_calc", "calc_aggregate", "__version__"]
+def agreement(*args, **kwargs):
+    """See :func:`pref_eval.api.agree` (``zelo_agree``); not named ``agree`` because
+    ``pref_eval.agree`` is the package of its computations."""
+    from .api import agree as _agree
+
+    return _agree(*args, **kwargs)
+
+
+__all__ = ["evaluate", "iter_calc", "calc_aggregate", "agreement", "__version__"]

@@ -96,8 +96,15 @@ class Ranked:
     ``rows`` (index of the line in the run's arrays, -1 for trec_eval's
     placeholder of a missing topic); ``docno`` (bytes) and ``score`` are
     gathered from the run and ``doc`` (exact qrels doc id, -1 if not in the qrels) looked up on
-    demand. Integer arrays are int32 when the sizes allow (int64
-    otherwise); use them in arithmetic freely, numpy widens when mixed.
+    demand. ``pos`` is int16 when no query has more than 16,384 entries and
+    ``qidx`` int16 when there are at most 16,384 queries; other integer arrays
+    are int32 when the sizes allow (int64 otherwise). NumPy 2 (NEP 50) does
+    *not* widen an int16 array combined with a Python int (``pos + 2`` stays
+    int16 and would wrap past 32,767), so measures add only small constants
+    (the bound leaves room for ``+ 2``), or compute in float (``pos + 1.0``)
+    or against int64 arrays (which do widen); comparisons with any Python int
+    (``pos < cutoff``) are exact. ``tests/test_collection_order.py`` checks
+    these facts on the installed NumPy.
     ``ptr[i]:ptr[i+1]`` is query ``i``'s slice.
 
     Judged side (flat, query-major): ``jgrade`` every qrels grade of the
@@ -191,12 +198,12 @@ class Collection:
     missing: tuple[np.ndarray, ...] = field(default=())  # per run: qrels qids the run lacks
 
 
-def index_qrels(qrels: Qrels, doc: np.ndarray | None = None) -> QrelsIndex:
+def index_qrels(qrels: Qrels) -> QrelsIndex:
     """Group the judgments by query (strcmp order of qids).
 
     Inside a query the judgments are ordered by their 64-bit docno key
-    (:mod:`pref_eval.io.keys`), which the run lookup searches. ``doc`` is
-    ignored (exact doc ids are computed on demand, ``QrelsIndex.doc``).
+    (:mod:`pref_eval.io.keys`), which the run lookup searches (exact doc ids
+    are computed on demand, ``QrelsIndex.doc``).
     """
     qids, counts, key, order = grouping_of(qrels)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -325,7 +332,6 @@ PREFILTER_MIN = 1 << 16  # runs with fewer rows skip the hash prefilter of the q
 
 def rank_run(
     run: Run,
-    doc: np.ndarray | None,
     qi: QrelsIndex,
     *,
     complete: bool = False,
@@ -336,8 +342,8 @@ def rank_run(
 ) -> tuple[Ranked, np.ndarray]:
     """Sort, truncate and label one run. Returns (ranked, missing_qids).
 
-    ``query_ids`` (sorted bytes) overrides the query set. ``doc`` is unused
-    (kept for the old signature): ids come from the qrels index.
+    ``query_ids`` (sorted bytes) overrides the query set; document ids come
+    from the qrels index.
     """
     nqq = qi.nq
     n_all = len(run.docno)
@@ -451,7 +457,8 @@ def rank_run(
         counts = np.bincount(qpos, minlength=nq)
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     pos = np.arange(len(qpos), dtype=itype) - ptr[:-1].astype(itype)[qpos]
-    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow
+    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow (NumPy 2 keeps
+    # int16 + Python int in int16: see the Ranked docstring)
     if len(counts) and int(counts.max()) <= 16384:
         pos = pos.astype(np.int16)
     if nq <= 16384:
@@ -565,7 +572,7 @@ def build_collection(
     ranked: list[Ranked] = []
     missing: list[np.ndarray] = []
     for run in runs:
-        r, m = rank_run(run, None, qi, complete=complete, depth=depth,
+        r, m = rank_run(run, qi, complete=complete, depth=depth,
                         judged_only=judged_only, trec9=trec9)
         ranked.append(r)
         missing.append(m)

@@ -192,7 +192,7 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, [], "b.txt:1: cannot detect the judgment format"),
     ({"a.txt": "1 x y x\n", "b.txt": "@ 1 x y !\n@ 1 x y %\n"}, [], "b.txt:2: expected the mark !, = or ?"),
     ({"a.txt": "1 x y x\n", "b.txt": ""}, [], "b.txt: empty judgment file"),
-    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "b.txt: not UTF-8 text"),
+    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "is not UTF-8 text"),
     ({"a.txt": "1 x y x\n", "b.jsonl": '{"qid": 1, "doc_a": "x", "doc_b": "y", "votes": [2]}\n'}, [],
      "b.jsonl:1: expected each vote a number in -1..1 or null"),
     ({"a.txt": "1 x y x\n"}, ["-J", "missing.txt"], "missing.txt"),
@@ -255,3 +255,13 @@ def test_closed_pipe_is_not_an_error():
     p = subprocess.run(f"{sys.executable} -m pref_eval.cli.agree -J {CROWD} -J {GPT} -l pair --resamples 0 | head -1",
                        shell=True, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert p.stdout.startswith("judge_a") and "Traceback" not in p.stderr and "Error" not in p.stderr
+
+
+def test_python_api_and_zelo_group():
+    import pref_eval
+    import pref_eval.agree.records  # the subpackage does not shadow the function
+
+    recs = pref_eval.agreement([CROWD, GPT], names=["c", "g"], levels=["pair"], resamples=0)
+    assert any(r.statistic == "cohen_kappa" and r.judge_b == "g" for r in recs)
+    res = cli("group", "agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "jsonl")
+    assert res.returncode == 0 and '"statistic": "cohen_kappa"' in res.stdout

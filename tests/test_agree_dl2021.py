@@ -11,17 +11,18 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / ".." / "shared" / "data"
+from conftest import ROOT, SHARED
+
+DATA = SHARED / "data"
 CROWD = DATA / "duelingBandits" / "judgments.txt"
 GPT = DATA / "llm_relevance_judgement_comparison" / "Pref" / "DL2021" / "judge.human"
 
-pytestmark = pytest.mark.skipif(not (CROWD.exists() and GPT.exists()), reason="real DL 2021 data not present")
+pytestmark = pytest.mark.shared("data/duelingBandits/judgments.txt",
+                                "data/llm_relevance_judgement_comparison/Pref/DL2021/judge.human")
 
 
 def test_llmlog_reads_judge_human_markers():
@@ -116,3 +117,28 @@ def test_docs_show_the_scripts_table():
     out = subprocess.run([sys.executable, str(ROOT / "tools" / "agree_dl2021.py"), str(CROWD), str(GPT)],
                          capture_output=True, text=True, check=True).stdout
     assert shown == out
+
+
+def test_consensus_and_weighted_kappa_recomputed_independently():
+    crowd, gpt, gpt_names = _independent()
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
+                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    got = {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+    # consensus: the crowd judged the pair at least twice, always for the same document
+    hits = n = 0
+    for k, votes in crowd.items():
+        if len(votes) >= 2 and len(set(votes)) == 1 and k in gpt:
+            n += 1
+            hits += _cat(float(np.mean(gpt[k]))) == (2 if votes[0] == 1.0 else 0)
+    r = got["crowd", "gpt4o", "consensus_agreement"]
+    assert (r["n"], r["value"]) == (n, pytest.approx(hits / n, abs=1e-12))
+    # weighted kappa, linear weights |i - j| / 2
+    pairs = sorted(k for k in crowd if k in gpt)
+    t = np.zeros((3, 3))
+    for k in pairs:
+        t[_cat(float(np.mean(crowd[k]))), _cat(float(np.mean(gpt[k])))] += 1
+    w = np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2
+    e = np.outer(t.sum(1), t.sum(0)) / t.sum()
+    assert got["crowd", "gpt4o", "weighted_kappa"]["value"] == pytest.approx(1 - (w * t).sum() / (w * e).sum(),
+                                                                             abs=1e-12)

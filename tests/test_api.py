@@ -8,7 +8,7 @@ import pytest
 import pref_eval
 from pref_eval.errors import UsageError
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = ROOT / "qrels/dl19-sample.qrels"
 RUNS = [ROOT / "runs/bm25.run", ROOT / "runs/dense.run"]
 

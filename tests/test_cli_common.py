@@ -7,11 +7,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = "qrels/dl19-sample.qrels"
 RUN = "runs/rerank.run"
 HEAVY = ("numpy", "pandas", "scipy", "matplotlib", "statsmodels", "pyarrow")

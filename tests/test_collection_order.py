@@ -146,3 +146,29 @@ def test_grades_exact_when_docno_keys_collide(monkeypatch):
         for i, q in enumerate(r.qids.tolist()):
             a, b = r.ptr[i], r.ptr[i + 1]
             assert r.grade[a:b].tolist() == want[q][1]
+
+
+def test_narrow_int16_ranks_and_numpy2_arithmetic():
+    """The Ranked docstring's claims on narrowed ranks, checked on the installed NumPy (NEP 50 rules).
+
+    ``pos`` is int16 up to 16,384 entries per query and wider beyond; measures
+    add small Python ints (stays int16, exact within the bound), compute in
+    float, combine with int64 arrays (widens) or compare with any Python int.
+    """
+    def ranked(n_docs: int):
+        run = run_from_bytes(b"".join(b"1 Q0 d%d 1 %d r\n" % (i, n_docs - i) for i in range(n_docs)), "r")
+        col = build_collection(qrels_from_records([("1", "d0", 1)]), [run])
+        return col.runs[0]
+
+    small, big = ranked(16384), ranked(16385)
+    assert small.pos.dtype == np.int16 and small.qidx.dtype == np.int16
+    assert big.pos.dtype != np.int16 and np.iinfo(big.pos.dtype).max >= 16384
+    top = small.pos[-1:]
+    assert int(top[0]) == 16383
+    two = top + 2
+    assert two.dtype == np.int16 and int(two[0]) == 16385      # no widening, and exact within the bound
+    assert (top + 1.0).dtype == np.float64
+    assert (top + np.array([2**40], dtype=np.int64)).dtype == np.int64
+    assert bool((top < 2**63 - 1)[0]) and not bool((top > 2**40)[0])   # comparisons with large Python ints
+    with np.errstate(over="ignore"):
+        assert int((np.array([32767], np.int16) + 1)[0]) == -32768   # why the bound matters

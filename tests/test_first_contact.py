@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = ROOT / "qrels" / "dl19-sample.qrels"
 RUNS = [ROOT / "runs" / n for n in ("bm25.run", "dense.run", "rerank.run")]
 JUDGE = ROOT / "judgments" / "dl19-sample.judge"
@@ -170,7 +170,7 @@ def test_item4_options_without_their_partner_are_refused(tmp_path, args, flag):
 
 # 5 ------------------------------------------------------------------------------------------------
 
-CAST = ROOT / ".." / "shared" / "data" / "claclark_preferences" / "TREC-CAsT-2019.qrels"
+CAST = ROOT.parent / "shared" / "data" / "claclark_preferences" / "TREC-CAsT-2019.qrels"
 
 
 def _gzip(path: Path) -> Path:
@@ -181,7 +181,7 @@ def _gzip(path: Path) -> Path:
     return out
 
 
-@pytest.mark.skipif(not CAST.exists(), reason="needs ../shared (the real TREC CAsT 2019 qrels)")
+@pytest.mark.shared("data/claclark_preferences/TREC-CAsT-2019.qrels")
 @pytest.mark.parametrize("gz", [False, True], ids=["fast-path", "tokenizer"])
 def test_item5_cast_2019_decimal_grades_read_as_integers(tmp_path, gz):
     """The real CAsT 2019 qrels (grades 0.0 ... 50.0) evaluate as pytrec_eval on their integers."""

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 PAGE = ROOT / "docs" / "measures.md"
 sys.path.insert(0, str(ROOT / "tools"))  # tools/doc_table.py: the docs generator
 MINE = ("ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "G", "binG", "rbp", "rbp_resid",

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = str(ROOT / "qrels" / "dl19-sample.qrels")
 RUNS = [str(ROOT / "runs" / f"{r}.run") for r in ("bm25", "dense", "rerank")]
 JUDGE = str(ROOT / "judgments" / "dl19-sample.judge")

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from pref_eval.run_preferences.names import ALL_SET, DEFINITIONS, PREFERENCE_SET, PREFERENCES, parse_pref_measure
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 sys.path.insert(0, str(ROOT / "tools"))
 from doc_table import render_preferences  # noqa: E402  (tools/: the docs generator)
 QRELS = ROOT / "qrels" / "dl19-sample.qrels"

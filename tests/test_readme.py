@@ -5,9 +5,8 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 
 
 def readme_commands():

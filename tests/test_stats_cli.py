@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,7 @@ from scipy import stats
 
 from pref_eval.io.perquery import read_per_query
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 DATA = ROOT / "tests" / "data" / "stats"
 JSONL_KEYS = ["measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic", "p_value",
               "p_adjusted", "correction"]

@@ -1,7 +1,8 @@
 """zelo_trec against trec_eval 10.0's own expected outputs, byte for byte.
 
 1. Every command of trec_eval's quicktest (listed in
-   ``../shared/data/trec_eval_test/README.md``), except the preference ones
+   ``tests/data/trec_eval_test/README.md``, trec_eval's own test collection
+   committed with its NIST notice (``SOURCE.md``)), except the preference ones
    (``prefs`` / ``qrels_prefs`` / ``qrels_jg``, covered by the preference
    tests), is read from that README, run through ``zelo_trec`` and its stdout
    compared with the expected file.
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-TE_TEST = SHARED / "data" / "trec_eval_test"
+from conftest import ROOT
+
+TE_TEST = ROOT / "tests" / "data" / "trec_eval_test"
 GEN = ROOT / "tests" / "data" / "trec_eval_generated"
 
 # expected files of the README whose command uses measures of other families
@@ -88,8 +89,6 @@ def _readme_id(case: tuple[str, list[str]]) -> str:
 
 
 def test_readme_lists_the_quicktest_commands():
-    if not TE_TEST.is_dir():
-        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
     names = [e for e, _ in README_CASES]
     # 15 quicktest commands, 5 of them preference / judgment-group ones
     assert len(README_CASES) == 10, names
@@ -100,8 +99,6 @@ def test_readme_lists_the_quicktest_commands():
 @pytest.mark.parametrize("case", README_CASES, ids=[_readme_id(c) for c in README_CASES])
 def test_trec_eval_quicktest(case):
     expected_name, argv = case
-    if not TE_TEST.is_dir():
-        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
     p = run_zelo_trec(argv, TE_TEST)
     assert p.returncode == 0, p.stderr.decode()
     assert_same_bytes(p.stdout, (TE_TEST / expected_name).read_bytes(), " ".join(argv))
@@ -135,8 +132,6 @@ def test_generated_cases_cover_the_options():
     (b"", 0, "empty zscores file"),
 ])
 def test_malformed_zscores_file(tmp_path, content, line, what):
-    if not TE_TEST.is_dir():
-        pytest.skip(f"{TE_TEST} not present (shared data folder absent)")
     z = tmp_path / "z"
     z.write_bytes(content)
     p = run_zelo_trec(["-m", "map", "-Z", str(z), "qrels.test", "results.test"], TE_TEST)

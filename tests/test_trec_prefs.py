@@ -1,7 +1,7 @@
 """zelo_trec -R prefs / qrels_prefs / qrels_jg against trec_eval 10.0, byte for byte.
 
 Oracles:
-1. trec_eval 10.0's own expected outputs (``../shared/data/trec_eval_test``,
+1. trec_eval 10.0's own expected outputs (``tests/data/trec_eval_test``,
    commands from its README / Makefile quicktest), with and without comment lines;
 2. random cases in ``tests/data/trec_prefs_generated`` whose expected outputs
    were produced by the trec_eval 10.0 binary (see that folder's README.md);
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-TE_TEST = ROOT.parent / "shared" / "data" / "trec_eval_test"
+from conftest import ROOT
+
+TE_TEST = ROOT / "tests" / "data" / "trec_eval_test"
 GEN = ROOT / "tests" / "data" / "trec_prefs_generated"
 
 REFERENCE = [
@@ -46,8 +47,6 @@ def _assert_same(got: bytes, expected: bytes, label: str) -> None:
 
 @pytest.mark.parametrize("expected,args", REFERENCE, ids=[a.split()[-2] for _, a in REFERENCE])
 def test_trec_eval_reference_outputs(expected: str, args: str) -> None:
-    if not TE_TEST.is_dir():
-        pytest.skip(f"{TE_TEST} absent (shared trec_eval test data)")
     res = zelo_trec(args.split(), TE_TEST)
     assert res.returncode == 0, res.stderr.decode()
     _assert_same(res.stdout, (TE_TEST / expected).read_bytes(), args)

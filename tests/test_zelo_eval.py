@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 TREC_EVAL = Path("/tmp/trec_eval/trec_eval")
 RUNS = [ROOT / "runs" / n for n in ("bm25.run", "dense.run", "rerank.run")]
 QRELS = ROOT / "qrels" / "dl19-sample.qrels"

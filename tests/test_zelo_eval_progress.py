@@ -11,11 +11,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT  # noqa: E402
 QRELS = ROOT / "qrels" / "dl19-sample.qrels"
 RUNS = [ROOT / "runs" / n for n in ("bm25.run", "dense.run", "rerank.run")]
 

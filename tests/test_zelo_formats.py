@@ -12,8 +12,7 @@ from pref_eval.errors import InputError
 from pref_eval.io.judgments import detect_format, read_judgments
 from pref_eval.zelo.judgments import vote_score
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-DATA = SHARED / "data"
+from conftest import need_shared  # noqa: E402
 
 
 def _write(tmp_path, name, text):
@@ -162,9 +161,7 @@ REAL = [
 
 @pytest.mark.parametrize("rel,fmt,n,nq,nd", REAL)
 def test_real_data(rel, fmt, n, nq, nd):
-    path = DATA / rel
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
+    path = need_shared("data", *Path(rel).parts)
     text = path.read_text(encoding="utf-8")
     assert detect_format(text) == fmt
     j = read_judgments(str(path))

@@ -18,7 +18,7 @@ from pref_eval.zelo.simulate import simulate_tournament
 from pref_eval.zelo.tournament import Tournament
 
 DATA = Path(__file__).resolve().parent / "data" / "zelo" / "zbench"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from conftest import need_shared  # noqa: E402
 
 
 @pytest.mark.parametrize("case,seed,cycles", [("case_main", 1, 4), ("case_soft", 3, 2)])
@@ -132,9 +132,7 @@ def test_cli_tournament_resumable(tmp_path):
 
 
 def test_yan_case_a_small_sample():
-    path = SHARED / "duelingBandits" / "caseA.txt"
-    if not path.exists():
-        pytest.skip("shared data absent")
+    path = need_shared("data", "duelingBandits", "caseA.txt")
     M = np.loadtxt(path)
     r = simulate_tournament(M, 100, seed=0)
     # Yan et al. Fig. 3 (Clarke et al. row): best found ~502/1000, 599-759 comparisons
@@ -166,9 +164,7 @@ def test_extra_final_phase_judges_final_pool_twice_and_combines():
 
 
 def test_yan_case_a_extra_final_phase_small_sample():
-    path = SHARED / "duelingBandits" / "caseA.txt"
-    if not path.exists():
-        pytest.skip("shared data absent")
+    path = need_shared("data", "duelingBandits", "caseA.txt")
     M = np.loadtxt(path)
     plain = simulate_tournament(M, 60, seed=2)
     extra = simulate_tournament(M, 60, seed=2, final_phase=True)

@@ -8,20 +8,16 @@ comparisons) and prefj itself driven on the same matrices with five seeds
 proportion near 0.5 over 1,000 runs has sd ≈ 16, so the bounds below are about
 ±3 sd around the span of the oracle values.
 """
-from pathlib import Path
 
 import numpy as np
-import pytest
 
 from pref_eval.zelo.simulate import simulate_tournament
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "duelingBandits"
+from conftest import need_shared  # noqa: E402
 
 
 def _matrix(name):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip("shared data absent")
+    path = need_shared("data", "duelingBandits", name)
     return np.loadtxt(path)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes, read_input_text
+from .textfile import display_name, read_input_text
 
 HEADER = ("qid", "docno", "score", "se")
 

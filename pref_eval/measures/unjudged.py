@@ -19,7 +19,6 @@ from .params import CUTOFF
 from .base import EvalContext, measure
 from .nicknames import TREC_TABLE, trec_order
 
-WHOLE_LIST = np.iinfo(np.int64).max  # the cutoff of ``Judged`` without @k
 
 
 def _in_top(r, mask: np.ndarray, k: int) -> np.ndarray:

@@ -102,14 +102,6 @@ def records_csv(records, alpha: float) -> str:
     return buf.getvalue()
 
 
-def format_jsonl(result: ComparisonResult) -> str:
-    return records_jsonl(result.records, result.params["alpha"])
-
-
-def format_csv(result: ComparisonResult) -> str:
-    return records_csv(result.records, result.params["alpha"])
-
-
 def format_pref_table(records, fmt: str, test: str, alpha: float, correction: str, digits: int = 4) -> str:
     """Preference measures: one row per pair of runs, one column per measure,
     the mean per-query preference of run_a over run_b, ``*`` when its
@@ -241,15 +233,6 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     return "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n"
-
-
-def format_result(result: ComparisonResult, fmt: str = "text", digits: int = 4, test: str | None = None) -> str:
-    """Dispatch on ``fmt`` (one of :data:`FORMATS`)."""
-    if fmt == "jsonl":
-        return format_jsonl(result)
-    if fmt == "csv":
-        return format_csv(result)
-    return format_table(result, fmt, digits, test)
 
 
 def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int = 4) -> str:

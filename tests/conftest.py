@@ -1,0 +1,61 @@
+"""Shared test setup: one ``ROOT``, the data folders, and the ``../shared`` rule.
+
+Everything the core tests need is committed under ``tests/data/`` (with its
+licence notice) or in the repository's ``qrels/``, ``runs/``, ``judgments/``.
+A few tests also use the larger real data of the development checkout's
+sibling folder ``../shared`` (not part of the repository). They ask for it
+with :func:`need_shared` (or the ``shared`` marker); when it is missing the
+test is skipped with a reason that names the folder -- except under CI
+(environment ``CI=true``), where a missing ``../shared`` is an error, so CI
+cannot pass by silently skipping.
+
+Import from tests as ``from conftest import ROOT, DATA, need_shared``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+SHARED = ROOT.parent / "shared"
+
+
+def in_ci() -> bool:
+    """True when the environment says this is a CI run (``CI=true``, as GitHub Actions and .ci/run set)."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def need_shared(*relative: str) -> Path:
+    """Path of ``../shared/<relative>``; skip the test (fail under CI) when it is absent."""
+    path = SHARED.joinpath(*relative)
+    if not path.exists():
+        msg = f"needs ../shared/{'/'.join(relative)} (the development data folder, not in the repository)"
+        if in_ci():
+            pytest.fail(f"CI=true: {msg}", pytrace=False)
+        pytest.skip(msg)
+    return path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared(*paths): the test reads ../shared/<path> (see tests/conftest.py)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers(name="shared"):
+        for rel in mark.args:
+            need_shared(*Path(rel).parts)
+
+
+@pytest.fixture
+def root() -> Path:
+    """The repository root."""
+    return ROOT
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """``tests/data``."""
+    return DATA
