@@ -70,7 +70,11 @@ def _load_runs(runs: Any) -> list:
             raise InputError(name or "run", 0, "empty run (expected (qid, docno, score) records)")
         return r
 
-    if isinstance(runs, (str, os.PathLike, Run)) or hasattr(runs, "columns"):
+    if isinstance(runs, (str, os.PathLike)):
+        from .io.run_ids import run_ids
+
+        return [one(runs, run_ids([runs])[0])]
+    if isinstance(runs, Run) or hasattr(runs, "columns"):
         return [one(runs)]
     if isinstance(runs, Mapping):
         if _is_run_dict(runs):
@@ -82,7 +86,11 @@ def _load_runs(runs: Any) -> list:
         runs = list(runs)  # a generator of ScoredDoc records is one run
     if not runs or _is_record(runs[0]):
         return [one(runs)]
-    return [one(x) for x in runs]
+    from .io.run_ids import shortest_unique_suffixes
+
+    paths = [i for i, x in enumerate(runs) if isinstance(x, (str, os.PathLike))]
+    ids = dict(zip(paths, shortest_unique_suffixes([os.fspath(runs[i]) for i in paths]), strict=True))
+    return [one(x, ids.get(i)) for i, x in enumerate(runs)]
 
 
 def _measure_names(measures: Any) -> list[str]:
@@ -140,7 +148,8 @@ def evaluate(
     names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
     ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
     (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
-    Run names are the file paths, the mapping keys, or ``run``.
+    Run names: for files the rule of every command (:mod:`pref_eval.io.run_ids`: the shortest
+    unique path suffix, ``bm25.run``), the mapping keys, or ``run``.
     ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
     ``judgments_format`` as its ``--format``) or a
     :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, given_options, run_id_options, run_main
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -77,10 +77,11 @@ def _resolve_run(name: str, runs: list[str]) -> str:
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
             seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
-            fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, runs):
+            fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, run_id_mode, run_names, runs):
     """Compare runs with paired significance tests, or two orderings of systems.
 
     \b
@@ -134,7 +135,10 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             raise UsageError("-R needs at least one -m MEASURE")
         if len(runs) < 2:
             raise UsageError("need at least two run files to compare")
+        from ..io.run_ids import run_ids
         from ..stats.prefvalues import needs_preference_mode
+
+        ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
 
         if needs_preference_mode(measures):
             # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
@@ -144,13 +148,10 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             from ..stats.prefvalues import preference_values
 
             log.stage(f"evaluating {len(runs)} runs (preference measures)")
-            from ..run_preferences.evaluate import run_id
-
             if baseline is not None:
-                ids = [run_id(p) for p in runs]
                 baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
             df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
-                                      depth=depth, reference=baseline)
+                                      depth=depth, reference=baseline, names=ids)
             pref_baseline_done = baseline is not None
         else:
             for flag, val in (("-b", binary), ("-f", floor)):
@@ -166,8 +167,14 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                                      "with no per-query values to test; "
                                      "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
             log.stage(f"evaluating {len(runs)} runs")
-            df = evaluate(qrels, list(runs), list(measures), complete=complete, level=level, depth=depth, jobs=jobs)
+            df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
+                          depth=depth, jobs=jobs)
+            if baseline is not None and baseline in runs:
+                baseline = ids[list(runs).index(baseline)]
     else:
+        bad = given_options("run_id_mode", "run_names")
+        if bad:
+            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
         from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)

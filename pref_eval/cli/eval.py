@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_id_options, run_main
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
@@ -26,7 +26,8 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 
 
 @click.command(context_settings=CONTEXT)
-@click.option("-R", "--qrels", "qrels", required=True, metavar="QRELS", help="Qrels file (path, -, gzip, irds:ID).")
+@click.option("-R", "--qrels", "qrels", default=None, metavar="QRELS",
+              help="Qrels file (path, -, gzip, irds:ID); required except with --list-measures.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure, repeatable: rpp invrpp dcgrpp lexirecall (LR, sgnLR) lexiprecision (sgnLP) "
                    "rrlexiprecision (rrLP); ap rbp rr ndcg rp p@K r@K ap@K rr@K ndcg@K rbp@G[,K]; "
@@ -77,10 +78,15 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("-Q", "--quiet", is_flag=True,
               help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
+@click.option("--trec-eval-9", "trec9", is_flag=True,
+              help="Metric mode: emulate trec_eval 9.x / pytrec_eval (float32 scores, old iprec rounding), "
+                   "as zelo_trec --trec-eval-9.")
+@run_id_options
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
-            scheduler, quiet, list_measures, runs, judgments=None, judgments_format=None):
+            scheduler, quiet, list_measures, trec9, run_id_mode, run_names, runs, judgments=None,
+            judgments_format=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -93,8 +99,14 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     log = Log("zelo_eval", quiet)
     if list_measures:
         return _list_measures()
+    if qrels is None:
+        raise UsageError("missing -R QRELS (usage: zelo_eval -R QRELS [options] RUN [RUN...]; "
+                         "zelo_eval --list-measures lists the measures)")
     if not runs:
         raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
+    from ..io.run_ids import run_ids
+
+    ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
     ms = measure_set
     if ms is not None and ms.strip().lstrip("+").isdigit():
         d = int(ms)
@@ -123,29 +135,34 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                if used]
         if bad:
             raise UsageError(f"not applicable with a zELO score file ({qrels}): {', '.join(bad)}")
+        if trec9:
+            raise UsageError(f"not applicable with a zELO score file ({qrels}): --trec-eval-9")
         if ms is not None:
             raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
                              "(-M N limits the candidates)")
-        return _scores_mode(qrels, runs, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
+        return _scores_mode(qrels, runs, ids, measures, per_query, nosummary, cutoff, fmt or "trec", output, log)
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
+    if trec9 and (fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))):
+        raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
+                         "trec_eval names), not to preference mode")
     if fmt == "pref":
         _refuse_extra(extra, "with -o pref (preference mode)")
         serial_only("preference mode")
-        return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
+        return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     if fmt != "trec" and _wants_preferences(measures, ms):
         _refuse_extra(extra, "in preference mode")
         serial_only("preference mode")
-        return _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
+        return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference)):
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
-    return _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output, log,
-                        extra, jobs, scheduler)
+    return _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output,
+                        log, extra, trec9, jobs, scheduler)
 
 
 def _refuse_extra(extra: dict, where: str) -> None:
@@ -158,17 +175,9 @@ def _refuse_extra(extra: dict, where: str) -> None:
 
 
 def _list_measures() -> int:
-    from ..measures import registry
-    from ..measures.nicknames import NICKNAMES
-    from ..run_preferences.names import ALL_SET, PREFERENCES
+    from .common import print_measure_list
 
-    click.echo("preference measures: " + " ".join(PREFERENCES))
-    click.echo("pref_eval metrics: ap ap@K rbp rbp@G rbp@G,K rr rr@K ndcg ndcg@K rp p@K r@K")
-    click.echo("measure sets (-M): preferences all none " + " ".join(NICKNAMES) + " (all = " + " ".join(ALL_SET) + ")")
-    reg = registry()
-    click.echo("trec_eval measures: " + " ".join(sorted(reg, key=lambda n: reg[n].order)))
-    click.echo("ir-measures names: " + " ".join(sorted({s.irm for s in reg.values() if s.irm})))
-    return 0
+    return print_measure_list(preferences=True)
 
 
 def _trec_eval_names_only(measures) -> bool:
@@ -191,13 +200,12 @@ def _wants_preferences(measures, ms) -> bool:
     return needs_preference_mode(measures)
 
 
-def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
-                 extra=None, jobs=1, scheduler=None):
+def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
+                 extra=None, trec9=False, jobs=1, scheduler=None):
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
-    from ..run_preferences.evaluate import run_id
     from .common import output_stream
 
     if ms in ("preferences", "all", "none"):
@@ -210,22 +218,20 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
 
     inputs = extra_inputs(requests, **(extra or {}))
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
-    ids = [run_id(p) for p in runs]
-    _check_names(ids, runs)
     from ..api import evaluate_run_group
 
     if jobs == 1 and scheduler is None:
         rs = _read_runs(runs, ids, log)
         if len(runs) >= MANY_RUNS:
             log.stage(f"evaluating {len(runs)} runs")
-        got = evaluate_run_group((q, rs, ids, names, complete, level, depth, False, False, inputs))
+        got = evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, inputs))
     else:
         from ..parallel import ordered_map, split_even
 
         if len(runs) >= MANY_RUNS:
             log.stage(f"evaluating {len(runs)} runs")
         groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
-        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, False, inputs)
+        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, inputs)
                   for a, b in groups]
         got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
     results = []
@@ -243,16 +249,16 @@ def _metric_mode(qrels, runs, measures, ms, per_query, nosummary, complete, leve
             for res, name in zip(results, ids):
                 if len(results) > 1 and not any(c.name == "runid" for c in res.columns):
                     out.write(f"{'runid':<22}\tall\t{name}\n")  # label each block (trec_eval's runid line)
-                write_trec(out, res, per_query=per_query, summary=not nosummary)
+                write_trec(out, res, per_query=per_query, summary=not nosummary, print_missing=not trec9)
         else:
             from ..output.table import WRITERS, long_rows
 
-            rows = long_rows(results, per_query=per_query, summary=not nosummary)
+            rows = long_rows(results, per_query=per_query, summary=not nosummary, print_missing=not trec9)
             WRITERS[fmt](out, rows)
     return 0
 
 
-def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, output, log) -> int:
+def _scores_mode(scores, runs, ids, measures, per_query, nosummary, cutoff, fmt, output, log) -> int:
     """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
 
     Rows ``(run, qid, measure, value)`` from
@@ -262,7 +268,6 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
     """
     from ..errors import UsageError
     from ..io.textfile import display_name
-    from ..run_preferences.evaluate import run_id
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
     from .common import output_stream
 
@@ -271,8 +276,6 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
     names = list(measures) or list(DEFAULT_MEASURES)
     for m in names:
         parse_zelo_measure(m)
-    ids = [run_id(p) for p in runs]
-    _check_names(ids, runs)
     got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
     # per run: its per-query rows, then one "all" row per measure
     rows, k, n_all, seen_q = [], 0, 0, False
@@ -305,20 +308,14 @@ def _scores_mode(scores, runs, measures, per_query, nosummary, cutoff, fmt, outp
     return 0
 
 
-def _check_names(names, paths) -> None:
-    from ..run_preferences.evaluate import check_unique_run_ids
-
-    check_unique_run_ids(names, paths)
-
-
-def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,
+def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,
                      reference, means, query_fraction, label_fraction, label_policy, samples, seed, log):
     import numpy as np
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
     from ..run_preferences.data import prepare_qrels
-    from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
+    from ..run_preferences.evaluate import evaluate_preferences, reference_index
     from ..run_preferences.names import resolve
     from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.sampling import sample_labels, sample_queries
@@ -329,7 +326,7 @@ def _preference_mode(qrels, runs, measures, ms, binary, floor, per_query, nosumm
     if measures and ms:
         log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
-    names = run_names(list(runs))
+    names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_qrels(qrels, check_duplicates=False)
     rs = _read_runs(runs, names, log)
