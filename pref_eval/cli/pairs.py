@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, output_streams, run_main
+from .param_types import SEED
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -70,12 +71,12 @@ def _read_queries(dataset, run, depth, docs):
 @command.command("cycles")
 @click.option("--dataset", default=None, metavar="JSONL", help="zbench QueryDocuments JSONL.")
 @click.option("--run", default=None, metavar="RUN", help="TREC run: candidates = top --depth by score.")
-@click.option("--depth", type=int, default=None, help="With --run: documents per query (default all).")
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="With --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
-@click.option("--cycles", type=int, default=4, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--cycles", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--no-duplicates", is_flag=True, help="Skip a pair already drawn for the query.")
-@click.option("--limit", type=int, default=None, help="Use only the first N documents per query.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Use only the first N documents per query.")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Python random.Random(seed).shuffle, as zbench after random.seed(seed).")
 @click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True)
@@ -119,10 +120,10 @@ def _save(state, t):
 @command.command("init")
 @click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
 @click.option("--qrels", required=True, metavar="FILE", help="Graded qrels (the pool: grade > 0).")
-@click.option("--k", type=int, default=5, show_default=True, help="Depth of top documents required.")
-@click.option("--p", type=int, default=7, show_default=True, help="First-stage pairings per document.")
-@click.option("--f", type=int, default=9, show_default=True, help="First-stage pooling threshold.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=5, show_default=True, help="Depth of top documents required.")
+@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True, help="First-stage pairings per document.")
+@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True, help="First-stage pooling threshold.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase: judge every final-pool pair a second time; result from both rounds.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
@@ -174,7 +175,6 @@ def batch_digest(data: bytes) -> str:
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
     from ..io.judgments import read_judgments
-
     from ..io.textfile import read_input_bytes
 
     t = _load(state)

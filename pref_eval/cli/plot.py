@@ -77,9 +77,9 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     that i won; grey = never compared.
     """
     _check_ext(output)
+    from ..io.judgments import read_judgments
     from ..plot import pyplot
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
-    from ..io.judgments import read_judgments
 
     plt = pyplot()
     log = Log("zelo_plot", quiet)
