@@ -139,6 +139,7 @@ def evaluate(
     summary: bool = False,
     judgments: Any = None,
     judgments_format: str | None = None,
+    best: Any = None,
     jobs: int = 1,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
@@ -153,8 +154,10 @@ def evaluate(
     ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
     ``judgments_format`` as its ``--format``) or a
     :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
-    from judgments (``PGC``), as ``zelo_eval -P``. ``jobs``: evaluate groups
-    of runs in that many processes (the same result).
+    from judgments (``PGC``), as ``zelo_eval -P``. ``best``: a best-item set
+    (qrels of the best items, or a zELO score file: its top documents) for
+    ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
+    groups of runs in that many processes (the same result).
     """
     import pandas as pd
 
@@ -170,7 +173,7 @@ def evaluate(
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
-    extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format)
+    extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
     if jobs > 1 and len(rs) > 1:
         from .parallel import ordered_map, split_even
 
@@ -186,15 +189,22 @@ def evaluate(
     return pd.DataFrame(rows, columns=list(HEADER))
 
 
-def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None) -> dict:
-    """``EvalContext.extra`` for ``requests``: the judgment table when given.
+def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
+                 best: Any = None) -> dict:
+    """``EvalContext.extra`` for ``requests``: the judgment table and the best-item set when given.
 
-    A judgment file that no requested measure uses is refused (never ignored);
-    a measure that needs judgments without them says so when it runs.
+    An input that no requested measure uses is refused (never ignored); a
+    measure that needs one without it says so when it runs.
     """
     from .measures.base import needs_input
 
     extra: dict = {}
+    if best is not None:
+        if not needs_input(requests, "best"):
+            raise UsageError("a best-item set given (-B) but no requested measure uses it (BestRR, BestSuccess@k)")
+        from .io.best_items import BestItems, read_best_items
+
+        extra["best"] = best if isinstance(best, BestItems) else read_best_items(best)
     if judgments is not None:
         if not needs_input(requests, "judgments"):
             raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")

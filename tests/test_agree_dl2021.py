@@ -66,16 +66,22 @@ def _independent():
     return crowd, gpt, gpt_names
 
 
+@pytest.fixture(scope="module")
+def reported():
+    """The command's pair-level records (one run, shared by the tests below)."""
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
+                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    return {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+
+
 def _cat(x: float) -> int:
     return 0 if x < 0.5 else (1 if x == 0.5 else 2)
 
 
-def test_pair_level_figures_recomputed_independently():
+def test_pair_level_figures_recomputed_independently(reported):
     crowd, gpt, gpt_names = _independent()
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
-                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
-                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    got = {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+    got = reported
     matched = set(crowd) & gpt_names
     assert got["crowd", "gpt4o", "matched"]["value"] == len(matched) == 8685
     pairs = sorted(k for k in matched if k in gpt)
@@ -119,12 +125,9 @@ def test_docs_show_the_scripts_table():
     assert shown == out
 
 
-def test_consensus_and_weighted_kappa_recomputed_independently():
-    crowd, gpt, gpt_names = _independent()
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
-                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
-                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    got = {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+def test_consensus_and_weighted_kappa_recomputed_independently(reported):
+    crowd, gpt, _ = _independent()
+    got = reported
     # consensus: the crowd judged the pair at least twice, always for the same document
     hits = n = 0
     for k, votes in crowd.items():

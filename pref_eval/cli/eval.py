@@ -18,6 +18,7 @@ import sys
 import click
 
 from .common import Log, run_id_options, run_main
+from .param_types import SEED, Finite
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
@@ -35,15 +36,18 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("-M", "--measure_set", "measure_set", default=None, metavar="SET|N",
               help="preferences, all, none (= all, pref_eval.py's default), a trec_eval nickname "
                    "(official, all_trec), or a number: keep the top N documents (trec_eval's -M).")
-@click.option("-b", "--binary_relevance", "binary", default=None, type=float, metavar="GRADE",
+@click.option("-b", "--binary_relevance", "binary", default=None, type=Finite(), metavar="GRADE",
               help="Preference mode: relevant iff grade >= GRADE (grades become 0/1).")
-@click.option("-f", "--relevance_floor", "floor", default=None, type=float, metavar="G",
+@click.option("-f", "--relevance_floor", "floor", default=None, type=Finite(), metavar="G",
               help="Preference mode: grades below G become 0 (after -b).")
 @click.option("-P", "--judgments", "judgments", default=None, metavar="FILE",
               help="Metric mode: pairwise judgments (any format zelo_fit reads) for measures computed "
                    "from them (PGC).")
 @click.option("--judgments-format", "judgments_format", default=None, type=click.Choice(JUDGMENT_FORMATS),
               help="Format of -P (default: detected, as zelo_fit --format).")
+@click.option("-B", "--best", "best", default=None, metavar="FILE",
+              help="Metric mode: best-known items for BestRR / BestSuccess@k (qrels of the best items, or a "
+                   "zELO score file: its top documents).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-c", "--complete", "complete", is_flag=True,
@@ -62,14 +66,14 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="Compare RUN (run id or file) with every other run instead of all pairs.")
 @click.option("--means", "means", is_flag=True,
               help="pref output: add a per-run mean line for every metric after the summary.")
-@click.option("--query_fraction", "query_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--query_fraction", "query_fraction", default=1.0, type=Finite(0, 1, min_open=True),
               help="Keep max(int(|Q|*F), 1) random queries per sample.")
-@click.option("--label_fraction", "label_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--label_fraction", "label_fraction", default=1.0, type=Finite(0, 1, min_open=True),
               help="Keep max(int(n*F), 1) of the n relevant labels of each query per sample.")
 @click.option("--label_fraction_policy", "label_policy", default="random", type=click.Choice(["random", "pool"]),
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
-@click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
+@click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
 @click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
               help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
@@ -86,7 +90,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
             scheduler, quiet, list_measures, trec9, run_id_mode, run_names, runs, judgments=None,
-            judgments_format=None):
+            judgments_format=None, best=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -117,7 +121,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
-    extra = {"judgments": judgments, "judgments_format": judgments_format}
+    extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
     parallel = jobs > 1 or scheduler is not None
 
     def serial_only(mode: str) -> None:
@@ -169,9 +173,10 @@ def _refuse_extra(extra: dict, where: str) -> None:
     """-P / --judgments-format only serve registry measures (metric mode)."""
     from ..errors import UsageError
 
-    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format")):
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
         if extra.get(key) is not None:
-            raise UsageError(f"{flag} is not applicable {where}: it serves measures such as PGC (metric mode)")
+            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
+                             "BestRR (metric mode)")
 
 
 def _list_measures() -> int:
@@ -314,10 +319,10 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.data import prepare_qrels
     from ..run_preferences.evaluate import evaluate_preferences, reference_index
     from ..run_preferences.names import resolve
-    from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.sampling import sample_labels, sample_queries
     from .common import output_stream
 

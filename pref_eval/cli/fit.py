@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_streams, refuse_unused, run_main
+from .param_types import Finite
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,18 +17,18 @@ from .common import Log, output_streams, refuse_unused, run_main
 @click.option("--dataset", default=None, metavar="JSONL",
               help="zbench QueryDocuments JSONL: the documents of each query, in order (unjudged ones too); "
                    "a judged document not listed for its query is an error.")
-@click.option("--prior", type=float, default=0.5, show_default=True,
+@click.option("--prior", type=Finite(min=0), default=0.5, show_default=True,
               help="Virtual wins and losses of every document against a reference of score 0; 0 = pure MLE per strongly connected component.")
 @click.option("--weights", type=click.Choice(["given", "agreement"]), default="given", show_default=True,
               help="Judgment weight: the file's 'weight' (1 if absent), or times the ensemble agreement |2s-1|.")
-@click.option("--weight-power", type=float, default=1.0, show_default=True,
+@click.option("--weight-power", type=Finite(min=0), default=1.0, show_default=True,
               help="Raise each judgment's weight to this power (0 = unweighted).")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Reproduce zbench's iteration bit for bit (implies --ties zbench; SE is nan).")
 @click.option("--scale", type=click.Choice(["logit", "elo"]), default="logit", show_default=True)
-@click.option("--elo-offset", type=float, default=1500.0, show_default=True, help="Added on the elo scale.")
-@click.option("--tol", type=float, default=1e-9, show_default=True, help="Gradient tolerance (max |dl/dx_i|).")
-@click.option("--max-iter", type=int, default=100, show_default=True, help="Newton iterations at most.")
+@click.option("--elo-offset", type=Finite(), default=1500.0, show_default=True, help="Added on the elo scale.")
+@click.option("--tol", type=Finite(min=0, min_open=True), default=1e-9, show_default=True, help="Gradient tolerance (max |dl/dx_i|).")
+@click.option("--max-iter", type=click.IntRange(min=1), default=100, show_default=True, help="Newton iterations at most.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Scores file (default stdout).")
 @click.option("--output-format", type=click.Choice(["tsv", "zbench"]), default="tsv", show_default=True,
               help="tsv: 'qid docno score se'; zbench: AnnotatedQueryDocuments JSONL.")
@@ -52,12 +53,12 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.textfile import read_input_text
-    from ..zelo.fit import fit_bt_parallel, to_scale
     from ..io.judgments import read_judgments, read_zbench_dataset
-    from ..zelo.judgments import from_dataset
+    from ..io.textfile import read_input_text
     from ..output.qrels import parse_bins, parse_grades, write_qrels
     from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
+    from ..zelo.fit import fit_bt_parallel, to_scale
+    from ..zelo.judgments import from_dataset
 
     log = Log("zelo_fit", quiet)
     refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))
