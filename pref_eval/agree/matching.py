@@ -197,8 +197,14 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
         orient(j, rank)
         j.key = j.lo * nd + j.hi
     allkeys = np.concatenate([j.key for j in judges]) if judges else np.zeros(0, dtype=np.int64)
-    allkeys = np.sort(allkeys)
-    keys = allkeys[np.r_[True, allkeys[1:] != allkeys[:-1]]] if len(allkeys) else allkeys
+    # one argsort gives the united pairs and every vote's pair index (no searchsorted)
+    order = np.argsort(allkeys, kind="stable")
+    sk = allkeys[order]
+    first = np.r_[True, sk[1:] != sk[:-1]] if len(sk) else np.zeros(0, dtype=bool)
+    keys = sk[first]
+    inverse = np.empty(len(allkeys), dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    bounds = np.cumsum([0] + [len(j.key) for j in judges])
     P, J = len(keys), len(judges)
     qdoc = np.asarray(vocab.doc_q, dtype=np.int64)
     q = qdoc[keys // nd] if P else np.zeros(0, dtype=np.int64)
@@ -209,7 +215,7 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
     mu = np.full((J, P), np.nan)
     pair_index = []
     for k, j in enumerate(judges):
-        pi = np.searchsorted(keys, j.key)
+        pi = inverse[bounds[k]:bounds[k + 1]]
         pair_index.append(pi)
         n_votes[k] = np.bincount(pi, minlength=P)
         present[k] = n_votes[k] > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, run_main
+from .param_types import SEED, Finite, NumberList
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,33 +33,19 @@ def _progress(log, label):
 
 
 def _read_matrix(matrix):
-    """A K x K probability matrix from whitespace text (as numpy.loadtxt), checked."""
-    import numpy as np
+    from ..io.matrix import read_probability_matrix
 
-    from ..errors import InputError
-    from ..io.textfile import read_input_text
-
-    text = read_input_text(matrix, what="matrix file")
-    rows = [line.split() for line in text.splitlines() if line.strip()]
-    try:
-        M = np.array([[float(x) for x in r] for r in rows])
-    except ValueError:
-        raise InputError(matrix, 0, "expected a square matrix of numbers") from None
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
-        raise InputError(matrix, 0, f"expected a square matrix, got {len(rows)} rows")
-    if not np.all(np.isfinite(M)) or np.any((M < 0) | (M > 1)):
-        raise InputError(matrix, 0, "expected probabilities in [0, 1]")
-    return M
+    return read_probability_matrix(matrix)
 
 
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
-@click.option("--reps", type=int, default=1000, show_default=True)
-@click.option("--k", type=int, default=1, show_default=True)
-@click.option("--p", type=int, default=7, show_default=True)
-@click.option("--f", type=int, default=9, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True)
+@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True,
               help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
@@ -67,12 +54,10 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     import numpy as np
 
-    from ..errors import UsageError
+    from ..io.matrix import read_probability_matrix
     from ..zelo.simulate import simulate_tournament
 
-    if reps < 1:
-        raise UsageError("--reps must be >= 1")
-    M = _read_matrix(matrix)
+    M = read_probability_matrix(matrix)
     log = Log("zelo_simulate", quiet)
     r = simulate_tournament(M, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
                             progress=_progress(log, "tournament"))
@@ -85,24 +70,14 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     return 0
 
 
-def _list(text, cast, name):
-    from ..errors import UsageError
-
-    try:
-        vals = [cast(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"--{name} expects a comma-separated list, got {text!r}") from None
-    if not vals:
-        raise UsageError(f"--{name} is empty")
-    return vals
-
-
 @command.command("recovery")
-@click.option("--K", "ks", default="25,50,100", show_default=True, help="Documents per query.")
-@click.option("--sigma", default="0.6,1.5", show_default=True, help="SD of the true BT scores.")
-@click.option("--cycles", default="2,4,8", show_default=True)
-@click.option("--trials", type=int, default=100, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--K", "ks", type=NumberList(click.IntRange(min=2)), default="25,50,100", show_default=True,
+              help="Documents per query.")
+@click.option("--sigma", type=NumberList(Finite(min=0, min_open=True)), default="0.6,1.5", show_default=True,
+              help="SD of the true BT scores.")
+@click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True)
+@click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
               help="Random cycles, or adaptive pairs with the budget of that many cycles.")
 @click.option("-o", "--output", default=None)
@@ -112,9 +87,7 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
     from ..zelo.simulate import recovery
 
     log = Log("zelo_simulate", quiet)
-    K = _list(ks, int, "K")
-    S = _list(sigma, float, "sigma")
-    C = _list(cycles, int, "cycles")
+    K, S, C = ks, sigma, cycles  # tuples, checked by their click types
     cells = [(k, s, c) for k in K for s in S for c in C]
     with output_stream(output) as out:
         out.write("K\tsigma\tcycles\ttrials\ttau_vs_dense\ttau_vs_truth\ttop10_overlap\n")
@@ -150,7 +123,7 @@ def _write_rows(output, rows):
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--T", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Comparisons per repetition (the time horizon).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Exploration parameter (dts: 0.8^7, mergedts: 0.8^6).")
 @click.option("--batch", type=click.IntRange(min=2), default=None, help="MergeDTS batch size M (16).")
@@ -188,7 +161,7 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
               help="Yan et al.'s Case A or Case B, K = 100.")
 @click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--lead", type=click.FloatRange(min=0.5), default=2.0, show_default=True,
               help="A match ends when one item leads by this many wins.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
@@ -222,7 +195,7 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
 
 @command.command("figure3")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final,adaptive",
               show_default=True,
               help="Comma-separated rows to run.")
@@ -232,7 +205,7 @@ def figure3_cmd(reps, seed, algorithms, output, quiet):
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
     from ..zelo.figure3 import ROWS, figure3
 
-    algos = tuple(_list(algorithms, str, "algorithms"))
+    algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())
     bad = [a for a in algos if a not in ROWS]
     if bad:
         from ..errors import UsageError
