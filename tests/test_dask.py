@@ -72,7 +72,8 @@ def test_fit_judgments_dataframe(cluster, judgments):
     from pref_eval.dask import fit_judgments
     from pref_eval.output.zelo_scores import write_scores_columns
 
-    pdf = pd.DataFrame([json.loads(line) for line in open(judgments)])  # floats exactly as the command reads them
+    with open(judgments) as fh:  # floats exactly as the command reads them
+        pdf = pd.DataFrame([json.loads(line) for line in fh])
     # partitions on query boundaries (q0-q12, q13-q29, q30-q39), file order kept
     cuts = [0, 13 * 20, 30 * 20, len(pdf)]
     parts = [pdf.iloc[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
