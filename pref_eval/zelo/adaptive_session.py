@@ -17,7 +17,8 @@ on load with the file named, and the file is left untouched::
                 "final": int >= 1, "final_lead": number > 0},
      "topics": {TOPIC: [distinct docnos of the pool]},
      "adds": [[[TOPIC, docA, docB, s in [0, 1]], ...], ...],
-     "batches": [hex digests of the judgment files added], "ignored": int >= 0}
+     "batches": ["BATCH:hex digest" of the judgment files added], "ignored": int >= 0,
+     "issued": int >= 0 (the number of ``next`` calls: the batch number)}
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ class AdaptiveSession:
         self.adds: list[list[list[Any]]] = []
         self.batches: list[str] = []
         self.ignored = 0
+        self.issued = 0
         self.last_ignored = ""
 
     # -- topics ---------------------------------------------------------------------
@@ -132,11 +134,20 @@ class AdaptiveSession:
         self.ignored += duplicate + unrequested
         return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
 
+    def issue(self) -> None:
+        """``next`` handed out the outstanding requests: a new batch number.
+
+        A match may ask for the same pair in consecutive batches, so identical
+        answer files are legitimate after a new ``next``; replaying a file for the
+        same batch number is not (:meth:`has_batch`).
+        """
+        self.issued += 1
+
     def has_batch(self, digest: str) -> bool:
-        return digest in self.batches
+        return f"{self.issued}:{digest}" in self.batches
 
     def record_batch(self, digest: str) -> None:
-        self.batches.append(digest)
+        self.batches.append(f"{self.issued}:{digest}")
 
     # -- reports --------------------------------------------------------------------
     def best(self, topic: str) -> list[str]:
@@ -193,7 +204,7 @@ class AdaptiveSession:
     def to_json(self) -> str:
         return json.dumps({"strategy": "adaptive", "version": VERSION, "seed": self.seed, "params": self.params,
                            "topics": self.pools, "adds": self.adds, "batches": self.batches,
-                           "ignored": self.ignored}, indent=1, sort_keys=True)
+                           "ignored": self.ignored, "issued": self.issued}, indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | dict, name: str = "<state>") -> AdaptiveSession:
@@ -213,6 +224,7 @@ class AdaptiveSession:
                            "(a forged state?)")
         s.batches = list(obj["batches"])
         s.ignored = obj["ignored"]
+        s.issued = obj["issued"]
         return s
 
 
@@ -232,13 +244,13 @@ def _check_header(obj: Any, name: str) -> None:
     """Everything but the judgments: keys, version, seed, parameters, pools, digests."""
     if not isinstance(obj, dict):
         raise _bad(name, "$", "expected an object")
-    keys = {"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored"}
+    keys = {"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"}
     if set(obj) != keys:
         extra, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
         raise _bad(name, "$", f"unknown keys {extra}" if extra else f"missing keys {missing}")
     if obj["version"] != VERSION or isinstance(obj["version"], bool):
         raise _bad(name, "$.version", f"expected {VERSION}, got {obj['version']!r} (written by another version?)")
-    for key in ("seed", "ignored"):
+    for key in ("seed", "ignored", "issued"):
         if not _is_int(obj[key]):
             raise _bad(name, f"$.{key}", "expected an integer >= 0")
     params = obj["params"]
