@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -73,7 +74,7 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
 @click.option("--rbo-p", "rbo_p", type=float, default=0.9, show_default=True,
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@quiet_option("No warnings on stderr.")
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
             seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,

@@ -18,6 +18,7 @@ import sys
 import click
 
 from .common import Log, run_main
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
@@ -69,8 +70,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,

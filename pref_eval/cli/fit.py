@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_streams, refuse_unused, run_main
+from .options import quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,7 +36,7 @@ from .common import Log, output_streams, refuse_unused, run_main
 @click.option("--grades", default="0,1,2,3", show_default=True, help="Grades for --qrels, lowest first.")
 @click.option("--bins", default="quantile", show_default=True, help="quantile | fixed:t1,t2,... (score thresholds).")
 @click.option("--diagnostics", default=None, metavar="FILE", help="Per-query diagnostics TSV.")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings or progress on stderr.")
+@quiet_option("No warnings or progress on stderr.")
 def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
             tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, quiet):
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, run_main
+from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,7 +39,7 @@ def _progress(log, label):
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     import numpy as np
@@ -90,7 +91,7 @@ def _list(text, cast, name):
 @click.option("--trials", type=int, default=100, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..zelo.simulate import recovery
