@@ -1,4 +1,9 @@
-"""Compat and Accuracy against ir-measures' compat and accuracy providers, run live; hand-worked examples.
+"""Compat, compatibility and Accuracy against their references, run live; hand-worked examples.
+
+Compat and Accuracy: ir-measures' compat and accuracy providers; compatibility:
+Clarke's own compatibility.py (claclark/Compatibility, from a local snapshot,
+``COMPATIBILITY_REFERENCE`` or the fetched mirror; skipped without it) on the
+preference qrels prefs.dl19 of Narabzad/llm-relevance-judgement-comparison.
 
 Generated qrels (grades -1..3, a query without relevant document, qrels
 queries the run lacks) and runs with score ties and zero scores. Accuracy's
@@ -7,6 +12,13 @@ order (score desc, docno desc); Compat's sorts ties by docno ascending, as
 pref_eval's Compat does.
 """
 from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +84,57 @@ def test_accuracy_hand_worked(tmp_path):
     assert ours(tmp_path / "q", tmp_path / "r", "Accuracy")["1"] == 0.75
     assert ours(tmp_path / "q", tmp_path / "r", "Accuracy@2")["1"] == 1.0
     assert ours(tmp_path / "q", tmp_path / "r", "Accuracy(rel=2)")["1"] == pytest.approx(1 - 2 / 3, abs=1e-15)
+
+
+# ------------------------------------------------ Clarke's compatibility.py on preference qrels
+PREFS_DL19 = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "llm_relevance_judgement_comparison" \
+    / "Pref" / "prefs.dl19"
+CLARKE_MIRROR = Path("/work/.mirror/claclark+Compatibility/repo")
+
+
+def _clarke_script(tmp_path: Path) -> Path | None:
+    env = os.environ.get("COMPATIBILITY_REFERENCE")
+    if env and Path(env).is_file():
+        return Path(env)
+    if CLARKE_MIRROR.exists():
+        out = subprocess.run(["git", "-C", str(CLARKE_MIRROR), "show", "HEAD:compatibility.py"],
+                             capture_output=True, text=True)
+        if out.returncode == 0:
+            (tmp_path / "compatibility.py").write_text(out.stdout)
+            return tmp_path / "compatibility.py"
+    return None
+
+
+@pytest.mark.parametrize("run", ["bm25", "dense", "rerank"])
+def test_compatibility_matches_clarke_on_prefs_dl19(tmp_path, run):
+    """Preference qrels (win counts of GPT-4o preferences, TREC DL 2019) and the repository's sample runs."""
+    script = _clarke_script(tmp_path)
+    if script is None or not PREFS_DL19.exists():
+        pytest.skip("claclark/Compatibility compatibility.py or ../shared prefs.dl19 not available")
+    root = Path(__file__).resolve().parents[1]
+    for p, norm in ((0.95, True), (0.8, True), (0.9, False)):
+        args = [sys.executable, str(script), "-p", str(p), str(PREFS_DL19), str(root / "runs" / f"{run}.run")]
+        if not norm:  # the script's NORMALIZE switch is a constant: a copy with it off
+            text = script.read_text().replace("NORMALIZE = True", "NORMALIZE = False")
+            (tmp_path / "compat_nonorm.py").write_text(text)
+            args[1] = str(tmp_path / "compat_nonorm.py")
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        ref = {row[1]: float(row[2]) for row in csv.reader(io.StringIO(out)) if row[1] not in ("topic", "average")}
+        name = f"compatibility(p={p}, normalize={norm})"
+        got = ours(PREFS_DL19, root / "runs" / f"{run}.run", name)
+        assert ref
+        for q, v in ref.items():
+            assert got[q] == pytest.approx(v, abs=1e-12), (name, q)
+
+
+def test_compatibility_hand_worked(tmp_path):
+    """Preference values a 5, b 5, c 3; run b, x, a. Ideal: a and b tie, the run's rank puts b first: b, a, c.
+
+    Overlaps at depths 1, 2, 3, ≥ 3: 1, 1, 2, 2 (c never retrieved); the ideal's own: 1, 2, 3, 3 …
+    """
+    (tmp_path / "q").write_text("1 Q0 a 5\n1 Q0 b 5\n1 Q0 c 3\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 x 2 2 t\n1 Q0 a 3 1 t\n")
+    p = 0.9
+    num = sum(p ** i * min(1 if i < 2 else 2, i + 1) / (i + 1) for i in range(1000))
+    best = sum(p ** i * min(i + 1, 3) / (i + 1) for i in range(1000))
+    assert ours(tmp_path / "q", tmp_path / "r", "compatibility(p=0.9)")["1"] == pytest.approx(num / best, abs=1e-14)

@@ -23,7 +23,7 @@ QRELS, RUN = DATA / "fixture.qrels", DATA / "fixture.run"
 
 def _ours(name: str) -> dict[str, float]:
     df = pref_eval.evaluate(QRELS, RUN, [name])
-    return dict(zip(df.qid, df.value))
+    return dict(zip(df.qid, df.value, strict=True))
 
 
 def _theirs(name: str) -> dict[str, float]:

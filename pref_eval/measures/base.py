@@ -23,7 +23,8 @@ compute function reading ``ctx.opts[name]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Literal, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 
 from .params import Param
@@ -75,7 +76,10 @@ class MeasureSpec:
       (exp of mean log with floor 1e-5), ``count`` (number of queries),
       ``runid``, ``none`` (per-query only).
     * ``value_type`` -- how values are printed (float ``%6.4f``, int ``%ld``, str).
-    * ``empty_value`` -- value for a query with no retrieved document.
+    * ``empty_value`` -- value for a query with no retrieved document (NaN
+      allowed: 0/0; None: not a constant, it depends on the qrels, e.g. num_rel).
+    * ``bounds`` -- (low, high) every per-query value lies in (float measures;
+      NaN allowed only when ``empty_value`` is NaN); None: unbounded.
     * ``summary_only`` / ``per_query_only`` -- trec_eval's printing rules.
     * ``zero_if_missing`` -- under ``-c``, a query the run lacks gets 0 for
       this measure regardless of compute (trec_eval zeroes num_ret,
@@ -105,7 +109,8 @@ class MeasureSpec:
     defaults: tuple = ()
     aggregate: Aggregate = "mean"
     value_type: ValueType = "float"
-    empty_value: float = 0.0
+    empty_value: float | None = 0.0
+    bounds: tuple[float, float] | None = (0.0, 1.0)
     summary_only: bool = False
     per_query_only: bool = False
     zero_if_missing: bool = False

@@ -16,6 +16,14 @@ lists enters every prefix from rank m = max(rank in R, rank in I) on, so
 Σ_i p^{i−1}|R[:i] ∩ I[:i]|/i = Σ_d (S(D) − S(m_d − 1)) with
 S(j) = Σ_{i≤j} p^{i−1}/i.
 
+``compatibility`` is the same measure as Clarke's own script
+(claclark/Compatibility ``compatibility.py``) computes it on preference qrels
+(``topic Q0 docno value``, higher value preferred, e.g. win counts): RBO sums
+run to a fixed depth of 1000 (numerator and normaliser alike), and ideal ties
+are broken by the run's rank, documents the run lacks last; p defaults to
+0.95 and must lie in [0.01, 0.99] (the script's range). Values must be
+integers here (the script also takes decimals).
+
 Clarke, Vtyurina & Smucker, "Assessing top-k preferences", ACM TOIS 39(3),
 2021; Clarke, Smucker & Vtyurina, "Offline evaluation by maximum similarity
 to an ideal ranking", CIKM 2020.
@@ -43,8 +51,13 @@ def _prefix_weights(p: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return S, N
 
 
-def ideal_positions(r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(iq, ipos, ret_idx)``: per ideal document its query, 0-based ideal rank and retrieved flat index (-1)."""
+def ideal_positions(r, ties: str = "score") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(iq, ipos, ret_idx)``: per ideal document its query, 0-based ideal rank and retrieved flat index (-1).
+
+    Equal grades are ordered by the run: ``ties="score"`` by score descending
+    (unretrieved = 0, ir-measures), ``"rank"`` by rank (unretrieved after every
+    retrieved one, Clarke's compatibility.py); then by qrels line.
+    """
     qi = r.judgments
     nq = r.nq
     empty = np.zeros(0, dtype=np.int64)
@@ -64,9 +77,13 @@ def ideal_positions(r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     eo = np.argsort(ek, kind="stable")
     found, h = lookup_sorted(ek[eo], jk)
     ret = np.where(found, eo[h] if len(eo) else 0, -1)
-    score = np.where(ret >= 0, r.score[np.maximum(ret, 0)] if len(rdoc) else 0.0, 0.0)
+    if ties == "score":
+        tie = -np.where(ret >= 0, r.score[np.maximum(ret, 0)] if len(rdoc) else 0.0, 0.0)
+    else:
+        rank = r.pos[np.maximum(ret, 0)].astype(np.int64) if len(rdoc) else np.zeros(len(ret), dtype=np.int64)
+        tie = np.where(ret >= 0, rank, np.int64(np.iinfo(np.int64).max))
     line = qi.line[jidx]
-    o = np.lexsort((line, -score, -qi.grade[jidx], jq))
+    o = np.lexsort((line, tie, -qi.grade[jidx], jq))
     jq, ret = jq[o], ret[o]
     cnt = np.bincount(jq, minlength=nq)
     ipos = np.arange(len(jq)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -96,3 +113,35 @@ def compat_values(r, p: float, normalize: bool) -> np.ndarray:
 def compat(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     opts = getattr(ctx, "opts", None) or {}
     return compat_values(r, float(opts.get("p", 0.95)), bool(opts.get("normalize", True))).reshape(-1, 1)
+
+
+DEPTH = 1000
+
+
+def compatibility_values(r, p: float, normalize: bool) -> np.ndarray:
+    """Clarke's ``compatibility.py``: RBO at a fixed depth of 1000, ideal ties by the run's rank."""
+    nq = r.nq
+    iq, ipos, ret = ideal_positions(r, ties="rank")
+    S, N = _prefix_weights(p, DEPTH)
+    both = ret >= 0
+    m = np.maximum(ipos[both], r.pos[ret[both]]) if both.any() else np.zeros(0, dtype=np.int64)
+    ok = m < DEPTH
+    num = np.bincount(iq[both][ok], weights=S[DEPTH] - S[m[ok]], minlength=nq)
+    if normalize:
+        inside = ipos < DEPTH
+        best = np.bincount(iq[inside], weights=S[DEPTH] - S[ipos[inside]], minlength=nq)
+        return np.divide(num, best, out=np.zeros(nq), where=best > 0)
+    return num / N[DEPTH]
+
+
+P_CLARKE = Param("p", float, 0.95, "persistence of the rank-biased overlap", low=0.01, high=0.99)
+
+
+@measure("compatibility", ORDER_COMPAT + 1,
+         "Compatibility as Clarke's compatibility.py computes it (preference qrels: higher value preferred).",
+         formula="RBO_1000(R, I)/RBO_1000(I, I), I: value desc, ties by the run's rank (unretrieved last)",
+         citation="Clarke, Vtyurina & Smucker, TOIS 39(3) 2021 (claclark/Compatibility)", uses_level=False,
+         irm="compatibility", keywords=(P_CLARKE, NORMALIZE), tie_order="docno_asc")
+def compatibility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    opts = getattr(ctx, "opts", None) or {}
+    return compatibility_values(r, float(opts.get("p", 0.95)), bool(opts.get("normalize", True))).reshape(-1, 1)

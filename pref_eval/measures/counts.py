@@ -35,7 +35,7 @@ def runid(r, params: tuple, ctx: EvalContext):
 
 
 @measure("num_q", trec_order("num_q"), "Number of queries evaluated (summary only).",
-         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, citation="trec_eval 10 (NIST; Buckley)")
+         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, empty_value=1.0, citation="trec_eval 10 (NIST; Buckley)")
 def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(np.ones(r.nq))
 
@@ -59,7 +59,7 @@ def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",
-         formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel", keywords=(REL,),
+         formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel", keywords=(REL,), empty_value=None,
          summarize=_num_rel_summary, citation="trec_eval 10 (NIST; Buckley)")
 def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_rel(ctx.level))

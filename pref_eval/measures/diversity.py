@@ -361,7 +361,7 @@ def m_nrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @_div_measure("nNRBP", 5, "NRBP divided by the greedy ideal ranking's NRBP (ndeval).",
               formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)  (NaN without relevant subtopic)", citation=CKV2009,
-              irm="nNRBP", empty_value=float("nan"),
+              irm="nNRBP", empty_value=None,
               keywords=(REL, ALPHA_P, BETA_P))
 def m_nnrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), True)

@@ -119,7 +119,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 @measure("dcg", trec_order("dcg"), "Discounted cumulative gain over the whole retrieved list.",
-         formula="Σ_i g(d_i)/log2(i+1)", citation=JK2002, param_kind="gains",
+         formula="Σ_i g(d_i)/log2(i+1)", citation=JK2002, param_kind="gains", bounds=None,
          uses_level=False)
 def dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
@@ -128,6 +128,7 @@ def dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("ideal_dcg", trec_order("ideal_dcg"), "DCG of the ideal ranking of all judged documents.",
          formula="Σ_i g*_i/log2(i+1), g* = judged gains > 0 sorted", citation=JK2002,
+         bounds=None, empty_value=None,
          param_kind="gains", uses_level=False)
 def ideal_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)

@@ -94,29 +94,12 @@ class Param:
     def check(self, measure: str, value: Any) -> Any:
         """The value, converted to the declared type; UsageError naming ``measure`` otherwise."""
         bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r}")
-        t = self.type
-        if t is bool:
-            if not isinstance(value, bool):
-                raise bad
-        elif t is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise bad
-        elif t is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise bad
+        if not _TYPE_OK[self.type](value):
+            raise bad
+        if self.type is float:
             value = float(value)
-        elif t is str:
-            if not isinstance(value, str):
-                raise bad
-        elif t is dict:
-            if not isinstance(value, dict) or not value:
-                raise bad
-            for k, v in value.items():
-                if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-                    raise UsageError(f"measure {measure!r}: gains keys must be grades (integers ≥ 0), got {k!r}")
-                if isinstance(v, bool) or not isinstance(v, int):
-                    raise UsageError(f"measure {measure!r}: gains values must be integers, got {v!r}")
-            value = tuple(sorted(value.items()))
+        elif self.type is dict:
+            value = _gain_map(measure, value)
         if self.choices is not None and value not in self.choices:
             raise bad
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
@@ -124,6 +107,29 @@ class Param:
         if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
             raise bad
         return value
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_TYPE_OK = {
+    bool: lambda v: isinstance(v, bool),
+    int: _is_int,
+    float: lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v),
+    str: lambda v: isinstance(v, str),
+    dict: lambda v: isinstance(v, dict) and bool(v),
+}
+
+
+def _gain_map(measure: str, value: dict) -> tuple:
+    """``{grade: gain}`` → sorted pairs; grades are integers ≥ 0, gains integers (ir-measures: int-to-int)."""
+    for k, v in value.items():
+        if not _is_int(k) or k < 0:
+            raise UsageError(f"measure {measure!r}: gains keys must be grades (integers ≥ 0), got {k!r}")
+        if not _is_int(v):
+            raise UsageError(f"measure {measure!r}: gains values must be integers, got {v!r}")
+    return tuple(sorted(value.items()))
 
 
 def _num(x: float) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
@@ -154,14 +154,8 @@ def _literal(node: ast.AST, text: str):
         raise UsageError(f"measure {text!r}: parameter values must be literals") from None
 
 
-def _parse_irm_or_none(text: str) -> MeasureRequest | None:
-    """ir-measures syntax → request; None if ``text`` is not a known ir-measures name.
-
-    Aliases (:mod:`.irm_names`) are resolved first; ``cutoff=k`` is ``@k``
-    and ``recall=x`` is ``@x`` (``@`` wins when both are written, as in
-    ir-measures). Every keyword must be declared by the spec
-    (:mod:`.params`) and pass its check.
-    """
+def _irm_tree(text: str):
+    """``(name, kwargs, at)`` of an ir-measures expression, None if it is not one."""
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
@@ -170,19 +164,17 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         at = _literal(tree.right, text)
         tree = tree.left
-    kwargs: dict = {}
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
         if tree.args:
             raise UsageError(f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
-        kwargs = {k.arg: _literal(k.value, text) for k in tree.keywords}
-        name = tree.func.id
-    elif isinstance(tree, ast.Name):
-        name = tree.id
-    else:
-        return None
-    _load_registry()
-    family, preset = ALIASES.get(name, (name, {}))
-    kw = {**preset, **kwargs}
+        return tree.func.id, {k.arg: _literal(k.value, text) for k in tree.keywords}, at
+    if isinstance(tree, ast.Name):
+        return tree.id, {}, at
+    return None
+
+
+def _irm_spec(text: str, family: str, kw: dict, at):
+    """The spec an ir-measures family reaches with or without a cutoff → (spec, at, whole_list)."""
     spec_at = next((s for s in REGISTRY.values() if s.irm == family + "@"), None)
     spec_bare = next((s for s in REGISTRY.values() if s.irm == family), None)
     if spec_at is None and spec_bare is None:
@@ -191,22 +183,22 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
         if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
             v = kw.pop(key)
             at = v if at is None else at
-    whole_list = False
     if at is not None:
         if spec_at is not None:
-            spec = spec_at
-        elif spec_bare is not None and spec_bare.keyword("cutoff") is not None:
-            spec = spec_bare
+            return spec_at, at, False
+        if spec_bare is not None and spec_bare.keyword("cutoff") is not None:
             kw["cutoff"] = at
-            at = None
-        else:
-            raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
-    elif spec_bare is not None:
-        spec = spec_bare
-    elif spec_at is not None and spec_at.name == "judged":
-        spec, whole_list = spec_at, True  # ir-measures' Judged without @k: the whole list
-    else:
-        raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+            return spec_bare, None, False
+        raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
+    if spec_bare is not None:
+        return spec_bare, None, False
+    if spec_at is not None and spec_at.name == "judged":
+        return spec_at, None, True  # ir-measures' Judged without @k: the whole list
+    raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+
+
+def _irm_options(text: str, family: str, spec: MeasureSpec, kw: dict) -> tuple[int | None, dict]:
+    """Check every keyword against the spec's declarations → (level, options with defaults filled)."""
     level = None
     options: dict = {}
     for k, v in kw.items():
@@ -224,9 +216,30 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
             options[p.name] = p.default
     if spec.validate is not None:
         spec.validate(text, options)
-    params: tuple = tuple(spec.defaults)
-    if whole_list:
-        params = (JUDGED_WHOLE_LIST,)
+    return level, options
+
+
+def _parse_irm_or_none(text: str) -> MeasureRequest | None:
+    """ir-measures syntax → request; None if ``text`` is not a known ir-measures name.
+
+    Aliases (:mod:`.irm_names`) are resolved first; ``cutoff=k`` is ``@k``
+    and ``recall=x`` is ``@x`` (``@`` wins when both are written, as in
+    ir-measures). Every keyword must be declared by the spec
+    (:mod:`.params`) and pass its check.
+    """
+    parsed = _irm_tree(text)
+    if parsed is None:
+        return None
+    name, kwargs, at = parsed
+    _load_registry()
+    family, preset = ALIASES.get(name, (name, {}))
+    kw = {**preset, **kwargs}
+    found = _irm_spec(text, family, kw, at)
+    if found is None:
+        return None
+    spec, at, whole_list = found
+    level, options = _irm_options(text, family, spec, kw)
+    params: tuple = (JUDGED_WHOLE_LIST,) if whole_list else tuple(spec.defaults)
     if at is not None:
         p = next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
         v = p.check(text, at)

@@ -88,7 +88,7 @@ def set_f(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("utility", trec_order("utility"), "Linear utility of the retrieved set.",
          formula="a·|Rel∩Ret| + b·|Ret∖Rel| + c·|Rel∖Ret| + d·(N − |Ret∪Rel|)",
-         citation="Hull & Robertson, TREC-8 filtering track, 2000", param_kind="raw")
+         citation="Hull & Robertson, TREC-8 filtering track, 2000", param_kind="raw", bounds=None)
 def utility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     coef = params if params else (1.0, -1.0, 0.0, 0.0)
     if len(coef) != 4:
