@@ -8,7 +8,8 @@ queries (mean), plain sums for counts, geometric means with a 1e-5 floor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
         if spec.value_type == "str":
             vals = list(out)
             if zero:
-                vals = ["" if m else v for v, m in zip(vals, missing)]
+                vals = ["" if m else v for v, m in zip(vals, missing, strict=True)]
             summary = r.tag if spec.aggregate == "runid" else None
             cols.append(Column(names[0], (spec.order, ri, 0), "str", vals, summary,
                                spec.summary_only, spec.per_query_only or spec.aggregate == "none", req))

@@ -136,14 +136,23 @@ def test_system_level_against_zelo_fit_qrels_and_zelo_compare(synthetic):
         means[k] = [float(next(r[3] for r in rows if r[0] == Path(run).name and r[1] == "all")) for run in runs]
         cmp_ = cli("compare", "-R", str(qrels), "-m", "ndcg_cut.10", "--tests", "t", "-o", "jsonl", *runs)
         assert cmp_.returncode == 0, cmp_.stderr
-        sig[k] = {(o["run_a"], o["run_b"]): o["significant"] for o in map(json.loads, cmp_.stdout.splitlines())}
+        sig[k] = {(o["run_a"], o["run_b"]): (int(np.sign(o["mean_diff"])) if o["significant"] else 0)
+                  for o in map(json.loads, cmp_.stdout.splitlines())}
     assert got["A", "B", "system", "kendall_tau_b"]["value"] == pytest.approx(
         kendalltau(means["A"], means["B"]).statistic, abs=1e-12)
-    assert got["A", "B", "system", "significant_a"]["value"] == sum(sig["A"].values())
-    assert got["A", "B", "system", "significant_b"]["value"] == sum(sig["B"].values())
+    assert got["A", "B", "system", "significant_a"]["value"] == sum(v != 0 for v in sig["A"].values())
+    assert got["A", "B", "system", "significant_b"]["value"] == sum(v != 0 for v in sig["B"].values())
+    assert sum(v != 0 for v in sig["A"].values()) > 0
     changed = sum(sig["A"][p] != sig["B"][p] for p in sig["A"])
-    assert got["A", "B", "system", "decision_changes"]["value"] >= changed
-    assert sum(1 for k in got if k[3].startswith("flip:")) == got["A", "B", "system", "decision_changes"]["value"]
+    assert got["A", "B", "system", "decision_changes"]["value"] == changed
+    expected = {}
+    for (x, y), sa in sig["A"].items():
+        sb = sig["B"][(x, y)]
+        if sa != sb:
+            s_ = sa or sb
+            win, lose = (x, y) if s_ > 0 else (y, x)
+            expected[f"flip:{win}>{lose}"] = 2.0 if sa and sb else (1.0 if sa else -1.0)
+    assert {k[3]: r["value"] for k, r in got.items() if k[3].startswith("flip:")} == expected
     r = got["A", "B", "system", "tau_ap"]
     assert -1 <= r["ci_low"] <= r["ci_high"] <= 1
 
@@ -210,7 +219,7 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 abc r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "map"], "r.run:1:"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n"},
-     ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "two runs share a name"),
+     ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "r.run"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
 ]

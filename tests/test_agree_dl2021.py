@@ -66,16 +66,22 @@ def _independent():
     return crowd, gpt, gpt_names
 
 
+@pytest.fixture(scope="module")
+def reported():
+    """The command's pair-level records (one run, shared by the tests below)."""
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
+                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    return {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+
+
 def _cat(x: float) -> int:
     return 0 if x < 0.5 else (1 if x == 0.5 else 2)
 
 
-def test_pair_level_figures_recomputed_independently():
+def test_pair_level_figures_recomputed_independently(reported):
     crowd, gpt, gpt_names = _independent()
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
-                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "0"],
-                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
-    got = {(r["judge_a"], r["judge_b"], r["statistic"]): r for r in map(json.loads, out.splitlines())}
+    got = reported
     matched = set(crowd) & gpt_names
     assert got["crowd", "gpt4o", "matched"]["value"] == len(matched) == 8685
     pairs = sorted(k for k in matched if k in gpt)
@@ -117,3 +123,25 @@ def test_docs_show_the_scripts_table():
     out = subprocess.run([sys.executable, str(ROOT / "tools" / "agree_dl2021.py"), str(CROWD), str(GPT)],
                          capture_output=True, text=True, check=True).stdout
     assert shown == out
+
+
+def test_consensus_and_weighted_kappa_recomputed_independently(reported):
+    crowd, gpt, _ = _independent()
+    got = reported
+    # consensus: the crowd judged the pair at least twice, always for the same document
+    hits = n = 0
+    for k, votes in crowd.items():
+        if len(votes) >= 2 and len(set(votes)) == 1 and k in gpt:
+            n += 1
+            hits += _cat(float(np.mean(gpt[k]))) == (2 if votes[0] == 1.0 else 0)
+    r = got["crowd", "gpt4o", "consensus_agreement"]
+    assert (r["n"], r["value"]) == (n, pytest.approx(hits / n, abs=1e-12))
+    # weighted kappa, linear weights |i - j| / 2
+    pairs = sorted(k for k in crowd if k in gpt)
+    t = np.zeros((3, 3))
+    for k in pairs:
+        t[_cat(float(np.mean(crowd[k]))), _cat(float(np.mean(gpt[k])))] += 1
+    w = np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2
+    e = np.outer(t.sum(1), t.sum(0)) / t.sum()
+    assert got["crowd", "gpt4o", "weighted_kappa"]["value"] == pytest.approx(1 - (w * t).sum() / (w * e).sum(),
+                                                                             abs=1e-12)

@@ -28,7 +28,7 @@ def test_long_form_columns_and_values_equal_pytrec_eval():
     assert set(df.measure) == {"AP", "nDCG@10", "P@5"}
     qrels = list(ir_measures.read_trec_qrels(str(QRELS)))
     for path in RUNS:
-        ours = df[df.run == str(path)].set_index(["qid", "measure"]).value
+        ours = df[df.run == path.name].set_index(["qid", "measure"]).value  # run id: shortest unique suffix
         theirs = ir_measures.iter_calc([ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P @ 5],
                                        qrels, list(ir_measures.read_trec_run(str(path))))
         n = 0
@@ -61,7 +61,7 @@ def test_summary_rows_and_trec_names():
 def test_errors():
     with pytest.raises(UsageError, match="unknown measure"):
         pref_eval.evaluate(QRELS, RUNS[0], ["mapp"])
-    with pytest.raises(UsageError, match="share a name"):
+    with pytest.raises(UsageError, match="given twice"):
         pref_eval.evaluate(QRELS, {"a": _run_dict(RUNS[0]), "b": _run_dict(RUNS[1])} and [RUNS[0], RUNS[0]], ["map"])
 
 

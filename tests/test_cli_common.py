@@ -44,7 +44,7 @@ def run(args, cwd=ROOT):
 
 def test_entry_points_cover_the_family():
     assert {"zelo", "zelo_trec", "zelo_eval", "pref_eval", "pref_aggregate", "zelo_fit", "zelo_pairs",
-            "zelo_simulate", "zelo_compare", "zelo_plot", "zelo_agree"} <= set(SCRIPTS)
+            "zelo_simulate", "zelo_compare", "zelo_plot", "zelo_agree", "zelo_judge"} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))

@@ -348,3 +348,141 @@ def test_item8_cycles_tsv_requests_are_not_judgments(tmp_path):
                "-o", pairs, "-Q")[0] == 0
     code, _, err = cli("fit", "-J", pairs)
     assert code == 2 and "request file" in err
+
+
+# 9 ------------------------------------------------------------------------------------------------
+
+def _two_dirs(tmp_path):
+    a, b = tmp_path / "exp1" / "run.txt", tmp_path / "exp2" / "run.txt"
+    for p, src in ((a, RUNS[0]), (b, RUNS[1])):
+        p.parent.mkdir()
+        p.write_bytes(src.read_bytes())
+    return a, b
+
+
+def test_item9_one_run_id_rule_in_every_command(tmp_path):
+    import json
+
+    import pref_eval
+    from pref_eval.plot.data import load_values
+
+    a, b = _two_dirs(tmp_path)
+    want = ["exp1/run.txt", "exp2/run.txt", "rerank.run"]
+    files = [a, b, RUNS[2]]
+    code, out, err = cli("eval", "-R", QRELS, "-m", "map", *files)
+    assert code == 0, err and list(_blocks(out)) == want
+    assert list(_blocks(out)) == want
+    code, out, err = cli("eval", "-R", QRELS, "-m", "rpp", "-o", "jsonl", *files)
+    assert code == 0 and [json.loads(x)["runi"] for x in out.splitlines()][:2] == want[:1] * 2
+    df = pref_eval.evaluate(QRELS, [str(p) for p in files], ["map"])
+    assert list(dict.fromkeys(df.run)) == want
+    assert list(dict.fromkeys(pref_eval.evaluate(QRELS, [str(p) for p in RUNS], ["map"]).run)) == \
+        ["bm25.run", "dense.run", "rerank.run"]
+    code, out, err = cli("compare", "-R", QRELS, "-m", "map", "-o", "latex", *RUNS)
+    assert code == 0 and "bm25.run" in out and "runs/" not in out
+    df, _ = load_values(str(QRELS), [str(p) for p in files], None, "map")
+    assert list(dict.fromkeys(df.run)) == want
+
+
+def test_item9_run_tag_and_rename(tmp_path):
+    code, out, err = cli("eval", "-R", QRELS, "-m", "map", "--run-id", "tag", *RUNS)
+    assert code == 0 and list(_blocks(out)) == ["bm25", "dense", "rerank"]  # the files' 6th column
+    code, out, err = cli("eval", "-R", QRELS, "-m", "map", "--name", "bm25.run=BM25", "--name", "runs/dense.run=DPR",
+                         *RUNS)
+    assert code == 0 and list(_blocks(out)) == ["BM25", "DPR", "rerank.run"]
+    code, out, err = cli("compare", "-R", QRELS, "-m", "map", "--name", "rerank.run=monoT5", *RUNS)
+    assert code == 0 and "monoT5" in out
+    code, _, err = cli("eval", "-R", QRELS, "-m", "map", "--name", "nosuch=X", *RUNS)
+    assert code == 2 and "'nosuch' is not one of the runs" in err
+    code, _, err = cli("eval", "-R", QRELS, "-m", "map", "--name", "bm25.run=dense.run", *RUNS)
+    assert code == 2 and "two runs would be called 'dense.run'" in err
+    a = tmp_path / "x.run"
+    a.write_bytes(RUNS[0].read_bytes())
+    code, _, err = cli("eval", "-R", QRELS, "-m", "map", "--run-id", "tag", RUNS[0], a)
+    assert code == 2 and "the same run tag 'bm25'" in err
+
+
+# 10 -----------------------------------------------------------------------------------------------
+
+def test_item10_list_measures_without_qrels_and_on_zelo_trec():
+    code, out, err = cli("eval", "--list-measures")
+    assert code == 0 and "preference measures: rpp" in out and " gm_map " in out
+    code, out, err = cli("trec", "--list-measures")
+    assert code == 0 and out.startswith("measure sets (-m): official") and " ndcg_cut " in out
+    code, _, err = cli("eval", "-m", "map", RUNS[0])
+    assert code == 2 and "missing -R QRELS" in err and "--list-measures" in err
+
+
+def test_item10_trec_eval_9_on_zelo_eval_equals_pytrec_eval():
+    code, out, err = cli("eval", "-R", QRELS, "--trec-eval-9", "-q", "-n", "-o", "tsv", "-m", "map", "-m", "P_10",
+                         *RUNS)
+    assert code == 0, err
+    ap, p10 = _pytrec("map"), _pytrec("P_10")
+    rows = [x.split("\t") for x in out.splitlines()[1:]]
+    assert len(rows) == 2 * sum(len(v) for v in ap.values())
+    for run, qid, measure, value in rows:
+        ref = (ap if measure == "map" else p10)[run][qid]
+        assert float(value) == pytest.approx(ref, abs=1e-12)
+    code, _, err = cli("eval", "-R", QRELS, "--trec-eval-9", "-m", "rpp", *RUNS)
+    assert code == 2 and "--trec-eval-9 applies to trec_eval measures" in err
+
+
+# 14 -----------------------------------------------------------------------------------------------
+
+def test_item14_pairs_status(tmp_path):
+    state, batch = _tournament(tmp_path)
+    requests = [x.split() for x in batch.read_text().splitlines() if not x.startswith("#")]
+    code, out, err = cli("pairs", "status", "--state", state)
+    assert code == 0, err
+    rows = [x.split("\t") for x in out.splitlines()[1:-1]]
+    assert out.splitlines()[0] == "topic\tstage\tpool\tjudged\tpairs\toutstanding\tstages_left"
+    per_topic = {}
+    for t, _, _ in requests:
+        per_topic[t] = per_topic.get(t, 0) + 1
+    assert {r[0]: int(r[5]) for r in rows} == per_topic  # outstanding = the pairs `next` requested
+    assert all(r[1] == "prune" and r[6] == "1" for r in rows)
+    assert out.splitlines()[-1].startswith(f"# {len(rows)} topics, 0 done; {len(requests)} pairs outstanding")
+    judged = tmp_path / "judged.txt"
+    t0 = rows[0][0]
+    judged.write_text("".join(f"{t} {a} {b} {min(a, b)}\n" for t, a, b in requests if t == t0))
+    assert cli("pairs", "add", "--state", state, "-J", judged, "-Q")[0] == 0
+    code, out, _ = cli("pairs", "status", "--state", state)
+    first = out.splitlines()[1].split("\t")
+    assert first[0] == t0 and (first[1] != "prune" or int(first[3]) == 0)  # the stage moved on
+
+
+# 13 -----------------------------------------------------------------------------------------------
+
+def test_item13_pdf_output_and_pairs_ordered_by_score(tmp_path):
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+
+    from pref_eval.plot.pairs import pair_matrix
+
+    out = tmp_path / "s.pdf"
+    code, _, err = cli("plot", "systems", "-R", QRELS, "-m", "map", *RUNS, "-o", out, "-Q")
+    assert code == 0, err
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and b"CreationDate" not in data
+    code, _, _ = cli("plot", "systems", "-R", QRELS, "-m", "map", *RUNS, "-o", tmp_path / "t.pdf", "-Q")
+    assert (tmp_path / "t.pdf").read_bytes() == data  # same input, same bytes
+    rec = pd.DataFrame({"run_a": ["low", "low", "mid"], "run_b": ["mid", "top", "top"],
+                        "mean_diff": [-0.1, -0.3, -0.2], "p_adjusted": [0.5, 0.01, 0.2]})
+    runs, m = pair_matrix(rec, "p_adjusted")
+    assert runs == ["top", "mid", "low"] and m[0, 2] == 0.01
+
+
+def test_item13_letters_are_a_right_hand_axis_with_many_runs():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    import numpy as np
+
+    from pref_eval.plot.systems import draw_systems
+
+    n = 16
+    letters = ["abcdefgh"[: 1 + i % 8] for i in range(n)]
+    fig = draw_systems(plt, [f"run{i:02d}" for i in range(n)], np.linspace(0.2, 0.5, n), np.linspace(0.1, 0.4, n),
+                       np.linspace(0.3, 0.6, n), letters, "map", 8, "legend", (7.0, 4.0))
+    right = fig.axes[1]
+    labels = [t.get_text() for t in right.get_yticklabels()]
+    assert sorted(labels) == sorted(letters) and right.get_yticklabels()[0].get_fontsize() < 10
+    plt.close(fig)

@@ -76,7 +76,25 @@ def run_records(seed: int, shuffle: bool = False) -> list[tuple]:
     return recs
 
 
-def _evaluate(spec, runs_recs, qrels_recs, judged_only=False):
+def judgment_lines(qrels_recs, shuffle: bool = False) -> list[str]:
+    """clarke3 lines ``topic winner loser`` from the subtopic-1 grades (for measures computed from judgments)."""
+    by_q: dict[str, list[tuple[str, int]]] = {}
+    for q, st, d, g in qrels_recs:
+        if st == "1" and g >= 0:
+            by_q.setdefault(q, []).append((d, g))
+    lines = []
+    for q, docs in sorted(by_q.items()):
+        docs.sort()
+        for i, (a, ga) in enumerate(docs[:12]):
+            for b, gb in docs[i + 1:12]:
+                if ga != gb:
+                    lines.append(f"{q} {a} {b}\n" if ga > gb else f"{q} {b} {a}\n")
+    if shuffle:
+        random.Random(97).shuffle(lines)
+    return lines
+
+
+def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=False):
     subtopics = "subtopics" in spec.needs
     if subtopics:
         qrels = qrels_from_records(qrels_recs, subtopics=True)
@@ -85,9 +103,28 @@ def _evaluate(spec, runs_recs, qrels_recs, judged_only=False):
     runs = [run_from_records(r, name=name) for name, r in runs_recs]
     col = build_collection(qrels, runs, judged_only=judged_only)
     req = _request(spec)
+    ctx = EvalContext()
+    if "judgments" in spec.needs:
+        from pref_eval.api import extra_inputs
+
+        path = tmp / f"judgments{int(shuffle)}.txt"
+        path.write_text("".join(judgment_lines(qrels_recs, shuffle)))
+        ctx = EvalContext(extra=extra_inputs([req], judgments=str(path), judgments_format="clarke3"))
+    if "best" in spec.needs:  # best items: the highest-graded documents of each query (subtopic 1)
+        from pref_eval.api import extra_inputs
+        from pref_eval.io.best_items import BestItems
+
+        top: dict = {}
+        for q, st, d, g in qrels_recs:
+            if st == "1" and g > 0:
+                top.setdefault(q, []).append((g, d))
+        pairs = [(q, d) for q, gd in sorted(top.items()) for g, d in gd if g == max(x for x, _ in gd)]
+        best = BestItems(qid=np.array([q.encode() for q, _ in pairs], dtype="S"),
+                         docno=np.array([d.encode() for _, d in pairs], dtype="S"))
+        ctx = EvalContext(extra=extra_inputs([req], best=best))
     out = []
     for r in col.runs:
-        res = evaluate_ranked(r, [req], EvalContext())
+        res = evaluate_ranked(r, [req], ctx)
         out.append({c.name: (list(c.values) if c.value_type == "str" else np.asarray(c.values, dtype=float),
                              c.summary, res.qids) for c in res.columns})
     return out
@@ -109,6 +146,8 @@ def _request(spec) -> MeasureRequest:
     from pref_eval.measures.params import NOT_GIVEN
 
     req = MeasureRequest(spec, tuple(spec.defaults), None)
+    if spec.needs - {"subtopics"}:
+        return req
     try:
         req.compute(_tiny(), EvalContext())
         return req
@@ -139,14 +178,14 @@ def test_documented(spec):
 
 
 @pytest.mark.parametrize("spec", _specs(extra=False), ids=lambda s: s.name)
-def test_invariances_bounds_summary_empty_query(spec):
+def test_invariances_bounds_summary_empty_query(spec, tmp_path):
     runs = [("a", run_records(1)), ("b", run_records(2))]
-    base = _evaluate(spec, runs, qrels_records())
-    # line order of qrels and run
+    base = _evaluate(spec, runs, qrels_records(), tmp=tmp_path)
+    # line order of qrels, run (and judgments)
     shuffled = _evaluate(spec, [("a", run_records(1, True)), ("b", run_records(2, True))],
-                         qrels_records(shuffle=True))
+                         qrels_records(shuffle=True), tmp=tmp_path, shuffle=True)
     # order of runs
-    swapped = _evaluate(spec, runs[::-1], qrels_records())[::-1]
+    swapped = _evaluate(spec, runs[::-1], qrels_records(), tmp=tmp_path)[::-1]
     for other in (shuffled, swapped):
         for a, b in zip(base, other, strict=True):
             assert a.keys() == b.keys()
@@ -167,7 +206,7 @@ def test_invariances_bounds_summary_empty_query(spec):
                 assert summ == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True), (spec.name, name)
     if spec.empty_value is None or spec.value_type == "str":
         return
-    empty = _evaluate(spec, runs, qrels_records(), judged_only=True)
+    empty = _evaluate(spec, runs, qrels_records(), judged_only=True, tmp=tmp_path)
     for res in empty:
         for name, (vals, _, qids) in res.items():
             v = vals[qids.index("6")]

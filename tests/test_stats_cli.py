@@ -204,7 +204,7 @@ def test_R_path_equals_P_path(tmp_path):
                     sorted(lp, key=lambda d: (d["measure"], d["run_a"].split("/")[-1], d["run_b"].split("/")[-1], d["test"]))):
         assert a["p_value"] == pytest.approx(b["p_value"], rel=1e-9, nan_ok=True)
     code, out, _ = run("-R", "qrels/dl19-sample.qrels", "-m", "map", *runs, "--baseline", "bm25", "-o", "jsonl", "--tests", "t")
-    assert code == 0 and {json.loads(x)["run_b"] for x in out.splitlines()} == {"runs/bm25.run"}
+    assert code == 0 and {json.loads(x)["run_b"] for x in out.splitlines()} == {"bm25.run"}  # one run-id rule (#10)
 
 
 def test_preference_measures_tested_against_zero():

@@ -235,6 +235,7 @@ def test_secret_never_leaks(tmp_path, server):
         assert key.encode() not in data and key[::-1].encode() not in data, f
 
 
+@pytest.mark.slow
 def test_budget_dry_run_and_max_cost(tmp_path, server):
     truth, pairs = collection(tmp_path, nq=2, nd=6)
     srv, url = server(truth=truth)
@@ -361,6 +362,7 @@ def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
     assert abs(ours - expected) < 0.08, (ours, expected)
 
 
+@pytest.mark.slow
 def test_fitted_tau_matches_simulated_recovery_cmd(tmp_path):
     """Three cmd: judges voting like zelo_simulate's ensemble → τ with the truth as `recovery` predicts."""
     def judges(truth):

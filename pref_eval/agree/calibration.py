@@ -101,7 +101,8 @@ def calibration_records(mt: Matched, r: int, k: int, boot: Bootstrap, n_buckets:
     a, b = mt.names[r], mt.names[k]
     ok = np.isfinite(mt.mu[r]) & np.isfinite(mt.mu[k])
     mu, y, q = mt.mu[k][ok], mt.mu[r][ok], mt.q[ok]
-    mu2, y2 = np.concatenate([mu, 1.0 - mu]), np.concatenate([y, 1.0 - y])
+    mu2 = np.round(np.concatenate([mu, 1.0 - mu]), 12)
+    y2 = np.round(np.concatenate([y, 1.0 - y]), 12)
     bk = buckets(mu2, y2, n_buckets)
     out = [Record(a, b, LEVEL, "ece", ece(bk), float("nan"), float("nan"), int(ok.sum()))]
     nq = len(mt.queries)

@@ -14,7 +14,8 @@ writes the pair (B, A) matches one that writes (A, B).
 :func:`match` unites the pairs of all judges (sorted keys) and gives, per judge
 and pair, the number of votes, of valid votes, the counts per category
 (lo better / tie / hi better), and the judge's pair score mu (the mean of its
-valid judgments' scores, in the canonical orientation). The judge's *label* of
+valid judgments' scores, in the canonical orientation, rounded to 12 decimals so
+that 2/3 and 1 - 1/3 are one value). The judge's *label* of
 a pair is the category of mu: lo (< 1/2), tie (= 1/2), hi (> 1/2).
 """
 from __future__ import annotations
@@ -196,8 +197,14 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
         orient(j, rank)
         j.key = j.lo * nd + j.hi
     allkeys = np.concatenate([j.key for j in judges]) if judges else np.zeros(0, dtype=np.int64)
-    allkeys = np.sort(allkeys)
-    keys = allkeys[np.r_[True, allkeys[1:] != allkeys[:-1]]] if len(allkeys) else allkeys
+    # one argsort gives the united pairs and every vote's pair index (no searchsorted)
+    order = np.argsort(allkeys, kind="stable")
+    sk = allkeys[order]
+    first = np.r_[True, sk[1:] != sk[:-1]] if len(sk) else np.zeros(0, dtype=bool)
+    keys = sk[first]
+    inverse = np.empty(len(allkeys), dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    bounds = np.cumsum([0] + [len(j.key) for j in judges])
     P, J = len(keys), len(judges)
     qdoc = np.asarray(vocab.doc_q, dtype=np.int64)
     q = qdoc[keys // nd] if P else np.zeros(0, dtype=np.int64)
@@ -208,7 +215,7 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
     mu = np.full((J, P), np.nan)
     pair_index = []
     for k, j in enumerate(judges):
-        pi = np.searchsorted(keys, j.key)
+        pi = inverse[bounds[k]:bounds[k + 1]]
         pair_index.append(pi)
         n_votes[k] = np.bincount(pi, minlength=P)
         present[k] = n_votes[k] > 0
@@ -225,7 +232,8 @@ def match(judges: list[JudgeVotes], vocab: Vocabulary) -> Matched:
         s = np.bincount(pi[use], j.score[use], minlength=P)
         c = np.bincount(pi[use], minlength=P)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mu[k] = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+            # rounded to 12 decimals: 1 - 1/3 and 2/3 (a pair written in either order) are one value
+            mu[k] = np.round(np.where(c > 0, s / np.maximum(c, 1), np.nan), 12)
     label = categories(mu)
     return Matched([j.name for j in judges], list(vocab.queries), keys, q, present, n_votes, n_valid, counts,
                    mu, label, judges, pair_index)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TextIO
 from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from ..errors import PrefEvalError
 from ..log import Log  # noqa: F401  (the commands import it from here)
@@ -234,9 +234,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
 @contextlib.contextmanager
 def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
     """Several outputs of one command, committed together or not at all."""
-    from ..output.atomic import output_files
-
-    from ..output.atomic import check_not_input
+    from ..output.atomic import check_not_input, output_files
 
     for p in paths:
         check_not_input(p, command_inputs(p))
@@ -264,3 +262,38 @@ def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
     bad = given_options(*names)
     if bad:
         raise UsageError(f"{', '.join(names[b] for b in bad)} applies only with {needs}")
+
+
+def run_id_options(f):
+    """``--run-id path|tag`` and ``--name RUN=LABEL`` (the rule of :mod:`pref_eval.io.run_ids`)."""
+    import click
+
+    f = click.option("--name", "run_names", multiple=True, metavar="RUN=LABEL",
+                     help="Rename a run in the output (RUN: its id, path or file name); repeatable.")(f)
+    f = click.option("--run-id", "run_id_mode", type=click.Choice(["path", "tag"]), default="path",
+                     show_default=True,
+                     help="Run ids: path = the shortest unique path suffix (bm25.run; exp1/run.txt when two "
+                          "files are run.txt); tag = the run tag (6th column).")(f)
+    return f
+
+
+def print_measure_list(*, preferences: bool) -> int:
+    """``--list-measures`` of zelo_eval (``preferences``: with pref_eval.py's names) and zelo_trec."""
+    import click
+
+    from ..measures import registry
+    from ..measures.nicknames import NICKNAMES
+
+    if preferences:
+        from ..run_preferences.names import ALL_SET, PREFERENCES
+
+        click.echo("preference measures: " + " ".join(PREFERENCES))
+        click.echo("pref_eval metrics: ap ap@K rbp rbp@G rbp@G,K rr rr@K ndcg ndcg@K rp p@K r@K")
+        click.echo("measure sets (-M): preferences all none " + " ".join(NICKNAMES)
+                   + " (all = " + " ".join(ALL_SET) + ")")
+    else:
+        click.echo("measure sets (-m): " + " ".join(NICKNAMES))
+    reg = registry()
+    click.echo("trec_eval measures: " + " ".join(sorted(reg, key=lambda n: reg[n].order)))
+    click.echo("ir-measures names: " + " ".join(sorted({s.irm for s in reg.values() if s.irm})))
+    return 0

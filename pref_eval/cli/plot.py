@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_id_options, run_main
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -27,7 +27,7 @@ def _figure_options(width: float, height: float):
                          help="Figure height in inches.")(f)
         f = click.option("--width", type=click.FloatRange(min=1, max=100), default=width, show_default=True,
                          help="Figure width in inches.")(f)
-        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
+        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf",
                          help="Image file; the format follows the extension.")(f)
         f = quiet_option("No messages on stderr.")(f)
         return f
@@ -77,9 +77,9 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     that i won; grey = never compared.
     """
     _check_ext(output)
+    from ..io.judgments import read_judgments
     from ..plot import pyplot
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
-    from ..io.judgments import read_judgments
 
     plt = pyplot()
     log = Log("zelo_plot", quiet)
@@ -149,7 +149,7 @@ def _values_options(f):
     f = click.option("-P", "--per-query", "per_query", default=None, metavar="FILE",
                      help="Per-query values 'run qid measure value' (zelo_eval -q -o tsv|csv|jsonl).")(f)
     f = click.option("-R", "--qrels", default=None, metavar="QRELS", help="Qrels to evaluate the runs with.")(f)
-    return f
+    return run_id_options(f)
 
 
 @command.command("systems", context_settings=CONTEXT)
@@ -159,8 +159,8 @@ def _values_options(f):
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval level.")
 @_figure_options(7.0, 4.0)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
-def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, seed, ci, confidence,
-                quiet, output, width, height, dpi, title, runs):
+def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode, run_names, ci,
+                confidence, quiet, output, width, height, dpi, title, runs):
     """Runs ordered by a measure, with confidence intervals and significance groups.
 
     Runs sharing a letter are not significantly different (paired TEST,
@@ -177,7 +177,7 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
     plt = pyplot()
     log = Log("zelo_plot", quiet)
     log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
-    df, name = load_values(qrels, runs, per_query, measure, complete)
+    df, name = load_values(qrels, runs, per_query, measure, complete, run_id_mode, run_names)
     wide = paired_table(df, complete)
     run_list = list(wide.columns)
     means, low, high = mean_intervals(wide, confidence, ci, seed)
@@ -205,8 +205,8 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
               show_default=True, help="What the cells show.")
 @_figure_options(6.5, 5.5)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
-def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correction, alpha, seed, value,
-              quiet, output, width, height, dpi, title, runs):
+def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode,
+              run_names, value, quiet, output, width, height, dpi, title, runs):
     """Heatmap of pairwise p-values or mean differences between runs.
 
     From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
@@ -227,7 +227,7 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
                                                   None if test == "t" else test, compare_file)
     else:
         log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
-        df, name = load_values(qrels, runs, per_query, measure, complete)
+        df, name = load_values(qrels, runs, per_query, measure, complete, run_id_mode, run_names)
         if df["run"].nunique() < 2:
             raise UsageError("need at least two runs to compare")
         log.stage(f"{test} tests over {df['run'].nunique() * (df['run'].nunique() - 1) // 2} pairs")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, run_main
+from .param_types import SEED, Finite, NumberList
 from .options import quiet_option
 
 
@@ -32,34 +33,23 @@ def _progress(log, label):
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
-@click.option("--reps", type=int, default=1000, show_default=True)
-@click.option("--k", type=int, default=1, show_default=True)
-@click.option("--p", type=int, default=7, show_default=True)
-@click.option("--f", type=int, default=9, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True)
+@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--final-phase", is_flag=True,
+              help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
 @quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     import numpy as np
 
-    from ..errors import InputError, UsageError
-    from ..io.textfile import read_input_text
+    from ..io.matrix import read_probability_matrix
     from ..zelo.simulate import simulate_tournament
 
-    if reps < 1:
-        raise UsageError("--reps must be >= 1")
-    text = read_input_text(matrix, what="matrix file")
-    rows = [l.split() for l in text.split("\n") if l.strip()]
-    try:
-        M = np.array([[float(x) for x in r] for r in rows])
-    except ValueError:
-        raise InputError(matrix, 0, "expected a square matrix of numbers") from None
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
-        raise InputError(matrix, 0, f"expected a square matrix, got {len(rows)} rows")
-    if np.any((M < 0) | (M > 1)):
-        raise InputError(matrix, 0, "expected probabilities in [0, 1]")
+    M = read_probability_matrix(matrix)
     log = Log("zelo_simulate", quiet)
     r = simulate_tournament(M, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
                             progress=_progress(log, "tournament"))
@@ -72,24 +62,14 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     return 0
 
 
-def _list(text, cast, name):
-    from ..errors import UsageError
-
-    try:
-        vals = [cast(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UsageError(f"--{name} expects a comma-separated list, got {text!r}") from None
-    if not vals:
-        raise UsageError(f"--{name} is empty")
-    return vals
-
-
 @command.command("recovery")
-@click.option("--K", "ks", default="25,50,100", show_default=True, help="Documents per query.")
-@click.option("--sigma", default="0.6,1.5", show_default=True, help="SD of the true BT scores.")
-@click.option("--cycles", default="2,4,8", show_default=True)
-@click.option("--trials", type=int, default=100, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--K", "ks", type=NumberList(click.IntRange(min=2)), default="25,50,100", show_default=True,
+              help="Documents per query.")
+@click.option("--sigma", type=NumberList(Finite(min=0, min_open=True)), default="0.6,1.5", show_default=True,
+              help="SD of the true BT scores.")
+@click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True)
+@click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("-o", "--output", default=None)
 @quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
@@ -97,9 +77,7 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
     from ..zelo.simulate import recovery
 
     log = Log("zelo_simulate", quiet)
-    K = _list(ks, int, "K")
-    S = _list(sigma, float, "sigma")
-    C = _list(cycles, int, "cycles")
+    K, S, C = ks, sigma, cycles  # tuples, checked by their click types
     cells = [(k, s, c) for k in K for s in S for c in C]
     with output_stream(output) as out:
         out.write("K\tsigma\tcycles\ttrials\ttau_vs_dense\ttau_vs_truth\ttop10_overlap\n")

@@ -36,11 +36,12 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding, "
                    "missing topics averaged over the intersection.")
+@click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @quiet_option("No warnings on stderr.")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
 def command(per_query, measures, complete, level, nosummary, debug, judged_only, num_docs, depth,
-            rel_format, results_format, old, zscores, trec9, quiet, version, files):
+            rel_format, results_format, old, zscores, trec9, list_measures, quiet, version, files):
     """Evaluate a TREC run exactly as trec_eval 10 does.
 
     Any trec_eval command line works with the program name replaced by
@@ -56,6 +57,13 @@ def command(per_query, measures, complete, level, nosummary, debug, judged_only,
 
         click.echo(f"zelo_trec (pref_eval) {__version__}; trec_eval 10.0 compatible", err=True)
         return 0
+    if list_measures:
+        from .common import print_measure_list
+
+        return print_measure_list(preferences=False)
+    for flag, value in (("-l", level), ("-N", num_docs), ("-M", depth)):
+        if value is not None and not _is_integer(value):
+            raise UsageError(f"{flag} expects an integer, got {value!r}")
     if len(files) != 2:
         raise UsageError("expected exactly two files: REL_INFO_FILE RESULTS_FILE (see --help)")
     opts = TrecOptions(
@@ -67,6 +75,13 @@ def command(per_query, measures, complete, level, nosummary, debug, judged_only,
     )
     with output_stream(None) as out:
         return run_trec(opts, out, Log("zelo_trec", quiet))
+
+
+def _is_integer(text: str) -> bool:
+    """An optional sign and ASCII digits (trec_eval's atol would read 'abc' as 0: refused here)."""
+    t = text.strip()
+    t = t[1:] if t[:1] in "+-" else t
+    return t.isascii() and t.isdigit()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -194,7 +194,8 @@ class Session:
             self.store = Store(s.store)
             self.store.lock()
             self.store.add_prompt(self.phash, self.template)
-            self.judges = {sp.name: make_judge(sp, default_key_env=s.api_key_env, timeout=s.limits.timeout)
+            self.judges = {sp.name: make_judge(sp, default_key_env=s.api_key_env, timeout=s.limits.timeout,
+                                             concurrency=s.limits.concurrency)
                            for sp in self.specs}
         progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
         ptask = asyncio.ensure_future(progress.run())

@@ -52,6 +52,7 @@ class Stats:
     tokens_out: int = 0
     cost: float = 0.0
     missing_text: int = 0
+    store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
     total: int = 0
@@ -187,7 +188,9 @@ async def send_all(
         answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats)
         row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
                    cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
+        ts = time.perf_counter()
         store.put(row)  # committed before it is counted
+        stats.store_seconds += time.perf_counter() - ts
         stats.sent += 1
         answered += 1
         stats.tokens_in += row["tokens_in"]

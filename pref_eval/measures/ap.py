@@ -49,13 +49,15 @@ def map_(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @measure("gm_map", trec_order("gm_map"), "Geometric mean of AP over queries (floor 1e-5).",
-         formula="exp(mean_q ln max(AP_q, 1e-5))", aggregate="gmean", summary_only=True, citation="Robertson, CIKM 2006 (GMAP)")
+         formula="exp(mean_q ln max(AP_q, 1e-5))", aggregate="gmean", summary_only=True,
+         citation="Robertson, CIKM 2006 (GMAP)")
 def gm_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ap_values(r, ctx.level).reshape(-1, 1)
 
 
 @measure("map_cut", trec_order("map_cut"), "AP with the sum cut at rank k (divided by R).",
          formula="(1/R) Σ_{k'≤k: rel} P@k'", param_kind="cutoffs",
-         defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="Buckley & Voorhees 2005")
+         defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@", keywords=(CUTOFF, REL, JUDGED_ONLY),
+         citation="Buckley & Voorhees 2005")
 def map_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([ap_values(r, ctx.level, int(k)) for k in params])

@@ -28,14 +28,18 @@ def _col(v: np.ndarray) -> np.ndarray:
 
 
 @measure("runid", trec_order("runid"), "Run tag of the run file's last line.",
-         formula="tag (6th column) of the run file's last line", aggregate="runid", value_type="str", summary_only=True, uses_level=False,
-         nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}), citation="trec_eval 10 (NIST; Buckley)")
+         formula="tag (6th column) of the run file's last line", aggregate="runid", value_type="str", summary_only=True,
+         uses_level=False,
+         nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}),
+         citation="trec_eval 10 (NIST; Buckley)")
 def runid(r, params: tuple, ctx: EvalContext):
     return [r.tag] * r.nq
 
 
 @measure("num_q", trec_order("num_q"), "Number of queries evaluated (summary only).",
-         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count", value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, empty_value=1.0, citation="trec_eval 10 (NIST; Buckley)")
+         formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count",
+         value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, empty_value=1.0,
+         citation="trec_eval 10 (NIST; Buckley)")
 def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(np.ones(r.nq))
 
@@ -73,6 +77,7 @@ def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("num_nonrel_judged_ret", trec_order("num_nonrel_judged_ret"),
          "Number of judged non-relevant documents retrieved (0 ≤ rel < l).",
-         formula="|{d ∈ Ret : 0 ≤ rel(d) < l}|", aggregate="sum", value_type="int", citation="trec_eval 10 (NIST; Buckley)")
+         formula="|{d ∈ Ret : 0 ≤ rel(d) < l}|", aggregate="sum", value_type="int",
+         citation="trec_eval 10 (NIST; Buckley)")
 def num_nonrel_judged_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.per_query_sum((r.grade >= 0) & (r.grade < ctx.level)))

@@ -89,13 +89,15 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
 @measure("iprec_at_recall", trec_order("iprec_at_recall"),
          "Interpolated precision at recall points (v10: lround(x·R); --trec-eval-9: (long)(x·R+0.9)).",
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
-         defaults=POINTS, empty_value=None, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
+         defaults=POINTS, empty_value=None, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY),
+         citation="van Rijsbergen 1979")
 def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9 or ctx.irm)
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",
-         formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS, empty_value=float("nan"), citation="Salton & McGill 1983")
+         formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS, empty_value=float("nan"),
+         citation="Salton & McGill 1983")
 def eleven_pt_avg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     pts = tuple(params)
     if not pts:

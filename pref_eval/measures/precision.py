@@ -42,7 +42,8 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 @measure("P", trec_order("P"), "Precision at cutoff k.", formula="P@k = |Rel ∩ Ret[:k]| / k",
-         param_kind="cutoffs", defaults=CUTS, irm="P@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="van Rijsbergen 1979")
+         param_kind="cutoffs", defaults=CUTS, irm="P@", keywords=(CUTOFF, REL, JUDGED_ONLY),
+         citation="van Rijsbergen 1979")
 def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([rel_in_top(r, ctx.level, int(k)) / float(k) for k in params])
 

@@ -10,18 +10,9 @@ uses); ``complete=True`` counts a missing value as 0 instead.
 """
 from __future__ import annotations
 
-import os
 from typing import Sequence
 
 from ..errors import UsageError
-
-
-def run_labels(paths: Sequence[str]) -> dict[str, str]:
-    """Short names for run files: the file name without extension when unique."""
-    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
-    if len(set(stems)) == len(stems):
-        return dict(zip(paths, stems))
-    return {p: p for p in paths}
 
 
 def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
@@ -36,11 +27,16 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
 
 
 def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
-                complete: bool = False):
-    """Long DataFrame ``run, qid, measure, value`` for one measure, and its name."""
+                complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = ()):
+    """Long DataFrame ``run, qid, measure, value`` for one measure, and its name.
+
+    Runs evaluated here are named by the rule of every command (:mod:`pref_eval.io.run_ids`;
+    ``run_id_mode`` / ``run_names`` are ``--run-id`` / ``--name``)."""
     if per_query is not None:
         if qrels is not None or runs:
             raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
+        if run_id_mode != "path" or run_names:
+            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
         from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)
@@ -53,14 +49,15 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
             raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)")
         import pref_eval
 
-        df = pref_eval.evaluate(qrels, list(runs), [measure], complete=complete)
+        from ..io.run_ids import run_ids
+
+        ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
+        df = pref_eval.evaluate(qrels, dict(zip(ids, runs, strict=True)), [measure], complete=complete)
         names = list(dict.fromkeys(df["measure"]))
         if len(names) != 1:
             raise UsageError(f"measure {measure!r} gives {len(names)} columns ({', '.join(names)}): "
                              "choose one, e.g. P.10 rather than P")
         name = names[0]
-        labels = run_labels(list(runs))
-        df = df.assign(run=df["run"].map(lambda r: labels.get(r, r)))
     return df.reset_index(drop=True), name
 
 

@@ -32,12 +32,12 @@ def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
         seen[n] = p
 
 
-def run_names(paths: list[str]) -> list[str]:
-    """Run ids of ``paths``; two files with the same id are an error (pref_eval.py
-    silently dropped the first)."""
-    names = [run_id(p) for p in paths]
-    check_unique_run_ids(names, paths)
-    return names
+def run_names(paths: list[str], mode: str = "path", names=None) -> list[str]:
+    """Run ids of ``paths`` (:func:`pref_eval.io.run_ids.run_ids`: the shortest unique path
+    suffix, or the run tag; ``--name`` renames)."""
+    from ..io.run_ids import run_ids
+
+    return run_ids(paths, mode=mode, names=names)
 
 
 def reference_index(reference: str | None, names: list[str], paths: list[str],

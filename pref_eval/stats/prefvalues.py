@@ -35,12 +35,14 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
 
 def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,
                       binary: float | None = None, floor: float | None = None,
-                      depth: int | None = None, reference: str | None = None):
+                      depth: int | None = None, reference: str | None = None,
+                      names: Sequence[str] | None = None):
     """Evaluate ``runs`` with ``zelo_eval``'s preference mode; long per-query table.
 
     ``binary`` / ``floor`` are zelo_eval's ``-b`` / ``-f``; ``depth`` its
     ``--topk``; ``reference`` (a run id or path) makes the pairs
-    (reference, other) instead of every i < j, as ``zelo_eval --reference``.
+    (reference, other) instead of every i < j, as ``zelo_eval --reference``; ``names`` the run ids
+    (default: :func:`pref_eval.io.run_ids.run_ids`).
     Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
     """
     import pandas as pd
@@ -53,7 +55,7 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     from ..output.preferences import pref_rows
 
     sel = resolve(list(measures), None)
-    names = run_names(list(runs))
+    names = list(names) if names is not None else run_names(list(runs))
     ref = reference_index(reference, names, list(runs), option="--baseline")
     q = read_qrels(qrels, check_duplicates=False)
     rs = [read_run(p, name=n) for p, n in zip(runs, names)]
