@@ -541,6 +541,14 @@ def test_bad_inputs_name_file_and_line(tmp_path):
     p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), "--judge", "cmd:true", "--prompt", tmp_path / "prompt.txt",
            check=False)
     assert p.returncode == 2 and "lacks the placeholder(s) {doc_a}, {doc_b}" in p.stderr
+    (tmp_path / "bad_docs.tsv").write_text("q0d0\ttext\nq0d1 no tab here\n")
+    p = zj(tmp_path / "pairs.jsonl", "--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "bad_docs.tsv",
+           "--store", tmp_path / "s.sqlite", "--judge", "cmd:true", check=False)
+    assert p.returncode == 2 and f"{tmp_path / 'bad_docs.tsv'}:2: expected 'docno<TAB>text'" in p.stderr
+    (tmp_path / "bad_q.jsonl").write_text('{"qid": "q0", "text": "x"}\n{"qid": "q1"}\n')
+    p = zj(tmp_path / "pairs.jsonl", "--queries", tmp_path / "bad_q.jsonl", "--docs", tmp_path / "docs.tsv",
+           "--store", tmp_path / "s.sqlite", "--judge", "cmd:true", check=False)
+    assert p.returncode == 2 and f"{tmp_path / 'bad_q.jsonl'}:2: expected" in p.stderr
     (tmp_path / "notdb").write_text("hello\n" * 100)
     p = zj("export", "--store", tmp_path / "notdb", check=False)
     assert p.returncode == 2 and "not a zelo_judge store" in p.stderr
@@ -571,3 +579,12 @@ def test_output_refused_before_anything_is_asked(tmp_path):
     assert not (tmp_path / "s.sqlite").exists()
     p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-Q")  # default: standard output
     assert [json.loads(x)["votes"] for x in p.stdout.splitlines()] == [[0.5]] * 3 and p.stderr == ""
+
+
+def test_progress_line():
+    from pref_eval.judge.scheduler import Progress, Stats
+
+    st = Stats(sent=5, cached=5, total=20, failed=1, cost=0.5)
+    line = Progress(st, True, True).line()
+    assert line.startswith("zelo_judge: 10/20 requests, ") and "/s, 1 failed, $0.5000" in line
+    assert "$" not in Progress(st, True, False).line()
