@@ -110,6 +110,18 @@ def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=
         path = tmp / f"judgments{int(shuffle)}.txt"
         path.write_text("".join(judgment_lines(qrels_recs, shuffle)))
         ctx = EvalContext(extra=extra_inputs([req], judgments=str(path), judgments_format="clarke3"))
+    if "best" in spec.needs:  # best items: the highest-graded documents of each query (subtopic 1)
+        from pref_eval.api import extra_inputs
+        from pref_eval.io.best_items import BestItems
+
+        top: dict = {}
+        for q, st, d, g in qrels_recs:
+            if st == "1" and g > 0:
+                top.setdefault(q, []).append((g, d))
+        pairs = [(q, d) for q, gd in sorted(top.items()) for g, d in gd if g == max(x for x, _ in gd)]
+        best = BestItems(qid=np.array([q.encode() for q, _ in pairs], dtype="S"),
+                         docno=np.array([d.encode() for _, d in pairs], dtype="S"))
+        ctx = EvalContext(extra=extra_inputs([req], best=best))
     out = []
     for r in col.runs:
         res = evaluate_ranked(r, [req], ctx)

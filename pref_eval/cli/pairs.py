@@ -16,6 +16,7 @@ def command():
     zelo_pairs init --state S.json --qrels graded.qrels [--k 5 --p 7 --f 9]
     zelo_pairs next --state S.json > batch.txt      (pairs still to judge)
     zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
+    zelo_pairs status --state S.json                 (stage, pairs outstanding, stages left)
     zelo_pairs result --state S.json [--qrels graded.qrels]
     """
 
@@ -184,8 +185,9 @@ def add_cmd(state, judgments, fmt, quiet):
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
         j = read_judgments(path, fmt)
-        rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
-                for i in range(len(j)))
+        jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
+        rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
+                for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
         summary = t.add(rows)
         t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:
@@ -196,6 +198,24 @@ def add_cmd(state, judgments, fmt, quiet):
     _save(state, t)
     left = len(t.outstanding())
     log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
+    return 0
+
+
+@command.command("status")
+@click.option("--state", required=True, metavar="FILE")
+def status_cmd(state):
+    """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
+    import sys
+
+    t = _load(state)
+    rows = t.status()
+    sys.stdout.write("topic\tstage\tpool\tjudged\tpairs\toutstanding\tstages_left\n")
+    for r in rows:
+        sys.stdout.write("\t".join(str(x) for x in r) + "\n")
+    out = sum(r[5] for r in rows)
+    done = sum(r[1] == "done" for r in rows)
+    sys.stdout.write(f"# {len(rows)} topics, {done} done; {out} pairs outstanding; "
+                     f"{t.comparisons} judgments used, {t.ignored} ignored\n")
     return 0
 
 

@@ -26,7 +26,7 @@ def _figure_options(width: float, height: float):
                          help="Figure height in inches.")(f)
         f = click.option("--width", type=click.FloatRange(min=1, max=100), default=width, show_default=True,
                          help="Figure width in inches.")(f)
-        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg",
+        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf",
                          help="Image file; the format follows the extension.")(f)
         f = click.option("-Q", "--quiet", is_flag=True, help="No messages on stderr.")(f)
         return f
