@@ -219,7 +219,7 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 abc r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "map"], "r.run:1:"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n"},
-     ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "two runs share a name"),
+     ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "r.run"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
 ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TextIO
 from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from ..errors import PrefEvalError
 from ..log import Log  # noqa: F401  (the commands import it from here)
@@ -232,9 +232,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
 @contextlib.contextmanager
 def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
     """Several outputs of one command, committed together or not at all."""
-    from ..output.atomic import output_files
-
-    from ..output.atomic import check_not_input
+    from ..output.atomic import check_not_input, output_files
 
     for p in paths:
         check_not_input(p, command_inputs(p))
