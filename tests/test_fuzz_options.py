@@ -51,7 +51,7 @@ BAD: dict[str, dict[str, list[str]]] = {
               "--price": ["m0", "m0=1", "m0=-1,1", "m0=a,b", "=1,2", "m0=nan,1", "m0=1,inf"],
               "--ties": ["sometimes"],
               "--judge": ["gpt:x", "openai:", "openai:m@ftp://x", "openai:m,colour=red", "cmd:",
-                          "openai:m,max_tokens=0", "openai:m,temperature=hot"]},
+                          "openai:m,max_tokens=0", "openai:m,temperature=hot", "openai:m,temperature=nan"]},
 }
 GOOD: dict[str, dict[str, list[str]]] = {
     "eval-pref": {"--seed": ["0", "123456789012"], "--query_fraction": ["1", "0.5"], "-b": ["1", "2"]},
