@@ -425,3 +425,64 @@ def test_item10_trec_eval_9_on_zelo_eval_equals_pytrec_eval():
         assert float(value) == pytest.approx(ref, abs=1e-12)
     code, _, err = cli("eval", "-R", QRELS, "--trec-eval-9", "-m", "rpp", *RUNS)
     assert code == 2 and "--trec-eval-9 applies to trec_eval measures" in err
+
+
+# 14 -----------------------------------------------------------------------------------------------
+
+def test_item14_pairs_status(tmp_path):
+    state, batch = _tournament(tmp_path)
+    requests = [x.split() for x in batch.read_text().splitlines() if not x.startswith("#")]
+    code, out, err = cli("pairs", "status", "--state", state)
+    assert code == 0, err
+    rows = [x.split("\t") for x in out.splitlines()[1:-1]]
+    assert out.splitlines()[0] == "topic\tstage\tpool\tjudged\tpairs\toutstanding\tstages_left"
+    per_topic = {}
+    for t, _, _ in requests:
+        per_topic[t] = per_topic.get(t, 0) + 1
+    assert {r[0]: int(r[5]) for r in rows} == per_topic  # outstanding = the pairs `next` requested
+    assert all(r[1] == "prune" and r[6] == "1" for r in rows)
+    assert out.splitlines()[-1].startswith(f"# {len(rows)} topics, 0 done; {len(requests)} pairs outstanding")
+    judged = tmp_path / "judged.txt"
+    t0 = rows[0][0]
+    judged.write_text("".join(f"{t} {a} {b} {min(a, b)}\n" for t, a, b in requests if t == t0))
+    assert cli("pairs", "add", "--state", state, "-J", judged, "-Q")[0] == 0
+    code, out, _ = cli("pairs", "status", "--state", state)
+    first = out.splitlines()[1].split("\t")
+    assert first[0] == t0 and (first[1] != "prune" or int(first[3]) == 0)  # the stage moved on
+
+
+# 13 -----------------------------------------------------------------------------------------------
+
+def test_item13_pdf_output_and_pairs_ordered_by_score(tmp_path):
+    pytest.importorskip("matplotlib")
+    import pandas as pd
+
+    from pref_eval.plot.pairs import pair_matrix
+
+    out = tmp_path / "s.pdf"
+    code, _, err = cli("plot", "systems", "-R", QRELS, "-m", "map", *RUNS, "-o", out, "-Q")
+    assert code == 0, err
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and b"CreationDate" not in data
+    code, _, _ = cli("plot", "systems", "-R", QRELS, "-m", "map", *RUNS, "-o", tmp_path / "t.pdf", "-Q")
+    assert (tmp_path / "t.pdf").read_bytes() == data  # same input, same bytes
+    rec = pd.DataFrame({"run_a": ["low", "low", "mid"], "run_b": ["mid", "top", "top"],
+                        "mean_diff": [-0.1, -0.3, -0.2], "p_adjusted": [0.5, 0.01, 0.2]})
+    runs, m = pair_matrix(rec, "p_adjusted")
+    assert runs == ["top", "mid", "low"] and m[0, 2] == 0.01
+
+
+def test_item13_letters_are_a_right_hand_axis_with_many_runs():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    import numpy as np
+
+    from pref_eval.plot.systems import draw_systems
+
+    n = 16
+    letters = ["abcdefgh"[: 1 + i % 8] for i in range(n)]
+    fig = draw_systems(plt, [f"run{i:02d}" for i in range(n)], np.linspace(0.2, 0.5, n), np.linspace(0.1, 0.4, n),
+                       np.linspace(0.3, 0.6, n), letters, "map", 8, "legend", (7.0, 4.0))
+    right = fig.axes[1]
+    labels = [t.get_text() for t in right.get_yticklabels()]
+    assert sorted(labels) == sorted(letters) and right.get_yticklabels()[0].get_fontsize() < 10
+    plt.close(fig)

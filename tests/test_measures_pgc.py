@@ -1,4 +1,4 @@
-"""PGC from pairwise judgments (-P) against chengxiluo/Greedy-Preference-Graph-Compatibility, run live; hand-worked example.
+"""PGC from -P judgments against chengxiluo/Greedy-Preference-Graph-Compatibility (live); a hand-worked example.
 
 The reference script is read from a local snapshot of the repository
 (``PGC_REFERENCE`` = path of greedy_pgc.py, or the fetched mirror); the
@@ -103,7 +103,8 @@ def test_pgc_cli_and_refusals(tmp_path):
         pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["P@1"], judgments=str(tmp_path / "prefs"))
     with pytest.raises(UsageError, match="needs pairwise judgments"):
         pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"])
+    (tmp_path / "run2").write_text("7 Q0 c 1 3 s\n7 Q0 b 2 2 s\n")
     bad = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", str(tmp_path / "qrels"), "-P",
-                          str(tmp_path / "prefs"), "-m", "PGC", "-o", "pref", str(tmp_path / "run"), str(tmp_path / "run")],
-                         capture_output=True, text=True)
+                          str(tmp_path / "prefs"), "-m", "PGC", "-o", "pref", str(tmp_path / "run"),
+                          str(tmp_path / "run2")], capture_output=True, text=True)
     assert bad.returncode != 0 and "not applicable" in bad.stderr and "Traceback" not in bad.stderr

@@ -75,13 +75,13 @@ def test_grade_bins_hand_worked():
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--prior", "-1"], "zelo_fit: --prior must be >= 0\n"),
+    (["--prior", "-1"], "Invalid value for '--prior': -1.0 is not in the range x>=0."),
     (["--qrels", "x", "--grades", "1"], "zelo_fit: --grades needs at least two comma-separated grades, got '1'\n"),
     (["--qrels", "x", "--bins", "fixed:1"], "zelo_fit: --bins fixed: needs 3 thresholds for 4 grades, got 1\n"),
 ])
 def test_usage_errors(jfile, args, msg):
     r = run("-J", jfile, *args)
-    assert r.returncode == 2 and r.stderr == msg
+    assert r.returncode == 2 and (r.stderr == msg or msg.startswith("Invalid") and msg in r.stderr), r.stderr
 
 
 def test_missing_file():

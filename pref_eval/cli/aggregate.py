@@ -9,6 +9,8 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -20,29 +22,28 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary line.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure to aggregate, repeatable (default: every measure of the file, in file order).")
-@click.option("--query_fraction", "query_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--query_fraction", "query_fraction", default=1.0, type=Finite(0, 1, min_open=True),
               help="Each sample uses max(1, int(|Q|*F)) random queries (of sample 0).")
 @click.option("--num_samples", "num_samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
-@click.option("--seed", "seed", default=0, type=int, help="Seed for --query_fraction (default 0).")
+@click.option("--seed", "seed", default=0, type=SEED, help="Seed for --query_fraction (default 0).")
 @click.option("--mc4-steps", "mc4_steps", default=None, type=click.IntRange(min=1), metavar="T",
               help="MC4 as pref_aggregate.py: T power-iteration steps of the undamped chain "
                    "(10 reproduces it exactly). Default: stationary distribution with damping.")
-@click.option("--damping", "damping", default=0.15, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--damping", "damping", default=0.15, type=Finite(0, 1, min_open=True),
               help="MC4 teleport probability α of the stationary solution (default 0.15).")
 @click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "markdown"]),
               help="json: pref_aggregate.py's lines; tsv: sample qid measure method rank run; markdown: tables.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
     import numpy as np
 
+    from ..errors import UsageError
     from ..io.pref_jsonl import read_pref_file
     from ..output.orderings import json_lines
     from ..rank_aggregation import aggregate
-    from ..errors import UsageError
     from .common import output_stream
 
     log = Log("pref_aggregate", quiet)

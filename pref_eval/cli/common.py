@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import TextIO
 from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from ..errors import PrefEvalError
 from ..log import Log  # noqa: F401  (the commands import it from here)
@@ -92,7 +92,9 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
         from .. import __version__
 
-        sys.stdout.write(f"{prog} (pref_eval) {__version__}\n")
+        from .options import version_name
+
+        sys.stdout.write(f"{version_name(prog, args)} (pref_eval) {__version__}\n")
         sys.exit(0)
     old_term = None
     if threading.current_thread() is threading.main_thread():
@@ -232,9 +234,7 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
 @contextlib.contextmanager
 def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
     """Several outputs of one command, committed together or not at all."""
-    from ..output.atomic import output_files
-
-    from ..output.atomic import check_not_input
+    from ..output.atomic import check_not_input, output_files
 
     for p in paths:
         check_not_input(p, command_inputs(p))

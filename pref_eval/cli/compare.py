@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .common import Log, given_options, run_id_options, run_main
+from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -36,21 +38,21 @@ def _resolve_run(name: str, runs: list[str]) -> str:
               help="Count queries missing for a run as 0 instead of leaving them out.")
 @click.option("-l", "--level", "level", type=int, default=1, show_default=True,
               help="Relevance threshold for -R (grade >= N is relevant); trec_eval measures only.")
-@click.option("-b", "--binary_relevance", "binary", type=float, default=None, metavar="GRADE",
+@click.option("-b", "--binary_relevance", "binary", type=Finite(), default=None, metavar="GRADE",
               help="-R with preference measures: relevant iff grade >= GRADE (as zelo_eval -b).")
-@click.option("-f", "--relevance_floor", "floor", type=float, default=None, metavar="G",
+@click.option("-f", "--relevance_floor", "floor", type=Finite(), default=None, metavar="G",
               help="-R with preference measures: grades below G become 0 (as zelo_eval -f).")
-@click.option("--depth", "depth", type=int, default=None, help="Keep the top N documents per query (-R).")
+@click.option("--depth", "depth", type=click.IntRange(min=1), default=None, help="Keep the top N documents per query (-R).")
 @click.option("--tests", "tests", default="t,wilcoxon,sign", show_default=True, metavar="LIST",
               help="Comma-separated tests: t, wilcoxon, sign, randomization, bootstrap, tukey.")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Multiple-comparison correction per (measure, test) family.")
-@click.option("--resamples", type=int, default=10000, show_default=True,
+@click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
               help="Resamples of the randomization, bootstrap and Tukey HSD procedures.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling procedures.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the resampling procedures.")
 @click.option("--baseline", default=None, metavar="RUN", help="Compare each run with RUN only (default: all pairs).")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level for the markers.")
-@click.option("--sign-min-diff", "sign_min_diff", type=float, default=0.0, show_default=True, metavar="DELTA",
+@click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True, help="Significance level for the markers.")
+@click.option("--sign-min-diff", "sign_min_diff", type=Finite(min=0), default=0.0, show_default=True, metavar="DELTA",
               help="Sign test: differences with |d| < DELTA count as ties (Smucker et al. 2007).")
 @click.option("--zero-method", "zero_method", type=click.Choice(["wilcox", "pratt", "zsplit"]), default="wilcox",
               show_default=True, help="Wilcoxon: treatment of zero differences (scipy's zero_method).")
@@ -58,11 +60,11 @@ def _resolve_run(name: str, runs: list[str]) -> str:
               default="auto", show_default=True, help="Wilcoxon: exact null distribution or normal approximation.")
 @click.option("--ci-method", "ci_method", type=click.Choice(["BCa", "percentile", "basic"]), default="BCa",
               show_default=True, help="Bootstrap confidence interval.")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
+@click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               help="Confidence level of the t and bootstrap intervals.")
 @click.option("--marker-test", "marker_test", default=None, metavar="TEST",
               help="Test whose adjusted p-values set the table markers (default: the first of --tests).")
-@click.option("--digits", type=int, default=4, show_default=True, help="Decimals in the report table.")
+@click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True, help="Decimals in the report table.")
 @click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Output format.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE instead of stdout.")
@@ -71,14 +73,17 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--key-a", "key_a", default=None, metavar="MEASURE[:LIST]",
               help="Which ordering of a pref_aggregate file A to use (e.g. rpp:mc4).")
 @click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
-@click.option("--rbo-p", "rbo_p", type=float, default=0.9, show_default=True,
+@click.option("--rbo-p", "rbo_p", type=Finite(0, 1, max_open=True), default=0.9, show_default=True,
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
+                   "(same output as --jobs 1).")
+@quiet_option("No warnings on stderr.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
             seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
-            fmt, output, orderings, key_a, key_b, rbo_p, quiet, run_id_mode, run_names, runs):
+            fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, run_id_mode, run_names, runs):
     """Compare runs with paired significance tests, or two orderings of systems.
 
     \b
@@ -94,8 +99,8 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
         if qrels or per_query or runs:
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
         from ..io.orderings import read_ordering
-        from ..stats.orderings import compare_orderings
         from ..output.comparisons import format_orderings
+        from ..stats.orderings import compare_orderings
 
         a, desc_a = read_ordering(orderings[0], key_a)
         b, desc_b = read_ordering(orderings[1], key_b)
@@ -165,7 +170,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                                      "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
             log.stage(f"evaluating {len(runs)} runs")
             df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
-                          depth=depth)
+                          depth=depth, jobs=jobs)
             if baseline is not None and baseline in runs:
                 baseline = ids[list(runs).index(baseline)]
     else:
@@ -211,7 +216,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             baseline = _resolve_run(baseline, names)
         result = compare(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                          measures=metric_measures, **settings,
-                         progress=lambda done, total: log.progress("measures", done, total))
+                         progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
         for m, dropped in result.dropped_queries.items():
             if dropped:
                 log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
@@ -260,6 +265,11 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads; this command's linear
+    # algebra is small. Set before numpy's import; an explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_compare", argv)
 
 

@@ -18,6 +18,8 @@ import sys
 import click
 
 from .common import Log, run_id_options, run_main
+from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
@@ -35,15 +37,18 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("-M", "--measure_set", "measure_set", default=None, metavar="SET|N",
               help="preferences, all, none (= all, pref_eval.py's default), a trec_eval nickname "
                    "(official, all_trec), or a number: keep the top N documents (trec_eval's -M).")
-@click.option("-b", "--binary_relevance", "binary", default=None, type=float, metavar="GRADE",
+@click.option("-b", "--binary_relevance", "binary", default=None, type=Finite(), metavar="GRADE",
               help="Preference mode: relevant iff grade >= GRADE (grades become 0/1).")
-@click.option("-f", "--relevance_floor", "floor", default=None, type=float, metavar="G",
+@click.option("-f", "--relevance_floor", "floor", default=None, type=Finite(), metavar="G",
               help="Preference mode: grades below G become 0 (after -b).")
 @click.option("-P", "--judgments", "judgments", default=None, metavar="FILE",
               help="Metric mode: pairwise judgments (any format zelo_fit reads) for measures computed "
                    "from them (PGC).")
 @click.option("--judgments-format", "judgments_format", default=None, type=click.Choice(JUDGMENT_FORMATS),
               help="Format of -P (default: detected, as zelo_fit --format).")
+@click.option("-B", "--best", "best", default=None, metavar="FILE",
+              help="Metric mode: best-known items for BestRR / BestSuccess@k (qrels of the best items, or a "
+                   "zELO score file: its top documents).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query lines too.")
 @click.option("-n", "--nosummary", "nosummary", is_flag=True, help="No summary ('all') lines.")
 @click.option("-c", "--complete", "complete", is_flag=True,
@@ -62,16 +67,20 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="Compare RUN (run id or file) with every other run instead of all pairs.")
 @click.option("--means", "means", is_flag=True,
               help="pref output: add a per-run mean line for every metric after the summary.")
-@click.option("--query_fraction", "query_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--query_fraction", "query_fraction", default=1.0, type=Finite(0, 1, min_open=True),
               help="Keep max(int(|Q|*F), 1) random queries per sample.")
-@click.option("--label_fraction", "label_fraction", default=1.0, type=click.FloatRange(0, 1, min_open=True),
+@click.option("--label_fraction", "label_fraction", default=1.0, type=Finite(0, 1, min_open=True),
               help="Keep max(int(n*F), 1) of the n relevant labels of each query per sample.")
 @click.option("--label_fraction_policy", "label_policy", default="random", type=click.Choice(["random", "pool"]),
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
-@click.option("--seed", "seed", default=0, type=int, help="Seed of the sampling options (default 0).")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
+@click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
+              help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
+@click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
+              help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Metric mode: emulate trec_eval 9.x / pytrec_eval (float32 scores, old iprec rounding), "
@@ -79,8 +88,9 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
-            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
-            list_measures, trec9, run_id_mode, run_names, runs, judgments=None, judgments_format=None):
+            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
+            scheduler, quiet, list_measures, trec9, run_id_mode, run_names, runs, judgments=None,
+            judgments_format=None, best=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -111,9 +121,16 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     cutoff = min(cut) if cut else None
     from ..zelo.eval_scores import looks_like_zelo_scores
 
-    extra = {"judgments": judgments, "judgments_format": judgments_format}
+    extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
+    parallel = jobs > 1 or scheduler is not None
+
+    def serial_only(mode: str) -> None:
+        if parallel:
+            raise UsageError(f"--jobs/--scheduler apply to metric mode (trec_eval measures), not to {mode}")
+
     if looks_like_zelo_scores(qrels):
         _refuse_extra(extra, "with a zELO score file")
+        serial_only("a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
                                        ("--reference", reference is not None), ("--means", means),
                                        ("-c", complete), ("-l", level != 1),
@@ -135,11 +152,13 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                          "trec_eval names), not to preference mode")
     if fmt == "pref":
         _refuse_extra(extra, "with -o pref (preference mode)")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
     if fmt != "trec" and _wants_preferences(measures, ms):
         _refuse_extra(extra, "in preference mode")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log)
@@ -147,16 +166,17 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     return _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output,
-                        log, extra, trec9)
+                        log, extra, trec9, jobs, scheduler)
 
 
 def _refuse_extra(extra: dict, where: str) -> None:
     """-P / --judgments-format only serve registry measures (metric mode)."""
     from ..errors import UsageError
 
-    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format")):
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
         if extra.get(key) is not None:
-            raise UsageError(f"{flag} is not applicable {where}: it serves measures such as PGC (metric mode)")
+            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
+                             "BestRR (metric mode)")
 
 
 def _list_measures() -> int:
@@ -186,12 +206,10 @@ def _wants_preferences(measures, ms) -> bool:
 
 
 def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
-                 extra=None, trec9=False):
-    from ..collection import build_collection
-    from ..engine import evaluate_ranked
+                 extra=None, trec9=False, jobs=1, scheduler=None):
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
-    from ..measures import EvalContext, parse_measures
+    from ..measures import parse_measures
     from ..measures.base import needs_subtopics
     from .common import output_stream
 
@@ -205,19 +223,30 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
 
     inputs = extra_inputs(requests, **(extra or {}))
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
-    rs = _read_runs(runs, ids, log)
-    if len(runs) >= MANY_RUNS:
-        log.stage(f"evaluating {len(runs)} runs")
-    col = build_collection(q, rs, complete=complete, depth=depth, trec9=trec9)
-    ctx = EvalContext(level=level, complete=complete, trec9=trec9, extra=inputs)
+    from ..api import evaluate_run_group
+
+    if jobs == 1 and scheduler is None:
+        rs = _read_runs(runs, ids, log)
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        got = evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, inputs))
+    else:
+        from ..parallel import ordered_map, split_even
+
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, inputs)
+                  for a, b in groups]
+        got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
     results = []
-    for r, miss, path in zip(col.runs, col.missing, runs, strict=True):
-        if len(miss) and not complete:
-            log.warn(f"{path}: run lacks {len(miss)} of {col.qrels.nq} qrels topics; "
+    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
-        if r.nq == 0:
+        if nq == 0:
             raise EvaluationError(f"{path}: no queries with both results and relevance info")
-        results.append(evaluate_ranked(r, requests, ctx))
+        results.append(res)
     with output_stream(output) as out:
         if fmt == "trec":
             from ..output.trec import write_trec
@@ -290,10 +319,10 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.data import prepare_qrels
     from ..run_preferences.evaluate import evaluate_preferences, reference_index
     from ..run_preferences.names import resolve
-    from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.sampling import sample_labels, sample_queries
     from .common import output_stream
 

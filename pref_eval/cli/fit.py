@@ -4,6 +4,8 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_streams, refuse_unused, run_main
+from .param_types import Finite
+from .options import quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -16,18 +18,18 @@ from .common import Log, output_streams, refuse_unused, run_main
 @click.option("--dataset", default=None, metavar="JSONL",
               help="zbench QueryDocuments JSONL: the documents of each query, in order (unjudged ones too); "
                    "a judged document not listed for its query is an error.")
-@click.option("--prior", type=float, default=0.5, show_default=True,
+@click.option("--prior", type=Finite(min=0), default=0.5, show_default=True,
               help="Virtual wins and losses of every document against a reference of score 0; 0 = pure MLE per strongly connected component.")
 @click.option("--weights", type=click.Choice(["given", "agreement"]), default="given", show_default=True,
               help="Judgment weight: the file's 'weight' (1 if absent), or times the ensemble agreement |2s-1|.")
-@click.option("--weight-power", type=float, default=1.0, show_default=True,
+@click.option("--weight-power", type=Finite(min=0), default=1.0, show_default=True,
               help="Raise each judgment's weight to this power (0 = unweighted).")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Reproduce zbench's iteration bit for bit (implies --ties zbench; SE is nan).")
 @click.option("--scale", type=click.Choice(["logit", "elo"]), default="logit", show_default=True)
-@click.option("--elo-offset", type=float, default=1500.0, show_default=True, help="Added on the elo scale.")
-@click.option("--tol", type=float, default=1e-9, show_default=True, help="Gradient tolerance (max |dl/dx_i|).")
-@click.option("--max-iter", type=int, default=100, show_default=True, help="Newton iterations at most.")
+@click.option("--elo-offset", type=Finite(), default=1500.0, show_default=True, help="Added on the elo scale.")
+@click.option("--tol", type=Finite(min=0, min_open=True), default=1e-9, show_default=True, help="Gradient tolerance (max |dl/dx_i|).")
+@click.option("--max-iter", type=click.IntRange(min=1), default=100, show_default=True, help="Newton iterations at most.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Scores file (default stdout).")
 @click.option("--output-format", type=click.Choice(["tsv", "zbench"]), default="tsv", show_default=True,
               help="tsv: 'qid docno score se'; zbench: AnnotatedQueryDocuments JSONL.")
@@ -35,9 +37,14 @@ from .common import Log, output_streams, refuse_unused, run_main
 @click.option("--grades", default="0,1,2,3", show_default=True, help="Grades for --qrels, lowest first.")
 @click.option("--bins", default="quantile", show_default=True, help="quantile | fixed:t1,t2,... (score thresholds).")
 @click.option("--diagnostics", default=None, metavar="FILE", help="Per-query diagnostics TSV.")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings or progress on stderr.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Fit blocks of queries in N processes (same output as --jobs 1).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Fit blocks of queries on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
+@quiet_option("No warnings or progress on stderr.")
 def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
-            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, quiet):
+            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, jobs, scheduler, quiet):
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
@@ -47,12 +54,12 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.textfile import read_input_text
-    from ..zelo.fit import fit_bt, to_scale
     from ..io.judgments import read_judgments, read_zbench_dataset
-    from ..zelo.judgments import from_dataset
+    from ..io.textfile import read_input_text
     from ..output.qrels import parse_bins, parse_grades, write_qrels
-    from ..output.zelo_scores import write_scores_tsv, write_zbench_jsonl
+    from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
+    from ..zelo.fit import fit_bt_parallel, to_scale
+    from ..zelo.judgments import from_dataset
 
     log = Log("zelo_fit", quiet)
     refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))
@@ -61,6 +68,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         raise UsageError("--prior must be >= 0")
     if weight_power < 0:
         raise UsageError("--weight-power must be >= 0")
+    if compat == "zbench" and (jobs > 1 or scheduler):
+        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
     if ties is None:
         ties = "zbench" if compat == "zbench" else "half"
     grade_list = parse_grades(grades) if qrels else None
@@ -121,7 +130,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = None
     else:
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
-        res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+        res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler)
         score, se = res.score, res.se
         if prior == 0:
             extra_cols = ("component", "level")
@@ -132,22 +142,14 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = res
     score, se = to_scale(score, se, scale, elo_offset)
 
-    def rows():
-        for k, qid in enumerate(table.queries):
-            for i, d in enumerate(table.docs[qid]):
-                g = offsets[k] + i
-                r = (qid, d, score[g], se[g])
-                if comp is not None:
-                    r = r + (int(comp[g]), int(lev[g]))
-                if scale == "elo":
-                    r = r + ("elo",)  # the last column 'scale' tells readers (zelo_eval -R) the scale
-                yield r
-
     paths = [output] + [p for p in (qrels, diagnostics) if p]
     with output_streams(*paths) as streams:  # all written, or none
         out = streams[0]
         if output_format == "tsv":
-            write_scores_tsv(out, rows(), extra_cols + (("scale",) if scale == "elo" else ()))
+            extra = dict(zip(extra_cols, (comp, lev), strict=True)) if comp is not None else {}
+            if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
+            write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
                                      for k, qid in enumerate(table.queries)), records)
@@ -171,6 +173,11 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
 
 def main(argv=None):
+    # numpy's OpenBLAS starts a busy thread per core when it loads; the fit's
+    # matrices are small (one per query). An explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_fit", argv)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, output_streams, run_main
+from .param_types import SEED
+from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,6 +17,7 @@ def command():
     zelo_pairs init --state S.json --qrels graded.qrels [--k 5 --p 7 --f 9]
     zelo_pairs next --state S.json > batch.txt      (pairs still to judge)
     zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
+    zelo_pairs status --state S.json                 (stage, pairs outstanding, stages left)
     zelo_pairs result --state S.json [--qrels graded.qrels]
     """
 
@@ -69,17 +72,17 @@ def _read_queries(dataset, run, depth, docs):
 @command.command("cycles")
 @click.option("--dataset", default=None, metavar="JSONL", help="zbench QueryDocuments JSONL.")
 @click.option("--run", default=None, metavar="RUN", help="TREC run: candidates = top --depth by score.")
-@click.option("--depth", type=int, default=None, help="With --run: documents per query (default all).")
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="With --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
-@click.option("--cycles", type=int, default=4, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--cycles", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--no-duplicates", is_flag=True, help="Skip a pair already drawn for the query.")
-@click.option("--limit", type=int, default=None, help="Use only the first N documents per query.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Use only the first N documents per query.")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Python random.Random(seed).shuffle, as zbench after random.seed(seed).")
 @click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True)
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
     import json
@@ -118,10 +121,10 @@ def _save(state, t):
 @command.command("init")
 @click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
 @click.option("--qrels", required=True, metavar="FILE", help="Graded qrels (the pool: grade > 0).")
-@click.option("--k", type=int, default=5, show_default=True, help="Depth of top documents required.")
-@click.option("--p", type=int, default=7, show_default=True, help="First-stage pairings per document.")
-@click.option("--f", type=int, default=9, show_default=True, help="First-stage pooling threshold.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=5, show_default=True, help="Depth of top documents required.")
+@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True, help="First-stage pairings per document.")
+@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True, help="First-stage pooling threshold.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase: judge every final-pool pair a second time; result from both rounds.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
@@ -169,11 +172,10 @@ def batch_digest(data: bytes) -> str:
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-J", "--judgments", "judgments", multiple=True, required=True)
 @click.option("--format", "fmt", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
     from ..io.judgments import read_judgments
-
     from ..io.textfile import read_input_bytes
 
     t = _load(state)
@@ -184,8 +186,9 @@ def add_cmd(state, judgments, fmt, quiet):
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
         j = read_judgments(path, fmt)
-        rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
-                for i in range(len(j)))
+        jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
+        rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
+                for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
         summary = t.add(rows)
         t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:
@@ -196,6 +199,24 @@ def add_cmd(state, judgments, fmt, quiet):
     _save(state, t)
     left = len(t.outstanding())
     log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
+    return 0
+
+
+@command.command("status")
+@click.option("--state", required=True, metavar="FILE")
+def status_cmd(state):
+    """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
+    import sys
+
+    t = _load(state)
+    rows = t.status()
+    sys.stdout.write("topic\tstage\tpool\tjudged\tpairs\toutstanding\tstages_left\n")
+    for r in rows:
+        sys.stdout.write("\t".join(str(x) for x in r) + "\n")
+    out = sum(r[5] for r in rows)
+    done = sum(r[1] == "done" for r in rows)
+    sys.stdout.write(f"# {len(rows)} topics, {done} done; {out} pairs outstanding; "
+                     f"{t.comparisons} judgments used, {t.ignored} ignored\n")
     return 0
 
 

@@ -14,14 +14,14 @@ from typing import BinaryIO
 
 from ..errors import UsageError
 
-FORMATS = {".png": "png", ".svg": "svg"}
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 
 def image_format(path: str) -> str:
-    """``png`` or ``svg`` from the extension of ``path`` (case-insensitive)."""
+    """``png``, ``svg`` or ``pdf`` from the extension of ``path`` (case-insensitive)."""
     ext = os.path.splitext(path)[1].lower()
     if ext not in FORMATS:
-        raise UsageError(f"output file {path!r}: expected a .png or .svg extension")
+        raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension")
     return FORMATS[ext]
 
 
@@ -36,17 +36,17 @@ def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) 
 
 
 def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
-    """Save ``fig`` to ``path`` (PNG or SVG by extension) and close it.
+    """Save ``fig`` to ``path`` (PNG, SVG or PDF by extension) and close it.
 
     The canvas size is kept exactly (no tight bounding box): a
     ``W × H`` inch figure at ``dpi`` gives a ``round(W·dpi) × round(H·dpi)``
     pixel PNG, and an SVG of ``W·72 × H·72`` points. SVG output carries no
-    date and a fixed hash salt so the same input gives the same bytes.
+    date and a fixed hash salt, a PDF no creation date, so the same input gives the same bytes.
     """
     import matplotlib
 
     fmt = image_format(path)
-    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
     try:
         with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
             fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)

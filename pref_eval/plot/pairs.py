@@ -17,8 +17,19 @@ VALUES = ("p_adjusted", "p_value", "mean_diff")
 
 
 def pair_matrix(records, value: str) -> tuple[list[str], np.ndarray]:
-    """``(runs, M)``: runs in order of first appearance, M[A, B] as described above."""
-    runs = list(dict.fromkeys(list(records["run_a"].astype(str)) + list(records["run_b"].astype(str))))
+    """``(runs, M)``: runs best first, M[A, B] as described above.
+
+    Runs are ordered by the row sums of the mean differences (A − B summed over B, the order of
+    the runs' means on a paired query set), best first; ties keep the order of first appearance.
+    """
+    first = list(dict.fromkeys(list(records["run_a"].astype(str)) + list(records["run_b"].astype(str))))
+    pos = {r: i for i, r in enumerate(first)}
+    score = np.zeros(len(first))
+    d = records["mean_diff"].astype(float).to_numpy() if "mean_diff" in records else np.zeros(len(records))
+    d = np.where(np.isfinite(d), d, 0.0)
+    np.add.at(score, records["run_a"].astype(str).map(pos).to_numpy(), d)
+    np.add.at(score, records["run_b"].astype(str).map(pos).to_numpy(), -d)
+    runs = [first[i] for i in np.argsort(-score, kind="stable")]
     idx = {r: i for i, r in enumerate(runs)}
     m = np.full((len(runs), len(runs)), np.nan)
     ia = records["run_a"].astype(str).map(idx).to_numpy()

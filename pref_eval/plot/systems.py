@@ -121,9 +121,15 @@ def draw_systems(plt, runs: list[str], means, low, high, letters: list[str], mea
     xmax = np.nanmax(np.where(np.isfinite(hi), hi, m))
     xmin = np.nanmin(np.where(np.isfinite(lo), lo, m))
     span = max(xmax - xmin, 1e-9)
-    for yy, i in zip(y, order):
-        ax.annotate(letters[i], (xmax + 0.06 * span, yy), va="center", fontsize=10, fontweight="bold")
-    ax.set_xlim(xmin - 0.08 * span, xmax + 0.2 * span)
+    ax.set_xlim(xmin - 0.08 * span, xmax + 0.08 * span)
+    # letters as tick labels of a right-hand axis: the layout makes room for them however long
+    # they get (many runs), and a smaller monospace font keeps 12+ rows apart
+    right = ax.twinx()
+    right.set_ylim(ax.get_ylim())
+    fs = 10 if len(runs) <= 12 else max(5.0, 10 * 12 / len(runs))
+    right.set_yticks(y, [letters[i] for i in order], fontsize=fs, fontfamily="monospace", fontweight="bold")
+    right.tick_params(axis="y", length=0)
+    ax.tick_params(axis="y", labelsize=fs)
     ax.set_xlabel(f"mean {measure} over {n_queries} queries")
     ax.grid(axis="x", lw=0.3)
     ax.set_title(title or f"runs by {measure}", fontsize=11)

@@ -233,6 +233,21 @@ class Tournament:
                 t["phase"] = "done"
 
     # ---------------------------------------------------------------- output
+    def status(self) -> list[tuple[str, str, int, int, int, int, int]]:
+        """Per topic ``(topic, stage, pool size, judged, pairs of the stage, outstanding, stages left)``.
+
+        Stages left counts the stages after the current one that will certainly come: a pruning
+        stage is followed by at least the final round robin (and the extra one with
+        ``final_phase``); how many pruning stages remain depends on the judgments.
+        """
+        out = []
+        for topic, t in self.topics.items():
+            phase = t["phase"]
+            judged, pairs = len(t["judged"]), len(t["pairs"])
+            later = {"prune": 1 + int(self.final_phase), "final": int(self.final_phase)}.get(phase, 0)
+            out.append((topic, phase, len(t["pool"]), judged, pairs, pairs - judged, later))
+        return out
+
     def best(self, topic: str) -> list[str]:
         """Documents with the top result score (several when tied)."""
         r = self.topics[topic]["result"] or {}

@@ -1,0 +1,47 @@
+"""click parameter types shared by the commands: ranges that also refuse NaN and
+infinities, seeds, and comma-separated lists of numbers.
+
+click's own ``FloatRange(min=0)`` lets ``nan`` through (every comparison with
+NaN is false) and ``inf``; :class:`Finite` refuses both. Every numeric option
+of every command is declared with one of these types or click's ``IntRange``
+/ ``Choice``, so a bad value ends as click's usage error (exit status 2)
+naming the option.
+"""
+from __future__ import annotations
+
+import math
+
+import click
+
+
+class Finite(click.FloatRange):
+    """A finite float in the range (``nan``, ``inf`` refused)."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx):
+        v = super().convert(value, param, ctx)
+        if not math.isfinite(v):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return v
+
+
+SEED = click.IntRange(min=0)
+"""Seeds: integers >= 0 (numpy's ``default_rng`` refuses negative seeds)."""
+
+
+class NumberList(click.ParamType):
+    """``a,b,c``: a non-empty comma-separated list of numbers in a range; returns a tuple."""
+
+    name = "list"
+
+    def __init__(self, item: click.ParamType) -> None:
+        self.item = item
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        parts = str(value).split(",")
+        if not value or any(not p.strip() for p in parts):
+            self.fail(f"{value!r} is not a comma-separated list of numbers.", param, ctx)
+        return tuple(self.item.convert(p.strip(), param, ctx) for p in parts)

@@ -1,0 +1,120 @@
+"""Option values over every command: each bad value is refused (exit 2, one clear
+message naming the option), never a traceback, a hang, or silent acceptance.
+
+Every case starts from a valid invocation (tests/fault_workspace.py) and adds
+or replaces one option. ``BAD`` lists values that must be refused; ``GOOD``
+edge values that must be accepted (so the ranges are not too tight).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_harness import check_contract, digest_tree, run_inproc
+from fault_workspace import VALID, argv_with, build
+
+NAN = ["nan", "inf", "-inf"]
+BAD: dict[str, dict[str, list[str]]] = {
+    # case -> option -> bad values
+    "trec": {"-l": ["abc", "1.5x", ""], "-M": ["abc", "-1x"], "-N": ["abc"],
+             "-m": ["no_such_measure", "P.abc", "P.0", "P.-5", "ndcg_cut.x", "rbp.p=1.5", "rbp.p=nan",
+                    "rbp.p=-0.1", "utility.words", "zrecall@0", "map.5.x"]},
+    "eval": {"-l": ["abc", "1.5"], "--depth": ["0", "-1", "x"], "-M": ["abc", "-1", "1.5"],
+             "-m": ["no_such_measure", "rbp.p=1.5", "rbp.p=nan", "P@0", "ndcg@-1", "utility.words"],
+             "-o": ["xml"]},
+    "eval-pref": {"-b": ["abc", "nan", "inf"], "-f": ["nan", "abc"], "--seed": ["-1", "abc", "1.5"],
+                  "--query_fraction": ["0", "nan", "1.5", "-1", "abc"], "--label_fraction": ["0", "nan", "2"],
+                  "--samples": ["0", "-1", "abc"], "--topk": ["0", "abc"]},
+    "aggregate": {"--seed": ["-1", "abc"], "--query_fraction": ["nan", "0", "1.01"], "--num_samples": ["0"],
+                  "--mc4-steps": ["0", "-3"], "--damping": ["0", "nan", "1.5"], "-o": ["xml"],
+                  "-m": ["no_such_measure"]},
+    "fit": {"--prior": ["-1", "nan", "inf", "abc"], "--weight-power": ["-1", "nan", "inf"],
+            "--elo-offset": ["nan", "inf"], "--tol": ["0", "-1", "nan"], "--max-iter": ["0", "-1", "x"],
+            "--format": ["nosuchformat"], "--ties": ["sometimes"], "--scale": ["log"],
+            "--output-format": ["xml"]},
+    "pairs-cycles": {"--cycles": ["0", "-1", "abc"], "--seed": ["-1", "abc"], "--depth": ["0", "-2"],
+                     "--limit": ["0", "-1"], "--compat": ["x"], "--output-format": ["xml"]},
+    "simulate-tournament": {"--reps": ["0", "-1"], "--k": ["0", "-1"], "--p": ["0", "-1"], "--f": ["0", "-1"],
+                            "--seed": ["-1", "abc"]},
+    "simulate-recovery": {"--K": ["0", "-1", "abc", "5,", "1.5"], "--sigma": ["nan", "-1", "0", "inf", "x"],
+                          "--cycles": ["0", "-1", "a"], "--trials": ["0", "-1"], "--seed": ["-1"]},
+    "compare-R": {"-l": ["abc"], "-b": ["nan", "abc"], "--depth": ["0", "-1"], "--tests": ["nosuchtest", ""],
+                  "--resamples": ["0", "-5"], "--seed": ["-1"], "--alpha": ["0", "1", "nan", "-0.1"],
+                  "--sign-min-diff": ["-1", "nan"], "--confidence": ["0", "1", "nan"], "--digits": ["-1", "abc"],
+                  "--correction": ["x"], "-m": ["no_such_measure", "rbp.p=1.5"]},
+    "compare-P": {"--tests": ["x"], "--digits": ["-1"], "--alpha": ["nan"], "--marker-test": ["x"]},
+    "compare-orderings": {"--rbo-p": ["1", "-0.5", "nan", "1.5"], "--digits": ["-1"], "-o": ["latex"]},
+}
+GOOD: dict[str, dict[str, list[str]]] = {
+    "eval-pref": {"--seed": ["0", "123456789012"], "--query_fraction": ["1", "0.5"], "-b": ["1", "2"]},
+    "fit": {"--prior": ["0", "2.5"], "--max-iter": ["1"]},
+    "pairs-cycles": {"--cycles": ["1"], "--seed": ["0", "99999999999"]},
+    "compare-R": {"--digits": ["0", "10"], "--alpha": ["0.5"]},
+    "compare-orderings": {"--rbo-p": ["0", "0.5"]},
+    "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1"]},
+}
+
+
+def _with(argv: list[str], opt: str, value: str) -> list[str]:
+    """``argv`` with ``opt value`` (replacing an existing ``opt``), before any positional argument."""
+    out = list(argv)
+    if opt in out:
+        i = out.index(opt)
+        out[i + 1] = value
+        return out
+    if out and out[0] in ("cycles", "tournament", "recovery", "next", "init", "add", "scores", "matrix"):
+        return [out[0], opt, value, *out[1:]]
+    return [opt, value, *out]
+
+
+# trec_eval-syntax measure parameters are range-checked by the declared per-measure
+# parameters of issue #12; until that lands for rbp.p these may still pass silently
+PENDING_12 = {"rbp.p=1.5", "rbp.p=nan", "rbp.p=-0.1"}
+
+
+def _cases(table):
+    for case, opts in sorted(table.items()):
+        for opt, values in opts.items():
+            for v in values:
+                marks = [pytest.mark.xfail(reason="measure parameter ranges: issue #12", strict=False)] \
+                    if v in PENDING_12 else []
+                yield pytest.param(case, opt, v, id=f"{case}:{opt}={v}", marks=marks)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("pristine"))
+
+
+@pytest.fixture()
+def ws(pristine, tmp_path) -> Path:
+    dst = tmp_path / "ws"
+    shutil.copytree(pristine, dst, symlinks=True)
+    return dst
+
+
+BAD_CASES = list(_cases(BAD))
+
+
+@pytest.mark.parametrize("case,opt,value", BAD_CASES)
+def test_bad_option_value_refused(ws, case, opt, value):
+    script, argv = VALID[case]
+    argv = _with(argv_with(argv, "out.txt"), opt, value)
+    before = digest_tree(ws)
+    res = run_inproc(script, argv, ws, timeout=30)
+    assert check_contract(res, script=script, expect={2}) == [], argv
+    assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case,opt,value", list(_cases(GOOD)))
+def test_edge_option_value_accepted(ws, case, opt, value):
+    script, argv = VALID[case]
+    argv = _with(argv_with(argv, "out.txt"), opt, value)
+    res = run_inproc(script, argv, ws, timeout=60)
+    assert res.returncode == 0, (argv, res.stderr)
+
+
+def test_case_count():
+    """The summary figure of this file (reported in the issue): every listed value is a case."""
+    assert len(BAD_CASES) >= 150
