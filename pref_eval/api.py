@@ -43,7 +43,11 @@ def _is_run_dict(x: Any) -> bool:
     if not isinstance(x, Mapping):
         return False
     vals = list(x.values())
-    return not vals or (isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()))
+    if not vals:
+        return True
+    inner = list(vals[0].values()) if isinstance(vals[0], Mapping) else None
+    # {qid: {doc: score}}: the inner values are scores (checked by the reader), not runs
+    return inner is not None and not any(isinstance(v, Mapping) for v in inner[:1])
 
 
 def _load_runs(runs: Any) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .options import quiet_option
 
 _PRICE_HELP = "MODEL=IN,OUT: price per 1k input and output tokens (repeatable); cmd: judges by their spec."
 
@@ -78,7 +79,7 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--retry-failed", is_flag=True, help="Ask again the questions stored as failed or unparsable.")
 @click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the retry jitter.")
-@click.option("-Q", "--quiet", is_flag=True, help="No progress, summary or warnings on stderr.")
+@quiet_option("No progress, summary or warnings on stderr.")
 def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, api_key_env,
             concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
             seed, quiet):
@@ -99,7 +100,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 @click.option("-o", "--output", default=None, metavar="FILE", help="Default stdout; written atomically.")
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
 @click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def export_cmd(store, output, judges, prompt, quiet):
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
     from ..api import judge_export
