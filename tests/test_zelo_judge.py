@@ -401,6 +401,7 @@ def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
                          capture_output=True, text=True, env=env(), check=True)
     ours = kendall_tau_vs_truth(fit.stdout, truth)
     expected = recovery_tau(k, sigma, cycles)
+    print(f"tau with the truth: fitted {ours:.3f}, zelo_simulate recovery {expected:.3f}")
     assert abs(ours - expected) < 0.08, (ours, expected)
 
 
