@@ -250,8 +250,9 @@ def judge(
     dry_run: bool = False,
     seed: int = 0,
     log: Any = None,
-):
-    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the session.
+) -> Any:
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the
+    :class:`pref_eval.judge.run.Session` (``results``, ``stats``, ``missing``).
 
     ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
     (then the tournament is driven to its end). Every answer is committed
