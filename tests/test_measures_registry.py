@@ -94,6 +94,18 @@ def judgment_lines(qrels_recs, shuffle: bool = False) -> list[str]:
     return lines
 
 
+def best_lines(qrels_recs, shuffle: bool = False) -> list[str]:
+    """Best-item set in qrels form: per query, the documents with the top grade of subtopic 1."""
+    top: dict[str, int] = {}
+    for q, st, _, g in qrels_recs:
+        if st == "1":
+            top[q] = max(top.get(q, 0), g)
+    lines = sorted(f"{q} Q0 {d} 1\n" for q, st, d, g in qrels_recs if st == "1" and g > 0 and g == top[q])
+    if shuffle:
+        random.Random(96).shuffle(lines)
+    return lines
+
+
 def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=False):
     subtopics = "subtopics" in spec.needs
     if subtopics:
@@ -104,24 +116,21 @@ def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=
     col = build_collection(qrels, runs, judged_only=judged_only)
     req = _request(spec)
     ctx = EvalContext()
+    inputs: dict = {}
     if "judgments" in spec.needs:
-        from pref_eval.api import extra_inputs
-
         path = tmp / f"judgments{int(shuffle)}.txt"
         path.write_text("".join(judgment_lines(qrels_recs, shuffle)))
-        ctx = EvalContext(extra=extra_inputs([req], judgments=str(path), judgments_format="clarke3"))
-    if "best" in spec.needs:  # best items: the highest-graded documents of each query (subtopic 1)
+        inputs.update(judgments=str(path), judgments_format="clarke3")
+    if "best" in spec.needs:
+        path = tmp / f"best{int(shuffle)}.qrels"
+        path.write_text("".join(best_lines(qrels_recs, shuffle)))
+        inputs["best"] = str(path)
+    unknown = spec.needs - {"subtopics", "judgments", "best"}
+    assert not unknown, f"{spec.name} needs {unknown}: teach this test to build that input"
+    if inputs:
         from pref_eval.api import extra_inputs
-        from pref_eval.io.best_items import BestItems
 
-        top: dict = {}
-        for q, st, d, g in qrels_recs:
-            if st == "1" and g > 0:
-                top.setdefault(q, []).append((g, d))
-        pairs = [(q, d) for q, gd in sorted(top.items()) for g, d in gd if g == max(x for x, _ in gd)]
-        best = BestItems(qid=np.array([q.encode() for q, _ in pairs], dtype="S"),
-                         docno=np.array([d.encode() for _, d in pairs], dtype="S"))
-        ctx = EvalContext(extra=extra_inputs([req], best=best))
+        ctx = EvalContext(extra=extra_inputs([req], **inputs))
     out = []
     for r in col.runs:
         res = evaluate_ranked(r, [req], ctx)
