@@ -262,7 +262,7 @@ def judge(
     :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
-    from .cli.common import Log
+    from .log import Log
     from .judge.run import Setup, run, summary_lines, write_results
     from .judge.scheduler import Limits
 
