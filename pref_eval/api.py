@@ -259,7 +259,7 @@ def judge(
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged; ``log`` a
-    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
     from .log import Log
