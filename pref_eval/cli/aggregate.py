@@ -10,6 +10,7 @@ import click
 
 from .common import Log, run_main
 from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -33,8 +34,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "markdown"]),
               help="json: pref_aggregate.py's lines; tsv: sample qid measure method rank run; markdown: tables.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""

@@ -19,6 +19,7 @@ import click
 
 from .common import Log, run_id_options, run_main
 from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
@@ -79,8 +80,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
               help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Metric mode: emulate trec_eval 9.x / pytrec_eval (float32 scores, old iprec rounding), "
