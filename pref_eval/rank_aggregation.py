@@ -182,7 +182,7 @@ def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
     if not rankings:
         return []
     names, pts = _borda_points(rankings, pos)
-    return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist())))
+    return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist(), strict=False)))
 
 
 def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray) -> np.ndarray:
@@ -243,10 +243,10 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
             for j in range(n):  # Σ_j e[j]·P[j,i], summed in j order as the reference
                 ee = ee + e[j] * P[j]
             e = ee
-        return _sorted_desc(dict(zip(names, e.tolist())))
+        return _sorted_desc(dict(zip(names, e.tolist(), strict=False)))
     pi = stationary(P, damping)
     _, bp = _borda_points(rankings, pos)
-    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(pi, bp.tolist(), names)]
+    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(pi, bp.tolist(), names, strict=False)]
     return [k[2] for k in sorted(key, reverse=True)]
 
 

@@ -38,76 +38,22 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
-    import numpy as np
-
-    from ..errors import UsageError
-    from ..io.pref_jsonl import read_pref_file
-    from ..output.orderings import json_lines
-    from ..rank_aggregation import aggregate
+    from ..api import aggregate
+    from ..output.orderings import TSV_HEADER, json_lines, markdown_lines, tsv_lines
     from .common import output_stream
 
-    log = Log("pref_aggregate", quiet)
-    log.stage(f"reading {prefs}")
-    pf = read_pref_file(prefs)
-    ms = list(measures) if measures else list(pf.keys)
-    missing = [m for m in ms if m not in pf.keys]
-    if missing:
-        raise UsageError(f"measure(s) not in {prefs}: {', '.join(missing)} (file has: {', '.join(pf.keys)})")
-    if not ms:
-        raise UsageError(f"{prefs}: no measure values in the file")
-    qids0 = rng = None
-    if query_fraction < 1.0:
-        qids0 = pf.sample_qids(0)
-        if not qids0:
-            raise UsageError(f"{prefs}: --query_fraction draws from the queries of sample 0, and it has none")
-        rng = np.random.default_rng(seed)  # numpy.random is imported only here (~10 ms)
-    results, skipped = [], []
-    for s in range(num_samples):
-        if num_samples > 1:
-            log.progress("samples", s, num_samples)
-        src = 0 if qids0 is not None else s
-        if qids0 is None and s not in pf.prefs and s not in pf.metrics:
-            skipped.append(s)
-            continue
-        qids = None
-        if qids0 is not None:
-            k = max(1, int(len(qids0) * query_fraction))
-            qids = [qids0[i] for i in sorted(rng.choice(len(qids0), size=k, replace=False))]
-        results.append(aggregate(pf, ms, sample=s, source_sample=src, qids=qids, mc4_steps=mc4_steps,
-                                 damping=damping))
-    if num_samples > 1:
-        log.progress("samples", num_samples, num_samples)
-    for s in skipped:  # after the progress line is complete
-        log.warn(f"sample {s} is not in {prefs}; skipped")
+    ms, results = aggregate(prefs, measures or None, query_fraction=query_fraction, num_samples=num_samples,
+                            seed=seed, mc4_steps=mc4_steps, damping=damping, log=Log("pref_aggregate", quiet))
     with output_stream(output) as out:
-        if fmt == "json":
-            for agg in results:
+        if fmt == "tsv":
+            out.write(TSV_HEADER)
+        for agg in results:
+            if fmt == "json":
                 out.writelines(json_lines(agg, ms, per_query=per_query, summary=not nosummary))
-        elif fmt == "tsv":
-            out.write("sample\tqid\tmeasure\tmethod\trank\trun\n")
-            for agg in results:
-                if per_query:
-                    for q in agg.qids:
-                        for m in ms:
-                            for k, run in enumerate(agg.per_query.get(q, {}).get(m, []), 1):
-                                out.write(f"{agg.sample}\t{q}\t{m}\tranking\t{k}\t{run}\n")
-                if not nosummary:
-                    for m in ms:
-                        for method, runs in agg.summary[m].items():
-                            if method == "type":
-                                continue
-                            for k, run in enumerate(runs, 1):
-                                out.write(f"{agg.sample}\tall\t{m}\t{method}\t{k}\t{run}\n")
-        else:
-            for agg in results:
-                cols = [(m, meth) for m in ms for meth in agg.summary[m] if meth != "type"]
-                out.write(f"### sample {agg.sample}\n\n| rank | " + " | ".join(f"{m} ({meth})" for m, meth in cols)
-                          + " |\n|---:|" + "---|" * len(cols) + "\n")
-                depth = max((len(agg.summary[m][meth]) for m, meth in cols), default=0)
-                for k in range(depth):
-                    cells = [agg.summary[m][meth][k] if k < len(agg.summary[m][meth]) else "" for m, meth in cols]
-                    out.write(f"| {k + 1} | " + " | ".join(cells) + " |\n")
-                out.write("\n")
+            elif fmt == "tsv":
+                out.writelines(tsv_lines(agg, ms, per_query=per_query, summary=not nosummary))
+            else:
+                out.writelines(markdown_lines(agg, ms))
     return 0
 
 

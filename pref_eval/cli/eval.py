@@ -251,7 +251,7 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
         if fmt == "trec":
             from ..output.trec import write_trec
 
-            for res, name in zip(results, ids):
+            for res, name in zip(results, ids, strict=False):
                 if len(results) > 1 and not any(c.name == "runid" for c in res.columns):
                     out.write(f"{'runid':<22}\tall\t{name}\n")  # label each block (trec_eval's runid line)
                 write_trec(out, res, per_query=per_query, summary=not nosummary, print_missing=not trec9)
@@ -370,7 +370,7 @@ def _read_runs(paths, names, log) -> list:
 
     rs = []
     try:
-        for k, (p, n) in enumerate(zip(paths, names)):
+        for k, (p, n) in enumerate(zip(paths, names, strict=False)):
             log.progress("reading runs", k, len(paths))
             rs.append(read_run(p, name=n))
     except BaseException:

@@ -101,7 +101,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
             from ..errors import UsageError
 
             raise UsageError(f"query {qid!r} is not in {scores_file}")
-        scores = dict(zip(table[qid][0], table[qid][1]))
+        scores = dict(zip(table[qid][0], table[qid][1], strict=False))
     order, x = zelo_order(judg, qid, docs, scores, prior=prior)
     fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (width, height), title)
     _save(fig, output, dpi, log)
