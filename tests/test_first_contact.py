@@ -486,3 +486,46 @@ def test_item13_letters_are_a_right_hand_axis_with_many_runs():
     labels = [t.get_text() for t in right.get_yticklabels()]
     assert sorted(labels) == sorted(letters) and right.get_yticklabels()[0].get_fontsize() < 10
     plt.close(fig)
+
+
+# 16, 19 -------------------------------------------------------------------------------------------
+
+def test_item16_sample_qrels_are_graded_and_levels_matter():
+    """Graded 0-3 (the page says so); trec_eval's -l 2 equals pytrec_eval with relevance_level 2."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    grades = [int(x.split()[3]) for x in QRELS.read_text().splitlines()]
+    counts = {g: grades.count(g) for g in set(grades)}
+    assert sorted(counts) == [0, 1, 2, 3] and min(counts.values()) > 100
+    page = (ROOT / "docs" / "getting-started.md").read_text()
+    assert "graded 0–3 (" + ", ".join(f"{counts[g]} × {g}" for g in range(4)) + ")" in page
+    assert "synthetic" in page and "tools/make_sample.py" in page
+    qrels: dict[str, dict[str, int]] = {}
+    for line in QRELS.read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict[str, dict[str, float]] = {}
+    for line in RUNS[2].read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map"}, relevance_level=2).evaluate(run)
+    code, out, err = cli("eval", "-R", QRELS, "-l", "2", "-q", "-n", "-o", "tsv", "-m", "map", RUNS[2])
+    assert code == 0, err
+    got = {r.split("\t")[1]: float(r.split("\t")[3]) for r in out.splitlines()[1:]}
+    assert got == pytest.approx({q: v["map"] for q, v in ref.items()}, abs=1e-12)
+    assert all(v > 0 for v in got.values())  # -l 2 finds relevant documents in every topic
+
+
+def test_item19_getting_started_writes_only_into_scratch():
+    """Every file a getting-started example writes (> FILE, -o/--output/--qrels FILE) is under scratch/."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_docs import shell_blocks
+
+    page = (ROOT / "docs" / "getting-started.md").read_text()
+    targets = []
+    for _, code in shell_blocks(page):
+        targets += re.findall(r"(?:>|\s-o|\s--output|\s--qrels)\s+(\S+)", code)
+    targets = [t for t in targets if t not in ("tsv", "csv", "jsonl", "markdown", "trec", "pref", "text", "latex")]
+    assert targets and all(t.startswith("scratch/") for t in targets), targets
