@@ -529,3 +529,110 @@ def test_item19_getting_started_writes_only_into_scratch():
         targets += re.findall(r"(?:>|\s-o|\s--output|\s--qrels)\s+(\S+)", code)
     targets = [t for t in targets if t not in ("tsv", "csv", "jsonl", "markdown", "trec", "pref", "text", "latex")]
     assert targets and all(t.startswith("scratch/") for t in targets), targets
+
+
+# 17, 18 -------------------------------------------------------------------------------------------
+
+DUELING = ROOT / ".." / "shared" / "data" / "duelingBandits"
+
+
+@pytest.mark.slow  # fits 50 topics (about 10 s)
+@pytest.mark.skipif(not (DUELING / "judgments.txt").exists(), reason="needs the duelingBandits data (../shared)")
+def test_item17_zelo_page_table_is_what_the_script_prints():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dl21", ROOT / "bench" / "dl2021_best_passage.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    tab, _ = mod.table(DUELING)
+    page = (ROOT / "docs" / "zelo.md").read_text(encoding="utf-8")
+    a, b = page.index(mod.BEGIN) + len(mod.BEGIN), page.index(mod.END)
+    assert page[a:b].strip("\n") == tab.strip("\n")
+    assert "| BT, default prior 0.5 | 25/50 | 34/50 |" in tab  # the figure the issue found mis-copied
+
+
+def test_item18_docs_cite_public_sources_not_the_shared_folder():
+    pages = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+    bad = [(p.name, line) for p in pages for line in p.read_text(encoding="utf-8").splitlines()
+           if "../shared" in line or "shared notes" in line or "shared data" in line or "zelo_notes" in line]
+    assert not bad, bad
+
+
+# 11 -----------------------------------------------------------------------------------------------
+
+def test_item11_wide_table_from_zelo_eval():
+    """Runs × measures: means as pytrec_eval's, markers from scipy's paired t-test + statsmodels' Holm."""
+    import csv
+    import io as _io
+    import itertools
+
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    code, out, err = cli("eval", "-R", QRELS, "-m", "map", "-m", "P_10", "-o", "wide-csv", *RUNS)
+    assert code == 0, err
+    rows = list(csv.DictReader(_io.StringIO(out)))
+    names = [p.name for p in RUNS]
+    assert [r["run"] for r in rows] == names and [r["label"] for r in rows] == ["a", "b", "c"]
+    for measure, key in (("map", "map"), ("P_10", "P_10")):
+        ref = _pytrec(key)
+        qids = sorted(ref[names[0]])
+        pairs = list(itertools.combinations(range(3), 2))
+        p = [stats.ttest_rel([ref[names[i]][q] for q in qids], [ref[names[j]][q] for q in qids]).pvalue
+             for i, j in pairs]
+        reject = multipletests(p, alpha=0.05, method="holm")[0]
+        for k, r in enumerate(rows):
+            vals = ref[names[k]]
+            assert float(r[measure]) == pytest.approx(sum(vals.values()) / len(vals), abs=1e-12)
+            mean_k = sum(vals.values())
+            want = "".join("abc"[o] for (i, j), rej in zip(pairs, reject) for o in (i, j)
+                           if rej and k in (i, j) and o != k and mean_k > sum(ref[names[o]].values()))
+            assert r[f"{measure} beats"] == "".join(sorted(want))
+    for fmt, bold in (("markdown", "**0.9375**"), ("latex", "\\textbf{0.9375}"), ("text", "0.9375^ab")):
+        code, out, err = cli("eval", "-R", QRELS, "-m", "map", "-m", "P_10", "-o", fmt, *RUNS)
+        assert code == 0 and bold in out and "bm25.run" in out, (fmt, out)
+
+
+# 12 -----------------------------------------------------------------------------------------------
+
+def test_item12_aggregate_prints_stationary_probabilities_and_borda_points(tmp_path):
+    """Oracle: the per-query rankings pref_aggregate prints, Borda and the damped MC4 chain by hand
+    (Dwork et al. 2001: move from a to a random b when a majority ranks b above a; π solved with scipy)."""
+    import json
+
+    import numpy as np
+    from scipy import linalg
+
+    prefs = tmp_path / "p.jsonl"
+    assert cli("eval", "-R", QRELS, "-q", "-M", "preferences", "--output", prefs, *RUNS)[0] == 0
+    code, out, err = cli("aggregate", "-P", prefs, "-m", "rpp", "-q", "-o", "jsonl")
+    assert code == 0, err
+    rows = [json.loads(x) for x in out.splitlines()]
+    per_q: dict[str, list[str]] = {}
+    for r in rows:
+        if r["qid"] != "all":
+            per_q.setdefault(r["qid"], []).append(r["run"])
+    rankings = list(per_q.values())
+    names = sorted({x for r in rankings for x in r})
+    n = len(rankings[0])
+    borda = {x: sum(n - r.index(x) for r in rankings if x in r) for x in names}
+    k = len(names)
+    C = np.zeros((k, k))
+    for r in rankings:
+        for a in range(k):
+            for b in range(k):
+                if names[a] in r and names[b] in r and r.index(names[b]) < r.index(names[a]):
+                    C[a, b] += 1  # b above a
+                elif names[a] in r and names[b] in r and r.index(names[a]) < r.index(names[b]):
+                    C[a, b] -= 1
+    P = np.where(C > 0, 1.0 / k, 0.0)
+    np.fill_diagonal(P, 0.0)
+    P[np.diag_indices(k)] = 1.0 - P.sum(axis=1)
+    G = 0.85 * P + 0.15 / k
+    A = np.vstack([G.T - np.eye(k), np.ones(k)])
+    pi = linalg.lstsq(A, np.r_[np.zeros(k), 1.0])[0]
+    summ = {(r["method"], r["run"]): r["score"] for r in rows if r["qid"] == "all"}
+    for i, x in enumerate(names):
+        assert summ[("borda", x)] == borda[x]
+        assert summ[("mc4", x)] == pytest.approx(pi[i], abs=1e-12)
+    assert sum(summ[("mc4", x)] for x in names) == pytest.approx(1.0, abs=1e-12)

@@ -30,7 +30,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
                    "(10 reproduces it exactly). Default: stationary distribution with damping.")
 @click.option("--damping", "damping", default=0.15, type=Finite(0, 1, min_open=True),
               help="MC4 teleport probability α of the stationary solution (default 0.15).")
-@click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "markdown"]),
+@click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "jsonl", "markdown"]),
               help="json: pref_aggregate.py's lines; tsv: sample qid measure method rank run; markdown: tables.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
 @click.option("-Q", "--quiet", is_flag=True,
@@ -83,21 +83,11 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
         if fmt == "json":
             for agg in results:
                 out.writelines(json_lines(agg, ms, per_query=per_query, summary=not nosummary))
-        elif fmt == "tsv":
-            out.write("sample\tqid\tmeasure\tmethod\trank\trun\n")
-            for agg in results:
-                if per_query:
-                    for q in agg.qids:
-                        for m in ms:
-                            for k, run in enumerate(agg.per_query.get(q, {}).get(m, []), 1):
-                                out.write(f"{agg.sample}\t{q}\t{m}\tranking\t{k}\t{run}\n")
-                if not nosummary:
-                    for m in ms:
-                        for method, runs in agg.summary[m].items():
-                            if method == "type":
-                                continue
-                            for k, run in enumerate(runs, 1):
-                                out.write(f"{agg.sample}\tall\t{m}\t{method}\t{k}\t{run}\n")
+        elif fmt in ("tsv", "jsonl"):
+            from ..output.orderings import ordering_rows, write_ordering_rows
+
+            rows = (r for agg in results for r in ordering_rows(agg, ms, per_query=per_query, summary=not nosummary))
+            write_ordering_rows(out, rows, fmt)
         else:
             for agg in results:
                 cols = [(m, meth) for m in ms for meth in agg.summary[m] if meth != "type"]

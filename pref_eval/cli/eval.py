@@ -21,7 +21,8 @@ from .common import Log, run_id_options, run_main
 from .param_types import SEED, Finite
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")
+WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
@@ -224,6 +225,8 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
         if r.nq == 0:
             raise EvaluationError(f"{path}: no queries with both results and relevance info")
         results.append(evaluate_ranked(r, requests, ctx))
+    if fmt in WIDE:
+        return _wide_table(results, fmt, output, per_query, nosummary, complete, trec9)
     with output_stream(output) as out:
         if fmt == "trec":
             from ..output.trec import write_trec
@@ -237,6 +240,44 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
 
             rows = long_rows(results, per_query=per_query, summary=not nosummary, print_missing=not trec9)
             WRITERS[fmt](out, rows)
+    return 0
+
+
+def _wide_table(results, fmt, output, per_query, nosummary, complete, trec9) -> int:
+    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
+    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
+    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
+    other tests and settings."""
+    import pandas as pd
+
+    from ..errors import UsageError
+    from ..output.comparisons import format_table, run_labels
+    from ..output.table import HEADER, long_rows
+    from ..stats.compare import compare
+    from .common import output_stream
+
+    if per_query or nosummary:
+        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    df = pd.DataFrame(rows, columns=list(HEADER))
+    if df.empty:
+        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+    res = compare(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    with output_stream(output) as out:
+        if fmt != "wide-csv":
+            out.write(format_table(res, fmt, 4, "t"))
+            return 0
+        import csv
+
+        from ..output.comparisons import beaten_labels
+
+        labels = run_labels(len(res.runs))
+        beats = beaten_labels(res, "t")
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["label", "run", *(c for m in res.measures for c in (m, f"{m} beats"))])
+        for lab, run in zip(labels, res.runs, strict=True):
+            w.writerow([lab, run, *(c for m in res.measures
+                                    for c in (repr(float(res.means.loc[run, m])), beats.get((m, run), "")))])
     return 0
 
 
