@@ -636,3 +636,37 @@ def test_item12_aggregate_prints_stationary_probabilities_and_borda_points(tmp_p
         assert summ[("borda", x)] == borda[x]
         assert summ[("mc4", x)] == pytest.approx(pi[i], abs=1e-12)
     assert sum(summ[("mc4", x)] for x in names) == pytest.approx(1.0, abs=1e-12)
+
+
+# 15 -----------------------------------------------------------------------------------------------
+
+PREF_EVAL_MIRROR = Path("/work/.mirror/diazf+pref_eval/repo")  # `fetch github:diazf/pref_eval` (test-only)
+
+
+@pytest.mark.skipif(not PREF_EVAL_MIRROR.exists(), reason="needs a local mirror of diazf/pref_eval (HEAD)")
+def test_item15_pref_eval_head_switch_equals_head_live(tmp_path):
+    """`--pref-eval-head` = diazf/pref_eval HEAD run live on the graded sample; without it, graded RPP."""
+    import json
+    import subprocess
+    import sys
+
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    archive = subprocess.run(["git", "-C", str(PREF_EVAL_MIRROR), "archive", "HEAD"], capture_output=True, check=True)
+    subprocess.run(["tar", "x", "-C", str(ref)], input=archive.stdout, check=True)
+    args = ["-m", "rpp", "-m", "invrpp", "-m", "dcgrpp", "-m", "lexiprecision"]
+    head = subprocess.run([sys.executable, "pref_eval.py", "-R", str(QRELS), *args, *map(str, RUNS)],
+                          cwd=ref, capture_output=True, text=True, check=True).stdout
+    code, ours, err = cli("eval", "-R", QRELS, *args, "--pref-eval-head", *RUNS)
+    assert code == 0, err
+    code, graded, _ = cli("eval", "-R", QRELS, *args, *RUNS)
+    h = [json.loads(x) for x in head.splitlines()]
+    o = [json.loads(x) for x in ours.splitlines()]
+    g = [json.loads(x) for x in graded.splitlines()]
+    assert len(h) == len(o) == 3
+    for a, b, c in zip(h, o, g):
+        for m in ("rpp", "invrpp", "dcgrpp", "lexiprecision"):
+            assert b[m] == pytest.approx(a[m], abs=1e-12)
+        assert abs(c["rpp"] - a["rpp"]) > 1e-3  # the graded sample makes the defect visible
+    readme = (ROOT / "README.md").read_text()
+    assert "--pref-eval-head" in readme

@@ -38,7 +38,7 @@ def update(page: Path) -> int:
                 continue
             indent, fence, kind = m.group("indent"), m.group("fence"), m.group("info").strip()
             j = i + 1
-            while not (lines[j].strip() == fence):
+            while lines[j].strip() != fence:
                 j += 1
             body = [x[len(indent):] if x.startswith(indent) else x for x in lines[i + 1:j]]
             code = "\n".join(body) + "\n"
