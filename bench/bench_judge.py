@@ -103,7 +103,8 @@ def main() -> None:
         ("requests sent / failed", f"{st.sent:,} / {st.failed:,}"),
         ("wall time", f"{wall:.1f} s"),
         ("requests per second", f"{st.sent / wall:.0f}"),
-        ("store: time committing answers", f"{st.store_seconds:.1f} s ({100 * st.store_seconds / wall:.1f} % of the run)"),
+        ("store: time committing answers",
+         f"{st.store_seconds:.1f} s ({100 * st.store_seconds / wall:.1f} % of the run)"),
         ("store file size", f"{os.path.getsize(tmp / 's.sqlite') / 2 ** 20:.1f} MB"),
         ("RSS: first 10 % / last 10 % of the samples / max", f"{sum(sending[:n10]) / n10:.0f} / "
          f"{sum(sending[-n10:]) / n10:.0f} / {max(sending):.0f} MB"),
@@ -112,7 +113,8 @@ def main() -> None:
          f"{1000 * cpu_server / max(st.sent, 1):.2f} ms"),
         ("requests per second if each process had a core", f"{st.sent / max(cpu_client, cpu_server, 1e-9):.0f}"),
         ("load average before / after (1 min)", f"{load0[0]:.1f} / {load1[0]:.1f} on {os.cpu_count()} cores"),
-        ("second run: sent / from the store / time", f"{again.stats.sent} / {again.stats.cached:,} / {wall_again:.1f} s"),
+        ("second run: sent / from the store / time",
+         f"{again.stats.sent} / {again.stats.cached:,} / {wall_again:.1f} s"),
     ]
     text = ("| quantity | value |\n|---|---|\n" + "".join(f"| {a} | {b} |\n" for a, b in rows))
     sys.stdout.write(text)

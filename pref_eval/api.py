@@ -43,7 +43,11 @@ def _is_run_dict(x: Any) -> bool:
     if not isinstance(x, Mapping):
         return False
     vals = list(x.values())
-    return not vals or (isinstance(vals[0], Mapping) and all(_is_number(v) for v in vals[0].values()))
+    if not vals:
+        return True
+    inner = list(vals[0].values()) if isinstance(vals[0], Mapping) else None
+    # {qid: {doc: score}}: the inner values are scores (checked by the reader), not runs
+    return inner is not None and not any(isinstance(v, Mapping) for v in inner[:1])
 
 
 def _load_runs(runs: Any) -> list:
@@ -100,6 +104,32 @@ def _measure_names(measures: Any) -> list[str]:
     return [m if isinstance(m, str) else str(m) for m in measures]
 
 
+def evaluate_run_group(piece: tuple) -> list:
+    """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]`` per run.
+
+    ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
+    :class:`~pref_eval.io.runs.Run`), run ids, measure names, complete, level,
+    depth[, judged_only, trec9, extra inputs]). Each run is ranked against the
+    qrels on its own, so groups of runs can be evaluated in other processes
+    (``--jobs``) or on dask workers without changing a result: the unit of
+    work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
+    :func:`evaluate`.
+    """
+    from .collection import build_collection
+    from .engine import evaluate_ranked
+    from .io.runs import read_run
+    from .measures import EvalContext, parse_measures
+
+    q, runs, ids, names, complete, level, depth, *more = piece
+    judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
+    rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, ids, strict=True)]
+    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
+    requests = parse_measures(list(names))
+    return [(evaluate_ranked(r, requests, ctx), len(miss), col.qrels.nq, r.nq)
+            for r, miss in zip(col.runs, col.missing, strict=True)]
+
+
 def evaluate(
     qrels: Any,
     runs: Any,
@@ -114,6 +144,7 @@ def evaluate(
     judgments: Any = None,
     judgments_format: str | None = None,
     best: Any = None,
+    jobs: int = 1,
 ):
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
@@ -129,7 +160,8 @@ def evaluate(
     :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
     from judgments (``PGC``), as ``zelo_eval -P``. ``best``: a best-item set
     (qrels of the best items, or a zELO score file: its top documents) for
-    ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``.
+    ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
+    groups of runs in that many processes (the same result).
     """
     import pandas as pd
 
@@ -145,11 +177,18 @@ def evaluate(
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
-    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-    ctx = EvalContext(level=level, trec9=trec9, complete=complete,
-                      extra=extra_inputs(requests, judgments=judgments, judgments_format=judgments_format,
-                                         best=best))
-    results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
+    extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
+    if jobs > 1 and len(rs) > 1:
+        from .parallel import ordered_map, split_even
+
+        mnames = _measure_names(measures)
+        pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
+                  for a, b in split_even([len(r.docno) for r in rs], jobs)]
+        results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
+    else:
+        col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+        ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
+        results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
     rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
     return pd.DataFrame(rows, columns=list(HEADER))
 

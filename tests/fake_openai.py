@@ -30,6 +30,7 @@ import math
 import random
 import re
 import threading
+import time
 
 from aiohttp import web
 
@@ -53,6 +54,7 @@ class FakeOpenAI:
         self.fault_rate, self.fault_kinds = fault_rate, fault_kinds
         self.retry_after, self.hang, self.api_key, self.delay = retry_after, hang, api_key, delay
         self.served: list = []
+        self.times: list = []
         self.received: list = []
         self.auth_seen: list = []
         self.gate: int | None = None
@@ -81,6 +83,7 @@ class FakeOpenAI:
         key = (model, qm.group(1) if qm else "?", docs[0] if docs else "?", docs[1] if len(docs) > 1 else "?")
         if self.log:
             self.received.append(key)
+            self.times.append(time.monotonic())
         plan = self.faults.get(key)
         fault = plan.pop(0) if plan else None
         if fault is None and self.fault_rate and self._rng.random() < self.fault_rate:

@@ -124,3 +124,23 @@ def test_empty_run_is_refused_as_on_the_command_line(tmp_path):
     for run in (str(empty), [], {}, iter(()), pd.DataFrame(columns=["query_id", "doc_id", "score"])):
         with pytest.raises(InputError, match="empty run"):
             pref_eval.evaluate(QRELS, run, ["map"])
+
+
+def test_bad_scores_are_input_errors_not_tracebacks():
+    from pref_eval.errors import InputError
+
+    qrels = {"1": {"a": 1, "b": 0}}
+    for run in ({"1": {"a": "x"}}, [("1", "a", "x")],
+                pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["x"]})):
+        with pytest.raises(InputError, match="number|expected"):
+            pref_eval.evaluate(qrels, run, ["P@1"])
+
+
+def test_dataframe_columns_are_read_column_wise():
+    import numpy as np
+
+    qrels = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "ç"], "relevance": [1, 0, 1]})
+    run = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": ["a", "b", "ç"],
+                        "score": np.array([1, 2, 3], dtype=np.float32)})
+    df = pref_eval.evaluate(qrels, run, ["P@1"])
+    assert df.value.tolist() == [0.0, 1.0]  # query 1: b (score 2, grade 0) first; query ids as strings

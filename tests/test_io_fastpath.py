@@ -13,10 +13,17 @@ import numpy as np
 import pytest
 
 from pref_eval.errors import InputError
+import pref_eval.io.fastparse as fp
 from pref_eval.io.fastparse import fast_columns
 from pref_eval.io.qrels import qrels_from_lines, read_qrels
 from pref_eval.io.runs import read_run, run_from_bytes
 from pref_eval.io.tokenize import split_lines
+
+
+@pytest.fixture(autouse=True)
+def _fast_path_for_small_files(monkeypatch):
+    """The fast path is skipped below 1 MB (fastparse.PYARROW_MIN); these tests exercise it on small files."""
+    monkeypatch.setattr(fp, "PYARROW_MIN", 0)
 
 
 def oracle_run(data: bytes):
@@ -75,6 +82,7 @@ def make_run(rng, *, irregular: bool) -> bytes:
 
 
 @pytest.mark.parametrize("irregular", [False, True])
+
 def test_fast_and_general_run_readers_agree_with_oracle(irregular, tmp_path, monkeypatch):
     import pref_eval.io.fastparse as fp
 

@@ -64,8 +64,8 @@ def candidate_names() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def collection():
-    rng = random.Random(12)
+def collection(seed: int = 12):
+    rng = random.Random(seed)
     qrels, run = [], []
     for q in range(1, 13):
         docs = [f"d{i}" for i in range(30)]
@@ -138,8 +138,12 @@ def _check_command_lines(tmp, qrels, run, accepted, ours):
     return bad
 
 
-def test_every_ir_measures_name(capsys, tmp_path):
-    qrels, run = collection()
+SEEDS = [12] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 6)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_ir_measures_name(capsys, tmp_path, seed):
+    qrels, run = collection(seed)
     valid, accepted, wrong, bad_refusals = [], [], [], []
     names = candidate_names()
     expected = {}

@@ -63,8 +63,8 @@ def test_best_items_from_zelo_fit(tmp_path):
     if not DB.exists():
         pytest.skip("../shared/data/duelingBandits not available")
     scores = tmp_path / "scores.tsv"
-    subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", str(DB / "judgments.txt"), "--output",
-                    str(scores), "-Q"], check=True)
+    subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", str(DB / "judgments.txt"), "--format", "clarke4",
+                    "--output", str(scores), "-Q"], check=True)
     table: dict = {}
     for line in scores.read_text().split("\n")[1:]:
         if line.strip():

@@ -94,6 +94,18 @@ def judgment_lines(qrels_recs, shuffle: bool = False) -> list[str]:
     return lines
 
 
+def best_lines(qrels_recs, shuffle: bool = False) -> list[str]:
+    """Best-item set in qrels form: per query, the documents with the top grade of subtopic 1."""
+    top: dict[str, int] = {}
+    for q, st, _, g in qrels_recs:
+        if st == "1":
+            top[q] = max(top.get(q, 0), g)
+    lines = sorted(f"{q} Q0 {d} 1\n" for q, st, d, g in qrels_recs if st == "1" and g > 0 and g == top[q])
+    if shuffle:
+        random.Random(96).shuffle(lines)
+    return lines
+
+
 def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=False):
     subtopics = "subtopics" in spec.needs
     if subtopics:
@@ -104,12 +116,21 @@ def _evaluate(spec, runs_recs, qrels_recs, judged_only=False, tmp=None, shuffle=
     col = build_collection(qrels, runs, judged_only=judged_only)
     req = _request(spec)
     ctx = EvalContext()
+    inputs: dict = {}
     if "judgments" in spec.needs:
-        from pref_eval.api import extra_inputs
-
         path = tmp / f"judgments{int(shuffle)}.txt"
         path.write_text("".join(judgment_lines(qrels_recs, shuffle)))
-        ctx = EvalContext(extra=extra_inputs([req], judgments=str(path), judgments_format="clarke3"))
+        inputs.update(judgments=str(path), judgments_format="clarke3")
+    if "best" in spec.needs:
+        path = tmp / f"best{int(shuffle)}.qrels"
+        path.write_text("".join(best_lines(qrels_recs, shuffle)))
+        inputs["best"] = str(path)
+    unknown = spec.needs - {"subtopics", "judgments", "best"}
+    assert not unknown, f"{spec.name} needs {unknown}: teach this test to build that input"
+    if inputs:
+        from pref_eval.api import extra_inputs
+
+        ctx = EvalContext(extra=extra_inputs([req], **inputs))
     out = []
     for r in col.runs:
         res = evaluate_ranked(r, [req], ctx)

@@ -101,8 +101,12 @@ def test_ensemble_votes_store_and_resume(tmp_path, server):
     truth, pairs = collection(tmp_path)
     srv, url = server(truth=truth, seed=3)
     judges = [f"--judge=openai:m{i}@{url}" for i in range(3)]
-    zj(tmp_path / "pairs.jsonl", *common(tmp_path), *judges, "-o", tmp_path / "out.jsonl", "--concurrency", 4)
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), *judges, "-o", tmp_path / "out.jsonl", "--concurrency", 4)
     out = read_jsonl(tmp_path / "out.jsonl")
+    assert f"{3 * len(pairs)} requests sent" in p.stderr and "0 failed" in p.stderr
+    for i, k in ((0, 1), (0, 2), (1, 2)):  # agreement = share of pairs whose votes have the same sign
+        same = np.mean([srv.score(f"m{i}", *x) == srv.score(f"m{k}", *x) for x in pairs])
+        assert f"agreement openai:m{i}@{url} ~ openai:m{k}@{url}: {same:.3f} ({len(pairs)} pairs)" in p.stderr
     assert [(r["qid"], r["doc_a"], r["doc_b"]) for r in out] == pairs
     for r in out:
         assert r["judges"] == [f"openai:m{i}@{url}" for i in range(3)] and r["orders"] == ["AB"] * 3
@@ -116,6 +120,9 @@ def test_ensemble_votes_store_and_resume(tmp_path, server):
     zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "export.jsonl")
     exp = read_jsonl(tmp_path / "export.jsonl")
     assert sorted(json.dumps(r, sort_keys=True) for r in exp) == sorted(json.dumps(r, sort_keys=True) for r in out)
+    zj("export", "--store", tmp_path / "s.sqlite", "--judge", f"openai:m1@{url}", "-o", tmp_path / "m1.jsonl")
+    assert {(r["qid"], r["doc_a"], r["doc_b"]): r["votes"] for r in read_jsonl(tmp_path / "m1.jsonl")} == {
+        x: [srv.score("m1", *x)] for x in pairs}
     # zelo_fit reads it
     fit = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", tmp_path / "export.jsonl", "-Q"],
                          capture_output=True, text=True, env=env())
@@ -132,6 +139,41 @@ def test_both_orders(tmp_path, server):
         assert r["orders"] == ["AB", "BA"]
         assert r["votes"] == [srv.score("m0", q, a, b), -srv.score("m0", q, b, a)]
     assert len(srv.served) == 2 * len(pairs) == len(set(srv.served))
+    # another prompt is another key: everything is asked again, the old answers stay
+    (tmp_path / "prompt.txt").write_text("Q: {query}\nFirst: {doc_a}\nSecond: {doc_b}\nAnswer {\"score\": S}.\n")
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--prompt", tmp_path / "prompt.txt",
+       "-o", tmp_path / "p2.jsonl", "-Q")
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        stored = db.execute("SELECT count(*), count(DISTINCT prompt) FROM answers").fetchone()
+    assert len(srv.received) == 3 * len(pairs) and stored == (3 * len(pairs), 2)
+    assert zj("export", "--store", tmp_path / "s.sqlite").stdout.count("\n") == len(pairs)
+
+
+def test_rpm_limits_the_request_rate(tmp_path, server):
+    truth, pairs = collection(tmp_path, nq=1, nd=6)
+    srv, url = server(truth=truth)
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--rpm", 600, "--concurrency", 8,
+       "-Q")
+    # one start every 0.1 s; arrival times also carry the first connections' set-up, hence the slack
+    span = max(srv.times) - min(srv.times)
+    assert len(srv.times) == len(pairs) and span >= 0.05 * (len(pairs) - 1)
+
+
+def test_rate_limiter_spacing():
+    import asyncio
+
+    from pref_eval.judge.scheduler import RateLimiter
+
+    async def go():
+        lim, loop, starts = RateLimiter(1200), asyncio.get_running_loop(), []
+
+        async def one():
+            await lim.wait()
+            starts.append(loop.time())
+        await asyncio.gather(*(one() for _ in range(8)))
+        return np.diff(sorted(starts))
+    gaps = asyncio.run(go())
+    assert gaps.sum() >= 7 * 0.05 - 0.01 and gaps.min() > 0.02 and gaps.max() < 0.2  # 1200 rpm: 0.05 s apart
 
 
 def test_faults_end_judged_or_failed_with_reason(tmp_path, server):
@@ -499,6 +541,14 @@ def test_bad_inputs_name_file_and_line(tmp_path):
     p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), "--judge", "cmd:true", "--prompt", tmp_path / "prompt.txt",
            check=False)
     assert p.returncode == 2 and "lacks the placeholder(s) {doc_a}, {doc_b}" in p.stderr
+    (tmp_path / "bad_docs.tsv").write_text("q0d0\ttext\nq0d1 no tab here\n")
+    p = zj(tmp_path / "pairs.jsonl", "--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "bad_docs.tsv",
+           "--store", tmp_path / "s.sqlite", "--judge", "cmd:true", check=False)
+    assert p.returncode == 2 and f"{tmp_path / 'bad_docs.tsv'}:2: expected 'docno<TAB>text'" in p.stderr
+    (tmp_path / "bad_q.jsonl").write_text('{"qid": "q0", "text": "x"}\n{"qid": "q1"}\n')
+    p = zj(tmp_path / "pairs.jsonl", "--queries", tmp_path / "bad_q.jsonl", "--docs", tmp_path / "docs.tsv",
+           "--store", tmp_path / "s.sqlite", "--judge", "cmd:true", check=False)
+    assert p.returncode == 2 and f"{tmp_path / 'bad_q.jsonl'}:2: expected" in p.stderr
     (tmp_path / "notdb").write_text("hello\n" * 100)
     p = zj("export", "--store", tmp_path / "notdb", check=False)
     assert p.returncode == 2 and "not a zelo_judge store" in p.stderr
@@ -529,3 +579,12 @@ def test_output_refused_before_anything_is_asked(tmp_path):
     assert not (tmp_path / "s.sqlite").exists()
     p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-Q")  # default: standard output
     assert [json.loads(x)["votes"] for x in p.stdout.splitlines()] == [[0.5]] * 3 and p.stderr == ""
+
+
+def test_progress_line():
+    from pref_eval.judge.scheduler import Progress, Stats
+
+    st = Stats(sent=5, cached=5, total=20, failed=1, cost=0.5)
+    line = Progress(st, True, True).line()
+    assert line.startswith("zelo_judge: 10/20 requests, ") and "/s, 1 failed, $0.5000" in line
+    assert "$" not in Progress(st, True, False).line()

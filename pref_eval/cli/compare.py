@@ -74,12 +74,15 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
 @click.option("--rbo-p", "rbo_p", type=Finite(0, 1, max_open=True), default=0.9, show_default=True,
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
+@click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
+                   "(same output as --jobs 1).")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
             seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test, digits,
-            fmt, output, orderings, key_a, key_b, rbo_p, quiet, run_id_mode, run_names, runs):
+            fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, run_id_mode, run_names, runs):
     """Compare runs with paired significance tests, or two orderings of systems.
 
     \b
@@ -166,7 +169,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                                      "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
             log.stage(f"evaluating {len(runs)} runs")
             df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
-                          depth=depth)
+                          depth=depth, jobs=jobs)
             if baseline is not None and baseline in runs:
                 baseline = ids[list(runs).index(baseline)]
     else:
@@ -212,7 +215,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
             baseline = _resolve_run(baseline, names)
         result = compare(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                          measures=metric_measures, **settings,
-                         progress=lambda done, total: log.progress("measures", done, total))
+                         progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
         for m, dropped in result.dropped_queries.items():
             if dropped:
                 log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
@@ -261,6 +264,11 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads; this command's linear
+    # algebra is small. Set before numpy's import; an explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_compare", argv)
 
 

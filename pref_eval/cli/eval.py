@@ -75,6 +75,11 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
               help="random labels, or those found in most run lines (ties: docid descending).")
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
+@click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
+              help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
+@click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
+              help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
 @click.option("-Q", "--quiet", is_flag=True,
               help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
@@ -87,9 +92,9 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
-            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, quiet,
-            list_measures, trec9, head, run_id_mode, run_names, runs, judgments=None, judgments_format=None,
-            best=None):
+            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
+            scheduler, quiet, list_measures, trec9, head, run_id_mode, run_names, runs, judgments=None,
+            judgments_format=None, best=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -121,8 +126,15 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
     from ..zelo.eval_scores import looks_like_zelo_scores
 
     extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
+    parallel = jobs > 1 or scheduler is not None
+
+    def serial_only(mode: str) -> None:
+        if parallel:
+            raise UsageError(f"--jobs/--scheduler apply to metric mode (trec_eval measures), not to {mode}")
+
     if looks_like_zelo_scores(qrels):
         _refuse_extra(extra, "with a zELO score file")
+        serial_only("a zELO score file")
         bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
                                        ("--reference", reference is not None), ("--means", means),
                                        ("-c", complete), ("-l", level != 1),
@@ -145,11 +157,13 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                          "trec_eval names), not to preference mode")
     if fmt == "pref":
         _refuse_extra(extra, "with -o pref (preference mode)")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log, head)
     if fmt != "trec" and _wants_preferences(measures, ms):
         _refuse_extra(extra, "in preference mode")
+        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
                                 samples, seed, log, head)
@@ -157,7 +171,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     return _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output,
-                        log, extra, trec9)
+                        log, extra, trec9, jobs, scheduler)
 
 
 def _refuse_extra(extra: dict, where: str) -> None:
@@ -197,12 +211,10 @@ def _wants_preferences(measures, ms) -> bool:
 
 
 def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, depth, fmt, output, log,
-                 extra=None, trec9=False):
-    from ..collection import build_collection
-    from ..engine import evaluate_ranked
+                 extra=None, trec9=False, jobs=1, scheduler=None):
     from ..errors import EvaluationError, UsageError
     from ..io.qrels import read_qrels
-    from ..measures import EvalContext, parse_measures
+    from ..measures import parse_measures
     from ..measures.base import needs_subtopics
     from .common import output_stream
 
@@ -216,19 +228,30 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
 
     inputs = extra_inputs(requests, **(extra or {}))
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
-    rs = _read_runs(runs, ids, log)
-    if len(runs) >= MANY_RUNS:
-        log.stage(f"evaluating {len(runs)} runs")
-    col = build_collection(q, rs, complete=complete, depth=depth, trec9=trec9)
-    ctx = EvalContext(level=level, complete=complete, trec9=trec9, extra=inputs)
+    from ..api import evaluate_run_group
+
+    if jobs == 1 and scheduler is None:
+        rs = _read_runs(runs, ids, log)
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        got = evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, inputs))
+    else:
+        from ..parallel import ordered_map, split_even
+
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+        pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, inputs)
+                  for a, b in groups]
+        got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
     results = []
-    for r, miss, path in zip(col.runs, col.missing, runs, strict=True):
-        if len(miss) and not complete:
-            log.warn(f"{path}: run lacks {len(miss)} of {col.qrels.nq} qrels topics; "
+    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
-        if r.nq == 0:
+        if nq == 0:
             raise EvaluationError(f"{path}: no queries with both results and relevance info")
-        results.append(evaluate_ranked(r, requests, ctx))
+        results.append(res)
     if fmt in WIDE:
         return _wide_table(results, fmt, output, per_query, nosummary, complete, trec9)
     with output_stream(output) as out:

@@ -36,9 +36,14 @@ from .param_types import Finite
 @click.option("--grades", default="0,1,2,3", show_default=True, help="Grades for --qrels, lowest first.")
 @click.option("--bins", default="quantile", show_default=True, help="quantile | fixed:t1,t2,... (score thresholds).")
 @click.option("--diagnostics", default=None, metavar="FILE", help="Per-query diagnostics TSV.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Fit blocks of queries in N processes (same output as --jobs 1).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Fit blocks of queries on a running dask.distributed scheduler (tcp://host:8786); "
+                   "needs pip install 'pref_eval[dask]'.")
 @click.option("-Q", "--quiet", is_flag=True, help="No warnings or progress on stderr.")
 def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
-            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, quiet):
+            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, jobs, scheduler, quiet):
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
@@ -51,8 +56,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     from ..io.judgments import read_judgments, read_zbench_dataset
     from ..io.textfile import read_input_text
     from ..output.qrels import parse_bins, parse_grades, write_qrels
-    from ..output.zelo_scores import write_scores_tsv, write_zbench_jsonl
-    from ..zelo.fit import fit_bt, to_scale
+    from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
+    from ..zelo.fit import fit_bt_parallel, to_scale
     from ..zelo.judgments import from_dataset
 
     log = Log("zelo_fit", quiet)
@@ -62,6 +67,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         raise UsageError("--prior must be >= 0")
     if weight_power < 0:
         raise UsageError("--weight-power must be >= 0")
+    if compat == "zbench" and (jobs > 1 or scheduler):
+        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
     if ties is None:
         ties = "zbench" if compat == "zbench" else "half"
     grade_list = parse_grades(grades) if qrels else None
@@ -122,7 +129,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = None
     else:
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
-        res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+        res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler)
         score, se = res.score, res.se
         if prior == 0:
             extra_cols = ("component", "level")
@@ -133,22 +141,14 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         diag_rows = res
     score, se = to_scale(score, se, scale, elo_offset)
 
-    def rows():
-        for k, qid in enumerate(table.queries):
-            for i, d in enumerate(table.docs[qid]):
-                g = offsets[k] + i
-                r = (qid, d, score[g], se[g])
-                if comp is not None:
-                    r = r + (int(comp[g]), int(lev[g]))
-                if scale == "elo":
-                    r = r + ("elo",)  # the last column 'scale' tells readers (zelo_eval -R) the scale
-                yield r
-
     paths = [output] + [p for p in (qrels, diagnostics) if p]
     with output_streams(*paths) as streams:  # all written, or none
         out = streams[0]
         if output_format == "tsv":
-            write_scores_tsv(out, rows(), extra_cols + (("scale",) if scale == "elo" else ()))
+            extra = dict(zip(extra_cols, (comp, lev), strict=True)) if comp is not None else {}
+            if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
+            write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
         else:
             write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
                                      for k, qid in enumerate(table.queries)), records)
@@ -172,6 +172,11 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
 
 def main(argv=None):
+    # numpy's OpenBLAS starts a busy thread per core when it loads; the fit's
+    # matrices are small (one per query). An explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_fit", argv)
 
 

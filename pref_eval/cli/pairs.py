@@ -185,8 +185,9 @@ def add_cmd(state, judgments, fmt, quiet):
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
         j = read_judgments(path, fmt)
-        rows = ((j.queries[j.q[i]], j.docs[j.queries[j.q[i]]][j.a[i]], j.docs[j.queries[j.q[i]]][j.b[i]], j.score[i])
-                for i in range(len(j)))
+        jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
+        rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
+                for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
         summary = t.add(rows)
         t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:

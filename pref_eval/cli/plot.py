@@ -265,6 +265,11 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title)
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads; this command's linear
+    # algebra is small. Set before numpy's import; an explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_plot", argv)
 
 

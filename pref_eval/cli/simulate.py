@@ -14,6 +14,9 @@ def command():
     \b
     zelo_simulate tournament --matrix caseA.txt --reps 1000 --seed 0
     zelo_simulate recovery --K 25,50,100 --sigma 0.6,1.5 --cycles 2,4,8 --trials 100
+    zelo_simulate bandit --algorithm dts --case A --reps 1000
+    zelo_simulate adaptive --case B --reps 1000
+    zelo_simulate figure3 --reps 1000
     """
 
 
@@ -27,6 +30,12 @@ def _progress(log, label):
             log.progress(label, done, total)
 
     return cb
+
+
+def _read_matrix(matrix):
+    from ..io.matrix import read_probability_matrix
+
+    return read_probability_matrix(matrix)
 
 
 @command.command("tournament")
@@ -69,9 +78,11 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True)
 @click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
+              help="Random cycles, or adaptive pairs with the budget of that many cycles.")
 @click.option("-o", "--output", default=None)
 @click.option("-Q", "--quiet", is_flag=True)
-def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
+def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..zelo.simulate import recovery
 
@@ -81,11 +92,128 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, output, quiet):
     with output_stream(output) as out:
         out.write("K\tsigma\tcycles\ttrials\ttau_vs_dense\ttau_vs_truth\ttop10_overlap\n")
         for i, (k, s, c) in enumerate(cells, start=1):
-            r = recovery(k, s, c, trials, seed=seed)
+            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
             out.write(f"{k}\t{s:g}\t{c}\t{trials}\t{r['tau_dense'].mean():.3f}\t{r['tau_truth'].mean():.3f}\t"
                       f"{r['top_overlap'].mean():.3f}\n")
             out.flush()
             log.info(f"recovery: {i}/{len(cells)} cells (K={k}, sigma={s:g}, cycles={c})")
+    return 0
+
+
+_ALGO_PARAMS = {"dts": {"alpha"}, "mergedts": {"alpha", "batch", "c"}, "round-efficient": {"delta"}}
+_DEFAULTS = {"dts": {"alpha": 0.8 ** 7}, "mergedts": {"alpha": 0.8 ** 6, "batch": 16, "c": 4_000_000.0},
+             "round-efficient": {"delta": 0.2}}
+
+
+def _write_rows(output, rows):
+    from ..zelo.figure3 import COLUMNS
+
+    with output_stream(output) as out:
+        out.write("\t".join(COLUMNS) + "\n")
+        for row in rows:
+            out.write("\t".join(str(row[c]) for c in COLUMNS) + "\n")
+
+
+@command.command("bandit")
+@click.option("--algorithm", required=True, type=click.Choice(["dts", "mergedts", "round-efficient"]),
+              help="Double Thompson Sampling, MergeDTS or Round-Efficient Dueling Bandits.")
+@click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="Yan et al.'s Case A (total order) or Case B (two winners, many ties), K = 100.")
+@click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--T", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Comparisons per repetition (the time horizon).")
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Exploration parameter (dts: 0.8^7, mergedts: 0.8^6).")
+@click.option("--batch", type=click.IntRange(min=2), default=None, help="MergeDTS batch size M (16).")
+@click.option("--C", "c", type=click.FloatRange(min=0), default=None, help="MergeDTS constant C (4,000,000).")
+@click.option("--delta", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=None,
+              help="Round-Efficient error probability (0.2).")
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
+    """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
+    from ..errors import UsageError
+    from ..zelo.bandits import case_matrix
+    from ..zelo.figure3 import summarise
+
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
+    extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
+    if extra:
+        raise UsageError(f"--{extra[0]} does not apply to --algorithm {algorithm}")
+    params = {**_DEFAULTS[algorithm], **given}
+    if "c" in params:
+        params["C"] = params.pop("c")
+    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    log = Log("zelo_simulate", quiet)
+    from ..zelo.bandits import simulate_bandit
+
+    r = simulate_bandit(algorithm, M, reps, seed=seed, T=budget, progress=_progress(log, algorithm), **params)
+    _write_rows(output, [summarise(algorithm, case.upper() if case else matrix, r)])
+    return 0
+
+
+@command.command("adaptive")
+@click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
+              help="Yan et al.'s Case A or Case B, K = 100.")
+@click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--lead", type=click.FloatRange(min=0.5), default=2.0, show_default=True,
+              help="A match ends when one item leads by this many wins.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Judgments asked per match and batch.")
+@click.option("--max-per-pair", type=click.IntRange(min=1), default=6, show_default=True)
+@click.option("--max-per-match", type=click.IntRange(min=1), default=None, help="Cap on one match's judgments.")
+@click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--final", type=click.IntRange(min=1), default=6, show_default=True,
+              help="Items left for the all-pairs final.")
+@click.option("--final-lead", type=click.FloatRange(min=0.5), default=3.0, show_default=True)
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
+                 output, quiet):
+    """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
+    from ..errors import UsageError
+    from ..zelo.adaptive import simulate_adaptive
+    from ..zelo.bandits import case_matrix
+    from ..zelo.figure3 import summarise
+
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    log = Log("zelo_simulate", quiet)
+    r = simulate_adaptive(M, reps, seed=seed, progress=_progress(log, "adaptive"), lead=lead, batch=batch,
+                          max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
+                          final_lead=final_lead)
+    _write_rows(output, [summarise("adaptive", case.upper() if case else matrix, r)])
+    return 0
+
+
+@command.command("figure3")
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final,adaptive",
+              show_default=True,
+              help="Comma-separated rows to run.")
+@click.option("-o", "--output", default=None)
+@click.option("-Q", "--quiet", is_flag=True)
+def figure3_cmd(reps, seed, algorithms, output, quiet):
+    """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
+    from ..zelo.figure3 import ROWS, figure3
+
+    algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())
+    bad = [a for a in algos if a not in ROWS]
+    if bad:
+        from ..errors import UsageError
+
+        raise UsageError(f"--algorithms: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
+    log = Log("zelo_simulate", quiet)
+    rows = figure3(reps, seed, algos, progress=lambda label, d, t: log.progress(label, d, t))
+    _write_rows(output, rows)
     return 0
 
 

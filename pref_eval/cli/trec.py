@@ -84,6 +84,11 @@ def _is_integer(text: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # numpy's OpenBLAS starts a busy thread per core when it loads; this command's linear
+    # algebra is small. Set before numpy's import; an explicit OPENBLAS_NUM_THREADS wins.
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_main(command, "zelo_trec", argv)
 
 

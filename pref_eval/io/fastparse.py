@@ -56,13 +56,15 @@ def fast_columns(
     line end into ``PARTS`` byte ranges parsed by as many threads (pyarrow
     parses without the GIL), each writing its own rows of the output.
     """
+    in_memory = isinstance(data, (bytes, bytearray, memoryview))
+    size = len(data) if in_memory else os.path.getsize(data)
+    if size < PYARROW_MIN:  # the numpy tokenizer is as fast there, and pyarrow's import costs ~0.1 s
+        return None
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
     except ImportError:  # pragma: no cover
         return None
-    in_memory = isinstance(data, (bytes, bytearray, memoryview))
-    size = len(data) if in_memory else os.path.getsize(data)
     nparts = PARTS if size >= SPLIT_MIN else 1
     scan = _raw_scan(data, nparts)
     if scan is None:
@@ -141,6 +143,7 @@ def fast_columns(
     return out
 
 
+PYARROW_MIN = 1 << 20  # smaller inputs: the general path (start-up of small commands)
 PARTS = 2  # threads (the machines this targets have 2+ cores)
 SPLIT_MIN = 1 << 25  # inputs below 32 MB are parsed in one piece
 TRIM_MIN = 1 << 24  # give freed memory back to the OS after inputs of 16 MB or more

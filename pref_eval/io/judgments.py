@@ -35,7 +35,7 @@ from typing import Callable
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
-from .textfile import display_name, read_input_text
+from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
@@ -188,10 +188,8 @@ def read_judgments(
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     name = display_name(path)
-    try:
-        text = read_input_text(path, what="judgment file")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    data = read_input_bytes(path, what="judgment file")
+    text = decode_utf8(data, name)
     check_not_requests(text, name)
     if fmt is None:
         fmt = detect_format(text, name)
@@ -200,10 +198,24 @@ def read_judgments(
     out = into if into is not None else Judgments()
     out.format = fmt
     try:
+        cols = _fast_columns(fmt, data, text)
+        if cols is not None:
+            cols.add_to(out)
+            return out
         READERS[fmt](text, name, out, ties)
     except UnknownDocument as err:
         raise InputError(name, out.at_line, str(err)) from None
     return out
+
+
+def _fast_columns(fmt: str, data: bytes, text: str):
+    """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
+    from . import judgment_columns as jc
+
+    if fmt == "jsonl":
+        return jc.jsonl_columns(data)
+    reader = jc.FAST_READERS.get(fmt)
+    return reader(data, text) if reader is not None else None
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:

@@ -11,6 +11,7 @@ from it are in :mod:`pref_eval.rank_aggregation`.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -65,8 +66,32 @@ class PrefFile:
         return [self.qids[c] for c in u[np.argsort(first, kind="stable")].tolist()]
 
 
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float))  # bool too: Python sums it as 0/1, as pref_aggregate.py does
+def _is_number(x, kind: str | None = "preference") -> bool:
+    """A JSON number, not ``true``/``false`` (pref_aggregate.py would sum them as 0/1), not
+    ``Infinity`` nor an overflowing literal such as ``1e400`` (read as infinity); ``NaN`` only in
+    metric lines (an undefined per-query metric, as Python's json writes it), never in a preference."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    return math.isfinite(x) or (kind == "metric" and math.isnan(x))
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        keys = [k for k, _ in pairs]
+        raise _Duplicate(next(k for k in keys if keys.count(k) > 1))
+    return obj
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _bad_sample(v) -> bool:
+    """Sample ids are integers >= 0 (an integral float such as 0.0 is the same sample, as in Python)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return True
+    return v < 0 or (isinstance(v, float) and not v.is_integer())
 
 
 def _records_slow(data: bytes, src: str):
@@ -76,11 +101,18 @@ def _records_slow(data: bytes, src: str):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+        except _Duplicate as err:
+            raise InputError(src, ln, f"key {err} appears twice in the object") from None
         except ValueError:
             raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
         if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
             raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")
+        if _bad_sample(obj["sample"]):
+            raise InputError(src, ln, f"sample: expected an integer >= 0, got {json.dumps(obj['sample'])}")
+        for k in ("qid", "runi", "runj", "run"):
+            if k in obj and not isinstance(obj[k], str):
+                raise InputError(src, ln, f"{k}: expected a string, got {json.dumps(obj[k])}")
         if obj["qid"] == "all":
             continue
         kind = obj.get("type")
@@ -88,6 +120,8 @@ def _records_slow(data: bytes, src: str):
         try:
             if kind == "preference":
                 ab = (str(obj["runi"]), str(obj["runj"]))
+                if ab[0] == ab[1]:
+                    raise InputError(src, ln, f"runi and runj are the same run {ab[0]!r}")
             elif kind == "metric":
                 ab = (str(obj["run"]), None)
             else:
@@ -95,8 +129,8 @@ def _records_slow(data: bytes, src: str):
         except KeyError as err:
             raise InputError(src, ln, f"missing key {err}") from None
         for k, v in vals.items():
-            if not _is_number(v):
-                raise InputError(src, ln, f"{k}: expected a number, got {json.dumps(v)}")
+            if not _is_number(v, kind):
+                raise InputError(src, ln, f"{k}: expected a number, got {json.dumps(v)} (a finite JSON number)")
         out.append((ln, kind, obj["sample"], str(obj["qid"]), ab[0], ab[1], vals))
     return out
 
@@ -271,18 +305,22 @@ def read_pref_file(path: str) -> PrefFile:
     from .jsonl_scan import scanner_available
     from .textfile import display_name, plain_file, read_input_bytes
 
-    if scanner_available() and plain_file(path):
+    src = display_name(path)
+    scanner = scanner_available()
+    if scanner and plain_file(path):
         scanned = _read_mapped(path)  # no copy of the file in memory
-        if scanned is not None:
+        if scanned is not None and _valid(scanned):
             return scanned
         data = read_input_bytes(path, what="preference file")
     else:
         data = read_input_bytes(path, what="preference file")
-        scanned = _read_scanned(data)
-        if scanned is not None:
+        scanned = _read_scanned(data) if scanner else None
+        if scanned is not None and _valid(scanned):
             return scanned
-    src = display_name(path)
-    fast = _records_fast(data)
+    # the C scanner found the file unusual (or is not built): the Python readers decide
+    fast = None
+    if not scanner and not any(w in data for w in (b"true", b"false", b"NaN", b"Infinity", b"null")):
+        fast = _records_fast(data)
     parts, keys, metric_keys = fast if fast is not None else _parts_of_records(_records_slow(data, src))
     pf = PrefFile(keys=keys, metric_keys=metric_keys)
     qtab: dict = {}
@@ -292,7 +330,24 @@ def read_pref_file(path: str) -> PrefFile:
     pf.qids, pf.runs = list(qtab), list(rtab)
     if not pf.prefs and not pf.metrics:
         raise InputError(src, 0, "no per-query lines (make the file with zelo_eval -q / pref_eval.py -q)")
+    if fast is not None and not _valid(pf):
+        _records_slow(data, src)  # names the line
+        raise InputError(src, 0, "a sample id, a value or a pair of runs is invalid")
     return pf
+
+
+def _valid(pf: PrefFile) -> bool:
+    """What the fast readers let through and the line parser refuses: a sample id that is not an
+    integer >= 0, a preference that is not finite (a metric may be NaN, not infinite), a preference
+    of a run over itself."""
+    for table in (pf.prefs, pf.metrics):
+        for smp, lines in table.items():
+            if _bad_sample(smp):
+                return False
+            ok = np.isfinite if table is pf.prefs else (lambda v: ~np.isinf(v))
+            if any(not bool(ok(v).all()) for v in lines.vals.values()):
+                return False
+    return all(not bool((lines.a == lines.b).any()) for lines in pf.prefs.values())
 
 
 def _distinct(a: np.ndarray) -> np.ndarray:

@@ -152,34 +152,51 @@ def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str |
                name=name if name is not None else source, source=source)
 
 
+def _run_from_frame(df: Any, name: str) -> Run:
+    """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise."""
+    cols = {str(c).lower(): c for c in df.columns}
+    qc = cols.get("query_id", cols.get("qid"))
+    dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
+    sc = cols.get("score", cols.get("sim"))
+    if qc is None or dc is None or sc is None:
+        raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
+    try:
+        score = np.asarray(df[sc], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(name, 0, f"column {sc!r}: scores must be numbers") from None
+    bad = np.flatnonzero(np.isnan(score))
+    if len(bad):
+        raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
+    n = len(score)
+
+    def col(c):
+        return np.char.encode(np.asarray(df[c].astype(str), dtype=str), "utf-8") if n else np.array([], dtype="S1")
+
+    return Run.from_arrays(qid=col(qc), docno=col(dc), score=score, line_numbers=None, tag=name, name=name,
+                           source=name)
+
+
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
+    if hasattr(records, "columns"):
+        return _run_from_frame(records, name)
+    if isinstance(records, dict):
+        triples = ((qid, doc, s) for qid, dd in records.items() for doc, s in dd.items())
+    else:
+        triples = ((r.query_id, r.doc_id, r.score) if hasattr(r, "query_id") else r for r in records)
     qids: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
-    if isinstance(records, dict):
-        for qid, dd in records.items():
-            for doc, s in dd.items():
-                qids.append(str(qid)); docs.append(str(doc)); scores.append(float(s))
-    elif hasattr(records, "columns"):
-        cols = {c.lower(): c for c in records.columns}
-        qc = cols.get("query_id", cols.get("qid"))
-        dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
-        sc = cols.get("score", cols.get("sim"))
-        if qc is None or dc is None or sc is None:
-            raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
-        qids = [str(x) for x in records[qc]]
-        docs = [str(x) for x in records[dc]]
-        scores = [float(x) for x in records[sc]]
-    else:
-        for i, rec in enumerate(records, 1):
-            if hasattr(rec, "query_id"):
-                qids.append(str(rec.query_id)); docs.append(str(rec.doc_id)); scores.append(float(rec.score))
-            else:
-                if len(rec) != 3:
-                    raise InputError(name, i, "expected (qid, docno, score)")
-                qids.append(str(rec[0])); docs.append(str(rec[1])); scores.append(float(rec[2]))
+    for i, rec in enumerate(triples, 1):
+        if len(rec) != 3:
+            raise InputError(name, i, "expected (qid, docno, score)")
+        try:
+            scores.append(float(rec[2]))
+        except (TypeError, ValueError):
+            raise InputError(name, i, f"score {rec[2]!r} is not a number") from None
+        qids.append(str(rec[0]))
+        docs.append(str(rec[1]))
     n = len(qids)
     score = np.asarray(scores, dtype=np.float64)
     bad = np.flatnonzero(np.isnan(score))

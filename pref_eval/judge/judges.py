@@ -107,7 +107,7 @@ class OpenAIJudge:
         if key:
             self._secret = key
             return key
-        if self.spec.key_env:  # named explicitly: it must exist
+        if self.spec.key_env or env != "OPENAI_API_KEY":  # named explicitly: it must exist
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
         return "unused"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
 

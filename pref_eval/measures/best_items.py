@@ -47,7 +47,8 @@ def _best(ctx: EvalContext):
     return b
 
 
-@measure("BestRR", ORDER_BEST, "Reciprocal rank of the first best-known item (-B).",
+@measure("BestRR", ORDER_BEST, "Reciprocal rank of the first best-known item (-B)."
+         " Not an ir-measures measure: the name only uses its syntax.",
          formula="1 / rank(first d ∈ B)  (0 if none)", citation=CITE, uses_level=False, irm="BestRR",
          needs=_NEEDS)
 def best_rr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
@@ -55,7 +56,8 @@ def best_rr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.divide(1.0, f + 1.0, out=np.zeros(r.nq), where=f >= 0).reshape(-1, 1)
 
 
-@measure("BestSuccess", ORDER_BEST + 1, "1 if a best-known item (-B) is in the top k.",
+@measure("BestSuccess", ORDER_BEST + 1, "1 if a best-known item (-B) is in the top k."
+         " Not an ir-measures measure: the name only uses its syntax.",
          formula="[∃ d ∈ B among the top k]", citation=CITE, param_kind="cutoffs", defaults=(1, 5, 10),
          uses_level=False, irm="BestSuccess@", keywords=(CUTOFF,), needs=_NEEDS)
 def best_success(r, params: tuple, ctx: EvalContext) -> np.ndarray:

@@ -138,7 +138,8 @@ P_CLARKE = Param("p", float, 0.95, "persistence of the rank-biased overlap", low
 
 
 @measure("compatibility", ORDER_COMPAT + 1,
-         "Compatibility as Clarke's compatibility.py computes it (preference qrels: higher value preferred).",
+         "Compatibility as Clarke's compatibility.py computes it (preference qrels: higher value preferred)."
+         " Not an ir-measures measure: the name only uses its syntax.",
          formula="RBO_1000(R, I)/RBO_1000(I, I), I: value desc, ties by the run's rank (unretrieved last)",
          citation="Clarke, Vtyurina & Smucker, TOIS 39(3) 2021 (claclark/Compatibility)", uses_level=False,
          irm="compatibility", keywords=(P_CLARKE, NORMALIZE), tie_order="docno_asc")

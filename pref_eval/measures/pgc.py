@@ -73,9 +73,11 @@ def preference_graph(r, judgments) -> PreferenceGraph:
     inv = inv.reshape(-1)
     nq_j = nodes // width
     nd = nodes % width
-    docno = np.array([judgments.docs[judgments.queries[int(qq)]][int(dd)].encode() for qq, dd in zip(nq_j, nd,
-                                                                                                        strict=True)],
-                     dtype="S") if len(nodes) else np.zeros(0, "S1")
+    # every document of the table once (the Judgments lists), then gathered by (query, local index)
+    per_q = [judgments.docs[qid] for qid in judgments.queries]
+    off = np.concatenate([[0], np.cumsum([len(d) for d in per_q])]).astype(np.int64)
+    flat = np.array([d.encode() for docs in per_q for d in docs], dtype="S") if off[-1] else np.zeros(0, "S1")
+    docno = flat[off[nq_j] + nd] if len(nodes) else np.zeros(0, "S1")
     node_q = jmap[nq_j]
     # nodes in run-query order (stable), edges renumbered
     o = np.argsort(node_q, kind="stable")
@@ -181,7 +183,8 @@ def _judgments(ctx: EvalContext):
     return j
 
 
-@measure("PGC", ORDER_PGC, "Preference-graph compatibility: RBO with the greedy ideal of the judgment graph.",
+@measure("PGC", ORDER_PGC, "Preference-graph compatibility: RBO with the greedy ideal of the judgment graph."
+         " Not an ir-measures measure: the name only uses its syntax.",
          formula="Σ_{i≤1000} p^(i−1)|R[:i] ∩ I[:i]|/i / Σ_{i≤1000} p^(i−1), I = greedy FAS order of the -P graph",
          citation=CITE, uses_level=False, irm="PGC", keywords=(P_PGC,), needs=frozenset({"judgments"}))
 def pgc(r, params: tuple, ctx: EvalContext) -> np.ndarray:

@@ -33,6 +33,28 @@ def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> 
         out.write("\t".join(cells) + "\n")
 
 
+def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score, se,
+                         extra: dict | None = None, chunk: int = 1 << 16) -> None:
+    """Write the score TSV from columns: query ``k`` has documents ``docs[k]``, rows in that order.
+
+    ``score``, ``se`` (and each array in ``extra``, written with ``str`` under
+    its key) hold one value per row. Same bytes as :func:`write_scores_tsv`
+    (``repr`` of a Python float is :func:`fmt_float`), without a Python call per row.
+    """
+    from itertools import chain, islice, repeat
+
+    extra = extra or {}
+    out.write("\t".join(HEADER + tuple(extra)) + "\n")
+    qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids, docs, strict=True))
+    dcol = chain.from_iterable(docs)
+    n = len(score)
+    for i in range(0, n, chunk):
+        j = min(i + chunk, n)
+        cols = [map(repr, score[i:j].tolist()), map(repr, se[i:j].tolist())]
+        cols += [map(str, v[i:j].tolist()) for v in extra.values()]
+        out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols))) + "\n")
+
+
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
     """Write zbench AnnotatedQueryDocuments JSONL.
 

@@ -225,13 +225,27 @@ def _matrix(sub, runs: list[str], complete: bool):
     return X, used, dropped
 
 
+def _measure_block(piece):
+    """The tests of one measure (one process's share of ``compare(jobs=N)``)."""
+    m, X, n_used, ia, ib, a_names, b_names, tests, params = piece
+    D = paired.differences(X[ia], X[ib])
+    results = _run_tests(D, [t for t in tests if t != "tukey"], params)
+    tukey_p = None
+    if "tukey" in tests:
+        from .tukey import randomised_tukey_hsd
+
+        P = randomised_tukey_hsd(X, resamples=params["resamples"], seed=params["seed"])
+        tukey_p = P[ia, ib]
+    return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
+
+
 def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
             alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
             runs: Sequence[str] | None = None, measures: Sequence[str] | None = None,
             sign_min_diff: float = 0.0,
-            progress: "Callable[[int, int], None] | None" = None) -> ComparisonResult:
+            progress: "Callable[[int, int], None] | None" = None, jobs: int = 1) -> ComparisonResult:
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
     ``values``: DataFrame with columns run, qid, measure, value (per query).
@@ -239,7 +253,8 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
     appearance). See the module docstring for the query set, the correction
     family and the record keys. ``sign_min_diff``: the sign test's delta
     (|d| < delta counts as a tie). ``progress(done, total)`` is called after
-    each measure.
+    each measure. ``jobs``: test the measures in that many processes (every
+    measure's resampling has its own seeded stream, so the result is the same).
     """
     import pandas as pd
 
@@ -279,6 +294,7 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
     means = {}
     n_queries: dict[str, int] = {}
     dropped: dict[str, list[str]] = {}
+    pieces = []
     for m in measure_list:
         sub = df[df["measure"] == m]
         X, used, drop = _matrix(sub, run_list, complete)
@@ -286,18 +302,18 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
         dropped[m] = drop
         with np.errstate(all="ignore"):
             means[m] = X.mean(axis=1) if X.shape[1] else np.full(R, np.nan)
-        D = paired.differences(X[ia], X[ib])
-        results = _run_tests(D, [t for t in tests if t != "tukey"], params)
-        tukey_p = None
-        if "tukey" in tests:
-            from .tukey import randomised_tukey_hsd
+        pieces.append((m, X, len(used), ia, ib, a_names, b_names, tests, params))
+    if jobs > 1 and len(pieces) > 1:
+        from ..parallel import ordered_map
 
-            P = randomised_tukey_hsd(X, resamples=params["resamples"], seed=params["seed"])
-            tukey_p = P[ia, ib]
-        blocks.append(_assemble(m, a_names, b_names, len(used), D, results, tests, params,
-                                tukey_p))
+        blocks = ordered_map(_measure_block, pieces, jobs=jobs)  # each measure has its own seeded streams
         if progress is not None:
             progress(len(blocks), len(measure_list))
+    else:
+        for piece in pieces:
+            blocks.append(_measure_block(piece))
+            if progress is not None:
+                progress(len(blocks), len(measure_list))
     records = _frame(blocks)
     means_df = pd.DataFrame(means, index=run_list)
     params.update({"baseline": baseline, "complete": complete})

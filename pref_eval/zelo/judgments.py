@@ -8,8 +8,7 @@ Every reader in :mod:`pref_eval.io.judgments` returns a :class:`Judgments`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 TIE_RULES = ("half", "zbench")
 
@@ -59,7 +58,6 @@ def vote_values(votes: Sequence[float | None]) -> tuple[float, ...]:
     return tuple(nan if v is None else (1.0 if v > 0 else 0.0 if v < 0 else 0.5) for v in votes)
 
 
-@dataclass
 class Judgments:
     """Judgments for many queries, stored column-wise.
 
@@ -67,31 +65,38 @@ class Judgments:
     ``docs[q]`` lists the docnos of query ``q`` (dataset order when a dataset
     was given, else order of first appearance); ``q``, ``a``, ``b`` hold for
     each judgment the query index and the local indices of documents A and B;
-    ``score`` (1 = B better) and ``weight`` (>= 0, default 1) are floats.
+    ``score`` (1 = B better) and ``weight`` (>= 0, default 1) are floats
+    (lists; :meth:`arrays` gives them as numpy arrays).
     ``closed`` holds the queries whose document lists are fixed (by a
     dataset): adding another document to one raises :class:`UnknownDocument`.
     ``at_line`` is the line the reader is on (for error messages).
+
     ``votes`` maps a judgment's index to its ensemble's individual votes
     (:func:`vote_values`) when the file carries them (jsonl ``votes``, zbench,
     xie); ``missing`` lists ``(q, a, b)`` of pairs the file names without a
     judgment (llmlog ``?``). Neither changes the fit; ``zelo_agree`` uses them.
     ``format`` is the format name of the last file read into the table.
+
+    Readers add judgments one at a time (:meth:`add`) or, on their fast
+    paths, a whole file at once (:meth:`add_columns`, vectorised); both give
+    the same table.
     """
 
-    queries: list[str] = field(default_factory=list)
-    docs: dict[str, list[str]] = field(default_factory=dict)
-    q: list[int] = field(default_factory=list)
-    a: list[int] = field(default_factory=list)
-    b: list[int] = field(default_factory=list)
-    score: list[float] = field(default_factory=list)
-    weight: list[float] = field(default_factory=list)
-    votes: dict = field(default_factory=dict, repr=False)
-    format: str = field(default="", repr=False)
-    missing: list = field(default_factory=list, repr=False)
-    closed: set = field(default_factory=set, repr=False)
-    at_line: int = field(default=0, repr=False)
-    _qindex: dict[str, int] = field(default_factory=dict, repr=False)
-    _dindex: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+        self.docs: dict[str, list[str]] = {}
+        self.closed: set = set()
+        self.votes: dict = {}
+        self.format = ""
+        self.missing: list = []
+        self.at_line = 0
+        self._qindex: dict[str, int] = {}
+        self._dindex: dict[str, dict[str, int]] = {}  # built on demand per query
+        self._chunks: list[tuple] = []  # (q, a, b, score, weight) numpy arrays
+        self._rows: tuple[list, list, list, list, list] = ([], [], [], [], [])
+
+    def __repr__(self) -> str:
+        return f"Judgments({len(self.queries)} queries, {len(self)} judgments)"
 
     def add_query(self, qid: str) -> int:
         """Index of ``qid``, registering it if new."""
@@ -104,10 +109,17 @@ class Judgments:
             self._dindex[qid] = {}
         return qi
 
+    def _doc_index(self, qid: str) -> dict[str, int]:
+        idx = self._dindex.get(qid)
+        if idx is None:
+            idx = {d: i for i, d in enumerate(self.docs[qid])}
+            self._dindex[qid] = idx
+        return idx
+
     def add_doc(self, qid: str, docno: str) -> int:
         """Local index of ``docno`` within ``qid``, registering both if new."""
         self.add_query(qid)
-        idx = self._dindex[qid]
+        idx = self._doc_index(qid)
         di = idx.get(docno)
         if di is None:
             if qid in self.closed:
@@ -124,30 +136,116 @@ class Judgments:
         ai = self.add_doc(qid, doc_a)
         bi = self.add_doc(qid, doc_b)
         if votes is not None:
-            self.votes[len(self.q)] = tuple(votes)
-        self.q.append(qi)
-        self.a.append(ai)
-        self.b.append(bi)
-        self.score.append(float(score))
-        self.weight.append(float(weight))
+            self.votes[len(self)] = tuple(votes)
+        rq, ra, rb, rs, rw = self._rows
+        rq.append(qi)
+        ra.append(ai)
+        rb.append(bi)
+        rs.append(float(score))
+        rw.append(float(weight))
 
     def add_missing(self, qid: str, doc_a: str, doc_b: str) -> None:
         """Register a pair named without a judgment (its documents are registered too)."""
         qi = self.add_query(qid)
         self.missing.append((qi, self.add_doc(qid, doc_a), self.add_doc(qid, doc_b)))
 
-    def __len__(self) -> int:
-        return len(self.q)
+    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None, missing=None) -> None:
+        """Append many judgments at once (vectorised; same table as calling :meth:`add` row by row).
 
-    def extend(self, other: "Judgments") -> None:
+        ``names`` is a string table; ``qc``, ``ac``, ``bc`` integer codes into
+        it (query, document A, document B) per row; ``score``, ``weight``
+        (default 1) floats; ``lines`` the row's line in its file (for
+        :class:`UnknownDocument`, stored in :attr:`at_line`); rows where
+        ``keep`` is False only register their documents (A then B), as
+        :meth:`add_doc` does. Query and document indices follow first
+        appearance, A before B within a row. Rows where ``missing`` is True
+        (not kept) are pairs named without a judgment (:meth:`add_missing`).
+        """
+        import numpy as np
+
+        qc = np.asarray(qc, dtype=np.int64)
+        n = len(qc)
+        if n == 0:
+            return
+        ac = np.asarray(ac, dtype=np.int64)
+        bc = np.asarray(bc, dtype=np.int64)
+        # queries, in order of first appearance
+        uq, first, qinv = unique_first(qc)
+        qmap = np.empty(len(uq), dtype=np.int64)
+        for k in np.argsort(first, kind="stable").tolist():
+            qmap[k] = self.add_query(names[int(uq[k])])
+        qi = qmap[qinv]
+        # (query, document) events A0 B0 A1 B1 ..., and their first appearances
+        ev_q = np.repeat(qi, 2)
+        ev_d = np.stack([ac, bc], axis=1).ravel()
+        nn = max(int(ev_d.max()) + 1, 1)
+        ukey, efirst, einv = unique_first(ev_q * nn + ev_d)
+        order = np.argsort(efirst, kind="stable")  # unique pairs in order of first appearance
+        pq = (ukey // nn)[order]
+        pd = (ukey % nn)[order]
+        local = np.empty(len(ukey), dtype=np.int64)
+        # queries that already hold documents (a dataset, an earlier file) are looked up by name
+        had = np.array([len(self.docs[self.queries[k]]) > 0 or self.queries[k] in self.closed
+                        for k in range(len(self.queries))], dtype=bool)
+        old = had[pq]
+        if old.any():
+            where = np.flatnonzero(old)
+            row_of = efirst[order[where]] // 2
+            at = np.asarray(lines)[row_of].tolist() if lines is not None else [self.at_line] * len(where)
+            for j, qk, dk, line in zip(where.tolist(), pq[where].tolist(), pd[where].tolist(), at, strict=False):
+                self.at_line = int(line)
+                local[order[j]] = self.add_doc(self.queries[qk], names[dk])
+        new = np.flatnonzero(~old)
+        if len(new):
+            nq_, nd_ = pq[new], pd[new]
+            srt = np.argsort(nq_, kind="stable")  # grouped by query, first appearance inside
+            gq = nq_[srt]
+            bounds = np.flatnonzero(np.r_[True, gq[1:] != gq[:-1], True])
+            rank = np.arange(len(srt)) - np.repeat(bounds[:-1], np.diff(bounds))
+            local[order[new[srt]]] = rank
+            docnames = list(map(names.__getitem__, nd_[srt].tolist()))
+            for s0, s1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=False):
+                qid = self.queries[int(gq[s0])]
+                self.docs[qid] = docnames[s0:s1]
+                self._dindex.pop(qid, None)
+        ev_local = local[einv].reshape(n, 2)
+        s = np.asarray(score, dtype=np.float64)
+        w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+        if missing is not None:
+            miss = np.flatnonzero(np.asarray(missing, dtype=bool))
+            self.missing.extend(zip(qi[miss].tolist(), ev_local[miss, 0].tolist(), ev_local[miss, 1].tolist(),
+                                    strict=True))
+        if keep is not None:
+            keep = np.asarray(keep, dtype=bool)
+            qi, ev_local, s, w = qi[keep], ev_local[keep], s[keep], w[keep]
+        self._flush_rows()
+        self._chunks.append((qi, ev_local[:, 0].copy(), ev_local[:, 1].copy(), s.copy(), w.copy()))
+        if lines is not None and len(lines):
+            self.at_line = int(np.asarray(lines)[-1])
+
+    def _flush_rows(self) -> None:
+        rq, ra, rb, rs, rw = self._rows
+        if rq:
+            import numpy as np
+
+            self._chunks.append((np.asarray(rq, dtype=np.int64), np.asarray(ra, dtype=np.int64),
+                                 np.asarray(rb, dtype=np.int64), np.asarray(rs, dtype=np.float64),
+                                 np.asarray(rw, dtype=np.float64)))
+            self._rows = ([], [], [], [], [])
+
+    def __len__(self) -> int:
+        return sum(len(c[0]) for c in self._chunks) + len(self._rows[0])
+
+    def extend(self, other: Judgments) -> None:
         """Append all judgments of ``other`` (documents are merged by id)."""
-        for k in range(len(other)):
-            qid = other.queries[other.q[k]]
+        q, a, b, s, w = other.arrays()
+        for k in range(len(q)):
+            qid = other.queries[q[k]]
             dl = other.docs[qid]
-            self.add(qid, dl[other.a[k]], dl[other.b[k]], other.score[k], other.weight[k], other.votes.get(k))
-        for qi, a, b in other.missing:
+            self.add(qid, dl[a[k]], dl[b[k]], float(s[k]), float(w[k]), other.votes.get(k))
+        for qi, a_, b_ in other.missing:
             qid = other.queries[qi]
-            self.add_missing(qid, other.docs[qid][a], other.docs[qid][b])
+            self.add_missing(qid, other.docs[qid][a_], other.docs[qid][b_])
         for qid in other.queries:
             for d in other.docs[qid]:
                 self.add_doc(qid, d)
@@ -156,13 +254,53 @@ class Judgments:
         """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64)."""
         import numpy as np
 
-        return (
-            np.asarray(self.q, dtype=np.int64),
-            np.asarray(self.a, dtype=np.int64),
-            np.asarray(self.b, dtype=np.int64),
-            np.asarray(self.score, dtype=np.float64),
-            np.asarray(self.weight, dtype=np.float64),
-        )
+        self._flush_rows()
+        if len(self._chunks) != 1:
+            if not self._chunks:
+                e = np.zeros(0, dtype=np.int64)
+                return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
+            self._chunks = [tuple(np.concatenate(col) for col in zip(*self._chunks, strict=False))]
+        return self._chunks[0]
+
+    @property
+    def q(self) -> list:
+        """Column ``q`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
+        return self.arrays()[0].tolist()
+
+    @property
+    def a(self) -> list:
+        """Column ``a`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
+        return self.arrays()[1].tolist()
+
+    @property
+    def b(self) -> list:
+        """Column ``b`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
+        return self.arrays()[2].tolist()
+
+    @property
+    def score(self) -> list:
+        """Column ``score`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
+        return self.arrays()[3].tolist()
+
+    @property
+    def weight(self) -> list:
+        """Column ``weight`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
+        return self.arrays()[4].tolist()
+
+
+def unique_first(keys):
+    """``(unique keys, index of each one's first occurrence, inverse)`` of an integer array.
+
+    As ``np.unique(keys, return_index=True, return_inverse=True)``, computed
+    with one unstable sort, a binary search and a minimum (several times faster).
+    """
+    import numpy as np
+
+    u = np.unique(keys)
+    inv = np.searchsorted(u, keys)
+    first = np.full(len(u), len(keys), dtype=np.int64)
+    np.minimum.at(first, inv, np.arange(len(keys), dtype=np.int64))
+    return u, first, inv
 
 
 def from_dataset(dataset: Iterable[tuple[str, list[str]]]) -> Judgments:

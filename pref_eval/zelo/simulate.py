@@ -9,7 +9,8 @@ how well sparse random cycles recover a dense-matrix ranking.
   comparisons, whether a best item (a Copeland winner of M: most entries
   > 1/2) is among the returned top set (``found``; Case B: "one found" +
   "both found"), whether all of them are (``found_all``; Case B: "both
-  found"), and the size of the returned top set.
+  found"), the size of the returned top set, and the largest number of
+  judgments of one pair (``max_pair``, Yan et al.'s "assessors").
 * :func:`recovery` -- the research note's question (shared/specs/zelo_notes.md):
   how well do scores from sparse random cycles recover the scores of the
   dense matrix? Truth scores N(0, sigma^2); the dense matrix judges every one
@@ -23,7 +24,7 @@ how well sparse random cycles recover a dense-matrix ranking.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,7 +58,11 @@ def simulate_tournament(
     found = np.zeros(reps, dtype=bool)
     found_all = np.zeros(reps, dtype=bool)
     size = np.zeros(reps, dtype=np.int64)
+    max_pair = np.zeros(reps, dtype=np.int64)
+    found_count = np.zeros(reps, dtype=np.int64)
+    nonbest = np.zeros(reps, dtype=np.int64)
     for r in range(reps):
+        judged = np.zeros((K, K), dtype=np.int64)
         rng = np.random.default_rng([seed, r, 1])
         t = Tournament(k=k, p=p, f=f, seed=seed * 1_000_003 + r, final_phase=final_phase)
         t.add_topic("t", {d: 1.0 for d in names})
@@ -67,16 +72,22 @@ def simulate_tournament(
                 break
             ia = np.array([int(a) for _, a, _ in req])
             ib = np.array([int(b) for _, _, b in req])
+            np.add.at(judged, (np.minimum(ia, ib), np.maximum(ia, ib)), 1)
             a_wins = rng.random(len(req)) < M[ia, ib]
-            t.add((tp, a, b, 0.0 if w else 1.0) for (tp, a, b), w in zip(req, a_wins))
+            t.add((tp, a, b, 0.0 if w else 1.0) for (tp, a, b), w in zip(req, a_wins, strict=True))
         best = t.best("t")
         comps[r] = t.comparisons
-        found[r] = any(int(d) in winners for d in best)
+        hits = sum(int(d) in winners for d in best)
+        found_count[r] = hits
+        nonbest[r] = len(best) - hits
+        found[r] = hits > 0
         found_all[r] = winners <= {int(d) for d in best}
         size[r] = len(best)
+        max_pair[r] = judged.max()
         if progress is not None:
             progress(r + 1, reps)
-    return {"comparisons": comps, "found": found, "found_all": found_all, "best_size": size}
+    return {"comparisons": comps, "found": found, "found_all": found_all, "best_size": size, "max_pair": max_pair,
+            "found_count": found_count, "nonbest": nonbest}
 
 
 def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: int = 0, votes: int = 3):
@@ -114,8 +125,19 @@ def recovery(
     seed: int = 0,
     votes: int = 3,
     top: int = 10,
+    strategy: str = "cycles",
+    window: int = 3,
 ) -> dict:
-    """Kendall tau (and top-``top`` overlap) of sparse-cycle fits vs dense fits."""
+    """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
+
+    ``strategy="cycles"``: ``cycles`` random cycles (zbench). ``"adaptive"``:
+    the same budget (``cycles`` × K pairs per trial): one random cycle, then
+    batches of K/2 disjoint pairs chosen by
+    :func:`pref_eval.zelo.adaptive.adaptive_ranking_pairs` from a fit of the
+    judgments so far (scores and standard errors).
+    """
+    if strategy not in ("cycles", "adaptive"):
+        raise ValueError(f"unknown strategy {strategy!r}")
     # truth and dense matrix depend on (seed, K, sigma) only: rows for different
     # cycle counts read the same matrices
     rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
@@ -138,8 +160,11 @@ def recovery(
     D = np.zeros((trials, K, K))
     D[q_d, a_d, b_d] = s_d
     D[q_d, b_d, a_d] = 1.0 - s_d
-    s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     sizes = np.full(trials, K)
+    if strategy == "adaptive":
+        q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window)
+        a_s, b_s = a_flat.reshape(trials, -1), b_flat.reshape(trials, -1)
+    s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     xs = fit_bt(sizes, q_s, a_s.ravel(), b_s.ravel(), s_s, compute_se=False).score.reshape(trials, K)
     xd = fit_bt(sizes, q_d, a_d, b_d, s_d, compute_se=False).score.reshape(trials, K)
     taus = np.array([_kendall(xs[t], xd[t]) for t in range(trials)])
@@ -148,3 +173,38 @@ def recovery(
     ov = np.array([len(np.intersect1d(np.argsort(-xs[t])[:topn], np.argsort(-xd[t])[:topn])) / topn
                    for t in range(trials)])
     return {"tau_dense": taus, "tau_truth": taus_truth, "top_overlap": ov}
+
+
+def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,
+                    rng: np.random.Generator, window: int):
+    """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial."""
+    from .adaptive import adaptive_ranking_pairs
+
+    budget = cycles * K
+    pairs = [list(zip(first[t].tolist(), np.roll(first[t], -1).tolist(), strict=True)) for t in range(trials)]
+    judged = np.zeros((trials, K, K), dtype=bool)
+    for t in range(trials):
+        for a, b in pairs[t]:
+            judged[t, a, b] = judged[t, b, a] = True
+    sizes = np.full(trials, K)
+    while len(pairs[0]) < budget:
+        q = np.repeat(np.arange(trials), [len(p) for p in pairs])
+        a = np.array([x for p in pairs for x, _ in p])
+        b = np.array([y for p in pairs for _, y in p])
+        fit = fit_bt(sizes, q, a + q * 0, b, D[q, a, b], compute_se=True)
+        x = fit.score.reshape(trials, K)
+        se = fit.se.reshape(trials, K)
+        for t in range(trials):
+            need = min(K // 2, budget - len(pairs[t]))
+            new = adaptive_ranking_pairs(x[t], se[t], judged[t], need, window)
+            if len(new) < need:  # the window is exhausted: unjudged pairs at random
+                free_i, free_j = np.nonzero(np.triu(~judged[t], 1))
+                pick = rng.permutation(len(free_i))[: need - len(new)]
+                new += list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
+            for a_, b_ in new:
+                judged[t, a_, b_] = judged[t, b_, a_] = True
+            pairs[t].extend(new)
+    q = np.repeat(np.arange(trials), budget)
+    a = np.array([x for p in pairs for x, _ in p])
+    b = np.array([y for p in pairs for _, y in p])
+    return q, a, b

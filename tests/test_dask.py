@@ -1,0 +1,100 @@
+"""The dask path on a LocalCluster (2 worker processes, loopback only): byte-identical to one process.
+
+* ``zelo_fit --scheduler`` and ``zelo_eval --scheduler`` against the serial commands;
+* ``pref_eval.dask.fit_judgments`` on a dask DataFrame partitioned by query, written with the
+  command's TSV writer, against ``zelo_fit``'s output;
+* ``pref_eval.dask.evaluate_runs`` on a bag of run files against :func:`pref_eval.evaluate`.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("dask.dataframe")
+
+pytestmark = pytest.mark.slow  # a LocalCluster of 2 processes takes several seconds to start
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENV = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+RUNS = [os.path.join(ROOT, "runs", r) for r in ("bm25.run", "dense.run", "rerank.run")]
+QRELS = os.path.join(ROOT, "qrels", "dl19-sample.qrels")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    os.environ["PYTHONPATH"] = ENV["PYTHONPATH"]  # worker processes import this checkout
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=40) as c:
+        yield c
+
+
+def _run(module: str, *args: str) -> bytes:
+    p = subprocess.run([sys.executable, "-m", f"pref_eval.cli.{module}", *args], capture_output=True, env=ENV)
+    assert p.returncode == 0, p.stderr.decode()
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def judgments(tmp_path_factory):
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(40, 10, 2, 1.5, 11)
+    path = tmp_path_factory.mktemp("dask") / "j.jsonl"
+    with open(path, "w") as fh:
+        for k in range(len(q)):
+            fh.write(json.dumps({"qid": f"q{q[k]}", "doc_a": f"d{a[k]}", "doc_b": f"d{b[k]}",
+                                 "score": float(s[k])}) + "\n")
+    return path
+
+
+def test_zelo_fit_scheduler(cluster, judgments):
+    serial = _run("fit", "-J", str(judgments))
+    assert serial.count(b"\n") == 401
+    assert _run("fit", "-J", str(judgments), "--scheduler", cluster.scheduler_address) == serial
+
+
+def test_zelo_eval_scheduler(cluster):
+    args = ["-R", QRELS, "-o", "tsv", "-q", "-m", "official", *RUNS]
+    serial = _run("eval", *args)
+    assert _run("eval", "--scheduler", cluster.scheduler_address, *args) == serial
+
+
+def test_fit_judgments_dataframe(cluster, judgments):
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from pref_eval.dask import fit_judgments
+    from pref_eval.output.zelo_scores import write_scores_columns
+
+    with open(judgments) as fh:  # floats exactly as the command reads them
+        pdf = pd.DataFrame([json.loads(line) for line in fh])
+    # partitions on query boundaries (q0-q12, q13-q29, q30-q39), file order kept
+    cuts = [0, 13 * 20, 30 * 20, len(pdf)]
+    parts = [pdf.iloc[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+    ddf = dd.concat([dd.from_pandas(p, npartitions=1) for p in parts])
+    with distributed.Client(cluster) as client:
+        out = fit_judgments(ddf).compute(scheduler=client)
+    buf = io.StringIO()
+    queries = list(dict.fromkeys(out["qid"]))
+    docs = [list(out["docno"][out["qid"] == qid]) for qid in queries]
+    write_scores_columns(buf, queries, docs, out["score"].to_numpy(), out["se"].to_numpy())
+    assert buf.getvalue().encode() == _run("fit", "-J", str(judgments))
+
+
+def test_evaluate_runs_bag(cluster):
+    import dask.bag as db
+
+    import pref_eval
+    from pref_eval.dask import MEASURE_COLUMNS, evaluate_runs
+
+    with distributed.Client(cluster) as client:
+        rows = evaluate_runs(QRELS, db.from_sequence(RUNS, npartitions=3), ["map", "ndcg_cut.10"],
+                             summary=True).compute(scheduler=client)
+    want = pref_eval.evaluate(QRELS, {os.path.basename(r): r for r in RUNS}, ["map", "ndcg_cut.10"], summary=True)
+    assert [tuple(r) for r in want[list(MEASURE_COLUMNS)].itertuples(index=False)] == rows

@@ -1,0 +1,165 @@
+"""The vectorised judgment readers (pref_eval/io/judgment_columns.py) give the same table as the line parsers.
+
+Each case is read twice: by ``read_judgments`` (fast path when it takes the
+file) and by the format's line-by-line parser alone (``formats.READERS``).
+Queries, documents (order of first appearance) and every judgment column
+must be equal, and a file the fast path refuses must still be read (or
+refused with the parser's message).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pref_eval.errors import InputError
+from pref_eval.io import judgment_columns as jc
+from pref_eval.io.jsonl_scan import scanner_available
+from pref_eval.io import judgments as formats
+from pref_eval.zelo.judgments import Judgments, from_dataset
+
+
+def _table(j: Judgments):
+    return (j.queries, {q: list(d) for q, d in j.docs.items()}, [c.tolist() for c in j.arrays()], j.missing,
+            repr(j.votes))
+
+
+def _slow(text: str, fmt: str, into=None) -> Judgments:
+    out = into if into is not None else Judgments()
+    formats.READERS[fmt](text, "f", out, "half")
+    return out
+
+
+def _both(tmp_path, fmt, text, fast_expected=True):
+    p = tmp_path / f"j.{fmt}"
+    p.write_bytes(text.encode("utf-8"))
+    if fmt == "jsonl":
+        fast = jc.jsonl_columns(text.encode())
+        fast_expected = fast_expected and scanner_available()
+    else:
+        fast = jc.FAST_READERS[fmt](text.encode(), text)
+    assert (fast is not None) == fast_expected
+    assert _table(formats.read_judgments(str(p), fmt)) == _table(_slow(text, fmt))
+
+
+def _random_pairs(rng, n, nq=7, nd=9):
+    q = rng.integers(0, nq, n)
+    a = rng.integers(0, nd, n)
+    b = (a + rng.integers(1, nd, n)) % nd
+    return q, a, b
+
+
+def test_jsonl_fast_equals_parser(tmp_path):
+    rng = np.random.default_rng(1)
+    q, a, b = _random_pairs(rng, 500)
+    s = rng.integers(0, 7, 500) / 6
+    lines = []
+    for k in range(500):
+        rec = f'{{"qid": "q{q[k]}", "doc_a": "d{a[k]}", "doc_b": "d{b[k]}", "score": {float(s[k])!r}'
+        if k % 3 == 0:
+            rec += f', "weight": {k % 5}'
+        if k % 7 == 0:
+            rec += ', "judge": "m1"'
+        lines.append(rec + "}")
+    _both(tmp_path, "jsonl", "\n".join(lines) + "\n\n")
+
+
+def test_jsonl_integer_ids_share_names_with_strings(tmp_path):
+    text = ('{"qid": 7, "doc_a": 1, "doc_b": "2", "score": 1}\n'
+            '{"qid": "7", "doc_a": "1", "doc_b": 3, "score": 0.25}\n')
+    _both(tmp_path, "jsonl", text)
+    j = formats.read_judgments(str(tmp_path / "j.jsonl"))
+    assert j.queries == ["7"] and j.docs["7"] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("text", [
+    '{"qid": "q", "doc_a": "a", "doc_b": "b", "votes": [1, -1, null]}\n',  # a list: parser
+    '{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1.5}\n',  # out of range: parser's error
+    '{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1, "weight": -1}\n',
+])
+def test_jsonl_refused_files_go_to_the_parser(tmp_path, text):
+    p = tmp_path / "j.jsonl"
+    p.write_text(text)
+    assert jc.jsonl_columns(text.encode()) is None
+    try:
+        want = _table(_slow(text, "jsonl"))
+    except InputError as err:
+        with pytest.raises(InputError) as got:
+            formats.read_judgments(str(p), "jsonl")
+        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
+    else:
+        assert _table(formats.read_judgments(str(p), "jsonl")) == want
+
+
+def test_clarke_formats(tmp_path):
+    rng = np.random.default_rng(2)
+    q, a, b = _random_pairs(rng, 300)
+    win = np.where(rng.random(300) < 0.5, a, b)
+    rows = (f"t{x} doc{y}\tdoc{z}  doc{w}\r\n" for x, y, z, w in zip(q, a, b, win, strict=True))
+    _both(tmp_path, "clarke4", "".join(rows))
+    _both(tmp_path, "clarke3", "".join(f"t{x} doc{y} doc{z}\n" for x, y, z in zip(q, a, b, strict=False)))
+    # long ids (more than 8 bytes) take the other factorisation branch
+    rows = (f"topic-{x} document-{y} document-{z}\n" for x, y, z in zip(q, a, b, strict=True))
+    _both(tmp_path, "clarke3", "".join(rows))
+
+
+def test_llmlog_and_carterette(tmp_path):
+    rng = np.random.default_rng(3)
+    q, a, b = _random_pairs(rng, 300)
+    marks = rng.choice(["!", "=", "?"], 300)
+    _both(tmp_path, "llmlog", "".join(f"@ {x} d{y} d{z} {m}\n" for x, y, z, m in zip(q, a, b, marks, strict=False)))
+    pref = rng.choice([-2, -1, 0, 1, 2], 300)
+    rows = []
+    for x, y, z, p in zip(q, a, b, pref, strict=False):
+        da, db = (f"d{y}", "NA") if p == -2 else ("na", f"d{z}") if p == 2 else (f"d{y}", f"d{z}")
+        rows.append(f"{x} {da} {db} {p}\n")
+    _both(tmp_path, "carterette", "".join(rows))
+    _both(tmp_path, "carterette", "1 a b +1\n", fast_expected=False)  # int() takes "+1"; the fast path does not
+
+
+@pytest.mark.parametrize("text", [
+    "# note\nt a b a\n",  # a '#' line is data for the parser (here: 2 fields -> its error)
+    "t a\u00a0x b b\n",  # NBSP splits fields for str.split()
+    "t a b b\nt a\x1cb c b\n",
+])
+def test_text_files_the_fast_path_refuses(tmp_path, text):
+    assert jc.clarke4_columns(text.encode(), text) is None
+    p = tmp_path / "j.c4"
+    p.write_bytes(text.encode())
+    try:
+        want = _table(_slow(text, "clarke4"))
+    except InputError:
+        with pytest.raises(InputError):
+            formats.read_judgments(str(p), "clarke4")
+    else:
+        assert _table(formats.read_judgments(str(p), "clarke4")) == want
+
+
+def test_dataset_order_and_unknown_document_line(tmp_path):
+    text = "q1 b c c\nq2 x y y\nq1 a b a\n"
+    ds = [("q1", ["a", "b", "c"])]
+    p = tmp_path / "j.c4"
+    p.write_text(text)
+    fast = formats.read_judgments(str(p), "clarke4", into=from_dataset(ds))
+    assert _table(fast) == _table(_slow(text, "clarke4", into=from_dataset(ds)))
+    bad = tmp_path / "bad.c4"
+    bad.write_text("q1 a b a\nq2 x y y\nq1 a z z\n")
+    with pytest.raises(InputError, match=r"bad.c4:3: document 'z' is not among"):
+        formats.read_judgments(str(bad), "clarke4", into=from_dataset(ds))
+
+
+def test_two_files_append(tmp_path):
+    p1, p2 = tmp_path / "a.c4", tmp_path / "b.c4"
+    p1.write_text("q1 a b a\nq2 x y y\n")
+    p2.write_text("q2 z x z\nq1 b c c\nq3 u v v\n")
+    j = formats.read_judgments(str(p1), "clarke4")
+    formats.read_judgments(str(p2), "clarke4", into=j)
+    ref = _slow(p1.read_text(), "clarke4")
+    _slow(p2.read_text(), "clarke4", into=ref)
+    assert _table(j) == _table(ref)
+
+
+def test_pyarrow_path_for_large_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(jc, "PYARROW_MIN", 0)
+    rng = np.random.default_rng(4)
+    q, a, b = _random_pairs(rng, 200)
+    _both(tmp_path, "clarke3", "".join(f"t{x} doc{y} doc{z}\n" for x, y, z in zip(q, a, b, strict=False)))
