@@ -440,7 +440,8 @@ def test_item14_pairs_status(tmp_path):
     for t, _, _ in requests:
         per_topic[t] = per_topic.get(t, 0) + 1
     assert {r[0]: int(r[5]) for r in rows} == per_topic  # outstanding = the pairs `next` requested
-    assert all(r[1] == "prune" and r[6] == "1" for r in rows)
+    assert all(r[6] == {"prune": "1", "final": "0"}[r[1]] for r in rows)  # a final round robin follows pruning
+    assert {r[1] for r in rows} == {"prune", "final"}
     assert out.splitlines()[-1].startswith(f"# {len(rows)} topics, 0 done; {len(requests)} pairs outstanding")
     judged = tmp_path / "judged.txt"
     t0 = rows[0][0]
@@ -448,7 +449,7 @@ def test_item14_pairs_status(tmp_path):
     assert cli("pairs", "add", "--state", state, "-J", judged, "-Q")[0] == 0
     code, out, _ = cli("pairs", "status", "--state", state)
     first = out.splitlines()[1].split("\t")
-    assert first[0] == t0 and (first[1] != "prune" or int(first[3]) == 0)  # the stage moved on
+    assert first[0] == t0 and first[1] != rows[0][1] and int(first[5]) == 0  # the stage moved on
 
 
 # 13 -----------------------------------------------------------------------------------------------
