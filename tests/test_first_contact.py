@@ -671,3 +671,22 @@ def test_item15_pref_eval_head_switch_equals_head_live(tmp_path):
         assert abs(c["rpp"] - a["rpp"]) > 1e-3  # the graded sample makes the defect visible
     readme = (ROOT / "README.md").read_text()
     assert "--pref-eval-head" in readme
+
+
+# 20 -----------------------------------------------------------------------------------------------
+
+def test_item20_api_page_covers_evaluate():
+    """docs/api.md states evaluate()'s real signature (every keyword) and its run names."""
+    import inspect
+
+    from pref_eval import api
+
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    sig = inspect.signature(api.evaluate)
+    block = page[page.index("pref_eval.evaluate("):page.index("-> pandas.DataFrame")]
+    for name, p in sig.parameters.items():
+        assert name in block, name
+        if p.default is not inspect.Parameter.empty:
+            assert f"{name}={p.default!r}".replace("'", '"') in block.replace(" ", "").replace("\n", "") or \
+                f"{name}={p.default!r}" in block.replace(" ", "").replace("\n", ""), name
+    assert "run-ids.md" in page
