@@ -49,7 +49,7 @@ def generate(d: Path, nruns: int, nq: int, ndocs: int, rel: tuple[int, int], see
         for q in range(nq):
             docs = rng.choice(pool, size=ndocs, replace=False)
             scores = np.sort(rng.random(ndocs))[::-1]
-            lines.extend(f"{1000 + q} Q0 D{q}_{doc} {k + 1} {s:.6f} run{r}\n" for k, (doc, s) in enumerate(zip(docs, scores)))
+            lines.extend(f"{1000 + q} Q0 D{q}_{doc} {k + 1} {s:.6f} run{r}\n" for k, (doc, s) in enumerate(zip(docs, scores, strict=False)))
         p = d / f"input.run{r:02d}"
         p.write_text("".join(lines))
         runs.append(p)

@@ -34,12 +34,12 @@ def main() -> None:
             rdocs = docs[: a.depth]
             scores = np.sort(rng.gamma(2.0, 4.0, size=a.depth))[::-1]
             run.write("".join(f"{q} Q0 doc{d:08d} {i} {s:.6g} bench\n"
-                              for i, (d, s) in enumerate(zip(rdocs.tolist(), scores.tolist()), 1)))
+                              for i, (d, s) in enumerate(zip(rdocs.tolist(), scores.tolist(), strict=False), 1)))
             ntop = a.judged // 4
             jd = np.concatenate([rdocs[rng.choice(min(100, a.depth), size=min(ntop, a.depth, 100), replace=False)],
                                  docs[a.depth: a.depth + a.judged - min(ntop, a.depth, 100)]])
             gr = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=len(jd))
-            qrels.write("".join(f"{q} 0 doc{d:08d} {g}\n" for d, g in zip(jd.tolist(), gr.tolist())))
+            qrels.write("".join(f"{q} 0 doc{d:08d} {g}\n" for d, g in zip(jd.tolist(), gr.tolist(), strict=False)))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,10 @@ Public API (lazy: importing the package stays cheap):
 * :func:`evaluate` -- qrels + runs + measures → long DataFrame (run, qid, measure, value).
 * :func:`iter_calc` / :func:`calc_aggregate` -- ir-measures' two calls, same arguments.
 * :func:`agreement` -- judgment files → agreement records of ``zelo_agree``.
+* :func:`preferences`, :func:`aggregate`, :func:`compare`, :func:`fit`,
+  :func:`pairs`, :func:`simulate` -- what ``zelo_eval`` (preference mode),
+  ``pref_aggregate``, ``zelo_compare``, ``zelo_fit``, ``zelo_pairs cycles``
+  and ``zelo_simulate tournament`` compute (:mod:`pref_eval.api`).
 """
 from __future__ import annotations
 
@@ -40,4 +44,47 @@ def agreement(*args, **kwargs):
     return _agree(*args, **kwargs)
 
 
-__all__ = ["evaluate", "iter_calc", "calc_aggregate", "agreement", "__version__"]
+def preferences(*args, **kwargs):
+    """See :func:`pref_eval.api.preferences`."""
+    from .api import preferences as _preferences
+
+    return _preferences(*args, **kwargs)
+
+
+def aggregate(*args, **kwargs):
+    """See :func:`pref_eval.api.aggregate`."""
+    from .api import aggregate as _aggregate
+
+    return _aggregate(*args, **kwargs)
+
+
+def compare(*args, **kwargs):
+    """See :func:`pref_eval.api.compare`."""
+    from .api import compare as _compare
+
+    return _compare(*args, **kwargs)
+
+
+def fit(*args, **kwargs):
+    """See :func:`pref_eval.api.fit`."""
+    from .api import fit as _fit
+
+    return _fit(*args, **kwargs)
+
+
+def pairs(*args, **kwargs):
+    """See :func:`pref_eval.api.pairs`."""
+    from .api import pairs as _pairs
+
+    return _pairs(*args, **kwargs)
+
+
+def simulate(*args, **kwargs):
+    """See :func:`pref_eval.api.simulate`."""
+    from .api import simulate as _simulate
+
+    return _simulate(*args, **kwargs)
+
+
+__all__ = ["evaluate", "iter_calc", "calc_aggregate", "agreement", "preferences", "aggregate", "compare", "fit",
+           "pairs", "simulate", "__version__"]

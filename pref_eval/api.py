@@ -250,8 +250,9 @@ def judge(
     dry_run: bool = False,
     seed: int = 0,
     log: Any = None,
-):
-    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the session.
+) -> Any:
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the
+    :class:`pref_eval.judge.run.Session` (``results``, ``stats``, ``missing``).
 
     ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
     (then the tournament is driven to its end). Every answer is committed
@@ -403,3 +404,199 @@ def agree(
         consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
         tests=tests, correction=correction, alpha=alpha)
 
+
+def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *, query_fraction: float = 1.0,
+              num_samples: int = 1, seed: int = 0, mc4_steps: int | None = None, damping: float = 0.15,
+              log: Any = None) -> tuple[list[str], list[Any]]:
+    """Orderings of runs from a preference file (``pref_aggregate``): ``(measures, [Aggregation, ...])``.
+
+    ``prefs`` is the JSON lines of ``zelo_eval -q`` / ``pref_eval.py -q``;
+    ``measures`` default to every measure of the file, in file order. For each
+    sample a :class:`~pref_eval.rank_aggregation.Aggregation` holds per query
+    and measure the ranking of the runs, and per measure the summary
+    orderings: MC4 (Dwork et al., WWW 2001; stationary distribution of the
+    chain damped by ``damping``, or ``mc4_steps`` power steps as
+    pref_aggregate.py) and Borda for preference measures, the mean for metrics
+    (formulas in :mod:`pref_eval.rank_aggregation`). ``query_fraction < 1``
+    draws that fraction of sample 0's queries for each of ``num_samples``
+    samples with ``numpy.random.default_rng(seed)``; otherwise sample ``s`` of
+    the file is aggregated for ``s < num_samples`` (missing ones are skipped
+    with a warning on ``log``, a :class:`~pref_eval.log.Log`).
+    """
+    import numpy as np
+
+    from .io.pref_jsonl import read_pref_file
+    from .log import Log
+    from .rank_aggregation import aggregate as aggregate_sample
+
+    log = log or Log("pref_eval", quiet=True)
+    name = os.fspath(prefs)
+    log.stage(f"reading {name}")
+    pf = read_pref_file(name)
+    ms = list(measures) if measures else list(pf.keys)
+    missing = [m for m in ms if m not in pf.keys]
+    if missing:
+        raise UsageError(f"measure(s) not in {name}: {', '.join(missing)} (file has: {', '.join(pf.keys)})")
+    if not ms:
+        raise UsageError(f"{name}: no measure values in the file")
+    qids0 = rng = None
+    if query_fraction < 1.0:
+        qids0 = pf.sample_qids(0)
+        if not qids0:
+            raise UsageError(f"{name}: --query_fraction draws from the queries of sample 0, and it has none")
+        rng = np.random.default_rng(seed)
+    results, skipped = [], []
+    for s in range(num_samples):
+        if num_samples > 1:
+            log.progress("samples", s, num_samples)
+        src = 0 if qids0 is not None else s
+        if qids0 is None and s not in pf.prefs and s not in pf.metrics:
+            skipped.append(s)
+            continue
+        qids = None
+        if qids0 is not None:
+            k = max(1, int(len(qids0) * query_fraction))
+            qids = [qids0[i] for i in sorted(rng.choice(len(qids0), size=k, replace=False))]
+        results.append(aggregate_sample(pf, ms, sample=s, source_sample=src, qids=qids, mc4_steps=mc4_steps,
+                                        damping=damping))
+    if num_samples > 1:
+        log.progress("samples", num_samples, num_samples)
+    for s in skipped:  # after the progress line is complete
+        log.warn(f"sample {s} is not in {name}; skipped")
+    return ms, results
+
+
+def compare(per_query: Any, **options: Any) -> Any:
+    """Paired significance tests between runs (``zelo_compare -P``): a :class:`~pref_eval.stats.ComparisonResult`.
+
+    ``per_query``: a per-query table -- a path (``zelo_eval -q -o tsv|csv|jsonl``
+    output, read by :func:`pref_eval.io.perquery.read_per_query`) or a DataFrame
+    with the columns ``run, qid, measure, value`` (what :func:`evaluate`
+    returns). ``options`` are :func:`pref_eval.stats.compare`'s: ``tests``
+    (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization: Fisher
+    1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey HSD,
+    Carterette 2012), ``correction`` (holm: Holm 1979; bonferroni; bh:
+    Benjamini & Hochberg 1995), ``alpha``, ``baseline``, ``resamples``,
+    ``seed``, ``confidence`` ... Every pair of runs (or each run against
+    ``baseline``) is tested on the mean of the per-query differences.
+    """
+    from .stats.compare import compare as compare_table
+
+    if isinstance(per_query, (str, os.PathLike)):
+        from .io.perquery import read_per_query
+
+        per_query = read_per_query(per_query)
+    return compare_table(per_query, **options)
+
+
+def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
+        ties: str = "half", prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
+        tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0) -> Any:
+    """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
+
+    Bradley–Terry (Bradley & Terry 1952): P(b beats a) = σ(x_b − x_a); the
+    scores maximise Σ_k w_k [s_k log σ(x_b − x_a) + (1 − s_k) log σ(x_a − x_b)]
+    with a ``prior`` (pseudo-judgments against a virtual average document,
+    0 = pure maximum likelihood per strongly connected component), per query,
+    by Newton's method to gradient tolerance ``tol`` (:mod:`pref_eval.zelo.fit`).
+    ``judgments``: one path or several (every format ``zelo_fit`` reads,
+    autodetected unless ``judgment_format``); ``ties``: the vote rule;
+    ``agreement_weights``: weight each judgment by |2s − 1| (``--weights
+    agreement``); ``scale``: ``logit`` (natural log, centred per query) or
+    ``elo`` (400/ln 10 · x + ``elo_offset``). Documents in order of first
+    appearance per query, queries in order of first appearance; the values
+    are the ones ``zelo_fit`` prints.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .io.judgments import read_judgments
+    from .zelo.fit import fit_bt, to_scale
+    from .zelo.judgments import from_dataset
+
+    if prior < 0:
+        raise UsageError("prior must be >= 0")
+    if weight_power < 0:
+        raise UsageError("weight_power must be >= 0")
+    paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
+    table = from_dataset([])
+    for path in paths:
+        read_judgments(os.fspath(path), judgment_format, ties=ties, into=table)
+    q, a, b, s, w = table.arrays()
+    if agreement_weights:
+        w = w * np.abs(2.0 * s - 1.0)
+    sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
+    res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+    score, se = to_scale(res.score, res.se, scale, elo_offset)
+    return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
+                         "docno": [d for qid in table.queries for d in table.docs[qid]],
+                         "score": score, "se": se})
+
+
+def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: int | None = 0, *,
+          dedup: bool = False, limit: int | None = None) -> list[tuple[str, str, str]]:
+    """Pairs to judge (``zelo_pairs cycles``): ``(qid, doc_a, doc_b)`` from random cycles per query.
+
+    For each query with documents d_1..d_n, ``cycles`` random permutations π
+    give the pairs (π_i, π_{i+1 mod n}) -- every document is compared twice
+    per cycle, which keeps the Bradley–Terry comparison graph connected
+    (zELO, Pipitone et al. 2025). ``dedup`` drops repeated pairs, ``limit``
+    uses only the first ``limit`` documents of each query; same ``seed`` →
+    same pairs.
+    """
+    from .zelo.pairs import random_cycles
+
+    return random_cycles(((q, list(d)) for q, d in queries), cycles, seed, dedup=dedup, limit=limit)
+
+
+def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int = 7, f: int = 9, seed: int = 0,
+             final_phase: bool = False) -> dict[str, Any]:
+    """Clarke et al.'s pruning tournament against a preference matrix (``zelo_simulate tournament``).
+
+    ``matrix[i][j]`` is the probability that item i is preferred to item j.
+    Each of ``reps`` repetitions runs the tournament (Clarke, Vtyurina &
+    Smucker, ICTIR 2021: pools of ``p``, ``f`` judgments per pair, top ``k``;
+    ``final_phase``: Yan et al.'s extra final comparison) and records whether
+    a best item (a Copeland winner of the matrix) was found and how many
+    comparisons it took. Returns :func:`pref_eval.zelo.simulate.simulate_tournament`'s dict.
+    """
+    import numpy as np
+
+    from .zelo.simulate import simulate_tournament
+
+    return simulate_tournament(np.asarray(matrix, dtype=float), reps, k=k, p=p, f=f, seed=seed,
+                               final_phase=final_phase)
+
+
+def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
+                measures: Sequence[str] | None = None, *, binary: int | None = None, floor: int | None = None,
+                per_query: bool = True, summary: bool = True) -> Any:
+    """Preference evaluation of every pair of runs (``zelo_eval`` in preference mode, ``-o tsv``).
+
+    Returns the DataFrame ``runi, runj, qid, measure, value`` with the rows of
+    ``zelo_eval -R QRELS -o tsv [-q] [-m M ...] RUN ...``: metric rows (``runj``
+    empty) per run, then preference rows per pair of runs i < j in the given
+    order; ``qid == "all"`` rows are the means over queries. Measures are
+    pref_eval.py's (RPP: Diaz & Ferraro, SIGIR 2022; lexicographic recall and
+    precision: Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023; formulas in
+    ``docs/measures.md``); default: all of them. ``binary`` (``-b``) and
+    ``floor`` (``-f``) as on the command line. A value > 0: run i is better.
+    """
+    import pandas as pd
+
+    from .io.qrels import read_qrels
+    from .io.runs import read_run
+    from .output.preferences import pref_rows
+    from .run_preferences.data import prepare_qrels
+    from .io.run_ids import run_ids
+    from .run_preferences.evaluate import evaluate_preferences
+    from .run_preferences.names import resolve
+
+    paths = [os.fspath(r) for r in runs]
+    names = run_ids(paths)
+    sel = resolve(list(measures or ()), None if measures else "none")
+    q = read_qrels(os.fspath(qrels), check_duplicates=False)
+    rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
+    res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
+    rows = list(pref_rows(res, per_query=per_query, summary=summary))
+    return pd.DataFrame(rows, columns=["runi", "runj", "qid", "measure", "value"])

@@ -31,7 +31,7 @@ Decisions taken here, and only here (docs/ranking-and-topics.md):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -417,7 +417,7 @@ def rank_run(
     glo = int(qi.grade.min()) if len(qi.grade) else 0
     ghi = int(qi.grade.max()) if len(qi.grade) else 0
     # int8 for usual grades (measures add small constants at most), wider otherwise
-    gtype = np.int8 if -2 <= glo and ghi <= 100 else np.int32 if -2**31 < glo and ghi < 2**31 else np.int64
+    gtype = np.int8 if glo >= -2 and ghi <= 100 else np.int32 if glo > -2**31 and ghi < 2**31 else np.int64
     grade = np.full(len(qpos), NONPOOL, dtype=gtype)
     if len(qi.key) and len(ck):
         # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
@@ -522,7 +522,7 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
         eq = grid[:, 1:] == grid[:, :-1]
         eq &= grid[:, 1:] != np.uint32(0xFFFFFFFF)
         qs, cs = np.nonzero(eq)
-        cands = sorted(set(zip(qs.tolist(), grid[qs, cs + 1].tolist())))
+        cands = sorted(set(zip(qs.tolist(), grid[qs, cs + 1].tolist(), strict=False)))
     elif maxlen > 1:
         ck = np.sort(qpos.astype(np.uint64) << np.uint64(32) | k32.astype(np.uint64))
         eq = np.flatnonzero(ck[1:] == ck[:-1])

@@ -182,7 +182,7 @@ def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
     if not rankings:
         return []
     names, pts = _borda_points(rankings, pos)
-    return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist())))
+    return _sorted_desc(dict(zip(names, pts.astype(np.int64).tolist(), strict=False)))
 
 
 def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray) -> np.ndarray:

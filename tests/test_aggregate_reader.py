@@ -33,8 +33,7 @@ def expected_reference_output(*m) -> str:
     return (DATA / "aggregate" / "medium_q.jsonl").read_text()
 
 
-MEASURES = [a for m in "rpp invrpp dcgrpp lexirecall lexiprecision rrlexiprecision ap rbp rr ndcg rp p@1 p@10 r@1 r@10"
-            .split() for a in ("-m", m)]
+MEASURES = [a for m in ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision", "ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10"] for a in ("-m", m)]
 
 
 @pytest.mark.parametrize("variant", ["plain", "blank_lines", "crlf", "gzip", "bracket_in_id", "no_orjson", "tiny_chunks",

@@ -274,3 +274,12 @@ def test_python_api_and_zelo_group():
     assert any(r.statistic == "cohen_kappa" and r.judge_b == "g" for r in recs)
     res = cli("group", "agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "jsonl")
     assert res.returncode == 0 and '"statistic": "cohen_kappa"' in res.stdout
+
+
+def test_format_list_one_per_file():
+    auto = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "tsv")
+    given = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "-o", "tsv",
+                "--format", "clarke4,llmlog")
+    assert auto.returncode == given.returncode == 0 and auto.stdout == given.stdout
+    wrong = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "--format", "llmlog,llmlog")
+    assert wrong.returncode == 2 and "dl21-crowd-sample.txt:1:" in wrong.stderr

@@ -29,7 +29,7 @@ def make_case(rng, layout: str):
     for q in qids:
         docs = list(dict.fromkeys(_docno(rng) for _ in range(int(rng.integers(1, 40)))))
         scores = rng.choice([1.0, 2.0, 2.5, 0.0, -1.0, 3.0000001, 3.0000002], size=len(docs))
-        per_q[q] = list(zip(docs, scores.tolist()))
+        per_q[q] = list(zip(docs, scores.tolist(), strict=False))
     lines = []
     for q in qids:
         ranked = sorted(per_q[q], key=lambda x: (x[1], x[0]), reverse=True)

@@ -45,6 +45,13 @@ BAD: dict[str, dict[str, list[str]]] = {
                   "--correction": ["x"], "-m": ["no_such_measure", "rbp.p=1.5"]},
     "compare-P": {"--tests": ["x"], "--digits": ["-1"], "--alpha": ["nan"], "--marker-test": ["x"]},
     "compare-orderings": {"--rbo-p": ["1", "-0.5", "nan", "1.5"], "--digits": ["-1"], "-o": ["latex"]},
+    "judge": {"--concurrency": ["0", "-1", "abc", "5000"], "--rpm": ["0", "-1", "nan", "inf", "x"],
+              "--retries": ["-1", "101", "x"], "--timeout": ["0", "-2", "nan", "inf"], "--backoff": ["-1", "nan"],
+              "--budget-requests": ["-1", "x"], "--max-cost": ["-1", "nan", "inf"], "--seed": ["-1", "abc"],
+              "--price": ["m0", "m0=1", "m0=-1,1", "m0=a,b", "=1,2", "m0=nan,1", "m0=1,inf"],
+              "--ties": ["sometimes"],
+              "--judge": ["gpt:x", "openai:", "openai:m@ftp://x", "openai:m,colour=red", "cmd:",
+                          "openai:m,max_tokens=0", "openai:m,temperature=hot", "openai:m,temperature=nan"]},
 }
 GOOD: dict[str, dict[str, list[str]]] = {
     "eval-pref": {"--seed": ["0", "123456789012"], "--query_fraction": ["1", "0.5"], "-b": ["1", "2"]},
@@ -53,6 +60,8 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "compare-R": {"--digits": ["0", "10"], "--alpha": ["0.5"]},
     "compare-orderings": {"--rbo-p": ["0", "0.5"]},
     "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1"]},
+    "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
+              "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": ["m0=0,0"]},
 }
 
 

@@ -62,7 +62,7 @@ def make_run(rng, *, irregular: bool) -> bytes:
         fields += [b"x%d" % k for k in range(nextra)]
         if irregular:
             seps = [rng.choice([b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c"]) for _ in fields[1:]]
-            line = fields[0] + b"".join(s + f for s, f in zip(seps, fields[1:]))
+            line = fields[0] + b"".join(s + f for s, f in zip(seps, fields[1:], strict=False))
             if rng.random() < 0.15:
                 line = b"  " + line
             if rng.random() < 0.15:
@@ -155,7 +155,7 @@ def test_fast_path_across_blocks_chunks_and_parts(tmp_path, monkeypatch, parts):
     rng = np.random.default_rng(3)
     n = 3000
     docs = [b"d" * int(w) + b"%d" % i for i, w in enumerate(rng.integers(0, 30, size=n))]
-    lines = [b"%d Q0 %s %d %.17g r1" % (i // 100, d, i, s) for i, (d, s) in enumerate(zip(docs, rng.normal(size=n)))]
+    lines = [b"%d Q0 %s %d %.17g r1" % (i // 100, d, i, s) for i, (d, s) in enumerate(zip(docs, rng.normal(size=n), strict=False))]
     for eol in (b"\n", b"\r\n"):
         data = eol.join(lines) + eol
         p = tmp_path / "run"

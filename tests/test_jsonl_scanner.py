@@ -95,14 +95,14 @@ objects = st.dictionaries(st.text(alphabet="abcdqrs@1_", min_size=1, max_size=4)
 def decode(strtab, shapes):
     """Lines back as {line number: dict} from the scanner's columns."""
     out = {}
-    for keys, kinds, lines, nums, strs, intcols in shapes:
+    for keys, kinds, lines, nums, strs, _intcols in shapes:
         ln = np.frombuffer(lines, np.int64)
         nnum = kinds.count(b"n")
         num = np.frombuffer(nums, np.float64).reshape(len(ln), nnum)
         txt = np.frombuffer(strs, np.int32).reshape(len(ln), len(kinds) - nnum)
         for i, n in enumerate(ln.tolist()):
             d, jn, js = {}, 0, 0
-            for k, kd in zip(keys, kinds.decode()):
+            for k, kd in zip(keys, kinds.decode(), strict=False):
                 if kd == "n":
                     d[k] = float(num[i, jn])
                     jn += 1

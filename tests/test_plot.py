@@ -166,7 +166,7 @@ def test_zelo_order_from_scores_file(scores_tsv):
     j = read_judgments(JUDGE)
     table = read_scores_with_se(str(scores_tsv))
     docs, _ = win_matrix(j, "1110199")
-    given = dict(zip(table["1110199"][0], table["1110199"][1]))
+    given = dict(zip(table["1110199"][0], table["1110199"][1], strict=False))
     order, x = zelo_order(j, "1110199", docs, given)
     assert [docs[i] for i in order] == sorted(docs, key=lambda d: -given[d])
     # the fit done inside zelo_plot gives the same order as zelo_fit's file (same default prior)
@@ -233,10 +233,10 @@ def test_significance_groups_match_scipy_statsmodels():
         pairs = [(i, k) for i in range(len(runs)) for k in range(i + 1, len(runs))]
         p = [stats.ttest_rel(wide[runs[i]], wide[runs[k]]).pvalue for i, k in pairs]
         rej = multipletests(p, alpha=0.05, method="holm")[0]
-        for (i, k), r in zip(pairs, rej):
+        for (i, k), r in zip(pairs, rej, strict=False):
             assert sig[i, k] == r
         letters = letter_groups(sig, np.argsort(-wide.mean().to_numpy()))
-        for (i, k), r in zip(pairs, rej):
+        for (i, k), r in zip(pairs, rej, strict=False):
             assert bool(set(letters[i]) & set(letters[k])) == (not r)
 
 

@@ -46,7 +46,7 @@ def test_rendered_rows_one_per_definition():
     assert text.lstrip().startswith("## Preference measures (zelo_eval)")
     rows = [ln for ln in text.splitlines() if ln.startswith("| **")]
     assert len(rows) == len(DEFINITIONS)
-    for ln, d in zip(rows, DEFINITIONS):
+    for ln, d in zip(rows, DEFINITIONS, strict=False):
         assert len(ln.replace("\\|", "").split("|")[1:-1]) == 8, ln
         assert ln.startswith(f"| **{d.name}** |")
     row = {ln.split("|")[1].strip(" *"): ln for ln in rows}

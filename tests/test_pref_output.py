@@ -56,7 +56,7 @@ def _naive_lines(res, per_query=True, summary=True):
     if per_query:
         for q, qid in enumerate(res.qids):
             for i, run in enumerate(res.runs):
-                for p in np.flatnonzero(res.I == i):
+                for p in np.flatnonzero(i == res.I):
                     d = {"qid": qid, "runi": run, "runj": res.runs[res.J[p]], "sample": res.sample, "type": "preference"}
                     d.update({k: val(k, p, q) for k in keys})
                     out.append(json.dumps(d) + "\n")

@@ -60,7 +60,7 @@ def test_antisymmetric_identity_bounded(seed):
             i, j = names[fwd.I[p]], names[fwd.J[p]]
             # in the reversed order the pair is (j, i)
             ri, rj = R - 1 - fwd.J[p], R - 1 - fwd.I[p]
-            pr = np.flatnonzero((rev.I == ri) & (rev.J == rj))[0]
+            pr = np.flatnonzero((ri == rev.I) & (rj == rev.J))[0]
             np.testing.assert_allclose(a[p], -b[pr], atol=1e-12, err_msg=f"{m} {i} {j}")
             if {i, j} == {"r0", "copy"}:
                 assert np.all(a[p] == 0), m
@@ -144,5 +144,5 @@ def test_hand_worked_lexirecall():
     y = ranking("a", *f[:9])
     z = ranking("n0", "a", *f[1:6], "b")
     res = evaluate(qrels, {"x": {"q": x}, "y": {"q": y}, "z": {"q": z}}, ["lexirecall"])
-    vals = {(res.runs[i], res.runs[j]): v for i, j, v in zip(res.I, res.J, res.prefs["lexirecall"][:, 0])}
+    vals = {(res.runs[i], res.runs[j]): v for i, j, v in zip(res.I, res.J, res.prefs["lexirecall"][:, 0], strict=False)}
     assert vals[("x", "y")] == 1 and vals[("x", "z")] == -1 and vals[("y", "z")] == -1

@@ -110,10 +110,10 @@ def test_text_markdown_latex_csv_reports():
     v = {r: df[(df.run == r) & (df.measure == "ndcg")].value.to_numpy() for r in "abc"}
     pairs = [("a", "b"), ("a", "c"), ("b", "c")]
     p = multipletests([stats.ttest_rel(v[x], v[y]).pvalue for x, y in pairs], method="holm")[1]
-    beats = {r: "".join(sorted(y if v[x].mean() > v[y].mean() else x for (x, y), pp in zip(pairs, p)
+    beats = {r: "".join(sorted(y if v[x].mean() > v[y].mean() else x for (x, y), pp in zip(pairs, p, strict=False)
                                if pp < 0.05 and (x == r if v[x].mean() > v[y].mean() else y == r)))
              for r in "abc"}
-    for line, r in zip(lines[1:4], "abc"):
+    for line, r in zip(lines[1:4], "abc", strict=False):
         cell = line.split()[2]
         assert cell == (f"{v[r].mean():.4f}^{beats[r]}" if beats[r] else f"{v[r].mean():.4f}")
     assert beats["a"] == "bc"
@@ -170,7 +170,6 @@ def test_orderings_cli():
     assert "kendall_tau_b" in out and "tau_ap(B|A)" in out and "swapped pairs" in out
     code, out, _ = run("--orderings", DATA / "order_a.tsv", DATA / "order_b.txt", "-o", "jsonl")
     d = json.loads(out)
-    names = ["bm25", "dense", "rerank", "splade", "rm3"]
     a = [0.45, 0.52, 0.61, 0.58, 0.47]
     b = [-4, -1, 0, -2, -3]
     assert d["kendall_tau_b"] == pytest.approx(stats.kendalltau(a, b).statistic)
@@ -201,7 +200,7 @@ def test_R_path_equals_P_path(tmp_path):
     lp = [json.loads(x) for x in out_p.splitlines()]
     assert len(lr) == len(lp) == 2 * 3 * 3
     for a, b in zip(sorted(lr, key=lambda d: (d["measure"], d["run_a"], d["run_b"], d["test"])),
-                    sorted(lp, key=lambda d: (d["measure"], d["run_a"].split("/")[-1], d["run_b"].split("/")[-1], d["test"]))):
+                    sorted(lp, key=lambda d: (d["measure"], d["run_a"].split("/")[-1], d["run_b"].split("/")[-1], d["test"])), strict=False):
         assert a["p_value"] == pytest.approx(b["p_value"], rel=1e-9, nan_ok=True)
     code, out, _ = run("-R", "qrels/dl19-sample.qrels", "-m", "map", *runs, "--baseline", "bm25", "-o", "jsonl", "--tests", "t")
     assert code == 0 and {json.loads(x)["run_b"] for x in out.splitlines()} == {"bm25.run"}  # one run-id rule (#10)
@@ -268,7 +267,7 @@ def test_R_with_preference_measures_equals_zelo_eval_per_query_file(tmp_path):
         np.testing.assert_allclose([d["p_adjusted"] for d in t], multipletests(oracle, method="holm")[1],
                                    rtol=1e-12)
         w = [d for d in lines if d["measure"] == m and d["test"] == "wilcoxon"]
-        for d, v in zip(w, vals):
+        for d, v in zip(w, vals, strict=False):
             assert d["p_value"] == pytest.approx(stats.wilcoxon(np.round(v, 12)).pvalue, rel=1e-12)
     # p@10 is a per-run metric of pref_eval: paired t-test of the two runs' values
     x = raw[(raw.measure == "p@10") & (raw.runi == "dense.run") & (raw.runj == "")].value.astype(float)

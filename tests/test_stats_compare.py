@@ -46,7 +46,7 @@ def test_records_equal_scipy_and_statsmodels(table):
             fam = rec[(rec.measure == m) & (rec.test == test)]
             assert len(fam) == 10
             oracle = []
-            for a, b in zip(fam.run_a, fam.run_b):
+            for a, b in zip(fam.run_a, fam.run_b, strict=False):
                 x, y = X[runs.index(a), j], X[runs.index(b), j]
                 oracle.append(fn(x, y))
             np.testing.assert_allclose(fam.p_value, oracle, rtol=1e-9)

@@ -61,7 +61,7 @@ def test_tau_ap_a_is_expected_value_over_tie_breaks():
     # Break (a, b, c): tau_AP = 1; break (b, a, c): C(2) = 0, C(3) = 2 -> 0. Mean 0.5.
     assert tau_ap_a([3, 2, 1], [5, 5, 1]) == pytest.approx(0.5)
     # brute force over every tie break on a larger case
-    truth = {s: v for s, v in zip("abcdefg", [7, 6, 5, 4, 3, 2, 1])}
+    truth = {s: v for s, v in zip("abcdefg", [7, 6, 5, 4, 3, 2, 1], strict=False)}
     ev = {"a": 3, "b": 5, "c": 3, "d": 5, "e": 1, "f": 3, "g": 0}
     groups = sorted(set(ev.values()), reverse=True)
     vals = []

@@ -45,7 +45,7 @@ def make_collection(seed: int = SEED) -> tuple[dict, dict, dict]:
         else:
             grades = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=n)
         grades[0] = max(grades[0], 0)  # at least one non-negative judgment
-        qrels[q] = {str(d): int(g) for d, g in zip(docs, grades)}
+        qrels[q] = {str(d): int(g) for d, g in zip(docs, grades, strict=False)}
     missing = set(rng.choice(qids, size=6, replace=False))
     run_q = [q for q in qids if q not in missing] + ["900", "901"]
     run: dict[str, dict[str, float]] = {}
@@ -58,7 +58,7 @@ def make_collection(seed: int = SEED) -> tuple[dict, dict, dict]:
             scores = rng.integers(0, 5, size=n) / 4.0
         else:               # mostly distinct, some negative
             scores = np.round(rng.normal(size=n), 3)
-        run[q] = {str(d): float(s) for d, s in zip(docs, scores)}
+        run[q] = {str(d): float(s) for d, s in zip(docs, scores, strict=False)}
     # a run without ties (for Judged, whose provider tie-breaks by docno ascending)
     untied = {q: {d: float(i) for i, d in enumerate(sorted(docs, key=lambda d: (-docs[d], d)), 1)}
               for q, docs in run.items()}

@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parent / "data" / "zelo" / "zbench"
 
 
 def _table(path):
-    return {q: dict(zip(d, s)) for q, d, s in read_zbench_annotated(str(path))}
+    return {q: dict(zip(d, s, strict=False)) for q, d, s in read_zbench_annotated(str(path))}
 
 
 @pytest.mark.parametrize("case", ["case_main", "case_soft", "case_small"])

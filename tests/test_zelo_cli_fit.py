@@ -44,7 +44,7 @@ def test_tsv_default(jfile, tmp_path):
 def test_elo_scale(jfile):
     lo = [l.split("\t") for l in run("-J", jfile).stdout.splitlines()[1:]]
     el = [l.split("\t") for l in run("-J", jfile, "--scale", "elo").stdout.splitlines()[1:]]
-    for a, b in zip(lo, el):
+    for a, b in zip(lo, el, strict=False):
         assert float(b[2]) == pytest.approx(float(a[2]) * 400 / np.log(10) + 1500)
 
 

@@ -19,7 +19,7 @@ def _gen(Q, N, cycles, sigma, seed, votes=3):
 def _dense_w(N, a, b, s, w=None):
     W = np.zeros((N, N))
     w = np.ones(len(a)) if w is None else w
-    for ai, bi, si, wi in zip(a, b, s, w):
+    for ai, bi, si, wi in zip(a, b, s, w, strict=False):
         if ai != bi:
             W[bi, ai] += wi * si
             W[ai, bi] += wi * (1 - si)
@@ -56,7 +56,7 @@ def test_pure_mle_equals_choix_inside_each_scc():
         not_strong += lab.max() > 0
         # our component labels partition the documents exactly like reachability
         ours = res.component[res.offsets[k]:res.offsets[k + 1]]
-        assert len(set(zip(lab, ours))) == len(set(lab)) == len(set(ours))
+        assert len(set(zip(lab, ours, strict=False))) == len(set(lab)) == len(set(ours))
         for c in np.unique(lab):
             idx = np.flatnonzero(lab == c)
             if len(idx) < 2:

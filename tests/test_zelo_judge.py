@@ -401,6 +401,7 @@ def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
                          capture_output=True, text=True, env=env(), check=True)
     ours = kendall_tau_vs_truth(fit.stdout, truth)
     expected = recovery_tau(k, sigma, cycles)
+    print(f"tau with the truth: fitted {ours:.3f}, zelo_simulate recovery {expected:.3f}")
     assert abs(ours - expected) < 0.08, (ours, expected)
 
 
@@ -463,7 +464,7 @@ def test_tournament_unattended_finds_the_true_top(tmp_path):
         assert top[0] == best
     # a second run has nothing to do
     again = zj("--state", tmp_path / "s.json", *common(tmp_path), judge)
-    assert "0 requests sent" in again.stderr
+    assert "0 requests sent" in again.stderr and "tournament: 3 of 3 topics done" in again.stderr
 
 
 def test_texts_formats_and_missing(tmp_path):
@@ -588,3 +589,12 @@ def test_progress_line():
     line = Progress(st, True, True).line()
     assert line.startswith("zelo_judge: 10/20 requests, ") and "/s, 1 failed, $0.5000" in line
     assert "$" not in Progress(st, True, False).line()
+
+
+def test_retry_after_headers():
+    from pref_eval.judge.judges import retry_after_seconds
+
+    assert retry_after_seconds({"retry-after": "2"}) == 2.0
+    assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # a date in the past
+    assert retry_after_seconds({"retry-after": "soon"}) is None and retry_after_seconds({}) is None

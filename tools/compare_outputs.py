@@ -12,7 +12,8 @@ shipped in the repository (``qrels/``, ``runs/``, ``judgments/``,
 after the other in one working directory per checkout (later steps read what
 earlier ones wrote, e.g. ``pref_aggregate`` the JSON lines of ``zelo_eval
 -q``). Then stdout, stderr, the exit status and every file a step wrote are
-compared byte for byte. Both checkouts run in pure Python
+compared byte for byte (the checkout's own directory, which some outputs
+name, is replaced by ``$R`` in both). Both checkouts run in pure Python
 (``PREF_EVAL_PURE_PYTHON=1``, no compiled scanner; the scanner's equality
 with the pure-Python reader is tested in ``tests/test_jsonl_scanner.py``).
 
@@ -124,11 +125,12 @@ def run_all(root: Path, work: Path) -> dict[str, dict[str, bytes]]:
         before = {p.name: p.stat().st_mtime_ns for p in work.iterdir()}
         argv = shlex.split(line.replace("$R", str(root)))
         p = subprocess.run(argv, cwd=work, env=env, capture_output=True, timeout=600)
-        res = {"stdout": p.stdout, "stderr": p.stderr.replace(str(root).encode(), b"$R"),
+        here = str(root).encode()  # outputs that name an input file name it under its checkout: written as $R
+        res = {"stdout": p.stdout.replace(here, b"$R"), "stderr": p.stderr.replace(here, b"$R"),
                "status": str(p.returncode).encode()}
         for f in sorted(work.iterdir()):
             if before.get(f.name) != f.stat().st_mtime_ns:
-                res["file:" + f.name] = f.read_bytes()
+                res["file:" + f.name] = f.read_bytes().replace(here, b"$R")
         results[name] = res
     return results
 

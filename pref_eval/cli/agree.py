@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, run_main
+from .options import quiet_option
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
                "comma-separated list with one per -J (default: detect).")
@@ -52,7 +53,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               show_default=True, help="System level: multiple-comparison correction.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="System level: significance level.")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@quiet_option("No warnings on stderr.")
 def command(judgments, names, fmt, ties, levels, output_format, output, digits, resamples, seed, confidence,
             buckets, calibration, consensus_min, prior, top_k, runs, measure, grades, tests, correction, alpha,
             quiet):

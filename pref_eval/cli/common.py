@@ -92,7 +92,9 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
         from .. import __version__
 
-        sys.stdout.write(f"{prog} (pref_eval) {__version__}\n")
+        from .options import version_name
+
+        sys.stdout.write(f"{version_name(prog, args)} (pref_eval) {__version__}\n")
         sys.exit(0)
     old_term = None
     if threading.current_thread() is threading.main_thread():

@@ -6,6 +6,7 @@ import click
 
 from .common import Log, given_options, run_id_options, run_main
 from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -77,7 +78,7 @@ def _resolve_run(name: str, runs: list[str]) -> str:
 @click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@quiet_option("No warnings on stderr.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
 def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,

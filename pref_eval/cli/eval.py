@@ -19,6 +19,7 @@ import click
 
 from .common import Log, run_id_options, run_main
 from .param_types import SEED, Finite
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")
@@ -80,8 +81,7 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
               help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
-@click.option("-Q", "--quiet", is_flag=True,
-              help="No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
+@quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Metric mode: emulate trec_eval 9.x / pytrec_eval (float32 scores, old iprec rounding), "
@@ -258,7 +258,7 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
         if fmt == "trec":
             from ..output.trec import write_trec
 
-            for res, name in zip(results, ids):
+            for res, name in zip(results, ids, strict=False):
                 if len(results) > 1 and not any(c.name == "runid" for c in res.columns):
                     out.write(f"{'runid':<22}\tall\t{name}\n")  # label each block (trec_eval's runid line)
                 write_trec(out, res, per_query=per_query, summary=not nosummary, print_missing=not trec9)
@@ -420,7 +420,7 @@ def _read_runs(paths, names, log) -> list:
 
     rs = []
     try:
-        for k, (p, n) in enumerate(zip(paths, names)):
+        for k, (p, n) in enumerate(zip(paths, names, strict=False)):
             log.progress("reading runs", k, len(paths))
             rs.append(read_run(p, name=n))
     except BaseException:

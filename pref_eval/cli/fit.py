@@ -5,6 +5,7 @@ import click
 
 from .common import Log, output_streams, refuse_unused, run_main
 from .param_types import Finite
+from .options import quiet_option
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,7 +42,7 @@ from .param_types import Finite
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Fit blocks of queries on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings or progress on stderr.")
+@quiet_option("No warnings or progress on stderr.")
 def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
             tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, jobs, scheduler, quiet):
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.

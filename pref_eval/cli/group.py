@@ -11,19 +11,9 @@ import importlib
 import click
 
 from .common import run_main
+from .options import COMMANDS as TABLE
 
-COMMANDS = {
-    "trec": ("pref_eval.cli.trec", "trec_eval-exact evaluation (drop-in for trec_eval)."),
-    "eval": ("pref_eval.cli.eval", "Metric and preference evaluation of runs (drop-in for pref_eval.py)."),
-    "aggregate": ("pref_eval.cli.aggregate", "Order runs from preference files: MC4, Borda (pref_aggregate)."),
-    "fit": ("pref_eval.cli.fit", "Fit zELO / Bradley-Terry scores from pairwise judgments."),
-    "pairs": ("pref_eval.cli.pairs", "Choose document pairs to judge (random cycles, Clarke's tournament)."),
-    "simulate": ("pref_eval.cli.simulate", "Simulate judging strategies against a preference matrix."),
-    "compare": ("pref_eval.cli.compare", "Significance tests, corrections and ordering correlations."),
-    "agree": ("pref_eval.cli.agree", "Agreement, calibration and changed conclusions between judges."),
-    "plot": ("pref_eval.cli.plot", "Plots of zELO scores and system comparisons."),
-    "judge": ("pref_eval.cli.judge", "Judge document pairs with an ensemble of LLM judges (stored, resumable)."),
-}
+COMMANDS = {c.name: (c.module, c.help) for c in TABLE}  # pref_eval.cli.options.COMMANDS is the one list
 
 
 class LazyGroup(click.Group):
@@ -46,7 +36,6 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="pref_eval", prog_name="zelo")
 def command() -> None:
     """pref_eval's command family: zelo COMMAND --help for each."""
 

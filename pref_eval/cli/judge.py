@@ -4,6 +4,8 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .param_types import SEED, Finite
+from .options import quiet_option
 
 _PRICE_HELP = "MODEL=IN,OUT: price per 1k input and output tokens (repeatable); cmd: judges by their spec."
 
@@ -31,6 +33,8 @@ def command() -> None:
 
 
 def _prices(values: tuple[str, ...]) -> dict:
+    import math
+
     from ..errors import UsageError
 
     out = {}
@@ -41,10 +45,10 @@ def _prices(values: tuple[str, ...]) -> dict:
             if not eq or not model or len(parts) != 2:
                 raise ValueError
             pin, pout = float(parts[0]), float(parts[1])
-            if not (pin >= 0 and pout >= 0):
+            if not (0 <= pin < math.inf and 0 <= pout < math.inf):
                 raise ValueError
         except ValueError:
-            raise UsageError(f"--price: expected MODEL=IN,OUT (non-negative prices per 1k tokens), got {v!r}") from None
+            raise UsageError(f"--price: expected MODEL=IN,OUT (finite prices >= 0 per 1k tokens), got {v!r}") from None
         out[model] = (pin, pout)
     return out
 
@@ -66,19 +70,19 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, metavar="VAR",
               help="Environment variable holding the API key (a judge's key=VAR overrides it).")
 @click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True)
-@click.option("--rpm", type=click.FloatRange(0, min_open=True), default=None, help="Requests per minute (all judges).")
+@click.option("--rpm", type=Finite(0, min_open=True), default=None, help="Requests per minute (all judges).")
 @click.option("--retries", type=click.IntRange(0, 100), default=4, show_default=True)
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=Finite(0, min_open=True), default=60.0, show_default=True,
               help="Seconds per request.")
-@click.option("--backoff", type=click.FloatRange(0), default=1.0, show_default=True,
+@click.option("--backoff", type=Finite(0), default=1.0, show_default=True,
               help="First retry delay in seconds (doubles per retry, jittered, at least Retry-After).")
 @click.option("--budget-requests", type=click.IntRange(0), default=None, help="Ask at most N new questions.")
-@click.option("--max-cost", type=click.FloatRange(0), default=None, help="Stop before the cost passes this.")
+@click.option("--max-cost", type=Finite(0), default=None, help="Stop before the cost passes this.")
 @click.option("--price", "prices", multiple=True, metavar="MODEL=IN,OUT", help=_PRICE_HELP)
 @click.option("--retry-failed", is_flag=True, help="Ask again the questions stored as failed or unparsable.")
 @click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the retry jitter.")
-@click.option("-Q", "--quiet", is_flag=True, help="No progress, summary or warnings on stderr.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the retry jitter.")
+@quiet_option("No progress, summary or warnings on stderr.")
 def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, api_key_env,
             concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
             seed, quiet):
@@ -99,7 +103,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 @click.option("-o", "--output", default=None, metavar="FILE", help="Default stdout; written atomically.")
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
 @click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def export_cmd(store, output, judges, prompt, quiet):
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
     from ..api import judge_export

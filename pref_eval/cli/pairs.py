@@ -5,6 +5,7 @@ import click
 
 from .common import Log, output_stream, output_streams, run_main
 from .param_types import SEED
+from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -81,7 +82,7 @@ def _read_queries(dataset, run, depth, docs):
               help="Python random.Random(seed).shuffle, as zbench after random.seed(seed).")
 @click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True)
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
     import json
@@ -171,7 +172,7 @@ def batch_digest(data: bytes) -> str:
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-J", "--judgments", "judgments", multiple=True, required=True)
 @click.option("--format", "fmt", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
     from ..io.judgments import read_judgments

@@ -13,6 +13,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_id_options, run_main
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -28,7 +29,7 @@ def _figure_options(width: float, height: float):
                          help="Figure width in inches.")(f)
         f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf",
                          help="Image file; the format follows the extension.")(f)
-        f = click.option("-Q", "--quiet", is_flag=True, help="No messages on stderr.")(f)
+        f = quiet_option("No messages on stderr.")(f)
         return f
     return deco
 
@@ -48,7 +49,6 @@ def _check_ext(output: str) -> None:
 
 
 @click.group(context_settings=CONTEXT)
-@click.version_option(package_name="pref_eval", prog_name="zelo_plot")
 def command() -> None:
     """Plots of zELO judgments and scores and of system comparisons (PNG or SVG).
 
@@ -101,7 +101,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
             from ..errors import UsageError
 
             raise UsageError(f"query {qid!r} is not in {scores_file}")
-        scores = dict(zip(table[qid][0], table[qid][1]))
+        scores = dict(zip(table[qid][0], table[qid][1], strict=False))
     order, x = zelo_order(judg, qid, docs, scores, prior=prior)
     fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (width, height), title)
     _save(fig, output, dpi, log)

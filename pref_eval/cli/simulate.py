@@ -5,6 +5,7 @@ import click
 
 from .common import Log, output_stream, run_main
 from .param_types import SEED, Finite, NumberList
+from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,7 +50,7 @@ def _read_matrix(matrix):
 @click.option("--final-phase", is_flag=True,
               help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     import numpy as np
@@ -81,7 +82,7 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
               help="Random cycles, or adaptive pairs with the budget of that many cycles.")
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..zelo.simulate import recovery
@@ -131,7 +132,7 @@ def _write_rows(output, rows):
 @click.option("--delta", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=None,
               help="Round-Efficient error probability (0.2).")
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
     """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
     from ..errors import UsageError
@@ -173,7 +174,7 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
               help="Items left for the all-pairs final.")
 @click.option("--final-lead", type=click.FloatRange(min=0.5), default=3.0, show_default=True)
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
                  output, quiet):
     """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
@@ -200,7 +201,7 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
               show_default=True,
               help="Comma-separated rows to run.")
 @click.option("-o", "--output", default=None)
-@click.option("-Q", "--quiet", is_flag=True)
+@quiet_option()
 def figure3_cmd(reps, seed, algorithms, output, quiet):
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
     from ..zelo.figure3 import ROWS, figure3

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -36,7 +37,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
               help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding, "
                    "missing topics averaged over the intersection.")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
-@click.option("-Q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@quiet_option("No warnings on stderr.")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
 def command(per_query, measures, complete, level, nosummary, debug, judged_only, num_docs, depth,

@@ -76,7 +76,7 @@ def scan_columns(data) -> tuple[list[str], list[ShapeLines]] | None:
         num = np.frombuffer(nums, dtype=np.float64).reshape(len(ln), nnum)
         txt = np.frombuffer(strs, dtype=np.int32).reshape(len(ln), len(kinds) - nnum)
         cols, jn, js = {}, 0, 0
-        for k, kd in zip(keys, kinds):
+        for k, kd in zip(keys, kinds, strict=False):
             if kd == "n":
                 cols[k] = Column("n", jn, bool(intcols[jn]))
                 jn += 1

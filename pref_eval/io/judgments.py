@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values

@@ -37,7 +37,7 @@ def _from_list(names: list, name: str, line: int) -> dict[str, float]:
     return out
 
 
-def read_ordering(path: "str | os.PathLike[str]", key: str | None = None) -> tuple[dict[str, float], str]:
+def read_ordering(path: str | os.PathLike[str], key: str | None = None) -> tuple[dict[str, float], str]:
     """Return (system -> score, description of what was read)."""
     name = display_name(path)
     text = read_input_text(path, what="ordering of systems")

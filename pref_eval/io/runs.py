@@ -55,7 +55,7 @@ class Run:
 
     @classmethod
     def from_arrays(cls, qid: np.ndarray, docno: np.ndarray, score: np.ndarray,
-                    line_numbers: np.ndarray | None, tag: str, name: str, source: str) -> "Run":
+                    line_numbers: np.ndarray | None, tag: str, name: str, source: str) -> Run:
         """A Run from a per-line ``qid`` array."""
         n = len(qid)
         if n:

@@ -91,6 +91,7 @@ class Session:
         self.would_send = 0
         self.would_tokens: dict[str, int] = {}
         self.would_count: dict[str, int] = {}
+        self.tournament = None  # the last tournament state seen (with --state)
 
     # ------------------------------------------------------------ questions
     def _request(self, q: tuple) -> dict:
@@ -235,6 +236,7 @@ class Session:
         stuck = 0
         while True:
             t = load()
+            self.tournament = t
             req = t.outstanding()
             if not req:
                 return
@@ -329,6 +331,10 @@ def summary_lines(sess: Session) -> list[str]:
         lines.append(f"{s.missing_text} pairs not sent (missing text or the same document twice)")
     if s.stopped:
         lines.append(f"stopped: {s.stopped}; run the same command again to continue")
+    if sess.tournament is not None:
+        t = sess.tournament
+        done = sum(1 for st in t.topics.values() if st["phase"] == "done")
+        lines.append(f"tournament: {done} of {len(t.topics)} topics done, {t.comparisons} judgments used")
     for label, same, n in agreement(sess.results, sess.names):
         lines.append(f"agreement {label}: {same:.3f} ({n} pairs)")
     return lines

@@ -12,6 +12,7 @@ without the ``key=`` option, or ``LABEL`` when ``name=`` is given.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
@@ -61,6 +62,8 @@ def parse_spec(spec: str) -> JudgeSpec:
         max_tokens = int(values["max_tokens"]) if "max_tokens" in values else None
     except ValueError:
         raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {spec!r}") from None
+    if not math.isfinite(temperature) or temperature < 0:
+        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {spec!r}")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("--judge: max_tokens must be >= 1")
     name = values.get("name") or "openai:" + ",".join(kept)

@@ -437,7 +437,7 @@ def _pair_sums(nq, gq, njg, njr, g, edl, edr, eg, ec, plev, pair_x, pair_y, pair
         xs.append(edr[o][xi])
         ys.append(edr[o][yi])
         qs.append(gq[go[xi]])
-    for dx, dy, gg in zip(pair_x, pair_y, pair_g):
+    for dx, dy, gg in zip(pair_x, pair_y, pair_g, strict=False):
         if len(gg) and not single[gg[0]]:
             xs.append(dx)
             ys.append(dy)

@@ -5,8 +5,8 @@ Every format carries the same columns, in this order (:data:`FIELDS`):
 ``judge_b`` is empty for a statistic of ``judge_a`` alone (``all`` = every
 judge together). A missing value or interval is empty in tsv/csv, ``null`` in
 jsonl and ``-`` in text, markdown and latex. tsv, csv and jsonl write floats in
-Python's shortest round-trip form; text, markdown and latex round to
-``digits`` decimals.
+Python's shortest round-trip form (counts as integers); text, markdown and
+latex round to ``digits`` decimals.
 """
 from __future__ import annotations
 
@@ -46,6 +46,14 @@ COUNT_STATISTICS = frozenset({"pairs", "votes", "matched", "only_in_a", "only_in
                               "significant_a", "significant_b", "decision_changes"})
 
 
+def _row(r: Record) -> tuple:
+    """The record's fields; a count's value as an integer."""
+    row = r.row()
+    if (r.statistic in COUNT_STATISTICS or r.statistic.startswith("flip:")) and not math.isnan(r.value):
+        row = row[:4] + (int(r.value),) + row[5:]
+    return row
+
+
 def _json_value(v):
     if isinstance(v, float) and math.isnan(v):
         return None
@@ -65,15 +73,15 @@ def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", dig
     if fmt == "tsv":
         out.write("\t".join(FIELDS) + "\n")
         for r in records:
-            out.write("\t".join(_exact(x) for x in r.row()) + "\n")
+            out.write("\t".join(_exact(x) for x in _row(r)) + "\n")
     elif fmt == "csv":
         w = csv.writer(out, lineterminator="\n")
         w.writerow(FIELDS)
         for r in records:
-            w.writerow([_exact(x) for x in r.row()])
+            w.writerow([_exact(x) for x in _row(r)])
     elif fmt == "jsonl":
         for r in records:
-            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, r.row(), strict=True)}) + "\n")
+            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, _row(r), strict=True)}) + "\n")
     elif fmt in ("text", "markdown", "latex"):
         rows = [_cells(r, digits) for r in records]
         if fmt == "text":

@@ -67,7 +67,7 @@ def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
     out = []
     cols = list(records.columns)
     for row in records.itertuples(index=False, name=None):
-        r = dict(zip(cols, row))
+        r = dict(zip(cols, row, strict=False))
         d: dict[str, Any] = {}
         for key in ("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
                     "p_value", "p_adjusted", "correction"):
@@ -108,9 +108,9 @@ def format_pref_table(records, fmt: str, test: str, alpha: float, correction: st
     adjusted p-value (``test``) is below alpha."""
     rec = records[records["test"] == test]
     measures = list(dict.fromkeys(rec["measure"]))
-    pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"])))
+    pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"], strict=False)))
     cell = {}
-    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"]):
+    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"], strict=False):
         num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
         mark = ("<sup>*</sup>" if fmt == "markdown" else "$^{*}$" if fmt == "latex" else "*") if sig else ""
         cell[(m, a, b)] = num + mark
@@ -134,8 +134,8 @@ def format_pref_table(records, fmt: str, test: str, alpha: float, correction: st
         out += ["\\bottomrule", "\\end{tabular}", "\\caption{" + esc(legend) + "}", "\\end{table}"]
         return "\n".join(out) + "\n"
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
     return "\n".join(lines) + "\n\n" + legend + "\n"
 
 
@@ -144,7 +144,7 @@ def _beats(result: ComparisonResult, test: str) -> dict[tuple[str, str], list[st
     rec = result.records
     rec = rec[(rec["test"] == test) & rec["significant"].astype(bool)]
     out: dict[tuple[str, str], list[str]] = {}
-    for m, a, b, diff in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"]):
+    for m, a, b, diff in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], strict=False):
         if diff > 0:
             out.setdefault((m, a), []).append(b)
         elif diff < 0:
@@ -197,7 +197,7 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     """The ranx-like report table in ``text``, ``markdown`` or ``latex``."""
     test = test or result.params["tests"][0]
     labels = run_labels(len(result.runs))
-    label_of = dict(zip(result.runs, labels))
+    label_of = dict(zip(result.runs, labels, strict=False))
     beats = _beats(result, test)
     means = result.means
     best = {m: np.nanmax(means[m].to_numpy()) if np.isfinite(means[m].to_numpy()).any() else None
@@ -236,9 +236,9 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     if fmt != "text":
         raise ValueError(f"unknown table format {fmt!r}")
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
     for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n"
 
 

@@ -1,4 +1,9 @@
-"""``pref_aggregate``'s output: pref_aggregate.py's JSON lines for one sample's :class:`~pref_eval.rank_aggregation.Aggregation`."""
+"""``pref_aggregate``'s outputs for one sample's :class:`~pref_eval.rank_aggregation.Aggregation`.
+
+``json_lines``: pref_aggregate.py's JSON lines; ``tsv_lines`` / ``jsonl_lines``: one row per
+(sample, qid, measure, method, rank, run, score); ``markdown_lines``: a table of the
+summary orderings, one column per (measure, method).
+"""
 from __future__ import annotations
 
 import json
@@ -26,12 +31,14 @@ def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summar
 
 
 ROW_HEADER = ("sample", "qid", "measure", "method", "rank", "run", "score")
+TSV_HEADER = "\t".join(ROW_HEADER) + "\n"
 
 
 def ordering_rows(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[tuple]:
-    """Rows ``(sample, qid, measure, method, rank, run, score)``: per query the ranking (score empty),
-    then per measure and method the summary ordering with its score -- MC4's stationary probability
-    (or, with ``--mc4-steps``, pref_aggregate.py's vector), Borda points; empty for a metric's mean."""
+    """Rows ``(sample, qid, measure, method, rank, run, score)``: per query the ranking (method
+    ``ranking``, score None), then per measure and method the summary ordering (qid ``all``) with its
+    score -- MC4's stationary probability π (with ``--mc4-steps``, pref_aggregate.py's vector), the
+    Borda points; None for a metric's mean."""
     if per_query:
         for q in agg.qids:
             for m in measures:
@@ -47,13 +54,25 @@ def ordering_rows(agg: Aggregation, measures: list[str], *, per_query: bool, sum
                     yield agg.sample, "all", m, method, k, run, sc.get(method, {}).get(run)
 
 
-def write_ordering_rows(out, rows, fmt: str) -> None:
-    """TSV with a header (floats in repr form, empty for no score) or JSON lines."""
-    if fmt == "jsonl":
-        for r in rows:
-            out.write(json.dumps(dict(zip(ROW_HEADER, r, strict=True))) + "\n")
-        return
-    out.write("\t".join(ROW_HEADER) + "\n")
-    for r in rows:
-        *head, score = r
-        out.write("\t".join(str(x) for x in head) + "\t" + ("" if score is None else repr(score)) + "\n")
+def tsv_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
+    """Rows under :data:`TSV_HEADER` (floats in repr form; an empty score for none)."""
+    for *head, score in ordering_rows(agg, measures, per_query=per_query, summary=summary):
+        yield "\t".join(str(x) for x in head) + "\t" + ("" if score is None else repr(score)) + "\n"
+
+
+def jsonl_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
+    """The rows of :func:`ordering_rows` as JSON objects (``score`` null for none)."""
+    for r in ordering_rows(agg, measures, per_query=per_query, summary=summary):
+        yield json.dumps(dict(zip(ROW_HEADER, r, strict=True))) + "\n"
+
+
+def markdown_lines(agg: Aggregation, measures: list[str]) -> Iterator[str]:
+    """A Markdown table of the summary orderings: rank, then one column per (measure, method)."""
+    cols = [(m, meth) for m in measures for meth in agg.summary[m] if meth != "type"]
+    yield (f"### sample {agg.sample}\n\n| rank | " + " | ".join(f"{m} ({meth})" for m, meth in cols)
+           + " |\n|---:|" + "---|" * len(cols) + "\n")
+    depth = max((len(agg.summary[m][meth]) for m, meth in cols), default=0)
+    for k in range(depth):
+        cells = [agg.summary[m][meth][k] if k < len(agg.summary[m][meth]) else "" for m, meth in cols]
+        yield f"| {k + 1} | " + " | ".join(cells) + " |\n"
+    yield "\n"

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -58,7 +58,7 @@ def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
         odd = np.flatnonzero(~((a >= 1e-4) & (a < 1e16)) & (flat != 0))
     if len(odd):
         fix = repr(flat[odd].tolist())[1:-1].split(", ")
-        for k, t in zip(odd.tolist(), fix):
+        for k, t in zip(odd.tolist(), fix, strict=False):
             out[k] = pre + t + post
     return out
 
@@ -159,7 +159,7 @@ def _pieces(columns: list) -> list:
         nb = len(coded[1])
         u, inv = _factorize(cur[0] * nb + coded[0])
         if len(u) * FEW <= len(inv):
-            texts = [x + y for x, y in zip(cur[1][u // nb].tolist(), coded[1][u % nb].tolist())]
+            texts = [x + y for x, y in zip(cur[1][u // nb].tolist(), coded[1][u % nb].tolist(), strict=False)]
             cur = (inv.ravel(), np.array(texts, dtype=object))
         else:
             pieces.append(cur[1][cur[0]])
@@ -256,7 +256,7 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
         qhead = np.array(['{"qid": ' + json.dumps(q) for q in res.qids], dtype=object)
         tail = ', "sample": ' + sample
         phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
-                          for i, j in zip(res.I.tolist(), res.J.tolist())], dtype=object)
+                          for i, j in zip(res.I.tolist(), res.J.tolist(), strict=False)], dtype=object)
         mhead = np.array([f', "run": {r}{tail}, "type": "metric"' for r in jruns], dtype=object)
         pvals = [(k, res.pair_values(k), res.ties.get(k)) for k in keys]
         step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(keys))))
@@ -290,11 +290,11 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
         sums = [_literals(pair_summaries(res, m)) for m in res.measures]
-        yield "".join(stpl % t for t in zip([jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J], *sums))
+        yield "".join(stpl % t for t in zip([jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J], *sums, strict=False))
     if means and nq and metric_keys:
         atpl = _template('{"qid": "all", "run": %s, "sample": ' + sample + ', "type": "metric"', metric_keys)
         ms = [_literals(run_summaries(res, m)) for m in res.measures if m.is_metric]
-        yield "".join(atpl % t for t in zip(jruns, *ms))
+        yield "".join(atpl % t for t in zip(jruns, *ms, strict=False))
 
 
 def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tuple]:
@@ -336,7 +336,7 @@ def write_table(out, rows, fmt: str, header: bool = True) -> None:
 
     if fmt == "jsonl":
         for r in rows:
-            out.write(json.dumps(dict(zip(TABLE_HEADER, r))) + "\n")
+            out.write(json.dumps(dict(zip(TABLE_HEADER, r, strict=False))) + "\n")
         return
     if fmt == "tsv":
         if header:

@@ -30,7 +30,7 @@ def parse_grades(text: str) -> list[str]:
         vals = [float(p) for p in parts]
     except ValueError:
         raise UsageError(f"--grades must be numbers, got {text!r}") from None
-    if any(x >= y for x, y in zip(vals, vals[1:])):
+    if any(x >= y for x, y in zip(vals, vals[1:], strict=False)):
         raise UsageError(f"--grades must be increasing, got {text!r}")
     return parts
 
@@ -70,5 +70,5 @@ def write_qrels(out: TextIO, per_query, grades: list[str], method: str, threshol
     """Write ``qid 0 docno grade`` for ``per_query``: iterable of (qid, docnos, scores)."""
     for qid, docnos, scores in per_query:
         bins = grade_bins(np.asarray(scores), len(grades), method, thresholds)
-        for d, k in zip(docnos, bins):
+        for d, k in zip(docnos, bins, strict=False):
             out.write(f"{qid} 0 {d} {grades[int(k)]}\n")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import Iterable, Iterator, Sequence, TextIO
+from typing import TextIO
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..engine import RunResult
 
@@ -64,7 +65,7 @@ def write_csv(out: TextIO, rows: Iterable[tuple], *, header: bool = True) -> Non
 
 def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
     for r in rows:
-        out.write(json.dumps(dict(zip(HEADER, r))) + "\n")
+        out.write(json.dumps(dict(zip(HEADER, r, strict=False))) + "\n")
 
 
 WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}

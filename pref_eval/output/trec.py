@@ -8,7 +8,8 @@ order, measures in trec_eval's table order; then the ``all`` block.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, TextIO
+from typing import TextIO
+from collections.abc import Callable, Iterable
 
 from ..engine import Column, RunResult
 

@@ -52,7 +52,7 @@ def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], sc
         j = min(i + chunk, n)
         cols = [map(repr, score[i:j].tolist()), map(repr, se[i:j].tolist())]
         cols += [map(str, v[i:j].tolist()) for v in extra.values()]
-        out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols))) + "\n")
+        out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols, strict=False))) + "\n")
 
 
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:

@@ -10,7 +10,7 @@ uses); ``complete=True`` counts a missing value as 0 instead.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import UsageError
 
@@ -65,10 +65,7 @@ def paired_table(df, complete: bool = False):
     """Wide table queries × runs (run order = first appearance) on the paired query set."""
     runs = list(dict.fromkeys(df["run"]))
     wide = df.pivot_table(index="qid", columns="run", values="value", aggfunc="first")[runs]
-    if complete:
-        wide = wide.fillna(0.0)
-    else:
-        wide = wide.dropna(axis=0, how="any")
+    wide = wide.fillna(0.0) if complete else wide.dropna(axis=0, how="any")
     if len(wide) == 0:
         raise UsageError("no query has a value for every run")
     return wide

@@ -81,7 +81,7 @@ def draw_matrix(plt, docs: list[str], share: np.ndarray, order: np.ndarray, scor
     cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")
     panels = [(np.arange(k), "input order"), (order, "by zELO score (highest first)")]
     im = None
-    for ax, (idx, label) in zip(axes, panels):
+    for ax, (idx, label) in zip(axes, panels, strict=False):
         m = share[np.ix_(idx, idx)]
         im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
         ax.set_title(label, fontsize=10)

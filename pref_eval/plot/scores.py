@@ -47,7 +47,7 @@ def draw_scores(plt, data, queries: list[str], confidence: float, top: int | Non
     z = float(norm.ppf(1 - (1 - confidence) / 2))
     n = len(queries)
     fig, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False, sharex=False)
-    for ax, qid in zip(axes[0], queries):
+    for ax, qid in zip(axes[0], queries, strict=False):
         docs, xs, ses = data[qid]
         x = np.asarray(xs, dtype=float)
         se = np.asarray(ses, dtype=float)

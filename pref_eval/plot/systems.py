@@ -56,7 +56,7 @@ def significant_matrix(records, runs: list[str], alpha: float) -> np.ndarray:
     """Boolean R×R: True where the pair's corrected p-value is below ``alpha``."""
     idx = {r: i for i, r in enumerate(runs)}
     sig = np.zeros((len(runs), len(runs)), dtype=bool)
-    for a, b, p in zip(records["run_a"], records["run_b"], records["p_adjusted"]):
+    for a, b, p in zip(records["run_a"], records["run_b"], records["p_adjusted"], strict=False):
         if a in idx and b in idx and p is not None and np.isfinite(p) and p < alpha:
             sig[idx[a], idx[b]] = sig[idx[b], idx[a]] = True
     return sig

@@ -25,7 +25,7 @@ def run_id(path: str) -> str:
 def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
     """Two files with the same run id are an error (pref_eval.py silently dropped the first)."""
     seen: dict[str, str] = {}
-    for n, p in zip(names, paths):
+    for n, p in zip(names, paths, strict=False):
         if n in seen:
             raise UsageError(f"{seen[n]} and {p} have the same run id {n!r} "
                              "(pref_eval.py silently dropped the first); rename one")
@@ -45,7 +45,7 @@ def reference_index(reference: str | None, names: list[str], paths: list[str],
     """Index of the run named ``reference`` (by run id or path), None if not given."""
     if reference is None:
         return None
-    cand = [i for i, (n, p) in enumerate(zip(names, paths)) if reference in (n, p)]
+    cand = [i for i, (n, p) in enumerate(zip(names, paths, strict=False)) if reference in (n, p)]
     if not cand:
         raise UsageError(f"{option} {reference!r} is not one of the runs ({', '.join(names)})")
     return cand[0]

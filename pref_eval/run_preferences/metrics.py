@@ -59,7 +59,7 @@ def compute_metric(rv: RelVectors, pm: PrefMeasure) -> MetricValues:
     found = X < BIG
     m = rv.m.astype(np.float64)
     k = pm.k
-    within = found & (X <= k) if k > 0 else found
+    within = found & (k >= X) if k > 0 else found
     if pm.base == "ap":
         idx = (rv.slot_index() + 1).astype(np.float64)
         term = np.where(within, idx[None, :] * (1.0 / np.maximum(X, 1)), 0.0)
@@ -87,7 +87,7 @@ def compute_metric(rv: RelVectors, pm: PrefMeasure) -> MetricValues:
         return MetricValues(dcg / idcg, num=dcg, den=idcg)
     if pm.base in ("rp", "p", "r"):
         cut = m[rv.slot_query()] if pm.base == "rp" else float(k)
-        cnt = _qsum(rv, (found & (X <= cut)).astype(np.float64))
+        cnt = _qsum(rv, (found & (cut >= X)).astype(np.float64))
         den = float(k) if pm.base == "p" else m
         return MetricValues(cnt / den, num=cnt, den=den)
     raise ValueError(pm.base)

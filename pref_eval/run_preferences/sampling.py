@@ -51,7 +51,7 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
             counts += np.bincount(pc[hit], minlength=len(keys))
     starts = np.flatnonzero(np.concatenate([[True], kept.qid[1:] != kept.qid[:-1]])) if len(kept.qid) else []
     bounds = list(starts) + [len(kept.qid)]
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in zip(bounds[:-1], bounds[1:], strict=False):
         n = b - a
         k = max(int(n * fraction), 1)
         if k >= n:

@@ -26,7 +26,8 @@ measure for each pair of runs), each row tested against 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class ComparisonResult:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def parse_tests(spec: "str | Sequence[str]") -> list[str]:
+def parse_tests(spec: str | Sequence[str]) -> list[str]:
     """``"t,wilcoxon"`` -> ``["t", "wilcoxon"]``; aliases ``perm``/``permutation``/
     ``random`` = randomization, ``boot`` = bootstrap, ``student`` = t."""
     items = spec.split(",") if isinstance(spec, str) else list(spec)
@@ -220,8 +221,8 @@ def _matrix(sub, runs: list[str], complete: bool):
     else:
         keep = present.all(axis=0)
         X = X[:, keep]
-    used = [q for q, k in zip(qids_all, keep) if k]
-    dropped = [q for q, k in zip(qids_all, keep) if not k]
+    used = [q for q, k in zip(qids_all, keep, strict=False) if k]
+    dropped = [q for q, k in zip(qids_all, keep, strict=False) if not k]
     return X, used, dropped
 
 
@@ -239,13 +240,13 @@ def _measure_block(piece):
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
 
-def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
+def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
             alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
             runs: Sequence[str] | None = None, measures: Sequence[str] | None = None,
             sign_min_diff: float = 0.0,
-            progress: "Callable[[int, int], None] | None" = None, jobs: int = 1) -> ComparisonResult:
+            progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> ComparisonResult:
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
     ``values``: DataFrame with columns run, qid, measure, value (per query).
@@ -323,7 +324,7 @@ def compare(values, *, tests: "str | Sequence[str]" = DEFAULT_TESTS, correction:
 
 def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, measure: str = "",
                         run_a: Sequence[str] | None = None, run_b: Sequence[str] | None = None,
-                     tests: "str | Sequence[str]" = DEFAULT_TESTS, correction: str = "holm",
+                     tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
                      alpha: float = 0.05, resamples: int = 10_000, seed: int | None = 0,
                      zero_method: str = "wilcox", wilcoxon_method: str = "auto",
                      confidence: float = 0.95, ci_method: str = "BCa", sign_min_diff: float = 0.0):
@@ -389,7 +390,7 @@ def compare_preferences(values, *, complete: bool = False, measures: Sequence[st
     frames, nq, dropped = [], {}, {}
     for m in measure_list:
         sub = df[df["measure"] == m]
-        pairs = list(dict.fromkeys(zip(sub["run"], sub["run_b"])))
+        pairs = list(dict.fromkeys(zip(sub["run"], sub["run_b"], strict=False)))
         qids = list(dict.fromkeys(sub["qid"]))
         table = sub.pivot_table(index=["run", "run_b"], columns="qid", values="value", aggfunc="first")
         table = table.reindex(index=pd.MultiIndex.from_tuples(pairs), columns=qids)
@@ -398,7 +399,7 @@ def compare_preferences(values, *, complete: bool = False, measures: Sequence[st
         keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
         X = np.where(present, X, 0.0)[:, keep]
         nq[m] = int(keep.sum())
-        dropped[m] = [q for q, kk in zip(qids, keep) if not kk]
+        dropped[m] = [q for q, kk in zip(qids, keep, strict=False) if not kk]
         frames.append(compare_differences(np.round(X, 12), measure=m, run_a=[p[0] for p in pairs],
                                           run_b=[p[1] for p in pairs], **kwargs))
     records = pd.concat(frames, ignore_index=True) if frames else None

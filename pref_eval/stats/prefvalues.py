@@ -14,7 +14,7 @@ Run names are ``zelo_eval``'s run ids (the file's base name without
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def needs_preference_mode(measures: Sequence[str]) -> bool:
@@ -58,7 +58,7 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     names = list(names) if names is not None else run_names(list(runs))
     ref = reference_index(reference, names, list(runs), option="--baseline")
     q = read_qrels(qrels, check_duplicates=False)
-    rs = [read_run(p, name=n) for p, n in zip(runs, names)]
+    rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     pq = prepare_qrels(q, binary, floor)
     res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)
     rows = list(pref_rows(res, per_query=True, summary=False))

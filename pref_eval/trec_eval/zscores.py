@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def zscore_result(res, z: Callable[[str, str, float], float]):
         raw = np.asarray(col.values, dtype=np.float64)
         if agg == "gmean":
             raw = np.log(np.maximum(raw, MIN_GEO_MEAN))
-        vals = np.array([z(col.name, q, float(v)) for q, v in zip(res.qids, raw)], dtype=np.float64)
+        vals = np.array([z(col.name, q, float(v)) for q, v in zip(res.qids, raw, strict=False)], dtype=np.float64)
         summary = col.summary
         if col.summary is not None:
             if spec is not None and spec.summarize is not None and res.ranked is not None:

@@ -47,7 +47,7 @@ def align(docnos, run_scores, zelo: dict, *, limit: int | None = None, strict: b
     if missing and strict:
         first = docnos[int(np.flatnonzero(~keep)[0])]
         raise EvaluationError(f"document {first!r} has no zELO score")
-    gt = np.array([zelo[d] for d, k in zip(docnos, keep) if k], dtype=float)
+    gt = np.array([zelo[d] for d, k in zip(docnos, keep, strict=False) if k], dtype=float)
     return run_scores[keep], gt, missing
 
 

@@ -15,7 +15,7 @@ query (zbench keeps them: 5-6 % of pairs at n = 50).
 from __future__ import annotations
 
 import random
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -53,7 +53,7 @@ def random_cycles(
             if n < 2 and compat != "zbench":
                 continue
             nxt = np.roll(perm, -1)
-            for i, j in zip(perm.tolist(), nxt.tolist()):
+            for i, j in zip(perm.tolist(), nxt.tolist(), strict=False):
                 if dedup:
                     key = (min(i, j), max(i, j))
                     if key in seen:

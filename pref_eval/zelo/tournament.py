@@ -32,7 +32,7 @@ document (:meth:`Tournament.to_json`).
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -276,7 +276,7 @@ class Tournament:
                           indent=1, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str, name: str = "<state>") -> "Tournament":
+    def from_json(cls, text: str, name: str = "<state>") -> Tournament:
         from .state_schema import validate_state
 
         try:

@@ -27,7 +27,7 @@ def zbench_win_matrix(n: int, a, b, s) -> np.ndarray:
     w = np.zeros((n, n))
     for i in range(n):
         w[i, i] = 0.5
-    for ai, bi, si in zip(a, b, s):
+    for ai, bi, si in zip(a, b, s, strict=False):
         w[int(bi), int(ai)] += si
         w[int(ai), int(bi)] += 1 - si
     return w

@@ -1,0 +1,75 @@
+"""What every command shares: the command table and the common options.
+
+``COMMANDS`` is the one list of commands. The ``zelo`` group
+(:mod:`pref_eval.cli.group`) is built from it; ``setup.cfg``'s console
+scripts and the ``bin/`` wrappers are checked against it by
+``tests/test_cli_options.py`` (and ``python tools/make_bin.py`` writes the
+wrappers from it). A new command adds one :class:`Command` row here, then its
+entry point in ``setup.cfg`` (see ``docs/architecture.md``).
+
+``quiet_option`` is the one declaration of ``-Q/--quiet``; ``--version`` is
+answered in one place, :func:`pref_eval.cli.common.run_main`, with the name
+the user typed (``zelo_fit --version``, ``zelo fit --version``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class Command(NamedTuple):
+    """One command: ``zelo NAME`` and its console scripts (the first is its own name)."""
+
+    name: str
+    module: str
+    scripts: tuple[str, ...]
+    help: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("trec", "pref_eval.cli.trec", ("zelo_trec",), "trec_eval-exact evaluation (drop-in for trec_eval)."),
+    Command("eval", "pref_eval.cli.eval", ("zelo_eval", "pref_eval"),
+            "Metric and preference evaluation of runs (drop-in for pref_eval.py)."),
+    Command("aggregate", "pref_eval.cli.aggregate", ("pref_aggregate",),
+            "Order runs from preference files: MC4, Borda (pref_aggregate)."),
+    Command("fit", "pref_eval.cli.fit", ("zelo_fit",), "Fit zELO / Bradley-Terry scores from pairwise judgments."),
+    Command("pairs", "pref_eval.cli.pairs", ("zelo_pairs",),
+            "Choose document pairs to judge (random cycles, Clarke's tournament)."),
+    Command("simulate", "pref_eval.cli.simulate", ("zelo_simulate",),
+            "Simulate judging strategies against a preference matrix."),
+    Command("compare", "pref_eval.cli.compare", ("zelo_compare",),
+            "Significance tests, corrections and ordering correlations."),
+    Command("agree", "pref_eval.cli.agree", ("zelo_agree",),
+            "Agreement, calibration and changed conclusions between judges."),
+    Command("plot", "pref_eval.cli.plot", ("zelo_plot",), "Plots of zELO scores and system comparisons."),
+    Command("judge", "pref_eval.cli.judge", ("zelo_judge",),
+            "Judge document pairs with an ensemble of LLM judges (stored, resumable)."),
+)
+
+#: the group itself
+GROUP_SCRIPT = "zelo"
+
+
+def console_scripts() -> dict[str, str]:
+    """``{script: "module:main"}`` for every command and the group, as setup.cfg must declare them."""
+    out = {GROUP_SCRIPT: "pref_eval.cli.group:main"}
+    for c in COMMANDS:
+        for s in c.scripts:
+            out[s] = f"{c.module}:main"
+    return out
+
+
+def version_name(prog: str, args: list[str]) -> str:
+    """The program name ``--version`` prints: ``zelo fit`` for ``zelo fit --version``, else ``prog``."""
+    if prog == GROUP_SCRIPT and args and args[0] in {c.name for c in COMMANDS}:
+        return f"{GROUP_SCRIPT} {args[0]}"
+    return prog
+
+
+def quiet_option(help: str = "No warnings or progress on stderr.") -> Callable[[F], F]:
+    """``-Q/--quiet`` (parameter ``quiet``): silences the command's :class:`~pref_eval.log.Log`."""
+    import click
+
+    return click.option("-Q", "--quiet", "quiet", is_flag=True, help=help)

@@ -1,0 +1,50 @@
+"""One command table (pref_eval.cli.options.COMMANDS), one -Q/--quiet, one --version path."""
+from __future__ import annotations
+
+import configparser
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from pref_eval import __version__
+from pref_eval.cli.options import COMMANDS, console_scripts
+
+
+def test_setup_cfg_console_scripts_are_the_command_table():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    lines = [ln.strip() for ln in cfg["options.entry_points"]["console_scripts"].splitlines() if ln.strip()]
+    declared = dict(re.match(r"(\S+)\s*=\s*(\S+)$", ln).groups() for ln in lines)
+    assert declared == console_scripts()
+
+
+def test_bin_wrappers_are_generated_from_the_table():
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "make_bin.py"), "--check"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout
+
+
+def test_group_lists_every_command_of_the_table():
+    from pref_eval.cli.group import COMMANDS as GROUP
+
+    assert list(GROUP) == [c.name for c in COMMANDS]
+
+
+def test_quiet_declared_once():
+    sources = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "pref_eval" / "cli").glob("*.py")}
+    assert [n for n, s in sources.items() if '"-Q"' in s] == ["options.py"]
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["pref_eval.cli.group", "fit", "--version"], "zelo fit"),
+    (["pref_eval.cli.group", "trec", "--version"], "zelo trec"),
+    (["pref_eval.cli.group", "--version"], "zelo"),
+    (["pref_eval.cli.fit", "--version"], "zelo_fit"),
+    (["pref_eval.cli.plot", "--version"], "zelo_plot"),
+])
+def test_version_prints_the_program_name_typed(argv, name):
+    p = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0 and p.stdout == f"{name} (pref_eval) {__version__}\n", p.stderr

@@ -1,0 +1,311 @@
+"""Bad and odd inputs of every kind, for every command that reads them.
+
+Each valid input file of tests/fault_workspace.py (qrels, runs, judgments in
+several formats, zbench datasets, preference JSON lines, zELO score files,
+orderings, per-query tables, probability matrices, 'qid docno' lists,
+tournament states) is mutated -- deterministically, by seeded mutators (lines
+deleted, duplicated, truncated; fields emptied, swapped, added, replaced by
+hostile values; Latin-1 and binary bytes; CR-only / CRLF line ends; a BOM; a
+corrupt gzip; a 100 KB token; JSON values and keys changed) -- and given to
+the command in place of the original. Every case must hold the contract of
+docs/exit-codes.md: no traceback, no hang, exit 0 or 2, a failure is one line
+naming the file, and no input or earlier output changes.
+
+``CASES`` is the full generated sweep (marked slow, CI runs it); a
+deterministic subset of about 200 runs by default. The count is asserted by
+``test_sweep_size`` and printed in the summary of the slow run.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_harness import check_contract, digest_tree, run_inproc
+from fault_workspace import build
+
+# input kind -> (file in the workspace, command, argv reading it)
+READERS: dict[str, tuple[str, str, list[str]]] = {
+    "qrels/trec": ("q.qrels", "zelo_trec", ["-m", "map", "-m", "ndcg_cut.10", "q.qrels", "bm25.run"]),
+    "qrels/eval-pref": ("q.qrels", "zelo_eval", ["-R", "q.qrels", "-m", "rpp", "bm25.run", "dense.run"]),
+    "qrels/pairs-init": ("q.qrels", "zelo_pairs", ["init", "--state", "new.json", "--qrels", "q.qrels"]),
+    "run/trec": ("bm25.run", "zelo_trec", ["-m", "map", "q.qrels", "bm25.run"]),
+    "run/eval-pref": ("bm25.run", "zelo_eval", ["-R", "q.qrels", "bm25.run", "dense.run"]),
+    "run/pairs-cycles": ("bm25.run", "zelo_pairs", ["cycles", "--run", "bm25.run", "--depth", "5", "-Q"]),
+    "run/compare": ("dense.run", "zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "bm25.run",
+                                                  "dense.run"]),
+    "judgments-clarke3/fit": ("j.judge", "zelo_fit", ["-J", "j.judge", "-Q"]),
+    "judgments-jsonl/fit": ("j.jsonl", "zelo_fit", ["-J", "j.jsonl", "-Q"]),
+    "judgments-clarke3/pairs-add": ("j.judge", "zelo_pairs", ["add", "--state", "s.json", "-J", "j.judge", "-Q"]),
+    "dataset/pairs-cycles": ("dataset.jsonl", "zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q"]),
+    "prefs-jsonl/aggregate": ("prefs.jsonl", "pref_aggregate", ["-P", "prefs.jsonl"]),
+    "scores/eval": ("scores.tsv", "zelo_eval", ["-R", "scores.tsv", "bm25.run"]),
+    "orderings/compare": ("order_a.tsv", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
+    "ordering-list/compare": ("order_b.txt", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
+    "per-query/compare": ("pq.tsv", "zelo_compare", ["-P", "pq.tsv", "--tests", "t"]),
+    "matrix/simulate": ("matrix.txt", "zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "2",
+                                                        "-Q"]),
+    "docs/pairs-cycles": ("docs.txt", "zelo_pairs", ["cycles", "--docs", "docs.txt", "-Q"]),
+    "state/pairs-next": ("s.json", "zelo_pairs", ["next", "--state", "s.json"]),
+    "state/pairs-result": ("s.json", "zelo_pairs", ["result", "--state", "s.json"]),
+}
+
+# files a command itself rewrites on success (the tournament state of next/add)
+OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"s.json"}}
+# problems of a combination of inputs, named by what they combine
+ALSO_NAMED = {"orderings/compare": ("orderings",), "ordering-list/compare": ("orderings",),
+              "per-query/compare": ("measure", "runs"), "run/compare": ("runs", "run"),
+              "judgments-clarke3/pairs-add": ("state",)}
+
+HOSTILE = ["", "abc", "nan", "NaN", "inf", "-inf", "-1", "1e400", "0x10", "1_0", "4.0", "1.5",
+           "99999999999999999999", "é", "\u00a0", "\x00", "-0", "+1", "1e-400", "٣"]
+JSON_HOSTILE = ["null", "true", "[]", "{}", '"x"', "NaN", "Infinity", "1e400", "-1", "1.5", '""']
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
+def m_delete_line(d, r):
+    ls = _lines(d)
+    del ls[r.randrange(len(ls))]
+    return b"\n".join(ls)
+
+
+def m_duplicate_line(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    ls.insert(i, ls[i])
+    return b"\n".join(ls)
+
+
+def m_truncate(d, r):
+    return d[: r.randrange(len(d) + 1)]
+
+
+def m_swap_fields(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    f = ls[i].split()
+    if len(f) >= 2:
+        a, b = r.sample(range(len(f)), 2)
+        f[a], f[b] = f[b], f[a]
+        ls[i] = b" ".join(f)
+    return b"\n".join(ls)
+
+
+def m_hostile_field(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    sep = b"\t" if b"\t" in ls[i] else b" "
+    f = ls[i].split(sep)
+    f[r.randrange(len(f))] = r.choice(HOSTILE).encode()
+    ls[i] = sep.join(f)
+    return b"\n".join(ls)
+
+
+def m_extra_field(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    ls[i] = ls[i] + (b"\t" if b"\t" in ls[i] else b" ") + b"extra"
+    return b"\n".join(ls)
+
+
+def m_drop_field(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    f = ls[i].split()
+    if f:
+        del f[r.randrange(len(f))]
+    ls[i] = b" ".join(f)
+    return b"\n".join(ls)
+
+
+def m_latin1(d, r):
+    i = r.randrange(len(d) + 1)
+    return d[:i] + b"\xe9" + d[i:]
+
+
+def m_binary(d, r):
+    i = r.randrange(len(d) + 1)
+    return d[:i] + bytes(r.randrange(256) for _ in range(16)) + d[i:]
+
+
+def m_cr_only(d, r):
+    return d.replace(b"\n", b"\r")
+
+
+def m_crlf(d, r):
+    return d.replace(b"\n", b"\r\n")
+
+
+def m_bom(d, r):
+    return b"\xef\xbb\xbf" + d
+
+
+def m_gzip_corrupt(d, r):
+    z = gzip.compress(d)
+    return z[: max(10, len(z) // 2)]
+
+
+def m_gzip_ok(d, r):
+    return gzip.compress(d)
+
+
+def m_long_token(d, r):
+    ls = _lines(d)
+    i = r.randrange(len(ls))
+    f = ls[i].split(b" ")
+    f[r.randrange(len(f))] = b"x" * 100_000
+    ls[i] = b" ".join(f)
+    return b"\n".join(ls)
+
+
+def m_blank_and_comment(d, r):
+    ls = _lines(d)
+    ls.insert(r.randrange(len(ls) + 1), r.choice([b"", b"   ", b"# comment", b"\t"]))
+    return b"\n".join(ls)
+
+
+def m_empty(d, r):
+    return b""
+
+
+def m_shuffle(d, r):
+    ls = [x for x in _lines(d) if x]
+    r.shuffle(ls)
+    return b"\n".join(ls) + b"\n"
+
+
+def m_json_value(d, r):
+    ls = _lines(d)
+    cands = [i for i, x in enumerate(ls) if x.strip().startswith(b"{")]
+    if not cands:
+        return m_hostile_field(d, r)
+    i = r.choice(cands)
+    try:
+        obj = json.loads(ls[i])
+    except ValueError:
+        return d
+    if not isinstance(obj, dict) or not obj:
+        return d
+    k = r.choice(sorted(obj))
+    text = json.dumps(obj)
+    needle = json.dumps(k) + ": " + json.dumps(obj[k])
+    ls[i] = text.replace(needle, json.dumps(k) + ": " + r.choice(JSON_HOSTILE), 1).encode()
+    return b"\n".join(ls)
+
+
+def m_json_drop_key(d, r):
+    ls = _lines(d)
+    cands = [i for i, x in enumerate(ls) if x.strip().startswith(b"{")]
+    if not cands:
+        return m_drop_field(d, r)
+    i = r.choice(cands)
+    try:
+        obj = json.loads(ls[i])
+    except ValueError:
+        return d
+    if isinstance(obj, dict) and obj:
+        del obj[r.choice(sorted(obj))]
+    ls[i] = json.dumps(obj).encode()
+    return b"\n".join(ls)
+
+
+def m_json_wrap(d, r):
+    s = d.strip()
+    return b"[" + s + b"]" if s.startswith(b"{") else b'{"a": ' + s[:50] + b"}"
+
+
+def m_state_value(d, r):
+    """Tournament states: a value deep inside the JSON document replaced."""
+    try:
+        obj = json.loads(d)
+    except ValueError:
+        return d
+    paths = []
+
+    def walk(o, p):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                paths.append(p + (k,))
+                walk(v, p + (k,))
+        elif isinstance(o, list):
+            for j, v in enumerate(o[:3]):
+                paths.append(p + (j,))
+                walk(v, p + (j,))
+    walk(obj, ())
+    if not paths:
+        return d
+    path = r.choice(paths)
+    tgt = obj
+    for k in path[:-1]:
+        tgt = tgt[k]
+    tgt[path[-1]] = json.loads(r.choice(JSON_HOSTILE + ['"a\\tb"', "99", '"extra"', '[1, 2]']))
+    return json.dumps(obj).encode()
+
+
+MUTATORS = [m_delete_line, m_duplicate_line, m_truncate, m_swap_fields, m_hostile_field, m_extra_field,
+            m_drop_field, m_latin1, m_binary, m_cr_only, m_crlf, m_bom, m_gzip_corrupt, m_gzip_ok,
+            m_long_token, m_blank_and_comment, m_empty, m_shuffle, m_json_value, m_json_drop_key, m_json_wrap]
+SEEDS_PER = {m.__name__: 3 for m in MUTATORS}
+SEEDS_PER.update({"m_cr_only": 1, "m_crlf": 1, "m_bom": 1, "m_gzip_ok": 1, "m_empty": 1, "m_json_wrap": 1,
+                  "m_hostile_field": 6, "m_json_value": 6})
+
+CASES = []
+for kind in sorted(READERS):
+    muts = list(MUTATORS) + ([m_state_value] if kind.startswith("state") else [])
+    for m in muts:
+        n = 12 if m is m_state_value else SEEDS_PER.get(m.__name__, 3)
+        for seed in range(n):
+            CASES.append((kind, m.__name__, seed))
+MUT = {m.__name__: m for m in [*MUTATORS, m_state_value]}
+# the default run: a deterministic ~200-case sample that still covers every kind and mutator
+_rng = random.Random(17)
+FAST = set(_rng.sample(range(len(CASES)), 160))
+for kind in READERS:
+    FAST.add(next(i for i, c in enumerate(CASES) if c[0] == kind and c[1] == "m_hostile_field"))
+for m in MUT:
+    FAST.add(next(i for i, c in enumerate(CASES) if c[1] == m))
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("pristine"))
+
+
+def _param(i, c):
+    marks = [] if i in FAST else [pytest.mark.slow]
+    return pytest.param(*c, id=f"{c[0]}:{c[1]}:{c[2]}", marks=marks)
+
+
+@pytest.mark.parametrize("kind,mutator,seed", [_param(i, c) for i, c in enumerate(CASES)])
+def test_mutated_input(pristine, tmp_path, kind, mutator, seed):
+    fname, script, argv = READERS[kind]
+    ws = tmp_path / "ws"
+    shutil.copytree(pristine, ws, symlinks=True)
+    data = (ws / fname).read_bytes()
+    r = random.Random(f"{kind}/{mutator}/{seed}")
+    (ws / fname).write_bytes(MUT[mutator](data, r))
+    before = digest_tree(ws)
+    res = run_inproc(script, argv, ws, timeout=60)
+    problems = check_contract(res, script=script, expect={0, 2})
+    if res.returncode == 2 and not res.stderr.startswith("Usage:"):
+        line = res.stderr.strip().splitlines()[-1]
+        if fname not in line and "Error:" not in line and not any(w in line for w in ALSO_NAMED.get(kind, ())):
+            problems.append(f"the message does not name {fname}: {line}")
+    assert problems == [], (kind, mutator, seed, res.stderr[-800:])
+    after = digest_tree(ws)
+    own = OWN_OUTPUTS.get(kind, set()) if res.returncode == 0 else set()
+    assert {k: v for k, v in after.items() if k in before and k not in own} == \
+        {k: v for k, v in before.items() if k not in own}, "an input or earlier output changed"
+
+
+def test_sweep_size():
+    """The generated sweep (this file) is large; together with test_fuzz_options.py and
+    test_output_faults.py it passes 1,000 cases."""
+    assert len(CASES) >= 900, len(CASES)
+    assert 150 <= len(FAST) <= 260

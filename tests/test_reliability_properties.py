@@ -1,0 +1,225 @@
+"""Properties of every command under harmless changes, and bounded memory.
+
+* Shuffling the lines of an input never changes an output beyond its
+  documented order (qrels, runs, judgments, preference lines, per-query tables).
+* The same seed twice gives byte-identical output for every seeded command.
+* CR-only and CRLF line ends give the same output as LF (never a different score).
+* A qrels file with one 10 MB line is refused within 200 MB of memory.
+* ``zelo_pairs cycles --run`` is linear in run lines and equals a direct
+  per-query sort.
+"""
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_harness import ROOT, SCRIPTS, run_inproc
+from fault_workspace import build
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return build(tmp_path_factory.mktemp("pristine"))
+
+
+@pytest.fixture()
+def ws(pristine, tmp_path) -> Path:
+    dst = tmp_path / "ws"
+    shutil.copytree(pristine, dst, symlinks=True)
+    return dst
+
+
+def _shuffled(path: Path, seed: int, keep_first: bool = False) -> None:
+    """Lines in random order (a header line kept first; per-query tables keep the order in which
+    runs first appear, which is the documented order of the pairs compared)."""
+    lines = [x for x in path.read_bytes().split(b"\n") if x]
+    head, body = (lines[:1], lines[1:]) if keep_first else ([], lines)
+    runs = list(dict.fromkeys(x.split(b"\t")[0] for x in body))
+    random.Random(seed).shuffle(body)
+    if keep_first:
+        body.sort(key=lambda x: runs.index(x.split(b"\t")[0]))
+    path.write_bytes(b"\n".join(head + body) + b"\n")
+
+
+def _sorted_lines(b: bytes) -> list[bytes]:
+    return sorted(b.split(b"\n"))
+
+
+# command, argv, file to shuffle, keep a header line, outputs compared as sorted lines?
+SHUFFLE = {
+    "trec-qrels": ("zelo_trec", ["-q", "-m", "all_trec", "q.qrels", "bm25.run"], "q.qrels", False, False),
+    "trec-run": ("zelo_trec", ["-q", "-m", "all_trec", "q.qrels", "bm25.run"], "bm25.run", False, False),
+    "eval-pref-run": ("zelo_eval", ["-R", "q.qrels", "-q", "bm25.run", "dense.run"], "dense.run", False, False),
+    "fit-judgments": ("zelo_fit", ["-J", "j.judge", "-Q"], "j.judge", False, True),
+    # measures are listed in order of first appearance (documented): compare the rows as a set
+    "aggregate-prefs": ("pref_aggregate", ["-P", "prefs.jsonl", "-o", "tsv"], "prefs.jsonl", False, True),
+    "pairs-init-qrels": ("zelo_pairs", ["init", "--state", "new.json", "--qrels", "q.qrels"], "q.qrels", False, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHUFFLE))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_shuffled_lines_same_output(ws, case, seed):
+    script, argv, fname, header, as_set = SHUFFLE[case]
+    ref = run_inproc(script, argv, ws)
+    ref_state = (ws / "new.json").read_bytes() if as_set is None else None
+    assert ref.returncode == 0, ref.stderr
+    if as_set is None:
+        (ws / "new.json").unlink()
+    _shuffled(ws / fname, seed, keep_first=header)
+    got = run_inproc(script, argv, ws)
+    assert got.returncode == 0, got.stderr
+    if as_set is None:  # the tournament state: the same candidates (ties on a grade keep the file order)
+        import json
+
+        pools = [{t: set(v["pool"]) for t, v in json.loads(x)["topics"].items()}
+                 for x in (ref_state, (ws / "new.json").read_bytes())]
+        assert pools[0] == pools[1]
+    elif as_set and script == "zelo_fit":  # documents in order of first appearance; sums in judgment order
+        a = sorted(x.split(b"\t") for x in ref.stdout.split(b"\n")[1:] if x)
+        b = sorted(x.split(b"\t") for x in got.stdout.split(b"\n")[1:] if x)
+        assert [x[:2] for x in a] == [x[:2] for x in b]
+        assert all(abs(float(u) - float(v)) <= 1e-9 * max(1.0, abs(float(u)))
+                   for x, y in zip(a, b, strict=True) for u, v in zip(x[2:], y[2:], strict=True))
+    elif as_set:  # measures in order of first appearance: same rows, maybe reordered
+        assert _sorted_lines(got.stdout) == _sorted_lines(ref.stdout)
+    else:
+        assert got.stdout == ref.stdout
+
+
+SEEDED = {
+    "eval-sampling": ("zelo_eval", ["-R", "q.qrels", "--query_fraction", "0.5", "--samples", "3", "--seed", "7",
+                                    "bm25.run", "dense.run"]),
+    "aggregate-sampling": ("pref_aggregate", ["-P", "prefs.jsonl", "--query_fraction", "0.5", "--num_samples", "3",
+                                              "--seed", "7"]),
+    "pairs-cycles": ("zelo_pairs", ["cycles", "--run", "bm25.run", "--depth", "8", "--seed", "7", "-Q"]),
+    "pairs-cycles-docs": ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--seed", "3", "-Q"]),
+    "pairs-next": ("zelo_pairs", ["next", "--state", "s.json"]),
+    "simulate-tournament": ("zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "5", "--seed", "7",
+                                              "-Q"]),
+    "simulate-recovery": ("zelo_simulate", ["recovery", "--K", "6", "--sigma", "1", "--cycles", "2", "--trials",
+                                            "2", "--seed", "7", "-Q"]),
+    "compare-randomization": ("zelo_compare", ["-P", "pq.tsv", "--tests", "randomization,bootstrap",
+                                               "--resamples", "200", "--seed", "7"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEEDED))
+def test_same_seed_same_bytes(pristine, tmp_path, case):
+    script, argv = SEEDED[case]
+    outs = []
+    for k in range(2):
+        w = tmp_path / f"w{k}"
+        shutil.copytree(pristine, w)
+        res = run_inproc(script, argv, w)
+        assert res.returncode == 0, res.stderr
+        outs.append(res.stdout)
+    assert outs[0] == outs[1] and outs[0]
+
+
+@pytest.mark.parametrize("fname,script,argv", [
+    ("bm25.run", "zelo_eval", ["-R", "q.qrels", "-q", "bm25.run", "dense.run"]),
+    ("q.qrels", "zelo_trec", ["-q", "-m", "all_trec", "q.qrels", "bm25.run"]),
+    ("j.judge", "zelo_fit", ["-J", "j.judge", "-Q"]),
+    ("pq.tsv", "zelo_compare", ["-P", "pq.tsv", "--tests", "t"]),
+    ("matrix.txt", "zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "3", "-Q"]),
+    ("order_b.txt", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
+])
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n"])
+def test_line_ends_never_change_scores(ws, fname, script, argv, ending):
+    """Old-Mac CR-only files and CRLF files are read exactly as their LF twin (or refused, never scored
+    differently): here they are read."""
+    ref = run_inproc(script, argv, ws)
+    assert ref.returncode == 0, ref.stderr
+    p = ws / fname
+    p.write_bytes(p.read_bytes().replace(b"\n", ending))
+    got = run_inproc(script, argv, ws)
+    assert got.returncode == 0, got.stderr
+    if fname == "order_b.txt":  # the file name is part of the report: compare the numbers
+        assert got.stdout.split(b"\n")[2:] == ref.stdout.split(b"\n")[2:]
+    else:
+        assert got.stdout == ref.stdout
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300))
+def test_any_bytes_as_qrels_or_run(pristine, data):
+    """Arbitrary bytes as a qrels or run file: exit 0 or 2, never a traceback (hypothesis)."""
+    for fname, argv in (("q.qrels", ["-m", "map", "q.qrels", "bm25.run"]),
+                        ("bm25.run", ["-m", "map", "q.qrels", "bm25.run"])):
+        w = Path(pristine).parent / "hyp"
+        if w.exists():
+            shutil.rmtree(w)
+        shutil.copytree(pristine, w)
+        (w / fname).write_bytes(data)
+        res = run_inproc("zelo_trec", argv, w)
+        assert res.returncode in (0, 2) and "Traceback" not in res.stderr, res.stderr
+
+
+def test_memory_one_10mb_line_in_qrels(tmp_path):
+    """A qrels with one 10 MB line is refused within 200 MB (maximum resident set of the process)."""
+    q = tmp_path / "q.qrels"
+    with open(q, "wb") as f:
+        for i in range(1000):
+            f.write(b"1 0 d%d 1\n" % i)
+        f.write(b"1 0 " + b"x" * 10_000_000 + b" 1\n")
+        for i in range(1000):
+            f.write(b"2 0 d%d 1\n" % i)
+    r = tmp_path / "r.run"
+    r.write_text("".join(f"1 Q0 d{i} {i + 1} {100 - i} r\n" for i in range(50)))
+    mod, func = SCRIPTS["zelo_trec"]
+    # VmHWM (peak resident set of this program; ru_maxrss would keep the forking parent's peak across exec)
+    code = (f"import sys\nimport {mod} as m\ntry:\n    m.{func}()\nexcept SystemExit as e:\n"
+            "    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]\n"
+            "    sys.stderr.write('RSS %s CODE %s\\n' % (hwm, e.code))")
+    res = subprocess.run([sys.executable, "-c", code, "-m", "map", str(q), str(r)], capture_output=True,
+                         text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    last = res.stderr.strip().splitlines()[-1]
+    rss_kb, exit_code = int(last.split()[1]), last.split()[3]
+    assert exit_code == "2" and ":1001: a field of 10000000 bytes" in res.stderr, res.stderr[:500]
+    assert rss_kb < 200 * 1024, rss_kb
+
+
+def _reference_candidates(run_text: str, depth: int) -> list[tuple[str, list[str]]]:
+    per: dict[str, list] = {}
+    for line in run_text.splitlines():
+        q, _, d, _, s, _ = line.split()
+        per.setdefault(q, []).append((-float(s), d))
+    return [(q, [d for _, d in sorted(v)[:depth]]) for q, v in sorted(per.items())]
+
+
+def test_pairs_cycles_run_candidates_match_a_direct_sort(tmp_path):
+    from pref_eval.cli.pairs import _read_queries
+
+    rng = random.Random(5)
+    lines = [f"{q} Q0 d{rng.randrange(500)}x{k} {k} {rng.choice([1.0, 2.5, rng.random()])} r"
+             for q in ("b", "a", "c10", "c9") for k in range(60)]
+    rng.shuffle(lines)
+    p = tmp_path / "r.run"
+    p.write_text("\n".join(lines) + "\n")
+    assert _read_queries(None, str(p), 7, None) == _reference_candidates(p.read_text(), 7)
+
+
+@pytest.mark.slow
+def test_pairs_cycles_run_linear(tmp_path):
+    """4x the run lines takes well under 16x the time (the old code was quadratic)."""
+    import time
+
+    from pref_eval.cli.pairs import _read_queries
+
+    times = []
+    for n in (100_000, 400_000):
+        p = tmp_path / f"r{n}.run"
+        with open(p, "w") as f:
+            for i in range(n):
+                f.write(f"{i // 1000} Q0 d{i % 997} {i % 1000 + 1} {(i * 7919) % 1000} r\n")
+        t = time.perf_counter()
+        _read_queries(None, str(p), 10, None)
+        times.append(time.perf_counter() - t)
+    assert times[1] < 8 * times[0] + 0.5, times
