@@ -555,7 +555,7 @@ def test_item17_zelo_page_table_is_what_the_script_prints():
 def test_item18_docs_cite_public_sources_not_the_shared_folder():
     pages = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
     bad = [(p.name, line) for p in pages for line in p.read_text(encoding="utf-8").splitlines()
-           if "../shared" in line or "shared notes" in line or "shared data" in line or "zelo_notes" in line]
+           if "../shared/" in line or "shared notes" in line or "shared data" in line or "zelo_notes" in line]
     assert not bad, bad
 
 
