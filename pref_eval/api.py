@@ -77,7 +77,7 @@ def _load_runs(runs: Any) -> list:
     if isinstance(runs, (str, os.PathLike)):
         from .io.run_ids import run_ids
 
-        return [one(runs, run_ids([runs])[0])]
+        return [one(runs, run_ids([os.fspath(runs)])[0])]
     if isinstance(runs, Run) or hasattr(runs, "columns"):
         return [one(runs)]
     if isinstance(runs, Mapping):
@@ -259,10 +259,10 @@ def judge(
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged; ``log`` a
-    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
-    from .cli.common import Log
+    from .log import Log
     from .judge.run import Setup, run, summary_lines, write_results
     from .judge.scheduler import Limits
 
@@ -454,7 +454,7 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
             skipped.append(s)
             continue
         qids = None
-        if qids0 is not None:
+        if qids0 is not None and rng is not None:
             k = max(1, int(len(qids0) * query_fraction))
             qids = [qids0[i] for i in sorted(rng.choice(len(qids0), size=k, replace=False))]
         results.append(aggregate_sample(pf, ms, sample=s, source_sample=src, qids=qids, mc4_steps=mc4_steps,

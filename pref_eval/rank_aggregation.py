@@ -186,7 +186,10 @@ def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
 
 
 def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray) -> np.ndarray:
-    """C[a,b] = Σ_rankings sign(pos_b − pos_a) over rankings holding both (positions ``jj`` of names ``ni`` in ranking ``rr``)."""
+    """C[a,b] = Σ_rankings sign(pos_b − pos_a) over rankings holding both.
+
+    (positions ``jj`` of names ``ni`` in ranking ``rr``)
+    """
     small = n < 30000 and (len(jj) == 0 or int(jj.max()) < 30000)
     pos = np.full((nrank, n), -1, dtype=np.int16 if small else np.int64)
     pos[rr, ni] = jj

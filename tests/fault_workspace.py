@@ -40,6 +40,13 @@ def build(ws: Path) -> Path:
     shutil.copy(zb / "dataset.jsonl", ws / "dataset.jsonl")
     shutil.copy(ROOT / "tests/data/stats/order_a.tsv", ws / "order_a.tsv")
     shutil.copy(ROOT / "tests/data/stats/order_b.txt", ws / "order_b.txt")
+    shutil.copy(ROOT / "judgments/dl21-crowd-sample.txt", ws / "crowd.txt")
+    shutil.copy(ROOT / "judgments/dl21-gpt4o-sample.human", ws / "gpt.human")
+    run_lines = (ws / "bm25.run").read_text().split("\n")
+    (ws / "docs.tsv").write_text("".join(sorted({f"{x.split()[2]}\tdocument {x.split()[2]}\n"
+                                                 for x in run_lines if x})))
+    (ws / "queries.tsv").write_text("".join(sorted({f"{x.split()[0]}\tquery {x.split()[0]}\n"
+                                                    for x in run_lines if x})))
     (ws / "matrix.txt").write_text("0.5 0.8 0.9\n0.2 0.5 0.7\n0.1 0.3 0.5\n")
     (ws / "docs.txt").write_text("q1 d1\nq1 d2\nq1 d3\nq1 d4\n")
     # a JSON-lines judgment file (zelo_fit's own format)

@@ -397,7 +397,8 @@ def _tau_case(tmp_path, judges_for, k=20, nq=12, sigma=1.5, cycles=4):
             fh.write(f"{q}\t{a}\t{b}\n")
     zj(tmp_path / "pairs.tsv", *common(tmp_path), *judges_for(truth), "-o", tmp_path / "j.jsonl", "-Q",
        "--concurrency", 16)
-    fit = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", tmp_path / "j.jsonl", "-Q"],
+    zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "export.jsonl", "-Q")  # what zelo_fit reads
+    fit = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", tmp_path / "export.jsonl", "-Q"],
                          capture_output=True, text=True, env=env(), check=True)
     ours = kendall_tau_vs_truth(fit.stdout, truth)
     expected = recovery_tau(k, sigma, cycles)

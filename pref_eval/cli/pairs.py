@@ -108,9 +108,13 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 def _load(state):
     from ..io.textfile import read_input_text
+    from ..zelo.adaptive_session import AdaptiveSession, is_adaptive_state
     from ..zelo.tournament import Tournament
 
-    return Tournament.from_json(read_input_text(state, what="tournament state"), state)
+    text = read_input_text(state, what="tournament state")
+    if is_adaptive_state(text):
+        return AdaptiveSession.from_json(text, state)
+    return Tournament.from_json(text, state)
 
 
 def _save(state, t):
@@ -121,14 +125,21 @@ def _save(state, t):
 @command.command("init")
 @click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
 @click.option("--qrels", required=True, metavar="FILE", help="Graded qrels (the pool: grade > 0).")
-@click.option("--k", type=click.IntRange(min=1), default=5, show_default=True, help="Depth of top documents required.")
-@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True, help="First-stage pairings per document.")
-@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True, help="First-stage pooling threshold.")
+@click.option("--strategy", type=click.Choice(["tournament", "adaptive"]), default="tournament", show_default=True,
+              help="Clarke et al.'s tournament, or the adaptive double elimination (zelo_simulate adaptive).")
+@click.option("--k", type=click.IntRange(min=1), default=None, help="Tournament: depth of top documents required (5).")
+@click.option("--p", type=click.IntRange(min=1), default=None,
+              help="Tournament: first-stage pairings per document (7).")
+@click.option("--f", type=click.IntRange(min=1), default=None, help="Tournament: first-stage pooling threshold (9).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--final-phase", is_flag=True, help="Yan et al.'s extra final phase: judge every final-pool pair a second time; result from both rounds.")
+@click.option("--final-phase", is_flag=True, default=None, help="Tournament: Yan et al.'s extra final phase: judge "
+              "every final-pool pair a second time; result from both rounds.")
+@click.option("--lead", type=click.FloatRange(min=0.5), default=None, help="Adaptive: a match ends at this lead (2).")
+@click.option("--max-per-pair", type=click.IntRange(min=1), default=None,
+              help="Adaptive: judgments of one pair at most (6).")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
-def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
-    """Start Clarke's pruning tournament from graded qrels."""
+def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_pair, force):
+    """Start Clarke's pruning tournament (or the adaptive strategy) from graded qrels."""
     import os
 
     from ..errors import UsageError
@@ -136,7 +147,19 @@ def init_cmd(state, qrels, k, p, f, seed, final_phase, force):
 
     if os.path.exists(state) and not force:
         raise UsageError(f"{state} exists (use --force to start over)")
-    t = Tournament(k, p, f, seed, final_phase)
+    own = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+           "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
+    other = "adaptive" if strategy == "tournament" else "tournament"
+    wrong = [name for name, v in own[other].items() if v is not None]
+    if wrong:
+        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
+    if strategy == "adaptive":
+        from ..zelo.adaptive_session import AdaptiveSession
+
+        params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
+        t = AdaptiveSession(seed, params)
+    else:
+        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
     for topic, grades in read_graded_qrels(qrels).items():
         t.add_topic(topic, grades)
     _save(state, t)
@@ -150,6 +173,8 @@ def next_cmd(state, output):
     """Print the pairs still to judge (none when the tournament is over)."""
     t = _load(state)
     req = t.outstanding()
+    if hasattr(t, "issue"):
+        t.issue()  # adaptive: a new batch number (the same pair may be asked again)
     # the left/right draw advances the seeded stream: the state and the
     # requests are written together, or neither is
     with output_streams(state, output) as (st, out):

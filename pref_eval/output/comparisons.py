@@ -110,7 +110,8 @@ def format_pref_table(records, fmt: str, test: str, alpha: float, correction: st
     measures = list(dict.fromkeys(rec["measure"]))
     pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"], strict=False)))
     cell = {}
-    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"], strict=False):
+    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"],
+                               strict=False):
         num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
         mark = ("<sup>*</sup>" if fmt == "markdown" else "$^{*}$" if fmt == "latex" else "*") if sig else ""
         cell[(m, a, b)] = num + mark
@@ -225,7 +226,8 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
         return "\n".join(out) + "\n\n" + "\n".join(legend) + "\n"
     if fmt == "latex":
         def esc(s: str) -> str:
-            return s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+            return (s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&")
+                    .replace("%", "\\%").replace("#", "\\#"))
         out = ["\\begin{table}", "\\centering",
                "\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
                " & ".join(["\\#", "Run", *(esc(m) for m in result.measures)]) + " \\\\", "\\midrule"]
