@@ -187,6 +187,13 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     return lines
 
 
+def beaten_labels(result: ComparisonResult, test: str) -> dict[tuple[str, str], str]:
+    """{(measure, run): the labels of the runs it beats significantly} (the table's markers)."""
+    label_of = dict(zip(result.runs, run_labels(len(result.runs)), strict=True))
+    return {k: "".join(sorted((label_of[b] for b in v), key=lambda s: (len(s), s)))
+            for k, v in _beats(result, test).items()}
+
+
 def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, test: str | None = None) -> str:
     """The ranx-like report table in ``text``, ``markdown`` or ``latex``."""
     test = test or result.params["tests"][0]
