@@ -46,7 +46,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from pref_eval.api import judge
-    from pref_eval.cli.common import Log
+    from pref_eval.log import Log
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_judge."))
     nd = args.docs_per_query

@@ -259,10 +259,10 @@ def judge(
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged; ``log`` a
-    :class:`pref_eval.cli.common.Log` for the progress line, warnings and the
+    :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
-    from .cli.common import Log
+    from .log import Log
     from .judge.run import Setup, run, summary_lines, write_results
     from .judge.scheduler import Limits
 

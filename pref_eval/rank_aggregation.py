@@ -28,7 +28,7 @@ as pref_eval's ``pref_aggregate.py``. The summary then orders the runs:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -186,7 +186,10 @@ def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
 
 
 def _majority(nrank: int, n: int, rr: np.ndarray, ni: np.ndarray, jj: np.ndarray) -> np.ndarray:
-    """C[a,b] = Σ_rankings sign(pos_b − pos_a) over rankings holding both (positions ``jj`` of names ``ni`` in ranking ``rr``)."""
+    """C[a,b] = Σ_rankings sign(pos_b − pos_a) over rankings holding both.
+
+    (positions ``jj`` of names ``ni`` in ranking ``rr``)
+    """
     small = n < 30000 and (len(jj) == 0 or int(jj.max()) < 30000)
     pos = np.full((nrank, n), -1, dtype=np.int16 if small else np.int64)
     pos[rr, ni] = jj
@@ -233,6 +236,25 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
     if not rankings:
         return []
     pos = pos if pos is not None else _positions(rankings)
+    names, values = mc4_scores(rankings, steps=steps, damping=damping, pos=pos)
+    return _mc4_order(rankings, pos, names, values, steps)
+
+
+def _mc4_order(rankings, pos, names, values, steps) -> list[str]:
+    """The MC4 ordering from :func:`mc4_scores`'s values (ties: Borda points, then run id)."""
+    if steps is not None:
+        return _sorted_desc(dict(zip(names, values.tolist(), strict=True)))
+    _, bp = _borda_points(rankings, pos)
+    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(values, bp.tolist(), names, strict=True)]
+    return [k[2] for k in sorted(key, reverse=True)]
+
+
+def mc4_scores(rankings: list[list[str]], *, steps: int | None = None, damping: float = 0.15,
+               pos: tuple | None = None) -> tuple[list[str], np.ndarray]:
+    """(names, values) behind :func:`mc4`: the stationary probabilities π of the damped chain
+    ``(1−α)P + α/n`` (Dwork et al., WWW 2001, MC4; they sum to 1), or with ``steps`` the vector
+    ``e·P^T`` from e = (1,…,1) that pref_aggregate.py sorts by."""
+    pos = pos if pos is not None else _positions(rankings)
     names, rr, ni, jj = pos
     n = len(names)
     P = mc4_transition(_majority(len(rankings), n, rr, ni, jj))
@@ -243,11 +265,16 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
             for j in range(n):  # Σ_j e[j]·P[j,i], summed in j order as the reference
                 ee = ee + e[j] * P[j]
             e = ee
-        return _sorted_desc(dict(zip(names, e.tolist(), strict=False)))
-    pi = stationary(P, damping)
-    _, bp = _borda_points(rankings, pos)
-    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(pi, bp.tolist(), names, strict=False)]
-    return [k[2] for k in sorted(key, reverse=True)]
+        return names, e
+    return names, stationary(P, damping)
+
+
+def borda_points(rankings: list[list[str]], *, pos: tuple | None = None) -> dict[str, int]:
+    """{run: Borda points} behind :func:`borda` (n − j points at 0-based position j)."""
+    if not rankings:
+        return {}
+    names, pts = _borda_points(rankings, pos)
+    return dict(zip(names, pts.astype(np.int64).tolist(), strict=True))
 
 
 def stationary(P: np.ndarray, damping: float) -> np.ndarray:
@@ -272,6 +299,7 @@ class Aggregation:
     qids: list
     per_query: dict
     summary: dict
+    scores: dict = field(default_factory=dict)  # {measure: {"mc4": {run: π}, "borda": {run: points}}}
 
 
 def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_sample: int = 0,
@@ -286,6 +314,7 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
         qmask = np.array([q in qset for q in pf.qids], dtype=bool)
     pq: dict[str, dict[str, list[str]]] = {}
     summary: dict[str, dict] = {}
+    scores: dict[str, dict] = {}
     allq = np.concatenate([plines.q, mlines.q])
     if qmask is not None:
         allq = allq[qmask[allq]]
@@ -307,9 +336,14 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())
             pos = _positions(rl) if rl else None
-            summary[m] = {"type": "preference", "mc4": mc4(rl, steps=mc4_steps, damping=damping, pos=pos),
-                          "borda": borda(rl, pos=pos)}
+            if rl:
+                names, pi = mc4_scores(rl, steps=mc4_steps, damping=damping, pos=pos)
+                summary[m] = {"type": "preference", "mc4": _mc4_order(rl, pos, names, pi, mc4_steps),
+                              "borda": borda(rl, pos=pos)}
+                scores[m] = {"mc4": dict(zip(names, pi.tolist(), strict=True)), "borda": borda_points(rl, pos=pos)}
+            else:
+                summary[m] = {"type": "preference", "mc4": [], "borda": []}
     for m, d in metric_rank.items():
         for q, r in d.items():
             pq.setdefault(q, {})[m] = r
-    return Aggregation(sample=sample, qids=order, per_query=pq, summary=summary)
+    return Aggregation(sample=sample, qids=order, per_query=pq, summary=summary, scores=scores)

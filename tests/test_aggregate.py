@@ -87,7 +87,7 @@ def test_errors(args, msg):
 
 def test_tsv_and_markdown_and_seeded_fraction():
     t = agg("-P", "medium/all_q.jsonl", "-o", "tsv", "-m", "rpp")
-    assert t.returncode == 0 and t.stdout.splitlines()[0] == "sample\tqid\tmeasure\tmethod\trank\trun"
+    assert t.returncode == 0 and t.stdout.splitlines()[0] == "sample\tqid\tmeasure\tmethod\trank\trun\tscore"
     md = agg("-P", "medium/all_q.jsonl", "-o", "markdown", "-m", "rpp", "-m", "ap")
     assert "| rank | rpp (mc4) | rpp (borda) | ap (mean) |" in md.stdout
     a = agg("-P", "medium/all_q.jsonl", "--query_fraction", "0.5", "--num_samples", "3", "--seed", "4")

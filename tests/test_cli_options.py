@@ -48,3 +48,24 @@ def test_quiet_declared_once():
 def test_version_prints_the_program_name_typed(argv, name):
     p = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert p.returncode == 0 and p.stdout == f"{name} (pref_eval) {__version__}\n", p.stderr
+
+
+def test_library_code_does_not_import_the_commands():
+    """cli/ is the top layer (docs/architecture.md): nothing below it imports it."""
+    import re as _re
+
+    # known, to move: the LLM judging code writes through cli.common.output_stream (the atomic-output
+    # primitive of issue #17, which reads the command's inputs from the click context)
+    allowed = {"pref_eval/api.py: from .cli.common import output_stream",
+               "pref_eval/judge/run.py: from ..cli.common import output_stream"}
+
+    bad = []
+    for p in (ROOT / "pref_eval").rglob("*.py"):
+        if "cli" in p.relative_to(ROOT / "pref_eval").parts:
+            continue
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            here = f"{p.relative_to(ROOT)}: {line.strip()}"
+            if _re.match(r"\s*(from\s+(\.+cli\b|pref_eval\.cli\b)|import\s+pref_eval\.cli\b)", line) \
+                    and here not in allowed:
+                bad.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert bad == []

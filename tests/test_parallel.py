@@ -89,3 +89,16 @@ def test_zelo_compare_jobs_identical():
     one = _run("compare", *args)
     assert one.count(b"\n") >= 9
     assert _run("compare", "--jobs", "2", *args) == one
+
+
+def test_large_fit_in_blocks_equals_whole_fit(monkeypatch):
+    """zelo_fit fits a large input block by block (memory); the blocks give the whole fit's bits."""
+    import pref_eval.zelo.fit as zf
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(25, 12, 3, 1.0, 4)
+    whole = zf.fit_bt(sizes, q, a, b, s)
+    monkeypatch.setattr(zf, "BLOCK_JUDGMENTS", 100)  # 900 judgments -> 9 blocks
+    blocks = zf.fit_bt_parallel(sizes, q, a, b, s)
+    for name in whole.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(whole, name), getattr(blocks, name), err_msg=name)

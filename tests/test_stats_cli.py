@@ -293,11 +293,11 @@ def test_R_preference_baseline_and_flags():
     assert code == 2 and "-l applies to trec_eval measures" in err
     code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "map", "-b", "2", *runs)
     assert code == 2 and "-b applies to preference measures" in err
-    # -b reaches the preference evaluation: the sample qrels are binary (grades 0/1), so -b 1 changes
-    # nothing and -b 2 leaves no relevant document (zelo_eval warns the same way)
+    # -b reaches the preference evaluation: the sample qrels are graded 0-3, so -b 1 (binary) changes
+    # graded RPP and -b 4 leaves no relevant document (zelo_eval warns the same way)
     base = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", *runs, "-o", "jsonl", "--tests", "t")[1]
-    assert run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "1", *runs, "-o", "jsonl", "--tests", "t")[1] == base
-    code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "2", *runs)
+    assert run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "1", *runs, "-o", "jsonl", "--tests", "t")[1] != base
+    code, _, err = run("-R", "qrels/dl19-sample.qrels", "-m", "rpp", "-b", "4", *runs)
     assert code == 2 and "nothing to compare" in err
 
 

@@ -62,7 +62,7 @@ def test_recovery_cli_seeded_bytes(tmp_path):
 def test_progress_only_on_a_terminal(monkeypatch, capsys):
     import io
 
-    from pref_eval.cli.common import Log
+    from pref_eval.log import Log
 
     class TTY(io.StringIO):
         def isatty(self):

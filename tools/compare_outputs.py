@@ -75,7 +75,8 @@ STEPS: list[tuple[str, str]] = [
                    "--output-format zbench -Q"),
     ("eval_zelo_qrels", f"zelo_eval -R zelo.qrels -o tsv -m ndcg_cut.10 {RUNS}"),
     ("eval_zelo_scores", f"zelo_eval -R zelo.tsv -o tsv -q -m zndcg@10 -m zacc -m zrecall@5,3 {RUNS}"),
-    ("pairs_run", "zelo_pairs cycles --run $R/runs/bm25.run --depth 20 --no-duplicates --seed 1 --output-format tsv -Q"),
+    ("pairs_run", "zelo_pairs cycles --run $R/runs/bm25.run --depth 20 --no-duplicates --seed 1 "
+                  "--output-format tsv -Q"),
     ("pairs_dataset", f"zelo_pairs cycles --dataset {ZB}/case_main/dataset.jsonl --cycles 4 --seed 1 -o pairs.jsonl"),
     ("pairs_zbench", f"zelo_pairs cycles --dataset {ZB}/case_small/dataset.jsonl --limit 3 --compat zbench --seed 7"),
     ("pairs_init", f"zelo_pairs init --state s.json --qrels {Q} --k 5 --seed 0 --final-phase --force"),

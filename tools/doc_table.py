@@ -155,7 +155,10 @@ as retrieving nothing, i.e. trec_eval `-c`).
 
 
 def render_preferences(defs) -> str:
-    """The "Preference measures (zelo_eval)" section for ``defs`` (:class:`~pref_eval.run_preferences.names.MeasureDef`)."""
+    """The "Preference measures (zelo_eval)" section for ``defs``.
+
+    (:class:`~pref_eval.run_preferences.names.MeasureDef` rows)
+    """
     rows = [
         "| measure | aliases | kind | trec_eval | ir-measures | formula | citation | values |",
         "|---|---|---|---|---|---|---|---|",

@@ -31,15 +31,16 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
                    "(10 reproduces it exactly). Default: stationary distribution with damping.")
 @click.option("--damping", "damping", default=0.15, type=Finite(0, 1, min_open=True),
               help="MC4 teleport probability α of the stationary solution (default 0.15).")
-@click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "markdown"]),
-              help="json: pref_aggregate.py's lines; tsv: sample qid measure method rank run; markdown: tables.")
+@click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "jsonl", "markdown"]),
+              help="json: pref_aggregate.py's lines; tsv/jsonl: sample qid measure method rank run score "
+                   "(score: MC4's stationary probability, Borda points); markdown: tables.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
     from ..api import aggregate
-    from ..output.orderings import TSV_HEADER, json_lines, markdown_lines, tsv_lines
+    from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines
     from .common import output_stream
 
     ms, results = aggregate(prefs, measures or None, query_fraction=query_fraction, num_samples=num_samples,
@@ -52,6 +53,8 @@ def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, 
                 out.writelines(json_lines(agg, ms, per_query=per_query, summary=not nosummary))
             elif fmt == "tsv":
                 out.writelines(tsv_lines(agg, ms, per_query=per_query, summary=not nosummary))
+            elif fmt == "jsonl":
+                out.writelines(jsonl_lines(agg, ms, per_query=per_query, summary=not nosummary))
             else:
                 out.writelines(markdown_lines(agg, ms))
     return 0

@@ -22,7 +22,8 @@ from .param_types import SEED, Finite
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl")
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")
+WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
@@ -85,11 +86,14 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Metric mode: emulate trec_eval 9.x / pytrec_eval (float32 scores, old iprec rounding), "
                    "as zelo_trec --trec-eval-9.")
+@click.option("--pref-eval-head", "head", is_flag=True,
+              help="Preference mode: graded rpp/invrpp/dcgrpp as diazf/pref_eval HEAD prints them (its vector "
+                   "cache ignores grades), to match published figures; see docs/differences-pref_eval.md.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
             fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
-            scheduler, quiet, list_measures, trec9, run_id_mode, run_names, runs, judgments=None,
+            scheduler, quiet, list_measures, trec9, head, run_id_mode, run_names, runs, judgments=None,
             judgments_format=None, best=None):
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
@@ -139,8 +143,9 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                if used]
         if bad:
             raise UsageError(f"not applicable with a zELO score file ({qrels}): {', '.join(bad)}")
-        if trec9:
-            raise UsageError(f"not applicable with a zELO score file ({qrels}): --trec-eval-9")
+        if trec9 or head:
+            raise UsageError(f"not applicable with a zELO score file ({qrels}): "
+                             f"{'--trec-eval-9' if trec9 else '--pref-eval-head'}")
         if ms is not None:
             raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
                              "(-M N limits the candidates)")
@@ -155,14 +160,14 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
-                                samples, seed, log)
+                                samples, seed, log, head)
     if fmt != "trec" and _wants_preferences(measures, ms):
         _refuse_extra(extra, "in preference mode")
         serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
-                                samples, seed, log)
-    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference)):
+                                samples, seed, log, head)
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     return _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete, level, cutoff, fmt, output,
@@ -247,6 +252,8 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
         if nq == 0:
             raise EvaluationError(f"{path}: no queries with both results and relevance info")
         results.append(res)
+    if fmt in WIDE:
+        return _wide_table(results, fmt, output, per_query, nosummary, complete, trec9)
     with output_stream(output) as out:
         if fmt == "trec":
             from ..output.trec import write_trec
@@ -260,6 +267,44 @@ def _metric_mode(qrels, runs, ids, measures, ms, per_query, nosummary, complete,
 
             rows = long_rows(results, per_query=per_query, summary=not nosummary, print_missing=not trec9)
             WRITERS[fmt](out, rows)
+    return 0
+
+
+def _wide_table(results, fmt, output, per_query, nosummary, complete, trec9) -> int:
+    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
+    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
+    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
+    other tests and settings."""
+    import pandas as pd
+
+    from ..errors import UsageError
+    from ..output.comparisons import format_table, run_labels
+    from ..output.table import HEADER, long_rows
+    from ..stats.compare import compare
+    from .common import output_stream
+
+    if per_query or nosummary:
+        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    df = pd.DataFrame(rows, columns=list(HEADER))
+    if df.empty:
+        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+    res = compare(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    with output_stream(output) as out:
+        if fmt != "wide-csv":
+            out.write(format_table(res, fmt, 4, "t"))
+            return 0
+        import csv
+
+        from ..output.comparisons import beaten_labels
+
+        labels = run_labels(len(res.runs))
+        beats = beaten_labels(res, "t")
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["label", "run", *(c for m in res.measures for c in (m, f"{m} beats"))])
+        for lab, run in zip(labels, res.runs, strict=True):
+            w.writerow([lab, run, *(c for m in res.measures
+                                    for c in (repr(float(res.means.loc[run, m])), beats.get((m, run), "")))])
     return 0
 
 
@@ -314,13 +359,14 @@ def _scores_mode(scores, runs, ids, measures, per_query, nosummary, cutoff, fmt,
 
 
 def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,
-                     reference, means, query_fraction, label_fraction, label_policy, samples, seed, log):
+                     reference, means, query_fraction, label_fraction, label_policy, samples, seed, log,
+                     head=False):
     import numpy as np
 
     from ..errors import UsageError
     from ..io.qrels import read_qrels
     from ..output.preferences import pref_json_lines, pref_rows, write_table
-    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.data import head_binary, prepare_qrels
     from ..run_preferences.evaluate import evaluate_preferences, reference_index
     from ..run_preferences.names import resolve
     from ..run_preferences.sampling import sample_labels, sample_queries
@@ -351,6 +397,10 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
             if label_fraction < 1.0:
                 qs, pq = sample_labels(qs, pq, label_fraction, label_policy, rng, rs, binary, floor)
             res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s)
+            graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
+            if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
+                hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)
+                res.prefs.update({m.key: hb.prefs[m.key] for m in graded})
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=not nosummary, means=means))
             else:

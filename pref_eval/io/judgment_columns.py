@@ -73,7 +73,7 @@ def jsonl_columns(data: bytes) -> Columns | None:
             if c is None:
                 return None
             if c.kind == "s":
-                cols.append(sh.values(key).astype(np.int64))
+                cols.append(sh.values(key))  # int32 codes
                 continue
             # an integer id ("qid": 19335) is its decimal text, as str(int) gives
             v = sh.values(key)
@@ -98,7 +98,10 @@ def jsonl_columns(data: bytes) -> Columns | None:
         parts.append((sh.lines, *cols, s, w))
     if not parts:
         return None
-    lines, q, a, b, s, w = (np.concatenate(c) for c in zip(*parts, strict=False))
+    if len(parts) == 1:  # one shape: lines already in file order, no copies
+        lines, q, a, b, s, w = parts[0]
+        return Columns(names, q, a, b, s, w, lines + 1)
+    lines, q, a, b, s, w = (np.concatenate(c) for c in zip(*parts, strict=True))
     order = np.argsort(lines, kind="stable")
     return Columns(names, q[order], a[order], b[order], s[order].astype(np.float64),
                    w[order].astype(np.float64), lines[order] + 1)

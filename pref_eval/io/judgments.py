@@ -189,10 +189,13 @@ def read_judgments(
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     name = display_name(path)
     data = read_input_bytes(path, what="judgment file")
-    text = decode_utf8(data, name)
-    check_not_requests(text, name)
+    # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
+    text = None if data.isascii() else decode_utf8(data, name)
+    head = text if text is not None else _ascii_head(data)
+    check_not_requests(head, name)
     if fmt is None:
-        fmt = detect_format(text, name)
+        fmt = detect_format(head, name)
+    del head
     if fmt not in FORMATS:
         raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
     out = into if into is not None else Judgments()
@@ -200,12 +203,24 @@ def read_judgments(
     try:
         cols = _fast_columns(fmt, data, text)
         if cols is not None:
+            data = text = None  # the columns hold what is needed
             cols.add_to(out)
             return out
-        READERS[fmt](text, name, out, ties)
+        READERS[fmt](text if text is not None else data.decode("ascii"), name, out, ties)
     except UnknownDocument as err:
         raise InputError(name, out.at_line, str(err)) from None
     return out
+
+
+def _ascii_head(data: bytes, limit: int = 1 << 22) -> str:
+    """The text :func:`detect_format` needs of an ASCII file: all of it, or its first ``limit`` bytes
+    cut at a line end when they hold the 50 non-blank lines detection looks at."""
+    if len(data) <= limit:
+        return data.decode("ascii")
+    cut = data.rfind(b"\n", 0, limit)
+    head = data[:cut + 1].decode("ascii") if cut >= 0 else ""
+    lines = [ln for ln in head.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    return head if len(lines) >= 50 and len(head.lstrip()) >= 2000 else data.decode("ascii")
 
 
 def _fast_columns(fmt: str, data: bytes, text: str):

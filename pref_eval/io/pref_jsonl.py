@@ -255,7 +255,8 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
                 mat = np.array(rows)
             except (ValueError, TypeError, OverflowError):
                 return -1
-            if mat.dtype.kind not in "fiub" or mat.shape != ((len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)):
+            want = (len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)
+            if mat.dtype.kind not in "fiub" or mat.shape != want:
                 return -1
             mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
             for j, k in enumerate(vkeys):

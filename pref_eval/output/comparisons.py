@@ -110,7 +110,8 @@ def format_pref_table(records, fmt: str, test: str, alpha: float, correction: st
     measures = list(dict.fromkeys(rec["measure"]))
     pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"], strict=False)))
     cell = {}
-    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"], strict=False):
+    for m, a, b, v, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["significant"],
+                               strict=False):
         num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
         mark = ("<sup>*</sup>" if fmt == "markdown" else "$^{*}$" if fmt == "latex" else "*") if sig else ""
         cell[(m, a, b)] = num + mark
@@ -186,6 +187,13 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     return lines
 
 
+def beaten_labels(result: ComparisonResult, test: str) -> dict[tuple[str, str], str]:
+    """{(measure, run): the labels of the runs it beats significantly} (the table's markers)."""
+    label_of = dict(zip(result.runs, run_labels(len(result.runs)), strict=True))
+    return {k: "".join(sorted((label_of[b] for b in v), key=lambda s: (len(s), s)))
+            for k, v in _beats(result, test).items()}
+
+
 def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, test: str | None = None) -> str:
     """The ranx-like report table in ``text``, ``markdown`` or ``latex``."""
     test = test or result.params["tests"][0]
@@ -218,7 +226,8 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
         return "\n".join(out) + "\n\n" + "\n".join(legend) + "\n"
     if fmt == "latex":
         def esc(s: str) -> str:
-            return s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+            return (s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&")
+                    .replace("%", "\\%").replace("#", "\\#"))
         out = ["\\begin{table}", "\\centering",
                "\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
                " & ".join(["\\#", "Run", *(esc(m) for m in result.measures)]) + " \\\\", "\\midrule"]

@@ -1,7 +1,7 @@
 """``pref_aggregate``'s outputs for one sample's :class:`~pref_eval.rank_aggregation.Aggregation`.
 
-``json_lines``: pref_aggregate.py's JSON lines; ``tsv_lines``: one row per
-(sample, qid, measure, method, rank, run); ``markdown_lines``: a table of the
+``json_lines``: pref_aggregate.py's JSON lines; ``tsv_lines`` / ``jsonl_lines``: one row per
+(sample, qid, measure, method, rank, run, score); ``markdown_lines``: a table of the
 summary orderings, one column per (measure, method).
 """
 from __future__ import annotations
@@ -30,23 +30,40 @@ def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summar
         yield json.dumps(obj) + "\n"
 
 
-TSV_HEADER = "sample\tqid\tmeasure\tmethod\trank\trun\n"
+ROW_HEADER = ("sample", "qid", "measure", "method", "rank", "run", "score")
+TSV_HEADER = "\t".join(ROW_HEADER) + "\n"
 
 
-def tsv_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
-    """Rows under :data:`TSV_HEADER` (per-query rankings have method ``ranking``, summaries qid ``all``)."""
+def ordering_rows(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[tuple]:
+    """Rows ``(sample, qid, measure, method, rank, run, score)``: per query the ranking (method
+    ``ranking``, score None), then per measure and method the summary ordering (qid ``all``) with its
+    score -- MC4's stationary probability π (with ``--mc4-steps``, pref_aggregate.py's vector), the
+    Borda points; None for a metric's mean."""
     if per_query:
         for q in agg.qids:
             for m in measures:
                 for k, run in enumerate(agg.per_query.get(q, {}).get(m, []), 1):
-                    yield f"{agg.sample}\t{q}\t{m}\tranking\t{k}\t{run}\n"
+                    yield agg.sample, q, m, "ranking", k, run, None
     if summary:
         for m in measures:
+            sc = agg.scores.get(m, {})
             for method, runs in agg.summary[m].items():
                 if method == "type":
                     continue
                 for k, run in enumerate(runs, 1):
-                    yield f"{agg.sample}\tall\t{m}\t{method}\t{k}\t{run}\n"
+                    yield agg.sample, "all", m, method, k, run, sc.get(method, {}).get(run)
+
+
+def tsv_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
+    """Rows under :data:`TSV_HEADER` (floats in repr form; an empty score for none)."""
+    for *head, score in ordering_rows(agg, measures, per_query=per_query, summary=summary):
+        yield "\t".join(str(x) for x in head) + "\t" + ("" if score is None else repr(score)) + "\n"
+
+
+def jsonl_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
+    """The rows of :func:`ordering_rows` as JSON objects (``score`` null for none)."""
+    for r in ordering_rows(agg, measures, per_query=per_query, summary=summary):
+        yield json.dumps(dict(zip(ROW_HEADER, r, strict=True))) + "\n"
 
 
 def markdown_lines(agg: Aggregation, measures: list[str]) -> Iterator[str]:

@@ -243,3 +243,20 @@ def relevance_vectors(pq: PrefQrels, ranked: list, names: list[str]) -> RelVecto
     return RelVectors(qids=[q.decode("utf-8", errors="surrogateescape") for q in pq.qorder], runs=list(names),
                       m=m, slot_ptr=slot_ptr, ranks=ranks, gains=gains, ideal=ideal, gq=gq, gm=gm,
                       gptr=gptr, qgptr=qgptr, granks=granks, gfirst=gfirst)
+
+
+def head_binary(pq: PrefQrels) -> PrefQrels:
+    """``pq`` with every kept judgment at grade 1 (one threshold per query): graded RPP on it equals
+    diazf/pref_eval HEAD's numbers (``zelo_eval --pref-eval-head``).
+
+    HEAD (since its 2024 relevance-vector cache) computes Σ_g m_g·rpp_g / Σ_g m_g with every
+    ``vector(g)`` answered from the cache that ``compute_preference``'s first ``vector()`` call (at
+    the smallest grade) filled: each term is the binary RPP over all relevant documents, so the
+    grades are ignored (docs/differences-pref_eval.md).
+    """
+    import dataclasses
+
+    kept = dataclasses.replace(pq.qrels, rel=np.ones(len(pq.qrels.rel), dtype=np.int64))
+    nq = len(pq.tptr) - 1
+    return dataclasses.replace(pq, qrels=kept, thr=np.ones(nq, dtype=np.int64),
+                               tptr=np.arange(nq + 1, dtype=np.int64))

@@ -538,14 +538,17 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     Queries are independent (no edge crosses two queries, and every step of
     the fit -- Newton, line search, conjugate gradients, standard errors -- is
     taken per query), so the queries are cut into ``parts`` contiguous blocks
-    of similar size (default: ``jobs``; 16 with a scheduler), each fitted by :func:`fit_bt` in a worker process
+    of similar size, each fitted by :func:`fit_bt` in a worker process
     (:func:`pref_eval.parallel.ordered_map`) and the results concatenated.
+    Default ``parts``: ``jobs`` (16 with a scheduler), and at least one block
+    per ``BLOCK_JUDGMENTS`` judgments, so that a large fit holds the fit's
+    temporaries for one block at a time (serially, blocks are cut one by one).
     """
     from ..parallel import ordered_map, split_even
 
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q, dtype=np.int64)
-    nparts = parts or (16 if scheduler else jobs)
+    nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
     if nparts <= 1 or len(sizes) <= 1:
         return fit_bt(sizes, q, a, b, score, weight, **options)
     a = np.asarray(a, dtype=np.int64)
@@ -555,12 +558,17 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     nj = np.bincount(q, minlength=len(sizes))
     order = np.argsort(q, kind="stable")  # keeps each query's judgments in input order
     jstart = np.concatenate([[0], np.cumsum(nj)])
-    pieces = []
-    for q0, q1 in split_even(nj + sizes, nparts):
-        sel = order[jstart[q0]:jstart[q1]]
-        pieces.append((sizes[q0:q1], q[sel] - q0, a[sel], b[sel], score[sel], weight[sel], options))
-    results = ordered_map(_fit_piece, pieces, jobs=jobs, scheduler=scheduler)
-    return _concat_results(results)
+    def pieces():
+        for q0, q1 in split_even(nj + sizes, nparts):
+            sel = order[jstart[q0]:jstart[q1]]
+            yield sizes[q0:q1], q[sel] - q0, a[sel], b[sel], score[sel], weight[sel], options
+
+    if jobs == 1 and not scheduler:  # one block in memory at a time
+        return _concat_results([_fit_piece(p) for p in pieces()])
+    return _concat_results(ordered_map(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler))
+
+
+BLOCK_JUDGMENTS = 2_000_000  # judgments per block of a large fit (bounds the fit's temporaries)
 
 
 def _fit_piece(piece) -> FitResult:

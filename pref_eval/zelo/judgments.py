@@ -163,12 +163,12 @@ class Judgments:
         """
         import numpy as np
 
-        qc = np.asarray(qc, dtype=np.int64)
+        qc = np.asarray(qc)
         n = len(qc)
         if n == 0:
             return
-        ac = np.asarray(ac, dtype=np.int64)
-        bc = np.asarray(bc, dtype=np.int64)
+        ac = np.asarray(ac)
+        bc = np.asarray(bc)
         # queries, in order of first appearance
         uq, first, qinv = unique_first(qc)
         qmap = np.empty(len(uq), dtype=np.int64)
@@ -176,10 +176,13 @@ class Judgments:
             qmap[k] = self.add_query(names[int(uq[k])])
         qi = qmap[qinv]
         # (query, document) events A0 B0 A1 B1 ..., and their first appearances
-        ev_q = np.repeat(qi, 2)
-        ev_d = np.stack([ac, bc], axis=1).ravel()
-        nn = max(int(ev_d.max()) + 1, 1)
-        ukey, efirst, einv = unique_first(ev_q * nn + ev_d)
+        nn = max(int(max(ac.max(), bc.max())) + 1, 1)
+        key = np.empty(2 * n, dtype=np.int64)  # (query, document) events A0 B0 A1 B1 ...
+        key[0::2] = ac
+        key[1::2] = bc
+        key += np.repeat(qi * nn, 2)
+        ukey, efirst, einv = unique_first(key)
+        del key
         order = np.argsort(efirst, kind="stable")  # unique pairs in order of first appearance
         pq = (ukey // nn)[order]
         pd = (ukey % nn)[order]

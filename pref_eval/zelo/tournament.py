@@ -272,7 +272,8 @@ class Tournament:
     def to_json(self) -> str:
         return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
-                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches}, indent=1, sort_keys=True)
+                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches},
+                          indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str, name: str = "<state>") -> Tournament:

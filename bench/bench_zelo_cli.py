@@ -1,0 +1,49 @@
+"""zelo_fit as users run it: the whole command (read, fit with standard errors, write the TSV).
+
+Run:  python bench/bench_zelo_cli.py [--repeat N] [--big]
+
+Inputs from bench/gen_judgments.py: 1,000 queries x 100 documents x 4 cycles (400,000
+judgments) as canonical JSONL and as Clarke's 4-column text, and 5,300 queries as JSONL
+(issue #13 targets: <= 1.0 s and <= 4 s wall on a 2-core machine). ``--big`` adds 25,000
+queries (10 M judgments; target: peak memory <= 2 GB). Whole process: best wall time of N runs
+and the peak resident memory. Writes bench/RESULTS-zelo-cli.md and the README table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import best, cmd, load, write_result  # noqa: E402
+from gen_judgments import write  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--big", action="store_true")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="bench-zelo-cli-")
+    cases = [(1000, "jsonl", "≤ 1.0 s"), (1000, "clarke4", "≤ 1.0 s"), (5300, "jsonl", "≤ 4 s")]
+    if args.big:
+        cases.append((25000, "jsonl", "≤ 2 GB"))
+    load0 = load()
+    rows = []
+    for nq, fmt, target in cases:
+        path = os.path.join(tmp, f"j{nq}.{fmt}")
+        n = write(path, nq, fmt)
+        out = os.path.join(tmp, "out.tsv")
+        t, mem = best(cmd("zelo_fit", "-J", path, "-o", out), 1 if nq > 5300 else args.repeat)
+        rows.append(f"| {nq:,} | {n:,} | {fmt} | {t:.2f} | {mem:.0f} | {target} |")
+        os.unlink(path)
+    text = ("| queries | judgments | format | best wall s | peak MB | target |\n|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT` (standard errors, TSV); best of {args.repeat}; "
+            f"{load0} at the start, {load()} at the end (`python bench/bench_zelo_cli.py`).")
+    print(text)
+    write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
+
+
+if __name__ == "__main__":
+    main()
