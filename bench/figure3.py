@@ -60,6 +60,25 @@ def table(results: dict, reps: int, seed: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _merge_rows(doc: str, text: str) -> str:
+    """The docs table with the rows of ``text`` put in (same label and case: replaced), in ROWS order."""
+    m = re.search(r"<!-- figure3:begin -->\n(.*?)<!-- figure3:end -->", doc, flags=re.S)
+    old = m.group(1).splitlines() if m else []
+    new = text.splitlines()
+
+    def rows(lines):
+        return {tuple(c.strip() for c in ln.split("|")[1:3]): ln for ln in lines if ln.startswith("| ") and
+                not ln.startswith("| algorithm") and "---" not in ln}
+
+    merged = {**rows(old), **rows(new)}
+    order = [LABELS[a] for a in ROWS]
+    body = sorted(merged.items(), key=lambda kv: (order.index(kv[0][0]) if kv[0][0] in order else 99, kv[0][1]))
+    head = [ln for ln in old if not ln.startswith("| ") or ln.startswith("| algorithm")]
+    head = [ln for ln in head if ln.strip()] or new[:1]
+    table_head = [ln for ln in new if ln.startswith("| algorithm") or ln.startswith("|---")]
+    return "\n".join([head[0], "", *table_head, *[ln for _, ln in body]]) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=1000)
@@ -67,6 +86,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--algorithms", default=",".join(ROWS))
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--update-rows", action="store_true",
+                    help="with --write-docs: replace or add only the rows of --algorithms in the docs table")
     a = ap.parse_args()
     algos = [x for x in a.algorithms.split(",") if x]
     results = {}
@@ -79,6 +100,8 @@ def main() -> None:
     if a.write_docs:
         doc = ROOT / "docs" / "zelo_simulate.md"
         s = doc.read_text()
+        if a.update_rows:
+            text = _merge_rows(s, text)
         new, n = re.subn(r"(<!-- figure3:begin -->\n).*?(<!-- figure3:end -->)", lambda m: m.group(1) + text +
                          m.group(2), s, flags=re.S)
         if n != 1:

@@ -20,7 +20,7 @@ import numpy as np
 from .bandits import case_matrix, simulate_bandit
 from .simulate import simulate_tournament
 
-ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final", "adaptive")
+ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final", "adaptive", "adaptive-m5")
 LABELS = {
     "dts": "Double Thompson Sampling (alpha=0.8^7)",
     "mergedts": "MergeDTS (alpha=0.8^6, M=16, C=4e6)",
@@ -28,6 +28,7 @@ LABELS = {
     "tournament": "Clarke et al. (k=1, p=7, f=9)",
     "tournament-final": "Clarke et al. (extra final phase)",
     "adaptive": "pref_eval adaptive (double elimination on the BT posterior)",
+    "adaptive-m5": "pref_eval adaptive, --max-per-match 5",
 }
 COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "returned_one", "nonbest_returned",
            "comparisons_min", "comparisons_median", "comparisons_max", "assessors_min", "assessors_max")
@@ -36,10 +37,11 @@ COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "ret
 def run_row(algorithm: str, M: np.ndarray, reps: int, seed: int, T: int = 1000,
             progress: Callable[[int, int], None] | None = None) -> dict:
     """Per-repetition arrays of one algorithm (the keys of :func:`simulate_bandit`)."""
-    if algorithm == "adaptive":
+    if algorithm in ("adaptive", "adaptive-m5"):
         from .adaptive import simulate_adaptive
 
-        return simulate_adaptive(M, reps, seed=seed, progress=progress)
+        extra = {"max_per_match": 5} if algorithm == "adaptive-m5" else {}
+        return simulate_adaptive(M, reps, seed=seed, progress=progress, **extra)
     if algorithm in ("tournament", "tournament-final"):
         return simulate_tournament(M, reps, seed=seed, final_phase=algorithm == "tournament-final",
                                    progress=progress)
