@@ -61,7 +61,7 @@ def table(data: Path) -> tuple[str, str]:
             key = -r.level * 1e6 + r.score
         methods[f"BT prior={prior:g}"] = (key, r)
     lines = ["| top passage by | " + " | ".join(SETS) + " |", "|---|" + "---|" * len(SETS)]
-    for name, (key, r) in methods.items():
+    for name, (key, _r) in methods.items():
         hits = {n: 0 for n in SETS}
         for k, t in enumerate(j.queries):
             seg = key[off[k]:off[k + 1]]

@@ -243,9 +243,9 @@ def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float =
 def _mc4_order(rankings, pos, names, values, steps) -> list[str]:
     """The MC4 ordering from :func:`mc4_scores`'s values (ties: Borda points, then run id)."""
     if steps is not None:
-        return _sorted_desc(dict(zip(names, values.tolist())))
+        return _sorted_desc(dict(zip(names, values.tolist(), strict=True)))
     _, bp = _borda_points(rankings, pos)
-    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(values, bp.tolist(), names)]
+    key = [(round(float(p), 12), int(b), nm) for p, b, nm in zip(values, bp.tolist(), names, strict=True)]
     return [k[2] for k in sorted(key, reverse=True)]
 
 

@@ -50,8 +50,10 @@ def test_unknown_measure_lists_close_matches():
 
 
 def test_cli_unknown_measure_exit_2(tmp_path):
-    q = tmp_path / "q"; q.write_text("1 0 d1 1\n")
-    r = tmp_path / "r"; r.write_text("1 Q0 d1 1 1.0 t\n")
+    q = tmp_path / "q"
+    q.write_text("1 0 d1 1\n")
+    r = tmp_path / "r"
+    r.write_text("1 Q0 d1 1 1.0 t\n")
     p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", "-m", "mapp", str(q), str(r)],
                        capture_output=True, text=True)
     assert p.returncode == 2

@@ -586,7 +586,7 @@ def test_item11_wide_table_from_zelo_eval():
             vals = ref[names[k]]
             assert float(r[measure]) == pytest.approx(sum(vals.values()) / len(vals), abs=1e-12)
             mean_k = sum(vals.values())
-            want = "".join("abc"[o] for (i, j), rej in zip(pairs, reject) for o in (i, j)
+            want = "".join("abc"[o] for (i, j), rej in zip(pairs, reject, strict=True) for o in (i, j)
                            if rej and k in (i, j) and o != k and mean_k > sum(ref[names[o]].values()))
             assert r[f"{measure} beats"] == "".join(sorted(want))
     for fmt, bold in (("markdown", "**0.9375**"), ("latex", "\\textbf{0.9375}"), ("text", "0.9375^ab")):
@@ -665,7 +665,7 @@ def test_item15_pref_eval_head_switch_equals_head_live(tmp_path):
     o = [json.loads(x) for x in ours.splitlines()]
     g = [json.loads(x) for x in graded.splitlines()]
     assert len(h) == len(o) == 3
-    for a, b, c in zip(h, o, g):
+    for a, b, c in zip(h, o, g, strict=True):
         for m in ("rpp", "invrpp", "dcgrpp", "lexiprecision"):
             assert b[m] == pytest.approx(a[m], abs=1e-12)
         assert abs(c["rpp"] - a["rpp"]) > 1e-3  # the graded sample makes the defect visible

@@ -38,7 +38,11 @@ def oracle_run(data: bytes):
             continue
         if len(f) < 6:
             return None
-        q.append(f[0]); d.append(f[2]); s.append(float(f[4])); ln.append(i); tag = f[5]
+        q.append(f[0])
+        d.append(f[2])
+        s.append(float(f[4]))
+        ln.append(i)
+        tag = f[5]
     if not q:
         return None
     return q, d, s, ln, tag.decode()

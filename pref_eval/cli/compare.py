@@ -98,26 +98,8 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     if orderings:
         if qrels or per_query or runs:
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        from ..io.orderings import read_ordering
-        from ..output.comparisons import format_orderings
-        from ..stats.orderings import compare_orderings
-
-        a, desc_a = read_ordering(orderings[0], key_a)
-        b, desc_b = read_ordering(orderings[1], key_b)
-        if rbo_p < 0 or rbo_p >= 1:
-            raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
-        try:
-            res = compare_orderings(a, b, rbo_p if rbo_p > 0 else None)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
-        if res["only_a"] or res["only_b"]:
-            log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
-        if fmt == "latex":
-            raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
-        text = format_orderings(res, fmt, f"{orderings[0]} ({desc_a})", f"{orderings[1]} ({desc_b})", digits)
-        with output_stream(output) as out:
-            out.write(text)
-        return 0
+        return _compare_orderings(orderings, key_a=key_a, key_b=key_b, rbo_p=rbo_p, fmt=fmt, digits=digits,
+                                  output=output, log=log)
 
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
@@ -131,55 +113,10 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     else:
         mt = test_list[0]
     pref_df = None
-    pref_baseline_done = False
-    if qrels:
-        if not measures:
-            raise UsageError("-R needs at least one -m MEASURE")
-        if len(runs) < 2:
-            raise UsageError("need at least two run files to compare")
-        from ..io.run_ids import run_ids
-        from ..stats.prefvalues import needs_preference_mode
-
-        ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
-
-        if needs_preference_mode(measures):
-            # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
-            # the values zelo_eval -q -o tsv prints for the same arguments
-            if level != 1:
-                raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
-            from ..stats.prefvalues import preference_values
-
-            log.stage(f"evaluating {len(runs)} runs (preference measures)")
-            if baseline is not None:
-                baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
-            df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
-                                      depth=depth, reference=baseline, names=ids)
-            pref_baseline_done = baseline is not None
-        else:
-            for flag, val in (("-b", binary), ("-f", floor)):
-                if val is not None:
-                    raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
-            from .. import evaluate
-            from ..measures import parse_measure
-
-            for m in measures:
-                reqs = parse_measure(m)
-                if all(r.spec.summary_only for r in reqs):  # a nickname (official) keeps its per-query part
-                    raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
-                                     "with no per-query values to test; "
-                                     "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
-            log.stage(f"evaluating {len(runs)} runs")
-            df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
-                          depth=depth, jobs=jobs)
-            if baseline is not None and baseline in runs:
-                baseline = ids[list(runs).index(baseline)]
-    else:
-        bad = given_options("run_id_mode", "run_names")
-        if bad:
-            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
-        from ..io.perquery import read_per_query
-
-        df = read_per_query(per_query)
+    df, baseline, pref_baseline_done = _per_query_values(
+        qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
+        binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
+        run_names=run_names, log=log)
     run_sel = None
     measure_sel = list(measures) if measures else None
     if "run_b" in df.columns:  # runi/runj layout: metric rows have an empty runj
@@ -262,6 +199,93 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     with output_stream(output) as out:
         out.write(text)
     return 0
+
+
+def _compare_orderings(orderings, *, key_a, key_b, rbo_p, fmt, digits, output, log) -> int:
+    """``--orderings A B``: Kendall tau, tau_AP, RBO between two orderings of systems."""
+    from ..errors import UsageError
+    from .common import output_stream
+
+    from ..io.orderings import read_ordering
+    from ..output.comparisons import format_orderings
+    from ..stats.orderings import compare_orderings
+
+    a, desc_a = read_ordering(orderings[0], key_a)
+    b, desc_b = read_ordering(orderings[1], key_b)
+    if rbo_p < 0 or rbo_p >= 1:
+        raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
+    try:
+        res = compare_orderings(a, b, rbo_p if rbo_p > 0 else None)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if res["only_a"] or res["only_b"]:
+        log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
+    if fmt == "latex":
+        raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
+    text = format_orderings(res, fmt, f"{orderings[0]} ({desc_a})", f"{orderings[1]} ({desc_b})", digits)
+    with output_stream(output) as out:
+        out.write(text)
+    return 0
+
+
+def _per_query_values(*, qrels, per_query, runs, measures, complete, level, binary, floor, depth, baseline,
+                      jobs, run_id_mode, run_names, log):
+    """The per-query table to test: evaluated from ``-R QRELS RUN...`` or read from ``-P FILE``.
+
+    Returns ``(df, baseline, pref_baseline_done)`` (the baseline renamed to its run id).
+    """
+    from ..errors import UsageError
+
+    pref_baseline_done = False
+    if qrels:
+        if not measures:
+            raise UsageError("-R needs at least one -m MEASURE")
+        if len(runs) < 2:
+            raise UsageError("need at least two run files to compare")
+        from ..io.run_ids import run_ids
+        from ..stats.prefvalues import needs_preference_mode
+
+        ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
+
+        if needs_preference_mode(measures):
+            # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+            # the values zelo_eval -q -o tsv prints for the same arguments
+            if level != 1:
+                raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+            from ..stats.prefvalues import preference_values
+
+            log.stage(f"evaluating {len(runs)} runs (preference measures)")
+            if baseline is not None:
+                baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
+            df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
+                                      depth=depth, reference=baseline, names=ids)
+            pref_baseline_done = baseline is not None
+        else:
+            for flag, val in (("-b", binary), ("-f", floor)):
+                if val is not None:
+                    raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+            from .. import evaluate
+            from ..measures import parse_measure
+
+            for m in measures:
+                reqs = parse_measure(m)
+                if all(r.spec.summary_only for r in reqs):  # a nickname (official) keeps its per-query part
+                    raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
+                                     "with no per-query values to test; "
+                                     "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
+            log.stage(f"evaluating {len(runs)} runs")
+            df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
+                          depth=depth, jobs=jobs)
+            if baseline is not None and baseline in runs:
+                baseline = ids[list(runs).index(baseline)]
+    else:
+        bad = given_options("run_id_mode", "run_names")
+        if bad:
+            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
+        from ..io.perquery import read_per_query
+
+        df = read_per_query(per_query)
+    return df, baseline, pref_baseline_done
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -46,6 +46,10 @@ def _check_ext(output: str) -> None:
     from ..plot.output import image_format
 
     image_format(output)  # fail on a bad extension before any work
+    from ..output.atomic import preflight
+    from .common import command_inputs
+
+    preflight(output, command_inputs(output))  # before the figure is computed
 
 
 @click.group(context_settings=CONTEXT)

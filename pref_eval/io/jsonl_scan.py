@@ -19,7 +19,8 @@ import numpy as np
 
 @dataclass
 class Column:
-    """One key of a shape: ``kind`` "n" (column ``index`` of :attr:`ShapeLines.num`) or "s" (of :attr:`ShapeLines.txt`)."""
+    """One key of a shape: ``kind`` "n" (column ``index`` of :attr:`ShapeLines.num`)
+    or "s" (of :attr:`ShapeLines.txt`)."""
 
     kind: str
     index: int
@@ -59,7 +60,10 @@ def scanner_available() -> bool:
 
 
 def scan_columns(data) -> tuple[list[str], list[ShapeLines]] | None:
-    """(string table, shapes) of ``data`` (bytes or any buffer, e.g. an mmap), or None: no scanner, or a line it does not take."""
+    """(string table, shapes) of ``data`` (bytes or any buffer, e.g. an mmap).
+
+    None: no scanner, or a line it does not take.
+    """
     if not scanner_available():
         return None
     from .. import _jsonl

@@ -3,18 +3,18 @@
 Format: one row per line, numbers separated by white space; row ``i``,
 column ``j`` is the probability that document ``i`` is preferred to ``j``.
 The matrix is square, at least 2 x 2, every entry a finite number in
-``[0, 1]`` (decimal notation as Python's ``float``, no ``nan``/``inf``).
+``[0, 1]`` (decimal notation of :mod:`pref_eval.io.numbers`: no hex, no ``_``, no ``nan``).
 Blank lines and lines starting with ``#`` are skipped. Errors name the file
 and the line.
 """
 from __future__ import annotations
 
-import math
 import os
 
 import numpy as np
 
 from ..errors import InputError
+from .numbers import decimal_floats
 from .textfile import display_name, read_input_text
 
 
@@ -22,24 +22,24 @@ def read_probability_matrix(path: str | os.PathLike[str]) -> np.ndarray:
     """The matrix of ``path`` as a float64 array (see the module docstring)."""
     name = display_name(path)
     text = read_input_text(path, what="matrix file")
-    rows: list[list[float]] = []
+    rows: list[list[bytes]] = []
+    nos: list[int] = []
     for no, line in enumerate(text.split("\n"), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
-        row = []
-        for tok in fields:
-            try:
-                v = float(tok)
-            except ValueError:
-                raise InputError(name, no, f"expected a probability, got {tok!r}") from None
-            if "_" in tok or not math.isfinite(v) or not 0.0 <= v <= 1.0:
-                raise InputError(name, no, f"expected a probability in [0, 1], got {tok!r}")
-            row.append(v)
-        if rows and len(row) != len(rows[0]):
-            raise InputError(name, no, f"expected {len(rows[0])} numbers as on the first row, got {len(row)}")
-        rows.append(row)
+        if rows and len(fields) != len(rows[0]):
+            raise InputError(name, no, f"expected {len(rows[0])} numbers as on the first row, got {len(fields)}")
+        rows.append([f.encode() for f in fields])
+        nos.append(no)
     if len(rows) < 2 or len(rows) != len(rows[0]):
         raise InputError(name, 0, f"expected a square matrix of at least 2 x 2, got {len(rows)} rows of "
                          f"{len(rows[0]) if rows else 0} numbers")
-    return np.array(rows, dtype=np.float64)
+    flat = np.array([t for r in rows for t in r], dtype="S")
+    lines = np.repeat(np.array(nos, dtype=np.int64), len(rows[0]))
+    vals = decimal_floats(flat, name, lines, what="probability")  # the one number grammar (io/numbers.py)
+    bad = np.flatnonzero(~((vals >= 0.0) & (vals <= 1.0)))  # NaN fails both
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(name, int(lines[i]), f"expected a probability in [0, 1], got {flat[i].decode()!r}")
+    return vals.reshape(len(rows), len(rows[0]))

@@ -33,7 +33,8 @@ COLUMNS = ("run", "qid", "measure", "value")
 
 
 def _number(text: Any, name: str, line: int) -> float:
-    if isinstance(text, bool) or text is None:
+    if isinstance(text, bool) or text is None or (isinstance(text, str) and (not text.isascii() or "_" in text)):
+        # the decimal grammar of io/numbers.py: Python's float() would also take '1_0' and non-ASCII digits
         raise InputError(name, line, f"expected a number in column 'value', got {text!r}")
     try:
         v = float(text)

@@ -97,7 +97,8 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         i = int(bad[0])
-        raise InputError(source, int(lines[i]), f"score {tokens[i].decode(errors='replace')!r} is NaN (expected a number)")
+        raise InputError(source, int(lines[i]),
+                         f"score {tokens[i].decode(errors='replace')!r} is NaN (expected a number)")
     return score
 
 

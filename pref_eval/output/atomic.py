@@ -80,6 +80,20 @@ def check_not_input(path: str, inputs: Mapping[str, Sequence[str]]) -> None:
                                  "refusing to overwrite it")
 
 
+def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Fail early (before any long computation) for an output that :func:`output_file` would refuse:
+    a missing directory, a directory, one of the inputs. Nothing is created."""
+    if is_stdout(path):
+        return
+    assert path is not None
+    check_not_input(path, inputs or {})
+    final = os.path.realpath(path)
+    if os.path.isdir(final):
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+    if not os.path.isdir(os.path.dirname(final) or "."):
+        raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
+
+
 class _LabelledFile(io.FileIO):
     """A raw file whose write errors carry the user's name for it (``err.filename``),
     so an error met inside a command's writing loop names the right output."""

@@ -290,7 +290,8 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
         sums = [_literals(pair_summaries(res, m)) for m in res.measures]
-        yield "".join(stpl % t for t in zip([jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J], *sums, strict=False))
+        ri, rj = [jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J]
+        yield "".join(stpl % t for t in zip(ri, rj, *sums, strict=False))
     if means and nq and metric_keys:
         atpl = _template('{"qid": "all", "run": %s, "sample": ' + sample + ', "type": "metric"', metric_keys)
         ms = [_literals(run_summaries(res, m)) for m in res.measures if m.is_metric]
