@@ -13,16 +13,24 @@ BIN = os.path.join(ROOT, "bin")
 
 
 def run(argv: list[str], *, cwd: str = ROOT, stdout=subprocess.DEVNULL) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB) of one process ``argv`` (peak via wait4's rusage)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode(errors="replace") if p.stderr else ""
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {err[-2000:]}")
-    return wall, ru.ru_maxrss / 1024.0
+    """(wall seconds, peak RSS MB) of one process ``argv``.
+
+    The peak comes from GNU time (``/usr/bin/time -f %M``), a small parent: a process forked
+    straight from this script would inherit this script's own high-water mark.
+    """
+    import tempfile
+
+    gnu_time = "/usr/bin/time"
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        wrapped = [gnu_time, "-f", "%M", "-o", rss.name, *argv] if os.path.exists(gnu_time) else argv
+        t0 = time.perf_counter()
+        p = subprocess.run(wrapped, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - t0
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
+        text = rss.read().strip().splitlines()
+    peak = float(text[-1]) / 1024.0 if text else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+    return wall, peak
 
 
 def best(argv: list[str], repeat: int, **kw) -> tuple[float, float]:
@@ -58,5 +66,3 @@ def write_result(name: str, title: str, text: str) -> str:
             fh.write(doc)
     return path
 
-
-_ = resource  # resource.getrusage is the fallback on systems without wait4's rusage

@@ -40,11 +40,19 @@ REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/
 
 
 def persistence(params: tuple) -> float:
-    """The ``p`` parameter (the last one written wins), default 0.9."""
+    """The ``p`` parameter (the last one written wins), default 0.9; a number in (0, 1), else UsageError
+    (as ``RBP(p=…)``'s declared range; trec_eval would compute with any value)."""
+    from ..errors import UsageError
+
     p = 0.9
     for name, value in params:
         if name == "p":
-            p = float(value)
+            try:
+                p = float(value)
+            except (TypeError, ValueError):
+                p = float("nan")
+            if not 0.0 < p < 1.0:
+                raise UsageError(f"measure 'rbp.p={value}': the persistence p must be a number > 0 and < 1")
     return p
 
 
