@@ -52,8 +52,10 @@ def tables(n_pairs: int, n_queries: int = 1000, n_docs: int = 300, seed: int = 0
             keep = ~miss
         else:
             keep = np.ones(len(q), dtype=bool)
-        t.q, t.a, t.b, t.score = q[keep], aa[keep], bb[keep], s[keep]
-        t.weight = np.ones(int(keep.sum()))
+        # the table's columns directly (as a reader's vectorised path stores them)
+        t._qindex = {qid: i for i, qid in enumerate(t.queries)}
+        t._chunks = [(q[keep].astype(np.int64), aa[keep].astype(np.int64), bb[keep].astype(np.int64),
+                      s[keep].astype(np.float64), np.ones(int(keep.sum())))]
         t.format = "jsonl"
         tabs.append(t)
     return tabs
