@@ -168,7 +168,8 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
               help="Judgments asked per match and batch.")
 @click.option("--max-per-pair", type=click.IntRange(min=1), default=6, show_default=True)
-@click.option("--max-per-match", type=click.IntRange(min=1), default=None, help="Cap on one match's judgments.")
+@click.option("--max-per-match", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Cap on one match's judgments (then the majority decides).")
 @click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--final", type=click.IntRange(min=1), default=6, show_default=True,
               help="Items left for the all-pairs final.")

@@ -64,7 +64,7 @@ class AdaptiveBest:
     """
 
     def __init__(self, K: int, *, lead: float = 2.0, batch: int = 1, max_per_pair: int = 6, lives: int = 2,
-                 final: int = 6, final_lead: float | None = 3.0, max_per_match: int | None = None,
+                 final: int = 6, final_lead: float | None = 3.0, max_per_match: int | None = 5,
                  prior: float = 0.5, seed: int = 0) -> None:
         if K < 1:
             raise ValueError("K must be >= 1")

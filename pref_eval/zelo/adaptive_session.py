@@ -14,7 +14,7 @@ on load with the file named, and the file is left untouched::
 
     {"strategy": "adaptive", "version": 1, "seed": int >= 0,
      "params": {"lead": number > 0, "batch": int >= 1, "max_per_pair": int >= 1, "lives": int >= 1,
-                "final": int >= 1, "final_lead": number > 0},
+                "max_per_match": int >= 1, "final": int >= 1, "final_lead": number > 0},
      "topics": {TOPIC: [distinct docnos of the pool]},
      "adds": [[[TOPIC, docA, docB, s in [0, 1]], ...], ...],
      "batches": ["BATCH:hex digest" of the judgment files added], "ignored": int >= 0,
@@ -32,8 +32,8 @@ from ..errors import InputError
 from .adaptive import AdaptiveBest
 
 VERSION = 1
-PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "lives": (int, 2), "final": (int, 6),
-          "final_lead": (float, 3.0)}
+PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "max_per_match": (int, 5),
+          "lives": (int, 2), "final": (int, 6), "final_lead": (float, 3.0)}
 
 
 class AdaptiveSession:

@@ -20,7 +20,7 @@ import numpy as np
 from .bandits import case_matrix, simulate_bandit
 from .simulate import simulate_tournament
 
-ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final", "adaptive", "adaptive-m5")
+ROWS = ("dts", "mergedts", "round-efficient", "tournament", "tournament-final", "adaptive", "adaptive-nocap")
 LABELS = {
     "dts": "Double Thompson Sampling (alpha=0.8^7)",
     "mergedts": "MergeDTS (alpha=0.8^6, M=16, C=4e6)",
@@ -28,7 +28,7 @@ LABELS = {
     "tournament": "Clarke et al. (k=1, p=7, f=9)",
     "tournament-final": "Clarke et al. (extra final phase)",
     "adaptive": "pref_eval adaptive (double elimination on the BT posterior)",
-    "adaptive-m5": "pref_eval adaptive, --max-per-match 5",
+    "adaptive-nocap": "pref_eval adaptive, no cap per match (--max-per-match 6)",
 }
 COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "returned_one", "nonbest_returned",
            "comparisons_min", "comparisons_median", "comparisons_max", "assessors_min", "assessors_max")
@@ -37,10 +37,10 @@ COLUMNS = ("algorithm", "case", "reps", "found", "one_found", "both_found", "ret
 def run_row(algorithm: str, M: np.ndarray, reps: int, seed: int, T: int = 1000,
             progress: Callable[[int, int], None] | None = None) -> dict:
     """Per-repetition arrays of one algorithm (the keys of :func:`simulate_bandit`)."""
-    if algorithm in ("adaptive", "adaptive-m5"):
+    if algorithm in ("adaptive", "adaptive-nocap"):
         from .adaptive import simulate_adaptive
 
-        extra = {"max_per_match": 5} if algorithm == "adaptive-m5" else {}
+        extra = {"max_per_match": None} if algorithm == "adaptive-nocap" else {}
         return simulate_adaptive(M, reps, seed=seed, progress=progress, **extra)
     if algorithm in ("tournament", "tournament-final"):
         return simulate_tournament(M, reps, seed=seed, final_phase=algorithm == "tournament-final",
