@@ -266,7 +266,12 @@ def mc4_scores(rankings: list[list[str]], *, steps: int | None = None, damping: 
                 ee = ee + e[j] * P[j]
             e = ee
         return names, e
-    return names, stationary(P, damping)
+    # solved with the states in sorted-name order, so π (to the last bit) does not depend on the order of
+    # the input lines, only on the rankings (C is an integer sum, order-free)
+    o = np.array(sorted(range(n), key=names.__getitem__), dtype=np.int64)
+    pi = np.empty(n)
+    pi[o] = stationary(P[np.ix_(o, o)], damping)
+    return names, pi
 
 
 def borda_points(rankings: list[list[str]], *, pos: tuple | None = None) -> dict[str, int]:
