@@ -19,7 +19,8 @@ Log: ``served`` lists the key of every 200 answer with a usable score,
 ``received`` every request. ``api_key``: when set, a request without
 ``Authorization: Bearer <key>`` gets 401.
 
-Run alone (bench): ``python tests/fake_openai.py --port 0 --docs N`` prints the port.
+Run alone (bench, docs): ``python tests/fake_openai.py --port 0 [--qrels FILE]`` prints the port;
+with ``--qrels`` the grades are the hidden true scores.
 """
 from __future__ import annotations
 
@@ -171,8 +172,16 @@ def main() -> None:  # pragma: no cover - used by bench/bench_judge.py
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--qrels", default=None, help="hidden true scores: the qrels grades (docs examples)")
     args = ap.parse_args()
-    srv = FakeOpenAI(seed=args.seed, log=False)
+    truth: dict = {}
+    if args.qrels:
+        with open(args.qrels, encoding="utf-8") as fh:
+            for line in fh:
+                f = line.split()
+                if len(f) == 4:
+                    truth.setdefault(f[0], {})[f[2]] = float(f[3])
+    srv = FakeOpenAI(truth, seed=args.seed, log=False)
 
     async def go():
         runner = web.AppRunner(srv.app(), access_log=None)
