@@ -39,6 +39,11 @@ BAD: dict[str, dict[str, list[str]]] = {
                             "--seed": ["-1", "abc"]},
     "simulate-recovery": {"--K": ["0", "-1", "abc", "5,", "1.5"], "--sigma": ["nan", "-1", "0", "inf", "x"],
                           "--cycles": ["0", "-1", "a"], "--trials": ["0", "-1"], "--seed": ["-1"]},
+    "simulate-bandit": {"--reps": ["0", "-1"], "--T": ["0", "x"], "--seed": ["-1"], "--delta": ["0", "1", "nan"],
+                        "--alpha": ["0.5"], "--algorithm": ["ucb"]},
+    "simulate-adaptive": {"--reps": ["0"], "--lead": ["0", "nan"], "--batch": ["0"], "--max-per-pair": ["0"],
+                          "--max-per-match": ["0"], "--lives": ["0"], "--final": ["0"], "--final-lead": ["nan"]},
+    "simulate-figure3": {"--reps": ["0"], "--seed": ["-1"], "--algorithms": ["nosuch", ""]},
     "compare-R": {"-l": ["abc"], "-b": ["nan", "abc"], "--depth": ["0", "-1"], "--tests": ["nosuchtest", ""],
                   "--resamples": ["0", "-5"], "--seed": ["-1"], "--alpha": ["0", "1", "nan", "-0.1"],
                   "--sign-min-diff": ["-1", "nan"], "--confidence": ["0", "1", "nan"], "--digits": ["-1", "abc"],
@@ -72,7 +77,8 @@ def _with(argv: list[str], opt: str, value: str) -> list[str]:
         i = out.index(opt)
         out[i + 1] = value
         return out
-    if out and out[0] in ("cycles", "tournament", "recovery", "next", "init", "add", "scores", "matrix"):
+    if out and out[0] in ("cycles", "tournament", "recovery", "next", "init", "add", "scores", "matrix", "bandit",
+                          "adaptive", "figure3"):
         return [out[0], opt, value, *out[1:]]
     return [opt, value, *out]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, output_stream, output_streams, run_main
-from .param_types import SEED
+from .param_types import SEED, Finite
 from .options import quiet_option
 
 
@@ -134,7 +134,7 @@ def _save(state, t):
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True, default=None, help="Tournament: Yan et al.'s extra final phase: judge "
               "every final-pool pair a second time; result from both rounds.")
-@click.option("--lead", type=click.FloatRange(min=0.5), default=None, help="Adaptive: a match ends at this lead (2).")
+@click.option("--lead", type=Finite(min=0.5), default=None, help="Adaptive: a match ends at this lead (2).")
 @click.option("--max-per-pair", type=click.IntRange(min=1), default=None,
               help="Adaptive: judgments of one pair at most (6).")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")

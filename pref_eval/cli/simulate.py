@@ -33,12 +33,6 @@ def _progress(log, label):
     return cb
 
 
-def _read_matrix(matrix):
-    from ..io.matrix import read_probability_matrix
-
-    return read_probability_matrix(matrix)
-
-
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
@@ -125,11 +119,11 @@ def _write_rows(output, rows):
 @click.option("--T", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Comparisons per repetition (the time horizon).")
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--alpha", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--alpha", type=Finite(min=0, min_open=True), default=None,
               help="Exploration parameter (dts: 0.8^7, mergedts: 0.8^6).")
 @click.option("--batch", type=click.IntRange(min=2), default=None, help="MergeDTS batch size M (16).")
-@click.option("--C", "c", type=click.FloatRange(min=0), default=None, help="MergeDTS constant C (4,000,000).")
-@click.option("--delta", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=None,
+@click.option("--C", "c", type=Finite(min=0), default=None, help="MergeDTS constant C (4,000,000).")
+@click.option("--delta", type=Finite(min=0, max=1, min_open=True, max_open=True), default=None,
               help="Round-Efficient error probability (0.2).")
 @click.option("-o", "--output", default=None)
 @quiet_option()
@@ -148,7 +142,9 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
     params = {**_DEFAULTS[algorithm], **given}
     if "c" in params:
         params["C"] = params.pop("c")
-    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    from ..io.matrix import read_probability_matrix
+
+    M = case_matrix(case) if case is not None else read_probability_matrix(matrix)
     log = Log("zelo_simulate", quiet)
     from ..zelo.bandits import simulate_bandit
 
@@ -163,7 +159,7 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 @click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("--lead", type=click.FloatRange(min=0.5), default=2.0, show_default=True,
+@click.option("--lead", type=Finite(min=0.5), default=2.0, show_default=True,
               help="A match ends when one item leads by this many wins.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
               help="Judgments asked per match and batch.")
@@ -173,7 +169,7 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 @click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--final", type=click.IntRange(min=1), default=6, show_default=True,
               help="Items left for the all-pairs final.")
-@click.option("--final-lead", type=click.FloatRange(min=0.5), default=3.0, show_default=True)
+@click.option("--final-lead", type=Finite(min=0.5), default=3.0, show_default=True)
 @click.option("-o", "--output", default=None)
 @quiet_option()
 def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
@@ -186,7 +182,9 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
 
     if (case is None) == (matrix is None):
         raise UsageError("give exactly one of --case and --matrix")
-    M = case_matrix(case) if case is not None else _read_matrix(matrix)
+    from ..io.matrix import read_probability_matrix
+
+    M = case_matrix(case) if case is not None else read_probability_matrix(matrix)
     log = Log("zelo_simulate", quiet)
     r = simulate_adaptive(M, reps, seed=seed, progress=_progress(log, "adaptive"), lead=lead, batch=batch,
                           max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
@@ -208,6 +206,10 @@ def figure3_cmd(reps, seed, algorithms, output, quiet):
     from ..zelo.figure3 import ROWS, figure3
 
     algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())
+    if not algos:
+        from ..errors import UsageError
+
+        raise UsageError("--algorithms is empty")
     bad = [a for a in algos if a not in ROWS]
     if bad:
         from ..errors import UsageError

@@ -202,19 +202,19 @@ def cut_sum(r, per_entry: np.ndarray, k: int) -> np.ndarray:
     return r.per_query_sum(np.where(r.pos < k, per_entry, 0.0))
 
 
-def alpha_dcg(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
-    """α-DCG@k (``normalise=False``: ideal-ideal divided) or α-nDCG@k, one column per k."""
-    lab = subtopic_labels(r, level)
-    G = novelty_gain(r, lab, alpha)
+def _cascade_at_k(r, lab, raw, disc, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
+    """Σ of ``raw`` to depth k over its normaliser, one column per k (α-DCG and ERR-IA share it).
+
+    ``normalise``: the greedy ideal ranking's gains under ``disc``; otherwise
+    the ideal-ideal value (ndeval's k = 1 rule: undivided).
+    """
     kmax = max(int(k) for k in cutoffs)
-    disc = _log_disc(max(kmax, 1))
-    raw = G * (1.0 / np.log2(r.pos + 2.0))
     ideal = ideal_gains(lab, r.nq, alpha, kmax) if normalise else None
     cols = []
     for k in cutoffs:
         k = int(k)
         v = cut_sum(r, raw, k)
-        if normalise:
+        if ideal is not None:
             den = (ideal[:, :k] * disc[: min(k, ideal.shape[1])]).sum(axis=1)
         elif k == 1:  # ndeval's k = 1 rule (module doc): undivided
             den = np.where(lab.nsub > 0, 1.0, 0.0)
@@ -222,28 +222,22 @@ def alpha_dcg(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarr
             den = _ideal_ideal(lab.nsub, alpha, k, disc)
         cols.append(_div(v, den))
     return np.column_stack(cols)
+
+
+def alpha_dcg(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
+    """α-DCG@k (``normalise=False``: ideal-ideal divided) or α-nDCG@k, one column per k."""
+    lab = subtopic_labels(r, level)
+    G = novelty_gain(r, lab, alpha)
+    disc = _log_disc(max(max(int(k) for k in cutoffs), 1))
+    return _cascade_at_k(r, lab, G * (1.0 / np.log2(r.pos + 2.0)), disc, alpha, cutoffs, normalise)
 
 
 def err_ia(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
     """ERR-IA@k (ideal-ideal divided) or nERR-IA@k (ideal ranking divided)."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
-    kmax = max(int(k) for k in cutoffs)
-    disc = _recip_disc(max(kmax, 1))
-    raw = G / (r.pos + 1.0)
-    ideal = ideal_gains(lab, r.nq, alpha, kmax) if normalise else None
-    cols = []
-    for k in cutoffs:
-        k = int(k)
-        v = cut_sum(r, raw, k)
-        if normalise:
-            den = (ideal[:, :k] * disc[: min(k, ideal.shape[1])]).sum(axis=1)
-        elif k == 1:  # ndeval's k = 1 rule (module doc): undivided
-            den = np.where(lab.nsub > 0, 1.0, 0.0)
-        else:
-            den = _ideal_ideal(lab.nsub, alpha, k, disc)
-        cols.append(_div(v, den))
-    return np.column_stack(cols)
+    disc = _recip_disc(max(max(int(k) for k in cutoffs), 1))
+    return _cascade_at_k(r, lab, G / (r.pos + 1.0), disc, alpha, cutoffs, normalise)
 
 
 def nrbp(r, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarray:
