@@ -64,6 +64,21 @@ def test_command_import_set(module, args, allowed, ceiling, tmp_path):
     assert len(mods) <= ceiling, f"zelo {module} imports {len(mods)} modules (ceiling {ceiling})"
 
 
+def test_plot_scores_import_set(tmp_path):
+    """zelo_plot draws with matplotlib's object API: no pyplot, no scipy (z from the standard library), no pandas."""
+    pytest.importorskip("matplotlib")
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    scores = tmp_path / "s.tsv"
+    subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", "judgments/dl19-sample.judge", "-o", str(scores)],
+                   cwd=ROOT, env=env, check=True)
+    mods = _modules("plot", ["scores", "-S", str(scores), "-o", str(tmp_path / "p.png"), "-Q"], tmp_path)
+    assert (tmp_path / "p.png").stat().st_size > 0
+    top = {m.split(".")[0] for m in mods}
+    assert not (top & HEAVY) - {"matplotlib"}, sorted((top & HEAVY) - {"matplotlib"})
+    assert "matplotlib.pyplot" not in mods
+    assert len(mods) <= 525, len(mods)
+
+
 def test_aggregate_import_set(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
