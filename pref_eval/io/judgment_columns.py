@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
-_ODD_SPACE = re.compile(r"[^\S \t\n\r\x0b\x0c]")  # white space for str.split() but not bytes.split()
+_ODD_SPACE = r"[^\S \t\n\r\x0b\x0c]"  # white space for str.split() but not bytes.split()
 
 
 @dataclass
@@ -125,7 +125,7 @@ def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.
         return None
     if data[:1] == b"#" or b"\n#" in data or re.search(rb"[\x00\x1c-\x1f]", data):
         return None
-    if not data.isascii() and _ODD_SPACE.search(text):
+    if not data.isascii() and re.search(_ODD_SPACE, text):
         return None
     if len(data) >= PYARROW_MIN:
         from .fastparse import fast_columns

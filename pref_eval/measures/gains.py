@@ -31,14 +31,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-_INT = re.compile(r"[+-]?[0-9]+")
+_INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
 
 
 def gain_pairs(params: tuple) -> list[tuple[int, float]]:
     """The ``(grade, gain)`` pairs of the parameters whose name is an integer."""
     out = []
     for name, value in params:
-        if _INT.fullmatch(str(name)):
+        if re.fullmatch(_INT, str(name)):
             out.append((int(name), float(value)))
     return out
 

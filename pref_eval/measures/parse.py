@@ -18,7 +18,6 @@ without parameters uses its defaults (``-m P.5 -m P.10`` → ``P_5`` only,
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -83,6 +82,8 @@ def _all_names() -> list[str]:
 
 
 def unknown_measure(name: str) -> UsageError:
+    import difflib  # only for the error message
+
     close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; see 'zelo_eval --list-measures'"
     return UsageError(f"unknown measure {name!r}{hint}")

@@ -36,11 +36,11 @@ MIN_GEO_MEAN = 1e-5
 
 ZTable = dict  # {(qid: str, measure: str): (mean: float, stddev: float)}
 
-_ATOF = re.compile(rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
+_ATOF = rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))"  # compiled on use
 
 
 def _atof(tok: bytes) -> float:
-    m = _ATOF.match(tok)
+    m = re.match(_ATOF, tok, re.IGNORECASE)
     return float(m.group(1)) if m else 0.0
 
 
