@@ -153,7 +153,8 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
         pad = np.zeros(len(allv), dtype="S8")
         pad[:] = allv
         keys = pad.view(np.uint64)
-        uniq = np.unique(keys)
+        srt = np.sort(keys)  # np.unique(keys) without its import of numpy.ma
+        uniq = srt[np.concatenate([[True], srt[1:] != srt[:-1]])] if len(srt) else srt
         inv = np.searchsorted(uniq, keys)
         names = [x.decode("utf-8") for x in uniq.view("S8").tolist()]
     else:

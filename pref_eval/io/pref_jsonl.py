@@ -17,6 +17,8 @@ from operator import itemgetter
 
 import numpy as np
 
+from ..distinct import distinct
+
 from ..errors import InputError
 
 ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
@@ -351,10 +353,6 @@ def _valid(pf: PrefFile) -> bool:
     return all(not bool((lines.a == lines.b).any()) for lines in pf.prefs.values())
 
 
-def _distinct(a: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (``np.unique`` without its lazy import of numpy.ma, ~15 ms at start-up)."""
-    s = np.sort(a, kind="stable")
-    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
 
 
 def _read_mapped(path: str) -> PrefFile | None:
@@ -406,7 +404,7 @@ def _read_scanned(data) -> PrefFile | None:
         vkeys = [k for k in sh.keys if k not in ID_KEYS]
         if any(c[k].kind != "n" for k in vkeys):
             return None
-        for t in _distinct(typ).tolist():
+        for t in distinct(typ).tolist():
             kind = strtab[t]
             need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
             if need is None or any(k not in c or c[k].kind != "s" for k in need):
@@ -428,7 +426,7 @@ def _read_scanned(data) -> PrefFile | None:
                 conv = int
             else:
                 conv = float
-            us = _distinct(svals)
+            us = distinct(svals)
             for s in us.tolist():
                 rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
                 num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
@@ -438,8 +436,8 @@ def _read_scanned(data) -> PrefFile | None:
     if not groups:
         return None  # the Python reader reports the empty file
     # code tables: strings in order of first use in the file (code numbering never reaches the output)
-    qused = _distinct(np.concatenate([g[3] for g in groups]))
-    rused = _distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
+    qused = distinct(np.concatenate([g[3] for g in groups]))
+    rused = distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
     qmap = np.full(len(strtab), -1, dtype=np.int64)
     qmap[qused] = np.arange(len(qused))
     rmap = np.full(len(strtab), -1, dtype=np.int64)
@@ -472,9 +470,9 @@ def _build(parts: list, qtab: dict, rtab: dict) -> dict:
         q = _codes(qids, qtab)
         ca = _codes(a, rtab)
         cb = _codes(b, rtab) if b is not None else np.full(len(a), -1, dtype=np.int64)
-        distinct = list(dict.fromkeys(samples))
-        for s in distinct:
-            sel = slice(None) if len(distinct) == 1 else \
+        sample_ids = list(dict.fromkeys(samples))
+        for s in sample_ids:
+            sel = slice(None) if len(sample_ids) == 1 else \
                 np.fromiter((x == s for x in samples), dtype=bool, count=len(samples))
             by.setdefault((kind, s), []).append((ln[sel], q[sel], ca[sel], cb[sel],
                                                  {k: (v[sel], h[sel]) for k, (v, h) in vals.items()}))

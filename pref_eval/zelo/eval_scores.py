@@ -26,14 +26,18 @@ _RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re cac
 
 def looks_like_zelo_scores(path: str) -> bool:
     """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
-    import gzip
     import os
 
     if path == "-" or not os.path.isfile(path):
         return False
     with open(path, "rb") as fh:
         head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
+    if head == b"\x1f\x8b":
+        import gzip
+
+        opener = gzip.open
+    else:
+        opener = open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
         return is_zelo_scores_header(fh.readline())
 

@@ -460,8 +460,12 @@ def fit_bt(
         comp_local = rank_in_q[inv]
     n_components = np.bincount(qof[judged], minlength=nq) * 0
     if n:
-        jl = np.unique(np.stack([qof[judged], labels[judged]]), axis=1) if judged.any() else np.zeros((2, 0), int)
-        n_components = np.bincount(jl[0], minlength=nq)
+        # distinct (query, component) pairs among judged documents (np.unique(axis=1) imports numpy.ma)
+        qj, lj = qof[judged], labels[judged]
+        o = np.lexsort((lj, qj))
+        qj, lj = qj[o], lj[o]
+        first = np.concatenate([[True], (qj[1:] != qj[:-1]) | (lj[1:] != lj[:-1])]) if len(o) else np.zeros(0, bool)
+        n_components = np.bincount(qj[first], minlength=nq)
 
     score_out = np.zeros(n)
     se = np.full(n, np.nan)

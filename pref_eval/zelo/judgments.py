@@ -299,7 +299,9 @@ def unique_first(keys):
     """
     import numpy as np
 
-    u = np.unique(keys)
+    from ..distinct import distinct
+
+    u = distinct(keys)
     inv = np.searchsorted(u, keys)
     first = np.full(len(u), len(keys), dtype=np.int64)
     np.minimum.at(first, inv, np.arange(len(keys), dtype=np.int64))
