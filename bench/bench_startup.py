@@ -13,8 +13,10 @@ round-robin with ``python -c 'import numpy'`` of the same interpreter, so that a
 load touches every row alike. The table gives, per command, the best wall time and the best CPU
 time (user + system of the child process) and their ratios to ``import numpy`` (issue #13 targets:
 <= 1.3x for zelo_trec, zelo_eval, pref_aggregate, zelo_fit; <= 3x zelo_compare; <= 6x zelo_plot).
-On a loaded machine the CPU ratio is the one to read. Writes bench/RESULTS-startup.md and the
-README table between its markers (``--no-write``: print only).
+On a loaded machine the CPU ratio is the one to read. ``--instructions`` adds a column that
+does not depend on the load at all: the instructions each process executes, counted once under
+valgrind (``valgrind --tool=callgrind``; ~50x slower), as a ratio to ``import numpy``'s. Writes
+bench/RESULTS-startup.md and the README table between its markers (``--no-write``: print only).
 
 ``zelo_plot`` needs matplotlib; without a writable cache directory (``MPLCONFIGDIR`` or
 ``~/.cache/matplotlib``) matplotlib rebuilds its font list on every run and the plot row measures that.
@@ -47,6 +49,16 @@ def run_once(argv: list[str]) -> tuple[float, float]:
     return wall, ru.ru_utime + ru.ru_stime
 
 
+def instructions(argv: list[str]) -> int:
+    """Instructions executed by the process ``argv`` (valgrind's callgrind, user space, all threads)."""
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed under valgrind ({p.returncode}): {p.stderr[-2000:]}")
+    counts = [line.split()[-1] for line in p.stderr.splitlines() if "Collected :" in line]
+    return int(counts[-1])
+
+
 def commands(venv: str | None):
     """(python, command factory): installed console scripts of ``venv``, else this checkout's bin/."""
     if venv:
@@ -61,6 +73,8 @@ def main() -> None:
     ap.add_argument("--venv", default=None, help="virtual environment with pref_eval installed (pip install .)")
     ap.add_argument("--only", action="append", default=[], help="time only this command (repeatable)")
     ap.add_argument("--no-write", action="store_true", help="print the table, write no file")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count each process's instructions under valgrind (independent of the load)")
     args = ap.parse_args()
     python, cmd = commands(args.venv)
     tmp = tempfile.mkdtemp(prefix="bench-startup-")
@@ -91,18 +105,28 @@ def main() -> None:
             w, c = run_once(argv)
             b = best.setdefault(name, [w, c])
             b[0], b[1] = min(b[0], w), min(b[1], c)
+    load1 = load()
+    ins = {name: instructions(argv) for name, argv in [("base", base_argv), *cases]} if args.instructions else {}
     bw, bc = best["base"]
-    rows = [f"| `python3 -c 'import numpy'` | {bw:.3f} | 1.00 | {bc:.3f} | 1.00 | |"]
+
+    def ins_cell(name: str) -> str:
+        return f" {ins[name] / ins['base']:.2f} |" if ins else ""
+
+    rows = [f"| `python3 -c 'import numpy'` | {bw:.3f} | 1.00 | {bc:.3f} | 1.00 |{ins_cell('base')} |"]
     for name, _ in cases:
         w, c = best[name]
-        rows.append(f"| `{name}` | {w:.3f} | {w / bw:.2f} | {c:.3f} | {c / bc:.2f} | ≤ {TARGETS.get(name, 1.3):g} |")
-    how = f"`python bench/bench_startup.py{' --venv VENV' if args.venv else ''} --repeat {args.repeat}`"
+        rows.append(f"| `{name}` | {w:.3f} | {w / bw:.2f} | {c:.3f} | {c / bc:.2f} |{ins_cell(name)} "
+                    f"≤ {TARGETS.get(name, 1.3):g} |")
+    how = (f"`python bench/bench_startup.py{' --venv VENV' if args.venv else ''} --repeat {args.repeat}"
+           f"{' --instructions' if ins else ''}`")
     where = ("installed console scripts of a virtual environment with only `pip install '.[plot]'`" if args.venv
              else "the checkout's `bin/` scripts")
-    text = ("| command (shipped sample) | best wall s | × numpy (wall) | best CPU s | × numpy (CPU) | target |\n"
-            "|---|---|---|---|---|---|\n" + "\n".join(rows)
+    head = "| command (shipped sample) | best wall s | × numpy (wall) | best CPU s | × numpy (CPU) |"
+    head += " × numpy (instructions) |" if ins else ""
+    text = (head + " target |\n" + "|---" * (7 if ins else 6) + "|\n" + "\n".join(rows)
             + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process; "
-            f"{load0} at the start, {load()} at the end ({how}).")
+            + ("instructions counted once per command under valgrind (callgrind); " if ins else "")
+            + f"{load0} at the start, {load1} at the end ({how}).")
     print(text)
     if not args.no_write:
         write_result("startup", "Start-up on the shipped sample (bench/bench_startup.py)", text)
