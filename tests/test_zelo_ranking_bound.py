@@ -1,5 +1,7 @@
 """Cramér–Rao bounds for ranking designs (pref_eval.zelo.ranking_bound): closed forms, and the
 bounds never above what real designs achieve (random pairs, random cycles, the adaptive strategy)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,46 @@ def test_bounds_below_recovery_designs(strategy, sigma):
     # the bounds for the budget are below every design that spends at most the budget
     assert (r["adjacent_variance"] >= adjacent_variance_bound(K, cycles * K)).all()
     assert (r["weighted_variance"] >= r["weighted_bound"]).all()
+
+
+def _bench(*args):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "recovery_adaptive.py"), *args],
+                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
+
+
+def test_bench_table_reduced():
+    out = _bench("--trials", "3", "--K", "25", "--sigma", "0.6,3")
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 25 |")]
+    assert len(rows) == 2
+    for r in rows:
+        bound, v8, va = (float(v) for v in r[7].split(" / "))
+        assert bound == pytest.approx(adjacent_variance_bound(25, 100), abs=5e-4)
+        assert va >= bound  # the adaptive design spends 4K pairs: never below the bound
+        assert ("out of reach" in r[10]) == (bound > v8 or float(r[8].split(" / ")[0]) > float(r[8].split(" / ")[1]))
+        assert (r[6] == "**reached**") == (float(r[4]) >= float(r[3]))
+
+
+@pytest.mark.slow
+def test_docs_table_is_the_bench_output():
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-adaptive:begin -->\n")[1].split("<!-- recovery-adaptive:end -->")[0]
+    assert "--trials 100 --seed 0" in block
+    out = _bench("--trials", "100", "--seed", "0")
+    # the same table; numbers within 0.002 (another BLAS may move the last bits of a fit)
+    old, new = block.strip().splitlines(), out.strip().splitlines()
+    assert len(old) == len(new) and old[:4] == new[:4]
+    for a, b in zip(old[4:], new[4:], strict=True):
+        ca, cb = re.split(r" \| | / ", a), re.split(r" \| | / ", b)
+        assert len(ca) == len(cb)
+        for x, y in zip(ca, cb, strict=True):
+            try:
+                assert float(x.rstrip("%")) == pytest.approx(float(y.rstrip("%")), abs=2e-3 if "%" not in x else 2)
+            except ValueError:
+                assert x == y
