@@ -113,8 +113,9 @@ def mean_information(sigma: float) -> float:
 
 def design_variances(truth: np.ndarray, a: np.ndarray, b: np.ndarray, votes: int = 3) -> dict:
     """Achieved Cramér–Rao variances of designs: per trial, the mean R_ij over adjacent pairs of the
-    true order (``adjacent``), over all pairs (``pairs``), weighted by omega (``weighted``), the number of distinct pairs (``m``) and the
-    total Fisher information (``information``, sum of w over distinct pairs).
+    true order (``adjacent``), over all pairs (``pairs``), weighted by omega (``weighted``), the
+    number of distinct pairs (``m``) and the total Fisher information (``information``, sum of w
+    over distinct pairs).
 
     ``truth`` is (trials, K); ``a``, ``b`` are (trials, n) judged pairs (repeats count once).
     A disconnected design has infinite variances.
@@ -137,9 +138,10 @@ def design_variances(truth: np.ndarray, a: np.ndarray, b: np.ndarray, votes: int
     connected = np.array([connected_components(coo_matrix((np.ones((t == r).sum()), (i[t == r], j[t == r])),
                                                           shape=(K, K)), directed=False)[0] == 1
                           for r in range(trials)])
-    # L^+ = (L + 11'/K)^-1 - 11'/K for a connected design
-    G = np.linalg.inv(L + np.where(connected, 1.0, 0.0)[:, None, None] / K + np.where(connected, 0.0, 1.0)[:, None, None]
-                      * np.eye(K))
+    # L^+ = (L + 11'/K)^-1 - 11'/K for a connected design (the 11'/K part cancels in R);
+    # a disconnected one gets L + I, only to keep the inverse finite (its R are set to inf below)
+    c = connected[:, None, None]
+    G = np.linalg.inv(L + np.where(c, 1.0 / K, 0.0) + np.where(c, 0.0, 1.0) * np.eye(K))
     diag = np.diagonal(G, axis1=1, axis2=2)
     R = diag[:, :, None] + diag[:, None, :] - 2.0 * G
     order = np.argsort(-truth, axis=1, kind="stable")
