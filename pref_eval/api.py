@@ -254,8 +254,9 @@ def judge(
     """Judge pairs with an ensemble of judges (``zelo_judge``); returns the
     :class:`pref_eval.judge.run.Session` (``results``, ``stats``, ``missing``).
 
-    ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
-    (then the tournament is driven to its end). Every answer is committed
+    ``pairs`` is a zelo_pairs output, or ``state`` a zelo_pairs state file
+    (any strategy: tournament, adaptive), driven batch by batch to its end
+    (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged; ``log`` a
@@ -284,7 +285,7 @@ def judge(
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
-                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
+                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
     if dry_run:
         import sys
 
@@ -584,7 +585,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     """
     import pandas as pd
 
-    from .io.qrels import read_qrels
+    from .io.qrels import read_subtopic_qrels
     from .io.runs import read_run
     from .output.preferences import pref_rows
     from .run_preferences.data import prepare_qrels
@@ -595,7 +596,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     paths = [os.fspath(r) for r in runs]
     names = run_ids(paths)
     sel = resolve(list(measures or ()), None if measures else "none")
-    q = read_qrels(os.fspath(qrels), check_duplicates=False)
+    q = read_subtopic_qrels(os.fspath(qrels))
     rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
     res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))

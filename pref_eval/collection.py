@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .distinct import distinct
+from .io.keys import distinct
 
 from .errors import EvaluationError, InputError
 from .io.fastparse import release_memory

@@ -61,7 +61,7 @@ def split_even(weights: Sequence[int], parts: int) -> list[tuple[int, int]]:
     """Cut ``range(len(weights))`` into at most ``parts`` contiguous, non-empty ranges of similar total weight."""
     import numpy as np
 
-    from .distinct import distinct
+    from .io.keys import distinct
 
     n = len(weights)
     if n == 0:

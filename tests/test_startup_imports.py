@@ -7,8 +7,8 @@ the sample files; afterwards the test checks ``sys.modules``:
 * heavy libraries a command must not load on that input (pyarrow below 1 MB, pandas unless a
   DataFrame is made, scipy unless a test or a statistic needs it, matplotlib, dask, ...);
 * modules a command no longer loads because they were made lazy: ``matplotlib.pyplot`` (plots use
-  the object API), ``numpy.ma`` (numpy 2's ``np.unique`` imports it; ``pref_eval.distinct`` does
-  not), ``numpy.random`` (only when something is drawn), ``gzip`` (only for gzip input),
+  the object API), ``numpy.ma`` (numpy 2's ``np.unique`` imports it; ``pref_eval.io.keys.distinct``
+  does not on small inputs), ``numpy.random`` (only when something is drawn), ``gzip`` (only for gzip input),
   ``tempfile`` (only when a file is written); zelo_fit loads only scipy's LAPACK extension module
   (``pref_eval/zelo/kernels.py``), not scipy.special, scipy.sparse or scipy.linalg, and not the
   qrels and run readers (``pref_eval.io`` loads its names on first use); trec_eval measure

@@ -17,7 +17,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..distinct import distinct
+from .keys import distinct
 
 from ..errors import InputError
 

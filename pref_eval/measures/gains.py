@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 _INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
 

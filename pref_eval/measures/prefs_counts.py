@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 from ..errors import EvaluationError, InputError
 from ..io.keys import exact_pair_keys, lookup_sorted

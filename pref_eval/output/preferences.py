@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 from ..run_preferences.evaluate import PrefResult
 

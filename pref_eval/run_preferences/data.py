@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 from ..io.qrels import Qrels
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 from ..errors import UsageError
 from .data import PrefQrels, RelVectors, relevance_vectors

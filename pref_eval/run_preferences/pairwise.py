@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distinct import distinct
+from ..io.keys import distinct
 
 from .data import BIG, RelVectors
 

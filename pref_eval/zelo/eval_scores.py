@@ -18,28 +18,10 @@ import numpy as np
 
 from ..errors import UsageError
 from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
-from ..io.zelo_scores import is_zelo_scores_header, read_zelo_scores
+from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores  # noqa: F401 - re-exported
 
 DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re caches it)
-
-
-def looks_like_zelo_scores(path: str) -> bool:
-    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
-    import os
-
-    if path == "-" or not os.path.isfile(path):
-        return False
-    with open(path, "rb") as fh:
-        head = fh.read(2)
-    if head == b"\x1f\x8b":
-        import gzip
-
-        opener = gzip.open
-    else:
-        opener = open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        return is_zelo_scores_header(fh.readline())
 
 
 def parse_zelo_measure(name: str):
