@@ -40,8 +40,9 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
+# ir_datasets (a dependency for ``irds:`` qrels, issue #11) is imported only when such a source is read
 HEAVY = {"pyarrow", "pandas", "scipy", "matplotlib", "dask", "distributed", "statsmodels", "sklearn", "openai",
-         "aiohttp"}
+         "aiohttp", "ir_datasets"}
 LAZY = {"numpy.ma", "numpy.random", "gzip", "tempfile", "matplotlib.pyplot", "pref_eval.measures.families"}
 SAMPLE = ["qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run", "runs/rerank.run"]
 
@@ -118,3 +119,21 @@ def test_plot_draws_without_pyplot(scratch):
     out = scratch / "q.png"
     mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(out), "-Q"])
     assert "matplotlib.pyplot" not in mods and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+API_PROBE = r"""
+import json, sys
+import pref_eval
+df = pref_eval.evaluate("qrels/dl19-sample.qrels", ["runs/bm25.run", "runs/rerank.run"], ["map", "ndcg_cut.10"])
+assert len(df) > 0
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_api_does_not_import_ir_datasets():
+    """``import pref_eval`` and an evaluation of files load no ir_datasets (only an ``irds:`` source does)."""
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-c", API_PROBE], capture_output=True, cwd=ROOT, env=env, text=True)
+    assert p.returncode == 0, p.stderr
+    mods = {m.split(".")[0] for m in json.loads(p.stdout.strip().splitlines()[-1])}
+    assert "pref_eval" in mods and "ir_datasets" not in mods
