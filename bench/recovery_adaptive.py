@@ -10,8 +10,9 @@ Cramér–Rao lower bound on the mean variance of adjacent score differences tha
 4K pairs must respect, against the variance 8 random cycles and the adaptive design achieve
 (Fisher information at the true scores), and the Fisher information of 8 cycles as a multiple of
 the most 4K pairs can carry (4K * c/4; in parentheses: when the first K/2 pairs are chosen blind,
-as the adaptive strategy's first batch, (K/2) c E[p(1-p)] + (4K - K/2) c/4). With ``--write-docs`` the table replaces the block
-between the recovery-adaptive markers in docs/zelo_simulate.md.
+as the adaptive strategy's first batch, (K/2) c E[p(1-p)] + (4K - K/2) c/4). With
+``--write-docs`` the table replaces the block between the recovery-adaptive markers in
+docs/zelo_simulate.md.
 """
 from __future__ import annotations
 
