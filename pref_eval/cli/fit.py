@@ -58,7 +58,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     from ..io.textfile import read_input_text
     from ..output.qrels import parse_bins, parse_grades, write_qrels
     from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
-    from ..zelo.fit import fit_bt_parallel, to_scale
+    from ..zelo.fit import fit_bt_parallel, id_ranks, to_scale
     from ..zelo.judgments import from_dataset
 
     log = Log("zelo_fit", quiet)
@@ -131,7 +131,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     else:
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
         res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
-                              max_iter=max_iter, jobs=jobs, scheduler=scheduler)
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler,
+                              doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))
         score, se = res.score, res.se
         if prior == 0:
             extra_cols = ("component", "level")
