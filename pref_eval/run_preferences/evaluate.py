@@ -106,7 +106,7 @@ def evaluate_preferences(
     I, J = pairs_of(len(runs), reference)
     res = PrefResult(qids=rv.qids, runs=list(names), I=I, J=J, measures=measures, sample=sample)
     bases = {m.base for m in measures if m.kind == "pref"}
-    rpp = rpp_family(rv, I, J, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
+    rpp = _antisymmetric(rpp_family, rv, I, J, names, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
     lex = lexicographic(rv, I, J, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
     reg = [m for m in measures if m.kind == "registry"]
     reg_results = _registry_results(pq, runs, reg, topk) if reg else None
@@ -125,6 +125,22 @@ def evaluate_preferences(
             res.metrics[m.key] = mv.value
             res.diffs[m.key] = mv.diff(I, J)
     return res
+
+
+def _antisymmetric(family, rv: RelVectors, I: np.ndarray, J: np.ndarray, names: list[str], schemes) -> dict:
+    """``family(rv, I, J, schemes)`` with every pair computed in one orientation, the run with the
+    smaller id first, and negated where (I, J) is the other one.
+
+    RPP is antisymmetric (pref(i, j) = −pref(j, i)), but its floating-point sums are not: computed
+    as given, the last bits of a pair's values would depend on the order of the runs on the
+    command line. For runs given in id order (pref_eval.py's usual ``input.*`` glob) nothing changes.
+    """
+    ids = np.array(names, dtype=str)
+    flip = ids[I] > ids[J] if len(I) else np.zeros(0, bool)
+    if not flip.any():
+        return family(rv, I, J, schemes)
+    out = family(rv, np.where(flip, J, I), np.where(flip, I, J), schemes)
+    return {k: np.where(flip[:, None], 0.0 - v, v) for k, v in out.items()}
 
 
 def _registry_results(pq: PrefQrels, runs: list, reg: list[PrefMeasure], topk: int | None) -> list:
