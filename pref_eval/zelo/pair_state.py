@@ -57,9 +57,9 @@ def parse_state(text: str, name: str = "<state>") -> Any:
 
 def load_state(path: str) -> Any:
     """Read and validate a state file (InputError names the file and the JSON path)."""
-    from ..io.pairs_state import read_pairs_state
+    from ..io.pair_state import read_state_text
 
-    return read_pairs_state(path)
+    return parse_state(*read_state_text(path))
 
 
 def next_batch(state: Any) -> list[tuple[str, str, str]]:
