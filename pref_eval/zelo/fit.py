@@ -466,7 +466,11 @@ def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> 
     cb = rank[offsets[q] + np.asarray(b, dtype=np.int64)]
     s = np.asarray(score, dtype=np.float64)
     w = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
-    order = np.lexsort((w, s, cb, ca, q))
+    width = int(sizes.max()) if len(sizes) else 1
+    if int(offsets[-1]) * max(width, 1) < 2**62:  # (q, A, B) as one key: the same order, a faster sort
+        order = np.lexsort((w, s, (offsets[q] + ca) * width + cb))
+    else:
+        order = np.lexsort((w, s, cb, ca, q))
     res = fitter(sizes, q[order], ca[order], cb[order], s[order], w[order], **options)
     qof = np.repeat(np.arange(len(sizes)), sizes)
     at = offsets[qof] + rank  # each document's place in the canonical result
