@@ -7,11 +7,15 @@
 """
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .output.atomic import InputOptions
 
 
 def _is_number(x: Any) -> bool:
@@ -489,9 +493,25 @@ def compare(per_query: Any, **options: Any) -> Any:
     return compare_table(per_query, **options)
 
 
+def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
+    """``inputs`` when the caller gave them (a command line: every option it was given), else the function's
+    own input paths by parameter name -- the files an output must not overwrite."""
+    if inputs is not None:
+        return inputs
+    found = []
+    for name, v in named.items():
+        vals = v if isinstance(v, (list, tuple)) else [v]
+        found.append((name, [os.fspath(x) for x in vals if x is not None]))
+    return found
+
+
 def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
-        ties: str = "half", prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
-        tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0) -> Any:
+        ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
+        tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
+        dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
+        output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
+        grades: str = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None, log: Any = None,
+        inputs: InputOptions | None = None) -> Any:
     """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
 
     Bradley–Terry (Bradley & Terry 1952): P(b beats a) = σ(x_b − x_a); the
@@ -500,37 +520,160 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     0 = pure maximum likelihood per strongly connected component), per query,
     by Newton's method to gradient tolerance ``tol`` (:mod:`pref_eval.zelo.fit`).
     ``judgments``: one path or several (every format ``zelo_fit`` reads,
-    autodetected unless ``judgment_format``); ``ties``: the vote rule;
-    ``agreement_weights``: weight each judgment by |2s − 1| (``--weights
-    agreement``); ``scale``: ``logit`` (natural log, centred per query) or
-    ``elo`` (400/ln 10 · x + ``elo_offset``). Documents in order of first
-    appearance per query, queries in order of first appearance; the values
+    autodetected unless ``judgment_format``); ``ties``: the vote rule (default
+    ``half``, ``zbench`` with ``compat="zbench"``); ``agreement_weights``:
+    weight each judgment by |2s − 1| (``--weights agreement``); ``scale``:
+    ``logit`` (natural log, centred per query) or ``elo`` (400/ln 10 · x +
+    ``elo_offset``). ``dataset``: zbench's QueryDocuments JSONL (its queries and
+    documents first, unjudged ones too); ``compat="zbench"``: zbench's own
+    iteration (SE nan); ``jobs``/``scheduler``: fit blocks of queries in
+    processes or on dask (same values). Documents in order of first
+    appearance per query, queries in order of first appearance.
+
+    Writing (all outputs committed together, or none): ``output`` the scores
+    (``-`` = stdout; ``output_format`` ``tsv`` or ``zbench``), ``qrels_output``
+    graded qrels (``grades``, ``bins`` as ``--grades``/``--bins``),
+    ``diagnostics`` the per-query TSV; ``inputs`` the files they must not
+    overwrite (default the judgment and dataset paths); ``log`` a
+    :class:`~pref_eval.log.Log` for progress and warnings. The values and bytes
     are the ones ``zelo_fit`` prints.
     """
     import numpy as np
     import pandas as pd
 
-    from .io.judgments import read_judgments
-    from .zelo.fit import fit_bt, to_scale
-    from .zelo.judgments import from_dataset
+    from .log import Log
+    from .output.qrels import parse_bins, parse_grades
 
+    log = log or Log("zelo_fit", quiet=True)
     if prior < 0:
         raise UsageError("prior must be >= 0")
     if weight_power < 0:
         raise UsageError("weight_power must be >= 0")
+    if compat == "zbench" and (jobs > 1 or scheduler):
+        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
+    ties = ties or ("zbench" if compat == "zbench" else "half")
+    grade_list = parse_grades(grades) if qrels_output else None
+    bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
     paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
-    table = from_dataset([])
-    for path in paths:
-        read_judgments(os.fspath(path), judgment_format, ties=ties, into=table)
+    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], judgment_format, ties, dataset,
+                                                 compat, output_format == "zbench", log)
     q, a, b, s, w = table.arrays()
+    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
+        keep = q < n_dataset  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], w[keep]
+        table.queries = table.queries[:n_dataset]
     if agreement_weights:
         w = w * np.abs(2.0 * s - 1.0)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+    res = _fit_scores(table.queries, sizes, (q, a, b, s, w), compat=compat, prior=prior, weight_power=weight_power,
+                      tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
+    from .zelo.fit import to_scale
+
     score, se = to_scale(res.score, res.se, scale, elo_offset)
+    if output is not None or qrels_output or diagnostics:
+        _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
+                   output=output,
+                   output_format=output_format, qrels_output=qrels_output, grades=(grade_list, bin_method),
+                   diagnostics=diagnostics, inputs=_input_options(inputs, judgments=paths, dataset=dataset))
     return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
                          "docno": [d for qid in table.queries for d in table.docs[qid]],
                          "score": score, "se": se})
+
+
+def _read_fit_inputs(paths: list[str], fmt: str | None, ties: str, dataset: str | None, compat: str | None,
+                     want_records: bool, log: Any) -> tuple[Any, int, dict]:
+    """The judgment table of ``zelo_fit`` (the dataset's queries and documents first, then every judgment
+    file in turn), how many queries the dataset gave, and the dataset's records by query id for
+    ``--output-format zbench``."""
+    from .io.judgments import read_judgments, read_zbench_dataset
+    from .zelo.judgments import from_dataset
+
+    records: dict = {}
+    table = from_dataset(read_zbench_dataset(dataset) if dataset else [])
+    if dataset and want_records:
+        import json
+
+        from .io.textfile import read_input_text
+
+        for line in read_input_text(dataset, what="zbench dataset").split("\n"):
+            if line.strip():
+                rec = json.loads(line)
+                records[str(rec["query"]["id"])] = rec
+    n_dataset = len(table.queries)
+    for n, path in enumerate(paths, 1):
+        before = len(table.queries)
+        log.progress("reading judgments", n - 1, len(paths))
+        read_judgments(path, fmt, ties=ties, into=table)
+        log.progress("reading judgments", n, len(paths))
+        if dataset and len(table.queries) > before:
+            extra = table.queries[before:]
+            what = "ignored, as zbench does" if compat == "zbench" else "they are fitted too"
+            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); {what}")
+    return table, n_dataset, records
+
+
+class _ZbenchFit(NamedTuple):
+    """What ``--compat zbench`` gives in place of a :class:`~pref_eval.zelo.fit.FitResult`."""
+
+    score: Any
+    se: Any
+
+
+def _fit_scores(queries: list[str], sizes: Any, judged: tuple, *, compat: str | None, prior: float,
+                weight_power: float, tol: float, max_iter: int, jobs: int, scheduler: str | None, log: Any) -> Any:
+    """The Bradley–Terry fit of ``judged`` = (q, a, b, s, w): a FitResult, or zbench's iteration (SE nan)."""
+    import numpy as np
+
+    q, a, b, s, w = judged
+    if compat == "zbench":
+        from .zelo.zbench_compat import zbench_fit_queries
+
+        score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
+        return _ZbenchFit(score, np.full(len(score), np.nan))
+    from .zelo.fit import fit_bt_parallel
+
+    log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
+    res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                          max_iter=max_iter, jobs=jobs, scheduler=scheduler)
+    if not res.converged.all():
+        bad = [queries[i] for i in np.flatnonzero(~res.converged)]
+        log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
+    return res
+
+
+def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any, components: bool, scale: str,
+               records: dict,
+               output: str | None, output_format: str, qrels_output: str | None, grades: tuple,
+               diagnostics: str | None, inputs: InputOptions) -> None:
+    """``zelo_fit``'s outputs, committed together: scores (TSV or zbench JSONL; with ``components`` the
+    strongly connected components of a ``prior == 0`` fit), graded qrels, diagnostics."""
+    import numpy as np
+
+    from .output.atomic import command_outputs
+    from .output.qrels import write_qrels
+    from .output.zelo_scores import write_diagnostics, write_scores_columns, write_zbench_jsonl
+
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    fitted = not isinstance(res, _ZbenchFit)
+    paths = [p for p in (output, qrels_output, diagnostics) if p]
+    with command_outputs(paths, inputs) as streams:
+        rest = iter(streams)
+        out = next(rest) if output else io.StringIO()  # without ``output``: the other outputs only
+        if output_format == "tsv":
+            extra = {"component": res.component, "level": res.level} if fitted and components else {}
+            if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
+            write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
+        else:
+            write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
+                                     for k, qid in enumerate(table.queries)), records)
+        if qrels_output:
+            grade_list, (method, th) = grades
+            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
+                                     for k, qid in enumerate(table.queries)), grade_list, method, th)
+        if diagnostics:
+            write_diagnostics(next(rest), table.queries, sizes, np.bincount(q, minlength=len(sizes)),
+                              res if fitted else None)
 
 
 def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: int | None = 0, *,
