@@ -575,6 +575,15 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
         from .io.perquery import read_per_query
 
         return read_per_query(per_query), baseline, False
+    return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
+                             binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
+                             run_id_mode=run_id_mode, run_names=run_names, log=log)
+
+
+def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str], complete: bool, level: int,
+                      binary: float | None, floor: float | None, depth: int | None, baseline: str | None, jobs: int,
+                      run_id_mode: str | None, run_names: Sequence[str], log: Any) -> tuple[Any, str | None, bool]:
+    """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures)."""
     if not measures:
         raise UsageError("-R needs at least one -m MEASURE")
     if len(runs) < 2:
