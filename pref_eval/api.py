@@ -556,7 +556,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     if output is not None:
         from .output.atomic import command_output
 
-        with command_output(output, _input_options(inputs, qrels=qrels, per_query=per_query, runs=list(runs))) as out:
+        own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
+        with command_output(output, own) as out:
             out.write(text)
     return text
 
@@ -773,14 +774,15 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     if output is not None:
         from .output.atomic import command_output
 
-        with command_output(output, _input_options(inputs, orderings=[a, b])) as out:
+        with command_output(output, _input_options(inputs, output=output, orderings=[a, b])) as out:
             out.write(text)
     return text
 
 
 def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
     """``inputs`` when the caller gave them (a command line: every option it was given), else the function's
-    own input paths by parameter name -- the files an output must not overwrite."""
+    own paths by parameter name, outputs first -- the files an output must not overwrite (each output is
+    left out of its own entry by :func:`~pref_eval.output.atomic.inputs_besides`)."""
     if inputs is not None:
         return inputs
     found = []
@@ -856,10 +858,11 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
 
     score, se = to_scale(res.score, res.se, scale, elo_offset)
     if output is not None or qrels_output or diagnostics:
+        own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
+                             judgments=paths, dataset=dataset)
         _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
-                   output=output,
-                   output_format=output_format, qrels_output=qrels_output, grades=(grade_list, bin_method),
-                   diagnostics=diagnostics, inputs=_input_options(inputs, judgments=paths, dataset=dataset))
+                   output=output, output_format=output_format, qrels_output=qrels_output,
+                   grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
     return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
                          "docno": [d for qid in table.queries for d in table.docs[qid]],
                          "score": score, "se": se})

@@ -91,3 +91,71 @@ def test_simulate_equals_zelo_simulate(tmp_path):
     out = res.stdout.decode().splitlines()
     row = dict(zip(out[0].split("\t"), out[1].split("\t"), strict=True))
     assert int(row["found"]) == int(np.sum(r["found"]))
+
+
+def test_fit_writes_every_output_as_zelo_fit(tmp_path):
+    """api.fit with outputs writes the bytes of ``zelo_fit -o --qrels --diagnostics`` (prior 0: components)."""
+    res = run_inproc("zelo_fit", ["-J", str(ROOT / JUDGE), "--prior", "0", "-o", "cli.tsv", "--qrels", "cli.qrels",
+                                  "--diagnostics", "cli.diag", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    df = api.fit(ROOT / JUDGE, prior=0, output=str(tmp_path / "api.tsv"), qrels_output=str(tmp_path / "api.qrels"),
+                 diagnostics=str(tmp_path / "api.diag"))
+    for ext in ("tsv", "qrels", "diag"):
+        assert (tmp_path / f"api.{ext}").read_bytes() == (tmp_path / f"cli.{ext}").read_bytes() != b""
+    assert (tmp_path / "cli.tsv").read_text().split("\n", 1)[0].endswith("\tcomponent\tlevel")
+    assert len(df) == len((tmp_path / "cli.tsv").read_text().splitlines()) - 1
+
+
+def test_fit_zbench_compat_equals_zelo_fit(tmp_path):
+    zb = ROOT / "tests" / "data" / "zelo" / "zbench" / "case_small"
+    argv = ["-J", str(zb / "ai_scores.json.gz"), "--dataset", str(zb / "dataset.jsonl"), "--compat", "zbench",
+            "--output-format", "zbench", "-Q"]
+    cli = _cli("zelo_fit", argv)
+    api.fit(zb / "ai_scores.json.gz", dataset=str(zb / "dataset.jsonl"), compat="zbench", output_format="zbench",
+            output=str(tmp_path / "api.jsonl"))
+    assert (tmp_path / "api.jsonl").read_text() == cli and cli.startswith('{"query"')
+
+
+def test_fit_refuses_an_output_that_is_an_input(tmp_path):
+    import shutil
+
+    import pytest
+
+    from pref_eval.errors import UsageError
+
+    j = tmp_path / "j.judge"
+    shutil.copy(ROOT / JUDGE, j)
+    before = j.read_bytes()
+    with pytest.raises(UsageError, match="same file as judgments"):
+        api.fit(j, output=str(j))
+    assert j.read_bytes() == before
+
+
+def test_compare_runs_equals_zelo_compare():
+    """-R with trec_eval measures (text report), and -P with a preference table (Markdown)."""
+    text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["map", "ndcg_cut.10"])
+    assert text == _cli("zelo_compare", ["-R", Q, "-m", "map", "-m", "ndcg_cut.10", *RUNS])
+    assert "bm25.run" in text and "ndcg_cut_10" in text
+    pq = str(ROOT / "tests" / "data" / "stats" / "perquery_prefs.tsv")
+    md = api.compare_runs(per_query=pq, fmt="markdown", tests="t,randomization", resamples=500, seed=3)
+    assert md == _cli("zelo_compare", ["-P", pq, "-o", "markdown", "--tests", "t,randomization",
+                                       "--resamples", "500", "--seed", "3"])
+    assert md.lstrip().startswith("|") or "|" in md
+
+
+def test_compare_runs_with_preference_measures_equals_zelo_compare():
+    text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["rpp", "p@10"],
+                            fmt="jsonl", tests="t,sign")
+    cli = _cli("zelo_compare", ["-R", Q, "-m", "rpp", "-m", "p@10", "-o", "jsonl", "--tests", "t,sign", *RUNS])
+    assert text == cli
+    assert {json.loads(ln)["measure"] for ln in cli.splitlines()} >= {"rpp"}
+
+
+def test_compare_orderings_equals_zelo_compare():
+    a = str(ROOT / "tests" / "data" / "stats" / "order_a.tsv")
+    b = str(ROOT / "tests" / "data" / "stats" / "order_b.txt")
+    for fmt in ("text", "jsonl"):
+        text = api.compare_orderings(a, b, fmt=fmt)
+        assert text == _cli("zelo_compare", ["--orderings", a, b, "-o", fmt]) != ""
+    rec = json.loads(api.compare_orderings(a, b, fmt="jsonl", rbo_p=0.8).splitlines()[0])
+    assert "tau" in json.dumps(rec)
