@@ -163,3 +163,31 @@ def test_pyarrow_path_for_large_files(tmp_path, monkeypatch):
     rng = np.random.default_rng(4)
     q, a, b = _random_pairs(rng, 200)
     _both(tmp_path, "clarke3", "".join(f"t{x} doc{y} doc{z}\n" for x, y, z in zip(q, a, b, strict=False)))
+
+
+@pytest.mark.parametrize("nu,n,hi", [(1, 5, 10), (3, 100000, 2**62), (1100, 300000, 2**63 - 1),
+                                     (40000, 200000, 50000), (150000, 200000, 2**40)])
+def test_positions_distinct_unique_first_equal_numpy(nu, n, hi):
+    from pref_eval.io.keys import distinct, positions
+    from pref_eval.zelo.judgments import unique_first
+
+    rng = np.random.default_rng(nu)
+    keys = rng.integers(0, hi, nu, dtype=np.int64)[rng.integers(0, nu, n)]
+    u, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    assert np.array_equal(distinct(keys), u)
+    assert np.array_equal(positions(u, keys), inv)
+    assert np.array_equal(positions(u.view(np.uint64), keys.view(np.uint64)), inv)
+    got = unique_first(keys)
+    assert all(np.array_equal(x, y) for x, y in zip(got, (u, first, inv), strict=True))
+    with pytest.raises(ValueError):
+        positions(u, np.array([-1], dtype=np.int64))  # not among the keys
+
+
+def test_detection_head_of_a_long_ascii_file(tmp_path):
+    # 64 KB hold fewer than 50 lines: detection reads on (same format as on the whole file)
+    long = "q1 " + "a" * 3000 + " b b\n"
+    text = long * 40 + "".join(f"q{k} a b a\n" for k in range(20000))
+    p = tmp_path / "j.c4"
+    p.write_text(text)
+    assert formats._ascii_head(text.encode()).count("\n") >= 50
+    assert _table(formats.read_judgments(str(p))) == _table(_slow(text, "clarke4"))

@@ -29,7 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .keys import distinct, positions
+
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
+_ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white space for str.split() only
 _ODD_SPACE = re.compile(r"[^\S \t\n\r\x0b\x0c]")  # white space for str.split() but not bytes.split()
 
 
@@ -123,7 +126,7 @@ def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.
     """The fields of every data line (``S`` arrays) and their 1-based lines, or None (not a regular file)."""
     if not data:
         return None
-    if data[:1] == b"#" or b"\n#" in data or re.search(rb"[\x00\x1c-\x1f]", data):
+    if data[:1] == b"#" or b"\n#" in data or any(c in data for c in _ODD_BYTES):
         return None
     if not data.isascii() and _ODD_SPACE.search(text):
         return None
@@ -153,8 +156,8 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
         pad = np.zeros(len(allv), dtype="S8")
         pad[:] = allv
         keys = pad.view(np.uint64)
-        uniq = np.unique(keys)
-        inv = np.searchsorted(uniq, keys)
+        uniq = distinct(keys)
+        inv = positions(uniq, keys)
         names = [x.decode("utf-8") for x in uniq.view("S8").tolist()]
     else:
         uniq, inv = np.unique(allv, return_inverse=True)

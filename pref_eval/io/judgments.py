@@ -100,10 +100,16 @@ def detect_format(text: str, name: str = "<input>") -> str:
     tabs = first.split("\t")
     if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
         return "xie"
+    return _detect_columns(samples, name)
+
+
+def _detect_columns(samples: list[tuple[int, str]], name: str) -> str:
+    """The format of white-space separated judgment lines ``samples`` ((line number, line)), by field count."""
     # the field count of most sample lines decides; a line with another count
     # is then reported (with its number) by the format's reader
     from collections import Counter
 
+    no0, first = samples[0]
     tally = Counter(len(line.split()) for _, line in samples).most_common()
     n = tally[0][0]
     if len(tally) > 1 and tally[1][1] == tally[0][1]:
@@ -187,8 +193,15 @@ def read_judgments(
     """
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
-    name = display_name(path)
-    data = read_input_bytes(path, what="judgment file")
+    return parse_judgments(read_input_bytes(path, what="judgment file"), display_name(path), fmt, ties=ties,
+                           into=into)
+
+
+def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str = "half",
+                    into: Judgments | None = None) -> Judgments:
+    """:func:`read_judgments` of bytes already read (``name`` for messages)."""
+    if ties not in TIE_RULES:
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
     text = None if data.isascii() else decode_utf8(data, name)
     head = text if text is not None else _ascii_head(data)
@@ -212,15 +225,22 @@ def read_judgments(
     return out
 
 
-def _ascii_head(data: bytes, limit: int = 1 << 22) -> str:
-    """The text :func:`detect_format` needs of an ASCII file: all of it, or its first ``limit`` bytes
-    cut at a line end when they hold the 50 non-blank lines detection looks at."""
-    if len(data) <= limit:
-        return data.decode("ascii")
-    cut = data.rfind(b"\n", 0, limit)
-    head = data[:cut + 1].decode("ascii") if cut >= 0 else ""
-    lines = [ln for ln in head.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
-    return head if len(lines) >= 50 and len(head.lstrip()) >= 2000 else data.decode("ascii")
+def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22)) -> str:
+    """The text :func:`detect_format` needs of an ASCII file: all of it, or its first bytes (64 KB,
+    else 4 MB) cut at a line end when they hold the 50 non-blank lines detection looks at."""
+    from itertools import islice
+
+    for limit in limits:
+        if len(data) <= limit:
+            return data.decode("ascii")
+        cut = data.rfind(b"\n", 0, limit)
+        head = data[:cut + 1].decode("ascii") if cut >= 0 else ""
+        if len(head.lstrip()) < 2000:
+            continue
+        lines = (ln for ln in head.split("\n") if ln.strip() and not ln.lstrip().startswith("#"))
+        if sum(1 for _ in islice(lines, 50)) >= 50:
+            return head
+    return data.decode("ascii")
 
 
 def _fast_columns(fmt: str, data: bytes, text: str):
@@ -329,10 +349,10 @@ def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
             continue
         if len(f) != 3:
             raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
-        t, w, l = f
-        if w == l:
+        t, w, lo = f
+        if w == lo:
             raise InputError(name, no, f"winner and loser are the same document {w!r}")
-        out.add(t, w, l, 0.0)
+        out.add(t, w, lo, 0.0)
 
 
 def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -483,4 +503,5 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
                      [float(d["score"]) for d in rec["documents"]]))
 
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_zbench_dataset", "read_zbench_annotated"]
+__all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
+           "read_zbench_annotated"]

@@ -295,14 +295,28 @@ def unique_first(keys):
     """``(unique keys, index of each one's first occurrence, inverse)`` of an integer array.
 
     As ``np.unique(keys, return_index=True, return_inverse=True)``, computed
-    with one unstable sort, a binary search and a minimum (several times faster).
+    without a sort: non-negative keys below ``2 * len(keys) + 1024`` through a
+    table indexed by the key; others with :func:`pref_eval.io.keys.distinct` and a
+    hash-table lookup (:func:`pref_eval.io.keys.positions`). Several times faster.
     """
     import numpy as np
 
-    u = np.unique(keys)
-    inv = np.searchsorted(u, keys)
-    first = np.full(len(u), len(keys), dtype=np.int64)
-    np.minimum.at(first, inv, np.arange(len(keys), dtype=np.int64))
+    from ..io.keys import distinct, positions
+
+    keys = np.asarray(keys)
+    n = len(keys)
+    at = np.arange(n, dtype=np.int64)
+    if n and keys.dtype.kind in "iu" and int(keys.min()) >= 0 and int(keys.max()) < 2 * n + 1024:
+        first = np.full(int(keys.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(first, keys, at)
+        present = first < n
+        u = np.flatnonzero(present).astype(keys.dtype)
+        lut = np.cumsum(present) - 1
+        return u, first[present], lut[keys]
+    u = distinct(keys)
+    inv = positions(u, keys)
+    first = np.full(len(u), n, dtype=np.int64)
+    np.minimum.at(first, inv, at)
     return u, first, inv
 
 
