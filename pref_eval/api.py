@@ -799,7 +799,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
         output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
         grades: str = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None, log: Any = None,
-        inputs: InputOptions | None = None) -> Any:
+        inputs: InputOptions | None = None, as_frame: bool = True) -> Any:
     """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
 
     Bradley–Terry (Bradley & Terry 1952): P(b beats a) = σ(x_b − x_a); the
@@ -824,10 +824,10 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     ``diagnostics`` the per-query TSV; ``inputs`` the files they must not
     overwrite (default the judgment and dataset paths); ``log`` a
     :class:`~pref_eval.log.Log` for progress and warnings. The values and bytes
-    are the ones ``zelo_fit`` prints.
+    are the ones ``zelo_fit`` prints. ``as_frame=False`` returns the columns as
+    a dict of arrays instead of the DataFrame (pandas is not imported).
     """
     import numpy as np
-    import pandas as pd
 
     from .log import Log
     from .output.qrels import parse_bins, parse_grades
@@ -864,9 +864,13 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
                    output=output, output_format=output_format, qrels_output=qrels_output,
                    grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
-    return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
-                         "docno": [d for qid in table.queries for d in table.docs[qid]],
-                         "score": score, "se": se})
+    cols = {"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
+            "docno": [d for qid in table.queries for d in table.docs[qid]], "score": score, "se": se}
+    if not as_frame:
+        return cols
+    import pandas as pd
+
+    return pd.DataFrame(cols)
 
 
 def _read_fit_inputs(paths: list[str], fmt: str | None, ties: str, dataset: str | None, compat: str | None,
