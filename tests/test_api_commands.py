@@ -159,3 +159,46 @@ def test_compare_orderings_equals_zelo_compare():
         assert text == _cli("zelo_compare", ["--orderings", a, b, "-o", fmt]) != ""
     rec = json.loads(api.compare_orderings(a, b, fmt="jsonl", rbo_p=0.8).splitlines()[0])
     assert "tau" in json.dumps(rec)
+
+
+def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):
+    """Every mode of api.evaluate_runs against zelo_eval: pref JSON lines (sampled), a trec_eval block per run,
+    the runs × measures table, a long preference table, a zELO score file."""
+    qrels, runs = str(ROOT / Q), [str(ROOT / r) for r in RUNS]
+    cases = [
+        (dict(per_query=True, samples=3, query_fraction=0.5, seed=4), ["-q", "--samples", "3",
+                                                                       "--query_fraction", "0.5", "--seed", "4"]),
+        (dict(measures=["map", "ndcg_cut.10"], fmt="trec", per_query=True), ["-m", "map", "-m", "ndcg_cut.10",
+                                                                            "-o", "trec", "-q"]),
+        (dict(measures=["map", "P.10"], fmt="markdown"), ["-m", "map", "-m", "P.10", "-o", "markdown"]),
+        (dict(measures=["rpp", "p@10"], fmt="tsv", per_query=True, reference="rerank.run"),
+         ["-m", "rpp", "-m", "p@10", "-o", "tsv", "-q", "--reference", "rerank.run"]),
+    ]
+    for k, (kw, argv) in enumerate(cases):
+        out = tmp_path / f"api{k}"
+        api.evaluate_runs(qrels, runs, output=str(out), **kw)
+        cli = _cli("zelo_eval", ["-R", Q, *argv, *RUNS])
+        assert out.read_text() == cli != "", argv
+    scores = tmp_path / "zelo.tsv"
+    api.fit(ROOT / JUDGE, output=str(scores))
+    api.evaluate_runs(str(scores), runs, measures=["zndcg@10", "zacc"], fmt="tsv", per_query=True,
+                      output=str(tmp_path / "z.tsv"))
+    cli = _cli("zelo_eval", ["-R", str(scores), "-m", "zndcg@10", "-m", "zacc", "-o", "tsv", "-q", *RUNS])
+    assert (tmp_path / "z.tsv").read_text() == cli and "zndcg@10" in cli
+
+
+def test_evaluate_runs_refuses_what_zelo_eval_refuses(tmp_path):
+    import pytest
+
+    from pref_eval.errors import UsageError
+
+    runs = [str(ROOT / r) for r in RUNS]
+    with pytest.raises(UsageError, match="-b applies to preference measures"):
+        api.evaluate_runs(str(ROOT / Q), runs, measures=["map"], fmt="trec", binary=1, output=str(tmp_path / "x"))
+    import shutil
+
+    copy = tmp_path / "bm25.run"
+    shutil.copy(runs[0], copy)
+    with pytest.raises(UsageError, match="same file as runs"):
+        api.evaluate_runs(str(ROOT / Q), [str(copy), *runs[1:]], output=str(copy))
+    assert not (tmp_path / "x").exists() and copy.read_bytes() == (ROOT / RUNS[0]).read_bytes()
