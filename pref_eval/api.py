@@ -534,7 +534,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     """
     from .io.run_ids import run_ids
     from .log import Log
-    from .zelo.eval_scores import looks_like_zelo_scores
+    from .io.zelo_scores import looks_like_zelo_scores
 
     log = log or Log("zelo_eval", quiet=True)
     ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
@@ -784,7 +784,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample."""
     import numpy as np
 
-    from .io.qrels import read_qrels
+    from .io.qrels import read_subtopic_qrels
     from .output.atomic import command_output
     from .output.preferences import pref_json_lines, pref_rows, write_table
     from .run_preferences.data import prepare_qrels
@@ -798,7 +798,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     sel = resolve(list(measures), None if measures else ms)
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
-    q = read_qrels(qrels, check_duplicates=False)
+    q = read_subtopic_qrels(qrels)
     rs = _read_runs(runs, names, log)
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
@@ -1390,7 +1390,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     """
     import pandas as pd
 
-    from .io.qrels import read_qrels
+    from .io.qrels import read_subtopic_qrels
     from .io.runs import read_run
     from .output.preferences import pref_rows
     from .run_preferences.data import prepare_qrels
@@ -1401,7 +1401,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     paths = [os.fspath(r) for r in runs]
     names = run_ids(paths)
     sel = resolve(list(measures or ()), None if measures else "none")
-    q = read_qrels(os.fspath(qrels), check_duplicates=False)
+    q = read_subtopic_qrels(os.fspath(qrels))
     rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
     res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))
