@@ -1248,20 +1248,13 @@ def _read_fit_inputs(paths: list[str], fmt: str | None, ties: str, dataset: str 
     """The judgment table of ``zelo_fit`` (the dataset's queries and documents first, then every judgment
     file in turn), how many queries the dataset gave, and the dataset's records by query id for
     ``--output-format zbench``."""
-    from .io.judgments import read_judgments, read_zbench_dataset
+    from .io.judgments import read_judgments, read_zbench_dataset, read_zbench_dataset_records
     from .zelo.judgments import from_dataset
 
     records: dict = {}
     table = from_dataset(read_zbench_dataset(dataset) if dataset else [])
     if dataset and want_records:
-        import json
-
-        from .io.textfile import read_input_text
-
-        for line in read_input_text(dataset, what="zbench dataset").split("\n"):
-            if line.strip():
-                rec = json.loads(line)
-                records[str(rec["query"]["id"])] = rec
+        records = read_zbench_dataset_records(dataset)
     n_dataset = len(table.queries)
     for n, path in enumerate(paths, 1):
         before = len(table.queries)

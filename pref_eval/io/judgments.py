@@ -498,5 +498,16 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
                      [float(d["score"]) for d in rec["documents"]]))
 
 
+def read_zbench_dataset_records(path: str) -> dict[str, dict]:
+    """zbench's QueryDocuments JSONL as its records by query id (``zelo_fit --output-format zbench`` copies
+    query text, content and metadata from them); read after :func:`read_zbench_dataset` checked the file."""
+    records = {}
+    for line in read_input_text(path, what="zbench dataset").split("\n"):
+        if line.strip():
+            rec = json.loads(line)
+            records[str(rec["query"]["id"])] = rec
+    return records
+
+
 __all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
-           "read_zbench_annotated"]
+           "read_zbench_annotated", "read_zbench_dataset_records"]
