@@ -1332,8 +1332,11 @@ def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any,
                               res if fitted else None)
 
 
-def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: int | None = 0, *,
-          dedup: bool = False, limit: int | None = None) -> list[tuple[str, str, str]]:
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+          dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
+          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
+          output_format: str = "jsonl", log: Any = None,
+          inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge (``zelo_pairs cycles``): ``(qid, doc_a, doc_b)`` from random cycles per query.
 
     For each query with documents d_1..d_n, ``cycles`` random permutations π
@@ -1341,11 +1344,169 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: i
     per cycle, which keeps the Bradley–Terry comparison graph connected
     (zELO, Pipitone et al. 2025). ``dedup`` drops repeated pairs, ``limit``
     uses only the first ``limit`` documents of each query; same ``seed`` →
-    same pairs.
+    same pairs; ``compat="zbench"`` shuffles with Python's ``random`` as zbench.
+    ``queries`` yields ``(qid, [docno, ...])``; or exactly one of ``dataset``
+    (zbench's QueryDocuments JSONL), ``run`` (a TREC run: the top ``depth`` by
+    score) and ``docs`` (``qid docno`` lines) gives them. With ``output``
+    (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
+    (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
     from .zelo.pairs import random_cycles
 
-    return random_cycles(((q, list(d)) for q, d in queries), cycles, seed, dedup=dedup, limit=limit)
+    if cycles < 1:
+        raise UsageError("--cycles must be >= 1")
+    given = _candidates(dataset, run, depth, docs) if queries is None else [(q, list(d)) for q, d in queries]
+    got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
+    if output is not None:
+        from .output.atomic import command_output
+        from .output.pairs import write_cycle_pairs
+
+        own = _input_options(inputs, output=output, dataset=dataset, run=run, docs=docs)
+        with command_output(output, own) as out:
+            write_cycle_pairs(out, got, output_format)
+    if log is not None:
+        log.info(f"{len(got)} pairs for {len(given)} queries")
+    return got
+
+
+def _candidates(dataset: str | None, run: str | None, depth: int | None,
+                docs: str | None) -> list[tuple[str, list[str]]]:
+    """The candidate documents per query of ``--dataset``, ``--run`` (top ``depth``) or ``--docs``."""
+    given = [x for x in (dataset, run, docs) if x]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --dataset, --run, --docs")
+    if dataset:
+        from .io.judgments import read_zbench_dataset
+
+        return read_zbench_dataset(dataset)
+    from .io.candidates import read_qid_docno, read_run_candidates
+
+    return read_run_candidates(run, depth) if run else read_qid_docno(str(docs))
+
+
+def pairs_init(state: str, qrels: str, *, strategy: str = "tournament", k: int | None = None, p: int | None = None,
+               f: int | None = None, seed: int = 0, final_phase: bool | None = None, lead: float | None = None,
+               max_per_pair: int | None = None, force: bool = False, inputs: InputOptions | None = None) -> Any:
+    """Start a pair-selection state file (``zelo_pairs init``) from graded qrels (the pool: grade > 0).
+
+    ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
+    (ICTIR 2021; top ``k`` (5), ``p`` (7) first-stage pairings, pooling
+    threshold ``f`` (9); ``final_phase``: Yan et al.'s second round of the
+    final pool). ``"adaptive"``: the double elimination of
+    :mod:`pref_eval.zelo.adaptive_session` (a match ends at ``lead`` (2), at
+    most ``max_per_pair`` (6) judgments of a pair). An option of the other
+    strategy is refused; an existing ``state`` only with ``force``. Returns
+    the state object written.
+    """
+    from .io.qrels import graded_documents
+    from .zelo.tournament import Tournament
+
+    if os.path.exists(state) and not force:
+        raise UsageError(f"{state} exists (use --force to start over)")
+    own: dict[str, dict[str, Any]] = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+                                      "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
+    other = "adaptive" if strategy == "tournament" else "tournament"
+    wrong = [name for name, v in own[other].items() if v is not None]
+    if wrong:
+        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
+    t: Any
+    if strategy == "adaptive":
+        from .zelo.adaptive_session import AdaptiveSession
+
+        params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
+        t = AdaptiveSession(seed, params)
+    else:
+        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
+    for topic, grades in graded_documents(qrels).items():
+        t.add_topic(topic, grades)
+    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels))
+    return t
+
+
+def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
+    from .output.atomic import command_output
+
+    with command_output(state, inputs) as out:
+        out.write(t.to_json())
+
+
+def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
+    """The pairs still to judge (``zelo_pairs next``), written as a request file to ``output`` (nothing
+    once the selection is over); the state is rewritten with them (the left/right draw advances the
+    seeded stream; an adaptive state numbers the batch): both written, or neither."""
+    from .output.atomic import command_outputs
+    from .output.pairs import write_requests
+    from .zelo.pair_state import load_state, next_batch
+
+    t = load_state(state)
+    req = next_batch(t)
+    with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+        st.write(t.to_json())
+        write_requests(out, req)
+    return req
+
+
+def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, log: Any = None,
+              inputs: InputOptions | None = None) -> Any:
+    """Add batches of judgments to a state file (``zelo_pairs add``); returns the state.
+
+    Each file (any format ``zelo_fit`` reads, ``fmt`` as its ``--format``) is
+    one batch: a batch already added (same content) changes nothing; judgments
+    of pairs already judged in the stage or not requested are ignored (a
+    warning on ``log`` says how many).
+    """
+    from .io.judgments import read_judgment_batch
+    from .log import Log
+    from .zelo.pair_state import add_batch, load_state
+
+    log = log or Log("zelo_pairs", quiet=True)
+    t = load_state(state)
+    for path in judgments:
+        summary = add_batch(t, *read_judgment_batch(path), fmt)
+        if summary is None:
+            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
+            continue
+        if summary["duplicate"] or summary["unrequested"]:
+            ex = t.last_ignored
+            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
+                     f"{summary['unrequested']} of pairs not requested in the current stage"
+                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
+    _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
+    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
+    return t
+
+
+def pairs_status(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple]:
+    """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
+    stages_left)``, written with a total line to ``output``."""
+    from .output.atomic import command_output
+    from .output.pairs import write_status
+    from .zelo.pair_state import load_state
+
+    t = load_state(state)
+    rows = t.status()
+    with command_output(output, _input_options(inputs, output=output, state=state)) as out:
+        write_status(out, rows, t.comparisons, t.ignored)
+    return rows
+
+
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
+                 inputs: InputOptions | None = None) -> Any:
+    """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
+    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned."""
+    from .io.qrels import graded_documents
+    from .output.atomic import command_output
+    from .output.pairs import write_prefs_qrels, write_result
+    from .zelo.pair_state import load_state
+
+    t = load_state(state)
+    prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
+    with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
+        if prefs is not None:
+            write_prefs_qrels(out, prefs)
+        else:
+            write_result(out, t.topics)
+    return t
 
 
 def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int = 7, f: int = 9, seed: int = 0,

@@ -509,5 +509,11 @@ def read_zbench_dataset_records(path: str) -> dict[str, dict]:
     return records
 
 
+def read_judgment_batch(path: str) -> tuple[bytes, str]:
+    """A judgment file as one batch of ``zelo_pairs add``: its bytes (parsed and hashed by
+    :func:`pref_eval.zelo.pair_state.add_batch`) and the name its errors give."""
+    return read_input_bytes(path, what="judgment file"), display_name(path)
+
+
 __all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
-           "read_zbench_annotated", "read_zbench_dataset_records"]
+           "read_zbench_annotated", "read_zbench_dataset_records", "read_judgment_batch"]

@@ -1,0 +1,41 @@
+"""Candidate documents per query for ``zelo_pairs cycles``: from a TREC run (top by score) or a
+``qid docno`` list (zbench's dataset JSONL is read by :func:`pref_eval.io.judgments.read_zbench_dataset`)."""
+from __future__ import annotations
+
+from ..errors import InputError
+from .textfile import read_input_text
+
+
+def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, list[str]]]:
+    """``[(qid, [docno, ...])]`` of a TREC run: per query (in qid order) its documents by score descending,
+    docno ascending among ties, the first ``depth`` (all without it); linear in the run lines."""
+    import numpy as np
+
+    from .runs import read_run
+
+    r = read_run(path)
+    qid = r.qid  # expanded once (linear in run lines)
+    order = np.lexsort((r.docno, -r.score, qid))  # score desc, docno asc within qid
+    qs, ds = qid[order], r.docno[order]
+    heads = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]])) if len(qs) else np.zeros(0, int)
+    ends = np.append(heads[1:], len(qs))
+    out: list[tuple[str, list[str]]] = []
+    for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
+        e = e if depth is None else min(e, h + depth)
+        out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
+    return out
+
+
+def read_qid_docno(path: str) -> list[tuple[str, list[str]]]:
+    """``[(qid, [docno, ...])]`` of ``qid docno`` lines, queries in order of first appearance, documents in
+    file order; a line with another number of fields is ``file:line: expected 'qid docno'``."""
+    text = read_input_text(path, what="'qid docno' file")
+    out: dict[str, list[str]] = {}
+    for no, line in enumerate(text.split("\n"), start=1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 2:
+            raise InputError(path, no, f"expected 'qid docno', got {len(f)} fields")
+        out.setdefault(f[0], []).append(f[1])
+    return list(out.items())
