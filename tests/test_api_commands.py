@@ -202,3 +202,44 @@ def test_evaluate_runs_refuses_what_zelo_eval_refuses(tmp_path):
     with pytest.raises(UsageError, match="same file as runs"):
         api.evaluate_runs(str(ROOT / Q), [str(copy), *runs[1:]], output=str(copy))
     assert not (tmp_path / "x").exists() and copy.read_bytes() == (ROOT / RUNS[0]).read_bytes()
+
+
+def test_pairs_from_files_equal_zelo_pairs_cycles(tmp_path):
+    zb = str(ROOT / "tests" / "data" / "zelo" / "zbench" / "case_main" / "dataset.jsonl")
+    got = api.pairs(dataset=zb, cycles=4, seed=1, output=str(tmp_path / "p.jsonl"))
+    cli = _cli("zelo_pairs", ["cycles", "--dataset", zb, "--cycles", "4", "--seed", "1", "-Q"])
+    assert (tmp_path / "p.jsonl").read_text() == cli
+    assert [(d["qid"], d["doc_a"], d["doc_b"]) for d in map(json.loads, cli.splitlines())] == got != []
+    run = str(ROOT / RUNS[0])
+    got = api.pairs(run=run, depth=20, dedup=True, seed=1, output=str(tmp_path / "p.tsv"), output_format="tsv")
+    cli = _cli("zelo_pairs", ["cycles", "--run", run, "--depth", "20", "--no-duplicates", "--seed", "1",
+                              "--output-format", "tsv", "-Q"])
+    assert (tmp_path / "p.tsv").read_text() == cli and cli.count("\n") == len(got) + 1
+
+
+def test_pairs_state_functions_equal_zelo_pairs(tmp_path):
+    """init / next / add / status / result through the API write what the subcommands write."""
+    qrels = str(ROOT / Q)
+    api_dir, cli_dir = tmp_path / "api", tmp_path / "cli"
+    api_dir.mkdir()
+    cli_dir.mkdir()
+    api.pairs_init(str(api_dir / "s.json"), qrels, k=3, seed=2)
+    assert run_inproc("zelo_pairs", ["init", "--state", "s.json", "--qrels", qrels, "--k", "3", "--seed", "2"],
+                      cli_dir).returncode == 0
+    req = api.pairs_next(str(api_dir / "s.json"), output=str(api_dir / "req.txt"))
+    assert run_inproc("zelo_pairs", ["next", "--state", "s.json", "-o", "req.txt"], cli_dir).returncode == 0
+    assert (api_dir / "req.txt").read_bytes() == (cli_dir / "req.txt").read_bytes()
+    assert (api_dir / "s.json").read_bytes() == (cli_dir / "s.json").read_bytes() and len(req) > 0
+    # judge the requests: the document listed first wins
+    judged = "".join(json.dumps({"qid": t, "doc_a": a, "doc_b": b, "score": 0.0}) + "\n" for t, a, b in req)
+    for d in (api_dir, cli_dir):
+        (d / "j.jsonl").write_text(judged)
+    api.pairs_add(str(api_dir / "s.json"), [str(api_dir / "j.jsonl")])
+    assert run_inproc("zelo_pairs", ["add", "--state", "s.json", "-J", "j.jsonl", "-Q"], cli_dir).returncode == 0
+    assert (api_dir / "s.json").read_bytes() == (cli_dir / "s.json").read_bytes()
+    rows = api.pairs_status(str(api_dir / "s.json"), output=str(api_dir / "status.tsv"))
+    assert (api_dir / "status.tsv").read_text() == _cli("zelo_pairs", ["status", "--state", str(cli_dir / "s.json")])
+    assert len(rows) == len((api_dir / "status.tsv").read_text().splitlines()) - 2
+    api.pairs_result(str(api_dir / "s.json"), qrels=qrels, output=str(api_dir / "prefs.qrels"))
+    assert (api_dir / "prefs.qrels").read_text() == _cli("zelo_pairs", ["result", "--state", str(cli_dir / "s.json"),
+                                                                        "--qrels", qrels])
