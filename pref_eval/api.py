@@ -317,10 +317,14 @@ def judge(
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
-                 prompt: str | None = None) -> int:
-    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs."""
-    from .cli.common import output_stream
+                 prompt: str | None = None, inputs: InputOptions | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
+
+    ``output``: a file (written atomically; never one of ``inputs``, by default the store and the
+    prompt) or stdout (``None`` or ``-``); ``judges``: only these (default every judge in the store).
+    """
     from .judge.export import export_lines
+    from .output.atomic import command_output
     from .judge.prompt import prompt_hash
     from .judge.run import read_template
     from .judge.spec import parse_spec
@@ -331,7 +335,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     st = Store(store, readonly=True)
     n = 0
     try:
-        with output_stream(output) as out:
+        with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
             for line in export_lines(st, phash, names):
                 out.write(line)
                 n += 1
