@@ -243,3 +243,22 @@ def test_pairs_state_functions_equal_zelo_pairs(tmp_path):
     api.pairs_result(str(api_dir / "s.json"), qrels=qrels, output=str(api_dir / "prefs.qrels"))
     assert (api_dir / "prefs.qrels").read_text() == _cli("zelo_pairs", ["result", "--state", str(cli_dir / "s.json"),
                                                                         "--qrels", qrels])
+
+
+def test_simulate_functions_write_what_zelo_simulate_writes(tmp_path):
+    m = tmp_path / "m.txt"
+    m.write_text("0.5 0.75 0.75\n0.25 0.5 0.5\n0.25 0.5 0.5\n")
+    r = api.simulate(m, 30, seed=2, final_phase=True, output=str(tmp_path / "t.tsv"))
+    cli = _cli("zelo_simulate", ["tournament", "--matrix", str(m), "--reps", "30", "--seed", "2", "--final-phase",
+                                 "-Q"])
+    assert (tmp_path / "t.tsv").read_text() == cli and int(cli.splitlines()[1].split("\t")[2]) == int(r["found"].sum())
+    rows = api.simulate_recovery(ks=(10,), sigma=(1.5,), cycles=(2, 4), trials=2, seed=0, output=str(tmp_path / "r"))
+    cli = _cli("zelo_simulate", ["recovery", "--K", "10", "--sigma", "1.5", "--cycles", "2,4", "--trials", "2", "-Q"])
+    assert (tmp_path / "r").read_text() == cli and len(rows) == 2 == len(cli.splitlines()) - 1
+    row = api.simulate_bandit("dts", matrix=str(m), reps=3, budget=50, seed=1, output=str(tmp_path / "b"))
+    cli = _cli("zelo_simulate", ["bandit", "--algorithm", "dts", "--matrix", str(m), "--reps", "3", "--T", "50",
+                                 "--seed", "1", "-Q"])
+    assert (tmp_path / "b").read_text() == cli and cli.splitlines()[1].startswith(f"{row['algorithm']}\t")
+    row = api.simulate_adaptive(case="A", reps=2, seed=1, output=str(tmp_path / "a"))
+    cli = _cli("zelo_simulate", ["adaptive", "--case", "A", "--reps", "2", "--seed", "1", "-Q"])
+    assert (tmp_path / "a").read_text() == cli and row["case"] == "A"
