@@ -66,11 +66,11 @@ def _guard_std_streams() -> None:
             except OSError:
                 continue
             if fd == 1:
-                sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+                sys.stdout = _ClosedStdout()
             elif fd == 2:
                 sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 

@@ -90,7 +90,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     judg = None
     for path in judgment_files:
         judg = read_judgments(path, fmt, ties=ties, into=judg)
-    if not judg.queries:
+    if judg is None or not judg.queries:  # judgment_files is required: judg is None never
         from ..errors import UsageError
 
         raise UsageError("the judgment files hold no judgments")
