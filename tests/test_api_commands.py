@@ -262,3 +262,11 @@ def test_simulate_functions_write_what_zelo_simulate_writes(tmp_path):
     row = api.simulate_adaptive(case="A", reps=2, seed=1, output=str(tmp_path / "a"))
     cli = _cli("zelo_simulate", ["adaptive", "--case", "A", "--reps", "2", "--seed", "1", "-Q"])
     assert (tmp_path / "a").read_text() == cli and row["case"] == "A"
+
+
+def test_agree_writes_what_zelo_agree_writes(tmp_path):
+    a, b = str(ROOT / "judgments" / "dl21-crowd-sample.txt"), str(ROOT / "judgments" / "dl21-gpt4o-sample.human")
+    recs = api.agree([a, b], levels=("pair",), resamples=50, seed=3, output=str(tmp_path / "agree.tsv"),
+                     output_format="tsv")
+    cli = _cli("zelo_agree", ["-J", a, "-J", b, "-l", "pair", "--resamples", "50", "--seed", "3", "-o", "tsv", "-Q"])
+    assert (tmp_path / "agree.tsv").read_text() == cli and len(recs) == len(cli.splitlines()) - 1 > 0
