@@ -91,7 +91,9 @@ def simulate(*args, **kwargs):
 
 # the commands as functions (each reads, computes and writes as its command does), imported on first use
 COMMAND_FUNCTIONS = ("evaluate_runs", "compare_runs", "compare_orderings", "pairs_init", "pairs_next", "pairs_add",
-                     "pairs_status", "pairs_result", "judge", "judge_export")
+                     "pairs_status", "pairs_result", "judge", "judge_export", "simulate_recovery", "simulate_bandit",
+                     "simulate_adaptive", "simulate_figure3", "plot_matrix", "plot_scores", "plot_systems",
+                     "plot_pairs", "plot_calibration", "PlotImage", "PlotValues")
 
 
 def __getattr__(name: str):

@@ -270,3 +270,24 @@ def test_agree_writes_what_zelo_agree_writes(tmp_path):
                      output_format="tsv")
     cli = _cli("zelo_agree", ["-J", a, "-J", b, "-l", "pair", "--resamples", "50", "--seed", "3", "-o", "tsv", "-Q"])
     assert (tmp_path / "agree.tsv").read_text() == cli and len(recs) == len(cli.splitlines()) - 1 > 0
+
+
+def test_plot_functions_draw_what_zelo_plot_draws(tmp_path):
+    """SVG output carries no date and a fixed hash salt: the function and the command give the same bytes."""
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    scores = tmp_path / "z.tsv"
+    api.fit(ROOT / JUDGE, output=str(scores))
+    api.plot_scores(str(scores), api.PlotImage(str(tmp_path / "api.svg"), 8.0, 5.0), top=5)
+    res = run_inproc("zelo_plot", ["scores", "-S", str(scores), "--top", "5", "--width", "8", "--height", "5",
+                                   "-o", "cli.svg", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    assert (tmp_path / "api.svg").read_bytes() == (tmp_path / "cli.svg").read_bytes()
+    assert (tmp_path / "cli.svg").read_bytes().lstrip().startswith(b"<?xml")
+    values = api.PlotValues(qrels=str(ROOT / Q), runs=tuple(str(ROOT / r) for r in RUNS), measure="map")
+    api.plot_systems(values, api.PlotImage(str(tmp_path / "sys-api.svg"), 7.0, 4.0))
+    res = run_inproc("zelo_plot", ["systems", "-R", str(ROOT / Q), "-m", "map", *[str(ROOT / r) for r in RUNS],
+                                   "-o", "sys-cli.svg", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    assert (tmp_path / "sys-api.svg").read_bytes() == (tmp_path / "sys-cli.svg").read_bytes()
