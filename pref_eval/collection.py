@@ -104,7 +104,8 @@ class Ranked:
     (the bound leaves room for ``+ 2``), or compute in float (``pos + 1.0``)
     or against int64 arrays (which do widen); comparisons with any Python int
     (``pos < cutoff``) are exact. ``tests/test_collection_order.py`` checks
-    these facts on the installed NumPy.
+    these facts on the installed NumPy, ``tests/test_narrow_ranks.py`` that
+    every measure gives the same values on int16 and int64 ranks at the bound.
     ``ptr[i]:ptr[i+1]`` is query ``i``'s slice.
 
     Judged side (flat, query-major): ``jgrade`` every qrels grade of the
@@ -338,12 +339,10 @@ def rank_run(
     depth: int | None = None,
     judged_only: bool = False,
     trec9: bool = False,
-    query_ids: np.ndarray | None = None,
 ) -> tuple[Ranked, np.ndarray]:
     """Sort, truncate and label one run. Returns (ranked, missing_qids).
 
-    ``query_ids`` (sorted bytes) overrides the query set; document ids come
-    from the qrels index. The steps, in trec_eval's order: choose the
+    Document ids come from the qrels index. The steps, in trec_eval's order: choose the
     evaluated queries (:func:`_query_set`), keep their lines
     (:func:`_evaluated_rows`), add trec_eval 10's placeholder of a missing
     topic (:func:`_add_placeholders`), sort (:func:`_sort_rows`), cut at
@@ -354,7 +353,7 @@ def rank_run(
     """
     nqq = qi.nq
     itype = np.int32 if len(run.docno) + nqq + 1 < 2**31 else np.int64
-    present_mask, eval_q, eval_of = _query_set(run, qi, complete, query_ids, itype)
+    present_mask, eval_q, eval_of = _query_set(run, qi, complete, itype)
     nq = len(eval_q)
     qpos, rows, score, dkey = _evaluated_rows(run, eval_of, itype)
     if not trec9:
@@ -384,8 +383,7 @@ def rank_run(
     return ranked, qi.qids[~present_mask]
 
 
-def _query_set(run: Run, qi: QrelsIndex, complete: bool, query_ids: np.ndarray | None,
-               itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(present_mask, eval_q, block_eval)``: which qrels queries the run holds (mask over
     ``qi.qids``), the evaluated queries (indices into ``qi.qids``, in evaluation order) and,
     for each block ``b`` of the run's lines (one query each), the evaluated position of its
@@ -395,12 +393,7 @@ def _query_set(run: Run, qi: QrelsIndex, complete: bool, query_ids: np.ndarray |
     umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
-    if query_ids is not None:
-        eval_q = np.searchsorted(qi.qids, query_ids)
-    elif complete:
-        eval_q = np.arange(nqq)
-    else:
-        eval_q = np.flatnonzero(present_mask)
+    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask)
     eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(len(eval_q))
     return present_mask, eval_q, eval_of[umap][bcodes]  # umap == -1 → eval_of[-1] == -1

@@ -30,7 +30,8 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-HEAVY = {"pyarrow", "pandas", "scipy", "matplotlib", "dask", "distributed", "statsmodels", "sklearn"}
+# ir_datasets (a dependency for ``irds:`` qrels, issue #11) is imported only when such a source is read
+HEAVY = {"pyarrow", "pandas", "scipy", "matplotlib", "dask", "distributed", "statsmodels", "sklearn", "ir_datasets"}
 
 # (command module, arguments, heavy packages allowed, module ceiling)
 CASES = [
@@ -73,3 +74,21 @@ def test_aggregate_import_set(tmp_path):
     mods = _modules("aggregate", ["-P", str(prefs)], tmp_path)
     assert not {m.split(".")[0] for m in mods} & HEAVY
     assert len(mods) <= 270
+
+
+API_PROBE = r"""
+import json, sys
+import pref_eval
+df = pref_eval.evaluate("qrels/dl19-sample.qrels", ["runs/bm25.run", "runs/rerank.run"], ["map", "ndcg_cut.10"])
+assert len(df) > 0
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_api_does_not_import_ir_datasets():
+    """``import pref_eval`` and an evaluation of files load no ir_datasets (only an ``irds:`` source does)."""
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    p = subprocess.run([sys.executable, "-c", API_PROBE], capture_output=True, cwd=ROOT, env=env, text=True)
+    assert p.returncode == 0, p.stderr
+    mods = {m.split(".")[0] for m in json.loads(p.stdout.strip().splitlines()[-1])}
+    assert "pref_eval" in mods and "ir_datasets" not in mods
