@@ -828,7 +828,9 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
-    rng = np.random.default_rng(sampling.seed)
+    # numpy.random is imported only when a sample is drawn (start-up, issue #13)
+    drawn = sampling.query_fraction < 1.0 or sampling.label_fraction < 1.0
+    rng = np.random.default_rng(sampling.seed) if drawn else None
     samples = sampling.samples
     if samples == 1 and len(runs) >= MANY_RUNS:
         npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
@@ -1741,14 +1743,15 @@ class PlotImage(NamedTuple):
 
 
 def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
-    """Refuse a bad extension or an output that is an input before any work; then matplotlib's pyplot."""
+    """Refuse a bad extension or an output that is an input before any work; then the figure maker
+    (:func:`pref_eval.plot.figures`: matplotlib's object API, no pyplot)."""
     from .output.atomic import inputs_besides, preflight
-    from .plot import pyplot
+    from .plot import figures
     from .plot.output import image_format
 
     image_format(image.output)
     preflight(image.output, inputs_besides(image.output, own))
-    return pyplot()
+    return figures()
 
 
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:

@@ -35,6 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .io.keys import distinct
+
 from .errors import EvaluationError, InputError
 from .io.fastparse import release_memory
 from .io.keys import string_keys
@@ -274,7 +276,7 @@ def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno_at):
     if not bool((qpos[1:] >= qpos[:-1]).all()):
         heads = np.flatnonzero(np.concatenate([[True], qpos[1:] != qpos[:-1]]))
         hq = qpos[heads]
-        if len(np.unique(hq)) != len(hq):
+        if len(distinct(hq)) != len(hq):
             return _full_order(qpos, skey, docno_at), empty, empty
         # every query in one contiguous block: the block order
         lengths = np.diff(np.append(heads, n))
@@ -593,7 +595,7 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
     elif maxlen > 1:
         ck = np.sort(qpos.astype(np.uint64) << np.uint64(32) | k32.astype(np.uint64))
         eq = np.flatnonzero(ck[1:] == ck[:-1])
-        cands = sorted({(int(v >> 32), int(v & 0xFFFFFFFF)) for v in np.unique(ck[eq]).tolist()})
+        cands = sorted({(int(v >> 32), int(v & 0xFFFFFFFF)) for v in distinct(ck[eq]).tolist()})
     best: tuple[int, int] | None = None
     for q, v in cands:
         st = int(starts[q])
