@@ -1250,8 +1250,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     if agreement_weights:
         w = w * np.abs(2.0 * s - 1.0)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = _fit_scores(table.queries, sizes, (q, a, b, s, w), compat=compat, prior=prior, weight_power=weight_power,
-                      tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
+    res = _fit_scores(table.queries, table.docs, sizes, (q, a, b, s, w), compat=compat, prior=prior,
+                      weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
     from .zelo.fit import to_scale
 
     score, se = to_scale(res.score, res.se, scale, elo_offset)
@@ -1275,13 +1275,13 @@ def _read_fit_inputs(paths: list[str], fmt: str | None, ties: str, dataset: str 
     """The judgment table of ``zelo_fit`` (the dataset's queries and documents first, then every judgment
     file in turn), how many queries the dataset gave, and the dataset's records by query id for
     ``--output-format zbench``."""
-    from .io.judgments import read_judgments, read_zbench_dataset, read_zbench_dataset_records
+    from .io.judgments import read_judgments, read_zbench_dataset, read_zbench_records
     from .zelo.judgments import from_dataset
 
     records: dict = {}
     table = from_dataset(read_zbench_dataset(dataset) if dataset else [])
     if dataset and want_records:
-        records = read_zbench_dataset_records(dataset)
+        records = read_zbench_records(dataset)
     n_dataset = len(table.queries)
     for n, path in enumerate(paths, 1):
         before = len(table.queries)
@@ -1302,9 +1302,11 @@ class _ZbenchFit(NamedTuple):
     se: Any
 
 
-def _fit_scores(queries: list[str], sizes: Any, judged: tuple, *, compat: str | None, prior: float,
+def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, *, compat: str | None, prior: float,
                 weight_power: float, tol: float, max_iter: int, jobs: int, scheduler: str | None, log: Any) -> Any:
-    """The Bradley–Terry fit of ``judged`` = (q, a, b, s, w): a FitResult, or zbench's iteration (SE nan)."""
+    """The Bradley–Terry fit of ``judged`` = (q, a, b, s, w): a FitResult (documents ranked by id within each
+    query, ``table_docs[qid]``, so that the result does not depend on the line order), or zbench's iteration
+    (SE nan)."""
     import numpy as np
 
     q, a, b, s, w = judged
@@ -1313,11 +1315,12 @@ def _fit_scores(queries: list[str], sizes: Any, judged: tuple, *, compat: str | 
 
         score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
         return _ZbenchFit(score, np.full(len(score), np.nan))
-    from .zelo.fit import fit_bt_parallel
+    from .zelo.fit import fit_bt_parallel, id_ranks
 
     log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
-                          max_iter=max_iter, jobs=jobs, scheduler=scheduler)
+                          max_iter=max_iter, jobs=jobs, scheduler=scheduler,
+                          doc_rank=id_ranks([table_docs[qid] for qid in queries]))  # independent of line order
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
         log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
@@ -1406,9 +1409,9 @@ def _candidates(dataset: str | None, run: str | None, depth: int | None,
         from .io.judgments import read_zbench_dataset
 
         return read_zbench_dataset(dataset)
-    from .io.candidates import read_qid_docno, read_run_candidates
+    from .io.candidates import read_candidates, read_run_candidates
 
-    return read_run_candidates(run, depth) if run else read_qid_docno(str(docs))
+    return read_run_candidates(run, depth) if run else read_candidates(str(docs))
 
 
 def pairs_init(state: str, qrels: str, *, strategy: str = "tournament", k: int | None = None, p: int | None = None,

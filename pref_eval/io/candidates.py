@@ -1,9 +1,28 @@
-"""Candidate documents per query for ``zelo_pairs cycles``: from a TREC run (top by score) or a
-``qid docno`` list (zbench's dataset JSONL is read by :func:`pref_eval.io.judgments.read_zbench_dataset`)."""
+"""Readers of candidate lists for ``zelo_pairs cycles``: ``qid docno`` lines (``--docs``) and the top
+documents of a TREC run (``--run``).
+
+Two white-space separated fields per line, blank lines skipped; the documents of a query in file
+order (its candidate order). Errors name the file and the line.
+"""
 from __future__ import annotations
 
 from ..errors import InputError
-from .textfile import read_input_text
+from .textfile import display_name, read_input_text
+
+
+def read_candidates(path: str) -> list[tuple[str, list[str]]]:
+    """``[(qid, [docno, ...]), ...]``, queries in order of first appearance."""
+    name = display_name(path)
+    text = read_input_text(path, what="'qid docno' file")
+    out: dict[str, list[str]] = {}
+    for no, line in enumerate(text.split("\n"), start=1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 2:
+            raise InputError(name, no, f"expected 'qid docno', got {len(f)} fields")
+        out.setdefault(f[0], []).append(f[1])
+    return list(out.items())
 
 
 def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, list[str]]]:
@@ -24,18 +43,3 @@ def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, 
         e = e if depth is None else min(e, h + depth)
         out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
     return out
-
-
-def read_qid_docno(path: str) -> list[tuple[str, list[str]]]:
-    """``[(qid, [docno, ...])]`` of ``qid docno`` lines, queries in order of first appearance, documents in
-    file order; a line with another number of fields is ``file:line: expected 'qid docno'``."""
-    text = read_input_text(path, what="'qid docno' file")
-    out: dict[str, list[str]] = {}
-    for no, line in enumerate(text.split("\n"), start=1):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 2:
-            raise InputError(path, no, f"expected 'qid docno', got {len(f)} fields")
-        out.setdefault(f[0], []).append(f[1])
-    return list(out.items())

@@ -510,6 +510,14 @@ def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
         lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]]))
 
 
+def read_zbench_records(path: str) -> dict[str, dict]:
+    """zbench QueryDocuments JSONL as ``{query id: the line's whole record}`` (texts, metadata), for
+    ``zelo_fit --output-format zbench``; same rules and messages as :func:`read_zbench_dataset`."""
+    return dict(_zbench_records(
+        path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), rec)))
+
+
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
     """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
 
@@ -521,17 +529,6 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
                      [float(d["score"]) for d in rec["documents"]]))
 
 
-def read_zbench_dataset_records(path: str) -> dict[str, dict]:
-    """zbench's QueryDocuments JSONL as its records by query id (``zelo_fit --output-format zbench`` copies
-    query text, content and metadata from them); read after :func:`read_zbench_dataset` checked the file."""
-    records = {}
-    for line in read_input_text(path, what="zbench dataset").split("\n"):
-        if line.strip():
-            rec = json.loads(line)
-            records[str(rec["query"]["id"])] = rec
-    return records
-
-
 def read_judgment_batch(path: str) -> tuple[bytes, str]:
     """A judgment file as one batch of ``zelo_pairs add``: its bytes (parsed and hashed by
     :func:`pref_eval.zelo.pair_state.add_batch`) and the name its errors give."""
@@ -539,4 +536,4 @@ def read_judgment_batch(path: str) -> tuple[bytes, str]:
 
 
 __all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
-           "read_zbench_annotated", "read_zbench_dataset_records", "read_judgment_batch"]
+           "read_zbench_annotated", "read_judgment_batch"]
