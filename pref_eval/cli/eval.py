@@ -77,9 +77,10 @@ MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
 @click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
-              help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
+              help="Read and evaluate (preference mode: read and rank) the runs in N processes "
+                   "(same output as --jobs 1).")
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
-              help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
+              help="The same on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
@@ -157,16 +158,14 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                          "trec_eval names), not to preference mode")
     if fmt == "pref":
         _refuse_extra(extra, "with -o pref (preference mode)")
-        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
-                                samples, seed, log, head)
+                                samples, seed, log, head, jobs, scheduler)
     if fmt != "trec" and _wants_preferences(measures, ms):
         _refuse_extra(extra, "in preference mode")
-        serial_only("preference mode")
         return _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, cutoff, fmt,
                                 output, reference, means, query_fraction, label_fraction, label_policy,
-                                samples, seed, log, head)
+                                samples, seed, log, head, jobs, scheduler)
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
         if val is not None:
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
@@ -360,7 +359,7 @@ def _scores_mode(scores, runs, ids, measures, per_query, nosummary, cutoff, fmt,
 
 def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, nosummary, topk, fmt, output,
                      reference, means, query_fraction, label_fraction, label_policy, samples, seed, log,
-                     head=False):
+                     head=False, jobs=1, scheduler=None):
     import numpy as np
 
     from ..errors import UsageError
@@ -380,7 +379,18 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_qrels(qrels, check_duplicates=False)
-    rs = _read_runs(runs, names, log)
+    parallel = (jobs > 1 or scheduler) and "-" not in runs
+    if parallel and samples == 1 and label_fraction == 1.0 and all(m.kind != "registry" for m in sel):
+        rs = list(runs)  # paths: read and ranked by the worker processes (evaluate_preferences)
+    elif parallel:
+        from ..parallel import ordered_map, split_even
+        from ..run_preferences.evaluate import read_run_group
+
+        groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+        pieces = [(list(runs[a:b]), names[a:b]) for a, b in groups]
+        rs = [r for part in ordered_map(read_run_group, pieces, jobs=jobs, scheduler=scheduler) for r in part]
+    else:
+        rs = _read_runs(runs, names, log)
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
@@ -396,7 +406,8 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
                 qs, pq = sample_queries(qs, pq, query_fraction, rng, binary, floor)
             if label_fraction < 1.0:
                 qs, pq = sample_labels(qs, pq, label_fraction, label_policy, rng, rs, binary, floor)
-            res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s)
+            res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s, jobs=jobs,
+                                       scheduler=scheduler)
             graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
             if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
                 hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)
