@@ -254,8 +254,9 @@ def judge(
     """Judge pairs with an ensemble of judges (``zelo_judge``); returns the
     :class:`pref_eval.judge.run.Session` (``results``, ``stats``, ``missing``).
 
-    ``pairs`` is a zelo_pairs output, or ``state`` a tournament state file
-    (then the tournament is driven to its end). Every answer is committed
+    ``pairs`` is a zelo_pairs output, or ``state`` a zelo_pairs state file
+    (any strategy: tournament, adaptive), driven batch by batch to its end
+    (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged; ``log`` a
@@ -284,7 +285,7 @@ def judge(
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
-                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive)
+                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
     if dry_run:
         import sys
 

@@ -5,7 +5,11 @@ markers ``QID=<qid>`` once and ``DOC=<docno>`` twice (the first shown document
 first). Model ``m`` prefers the second document with probability
 sigmoid((x_B - x_A) / temperature) (one Bernoulli draw seeded by
 (seed, m, qid, first, second)) and answers ``{"score": 0.8}`` or
-``{"score": -0.8}`` — zelo_simulate recovery's vote model.
+``{"score": -0.8}`` — zelo_simulate recovery's vote model. With
+``resample=True`` the model samples afresh each time it is asked the same
+question: the n-th usable answer to (m, qid, first, second) is the draw
+seeded by (seed, m, qid, first, second, n) (n = 0 is the draw above) -- a
+stochastic judge that ``zelo_judge --state`` asks again for a repeated pair.
 
 Faults on demand: ``faults[(model, qid, first, second)]`` is a list of fault
 names consumed one per request (``"429"`` with ``Retry-After``, ``"500"``,
@@ -39,8 +43,8 @@ _QID = re.compile(r"QID=(\S+)")
 _DOC = re.compile(r"DOC=(\S+)")
 
 
-def _draw(seed, model, qid, a, b) -> float:
-    h = hashlib.sha256(f"{seed}|{model}|{qid}|{a}|{b}".encode()).digest()
+def _draw(seed, model, qid, a, b, n=0) -> float:
+    h = hashlib.sha256((f"{seed}|{model}|{qid}|{a}|{b}" + (f"|{n}" if n else "")).encode()).digest()
     return int.from_bytes(h[:8], "big") / 2.0 ** 64
 
 
@@ -48,7 +52,7 @@ class FakeOpenAI:
     def __init__(self, truth: dict | None = None, *, seed: int = 0, temperature: float = 1.0,
                  faults: dict | None = None, fault_rate: float = 0.0, fault_kinds=("429", "500", "malformed"),
                  retry_after: str = "0", hang: float = 30.0, api_key: str | None = None, delay: float = 0.0,
-                 log: bool = True):
+                 log: bool = True, resample: bool = False):
         self.truth = truth or {}
         self.seed, self.temperature = seed, temperature
         self.faults = {k: list(v) for k, v in (faults or {}).items()}
@@ -61,6 +65,8 @@ class FakeOpenAI:
         self.gate: int | None = None
         self.count = 0
         self.log = log
+        self.resample = resample
+        self.answers: dict = {}  # key -> usable answers served (the draw index with resample)
         self._rng = random.Random(seed)
         self._stop = None
         self._release = None
@@ -70,7 +76,8 @@ class FakeOpenAI:
         xa = self.truth.get(qid, {}).get(a, 0.0)
         xb = self.truth.get(qid, {}).get(b, 0.0)
         p = 1.0 / (1.0 + math.exp(-(xb - xa) / self.temperature))
-        return 0.8 if _draw(self.seed, model, qid, a, b) < p else -0.8
+        n = self.answers.get((model, qid, a, b), 0) if self.resample else 0
+        return 0.8 if _draw(self.seed, model, qid, a, b, n) < p else -0.8
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         if self.api_key is not None:
@@ -110,8 +117,10 @@ class FakeOpenAI:
             content = json.dumps({"score": 3})
         elif fault == "garbage":
             content = "I think the second one, probably."
-        elif self.log:
-            self.served.append(key)
+        else:
+            self.answers[key] = self.answers.get(key, 0) + 1
+            if self.log:
+                self.served.append(key)
         self.count += 1
         return web.json_response({
             "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": model,
@@ -173,6 +182,7 @@ def main() -> None:  # pragma: no cover - used by bench/bench_judge.py
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--qrels", default=None, help="hidden true scores: the qrels grades (docs examples)")
+    ap.add_argument("--resample", action="store_true", help="a new draw each time a question is asked again")
     args = ap.parse_args()
     truth: dict = {}
     if args.qrels:
@@ -181,7 +191,7 @@ def main() -> None:  # pragma: no cover - used by bench/bench_judge.py
                 f = line.split()
                 if len(f) == 4:
                     truth.setdefault(f[0], {})[f[2]] = float(f[3])
-    srv = FakeOpenAI(truth, seed=args.seed, log=False)
+    srv = FakeOpenAI(truth, seed=args.seed, log=False, resample=args.resample)
 
     async def go():
         runner = web.AppRunner(srv.app(), access_log=None)

@@ -7,7 +7,9 @@ TRUTH holds `qid [iter] docno value` lines (a qrels file works). For each JSON-l
 request on stdin ({"id", "qid", "docno_a", "docno_b", ...}) it prints {"id", "score"}:
 with probability sigmoid(value_b - value_a) B is preferred (score 0.8), else A (-0.8);
 --noise 0 makes it deterministic (the higher value wins; equal values give 0).
-The draw is seeded by (seed, qid, docno_a, docno_b), so the same question gets the same answer.
+The draw is seeded by (seed, qid, docno_a, docno_b, repeat), so the same question gets the same answer
+and a repeated judgment of a pair (the request's "repeat" > 0, asked by `zelo_judge --state` for a
+strategy that judges a pair again) is a new draw.
 """
 import hashlib
 import json
@@ -37,7 +39,9 @@ def main(argv):
         if noise == 0:
             score = 0.0 if a == b else (0.8 if b > a else -0.8)
         else:
-            h = hashlib.sha256(f"{seed} {req['qid']} {req['docno_a']} {req['docno_b']}".encode()).digest()
+            rep = req.get("repeat", 0)
+            key = f"{seed} {req['qid']} {req['docno_a']} {req['docno_b']}" + (f" {rep}" if rep else "")
+            h = hashlib.sha256(key.encode()).digest()
             u = int.from_bytes(h[:8], "big") / 2.0 ** 64
             p = 1.0 / (1.0 + math.exp(-(b - a) / noise))
             score = 0.8 if u < p else -0.8

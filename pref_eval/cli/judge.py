@@ -25,7 +25,7 @@ def command() -> None:
 
     \b
     zelo_judge PAIRS --queries Q --docs D --judge SPEC [--judge SPEC ...] --store S.sqlite -o judgments.jsonl
-    zelo_judge --state TOURNAMENT.json --queries Q --docs D --judge SPEC --store S.sqlite
+    zelo_judge --state STATE.json --queries Q --docs D --judge SPEC --store S.sqlite
     zelo_judge export --store S.sqlite -o judgments.jsonl
     \b
     SPEC: openai:MODEL[@BASE_URL][,key=ENV][,name=LABEL][,temperature=T][,max_tokens=N] or cmd:'COMMAND'
@@ -55,8 +55,8 @@ def _prices(values: tuple[str, ...]) -> dict:
 
 @command.command("run")
 @click.argument("pairs", required=False, metavar="PAIRS")
-@click.option("--state", default=None, metavar="TOURNAMENT.json",
-              help="Drive zelo_pairs' tournament: next batch, judge, add, until done.")
+@click.option("--state", default=None, metavar="STATE.json",
+              help="Drive a zelo_pairs state (tournament or adaptive): next batch, judge, add, until done.")
 @click.option("--queries", default=None, metavar="FILE", help="Query texts: TSV qid<TAB>text, JSONL or irds:ID.")
 @click.option("--docs", default=None, metavar="FILE",
               help="Document texts: TSV docno<TAB>text, JSONL, zbench dataset JSONL or irds:ID.")
@@ -86,7 +86,7 @@ def _prices(values: tuple[str, ...]) -> dict:
 def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, api_key_env,
             concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
             seed, quiet):
-    """Judge the pairs of PAIRS (any zelo_pairs output) or of a tournament (--state)."""
+    """Judge the pairs of PAIRS (any zelo_pairs output) or of a zelo_pairs state (--state)."""
     from ..api import judge
 
     log = Log("zelo_judge", quiet)

@@ -107,14 +107,9 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 
 def _load(state):
-    from ..io.textfile import read_input_text
-    from ..zelo.adaptive_session import AdaptiveSession, is_adaptive_state
-    from ..zelo.tournament import Tournament
+    from ..zelo.pair_state import load_state
 
-    text = read_input_text(state, what="tournament state")
-    if is_adaptive_state(text):
-        return AdaptiveSession.from_json(text, state)
-    return Tournament.from_json(text, state)
+    return load_state(state)  # the strategy the state declares (tournament, adaptive)
 
 
 def _save(state, t):
@@ -171,10 +166,10 @@ def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_p
 @click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
 def next_cmd(state, output):
     """Print the pairs still to judge (none when the tournament is over)."""
+    from ..zelo.pair_state import next_batch
+
     t = _load(state)
-    req = t.outstanding()
-    if hasattr(t, "issue"):
-        t.issue()  # adaptive: a new batch number (the same pair may be asked again)
+    req = next_batch(t)  # adaptive: a new batch number (the same pair may be asked again)
     # the left/right draw advances the seeded stream: the state and the
     # requests are written together, or neither is
     with output_streams(state, output) as (st, out):
@@ -186,13 +181,6 @@ def next_cmd(state, output):
     return 0
 
 
-def batch_digest(data: bytes) -> str:
-    """SHA-256 of a judgment batch (line endings normalised): replaying the same file changes nothing."""
-    import hashlib
-
-    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
-
-
 @command.command("add")
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-J", "--judgments", "judgments", multiple=True, required=True)
@@ -200,22 +188,16 @@ def batch_digest(data: bytes) -> str:
 @quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..io.judgments import read_judgments
-    from ..io.textfile import read_input_bytes
+    from ..io.textfile import display_name, read_input_bytes
+    from ..zelo.pair_state import add_batch
 
     t = _load(state)
     log = Log("zelo_pairs", quiet)
     for path in judgments:
-        digest = batch_digest(read_input_bytes(path, what="judgment file"))
-        if t.has_batch(digest):
+        summary = add_batch(t, read_input_bytes(path, what="judgment file"), display_name(path), fmt)
+        if summary is None:
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
-        j = read_judgments(path, fmt)
-        jq, ja, jb, js, _ = (c.tolist() for c in j.arrays())
-        rows = ((j.queries[qi], j.docs[j.queries[qi]][ai], j.docs[j.queries[qi]][bi], si)
-                for qi, ai, bi, si in zip(jq, ja, jb, js, strict=False))
-        summary = t.add(rows)
-        t.record_batch(digest)
         if summary["duplicate"] or summary["unrequested"]:
             ex = t.last_ignored
             log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "

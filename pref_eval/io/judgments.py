@@ -193,8 +193,15 @@ def read_judgments(
     """
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
-    name = display_name(path)
-    data = read_input_bytes(path, what="judgment file")
+    return parse_judgments(read_input_bytes(path, what="judgment file"), display_name(path), fmt, ties=ties,
+                           into=into)
+
+
+def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str = "half",
+                    into: Judgments | None = None) -> Judgments:
+    """:func:`read_judgments` of bytes already read (``name`` for messages)."""
+    if ties not in TIE_RULES:
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
     text = None if data.isascii() else decode_utf8(data, name)
     head = text if text is not None else _ascii_head(data)
@@ -497,4 +504,5 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
                      [float(d["score"]) for d in rec["documents"]]))
 
 
-__all__ = ["FORMATS", "detect_format", "read_judgments", "read_zbench_dataset", "read_zbench_annotated"]
+__all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
+           "read_zbench_annotated"]

@@ -1,9 +1,10 @@
 """``zelo_judge export``: every stored pair as canonical JSONL.
 
-Rows of the store are grouped by query and unordered document pair; the
-pair is written in the orientation of its earliest answer (doc_a shown
-first), each vote turned to that orientation (a B|A answer negated), in
-judge order then order of asking. Failed votes are ``null``.
+Rows of the store are grouped by query, unordered document pair and
+repetition (one line per independent judgment of the pair: the first, and
+the repetitions an adaptive strategy asked for); the pair is written in the
+orientation of its earliest answer (doc_a shown first), each vote turned to
+that orientation (a B|A answer negated), in judge order then order of asking. Failed votes are ``null``.
 """
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from ..output.judgments import judgment_line
 
 def export_lines(store, phash: str, judges: list[str] | None = None):
     """Yield the JSON lines of every pair answered with prompt ``phash``."""
-    groups: dict[tuple[str, str, str], list] = {}
-    for judge, qid, d1, d2, vote, _t in store.rows(phash, judges):
-        key = (qid, d1, d2) if (qid, d1, d2) in groups or (qid, d2, d1) not in groups else (qid, d2, d1)
+    groups: dict[tuple[str, str, str, int], list] = {}
+    for judge, qid, d1, d2, rep, vote, _t in store.rows(phash, judges):
+        key = (qid, d1, d2, rep) if (qid, d1, d2, rep) in groups or (qid, d2, d1, rep) not in groups \
+            else (qid, d2, d1, rep)
         groups.setdefault(key, []).append((judge, d1, vote))
-    for (qid, a, b), rows in groups.items():
+    for (qid, a, b, _rep), rows in groups.items():
         rows.sort(key=lambda r: (r[0], r[1] != a))
         votes, names, orders = [], [], []
         for judge, first, vote in rows:

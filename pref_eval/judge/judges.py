@@ -174,7 +174,9 @@ class CmdJudge:
     """A program reading one JSON request per line and answering one line each.
 
     Request: ``{"id", "qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
-    "prompt"}``. Answer: ``{"score": S}`` (S in -1..1), or ``{"text": T}``
+    "prompt", "repeat"}`` (``repeat``: 0 for the first judgment of the pair, k
+    for its (k+1)-th, asked by ``zelo_judge --state``; a program that samples
+    should draw again for each ``repeat``). Answer: ``{"score": S}`` (S in -1..1), or ``{"text": T}``
     parsed like a model's answer, or a bare line parsed the same way;
     optional ``"tokens_in"`` / ``"tokens_out"``. One request at a time; a
     program that exits, hangs past the timeout or answers another ``id`` is
@@ -229,7 +231,7 @@ class CmdJudge:
             self._next_id += 1
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
-                                                         "prompt")}}
+                                                         "prompt")}, "repeat": request.get("repeat", 0)}
             try:
                 proc.stdin.write((json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8"))
                 await proc.stdin.drain()

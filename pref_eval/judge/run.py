@@ -1,10 +1,18 @@
-"""``zelo_judge``: pairs (or a tournament) → questions → stored answers → votes.
+"""``zelo_judge``: pairs (or a zelo_pairs state) → questions → stored answers → votes.
 
 For each pair (qid, A, B) and judge, the question is A|B (and B|A with
 ``both_orders``). With one order, a stored answer in either order serves
-(its vote negated when the documents were shown as B|A), so a resumed
-tournament whose left/right draw changed asks nothing twice. Votes are
+(its vote negated when the documents were shown as B|A). Votes are
 oriented to (A, B): positive = B better, as in zbench and ``zelo_fit``.
+
+With ``--state`` the pairs come from a ``zelo_pairs`` state, batch after batch
+(:mod:`pref_eval.zelo.pair_state`, the protocol ``zelo_pairs next``/``add`` run).
+A question also carries its *repetition*: the number of judgments of the pair
+the strategy already holds (:func:`~pref_eval.zelo.pair_state.repetitions`).
+The k-th repetition of a pair is a distinct question in the store, so a pair
+the adaptive strategy asks again gets a new answer from each judge (sampled
+again from a stochastic judge; a deterministic one answers the same), never
+the stored answer of an earlier repetition.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ from .spec import parse_spec
 import contextlib
 
 
-MAX_STALLED_STAGES = 5  # stages in a row that prune nobody before a tournament is declared stuck
+MAX_STALLED_STAGES = 5  # batches in a row that change nothing (a tournament pruning nobody) before giving up
 
 
 @dataclass
@@ -29,6 +37,7 @@ class Result:
     votes: list
     judges: list
     orders: list
+    rep: int = 0
 
 
 @dataclass
@@ -91,14 +100,16 @@ class Session:
         self.would_send = 0
         self.would_tokens: dict[str, int] = {}
         self.would_count: dict[str, int] = {}
-        self.tournament = None  # the last tournament state seen (with --state)
+        self.pair_state = None  # the last zelo_pairs state seen (with --state)
+        self.warned_repeat = False
 
     # ------------------------------------------------------------ questions
     def _request(self, q: tuple) -> dict:
-        _, qid, d1, d2 = q
+        _, qid, d1, d2, rep = q
         query, t1, t2 = self.texts.query(qid), self.texts.doc(qid, d1), self.texts.doc(qid, d2)
         prompt = render(self.template, query=query, doc_a=t1, doc_b=t2, qid=qid, docno_a=d1, docno_b=d2)
-        return {"qid": qid, "docno_a": d1, "docno_b": d2, "query": query, "doc_a": t1, "doc_b": t2, "prompt": prompt}
+        return {"qid": qid, "docno_a": d1, "docno_b": d2, "query": query, "doc_a": t1, "doc_b": t2, "prompt": prompt,
+                "repeat": rep}
 
     def _lacks_text(self, qid: str, a: str, b: str) -> str | None:
         if self.texts.query(qid) is None:
@@ -108,24 +119,26 @@ class Session:
                 return f"text of document {d}"
         return None
 
-    async def judge_pairs(self, pairs: list[tuple[str, str, str]]) -> list[Result]:
-        """Judge ``pairs``; return the pairs that got every vote asked (stored or failed)."""
+    async def judge_pairs(self, pairs: list[tuple[str, str, str]], reps: list[int] | None = None) -> list[Result]:
+        """Judge ``pairs`` (repetition ``reps[i]`` of pair i, default 0); return the pairs that got every
+        vote asked (stored or failed), in the order of ``pairs``."""
+        reps = [0] * len(pairs) if reps is None else reps
         self.texts.prefetch({d for _, a, b in pairs for d in (a, b)})
         ok_pairs = []
-        for qid, a, b in pairs:
+        for (qid, a, b), rep in zip(pairs, reps, strict=True):
             why = "the same document twice" if a == b else self._lacks_text(qid, a, b)
             if why:
                 self.missing.append((qid, a, b, why))
                 self.stats.missing_text += 1
             else:
-                ok_pairs.append((qid, a, b))
+                ok_pairs.append((qid, a, b, rep))
         have = self.store.keys(self.names, self.phash, ok_only=self.setup.retry_failed) if self.store else {}
-        questions: list[tuple[str, str, str, str]] = []
+        questions: list[tuple[str, str, str, str, int]] = []
         seen: set = set()
-        for qid, a, b in ok_pairs:
+        for qid, a, b, rep in ok_pairs:
             for j in self.names:
                 if self.setup.both_orders:
-                    wanted = [(j, qid, a, b), (j, qid, b, a)]
+                    wanted = [(j, qid, a, b, rep), (j, qid, b, a, rep)]
                     for k in wanted:
                         if k in have:
                             self.stats.cached += 1
@@ -133,12 +146,13 @@ class Session:
                             seen.add(k)
                             questions.append(k)
                 else:
-                    k, r = (j, qid, a, b), (j, qid, b, a)
+                    k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
                     if k in have or r in have:
                         self.stats.cached += 1
                     elif k not in seen and r not in seen:
                         seen.add(k)
                         questions.append(k)
+        self._warn_deterministic_repeats(questions)
         self.stats.total = self.stats.cached + len(questions) + self.stats.sent
         if self.setup.dry_run:
             self.would_send += len(questions)
@@ -149,18 +163,29 @@ class Session:
         await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats)
         votes = self.store.votes(self.names, self.phash)
         out = []
-        for qid, a, b in ok_pairs:
-            res = self._combine(votes, qid, a, b)
+        for qid, a, b, rep in ok_pairs:
+            res = self._combine(votes, qid, a, b, rep)
             if res is not None:
                 out.append(res)
         self.results.extend(out)
         return out
 
-    def _combine(self, votes: dict, qid: str, a: str, b: str) -> Result | None:
+    def _warn_deterministic_repeats(self, questions: list[tuple]) -> None:
+        """Once: a pair asked again of judges that all sample at temperature 0 will likely get the same answer."""
+        if self.warned_repeat or self.setup.warn is None or not any(q[4] > 0 for q in questions):
+            return
+        if all(sp.kind == "openai" and not sp.temperature for sp in self.specs):
+            self.warned_repeat = True
+            q = next(q for q in questions if q[4] > 0)
+            self.setup.warn(f"pair {q[1]} {q[2]} {q[3]} is asked again (judgment {q[4] + 1} of the pair) of judges "
+                            "at temperature 0: expect the same answer again, which the strategy counts as another "
+                            "judgment; give the judges temperature=T > 0 (or more judges)")
+
+    def _combine(self, votes: dict, qid: str, a: str, b: str, rep: int = 0) -> Result | None:
         vs, js, os_ = [], [], []
         for j in self.names:
+            k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
             if self.setup.both_orders:
-                k, r = (j, qid, a, b), (j, qid, b, a)
                 if k not in votes or r not in votes:
                     return None
                 v2 = votes[r]
@@ -168,7 +193,6 @@ class Session:
                 js += [j, j]
                 os_ += ["AB", "BA"]
             else:
-                k, r = (j, qid, a, b), (j, qid, b, a)
                 if k in votes:
                     vs.append(votes[k])
                     os_.append("AB")
@@ -179,7 +203,7 @@ class Session:
                 else:
                     return None
                 js.append(j)
-        return Result(qid, a, b, vs, js, os_)
+        return Result(qid, a, b, vs, js, os_, rep)
 
     # -------------------------------------------------------------- driving
     async def run(self) -> None:
@@ -204,7 +228,7 @@ class Session:
             for j in self.judges.values():
                 await j.start()
             if s.state:
-                await self._tournament()
+                await self._drive_state()
             else:
                 from ..io.texts import read_pairs
 
@@ -218,59 +242,67 @@ class Session:
             if self.store is not None:
                 self.store.close()
 
-    async def _tournament(self) -> None:
-        from ..cli.common import output_stream
-        from ..io.textfile import read_input_bytes
+    def state_inputs(self) -> dict[str, list[str]]:
+        """The files the state must not be (it is rewritten after every batch)."""
+        s = self.setup
+        return {k: [v] for k, v in (("--queries", s.queries), ("--docs", s.docs), ("--prompt", s.prompt),
+                                    ("--store", s.store)) if v}
+
+    async def _drive_state(self) -> None:
+        """Batches of a zelo_pairs state until it is done (see :mod:`pref_eval.zelo.pair_state`).
+
+        The state is written once per batch, after its judgments are added; a batch cut short (a budget,
+        a kill) is not added, so the next run draws the same batch and the store serves what was answered.
+        """
+        from ..output.atomic import output_file
         from ..zelo.judgments import vote_score
-        from ..zelo.tournament import Tournament
+        from ..zelo.pair_state import add_batch, judgment_batch, load_state, next_batch, repetitions
 
         path = self.setup.state
-
-        def load() -> Tournament:
-            return Tournament.from_json(read_input_bytes(path, what="tournament state").decode("utf-8"), path)
-
-        def save(t: Tournament) -> None:
-            with output_stream(path) as out:
-                out.write(t.to_json())
-
         stuck = 0
         while True:
-            t = load()
-            self.tournament = t
-            req = t.outstanding()
+            t = load_state(path)
+            self.pair_state = t
+            req = next_batch(t)
             if not req:
                 return
-            if self.setup.dry_run:  # only the next batch is known before it is judged
-                await self.judge_pairs(req)
-                return
-            save(t)  # the left/right draw advanced the seeded stream (as `zelo_pairs next`)
+            reps = repetitions(t, req)
             n_missing = len(self.missing)
-            res = await self.judge_pairs(req)
-            rows = [(r.qid, r.doc_a, r.doc_b, vote_score(r.votes, self.setup.ties)) for r in res]
-            rows += [(q, a, b, 0.5) for q, a, b, _ in self.missing[n_missing:]]  # cannot be judged: a tie
-            if not rows:
-                return
-            before = {tp: (st["phase"], len(st["pool"])) for tp, st in t.topics.items()}
-            t.add(rows)
-            save(t)
-            if self.stats.stopped is not None:
-                return
-            after = {tp: (st["phase"], len(st["pool"])) for tp, st in t.topics.items()}
-            stuck = stuck + 1 if after == before and all(not st["judged"] for st in t.topics.values()) else 0
+            res = await self.judge_pairs(req, reps)
+            if self.setup.dry_run or self.stats.stopped is not None:
+                return  # dry run: only the next batch is known before it is judged
+            got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
+            no_text = {(q, a, b) for q, a, b, _ in self.missing[n_missing:]}  # cannot be judged: a tie
+            rows = []
+            for (q, a, b), rep in zip(req, reps, strict=True):
+                if (q, a, b, rep) in got:
+                    rows.append((q, a, b, got[(q, a, b, rep)]))
+                elif (q, a, b) in no_text:
+                    rows.append((q, a, b, 0.5))
+            before = t.progress()
+            summary = add_batch(t, judgment_batch(rows), f"{path} (a batch judged by zelo_judge)", "jsonl")
+            with output_file(path, inputs=self.state_inputs()) as out:
+                out.write(t.to_json())
+            self.pair_state = t
+            stuck = stuck + 1 if summary is None or not summary["used"] or t.progress() == before else 0
             if stuck >= MAX_STALLED_STAGES:
                 from ..errors import EvaluationError
 
-                raise EvaluationError(f"{path}: {stuck} stages in a row kept every pool whole (are all judgments "
-                                      "ties?); the tournament cannot finish")
+                raise EvaluationError(f"{path}: {stuck} batches in a row changed nothing (are all judgments "
+                                      f"ties?); the {t.strategy} cannot finish")
 
 
 def run(setup: Setup) -> Session:
     """Run one invocation; the returned session holds results, stats and missing pairs."""
     if (setup.pairs is None) == (setup.state is None):
-        raise UsageError("give a PAIRS file or --state TOURNAMENT.json (not both)")
+        raise UsageError("give a PAIRS file or --state STATE.json (not both)")
     if not setup.judges:
         raise UsageError("give at least one --judge")
     sess = Session(setup)
+    if setup.state is not None and not setup.dry_run:
+        from ..output.atomic import preflight
+
+        preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
     asyncio.run(sess.run())
@@ -321,7 +353,8 @@ def summary_lines(sess: Session) -> list[str]:
                          + (f"~${c:.4f}" if key in prices else "no --price given"))
         lines.append(f"estimated cost: ${total:.4f}")
         if sess.setup.state:
-            lines.append("(tournament: only the next batch is known before it is judged)")
+            strategy = sess.pair_state.strategy if sess.pair_state is not None else "state"
+            lines.append(f"({strategy}: only the next batch is known before it is judged)")
         return lines
     el = time.monotonic() - s.started
     lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store, "
@@ -331,10 +364,10 @@ def summary_lines(sess: Session) -> list[str]:
         lines.append(f"{s.missing_text} pairs not sent (missing text or the same document twice)")
     if s.stopped:
         lines.append(f"stopped: {s.stopped}; run the same command again to continue")
-    if sess.tournament is not None:
-        t = sess.tournament
+    if sess.pair_state is not None:
+        t = sess.pair_state
         done = sum(1 for st in t.topics.values() if st["phase"] == "done")
-        lines.append(f"tournament: {done} of {len(t.topics)} topics done, {t.comparisons} judgments used")
+        lines.append(f"{t.strategy}: {done} of {len(t.topics)} topics done, {t.comparisons} judgments used")
     for label, same, n in agreement(sess.results, sess.names):
         lines.append(f"agreement {label}: {same:.3f} ({n} pairs)")
     return lines

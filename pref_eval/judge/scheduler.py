@@ -141,7 +141,8 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
 
 
 def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latency: float, cost: float) -> dict:
-    row = {"judge": q[0], "prompt": phash, "qid": q[1], "doc_1": q[2], "doc_2": q[3], "latency": latency,
+    row = {"judge": q[0], "prompt": phash, "qid": q[1], "doc_1": q[2], "doc_2": q[3], "rep": q[4] if len(q) > 4 else 0,
+           "latency": latency,
            "attempts": attempts}
     if answer is None:
         row.update(vote=None, status="failed", reason=f"{reason} (after {attempts} attempts)", raw=None,
@@ -163,7 +164,7 @@ async def send_all(
     stats: Stats,
     on_answer: Callable[[tuple, float | None], None] | None = None,
 ) -> None:
-    """Ask every question ``(judge name, qid, doc_1, doc_2)``; store and count each answer.
+    """Ask every question ``(judge name, qid, doc_1, doc_2, rep)``; store and count each answer.
 
     ``build(question)`` gives the request (texts and the rendered prompt).
     Raises the first :class:`~.judges.Fatal` after the workers stop.

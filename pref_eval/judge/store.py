@@ -1,8 +1,12 @@
 """The answer store: one SQLite database (stdlib ``sqlite3``, WAL journal).
 
-One row per (judge, prompt hash, qid, first document, second document) —
-the documents in the order they were shown, so a pair asked in both orders
-has two rows. Each row holds the raw answer, the parsed vote (NULL when
+One row per (judge, prompt hash, qid, first document, second document,
+repetition) — the documents in the order they were shown, so a pair asked in
+both orders has two rows; the repetition ``rep`` (0, 1, ...) tells apart the
+independent judgments of one pair that a pair-choosing strategy asks for
+(``zelo_judge --state`` with the adaptive strategy, or the tournament's extra
+final phase): the judge's ``rep``-th answer to the question is a distinct
+request, never served the answer of another repetition. Each row holds the raw answer, the parsed vote (NULL when
 failed), the status (``ok``, ``unparsable``, ``failed``), the reason of a
 failure, tokens, cost, latency, attempts and the time (Unix seconds).
 
@@ -12,6 +16,10 @@ survives a killed process; a power cut may lose the last commits, never
 the database). One writer at a time: :meth:`Store.lock` takes an exclusive
 ``flock`` on ``STORE.lock``; a second ``zelo_judge`` on the same store stops
 with a clear error. Reading (``export``) needs no lock.
+
+Schema 2 added ``rep``; a schema-1 store (written before) is upgraded in
+place, in one transaction, when it is opened for writing (its answers become
+repetition 0), and read as it is by ``export``.
 """
 from __future__ import annotations
 
@@ -21,21 +29,19 @@ import time
 
 from ..errors import InputError, UsageError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS prompts (hash TEXT PRIMARY KEY, template TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (
+_PROMPTS = "CREATE TABLE IF NOT EXISTS prompts (hash TEXT PRIMARY KEY, template TEXT NOT NULL);"
+_ANSWERS = """CREATE TABLE IF NOT EXISTS answers (
     judge TEXT NOT NULL, prompt TEXT NOT NULL, qid TEXT NOT NULL, doc_1 TEXT NOT NULL, doc_2 TEXT NOT NULL,
-    vote REAL, status TEXT NOT NULL, reason TEXT, raw TEXT,
+    rep INTEGER NOT NULL DEFAULT 0, vote REAL, status TEXT NOT NULL, reason TEXT, raw TEXT,
     tokens_in INTEGER NOT NULL DEFAULT 0, tokens_out INTEGER NOT NULL DEFAULT 0, cost REAL NOT NULL DEFAULT 0,
     latency REAL, attempts INTEGER NOT NULL DEFAULT 1, time REAL NOT NULL,
-    PRIMARY KEY (judge, prompt, qid, doc_1, doc_2)
-) WITHOUT ROWID;
-"""
+    PRIMARY KEY (judge, prompt, qid, doc_1, doc_2, rep)
+) WITHOUT ROWID;"""
+_META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 
-_COLUMNS = ("judge", "prompt", "qid", "doc_1", "doc_2", "vote", "status", "reason", "raw",
+_COLUMNS = ("judge", "prompt", "qid", "doc_1", "doc_2", "rep", "vote", "status", "reason", "raw",
             "tokens_in", "tokens_out", "cost", "latency", "attempts", "time")
 
 
@@ -47,22 +53,53 @@ class Store:
         self._lock_fd: int | None = None
         if readonly and not os.path.exists(path):
             raise InputError(path, 0, "no such store (expected a zelo_judge SQLite store)")
+        self.rep = "rep"  # the repetition column ("0" when reading a schema-1 store)
         try:
             if readonly:  # read-write mode but no writes: the last connection to close removes -wal/-shm
                 mode = "rw" if os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)),
                                                                        os.W_OK) else "ro"
                 self.db = sqlite3.connect(f"file:{os.path.abspath(path)}?mode={mode}", uri=True, timeout=30)
+                version = self._version()
+                if version == "1":
+                    self.rep = "0"
             else:
                 self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
-                self.db.executescript(_SCHEMA)
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                self.db.execute(_META)
+                version = self._version()
+                if version is None:
+                    self.db.execute(_PROMPTS)
+                    self.db.execute(_ANSWERS)
+                    self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                    version = SCHEMA_VERSION
+                elif version == "1":
+                    self._upgrade_from_1()
+                    version = SCHEMA_VERSION
         except sqlite3.DatabaseError as err:
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
-        if row is None or row[0] != SCHEMA_VERSION:
-            raise InputError(path, 0, f"store schema {row[0] if row else '?'} is not {SCHEMA_VERSION}")
+        if version not in (SCHEMA_VERSION, "1"):
+            raise InputError(path, 0, f"store schema {version or '?'} is not {SCHEMA_VERSION}")
+
+    def _version(self) -> str | None:
+        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if has_meta else None
+        return None if row is None else row[0]
+
+    def _upgrade_from_1(self) -> None:
+        """Schema 1 → 2: the answers table gains ``rep`` (0 for every stored answer) in its key."""
+        cols = ", ".join(c for c in _COLUMNS if c != "rep")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("ALTER TABLE answers RENAME TO answers_v1")
+            self.db.execute(_ANSWERS)
+            self.db.execute(f"INSERT INTO answers ({cols}, rep) SELECT {cols}, 0 FROM answers_v1")
+            self.db.execute("DROP TABLE answers_v1")
+            self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
     # ------------------------------------------------------------- locking
     def lock(self) -> None:
@@ -92,29 +129,31 @@ class Store:
     def add_prompt(self, phash: str, template: str) -> None:
         self.db.execute("INSERT OR IGNORE INTO prompts VALUES (?, ?)", (phash, template))
 
-    def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple[str, str, str, str], int]:
-        """``{(judge, qid, doc_1, doc_2): 1}`` of stored answers (``ok_only``: usable votes only)."""
+    def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple, int]:
+        """``{(judge, qid, doc_1, doc_2, rep): 1}`` of stored answers (``ok_only``: usable votes only)."""
         out = {}
         for j in judges:
-            sql = "SELECT qid, doc_1, doc_2 FROM answers WHERE judge = ? AND prompt = ?"
+            sql = f"SELECT qid, doc_1, doc_2, {self.rep} FROM answers WHERE judge = ? AND prompt = ?"
             if ok_only:
                 sql += " AND status = 'ok'"
-            for q, a, b in self.db.execute(sql, (j, phash)):
-                out[(j, q, a, b)] = 1
+            for q, a, b, r in self.db.execute(sql, (j, phash)):
+                out[(j, q, a, b, r)] = 1
         return out
 
-    def votes(self, judges: list[str], phash: str) -> dict[tuple[str, str, str, str], float | None]:
-        """``{(judge, qid, doc_1, doc_2): vote or None}`` for the judges and prompt."""
+    def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:
+        """``{(judge, qid, doc_1, doc_2, rep): vote or None}`` for the judges and prompt."""
         out: dict = {}
         for j in judges:
-            for q, a, b, v in self.db.execute(
-                    "SELECT qid, doc_1, doc_2, vote FROM answers WHERE judge = ? AND prompt = ?", (j, phash)):
-                out[(j, q, a, b)] = v
+            for q, a, b, r, v in self.db.execute(
+                    f"SELECT qid, doc_1, doc_2, {self.rep}, vote FROM answers WHERE judge = ? AND prompt = ?",
+                    (j, phash)):
+                out[(j, q, a, b, r)] = v
         return out
 
     def put(self, row: dict) -> None:
         """Commit one answer (replacing a failed one when retried)."""
         row.setdefault("time", time.time())
+        row.setdefault("rep", 0)
         self.db.execute(f"INSERT OR REPLACE INTO answers ({', '.join(_COLUMNS)}) VALUES "
                         f"({', '.join('?' * len(_COLUMNS))})", tuple(row.get(c) for c in _COLUMNS))
 
@@ -126,10 +165,11 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT DISTINCT prompt FROM answers ORDER BY prompt")]
 
     def rows(self, phash: str, judges: list[str] | None = None):
-        """All answers for the prompt (and judges), in insertion-independent key order."""
-        sql = "SELECT judge, qid, doc_1, doc_2, vote, time FROM answers WHERE prompt = ?"
+        """``(judge, qid, doc_1, doc_2, rep, vote, time)`` of every answer for the prompt (and judges)."""
+        sql = f"SELECT judge, qid, doc_1, doc_2, {self.rep}, vote, time FROM answers WHERE prompt = ?"
         args: list = [phash]
         if judges:
             sql += f" AND judge IN ({', '.join('?' * len(judges))})"
             args += judges
-        return self.db.execute(sql + " ORDER BY qid, time, doc_1, doc_2, judge", args)
+        order = "qid, time, doc_1, doc_2, rep, judge" if self.rep == "rep" else "qid, time, doc_1, doc_2, judge"
+        return self.db.execute(f"{sql} ORDER BY {order}", args)

@@ -134,6 +134,17 @@ class AdaptiveSession:
         self.ignored += duplicate + unrequested
         return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
 
+    def progress(self) -> int:
+        """Changes whenever a batch moved the strategy (every accepted judgment counts)."""
+        return self.comparisons
+
+    def judged_before(self, topic: str, a: str, b: str) -> int:
+        """Judgments of the pair (either order) accepted so far."""
+        g, idx = self.games.get(topic), self.index.get(topic, {})
+        if g is None or a not in idx or b not in idx:
+            return 0
+        return int(g.pair_n[idx[a], idx[b]])
+
     def issue(self) -> None:
         """``next`` handed out the outstanding requests: a new batch number.
 

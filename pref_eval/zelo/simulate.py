@@ -127,6 +127,7 @@ def recovery(
     top: int = 10,
     strategy: str = "cycles",
     window: int = 3,
+    design: bool = False,
 ) -> dict:
     """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
 
@@ -135,6 +136,13 @@ def recovery(
     batches of K/2 disjoint pairs chosen by
     :func:`pref_eval.zelo.adaptive.adaptive_ranking_pairs` from a fit of the
     judgments so far (scores and standard errors).
+
+    ``design=True`` adds the Cramér–Rao variances of each trial's design at the true scores
+    (:func:`pref_eval.zelo.ranking_bound.design_variances`): ``adjacent_variance`` (mean over
+    adjacent pairs of the true order), ``pair_variance`` (over all pairs), ``weighted_variance``
+    (pairs weighted by 4p(1-p)), ``distinct_pairs``,
+    ``information`` (total Fisher information), and ``weighted_bound``, the lower bound on
+    ``weighted_variance`` for any design of the budget's ``cycles * K`` pairs.
     """
     if strategy not in ("cycles", "adaptive"):
         raise ValueError(f"unknown strategy {strategy!r}")
@@ -172,7 +180,15 @@ def recovery(
     topn = min(top, K)
     ov = np.array([len(np.intersect1d(np.argsort(-xs[t])[:topn], np.argsort(-xd[t])[:topn])) / topn
                    for t in range(trials)])
-    return {"tau_dense": taus, "tau_truth": taus_truth, "top_overlap": ov}
+    out = {"tau_dense": taus, "tau_truth": taus_truth, "top_overlap": ov}
+    if design:
+        from .ranking_bound import design_variances, weighted_variance_bound
+
+        dv = design_variances(truth, a_s, b_s, votes)
+        out.update(adjacent_variance=dv["adjacent"], pair_variance=dv["pairs"], distinct_pairs=dv["m"],
+                   weighted_variance=dv["weighted"],
+                   information=dv["information"], weighted_bound=weighted_variance_bound(truth, cycles * K, votes))
+    return out
 
 
 def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,

@@ -77,6 +77,8 @@ def _key(a: str, b: str) -> str:
 class Tournament:
     """State of the tournament for many topics (see module docstring)."""
 
+    strategy = "tournament"
+
     def __init__(self, k: int = 5, p: int = 7, f: int = 9, seed: int = 0, final_phase: bool = False):
         k = max(k, 1)
         p = max(p, k + 1)
@@ -158,6 +160,20 @@ class Tournament:
 
     def done(self) -> bool:
         return all(t["phase"] == "done" for t in self.topics.values())
+
+    def progress(self) -> dict:
+        """Changes whenever a batch moved the tournament (a stage pruning nobody leaves it equal)."""
+        return {tp: (t["phase"], len(t["pool"]), len(t["judged"])) for tp, t in self.topics.items()}
+
+    def issue(self) -> None:
+        """``next`` handed out the outstanding pairs (:func:`outstanding` already advanced the draw)."""
+
+    def judged_before(self, topic: str, a: str, b: str) -> int:  # noqa: ARG002 - the protocol's signature
+        """Judgments of the pair the tournament already holds: 1 in the extra final phase (every pair of
+        the final pool is judged a second time), else 0. A pair drawn again in a later pruning stage
+        counts 0: the state keeps no earlier stage, and its earlier answer serves (as before)."""
+        t = self.topics.get(topic)
+        return 1 if t is not None and t["phase"] == "extra" else 0
 
     # ------------------------------------------------------------ judgments
     def add(self, judgments: Iterable[tuple[str, str, str, float]]) -> dict:

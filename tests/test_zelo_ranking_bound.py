@@ -1,0 +1,134 @@
+"""Cramér–Rao bounds for ranking designs (pref_eval.zelo.ranking_bound): closed forms, and the
+bounds never above what real designs achieve (random pairs, random cycles, the adaptive strategy)."""
+import re
+
+import numpy as np
+import pytest
+
+from pref_eval.zelo.ranking_bound import (
+    adjacent_variance_bound,
+    design_variances,
+    mean_information,
+    pair_variance_bound,
+    weighted_variance_bound,
+)
+from pref_eval.zelo.simulate import recovery
+
+
+def test_complete_design_with_equal_items_attains_the_all_pairs_bound():
+    # all p = 1/2: L = (c/4)(K I - J), every R_ij = 2 / (c K / 4) = 8 / (c K) = the bound 4(K-1)/(m c)
+    K, c = 6, 3
+    i, j = np.triu_indices(K, 1)
+    dv = design_variances(np.zeros((1, K)), i[None], j[None], votes=c)
+    assert dv["m"][0] == K * (K - 1) // 2
+    assert dv["pairs"][0] == pytest.approx(8 / (c * K), rel=1e-12)
+    assert dv["pairs"][0] == pytest.approx(pair_variance_bound(K, len(i), c), rel=1e-12)
+    assert dv["information"][0] == pytest.approx(len(i) * c / 4)
+    # omega = 1 everywhere, the optimal L is proportional to M: the weighted bound is attained too
+    assert dv["weighted"][0] == pytest.approx(weighted_variance_bound(np.zeros((1, K)), len(i), c)[0], rel=1e-9)
+
+
+def test_resistance_of_a_path_and_a_cycle_by_hand():
+    # a path 0-1-2 with p = 1/2 (w = c/4 = 3/4): R_01 = R_12 = 4/3, R_02 = 8/3 (series)
+    dv = design_variances(np.array([[0.0, 0.0, 0.0]]), np.array([[0, 1]]), np.array([[1, 2]]))
+    assert dv["pairs"][0] == pytest.approx((4 / 3 + 4 / 3 + 8 / 3) / 3)
+    # a 4-cycle: adjacent R = (1/w)(1*3)/4 = 1 with w = 3/4; a repeated pair counts once
+    dv = design_variances(np.zeros((1, 4)), np.array([[0, 1, 2, 3, 0]]), np.array([[1, 2, 3, 0, 1]]))
+    assert dv["m"][0] == 4
+    R = np.array([[0, 1, 4 / 3, 1], [1, 0, 1, 4 / 3], [4 / 3, 1, 0, 1], [1, 4 / 3, 1, 0]])
+    assert dv["pairs"][0] == pytest.approx(R[np.triu_indices(4, 1)].mean())
+
+
+def test_weighted_bound_by_hand():
+    # K = 2: M = omega [[1, -1], [-1, 1]], trace M^1/2 = sqrt(2 omega); one pair judged: R = 1/w,
+    # bound = 2 omega / (c/2) / omega = 4/c = 1/w_max -- attained by two equal items
+    assert weighted_variance_bound(np.zeros((1, 2)), 1, 3)[0] == pytest.approx(4 / 3)
+    dv = design_variances(np.array([[0.0, 1.0]]), np.array([[0]]), np.array([[1]]))
+    p = 1 / (1 + np.exp(-1.0))
+    assert dv["weighted"][0] == pytest.approx(1 / (3 * p * (1 - p)))
+    assert weighted_variance_bound(np.array([[0.0, 1.0]]), 1, 3)[0] == pytest.approx(4 / 3)
+
+
+def test_disconnected_design_has_infinite_variance():
+    dv = design_variances(np.zeros((1, 4)), np.array([[0, 2]]), np.array([[1, 3]]))
+    assert np.isinf(dv["adjacent"][0]) and np.isinf(dv["pairs"][0])
+
+
+def test_mean_information_against_monte_carlo():
+    rng = np.random.default_rng(5)
+    for s in (0.6, 1.5, 3.0):
+        x = rng.normal(0, s, (2, 1_000_000))
+        p = 1 / (1 + np.exp(x[0] - x[1]))
+        v = p * (1 - p)
+        assert abs(mean_information(s) - v.mean()) < 4 * v.std() / 1000
+    assert mean_information(0.0) == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("K", [6, 9, 14])
+def test_bounds_below_random_designs(K):
+    rng = np.random.default_rng(K)
+    for _ in range(40):
+        truth = rng.normal(0, rng.choice([0.3, 1.0, 3.0]), (1, K))
+        m = int(rng.integers(K - 1, K * (K - 1) // 2 + 1))
+        pairs = rng.permutation(np.column_stack(np.triu_indices(K, 1)))[:m]
+        dv = design_variances(truth, pairs[None, :, 0], pairs[None, :, 1])
+        assert dv["adjacent"][0] >= adjacent_variance_bound(K, m) * (1 - 1e-12)
+        assert dv["pairs"][0] >= pair_variance_bound(K, m) * (1 - 1e-12)
+        assert dv["weighted"][0] >= weighted_variance_bound(truth, m)[0] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["cycles", "adaptive"])
+@pytest.mark.parametrize("sigma", [0.3, 1.5])
+def test_bounds_below_recovery_designs(strategy, sigma):
+    K, cycles = 12, 3
+    r = recovery(K, sigma, cycles, trials=6, seed=1, strategy=strategy, design=True)
+    m = r["distinct_pairs"]
+    assert (m <= cycles * K).all()
+    assert (r["adjacent_variance"] >= [adjacent_variance_bound(K, int(v)) for v in m]).all()
+    assert (r["pair_variance"] >= [pair_variance_bound(K, int(v)) for v in m]).all()
+    # the bounds for the budget are below every design that spends at most the budget
+    assert (r["adjacent_variance"] >= adjacent_variance_bound(K, cycles * K)).all()
+    assert (r["weighted_variance"] >= r["weighted_bound"]).all()
+
+
+def _bench(*args):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "recovery_adaptive.py"), *args],
+                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
+
+
+def test_bench_table_reduced():
+    out = _bench("--trials", "3", "--K", "25", "--sigma", "0.6,3")
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 25 |")]
+    assert len(rows) == 2
+    for r in rows:
+        bound, v8, va = (float(v) for v in r[7].split(" / "))
+        assert bound == pytest.approx(adjacent_variance_bound(25, 100), abs=5e-4)
+        assert va >= bound  # the adaptive design spends 4K pairs: never below the bound
+        assert ("out of reach" in r[10]) == (bound > v8 or float(r[8].split(" / ")[0]) > float(r[8].split(" / ")[1]))
+        assert (r[6] == "**reached**") == (float(r[4]) >= float(r[3]))
+
+
+@pytest.mark.slow
+def test_docs_table_is_the_bench_output():
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-adaptive:begin -->\n")[1].split("<!-- recovery-adaptive:end -->")[0]
+    assert "--trials 100 --seed 0" in block
+    out = _bench("--trials", "100", "--seed", "0")
+    # the same table; numbers within 0.002 (another BLAS may move the last bits of a fit)
+    old, new = block.strip().splitlines(), out.strip().splitlines()
+    assert len(old) == len(new) and old[:4] == new[:4]
+    for a, b in zip(old[4:], new[4:], strict=True):
+        ca, cb = re.split(r" \| | / ", a), re.split(r" \| | / ", b)
+        assert len(ca) == len(cb)
+        for x, y in zip(ca, cb, strict=True):
+            try:
+                assert float(x.rstrip("%")) == pytest.approx(float(y.rstrip("%")), abs=2e-3 if "%" not in x else 2)
+            except ValueError:
+                assert x == y
