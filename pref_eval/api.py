@@ -585,7 +585,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     """
     import pandas as pd
 
-    from .io.qrels import read_qrels
+    from .io.qrels import read_subtopic_qrels
     from .io.runs import read_run
     from .output.preferences import pref_rows
     from .run_preferences.data import prepare_qrels
@@ -596,7 +596,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     paths = [os.fspath(r) for r in runs]
     names = run_ids(paths)
     sel = resolve(list(measures or ()), None if measures else "none")
-    q = read_qrels(os.fspath(qrels), check_duplicates=False)
+    q = read_subtopic_qrels(os.fspath(qrels))
     rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
     res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))

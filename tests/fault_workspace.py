@@ -4,7 +4,7 @@ invocation per command and sub-command (the fault and fuzz tests start from thes
 Inputs are the repository's sample data (qrels/, runs/, judgments/,
 tests/data/) cut to a few topics so each command runs in well under a second;
 derived inputs (preference lines, per-query tables, score files, a tournament
-state) are written by the commands themselves.
+state, an adaptive state) are written by the commands themselves.
 """
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ def build(ws: Path) -> Path:
     (ws / "judge.py").write_text("import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n"
                                  "    print(json.dumps({'score': 0.5 if r['docno_b'] > r['docno_a'] else -0.5}), "
                                  "flush=True)\n")
+    (ws / "jg.qrels").write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 1\nq1 0 d4 3\n")  # the judged documents' grades
     derived = [
         ("zelo_eval", ["-R", "q.qrels", "-q", "-o", "pref", "--output", "prefs.jsonl", "bm25.run", "dense.run",
                        "rerank.run"]),
@@ -69,6 +70,12 @@ def build(ws: Path) -> Path:
         ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", "pairs.jsonl"]),
         ("zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
                         "--store", "judge.sqlite", "-Q", "-o", "judged.jsonl"]),
+        # an adaptive state (as.json), and its twin driven to the end by zelo_judge: every answer
+        # that as.json will ask for (repeated pairs included) is then in judge.sqlite
+        ("zelo_pairs", ["init", "--state", "as.json", "--qrels", "jg.qrels", "--strategy", "adaptive"]),
+        ("zelo_pairs", ["init", "--state", "as-done.json", "--qrels", "jg.qrels", "--strategy", "adaptive"]),
+        ("zelo_judge", ["--state", "as-done.json", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
+                        "--store", "judge.sqlite", "-Q"]),
     ]
     for script, argv in derived:
         res = run_inproc(script, argv, ws)
@@ -108,6 +115,9 @@ VALID: dict[str, tuple[str, list[str]]] = {
     "judge": ("zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
                              "--store", "judge.sqlite", "-Q", "-o", OUT]),
     "judge-export": ("zelo_judge", ["export", "--store", "judge.sqlite", "-Q", "-o", OUT]),
+    # the adaptive state driven to its end, every answer from the store (the state is rewritten)
+    "judge-state": ("zelo_judge", ["--state", "as.json", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
+                                   "--store", "judge.sqlite", "-Q", "-o", OUT]),
     "compare-orderings": ("zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt", "--output", OUT]),
     "agree": ("zelo_agree", ["-J", "j.judge", "-J", "j.jsonl", "-l", "pair", "-l", "document", "--resamples", "0",
                              "-Q", "--output", OUT]),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import check_contract, digest_tree, run_inproc
-from fault_workspace import build
+from fault_workspace import JUDGE, build
 
 # input kind -> (file in the workspace, command, argv reading it)
 READERS: dict[str, tuple[str, str, list[str]]] = {
@@ -51,10 +51,14 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "docs/pairs-cycles": ("docs.txt", "zelo_pairs", ["cycles", "--docs", "docs.txt", "-Q"]),
     "state/pairs-next": ("s.json", "zelo_pairs", ["next", "--state", "s.json"]),
     "state/pairs-result": ("s.json", "zelo_pairs", ["result", "--state", "s.json"]),
+    "state-adaptive/pairs-next": ("as.json", "zelo_pairs", ["next", "--state", "as.json"]),
+    "state-adaptive/judge": ("as.json", "zelo_judge", ["--state", "as.json", "--queries", "jq.tsv", "--docs", "jd.tsv",
+                                                       "--judge", JUDGE, "--store", "judge.sqlite", "-Q"]),
 }
 
 # files a command itself rewrites on success (the tournament state of next/add)
-OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"s.json"}}
+OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"s.json"},
+               "state-adaptive/pairs-next": {"as.json"}, "state-adaptive/judge": {"as.json"}}
 # problems of a combination of inputs, named by what they combine
 ALSO_NAMED = {"orderings/compare": ("orderings",), "ordering-list/compare": ("orderings",),
               "per-query/compare": ("measure", "runs"), "run/compare": ("runs", "run"),

@@ -57,6 +57,7 @@ BAD: dict[str, dict[str, list[str]]] = {
               "--ties": ["sometimes"],
               "--judge": ["gpt:x", "openai:", "openai:m@ftp://x", "openai:m,colour=red", "cmd:",
                           "openai:m,max_tokens=0", "openai:m,temperature=hot", "openai:m,temperature=nan"]},
+    "judge-state": {"--ties": ["x", "HALF", ""], "--concurrency": ["0"], "--budget-requests": ["-1"]},
 }
 GOOD: dict[str, dict[str, list[str]]] = {
     "eval-pref": {"--seed": ["0", "123456789012"], "--query_fraction": ["1", "0.5"], "-b": ["1", "2"]},
@@ -67,6 +68,7 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1"]},
     "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
               "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": ["m0=0,0"]},
+    "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"]},
 }
 
 

@@ -91,6 +91,8 @@ def test_unwritable_output_exit_1(ws, case, fault):
     before = digest_tree(ws)
     if case.startswith("plot") and fault == "dev-full":
         pytest.skip("a .png/.svg extension is required by zelo_plot")
+    if case == "judge-state" and fault == "dev-full":
+        pytest.skip("-o fails at the end, after the state was advanced batch by batch (docs/zelo_judge.md)")
     res = run_inproc(script, argv_with(argv, target), ws)
     assert check_contract(res, script=script, expect={1}, names=(target,)) == []
     assert len(res.stderr.strip().splitlines()) == 1, res.stderr

@@ -363,7 +363,7 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.qrels import read_qrels
+    from ..io.qrels import read_subtopic_qrels
     from ..output.preferences import pref_json_lines, pref_rows, write_table
     from ..run_preferences.data import head_binary, prepare_qrels
     from ..run_preferences.evaluate import evaluate_preferences, reference_index
@@ -378,7 +378,7 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
     sel = resolve(list(measures), None if measures else ms)
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
-    q = read_qrels(qrels, check_duplicates=False)
+    q = read_subtopic_qrels(qrels)
     parallel = (jobs > 1 or scheduler) and "-" not in runs
     if parallel and samples == 1 and label_fraction == 1.0 and all(m.kind != "registry" for m in sel):
         rs = list(runs)  # paths: read and ranked by the worker processes (evaluate_preferences)

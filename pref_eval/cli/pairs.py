@@ -138,7 +138,8 @@ def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_p
     import os
 
     from ..errors import UsageError
-    from ..zelo.tournament import Tournament, read_graded_qrels
+    from ..io.qrels import graded_documents
+    from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
         raise UsageError(f"{state} exists (use --force to start over)")
@@ -155,7 +156,7 @@ def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_p
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
-    for topic, grades in read_graded_qrels(qrels).items():
+    for topic, grades in graded_documents(qrels).items():
         t.add_topic(topic, grades)
     _save(state, t)
     return 0
@@ -235,11 +236,11 @@ def result_cmd(state, qrels):
     import sys
 
     from ..output.zelo_scores import fmt_float
-    from ..zelo.tournament import read_graded_qrels
+    from ..io.qrels import graded_documents
 
     t = _load(state)
     if qrels:
-        for tp, d, v in t.prefs_qrels(read_graded_qrels(qrels)):
+        for tp, d, v in t.prefs_qrels(graded_documents(qrels)):
             sys.stdout.write(f"{tp} Q0 {d} {fmt_float(v)}\n")
         return 0
     for tp, st in t.topics.items():

@@ -405,26 +405,21 @@ def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
-    groups: dict[tuple[str, str], list[tuple[str, float]]] = {}
-    for no, line in _lines(text, out):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 5:
-            raise InputError(name, no, f"expected 5 fields 'qid jg jsg docno rel_level', got {len(f)}")
-        qid, jg, _jsg, doc, rel = f
-        try:
-            r = float(rel)
-        except ValueError:
-            raise InputError(name, no, f"expected rel_level a number, got {rel!r}") from None
-        out.add_doc(qid, doc)
-        groups.setdefault((qid, jg), []).append((doc, r))
-    for (qid, _jg), members in groups.items():
-        for i in range(len(members)):
-            for j in range(i + 1, len(members)):
-                (da, ra), (db, rb) = members[i], members[j]
-                if ra != rb and da != db:
-                    out.add(qid, da, db, 1.0 if rb > ra else 0.0)
+    """trec_eval's ``prefs`` lines, read by the reader of ``zelo_trec -R prefs``
+    (:func:`pref_eval.io.prefs.prefs_from_bytes`: same grammar, same messages), turned into
+    judgments by :func:`pref_eval.io.prefs.preference_pairs`. Every line registers its document."""
+    import numpy as np
+
+    from .judgment_columns import Columns, factorize
+    from .prefs import preference_pairs, prefs_from_bytes
+
+    p = prefs_from_bytes(text.encode("utf-8"), name)
+    ia, ib = preference_pairs(p)
+    names, (qc, dc) = factorize(p.qid, p.docno)
+    n = len(p)
+    score = (p.rel[ib] > p.rel[ia]).astype(np.float64)
+    Columns(names, np.r_[qc, qc[ia]], np.r_[dc, dc[ia]], np.r_[dc, dc[ib]], np.r_[np.zeros(n), score], None,
+            np.r_[p.line, p.line[ib]], np.r_[np.zeros(n, bool), np.ones(len(ia), bool)]).add_to(out)
 
 
 def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:

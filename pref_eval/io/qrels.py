@@ -132,6 +132,26 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
     return _with_grouping(q, check_duplicates)
 
 
+def check_subtopic_duplicates(q: Qrels) -> None:
+    """Raise on a repeated (qid, subtopic, docno) triple, naming both lines.
+
+    The message is the one of the ordinary duplicate check (``duplicate judgment for query Q document D
+    (first at line N)``), with ``subtopic S`` added when the second column is a subtopic id (not ``0`` /
+    ``Q0``): the same repeated line gets the same message from every reader of qrels.
+    """
+    if len(q) < 2:
+        return
+    o = np.lexsort((q.line, q.docno, q.iter, q.qid))
+    sq, si, sd = q.qid[o], q.iter[o], q.docno[o]
+    dup = np.flatnonzero((sq[1:] == sq[:-1]) & (si[1:] == si[:-1]) & (sd[1:] == sd[:-1]))
+    if len(dup):
+        a, b = o[dup[0]], o[dup[0] + 1]
+        sub = "" if q.iter[a] in (b"0", b"Q0") else f" subtopic {q.iter[a].decode(errors='replace')}"
+        raise InputError(q.source, int(q.line[b]),
+                         f"duplicate judgment for query {q.qid[a].decode(errors='replace')}{sub} "
+                         f"document {q.docno[a].decode(errors='replace')} (first at line {int(q.line[a])})")
+
+
 def with_subtopics(q: Qrels) -> Qrels:
     """Subtopic qrels → one row per (qid, docno) (highest grade) carrying every row in ``subtopics``.
 
@@ -141,15 +161,7 @@ def with_subtopics(q: Qrels) -> Qrels:
     if len(q) == 0:
         return Qrels(qid=q.qid, iter=q.iter, docno=q.docno, rel=q.rel, line=q.line, source=q.source,
                      subtopics=full)
-    o = np.lexsort((q.line, q.docno, q.iter, q.qid))
-    sq, si, sd = q.qid[o], q.iter[o], q.docno[o]
-    dup = np.flatnonzero((sq[1:] == sq[:-1]) & (si[1:] == si[:-1]) & (sd[1:] == sd[:-1]))
-    if len(dup):
-        a, b = o[dup[0]], o[dup[0] + 1]
-        raise InputError(q.source, int(q.line[b]),
-                         f"duplicate judgment for query {q.qid[a].decode(errors='replace')} subtopic "
-                         f"{q.iter[a].decode(errors='replace')} document {q.docno[a].decode(errors='replace')} "
-                         f"(first at line {int(q.line[a])})")
+    check_subtopic_duplicates(q)
     o = np.lexsort((q.line, -q.rel, q.docno, q.qid))
     sq, sd = q.qid[o], q.docno[o]
     first = o[np.concatenate([[True], (sq[1:] != sq[:-1]) | (sd[1:] != sd[:-1])])]
@@ -183,6 +195,37 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
             return qrels_from_lines(b"", display_name(p), check_duplicates=check_duplicates, fast=fast)
     data = read_input_bytes(p, what="qrels file")
     return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates, try_fast=not plain)
+
+
+def read_subtopic_qrels(path: PathLike) -> Qrels:
+    """Every line of a qrels file whose second column is a subtopic id (diazf/pref_eval's qrels).
+
+    The qrels of ``zelo_eval``'s preference mode: a document may be judged under several subtopics
+    (its grade is then the highest, :mod:`pref_eval.run_preferences.data`), but a repeated
+    (qid, subtopic, docno) triple is an error, as for the diversity measures (:func:`with_subtopics`);
+    an ordinary qrels file (second column ``0``/``Q0``) is thus held to the rule of :func:`read_qrels`.
+    """
+    q = read_qrels(path, check_duplicates=False)
+    check_subtopic_duplicates(q)
+    return q
+
+
+def graded_documents(path: PathLike) -> dict[str, dict[str, float]]:
+    """``{topic: {docno: grade}}`` of a qrels file read by :func:`read_qrels` (same rules and
+    messages), in file order; ids must be UTF-8 (they go into JSON states and text outputs).
+
+    The candidates of ``zelo_pairs init`` (Clarke's tournament, :mod:`pref_eval.zelo.tournament`).
+    """
+    q = read_qrels(path)
+    out: dict[str, dict[str, float]] = {}
+    for t, d, g, no in zip(q.qid.tolist(), q.docno.tolist(), q.rel.tolist(), q.line.tolist(), strict=True):
+        try:
+            topic, doc = t.decode("utf-8"), d.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError(q.source, int(no), f"byte 0x{err.object[err.start]:02x} is not UTF-8 text "
+                             "(expected a UTF-8 file; convert it with iconv)") from None
+        out.setdefault(topic, {})[doc] = float(g)
+    return out
 
 
 def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool = False) -> Qrels:

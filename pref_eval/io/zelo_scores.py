@@ -20,6 +20,20 @@ def is_zelo_scores_header(first_line: str) -> bool:
     return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
 
 
+def looks_like_zelo_scores(path: str) -> bool:
+    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
+    import gzip
+    import os
+
+    if path == "-" or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
+        return is_zelo_scores_header(fh.readline())
+
+
 def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
     """Read a zELO score TSV into ``{qid: (docnos, scores, ses)}`` (see :func:`score_table_with_header`)."""
     return score_table_with_header(path)[1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
+from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
 
 
 def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
@@ -78,43 +79,6 @@ def pairwise_tests(df, test: str, correction: str, alpha: float, seed: int | Non
 
     res = compare(df, tests=[test], correction=correction, alpha=alpha, seed=seed, complete=complete)
     return res.records
-
-
-def read_compare_jsonl(path: str):
-    """Records from ``zelo_compare -o jsonl`` (keys measure, run_a, run_b, test, mean_diff,
-    p_value, p_adjusted, ...), as a DataFrame."""
-    import json
-
-    import pandas as pd
-
-    from ..errors import InputError
-    from ..io.textfile import display_name, read_input_text
-
-    name = display_name(path)
-    try:
-        text = read_input_text(path, what="zelo_compare jsonl output")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    rows = []
-    need = ("measure", "run_a", "run_b", "test", "mean_diff", "p_value", "p_adjusted")
-    for no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(name, no, f"expected a JSON object ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(name, no, "expected a JSON object")
-        if "run_a" not in obj:  # legend / summary lines, if any
-            continue
-        missing = [k for k in need if k not in obj]
-        if missing:
-            raise InputError(name, no, f"missing key(s) {', '.join(missing)}")
-        rows.append({k: obj[k] for k in need})
-    if not rows:
-        raise InputError(name, 0, "no comparison records (expected zelo_compare -o jsonl output)")
-    return pd.DataFrame(rows)
 
 
 def select_records(records, measure: str | None, test: str | None, where: str):

@@ -47,7 +47,7 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     """
     import pandas as pd
 
-    from ..io.qrels import read_qrels
+    from ..io.qrels import read_subtopic_qrels
     from ..io.runs import read_run
     from ..run_preferences.data import prepare_qrels
     from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
@@ -57,7 +57,7 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     sel = resolve(list(measures), None)
     names = list(names) if names is not None else run_names(list(runs))
     ref = reference_index(reference, names, list(runs), option="--baseline")
-    q = read_qrels(qrels, check_duplicates=False)
+    q = read_subtopic_qrels(qrels)
     rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     pq = prepare_qrels(q, binary, floor)
     res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)

@@ -86,7 +86,8 @@ def write_evaluation(opts: TrecOptions, out: TextIO, ranked, requests, extra: di
     res = evaluate_ranked(ranked, requests, ctx)
     zfun = None
     if opts.zscores:
-        from .zscores import read_zscores, zscore_function
+        from ..io.zscores import read_zscores
+        from .zscores import zscore_function
 
         zfun = zscore_function(read_zscores(opts.zscores))
     write_trec(out, res, per_query=opts.per_query, summary=opts.summary,

@@ -23,47 +23,15 @@ measure) keeps its first line (trec_eval's binary search picks either).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..io.zscores import ZTable, read_zscores  # noqa: F401 - the reader lives in io/ (re-exported)
 
 MISSING_ZSCORE_VALUE = -1000000.0
 MIN_GEO_MEAN = 1e-5
-
-ZTable = dict  # {(qid: str, measure: str): (mean: float, stddev: float)}
-
-_ATOF = re.compile(rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
-
-
-def _atof(tok: bytes) -> float:
-    m = _ATOF.match(tok)
-    return float(m.group(1)) if m else 0.0
-
-
-def read_zscores(path: str) -> ZTable:
-    """Read a ``qid measure mean stddev`` file into {(qid, measure): (mean, sd)}."""
-    from ..io.textfile import display_name, read_input_bytes
-
-    data = read_input_bytes(path, what="zscores file")
-    name = display_name(path)
-    if not data:
-        raise InputError(name, 0, "empty zscores file (expected lines 'qid measure mean stddev')")
-    table: ZTable = {}
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for i, raw in enumerate(lines, start=1):
-        f = raw.split()
-        if len(f) != 4:
-            raise InputError(name, i, f"expected 4 fields 'qid measure mean stddev', got {len(f)}")
-        key = (f[0].decode("utf-8", "surrogateescape"), f[1].decode("utf-8", "surrogateescape"))
-        table.setdefault(key, (_atof(f[2]), _atof(f[3])))
-    return table
-
 
 @dataclass(frozen=True)
 class ZScorer:

@@ -18,24 +18,10 @@ import numpy as np
 
 from ..errors import UsageError
 from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
-from ..io.zelo_scores import is_zelo_scores_header, read_zelo_scores
+from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores  # noqa: F401 - re-exported
 
 DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = re.compile(r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$")
-
-
-def looks_like_zelo_scores(path: str) -> bool:
-    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
-    import gzip
-    import os
-
-    if path == "-" or not os.path.isfile(path):
-        return False
-    with open(path, "rb") as fh:
-        head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        return is_zelo_scores_header(fh.readline())
 
 
 def parse_zelo_measure(name: str):

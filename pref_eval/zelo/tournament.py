@@ -37,37 +37,6 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import InputError
-from ..io.textfile import display_name, read_input_text
-
-
-def read_graded_qrels(path: str) -> dict[str, dict[str, float]]:
-    """Qrels as prefj reads them: ``topic [iter] docno grade``, grade maybe ``L2`` or float."""
-    name = display_name(path)
-    text = read_input_text(path, what="qrels file")
-    rows: list[tuple[str, str]] = []
-    toks: list[bytes] = []
-    nos: list[int] = []
-    for no, line in enumerate(text.split("\n"), start=1):
-        f = line.split()
-        if not f or f[0].startswith("#"):
-            continue
-        if len(f) not in (3, 4):
-            raise InputError(name, no, f"expected 'topic iter docno grade' (or 3 fields), got {len(f)} fields")
-        rows.append((f[0], f[-2]))
-        toks.append((f[-1][1:] if f[-1][:1] in "Ll" else f[-1]).encode())
-        nos.append(no)
-    import numpy as np
-
-    from ..io.numbers import decimal_floats
-
-    vals = decimal_floats(np.array(toks, dtype="S"), name, np.array(nos), "grade") if toks else []
-    out: dict[str, dict[str, float]] = {}
-    for (topic, doc), val, no in zip(rows, list(vals), nos, strict=True):
-        if not np.isfinite(val):
-            raise InputError(name, no, f"expected a finite numeric grade, got {val!r}")
-        d = out.setdefault(topic, {})
-        d[doc] = max(float(val), d.get(doc, float(val)))
-    return out
 
 
 def _key(a: str, b: str) -> str:

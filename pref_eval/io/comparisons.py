@@ -1,0 +1,44 @@
+"""Reader of ``zelo_compare -o jsonl`` outputs (for ``zelo_plot``'s significance figures).
+
+One JSON object per line; records with ``run_a`` need the keys ``measure``, ``run_a``, ``run_b``,
+``test``, ``mean_diff``, ``p_value``, ``p_adjusted``; other lines (legends, summaries) are skipped.
+Writer: :mod:`pref_eval.output.comparisons`.
+"""
+from __future__ import annotations
+
+from ..errors import InputError
+from .textfile import display_name, read_input_text
+
+
+def read_compare_jsonl(path: str):
+    """Records from ``zelo_compare -o jsonl`` (keys measure, run_a, run_b, test, mean_diff,
+    p_value, p_adjusted, ...), as a DataFrame."""
+    import json
+
+    import pandas as pd
+
+    name = display_name(path)
+    try:
+        text = read_input_text(path, what="zelo_compare jsonl output")
+    except UnicodeDecodeError as err:
+        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    rows = []
+    need = ("measure", "run_a", "run_b", "test", "mean_diff", "p_value", "p_adjusted")
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(name, no, f"expected a JSON object ({err.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(name, no, "expected a JSON object")
+        if "run_a" not in obj:  # legend / summary lines, if any
+            continue
+        missing = [k for k in need if k not in obj]
+        if missing:
+            raise InputError(name, no, f"missing key(s) {', '.join(missing)}")
+        rows.append({k: obj[k] for k in need})
+    if not rows:
+        raise InputError(name, 0, "no comparison records (expected zelo_compare -o jsonl output)")
+    return pd.DataFrame(rows)
