@@ -133,14 +133,22 @@ def build_edges(
 
 
 def _log_sigmoid(d: np.ndarray) -> np.ndarray:
-    """log sigma(d), stable for large |d| (scipy.special.log_expit)."""
+    """log sigma(d), stable for large |d| (scipy.special.log_expit; its bits compiled, :mod:`.compiled`)."""
+    from . import compiled
+
+    if compiled.available():
+        return compiled.log_expit(d)
     from scipy.special import log_expit
 
     return log_expit(d)
 
 
 def _sigmoid(d: np.ndarray) -> np.ndarray:
-    """sigma(d) = 1 / (1 + exp(-d)) (scipy.special.expit)."""
+    """sigma(d) = 1 / (1 + exp(-d)) (scipy.special.expit; its bits compiled, :mod:`.compiled`)."""
+    from . import compiled
+
+    if compiled.available():
+        return compiled.expit(d)
     from scipy.special import expit
 
     return expit(d)
@@ -169,6 +177,8 @@ def _newton_blocks(
     (all non-empty); every edge lies inside one block. Returns
     ``(x, iterations per block, max |gradient| per block)``.
     """
+    from . import compiled
+
     nb = len(starts)
     block = np.repeat(np.arange(nb), sizes)
     eblock = block[u] if len(u) else np.zeros(0, dtype=np.int64)
@@ -176,21 +186,32 @@ def _newton_blocks(
     x = np.zeros(n)
     iters = np.zeros(nb, dtype=np.int64)
     inv_size = 1.0 / sizes
+    fused = compiled.available()  # one pass over the edges, the same operations in the same order
+    if fused:
+        u, v, eblock = (np.ascontiguousarray(a, dtype=np.int64) for a in (u, v, eblock))
+        wuv, wvu, nw = (np.ascontiguousarray(a, dtype=np.float64) for a in (wuv, wvu, nw))
 
     def objective(xx):
         # log sigma(-d) = log sigma(d) - d: one log per edge
-        d = xx[u] - xx[v]
-        f = np.bincount(eblock, nw * _log_sigmoid(d) - wvu * d, minlength=nb)
+        if fused:
+            f = compiled.objective(xx, u, v, eblock, nw, wvu, nb)
+        else:
+            d = xx[u] - xx[v]
+            f = np.bincount(eblock, nw * _log_sigmoid(d) - wvu * d, minlength=nb)
         if prior > 0:
             f = f + prior * np.bincount(block, 2.0 * _log_sigmoid(xx) - xx, minlength=nb)
         return f
 
     def grad_hess(xx):
-        d = xx[u] - xx[v]
-        p = _sigmoid(d)
-        r = wuv - nw * p
-        g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
-        h = nw * p * (1.0 - p)
+        if fused:
+            gu, gv, h = compiled.gradient(xx, u, v, wuv, nw)
+            g = gu - gv
+        else:
+            d = xx[u] - xx[v]
+            p = _sigmoid(d)
+            r = wuv - nw * p
+            g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
+            h = nw * p * (1.0 - p)
         pd = np.zeros(n)
         if prior > 0:
             sx = _sigmoid(xx)
@@ -247,13 +268,20 @@ def _laplacian_pattern(n: int, u: np.ndarray, v: np.ndarray):
     """CSR structure of Laplacian(h) + diag over edges (u, v), built once.
 
     Returns ``(A, order, u, v)``: ``A.data = values[order]`` fills it from the
-    value vector ``concatenate([-h, -h, diag])`` (edges are unique, u < v).
+    value vector ``concatenate([-h, -h, diag])`` (edges are unique, u < v);
+    with the compiled kernels ``A`` is a :class:`.compiled.CSR` (same products)
+    and ``order`` None.
     """
-    from scipy.sparse import csr_matrix
+    from . import compiled
 
     idx = np.arange(n)
     rows = np.concatenate([u, v, idx])
     cols = np.concatenate([v, u, idx])
+    if compiled.available():
+        csr = compiled.CSR(n, rows, cols)
+        return csr, None, u, v
+    from scipy.sparse import csr_matrix
+
     tag = np.arange(1, len(rows) + 1, dtype=np.float64)
     A = csr_matrix((tag, (rows, cols)), shape=(n, n))
     A.sort_indices()
@@ -270,10 +298,14 @@ def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, r
     A, order, u, v = pattern
     sizes = np.diff(np.append(starts, n))
     diag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
-    A.data = np.concatenate([-h, -h, diag])[order]
+    values = np.concatenate([-h, -h, diag])
+    if order is None:  # compiled CSR (.compiled.CSR)
+        A.set_values(values)
+    else:
+        A.data = values[order]
 
     def matvec(p):
-        out = A @ p
+        out = A.matvec(p) if order is None else A @ p
         if centre:
             out += np.repeat(_segsum(p, starts) * inv_size, sizes)
         return out
@@ -309,12 +341,16 @@ def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, r
 
 def _scc(edges: Edges):
     """Strongly connected components of the win digraph (i -> j iff i beat j)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    from . import compiled
 
     n = edges.n
     src = np.concatenate([edges.u[edges.wuv > 0], edges.v[edges.wvu > 0]])
     dst = np.concatenate([edges.v[edges.wuv > 0], edges.u[edges.wvu > 0]])
+    if compiled.available():  # labels number the same components in another order
+        return compiled.strong_components(n, src, dst), src, dst
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     g = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
     _, labels = connected_components(g, directed=True, connection="strong")
     return labels, src, dst
