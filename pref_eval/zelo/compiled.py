@@ -65,7 +65,8 @@ class CSR:
     :meth:`matvec` (``scipy.sparse.csr_matrix @ p``'s bits)."""
 
     def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray) -> None:
-        self._order = np.lexsort((cols, rows))  # by row, then column
+        key = np.asarray(rows, dtype=np.int64) * max(n, 1) + cols  # distinct entries: one sort, by row then column
+        self._order = np.argsort(key)
         self._indices = cols[self._order].astype(np.int32 if n < 2**31 else np.int64)
         self._indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self._indptr[1:])

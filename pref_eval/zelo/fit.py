@@ -440,12 +440,14 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     dg = np.empty((B, m))
     rows = np.empty((B, m))
+    lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
+    zero = np.zeros(1)
     for k in range(B):
         c, info = dpotrf(H[k], lower=1, clean=0)
         if info == 0:
             c, info = dpotri(c, lower=1, overwrite_c=1)
         if info == 0:
-            low = np.tril(c)
+            low = np.where(lower, c, zero)
             d = np.diagonal(low)
             dg[k] = d
             rows[k] = low.sum(axis=1) + low.sum(axis=0) - d
