@@ -299,43 +299,6 @@ def test_xie_unusual_files_go_to_the_parser(tmp_path, text):
         assert _table(formats.read_judgments(str(p), "xie")) == want
 
 
-def test_trecprefs_fast_equals_parser(tmp_path):
-    rng = np.random.default_rng(7)
-    n = 600
-    q = rng.integers(0, 5, n)
-    jg = rng.integers(0, 4, n)
-    doc = rng.integers(0, 12, n)  # a document may repeat inside a group (no self-pair)
-    rel = rng.choice(["0", "1", "2", "1.0", "0.5", "nan", "-1", "inf"], n)
-    rows = [f"q{x}\tg{g} s{k % 3}  d{d} {r}\n" for k, (x, g, d, r) in enumerate(zip(q, jg, doc, rel, strict=True))]
-    _both(tmp_path, "trecprefs", "".join(rows))
-    _both(tmp_path, "trecprefs", "".join(sorted(rows)))
-    _both(tmp_path, "trecprefs", "q1 1 1 d1 1\n")  # one line: documents only
-    ds = [(f"q{k}", [f"d{i}" for i in range(12)]) for k in range(5)]
-    p = tmp_path / "j.prefs"
-    p.write_text("".join(rows))
-    fast = formats.read_judgments(str(p), "trecprefs", into=from_dataset(ds))
-    assert _table(fast) == _table(_slow("".join(rows), "trecprefs", into=from_dataset(ds)))
-
-
-@pytest.mark.parametrize("text", [
-    "q 1 1 a x\nq 1 1 b 1\n",  # a level float() refuses: the parser's error
-    "q 1 1 a 1\nq 1 1 b\n",
-    "# c\nq 1 1 a 1\nq 1 1 b 2\n",
-    "q 1 1 a 1_0\nq 1 1 b 2\n",  # float() takes it; so does the fast path
-])
-def test_trecprefs_unusual_files(tmp_path, text):
-    p = tmp_path / "j.prefs"
-    p.write_text(text)
-    try:
-        want = _table(_slow(text, "trecprefs"))
-    except InputError as err:
-        with pytest.raises(InputError) as got:
-            formats.read_judgments(str(p), "trecprefs")
-        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
-    else:
-        assert _table(formats.read_judgments(str(p), "trecprefs")) == want
-
-
 def test_trecprefs_unknown_document_line(tmp_path):
     p = tmp_path / "j.prefs"
     p.write_text("q1 1 1 a 1\nq1 1 1 b 2\nq1 2 1 z 0\n")

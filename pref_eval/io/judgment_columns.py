@@ -19,8 +19,8 @@ changes speed, never results:
   starts with ``#``, a NUL or a control byte 0x1c-0x1f or non-ASCII white space
   (which Python's ``str.split`` also splits on) go to the parser.
 
-* ``trecprefs``: the same tokenizers; the pairs of each (qid, jg) group are
-  generated with numpy (levels converted by ``float`` once per distinct text).
+* ``trecprefs`` has no entry here: its reader is vectorised itself (the
+  reader of ``zelo_trec -R prefs``, :mod:`pref_eval.io.prefs`).
 * ``xie``: lines split on tabs only with numpy (a query may hold spaces);
   votes must be one of ``-2 -1 0 1 2`` (or with ``.0``), the same count on
   every line.
@@ -271,52 +271,6 @@ def _vote_columns(votes: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]
     return score, np.select([votes > 0, votes < 0], [1.0, 0.0], 0.5)
 
 
-def trecprefs_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
-    """trec_eval prefs ``qid jg jsg docno rel_level``: within each (qid, jg), every pair of lines
-    with different levels (and documents) is a judgment, the higher level winning.
-
-    Rows: first one per line that registers its document (in line order, as the
-    parser's ``add_doc``), then the judgments: groups in order of first
-    appearance, pairs ``i < j`` of the group's lines in line order. Levels are
-    converted by Python's ``float`` once per distinct text (a text it refuses
-    sends the file to the parser); NaN compares as in the parser.
-    """
-    f = _fields(data, text, 5)
-    if f is None:
-        return None
-    (t, jg, _jsg, doc, rel), lines = f
-    rnames, (rc,) = factorize(rel)
-    try:
-        levels = np.array([float(x) for x in rnames])
-    except ValueError:
-        return None
-    r = levels[rc]
-    names, (qc, gc, dc) = factorize(t, jg, doc)
-    n = len(qc)
-    # groups (qid, jg) numbered in order of first appearance; lines grouped, in line order inside
-    from ..zelo.judgments import unique_first
-
-    _, gfirst, ginv = unique_first(qc * len(names) + gc)
-    grank = np.empty(len(gfirst), dtype=np.int64)
-    grank[np.argsort(gfirst, kind="stable")] = np.arange(len(gfirst))
-    g = grank[ginv]
-    order = np.argsort(g, kind="stable")  # lines grouped, groups in order of first appearance
-    size = np.bincount(g, minlength=len(gfirst))
-    gstart = np.cumsum(size) - size
-    gs = g[order]
-    later = size[gs] - 1 - (np.arange(n) - gstart[gs])  # lines after this one in its group
-    i = np.repeat(np.arange(n), later)
-    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(later) - later, later))
-    i, j = order[i], order[j]
-    ok = (r[i] != r[j]) & (dc[i] != dc[j])
-    i, j = i[ok], j[ok]
-    m = len(i)
-    keep = np.concatenate([np.zeros(n, dtype=bool), np.ones(m, dtype=bool)])
-    score = np.concatenate([np.zeros(n), np.where(r[j] > r[i], 1.0, 0.0)])
-    return Columns(names, np.concatenate([qc, qc[i]]), np.concatenate([dc, dc[i]]), np.concatenate([dc, dc[j]]),
-                   score, None, np.concatenate([lines, lines[j]]), keep)
-
-
 _XIE_VOTES = {b"-2": -2.0, b"-1": -1.0, b"0": 0.0, b"1": 1.0, b"2": 2.0,
               b"-2.0": -2.0, b"-1.0": -1.0, b"0.0": 0.0, b"1.0": 1.0, b"2.0": 2.0}
 
@@ -447,7 +401,6 @@ FAST_READERS = {
     "clarke3": clarke3_columns,
     "llmlog": llmlog_columns,
     "carterette": carterette_columns,
-    "trecprefs": trecprefs_columns,
     "xie": xie_columns,
     "zbench": zbench_columns,
 }

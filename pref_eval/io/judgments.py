@@ -251,7 +251,8 @@ def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
 
     if fmt == "jsonl":
         return jc.jsonl_columns(data)
-    return jc.FAST_READERS[fmt](data, text, ties)
+    reader = jc.FAST_READERS.get(fmt)
+    return reader(data, text, ties) if reader is not None else None
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
