@@ -49,7 +49,8 @@ def generate(d: Path, nruns: int, nq: int, ndocs: int, rel: tuple[int, int], see
         for q in range(nq):
             docs = rng.choice(pool, size=ndocs, replace=False)
             scores = np.sort(rng.random(ndocs))[::-1]
-            lines.extend(f"{1000 + q} Q0 D{q}_{doc} {k + 1} {s:.6f} run{r}\n" for k, (doc, s) in enumerate(zip(docs, scores, strict=False)))
+            lines.extend(f"{1000 + q} Q0 D{q}_{doc} {k + 1} {s:.6f} run{r}\n"
+                         for k, (doc, s) in enumerate(zip(docs, scores, strict=False)))
         p = d / f"input.run{r:02d}"
         p.write_text("".join(lines))
         runs.append(p)
@@ -104,7 +105,8 @@ def main() -> None:
         dl_cmd = zeval + ["-R", str(dq), "-M", "all", "-q"] + [str(p) for p in druns]
         cases = [
             ("dl", "DL: 63 runs × 53 q × 100 docs, all 15 measures, -q", dl_cmd, out_dl, "pref_eval.py", 32.9),
-            ("l", f"L: 30 runs × {50 if quick else 200} q × 1000 docs, -M preferences", zeval + ["-R", str(lq), "-M", "preferences"]
+            ("l", f"L: 30 runs × {50 if quick else 200} q × 1000 docs, -M preferences",
+             zeval + ["-R", str(lq), "-M", "preferences"]
              + [str(p) for p in lruns], None, "pref_eval.py", 33.0),
         ]
         if "agg" in only and "dl" not in only:
@@ -130,8 +132,10 @@ def main() -> None:
             cpup, wallp = best_of(rep, [py, "-m", "pref_eval.cli.aggregate", "-P", str(out_dl)])
             ENV = saved
             rows.append(("pref_aggregate on the DL output, pure Python (no C scanner)", cpup, wallp, refcpu, 2.2))
-    print(f"bytecode: {'as the environment says (--no-pyc)' if ENV is None else 'cached (PYTHONPYCACHEPREFIX, one warm-up run)'}")
-    print(f"C scanner (pref_eval._jsonl): {'built' if scanner_built() else 'NOT built: pref_aggregate runs in pure Python'}")
+    pyc = "as the environment says (--no-pyc)" if ENV is None else "cached (PYTHONPYCACHEPREFIX, one warm-up run)"
+    print(f"bytecode: {pyc}")
+    scanner = "built" if scanner_built() else "NOT built: pref_aggregate runs in pure Python"
+    print(f"C scanner (pref_eval._jsonl): {scanner}")
     print("| case | ours CPU s | ours wall s | reference CPU s | ratio |")
     print("|---|---:|---:|---:|---:|")
     for label, cpu, wall, refcpu, refsec in rows:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from functools import partial
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -71,7 +72,7 @@ def main():
         llz = loglik_per_query(sizes, q, a, b, s, xz)
         rows.append((sigma, "zbench iteration (compat)", tz, float(np.mean(its)), 0.0, "-"))
         for prior, se in ((0.0, False), (0.0, True), (0.5, False), (0.5, True)):
-            t, r = timed(lambda: fit_bt(sizes, q, a, b, s, prior=prior, compute_se=se))
+            t, r = timed(partial(fit_bt, sizes, q, a, b, s, prior=prior, compute_se=se))
             ll = r.loglik
             diff = ll - llz
             ge = f"{int(np.sum(diff >= -1e-9))}/{Q}"
@@ -80,7 +81,7 @@ def main():
     Qb = 1000 if quick else 5300
     data = gen(Qb, 100, 4, 1.5, seed=2)
     for prior, se in ((0.5, False), (0.5, True), (0.0, False)):
-        t, r = timed(lambda: fit_bt(*data, prior=prior, compute_se=se), repeat=1)
+        t, r = timed(partial(fit_bt, *data, prior=prior, compute_se=se), repeat=1)
         rows.append((1.5, f"{Qb} queries: pref_eval prior={prior:g} se={'yes' if se else 'no'}", t,
                      float(r.iterations.mean()), float("nan"), "-"))
     print(f"# {Q} queries x 100 docs x 4 cycles (3 votes per pair), one core; times are best of 3 (zbench: 1 run)")

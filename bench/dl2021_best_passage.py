@@ -71,10 +71,12 @@ def table(data: Path) -> tuple[str, str]:
                 hits[n] += top in sets[n].get(t, set())
         lines.append(f"| {LABELS[name]} | " + " | ".join(f"{hits[n]}/50" for n in SETS) + " |")
     r = methods["BT prior=0"][1]
+    x5, r5 = methods["BT prior=0.5"]
+    top_se = [r5.se[off[k] + int(np.argmax(x5[off[k]:off[k + 1]]))] for k in range(50)]
     summary = (f"Topics not strongly connected: {int(np.sum(r.n_components > 1))}/50; "
           f"documents with a perfect record: {int(r.n_perfect.sum())} in {int(np.sum(r.n_perfect > 0))} topics; "
           f"median SE of the top passage (prior 0.5): "
-          f"{np.median([methods['BT prior=0.5'][1].se[off[k] + int(np.argmax(methods['BT prior=0.5'][0][off[k]:off[k+1]]))] for k in range(50)]):.2f}")
+          f"{np.median(top_se):.2f}")
     return "\n".join(lines) + "\n", summary
 
 

@@ -343,47 +343,101 @@ def rank_run(
     """Sort, truncate and label one run. Returns (ranked, missing_qids).
 
     ``query_ids`` (sorted bytes) overrides the query set; document ids come
-    from the qrels index.
+    from the qrels index. The steps, in trec_eval's order: choose the
+    evaluated queries (:func:`_query_set`), keep their lines
+    (:func:`_evaluated_rows`), add trec_eval 10's placeholder of a missing
+    topic (:func:`_add_placeholders`), sort (:func:`_sort_rows`), cut at
+    ``depth`` (:func:`_truncate`), refuse duplicates, label with the qrels
+    grades (:func:`_label_grades`), drop unjudged documents under
+    ``judged_only``, number the ranks (:func:`_number_ranks`) and gather the
+    judged side (:func:`_judged_side`).
     """
     nqq = qi.nq
-    n_all = len(run.docno)
-    itype = np.int32 if n_all + nqq + 1 < 2**31 else np.int64
+    itype = np.int32 if len(run.docno) + nqq + 1 < 2**31 else np.int64
+    present_mask, eval_q, eval_of = _query_set(run, qi, complete, query_ids, itype)
+    nq = len(eval_q)
+    qpos, rows, score, dkey = _evaluated_rows(run, eval_of, itype)
+    if not trec9:
+        qpos, rows, score, dkey = _add_placeholders(qpos, rows, score, dkey, present_mask, eval_q, itype)
+    qpos, rows, dkey, counts = _sort_rows(run, qpos, rows, score.astype(np.float32) if trec9 else score, dkey,
+                                          nq, itype)
+    del score
+    starts = _starts(counts, itype)
+    if depth is not None:
+        qpos, rows, dkey, counts, starts = _truncate(qpos, rows, dkey, counts, starts, depth, nq, itype)
+    _check_run_duplicates(run, qpos, dkey, rows, counts, starts)
+    grade = _label_grades(run, qi, qpos, rows, dkey, eval_q, itype)  # consumes dkey's buffer
+    del dkey
+    if judged_only:
+        sel = grade >= 0
+        qpos, grade, rows = qpos[sel], grade[sel], rows[sel]
+        counts = np.bincount(qpos, minlength=nq)
+    ptr, pos, qpos = _number_ranks(qpos, counts, nq, itype)
+    jptr, jgrade = _judged_side(qi, eval_q)
+    ranked = Ranked(
+        name=run.name, tag=run.tag, qids=qi.qids[eval_q], ptr=ptr,
+        grade=grade, qidx=qpos,
+        pos=pos, jptr=jptr, jgrade=jgrade,
+        present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
+        run_score=run.score, judgments=qi,
+    )
+    return ranked, qi.qids[~present_mask]
+
+
+def _query_set(run: Run, qi: QrelsIndex, complete: bool, query_ids: np.ndarray | None,
+               itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(present_mask, eval_q, block_eval)``: which qrels queries the run holds (mask over
+    ``qi.qids``), the evaluated queries (indices into ``qi.qids``, in evaluation order) and,
+    for each block ``b`` of the run's lines (one query each), the evaluated position of its
+    query (-1: not evaluated, or not in the qrels).
+    """
+    nqq = qi.nq
     umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
-    run_topics = np.flatnonzero(present_mask)
-    missing = qi.qids[~present_mask]
     if query_ids is not None:
         eval_q = np.searchsorted(qi.qids, query_ids)
     elif complete:
         eval_q = np.arange(nqq)
     else:
-        eval_q = run_topics
-    nq = len(eval_q)
+        eval_q = np.flatnonzero(present_mask)
     eval_of = np.full(nqq + 1, -1, dtype=itype)
-    eval_of[eval_q] = np.arange(nq)
-    qpos = np.repeat(eval_of[umap][bcodes], run.qid_lengths)  # umap == -1 → eval_of[-1] == -1
+    eval_of[eval_q] = np.arange(len(eval_q))
+    return present_mask, eval_q, eval_of[umap][bcodes]  # umap == -1 → eval_of[-1] == -1
+
+
+def _evaluated_rows(run: Run, block_eval: np.ndarray, itype):
+    """``(qpos, rows, score, dkey)`` of the run's lines whose query is evaluated.
+
+    ``qpos`` evaluated query position, ``rows`` line index in the run's
+    arrays, ``score``, ``dkey`` the docno's 64-bit key (:mod:`pref_eval.io.keys`).
+    """
+    qpos = np.repeat(block_eval, run.qid_lengths)
     dkey = string_keys(run.docno)
     if bool((qpos >= 0).all()):
-        rows = np.arange(n_all, dtype=itype)
-        score = run.score
-    else:
-        rows = np.flatnonzero(qpos >= 0).astype(itype)
-        qpos, score, dkey = qpos[rows], run.score[rows], dkey[rows]
-    if not trec9:
-        # trec_eval 10 scores a topic missing from the run (-c) on a bogus
-        # one-document ranking ("ceci_nest_pas_un_docno", sim 1.0, not in the
-        # pool), before -M and -J; measures whose printed name trec_eval then
-        # zeroes are marked ``zero_if_missing``.
-        lack = np.flatnonzero(~present_mask[eval_q])
-        if len(lack):
-            qpos = np.concatenate([qpos, lack.astype(itype)])
-            rows = np.concatenate([rows, np.full(len(lack), -1, dtype=itype)])
-            score = np.concatenate([score, np.ones(len(lack))])
-            dkey = np.concatenate([dkey, np.repeat(string_keys(np.array([b""])), len(lack))])
-    skey = score.astype(np.float32) if trec9 else score
+        return qpos, np.arange(len(run.docno), dtype=itype), run.score, dkey
+    rows = np.flatnonzero(qpos >= 0).astype(itype)
+    return qpos[rows], rows, run.score[rows], dkey[rows]
+
+
+def _add_placeholders(qpos, rows, score, dkey, present_mask: np.ndarray, eval_q: np.ndarray, itype):
+    """trec_eval 10 scores a topic missing from the run (-c) on a bogus one-document
+    ranking ("ceci_nest_pas_un_docno", sim 1.0, not in the pool), before -M and -J;
+    measures whose printed name trec_eval then zeroes are marked ``zero_if_missing``.
+    The placeholder is a row -1 with an empty docno."""
+    lack = np.flatnonzero(~present_mask[eval_q])
+    if not len(lack):
+        return qpos, rows, score, dkey
+    return (np.concatenate([qpos, lack.astype(itype)]),
+            np.concatenate([rows, np.full(len(lack), -1, dtype=itype)]),
+            np.concatenate([score, np.ones(len(lack))]),
+            np.concatenate([dkey, np.repeat(string_keys(np.array([b""])), len(lack))]))
+
+
+def _sort_rows(run: Run, qpos, rows, skey, dkey, nq: int, itype):
+    """Rows in trec_eval's order (query, score descending, docno descending):
+    ``(qpos, rows, dkey, counts)`` with ``counts`` the rows per evaluated query."""
     perm, idx, sub = _rank_order(qpos, skey, lambda i: _gather_docno(run.docno, rows[i]))
-    del skey, score
     if len(idx):  # ties: permute inside tie groups only
         rows[idx] = rows[sub]
         dkey[idx] = dkey[sub]
@@ -392,18 +446,38 @@ def rank_run(
     if perm is not None:  # sorted by query: qpos is a repeat of the query indices
         rows, dkey = rows[perm], dkey[perm]
         qpos = np.repeat(np.arange(nq, dtype=itype), counts)
-    del perm
-    starts = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
-    if depth is not None:
-        pos = np.arange(len(qpos), dtype=itype) - starts[qpos]
-        sel = np.flatnonzero(pos < depth)
-        if len(sel) != len(qpos):
-            qpos, rows, dkey = qpos[sel], rows[sel], dkey[sel]
-            counts = np.bincount(qpos, minlength=nq)
-            starts = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
-        del pos, sel
+    return qpos, rows, dkey, counts
+
+
+def _starts(counts: np.ndarray, itype) -> np.ndarray:
+    """First row of each query (``counts`` rows per query, query-major)."""
+    return np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
+
+
+def _truncate(qpos, rows, dkey, counts, starts, depth: int, nq: int, itype):
+    """The top ``depth`` rows of every query (``-M``): ``(qpos, rows, dkey, counts, starts)``."""
+    pos = np.arange(len(qpos), dtype=itype) - starts[qpos]
+    sel = np.flatnonzero(pos < depth)
+    if len(sel) == len(qpos):
+        return qpos, rows, dkey, counts, starts
+    del pos
+    qpos, rows, dkey = qpos[sel], rows[sel], dkey[sel]
+    counts = np.bincount(qpos, minlength=nq)
+    return qpos, rows, dkey, counts, _starts(counts, itype)
+
+
+def _grade_dtype(qi: QrelsIndex):
+    """int8 for usual grades (measures add small constants at most), wider otherwise."""
+    glo = int(qi.grade.min()) if len(qi.grade) else 0
+    ghi = int(qi.grade.max()) if len(qi.grade) else 0
+    return np.int8 if glo >= -2 and ghi <= 100 else np.int32 if glo > -2**31 and ghi < 2**31 else np.int64
+
+
+def _label_grades(run: Run, qi: QrelsIndex, qpos, rows, dkey, eval_q, itype) -> np.ndarray:
+    """The grade of every row: the qrels grade (≥ 0), ``UNJUDGED`` for a negative one,
+    ``NONPOOL`` for a document the qrels lack. ``dkey``'s buffer is reused (overwritten)."""
+    nqq = qi.nq
     real = rows >= 0
-    _check_run_duplicates(run, qpos, dkey, rows, counts, starts)
     qq = eval_q.astype(itype)[qpos] if len(qpos) else np.zeros(0, dtype=itype)
     # ck = (qrels query index, docno key), built in dkey's buffer
     bits = max(int(max(nqq, 1) - 1).bit_length(), 1)
@@ -412,69 +486,69 @@ def rank_run(
     hi = qq.astype(np.uint64)
     hi <<= np.uint64(64 - bits)
     ck |= hi
-    del hi, dkey
-    # label with qrels grades
-    glo = int(qi.grade.min()) if len(qi.grade) else 0
-    ghi = int(qi.grade.max()) if len(qi.grade) else 0
-    # int8 for usual grades (measures add small constants at most), wider otherwise
-    gtype = np.int8 if glo >= -2 and ghi <= 100 else np.int32 if glo > -2**31 and ghi < 2**31 else np.int64
-    grade = np.full(len(qpos), NONPOOL, dtype=gtype)
-    if len(qi.key) and len(ck):
-        # prefilter: a 2^24-entry table of the qrels keys' low bits rules out
-        # most unjudged rows before the binary search
-        # (multiplicative hash: mixes the query bits in, as one docno is judged for many queries)
-        # (only for large runs: building the 16 MB table costs ~0.5 ms per run, more than
-        # the binary search of a small run's rows)
-        if len(ck) >= PREFILTER_MIN:
-            mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(40)
-            table = np.zeros(1 << 24, dtype=bool)
-            table[(qi.key * mix) >> shift] = True
-            cand = np.empty(len(ck), dtype=bool)
-            for a in range(0, len(ck), 1 << 20):
-                x = ck[a: a + (1 << 20)] * mix
-                x >>= shift
-                cand[a: a + (1 << 20)] = table[x]
-            del table, x
-            cand &= real
-        else:
-            cand = real
-        cand = np.flatnonzero(cand)
-        hit = np.searchsorted(qi.key, ck[cand])
-        hitc = np.minimum(hit, len(qi.key) - 1)
-        ok = qi.key[hitc] == ck[cand]
-        fi = cand[ok]
-        h = hitc[ok]
-        del cand, hit, hitc, ok
-        exact = (qi.docno[h] == run.docno[rows[fi]]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
-        if not bool(exact.all()) or _keys_collide(qi.key):
-            fi, h = _lookup_exact(qi, qq, _gather_docno(run.docno, rows), real)
-        g = qi.grade[h]
-        grade[fi] = np.where(g < 0, UNJUDGED, g)
-    del ck, qq, real
-    if judged_only:
-        sel = grade >= 0
-        qpos, grade, rows = qpos[sel], grade[sel], rows[sel]
-        counts = np.bincount(qpos, minlength=nq)
+    del hi
+    grade = np.full(len(qpos), NONPOOL, dtype=_grade_dtype(qi))
+    if not (len(qi.key) and len(ck)):
+        return grade
+    cand = np.flatnonzero(_prefilter(qi.key, ck) & real if len(ck) >= PREFILTER_MIN else real)
+    hit = np.searchsorted(qi.key, ck[cand])
+    hitc = np.minimum(hit, len(qi.key) - 1)
+    ok = qi.key[hitc] == ck[cand]
+    fi = cand[ok]
+    h = hitc[ok]
+    del cand, hit, hitc, ok, ck
+    exact = (qi.docno[h] == run.docno[rows[fi]]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
+    if not bool(exact.all()) or _keys_collide(qi.key):
+        fi, h = _lookup_exact(qi, qq, _gather_docno(run.docno, rows), real)
+    g = qi.grade[h]
+    grade[fi] = np.where(g < 0, UNJUDGED, g)
+    return grade
+
+
+def _prefilter(qkey: np.ndarray, ck: np.ndarray) -> np.ndarray:
+    """Rows whose key may be judged: a 2^24-entry table of the qrels keys' low bits rules
+    out most unjudged rows before the binary search.
+
+    A multiplicative hash mixes the query bits in, as one docno is judged for
+    many queries. Only for large runs (``PREFILTER_MIN``): building the 16 MB
+    table costs ~0.5 ms per run, more than the binary search of a small run's rows.
+    """
+    mix, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(40)
+    table = np.zeros(1 << 24, dtype=bool)
+    table[(qkey * mix) >> shift] = True
+    cand = np.empty(len(ck), dtype=bool)
+    for a in range(0, len(ck), 1 << 20):
+        x = ck[a: a + (1 << 20)] * mix
+        x >>= shift
+        cand[a: a + (1 << 20)] = table[x]
+    return cand
+
+
+def _number_ranks(qpos, counts, nq: int, itype):
+    """``(ptr, pos, qidx)``: query offsets, 0-based ranks, query index per row.
+
+    Ranks and query indices are int16 when small enough that measures'
+    ``+ 1``, ``+ 2`` cannot overflow (NumPy 2 keeps int16 + Python int in
+    int16: see the :class:`Ranked` docstring).
+    """
     ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     pos = np.arange(len(qpos), dtype=itype) - ptr[:-1].astype(itype)[qpos]
-    # int16 ranks / query indices when small enough that measures' "+ 1", "+ 2" cannot overflow (NumPy 2 keeps
-    # int16 + Python int in int16: see the Ranked docstring)
-    if len(counts) and int(counts.max()) <= 16384:
+    if len(counts) and int(counts.max()) <= NARROW_MAX:
         pos = pos.astype(np.int16)
-    if nq <= 16384:
+    if nq <= NARROW_MAX:
         qpos = qpos.astype(np.int16)
-    # judged side: every qrels grade of the evaluated queries, highest first
+    return ptr, pos, qpos
+
+
+NARROW_MAX = 16384  # at most this many rows per query (queries per run): int16 ranks (query indices)
+
+
+def _judged_side(qi: QrelsIndex, eval_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(jptr, jgrade)``: every qrels grade of the evaluated queries, highest first."""
     jcounts = np.diff(qi.ptr)[eval_q]
     jptr = np.concatenate([[0], np.cumsum(jcounts)]).astype(np.int64)
     jsel = np.arange(int(jptr[-1]), dtype=np.int64) + np.repeat(qi.ptr[eval_q] - jptr[:-1], jcounts)
-    ranked = Ranked(
-        name=run.name, tag=run.tag, qids=qi.qids[eval_q], ptr=ptr,
-        grade=grade, qidx=qpos,
-        pos=pos, jptr=jptr, jgrade=qi.grade_desc[jsel],
-        present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
-        run_score=run.score, judgments=qi,
-    )
-    return ranked, missing
+    return jptr, qi.grade_desc[jsel]
 
 
 def _keys_collide(key: np.ndarray) -> bool:

@@ -33,11 +33,12 @@ def expected_reference_output(*m) -> str:
     return (DATA / "aggregate" / "medium_q.jsonl").read_text()
 
 
-MEASURES = [a for m in ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision", "ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10"] for a in ("-m", m)]
+MEASURES = [a for m in ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision", "ap", "rbp",
+                        "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10"] for a in ("-m", m)]
 
 
-@pytest.mark.parametrize("variant", ["plain", "blank_lines", "crlf", "gzip", "bracket_in_id", "no_orjson", "tiny_chunks",
-                                     "pure_python"])
+@pytest.mark.parametrize("variant", ["plain", "blank_lines", "crlf", "gzip", "bracket_in_id", "no_orjson",
+                                     "tiny_chunks", "pure_python"])
 def test_every_path_reproduces_the_reference(tmp_path, monkeypatch, variant):
     text = SRC.read_text()
     p = tmp_path / "prefs.jsonl"
@@ -77,7 +78,8 @@ def test_every_path_reproduces_the_reference(tmp_path, monkeypatch, variant):
      'rpp: expected a number, got "0.5" (a finite JSON number)'),
     ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "rpp": 1}', 3, "missing key 'runj'"),
     ('{"qid": "1", "sample": 0, "type": "other", "runi": "a", "runj": "b", "rpp": 1}', 3, "unknown line type"),
-    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "runj": "b", "rpp": [[', 3, "expected a JSON object"),
+    ('{"qid": "1", "sample": 0, "type": "preference", "runi": "a", "runj": "b", "rpp": [[', 3,
+     "expected a JSON object"),
 ])
 def test_bad_line_is_reported_with_its_number(tmp_path, bad, line, msg):
     lines = SRC.read_text().splitlines()[:2] + [bad] + SRC.read_text().splitlines()[2:6]

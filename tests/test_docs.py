@@ -70,7 +70,8 @@ PAGES = sorted(DOCS.glob("*.md"))
 
 
 def test_shell_block_parser():
-    text = "x\n```sh\necho a\n```\n\n- item\n\n    ```sh\n    echo b\n    ```\n```console\n$ no\n```\n```text\nno\n```\n"
+    text = ("x\n```sh\necho a\n```\n\n- item\n\n    ```sh\n    echo b\n    ```\n"
+            "```console\n$ no\n```\n```text\nno\n```\n")
     assert shell_blocks(text) == [(2, "echo a\n"), (8, "echo b\n")]  # line of the opening fence
     assert shell_blocks(text, ("sh", "console"))[2] == (11, "console", "$ no\n")
     assert console_commands("$ a\nx  \n\ny\n$ b > f\n") == [("a", "x\n\ny\n"), ("b > f", "")]

@@ -159,7 +159,8 @@ def test_fast_path_across_blocks_chunks_and_parts(tmp_path, monkeypatch, parts):
     rng = np.random.default_rng(3)
     n = 3000
     docs = [b"d" * int(w) + b"%d" % i for i, w in enumerate(rng.integers(0, 30, size=n))]
-    lines = [b"%d Q0 %s %d %.17g r1" % (i // 100, d, i, s) for i, (d, s) in enumerate(zip(docs, rng.normal(size=n), strict=False))]
+    lines = [b"%d Q0 %s %d %.17g r1" % (i // 100, d, i, s)
+             for i, (d, s) in enumerate(zip(docs, rng.normal(size=n), strict=False))]
     for eol in (b"\n", b"\r\n"):
         data = eol.join(lines) + eol
         p = tmp_path / "run"

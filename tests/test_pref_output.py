@@ -56,8 +56,9 @@ def _naive_lines(res, per_query=True, summary=True):
     if per_query:
         for q, qid in enumerate(res.qids):
             for i, run in enumerate(res.runs):
-                for p in np.flatnonzero(i == res.I):
-                    d = {"qid": qid, "runi": run, "runj": res.runs[res.J[p]], "sample": res.sample, "type": "preference"}
+                for p in np.flatnonzero(i == res.run_i):
+                    d = {"qid": qid, "runi": run, "runj": res.runs[res.run_j[p]], "sample": res.sample,
+                         "type": "preference"}
                     d.update({k: val(k, p, q) for k in keys})
                     out.append(json.dumps(d) + "\n")
                 if mkeys:
@@ -67,8 +68,8 @@ def _naive_lines(res, per_query=True, summary=True):
     if summary:
         from pref_eval.output.preferences import summary_means
 
-        for p in range(len(res.I)):
-            d = {"qid": "all", "runi": res.runs[res.I[p]], "runj": res.runs[res.J[p]], "sample": res.sample}
+        for p in range(len(res.run_i)):
+            d = {"qid": "all", "runi": res.runs[res.run_i[p]], "runj": res.runs[res.run_j[p]], "sample": res.sample}
             d.update({k: float(summary_means(res.pair_values(k))[p]) for k in keys})
             out.append(json.dumps(d) + "\n")
     return "".join(out)
@@ -88,11 +89,11 @@ def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference
     monkeypatch.setattr(output, "CHUNK_PIECES", 5000)  # several blocks
     rng = np.random.default_rng(5)
     R, nq = 9, 23
-    I, J = pairs_of(R, reference)
-    P = len(I)
+    run_i, run_j = pairs_of(R, reference)
+    P = len(run_i)
     measures = resolve(["rpp", "lexirecall", "sgnLP", "rrLP", "ap", "p@10", "r@1", "rr", "ndcg"], None)
     res = PrefResult(qids=[f"q{k}" if k % 5 else f'q"{k}\\é' for k in range(nq)], runs=[f"run {r}" for r in range(R)],
-                     I=I, J=J, measures=measures)
+                     run_i=run_i, run_j=run_j, measures=measures)
     few = np.array([0.0, -0.0, 0.5, 1e-5, -1 / 3, 2.5e-300, 1e17])
     res.prefs["rpp"] = rng.choice(few, (P, nq))                         # few distinct, odd notations
     res.prefs["lexirecall"] = rng.integers(-1, 2, (P, nq))
@@ -103,10 +104,11 @@ def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference
     for k in ("ap", "ndcg"):                                             # many distinct
         m = rng.random((R, nq)) * 10.0 ** rng.integers(-6, 2, (R, nq))
         res.metrics[k] = m
-        res.diffs[k] = m[I] - m[J]
+        res.diffs[k] = m[run_i] - m[run_j]
     for k in ("p@10", "r@1", "rr"):
         m = rng.integers(0, 11, (R, nq)) / 10.0
         res.metrics[k] = m
-        res.diffs[k] = m[I] - m[J]
+        res.diffs[k] = m[run_i] - m[run_j]
     got = "".join(output.pref_json_lines(res, per_query=True, summary=True))
     assert got == _naive_lines(res)
+    assert res.I is res.run_i and res.J is res.run_j  # the former field names still read

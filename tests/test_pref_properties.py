@@ -56,11 +56,11 @@ def test_antisymmetric_identity_bounded(seed):
         a = fwd.prefs[m]
         assert np.all(np.abs(a) <= 1 + 1e-12)
         b = rev.prefs[m]
-        for p in range(len(fwd.I)):
-            i, j = names[fwd.I[p]], names[fwd.J[p]]
+        for p in range(len(fwd.run_i)):
+            i, j = names[fwd.run_i[p]], names[fwd.run_j[p]]
             # in the reversed order the pair is (j, i)
-            ri, rj = R - 1 - fwd.J[p], R - 1 - fwd.I[p]
-            pr = np.flatnonzero((ri == rev.I) & (rj == rev.J))[0]
+            ri, rj = R - 1 - fwd.run_j[p], R - 1 - fwd.run_i[p]
+            pr = np.flatnonzero((ri == rev.run_i) & (rj == rev.run_j))[0]
             np.testing.assert_allclose(a[p], -b[pr], atol=1e-12, err_msg=f"{m} {i} {j}")
             if {i, j} == {"r0", "copy"}:
                 assert np.all(a[p] == 0), m
@@ -86,7 +86,7 @@ def test_lexi_signs_agree_with_rr_and_recall(seed):
     rr = res.metrics["rr"]
     lp = res.prefs["lexiprecision"]
     lr = res.prefs["lexirecall"]
-    rrd = rr[res.I] - rr[res.J]
+    rrd = rr[res.run_i] - rr[res.run_j]
     mask = rrd != 0
     assert mask.any()
     assert np.all(np.sign(rrd[mask]) == lp[mask])
@@ -98,7 +98,7 @@ def test_lexi_signs_agree_with_rr_and_recall(seed):
     rv = build_vectors(prepare_qrels(q), [run_from_records(r, name=n) for n, r in runs.items()], list(runs), None)
     nrr = np.stack([np.bincount(rv.slot_query(), weights=(rv.ranks[k] < BIG), minlength=rv.nq)
                     for k in range(rv.nruns)])
-    d = nrr[res.I] - nrr[res.J]
+    d = nrr[res.run_i] - nrr[res.run_j]
     mask = d != 0
     assert mask.any()
     assert np.all(np.sign(d[mask]) == lr[mask])
@@ -144,5 +144,6 @@ def test_hand_worked_lexirecall():
     y = ranking("a", *f[:9])
     z = ranking("n0", "a", *f[1:6], "b")
     res = evaluate(qrels, {"x": {"q": x}, "y": {"q": y}, "z": {"q": z}}, ["lexirecall"])
-    vals = {(res.runs[i], res.runs[j]): v for i, j, v in zip(res.I, res.J, res.prefs["lexirecall"][:, 0], strict=False)}
+    vals = {(res.runs[i], res.runs[j]): v
+            for i, j, v in zip(res.run_i, res.run_j, res.prefs["lexirecall"][:, 0], strict=True)}
     assert vals[("x", "y")] == 1 and vals[("x", "z")] == -1 and vals[("y", "z")] == -1

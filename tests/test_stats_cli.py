@@ -47,7 +47,8 @@ def test_console_entry_point_subprocess():
     assert p.returncode == 0 and len(p.stdout.splitlines()) == 6
     p = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", "missing.tsv"], cwd=ROOT,
                        capture_output=True, text=True)
-    assert p.returncode == 2 and p.stderr == "zelo_compare: missing.tsv: no such file (expected a per-query file (zelo_eval -q output))\n"
+    assert p.returncode == 2
+    assert p.stderr == "zelo_compare: missing.tsv: no such file (expected a per-query file (zelo_eval -q output))\n"
 
 
 @pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl"])
@@ -60,7 +61,8 @@ def test_reader_formats_agree(ext):
 
 
 def test_jsonl_output_keys_and_values():
-    code, out, err = run("-P", DATA / "perquery.tsv", "-o", "jsonl", "--tests", "t,wilcoxon,sign,randomization,bootstrap")
+    code, out, err = run("-P", DATA / "perquery.tsv", "-o", "jsonl",
+                         "--tests", "t,wilcoxon,sign,randomization,bootstrap")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]
     assert len(lines) == 2 * 3 * 5
@@ -74,7 +76,8 @@ def test_jsonl_output_keys_and_values():
     df = read_per_query(DATA / "perquery.tsv")
     x = df[(df.run == "a") & (df.measure == "ndcg")].value.to_numpy()
     y = df[(df.run == "b") & (df.measure == "ndcg")].value.to_numpy()
-    t = next(d for d in lines if d["measure"] == "ndcg" and d["run_a"] == "a" and d["run_b"] == "b" and d["test"] == "t")
+    t = next(d for d in lines
+             if d["measure"] == "ndcg" and d["run_a"] == "a" and d["run_b"] == "b" and d["test"] == "t")
     assert t["p_value"] == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-9)
     assert t["mean_diff"] == pytest.approx(np.mean(x - y))
     r = next(d for d in lines if d["measure"] == "ndcg" and d["run_a"] == "a" and d["run_b"] == "b"
@@ -156,7 +159,8 @@ def test_bad_per_query_lines(tmp_path):
     f.write_text("run\tqid\tvalue\n")
     code, _, err = run("-P", f)
     assert code == 2 and f"{f}:1: expected a header line" in err
-    f.write_text('{"run": "a", "qid": "1", "measure": "m", "value": 1}\n{"run": "a", "qid": "1", "measure": "m", "value": 2}\n')
+    f.write_text('{"run": "a", "qid": "1", "measure": "m", "value": 1}\n'
+                 '{"run": "a", "qid": "1", "measure": "m", "value": 2}\n')
     code, _, err = run("-P", f)
     assert code == 2 and f"{f}:2: duplicate row" in err
     f.write_text('{"run": "a", "qid": "1"}\n')
@@ -199,10 +203,14 @@ def test_R_path_equals_P_path(tmp_path):
     lr = [json.loads(x) for x in out_r.splitlines()]
     lp = [json.loads(x) for x in out_p.splitlines()]
     assert len(lr) == len(lp) == 2 * 3 * 3
+    def key_p(d):
+        return d["measure"], d["run_a"].split("/")[-1], d["run_b"].split("/")[-1], d["test"]
+
     for a, b in zip(sorted(lr, key=lambda d: (d["measure"], d["run_a"], d["run_b"], d["test"])),
-                    sorted(lp, key=lambda d: (d["measure"], d["run_a"].split("/")[-1], d["run_b"].split("/")[-1], d["test"])), strict=False):
+                    sorted(lp, key=key_p), strict=True):
         assert a["p_value"] == pytest.approx(b["p_value"], rel=1e-9, nan_ok=True)
-    code, out, _ = run("-R", "qrels/dl19-sample.qrels", "-m", "map", *runs, "--baseline", "bm25", "-o", "jsonl", "--tests", "t")
+    code, out, _ = run("-R", "qrels/dl19-sample.qrels", "-m", "map", *runs, "--baseline", "bm25", "-o", "jsonl",
+                       "--tests", "t")
     assert code == 0 and {json.loads(x)["run_b"] for x in out.splitlines()} == {"bm25.run"}  # one run-id rule (#10)
 
 
@@ -343,9 +351,9 @@ def test_progress_only_on_a_terminal(monkeypatch):
         cwd = os.getcwd()
         os.chdir(ROOT)
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(buf):
-                with pytest.raises(SystemExit) as exc:
-                    main(args + quiet)
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(buf), \
+                    pytest.raises(SystemExit) as exc:
+                main(args + quiet)
         finally:
             os.chdir(cwd)
         assert exc.value.code in (0, None)

@@ -40,10 +40,8 @@ def make_collection(seed: int = SEED) -> tuple[dict, dict, dict]:
     for k, q in enumerate(qids):
         n = int(rng.integers(5, 60))
         docs = rng.choice(pool, size=n, replace=False)
-        if k % 7 == 3:   # no relevant document at all
-            grades = rng.choice([-1, 0, 0], size=n)
-        else:
-            grades = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=n)
+        no_relevant = k % 7 == 3   # no relevant document at all
+        grades = rng.choice([-1, 0, 0] if no_relevant else [-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=n)
         grades[0] = max(grades[0], 0)  # at least one non-negative judgment
         qrels[q] = {str(d): int(g) for d, g in zip(docs, grades, strict=False)}
     missing = set(rng.choice(qids, size=6, replace=False))

@@ -55,7 +55,8 @@ def test_ndcg_hand_worked():
     # all tied: average gain 2 at every rank
     assert ndcg_exp(np.zeros(3), gt) == pytest.approx(2 * d.sum() / (3 * d[0] + 2 * d[1] + 1 * d[2]))
     # zbench puts the later index first on ties: [0,0,0] -> order 2,1,0 -> gains 2,1,3
-    assert ndcg_exp(np.zeros(3), gt, compat="zbench") == pytest.approx((2 * d[0] + 1 * d[1] + 3 * d[2]) / (3 * d[0] + 2 * d[1] + 1 * d[2]))
+    assert ndcg_exp(np.zeros(3), gt, compat="zbench") == pytest.approx(
+        (2 * d[0] + 1 * d[1] + 3 * d[2]) / (3 * d[0] + 2 * d[1] + 1 * d[2]))
 
 
 def test_accuracy_ties_explicit():

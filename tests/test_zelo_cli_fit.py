@@ -13,7 +13,8 @@ from pref_eval.io.zelo_scores import read_zelo_scores
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", *args], capture_output=True, text=True, input=stdin)
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", *args], capture_output=True, text=True,
+                          input=stdin)
 
 
 JUDG = "q1 a b b\nq1 b c c\nq1 a c c\nq1 c a a\nq1 b a a\nq2 x y x\nq2 y x y\n"
@@ -31,7 +32,8 @@ def test_tsv_default(jfile, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "qid\tdocno\tscore\tse"
-    assert [l.split("\t")[:2] for l in lines[1:]] == [["q1", "a"], ["q1", "b"], ["q1", "c"], ["q2", "x"], ["q2", "y"]]
+    assert [line.split("\t")[:2] for line in lines[1:]] == [["q1", "a"], ["q1", "b"], ["q1", "c"], ["q2", "x"],
+                                                           ["q2", "y"]]
     out = tmp_path / "s.tsv"
     assert run("-J", jfile, "-o", str(out)).returncode == 0
     sc = read_zelo_scores(str(out))
@@ -42,8 +44,8 @@ def test_tsv_default(jfile, tmp_path):
 
 
 def test_elo_scale(jfile):
-    lo = [l.split("\t") for l in run("-J", jfile).stdout.splitlines()[1:]]
-    el = [l.split("\t") for l in run("-J", jfile, "--scale", "elo").stdout.splitlines()[1:]]
+    lo = [line.split("\t") for line in run("-J", jfile).stdout.splitlines()[1:]]
+    el = [line.split("\t") for line in run("-J", jfile, "--scale", "elo").stdout.splitlines()[1:]]
     for a, b in zip(lo, el, strict=False):
         assert float(b[2]) == pytest.approx(float(a[2]) * 400 / np.log(10) + 1500)
 
@@ -59,7 +61,7 @@ def test_qrels_and_zbench_output(jfile, tmp_path):
     r = run("-J", jfile, "--qrels", str(qr), "--grades", "0,1,2", "-o", str(zb), "--output-format", "zbench")
     assert r.returncode == 0, r.stderr
     assert qr.read_text().splitlines() == ["q1 0 a 1", "q1 0 b 0", "q1 0 c 2", "q2 0 x 1", "q2 0 y 1"]
-    recs = [json.loads(l) for l in zb.read_text().splitlines()]
+    recs = [json.loads(line) for line in zb.read_text().splitlines()]
     assert [r["query"]["id"] for r in recs] == ["q1", "q2"]
     assert [d["id"] for d in recs[0]["documents"]] == ["a", "b", "c"]
 
@@ -93,7 +95,7 @@ def test_missing_file():
 def test_diagnostics(jfile, tmp_path):
     d = tmp_path / "diag.tsv"
     assert run("-J", jfile, "--diagnostics", str(d)).returncode == 0
-    rows = [l.split("\t") for l in d.read_text().splitlines()]
+    rows = [line.split("\t") for line in d.read_text().splitlines()]
     assert rows[0][:6] == ["qid", "n_docs", "n_judged", "n_judgments", "n_components", "n_perfect"]
     assert rows[1][:6] == ["q1", "3", "3", "5", "1", "0"]
     assert rows[2][:6] == ["q2", "2", "2", "2", "1", "0"]

@@ -27,25 +27,25 @@ def _run(args: list[str], tty: bool) -> tuple[int, bytes, str]:
         p = subprocess.run([sys.executable, "-m", *args], capture_output=True, cwd=ROOT, timeout=120)
         return p.returncode, p.stdout, p.stderr.decode()
     master, slave = pty.openpty()
-    out_file = tempfile.TemporaryFile()  # not a pipe: a full pipe would block the child while we read stderr
-    try:
-        p = subprocess.Popen([sys.executable, "-m", *args], stdout=out_file, stderr=slave, cwd=ROOT)
-        os.close(slave)
-        err = b""
-        while True:  # read the terminal while the child runs (the child may block on a full pty)
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: the child closed its end
-                break
-            if not chunk:
-                break
-            err += chunk
-        p.wait(timeout=120)
-        out_file.seek(0)
-        out = out_file.read()
-    finally:
-        os.close(master)
-        out_file.close()
+    # stdout to a file, not a pipe: a full pipe would block the child while we read stderr
+    with tempfile.TemporaryFile() as out_file:
+        try:
+            p = subprocess.Popen([sys.executable, "-m", *args], stdout=out_file, stderr=slave, cwd=ROOT)
+            os.close(slave)
+            err = b""
+            while True:  # read the terminal while the child runs (the child may block on a full pty)
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the child closed its end
+                    break
+                if not chunk:
+                    break
+                err += chunk
+            p.wait(timeout=120)
+            out_file.seek(0)
+            out = out_file.read()
+        finally:
+            os.close(master)
     return p.returncode, out, err.decode().replace("\r\n", "\n")
 
 

@@ -93,18 +93,19 @@ def test_prior_map_equals_scipy_optimize():
         m = q == k
         W = _dense_w(12, a[m], b[m], s[m])
 
-        def negobj(x):
+        def negobj(x, W):
             d = x[:, None] - x[None, :]
             return -(np.sum(W * -np.logaddexp(0, -d)) + alpha * np.sum(-np.logaddexp(0, -x) - np.logaddexp(0, x)))
 
-        def neggrad(x):
+        def neggrad(x, W):
             d = x[:, None] - x[None, :]
             P = 1 / (1 + np.exp(-d))
             G = W * (1 - P)
             g = G.sum(1) - G.sum(0) + alpha * (1 - 2 / (1 + np.exp(-x)))
             return -g
 
-        r = minimize(negobj, np.zeros(12), jac=neggrad, method="BFGS", options={"gtol": 1e-12, "maxiter": 10000})
+        r = minimize(negobj, np.zeros(12), args=(W,), jac=neggrad, method="BFGS",
+                     options={"gtol": 1e-12, "maxiter": 10000})
         x = res.score[res.offsets[k]:res.offsets[k + 1]]
         np.testing.assert_allclose(x, r.x - r.x.mean(), atol=1e-6)
         assert np.all(np.isfinite(x))

@@ -23,7 +23,8 @@ def _write(tmp_path, name, text):
 
 def _triples(j):
     return [
-        (j.queries[j.q[k]], j.docs[j.queries[j.q[k]]][j.a[k]], j.docs[j.queries[j.q[k]]][j.b[k]], j.score[k], j.weight[k])
+        (j.queries[j.q[k]], j.docs[j.queries[j.q[k]]][j.a[k]], j.docs[j.queries[j.q[k]]][j.b[k]], j.score[k],
+         j.weight[k])
         for k in range(len(j))
     ]
 
@@ -47,7 +48,8 @@ def test_jsonl_scores_votes_weights(tmp_path):
     ]) + "\n")
     assert detect_format(Path(p).read_text()) == "jsonl"
     j = read_judgments(p)
-    assert _triples(j) == [("q1", "d1", "d2", 1.0, 1.0), ("q1", "d2", "d3", 0.5, 2.0), ("7", "a", "b", pytest.approx(5 / 6), 1.0)]
+    assert _triples(j) == [("q1", "d1", "d2", 1.0, 1.0), ("q1", "d2", "d3", 0.5, 2.0),
+                           ("7", "a", "b", pytest.approx(5 / 6), 1.0)]
     jz = read_judgments(p, ties="zbench")
     assert jz.score[1] == 1.0 / 3.0 and jz.score[2] == 2.0 / 3.0
 
@@ -113,7 +115,8 @@ def test_trec_prefs(tmp_path):
 def test_xie(tmp_path):
     p = _write(tmp_path, "xie", "Query\tImage_pair\ttags\nq\tl.jpg,r.jpg\t-1\t1.0\t2\nq\tl.jpg,s.jpg\t0\t-2\t-1\n")
     j = read_judgments(p)
-    assert _triples(j) == [("q", "l.jpg", "r.jpg", pytest.approx(2 / 3), 1.0), ("q", "l.jpg", "s.jpg", pytest.approx(1 / 6), 1.0)]
+    assert _triples(j) == [("q", "l.jpg", "r.jpg", pytest.approx(2 / 3), 1.0),
+                           ("q", "l.jpg", "s.jpg", pytest.approx(1 / 6), 1.0)]
     with pytest.raises(InputError) as ei:
         read_judgments(_write(tmp_path, "x2", "q\tl,r\t1\t0\t1\nq\tl,r\t1\tx\t1\n"), "xie")
     assert ei.value.line == 2
@@ -196,7 +199,7 @@ def test_zbench_ai_scores_error_names_the_pair_line(tmp_path):
         read_judgments(p)
     lines = text.split("\n")
     # the third element starts on the third line that opens a pair object at indent 8
-    starts = [i + 1 for i, l in enumerate(lines) if l == "        {"]
+    starts = [i + 1 for i, line in enumerate(lines) if line == "        {"]
     assert ei.value.line == starts[2] and "scored_pairs[2]" in ei.value.message
     with pytest.raises(InputError) as ei:
         read_judgments(_write(tmp_path, "broken.json", text[:-40]), "zbench")
@@ -234,8 +237,8 @@ def test_cli_dataset_unknown_document_is_an_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", j2, "--dataset", ds],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "not in the dataset" in r.stderr
-    assert [l.split("\t")[0] for l in r.stdout.splitlines()[1:]] == ["t1", "t1", "t2", "t2"]
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()[1:]] == ["t1", "t1", "t2", "t2"]
     r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", j2, "--dataset", ds, "--compat", "zbench"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "ignored, as zbench does" in r.stderr
-    assert [l.split("\t")[0] for l in r.stdout.splitlines()[1:]] == ["t1", "t1"]
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()[1:]] == ["t1", "t1"]

@@ -114,7 +114,7 @@ def test_cli_tournament_resumable(tmp_path):
         req = run("next", "--state", state)
         if not req:
             break
-        lines = [l.split() for l in req.splitlines() if not l.startswith("#")]  # the request header
+        lines = [line.split() for line in req.splitlines() if not line.startswith("#")]  # the request header
         # judge: lower number wins, sent in two batches of clarke4 lines
         js = [f"{tp} {a} {b} {a if a < b else b}\n" for tp, a, b in lines]
         for k, part in enumerate((js[: len(js) // 2], js[len(js) // 2:])):

@@ -27,5 +27,5 @@ def test_default_fit_differs_from_zbench_where_it_should(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", str(d / "ai_scores.json.gz"),
                         "--dataset", str(d / "dataset.jsonl")], capture_output=True, text=True)
     assert r.returncode == 0
-    rows = [l.split("\t") for l in r.stdout.splitlines()[1:]]
+    rows = [line.split("\t") for line in r.stdout.splitlines()[1:]]
     assert [x[0] for x in rows].count("q_lim") == 15  # unjudged documents are listed too

@@ -31,9 +31,11 @@ plus a few MB (the file itself is never held when a path is given).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,22 +64,49 @@ def fast_columns(
         return None
     try:
         import pyarrow as pa
-        import pyarrow.csv as pcsv
     except ImportError:  # pragma: no cover
         return None
-    nparts = PARTS if size >= SPLIT_MIN else 1
-    scan = _raw_scan(data, nparts)
+    scan = _raw_scan(data, PARTS if size >= SPLIT_MIN else 1)
     if scan is None:
         return None
     nrows, delim, ncols, cuts = scan
     if ncols < min_fields or (max_fields is not None and ncols > max_fields):
         return None
+    from .tokenize import MAX_FIELD, column_budget
+
+    job = _ParseJob(
+        data=data, in_memory=in_memory, size=size, buf=pa.py_buffer(data) if in_memory else None,
+        opts=_arrow_options(delim, ncols, kinds), ncols=ncols, kinds=kinds,
+        out=_empty_columns(kinds, ncols, nrows), lock=threading.Lock(),
+        # wider: the general path refuses it by line
+        max_width=min(MAX_FIELD, column_budget(size) // max(nrows, 1)),
+    )
+    parts = _parts(size, nrows, cuts)
+    if len(parts) == 1:
+        ok = job.parse(parts[0])
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(parts)) as ex:
+            ok = all(list(ex.map(job.parse, parts)))
+    if size >= TRIM_MIN:  # malloc_trim costs ~0.3 ms a call: not worth it for small files
+        release_memory()
+    if not ok or nrows == 0:
+        return None
+    return job.out
+
+
+def _arrow_options(delim: str, ncols: int, kinds: dict[int, str]) -> dict:
+    """pyarrow's CSV options: fields ``f0..``, no quoting, kept kinds' types, nothing null."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
     names = [f"f{i}" for i in range(ncols)]
     types = {}
     for i, name in enumerate(names):
         kind = kinds.get(i)
         types[name] = pa.float64() if kind == "f8" else pa.int64() if kind == "i8" else pa.binary()
-    opts = dict(
+    return dict(
         read_options=pcsv.ReadOptions(column_names=names, block_size=BLOCK, use_threads=False),
         parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                         escape_char=False, newlines_in_values=False,
@@ -87,37 +116,60 @@ def fast_columns(
                                             quoted_strings_can_be_null=False),
         memory_pool=pa.system_memory_pool(),
     )
+
+
+def _empty_columns(kinds: dict[int, str], ncols: int, nrows: int) -> dict[int, np.ndarray]:
+    """The output arrays, one per kept column present in the file (bytes columns start 1 wide)."""
     out: dict[int, np.ndarray] = {}
     for i, kind in kinds.items():
         if i < ncols:
             out[i] = np.zeros(nrows, dtype="S1" if kind == "S" else np.float64 if kind == "f8" else np.int64)
-    # parts: (first byte, end byte, first row, end row)
+    return out
+
+
+def _parts(size: int, nrows: int, cuts: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """(first byte, end byte, first row, end row) of each part between the ``cuts``."""
     bounds = [(0, 0)] + cuts + [(size, nrows)]
-    parts = [(bounds[k][0], bounds[k + 1][0], bounds[k][1], bounds[k + 1][1]) for k in range(len(bounds) - 1)]
-    buf = pa.py_buffer(data) if in_memory else None
-    from .tokenize import MAX_FIELD, column_budget
+    return [(bounds[k][0], bounds[k + 1][0], bounds[k][1], bounds[k + 1][1]) for k in range(len(bounds) - 1)]
 
-    max_width = min(MAX_FIELD, column_budget(size) // max(nrows, 1))  # wider: the general path refuses it by line
-    lock = threading.Lock()
 
-    def run_part(part) -> bool:
+@dataclass
+class _ParseJob:
+    """One file's parse: what every part shares (the parts write disjoint rows of ``out``)."""
+
+    data: bytes | str | os.PathLike
+    in_memory: bool
+    size: int
+    buf: object  # pyarrow buffer of in-memory data
+    opts: dict
+    ncols: int
+    kinds: dict[int, str]
+    out: dict[int, np.ndarray]
+    lock: threading.Lock
+    max_width: int
+
+    def parse(self, part: tuple[int, int, int, int]) -> bool:
+        """Parse bytes ``b0:b1`` into rows ``r0:r1``; False = not regular (or a parse error)."""
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
         b0, b1, r0, r1 = part
         raw = None
-        if in_memory:
-            source = pa.BufferReader(buf.slice(b0, b1 - b0))
-        elif b0 == 0 and b1 == size:
-            source = os.fspath(data)
+        if self.in_memory:
+            source = pa.BufferReader(self.buf.slice(b0, b1 - b0))
+        elif b0 == 0 and b1 == self.size:
+            source = os.fspath(self.data)
         else:
-            raw = _ByteRange(os.fspath(data), b0, b1)
+            raw = _ByteRange(os.fspath(self.data), b0, b1)
             source = pa.PythonFile(raw, mode="r")
         try:
-            reader = pcsv.open_csv(source, **opts)
             row = r0
-            for batch in reader:
+            for batch in pcsv.open_csv(source, **self.opts):
                 n = batch.num_rows
                 if n == 0:
                     continue
-                if row + n > r1 or not _take_batch(batch, ncols, kinds, out, row, lock, max_width):
+                if row + n > r1 or not _take_batch(batch, self.ncols, self.kinds, self.out, row, self.lock,
+                                                   self.max_width):
                     return False
                 row += n
             return row == r1
@@ -128,19 +180,6 @@ def fast_columns(
                 source.close()
             if raw is not None:
                 raw.close()
-
-    if len(parts) == 1:
-        ok = run_part(parts[0])
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(len(parts)) as ex:
-            ok = all(list(ex.map(run_part, parts)))
-    if size >= TRIM_MIN:  # malloc_trim costs ~0.3 ms a call: not worth it for small files
-        release_memory()
-    if not ok or nrows == 0:
-        return None
-    return out
 
 
 PYARROW_MIN = 1 << 20  # smaller inputs: the general path (start-up of small commands)
@@ -183,7 +222,7 @@ class _ByteRange(io.RawIOBase):
 
     def __init__(self, path: str, start: int, end: int) -> None:
         super().__init__()
-        self._f = open(path, "rb", buffering=0)
+        self._f = io.FileIO(path, "rb")  # unbuffered, as open(path, "rb", buffering=0); closed by close()
         self._f.seek(start)
         self._left = end - start
 
@@ -209,81 +248,99 @@ def _raw_scan(data, nparts: int = 1) -> tuple[int, str, int, list[tuple[int, int
     ``cuts``: up to ``nparts - 1`` (byte offset, line index) pairs of line
     starts near equal fractions of the input, where a parallel parse can split it.
     """
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        size = len(data)
-        mv = memoryview(data)
-        chunks = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
-        fh = None
-    else:
-        try:
-            fh = open(data, "rb")
-        except OSError:
-            return None
-        size = os.fstat(fh.fileno()).st_size
-        chunks = iter(lambda: fh.read(_CHUNK), b"")
+    with contextlib.ExitStack() as stack:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            size = len(data)
+            mv = memoryview(data)
+            chunks = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
+        else:
+            try:
+                fh = stack.enter_context(open(data, "rb"))
+            except OSError:
+                return None
+            size = os.fstat(fh.fileno()).st_size
+            chunks = iter(lambda: fh.read(_CHUNK), b"")
+        return _scan_chunks(chunks, size, nparts)
+
+
+def _scan_chunks(chunks, size: int, nparts: int) -> tuple[int, str, int, list[tuple[int, int]]] | None:
+    """:func:`_raw_scan` over the input's successive chunks (``size`` bytes in all)."""
     targets = [size * k // nparts for k in range(1, nparts)]
     cuts: list[tuple[int, int]] = []
-    off = 0
-    try:
-        first = None
-        delim = other = 0
-        lines = 0
-        pending_cr = False
-        last = b""
-        for chunk in chunks:
-            if first is None:
-                head = bytes(chunk[:1 << 16])
-                if not head or head[:1] == b"#" or head[:1].isspace() or head[:3] == b"\xef\xbb\xbf" \
-                        or head[:2] == b"\x1f\x8b":
-                    return None
-                nl = head.find(b"\n")
-                if nl < 0 and len(chunk) > len(head):
-                    return None  # a first line longer than 64 kB: let the general path decide
-                first = head[: nl if nl >= 0 else len(head)].rstrip(b"\r")
-                has_tab, has_space = b"\t" in first, b" " in first
-                if not first or (has_tab and has_space):
-                    return None
-                delim, other = (9, 32) if has_tab else (32, 9)
-                ncols = len(first.split(b"\t" if has_tab else b" "))
-            a = np.frombuffer(chunk, dtype=np.uint8)
-            nl_count = int(np.count_nonzero(a == 10))
-            while targets and targets[0] < off + len(a):
-                j0 = max(targets[0] - off, 0)
-                j = j0 + int(np.argmax(a[j0:] == 10))
-                if a[j] != 10:
-                    targets[0] = off + len(a)  # no line end left in this chunk: look in the next
-                    break
-                targets.pop(0)
-                cut = off + j + 1
-                if cut < size and (not cuts or cut > cuts[-1][0]):
-                    cuts.append((cut, lines + int(np.count_nonzero(a[: j + 1] == 10))))
-            off += len(a)
-            lines += nl_count
-            low = int(np.count_nonzero(a < 14))
-            if low != nl_count + (int(np.count_nonzero(a == 9)) if delim == 9 else 0):
-                cr = np.flatnonzero(a == 13)
-                nbad = low - nl_count - len(cr) - (int(np.count_nonzero(a == 9)) if delim == 9 else 0)
-                if nbad:
-                    return None  # \t in a space file, \v, \f, NUL, other control bytes
-                inner = cr[cr < len(a) - 1]
-                if len(inner) and not bool((a[inner + 1] == 10).all()):
-                    return None
-            if pending_cr and a[0] != 10:
+    off = lines = 0
+    fmt = None  # (delimiter byte, the other white-space byte, fields) from the first line
+    pending_cr = False
+    last = b""
+    for chunk in chunks:
+        if fmt is None:
+            fmt = _first_line_format(chunk)
+            if fmt is None:
                 return None
-            pending_cr = bool(a[-1] == 13)
-            if other == 32 and bool((a == 32).any()):
-                return None
-            last = bytes(chunk[-1:])
-        if first is None:
+        a = np.frombuffer(chunk, dtype=np.uint8)
+        nl_count = int(np.count_nonzero(a == 10))
+        _find_cuts(a, off, lines, size, targets, cuts)
+        off += len(a)
+        lines += nl_count
+        if not _regular_bytes(a, nl_count, fmt[0], fmt[1]):
             return None
-        if pending_cr:
-            return None
-        if last != b"\n":
-            lines += 1
-        return lines, chr(delim), ncols, cuts
-    finally:
-        if fh is not None:
-            fh.close()
+        if pending_cr and a[0] != 10:
+            return None  # a \r ending the previous chunk, not followed by \n
+        pending_cr = bool(a[-1] == 13)
+        last = bytes(chunk[-1:])
+    if fmt is None or pending_cr:
+        return None
+    if last != b"\n":
+        lines += 1
+    return lines, chr(fmt[0]), fmt[2], cuts
+
+
+def _first_line_format(chunk) -> tuple[int, int, int] | None:
+    """(delimiter byte, the other white-space byte, number of fields) of the first line, or None
+    (a comment, leading white space, a BOM, gzip, both delimiters, a first line over 64 kB)."""
+    head = bytes(chunk[:1 << 16])
+    if not head or head[:1] == b"#" or head[:1].isspace() or head[:3] == b"\xef\xbb\xbf" \
+            or head[:2] == b"\x1f\x8b":
+        return None
+    nl = head.find(b"\n")
+    if nl < 0 and len(chunk) > len(head):
+        return None  # a first line longer than 64 kB: let the general path decide
+    first = head[: nl if nl >= 0 else len(head)].rstrip(b"\r")
+    has_tab, has_space = b"\t" in first, b" " in first
+    if not first or (has_tab and has_space):
+        return None
+    delim, other = (9, 32) if has_tab else (32, 9)
+    return delim, other, len(first.split(b"\t" if has_tab else b" "))
+
+
+def _find_cuts(a: np.ndarray, off: int, lines: int, size: int, targets: list[int],
+               cuts: list[tuple[int, int]]) -> None:
+    """Append to ``cuts`` the line starts after the ``targets`` offsets that fall in chunk ``a``
+    (at byte ``off``, line ``lines``); a target with no line end left in ``a`` moves to the next chunk."""
+    while targets and targets[0] < off + len(a):
+        j0 = max(targets[0] - off, 0)
+        j = j0 + int(np.argmax(a[j0:] == 10))
+        if a[j] != 10:
+            targets[0] = off + len(a)  # no line end left in this chunk: look in the next
+            break
+        targets.pop(0)
+        cut = off + j + 1
+        if cut < size and (not cuts or cut > cuts[-1][0]):
+            cuts.append((cut, lines + int(np.count_nonzero(a[: j + 1] == 10))))
+
+
+def _regular_bytes(a: np.ndarray, nl_count: int, delim: int, other: int) -> bool:
+    """No control byte but \\n, the tab delimiter and \\r before \\n (\\t in a space file, \\v, \\f,
+    NUL...), and no space in a tab file."""
+    low = int(np.count_nonzero(a < 14))
+    tabs = int(np.count_nonzero(a == 9)) if delim == 9 else 0
+    if low != nl_count + tabs:
+        cr = np.flatnonzero(a == 13)
+        if low - nl_count - len(cr) - tabs:
+            return False
+        inner = cr[cr < len(a) - 1]
+        if len(inner) and not bool((a[inner + 1] == 10).all()):
+            return False
+    return not (other == 32 and bool((a == 32).any()))
 
 
 def _binary_parts(col) -> tuple[np.ndarray, np.ndarray]:
@@ -323,12 +380,11 @@ def release_memory() -> None:
     trim the columns we dropped stay resident and add to the peak of what
     follows.
     """
+    import contextlib
     import ctypes
     import sys
 
     if not sys.platform.startswith("linux"):
         return
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass

@@ -80,67 +80,90 @@ def detect_format(text: str, name: str = "<input>") -> str:
     """
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        first = stripped.split("\n", 1)[0]
-        if '"scored_pairs"' in stripped[:2000] and not _is_json_line(first):
-            return "zbench"
-        if '"scored_pairs"' in first:
-            return "zbench"
-        return "jsonl"
-    samples = []
-    for no, line in _lines(text):
-        if line.strip() and not line.lstrip().startswith("#"):
-            samples.append((no, line))
-        if len(samples) >= 50:
-            break
-    if not samples:
-        raise InputError(name, 0, "empty judgment file: cannot detect its format (use --format)")
+        return _json_format(stripped)
+    samples = _sample_lines(text, name)
     no0, first = samples[0]
     if first.startswith("@"):
         return "llmlog"
     tabs = first.split("\t")
     if first.startswith("Query\t") or (len(tabs) >= 3 and "," in tabs[1]):
         return "xie"
-    return _detect_columns(samples, name)
-
-
-def _detect_columns(samples: list[tuple[int, str]], name: str) -> str:
-    """The format of white-space separated judgment lines ``samples`` ((line number, line)), by field count."""
-    # the field count of most sample lines decides; a line with another count
-    # is then reported (with its number) by the format's reader
-    from collections import Counter
-
-    no0, first = samples[0]
-    tally = Counter(len(line.split()) for _, line in samples).most_common()
-    n = tally[0][0]
-    if len(tally) > 1 and tally[1][1] == tally[0][1]:
-        n = len(first.split())
+    n = _usual_field_count(samples, first)
     fits = [(no, line.split()) for no, line in samples if len(line.split()) == n]
-    fields = [f for _, f in fits]
     if n == 5:
         return "trecprefs"
     if n == 3:
-        if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
-            raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
-                                        "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
-                                        "--format clarke3 if these are judgments")
-        return "clarke3"
-    bad_no = next((no for no, line in samples if len(line.split()) != n), no0)
+        return _three_field_format([f for _, f in fits], name, no0)
     if n == 4:
-        if all(f[3] in (f[1], f[2]) for f in fields):
-            return "clarke4"
-        if all(_small_number(f[3]) for f in fields):
-            if len({f[1] for f in fields}) == 1 or not all(f[3].lstrip("+-") in "012" for f in fields):
-                raise InputError(name, no0, "this looks like TREC qrels ('qid iter docno grade'), not pairwise "
-                                            "judgments; give --format carterette if it is Carterette's "
-                                            "'QID DOC1 DOC2 PREF'")
-            return "carterette"
+        fmt = _four_field_format([f for _, f in fits], name, no0)
+        if fmt is not None:
+            return fmt
         bad_no = next(no for no, f in fits if f[3] not in (f[1], f[2]) and not f[3].lstrip("+-").isdigit())
+    else:
+        bad_no = next((no for no, line in samples if len(line.split()) != n), no0)
     raise InputError(
         name, bad_no,
         "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
         "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
         "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
     )
+
+
+def _json_format(stripped: str) -> str:
+    """zbench (a JSON object holding ``scored_pairs``) or JSON lines, for text starting with ``{``."""
+    first = stripped.split("\n", 1)[0]
+    if '"scored_pairs"' in stripped[:2000] and not _is_json_line(first):
+        return "zbench"
+    if '"scored_pairs"' in first:
+        return "zbench"
+    return "jsonl"
+
+
+def _sample_lines(text: str, name: str, most: int = 50) -> list[tuple[int, str]]:
+    """(line number, line) of the first ``most`` lines that are neither blank nor comments."""
+    samples = []
+    for no, line in _lines(text):
+        if line.strip() and not line.lstrip().startswith("#"):
+            samples.append((no, line))
+        if len(samples) >= most:
+            break
+    if not samples:
+        raise InputError(name, 0, "empty judgment file: cannot detect its format (use --format)")
+    return samples
+
+
+def _usual_field_count(samples: list[tuple[int, str]], first: str) -> int:
+    """The field count of most sample lines (the first line's on a tie); a line with another
+    count is then reported (with its number) by the format's reader."""
+    from collections import Counter
+
+    tally = Counter(len(line.split()) for _, line in samples).most_common()
+    if len(tally) > 1 and tally[1][1] == tally[0][1]:
+        return len(first.split())
+    return tally[0][0]
+
+
+def _three_field_format(fields: list[list[str]], name: str, no0: int) -> str:
+    """clarke3, unless every third field is grade-like ('topic docno grade': ambiguous, refused)."""
+    if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
+        raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
+                                    "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
+                                    "--format clarke3 if these are judgments")
+    return "clarke3"
+
+
+def _four_field_format(fields: list[list[str]], name: str, no0: int) -> str | None:
+    """clarke4 (the last field repeats the 2nd or 3rd), carterette (a preference -2..2; TREC
+    qrels refused), or None (neither)."""
+    if all(f[3] in (f[1], f[2]) for f in fields):
+        return "clarke4"
+    if all(_small_number(f[3]) for f in fields):
+        if len({f[1] for f in fields}) == 1 or not all(f[3].lstrip("+-") in "012" for f in fields):
+            raise InputError(name, no0, "this looks like TREC qrels ('qid iter docno grade'), not pairwise "
+                                        "judgments; give --format carterette if it is Carterette's "
+                                        "'QID DOC1 DOC2 PREF'")
+        return "carterette"
+    return None
 
 
 def _small_number(tok: str) -> bool:
@@ -351,10 +374,10 @@ def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
             continue
         if len(f) != 3:
             raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
-        t, w, lo = f
-        if w == lo:
-            raise InputError(name, no, f"winner and loser are the same document {w!r}")
-        out.add(t, w, lo, 0.0)
+        topic, winner, loser = f
+        if winner == loser:
+            raise InputError(name, no, f"winner and loser are the same document {winner!r}")
+        out.add(topic, winner, loser, 0.0)
 
 
 def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:

@@ -60,17 +60,19 @@ def read_ordering(path: str | os.PathLike[str], key: str | None = None) -> tuple
             return _read_eval_table(name, content, key, sep)
     if key:
         raise UsageError(f"{name}: a key ({key!r}) is only meaningful for pref_aggregate JSON lines")
+    return _read_text(name, content)
+
+
+def _read_text(name: str, content: list) -> tuple[dict[str, float], str]:
+    """``system score`` lines (an optional header first) or ``system`` lines, best first."""
     scores: dict[str, float] = {}
     ncols = None
     for k, (line, ln) in enumerate(content):
         fields = ln.split()
         if len(fields) > 2:
             raise InputError(name, line, f"expected 'system score' or 'system', got {len(fields)} fields")
-        if k == 0 and len(fields) == 2:
-            try:
-                float(fields[1])
-            except ValueError:
-                continue  # header
+        if k == 0 and len(fields) == 2 and not _is_float(fields[1]):
+            continue  # header
         if ncols is None:
             ncols = len(fields)
         elif len(fields) != ncols:
@@ -78,22 +80,49 @@ def read_ordering(path: str | os.PathLike[str], key: str | None = None) -> tuple
         sysname = fields[0]
         if sysname in scores:
             raise InputError(name, line, f"system {sysname!r} appears twice")
-        if ncols == 2:
-            try:
-                v = float(fields[1])
-            except ValueError:
-                raise InputError(name, line, f"expected a number as score, got {fields[1]!r}") from None
-            if v != v:
-                raise InputError(name, line, "expected a number as score, got NaN")
-            scores[sysname] = v
-        else:
-            scores[sysname] = -float(len(scores))
+        scores[sysname] = _score(fields[1], name, line) if ncols == 2 else -float(len(scores))
     if not scores:
         raise InputError(name, 0, "no systems found")
     return scores, ("system score" if ncols == 2 else "list of systems, best first")
 
 
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _score(text: str, name: str, line: int) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise InputError(name, line, f"expected a number as score, got {text!r}") from None
+    if v != v:
+        raise InputError(name, line, "expected a number as score, got NaN")
+    return v
+
+
 def _read_aggregate(name: str, content: list, key: str | None) -> tuple[dict[str, float], str]:
+    """The ordering ``key`` of the first summary line of ``pref_aggregate`` JSON lines."""
+    line, obj, n_summary = _summary_line(name, content)
+    lists: dict[str, list] = {}
+    for m, v in obj.items():
+        if m in ("qid", "sample") or not isinstance(v, dict):
+            continue
+        for lk, lv in v.items():
+            if isinstance(lv, list):
+                lists[f"{m}:{lk}"] = lv
+    if not lists:
+        raise InputError(name, line, "the summary line holds no ordering (expected e.g. {\"ndcg\": {\"mean\": [...]}})")
+    chosen = _choose_list(name, lists, key)
+    desc = f"pref_aggregate {chosen}" + (f", sample {obj.get('sample')}" if n_summary > 1 else "")
+    return _from_list(lists[chosen], name, line), desc
+
+
+def _summary_line(name: str, content: list) -> tuple[int, dict, int]:
+    """(line number, object) of the first ``"qid": "all"`` line, and how many such lines there are."""
     summary = None
     n_summary = 0
     for line, ln in content:
@@ -109,29 +138,22 @@ def _read_aggregate(name: str, content: list, key: str | None) -> tuple[dict[str
                 summary = (line, obj)
     if summary is None:
         raise InputError(name, 0, "no summary line (\"qid\": \"all\") found; expected pref_aggregate output")
-    line, obj = summary
-    lists: dict[str, list] = {}
-    for m, v in obj.items():
-        if m in ("qid", "sample") or not isinstance(v, dict):
-            continue
-        for lk, lv in v.items():
-            if isinstance(lv, list):
-                lists[f"{m}:{lk}"] = lv
-    if not lists:
-        raise InputError(name, line, "the summary line holds no ordering (expected e.g. {\"ndcg\": {\"mean\": [...]}})")
+    return summary[0], summary[1], n_summary
+
+
+def _choose_list(name: str, lists: dict[str, list], key: str | None) -> str:
+    """``MEASURE:LIST`` picked by ``key`` (``MEASURE:LIST``, or ``MEASURE`` if it has one list;
+    None if the file holds one list)."""
     if key is None:
         if len(lists) != 1:
             raise UsageError(f"{name} holds several orderings ({', '.join(lists)}); choose one with --key-a/--key-b")
-        chosen = next(iter(lists))
-    elif key in lists:
-        chosen = key
-    else:
-        cands = [k for k in lists if k.split(":", 1)[0] == key]
-        if len(cands) != 1:
-            raise UsageError(f"{name}: no single ordering named {key!r} (available: {', '.join(lists)})")
-        chosen = cands[0]
-    desc = f"pref_aggregate {chosen}" + (f", sample {obj.get('sample')}" if n_summary > 1 else "")
-    return _from_list(lists[chosen], name, line), desc
+        return next(iter(lists))
+    if key in lists:
+        return key
+    cands = [k for k in lists if k.split(":", 1)[0] == key]
+    if len(cands) != 1:
+        raise UsageError(f"{name}: no single ordering named {key!r} (available: {', '.join(lists)})")
+    return cands[0]
 
 
 def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> tuple[dict[str, float], str]:

@@ -100,39 +100,50 @@ def _records_slow(data: bytes, src: str):
     for ln, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
-        except _Duplicate as err:
-            raise InputError(src, ln, f"key {err} appears twice in the object") from None
-        except ValueError:
-            raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
-        if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
-            raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")
-        if _bad_sample(obj["sample"]):
-            raise InputError(src, ln, f"sample: expected an integer >= 0, got {json.dumps(obj['sample'])}")
-        for k in ("qid", "runi", "runj", "run"):
-            if k in obj and not isinstance(obj[k], str):
-                raise InputError(src, ln, f"{k}: expected a string, got {json.dumps(obj[k])}")
+        obj = _checked_object(raw, src, ln)
         if obj["qid"] == "all":
             continue
         kind = obj.get("type")
         vals = {k: v for k, v in obj.items() if k not in ID_KEYS}
-        try:
-            if kind == "preference":
-                ab = (str(obj["runi"]), str(obj["runj"]))
-                if ab[0] == ab[1]:
-                    raise InputError(src, ln, f"runi and runj are the same run {ab[0]!r}")
-            elif kind == "metric":
-                ab = (str(obj["run"]), None)
-            else:
-                raise InputError(src, ln, f"unknown line type {kind!r} (expected preference or metric)")
-        except KeyError as err:
-            raise InputError(src, ln, f"missing key {err}") from None
+        run_a, run_b = _line_runs(obj, kind, src, ln)
         for k, v in vals.items():
             if not _is_number(v, kind):
                 raise InputError(src, ln, f"{k}: expected a number, got {json.dumps(v)} (a finite JSON number)")
-        out.append((ln, kind, obj["sample"], str(obj["qid"]), ab[0], ab[1], vals))
+        out.append((ln, kind, obj["sample"], str(obj["qid"]), run_a, run_b, vals))
     return out
+
+
+def _checked_object(raw: bytes, src: str, ln: int) -> dict:
+    """Line ``ln`` as a JSON object with no repeated key, a ``qid`` and a ``sample`` id, and string ids."""
+    try:
+        obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+    except _Duplicate as err:
+        raise InputError(src, ln, f"key {err} appears twice in the object") from None
+    except ValueError:
+        raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
+    if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
+        raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")
+    if _bad_sample(obj["sample"]):
+        raise InputError(src, ln, f"sample: expected an integer >= 0, got {json.dumps(obj['sample'])}")
+    for k in ("qid", "runi", "runj", "run"):
+        if k in obj and not isinstance(obj[k], str):
+            raise InputError(src, ln, f"{k}: expected a string, got {json.dumps(obj[k])}")
+    return obj
+
+
+def _line_runs(obj: dict, kind, src: str, ln: int) -> tuple[str, str | None]:
+    """(runi, runj) of a preference line, (run, None) of a metric line."""
+    try:
+        if kind == "preference":
+            ab = (str(obj["runi"]), str(obj["runj"]))
+            if ab[0] == ab[1]:
+                raise InputError(src, ln, f"runi and runj are the same run {ab[0]!r}")
+            return ab
+        if kind == "metric":
+            return str(obj["run"]), None
+    except KeyError as err:
+        raise InputError(src, ln, f"missing key {err}") from None
+    raise InputError(src, ln, f"unknown line type {kind!r} (expected preference or metric)")
 
 
 def _parse_all(data: bytes) -> list | None:
@@ -215,62 +226,92 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
     bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
     for kind, c in table.items():
         idx = order[bounds[c]:bounds[c + 1]]
-        gobjs = [objs[i] for i in idx.tolist()]
         try:
-            qid = list(map(itemgetter("qid"), gobjs))
-            sample = list(map(itemgetter("sample"), gobjs))
-        except KeyError:
+            group = _group_columns(kind, [objs[i] for i in idx.tolist()])
+        except _Unusual:
             return -1
-        n_all = qid.count("all")
-        if n_all == len(qid):
+        if group is None:  # summary lines only
             continue
-        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
-        if need is None:
-            return -1
-        keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
-        sel = np.flatnonzero(keep)
-        kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
-        if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
-            return -1
-        vkeys = [k for k in kt if k not in ID_KEYS]
-        try:
-            col = {k: list(map(itemgetter(k), gobjs)) for k in need}
-            # all value columns at once: one tuple per line, one numpy conversion
-            rows = list(map(itemgetter(*vkeys), gobjs)) if vkeys else []
-        except KeyError:  # same number of keys, other names
-            return -1
-        if n_all:
-            ks = sel.tolist()
-            qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
-            col = {k: [v[i] for i in ks] for k, v in col.items()}
-            rows = [rows[i] for i in ks] if vkeys else rows
-        if not set(map(type, sample)) <= {int, str, float}:
-            return -1
-        vals = {}
-        if vkeys:
-            # numbers only: Python ints / floats / bools give an int, float or bool
-            # array (each value converted as float() would); anything else (str,
-            # None, objects, ints beyond 64 bits) another dtype → the slow parser
-            try:
-                mat = np.array(rows)
-            except (ValueError, TypeError, OverflowError):
-                return -1
-            want = (len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)
-            if mat.dtype.kind not in "fiub" or mat.shape != want:
-                return -1
-            mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
-            for j, k in enumerate(vkeys):
-                vals[k] = (np.ascontiguousarray(mat[:, j]), np.ones(len(rows), bool))
-        n0 = line0 + int(idx[sel[0]])
-        for pos, k in enumerate(vkeys):
+        keep, first_row, samples, qids, run_a, run_b, vals = group
+        n0 = line0 + int(idx[first_row])
+        for pos, k in enumerate(vals):
             if k not in first or (n0, pos) < first[k]:
                 first[k] = (n0, pos)
         if kind == "metric":
-            metric_keys.update(vkeys)
-        b = list(map(str, col[need[1]])) if kind == "preference" else None
-        parts.append((line0 + idx.astype(np.int64)[keep], kind, sample, list(map(str, qid)),
-                      list(map(str, col[need[0]])), b, vals))
+            metric_keys.update(vals)
+        parts.append((line0 + idx.astype(np.int64)[keep], kind, samples, qids, run_a, run_b, vals))
     return len(objs)  # = the chunk's lines (checked by _parse_all)
+
+
+class _Unusual(Exception):
+    """A group of lines the chunked fast path does not take: the line-by-line parser decides."""
+
+
+def _group_columns(kind, gobjs: list[dict]):
+    """The per-query lines of one ``type`` in a chunk as columns, or None if all are summaries.
+
+    Returns ``(keep, first_row, samples, qids, a, b, vals)``: ``keep`` masks the
+    per-query lines (``"qid"`` not ``"all"``), ``first_row`` is the group's first
+    of them; ``a``/``b`` the runi/runj (or run, None) strings; ``vals`` one float64
+    column per measure key, in the key order of the first per-query line. Raises
+    :class:`_Unusual` for a missing key, lines with other keys, a non-number value.
+    """
+    try:
+        qid = list(map(itemgetter("qid"), gobjs))
+        sample = list(map(itemgetter("sample"), gobjs))
+    except KeyError:
+        raise _Unusual from None
+    n_all = qid.count("all")
+    if n_all == len(qid):
+        return None
+    need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+    if need is None:
+        raise _Unusual
+    keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
+    sel = np.flatnonzero(keep)
+    kt = tuple(gobjs[int(sel[0])])  # key order of the first per-query line
+    if set(map(len, gobjs)) != {len(kt)} or any(k not in kt for k in need):
+        raise _Unusual
+    vkeys = [k for k in kt if k not in ID_KEYS]
+    try:
+        col = {k: list(map(itemgetter(k), gobjs)) for k in need}
+        # all value columns at once: one tuple per line, one numpy conversion
+        rows = list(map(itemgetter(*vkeys), gobjs)) if vkeys else []
+    except KeyError:  # same number of keys, other names
+        raise _Unusual from None
+    if n_all:
+        ks = sel.tolist()
+        qid, sample = [qid[i] for i in ks], [sample[i] for i in ks]
+        col = {k: [v[i] for i in ks] for k, v in col.items()}
+        rows = [rows[i] for i in ks] if vkeys else rows
+    if not set(map(type, sample)) <= {int, str, float}:
+        raise _Unusual
+    vals = _value_columns(rows, vkeys)
+    run_b = list(map(str, col[need[1]])) if kind == "preference" else None
+    return keep, int(sel[0]), sample, list(map(str, qid)), list(map(str, col[need[0]])), run_b, vals
+
+
+def _value_columns(rows: list, vkeys: list[str]) -> dict:
+    """``{key: (float64 values, has)}`` from one tuple (or value) per line.
+
+    Numbers only: Python ints / floats / bools give an int, float or bool
+    array (each value converted as float() would); anything else (str, None,
+    objects, ints beyond 64 bits) another dtype → :class:`_Unusual`.
+    """
+    vals: dict = {}
+    if not vkeys:
+        return vals
+    try:
+        mat = np.array(rows)
+    except (ValueError, TypeError, OverflowError):
+        raise _Unusual from None
+    want = (len(rows), len(vkeys)) if len(vkeys) > 1 else (len(rows),)
+    if mat.dtype.kind not in "fiub" or mat.shape != want:
+        raise _Unusual
+    mat = mat.reshape(len(rows), len(vkeys)).astype(np.float64, copy=False)
+    for j, k in enumerate(vkeys):
+        vals[k] = (np.ascontiguousarray(mat[:, j]), np.ones(len(rows), bool))
+    return vals
 
 
 def _parts_of_records(recs: list) -> tuple[list, list, set]:
@@ -391,53 +432,68 @@ def _read_scanned(data) -> PrefFile | None:
     first: dict[str, tuple[int, int]] = {}
     metric_keys: set = set()
     groups: list = []  # (kind, sample, line numbers, qid codes, a codes, b codes | None, {key: values})
-    for sh in shapes:
-        c = sh.cols
-        if "qid" not in c or "sample" not in c or c["qid"].kind != "s":
-            return None
-        qid = sh.values("qid")
-        keep = qid != all_code
-        if not keep.any():
-            continue
-        if "type" not in c or c["type"].kind != "s":
-            return None
-        rows = slice(None) if keep.all() else np.flatnonzero(keep)
-        typ = sh.values("type", rows)
-        vkeys = [k for k in sh.keys if k not in ID_KEYS]
-        if any(c[k].kind != "n" for k in vkeys):
-            return None
-        for t in _distinct(typ).tolist():
-            kind = strtab[t]
-            need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
-            if need is None or any(k not in c or c[k].kind != "s" for k in need):
-                return None
-            r = rows if (typ == t).all() else np.flatnonzero(keep)[typ == t]
-            n0 = int(sh.lines[r][0])
-            for pos, k in enumerate(vkeys):
-                if k not in first or (n0, pos) < first[k]:
-                    first[k] = (n0, pos)
-            if kind == "metric":
-                metric_keys.update(vkeys)
-            scol = c["sample"]
-            svals = sh.values("sample", r)
-            if scol.kind == "s":
-                conv = strtab.__getitem__
-            elif scol.integers:
-                if np.abs(svals).max() >= 2.0 ** 53:
-                    return None
-                conv = int
-            else:
-                conv = float
-            us = _distinct(svals)
-            for s in us.tolist():
-                rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
-                num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
-                groups.append((kind, conv(s), sh.lines[rs], sh.values("qid", rs), sh.values(need[0], rs),
-                               sh.values(need[1], rs) if kind == "preference" else None,
-                               {k: num[:, c[k].index] for k in vkeys}))
+    try:
+        for sh in shapes:
+            _shape_groups(sh, strtab, all_code, first, metric_keys, groups)
+    except _Unusual:
+        return None
     if not groups:
         return None  # the Python reader reports the empty file
-    # code tables: strings in order of first use in the file (code numbering never reaches the output)
+    return _scanned_file(groups, strtab, first, metric_keys)
+
+
+def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys: set, groups: list) -> None:
+    """Append the groups (one per type and sample) of the lines of one key shape of the scanner."""
+    c = sh.cols
+    if "qid" not in c or "sample" not in c or c["qid"].kind != "s":
+        raise _Unusual
+    keep = sh.values("qid") != all_code
+    if not keep.any():
+        return
+    if "type" not in c or c["type"].kind != "s":
+        raise _Unusual
+    rows = slice(None) if keep.all() else np.flatnonzero(keep)
+    typ = sh.values("type", rows)
+    vkeys = [k for k in sh.keys if k not in ID_KEYS]
+    if any(c[k].kind != "n" for k in vkeys):
+        raise _Unusual
+    for t in _distinct(typ).tolist():
+        kind = strtab[t]
+        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+        if need is None or any(k not in c or c[k].kind != "s" for k in need):
+            raise _Unusual
+        r = rows if (typ == t).all() else np.flatnonzero(keep)[typ == t]
+        n0 = int(sh.lines[r][0])
+        for pos, k in enumerate(vkeys):
+            if k not in first or (n0, pos) < first[k]:
+                first[k] = (n0, pos)
+        if kind == "metric":
+            metric_keys.update(vkeys)
+        svals = sh.values("sample", r)
+        conv = _sample_type(c["sample"], svals, strtab)
+        us = _distinct(svals)
+        for s in us.tolist():
+            rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
+            num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
+            groups.append((kind, conv(s), sh.lines[rs], sh.values("qid", rs), sh.values(need[0], rs),
+                           sh.values(need[1], rs) if kind == "preference" else None,
+                           {k: num[:, c[k].index] for k in vkeys}))
+
+
+def _sample_type(scol, svals: np.ndarray, strtab: list[str]):
+    """The conversion of the scanner's sample values: a string code, an int, or a float."""
+    if scol.kind == "s":
+        return strtab.__getitem__
+    if scol.integers:
+        if np.abs(svals).max() >= 2.0 ** 53:
+            raise _Unusual
+        return int
+    return float
+
+
+def _scanned_file(groups: list, strtab: list[str], first: dict, metric_keys: set) -> PrefFile:
+    """The scanner's groups with code tables of the strings in order of first use in the file
+    (code numbering never reaches the output)."""
     qused = _distinct(np.concatenate([g[3] for g in groups]))
     rused = _distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
     qmap = np.full(len(strtab), -1, dtype=np.int64)

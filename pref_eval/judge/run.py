@@ -260,8 +260,8 @@ class Session:
 
         path = self.setup.state
         stuck = 0
+        t = load_state(path)  # then kept in memory: what is written is what a reload would rebuild
         while True:
-            t = load_state(path)
             self.pair_state = t
             req = next_batch(t)
             if not req:
@@ -283,7 +283,6 @@ class Session:
             summary = add_batch(t, judgment_batch(rows), f"{path} (a batch judged by zelo_judge)", "jsonl")
             with output_file(path, inputs=self.state_inputs()) as out:
                 out.write(t.to_json())
-            self.pair_state = t
             stuck = stuck + 1 if summary is None or not summary["used"] or t.progress() == before else 0
             if stuck >= MAX_STALLED_STAGES:
                 from ..errors import EvaluationError

@@ -202,7 +202,7 @@ def pair_summaries(res: PrefResult, m) -> np.ndarray:
     whose summary is not a mean (``gm_map``, ``gm_bpref``), the difference of the runs' summaries."""
     if m.is_metric and _aggregate(m) != "mean":
         s = run_summaries(res, m)
-        return s[res.I] - s[res.J]
+        return s[res.run_i] - s[res.run_j]
     return summary_means(res.pair_values(m.key))
 
 
@@ -211,14 +211,14 @@ def _template(head: str, keys: list[str]) -> str:
     return head + body + "}\n"
 
 
-def _query_layout(I: np.ndarray, R: int, with_metrics: bool) -> tuple[np.ndarray, np.ndarray]:
+def _query_layout(run_i: np.ndarray, R: int, with_metrics: bool) -> tuple[np.ndarray, np.ndarray]:
     """Positions of one query's lines: (preference lines (P,), metric lines (R,) or empty).
 
     Sort keys (run i, preference before metric, pair index): for each run i
     its lines (i, j), then its metric line.
     """
-    P = len(I)
-    ki = [I]
+    P = len(run_i)
+    ki = [run_i]
     kt = [np.zeros(P, np.int64)]
     kp = [np.arange(P)]
     if with_metrics:
@@ -249,14 +249,14 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     metric_keys = [m.key for m in res.measures if m.is_metric]
     jruns = [json.dumps(r) for r in res.runs]
     sample = str(res.sample)
-    P, nq, R = len(res.I), len(res.qids), len(res.runs)
+    P, nq, R = len(res.run_i), len(res.qids), len(res.runs)
     if per_query and nq and (P or metric_keys):
-        pos_p, pos_m = _query_layout(res.I, R, bool(metric_keys))
+        pos_p, pos_m = _query_layout(res.run_i, R, bool(metric_keys))
         per_q = len(pos_p) + len(pos_m)
         qhead = np.array(['{"qid": ' + json.dumps(q) for q in res.qids], dtype=object)
         tail = ', "sample": ' + sample
         phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
-                          for i, j in zip(res.I.tolist(), res.J.tolist(), strict=False)], dtype=object)
+                          for i, j in zip(res.run_i.tolist(), res.run_j.tolist(), strict=False)], dtype=object)
         mhead = np.array([f', "run": {r}{tail}, "type": "metric"' for r in jruns], dtype=object)
         pvals = [(k, res.pair_values(k), res.ties.get(k)) for k in keys]
         step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(keys))))
@@ -290,7 +290,7 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
         sums = [_literals(pair_summaries(res, m)) for m in res.measures]
-        ri, rj = [jruns[int(i)] for i in res.I], [jruns[int(j)] for j in res.J]
+        ri, rj = [jruns[int(i)] for i in res.run_i], [jruns[int(j)] for j in res.run_j]
         yield "".join(stpl % t for t in zip(ri, rj, *sums, strict=False))
     if means and nq and metric_keys:
         atpl = _template('{"qid": "all", "run": %s, "sample": ' + sample + ', "type": "metric"', metric_keys)
@@ -318,8 +318,8 @@ def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tu
     for m in res.measures:
         vals = res.pair_values(m.key)
         means = pair_summaries(res, m)
-        for p in range(len(res.I)):
-            ri, rj = res.runs[int(res.I[p])], res.runs[int(res.J[p])]
+        for p in range(len(res.run_i)):
+            ri, rj = res.runs[int(res.run_i[p])], res.runs[int(res.run_j[p])]
             if per_query:
                 for q, qid in enumerate(res.qids):
                     v = vals[p, q]

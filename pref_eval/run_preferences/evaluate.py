@@ -55,22 +55,34 @@ def reference_index(reference: str | None, names: list[str], paths: list[str],
 class PrefResult:
     """Results of one sample.
 
-    ``qids`` evaluation order; ``runs`` run ids; ``I``/``J`` the pairs;
-    ``prefs[key]`` (P, nq) preference values (``int`` dtype for the lexi
-    signs); ``ties[key]`` exact-tie masks for rrlexiprecision;
-    ``metrics[key]`` (R, nq) values and ``diffs[key]`` (P, nq) differences.
+    ``qids`` evaluation order; ``runs`` run ids; ``run_i``/``run_j`` the
+    pairs (indices into ``runs``; the output's ``runi``/``runj``; ``I``/``J``
+    are the former names, kept as read-only aliases); ``prefs[key]`` (P, nq)
+    preference values (``int`` dtype for the lexi signs); ``ties[key]``
+    exact-tie masks for rrlexiprecision; ``metrics[key]`` (R, nq) values and
+    ``diffs[key]`` (P, nq) differences.
     """
 
     qids: list[str]
     runs: list[str]
-    I: np.ndarray  # noqa: E741 (the pairs: I[k] vs J[k], a public field)
-    J: np.ndarray
+    run_i: np.ndarray
+    run_j: np.ndarray
     measures: list[PrefMeasure]
     prefs: dict = field(default_factory=dict)
     ties: dict = field(default_factory=dict)
     metrics: dict = field(default_factory=dict)
     diffs: dict = field(default_factory=dict)
     sample: int = 0
+
+    @property
+    def I(self) -> np.ndarray:  # noqa: E743  the former field name (exported in run_preferences.__all__), kept
+        """Former name of :attr:`run_i`."""
+        return self.run_i
+
+    @property
+    def J(self) -> np.ndarray:
+        """Former name of :attr:`run_j`."""
+        return self.run_j
 
     def pair_values(self, key: str) -> np.ndarray:
         return self.prefs[key] if key in self.prefs else self.diffs[key]
@@ -144,11 +156,11 @@ def evaluate_preferences(
         raise UsageError(f"two run files have the same run id {', '.join(dup)} "
                          "(pref_eval.py silently dropped one); rename one of them")
     rv: RelVectors = build_vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)
-    I, J = pairs_of(len(runs), reference)  # noqa: E741
-    res = PrefResult(qids=rv.qids, runs=list(names), I=I, J=J, measures=measures, sample=sample)
+    run_i, run_j = pairs_of(len(runs), reference)
+    res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample)
     bases = {m.base for m in measures if m.kind == "pref"}
-    rpp = rpp_family(rv, I, J, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
-    lex = lexicographic(rv, I, J, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
+    rpp = rpp_family(rv, run_i, run_j, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
+    lex = lexicographic(rv, run_i, run_j, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
     reg = [m for m in measures if m.kind == "registry"]
     reg_results = _registry_results(pq, runs, reg, topk) if reg else None
     for m in measures:
@@ -164,7 +176,7 @@ def evaluate_preferences(
                 full_q = np.unique(pq.full.qid)
                 mv = registry_values(m, reg_results, np.searchsorted(full_q, pq.qorder))
             res.metrics[m.key] = mv.value
-            res.diffs[m.key] = mv.diff(I, J)
+            res.diffs[m.key] = mv.diff(run_i, run_j)
     return res
 
 

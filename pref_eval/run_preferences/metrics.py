@@ -35,10 +35,10 @@ class MetricValues:
     num: np.ndarray | None = None
     den: np.ndarray | float | None = None
 
-    def diff(self, I: np.ndarray, J: np.ndarray) -> np.ndarray:
+    def diff(self, run_i: np.ndarray, run_j: np.ndarray) -> np.ndarray:
         if self.num is not None:
-            return (self.num[I] - self.num[J]) / self.den
-        return self.value[I] - self.value[J]
+            return (self.num[run_i] - self.num[run_j]) / self.den
+        return self.value[run_i] - self.value[run_j]
 
 
 def _qsum(rv: RelVectors, A: np.ndarray) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Preference measures for every pair of runs at once.
 
 All functions take :class:`~pref_eval.run_preferences.data.RelVectors` ``rv`` and
-pair index arrays ``I``, ``J`` (x = run I, y = run J) and return
-``(P, nq)`` arrays. Sign convention: > 0 means run I is better.
+pair index arrays ``run_i``, ``run_j`` (the papers' runs I and J: x = run I, y = run J)
+and return ``(P, nq)`` arrays. Sign convention: > 0 means run I is better.
 
 With x, y the relevance vectors (ranks ascending, unretrieved = ∞):
 
@@ -69,7 +69,7 @@ def rpp_weights(sizes: np.ndarray, scheme: str) -> np.ndarray:
     return np.concatenate([cache[int(m)] for m in sizes]) if len(sizes) else np.zeros(0)
 
 
-def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str]) -> dict[str, np.ndarray]:
+def rpp_family(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, schemes: list[str]) -> dict[str, np.ndarray]:
     """Graded RPP variants → {scheme: (P, nq)}.
 
     Per group g: ``rpp_g = Σ_i w_i·sgn(y_i − x_i)`` summed in i order; per
@@ -82,8 +82,8 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
     in i, as the reference's loops, so the floats agree bit for bit (each
     term ±w_i or 0 is exact).
     """
-    out = {s: np.zeros((len(I), rv.nq)) for s in schemes}
-    if rv.nq == 0 or len(I) == 0 or not schemes:
+    out = {s: np.zeros((len(run_i), rv.nq)) for s in schemes}
+    if rv.nq == 0 or len(run_i) == 0 or not schemes:
         return out
     NG, R = len(rv.gm), rv.nruns
     # groups by size descending: at level i the groups with m_g > i are a prefix
@@ -116,8 +116,8 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
     TG = int(rv.gptr[-1])
     inv = np.empty(NG, dtype=np.int64)
     inv[gperm] = np.arange(NG)
-    for sl in _blocks(len(I), TG):
-        Ib, Jb = I[sl], J[sl]
+    for sl in _blocks(len(run_i), TG):
+        Ib, Jb = run_i[sl], run_j[sl]
         Pc = len(Ib)
         acc = {sc: np.zeros((NG, Pc)) for sc in schemes}
         for i in range(depth):
@@ -137,13 +137,13 @@ def rpp_family(rv: RelVectors, I: np.ndarray, J: np.ndarray, schemes: list[str])
     return out
 
 
-def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str]) -> dict[str, np.ndarray]:
+def lexicographic(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, which: set[str]) -> dict[str, np.ndarray]:
     """lexiprecision / rrlexiprecision / lexirecall → {name: (P, nq)}.
 
     lexi values are int64 (−1/0/1); rrlexiprecision is float with exact
     ties marked by :data:`TIE` (so the JSON writer prints ``0``).
     """
-    P, nq = len(I), rv.nq
+    P, nq = len(run_i), rv.nq
     res = {w: np.zeros((P, nq), dtype=np.float64 if w == "rrlexiprecision" else np.int64) for w in which}
     ties = np.zeros((P, nq), bool)
     if "rrlexiprecision" in which:
@@ -154,8 +154,8 @@ def lexicographic(rv: RelVectors, I: np.ndarray, J: np.ndarray, which: set[str])
     ar = np.arange(T)
     starts = rv.slot_ptr[:-1]
     for sl in _blocks(P, T, LEXI_CELLS):
-        X = rv.ranks[I[sl]]
-        Y = rv.ranks[J[sl]]
+        X = rv.ranks[run_i[sl]]
+        Y = rv.ranks[run_j[sl]]
         neq = X != Y
         rows = np.arange(X.shape[0])[:, None]
         if which & {"lexiprecision", "rrlexiprecision"}:
