@@ -35,6 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .io.keys import distinct
+
 from .errors import EvaluationError, InputError
 from .io.fastparse import release_memory
 from .io.keys import string_keys
@@ -104,7 +106,8 @@ class Ranked:
     (the bound leaves room for ``+ 2``), or compute in float (``pos + 1.0``)
     or against int64 arrays (which do widen); comparisons with any Python int
     (``pos < cutoff``) are exact. ``tests/test_collection_order.py`` checks
-    these facts on the installed NumPy.
+    these facts on the installed NumPy, ``tests/test_narrow_ranks.py`` that
+    every measure gives the same values on int16 and int64 ranks at the bound.
     ``ptr[i]:ptr[i+1]`` is query ``i``'s slice.
 
     Judged side (flat, query-major): ``jgrade`` every qrels grade of the
@@ -273,7 +276,7 @@ def _rank_order(qpos: np.ndarray, skey: np.ndarray, docno_at):
     if not bool((qpos[1:] >= qpos[:-1]).all()):
         heads = np.flatnonzero(np.concatenate([[True], qpos[1:] != qpos[:-1]]))
         hq = qpos[heads]
-        if len(np.unique(hq)) != len(hq):
+        if len(distinct(hq)) != len(hq):
             return _full_order(qpos, skey, docno_at), empty, empty
         # every query in one contiguous block: the block order
         lengths = np.diff(np.append(heads, n))
@@ -338,12 +341,10 @@ def rank_run(
     depth: int | None = None,
     judged_only: bool = False,
     trec9: bool = False,
-    query_ids: np.ndarray | None = None,
 ) -> tuple[Ranked, np.ndarray]:
     """Sort, truncate and label one run. Returns (ranked, missing_qids).
 
-    ``query_ids`` (sorted bytes) overrides the query set; document ids come
-    from the qrels index. The steps, in trec_eval's order: choose the
+    Document ids come from the qrels index. The steps, in trec_eval's order: choose the
     evaluated queries (:func:`_query_set`), keep their lines
     (:func:`_evaluated_rows`), add trec_eval 10's placeholder of a missing
     topic (:func:`_add_placeholders`), sort (:func:`_sort_rows`), cut at
@@ -354,7 +355,7 @@ def rank_run(
     """
     nqq = qi.nq
     itype = np.int32 if len(run.docno) + nqq + 1 < 2**31 else np.int64
-    present_mask, eval_q, eval_of = _query_set(run, qi, complete, query_ids, itype)
+    present_mask, eval_q, eval_of = _query_set(run, qi, complete, itype)
     nq = len(eval_q)
     qpos, rows, score, dkey = _evaluated_rows(run, eval_of, itype)
     if not trec9:
@@ -384,8 +385,7 @@ def rank_run(
     return ranked, qi.qids[~present_mask]
 
 
-def _query_set(run: Run, qi: QrelsIndex, complete: bool, query_ids: np.ndarray | None,
-               itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(present_mask, eval_q, block_eval)``: which qrels queries the run holds (mask over
     ``qi.qids``), the evaluated queries (indices into ``qi.qids``, in evaluation order) and,
     for each block ``b`` of the run's lines (one query each), the evaluated position of its
@@ -395,12 +395,7 @@ def _query_set(run: Run, qi: QrelsIndex, complete: bool, query_ids: np.ndarray |
     umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
-    if query_ids is not None:
-        eval_q = np.searchsorted(qi.qids, query_ids)
-    elif complete:
-        eval_q = np.arange(nqq)
-    else:
-        eval_q = np.flatnonzero(present_mask)
+    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask)
     eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(len(eval_q))
     return present_mask, eval_q, eval_of[umap][bcodes]  # umap == -1 → eval_of[-1] == -1
@@ -600,7 +595,7 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
     elif maxlen > 1:
         ck = np.sort(qpos.astype(np.uint64) << np.uint64(32) | k32.astype(np.uint64))
         eq = np.flatnonzero(ck[1:] == ck[:-1])
-        cands = sorted({(int(v >> 32), int(v & 0xFFFFFFFF)) for v in np.unique(ck[eq]).tolist()})
+        cands = sorted({(int(v >> 32), int(v & 0xFFFFFFFF)) for v in distinct(ck[eq]).tolist()})
     best: tuple[int, int] | None = None
     for q, v in cands:
         st = int(starts[q])

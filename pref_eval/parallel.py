@@ -61,11 +61,13 @@ def split_even(weights: Sequence[int], parts: int) -> list[tuple[int, int]]:
     """Cut ``range(len(weights))`` into at most ``parts`` contiguous, non-empty ranges of similar total weight."""
     import numpy as np
 
+    from .io.keys import distinct
+
     n = len(weights)
     if n == 0:
         return []
     parts = max(1, min(parts, n))
     cum = np.cumsum(np.asarray(weights, dtype=np.float64) + 1.0)  # +1: empty items still cost a little
     cuts = np.searchsorted(cum, cum[-1] * np.arange(1, parts) / parts, side="right")
-    bounds = np.unique(np.concatenate([[0], np.clip(cuts, 1, n - 1) if n > 1 else [], [n]]).astype(np.int64))
+    bounds = distinct(np.concatenate([[0], np.clip(cuts, 1, n - 1) if n > 1 else [], [n]]).astype(np.int64))
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]

@@ -260,3 +260,35 @@ def test_rel_info_format_measures_line_order_and_summary(prefs, tmp_path):
         agg = spec_of[n].aggregate
         want = sum(vals) / len(vals) if agg == "mean" else sum(vals)
         assert summ[n] == pytest.approx(want, abs=6e-5), n  # printed with 4 decimals
+
+
+def test_trec_family_index_matches_the_registry():
+    """parse.TREC_FAMILIES (families loaded on demand for trec_eval names) names the module that
+    registers each measure of trec_eval's table, and covers every nickname's members."""
+    from pref_eval.measures.nicknames import NICKNAMES, TREC_TABLE
+    from pref_eval.measures.parse import TREC_FAMILIES
+
+    reg = registry()
+    expected = {n: reg[n].compute.__module__.rsplit(".", 1)[1] for n in TREC_TABLE if n in reg}
+    assert expected == TREC_FAMILIES
+    assert {m for members in NICKNAMES.values() for m in members} <= set(TREC_FAMILIES)
+
+
+@pytest.mark.parametrize("measures", [["official"], ["map", "P.5"], ["all_prefs"], ["ndcg_cut.10"]])
+def test_trec_names_load_only_their_families(measures):
+    """A fresh interpreter parsing trec_eval names imports their families only, and gets the
+    same requests as with every family loaded."""
+    code = ("import json, sys; from pref_eval.measures.parse import parse_trec_measures as p; "
+            f"r = p({measures!r}); "
+            "print(json.dumps([m for m in sys.modules if m.startswith('pref_eval.measures.') and m.count('.') == 2])); "
+            "print([(q.spec.name, q.params) for q in r])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT).stdout.splitlines()
+    from pref_eval.measures.parse import TREC_FAMILIES, parse_trec_measures
+
+    import json
+
+    loaded = {m.rsplit(".", 1)[1] for m in json.loads(out[0])}
+    assert "families" not in loaded and "diversity" not in loaded and "cwl" not in loaded
+    assert {TREC_FAMILIES[r.spec.name] for r in parse_trec_measures(measures)} <= loaded
+    assert out[1] == str([(q.spec.name, q.params) for q in parse_trec_measures(measures)])

@@ -109,3 +109,24 @@ def test_fused_objective_and_gradient_equal_the_numpy_composition():
     assert np.array_equal(h, nw * p * (1.0 - p))
     with pytest.raises(ValueError):
         K.bt_objective(x, e.u, e.v, eblock + nb, nw, e.wvu, got)
+
+
+@needs
+@pytest.mark.parametrize("prior", [0.5, 0.0])
+def test_fit_with_compiled_kernels_equals_the_scipy_path(prior, monkeypatch):
+    """The whole fit (scores, SEs, diagnostics) has the same bits with the compiled kernels as
+    with scipy's (PREF_EVAL_PURE_PYTHON=1; above the Python kernels' small sizes, so scipy's)."""
+    from pref_eval.zelo import kernels
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(60, 40, 2, 1.0, 11)
+    w = np.random.default_rng(3).integers(1, 4, len(q)).astype(float)
+    got = fit_bt(sizes, q, a, b, s, w, prior=prior)
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    for name in ("SMALL_ELEMENTS", "SMALL_NNZ", "SMALL_EDGES"):
+        monkeypatch.setattr(kernels, name, 0)
+    want = fit_bt(sizes, q, a, b, s, w, prior=prior)
+    for field in ("score", "se", "component", "level", "iterations", "loglik", "grad_max", "n_components"):
+        g, x = getattr(got, field), getattr(want, field)
+        assert np.array_equal(g, x, equal_nan=g.dtype.kind == "f"), field

@@ -394,7 +394,8 @@ def _preference_mode(qrels, runs, ids, measures, ms, binary, floor, per_query, n
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
-    rng = np.random.default_rng(seed)
+    # numpy.random is imported only when a sample is drawn (start-up, issue #13)
+    rng = np.random.default_rng(seed) if query_fraction < 1.0 or label_fraction < 1.0 else None
     if samples == 1 and len(runs) >= MANY_RUNS:
         npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
         log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")

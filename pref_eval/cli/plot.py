@@ -82,10 +82,10 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     """
     _check_ext(output)
     from ..io.judgments import read_judgments
-    from ..plot import pyplot
+    from ..plot import figures
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
-    plt = pyplot()
+    plt = figures()
     log = Log("zelo_plot", quiet)
     judg = None
     for path in judgment_files:
@@ -126,10 +126,10 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
 def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title):
     """zELO score distributions with confidence intervals, one panel per query."""
     _check_ext(output)
-    from ..plot import pyplot
+    from ..plot import figures
     from ..plot.scores import draw_scores, read_scores_with_se, select_queries
 
-    plt = pyplot()
+    plt = figures()
     log = Log("zelo_plot", quiet)
     data = read_scores_with_se(scores_file)
     chosen = select_queries(list(data), tuple(queries), max_queries)
@@ -173,12 +173,12 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
     _check_ext(output)
     import numpy as np
 
-    from ..plot import pyplot
+    from ..plot import figures
     from ..plot.data import load_values, paired_table, pairwise_tests
     from ..plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
     from ..stats.compare import CORRECTION_LABELS, TEST_LABELS
 
-    plt = pyplot()
+    plt = figures()
     log = Log("zelo_plot", quiet)
     log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
     df, name = load_values(qrels, runs, per_query, measure, complete, run_id_mode, run_names)
@@ -218,11 +218,11 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
     """
     _check_ext(output)
     from ..errors import UsageError
-    from ..plot import pyplot
+    from ..plot import figures
     from ..plot.data import load_values, pairwise_tests, read_compare_jsonl, select_records
     from ..plot.pairs import draw_pairs, pair_matrix
 
-    plt = pyplot()
+    plt = figures()
     log = Log("zelo_plot", quiet)
     if compare_file is not None:
         if qrels is not None or per_query is not None or runs:
@@ -258,10 +258,10 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title)
     """
     _check_ext(output)
     from ..io.agree_records import read_agree_jsonl
-    from ..plot import pyplot
+    from ..plot import figures
     from ..plot.calibration import draw_calibration, select_calibration
 
-    plt = pyplot()
+    plt = figures()
     log = Log("zelo_plot", quiet)
     data = select_calibration(read_agree_jsonl(agree_file), judge, agree_file)
     fig = draw_calibration(plt, data, (width, height), title)

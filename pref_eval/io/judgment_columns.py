@@ -46,7 +46,7 @@ from .keys import distinct, positions
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
 _ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white space for str.split() only
-_ODD_SPACE = re.compile(r"[^\S \t\n\r\x0b\x0c]")  # white space for str.split() but not bytes.split()
+_ODD_SPACE = r"[^\S \t\n\r\x0b\x0c]"  # white space for str.split() but not bytes.split()
 
 
 @dataclass
@@ -157,7 +157,7 @@ def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.
         return None
     if data[:1] == b"#" or b"\n#" in data or any(c in data for c in _ODD_BYTES):
         return None
-    if not data.isascii() and _ODD_SPACE.search(text):
+    if not data.isascii() and re.search(_ODD_SPACE, text):
         return None
     if len(data) >= PYARROW_MIN:
         from .fastparse import fast_columns

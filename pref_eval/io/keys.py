@@ -133,17 +133,29 @@ def lookup_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray
     return (h < len(sorted_keys)) & (sorted_keys[hc] == keys), hc
 
 
-def distinct(keys: np.ndarray) -> np.ndarray:
-    """``np.unique(keys)`` of an integer array, by the faster of numpy's two ways.
+def distinct(keys) -> np.ndarray:
+    """``np.unique(keys)`` of a 1-D array (sorted distinct values, same dtype), by the faster way.
 
     numpy's hashed ``unique`` is fast when values repeat a lot (codes of a few
-    thousand names) and slow when most are distinct, where a sort wins; a
-    sample of ~4,096 elements decides. The result is the same either way.
+    thousand names) and slow when most are distinct, where a sort wins; above
+    65,536 elements a sample of ~4,096 decides. Up to 65,536 elements a sort is
+    used: there the difference is microseconds, and numpy 2's plain
+    ``np.unique`` imports ``numpy.ma`` on its first call (it asks
+    ``np.ma.is_masked``), 10-15 ms of every command's start-up (issue #13).
+    The result is the same either way: integer, boolean, byte and string
+    arrays, and floating-point arrays without NaN (of 0.0 and -0.0 the first in
+    sorted order is kept); complex, object and NaN-holding arrays, where
+    ``np.unique`` has rules of its own, go to ``np.unique``.
     """
+    keys = np.asarray(keys)
     n = len(keys)
-    if n > 1 << 16 and len(np.unique(keys[:: n >> 12])) > 1 << 10:
-        s = np.sort(keys)
-        return s[np.concatenate([[True], s[1:] != s[:-1]])]
+    if keys.dtype.kind in "cO" or keys.ndim != 1:
+        return np.unique(keys)
+    if n <= 1 << 16 or len(np.unique(keys[:: n >> 12])) > 1 << 10:
+        s = np.sort(keys, kind="stable")
+        if n and s.dtype.kind == "f" and np.isnan(s[-1]):  # NaNs sort last; np.unique merges them
+            return np.unique(keys)
+        return s[np.concatenate([[True], s[1:] != s[:-1]])] if n else s
     return np.unique(keys)
 
 

@@ -18,6 +18,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..errors import InputError
+from .keys import distinct
 
 ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
 
@@ -392,12 +393,6 @@ def _valid(pf: PrefFile) -> bool:
     return all(not bool((lines.a == lines.b).any()) for lines in pf.prefs.values())
 
 
-def _distinct(a: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (``np.unique`` without its lazy import of numpy.ma, ~15 ms at start-up)."""
-    s = np.sort(a, kind="stable")
-    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
-
-
 def _read_mapped(path: str) -> PrefFile | None:
     """:func:`_read_scanned` on a memory map of a plain file (None: not mappable or unusual)."""
     import mmap
@@ -457,7 +452,7 @@ def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys
     vkeys = [k for k in sh.keys if k not in ID_KEYS]
     if any(c[k].kind != "n" for k in vkeys):
         raise _Unusual
-    for t in _distinct(typ).tolist():
+    for t in distinct(typ).tolist():
         kind = strtab[t]
         need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
         if need is None or any(k not in c or c[k].kind != "s" for k in need):
@@ -471,7 +466,7 @@ def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys
             metric_keys.update(vkeys)
         svals = sh.values("sample", r)
         conv = _sample_type(c["sample"], svals, strtab)
-        us = _distinct(svals)
+        us = distinct(svals)
         for s in us.tolist():
             rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
             num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
@@ -494,8 +489,8 @@ def _sample_type(scol, svals: np.ndarray, strtab: list[str]):
 def _scanned_file(groups: list, strtab: list[str], first: dict, metric_keys: set) -> PrefFile:
     """The scanner's groups with code tables of the strings in order of first use in the file
     (code numbering never reaches the output)."""
-    qused = _distinct(np.concatenate([g[3] for g in groups]))
-    rused = _distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
+    qused = distinct(np.concatenate([g[3] for g in groups]))
+    rused = distinct(np.concatenate([g[4] for g in groups] + [g[5] for g in groups if g[5] is not None]))
     qmap = np.full(len(strtab), -1, dtype=np.int64)
     qmap[qused] = np.arange(len(qused))
     rmap = np.full(len(strtab), -1, dtype=np.int64)

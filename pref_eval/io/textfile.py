@@ -15,10 +15,8 @@ Policy (documented in docs/input-formats.md):
 """
 from __future__ import annotations
 
-import gzip
 import os
 import sys
-import zlib
 from typing import Union
 
 from ..errors import InputError
@@ -58,6 +56,9 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
         except OSError as err:
             raise InputError(name, 0, f"cannot read: {err.strerror or err}") from None
     if data[:2] == GZIP_MAGIC:
+        import gzip  # only for gzip input (start-up, issue #13)
+        import zlib
+
         try:
             data = gzip.decompress(data)
         except (EOFError, OSError, zlib.error) as err:

@@ -22,14 +22,18 @@ def is_zelo_scores_header(first_line: str) -> bool:
 
 def looks_like_zelo_scores(path: str) -> bool:
     """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
-    import gzip
     import os
 
     if path == "-" or not os.path.isfile(path):
         return False
     with open(path, "rb") as fh:
         head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
+    if head == b"\x1f\x8b":
+        import gzip  # only for gzip input (start-up, issue #13)
+
+        opener = gzip.open
+    else:
+        opener = open
     with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
         return is_zelo_scores_header(fh.readline())
 

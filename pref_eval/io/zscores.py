@@ -15,11 +15,11 @@ from .textfile import display_name, read_input_bytes
 
 ZTable = dict  # {(qid: str, measure: str): (mean: float, stddev: float)}
 
-_ATOF = re.compile(rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
+_ATOF = rb"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))"  # compiled on use
 
 
 def _atof(tok: bytes) -> float:
-    m = _ATOF.match(tok)
+    m = re.match(_ATOF, tok, re.IGNORECASE)
     return float(m.group(1)) if m else 0.0
 
 

@@ -73,7 +73,7 @@ def retry_after_seconds(headers) -> float | None:
         return max(when.timestamp() - time.time(), 0.0)
 
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # compiled on use (re caches it)
 
 
 CLIENT_SLOTS = 8
@@ -101,7 +101,7 @@ class OpenAIJudge:
 
     def _key(self) -> str:
         env = self.key_env
-        if not _ENV_NAME.match(env):
+        if not re.match(_ENV_NAME, env):
             raise UsageError("--judge key= / --api-key-env must name an environment variable, not hold a key")
         key = os.environ.get(env)
         if key:

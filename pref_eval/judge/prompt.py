@@ -35,7 +35,7 @@ is much more relevant, 0 means they are equally relevant; values in between expr
 """
 
 PLACEHOLDERS = ("{query}", "{doc_a}", "{doc_b}", "{qid}", "{docno_a}", "{docno_b}")
-_PLACEHOLDER = re.compile(r"\{(query|doc_a|doc_b|qid|docno_a|docno_b)\}")
+_PLACEHOLDER = r"\{(query|doc_a|doc_b|qid|docno_a|docno_b)\}"  # patterns compiled on use (re caches them)
 
 
 def prompt_hash(template: str) -> str:
@@ -55,18 +55,18 @@ def check_template(template: str) -> None:
 def render(template: str, *, query: str, doc_a: str, doc_b: str, qid: str, docno_a: str, docno_b: str) -> str:
     """Replace every placeholder in one pass (texts are never re-scanned)."""
     values = {"query": query, "doc_a": doc_a, "doc_b": doc_b, "qid": qid, "docno_a": docno_a, "docno_b": docno_b}
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+    return re.sub(_PLACEHOLDER, lambda m: values[m.group(1)], template)
 
 
-_SCORE_FIELD = re.compile(r'"score"\s*:\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)')
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+_SCORE_FIELD = r'"score"\s*:\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)'
+_FENCE = r"^```[a-zA-Z]*\s*|\s*```$"
 
 
 def parse_answer(text: str | None) -> tuple[float | None, str | None]:
     """``(vote, None)`` for a usable answer, ``(None, reason)`` otherwise."""
     if text is None or not text.strip():
         return None, "empty answer"
-    body = _FENCE.sub("", text.strip()).strip()
+    body = re.sub(_FENCE, "", text.strip()).strip()
     value = None
     try:
         obj = json.loads(body)
@@ -77,7 +77,7 @@ def parse_answer(text: str | None) -> tuple[float | None, str | None]:
     elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
         value = obj
     else:
-        m = _SCORE_FIELD.search(body)
+        m = re.search(_SCORE_FIELD, body)
         if m:
             value = float(m.group(1))
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -31,14 +31,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-_INT = re.compile(r"[+-]?[0-9]+")
+from ..io.keys import distinct
+
+_INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
 
 
 def gain_pairs(params: tuple) -> list[tuple[int, float]]:
     """The ``(grade, gain)`` pairs of the parameters whose name is an integer."""
     out = []
     for name, value in params:
-        if _INT.fullmatch(str(name)):
+        if re.fullmatch(_INT, str(name)):
             out.append((int(name), float(value)))
     return out
 
@@ -144,7 +146,7 @@ def setup_gains(r, params: tuple, transform: Callable[[np.ndarray], np.ndarray] 
     result_gain = np.zeros(len(r.grade), dtype=np.float64)
     top = np.zeros(nq, dtype=np.float64)
     iq_parts, ig_parts = [], []
-    for L in np.unique(nlev):
+    for L in distinct(nlev):
         qs = np.flatnonzero(nlev == L)
         lv = sorted_levels(pairs, int(L))
         gain = transform(lv.gain) if transform is not None and len(lv.gain) else lv.gain

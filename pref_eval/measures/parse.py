@@ -18,7 +18,6 @@ without parameters uses its defaults (``-m P.5 -m P.10`` → ``P_5`` only,
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -83,6 +82,8 @@ def _all_names() -> list[str]:
 
 
 def unknown_measure(name: str) -> UsageError:
+    import difflib  # only for the error message
+
     close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; see 'zelo_eval --list-measures'"
     return UsageError(f"unknown measure {name!r}{hint}")
@@ -90,6 +91,43 @@ def unknown_measure(name: str) -> UsageError:
 
 def _load_registry() -> None:
     from . import families  # noqa: F401  (registers every measure family)
+
+
+#: The family module that registers each measure of trec_eval's table (start-up, issue #13): a
+#: request naming only these measures and nicknames of them imports only their families; any
+#: other name (ir-measures syntax, printed forms like ``P_10``, unknown names) loads every family.
+#: tests/test_measures_registry.py checks it against the filled registry.
+TREC_FAMILIES = {"runid": "counts", "num_q": "counts", "num_ret": "counts", "num_rel": "counts",
+    "num_rel_ret": "counts", "map": "ap", "gm_map": "ap", "Rprec": "precision", "bpref": "bpref",
+    "recip_rank": "rr", "iprec_at_recall": "iprec", "P": "precision", "relstring": "relstring",
+    "recall": "recall", "infAP": "infap", "gm_bpref": "bpref", "Rprec_mult": "precision",
+    "utility": "setmeasures", "11pt_avg": "iprec", "binG": "ndcg", "G": "ndcg", "dcg": "ndcg",
+    "ideal_dcg": "ndcg", "ndcg": "ndcg", "ndcg_rel": "ndcg", "Rndcg": "ndcg", "ndcg_cut": "ndcg",
+    "map_cut": "ap", "relative_P": "precision", "success": "precision", "set_P": "setmeasures",
+    "set_relative_P": "setmeasures", "set_recall": "setmeasures", "set_map": "setmeasures",
+    "set_F": "setmeasures", "num_nonrel_judged_ret": "counts", "prefs_num_prefs_poss": "prefs",
+    "prefs_num_prefs_ful": "prefs", "prefs_num_prefs_ful_ret": "prefs", "prefs_simp": "prefs",
+    "prefs_pair": "prefs", "prefs_avgjg": "prefs", "prefs_avgjg_Rnonrel": "prefs", "prefs_simp_ret": "prefs",
+    "prefs_pair_ret": "prefs", "prefs_avgjg_ret": "prefs", "prefs_avgjg_Rnonrel_ret": "prefs",
+    "prefs_simp_imp": "prefs", "prefs_pair_imp": "prefs", "prefs_avgjg_imp": "prefs", "map_avgjg": "jg",
+    "P_avgjg": "jg", "Rprec_mult_avgjg": "jg", "rbp": "rbp", "rbp_resid": "rbp", "unj": "unjudged"}
+
+
+def _load_families_for(args: Iterable[str]) -> None:
+    """Import the measure families that ``args`` (``-m`` values) need; every family if unsure."""
+    import importlib
+
+    needed = set()
+    for arg in args:
+        name, dot, _ = arg.strip().partition(".")
+        for member in NICKNAMES[name] if name in NICKNAMES and not dot else (name,):
+            family = TREC_FAMILIES.get(member)
+            if family is None:
+                _load_registry()
+                return
+            needed.add(family)
+    for family in sorted(needed):
+        importlib.import_module(f".{family}", __package__)
 
 
 def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
@@ -108,7 +146,8 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
     Returns the requests in trec_eval's print order. ``trec9``: nicknames
     expand as in trec_eval 9.x (``all_trec`` without unj, rbp, rbp_resid).
     """
-    _load_registry()
+    args = list(args)
+    _load_families_for(args)
     marked: dict[str, None] = {}
     given: dict[str, tuple[tuple, str]] = {}
     irm_reqs: dict[str, MeasureRequest] = {}  # ir-measures names keep their rel= and label
@@ -250,7 +289,7 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
 
 def parse_measure(text: str) -> list[MeasureRequest]:
     """One measure name in either syntax (or a nickname) → requests."""
-    _load_registry()
+    _load_families_for([text])
     text = text.strip()
     name, dot, ptext = text.partition(".")
     if not dot and name in NICKNAMES:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.keys import distinct
+
 from ..errors import EvaluationError, InputError
 from ..io.keys import exact_pair_keys, lookup_sorted
 
@@ -317,7 +319,7 @@ def compute_pref_counts(prefs, run, qids: np.ndarray, depth: int | None = None) 
     gq = np.zeros(ng, dtype=np.int64)
     gq[g] = pq
     _, sinv = np.unique(pjsg, return_inverse=True)
-    gs = np.unique(g * (int(sinv.max()) + 1 if len(sinv) else 1) + sinv.reshape(-1))
+    gs = distinct(g * (int(sinv.max()) + 1 if len(sinv) else 1) + sinv.reshape(-1))
     nsub = np.bincount(gs // (int(sinv.max()) + 1 if len(sinv) else 1), minlength=ng)
     is_pa = nsub > 1
     njr_g = njr[gq]

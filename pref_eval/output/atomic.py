@@ -31,7 +31,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from typing import IO
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -165,6 +164,8 @@ class _Target:
         if st is not None and not os.access(final, os.W_OK) and os.geteuid() != 0:
             raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
         try:
+            import tempfile  # only when writing a file, not for stdout (start-up, issue #13)
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(final)[1], dir=directory)
         except OSError as err:
             raise output_error(path, err) from None

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..io.keys import distinct
+
 from ..run_preferences.evaluate import PrefResult
 
 TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
@@ -118,7 +120,7 @@ def _coded(values: np.ndarray, ties: np.ndarray | None, pre: str, post: str):
     if flat.dtype.kind == "f":
         flat = flat.astype(np.float64, copy=False)
     probe = flat[:: max(1, n // 512)]
-    if len(np.unique(probe)) > len(probe) // 2:
+    if len(distinct(probe)) > len(probe) // 2:
         return None
     if flat.dtype == np.float64:
         u, inv = np.unique(flat.view(np.int64), return_inverse=True)

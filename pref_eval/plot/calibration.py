@@ -20,7 +20,7 @@ from ..errors import UsageError
 
 LEVELS = ("share_0", "share_below_half", "share_half", "share_above_half", "share_1")
 LABELS = ("y = 0", "0 < y < ½", "y = ½", "½ < y < 1", "y = 1")
-BUCKET = re.compile(r"^bucket(\d+)\.(\w+)$")
+BUCKET = r"^bucket(\d+)\.(\w+)$"  # compiled on use (re caches it)
 
 
 @dataclass
@@ -57,7 +57,7 @@ def select_calibration(records: list[dict], judge: str | None, where: str) -> Ca
             continue
         if r["statistic"] == "ece":
             ece = r["value"]
-        m = BUCKET.match(r["statistic"])
+        m = re.match(BUCKET, r["statistic"])
         if m:
             k = int(m.group(1))
             buckets.setdefault(k, {})[m.group(2)] = r["value"]

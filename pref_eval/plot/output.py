@@ -36,7 +36,7 @@ def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) 
 
 
 def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
-    """Save ``fig`` to ``path`` (PNG, SVG or PDF by extension) and close it.
+    """Save ``fig`` (a ``matplotlib.figure.Figure``) to ``path`` (PNG, SVG or PDF by extension).
 
     The canvas size is kept exactly (no tight bounding box): a
     ``W × H`` inch figure at ``dpi`` gives a ``round(W·dpi) × round(H·dpi)``
@@ -47,10 +47,5 @@ def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] 
 
     fmt = image_format(path)
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
-    try:
-        with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
-            fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
-    finally:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
+    with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)

@@ -37,14 +37,20 @@ def select_queries(available: list[str], wanted: tuple[str, ...], limit: int) ->
     return available[:limit]
 
 
+def normal_quantile(p: float) -> float:
+    """Φ⁻¹(p) from the standard library (``statistics.NormalDist``; equal to ``scipy.stats.norm.ppf``
+    within a few units in the last place, and scipy.stats is not imported for one number: issue #13)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
+
+
 def draw_scores(plt, data, queries: list[str], confidence: float, top: int | None,
                 size: tuple[float, float], title: str | None = None):
     """One panel per query: documents sorted by score, intervals as bars."""
-    from scipy.stats import norm
-
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
-    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    z = normal_quantile(1 - (1 - confidence) / 2)
     n = len(queries)
     fig, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False, sharex=False)
     for ax, qid in zip(axes[0], queries, strict=False):

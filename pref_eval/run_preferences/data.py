@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io.keys import distinct
+
 from ..io.qrels import Qrels
 
 BIG = np.int64(1) << 40  # rank of an unretrieved relevant document
@@ -107,7 +109,11 @@ def prepare_qrels(q: Qrels, binary: float | None = None, floor: float | None = N
     ev_of_sorted = np.empty(len(uq), dtype=np.int64)
     ev_of_sorted[np.searchsorted(uq, qorder)] = np.arange(len(qorder))
     qe = ev_of_sorted[qe]
-    pairs = np.unique(np.stack([qe, allg], axis=1), axis=0) if len(qe) else np.zeros((0, 2), np.int64)
+    # distinct (query, grade) rows in lexicographic order (np.unique(axis=0) without its import of numpy.ma)
+    o = np.lexsort((allg, qe))
+    sq_, sg_ = qe[o], allg[o]
+    first = np.concatenate([[True], (sq_[1:] != sq_[:-1]) | (sg_[1:] != sg_[:-1])]) if len(o) else np.zeros(0, bool)
+    pairs = np.stack([sq_[first], sg_[first]], axis=1) if len(qe) else np.zeros((0, 2), np.int64)
     counts = np.bincount(pairs[:, 0], minlength=len(qorder)) if len(pairs) else np.zeros(len(qorder), np.int64)
     tptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return PrefQrels(qorder=qorder, qrels=kept, full=full, thr=pairs[:, 1].astype(np.int64), tptr=tptr)
@@ -192,7 +198,7 @@ def relevance_vectors(pq: PrefQrels, ranked: list, names: list[str]) -> RelVecto
     """
     nq = len(pq.qorder)
     kept = pq.qrels
-    uq = np.unique(kept.qid)
+    uq = distinct(kept.qid)
     ev_of_sorted = np.empty(len(uq), dtype=np.int64)
     ev_of_sorted[np.searchsorted(uq, pq.qorder)] = np.arange(nq)
     # per query: docs' grades

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..io.keys import distinct
+
 from ..errors import UsageError
 from .data import PrefQrels, RelVectors, relevance_vectors
 from .names import PrefMeasure
@@ -173,7 +175,7 @@ def evaluate_preferences(
             if m.kind == "metric":
                 mv = compute_metric(rv, m)
             else:
-                full_q = np.unique(pq.full.qid)
+                full_q = distinct(pq.full.qid)
                 mv = registry_values(m, reg_results, np.searchsorted(full_q, pq.qorder))
             res.metrics[m.key] = mv.value
             res.diffs[m.key] = mv.diff(run_i, run_j)

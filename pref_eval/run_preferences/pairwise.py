@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.keys import distinct
+
 from .data import BIG, RelVectors
 
 CHUNK_CELLS = 1 << 22  # pairs × group slots per RPP block (a Python loop over depth per block)
@@ -65,7 +67,7 @@ def rpp_weights(sizes: np.ndarray, scheme: str) -> np.ndarray:
             mass += x
         return np.array([x / mass for x in v])
 
-    cache = {int(m): vec(int(m)) for m in np.unique(sizes)}
+    cache = {int(m): vec(int(m)) for m in distinct(sizes)}
     return np.concatenate([cache[int(m)] for m in sizes]) if len(sizes) else np.zeros(0)
 
 

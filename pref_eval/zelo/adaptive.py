@@ -29,12 +29,37 @@ elimination asks the best item to win ~7 such matches in a row
 life lifts that to ~0.7 for about 2 × 99 matches × ~3 judgments ≈ 600
 comparisons, the budget of Clarke et al.'s tournament.
 
-**Whole ranking** -- :func:`adaptive_ranking_pairs`: after a first random
-cycle, batches of disjoint pairs chosen by the posterior probability that the
-fitted order of the pair is wrong, P = Φ(−|x_i − x_j| / sqrt(se_i² + se_j²)),
-among pairs not yet judged and close in the current ranking (neighbours up to
-``window`` places apart): the pairs whose judgment is most likely to move the
-ranking.
+**Whole ranking** -- :func:`ranking_batch` (many queries at once) and
+:func:`adaptive_ranking_pairs` (one query): after a first blind batch (in
+``zelo_simulate recovery``: a random perfect matching of K/2 pairs, or a random
+cycle; nothing is known yet), batches of disjoint
+pairs (every document at most once per batch, so each batch is a matching that
+judges can work through in parallel and degrees stay balanced) chosen by the
+posterior probability that the fitted order of the pair is wrong,
+
+    P_ij = Φ(−|x_i − x_j| / sqrt(Var(x_i − x_j))),   Var(x_i − x_j) = C_ii + C_jj − 2 C_ij,
+
+with C the posterior covariance of the Bradley–Terry fit (inverse of its Fisher
+information plus the prior, :func:`posterior_covariance`), among pairs not yet
+judged that are at most ``window`` places apart in the current fitted order
+(``recovery`` uses 6).
+P_ij is largest for pairs adjacent in the posterior order whose order is
+uncertain, which are also the pairs of largest Bradley–Terry Fisher information
+p(1−p) (close scores) and largest posterior variance of the difference -- the
+expected-information-gain choice of Glickman & Jensen, "Adaptive paired
+comparison design", J. Statistical Planning and Inference 127, 2005, and of
+Chen et al., "Pairwise ranking aggregation in a crowdsourced setting", WSDM
+2013, restricted, as in a Swiss-system tournament (Csató, "Ranking by pairwise
+comparisons for Swiss-system tournaments", CEJOR 21, 2013), to neighbours in
+the current standing. Each batch is the greedy maximum-P matching (computed for
+all queries at once by rounds of locally dominant pairs, which give the greedy
+matching exactly). A pair is judged at most once (in ``recovery`` a pair read
+again reads the same judgment); ties are judgments of 1/2. What does *not* help
+(``bench/recovery_adaptive.py``'s cells, tried while writing this): wider
+windows at σ ≥ 1.5, bands of far pairs first (Shell-sort gaps), Thompson-sampled
+orders, an expected reduction of Σ P over all pairs by a rank-one covariance
+update (Mikhailiuk et al.'s ASAP criterion in spirit), more than one document
+slot per batch; the first random cycle keeps the comparison graph connected.
 """
 from __future__ import annotations
 
@@ -246,40 +271,106 @@ def simulate_adaptive(M: np.ndarray, reps: int = 1000, *, seed: int = 0, progres
     return out
 
 
-def adaptive_ranking_pairs(x: np.ndarray, se: np.ndarray, judged: np.ndarray, n_pairs: int,
-                           window: int = 3) -> list[tuple[int, int]]:
-    """The next batch for one query: up to ``n_pairs`` disjoint, not yet judged pairs.
+def posterior_covariance(x: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray | None = None,
+                         prior: float = 0.5) -> np.ndarray:
+    """Posterior covariance of the Bradley–Terry scores of many queries: (Q, K, K).
 
-    Candidates are pairs at most ``window`` places apart in the order of the
-    posterior means ``x``; each is scored by the posterior probability that
-    its fitted order is wrong, Φ(−|x_i − x_j| / sqrt(se_i² + se_j²)), and taken
-    greedily, highest first, each document at most once per batch.
-    ``judged[i, j]`` marks pairs already judged.
+    ``x`` (Q, K) fitted scores; ``a``, ``b`` (Q, n) judged pairs (``weight`` (Q, n), default 1, as in
+    :func:`pref_eval.zelo.fit.fit_bt`). The inverse of the observed information of the fit, the
+    Laplacian with weights w p_ab (1 − p_ab) plus the prior's diagonal 2 prior σ(x)σ(−x)
+    (module docstring of :mod:`pref_eval.zelo.fit`).
+    """
+    x = np.asarray(x, dtype=float)
+    Q, K = x.shape
+    a = np.asarray(a, dtype=np.int64).reshape(Q, -1)
+    b = np.asarray(b, dtype=np.int64).reshape(Q, -1)
+    w = np.ones(a.shape) if weight is None else np.asarray(weight, dtype=float).reshape(Q, -1)
+    t = np.repeat(np.arange(Q), a.shape[1])
+    p = 1.0 / (1.0 + np.exp(x[t, b.ravel()] - x[t, a.ravel()]))
+    h = w.ravel() * p * (1.0 - p)
+    H = np.zeros((Q, K, K))
+    np.add.at(H, (t, a.ravel(), b.ravel()), -h)
+    np.add.at(H, (t, b.ravel(), a.ravel()), -h)
+    np.add.at(H, (t, a.ravel(), a.ravel()), h)
+    np.add.at(H, (t, b.ravel(), b.ravel()), h)
+    sx = 1.0 / (1.0 + np.exp(-x))
+    H[:, np.arange(K), np.arange(K)] += 2.0 * prior * sx * (1.0 - sx) + (0.0 if prior > 0 else 1e-9)
+    return np.linalg.inv(H)
+
+
+def greedy_matching(key: np.ndarray, i: np.ndarray, j: np.ndarray, K: int) -> np.ndarray:
+    """The greedy matching of many queries at once: ``key`` (Q, C) ranks candidate pairs (``i``, ``j``)
+    (Q, C) of each query, lower first, all keys of a query distinct (invalid candidates: key = inf).
+
+    Returns a boolean (Q, C) mask of the chosen pairs: what taking the candidates in key order and
+    keeping each whose two documents are still free gives. Computed by rounds: a pair whose key is
+    the smallest at both its documents among the pairs still possible is in the greedy matching
+    (nothing before it can take either document), so every round takes all such pairs for all
+    queries with a few array operations (Preis, "Linear time 1/2-approximation algorithm for maximum
+    weighted matching in general graphs", STACS 1999, for the locally dominant edges).
+    """
+    Q, C = key.shape
+    chosen = np.zeros((Q, C), dtype=bool)
+    live = np.isfinite(key)
+    rows = np.repeat(np.arange(Q), C).reshape(Q, C)
+    while live.any():
+        best = np.full((Q, K), np.inf)
+        np.minimum.at(best, (rows[live], i[live]), key[live])
+        np.minimum.at(best, (rows[live], j[live]), key[live])
+        take = live & (key == best[rows, i]) & (key == best[rows, j])
+        chosen |= take
+        used = np.zeros((Q, K), dtype=bool)
+        used[rows[take], i[take]] = True
+        used[rows[take], j[take]] = True
+        live &= ~(used[rows, i] | used[rows, j])
+    return chosen
+
+
+def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: int | np.ndarray,
+                  window: int = 3) -> list[list[tuple[int, int]]]:
+    """The next batch of every query: up to ``n_pairs`` disjoint, not yet judged pairs each.
+
+    ``x`` (Q, K) posterior means, ``cov`` (Q, K, K) posterior covariances
+    (:func:`posterior_covariance`), ``judged`` (Q, K, K) pairs already judged. Candidates: pairs at
+    most ``window`` places apart in the order of ``x``; score P_ij = Φ(−|x_i − x_j| / sd(x_i − x_j))
+    (module docstring); the greedy maximum-score matching (:func:`greedy_matching`), its
+    ``n_pairs`` best pairs. Ties in the score go to the pair closer in the order, then higher up.
     """
     from scipy.special import ndtr
 
-    K = len(x)
-    order = np.argsort(-x, kind="stable")
-    i_list, j_list = [], []
-    for d in range(1, min(window, K - 1) + 1):
-        i_list.append(order[:-d])
-        j_list.append(order[d:])
-    if not i_list:
-        return []
-    i = np.concatenate(i_list)
-    j = np.concatenate(j_list)
-    fresh = ~judged[i, j]
-    i, j = i[fresh], j[fresh]
-    sd = np.sqrt(np.nan_to_num(se[i], nan=10.0) ** 2 + np.nan_to_num(se[j], nan=10.0) ** 2) + 1e-12
-    score = ndtr(-np.abs(x[i] - x[j]) / sd)
-    used = np.zeros(K, dtype=bool)
+    x = np.asarray(x, dtype=float)
+    Q, K = x.shape
+    n_pairs = np.broadcast_to(np.asarray(n_pairs, dtype=np.int64), (Q,))
+    order = np.argsort(-x, axis=1, kind="stable")
+    d_max = min(window, K - 1)
+    if d_max < 1:
+        return [[] for _ in range(Q)]
+    i = np.concatenate([order[:, :-d] for d in range(1, d_max + 1)], axis=1)
+    j = np.concatenate([order[:, d:] for d in range(1, d_max + 1)], axis=1)
+    rows = np.arange(Q)[:, None]
+    var = cov[rows, i, i] + cov[rows, j, j] - 2.0 * cov[rows, i, j]
+    score = ndtr(-np.abs(x[rows, i] - x[rows, j]) / np.sqrt(np.maximum(var, 1e-300)))
+    score[judged[rows, i, j]] = -np.inf
+    # key: rank of the candidate by score (candidates are laid out by distance, then position)
+    rank = np.argsort(-score, axis=1, kind="stable")
+    key = np.empty(score.shape)
+    key[rows, rank] = np.arange(score.shape[1], dtype=float)[None, :]
+    key[~np.isfinite(score)] = np.inf
+    chosen = greedy_matching(key, i, j, K)
     out = []
-    for k in np.argsort(-score, kind="stable"):
-        a, b = int(i[k]), int(j[k])
-        if used[a] or used[b]:
-            continue
-        used[a] = used[b] = True
-        out.append((a, b))
-        if len(out) >= n_pairs:
-            break
+    for q in range(Q):
+        c = np.flatnonzero(chosen[q])
+        c = c[np.argsort(key[q, c], kind="stable")][: n_pairs[q]]
+        out.append(list(zip(i[q, c].tolist(), j[q, c].tolist(), strict=True)))
     return out
+
+
+def adaptive_ranking_pairs(x: np.ndarray, se: np.ndarray, judged: np.ndarray, n_pairs: int,
+                           window: int = 3) -> list[tuple[int, int]]:
+    """The next batch for one query from scores and standard errors only: :func:`ranking_batch` with
+    the covariance diag(se²), i.e. Var(x_i − x_j) = se_i² + se_j² (an unknown SE counts as 10).
+    ``judged[i, j]`` marks pairs already judged.
+    """
+    x = np.asarray(x, dtype=float)
+    se = np.nan_to_num(np.asarray(se, dtype=float), nan=10.0)
+    return ranking_batch(x[None], np.diag(se**2)[None], np.asarray(judged, dtype=bool)[None], n_pairs, window)[0]

@@ -21,12 +21,12 @@ from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
 from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores  # noqa: F401 - re-exported
 
 DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
-_RX = re.compile(r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$")
+_RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re caches it)
 
 
 def parse_zelo_measure(name: str):
     """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise."""
-    m = _RX.match(name)
+    m = re.match(_RX, name)
     if not m:
         raise UsageError(f"unknown zELO measure {name!r} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
     kind, k, kgt = m.group(1), m.group(2), m.group(3)

@@ -133,23 +133,15 @@ def build_edges(
 
 
 def _log_sigmoid(d: np.ndarray) -> np.ndarray:
-    """log sigma(d), stable for large |d| (scipy.special.log_expit; its bits compiled, :mod:`.compiled`)."""
-    from . import compiled
-
-    if compiled.available():
-        return compiled.log_expit(d)
-    from scipy.special import log_expit
+    """log sigma(d), stable for large |d| (scipy.special.log_expit's bits; :mod:`.kernels`)."""
+    from .kernels import log_expit
 
     return log_expit(d)
 
 
 def _sigmoid(d: np.ndarray) -> np.ndarray:
-    """sigma(d) = 1 / (1 + exp(-d)) (scipy.special.expit; its bits compiled, :mod:`.compiled`)."""
-    from . import compiled
-
-    if compiled.available():
-        return compiled.expit(d)
-    from scipy.special import expit
+    """sigma(d) = 1 / (1 + exp(-d)) (scipy.special.expit's bits; :mod:`.kernels`)."""
+    from .kernels import expit
 
     return expit(d)
 
@@ -265,28 +257,17 @@ def _newton_blocks(
 
 
 def _laplacian_pattern(n: int, u: np.ndarray, v: np.ndarray):
-    """CSR structure of Laplacian(h) + diag over edges (u, v), built once.
+    """Sparse structure of Laplacian(h) + diag over edges (u, v), built once.
 
-    Returns ``(A, order, u, v)``: ``A.data = values[order]`` fills it from the
-    value vector ``concatenate([-h, -h, diag])`` (edges are unique, u < v);
-    with the compiled kernels ``A`` is a :class:`.compiled.CSR` (same products)
-    and ``order`` None.
+    Returns ``(A, u, v)``: ``A.set_values(concatenate([-h, -h, diag]))`` fills
+    it (edges are unique, u < v); ``A.matvec(p)`` is the CSR product
+    (:class:`.kernels.Laplacian`).
     """
-    from . import compiled
+    from .kernels import Laplacian
 
     idx = np.arange(n)
-    rows = np.concatenate([u, v, idx])
-    cols = np.concatenate([v, u, idx])
-    if compiled.available():
-        csr = compiled.CSR(n, rows, cols)
-        return csr, None, u, v
-    from scipy.sparse import csr_matrix
-
-    tag = np.arange(1, len(rows) + 1, dtype=np.float64)
-    A = csr_matrix((tag, (rows, cols)), shape=(n, n))
-    A.sort_indices()
-    order = A.data.astype(np.int64) - 1
-    return A, order, u, v
+    A = Laplacian(n, np.concatenate([u, v, idx]), np.concatenate([v, u, idx]))
+    return A, u, v
 
 
 def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, rtol=1e-12, max_cg=500):
@@ -295,17 +276,13 @@ def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, r
     A = Laplacian(h) + diag(pd) (+ 11'/n_b per block when ``centre``).
     ``rtol`` may be an array (one relative tolerance per block).
     """
-    A, order, u, v = pattern
+    A, u, v = pattern
     sizes = np.diff(np.append(starts, n))
     diag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
-    values = np.concatenate([-h, -h, diag])
-    if order is None:  # compiled CSR (.compiled.CSR)
-        A.set_values(values)
-    else:
-        A.data = values[order]
+    A.set_values(np.concatenate([-h, -h, diag]))
 
     def matvec(p):
-        out = A.matvec(p) if order is None else A @ p
+        out = A.matvec(p)
         if centre:
             out += np.repeat(_segsum(p, starts) * inv_size, sizes)
         return out
@@ -340,20 +317,14 @@ def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, r
 
 
 def _scc(edges: Edges):
-    """Strongly connected components of the win digraph (i -> j iff i beat j)."""
-    from . import compiled
+    """Strongly connected components of the win digraph (i -> j iff i beat j); labels in
+    order of each component's first document (:func:`.kernels.strong_components`)."""
+    from .kernels import strong_components
 
     n = edges.n
     src = np.concatenate([edges.u[edges.wuv > 0], edges.v[edges.wvu > 0]])
     dst = np.concatenate([edges.v[edges.wuv > 0], edges.u[edges.wvu > 0]])
-    if compiled.available():  # labels number the same components in another order
-        return compiled.strong_components(n, src, dst), src, dst
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    g = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
-    _, labels = connected_components(g, directed=True, connection="strong")
-    return labels, src, dst
+    return strong_components(n, src, dst), src, dst
 
 
 def _levels(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -436,8 +407,9 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         except np.linalg.LinAlgError:
             Hinv = np.linalg.pinv(H, hermitian=True)
         return np.diagonal(Hinv, axis1=1, axis2=2).copy(), Hinv.sum(axis=2)
-    from scipy.linalg.lapack import dpotrf, dpotri
+    from .kernels import potrf_potri
 
+    dpotrf, dpotri = potrf_potri()
     dg = np.empty((B, m))
     rows = np.empty((B, m))
     lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
@@ -503,8 +475,12 @@ def fit_bt(
         comp_local = rank_in_q[inv]
     n_components = np.bincount(qof[judged], minlength=nq) * 0
     if n:
-        jl = np.unique(np.stack([qof[judged], labels[judged]]), axis=1) if judged.any() else np.zeros((2, 0), int)
-        n_components = np.bincount(jl[0], minlength=nq)
+        # distinct (query, component) pairs among judged documents (np.unique(axis=1) imports numpy.ma)
+        qj, lj = qof[judged], labels[judged]
+        o = np.lexsort((lj, qj))
+        qj, lj = qj[o], lj[o]
+        first = np.concatenate([[True], (qj[1:] != qj[:-1]) | (lj[1:] != lj[:-1])]) if len(o) else np.zeros(0, bool)
+        n_components = np.bincount(qj[first], minlength=nq)
 
     score_out = np.zeros(n)
     se = np.full(n, np.nan)

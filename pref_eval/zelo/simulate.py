@@ -126,16 +126,17 @@ def recovery(
     votes: int = 3,
     top: int = 10,
     strategy: str = "cycles",
-    window: int = 3,
+    window: int = 6,
+    start: str = "matching",
     design: bool = False,
 ) -> dict:
     """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
 
     ``strategy="cycles"``: ``cycles`` random cycles (zbench). ``"adaptive"``:
-    the same budget (``cycles`` × K pairs per trial): one random cycle, then
-    batches of K/2 disjoint pairs chosen by
-    :func:`pref_eval.zelo.adaptive.adaptive_ranking_pairs` from a fit of the
-    judgments so far (scores and standard errors).
+    the same budget (``cycles`` × K pairs per trial): a blind first batch (``start``: one random
+    cycle, or a random perfect matching), then batches of K/2 disjoint pairs chosen by
+    :func:`pref_eval.zelo.adaptive.ranking_batch` (``window``) from a fit of the judgments so
+    far (scores and posterior covariance).
 
     ``design=True`` adds the Cramér–Rao variances of each trial's design at the true scores
     (:func:`pref_eval.zelo.ranking_bound.design_variances`): ``adjacent_variance`` (mean over
@@ -146,6 +147,8 @@ def recovery(
     """
     if strategy not in ("cycles", "adaptive"):
         raise ValueError(f"unknown strategy {strategy!r}")
+    if start not in ("cycle", "matching"):
+        raise ValueError(f"unknown start {start!r}")
     # truth and dense matrix depend on (seed, K, sigma) only: rows for different
     # cycle counts read the same matrices
     rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
@@ -170,7 +173,8 @@ def recovery(
     D[q_d, b_d, a_d] = 1.0 - s_d
     sizes = np.full(trials, K)
     if strategy == "adaptive":
-        q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window)
+        q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window,
+                                                start)
         a_s, b_s = a_flat.reshape(trials, -1), b_flat.reshape(trials, -1)
     s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     xs = fit_bt(sizes, q_s, a_s.ravel(), b_s.ravel(), s_s, compute_se=False).score.reshape(trials, K)
@@ -192,35 +196,42 @@ def recovery(
 
 
 def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,
-                    rng: np.random.Generator, window: int):
-    """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial."""
-    from .adaptive import adaptive_ranking_pairs
+                    rng: np.random.Generator, window: int, start: str = "cycle"):
+    """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial.
+
+    A blind first batch (``start``: the random cycle ``first``, or the random perfect matching
+    ``first[0::2]``-``first[1::2]``), then :func:`pref_eval.zelo.adaptive.ranking_batch` for all
+    trials at once from a fit of the judgments so far; a batch short of pairs (the window is
+    exhausted) is filled with unjudged pairs at random.
+    """
+    from .adaptive import posterior_covariance, ranking_batch
 
     budget = cycles * K
-    pairs = [list(zip(first[t].tolist(), np.roll(first[t], -1).tolist(), strict=True)) for t in range(trials)]
+    if start == "cycle":
+        a, b = first, np.roll(first, -1, axis=1)
+    else:
+        half = K // 2
+        a, b = first[:, 0 : 2 * half : 2], first[:, 1 : 2 * half : 2]
+    a, b = a[:, :budget], b[:, :budget]
+    rows = np.arange(trials)[:, None]
     judged = np.zeros((trials, K, K), dtype=bool)
-    for t in range(trials):
-        for a, b in pairs[t]:
-            judged[t, a, b] = judged[t, b, a] = True
+    judged[rows, a, b] = judged[rows, b, a] = True
     sizes = np.full(trials, K)
-    while len(pairs[0]) < budget:
-        q = np.repeat(np.arange(trials), [len(p) for p in pairs])
-        a = np.array([x for p in pairs for x, _ in p])
-        b = np.array([y for p in pairs for _, y in p])
-        fit = fit_bt(sizes, q, a + q * 0, b, D[q, a, b], compute_se=True)
-        x = fit.score.reshape(trials, K)
-        se = fit.se.reshape(trials, K)
-        for t in range(trials):
-            need = min(K // 2, budget - len(pairs[t]))
-            new = adaptive_ranking_pairs(x[t], se[t], judged[t], need, window)
-            if len(new) < need:  # the window is exhausted: unjudged pairs at random
+    while a.shape[1] < budget:
+        need = min(max(K // 2, 1), budget - a.shape[1])
+        q = np.repeat(np.arange(trials), a.shape[1])
+        x = fit_bt(sizes, q, a.ravel(), b.ravel(), D[q, a.ravel(), b.ravel()], compute_se=False).score
+        x = x.reshape(trials, K)
+        batch = ranking_batch(x, posterior_covariance(x, a, b), judged, need, window)
+        new_a = np.empty((trials, need), dtype=np.int64)
+        new_b = np.empty((trials, need), dtype=np.int64)
+        for t, new in enumerate(batch):
+            if len(new) < need:
                 free_i, free_j = np.nonzero(np.triu(~judged[t], 1))
                 pick = rng.permutation(len(free_i))[: need - len(new)]
-                new += list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
-            for a_, b_ in new:
-                judged[t, a_, b_] = judged[t, b_, a_] = True
-            pairs[t].extend(new)
+                new = new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
+            new_a[t], new_b[t] = np.array(new).T
+        judged[rows, new_a, new_b] = judged[rows, new_b, new_a] = True
+        a, b = np.hstack([a, new_a]), np.hstack([b, new_b])
     q = np.repeat(np.arange(trials), budget)
-    a = np.array([x for p in pairs for x, _ in p])
-    b = np.array([y for p in pairs for _, y in p])
-    return q, a, b
+    return q, a.ravel(), b.ravel()
