@@ -512,7 +512,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     import pandas as pd
 
     from .io.judgments import read_judgments
-    from .zelo.fit import fit_bt, to_scale
+    from .zelo.fit import fit_bt, id_ranks, to_scale
     from .zelo.judgments import from_dataset
 
     if prior < 0:
@@ -527,7 +527,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     if agreement_weights:
         w = w * np.abs(2.0 * s - 1.0)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+    res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter,
+                 doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))  # independent of line order
     score, se = to_scale(res.score, res.se, scale, elo_offset)
     return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
                          "docno": [d for qid in table.queries for d in table.docs[qid]],

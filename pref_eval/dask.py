@@ -58,7 +58,7 @@ def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol:
     import pandas as pd
 
     from .errors import UsageError
-    from .zelo.fit import fit_bt, to_scale
+    from .zelo.fit import fit_bt, id_ranks, to_scale
     from .zelo.judgments import Judgments
 
     n = len(frame)
@@ -77,7 +77,8 @@ def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol:
     table.add_columns(list(names), codes[:n], codes[n:2 * n], codes[2 * n:], s, w)
     q, a, b, sc, wt = table.arrays()
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = fit_bt(sizes, q, a, b, sc, wt, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter)
+    res = fit_bt(sizes, q, a, b, sc, wt, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter,
+                 doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))  # independent of line order
     score, se = to_scale(res.score, res.se, scale, elo_offset)
     qcol = np.repeat(np.array(table.queries, dtype=object), sizes)
     docs = [d for qid in table.queries for d in table.docs[qid]]

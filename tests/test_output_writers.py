@@ -97,9 +97,9 @@ WRITERS = {
                  "bytes", True),
     "long_jsonl": ("table", ["zelo_eval", "-R", Q, "-o", "jsonl", "-q", "-m", "map", *RUNS], _jsonl, None,
                    "bytes", True),
-    "pref_jsonl": ("preferences", ["zelo_eval", "-R", Q, "-q", *RUNS], _jsonl, None, "rows", False),
+    "pref_jsonl": ("preferences", ["zelo_eval", "-R", Q, "-q", *RUNS], _jsonl, None, "rows", True),
     "pref_table": ("preferences", ["zelo_eval", "-R", Q, "-o", "tsv", "-q", "-m", "rpp", "-m", "p@10", *RUNS],
-                   _table("\t"), None, "rows", False),
+                   _table("\t"), None, "rows", True),
     "orderings_json": ("orderings", ["pref_aggregate", "-P", "prefs.jsonl"],
                        _jsonl, None, None, False),
     "orderings_markdown": ("orderings", ["pref_aggregate", "-P", "prefs.jsonl", "-o", "markdown"], _markdown,
@@ -111,26 +111,18 @@ WRITERS = {
     "compare_latex": ("comparisons", ["zelo_compare", "-P", "tests/data/stats/perquery.tsv", "-o", "latex"],
                       _latex, None, "bytes", False),
     "compare_csv": ("comparisons", ["zelo_compare", "-P", "tests/data/stats/perquery.tsv", "-o", "csv"],
-                    _table(","), None, "bytes", False),
+                    _table(","), None, "bytes", True),
     "compare_jsonl": ("comparisons", ["zelo_compare", "-P", "tests/data/stats/perquery.tsv", "-o", "jsonl"],
-                      _jsonl, None, "bytes", False),
+                      _jsonl, None, "bytes", True),
     "compare_orderings": ("comparisons", ["zelo_compare", "--orderings", "tests/data/stats/order_a.tsv",
                                           "tests/data/stats/order_b.txt"], _text, None, "bytes", False),
     "zelo_scores": ("zelo_scores", ["zelo_fit", "-J", JUDGE, "-Q"], _scores, None, "rows", False),
     "graded_qrels": ("qrels", ["zelo_fit", "-J", JUDGE, "-Q", "-o", "s.tsv", "--qrels", "out.qrels",
                                "--grades", "0,1,2,3"], _qrels, "out.qrels", "rows", False),
 }
-# Known order dependence (found by these tests; left as is so that outputs stay byte-identical across
-# the restructuring of issue #11): sums over queries are taken in input order, so the last bits of a
-# mean change when the queries come in another order.
-ORDER_DEPENDENT = {
-    "compare_csv": "zelo_compare: per-query differences summed in file order (full-precision CSV/JSON; "
-                   "the 4-digit tables hide it)",
-    "compare_jsonl": "zelo_compare: per-query differences summed in file order",
-    "pref_jsonl": "zelo_eval preference mode: the 'all' means are summed in qrels order",
-    "pref_table": "zelo_eval preference mode: the 'all' means are summed in qrels order",
-    "zelo_scores": "zelo_fit: scores change in the last bits when the judgment lines are reordered",
-}
+# Sums over queries, judgments and documents are taken in one canonical order (query ids, document ids;
+# issue #11: zelo_compare's query columns, zelo_eval's preference summaries, zelo_fit's documents and
+# judgments), so the "bytes" and "rows" contracts hold to the last bit.
 # writer modules not exercised here, with the test file that covers them
 ELSEWHERE = {"agree": "tests/test_agree_cli.py", "judgments": "tests/test_zelo_judge.py"}
 INPUTS = ("qrels/", "runs/", "judgments/", "tests/data/")
@@ -173,8 +165,7 @@ def _run(tmp_path: Path, argv: list[str], out_file: str | None) -> str:
     return (tmp_path / out_file).read_text(encoding="utf-8") if out_file else res.stdout.decode("utf-8")
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=ORDER_DEPENDENT[c]))
-                                  if c in ORDER_DEPENDENT else c for c in sorted(WRITERS)])
+@pytest.mark.parametrize("case", sorted(WRITERS))
 def test_writer_shape_and_order_invariance(tmp_path, case):
     _module, argv, shape, out_file, contract, run_case = WRITERS[case]
     base = tmp_path / "base"
@@ -192,9 +183,85 @@ def test_writer_shape_and_order_invariance(tmp_path, case):
             assert sorted(got.splitlines()) == sorted(text.splitlines()), "values depend on the order of input lines"
     if run_case:
         runs = [a for a in argv if a.startswith("runs/")]
-        rev = [a for a in argv if not a.startswith("runs/")] + runs[::-1]
-        again = _run(base, rev, out_file)
-        assert sorted(again.splitlines()) == sorted(text.splitlines()), "rows depend on the order of the runs"
+        if runs:
+            rev = [a for a in argv if not a.startswith("runs/")] + runs[::-1]
+            again = _run(base, rev, out_file)
+        else:  # a per-query table: its runs in reverse order of first appearance
+            again = _run(_reverse_runs(tmp_path / "revruns", argv), argv, out_file)
+        norm = ORIENT.get(case, lambda t: sorted(t.splitlines()))
+        assert norm(again) == norm(text), "rows depend on the order of the runs"
+
+
+def _reverse_runs(tmp_path: Path, argv: list[str]) -> Path:
+    _workspace(tmp_path, argv, None)
+    for a in argv:
+        if a.endswith(".tsv") and a.startswith("tests/"):
+            lines = (tmp_path / a).read_bytes().splitlines(keepends=True)
+            head, body = lines[:1], lines[1:]
+            col = head[0].rstrip(b"\n").split(b"\t").index(b"run")
+            runs = list(dict.fromkeys(ln.split(b"\t")[col] for ln in body))
+            body.sort(key=lambda ln: -runs.index(ln.split(b"\t")[col]))
+            (tmp_path / a).write_bytes(b"".join(head + body))
+    return tmp_path
+
+
+def _neg(v):
+    return -v if isinstance(v, int) else 0.0 - float(v)
+
+
+def _orient_pref_jsonl(text: str) -> list[str]:
+    """Preference lines with each pair oriented (smaller run id first), values negated when swapped:
+    RPP and the lexicographic measures are antisymmetric, and must be so to the last bit."""
+    out = []
+    for ln in text.splitlines():
+        o = json.loads(ln)
+        if "runi" in o and o["runi"] > o["runj"]:
+            o = {k: (o["runj"] if k == "runi" else o["runi"] if k == "runj" else
+                     v if k in ("qid", "sample", "type") else _neg(v)) for k, v in o.items()}
+        out.append(json.dumps(o, sort_keys=True))
+    return sorted(out)
+
+
+def _orient_pref_table(text: str) -> list[tuple]:
+    rows = list(csv.reader(io.StringIO(text), delimiter="\t"))
+    out = []
+    for ri, rj, q, m, v in rows[1:]:
+        if rj and ri > rj:
+            ri, rj, v = rj, ri, repr(_neg(v))
+        out.append((ri, rj, q, m, repr(float(v))))
+    return [tuple(rows[0])] + sorted(out)
+
+
+def _orient_records(records: list[dict]) -> list[str]:
+    """zelo_compare records keyed by (measure, unordered pair, test): swapping the runs negates the
+    mean difference, the effect size, the t statistic and the CI and swaps wins and losses; the
+    p-values (and their corrections) stay, to the last bit."""
+    out = []
+    for r in records:
+        r = dict(r)
+        if r["run_a"] > r["run_b"]:
+            r["run_a"], r["run_b"] = r["run_b"], r["run_a"]
+            r["wins"], r["losses"] = r["losses"], r["wins"]
+            for k in ("mean_diff", "d_z"):
+                r[k] = repr(_neg(r[k]))
+            if r["test"] == "t":
+                r["statistic"] = repr(_neg(r["statistic"]))
+            if r.get("ci_low") not in ("", None):
+                r["ci_low"], r["ci_high"] = repr(_neg(r["ci_high"])), repr(_neg(r["ci_low"]))
+        if r["test"] not in ("t",):
+            r.pop("statistic", None)  # rank and count statistics of the reversed pair are other numbers
+        out.append(json.dumps({k: (repr(float(v)) if isinstance(v, float) or k in ("mean_diff", "d_z", "ci_low",
+                                                                                    "ci_high", "statistic")
+                                   and v not in ("", None) else str(v)) for k, v in r.items()}, sort_keys=True))
+    return sorted(out)
+
+
+ORIENT = {
+    "pref_jsonl": _orient_pref_jsonl,
+    "pref_table": _orient_pref_table,
+    "compare_csv": lambda t: _orient_records(list(csv.DictReader(io.StringIO(t)))),
+    "compare_jsonl": lambda t: _orient_records([json.loads(ln) for ln in t.splitlines()]),
+}
 
 
 def test_every_writer_module_is_covered():

@@ -70,7 +70,7 @@ def _naive_lines(res, per_query=True, summary=True):
 
         for p in range(len(res.run_i)):
             d = {"qid": "all", "runi": res.runs[res.run_i[p]], "runj": res.runs[res.run_j[p]], "sample": res.sample}
-            d.update({k: float(summary_means(res.pair_values(k))[p]) for k in keys})
+            d.update({k: float(summary_means(res.pair_values(k), res.qids)[p]) for k in keys})
             out.append(json.dumps(d) + "\n")
     return "".join(out)
 

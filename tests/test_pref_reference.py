@@ -9,6 +9,12 @@ Every line must have the same keys in the same order and the same JSON types
 rpp/invrpp/dcgrpp, whose last bits depend on pref_eval.py's set iteration
 order (they change with PYTHONHASHSEED in the reference itself) — those
 agree to 1e-12. Runs with -b (one grade) and the binary case are byte-identical.
+
+Summary lines (``"qid": "all"``): pref_eval.py sums the per-query values in qrels
+order, so its summaries change in the last bits when the qrels lines are reordered;
+zelo_eval sums in query-id order. Its summaries therefore equal pref_eval.py's on the
+same qrels sorted by query id (``NAME.sorted-summary.jsonl``, run_reference.sh), with
+the same rules, and do not change when the qrels lines are shuffled.
 """
 from __future__ import annotations
 
@@ -37,15 +43,23 @@ def run_zelo(case: str, opts: list[str]) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
+def _is_summary(line: str) -> bool:
+    return line.startswith('{"qid": "all"')
+
+
 @pytest.mark.parametrize("name,case,opts", list(cases()))
 def test_same_json_lines_as_pref_eval(name, case, opts):
     expected = (DATA / case / f"{name}.jsonl").read_text().splitlines()
+    sorted_summary = (DATA / case / f"{name}.sorted-summary.jsonl").read_text().splitlines()
     got = run_zelo(case, opts)
     assert got.returncode == 0, got.stderr
     lines = got.stdout.splitlines()
     assert len(lines) == len(expected)
+    assert [_is_summary(ln) for ln in lines] == [_is_summary(ln) for ln in expected]  # summaries last
+    # per-query lines against pref_eval.py on the qrels as given, summaries against it on the sorted qrels
+    expected = [ln for ln in expected if not _is_summary(ln)] + sorted_summary
     exact_all = "-b" in opts or case == "binary"
-    for a, b in zip(lines, expected, strict=False):
+    for a, b in zip(lines, expected, strict=True):
         if exact_all:
             assert a == b
             continue

@@ -277,7 +277,7 @@ def server():
 
 
 def test_adaptive_sigkill_then_resume_asks_nothing_twice_http(tmp_path, server):
-    values = make_collection(tmp_path, sizes=(12, 9))
+    values = make_collection(tmp_path, sizes=(9, 6))
     init(tmp_path, "full.json", "--strategy", "adaptive", "--seed", "1")
     init(tmp_path, "killed.json", "--strategy", "adaptive", "--seed", "1")
     ref, ref_url = server(truth=values, resample=True)

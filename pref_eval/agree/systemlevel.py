@@ -33,13 +33,14 @@ LEVEL = "system"
 
 def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, int]]:
     """``{qid: {docno: grade}}`` from one judge's table, as ``zelo_fit --qrels`` (quantile bins)."""
-    from ..zelo.fit import fit_bt
+    from ..zelo.fit import fit_bt, id_ranks
     from ..output.qrels import grade_bins
 
     q, a, b, s, w = table.arrays()
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    res = fit_bt(sizes, q, a, b, s, w, prior=prior, compute_se=False)
+    res = fit_bt(sizes, q, a, b, s, w, prior=prior, compute_se=False,
+                 doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))  # zelo_fit's canonical order
     out: dict[str, dict[str, int]] = {}
     for k, qid in enumerate(table.queries):
         bins = grade_bins(res.score[offsets[k]:offsets[k + 1]], len(grades), "quantile")

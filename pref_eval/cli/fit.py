@@ -49,16 +49,14 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
     """
-    import json
 
     import numpy as np
 
     from ..errors import UsageError
-    from ..io.judgments import read_judgments, read_zbench_dataset
-    from ..io.textfile import read_input_text
+    from ..io.judgments import read_judgments, read_zbench_dataset, read_zbench_records
     from ..output.qrels import parse_bins, parse_grades, write_qrels
     from ..output.zelo_scores import write_scores_columns, write_zbench_jsonl
-    from ..zelo.fit import fit_bt_parallel, to_scale
+    from ..zelo.fit import fit_bt_parallel, id_ranks, to_scale
     from ..zelo.judgments import from_dataset
 
     log = Log("zelo_fit", quiet)
@@ -80,11 +78,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
         ds = read_zbench_dataset(dataset)
         table = from_dataset(ds)
         if output_format == "zbench":
-            text = read_input_text(dataset, what="zbench dataset")
-            for line in text.split("\n"):
-                if line.strip():
-                    rec = json.loads(line)
-                    records[str(rec["query"]["id"])] = rec
+            records = read_zbench_records(dataset)
     else:
         table = from_dataset([])
     known = set(table.queries)
@@ -131,7 +125,8 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     else:
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
         res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
-                              max_iter=max_iter, jobs=jobs, scheduler=scheduler)
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler,
+                              doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))
         score, se = res.score, res.se
         if prior == 0:
             extra_cols = ("component", "level")

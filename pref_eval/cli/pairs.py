@@ -32,7 +32,6 @@ def request_header(layout: str) -> str:
 def _read_queries(dataset, run, depth, docs):
     from ..errors import UsageError
     from ..io.judgments import read_zbench_dataset
-    from ..io.textfile import read_input_text
 
     given = [x for x in (dataset, run, docs) if x]
     if len(given) != 1:
@@ -55,18 +54,9 @@ def _read_queries(dataset, run, depth, docs):
             e = e if depth is None else min(e, h + depth)
             out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
         return out
-    text = read_input_text(docs, what="'qid docno' file")
-    out2: dict[str, list[str]] = {}
-    from ..errors import InputError
+    from ..io.candidates import read_candidates
 
-    for no, line in enumerate(text.split("\n"), start=1):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 2:
-            raise InputError(docs, no, f"expected 'qid docno', got {len(f)} fields")
-        out2.setdefault(f[0], []).append(f[1])
-    return list(out2.items())
+    return read_candidates(docs)
 
 
 @command.command("cycles")

@@ -512,6 +512,14 @@ def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
         lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]]))
 
 
+def read_zbench_records(path: str) -> dict[str, dict]:
+    """zbench QueryDocuments JSONL as ``{query id: the line's whole record}`` (texts, metadata), for
+    ``zelo_fit --output-format zbench``; same rules and messages as :func:`read_zbench_dataset`."""
+    return dict(_zbench_records(
+        path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
+        lambda rec: (str(rec["query"]["id"]), rec)))
+
+
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
     """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
 

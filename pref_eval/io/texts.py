@@ -213,3 +213,13 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
                 raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields")
         out.append((f[0], f[1], f[2]))
     return out
+
+
+def read_prompt_template(path: str) -> str:
+    """The text of a prompt template file (``zelo_judge --template``): UTF-8 (a bad byte is named
+    with its line), gzip/BOM/CRLF as every input. Its placeholders are checked by
+    :func:`pref_eval.judge.run.check_template`."""
+    from .textfile import read_input_text
+
+    return read_input_text(path, what="prompt template")
+

@@ -62,13 +62,9 @@ class Setup:
 def read_template(path: str | None) -> str:
     if path is None:
         return DEFAULT_PROMPT
-    from ..errors import InputError
-    from ..io.textfile import read_input_bytes
+    from ..io.texts import read_prompt_template
 
-    try:
-        text = read_input_bytes(path, what="prompt template").decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(path, 0, f"not UTF-8 text ({err.reason})") from None
+    text = read_prompt_template(path)
     check_template(text)
     return text
 

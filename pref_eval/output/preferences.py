@@ -171,11 +171,25 @@ def _pieces(columns: list) -> list:
     return pieces
 
 
-def summary_means(values: np.ndarray) -> np.ndarray:
-    """Σ_q v_q / numq accumulated sequentially in query order (pref_eval.py)."""
+def id_order(qids) -> np.ndarray:
+    """The permutation that puts ``qids`` in id order (code points = UTF-8 byte order, trec_eval's)."""
+    return np.argsort(np.array(list(qids), dtype=str), kind="stable")
+
+
+def summary_means(values: np.ndarray, qids=None) -> np.ndarray:
+    """Σ_q v_q / numq accumulated sequentially (pref_eval.py's formula), the queries in id order when
+    ``qids`` (the columns' query ids) is given.
+
+    pref_eval.py sums in qrels order, so its last bits depend on the order of the qrels lines; we
+    sum in one canonical order, the order of ``zelo_trec`` and metric mode: the summary of a file
+    does not depend on its line order (equal to pref_eval.py's for qrels sorted by query id, and
+    within a few ulps otherwise; docs/differences-pref_eval.md).
+    """
     nq = values.shape[1]
     if nq == 0:
         return np.zeros(values.shape[0])
+    if qids is not None:
+        values = values[:, id_order(qids)]
     return np.cumsum(values.astype(np.float64) / float(nq), axis=1)[:, -1]
 
 
@@ -190,7 +204,7 @@ def _aggregate(m) -> str:
 
 def run_summaries(res: PrefResult, m) -> np.ndarray:
     """Per-run summary of metric ``m`` (R,): its own aggregate (``gm_map`` = geometric mean of AP)."""
-    vals = res.metrics[m.key]
+    vals = res.metrics[m.key][:, id_order(res.qids)]
     agg = _aggregate(m)
     if agg == "mean":
         return summary_means(vals)
@@ -205,7 +219,7 @@ def pair_summaries(res: PrefResult, m) -> np.ndarray:
     if m.is_metric and _aggregate(m) != "mean":
         s = run_summaries(res, m)
         return s[res.run_i] - s[res.run_j]
-    return summary_means(res.pair_values(m.key))
+    return summary_means(res.pair_values(m.key), res.qids)
 
 
 def _template(head: str, keys: list[str]) -> str:

@@ -161,7 +161,7 @@ def evaluate_preferences(
     run_i, run_j = pairs_of(len(runs), reference)
     res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample)
     bases = {m.base for m in measures if m.kind == "pref"}
-    rpp = rpp_family(rv, run_i, run_j, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
+    rpp = _antisymmetric(rpp_family, rv, run_i, run_j, names, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
     lex = lexicographic(rv, run_i, run_j, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
     reg = [m for m in measures if m.kind == "registry"]
     reg_results = _registry_results(pq, runs, reg, topk) if reg else None
@@ -180,6 +180,22 @@ def evaluate_preferences(
             res.metrics[m.key] = mv.value
             res.diffs[m.key] = mv.diff(run_i, run_j)
     return res
+
+
+def _antisymmetric(family, rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, names: list[str], schemes) -> dict:
+    """``family(rv, run_i, run_j, schemes)`` with every pair computed in one orientation, the run with the
+    smaller id first, and negated where (run_i, run_j) is the other one.
+
+    RPP is antisymmetric (pref(i, j) = −pref(j, i)), but its floating-point sums are not: computed
+    as given, the last bits of a pair's values would depend on the order of the runs on the
+    command line. For runs given in id order (pref_eval.py's usual ``input.*`` glob) nothing changes.
+    """
+    ids = np.array(names, dtype=str)
+    flip = ids[run_i] > ids[run_j] if len(run_i) else np.zeros(0, bool)
+    if not flip.any():
+        return family(rv, run_i, run_j, schemes)
+    out = family(rv, np.where(flip, run_j, run_i), np.where(flip, run_i, run_j), schemes)
+    return {k: np.where(flip[:, None], 0.0 - v, v) for k, v in out.items()}
 
 
 def _registry_results(pq: PrefQrels, runs: list, reg: list[PrefMeasure], topk: int | None) -> list:

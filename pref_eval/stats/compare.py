@@ -8,7 +8,8 @@ mean_diff (run_a - run_b), statistic, p_value, p_adjusted, correction,
 ci_low, ci_high`` plus effect sizes (``d_z, wins, ties, losses``) and the
 test's parameters.
 
-Queries: for each measure, those that have a value for every compared run;
+Queries: for each measure, those that have a value for every compared run, in id order (so
+that no result depends on the order of the input lines, not even in the last bits);
 with ``complete=True`` the union of the queries seen for that measure, a
 missing value counting as 0 (trec_eval ``-c``). The number used is
 ``n_queries``; the queries left out are listed in ``dropped_queries``.
@@ -210,8 +211,12 @@ def _frame(blocks: list):
 
 
 def _matrix(sub, runs: list[str], complete: bool):
-    """(runs x queries) matrix of one measure, the queries used and those dropped."""
-    qids_all = list(dict.fromkeys(sub["qid"]))
+    """(runs x queries) matrix of one measure, the queries used and those dropped.
+
+    The queries are in id order (code points = UTF-8 byte order, trec_eval's): every sum, mean and
+    resampling over queries then sees them in one canonical order, whatever the order of the input.
+    """
+    qids_all = sorted(set(sub["qid"]))
     table = sub.pivot(index="run", columns="qid", values="value").reindex(index=runs, columns=qids_all)
     X = table.to_numpy(dtype=float)
     present = ~np.isnan(X)
@@ -391,7 +396,7 @@ def compare_preferences(values, *, complete: bool = False, measures: Sequence[st
     for m in measure_list:
         sub = df[df["measure"] == m]
         pairs = list(dict.fromkeys(zip(sub["run"], sub["run_b"], strict=False)))
-        qids = list(dict.fromkeys(sub["qid"]))
+        qids = sorted(set(sub["qid"]))  # canonical order, as in _matrix
         table = sub.pivot_table(index=["run", "run_b"], columns="qid", values="value", aggfunc="first")
         table = table.reindex(index=pd.MultiIndex.from_tuples(pairs), columns=qids)
         X = table.to_numpy(dtype=float)

@@ -35,6 +35,15 @@ h_ij = (W_ij + W_ji) p_ij (1 - p_ij) (+ 2 prior sigma(x)sigma(-x) on the
 diagonal): the SE of the centred score x_i - mean(x) is
 sqrt([C I^-1 C]_ii) with C = I - 11'/n; for the pure MLE it is the
 Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC.
+
+Input order: floating-point sums depend on the order of their terms, and the
+documents' indices on the order in which a file names them. Given
+``doc_rank`` (each document's rank among its query's documents in id order,
+:func:`id_ranks`), :func:`fit_bt` and :func:`fit_bt_parallel` fit the
+documents in id order and the judgments sorted by (query, A, B, score,
+weight), and return the results in the caller's document order: the scores,
+SEs and diagnostics of a judgment file then do not depend on the order of
+its lines, not even in the last bits.
 """
 from __future__ import annotations
 
@@ -430,6 +439,62 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return dg, rows
 
 
+def _first_appearance_labels(labels: np.ndarray, qof: np.ndarray) -> np.ndarray:
+    """Labels renumbered 0, 1, ... within each query in order of their first document (vectorised)."""
+    if not len(labels):
+        return np.zeros(0, dtype=np.int64)
+    key = qof.astype(np.int64) * (int(labels.max()) + 1) + labels
+    _, first_idx, inv = np.unique(key, return_index=True, return_inverse=True)
+    lab_q = qof[first_idx]
+    order = np.lexsort((first_idx, lab_q))
+    rank_in_q = np.empty(len(order), dtype=np.int64)
+    qstart = np.searchsorted(lab_q[order], lab_q[order], side="left")
+    rank_in_q[order] = np.arange(len(order)) - qstart
+    return rank_in_q[inv.ravel()]
+
+
+def id_ranks(docs_per_query) -> np.ndarray:
+    """Each document's rank among its query's documents in id order (code points = UTF-8 bytes),
+    for ``doc_rank``: ``docs_per_query`` lists each query's document ids (the fit's order)."""
+    sizes = np.array([len(d) for d in docs_per_query], dtype=np.int64)
+    n = int(sizes.sum())
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    names = np.array([d for docs in docs_per_query for d in docs], dtype=str)
+    qof = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.lexsort((names, qof))
+    starts = np.repeat(np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - starts
+    return rank
+
+
+def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> FitResult:
+    """``fitter`` on the documents in ``doc_rank`` order and the judgments sorted, results in the
+    caller's document order (module docstring, "Input order")."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    rank = np.asarray(doc_rank, dtype=np.int64)
+    q = np.asarray(q, dtype=np.int64)
+    ca = rank[offsets[q] + np.asarray(a, dtype=np.int64)]
+    cb = rank[offsets[q] + np.asarray(b, dtype=np.int64)]
+    s = np.asarray(score, dtype=np.float64)
+    w = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
+    width = int(sizes.max()) if len(sizes) else 1
+    if int(offsets[-1]) * max(width, 1) < 2**62:  # (q, A, B) as one key: the same order, a faster sort
+        order = np.lexsort((w, s, (offsets[q] + ca) * width + cb))
+    else:
+        order = np.lexsort((w, s, cb, ca, q))
+    res = fitter(sizes, q[order], ca[order], cb[order], s[order], w[order], **options)
+    qof = np.repeat(np.arange(len(sizes)), sizes)
+    at = offsets[qof] + rank  # each document's place in the canonical result
+    return FitResult(score=res.score[at], se=res.se[at], component=_first_appearance_labels(res.component[at], qof),
+                     level=res.level[at], n_docs=res.n_docs, n_judged=res.n_judged, n_components=res.n_components,
+                     n_perfect=res.n_perfect, iterations=res.iterations, loglik=res.loglik, grad_max=res.grad_max,
+                     converged=res.converged, offsets=res.offsets)
+
+
 def fit_bt(
     sizes,
     q,
@@ -443,15 +508,22 @@ def fit_bt(
     tol: float = 1e-9,
     max_iter: int = 100,
     compute_se: bool = True,
+    doc_rank=None,
 ) -> FitResult:
     """Fit Bradley-Terry scores for many queries at once.
 
     ``sizes[q]`` documents per query; judgment k is (``q[k]``, ``a[k]``,
     ``b[k]``, ``score[k]`` with 1 = b better, ``weight[k]``). See the module
-    docstring for the model, the prior and the standard errors.
+    docstring for the model, the prior and the standard errors. ``doc_rank``
+    (:func:`id_ranks`): a result independent of the order of the judgments and
+    of the documents' indices (module docstring, "Input order").
     """
     if prior < 0:
         raise ValueError("prior must be >= 0")
+    if doc_rank is not None:
+        return _canonical_fit(fit_bt, sizes, q, a, b, score, weight, doc_rank,
+                              {"prior": prior, "weight_power": weight_power, "tol": tol, "max_iter": max_iter,
+                               "compute_se": compute_se})
     e = build_edges(sizes, q, a, b, score, weight, weight_power=weight_power)
     n, offsets = e.n, e.offsets
     nq = len(offsets) - 1
@@ -463,16 +535,7 @@ def fit_bt(
     judged = (wins + losses) > 0
     perfect = judged & ((wins == 0) | (losses == 0))
     # component ids local to each query, in order of first document
-    comp_local = np.zeros(n, dtype=np.int64)
-    if n:
-        # vectorised relabel: rank of each label's first occurrence within the query
-        _, first_idx, inv = np.unique(labels, return_index=True, return_inverse=True)
-        lab_q = qof[first_idx]
-        order = np.lexsort((first_idx, lab_q))
-        rank_in_q = np.empty(len(order), dtype=np.int64)
-        qstart = np.searchsorted(lab_q[order], lab_q[order], side="left")
-        rank_in_q[order] = np.arange(len(order)) - qstart
-        comp_local = rank_in_q[inv]
+    comp_local = _first_appearance_labels(labels, qof)
     n_components = np.bincount(qof[judged], minlength=nq) * 0
     if n:
         # distinct (query, component) pairs among judged documents (np.unique(axis=1) imports numpy.ma)
@@ -546,7 +609,7 @@ def fit_bt(
 
 
 def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
-                    parts: int | None = None, **options) -> FitResult:
+                    parts: int | None = None, doc_rank=None, **options) -> FitResult:
     """:func:`fit_bt` on blocks of queries computed in parallel; the same result, bit for bit.
 
     Queries are independent (no edge crosses two queries, and every step of
@@ -557,8 +620,14 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     Default ``parts``: ``jobs`` (16 with a scheduler), and at least one block
     per ``BLOCK_JUDGMENTS`` judgments, so that a large fit holds the fit's
     temporaries for one block at a time (serially, blocks are cut one by one).
+    ``doc_rank``: as :func:`fit_bt` (the canonical order is set up once, before the blocks are cut).
     """
     from ..parallel import ordered_map, split_even
+
+    if doc_rank is not None:
+        def fitter(*args, **opts):
+            return fit_bt_parallel(*args, jobs=jobs, scheduler=scheduler, parts=parts, **opts)
+        return _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options)
 
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q, dtype=np.int64)

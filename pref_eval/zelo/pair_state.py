@@ -57,9 +57,9 @@ def parse_state(text: str, name: str = "<state>") -> Any:
 
 def load_state(path: str) -> Any:
     """Read and validate a state file (InputError names the file and the JSON path)."""
-    from ..io.textfile import display_name, read_input_text
+    from ..io.pair_state import read_state_text
 
-    return parse_state(read_input_text(path, what="zelo_pairs state"), display_name(path))
+    return parse_state(*read_state_text(path))
 
 
 def next_batch(state: Any) -> list[tuple[str, str, str]]:

@@ -1,0 +1,13 @@
+"""Reading a ``zelo_pairs`` state file (tournament or adaptive): the text and the name for messages.
+
+The document is validated and rebuilt by :func:`pref_eval.zelo.pair_state.parse_state`
+(which strategy, its schema, the replay of an adaptive state's judgments).
+"""
+from __future__ import annotations
+
+from .textfile import display_name, read_input_text
+
+
+def read_state_text(path: str) -> tuple[str, str]:
+    """``(text, display name)`` of a state file (gzip, BOM, CRLF as every input; errors name the file)."""
+    return read_input_text(path, what="zelo_pairs state"), display_name(path)
