@@ -43,7 +43,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 # ir_datasets (a dependency for ``irds:`` qrels, issue #11) is imported only when such a source is read
 HEAVY = {"pyarrow", "pandas", "scipy", "matplotlib", "dask", "distributed", "statsmodels", "sklearn", "openai",
          "aiohttp", "ir_datasets"}
-LAZY = {"numpy.ma", "numpy.random", "gzip", "tempfile", "matplotlib.pyplot", "pref_eval.measures.families"}
+LAZY = {"numpy.ma", "numpy.random", "gzip", "tempfile", "matplotlib.pyplot", "pref_eval.measures.families",
+        "pref_eval.zelo.eval_scores"}
 SAMPLE = ["qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run", "runs/rerank.run"]
 
 # (id, command module, arguments ({tmp} = scratch directory), heavy packages allowed,

@@ -124,7 +124,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
         depth, ms = (d if depth is None else min(depth, d)), None
     cut = [x for x in (depth, topk) if x is not None]
     cutoff = min(cut) if cut else None
-    from ..zelo.eval_scores import looks_like_zelo_scores
+    from ..io.zelo_scores import looks_like_zelo_scores
 
     extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
     parallel = jobs > 1 or scheduler is not None
