@@ -582,11 +582,10 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
-        if parallel:
-            raise UsageError("--jobs/--scheduler apply to metric mode (trec_eval measures), not to preference mode")
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
-                         reference=reference, means=means, sampling=sampling, head=head, **opts)
+                         reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
+                         scheduler=scheduler, **opts)
         return
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
         if val is not None:
@@ -805,8 +804,9 @@ class _Sampling(NamedTuple):
 def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                      binary: float | None, floor: float | None, per_query: bool, summary: bool, topk: int | None,
                      fmt: str, output: str, inputs: InputOptions, reference: str | None, means: bool,
-                     sampling: _Sampling, log: Any, head: bool) -> None:
-    """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample."""
+                     sampling: _Sampling, log: Any, head: bool, jobs: int = 1, scheduler: str | None = None) -> None:
+    """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample (the runs
+    read, and ranked, in ``jobs`` processes or on dask when asked: the same output)."""
     import numpy as np
 
     from .io.qrels import read_subtopic_qrels
@@ -824,7 +824,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_subtopic_qrels(qrels)
-    rs = _read_runs(runs, names, log)
+    rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
@@ -838,7 +838,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     with command_output(output, inputs) as out:
         for s in range(samples):
             res = _preference_sample(q, base, rs, names, sel, s, rng=rng, sampling=sampling, binary=binary,
-                                     floor=floor, topk=topk, ref=ref, head=head)
+                                     floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
             else:
@@ -850,9 +850,27 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                 log.progress("samples", s + 1, samples)
 
 
+def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
+                     scheduler: str | None, log: Any) -> list:
+    """The runs of preference mode: read here; or, with ``jobs``/``scheduler`` (not from stdin), left as
+    paths for the workers of :func:`pref_eval.run_preferences.evaluate.evaluate_preferences` to read and
+    rank (one plain sample, preference measures only), or read in groups by worker processes."""
+    parallel = (jobs > 1 or scheduler) and "-" not in runs
+    if not parallel:
+        return _read_runs(runs, names, log)
+    if sampling.samples == 1 and sampling.label_fraction == 1.0 and all(m.kind != "registry" for m in sel):
+        return list(runs)  # paths: read and ranked by the worker processes (evaluate_preferences)
+    from .parallel import ordered_map, split_even
+    from .run_preferences.evaluate import read_run_group
+
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(list(runs[a:b]), names[a:b]) for a, b in groups]
+    return [r for part in ordered_map(read_run_group, pieces, jobs=jobs, scheduler=scheduler) for r in part]
+
+
 def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list, s: int, *, rng: Any,
                        sampling: _Sampling, binary: float | None, floor: float | None, topk: int | None,
-                       ref: int | None, head: bool) -> Any:
+                       ref: int | None, head: bool, parallel: tuple[int, str | None] = (1, None)) -> Any:
     """Sample ``s``: its queries and labels drawn with ``rng`` when the fractions are < 1, then evaluated
     (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it)."""
     from .run_preferences.data import head_binary
@@ -864,7 +882,8 @@ def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list,
         qs, pq = sample_queries(qs, pq, sampling.query_fraction, rng, binary, floor)
     if sampling.label_fraction < 1.0:
         qs, pq = sample_labels(qs, pq, sampling.label_fraction, sampling.label_policy, rng, rs, binary, floor)
-    res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s)
+    res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s, jobs=parallel[0],
+                               scheduler=parallel[1])
     graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
     if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
         hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)

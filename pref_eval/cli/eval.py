@@ -73,9 +73,10 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
 @click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
 @click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
-              help="Metric mode: evaluate the runs in N processes (same output as --jobs 1).")
+              help="Read and evaluate (preference mode: read and rank) the runs in N processes "
+                   "(same output as --jobs 1).")
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
-              help="Metric mode: evaluate the runs on a running dask.distributed scheduler (tcp://host:8786); "
+              help="The same on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")

@@ -71,6 +71,9 @@ def main(argv=None):
     import os
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from ..io.fastparse import keep_freed_memory
+
+    keep_freed_memory()  # large inputs: no page faults for every new temporary array
     run_main(command, "zelo_fit", argv)
 
 
