@@ -1259,8 +1259,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     grade_list = parse_grades(grades) if qrels_output else None
     bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
     paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
-    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], judgment_format, ties, dataset,
-                                                 compat, output_format == "zbench", log)
+    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
+                                                 dataset=dataset, compat=compat,
+                                                 want_records=output_format == "zbench", log=log)
     q, a, b, s, w = table.arrays()
     if dataset and compat == "zbench" and len(table.queries) > n_dataset:
         keep = q < n_dataset  # dataset queries come first
@@ -1289,7 +1290,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     return pd.DataFrame(cols)
 
 
-def _read_fit_inputs(paths: list[str], fmt: str | None, ties: str, dataset: str | None, compat: str | None,
+def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: str | None, compat: str | None,
                      want_records: bool, log: Any) -> tuple[Any, int, dict]:
     """The judgment table of ``zelo_fit`` (the dataset's queries and documents first, then every judgment
     file in turn), how many queries the dataset gave, and the dataset's records by query id for
