@@ -12,7 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "bin")
 
 
-def run(argv: list[str], *, cwd: str = ROOT, stdout=subprocess.DEVNULL) -> tuple[float, float]:
+def run(argv: list[str], *, cwd: str = ROOT, stdout=subprocess.DEVNULL, env: dict | None = None) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one process ``argv``.
 
     The peak comes from GNU time (``/usr/bin/time -f %M``), a small parent: a process forked
@@ -24,7 +24,7 @@ def run(argv: list[str], *, cwd: str = ROOT, stdout=subprocess.DEVNULL) -> tuple
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         wrapped = [gnu_time, "-f", "%M", "-o", rss.name, *argv] if os.path.exists(gnu_time) else argv
         t0 = time.perf_counter()
-        p = subprocess.run(wrapped, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+        p = subprocess.run(wrapped, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, env=env)
         wall = time.perf_counter() - t0
         if p.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {p.stderr.decode(errors='replace')[-2000:]}")
@@ -37,6 +37,16 @@ def best(argv: list[str], repeat: int, **kw) -> tuple[float, float]:
     """Best wall time of ``repeat`` runs and the largest peak memory."""
     walls, mems = zip(*(run(argv, **kw) for _ in range(repeat)), strict=True)
     return min(walls), max(mems)
+
+
+def bytecode_env(folder: str) -> dict:
+    """The caller's environment with cached bytecode: ``PYTHONDONTWRITEBYTECODE`` removed and
+    ``PYTHONPYCACHEPREFIX`` set to ``folder``, so that after one untimed run the children load our
+    modules from bytecode as an installed package does (a development shell with
+    ``PYTHONDONTWRITEBYTECODE=1`` recompiles every module on each start)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = folder
+    return env
 
 
 def cmd(name: str, *args: str) -> list[str]:

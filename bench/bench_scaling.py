@@ -1,10 +1,16 @@
 """Scaling: serial vs --jobs 2 vs a dask LocalCluster (2 worker processes), wall time and peak memory.
 
 Run:  python bench/bench_scaling.py [--fit 1000,10000,100000] [--runs 1,10,100] [--lines 1000000]
+      python bench/bench_scaling.py --quick     # reduced sizes: < 5 minutes on a quiet 2-core machine
 
 * zelo_fit on Q queries x 100 documents x 4 cycles (bench/gen_judgments.py, JSONL);
 * zelo_eval -o tsv -m official on R runs of L lines each (bench/gen_runs.py; L/1000 queries
-  x 1000 documents, one qrels).
+  x 1000 documents, one qrels);
+* zelo_eval -M preferences (preference mode: every pair of runs) on P of those runs (``--pref-runs``).
+
+``--quick`` is ``--fit 1000,10000 --runs 1,10,100 --lines 100000 --pref-runs 10``: a tenth of
+the issue's sizes (1k/10k/100k queries, 1/10/100 runs of 1 M lines), which take an hour.
+The result text names the sizes measured.
 
 Each configuration runs once as a new process; ``--scheduler`` submits to a LocalCluster of
 two worker processes started by this script (its workers' memory is not in the peak column,
@@ -35,8 +41,13 @@ def main() -> None:
     ap.add_argument("--fit", default="1000,10000,100000", help="query counts for zelo_fit")
     ap.add_argument("--runs", default="1,10,100", help="run counts for zelo_eval")
     ap.add_argument("--lines", type=int, default=1_000_000, help="lines per run")
+    ap.add_argument("--pref-runs", default="", help="run counts for zelo_eval -M preferences (default none)")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--quick", action="store_true",
+                    help="--fit 1000,10000 --runs 1,10,100 --lines 100000 --pref-runs 10 (< 5 min quiet)")
     args = ap.parse_args()
+    if args.quick:
+        args.fit, args.runs, args.lines, args.pref_runs = "1000,10000", "1,10,100", 100_000, "10"
     tmp = tempfile.mkdtemp(prefix="bench-scaling-")
     cluster = None
     if not args.no_dask:
@@ -76,12 +87,31 @@ def main() -> None:
                              "--output", out, *extra, *paths))
             cells.append(f"{t:.1f} s / {mem:.0f} MB")
         rows.append(f"| zelo_eval | {nr} run(s) × {args.lines:,} lines | " + " | ".join(cells) + " |")
+    for nr in _ints(args.pref_runs):
+        paths = []
+        for k in range(nr):
+            p = os.path.join(rundir, f"run{k}")
+            if not os.path.exists(p):
+                os.link(base, p)
+            paths.append(p)
+        cells = []
+        for _, extra in modes:
+            t, mem = run(cmd("zelo_eval", "-R", os.path.join(rundir, "qrels"), "-M", "preferences",
+                             "--output", out, *extra, *paths))
+            cells.append(f"{t:.1f} s / {mem:.0f} MB")
+        rows.append(f"| zelo_eval -M preferences | {nr} runs × {args.lines:,} lines | " + " | ".join(cells) + " |")
     if cluster is not None:
         cluster.close()
     head = "| command | size | " + " | ".join(m for m, _ in modes) + " |\n|---|---|" + "---|" * len(modes)
-    text = (head + "\n" + "\n".join(rows) + f"\n\nWall time / peak memory of the command's process, one run each; "
-            f"{load0} at the start, {load()} at the end (`python bench/bench_scaling.py --fit {args.fit} "
-            f"--runs {args.runs} --lines {args.lines}`).")
+    full = args.fit == "1000,10000,100000" and args.runs == "1,10,100" and args.lines == 1_000_000
+    size = ("the issue's sizes" if full else
+            f"reduced sizes: zelo_fit on {args.fit} queries, zelo_eval on {args.runs} runs of {args.lines:,} lines "
+            "(the issue asks for 1k/10k/100k queries and 1/10/100 runs of 1 M lines)")
+    again = ("--quick" if args.quick else f"--fit {args.fit} --runs {args.runs} --lines {args.lines}"
+             + (f" --pref-runs {args.pref_runs}" if args.pref_runs else ""))
+    text = (head + "\n" + "\n".join(rows) + f"\n\nMeasured at {size}. Wall time / peak memory of the command's "
+            f"process, one run each; {load0} at the start, {load()} at the end "
+            f"(`python bench/bench_scaling.py {again}`).")
     print(text)
     write_result("scaling", "Scaling: serial, --jobs 2, LocalCluster (bench/bench_scaling.py)", text)
 

@@ -9,6 +9,9 @@ Public API (lazy: importing the package stays cheap):
   :func:`pairs`, :func:`simulate` -- what ``zelo_eval`` (preference mode),
   ``pref_aggregate``, ``zelo_compare``, ``zelo_fit``, ``zelo_pairs cycles``
   and ``zelo_simulate tournament`` compute (:mod:`pref_eval.api`).
+* ``COMMAND_FUNCTIONS`` (:func:`~pref_eval.api.evaluate_runs`,
+  :func:`~pref_eval.api.compare_runs`, ``pairs_init`` ...) -- the functions
+  the commands call: read, compute and write as the command does.
 """
 from __future__ import annotations
 
@@ -86,5 +89,20 @@ def simulate(*args, **kwargs):
     return _simulate(*args, **kwargs)
 
 
+# the commands as functions (each reads, computes and writes as its command does), imported on first use
+COMMAND_FUNCTIONS = ("evaluate_runs", "compare_runs", "compare_orderings", "pairs_init", "pairs_next", "pairs_add",
+                     "pairs_status", "pairs_result", "judge", "judge_export", "simulate_recovery", "simulate_bandit",
+                     "simulate_adaptive", "simulate_figure3", "plot_matrix", "plot_scores", "plot_systems",
+                     "plot_pairs", "plot_calibration", "PlotImage", "PlotValues")
+
+
+def __getattr__(name: str):
+    if name in COMMAND_FUNCTIONS:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'pref_eval' has no attribute {name!r}")
+
+
 __all__ = ["evaluate", "iter_calc", "calc_aggregate", "agreement", "preferences", "aggregate", "compare", "fit",
-           "pairs", "simulate", "__version__"]
+           "pairs", "simulate", *COMMAND_FUNCTIONS, "__version__"]

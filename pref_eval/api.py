@@ -7,11 +7,15 @@
 """
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .output.atomic import InputOptions
 
 
 def _is_number(x: Any) -> bool:
@@ -313,10 +317,14 @@ def judge(
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
-                 prompt: str | None = None) -> int:
-    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs."""
-    from .cli.common import output_stream
+                 prompt: str | None = None, inputs: InputOptions | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
+
+    ``output``: a file (written atomically; never one of ``inputs``, by default the store and the
+    prompt) or stdout (``None`` or ``-``); ``judges``: only these (default every judge in the store).
+    """
     from .judge.export import export_lines
+    from .output.atomic import command_output
     from .judge.prompt import prompt_hash
     from .judge.run import read_template
     from .judge.spec import parse_spec
@@ -327,7 +335,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     st = Store(store, readonly=True)
     n = 0
     try:
-        with output_stream(output) as out:
+        with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
             for line in export_lines(st, phash, names):
                 out.write(line)
                 n += 1
@@ -389,21 +397,42 @@ def agree(
     tests: str = "t",
     correction: str = "holm",
     alpha: float = 0.05,
-):
+    output: str | None = None,
+    output_format: str = "text",
+    digits: int = 4,
+    inputs: InputOptions | None = None,
+) -> list:
     """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
 
     ``judgments``: two or more files in any format ``zelo_fit`` reads (the
     first is the reference). Returns a list of
     :class:`pref_eval.agree.records.Record` (``judge_a, judge_b, level,
     statistic, value, ci_low, ci_high, n``); see ``docs/zelo_agree.md``.
+    With ``output`` (``-`` = stdout) they are written as ``zelo_agree``
+    writes them (``output_format``, ``digits``); an output that is one of
+    ``inputs`` (default the judgment and run files) is refused before
+    anything is read.
     """
     from .agree.report import agreement_report
 
-    return agreement_report(
+    own: InputOptions = []
+    if output is not None:
+        from .output.atomic import check_not_input, inputs_besides
+
+        own = _input_options(inputs, output=output, judgments=list(judgments), runs=list(runs))
+        check_not_input(output, inputs_besides(output, own))  # before anything is read
+    records = agreement_report(
         list(judgments), names=None if names is None else list(names), fmt=fmt, ties=ties, levels=list(levels),
         resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
         consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
         tests=tests, correction=correction, alpha=alpha)
+    if output is not None:
+        from .output.agree import write_records
+        from .output.atomic import command_output
+
+        with command_output(output, own) as out:
+            write_records(out, records, output_format, digits)
+    return records
 
 
 def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *, query_fraction: float = 1.0,
@@ -490,9 +519,703 @@ def compare(per_query: Any, **options: Any) -> Any:
     return compare_table(per_query, **options)
 
 
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")  # zelo_eval -o
+WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
+MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
+
+
+def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = (), measure_set: str | None = None,
+                  binary: float | None = None, floor: float | None = None, judgments: str | None = None,
+                  judgments_format: str | None = None, best: str | None = None, per_query: bool = False,
+                  summary: bool = True, complete: bool = False, level: int = 1, depth: int | None = None,
+                  topk: int | None = None, fmt: str | None = None, output: str = "-", reference: str | None = None,
+                  means: bool = False, query_fraction: float = 1.0, label_fraction: float = 1.0,
+                  label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
+                  scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
+                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None) -> None:
+    """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
+
+    Three modes (docs/zelo_eval.md), chosen as the command chooses them:
+
+    * **preference mode** -- pref_eval.py's preference measures between runs
+      (RPP: Diaz & Ferraro, SIGIR 2022; lexicographic recall and precision:
+      Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023) and its metrics:
+      ``fmt="pref"`` (its JSON lines; the default with two or more runs) or
+      long tables (``tsv``/``csv``/``jsonl`` with a preference measure);
+      ``binary``, ``floor``, ``reference``, ``means``, ``topk``, the sampling
+      options (``query_fraction``, ``label_fraction``, ``label_policy``,
+      ``samples``, ``seed``) and ``head`` apply here;
+    * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
+      tables, or a runs × measures table ``text|markdown|latex|wide-csv``
+      with a paired t-test and Holm's correction); ``complete``, ``level``,
+      ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
+    * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
+
+    ``measures``/``measure_set`` are ``-m``/``-M`` (a number is a depth, as
+    trec_eval's ``-M``); run ids by ``run_id_mode``/``run_names``
+    (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
+    overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
+    Values as :func:`evaluate` and :func:`preferences` return them.
+    """
+    from .io.run_ids import run_ids
+    from .log import Log
+    from .io.zelo_scores import looks_like_zelo_scores
+
+    log = log or Log("zelo_eval", quiet=True)
+    ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
+    ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
+    own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs), judgments=judgments, best=best)
+    extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
+    parallel = jobs > 1 or scheduler is not None
+    opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
+    if looks_like_zelo_scores(qrels):
+        _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
+                            reference=reference, means=means, complete=complete, level=level,
+                            sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
+        _scores_mode(qrels, list(runs), ids, measures, cutoff=cutoff, fmt=fmt or "trec", **opts)
+        return
+    if fmt is None:
+        fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
+    prefs = fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))
+    if trec9 and prefs:
+        raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
+                         "trec_eval names), not to preference mode")
+    if prefs:
+        _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
+        _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
+                         reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
+                         scheduler=scheduler, **opts)
+        return
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
+        if val is not None:
+            raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
+    _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
+                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)
+
+
+def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
+    """``-M N`` is trec_eval's depth: (the measure set left, the smallest of ``-M N``, ``--depth``, ``--topk``)."""
+    if ms is not None and ms.strip().lstrip("+").isdigit():
+        d = int(ms)
+        if d <= 0:
+            raise UsageError(f"-M {ms}: the depth must be positive")
+        depth, ms = (d if depth is None else min(depth, d)), None
+    cut = [x for x in (depth, topk) if x is not None]
+    return ms, (min(cut) if cut else None)
+
+
+def _refuse_with_scores(scores: str, ms: str | None, *, extra: dict, parallel: bool, binary: float | None,
+                        floor: float | None, reference: str | None, means: bool, complete: bool, level: int,
+                        sampled: tuple[float, float, int], trec9: bool, head: bool) -> None:
+    """Options that do not apply when the qrels are a zELO score file are refused, each by its flag."""
+    _refuse_extra(extra, "with a zELO score file")
+    if parallel:
+        raise UsageError("--jobs/--scheduler apply to metric mode (trec_eval measures), not to a zELO score file")
+    query_fraction, label_fraction, samples = sampled
+    bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
+                                   ("--reference", reference is not None), ("--means", means),
+                                   ("-c", complete), ("-l", level != 1),
+                                   ("--query_fraction", query_fraction < 1.0),
+                                   ("--label_fraction", label_fraction < 1.0), ("--samples", samples > 1))
+           if used]
+    if bad:
+        raise UsageError(f"not applicable with a zELO score file ({scores}): {', '.join(bad)}")
+    if trec9 or head:
+        raise UsageError(f"not applicable with a zELO score file ({scores}): "
+                         f"{'--trec-eval-9' if trec9 else '--pref-eval-head'}")
+    if ms is not None:
+        raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
+                         "(-M N limits the candidates)")
+
+
+def _refuse_extra(extra: dict, where: str) -> None:
+    """-P / --judgments-format / -B only serve registry measures (metric mode)."""
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
+        if extra.get(key) is not None:
+            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
+                             "BestRR (metric mode)")
+
+
+def _trec_eval_names_only(measures: Sequence[str]) -> bool:
+    """True when ``-m`` names only trec_eval / ir-measures measures that pref_eval.py does not know
+    (``map``, ``nDCG@10``): several runs then default to one trec_eval block per run, since
+    pref_eval.py's output would show only the differences between runs."""
+    from .run_preferences.names import parse_pref_measure
+
+    if not measures or _wants_preferences(measures, None):
+        return False
+    return all(m.kind == "registry" for name in measures for m in parse_pref_measure(name))
+
+
+def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
+    """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
+    from .stats.prefvalues import needs_preference_mode
+
+    if not measures:
+        return ms in ("preferences", "all", "none")
+    return needs_preference_mode(measures)
+
+
+def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
+                 per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
+                 output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
+                 scheduler: str | None) -> None:
+    """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
+    from .errors import EvaluationError
+    from .io.qrels import read_qrels
+    from .measures import parse_measures
+    from .measures.base import needs_subtopics
+    from .output.atomic import command_output
+
+    if ms in ("preferences", "all", "none"):
+        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
+    names = list(measures) if measures else [ms or "official"]
+    if measures and ms:
+        names.append(ms)
+    requests = parse_measures(names)
+    more = extra_inputs(requests, **extra)
+    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
+    got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
+                           extra=more, jobs=jobs, scheduler=scheduler, log=log)
+    results = []
+    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        if nq == 0:
+            raise EvaluationError(f"{path}: no queries with both results and relevance info")
+        results.append(res)
+    if fmt in WIDE:
+        _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
+                    complete=complete, trec9=trec9)
+        return
+    with command_output(output, inputs) as out:
+        if fmt == "trec":
+            from .output.trec import write_trec_blocks
+
+            write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
+        else:
+            from .output.table import WRITERS, long_rows
+
+            WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+
+
+def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
+                     depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
+                     log: Any) -> list:
+    """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
+    if jobs == 1 and scheduler is None:
+        rs = _read_runs(runs, ids, log)
+        if len(runs) >= MANY_RUNS:
+            log.stage(f"evaluating {len(runs)} runs")
+        return evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, extra))
+    from .parallel import ordered_map, split_even
+
+    if len(runs) >= MANY_RUNS:
+        log.stage(f"evaluating {len(runs)} runs")
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra)
+              for a, b in groups]
+    return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
+
+
+def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
+                complete: bool, trec9: bool) -> None:
+    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
+    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
+    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
+    other tests and settings."""
+    import pandas as pd
+
+    from .output.atomic import command_output
+    from .output.comparisons import format_table, write_wide_csv
+    from .output.table import HEADER, long_rows
+    from .stats.compare import compare as compare_table
+
+    if per_query or not summary:
+        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    df = pd.DataFrame(rows, columns=list(HEADER))
+    if df.empty:
+        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+    res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    with command_output(output, inputs) as out:
+        if fmt == "wide-csv":
+            write_wide_csv(out, res, "t")
+        else:
+            out.write(format_table(res, fmt, 4, "t"))
+
+
+def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,
+                 summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any) -> None:
+    """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
+
+    Rows ``(run, qid, measure, value)`` from
+    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` (``cutoff`` =
+    the first N candidates of each query in run-file order), written as
+    trec_eval-like blocks or as a long table.
+    """
+    from .io.textfile import display_name
+    from .output.atomic import command_output
+    from .zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
+
+    if fmt == "pref":
+        raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
+    names = list(measures) or list(DEFAULT_MEASURES)
+    for m in names:
+        parse_zelo_measure(m)
+    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
+    # per run: its per-query rows, then one "all" row per measure
+    rows, k, n_all, seen_q = [], 0, 0, False
+    for _, q, m, v in got:
+        if q == "all":
+            n_all += 1
+        else:
+            seen_q = True
+        if (q == "all" and summary) or (q != "all" and per_query):
+            rows.append((ids[k], q, m, float(v)))
+        if n_all == len(names):
+            if not seen_q:
+                log.warn(f"{display_name(runs[k])}: no query in common with {display_name(scores)}; its means are nan")
+            k, n_all, seen_q = k + 1, 0, False
+    with command_output(output, inputs) as out:
+        if fmt == "trec":
+            from .output.trec import write_score_blocks
+
+            write_score_blocks(out, ids, rows, summary=summary)
+        else:
+            from .output.table import WRITERS
+
+            WRITERS[fmt](out, rows)
+
+
+class _Sampling(NamedTuple):
+    """pref_eval.py's sampling options: ``--query_fraction``, ``--label_fraction``,
+    ``--label_fraction_policy``, ``--samples``, ``--seed``."""
+
+    query_fraction: float
+    label_fraction: float
+    label_policy: str
+    samples: int
+    seed: int
+
+
+def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
+                     binary: float | None, floor: float | None, per_query: bool, summary: bool, topk: int | None,
+                     fmt: str, output: str, inputs: InputOptions, reference: str | None, means: bool,
+                     sampling: _Sampling, log: Any, head: bool, jobs: int = 1, scheduler: str | None = None) -> None:
+    """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample (the runs
+    read, and ranked, in ``jobs`` processes or on dask when asked: the same output)."""
+    import numpy as np
+
+    from .io.qrels import read_subtopic_qrels
+    from .output.atomic import command_output
+    from .output.preferences import pref_json_lines, pref_rows, write_table
+    from .run_preferences.data import prepare_qrels
+    from .run_preferences.evaluate import reference_index
+    from .run_preferences.names import resolve
+
+    if fmt == "pref" and len(runs) < 2:
+        raise UsageError("need at least two runs for comparison (or -o trec|tsv|csv|jsonl for one run)")
+    if measures and ms:
+        log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
+    sel = resolve(list(measures), None if measures else ms)
+    names = list(ids)
+    ref = reference_index(reference, names, list(runs))
+    q = read_subtopic_qrels(qrels)
+    rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
+    base = prepare_qrels(q, binary, floor)
+    if len(base.qorder) == 0:
+        log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
+    # numpy.random is imported only when a sample is drawn (start-up, issue #13)
+    drawn = sampling.query_fraction < 1.0 or sampling.label_fraction < 1.0
+    rng = np.random.default_rng(sampling.seed) if drawn else None
+    samples = sampling.samples
+    if samples == 1 and len(runs) >= MANY_RUNS:
+        npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
+        log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")
+    with command_output(output, inputs) as out:
+        for s in range(samples):
+            res = _preference_sample(q, base, rs, names, sel, s, rng=rng, sampling=sampling, binary=binary,
+                                     floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
+            if fmt == "pref":
+                out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
+            else:
+                rows = pref_rows(res, per_query=per_query, summary=summary)
+                if samples > 1:
+                    rows = ((f"{r[0]}", r[1], r[2], r[3], r[4]) for r in rows)
+                write_table(out, rows, fmt, header=s == 0)
+            if samples > 1:
+                log.progress("samples", s + 1, samples)
+
+
+def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
+                     scheduler: str | None, log: Any) -> list:
+    """The runs of preference mode: read here; or, with ``jobs``/``scheduler`` (not from stdin), left as
+    paths for the workers of :func:`pref_eval.run_preferences.evaluate.evaluate_preferences` to read and
+    rank (one plain sample, preference measures only), or read in groups by worker processes."""
+    parallel = (jobs > 1 or scheduler) and "-" not in runs
+    if not parallel:
+        return _read_runs(runs, names, log)
+    if sampling.samples == 1 and sampling.label_fraction == 1.0 and all(m.kind != "registry" for m in sel):
+        return list(runs)  # paths: read and ranked by the worker processes (evaluate_preferences)
+    from .parallel import ordered_map, split_even
+    from .run_preferences.evaluate import read_run_group
+
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(list(runs[a:b]), names[a:b]) for a, b in groups]
+    return [r for part in ordered_map(read_run_group, pieces, jobs=jobs, scheduler=scheduler) for r in part]
+
+
+def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list, s: int, *, rng: Any,
+                       sampling: _Sampling, binary: float | None, floor: float | None, topk: int | None,
+                       ref: int | None, head: bool, parallel: tuple[int, str | None] = (1, None)) -> Any:
+    """Sample ``s``: its queries and labels drawn with ``rng`` when the fractions are < 1, then evaluated
+    (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it)."""
+    from .run_preferences.data import head_binary
+    from .run_preferences.evaluate import evaluate_preferences
+    from .run_preferences.sampling import sample_labels, sample_queries
+
+    qs, pq = q, base
+    if sampling.query_fraction < 1.0:
+        qs, pq = sample_queries(qs, pq, sampling.query_fraction, rng, binary, floor)
+    if sampling.label_fraction < 1.0:
+        qs, pq = sample_labels(qs, pq, sampling.label_fraction, sampling.label_policy, rng, rs, binary, floor)
+    res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s, jobs=parallel[0],
+                               scheduler=parallel[1])
+    graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
+    if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
+        hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)
+        res.prefs.update({m.key: hb.prefs[m.key] for m in graded})
+    return res
+
+
+def _read_runs(paths: Sequence[str], names: Sequence[str], log: Any) -> list:
+    """Read the run files in order, with a progress line on a terminal (``reading runs: k/N``)."""
+    import sys
+
+    from .io.runs import read_run
+
+    rs = []
+    try:
+        for k, (p, n) in enumerate(zip(paths, names, strict=False)):
+            log.progress("reading runs", k, len(paths))
+            rs.append(read_run(p, name=n))
+    except BaseException:
+        if log.interactive:  # end the progress line so the error starts a line of its own
+            sys.stderr.write("\n")
+        raise
+    log.progress("reading runs", len(paths), len(paths))
+    return rs
+
+
+def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs: Sequence[str] = (),
+                 measures: Sequence[str] = (), complete: bool = False, level: int = 1, binary: float | None = None,
+                 floor: float | None = None, depth: int | None = None, tests: str = "t,wilcoxon,sign",
+                 correction: str = "holm", resamples: int = 10000, seed: int = 0, baseline: str | None = None,
+                 alpha: float = 0.05, sign_min_diff: float = 0.0, zero_method: str = "wilcox",
+                 wilcoxon_method: str = "auto", ci_method: str = "BCa", confidence: float = 0.95,
+                 marker_test: str | None = None, digits: int = 4, fmt: str = "text", output: str | None = None,
+                 run_id_mode: str | None = None, run_names: Sequence[str] = (), jobs: int = 1, log: Any = None,
+                 inputs: InputOptions | None = None) -> str:
+    """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
+
+    Per-query values either evaluated from ``qrels`` and ``runs`` with
+    ``measures`` (trec_eval / ir-measures names, or pref_eval.py's preference
+    measures: then the per-pair values of ``zelo_eval -q -o tsv``), or read
+    from ``per_query`` (``zelo_eval -q -o tsv|csv|jsonl`` output). Every pair
+    of runs (or each against ``baseline``) is tested per measure with
+    ``tests`` (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization:
+    Fisher 1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey
+    HSD, Carterette 2012) and ``correction`` per (measure, test) family (holm:
+    Holm 1979; bonferroni; bh: Benjamini & Hochberg 1995); the other keywords
+    are ``zelo_compare``'s options (docs/zelo_compare.md). ``fmt``: text,
+    markdown, latex, csv or jsonl; the report is returned and, with
+    ``output`` (``-`` = stdout), written there (``inputs``: files it must not
+    overwrite; default the input paths). ``run_id_mode``/``run_names`` name
+    the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
+    ``per_query``, whose file holds the names).
+    """
+    from .log import Log
+    from .stats.compare import parse_tests
+
+    log = log or Log("zelo_compare", quiet=True)
+    if bool(qrels) == bool(per_query):
+        raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
+    test_list = parse_tests(tests)
+    mt = test_list[0]
+    if marker_test is not None:
+        mt = parse_tests(marker_test)[0]
+        if mt not in test_list:
+            raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+    df, baseline, pref_baseline_done = _per_query_values(
+        qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
+        binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
+        run_names=run_names, log=log)
+    df, pref_df = _split_preference_rows(df)
+    run_sel, measure_sel = _comparison_selection(df, pref_df, qrels=qrels, runs=runs, measures=measures)
+    settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
+                    wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method,
+                    sign_min_diff=sign_min_diff)
+    slow = [t for t in test_list if t in ("randomization", "bootstrap", "tukey")]
+    if slow:
+        log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
+    result = _compare_metrics(df, test_list, baseline=baseline, complete=complete, run_sel=run_sel,
+                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log)
+    pref_records, pref_tests = None, test_list
+    if pref_df is not None:
+        pref_records, pref_tests = _compare_preference_rows(
+            pref_df, test_list, baseline_ignored=baseline is not None and not pref_baseline_done,
+            complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
+    text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
+                            markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
+    if output is not None:
+        from .output.atomic import command_output
+
+        own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
+        with command_output(output, own) as out:
+            out.write(text)
+    return text
+
+
+def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequence[str], measures: Sequence[str],
+                      complete: bool, level: int, binary: float | None, floor: float | None, depth: int | None,
+                      baseline: str | None, jobs: int, run_id_mode: str | None, run_names: Sequence[str],
+                      log: Any) -> tuple[Any, str | None, bool]:
+    """The per-query table to test: evaluated from ``-R QRELS RUN...`` or read from ``-P FILE``.
+
+    Returns ``(df, baseline, pref_baseline_done)`` (the baseline renamed to its run id).
+    """
+    if per_query:  # exactly one of qrels and per_query is given
+        if run_id_mode is not None or run_names:
+            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
+        from .io.perquery import read_per_query
+
+        return read_per_query(per_query), baseline, False
+    return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
+                             binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
+                             run_id_mode=run_id_mode, run_names=run_names, log=log)
+
+
+def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str], complete: bool, level: int,
+                      binary: float | None, floor: float | None, depth: int | None, baseline: str | None, jobs: int,
+                      run_id_mode: str | None, run_names: Sequence[str], log: Any) -> tuple[Any, str | None, bool]:
+    """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures)."""
+    if not measures:
+        raise UsageError("-R needs at least one -m MEASURE")
+    if len(runs) < 2:
+        raise UsageError("need at least two run files to compare")
+    from .io.run_ids import run_ids
+    from .stats.prefvalues import needs_preference_mode
+
+    ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
+    if needs_preference_mode(measures):
+        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+        # the values zelo_eval -q -o tsv prints for the same arguments
+        if level != 1:
+            raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+        from .stats.prefvalues import preference_values
+
+        log.stage(f"evaluating {len(runs)} runs (preference measures)")
+        if baseline is not None:
+            baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
+        df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
+                                  depth=depth, reference=baseline, names=ids)
+        return df, baseline, baseline is not None
+    for flag, val in (("-b", binary), ("-f", floor)):
+        if val is not None:
+            raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+    _refuse_summary_only(measures)
+    log.stage(f"evaluating {len(runs)} runs")
+    df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
+                  depth=depth, jobs=jobs)
+    if baseline is not None and baseline in runs:
+        baseline = ids[list(runs).index(baseline)]
+    return df, baseline, False
+
+
+def _refuse_summary_only(measures: Sequence[str]) -> None:
+    """A measure with no per-query values (``gm_map``) cannot be tested; a nickname keeps its per-query part."""
+    from .measures import parse_measure
+
+    for m in measures:
+        reqs = parse_measure(m)
+        if all(r.spec.summary_only for r in reqs):
+            raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
+                             "with no per-query values to test; "
+                             "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
+
+
+def _resolve_run(name: str, runs: list[str]) -> str:
+    """Exact run name, else a unique match on the file name / its stem."""
+    if name in runs:
+        return name
+    cands = [r for r in runs if os.path.basename(r) == name
+             or os.path.splitext(os.path.basename(r))[0] == name]
+    if len(cands) == 1:
+        return cands[0]
+    raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
+
+
+def _split_preference_rows(df: Any) -> tuple[Any, Any]:
+    """A runi/runj table (metric rows have an empty runj) → (per-run metric rows, per-pair preference rows
+    or None); zelo_eval repeats metrics as pair differences: only the per-run rows are kept for them."""
+    if "run_b" not in df.columns:
+        return df, None
+    pref_df = df[df["run_b"] != ""]
+    df = df[df["run_b"] == ""].drop(columns="run_b")
+    pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
+    return df, (None if pref_df.empty else pref_df)
+
+
+def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Sequence[str],
+                          measures: Sequence[str]) -> tuple[list[str] | None, list[str] | None]:
+    """Which runs and measures to test: with ``-R`` every run and key evaluated; with ``-P`` the runs and
+    measures asked for (a measure not in the file is refused)."""
+    if qrels:
+        # every key the evaluation produced (a name may give several columns)
+        return (list(dict.fromkeys(df["run"].astype(str))) if not df.empty else None), None
+    measure_sel = list(measures) if measures else None
+    if measure_sel:
+        known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
+        for m in measure_sel:
+            if m not in known:
+                raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(sorted(known))})")
+    return (list(runs) if runs else None), measure_sel
+
+
+def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
+                     run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict, jobs: int,
+                     log: Any) -> Any:
+    """The tests on the per-run measures (:func:`pref_eval.stats.compare.compare`), or None without any."""
+    from .stats.compare import compare as compare_table
+
+    metric_measures = list(dict.fromkeys(df["measure"])) if not df.empty else []
+    if measure_sel is not None:
+        metric_measures = [m for m in measure_sel if m in set(metric_measures)]
+    if not metric_measures:
+        return None
+    names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
+    if baseline is not None:
+        baseline = _resolve_run(baseline, names)
+    result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
+                           measures=metric_measures, **settings,
+                           progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
+    for m, dropped in result.dropped_queries.items():
+        if dropped:
+            log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
+                     f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
+    for m, n in result.n_queries.items():
+        if n == 0:
+            log.warn(f"{m}: no query has a value for every run")
+    return result
+
+
+def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline_ignored: bool, complete: bool,
+                             run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict,
+                             log: Any) -> tuple[Any, list[str]]:
+    """The tests on the per-pair preference measures: (records or None, the tests applied)."""
+    from .stats.compare import compare_preferences
+
+    pref_tests = [t for t in test_list if t != "tukey"]
+    if len(pref_tests) < len(test_list):
+        log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
+    if baseline_ignored:
+        log.warn("--baseline does not apply to preference measures: every pair in the file is tested")
+    if not pref_tests:
+        return None, pref_tests
+    records, _, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
+                                              tests=pref_tests, **settings)
+    for m, d in dropped.items():
+        if d:
+            log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out; -c counts them as 0")
+    return records, pref_tests
+
+
+def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,
+                     markers: tuple[str, str]) -> str:
+    """The report: one CSV / JSON lines table of every record, or the tables of means with significance
+    markers from the adjusted p-values of ``markers`` = (test for the metrics, test for the preference
+    measures)."""
+    from .output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
+
+    parts = [p for p in ((result.records if result is not None else None), pref_records) if p is not None]
+    if not parts:
+        raise UsageError("nothing to compare (no measure with values for at least two runs)")
+    if fmt in ("jsonl", "csv"):
+        import pandas as pd
+
+        records = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        return records_jsonl(records, alpha) if fmt == "jsonl" else records_csv(records, alpha)
+    chunks = []
+    if result is not None:
+        chunks.append(format_table(result, fmt, digits, markers[0]))
+    if pref_records is not None and not pref_records.empty:
+        chunks.append(format_pref_table(pref_records, fmt, markers[1], alpha, correction, digits))
+    return "\n".join(chunks)
+
+
+def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
+                      fmt: str = "text", digits: int = 4, output: str | None = None, log: Any = None,
+                      inputs: InputOptions | None = None) -> str:
+    """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
+
+    Each file is a system-score TSV, a list, or a ``pref_aggregate`` output
+    (``key_a``/``key_b``: which of its orderings, ``MEASURE[:LIST]``). The
+    report gives Kendall's τ (Kendall 1938), τ_AP (Yilmaz, Aslam & Robertson,
+    SIGIR 2008) and rank-biased overlap with persistence ``rbo_p`` (Webber,
+    Moffat & Zobel, TOIS 2010; 0 = not computed) over the systems in both
+    (:mod:`pref_eval.stats.orderings`); ``fmt`` text, markdown, csv or jsonl;
+    written to ``output`` when given (``-`` = stdout).
+    """
+    from .io.orderings import read_ordering
+    from .log import Log
+    from .output.comparisons import format_orderings
+    from .stats.orderings import compare_orderings as correlate
+
+    log = log or Log("zelo_compare", quiet=True)
+    ra, desc_a = read_ordering(a, key_a)
+    rb, desc_b = read_ordering(b, key_b)
+    if rbo_p < 0 or rbo_p >= 1:
+        raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
+    try:
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if res["only_a"] or res["only_b"]:
+        log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
+    if fmt == "latex":
+        raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
+    text = format_orderings(res, fmt, f"{a} ({desc_a})", f"{b} ({desc_b})", digits)
+    if output is not None:
+        from .output.atomic import command_output
+
+        with command_output(output, _input_options(inputs, output=output, orderings=[a, b])) as out:
+            out.write(text)
+    return text
+
+
+def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
+    """``inputs`` when the caller gave them (a command line: every option it was given), else the function's
+    own paths by parameter name, outputs first -- the files an output must not overwrite (each output is
+    left out of its own entry by :func:`~pref_eval.output.atomic.inputs_besides`)."""
+    if inputs is not None:
+        return inputs
+    found = []
+    for name, v in named.items():
+        vals = v if isinstance(v, (list, tuple)) else [v]
+        found.append((name, [os.fspath(x) for x in vals if x is not None]))
+    return found
+
+
 def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
-        ties: str = "half", prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
-        tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0) -> Any:
+        ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
+        tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
+        dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
+        output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
+        grades: str = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None, log: Any = None,
+        inputs: InputOptions | None = None, as_frame: bool = True) -> Any:
     """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
 
     Bradley–Terry (Bradley & Terry 1952): P(b beats a) = σ(x_b − x_a); the
@@ -501,42 +1224,169 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     0 = pure maximum likelihood per strongly connected component), per query,
     by Newton's method to gradient tolerance ``tol`` (:mod:`pref_eval.zelo.fit`).
     ``judgments``: one path or several (every format ``zelo_fit`` reads,
-    autodetected unless ``judgment_format``); ``ties``: the vote rule;
-    ``agreement_weights``: weight each judgment by |2s − 1| (``--weights
-    agreement``); ``scale``: ``logit`` (natural log, centred per query) or
-    ``elo`` (400/ln 10 · x + ``elo_offset``). Documents in order of first
-    appearance per query, queries in order of first appearance; the values
-    are the ones ``zelo_fit`` prints.
+    autodetected unless ``judgment_format``); ``ties``: the vote rule (default
+    ``half``, ``zbench`` with ``compat="zbench"``); ``agreement_weights``:
+    weight each judgment by |2s − 1| (``--weights agreement``); ``scale``:
+    ``logit`` (natural log, centred per query) or ``elo`` (400/ln 10 · x +
+    ``elo_offset``). ``dataset``: zbench's QueryDocuments JSONL (its queries and
+    documents first, unjudged ones too); ``compat="zbench"``: zbench's own
+    iteration (SE nan); ``jobs``/``scheduler``: fit blocks of queries in
+    processes or on dask (same values). Documents in order of first
+    appearance per query, queries in order of first appearance.
+
+    Writing (all outputs committed together, or none): ``output`` the scores
+    (``-`` = stdout; ``output_format`` ``tsv`` or ``zbench``), ``qrels_output``
+    graded qrels (``grades``, ``bins`` as ``--grades``/``--bins``),
+    ``diagnostics`` the per-query TSV; ``inputs`` the files they must not
+    overwrite (default the judgment and dataset paths); ``log`` a
+    :class:`~pref_eval.log.Log` for progress and warnings. The values and bytes
+    are the ones ``zelo_fit`` prints. ``as_frame=False`` returns the columns as
+    a dict of arrays instead of the DataFrame (pandas is not imported).
     """
     import numpy as np
-    import pandas as pd
 
-    from .io.judgments import read_judgments
-    from .zelo.fit import fit_bt, id_ranks, to_scale
-    from .zelo.judgments import from_dataset
+    from .log import Log
+    from .output.qrels import parse_bins, parse_grades
 
+    log = log or Log("zelo_fit", quiet=True)
     if prior < 0:
         raise UsageError("prior must be >= 0")
     if weight_power < 0:
         raise UsageError("weight_power must be >= 0")
+    if compat == "zbench" and (jobs > 1 or scheduler):
+        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
+    ties = ties or ("zbench" if compat == "zbench" else "half")
+    grade_list = parse_grades(grades) if qrels_output else None
+    bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
     paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
-    table = from_dataset([])
-    for path in paths:
-        read_judgments(os.fspath(path), judgment_format, ties=ties, into=table)
+    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
+                                                 dataset=dataset, compat=compat,
+                                                 want_records=output_format == "zbench", log=log)
     q, a, b, s, w = table.arrays()
+    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
+        keep = q < n_dataset  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], w[keep]
+        table.queries = table.queries[:n_dataset]
     if agreement_weights:
         w = w * np.abs(2.0 * s - 1.0)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = fit_bt(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter,
-                 doc_rank=id_ranks([table.docs[qid] for qid in table.queries]))  # independent of line order
+    res = _fit_scores(table.queries, table.docs, sizes, (q, a, b, s, w), compat=compat, prior=prior,
+                      weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
+    from .zelo.fit import to_scale
+
     score, se = to_scale(res.score, res.se, scale, elo_offset)
-    return pd.DataFrame({"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
-                         "docno": [d for qid in table.queries for d in table.docs[qid]],
-                         "score": score, "se": se})
+    if output is not None or qrels_output or diagnostics:
+        own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
+                             judgments=paths, dataset=dataset)
+        _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
+                   output=output, output_format=output_format, qrels_output=qrels_output,
+                   grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
+    cols = {"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
+            "docno": [d for qid in table.queries for d in table.docs[qid]], "score": score, "se": se}
+    if not as_frame:
+        return cols
+    import pandas as pd
+
+    return pd.DataFrame(cols)
 
 
-def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: int | None = 0, *,
-          dedup: bool = False, limit: int | None = None) -> list[tuple[str, str, str]]:
+def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: str | None, compat: str | None,
+                     want_records: bool, log: Any) -> tuple[Any, int, dict]:
+    """The judgment table of ``zelo_fit`` (the dataset's queries and documents first, then every judgment
+    file in turn), how many queries the dataset gave, and the dataset's records by query id for
+    ``--output-format zbench``."""
+    from .io.judgments import read_judgments, read_zbench_dataset, read_zbench_records
+    from .zelo.judgments import from_dataset
+
+    records: dict = {}
+    table = from_dataset(read_zbench_dataset(dataset) if dataset else [])
+    if dataset and want_records:
+        records = read_zbench_records(dataset)
+    n_dataset = len(table.queries)
+    for n, path in enumerate(paths, 1):
+        before = len(table.queries)
+        log.progress("reading judgments", n - 1, len(paths))
+        read_judgments(path, fmt, ties=ties, into=table)
+        log.progress("reading judgments", n, len(paths))
+        if dataset and len(table.queries) > before:
+            extra = table.queries[before:]
+            what = "ignored, as zbench does" if compat == "zbench" else "they are fitted too"
+            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); {what}")
+    return table, n_dataset, records
+
+
+class _ZbenchFit(NamedTuple):
+    """What ``--compat zbench`` gives in place of a :class:`~pref_eval.zelo.fit.FitResult`."""
+
+    score: Any
+    se: Any
+
+
+def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, *, compat: str | None, prior: float,
+                weight_power: float, tol: float, max_iter: int, jobs: int, scheduler: str | None, log: Any) -> Any:
+    """The Bradley–Terry fit of ``judged`` = (q, a, b, s, w): a FitResult (documents ranked by id within each
+    query, ``table_docs[qid]``, so that the result does not depend on the line order), or zbench's iteration
+    (SE nan)."""
+    import numpy as np
+
+    q, a, b, s, w = judged
+    if compat == "zbench":
+        from .zelo.zbench_compat import zbench_fit_queries
+
+        score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
+        return _ZbenchFit(score, np.full(len(score), np.nan))
+    from .zelo.fit import fit_bt_parallel, id_ranks
+
+    log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
+    res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                          max_iter=max_iter, jobs=jobs, scheduler=scheduler,
+                          doc_rank=id_ranks([table_docs[qid] for qid in queries]))  # independent of line order
+    if not res.converged.all():
+        bad = [queries[i] for i in np.flatnonzero(~res.converged)]
+        log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
+    return res
+
+
+def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any, components: bool, scale: str,
+               records: dict,
+               output: str | None, output_format: str, qrels_output: str | None, grades: tuple,
+               diagnostics: str | None, inputs: InputOptions) -> None:
+    """``zelo_fit``'s outputs, committed together: scores (TSV or zbench JSONL; with ``components`` the
+    strongly connected components of a ``prior == 0`` fit), graded qrels, diagnostics."""
+    import numpy as np
+
+    from .output.atomic import command_outputs
+    from .output.qrels import write_qrels
+    from .output.zelo_scores import write_diagnostics, write_scores_columns, write_zbench_jsonl
+
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    fitted = not isinstance(res, _ZbenchFit)
+    paths = [p for p in (output, qrels_output, diagnostics) if p]
+    with command_outputs(paths, inputs) as streams:
+        rest = iter(streams)
+        out = next(rest) if output else io.StringIO()  # without ``output``: the other outputs only
+        if output_format == "tsv":
+            extra = {"component": res.component, "level": res.level} if fitted and components else {}
+            if scale == "elo":  # the last column 'scale' tells readers (zelo_eval -R) the scale
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
+            write_scores_columns(out, table.queries, [table.docs[qid] for qid in table.queries], score, se, extra)
+        else:
+            write_zbench_jsonl(out, ((qid, [(d, score[offsets[k] + i]) for i, d in enumerate(table.docs[qid])])
+                                     for k, qid in enumerate(table.queries)), records)
+        if qrels_output:
+            grade_list, (method, th) = grades
+            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
+                                     for k, qid in enumerate(table.queries)), grade_list, method, th)
+        if diagnostics:
+            write_diagnostics(next(rest), table.queries, sizes, np.bincount(q, minlength=len(sizes)),
+                              res if fitted else None)
+
+
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+          dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
+          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
+          output_format: str = "jsonl", log: Any = None,
+          inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge (``zelo_pairs cycles``): ``(qid, doc_a, doc_b)`` from random cycles per query.
 
     For each query with documents d_1..d_n, ``cycles`` random permutations π
@@ -544,30 +1394,552 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]], cycles: int = 4, seed: i
     per cycle, which keeps the Bradley–Terry comparison graph connected
     (zELO, Pipitone et al. 2025). ``dedup`` drops repeated pairs, ``limit``
     uses only the first ``limit`` documents of each query; same ``seed`` →
-    same pairs.
+    same pairs; ``compat="zbench"`` shuffles with Python's ``random`` as zbench.
+    ``queries`` yields ``(qid, [docno, ...])``; or exactly one of ``dataset``
+    (zbench's QueryDocuments JSONL), ``run`` (a TREC run: the top ``depth`` by
+    score) and ``docs`` (``qid docno`` lines) gives them. With ``output``
+    (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
+    (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
     from .zelo.pairs import random_cycles
 
-    return random_cycles(((q, list(d)) for q, d in queries), cycles, seed, dedup=dedup, limit=limit)
+    if cycles < 1:
+        raise UsageError("--cycles must be >= 1")
+    given = _candidates(dataset, run, depth, docs) if queries is None else [(q, list(d)) for q, d in queries]
+    got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
+    if output is not None:
+        from .output.atomic import command_output
+        from .output.pairs import write_cycle_pairs
+
+        own = _input_options(inputs, output=output, dataset=dataset, run=run, docs=docs)
+        with command_output(output, own) as out:
+            write_cycle_pairs(out, got, output_format)
+    if log is not None:
+        log.info(f"{len(got)} pairs for {len(given)} queries")
+    return got
+
+
+def _candidates(dataset: str | None, run: str | None, depth: int | None,
+                docs: str | None) -> list[tuple[str, list[str]]]:
+    """The candidate documents per query of ``--dataset``, ``--run`` (top ``depth``) or ``--docs``."""
+    given = [x for x in (dataset, run, docs) if x]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --dataset, --run, --docs")
+    if dataset:
+        from .io.judgments import read_zbench_dataset
+
+        return read_zbench_dataset(dataset)
+    from .io.candidates import read_candidates, read_run_candidates
+
+    return read_run_candidates(run, depth) if run else read_candidates(str(docs))
+
+
+def pairs_init(state: str, qrels: str, *, strategy: str = "tournament", k: int | None = None, p: int | None = None,
+               f: int | None = None, seed: int = 0, final_phase: bool | None = None, lead: float | None = None,
+               max_per_pair: int | None = None, force: bool = False, inputs: InputOptions | None = None) -> Any:
+    """Start a pair-selection state file (``zelo_pairs init``) from graded qrels (the pool: grade > 0).
+
+    ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
+    (ICTIR 2021; top ``k`` (5), ``p`` (7) first-stage pairings, pooling
+    threshold ``f`` (9); ``final_phase``: Yan et al.'s second round of the
+    final pool). ``"adaptive"``: the double elimination of
+    :mod:`pref_eval.zelo.adaptive_session` (a match ends at ``lead`` (2), at
+    most ``max_per_pair`` (6) judgments of a pair). An option of the other
+    strategy is refused; an existing ``state`` only with ``force``. Returns
+    the state object written.
+    """
+    from .io.qrels import graded_documents
+    from .zelo.tournament import Tournament
+
+    if os.path.exists(state) and not force:
+        raise UsageError(f"{state} exists (use --force to start over)")
+    own: dict[str, dict[str, Any]] = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+                                      "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
+    other = "adaptive" if strategy == "tournament" else "tournament"
+    wrong = [name for name, v in own[other].items() if v is not None]
+    if wrong:
+        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
+    t: Any
+    if strategy == "adaptive":
+        from .zelo.adaptive_session import AdaptiveSession
+
+        params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
+        t = AdaptiveSession(seed, params)
+    else:
+        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
+    for topic, grades in graded_documents(qrels).items():
+        t.add_topic(topic, grades)
+    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels))
+    return t
+
+
+def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
+    from .output.atomic import command_output
+
+    with command_output(state, inputs) as out:
+        out.write(t.to_json())
+
+
+def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
+    """The pairs still to judge (``zelo_pairs next``), written as a request file to ``output`` (nothing
+    once the selection is over); the state is rewritten with them (the left/right draw advances the
+    seeded stream; an adaptive state numbers the batch): both written, or neither."""
+    from .output.atomic import command_outputs
+    from .output.pairs import write_requests
+    from .zelo.pair_state import load_state, next_batch
+
+    t = load_state(state)
+    req = next_batch(t)
+    with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+        st.write(t.to_json())
+        write_requests(out, req)
+    return req
+
+
+def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, log: Any = None,
+              inputs: InputOptions | None = None) -> Any:
+    """Add batches of judgments to a state file (``zelo_pairs add``); returns the state.
+
+    Each file (any format ``zelo_fit`` reads, ``fmt`` as its ``--format``) is
+    one batch: a batch already added (same content) changes nothing; judgments
+    of pairs already judged in the stage or not requested are ignored (a
+    warning on ``log`` says how many).
+    """
+    from .io.judgments import read_judgment_batch
+    from .log import Log
+    from .zelo.pair_state import add_batch, load_state
+
+    log = log or Log("zelo_pairs", quiet=True)
+    t = load_state(state)
+    for path in judgments:
+        summary = add_batch(t, *read_judgment_batch(path), fmt)
+        if summary is None:
+            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
+            continue
+        if summary["duplicate"] or summary["unrequested"]:
+            ex = t.last_ignored
+            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
+                     f"{summary['unrequested']} of pairs not requested in the current stage"
+                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
+    _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
+    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
+    return t
+
+
+def pairs_status(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple]:
+    """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
+    stages_left)``, written with a total line to ``output``."""
+    from .output.atomic import command_output
+    from .output.pairs import write_status
+    from .zelo.pair_state import load_state
+
+    t = load_state(state)
+    rows = t.status()
+    with command_output(output, _input_options(inputs, output=output, state=state)) as out:
+        write_status(out, rows, t.comparisons, t.ignored)
+    return rows
+
+
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
+                 inputs: InputOptions | None = None) -> Any:
+    """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
+    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned."""
+    from .io.qrels import graded_documents
+    from .output.atomic import command_output
+    from .output.pairs import write_prefs_qrels, write_result
+    from .zelo.pair_state import load_state
+
+    t = load_state(state)
+    prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
+    with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
+        if prefs is not None:
+            write_prefs_qrels(out, prefs)
+        else:
+            write_result(out, t.topics)
+    return t
 
 
 def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int = 7, f: int = 9, seed: int = 0,
-             final_phase: bool = False) -> dict[str, Any]:
+             final_phase: bool = False, output: str | None = None, log: Any = None,
+             inputs: InputOptions | None = None) -> dict[str, Any]:
     """Clarke et al.'s pruning tournament against a preference matrix (``zelo_simulate tournament``).
 
-    ``matrix[i][j]`` is the probability that item i is preferred to item j.
+    ``matrix[i][j]`` is the probability that item i is preferred to item j
+    (an array, or a path read by :func:`pref_eval.io.matrix.read_probability_matrix`).
     Each of ``reps`` repetitions runs the tournament (Clarke, Vtyurina &
     Smucker, ICTIR 2021: pools of ``p``, ``f`` judgments per pair, top ``k``;
     ``final_phase``: Yan et al.'s extra final comparison) and records whether
     a best item (a Copeland winner of the matrix) was found and how many
-    comparisons it took. Returns :func:`pref_eval.zelo.simulate.simulate_tournament`'s dict.
+    comparisons it took. Returns :func:`pref_eval.zelo.simulate.simulate_tournament`'s dict;
+    with ``output`` (``-`` = stdout) the summary row ``zelo_simulate`` writes is written there.
     """
-    import numpy as np
-
     from .zelo.simulate import simulate_tournament
 
-    return simulate_tournament(np.asarray(matrix, dtype=float), reps, k=k, p=p, f=f, seed=seed,
-                               final_phase=final_phase)
+    label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix"
+    m = _probability_matrix(matrix)
+    r = simulate_tournament(m, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
+                            progress=_percent_progress(log, "tournament"))
+    if output is not None:
+        from .output.atomic import command_output
+        from .output.simulations import write_tournament
+
+        with command_output(output, _input_options(inputs, output=output, matrix=label)) as out:
+            write_tournament(out, label, reps, r)
+    return r
+
+
+def _probability_matrix(matrix: Any) -> Any:
+    import numpy as np
+
+    if isinstance(matrix, (str, os.PathLike)):
+        from .io.matrix import read_probability_matrix
+
+        return read_probability_matrix(os.fspath(matrix))
+    return np.asarray(matrix, dtype=float)
+
+
+def _percent_progress(log: Any, label: str) -> Any:
+    """A progress callback ``(done, total)`` that tells ``log`` once per percent (and at the end)."""
+    if log is None:
+        return None
+    state = {"last": -1}
+
+    def cb(done: int, total: int) -> None:
+        pct = int(100 * done / total)
+        if pct != state["last"] or done == total:
+            state["last"] = pct
+            log.progress(label, done, total)
+
+    return cb
+
+
+def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
+                      cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
+                      strategy: str = "cycles", output: str | None = None, log: Any = None,
+                      inputs: InputOptions | None = None) -> list[dict[str, Any]]:
+    """Recovery of Bradley–Terry rankings from sparse pairs (``zelo_simulate recovery``).
+
+    For every (K documents, σ of the true scores, cycles) cell, ``trials``
+    simulations (:func:`pref_eval.zelo.simulate.recovery`): judgments drawn
+    for random cycles (``strategy="adaptive"``: adaptive pairs with the same
+    budget), fitted, and compared with the dense-matrix fit and the truth by
+    Kendall's τ and the top-10 overlap. Returns one dict per cell (its keys,
+    and the per-trial arrays); with ``output`` each row is written (and
+    flushed) as it is computed, a line on ``log`` per cell.
+    """
+    from .zelo.simulate import recovery
+
+    cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
+    got: list[dict[str, Any]] = []
+    if output is None:
+        for k, s, c in cells:
+            got.append({"K": k, "sigma": s, "cycles": c, **recovery(k, s, c, trials, seed=seed, strategy=strategy)})
+        return got
+    from .output.atomic import command_output
+    from .output.simulations import RECOVERY_HEADER, recovery_row
+
+    with command_output(output, _input_options(inputs, output=output)) as out:
+        out.write(RECOVERY_HEADER)
+        for i, (k, s, c) in enumerate(cells, start=1):
+            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
+            got.append({"K": k, "sigma": s, "cycles": c, **r})
+            out.write(recovery_row(k, s, c, trials, r))
+            out.flush()
+            if log is not None:
+                log.info(f"recovery: {i}/{len(cells)} cells (K={k}, sigma={s:g}, cycles={c})")
+    return got
+
+
+_ALGO_PARAMS = {"dts": {"alpha"}, "mergedts": {"alpha", "batch", "c"}, "round-efficient": {"delta"}}
+_BANDIT_DEFAULTS = {"dts": {"alpha": 0.8 ** 7}, "mergedts": {"alpha": 0.8 ** 6, "batch": 16, "c": 4_000_000.0},
+                    "round-efficient": {"delta": 0.2}}
+
+
+def _case_or_matrix(case: str | None, matrix: Any) -> tuple[Any, str]:
+    """Yan et al.'s Case A/B matrix, or the given one (a path or an array): (matrix, its label)."""
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    if case is not None:
+        from .zelo.bandits import case_matrix
+
+        return case_matrix(case), case.upper()
+    return _probability_matrix(matrix), (os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix")
+
+
+def _write_summary(rows: list[dict[str, Any]], output: str | None, inputs: InputOptions) -> None:
+    if output is None:
+        return
+    from .output.atomic import command_output
+    from .output.simulations import write_summary_rows
+
+    with command_output(output, inputs) as out:
+        write_summary_rows(out, rows)
+
+
+def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = None, reps: int = 1000,
+                    budget: int = 1000, seed: int = 0, alpha: float | None = None, batch: int | None = None,
+                    c: float | None = None, delta: float | None = None, output: str | None = None,
+                    log: Any = None, inputs: InputOptions | None = None) -> dict[str, Any]:
+    """A dueling-bandit algorithm against a matrix (``zelo_simulate bandit``; Yan et al. 2022, Figure 3).
+
+    ``algorithm``: ``dts`` (Double Thompson Sampling, Wu & Liu 2016),
+    ``mergedts`` (Li et al. 2020) or ``round-efficient`` (Lin & Lu 2018),
+    each with its own parameters (``alpha``; ``alpha``, ``batch``, ``c``;
+    ``delta``; another algorithm's parameter is refused), ``budget``
+    comparisons per repetition, against Case ``A``/``B`` or ``matrix``.
+    Returns the summary row (:data:`pref_eval.zelo.figure3.COLUMNS`), written to ``output`` when given.
+    """
+    from .zelo.bandits import simulate_bandit as run_bandit
+    from .zelo.figure3 import summarise
+
+    if (case is None) == (matrix is None):
+        raise UsageError("give exactly one of --case and --matrix")
+    given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
+    extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
+    if extra:
+        raise UsageError(f"--{extra[0]} does not apply to --algorithm {algorithm}")
+    params = {**_BANDIT_DEFAULTS[algorithm], **given}
+    if "c" in params:
+        params["C"] = params.pop("c")
+    m, label = _case_or_matrix(case, matrix)
+    r = run_bandit(algorithm, m, reps, seed=seed, T=budget, progress=_percent_progress(log, algorithm), **params)
+    row = summarise(algorithm, label, r)
+    _write_summary([row], output, _input_options(inputs, output=output, matrix=None if case else label))
+    return row
+
+
+def simulate_adaptive(*, case: str | None = None, matrix: Any = None, reps: int = 1000, seed: int = 0,
+                      lead: float = 2.0, batch: int = 1, max_per_pair: int = 6, max_per_match: int = 5,
+                      lives: int = 2, final: int = 6, final_lead: float = 3.0, output: str | None = None,
+                      log: Any = None, inputs: InputOptions | None = None) -> dict[str, Any]:
+    """The adaptive best-item strategy against a matrix (``zelo_simulate adaptive``).
+
+    Double elimination seeded by the Bradley–Terry posterior, matches that
+    end at a ``lead`` of wins (at most ``max_per_match`` judgments, ``batch``
+    per round, ``max_per_pair`` of one pair), ``lives`` losses, then an
+    all-pairs final of ``final`` items to ``final_lead``
+    (:mod:`pref_eval.zelo.adaptive`). Returns the summary row (columns as for
+    :func:`simulate_bandit`), written to ``output`` when given.
+    """
+    from .zelo.adaptive import simulate_adaptive as run_adaptive
+    from .zelo.figure3 import summarise
+
+    m, label = _case_or_matrix(case, matrix)
+    r = run_adaptive(m, reps, seed=seed, progress=_percent_progress(log, "adaptive"), lead=lead, batch=batch,
+                     max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
+                     final_lead=final_lead)
+    row = summarise("adaptive", label, r)
+    _write_summary([row], output, _input_options(inputs, output=output, matrix=None if case else label))
+    return row
+
+
+def simulate_figure3(reps: int = 1000, seed: int = 0,
+                     algorithms: Sequence[str] = ("dts", "mergedts", "round-efficient", "tournament",
+                                                  "tournament-final", "adaptive"), *,
+                     output: str | None = None, log: Any = None,
+                     inputs: InputOptions | None = None) -> list[dict[str, Any]]:
+    """Yan et al.'s Figure 3 (``zelo_simulate figure3``): every algorithm of ``algorithms`` on Case A and
+    Case B (T = 1,000; :func:`pref_eval.zelo.figure3.figure3`); the rows, written to ``output`` when given."""
+    from .zelo.figure3 import ROWS, figure3
+
+    algos = tuple(algorithms)
+    if not algos:
+        raise UsageError("--algorithms is empty")
+    bad = [a for a in algos if a not in ROWS]
+    if bad:
+        raise UsageError(f"--algorithms: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
+    progress = None if log is None else (lambda label, d, t: log.progress(label, d, t))
+    rows = figure3(reps, seed, algos, progress=progress)
+    _write_summary(rows, output, _input_options(inputs, output=output))
+    return rows
+
+
+class PlotImage(NamedTuple):
+    """Where and how ``zelo_plot`` draws: the image file (PNG, SVG or PDF by its extension), its size in
+    inches, its resolution (PNG) and the title (``None``: one describing the data)."""
+
+    output: str
+    width: float
+    height: float
+    dpi: float = 100.0
+    title: str | None = None
+
+
+def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
+    """Refuse a bad extension or an output that is an input before any work; then the figure maker
+    (:func:`pref_eval.plot.figures`: matplotlib's object API, no pyplot)."""
+    from .output.atomic import inputs_besides, preflight
+    from .plot import figures
+    from .plot.output import image_format
+
+    image_format(image.output)
+    preflight(image.output, inputs_besides(image.output, own))
+    return figures()
+
+
+def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
+    from .output.atomic import inputs_besides
+    from .plot.output import save_figure
+
+    save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    if log is not None:
+        log.info(f"wrote {image.output}")
+
+
+def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None = None, ties: str = "half",
+                qid: str | None = None, scores: str | None = None, prior: float = 0.5, log: Any = None,
+                inputs: InputOptions | None = None) -> Any:
+    """zbench's K×K comparison matrix of one query (``zelo_plot matrix``): cell (i, j) is the share of the
+    comparisons between i and j that i won, documents in input and in zELO order (a Bradley–Terry fit
+    with ``prior``, or the ``scores`` file of ``zelo_fit``); the figure is saved to ``image`` and returned."""
+    from .io.judgments import read_judgments
+    from .plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
+
+    own = _input_options(inputs, output=image.output, judgments=list(judgments), scores=scores)
+    plt = _plot_begin(image, own)
+    judg = None
+    for path in judgments:
+        judg = read_judgments(path, fmt, ties=ties, into=judg)
+    if judg is None or not judg.queries:
+        raise UsageError("the judgment files hold no judgments")
+    qid = qid or judg.queries[0]
+    docs, wins = win_matrix(judg, qid)
+    given = None
+    if scores:
+        from .plot.scores import read_scores_with_se
+
+        table = read_scores_with_se(scores)
+        if qid not in table:
+            raise UsageError(f"query {qid!r} is not in {scores}")
+        given = dict(zip(table[qid][0], table[qid][1], strict=False))
+    order, x = zelo_order(judg, qid, docs, given, prior=prior)
+    fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (image.width, image.height), image.title)
+    _plot_end(fig, image, own, log)
+    return fig
+
+
+def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), max_queries: int = 3,
+                top: int | None = None, confidence: float = 0.95, log: Any = None,
+                inputs: InputOptions | None = None) -> Any:
+    """zELO scores with intervals score ± z·se, z = Φ⁻¹(1 − (1 − confidence)/2), one panel per query
+    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents)."""
+    from .plot.scores import draw_scores, read_scores_with_se, select_queries
+
+    own = _input_options(inputs, output=image.output, scores=scores)
+    plt = _plot_begin(image, own)
+    data = read_scores_with_se(scores)
+    chosen = select_queries(list(data), tuple(queries), max_queries)
+    fig = draw_scores(plt, data, chosen, confidence, top, (image.width, image.height), image.title)
+    _plot_end(fig, image, own, log)
+    return fig
+
+
+class PlotValues(NamedTuple):
+    """The per-query values ``zelo_plot systems|pairs`` test: runs evaluated against ``qrels`` with
+    ``measure``, or the ``per_query`` table; the paired ``test``, ``correction``, ``alpha``, ``seed``."""
+
+    qrels: str | None = None
+    per_query: str | None = None
+    runs: tuple[str, ...] = ()
+    measure: str | None = None
+    complete: bool = False
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+    seed: int = 0
+    run_id_mode: str = "path"
+    run_names: tuple[str, ...] = ()
+
+
+def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:
+    from .plot.data import load_values
+
+    if log is not None:
+        log.stage(f"reading values ({len(v.runs)} runs)" if v.runs else "reading values")
+    return load_values(v.qrels, v.runs, v.per_query, v.measure, v.complete, v.run_id_mode, v.run_names)
+
+
+def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confidence: float = 0.95,
+                 log: Any = None, inputs: InputOptions | None = None) -> Any:
+    """Runs ordered by a measure with ``confidence`` intervals of their means (Student t, or BCa
+    bootstrap) and significance groups (``zelo_plot systems``): runs sharing a letter are not
+    significantly different by ``values.test`` with ``values.correction`` over all pairs."""
+    import numpy as np
+
+    from .plot.data import paired_table, pairwise_tests
+    from .plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
+    from .stats.compare import CORRECTION_LABELS, TEST_LABELS
+
+    own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,
+                         runs=list(values.runs))
+    plt = _plot_begin(image, own)
+    df, name = _plot_values(values, log)
+    wide = paired_table(df, values.complete)
+    run_list = list(wide.columns)
+    means, low, high = mean_intervals(wide, confidence, ci, values.seed)
+    order = np.argsort(-means, kind="stable")
+    letters, legend = ["a"], f"{confidence:.0%} intervals"
+    if len(run_list) >= 2:
+        test, correction, alpha = values.test, values.correction, values.alpha
+        if log is not None:
+            log.stage(f"{test} tests over {len(run_list) * (len(run_list) - 1) // 2} pairs")
+        records = pairwise_tests(df, test, correction, alpha, values.seed, values.complete)
+        letters = letter_groups(significant_matrix(records, run_list, alpha), order)
+        legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
+                  f"significantly different ({TEST_LABELS.get(test, test)}, "
+                  f"{CORRECTION_LABELS.get(correction, correction)}, α = {alpha:g})")
+    fig = draw_systems(plt, run_list, means, low, high, letters, name, len(wide), legend,
+                       (image.width, image.height), image.title)
+    _plot_end(fig, image, own, log)
+    return fig
+
+
+def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None = None, value: str = "p_adjusted",
+               log: Any = None, inputs: InputOptions | None = None) -> Any:
+    """Heatmap of pairwise p-values or mean differences between runs (``zelo_plot pairs``): from a
+    ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction."""
+    from .plot.data import pairwise_tests, read_compare_jsonl, select_records
+    from .plot.pairs import draw_pairs, pair_matrix
+
+    own = _input_options(inputs, output=image.output, compare=compare_file, qrels=values.qrels,
+                         per_query=values.per_query, runs=list(values.runs))
+    plt = _plot_begin(image, own)
+    if compare_file is not None:
+        if values.qrels is not None or values.per_query is not None or values.runs:
+            raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both")
+        records, name, test_used = select_records(read_compare_jsonl(compare_file), values.measure,
+                                                  None if values.test == "t" else values.test, compare_file)
+    else:
+        df, name = _plot_values(values, log)
+        n = df["run"].nunique()
+        if n < 2:
+            raise UsageError("need at least two runs to compare")
+        if log is not None:
+            log.stage(f"{values.test} tests over {n * (n - 1) // 2} pairs")
+        records = pairwise_tests(df, values.test, values.correction, values.alpha, values.seed, values.complete)
+        test_used = values.test
+    run_list, m = pair_matrix(records, value)
+    pv = pair_matrix(records, "p_adjusted")[1] if value == "mean_diff" else None
+    fig = draw_pairs(plt, run_list, m, value, values.alpha, name, test_used, (image.width, image.height),
+                     image.title, pv)
+    _plot_end(fig, image, own, log)
+    return fig
+
+
+def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = None, log: Any = None,
+                     inputs: InputOptions | None = None) -> Any:
+    """Reliability diagram of a judge from ``zelo_agree -o jsonl`` calibration records (``zelo_plot
+    calibration``): the reference's observed mean against the judge's predicted μ per equal-population
+    bucket, and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1."""
+    from .io.agree_records import read_agree_jsonl
+    from .plot.calibration import draw_calibration, select_calibration
+
+    own = _input_options(inputs, output=image.output, agree=agree_file)
+    plt = _plot_begin(image, own)
+    data = select_calibration(read_agree_jsonl(agree_file), judge, agree_file)
+    fig = draw_calibration(plt, data, (image.width, image.height), image.title)
+    _plot_end(fig, image, own, log)
+    return fig
 
 
 def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],

@@ -91,3 +91,203 @@ def test_simulate_equals_zelo_simulate(tmp_path):
     out = res.stdout.decode().splitlines()
     row = dict(zip(out[0].split("\t"), out[1].split("\t"), strict=True))
     assert int(row["found"]) == int(np.sum(r["found"]))
+
+
+def test_fit_writes_every_output_as_zelo_fit(tmp_path):
+    """api.fit with outputs writes the bytes of ``zelo_fit -o --qrels --diagnostics`` (prior 0: components)."""
+    res = run_inproc("zelo_fit", ["-J", str(ROOT / JUDGE), "--prior", "0", "-o", "cli.tsv", "--qrels", "cli.qrels",
+                                  "--diagnostics", "cli.diag", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    df = api.fit(ROOT / JUDGE, prior=0, output=str(tmp_path / "api.tsv"), qrels_output=str(tmp_path / "api.qrels"),
+                 diagnostics=str(tmp_path / "api.diag"))
+    for ext in ("tsv", "qrels", "diag"):
+        assert (tmp_path / f"api.{ext}").read_bytes() == (tmp_path / f"cli.{ext}").read_bytes() != b""
+    assert (tmp_path / "cli.tsv").read_text().split("\n", 1)[0].endswith("\tcomponent\tlevel")
+    assert len(df) == len((tmp_path / "cli.tsv").read_text().splitlines()) - 1
+
+
+def test_fit_zbench_compat_equals_zelo_fit(tmp_path):
+    zb = ROOT / "tests" / "data" / "zelo" / "zbench" / "case_small"
+    argv = ["-J", str(zb / "ai_scores.json.gz"), "--dataset", str(zb / "dataset.jsonl"), "--compat", "zbench",
+            "--output-format", "zbench", "-Q"]
+    cli = _cli("zelo_fit", argv)
+    api.fit(zb / "ai_scores.json.gz", dataset=str(zb / "dataset.jsonl"), compat="zbench", output_format="zbench",
+            output=str(tmp_path / "api.jsonl"))
+    assert (tmp_path / "api.jsonl").read_text() == cli and cli.startswith('{"query"')
+
+
+def test_fit_refuses_an_output_that_is_an_input(tmp_path):
+    import shutil
+
+    import pytest
+
+    from pref_eval.errors import UsageError
+
+    j = tmp_path / "j.judge"
+    shutil.copy(ROOT / JUDGE, j)
+    before = j.read_bytes()
+    with pytest.raises(UsageError, match="same file as judgments"):
+        api.fit(j, output=str(j))
+    assert j.read_bytes() == before
+
+
+def test_compare_runs_equals_zelo_compare():
+    """-R with trec_eval measures (text report), and -P with a preference table (Markdown)."""
+    text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["map", "ndcg_cut.10"])
+    assert text == _cli("zelo_compare", ["-R", Q, "-m", "map", "-m", "ndcg_cut.10", *RUNS])
+    assert "bm25.run" in text and "ndcg_cut_10" in text
+    pq = str(ROOT / "tests" / "data" / "stats" / "perquery_prefs.tsv")
+    md = api.compare_runs(per_query=pq, fmt="markdown", tests="t,randomization", resamples=500, seed=3)
+    assert md == _cli("zelo_compare", ["-P", pq, "-o", "markdown", "--tests", "t,randomization",
+                                       "--resamples", "500", "--seed", "3"])
+    assert md.lstrip().startswith("|") or "|" in md
+
+
+def test_compare_runs_with_preference_measures_equals_zelo_compare():
+    text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["rpp", "p@10"],
+                            fmt="jsonl", tests="t,sign")
+    cli = _cli("zelo_compare", ["-R", Q, "-m", "rpp", "-m", "p@10", "-o", "jsonl", "--tests", "t,sign", *RUNS])
+    assert text == cli
+    assert {json.loads(ln)["measure"] for ln in cli.splitlines()} >= {"rpp"}
+
+
+def test_compare_orderings_equals_zelo_compare():
+    a = str(ROOT / "tests" / "data" / "stats" / "order_a.tsv")
+    b = str(ROOT / "tests" / "data" / "stats" / "order_b.txt")
+    for fmt in ("text", "jsonl"):
+        text = api.compare_orderings(a, b, fmt=fmt)
+        assert text == _cli("zelo_compare", ["--orderings", a, b, "-o", fmt]) != ""
+    rec = json.loads(api.compare_orderings(a, b, fmt="jsonl", rbo_p=0.8).splitlines()[0])
+    assert "tau" in json.dumps(rec)
+
+
+def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):
+    """Every mode of api.evaluate_runs against zelo_eval: pref JSON lines (sampled), a trec_eval block per run,
+    the runs × measures table, a long preference table, a zELO score file."""
+    qrels, runs = str(ROOT / Q), [str(ROOT / r) for r in RUNS]
+    cases = [
+        (dict(per_query=True, samples=3, query_fraction=0.5, seed=4), ["-q", "--samples", "3",
+                                                                       "--query_fraction", "0.5", "--seed", "4"]),
+        (dict(measures=["map", "ndcg_cut.10"], fmt="trec", per_query=True), ["-m", "map", "-m", "ndcg_cut.10",
+                                                                            "-o", "trec", "-q"]),
+        (dict(measures=["map", "P.10"], fmt="markdown"), ["-m", "map", "-m", "P.10", "-o", "markdown"]),
+        (dict(measures=["rpp", "p@10"], fmt="tsv", per_query=True, reference="rerank.run"),
+         ["-m", "rpp", "-m", "p@10", "-o", "tsv", "-q", "--reference", "rerank.run"]),
+    ]
+    for k, (kw, argv) in enumerate(cases):
+        out = tmp_path / f"api{k}"
+        api.evaluate_runs(qrels, runs, output=str(out), **kw)
+        cli = _cli("zelo_eval", ["-R", Q, *argv, *RUNS])
+        assert out.read_text() == cli != "", argv
+    scores = tmp_path / "zelo.tsv"
+    api.fit(ROOT / JUDGE, output=str(scores))
+    api.evaluate_runs(str(scores), runs, measures=["zndcg@10", "zacc"], fmt="tsv", per_query=True,
+                      output=str(tmp_path / "z.tsv"))
+    cli = _cli("zelo_eval", ["-R", str(scores), "-m", "zndcg@10", "-m", "zacc", "-o", "tsv", "-q", *RUNS])
+    assert (tmp_path / "z.tsv").read_text() == cli and "zndcg@10" in cli
+
+
+def test_evaluate_runs_refuses_what_zelo_eval_refuses(tmp_path):
+    import pytest
+
+    from pref_eval.errors import UsageError
+
+    runs = [str(ROOT / r) for r in RUNS]
+    with pytest.raises(UsageError, match="-b applies to preference measures"):
+        api.evaluate_runs(str(ROOT / Q), runs, measures=["map"], fmt="trec", binary=1, output=str(tmp_path / "x"))
+    import shutil
+
+    copy = tmp_path / "bm25.run"
+    shutil.copy(runs[0], copy)
+    with pytest.raises(UsageError, match="same file as runs"):
+        api.evaluate_runs(str(ROOT / Q), [str(copy), *runs[1:]], output=str(copy))
+    assert not (tmp_path / "x").exists() and copy.read_bytes() == (ROOT / RUNS[0]).read_bytes()
+
+
+def test_pairs_from_files_equal_zelo_pairs_cycles(tmp_path):
+    zb = str(ROOT / "tests" / "data" / "zelo" / "zbench" / "case_main" / "dataset.jsonl")
+    got = api.pairs(dataset=zb, cycles=4, seed=1, output=str(tmp_path / "p.jsonl"))
+    cli = _cli("zelo_pairs", ["cycles", "--dataset", zb, "--cycles", "4", "--seed", "1", "-Q"])
+    assert (tmp_path / "p.jsonl").read_text() == cli
+    assert [(d["qid"], d["doc_a"], d["doc_b"]) for d in map(json.loads, cli.splitlines())] == got != []
+    run = str(ROOT / RUNS[0])
+    got = api.pairs(run=run, depth=20, dedup=True, seed=1, output=str(tmp_path / "p.tsv"), output_format="tsv")
+    cli = _cli("zelo_pairs", ["cycles", "--run", run, "--depth", "20", "--no-duplicates", "--seed", "1",
+                              "--output-format", "tsv", "-Q"])
+    assert (tmp_path / "p.tsv").read_text() == cli and cli.count("\n") == len(got) + 1
+
+
+def test_pairs_state_functions_equal_zelo_pairs(tmp_path):
+    """init / next / add / status / result through the API write what the subcommands write."""
+    qrels = str(ROOT / Q)
+    api_dir, cli_dir = tmp_path / "api", tmp_path / "cli"
+    api_dir.mkdir()
+    cli_dir.mkdir()
+    api.pairs_init(str(api_dir / "s.json"), qrels, k=3, seed=2)
+    assert run_inproc("zelo_pairs", ["init", "--state", "s.json", "--qrels", qrels, "--k", "3", "--seed", "2"],
+                      cli_dir).returncode == 0
+    req = api.pairs_next(str(api_dir / "s.json"), output=str(api_dir / "req.txt"))
+    assert run_inproc("zelo_pairs", ["next", "--state", "s.json", "-o", "req.txt"], cli_dir).returncode == 0
+    assert (api_dir / "req.txt").read_bytes() == (cli_dir / "req.txt").read_bytes()
+    assert (api_dir / "s.json").read_bytes() == (cli_dir / "s.json").read_bytes() and len(req) > 0
+    # judge the requests: the document listed first wins
+    judged = "".join(json.dumps({"qid": t, "doc_a": a, "doc_b": b, "score": 0.0}) + "\n" for t, a, b in req)
+    for d in (api_dir, cli_dir):
+        (d / "j.jsonl").write_text(judged)
+    api.pairs_add(str(api_dir / "s.json"), [str(api_dir / "j.jsonl")])
+    assert run_inproc("zelo_pairs", ["add", "--state", "s.json", "-J", "j.jsonl", "-Q"], cli_dir).returncode == 0
+    assert (api_dir / "s.json").read_bytes() == (cli_dir / "s.json").read_bytes()
+    rows = api.pairs_status(str(api_dir / "s.json"), output=str(api_dir / "status.tsv"))
+    assert (api_dir / "status.tsv").read_text() == _cli("zelo_pairs", ["status", "--state", str(cli_dir / "s.json")])
+    assert len(rows) == len((api_dir / "status.tsv").read_text().splitlines()) - 2
+    api.pairs_result(str(api_dir / "s.json"), qrels=qrels, output=str(api_dir / "prefs.qrels"))
+    assert (api_dir / "prefs.qrels").read_text() == _cli("zelo_pairs", ["result", "--state", str(cli_dir / "s.json"),
+                                                                        "--qrels", qrels])
+
+
+def test_simulate_functions_write_what_zelo_simulate_writes(tmp_path):
+    m = tmp_path / "m.txt"
+    m.write_text("0.5 0.75 0.75\n0.25 0.5 0.5\n0.25 0.5 0.5\n")
+    r = api.simulate(m, 30, seed=2, final_phase=True, output=str(tmp_path / "t.tsv"))
+    cli = _cli("zelo_simulate", ["tournament", "--matrix", str(m), "--reps", "30", "--seed", "2", "--final-phase",
+                                 "-Q"])
+    assert (tmp_path / "t.tsv").read_text() == cli and int(cli.splitlines()[1].split("\t")[2]) == int(r["found"].sum())
+    rows = api.simulate_recovery(ks=(10,), sigma=(1.5,), cycles=(2, 4), trials=2, seed=0, output=str(tmp_path / "r"))
+    cli = _cli("zelo_simulate", ["recovery", "--K", "10", "--sigma", "1.5", "--cycles", "2,4", "--trials", "2", "-Q"])
+    assert (tmp_path / "r").read_text() == cli and len(rows) == 2 == len(cli.splitlines()) - 1
+    row = api.simulate_bandit("dts", matrix=str(m), reps=3, budget=50, seed=1, output=str(tmp_path / "b"))
+    cli = _cli("zelo_simulate", ["bandit", "--algorithm", "dts", "--matrix", str(m), "--reps", "3", "--T", "50",
+                                 "--seed", "1", "-Q"])
+    assert (tmp_path / "b").read_text() == cli and cli.splitlines()[1].startswith(f"{row['algorithm']}\t")
+    row = api.simulate_adaptive(case="A", reps=2, seed=1, output=str(tmp_path / "a"))
+    cli = _cli("zelo_simulate", ["adaptive", "--case", "A", "--reps", "2", "--seed", "1", "-Q"])
+    assert (tmp_path / "a").read_text() == cli and row["case"] == "A"
+
+
+def test_agree_writes_what_zelo_agree_writes(tmp_path):
+    a, b = str(ROOT / "judgments" / "dl21-crowd-sample.txt"), str(ROOT / "judgments" / "dl21-gpt4o-sample.human")
+    recs = api.agree([a, b], levels=("pair",), resamples=50, seed=3, output=str(tmp_path / "agree.tsv"),
+                     output_format="tsv")
+    cli = _cli("zelo_agree", ["-J", a, "-J", b, "-l", "pair", "--resamples", "50", "--seed", "3", "-o", "tsv", "-Q"])
+    assert (tmp_path / "agree.tsv").read_text() == cli and len(recs) == len(cli.splitlines()) - 1 > 0
+
+
+def test_plot_functions_draw_what_zelo_plot_draws(tmp_path):
+    """SVG output carries no date and a fixed hash salt: the function and the command give the same bytes."""
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    scores = tmp_path / "z.tsv"
+    api.fit(ROOT / JUDGE, output=str(scores))
+    api.plot_scores(str(scores), api.PlotImage(str(tmp_path / "api.svg"), 8.0, 5.0), top=5)
+    res = run_inproc("zelo_plot", ["scores", "-S", str(scores), "--top", "5", "--width", "8", "--height", "5",
+                                   "-o", "cli.svg", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    assert (tmp_path / "api.svg").read_bytes() == (tmp_path / "cli.svg").read_bytes()
+    assert (tmp_path / "cli.svg").read_bytes().lstrip().startswith(b"<?xml")
+    values = api.PlotValues(qrels=str(ROOT / Q), runs=tuple(str(ROOT / r) for r in RUNS), measure="map")
+    api.plot_systems(values, api.PlotImage(str(tmp_path / "sys-api.svg"), 7.0, 4.0))
+    res = run_inproc("zelo_plot", ["systems", "-R", str(ROOT / Q), "-m", "map", *[str(ROOT / r) for r in RUNS],
+                                   "-o", "sys-cli.svg", "-Q"], tmp_path)
+    assert res.returncode == 0, res
+    assert (tmp_path / "sys-api.svg").read_bytes() == (tmp_path / "sys-cli.svg").read_bytes()

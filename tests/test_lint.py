@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, in_ci
 
 CHECKED = ["pref_eval", "tests", "bench", "tools", "setup.py"]
-PENDING = ["pref_eval/cli", "pref_eval/api.py"]
+PENDING: list[str] = []  # the command modules and the API are clean too (#11, a11c)
 
 
 def _ruff() -> list[str]:

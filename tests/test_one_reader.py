@@ -220,8 +220,8 @@ ALLOWED = {
     # not input files: devices, locks and the outputs' own plumbing
     "pref_eval/cli/common.py", "pref_eval/judge/store.py",
 }
-RAW_BYTES = {  # (module, code): an input's raw bytes taken whole, then parsed by a reader of io/
-    ("pref_eval/cli/pairs.py", "add_batch(t, read_input_bytes("),  # the batch's digest; io.judgments parses it
+RAW_BYTES: set[tuple[str, str]] = {  # (module, code): an input's raw bytes taken whole, then parsed by a reader of io/
+    # none: zelo_pairs add reads its batches with io.judgments.read_judgment_batch
 }
 
 

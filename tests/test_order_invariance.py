@@ -126,3 +126,39 @@ def test_preference_summaries_do_not_depend_on_qrels_order(tmp_path):
         df = preferences(qrels, runs, ["rpp", "dcgrpp", "p@5"], per_query=False, summary=True)
         out.append(df.sort_values(["runi", "runj", "measure"]).reset_index(drop=True))
     assert out[0].equals(out[1]) and out[0].equals(out[2])
+
+
+
+def _doc_scores(paths):
+    from pref_eval.agree.doclevel import fit_judges
+    from pref_eval.agree.matching import match, read_judges
+
+    judges, vocab = read_judges(paths, ["a", "b"], None, "half", None)
+    mt = match(judges, vocab)
+    scores, ses, _ = fit_judges(mt, len(vocab.doc_name), np.asarray(vocab.doc_q, dtype=np.int64), 0.5,
+                                vocab.doc_name)
+    key = list(zip(vocab.doc_q, vocab.doc_name, strict=True))
+    qname = vocab.queries
+    return [{(qname[q], d): (float(s[i]), float(e[i])) for i, (q, d) in enumerate(key)} for s, e in zip(scores, ses,
+                                                                                                        strict=True)]
+
+
+def test_agree_document_level_fit_does_not_depend_on_line_order(tmp_path):
+    """zelo_agree -l document fits each judge as zelo_fit does (canonical order): the same bits on shuffled files."""
+    import random
+
+    from conftest import ROOT
+
+    files = ["judgments/dl21-crowd-sample.txt", "judgments/dl21-gpt4o-sample.human"]
+    got = []
+    for seed in (None, 3):
+        paths = []
+        for k, f in enumerate(files):
+            lines = (ROOT / f).read_bytes().splitlines(keepends=True)
+            if seed is not None:
+                random.Random(seed + k).shuffle(lines)
+            p = tmp_path / f"{seed}-{k}"
+            p.write_bytes(b"".join(ln if ln.endswith(b"\n") else ln + b"\n" for ln in lines))
+            paths.append(str(p))
+        got.append(_doc_scores(paths))
+    assert got[0] == got[1]

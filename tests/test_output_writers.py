@@ -124,7 +124,9 @@ WRITERS = {
 # issue #11: zelo_compare's query columns, zelo_eval's preference summaries, zelo_fit's documents and
 # judgments), so the "bytes" and "rows" contracts hold to the last bit.
 # writer modules not exercised here, with the test file that covers them
-ELSEWHERE = {"agree": "tests/test_agree_cli.py", "judgments": "tests/test_zelo_judge.py"}
+ELSEWHERE = {"agree": "tests/test_agree_cli.py", "judgments": "tests/test_zelo_judge.py",
+             # seeded draws: candidate order is the data (cycles over it), and simulations read no file lines
+             "pairs": "tests/test_zelo_pairs.py", "simulations": "tests/test_zelo_simulate.py"}
 INPUTS = ("qrels/", "runs/", "judgments/", "tests/data/")
 
 

@@ -77,10 +77,27 @@ def test_zelo_eval_jobs_identical(fmt):
     assert _run("eval", "--jobs", "2", *args) == one
 
 
-def test_zelo_eval_jobs_refused_in_preference_mode():
-    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", QRELS, "--jobs", "2", *RUNS],
+@pytest.mark.parametrize("args", [
+    ["-q"],  # pref_eval.py's JSON lines, every measure, per query
+    ["-o", "tsv", "-q", "-m", "rpp", "-m", "lexiprecision", "-m", "map", "-m", "ndcg_cut.10"],
+    ["-M", "preferences", "--reference", "bm25.run", "--topk", "5"],
+    ["-m", "rpp", "--samples", "3", "--query_fraction", "0.6", "--label_fraction", "0.7", "--seed", "4"],
+])
+def test_zelo_eval_jobs_identical_in_preference_mode(args):
+    """Preference mode reads and ranks the runs in the worker processes; same bytes as --jobs 1."""
+    full = ["-R", QRELS, *args, *RUNS]
+    one = _run("eval", *full)
+    assert one.count(b"\n") >= 2
+    assert _run("eval", "--jobs", "2", *full) == one
+    assert _run("eval", "--jobs", "3", *full) == one
+
+
+def test_zelo_eval_jobs_refused_with_zelo_scores(tmp_path):
+    scores = tmp_path / "z.tsv"
+    scores.write_text("qid\tdocno\tscore\tse\n19335\td1\t0.5\t0.1\n")
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", str(scores), "--jobs", "2", *RUNS],
                        capture_output=True, env=ENV)
-    assert p.returncode == 2 and b"--jobs/--scheduler apply to metric mode" in p.stderr
+    assert p.returncode == 2 and b"--jobs/--scheduler apply to" in p.stderr
 
 
 def test_zelo_compare_jobs_identical():

@@ -195,7 +195,7 @@ def _reference_candidates(run_text: str, depth: int) -> list[tuple[str, list[str
 
 
 def test_pairs_cycles_run_candidates_match_a_direct_sort(tmp_path):
-    from pref_eval.cli.pairs import _read_queries
+    from pref_eval.io.candidates import read_run_candidates
 
     rng = random.Random(5)
     lines = [f"{q} Q0 d{rng.randrange(500)}x{k} {k} {rng.choice([1.0, 2.5, rng.random()])} r"
@@ -203,7 +203,7 @@ def test_pairs_cycles_run_candidates_match_a_direct_sort(tmp_path):
     rng.shuffle(lines)
     p = tmp_path / "r.run"
     p.write_text("\n".join(lines) + "\n")
-    assert _read_queries(None, str(p), 7, None) == _reference_candidates(p.read_text(), 7)
+    assert read_run_candidates(str(p), 7) == _reference_candidates(p.read_text(), 7)
 
 
 @pytest.mark.slow
@@ -211,7 +211,7 @@ def test_pairs_cycles_run_linear(tmp_path):
     """4x the run lines takes well under 16x the time (the old code was quadratic)."""
     import time
 
-    from pref_eval.cli.pairs import _read_queries
+    from pref_eval.io.candidates import read_run_candidates
 
     times = []
     for n in (100_000, 400_000):
@@ -220,6 +220,6 @@ def test_pairs_cycles_run_linear(tmp_path):
             for i in range(n):
                 f.write(f"{i // 1000} Q0 d{i % 997} {i % 1000 + 1} {(i * 7919) % 1000} r\n")
         t = time.perf_counter()
-        _read_queries(None, str(p), 10, None)
+        read_run_candidates(str(p), 10)
         times.append(time.perf_counter() - t)
     assert times[1] < 8 * times[0] + 0.5, times

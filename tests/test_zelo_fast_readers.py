@@ -191,3 +191,116 @@ def test_detection_head_of_a_long_ascii_file(tmp_path):
     p.write_text(text)
     assert formats._ascii_head(text.encode()).count("\n") >= 50
     assert _table(formats.read_judgments(str(p))) == _table(_slow(text, "clarke4"))
+
+
+def _both_ties(tmp_path, fmt, text, fast_expected=True, into=None):
+    """As :func:`_both`, under both tie rules (the vote formats)."""
+    p = tmp_path / f"j.{fmt}"
+    p.write_bytes(text.encode("utf-8"))
+    for ties in ("half", "zbench"):
+        assert (jc.FAST_READERS[fmt](text.encode(), text, ties) is not None) == fast_expected
+        fast = formats.read_judgments(str(p), fmt, ties=ties, into=into() if into else None)
+        slow = into() if into else Judgments()
+        formats.READERS[fmt](text, "f", slow, ties)
+        assert _table(fast) == _table(slow)
+
+
+def _scored_pair(q, a, b, votes):
+    return {"pair": {"query_id": q, "document_a": {"document_id": a, "content": "x"},
+                     "document_b": {"document_id": b}}, "openai_score": {"score": votes[0]},
+            "anthropic_score": {"score": votes[1], "reason": "r"}, "gemini_score": {"score": votes[2]}}
+
+
+def test_zbench_fast_equals_parser(tmp_path):
+    import json
+
+    rng = np.random.default_rng(5)
+    q, a, b = _random_pairs(rng, 400)
+    votes = rng.choice([-1, -0.5, 0, 0.25, 1, 0.0], (400, 3)).tolist()
+    votes[3][1] = 1  # an int among floats
+    pairs = [_scored_pair(f"q{x}", f"d{y}", f"é{z}", v) for x, y, z, v in zip(q, a, b, votes, strict=True)]
+    text = json.dumps({"scored_pairs": pairs}, indent=1, ensure_ascii=False)
+    _both_ties(tmp_path, "zbench", text)
+    # a dataset closes its queries: known documents take the fast path, an unknown one gets the parser's message
+    ds = [(f"q{k}", [f"d{i}" for i in range(9)] + [f"é{i}" for i in range(9)]) for k in range(7)]
+    _both_ties(tmp_path, "zbench", text, into=lambda: from_dataset(ds))
+    pairs[250]["pair"]["document_b"]["document_id"] = "zz"
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps({"scored_pairs": pairs}, indent=1))
+    with pytest.raises(InputError, match=r"bad.json:\d+: scored_pairs\[250\]: document 'zz' is not among"):
+        formats.read_judgments(str(p), "zbench", into=from_dataset(ds))
+
+
+@pytest.mark.parametrize("change", [
+    lambda sp: sp[1]["pair"].update(query_id=7),  # an integer id: the parser's str()
+    lambda sp: sp[2]["openai_score"].update(score=True),  # a boolean vote: the parser's error
+    lambda sp: sp[0]["gemini_score"].update(score="1"),
+    lambda sp: sp[0].pop("pair"),
+    lambda sp: sp.append([1, 2]),
+])
+def test_zbench_unusual_files_go_to_the_parser(tmp_path, change):
+    import json
+
+    sp = [_scored_pair("q1", "a", "b", [1, -1, 0]), _scored_pair("q1", "b", "c", [0.5, 1, 1]),
+          _scored_pair("q2", "a", "c", [-1, -1, 1])]
+    change(sp)
+    text = json.dumps({"scored_pairs": sp})
+    assert jc.zbench_columns(text.encode(), text) is None
+    p = tmp_path / "j.json"
+    p.write_text(text)
+    try:
+        want = _table(_slow(text, "zbench"))
+    except InputError as err:
+        with pytest.raises(InputError) as got:
+            formats.read_judgments(str(p), "zbench")
+        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
+    else:
+        assert _table(formats.read_judgments(str(p), "zbench")) == want
+
+
+def test_xie_fast_equals_parser(tmp_path):
+    rng = np.random.default_rng(6)
+    q, a, b = _random_pairs(rng, 300)
+    votes = rng.choice(["-2", "-1", "0", "1", "2", "1.0", "-2.0"], (300, 3))
+    rows = [f"query {x} with spaces\tim {y}.jpg,im{z}.jpg\t" + "\t".join(v) + "\n"
+            for x, y, z, v in zip(q, a, b, votes, strict=True)]
+    body = "".join(rows)
+    _both_ties(tmp_path, "xie", "Query\tPair\tJ1\tJ2\tJ3\n" + body)
+    _both_ties(tmp_path, "xie", body.rstrip("\n"))  # no header, no final newline
+    one = "".join(f"q{x}\td{y},d{z}\t{v[0]}\n" for x, y, z, v in zip(q, a, b, votes, strict=True))
+    _both_ties(tmp_path, "xie", one)  # a single vote per pair
+
+
+@pytest.mark.parametrize("text", [
+    "q\ta,b\t1\t2\nq\tb,c\t1\n",  # vote counts differ: the parser takes it
+    "q\ta,b\t1\t2\n\nq\tb,c\t1\t0\n",  # a blank line
+    "q\ta,b\t1\r\nq\tb,c\t-1\r\n",  # CRLF
+    "q\ta,b\t 1\n",  # float(' 1') is 1 for the parser
+    "q\ta,b\t3\n",  # out of range: the parser's error
+    "q\ta,b,c\t1\n",
+    "q\ta,\t1\n",
+    "q\t,b\t1\n",
+    "q\tab\t1\n",
+    "\ta,b\t1\n",  # an empty query id
+    "q\ta,b\t1e0\n",
+    "Query\tPair\tJ1\n",  # a header only
+])
+def test_xie_unusual_files_go_to_the_parser(tmp_path, text):
+    assert jc.xie_columns(text.encode(), text) is None
+    p = tmp_path / "j.xie"
+    p.write_text(text, newline="")
+    try:
+        want = _table(_slow(text, "xie"))
+    except InputError as err:
+        with pytest.raises(InputError) as got:
+            formats.read_judgments(str(p), "xie")
+        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
+    else:
+        assert _table(formats.read_judgments(str(p), "xie")) == want
+
+
+def test_trecprefs_unknown_document_line(tmp_path):
+    p = tmp_path / "j.prefs"
+    p.write_text("q1 1 1 a 1\nq1 1 1 b 2\nq1 2 1 z 0\n")
+    with pytest.raises(InputError, match=r"j.prefs:3: document 'z' is not among"):
+        formats.read_judgments(str(p), "trecprefs", into=from_dataset([("q1", ["a", "b"])]))

@@ -21,6 +21,13 @@ scipy_special = pytest.importorskip("scipy.special")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.fixture(autouse=True)
+def _python_kernels(monkeypatch):
+    """These tests are about the Python and scipy paths: the compiled kernels (pref_eval/_kernels.c,
+    used first when built; tests/test_zelo_ckernels.py) are switched off here."""
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+
+
 def _bits(a) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(a, dtype=np.float64)).view(np.int64)
 

@@ -28,14 +28,16 @@ Z95 = 1.959963984540054
 DECIMALS = 9  # scores equal to 9 decimals are ties (the fit stops at a gradient of 1e-9)
 
 
-def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
+def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5, doc_name=None):
     """Fit every judge on the shared document space.
 
     Returns ``(scores, ses, judged)``: ``scores[j]``/``ses[j]`` per global
     document (natural-log scale, centred per query), ``judged[j]`` True for
-    documents in a judgment of judge j.
+    documents in a judgment of judge j. ``doc_name`` (each global document's
+    docno): fit in zelo_fit's canonical order (documents by id, judgments
+    sorted), so the scores do not depend on the order of the judgment lines.
     """
-    from ..zelo.fit import fit_bt
+    from ..zelo.fit import fit_bt, id_ranks
 
     nq = len(mt.queries)
     order = np.lexsort((np.arange(n_docs), doc_q))
@@ -43,6 +45,10 @@ def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
     pos[order] = np.arange(n_docs)
     sizes = np.bincount(doc_q, minlength=nq)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
+    rank = None
+    if doc_name is not None:
+        laid = [doc_name[i] for i in order.tolist()]  # documents in fit order, query by query
+        rank = id_ranks([laid[offsets[k]:offsets[k + 1]] for k in range(nq)])
     scores, ses, judged = [], [], []
     for j in mt.votes:
         rows = (j.member == 0) & (j.judgment >= 0)
@@ -51,7 +57,7 @@ def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
         w = np.asarray(j.table.weight, dtype=np.float64)[j.judgment[rows]]
         a = pos[lo] - offsets[q]
         b = pos[hi] - offsets[q]
-        res = fit_bt(sizes, q, a, b, s, w, prior=prior)
+        res = fit_bt(sizes, q, a, b, s, w, prior=prior, doc_rank=rank)
         sc = res.score[pos]
         se = res.se[pos]
         jd = np.zeros(n_docs, dtype=bool)
@@ -64,13 +70,13 @@ def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5):
 
 
 def document_records(mt: Matched, n_docs: int, doc_q: np.ndarray, boot: Bootstrap, prior: float = 0.5,
-                     top_k: int = 10) -> list[Record]:
+                     top_k: int = 10, doc_name=None) -> list[Record]:
     """Per-query comparisons of every judge's zELO fit with the reference's (the first judge)."""
     from scipy.stats import kendalltau
 
     doc_q = np.asarray(doc_q, dtype=np.int64)
     nq = len(mt.queries)
-    scores, ses, judged = fit_judges(mt, n_docs, doc_q, prior)
+    scores, ses, judged = fit_judges(mt, n_docs, doc_q, prior, doc_name)
     by_q = np.argsort(doc_q, kind="stable")
     bounds = np.searchsorted(doc_q[by_q], np.arange(nq + 1))
     out: list[Record] = []

@@ -96,7 +96,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
         from .doclevel import document_records
 
         out += document_records(mt, len(vocab.doc_name), np.asarray(vocab.doc_q, dtype=np.int64), boot, prior,
-                                top_k)
+                                top_k, vocab.doc_name)
     if "system" in levels:
         from .systemlevel import system_records
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import Log, run_main
 from .options import quiet_option
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
@@ -66,21 +66,15 @@ def command(judgments, names, fmt, ties, levels, output_format, output, digits, 
     Intervals: bootstrap over queries.
     """
     from ..api import agree
-    from ..output.agree import write_records
-
-    from ..output.atomic import check_not_input
-    from .common import command_inputs
+    from .common import command_options
 
     Log("zelo_agree", quiet)
-    check_not_input(output, command_inputs(output))  # before anything is read
     if not levels:
         levels = ("pair", "calibration", "document") + (("system",) if runs or measure else ())
-    records = agree(judgments, names=names or None, fmt=fmt, ties=ties, levels=levels, resamples=resamples,
-                    seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
-                    consensus_min=consensus_min, prior=prior, top_k=top_k, runs=runs, measure=measure,
-                    grades=grades, tests=tests, correction=correction, alpha=alpha)
-    with output_stream(output) as out:
-        write_records(out, records, output_format, digits)
+    agree(judgments, names=names or None, fmt=fmt, ties=ties, levels=levels, resamples=resamples, seed=seed,
+          confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min, prior=prior,
+          top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests, correction=correction, alpha=alpha,
+          output=output or "-", output_format=output_format, digits=digits, inputs=command_options())
     return 0
 
 

@@ -66,11 +66,11 @@ def _guard_std_streams() -> None:
             except OSError:
                 continue
             if fd == 1:
-                sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+                sys.stdout = _ClosedStdout()
             elif fd == 2:
                 sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     if sys.stdout is None:
-        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        sys.stdout = _ClosedStdout()
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
@@ -180,18 +180,13 @@ def _silence_stdout() -> None:
         pass
 
 
-def command_inputs(output: str | None) -> dict[str, list[str]]:
-    """The path-like option values of the running click command (and its group), by option name.
-
-    The one option that gave ``output`` (the first whose value is exactly
-    ``output``) is left out: a file may be read and rewritten by the same option
-    (``zelo_pairs add --state``), never by two different ones.
-    """
+def command_options() -> list[tuple[str, list[str]]]:
+    """The path-like (string) option values of the running click command and its group, by option name,
+    in option order -- what :func:`pref_eval.output.atomic.inputs_besides` protects from an output."""
     import click
 
     ctx = click.get_current_context(silent=True)
-    found: dict[str, list[str]] = {}
-    own_dropped = False
+    found: list[tuple[str, list[str]]] = []
     while ctx is not None:
         for p in ctx.command.params:
             v = ctx.params.get(p.name or "")
@@ -201,13 +196,21 @@ def command_inputs(output: str | None) -> dict[str, list[str]]:
                 vals = [x for x in _flatten(v) if isinstance(x, str)]
             else:
                 continue
-            if not own_dropped and output is not None and output in vals:
-                vals = [x for x in vals if x != output] if len(vals) > 1 else []
-                own_dropped = True
-            if vals:
-                found[p.opts[0] if getattr(p, "opts", None) else str(p.name)] = vals
+            found.append((p.opts[0] if getattr(p, "opts", None) else str(p.name), vals))
         ctx = ctx.parent
     return found
+
+
+def command_inputs(output: str | None) -> dict[str, list[str]]:
+    """The path-like option values of the running click command (and its group), by option name.
+
+    The one option that gave ``output`` (the first whose value is exactly
+    ``output``) is left out: a file may be read and rewritten by the same option
+    (``zelo_pairs add --state``), never by two different ones.
+    """
+    from ..output.atomic import inputs_besides
+
+    return inputs_besides(output, command_options())
 
 
 def _flatten(v) -> Iterator:
@@ -225,20 +228,18 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
     Written atomically by :func:`pref_eval.output.atomic.output_file`; refused
     when ``path`` is one of the command's inputs.
     """
-    from ..output.atomic import output_file
+    from ..output.atomic import command_output
 
-    with output_file(path, inputs=command_inputs(path)) as fh:
+    with command_output(path, command_options()) as fh:
         yield fh
 
 
 @contextlib.contextmanager
 def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
     """Several outputs of one command, committed together or not at all."""
-    from ..output.atomic import check_not_input, output_files
+    from ..output.atomic import command_outputs
 
-    for p in paths:
-        check_not_input(p, command_inputs(p))
-    with output_files(list(paths)) as fhs:
+    with command_outputs(list(paths), command_options()) as fhs:
         yield fhs
 
 

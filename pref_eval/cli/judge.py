@@ -108,7 +108,9 @@ def export_cmd(store, output, judges, prompt, quiet):
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
     from ..api import judge_export
 
-    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt)
+    from .common import command_options
+
+    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options())
     Log("zelo_judge", quiet).info(f"{n} pairs exported")
     return 0
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, output_streams, run_main
+from .common import Log, run_main
 from .param_types import SEED, Finite
 from .options import quiet_option
 
@@ -22,47 +22,11 @@ def command():
     """
 
 
-def request_header(layout: str) -> str:
-    """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
-    from ..io.judgments import REQUEST_MARK
-
-    return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
-
-
-def _read_queries(dataset, run, depth, docs):
-    from ..errors import UsageError
-    from ..io.judgments import read_zbench_dataset
-
-    given = [x for x in (dataset, run, docs) if x]
-    if len(given) != 1:
-        raise UsageError("give exactly one of --dataset, --run, --docs")
-    if dataset:
-        return read_zbench_dataset(dataset)
-    if run:
-        import numpy as np
-
-        from ..io.runs import read_run
-
-        r = read_run(run)
-        qid = r.qid  # expanded once (linear in run lines)
-        order = np.lexsort((r.docno, -r.score, qid))  # score desc, docno asc within qid
-        qs, ds = qid[order], r.docno[order]
-        heads = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]])) if len(qs) else np.zeros(0, int)
-        ends = np.append(heads[1:], len(qs))
-        out: list[tuple[str, list[str]]] = []
-        for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
-            e = e if depth is None else min(e, h + depth)
-            out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
-        return out
-    from ..io.candidates import read_candidates
-
-    return read_candidates(docs)
-
-
 @command.command("cycles")
 @click.option("--dataset", default=None, metavar="JSONL", help="zbench QueryDocuments JSONL.")
 @click.option("--run", default=None, metavar="RUN", help="TREC run: candidates = top --depth by score.")
-@click.option("--depth", type=click.IntRange(min=1), default=None, help="With --run: documents per query (default all).")
+@click.option("--depth", type=click.IntRange(min=1), default=None,
+              help="With --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
 @click.option("--cycles", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
@@ -75,36 +39,13 @@ def _read_queries(dataset, run, depth, docs):
 @quiet_option()
 def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
-    import json
+    from ..api import pairs
+    from .common import command_options
 
-    from ..errors import UsageError
-    from ..zelo.pairs import random_cycles
-
-    if cycles < 1:
-        raise UsageError("--cycles must be >= 1")
-    queries = _read_queries(dataset, run, depth, docs)
-    pairs = random_cycles(queries, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat)
-    with output_stream(output) as out:
-        if output_format == "tsv" and pairs:
-            out.write(request_header("qid<TAB>docA<TAB>docB"))
-        for q, a, b in pairs:
-            if output_format == "jsonl":
-                out.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
-            else:
-                out.write(f"{q}\t{a}\t{b}\n")
-    Log("zelo_pairs", quiet).info(f"{len(pairs)} pairs for {len(queries)} queries")
+    pairs(None, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat, dataset=dataset, run=run, depth=depth,
+          docs=docs, output=output or "-", output_format=output_format, log=Log("zelo_pairs", quiet),
+          inputs=command_options())
     return 0
-
-
-def _load(state):
-    from ..zelo.pair_state import load_state
-
-    return load_state(state)  # the strategy the state declares (tournament, adaptive)
-
-
-def _save(state, t):
-    with output_stream(state) as out:
-        out.write(t.to_json())
 
 
 @command.command("init")
@@ -125,30 +66,11 @@ def _save(state, t):
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_pair, force):
     """Start Clarke's pruning tournament (or the adaptive strategy) from graded qrels."""
-    import os
+    from ..api import pairs_init
+    from .common import command_options
 
-    from ..errors import UsageError
-    from ..io.qrels import graded_documents
-    from ..zelo.tournament import Tournament
-
-    if os.path.exists(state) and not force:
-        raise UsageError(f"{state} exists (use --force to start over)")
-    own = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
-           "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
-    other = "adaptive" if strategy == "tournament" else "tournament"
-    wrong = [name for name, v in own[other].items() if v is not None]
-    if wrong:
-        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
-    if strategy == "adaptive":
-        from ..zelo.adaptive_session import AdaptiveSession
-
-        params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
-        t = AdaptiveSession(seed, params)
-    else:
-        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
-    for topic, grades in graded_documents(qrels).items():
-        t.add_topic(topic, grades)
-    _save(state, t)
+    pairs_init(state, qrels, strategy=strategy, k=k, p=p, f=f, seed=seed, final_phase=final_phase, lead=lead,
+               max_per_pair=max_per_pair, force=force, inputs=command_options())
     return 0
 
 
@@ -157,18 +79,10 @@ def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_p
 @click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
 def next_cmd(state, output):
     """Print the pairs still to judge (none when the tournament is over)."""
-    from ..zelo.pair_state import next_batch
+    from ..api import pairs_next
+    from .common import command_options
 
-    t = _load(state)
-    req = next_batch(t)  # adaptive: a new batch number (the same pair may be asked again)
-    # the left/right draw advances the seeded stream: the state and the
-    # requests are written together, or neither is
-    with output_streams(state, output) as (st, out):
-        st.write(t.to_json())
-        if req:  # nothing at all once the tournament is over (scripts test for an empty file)
-            out.write(request_header("topic docA docB"))
-        for tp, a, b in req:
-            out.write(f"{tp} {a} {b}\n")
+    pairs_next(state, output=output or "-", inputs=command_options())
     return 0
 
 
@@ -179,24 +93,10 @@ def next_cmd(state, output):
 @quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..io.textfile import display_name, read_input_bytes
-    from ..zelo.pair_state import add_batch
+    from ..api import pairs_add
+    from .common import command_options
 
-    t = _load(state)
-    log = Log("zelo_pairs", quiet)
-    for path in judgments:
-        summary = add_batch(t, read_input_bytes(path, what="judgment file"), display_name(path), fmt)
-        if summary is None:
-            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
-            continue
-        if summary["duplicate"] or summary["unrequested"]:
-            ex = t.last_ignored
-            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
-                     f"{summary['unrequested']} of pairs not requested in the current stage"
-                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
-    _save(state, t)
-    left = len(t.outstanding())
-    log.info(f"{t.comparisons} judgments used; {left} pairs outstanding")
+    pairs_add(state, list(judgments), fmt=fmt, log=Log("zelo_pairs", quiet), inputs=command_options())
     return 0
 
 
@@ -204,17 +104,10 @@ def add_cmd(state, judgments, fmt, quiet):
 @click.option("--state", required=True, metavar="FILE")
 def status_cmd(state):
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
-    import sys
+    from ..api import pairs_status
+    from .common import command_options
 
-    t = _load(state)
-    rows = t.status()
-    sys.stdout.write("topic\tstage\tpool\tjudged\tpairs\toutstanding\tstages_left\n")
-    for r in rows:
-        sys.stdout.write("\t".join(str(x) for x in r) + "\n")
-    out = sum(r[5] for r in rows)
-    done = sum(r[1] == "done" for r in rows)
-    sys.stdout.write(f"# {len(rows)} topics, {done} done; {out} pairs outstanding; "
-                     f"{t.comparisons} judgments used, {t.ignored} ignored\n")
+    pairs_status(state, inputs=command_options())
     return 0
 
 
@@ -223,20 +116,10 @@ def status_cmd(state):
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
 def result_cmd(state, qrels):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
-    import sys
+    from ..api import pairs_result
+    from .common import command_options
 
-    from ..output.zelo_scores import fmt_float
-    from ..io.qrels import graded_documents
-
-    t = _load(state)
-    if qrels:
-        for tp, d, v in t.prefs_qrels(graded_documents(qrels)):
-            sys.stdout.write(f"{tp} Q0 {d} {fmt_float(v)}\n")
-        return 0
-    for tp, st in t.topics.items():
-        if st["phase"] == "done":
-            for d, v in sorted((st["result"] or {}).items(), key=lambda x: -x[1]):
-                sys.stdout.write(f"{tp} {d} {fmt_float(v)}\n")
+    pairs_result(state, qrels=qrels, inputs=command_options())
     return 0
 
 

@@ -34,24 +34,6 @@ def _figure_options(width: float, height: float):
     return deco
 
 
-def _save(fig, output: str, dpi: float, log: Log) -> None:
-    from ..plot.output import save_figure
-    from .common import command_inputs
-
-    save_figure(fig, output, dpi, command_inputs(output))
-    log.info(f"wrote {output}")
-
-
-def _check_ext(output: str) -> None:
-    from ..plot.output import image_format
-
-    image_format(output)  # fail on a bad extension before any work
-    from ..output.atomic import preflight
-    from .common import command_inputs
-
-    preflight(output, command_inputs(output))  # before the figure is computed
-
-
 @click.group(context_settings=CONTEXT)
 def command() -> None:
     """Plots of zELO judgments and scores and of system comparisons (PNG or SVG).
@@ -80,35 +62,11 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     Cell (row i, column j) is the share of the comparisons between i and j
     that i won; grey = never compared.
     """
-    _check_ext(output)
-    from ..io.judgments import read_judgments
-    from ..plot import figures
-    from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
+    from ..api import PlotImage, plot_matrix
+    from .common import command_options
 
-    plt = figures()
-    log = Log("zelo_plot", quiet)
-    judg = None
-    for path in judgment_files:
-        judg = read_judgments(path, fmt, ties=ties, into=judg)
-    if not judg.queries:
-        from ..errors import UsageError
-
-        raise UsageError("the judgment files hold no judgments")
-    qid = qid or judg.queries[0]
-    docs, wins = win_matrix(judg, qid)
-    scores = None
-    if scores_file:
-        from ..plot.scores import read_scores_with_se
-
-        table = read_scores_with_se(scores_file)
-        if qid not in table:
-            from ..errors import UsageError
-
-            raise UsageError(f"query {qid!r} is not in {scores_file}")
-        scores = dict(zip(table[qid][0], table[qid][1], strict=False))
-    order, x = zelo_order(judg, qid, docs, scores, prior=prior)
-    fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (width, height), title)
-    _save(fig, output, dpi, log)
+    plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title), fmt=fmt, ties=ties, qid=qid,
+                scores=scores_file, prior=prior, log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("scores", context_settings=CONTEXT)
@@ -125,16 +83,11 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
 @_figure_options(11.0, 6.0)
 def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title):
     """zELO score distributions with confidence intervals, one panel per query."""
-    _check_ext(output)
-    from ..plot import figures
-    from ..plot.scores import draw_scores, read_scores_with_se, select_queries
+    from ..api import PlotImage, plot_scores
+    from .common import command_options
 
-    plt = figures()
-    log = Log("zelo_plot", quiet)
-    data = read_scores_with_se(scores_file)
-    chosen = select_queries(list(data), tuple(queries), max_queries)
-    fig = draw_scores(plt, data, chosen, confidence, top, (width, height), title)
-    _save(fig, output, dpi, log)
+    plot_scores(scores_file, PlotImage(output, width, height, dpi, title), queries=queries, max_queries=max_queries,
+                top=top, confidence=confidence, log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 def _values_options(f):
@@ -170,35 +123,13 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
     Runs sharing a letter are not significantly different (paired TEST,
     CORRECTION over all pairs, level ALPHA).
     """
-    _check_ext(output)
-    import numpy as np
+    from ..api import PlotImage, PlotValues, plot_systems
+    from .common import command_options
 
-    from ..plot import figures
-    from ..plot.data import load_values, paired_table, pairwise_tests
-    from ..plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
-    from ..stats.compare import CORRECTION_LABELS, TEST_LABELS
-
-    plt = figures()
-    log = Log("zelo_plot", quiet)
-    log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
-    df, name = load_values(qrels, runs, per_query, measure, complete, run_id_mode, run_names)
-    wide = paired_table(df, complete)
-    run_list = list(wide.columns)
-    means, low, high = mean_intervals(wide, confidence, ci, seed)
-    order = np.argsort(-means, kind="stable")
-    if len(run_list) >= 2:
-        log.stage(f"{test} tests over {len(run_list) * (len(run_list) - 1) // 2} pairs")
-        records = pairwise_tests(df, test, correction, alpha, seed, complete)
-        letters = letter_groups(significant_matrix(records, run_list, alpha), order)
-        legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
-                  f"significantly different ({TEST_LABELS.get(test, test)}, "
-                  f"{CORRECTION_LABELS.get(correction, correction)}, α = {alpha:g})")
-    else:
-        letters = ["a"]
-        legend = f"{confidence:.0%} intervals"
-    fig = draw_systems(plt, run_list, means, low, high, letters, name, len(wide), legend,
-                       (width, height), title)
-    _save(fig, output, dpi, log)
+    values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
+                        tuple(run_names))
+    plot_systems(values, PlotImage(output, width, height, dpi, title), ci=ci, confidence=confidence,
+                 log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("pairs", context_settings=CONTEXT)
@@ -216,31 +147,13 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
     From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
     or -P PER_QUERY_FILE with the paired TEST and CORRECTION.
     """
-    _check_ext(output)
-    from ..errors import UsageError
-    from ..plot import figures
-    from ..plot.data import load_values, pairwise_tests, read_compare_jsonl, select_records
-    from ..plot.pairs import draw_pairs, pair_matrix
+    from ..api import PlotImage, PlotValues, plot_pairs
+    from .common import command_options
 
-    plt = figures()
-    log = Log("zelo_plot", quiet)
-    if compare_file is not None:
-        if qrels is not None or per_query is not None or runs:
-            raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both")
-        records, name, test_used = select_records(read_compare_jsonl(compare_file), measure,
-                                                  None if test == "t" else test, compare_file)
-    else:
-        log.stage(f"reading values ({len(runs)} runs)" if runs else "reading values")
-        df, name = load_values(qrels, runs, per_query, measure, complete, run_id_mode, run_names)
-        if df["run"].nunique() < 2:
-            raise UsageError("need at least two runs to compare")
-        log.stage(f"{test} tests over {df['run'].nunique() * (df['run'].nunique() - 1) // 2} pairs")
-        records = pairwise_tests(df, test, correction, alpha, seed, complete)
-        test_used = test
-    run_list, m = pair_matrix(records, value)
-    pv = pair_matrix(records, "p_adjusted")[1] if value == "mean_diff" else None
-    fig = draw_pairs(plt, run_list, m, value, alpha, name, test_used, (width, height), title, pv)
-    _save(fig, output, dpi, log)
+    values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
+                        tuple(run_names))
+    plot_pairs(values, PlotImage(output, width, height, dpi, title), compare_file=compare_file, value=value,
+               log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("calibration", context_settings=CONTEXT)
@@ -256,16 +169,11 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title)
     against the judge's predicted mu per equal-population bucket, and the
     stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
     """
-    _check_ext(output)
-    from ..io.agree_records import read_agree_jsonl
-    from ..plot import figures
-    from ..plot.calibration import draw_calibration, select_calibration
+    from ..api import PlotImage, plot_calibration
+    from .common import command_options
 
-    plt = figures()
-    log = Log("zelo_plot", quiet)
-    data = select_calibration(read_agree_jsonl(agree_file), judge, agree_file)
-    fig = draw_calibration(plt, data, (width, height), title)
-    _save(fig, output, dpi, log)
+    plot_calibration(agree_file, PlotImage(output, width, height, dpi, title), judge=judge,
+                     log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, output_stream, run_main
+from .common import Log, run_main
 from .param_types import SEED, Finite, NumberList
 from .options import quiet_option
 
@@ -21,18 +21,6 @@ def command():
     """
 
 
-def _progress(log, label):
-    state = {"last": -1}
-
-    def cb(done, total):
-        pct = int(100 * done / total)
-        if pct != state["last"] or done == total:
-            state["last"] = pct
-            log.progress(label, done, total)
-
-    return cb
-
-
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
@@ -47,21 +35,11 @@ def _progress(log, label):
 @quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
-    import numpy as np
+    from ..api import simulate
+    from .common import command_options
 
-    from ..io.matrix import read_probability_matrix
-    from ..zelo.simulate import simulate_tournament
-
-    M = read_probability_matrix(matrix)
-    log = Log("zelo_simulate", quiet)
-    r = simulate_tournament(M, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
-                            progress=_progress(log, "tournament"))
-    c = r["comparisons"]
-    with output_stream(output) as out:
-        out.write("matrix\treps\tfound\tfound_all\tcomparisons_min\tcomparisons_median\tcomparisons_max\t"
-                  "mean_best_set\n")
-        out.write(f"{matrix}\t{reps}\t{int(r['found'].sum())}\t{int(r['found_all'].sum())}\t{int(c.min())}\t"
-                  f"{float(np.median(c)):g}\t{int(c.max())}\t{r['best_size'].mean():.3f}\n")
+    simulate(matrix, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase, output=output or "-",
+             log=Log("zelo_simulate", quiet), inputs=command_options())
     return 0
 
 
@@ -79,34 +57,13 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
-    from ..zelo.simulate import recovery
+    from ..api import simulate_recovery
+    from .common import command_options
 
-    log = Log("zelo_simulate", quiet)
-    K, S, C = ks, sigma, cycles  # tuples, checked by their click types
-    cells = [(k, s, c) for k in K for s in S for c in C]
-    with output_stream(output) as out:
-        out.write("K\tsigma\tcycles\ttrials\ttau_vs_dense\ttau_vs_truth\ttop10_overlap\n")
-        for i, (k, s, c) in enumerate(cells, start=1):
-            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
-            out.write(f"{k}\t{s:g}\t{c}\t{trials}\t{r['tau_dense'].mean():.3f}\t{r['tau_truth'].mean():.3f}\t"
-                      f"{r['top_overlap'].mean():.3f}\n")
-            out.flush()
-            log.info(f"recovery: {i}/{len(cells)} cells (K={k}, sigma={s:g}, cycles={c})")
+    # ks, sigma, cycles: tuples, checked by their click types
+    simulate_recovery(ks=ks, sigma=sigma, cycles=cycles, trials=trials, seed=seed, strategy=strategy,
+                      output=output or "-", log=Log("zelo_simulate", quiet), inputs=command_options())
     return 0
-
-
-_ALGO_PARAMS = {"dts": {"alpha"}, "mergedts": {"alpha", "batch", "c"}, "round-efficient": {"delta"}}
-_DEFAULTS = {"dts": {"alpha": 0.8 ** 7}, "mergedts": {"alpha": 0.8 ** 6, "batch": 16, "c": 4_000_000.0},
-             "round-efficient": {"delta": 0.2}}
-
-
-def _write_rows(output, rows):
-    from ..zelo.figure3 import COLUMNS
-
-    with output_stream(output) as out:
-        out.write("\t".join(COLUMNS) + "\n")
-        for row in rows:
-            out.write("\t".join(str(row[c]) for c in COLUMNS) + "\n")
 
 
 @command.command("bandit")
@@ -129,27 +86,12 @@ def _write_rows(output, rows):
 @quiet_option()
 def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
     """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
-    from ..errors import UsageError
-    from ..zelo.bandits import case_matrix
-    from ..zelo.figure3 import summarise
+    from ..api import simulate_bandit
+    from .common import command_options
 
-    if (case is None) == (matrix is None):
-        raise UsageError("give exactly one of --case and --matrix")
-    given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
-    extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
-    if extra:
-        raise UsageError(f"--{extra[0]} does not apply to --algorithm {algorithm}")
-    params = {**_DEFAULTS[algorithm], **given}
-    if "c" in params:
-        params["C"] = params.pop("c")
-    from ..io.matrix import read_probability_matrix
-
-    M = case_matrix(case) if case is not None else read_probability_matrix(matrix)
-    log = Log("zelo_simulate", quiet)
-    from ..zelo.bandits import simulate_bandit
-
-    r = simulate_bandit(algorithm, M, reps, seed=seed, T=budget, progress=_progress(log, algorithm), **params)
-    _write_rows(output, [summarise(algorithm, case.upper() if case else matrix, r)])
+    simulate_bandit(algorithm, case=case, matrix=matrix, reps=reps, budget=budget, seed=seed, alpha=alpha,
+                    batch=batch, c=c, delta=delta, output=output or "-", log=Log("zelo_simulate", quiet),
+                    inputs=command_options())
     return 0
 
 
@@ -175,21 +117,13 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
                  output, quiet):
     """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
-    from ..errors import UsageError
-    from ..zelo.adaptive import simulate_adaptive
-    from ..zelo.bandits import case_matrix
-    from ..zelo.figure3 import summarise
+    from ..api import simulate_adaptive
+    from .common import command_options
 
-    if (case is None) == (matrix is None):
-        raise UsageError("give exactly one of --case and --matrix")
-    from ..io.matrix import read_probability_matrix
-
-    M = case_matrix(case) if case is not None else read_probability_matrix(matrix)
-    log = Log("zelo_simulate", quiet)
-    r = simulate_adaptive(M, reps, seed=seed, progress=_progress(log, "adaptive"), lead=lead, batch=batch,
-                          max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
-                          final_lead=final_lead)
-    _write_rows(output, [summarise("adaptive", case.upper() if case else matrix, r)])
+    simulate_adaptive(case=case, matrix=matrix, reps=reps, seed=seed, lead=lead, batch=batch,
+                      max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
+                      final_lead=final_lead, output=output or "-", log=Log("zelo_simulate", quiet),
+                      inputs=command_options())
     return 0
 
 
@@ -203,21 +137,12 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
 @quiet_option()
 def figure3_cmd(reps, seed, algorithms, output, quiet):
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
-    from ..zelo.figure3 import ROWS, figure3
+    from ..api import simulate_figure3
+    from .common import command_options
 
     algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())
-    if not algos:
-        from ..errors import UsageError
-
-        raise UsageError("--algorithms is empty")
-    bad = [a for a in algos if a not in ROWS]
-    if bad:
-        from ..errors import UsageError
-
-        raise UsageError(f"--algorithms: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
-    log = Log("zelo_simulate", quiet)
-    rows = figure3(reps, seed, algos, progress=lambda label, d, t: log.progress(label, d, t))
-    _write_rows(output, rows)
+    simulate_figure3(reps, seed, algos, output=output or "-", log=Log("zelo_simulate", quiet),
+                     inputs=command_options())
     return 0
 
 

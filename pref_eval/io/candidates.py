@@ -1,4 +1,5 @@
-"""Reader of candidate lists: ``qid docno`` lines (``zelo_pairs cycles --docs``).
+"""Readers of candidate lists for ``zelo_pairs cycles``: ``qid docno`` lines (``--docs``) and the top
+documents of a TREC run (``--run``).
 
 Two white-space separated fields per line, blank lines skipped; the documents of a query in file
 order (its candidate order). Errors name the file and the line.
@@ -22,3 +23,23 @@ def read_candidates(path: str) -> list[tuple[str, list[str]]]:
             raise InputError(name, no, f"expected 'qid docno', got {len(f)} fields")
         out.setdefault(f[0], []).append(f[1])
     return list(out.items())
+
+
+def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, list[str]]]:
+    """``[(qid, [docno, ...])]`` of a TREC run: per query (in qid order) its documents by score descending,
+    docno ascending among ties, the first ``depth`` (all without it); linear in the run lines."""
+    import numpy as np
+
+    from .runs import read_run
+
+    r = read_run(path)
+    qid = r.qid  # expanded once (linear in run lines)
+    order = np.lexsort((r.docno, -r.score, qid))  # score desc, docno asc within qid
+    qs, ds = qid[order], r.docno[order]
+    heads = np.flatnonzero(np.concatenate([[True], qs[1:] != qs[:-1]])) if len(qs) else np.zeros(0, int)
+    ends = np.append(heads[1:], len(qs))
+    out: list[tuple[str, list[str]]] = []
+    for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
+        e = e if depth is None else min(e, h + depth)
+        out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
+    return out

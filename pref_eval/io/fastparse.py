@@ -388,3 +388,27 @@ def release_memory() -> None:
         return
     with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def keep_freed_memory() -> None:
+    """Let freed heap memory be reused instead of given back to the OS (glibc ``mallopt``; no-op elsewhere).
+
+    Large numpy arrays are allocated with ``mmap`` and unmapped when freed, so
+    every new temporary is faulted in page by page again by the kernel: a third
+    of ``zelo_fit``'s CPU time on 2 M judgments was system time. Raising the
+    mmap threshold (to its maximum, 32 MB), the trim threshold and the top pad
+    keeps freed memory in the heap for the next array. For one-shot commands
+    (``zelo_fit``); memory is still returned when the process ends.
+    """
+    import contextlib
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+        libc.mallopt(m_mmap_threshold, 32 << 20)
+        libc.mallopt(m_trim_threshold, 1 << 30)
+        libc.mallopt(m_top_pad, 256 << 20)

@@ -19,6 +19,19 @@ changes speed, never results:
   starts with ``#``, a NUL or a control byte 0x1c-0x1f or non-ASCII white space
   (which Python's ``str.split`` also splits on) go to the parser.
 
+* ``trecprefs`` has no entry here: its reader is vectorised itself (the
+  reader of ``zelo_trec -R prefs``, :mod:`pref_eval.io.prefs`).
+* ``xie``: lines split on tabs only with numpy (a query may hold spaces);
+  votes must be one of ``-2 -1 0 1 2`` (or with ``.0``), the same count on
+  every line.
+* ``zbench``: the JSON document parsed by orjson and taken column-wise (string
+  ids, finite numeric scores); with a dataset, a document the dataset does not
+  list sends the file to the parser (its message names ``scored_pairs[k]``).
+
+Ensemble votes (zbench, xie) are vectorised (:func:`_vote_columns`, the rule
+of :func:`~pref_eval.zelo.judgments.vote_score`) and kept as an array until
+:attr:`~pref_eval.zelo.judgments.Judgments.votes` is read.
+
 Any value the parser would refuse (a score outside [0, 1], a winner that is
 neither document, ...) also sends the file to the parser, for its message.
 """
@@ -49,11 +62,27 @@ class Columns:
     lines: np.ndarray
     keep: np.ndarray | None = None
     missing: np.ndarray | None = None
+    votes: np.ndarray | None = None
 
     def add_to(self, table) -> None:
         """Append to a :class:`~pref_eval.zelo.judgments.Judgments` (``add_columns``)."""
         table.add_columns(self.names, self.q, self.a, self.b, self.score, self.weight, self.lines, self.keep,
-                          self.missing)
+                          self.missing, self.votes)
+
+    def unknown_documents(self, table) -> bool:
+        """Whether a row names a document that ``table`` does not list for a closed query (a dataset's)."""
+        if not table.closed:
+            return False
+        name_closed = np.array([x in table.closed for x in self.names], dtype=bool)
+        rows = name_closed[self.q]
+        if not rows.any():
+            return False
+        nn = len(self.names)
+        q = self.q[rows].astype(np.int64) * nn
+        docs = np.unique(np.concatenate([q + self.a[rows], q + self.b[rows]]))
+        known = {q: set(table.docs[q]) for q in table.closed}
+        return any(self.names[d] not in known[self.names[q]] for q, d in zip((docs // nn).tolist(),
+                                                                           (docs % nn).tolist(), strict=True))
 
 
 def jsonl_columns(data: bytes) -> Columns | None:
@@ -170,7 +199,7 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
     return names, out
 
 
-def clarke4_columns(data: bytes, text: str) -> Columns | None:
+def clarke4_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     """``topic docA docB winner`` lines (score 1 when B wins)."""
     f = _fields(data, text, 4)
     if f is None:
@@ -182,7 +211,7 @@ def clarke4_columns(data: bytes, text: str) -> Columns | None:
     return Columns(names, qc, ac, bc, (wc == bc).astype(np.float64), None, lines)
 
 
-def clarke3_columns(data: bytes, text: str) -> Columns | None:
+def clarke3_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     """``topic winner loser`` lines (A = winner, score 0)."""
     f = _fields(data, text, 3)
     if f is None:
@@ -194,7 +223,7 @@ def clarke3_columns(data: bytes, text: str) -> Columns | None:
     return Columns(names, qc, wc, lc, np.zeros(len(qc)), None, lines)
 
 
-def llmlog_columns(data: bytes, text: str) -> Columns | None:
+def llmlog_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     """``@ topic docA docB M`` lines: ``!`` A better (0), ``=`` tie (1/2), ``?`` documents only."""
     f = _fields(data, text, 5)
     if f is None:
@@ -206,7 +235,7 @@ def llmlog_columns(data: bytes, text: str) -> Columns | None:
     return Columns(names, qc, ac, bc, np.where(m == b"=", 0.5, 0.0), None, lines, m != b"?", m == b"?")
 
 
-def carterette_columns(data: bytes, text: str) -> Columns | None:
+def carterette_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     """``QID DOC1 DOC2 PREF`` lines: -1 / 1 / 0 (tie); -2 and 2 register the bad document only."""
     f = _fields(data, text, 4)
     if f is None:
@@ -226,9 +255,152 @@ def carterette_columns(data: bytes, text: str) -> Columns | None:
     return Columns(names, qc, ac, bc, score, None, lines, np.abs(pv) <= 1)
 
 
+def _vote_columns(votes: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """Pair scores and vote values of a (judgments x votes) array of finite votes, as
+    :func:`~pref_eval.zelo.judgments.vote_score` and ``vote_values`` give them one pair at a time."""
+    n = votes.shape[1]
+    pos = np.count_nonzero(votes > 0, axis=1)
+    if ties == "zbench":  # 0.0 + 1/n + 1/n ... in Python floats: depends only on the count
+        steps = [0.0]
+        for _ in range(n):
+            steps.append(steps[-1] + 1.0 / n)
+        score = np.array(steps)[pos]
+    else:
+        zero = np.count_nonzero(votes == 0, axis=1)
+        score = (pos + 0.5 * zero) / n
+    return score, np.select([votes > 0, votes < 0], [1.0, 0.0], 0.5)
+
+
+_XIE_VOTES = {b"-2": -2.0, b"-1": -1.0, b"0": 0.0, b"1": 1.0, b"2": 2.0,
+              b"-2.0": -2.0, b"-1.0": -1.0, b"0.0": 0.0, b"1.0": 1.0, b"2.0": 2.0}
+
+
+def xie_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+    """Xie et al. TSV ``query<TAB>left,right<TAB>vote...`` (votes -2..2, negative = left better).
+
+    Fields are split on tabs only (a query may hold spaces), as the parser does.
+    Taken when every line has the same number (>= 3) of fields, no line is
+    blank, the file has no ``\r`` or NUL, every pair is ``left,right`` with
+    two non-empty ids and every vote is one of ``-2 -1 0 1 2`` (or with
+    ``.0``); a first line starting ``Query<TAB>`` is the header.
+    """
+    if not data or b"\r" in data or b"\x00" in data:
+        return None
+    start = data.find(b"\n") + 1 if data.startswith(b"Query\t") else 0
+    if start == 0 and data.startswith(b"Query\t"):
+        return None
+    body = data[start:]
+    if not body:
+        return None
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    a = np.frombuffer(body, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    tabs = np.flatnonzero(a == 9)
+    nlines = len(nl)
+    if len(tabs) % nlines:
+        return None
+    k = len(tabs) // nlines + 1
+    if k < 3 or not bool(np.all(np.bincount(np.searchsorted(nl, tabs), minlength=nlines) == k - 1)):
+        return None
+    tabs = tabs.reshape(nlines, k - 1)
+    lstart = np.concatenate([[0], nl[:-1] + 1])
+    from .tokenize import MAX_FIELD, _gather
+
+    starts = np.column_stack([lstart, tabs + 1])
+    ends = np.column_stack([tabs, nl])
+    if int((ends - starts).max()) > MAX_FIELD or int((ends - starts).min()) == 0:
+        return None
+    query = _gather(a, starts[:, 0], ends[:, 0])
+    pair = _gather(a, starts[:, 1], ends[:, 1])
+    comma = np.char.find(pair, b",")
+    if bool(np.any(comma < 1)) or bool(np.any(np.char.count(pair, b",") != 1)):
+        return None
+    plen = np.char.str_len(pair)
+    if bool(np.any(comma >= plen - 1)):
+        return None
+    ps = starts[:, 1]
+    left = _gather(a, ps, ps + comma)
+    right = _gather(a, ps + comma + 1, ends[:, 1])
+    vnames, vcodes = factorize(*(_gather(a, starts[:, c], ends[:, c]) for c in range(2, k)))
+    vals = [_XIE_VOTES.get(x.encode("utf-8")) for x in vnames]
+    if any(v is None for v in vals):
+        return None
+    votes = np.array(vals)[np.column_stack(vcodes)]
+    names, (qc, ac, bc) = factorize(query, left, right)
+    score, values = _vote_columns(votes, ties)
+    lines = np.arange(1, nlines + 1, dtype=np.int64) + (1 if start else 0)
+    return Columns(names, qc, ac, bc, score, None, lines, votes=values)
+
+
+def zbench_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+    """zbench ``ai_scores.json``: ``{"scored_pairs": [{"pair": {...}, "openai_score": {"score": v}, ...}]}``.
+
+    Parsed by orjson (the stdlib ``json`` without it) and taken column-wise
+    when every pair has string ids and the three model scores are numbers
+    (not booleans, not NaN or infinite); anything else goes to the parser.
+    Python's cyclic garbage collector is paused meanwhile: the parse makes
+    millions of small dicts, and collections triggered by their allocation
+    would cost three times the parse itself.
+    """
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _zbench_columns(data, ties)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _zbench_columns(data: bytes, ties: str) -> Columns | None:
+    try:
+        import orjson
+
+        obj = orjson.loads(data)
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        import json
+
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            return None
+    except ValueError:
+        return None
+    sp = obj.get("scored_pairs") if isinstance(obj, dict) else None
+    if not isinstance(sp, list) or not sp:
+        return None
+    try:
+        pairs = [x["pair"] for x in sp]
+        ids = [[p["query_id"] for p in pairs], [p["document_a"]["document_id"] for p in pairs],
+               [p["document_b"]["document_id"] for p in pairs]]
+        scores = [[x[m]["score"] for x in sp] for m in ("openai_score", "anthropic_score", "gemini_score")]
+    except (KeyError, TypeError):
+        return None
+    del obj, sp, pairs
+    if any(set(map(type, col)) != {str} for col in ids):
+        return None
+    if any(not set(map(type, col)) <= {int, float} for col in scores):
+        return None
+    try:
+        votes = np.array(scores, dtype=np.float64).T
+    except OverflowError:
+        return None
+    if not bool(np.isfinite(votes).all()):
+        return None
+    names = list(dict.fromkeys(ids[0] + ids[1] + ids[2]))
+    index = {x: k for k, x in enumerate(names)}
+    codes = [np.fromiter(map(index.__getitem__, col), dtype=np.int64, count=len(col)) for col in ids]
+    score, values = _vote_columns(votes, ties)
+    return Columns(names, *codes, score, None, np.zeros(len(votes), dtype=np.int64), votes=values)
+
+
 FAST_READERS = {
     "clarke4": clarke4_columns,
     "clarke3": clarke3_columns,
     "llmlog": llmlog_columns,
     "carterette": carterette_columns,
+    "xie": xie_columns,
+    "zbench": zbench_columns,
 }

@@ -237,7 +237,9 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     out = into if into is not None else Judgments()
     out.format = fmt
     try:
-        cols = _fast_columns(fmt, data, text)
+        cols = _fast_columns(fmt, data, text, ties)
+        if cols is not None and fmt == "zbench" and cols.unknown_documents(out):
+            cols = None  # the parser names the pair (scored_pairs[k]) and its line
         if cols is not None:
             data = text = None  # the columns hold what is needed
             cols.add_to(out)
@@ -266,14 +268,14 @@ def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22)) -> st
     return data.decode("ascii")
 
 
-def _fast_columns(fmt: str, data: bytes, text: str):
+def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
     """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
     from . import judgment_columns as jc
 
     if fmt == "jsonl":
         return jc.jsonl_columns(data)
     reader = jc.FAST_READERS.get(fmt)
-    return reader(data, text) if reader is not None else None
+    return reader(data, text, ties) if reader is not None else None
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -529,5 +531,11 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
                      [float(d["score"]) for d in rec["documents"]]))
 
 
+def read_judgment_batch(path: str) -> tuple[bytes, str]:
+    """A judgment file as one batch of ``zelo_pairs add``: its bytes (parsed and hashed by
+    :func:`pref_eval.zelo.pair_state.add_batch`) and the name its errors give."""
+    return read_input_bytes(path, what="judgment file"), display_name(path)
+
+
 __all__ = ["FORMATS", "detect_format", "parse_judgments", "read_judgments", "read_zbench_dataset",
-           "read_zbench_annotated"]
+           "read_zbench_annotated", "read_judgment_batch"]

@@ -31,7 +31,7 @@ import io
 import os
 import stat
 import sys
-from typing import IO
+from typing import IO, Any
 from collections.abc import Iterator, Mapping, Sequence
 
 from ..errors import OutputError, UsageError
@@ -308,4 +308,46 @@ def output_file(path: str | None, *, inputs: Mapping[str, Sequence[str]] | None 
                 binary: bool = False) -> Iterator[IO]:
     """One output (see :func:`output_files`)."""
     with output_files([path], inputs=inputs, binary=binary) as (stream,):
+        yield stream
+
+
+# The paths of a command's options, in option order: ``[(option name, [path, ...]), ...]``; the
+# command line passes every string value it was given, the API functions their own input paths.
+InputOptions = Sequence[tuple[str, Sequence[str]]]
+
+
+def inputs_besides(path: str | None, options: InputOptions) -> dict[str, list[str]]:
+    """The inputs ``path`` must not be: ``options`` without ``path`` under the first option that gave it.
+
+    A file may be read and rewritten by the same option (``zelo_pairs add --state``), never by two
+    different ones; a later option of the same name replaces an earlier one (a group's options).
+    """
+    found: dict[str, list[str]] = {}
+    own_dropped = False
+    for name, values in options:
+        vals = list(values)
+        if not own_dropped and path is not None and path in vals:
+            vals = [x for x in vals if x != path] if len(vals) > 1 else []
+            own_dropped = True
+        if vals:
+            found[name] = vals
+    return found
+
+
+@contextlib.contextmanager
+def command_outputs(paths: Sequence[str | None], options: InputOptions, *,
+                    binary: bool = False) -> Iterator[list[Any]]:
+    """A command's outputs: each refused when it is one of ``options``' other paths, then written
+    together (:func:`output_files`: all committed, or none)."""
+    for p in paths:
+        if p is not None:
+            check_not_input(p, inputs_besides(p, options))
+    with output_files(list(paths), binary=binary) as streams:
+        yield streams
+
+
+@contextlib.contextmanager
+def command_output(path: str | None, options: InputOptions, *, binary: bool = False) -> Iterator[Any]:
+    """One output of a command (:func:`command_outputs`): a text stream (``TextIO``), or binary."""
+    with command_outputs([path], options, binary=binary) as (stream,):
         yield stream

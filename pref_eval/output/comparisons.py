@@ -290,3 +290,17 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
                  "ties: expected value over random tie-breaking; tau_ap_b: symmetric tie-aware "
                  "version (Urbano & Marrero 2017).")
     return "\n".join(lines) + "\n"
+
+
+def write_wide_csv(out, result: ComparisonResult, test: str = "t") -> None:
+    """``zelo_eval -o wide-csv``: one row per run (label, run, then per measure its mean and the labels of
+    the runs it beats by ``test``'s adjusted p-values), means as shortest round-trip floats."""
+    import csv
+
+    labels = run_labels(len(result.runs))
+    beats = beaten_labels(result, test)
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["label", "run", *(c for m in result.measures for c in (m, f"{m} beats"))])
+    for lab, run in zip(labels, result.runs, strict=True):
+        w.writerow([lab, run, *(c for m in result.measures
+                                for c in (repr(float(result.means.loc[run, m])), beats.get((m, run), "")))])

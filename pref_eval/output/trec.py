@@ -71,3 +71,23 @@ def trec_lines(
 
 def write_trec(out: TextIO, res: RunResult, **kw) -> None:
     out.writelines(trec_lines(res, **kw))
+
+
+def write_trec_blocks(out: TextIO, results, names, *, per_query: bool, summary: bool, print_missing: bool) -> None:
+    """One trec_eval block per run; with several runs each is labelled by a ``runid`` line
+    (trec_eval's own when the run's results hold none)."""
+    for res, name in zip(results, names, strict=False):
+        if len(results) > 1 and not any(c.name == "runid" for c in res.columns):
+            out.write(f"{'runid':<22}\tall\t{name}\n")
+        write_trec(out, res, per_query=per_query, summary=summary, print_missing=print_missing)
+
+
+def write_score_blocks(out: TextIO, ids, rows, *, summary: bool) -> None:
+    """trec_eval-like blocks of rows ``(run, qid, measure, value)`` against a zELO score file: per run its
+    rows, a ``runid`` line before its first ``all`` row (with the summary)."""
+    for rid in ids:
+        mine = [r for r in rows if r[0] == rid]
+        if summary:
+            k = next((i for i, r in enumerate(mine) if r[1] == "all"), len(mine))
+            mine.insert(k, (rid, "all", "runid", rid))
+        out.writelines(f"{m:<22}\t{q}\t{v if isinstance(v, str) else format_float(v)}\n" for _, q, m, v in mine)

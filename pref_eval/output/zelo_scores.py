@@ -73,3 +73,24 @@ def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None
                               "metadata": d.get("metadata", {}), "score": float(score)})
         out.write(json.dumps({"query": query, "documents": documents}, ensure_ascii=False,
                              separators=(",", ":")) + "\n")
+
+
+DIAGNOSTICS_HEADER = ("qid\tn_docs\tn_judged\tn_judgments\tn_components\tn_perfect\titerations\tloglik\t"
+                      "grad_max\tconverged\n")
+
+
+def write_diagnostics(out: TextIO, queries: list[str], sizes, n_judgments, fit=None) -> None:
+    """``zelo_fit --diagnostics``: one TSV row per query of a Bradley–Terry fit.
+
+    ``sizes[k]`` documents and ``n_judgments[k]`` judgments of query ``k``; ``fit`` a
+    :class:`pref_eval.zelo.fit.FitResult` (``None`` after ``--compat zbench``: only those two counts).
+    """
+    out.write(DIAGNOSTICS_HEADER)
+    for k, qid in enumerate(queries):
+        if fit is None:
+            out.write(f"{qid}\t{sizes[k]}\t\t{n_judgments[k]}\t\t\t\t\t\t\n")
+            continue
+        r = fit
+        out.write(f"{qid}\t{r.n_docs[k]}\t{r.n_judged[k]}\t{n_judgments[k]}\t{r.n_components[k]}\t"
+                  f"{r.n_perfect[k]}\t{r.iterations[k]}\t{float(r.loglik[k])!r}\t{r.grad_max[k]:.3g}\t"
+                  f"{int(r.converged[k])}\n")

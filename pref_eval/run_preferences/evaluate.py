@@ -90,12 +90,47 @@ class PrefResult:
         return self.prefs[key] if key in self.prefs else self.diffs[key]
 
 
-def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None):
-    """Collection (kept judgments, every qrels query) → :class:`RelVectors`."""
-    from ..collection import build_collection
+def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None, *, jobs: int = 1,
+                  scheduler: str | None = None):
+    """Collection (kept judgments, every qrels query) → :class:`RelVectors`.
 
-    col = build_collection(pq.qrels, runs, complete=True, depth=topk)
-    return relevance_vectors(pq, list(col.runs), names)
+    With ``jobs > 1`` or a dask ``scheduler`` the runs are ranked in groups by
+    :func:`rank_run_group` in other processes (each run is ranked on its own,
+    so the vectors are the same).
+    """
+    if jobs == 1 and not scheduler:
+        ranked = rank_run_group((pq.qrels, runs, names, topk))
+    else:
+        from ..parallel import ordered_map, split_even
+
+        sizes = [len(r.docno) if hasattr(r, "docno") else 1 for r in runs]
+        groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even(sizes, jobs)
+        pieces = [(pq.qrels, runs[a:b], names[a:b], topk) for a, b in groups]
+        ranked = [x for part in ordered_map(rank_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
+    return relevance_vectors(pq, ranked, names)
+
+
+def rank_run_group(piece: tuple) -> list:
+    """Runs ranked against judgments, for preference evaluation: the unit of work of ``--jobs``.
+
+    ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths, read here,
+    or :class:`~pref_eval.io.runs.Run`), run ids, depth). Every qrels query is
+    kept (``complete``), as preference evaluation needs.
+    """
+    from ..collection import build_collection
+    from ..io.runs import read_run
+
+    qrels, runs, names, topk = piece
+    rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, names, strict=True)]
+    return list(build_collection(qrels, rs, complete=True, depth=topk).runs)
+
+
+def read_run_group(piece: tuple) -> list:
+    """``[read_run(path, name=id)]`` of ``piece`` = (paths, run ids): runs read in another process."""
+    from ..io.runs import read_run
+
+    paths, names = piece
+    return [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
 
 
 def evaluate_preferences(
@@ -107,8 +142,14 @@ def evaluate_preferences(
     topk: int | None = None,
     reference: int | None = None,
     sample: int = 0,
+    jobs: int = 1,
+    scheduler: str | None = None,
 ) -> PrefResult:
-    """Evaluate ``measures`` on every pair of ``runs`` (or ``reference`` vs each)."""
+    """Evaluate ``measures`` on every pair of ``runs`` (or ``reference`` vs each).
+
+    ``jobs`` / ``scheduler``: rank the runs in other processes
+    (:func:`build_vectors`); the result is the same.
+    """
     from .metrics import compute_metric, registry_values
     from .pairwise import lexicographic, pairs_of, rpp_family
 
@@ -116,7 +157,7 @@ def evaluate_preferences(
         dup = sorted({n for n in names if names.count(n) > 1})
         raise UsageError(f"two run files have the same run id {', '.join(dup)} "
                          "(pref_eval.py silently dropped one); rename one of them")
-    rv: RelVectors = build_vectors(pq, runs, names, topk)
+    rv: RelVectors = build_vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)
     run_i, run_j = pairs_of(len(runs), reference)
     res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample)
     bases = {m.base for m in measures if m.kind == "pref"}

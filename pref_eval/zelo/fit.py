@@ -178,6 +178,8 @@ def _newton_blocks(
     (all non-empty); every edge lies inside one block. Returns
     ``(x, iterations per block, max |gradient| per block)``.
     """
+    from . import compiled
+
     nb = len(starts)
     block = np.repeat(np.arange(nb), sizes)
     eblock = block[u] if len(u) else np.zeros(0, dtype=np.int64)
@@ -185,21 +187,32 @@ def _newton_blocks(
     x = np.zeros(n)
     iters = np.zeros(nb, dtype=np.int64)
     inv_size = 1.0 / sizes
+    fused = compiled.available()  # one pass over the edges, the same operations in the same order
+    if fused:
+        u, v, eblock = (np.ascontiguousarray(a, dtype=np.int64) for a in (u, v, eblock))
+        wuv, wvu, nw = (np.ascontiguousarray(a, dtype=np.float64) for a in (wuv, wvu, nw))
 
     def objective(xx):
         # log sigma(-d) = log sigma(d) - d: one log per edge
-        d = xx[u] - xx[v]
-        f = np.bincount(eblock, nw * _log_sigmoid(d) - wvu * d, minlength=nb)
+        if fused:
+            f = compiled.objective(xx, u, v, eblock, nw, wvu, nb)
+        else:
+            d = xx[u] - xx[v]
+            f = np.bincount(eblock, nw * _log_sigmoid(d) - wvu * d, minlength=nb)
         if prior > 0:
             f = f + prior * np.bincount(block, 2.0 * _log_sigmoid(xx) - xx, minlength=nb)
         return f
 
     def grad_hess(xx):
-        d = xx[u] - xx[v]
-        p = _sigmoid(d)
-        r = wuv - nw * p
-        g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
-        h = nw * p * (1.0 - p)
+        if fused:
+            gu, gv, h = compiled.gradient(xx, u, v, wuv, nw)
+            g = gu - gv
+        else:
+            d = xx[u] - xx[v]
+            p = _sigmoid(d)
+            r = wuv - nw * p
+            g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
+            h = nw * p * (1.0 - p)
         pd = np.zeros(n)
         if prior > 0:
             sx = _sigmoid(xx)
@@ -408,12 +421,14 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dpotrf, dpotri = potrf_potri()
     dg = np.empty((B, m))
     rows = np.empty((B, m))
+    lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
+    zero = np.zeros(1)
     for k in range(B):
         c, info = dpotrf(H[k], lower=1, clean=0)
         if info == 0:
             c, info = dpotri(c, lower=1, overwrite_c=1)
         if info == 0:
-            low = np.tril(c)
+            low = np.where(lower, c, zero)
             d = np.diagonal(low)
             dg[k] = d
             rows[k] = low.sum(axis=1) + low.sum(axis=0) - d

@@ -86,7 +86,8 @@ class Judgments:
         self.queries: list[str] = []
         self.docs: dict[str, list[str]] = {}
         self.closed: set = set()
-        self.votes: dict = {}
+        self._votes: dict = {}
+        self._vote_chunks: list = []  # (first judgment index, rows x votes array) not yet in _votes
         self.format = ""
         self.missing: list = []
         self.at_line = 0
@@ -97,6 +98,19 @@ class Judgments:
 
     def __repr__(self) -> str:
         return f"Judgments({len(self.queries)} queries, {len(self)} judgments)"
+
+    @property
+    def votes(self) -> dict:
+        """Judgment index -> its ensemble's votes (tuple of floats, :func:`vote_values`).
+
+        Votes added column-wise (:meth:`add_columns`) are turned into tuples
+        here, on first use (only ``zelo_agree`` needs them), in judgment order.
+        """
+        if self._vote_chunks:
+            for base, arr in self._vote_chunks:
+                self._votes.update(zip(range(base, base + len(arr)), map(tuple, arr.tolist()), strict=True))
+            self._vote_chunks = []
+        return self._votes
 
     def add_query(self, qid: str) -> int:
         """Index of ``qid``, registering it if new."""
@@ -149,7 +163,8 @@ class Judgments:
         qi = self.add_query(qid)
         self.missing.append((qi, self.add_doc(qid, doc_a), self.add_doc(qid, doc_b)))
 
-    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None, missing=None) -> None:
+    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None, missing=None,
+                    votes=None) -> None:
         """Append many judgments at once (vectorised; same table as calling :meth:`add` row by row).
 
         ``names`` is a string table; ``qc``, ``ac``, ``bc`` integer codes into
@@ -160,6 +175,8 @@ class Judgments:
         :meth:`add_doc` does. Query and document indices follow first
         appearance, A before B within a row. Rows where ``missing`` is True
         (not kept) are pairs named without a judgment (:meth:`add_missing`).
+        ``votes`` (rows x votes, floats as :func:`vote_values` gives them) are
+        the kept rows' ensemble votes, stored in :attr:`votes`.
         """
         import numpy as np
 
@@ -221,6 +238,8 @@ class Judgments:
         if keep is not None:
             keep = np.asarray(keep, dtype=bool)
             qi, ev_local, s, w = qi[keep], ev_local[keep], s[keep], w[keep]
+        if votes is not None:
+            self._vote_chunks.append((len(self), np.asarray(votes, dtype=np.float64)))
         self._flush_rows()
         self._chunks.append((qi, ev_local[:, 0].copy(), ev_local[:, 1].copy(), s.copy(), w.copy()))
         if lines is not None and len(lines):

@@ -28,7 +28,13 @@ import:
   scipy's LAPACK extension module without running ``scipy.linalg``'s package
   initialisation; if that fails, from ``scipy.linalg.lapack``.
 
-``tests/test_zelo_kernels.py`` checks each one bit for bit against scipy.
+When the optional compiled kernels are built (``pref_eval/_kernels.c``,
+:mod:`.compiled`: the same formulas and orders of operations in C), they are
+used first, at every size: then ``zelo_fit`` imports no scipy but its LAPACK
+module, on any input.
+
+``tests/test_zelo_kernels.py`` checks each one bit for bit against scipy (and
+``tests/test_zelo_ckernels.py`` the compiled ones).
 """
 from __future__ import annotations
 
@@ -56,7 +62,11 @@ def _log_expit1(v: float) -> float:
 
 def expit(x: np.ndarray) -> np.ndarray:
     """sigma(x) = 1 / (1 + exp(-x)), elementwise; the bits of ``scipy.special.expit``."""
+    from . import compiled
+
     x = np.asarray(x, dtype=np.float64)
+    if compiled.available():
+        return compiled.expit(x)
     if x.size <= SMALL_ELEMENTS:
         return np.fromiter(map(_expit1, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
     from scipy.special import expit as _expit
@@ -66,7 +76,11 @@ def expit(x: np.ndarray) -> np.ndarray:
 
 def log_expit(x: np.ndarray) -> np.ndarray:
     """log sigma(x), stable for large |x|, elementwise; the bits of ``scipy.special.log_expit``."""
+    from . import compiled
+
     x = np.asarray(x, dtype=np.float64)
+    if compiled.available():
+        return compiled.log_expit(x)
     if x.size <= SMALL_ELEMENTS:
         return np.fromiter(map(_log_expit1, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
     from scipy.special import log_expit as _log_expit
@@ -79,8 +93,13 @@ class Laplacian:
     :meth:`set_values` (values in the order of those entries) and multiplied by :meth:`matvec`."""
 
     def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray) -> None:
+        from . import compiled
+
         self.n = n
         nnz = len(rows)
+        self._compiled = compiled.CSR(n, rows, cols) if compiled.available() else None
+        if self._compiled is not None:
+            return
         if nnz > SMALL_NNZ:
             from scipy.sparse import csr_matrix
 
@@ -104,6 +123,9 @@ class Laplacian:
         self._data: list[np.ndarray] = []
 
     def set_values(self, values: np.ndarray) -> None:
+        if self._compiled is not None:
+            self._compiled.set_values(values)
+            return
         data = values[self._order]
         if self._csr is not None:
             self._csr.data = data
@@ -111,6 +133,8 @@ class Laplacian:
             self._data = [data[s] for s in self._steps]
 
     def matvec(self, p: np.ndarray) -> np.ndarray:
+        if self._compiled is not None:
+            return self._compiled.matvec(p)
         if self._csr is not None:
             return self._csr @ p
         out = np.zeros(self.n)
@@ -122,7 +146,11 @@ class Laplacian:
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Component label of each of n nodes in the digraph src[k] -> dst[k]; labels 0, 1, ... in
     order of each component's lowest node."""
-    if len(src) > SMALL_EDGES:
+    from . import compiled
+
+    if compiled.available():
+        labels = compiled.strong_components(n, src, dst)
+    elif len(src) > SMALL_EDGES:
         from scipy.sparse import coo_matrix
         from scipy.sparse.csgraph import connected_components
 

@@ -62,3 +62,28 @@ def zbench_fit(w: np.ndarray, *, epsilon: float = 1e-4, max_iters: int = 1000):
             break
     converged = not (len(losses) >= 2 and abs(losses[-2] - losses[-1]) > epsilon)
     return x, losses, converged
+
+
+def zbench_fit_queries(sizes: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.ndarray,
+                       queries: list[str], log=None) -> np.ndarray:
+    """``zelo_fit --compat zbench``: :func:`zbench_fit` per query on its win matrix; the scores, query after query.
+
+    Query ``k`` owns ``sizes[k]`` documents (its block of the result) and the judgments with ``q == k``;
+    ``log`` (a :class:`pref_eval.log.Log`) gets a progress line and a warning per query not converged.
+    """
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    score = np.zeros(offsets[-1])
+    order = np.argsort(q, kind="stable")
+    bounds = np.searchsorted(q[order], np.arange(len(sizes) + 1))
+    for k, qid in enumerate(queries):
+        if log is not None:
+            log.progress("zbench fit", k + 1, len(queries))
+        idx = order[bounds[k]:bounds[k + 1]]
+        w = zbench_win_matrix(int(sizes[k]), a[idx], b[idx], s[idx])
+        if sizes[k] == 0:
+            continue
+        x, losses, ok = zbench_fit(w)
+        if not ok and log is not None:
+            log.warn(f"query {qid}: zbench iteration not within epsilon after {len(losses)} iterations")
+        score[offsets[k]:offsets[k + 1]] = x
+    return score

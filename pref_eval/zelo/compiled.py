@@ -1,0 +1,108 @@
+"""The Bradley-Terry fit's compiled kernels (``pref_eval._kernels``, optional), as numpy functions.
+
+``pref_eval/_kernels.c`` computes what scipy computes for the fit --
+``scipy.special.expit`` / ``log_expit`` with the C library's ``exp`` and
+``log1p``, the CSR product of ``scipy.sparse`` (one running sum from 0 per
+row, in column order), strongly connected components -- and two fused passes
+over the edges (:func:`objective`, :func:`gradient`) that do the additions of
+numpy's ``bincount`` in the same order. So every result has the bits of the
+scipy/numpy path, and ``zelo_fit`` imports no scipy (about a third of its time
+on 400,000 judgments) and walks the edges once instead of a dozen times.
+``tests/test_zelo_ckernels.py`` compares each with scipy and numpy live.
+
+:func:`available` is False when the extension is not built (no C compiler at
+install time) or ``PREF_EVAL_PURE_PYTHON`` is set; callers then use scipy.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+
+def _module():
+    if os.environ.get("PREF_EVAL_PURE_PYTHON"):
+        return None
+    try:
+        from .. import _kernels
+    except ImportError:
+        return None
+    return _kernels
+
+
+def available() -> bool:
+    """True when the compiled kernels can be used."""
+    return _module() is not None
+
+
+def _f8(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def _i8(x) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+def expit(x: np.ndarray) -> np.ndarray:
+    """sigma(x) = 1 / (1 + exp(-x)), elementwise (``scipy.special.expit``'s bits)."""
+    x = _f8(x)
+    out = np.empty(x.shape)
+    _module().expit(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def log_expit(x: np.ndarray) -> np.ndarray:
+    """log sigma(x): x - log1p(exp(x)) for x < 0, else -log1p(exp(-x)) (``scipy.special.log_expit``'s bits)."""
+    x = _f8(x)
+    out = np.empty(x.shape)
+    _module().log_expit(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+class CSR:
+    """An n x n sparsity pattern of entries ``(rows[k], cols[k])`` (no duplicates) in CSR order,
+    filled by :meth:`set_values` (values in the order of those entries) and multiplied by
+    :meth:`matvec` (``scipy.sparse.csr_matrix @ p``'s bits)."""
+
+    def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray) -> None:
+        key = np.asarray(rows, dtype=np.int64) * max(n, 1) + cols  # distinct entries: one sort, by row then column
+        self._order = np.argsort(key)
+        self._indices = cols[self._order].astype(np.int32 if n < 2**31 else np.int64)
+        self._indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n), out=self._indptr[1:])
+        self._data = np.zeros(len(rows))
+
+    def set_values(self, values: np.ndarray) -> None:
+        self._data = _f8(values[self._order])
+
+    def matvec(self, p: np.ndarray) -> np.ndarray:
+        out = np.empty(len(self._indptr) - 1)
+        _module().csr_matvec(self._indptr, self._indices, self._data, _f8(p), out)
+        return out
+
+
+def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Component of each of n nodes in the digraph ``src[k] -> dst[k]`` (Tarjan 1972), numbered in
+    the order components are completed (renumber to compare with another algorithm)."""
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    labels = np.empty(n, dtype=np.int64)
+    _module().scc(indptr, _i8(dst[order]), labels)
+    return labels
+
+
+def objective(x, u, v, eblock, nw, wvu, nblocks: int) -> np.ndarray:
+    """``bincount(eblock, nw * log_expit(d) - wvu * d, minlength=nblocks)`` with d = x[u] - x[v], in one pass."""
+    f = np.empty(nblocks)
+    _module().bt_objective(_f8(x), u, v, eblock, nw, wvu, f)
+    return f
+
+
+def gradient(x, u, v, wuv, nw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(bincount(u, r), bincount(v, r), nw * p * (1 - p))`` with p = expit(x[u] - x[v]) and
+    r = wuv - nw * p, in one pass over the edges."""
+    n = len(x)
+    gu, gv, h = np.empty(n), np.empty(n), np.empty(len(u))
+    _module().bt_gradient(_f8(x), u, v, wuv, nw, gu, gv, h)
+    return gu, gv, h

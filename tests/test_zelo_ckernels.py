@@ -1,0 +1,132 @@
+"""The compiled kernels (pref_eval/_kernels.c) give scipy's bits: expit, log_expit, the CSR
+product and strongly connected components, compared with scipy live on random inputs."""
+from __future__ import annotations
+
+import os
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+
+try:
+    from pref_eval import _kernels as K
+except ImportError:  # not built
+    K = None
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_built_when_a_compiler_exists():
+    """Like the JSON-lines scanner: a checkout with a C compiler must have built the kernels."""
+    if shutil.which(sysconfig.get_config_var("CC") or "cc") is None and shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    assert K is not None, "run `python setup.py build_ext --inplace` (or pip install .)"
+
+
+needs = pytest.mark.skipif(K is None, reason="pref_eval._kernels not built")
+
+
+@needs
+def test_expit_and_log_expit_bits_equal_scipy():
+    from scipy.special import expit, log_expit
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(200_000) * s for s in (1, 5, 40, 800)] +
+                       [np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -1e-310, 709.8, -709.8, 745.2,
+                                  -745.2, 37.0, -37.0])])
+    out = np.empty_like(x)
+    K.expit(x, out)
+    assert np.array_equal(out.view(np.int64), expit(x).view(np.int64))
+    K.log_expit(x, out)
+    assert np.array_equal(out.view(np.int64), log_expit(x).view(np.int64))
+    with pytest.raises(ValueError):
+        K.expit(x, out[:-1])
+    with pytest.raises(TypeError):
+        K.expit(x.astype(np.float32), out)
+
+
+@needs
+def test_csr_matvec_bits_equal_scipy():
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(1)
+    n = 5000
+    key = np.unique(rng.integers(0, n * n, 40_000))
+    r, c = key // n, key % n
+    A = csr_matrix((rng.standard_normal(len(r)) * rng.choice([1e-8, 1.0, 1e8], len(r)), (r, c)), shape=(n, n))
+    A.sort_indices()
+    p = rng.standard_normal(n)
+    out = np.empty(n)
+    K.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data, p, out)
+    assert np.array_equal(out, A @ p)
+    with pytest.raises(ValueError):
+        K.csr_matvec(A.indptr.astype(np.int64), A.indices.astype(np.int64) + n, A.data, p, out)
+
+
+@needs
+@pytest.mark.parametrize("m", [0, 3000, 20_000, 60_000])
+def test_scc_partition_equals_scipy(m):
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(m)
+    n = 10_000
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    G = csr_matrix((np.ones(m), (r, c)), shape=(n, n))
+    count, want = connected_components(G, directed=True, connection="strong")
+    got = np.empty(n, dtype=np.int64)
+    assert K.scc(G.indptr.astype(np.int64), G.indices.astype(np.int64), got) == count
+    # the same partition: each scipy label meets exactly one of ours
+    assert len(set(zip(want.tolist(), got.tolist(), strict=True))) == count
+
+
+@needs
+def test_fused_objective_and_gradient_equal_the_numpy_composition():
+    from scipy.special import expit, log_expit
+
+    from pref_eval.zelo.fit import build_edges
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(40, 30, 3, 1.0, 3)
+    e = build_edges(sizes, q, a, b, s)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(e.n) * 3
+    nb = len(sizes)
+    eblock = np.repeat(np.arange(nb), sizes)[e.u]
+    nw = e.wuv + e.wvu
+    d = x[e.u] - x[e.v]
+    want = np.bincount(eblock, nw * log_expit(d) - e.wvu * d, minlength=nb)
+    got = np.empty(nb)
+    K.bt_objective(x, e.u, e.v, eblock, nw, e.wvu, got)
+    assert np.array_equal(got, want)
+    p = expit(d)
+    r = e.wuv - nw * p
+    gu, gv, h = np.empty(e.n), np.empty(e.n), np.empty(len(d))
+    K.bt_gradient(x, e.u, e.v, e.wuv, nw, gu, gv, h)
+    assert np.array_equal(gu, np.bincount(e.u, r, minlength=e.n))
+    assert np.array_equal(gv, np.bincount(e.v, r, minlength=e.n))
+    assert np.array_equal(h, nw * p * (1.0 - p))
+    with pytest.raises(ValueError):
+        K.bt_objective(x, e.u, e.v, eblock + nb, nw, e.wvu, got)
+
+
+@needs
+@pytest.mark.parametrize("prior", [0.5, 0.0])
+def test_fit_with_compiled_kernels_equals_the_scipy_path(prior, monkeypatch):
+    """The whole fit (scores, SEs, diagnostics) has the same bits with the compiled kernels as
+    with scipy's (PREF_EVAL_PURE_PYTHON=1; above the Python kernels' small sizes, so scipy's)."""
+    from pref_eval.zelo import kernels
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(60, 40, 2, 1.0, 11)
+    w = np.random.default_rng(3).integers(1, 4, len(q)).astype(float)
+    got = fit_bt(sizes, q, a, b, s, w, prior=prior)
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    for name in ("SMALL_ELEMENTS", "SMALL_NNZ", "SMALL_EDGES"):
+        monkeypatch.setattr(kernels, name, 0)
+    want = fit_bt(sizes, q, a, b, s, w, prior=prior)
+    for field in ("score", "se", "component", "level", "iterations", "loglik", "grad_max", "n_components"):
+        g, x = getattr(got, field), getattr(want, field)
+        assert np.array_equal(g, x, equal_nan=g.dtype.kind == "f"), field
