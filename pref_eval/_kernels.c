@@ -49,8 +49,11 @@ static void release(buf_t *b, int n) {
 
 #define NITEMS(b) ((b).view.len / 8)
 
-/* expit(x, out): out[i] = 1 / (1 + exp(-x[i]))  (scipy.special.expit) */
-static PyObject *k_expit(PyObject *self, PyObject *args) {
+static double expit1(double v) { return 1.0 / (1.0 + exp(-v)); }
+static double log_expit1(double v) { return v < 0 ? v - log1p(exp(v)) : -log1p(exp(-v)); }
+
+/* f applied elementwise: (x, out) float64 buffers of one length; out[i] = f(x[i]) */
+static PyObject *elementwise(PyObject *args, double (*f)(double)) {
     PyObject *xo, *oo;
     buf_t b[2];
     memset(b, 0, sizeof b);
@@ -65,7 +68,7 @@ static PyObject *k_expit(PyObject *self, PyObject *args) {
         double *out = b[1].view.buf;
         Py_ssize_t n = NITEMS(b[0]);
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) out[i] = 1.0 / (1.0 + exp(-x[i]));
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = f(x[i]);
         Py_END_ALLOW_THREADS
     }
     release(b, 2);
@@ -75,34 +78,11 @@ fail:
     return NULL;
 }
 
+/* expit(x, out): out[i] = 1 / (1 + exp(-x[i]))  (scipy.special.expit) */
+static PyObject *k_expit(PyObject *self, PyObject *args) { return elementwise(args, expit1); }
+
 /* log_expit(x, out): x - log1p(exp(x)) for x < 0, else -log1p(exp(-x))  (scipy.special.log_expit) */
-static PyObject *k_log_expit(PyObject *self, PyObject *args) {
-    PyObject *xo, *oo;
-    buf_t b[2];
-    memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OO", &xo, &oo)) return NULL;
-    if (get_buf(xo, &b[0], 0, 'd', "x") < 0 || get_buf(oo, &b[1], 1, 'd', "out") < 0) goto fail;
-    if (NITEMS(b[0]) != NITEMS(b[1])) {
-        PyErr_SetString(PyExc_ValueError, "x and out differ in length");
-        goto fail;
-    }
-    {
-        const double *x = b[0].view.buf;
-        double *out = b[1].view.buf;
-        Py_ssize_t n = NITEMS(b[0]);
-        Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double v = x[i];
-            out[i] = v < 0 ? v - log1p(exp(v)) : -log1p(exp(-v));  /* = log_expit1(v) */
-        }
-        Py_END_ALLOW_THREADS
-    }
-    release(b, 2);
-    Py_RETURN_NONE;
-fail:
-    release(b, 2);
-    return NULL;
-}
+static PyObject *k_log_expit(PyObject *self, PyObject *args) { return elementwise(args, log_expit1); }
 
 /* csr_matvec(indptr, indices, data, p, out): out[i] = 0 + sum over the row's entries, in order, of
    data[k] * p[indices[k]]  (scipy.sparse.csr_matrix @ p: sparsetools' csr_matvec). indptr int64,
@@ -266,7 +246,6 @@ fail:
     return NULL;
 }
 
-static double log_expit1(double v) { return v < 0 ? v - log1p(exp(v)) : -log1p(exp(-v)); }
 
 /* bt_objective(x, u, v, eblock, nw, wvu, f): f[eblock[k]] += nw[k] * log_expit(d) - wvu[k] * d with
    d = x[u[k]] - x[v[k]], k in order, f zeroed first -- numpy's

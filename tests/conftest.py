@@ -59,3 +59,20 @@ def root() -> Path:
 def data_dir() -> Path:
     """``tests/data``."""
     return DATA
+
+
+# -- the fault suite's workspace (tests/fault_workspace.py): built once per module, copied per test
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    from fault_workspace import build
+
+    return build(tmp_path_factory.mktemp("pristine"))
+
+
+@pytest.fixture()
+def ws(pristine, tmp_path) -> Path:
+    import shutil
+
+    dst = tmp_path / "ws"
+    shutil.copytree(pristine, dst, symlinks=True)
+    return dst

@@ -21,11 +21,10 @@ import gzip
 import json
 import random
 import shutil
-from pathlib import Path
 
 import pytest
 from cli_harness import check_contract, digest_tree, run_inproc
-from fault_workspace import JUDGE, build
+from fault_workspace import JUDGE
 
 # input kind -> (file in the workspace, command, argv reading it)
 READERS: dict[str, tuple[str, str, list[str]]] = {
@@ -274,11 +273,6 @@ for kind in READERS:
     FAST.add(next(i for i, c in enumerate(CASES) if c[0] == kind and c[1] == "m_hostile_field"))
 for m in MUT:
     FAST.add(next(i for i, c in enumerate(CASES) if c[1] == m))
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("pristine"))
 
 
 def _param(i, c):

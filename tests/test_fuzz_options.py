@@ -7,12 +7,10 @@ edge values that must be accepted (so the ranges are not too tight).
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 from cli_harness import check_contract, digest_tree, run_inproc
-from fault_workspace import VALID, argv_with, build
+from fault_workspace import VALID, argv_with
 
 NAN = ["nan", "inf", "-inf"]
 BAD: dict[str, dict[str, list[str]]] = {
@@ -97,18 +95,6 @@ def _cases(table):
                 marks = [pytest.mark.xfail(reason="measure parameter ranges: issue #12", strict=False)] \
                     if v in PENDING_12 else []
                 yield pytest.param(case, opt, v, id=f"{case}:{opt}={v}", marks=marks)
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("pristine"))
-
-
-@pytest.fixture()
-def ws(pristine, tmp_path) -> Path:
-    dst = tmp_path / "ws"
-    shutil.copytree(pristine, dst, symlinks=True)
-    return dst
 
 
 BAD_CASES = list(_cases(BAD))

@@ -10,13 +10,13 @@ the package's sources checks that no module outside ``pref_eval/io/`` opens an i
 """
 from __future__ import annotations
 
-import contextlib
-import io
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+from cli_harness import SCRIPTS, run_inproc
 from conftest import ROOT
 
 RUN1 = "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d3 3 1 a\n"
@@ -24,18 +24,10 @@ RUN2 = "q1 Q0 d3 1 3 b\nq1 Q0 d2 2 2 b\nq1 Q0 d1 3 1 b\n"
 
 
 def cli(module: str, *args) -> tuple[int, str, str]:
-    """Run ``pref_eval.cli.MODULE``'s main in-process: (exit code, stdout, stderr)."""
-    import importlib
-
-    main = importlib.import_module(f"pref_eval.cli.{module}").main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
+    """Run ``pref_eval.cli.MODULE``'s main in-process (tests/cli_harness.run_inproc): (exit code, stdout, stderr)."""
+    script = next(s for s, (mod, _f) in SCRIPTS.items() if mod == f"pref_eval.cli.{module}")
+    res = run_inproc(script, [str(a) for a in args], os.getcwd())
+    return res.returncode, res.stdout.decode("utf-8"), res.stderr
 
 
 def _strip_prog(stderr: str) -> str:

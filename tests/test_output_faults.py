@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import ROOT, SCRIPTS, check_contract, digest_tree, run_inproc, run_subprocess
-from fault_workspace import OUT, PLOT, VALID, argv_with, build
+from fault_workspace import OUT, PLOT, VALID, argv_with
 
 try:
     import matplotlib  # noqa: F401
@@ -29,18 +29,6 @@ try:
     CASES = {**VALID, **PLOT}
 except ImportError:  # pragma: no cover - plot extra not installed
     CASES = dict(VALID)
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("pristine"))
-
-
-@pytest.fixture()
-def ws(pristine, tmp_path) -> Path:
-    dst = tmp_path / "ws"
-    shutil.copytree(pristine, dst, symlinks=True)
-    return dst
 
 
 def _ext(name: str) -> str:

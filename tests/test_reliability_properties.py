@@ -18,21 +18,8 @@ from pathlib import Path
 
 import pytest
 from cli_harness import ROOT, SCRIPTS, run_inproc
-from fault_workspace import build
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return build(tmp_path_factory.mktemp("pristine"))
-
-
-@pytest.fixture()
-def ws(pristine, tmp_path) -> Path:
-    dst = tmp_path / "ws"
-    shutil.copytree(pristine, dst, symlinks=True)
-    return dst
 
 
 def _shuffled(path: Path, seed: int, keep_first: bool = False) -> None:

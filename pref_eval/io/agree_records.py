@@ -2,11 +2,10 @@
 ci_low, ci_high, n``), e.g. for ``zelo_plot calibration``."""
 from __future__ import annotations
 
-import json
 import math
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, json_object, read_input_bytes
 
 KEYS = ("judge_a", "judge_b", "level", "statistic", "value", "ci_low", "ci_high", "n")
 
@@ -26,12 +25,7 @@ def read_agree_jsonl(path: str) -> list[dict]:
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(name, no, "expected a JSON object per line")
+        obj = json_object(line, name, no, "a JSON object per line")
         missing = [k for k in KEYS if k not in obj]
         if missing:
             raise InputError(name, no, f"expected a zelo_agree record; missing key(s) {', '.join(missing)}")

@@ -7,14 +7,12 @@ Writer: :mod:`pref_eval.output.comparisons`.
 from __future__ import annotations
 
 from ..errors import InputError
-from .textfile import display_name, read_input_text
+from .textfile import display_name, json_object, read_input_text
 
 
 def read_compare_jsonl(path: str):
     """Records from ``zelo_compare -o jsonl`` (keys measure, run_a, run_b, test, mean_diff,
     p_value, p_adjusted, ...), as a DataFrame."""
-    import json
-
     import pandas as pd
 
     name = display_name(path)
@@ -27,12 +25,7 @@ def read_compare_jsonl(path: str):
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(name, no, f"expected a JSON object ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(name, no, "expected a JSON object")
+        obj = json_object(line, name, no)
         if "run_a" not in obj:  # legend / summary lines, if any
             continue
         missing = [k for k in need if k not in obj]

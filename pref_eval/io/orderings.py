@@ -23,7 +23,7 @@ import json
 import os
 
 from ..errors import InputError, UsageError
-from .textfile import display_name, read_input_text
+from .textfile import display_name, json_object, read_input_text
 
 
 def _from_list(names: list, name: str, line: int) -> dict[str, float]:
@@ -126,12 +126,7 @@ def _summary_line(name: str, content: list) -> tuple[int, dict, int]:
     summary = None
     n_summary = 0
     for line, ln in content:
-        try:
-            obj = json.loads(ln)
-        except json.JSONDecodeError as err:
-            raise InputError(name, line, f"expected a JSON object ({err.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(name, line, "expected a JSON object")
+        obj = json_object(ln, name, line)
         if str(obj.get("qid")) == "all":
             n_summary += 1
             if summary is None:
@@ -163,13 +158,7 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
     rows: list[tuple[int, dict]] = []
     if layout == "jsonl":
         for line, ln in content:
-            try:
-                obj = json.loads(ln)
-            except json.JSONDecodeError as err:
-                raise InputError(name, line, f"expected a JSON object ({err.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(name, line, "expected a JSON object")
-            rows.append((line, obj))
+            rows.append((line, json_object(ln, name, line)))
     else:
         header = next(csv.reader([content[0][1]], delimiter=layout))
         for line, ln in content[1:]:

@@ -118,3 +118,18 @@ def last_line_of_file(path: PathLike) -> bytes:
             if nl >= 0 or start == 0:
                 return tail[nl + 1:]
             span *= 4
+
+
+def json_object(line: str, name: str, no: int, expect: str = "a JSON object") -> dict:
+    """One line of a JSON-lines file as a dict; anything else is ``InputError(name, no, "expected
+    {expect} (...)")`` -- the one rule of every small JSON-lines reader (hot paths have their own
+    vectorised scanners)."""
+    import json
+
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(name, no, f"expected {expect} ({err.msg})") from None
+    if not isinstance(obj, dict):
+        raise InputError(name, no, f"expected {expect}")
+    return obj

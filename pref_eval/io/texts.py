@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, json_object, read_input_bytes
 
 _QID_KEYS = ("qid", "query_id", "id", "_id")
 _QTEXT_KEYS = ("text", "query")
@@ -147,12 +147,7 @@ def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
                 raise InputError(name, no, f"expected '{what}' (or JSON lines)")
             (out.queries if queries else out.docs)[key.strip()] = body
             continue
-        try:
-            rec = json.loads(line)
-        except ValueError as err:
-            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
-        if not isinstance(rec, dict):
-            raise InputError(name, no, "expected a JSON object per line")
+        rec = json_object(line, name, no, "a JSON object per line")
         if isinstance(rec.get("query"), dict) and isinstance(rec.get("documents"), list):
             _zbench_record(rec, name, no, out)
             continue

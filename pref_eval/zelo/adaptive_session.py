@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import InputError
 from .adaptive import AdaptiveBest
+from .tournament import prefs_qrels
 
 VERSION = 1
 PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "max_per_match": (int, 5),
@@ -201,15 +202,7 @@ class AdaptiveSession:
 
     def prefs_qrels(self, grades: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
         """As the tournament's: result docs get their score + max grade + 100, others keep their grade."""
-        out = []
-        for topic, st in self.topics.items():
-            if st["phase"] != "done":
-                continue
-            g = grades.get(topic, {})
-            mx = max(g.values()) if g else 0.0
-            res = st["result"] or {}
-            out.extend((topic, d, res[d] + mx + 100.0 if d in res else v) for d, v in g.items())
-        return out
+        return prefs_qrels(self.topics, grades)
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:

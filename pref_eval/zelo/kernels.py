@@ -60,32 +60,29 @@ def _log_expit1(v: float) -> float:
     return -math.log1p(math.exp(-v))
 
 
-def expit(x: np.ndarray) -> np.ndarray:
-    """sigma(x) = 1 / (1 + exp(-x)), elementwise; the bits of ``scipy.special.expit``."""
+def _elementwise(x: np.ndarray, compiled_name: str, one, scipy_name: str) -> np.ndarray:
+    """``compiled.<compiled_name>(x)`` when built, else ``one`` per element (few elements), else
+    ``scipy.special.<scipy_name>`` -- the same bits on every path (tests/test_zelo_kernels.py)."""
     from . import compiled
 
     x = np.asarray(x, dtype=np.float64)
     if compiled.available():
-        return compiled.expit(x)
+        return getattr(compiled, compiled_name)(x)
     if x.size <= SMALL_ELEMENTS:
-        return np.fromiter(map(_expit1, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
-    from scipy.special import expit as _expit
+        return np.fromiter(map(one, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
+    import scipy.special
 
-    return _expit(x)
+    return getattr(scipy.special, scipy_name)(x)
+
+
+def expit(x: np.ndarray) -> np.ndarray:
+    """sigma(x) = 1 / (1 + exp(-x)), elementwise; the bits of ``scipy.special.expit``."""
+    return _elementwise(x, "expit", _expit1, "expit")
 
 
 def log_expit(x: np.ndarray) -> np.ndarray:
     """log sigma(x), stable for large |x|, elementwise; the bits of ``scipy.special.log_expit``."""
-    from . import compiled
-
-    x = np.asarray(x, dtype=np.float64)
-    if compiled.available():
-        return compiled.log_expit(x)
-    if x.size <= SMALL_ELEMENTS:
-        return np.fromiter(map(_log_expit1, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
-    from scipy.special import log_expit as _log_expit
-
-    return _log_expit(x)
+    return _elementwise(x, "log_expit", _log_expit1, "log_expit")
 
 
 class Laplacian:

@@ -243,16 +243,7 @@ class Tournament:
 
     def prefs_qrels(self, grades: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
         """prefj ``prefs``: result docs get wins + max grade + 100, others keep their grade."""
-        out = []
-        for topic, t in self.topics.items():
-            if t["phase"] != "done":
-                continue
-            g = grades.get(topic, {})
-            mx = max(g.values()) if g else 0.0
-            res = t["result"] or {}
-            for d, v in g.items():
-                out.append((topic, d, res[d] + mx + 100.0 if d in res else v))
-        return out
+        return prefs_qrels(self.topics, grades)
 
     def to_json(self) -> str:
         return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
@@ -276,3 +267,18 @@ class Tournament:
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
         return t
+
+
+def prefs_qrels(topics: dict, grades: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
+    """prefj ``prefs`` for the finished topics of a pair strategy's state (``{topic: {"phase",
+    "result"}}``): a result document gets its result score + the topic's max grade + 100, every
+    other judged document keeps its grade."""
+    out = []
+    for topic, t in topics.items():
+        if t["phase"] != "done":
+            continue
+        g = grades.get(topic, {})
+        mx = max(g.values()) if g else 0.0
+        res = t["result"] or {}
+        out.extend((topic, d, res[d] + mx + 100.0 if d in res else v) for d, v in g.items())
+    return out
