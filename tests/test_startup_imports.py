@@ -27,14 +27,15 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# main(argv) with an explicit argv ends with SystemExit (a command started as a process ends without
+# the interpreter's finalization, cli/common.py _exit_now, and could not report its modules)
 PROBE = r"""
-import contextlib, io, json, runpy, sys
+import contextlib, importlib, io, json, sys
 mod = sys.argv[1]
-sys.argv = [mod] + sys.argv[2:]
 code = None
 with contextlib.redirect_stdout(io.StringIO()):
     try:
-        runpy.run_module(mod, run_name="__main__")
+        importlib.import_module(mod).main(sys.argv[2:])
     except SystemExit as err:
         code = err.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
