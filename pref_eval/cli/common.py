@@ -101,11 +101,14 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
         gc.disable()
     try:
         code = _run(command, prog, argv)
-    finally:
+    except BaseException:
         if was_enabled:
             gc.enable()
+        raise
     if short_lived and argv is None:
-        _exit_now(code)
+        _exit_now(code)  # with the collector still off: turned on, it would first scan every object
+    if was_enabled:
+        gc.enable()
     sys.exit(code)
 
 
