@@ -12,17 +12,21 @@ ranks or non-zero differences).
 
 Tests (Smucker, Allan & Carterette, CIKM 2007 compare them on TREC data):
 
-* ``t`` -- paired t-test, ``scipy.stats.ttest_1samp(D, 0, axis=-1)``
-  (identical to ``ttest_rel(x, y)``), with the t confidence interval of the
-  mean difference.
-* ``wilcoxon`` -- Wilcoxon signed-rank, ``scipy.stats.wilcoxon`` with scipy's
-  defaults (``zero_method="wilcox"``, ``correction=False``,
-  ``method="auto"``). ``method="auto"`` is decided **per row** exactly as a
-  one-row scipy call decides it (see :func:`wilcoxon_test`).
+* ``t`` -- paired t-test (Student 1908), the definition of
+  ``scipy.stats.ttest_1samp(D, 0, axis=-1)`` (= ``ttest_rel(x, y)``), with the
+  t confidence interval of the mean difference; p from the regularized
+  incomplete beta (:mod:`pref_eval.stats.special`).
+* ``wilcoxon`` -- Wilcoxon signed-rank (:mod:`pref_eval.stats.signed_rank`),
+  ``scipy.stats.wilcoxon``'s definition with its defaults
+  (``zero_method="wilcox"``, ``correction=False``, ``method="auto"``).
+  ``method="auto"`` is decided **per row** exactly as a one-row scipy call
+  decides it (see :func:`wilcoxon_test`).
 * ``sign`` -- exact binomial test on the non-zero differences,
-  ``scipy.stats.binomtest(k, n, 0.5)`` with k = #(d > 0), n = #(d != 0);
-  optionally differences with |d| < delta count as ties (Smucker et al.'s
-  "sign minimum difference" test).
+  ``scipy.stats.binomtest(k, n, 0.5)``'s definition with k = #(d > 0),
+  n = #(d != 0), computed with integers; optionally differences with
+  |d| < delta count as ties (Smucker et al.'s "sign minimum difference" test).
+* These three import no scipy (``zelo_compare``'s start-up, issue #13);
+  scipy is their live oracle in ``tests/test_stats_exact.py``.
 * ``randomization`` -- paired randomization (sign-flip permutation) test of
   the mean difference; p = (#{|sum(s*d)| >= |sum(d)|} + 1)/(B + 1) over B
   random sign vectors s, or the exact enumeration of all 2^n sign vectors
