@@ -1643,7 +1643,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
-    params = dict(given, strategy=strategy)
+    params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     got: list[dict[str, Any]] = []
     if output is None:
