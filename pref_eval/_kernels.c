@@ -435,9 +435,97 @@ static int sb_str(sbuf_t *sb, PyObject *o) {
     return u ? sb_put(sb, u, (size_t)n) : -1;
 }
 
+static const uint64_t POW10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                   100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                   1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+                                   1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+                                   1000000000000000000ULL, 10000000000000000000ULL};
+
+/* repr(x) for 1e-3 <= |x| < 1e16 by exact integer arithmetic, into buf (at least 32 bytes); returns the
+   length, or 0 when the case is left to PyOS_double_to_string (any other x; a candidate on an end of
+   the rounding interval; a tie between two nearest candidates).
+
+   repr gives the shortest decimal that reads back as x and, of several, the one nearest x (David Gay's
+   dtoa, mode 0), in fixed notation for exponents -4 < decpt <= 16. With x = m 2^e (m < 2^53) the
+   reals reading back as x are within half an ulp: (4m - 2 or, just above a power of two, 4m - 1) 2^(e-2)
+   ... (4m + 2) 2^(e-2), ends included when m is even. Scaled by 10^k so that X = x 10^k lies in
+   [10^17, 2.1 10^18), the ends L, H and X have exact integer parts and fractions (4m 10^k < 2^125).
+   A decimal with digits t at place 10^j (j >= 1) is a candidate when L <= t 10^j <= H; the 17-digit
+   rounding is always strictly inside (half of 10^(j-1) of X < half an ulp), shorter ones are tried
+   until none is left (with and without the ends: when they differ the end rule would decide, and
+   the case is left to dtoa); the last one found holds the shortest decimals, the nearest of which is
+   taken (a tie is left to dtoa). tests/test_zelo_scores_writer.py compares with repr. */
+static int fast_repr(double x, char *buf) {
+    double ax = fabs(x);
+    if (!(ax >= 1e-3 && ax < 1e16)) return 0;
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    int bexp = (int)((bits >> 52) & 0x7ff);
+    uint64_t mant = bits & ((1ULL << 52) - 1), m = mant | (1ULL << 52);
+    int e = bexp - 1075;                                   /* x = m 2^e, e in [-62, 1] */
+    int p = ((bexp - 1023) * 78913) >> 18;                 /* floor(log10(2^(bexp-1023))), |.| < 1650 */
+    int k = 17 - p;                                        /* in [2, 21] */
+    unsigned __int128 tenk = k > 19 ? (unsigned __int128)POW10[19] * POW10[k - 19] : POW10[k];
+    int S = 2 - e;                                         /* X = Xn / 2^S */
+    unsigned __int128 mask = (((unsigned __int128)1) << S) - 1;
+    unsigned __int128 Xn = (unsigned __int128)(4 * m) * tenk;
+    unsigned __int128 Ln = (unsigned __int128)(4 * m - ((mant == 0 && bexp > 1) ? 1 : 2)) * tenk;
+    unsigned __int128 Hn = (unsigned __int128)(4 * m + 2) * tenk;
+    uint64_t Xi = (uint64_t)(Xn >> S), Li = (uint64_t)(Ln >> S), Hi = (uint64_t)(Hn >> S);
+    int Xf = (Xn & mask) != 0, Lf = (Ln & mask) != 0, Hf = (Hn & mask) != 0;
+    unsigned __int128 Xfrac = Xn & mask;
+    int nx = Xi >= POW10[18] ? 19 : 18;                    /* digits of X's integer part */
+    int j = nx - 17;                                       /* 17 significant digits: always a candidate */
+    for (;;) {
+        if (j + 1 > 19) return 0;
+        uint64_t pw = POW10[j + 1];
+        uint64_t lo_ex = Li / pw + 1, lo_in = Lf ? lo_ex : (Li + pw - 1) / pw;
+        uint64_t hi_in = Hi / pw, hi_ex = Hf ? hi_in : (Hi - 1) / pw;
+        int in = lo_in <= hi_in, ex = lo_ex <= hi_ex;
+        if (in != ex) return 0;
+        if (!ex) break;
+        j++;
+    }
+    uint64_t pw = POW10[j], t = Xi / pw, r = Xi % pw;
+    if (2 * r == pw && !Xf) return 0;                      /* j >= 1: pw even */
+    if (2 * r >= pw) t++;
+    (void)Xfrac;
+    {
+        uint64_t lo_ex = Li / pw + 1, hi_ex = Hf ? Hi / pw : (Hi - 1) / pw;
+        if (t < lo_ex || t > hi_ex) return 0;
+    }
+    char dig[24];
+    int n = 0;
+    for (uint64_t v = t; v; v /= 10) dig[n++] = (char)('0' + v % 10);   /* reversed */
+    if (n == 0 || dig[0] == '0') return 0;                 /* t ends in 0: not the shortest */
+    int decpt = n + j - k;
+    if (decpt <= -4 || decpt > 16) return 0;
+    int len = 0;
+    if (x < 0) buf[len++] = '-';
+    if (decpt <= 0) {
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (int i = 0; i < -decpt; i++) buf[len++] = '0';
+        for (int i = n - 1; i >= 0; i--) buf[len++] = dig[i];
+    } else if (decpt >= n) {
+        for (int i = n - 1; i >= 0; i--) buf[len++] = dig[i];
+        for (int i = 0; i < decpt - n; i++) buf[len++] = '0';
+        buf[len++] = '.';
+        buf[len++] = '0';
+    } else {
+        for (int i = n - 1; i >= n - decpt; i--) buf[len++] = dig[i];
+        buf[len++] = '.';
+        for (int i = n - decpt - 1; i >= 0; i--) buf[len++] = dig[i];
+    }
+    return len;
+}
+
 /* repr(x) of a Python float: PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0) is what float.__repr__
-   calls (shortest round-trip digits; "nan", "inf", "-inf"). */
+   calls (shortest round-trip digits; "nan", "inf", "-inf"); fast_repr first. */
 static int sb_repr(sbuf_t *sb, double x) {
+    char fb[40];
+    int fl = fast_repr(x, fb);
+    if (fl > 0) return sb_put(sb, fb, (size_t)fl);
     char *r = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (!r) return -1;
     int rc = sb_put(sb, r, strlen(r));

@@ -31,7 +31,7 @@ def test_score_columns_compiled_equal_python(monkeypatch, extra):
     if not compiled.available():
         pytest.skip("pref_eval._kernels not built")
     rng = np.random.default_rng(7)
-    score = _odd_doubles(rng, 40_000)
+    score = _odd_doubles(rng, 10_000)
     se = rng.permutation(score)
     sizes = rng.multinomial(len(score), np.ones(900) / 900)
     qids = [f"q{k}-é" if k % 7 == 0 else f"q{k}" for k in range(len(sizes))]
@@ -65,3 +65,31 @@ def test_score_columns_unencodable_id_goes_to_python(monkeypatch):
     want = io.StringIO()
     zs.write_scores_columns(want, qids, docs, score, se)
     assert got.getvalue() == want.getvalue()
+
+
+def test_compiled_float_repr_equals_repr():
+    """The compiled formatter's own shortest-digits path (1e-3 <= |x| < 1e16, exact integer
+    arithmetic; pref_eval/_kernels.c fast_repr) gives repr's bytes: random magnitudes and bit
+    patterns, short decimals, integers, powers of two and ten and their neighbours (the rounding
+    interval's uneven ends), values whose nearest short decimal is a power of ten."""
+    from pref_eval.zelo import compiled
+
+    kern = compiled._module()
+    if kern is None:
+        pytest.skip("pref_eval._kernels not built")
+    rng = np.random.default_rng(11)
+    n = 40_000
+    p2 = np.ldexp(1.0, rng.integers(-12, 54, n))
+    p10 = 10.0 ** rng.integers(-3, 17, n)
+    x = np.concatenate([
+        rng.standard_normal(n) * 10.0 ** rng.integers(-4, 17, n), rng.random(n),
+        rng.integers(0, 2**63, n, dtype=np.int64).view(np.float64),
+        rng.integers(1, 10 ** rng.integers(1, 16, n), dtype=np.int64) / 10.0 ** rng.integers(0, 19, n),
+        p2, np.nextafter(p2, 0), np.nextafter(p2, np.inf), p10, np.nextafter(p10, 0), np.nextafter(p10, np.inf),
+        rng.integers(-2**53, 2**53, n).astype(float), rng.integers(2**53, 10**16, n).astype(float),
+        _odd_doubles(rng, 2000)])
+    x = np.where(rng.random(len(x)) < 0.5, -x, x)
+    got = kern.format_scores(["q"], [["d"] * len(x)], x, x, []).split("\n")[:-1]
+    want = [f"q\td\t{r}\t{r}" for r in map(repr, x.tolist())]
+    bad = [(w, g) for w, g in zip(want, got, strict=True) if w != g]
+    assert not bad, bad[:5]
