@@ -1615,7 +1615,8 @@ def _percent_progress(log: Any, label: str) -> Any:
 
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
                       cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
-                      strategy: str = "cycles", output: str | None = None, log: Any = None,
+                      strategy: str = "cycles", window: int | None = None, start: str | None = None,
+                      batch: int | None = None, output: str | None = None, log: Any = None,
                       inputs: InputOptions | None = None) -> list[dict[str, Any]]:
     """Recovery of Bradley–Terry rankings from sparse pairs (``zelo_simulate recovery``).
 
@@ -1625,15 +1626,29 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     budget), fitted, and compared with the dense-matrix fit and the truth by
     Kendall's τ and the top-10 overlap. Returns one dict per cell (its keys,
     and the per-trial arrays); with ``output`` each row is written (and
-    flushed) as it is computed, a line on ``log`` per cell.
+    flushed) as it is computed, a line on ``log`` per cell. The adaptive
+    strategy's ``window``, ``start`` and ``batch`` (None: its defaults) are
+    refused with ``strategy="cycles"``.
     """
     from .zelo.simulate import recovery
 
+    given = {k: v for k, v in {"window": window, "start": start, "batch": batch}.items() if v is not None}
+    if given and strategy != "adaptive":
+        raise UsageError(f"--{next(iter(given))} applies only to --strategy adaptive")
+    if strategy not in ("cycles", "adaptive"):
+        raise UsageError(f"unknown strategy {strategy!r}")
+    if start is not None and start not in ("matching", "cycle"):
+        raise UsageError(f"--start: expected matching or cycle, got {start!r}")
+    for name in ("window", "batch"):
+        v = given.get(name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
+    params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     got: list[dict[str, Any]] = []
     if output is None:
         for k, s, c in cells:
-            got.append({"K": k, "sigma": s, "cycles": c, **recovery(k, s, c, trials, seed=seed, strategy=strategy)})
+            got.append({"K": k, "sigma": s, "cycles": c, **recovery(k, s, c, trials, seed=seed, **params)})
         return got
     from .output.atomic import command_output
     from .output.simulations import RECOVERY_HEADER, recovery_row
@@ -1641,7 +1656,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     with command_output(output, _input_options(inputs, output=output)) as out:
         out.write(RECOVERY_HEADER)
         for i, (k, s, c) in enumerate(cells, start=1):
-            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
+            r = recovery(k, s, c, trials, seed=seed, **params)
             got.append({"K": k, "sigma": s, "cycles": c, **r})
             out.write(recovery_row(k, s, c, trials, r))
             out.flush()
