@@ -169,11 +169,24 @@ def evaluate(
     """
     import pandas as pd
 
+    from .output.table import HEADER
+
+    rows = _evaluate_rows(qrels, runs, measures, complete=complete, level=level, depth=depth,
+                          judged_only=judged_only, trec9=trec9, summary=summary, judgments=judgments,
+                          judgments_format=judgments_format, best=best, jobs=jobs)
+    return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
+                   depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
+                   judgments: Any = None, judgments_format: str | None = None, best: Any = None,
+                   jobs: int = 1) -> list:
+    """:func:`evaluate`'s rows (run, qid, measure, value), without pandas."""
     from .collection import build_collection
     from .engine import evaluate_ranked
     from .measures import EvalContext, parse_measures
     from .measures.base import needs_subtopics
-    from .output.table import HEADER, long_rows
+    from .output.table import long_rows
 
     requests = parse_measures(_measure_names(measures))
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
@@ -193,8 +206,7 @@ def evaluate(
         col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
         ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
         results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
-    rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
-    return pd.DataFrame(rows, columns=list(HEADER))
+    return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
 
 
 def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
@@ -1028,8 +1040,11 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
             raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
     _refuse_summary_only(measures)
     log.stage(f"evaluating {len(runs)} runs")
-    df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
-                  depth=depth, jobs=jobs)
+    from .stats.compare import LongTable
+
+    # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
+    df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
+                                            complete=complete, level=level, depth=depth, jobs=jobs))
     if baseline is not None and baseline in runs:
         baseline = ids[list(runs).index(baseline)]
     return df, baseline, False
@@ -1075,7 +1090,7 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
     measures asked for (a measure not in the file is refused)."""
     if qrels:
         # every key the evaluation produced (a name may give several columns)
-        return (list(dict.fromkeys(df["run"].astype(str))) if not df.empty else None), None
+        return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), None
     measure_sel = list(measures) if measures else None
     if measure_sel:
         known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
@@ -1096,7 +1111,7 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
         metric_measures = [m for m in measure_sel if m in set(metric_measures)]
     if not metric_measures:
         return None
-    names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
+    names = run_sel or list(dict.fromkeys(map(str, df["run"])))
     if baseline is not None:
         baseline = _resolve_run(baseline, names)
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
@@ -1140,13 +1155,16 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
     measures)."""
     from .output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
 
-    parts = [p for p in ((result.records if result is not None else None), pref_records) if p is not None]
+    parts = [p for p in ((result.record_table if result is not None else None), pref_records) if p is not None]
     if not parts:
         raise UsageError("nothing to compare (no measure with values for at least two runs)")
     if fmt in ("jsonl", "csv"):
-        import pandas as pd
+        if len(parts) > 1:
+            import pandas as pd
 
-        records = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+            records = pd.concat([result.records, pref_records], ignore_index=True)
+        else:
+            records = parts[0]
         return records_jsonl(records, alpha) if fmt == "jsonl" else records_csv(records, alpha)
     chunks = []
     if result is not None:
@@ -1615,7 +1633,8 @@ def _percent_progress(log: Any, label: str) -> Any:
 
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
                       cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
-                      strategy: str = "cycles", output: str | None = None, log: Any = None,
+                      strategy: str = "cycles", window: int | None = None, start: str | None = None,
+                      batch: int | None = None, output: str | None = None, log: Any = None,
                       inputs: InputOptions | None = None) -> list[dict[str, Any]]:
     """Recovery of Bradley–Terry rankings from sparse pairs (``zelo_simulate recovery``).
 
@@ -1625,15 +1644,29 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     budget), fitted, and compared with the dense-matrix fit and the truth by
     Kendall's τ and the top-10 overlap. Returns one dict per cell (its keys,
     and the per-trial arrays); with ``output`` each row is written (and
-    flushed) as it is computed, a line on ``log`` per cell.
+    flushed) as it is computed, a line on ``log`` per cell. The adaptive
+    strategy's ``window``, ``start`` and ``batch`` (None: its defaults) are
+    refused with ``strategy="cycles"``.
     """
     from .zelo.simulate import recovery
 
+    given = {k: v for k, v in {"window": window, "start": start, "batch": batch}.items() if v is not None}
+    if given and strategy != "adaptive":
+        raise UsageError(f"--{next(iter(given))} applies only to --strategy adaptive")
+    if strategy not in ("cycles", "adaptive"):
+        raise UsageError(f"unknown strategy {strategy!r}")
+    if start is not None and start not in ("matching", "cycle"):
+        raise UsageError(f"--start: expected matching or cycle, got {start!r}")
+    for name in ("window", "batch"):
+        v = given.get(name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
+    params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     got: list[dict[str, Any]] = []
     if output is None:
         for k, s, c in cells:
-            got.append({"K": k, "sigma": s, "cycles": c, **recovery(k, s, c, trials, seed=seed, strategy=strategy)})
+            got.append({"K": k, "sigma": s, "cycles": c, **recovery(k, s, c, trials, seed=seed, **params)})
         return got
     from .output.atomic import command_output
     from .output.simulations import RECOVERY_HEADER, recovery_row
@@ -1641,7 +1674,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     with command_output(output, _input_options(inputs, output=output)) as out:
         out.write(RECOVERY_HEADER)
         for i, (k, s, c) in enumerate(cells, start=1):
-            r = recovery(k, s, c, trials, seed=seed, strategy=strategy)
+            r = recovery(k, s, c, trials, seed=seed, **params)
             got.append({"K": k, "sigma": s, "cycles": c, **r})
             out.write(recovery_row(k, s, c, trials, r))
             out.flush()

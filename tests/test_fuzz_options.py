@@ -36,7 +36,11 @@ BAD: dict[str, dict[str, list[str]]] = {
     "simulate-tournament": {"--reps": ["0", "-1"], "--k": ["0", "-1"], "--p": ["0", "-1"], "--f": ["0", "-1"],
                             "--seed": ["-1", "abc"]},
     "simulate-recovery": {"--K": ["0", "-1", "abc", "5,", "1.5"], "--sigma": ["nan", "-1", "0", "inf", "x"],
-                          "--cycles": ["0", "-1", "a"], "--trials": ["0", "-1"], "--seed": ["-1"]},
+                          "--cycles": ["0", "-1", "a"], "--trials": ["0", "-1"], "--seed": ["-1"],
+                          "--strategy": ["random"],
+                          # the adaptive strategy's parameters: bad values, and good ones with --strategy cycles
+                          "--window": ["0", "-1", "x", "3"], "--batch": ["0", "1.5", "2"],
+                          "--start": ["spiral", "cycle"]},
     "simulate-bandit": {"--reps": ["0", "-1"], "--T": ["0", "x"], "--seed": ["-1"], "--delta": ["0", "1", "nan"],
                         "--alpha": ["0.5"], "--algorithm": ["ucb"]},
     "simulate-adaptive": {"--reps": ["0"], "--lead": ["0", "nan"], "--batch": ["0"], "--max-per-pair": ["0"],

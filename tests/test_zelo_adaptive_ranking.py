@@ -1,11 +1,14 @@
 """Adaptive whole-ranking pairs (pref_eval.zelo.adaptive: ranking_batch, greedy_matching,
 posterior_covariance) and recovery --strategy adaptive against random cycles."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from pref_eval.zelo.adaptive import adaptive_ranking_pairs, greedy_matching, posterior_covariance, ranking_batch
 from pref_eval.zelo.fit import fit_bt
-from pref_eval.zelo.simulate import recovery
+from pref_eval.zelo.simulate import default_batch, recovery
 
 
 def _greedy_by_hand(key, i, j):
@@ -95,3 +98,43 @@ def test_adaptive_with_4_cycles_budget_reaches_8_cycles_at_k25_sigma3():
     r8 = recovery(25, 3.0, 8, trials=30, seed=0)
     ra = recovery(25, 3.0, 4, trials=30, seed=0, strategy="adaptive")
     assert ra["tau_dense"].mean() > r8["tau_dense"].mean()
+
+
+def test_recovery_adaptive_batch_window_start_honoured_and_checked():
+    base = recovery(16, 1.5, 3, trials=3, seed=2, strategy="adaptive")
+    other = recovery(16, 1.5, 3, trials=3, seed=2, strategy="adaptive", batch=default_batch(16) // 4)
+    assert not np.array_equal(other["tau_dense"], base["tau_dense"])  # the batch size is honoured
+    # the default batch is default_batch(K): passing it explicitly gives the same arrays
+    same = recovery(16, 1.5, 3, trials=3, seed=2, strategy="adaptive", batch=default_batch(16))
+    for k in base:
+        np.testing.assert_array_equal(base[k], same[k])
+    small = recovery(16, 1.5, 3, trials=3, seed=2, strategy="adaptive", batch=3, design=True)
+    assert (small["distinct_pairs"] == 48).all()  # the whole budget, no pair twice
+    for bad in ({"batch": 0}, {"batch": 1.5}, {"window": 0}, {"window": True}):
+        with pytest.raises(ValueError):
+            recovery(16, 1.5, 3, trials=2, strategy="adaptive", **bad)
+
+
+def _simulate(*args):
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.simulate", *args], capture_output=True, text=True)
+
+
+def test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles():
+    args = ["recovery", "--K", "12", "--sigma", "1", "--cycles", "2", "--trials", "3", "--seed", "7",
+            "--strategy", "adaptive", "--window", "3", "--start", "cycle", "--batch", "2"]
+    r1, r2 = _simulate(*args), _simulate(*args)
+    assert r1.returncode == 0, r1.stderr
+    assert r1.stdout == r2.stdout and r1.stdout.startswith("K\tsigma\tcycles")
+    rows = {}
+    for opt, val in (("--window", "1"), ("--start", "matching"), ("--batch", "6")):
+        changed = list(args)
+        changed[changed.index(opt) + 1] = val
+        rows[opt] = _simulate(*changed).stdout
+    assert any(out != r1.stdout for out in rows.values())
+    for opt, val in (("--window", "3"), ("--start", "cycle"), ("--batch", "2")):
+        r = _simulate("recovery", "--K", "6", "--sigma", "1", "--cycles", "1", "--trials", "1", opt, val)
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr.count("\n") == 1 and f"{opt} applies only to --strategy adaptive" in r.stderr
+    for opt, val in (("--window", "0"), ("--batch", "0"), ("--start", "spiral"), ("--batch", "x")):
+        r = _simulate("recovery", "--K", "6", "--cycles", "1", "--trials", "1", "--strategy", "adaptive", opt, val)
+        assert r.returncode == 2 and "Traceback" not in r.stderr

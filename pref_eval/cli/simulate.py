@@ -53,16 +53,23 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
               help="Random cycles, or adaptive pairs with the budget of that many cycles.")
+@click.option("--window", type=click.IntRange(min=1), default=None,
+              help="Adaptive: candidate pairs at most this many places apart in the fitted order (6).")
+@click.option("--start", type=click.Choice(["matching", "cycle"]), default=None,
+              help="Adaptive: the blind first batch, a random perfect matching or a random cycle (matching).")
+@click.option("--batch", type=click.IntRange(min=1), default=None,
+              help="Adaptive: pairs per query and round after the first batch (K // 2).")
 @click.option("-o", "--output", default=None)
 @quiet_option()
-def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, output, quiet):
+def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..api import simulate_recovery
     from .common import command_options
 
     # ks, sigma, cycles: tuples, checked by their click types
     simulate_recovery(ks=ks, sigma=sigma, cycles=cycles, trials=trials, seed=seed, strategy=strategy,
-                      output=output or "-", log=Log("zelo_simulate", quiet), inputs=command_options())
+                      window=window, start=start, batch=batch, output=output or "-", log=Log("zelo_simulate", quiet),
+                      inputs=command_options())
     return 0
 
 

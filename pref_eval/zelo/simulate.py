@@ -128,15 +128,17 @@ def recovery(
     strategy: str = "cycles",
     window: int = 6,
     start: str = "matching",
+    batch: int | None = None,
     design: bool = False,
 ) -> dict:
     """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
 
     ``strategy="cycles"``: ``cycles`` random cycles (zbench). ``"adaptive"``:
     the same budget (``cycles`` × K pairs per trial): a blind first batch (``start``: one random
-    cycle, or a random perfect matching), then batches of K/2 disjoint pairs chosen by
-    :func:`pref_eval.zelo.adaptive.ranking_batch` (``window``) from a fit of the judgments so
-    far (scores and posterior covariance).
+    cycle, or a random perfect matching), then rounds of ``batch`` disjoint pairs per trial
+    (default :func:`default_batch`) chosen by :func:`pref_eval.zelo.adaptive.ranking_batch`
+    (``window``) from a fit of the judgments so far (scores and posterior covariance).
+    ``window``, ``start`` and ``batch`` apply only to ``"adaptive"``.
 
     ``design=True`` adds the Cramér–Rao variances of each trial's design at the true scores
     (:func:`pref_eval.zelo.ranking_bound.design_variances`): ``adjacent_variance`` (mean over
@@ -149,6 +151,9 @@ def recovery(
         raise ValueError(f"unknown strategy {strategy!r}")
     if start not in ("cycle", "matching"):
         raise ValueError(f"unknown start {start!r}")
+    for name, v in (("window", window), ("batch", batch)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
     # truth and dense matrix depend on (seed, K, sigma) only: rows for different
     # cycle counts read the same matrices
     rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
@@ -174,7 +179,7 @@ def recovery(
     sizes = np.full(trials, K)
     if strategy == "adaptive":
         q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window,
-                                                start)
+                                                start, batch)
         a_s, b_s = a_flat.reshape(trials, -1), b_flat.reshape(trials, -1)
     s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     xs = fit_bt(sizes, q_s, a_s.ravel(), b_s.ravel(), s_s, compute_se=False).score.reshape(trials, K)
@@ -195,14 +200,20 @@ def recovery(
     return out
 
 
+def default_batch(K: int) -> int:
+    """Pairs per query and round of the adaptive strategy after its first batch: K // 2."""
+    return max(1, K // 2)
+
+
 def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,
-                    rng: np.random.Generator, window: int, start: str = "cycle"):
+                    rng: np.random.Generator, window: int, start: str = "cycle", per_round: int | None = None):
     """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial.
 
     A blind first batch (``start``: the random cycle ``first``, or the random perfect matching
     ``first[0::2]``-``first[1::2]``), then :func:`pref_eval.zelo.adaptive.ranking_batch` for all
     trials at once from a fit of the judgments so far; a batch short of pairs (the window is
-    exhausted) is filled with unjudged pairs at random.
+    exhausted) is filled with unjudged pairs at random. ``per_round`` pairs per trial and round
+    after the first batch (None: :func:`default_batch`).
     """
     from .adaptive import posterior_covariance, ranking_batch
 
@@ -218,7 +229,7 @@ def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.n
     judged[rows, a, b] = judged[rows, b, a] = True
     sizes = np.full(trials, K)
     while a.shape[1] < budget:
-        need = min(max(K // 2, 1), budget - a.shape[1])
+        need = min(default_batch(K) if per_round is None else per_round, budget - a.shape[1])
         q = np.repeat(np.arange(trials), a.shape[1])
         x = fit_bt(sizes, q, a.ravel(), b.ravel(), D[q, a.ravel(), b.ravel()], compute_se=False).score
         x = x.reshape(trials, K)
