@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .keys import distinct, positions
+from .keys import factorize as factorize_keys
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
 _ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white space for str.split() only
@@ -185,8 +185,7 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
         pad = np.zeros(len(allv), dtype="S8")
         pad[:] = allv
         keys = pad.view(np.uint64)
-        uniq = distinct(keys)
-        inv = positions(uniq, keys)
+        uniq, inv = factorize_keys(keys)
         names = [x.decode("utf-8") for x in uniq.view("S8").tolist()]
     else:
         uniq, inv = np.unique(allv, return_inverse=True)
