@@ -604,6 +604,7 @@ static PyObject *k_factorize(PyObject *self, PyObject *args) {
     buf_t b[3];
     memset(b, 0, sizeof b);
     int64_t *table = NULL;
+    uint64_t *tkey = NULL;
     Py_ssize_t nu = 0;
     if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
     if (get_buf(o[0], &b[0], 0, 'q', "keys") < 0 || get_buf(o[1], &b[1], 1, 'q', "codes") < 0 ||
@@ -617,41 +618,49 @@ static PyObject *k_factorize(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "factorize: arrays differ in length");
             goto fail;
         }
-        int bits = 10;
+        int bits = 10, nomem = 0;
         size_t size = (size_t)1 << bits;
-        table = malloc(size * sizeof(int64_t));
-        if (!table) {
+        table = malloc(size * sizeof(int64_t)); /* slot -> code (-1: free); tkey: the slot's key */
+        tkey = malloc(size * sizeof(uint64_t));
+        if (!table || !tkey) {
             PyErr_NoMemory();
             goto fail;
         }
         for (size_t t = 0; t < size; t++) table[t] = -1;
-        int nomem = 0;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             uint64_t k = key[i];
             size_t mask = size - 1, h = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
             int64_t c;
-            while ((c = table[h]) >= 0 && key[first[c]] != k) h = (h + 1) & mask;
+            while ((c = table[h]) >= 0 && tkey[h] != k) h = (h + 1) & mask;
             if (c < 0) {
                 c = nu++;
                 first[c] = i;
                 table[h] = c;
+                tkey[h] = k;
                 if ((size_t)nu * 2 > size) { /* grow: rehash every distinct key */
                     int nbits = bits + 1;
                     size_t nsize = (size_t)1 << nbits;
                     int64_t *nt = malloc(nsize * sizeof(int64_t));
-                    if (!nt) {
+                    uint64_t *nk = malloc(nsize * sizeof(uint64_t));
+                    if (!nt || !nk) {
+                        free(nt);
+                        free(nk);
                         nomem = 1;
                         break;
                     }
                     for (size_t t = 0; t < nsize; t++) nt[t] = -1;
                     for (Py_ssize_t d = 0; d < nu; d++) {
-                        size_t g = (size_t)((key[first[d]] * 0x9E3779B97F4A7C15ULL) >> (64 - nbits));
+                        uint64_t kd = key[first[d]];
+                        size_t g = (size_t)((kd * 0x9E3779B97F4A7C15ULL) >> (64 - nbits));
                         while (nt[g] >= 0) g = (g + 1) & (nsize - 1);
                         nt[g] = d;
+                        nk[g] = kd;
                     }
                     free(table);
+                    free(tkey);
                     table = nt;
+                    tkey = nk;
                     bits = nbits;
                     size = nsize;
                 }
@@ -665,10 +674,12 @@ static PyObject *k_factorize(PyObject *self, PyObject *args) {
         }
     }
     free(table);
+    free(tkey);
     release(b, 3);
     return PyLong_FromSsize_t(nu);
 fail:
     free(table);
+    free(tkey);
     release(b, 3);
     return NULL;
 }
