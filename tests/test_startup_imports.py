@@ -57,8 +57,10 @@ CASES = [
     ("aggregate", "aggregate", ["-P", "{tmp}/prefs.jsonl"], set(), set(), 255),
     ("fit", "fit", ["-J", "judgments/dl19-sample.judge"], {"scipy"}, set(), 260),
     ("fit-mle", "fit", ["-J", "judgments/dl21-crowd-sample.txt", "--prior", "0"], {"scipy"}, set(), 260),
-    ("compare", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:]], {"pandas", "pyarrow", "scipy"},
-     {"numpy.ma", "numpy.random", "gzip", "tempfile"}, 1400),
+    # the default tests t, wilcoxon, sign: no scipy (pref_eval.stats.special / signed_rank), no pandas
+    ("compare", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:]], set(), set(), 275),
+    ("compare-jsonl", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-m", "ndcg_cut.10", "-o", "jsonl",
+                                  "--zero-method", "pratt", "--sign-min-diff", "0.01", *SAMPLE[1:]], set(), set(), 275),
     ("plot-scores", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.png", "-Q"], {"matplotlib"},
      {"numpy.ma", "gzip", "tempfile"}, 520),
     ("plot-help", "plot", ["--help"], set(), set(), 135),
