@@ -70,11 +70,18 @@ def draw_scores(plt, data, queries: list[str], confidence: float, top: int | Non
         if (~has).any():
             ax.plot(xo[~has], y[~has], "o", ms=3, color="tab:red", label="no se")
         ax.axvline(0.0, color="grey", lw=0.5)
-        ax.invert_yaxis()
+        if len(order) > 40:
+            ax.invert_yaxis()
         if len(order) <= 40:
             names = [docs[i] for i in order]
             fs = 6 if len(order) > 20 else 8
-            ax.set_yticks(y, names, fontsize=fs)
+            # the names as one text per row left of the axis, not as y ticks: a matplotlib Tick makes
+            # two lines, two markers and two texts, and 40 of them per panel cost more than the data
+            ax.set_yticks([])
+            ax.set_ylim(len(order) - 0.5, -0.5)
+            tr = ax.get_yaxis_transform()  # x in axes fraction, y in data
+            for yi, name in zip(y, names, strict=True):
+                ax.text(-0.015, yi, name, transform=tr, ha="right", va="center", fontsize=fs)
             label_w = max(label_w, widest(names, fs))
         else:
             ax.set_yticks([])
