@@ -456,6 +456,10 @@ static const uint64_t POW10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 10000
    the case is left to dtoa); the last one found holds the shortest decimals, the nearest of which is
    taken (a tie is left to dtoa). tests/test_zelo_scores_writer.py compares with repr. */
 static int fast_repr(double x, char *buf) {
+#ifndef __SIZEOF_INT128__
+    (void)x; (void)buf; (void)POW10;
+    return 0; /* no 128-bit integers: dtoa for every value */
+#else
     double ax = fabs(x);
     if (!(ax >= 1e-3 && ax < 1e16)) return 0;
     uint64_t bits;
@@ -463,7 +467,7 @@ static int fast_repr(double x, char *buf) {
     int bexp = (int)((bits >> 52) & 0x7ff);
     uint64_t mant = bits & ((1ULL << 52) - 1), m = mant | (1ULL << 52);
     int e = bexp - 1075;                                   /* x = m 2^e, e in [-62, 1] */
-    int p = ((bexp - 1023) * 78913) >> 18;                 /* floor(log10(2^(bexp-1023))), |.| < 1650 */
+    int p = (((bexp - 1023) * 78913 + (100 << 18)) >> 18) - 100; /* floor(log10(2^(bexp-1023))) (shifts >= 0) */
     int k = 17 - p;                                        /* in [2, 21] */
     unsigned __int128 tenk = k > 19 ? (unsigned __int128)POW10[19] * POW10[k - 19] : POW10[k];
     int S = 2 - e;                                         /* X = Xn / 2^S */
@@ -518,6 +522,7 @@ static int fast_repr(double x, char *buf) {
         for (int i = n - decpt - 1; i >= 0; i--) buf[len++] = dig[i];
     }
     return len;
+#endif
 }
 
 /* repr(x) of a Python float: PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0) is what float.__repr__
