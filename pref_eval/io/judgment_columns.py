@@ -38,10 +38,10 @@ neither document, ...) also sends the file to the parser, for its message.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from .keys import factorize as factorize_keys
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
@@ -49,7 +49,7 @@ _ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white spa
 _ODD_SPACE = r"[^\S \t\n\r\x0b\x0c]"  # white space for str.split() but not bytes.split()
 
 
-@dataclass
+@record
 class Columns:
     """A file's judgments as columns (see the module docstring)."""
 

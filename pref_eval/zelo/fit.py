@@ -47,14 +47,14 @@ its lines, not even in the last bits.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from ..records import record
 
 ELO_FACTOR = 400.0 / np.log(10.0)
 
 
-@dataclass
+@record
 class Edges:
     """Aggregated unordered pairs over all documents of all queries.
 
@@ -70,7 +70,7 @@ class Edges:
     wvu: np.ndarray
 
 
-@dataclass
+@record
 class FitResult:
     """Per-document scores and per-query diagnostics.
 
