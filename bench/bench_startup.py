@@ -15,7 +15,9 @@ time (user + system of the child process) and their ratios to ``import numpy`` (
 <= 1.3x for zelo_trec, zelo_eval, pref_aggregate, zelo_fit; <= 3x zelo_compare; <= 6x zelo_plot).
 On a loaded machine the CPU ratio is the one to read. ``--instructions`` adds a column that
 does not depend on the load at all: the instructions each process executes, counted once under
-valgrind (``valgrind --tool=callgrind``; ~50x slower), as a ratio to ``import numpy``'s. Writes
+valgrind (``valgrind --tool=callgrind``; ~50x slower), as a ratio to ``import numpy``'s (counted with
+``OPENBLAS_NUM_THREADS=1``, as the commands load numpy: otherwise OpenBLAS's idle threads spin for a
+load-dependent number of instructions and the ratio moved by 0.1 between runs). Writes
 bench/RESULTS-startup.md and the README table between its markers (``--no-write``: print only).
 
 ``zelo_plot`` needs matplotlib; without a writable cache directory (``MPLCONFIGDIR`` or
@@ -49,10 +51,10 @@ def run_once(argv: list[str]) -> tuple[float, float]:
     return wall, ru.ru_utime + ru.ru_stime
 
 
-def instructions(argv: list[str]) -> int:
+def instructions(argv: list[str], env: dict | None = None) -> int:
     """Instructions executed by the process ``argv`` (valgrind's callgrind, user space, all threads)."""
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed under valgrind ({p.returncode}): {p.stderr[-2000:]}")
     counts = [line.split()[-1] for line in p.stderr.splitlines() if "Collected :" in line]
@@ -106,7 +108,12 @@ def main() -> None:
             b = best.setdefault(name, [w, c])
             b[0], b[1] = min(b[0], w), min(b[1], c)
     load1 = load()
-    ins = {name: instructions(argv) for name, argv in [("base", base_argv), *cases]} if args.instructions else {}
+    ins = {}
+    if args.instructions:
+        # the base with one OpenBLAS thread (as the commands load numpy): with more, its idle threads spin for a
+        # number of instructions that depends on the machine's load
+        ins["base"] = instructions(base_argv, {**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+        ins.update({name: instructions(argv) for name, argv in cases})
     bw, bc = best["base"]
 
     def ins_cell(name: str) -> str:
@@ -125,7 +132,8 @@ def main() -> None:
     head += " × numpy (instructions) |" if ins else ""
     text = (head + " target |\n" + "|---" * (7 if ins else 6) + "|\n" + "\n".join(rows)
             + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process; "
-            + ("instructions counted once per command under valgrind (callgrind); " if ins else "")
+            + ("instructions counted once per command under valgrind (callgrind), `import numpy` with one "
+               "OpenBLAS thread; " if ins else "")
             + f"{load0} at the start, {load1} at the end ({how}).")
     print(text)
     if not args.no_write:

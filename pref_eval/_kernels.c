@@ -340,6 +340,350 @@ fail:
     return NULL;
 }
 
+/* stable_order(hi, nhi, lo, nlo, out): the stable order of the rows by (hi, lo) -- np.lexsort((lo, hi)),
+   the permutation being unique -- by two counting sorts (least significant key first; Knuth, TAOCP
+   vol. 3, 5.2.5). hi[k] in [0, nhi), lo[k] in [0, nlo) (lo None: by hi alone); out int64. O(rows +
+   nhi + nlo) time: for keys of small range (document or query indices) instead of a comparison sort. */
+static PyObject *k_stable_order(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t nhi, nlo;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    int64_t *count = NULL, *tmp = NULL;
+    if (!PyArg_ParseTuple(args, "OnOnO", &o[0], &nhi, &o[1], &nlo, &o[2])) return NULL;
+    int has_lo = o[1] != Py_None;
+    if (get_buf(o[0], &b[0], 0, 'q', "hi") < 0 || (has_lo && get_buf(o[1], &b[1], 0, 'q', "lo") < 0) ||
+        get_buf(o[2], &b[2], 1, 'q', "out") < 0)
+        goto fail;
+    {
+        const int64_t *hi = b[0].view.buf, *lo = has_lo ? b[1].view.buf : NULL;
+        int64_t *out = b[2].view.buf;
+        Py_ssize_t m = NITEMS(b[0]);
+        if (nhi < 0 || nlo < 0 || NITEMS(b[2]) != m || (has_lo && NITEMS(b[1]) != m)) {
+            PyErr_SetString(PyExc_ValueError, "stable_order: inconsistent lengths");
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < m; k++)
+            if (hi[k] < 0 || hi[k] >= nhi || (lo && (lo[k] < 0 || lo[k] >= nlo))) {
+                PyErr_SetString(PyExc_ValueError, "stable_order: key out of range");
+                goto fail;
+            }
+        Py_ssize_t nc = (nhi > nlo ? nhi : nlo) + 1;
+        count = malloc((size_t)nc * sizeof(int64_t));
+        tmp = malloc((size_t)(m > 0 ? m : 1) * sizeof(int64_t));
+        if (!count || !tmp) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        if (lo) {
+            memset(count, 0, (size_t)(nlo + 1) * sizeof(int64_t));
+            for (Py_ssize_t k = 0; k < m; k++) count[lo[k] + 1]++;
+            for (Py_ssize_t j = 0; j < nlo; j++) count[j + 1] += count[j];
+            for (Py_ssize_t k = 0; k < m; k++) tmp[count[lo[k]]++] = k;
+        } else {
+            for (Py_ssize_t k = 0; k < m; k++) tmp[k] = k;
+        }
+        memset(count, 0, (size_t)(nhi + 1) * sizeof(int64_t));
+        for (Py_ssize_t k = 0; k < m; k++) count[hi[k] + 1]++;
+        for (Py_ssize_t j = 0; j < nhi; j++) count[j + 1] += count[j];
+        for (Py_ssize_t k = 0; k < m; k++) {
+            int64_t i = tmp[k];
+            out[count[hi[i]]++] = i;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    free(count); free(tmp);
+    release(b, 3);
+    Py_RETURN_NONE;
+fail:
+    free(count); free(tmp);
+    release(b, 3);
+    return NULL;
+}
+
+/* A growable UTF-8 buffer for format_scores. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+} sbuf_t;
+
+static int sb_put(sbuf_t *sb, const char *s, size_t n) {
+    if (sb->len + n > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 1 << 16;
+        while (cap < sb->len + n) cap *= 2;
+        char *q = realloc(sb->p, cap);
+        if (!q) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        sb->p = q;
+        sb->cap = cap;
+    }
+    memcpy(sb->p + sb->len, s, n);
+    sb->len += n;
+    return 0;
+}
+
+static int sb_str(sbuf_t *sb, PyObject *o) {
+    if (!PyUnicode_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "format_scores: expected str");
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *u = PyUnicode_AsUTF8AndSize(o, &n);
+    return u ? sb_put(sb, u, (size_t)n) : -1;
+}
+
+static const uint64_t POW10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                   100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                   1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+                                   1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+                                   1000000000000000000ULL, 10000000000000000000ULL};
+
+/* repr(x) for 1e-3 <= |x| < 1e16 by exact integer arithmetic, into buf (at least 32 bytes); returns the
+   length, or 0 when the case is left to PyOS_double_to_string (any other x; a candidate on an end of
+   the rounding interval; a tie between two nearest candidates).
+
+   repr gives the shortest decimal that reads back as x and, of several, the one nearest x (David Gay's
+   dtoa, mode 0), in fixed notation for exponents -4 < decpt <= 16. With x = m 2^e (m < 2^53) the
+   reals reading back as x are within half an ulp: (4m - 2 or, just above a power of two, 4m - 1) 2^(e-2)
+   ... (4m + 2) 2^(e-2), ends included when m is even. Scaled by 10^k so that X = x 10^k lies in
+   [10^17, 2.1 10^18), the ends L, H and X have exact integer parts and fractions (4m 10^k < 2^125).
+   A decimal with digits t at place 10^j (j >= 1) is a candidate when L <= t 10^j <= H; the 17-digit
+   rounding is always strictly inside (half of 10^(j-1) of X < half an ulp), shorter ones are tried
+   until none is left (with and without the ends: when they differ the end rule would decide, and
+   the case is left to dtoa); the last one found holds the shortest decimals, the nearest of which is
+   taken (a tie is left to dtoa). tests/test_zelo_scores_writer.py compares with repr. */
+static int fast_repr(double x, char *buf) {
+    double ax = fabs(x);
+    if (!(ax >= 1e-3 && ax < 1e16)) return 0;
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    int bexp = (int)((bits >> 52) & 0x7ff);
+    uint64_t mant = bits & ((1ULL << 52) - 1), m = mant | (1ULL << 52);
+    int e = bexp - 1075;                                   /* x = m 2^e, e in [-62, 1] */
+    int p = ((bexp - 1023) * 78913) >> 18;                 /* floor(log10(2^(bexp-1023))), |.| < 1650 */
+    int k = 17 - p;                                        /* in [2, 21] */
+    unsigned __int128 tenk = k > 19 ? (unsigned __int128)POW10[19] * POW10[k - 19] : POW10[k];
+    int S = 2 - e;                                         /* X = Xn / 2^S */
+    unsigned __int128 mask = (((unsigned __int128)1) << S) - 1;
+    unsigned __int128 Xn = (unsigned __int128)(4 * m) * tenk;
+    unsigned __int128 Ln = (unsigned __int128)(4 * m - ((mant == 0 && bexp > 1) ? 1 : 2)) * tenk;
+    unsigned __int128 Hn = (unsigned __int128)(4 * m + 2) * tenk;
+    uint64_t Xi = (uint64_t)(Xn >> S), Li = (uint64_t)(Ln >> S), Hi = (uint64_t)(Hn >> S);
+    int Xf = (Xn & mask) != 0, Lf = (Ln & mask) != 0, Hf = (Hn & mask) != 0;
+    unsigned __int128 Xfrac = Xn & mask;
+    int nx = Xi >= POW10[18] ? 19 : 18;                    /* digits of X's integer part */
+    int j = nx - 17;                                       /* 17 significant digits: always a candidate */
+    for (;;) {
+        if (j + 1 > 19) return 0;
+        uint64_t pw = POW10[j + 1];
+        uint64_t lo_ex = Li / pw + 1, lo_in = Lf ? lo_ex : (Li + pw - 1) / pw;
+        uint64_t hi_in = Hi / pw, hi_ex = Hf ? hi_in : (Hi - 1) / pw;
+        int in = lo_in <= hi_in, ex = lo_ex <= hi_ex;
+        if (in != ex) return 0;
+        if (!ex) break;
+        j++;
+    }
+    uint64_t pw = POW10[j], t = Xi / pw, r = Xi % pw;
+    if (2 * r == pw && !Xf) return 0;                      /* j >= 1: pw even */
+    if (2 * r >= pw) t++;
+    (void)Xfrac;
+    {
+        uint64_t lo_ex = Li / pw + 1, hi_ex = Hf ? Hi / pw : (Hi - 1) / pw;
+        if (t < lo_ex || t > hi_ex) return 0;
+    }
+    char dig[24];
+    int n = 0;
+    for (uint64_t v = t; v; v /= 10) dig[n++] = (char)('0' + v % 10);   /* reversed */
+    if (n == 0 || dig[0] == '0') return 0;                 /* t ends in 0: not the shortest */
+    int decpt = n + j - k;
+    if (decpt <= -4 || decpt > 16) return 0;
+    int len = 0;
+    if (x < 0) buf[len++] = '-';
+    if (decpt <= 0) {
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (int i = 0; i < -decpt; i++) buf[len++] = '0';
+        for (int i = n - 1; i >= 0; i--) buf[len++] = dig[i];
+    } else if (decpt >= n) {
+        for (int i = n - 1; i >= 0; i--) buf[len++] = dig[i];
+        for (int i = 0; i < decpt - n; i++) buf[len++] = '0';
+        buf[len++] = '.';
+        buf[len++] = '0';
+    } else {
+        for (int i = n - 1; i >= n - decpt; i--) buf[len++] = dig[i];
+        buf[len++] = '.';
+        for (int i = n - decpt - 1; i >= 0; i--) buf[len++] = dig[i];
+    }
+    return len;
+}
+
+/* repr(x) of a Python float: PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0) is what float.__repr__
+   calls (shortest round-trip digits; "nan", "inf", "-inf"); fast_repr first. */
+static int sb_repr(sbuf_t *sb, double x) {
+    char fb[40];
+    int fl = fast_repr(x, fb);
+    if (fl > 0) return sb_put(sb, fb, (size_t)fl);
+    char *r = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (!r) return -1;
+    int rc = sb_put(sb, r, strlen(r));
+    PyMem_Free(r);
+    return rc;
+}
+
+/* format_scores(qids, docs, score, se, extra) -> str: the rows of zelo_fit's score TSV,
+   "qid\tdocno\trepr(score)\trepr(se)[\textra...]\n" for query k's documents docs[k] (a list of str) in
+   order, row i taking score[i], se[i] and extra[j][i] (lists of str); the bytes of
+   pref_eval.output.zelo_scores.write_scores_columns's Python path. */
+static PyObject *k_format_scores(PyObject *self, PyObject *args) {
+    PyObject *qids, *docs, *so, *eo, *extra;
+    buf_t b[2];
+    memset(b, 0, sizeof b);
+    sbuf_t sb = {NULL, 0, 0};
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!OOO!", &PyList_Type, &qids, &PyList_Type, &docs, &so, &eo, &PyList_Type,
+                          &extra))
+        return NULL;
+    if (get_buf(so, &b[0], 0, 'd', "score") < 0 || get_buf(eo, &b[1], 0, 'd', "se") < 0) goto done;
+    {
+        const double *score = b[0].view.buf, *se = b[1].view.buf;
+        Py_ssize_t n = NITEMS(b[0]), nq = PyList_GET_SIZE(qids), ne = PyList_GET_SIZE(extra), i = 0;
+        if (NITEMS(b[1]) != n || PyList_GET_SIZE(docs) != nq) {
+            PyErr_SetString(PyExc_ValueError, "format_scores: inconsistent lengths");
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < ne; j++) {
+            PyObject *c = PyList_GET_ITEM(extra, j);
+            if (!PyList_Check(c) || PyList_GET_SIZE(c) != n) {
+                PyErr_SetString(PyExc_ValueError, "format_scores: an extra column is not a list of one str per row");
+                goto done;
+            }
+        }
+        for (Py_ssize_t k = 0; k < nq; k++) {
+            PyObject *q = PyList_GET_ITEM(qids, k), *dl = PyList_GET_ITEM(docs, k);
+            if (!PyList_Check(dl)) {
+                PyErr_SetString(PyExc_TypeError, "format_scores: docs[k] must be a list");
+                goto done;
+            }
+            Py_ssize_t m = PyList_GET_SIZE(dl);
+            if (i + m > n) {
+                PyErr_SetString(PyExc_ValueError, "format_scores: more documents than scores");
+                goto done;
+            }
+            for (Py_ssize_t t = 0; t < m; t++, i++) {
+                if (sb_str(&sb, q) < 0 || sb_put(&sb, "\t", 1) < 0 || sb_str(&sb, PyList_GET_ITEM(dl, t)) < 0 ||
+                    sb_put(&sb, "\t", 1) < 0 || sb_repr(&sb, score[i]) < 0 || sb_put(&sb, "\t", 1) < 0 ||
+                    sb_repr(&sb, se[i]) < 0)
+                    goto done;
+                for (Py_ssize_t j = 0; j < ne; j++)
+                    if (sb_put(&sb, "\t", 1) < 0 || sb_str(&sb, PyList_GET_ITEM(PyList_GET_ITEM(extra, j), i)) < 0)
+                        goto done;
+                if (sb_put(&sb, "\n", 1) < 0) goto done;
+            }
+        }
+        if (i != n) {
+            PyErr_SetString(PyExc_ValueError, "format_scores: fewer documents than scores");
+            goto done;
+        }
+        res = PyUnicode_DecodeUTF8(sb.p ? sb.p : "", (Py_ssize_t)sb.len, "strict");
+    }
+done:
+    free(sb.p);
+    release(b, 2);
+    return res;
+}
+
+/* factorize(keys, codes, first) -> count: keys int64 (any 64-bit pattern); codes[i] = number of keys[i]
+   among the distinct keys in order of first occurrence, first[c] = the row where distinct key c first
+   occurs (both int64, len(keys)). A hash table (Fibonacci hashing, Knuth TAOCP vol. 3, 6.4; linear
+   probing), grown to keep it at most half full: one pass, instead of a sort and a search. */
+static PyObject *k_factorize(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    int64_t *table = NULL;
+    uint64_t *tkey = NULL;
+    Py_ssize_t nu = 0;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    if (get_buf(o[0], &b[0], 0, 'q', "keys") < 0 || get_buf(o[1], &b[1], 1, 'q', "codes") < 0 ||
+        get_buf(o[2], &b[2], 1, 'q', "first") < 0)
+        goto fail;
+    {
+        const uint64_t *key = b[0].view.buf;
+        int64_t *codes = b[1].view.buf, *first = b[2].view.buf;
+        Py_ssize_t n = NITEMS(b[0]);
+        if (NITEMS(b[1]) != n || NITEMS(b[2]) != n) {
+            PyErr_SetString(PyExc_ValueError, "factorize: arrays differ in length");
+            goto fail;
+        }
+        int bits = 10, nomem = 0;
+        size_t size = (size_t)1 << bits;
+        table = malloc(size * sizeof(int64_t)); /* slot -> code (-1: free); tkey: the slot's key */
+        tkey = malloc(size * sizeof(uint64_t));
+        if (!table || !tkey) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (size_t t = 0; t < size; t++) table[t] = -1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t k = key[i];
+            size_t mask = size - 1, h = (size_t)((k * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+            int64_t c;
+            while ((c = table[h]) >= 0 && tkey[h] != k) h = (h + 1) & mask;
+            if (c < 0) {
+                c = nu++;
+                first[c] = i;
+                table[h] = c;
+                tkey[h] = k;
+                if ((size_t)nu * 2 > size) { /* grow: rehash every distinct key */
+                    int nbits = bits + 1;
+                    size_t nsize = (size_t)1 << nbits;
+                    int64_t *nt = malloc(nsize * sizeof(int64_t));
+                    uint64_t *nk = malloc(nsize * sizeof(uint64_t));
+                    if (!nt || !nk) {
+                        free(nt);
+                        free(nk);
+                        nomem = 1;
+                        break;
+                    }
+                    for (size_t t = 0; t < nsize; t++) nt[t] = -1;
+                    for (Py_ssize_t d = 0; d < nu; d++) {
+                        uint64_t kd = key[first[d]];
+                        size_t g = (size_t)((kd * 0x9E3779B97F4A7C15ULL) >> (64 - nbits));
+                        while (nt[g] >= 0) g = (g + 1) & (nsize - 1);
+                        nt[g] = d;
+                        nk[g] = kd;
+                    }
+                    free(table);
+                    free(tkey);
+                    table = nt;
+                    tkey = nk;
+                    bits = nbits;
+                    size = nsize;
+                }
+            }
+            codes[i] = c;
+        }
+        Py_END_ALLOW_THREADS
+        if (nomem) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+    }
+    free(table);
+    free(tkey);
+    release(b, 3);
+    return PyLong_FromSsize_t(nu);
+fail:
+    free(table);
+    free(tkey);
+    release(b, 3);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -349,6 +693,12 @@ static PyMethodDef methods[] = {
      "bt_objective(x, u, v, eblock, nw, wvu, f): per-block Bradley-Terry log-likelihood (see _kernels.c)."},
     {"bt_gradient", k_bt_gradient, METH_VARARGS,
      "bt_gradient(x, u, v, wuv, nw, gu, gv, h): gradient parts and Hessian weights (see _kernels.c)."},
+    {"stable_order", k_stable_order, METH_VARARGS,
+     "stable_order(hi, nhi, lo, nlo, out): out = np.lexsort((lo, hi)) by counting sorts (lo may be None)."},
+    {"format_scores", k_format_scores, METH_VARARGS,
+     "format_scores(qids, docs, score, se, extra) -> str: zelo_fit's score TSV rows (floats as repr)."},
+    {"factorize", k_factorize, METH_VARARGS,
+     "factorize(keys, codes, first) -> count: codes of 64-bit keys in order of first occurrence (hash table)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 

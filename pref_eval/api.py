@@ -169,11 +169,24 @@ def evaluate(
     """
     import pandas as pd
 
+    from .output.table import HEADER
+
+    rows = _evaluate_rows(qrels, runs, measures, complete=complete, level=level, depth=depth,
+                          judged_only=judged_only, trec9=trec9, summary=summary, judgments=judgments,
+                          judgments_format=judgments_format, best=best, jobs=jobs)
+    return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
+                   depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
+                   judgments: Any = None, judgments_format: str | None = None, best: Any = None,
+                   jobs: int = 1) -> list:
+    """:func:`evaluate`'s rows (run, qid, measure, value), without pandas."""
     from .collection import build_collection
     from .engine import evaluate_ranked
     from .measures import EvalContext, parse_measures
     from .measures.base import needs_subtopics
-    from .output.table import HEADER, long_rows
+    from .output.table import long_rows
 
     requests = parse_measures(_measure_names(measures))
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
@@ -193,8 +206,7 @@ def evaluate(
         col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
         ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
         results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
-    rows = list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
-    return pd.DataFrame(rows, columns=list(HEADER))
+    return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
 
 
 def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
@@ -1028,8 +1040,11 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
             raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
     _refuse_summary_only(measures)
     log.stage(f"evaluating {len(runs)} runs")
-    df = evaluate(qrels, dict(zip(ids, runs, strict=True)), list(measures), complete=complete, level=level,
-                  depth=depth, jobs=jobs)
+    from .stats.compare import LongTable
+
+    # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
+    df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
+                                            complete=complete, level=level, depth=depth, jobs=jobs))
     if baseline is not None and baseline in runs:
         baseline = ids[list(runs).index(baseline)]
     return df, baseline, False
@@ -1075,7 +1090,7 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
     measures asked for (a measure not in the file is refused)."""
     if qrels:
         # every key the evaluation produced (a name may give several columns)
-        return (list(dict.fromkeys(df["run"].astype(str))) if not df.empty else None), None
+        return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), None
     measure_sel = list(measures) if measures else None
     if measure_sel:
         known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
@@ -1096,7 +1111,7 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
         metric_measures = [m for m in measure_sel if m in set(metric_measures)]
     if not metric_measures:
         return None
-    names = run_sel or list(dict.fromkeys(df["run"].astype(str)))
+    names = run_sel or list(dict.fromkeys(map(str, df["run"])))
     if baseline is not None:
         baseline = _resolve_run(baseline, names)
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
@@ -1140,13 +1155,16 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
     measures)."""
     from .output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
 
-    parts = [p for p in ((result.records if result is not None else None), pref_records) if p is not None]
+    parts = [p for p in ((result.record_table if result is not None else None), pref_records) if p is not None]
     if not parts:
         raise UsageError("nothing to compare (no measure with values for at least two runs)")
     if fmt in ("jsonl", "csv"):
-        import pandas as pd
+        if len(parts) > 1:
+            import pandas as pd
 
-        records = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+            records = pd.concat([result.records, pref_records], ignore_index=True)
+        else:
+            records = parts[0]
         return records_jsonl(records, alpha) if fmt == "jsonl" else records_csv(records, alpha)
     chunks = []
     if result is not None:

@@ -30,11 +30,12 @@ Decisions taken here, and only here (docs/ranking-and-topics.md):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from collections.abc import Sequence
 
 import numpy as np
 
+from .records import record
 from .io.keys import distinct
 
 from .errors import EvaluationError, InputError
@@ -48,7 +49,7 @@ UNJUDGED = -2
 BOGUS_DOC = -1  # doc int of trec_eval's placeholder document for a topic missing under -c
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QrelsIndex:
     """Qrels grouped by query, in strcmp order of query ids.
 
@@ -89,7 +90,7 @@ class QrelsIndex:
         return np.unique(self.docno, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ranked:
     """One run, evaluated on ``qids``: a slice of flat arrays per query.
 
@@ -192,7 +193,7 @@ class Ranked:
         return [q.decode("utf-8", errors="surrogateescape") for q in self.qids]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Collection:
     """Qrels index + ranked runs, sharing one doc-id space."""
 

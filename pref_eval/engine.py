@@ -7,19 +7,19 @@ queries (mean), plain sums for counts, geometric means with a 1e-5 floor.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Sequence
 
 import numpy as np
 
+from .records import record
 from .collection import Ranked
 from .measures.base import EvalContext, MeasureRequest
 
 MIN_GEO_MEAN = 1e-5
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     """One printed measure column (e.g. ``P_10``) of one run."""
 
@@ -33,7 +33,7 @@ class Column:
     request: MeasureRequest | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunResult:
     """Every column of one run, with the evaluated query ids."""
 

@@ -28,10 +28,11 @@ as pref_eval's ``pref_aggregate.py``. The summary then orders the runs:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from .records import record
 from .errors import UsageError
 from .io.pref_jsonl import Lines, PrefFile
 
@@ -296,7 +297,7 @@ def stationary(P: np.ndarray, damping: float) -> np.ndarray:
     return pi
 
 
-@dataclass
+@record
 class Aggregation:
     """One sample's results: ``per_query`` {qid: {measure: ranking}}, ``summary`` {measure: {...}}."""
 

@@ -272,4 +272,3 @@ def test_every_writer_module_is_covered():
     assert modules <= covered, f"writer modules without a case in WRITERS: {sorted(modules - covered)}"
     for path in ELSEWHERE.values():
         assert (ROOT / path).is_file()
-

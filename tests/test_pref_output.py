@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pref_eval.output.preferences import _literals
 
@@ -24,10 +26,15 @@ def _expected(vals, pre="", post=""):
     return [pre + (json.dumps(v) if np.isfinite(v) else repr(v)) + post for v in vals.tolist()]
 
 
+@pytest.mark.parametrize("orjson_min", [0, None])  # 0: orjson formats every array; None: the shipped threshold
 @pytest.mark.parametrize("orjson_off", [False, True])
-def test_float_literals_equal_repr(monkeypatch, orjson_off):
+def test_float_literals_equal_repr(monkeypatch, orjson_off, orjson_min):
+    from pref_eval.output import preferences as output
+
     if orjson_off:
         monkeypatch.setitem(sys.modules, "orjson", None)  # import fails -> repr path
+    if orjson_min is not None:
+        monkeypatch.setattr(output, "ORJSON_MIN", orjson_min)
     v = _values()
     assert _literals(v) == _expected(v)
     assert _literals(v[:350].reshape(-1, 7).T, pre=', "ap": ', post="}\n") == \
@@ -75,9 +82,10 @@ def _naive_lines(res, per_query=True, summary=True):
     return "".join(out)
 
 
+@pytest.mark.parametrize("orjson_min", [0, None])
 @pytest.mark.parametrize("orjson_off", [False, True])
 @pytest.mark.parametrize("reference", [None, 2])
-def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference):
+def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference, orjson_min):
     """Bulk writer (coded low-cardinality columns, merged pieces, blocks of queries) vs json.dumps."""
     from pref_eval.output import preferences as output
     from pref_eval.run_preferences.evaluate import PrefResult
@@ -86,6 +94,8 @@ def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference
 
     if orjson_off:
         monkeypatch.setitem(sys.modules, "orjson", None)
+    if orjson_min is not None:
+        monkeypatch.setattr(output, "ORJSON_MIN", orjson_min)
     monkeypatch.setattr(output, "CHUNK_PIECES", 5000)  # several blocks
     rng = np.random.default_rng(5)
     R, nq = 9, 23
@@ -112,3 +122,14 @@ def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference
     got = "".join(output.pref_json_lines(res, per_query=True, summary=True))
     assert got == _naive_lines(res)
     assert res.I is res.run_i and res.J is res.run_j  # the former field names still read
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_json_str_equals_json_dumps(s):
+    """The writer's quoting of names and query ids (no json import on the common path) = json.dumps."""
+    from pref_eval.output.json_text import json_str
+
+    assert json_str(s) == json.dumps(s)
+    for t in ("run 1", "q\x7f", 'a"b', "a\\b", "é", "\t", "~ !", ""):
+        assert json_str(t) == json.dumps(t)

@@ -147,3 +147,38 @@ def test_hand_worked_lexirecall():
     vals = {(res.runs[i], res.runs[j]): v
             for i, j, v in zip(res.run_i, res.run_j, res.prefs["lexirecall"][:, 0], strict=True)}
     assert vals[("x", "y")] == 1 and vals[("x", "z")] == -1 and vals[("y", "z")] == -1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_rpp_levels_at_once_equal_levels_in_turn(seed, monkeypatch):
+    """Small blocks sum all levels in one array (start-up, #13); large ones loop over the levels:
+    the RPP values are the same bits either way (graded qrels, missing queries, tied runs)."""
+    from pref_eval.run_preferences import pairwise
+
+    qrels, runs = random_collection(seed, nq=6, nruns=4)
+    at_once = evaluate(qrels, runs, ["rpp", "invrpp", "dcgrpp"])
+    monkeypatch.setattr(pairwise, "LEVEL_CELLS", 0)
+    in_turn = evaluate(qrels, runs, ["rpp", "invrpp", "dcgrpp"])
+    for k in ("rpp", "invrpp", "dcgrpp"):
+        a, b = at_once.pair_values(k), in_turn.pair_values(k)
+        assert a.tobytes() == b.tobytes(), k
+
+
+def test_rpp_weights_equal_sequential_python():
+    """The flat weights are pref_eval.py's: v_i / (v_0 + v_1 + ... summed in order), per group."""
+    import math
+
+    from pref_eval.run_preferences.pairwise import rpp_weights
+
+    sizes = np.array([3, 1, 7, 3, 40, 2, 7])
+    values = {"rpp": lambda i: 1.0, "invrpp": lambda i: 1.0 / float(i + 1), "dcgrpp": lambda i: 1.0 / math.log2(i + 2)}
+    for scheme, val in values.items():
+        want = []
+        for m in sizes.tolist():
+            v = [val(i) for i in range(m)]
+            mass = 0.0
+            for x in v:
+                mass += x
+            want += [x / mass for x in v]
+        assert rpp_weights(sizes, scheme).tolist() == want, scheme
+    assert len(rpp_weights(np.zeros(0, dtype=np.int64), "rpp")) == 0

@@ -3,6 +3,8 @@ statsmodels calls computed here, exhaustive enumeration, hand-worked values."""
 from __future__ import annotations
 
 import itertools
+import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -39,8 +41,9 @@ def test_t_test_equals_ttest_rel_and_its_interval():
         np.testing.assert_allclose(r["statistic"][i], o.statistic, rtol=1e-9)
         np.testing.assert_allclose(r["p_value"][i], o.pvalue, rtol=1e-9)
         np.testing.assert_allclose([r["ci_low"][i], r["ci_high"][i]], [ci.low, ci.high], rtol=1e-9)
-        o1 = stats.ttest_1samp(D[i], 0.0)  # on the same rounded differences: identical
-        assert r["p_value"][i] == o1.pvalue
+        o1 = stats.ttest_1samp(D[i], 0.0)  # on the same rounded differences: same statistic
+        assert r["statistic"][i] == o1.statistic
+        assert r["p_value"][i] == pytest.approx(o1.pvalue, rel=1e-13)
     r90 = paired.t_test(D, confidence=0.9)
     ci = stats.ttest_1samp(D[0], 0).confidence_interval(0.9)
     assert (r90["ci_low"][0], r90["ci_high"][0]) == pytest.approx((ci.low, ci.high), rel=1e-12)
@@ -100,7 +103,11 @@ def test_sign_test_equals_binomtest_and_statsmodels():
     r = paired.sign_test(D)
     for i in range(D.shape[0]):
         k, n = int((D[i] > 0).sum()), int((D[i] != 0).sum())
-        assert r["p_value"][i] == stats.binomtest(k, n, 0.5).pvalue
+        # scipy sums floating-point binomial probabilities; ours is the exact ratio, rounded once
+        assert r["p_value"][i] == pytest.approx(stats.binomtest(k, n, 0.5).pvalue, rel=1e-14)
+        tail = min(k, n - k)
+        exact = Fraction(2 * sum(math.comb(n, j) for j in range(tail + 1)), 2 ** n) if 2 * k != n else 1
+        assert r["p_value"][i] == float(min(exact, 1))
         assert r["statistic"][i] == k
         assert r["p_value"][i] == pytest.approx(sm_sign_test(D[i], 0)[1], rel=1e-12)
     assert np.isnan(paired.sign_test(np.zeros((1, 5)))["p_value"][0])

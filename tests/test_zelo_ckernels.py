@@ -130,3 +130,46 @@ def test_fit_with_compiled_kernels_equals_the_scipy_path(prior, monkeypatch):
     for field in ("score", "se", "component", "level", "iterations", "loglik", "grad_max", "n_components"):
         g, x = getattr(got, field), getattr(want, field)
         assert np.array_equal(g, x, equal_nan=g.dtype.kind == "f"), field
+
+
+@needs
+@pytest.mark.parametrize("m, nhi, nlo", [(0, 1, 1), (1, 1, 1), (50_000, 300, 7), (50_000, 40_000, 40_000)])
+def test_stable_order_equals_lexsort(m, nhi, nlo):
+    """The counting sorts give numpy's stable orders (ties by many repeated keys in input order)."""
+    from pref_eval.zelo import compiled
+
+    rng = np.random.default_rng(m + nhi)
+    hi, lo = rng.integers(0, nhi, m), rng.integers(0, nlo, m)
+    assert np.array_equal(compiled.stable_order(hi, nhi, lo, nlo), np.lexsort((lo, hi)))
+    assert np.array_equal(compiled.stable_order(hi, nhi), np.argsort(hi, kind="stable"))
+    with pytest.raises(ValueError):
+        compiled.stable_order(hi, nhi, lo + nlo, nlo) if m else K.stable_order(np.zeros(1, np.int64), 0, None, 0,
+                                                                                  np.empty(1, np.int64))
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_judgment_order_and_edge_keys_equal_numpy(pure, monkeypatch):
+    """The fit's canonical judgment order is np.lexsort of (query, A, B, score, weight) and its edge
+    keys np.unique's, with the compiled counting sorts and without (many repeated pairs, equal and
+    different scores and weights, -0.0 and 0.0)."""
+    from pref_eval.zelo.fit import _judgment_order, _unique_inverse
+
+    if pure:
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    elif K is None:
+        pytest.skip("pref_eval._kernels not built")
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 9, 300)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    q = rng.integers(0, len(sizes), 40_000)
+    a, b = (rng.integers(0, 1 << 30, len(q)) % sizes[q] for _ in range(2))
+    s = rng.choice([0.0, -0.0, 0.5, 1.0, 1 / 3], len(q))
+    w = rng.choice([1.0, 2.0, 0.5], len(q))
+    want = np.lexsort((w, s, b, a, q))
+    assert np.array_equal(_judgment_order(offsets, q, a, b, s, w), want)
+    ga, gb = offsets[q] + a, offsets[q] + b
+    u, v = np.minimum(ga, gb), np.maximum(ga, gb)
+    n = int(offsets[-1])
+    uniq, inv = _unique_inverse(u * n + v, u, v, n)
+    wu, wi = np.unique(u * n + v, return_inverse=True)
+    assert np.array_equal(uniq, wu) and np.array_equal(inv, wi.ravel())

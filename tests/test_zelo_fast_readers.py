@@ -183,6 +183,24 @@ def test_positions_distinct_unique_first_equal_numpy(nu, n, hi):
         positions(u, np.array([-1], dtype=np.int64))  # not among the keys
 
 
+@pytest.mark.parametrize("pure", [False, True])
+@pytest.mark.parametrize("nu,n,lo,hi", [(1, 0, 0, 10), (1, 5, 0, 10), (3, 100000, -2**62, 2**62),
+                                        (1100, 300000, -2**63, 2**63 - 1), (150000, 200000, 0, 2**40)])
+def test_factorize_equals_numpy_unique(nu, n, lo, hi, pure, monkeypatch):
+    """keys.factorize (the compiled hash table, or distinct + positions) is np.unique's (uniq, inverse),
+    for signed keys and for the uint64 keys of the text readers (high bit set: unsigned order)."""
+    from pref_eval.io import keys as K
+
+    if pure:
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    rng = np.random.default_rng(nu + n)
+    keys = rng.integers(lo, hi, nu, dtype=np.int64)[rng.integers(0, nu, n)]
+    for k in (keys, keys.view(np.uint64)):
+        u, inv = np.unique(k, return_inverse=True)
+        gu, ginv = K.factorize(k)
+        assert gu.dtype == k.dtype and np.array_equal(gu, u) and np.array_equal(ginv, inv.ravel())
+
+
 def test_detection_head_of_a_long_ascii_file(tmp_path):
     # 64 KB hold fewer than 50 lines: detection reads on (same format as on the whole file)
     long = "q1 " + "a" * 3000 + " b b\n"

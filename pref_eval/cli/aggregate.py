@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     import os
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    run_main(command, "pref_aggregate", argv)
+    run_main(command, "pref_aggregate", argv, short_lived=True)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def main(argv=None):
     from ..io.fastparse import keep_freed_memory
 
     keep_freed_memory()  # large inputs: no page faults for every new temporary array
-    run_main(command, "zelo_fit", argv)
+    run_main(command, "zelo_fit", argv, short_lived=True)
 
 
 if __name__ == "__main__":

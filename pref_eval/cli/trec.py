@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     import os
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    run_main(command, "zelo_trec", argv)
+    run_main(command, "zelo_trec", argv, short_lived=True)
 
 
 if __name__ == "__main__":

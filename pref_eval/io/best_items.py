@@ -13,15 +13,15 @@ Returns :class:`BestItems`, parallel ``qid`` / ``docno`` byte arrays.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..errors import InputError
 from .textfile import PathLike, display_name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BestItems:
     """Best items: one row per (query, document)."""
 

@@ -35,9 +35,10 @@ import contextlib
 import io
 import os
 import threading
-from dataclasses import dataclass
 
 import numpy as np
+
+from ..records import record
 
 # kinds of kept columns: "S" bytes (numpy S array), "f8" float64, "i8" int64
 BLOCK = 1 << 20  # pyarrow block: its stream reader reads ahead many blocks, keep them small
@@ -133,7 +134,7 @@ def _parts(size: int, nrows: int, cuts: list[tuple[int, int]]) -> list[tuple[int
     return [(bounds[k][0], bounds[k + 1][0], bounds[k][1], bounds[k + 1][1]) for k in range(len(bounds) - 1)]
 
 
-@dataclass
+@record
 class _ParseJob:
     """One file's parse: what every part shares (the parts write disjoint rows of ``out``)."""
 

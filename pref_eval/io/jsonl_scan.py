@@ -12,12 +12,13 @@ Set ``PREF_EVAL_PURE_PYTHON=1`` to skip it (tests compare both paths).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 
-@dataclass
+
+@record
 class Column:
     """One key of a shape: ``kind`` "n" (column ``index`` of :attr:`ShapeLines.num`)
     or "s" (of :attr:`ShapeLines.txt`)."""
@@ -27,7 +28,7 @@ class Column:
     integers: bool = False  # "n" only: every value was an integer literal
 
 
-@dataclass
+@record
 class ShapeLines:
     """The lines of one shape.
 

@@ -38,18 +38,18 @@ neither document, ...) also sends the file to the parser, for its message.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
-from .keys import distinct, positions
+from ..records import record
+from .keys import factorize as factorize_keys
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
 _ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white space for str.split() only
 _ODD_SPACE = r"[^\S \t\n\r\x0b\x0c]"  # white space for str.split() but not bytes.split()
 
 
-@dataclass
+@record
 class Columns:
     """A file's judgments as columns (see the module docstring)."""
 
@@ -180,15 +180,16 @@ def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.
 def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
     """Distinct values (decoded UTF-8) of ``S`` arrays and each array's codes into them."""
     w = max(c.dtype.itemsize for c in columns)
-    allv = np.concatenate([c.astype(f"S{w}") for c in columns])
-    if w <= 8:  # fixed-width bytes up to 8: sort as integers (much faster than bytes)
-        pad = np.zeros(len(allv), dtype="S8")
-        pad[:] = allv
-        keys = pad.view(np.uint64)
-        uniq = distinct(keys)
-        inv = positions(uniq, keys)
+    if w <= 8:  # fixed-width bytes up to 8, NUL-padded to 8: factorized as integers (much faster than bytes)
+        pad = np.zeros((sum(len(c) for c in columns), 8), dtype=np.uint8)
+        k = 0
+        for c in columns:
+            pad[k:k + len(c), :c.dtype.itemsize] = np.ascontiguousarray(c).view(np.uint8).reshape(len(c), -1)
+            k += len(c)
+        uniq, inv = factorize_keys(pad.view(np.uint64).reshape(-1))
         names = [x.decode("utf-8") for x in uniq.view("S8").tolist()]
     else:
+        allv = np.concatenate([c.astype(f"S{w}") for c in columns])
         uniq, inv = np.unique(allv, return_inverse=True)
         names = [x.decode("utf-8") for x in uniq.tolist()]
     inv = inv.astype(np.int64)

@@ -159,6 +159,45 @@ def distinct(keys) -> np.ndarray:
     return np.unique(keys)
 
 
+def factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct(keys), positions(uniq, keys))`` -- the sorted distinct keys and each key's index
+    among them (``np.unique(keys, return_inverse=True)``) -- of a 1-D 64-bit integer array.
+
+    With the compiled kernels (``pref_eval._kernels.factorize``: one pass through a hash table,
+    codes in order of first occurrence) only the distinct keys are sorted and the codes renumbered;
+    without them (or ``PREF_EVAL_PURE_PYTHON``), :func:`distinct` and :func:`positions`. The same
+    arrays either way.
+    """
+    keys = np.asarray(keys)
+    kern = _kernels()
+    if kern is None or keys.ndim != 1 or keys.dtype.kind not in "iu" or keys.dtype.itemsize != 8:
+        uniq = distinct(keys)
+        return uniq, positions(uniq, keys)
+    keys = np.ascontiguousarray(keys)
+    n = len(keys)
+    codes = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    nu = kern.factorize(keys.view(np.int64), codes, first)
+    u = keys[first[:nu]]
+    order = np.argsort(u)  # distinct: any sort gives the one order
+    rank = np.empty(nu, dtype=np.int64)
+    rank[order] = np.arange(nu)
+    return u[order], rank[codes]
+
+
+def _kernels():
+    """The compiled kernels (``pref_eval._kernels``), or None (not built, or ``PREF_EVAL_PURE_PYTHON``)."""
+    import os
+
+    if os.environ.get("PREF_EVAL_PURE_PYTHON"):
+        return None
+    try:
+        from .. import _kernels
+    except ImportError:
+        return None
+    return _kernels
+
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Knuth's multiplicative hash constant (2**64 / golden ratio)
 
 

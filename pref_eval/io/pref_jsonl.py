@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from operator import itemgetter
 
 import numpy as np
 
+from ..records import record
 from ..errors import InputError
 from .keys import distinct
 
 ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
 
 
-@dataclass
+@record
 class Lines:
     """One sample's per-query lines of one type, as columns in file order.
 
@@ -43,7 +44,7 @@ class Lines:
         return len(self.q)
 
 
-@dataclass
+@record
 class PrefFile:
     """Per-query lines of one preference file, by sample.
 

@@ -18,10 +18,10 @@ the file and the line (exit code 2).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..errors import InputError
 from .fastparse import fast_columns
 from .numbers import decimal_floats, integer_grades
@@ -29,7 +29,7 @@ from .textfile import PathLike, display_name, read_input_bytes
 from .tokenize import split_lines
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Prefs:
     """Preference judgments as parallel arrays, one entry per line.
 
@@ -136,7 +136,7 @@ def preference_pairs(p: Prefs) -> tuple[np.ndarray, np.ndarray]:
     return a[keep], b[keep]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QrelsJG:
     """Judgments with judgment groups: ``qid jg docno rel`` (``rel`` int64)."""
 

@@ -25,11 +25,12 @@ The ordinary path does not do any of this work.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
 
+from ..records import record
 from ..errors import InputError
 from .fastparse import fast_columns
 from .numbers import integer_grades
@@ -37,7 +38,7 @@ from .tokenize import split_lines
 from .textfile import PathLike, display_name, plain_file, read_input_bytes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Qrels:
     """Judgments as parallel arrays (one entry per judgment line).
 

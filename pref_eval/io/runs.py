@@ -16,11 +16,11 @@ after ``-M`` truncation, as trec_eval does.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..records import record
 from ..errors import InputError
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
@@ -31,7 +31,7 @@ from .tokenize import split_lines
 _KINDS = {0: "S", 2: "S", 4: "f8"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Run:
     """One run as parallel arrays in file order.
 

@@ -22,11 +22,11 @@ compute function reading ``ctx.opts[name]``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-
+from ..records import record
 from .params import Param
 
 ParamKind = Literal["none", "cutoffs", "floats", "raw", "gains"]
@@ -34,7 +34,7 @@ Aggregate = Literal["mean", "sum", "gmean", "count", "runid", "none"]
 ValueType = Literal["float", "int", "str"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EvalContext:
     """Evaluation options that measures may read.
 
@@ -58,7 +58,7 @@ class EvalContext:
 Compute = Callable[[Any, tuple, EvalContext], Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MeasureSpec:
     """Declarative description of one trec_eval-style measure family.
 
@@ -129,7 +129,7 @@ class MeasureSpec:
         return next((p for p in self.keywords if p.name == name), None)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MeasureRequest:
     """A measure with its parameters, as requested (``P.5,10`` → P with (5, 10)).
 

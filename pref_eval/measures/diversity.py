@@ -44,10 +44,10 @@ follow the same formulas.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys
 from .base import EvalContext, measure
@@ -60,7 +60,7 @@ AGRAWAL2009 = "Agrawal, Gollapudi, Halverson & Ieong, WSDM 2009 (ndeval)"
 ZCL2003 = "Zhai, Cohen & Lafferty, SIGIR 2003 (ndeval's strec)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SubtopicLabels:
     """The run's ranking labelled with subtopic judgments (flat arrays).
 

@@ -26,11 +26,11 @@ the sort runs on the handful of levels once per distinct max grade.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
 
 import numpy as np
 
+from ..records import record
 from ..io.keys import distinct
 
 _INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
@@ -72,7 +72,7 @@ def glibc_msort(items: list, key: Callable) -> list:
     return out + left[i:] + right[j:]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Levels:
     """Sorted gain levels for queries whose max grade is ``nlev - 1``.
 
@@ -104,7 +104,7 @@ def sorted_levels(pairs: list[tuple[int, float]], nlev: int) -> Levels:
                   count_of=np.array([count_of[i] for i in idx], dtype=np.int64))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GainSetup:
     """Per-query gains of one run for one ``gains`` parameter list.
 

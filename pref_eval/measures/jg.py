@@ -18,10 +18,10 @@ with ``-J`` each JG's ranking keeps only the documents that JG judged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
@@ -30,7 +30,7 @@ from .precision import CUTS
 from .rankutil import c_long
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JudgmentGroups:
     """Every JG of every evaluated query, with the run's ranking labelled per JG.
 

@@ -38,9 +38,9 @@ citation, declared parameters, bounds and invariances.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..records import record
 from ..errors import UsageError
 
 Role = Literal["cutoff", "truncate", "level", "judged_only", "compute"]
@@ -60,7 +60,7 @@ _TYPE_NAMES = {int: "an integer", float: "a number", bool: "True or False", str:
                dict: "a dict {grade: gain}"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     """One declared keyword parameter (see the module docstring)."""
 

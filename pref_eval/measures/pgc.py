@@ -28,10 +28,10 @@ at once, one vectorised step per removed node.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
@@ -44,7 +44,7 @@ P_PGC = Param("p", float, 0.8, "persistence of the rank-biased overlap", low=0.0
               low_open=True, high_open=True)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PreferenceGraph:
     """Judgment graphs of the evaluated queries (flat, query-major nodes)."""
 

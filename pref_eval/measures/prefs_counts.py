@@ -27,17 +27,17 @@ matrix whose transitive closure is taken by repeated squaring.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..io.keys import distinct
 
 from ..errors import EvaluationError, InputError
 from ..io.keys import exact_pair_keys, lookup_sorted
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PrefCounts:
     """Per-query inputs of the ``prefs_*`` measures (aligned with the evaluated qids).
 

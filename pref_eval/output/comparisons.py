@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult
+from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
 
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 INTERVAL_TESTS = ("t", "bootstrap")
@@ -62,11 +62,19 @@ def _json_value(v: Any) -> Any:
     return v
 
 
+def _columns(records) -> dict[str, list]:
+    """{column: values in record order} of a :class:`~pref_eval.stats.compare.Records` or a DataFrame."""
+    if isinstance(records, Records):
+        return records.columns_in_order()
+    return {c: records[c].tolist() for c in records.columns}
+
+
 def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
     """The records as ordered dicts (the jsonl lines)."""
     out = []
-    cols = list(records.columns)
-    for row in records.itertuples(index=False, name=None):
+    table = _columns(records)
+    cols = list(table)
+    for row in zip(*table.values(), strict=True):
         r = dict(zip(cols, row, strict=False))
         d: dict[str, Any] = {}
         for key in ("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
@@ -142,10 +150,12 @@ def format_pref_table(records, fmt: str, test: str, alpha: float, correction: st
 
 def _beats(result: ComparisonResult, test: str) -> dict[tuple[str, str], list[str]]:
     """(measure, run) -> runs it significantly beats under ``test``."""
-    rec = result.records
-    rec = rec[(rec["test"] == test) & rec["significant"].astype(bool)]
+    rec = _columns(result.record_table)
     out: dict[tuple[str, str], list[str]] = {}
-    for m, a, b, diff in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], strict=False):
+    for m, a, b, diff, t, sig in zip(rec["measure"], rec["run_a"], rec["run_b"], rec["mean_diff"], rec["test"],
+                                     rec["significant"], strict=True):
+        if t != test or not bool(sig):
+            continue
         if diff > 0:
             out.setdefault((m, a), []).append(b)
         elif diff < 0:
@@ -200,12 +210,13 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     labels = run_labels(len(result.runs))
     label_of = dict(zip(result.runs, labels, strict=False))
     beats = _beats(result, test)
-    means = result.means
-    best = {m: np.nanmax(means[m].to_numpy()) if np.isfinite(means[m].to_numpy()).any() else None
+    means = result.mean_values
+    row_of = {r: i for i, r in enumerate(result.runs)}
+    best = {m: np.nanmax(means[m]) if np.isfinite(means[m]).any() else None
             for m in result.measures}
 
     def cell(run: str, m: str) -> tuple[str, str]:
-        v = means.loc[run, m]
+        v = means[m][row_of[run]]
         num = "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
         mk = "".join(sorted((label_of[b] for b in beats.get((m, run), [])), key=lambda s: (len(s), s)))
         is_best = best[m] is not None and np.isfinite(v) and f"{v:.{digits}f}" == f"{best[m]:.{digits}f}"
@@ -301,6 +312,6 @@ def write_wide_csv(out, result: ComparisonResult, test: str = "t") -> None:
     beats = beaten_labels(result, test)
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["label", "run", *(c for m in result.measures for c in (m, f"{m} beats"))])
-    for lab, run in zip(labels, result.runs, strict=True):
+    for i, (lab, run) in enumerate(zip(labels, result.runs, strict=True)):
         w.writerow([lab, run, *(c for m in result.measures
-                                for c in (repr(float(result.means.loc[run, m])), beats.get((m, run), "")))])
+                                for c in (repr(float(result.mean_values[m][i])), beats.get((m, run), "")))])

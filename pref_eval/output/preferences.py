@@ -8,16 +8,18 @@
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import numpy as np
 
 from ..io.keys import distinct
 
+from .json_text import json_str
+
 from ..run_preferences.evaluate import PrefResult
 
 TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
+ORJSON_MIN = 1 << 15  # floats formatted by orjson from this many (loading it costs ~2 % of import numpy)
 
 
 def _wrap(body: str, sep: str, pre: str, post: str) -> list[str]:
@@ -32,7 +34,8 @@ def _wrap(body: str, sep: str, pre: str, post: str) -> list[str]:
 def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
     """``pre + repr(x) + post`` for each float of ``flat`` (1-D), repr as ``json.dumps`` writes it.
 
-    With orjson installed (optional) the bulk is formatted by it: its shortest
+    Fewer than ``ORJSON_MIN`` values: ``repr`` of the list (one C call). From
+    ``ORJSON_MIN`` on, with orjson installed (optional), the bulk is formatted by it: its shortest
     round-trip digits equal Python's ``repr`` for every finite ``x`` with
     ``1e-4 <= |x| < 1e16`` or ``x == ±0`` (it differs only in the notation of
     very small or large numbers, tests/test_pref_output.py); the other values
@@ -42,6 +45,8 @@ def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
     flat = np.ascontiguousarray(flat, dtype=np.float64)
     if flat.size == 0:
         return []
+    if flat.size < ORJSON_MIN:  # repr of the list (C); loading orjson would cost more than it saves
+        return _wrap(repr(flat.tolist())[1:-1], ", ", pre, post)
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is optional
@@ -223,7 +228,7 @@ def pair_summaries(res: PrefResult, m) -> np.ndarray:
 
 
 def _template(head: str, keys: list[str]) -> str:
-    body = "".join(f", {json.dumps(k).replace('%', '%%')}: %s" for k in keys)
+    body = "".join(f", {json_str(k).replace('%', '%%')}: %s" for k in keys)
     return head + body + "}\n"
 
 
@@ -263,13 +268,13 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     """
     keys = [m.key for m in res.measures]
     metric_keys = [m.key for m in res.measures if m.is_metric]
-    jruns = [json.dumps(r) for r in res.runs]
+    jruns = [json_str(r) for r in res.runs]
     sample = str(res.sample)
     P, nq, R = len(res.run_i), len(res.qids), len(res.runs)
     if per_query and nq and (P or metric_keys):
         pos_p, pos_m = _query_layout(res.run_i, R, bool(metric_keys))
         per_q = len(pos_p) + len(pos_m)
-        qhead = np.array(['{"qid": ' + json.dumps(q) for q in res.qids], dtype=object)
+        qhead = np.array(['{"qid": ' + json_str(q) for q in res.qids], dtype=object)
         tail = ', "sample": ' + sample
         phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
                           for i, j in zip(res.run_i.tolist(), res.run_j.tolist(), strict=False)], dtype=object)
@@ -279,12 +284,12 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
         for q0 in range(0, nq, step):
             q1 = min(nq, q0 + step)
             c = q1 - q0
-            ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json.dumps(k)}: ",
+            ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json_str(k)}: ",
                                 "}\n" if n == len(pvals) - 1 else "") for n, (k, v, t) in enumerate(pvals)]) \
                 if P else []
             if P and not pvals:
                 ppieces = [["}\n"] * (c * P)]
-            mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json.dumps(k)}: ",
+            mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json_str(k)}: ",
                                 "}\n" if n == len(metric_keys) - 1 else "") for n, k in enumerate(metric_keys)])
             width = 2 + max(len(ppieces), len(mpieces))
             base = (np.arange(c) * per_q)[:, None]
@@ -352,6 +357,8 @@ def write_table(out, rows, fmt: str, header: bool = True) -> None:
         return repr(v) if isinstance(v, float) else str(v)
 
     if fmt == "jsonl":
+        import json
+
         for r in rows:
             out.write(json.dumps(dict(zip(TABLE_HEADER, r, strict=False))) + "\n")
         return

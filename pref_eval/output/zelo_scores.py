@@ -39,20 +39,59 @@ def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], sc
 
     ``score``, ``se`` (and each array in ``extra``, written with ``str`` under
     its key) hold one value per row. Same bytes as :func:`write_scores_tsv`
-    (``repr`` of a Python float is :func:`fmt_float`), without a Python call per row.
+    (``repr`` of a Python float is :func:`fmt_float`), without a Python call per row:
+    the compiled kernel formats the rows when built (:func:`_write_compiled`), else
+    ``map(repr, ...)`` and ``str.join``.
     """
     from itertools import chain, islice, repeat
 
     extra = extra or {}
     out.write("\t".join(HEADER + tuple(extra)) + "\n")
-    qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids, docs, strict=True))
-    dcol = chain.from_iterable(docs)
+    k0, i0 = _write_compiled(out, qids, docs, score, se, extra, chunk)
+    qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids[k0:], docs[k0:], strict=True))
+    dcol = chain.from_iterable(docs[k0:])
     n = len(score)
-    for i in range(0, n, chunk):
+    for i in range(i0, n, chunk):
         j = min(i + chunk, n)
         cols = [map(repr, score[i:j].tolist()), map(repr, se[i:j].tolist())]
         cols += [map(str, v[i:j].tolist()) for v in extra.values()]
         out.write("\n".join(map("\t".join, zip(islice(qcol, j - i), islice(dcol, j - i), *cols, strict=False))) + "\n")
+
+
+def _write_compiled(out: TextIO, qids: list[str], docs: list[list[str]], score, se, extra: dict,
+                    chunk: int) -> tuple[int, int]:
+    """Rows of :func:`write_scores_columns` formatted by the compiled kernel
+    (``pref_eval._kernels.format_scores``; its floats by ``PyOS_double_to_string(x, 'r', 0,
+    Py_DTSF_ADD_DOT_0)``, which is what ``float.__repr__`` calls), about ``chunk`` rows per call.
+    Returns the query and the row where it stopped: ``(0, 0)`` when the kernels are not built,
+    the query of a chunk it could not format (an id that is not UTF-8-encodable, a lone surrogate;
+    not a ``str``) -- the Python path writes the rest, with the same bytes or the same error.
+    """
+    import numpy as np
+
+    from ..zelo.compiled import _module
+
+    kern = _module()
+    if kern is None or not len(docs):
+        return 0, 0
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    se = np.ascontiguousarray(se, dtype=np.float64)
+    cols = [[str(x) for x in np.asarray(v).tolist()] for v in extra.values()]
+    ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
+    if int(ends[-1]) != len(score) or len(se) != len(score):
+        return 0, 0
+    k0, i0 = 0, 0
+    while k0 < len(docs):
+        k1 = max(int(np.searchsorted(ends, i0 + chunk, side="right")), k0 + 1)
+        i1 = int(ends[k1 - 1])
+        try:
+            text = kern.format_scores(list(qids[k0:k1]), [d if type(d) is list else list(d) for d in docs[k0:k1]],
+                                      score[i0:i1], se[i0:i1], [c[i0:i1] for c in cols])
+        except (UnicodeEncodeError, TypeError):
+            return k0, i0
+        out.write(text)
+        k0, i0 = k1, i1
+    return k0, i0
 
 
 def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, UsageError
+from .layout import line_height, set_margins, widest
 
 
 def read_scores_with_se(path: str):
@@ -52,7 +53,8 @@ def draw_scores(plt, data, queries: list[str], confidence: float, top: int | Non
         raise UsageError("--confidence must be between 0 and 1")
     z = normal_quantile(1 - (1 - confidence) / 2)
     n = len(queries)
-    fig, axes = plt.subplots(1, n, figsize=size, layout="constrained", squeeze=False, sharex=False)
+    fig, axes = plt.subplots(1, n, figsize=size, squeeze=False, sharex=False)
+    label_w = 0.0
     for ax, qid in zip(axes[0], queries, strict=False):
         docs, xs, ses = data[qid]
         x = np.asarray(xs, dtype=float)
@@ -68,13 +70,27 @@ def draw_scores(plt, data, queries: list[str], confidence: float, top: int | Non
         if (~has).any():
             ax.plot(xo[~has], y[~has], "o", ms=3, color="tab:red", label="no se")
         ax.axvline(0.0, color="grey", lw=0.5)
-        ax.invert_yaxis()
+        if len(order) > 40:
+            ax.invert_yaxis()
         if len(order) <= 40:
-            ax.set_yticks(y, [docs[i] for i in order], fontsize=6 if len(order) > 20 else 8)
+            names = [docs[i] for i in order]
+            fs = 6 if len(order) > 20 else 8
+            # the names as one text per row left of the axis, not as y ticks: a matplotlib Tick makes
+            # two lines, two markers and two texts, and 40 of them per panel cost more than the data
+            ax.set_yticks([])
+            ax.set_ylim(len(order) - 0.5, -0.5)
+            tr = ax.get_yaxis_transform()  # x in axes fraction, y in data
+            for yi, name in zip(y, names, strict=True):
+                ax.text(-0.015, yi, name, transform=tr, ha="right", va="center", fontsize=fs)
+            label_w = max(label_w, widest(names, fs))
         else:
             ax.set_yticks([])
         ax.set_xlabel("zELO score")
         ax.set_title(f"query {qid} ({len(docs)} docs)", fontsize=10)
         ax.legend(fontsize=7, loc="lower right")
     fig.suptitle(title or f"zELO scores with {confidence:.0%} intervals")
+    # margins from the label sizes (no layout engine: it would measure every label in an extra pass)
+    tick = 0.1 + label_w  # tick, pad and the document names left of each panel
+    set_margins(fig, left=tick + 0.05, right=0.25, bottom=line_height(10, 2) + 0.2,
+                top=line_height(12) + line_height(10) + 0.2, ncols=n, gap=tick + 0.3)
     return fig

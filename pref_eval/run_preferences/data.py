@@ -21,10 +21,10 @@ group (``gptr``), for graded RPP.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from ..io.keys import distinct
 
 from ..io.qrels import Qrels
@@ -32,7 +32,7 @@ from ..io.qrels import Qrels
 BIG = np.int64(1) << 40  # rank of an unretrieved relevant document
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PrefQrels:
     """Judgments after -b/-f, one row per (query, doc) with the max grade.
 
@@ -119,7 +119,7 @@ def prepare_qrels(q: Qrels, binary: float | None = None, floor: float | None = N
     return PrefQrels(qorder=qorder, qrels=kept, full=full, thr=pairs[:, 1].astype(np.int64), tptr=tptr)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RelVectors:
     """Relevance vectors of every run (rows) for every evaluated query.
 

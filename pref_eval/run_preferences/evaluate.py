@@ -8,10 +8,11 @@ for all pairs at once (see :mod:`.pairwise`), and for every run at once
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from ..records import record
 from ..io.keys import distinct
 
 from ..errors import UsageError
@@ -53,7 +54,7 @@ def reference_index(reference: str | None, names: list[str], paths: list[str],
     return cand[0]
 
 
-@dataclass
+@record
 class PrefResult:
     """Results of one sample.
 

@@ -19,15 +19,15 @@ is (DCG_i − DCG_j)/IDCG. ``rr@K`` differences are real differences
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..records import record
 from .data import BIG, RelVectors, seg_sum
 from .names import PrefMeasure
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MetricValues:
     """``value`` (R, nq); ``num``/``den`` when the difference is taken on the numerator."""
 

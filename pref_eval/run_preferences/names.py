@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 
+from ..records import record
 from ..errors import UsageError
 
 _RPP = "Diaz & Ferraro, \"Offline Retrieval Evaluation Without Evaluation Metrics\", SIGIR 2022"
@@ -32,7 +32,7 @@ _GRADED = (" Graded (without -b): Σ_g m_g·v_g / Σ_g m_g over the query's rele
            "m_g documents with grade ≥ g.")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MeasureDef:
     """Definition of one measure name of the preference mode (the source of docs/measures.md's second table).
 
@@ -98,7 +98,7 @@ ALL_SET = PREFERENCE_SET + ("ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1
 METRIC_PREFIXES = ("ap", "rbp", "rr", "ndcg", "rp", "p", "r")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PrefMeasure:
     """One requested measure.
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.keys import distinct
-
 from .data import BIG, RelVectors
 
 CHUNK_CELLS = 1 << 22  # pairs × group slots per RPP block (a Python loop over depth per block)
+LEVEL_CELLS = 1 << 16  # depth × groups × pairs up to which a block sums all levels at once (no loop)
 LEXI_CELLS = 1 << 18  # pairs × slots per lexicographic block (small: the temporaries stay in cache)
 
 
@@ -49,26 +48,28 @@ def rpp_weights(sizes: np.ndarray, scheme: str) -> np.ndarray:
 
     ``v_i`` = 1 (rpp), 1/(i+1) (invrpp), 1/log2(i+2) (dcgrpp); the mass is
     summed sequentially, as pref_eval.py does, so weights are bit-identical.
-    One vector per distinct size (a handful), not per group.
+    One vector of values for the largest size; masses by one sequential
+    accumulation (``np.add.accumulate``), no loop per group.
     """
     import math
 
-    def vec(m: int) -> np.ndarray:
-        if scheme == "rpp":
-            v = [1.0] * m
-        elif scheme == "invrpp":
-            v = [1.0 / float(i + 1) for i in range(m)]
-        elif scheme == "dcgrpp":
-            v = [1.0 / math.log2(i + 2) for i in range(m)]
-        else:
-            raise ValueError(scheme)
-        mass = 0.0
-        for x in v:
-            mass += x
-        return np.array([x / mass for x in v])
-
-    cache = {int(m): vec(int(m)) for m in distinct(sizes)}
-    return np.concatenate([cache[int(m)] for m in sizes]) if len(sizes) else np.zeros(0)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if len(sizes) == 0:
+        return np.zeros(0)
+    top = int(sizes.max())
+    if scheme == "rpp":
+        v = np.ones(top)
+    elif scheme == "invrpp":
+        v = 1.0 / np.arange(1, top + 1, dtype=np.float64)  # IEEE division: = 1.0 / float(i + 1)
+    elif scheme == "dcgrpp":
+        v = np.array([1.0 / math.log2(i + 2) for i in range(top)])  # math.log2, as the reference
+    else:
+        raise ValueError(scheme)
+    # mass of the first m values summed one after the other (np.add.accumulate is sequential)
+    mass = np.add.accumulate(v)
+    starts = np.cumsum(sizes) - sizes
+    slot = np.arange(int(sizes.sum())) - np.repeat(starts, sizes)  # position inside its group
+    return v[slot] / np.repeat(mass[sizes - 1], sizes)
 
 
 def rpp_family(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, schemes: list[str]) -> dict[str, np.ndarray]:
@@ -121,15 +122,10 @@ def rpp_family(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, schemes: li
     for sl in _blocks(len(run_i), TG):
         Ib, Jb = run_i[sl], run_j[sl]
         Pc = len(Ib)
-        acc = {sc: np.zeros((NG, Pc)) for sc in schemes}
-        for i in range(depth):
-            n = int(active[i])
-            row = grid[i, :n]  # (n, R) int32
-            x, y = row[:, Ib], row[:, Jb]
-            s = (y > x).view(np.int8) - (y < x).view(np.int8)  # sgn(y − x)
-            for sc in schemes:
-                a = acc[sc][:n]
-                a += W[sc][i, :n] * s
+        if depth * NG * Pc <= LEVEL_CELLS:
+            acc = _levels_at_once(grid, W, Ib, Jb, schemes)
+        else:
+            acc = _levels_in_turn(grid, W, Ib, Jb, schemes, active)
         cols = np.arange(Pc)
         idx = np.moveaxis(order_idx[Ib], 0, -1)  # (Gq, nq, Pc)
         for sc in schemes:
@@ -137,6 +133,36 @@ def rpp_family(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, schemes: li
             Vx = np.vstack([V, np.zeros((1, Pc))])
             out[sc][sl] = (Vx[idx, cols].sum(axis=0) / denom).T
     return out
+
+
+def _levels_in_turn(grid: np.ndarray, W: dict, Ib: np.ndarray, Jb: np.ndarray, schemes: list[str],
+                    active: np.ndarray) -> dict[str, np.ndarray]:
+    """``Σ_i w_i·sgn(y_i − x_i)`` per (group, pair), one level i at a time (groups with m_g > i)."""
+    NG, Pc = grid.shape[1], len(Ib)
+    acc = {sc: np.zeros((NG, Pc)) for sc in schemes}
+    for i in range(grid.shape[0]):
+        n = int(active[i])
+        row = grid[i, :n]  # (n, R) int32
+        x, y = row[:, Ib], row[:, Jb]
+        s = (y > x).view(np.int8) - (y < x).view(np.int8)  # sgn(y − x)
+        for sc in schemes:
+            a = acc[sc][:n]
+            a += W[sc][i, :n] * s
+    return acc
+
+
+def _levels_at_once(grid: np.ndarray, W: dict, Ib: np.ndarray, Jb: np.ndarray,
+                    schemes: list[str]) -> dict[str, np.ndarray]:
+    """The same sums for a small block, all levels in one array (depth, groups, pairs).
+
+    ``np.add.accumulate`` adds level after level, as :func:`_levels_in_turn`; a group's levels
+    past its size add +0.0 (both ranks are the padding value, weight 0), which changes no sum.
+    The loop starts from +0.0 and this from the first term; they can differ only in the sign
+    of a zero sum, which the final ``+ 0.0`` makes +0.0 as the loop has it.
+    """
+    x, y = grid[:, :, Ib], grid[:, :, Jb]
+    s = (y > x).view(np.int8) - (y < x).view(np.int8)
+    return {sc: np.add.accumulate(W[sc] * s, axis=0)[-1] + 0.0 for sc in schemes}
 
 
 def lexicographic(rv: RelVectors, run_i: np.ndarray, run_j: np.ndarray, which: set[str]) -> dict[str, np.ndarray]:

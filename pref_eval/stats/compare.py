@@ -26,6 +26,7 @@ measure for each pair of runs), each row tested against 0.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable, Sequence
@@ -55,22 +56,123 @@ CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamin
 
 
 @dataclass
+class LongTable:
+    """Per-query values without pandas: parallel lists ``run, qid, measure, value``.
+
+    What :func:`compare` reads from a DataFrame; ``zelo_compare -R`` builds it
+    directly from the evaluation (no pandas import on that path, issue #13).
+    Enough of a DataFrame's surface for the command's glue: ``columns``,
+    ``empty`` and ``table[name]`` (the column as a list).
+    """
+
+    run: list
+    qid: list
+    measure: list
+    value: list
+    columns: tuple = ("run", "qid", "measure", "value")
+
+    @classmethod
+    def from_rows(cls, rows) -> LongTable:
+        """From (run, qid, measure, value) tuples."""
+        cols: tuple[list, list, list, list] = ([], [], [], [])
+        for r in rows:
+            for c, v in zip(cols, r, strict=True):
+                c.append(v)
+        return cls(*cols)
+
+    @property
+    def empty(self) -> bool:
+        return not self.run
+
+    def __getitem__(self, name: str) -> list:
+        if name not in self.columns:
+            raise KeyError(name)
+        return getattr(self, name)
+
+
+class Records:
+    """The records of :func:`compare` as columns, before (or instead of) a pandas DataFrame.
+
+    ``blocks``: per measure (or difference matrix), per test, a dict of
+    columns (the keys of :data:`RECORD_KEYS` and :data:`EXTRA_KEYS`, plus the
+    sort keys ``_pair`` and ``_test``). :meth:`columns_in_order` gives the
+    columns in record order (measure, pair, test) as lists; :meth:`frame` the
+    DataFrame (pandas imported there).
+    """
+
+    def __init__(self, blocks: list) -> None:
+        self.blocks = blocks
+
+    def _order(self) -> list[tuple[int, int, int]]:
+        keys = []
+        for bi, frames in enumerate(self.blocks):
+            for fi, f in enumerate(frames):
+                for j in range(len(f["_pair"])):
+                    keys.append((bi, int(f["_pair"][j]), int(f["_test"][j]), fi, j))
+        keys.sort()
+        return [(bi, fi, j) for bi, _, _, fi, j in keys]
+
+    def columns_in_order(self) -> dict[str, list]:
+        """{column: values in record order}; an empty result has the record keys and no rows."""
+        names = [c for c in next((f for frames in self.blocks for f in frames), {}) if not c.startswith("_")]
+        if not names:
+            return {c: [] for c in (*RECORD_KEYS, *EXTRA_KEYS)}
+        order = self._order()
+        return {c: [self.blocks[bi][fi][c][j] for bi, fi, j in order] for c in names}
+
+    def __len__(self) -> int:
+        return sum(len(f["_pair"]) for frames in self.blocks for f in frames)
+
+    def frame(self):
+        """The records as a pandas DataFrame (one row per record, in record order)."""
+        import pandas as pd
+
+        if not any(frames for frames in self.blocks):
+            return pd.DataFrame(columns=[*RECORD_KEYS, *EXTRA_KEYS])
+        parts = []
+        for bi, frames in enumerate(self.blocks):
+            for f in frames:
+                parts.append(pd.DataFrame(f).assign(_block=bi))
+        df = pd.concat(parts, ignore_index=True)
+        order = np.lexsort((df["_test"].to_numpy(), df["_pair"].to_numpy(), df["_block"].to_numpy()))
+        df = df.iloc[order].drop(columns=["_block", "_pair", "_test"])
+        return df.reset_index(drop=True)
+
+
+@dataclass
 class ComparisonResult:
     """Output of :func:`compare`.
 
     ``records``: pandas DataFrame, one row per (measure, pair, test) in the
-    order measure, pair, test. ``means``: DataFrame runs x measures of the
-    mean over the queries used. ``n_queries`` / ``dropped_queries``: per
-    measure. ``params``: the settings (tests, correction, alpha, seed, ...).
+    order measure, pair, test (built on first access from ``record_table``,
+    a :class:`Records`). ``means``: DataFrame runs x measures of the mean
+    over the queries used (from ``mean_values``: measure -> array over
+    ``runs``). ``n_queries`` / ``dropped_queries``: per measure. ``params``:
+    the settings (tests, correction, alpha, seed, ...).
     """
 
-    records: Any
-    means: Any
+    record_table: Records
+    mean_values: dict[str, np.ndarray]
     runs: list[str]
     measures: list[str]
     n_queries: dict[str, int]
     dropped_queries: dict[str, list[str]]
     params: dict[str, Any] = field(default_factory=dict)
+    _frames: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def records(self):
+        if "records" not in self._frames:
+            self._frames["records"] = self.record_table.frame()
+        return self._frames["records"]
+
+    @property
+    def means(self):
+        if "means" not in self._frames:
+            import pandas as pd
+
+            self._frames["means"] = pd.DataFrame(self.mean_values, index=self.runs)
+        return self._frames["means"]
 
 
 def parse_tests(spec: str | Sequence[str]) -> list[str]:
@@ -154,9 +256,7 @@ EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "min_diff", 
 
 
 def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, params, tukey_p=None):
-    """One DataFrame block for one measure (or one difference matrix)."""
-    import pandas as pd
-
+    """The record columns of one measure (or one difference matrix): a dict per test."""
     k = D.shape[0]
     eff = effect_sizes(D)
     frames = []
@@ -191,34 +291,30 @@ def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, param
             cols["confidence"] = [params["confidence"]] * k
         cols["_pair"] = np.arange(k)
         cols["_test"] = np.full(k, ti)
-        frames.append(pd.DataFrame(cols))
+        frames.append(cols)
     return frames
 
 
 def _frame(blocks: list):
-    import pandas as pd
-
-    if not blocks:
-        return pd.DataFrame(columns=[*RECORD_KEYS, *EXTRA_KEYS])
-    parts = []
-    for bi, frames in enumerate(blocks):
-        for f in frames:
-            parts.append(f.assign(_block=bi))
-    df = pd.concat(parts, ignore_index=True)
-    order = np.lexsort((df["_test"].to_numpy(), df["_pair"].to_numpy(), df["_block"].to_numpy()))
-    df = df.iloc[order].drop(columns=["_block", "_pair", "_test"])
-    return df.reset_index(drop=True)
+    """The records of ``blocks`` as a DataFrame."""
+    return Records(blocks).frame()
 
 
-def _matrix(sub, runs: list[str], complete: bool):
+def _matrix(cells: dict, runs: list[str], complete: bool):
     """(runs x queries) matrix of one measure, the queries used and those dropped.
 
-    The queries are in id order (code points = UTF-8 byte order, trec_eval's): every sum, mean and
-    resampling over queries then sees them in one canonical order, whatever the order of the input.
+    ``cells``: {(run, qid): value} of the measure. The queries are in id order (code points = UTF-8
+    byte order, trec_eval's): every sum, mean and resampling over queries then sees them in one
+    canonical order, whatever the order of the input.
     """
-    qids_all = sorted(set(sub["qid"]))
-    table = sub.pivot(index="run", columns="qid", values="value").reindex(index=runs, columns=qids_all)
-    X = table.to_numpy(dtype=float)
+    qids_all = sorted({q for _, q in cells})
+    col = {q: j for j, q in enumerate(qids_all)}
+    row = {r: i for i, r in enumerate(runs)}
+    X = np.full((len(runs), len(qids_all)), np.nan)
+    for (r, q), v in cells.items():
+        i = row.get(r)
+        if i is not None:
+            X[i, col[q]] = v
     present = ~np.isnan(X)
     if complete:
         keep = np.ones(len(qids_all), bool)
@@ -229,6 +325,33 @@ def _matrix(sub, runs: list[str], complete: bool):
     used = [q for q, k in zip(qids_all, keep, strict=False) if k]
     dropped = [q for q, k in zip(qids_all, keep, strict=False) if not k]
     return X, used, dropped
+
+
+def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
+    """run, qid, measure (as str) and value of the per-query rows (``all`` rows left out)."""
+    missing_cols = [c for c in ("run", "qid", "measure", "value") if c not in values.columns]
+    if missing_cols:
+        raise UsageError(f"per-query table lacks column(s) {', '.join(missing_cols)}")
+    if isinstance(values, LongTable):
+        run, qid, measure, value = values.run, values.qid, values.measure, values.value
+    else:
+        run, qid, measure, value = (values[c].tolist() for c in ("run", "qid", "measure", "value"))
+    keep = [i for i, q in enumerate(qid) if str(q) != "all"]
+    return ([str(run[i]) for i in keep], [str(qid[i]) for i in keep], [str(measure[i]) for i in keep],
+            [value[i] for i in keep])
+
+
+def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set[str]) -> dict:
+    """{measure: {(run, qid): value}} of the wanted runs; a second value for a cell is refused."""
+    cells: dict[str, dict[tuple[str, str], float]] = {}
+    for r, q, m, v in zip(run_col, qid_col, measure_col, value_col, strict=True):
+        if r not in wanted_runs:
+            continue
+        per = cells.setdefault(m, {})
+        if (r, q) in per:
+            raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
+        per[(r, q)] = math.nan if v is None else float(v)
+    return cells
 
 
 def _measure_block(piece):
@@ -254,7 +377,8 @@ def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: s
             progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> ComparisonResult:
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
-    ``values``: DataFrame with columns run, qid, measure, value (per query).
+    ``values``: DataFrame with columns run, qid, measure, value (per query), or a
+    :class:`LongTable` of them (no pandas import until ``records``/``means`` are read).
     ``runs`` / ``measures`` select and order them (default: order of first
     appearance). See the module docstring for the query set, the correction
     family and the record keys. ``sign_min_diff``: the sign test's delta
@@ -262,17 +386,12 @@ def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: s
     each measure. ``jobs``: test the measures in that many processes (every
     measure's resampling has its own seeded stream, so the result is the same).
     """
-    import pandas as pd
-
     params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
                      confidence, ci_method, sign_min_diff)
     tests = params["tests"]
-    missing_cols = [c for c in ("run", "qid", "measure", "value") if c not in values.columns]
-    if missing_cols:
-        raise UsageError(f"per-query table lacks column(s) {', '.join(missing_cols)}")
-    df = values[values["qid"].astype(str) != "all"]
-    all_runs = list(dict.fromkeys(df["run"].astype(str)))
-    all_measures = list(dict.fromkeys(df["measure"].astype(str)))
+    run_col, qid_col, measure_col, value_col = _long_columns(values)
+    all_runs = list(dict.fromkeys(run_col))
+    all_measures = list(dict.fromkeys(measure_col))
     run_list = list(runs) if runs else all_runs
     measure_list = list(measures) if measures else all_measures
     for r in run_list:
@@ -285,8 +404,7 @@ def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: s
         raise UsageError("need at least two runs to compare")
     if baseline is not None and baseline not in run_list:
         raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(run_list)})")
-    df = df.assign(run=df["run"].astype(str), qid=df["qid"].astype(str), measure=df["measure"].astype(str))
-    df = df[df["run"].isin(run_list)]
+    cells = _cells_by_measure(run_col, qid_col, measure_col, value_col, set(run_list))
     R = len(run_list)
     if baseline is None:
         ia, ib = np.triu_indices(R, 1)
@@ -302,8 +420,7 @@ def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: s
     dropped: dict[str, list[str]] = {}
     pieces = []
     for m in measure_list:
-        sub = df[df["measure"] == m]
-        X, used, drop = _matrix(sub, run_list, complete)
+        X, used, drop = _matrix(cells.get(m, {}), run_list, complete)
         n_queries[m] = len(used)
         dropped[m] = drop
         with np.errstate(all="ignore"):
@@ -320,10 +437,8 @@ def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: s
             blocks.append(_measure_block(piece))
             if progress is not None:
                 progress(len(blocks), len(measure_list))
-    records = _frame(blocks)
-    means_df = pd.DataFrame(means, index=run_list)
     params.update({"baseline": baseline, "complete": complete})
-    return ComparisonResult(records=records, means=means_df, runs=run_list, measures=measure_list,
+    return ComparisonResult(record_table=Records(blocks), mean_values=means, runs=run_list, measures=measure_list,
                             n_queries=n_queries, dropped_queries=dropped, params=params)
 
 

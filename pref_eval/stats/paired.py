@@ -12,17 +12,21 @@ ranks or non-zero differences).
 
 Tests (Smucker, Allan & Carterette, CIKM 2007 compare them on TREC data):
 
-* ``t`` -- paired t-test, ``scipy.stats.ttest_1samp(D, 0, axis=-1)``
-  (identical to ``ttest_rel(x, y)``), with the t confidence interval of the
-  mean difference.
-* ``wilcoxon`` -- Wilcoxon signed-rank, ``scipy.stats.wilcoxon`` with scipy's
-  defaults (``zero_method="wilcox"``, ``correction=False``,
-  ``method="auto"``). ``method="auto"`` is decided **per row** exactly as a
-  one-row scipy call decides it (see :func:`wilcoxon_test`).
+* ``t`` -- paired t-test (Student 1908), the definition of
+  ``scipy.stats.ttest_1samp(D, 0, axis=-1)`` (= ``ttest_rel(x, y)``), with the
+  t confidence interval of the mean difference; p from the regularized
+  incomplete beta (:mod:`pref_eval.stats.special`).
+* ``wilcoxon`` -- Wilcoxon signed-rank (:mod:`pref_eval.stats.signed_rank`),
+  ``scipy.stats.wilcoxon``'s definition with its defaults
+  (``zero_method="wilcox"``, ``correction=False``, ``method="auto"``).
+  ``method="auto"`` is decided **per row** exactly as a one-row scipy call
+  decides it (see :func:`wilcoxon_test`).
 * ``sign`` -- exact binomial test on the non-zero differences,
-  ``scipy.stats.binomtest(k, n, 0.5)`` with k = #(d > 0), n = #(d != 0);
-  optionally differences with |d| < delta count as ties (Smucker et al.'s
-  "sign minimum difference" test).
+  ``scipy.stats.binomtest(k, n, 0.5)``'s definition with k = #(d > 0),
+  n = #(d != 0), computed with integers; optionally differences with
+  |d| < delta count as ties (Smucker et al.'s "sign minimum difference" test).
+* These three import no scipy (``zelo_compare``'s start-up, issue #13);
+  scipy is their live oracle in ``tests/test_stats_exact.py``.
 * ``randomization`` -- paired randomization (sign-flip permutation) test of
   the mean difference; p = (#{|sum(s*d)| >= |sum(d)|} + 1)/(B + 1) over B
   random sign vectors s, or the exact enumeration of all 2^n sign vectors
@@ -34,6 +38,7 @@ Tests (Smucker, Allan & Carterette, CIKM 2007 compare them on TREC data):
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -59,14 +64,20 @@ def _as_rows(D: np.ndarray) -> np.ndarray:
 
 
 def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
-    """Paired t-test of each row's mean against 0.
+    """Paired t-test of each row's mean against 0 (Student 1908).
 
-    t = mean(d) / (sd(d, ddof=1) / sqrt(n)), df = n - 1, two-sided p from
-    Student's t (``scipy.stats.ttest_1samp``). The interval is
-    ``result.confidence_interval(confidence)`` of the mean difference.
-    All-zero rows give nan (scipy); constant non-zero rows give inf, p = 0.
+    t = mean(d) / (sd(d, ddof=1) / sqrt(n)) computed with the same numpy
+    operations as ``scipy.stats.ttest_1samp(D, 0, axis=-1)`` (so the
+    statistic is the same to the last bit), df = n - 1, two-sided
+    p = I_{df/(df+t^2)}(df/2, 1/2) (:func:`pref_eval.stats.special.t_two_sided`).
+    The interval is mean +- q * sd/sqrt(n) with q the t quantile of
+    (1 -+ confidence)/2 (:func:`pref_eval.stats.special.t_quantile`), as
+    ``result.confidence_interval(confidence)``. All-zero rows give t = nan
+    (0/0) and p = nan; constant non-zero rows give an infinite (or, after
+    round-off in the mean, a huge) t and p = 0 (or tiny). scipy is the oracle
+    of ``tests/test_stats_exact.py``.
     """
-    from scipy import stats
+    from .special import t_quantile, t_two_sided
 
     D = _as_rows(D)
     k, n = D.shape
@@ -74,104 +85,81 @@ def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
         nan = np.full(k, np.nan)
         return {"statistic": nan, "p_value": nan.copy(), "ci_low": nan.copy(),
                 "ci_high": nan.copy(), "df": np.full(k, max(n - 1, 0))}
+    df = n - 1
     with np.errstate(all="ignore"):
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = stats.ttest_1samp(D, 0.0, axis=-1)
-            ci = res.confidence_interval(confidence_level=confidence)
-    return {"statistic": np.asarray(res.statistic, float), "p_value": np.asarray(res.pvalue, float),
-            "ci_low": np.asarray(ci.low, float), "ci_high": np.asarray(ci.high, float),
-            "df": np.asarray(res.df)}
-
-
-def _wilcoxon_rows_have_ties(D: np.ndarray, zero_method: str) -> np.ndarray:
-    """Per row: are there tied |d| among the values scipy ranks?"""
-    A = np.abs(D)
-    if zero_method == "wilcox":
-        A = np.where(D == 0, np.nan, A)
-    S = np.sort(A, axis=1)  # nan last
-    eq = (S[:, 1:] == S[:, :-1])  # nan == nan is False
-    return eq.any(axis=1)
+        mean = np.mean(D, axis=-1)
+        var = np.mean((D - np.mean(D, axis=-1, keepdims=True)) ** 2, axis=-1) * (n / (n - 1))
+        se = np.sqrt(var / n)
+        t = np.divide(mean - 0.0, se)
+        p = np.array([t_two_sided(float(v), float(df)) for v in t])
+        tail = (1 - confidence) / 2
+        q_low, q_high = t_quantile(tail, float(df)), t_quantile(1 - tail, float(df))
+        ci_low = q_low * se + mean
+        ci_high = q_high * se + mean
+    return {"statistic": t, "p_value": p, "ci_low": ci_low, "ci_high": ci_high, "df": np.full(k, df)}
 
 
 def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
                   correction: bool = False) -> dict[str, np.ndarray]:
-    """Wilcoxon signed-rank test of each row against 0 (``scipy.stats.wilcoxon``).
+    """Wilcoxon signed-rank test of each row against 0 (:func:`pref_eval.stats.signed_rank.wilcoxon`).
 
-    ``statistic`` is scipy's: min(R+, R-) for the two-sided test.
+    ``statistic`` is min(R+, R-) (scipy's for the two-sided test).
     ``zero_method``: ``wilcox`` (drop zero differences; scipy's default),
     ``pratt`` (rank zeros, then drop their ranks), ``zsplit`` (split zero ranks
-    between the signs). ``method``: ``auto`` (scipy's default), ``exact`` or
-    ``asymptotic`` (normal approximation; ``correction`` = continuity
-    correction, scipy's default False).
+    between the signs). ``method``: ``auto``, ``exact`` or ``asymptotic``
+    (normal approximation; ``correction`` = continuity correction, default
+    False as scipy's).
 
-    ``method="auto"`` follows scipy 1.17's rule for one sample of length n:
-    exact null distribution when n <= 50 and there are no zeros and no ties
-    among |d|; otherwise a permutation test when n <= 13 (exhaustive, hence
-    deterministic); otherwise the normal approximation. scipy applies the
-    rule to the whole array when called with several rows (one tie anywhere
-    switches every row to the approximation), so rows are grouped by their
-    own decision and each group is passed to scipy separately: every row gets
-    the p-value of a one-row ``scipy.stats.wilcoxon(d)`` call. ``method_used``
+    ``method="auto"`` follows scipy 1.17's rule for one sample of length n,
+    decided **per row**: exact null distribution when n <= 50 and the row has
+    no zeros and no ties among |d|; otherwise the exhaustive sign-flip
+    permutation test when n <= 13; otherwise the normal approximation. Every
+    row gets the p-value of a one-row ``scipy.stats.wilcoxon(d)`` call (scipy,
+    given several rows at once, decides for the whole array). ``method_used``
     reports ``exact`` / ``permutation`` / ``asymptotic`` per row; ``n_zero``
     the number of zero differences.
     """
-    from scipy import stats
-    import warnings
+    from .signed_rank import wilcoxon
 
-    D = _as_rows(D)
-    k, n = D.shape
-    stat = np.full(k, np.nan)
-    p = np.full(k, np.nan)
-    used = np.empty(k, dtype=object)
-    n_zero = (D == 0).sum(axis=1)
-    if n == 0 or k == 0:
-        used[:] = method
-        return {"statistic": stat, "p_value": p, "method_used": used, "n_zero": n_zero}
-    if method == "auto":
-        ties = _wilcoxon_rows_have_ties(D, zero_method)
-        if n > 50:
-            groups = {"asymptotic": np.ones(k, bool)}
-        else:
-            exact = ~ties & (n_zero == 0)
-            other = "permutation" if n <= 13 else "asymptotic"
-            groups = {"exact": exact, other: ~exact}
-    elif method in ("exact", "asymptotic"):
-        groups = {method: np.ones(k, bool)}
-    else:
+    if method not in ("auto", "exact", "asymptotic"):
         raise ValueError(f"unknown Wilcoxon method {method!r}")
-    for name, mask in groups.items():
-        idx = np.flatnonzero(mask)
-        if idx.size == 0:
-            continue
-        scipy_method = stats.PermutationMethod() if name == "permutation" else name
-        # the permutation group builds (rows x 2^n) arrays: keep chunks small
-        step = 64 if name == "permutation" else max(1, idx.size)
-        for start in range(0, idx.size, step):
-            rows = idx[start:start + step]
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore", RuntimeWarning)
-                res = stats.wilcoxon(D[rows], zero_method=zero_method, correction=correction,
-                                     method=scipy_method, axis=-1)
-            stat[rows] = res.statistic
-            p[rows] = res.pvalue
-        used[idx] = name
-    return {"statistic": stat, "p_value": p, "method_used": used, "n_zero": n_zero}
+    return wilcoxon(_as_rows(D), zero_method=zero_method, method=method, correction=correction)
+
+
+def sign_p_value(k: int, n: int) -> float:
+    """Exact two-sided binomial test of k successes in n trials with p = 1/2.
+
+    As ``scipy.stats.binomtest(k, n, 0.5).pvalue`` defines it: the sum of the
+    probabilities C(n, x)/2^n of the outcomes x no more likely than k (up to
+    a relative 1e-7: C(n, x) <= C(n, k)(1 + 1e-7)), at most 1; computed with
+    integers (exactly, then rounded once). nan for n = 0.
+    """
+    if n <= 0:
+        return math.nan
+    ck = math.comb(n, k)
+    # C(n, x) <= C(n, k) (1 + 1e-7)  <=>  C(n, x) * 10^7 <= C(n, k) * (10^7 + 1)
+    limit = ck * 10_000_001
+    total = 0
+    for x in range(n + 1):
+        c = math.comb(n, x)
+        if c * 10_000_000 <= limit:
+            total += c
+    if 2 * k == n:
+        return 1.0
+    return min(1.0, total / (1 << n))
 
 
 def sign_test(D: np.ndarray, min_diff: float = 0.0) -> dict[str, np.ndarray]:
-    """Sign test: ``scipy.stats.binomtest(k, n, p=0.5)`` two-sided.
+    """Sign test: exact two-sided binomial test with p = 1/2 (:func:`sign_p_value`).
 
     k = #(d > 0), n = #(d != 0) (zero differences are dropped). With
     ``min_diff`` = delta > 0, Smucker, Allan & Carterette's (CIKM 2007) "sign
     minimum difference" test: a difference with |d| < delta counts as a tie
     and is dropped too (k = #(d >= delta), n = #(|d| >= delta)).
-    ``statistic`` is k. n = 0 gives p = nan (binomtest refuses n = 0).
-    binomtest is called once per distinct (k, n), not once per row.
+    ``statistic`` is k. n = 0 gives p = nan. The p-value is computed once per
+    distinct (k, n), not once per row. ``scipy.stats.binomtest`` is the oracle
+    of ``tests/test_stats_exact.py``.
     """
-    from scipy import stats
-
     D = _as_rows(D)
     if not min_diff >= 0:
         raise ValueError(f"min_diff must be >= 0, got {min_diff}")
@@ -188,8 +176,7 @@ def sign_test(D: np.ndarray, min_diff: float = 0.0) -> dict[str, np.ndarray]:
     keys = np.stack([pos, nz], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = np.asarray(inverse).reshape(-1)
-    pu = np.array([stats.binomtest(int(kk), int(nn), 0.5).pvalue if nn > 0 else np.nan
-                   for kk, nn in uniq], dtype=float)
+    pu = np.array([sign_p_value(int(kk), int(nn)) for kk, nn in uniq], dtype=float)
     if uniq.shape[0]:
         p = pu[inverse]
     return {"statistic": pos.astype(float), "p_value": p, "n_nonzero": nz}

@@ -8,16 +8,17 @@ text. The rel-info formats are ``REL_FORMATS``: ``qrels`` is handled here;
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TextIO
 
+from ..records import record
 from ..log import Log
 from ..errors import EvaluationError, UsageError
 
 REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 
 
-@dataclass
+@record
 class TrecOptions:
     """trec_eval's command-line options (see ``zelo_trec --help``)."""
 

@@ -23,17 +23,18 @@ measure) keeps its first line (trec_eval's binary search picks either).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from collections.abc import Callable
 
 import numpy as np
 
+from ..records import record
 from ..io.zscores import ZTable, read_zscores  # noqa: F401 - the reader lives in io/ (re-exported)
 
 MISSING_ZSCORE_VALUE = -1000000.0
 MIN_GEO_MEAN = 1e-5
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ZScorer:
     """Callable ``(measure, qid, value) -> z`` over a table from :func:`read_zscores`."""
 

@@ -65,8 +65,7 @@ class CSR:
     :meth:`matvec` (``scipy.sparse.csr_matrix @ p``'s bits)."""
 
     def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray) -> None:
-        key = np.asarray(rows, dtype=np.int64) * max(n, 1) + cols  # distinct entries: one sort, by row then column
-        self._order = np.argsort(key)
+        self._order = stable_order(rows, n, cols, n)  # by row, then column (distinct entries)
         self._indices = cols[self._order].astype(np.int32 if n < 2**31 else np.int64)
         self._indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self._indptr[1:])
@@ -81,10 +80,18 @@ class CSR:
         return out
 
 
+def stable_order(hi: np.ndarray, nhi: int, lo: np.ndarray | None = None, nlo: int = 0) -> np.ndarray:
+    """``np.lexsort((lo, hi))`` (``np.argsort(hi, kind="stable")`` without ``lo``) of keys in
+    ``[0, nhi)`` and ``[0, nlo)``, by counting sorts: linear in the rows plus the key ranges."""
+    out = np.empty(len(hi), dtype=np.int64)
+    _module().stable_order(_i8(hi), int(nhi), None if lo is None else _i8(lo), int(nlo), out)
+    return out
+
+
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Component of each of n nodes in the digraph ``src[k] -> dst[k]`` (Tarjan 1972), numbered in
     the order components are completed (renumber to compare with another algorithm)."""
-    order = np.argsort(src, kind="stable")
+    order = stable_order(src, n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
     labels = np.empty(n, dtype=np.int64)

@@ -47,14 +47,14 @@ its lines, not even in the last bits.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from ..records import record
 
 ELO_FACTOR = 400.0 / np.log(10.0)
 
 
-@dataclass
+@record
 class Edges:
     """Aggregated unordered pairs over all documents of all queries.
 
@@ -70,7 +70,7 @@ class Edges:
     wvu: np.ndarray
 
 
-@dataclass
+@record
 class FitResult:
     """Per-document scores and per-query diagnostics.
 
@@ -132,13 +132,27 @@ def build_edges(
     v = np.maximum(ga, gb)
     win_u = np.where(ga == u, w * (1.0 - s), w * s)
     key = u * max(n, 1) + v
-    uniq, inv = np.unique(key, return_inverse=True)
+    uniq, inv = _unique_inverse(key, u, v, n)
     wuv = np.bincount(inv, win_u, minlength=len(uniq))
     wvu = np.bincount(inv, w - win_u, minlength=len(uniq))
     uu = uniq // max(n, 1)
     vv = uniq % max(n, 1)
     nz = (wuv + wvu) > 0
     return Edges(n, offsets, uu[nz], vv[nz], wuv[nz], wvu[nz])
+
+
+def _unique_inverse(key: np.ndarray, u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of ``key = u * n + v`` (0 <= u, v < n), from the stable
+    order by (u, v) (:func:`.kernels.stable_order`: counting sorts when compiled)."""
+    from .kernels import stable_order
+
+    order = stable_order(u, n, v, n)
+    ks = key[order]
+    first = np.ones(len(ks), dtype=bool)
+    np.not_equal(ks[1:], ks[:-1], out=first[1:])
+    inv = np.empty(len(ks), dtype=np.int64)
+    inv[order] = np.cumsum(first) - 1
+    return ks[first], inv
 
 
 def _log_sigmoid(d: np.ndarray) -> np.ndarray:
@@ -469,6 +483,34 @@ def id_ranks(docs_per_query) -> np.ndarray:
     return rank
 
 
+def _judgment_order(offsets: np.ndarray, q: np.ndarray, ca: np.ndarray, cb: np.ndarray, s: np.ndarray,
+                    w: np.ndarray) -> np.ndarray:
+    """``np.lexsort((w, s, cb, ca, q))``: the judgments by (query, A, B, score, weight), ties in input order.
+
+    (query, A) is one index ``offsets[q] + ca`` below the number of documents and B one below the
+    largest query's size: the stable order by (query, A, B) comes from :func:`.kernels.stable_order`
+    (counting sorts when compiled), and only runs of equal (query, A, B) -- repeated judgments of a
+    pair, few -- are then ordered by (score, weight) with a lexsort. A stable order is unique: the
+    same permutation as the lexsort of all five keys.
+    """
+    from .kernels import stable_order
+
+    n = int(offsets[-1])
+    width = int(np.diff(offsets).max()) if len(offsets) > 1 else 1
+    hi = offsets[q] + ca
+    order = stable_order(hi, max(n, 1), cb, max(width, 1))
+    hs, bs = hi[order], cb[order]
+    same = (hs[1:] == hs[:-1]) & (bs[1:] == bs[:-1])
+    if same.any():
+        member = np.zeros(len(order), dtype=bool)
+        member[1:] |= same
+        member[:-1] |= same
+        at = np.flatnonzero(member)
+        sub = order[at]  # runs of one (query, A, B), each in input order
+        order[at] = sub[np.lexsort((w[sub], s[sub], cb[sub], hi[sub]))]
+    return order
+
+
 def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> FitResult:
     """``fitter`` on the documents in ``doc_rank`` order and the judgments sorted, results in the
     caller's document order (module docstring, "Input order")."""
@@ -481,11 +523,7 @@ def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> 
     cb = rank[offsets[q] + np.asarray(b, dtype=np.int64)]
     s = np.asarray(score, dtype=np.float64)
     w = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
-    width = int(sizes.max()) if len(sizes) else 1
-    if int(offsets[-1]) * max(width, 1) < 2**62:  # (q, A, B) as one key: the same order, a faster sort
-        order = np.lexsort((w, s, (offsets[q] + ca) * width + cb))
-    else:
-        order = np.lexsort((w, s, cb, ca, q))
+    order = _judgment_order(offsets, q, ca, cb, s, w)
     res = fitter(sizes, q[order], ca[order], cb[order], s[order], w[order], **options)
     qof = np.repeat(np.arange(len(sizes)), sizes)
     at = offsets[qof] + rank  # each document's place in the canonical result

@@ -140,6 +140,27 @@ class Laplacian:
         return out
 
 
+def stable_order(hi: np.ndarray, nhi: int, lo: np.ndarray | None = None, nlo: int = 1) -> np.ndarray:
+    """The stable order of rows by ``(hi, lo)``: ``np.lexsort((lo, hi))``, for integer keys in
+    ``[0, nhi)`` and ``[0, nlo)`` (``lo`` None: by ``hi`` alone).
+
+    A stable order is unique, so every way of computing it gives the same permutation: the
+    compiled counting sorts (:func:`.compiled.stable_order`, linear time) when built, else numpy's
+    stable sort of the combined key ``hi * nlo + lo`` (a lexsort when that could overflow).
+    """
+    from . import compiled
+
+    if compiled.available():
+        return compiled.stable_order(hi, nhi, lo, nlo)
+    hi = np.asarray(hi, dtype=np.int64)
+    if lo is None:
+        return np.argsort(hi, kind="stable")
+    lo = np.asarray(lo, dtype=np.int64)
+    if max(nhi, 1) * max(nlo, 1) < 2**62:
+        return np.argsort(hi * max(nlo, 1) + lo, kind="stable")
+    return np.lexsort((lo, hi))
+
+
 def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Component label of each of n nodes in the digraph src[k] -> dst[k]; labels 0, 1, ... in
     order of each component's lowest node."""

@@ -1,0 +1,167 @@
+"""The scipy-free t, Wilcoxon and sign tests against scipy computed live (the oracle).
+
+pref_eval.stats.special / signed_rank / paired.sign_p_value compute the default tests of
+``zelo_compare`` without importing scipy (issue #13). Here every function is compared with
+``scipy.stats`` / ``scipy.special`` on seeded random and edge-case inputs: n = 0, 1, 2, all zeros,
+all ties, ties with zeros, n = 13/14 and 50/51 around scipy's method switches, huge and tiny t.
+
+* t statistic: equal to the last bit (the same numpy operations); p-value and interval within
+  1e-12 relative (scipy's own error reaches 1e-12 for df = 1 and tiny t, where the closed form
+  (2/pi) atan(1/|t|) is the oracle instead).
+* Wilcoxon exact and permutation p-values for n <= 50: equal to the last bit (both are integer
+  ratios to 2^n below 2^53; above, scipy's floating-point distribution rounds, within 1e-12);
+  asymptotic: within 1e-12 relative (math.erfc against scipy's ndtr).
+* sign test: the exact ratio, rounded once; within 1e-12 of ``scipy.stats.binomtest``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from pref_eval.stats import paired
+from pref_eval.stats.special import betainc, t_quantile, t_two_sided
+
+RTOL = 1e-12
+
+
+def _close(a: float, b: float, rtol: float = RTOL) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+
+
+def _rows(n: int, seed: int) -> np.ndarray:
+    """Rows of length n: continuous, ties, zeros, ties with zeros, all zeros, all tied, one-sided."""
+    rng = np.random.default_rng(seed)
+    rows = [rng.normal(0.02, 0.2, n), np.round(rng.normal(0.02, 0.2, n), 1),
+            np.where(rng.random(n) < 0.3, 0.0, rng.normal(0, 0.2, n)),
+            np.round(np.where(rng.random(n) < 0.3, 0.0, rng.normal(0, 0.2, n)), 1),
+            np.zeros(n), np.full(n, 0.25), np.where(rng.random(n) < 0.5, 0.25, -0.25),
+            np.abs(rng.normal(0.3, 0.1, n)), np.round(rng.normal(0.0, 1e-3, n), 4)]
+    return np.round(np.array(rows), 12)
+
+
+SIZES = (0, 1, 2, 3, 5, 8, 13, 14, 20, 49, 50, 51, 52, 80)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_t_test_equals_scipy(n):
+    D = _rows(n, n)
+    r = paired.t_test(D, confidence=0.9)
+    for i in range(D.shape[0]):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            o = stats.ttest_1samp(D[i], 0.0)
+            ci = o.confidence_interval(0.9)
+        if n < 2:
+            assert math.isnan(r["p_value"][i]) and math.isnan(r["statistic"][i])
+            continue
+        assert r["statistic"][i] == o.statistic or (np.isnan(r["statistic"][i]) and np.isnan(o.statistic))
+        assert _close(r["p_value"][i], float(o.pvalue)), (i, r["p_value"][i], o.pvalue)
+        assert _close(r["ci_low"][i], float(ci.low)) and _close(r["ci_high"][i], float(ci.high))
+        assert r["df"][i] == o.df
+
+
+def test_t_tail_and_quantile_equal_scipy_special():
+    rng = np.random.default_rng(13)
+    for _ in range(3000):
+        df = float(rng.integers(1, 40) if rng.random() < 0.5 else rng.integers(1, 5000))
+        t = float(rng.standard_normal() * 10 ** rng.uniform(-4, 2.2))
+        ref = float(2 * special.stdtr(df, -abs(t)))
+        if df == 1:  # scipy's error reaches 1e-12 for tiny t: the closed form decides
+            assert _close(t_two_sided(t, df), 2 / math.pi * math.atan2(1, abs(t)), 1e-14)
+        elif ref < 1e-290:  # near and below the smallest normal double: both underflow
+            assert t_two_sided(t, df) < 1e-280
+        else:
+            assert _close(t_two_sided(t, df), ref, 5e-12 if ref < 1e-200 else RTOL), (df, t)
+        p = float(10 ** rng.uniform(-15, math.log10(0.5)))
+        for q in (p, 1 - p):
+            assert _close(t_quantile(q, df), float(special.stdtrit(df, q)), RTOL), (df, q)
+    for t in (0.0, math.inf, -math.inf, 1e200, -1e-300, 5e-324):
+        assert _close(t_two_sided(t, 7.0), float(2 * special.stdtr(7.0, -abs(t))))
+    assert math.isnan(t_two_sided(math.nan, 3.0)) and math.isnan(t_two_sided(1.0, 0.0))
+    assert t_quantile(0.5, 4.0) == 0.0 and t_quantile(0.0, 4.0) == -math.inf
+
+
+def test_incomplete_beta_equals_scipy():
+    rng = np.random.default_rng(8)
+    for _ in range(2000):
+        a, b = (float(v) for v in 10 ** rng.uniform(-1, 3, 2))
+        x = float(rng.random())
+        ref = float(special.betainc(a, b, x))
+        if ref > 1e-280:
+            assert _close(betainc(a, b, x), ref, 1e-11), (a, b, x)
+    assert betainc(2.0, 3.0, 0.0) == 0.0 and betainc(2.0, 3.0, 1.0) == 1.0
+
+
+def _scipy_wilcoxon(d, zero_method, method, correction):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return stats.wilcoxon(d, zero_method=zero_method, method=method, correction=correction)
+        except ValueError:  # e.g. exact with every difference zero
+            return None
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("method", ["auto", "exact", "asymptotic"])
+def test_wilcoxon_equals_one_row_scipy_calls(zero_method, method, sizes=SIZES):
+    for n in sizes:
+        if n == 13 and method == "auto" and zero_method != "wilcox" and sizes is SIZES:
+            continue  # scipy's 2^13-resample permutation test is slow: in the slow test below
+        D = _rows(n, 100 + n)
+        # the continuity correction changes only the normal approximation
+        for correction in (False, True) if method == "asymptotic" or (method == "auto" and n > 13) else (False,):
+            r = paired.wilcoxon_test(D, zero_method=zero_method, method=method, correction=correction)
+            for i in range(D.shape[0]):
+                o = _scipy_wilcoxon(D[i], zero_method, method, correction)
+                if o is None:
+                    continue
+                where = (n, i, zero_method, method, correction, r["method_used"][i])
+                assert _close(r["statistic"][i], float(o.statistic), 0.0), where
+                if r["method_used"][i] in ("exact", "permutation") and n <= 50:
+                    p, q = r["p_value"][i], float(o.pvalue)
+                    assert p == q or (math.isnan(p) and math.isnan(q)), (*where, p, q)
+                elif r["method_used"][i] == "exact":  # n > 50: scipy's 1 - cdf loses what is below 2^-53
+                    assert abs(r["p_value"][i] - o.pvalue) <= 1e-15 + RTOL * o.pvalue, (*where, r["p_value"][i])
+                else:
+                    assert _close(r["p_value"][i], float(o.pvalue)), (*where, r["p_value"][i], o.pvalue)
+                assert r["n_zero"][i] == int((D[i] == 0).sum())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("zero_method", ["pratt", "zsplit"])
+def test_wilcoxon_auto_permutation_n13_equals_scipy(zero_method):
+    test_wilcoxon_equals_one_row_scipy_calls(zero_method, "auto", sizes=(13,))
+
+
+def test_wilcoxon_auto_switches_like_scipy():
+    # n <= 13 with ties: exhaustive permutation; 14..50 with ties: normal; no ties n <= 50: exact; > 50: normal
+    used = {n: paired.wilcoxon_test(_rows(n, 7))["method_used"] for n in (13, 14, 50, 51)}
+    assert list(used[13][:4]) == ["exact", "permutation", "permutation", "permutation"]
+    assert list(used[14][:4]) == ["exact", "asymptotic", "asymptotic", "asymptotic"]
+    assert used[50][0] == "exact" and set(used[51]) == {"asymptotic"}
+
+
+def test_sign_test_is_the_exact_binomial_and_equals_binomtest():
+    sizes = list(range(1, 61)) + [99, 100, 333, 1000]
+    for n in sizes:
+        for k in range(n + 1) if n <= 100 else (0, 1, n // 3, n // 2 - 1, n // 2, n - 2, n):
+            p = paired.sign_p_value(k, n)
+            assert _close(p, stats.binomtest(k, n, 0.5).pvalue), (k, n)
+            tail = min(k, n - k)
+            exact = 1 if 2 * k == n else min(1, Fraction(2 * sum(math.comb(n, j) for j in range(tail + 1)), 2 ** n))
+            assert p == float(exact)
+    assert math.isnan(paired.sign_p_value(0, 0))
+    D = _rows(20, 3)
+    r = paired.sign_test(D, min_diff=0.1)
+    for i in range(D.shape[0]):
+        big = np.abs(D[i]) >= 0.1 - 1e-12
+        k, m = int((big & (D[i] > 0)).sum()), int(big.sum())
+        assert r["statistic"][i] == k and r["n_nonzero"][i] == m
+        assert (m == 0 and math.isnan(r["p_value"][i])) or _close(r["p_value"][i], stats.binomtest(k, m).pvalue)
