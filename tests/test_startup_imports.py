@@ -148,10 +148,11 @@ def test_api_does_not_import_ir_datasets():
 
 # modules the everyday commands stopped loading on the sample (issue #13, session 5): the preference
 # writer quotes names without json and formats small float arrays without orjson (output/json_text.py);
-# dataclass-like classes are pref_eval.records (no compiled methods) and need dataclasses only for their field table
+# the judgment readers and the zbench writer import json where they parse or write JSON
 NOT_LOADED = [
     ("eval", ["-R", *SAMPLE], {"json", "orjson"}),
     ("trec", ["-m", "official", "qrels/dl19-sample.qrels", "runs/rerank.run"], {"json", "orjson"}),
+    ("fit", ["-J", "judgments/dl19-sample.judge"], {"json", "orjson"}),  # json only for JSON judgments / zbench
     # run_main imports numpy up front for these commands (cli/common.py), but not for their help
     ("eval", ["--help"], {"numpy"}),
     ("trec", ["-h"], {"numpy"}),

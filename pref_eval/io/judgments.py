@@ -28,7 +28,6 @@ Errors are :class:`~pref_eval.errors.InputError` with file and line.
 """
 from __future__ import annotations
 
-import json
 import re
 import math
 from collections.abc import Callable
@@ -49,6 +48,8 @@ def _lines(text: str, out: Judgments | None = None):
 
 def _array_element_line(text: str, key: str, k: int) -> int:
     """Line (1-based) where element ``k`` of the top-level array ``key`` starts; 0 if not found."""
+    import json
+
     dec = json.JSONDecoder()
     m = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
     if not m:
@@ -194,6 +195,8 @@ def check_not_requests(text: str, name: str) -> None:
 
 
 def _is_json_line(line: str) -> bool:
+    import json
+
     try:
         json.loads(line)
         return True
@@ -279,6 +282,8 @@ def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
+    import json
+
     for no, line in _lines(text, out):
         if not line.strip():
             continue
@@ -320,6 +325,8 @@ def _is_num(v) -> bool:
 
 
 def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
+    import json
+
     try:
         obj = json.loads(text)
     except ValueError as err:
@@ -485,6 +492,8 @@ READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
 
 def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
+    import json
+
     name = display_name(path)
     try:
         text = read_input_text(path, what=what)

@@ -7,7 +7,6 @@ a missing SE is ``nan``.
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import TextIO
 
@@ -101,6 +100,8 @@ def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None
     maps qid to the original zbench dataset record (query text, content and
     metadata are copied from it); without it query text and content are "".
     """
+    import json  # only this writer needs it (zelo_fit's start-up, #13)
+
     for qid, docs in queries:
         rec = (dataset_records or {}).get(qid)
         query = rec["query"] if rec else {"id": qid, "query": ""}
