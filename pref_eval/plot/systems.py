@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
+from .layout import line_height, set_margins, widest
 
 
 def mean_intervals(wide, confidence: float, method: str, seed: int | None):
@@ -115,7 +116,7 @@ def draw_systems(plt, runs: list[str], means, low, high, letters: list[str], mea
                  n_queries: int, legend: str, size: tuple[float, float], title: str | None = None):
     """Horizontal plot: runs sorted by mean (best on top), CI bars, letters at the right."""
     order = np.argsort(-np.asarray(means), kind="stable")
-    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    fig, ax = plt.subplots(figsize=size)
     y = np.arange(len(runs))
     m, lo, hi = means[order], low[order], high[order]
     err = np.vstack([m - lo, hi - m])
@@ -138,5 +139,9 @@ def draw_systems(plt, runs: list[str], means, low, high, letters: list[str], mea
     ax.set_xlabel(f"mean {measure} over {n_queries} queries")
     ax.grid(axis="x", lw=0.3)
     ax.set_title(title or f"runs by {measure}", fontsize=11)
-    fig.supxlabel(legend, fontsize=7)
+    fig.supxlabel(legend, fontsize=7, y=0.02, va="bottom")
+    # margins from the label sizes (no layout engine: it would measure every label in an extra pass)
+    set_margins(fig, left=widest([runs[i] for i in order], fs) + 0.2,
+                right=0.8 * max(len(t) for t in letters) * fs / 72 + 0.25 if letters else 0.25,
+                bottom=line_height(10, 2) + line_height(7) + 0.25, top=line_height(11) + 0.15)
     return fig
