@@ -33,11 +33,15 @@ HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles | τ: adaptive | gap closed | go
         "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
+def row(K: int, sigma: float, trials: int, seed: int, votes: int = 3, batch_div: int | None = None,
+        criterion: str | None = None) -> str:
     """One table row (see the module docstring)."""
+    opts = {} if criterion is None else {"criterion": criterion}
+    if batch_div is not None:
+        opts["batch"] = max(1, K // batch_div)
     r4 = recovery(K, sigma, 4, trials, seed=seed, votes=votes)
     r8 = recovery(K, sigma, 8, trials, seed=seed, votes=votes, design=True)
-    ra = recovery(K, sigma, 4, trials, seed=seed, votes=votes, strategy="adaptive", design=True)
+    ra = recovery(K, sigma, 4, trials, seed=seed, votes=votes, strategy="adaptive", design=True, **opts)
     t4, t8, ta = (float(r["tau_dense"].mean()) for r in (r4, r8, ra))
     bound = adjacent_variance_bound(K, 4 * K, votes)
     v8, va = r8["adjacent_variance"].mean(), ra["adjacent_variance"].mean()
@@ -64,14 +68,22 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--K", default="25,50,100")
     ap.add_argument("--sigma", default="0.6,1.5,3")
+    ap.add_argument("--batch-div", type=int, default=None,
+                    help="adaptive rounds of K // D pairs (default: the strategy's default, K // 4)")
+    ap.add_argument("--criterion", choices=["discordance", "uncertainty"], default=None,
+                    help="the adaptive strategy's criterion (default: its default, discordance)")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args()
+    if a.batch_div is not None and a.batch_div < 1:
+        ap.error("--batch-div must be >= 1")
+    if a.write_docs and (a.batch_div is not None or a.criterion is not None):
+        ap.error("--write-docs writes the default strategy's table only")
     lines = [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
              "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
              "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(row(K, sigma, a.trials, a.seed))
+            lines.append(row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
     text = "\n".join(lines) + "\n"

@@ -456,6 +456,10 @@ static const uint64_t POW10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 10000
    the case is left to dtoa); the last one found holds the shortest decimals, the nearest of which is
    taken (a tie is left to dtoa). tests/test_zelo_scores_writer.py compares with repr. */
 static int fast_repr(double x, char *buf) {
+#ifndef __SIZEOF_INT128__
+    (void)x; (void)buf; (void)POW10;
+    return 0; /* no 128-bit integers: dtoa for every value */
+#else
     double ax = fabs(x);
     if (!(ax >= 1e-3 && ax < 1e16)) return 0;
     uint64_t bits;
@@ -463,7 +467,7 @@ static int fast_repr(double x, char *buf) {
     int bexp = (int)((bits >> 52) & 0x7ff);
     uint64_t mant = bits & ((1ULL << 52) - 1), m = mant | (1ULL << 52);
     int e = bexp - 1075;                                   /* x = m 2^e, e in [-62, 1] */
-    int p = ((bexp - 1023) * 78913) >> 18;                 /* floor(log10(2^(bexp-1023))), |.| < 1650 */
+    int p = (((bexp - 1023) * 78913 + (100 << 18)) >> 18) - 100; /* floor(log10(2^(bexp-1023))) (shifts >= 0) */
     int k = 17 - p;                                        /* in [2, 21] */
     unsigned __int128 tenk = k > 19 ? (unsigned __int128)POW10[19] * POW10[k - 19] : POW10[k];
     int S = 2 - e;                                         /* X = Xn / 2^S */
@@ -518,6 +522,7 @@ static int fast_repr(double x, char *buf) {
         for (int i = n - decpt - 1; i >= 0; i--) buf[len++] = dig[i];
     }
     return len;
+#endif
 }
 
 /* repr(x) of a Python float: PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0) is what float.__repr__
@@ -684,6 +689,103 @@ fail:
     return NULL;
 }
 
+/* cg_step(alpha, block, p, ap, diag, z, r, y, rr, ry): one conjugate-gradient update, elementwise, with
+   a = alpha[block[i]]: z[i] += a * p[i]; r[i] -= a * ap[i]; y[i] = r[i] / diag[i]; rr[i] = r[i] * r[i];
+   ry[i] = r[i] * y[i] -- numpy's z += ab * p, r -= ab * ap, y = r / diag, r * r and r * y (pref_eval.zelo.fit
+   ._block_cg), the same operations on each element. */
+static PyObject *k_cg_step(PyObject *self, PyObject *args) {
+    PyObject *o[10];
+    buf_t b[10];
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9]))
+        return NULL;
+    if (get_buf(o[0], &b[0], 0, 'd', "alpha") < 0 || get_buf(o[1], &b[1], 0, 'q', "block") < 0 ||
+        get_buf(o[2], &b[2], 0, 'd', "p") < 0 || get_buf(o[3], &b[3], 0, 'd', "ap") < 0 ||
+        get_buf(o[4], &b[4], 0, 'd', "diag") < 0 || get_buf(o[5], &b[5], 1, 'd', "z") < 0 ||
+        get_buf(o[6], &b[6], 1, 'd', "r") < 0 || get_buf(o[7], &b[7], 1, 'd', "y") < 0 ||
+        get_buf(o[8], &b[8], 1, 'd', "rr") < 0 || get_buf(o[9], &b[9], 1, 'd', "ry") < 0)
+        goto fail;
+    {
+        const double *alpha = b[0].view.buf, *p = b[2].view.buf, *ap = b[3].view.buf, *diag = b[4].view.buf;
+        const int64_t *block = b[1].view.buf;
+        double *z = b[5].view.buf, *r = b[6].view.buf, *y = b[7].view.buf, *rr = b[8].view.buf, *ry = b[9].view.buf;
+        Py_ssize_t n = NITEMS(b[1]), nb = NITEMS(b[0]);
+        for (int k = 2; k < 10; k++)
+            if (NITEMS(b[k]) != n) {
+                PyErr_SetString(PyExc_ValueError, "cg_step: arrays differ in length");
+                goto fail;
+            }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (block[i] < 0 || block[i] >= nb) {
+                PyErr_SetString(PyExc_ValueError, "cg_step: block index out of range");
+                goto fail;
+            }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double a = alpha[block[i]];
+            double t = a * p[i];
+            z[i] = z[i] + t;
+            double u = a * ap[i];
+            double ri = r[i] - u;
+            r[i] = ri;
+            double yi = ri / diag[i];
+            y[i] = yi;
+            rr[i] = ri * ri;
+            ry[i] = ri * yi;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    release(b, 10);
+    Py_RETURN_NONE;
+fail:
+    release(b, 10);
+    return NULL;
+}
+
+/* cg_direction(live, beta, block, y, p): p[i] = y[i] + beta[block[i]] * p[i] where live[block[i]] != 0, else
+   0.0 (live int64 per block) -- numpy's np.where(live[block], y + beta[block] * p, 0.0), in place. */
+static PyObject *k_cg_direction(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    buf_t b[5];
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "OOOOO", &o[0], &o[1], &o[2], &o[3], &o[4])) return NULL;
+    if (get_buf(o[0], &b[0], 0, 'q', "live") < 0 || get_buf(o[1], &b[1], 0, 'd', "beta") < 0 ||
+        get_buf(o[2], &b[2], 0, 'q', "block") < 0 || get_buf(o[3], &b[3], 0, 'd', "y") < 0 ||
+        get_buf(o[4], &b[4], 1, 'd', "p") < 0)
+        goto fail;
+    {
+        const int64_t *live = b[0].view.buf, *block = b[2].view.buf;
+        const double *beta = b[1].view.buf, *y = b[3].view.buf;
+        double *p = b[4].view.buf;
+        Py_ssize_t n = NITEMS(b[2]), nb = NITEMS(b[0]);
+        if (NITEMS(b[1]) != nb || NITEMS(b[3]) != n || NITEMS(b[4]) != n) {
+            PyErr_SetString(PyExc_ValueError, "cg_direction: arrays differ in length");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (block[i] < 0 || block[i] >= nb) {
+                PyErr_SetString(PyExc_ValueError, "cg_direction: block index out of range");
+                goto fail;
+            }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t k = block[i];
+            if (live[k]) {
+                double t = beta[k] * p[i];
+                p[i] = y[i] + t;
+            } else {
+                p[i] = 0.0;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    release(b, 5);
+    Py_RETURN_NONE;
+fail:
+    release(b, 5);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -699,6 +801,10 @@ static PyMethodDef methods[] = {
      "format_scores(qids, docs, score, se, extra) -> str: zelo_fit's score TSV rows (floats as repr)."},
     {"factorize", k_factorize, METH_VARARGS,
      "factorize(keys, codes, first) -> count: codes of 64-bit keys in order of first occurrence (hash table)."},
+    {"cg_step", k_cg_step, METH_VARARGS,
+     "cg_step(alpha, block, p, ap, diag, z, r, y, rr, ry): one conjugate-gradient update (see _kernels.c)."},
+    {"cg_direction", k_cg_direction, METH_VARARGS,
+     "cg_direction(live, beta, block, y, p): p = where(live[block], y + beta[block] * p, 0) in place."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 

@@ -1634,8 +1634,8 @@ def _percent_progress(log: Any, label: str) -> Any:
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
                       cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
                       strategy: str = "cycles", window: int | None = None, start: str | None = None,
-                      batch: int | None = None, output: str | None = None, log: Any = None,
-                      inputs: InputOptions | None = None) -> list[dict[str, Any]]:
+                      batch: int | None = None, criterion: str | None = None, output: str | None = None,
+                      log: Any = None, inputs: InputOptions | None = None) -> list[dict[str, Any]]:
     """Recovery of Bradley–Terry rankings from sparse pairs (``zelo_simulate recovery``).
 
     For every (K documents, σ of the true scores, cycles) cell, ``trials``
@@ -1645,18 +1645,21 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     Kendall's τ and the top-10 overlap. Returns one dict per cell (its keys,
     and the per-trial arrays); with ``output`` each row is written (and
     flushed) as it is computed, a line on ``log`` per cell. The adaptive
-    strategy's ``window``, ``start`` and ``batch`` (None: its defaults) are
-    refused with ``strategy="cycles"``.
+    strategy's ``window``, ``start``, ``batch`` and ``criterion`` (None: its
+    defaults) are refused with ``strategy="cycles"``.
     """
     from .zelo.simulate import recovery
 
-    given = {k: v for k, v in {"window": window, "start": start, "batch": batch}.items() if v is not None}
+    given = {k: v for k, v in {"window": window, "start": start, "batch": batch, "criterion": criterion}.items()
+             if v is not None}
     if given and strategy != "adaptive":
         raise UsageError(f"--{next(iter(given))} applies only to --strategy adaptive")
     if strategy not in ("cycles", "adaptive"):
         raise UsageError(f"unknown strategy {strategy!r}")
     if start is not None and start not in ("matching", "cycle"):
         raise UsageError(f"--start: expected matching or cycle, got {start!r}")
+    if criterion is not None and criterion not in ("discordance", "uncertainty"):
+        raise UsageError(f"--criterion: expected discordance or uncertainty, got {criterion!r}")
     for name in ("window", "batch"):
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):

@@ -173,3 +173,38 @@ def test_judgment_order_and_edge_keys_equal_numpy(pure, monkeypatch):
     uniq, inv = _unique_inverse(u * n + v, u, v, n)
     wu, wi = np.unique(u * n + v, return_inverse=True)
     assert np.array_equal(uniq, wu) and np.array_equal(inv, wi.ravel())
+
+
+@needs
+@pytest.mark.parametrize("centre", [False, True])
+def test_cg_updates_equal_the_numpy_updates(centre, monkeypatch):
+    """_block_cg with the compiled elementwise updates (cg_step, cg_direction) gives the bits of its
+    numpy updates: the same Newton directions for blocks of 1 to 300 documents, some inactive."""
+    from pref_eval.zelo import fit as F
+
+    rng = np.random.default_rng(8)
+    sizes = np.concatenate([[1, 2, 7, 8, 9, 129, 300], rng.integers(1, 40, 60)])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    n = int(sizes.sum())
+    block = np.repeat(np.arange(len(sizes)), sizes)
+    key = np.unique(rng.integers(0, n, 6 * n) * n + rng.integers(0, n, 6 * n))
+    u, v = key // n, key % n
+    keep = (u < v) & (block[u] == block[v])
+    u, v = u[keep], v[keep]
+    h = rng.random(len(u)) * 10.0 ** rng.integers(-3, 3, len(u))
+    pd = np.where(centre, 0.0, rng.random(n) * 0.1)
+    rhs = rng.standard_normal(n)
+    active = rng.random(len(sizes)) < 0.8
+    rhs = np.where(active[block], rhs, 0.0)
+    rtol = np.full(len(sizes), 1e-10)
+
+    def solve():
+        pattern = F._laplacian_pattern(n, u, v)
+        return F._block_cg(n, block, starts, 1.0 / sizes, pattern, h, pd, rhs, centre, active, rtol=rtol)
+
+    got = solve()
+    monkeypatch.setattr(F, "_cg_kernels", lambda n, block: None)
+    want = solve()
+    assert np.array_equal(got, want) and np.abs(got).sum() > 0
+    with pytest.raises(ValueError):
+        K.cg_direction(np.ones(2, np.int64), np.ones(2), np.full(3, 2, np.int64), np.ones(3), np.ones(3))

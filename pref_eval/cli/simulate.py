@@ -58,18 +58,21 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @click.option("--start", type=click.Choice(["matching", "cycle"]), default=None,
               help="Adaptive: the blind first batch, a random perfect matching or a random cycle (matching).")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
-              help="Adaptive: pairs per query and round after the first batch (K // 2).")
+              help="Adaptive: pairs per query and round after the first batch (K // 4).")
+@click.option("--criterion", type=click.Choice(["discordance", "uncertainty"]), default=None,
+              help="Adaptive: choose pairs by the expected reduction in discordant pairs (discordance), "
+                   "or by the probability that their fitted order is wrong (uncertainty).")
 @click.option("-o", "--output", default=None)
 @quiet_option()
-def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, output, quiet):
+def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, criterion, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..api import simulate_recovery
     from .common import command_options
 
     # ks, sigma, cycles: tuples, checked by their click types
     simulate_recovery(ks=ks, sigma=sigma, cycles=cycles, trials=trials, seed=seed, strategy=strategy,
-                      window=window, start=start, batch=batch, output=output or "-", log=Log("zelo_simulate", quiet),
-                      inputs=command_options())
+                      window=window, start=start, batch=batch, criterion=criterion, output=output or "-",
+                      log=Log("zelo_simulate", quiet), inputs=command_options())
     return 0
 
 

@@ -76,7 +76,7 @@ def _write_compiled(out: TextIO, qids: list[str], docs: list[list[str]], score, 
         return 0, 0
     score = np.ascontiguousarray(score, dtype=np.float64)
     se = np.ascontiguousarray(se, dtype=np.float64)
-    cols = [[str(x) for x in np.asarray(v).tolist()] for v in extra.values()]
+    cols = [np.asarray(v) for v in extra.values()]
     ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
     if int(ends[-1]) != len(score) or len(se) != len(score):
         return 0, 0
@@ -86,7 +86,7 @@ def _write_compiled(out: TextIO, qids: list[str], docs: list[list[str]], score, 
         i1 = int(ends[k1 - 1])
         try:
             text = kern.format_scores(list(qids[k0:k1]), [d if type(d) is list else list(d) for d in docs[k0:k1]],
-                                      score[i0:i1], se[i0:i1], [c[i0:i1] for c in cols])
+                                      score[i0:i1], se[i0:i1], [list(map(str, c[i0:i1].tolist())) for c in cols])
         except (UnicodeEncodeError, TypeError):
             return k0, i0
         out.write(text)

@@ -32,17 +32,24 @@ comparisons, the budget of Clarke et al.'s tournament.
 **Whole ranking** -- :func:`ranking_batch` (many queries at once) and
 :func:`adaptive_ranking_pairs` (one query): after a first blind batch (in
 ``zelo_simulate recovery``: a random perfect matching of K/2 pairs, or a random
-cycle; nothing is known yet), batches of disjoint
-pairs (every document at most once per batch, so each batch is a matching that
-judges can work through in parallel and degrees stay balanced) chosen by the
-posterior probability that the fitted order of the pair is wrong,
+cycle; nothing is known yet), rounds of disjoint pairs (every document at most
+once per round, so each round is a matching that judges can work through in
+parallel; ``recovery`` asks K/4 per query and round, and a collection's queries
+run in parallel too) among pairs not yet judged that are at most ``window``
+places apart in the current fitted order (``recovery`` uses 6), chosen by one
+of two criteria. ``"uncertainty"``: the posterior probability that the fitted
+order of the pair is wrong,
 
     P_ij = Φ(−|x_i − x_j| / sqrt(Var(x_i − x_j))),   Var(x_i − x_j) = C_ii + C_jj − 2 C_ij,
 
 with C the posterior covariance of the Bradley–Terry fit (inverse of its Fisher
-information plus the prior, :func:`posterior_covariance`), among pairs not yet
-judged that are at most ``window`` places apart in the current fitted order
-(``recovery`` uses 6).
+information plus the prior, :func:`posterior_covariance`). ``"discordance"``
+(``recovery``'s default): the expected reduction in the expected number of
+discordant pairs, Σ_kl min(P_kl, 1 − P_kl), after one judgment of the pair -- a
+one-step look-ahead on the Laplace posterior (:func:`discordance_reduction`):
+the rank-one update of C gives each pair's drop of variance δ_kl, the mean of
+x_k − x_l moves by N(0, δ_kl) before the judgment is made, and the expected
+drop of its error probability is about 2φ(0)/s' (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ)).
 P_ij is largest for pairs adjacent in the posterior order whose order is
 uncertain, which are also the pairs of largest Bradley–Terry Fisher information
 p(1−p) (close scores) and largest posterior variance of the difference -- the
@@ -51,15 +58,29 @@ comparison design", J. Statistical Planning and Inference 127, 2005, and of
 Chen et al., "Pairwise ranking aggregation in a crowdsourced setting", WSDM
 2013, restricted, as in a Swiss-system tournament (Csató, "Ranking by pairwise
 comparisons for Swiss-system tournaments", CEJOR 21, 2013), to neighbours in
-the current standing. Each batch is the greedy maximum-P matching (computed for
-all queries at once by rounds of locally dominant pairs, which give the greedy
+the current standing; the discordance criterion is the knowledge gradient of
+Frazier, Powell & Dayanik (SIAM J. Control Optim. 47(5), 2008) with 1 − τ as
+the loss. Each round is the greedy maximum-score matching (computed for all
+queries at once by rounds of locally dominant pairs, which give the greedy
 matching exactly). A pair is judged at most once (in ``recovery`` a pair read
-again reads the same judgment); ties are judgments of 1/2. What does *not* help
-(``bench/recovery_adaptive.py``'s cells, tried while writing this): wider
-windows at σ ≥ 1.5, bands of far pairs first (Shell-sort gaps), Thompson-sampled
-orders, an expected reduction of Σ P over all pairs by a rank-one covariance
-update (Mikhailiuk et al.'s ASAP criterion in spirit), more than one document
-slot per batch; the first random cycle keeps the comparison graph connected.
+again reads the same judgment); ties are judgments of 1/2.
+
+What helped (``bench/recovery_adaptive.py``'s cells, 100 trials; NOTES.md,
+session 5): rounds of K/4 instead of K/2 pairs (more rounds, more adaptivity;
+τ up in eight of nine cells, by up to 0.014), then the discordance criterion
+(up to +0.014 more at σ = 0.6, +0.003 to +0.006 at K = 100, nothing measurable
+elsewhere). What does *not* help (30–100 trials): rounds of K/8 (no better than
+K/4) or of 2 pairs (worse), wider windows (with small rounds the chosen pairs
+are at most 3 places apart anyway), bands of far pairs first (Shell-sort gaps),
+Thompson-sampled orders, the expected reduction of Σ P with the means held
+fixed (a linearised rank-one update; Mikhailiuk et al.'s ASAP criterion in
+spirit) with K/2 or K/4 rounds, P weighted by the pair's expected information
+p̂(1−p̂) or by the items' Σ_k P_ik, the expected information gain
+log(1 + Var p(1−p)), more than one document slot per batch, two random cycles
+or a half-size matching first, rounds that shrink with the remaining budget, a
+weaker or stronger prior in the fit that chooses the pairs; the first random
+matching keeps the comparison graph connected (with pairs between neighbours
+of the true order only, the fit drifts along the order: τ ≈ 0.1 at K = 100).
 """
 from __future__ import annotations
 
@@ -326,30 +347,96 @@ def greedy_matching(key: np.ndarray, i: np.ndarray, j: np.ndarray, K: int) -> np
     return chosen
 
 
+CRITERIA = ("uncertainty", "discordance")
+
+
+def _band(order: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs at most ``width`` places apart in each row's ``order``: (i, j), each (Q, n), by distance."""
+    d_max = min(width, order.shape[1] - 1)
+    i = np.concatenate([order[:, :-d] for d in range(1, d_max + 1)], axis=1)
+    j = np.concatenate([order[:, d:] for d in range(1, d_max + 1)], axis=1)
+    return i, j
+
+
+def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.ndarray,
+                          reach: int = 15, chunk: int = 4) -> np.ndarray:
+    """Expected reduction in the expected number of discordant pairs from one judgment of each
+    candidate pair (``i``, ``j``) (Q, C): (Q, C).
+
+    One-step look-ahead (the knowledge gradient of Frazier, Powell & Dayanik, "A knowledge-gradient
+    policy for sequential information collection", SIAM J. Control Optim. 47(5), 2008) on the
+    Laplace posterior N(x, C) of the Bradley–Terry fit. A judgment of u = e_i − e_j carries the
+    Fisher information w = p(1 − p), p = σ(x_j − x_i); by the rank-one update of C it lowers
+    Var(x_k − x_l) = s² by δ_kl = ((Cu)_k − (Cu)_l)² / (1/w + uᵀCu), and before it is made the new
+    posterior mean m' of x_k − x_l is N(Δ, δ_kl) (Δ the current mean difference). The probability
+    that the fitted order of (k, l) is wrong, min(P, 1 − P), P = Φ(−Δ/s), is then expected to drop by
+    E[(1 − 2Φ(|m'|/s'))·1{m' changes sign}], s'² = s² − δ, which with 1 − 2Φ(t) ≈ −2φ(0)t near 0 is
+
+        r_kl = 2φ(0)/s' · (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ))    (2φ(0)/s' times E[m' beyond 0]).
+
+    The score of a candidate is Σ r_kl over the pairs (k, l) at most ``reach`` places apart in the
+    order of ``x`` (farther pairs have P ≈ 0 and contribute nothing). Computed ``chunk`` queries at a
+    time (memory chunk × C × K·reach).
+    """
+    from scipy.special import ndtr
+
+    Q, K = x.shape
+    rows = np.arange(Q)[:, None]
+    order = np.argsort(-x, axis=1, kind="stable")
+    kk, ll = _band(order, reach)
+    dg = np.diagonal(cov, axis1=1, axis2=2)
+    s2 = np.maximum(dg[rows, kk] + dg[rows, ll] - 2.0 * cov[rows, kk, ll], 1e-12)
+    gap = np.abs(x[rows, kk] - x[rows, ll])
+    p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
+    var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
+    denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
+    out = np.empty(i.shape)
+    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
+    for q0 in range(0, Q, chunk):
+        qs = slice(q0, min(Q, q0 + chunk))
+        r = np.arange(qs.start, qs.stop)[:, None]
+        cu = cov[r, i[qs], :] - cov[r, j[qs], :]  # (q, C, K): C u of every candidate
+        dk = np.take_along_axis(cu, kk[qs][:, None, :], axis=2) - np.take_along_axis(cu, ll[qs][:, None, :], axis=2)
+        delta = np.minimum(dk * dk / denom[qs][:, :, None], 0.999 * s2[qs][:, None, :])
+        sd = np.sqrt(np.maximum(delta, 1e-300))
+        s_after = np.sqrt(s2[qs][:, None, :] - delta)
+        g = gap[qs][:, None, :]
+        z = g / sd
+        gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - g * ndtr(-z))
+        out[qs] = gain.sum(axis=2)
+    return out
+
+
 def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: int | np.ndarray,
-                  window: int = 3) -> list[list[tuple[int, int]]]:
+                  window: int = 3, criterion: str = "uncertainty",
+                  reach: int = 15) -> list[list[tuple[int, int]]]:
     """The next batch of every query: up to ``n_pairs`` disjoint, not yet judged pairs each.
 
     ``x`` (Q, K) posterior means, ``cov`` (Q, K, K) posterior covariances
     (:func:`posterior_covariance`), ``judged`` (Q, K, K) pairs already judged. Candidates: pairs at
-    most ``window`` places apart in the order of ``x``; score P_ij = Φ(−|x_i − x_j| / sd(x_i − x_j))
-    (module docstring); the greedy maximum-score matching (:func:`greedy_matching`), its
-    ``n_pairs`` best pairs. Ties in the score go to the pair closer in the order, then higher up.
+    most ``window`` places apart in the order of ``x``; score (``criterion``): ``"uncertainty"``,
+    P_ij = Φ(−|x_i − x_j| / sd(x_i − x_j)) (module docstring), or ``"discordance"``, the expected
+    reduction in the expected number of discordant pairs (:func:`discordance_reduction`, ``reach``);
+    the greedy maximum-score matching (:func:`greedy_matching`), its ``n_pairs`` best pairs. Ties in
+    the score go to the pair closer in the order, then higher up.
     """
     from scipy.special import ndtr
 
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown criterion {criterion!r}")
     x = np.asarray(x, dtype=float)
     Q, K = x.shape
     n_pairs = np.broadcast_to(np.asarray(n_pairs, dtype=np.int64), (Q,))
     order = np.argsort(-x, axis=1, kind="stable")
-    d_max = min(window, K - 1)
-    if d_max < 1:
+    if min(window, K - 1) < 1:
         return [[] for _ in range(Q)]
-    i = np.concatenate([order[:, :-d] for d in range(1, d_max + 1)], axis=1)
-    j = np.concatenate([order[:, d:] for d in range(1, d_max + 1)], axis=1)
+    i, j = _band(order, window)
     rows = np.arange(Q)[:, None]
-    var = cov[rows, i, i] + cov[rows, j, j] - 2.0 * cov[rows, i, j]
-    score = ndtr(-np.abs(x[rows, i] - x[rows, j]) / np.sqrt(np.maximum(var, 1e-300)))
+    if criterion == "discordance":
+        score = discordance_reduction(x, cov, i, j, reach)
+    else:
+        var = cov[rows, i, i] + cov[rows, j, j] - 2.0 * cov[rows, i, j]
+        score = ndtr(-np.abs(x[rows, i] - x[rows, j]) / np.sqrt(np.maximum(var, 1e-300)))
     score[judged[rows, i, j]] = -np.inf
     # key: rank of the candidate by score (candidates are laid out by distance, then position)
     rank = np.argsort(-score, axis=1, kind="stable")

@@ -320,23 +320,59 @@ def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, r
     ry = _segsum(r * y, starts)
     r0 = np.sqrt(_segsum(r * r, starts))
     live = active & (r0 > 0)
+    kern = _cg_kernels(n, block)  # the elementwise updates in one pass each, the same operations
     for _ in range(max_cg):
         if not live.any():
             break
         ap = matvec(p)
         pap = _segsum(p * ap, starts)
         alpha = np.where(live & (pap > 0), ry / np.where(pap > 0, pap, 1.0), 0.0)
-        ab = alpha[block]
-        z += ab * p
-        r -= ab * ap
-        rn = np.sqrt(_segsum(r * r, starts))
+        if kern is not None:
+            rr, rys = kern.step(alpha, p, ap, diag, z, r, y)
+        else:
+            ab = alpha[block]
+            z += ab * p
+            r -= ab * ap
+            y = r / diag
+            rr, rys = r * r, r * y
+        rn = np.sqrt(_segsum(rr, starts))
         live &= rn > rtol * r0
-        y = r / diag
-        ry_new = _segsum(r * y, starts)
+        ry_new = _segsum(rys, starts)
         beta = np.where(live, ry_new / np.where(ry > 0, ry, 1.0), 0.0)
-        p = np.where(live[block], y + beta[block] * p, 0.0)
+        if kern is not None:
+            kern.direction(live, beta, y, p)
+        else:
+            p = np.where(live[block], y + beta[block] * p, 0.0)
         ry = ry_new
     return z
+
+
+class _CGKernels:
+    """The compiled elementwise updates of :func:`_block_cg` (``_kernels.cg_step``, ``cg_direction``): numpy's
+    ``z += ab * p; r -= ab * ap; y = r / diag; r * r; r * y`` and ``np.where(live[block], y + beta[block] * p,
+    0.0)`` with ``ab = alpha[block]``, element by element, without the temporaries."""
+
+    def __init__(self, mod, n: int, block: np.ndarray) -> None:
+        self._mod = mod
+        self._block = np.ascontiguousarray(block, dtype=np.int64)
+        self._rr = np.empty(n)
+        self._ry = np.empty(n)
+
+    def step(self, alpha, p, ap, diag, z, r, y):
+        self._mod.cg_step(np.ascontiguousarray(alpha, dtype=np.float64), self._block, p, ap, diag, z, r, y,
+                          self._rr, self._ry)
+        return self._rr, self._ry
+
+    def direction(self, live, beta, y, p) -> None:
+        self._mod.cg_direction(live.astype(np.int64), np.ascontiguousarray(beta, dtype=np.float64), self._block,
+                               y, p)
+
+
+def _cg_kernels(n: int, block: np.ndarray) -> _CGKernels | None:
+    from . import compiled
+
+    mod = compiled._module()
+    return None if mod is None else _CGKernels(mod, n, block)
 
 
 def _scc(edges: Edges):

@@ -129,6 +129,7 @@ def recovery(
     window: int = 6,
     start: str = "matching",
     batch: int | None = None,
+    criterion: str = "discordance",
     design: bool = False,
 ) -> dict:
     """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
@@ -137,8 +138,10 @@ def recovery(
     the same budget (``cycles`` × K pairs per trial): a blind first batch (``start``: one random
     cycle, or a random perfect matching), then rounds of ``batch`` disjoint pairs per trial
     (default :func:`default_batch`) chosen by :func:`pref_eval.zelo.adaptive.ranking_batch`
-    (``window``) from a fit of the judgments so far (scores and posterior covariance).
-    ``window``, ``start`` and ``batch`` apply only to ``"adaptive"``.
+    (``window``, ``criterion``: ``"discordance"``, the expected reduction in discordant pairs, or
+    ``"uncertainty"``, the probability that the pair's fitted order is wrong) from a fit of the
+    judgments so far (scores and posterior covariance). ``window``, ``start``, ``batch`` and
+    ``criterion`` apply only to ``"adaptive"``.
 
     ``design=True`` adds the Cramér–Rao variances of each trial's design at the true scores
     (:func:`pref_eval.zelo.ranking_bound.design_variances`): ``adjacent_variance`` (mean over
@@ -151,6 +154,8 @@ def recovery(
         raise ValueError(f"unknown strategy {strategy!r}")
     if start not in ("cycle", "matching"):
         raise ValueError(f"unknown start {start!r}")
+    if criterion not in ("uncertainty", "discordance"):
+        raise ValueError(f"unknown criterion {criterion!r}")
     for name, v in (("window", window), ("batch", batch)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
@@ -179,7 +184,7 @@ def recovery(
     sizes = np.full(trials, K)
     if strategy == "adaptive":
         q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window,
-                                                start, batch)
+                                                start, batch, criterion)
         a_s, b_s = a_flat.reshape(trials, -1), b_flat.reshape(trials, -1)
     s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     xs = fit_bt(sizes, q_s, a_s.ravel(), b_s.ravel(), s_s, compute_se=False).score.reshape(trials, K)
@@ -201,12 +206,13 @@ def recovery(
 
 
 def default_batch(K: int) -> int:
-    """Pairs per query and round of the adaptive strategy after its first batch: K // 2."""
-    return max(1, K // 2)
+    """Pairs per query and round of the adaptive strategy after its first batch: K // 4."""
+    return max(1, K // 4)
 
 
 def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,
-                    rng: np.random.Generator, window: int, start: str = "cycle", per_round: int | None = None):
+                    rng: np.random.Generator, window: int, start: str = "cycle", per_round: int | None = None,
+                    criterion: str = "discordance"):
     """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial.
 
     A blind first batch (``start``: the random cycle ``first``, or the random perfect matching
@@ -233,7 +239,7 @@ def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.n
         q = np.repeat(np.arange(trials), a.shape[1])
         x = fit_bt(sizes, q, a.ravel(), b.ravel(), D[q, a.ravel(), b.ravel()], compute_se=False).score
         x = x.reshape(trials, K)
-        batch = ranking_batch(x, posterior_covariance(x, a, b), judged, need, window)
+        batch = ranking_batch(x, posterior_covariance(x, a, b), judged, need, window, criterion)
         new_a = np.empty((trials, need), dtype=np.int64)
         new_b = np.empty((trials, need), dtype=np.int64)
         for t, new in enumerate(batch):
