@@ -155,6 +155,7 @@ NOT_LOADED = [
     # run_main imports numpy up front for these commands (cli/common.py), but not for their help
     ("eval", ["--help"], {"numpy"}),
     ("trec", ["-h"], {"numpy"}),
+    ("aggregate", ["--version"], {"numpy"}),
 ]
 
 

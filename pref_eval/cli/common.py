@@ -93,7 +93,7 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
       state is restored on return.
     * Started as a process (``argv`` None: console script, ``bin/`` wrapper, ``python -m``), the
       process ends without the interpreter's finalization (:func:`_exit_now`).
-    * numpy is imported here, at the top of the call stack, unless only help is asked for. Imported
+    * numpy is imported here, at the top of the call stack (not for ``--help`` or ``--version``). Imported
       deep inside the command (click, the command, api, ...), zelo_eval's import of numpy ran
       typing's ``_GenericAlias.__setattr__`` (~300 calls) right at the end of one of CPython 3.11's
       16 KiB frame-stack chunks, and each call mapped and unmapped a new chunk: ~800 mmap/munmap
@@ -105,7 +105,7 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     if short_lived:
         gc.disable()
         args = sys.argv[1:] if argv is None else list(argv)
-        if not {"-h", "--help"} & set(args[: args.index("--") if "--" in args else len(args)]):
+        if not {"-h", "--help", "--version"} & set(args[: args.index("--") if "--" in args else len(args)]):
             import numpy  # noqa: F401
     try:
         code = _run(command, prog, argv)
