@@ -174,6 +174,10 @@ def test_discordance_reduction_against_direct_update_and_quadrature():
             want += quad(lambda m, gap=gap, d=d, s2n=s2n: 2 * norm.pdf(0) / np.sqrt(s2n) * (-m)
                          * norm.pdf(m, gap, np.sqrt(d)), -np.inf, 0)[0]
         assert got[c] == pytest.approx(want, rel=1e-6, abs=1e-12)
+    # only the live candidates are scored, each exactly as in the full computation, in any chunking
+    live = np.arange(len(i)) % 3 != 0
+    part = discordance_reduction(x[None], C[None], i[None], j[None], reach=K, live=live[None], chunk=2)[0]
+    assert np.array_equal(part[live], got[live]) and np.all(part[~live] == -np.inf)
 
 
 def test_ranking_batch_discordance_properties():

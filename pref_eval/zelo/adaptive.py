@@ -359,7 +359,7 @@ def _band(order: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.ndarray,
-                          reach: int = 15, chunk: int = 4) -> np.ndarray:
+                          reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048) -> np.ndarray:
     """Expected reduction in the expected number of discordant pairs from one judgment of each
     candidate pair (``i``, ``j``) (Q, C): (Q, C).
 
@@ -375,8 +375,9 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
         r_kl = 2φ(0)/s' · (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ))    (2φ(0)/s' times E[m' beyond 0]).
 
     The score of a candidate is Σ r_kl over the pairs (k, l) at most ``reach`` places apart in the
-    order of ``x`` (farther pairs have P ≈ 0 and contribute nothing). Computed ``chunk`` queries at a
-    time (memory chunk × C × K·reach).
+    order of ``x`` (farther pairs have P ≈ 0 and contribute nothing). Only candidates where ``live``
+    (Q, C) is true are scored (the others get −inf), ``chunk`` candidates at a time (memory
+    chunk × K·reach).
     """
     from scipy.special import ndtr
 
@@ -390,20 +391,20 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
     p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
     var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
     denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
-    out = np.empty(i.shape)
+    out = np.full(i.shape, -np.inf)
     two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
-    for q0 in range(0, Q, chunk):
-        qs = slice(q0, min(Q, q0 + chunk))
-        r = np.arange(qs.start, qs.stop)[:, None]
-        cu = cov[r, i[qs], :] - cov[r, j[qs], :]  # (q, C, K): C u of every candidate
-        dk = np.take_along_axis(cu, kk[qs][:, None, :], axis=2) - np.take_along_axis(cu, ll[qs][:, None, :], axis=2)
-        delta = np.minimum(dk * dk / denom[qs][:, :, None], 0.999 * s2[qs][:, None, :])
+    qi, ci = np.nonzero(np.ones(i.shape, dtype=bool) if live is None else live)
+    for n0 in range(0, len(qi), chunk):
+        q, c = qi[n0 : n0 + chunk], ci[n0 : n0 + chunk]
+        cu = cov[q, i[q, c], :] - cov[q, j[q, c], :]  # (n, K): C u of every candidate
+        dk = np.take_along_axis(cu, kk[q], axis=1) - np.take_along_axis(cu, ll[q], axis=1)
+        delta = np.minimum(dk * dk / denom[q, c][:, None], 0.999 * s2[q])
         sd = np.sqrt(np.maximum(delta, 1e-300))
-        s_after = np.sqrt(s2[qs][:, None, :] - delta)
-        g = gap[qs][:, None, :]
+        s_after = np.sqrt(s2[q] - delta)
+        g = gap[q]
         z = g / sd
         gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - g * ndtr(-z))
-        out[qs] = gain.sum(axis=2)
+        out[q, c] = gain.sum(axis=1)
     return out
 
 
@@ -433,7 +434,7 @@ def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: i
     i, j = _band(order, window)
     rows = np.arange(Q)[:, None]
     if criterion == "discordance":
-        score = discordance_reduction(x, cov, i, j, reach)
+        score = discordance_reduction(x, cov, i, j, reach, live=~judged[rows, i, j])
     else:
         var = cov[rows, i, i] + cov[rows, j, j] - 2.0 * cov[rows, i, j]
         score = ndtr(-np.abs(x[rows, i] - x[rows, j]) / np.sqrt(np.maximum(var, 1e-300)))
