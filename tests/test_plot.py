@@ -187,6 +187,8 @@ def test_t_intervals_equal_scipy():
         ci = stats.ttest_1samp(wide[col].to_numpy(), 0.0).confidence_interval(0.9)
         assert lo[k] == pytest.approx(ci.low, rel=1e-12) and hi[k] == pytest.approx(ci.high, rel=1e-12)
         assert means[k] == pytest.approx(wide[col].mean(), rel=1e-15)
+        iv = stats.t.interval(0.9, 11, loc=means[k], scale=wide[col].std(ddof=1) / np.sqrt(12))
+        assert (lo[k], hi[k]) == pytest.approx(iv, rel=1e-12)
 
 
 def test_letter_groups_hand_example():

@@ -67,6 +67,10 @@ CASES = [
                                   "--zero-method", "pratt", "--sign-min-diff", "0.01", *SAMPLE[1:]], set(), set(), 275),
     ("plot-scores", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.png", "-Q"], {"matplotlib"},
      {"numpy.ma", "gzip", "tempfile"}, 520),
+    # t intervals and the t-test letters without scipy; pandas still holds the per-query table
+    ("plot-systems", "plot", ["systems", "-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:], "-o",
+                              "{tmp}/sys.png", "-Q"], {"matplotlib", "pandas", "pyarrow"},
+     {"numpy.ma", "numpy.random", "gzip", "tempfile"}, 925),
     ("plot-help", "plot", ["--help"], set(), set(), 135),
     ("pairs", "pairs", ["cycles", "--run", "runs/bm25.run", "--depth", "20", "--seed", "1", "--output-format", "tsv",
                         "-Q"], set(), {"numpy.random"}, 280),

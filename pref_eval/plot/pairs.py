@@ -11,6 +11,8 @@ Cell (row A, column B) shows, for one measure and one test of
 """
 from __future__ import annotations
 
+from .layout import line_height, set_margins, widest
+
 import numpy as np
 
 VALUES = ("p_adjusted", "p_value", "mean_diff")
@@ -46,7 +48,7 @@ def draw_pairs(plt, runs: list[str], m: np.ndarray, value: str, alpha: float, me
                test: str, size: tuple[float, float], title: str | None = None,
                pvals: np.ndarray | None = None):
     """Annotated heatmap; ``pvals`` (same shape) marks significant cells for ``mean_diff``."""
-    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    fig, ax = plt.subplots(figsize=size)
     if value == "mean_diff":
         lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1.0
         lim = lim if lim > 0 else 1.0
@@ -71,10 +73,16 @@ def draw_pairs(plt, runs: list[str], m: np.ndarray, value: str, alpha: float, me
                 lum = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2]
                 ax.text(j, i, txt, ha="center", va="center", fontsize=fs,
                         color="black" if lum > 0.5 else "white")
+    name_w = 0.0
     if k <= 40:
         ax.set_xticks(range(k), runs, rotation=45, ha="right")
         ax.set_yticks(range(k), runs)
-    fig.colorbar(im, ax=ax, label=label)
+        name_w = widest(runs, 10)
+    # margins from the label sizes (no layout engine: it would measure every label in an extra pass);
+    # set before the colorbar, which takes its room from the axes
+    set_margins(fig, left=name_w + 0.25, right=0.95, bottom=name_w * 0.71 + 0.3, top=line_height(10) + 0.2)
+    # the colorbar beside the (square) heatmap, as tall as it
+    fig.colorbar(im, cax=ax.inset_axes((1.04, 0.0, 0.05, 1.0)), label=label)
     ax.set_title(title or f"{measure}: pairwise {value.replace('_', ' ')} ({test}; * p < {alpha:g})",
                  fontsize=10)
     return fig
