@@ -126,7 +126,9 @@ WRITERS = {
 # writer modules not exercised here, with the test file that covers them
 ELSEWHERE = {"agree": "tests/test_agree_cli.py", "judgments": "tests/test_zelo_judge.py",
              # seeded draws: candidate order is the data (cycles over it), and simulations read no file lines
-             "pairs": "tests/test_zelo_pairs.py", "simulations": "tests/test_zelo_simulate.py"}
+             "pairs": "tests/test_zelo_pairs.py", "simulations": "tests/test_zelo_simulate.py",
+             # not a writer: json.dumps-equal quoting used by the preferences writer (hypothesis-tested there)
+             "json_text": "tests/test_pref_output.py"}
 INPUTS = ("qrels/", "runs/", "judgments/", "tests/data/")
 
 
