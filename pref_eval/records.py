@@ -21,7 +21,8 @@ class shared methods that read the table, with dataclass behaviour:
 * a frozen record raises :class:`dataclasses.FrozenInstanceError` on assignment or deletion of an
   attribute.
 
-A method the class defines itself is kept, as ``@dataclass`` does. ``__init__`` runs a short loop
+A method the class defines itself is kept, as ``@dataclass`` does; ``__post_init__`` (without
+``InitVar`` arguments) is called at the end of ``__init__``. ``__init__`` runs a short loop
 over the fields (about a microsecond per field): records are made per file, run, measure or
 block, never per document or judgment.
 """
@@ -53,6 +54,7 @@ def _init(cls: type, frozen: bool) -> Callable[..., None]:
     plan = tuple((f.name, f.init, f.default, f.default_factory) for f in fields)
     qual = cls.__qualname__
     put = object.__setattr__ if frozen else setattr
+    post_init = getattr(cls, "__post_init__", None)  # called after the fields are set, as dataclasses do
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if len(args) > len(names):
@@ -74,6 +76,8 @@ def _init(cls: type, frozen: bool) -> Callable[..., None]:
                 put(self, name, factory())
             elif init:
                 raise TypeError(f"{qual}.__init__() missing required argument: {name!r}")
+        if post_init is not None:
+            post_init(self)
 
     return __init__
 

@@ -120,3 +120,20 @@ def test_pickle_round_trip():
     assert back == c and back.missing == () and type(back) is Collection
     with pytest.raises(dataclasses.FrozenInstanceError):
         back.runs = ()
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_post_init_called_as_dataclass(frozen):
+    def body():
+        class P:
+            a: int
+            b: int = 0
+
+            def __post_init__(self) -> None:
+                object.__setattr__(self, "b", self.a * 2)
+
+        return P
+
+    ours = record(frozen=True)(body()) if frozen else record(body())
+    oracle = dataclasses.dataclass(frozen=frozen)(body())
+    assert ours(3).b == oracle(3).b == 6
