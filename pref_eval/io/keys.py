@@ -186,16 +186,10 @@ def factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _kernels():
-    """The compiled kernels (``pref_eval._kernels``), or None (not built, or ``PREF_EVAL_PURE_PYTHON``)."""
-    import os
+    """The compiled kernels (``pref_eval._kernels``), or None (:func:`pref_eval.native.kernels`)."""
+    from ..native import kernels
 
-    if os.environ.get("PREF_EVAL_PURE_PYTHON"):
-        return None
-    try:
-        from .. import _kernels
-    except ImportError:
-        return None
-    return _kernels
+    return kernels()
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Knuth's multiplicative hash constant (2**64 / golden ratio)

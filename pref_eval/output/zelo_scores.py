@@ -68,9 +68,9 @@ def _write_compiled(out: TextIO, qids: list[str], docs: list[list[str]], score, 
     """
     import numpy as np
 
-    from ..zelo.compiled import _module
+    from ..native import kernels
 
-    kern = _module()
+    kern = kernels()
     if kern is None or not len(docs):
         return 0, 0
     score = np.ascontiguousarray(score, dtype=np.float64)

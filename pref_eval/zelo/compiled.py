@@ -15,19 +15,14 @@ install time) or ``PREF_EVAL_PURE_PYTHON`` is set; callers then use scipy.
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
+from ..native import kernels
+
 
 def _module():
-    if os.environ.get("PREF_EVAL_PURE_PYTHON"):
-        return None
-    try:
-        from .. import _kernels
-    except ImportError:
-        return None
-    return _kernels
+    return kernels()
 
 
 def available() -> bool:
