@@ -76,3 +76,22 @@ def ws(pristine, tmp_path) -> Path:
     dst = tmp_path / "ws"
     shutil.copytree(pristine, dst, symlinks=True)
     return dst
+
+
+@pytest.fixture
+def server():
+    """``make(**kw) -> (FakeOpenAI, url)``: local OpenAI-compatible servers (tests/fake_openai.py),
+    stopped after the test."""
+    from fake_openai import FakeOpenAI
+
+    servers = []
+
+    def make(**kw):
+        s = FakeOpenAI(**kw)
+        url = s.start()
+        servers.append(s)
+        return s, url
+
+    yield make
+    for s in servers:
+        s.stop()

@@ -21,7 +21,6 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("aiohttp")
 
-from fake_openai import FakeOpenAI  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = ROOT / "tools" / "toy_judge.py"
@@ -63,21 +62,6 @@ def collection(tmp_path, nq=3, nd=6, seed=0, sigma=1.5):
         for q, a, b in pairs:
             fh.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
     return truth, pairs
-
-
-@pytest.fixture
-def server():
-    servers = []
-
-    def make(**kw):
-        s = FakeOpenAI(**kw)
-        url = s.start()
-        servers.append(s)
-        return s, url
-
-    yield make
-    for s in servers:
-        s.stop()
 
 
 def rows(store):

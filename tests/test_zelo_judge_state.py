@@ -137,6 +137,21 @@ def replay_with_zelo_pairs(tmp_path, state, oracle):
 
 
 # ------------------------------------------------------------------ same batches as zelo_pairs next/add
+
+def _kill_when_stored(proc: subprocess.Popen, store: Path, answers: int) -> None:
+    """SIGKILL ``proc`` once its store holds ``answers`` answers (or it ended, or 120 s passed)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with sqlite3.connect(store) as db:
+                if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= answers:
+                    break
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
 def test_adaptive_driven_by_zelo_judge_equals_zelo_pairs_next_add(tmp_path):
     make_collection(tmp_path)
     init(tmp_path, "judge.json", "--strategy", "adaptive", "--seed", "3")
@@ -234,17 +249,7 @@ def test_adaptive_sigkill_then_resume_asks_nothing_twice_cmd(tmp_path):
     args = [sys.executable, "-m", "pref_eval.cli.judge", "--state", tmp_path / "killed.json",
             *texts(tmp_path, "killed.sqlite"), judge, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with sqlite3.connect(store) as db:
-                if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= total // 2:
-                    break
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    _kill_when_stored(proc, store, total // 2)
     assert 0 < len(store_rows(store)) < total
     zj("--state", tmp_path / "killed.json", *texts(tmp_path, "killed.sqlite"), judge, "-Q")
     assert (tmp_path / "killed.json").read_bytes() == (tmp_path / "full.json").read_bytes()
@@ -258,22 +263,6 @@ def test_adaptive_sigkill_then_resume_asks_nothing_twice_cmd(tmp_path):
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("openai")
-from fake_openai import FakeOpenAI  # noqa: E402
-
-
-@pytest.fixture
-def server():
-    servers = []
-
-    def make(**kw):
-        s = FakeOpenAI(**kw)
-        url = s.start()
-        servers.append(s)
-        return s, url
-
-    yield make
-    for s in servers:
-        s.stop()
 
 
 def test_adaptive_sigkill_then_resume_asks_nothing_twice_http(tmp_path, server):
@@ -294,17 +283,7 @@ def test_adaptive_sigkill_then_resume_asks_nothing_twice_http(tmp_path, server):
     args = [sys.executable, "-m", "pref_eval.cli.judge", "--state", tmp_path / "killed.json",
             *texts(tmp_path, "killed.sqlite"), *js(url), "--concurrency", 4, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            with sqlite3.connect(store) as db:
-                if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= total // 2:
-                    break
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    _kill_when_stored(proc, store, total // 2)
     assert len(srv.served) == total // 2
     srv.release()
     zj("--state", tmp_path / "killed.json", *texts(tmp_path, "killed.sqlite"), *js(url), "-Q")
