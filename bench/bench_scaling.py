@@ -36,6 +36,17 @@ def _ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",") if x]
 
 
+
+def _linked(base: str, rundir: str, n: int) -> list[str]:
+    """``n`` names of the run file ``base`` in ``rundir`` (hard links: no extra disk)."""
+    paths = []
+    for k in range(n):
+        p = os.path.join(rundir, f"run{k}")
+        if not os.path.exists(p):
+            os.link(base, p)
+        paths.append(p)
+    return paths
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fit", default="1000,10000,100000", help="query counts for zelo_fit")
@@ -75,12 +86,7 @@ def main() -> None:
                     "--depth", "1000", "--out", rundir], check=True, stdout=subprocess.DEVNULL)
     base = os.path.join(rundir, "run")
     for nr in _ints(args.runs):
-        paths = []
-        for k in range(nr):  # the same run under nr names (hard links: no extra disk)
-            p = os.path.join(rundir, f"run{k}")
-            if not os.path.exists(p):
-                os.link(base, p)
-            paths.append(p)
+        paths = _linked(base, rundir, nr)
         cells = []
         for _, extra in modes:
             t, mem = run(cmd("zelo_eval", "-R", os.path.join(rundir, "qrels"), "-o", "tsv", "-m", "official",
@@ -88,12 +94,7 @@ def main() -> None:
             cells.append(f"{t:.1f} s / {mem:.0f} MB")
         rows.append(f"| zelo_eval | {nr} run(s) × {args.lines:,} lines | " + " | ".join(cells) + " |")
     for nr in _ints(args.pref_runs):
-        paths = []
-        for k in range(nr):
-            p = os.path.join(rundir, f"run{k}")
-            if not os.path.exists(p):
-                os.link(base, p)
-            paths.append(p)
+        paths = _linked(base, rundir, nr)
         cells = []
         for _, extra in modes:
             t, mem = run(cmd("zelo_eval", "-R", os.path.join(rundir, "qrels"), "-M", "preferences",

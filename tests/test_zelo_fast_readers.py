@@ -29,6 +29,18 @@ def _slow(text: str, fmt: str, into=None) -> Judgments:
     return out
 
 
+
+def _reader_equals_parser(p, text: str, fmt: str) -> None:
+    """Reading file ``p`` (holding ``text``) gives the line parser's table, or its error message."""
+    try:
+        want = _table(_slow(text, fmt))
+    except InputError as err:
+        with pytest.raises(InputError) as got:
+            formats.read_judgments(str(p), fmt)
+        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
+    else:
+        assert _table(formats.read_judgments(str(p), fmt)) == want
+
 def _both(tmp_path, fmt, text, fast_expected=True):
     p = tmp_path / f"j.{fmt}"
     p.write_bytes(text.encode("utf-8"))
@@ -80,14 +92,7 @@ def test_jsonl_refused_files_go_to_the_parser(tmp_path, text):
     p = tmp_path / "j.jsonl"
     p.write_text(text)
     assert jc.jsonl_columns(text.encode()) is None
-    try:
-        want = _table(_slow(text, "jsonl"))
-    except InputError as err:
-        with pytest.raises(InputError) as got:
-            formats.read_judgments(str(p), "jsonl")
-        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
-    else:
-        assert _table(formats.read_judgments(str(p), "jsonl")) == want
+    _reader_equals_parser(p, text, "jsonl")
 
 
 def test_clarke_formats(tmp_path):
@@ -125,13 +130,7 @@ def test_text_files_the_fast_path_refuses(tmp_path, text):
     assert jc.clarke4_columns(text.encode(), text) is None
     p = tmp_path / "j.c4"
     p.write_bytes(text.encode())
-    try:
-        want = _table(_slow(text, "clarke4"))
-    except InputError:
-        with pytest.raises(InputError):
-            formats.read_judgments(str(p), "clarke4")
-    else:
-        assert _table(formats.read_judgments(str(p), "clarke4")) == want
+    _reader_equals_parser(p, text, "clarke4")
 
 
 def test_dataset_order_and_unknown_document_line(tmp_path):
@@ -266,14 +265,7 @@ def test_zbench_unusual_files_go_to_the_parser(tmp_path, change):
     assert jc.zbench_columns(text.encode(), text) is None
     p = tmp_path / "j.json"
     p.write_text(text)
-    try:
-        want = _table(_slow(text, "zbench"))
-    except InputError as err:
-        with pytest.raises(InputError) as got:
-            formats.read_judgments(str(p), "zbench")
-        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
-    else:
-        assert _table(formats.read_judgments(str(p), "zbench")) == want
+    _reader_equals_parser(p, text, "zbench")
 
 
 def test_xie_fast_equals_parser(tmp_path):
@@ -307,14 +299,7 @@ def test_xie_unusual_files_go_to_the_parser(tmp_path, text):
     assert jc.xie_columns(text.encode(), text) is None
     p = tmp_path / "j.xie"
     p.write_text(text, newline="")
-    try:
-        want = _table(_slow(text, "xie"))
-    except InputError as err:
-        with pytest.raises(InputError) as got:
-            formats.read_judgments(str(p), "xie")
-        assert str(got.value) == str(err).replace("f:", f"{p}:", 1)
-    else:
-        assert _table(formats.read_judgments(str(p), "xie")) == want
+    _reader_equals_parser(p, text, "xie")
 
 
 def test_trecprefs_unknown_document_line(tmp_path):
