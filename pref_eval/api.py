@@ -1801,23 +1801,34 @@ class PlotImage(NamedTuple):
     title: str | None = None
 
 
-def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
-    """Refuse a bad extension or an output that is an input before any work; then the figure maker
-    (:func:`pref_eval.plot.figures`: matplotlib's object API, no pyplot)."""
+def _plot_check(image: PlotImage, own: InputOptions) -> None:
+    """Refuse a bad extension or an output that is an input before any work."""
     from .output.atomic import inputs_besides, preflight
-    from .plot import figures
     from .plot.output import image_format
 
     image_format(image.output)
     preflight(image.output, inputs_besides(image.output, own))
+
+
+def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
+    """:func:`_plot_check`, then the figure maker (:func:`pref_eval.plot.figures`: matplotlib's object API,
+    no pyplot) of the kinds still drawn by matplotlib."""
+    from .plot import figures
+
+    _plot_check(image, own)
     return figures()
 
 
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
+    """Save a matplotlib figure, or a :class:`pref_eval.plot.canvas.Canvas` (the ported kinds)."""
     from .output.atomic import inputs_besides
-    from .plot.output import save_figure
+    from .plot.canvas import Canvas
+    from .plot.output import save_canvas, save_figure
 
-    save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    if isinstance(fig, Canvas):
+        save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    else:
+        save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
     if log is not None:
         log.info(f"wrote {image.output}")
 
@@ -1858,16 +1869,21 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
                 top: int | None = None, confidence: float = 0.95, log: Any = None,
                 inputs: InputOptions | None = None) -> Any:
     """zELO scores with intervals score ± z·se, z = Φ⁻¹(1 − (1 − confidence)/2), one panel per query
-    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents)."""
+    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents).
+
+    Drawn on pref_eval's own :class:`pref_eval.plot.canvas.Canvas` (PNG by Pillow, SVG as text, PDF through
+    matplotlib), which is saved to ``image`` and returned."""
+    from .plot.fonts import TextMeasure
     from .plot.scores import draw_scores, read_scores_with_se, select_queries
 
     own = _input_options(inputs, output=image.output, scores=scores)
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     data = read_scores_with_se(scores)
     chosen = select_queries(list(data), tuple(queries), max_queries)
-    fig = draw_scores(plt, data, chosen, confidence, top, (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_scores(data, chosen, confidence, top, (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 class PlotValues(NamedTuple):
