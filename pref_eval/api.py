@@ -1658,8 +1658,8 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         raise UsageError(f"unknown strategy {strategy!r}")
     if start is not None and start not in ("matching", "cycle"):
         raise UsageError(f"--start: expected matching or cycle, got {start!r}")
-    if criterion is not None and criterion not in ("discordance", "uncertainty"):
-        raise UsageError(f"--criterion: expected discordance or uncertainty, got {criterion!r}")
+    if criterion is not None and criterion not in ("discordance", "uncertainty", "rowsum"):
+        raise UsageError(f"--criterion: expected discordance, uncertainty or rowsum, got {criterion!r}")
     for name in ("window", "batch"):
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
