@@ -1915,16 +1915,20 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
                  log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Runs ordered by a measure with ``confidence`` intervals of their means (Student t, or BCa
     bootstrap) and significance groups (``zelo_plot systems``): runs sharing a letter are not
-    significantly different by ``values.test`` with ``values.correction`` over all pairs."""
+    significantly different by ``values.test`` with ``values.correction`` over all pairs. Drawn on
+    :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
     import numpy as np
 
     from .plot.data import paired_table, pairwise_tests
     from .plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
     from .stats.compare import CORRECTION_LABELS, TEST_LABELS
 
+    from .plot.fonts import TextMeasure
+
     own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,
                          runs=list(values.runs))
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before evaluating
     df, name = _plot_values(values, log)
     wide = paired_table(df, values.complete)
     run_list = list(wide.columns)
@@ -1940,10 +1944,10 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
         legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
                   f"significantly different ({TEST_LABELS.get(test, test)}, "
                   f"{CORRECTION_LABELS.get(correction, correction)}, α = {alpha:g})")
-    fig = draw_systems(plt, run_list, means, low, high, letters, name, len(wide), legend,
-                       (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_systems(run_list, means, low, high, letters, name, len(wide), legend,
+                          (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None = None, value: str = "p_adjusted",

@@ -247,3 +247,48 @@ def test_nice_ticks_are_nice_inside_and_labelled():
         rounding = 1e-12 * max(abs(v) for v in values) / step  # differences of large tick values
         assert min(abs(mant - m) for m in (1, 2, 5, 10)) < 1e-6 + 10 * rounding
         assert len({tick_label(v, dec) for v in values}) == len(values)
+
+
+# ---- systems --------------------------------------------------------------------------------
+
+def test_systems_svg_numbers_match_ir_measures_and_scipy(tmp_path, capsys):
+    """Markers at the runs' mean AP (ir-measures, live), intervals at scipy's t interval, best on top,
+    run names and letters as texts."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from scipy import stats
+
+    qrels = str(ROOT / "qrels" / "dl19-sample.qrels")
+    runs = {r: str(ROOT / "runs" / f"{r}.run") for r in ("bm25", "dense", "rerank")}
+    out = tmp_path / "sys.svg"
+    code, _, err = run_plot(["systems", "-R", qrels, "-m", "map", "--confidence", "0.9", "--run-id", "path",
+                             *runs.values(), "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    per_q = {}
+    for name, path in runs.items():
+        vals = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.AP], ir_measures.read_trec_qrels(qrels),
+                                                                      ir_measures.read_trec_run(path))}
+        per_q[name] = vals
+    common = sorted(set.intersection(*(set(v) for v in per_q.values())))
+    expect = {}
+    for name, vals in per_q.items():
+        x = np.array([vals[q] for q in common])
+        lo, hi = stats.t.interval(0.9, len(x) - 1, loc=x.mean(), scale=x.std(ddof=1) / np.sqrt(len(x)))
+        expect[name] = (x.mean(), lo, hi)
+    best = sorted(expect, key=lambda r: -expect[r][0])
+    root = ET.parse(out).getroot()
+    elems = panel(root, 1)
+    assert [t.text for t in of(elems, "row-label")] == [f"{r}.run" for r in best]
+    assert [t.text for t in of(elems, "axis-label")] == [f"mean map over {len(common)} queries"]
+    assert [t.text for t in of(elems, "title")] == ["runs by map"]
+    assert all(t.text and set(t.text) <= set("abc") for t in of(elems, "letters"))
+    to_data, per_pt = x_map(elems)
+    tol = 2e-3 * per_pt
+    markers = of(elems, "marker")
+    assert [float(m.get("cy")) for m in markers] == sorted(float(m.get("cy")) for m in markers)
+    for m, line, r in zip(markers, of(elems, "interval"), best, strict=True):
+        mean, lo, hi = expect[r]
+        assert to_data(m.get("cx")) == pytest.approx(mean, abs=tol)
+        (x0, _), (x1, _) = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        assert (to_data(x0), to_data(x1)) == pytest.approx((lo, hi), abs=tol)
+    legend = [t.text for t in root.iter(f"{SVG}text") if "legend-label" in classes(t)]
+    assert legend and legend[0].startswith("90% t intervals; same letter = not significantly different")

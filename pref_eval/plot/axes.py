@@ -20,6 +20,7 @@ TICK_PAD = 3.5
 LABEL_PAD = 4.0
 TITLE_PAD = 6.0
 LINE = 1.2  # line height in units of the font size
+GRID = "#b0b0b0"
 
 
 class Box(NamedTuple):
@@ -63,14 +64,19 @@ def frame(canvas: Canvas, box: Box) -> None:
     canvas.rect(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0, stroke=BLACK, width=FRAME_WIDTH, role="frame")
 
 
-def bottom_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size: float = 10.0) -> Scale:
+def bottom_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size: float = 10.0,
+                grid: float = 0.0) -> Scale:
     """Ticks, tick labels and the axis label under ``box`` for data ``[lo, hi]``; the x scale.
 
-    About one tick per five label heights of panel width (at least 3, at most 9)."""
+    About one tick per five label heights of panel width (at least 3, at most 9); ``grid`` > 0 draws
+    vertical grid lines of that width at the ticks (matplotlib's grid colour)."""
     scale = Scale(lo, hi, box.x0, box.x1)
     n = min(9, max(3, int((box.x1 - box.x0) / (5 * size))))
     values, decimals = nice_ticks(lo, hi, n)
     y = box.y1
+    if grid:
+        for v in values:
+            canvas.line([(scale(v), box.y0), (scale(v), box.y1)], color=GRID, width=grid, role="grid")
     for v in values:
         x = scale(v)
         canvas.line([(x, y), (x, y + TICK_LENGTH)], width=FRAME_WIDTH, role="tick")
@@ -79,6 +85,13 @@ def bottom_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size
     canvas.text((box.x0 + box.x1) / 2, y + TICK_LENGTH + TICK_PAD + LINE * size + LABEL_PAD, label, size,
                 ha="center", va="top", role="axis-label")
     return scale
+
+
+def left_labels(canvas: Canvas, box: Box, ys: Sequence[float], labels: Sequence[str], size: float) -> None:
+    """Ticks left of ``box`` at the canvas heights ``ys``, labelled with ``labels`` (right-aligned)."""
+    for y, text in zip(ys, labels, strict=True):
+        canvas.line([(box.x0 - TICK_LENGTH, y), (box.x0, y)], width=FRAME_WIDTH, role="tick")
+        canvas.text(box.x0 - TICK_LENGTH - TICK_PAD, y, text, size, ha="right", va="center", role="row-label")
 
 
 def title(canvas: Canvas, box: Box, text: str, size: float = 10.0) -> None:

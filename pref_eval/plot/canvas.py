@@ -68,6 +68,7 @@ class Text(NamedTuple):
     rotation: int
     role: str
     group: str
+    face: str = "sans"
 
 
 Item = Line | Rect | Circle | Text
@@ -93,8 +94,8 @@ class Canvas:
         finally:
             self._group = outer
 
-    def text_width(self, text: str, size: float) -> float:
-        return self.measure.width(text, size)
+    def text_width(self, text: str, size: float, face: str = "sans") -> float:
+        return self.measure.width(text, size, face)
 
     def line(self, points: Sequence[tuple[float, float]], color: str = BLACK, width: float = 1.0,
              role: str = "line") -> None:
@@ -110,12 +111,12 @@ class Canvas:
         self.items.append(Circle(float(cx), float(cy), float(r), fill, role, self._group))
 
     def text(self, x: float, y: float, text: str, size: float, *, ha: str = "left", va: str = "baseline",
-             rotation: int = 0, color: str = BLACK, role: str = "text") -> None:
+             rotation: int = 0, color: str = BLACK, role: str = "text", face: str = "sans") -> None:
         """``text`` aligned at (x, y): ``ha`` left/center/right, ``va`` top/center/baseline/bottom
-        (:func:`pref_eval.plot.fonts.baseline_offset`)."""
+        (:func:`pref_eval.plot.fonts.baseline_offset`); ``face`` one of :data:`pref_eval.plot.fonts.FACES`."""
         if rotation not in (0, 90):
             raise ValueError(f"rotation must be 0 or 90, got {rotation!r}")
         off = baseline_offset(va, size)
         bx, by = (x + off, y) if rotation == 90 else (x, y + off)
         self.items.append(Text(float(bx), float(by), text, float(size), color, _ANCHOR[ha], rotation, role,
-                               self._group))
+                               self._group, face))

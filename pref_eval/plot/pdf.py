@@ -8,6 +8,7 @@ the figure's inches, and saved without a creation date. Only PDF output imports 
 from __future__ import annotations
 
 from .canvas import Canvas, Circle, Line, Rect, Text
+from .fonts import FACES
 
 
 def canvas_figure(canvas: Canvas):
@@ -38,5 +39,6 @@ def canvas_figure(canvas: Canvas):
             fig.add_artist(MCircle((it.cx, it.cy), it.r, facecolor=it.fill, edgecolor="none", transform=tr, zorder=z))
         elif isinstance(it, Text):
             fig.text(it.x, it.y, it.text, transform=tr, fontsize=it.size, color=it.color, ha=ha[it.anchor],
-                     va="baseline", rotation=it.rotation, rotation_mode="anchor", zorder=z, family="DejaVu Sans")
+                     va="baseline", rotation=it.rotation, rotation_mode="anchor", zorder=z, family=FACES[it.face][1],
+                     fontweight=FACES[it.face][2])
     return fig

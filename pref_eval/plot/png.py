@@ -51,13 +51,13 @@ def png_bytes(canvas: Canvas, dpi: float) -> bytes:
             draw.ellipse((px(it.cx - it.r), px(it.cy - it.r), px(it.cx + it.r), px(it.cy + it.r)), fill=it.fill)
     img = big.reduce(s)
     draw = ImageDraw.Draw(img)
-    fonts: dict[float, ImageFont.FreeTypeFont] = {}
+    fonts: dict[tuple[str, float], ImageFont.FreeTypeFont] = {}
     for it in canvas.items:
         if not isinstance(it, Text) or not it.text:
             continue
-        font = fonts.get(it.size)
+        font = fonts.get((it.face, it.size))
         if font is None:
-            font = fonts[it.size] = ImageFont.truetype(canvas.measure.path, it.size * k)
+            font = fonts[it.face, it.size] = ImageFont.truetype(canvas.measure.face_path(it.face), it.size * k)
         if it.rotation == 0:
             draw.text((it.x * k, it.y * k), it.text, font=font, fill=it.color, anchor=_PIL_ANCHOR[it.anchor])
         else:

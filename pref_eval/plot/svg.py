@@ -10,7 +10,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from .canvas import Canvas, Circle, Line, Rect, Text
-from .fonts import FAMILY
+from .fonts import FACES
 
 
 def _n(v: float) -> str:
@@ -45,7 +45,10 @@ def svg_text(canvas: Canvas) -> str:
             out.append(f'<circle class={cls} cx="{_n(it.cx)}" cy="{_n(it.cy)}" r="{_n(it.r)}" fill="{it.fill}"/>')
         elif isinstance(it, Text):
             rot = f' transform="rotate(-90 {_n(it.x)} {_n(it.y)})"' if it.rotation == 90 else ""
-            out.append(f'<text class={cls} x="{_n(it.x)}" y="{_n(it.y)}"{rot} font-family="{FAMILY}, sans-serif" '
+            _, family, weight = FACES[it.face]
+            generic = "monospace" if "Mono" in family else "sans-serif"
+            bold = ' font-weight="bold"' if weight == "bold" else ""
+            out.append(f'<text class={cls} x="{_n(it.x)}" y="{_n(it.y)}"{rot} font-family="{family}, {generic}"{bold} '
                        f'font-size="{_n(it.size)}" text-anchor="{it.anchor}" fill="{it.color}" '
                        f'xml:space="preserve">{escape(it.text)}</text>')
     out.append("</svg>")
