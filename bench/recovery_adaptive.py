@@ -13,6 +13,12 @@ the most 4K pairs can carry (4K * c/4; in parentheses: when the first K/2 pairs 
 as the adaptive strategy's first batch, (K/2) c E[p(1-p)] + (4K - K/2) c/4). With
 ``--write-docs`` the table replaces the block between the recovery-adaptive markers in
 docs/zelo_simulate.md.
+
+``--oracle``: instead, τ against the dense fit of an oracle that knows the true scores
+(:func:`pref_eval.zelo.ranking_bound.known_scores_wins`: the dense fit orders by the complete
+matrix's win totals, and the oracle predicts them from the true scores and the judgments it has
+read), reading no judgment, 4 cycles' or 8 cycles' judgments, beside 4 and 8 random cycles' τ;
+with ``--write-docs`` it replaces the block between the recovery-oracle markers.
 """
 from __future__ import annotations
 
@@ -62,6 +68,19 @@ def row(K: int, sigma: float, trials: int, seed: int, votes: int = 3, batch_div:
     return "| " + " | ".join(cells) + " |"
 
 
+ORACLE_HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles | true scores known | known + 4 cycles' judgments "
+               "| known + 8 cycles' judgments |", "|---|---|---|---|---|---|---|"]
+
+
+def oracle_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
+    """One row of the known-scores table (see the module docstring)."""
+    r4 = recovery(K, sigma, 4, trials, seed=seed, votes=votes, design=True)
+    r8 = recovery(K, sigma, 8, trials, seed=seed, votes=votes, design=True)
+    vals = [r4["tau_dense"], r8["tau_dense"], r4["known_scores_tau_none"], r4["known_scores_tau"],
+            r8["known_scores_tau"]]
+    return "| " + " | ".join([f"{K}", f"{sigma:g}", *(f"{float(v.mean()):.3f}" for v in vals)]) + " |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
@@ -70,20 +89,28 @@ def main() -> None:
     ap.add_argument("--sigma", default="0.6,1.5,3")
     ap.add_argument("--batch-div", type=int, default=None,
                     help="adaptive rounds of K // D pairs (default: the strategy's default, K // 4)")
-    ap.add_argument("--criterion", choices=["discordance", "uncertainty"], default=None,
+    ap.add_argument("--criterion", choices=["discordance", "uncertainty", "rowsum"], default=None,
                     help="the adaptive strategy's criterion (default: its default, discordance)")
+    ap.add_argument("--oracle", action="store_true", help="the known-scores table instead (module docstring)")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args()
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):
         ap.error("--write-docs writes the default strategy's table only")
-    lines = [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
-             "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
-             "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
+    if a.oracle and (a.batch_div is not None or a.criterion is not None):
+        ap.error("--oracle runs no adaptive strategy")
+    if a.oracle:
+        lines = [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                 "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
+    else:
+        lines = [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
+                 "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
+                 "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
+            lines.append(oracle_row(K, sigma, a.trials, a.seed) if a.oracle else
+                         row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
     text = "\n".join(lines) + "\n"
@@ -91,10 +118,11 @@ def main() -> None:
     if a.write_docs:
         doc = ROOT / "docs" / "zelo_simulate.md"
         s = doc.read_text()
-        new, n = re.subn(r"(<!-- recovery-adaptive:begin -->\n).*?(<!-- recovery-adaptive:end -->)",
+        mark = "recovery-oracle" if a.oracle else "recovery-adaptive"
+        new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
                          lambda m: m.group(1) + text + m.group(2), s, flags=re.S)
         if n != 1:
-            sys.exit("docs/zelo_simulate.md has no recovery-adaptive markers")
+            sys.exit(f"docs/zelo_simulate.md has no {mark} markers")
         doc.write_text(new)
 
 

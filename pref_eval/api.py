@@ -1658,8 +1658,8 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         raise UsageError(f"unknown strategy {strategy!r}")
     if start is not None and start not in ("matching", "cycle"):
         raise UsageError(f"--start: expected matching or cycle, got {start!r}")
-    if criterion is not None and criterion not in ("discordance", "uncertainty"):
-        raise UsageError(f"--criterion: expected discordance or uncertainty, got {criterion!r}")
+    if criterion is not None and criterion not in ("discordance", "uncertainty", "rowsum"):
+        raise UsageError(f"--criterion: expected discordance, uncertainty or rowsum, got {criterion!r}")
     for name in ("window", "batch"):
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
@@ -1801,23 +1801,34 @@ class PlotImage(NamedTuple):
     title: str | None = None
 
 
-def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
-    """Refuse a bad extension or an output that is an input before any work; then the figure maker
-    (:func:`pref_eval.plot.figures`: matplotlib's object API, no pyplot)."""
+def _plot_check(image: PlotImage, own: InputOptions) -> None:
+    """Refuse a bad extension or an output that is an input before any work."""
     from .output.atomic import inputs_besides, preflight
-    from .plot import figures
     from .plot.output import image_format
 
     image_format(image.output)
     preflight(image.output, inputs_besides(image.output, own))
+
+
+def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
+    """:func:`_plot_check`, then the figure maker (:func:`pref_eval.plot.figures`: matplotlib's object API,
+    no pyplot) of the kinds still drawn by matplotlib."""
+    from .plot import figures
+
+    _plot_check(image, own)
     return figures()
 
 
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
+    """Save a matplotlib figure, or a :class:`pref_eval.plot.canvas.Canvas` (the ported kinds)."""
     from .output.atomic import inputs_besides
-    from .plot.output import save_figure
+    from .plot.canvas import Canvas
+    from .plot.output import save_canvas, save_figure
 
-    save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    if isinstance(fig, Canvas):
+        save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    else:
+        save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
     if log is not None:
         log.info(f"wrote {image.output}")
 
@@ -1858,16 +1869,21 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
                 top: int | None = None, confidence: float = 0.95, log: Any = None,
                 inputs: InputOptions | None = None) -> Any:
     """zELO scores with intervals score ± z·se, z = Φ⁻¹(1 − (1 − confidence)/2), one panel per query
-    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents)."""
+    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents).
+
+    Drawn on pref_eval's own :class:`pref_eval.plot.canvas.Canvas` (PNG by Pillow, SVG as text, PDF through
+    matplotlib), which is saved to ``image`` and returned."""
+    from .plot.fonts import TextMeasure
     from .plot.scores import draw_scores, read_scores_with_se, select_queries
 
     own = _input_options(inputs, output=image.output, scores=scores)
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     data = read_scores_with_se(scores)
     chosen = select_queries(list(data), tuple(queries), max_queries)
-    fig = draw_scores(plt, data, chosen, confidence, top, (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_scores(data, chosen, confidence, top, (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 class PlotValues(NamedTuple):
@@ -1899,16 +1915,20 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
                  log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Runs ordered by a measure with ``confidence`` intervals of their means (Student t, or BCa
     bootstrap) and significance groups (``zelo_plot systems``): runs sharing a letter are not
-    significantly different by ``values.test`` with ``values.correction`` over all pairs."""
+    significantly different by ``values.test`` with ``values.correction`` over all pairs. Drawn on
+    :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
     import numpy as np
 
     from .plot.data import paired_table, pairwise_tests
     from .plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
     from .stats.compare import CORRECTION_LABELS, TEST_LABELS
 
+    from .plot.fonts import TextMeasure
+
     own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,
                          runs=list(values.runs))
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before evaluating
     df, name = _plot_values(values, log)
     wide = paired_table(df, values.complete)
     run_list = list(wide.columns)
@@ -1924,10 +1944,10 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
         legend = (f"{confidence:.0%} {'t' if ci == 't' else 'bootstrap'} intervals; same letter = not "
                   f"significantly different ({TEST_LABELS.get(test, test)}, "
                   f"{CORRECTION_LABELS.get(correction, correction)}, α = {alpha:g})")
-    fig = draw_systems(plt, run_list, means, low, high, letters, name, len(wide), legend,
-                       (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_systems(run_list, means, low, high, letters, name, len(wide), legend,
+                          (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None = None, value: str = "p_adjusted",

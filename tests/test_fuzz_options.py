@@ -40,7 +40,7 @@ BAD: dict[str, dict[str, list[str]]] = {
                           "--strategy": ["random"],
                           # the adaptive strategy's parameters: bad values, and good ones with --strategy cycles
                           "--window": ["0", "-1", "x", "3"], "--batch": ["0", "1.5", "2"],
-                          "--start": ["spiral", "cycle"], "--criterion": ["entropy", "discordance"]},
+                          "--start": ["spiral", "cycle"], "--criterion": ["entropy", "discordance", "rowsum"]},
     "simulate-bandit": {"--reps": ["0", "-1"], "--T": ["0", "x"], "--seed": ["-1"], "--delta": ["0", "1", "nan"],
                         "--alpha": ["0.5"], "--algorithm": ["ucb"]},
     "simulate-adaptive": {"--reps": ["0"], "--lead": ["0", "nan"], "--batch": ["0"], "--max-per-pair": ["0"],

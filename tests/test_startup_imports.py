@@ -7,7 +7,8 @@ the sample files; afterwards the test checks ``sys.modules``:
 * heavy libraries a command must not load on that input (pyarrow below 1 MB, pandas unless a
   DataFrame is made, scipy unless a test or a statistic needs it, matplotlib, dask, ...);
 * modules a command no longer loads because they were made lazy: ``matplotlib.pyplot`` (plots use
-  the object API), ``numpy.ma`` (numpy 2's ``np.unique`` imports it; ``pref_eval.io.keys.distinct``
+  the object API; ``zelo_plot scores`` and ``systems`` draw PNG and SVG without matplotlib),
+  ``numpy.ma`` (numpy 2's ``np.unique`` imports it; ``pref_eval.io.keys.distinct``
   does not on small inputs), ``numpy.random`` (only when something is drawn), ``gzip`` (only for gzip input),
   ``tempfile`` (only when a file is written); zelo_fit loads only scipy's LAPACK extension module
   (``pref_eval/zelo/kernels.py``), not scipy.special, scipy.sparse or scipy.linalg, and not the
@@ -65,12 +66,16 @@ CASES = [
     ("compare", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:]], set(), set(), 275),
     ("compare-jsonl", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-m", "ndcg_cut.10", "-o", "jsonl",
                                   "--zero-method", "pratt", "--sign-min-diff", "0.01", *SAMPLE[1:]], set(), set(), 275),
-    ("plot-scores", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.png", "-Q"], {"matplotlib"},
-     {"numpy.ma", "gzip", "tempfile"}, 520),
-    # t intervals and the t-test letters without scipy; pandas still holds the per-query table
+    # PNG (Pillow) and SVG (text) of the drawing layer, pref_eval/plot/canvas.py: no matplotlib at all
+    ("plot-scores", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.png", "-Q"], set(),
+     {"gzip", "tempfile"}, 330),
+    ("plot-scores-svg", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.svg", "-Q"], set(),
+     {"gzip", "tempfile"}, 320),
+    # t intervals and the t-test letters without scipy; pandas still holds the per-query table; drawn by
+    # the own layer (no matplotlib)
     ("plot-systems", "plot", ["systems", "-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:], "-o",
-                              "{tmp}/sys.png", "-Q"], {"matplotlib", "pandas", "pyarrow"},
-     {"numpy.ma", "numpy.random", "gzip", "tempfile"}, 925),
+                              "{tmp}/sys.png", "-Q"], {"pandas", "pyarrow"},
+     {"numpy.ma", "numpy.random", "gzip", "tempfile"}, 760),
     ("plot-help", "plot", ["--help"], set(), set(), 135),
     ("pairs", "pairs", ["cycles", "--run", "runs/bm25.run", "--depth", "20", "--seed", "1", "--output-format", "tsv",
                         "-Q"], set(), {"numpy.random"}, 280),
@@ -125,11 +130,22 @@ def test_command_import_set(module, args, allowed, lazy_allowed, ceiling, scratc
 
 
 def test_plot_draws_without_pyplot(scratch):
-    """The PNG is written through the object API (matplotlib.pyplot never imported)."""
+    """The kinds still drawn by matplotlib use its object API (matplotlib.pyplot never imported); the
+    ported kinds import no matplotlib module at all for PNG and SVG (only PDF does)."""
     pytest.importorskip("matplotlib")
     out = scratch / "q.png"
-    mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(out), "-Q"])
-    assert "matplotlib.pyplot" not in mods and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    mods = _modules("plot", ["pairs", "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
+    assert "matplotlib.figure" in mods and "matplotlib.pyplot" not in mods
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for ext in ("png", "svg"):
+        out = scratch / f"scores.{ext}"
+        mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(out), "-Q"])
+        assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
+        out = scratch / f"systems.{ext}"
+        mods = _modules("plot", ["systems", "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
+        assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
+    mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(scratch / "scores.pdf"), "-Q"])
+    assert "matplotlib.backends.backend_pdf" in mods and "matplotlib.pyplot" not in mods
 
 
 API_PROBE = r"""

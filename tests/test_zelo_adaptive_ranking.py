@@ -9,6 +9,7 @@ import pytest
 from pref_eval.zelo.adaptive import (
     adaptive_ranking_pairs,
     discordance_reduction,
+    rowsum_reduction,
     greedy_matching,
     posterior_covariance,
     ranking_batch,
@@ -132,11 +133,12 @@ def test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles():
     assert r1.returncode == 0, r1.stderr
     assert r1.stdout == r2.stdout and r1.stdout.startswith("K\tsigma\tcycles")
     rows = {}
-    for opt, val in (("--window", "1"), ("--start", "matching"), ("--batch", "6"), ("--criterion", "discordance")):
+    for opt, val in (("--window", "1"), ("--start", "matching"), ("--batch", "6"), ("--criterion", "discordance"),
+                     ("--criterion", "rowsum")):
         changed = list(args)
         changed[changed.index(opt) + 1] = val
-        rows[opt] = _simulate(*changed).stdout
-    assert sum(out != r1.stdout for out in rows.values()) >= 3  # the options are honoured
+        rows[opt + val] = _simulate(*changed).stdout
+    assert sum(out != r1.stdout for out in rows.values()) >= 4  # the options are honoured
     # refusals of each option with --strategy cycles and of bad values: tests/test_fuzz_options.py
     r = _simulate("recovery", "--K", "6", "--sigma", "1", "--cycles", "1", "--trials", "1", "--criterion",
                   "discordance")
@@ -200,3 +202,74 @@ def test_ranking_batch_discordance_properties():
             assert not judged[q, p0, p1] and 1 <= abs(pos[p0] - pos[p1]) <= 3
     with pytest.raises(ValueError):
         ranking_batch(x, cov, judged, 4, criterion="entropy")
+    rs = ranking_batch(x, cov, judged, 4, window=3, criterion="rowsum")
+    assert rs == ranking_batch(x, cov, judged, 4, window=3, criterion="rowsum")
+    for q, pairs in enumerate(rs):
+        assert len(pairs) == 4 and len({d for p in pairs for d in p}) == 8
+        pos = np.argsort(np.argsort(-x[q], kind="stable"))
+        assert all(not judged[q, p0, p1] and 1 <= abs(pos[p0] - pos[p1]) <= 3 for p0, p1 in pairs)
+    # two documents: the one pair there is
+    assert ranking_batch(np.array([[0.3, 0.0]]), np.eye(2)[None], np.zeros((1, 2, 2), bool), 1, window=1,
+                         criterion="rowsum") == [[(0, 1)]]
+
+
+def test_recovery_rowsum_criterion_seeded_honoured_and_within_budget():
+    r1 = recovery(16, 0.6, 3, trials=4, seed=3, strategy="adaptive", criterion="rowsum", design=True)
+    r2 = recovery(16, 0.6, 3, trials=4, seed=3, strategy="adaptive", criterion="rowsum", design=True)
+    for k in r1:
+        np.testing.assert_array_equal(r1[k], r2[k])
+    assert (r1["distinct_pairs"] == 48).all()
+    d = recovery(16, 0.6, 3, trials=4, seed=3, strategy="adaptive", design=True)
+    assert not np.array_equal(d["tau_dense"], r1["tau_dense"])  # the criterion is honoured
+
+
+def test_rowsum_reduction_against_an_explicit_linear_gaussian_model():
+    """Each candidate's score recomputed from the model written out: the unknowns are the scores
+    (covariance C / votes) and the noise of every unjudged judgment (variance p(1 − p) / votes); the
+    wins difference w_k − w_l and the candidate's judgment are linear in them (gradients by finite
+    differences), the variance of w_k − w_l, its covariance with the judgment, and the expected drop
+    of the error probability by numerical integration (scipy.integrate.quad)."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(4)
+    K, votes = 5, 3
+    x = rng.normal(0, 1, K)
+    a, b = np.array([0, 1, 2, 3]), np.array([1, 2, 3, 4])
+    C = posterior_covariance(x[None], a[None], b[None])[0]
+    judged = np.zeros((K, K), dtype=bool)
+    judged[a, b] = judged[b, a] = True
+    sig = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
+    free = [(u, v) for u, v in zip(*np.triu_indices(K, 1), strict=True) if not judged[u, v]]
+    # unknowns: x (K), then the noise of each free pair (u < v): y_uv = σ(x_u − x_v) + e_uv
+    cov = np.zeros((K + len(free), K + len(free)))
+    cov[:K, :K] = C / votes
+    for n, (u, v) in enumerate(free):
+        cov[K + n, K + n] = sig(x[u] - x[v]) * (1 - sig(x[u] - x[v])) / votes
+
+    def grad(f):
+        h = 1e-6
+        return np.array([(f(x + h * np.eye(K)[m]) - f(x - h * np.eye(K)[m])) / (2 * h) for m in range(K)])
+
+    def wins_coef(k):  # the unjudged part of w_k = Σ_j y_kj as a linear form in the unknowns
+        g = grad(lambda z: sum(sig(z[k] - z[j]) for j in range(K) if j != k and not judged[k, j]))
+        e = [1.0 if u == k else -1.0 if v == k else 0.0 for u, v in free]
+        return np.concatenate([g, e])
+
+    mu = np.array([sum(sig(x[k] - x[j]) for j in range(K) if j != k) for k in range(K)])
+    ci, cj = (np.array(t) for t in zip(*free, strict=True))
+    got = rowsum_reduction(x[None], C[None], judged[None], ci[None], cj[None], votes, reach=K)[0]
+    for c, (u, v) in enumerate(free):
+        y = np.concatenate([grad(lambda z, u=u, v=v: sig(z[u] - z[v])), np.eye(len(free))[c]])
+        want = 0.0
+        for k, m2 in zip(*np.triu_indices(K, 1), strict=True):
+            d = wins_coef(k) - wins_coef(m2)
+            s2 = d @ cov @ d
+            delta = (d @ cov @ y) ** 2 / (y @ cov @ y)
+            gap = abs(mu[k] - mu[m2])
+            want += quad(lambda m, gap=gap, d=delta, s2n=s2 - delta: 2 * norm.pdf(0) / np.sqrt(s2n) * (-m)
+                         * norm.pdf(m, gap, np.sqrt(d)), -np.inf, 0)[0]
+        assert got[c] == pytest.approx(want, rel=1e-5, abs=1e-10)
+    # y_vu = 1 − y_uv: the same information either way round
+    rev = rowsum_reduction(x[None], C[None], judged[None], cj[None], ci[None], votes, reach=K)[0]
+    np.testing.assert_allclose(rev, got, rtol=1e-12)

@@ -1,6 +1,7 @@
 """Cramér–Rao bounds for ranking designs (pref_eval.zelo.ranking_bound): closed forms, and the
 bounds never above what real designs achieve (random pairs, random cycles, the adaptive strategy)."""
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -114,6 +115,32 @@ def test_bench_table_reduced():
         assert (r[6] == "**reached**") == (float(r[4]) >= float(r[3]))
 
 
+def test_bench_oracle_table_reduced():
+    out = _bench("--oracle", "--trials", "3", "--K", "25", "--sigma", "0.6")
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 25 |")]
+    assert len(rows) == 1 and len(rows[0]) == 7
+    t4, t8, none, known4, known8 = (float(v.strip(" |")) for v in rows[0][2:])
+    assert -1 <= t4 <= 1 and -1 <= t8 <= 1 and none < known4 < known8 <= 1  # reading judgments helps
+    with pytest.raises(subprocess.CalledProcessError):
+        _bench("--oracle", "--criterion", "rowsum", "--trials", "1", "--K", "6")
+
+
+@pytest.mark.slow
+def test_docs_oracle_table_is_the_bench_output():
+    """The known-scores table of docs/zelo_simulate.md is ``bench/recovery_adaptive.py --oracle``'s (about 30 s)."""
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-oracle:begin -->\n")[1].split("<!-- recovery-oracle:end -->")[0]
+    out = _bench("--oracle", "--trials", "100", "--seed", "0")
+    old = [r for r in block.strip().splitlines() if r.startswith("|")]
+    new = [r for r in out.strip().splitlines() if r.startswith("|")]
+    assert old[:2] == new[:2] and len(old) == len(new) == 11
+    for a, b in zip(old[2:], new[2:], strict=True):
+        for x, y in zip(a.strip(" |").split(" | "), b.strip(" |").split(" | "), strict=True):
+            assert float(x) == pytest.approx(float(y), abs=2e-3)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("K", [25, 50])
 def test_docs_table_is_the_bench_output(K):
@@ -143,3 +170,42 @@ def test_docs_table_is_the_bench_output(K):
                 assert float(x.rstrip("%")) == pytest.approx(float(y.rstrip("%")), abs=2e-3 if "%" not in x else 2)
             except ValueError:
                 assert x == y
+
+
+def test_known_scores_wins_by_hand_and_the_dense_order():
+    """The dense fit orders by the complete matrix's win totals (checked on simulated matrices: no
+    pair of documents with different totals is fitted the other way round); the oracle's prediction
+    is the totals when it has read every judgment and σ-sums of the true scores when it has read none."""
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.ranking_bound import known_scores_wins
+
+    truth = np.array([[0.0, np.log(3.0), -np.log(3.0)]])  # σ(x1 − x0) = 3/4, σ(x0 − x2) = 3/4, σ(x1 − x2) = 9/10
+    dense = np.zeros((1, 3, 3))  # dense[i, j] = judged P(j better than i)
+    for i, j, s in ((0, 1, 2 / 3), (0, 2, 1 / 3), (1, 2, 0.0)):
+        dense[0, i, j], dense[0, j, i] = s, 1 - s
+    np.testing.assert_allclose(known_scores_wins(truth, dense), [[0.25 + 0.75, 0.75 + 0.9, 0.25 + 0.1]])
+    wins = dense.sum(axis=1)  # w_k = Σ_j y_kj = Σ_j dense[j, k]
+    np.testing.assert_allclose(wins, [[1 / 3 + 2 / 3, 2 / 3 + 1.0, 1 / 3 + 0.0]])
+    a, b = np.array([[0, 0, 1]]), np.array([[1, 2, 2]])
+    np.testing.assert_allclose(known_scores_wins(truth, dense, a, b), wins)
+    # one judgment read: (0, 2); the rest predicted
+    np.testing.assert_allclose(known_scores_wins(truth, dense, a[:, 1:2], b[:, 1:2]),
+                               [[0.25 + 2 / 3, 0.75 + 0.9, 1 / 3 + 0.1]])
+    # the dense fit's order is the order of the win totals
+    rng = np.random.default_rng(0)
+    T, K = 20, 15
+    x = rng.normal(0, 0.6, (T, K))
+    i, j = np.triu_indices(K, 1)
+    q = np.repeat(np.arange(T), len(i))
+    p = 1 / (1 + np.exp(-(x[q, np.tile(j, T)] - x[q, np.tile(i, T)])))
+    s = (rng.random((len(q), 3)) < p[:, None]).mean(axis=1)
+    fit = fit_bt(np.full(T, K), q, np.tile(i, T), np.tile(j, T), s, compute_se=False).score.reshape(T, K)
+    D = np.zeros((T, K, K))
+    D[q, np.tile(i, T), np.tile(j, T)] = s
+    D[q, np.tile(j, T), np.tile(i, T)] = 1 - s
+    w = np.round(3 * D.sum(axis=1))  # in thirds: exact
+    dw = np.sign(w[:, :, None] - w[:, None, :])
+    dx = fit[:, :, None] - fit[:, None, :]
+    assert (dw != 0).sum() > 0.9 * T * K * (K - 1)
+    assert np.all(np.sign(dx)[dw != 0] == dw[dw != 0])
+    assert np.abs(dx[(dw == 0)]).max() < 1e-6  # equal totals, equal scores

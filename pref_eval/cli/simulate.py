@@ -59,9 +59,10 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
               help="Adaptive: the blind first batch, a random perfect matching or a random cycle (matching).")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Adaptive: pairs per query and round after the first batch (K // 4).")
-@click.option("--criterion", type=click.Choice(["discordance", "uncertainty"]), default=None,
+@click.option("--criterion", type=click.Choice(["discordance", "uncertainty", "rowsum"]), default=None,
               help="Adaptive: choose pairs by the expected reduction in discordant pairs (discordance), "
-                   "or by the probability that their fitted order is wrong (uncertainty).")
+                   "by the probability that their fitted order is wrong (uncertainty), or by the expected "
+                   "reduction in pairs ordered unlike the complete matrix's win totals (rowsum).")
 @click.option("-o", "--output", default=None)
 @quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, criterion, output, quiet):

@@ -5,9 +5,17 @@ imported lazily through :func:`figures`, which makes figures with
 matplotlib's object API (``matplotlib.figure.Figure``; the file format's
 backend -- Agg, SVG, PDF -- is picked by ``savefig``), never through
 ``matplotlib.pyplot``: no GUI backend is looked for, no figure manager kept,
-and the command starts faster (issue #13). Modules:
+and the command starts faster (issue #13). The kinds ported off matplotlib
+(``scores``, ``systems``) draw on pref_eval's own :class:`.canvas.Canvas` instead and import
+no matplotlib for PNG and SVG. Modules:
 
-* :mod:`.output` -- figure → PNG/SVG file by extension, written through a
+* :mod:`.canvas` -- the drawing (lines, rectangles, circles, texts in points);
+  :mod:`.png` (Pillow), :mod:`.svg` (text) and :mod:`.pdf` (replayed on a
+  matplotlib figure) write it; :mod:`.axes` (panels, ticks, legends),
+  :mod:`.ticks` (nice numbers), :mod:`.fonts` (DejaVu Sans, found and
+  measured without importing matplotlib);
+
+* :mod:`.output` -- figure or canvas → PNG/SVG/PDF file by extension, written through a
   temporary file and renamed (binary-safe twin of ``output_stream``);
 * :mod:`.matrix` -- zbench's K×K comparison matrix of one query;
 * :mod:`.scores` -- zELO score distributions with confidence intervals;

@@ -49,3 +49,25 @@ def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] 
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
     with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
         fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
+
+
+def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
+    """Save a :class:`~pref_eval.plot.canvas.Canvas` to ``path``: PNG by Pillow (:mod:`.png`), SVG as text
+    (:mod:`.svg`), PDF through matplotlib (:mod:`.pdf`, the only format that imports it). The picture is
+    made before the file is opened; the bytes do not depend on the date."""
+    fmt = image_format(path)
+    if fmt == "png":
+        from .png import png_bytes
+
+        data = png_bytes(canvas, dpi)
+    elif fmt == "svg":
+        from .svg import svg_text
+
+        data = svg_text(canvas).encode("utf-8")
+    else:
+        from .pdf import canvas_figure
+
+        save_figure(canvas_figure(canvas), path, dpi, inputs)
+        return
+    with binary_output(path, inputs) as fh:
+        fh.write(data)

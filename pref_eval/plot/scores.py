@@ -10,11 +10,17 @@ SE is ``nan`` (e.g. ``--compat zbench``, or a singleton component under
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InputError, UsageError
-from .layout import line_height, set_margins, widest
+from .axes import LINE, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
+from .axes import title as axes_title
+from .canvas import GREY, TAB, Canvas
+from .fonts import TextMeasure
+from .ticks import padded
+
+MARKER_R = 2.0  # points: matplotlib's ms=3 marker (3 pt across) with its 1 pt edge
+CAP = 2.0  # half the length of an interval's end caps, points
 
 
 def read_scores_with_se(path: str):
@@ -46,51 +52,62 @@ def normal_quantile(p: float) -> float:
     return NormalDist().inv_cdf(p)
 
 
-def draw_scores(plt, data, queries: list[str], confidence: float, top: int | None,
-                size: tuple[float, float], title: str | None = None):
-    """One panel per query: documents sorted by score, intervals as bars."""
+def draw_scores(data, queries: list[str], confidence: float, top: int | None,
+                size: tuple[float, float], title: str | None = None, measure: TextMeasure | None = None) -> Canvas:
+    """One panel per query: documents sorted by score (best on top), intervals as bars with caps.
+
+    ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0,
+    padded by 5 % on each side; document j (0 = best) is drawn at the middle of the j-th of the panel's
+    equal rows; the names are written left of the panel up to 40 documents."""
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
     z = normal_quantile(1 - (1 - confidence) / 2)
+    canvas = Canvas(size[0] * 72.0, size[1] * 72.0, measure)
     n = len(queries)
-    fig, axes = plt.subplots(1, n, figsize=size, squeeze=False, sharex=False)
+    panels = []
     label_w = 0.0
-    for ax, qid in zip(axes[0], queries, strict=False):
+    for qid in queries:
         docs, xs, ses = data[qid]
         x = np.asarray(xs, dtype=float)
         se = np.asarray(ses, dtype=float)
         order = np.argsort(-x, kind="stable")
         if top:
             order = order[:top]
-        xo, seo = x[order], se[order]
-        y = np.arange(len(order))
-        has = np.isfinite(seo)
-        ax.errorbar(xo[has], y[has], xerr=z * seo[has], fmt="o", ms=3, lw=1, capsize=2,
-                    color="tab:blue", label=f"score ± {z:.2f}·se")
-        if (~has).any():
-            ax.plot(xo[~has], y[~has], "o", ms=3, color="tab:red", label="no se")
-        ax.axvline(0.0, color="grey", lw=0.5)
-        if len(order) > 40:
-            ax.invert_yaxis()
-        if len(order) <= 40:
-            names = [docs[i] for i in order]
-            fs = 6 if len(order) > 20 else 8
-            # the names as one text per row left of the axis, not as y ticks: a matplotlib Tick makes
-            # two lines, two markers and two texts, and 40 of them per panel cost more than the data
-            ax.set_yticks([])
-            ax.set_ylim(len(order) - 0.5, -0.5)
-            tr = ax.get_yaxis_transform()  # x in axes fraction, y in data
-            for yi, name in zip(y, names, strict=True):
-                ax.text(-0.015, yi, name, transform=tr, ha="right", va="center", fontsize=fs)
-            label_w = max(label_w, widest(names, fs))
-        else:
-            ax.set_yticks([])
-        ax.set_xlabel("zELO score")
-        ax.set_title(f"query {qid} ({len(docs)} docs)", fontsize=10)
-        ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(title or f"zELO scores with {confidence:.0%} intervals")
-    # margins from the label sizes (no layout engine: it would measure every label in an extra pass)
-    tick = 0.1 + label_w  # tick, pad and the document names left of each panel
-    set_margins(fig, left=tick + 0.05, right=0.25, bottom=line_height(10, 2) + 0.2,
-                top=line_height(12) + line_height(10) + 0.2, ncols=n, gap=tick + 0.3)
-    return fig
+        names = [docs[i] for i in order] if len(order) <= 40 else []
+        fs = 6.0 if len(order) > 20 else 8.0
+        label_w = max(label_w, canvas.measure.widest(names, fs))
+        panels.append((qid, len(docs), x[order], se[order], names, fs))
+    # margins from the label sizes: ticks, pads and the document names left of each panel
+    tick = 7.2 + label_w
+    boxes = grid_boxes(canvas.width, canvas.height, left=tick + 3.6, right=18.0, bottom=2 * LINE * 10 + 14.4,
+                       top=LINE * 12 + LINE * 10 + 14.4, ncols=n, gap=tick + 21.6)
+    label = f"score ± {z:.2f}·se"
+    for k, (box, (qid, ndocs, xo, seo, names, fs)) in enumerate(zip(boxes, panels, strict=True)):
+        with canvas.group(f"panel-{k + 1}"):
+            has = np.isfinite(seo)
+            ends = np.concatenate([xo[has] - z * seo[has], xo[has] + z * seo[has], xo[~has], [0.0]])
+            lo, hi = padded(float(ends.min()), float(ends.max()))
+            xs_ = bottom_axis(canvas, box, lo, hi, "zELO score")
+            rows = len(xo)
+            ys = Scale(-0.5, rows - 0.5, box.y0, box.y1)
+            canvas.line([(xs_(0.0), box.y0), (xs_(0.0), box.y1)], color=GREY, width=0.5, role="zero")
+            for j in range(rows):
+                y = ys(j)
+                if has[j]:
+                    a, b = xs_(xo[j] - z * seo[j]), xs_(xo[j] + z * seo[j])
+                    canvas.line([(a, y), (b, y)], color=TAB["blue"], width=1.0, role="interval")
+                    for c in (a, b):
+                        canvas.line([(c, y - CAP), (c, y + CAP)], color=TAB["blue"], width=1.0, role="cap")
+                canvas.circle(xs_(xo[j]), y, MARKER_R, TAB["blue"] if has[j] else TAB["red"], role="marker")
+            for j, name in enumerate(names):
+                canvas.text(box.x0 - 0.015 * (box.x1 - box.x0), ys(j), name, fs, ha="right", va="center",
+                            role="doc-label")
+            frame(canvas, box)
+            axes_title(canvas, box, f"query {qid} ({ndocs} docs)")
+            entries = [LegendEntry("errorbar", TAB["blue"], label)]
+            if (~has).any():
+                entries.append(LegendEntry("marker", TAB["red"], "no se"))
+            legend(canvas, box, entries, 7.0, marker_r=MARKER_R, cap=CAP)
+    canvas.text(canvas.width / 2, 0.02 * canvas.height, title or f"zELO scores with {confidence:.0%} intervals",
+                12.0, ha="center", va="top", role="suptitle")
+    return canvas

@@ -22,7 +22,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from .layout import line_height, set_margins, widest
+from .axes import LINE, TICK_PAD, Scale, bottom_axis, frame, grid_boxes, left_labels
+from .axes import title as axes_title
+from .canvas import TAB, Canvas
+from .fonts import TextMeasure
+from .ticks import padded
+
+MARKER_R = 3.5  # points: matplotlib's default marker (6 pt across) with its 1 pt edge
+CAP = 3.0  # half the length of an interval's end caps (capsize 3), points
 
 
 def mean_intervals(wide, confidence: float, method: str, seed: int | None):
@@ -112,36 +119,43 @@ def _letter(k: int) -> str:
     return s
 
 
-def draw_systems(plt, runs: list[str], means, low, high, letters: list[str], measure: str,
-                 n_queries: int, legend: str, size: tuple[float, float], title: str | None = None):
-    """Horizontal plot: runs sorted by mean (best on top), CI bars, letters at the right."""
+def draw_systems(runs: list[str], means, low, high, letters: list[str], measure: str,
+                 n_queries: int, legend: str, size: tuple[float, float], title: str | None = None,
+                 measure_text: TextMeasure | None = None) -> Canvas:
+    """Horizontal plot: runs sorted by mean (best on top), CI bars, letters at the right.
+
+    ``size`` is (width, height) in inches. The x axis spans the intervals (or the means where an
+    interval is undefined) with 8 % of the span added on each side; run k (0 = best) is drawn at
+    k on a y axis spanning [0, R − 1] with 5 % margins."""
+    canvas = Canvas(size[0] * 72.0, size[1] * 72.0, measure_text)
     order = np.argsort(-np.asarray(means), kind="stable")
-    fig, ax = plt.subplots(figsize=size)
-    y = np.arange(len(runs))
+    r = len(runs)
     m, lo, hi = means[order], low[order], high[order]
-    err = np.vstack([m - lo, hi - m])
-    err = np.where(np.isfinite(err), err, 0.0)
-    ax.errorbar(m, y, xerr=err, fmt="o", color="tab:blue", capsize=3)
-    ax.set_yticks(y, [runs[i] for i in order])
-    ax.invert_yaxis()
-    xmax = np.nanmax(np.where(np.isfinite(hi), hi, m))
-    xmin = np.nanmin(np.where(np.isfinite(lo), lo, m))
+    lo = np.where(np.isfinite(lo), lo, m)
+    hi = np.where(np.isfinite(hi), hi, m)
+    names = [runs[i] for i in order]
+    fs = 10.0 if r <= 12 else max(5.0, 10 * 12 / r)
+    xmax, xmin = float(np.nanmax(hi)), float(np.nanmin(lo))
     span = max(xmax - xmin, 1e-9)
-    ax.set_xlim(xmin - 0.08 * span, xmax + 0.08 * span)
-    # letters as tick labels of a right-hand axis: the layout makes room for them however long
-    # they get (many runs), and a smaller monospace font keeps 12+ rows apart
-    right = ax.twinx()
-    right.set_ylim(ax.get_ylim())
-    fs = 10 if len(runs) <= 12 else max(5.0, 10 * 12 / len(runs))
-    right.set_yticks(y, [letters[i] for i in order], fontsize=fs, fontfamily="monospace", fontweight="bold")
-    right.tick_params(axis="y", length=0)
-    ax.tick_params(axis="y", labelsize=fs)
-    ax.set_xlabel(f"mean {measure} over {n_queries} queries")
-    ax.grid(axis="x", lw=0.3)
-    ax.set_title(title or f"runs by {measure}", fontsize=11)
-    fig.supxlabel(legend, fontsize=7, y=0.02, va="bottom")
-    # margins from the label sizes (no layout engine: it would measure every label in an extra pass)
-    set_margins(fig, left=widest([runs[i] for i in order], fs) + 0.2,
-                right=0.8 * max(len(t) for t in letters) * fs / 72 + 0.25 if letters else 0.25,
-                bottom=line_height(10, 2) + line_height(7) + 0.25, top=line_height(11) + 0.15)
-    return fig
+    widest_letters = max((canvas.text_width(t, fs, "mono-bold") for t in letters), default=0.0)
+    box = grid_boxes(canvas.width, canvas.height, left=canvas.measure.widest(names, fs) + 14.4,
+                     right=widest_letters + 18.0, bottom=2 * LINE * 10 + LINE * 7 + 18.0,
+                     top=LINE * 11 + 10.8)[0]
+    with canvas.group("panel-1"):
+        xs = bottom_axis(canvas, box, xmin - 0.08 * span, xmax + 0.08 * span,
+                         f"mean {measure} over {n_queries} queries", grid=0.3)
+        ys = Scale(*padded(0.0, float(max(r - 1, 0))), box.y0, box.y1)
+        rows = [ys(k) for k in range(r)]
+        for k, y in enumerate(rows):
+            a, b = xs(lo[k]), xs(hi[k])
+            canvas.line([(a, y), (b, y)], color=TAB["blue"], width=1.5, role="interval")
+            for c in (a, b):
+                canvas.line([(c, y - CAP), (c, y + CAP)], color=TAB["blue"], width=1.5, role="cap")
+            canvas.circle(xs(m[k]), y, MARKER_R, TAB["blue"], role="marker")
+        frame(canvas, box)
+        left_labels(canvas, box, rows, names, fs)
+        for k, y in enumerate(rows):
+            canvas.text(box.x1 + TICK_PAD, y, letters[order[k]], fs, va="center", role="letters", face="mono-bold")
+        axes_title(canvas, box, title or f"runs by {measure}", 11.0)
+    canvas.text(canvas.width / 2, canvas.height * 0.98, legend, 7.0, ha="center", va="bottom", role="legend-label")
+    return canvas

@@ -155,3 +155,30 @@ def design_variances(truth: np.ndarray, a: np.ndarray, b: np.ndarray, votes: int
         v[~connected] = np.inf
     return {"adjacent": adjacent, "pairs": pairs, "weighted": weighted, "m": np.bincount(t, minlength=trials),
             "information": np.bincount(t, weights=w, minlength=trials)}
+
+
+def known_scores_wins(truth: np.ndarray, dense: np.ndarray, a: np.ndarray | None = None,
+                      b: np.ndarray | None = None) -> np.ndarray:
+    """Expected win totals of the complete matrix for an oracle that knows the true scores: (T, K).
+
+    ``truth`` (T, K) true scores; ``dense`` (T, K, K) the complete judged matrix of
+    :func:`pref_eval.zelo.simulate.recovery` (``dense[t, i, j]`` = judged P(j better than i));
+    ``a``, ``b`` (T, m) the pairs whose judgments the oracle has read (None: none). With every pair
+    judged once the Bradley–Terry fit orders the documents by their wins w_k = Σ_j y_kj (its score
+    equations Σ_j σ(x_k − x_j) + prior (2σ(x_k) − 1) = w_k are increasing in x_k), so the dense fit's
+    order is w's order; given x, the best prediction of w_k is
+
+        E[w_k | x, read judgments] = Σ_{j read} y_kj + Σ_{j not read} σ(x_k − x_j).
+    """
+    truth = np.asarray(truth, dtype=float)
+    T, K = truth.shape
+    P = 1.0 / (1.0 + np.exp(truth[:, None, :] - truth[:, :, None]))  # P[t, k, j] = σ(x_k − x_j)
+    E = P.copy()
+    if a is not None and b is not None:
+        rows = np.arange(T)[:, None]
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        # y_kj (k beats j) = dense[t, j, k]
+        E[rows, a, b] = dense[rows, b, a]
+        E[rows, b, a] = dense[rows, a, b]
+    E[:, np.arange(K), np.arange(K)] = 0.0
+    return E.sum(axis=2)

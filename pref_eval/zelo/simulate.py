@@ -138,8 +138,9 @@ def recovery(
     the same budget (``cycles`` × K pairs per trial): a blind first batch (``start``: one random
     cycle, or a random perfect matching), then rounds of ``batch`` disjoint pairs per trial
     (default :func:`default_batch`) chosen by :func:`pref_eval.zelo.adaptive.ranking_batch`
-    (``window``, ``criterion``: ``"discordance"``, the expected reduction in discordant pairs, or
-    ``"uncertainty"``, the probability that the pair's fitted order is wrong) from a fit of the
+    (``window``, ``criterion``: ``"discordance"``, the expected reduction in discordant pairs,
+    ``"uncertainty"``, the probability that the pair's fitted order is wrong, or ``"rowsum"``, the
+    expected reduction in pairs ordered unlike the dense matrix's win totals, with ``votes``) from a fit of the
     judgments so far (scores and posterior covariance). ``window``, ``start``, ``batch`` and
     ``criterion`` apply only to ``"adaptive"``.
 
@@ -147,14 +148,17 @@ def recovery(
     (:func:`pref_eval.zelo.ranking_bound.design_variances`): ``adjacent_variance`` (mean over
     adjacent pairs of the true order), ``pair_variance`` (over all pairs), ``weighted_variance``
     (pairs weighted by 4p(1-p)), ``distinct_pairs``,
-    ``information`` (total Fisher information), and ``weighted_bound``, the lower bound on
-    ``weighted_variance`` for any design of the budget's ``cycles * K`` pairs.
+    ``information`` (total Fisher information), ``weighted_bound``, the lower bound on
+    ``weighted_variance`` for any design of the budget's ``cycles * K`` pairs, and
+    ``known_scores_tau``: τ against the dense fit of an oracle that knows the true scores and reads
+    the design's judgments (:func:`pref_eval.zelo.ranking_bound.known_scores_wins`), and
+    ``known_scores_tau_none``, the same reading no judgment (τ of the true scores against the dense fit).
     """
     if strategy not in ("cycles", "adaptive"):
         raise ValueError(f"unknown strategy {strategy!r}")
     if start not in ("cycle", "matching"):
         raise ValueError(f"unknown start {start!r}")
-    if criterion not in ("uncertainty", "discordance"):
+    if criterion not in ("uncertainty", "discordance", "rowsum"):
         raise ValueError(f"unknown criterion {criterion!r}")
     for name, v in (("window", window), ("batch", batch)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
@@ -184,7 +188,7 @@ def recovery(
     sizes = np.full(trials, K)
     if strategy == "adaptive":
         q_s, a_flat, b_flat = _adaptive_pairs(K, trials, cycles, perms[:, 0, :], D, rng_pairs, window,
-                                                start, batch, criterion)
+                                                start, batch, criterion, votes)
         a_s, b_s = a_flat.reshape(trials, -1), b_flat.reshape(trials, -1)
     s_s = D[q_s, a_s.ravel(), b_s.ravel()]
     xs = fit_bt(sizes, q_s, a_s.ravel(), b_s.ravel(), s_s, compute_se=False).score.reshape(trials, K)
@@ -196,9 +200,12 @@ def recovery(
                    for t in range(trials)])
     out = {"tau_dense": taus, "tau_truth": taus_truth, "top_overlap": ov}
     if design:
-        from .ranking_bound import design_variances, weighted_variance_bound
+        from .ranking_bound import design_variances, known_scores_wins, weighted_variance_bound
 
         dv = design_variances(truth, a_s, b_s, votes)
+        known = known_scores_wins(truth, D, a_s, b_s)
+        out["known_scores_tau"] = np.array([_kendall(known[t], xd[t]) for t in range(trials)])
+        out["known_scores_tau_none"] = np.array([_kendall(truth[t], xd[t]) for t in range(trials)])
         out.update(adjacent_variance=dv["adjacent"], pair_variance=dv["pairs"], distinct_pairs=dv["m"],
                    weighted_variance=dv["weighted"],
                    information=dv["information"], weighted_bound=weighted_variance_bound(truth, cycles * K, votes))
@@ -212,7 +219,7 @@ def default_batch(K: int) -> int:
 
 def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.ndarray,
                     rng: np.random.Generator, window: int, start: str = "cycle", per_round: int | None = None,
-                    criterion: str = "discordance"):
+                    criterion: str = "discordance", votes: int = 3):
     """Pairs of the adaptive strategy for every trial: (q, a, b), ``cycles * K`` per trial.
 
     A blind first batch (``start``: the random cycle ``first``, or the random perfect matching
@@ -239,7 +246,8 @@ def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.n
         q = np.repeat(np.arange(trials), a.shape[1])
         x = fit_bt(sizes, q, a.ravel(), b.ravel(), D[q, a.ravel(), b.ravel()], compute_se=False).score
         x = x.reshape(trials, K)
-        batch = ranking_batch(x, posterior_covariance(x, a, b), judged, need, window, criterion)
+        batch = ranking_batch(x, posterior_covariance(x, a, b), judged, need, window, criterion,
+                              votes=votes)
         new_a = np.empty((trials, need), dtype=np.int64)
         new_b = np.empty((trials, need), dtype=np.int64)
         for t, new in enumerate(batch):

@@ -1,0 +1,127 @@
+"""Panels on a :class:`~pref_eval.plot.canvas.Canvas`: grid boxes, linear scales, frames, ticks, legends.
+
+Sizes follow matplotlib's defaults so that the pictures look as before: frame and ticks 0.8 pt,
+ticks 3.5 pt long outside the frame with labels 3.5 pt beyond them (10 pt), axis labels 4 pt
+further (10 pt), panel titles 6 pt above the frame; legends in a rounded, light-grey frame with
+matplotlib's paddings in units of the legend's font size (border 0.4, handle 2.0 long, 0.8 between
+handle and text, 0.5 between rows, 0.5 from the panel's edge).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from .canvas import BLACK, LEGEND_EDGE, WHITE, Canvas
+from .ticks import nice_ticks, tick_label
+
+FRAME_WIDTH = 0.8
+TICK_LENGTH = 3.5
+TICK_PAD = 3.5
+LABEL_PAD = 4.0
+TITLE_PAD = 6.0
+LINE = 1.2  # line height in units of the font size
+GRID = "#b0b0b0"
+
+
+class Box(NamedTuple):
+    """A rectangle in canvas points: left, top, right, bottom."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class Scale(NamedTuple):
+    """The linear map of data ``[lo, hi]`` onto canvas ``[p0, p1]``."""
+
+    lo: float
+    hi: float
+    p0: float
+    p1: float
+
+    def __call__(self, v: float) -> float:
+        return self.p0 + (v - self.lo) / (self.hi - self.lo) * (self.p1 - self.p0)
+
+
+def grid_boxes(width: float, height: float, *, left: float, right: float, top: float, bottom: float,
+               ncols: int = 1, gap: float = 0.0) -> list[Box]:
+    """``ncols`` equal panels in one row with margins and gaps in points; margins larger than the canvas
+    are shrunk proportionally so that the panels keep at least a fifth of each dimension."""
+    horiz = left + right + gap * (ncols - 1)
+    if horiz > 0.8 * width:
+        s = 0.8 * width / horiz
+        left, right, gap = left * s, right * s, gap * s
+    vert = top + bottom
+    if vert > 0.8 * height:
+        s = 0.8 * height / vert
+        top, bottom = top * s, bottom * s
+    w = (width - left - right - gap * (ncols - 1)) / ncols
+    return [Box(left + i * (w + gap), top, left + i * (w + gap) + w, height - bottom) for i in range(ncols)]
+
+
+def frame(canvas: Canvas, box: Box) -> None:
+    canvas.rect(box.x0, box.y0, box.x1 - box.x0, box.y1 - box.y0, stroke=BLACK, width=FRAME_WIDTH, role="frame")
+
+
+def bottom_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size: float = 10.0,
+                grid: float = 0.0) -> Scale:
+    """Ticks, tick labels and the axis label under ``box`` for data ``[lo, hi]``; the x scale.
+
+    About one tick per five label heights of panel width (at least 3, at most 9); ``grid`` > 0 draws
+    vertical grid lines of that width at the ticks (matplotlib's grid colour)."""
+    scale = Scale(lo, hi, box.x0, box.x1)
+    n = min(9, max(3, int((box.x1 - box.x0) / (5 * size))))
+    values, decimals = nice_ticks(lo, hi, n)
+    y = box.y1
+    if grid:
+        for v in values:
+            canvas.line([(scale(v), box.y0), (scale(v), box.y1)], color=GRID, width=grid, role="grid")
+    for v in values:
+        x = scale(v)
+        canvas.line([(x, y), (x, y + TICK_LENGTH)], width=FRAME_WIDTH, role="tick")
+        canvas.text(x, y + TICK_LENGTH + TICK_PAD, tick_label(v, decimals), size, ha="center", va="top",
+                    role="tick-label")
+    canvas.text((box.x0 + box.x1) / 2, y + TICK_LENGTH + TICK_PAD + LINE * size + LABEL_PAD, label, size,
+                ha="center", va="top", role="axis-label")
+    return scale
+
+
+def left_labels(canvas: Canvas, box: Box, ys: Sequence[float], labels: Sequence[str], size: float) -> None:
+    """Ticks left of ``box`` at the canvas heights ``ys``, labelled with ``labels`` (right-aligned)."""
+    for y, text in zip(ys, labels, strict=True):
+        canvas.line([(box.x0 - TICK_LENGTH, y), (box.x0, y)], width=FRAME_WIDTH, role="tick")
+        canvas.text(box.x0 - TICK_LENGTH - TICK_PAD, y, text, size, ha="right", va="center", role="row-label")
+
+
+def title(canvas: Canvas, box: Box, text: str, size: float = 10.0) -> None:
+    canvas.text((box.x0 + box.x1) / 2, box.y0 - TITLE_PAD, text, size, ha="center", role="title")
+
+
+class LegendEntry(NamedTuple):
+    """``kind`` = ``errorbar`` (a horizontal interval with caps and a point) or ``marker`` (a point)."""
+
+    kind: str
+    color: str
+    label: str
+
+
+def legend(canvas: Canvas, box: Box, entries: Sequence[LegendEntry], size: float, *, marker_r: float,
+           line_width: float = 1.0, cap: float = 2.0) -> None:
+    """The legend of ``entries`` in the lower right corner of ``box``."""
+    text_w = max(canvas.text_width(e.label, size) for e in entries)
+    pad, handle, between, gap, edge = 0.4 * size, 2.0 * size, 0.8 * size, 0.5 * size, 0.5 * size
+    row = LINE * size
+    w = 2 * pad + handle + between + text_w
+    h = 2 * pad + len(entries) * row + (len(entries) - 1) * gap
+    x0, y0 = box.x1 - edge - w, box.y1 - edge - h
+    canvas.rect(x0, y0, w, h, fill=WHITE, stroke=LEGEND_EDGE, width=1.0, radius=0.2 * size, role="legend")
+    for i, e in enumerate(entries):
+        yc = y0 + pad + i * (row + gap) + row / 2
+        hx0, hx1 = x0 + pad, x0 + pad + handle
+        if e.kind == "errorbar":
+            canvas.line([(hx0, yc), (hx1, yc)], color=e.color, width=line_width, role="legend-handle")
+            for x in (hx0, hx1):
+                canvas.line([(x, yc - cap), (x, yc + cap)], color=e.color, width=line_width, role="legend-handle")
+        canvas.circle((hx0 + hx1) / 2, yc, marker_r, e.color, role="legend-handle")
+        canvas.text(hx1 + between, yc, e.label, size, va="center", role="legend-label")

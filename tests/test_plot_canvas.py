@@ -1,0 +1,294 @@
+"""zelo_plot's own drawing layer (pref_eval/plot/canvas.py, png.py, svg.py, pdf.py; issue #13): the kinds
+ported off matplotlib write PNG with Pillow and SVG as text. The SVG is read back with xml.etree and its
+numbers are checked against the input computed here independently: each marker's x position, mapped
+through the panel's own tick labels, is the document's score; each interval's ends are score ± z·se
+with z from scipy.stats.norm; rows are in descending score order; the texts name the documents, the
+queries and the axis. Same input → same bytes (PNG, SVG, PDF)."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT  # noqa: E402
+
+JUDGE = str(ROOT / "judgments" / "dl19-sample.judge")
+SVG = "{http://www.w3.org/2000/svg}"
+PIL = pytest.importorskip("PIL.Image", reason="Pillow not installed (pip install 'pref_eval[plot]')")
+pytest.importorskip("matplotlib", reason="matplotlib not installed (pip install 'pref_eval[plot]')")
+
+
+def run_plot(argv, capsys):
+    from pref_eval.cli.plot import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+@pytest.fixture(scope="module")
+def scores_tsv(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fit") / "scores.tsv"
+    res = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", JUDGE, "-o", str(out)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def read_tsv(path: Path) -> dict[str, list[tuple[str, float, float]]]:
+    """qid → [(docno, score, se)] in file order (csv module, not pref_eval's reader)."""
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            out.setdefault(row["qid"], []).append((row["docno"], float(row["score"]), float(row["se"])))
+    return out
+
+
+def classes(e) -> set[str]:
+    return set((e.get("class") or "").split())
+
+
+def panel(root, k: int) -> list:
+    return [e for e in root.iter() if f"panel-{k}" in classes(e)]
+
+
+def of(elems, role: str) -> list:
+    return [e for e in elems if role in classes(e)]
+
+
+def x_map(elems):
+    """Data value of an SVG x from the panel's tick labels (a least-squares line through them)."""
+    ticks = of(elems, "tick-label")
+    assert len(ticks) >= 3
+    vals = [float(t.text.replace("\u2212", "-")) for t in ticks]
+    xs = [float(t.get("x")) for t in ticks]
+    slope, icept = np.polyfit(xs, vals, 1)
+    resid = np.asarray(vals) - (slope * np.asarray(xs) + icept)
+    assert np.abs(resid).max() < 1e-3 * (max(vals) - min(vals))  # the ticks are evenly placed
+    return lambda x: slope * float(x) + icept, abs(slope)
+
+
+def test_scores_svg_numbers_match_the_input(scores_tsv, tmp_path, capsys):
+    from scipy.stats import norm
+
+    out = tmp_path / "s.svg"
+    code, _, err = run_plot(["scores", "-S", str(scores_tsv), "--top", "12", "--confidence", "0.9", "-o", str(out),
+                             "-Q"], capsys)
+    assert code == 0, err
+    root = ET.parse(out).getroot()
+    assert root.tag == f"{SVG}svg" and root.get("width") == "792pt" and root.get("height") == "432pt"
+    data = read_tsv(scores_tsv)
+    z = norm.ppf(0.95)
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "zELO scores with 90% intervals" in texts and f"score ± {z:.2f}·se" in texts
+    for k, (qid, rows) in enumerate(list(data.items())[:3], start=1):
+        elems = panel(root, k)
+        assert [t.text for t in of(elems, "title")] == [f"query {qid} ({len(rows)} docs)"]
+        assert [t.text for t in of(elems, "axis-label")] == ["zELO score"]
+        best = sorted(rows, key=lambda r: -r[1])[:12]
+        assert [t.text for t in of(elems, "doc-label")] == [d for d, _, _ in best]
+        to_data, per_pt = x_map(elems)
+        tol = 2e-3 * per_pt + 1e-9  # three decimals of a point
+        markers = [m for m in of(elems, "marker") if "legend-handle" not in classes(m)]
+        assert len(markers) == len(best)
+        ys = [float(m.get("cy")) for m in markers]
+        assert ys == sorted(ys) and len(set(ys)) == len(ys)  # best on top, one row each
+        for m, (_, score, _) in zip(markers, best, strict=True):
+            assert to_data(m.get("cx")) == pytest.approx(score, abs=tol)
+        intervals = of(elems, "interval")
+        assert len(intervals) == len(best)
+        for line, (_, score, se) in zip(intervals, best, strict=True):
+            (x0, y0), (x1, y1) = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+            assert y0 == y1
+            assert to_data(x0) == pytest.approx(score - z * se, abs=tol)
+            assert to_data(x1) == pytest.approx(score + z * se, abs=tol)
+        # the x range holds every interval and 0, with a 5% margin on each side
+        frame = of(elems, "frame")[0]
+        left, right = float(frame.get("x")), float(frame.get("x")) + float(frame.get("width"))
+        lo = min(0.0, *(s - z * e for _, s, e in best))
+        hi = max(0.0, *(s + z * e for _, s, e in best))
+        assert to_data(left) == pytest.approx(lo - 0.05 * (hi - lo), abs=tol)
+        assert to_data(right) == pytest.approx(hi + 0.05 * (hi - lo), abs=tol)
+        zero = of(elems, "zero")[0]
+        assert to_data(zero.get("points").split()[0].split(",")[0]) == pytest.approx(0.0, abs=tol)
+
+
+def test_scores_without_se_are_red_points(tmp_path, capsys):
+    f = tmp_path / "z.tsv"
+    f.write_text("qid\tdocno\tscore\tse\nq1\ta\t1.5\t0.5\nq1\tb\t-0.25\tnan\nq1\tc\t0.5\t0.25\n")
+    out = tmp_path / "z.svg"
+    assert run_plot(["scores", "-S", str(f), "-o", str(out), "-Q"], capsys)[0] == 0
+    root = ET.parse(out).getroot()
+    elems = panel(root, 1)
+    markers = [m for m in of(elems, "marker") if "legend-handle" not in classes(m)]
+    assert [m.get("fill") for m in markers] == ["#1f77b4", "#1f77b4", "#d62728"]  # tab:blue, tab:red
+    assert len(of(elems, "interval")) == 2
+    assert "no se" in [t.text for t in of(elems, "legend-label")]
+    to_data, per_pt = x_map(elems)
+    assert to_data(markers[2].get("cx")) == pytest.approx(-0.25, abs=2e-3 * per_pt)
+
+
+def test_scores_png_pdf_and_same_bytes(scores_tsv, tmp_path, capsys):
+    from PIL import Image
+
+    for ext in ("png", "svg", "pdf"):
+        a, b = tmp_path / f"a.{ext}", tmp_path / f"b.{ext}"
+        for p in (a, b):
+            code, _, err = run_plot(["scores", "-S", str(scores_tsv), "--width", "6", "--height", "4.5", "--dpi", "80",
+                                     "-o", str(p)], capsys)
+            assert code == 0 and f"wrote {p}" in err
+        assert a.read_bytes() == b.read_bytes(), ext
+    with Image.open(tmp_path / "a.png") as img:
+        assert img.format == "PNG" and img.size == (480, 360)
+        px = np.asarray(img.convert("RGB"), dtype=float)
+        assert set(img.info) <= {"dpi"}  # no date or software text
+    assert px.var() > 100, "blank image"
+    blue = (np.abs(px - [31, 119, 180]).sum(axis=2) < 60).sum()  # tab:blue intervals and markers
+    assert blue > 200
+    assert (tmp_path / "a.pdf").read_bytes().startswith(b"%PDF")
+    assert b"CreationDate" not in (tmp_path / "a.pdf").read_bytes()
+
+
+def test_many_documents_have_no_names(tmp_path, capsys):
+    rows = "".join(f"q\td{i}\t{math.sin(i):.6f}\t0.1\n" for i in range(45))
+    f = tmp_path / "many.tsv"
+    f.write_text("qid\tdocno\tscore\tse\n" + rows)
+    out = tmp_path / "many.svg"
+    assert run_plot(["scores", "-S", str(f), "-o", str(out), "-Q"], capsys)[0] == 0
+    elems = panel(ET.parse(out).getroot(), 1)
+    assert not of(elems, "doc-label") and len(of(elems, "interval")) == 45
+
+
+def test_rotated_text_in_png_and_svg(tmp_path):
+    """A text turned by 90° reads bottom to top: the SVG rotates it about its anchor, the PNG's ink is
+    a tall narrow column above the anchor (start alignment)."""
+    from PIL import Image
+
+    from pref_eval.plot.canvas import Canvas
+    from pref_eval.plot.png import png_bytes
+    from pref_eval.plot.svg import svg_text
+
+    c = Canvas(200, 200)
+    c.text(100, 150, "rotated label", 12, rotation=90, va="baseline")
+    root = ET.fromstring(svg_text(c))
+    t = next(root.iter(f"{SVG}text"))
+    assert t.get("transform") == "rotate(-90 100 150)" and t.text == "rotated label"
+    img = np.asarray(Image.open(io.BytesIO(png_bytes(c, 72))).convert("L"))
+    ys, xs = np.nonzero(img < 128)
+    assert ys.max() <= 151 and ys.min() >= 150 - c.text_width("rotated label", 12) - 2
+    assert xs.max() <= 101 and xs.min() >= 100 - 12
+    assert ys.max() - ys.min() > 4 * (xs.max() - xs.min())
+
+
+def test_text_widths_are_dejavu_advances():
+    """DejaVu Sans's advance widths (units of 2048 per em, from the font's hmtx table read by fontTools):
+    digits 1303 units, 'i' 569, 'm' 1995, 'W' 2025."""
+    from pref_eval.plot.fonts import TextMeasure
+
+    m = TextMeasure()
+    fonttools = pytest.importorskip("fontTools.ttLib")
+    hmtx = fonttools.TTFont(m.path)["hmtx"]
+    for ch, name in [("0", "zero"), ("i", "i"), ("m", "m"), ("W", "W")]:
+        assert m.width(ch * 10, 10.0) == pytest.approx(10 * hmtx[name][0] / 2048 * 10, rel=2e-3)
+    assert m.width("0", 10.0) == pytest.approx(1303 / 2048 * 10, rel=2e-3)
+
+
+def test_missing_matplotlib_stops_before_reading(tmp_path):
+    """Without matplotlib (whose package data holds the font), scores stops with the install hint."""
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from pref_eval.cli.plot import main\n"
+            f"main(['scores', '-S', {str(tmp_path / 'nope.tsv')!r}, '-o', {str(tmp_path / 'a.png')!r}])")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 2
+    assert res.stderr.strip() == ("zelo_plot: matplotlib is not installed: install pref_eval[plot] "
+                                  "(pip install 'pref_eval[plot]')")
+    assert not (tmp_path / "a.png").exists()
+
+
+# ---- nice ticks (Heckbert 1990) -----------------------------------------------------------
+
+@pytest.mark.parametrize(("x", "rounded", "ceiled"), [
+    (1.0, 1.0, 1.0), (1.4, 1.0, 2.0), (1.6, 2.0, 2.0), (2.9, 2.0, 5.0), (3.1, 5.0, 5.0), (6.9, 5.0, 10.0),
+    (7.1, 10.0, 10.0), (0.034, 0.05, 0.05), (0.026, 0.02, 0.05), (4200.0, 5000.0, 5000.0), (13.6, 10.0, 20.0)])
+def test_nice_number(x, rounded, ceiled):
+    from pref_eval.plot.ticks import nice_number
+
+    assert nice_number(x, True) == pytest.approx(rounded) and nice_number(x, False) == pytest.approx(ceiled)
+
+
+def test_nice_ticks_are_nice_inside_and_labelled():
+    from pref_eval.plot.ticks import nice_ticks, tick_label
+
+    assert nice_ticks(-6.5, 7.1, 4) == ([-5.0, 0.0, 5.0], 0)
+    assert nice_ticks(0.12, 0.47, 5) == ([0.2, 0.3, 0.4], 1)
+    assert nice_ticks(0.0, 1.0, 6) == ([0.0, 0.2, 0.4, 0.6, 0.8, 1.0], 1)
+    assert nice_ticks(-0.003, 0.0021, 4) == ([-0.002, 0.0, 0.002], 3)  # steps down 0.005 -> 0.002
+    assert tick_label(-5.0, 0) == "\u22125" and tick_label(0.0, 1) == "0.0" and tick_label(-0.0004, 3) == "0.000"
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        lo = float(rng.normal() * 10.0 ** rng.integers(-4, 5))
+        hi = lo + float(rng.random() * 10.0 ** rng.integers(-4, 5)) + 1e-12
+        n = int(rng.integers(2, 10))
+        values, dec = nice_ticks(lo, hi, n)
+        assert len(values) >= 3 and all(lo - 1e-9 * abs(lo) - 1e-12 <= v <= hi + 1e-9 * abs(hi) + 1e-12
+                                        for v in values)
+        steps = np.diff(values)
+        step = float(steps[0])
+        assert np.allclose(steps, step, rtol=1e-6)
+        mant = step / 10 ** math.floor(math.log10(step) + 1e-9)
+        rounding = 1e-12 * max(abs(v) for v in values) / step  # differences of large tick values
+        assert min(abs(mant - m) for m in (1, 2, 5, 10)) < 1e-6 + 10 * rounding
+        assert len({tick_label(v, dec) for v in values}) == len(values)
+
+
+# ---- systems --------------------------------------------------------------------------------
+
+def test_systems_svg_numbers_match_ir_measures_and_scipy(tmp_path, capsys):
+    """Markers at the runs' mean AP (ir-measures, live), intervals at scipy's t interval, best on top,
+    run names and letters as texts."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from scipy import stats
+
+    qrels = str(ROOT / "qrels" / "dl19-sample.qrels")
+    runs = {r: str(ROOT / "runs" / f"{r}.run") for r in ("bm25", "dense", "rerank")}
+    out = tmp_path / "sys.svg"
+    code, _, err = run_plot(["systems", "-R", qrels, "-m", "map", "--confidence", "0.9", "--run-id", "path",
+                             *runs.values(), "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    per_q = {}
+    for name, path in runs.items():
+        vals = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.AP], ir_measures.read_trec_qrels(qrels),
+                                                                      ir_measures.read_trec_run(path))}
+        per_q[name] = vals
+    common = sorted(set.intersection(*(set(v) for v in per_q.values())))
+    expect = {}
+    for name, vals in per_q.items():
+        x = np.array([vals[q] for q in common])
+        lo, hi = stats.t.interval(0.9, len(x) - 1, loc=x.mean(), scale=x.std(ddof=1) / np.sqrt(len(x)))
+        expect[name] = (x.mean(), lo, hi)
+    best = sorted(expect, key=lambda r: -expect[r][0])
+    root = ET.parse(out).getroot()
+    elems = panel(root, 1)
+    assert [t.text for t in of(elems, "row-label")] == [f"{r}.run" for r in best]
+    assert [t.text for t in of(elems, "axis-label")] == [f"mean map over {len(common)} queries"]
+    assert [t.text for t in of(elems, "title")] == ["runs by map"]
+    assert all(t.text and set(t.text) <= set("abc") for t in of(elems, "letters"))
+    to_data, per_pt = x_map(elems)
+    tol = 2e-3 * per_pt
+    markers = of(elems, "marker")
+    assert [float(m.get("cy")) for m in markers] == sorted(float(m.get("cy")) for m in markers)
+    for m, line, r in zip(markers, of(elems, "interval"), best, strict=True):
+        mean, lo, hi = expect[r]
+        assert to_data(m.get("cx")) == pytest.approx(mean, abs=tol)
+        (x0, _), (x1, _) = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        assert (to_data(x0), to_data(x1)) == pytest.approx((lo, hi), abs=tol)
+    legend = [t.text for t in root.iter(f"{SVG}text") if "legend-label" in classes(t)]
+    assert legend and legend[0].startswith("90% t intervals; same letter = not significantly different")
