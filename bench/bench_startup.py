@@ -35,7 +35,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import BIN, ROOT, load, write_result  # noqa: E402
 
-TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0, "zelo_plot matrix": 6.0}
+TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0,
+           "zelo_plot matrix": 6.0}
 
 
 def run_once(argv: list[str]) -> tuple[float, float]:
