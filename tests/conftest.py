@@ -43,6 +43,57 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "shared(*paths): the test reads ../shared/<path> (see tests/conftest.py)")
 
 
+# -- scheduling on several processes (``pytest -n 2``, the CI command): the longest tests start first
+# Measured with ``pytest -p no:randomly --durations=0`` (NOTES.md, "#13 suite time"), longest first. Only the
+# order changes, never what runs: a name that no longer matches is simply not moved. With pytest-xdist the
+# wall time is at least the longest test, and a long test collected last (the recovery doc table sits near
+# the end of the alphabet) runs alone while the other process idles; started first, it overlaps the rest.
+LONG_FIRST = (
+    "test_zelo_ranking_bound.py::test_docs_table_is_the_bench_output",
+    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[dts-",
+    "test_zelo_yan_figure3.py::",
+    "test_docs.py::test_shell_examples_run[zelo_pairs.md]",
+    "test_zelo_bandits.py::test_adaptive_beats_clarke_on_both_cases",
+    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[mergedts-",
+    "test_stats_exact.py::test_wilcoxon_auto_permutation_n13_equals_scipy",
+    "test_zelo_judge.py::test_fitted_tau_matches_simulated_recovery_http",
+    "test_docs.py::test_shell_examples_run[zelo_plot.md]",
+    "test_docs.py::test_shell_examples_run[zelo_judge.md]",
+    "test_zelo_judge.py::test_faults_end_judged_or_failed_with_reason",
+    "test_zelo_pairs_adaptive.py::test_adaptive_protocol_finds_the_best",
+    "test_zelo_judge_state.py::test_adaptive_sigkill_then_resume_asks_nothing_twice_http",
+    "test_jsonl_scanner.py::test_any_json_number_text_converts_as_python_does",
+    "test_docs.py::test_shell_examples_run[getting-started.md]",
+    "test_docs.py::test_shell_examples_run[zelo_compare.md]",
+    "test_stats_exact.py::test_wilcoxon_equals_one_row_scipy_calls[auto-wilcox]",
+)
+
+
+def _long_rank(nodeid: str) -> int:
+    name = nodeid.rsplit("/", 1)[-1]
+    return next((i for i, p in enumerate(LONG_FIRST) if name.startswith(p)), len(LONG_FIRST))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker only: known long tests first (in ``LONG_FIRST`` order), then the rest in
+    collection order (a stable sort). Every worker sorts the same way, so their collections still agree;
+    a single-process run keeps the plain collection order."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda it: _long_rank(it.nodeid))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``-n N`` (``--dist load``, the default): pytest-xdist's work-stealing scheduler instead. It gives each
+    process half of the tests and moves pending ones from a busy process to an idle one, so the processes
+    end together; "load" hands out fixed chunks and can leave one process running the tail alone."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers(name="shared"):
         for rel in mark.args:
