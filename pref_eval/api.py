@@ -1953,13 +1953,17 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
 def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None = None, value: str = "p_adjusted",
                log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Heatmap of pairwise p-values or mean differences between runs (``zelo_plot pairs``): from a
-    ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction."""
+    ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction.
+    Drawn on :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
     from .plot.data import pairwise_tests, read_compare_jsonl, select_records
     from .plot.pairs import draw_pairs, pair_matrix
 
+    from .plot.fonts import TextMeasure
+
     own = _input_options(inputs, output=image.output, compare=compare_file, qrels=values.qrels,
                          per_query=values.per_query, runs=list(values.runs))
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     if compare_file is not None:
         if values.qrels is not None or values.per_query is not None or values.runs:
             raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both")
@@ -1976,10 +1980,10 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
         test_used = values.test
     run_list, m = pair_matrix(records, value)
     pv = pair_matrix(records, "p_adjusted")[1] if value == "mean_diff" else None
-    fig = draw_pairs(plt, run_list, m, value, values.alpha, name, test_used, (image.width, image.height),
-                     image.title, pv)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_pairs(run_list, m, value, values.alpha, name, test_used, (image.width, image.height),
+                        image.title, pv, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = None, log: Any = None,

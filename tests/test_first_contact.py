@@ -474,19 +474,25 @@ def test_item13_pdf_output_and_pairs_ordered_by_score(tmp_path):
 
 
 def test_item13_letters_are_a_right_hand_axis_with_many_runs():
-    plt = pytest.importorskip("matplotlib.pyplot")
+    """The letters stand right of the panel, one per row, in a smaller font when there are many runs
+    (drawn by the own layer, pref_eval/plot/canvas.py, since session 6)."""
+    pytest.importorskip("PIL")
+    pytest.importorskip("matplotlib")  # its package data holds the fonts
     import numpy as np
 
+    from pref_eval.plot.canvas import Rect, Text
     from pref_eval.plot.systems import draw_systems
 
     n = 16
     letters = ["abcdefgh"[: 1 + i % 8] for i in range(n)]
-    fig = draw_systems(plt, [f"run{i:02d}" for i in range(n)], np.linspace(0.2, 0.5, n), np.linspace(0.1, 0.4, n),
-                       np.linspace(0.3, 0.6, n), letters, "map", 8, "legend", (7.0, 4.0))
-    right = fig.axes[1]
-    labels = [t.get_text() for t in right.get_yticklabels()]
-    assert sorted(labels) == sorted(letters) and right.get_yticklabels()[0].get_fontsize() < 10
-    plt.close(fig)
+    canvas = draw_systems([f"run{i:02d}" for i in range(n)], np.linspace(0.2, 0.5, n), np.linspace(0.1, 0.4, n),
+                          np.linspace(0.3, 0.6, n), letters, "map", 8, "legend", (7.0, 4.0))
+    frame = next(it for it in canvas.items if isinstance(it, Rect) and it.role == "frame")
+    shown = [it for it in canvas.items if isinstance(it, Text) and it.role == "letters"]
+    assert sorted(t.text for t in shown) == sorted(letters) and all(t.size < 10 for t in shown)
+    assert all(t.x > frame.x + frame.w for t in shown) and len({t.y for t in shown}) == n
+    widest = max(canvas.text_width(t.text, t.size, t.face) for t in shown)
+    assert max(t.x for t in shown) + widest <= canvas.width  # room made for the longest
 
 
 # 16, 19 -------------------------------------------------------------------------------------------

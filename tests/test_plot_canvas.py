@@ -292,3 +292,59 @@ def test_systems_svg_numbers_match_ir_measures_and_scipy(tmp_path, capsys):
         assert (to_data(x0), to_data(x1)) == pytest.approx((lo, hi), abs=tol)
     legend = [t.text for t in root.iter(f"{SVG}text") if "legend-label" in classes(t)]
     assert legend and legend[0].startswith("90% t intervals; same letter = not significantly different")
+
+
+# ---- pairs ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["viridis", "RdBu"])
+def test_colormaps_equal_matplotlib(name):
+    """The tables read from matplotlib's sources give matplotlib's colours (matplotlib live)."""
+    import matplotlib
+
+    from pref_eval.plot.colormaps import colormap_table, hex_color, lookup
+
+    table = colormap_table(name)
+    cmap = matplotlib.colormaps[name]
+    for v in [0.0, 1.0, 0.5, 1 / 256, 255 / 256, *np.random.default_rng(1).random(300)]:
+        want = cmap(float(v))[:3]
+        assert lookup(table, float(v)) == pytest.approx(want, abs=1e-12)
+        assert hex_color(lookup(table, float(v))) == matplotlib.colors.to_hex(want)
+
+
+def test_pairs_svg_cells_match_scipy_statsmodels(tmp_path, capsys):
+    """Cell (A, B): Holm-corrected scipy ttest_rel p-value, coloured by matplotlib's viridis, written with
+    3 significant digits and * below alpha; runs ordered best first; names along both sides."""
+    import matplotlib
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    import pref_eval
+
+    qrels = str(ROOT / "qrels" / "dl19-sample.qrels")
+    paths = [str(ROOT / "runs" / f"{r}.run") for r in ("bm25", "dense", "rerank")]
+    out = tmp_path / "pairs.svg"
+    code, _, err = run_plot(["pairs", "-R", qrels, "-m", "P.10", "--alpha", "0.1", *paths, "-o", str(out), "-Q"],
+                            capsys)
+    assert code == 0, err
+    df = pref_eval.evaluate(qrels, {Path(p).name: p for p in paths}, ["P.10"])
+    wide = df.pivot_table(index="qid", columns="run", values="value").dropna()
+    runs = sorted(wide.columns, key=lambda r: -wide[r].mean())
+    pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1:]]
+    p = [stats.ttest_rel(wide[a], wide[b]).pvalue for a, b in pairs]
+    adj = dict(zip(pairs, multipletests(p, method="holm")[1], strict=True))
+    root = ET.parse(out).getroot()
+    elems = panel(root, 1)
+    assert [t.text for t in of(elems, "row-label")] == runs == [t.text for t in of(elems, "column-label")]
+    cells = of(elems, "cell")
+    assert len(cells) == 9
+    labels = iter(of(elems, "cell-label"))
+    for i, a in enumerate(runs):
+        for j, b in enumerate(runs):
+            fill = cells[3 * i + j].get("fill")
+            if i == j:
+                assert fill == "#eeeeee"
+                continue
+            pv = adj.get((a, b), adj.get((b, a)))
+            assert fill == matplotlib.colors.to_hex(matplotlib.colormaps["viridis"](pv))
+            assert next(labels).text == f"{pv:.3g}" + ("*" if pv < 0.1 else "")
+    assert "corrected p-value (t)" in [t.text for t in root.iter(f"{SVG}text")]

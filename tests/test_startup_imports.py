@@ -7,7 +7,8 @@ the sample files; afterwards the test checks ``sys.modules``:
 * heavy libraries a command must not load on that input (pyarrow below 1 MB, pandas unless a
   DataFrame is made, scipy unless a test or a statistic needs it, matplotlib, dask, ...);
 * modules a command no longer loads because they were made lazy: ``matplotlib.pyplot`` (plots use
-  the object API; ``zelo_plot scores`` and ``systems`` draw PNG and SVG without matplotlib),
+  the object API; ``zelo_plot scores``, ``systems`` and ``pairs`` draw PNG and SVG without
+  matplotlib),
   ``numpy.ma`` (numpy 2's ``np.unique`` imports it; ``pref_eval.io.keys.distinct``
   does not on small inputs), ``numpy.random`` (only when something is drawn), ``gzip`` (only for gzip input),
   ``tempfile`` (only when a file is written); zelo_fit loads only scipy's LAPACK extension module
@@ -134,16 +135,17 @@ def test_plot_draws_without_pyplot(scratch):
     ported kinds import no matplotlib module at all for PNG and SVG (only PDF does)."""
     pytest.importorskip("matplotlib")
     out = scratch / "q.png"
-    mods = _modules("plot", ["pairs", "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
+    mods = _modules("plot", ["matrix", "-J", "judgments/dl19-sample.judge", "-o", str(out), "-Q"])
     assert "matplotlib.figure" in mods and "matplotlib.pyplot" not in mods
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for ext in ("png", "svg"):
         out = scratch / f"scores.{ext}"
         mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(out), "-Q"])
         assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
-        out = scratch / f"systems.{ext}"
-        mods = _modules("plot", ["systems", "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
-        assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
+        for kind in ("systems", "pairs"):
+            out = scratch / f"{kind}.{ext}"
+            mods = _modules("plot", [kind, "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
+            assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
     mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(scratch / "scores.pdf"), "-Q"])
     assert "matplotlib.backends.backend_pdf" in mods and "matplotlib.pyplot" not in mods
 

@@ -6,14 +6,14 @@ matplotlib's object API (``matplotlib.figure.Figure``; the file format's
 backend -- Agg, SVG, PDF -- is picked by ``savefig``), never through
 ``matplotlib.pyplot``: no GUI backend is looked for, no figure manager kept,
 and the command starts faster (issue #13). The kinds ported off matplotlib
-(``scores``, ``systems``) draw on pref_eval's own :class:`.canvas.Canvas` instead and import
+(``scores``, ``systems``, ``pairs``) draw on pref_eval's own :class:`.canvas.Canvas` instead and import
 no matplotlib for PNG and SVG. Modules:
 
 * :mod:`.canvas` -- the drawing (lines, rectangles, circles, texts in points);
   :mod:`.png` (Pillow), :mod:`.svg` (text) and :mod:`.pdf` (replayed on a
   matplotlib figure) write it; :mod:`.axes` (panels, ticks, legends),
   :mod:`.ticks` (nice numbers), :mod:`.fonts` (DejaVu Sans, found and
-  measured without importing matplotlib);
+  measured without importing matplotlib), :mod:`.colormaps` (viridis, RdBu);
 
 * :mod:`.output` -- figure or canvas → PNG/SVG/PDF file by extension, written through a
   temporary file and renamed (binary-safe twin of ``output_stream``);

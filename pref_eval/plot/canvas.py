@@ -11,6 +11,7 @@ as ``class`` attributes so that a picture can be checked against its data.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -57,7 +58,7 @@ class Circle(NamedTuple):
 
 class Text(NamedTuple):
     """``text`` with its baseline through (x, y): ``anchor`` start/middle/end along the baseline;
-    ``rotation`` 0 or 90 (degrees counter-clockwise, read bottom to top)."""
+    ``rotation`` in degrees counter-clockwise (90: read bottom to top)."""
 
     x: float
     y: float
@@ -114,9 +115,11 @@ class Canvas:
              rotation: int = 0, color: str = BLACK, role: str = "text", face: str = "sans") -> None:
         """``text`` aligned at (x, y): ``ha`` left/center/right, ``va`` top/center/baseline/bottom
         (:func:`pref_eval.plot.fonts.baseline_offset`); ``face`` one of :data:`pref_eval.plot.fonts.FACES`."""
-        if rotation not in (0, 90):
-            raise ValueError(f"rotation must be 0 or 90, got {rotation!r}")
+        if not 0 <= rotation < 360:
+            raise ValueError(f"rotation must be in [0, 360) degrees, got {rotation!r}")
         off = baseline_offset(va, size)
-        bx, by = (x + off, y) if rotation == 90 else (x, y + off)
+        # the baseline is ``off`` below the anchor, "below" turned with the text: (sin θ, cos θ) (y down)
+        rad = math.radians(rotation)
+        bx, by = x + off * math.sin(rad), y + off * math.cos(rad)
         self.items.append(Text(float(bx), float(by), text, float(size), color, _ANCHOR[ha], rotation, role,
                                self._group, face))

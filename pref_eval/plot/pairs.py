@@ -11,9 +11,18 @@ Cell (row A, column B) shows, for one measure and one test of
 """
 from __future__ import annotations
 
-from .layout import line_height, set_margins, widest
+import math
 
 import numpy as np
+
+from .axes import FRAME_WIDTH, LABEL_PAD, LINE, TICK_LENGTH, TICK_PAD, Box, Scale, frame, grid_boxes, left_labels
+from .axes import title as axes_title
+from .canvas import BLACK, WHITE, Canvas
+from .colormaps import colormap_table, hex_color, lookup
+from .fonts import CAP_HEIGHT, TextMeasure
+from .ticks import nice_ticks, tick_label
+
+NAN_GREY = "#eeeeee"
 
 VALUES = ("p_adjusted", "p_value", "mean_diff")
 
@@ -44,45 +53,75 @@ def pair_matrix(records, value: str) -> tuple[list[str], np.ndarray]:
     return runs, m
 
 
-def draw_pairs(plt, runs: list[str], m: np.ndarray, value: str, alpha: float, measure: str,
+def draw_pairs(runs: list[str], m: np.ndarray, value: str, alpha: float, measure: str,
                test: str, size: tuple[float, float], title: str | None = None,
-               pvals: np.ndarray | None = None):
-    """Annotated heatmap; ``pvals`` (same shape) marks significant cells for ``mean_diff``."""
-    fig, ax = plt.subplots(figsize=size)
+               pvals: np.ndarray | None = None, measure_text: TextMeasure | None = None) -> Canvas:
+    """Annotated heatmap; ``pvals`` (same shape) marks significant cells for ``mean_diff``.
+
+    ``size`` is (width, height) in inches. Cells are square; p-values are coloured by matplotlib's
+    viridis on [0, 1], mean differences by RdBu on [−L, L], L = the largest |difference| (1 if none);
+    never-compared cells light grey. A colour bar as tall as the heatmap is on its right."""
+    canvas = Canvas(size[0] * 72.0, size[1] * 72.0, measure_text)
+    k = len(runs)
     if value == "mean_diff":
-        lim = np.nanmax(np.abs(m)) if np.isfinite(m).any() else 1.0
+        lim = float(np.nanmax(np.abs(m))) if np.isfinite(m).any() else 1.0
         lim = lim if lim > 0 else 1.0
-        cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")
-        im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=-lim, vmax=lim)
+        table, vmin, vmax = colormap_table("RdBu"), -lim, lim
         label = f"mean {measure}: row − column"
     else:
-        cmap = plt.get_cmap("viridis").with_extremes(bad="#eeeeee")
-        im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.0, vmax=1.0)
+        table, vmin, vmax = colormap_table("viridis"), 0.0, 1.0
         label = f"{'corrected ' if value == 'p_adjusted' else ''}p-value ({test})"
     marks = pvals if pvals is not None else (m if value != "mean_diff" else None)
-    k = len(runs)
-    fs = 9 if k <= 8 else 6 if k <= 20 else 0
-    if fs:
+    name_w = canvas.measure.widest(runs, 10.0) if k <= 40 else 0.0
+    box = grid_boxes(canvas.width, canvas.height, left=name_w + 18.0, right=68.4,
+                     bottom=name_w * 0.71 + 21.6, top=LINE * 10 + 14.4)[0]
+    side = min(box.x1 - box.x0, box.y1 - box.y0)
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    sq = Box(cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+    cell = side / max(k, 1)
+    fs = 9.0 if k <= 8 else 6.0 if k <= 20 else 0.0
+    with canvas.group("panel-1"):
         for i in range(k):
             for j in range(k):
-                if i == j or not np.isfinite(m[i, j]):
-                    continue
-                star = "*" if marks is not None and np.isfinite(marks[i, j]) and marks[i, j] < alpha else ""
-                txt = f"{m[i, j]:.3g}{star}"
-                rgba = im.cmap(im.norm(m[i, j]))
-                lum = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2]
-                ax.text(j, i, txt, ha="center", va="center", fontsize=fs,
-                        color="black" if lum > 0.5 else "white")
-    name_w = 0.0
-    if k <= 40:
-        ax.set_xticks(range(k), runs, rotation=45, ha="right")
-        ax.set_yticks(range(k), runs)
-        name_w = widest(runs, 10)
-    # margins from the label sizes (no layout engine: it would measure every label in an extra pass);
-    # set before the colorbar, which takes its room from the axes
-    set_margins(fig, left=name_w + 0.25, right=0.95, bottom=name_w * 0.71 + 0.3, top=line_height(10) + 0.2)
-    # the colorbar beside the (square) heatmap, as tall as it
-    fig.colorbar(im, cax=ax.inset_axes((1.04, 0.0, 0.05, 1.0)), label=label)
-    ax.set_title(title or f"{measure}: pairwise {value.replace('_', ' ')} ({test}; * p < {alpha:g})",
-                 fontsize=10)
-    return fig
+                v = m[i, j]
+                rgb = lookup(table, (v - vmin) / (vmax - vmin)) if np.isfinite(v) else None
+                canvas.rect(sq.x0 + j * cell, sq.y0 + i * cell, cell, cell, fill=hex_color(rgb) if rgb else NAN_GREY,
+                            role="cell")
+        if fs:
+            for i in range(k):
+                for j in range(k):
+                    if i == j or not np.isfinite(m[i, j]):
+                        continue
+                    star = "*" if marks is not None and np.isfinite(marks[i, j]) and marks[i, j] < alpha else ""
+                    r, g, b = lookup(table, (m[i, j] - vmin) / (vmax - vmin))
+                    lum = 0.299 * r + 0.587 * g + 0.114 * b
+                    canvas.text(sq.x0 + (j + 0.5) * cell, sq.y0 + (i + 0.5) * cell, f"{m[i, j]:.3g}{star}", fs,
+                                ha="center", va="center", color=BLACK if lum > 0.5 else WHITE, role="cell-label")
+        frame(canvas, sq)
+        if k <= 40:
+            centres = [sq.y0 + (i + 0.5) * cell for i in range(k)]
+            left_labels(canvas, sq, centres, runs, 10.0)
+            y = sq.y1 + TICK_LENGTH + TICK_PAD
+            drop = CAP_HEIGHT * 10.0 * math.sin(math.radians(45))  # the rotated label's top-right at the tick
+            for j, name in enumerate(runs):
+                x = sq.x0 + (j + 0.5) * cell
+                canvas.line([(x, sq.y1), (x, sq.y1 + TICK_LENGTH)], width=FRAME_WIDTH, role="tick")
+                canvas.text(x, y + drop, name, 10.0, ha="right", rotation=45, role="column-label")
+        axes_title(canvas, sq, title or f"{measure}: pairwise {value.replace('_', ' ')} ({test}; * p < {alpha:g})")
+    with canvas.group("colorbar"):
+        bx0, bw = sq.x1 + 0.04 * side, 0.05 * side
+        steps = 128
+        for s in range(steps):  # top = vmax
+            rgb = lookup(table, 1.0 - (s + 0.5) / steps)
+            canvas.rect(bx0, sq.y0 + s * side / steps, bw, side / steps + 0.05, fill=hex_color(rgb), role="gradient")
+        bar = Box(bx0, sq.y0, bx0 + bw, sq.y1)
+        frame(canvas, bar)
+        scale = Scale(vmin, vmax, sq.y1, sq.y0)
+        values, decimals = nice_ticks(vmin, vmax, 6)
+        labels = [tick_label(v, decimals) for v in values]
+        for v, text in zip(values, labels, strict=True):
+            canvas.line([(bar.x1, scale(v)), (bar.x1 + TICK_LENGTH, scale(v))], width=FRAME_WIDTH, role="tick")
+            canvas.text(bar.x1 + TICK_LENGTH + TICK_PAD, scale(v), text, 10.0, va="center", role="tick-label")
+        lx = bar.x1 + TICK_LENGTH + TICK_PAD + canvas.measure.widest(labels, 10.0) + LABEL_PAD
+        canvas.text(lx, (sq.y0 + sq.y1) / 2, label, 10.0, ha="center", va="top", rotation=90, role="axis-label")
+    return canvas

@@ -68,7 +68,9 @@ def png_bytes(canvas: Canvas, dpi: float) -> bytes:
 
 
 def _rotated_text(img, font, it: Text, k: float) -> None:
-    """Draw ``it`` rotated 90° counter-clockwise with its baseline start (or middle, end) at (x, y)."""
+    """Draw ``it`` turned ``it.rotation`` degrees counter-clockwise about its anchor (x, y): the text is
+    drawn into a mask, the mask turned (90°: an exact transpose; else bicubic with expansion), and the
+    anchor's place in the turned mask put on (x, y)."""
     from PIL import Image, ImageDraw
 
     length = float(font.getlength(it.text))
@@ -76,8 +78,16 @@ def _rotated_text(img, font, it: Text, k: float) -> None:
     w, h = math.ceil(length) + 2, ascent + descent + 2
     mask = Image.new("L", (w, h), 0)
     ImageDraw.Draw(mask).text((1, 1 + ascent), it.text, font=font, fill=255, anchor="ls")
-    turned = mask.transpose(Image.Transpose.ROTATE_90)  # source (u, v) -> (v, w - 1 - u)
-    shift = {"start": 0.0, "middle": length / 2, "end": length}[it.anchor]
-    x, y = it.x * k, it.y * k + shift  # where the baseline starts, reading upwards
-    origin = (round(x - (1 + ascent)), round(y - (w - 2)))
+    ax = 1 + {"start": 0.0, "middle": length / 2, "end": length}[it.anchor]
+    ay = 1.0 + ascent  # the anchor in the mask
+    if it.rotation == 90:
+        turned = mask.transpose(Image.Transpose.ROTATE_90)  # source (u, v) -> (v, w - 1 - u)
+        tx, ty = ay, w - 1 - ax
+    else:
+        turned = mask.rotate(it.rotation, resample=Image.Resampling.BICUBIC, expand=True)
+        rad = math.radians(it.rotation)
+        dx, dy = ax - w / 2, ay - h / 2
+        tx = turned.width / 2 + dx * math.cos(rad) + dy * math.sin(rad)
+        ty = turned.height / 2 - dx * math.sin(rad) + dy * math.cos(rad)
+    origin = (round(it.x * k - tx), round(it.y * k - ty))
     img.paste(it.color, (*origin, origin[0] + turned.width, origin[1] + turned.height), turned)

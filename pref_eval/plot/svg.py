@@ -44,7 +44,7 @@ def svg_text(canvas: Canvas) -> str:
         elif isinstance(it, Circle):
             out.append(f'<circle class={cls} cx="{_n(it.cx)}" cy="{_n(it.cy)}" r="{_n(it.r)}" fill="{it.fill}"/>')
         elif isinstance(it, Text):
-            rot = f' transform="rotate(-90 {_n(it.x)} {_n(it.y)})"' if it.rotation == 90 else ""
+            rot = f' transform="rotate({_n(-it.rotation)} {_n(it.x)} {_n(it.y)})"' if it.rotation else ""
             _, family, weight = FACES[it.face]
             generic = "monospace" if "Mono" in family else "sans-serif"
             bold = ' font-weight="bold"' if weight == "bold" else ""
