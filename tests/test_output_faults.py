@@ -116,6 +116,19 @@ def test_dev_null_written_through(ws, case):
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
 
 
+@pytest.mark.parametrize("case", _p(["eval", "fit", "compare-R", "aggregate", "compare-orderings"], {"eval", "fit"}))
+def test_dev_stdout_pipe_written_through(ws, case):
+    """``--output /dev/stdout`` with standard output a pipe (``cmd -o /dev/stdout | less``): /dev/stdout
+    resolves to ``/proc/PID/fd/pipe:[N]``, which is no path; the pipe is written, nothing is created."""
+    script, argv = CASES[case]
+    before = digest_tree(ws)
+    res = run_subprocess(script, argv_with(argv, "/dev/stdout"), ws)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip(), "nothing written to the pipe"
+    assert b"Traceback" not in res.stderr
+    assert digest_tree(ws) == before
+
+
 @pytest.mark.parametrize("case", WITH_OUTPUT)
 def test_symlink_followed_not_replaced(ws, case):
     script, argv = CASES[case]

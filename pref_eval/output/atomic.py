@@ -10,8 +10,8 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   The new file keeps the old file's permission bits (umask default otherwise).
 * A symbolic link is followed: the file it points to is replaced, the link
   itself stays a link.
-* A character or block device or a FIFO (``/dev/null``, ``/dev/stdout``, a
-  named pipe) is written through directly, never replaced.
+* A character or block device, a FIFO or a socket (``/dev/null``, ``/dev/stdout``
+  also when it is a pipe, a named pipe) is written through directly, never replaced.
 * A directory, a missing directory, a read-only file or directory are
   refused with :class:`~pref_eval.errors.OutputError` naming the path and the
   reason (exit status 1).
@@ -142,17 +142,20 @@ class _Target:
         assert path is not None
         final = os.path.realpath(path)  # follow symbolic links: replace what they point to
         try:
-            st = os.stat(final)
+            # stat the path itself, not its realpath: /dev/stdout on a pipe resolves to
+            # /proc/PID/fd/pipe:[N], a name that does not exist, while the kernel follows the link
+            st = os.stat(path)
         except FileNotFoundError:
             st = None
         except OSError as err:
             raise output_error(path, err) from None
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
-        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-            # a device or a named pipe: write through, never replace it
+        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISFIFO(st.st_mode)
+                               or stat.S_ISSOCK(st.st_mode)):
+            # a device, a pipe or a socket: write through, never replace it
             try:
-                fh = _wrap(_LabelledFile(final, "w", path), self.binary)
+                fh = _wrap(_LabelledFile(path, "w", path), self.binary)
             except OSError as err:
                 raise output_error(path, err) from None
             self.direct = True
