@@ -1666,6 +1666,13 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
     params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
+    if strategy == "adaptive":
+        for k, c in sorted({(k, c) for k, _, c in cells}):
+            if c * k > k * (k - 1) // 2:
+                hint = f"use --cycles ≤ {(k - 1) // 2}" if k >= 3 else "use --K ≥ 3 or --strategy cycles"
+                raise UsageError(f"--cycles {c} with --K {k}: the adaptive strategy judges each pair at most once, "
+                                 f"and {c}×{k} = {c * k} pairs exceed the {k * (k - 1) // 2} distinct pairs of "
+                                 f"{k} documents ({hint})")
     got: list[dict[str, Any]] = []
     if output is None:
         for k, s, c in cells:

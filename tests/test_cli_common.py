@@ -170,3 +170,15 @@ def test_exit_2_unknown_option_everywhere(script):
     res = run(["-m", module, "--surely-not-an-option"])
     assert res.returncode == 2, (res.returncode, res.stderr)
     assert "Traceback" not in res.stderr
+
+
+def test_pref_eval_alias_names_itself():
+    """Run as ``pref_eval`` (the drop-in name for pref_eval.py) the messages, usage lines and --version
+    say ``pref_eval``, not ``zelo_eval``; run as ``zelo_eval`` they say ``zelo_eval``."""
+    for name in ("pref_eval", "zelo_eval"):
+        res = run([str(ROOT / "bin" / name), "-R", "no/such.qrels", RUN])
+        assert res.returncode == 2 and res.stderr.startswith(f"{name}: "), res.stderr
+        res = run([str(ROOT / "bin" / name), "--no-such-option"])
+        assert res.returncode == 2 and f"Try '{name} --help'" in res.stderr, res.stderr
+        res = run([str(ROOT / "bin" / name), "--version"])
+        assert res.returncode == 0 and res.stdout.startswith(f"{name} "), res.stdout

@@ -125,3 +125,23 @@ def test_edge_option_value_accepted(ws, case, opt, value):
 def test_case_count():
     """The summary figure of this file (reported in the issue): every listed value is a case."""
     assert len(BAD_CASES) >= 150
+
+
+ADAPTIVE = ["recovery", "--strategy", "adaptive", "--sigma", "1", "--trials", "2", "-Q", "-o", "out.txt"]
+
+
+@pytest.mark.parametrize("k,cycles", [("2", "1"), ("3", "2"), ("4", "2"), ("8", "3,4")])
+def test_adaptive_budget_beyond_all_pairs_refused(ws, k, cycles):
+    """``--strategy adaptive`` judges each of the K(K-1)/2 pairs at most once: a budget of
+    cycles*K pairs beyond that is a usage error naming the cell (was a traceback, ValueError)."""
+    before = digest_tree(ws)
+    res = run_inproc("zelo_simulate", [*ADAPTIVE, "--K", k, "--cycles", cycles], ws, timeout=30)
+    assert check_contract(res, script="zelo_simulate", expect={2}) == []
+    assert "--cycles" in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert digest_tree(ws) == before
+
+
+def test_adaptive_budget_of_all_pairs_accepted(ws):
+    """K = 5, 2 cycles: a budget of 10 pairs = every pair of 5 documents, each judged once."""
+    res = run_inproc("zelo_simulate", [*ADAPTIVE, "--K", "5", "--cycles", "2"], ws, timeout=60)
+    assert res.returncode == 0, res.stderr

@@ -278,3 +278,22 @@ def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
         assert after == before
     else:  # finished before the signal: the new output replaced the old one whole
         assert after["out.tsv"] != before["out.tsv"]
+
+
+@pytest.mark.parametrize("case", _p(["eval", "fit", "compare-R"], {"eval"}))
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_dev_stdout_closed_is_an_error(ws, case, name):
+    """``--output /dev/stdout >&-``: the closed standard output is refused (exit 1, one line), as
+    without ``--output`` -- not written silently into the /dev/null that stands in for fd 1."""
+    if name == "/proc/self/fd/1" and not os.path.exists(name):
+        pytest.skip("no /proc")
+    script, argv = CASES[case]
+    mod, func = SCRIPTS[script]
+    args = " ".join(argv_with(argv, name))
+    before = digest_tree(ws)
+    res = subprocess.run(["bash", "-c", f"{sys.executable} -c 'import {mod} as m; m.{func}()' {args} >&-"],
+                         capture_output=True, cwd=ws, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = res.stderr.decode()
+    assert res.returncode == 1, err
+    assert "Traceback" not in err and err.count("\n") == 1 and "standard output" in err, err
+    assert digest_tree(ws) == before

@@ -30,6 +30,7 @@ class _ClosedStdout:
     """Stands for a closed standard output (``cmd >&-``): writing is an OutputError."""
 
     encoding = "utf-8"
+    closed = True  # read by output/atomic.py: an --output naming /dev/stdout is refused too
 
     def write(self, text) -> int:
         from ..errors import OutputError

@@ -128,9 +128,12 @@ def main(argv: list[str] | None = None) -> None:
     # on 2 cores); this command's linear algebra is tiny. Set before numpy's
     # import; an explicit OPENBLAS_NUM_THREADS of the user wins.
     import os
+    import sys
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    run_main(command, "zelo_eval", argv, short_lived=True)
+    # the drop-in name for pref_eval.py names itself in messages, usage lines and --version
+    prog = "pref_eval" if argv is None and os.path.basename(sys.argv[0]) == "pref_eval" else "zelo_eval"
+    run_main(command, prog, argv, short_lived=True)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,31 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
         raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
 
 
+_FD1_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1")
+
+
+def _names_stdout(path: str) -> bool:
+    """Whether ``path`` reaches file descriptor 1 through its names (``/dev/stdout``, ``/dev/fd/1``,
+    ``/proc/self/fd/1``, or a link to one of them), whatever fd 1 is open on."""
+    names = (*_FD1_NAMES, f"/proc/{os.getpid()}/fd/1")
+    p = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit on symbolic links followed
+        if p in names:
+            return True
+        try:
+            link = os.readlink(p)
+        except OSError:
+            return False
+        p = os.path.normpath(os.path.join(os.path.dirname(p), link))
+    return False
+
+
+def _stdout_closed() -> bool:
+    """Standard output was closed when the command started (cli/common.py puts /dev/null on fd 1
+    and a stand-in object that refuses writes on ``sys.stdout``)."""
+    return sys.stdout is None or bool(getattr(sys.stdout, "closed", False))
+
+
 class _LabelledFile(io.FileIO):
     """A raw file whose write errors carry the user's name for it (``err.filename``),
     so an error met inside a command's writing loop names the right output."""
@@ -140,6 +165,8 @@ class _Target:
             self.stream = sys.stdout.buffer if self.binary else sys.stdout
             return self.stream
         assert path is not None
+        if _stdout_closed() and _names_stdout(path):
+            raise OutputError(f"{path}: cannot write: standard output is closed")
         final = os.path.realpath(path)  # follow symbolic links: replace what they point to
         try:
             # stat the path itself, not its realpath: /dev/stdout on a pipe resolves to

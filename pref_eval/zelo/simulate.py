@@ -163,6 +163,9 @@ def recovery(
     for name, v in (("window", window), ("batch", batch)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    if strategy == "adaptive" and cycles * K > K * (K - 1) // 2:
+        raise ValueError(f"the adaptive strategy judges each pair at most once: a budget of {cycles} cycles "
+                         f"({cycles * K} pairs) exceeds the {K * (K - 1) // 2} pairs of K = {K} documents")
     # truth and dense matrix depend on (seed, K, sigma) only: rows for different
     # cycle counts read the same matrices
     rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
