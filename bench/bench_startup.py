@@ -35,7 +35,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import BIN, ROOT, load, write_result  # noqa: E402
 
-TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0}
+TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0,
+           "zelo_plot matrix": 6.0}
 
 
 def run_once(argv: list[str]) -> tuple[float, float]:
@@ -102,8 +103,10 @@ def main() -> None:
         ("zelo_plot pairs", cmd("zelo_plot", "pairs", "-R", "qrels/dl19-sample.qrels", "-m", "map",
                                 "runs/bm25.run", "runs/dense.run", "runs/rerank.run", "-o",
                                 os.path.join(tmp, "pairs.png"))),
+        ("zelo_plot matrix", cmd("zelo_plot", "matrix", "-J", "judgments/dl19-sample.judge", "-o",
+                                 os.path.join(tmp, "matrix.png"))),
     ]
-    # --only NAME selects a command and its variants ("zelo_plot" also runs its systems and pairs rows)
+    # --only NAME selects a command and its variants ("zelo_plot" also runs its systems, pairs and matrix rows)
     cases = [c for c in cases if not args.only or c[0] in args.only or c[0].split()[0] in args.only]
     base_argv = [python, "-c", "import numpy"]
     for argv in [base_argv] + [a for _, a in cases]:  # warm the page cache and matplotlib's font cache

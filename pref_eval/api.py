@@ -1845,12 +1845,16 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
                 inputs: InputOptions | None = None) -> Any:
     """zbench's K×K comparison matrix of one query (``zelo_plot matrix``): cell (i, j) is the share of the
     comparisons between i and j that i won, documents in input and in zELO order (a Bradley–Terry fit
-    with ``prior``, or the ``scores`` file of ``zelo_fit``); the figure is saved to ``image`` and returned."""
+    with ``prior``, or the ``scores`` file of ``zelo_fit``); drawn on :class:`pref_eval.plot.canvas.Canvas`,
+    saved to ``image`` and returned."""
     from .io.judgments import read_judgments
     from .plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
+    from .plot.fonts import TextMeasure
+
     own = _input_options(inputs, output=image.output, judgments=list(judgments), scores=scores)
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     judg = None
     for path in judgments:
         judg = read_judgments(path, fmt, ties=ties, into=judg)
@@ -1867,9 +1871,9 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
             raise UsageError(f"query {qid!r} is not in {scores}")
         given = dict(zip(table[qid][0], table[qid][1], strict=False))
     order, x = zelo_order(judg, qid, docs, given, prior=prior)
-    fig = draw_matrix(plt, docs, share_matrix(wins), order, x, qid, (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_matrix(docs, share_matrix(wins), order, x, qid, (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), max_queries: int = 3,

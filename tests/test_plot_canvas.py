@@ -348,3 +348,39 @@ def test_pairs_svg_cells_match_scipy_statsmodels(tmp_path, capsys):
             assert fill == matplotlib.colors.to_hex(matplotlib.colormaps["viridis"](pv))
             assert next(labels).text == f"{pv:.3g}" + ("*" if pv < 0.1 else "")
     assert "corrected p-value (t)" in [t.text for t in root.iter(f"{SVG}text")]
+
+
+# ---- matrix ---------------------------------------------------------------------------------
+
+def test_matrix_svg_cells_match_hand_counts(scores_tsv, tmp_path, capsys):
+    """Cell (i, j) of both panels: W[i, j] / (W[i, j] + W[j, i]) counted from the judgment file's lines
+    here, coloured by matplotlib's RdBu (live), grey when never compared; the second panel in the order
+    of the -S scores file (highest first)."""
+    import matplotlib
+
+    qid = "1037798"
+    out = tmp_path / "m.svg"
+    code, _, err = run_plot(["matrix", "-J", JUDGE, "-q", qid, "-S", str(scores_tsv), "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    lines = [ln.split() for ln in Path(JUDGE).read_text().splitlines() if ln.startswith(qid + " ")]
+    docs = list(dict.fromkeys(d for _, a, b in lines for d in (a, b)))
+    wins = {}
+    for _, winner, loser in lines:
+        wins[winner, loser] = wins.get((winner, loser), 0) + 1
+    by_score = [d for d, _, _ in sorted(read_tsv(scores_tsv)[qid], key=lambda r: -r[1])]
+    root = ET.parse(out).getroot()
+    rdbu = matplotlib.colormaps["RdBu"]
+    for k, order in ((1, docs), (2, by_score)):
+        elems = panel(root, k)
+        assert [t.text for t in of(elems, "row-label")] == order == [t.text for t in of(elems, "column-label")]
+        cells = of(elems, "cell")
+        assert len(cells) == len(order) ** 2
+        for i, a in enumerate(order):
+            for j, b in enumerate(order):
+                w, lost = wins.get((a, b), 0), wins.get((b, a), 0)
+                want = "#eeeeee" if i == j or w + lost == 0 else matplotlib.colors.to_hex(rdbu(w / (w + lost)))
+                assert cells[i * len(order) + j].get("fill") == want
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    pairs = len({frozenset((a, b)) for _, a, b in lines})
+    assert f"query {qid}: {len(docs)} documents, {pairs} compared pairs" in texts
+    assert "share of comparisons the row document won" in texts

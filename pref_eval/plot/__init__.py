@@ -6,7 +6,7 @@ matplotlib's object API (``matplotlib.figure.Figure``; the file format's
 backend -- Agg, SVG, PDF -- is picked by ``savefig``), never through
 ``matplotlib.pyplot``: no GUI backend is looked for, no figure manager kept,
 and the command starts faster (issue #13). The kinds ported off matplotlib
-(``scores``, ``systems``, ``pairs``) draw on pref_eval's own :class:`.canvas.Canvas` instead and import
+(``scores``, ``systems``, ``pairs``, ``matrix``) draw on pref_eval's own :class:`.canvas.Canvas` instead and import
 no matplotlib for PNG and SVG. Modules:
 
 * :mod:`.canvas` -- the drawing (lines, rectangles, circles, texts in points);

@@ -125,3 +125,29 @@ def legend(canvas: Canvas, box: Box, entries: Sequence[LegendEntry], size: float
                 canvas.line([(x, yc - cap), (x, yc + cap)], color=e.color, width=line_width, role="legend-handle")
         canvas.circle((hx0 + hx1) / 2, yc, marker_r, e.color, role="legend-handle")
         canvas.text(hx1 + between, yc, e.label, size, va="center", role="legend-label")
+
+
+def colorbar(canvas: Canvas, bar: Box, colors, vmin: float, vmax: float, label: str, steps: int = 128) -> None:
+    """A vertical colour bar in ``bar`` (``colors(v)`` → ``#rrggbb`` for v in [vmin, vmax], vmax on top), its
+    frame, nice ticks with labels on the right and ``label`` turned 90° beyond them."""
+    h = bar.y1 - bar.y0
+    for s in range(steps):
+        v = vmax - (s + 0.5) / steps * (vmax - vmin)
+        canvas.rect(bar.x0, bar.y0 + s * h / steps, bar.x1 - bar.x0, h / steps + 0.05, fill=colors(v),
+                    role="gradient")
+    frame(canvas, bar)
+    scale = Scale(vmin, vmax, bar.y1, bar.y0)
+    values, decimals = nice_ticks(vmin, vmax, 6)
+    labels = [tick_label(v, decimals) for v in values]
+    for v, text in zip(values, labels, strict=True):
+        canvas.line([(bar.x1, scale(v)), (bar.x1 + TICK_LENGTH, scale(v))], width=FRAME_WIDTH, role="tick")
+        canvas.text(bar.x1 + TICK_LENGTH + TICK_PAD, scale(v), text, 10.0, va="center", role="tick-label")
+    lx = bar.x1 + TICK_LENGTH + TICK_PAD + canvas.measure.widest(labels, 10.0) + LABEL_PAD
+    canvas.text(lx, (bar.y0 + bar.y1) / 2, label, 10.0, ha="center", va="top", rotation=90, role="axis-label")
+
+
+def colorbar_width(canvas: Canvas, vmin: float, vmax: float, label_size: float = 10.0) -> float:
+    """Room right of a colour bar's frame for its ticks, tick labels and turned label, in points."""
+    values, decimals = nice_ticks(vmin, vmax, 6)
+    widest = canvas.measure.widest([tick_label(v, decimals) for v in values], 10.0)
+    return TICK_LENGTH + TICK_PAD + widest + LABEL_PAD + LINE * label_size

@@ -19,6 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
+from .axes import FRAME_WIDTH, LABEL_PAD, LINE, TICK_LENGTH, TICK_PAD, Box, colorbar, colorbar_width, frame, grid_boxes
+from .axes import left_labels
+from .axes import title as axes_title
+from .canvas import Canvas
+from .colormaps import colormap_table, hex_color, lookup
+from .fonts import TextMeasure
+
+NAN_GREY = "#eeeeee"
 
 
 def win_matrix(judgments, qid: str) -> tuple[list[str], np.ndarray]:
@@ -73,32 +81,59 @@ def zelo_order(judgments, qid: str, docs: list[str], scores: dict[str, float] | 
     return order, x
 
 
-def draw_matrix(plt, docs: list[str], share: np.ndarray, order: np.ndarray, scores: np.ndarray,
-                qid: str, size: tuple[float, float], title: str | None = None):
-    """Figure with two panels: input order and zELO order."""
+def draw_matrix(docs: list[str], share: np.ndarray, order: np.ndarray, scores: np.ndarray,
+                qid: str, size: tuple[float, float], title: str | None = None,
+                measure: TextMeasure | None = None) -> Canvas:
+    """Two square panels, input order and zELO order: cell (i, j) coloured by matplotlib's RdBu at
+    share[i, j] on [0, 1] (red: the row document lost every comparison, blue: won every one), never
+    compared = light grey; the document ids along both sides up to 40 documents; one colour bar."""
+    canvas = Canvas(size[0] * 72.0, size[1] * 72.0, measure)
     k = len(docs)
-    fig, axes = plt.subplots(1, 2, figsize=size, layout="constrained")
-    cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")
-    panels = [(np.arange(k), "input order"), (order, "by zELO score (highest first)")]
-    im = None
-    for ax, (idx, label) in zip(axes, panels, strict=False):
+    table = colormap_table("RdBu")
+    fs = 7.0 if k <= 20 else 5.0
+    name_w = canvas.measure.widest(docs, fs) if k <= 40 else 0.0
+    side_room = TICK_LENGTH + TICK_PAD + name_w + LABEL_PAD + LINE * 10  # names and the axis label
+    cbar = 0.04 * canvas.width + 10.0 + colorbar_width(canvas, 0.0, 1.0)
+    boxes = grid_boxes(canvas.width, canvas.height, left=side_room + 6.0, right=cbar + 6.0,
+                       bottom=side_room + 6.0, top=LINE * 12 + LINE * 10 + 16.0, ncols=2, gap=side_room + 24.0)
+    side = min(min(b.x1 - b.x0, b.y1 - b.y0) for b in boxes)
+    panels = [(np.arange(k), "input order"), (np.asarray(order), "by zELO score (highest first)")]
+    squares = [Box((b.x0 + b.x1 - side) / 2, (b.y0 + b.y1 - side) / 2, (b.x0 + b.x1 + side) / 2,
+                   (b.y0 + b.y1 + side) / 2) for b in boxes]
+    for p, (sq, (idx, label)) in enumerate(zip(squares, panels, strict=True), start=1):
+        cell = side / max(k, 1)
         m = share[np.ix_(idx, idx)]
-        im = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
-        ax.set_title(label, fontsize=10)
-        ax.set_xlabel("column document")
-        ax.set_ylabel("row document")
-        if k <= 40:
-            names = [docs[i] for i in idx]
-            fs = 7 if k <= 20 else 5
-            ax.set_xticks(range(k), names, rotation=90, fontsize=fs)
-            ax.set_yticks(range(k), names, fontsize=fs)
-        else:
-            ax.set_xticks([])
-            ax.set_yticks([])
-    fig.colorbar(im, ax=list(axes), shrink=0.8, label="share of comparisons the row document won")
+        with canvas.group(f"panel-{p}"):
+            for i in range(k):
+                for j in range(k):
+                    v = m[i, j]
+                    fill = hex_color(lookup(table, float(v))) if np.isfinite(v) else NAN_GREY
+                    canvas.rect(sq.x0 + j * cell, sq.y0 + i * cell, cell, cell, fill=fill, role="cell")
+            frame(canvas, sq)
+            if k <= 40:
+                names = [docs[i] for i in idx]
+                centres = [(i + 0.5) * cell for i in range(k)]
+                left_labels(canvas, sq, [sq.y0 + c for c in centres], names, fs)
+                for c, name in zip(centres, names, strict=True):
+                    x = sq.x0 + c
+                    canvas.line([(x, sq.y1), (x, sq.y1 + TICK_LENGTH)], width=FRAME_WIDTH, role="tick")
+                    canvas.text(x, sq.y1 + TICK_LENGTH + TICK_PAD, name, fs, ha="right", va="center", rotation=90,
+                                role="column-label")
+            canvas.text((sq.x0 + sq.x1) / 2, sq.y1 + TICK_LENGTH + TICK_PAD + name_w + LABEL_PAD, "column document",
+                        10.0, ha="center", va="top", role="axis-label")
+            canvas.text(sq.x0 - TICK_LENGTH - TICK_PAD - name_w - LABEL_PAD, (sq.y0 + sq.y1) / 2, "row document",
+                        10.0, ha="center", va="bottom", rotation=90, role="axis-label")
+            axes_title(canvas, sq, label)
+    with canvas.group("colorbar"):
+        sq, h = squares[-1], 0.8 * side
+        x0 = sq.x1 + 0.04 * canvas.width
+        bar = Box(x0, (sq.y0 + sq.y1 - h) / 2, x0 + 0.05 * h, (sq.y0 + sq.y1 + h) / 2)
+        colorbar(canvas, bar, lambda v: hex_color(lookup(table, v)), 0.0, 1.0,
+                 "share of comparisons the row document won")
     judged = int(np.isfinite(share).sum() // 2)
-    fig.suptitle(title or f"query {qid}: {k} documents, {judged} compared pairs")
-    return fig
+    canvas.text(canvas.width / 2, 0.02 * canvas.height, title or f"query {qid}: {k} documents, {judged} compared pairs",
+                12.0, ha="center", va="top", role="suptitle")
+    return canvas
 
 
 def _few(items, n: int = 5) -> str:

@@ -15,12 +15,11 @@ import math
 
 import numpy as np
 
-from .axes import FRAME_WIDTH, LABEL_PAD, LINE, TICK_LENGTH, TICK_PAD, Box, Scale, frame, grid_boxes, left_labels
+from .axes import FRAME_WIDTH, LINE, TICK_LENGTH, TICK_PAD, Box, colorbar, frame, grid_boxes, left_labels
 from .axes import title as axes_title
 from .canvas import BLACK, WHITE, Canvas
 from .colormaps import colormap_table, hex_color, lookup
 from .fonts import CAP_HEIGHT, TextMeasure
-from .ticks import nice_ticks, tick_label
 
 NAN_GREY = "#eeeeee"
 
@@ -109,19 +108,7 @@ def draw_pairs(runs: list[str], m: np.ndarray, value: str, alpha: float, measure
                 canvas.text(x, y + drop, name, 10.0, ha="right", rotation=45, role="column-label")
         axes_title(canvas, sq, title or f"{measure}: pairwise {value.replace('_', ' ')} ({test}; * p < {alpha:g})")
     with canvas.group("colorbar"):
-        bx0, bw = sq.x1 + 0.04 * side, 0.05 * side
-        steps = 128
-        for s in range(steps):  # top = vmax
-            rgb = lookup(table, 1.0 - (s + 0.5) / steps)
-            canvas.rect(bx0, sq.y0 + s * side / steps, bw, side / steps + 0.05, fill=hex_color(rgb), role="gradient")
-        bar = Box(bx0, sq.y0, bx0 + bw, sq.y1)
-        frame(canvas, bar)
-        scale = Scale(vmin, vmax, sq.y1, sq.y0)
-        values, decimals = nice_ticks(vmin, vmax, 6)
-        labels = [tick_label(v, decimals) for v in values]
-        for v, text in zip(values, labels, strict=True):
-            canvas.line([(bar.x1, scale(v)), (bar.x1 + TICK_LENGTH, scale(v))], width=FRAME_WIDTH, role="tick")
-            canvas.text(bar.x1 + TICK_LENGTH + TICK_PAD, scale(v), text, 10.0, va="center", role="tick-label")
-        lx = bar.x1 + TICK_LENGTH + TICK_PAD + canvas.measure.widest(labels, 10.0) + LABEL_PAD
-        canvas.text(lx, (sq.y0 + sq.y1) / 2, label, 10.0, ha="center", va="top", rotation=90, role="axis-label")
+        bx0 = sq.x1 + 0.04 * side
+        colorbar(canvas, Box(bx0, sq.y0, bx0 + 0.05 * side, sq.y1),
+                 lambda v: hex_color(lookup(table, (v - vmin) / (vmax - vmin))), vmin, vmax, label)
     return canvas
