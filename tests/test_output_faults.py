@@ -317,3 +317,34 @@ def test_dev_stdout_closed_is_an_error(ws, case, name):
     assert res.returncode == 1, err
     assert "Traceback" not in err and err.count("\n") == 1 and "standard output" in err, err
     assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", _p(["eval", "fit", "compare-R", "aggregate"], {"eval", "fit"}))
+def test_dev_stdout_pipe_closed_by_reader_is_quiet(ws, case):
+    """``cmd --output /dev/stdout | head -c1``: a reader that has gone is exit 0 and silent, as
+    for standard output itself (docs/exit-codes.md), also when the last bytes are still in the
+    buffer when the file is closed (they were reported as 'cannot write: Broken pipe', exit 1)."""
+    script, argv = CASES[case]
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before anything is written: every write gets EPIPE
+    try:
+        res = run_subprocess(script, argv_with(argv, "/dev/stdout"), ws, stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+
+
+@pytest.mark.parametrize("out", ["-", "/dev/stdout"])
+def test_files_committed_when_stdout_reader_has_gone(ws, out):
+    """``zelo_fit -J J --qrels Q | head -c1``: the scores' reader stopping early is exit 0 (a closed
+    pipe is no error) and Q, complete by then, is written (it was silently left out)."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        res = run_subprocess("zelo_fit", ["-J", "j.judge", "-Q", "--qrels", "q-out.qrels", "-o", out], ws,
+                             stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+    assert (ws / "q-out.qrels").stat().st_size > 0
+    assert not list(ws.rglob(".tmp-*"))
