@@ -255,6 +255,24 @@ def big(tmp_path_factory) -> Path:
     return d
 
 
+def _wait_for_sigterm_handler(p: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Until the command catches SIGTERM (``run_main``'s ``_run`` installs the handler; from then on SIGINT
+    and SIGTERM end it with 130/143 and no traceback) or ends: read from the caught-signal mask in
+    /proc/PID/status (Linux; elsewhere no wait). A signal sent earlier lands in the interpreter still
+    importing, where Python itself prints a traceback for Ctrl-C: on a loaded machine the command's start
+    can take longer than the test's 0.3 s."""
+    status = Path(f"/proc/{p.pid}/status")
+    end = time.monotonic() + timeout
+    while p.poll() is None and time.monotonic() < end:
+        try:
+            masks = [ln.split()[1] for ln in status.read_text().splitlines() if ln.startswith("SigCgt:")]
+        except OSError:
+            return
+        if not masks or int(masks[0], 16) >> (signal.SIGTERM - 1) & 1:
+            return
+        time.sleep(0.005)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 @pytest.mark.parametrize("delay", _p([0.3, 0.8, 1.3], {0.8}))
 def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
@@ -266,7 +284,9 @@ def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
     p = subprocess.Popen([sys.executable, "-c", f"import {mod} as m; m.{func}()", "-R", "q.qrels", "-q", "-m",
                           "all_trec", "-o", "tsv", "--output", "out.tsv", "r.run"], cwd=ws,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
-    time.sleep(delay)
+    t0 = time.monotonic()
+    _wait_for_sigterm_handler(p)  # `delay` after the start, but never before the command handles signals
+    time.sleep(max(0.0, delay - (time.monotonic() - t0)))
     p.send_signal(sig)
     _, err = p.communicate(timeout=120)
     err = err.decode()
@@ -297,3 +317,34 @@ def test_dev_stdout_closed_is_an_error(ws, case, name):
     assert res.returncode == 1, err
     assert "Traceback" not in err and err.count("\n") == 1 and "standard output" in err, err
     assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", _p(["eval", "fit", "compare-R", "aggregate"], {"eval", "fit"}))
+def test_dev_stdout_pipe_closed_by_reader_is_quiet(ws, case):
+    """``cmd --output /dev/stdout | head -c1``: a reader that has gone is exit 0 and silent, as
+    for standard output itself (docs/exit-codes.md), also when the last bytes are still in the
+    buffer when the file is closed (they were reported as 'cannot write: Broken pipe', exit 1)."""
+    script, argv = CASES[case]
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before anything is written: every write gets EPIPE
+    try:
+        res = run_subprocess(script, argv_with(argv, "/dev/stdout"), ws, stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+
+
+@pytest.mark.parametrize("out", ["-", "/dev/stdout"])
+def test_files_committed_when_stdout_reader_has_gone(ws, out):
+    """``zelo_fit -J J --qrels Q | head -c1``: the scores' reader stopping early is exit 0 (a closed
+    pipe is no error) and Q, complete by then, is written (it was silently left out)."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        res = run_subprocess("zelo_fit", ["-J", "j.judge", "-Q", "--qrels", "q-out.qrels", "-o", out], ws,
+                             stdout=w, stderr=subprocess.PIPE)
+    finally:
+        os.close(w)
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+    assert (ws / "q-out.qrels").stat().st_size > 0
+    assert not list(ws.rglob(".tmp-*"))

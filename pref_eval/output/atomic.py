@@ -220,6 +220,8 @@ class _Target:
                 _set_mode(self.tmp, self.final)
             elif self.direct and not is_stdout(self.path):
                 s.close()
+        except BrokenPipeError:
+            raise  # the reader of a pipe has gone (``--output /dev/stdout | head``): not an error
         except OSError as err:
             raise output_error(self.path or "-", err) from None
 
@@ -313,12 +315,23 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
             if isinstance(err, BrokenPipeError):
                 raise
             raise output_error(_failed_path(targets, err), err) from None
+        # every output is complete here: a pipe whose reader has gone (``zelo_fit --qrels Q | head``)
+        # does not stop the files from being committed; the BrokenPipeError (exit 0) comes after
+        broken: BrokenPipeError | None = None
         for t in targets:
-            t.finish()
+            try:
+                t.finish()
+            except BrokenPipeError as err:
+                broken = err
         for t in targets:
-            t.emit_buffered()
+            try:
+                t.emit_buffered()
+            except BrokenPipeError as err:
+                broken = err
         for t in targets:
             t.commit()
+        if broken is not None:
+            raise broken
     finally:
         for t in targets:
             t.discard()
