@@ -1817,25 +1817,12 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
     preflight(image.output, inputs_besides(image.output, own))
 
 
-def _plot_begin(image: PlotImage, own: InputOptions) -> Any:
-    """:func:`_plot_check`, then the figure maker (:func:`pref_eval.plot.figures`: matplotlib's object API,
-    no pyplot) of the kinds still drawn by matplotlib."""
-    from .plot import figures
-
-    _plot_check(image, own)
-    return figures()
-
-
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
-    """Save a matplotlib figure, or a :class:`pref_eval.plot.canvas.Canvas` (the ported kinds)."""
+    """Save a :class:`pref_eval.plot.canvas.Canvas` (:func:`pref_eval.plot.output.save_canvas`)."""
     from .output.atomic import inputs_besides
-    from .plot.canvas import Canvas
-    from .plot.output import save_canvas, save_figure
+    from .plot.output import save_canvas
 
-    if isinstance(fig, Canvas):
-        save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
-    else:
-        save_figure(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
     if log is not None:
         log.info(f"wrote {image.output}")
 
@@ -2001,16 +1988,20 @@ def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = N
                      inputs: InputOptions | None = None) -> Any:
     """Reliability diagram of a judge from ``zelo_agree -o jsonl`` calibration records (``zelo_plot
     calibration``): the reference's observed mean against the judge's predicted μ per equal-population
-    bucket, and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1."""
+    bucket, and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1; drawn on
+    :class:`pref_eval.plot.canvas.Canvas`, saved to ``image`` and returned."""
     from .io.agree_records import read_agree_jsonl
     from .plot.calibration import draw_calibration, select_calibration
 
+    from .plot.fonts import TextMeasure
+
     own = _input_options(inputs, output=image.output, agree=agree_file)
-    plt = _plot_begin(image, own)
+    _plot_check(image, own)
+    measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     data = select_calibration(read_agree_jsonl(agree_file), judge, agree_file)
-    fig = draw_calibration(plt, data, (image.width, image.height), image.title)
-    _plot_end(fig, image, own, log)
-    return fig
+    canvas = draw_calibration(data, (image.width, image.height), image.title, measure)
+    _plot_end(canvas, image, own, log)
+    return canvas
 
 
 def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],

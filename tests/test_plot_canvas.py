@@ -384,3 +384,62 @@ def test_matrix_svg_cells_match_hand_counts(scores_tsv, tmp_path, capsys):
     pairs = len({frozenset((a, b)) for _, a, b in lines})
     assert f"query {qid}: {len(docs)} documents, {pairs} compared pairs" in texts
     assert "share of comparisons the row document won" in texts
+
+
+# ---- calibration ----------------------------------------------------------------------------
+
+def test_calibration_svg_numbers_are_the_records(tmp_path, capsys):
+    """Points at (predicted, observed) and stacked bars of the five shares per bucket, as in the
+    zelo_agree records (read here with json); axes mapped through their own tick labels."""
+    import json
+
+    from pref_eval.agree.records import FIELDS
+    from pref_eval.api import agree
+
+    crowd, gpt = (str(ROOT / "judgments" / f) for f in ("dl21-crowd-sample.txt", "dl21-gpt4o-sample.human"))
+    recs = agree([crowd, gpt], names=["crowd", "gpt4o"], levels=["calibration"], calibration="always", buckets=6,
+                 resamples=0)
+    src = tmp_path / "a.jsonl"
+    src.write_text("".join(json.dumps({k: (None if isinstance(v, float) and np.isnan(v) else v)
+                                       for k, v in zip(FIELDS, r.row(), strict=True)}) + "\n" for r in recs))
+    out = tmp_path / "cal.svg"
+    code, _, err = run_plot(["calibration", "-A", str(src), "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    buckets: dict[int, dict[str, float]] = {}
+    for line in src.read_text().splitlines():
+        r = json.loads(line)
+        name = r["statistic"]
+        if name.startswith("bucket"):
+            k, field = name[len("bucket"):].split(".")
+            buckets.setdefault(int(k), {})[field] = r["value"]
+    rows = [buckets[k] for k in sorted(buckets)]
+    root = ET.parse(out).getroot()
+
+    def y_map(elems):
+        """(slope, intercept) of data y on the canvas y of the horizontal tick marks, paired with their labels."""
+        marks = [[tuple(map(float, p.split(","))) for p in e.get("points").split()] for e in of(elems, "tick")]
+        ys = [a[1] for a, b in marks if a[1] == b[1]]
+        labels = [float(t.text.replace("\u2212", "-")) for t in of(elems, "y-tick-label")]
+        assert len(ys) == len(labels) >= 3
+        return np.polyfit(ys, labels, 1)
+
+    left = panel(root, 1)
+    to_x, px = x_map(left)
+    slope, icept = y_map(left)
+    markers = of(left, "marker")
+    markers = [m for m in markers if "legend-handle" not in classes(m)]
+    assert len(markers) == len(rows) == 6
+    for m, row in zip(markers, rows, strict=True):
+        assert to_x(m.get("cx")) == pytest.approx(row["predicted"], abs=2e-3 * px)
+        assert slope * float(m.get("cy")) + icept == pytest.approx(row["observed"], abs=2e-3 * abs(slope))
+    right = panel(root, 2)
+    slope, _ = y_map(right)
+    levels = ("share_0", "share_below_half", "share_half", "share_above_half", "share_1")
+    for j, level in enumerate(levels):
+        bars = [e for e in of(right, "bar") if f"level-{j}" in classes(e)]
+        heights = [float(b.get("height")) * abs(slope) for b in bars]
+        want = [row[level] for row in rows if row[level] > 0]
+        assert heights == pytest.approx(want, abs=2e-3 * abs(slope))
+    assert [t.text for t in of(right, "tick-label")] == [f"{row['predicted']:.2f}" for row in rows]
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "calibration of gpt4o against crowd" in texts and "y = ½" in texts

@@ -8,6 +8,7 @@ handle and text, 0.5 between rows, 0.5 from the panel's edge).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -99,22 +100,36 @@ def title(canvas: Canvas, box: Box, text: str, size: float = 10.0) -> None:
 
 
 class LegendEntry(NamedTuple):
-    """``kind`` = ``errorbar`` (a horizontal interval with caps and a point) or ``marker`` (a point)."""
+    """``kind`` = ``errorbar`` (a horizontal interval with caps and a point), ``marker`` (a point of
+    radius ``r``, 0: the legend's), ``dashed`` (a dashed line) or ``patch`` (a filled rectangle)."""
 
     kind: str
     color: str
     label: str
+    r: float = 0.0
 
 
-def legend(canvas: Canvas, box: Box, entries: Sequence[LegendEntry], size: float, *, marker_r: float,
-           line_width: float = 1.0, cap: float = 2.0) -> None:
-    """The legend of ``entries`` in the lower right corner of ``box``."""
+def legend_size(canvas: Canvas, entries: Sequence[LegendEntry], size: float) -> tuple[float, float]:
+    """Width and height of the legend of ``entries`` in points."""
     text_w = max(canvas.text_width(e.label, size) for e in entries)
+    row = max([LINE * size] + [2 * e.r for e in entries])
+    return (2 * 0.4 * size + 2.0 * size + 0.8 * size + text_w,
+            2 * 0.4 * size + len(entries) * row + (len(entries) - 1) * 0.5 * size)
+
+
+def legend(canvas: Canvas, box: Box, entries: Sequence[LegendEntry], size: float, *, marker_r: float = 3.0,
+           line_width: float = 1.0, cap: float = 2.0, loc: str = "lower right") -> None:
+    """The legend of ``entries`` in ``box``'s lower right or upper left corner, or ``outside right``
+    (right of the box, tops aligned)."""
     pad, handle, between, gap, edge = 0.4 * size, 2.0 * size, 0.8 * size, 0.5 * size, 0.5 * size
-    row = LINE * size
-    w = 2 * pad + handle + between + text_w
-    h = 2 * pad + len(entries) * row + (len(entries) - 1) * gap
-    x0, y0 = box.x1 - edge - w, box.y1 - edge - h
+    row = max([LINE * size] + [2 * e.r for e in entries])
+    w, h = legend_size(canvas, entries, size)
+    if loc == "lower right":
+        x0, y0 = box.x1 - edge - w, box.y1 - edge - h
+    elif loc == "upper left":
+        x0, y0 = box.x0 + edge, box.y0 + edge
+    else:
+        x0, y0 = box.x1 + edge, box.y0
     canvas.rect(x0, y0, w, h, fill=WHITE, stroke=LEGEND_EDGE, width=1.0, radius=0.2 * size, role="legend")
     for i, e in enumerate(entries):
         yc = y0 + pad + i * (row + gap) + row / 2
@@ -123,8 +138,42 @@ def legend(canvas: Canvas, box: Box, entries: Sequence[LegendEntry], size: float
             canvas.line([(hx0, yc), (hx1, yc)], color=e.color, width=line_width, role="legend-handle")
             for x in (hx0, hx1):
                 canvas.line([(x, yc - cap), (x, yc + cap)], color=e.color, width=line_width, role="legend-handle")
-        canvas.circle((hx0 + hx1) / 2, yc, marker_r, e.color, role="legend-handle")
+        if e.kind == "dashed":
+            dashed(canvas, (hx0, yc), (hx1, yc), e.color, line_width, role="legend-handle")
+        elif e.kind == "patch":
+            canvas.rect(hx0, yc - 0.35 * size, handle, 0.7 * size, fill=e.color, role="legend-handle")
+        else:
+            canvas.circle((hx0 + hx1) / 2, yc, e.r or marker_r, e.color, role="legend-handle")
         canvas.text(hx1 + between, yc, e.label, size, va="center", role="legend-label")
+
+
+def dashed(canvas: Canvas, p0: tuple[float, float], p1: tuple[float, float], color: str, width: float,
+           role: str = "dashed") -> None:
+    """A dashed straight line: dashes 3.7 and gaps 1.6 line widths long (matplotlib's ``--``)."""
+    length = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
+    on, off = 3.7 * width, 1.6 * width
+    ux, uy = (p1[0] - p0[0]) / length, (p1[1] - p0[1]) / length
+    t = 0.0
+    while t < length:
+        e = min(t + on, length)
+        canvas.line([(p0[0] + ux * t, p0[1] + uy * t), (p0[0] + ux * e, p0[1] + uy * e)], color=color, width=width,
+                    role=role)
+        t = e + off
+
+
+def left_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size: float = 10.0) -> Scale:
+    """Ticks, tick labels and the turned axis label left of ``box`` for data ``[lo, hi]`` (upwards); the y scale."""
+    scale = Scale(lo, hi, box.y1, box.y0)
+    n = min(9, max(3, int((box.y1 - box.y0) / (3 * size))))
+    values, decimals = nice_ticks(lo, hi, n)
+    labels = [tick_label(v, decimals) for v in values]
+    for v, text in zip(values, labels, strict=True):
+        y = scale(v)
+        canvas.line([(box.x0 - TICK_LENGTH, y), (box.x0, y)], width=FRAME_WIDTH, role="tick")
+        canvas.text(box.x0 - TICK_LENGTH - TICK_PAD, y, text, size, ha="right", va="center", role="y-tick-label")
+    x = box.x0 - TICK_LENGTH - TICK_PAD - canvas.measure.widest(labels, size) - LABEL_PAD
+    canvas.text(x, (box.y0 + box.y1) / 2, label, size, ha="center", va="bottom", rotation=90, role="axis-label")
+    return scale
 
 
 def colorbar(canvas: Canvas, bar: Box, colors, vmin: float, vmax: float, label: str, steps: int = 128) -> None:
