@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pref_eval.zelo.bandits import case_matrix, double_thompson
+from pref_eval.zelo.bandits import case_matrix, double_thompson, merge_dts
 
 
 def _matrix(seed: int, K: int) -> np.ndarray:
@@ -102,4 +102,59 @@ def test_dts_equals_full_recomputation_on_case_b():
     r1, r2 = np.random.default_rng(7), np.random.default_rng(7)
     got = double_thompson(M, 80, rng=r1)
     assert (got.best.tolist(), got.max_pair) == _reference_dts(M, 80, 0.8 ** 7, r2)
+    assert r1.bit_generator.state == r2.bit_generator.state
+
+
+def _reference_merge_dts(M, T, alpha, batch, C, rng):
+    """MergeDTS, every step from B: batches of a random permutation; in batch s = t mod #batches
+    drop every arm j with U_ji = B_ji/N_ji + sqrt(α ln(t + C)/N_ji) < 1/2 for a judged pair; a lone
+    arm joins the next batch; θ⁽¹⁾_ij > 1/2 drawn for the whole batch matrix (row-major) and used for
+    i < j, θ⁽¹⁾_ji = 1 − θ⁽¹⁾_ij; a₁ the Copeland winner of θ⁽¹⁾, a₂ = argmax_j θ⁽²⁾_j,a₁."""
+    K = len(M)
+    B = np.zeros((K, K), dtype=np.int64)
+    perm = rng.permutation(K)
+    batches = [list(perm[i:i + batch]) for i in range(0, K, batch)]
+    for t in range(1, T + 1):
+        if len(batches) == 1 and len(batches[0]) == 1:
+            continue
+        s = t % len(batches)
+        arms = batches[s]
+        gone = set()
+        for j in arms:
+            for i in arms:
+                n = B[j, i] + B[i, j]
+                if i != j and n and B[j, i] / n + np.sqrt(alpha * np.log(t + C) / n) < 0.5:
+                    gone.add(j)
+        arms = batches[s] = [j for j in arms if j not in gone]
+        if len(arms) == 1:
+            if len(batches) > 1:
+                nxt = (s + 1) % len(batches)
+                batches[nxt] = batches[nxt] + arms
+                del batches[s]
+            continue
+        Bb = B[np.ix_(arms, arms)]
+        draw = rng.binomial(Bb + Bb.T + 1, 0.5) < Bb + 1
+        n = len(arms)
+        copeland = np.array([sum(draw[i, k] if i < k else not draw[k, i] for k in range(n) if k != i)
+                             for i in range(n)])
+        c1 = _pick(rng, _ties(copeland))
+        th2 = rng.beta(Bb[:, c1] + 1, Bb[c1, :] + 1)
+        th2[c1] = 0.5
+        c2 = _pick(rng, _ties(th2))
+        a1, a2 = int(arms[c1]), int(arms[c2])
+        if a1 != a2:
+            w, l_ = (a1, a2) if rng.random() < M[a1, a2] else (a2, a1)
+            B[w, l_] += 1
+    alive = np.sort(np.concatenate([np.array(x, dtype=np.int64) for x in batches]))
+    N = B + B.T
+    return alive[_ties(B[alive].sum(axis=1))].tolist(), int(np.triu(N, 1).max()) if K > 1 else 0
+
+
+@pytest.mark.parametrize("seed,K,T", [(s, 2 + 3 * s, 60 + 20 * s) for s in range(8)])
+@pytest.mark.parametrize("batch,C", [(3, 0.0), (4, 10.0), (16, 4_000_000)])
+def test_merge_dts_equals_full_recomputation(seed, K, T, batch, C):
+    M = _matrix(seed, K)
+    r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = merge_dts(M, T, alpha=0.8 ** 6, batch=batch, C=C, rng=r1)
+    assert (got.best.tolist(), got.max_pair) == _reference_merge_dts(M, T, 0.8 ** 6, batch, C, r2)
     assert r1.bit_generator.state == r2.bit_generator.state

@@ -169,42 +169,46 @@ def merge_dts(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 6, batch: int 
     judged = np.zeros((K, K), dtype=np.int64)
     perm = rng.permutation(K)
     batches = [perm[i:i + batch] for i in range(0, K, batch)]
-    for t in range(1, T + 1):
-        if len(batches) == 1 and len(batches[0]) == 1:
-            continue  # one arm left: it duels itself for the rest of the budget
-        s = t % len(batches)
-        b = batches[s]
-        Wb = W[np.ix_(b, b)]
-        Nb = Wb + Wb.T
-        seen = Nb > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            Ub = np.where(seen, Wb / np.maximum(Nb, 1) + np.sqrt(alpha * np.log(t + C) / np.maximum(Nb, 1)), 1.0)
-        np.fill_diagonal(Ub, 0.5)
-        keep = ~(Ub < 0.5).any(axis=1)
-        if not keep.all():
-            b = b[keep]
-            batches[s] = b
-        if len(b) == 1:
-            if len(batches) > 1:
-                nxt = (s + 1) % len(batches)
-                batches[nxt] = np.concatenate([batches[nxt], b])
-                del batches[s]
-            continue
-        Wb = W[np.ix_(b, b)]
-        n = len(b)
-        up = np.triu(np.ones((n, n), dtype=bool), 1)
-        ind = _beta_above_half(rng, Wb + 1, Wb.T + 1) & up
-        ind = ind | (~ind.T & up.T)
-        counts = ind.sum(axis=1)
-        c1 = _pick(rng, _argmax_set(counts))
-        th2 = rng.beta(Wb[:, c1] + 1, Wb[c1, :] + 1)
-        th2[c1] = 0.5
-        c2 = _pick(rng, _argmax_set(th2))
-        a1, a2 = int(b[c1]), int(b[c2])
-        if a1 != a2:
-            w, l_ = _duel(rng, M, a1, a2)
-            W[w, l_] += 1
-            judged[min(a1, a2), max(a1, a2)] += 1
+    ups: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # batch size n → (i < k mask, its transpose)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for t in range(1, T + 1):
+            if len(batches) == 1 and len(batches[0]) == 1:
+                continue  # one arm left: it duels itself for the rest of the budget
+            s = t % len(batches)
+            b = batches[s]
+            Wb = W[b[:, None], b]
+            Nb = Wb + Wb.T
+            Nm = np.maximum(Nb, 1)
+            # U_ji < 1/2 for a judged pair (unjudged pairs and the diagonal have U ≥ 1/2)
+            lost = (Wb / Nm + np.sqrt(alpha * np.log(t + C) / Nm) < 0.5) & (Nb > 0)
+            keep = ~lost.any(axis=1)
+            if not keep.all():
+                b = b[keep]
+                batches[s] = b
+                Wb = Wb[keep][:, keep]
+            if len(b) == 1:
+                if len(batches) > 1:
+                    nxt = (s + 1) % len(batches)
+                    batches[nxt] = np.concatenate([batches[nxt], b])
+                    del batches[s]
+                continue
+            n = len(b)
+            if n not in ups:
+                u = np.triu(np.ones((n, n), dtype=bool), 1)
+                ups[n] = (u, u.T.copy())
+            up, low = ups[n]
+            ind = _beta_above_half(rng, Wb + 1, Wb.T + 1) & up
+            ind |= ~ind.T & low
+            counts = ind.sum(axis=1)
+            c1 = _pick(rng, _argmax_set(counts))
+            th2 = rng.beta(Wb[:, c1] + 1, Wb[c1, :] + 1)
+            th2[c1] = 0.5
+            c2 = _pick(rng, _argmax_set(th2))
+            a1, a2 = int(b[c1]), int(b[c2])
+            if a1 != a2:
+                w, l_ = _duel(rng, M, a1, a2)
+                W[w, l_] += 1
+                judged[min(a1, a2), max(a1, a2)] += 1
     alive = np.sort(np.concatenate(batches))
     return BanditResult(alive[_argmax_set(W[alive].sum(axis=1))], T, int(judged.max()))
 
