@@ -10,6 +10,7 @@ proportion near 0.5 over 1,000 runs has sd ≈ 16, so the bounds below are about
 """
 
 import numpy as np
+import pytest
 
 from pref_eval.zelo.simulate import simulate_tournament
 
@@ -21,6 +22,7 @@ def _matrix(name):
     return np.loadtxt(path)
 
 
+@pytest.mark.slow  # 1,000 tournaments: ~15-25 s each (CI runs it)
 def test_case_a_1000_repetitions():
     r = simulate_tournament(_matrix("caseA.txt"), 1000, seed=0)
     assert 430 <= int(r["found"].sum()) <= 555
@@ -28,6 +30,7 @@ def test_case_a_1000_repetitions():
     assert 560 <= lo <= 630 and 730 <= hi <= 800
 
 
+@pytest.mark.slow
 def test_case_b_1000_repetitions():
     r = simulate_tournament(_matrix("caseB.txt"), 1000, seed=0)
     assert 710 <= int(r["found"].sum()) <= 810
