@@ -182,3 +182,14 @@ def test_pref_eval_alias_names_itself():
         assert res.returncode == 2 and f"Try '{name} --help'" in res.stderr, res.stderr
         res = run([str(ROOT / "bin" / name), "--version"])
         assert res.returncode == 0 and res.stdout.startswith(f"{name} "), res.stdout
+
+
+def test_group_errors_name_the_subcommand():
+    """``zelo fit -J missing``: the message names the command as typed (``zelo fit: ...``, as its usage
+    lines and --version do), not the bare group (``zelo: ...``, which does not say which command failed)."""
+    res = run(["-m", "pref_eval.cli.group", "fit", "-J", "no/such.judge"])
+    assert res.returncode == 2 and res.stderr.startswith("zelo fit: no/such.judge: "), res.stderr
+    res = run(["-m", "pref_eval.cli.group", "eval", "-R", "no/such.qrels", RUN])
+    assert res.returncode == 2 and res.stderr.startswith("zelo eval: "), res.stderr
+    res = run(["-m", "pref_eval.cli.group", "nosuch"])
+    assert res.returncode == 2 and "zelo --help" in res.stderr, res.stderr
