@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import BIN, ROOT, load, write_result  # noqa: E402
 
 TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0,
-           "zelo_plot matrix": 6.0}
+           "zelo_plot matrix": 6.0, "zelo_plot calibration": 6.0}
 
 
 def run_once(argv: list[str]) -> tuple[float, float]:
@@ -85,6 +85,12 @@ def main() -> None:
     with open(prefs, "w") as fh:
         subprocess.run(cmd("zelo_eval", "-R", "qrels/dl19-sample.qrels", "-q", "runs/bm25.run", "runs/dense.run",
                            "runs/rerank.run"), stdout=fh, check=True, cwd=ROOT)
+    agree = os.path.join(tmp, "agree.jsonl")
+    with open(agree, "w") as fh:
+        subprocess.run(cmd("zelo_agree", "-J", "judgments/dl21-crowd-sample.txt", "-J",
+                           "judgments/dl21-gpt4o-sample.human", "-n", "crowd", "-n", "gpt4o", "-l", "calibration",
+                           "--calibration", "always", "--resamples", "0", "-o", "jsonl", "-Q"),
+                       stdout=fh, check=True, cwd=ROOT)
     scores = os.path.join(tmp, "s.tsv")
     subprocess.run(cmd("zelo_fit", "-J", "judgments/dl19-sample.judge", "-o", scores), check=True, cwd=ROOT)
     cases = [
@@ -105,8 +111,10 @@ def main() -> None:
                                 os.path.join(tmp, "pairs.png"))),
         ("zelo_plot matrix", cmd("zelo_plot", "matrix", "-J", "judgments/dl19-sample.judge", "-o",
                                  os.path.join(tmp, "matrix.png"))),
+        ("zelo_plot calibration", cmd("zelo_plot", "calibration", "-A", agree, "-o",
+                                      os.path.join(tmp, "calibration.png"))),
     ]
-    # --only NAME selects a command and its variants ("zelo_plot" also runs its systems, pairs and matrix rows)
+    # --only NAME selects a command and its variants ("zelo_plot" also runs its other kinds' rows)
     cases = [c for c in cases if not args.only or c[0] in args.only or c[0].split()[0] in args.only]
     base_argv = [python, "-c", "import numpy"]
     for argv in [base_argv] + [a for _, a in cases]:  # warm the page cache and matplotlib's font cache

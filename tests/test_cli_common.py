@@ -182,3 +182,24 @@ def test_pref_eval_alias_names_itself():
         assert res.returncode == 2 and f"Try '{name} --help'" in res.stderr, res.stderr
         res = run([str(ROOT / "bin" / name), "--version"])
         assert res.returncode == 0 and res.stdout.startswith(f"{name} "), res.stdout
+
+
+def test_group_errors_name_the_subcommand():
+    """``zelo fit -J missing``: the message names the command as typed (``zelo fit: ...``, as its usage
+    lines and --version do), not the bare group (``zelo: ...``, which does not say which command failed)."""
+    res = run(["-m", "pref_eval.cli.group", "fit", "-J", "no/such.judge"])
+    assert res.returncode == 2 and res.stderr.startswith("zelo fit: no/such.judge: "), res.stderr
+    res = run(["-m", "pref_eval.cli.group", "eval", "-R", "no/such.qrels", RUN])
+    assert res.returncode == 2 and res.stderr.startswith("zelo eval: "), res.stderr
+    res = run(["-m", "pref_eval.cli.group", "nosuch"])
+    assert res.returncode == 2 and "zelo --help" in res.stderr, res.stderr
+
+
+def test_plot_help_names_every_image_format():
+    """``zelo_plot --help`` names every format ``-o`` accepts (it said "PNG or SVG"; PDF is one too)."""
+    from pref_eval.plot.output import FORMATS
+
+    res = run(["-m", "pref_eval.cli.plot", "--help"])
+    assert res.returncode == 0, res.stderr
+    first = " ".join(res.stdout.split("\n\n")[1].split())
+    assert all(f.upper() in first for f in FORMATS.values()), first

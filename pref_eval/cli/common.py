@@ -151,20 +151,21 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
 
     import click
 
+    from .options import version_name
+
     _guard_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
+    label = version_name(prog, args)  # messages name the command as typed: ``zelo fit: FILE: ...``
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
         from .. import __version__
 
-        from .options import version_name
-
-        sys.stdout.write(f"{version_name(prog, args)} (pref_eval) {__version__}\n")
+        sys.stdout.write(f"{label} (pref_eval) {__version__}\n")
         return 0
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code = _invoke(command, prog, args, click)
+        code = _invoke(command, prog, args, click, label)
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
@@ -177,15 +178,17 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
     except OSError as err:
         from ..output.atomic import output_error
 
-        sys.stderr.write(f"{prog}: {output_error('-', err)}\n")
+        sys.stderr.write(f"{label}: {output_error('-', err)}\n")
         _silence_stdout()
         code = code or 1
     return code
 
 
-def _invoke(command, prog: str, args: list[str], click) -> int:
+def _invoke(command, prog: str, args: list[str], click, label: str | None = None) -> int:
+    """Run the click command; ``label`` (default ``prog``) starts every message."""
     from ..errors import OutputError
 
+    label = label or prog
     try:
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
         return rv if isinstance(rv, int) else 0
@@ -199,7 +202,7 @@ def _invoke(command, prog: str, args: list[str], click) -> int:
     except PrefEvalError as err:
         if not isinstance(err, OutputError):
             _flush_quietly()
-        sys.stderr.write(f"{prog}: {err}\n")
+        sys.stderr.write(f"{label}: {err}\n")
         return err.exit_code
     except click.exceptions.Exit as err:
         return err.exit_code
@@ -207,24 +210,24 @@ def _invoke(command, prog: str, args: list[str], click) -> int:
         err.show()
         return 2
     except click.exceptions.Abort:
-        sys.stderr.write(f"{prog}: aborted\n")
+        sys.stderr.write(f"{label}: aborted\n")
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return 0
     except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
+        sys.stderr.write(f"{label}: interrupted\n")
         return 130
     except Terminated:
-        sys.stderr.write(f"{prog}: terminated\n")
+        sys.stderr.write(f"{label}: terminated\n")
         return 143
     except MemoryError:
-        sys.stderr.write(f"{prog}: out of memory\n")
+        sys.stderr.write(f"{label}: out of memory\n")
         return 1
     except OSError as err:
         # an operating-system failure no reader or writer turned into a message
         where = f"{err.filename}: " if err.filename else ""
-        sys.stderr.write(f"{prog}: {where}{os.strerror(err.errno) if err.errno else err}\n")
+        sys.stderr.write(f"{label}: {where}{os.strerror(err.errno) if err.errno else err}\n")
         return 1
 
 
