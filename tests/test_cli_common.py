@@ -193,3 +193,13 @@ def test_group_errors_name_the_subcommand():
     assert res.returncode == 2 and res.stderr.startswith("zelo eval: "), res.stderr
     res = run(["-m", "pref_eval.cli.group", "nosuch"])
     assert res.returncode == 2 and "zelo --help" in res.stderr, res.stderr
+
+
+def test_plot_help_names_every_image_format():
+    """``zelo_plot --help`` names every format ``-o`` accepts (it said "PNG or SVG"; PDF is one too)."""
+    from pref_eval.plot.output import FORMATS
+
+    res = run(["-m", "pref_eval.cli.plot", "--help"])
+    assert res.returncode == 0, res.stderr
+    first = " ".join(res.stdout.split("\n\n")[1].split())
+    assert all(f.upper() in first for f in FORMATS.values()), first

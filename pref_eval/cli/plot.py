@@ -5,7 +5,7 @@ Subcommands: ``matrix`` (zbench's K×K comparison matrix of one query),
 measure with confidence intervals and significance groups), ``pairs``
 (heatmap of pairwise p-values or mean differences), ``calibration``
 (reliability diagram of a judge from ``zelo_agree -o jsonl``). The output format is
-chosen by the extension of ``-o`` (``.png`` or ``.svg``). matplotlib is an
+chosen by the extension of ``-o`` (``.png``, ``.svg`` or ``.pdf``). matplotlib is an
 optional extra: ``pip install 'pref_eval[plot]'``.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _figure_options(width: float, height: float):
 
 @click.group(context_settings=CONTEXT)
 def command() -> None:
-    """Plots of zELO judgments and scores and of system comparisons (PNG or SVG).
+    """Plots of zELO judgments and scores and of system comparisons (PNG, SVG or PDF).
 
     zelo_plot KIND --help for each kind. Needs matplotlib
     (pip install 'pref_eval[plot]').
