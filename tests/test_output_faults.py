@@ -348,3 +348,26 @@ def test_files_committed_when_stdout_reader_has_gone(ws, out):
     assert res.returncode == 0 and res.stderr == b"", res.stderr
     assert (ws / "q-out.qrels").stat().st_size > 0
     assert not list(ws.rglob(".tmp-*"))
+
+
+def test_dev_stdout_socket_written_through(ws):
+    """``--output /dev/stdout`` when standard output is a socket (a service manager, ``ssh``, a
+    socketpair): written through fd 1 itself (reopening /proc/self/fd/1 of a socket fails, ENXIO)."""
+    import socket
+
+    script, argv = CASES["fit"]
+    a, b = socket.socketpair()
+    with a:
+        try:
+            p = subprocess.Popen([sys.executable, "-c", "import {} as m; m.{}()".format(*SCRIPTS[script]),
+                                  *argv_with(argv, "/dev/stdout")], stdout=b.fileno(), stderr=subprocess.PIPE,
+                                 cwd=ws, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        finally:
+            b.close()
+        data = b""
+        while chunk := a.recv(65536):
+            data += chunk
+        err = p.stderr.read()
+        p.stderr.close()
+        assert p.wait(timeout=120) == 0, err
+    assert data.startswith(b"qid\tdocno\tscore\tse\n") and err == b""

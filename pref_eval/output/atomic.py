@@ -93,23 +93,25 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
         raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
 
 
-_FD1_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1")
-
-
-def _names_stdout(path: str) -> bool:
-    """Whether ``path`` reaches file descriptor 1 through its names (``/dev/stdout``, ``/dev/fd/1``,
-    ``/proc/self/fd/1``, or a link to one of them), whatever fd 1 is open on."""
-    names = (*_FD1_NAMES, f"/proc/{os.getpid()}/fd/1")
+def _std_fd(path: str) -> int | None:
+    """1 or 2 when ``path`` reaches file descriptor 1 or 2 through its names (``/dev/stdout``,
+    ``/dev/fd/1``, ``/proc/self/fd/1``, the same for stderr, or a link to one of them), whatever the
+    descriptor is open on; else None."""
+    names = {}
+    for fd, dev in ((1, "/dev/stdout"), (2, "/dev/stderr")):
+        for name in (dev, f"/dev/fd/{fd}", f"/proc/self/fd/{fd}", f"/proc/thread-self/fd/{fd}",
+                     f"/proc/{os.getpid()}/fd/{fd}"):
+            names[name] = fd
     p = os.path.abspath(path)
     for _ in range(40):  # the kernel's limit on symbolic links followed
         if p in names:
-            return True
+            return names[p]
         try:
             link = os.readlink(p)
         except OSError:
-            return False
+            return None
         p = os.path.normpath(os.path.join(os.path.dirname(p), link))
-    return False
+    return None
 
 
 def _stdout_closed() -> bool:
@@ -165,8 +167,9 @@ class _Target:
             self.stream = sys.stdout.buffer if self.binary else sys.stdout
             return self.stream
         assert path is not None
-        if _stdout_closed() and _names_stdout(path):
-            raise OutputError(f"{path}: cannot write: standard output is closed")
+        std = _std_fd(path)
+        if std is not None:
+            return self._open_std(path, std)
         final = os.path.realpath(path)  # follow symbolic links: replace what they point to
         try:
             # stat the path itself, not its realpath: /dev/stdout on a pipe resolves to
@@ -205,6 +208,20 @@ class _Target:
         except BaseException:
             os.close(fd)
             raise
+        return self.stream
+
+    def _open_std(self, path: str, std: int) -> IO:
+        """/dev/stdout, /dev/stderr: write through a copy of the descriptor itself, which also works
+        when it is a socket (reopening /proc/self/fd/N of a socket fails with ENXIO); a standard
+        output closed when the command started (``>&-``) is refused."""
+        if std == 1 and _stdout_closed():
+            raise OutputError(f"{path}: cannot write: standard output is closed")
+        try:
+            fd = os.dup(std)
+        except OSError as err:
+            raise output_error(path, err) from None
+        self.direct = True
+        self.stream = _wrap(_LabelledFile(fd, "w", path), self.binary)
         return self.stream
 
     def finish(self) -> None:

@@ -95,47 +95,68 @@ def double_thompson(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 7,
     W = np.zeros((K, K), dtype=np.int64)
     judged = np.zeros((K, K), dtype=np.int64)
     ti, tk = np.triu_indices(K, 1)
-    starts = np.concatenate([[0], np.cumsum(np.arange(K - 1, 0, -1))[:-1]])
     n_pairs = len(ti)
-    vi = np.empty(0, dtype=np.int64)  # judged pairs, i < k
-    vk = np.empty(0, dtype=np.int64)
-    for t in range(1, T + 1):
-        wik, wki = W[vi, vk], W[vk, vi]
-        n = wik + wki
-        r = np.sqrt(alpha * np.log(t) / n) if len(n) else n.astype(float)
-        p = wik / n if len(n) else r
-        # upper Copeland score: unjudged pairs count as U > 1/2
-        zeta = (K - 1) - np.bincount(vi, weights=p + r <= 0.5, minlength=K) \
-            - np.bincount(vk, weights=(1 - p) + r <= 0.5, minlength=K)
-        C = _argmax_set(zeta)
-        # theta1 > 1/2 for every pair i < k: coins, then the judged pairs exactly
-        bits = np.unpackbits(np.frombuffer(rng.bytes((n_pairs + 7) // 8), dtype=np.uint8))[:n_pairs]
-        if len(vi):
-            flat = vi * K - vi * (vi + 1) // 2 + (vk - vi - 1)
-            bits[flat] = _beta_above_half(rng, wik + 1, wki + 1)
-        row_upper = np.add.reduceat(bits.astype(np.int64), starts) if K > 1 else np.zeros(0, np.int64)
-        row_upper = np.concatenate([row_upper, [0]])
-        col_upper = np.bincount(tk, weights=bits, minlength=K).astype(np.int64)
-        counts = row_upper + (np.arange(K) - col_upper)
-        c = counts[C]
-        a1 = _pick(rng, C[c == c.max()])
-        th2 = rng.beta(W[:, a1] + 1, W[a1, :] + 1)
-        th2[a1] = 0.5
-        na = W[:, a1] + W[a1, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            low = np.where(na > 0, W[:, a1] / na - np.sqrt(alpha * np.log(t) / na), 0.0)
-        low[a1] = 0.5
-        cand = np.flatnonzero(low <= 0.5)
-        v = th2[cand]
-        a2 = _pick(rng, cand[v == v.max()])
-        if a1 != a2:
-            i, k = min(a1, a2), max(a1, a2)
-            if judged[i, k] == 0:
-                vi = np.append(vi, i)
-                vk = np.append(vk, k)
-            w, l_ = _duel(rng, M, a1, a2)
-            W[w, l_] += 1
-            judged[i, k] += 1
+    n_bytes = (n_pairs + 7) // 8
+    arange = np.arange(K)
+    # θ⁽¹⁾ > 1/2 of the pairs i < k laid out in the upper triangle of ``upper`` (row sums: wins of i,
+    # column sums: losses of k), so the Copeland counts are two reductions of one K×K buffer
+    up_flat = ti * K + tk
+    upper_buf = np.zeros(K * K, dtype=np.uint8)
+    upper = upper_buf.reshape(K, K)
+    # the judged pairs i < k in the order of their first judgment, with their win counts kept current
+    cap = max(min(T, n_pairs), 1)
+    vi = np.empty(cap, dtype=np.int64)
+    vk = np.empty(cap, dtype=np.int64)
+    flat = np.empty(cap, dtype=np.int64)  # the pair's position among the pairs i < k (row-major)
+    wik = np.zeros(cap, dtype=np.int64)
+    wki = np.zeros(cap, dtype=np.int64)
+    slot: dict[tuple[int, int], int] = {}
+    m = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for t in range(1, T + 1):
+            la = alpha * np.log(t)
+            if m:
+                jw, jl = wik[:m], wki[:m]
+                n = jw + jl
+                r = np.sqrt(la / n)
+                p = jw / n
+                # upper Copeland score: unjudged pairs count as U > 1/2
+                zeta = (K - 1) - np.bincount(vi[:m], weights=p + r <= 0.5, minlength=K) \
+                    - np.bincount(vk[:m], weights=(1 - p) + r <= 0.5, minlength=K)
+                C = _argmax_set(zeta)
+            else:
+                C = arange
+            # theta1 > 1/2 for every pair i < k: coins, then the judged pairs exactly
+            bits = np.unpackbits(np.frombuffer(rng.bytes(n_bytes), dtype=np.uint8))[:n_pairs]
+            if m:
+                bits[flat[:m]] = _beta_above_half(rng, jw + 1, jl + 1)
+            upper_buf[up_flat] = bits
+            counts = upper.sum(axis=1, dtype=np.int64) + (arange - upper.sum(axis=0, dtype=np.int64))
+            c = counts[C]
+            a1 = _pick(rng, C[c == c.max()])
+            col, row = W[:, a1], W[a1, :]
+            th2 = rng.beta(col + 1, row + 1)
+            th2[a1] = 0.5
+            na = col + row
+            low = np.where(na > 0, col / na - np.sqrt(la / na), 0.0)
+            low[a1] = 0.5
+            cand = np.flatnonzero(low <= 0.5)
+            v = th2[cand]
+            a2 = _pick(rng, cand[v == v.max()])
+            if a1 != a2:
+                i, k = min(a1, a2), max(a1, a2)
+                s = slot.get((i, k))
+                if s is None:
+                    s = slot[i, k] = m
+                    vi[s], vk[s], flat[s] = i, k, i * K - i * (i + 1) // 2 + (k - i - 1)
+                    m += 1
+                w, l_ = _duel(rng, M, a1, a2)
+                W[w, l_] += 1
+                if w == i:
+                    wik[s] += 1
+                else:
+                    wki[s] += 1
+                judged[i, k] += 1
     return BanditResult(_argmax_set(W.sum(axis=1)), T, int(judged.max()))
 
 
@@ -148,42 +169,46 @@ def merge_dts(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 6, batch: int 
     judged = np.zeros((K, K), dtype=np.int64)
     perm = rng.permutation(K)
     batches = [perm[i:i + batch] for i in range(0, K, batch)]
-    for t in range(1, T + 1):
-        if len(batches) == 1 and len(batches[0]) == 1:
-            continue  # one arm left: it duels itself for the rest of the budget
-        s = t % len(batches)
-        b = batches[s]
-        Wb = W[np.ix_(b, b)]
-        Nb = Wb + Wb.T
-        seen = Nb > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            Ub = np.where(seen, Wb / np.maximum(Nb, 1) + np.sqrt(alpha * np.log(t + C) / np.maximum(Nb, 1)), 1.0)
-        np.fill_diagonal(Ub, 0.5)
-        keep = ~(Ub < 0.5).any(axis=1)
-        if not keep.all():
-            b = b[keep]
-            batches[s] = b
-        if len(b) == 1:
-            if len(batches) > 1:
-                nxt = (s + 1) % len(batches)
-                batches[nxt] = np.concatenate([batches[nxt], b])
-                del batches[s]
-            continue
-        Wb = W[np.ix_(b, b)]
-        n = len(b)
-        up = np.triu(np.ones((n, n), dtype=bool), 1)
-        ind = _beta_above_half(rng, Wb + 1, Wb.T + 1) & up
-        ind = ind | (~ind.T & up.T)
-        counts = ind.sum(axis=1)
-        c1 = _pick(rng, _argmax_set(counts))
-        th2 = rng.beta(Wb[:, c1] + 1, Wb[c1, :] + 1)
-        th2[c1] = 0.5
-        c2 = _pick(rng, _argmax_set(th2))
-        a1, a2 = int(b[c1]), int(b[c2])
-        if a1 != a2:
-            w, l_ = _duel(rng, M, a1, a2)
-            W[w, l_] += 1
-            judged[min(a1, a2), max(a1, a2)] += 1
+    ups: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # batch size n → (i < k mask, its transpose)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for t in range(1, T + 1):
+            if len(batches) == 1 and len(batches[0]) == 1:
+                continue  # one arm left: it duels itself for the rest of the budget
+            s = t % len(batches)
+            b = batches[s]
+            Wb = W[b[:, None], b]
+            Nb = Wb + Wb.T
+            Nm = np.maximum(Nb, 1)
+            # U_ji < 1/2 for a judged pair (unjudged pairs and the diagonal have U ≥ 1/2)
+            lost = (Wb / Nm + np.sqrt(alpha * np.log(t + C) / Nm) < 0.5) & (Nb > 0)
+            keep = ~lost.any(axis=1)
+            if not keep.all():
+                b = b[keep]
+                batches[s] = b
+                Wb = Wb[keep][:, keep]
+            if len(b) == 1:
+                if len(batches) > 1:
+                    nxt = (s + 1) % len(batches)
+                    batches[nxt] = np.concatenate([batches[nxt], b])
+                    del batches[s]
+                continue
+            n = len(b)
+            if n not in ups:
+                u = np.triu(np.ones((n, n), dtype=bool), 1)
+                ups[n] = (u, u.T.copy())
+            up, low = ups[n]
+            ind = _beta_above_half(rng, Wb + 1, Wb.T + 1) & up
+            ind |= ~ind.T & low
+            counts = ind.sum(axis=1)
+            c1 = _pick(rng, _argmax_set(counts))
+            th2 = rng.beta(Wb[:, c1] + 1, Wb[c1, :] + 1)
+            th2[c1] = 0.5
+            c2 = _pick(rng, _argmax_set(th2))
+            a1, a2 = int(b[c1]), int(b[c2])
+            if a1 != a2:
+                w, l_ = _duel(rng, M, a1, a2)
+                W[w, l_] += 1
+                judged[min(a1, a2), max(a1, a2)] += 1
     alive = np.sort(np.concatenate(batches))
     return BanditResult(alive[_argmax_set(W[alive].sum(axis=1))], T, int(judged.max()))
 

@@ -94,19 +94,24 @@ class Tournament:
             t["pairs"] = self._prune_pairs(pool)
 
     def _prune_pairs(self, pool: list[str]) -> list[str]:
+        """Pairs of one pruning stage: until every document has ``n`` = min(p, |pool| − 1) pairs, a random
+        permutation of the pool stably sorted by pairs so far; its first document meets the first of the
+        others it has not met yet."""
         rng = self._rng()
         n = min(self.p, len(pool) - 1)
-        count = {d: 0 for d in pool}
-        used: set[str] = set()
         docs = list(pool)
-        while min(count.values()) < n:
-            order = [docs[i] for i in rng.permutation(len(docs))]
-            order.sort(key=lambda d: count[d])  # stable
+        count = np.zeros(len(docs), dtype=np.int64)
+        met = np.zeros((len(docs), len(docs)), dtype=bool)
+        used: list[str] = []
+        while count.min() < n:
+            perm = rng.permutation(len(docs))
+            order = perm[np.argsort(count[perm], kind="stable")].tolist()
             first = order[0]
+            row = met[first]
             for other in order[1:]:
-                kk = _key(first, other)
-                if kk not in used:
-                    used.add(kk)
+                if not row[other]:
+                    met[first, other] = met[other, first] = True
+                    used.append(_key(docs[first], docs[other]))
                     count[first] += 1
                     count[other] += 1
                     break
