@@ -443,3 +443,37 @@ def test_calibration_svg_numbers_are_the_records(tmp_path, capsys):
     assert [t.text for t in of(right, "tick-label")] == [f"{row['predicted']:.2f}" for row in rows]
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert "calibration of gpt4o against crowd" in texts and "y = ½" in texts
+
+
+CONTROL = "\x01\x1b\x7f"
+
+
+@pytest.fixture()
+def control_inputs(tmp_path):
+    """Inputs whose ids hold control characters (allowed in ids, not in XML 1.0)."""
+    (tmp_path / "z.tsv").write_text("qid\tdocno\tscore\tse\n"
+                                    f"q{CONTROL}\ta{CONTROL}\t1.5\t0.5\nq{CONTROL}\tb\x01\t-0.25\t0.3\n")
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 d{d} {int(d < 3)}\n" for q in (1, 2, 3) for d in range(6)))
+    for r, tag in ((0, f"r{CONTROL}x"), (1, "s\x02"), (2, "t")):
+        (tmp_path / f"{r}.run").write_text("".join(f"{q} Q0 d{(d + r + q) % 6} {d + 1} {6 - d} {tag}\n"
+                                                   for q in (1, 2, 3) for d in range(6)))
+    (tmp_path / "j.judge").write_text(f"q1 a{CONTROL} b\x1f\nq1 b\x1f c\nq1 a{CONTROL} c\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("kind", ["scores", "systems", "pairs", "matrix"])
+def test_svg_parses_with_control_characters_in_ids(kind, control_inputs, capsys):
+    """Ids with U+0001, U+001B, U+007F: every kind's SVG is well-formed XML (read with xml.etree); the
+    characters XML 1.0 does not allow are drawn as U+FFFD (was: an SVG no XML reader accepts)."""
+    d = control_inputs
+    runs = [str(d / f"{r}.run") for r in range(3)]
+    argv = {"scores": ["scores", "-S", str(d / "z.tsv")],
+            "systems": ["systems", "-R", str(d / "q.qrels"), "-m", "P.5", "--run-id", "tag", *runs],
+            "pairs": ["pairs", "-R", str(d / "q.qrels"), "-m", "P.5", "--run-id", "tag", *runs],
+            "matrix": ["matrix", "-J", str(d / "j.judge")]}[kind]
+    out = d / f"{kind}.svg"
+    code, _, err = run_plot([*argv, "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    root = ET.parse(out).getroot()
+    texts = "".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "\ufffd" in texts and "\x01" not in texts and "\x1b" not in texts

@@ -7,10 +7,33 @@ at most three decimals. No date, no random ids: the same canvas gives the same b
 """
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+import re
+from xml.sax.saxutils import escape as _escape
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from .canvas import Canvas, Circle, Line, Rect, Text
 from .fonts import FACES
+
+
+# characters XML 1.0 does not allow (its "Char" production: #x9 | #xA | #xD | [#x20-#xD7FF] |
+# [#xE000-#xFFFD] | [#x10000-#x10FFFF]); ids may hold them, an SVG may not
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character XML 1.0 does not allow (C0 controls but tab/newline/return,
+    lone surrogates, U+FFFE, U+FFFF) replaced by U+FFFD, the replacement character."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def escape(text: str) -> str:
+    """``text`` as XML character data."""
+    return _escape(xml_safe(text))
+
+
+def quoteattr(text: str) -> str:
+    """``text`` as a quoted XML attribute value."""
+    return _quoteattr(xml_safe(text))
 
 
 def _n(v: float) -> str:
