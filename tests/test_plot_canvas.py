@@ -477,3 +477,54 @@ def test_svg_parses_with_control_characters_in_ids(kind, control_inputs, capsys)
     root = ET.parse(out).getroot()
     texts = "".join(t.text or "" for t in root.iter(f"{SVG}text"))
     assert "\ufffd" in texts and "\x01" not in texts and "\x1b" not in texts
+
+
+def _labels_apart(elems, role="tick-label"):
+    """Tick labels (text, x) in order; neighbours' DejaVu extents do not overlap."""
+    from pref_eval.plot.fonts import TextMeasure
+
+    m = TextMeasure()
+    ticks = sorted((float(t.get("x")), t.text, float(t.get("font-size"))) for t in of(elems, role))
+    for (x0, t0, s0), (x1, t1, s1) in zip(ticks, ticks[1:], strict=False):
+        assert x0 + m.width(t0, s0) / 2 < x1 - m.width(t1, s1) / 2, (t0, t1)
+    return [t for _, t, _ in ticks]
+
+
+@pytest.mark.parametrize("value", [0.5, 0.0, 1e-12])
+def test_flat_data_gets_matplotlibs_nonsingular_range(value):
+    """A single value is widened as matplotlib's locators widen it (transforms.nonsingular, expander 0.05)."""
+    from matplotlib.transforms import nonsingular as mpl_nonsingular
+
+    from pref_eval.plot.ticks import nonsingular
+
+    assert nonsingular(value, value) == pytest.approx(mpl_nonsingular(value, value, expander=0.05))
+
+
+def test_systems_with_no_spread_has_short_distinct_ticks(tmp_path, capsys):
+    """All runs with mean 0.5 and no interval (one query): the axis is widened around 0.5 (was
+    0.49999999992 … 0.50000000008, overlapping labels)."""
+    f = tmp_path / "flat.tsv"
+    f.write_text("run\tqid\tmeasure\tvalue\nA\t1\tmap\t0.5\nB\t1\tmap\t0.5\nC\t1\tmap\t0.5\n")
+    out = tmp_path / "flat.svg"
+    code, _, err = run_plot(["systems", "-P", str(f), "-m", "map", "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    elems = panel(ET.parse(out).getroot(), 1)
+    labels = _labels_apart(elems)
+    assert len(labels) >= 3 and all(len(t) <= 5 for t in labels), labels
+    to_data, _ = x_map(elems)
+    assert to_data(of(elems, "marker")[0].get("cx")) == pytest.approx(0.5, abs=1e-3)
+    vals = [float(t) for t in labels]
+    assert min(vals) <= 0.49 and max(vals) >= 0.51
+
+
+def test_huge_scores_have_compact_ticks(tmp_path, capsys):
+    """A score of 1e300: tick labels in %g style (was 300-digit numbers), still a linear axis."""
+    f = tmp_path / "big.tsv"
+    f.write_text("qid\tdocno\tscore\tse\nq\ta\t1e300\t0.5\nq\tb\t0\t0.5\n")
+    out = tmp_path / "big.svg"
+    assert run_plot(["scores", "-S", str(f), "-o", str(out), "-Q"], capsys)[0] == 0
+    elems = panel(ET.parse(out).getroot(), 1)
+    labels = _labels_apart(elems)
+    assert max(len(t) for t in labels) <= 6, labels
+    to_data, _ = x_map(elems)
+    assert to_data(of(elems, "marker")[0].get("cx")) == pytest.approx(1e300, rel=1e-3)

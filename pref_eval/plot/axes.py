@@ -73,7 +73,13 @@ def bottom_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size
     vertical grid lines of that width at the ticks (matplotlib's grid colour)."""
     scale = Scale(lo, hi, box.x0, box.x1)
     n = min(9, max(3, int((box.x1 - box.x0) / (5 * size))))
-    values, decimals = nice_ticks(lo, hi, n)
+    while True:  # fewer ticks while neighbouring labels would touch (at least half a font size apart)
+        values, decimals = nice_ticks(lo, hi, n, least=min(3, n))
+        labels = [tick_label(v, decimals) for v in values]
+        room = (box.x1 - box.x0) / (hi - lo) * (values[1] - values[0]) if len(values) > 1 else math.inf
+        if n <= 2 or canvas.measure.widest(labels, size) + 0.5 * size <= room:
+            break
+        n -= 1
     y = box.y1
     if grid:
         for v in values:

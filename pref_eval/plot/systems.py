@@ -26,7 +26,7 @@ from .axes import LINE, TICK_PAD, Scale, bottom_axis, frame, grid_boxes, left_la
 from .axes import title as axes_title
 from .canvas import TAB, Canvas
 from .fonts import TextMeasure
-from .ticks import padded
+from .ticks import nonsingular, padded
 
 MARKER_R = 3.5  # points: matplotlib's default marker (6 pt across) with its 1 pt edge
 CAP = 3.0  # half the length of an interval's end caps (capsize 3), points
@@ -135,8 +135,8 @@ def draw_systems(runs: list[str], means, low, high, letters: list[str], measure:
     hi = np.where(np.isfinite(hi), hi, m)
     names = [runs[i] for i in order]
     fs = 10.0 if r <= 12 else max(5.0, 10 * 12 / r)
-    xmax, xmin = float(np.nanmax(hi)), float(np.nanmin(lo))
-    span = max(xmax - xmin, 1e-9)
+    xmin, xmax = nonsingular(float(np.nanmin(lo)), float(np.nanmax(hi)))  # flat data: ±5 % of the value
+    span = xmax - xmin
     widest_letters = max((canvas.text_width(t, fs, "mono-bold") for t in letters), default=0.0)
     box = grid_boxes(canvas.width, canvas.height, left=canvas.measure.widest(names, fs) + 14.4,
                      right=widest_letters + 18.0, bottom=2 * LINE * 10 + LINE * 7 + 18.0,
