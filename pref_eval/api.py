@@ -1969,7 +1969,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
                                                   None if values.test == "t" else values.test, compare_file)
     else:
         df, name = _plot_values(values, log)
-        n = df["run"].nunique()
+        n = len(set(df["run"]))
         if n < 2:
             raise UsageError("need at least two runs to compare")
         if log is not None:

@@ -87,6 +87,38 @@ def test_unwritable_output_exit_1(ws, case, fault):
     assert digest_tree(ws) == before
 
 
+PLOT_CASES = _p(sorted(k for k in CASES if k.startswith("plot")), {"plot-scores"})
+
+
+@pytest.mark.parametrize("case", PLOT_CASES)
+@pytest.mark.parametrize("ext", [".png", ".svg", ".pdf"])
+def test_plot_full_disk_one_line(ws, case, ext):
+    """``ln -s /dev/full full.pdf; zelo_plot ... -o full.pdf``: one line "No space left on device", exit 1
+    (a PDF was a traceback: matplotlib's PDF clean-up raised a second exception after the failed write)."""
+    script, argv = CASES[case]
+    os.symlink("/dev/full", ws / ("full" + ext))
+    before = digest_tree(ws)
+    res = run_inproc(script, argv_with(argv, "full" + ext), ws)
+    assert check_contract(res, script=script, expect={1}, names=("full" + ext,)) == []
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "No space left on device" in res.stderr
+    assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", PLOT_CASES)
+@pytest.mark.parametrize("target", ["adir", "adir/", "newdir/"])
+def test_plot_directory_output_exit_1(ws, case, target):
+    """A directory as zelo_plot's output (existing, or a name ending in /) is an unwritable output, exit 1
+    as docs/exit-codes.md says (was exit 2 "expected a .png, .svg or .pdf extension")."""
+    script, argv = CASES[case]
+    (ws / "adir").mkdir()
+    before = digest_tree(ws)
+    res = run_inproc(script, argv_with(argv, target), ws)
+    assert check_contract(res, script=script, expect={1}, names=(target,)) == []
+    assert "Is a directory" in res.stderr
+    assert digest_tree(ws) == before
+
+
 @pytest.mark.parametrize("case", WITH_OUTPUT)
 def test_output_onto_input_refused(ws, case):
     script, argv = CASES[case]

@@ -13,27 +13,14 @@ placed at 0, 1/(K−1), …, 1, taken at k/(N−1); a value v in [0, 1] takes en
 """
 from __future__ import annotations
 
-import ast
 import importlib.util
 import os
+
+from ..io.package_data import read_literal
 
 N = 256
 _SOURCES = {"viridis": ("_cm_listed.py", "_viridis_data = ", "listed"),
             "RdBu": ("_cm.py", "_RdBu_data = ", "segments")}
-
-
-def _literal(path: str, marker: str):
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    start = text.index(marker) + len(marker)
-    opener = text[start]
-    closer = {"[": "]", "(": ")"}[opener]
-    depth = 0
-    for i in range(start, len(text)):
-        depth += {opener: 1, closer: -1}.get(text[i], 0)
-        if depth == 0:
-            return ast.literal_eval(text[start:i + 1])
-    raise ValueError(f"unterminated literal after {marker!r}")
 
 
 def colormap_table(name: str) -> list[tuple[float, float, float]]:
@@ -42,7 +29,7 @@ def colormap_table(name: str) -> list[tuple[float, float, float]]:
     try:
         spec = importlib.util.find_spec("matplotlib")
         where = list(spec.submodule_search_locations or []) if spec is not None else []
-        colors = [tuple(float(c) for c in rgb[:3]) for rgb in _literal(os.path.join(where[0], file), marker)]
+        colors = [tuple(float(c) for c in rgb[:3]) for rgb in read_literal(os.path.join(where[0], file), marker)]
     except (OSError, ValueError, IndexError, SyntaxError, TypeError):
         return _from_matplotlib(name)
     if kind == "listed":

@@ -48,22 +48,47 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
             raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE")
         if measure is None:
             raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)")
-        import pref_eval
-
+        from ..api import _evaluate_rows
         from ..io.run_ids import run_ids
+        from ..stats.compare import LongTable
 
         ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
-        df = pref_eval.evaluate(qrels, dict(zip(ids, runs, strict=True)), [measure], complete=complete)
-        names = list(dict.fromkeys(df["measure"]))
+        # the rows of pref_eval.evaluate, without its DataFrame (no pandas import: issue #13)
+        table = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), [measure],
+                                                   complete=complete))
+        names = list(dict.fromkeys(table.measure))
         if len(names) != 1:
             raise UsageError(f"measure {measure!r} gives {len(names)} columns ({', '.join(names)}): "
                              "choose one, e.g. P.10 rather than P")
-        name = names[0]
+        return table, names[0]
     return df.reset_index(drop=True), name
 
 
+class WideTable:
+    """Queries × runs values (the paired table) without pandas: ``columns`` (runs), ``index`` (qids, sorted as
+    strings), ``to_numpy()``, ``len()``."""
+
+    def __init__(self, columns: list[str], index: list[str], values) -> None:
+        self.columns = columns
+        self.index = index
+        self._values = values
+
+    def to_numpy(self, dtype=float):
+        return self._values.astype(dtype)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
 def paired_table(df, complete: bool = False):
-    """Wide table queries × runs (run order = first appearance) on the paired query set."""
+    """Wide table queries × runs (run order = first appearance) on the paired query set.
+
+    A :class:`~pref_eval.stats.compare.LongTable` (``-R``) gives a :class:`WideTable` (queries sorted as
+    strings, as pandas' pivot does; a NaN value counts as missing); a DataFrame (``-P``) a DataFrame."""
+    from ..stats.compare import LongTable
+
+    if isinstance(df, LongTable):
+        return _paired_long(df, complete)
     runs = list(dict.fromkeys(df["run"]))
     wide = df.pivot_table(index="qid", columns="run", values="value", aggfunc="first")[runs]
     wide = wide.fillna(0.0) if complete else wide.dropna(axis=0, how="any")
@@ -72,13 +97,37 @@ def paired_table(df, complete: bool = False):
     return wide
 
 
+def _paired_long(table, complete: bool) -> WideTable:
+    import math
+
+    import numpy as np
+
+    runs = list(dict.fromkeys(table.run))
+    first: dict[tuple[str, str], float] = {}
+    for r, q, v in zip(table.run, table.qid, table.value, strict=True):
+        if v is not None and not math.isnan(v):
+            first.setdefault((r, q), float(v))
+    qids = sorted({q for _, q in first})
+    vals = np.array([[first.get((r, q), np.nan) for r in runs] for q in qids], dtype=float).reshape(len(qids),
+                                                                                                   len(runs))
+    if complete:
+        vals = np.where(np.isnan(vals), 0.0, vals)
+    else:
+        keep = ~np.isnan(vals).any(axis=1)
+        vals, qids = vals[keep], [q for q, k in zip(qids, keep, strict=True) if k]
+    if len(qids) == 0:
+        raise UsageError("no query has a value for every run")
+    return WideTable(runs, qids, vals)
+
+
 def pairwise_tests(df, test: str, correction: str, alpha: float, seed: int | None,
                    complete: bool = False):
-    """Records of :func:`pref_eval.stats.compare` for every pair of runs (one test)."""
+    """Records of :func:`pref_eval.stats.compare` for every pair of runs (one test), as columns
+    ``{name: list}`` in record order (no DataFrame is made)."""
     from ..stats import compare
 
     res = compare(df, tests=[test], correction=correction, alpha=alpha, seed=seed, complete=complete)
-    return res.records
+    return res.record_table.columns_in_order()
 
 
 def select_records(records, measure: str | None, test: str | None, where: str):

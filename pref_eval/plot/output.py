@@ -18,7 +18,15 @@ FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 
 def image_format(path: str) -> str:
-    """``png``, ``svg`` or ``pdf`` from the extension of ``path`` (case-insensitive)."""
+    """``png``, ``svg`` or ``pdf`` from the extension of ``path`` (case-insensitive: ``x.PNG`` is PNG).
+    A directory (existing, or a name ending in ``/``) is refused as an unwritable output
+    (:class:`~pref_eval.errors.OutputError`, exit 1, docs/exit-codes.md) before the extension is looked at."""
+    if path.endswith(os.sep) or os.path.isdir(path):  # a directory is an unwritable output (exit 1)
+        import errno
+
+        from ..output.atomic import output_error
+
+        raise output_error(path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
     ext = os.path.splitext(path)[1].lower()
     if ext not in FORMATS:
         raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension")
@@ -43,12 +51,17 @@ def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] 
     pixel PNG, and an SVG of ``W·72 × H·72`` points. SVG output carries no
     date and a fixed hash salt, a PDF no creation date, so the same input gives the same bytes.
     """
+    import io
+
     import matplotlib
 
     fmt = image_format(path)
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
-    with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), binary_output(path, inputs) as fh:
-        fig.savefig(fh, format=fmt, dpi=dpi, metadata=metadata)
+    buf = io.BytesIO()  # rendered in memory first: a failing write (a full disk) meets our writer, not
+    with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}):  # matplotlib's PDF clean-up (a 2nd exception)
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
+    with binary_output(path, inputs) as fh:
+        fh.write(buf.getvalue())
 
 
 def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:

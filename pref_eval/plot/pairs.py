@@ -29,22 +29,26 @@ VALUES = ("p_adjusted", "p_value", "mean_diff")
 def pair_matrix(records, value: str) -> tuple[list[str], np.ndarray]:
     """``(runs, M)``: runs best first, M[A, B] as described above.
 
-    Runs are ordered by the row sums of the mean differences (A − B summed over B, the order of
-    the runs' means on a paired query set), best first; ties keep the order of first appearance.
+    ``records``: columns ``run_a``, ``run_b``, ``mean_diff`` (optional) and ``value`` (a DataFrame or
+    ``{name: list}``). Runs are ordered by the row sums of the mean differences (A − B summed over B,
+    the order of the runs' means on a paired query set), best first; ties keep the order of first
+    appearance.
     """
-    first = list(dict.fromkeys(list(records["run_a"].astype(str)) + list(records["run_b"].astype(str))))
+    run_a = [str(r) for r in records["run_a"]]
+    run_b = [str(r) for r in records["run_b"]]
+    first = list(dict.fromkeys(run_a + run_b))
     pos = {r: i for i, r in enumerate(first)}
     score = np.zeros(len(first))
-    d = records["mean_diff"].astype(float).to_numpy() if "mean_diff" in records else np.zeros(len(records))
+    d = np.asarray(records["mean_diff"] if "mean_diff" in records else np.zeros(len(run_a)), dtype=float)
     d = np.where(np.isfinite(d), d, 0.0)
-    np.add.at(score, records["run_a"].astype(str).map(pos).to_numpy(), d)
-    np.add.at(score, records["run_b"].astype(str).map(pos).to_numpy(), -d)
+    np.add.at(score, np.array([pos[r] for r in run_a], dtype=int), d)
+    np.add.at(score, np.array([pos[r] for r in run_b], dtype=int), -d)
     runs = [first[i] for i in np.argsort(-score, kind="stable")]
     idx = {r: i for i, r in enumerate(runs)}
     m = np.full((len(runs), len(runs)), np.nan)
-    ia = records["run_a"].astype(str).map(idx).to_numpy()
-    ib = records["run_b"].astype(str).map(idx).to_numpy()
-    v = records[value].astype(float).to_numpy()
+    ia = np.array([idx[r] for r in run_a], dtype=int)
+    ib = np.array([idx[r] for r in run_b], dtype=int)
+    v = np.asarray(records[value], dtype=float)
     m[ia, ib] = v
     m[ib, ia] = -v if value == "mean_diff" else v
     if value == "mean_diff":
