@@ -65,13 +65,14 @@ class CSR:
         self._indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=self._indptr[1:])
         self._data = np.zeros(len(rows))
+        self._mod = _module()  # looked up once per pattern: a fit multiplies thousands of times
 
     def set_values(self, values: np.ndarray) -> None:
         self._data = _f8(values[self._order])
 
     def matvec(self, p: np.ndarray) -> np.ndarray:
         out = np.empty(len(self._indptr) - 1)
-        _module().csr_matvec(self._indptr, self._indices, self._data, _f8(p), out)
+        self._mod.csr_matvec(self._indptr, self._indices, self._data, _f8(p), out)
         return out
 
 
