@@ -1809,11 +1809,15 @@ class PlotImage(NamedTuple):
 
 
 def _plot_check(image: PlotImage, own: InputOptions) -> None:
-    """Refuse a bad extension or an output that is an input before any work."""
+    """Refuse a bad extension, a PNG too large to draw (:func:`pref_eval.plot.png.check_png_size`) or an
+    output that is an input before any work."""
     from .output.atomic import inputs_besides, preflight
     from .plot.output import image_format
 
-    image_format(image.output)
+    if image_format(image.output) == "png":
+        from .plot.png import check_png_size
+
+        check_png_size(image.width, image.height, image.dpi)
     preflight(image.output, inputs_besides(image.output, own))
 
 
