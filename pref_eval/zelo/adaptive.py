@@ -363,6 +363,23 @@ def _band(order: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     return i, j
 
 
+def _expected_drop(delta: np.ndarray, s2: np.ndarray, gap: np.ndarray) -> np.ndarray:
+    """The knowledge-gradient step shared by :func:`discordance_reduction` and :func:`rowsum_reduction`:
+    for each candidate (row) and each pair (k, l) (column) with variance ``s2`` = s² of the compared
+    difference and ``gap`` = |Δ| its mean, the expected drop of the probability that the order is wrong
+    when one judgment moves the mean by a N(0, δ) amount (δ = ``delta``, clipped below s²):
+    2φ(0)/s′ · (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ)), s′² = s² − δ; summed over the pairs."""
+    from scipy.special import ndtr
+
+    delta = np.minimum(delta, 0.999 * s2)
+    sd = np.sqrt(np.maximum(delta, 1e-300))
+    s_after = np.sqrt(s2 - delta)
+    z = gap / sd
+    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
+    gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - gap * ndtr(-z))
+    return gain.sum(axis=1)
+
+
 def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.ndarray,
                           reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048) -> np.ndarray:
     """Expected reduction in the expected number of discordant pairs from one judgment of each
@@ -384,7 +401,6 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
     (Q, C) is true are scored (the others get −inf), ``chunk`` candidates at a time (memory
     chunk × K·reach).
     """
-    from scipy.special import ndtr
 
     Q, K = x.shape
     rows = np.arange(Q)[:, None]
@@ -397,19 +413,12 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
     var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
     denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
     out = np.full(i.shape, -np.inf)
-    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
     qi, ci = np.nonzero(np.ones(i.shape, dtype=bool) if live is None else live)
     for n0 in range(0, len(qi), chunk):
         q, c = qi[n0 : n0 + chunk], ci[n0 : n0 + chunk]
         cu = cov[q, i[q, c], :] - cov[q, j[q, c], :]  # (n, K): C u of every candidate
         dk = np.take_along_axis(cu, kk[q], axis=1) - np.take_along_axis(cu, ll[q], axis=1)
-        delta = np.minimum(dk * dk / denom[q, c][:, None], 0.999 * s2[q])
-        sd = np.sqrt(np.maximum(delta, 1e-300))
-        s_after = np.sqrt(s2[q] - delta)
-        g = gap[q]
-        z = g / sd
-        gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - g * ndtr(-z))
-        out[q, c] = gain.sum(axis=1)
+        out[q, c] = _expected_drop(dk * dk / denom[q, c][:, None], s2[q], gap[q])
     return out
 
 
@@ -435,7 +444,6 @@ def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.n
     ``reach`` places apart. ``info_scale`` multiplies the information behind ``cov`` (default
     ``votes``: the fit counts a judgment as one game, its votes carry ``votes`` games' worth).
     """
-    from scipy.special import ndtr
 
     Q, K = x.shape
     scale = float(votes) if info_scale is None else float(info_scale)
@@ -463,7 +471,6 @@ def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.n
     dg = np.diagonal(C, axis1=1, axis2=2)
     var_y = pij * pij * (dg[rows, i] + dg[rows, j] - 2.0 * C[rows, i, j]) + pij / votes
     out = np.full(i.shape, -np.inf)
-    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
     qi, ci = np.nonzero(np.ones(i.shape, dtype=bool) if live is None else live)
     Mt = np.swapaxes(M, 1, 2)  # Mt[q, i, k] = M[q, k, i]
     for n0 in range(0, len(qi), chunk):
@@ -474,13 +481,7 @@ def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.n
         xpart = (np.take_along_axis(m, kq, axis=1) - np.take_along_axis(m, lq, axis=1)) * pij[q, c][:, None]
         coef = ((kq == a_[:, None]).astype(float) - (kq == b_[:, None]) - (lq == a_[:, None]) + (lq == b_[:, None]))
         cv = xpart + coef * (pij[q, c] / votes)[:, None]
-        delta = np.minimum(cv * cv / var_y[q, c][:, None], 0.999 * v[q])
-        sd = np.sqrt(np.maximum(delta, 1e-300))
-        s_after = np.sqrt(v[q] - delta)
-        g = gap[q]
-        z = g / sd
-        gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - g * ndtr(-z))
-        out[q, c] = gain.sum(axis=1)
+        out[q, c] = _expected_drop(cv * cv / var_y[q, c][:, None], v[q], gap[q])
     return out
 
 
