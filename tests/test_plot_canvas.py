@@ -568,3 +568,18 @@ def test_too_large_png_is_a_usage_error(tmp_path, capsys):
                              "-o", str(tmp_path / "x.png")], capsys)
     assert code == 2 and "120000 × 120000 pixel PNG" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.png").exists()
+
+
+def test_short_doc_labels_sit_next_to_the_panel(tmp_path, capsys):
+    """One-letter ids are right-aligned 3.5 pt left of the panel's frame (were at x ≈ 4.5 pt, against the
+    image's edge, ~12 pt left of the panel)."""
+    f = tmp_path / "z.tsv"
+    f.write_text("qid\tdocno\tscore\tse\nq\ta\t1.5\t0.5\nq\tb\t-0.25\t0.3\n")
+    out = tmp_path / "z.svg"
+    assert run_plot(["scores", "-S", str(f), "-o", str(out), "-Q"], capsys)[0] == 0
+    elems = panel(ET.parse(out).getroot(), 1)
+    x0 = float(of(elems, "frame")[0].get("x"))
+    labels = of(elems, "doc-label")
+    assert [t.text for t in labels] == ["a", "b"]
+    for t in labels:
+        assert t.get("text-anchor") == "end" and x0 - float(t.get("x")) == pytest.approx(3.5, abs=0.01)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, UsageError
-from .axes import LINE, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
+from .axes import LINE, TICK_PAD, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
 from .axes import title as axes_title
 from .canvas import GREY, TAB, Canvas
 from .fonts import TextMeasure
@@ -58,7 +58,7 @@ def draw_scores(data, queries: list[str], confidence: float, top: int | None,
 
     ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0,
     padded by 5 % on each side; document j (0 = best) is drawn at the middle of the j-th of the panel's
-    equal rows; the names are written left of the panel up to 40 documents."""
+    equal rows; the names are written left of the panel up to 40 documents, right-aligned 3.5 pt from it."""
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
     z = normal_quantile(1 - (1 - confidence) / 2)
@@ -100,7 +100,7 @@ def draw_scores(data, queries: list[str], confidence: float, top: int | None,
                         canvas.line([(c, y - CAP), (c, y + CAP)], color=TAB["blue"], width=1.0, role="cap")
                 canvas.circle(xs_(xo[j]), y, MARKER_R, TAB["blue"] if has[j] else TAB["red"], role="marker")
             for j, name in enumerate(names):
-                canvas.text(box.x0 - 0.015 * (box.x1 - box.x0), ys(j), name, fs, ha="right", va="center",
+                canvas.text(box.x0 - TICK_PAD, ys(j), name, fs, ha="right", va="center",
                             role="doc-label")
             frame(canvas, box)
             axes_title(canvas, box, f"query {qid} ({ndocs} docs)")
