@@ -1826,8 +1826,10 @@ def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
     from .output.atomic import inputs_besides
     from .plot.output import save_canvas
 
-    save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
+    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
     if log is not None:
+        for line in warned:
+            log.warn(line)
         log.info(f"wrote {image.output}")
 
 

@@ -583,3 +583,21 @@ def test_short_doc_labels_sit_next_to_the_panel(tmp_path, capsys):
     assert [t.text for t in labels] == ["a", "b"]
     for t in labels:
         assert t.get("text-anchor") == "end" and x0 - float(t.get("x")) == pytest.approx(3.5, abs=0.01)
+
+
+def test_pdf_missing_glyphs_one_warning_or_none(tmp_path):
+    """CJK names in a PDF: matplotlib's "Glyph … missing from font(s) DejaVu Sans" UserWarnings (one per
+    character, with source lines) become one ``zelo_plot: warning:`` line; ``-Q`` prints nothing."""
+    f = tmp_path / "cjk.tsv"
+    f.write_text("qid\tdocno\tscore\tse\nq\t文書\t1.5\t0.5\nq\t検索\t-0.25\t0.3\n", encoding="utf-8")
+    out = tmp_path / "cjk.pdf"
+    for quiet in (True, False):
+        res = subprocess.run([sys.executable, "-m", "pref_eval.cli.plot", "scores", "-S", str(f), "-o", str(out),
+                              *(["-Q"] if quiet else [])], capture_output=True, text=True, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        lines = res.stderr.splitlines()
+        if quiet:
+            assert lines == []
+        else:
+            assert len(lines) == 2 and lines[0].startswith("zelo_plot: warning: 4 characters have no glyph")
+            assert lines[1] == f"zelo_plot: wrote {out}"

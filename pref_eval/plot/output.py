@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import BinaryIO
 
@@ -43,7 +44,7 @@ def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) 
         yield fh
 
 
-def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
+def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """Save ``fig`` (a ``matplotlib.figure.Figure``) to ``path`` (PNG, SVG or PDF by extension).
 
     The canvas size is kept exactly (no tight bounding box): a
@@ -58,16 +59,42 @@ def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] 
     fmt = image_format(path)
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
     buf = io.BytesIO()  # rendered in memory first: a failing write (a full disk) meets our writer, not
-    with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}):  # matplotlib's PDF clean-up (a 2nd exception)
+    with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), \
+            warnings.catch_warnings(record=True) as caught:  # matplotlib's PDF clean-up (a 2nd exception)
+        warnings.simplefilter("always")
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
     with binary_output(path, inputs) as fh:
         fh.write(buf.getvalue())
+    return _summary(caught)
 
 
-def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
+def _summary(caught) -> list[str]:
+    """matplotlib's warnings while saving, as at most one line per kind: the missing glyphs gathered
+    ("Glyph N (\\N{NAME}) missing from font(s) DejaVu Sans.", one warning per character), others as they are."""
+    import re
+
+    missing: list[str] = []
+    other: list[str] = []
+    for w in caught:
+        text = str(w.message)
+        m = re.match(r"Glyph \d+ \((.*)\) missing from font\(s\) (.*)\.$", text)
+        if m:
+            if m.group(1) not in missing:
+                missing.append(m.group(1))
+        elif text not in other:
+            other.append(text)
+    out = other[:1]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        out.insert(0, f"{len(missing)} characters have no glyph in DejaVu Sans and are drawn as boxes: {shown}")
+    return out[:1]
+
+
+def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """Save a :class:`~pref_eval.plot.canvas.Canvas` to ``path``: PNG by Pillow (:mod:`.png`), SVG as text
     (:mod:`.svg`), PDF through matplotlib (:mod:`.pdf`, the only format that imports it). The picture is
-    made before the file is opened; the bytes do not depend on the date."""
+    made before the file is opened; the bytes do not depend on the date. Returns the warnings to log
+    (:func:`save_figure`; none for PNG and SVG)."""
     fmt = image_format(path)
     if fmt == "png":
         from .png import png_bytes
@@ -80,7 +107,7 @@ def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str
     else:
         from .pdf import canvas_figure
 
-        save_figure(canvas_figure(canvas), path, dpi, inputs)
-        return
+        return save_figure(canvas_figure(canvas), path, dpi, inputs)
     with binary_output(path, inputs) as fh:
         fh.write(data)
+    return []
