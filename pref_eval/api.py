@@ -1878,14 +1878,15 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
     Drawn on pref_eval's own :class:`pref_eval.plot.canvas.Canvas` (PNG by Pillow, SVG as text, PDF through
     matplotlib), which is saved to ``image`` and returned."""
     from .plot.fonts import TextMeasure
-    from .plot.scores import draw_scores, read_scores_with_se, select_queries
+    from .plot.scores import draw_scores, read_scores_and_scale, select_queries
 
     own = _input_options(inputs, output=image.output, scores=scores)
     _plot_check(image, own)
     measure = TextMeasure()  # the font first: without the plot extra, stop before reading
-    data = read_scores_with_se(scores)
+    data, elo = read_scores_and_scale(scores)
     chosen = select_queries(list(data), tuple(queries), max_queries)
-    canvas = draw_scores(data, chosen, confidence, top, (image.width, image.height), image.title, measure)
+    canvas = draw_scores(data, chosen, confidence, top, (image.width, image.height), image.title, measure,
+                         elo=elo)
     _plot_end(canvas, image, own, log)
     return canvas
 

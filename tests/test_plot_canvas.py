@@ -601,3 +601,29 @@ def test_pdf_missing_glyphs_one_warning_or_none(tmp_path):
         else:
             assert len(lines) == 2 and lines[0].startswith("zelo_plot: warning: 4 characters have no glyph")
             assert lines[1] == f"zelo_plot: wrote {out}"
+
+
+def test_scores_on_the_elo_scale_have_no_zero(tmp_path, capsys):
+    """``zelo_fit --scale elo`` output (header column ``scale``): the x axis spans the intervals only, no
+    zero line (0 was drawn and included, squeezing intervals around 1500 into a sliver)."""
+    elo = tmp_path / "elo.tsv"
+    res = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", JUDGE, "--scale", "elo", "-o", str(elo)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "elo.svg"
+    assert run_plot(["scores", "-S", str(elo), "-o", str(out), "-Q"], capsys)[0] == 0
+    rows: dict[str, list[tuple[float, float]]] = {}
+    with open(elo, newline="") as fh:
+        for r in csv.DictReader(fh, delimiter="\t"):
+            rows.setdefault(r["qid"], []).append((float(r["score"]), float(r["se"])))
+    z = 1.959963984540054
+    first = next(iter(rows.values()))
+    lo = min(s - z * se for s, se in first if math.isfinite(se))
+    hi = max(s + z * se for s, se in first if math.isfinite(se))
+    elems = panel(ET.parse(out).getroot(), 1)
+    assert not of(elems, "zero")
+    to_data, _ = x_map(elems)
+    frame_ = of(elems, "frame")[0]
+    left, right = to_data(frame_.get("x")), to_data(float(frame_.get("x")) + float(frame_.get("width")))
+    pad = 0.05 * (hi - lo)
+    assert left == pytest.approx(lo - pad, rel=1e-3) and right == pytest.approx(hi + pad, rel=1e-3)

@@ -25,13 +25,19 @@ CAP = 2.0  # half the length of an interval's end caps, points
 
 def read_scores_with_se(path: str):
     """``{qid: (docnos, scores, ses)}`` from a zELO score TSV, queries in file order."""
-    from ..io.textfile import display_name
-    from ..io.zelo_scores import read_zelo_score_table
+    return read_scores_and_scale(path)[0]
 
-    out = read_zelo_score_table(path)
+
+def read_scores_and_scale(path: str):
+    """``({qid: (docnos, scores, ses)}, elo)``: the table and whether it is on the Elo scale (``zelo_fit
+    --scale elo`` writes a last header column ``scale``, see :func:`pref_eval.io.zelo_scores.read_zelo_scores`)."""
+    from ..io.textfile import display_name
+    from ..io.zelo_scores import score_table_with_header
+
+    cols, out = score_table_with_header(path)
     if not out:
         raise InputError(display_name(path), 0, "no score rows after the header")
-    return out
+    return out, cols[-1] == "scale"
 
 
 def select_queries(available: list[str], wanted: tuple[str, ...], limit: int) -> list[str]:
@@ -53,11 +59,13 @@ def normal_quantile(p: float) -> float:
 
 
 def draw_scores(data, queries: list[str], confidence: float, top: int | None,
-                size: tuple[float, float], title: str | None = None, measure: TextMeasure | None = None) -> Canvas:
+                size: tuple[float, float], title: str | None = None, measure: TextMeasure | None = None,
+                elo: bool = False) -> Canvas:
     """One panel per query: documents sorted by score (best on top), intervals as bars with caps.
 
-    ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0,
-    padded by 5 % on each side; document j (0 = best) is drawn at the middle of the j-th of the panel's
+    ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0
+    (a thin grey line; not on the Elo scale, ``elo``: there the scores sit around ``--elo-offset``, and 0
+    is no reference), padded by 5 % on each side; document j (0 = best) is drawn at the middle of the j-th of the panel's
     equal rows; the names are written left of the panel up to 40 documents, right-aligned 3.5 pt from it."""
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
@@ -85,12 +93,13 @@ def draw_scores(data, queries: list[str], confidence: float, top: int | None,
     for k, (box, (qid, ndocs, xo, seo, names, fs)) in enumerate(zip(boxes, panels, strict=True)):
         with canvas.group(f"panel-{k + 1}"):
             has = np.isfinite(seo)
-            ends = np.concatenate([xo[has] - z * seo[has], xo[has] + z * seo[has], xo[~has], [0.0]])
+            ends = np.concatenate([xo[has] - z * seo[has], xo[has] + z * seo[has], xo[~has], [] if elo else [0.0]])
             lo, hi = padded(float(ends.min()), float(ends.max()))
-            xs_ = bottom_axis(canvas, box, lo, hi, "zELO score")
+            xs_ = bottom_axis(canvas, box, lo, hi, "zELO score (Elo scale)" if elo else "zELO score")
             rows = len(xo)
             ys = Scale(-0.5, rows - 0.5, box.y0, box.y1)
-            canvas.line([(xs_(0.0), box.y0), (xs_(0.0), box.y1)], color=GREY, width=0.5, role="zero")
+            if not elo:
+                canvas.line([(xs_(0.0), box.y0), (xs_(0.0), box.y1)], color=GREY, width=0.5, role="zero")
             for j in range(rows):
                 y = ys(j)
                 if has[j]:
