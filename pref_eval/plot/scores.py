@@ -65,8 +65,9 @@ def draw_scores(data, queries: list[str], confidence: float, top: int | None,
 
     ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0
     (a thin grey line; not on the Elo scale, ``elo``: there the scores sit around ``--elo-offset``, and 0
-    is no reference), padded by 5 % on each side; document j (0 = best) is drawn at the middle of the j-th of the panel's
-    equal rows; the names are written left of the panel up to 40 documents, right-aligned 3.5 pt from it."""
+    is no reference), padded by 5 % on each side; document j (0 = best) is drawn at the middle of the
+    j-th of the panel's equal rows; the names are written left of the panel up to 40 documents,
+    right-aligned 3.5 pt from it."""
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
     z = normal_quantile(1 - (1 - confidence) / 2)
