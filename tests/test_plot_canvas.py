@@ -497,7 +497,12 @@ def test_flat_data_gets_matplotlibs_nonsingular_range(value):
 
     from pref_eval.plot.ticks import nonsingular
 
-    assert nonsingular(value, value) == pytest.approx(mpl_nonsingular(value, value, expander=0.05))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated in matplotlib 3.11: still the behaviour of its locators
+        expected = mpl_nonsingular(value, value, expander=0.05)
+    assert nonsingular(value, value) == pytest.approx(expected)
 
 
 def test_systems_with_no_spread_has_short_distinct_ticks(tmp_path, capsys):
@@ -627,3 +632,68 @@ def test_scores_on_the_elo_scale_have_no_zero(tmp_path, capsys):
     left, right = to_data(frame_.get("x")), to_data(float(frame_.get("x")) + float(frame_.get("width")))
     pad = 0.05 * (hi - lo)
     assert left == pytest.approx(lo - pad, rel=1e-3) and right == pytest.approx(hi + pad, rel=1e-3)
+
+
+def _svg_size(root) -> float:
+    return float(root.get("viewBox").split()[2])
+
+
+@pytest.mark.parametrize("kind", ["scores", "systems", "pairs"])
+def test_long_names_are_cut_with_an_ellipsis(kind, tmp_path, capsys):
+    """A 180-character id: its label ends in "…", starts inside the picture, and the panel keeps at least
+    40 % of the width (the name ran off the left edge and squeezed the panel)."""
+    from pref_eval.plot.fonts import TextMeasure
+
+    long = "x" * 180
+    (tmp_path / "z.tsv").write_text(f"qid\tdocno\tscore\tse\nq\t{long}\t1.5\t0.5\nq\tb\t-0.25\t0.3\n")
+    (tmp_path / "p.tsv").write_text("run\tqid\tmeasure\tvalue\n" + "".join(
+        f"{r}\t{q}\tmap\t{v}\n" for r, vs in ((long, (0.5, 0.3, 0.4)), ("B", (0.4, 0.2, 0.1)), ("C", (0.1, 0.2, 0.3)))
+        for q, v in enumerate(vs)))
+    argv = {"scores": ["scores", "-S", str(tmp_path / "z.tsv")],
+            "systems": ["systems", "-P", str(tmp_path / "p.tsv"), "-m", "map"],
+            "pairs": ["pairs", "-P", str(tmp_path / "p.tsv"), "-m", "map"]}[kind]
+    out = tmp_path / f"{kind}.svg"
+    code, _, err = run_plot([*argv, "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    root = ET.parse(out).getroot()
+    m = TextMeasure()
+    labels = [t for t in root.iter(f"{SVG}text") if classes(t) & {"doc-label", "row-label"}]
+    cut = [t for t in labels if t.text.startswith("xxx")]
+    assert cut and all(t.text.endswith("\u2026") and len(t.text) < 180 for t in cut)
+    for t in labels:
+        assert float(t.get("x")) - m.width(t.text, float(t.get("font-size"))) >= 0, t.text
+    frame_ = [e for e in root.iter() if "frame" in classes(e) and "panel-1" in classes(e)][0]
+    assert float(frame_.get("width")) >= 0.4 * _svg_size(root)
+
+
+def test_many_queries_wrap_into_rows(tmp_path, capsys):
+    """``scores --max-queries 12``: panels 5 a row (3 rows), none overlapping (was 12 slivers in one row)."""
+    f = tmp_path / "many.tsv"
+    f.write_text("qid\tdocno\tscore\tse\n" + "".join(f"q{q}\td{d}\t{math.sin(q + d):.4f}\t0.2\n"
+                                                   for q in range(12) for d in range(6)))
+    out = tmp_path / "many.svg"
+    assert run_plot(["scores", "-S", str(f), "--max-queries", "12", "-o", str(out), "-Q"], capsys)[0] == 0
+    root = ET.parse(out).getroot()
+    frames = [[float(e.get(a)) for a in ("x", "y", "width", "height")]
+              for k in range(1, 13) for e in of(panel(root, k), "frame")]
+    assert len(frames) == 12
+    assert len({round(y) for _, y, _, _ in frames}) == 3 and len({round(x) for x, _, _, _ in frames}) == 5
+    for i, (x, y, w, h) in enumerate(frames):
+        assert w >= 0.1 * _svg_size(root)
+        for x2, y2, w2, h2 in frames[i + 1:]:
+            assert x + w <= x2 or x2 + w2 <= x or y + h <= y2 or y2 + h2 <= y
+
+
+def test_many_runs_labels_do_not_overlap(tmp_path, capsys):
+    """65 runs in ``systems``: neighbouring run labels are at least a line of their font apart."""
+    f = tmp_path / "p.tsv"
+    f.write_text("run\tqid\tmeasure\tvalue\n" + "".join(f"run{r:02d}\t{q}\tmap\t{(r * 7 + q * 3) % 11 / 10}\n"
+                                                       for r in range(65) for q in range(4)))
+    out = tmp_path / "sys.svg"
+    code, _, err = run_plot(["systems", "-P", str(f), "-m", "map", "-o", str(out), "-Q"], capsys)
+    assert code == 0, err
+    labels = of(panel(ET.parse(out).getroot(), 1), "row-label")
+    assert len(labels) == 65
+    ys = sorted(float(t.get("y")) for t in labels)
+    size = float(labels[0].get("font-size"))
+    assert min(np.diff(ys)) >= 1.2 * size - 1e-6

@@ -46,19 +46,46 @@ class Scale(NamedTuple):
 
 
 def grid_boxes(width: float, height: float, *, left: float, right: float, top: float, bottom: float,
-               ncols: int = 1, gap: float = 0.0) -> list[Box]:
-    """``ncols`` equal panels in one row with margins and gaps in points; margins larger than the canvas
-    are shrunk proportionally so that the panels keep at least a fifth of each dimension."""
+               ncols: int = 1, gap: float = 0.0, nrows: int = 1, vgap: float = 0.0) -> list[Box]:
+    """``ncols × nrows`` equal panels (row by row) with margins and gaps in points; margins larger than the
+    canvas are shrunk proportionally so that the panels keep at least a fifth of each dimension."""
     horiz = left + right + gap * (ncols - 1)
     if horiz > 0.8 * width:
         s = 0.8 * width / horiz
         left, right, gap = left * s, right * s, gap * s
-    vert = top + bottom
+    vert = top + bottom + vgap * (nrows - 1)
     if vert > 0.8 * height:
         s = 0.8 * height / vert
-        top, bottom = top * s, bottom * s
+        top, bottom, vgap = top * s, bottom * s, vgap * s
     w = (width - left - right - gap * (ncols - 1)) / ncols
-    return [Box(left + i * (w + gap), top, left + i * (w + gap) + w, height - bottom) for i in range(ncols)]
+    h = (height - top - bottom - vgap * (nrows - 1)) / nrows
+    return [Box(left + i * (w + gap), top + r * (h + vgap), left + i * (w + gap) + w, top + r * (h + vgap) + h)
+            for r in range(nrows) for i in range(ncols)]
+
+
+LABEL_SHARE = 0.25  # a name label is at most this share of the canvas width
+
+
+def shorten(canvas: Canvas, texts: Sequence[str], size: float, share: float = LABEL_SHARE,
+            face: str = "sans") -> list[str]:
+    """``texts`` each cut to its longest beginning that, followed by "…", is at most ``share`` of the canvas
+    width wide at ``size`` points (the texts that fit are kept whole): a 200-character run name neither
+    runs off the picture nor squeezes the panel."""
+    limit = share * canvas.width
+    out = []
+    for t in texts:
+        if canvas.text_width(t, size, face) <= limit:
+            out.append(t)
+            continue
+        lo, hi = 0, len(t)  # the longest prefix t[:lo] with t[:lo] + "…" fitting
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if canvas.text_width(t[:mid] + "\u2026", size, face) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(t[:lo] + "\u2026")
+    return out
 
 
 def frame(canvas: Canvas, box: Box) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .axes import FRAME_WIDTH, LABEL_PAD, LINE, TICK_LENGTH, TICK_PAD, Box, colorbar, colorbar_width, frame, grid_boxes
-from .axes import left_labels
+from .axes import left_labels, shorten
 from .axes import title as axes_title
 from .canvas import Canvas
 from .colormaps import colormap_table, hex_color, lookup
@@ -91,6 +91,7 @@ def draw_matrix(docs: list[str], share: np.ndarray, order: np.ndarray, scores: n
     k = len(docs)
     table = colormap_table("RdBu")
     fs = 7.0 if k <= 20 else 5.0
+    docs = shorten(canvas, docs, fs, 0.125)
     name_w = canvas.measure.widest(docs, fs) if k <= 40 else 0.0
     side_room = TICK_LENGTH + TICK_PAD + name_w + LABEL_PAD + LINE * 10  # names and the axis label
     cbar = 0.04 * canvas.width + 10.0 + colorbar_width(canvas, 0.0, 1.0)

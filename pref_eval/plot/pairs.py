@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .axes import FRAME_WIDTH, LINE, TICK_LENGTH, TICK_PAD, Box, colorbar, frame, grid_boxes, left_labels
+from .axes import shorten
 from .axes import title as axes_title
 from .canvas import BLACK, WHITE, Canvas
 from .colormaps import colormap_table, hex_color, lookup
@@ -75,6 +76,7 @@ def draw_pairs(runs: list[str], m: np.ndarray, value: str, alpha: float, measure
         table, vmin, vmax = colormap_table("viridis"), 0.0, 1.0
         label = f"{'corrected ' if value == 'p_adjusted' else ''}p-value ({test})"
     marks = pvals if pvals is not None else (m if value != "mean_diff" else None)
+    runs = shorten(canvas, runs, 10.0)
     name_w = canvas.measure.widest(runs, 10.0) if k <= 40 else 0.0
     box = grid_boxes(canvas.width, canvas.height, left=name_w + 18.0, right=68.4,
                      bottom=name_w * 0.71 + 21.6, top=LINE * 10 + 14.4)[0]

@@ -13,13 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, UsageError
-from .axes import LINE, TICK_PAD, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
+from .axes import LABEL_SHARE, LINE, TICK_PAD, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
+from .axes import shorten
 from .axes import title as axes_title
 from .canvas import GREY, TAB, Canvas
 from .fonts import TextMeasure
 from .ticks import padded
 
 MARKER_R = 2.0  # points: matplotlib's ms=3 marker (3 pt across) with its 1 pt edge
+MAX_COLUMNS = 5  # panels in a row; more queries wrap into further rows
 CAP = 2.0  # half the length of an interval's end caps, points
 
 
@@ -61,7 +63,8 @@ def normal_quantile(p: float) -> float:
 def draw_scores(data, queries: list[str], confidence: float, top: int | None,
                 size: tuple[float, float], title: str | None = None, measure: TextMeasure | None = None,
                 elo: bool = False) -> Canvas:
-    """One panel per query: documents sorted by score (best on top), intervals as bars with caps.
+    """One panel per query: documents sorted by score (best on top), intervals as bars with caps; at most
+    ``MAX_COLUMNS`` (5) panels a row, more queries wrap into further rows.
 
     ``size`` is (width, height) in inches. Panel k's x axis spans the intervals, the SE-less points and 0
     (a thin grey line; not on the Elo scale, ``elo``: there the scores sit around ``--elo-offset``, and 0
@@ -82,14 +85,18 @@ def draw_scores(data, queries: list[str], confidence: float, top: int | None,
         order = np.argsort(-x, kind="stable")
         if top:
             order = order[:top]
-        names = [docs[i] for i in order] if len(order) <= 40 else []
         fs = 6.0 if len(order) > 20 else 8.0
+        names = shorten(canvas, [docs[i] for i in order], fs, LABEL_SHARE / max(len(queries), 1)) \
+            if len(order) <= 40 else []
         label_w = max(label_w, canvas.measure.widest(names, fs))
         panels.append((qid, len(docs), x[order], se[order], names, fs))
     # margins from the label sizes: ticks, pads and the document names left of each panel
     tick = 7.2 + label_w
+    ncols = min(n, MAX_COLUMNS)  # more queries wrap into further rows (each with its title and axis)
+    nrows = -(-n // ncols)
     boxes = grid_boxes(canvas.width, canvas.height, left=tick + 3.6, right=18.0, bottom=2 * LINE * 10 + 14.4,
-                       top=LINE * 12 + LINE * 10 + 14.4, ncols=n, gap=tick + 21.6)
+                       top=LINE * 12 + LINE * 10 + 14.4, ncols=ncols, gap=tick + 21.6, nrows=nrows,
+                       vgap=2 * LINE * 10 + 14.4 + LINE * 10 + 6.0)[:n]
     label = f"score ± {z:.2f}·se"
     for k, (box, (qid, ndocs, xo, seo, names, fs)) in enumerate(zip(boxes, panels, strict=True)):
         with canvas.group(f"panel-{k + 1}"):

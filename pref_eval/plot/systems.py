@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from .axes import LINE, TICK_PAD, Scale, bottom_axis, frame, grid_boxes, left_labels
+from .axes import LINE, TICK_PAD, Scale, bottom_axis, frame, grid_boxes, left_labels, shorten
 from .axes import title as axes_title
 from .canvas import TAB, Canvas
 from .fonts import TextMeasure
@@ -133,14 +133,16 @@ def draw_systems(runs: list[str], means, low, high, letters: list[str], measure:
     m, lo, hi = means[order], low[order], high[order]
     lo = np.where(np.isfinite(lo), lo, m)
     hi = np.where(np.isfinite(hi), hi, m)
-    names = [runs[i] for i in order]
     fs = 10.0 if r <= 12 else max(5.0, 10 * 12 / r)
+    names = shorten(canvas, [runs[i] for i in order], fs)
     xmin, xmax = nonsingular(float(np.nanmin(lo)), float(np.nanmax(hi)))  # flat data: ±5 % of the value
     span = xmax - xmin
     widest_letters = max((canvas.text_width(t, fs, "mono-bold") for t in letters), default=0.0)
     box = grid_boxes(canvas.width, canvas.height, left=canvas.measure.widest(names, fs) + 14.4,
                      right=widest_letters + 18.0, bottom=2 * LINE * 10 + LINE * 7 + 18.0,
                      top=LINE * 11 + 10.8)[0]
+    if r > 1:  # rows closer than a line of the labels: smaller labels and letters (65 runs overlapped)
+        fs = min(fs, (box.y1 - box.y0) / 1.1 / (r - 1) / LINE)
     with canvas.group("panel-1"):
         xs = bottom_axis(canvas, box, xmin - 0.08 * span, xmax + 0.08 * span,
                          f"mean {measure} over {n_queries} queries", grid=0.3)
