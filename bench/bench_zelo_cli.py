@@ -61,7 +61,8 @@ def main() -> None:
     text = ("| queries | judgments | format | best wall s | its CPU s | peak MB | target |\n"
             "|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT` (standard errors, TSV); best of {args.repeat}; "
-            f"{load0} at the start, {load()} at the end (`python bench/bench_zelo_cli.py`).")
+            f"{load0} at the start, {load()} at the end (`python bench/bench_zelo_cli.py --repeat {args.repeat}"
+            + (" --big" if args.big else "") + "`).")
     print(text)
     write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
 

@@ -29,14 +29,17 @@ def bpref_values(r, level: int) -> np.ndarray:
     g = r.grade
     nonrel = (g >= 0) & (g < level)
     rel = (g >= 0) & (g >= level)
-    above = cum_within(r, nonrel)  # inclusive, but equals "above" at a relevant doc
+    idx = np.flatnonzero(rel)  # only the relevant retrieved documents contribute
+    above = cum_within(r, nonrel, at=idx)  # inclusive, but equals "above" at a relevant doc
     R = r.num_rel(level)
     N = r.count_judged((r.jgrade >= 0) & (r.jgrade < level)).astype(np.int64)
-    Rq, Nq = R[r.qidx], N[r.qidx]
+    q = r.qidx[idx]
+    Rq, Nq = R[q], N[q]
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = np.minimum(above, Rq) / np.minimum(Nq, Rq).astype(np.float64)
     contrib = np.where(above > 0, 1.0 - frac, 1.0)
-    s = r.per_query_sum(np.where(rel, contrib, 0.0))
+    # bincount adds in input order, so leaving out the zeros of the other documents keeps every bit
+    s = np.bincount(q, weights=contrib, minlength=r.nq).astype(np.float64, copy=False)
     return np.divide(s, R, out=s.copy(), where=R > 0)
 
 

@@ -35,9 +35,10 @@ def infap(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     g, lvl = r.grade, ctx.level
     rel = (g >= 0) & (g >= lvl)
     nonrel = (g >= 0) & (g < lvl)
-    rs = cum_within(r, rel)[rel] - 1           # relevant above (excl. this one)
-    ns = cum_within(r, nonrel)[rel]
-    us = cum_within(r, g == UNJUDGED)[rel]
+    at = np.flatnonzero(rel)
+    rs = cum_within(r, rel, at=at) - 1         # relevant above (excl. this one)
+    ns = cum_within(r, nonrel, at=at)
+    us = cum_within(r, g == UNJUDGED, at=at)
     fj = r.pos[rel].astype(np.float64)
     eps = INFAP_EPSILON
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -49,10 +49,10 @@ def recall_cut(x: float, R: np.ndarray, trec9: bool) -> np.ndarray:
 def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
     """(nq, len(points)) interpolated precision, columns in ``points`` order."""
     rel = r.grade >= level
-    k = cum_within(r, rel)                       # relevant in top pos+1
     idx = np.flatnonzero(rel)
+    k = cum_within(r, rel, at=idx)               # relevant in top pos+1, at each relevant doc
     q = r.qidx[idx]
-    prec = k[idx] / (r.pos[idx] + 1.0)           # P at each relevant doc
+    prec = k / (r.pos[idx] + 1.0)                # P at each relevant doc
     ip = suffix_max(prec, q)                     # IP at the n-th relevant doc
     nrr = np.bincount(q, minlength=r.nq).astype(np.int64)
     start = np.concatenate([[0], np.cumsum(nrr)])[:-1]

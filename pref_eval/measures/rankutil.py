@@ -15,14 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 
-def cum_within(r, mask: np.ndarray) -> np.ndarray:
-    """Inclusive running count of ``mask`` inside each query, per retrieved doc."""
-    m = np.asarray(mask, dtype=np.int64)
-    cum = np.cumsum(m)
+def cum_within(r, mask: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
+    """Inclusive running count of ``mask`` inside each query, per retrieved doc; with ``at`` (flat
+    positions) only there, = ``cum_within(r, mask)[at]`` without the full-length temporaries (a 10 M-line
+    run: one int64 array instead of four)."""
+    m = np.asarray(mask)
+    cum = np.cumsum(m, dtype=np.int64) if m.dtype == np.bool_ else np.cumsum(m.astype(np.int64, copy=False))
     if not len(cum):
-        return cum
+        return cum if at is None else cum[at]
     base = np.concatenate([[0], cum])[r.ptr[:-1]]
-    return cum - base[r.qidx]
+    if at is None:
+        return cum - base[r.qidx]
+    return cum[at] - base[r.qidx[at]]
 
 
 def first_pos(r, mask: np.ndarray) -> np.ndarray:
