@@ -49,6 +49,16 @@ static void release(buf_t *b, int n) {
 
 #define NITEMS(b) ((b).view.len / 8)
 
+/* 0 when every idx[k] (k < n) lies in [0, hi); else -1 with ValueError(message) set. */
+static int indices_in_range(const int64_t *idx, Py_ssize_t n, Py_ssize_t hi, const char *message) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (idx[k] < 0 || idx[k] >= hi) {
+            PyErr_SetString(PyExc_ValueError, message);
+            return -1;
+        }
+    return 0;
+}
+
 static double expit1(double v) { return 1.0 / (1.0 + exp(-v)); }
 static double log_expit1(double v) { return v < 0 ? v - log1p(exp(v)) : -log1p(exp(-v)); }
 
@@ -179,11 +189,7 @@ static PyObject *k_scc(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "scc: inconsistent lengths");
             goto fail;
         }
-        for (Py_ssize_t k = 0; k < nnz; k++)
-            if (adj[k] < 0 || adj[k] >= n) {
-                PyErr_SetString(PyExc_ValueError, "scc: node index out of range");
-                goto fail;
-            }
+        if (indices_in_range(adj, nnz, n, "scc: node index out of range") < 0) goto fail;
         size_t sz = (size_t)(n > 0 ? n : 1) * sizeof(int64_t);
         index = malloc(sz);
         low = malloc(sz);
@@ -269,11 +275,10 @@ static PyObject *k_bt_objective(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "bt_objective: edge arrays differ in length");
             goto fail;
         }
-        for (Py_ssize_t k = 0; k < m; k++)
-            if (u[k] < 0 || u[k] >= n || v[k] < 0 || v[k] >= n || eb[k] < 0 || eb[k] >= nb) {
-                PyErr_SetString(PyExc_ValueError, "bt_objective: index out of range");
-                goto fail;
-            }
+        if (indices_in_range(u, m, n, "bt_objective: index out of range") < 0 ||
+            indices_in_range(v, m, n, "bt_objective: index out of range") < 0 ||
+            indices_in_range(eb, m, nb, "bt_objective: index out of range") < 0)
+            goto fail;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t j = 0; j < nb; j++) f[j] = 0.0;
         for (Py_ssize_t k = 0; k < m; k++) {
@@ -315,11 +320,9 @@ static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "bt_gradient: arrays differ in length");
             goto fail;
         }
-        for (Py_ssize_t k = 0; k < m; k++)
-            if (u[k] < 0 || u[k] >= n || v[k] < 0 || v[k] >= n) {
-                PyErr_SetString(PyExc_ValueError, "bt_gradient: index out of range");
-                goto fail;
-            }
+        if (indices_in_range(u, m, n, "bt_gradient: index out of range") < 0 ||
+            indices_in_range(v, m, n, "bt_gradient: index out of range") < 0)
+            goto fail;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) gu[i] = gv[i] = 0.0;
         for (Py_ssize_t k = 0; k < m; k++) {
@@ -715,11 +718,7 @@ static PyObject *k_cg_step(PyObject *self, PyObject *args) {
                 PyErr_SetString(PyExc_ValueError, "cg_step: arrays differ in length");
                 goto fail;
             }
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (block[i] < 0 || block[i] >= nb) {
-                PyErr_SetString(PyExc_ValueError, "cg_step: block index out of range");
-                goto fail;
-            }
+        if (indices_in_range(block, n, nb, "cg_step: block index out of range") < 0) goto fail;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             double a = alpha[block[i]];
@@ -762,11 +761,7 @@ static PyObject *k_cg_direction(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "cg_direction: arrays differ in length");
             goto fail;
         }
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (block[i] < 0 || block[i] >= nb) {
-                PyErr_SetString(PyExc_ValueError, "cg_direction: block index out of range");
-                goto fail;
-            }
+        if (indices_in_range(block, n, nb, "cg_direction: block index out of range") < 0) goto fail;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) {
             int64_t k = block[i];

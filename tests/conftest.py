@@ -14,6 +14,10 @@ Import from tests as ``from conftest import ROOT, DATA, need_shared``.
 from __future__ import annotations
 
 import os
+import signal
+import sqlite3
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +41,23 @@ def need_shared(*relative: str) -> Path:
             pytest.fail(f"CI=true: {msg}", pytrace=False)
         pytest.skip(msg)
     return path
+
+
+def kill_when_stored(proc: subprocess.Popen, store: Path, answers: int, timeout: float = 120.0) -> None:
+    """SIGKILL ``proc`` (a zelo_judge) once its SQLite store holds ``answers`` answers, or when it ended, or
+    after ``timeout`` seconds; the store is only opened once the command has made it (never created here)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as db:
+                    if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= answers:
+                        break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
 
 
 def pytest_configure(config: pytest.Config) -> None:

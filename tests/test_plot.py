@@ -272,14 +272,19 @@ def test_bad_scores_file_names_line(tmp_path, capsys):
     assert code == 2 and f"{f}:3: " in err
 
 
-def test_missing_matplotlib_message(tmp_path):
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from pref_eval.cli.plot import main\n"
-            f"main(['systems', '-R', {QRELS!r}, '-m', 'map', {RUNS[0]!r}, '-o', {str(tmp_path / 'a.png')!r}])")
+@pytest.mark.parametrize("kind", ["systems", "scores"])
+def test_missing_matplotlib_message(tmp_path, kind):
+    """Without matplotlib (whose package data holds the font) every kind stops with the install hint and
+    writes nothing; scores stops before reading its file (here a missing one, which would be another error)."""
+    out = str(tmp_path / "a.png")
+    argv = (["systems", "-R", QRELS, "-m", "map", RUNS[0], "-o", out] if kind == "systems"
+            else ["scores", "-S", str(tmp_path / "nope.tsv"), "-o", out])
+    code = f"import sys; sys.modules['matplotlib'] = None\nfrom pref_eval.cli.plot import main\nmain({argv!r})"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 2
     assert res.stderr.strip() == ("zelo_plot: matplotlib is not installed: install pref_eval[plot] "
                                   "(pip install 'pref_eval[plot]')")
+    assert not (tmp_path / "a.png").exists()
 
 
 def test_help_does_not_import_matplotlib():

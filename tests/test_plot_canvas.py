@@ -201,18 +201,6 @@ def test_text_widths_are_dejavu_advances():
     assert m.width("0", 10.0) == pytest.approx(1303 / 2048 * 10, rel=2e-3)
 
 
-def test_missing_matplotlib_stops_before_reading(tmp_path):
-    """Without matplotlib (whose package data holds the font), scores stops with the install hint."""
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "from pref_eval.cli.plot import main\n"
-            f"main(['scores', '-S', {str(tmp_path / 'nope.tsv')!r}, '-o', {str(tmp_path / 'a.png')!r}])")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert res.returncode == 2
-    assert res.stderr.strip() == ("zelo_plot: matplotlib is not installed: install pref_eval[plot] "
-                                  "(pip install 'pref_eval[plot]')")
-    assert not (tmp_path / "a.png").exists()
-
-
 # ---- nice ticks (Heckbert 1990) -----------------------------------------------------------
 
 @pytest.mark.parametrize(("x", "rounded", "ceiled"), [

@@ -208,3 +208,25 @@ def test_cg_updates_equal_the_numpy_updates(centre, monkeypatch):
     assert np.array_equal(got, want) and np.abs(got).sum() > 0
     with pytest.raises(ValueError):
         K.cg_direction(np.ones(2, np.int64), np.ones(2), np.full(3, 2, np.int64), np.ones(3), np.ones(3))
+
+
+@needs
+def test_indices_out_of_range_are_refused_before_any_write():
+    """Every kernel that indexes by an argument checks the indices first (ValueError, no memory touched
+    outside the arrays): block numbers of cg_step/cg_direction, node numbers of scc."""
+    i64 = np.int64
+    p = np.array([2.0, 3.0])
+    with pytest.raises(ValueError, match="cg_direction: block index out of range"):
+        K.cg_direction(np.array([1], dtype=i64), np.array([0.5]), np.array([0, 1], dtype=i64), np.ones(2), p)
+    with pytest.raises(ValueError, match="cg_direction: block index out of range"):
+        K.cg_direction(np.array([1], dtype=i64), np.array([0.5]), np.array([0, -1], dtype=i64), np.ones(2), p)
+    assert p.tolist() == [2.0, 3.0]
+    z, r, y, rr, ry = (np.zeros(2) for _ in range(5))
+    with pytest.raises(ValueError, match="cg_step: block index out of range"):
+        K.cg_step(np.array([1.0]), np.array([0, 2], dtype=i64), np.ones(2), np.ones(2), np.ones(2), z, r, y, rr, ry)
+    assert not z.any() and not r.any()
+    labels = np.zeros(2, dtype=i64)
+    with pytest.raises(ValueError, match="scc: node index out of range"):
+        K.scc(np.array([0, 1, 2], dtype=i64), np.array([1, 2], dtype=i64), labels)
+    # in range: accepted
+    assert K.scc(np.array([0, 1, 2], dtype=i64), np.array([1, 0], dtype=i64), labels) == 1

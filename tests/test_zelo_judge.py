@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import kill_when_stored
 
 pytest.importorskip("openai")
 pytest.importorskip("aiohttp")
@@ -200,18 +200,7 @@ def test_sigkill_then_resume_asks_nothing_twice(tmp_path, server):
     args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "pairs.jsonl", *common(tmp_path),
             f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}", "--concurrency", 6, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if store.exists():
-            try:
-                with sqlite3.connect(store) as db:
-                    if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= 40:
-                        break
-            except sqlite3.OperationalError:
-                pass
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    kill_when_stored(proc, store, 40, timeout=60)
     held = len(srv.received) - len(srv.served)
     assert len(srv.served) == 40 and 0 < held <= 6
     srv.release()

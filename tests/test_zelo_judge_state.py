@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import kill_when_stored
 
 ROOT = Path(__file__).resolve().parents[1]
 TOY = ROOT / "tools" / "toy_judge.py"
@@ -138,47 +137,6 @@ def replay_with_zelo_pairs(tmp_path, state, oracle):
 
 # ------------------------------------------------------------------ same batches as zelo_pairs next/add
 
-def _kill_when_stored(proc: subprocess.Popen, store: Path, answers: int) -> None:
-    """SIGKILL ``proc`` once its store holds ``answers`` answers (or it ended, or 120 s passed)."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with sqlite3.connect(store) as db:
-                if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= answers:
-                    break
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-
-def test_adaptive_driven_by_zelo_judge_equals_zelo_pairs_next_add(tmp_path):
-    make_collection(tmp_path)
-    init(tmp_path, "judge.json", "--strategy", "adaptive", "--seed", "3")
-    init(tmp_path, "pairs.json", "--strategy", "adaptive", "--seed", "3")
-    run = zj("--state", tmp_path / "judge.json", *texts(tmp_path), toy(tmp_path), "-o", tmp_path / "out.jsonl")
-    assert "adaptive: 2 of 2 topics done" in run.stderr
-    oracle = ToyProcess(tmp_path)
-    try:
-        batches = replay_with_zelo_pairs(tmp_path, tmp_path / "pairs.json", oracle)
-    finally:
-        oracle.close()
-    assert (tmp_path / "judge.json").read_bytes() == (tmp_path / "pairs.json").read_bytes()
-    # the strategy asked pairs again, and each repetition was a question of its own
-    reps = [r for _, rs in batches for r in rs]
-    assert max(reps) >= 2
-    rows = store_rows(tmp_path / "s.sqlite")
-    assert len(rows) == len(reps) == sum(1 for ln in (tmp_path / "out.jsonl").read_text().splitlines())
-    assert Counter(r[4] for r in rows) == Counter(reps)
-    by_pair: dict = {}
-    for _j, q, a, b, rep, vote in rows:
-        by_pair.setdefault((q, *sorted((a, b))), {})[rep] = vote
-    assert any(len(set(v.values())) > 1 for v in by_pair.values())  # a stochastic judge answered differently
-    # a second run has nothing to do: every question is in the store, the state is done
-    again = zj("--state", tmp_path / "judge.json", *texts(tmp_path), toy(tmp_path))
-    assert "0 requests sent" in again.stderr
-
-
 def test_tournament_driven_by_zelo_judge_equals_zelo_pairs_next_add(tmp_path):
     """The same protocol for the tournament (with Yan et al.'s extra final phase, whose second judgment of
     every final pair is repetition 1: a new question, not the stored first answer)."""
@@ -249,7 +207,7 @@ def test_adaptive_sigkill_then_resume_asks_nothing_twice_cmd(tmp_path):
     args = [sys.executable, "-m", "pref_eval.cli.judge", "--state", tmp_path / "killed.json",
             *texts(tmp_path, "killed.sqlite"), judge, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _kill_when_stored(proc, store, total // 2)
+    kill_when_stored(proc, store, total // 2)
     assert 0 < len(store_rows(store)) < total
     zj("--state", tmp_path / "killed.json", *texts(tmp_path, "killed.sqlite"), judge, "-Q")
     assert (tmp_path / "killed.json").read_bytes() == (tmp_path / "full.json").read_bytes()
@@ -283,7 +241,7 @@ def test_adaptive_sigkill_then_resume_asks_nothing_twice_http(tmp_path, server):
     args = [sys.executable, "-m", "pref_eval.cli.judge", "--state", tmp_path / "killed.json",
             *texts(tmp_path, "killed.sqlite"), *js(url), "--concurrency", 4, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _kill_when_stored(proc, store, total // 2)
+    kill_when_stored(proc, store, total // 2)
     assert len(srv.served) == total // 2
     srv.release()
     zj("--state", tmp_path / "killed.json", *texts(tmp_path, "killed.sqlite"), *js(url), "-Q")
