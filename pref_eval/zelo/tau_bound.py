@@ -292,35 +292,34 @@ def tau_bound(K: int, sigma: float, m: int, samples: int, *, seed: int = 0, vote
     """The pair genie's bound on E[tau] for designs of ``m`` distinct pairs (module docstring), with its
     Monte Carlo standard error.
 
-    g(b) is computed at the even budgets ``budgets`` (default 0, 2, ..., up to 2(K - 2) in steps that
-    widen) with the even split n_k = n_l = b/2, and at b = 4m/K rounded up to even also at the ``splits``
-    uneven splits next to it (g there is the best split); the bound is :func:`concave_majorant` at 4m/K.
-    Returns ``bound``, ``se``, ``g`` (the computed g), ``budgets``, ``at`` (4m/K), ``even`` (the value of
-    the even split at ``at``), ``p_tie`` (mean P0 there) and ``edge``.
+    g(b) is computed at the budgets ``budgets`` (default: the even ones up to 32, the odd ones within 3 of
+    4m/K, and a few up to 2(K - 2)) with the split n_k = floor(b/2), n_l = b - n_k, and at b = 4m/K
+    (rounded up) also at the ``splits`` uneven splits next to it (g there is the best split); the bound is
+    :func:`concave_majorant` at 4m/K. Returns ``bound``, ``se``, ``g`` (the computed g), ``budgets``,
+    ``at`` (4m/K), ``even`` (the even split's value at ``at``), ``p_tie`` (mean P0 there) and ``edge``.
     """
     at = 4.0 * m / K
-    b16 = 2 * int(np.ceil(at / 2))
+    b0 = int(np.ceil(at))
     if budgets is None:
         wide = (2 * n for n in (20, 24, 32, 48, 64, 98) if n <= K - 2)
-        budgets = sorted({*range(0, 2 * min(K - 2, 16) + 1, 2), *wide, 2 * (K - 2), b16})
+        near = (b for b in range(b0 - 3, b0 + 4) if 0 <= b <= 2 * (K - 2))
+        budgets = [*range(0, 2 * min(K - 2, 16) + 1, 2), *near, *wide, 2 * (K - 2)]
     budgets = sorted({int(v) for v in budgets} | {0})
-    if any(v % 2 or v > 2 * (K - 2) for v in budgets):
-        raise ValueError("budgets must be even and at most 2 (K - 2)")
-    combos = [(v // 2, v // 2) for v in budgets]
-    extra = [(b16 // 2 - d, b16 // 2 + d) for d in range(1, splits + 1) if b16 // 2 - d >= 0 and b16 // 2 + d <= K - 2]
+    if budgets[-1] > 2 * (K - 2) or b0 not in budgets:
+        raise ValueError(f"budgets must be at most 2 (K - 2) and include 4m/K rounded up ({b0})")
+    combos = [(v // 2, v - v // 2) for v in budgets]
+    extra = [(b0 // 2 - d, b0 - b0 // 2 + d) for d in range(1, splits + 1)
+             if b0 // 2 - d >= 0 and b0 - b0 // 2 + d <= K - 2]
     r = pair_values(K, sigma, combos + extra, samples, seed=seed, votes=votes, reveal=reveal, grid=grid)
     h = r["h"]
     g = h[:, : len(combos)].mean(axis=0)
     cols = list(range(len(combos)))
-    i16 = budgets.index(b16) if b16 in budgets else None
-    if i16 is not None and extra:
-        cand = [i16, *range(len(combos), len(combos) + len(extra))]
-        best = max(cand, key=lambda c: h[:, c].mean())
-        cols[i16] = best
-        g[i16] = h[:, best].mean()
+    i0 = budgets.index(b0)
+    best = max([i0, *range(len(combos), len(combos) + len(extra))], key=lambda c: h[:, c].mean())
+    cols[i0] = best
+    g[i0] = h[:, best].mean()
     val, i, j, alpha = concave_majorant(budgets, g, at)
     col = lambda idx: np.ones(samples) if idx == len(budgets) else h[:, cols[idx]]  # noqa: E731
     per = alpha * col(i) + (1 - alpha) * col(j)
     return {"bound": float(val), "se": float(per.std(ddof=1) / np.sqrt(samples)), "g": g, "budgets": budgets,
-            "at": at, "even": float(h[:, i16].mean()) if i16 is not None else float("nan"),
-            "p_tie": float(r["p_tie"][:, i16].mean()) if i16 is not None else float("nan"), "edge": r["edge"]}
+            "at": at, "even": float(h[:, i0].mean()), "p_tie": float(r["p_tie"][:, i0].mean()), "edge": r["edge"]}
