@@ -2,7 +2,6 @@
 checked against an outside oracle (scipy's tau_b, quadrature, the logistic cdf, a brute-force Bayes-optimal
 estimator for K = 3)."""
 import itertools
-import re
 import subprocess
 import sys
 
@@ -233,26 +232,3 @@ def test_bench_tau_bound_reduced():
     assert bound >= genie[REVEALS.index("best")] - 1e-3
     with pytest.raises(subprocess.CalledProcessError):
         _bench("--tau-bound", "--oracle", "--trials", "1", "--K", "6")
-
-
-@pytest.mark.slow
-def test_docs_tau_bound_table_is_the_bench_output():
-    """The K = 25 rows of the tau-bound table in docs/zelo_simulate.md are the bench's (about a minute)."""
-    from conftest import ROOT
-
-    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
-    block = doc.split("<!-- recovery-tau-bound:begin -->\n")[1].split("<!-- recovery-tau-bound:end -->")[0]
-    m = re.search(r"--trials (\d+) --seed (\d+) --bound-samples (\d+)", block)
-    assert m
-    out = _bench("--tau-bound", "--trials", m[1], "--seed", m[2], "--bound-samples", m[3], "--K", "25")
-    old = [r for r in block.splitlines() if r.startswith("| 25 |")]
-    new = [r for r in out.splitlines() if r.startswith("| 25 |")]
-    assert len(old) == len(new) == 3
-    for a, b in zip(old, new, strict=True):
-        ca, cb = re.split(r" \| | / | ± ", a.strip(" |")), re.split(r" \| | / | ± ", b.strip(" |"))
-        assert len(ca) == len(cb)
-        for x, y in zip(ca, cb, strict=True):
-            try:
-                assert float(x) == pytest.approx(float(y), abs=2e-3)
-            except ValueError:
-                assert x == y

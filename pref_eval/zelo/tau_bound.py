@@ -1,72 +1,72 @@
-"""An upper bound on the Kendall tau against the dense matrix that a design of m pairs can reach.
+"""A bound on the Kendall tau against the dense matrix that a design of m pairs can reach: the pair genie.
 
 The setting is :func:`pref_eval.zelo.simulate.recovery`: truth x ~ N(0, sigma^2 I_K); the dense
 matrix judges every pair once, y_kj = (votes for k among c)/c, each vote Bernoulli(sigma(x_k - x_j)),
 independent given x; the target is the order of the dense Bradley–Terry fit, which is the order of
 the win totals w_k = sum_j y_kj (equal totals get equal scores up to float noise;
 ``tests/test_zelo_ranking_bound.py``). A design reads m distinct judgments of that matrix (chosen
-one by one or in batches, adaptively or not) and outputs a strict order (a = its signs).
+one by one or in batches, adaptively or not) and outputs a strict order (a_kl = its signs).
 
-The argument, step by step (each step says whether it is rigorous):
+The argument, step by step, and how far each step is rigorous:
 
 1. **tau as a sum over pairs** (rigorous). With s_kl = sign(w_k - w_l), N = K(K-1)/2, n_2 the pairs
-   with equal totals and S = sum over the other pairs of a_kl s_kl, the measured tau is at most
+   with equal totals and S the sum of a_kl s_kl over the other pairs, the measured tau_b is at most
    (S + n_2)/N: scipy's tau_b is S'/sqrt(N (N - e)) when e of the tied pairs have bit-equal fitted
-   scores (S' adds the float-noise signs of the others, each <= 1), and S'/sqrt(N(N - e)) <= (S' + e/2)/N
-   for |S'| <= N - e. So, with F the design's final information and P+, P-, P0 the conditional
-   probabilities of w_k > w_l, w_k < w_l, w_k = w_l given F,
+   scores (S' adds the float-noise signs of the others, each <= 1), and S'/sqrt(N (N - e)) <=
+   (S' + e/2)/N whenever |S'| <= N - e. Hence, with P+, P-, P0 the probabilities of w_k > w_l,
+   w_k < w_l, w_k = w_l given the design's final information F (a is a function of F),
 
        E[tau] <= mean over pairs of E[h(F)],   h = |P+ - P-| + P0 = 1 - 2 min(P+, P-).
 
-2. **a genie per pair** (rigorous). For the pair (k, l) give the estimator G, more than F: all
-   other true scores x_-kl, every judgment outside rows k and l, and the judgment of (k, l) itself.
-   h is a convex function of (P+, P-) and P(.|F) = E[P(.|G) | F], so by Jensen's inequality
-   E h(F) <= E h(G) (more information never lowers the expected value of a convex function of the
-   posterior -- Blackwell, "Comparison of experiments", 1951). Given x_-kl, the judgments outside
-   rows k, l are independent of (x_k, x_l, rows k, l), so only rows k and l matter. An adaptive
-   choice of pairs changes nothing in the posterior: the design's choices are functions of what
-   it has read, so given its history the law of (x, unread judgments) is the prior conditioned on
-   the read values at the read pairs (the likelihood principle for adaptive designs).
+2. **a genie per pair** (rigorous). For the pair (k, l) give the estimator G, more than F: all other
+   true scores x_-kl, every judgment outside rows k and l, and the judgment of (k, l) itself. h is a
+   convex function of (P+, P-) and P(.|F) = E[P(.|G) | F], so E h(F) <= E h(G) by Jensen's inequality
+   (more information never lowers the expected value of a convex function of the posterior:
+   Blackwell, "Comparison of experiments", Proc. Second Berkeley Symposium, 1951). Given x_-kl the
+   judgments outside rows k, l are independent of (x_k, x_l, rows k and l), so only rows k and l
+   matter. The adaptivity of the design does not change the posterior: its choices are functions of
+   what it has read, so given its history the law of (x, unread judgments) is the prior conditioned
+   on the read values at the read pairs (the likelihood principle).
 
 3. **logistic domination** (rigorous). A vote for k over j is 1[Z > 0] with Z = x_k - x_j + L, L
-   standard logistic -- the latent-variable form of Bradley–Terry (the logistic analogue of
-   Thurstone's; e.g. Hunter, "MM algorithms for generalized Bradley–Terry models", Ann. Statist.
-   32, 2004). Observing Z is more informative than the vote (the vote is a function of Z:
-   Blackwell 1953's garbling), and with x_j known, Z + x_j = x_k + L is one logistic location
-   observation of x_k whatever the opponent. So after n_k judgments of row k the genie's knowledge
-   of x_k is c n_k iid observations x_k + L: the choice of opponents no longer matters for the
-   scores.
+   standard logistic: the latent-variable form of Bradley–Terry (P(Z > 0) = sigma(x_k - x_j); the
+   logistic counterpart of Thurstone's model). Observing Z is more informative than the vote, a
+   function of Z (Blackwell, "Equivalent comparisons of experiments", Ann. Math. Statist. 24, 1953),
+   and with x_j known Z + x_j = x_k + L is one logistic location observation of x_k whoever the
+   opponent is. So after n_k judgments of row k the genie knows x_k through c n_k iid observations
+   x_k + L: for the scores, the choice of opponents no longer matters.
 
-4. **the budget** (rigorous for designs whose number of judgments per document does not depend on
-   the judgments read; see "adaptive budgets" below). Sum over pairs of (D_k + D_l) = (K - 1) sum_k
-   D_k = 2m(K - 1) with D the degrees, so the mean over pairs of D_k + D_l is 4m/K (16 for m = 4K).
-   With f(n_k, n_l) the genie's value for fixed budgets and g(b) = max over splits n_k + n_l = b,
-   the mean over pairs of f(D_k, D_l) is at most g-hat(4m/K), g-hat the least concave majorant of g
-   (Jensen). :func:`tau_bound` computes g on the splits it evaluates and the majorant from them,
-   with g(b) <= 1 beyond the largest evaluated b.
+4. **the budget** (rigorous when the numbers of judgments per document do not depend on the
+   judgments read). sum over pairs of (D_k + D_l) = (K - 1) sum_k D_k = 2m(K - 1), D the degrees, so
+   the mean over pairs of D_k + D_l is 4m/K (16 for m = 4K). With f(n_k, n_l) the genie's value at
+   fixed budgets, g(b) its largest value over the splits n_k + n_l = b and g-hat the least concave
+   majorant of g, the mean over pairs of f(D_k, D_l) is at most g-hat(4m/K) (Jensen).
+   :func:`tau_bound` evaluates g at some budgets (the even split; at 4m/K also the uneven ones next to
+   it) and bounds g between them by the next value (g is nondecreasing) and by 1 beyond the last.
+   A design that gives more judgments to documents whose order is in doubt makes D depend on what it
+   read; then "per pair at most f(D_k, D_l)" fails (stopping when the posterior is decisive beats a
+   fixed sample size of the same mean) and this step is not proved.
 
 5. **the revealed terms** (not rigorous). A judgment of (k, j) also reveals the term y_kj of w_k
-   exactly, and an adaptive design chooses which terms it reveals. The genie here reveals the
-   terms of its n_k judgments under a stated rule (``reveal``): ``"best"``, the n_k opponents with
-   the largest variance p(1 - p) at the *true* scores (the choice that removes the most variance
-   from the unrevealed sum; under a normal model of that sum it is the best fixed choice), ``"best2"``
-   the 2 n_k best (twice the terms the budget can reveal), ``"random"`` n_k random opponents, or
-   ``"none"``. The bound reported is the largest over the rules computed; that the supremum over
-   adaptive choices is not much above it is shown by the spread between the rules (numbers in
-   docs/zelo_simulate.md), not proved.
+   exactly, and an adaptive design chooses which terms it reveals. The genie reveals the terms of
+   its n_k judgments under a stated rule (``reveal``): ``"none"`` (the judgments tell about the scores
+   only), ``"random"`` (n_k random opponents), ``"nearest"`` (each judgment to the unjudged opponent
+   nearest to the running estimate of x_k from the observations so far: a rule the genie can follow),
+   ``"best"`` (the n_k opponents nearest to the *true* x_k: the largest variances p(1 - p) removed
+   from the unrevealed sum, an oracle's choice) and ``"best2"`` (2 n_k of them, more than the budget
+   can reveal). The supremum over the choices a design can make is at least the value of every
+   rule it can follow (``random``, ``nearest``), so those columns are *lower* bounds on what any
+   completion of this argument can give; ``best`` is the lead's proposal for its value, not proved.
 
-Adaptive budgets: when a design gives more judgments to the documents whose order is in doubt,
-per pair value <= f(D_k, D_l) no longer follows (sampling until the posterior is decisive beats a
-fixed sample size at the same expected size). The number of judgments per document is then the
-design's, and step 4 holds for any design whose degrees are fixed in advance (random cycles,
-perfect matchings per round); for designs that adapt them it is an assumption, stated as such.
+What it shows is in docs/zelo_simulate.md ("A bound on τ itself?"), computed by
+``bench/recovery_adaptive.py --tau-bound``.
 
 Numerics: x_k and x_l on grids of ``grid`` points, truth +- 8 posterior standard deviations (the
-mass outside is negligible; :func:`pair_values` reports the largest edge weight), the joint
-posterior is the product of the two rows' posteriors and the likelihood of the (k, l) judgment;
-the unrevealed part of w_k - w_l given (x_k, x_l) is a sum of independent binomials, taken as
-normal with a continuity correction (c (w_k - w_l) is an integer), or exactly (``exact=True``, by
-convolution: slow, for checks). Monte Carlo over x, observations and matrix, seeded.
+weight on the grid's edges is reported and is below 1e-3); the joint posterior is the product of the
+two rows' posteriors and the likelihood of the pair's own judgment; the unrevealed part of
+c (w_k - w_l) given (x_k, x_l) is a sum of independent binomials, taken as normal with a continuity
+correction (c (w_k - w_l) is an integer) or exactly (``exact=True``, by convolution: slower). Monte
+Carlo over x, observations and matrix, seeded; the rules see the same draws.
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def sum_pmf(p: np.ndarray, mask: np.ndarray, votes: int) -> np.ndarray:
     n = p.shape[-1]
     s = np.arange(votes + 1)
     pm = comb(votes, s) * p[..., None] ** s * (1.0 - p[..., None]) ** (votes - s)
-    out = np.zeros(p.shape[:-1] + (votes * n + 1,))
+    out: np.ndarray = np.zeros(p.shape[:-1] + (votes * n + 1,))
     out[..., 0] = 1.0
     for j in range(n):
         new = np.zeros_like(out)
