@@ -108,7 +108,7 @@ def _measure_names(measures: Any) -> list[str]:
     return [m if isinstance(m, str) else str(m) for m in measures]
 
 
-def evaluate_run_group(piece: tuple) -> list:
+def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
     """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]`` per run.
 
     ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
@@ -117,21 +117,37 @@ def evaluate_run_group(piece: tuple) -> list:
     qrels on its own, so groups of runs can be evaluated in other processes
     (``--jobs``) or on dask workers without changing a result: the unit of
     work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
-    :func:`evaluate`.
+    :func:`evaluate`. The runs are read, ranked and evaluated one at a time and
+    a result keeps no ranking (``RunResult.ranked`` is None), so memory stays
+    that of the largest run whatever the number of runs. ``progress(k, n)`` is
+    called before run ``k`` of ``n`` and once at the end.
     """
-    from .collection import build_collection
+    from dataclasses import replace
+
+    from .collection import build_collection, index_qrels
     from .engine import evaluate_ranked
     from .io.runs import read_run
     from .measures import EvalContext, parse_measures
 
     q, runs, ids, names, complete, level, depth, *more = piece
     judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
-    rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, ids, strict=True)]
-    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
     ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
     requests = parse_measures(list(names))
-    return [(evaluate_ranked(r, requests, ctx), len(miss), col.qrels.nq, r.nq)
-            for r, miss in zip(col.runs, col.missing, strict=True)]
+    qi = index_qrels(q)
+    out = []
+    for k, (r, n) in enumerate(zip(runs, ids, strict=True)):
+        if progress is not None:
+            progress(k, len(runs))
+        run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
+        col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+        del run
+        [ranked], [miss] = col.runs, col.missing
+        del col
+        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None), len(miss), qi.nq, ranked.nq))
+        del ranked
+    if progress is not None:
+        progress(len(runs), len(runs))
+    return out
 
 
 def evaluate(
@@ -182,9 +198,7 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
                    judgments: Any = None, judgments_format: str | None = None, best: Any = None,
                    jobs: int = 1) -> list:
     """:func:`evaluate`'s rows (run, qid, measure, value), without pandas."""
-    from .collection import build_collection
-    from .engine import evaluate_ranked
-    from .measures import EvalContext, parse_measures
+    from .measures import parse_measures
     from .measures.base import needs_subtopics
     from .output.table import long_rows
 
@@ -195,17 +209,16 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
+    mnames = _measure_names(measures)
     if jobs > 1 and len(rs) > 1:
         from .parallel import ordered_map, split_even
 
-        mnames = _measure_names(measures)
         pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
                   for a, b in split_even([len(r.docno) for r in rs], jobs)]
         results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
     else:
-        col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-        ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
-        results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
+        piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
+        results = [x[0] for x in evaluate_run_group(piece)]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
 
 
@@ -717,11 +730,16 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
                      depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
                      log: Any) -> list:
     """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
-    if jobs == 1 and scheduler is None:
-        rs = _read_runs(runs, ids, log)
-        if len(runs) >= MANY_RUNS:
-            log.stage(f"evaluating {len(runs)} runs")
-        return evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, extra))
+    if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
+        import sys
+
+        try:
+            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra),
+                                      progress=lambda k, n: log.progress("evaluating runs", k, n))
+        except BaseException:
+            if log.interactive:  # end the progress line so the error starts a line of its own
+                sys.stderr.write("\n")
+            raise
     from .parallel import ordered_map, split_even
 
     if len(runs) >= MANY_RUNS:
