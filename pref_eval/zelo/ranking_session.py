@@ -23,7 +23,7 @@ So with the same judgments this chooses the pairs the simulation chooses (tested
 The state file records the parameters, each topic's documents, the rounds asked so far and the
 judgments accepted by every ``add`` in order. On load the topics are rebuilt from them without
 refitting (a round is chosen once, when the previous one is complete; choosing one costs a fit and
-the criterion, about 0.1 s for K = 100): the first round must be the seeded matching, every later
+the criterion): the first round must be the seeded matching, every later
 one the right number of new, distinct pairs, and every judgment one the open round asked for, else
 the state is refused with the file named. Each topic's random draws come from the seed and the
 topic's name, so they do not depend on the order of the topics::
