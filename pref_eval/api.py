@@ -108,7 +108,7 @@ def _measure_names(measures: Any) -> list[str]:
     return [m if isinstance(m, str) else str(m) for m in measures]
 
 
-def evaluate_run_group(piece: tuple) -> list:
+def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
     """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]`` per run.
 
     ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
@@ -117,21 +117,37 @@ def evaluate_run_group(piece: tuple) -> list:
     qrels on its own, so groups of runs can be evaluated in other processes
     (``--jobs``) or on dask workers without changing a result: the unit of
     work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
-    :func:`evaluate`.
+    :func:`evaluate`. The runs are read, ranked and evaluated one at a time and
+    a result keeps no ranking (``RunResult.ranked`` is None), so memory stays
+    that of the largest run whatever the number of runs. ``progress(k, n)`` is
+    called before run ``k`` of ``n`` and once at the end.
     """
-    from .collection import build_collection
+    from dataclasses import replace
+
+    from .collection import build_collection, index_qrels
     from .engine import evaluate_ranked
     from .io.runs import read_run
     from .measures import EvalContext, parse_measures
 
     q, runs, ids, names, complete, level, depth, *more = piece
     judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
-    rs = [read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r for r, n in zip(runs, ids, strict=True)]
-    col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
     ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
     requests = parse_measures(list(names))
-    return [(evaluate_ranked(r, requests, ctx), len(miss), col.qrels.nq, r.nq)
-            for r, miss in zip(col.runs, col.missing, strict=True)]
+    qi = index_qrels(q)
+    out = []
+    for k, (r, n) in enumerate(zip(runs, ids, strict=True)):
+        if progress is not None:
+            progress(k, len(runs))
+        run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
+        col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+        del run
+        [ranked], [miss] = col.runs, col.missing
+        del col
+        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None), len(miss), qi.nq, ranked.nq))
+        del ranked
+    if progress is not None:
+        progress(len(runs), len(runs))
+    return out
 
 
 def evaluate(
@@ -182,9 +198,7 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
                    judgments: Any = None, judgments_format: str | None = None, best: Any = None,
                    jobs: int = 1) -> list:
     """:func:`evaluate`'s rows (run, qid, measure, value), without pandas."""
-    from .collection import build_collection
-    from .engine import evaluate_ranked
-    from .measures import EvalContext, parse_measures
+    from .measures import parse_measures
     from .measures.base import needs_subtopics
     from .output.table import long_rows
 
@@ -195,17 +209,16 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
+    mnames = _measure_names(measures)
     if jobs > 1 and len(rs) > 1:
         from .parallel import ordered_map, split_even
 
-        mnames = _measure_names(measures)
         pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
                   for a, b in split_even([len(r.docno) for r in rs], jobs)]
         results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
     else:
-        col = build_collection(q, rs, complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-        ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra)
-        results = [evaluate_ranked(r, requests, ctx) for r in col.runs]
+        piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
+        results = [x[0] for x in evaluate_run_group(piece)]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
 
 
@@ -717,11 +730,16 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
                      depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
                      log: Any) -> list:
     """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
-    if jobs == 1 and scheduler is None:
-        rs = _read_runs(runs, ids, log)
-        if len(runs) >= MANY_RUNS:
-            log.stage(f"evaluating {len(runs)} runs")
-        return evaluate_run_group((q, rs, ids, names, complete, level, depth, False, trec9, extra))
+    if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
+        import sys
+
+        try:
+            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra),
+                                      progress=lambda k, n: log.progress("evaluating runs", k, n))
+        except BaseException:
+            if log.interactive:  # end the progress line so the error starts a line of its own
+                sys.stderr.write("\n")
+            raise
     from .parallel import ordered_map, split_even
 
     if len(runs) >= MANY_RUNS:
@@ -1452,43 +1470,82 @@ def _candidates(dataset: str | None, run: str | None, depth: int | None,
     return read_run_candidates(run, depth) if run else read_candidates(str(docs))
 
 
-def pairs_init(state: str, qrels: str, *, strategy: str = "tournament", k: int | None = None, p: int | None = None,
-               f: int | None = None, seed: int = 0, final_phase: bool | None = None, lead: float | None = None,
-               max_per_pair: int | None = None, force: bool = False, inputs: InputOptions | None = None) -> Any:
-    """Start a pair-selection state file (``zelo_pairs init``) from graded qrels (the pool: grade > 0).
+def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournament", k: int | None = None,
+               p: int | None = None, f: int | None = None, seed: int = 0, final_phase: bool | None = None,
+               lead: float | None = None, max_per_pair: int | None = None, goal: str | None = None,
+               cycles: int | None = None, batch: int | None = None, window: int | None = None,
+               start: str | None = None, criterion: str | None = None, dataset: str | None = None,
+               run: str | None = None, depth: int | None = None, docs: str | None = None, force: bool = False,
+               inputs: InputOptions | None = None) -> Any:
+    """Start a pair-selection state file (``zelo_pairs init``); returns the state object written.
 
     ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
     (ICTIR 2021; top ``k`` (5), ``p`` (7) first-stage pairings, pooling
     threshold ``f`` (9); ``final_phase``: Yan et al.'s second round of the
-    final pool). ``"adaptive"``: the double elimination of
+    final pool). ``"adaptive"`` with ``goal="best"`` (the default): the double elimination of
     :mod:`pref_eval.zelo.adaptive_session` (a match ends at ``lead`` (2), at
-    most ``max_per_pair`` (6) judgments of a pair). An option of the other
-    strategy is refused; an existing ``state`` only with ``force``. Returns
-    the state object written.
+    most ``max_per_pair`` (6) judgments of a pair); with ``goal="ranking"``: the whole-ranking
+    rounds of :mod:`pref_eval.zelo.ranking_session` (a budget of ``cycles`` (4) × K pairs per topic,
+    rounds of ``batch`` pairs (K/4), ``window`` (6), ``start`` (matching), ``criterion`` (discordance)).
+    The documents per topic: from graded ``qrels`` (grade > 0); for the whole ranking also from
+    ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
+    strategy or goal is refused; an existing ``state`` only with ``force``.
     """
-    from .io.qrels import graded_documents
     from .zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
         raise UsageError(f"{state} exists (use --force to start over)")
-    own: dict[str, dict[str, Any]] = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
-                                      "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
-    other = "adaptive" if strategy == "tournament" else "tournament"
-    wrong = [name for name, v in own[other].items() if v is not None]
-    if wrong:
-        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
+    if goal is not None and strategy != "adaptive":
+        raise UsageError("--goal applies to --strategy adaptive")
+    kind = "ranking" if goal == "ranking" else strategy
+    own: dict[str, dict[str, Any]] = {
+        "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+        "adaptive": {"lead": lead, "max-per-pair": max_per_pair},
+        "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion,
+                    "dataset": dataset, "run": run, "depth": depth, "docs": docs}}
+    current = "--strategy adaptive --goal ranking" if kind == "ranking" else f"--strategy {strategy}"
+    for other, opts in own.items():
+        wrong = [name for name, v in opts.items() if v is not None]
+        if other != kind and wrong:
+            which = "--strategy adaptive --goal ranking" if other == "ranking" else f"--strategy {other}"
+            raise UsageError(f"--{wrong[0]} does not apply to {current} (it belongs to {which})")
     t: Any
-    if strategy == "adaptive":
+    if kind == "ranking":
+        from .zelo.ranking_session import PARAMS, RankingSession
+
+        given = {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}
+        t = RankingSession(seed, {key: PARAMS[key] if v is None else v for key, v in given.items()})
+        if qrels is not None and (dataset or run or docs):
+            raise UsageError("give one of --qrels, --dataset, --run, --docs")
+        if qrels is None:
+            if depth is not None and not run:
+                raise UsageError("--depth applies to --run")
+            for topic, pool in _candidates(dataset, run, depth, docs):
+                _check_pool(topic, pool)
+                t.set_pool(topic, list(pool))
+    elif qrels is None:
+        raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
+    elif strategy == "adaptive":
         from .zelo.adaptive_session import AdaptiveSession
 
         params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
-    for topic, grades in graded_documents(qrels).items():
-        t.add_topic(topic, grades)
-    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels))
+    if qrels is not None:
+        from .io.qrels import graded_documents
+
+        for topic, grades in graded_documents(qrels).items():
+            t.add_topic(topic, grades)
+    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
+
+
+def _check_pool(topic: str, pool: Sequence[str]) -> None:
+    """A topic's candidates must be distinct (a document twice would be paired with itself)."""
+    if len(set(pool)) != len(pool):
+        twice = next(d for d in pool if list(pool).count(d) > 1)
+        raise UsageError(f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
 def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
@@ -1567,7 +1624,9 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     from .output.pairs import write_prefs_qrels, write_result
     from .zelo.pair_state import load_state
 
-    t = load_state(state)
+    t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
+    if qrels and t.strategy == "adaptive-ranking":
+        t.prefs_qrels({})  # refused, before the qrels are read
     prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
     with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
         if prefs is not None:

@@ -626,7 +626,7 @@ def _qid_at(run: Run, line: int) -> str:
 
 
 def build_collection(
-    qrels: Qrels,
+    qrels: Qrels | QrelsIndex,
     runs: Sequence[Run],
     *,
     complete: bool = False,
@@ -634,10 +634,10 @@ def build_collection(
     judged_only: bool = False,
     trec9: bool = False,
 ) -> Collection:
-    """Build the shared representation for ``runs`` against ``qrels``."""
+    """Build the shared representation for ``runs`` against ``qrels`` (or its :func:`index_qrels`)."""
     if depth is not None and depth < 0:
         raise EvaluationError("depth (-M) must be ≥ 0")
-    qi = index_qrels(qrels)
+    qi = qrels if isinstance(qrels, QrelsIndex) else index_qrels(qrels)
     release_memory()
     ranked: list[Ranked] = []
     missing: list[np.ndarray] = []

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -213,3 +214,37 @@ def test_pairs_cycles_run_linear(tmp_path):
         read_run_candidates(str(p), 10)
         times.append(time.perf_counter() - t)
     assert times[1] < 8 * times[0] + 0.5, times
+
+
+def _peak_kb(mod_func: tuple[str, str], args: list[str]) -> int:
+    """VmHWM of a command run in a child (read at exit by an atexit handler; see the test above)."""
+    mod, func = mod_func
+    code = (f"import atexit, sys\nimport {mod} as m\ndef peak():\n"
+            "    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]\n"
+            "    sys.stderr.write('RSS %s\\n' % hwm)\n"
+            f"atexit.register(peak)\nm.{func}()\n")
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr[-500:]
+    return int(res.stderr.strip().splitlines()[-1].split()[1])
+
+
+def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
+    """Metric mode keeps one ranking at a time: 12 runs of 300k lines peak within 25 MB of one run.
+
+    (Before: every run's ranking was kept, about 8 MB more per run of this size; 27 MB per 1 M-line run.)
+    """
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_runs.py"), "--queries", "300", "--depth", "1000",
+                    "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    runs = []
+    for k in range(12):
+        p = tmp_path / f"run{k}"
+        os.link(tmp_path / "run", p)
+        runs.append(str(p))
+    argv = ["-R", str(tmp_path / "qrels"), "-o", "tsv", "-m", "official", "-q", "--output"]
+    one = _peak_kb(SCRIPTS["zelo_eval"], [*argv, str(tmp_path / "o1"), runs[0]])
+    many = _peak_kb(SCRIPTS["zelo_eval"], [*argv, str(tmp_path / "o12"), *runs])
+    assert many - one < 25 * 1024, (one, many)
+    per_run = (tmp_path / "o1").read_text().splitlines()[1:]
+    rows = (tmp_path / "o12").read_text().splitlines()[1:]
+    assert len(rows) == 12 * len(per_run) and rows[: len(per_run)] == per_run

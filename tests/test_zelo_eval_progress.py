@@ -116,3 +116,24 @@ def test_aggregate_progress_and_quiet(tmp_path):
     assert code == 0 and err_q == "" and out_q == out_tty
     code, out_p, err_p = _run(args, tty=False)
     assert err_p == f"pref_aggregate: warning: sample 1 is not in {prefs}; skipped\n" and out_p == out_tty
+
+
+def test_metric_mode_progress_counts_the_runs_evaluated(eight_runs):
+    """Metric mode reads, ranks and evaluates one run at a time: one progress line `evaluating runs: k/N`."""
+    args = ["pref_eval.cli.eval", "-R", str(QRELS), "-o", "tsv", "-m", "map", *eight_runs]
+    code, out_tty, err = _run(args, tty=True)
+    assert code == 0, err
+    assert "\rzelo_eval: evaluating runs: 0/8" in err and "\rzelo_eval: evaluating runs: 8/8\n" in err
+    assert "reading runs" not in err
+    code, out_pipe, err_pipe = _run(args, tty=False)
+    assert code == 0 and err_pipe == "" and out_tty == out_pipe
+
+
+def test_metric_mode_error_ends_the_progress_line(eight_runs, tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 nan-ish r\n")
+    code, _, err = _run(["pref_eval.cli.eval", "-R", str(QRELS), "-o", "tsv", "-m", "map", *eight_runs[:3],
+                         str(bad)], tty=True)
+    assert code == 2
+    last = err.rstrip("\n").split("\n")[-1]
+    assert last.startswith("zelo_eval: ") and "bad.run:1:" in last, err
