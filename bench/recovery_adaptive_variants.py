@@ -27,6 +27,11 @@ Fisher information and mean Cramér–Rao variances of adjacent and of 4p(1−p)
   unjudged pairs at most 10 places apart in the current order, K/2 pairs): non-myopic, well connected.
 * ``einfo``: the greedy matching by the expected Fisher information E[p(1 − p)] under the posterior
   (every unjudged pair a candidate): how much information a chosen design can hold.
+* ``quicksort``: no fit, no blind matching: repeated randomised quicksorts (Maystre & Grossglauser,
+  "Just sort it! A simple and effective approach to active preference learning", ICML 2017) with
+  each comparison decided by the pair's judgment (a pair met again reuses it; a tie by a coin), until
+  4K distinct pairs are judged; then the same Bradley–Terry fit. Each level of a sort is a batch
+  (every item against its part's pivot), so a round is not a matching.
 """
 from __future__ import annotations
 
@@ -192,15 +197,49 @@ def einfo(x, cov, judged, need, rng):
     return _match(np.where(judged[rows, i, j], -np.inf, score), i, j, K, need)
 
 
+def quicksort_design(D: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) of repeated randomised quicksorts of every trial, 4K distinct pairs each (``quicksort``)."""
+    trials, K = D.shape[:2]
+    budget = 4 * K
+    a = np.empty((trials, budget), dtype=np.int64)
+    b = np.empty((trials, budget), dtype=np.int64)
+    for t in range(trials):
+        met: dict[tuple[int, int], None] = {}
+        while len(met) < budget:
+            parts = [rng.permutation(K).tolist()]
+            while parts and len(met) < budget:
+                nxt = []
+                for items in parts:
+                    piv = items[int(rng.integers(len(items)))]
+                    lo, hi = [], []
+                    for it in items:
+                        if it == piv:
+                            continue
+                        key = (min(it, piv), max(it, piv))
+                        if key not in met and len(met) >= budget:
+                            continue
+                        met.setdefault(key)
+                        s = D[t, it, piv]  # judged P(pivot better than it)
+                        (lo if s > 0.5 or (s == 0.5 and rng.random() < 0.5) else hi).append(it)
+                    nxt += [p for p in (lo, hi) if len(p) > 1]
+                parts = nxt
+        pairs = np.array(list(met), dtype=np.int64)
+        a[t], b[t] = pairs[:, 0], pairs[:, 1]
+    return a, b
+
+
 VARIANTS: dict[str, tuple[Callable, int]] = {  # chooser, pairs per round = K // value
     "kgstar": (kgstar, 4), "aopt": (aopt, 4), "aopt-phi": (lambda *a: aopt(*a, omega="phi"), 4),
-    "window10": (window, 2), "einfo": (einfo, 4)}
+    "window10": (window, 2), "einfo": (einfo, 4), "quicksort": (quicksort_design, 0)}
 
 
 def variant_design(name: str, K: int, sigma: float, trials: int, seed: int):
     """(a, b) of every trial (trials, 4K), truth and dense fit, and the sparse fit."""
     chooser, div = VARIANTS[name]
     truth, first, D, xd, rng = _setup(K, sigma, trials, seed)
+    if name == "quicksort":
+        a, b = quicksort_design(D, rng)
+        return a, b, truth, xd, _fit(D, a, b)
     half = K // 2
     a, b = first[:, 0 : 2 * half : 2], first[:, 1 : 2 * half : 2]
     rows = np.arange(trials)[:, None]
@@ -229,7 +268,7 @@ def main() -> None:
     ap.add_argument("--sigma", type=float, default=1.5)
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--variants", default="cycles8,kgstar,aopt,aopt-phi,window10,einfo")
+    ap.add_argument("--variants", default="cycles8,kgstar,aopt,aopt-phi,window10,einfo,quicksort")
     a = ap.parse_args()
     names = a.variants.split(",")
     for n in names:
