@@ -1624,7 +1624,7 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     from .output.pairs import write_prefs_qrels, write_result
     from .zelo.pair_state import load_state
 
-    t = load_state(state)
+    t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
     prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None

@@ -55,14 +55,14 @@ def _drive(session, topic, D):
                                                       ("uncertainty", "matching", 12, 4),
                                                       ("discordance", "cycle", 11, 3)])
 def test_rounds_are_the_simulations_choices(criterion, start, K, cycles):
-    from pref_eval.zelo.ranking_session import RankingSession
+    from pref_eval.zelo.ranking_session import RankingSession, topic_seed
     from pref_eval.zelo.simulate import _adaptive_pairs
 
     D = _dense(K, 1.5, 7)
     s = RankingSession(5, {"cycles": cycles, "window": K, "criterion": criterion, "start": start, "batch": 3})
     s.set_pool("q", [f"d{i}" for i in range(K)])
     asked = _drive(s, "q", D)
-    first = np.random.default_rng(5 * 1_000_003 + 1).permutation(K)  # the topic's seed: seed * 1000003 + n
+    first = np.random.default_rng(topic_seed(5, "q")).permutation(K)  # the topic's draws
     _, a, b = _adaptive_pairs(K, 1, cycles, first[None], D[None], np.random.default_rng(0), K, start, 3, criterion)
     assert asked == list(zip(a.tolist(), b.tolist(), strict=True))
     assert len(asked) == cycles * K and len({tuple(sorted(p)) for p in asked}) == len(asked)
@@ -156,11 +156,39 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     refused = _run("result", "--state", st, "--qrels", run_file, cwd=tmp_path)
     assert refused.returncode == 2 and "zelo_fit --qrels-output" in refused.stderr
     obj = json.loads(st.read_text())
-    obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]  # a forged answer: later rounds no longer follow
+    obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]  # a forged answer: the later rounds no longer follow
     forged = json.dumps(obj)
     st.write_text(forged)
+    assert _run("status", "--state", st, cwd=tmp_path).returncode == 0  # loading does not refit every round
+    bad = _run("result", "--state", st, cwd=tmp_path)  # result chooses every round again
+    assert bad.returncode == 2 and "not the round the strategy chooses" in bad.stderr and st.read_text() == forged
+    obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]
+    obj["adds"][0][0][1:3] = obj["rounds"]["t1"][3][0]  # an answer to a pair asked only later
+    st.write_text(json.dumps(obj))
     bad = _run("status", "--state", st, cwd=tmp_path)
-    assert bad.returncode == 2 and "did not ask for" in bad.stderr and st.read_text() == forged
+    assert bad.returncode == 2 and "did not ask for" in bad.stderr
+
+
+def test_stored_rounds_are_checked(tmp_path):
+    from pref_eval.errors import InputError
+    from pref_eval.zelo.ranking_session import RankingSession
+
+    s = RankingSession(2, {"cycles": 2, "batch": 2})
+    s.set_pool("q", [f"d{i}" for i in range(8)])
+    _drive(s, "q", _dense(8, 1.0, 3))
+    good = json.loads(s.to_json())
+    assert RankingSession.from_json(good, verify=True).to_json() == s.to_json()
+    cases = {"first round": lambda o: o["rounds"]["q"][0].reverse(),
+             "pair asked twice": lambda o: o["rounds"]["q"][2].__setitem__(0, o["rounds"]["q"][1][0]),
+             "too few pairs": lambda o: o["rounds"]["q"][3].pop(),
+             "a round missing": lambda o: o["rounds"]["q"].pop(),
+             "unknown document": lambda o: o["rounds"]["q"][1][0].__setitem__(0, "zz")}
+    for what, change in cases.items():
+        obj = json.loads(s.to_json())
+        change(obj)
+        with pytest.raises(InputError, match=r"\$\.rounds\.q"):
+            RankingSession.from_json(obj, "f.json")
+        assert what
 
 
 @pytest.mark.parametrize("args,message", [

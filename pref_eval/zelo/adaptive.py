@@ -86,6 +86,11 @@ the dense fit's order, which is the order of the complete matrix's win totals,
 counting what a judgment reveals of those totals besides what it tells about
 the scores: no better (−0.015 at K = 50, σ = 0.6, +0.006 at K = 100, σ = 0.6,
 within ±0.004 elsewhere, 100 trials; docs/zelo_simulate.md).
+Session 7 (``bench/recovery_adaptive_variants.py``): a KG(*) version of the
+discordance criterion, a global A-optimal criterion over all pairs, random
+matchings among near items, the expected-information matching and repeated
+quicksorts: no better at σ = 1.5, K = 50/100 (the chosen designs hold about
+0.71–0.76 of 8 random cycles' Fisher information, whatever the criterion).
 """
 from __future__ import annotations
 

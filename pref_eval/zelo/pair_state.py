@@ -38,8 +38,9 @@ from ..errors import InputError
 STRATEGIES = ("tournament", "adaptive", "adaptive-ranking")
 
 
-def parse_state(text: str, name: str = "<state>") -> Any:
-    """The strategy object of a state file's text (dispatch on its declared ``strategy``)."""
+def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
+    """The strategy object of a state file's text (dispatch on its declared ``strategy``); ``verify``: the
+    whole-ranking state also chooses every stored round again (:meth:`.ranking_session.RankingSession.from_json`)."""
     from .adaptive_session import AdaptiveSession
     from .tournament import Tournament
 
@@ -53,18 +54,19 @@ def parse_state(text: str, name: str = "<state>") -> Any:
     if strategy == "adaptive-ranking":
         from .ranking_session import RankingSession
 
-        return RankingSession.from_json(obj, name)
+        return RankingSession.from_json(obj, name, verify=verify)
     if strategy != "tournament" or (isinstance(obj, dict) and "strategy" in obj):
         raise InputError(name, 0, f"zelo_pairs state: $.strategy: expected one of {', '.join(STRATEGIES)} "
                          f"(a tournament state has no strategy key), got {strategy!r}")
     return Tournament.from_json(text, name)
 
 
-def load_state(path: str) -> Any:
-    """Read and validate a state file (InputError names the file and the JSON path)."""
+def load_state(path: str, verify: bool = False) -> Any:
+    """Read and validate a state file (InputError names the file and the JSON path); ``verify``: as
+    :func:`parse_state`."""
     from ..io.pair_state import read_state_text
 
-    return parse_state(*read_state_text(path))
+    return parse_state(*read_state_text(path), verify=verify)
 
 
 def next_batch(state: Any) -> list[tuple[str, str, str]]:

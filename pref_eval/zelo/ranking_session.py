@@ -20,19 +20,25 @@ So with the same judgments this chooses the pairs the simulation chooses (tested
 ``ranking_batch`` directly). The result is the fit of all the topic's judgments: ``topic docno score``
 (natural-log scale), the scores ``zelo_fit`` gives for the same judgments.
 
-The state file records only what cannot be recomputed and is replayed on load (the strategy is
-deterministic for a seed), so a judgment the strategy did not ask for at that point is refused with
-the file named::
+The state file records the parameters, each topic's documents, the rounds asked so far and the
+judgments accepted by every ``add`` in order. On load the topics are rebuilt from them without
+refitting (a round is chosen once, when the previous one is complete; choosing one costs a fit and
+the criterion): the first round must be the seeded matching, every later
+one the right number of new, distinct pairs, and every judgment one the open round asked for, else
+the state is refused with the file named. Each topic's random draws come from the seed and the
+topic's name, so they do not depend on the order of the topics::
 
     {"strategy": "adaptive-ranking", "version": 1, "seed": int >= 0,
      "params": {"cycles": int >= 1, "batch": int >= 0 (0: K/4), "window": int >= 1,
                 "start": "matching" | "cycle", "criterion": "discordance" | "uncertainty"},
      "topics": {TOPIC: [distinct docnos]},
+     "rounds": {TOPIC: [[[docA, docB], ...], ...]},
      "adds": [[[TOPIC, docA, docB, s in [0, 1]], ...], ...],
      "batches": ["BATCH:hex digest", ...], "ignored": int >= 0, "issued": int >= 0}
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Iterable
@@ -49,10 +55,15 @@ CRITERIA = ("discordance", "uncertainty")
 PARAMS: dict[str, Any] = {"cycles": 4, "batch": 0, "window": 6, "start": "matching", "criterion": "discordance"}
 
 
+def topic_seed(seed: int, topic: str) -> list[int]:
+    """The seed of a topic's draws: the state's seed and the first 8 bytes of SHA-256 of the topic's name."""
+    return [int(seed), int.from_bytes(hashlib.sha256(topic.encode("utf-8", "surrogatepass")).digest()[:8], "little")]
+
+
 class RankingGame:
     """One topic of K documents: the rounds of the whole-ranking strategy (indices 0..K-1)."""
 
-    def __init__(self, K: int, *, seed: int, cycles: int, batch: int, window: int, start: str,
+    def __init__(self, K: int, *, seed: int | list[int], cycles: int, batch: int, window: int, start: str,
                  criterion: str) -> None:
         self.K = K
         self.budget = min(cycles * K, K * (K - 1) // 2)
@@ -63,18 +74,27 @@ class RankingGame:
         self.a: list[int] = []
         self.b: list[int] = []
         self.s: list[float] = []
-        self.rounds = 0
+        self.history: list[list[tuple[int, int]]] = []  # every round asked, in order
         self.pending: dict[tuple[int, int], tuple[int, int]] = {}  # unordered pair -> requested orientation
         perm = self.rng.permutation(K)
         if start == "cycle" and K > 2:
             first = list(zip(perm.tolist(), np.roll(perm, -1).tolist(), strict=True))
         else:
             first = list(zip(perm[0:K - K % 2:2].tolist(), perm[1:K - K % 2:2].tolist(), strict=True))
-        self._open(first[: self.budget])
+        self.open(first[: self.budget])
 
-    def _open(self, pairs: list[tuple[int, int]]) -> None:
-        self.rounds += 1
+    @property
+    def rounds(self) -> int:
+        return len(self.history)
+
+    def open(self, pairs: list[tuple[int, int]]) -> None:
+        """Ask the round ``pairs``."""
+        self.history.append(list(pairs))
         self.pending = {(min(i, j), max(i, j)): (i, j) for i, j in pairs}
+
+    def wants_round(self) -> int:
+        """Pairs of the next round, when the open one is wholly judged and budget is left; else 0."""
+        return 0 if self.pending else min(self.batch, self.budget - self.comparisons)
 
     @property
     def comparisons(self) -> int:
@@ -104,20 +124,38 @@ class RankingGame:
             self.a.append(i)
             self.b.append(j)
             self.s.append(float(s))
-        if not self.pending and self.comparisons < self.budget:
-            self._open(self._next_round(min(self.batch, self.budget - self.comparisons)))
 
-    def _next_round(self, need: int) -> list[tuple[int, int]]:
-        from .adaptive import posterior_covariance, ranking_batch
-
-        x = self.scores()[None]
-        cov = posterior_covariance(x, np.array(self.a)[None], np.array(self.b)[None])
-        new = ranking_batch(x, cov, self.judged[None], need, self.window, self.criterion)[0]
-        if len(new) < need:  # the window is exhausted: unjudged pairs at random
+    def fill(self, new: list[tuple[int, int]], need: int) -> list[tuple[int, int]]:
+        """``new`` completed to ``need`` pairs with unjudged pairs at random (the window is exhausted)."""
+        if len(new) < need:
             free_i, free_j = np.nonzero(np.triu(~self.judged, 1))
             pick = self.rng.permutation(len(free_i))[: need - len(new)]
             new = new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
         return new
+
+
+def next_rounds(games: list[RankingGame]) -> None:
+    """Open the next round of each of ``games`` (each wholly judged, with budget left): topics of the same
+    size are fitted and scored together (:func:`~pref_eval.zelo.fit.fit_bt` and
+    :func:`~pref_eval.zelo.adaptive.ranking_batch` work on many queries at once, as in the simulation)."""
+    from .adaptive import posterior_covariance, ranking_batch
+    from .fit import fit_bt
+
+    groups: dict[tuple[int, int, int, str], list[RankingGame]] = {}
+    for g in games:
+        groups.setdefault((g.K, g.comparisons, g.window, g.criterion), []).append(g)
+    for (K, m, window, criterion), gs in groups.items():
+        Q = len(gs)
+        a = np.array([g.a for g in gs], dtype=np.int64).reshape(Q, m)
+        b = np.array([g.b for g in gs], dtype=np.int64).reshape(Q, m)
+        s = np.array([g.s for g in gs], dtype=float).reshape(Q, m)
+        x = fit_bt(np.full(Q, K), np.repeat(np.arange(Q), m), a.ravel(), b.ravel(), s.ravel(),
+                   compute_se=False).score.reshape(Q, K)
+        need = np.array([g.wants_round() for g in gs])
+        chosen = ranking_batch(x, posterior_covariance(x, a, b), np.stack([g.judged for g in gs]), need, window,
+                               criterion)
+        for g, new, n in zip(gs, chosen, need.tolist(), strict=True):
+            g.open(g.fill(new, n))
 
 
 class RankingSession:
@@ -140,6 +178,7 @@ class RankingSession:
         self.ignored = 0
         self.issued = 0
         self.last_ignored = ""
+        self._stored: tuple[str, dict] | None = None  # (file name, stored rounds) while a state is loaded
 
     # -- topics ---------------------------------------------------------------------
     def add_topic(self, topic: str, grades: dict[str, float]) -> None:
@@ -149,9 +188,8 @@ class RankingSession:
     def set_pool(self, topic: str, pool: list[str]) -> None:
         self.pools[topic] = list(pool)
         self.index[topic] = {d: i for i, d in enumerate(pool)}
-        n = len(self.pools)
         p = self.params
-        self.games[topic] = RankingGame(len(pool), seed=self.seed * 1_000_003 + n, cycles=p["cycles"],
+        self.games[topic] = RankingGame(len(pool), seed=topic_seed(self.seed, topic), cycles=p["cycles"],
                                         batch=p["batch"], window=p["window"], start=p["start"],
                                         criterion=p["criterion"]) if len(pool) >= 2 else None
 
@@ -207,10 +245,41 @@ class RankingSession:
             game = self.games[topic]
             if game is not None:
                 game.add(rows)
+        self._advance([t for t in per_topic if (g := self.games[t]) is not None and g.wants_round()])
         if accepted:
             self.adds.append(accepted)
         self.ignored += duplicate + unrequested
         return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
+
+    def _advance(self, topics: list[str]) -> None:
+        """Open the next round of ``topics`` (chosen now, or while a state is loaded, the stored one)."""
+        if self._stored is None:
+            next_rounds([g for t in topics if (g := self.games[t]) is not None])
+            return
+        name, stored = self._stored
+        for t in topics:
+            g = self.games[t]
+            if g is not None:
+                g.open(self._stored_round(t, g, name, stored.get(t, [])))
+
+    def _stored_round(self, topic: str, g: RankingGame, name: str, rounds: list) -> list[tuple[int, int]]:
+        """The next round of ``topic`` as the state file ``name`` has it (``rounds``), checked: the number of
+        pairs the round asks for, each new and of two distinct documents of the topic."""
+        where = f"$.rounds.{topic}[{g.rounds}]"
+        if g.rounds >= len(rounds):
+            raise _bad(name, where, "missing: the topic's rounds end before its judgments")
+        idx, seen = self.index[topic], set()
+        out = []
+        for k, pair in enumerate(rounds[g.rounds]):
+            ok = isinstance(pair, list) and len(pair) == 2 and all(isinstance(d, str) and d in idx for d in pair)
+            key = (min(idx[pair[0]], idx[pair[1]]), max(idx[pair[0]], idx[pair[1]])) if ok else None
+            if key is None or key[0] == key[1] or key in seen or g.judged[key]:
+                raise _bad(name, f"{where}[{k}]", "expected a pair of two documents of the topic not asked before")
+            seen.add(key)
+            out.append((idx[pair[0]], idx[pair[1]]))
+        if len(out) != g.wants_round():
+            raise _bad(name, where, f"expected {g.wants_round()} pairs, found {len(out)}")
+        return out
 
     def progress(self) -> int:
         return self.comparisons
@@ -267,13 +336,17 @@ class RankingSession:
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
+        rounds = {t: [[[self.pools[t][i], self.pools[t][j]] for i, j in r] for r in g.history]
+                  for t, g in self.games.items() if g is not None}
         return json.dumps({"strategy": STRATEGY, "version": VERSION, "seed": self.seed, "params": self.params,
-                           "topics": self.pools, "adds": self.adds, "batches": self.batches,
+                           "topics": self.pools, "rounds": rounds, "adds": self.adds, "batches": self.batches,
                            "ignored": self.ignored, "issued": self.issued}, indent=1, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str | dict, name: str = "<state>") -> RankingSession:
-        """Validate and replay a state (module docstring); InputError names the JSON path."""
+    def from_json(cls, text: str | dict, name: str = "<state>", verify: bool = False) -> RankingSession:
+        """Validate and rebuild a state (module docstring); InputError names the JSON path. ``verify``: also
+        choose every round again from the judgments before it (a fit and the criterion per round, as when it
+        was asked) and refuse a state whose stored rounds differ -- ``zelo_pairs result`` does this once."""
         try:
             obj = json.loads(text) if isinstance(text, str) else text
         except ValueError as err:
@@ -282,11 +355,35 @@ class RankingSession:
         s = cls(obj["seed"], obj["params"])
         for tp, pool in obj["topics"].items():
             s.set_pool(tp, pool)
-        for n, group in enumerate(obj["adds"]):
-            rows = _check_group(group, f"$.adds[{n}]", name)
-            if s.add(rows)["used"] != len(rows):
-                raise _bad(name, f"$.adds[{n}]", "judgments the strategy did not ask for at that point "
-                           "(a forged state?)")
+        rounds = obj["rounds"]
+        for tp, g in s.games.items():
+            first = (rounds.get(tp) or [None])[0] if g is not None else None
+            if g is not None and first != [[s.pools[tp][i], s.pools[tp][j]] for i, j in g.history[0]]:
+                raise _bad(name, f"$.rounds.{tp}[0]", "expected the seeded first round (a forged state?)")
+        s._stored = (name, rounds)
+        try:
+            for n, group in enumerate(obj["adds"]):
+                rows = _check_group(group, f"$.adds[{n}]", name)
+                if s.add(rows)["used"] != len(rows):
+                    raise _bad(name, f"$.adds[{n}]", "judgments the strategy did not ask for at that point "
+                               "(a forged state?)")
+        finally:
+            s._stored = None
+        for tp, g in s.games.items():
+            if len(rounds.get(tp, [])) != (g.rounds if g is not None else 0):
+                raise _bad(name, f"$.rounds.{tp}", "expected one round per round asked (a forged state?)")
+        if verify:
+            again = cls(obj["seed"], obj["params"])
+            for tp, pool in obj["topics"].items():
+                again.set_pool(tp, pool)
+            for group in obj["adds"]:
+                again.add(_check_group(group, "$.adds", name))
+            for tp, g in s.games.items():
+                h = again.games[tp]
+                if g is not None and h is not None and g.history != h.history:
+                    r = next(k for k, (x, y) in enumerate(zip(g.history, h.history, strict=False)) if x != y)
+                    raise _bad(name, f"$.rounds.{tp}[{r}]", "not the round the strategy chooses from the judgments "
+                               "before it (a forged state?)")
         s.batches = list(obj["batches"])
         s.ignored = obj["ignored"]
         s.issued = obj["issued"]
@@ -305,7 +402,7 @@ def _check_header(obj: Any, name: str) -> None:
     """Everything but the judgments: keys, version, seed, parameters, pools, digests."""
     if not isinstance(obj, dict):
         raise _bad(name, "$", "expected an object")
-    keys = {"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"}
+    keys = {"strategy", "version", "seed", "params", "topics", "rounds", "adds", "batches", "ignored", "issued"}
     if set(obj) != keys:
         extra, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
         raise _bad(name, "$", f"unknown keys {extra}" if extra else f"missing keys {missing}")
@@ -331,6 +428,10 @@ def _check_header(obj: Any, name: str) -> None:
         if not isinstance(pool, list) or not all(isinstance(d, str) and d for d in pool) \
                 or len(set(pool)) != len(pool):
             raise _bad(name, f"$.topics.{tp}", "expected a list of distinct docnos")
+    rounds = obj["rounds"]
+    if not isinstance(rounds, dict) or not set(rounds) <= set(obj["topics"]) \
+            or not all(isinstance(r, list) and all(isinstance(x, list) for x in r) for r in rounds.values()):
+        raise _bad(name, "$.rounds", "expected an object of the topics' rounds (lists of [docA, docB])")
     if not isinstance(obj["batches"], list) or not all(isinstance(b, str) for b in obj["batches"]):
         raise _bad(name, "$.batches", "expected a list of digests")
     if not isinstance(obj["adds"], list):
