@@ -240,7 +240,8 @@ def test_bench_tau_bound_reduced():
 
 @pytest.mark.slow
 def test_docs_tau_bound_table_is_the_bench_output():
-    """The K = 25 rows of the tau-bound table in docs/zelo_simulate.md are the bench's (about a minute)."""
+    """The K = 25 rows of the tau-bound table in docs/zelo_simulate.md are the bench's (7 min at load 4: the genie's
+    4,000 Monte Carlo pairs per cell and rule)."""
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
