@@ -19,6 +19,15 @@ docs/zelo_simulate.md.
 matrix's win totals, and the oracle predicts them from the true scores and the judgments it has
 read), reading no judgment, 4 cycles' or 8 cycles' judgments, beside 4 and 8 random cycles' τ;
 with ``--write-docs`` it replaces the block between the recovery-oracle markers.
+
+``--tau-bound``: instead, the pair genie of :mod:`pref_eval.zelo.tau_bound` (an upper bound on E[tau]
+for any design of 4K pairs, up to its step 5, the revealed terms) beside 4 cycles', 8 cycles' (with
+its standard error over the trials) and the adaptive strategy's tau: the genie's value at the mean
+budget (8 judgments per row besides the pair's own) under each reveal rule, the bound (least concave
+majorant, rule ``best``) with its Monte Carlo standard error (``--bound-samples`` pairs per cell), the
+verdict, and the genie's value for a design with 8 cycles' budget and random opponents (16 judgments
+per row), to set beside 8 cycles' own tau: what the genie's knowledge adds on a real design; with
+``--write-docs`` it replaces the block between the recovery-tau-bound markers.
 """
 from __future__ import annotations
 
@@ -27,11 +36,14 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pref_eval.zelo.ranking_bound import adjacent_variance_bound, mean_information  # noqa: E402
 from pref_eval.zelo.simulate import recovery  # noqa: E402
+from pref_eval.zelo.tau_bound import REVEALS, pair_values, tau_bound  # noqa: E402
 
 HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles | τ: adaptive | gap closed | goal "
         "| adjacent variance: bound / 8 cycles / adaptive | weighted variance: bound / 8 cycles / adaptive "
@@ -81,6 +93,48 @@ def oracle_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> 
     return "| " + " | ".join([f"{K}", f"{sigma:g}", *(f"{float(v.mean()):.3f}" for v in vals)]) + " |"
 
 
+BOUND_HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles ± SE | τ: adaptive "
+              "| genie at 8 + 8 judgments, reveals: none / random / nearest / best / best2 "
+              "| bound (best, concave majorant) ± SE | P(tied totals) | verdict "
+              "| genie at 16 + 16 judgments, random (8 cycles' budget) |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes: int = 3) -> str:
+    """One row of the tau-bound table (see the module docstring).
+
+    Verdict: "out of reach" when the bound + 3 SE (the bound's and 8 cycles' combined) is below 8 cycles'
+    tau -- a proof only as far as step 5 (the reveals) holds; "the genie cannot exclude it" when a rule
+    that a design can follow (random or nearest) already gives the genie a value 3 SE above 8 cycles'
+    tau (every completion of step 5 gives at least that); otherwise "undecided".
+    """
+    r4 = recovery(K, sigma, 4, trials, seed=seed, votes=votes)
+    r8 = recovery(K, sigma, 8, trials, seed=seed, votes=votes)
+    ra = recovery(K, sigma, 4, trials, seed=seed, votes=votes, strategy="adaptive")
+    t4, t8, ta = (float(r["tau_dense"].mean()) for r in (r4, r8, ra))
+    se8 = float(r8["tau_dense"].std(ddof=1) / np.sqrt(trials))
+    n = 4 * (4 * K) // K // 2  # the mean budget of a pair, 4m/K = 16 judgments for m = 4K: 8 per row
+    vals = {}
+    for rule in REVEALS:
+        h = pair_values(K, sigma, [(n, n)], samples, seed=seed, votes=votes, reveal=rule)["h"][:, 0]
+        vals[rule] = (float(h.mean()), float(h.std(ddof=1) / np.sqrt(samples)))
+    b = tau_bound(K, sigma, 4 * K, samples, seed=seed, votes=votes, reveal="best")
+    # the genie's value for a design as 8 random cycles (16 random opponents per row): its slack on a real design
+    n8 = min(2 * n, K - 2)
+    g8 = float(pair_values(K, sigma, [(n8, n8)], samples, seed=seed, votes=votes, reveal="random")["h"].mean())
+    legit = max(vals["random"], vals["nearest"])
+    if b["bound"] + 3 * np.hypot(b["se"], se8) < t8:
+        verdict = "**out of reach** (if step 5 holds)"
+    elif legit[0] - 3 * np.hypot(legit[1], se8) > t8:
+        verdict = "the genie cannot exclude it"
+    else:
+        verdict = "undecided"
+    cells = [f"{K}", f"{sigma:g}", f"{t4:.3f}", f"{t8:.3f} ± {se8:.3f}", f"{ta:.3f}",
+             " / ".join(f"{vals[r][0]:.3f}" for r in REVEALS), f"{b['bound']:.3f} ± {b['se']:.3f}",
+             f"{b['p_tie']:.3f}", verdict, f"{g8:.3f}"]
+    return "| " + " | ".join(cells) + " |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
@@ -92,6 +146,8 @@ def main() -> None:
     ap.add_argument("--criterion", choices=["discordance", "uncertainty", "rowsum"], default=None,
                     help="the adaptive strategy's criterion (default: its default, discordance)")
     ap.add_argument("--oracle", action="store_true", help="the known-scores table instead (module docstring)")
+    ap.add_argument("--tau-bound", action="store_true", help="the tau-bound table instead (module docstring)")
+    ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args()
     if a.batch_div is not None and a.batch_div < 1:
@@ -100,7 +156,17 @@ def main() -> None:
         ap.error("--write-docs writes the default strategy's table only")
     if a.oracle and (a.batch_div is not None or a.criterion is not None):
         ap.error("--oracle runs no adaptive strategy")
-    if a.oracle:
+    if a.tau_bound and (a.oracle or a.batch_div is not None or a.criterion is not None):
+        ap.error("--tau-bound compares the default adaptive strategy: no --oracle, --batch-div, --criterion")
+    if a.bound_samples < 2:
+        ap.error("--bound-samples must be >= 2")
+    if a.tau_bound:
+        lines = [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
+                 f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
+                 "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
+                 "",
+                 *BOUND_HEAD]
+    elif a.oracle:
         lines = [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
                  "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
     else:
@@ -109,7 +175,8 @@ def main() -> None:
                  "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(oracle_row(K, sigma, a.trials, a.seed) if a.oracle else
+            lines.append(bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else
+                         oracle_row(K, sigma, a.trials, a.seed) if a.oracle else
                          row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
@@ -118,7 +185,7 @@ def main() -> None:
     if a.write_docs:
         doc = ROOT / "docs" / "zelo_simulate.md"
         s = doc.read_text()
-        mark = "recovery-oracle" if a.oracle else "recovery-adaptive"
+        mark = "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive"
         new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
                          lambda m: m.group(1) + text + m.group(2), s, flags=re.S)
         if n != 1:

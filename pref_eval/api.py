@@ -1470,43 +1470,82 @@ def _candidates(dataset: str | None, run: str | None, depth: int | None,
     return read_run_candidates(run, depth) if run else read_candidates(str(docs))
 
 
-def pairs_init(state: str, qrels: str, *, strategy: str = "tournament", k: int | None = None, p: int | None = None,
-               f: int | None = None, seed: int = 0, final_phase: bool | None = None, lead: float | None = None,
-               max_per_pair: int | None = None, force: bool = False, inputs: InputOptions | None = None) -> Any:
-    """Start a pair-selection state file (``zelo_pairs init``) from graded qrels (the pool: grade > 0).
+def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournament", k: int | None = None,
+               p: int | None = None, f: int | None = None, seed: int = 0, final_phase: bool | None = None,
+               lead: float | None = None, max_per_pair: int | None = None, goal: str | None = None,
+               cycles: int | None = None, batch: int | None = None, window: int | None = None,
+               start: str | None = None, criterion: str | None = None, dataset: str | None = None,
+               run: str | None = None, depth: int | None = None, docs: str | None = None, force: bool = False,
+               inputs: InputOptions | None = None) -> Any:
+    """Start a pair-selection state file (``zelo_pairs init``); returns the state object written.
 
     ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
     (ICTIR 2021; top ``k`` (5), ``p`` (7) first-stage pairings, pooling
     threshold ``f`` (9); ``final_phase``: Yan et al.'s second round of the
-    final pool). ``"adaptive"``: the double elimination of
+    final pool). ``"adaptive"`` with ``goal="best"`` (the default): the double elimination of
     :mod:`pref_eval.zelo.adaptive_session` (a match ends at ``lead`` (2), at
-    most ``max_per_pair`` (6) judgments of a pair). An option of the other
-    strategy is refused; an existing ``state`` only with ``force``. Returns
-    the state object written.
+    most ``max_per_pair`` (6) judgments of a pair); with ``goal="ranking"``: the whole-ranking
+    rounds of :mod:`pref_eval.zelo.ranking_session` (a budget of ``cycles`` (4) × K pairs per topic,
+    rounds of ``batch`` pairs (K/4), ``window`` (6), ``start`` (matching), ``criterion`` (discordance)).
+    The documents per topic: from graded ``qrels`` (grade > 0); for the whole ranking also from
+    ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
+    strategy or goal is refused; an existing ``state`` only with ``force``.
     """
-    from .io.qrels import graded_documents
     from .zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
         raise UsageError(f"{state} exists (use --force to start over)")
-    own: dict[str, dict[str, Any]] = {"tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
-                                      "adaptive": {"lead": lead, "max-per-pair": max_per_pair}}
-    other = "adaptive" if strategy == "tournament" else "tournament"
-    wrong = [name for name, v in own[other].items() if v is not None]
-    if wrong:
-        raise UsageError(f"--{wrong[0]} does not apply to --strategy {strategy}")
+    if goal is not None and strategy != "adaptive":
+        raise UsageError("--goal applies to --strategy adaptive")
+    kind = "ranking" if goal == "ranking" else strategy
+    own: dict[str, dict[str, Any]] = {
+        "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+        "adaptive": {"lead": lead, "max-per-pair": max_per_pair},
+        "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion,
+                    "dataset": dataset, "run": run, "depth": depth, "docs": docs}}
+    current = "--strategy adaptive --goal ranking" if kind == "ranking" else f"--strategy {strategy}"
+    for other, opts in own.items():
+        wrong = [name for name, v in opts.items() if v is not None]
+        if other != kind and wrong:
+            which = "--strategy adaptive --goal ranking" if other == "ranking" else f"--strategy {other}"
+            raise UsageError(f"--{wrong[0]} does not apply to {current} (it belongs to {which})")
     t: Any
-    if strategy == "adaptive":
+    if kind == "ranking":
+        from .zelo.ranking_session import PARAMS, RankingSession
+
+        given = {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}
+        t = RankingSession(seed, {key: PARAMS[key] if v is None else v for key, v in given.items()})
+        if qrels is not None and (dataset or run or docs):
+            raise UsageError("give one of --qrels, --dataset, --run, --docs")
+        if qrels is None:
+            if depth is not None and not run:
+                raise UsageError("--depth applies to --run")
+            for topic, pool in _candidates(dataset, run, depth, docs):
+                _check_pool(topic, pool)
+                t.set_pool(topic, list(pool))
+    elif qrels is None:
+        raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
+    elif strategy == "adaptive":
         from .zelo.adaptive_session import AdaptiveSession
 
         params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
-    for topic, grades in graded_documents(qrels).items():
-        t.add_topic(topic, grades)
-    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels))
+    if qrels is not None:
+        from .io.qrels import graded_documents
+
+        for topic, grades in graded_documents(qrels).items():
+            t.add_topic(topic, grades)
+    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
+
+
+def _check_pool(topic: str, pool: Sequence[str]) -> None:
+    """A topic's candidates must be distinct (a document twice would be paired with itself)."""
+    if len(set(pool)) != len(pool):
+        twice = next(d for d in pool if list(pool).count(d) > 1)
+        raise UsageError(f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
 def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
@@ -1585,7 +1624,9 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     from .output.pairs import write_prefs_qrels, write_result
     from .zelo.pair_state import load_state
 
-    t = load_state(state)
+    t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
+    if qrels and t.strategy == "adaptive-ranking":
+        t.prefs_qrels({})  # refused, before the qrels are read
     prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
     with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
         if prefs is not None:

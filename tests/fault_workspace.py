@@ -56,6 +56,11 @@ def build(ws: Path) -> Path:
     # zelo_judge: texts, a stand-in judge program (answers from the docno) and pairs
     (ws / "jq.tsv").write_text("q1\tfirst query\n")
     (ws / "jd.tsv").write_text("".join(f"d{i}\ttext {i}\n" for i in range(1, 5)))
+    # answers to the first round of rs.json (seed 0, a matching of q1's four documents: the pairs below),
+    # every pair in both orders so that whichever orientation was asked is answered (the other is ignored)
+    (ws / "rs-round1.jsonl").write_text("".join(
+        f'{{"qid": "q1", "doc_a": "{a}", "doc_b": "{b}", "score": {1 if a > b else 0}}}\n'
+        for a in ("d1", "d2", "d3", "d4") for b in ("d1", "d2", "d3", "d4") if a < b))
     (ws / "judge.py").write_text("import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n"
                                  "    print(json.dumps({'score': 0.5 if r['docno_b'] > r['docno_a'] else -0.5}), "
                                  "flush=True)\n")
@@ -73,6 +78,10 @@ def build(ws: Path) -> Path:
         # an adaptive state (as.json), and its twin driven to the end by zelo_judge: every answer
         # that as.json will ask for (repeated pairs included) is then in judge.sqlite
         ("zelo_pairs", ["init", "--state", "as.json", "--qrels", "jg.qrels", "--strategy", "adaptive"]),
+        # a whole-ranking state (rs.json), one round judged
+        ("zelo_pairs", ["init", "--state", "rs.json", "--strategy", "adaptive", "--goal", "ranking", "--docs",
+                        "docs.txt", "--cycles", "1"]),
+        ("zelo_pairs", ["add", "--state", "rs.json", "-J", "rs-round1.jsonl", "-Q"]),
         ("zelo_pairs", ["init", "--state", "as-done.json", "--qrels", "jg.qrels", "--strategy", "adaptive"]),
         ("zelo_judge", ["--state", "as-done.json", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", JUDGE,
                         "--store", "judge.sqlite", "-Q"]),
@@ -99,6 +108,7 @@ VALID: dict[str, tuple[str, list[str]]] = {
     "pairs-docs": ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", OUT]),
     "pairs-dataset": ("zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q", "-o", OUT]),
     "pairs-next": ("zelo_pairs", ["next", "--state", "s.json", "-o", OUT]),
+    "pairs-next-ranking": ("zelo_pairs", ["next", "--state", "rs.json", "-o", OUT]),
     "simulate-tournament": ("zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "3", "-Q",
                                               "-o", OUT]),
     "simulate-recovery": ("zelo_simulate", ["recovery", "--K", "5", "--sigma", "1", "--cycles", "2",

@@ -51,13 +51,16 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "state/pairs-next": ("s.json", "zelo_pairs", ["next", "--state", "s.json"]),
     "state/pairs-result": ("s.json", "zelo_pairs", ["result", "--state", "s.json"]),
     "state-adaptive/pairs-next": ("as.json", "zelo_pairs", ["next", "--state", "as.json"]),
+    "state-ranking/pairs-next": ("rs.json", "zelo_pairs", ["next", "--state", "rs.json"]),
+    "state-ranking/pairs-result": ("rs.json", "zelo_pairs", ["result", "--state", "rs.json"]),
     "state-adaptive/judge": ("as.json", "zelo_judge", ["--state", "as.json", "--queries", "jq.tsv", "--docs", "jd.tsv",
                                                        "--judge", JUDGE, "--store", "judge.sqlite", "-Q"]),
 }
 
 # files a command itself rewrites on success (the tournament state of next/add)
 OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"s.json"},
-               "state-adaptive/pairs-next": {"as.json"}, "state-adaptive/judge": {"as.json"}}
+               "state-adaptive/pairs-next": {"as.json"}, "state-adaptive/judge": {"as.json"},
+               "state-ranking/pairs-next": {"rs.json"}}
 # problems of a combination of inputs, named by what they combine
 ALSO_NAMED = {"orderings/compare": ("orderings",), "ordering-list/compare": ("orderings",),
               "per-query/compare": ("measure", "runs"), "run/compare": ("runs", "run"),

@@ -54,11 +54,16 @@ def test_zelo_fit_jobs_identical(tmp_path, prior):
     assert outs[0][0].count(b"\n") == 23 * 12 + 2 + 1
 
 
-def test_fit_blocks_equal_whole_fit():
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_fit_blocks_equal_whole_fit(shuffled):
+    """Blocks cut from judgments grouped by query (slices) or in any order (an argsort) fit as the whole."""
     from pref_eval.zelo.fit import fit_bt, fit_bt_parallel
     from pref_eval.zelo.simulate import cycle_judgments
 
     sizes, q, a, b, s = cycle_judgments(30, 15, 3, 1.0, 2)
+    if shuffled:
+        p = np.random.default_rng(0).permutation(len(q))
+        q, a, b, s = q[p], a[p], b[p], s[p]
     whole = fit_bt(sizes, q, a, b, s, prior=0.0)
     parts = fit_bt_parallel(sizes, q, a, b, s, prior=0.0, parts=7)  # serial, in 7 blocks
     for name in whole.__dataclass_fields__:

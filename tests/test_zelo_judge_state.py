@@ -167,6 +167,24 @@ def test_tournament_driven_by_zelo_judge_equals_zelo_pairs_next_add(tmp_path):
     assert {r[4] for r in store_rows(tmp_path / "s.sqlite")} == {0, 1}
 
 
+def test_ranking_driven_by_zelo_judge_equals_zelo_pairs_next_add(tmp_path):
+    """The whole-ranking strategy (`--goal ranking`) through the same protocol: zelo_judge's final state is the
+    state of the zelo_pairs next/add loop with the same answers; every pair is asked once (repetition 0)."""
+    make_collection(tmp_path, sizes=(11, 6))
+    opts = ("--strategy", "adaptive", "--goal", "ranking", "--seed", "3", "--cycles", "2")
+    init(tmp_path, "judge.json", *opts)
+    init(tmp_path, "pairs.json", *opts)
+    zj("--state", tmp_path / "judge.json", *texts(tmp_path), toy(tmp_path), "-Q")
+    oracle = ToyProcess(tmp_path)
+    try:
+        batches = replay_with_zelo_pairs(tmp_path, tmp_path / "pairs.json", oracle)
+    finally:
+        oracle.close()
+    assert (tmp_path / "judge.json").read_bytes() == (tmp_path / "pairs.json").read_bytes()
+    assert sum(len(r) for r, _ in batches) == 2 * 11 + 2 * 6 and {x for _, reps in batches for x in reps} == {0}
+    assert {r[4] for r in store_rows(tmp_path / "s.sqlite")} == {0}
+
+
 # ------------------------------------------------------------------ interrupted runs
 def test_budget_stops_then_reruns_give_the_uninterrupted_state(tmp_path):
     make_collection(tmp_path, sizes=(5,))  # a final of 10 matches: batches of up to 10 pairs, cut by a budget of 7

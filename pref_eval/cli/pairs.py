@@ -1,4 +1,4 @@
-"""zelo_pairs: choose the pairs to judge (random cycles; Clarke's tournament)."""
+"""zelo_pairs: choose the pairs to judge (random cycles; Clarke's tournament; adaptive strategies)."""
 from __future__ import annotations
 
 import click
@@ -15,6 +15,7 @@ def command():
     \b
     zelo_pairs cycles --dataset DS.jsonl --cycles 4 --seed 1 > pairs.jsonl
     zelo_pairs init --state S.json --qrels graded.qrels [--k 5 --p 7 --f 9]
+    zelo_pairs init --state S.json --strategy adaptive --goal ranking --run RUN --depth 50
     zelo_pairs next --state S.json > batch.txt      (pairs still to judge)
     zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
     zelo_pairs status --state S.json                 (stage, pairs outstanding, stages left)
@@ -50,9 +51,13 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 
 @command.command("init")
 @click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
-@click.option("--qrels", required=True, metavar="FILE", help="Graded qrels (the pool: grade > 0).")
+@click.option("--qrels", default=None, metavar="FILE",
+              help="Graded qrels (the pool: grade > 0). Required but for --goal ranking.")
 @click.option("--strategy", type=click.Choice(["tournament", "adaptive"]), default="tournament", show_default=True,
-              help="Clarke et al.'s tournament, or the adaptive double elimination (zelo_simulate adaptive).")
+              help="Clarke et al.'s tournament, or the adaptive strategy (zelo_simulate adaptive / recovery).")
+@click.option("--goal", type=click.Choice(["best", "ranking"]), default=None,
+              help="Adaptive: find the best item (double elimination, the default) or rank every document "
+                   "(the rounds of zelo_simulate recovery --strategy adaptive).")
 @click.option("--k", type=click.IntRange(min=1), default=None, help="Tournament: depth of top documents required (5).")
 @click.option("--p", type=click.IntRange(min=1), default=None,
               help="Tournament: first-stage pairings per document (7).")
@@ -60,17 +65,34 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True, default=None, help="Tournament: Yan et al.'s extra final phase: judge "
               "every final-pool pair a second time; result from both rounds.")
-@click.option("--lead", type=Finite(min=0.5), default=None, help="Adaptive: a match ends at this lead (2).")
+@click.option("--lead", type=Finite(min=0.5), default=None, help="Adaptive best: a match ends at this lead (2).")
 @click.option("--max-per-pair", type=click.IntRange(min=1), default=None,
-              help="Adaptive: judgments of one pair at most (6).")
+              help="Adaptive best: judgments of one pair at most (6).")
+@click.option("--cycles", type=click.IntRange(min=1), default=None,
+              help="Ranking: budget of CYCLES x K distinct pairs per topic of K documents (4; at most all pairs).")
+@click.option("--batch", type=click.IntRange(min=1), default=None,
+              help="Ranking: pairs per topic and round after the first (K/4).")
+@click.option("--window", type=click.IntRange(min=1), default=None,
+              help="Ranking: candidates at most this many places apart in the fitted order (6).")
+@click.option("--start", type=click.Choice(["matching", "cycle"]), default=None,
+              help="Ranking: the blind first round, a random perfect matching (default) or a random cycle.")
+@click.option("--criterion", type=click.Choice(["discordance", "uncertainty"]), default=None,
+              help="Ranking: expected reduction in discordant pairs (default) or P(fitted order wrong).")
+@click.option("--dataset", default=None, metavar="JSONL", help="Ranking: candidates, zbench QueryDocuments JSONL.")
+@click.option("--run", default=None, metavar="RUN", help="Ranking: candidates = top --depth of a TREC run by score.")
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="Ranking, with --run: documents per query.")
+@click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
-def init_cmd(state, qrels, strategy, k, p, f, seed, final_phase, lead, max_per_pair, force):
-    """Start Clarke's pruning tournament (or the adaptive strategy) from graded qrels."""
+def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max_per_pair, cycles, batch, window,
+             start, criterion, dataset, run, depth, docs, force):
+    """Start Clarke's pruning tournament or an adaptive strategy (best item, or the whole ranking)."""
     from ..api import pairs_init
     from .common import command_options
 
     pairs_init(state, qrels, strategy=strategy, k=k, p=p, f=f, seed=seed, final_phase=final_phase, lead=lead,
-               max_per_pair=max_per_pair, force=force, inputs=command_options())
+               max_per_pair=max_per_pair, goal=goal, cycles=cycles, batch=batch, window=window, start=start,
+               criterion=criterion, dataset=dataset, run=run, depth=depth, docs=docs, force=force,
+               inputs=command_options())
     return 0
 
 

@@ -86,6 +86,11 @@ the dense fit's order, which is the order of the complete matrix's win totals,
 counting what a judgment reveals of those totals besides what it tells about
 the scores: no better (−0.015 at K = 50, σ = 0.6, +0.006 at K = 100, σ = 0.6,
 within ±0.004 elsewhere, 100 trials; docs/zelo_simulate.md).
+Session 7 (``bench/recovery_adaptive_variants.py``): a KG(*) version of the
+discordance criterion, a global A-optimal criterion over all pairs, random
+matchings among near items, the expected-information matching and repeated
+quicksorts: no better at σ = 1.5, K = 50/100 (the chosen designs hold about
+0.71–0.76 of 8 random cycles' Fisher information, whatever the criterion).
 """
 from __future__ import annotations
 
@@ -371,17 +376,28 @@ def _expected_drop(delta: np.ndarray, s2: np.ndarray, gap: np.ndarray) -> np.nda
     2φ(0)/s′ · (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ)), s′² = s² − δ; summed over the pairs."""
     from scipy.special import ndtr
 
-    delta = np.minimum(delta, 0.999 * s2)
+    # the formula evaluated in place, operation for operation (the same bits as the plain expression
+    # two_phi0 / s' * (sd * exp(-0.5 z z) / sqrt(2 pi) - |Δ| Φ(-z))), without a temporary per operation
+    delta = np.minimum(delta, 0.999 * s2, out=delta if delta.flags.writeable else None)
     sd = np.sqrt(np.maximum(delta, 1e-300))
-    s_after = np.sqrt(s2 - delta)
-    z = gap / sd
-    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
-    gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - gap * ndtr(-z))
-    return gain.sum(axis=1)
+    s_after = np.sqrt(np.subtract(s2, delta, out=delta), out=delta)
+    z = np.divide(gap, sd)
+    t = np.multiply(z, -0.5)
+    t *= z
+    np.exp(t, out=t)
+    t *= sd
+    t /= np.sqrt(2.0 * np.pi)
+    np.negative(z, out=z)
+    ndtr(z, out=z)
+    z *= gap
+    t -= z
+    np.divide(2.0 / np.sqrt(2.0 * np.pi), s_after, out=s_after)
+    s_after *= t
+    return s_after.sum(axis=1)
 
 
 def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.ndarray,
-                          reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048) -> np.ndarray:
+                          reach: int = 15, live: np.ndarray | None = None, chunk: int = 64) -> np.ndarray:
     """Expected reduction in the expected number of discordant pairs from one judgment of each
     candidate pair (``i``, ``j``) (Q, C): (Q, C).
 
@@ -423,7 +439,7 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
 
 
 def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.ndarray, j: np.ndarray,
-                     votes: int = 3, reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048,
+                     votes: int = 3, reach: int = 15, live: np.ndarray | None = None, chunk: int = 64,
                      info_scale: float | None = None) -> np.ndarray:
     """Expected reduction in the expected number of pairs whose order differs from the order of
     the *row sums* of the complete judgment matrix, from one judgment of each candidate (``i``,

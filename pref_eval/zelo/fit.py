@@ -560,7 +560,12 @@ def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> 
     s = np.asarray(score, dtype=np.float64)
     w = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
     order = _judgment_order(offsets, q, ca, cb, s, w)
-    res = fitter(sizes, q[order], ca[order], cb[order], s[order], w[order], **options)
+    # the sorted copies replace the unsorted ones (a large fit holds one set of judgment arrays)
+    ca, cb, s, w = ca[order], cb[order], s[order], w[order]
+    qs = q[order]
+    del order
+    res = fitter(sizes, qs, ca, cb, s, w, **options)
+    del qs, ca, cb, s, w
     qof = np.repeat(np.arange(len(sizes)), sizes)
     at = offsets[qof] + rank  # each document's place in the canonical result
     return FitResult(score=res.score[at], se=res.se[at], component=_first_appearance_labels(res.component[at], qof),
@@ -713,11 +718,13 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     score = np.asarray(score, dtype=np.float64)
     weight = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
     nj = np.bincount(q, minlength=len(sizes))
-    order = np.argsort(q, kind="stable")  # keeps each query's judgments in input order
     jstart = np.concatenate([[0], np.cumsum(nj)])
+    grouped = bool(np.all(q[1:] >= q[:-1]))  # judgments already by query (the canonical order): slices
+    order = None if grouped else np.argsort(q, kind="stable")  # keeps each query's judgments in input order
+
     def pieces():
         for q0, q1 in split_even(nj + sizes, nparts):
-            sel = order[jstart[q0]:jstart[q1]]
+            sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
             yield sizes[q0:q1], q[sel] - q0, a[sel], b[sel], score[sel], weight[sel], options
 
     if jobs == 1 and not scheduler:  # one block in memory at a time

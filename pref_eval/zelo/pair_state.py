@@ -1,8 +1,9 @@
 """The state file of ``zelo_pairs`` and its batch protocol, shared by ``zelo_pairs`` and ``zelo_judge --state``.
 
 A state file holds one pair-choosing strategy, declared by its JSON: an
-object with ``"strategy": "adaptive"`` is :class:`~.adaptive_session.AdaptiveSession`,
-one without the key is Clarke et al.'s :class:`~.tournament.Tournament`
+object with ``"strategy": "adaptive"`` is :class:`~.adaptive_session.AdaptiveSession`
+(the best item), ``"adaptive-ranking"`` :class:`~.ranking_session.RankingSession`
+(the whole ranking), one without the key is Clarke et al.'s :class:`~.tournament.Tournament`
 (states written before strategies existed). Every strategy answers the same
 protocol, and these functions are the only place that runs it:
 
@@ -34,11 +35,12 @@ from typing import Any
 
 from ..errors import InputError
 
-STRATEGIES = ("tournament", "adaptive")
+STRATEGIES = ("tournament", "adaptive", "adaptive-ranking")
 
 
-def parse_state(text: str, name: str = "<state>") -> Any:
-    """The strategy object of a state file's text (dispatch on its declared ``strategy``)."""
+def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
+    """The strategy object of a state file's text (dispatch on its declared ``strategy``); ``verify``: the
+    whole-ranking state also chooses every stored round again (:meth:`.ranking_session.RankingSession.from_json`)."""
     from .adaptive_session import AdaptiveSession
     from .tournament import Tournament
 
@@ -49,17 +51,22 @@ def parse_state(text: str, name: str = "<state>") -> Any:
     strategy = obj.get("strategy", "tournament") if isinstance(obj, dict) else "tournament"
     if strategy == "adaptive":
         return AdaptiveSession.from_json(obj, name)
+    if strategy == "adaptive-ranking":
+        from .ranking_session import RankingSession
+
+        return RankingSession.from_json(obj, name, verify=verify)
     if strategy != "tournament" or (isinstance(obj, dict) and "strategy" in obj):
         raise InputError(name, 0, f"zelo_pairs state: $.strategy: expected one of {', '.join(STRATEGIES)} "
                          f"(a tournament state has no strategy key), got {strategy!r}")
     return Tournament.from_json(text, name)
 
 
-def load_state(path: str) -> Any:
-    """Read and validate a state file (InputError names the file and the JSON path)."""
+def load_state(path: str, verify: bool = False) -> Any:
+    """Read and validate a state file (InputError names the file and the JSON path); ``verify``: as
+    :func:`parse_state`."""
     from ..io.pair_state import read_state_text
 
-    return parse_state(*read_state_text(path))
+    return parse_state(*read_state_text(path), verify=verify)
 
 
 def next_batch(state: Any) -> list[tuple[str, str, str]]:
