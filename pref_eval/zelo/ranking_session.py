@@ -126,12 +126,10 @@ class RankingGame:
             self.s.append(float(s))
 
     def fill(self, new: list[tuple[int, int]], need: int) -> list[tuple[int, int]]:
-        """``new`` completed to ``need`` pairs with unjudged pairs at random (the window is exhausted)."""
-        if len(new) < need:
-            free_i, free_j = np.nonzero(np.triu(~self.judged, 1))
-            pick = self.rng.permutation(len(free_i))[: need - len(new)]
-            new = new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
-        return new
+        """``new`` completed to ``need`` pairs with unjudged pairs not in ``new``, at random (the window is exhausted)."""
+        from .adaptive import fill_round
+
+        return fill_round(new, need, self.judged, self.rng)
 
 
 def next_rounds(games: list[RankingGame]) -> None:
