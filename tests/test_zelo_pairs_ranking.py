@@ -257,3 +257,19 @@ def test_simulated_fill_asks_no_pair_twice():
         m = q == t
         keys = {(min(i, j), max(i, j)) for i, j in zip(a[m].tolist(), b[m].tolist(), strict=True)}
         assert len(keys) == cycles * K
+
+
+def test_status_columns_are_the_rounds():
+    """``status``: judged / pairs / outstanding of the open round (as the tournament's of its stage), so that
+    judged + outstanding = pairs; the total of judgments is the footer's."""
+    from pref_eval.zelo.ranking_session import RankingSession
+
+    s = RankingSession(0, {"cycles": 2, "batch": 2})
+    s.set_pool("t", [f"d{i}" for i in range(8)])
+    (_, a, b), *rest = s.outstanding()
+    assert len(rest) == 3  # the blind matching: 4 pairs
+    s.add([("t", a, b, 1.0)])
+    assert s.status() == [("t", "round 1", 8, 1, 4, 3, 6)]  # 16 - 4 pairs after it, 2 per round
+    s.add([("t", x, y, 0.0) for _, x, y in rest])
+    assert s.status() == [("t", "round 2", 8, 0, 2, 2, 5)]
+    assert s.comparisons == 4

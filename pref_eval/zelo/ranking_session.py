@@ -314,14 +314,16 @@ class RankingSession:
         return out
 
     def status(self) -> list[tuple[str, str, int, int, int, int, int]]:
-        """Per topic ``(topic, stage, pool, judged, pairs of the round, outstanding, rounds left)``."""
+        """Per topic ``(topic, stage, pool, judged, pairs, outstanding, rounds left)`` of the open round (the last
+        when done), as the tournament's of its stage; the total of judgments is :attr:`comparisons`."""
         out = []
         for topic, g in self.games.items():
             if g is None:
                 out.append((topic, "done", len(self.pools[topic]), 0, 0, 0, 0))
                 continue
             left = 0 if g.done() else math.ceil(max(g.budget - g.comparisons - len(g.pending), 0) / g.batch)
-            out.append((topic, "done" if g.done() else f"round {g.rounds}", g.K, g.comparisons, len(g.pending),
+            size = len(g.history[-1])  # the open (or last) round: judged + outstanding = its pairs
+            out.append((topic, "done" if g.done() else f"round {g.rounds}", g.K, size - len(g.pending), size,
                         len(g.pending), left))
         return out
 
