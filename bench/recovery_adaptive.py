@@ -24,8 +24,10 @@ with ``--write-docs`` it replaces the block between the recovery-oracle markers.
 for any design of 4K pairs, up to its step 5, the revealed terms) beside 4 cycles', 8 cycles' (with
 its standard error over the trials) and the adaptive strategy's tau: the genie's value at the mean
 budget (8 judgments per row besides the pair's own) under each reveal rule, the bound (least concave
-majorant, rule ``best``) with its Monte Carlo standard error (``--bound-samples`` pairs per cell), and
-the verdict; with ``--write-docs`` it replaces the block between the recovery-tau-bound markers.
+majorant, rule ``best``) with its Monte Carlo standard error (``--bound-samples`` pairs per cell), the
+verdict, and the genie's value for a design with 8 cycles' budget and random opponents (16 judgments
+per row), to set beside 8 cycles' own tau: what the genie's knowledge adds on a real design; with
+``--write-docs`` it replaces the block between the recovery-tau-bound markers.
 """
 from __future__ import annotations
 
@@ -93,8 +95,9 @@ def oracle_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> 
 
 BOUND_HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles ± SE | τ: adaptive "
               "| genie at 8 + 8 judgments, reveals: none / random / nearest / best / best2 "
-              "| bound (best, concave majorant) ± SE | P(tied totals) | verdict |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| bound (best, concave majorant) ± SE | P(tied totals) | verdict "
+              "| genie at 16 + 16 judgments, random (8 cycles' budget) |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes: int = 3) -> str:
@@ -116,6 +119,9 @@ def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes:
         h = pair_values(K, sigma, [(n, n)], samples, seed=seed, votes=votes, reveal=rule)["h"][:, 0]
         vals[rule] = (float(h.mean()), float(h.std(ddof=1) / np.sqrt(samples)))
     b = tau_bound(K, sigma, 4 * K, samples, seed=seed, votes=votes, reveal="best")
+    # the genie's value for a design as 8 random cycles (16 random opponents per row): its slack on a real design
+    n8 = min(2 * n, K - 2)
+    g8 = float(pair_values(K, sigma, [(n8, n8)], samples, seed=seed, votes=votes, reveal="random")["h"].mean())
     legit = max(vals["random"], vals["nearest"])
     if b["bound"] + 3 * np.hypot(b["se"], se8) < t8:
         verdict = "**out of reach** (if step 5 holds)"
@@ -125,7 +131,7 @@ def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes:
         verdict = "undecided"
     cells = [f"{K}", f"{sigma:g}", f"{t4:.3f}", f"{t8:.3f} ± {se8:.3f}", f"{ta:.3f}",
              " / ".join(f"{vals[r][0]:.3f}" for r in REVEALS), f"{b['bound']:.3f} ± {b['se']:.3f}",
-             f"{b['p_tie']:.3f}", verdict]
+             f"{b['p_tie']:.3f}", verdict, f"{g8:.3f}"]
     return "| " + " | ".join(cells) + " |"
 
 
