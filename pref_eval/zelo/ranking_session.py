@@ -126,7 +126,7 @@ class RankingGame:
             self.s.append(float(s))
 
     def fill(self, new: list[tuple[int, int]], need: int) -> list[tuple[int, int]]:
-        """``new`` completed to ``need`` pairs with unjudged pairs not in ``new``, at random (the window is exhausted)."""
+        """``new`` completed to ``need`` pairs with unjudged pairs not in ``new``, at random (window exhausted)."""
         from .adaptive import fill_round
 
         return fill_round(new, need, self.judged, self.rng)
