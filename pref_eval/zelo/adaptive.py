@@ -550,6 +550,20 @@ def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: i
     return out
 
 
+def fill_round(new: list[tuple[int, int]], need: int, judged: np.ndarray,
+               rng: np.random.Generator) -> list[tuple[int, int]]:
+    """``new`` completed to ``need`` pairs with pairs drawn uniformly at random (``rng``) among those neither
+    judged (``judged`` (K, K)) nor already in ``new``: a round short of window candidates, filled."""
+    if len(new) >= need:
+        return new
+    free = np.triu(~np.asarray(judged, dtype=bool), 1)
+    for i, j in new:
+        free[min(i, j), max(i, j)] = False
+    free_i, free_j = np.nonzero(free)
+    pick = rng.permutation(len(free_i))[: need - len(new)]
+    return new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
+
+
 def adaptive_ranking_pairs(x: np.ndarray, se: np.ndarray, judged: np.ndarray, n_pairs: int,
                            window: int = 3) -> list[tuple[int, int]]:
     """The next batch for one query from scores and standard errors only: :func:`ranking_batch` with
