@@ -220,3 +220,56 @@ def test_init_from_graded_qrels_takes_grade_above_zero(tmp_path):
                cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "s.json").read_text())["topics"] == {"t1": ["d", "b", "a"]}
+
+
+@pytest.mark.parametrize("seed", [27, 28, 29])
+def test_a_round_filled_at_random_asks_no_pair_twice(seed):
+    """A round short of window candidates (--window 1, --batch K) is filled with unjudged pairs at random;
+    the fill must not draw a pair the round already holds (a round with a repeated pair spent less than its
+    budget and its state file was then refused on load: lost state)."""
+    from pref_eval.zelo.ranking_session import RankingSession
+
+    K = 10
+    s = RankingSession(seed, {"window": 1, "batch": K, "cycles": 3})
+    s.set_pool("t", [f"d{i}" for i in range(K)])
+    D = _dense(K, 1.5, seed)
+    for _ in range(100):
+        g = s.games["t"]
+        keys = [(min(a, b), max(a, b)) for a, b in g.history[-1]]
+        assert len(set(keys)) == len(keys), g.history[-1]
+        RankingSession.from_json(s.to_json(), "s.json", verify=True)  # the state loads at every step
+        if s.done():
+            break
+        s.add([("t", a, b, float(D[s.index["t"][a], s.index["t"][b]])) for _, a, b in s.outstanding()])
+    assert s.done() and s.comparisons == 3 * K
+
+
+def test_simulated_fill_asks_no_pair_twice():
+    """The simulation's fill (same rule) draws distinct pairs too: cycles * K distinct pairs per trial."""
+    from pref_eval.zelo.simulate import _adaptive_pairs
+
+    K, trials, cycles = 10, 30, 3
+    rng = np.random.default_rng(0)
+    first = np.stack([rng.permutation(K) for _ in range(trials)])
+    D = np.stack([_dense(K, 1.5, t) for t in range(trials)])
+    q, a, b = _adaptive_pairs(K, trials, cycles, first, D, rng, window=1, start="matching", per_round=K)
+    for t in range(trials):
+        m = q == t
+        keys = {(min(i, j), max(i, j)) for i, j in zip(a[m].tolist(), b[m].tolist(), strict=True)}
+        assert len(keys) == cycles * K
+
+
+def test_status_columns_are_the_rounds():
+    """``status``: judged / pairs / outstanding of the open round (as the tournament's of its stage), so that
+    judged + outstanding = pairs; the total of judgments is the footer's."""
+    from pref_eval.zelo.ranking_session import RankingSession
+
+    s = RankingSession(0, {"cycles": 2, "batch": 2})
+    s.set_pool("t", [f"d{i}" for i in range(8)])
+    (_, a, b), *rest = s.outstanding()
+    assert len(rest) == 3  # the blind matching: 4 pairs
+    s.add([("t", a, b, 1.0)])
+    assert s.status() == [("t", "round 1", 8, 1, 4, 3, 6)]  # 16 - 4 pairs after it, 2 per round
+    s.add([("t", x, y, 0.0) for _, x, y in rest])
+    assert s.status() == [("t", "round 2", 8, 0, 2, 2, 5)]
+    assert s.comparisons == 4

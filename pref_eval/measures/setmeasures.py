@@ -35,7 +35,7 @@ TREC = "trec_eval (Buckley & Voorhees 2005)"
 def _counts(r, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ret = r.num_ret.astype(np.float64)
     rel = r.num_rel(level).astype(np.float64)
-    relret = r.per_query_sum(r.grade >= level)
+    relret = r.num_rel_ret(level)
     return ret, rel, relret
 
 
@@ -97,7 +97,7 @@ def utility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     a, b, c, d = (float(v) for v in coef)
     ret = r.num_ret.astype(np.int64)
     rel = r.num_rel(ctx.level).astype(np.int64)
-    rr = r.per_query_sum(r.grade >= ctx.level).astype(np.int64)
+    rr = r.num_rel_ret(ctx.level).astype(np.int64)
     missing = ~r.present
     bogus = missing & bool(params) & (not ctx.trec9)
     ret = np.where(bogus, 1, ret)

@@ -376,17 +376,28 @@ def _expected_drop(delta: np.ndarray, s2: np.ndarray, gap: np.ndarray) -> np.nda
     2φ(0)/s′ · (√δ φ(|Δ|/√δ) − |Δ| Φ(−|Δ|/√δ)), s′² = s² − δ; summed over the pairs."""
     from scipy.special import ndtr
 
-    delta = np.minimum(delta, 0.999 * s2)
+    # the formula evaluated in place, operation for operation (the same bits as the plain expression
+    # two_phi0 / s' * (sd * exp(-0.5 z z) / sqrt(2 pi) - |Δ| Φ(-z))), without a temporary per operation
+    delta = np.minimum(delta, 0.999 * s2, out=delta if delta.flags.writeable else None)
     sd = np.sqrt(np.maximum(delta, 1e-300))
-    s_after = np.sqrt(s2 - delta)
-    z = gap / sd
-    two_phi0 = 2.0 / np.sqrt(2.0 * np.pi)
-    gain = two_phi0 / s_after * (sd * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - gap * ndtr(-z))
-    return gain.sum(axis=1)
+    s_after = np.sqrt(np.subtract(s2, delta, out=delta), out=delta)
+    z = np.divide(gap, sd)
+    t = np.multiply(z, -0.5)
+    t *= z
+    np.exp(t, out=t)
+    t *= sd
+    t /= np.sqrt(2.0 * np.pi)
+    np.negative(z, out=z)
+    ndtr(z, out=z)
+    z *= gap
+    t -= z
+    np.divide(2.0 / np.sqrt(2.0 * np.pi), s_after, out=s_after)
+    s_after *= t
+    return s_after.sum(axis=1)
 
 
 def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.ndarray,
-                          reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048) -> np.ndarray:
+                          reach: int = 15, live: np.ndarray | None = None, chunk: int = 64) -> np.ndarray:
     """Expected reduction in the expected number of discordant pairs from one judgment of each
     candidate pair (``i``, ``j``) (Q, C): (Q, C).
 
@@ -428,7 +439,7 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
 
 
 def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.ndarray, j: np.ndarray,
-                     votes: int = 3, reach: int = 15, live: np.ndarray | None = None, chunk: int = 2048,
+                     votes: int = 3, reach: int = 15, live: np.ndarray | None = None, chunk: int = 64,
                      info_scale: float | None = None) -> np.ndarray:
     """Expected reduction in the expected number of pairs whose order differs from the order of
     the *row sums* of the complete judgment matrix, from one judgment of each candidate (``i``,
@@ -537,6 +548,20 @@ def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: i
         c = c[np.argsort(key[q, c], kind="stable")][: n_pairs[q]]
         out.append(list(zip(i[q, c].tolist(), j[q, c].tolist(), strict=True)))
     return out
+
+
+def fill_round(new: list[tuple[int, int]], need: int, judged: np.ndarray,
+               rng: np.random.Generator) -> list[tuple[int, int]]:
+    """``new`` completed to ``need`` pairs with pairs drawn uniformly at random (``rng``) among those neither
+    judged (``judged`` (K, K)) nor already in ``new``: a round short of window candidates, filled."""
+    if len(new) >= need:
+        return new
+    free = np.triu(~np.asarray(judged, dtype=bool), 1)
+    for i, j in new:
+        free[min(i, j), max(i, j)] = False
+    free_i, free_j = np.nonzero(free)
+    pick = rng.permutation(len(free_i))[: need - len(new)]
+    return new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
 
 
 def adaptive_ranking_pairs(x: np.ndarray, se: np.ndarray, judged: np.ndarray, n_pairs: int,

@@ -126,12 +126,10 @@ class RankingGame:
             self.s.append(float(s))
 
     def fill(self, new: list[tuple[int, int]], need: int) -> list[tuple[int, int]]:
-        """``new`` completed to ``need`` pairs with unjudged pairs at random (the window is exhausted)."""
-        if len(new) < need:
-            free_i, free_j = np.nonzero(np.triu(~self.judged, 1))
-            pick = self.rng.permutation(len(free_i))[: need - len(new)]
-            new = new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
-        return new
+        """``new`` completed to ``need`` pairs with unjudged pairs not in ``new``, at random (window exhausted)."""
+        from .adaptive import fill_round
+
+        return fill_round(new, need, self.judged, self.rng)
 
 
 def next_rounds(games: list[RankingGame]) -> None:
@@ -316,14 +314,16 @@ class RankingSession:
         return out
 
     def status(self) -> list[tuple[str, str, int, int, int, int, int]]:
-        """Per topic ``(topic, stage, pool, judged, pairs of the round, outstanding, rounds left)``."""
+        """Per topic ``(topic, stage, pool, judged, pairs, outstanding, rounds left)`` of the open round (the last
+        when done), as the tournament's of its stage; the total of judgments is :attr:`comparisons`."""
         out = []
         for topic, g in self.games.items():
             if g is None:
                 out.append((topic, "done", len(self.pools[topic]), 0, 0, 0, 0))
                 continue
             left = 0 if g.done() else math.ceil(max(g.budget - g.comparisons - len(g.pending), 0) / g.batch)
-            out.append((topic, "done" if g.done() else f"round {g.rounds}", g.K, g.comparisons, len(g.pending),
+            size = len(g.history[-1])  # the open (or last) round: judged + outstanding = its pairs
+            out.append((topic, "done" if g.done() else f"round {g.rounds}", g.K, size - len(g.pending), size,
                         len(g.pending), left))
         return out
 

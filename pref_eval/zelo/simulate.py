@@ -231,7 +231,7 @@ def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.n
     exhausted) is filled with unjudged pairs at random. ``per_round`` pairs per trial and round
     after the first batch (None: :func:`default_batch`).
     """
-    from .adaptive import posterior_covariance, ranking_batch
+    from .adaptive import fill_round, posterior_covariance, ranking_batch
 
     budget = cycles * K
     if start == "cycle":
@@ -254,10 +254,7 @@ def _adaptive_pairs(K: int, trials: int, cycles: int, first: np.ndarray, D: np.n
         new_a = np.empty((trials, need), dtype=np.int64)
         new_b = np.empty((trials, need), dtype=np.int64)
         for t, new in enumerate(batch):
-            if len(new) < need:
-                free_i, free_j = np.nonzero(np.triu(~judged[t], 1))
-                pick = rng.permutation(len(free_i))[: need - len(new)]
-                new = new + list(zip(free_i[pick].tolist(), free_j[pick].tolist(), strict=True))
+            new = fill_round(new, need, judged[t], rng)
             new_a[t], new_b[t] = np.array(new).T
         judged[rows, new_a, new_b] = judged[rows, new_b, new_a] = True
         a, b = np.hstack([a, new_a]), np.hstack([b, new_b])
