@@ -68,3 +68,22 @@ def test_level_at_least_zero_unchanged(tmp_path, level):
     rel_ret = 1 if level == "1" else 2
     assert got["num_rel_ret"] == str(rel_ret)
     assert got["set_P"] == f"{rel_ret / 5:.4f}"
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    # the placeholder ranking of a topic missing under -c is one unjudged document:
+    # 2·0 − 1·1 − 3·1 + 1·(10 + 0 − 1 − 1) = 4; under -J or -M 0 it is empty:
+    # −3·1 + 1·(10 − 0 − 1) = 6 (trec_eval 10.0 prints these; it zeroes only the bare name "utility")
+    ([], "4.0000"),
+    (["-J"], "6.0000"),
+    (["-M", "0"], "6.0000"),
+    (["-M", "1"], "4.0000"),
+])
+def test_utility_of_a_missing_topic_follows_the_placeholder(tmp_path, flags, expected):
+    (tmp_path / "q").write_text("q1 0 a 1\nq2 0 b 1\nq2 0 c 0\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1.0 t\n")
+    res = run_inproc("zelo_trec", ["-q", "-c", *flags, "-N", "10", "-m", "utility.2,-1,-3,1",
+                                   "q", "r"], tmp_path)
+    assert res.returncode == 0, res
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2] for r in res.stdout.decode().splitlines()}
+    assert rows[("utility_2,-1,-3,1", "q2")] == expected
