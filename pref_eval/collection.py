@@ -185,6 +185,25 @@ class Ranked:
         """
         return self.count_judged(self.jgrade >= max(int(level), 0)).astype(np.int64)
 
+    def num_rel_ret(self, level: int) -> np.ndarray:
+        """Per-query number of retrieved judged documents with grade ≥ ``level``
+        (trec_eval's ``num_rel_ret``).
+
+        Only judged documents count, so for a level ≤ -1 it is the count of
+        grades ≥ 0, while trec_eval's rank walks (``results_rel_list[i] >= level``)
+        also take the unjudged ones (-1, -2) as relevant; :meth:`rel_offset` is the
+        difference.
+        """
+        return self.per_query_sum(self.grade >= max(int(level), 0))
+
+    def rel_offset(self, level: int) -> np.ndarray:
+        """Per query, |{retrieved d : level ≤ grade(d) < 0}|: the unjudged documents a
+        negative ``-l`` makes relevant in trec_eval's rank walks but not in ``num_rel_ret``
+        (0 for every level ≥ 0)."""
+        if int(level) >= 0:
+            return np.zeros(self.nq)
+        return self.per_query_sum((self.grade >= int(level)) & (self.grade < 0))
+
     def per_query_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum a flat retrieved-side array per query (float64, also when nothing is retrieved)."""
         return np.bincount(self.qidx, weights=values, minlength=self.nq).astype(np.float64, copy=False)

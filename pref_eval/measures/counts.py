@@ -4,7 +4,8 @@ Per query (trec_eval ``m_num_*.c``):
 
 * ``num_ret`` = |retrieved| (after ``-M``/``-J``);
 * ``num_rel`` = |{d in qrels : rel(d) ≥ l}|;
-* ``num_rel_ret`` = |{retrieved d : rel(d) ≥ l}|;
+* ``num_rel_ret`` = |{retrieved judged d : rel(d) ≥ l}| (for l ≤ -1: the judged
+  retrieved documents, as trec_eval's ``form_res_rels.c``);
 * ``num_nonrel_judged_ret`` = |{retrieved d : 0 ≤ rel(d) < l}|.
 
 Summaries are sums; ``num_q`` is the number of evaluated queries; ``runid``
@@ -72,7 +73,7 @@ def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("num_rel_ret", trec_order("num_rel_ret"), "Number of relevant documents retrieved.",
          formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", citation="trec_eval 10 (NIST; Buckley)")
 def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return _col(r.per_query_sum(r.grade >= ctx.level))
+    return _col(r.num_rel_ret(ctx.level))
 
 
 @measure("num_nonrel_judged_ret", trec_order("num_nonrel_judged_ret"),

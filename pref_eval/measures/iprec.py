@@ -51,6 +51,12 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
     rel = r.grade >= level
     idx = np.flatnonzero(rel)
     k = cum_within(r, rel, at=idx)               # relevant in top pos+1, at each relevant doc
+    if level < 0:
+        # trec_eval's walk starts from num_rel_ret (judged documents only) and counts down at
+        # every rank with grade ≥ level, unjudged ones included: it is `offset` lower and stops at 0.
+        k = k - r.rel_offset(level)[r.qidx[idx]]
+        keep = k >= 1
+        idx, k = idx[keep], k[keep]
     q = r.qidx[idx]
     prec = k / (r.pos[idx] + 1.0)                # P at each relevant doc
     ip = suffix_max(prec, q)                     # IP at the n-th relevant doc

@@ -74,10 +74,13 @@ def rprec(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), citation="trec_eval 10 (NIST; Buckley)")
 def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
+    # trec_eval walks up from num_rel_ret (judged only); with -l ≤ -1 the walk also
+    # counts unjudged documents, so it runs `offset` below the relevant count and stops at 0.
+    offset = r.rel_offset(ctx.level)
     cols = []
     for x in params:
         c = c_long(float(x) * R + 0.9)
-        cols.append(_safe_div(rel_in_top(r, ctx.level, c), c))
+        cols.append(_safe_div(np.maximum(rel_in_top(r, ctx.level, c) - offset, 0.0), c))
     return np.column_stack(cols)
 
 

@@ -13,8 +13,9 @@ With Ret the retrieved set (after ``-M``/``-J``), Rel = {d : rel(d) ≥ l}:
   Hull & Robertson 2000). Summary = mean.
 
 Each is 0 when its denominator is 0. Under ``-c`` trec_eval scores a topic
-the run lacks on a one-document dummy ranking and zeroes ``utility`` only
-when no parameters were given; we do the same (``--trec-eval-9``: 0).
+the run lacks on a one-document dummy ranking (an unjudged document, so
+empty under ``-J`` or ``-M 0``) and zeroes ``utility`` only when no
+parameters were given; we do the same (``--trec-eval-9``: 0).
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ TREC = "trec_eval (Buckley & Voorhees 2005)"
 def _counts(r, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ret = r.num_ret.astype(np.float64)
     rel = r.num_rel(level).astype(np.float64)
-    relret = r.per_query_sum(r.grade >= level)
+    relret = r.num_rel_ret(level)
     return ret, rel, relret
 
 
@@ -97,11 +98,11 @@ def utility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     a, b, c, d = (float(v) for v in coef)
     ret = r.num_ret.astype(np.int64)
     rel = r.num_rel(ctx.level).astype(np.int64)
-    rr = r.per_query_sum(r.grade >= ctx.level).astype(np.int64)
+    rr = r.num_rel_ret(ctx.level).astype(np.int64)
     missing = ~r.present
+    # a missing topic under -c is scored on trec_eval's placeholder ranking, which is one
+    # unjudged document (none under -J or -M 0): r's counts already hold it
     bogus = missing & bool(params) & (not ctx.trec9)
-    ret = np.where(bogus, 1, ret)
-    rr = np.where(bogus, 0, rr)
     rest = ctx.num_docs_in_coll + rr - ret - rel
     val = a * rr + b * (ret - rr) + c * (rel - rr) + d * rest
     return np.where(missing & ~bogus, 0.0, val).reshape(-1, 1)
