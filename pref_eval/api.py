@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import UsageError
+from .errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from .output.atomic import InputOptions
@@ -1520,8 +1520,10 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         if qrels is None:
             if depth is not None and not run:
                 raise UsageError("--depth applies to --run")
+            if not (dataset or run or docs):
+                raise UsageError("give exactly one of --qrels, --dataset, --run, --docs")
             for topic, pool in _candidates(dataset, run, depth, docs):
-                _check_pool(topic, pool)
+                _check_pool(topic, pool, str(dataset or run or docs), docs_file=bool(docs))
                 t.set_pool(topic, list(pool))
     elif qrels is None:
         raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
@@ -1541,11 +1543,26 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     return t
 
 
-def _check_pool(topic: str, pool: Sequence[str]) -> None:
-    """A topic's candidates must be distinct (a document twice would be paired with itself)."""
-    if len(set(pool)) != len(pool):
-        twice = next(d for d in pool if list(pool).count(d) > 1)
-        raise UsageError(f"topic {topic}: document {twice!r} is listed twice among the candidates")
+def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False) -> None:
+    """A topic's candidates must be distinct (a document twice would be paired with itself): else an
+    InputError naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
+    from collections import Counter
+
+    if len(set(pool)) == len(pool):
+        return
+    counts = Counter(pool)
+    twice = next(d for d in pool if counts[d] > 1)
+    line = 0
+    if docs_file:  # only on this error: find the repeat
+        with open(source, encoding="utf-8", errors="replace") as fh:
+            count = 0
+            for n, text in enumerate(fh, 1):
+                if text.split()[:2] == [topic, twice]:
+                    count += 1
+                    if count == 2:
+                        line = n
+                        break
+    raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
 def _save_state(state: str, t: Any, inputs: InputOptions) -> None:

@@ -201,7 +201,7 @@ def test_stored_rounds_are_checked(tmp_path):
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--k", "2"], "--k does not apply to"),
     (["--qrels", "q.qrels", "--goal", "ranking"], "--goal applies to --strategy adaptive"),
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--qrels", "q.qrels"], "give one of"),
-    (["--strategy", "adaptive", "--goal", "ranking"], "give exactly one of"),
+    (["--strategy", "adaptive", "--goal", "ranking"], "give exactly one of --qrels, --dataset, --run, --docs"),
     (["--strategy", "adaptive", "--goal", "ranking", "--docs", "r.run", "--depth", "3"], "--depth applies to --run"),
     (["--strategy", "adaptive"], "needs --qrels"),
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--criterion", "rowsum"], "rowsum"),
@@ -273,3 +273,13 @@ def test_status_columns_are_the_rounds():
     s.add([("t", x, y, 0.0) for _, x, y in rest])
     assert s.status() == [("t", "round 2", 8, 0, 2, 2, 5)]
     assert s.comparisons == 4
+
+
+def test_a_document_listed_twice_names_the_file_and_line(tmp_path):
+    """A candidate listed twice is bad input: one line naming the file and the line of the repeat, exit 2."""
+    (tmp_path / "d.txt").write_text("t a\nt b\nu a\nt a\n")
+    res = _run("init", "--state", "s.json", "--strategy", "adaptive", "--goal", "ranking", "--docs", "d.txt",
+               cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr == "zelo_pairs: d.txt:4: topic t: document 'a' is listed twice " \
+        "among the candidates\n", res.stderr
+    assert not (tmp_path / "s.json").exists()
