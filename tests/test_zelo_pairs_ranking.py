@@ -154,7 +154,14 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     for t in ("t1", "t2"):  # the judge's order (lower number wins) is recovered from 12 of the 15 pairs
         assert [d for q, d, _ in rows if q == t] == [f"{t}d{k}" for k in range(6)]
     refused = _run("result", "--state", st, "--qrels", run_file, cwd=tmp_path)
-    assert refused.returncode == 2 and "zelo_fit --qrels-output" in refused.stderr
+    assert refused.returncode == 2 and "zelo_fit -J" in refused.stderr, refused.stderr
+    import re
+
+    from pref_eval.cli.fit import command as fit_command
+
+    fit_opts = {o for prm in fit_command.params for o in prm.opts}
+    named = re.findall(r"(?<![\w-])(-{1,2}[a-z][\w-]*)", refused.stderr.split("zelo_fit", 1)[1])
+    assert named and set(named) <= fit_opts, named  # the advice names options zelo_fit has
     obj = json.loads(st.read_text())
     obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]  # a forged answer: the later rounds no longer follow
     forged = json.dumps(obj)

@@ -332,7 +332,7 @@ class RankingSession:
 
         raise UsageError("result --qrels (preference qrels of the top set) applies to the tournament and the "
                          "best-item strategy; for graded qrels from a whole ranking run zelo_fit "
-                         "--qrels-output on the judgments")
+                         "-J JUDGMENTS --qrels OUT.qrels --grades 0,1,2,3 on the judgments")
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
