@@ -1539,7 +1539,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
 
         for topic, grades in graded_documents(qrels).items():
             t.add_topic(topic, grades)
-    from .output.state_lock import state_lock
+    from .zelo.state_lock import state_lock
 
     with state_lock(state):
         _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
@@ -1557,14 +1557,9 @@ def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = 
     twice = next(d for d in pool if counts[d] > 1)
     line = 0
     if docs_file:  # only on this error: find the repeat
-        with open(source, encoding="utf-8", errors="replace") as fh:
-            count = 0
-            for n, text in enumerate(fh, 1):
-                if text.split()[:2] == [topic, twice]:
-                    count += 1
-                    if count == 2:
-                        line = n
-                        break
+        from .io.candidates import repeat_line
+
+        line = repeat_line(source, topic, twice)
     raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
@@ -1583,7 +1578,7 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     from .output.pairs import write_requests
     from .zelo.pair_state import load_state, next_batch
 
-    from .output.state_lock import state_lock
+    from .zelo.state_lock import state_lock
 
     with state_lock(state):  # read, change, write: one process at a time
         t = load_state(state)
@@ -1604,7 +1599,7 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
     warning on ``log`` says how many).
     """
     from .log import Log
-    from .output.state_lock import state_lock
+    from .zelo.state_lock import state_lock
 
     log = log or Log("zelo_pairs", quiet=True)
     with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)

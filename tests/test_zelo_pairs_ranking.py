@@ -318,7 +318,7 @@ def test_two_adds_at_once_lose_nothing(tmp_path, run_file):
 def test_zelo_judge_refuses_a_state_in_use(tmp_path, run_file):
     """``zelo_judge --state`` rewrites the state batch by batch: while another process holds it, refused at
     once (exit 2, one line naming the state), nothing changed."""
-    from pref_eval.output.state_lock import state_lock
+    from pref_eval.zelo.state_lock import state_lock
 
     st = tmp_path / "s.json"
     assert _run("init", "--state", st, "--strategy", "adaptive", "--goal", "ranking", "--run", run_file,

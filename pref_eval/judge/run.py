@@ -311,7 +311,7 @@ def run(setup: Setup) -> Session:
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
     if setup.state is not None and not setup.dry_run:
-        from ..output.state_lock import state_lock
+        from ..zelo.state_lock import state_lock
 
         with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
             asyncio.run(sess.run())
