@@ -1539,7 +1539,10 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
 
         for topic, grades in graded_documents(qrels).items():
             t.add_topic(topic, grades)
-    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
+    from .zelo.state_lock import state_lock
+
+    with state_lock(state):
+        _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
 
 
@@ -1554,14 +1557,9 @@ def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = 
     twice = next(d for d in pool if counts[d] > 1)
     line = 0
     if docs_file:  # only on this error: find the repeat
-        with open(source, encoding="utf-8", errors="replace") as fh:
-            count = 0
-            for n, text in enumerate(fh, 1):
-                if text.split()[:2] == [topic, twice]:
-                    count += 1
-                    if count == 2:
-                        line = n
-                        break
+        from .io.candidates import repeat_line
+
+        line = repeat_line(source, topic, twice)
     raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
@@ -1580,11 +1578,14 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     from .output.pairs import write_requests
     from .zelo.pair_state import load_state, next_batch
 
-    t = load_state(state)
-    req = next_batch(t)
-    with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
-        st.write(t.to_json())
-        write_requests(out, req)
+    from .zelo.state_lock import state_lock
+
+    with state_lock(state):  # read, change, write: one process at a time
+        t = load_state(state)
+        req = next_batch(t)
+        with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+            st.write(t.to_json())
+            write_requests(out, req)
     return req
 
 
@@ -1597,11 +1598,21 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
     of pairs already judged in the stage or not requested are ignored (a
     warning on ``log`` says how many).
     """
-    from .io.judgments import read_judgment_batch
     from .log import Log
-    from .zelo.pair_state import add_batch, load_state
+    from .zelo.state_lock import state_lock
 
     log = log or Log("zelo_pairs", quiet=True)
+    with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
+        t = _add_files(state, judgments, fmt, log, inputs)
+    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
+    return t
+
+
+def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, inputs: InputOptions | None) -> Any:
+    """``pairs_add`` under the state's lock: load, add each file, write."""
+    from .io.judgments import read_judgment_batch
+    from .zelo.pair_state import add_batch, load_state
+
     t = load_state(state)
     for path in judgments:
         summary = add_batch(t, *read_judgment_batch(path), fmt)
@@ -1614,7 +1625,6 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
                      f"{summary['unrequested']} of pairs not requested in the current stage"
                      + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
     _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
-    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
     return t
 
 

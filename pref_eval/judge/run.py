@@ -310,6 +310,12 @@ def run(setup: Setup) -> Session:
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+    if setup.state is not None and not setup.dry_run:
+        from ..zelo.state_lock import state_lock
+
+        with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
+            asyncio.run(sess.run())
+        return sess
     asyncio.run(sess.run())
     return sess
 
