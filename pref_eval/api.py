@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import UsageError
+from .errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from .output.atomic import InputOptions
@@ -1520,8 +1520,10 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         if qrels is None:
             if depth is not None and not run:
                 raise UsageError("--depth applies to --run")
+            if not (dataset or run or docs):
+                raise UsageError("give exactly one of --qrels, --dataset, --run, --docs")
             for topic, pool in _candidates(dataset, run, depth, docs):
-                _check_pool(topic, pool)
+                _check_pool(topic, pool, str(dataset or run or docs), docs_file=bool(docs))
                 t.set_pool(topic, list(pool))
     elif qrels is None:
         raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
@@ -1537,15 +1539,28 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
 
         for topic, grades in graded_documents(qrels).items():
             t.add_topic(topic, grades)
-    _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
+    from .zelo.state_lock import state_lock
+
+    with state_lock(state):
+        _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
 
 
-def _check_pool(topic: str, pool: Sequence[str]) -> None:
-    """A topic's candidates must be distinct (a document twice would be paired with itself)."""
-    if len(set(pool)) != len(pool):
-        twice = next(d for d in pool if list(pool).count(d) > 1)
-        raise UsageError(f"topic {topic}: document {twice!r} is listed twice among the candidates")
+def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False) -> None:
+    """A topic's candidates must be distinct (a document twice would be paired with itself): else an
+    InputError naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
+    from collections import Counter
+
+    if len(set(pool)) == len(pool):
+        return
+    counts = Counter(pool)
+    twice = next(d for d in pool if counts[d] > 1)
+    line = 0
+    if docs_file:  # only on this error: find the repeat
+        from .io.candidates import repeat_line
+
+        line = repeat_line(source, topic, twice)
+    raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
 
 
 def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
@@ -1563,11 +1578,14 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     from .output.pairs import write_requests
     from .zelo.pair_state import load_state, next_batch
 
-    t = load_state(state)
-    req = next_batch(t)
-    with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
-        st.write(t.to_json())
-        write_requests(out, req)
+    from .zelo.state_lock import state_lock
+
+    with state_lock(state):  # read, change, write: one process at a time
+        t = load_state(state)
+        req = next_batch(t)
+        with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+            st.write(t.to_json())
+            write_requests(out, req)
     return req
 
 
@@ -1580,11 +1598,21 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
     of pairs already judged in the stage or not requested are ignored (a
     warning on ``log`` says how many).
     """
-    from .io.judgments import read_judgment_batch
     from .log import Log
-    from .zelo.pair_state import add_batch, load_state
+    from .zelo.state_lock import state_lock
 
     log = log or Log("zelo_pairs", quiet=True)
+    with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
+        t = _add_files(state, judgments, fmt, log, inputs)
+    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
+    return t
+
+
+def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, inputs: InputOptions | None) -> Any:
+    """``pairs_add`` under the state's lock: load, add each file, write."""
+    from .io.judgments import read_judgment_batch
+    from .zelo.pair_state import add_batch, load_state
+
     t = load_state(state)
     for path in judgments:
         summary = add_batch(t, *read_judgment_batch(path), fmt)
@@ -1597,7 +1625,6 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
                      f"{summary['unrequested']} of pairs not requested in the current stage"
                      + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
     _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
-    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
     return t
 
 

@@ -336,3 +336,26 @@ def test_dry_run_and_usage_on_an_adaptive_state(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"strategy": "bandit"}))
     p = zj("--state", tmp_path / "x.json", *texts(tmp_path), toy(tmp_path), check=False)
     assert p.returncode == 2 and "x.json" in p.stderr and "strategy" in p.stderr
+
+
+@pytest.mark.parametrize("extra", [(), ("--strategy", "adaptive", "--goal", "ranking")])
+def test_a_batch_without_any_text_is_refused_not_added_as_ties(tmp_path, extra):
+    """A --docs file that holds none of the batch's documents (the wrong file) would turn every pair into a
+    tie and finish the state on nothing: refused, exit 2, one line naming the file, the state unchanged.
+    A batch with some texts missing still adds those pairs as ties (documented)."""
+    make_collection(tmp_path)
+    init(tmp_path, "st.json", *extra)
+    before = (tmp_path / "st.json").read_bytes()
+    (tmp_path / "other.tsv").write_text("x1\tDOC=x1 text\n")
+    args = ["--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "other.tsv", "--store", tmp_path / "o.sqlite"]
+    p = zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q", check=False)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and f"{tmp_path / 'other.tsv'}: " in p.stderr and "none of the" in p.stderr
+    assert (tmp_path / "st.json").read_bytes() == before
+    lines = (tmp_path / "docs.tsv").read_text().splitlines()
+    (tmp_path / "some.tsv").write_text("\n".join(lines[1:]) + "\n")  # one document without text
+    args[3] = tmp_path / "some.tsv"
+    zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q")
+    from pref_eval.zelo.pair_state import load_state
+
+    assert load_state(str(tmp_path / "st.json")).done()

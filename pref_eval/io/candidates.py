@@ -25,6 +25,17 @@ def read_candidates(path: str) -> list[tuple[str, list[str]]]:
     return list(out.items())
 
 
+def repeat_line(path: str, qid: str, docno: str) -> int:
+    """The line of a ``qid docno`` file where ``docno`` appears for ``qid`` the second time (0: it does not)."""
+    seen = False
+    for no, line in enumerate(read_input_text(path, what="'qid docno' file").split("\n"), start=1):
+        if line.split() == [qid, docno]:
+            if seen:
+                return no
+            seen = True
+    return 0
+
+
 def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, list[str]]]:
     """``[(qid, [docno, ...])]`` of a TREC run: per query (in qid order) its documents by score descending,
     docno ascending among ties, the first ``depth`` (all without it); linear in the run lines."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
 from .scheduler import OUT_TOKENS_ESTIMATE, Limits, Progress, Stats, cost_of, estimate_tokens, send_all
 from .spec import parse_spec
@@ -267,6 +267,8 @@ class Session:
             res = await self.judge_pairs(req, reps)
             if self.setup.dry_run or self.stats.stopped is not None:
                 return  # dry run: only the next batch is known before it is judged
+            if len(self.missing) - n_missing == len(req):
+                raise _textless_batch_error(self.setup, len(req), self.missing[n_missing])
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
             no_text = {(q, a, b) for q, a, b, _ in self.missing[n_missing:]}  # cannot be judged: a tie
             rows = []
@@ -287,6 +289,14 @@ class Session:
                                       f"ties?); the {t.strategy} cannot finish")
 
 
+def _textless_batch_error(setup: Setup, n: int, first: tuple[str, str, str, str]) -> InputError:
+    """A batch none of whose pairs has its texts: the wrong --docs or --queries, not n ties to add."""
+    qid, a, b, why = first
+    source = setup.queries if why == "query text" and setup.queries else setup.docs or setup.queries or "--docs"
+    return InputError(str(source), 0, f"none of the {n} pairs of the next batch of {setup.state} has its texts "
+                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs (the state is left unchanged)")
+
+
 def run(setup: Setup) -> Session:
     """Run one invocation; the returned session holds results, stats and missing pairs."""
     if (setup.pairs is None) == (setup.state is None):
@@ -300,6 +310,12 @@ def run(setup: Setup) -> Session:
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+    if setup.state is not None and not setup.dry_run:
+        from ..zelo.state_lock import state_lock
+
+        with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
+            asyncio.run(sess.run())
+        return sess
     asyncio.run(sess.run())
     return sess
 

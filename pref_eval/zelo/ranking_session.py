@@ -81,13 +81,13 @@ class RankingGame:
             first = list(zip(perm.tolist(), np.roll(perm, -1).tolist(), strict=True))
         else:
             first = list(zip(perm[0:K - K % 2:2].tolist(), perm[1:K - K % 2:2].tolist(), strict=True))
-        self.start_round(first[: self.budget])
+        self.open_round(first[: self.budget])
 
     @property
     def rounds(self) -> int:
         return len(self.history)
 
-    def start_round(self, pairs: list[tuple[int, int]]) -> None:
+    def open_round(self, pairs: list[tuple[int, int]]) -> None:
         """Ask the round ``pairs``."""
         self.history.append(list(pairs))
         self.pending = {(min(i, j), max(i, j)): (i, j) for i, j in pairs}
@@ -153,7 +153,7 @@ def next_rounds(games: list[RankingGame]) -> None:
         chosen = ranking_batch(x, posterior_covariance(x, a, b), np.stack([g.judged for g in gs]), need, window,
                                criterion)
         for g, new, n in zip(gs, chosen, need.tolist(), strict=True):
-            g.start_round(g.fill(new, n))
+            g.open_round(g.fill(new, n))
 
 
 class RankingSession:
@@ -258,7 +258,7 @@ class RankingSession:
         for t in topics:
             g = self.games[t]
             if g is not None:
-                g.start_round(self._stored_round(t, g, name, stored.get(t, [])))
+                g.open_round(self._stored_round(t, g, name, stored.get(t, [])))
 
     def _stored_round(self, topic: str, g: RankingGame, name: str, rounds: list) -> list[tuple[int, int]]:
         """The next round of ``topic`` as the state file ``name`` has it (``rounds``), checked: the number of
@@ -332,7 +332,7 @@ class RankingSession:
 
         raise UsageError("result --qrels (preference qrels of the top set) applies to the tournament and the "
                          "best-item strategy; for graded qrels from a whole ranking run zelo_fit "
-                         "--qrels-output on the judgments")
+                         "-J JUDGMENTS --qrels OUT.qrels --grades 0,1,2,3 on the judgments")
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
