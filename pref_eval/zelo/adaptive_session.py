@@ -23,12 +23,12 @@ on load with the file named, and the file is left untouched::
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
+from .session_schema import BatchNumbers, bad, check_common, check_group, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
 
@@ -37,7 +37,7 @@ PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "ma
           "lives": (int, 2), "final": (int, 6), "final_lead": (float, 3.0)}
 
 
-class AdaptiveSession:
+class AdaptiveSession(BatchNumbers):
     """Several topics, each an :class:`AdaptiveBest` over its pool of docnos."""
 
     strategy = "adaptive"
@@ -155,12 +155,6 @@ class AdaptiveSession:
         """
         self.issued += 1
 
-    def has_batch(self, digest: str) -> bool:
-        return f"{self.issued}:{digest}" in self.batches
-
-    def record_batch(self, digest: str) -> None:
-        self.batches.append(f"{self.issued}:{digest}")
-
     # -- reports --------------------------------------------------------------------
     def best(self, topic: str) -> list[str]:
         g = self.games.get(topic)
@@ -233,60 +227,25 @@ class AdaptiveSession:
 
 
 def _bad(name: str, path: str, what: str) -> InputError:
-    return InputError(name, 0, f"adaptive state: {path}: {what}")
-
-
-def _is_int(x: Any, lo: int = 0) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= lo
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return bad("adaptive", name, path, what)
 
 
 def _check_header(obj: Any, name: str) -> None:
-    """Everything but the judgments: keys, version, seed, parameters, pools, digests."""
-    if not isinstance(obj, dict):
-        raise _bad(name, "$", "expected an object")
-    keys = {"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"}
-    if set(obj) != keys:
-        extra, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
-        raise _bad(name, "$", f"unknown keys {extra}" if extra else f"missing keys {missing}")
-    if obj["version"] != VERSION or isinstance(obj["version"], bool):
-        raise _bad(name, "$.version", f"expected {VERSION}, got {obj['version']!r} (written by another version?)")
-    for key in ("seed", "ignored", "issued"):
-        if not _is_int(obj[key]):
-            raise _bad(name, f"$.{key}", "expected an integer >= 0")
-    params = obj["params"]
-    if not isinstance(params, dict) or set(params) != set(PARAMS):
-        raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
-    for k, (t, _) in PARAMS.items():
-        ok = _is_int(params[k], 1) if t is int else _is_number(params[k]) and params[k] > 0
-        if not ok:
-            raise _bad(name, f"$.params.{k}", f"expected a {'whole number >= 1' if t is int else 'number > 0'}")
-    if not isinstance(obj["topics"], dict):
-        raise _bad(name, "$.topics", "expected an object")
-    for tp, pool in obj["topics"].items():
-        if not isinstance(pool, list) or not all(isinstance(d, str) and d for d in pool) \
-                or len(set(pool)) != len(pool):
-            raise _bad(name, f"$.topics.{tp}", "expected a list of distinct docnos")
-    if not isinstance(obj["batches"], list) or not all(isinstance(b, str) for b in obj["batches"]):
-        raise _bad(name, "$.batches", "expected a list of digests")
-    if not isinstance(obj["adds"], list):
-        raise _bad(name, "$.adds", "expected a list")
+    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters."""
+
+    def params(p: Any) -> None:
+        if not isinstance(p, dict) or set(p) != set(PARAMS):
+            raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
+        for k, (t, _) in PARAMS.items():
+            ok = is_int(p[k], 1) if t is int else is_number(p[k]) and p[k] > 0
+            if not ok:
+                raise _bad(name, f"$.params.{k}", f"expected a {'whole number >= 1' if t is int else 'number > 0'}")
+
+    check_common(obj, name, "adaptive", version=VERSION, params=params)
 
 
 def _check_group(group: Any, path: str, name: str) -> list[tuple]:
-    if not isinstance(group, list) or not group:
-        raise _bad(name, path, "expected a non-empty list of judgments")
-    rows = []
-    for m, row in enumerate(group):
-        ok = (isinstance(row, list) and len(row) == 4 and all(isinstance(x, str) for x in row[:3])
-              and _is_number(row[3]) and 0 <= row[3] <= 1)
-        if not ok:
-            raise _bad(name, f"{path}[{m}]", "expected [topic, docA, docB, score in [0, 1]]")
-        rows.append(tuple(row))
-    return rows
+    return check_group(group, path, name, "adaptive")
 
 
 def is_adaptive_state(text: str) -> bool:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .session_schema import BatchNumbers, bad, check_common, check_group, is_int
 
 VERSION = 1
 STRATEGY = "adaptive-ranking"
@@ -156,7 +157,7 @@ def next_rounds(games: list[RankingGame]) -> None:
             g.open_round(g.fill(new, n))
 
 
-class RankingSession:
+class RankingSession(BatchNumbers):
     """Several topics, each a :class:`RankingGame` over its documents (the protocol of ``pair_state``)."""
 
     strategy = STRATEGY
@@ -286,16 +287,6 @@ class RankingSession:
         """Each pair is asked once: a request is always a first judgment."""
         return 0
 
-    def issue(self) -> None:
-        """``next`` handed out the outstanding requests: a new batch number."""
-        self.issued += 1
-
-    def has_batch(self, digest: str) -> bool:
-        return f"{self.issued}:{digest}" in self.batches
-
-    def record_batch(self, digest: str) -> None:
-        self.batches.append(f"{self.issued}:{digest}")
-
     # -- reports --------------------------------------------------------------------
     @property
     def topics(self) -> dict[str, dict[str, Any]]:
@@ -391,62 +382,33 @@ class RankingSession:
 
 
 def _bad(name: str, path: str, what: str) -> InputError:
-    return InputError(name, 0, f"adaptive-ranking state: {path}: {what}")
-
-
-def _is_int(x: Any, lo: int = 0) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= lo
+    return bad(STRATEGY, name, path, what)
 
 
 def _check_header(obj: Any, name: str) -> None:
-    """Everything but the judgments: keys, version, seed, parameters, pools, digests."""
-    if not isinstance(obj, dict):
-        raise _bad(name, "$", "expected an object")
-    keys = {"strategy", "version", "seed", "params", "topics", "rounds", "adds", "batches", "ignored", "issued"}
-    if set(obj) != keys:
-        extra, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
-        raise _bad(name, "$", f"unknown keys {extra}" if extra else f"missing keys {missing}")
-    if obj["version"] != VERSION or isinstance(obj["version"], bool):
-        raise _bad(name, "$.version", f"expected {VERSION}, got {obj['version']!r} (written by another version?)")
-    for key in ("seed", "ignored", "issued"):
-        if not _is_int(obj[key]):
-            raise _bad(name, f"$.{key}", "expected an integer >= 0")
-    p = obj["params"]
-    if not isinstance(p, dict) or set(p) != set(PARAMS):
-        raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
-    checks = {"cycles": (_is_int(p["cycles"], 1), "a whole number >= 1"),
-              "batch": (_is_int(p["batch"]), "a whole number >= 0 (0: K/4)"),
-              "window": (_is_int(p["window"], 1), "a whole number >= 1"),
-              "start": (p["start"] in STARTS, f"one of {', '.join(STARTS)}"),
-              "criterion": (p["criterion"] in CRITERIA, f"one of {', '.join(CRITERIA)}")}
-    for k, (ok, what) in checks.items():
-        if not ok:
-            raise _bad(name, f"$.params.{k}", f"expected {what}")
-    if not isinstance(obj["topics"], dict):
-        raise _bad(name, "$.topics", "expected an object")
-    for tp, pool in obj["topics"].items():
-        if not isinstance(pool, list) or not all(isinstance(d, str) and d for d in pool) \
-                or len(set(pool)) != len(pool):
-            raise _bad(name, f"$.topics.{tp}", "expected a list of distinct docnos")
-    rounds = obj["rounds"]
-    if not isinstance(rounds, dict) or not set(rounds) <= set(obj["topics"]) \
-            or not all(isinstance(r, list) and all(isinstance(x, list) for x in r) for r in rounds.values()):
-        raise _bad(name, "$.rounds", "expected an object of the topics' rounds (lists of [docA, docB])")
-    if not isinstance(obj["batches"], list) or not all(isinstance(b, str) for b in obj["batches"]):
-        raise _bad(name, "$.batches", "expected a list of digests")
-    if not isinstance(obj["adds"], list):
-        raise _bad(name, "$.adds", "expected a list")
+    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters and rounds."""
+
+    def params(p: Any) -> None:
+        if not isinstance(p, dict) or set(p) != set(PARAMS):
+            raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
+        checks = {"cycles": (is_int(p["cycles"], 1), "a whole number >= 1"),
+                  "batch": (is_int(p["batch"]), "a whole number >= 0 (0: K/4)"),
+                  "window": (is_int(p["window"], 1), "a whole number >= 1"),
+                  "start": (p["start"] in STARTS, f"one of {', '.join(STARTS)}"),
+                  "criterion": (p["criterion"] in CRITERIA, f"one of {', '.join(CRITERIA)}")}
+        for k, (ok, what) in checks.items():
+            if not ok:
+                raise _bad(name, f"$.params.{k}", f"expected {what}")
+
+    def rounds(o: dict) -> None:
+        r = o["rounds"]
+        if not isinstance(r, dict) or not set(r) <= set(o["topics"]) \
+                or not all(isinstance(x, list) and all(isinstance(y, list) for y in x) for x in r.values()):
+            raise _bad(name, "$.rounds", "expected an object of the topics' rounds (lists of [docA, docB])")
+
+    check_common(obj, name, STRATEGY, version=VERSION, extra_keys=frozenset({"rounds"}), params=params,
+                 extra=rounds)
 
 
 def _check_group(group: Any, path: str, name: str) -> list[tuple]:
-    if not isinstance(group, list) or not group:
-        raise _bad(name, path, "expected a non-empty list of judgments")
-    rows = []
-    for m, row in enumerate(group):
-        ok = (isinstance(row, list) and len(row) == 4 and all(isinstance(x, str) for x in row[:3])
-              and isinstance(row[3], (int, float)) and not isinstance(row[3], bool) and math.isfinite(row[3])
-              and 0 <= row[3] <= 1)
-        if not ok:
-            raise _bad(name, f"{path}[{m}]", "expected [topic, docA, docB, score in [0, 1]]")
-        rows.append(tuple(row))
-    return rows
+    return check_group(group, path, name, STRATEGY)

@@ -1,0 +1,95 @@
+"""What the state files of ``zelo_pairs``' two adaptive strategies share, checked on load.
+
+Both (:mod:`pref_eval.zelo.adaptive_session`, the best item; :mod:`pref_eval.zelo.ranking_session`,
+the whole ranking) are one JSON object with exactly their keys: ``"strategy"``, ``"version"``,
+``"seed"``, ``"ignored"``, ``"issued"`` (integers >= 0), ``"params"`` (the strategy's own, checked by
+the caller), ``"topics"`` ({topic: [distinct non-empty docnos]}), ``"batches"`` (["BATCH:digest"]),
+``"adds"`` (lists of [topic, docA, docB, score in [0, 1]], checked by :func:`check_group`), and for a
+strategy its own extra keys (checked by the caller's ``extra``). A fault is an
+:class:`~pref_eval.errors.InputError` naming the file, the strategy and the JSON path.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InputError
+
+COMMON_KEYS = frozenset({"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"})
+
+
+def bad(kind: str, name: str, path: str, what: str) -> InputError:
+    """``NAME: KIND state: PATH: WHAT`` (line 0: a JSON path, not a line, locates it)."""
+    return InputError(name, 0, f"{kind} state: {path}: {what}")
+
+
+def is_int(x: Any, lo: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= lo
+
+
+def is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check_common(obj: Any, name: str, kind: str, *, version: int, extra_keys: frozenset = frozenset(),
+                 params: Callable[[dict], None], extra: Callable[[dict], None] | None = None) -> None:
+    """Everything but the judgments, in this order: an object with exactly the keys, the version, the
+    integers, ``params(obj["params"])``, the topics, ``extra(obj)``, the batch digests, the adds' list."""
+    if not isinstance(obj, dict):
+        raise bad(kind, name, "$", "expected an object")
+    keys = COMMON_KEYS | extra_keys
+    if set(obj) != keys:
+        more, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
+        raise bad(kind, name, "$", f"unknown keys {more}" if more else f"missing keys {missing}")
+    if obj["version"] != version or isinstance(obj["version"], bool):
+        raise bad(kind, name, "$.version", f"expected {version}, got {obj['version']!r} (written by another version?)")
+    for key in ("seed", "ignored", "issued"):
+        if not is_int(obj[key]):
+            raise bad(kind, name, f"$.{key}", "expected an integer >= 0")
+    params(obj["params"])
+    if not isinstance(obj["topics"], dict):
+        raise bad(kind, name, "$.topics", "expected an object")
+    for tp, pool in obj["topics"].items():
+        if not isinstance(pool, list) or not all(isinstance(d, str) and d for d in pool) \
+                or len(set(pool)) != len(pool):
+            raise bad(kind, name, f"$.topics.{tp}", "expected a list of distinct docnos")
+    if extra is not None:
+        extra(obj)
+    if not isinstance(obj["batches"], list) or not all(isinstance(b, str) for b in obj["batches"]):
+        raise bad(kind, name, "$.batches", "expected a list of digests")
+    if not isinstance(obj["adds"], list):
+        raise bad(kind, name, "$.adds", "expected a list")
+
+
+def check_group(group: Any, path: str, name: str, kind: str) -> list[tuple]:
+    """One ``add``'s judgments: a non-empty list of [topic, docA, docB, score in [0, 1]], as tuples."""
+    if not isinstance(group, list) or not group:
+        raise bad(kind, name, path, "expected a non-empty list of judgments")
+    rows = []
+    for m, row in enumerate(group):
+        ok = (isinstance(row, list) and len(row) == 4 and all(isinstance(x, str) for x in row[:3])
+              and is_number(row[3]) and 0 <= row[3] <= 1)
+        if not ok:
+            raise bad(kind, name, f"{path}[{m}]", "expected [topic, docA, docB, score in [0, 1]]")
+        rows.append(tuple(row))
+    return rows
+
+
+class BatchNumbers:
+    """The batch numbering both sessions share: ``next`` numbers a batch (:meth:`issue`); the digest of
+    each judgment file added is kept with the batch number it answered, so the same file added again for
+    the same batch changes nothing, while the same answers to a later ``next`` count."""
+
+    issued: int
+    batches: list[str]
+
+    def issue(self) -> None:
+        """``next`` handed out the outstanding requests: a new batch number."""
+        self.issued += 1
+
+    def has_batch(self, digest: str) -> bool:
+        return f"{self.issued}:{digest}" in self.batches
+
+    def record_batch(self, digest: str) -> None:
+        self.batches.append(f"{self.issued}:{digest}")
