@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from pref_eval.zelo.adaptive import (  # noqa: E402
     _band,
     _expected_drop,
-    greedy_matching,
+    best_matching,
     posterior_covariance,
 )
 from pref_eval.zelo.fit import fit_bt  # noqa: E402
@@ -82,23 +82,6 @@ def _fit(D: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                   compute_se=False).score.reshape(trials, K)
 
 
-def _match(score: np.ndarray, i: np.ndarray, j: np.ndarray, K: int, need: int) -> list[list[tuple[int, int]]]:
-    """Greedy maximum-score matching of each row's candidates, its ``need`` best pairs."""
-    Q = score.shape[0]
-    rows = np.arange(Q)[:, None]
-    rank = np.argsort(-score, axis=1, kind="stable")
-    key = np.empty(score.shape)
-    key[rows, rank] = np.arange(score.shape[1], dtype=float)[None, :]
-    key[~np.isfinite(score)] = np.inf
-    chosen = greedy_matching(key, i, j, K)
-    out = []
-    for q in range(Q):
-        c = np.flatnonzero(chosen[q])
-        c = c[np.argsort(key[q, c], kind="stable")][:need]
-        out.append(list(zip(i[q, c].tolist(), j[q, c].tolist(), strict=True)))
-    return out
-
-
 def kgstar(x, cov, judged, need, rng, m=10.0, reach=30, window=10):
     """KG(*): the discordance criterion's expected drop for m judgments of the pair, divided by m."""
     Q, K = x.shape
@@ -118,7 +101,7 @@ def kgstar(x, cov, judged, need, rng, m=10.0, reach=30, window=10):
         cu = cov[q, i[q, c], :] - cov[q, j[q, c], :]
         dk = np.take_along_axis(cu, kk[q], axis=1) - np.take_along_axis(cu, ll[q], axis=1)
         score[q, c] = _expected_drop(dk * dk / denom[q, c][:, None], s2[q], gap[q]) / m
-    return _match(score, i, j, K, need)
+    return best_matching(score, i, j, K, need)
 
 
 def aopt(x, cov, judged, need, rng, omega="pq"):
@@ -178,7 +161,7 @@ def window(x, cov, judged, need, rng, w=10):
     rows = np.arange(Q)[:, None]
     i, j = _band(np.argsort(-x, axis=1, kind="stable"), w)
     score = np.where(judged[rows, i, j], -np.inf, rng.random(i.shape))
-    return _match(score, i, j, K, need)
+    return best_matching(score, i, j, K, need)
 
 
 def einfo(x, cov, judged, need, rng):
@@ -194,7 +177,7 @@ def einfo(x, cov, judged, need, rng):
     for z, wt in zip(nodes, wts, strict=True):
         p = 1 / (1 + np.exp(-(m + z * np.sqrt(v))))
         score += wt * p * (1 - p)
-    return _match(np.where(judged[rows, i, j], -np.inf, score), i, j, K, need)
+    return best_matching(np.where(judged[rows, i, j], -np.inf, score), i, j, K, need)
 
 
 def quicksort_design(D: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -536,7 +536,17 @@ def ranking_batch(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, n_pairs: i
         var = cov[rows, i, i] + cov[rows, j, j] - 2.0 * cov[rows, i, j]
         score = ndtr(-np.abs(x[rows, i] - x[rows, j]) / np.sqrt(np.maximum(var, 1e-300)))
     score[judged[rows, i, j]] = -np.inf
-    # key: rank of the candidate by score (candidates are laid out by distance, then position)
+    return best_matching(score, i, j, K, n_pairs)
+
+
+def best_matching(score: np.ndarray, i: np.ndarray, j: np.ndarray, K: int,
+                  n_pairs: int | np.ndarray) -> list[list[tuple[int, int]]]:
+    """Per query, the greedy maximum-score matching of the candidates (``i``, ``j``) (Q, C) by ``score``
+    (Q, C; −inf: not a candidate), its ``n_pairs`` best pairs in order of score. Ties in the score go
+    to the candidate laid out first (:func:`_band` lays them out by distance, then position)."""
+    Q = score.shape[0]
+    rows = np.arange(Q)[:, None]
+    n_pairs = np.broadcast_to(np.asarray(n_pairs, dtype=np.int64), (Q,))
     rank = np.argsort(-score, axis=1, kind="stable")
     key = np.empty(score.shape)
     key[rows, rank] = np.arange(score.shape[1], dtype=float)[None, :]

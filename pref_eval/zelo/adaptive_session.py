@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
-from .session_schema import BatchNumbers, bad, check_common, check_group, is_int, is_number
+from .session_schema import TopicSessions, bad, check_common, check_group, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
 
@@ -37,7 +37,7 @@ PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "ma
           "lives": (int, 2), "final": (int, 6), "final_lead": (float, 3.0)}
 
 
-class AdaptiveSession(BatchNumbers):
+class AdaptiveSession(TopicSessions):
     """Several topics, each an :class:`AdaptiveBest` over its pool of docnos."""
 
     strategy = "adaptive"
@@ -71,22 +71,6 @@ class AdaptiveSession(BatchNumbers):
         self.games[topic] = AdaptiveBest(len(pool), seed=self.seed * 1_000_003 + n, **self.params) if pool else None
 
     # -- protocol -------------------------------------------------------------------
-    @property
-    def comparisons(self) -> int:
-        return sum(g.comparisons for g in self.games.values() if g is not None)
-
-    def done(self) -> bool:
-        return all(g is None or g.done() for g in self.games.values())
-
-    def outstanding(self) -> list[tuple[str, str, str]]:
-        out = []
-        for topic, g in self.games.items():
-            if g is None or g.done():
-                continue
-            docs = self.pools[topic]
-            out.extend((topic, docs[a], docs[b]) for a, b in g.outstanding())
-        return out
-
     def add(self, judgments: Iterable[tuple[str, str, str, float]]) -> dict:
         """Judgments ``(topic, docA, docB, s)`` (s = 1: docB preferred), in either order of the pair.
 
@@ -135,25 +119,12 @@ class AdaptiveSession(BatchNumbers):
         self.ignored += duplicate + unrequested
         return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
 
-    def progress(self) -> int:
-        """Changes whenever a batch moved the strategy (every accepted judgment counts)."""
-        return self.comparisons
-
     def judged_before(self, topic: str, a: str, b: str) -> int:
         """Judgments of the pair (either order) accepted so far."""
         g, idx = self.games.get(topic), self.index.get(topic, {})
         if g is None or a not in idx or b not in idx:
             return 0
         return int(g.pair_n[idx[a], idx[b]])
-
-    def issue(self) -> None:
-        """``next`` handed out the outstanding requests: a new batch number.
-
-        A match may ask for the same pair in consecutive batches, so identical
-        answer files are legitimate after a new ``next``; replaying a file for the
-        same batch number is not (:meth:`has_batch`).
-        """
-        self.issued += 1
 
     # -- reports --------------------------------------------------------------------
     def best(self, topic: str) -> list[str]:
@@ -220,9 +191,7 @@ class AdaptiveSession(BatchNumbers):
             if s.add(rows)["used"] != len(rows):
                 raise _bad(name, f"$.adds[{n}]", "judgments the strategy did not ask for at that point "
                            "(a forged state?)")
-        s.batches = list(obj["batches"])
-        s.ignored = obj["ignored"]
-        s.issued = obj["issued"]
+        s.restore_counts(obj)
         return s
 
 

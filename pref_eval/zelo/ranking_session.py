@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .session_schema import BatchNumbers, bad, check_common, check_group, is_int
+from .session_schema import TopicSessions, bad, check_common, check_group, is_int
 
 VERSION = 1
 STRATEGY = "adaptive-ranking"
@@ -157,7 +157,7 @@ def next_rounds(games: list[RankingGame]) -> None:
             g.open_round(g.fill(new, n))
 
 
-class RankingSession(BatchNumbers):
+class RankingSession(TopicSessions):
     """Several topics, each a :class:`RankingGame` over its documents (the protocol of ``pair_state``)."""
 
     strategy = STRATEGY
@@ -193,21 +193,6 @@ class RankingSession(BatchNumbers):
                                         criterion=p["criterion"]) if len(pool) >= 2 else None
 
     # -- protocol -------------------------------------------------------------------
-    @property
-    def comparisons(self) -> int:
-        return sum(g.comparisons for g in self.games.values() if g is not None)
-
-    def done(self) -> bool:
-        return all(g is None or g.done() for g in self.games.values())
-
-    def outstanding(self) -> list[tuple[str, str, str]]:
-        out = []
-        for topic, g in self.games.items():
-            if g is not None:
-                docs = self.pools[topic]
-                out.extend((topic, docs[a], docs[b]) for a, b in g.outstanding())
-        return out
-
     def add(self, judgments: Iterable[tuple[str, str, str, float]]) -> dict:
         """Judgments ``(topic, docA, docB, s)`` (s = 1: docB preferred), either order of the pair.
 
@@ -279,9 +264,6 @@ class RankingSession(BatchNumbers):
         if len(out) != g.wants_round():
             raise _bad(name, where, f"expected {g.wants_round()} pairs, found {len(out)}")
         return out
-
-    def progress(self) -> int:
-        return self.comparisons
 
     def judged_before(self, topic: str, a: str, b: str) -> int:
         """Each pair is asked once: a request is always a first judgment."""
@@ -375,9 +357,7 @@ class RankingSession(BatchNumbers):
                     r = next(k for k, (x, y) in enumerate(zip(g.history, h.history, strict=False)) if x != y)
                     raise _bad(name, f"$.rounds.{tp}[{r}]", "not the round the strategy chooses from the judgments "
                                "before it (a forged state?)")
-        s.batches = list(obj["batches"])
-        s.ignored = obj["ignored"]
-        s.issued = obj["issued"]
+        s.restore_counts(obj)
         return s
 
 

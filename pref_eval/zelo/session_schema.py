@@ -76,13 +76,46 @@ def check_group(group: Any, path: str, name: str, kind: str) -> list[tuple]:
     return rows
 
 
-class BatchNumbers:
-    """The batch numbering both sessions share: ``next`` numbers a batch (:meth:`issue`); the digest of
-    each judgment file added is kept with the batch number it answered, so the same file added again for
-    the same batch changes nothing, while the same answers to a later ``next`` count."""
+class TopicSessions:
+    """The protocol plumbing both sessions share (:mod:`pref_eval.zelo.pair_state`): per topic a game over
+    its pool of docnos (None: nothing to ask), the judgments counted over all games, the outstanding
+    requests as ``(topic, docA, docB)``, and the batch numbering -- ``next`` numbers a batch
+    (:meth:`issue`); the digest of each judgment file added is kept with the batch number it answered, so
+    the same file added again for the same batch changes nothing, while the same answers to a later
+    ``next`` count."""
 
+    games: dict[str, Any]
+    pools: dict[str, list[str]]
     issued: int
     batches: list[str]
+
+    @property
+    def comparisons(self) -> int:
+        return sum(g.comparisons for g in self.games.values() if g is not None)
+
+    def done(self) -> bool:
+        return all(g is None or g.done() for g in self.games.values())
+
+    def progress(self) -> int:
+        """Changes whenever a batch moved the strategy (every accepted judgment counts)."""
+        return self.comparisons
+
+    def outstanding(self) -> list[tuple[str, str, str]]:
+        out = []
+        for topic, g in self.games.items():
+            if g is None or g.done():
+                continue
+            docs = self.pools[topic]
+            out.extend((topic, docs[a], docs[b]) for a, b in g.outstanding())
+        return out
+
+    ignored: int
+
+    def restore_counts(self, obj: dict) -> None:
+        """The batch digests, the number of judgments ignored and of ``next`` calls, as a checked state has them."""
+        self.batches = list(obj["batches"])
+        self.ignored = obj["ignored"]
+        self.issued = obj["issued"]
 
     def issue(self) -> None:
         """``next`` handed out the outstanding requests: a new batch number."""
