@@ -380,6 +380,7 @@ def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1) -> None:
     import json
+    from sys import intern
 
     for no, line in _lines(text, out, first):
         if not line.strip():
@@ -414,7 +415,8 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         w = rec.get("weight", 1.0)
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
             raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
-        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w), kept)
+        # ids interned: a document registered by many queries is one string object (a large file's table)
+        out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
 
 
 def _is_num(v) -> bool:
