@@ -1,0 +1,56 @@
+"""Edge cases of ir-measures names found by the session-8 differential trial (d17), each against a live oracle.
+
+Every case here was a silently wrong number (or an ignored parameter) before
+its fix. Oracles: ir-measures 0.4 with its default providers (pytrec_eval,
+cwl_eval, pyndeval, its own), computed live on small hand-made collections;
+the expected value is also worked out by hand in the comments where short.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import pref_eval
+
+irm = pytest.importorskip("ir_measures")
+
+
+def _ours(name: str, qrels: list, run: list) -> dict[str, float]:
+    run_dict: dict = {}
+    for r in run:
+        run_dict.setdefault(r.query_id, {})[r.doc_id] = r.score
+    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, [name])
+    return {str(q): float(v) for q, v in zip(df.qid, df.value, strict=True)}
+
+
+def _theirs(name: str, qrels: list, run: list) -> dict[str, float]:
+    return {m.query_id: float(m.value) for m in irm.iter_calc([irm.parse_measure(name)], qrels, run)}
+
+
+def _same(a: dict, b: dict, tol: float = 1e-12) -> bool:
+    return set(a) == set(b) and all(math.isclose(a[q], b[q], abs_tol=tol) for q in a)
+
+
+Q, S = (irm.Qrel, irm.ScoredDoc) if irm else (None, None)
+GRADED = [Q("1", "a", 0), Q("1", "b", 1), Q("1", "c", 2), Q("1", "d", -1), Q("1", "e", 3),
+          Q("2", "a", 0), Q("2", "b", 0)]
+GRADED_RUN = [S("1", "a", 5), S("1", "b", 4), S("1", "d", 3), S("1", "c", 2), S("1", "x", 1),
+              S("2", "b", 2), S("2", "z", 1)]
+
+
+@pytest.mark.parametrize("name", ["nDCG(gains={0: 1, 1: 1})", "nDCG(gains={0: 1})@3", "nDCG(gains={0: 2, 1: 1})@5",
+                                  "NDCG(gains={0: 1, 1: 1, 2: 1})@2", "nDCG(gains={0: 0, 1: 1, 2: 3})@3"])
+def test_gain_of_grade_zero_is_honoured(name):
+    """``gains={0: g}`` gives judged non-relevant documents gain g, as ir-measures' rewritten qrels do.
+
+    Was: grade 0 always had gain 0 whatever the map (query 2 scored 0 instead of 1/log2(2)/… ).
+    Query 2 of ``nDCG(gains={0: 1})@3`` by hand: b (grade 0 → 1) at rank 1, z unjudged:
+    DCG = 1, ideal = 1 + 1/log2(3) → 0.6131.
+    """
+    ours, theirs = _ours(name, GRADED, GRADED_RUN), _theirs(name, GRADED, GRADED_RUN)
+    assert _same(ours, theirs), (ours, theirs)
+
+
+def test_gain_of_grade_zero_by_hand():
+    assert _ours("nDCG(gains={0: 1})@3", GRADED, GRADED_RUN)["2"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
