@@ -54,3 +54,29 @@ def test_gain_of_grade_zero_is_honoured(name):
 
 def test_gain_of_grade_zero_by_hand():
     assert _ours("nDCG(gains={0: 1})@3", GRADED, GRADED_RUN)["2"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+@pytest.mark.parametrize("name, needle", [
+    ("P(cutoff=0)@5", "parameter cutoff (an integer ≥ 1) got 0"),   # ir-measures: P@5, the 0 dropped
+    ("P(cutoff='a')@5", "got 'a'"),
+    ("P(cutoff=-1)@5", "got -1"),
+    ("IPrec(recall=2)@0.5", "parameter recall (a number ≥ 0 and ≤ 1) got 2"),
+    ("RBP(cutoff='a', rel=1)@2", "got 'a'"),
+    ("P(rel=1, rel=2)@5", "parameter 'rel' given more than once"),  # ir-measures: the last one (rel=2)
+    ("P(rel=1, cutoff=3, cutoff=4)", "parameter 'cutoff' given more than once"),
+])
+def test_overridden_or_repeated_parameter_is_refused(name, needle):
+    """A value ``@`` overrides, or a keyword written twice, was dropped without a word; now refused."""
+    from pref_eval.errors import UsageError
+    from pref_eval.measures import parse_measure
+
+    with pytest.raises(UsageError) as e:
+        parse_measure(name)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["P(cutoff=20)@5", "IPrec(recall=0.2)@0.5", "nDCG(cutoff=20)@10"])
+def test_valid_overridden_cutoff_still_follows_ir_measures(name):
+    """``@`` wins over a valid ``cutoff=``/``recall=`` (ir-measures' own parse tests)."""
+    ours, theirs = _ours(name, GRADED, GRADED_RUN), _theirs(name, GRADED, GRADED_RUN)
+    assert _same(ours, theirs), (ours, theirs)
