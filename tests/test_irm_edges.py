@@ -80,3 +80,21 @@ def test_valid_overridden_cutoff_still_follows_ir_measures(name):
     """``@`` wins over a valid ``cutoff=``/``recall=`` (ir-measures' own parse tests)."""
     ours, theirs = _ours(name, GRADED, GRADED_RUN), _theirs(name, GRADED, GRADED_RUN)
     assert _same(ours, theirs), (ours, theirs)
+
+
+def test_accuracy_summary_counts_queries_without_a_relevant_document():
+    """The documented difference (docs/differences.md): ir-measures leaves such a query out of its mean.
+
+    Query 2 retrieves no relevant document: ours 0 (in the mean), ir-measures no value.
+    """
+    q1 = _theirs("Accuracy", GRADED, GRADED_RUN)
+    assert set(q1) == {"1"}
+    theirs = irm.calc_aggregate([irm.parse_measure("Accuracy")], GRADED, GRADED_RUN)[irm.parse_measure("Accuracy")]
+    assert theirs == pytest.approx(q1["1"])
+    ours = _ours("Accuracy", GRADED, GRADED_RUN)
+    assert ours == {"1": pytest.approx(q1["1"]), "2": 0.0}
+    rd: dict = {}
+    for r in GRADED_RUN:
+        rd.setdefault(r.query_id, {})[r.doc_id] = r.score
+    agg = pref_eval.calc_aggregate(["Accuracy"], [(q.query_id, q.doc_id, q.relevance) for q in GRADED], rd)
+    assert agg["Accuracy"] == pytest.approx(q1["1"] / 2)
