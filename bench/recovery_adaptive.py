@@ -135,6 +135,29 @@ def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes:
     return "| " + " | ".join(cells) + " |"
 
 
+DIST_EDGES = (1, 2, 3, 6, 13, 30, 51)
+DIST_HEAD = ["| K | σ | τ: 4 / 8 cycles / adaptive | "
+             + " | ".join(f"{lo} apart" if hi - lo == 1 else f"{lo}–{hi - 1} apart" if hi < 10**6 else f"{lo}+ apart"
+                          for lo, hi in zip(DIST_EDGES, (*DIST_EDGES[1:], 10**6), strict=True))
+             + " | all | adaptive − 8 cycles: all / at ≥ 6 places |",
+             "|---|---|---|" + "---|" * len(DIST_EDGES) + "---|---|"]
+
+
+def distance_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
+    """One row of the by-distance table (see the module docstring): "4 cycles / 8 cycles / adaptive" per bin."""
+    edges = [*(e for e in DIST_EDGES if e < K), K]
+    rs = [recovery(K, sigma, c, trials, seed=seed, votes=votes, distance_bins=edges, **o)
+          for c, o in ((4, {}), (8, {}), (4, {"strategy": "adaptive"}))]
+    d = [r["discordant_by_distance"].mean(axis=0) for r in rs]
+    cells = [f"{K}", f"{sigma:g}", " / ".join(f"{float(r['tau_dense'].mean()):.3f}" for r in rs)]
+    cells += [" / ".join(f"{v[b]:.1f}" for v in d) if b < len(edges) - 1 else "–" for b in range(len(DIST_EDGES))]
+    cells.append(" / ".join(f"{v.sum():.1f}" for v in d))
+    lead = d[2] - d[1]
+    far = int(np.searchsorted(edges, 6))
+    cells.append(f"{lead.sum():+.1f} / {lead[far:].sum():+.1f}")
+    return "| " + " | ".join(cells) + " |"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
@@ -147,6 +170,7 @@ def main() -> None:
                     help="the adaptive strategy's criterion (default: its default, discordance)")
     ap.add_argument("--oracle", action="store_true", help="the known-scores table instead (module docstring)")
     ap.add_argument("--tau-bound", action="store_true", help="the tau-bound table instead (module docstring)")
+    ap.add_argument("--by-distance", action="store_true", help="the by-distance table instead (module docstring)")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args()
@@ -158,9 +182,17 @@ def main() -> None:
         ap.error("--oracle runs no adaptive strategy")
     if a.tau_bound and (a.oracle or a.batch_div is not None or a.criterion is not None):
         ap.error("--tau-bound compares the default adaptive strategy: no --oracle, --batch-div, --criterion")
+    if a.by_distance and (a.oracle or a.tau_bound or a.batch_div is not None or a.criterion is not None):
+        ap.error("--by-distance compares the default adaptive strategy: no --oracle, --tau-bound, --batch-div, "
+                 "--criterion")
     if a.bound_samples < 2:
         ap.error("--bound-samples must be >= 2")
-    if a.tau_bound:
+    if a.by_distance:
+        lines = [f"`python bench/recovery_adaptive.py --by-distance --trials {a.trials} --seed {a.seed}` — mean "
+                 "number of pairs per trial ordered the other way round from the dense fit, by how many places apart "
+                 "they are in the dense order: 4 random cycles / 8 random cycles / the adaptive strategy (4 cycles' "
+                 "budget):", "", *DIST_HEAD]
+    elif a.tau_bound:
         lines = [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
                  f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
                  "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
@@ -175,7 +207,8 @@ def main() -> None:
                  "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else
+            lines.append(distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
+                         bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else
                          oracle_row(K, sigma, a.trials, a.seed) if a.oracle else
                          row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
@@ -185,7 +218,8 @@ def main() -> None:
     if a.write_docs:
         doc = ROOT / "docs" / "zelo_simulate.md"
         s = doc.read_text()
-        mark = "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive"
+        mark = ("recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
+                "recovery-oracle" if a.oracle else "recovery-adaptive")
         new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
                          lambda m: m.group(1) + text + m.group(2), s, flags=re.S)
         if n != 1:

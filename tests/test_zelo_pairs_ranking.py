@@ -150,6 +150,10 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     status = _run("status", "--state", st, cwd=tmp_path).stdout
     assert "# 2 topics, 2 done; 0 pairs outstanding; 24 judgments used, 0 ignored" in status
     result = _run("result", "--state", st, cwd=tmp_path)
+    # -o writes what stdout shows, for status and result alike
+    for sub, text in (("status", status), ("result", result.stdout)):
+        r = _run(sub, "--state", st, "-o", tmp_path / f"{sub}.txt", cwd=tmp_path)
+        assert r.returncode == 0 and r.stdout == "" and (tmp_path / f"{sub}.txt").read_text() == text, r.stderr
     rows = [ln.split() for ln in result.stdout.splitlines()]
     for t in ("t1", "t2"):  # the judge's order (lower number wins) is recovered from 12 of the 15 pairs
         assert [d for q, d, _ in rows if q == t] == [f"{t}d{k}" for k in range(6)]

@@ -209,3 +209,43 @@ def test_known_scores_wins_by_hand_and_the_dense_order():
     assert (dw != 0).sum() > 0.9 * T * K * (K - 1)
     assert np.all(np.sign(dx)[dw != 0] == dw[dw != 0])
     assert np.abs(dx[(dw == 0)]).max() < 1e-6  # equal totals, equal scores
+
+
+def test_bench_distance_table_reduced():
+    """``--by-distance``: per bin "4 cycles / 8 cycles / adaptive"; the bins add up to the "all" column, and
+    the last column is the adaptive strategy's excess over 8 cycles."""
+    out = _bench("--by-distance", "--trials", "3", "--K", "25", "--sigma", "1.5")
+    head = next(line for line in out.splitlines() if line.startswith("| K |")).split(" | ")
+    row = next(line for line in out.splitlines() if line.startswith("| 25 |")).strip(" |").split(" | ")
+    assert len(row) == len(head) and head[-2] == "all"
+    bins = [[float(v) for v in c.split(" / ")] for c in row[3:-2] if c != "–"]
+    assert len(bins) == 5  # 1, 2, 3–5, 6–12 and 13–24 places apart at K = 25; the farther bins are empty
+    total = [float(v) for v in row[-2].split(" / ")]
+    for k in range(3):
+        assert sum(b[k] for b in bins) == pytest.approx(total[k], abs=0.3)  # five values rounded to 0.1
+    excess, far = (float(v) for v in row[-1].split(" / "))
+    assert excess == pytest.approx(total[2] - total[1], abs=0.11)
+    assert far == pytest.approx(sum(b[2] - b[1] for b in bins[3:]), abs=0.25)
+    with pytest.raises(subprocess.CalledProcessError):
+        _bench("--by-distance", "--oracle", "--trials", "1", "--K", "6")
+
+
+@pytest.mark.slow
+def test_docs_distance_table_is_the_bench_output():
+    """The K = 25 rows of the by-distance table of docs/zelo_simulate.md are the bench's (about 20 s)."""
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-distance:begin -->\n")[1].split("<!-- recovery-distance:end -->")[0]
+    out = _bench("--by-distance", "--trials", "100", "--seed", "0", "--K", "25")
+    assert block.strip().splitlines()[2:4] == out.strip().splitlines()[2:4]  # the same columns
+    old = [r for r in block.strip().splitlines() if r.startswith("| 25 |")]
+    new = [r for r in out.strip().splitlines() if r.startswith("| 25 |")]
+    assert len(old) == len(new) == 3
+    for a, b in zip(old, new, strict=True):
+        ca, cb = a.strip(" |").split(" | "), b.strip(" |").split(" | ")
+        assert ca[:2] == cb[:2] and len(ca) == len(cb)
+        # another BLAS may move the last bits of a fit, and with them an order now and then
+        for k, (x, y) in enumerate(zip(ca[2:], cb[2:], strict=True)):
+            for u, v in zip(x.split(" / "), y.split(" / "), strict=True):
+                assert u == v if u == "–" else float(u) == pytest.approx(float(v), abs=2e-3 if k == 0 else 0.3)

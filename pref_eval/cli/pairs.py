@@ -124,24 +124,26 @@ def add_cmd(state, judgments, fmt, quiet):
 
 @command.command("status")
 @click.option("--state", required=True, metavar="FILE")
-def status_cmd(state):
+@click.option("-o", "--output", default=None, help="Write the table here, atomically (default stdout).")
+def status_cmd(state, output):
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
     from ..api import pairs_status
     from .common import command_options
 
-    pairs_status(state, inputs=command_options())
+    pairs_status(state, output=output or "-", inputs=command_options())
     return 0
 
 
 @command.command("result")
 @click.option("--state", required=True, metavar="FILE")
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
-def result_cmd(state, qrels):
+@click.option("-o", "--output", default=None, help="Write the result here, atomically (default stdout).")
+def result_cmd(state, qrels, output):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     from ..api import pairs_result
     from .common import command_options
 
-    pairs_result(state, qrels=qrels, inputs=command_options())
+    pairs_result(state, qrels=qrels, output=output or "-", inputs=command_options())
     return 0
 
 

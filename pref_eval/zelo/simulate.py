@@ -24,7 +24,7 @@ how well sparse random cycles recover a dense-matrix ranking.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -131,6 +131,7 @@ def recovery(
     batch: int | None = None,
     criterion: str = "discordance",
     design: bool = False,
+    distance_bins: Sequence[int] | None = None,
 ) -> dict:
     """Kendall tau (and top-``top`` overlap) of sparse fits vs dense fits.
 
@@ -153,6 +154,12 @@ def recovery(
     ``known_scores_tau``: τ against the dense fit of an oracle that knows the true scores and reads
     the design's judgments (:func:`pref_eval.zelo.ranking_bound.known_scores_wins`), and
     ``known_scores_tau_none``, the same reading no judgment (τ of the true scores against the dense fit).
+
+    ``distance_bins`` (increasing integers e_0 < e_1 < ... with e_0 >= 1) adds
+    ``discordant_by_distance`` (trials, len − 1): per trial, the number of pairs the sparse fit orders
+    the other way round from the dense fit (strictly: a tie on either side counts in no bin), counted
+    by how many places apart the two documents are in the dense fit's order (ties there broken by
+    document index), d in [e_b, e_{b+1}): where the sparse fit loses its τ.
     """
     if strategy not in ("cycles", "adaptive"):
         raise ValueError(f"unknown strategy {strategy!r}")
@@ -160,6 +167,11 @@ def recovery(
         raise ValueError(f"unknown start {start!r}")
     if criterion not in ("uncertainty", "discordance", "rowsum"):
         raise ValueError(f"unknown criterion {criterion!r}")
+    if distance_bins is not None:
+        edges = np.asarray(distance_bins)
+        if (edges.ndim != 1 or len(edges) < 2 or edges.dtype.kind not in "iu" or edges[0] < 1
+                or np.any(np.diff(edges) <= 0)):
+            raise ValueError(f"distance_bins must be increasing integers >= 1, at least two, got {distance_bins!r}")
     for name, v in (("window", window), ("batch", batch)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
@@ -202,6 +214,8 @@ def recovery(
     ov = np.array([len(np.intersect1d(np.argsort(-xs[t])[:topn], np.argsort(-xd[t])[:topn])) / topn
                    for t in range(trials)])
     out = {"tau_dense": taus, "tau_truth": taus_truth, "top_overlap": ov}
+    if distance_bins is not None:
+        out["discordant_by_distance"] = discordant_by_distance(xs, xd, distance_bins)
     if design:
         from .ranking_bound import design_variances, known_scores_wins, weighted_variance_bound
 
@@ -213,6 +227,23 @@ def recovery(
                    weighted_variance=dv["weighted"],
                    information=dv["information"], weighted_bound=weighted_variance_bound(truth, cycles * K, votes))
     return out
+
+
+def discordant_by_distance(xs: np.ndarray, xd: np.ndarray, edges: Sequence[int]) -> np.ndarray:
+    """(trials, len(edges) − 1): pairs ordered strictly the other way round by ``xs`` and ``xd``
+    ((trials, K) scores), counted by their distance d = |rank_k − rank_l| in the order of ``xd``
+    (descending, ties by index) in the bins [edges[b], edges[b + 1])."""
+    trials, K = xd.shape
+    rank = np.empty((trials, K), dtype=np.int64)
+    rows = np.arange(trials)[:, None]
+    rank[rows, np.argsort(-xd, axis=1, kind="stable")] = np.arange(K)
+    i, j = np.triu_indices(K, 1)
+    wrong = np.sign(xs[:, i] - xs[:, j]) * np.sign(xd[:, i] - xd[:, j]) < 0
+    b = np.searchsorted(np.asarray(edges), np.abs(rank[:, i] - rank[:, j]), side="right") - 1
+    nb = len(edges) - 1
+    keep = wrong & (b >= 0) & (b < nb)
+    t = np.broadcast_to(rows, wrong.shape)[keep]
+    return np.bincount(t * nb + b[keep], minlength=trials * nb).reshape(trials, nb)
 
 
 def default_batch(K: int) -> int:
