@@ -458,7 +458,15 @@ SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPAC
 
 
 def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m)."""
+    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
+    (:mod:`pref_eval.blas`: faster for these sizes, and the same bits on every machine)."""
+    from ..blas import one_blas_thread
+
+    with one_blas_thread():
+        return _inverse_diag_rowsum_here(H)
+
+
+def _inverse_diag_rowsum_here(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     B, m, _ = H.shape
     if m <= SMALL:
         try:
