@@ -13,8 +13,8 @@ level sort, including trec_eval's comparator quirk), discount 1/log2(rank+1).
   also cut at k.
 
 In ir-measures syntax, ``nDCG(gains={grade: gain, ...})`` (with or without
-``@k``) maps the grades first (unlisted grades keep gain = grade, gains ≤ 0
-count 0), as ir-measures does by rewriting the qrels; ``nDCG(dcg='exp-log2')@k``
+``@k``) maps the grades first (grade 0 included; unlisted grades keep gain = grade, gains ≤ 0
+and unjudged documents count 0), as ir-measures does by rewriting the qrels; ``nDCG(dcg='exp-log2')@k``
 uses gain 2^g − 1 for g > 0 (Burges et al., ICML 2005; the definition of
 gdeval, the TREC Web track's script, which ir-measures runs for it; gdeval
 prints no value for a query without relevant document, we give 0).
@@ -59,7 +59,12 @@ def _no_gains_with_exp(text: str, opts: dict) -> None:
 
 
 def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
-    """Gain of each grade under the ir-measures options (grades < 0 and gains < 0 → 0)."""
+    """Gain of each grade under the ir-measures options (negative grades and gains ≤ 0 → 0).
+
+    A gain map applies to every judged grade, 0 included (``gains={0: 1}`` gives judged
+    non-relevant documents gain 1, as ir-measures' rewritten qrels do); unjudged documents
+    (negative ``grade``) have gain 0.
+    """
     g = grade.astype(np.float64)
     if opts.get("dcg") == "exp-log2":
         out = np.exp2(g) - 1.0
@@ -71,7 +76,7 @@ def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
         out = np.where(keys[hitc] == g, vals[hitc], g)
     else:
         out = g
-    return np.where((grade > 0) & (out > 0), out, 0.0)
+    return np.where((grade >= 0) & (out > 0), out, 0.0)
 
 
 def mapped_ndcg(r, opts: dict, cutoffs: tuple | None) -> np.ndarray:

@@ -206,6 +206,11 @@ def _irm_tree(text: str):
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
         if tree.args:
             raise UsageError(f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
+        names = [k.arg for k in tree.keywords]
+        twice = sorted({k for k in names if names.count(k) > 1 or k is None}, key=str)
+        if twice:
+            raise UsageError(f"measure {text!r}: parameter {twice[0]!r} given more than once" if twice[0] else
+                             f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
         return tree.func.id, {k.arg: _literal(k.value, text) for k in tree.keywords}, at
     if isinstance(tree, ast.Name):
         return tree.id, {}, at
@@ -221,11 +226,16 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     for key in ("cutoff", "recall"):
         if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
             v = kw.pop(key)
+            if at is not None:  # ``@`` wins, as in ir-measures; the overridden value must still be a valid one
+                _at_param(spec_at).check(text, v)
             at = v if at is None else at
     if at is not None:
         if spec_at is not None:
             return spec_at, at, False
-        if spec_bare is not None and spec_bare.keyword("cutoff") is not None:
+        bare_cut = spec_bare.keyword("cutoff") if spec_bare is not None else None
+        if bare_cut is not None:
+            if "cutoff" in kw:
+                bare_cut.check(text, kw["cutoff"])
             kw["cutoff"] = at
             return spec_bare, None, False
         raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
@@ -234,6 +244,11 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     if spec_at is not None and spec_at.name == "judged":
         return spec_at, None, True  # ir-measures' Judged without @k: the whole list
     raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+
+
+def _at_param(spec: MeasureSpec) -> Param:
+    """The parameter ``@`` sets for ``spec``: its declared cutoff keyword, else a cutoff or a recall point."""
+    return next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
 
 
 def _irm_options(text: str, family: str, spec: MeasureSpec, kw: dict) -> tuple[int | None, dict]:
@@ -280,8 +295,7 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     level, options = _irm_options(text, family, spec, kw)
     params: tuple = (JUDGED_WHOLE_LIST,) if whole_list else tuple(spec.defaults)
     if at is not None:
-        p = next((q for q in spec.keywords if q.role == "cutoff"), CUTOFF if spec.param_kind == "cutoffs" else RECALL)
-        v = p.check(text, at)
+        v = _at_param(spec).check(text, at)
         params = (int(v),) if spec.param_kind == "cutoffs" else (float(v),)
     return MeasureRequest(spec, params, None, level=level, label=text.strip(),
                           options=tuple(sorted(options.items())))

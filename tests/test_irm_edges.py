@@ -1,0 +1,100 @@
+"""Edge cases of ir-measures names found by the session-8 differential trial (d17), each against a live oracle.
+
+Every case here was a silently wrong number (or an ignored parameter) before
+its fix. Oracles: ir-measures 0.4 with its default providers (pytrec_eval,
+cwl_eval, pyndeval, its own), computed live on small hand-made collections;
+the expected value is also worked out by hand in the comments where short.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import pref_eval
+
+irm = pytest.importorskip("ir_measures")
+
+
+def _ours(name: str, qrels: list, run: list) -> dict[str, float]:
+    run_dict: dict = {}
+    for r in run:
+        run_dict.setdefault(r.query_id, {})[r.doc_id] = r.score
+    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, [name])
+    return {str(q): float(v) for q, v in zip(df.qid, df.value, strict=True)}
+
+
+def _theirs(name: str, qrels: list, run: list) -> dict[str, float]:
+    return {m.query_id: float(m.value) for m in irm.iter_calc([irm.parse_measure(name)], qrels, run)}
+
+
+def _same(a: dict, b: dict, tol: float = 1e-12) -> bool:
+    return set(a) == set(b) and all(math.isclose(a[q], b[q], abs_tol=tol) for q in a)
+
+
+Q, S = (irm.Qrel, irm.ScoredDoc) if irm else (None, None)
+GRADED = [Q("1", "a", 0), Q("1", "b", 1), Q("1", "c", 2), Q("1", "d", -1), Q("1", "e", 3),
+          Q("2", "a", 0), Q("2", "b", 0)]
+GRADED_RUN = [S("1", "a", 5), S("1", "b", 4), S("1", "d", 3), S("1", "c", 2), S("1", "x", 1),
+              S("2", "b", 2), S("2", "z", 1)]
+
+
+@pytest.mark.parametrize("name", ["nDCG(gains={0: 1, 1: 1})", "nDCG(gains={0: 1})@3", "nDCG(gains={0: 2, 1: 1})@5",
+                                  "NDCG(gains={0: 1, 1: 1, 2: 1})@2", "nDCG(gains={0: 0, 1: 1, 2: 3})@3"])
+def test_gain_of_grade_zero_is_honoured(name):
+    """``gains={0: g}`` gives judged non-relevant documents gain g, as ir-measures' rewritten qrels do.
+
+    Was: grade 0 always had gain 0 whatever the map (query 2 scored 0 instead of 1/log2(2)/… ).
+    Query 2 of ``nDCG(gains={0: 1})@3`` by hand: b (grade 0 → 1) at rank 1, z unjudged:
+    DCG = 1, ideal = 1 + 1/log2(3) → 0.6131.
+    """
+    ours, theirs = _ours(name, GRADED, GRADED_RUN), _theirs(name, GRADED, GRADED_RUN)
+    assert _same(ours, theirs), (ours, theirs)
+
+
+def test_gain_of_grade_zero_by_hand():
+    assert _ours("nDCG(gains={0: 1})@3", GRADED, GRADED_RUN)["2"] == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+@pytest.mark.parametrize("name, needle", [
+    ("P(cutoff=0)@5", "parameter cutoff (an integer ≥ 1) got 0"),   # ir-measures: P@5, the 0 dropped
+    ("P(cutoff='a')@5", "got 'a'"),
+    ("P(cutoff=-1)@5", "got -1"),
+    ("IPrec(recall=2)@0.5", "parameter recall (a number ≥ 0 and ≤ 1) got 2"),
+    ("RBP(cutoff='a', rel=1)@2", "got 'a'"),
+    ("P(rel=1, rel=2)@5", "parameter 'rel' given more than once"),  # ir-measures: the last one (rel=2)
+    ("P(rel=1, cutoff=3, cutoff=4)", "parameter 'cutoff' given more than once"),
+])
+def test_overridden_or_repeated_parameter_is_refused(name, needle):
+    """A value ``@`` overrides, or a keyword written twice, was dropped without a word; now refused."""
+    from pref_eval.errors import UsageError
+    from pref_eval.measures import parse_measure
+
+    with pytest.raises(UsageError) as e:
+        parse_measure(name)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["P(cutoff=20)@5", "IPrec(recall=0.2)@0.5", "nDCG(cutoff=20)@10"])
+def test_valid_overridden_cutoff_still_follows_ir_measures(name):
+    """``@`` wins over a valid ``cutoff=``/``recall=`` (ir-measures' own parse tests)."""
+    ours, theirs = _ours(name, GRADED, GRADED_RUN), _theirs(name, GRADED, GRADED_RUN)
+    assert _same(ours, theirs), (ours, theirs)
+
+
+def test_accuracy_summary_counts_queries_without_a_relevant_document():
+    """The documented difference (docs/differences.md): ir-measures leaves such a query out of its mean.
+
+    Query 2 retrieves no relevant document: ours 0 (in the mean), ir-measures no value.
+    """
+    q1 = _theirs("Accuracy", GRADED, GRADED_RUN)
+    assert set(q1) == {"1"}
+    theirs = irm.calc_aggregate([irm.parse_measure("Accuracy")], GRADED, GRADED_RUN)[irm.parse_measure("Accuracy")]
+    assert theirs == pytest.approx(q1["1"])
+    ours = _ours("Accuracy", GRADED, GRADED_RUN)
+    assert ours == {"1": pytest.approx(q1["1"]), "2": 0.0}
+    rd: dict = {}
+    for r in GRADED_RUN:
+        rd.setdefault(r.query_id, {})[r.doc_id] = r.score
+    agg = pref_eval.calc_aggregate(["Accuracy"], [(q.query_id, q.doc_id, q.relevance) for q in GRADED], rd)
+    assert agg["Accuracy"] == pytest.approx(q1["1"] / 2)
