@@ -39,8 +39,8 @@ from .textfile import decode_utf8, display_name, read_input_bytes, read_input_te
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
-def _lines(text: str, out: Judgments | None = None):
-    for no, line in enumerate(text.split("\n"), start=1):
+def _lines(text: str, out: Judgments | None = None, first: int = 1):
+    for no, line in enumerate(text.split("\n"), start=first):
         if out is not None:
             out.at_line = no
         yield no, line.rstrip("\r")
@@ -219,8 +219,104 @@ def read_judgments(
     """
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
+    streamed = _read_jsonl_streamed(path, fmt, ties, into)
+    if streamed is not None:
+        return streamed
     return parse_judgments(read_input_bytes(path, what="judgment file"), display_name(path), fmt, ties=ties,
                            into=into)
+
+
+STREAM_CHUNK = 1 << 25  # bytes read at a time from a large JSON-lines judgment file (32 MB)
+
+
+def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments | None) -> Judgments | None:
+    """A large JSON-lines judgment file read in parts of ``STREAM_CHUNK`` bytes (whole lines), each
+    turned into compact columns of the table before the next is read; or None (read the file whole).
+
+    Taken for a regular file (not stdin, gzip or a file starting with a BOM) larger than one part
+    whose first part is ASCII and is JSON lines (given or detected on the same head as
+    :func:`parse_judgments` looks at). Each part goes to the same fast path (the compiled scanner)
+    or, when it does not take the part, to the same line parser as the whole file would, with the
+    file's line numbers: the same table, the same first error. Memory: one part and the table
+    (int32 indices), not the file's bytes plus its columns.
+    """
+    import os
+
+    from .textfile import plain_file
+
+    if fmt not in (None, "jsonl") or not plain_file(path) or os.path.getsize(path) <= STREAM_CHUNK:
+        return None
+    name = display_name(path)
+    with open(path, "rb") as fh:
+        first = fh.read(STREAM_CHUNK)
+        head = _ascii_head(first, whole=False) if first.isascii() else None
+        if head is None:
+            return None
+        parts = _whole_lines(fh, first, STREAM_CHUNK)
+        try:
+            check_not_requests(head, name)
+            if (fmt or detect_format(head, name)) != "jsonl":
+                return None
+            out = into if into is not None else Judgments()
+            out.format = "jsonl"
+            # room for as many judgments as the file holds lines at the first part's length of line (+5 %):
+            # the columns are allocated once
+            out.reserve(len(out) + int(os.path.getsize(path) / max(len(first), 1) * first.count(b"\n") * 1.05) + 1024)
+            del head, first
+            for line0, part in parts:
+                _add_jsonl_part(part, line0, name, out, ties)
+            return out
+        except UnknownDocument as err:
+            _check_utf8_rest(parts, name)
+            raise InputError(name, out.at_line, str(err)) from None
+        except InputError:
+            _check_utf8_rest(parts, name)  # reading the file whole reports a bad byte before anything else
+            raise
+
+
+def _whole_lines(fh, first: bytes, size: int):
+    """``(lines before, bytes)`` of successive parts of the file ``fh`` (``first`` its first bytes
+    already read), each of whole lines but the last."""
+    carry, line0, block = b"", 0, first
+    while block:
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            carry += block
+        else:
+            part, carry = carry + block[:cut + 1], block[cut + 1:]
+            yield line0, part
+            line0 += part.count(b"\n")
+        block = fh.read(size)
+    if carry:
+        yield line0, carry
+
+
+def _check_utf8_rest(parts, name: str) -> None:
+    """Raise the UTF-8 error of the first bad byte in the parts not yet read (file line numbers)."""
+    for line0, part in parts:
+        if not part.isascii():
+            _decode_part(part, line0, name)
+
+
+def _decode_part(part: bytes, line0: int, name: str) -> str:
+    try:
+        return decode_utf8(part, name)
+    except InputError as err:
+        raise InputError(name, err.line + line0, err.message) from None
+
+
+def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: str) -> None:
+    """One part of a JSON-lines file (its first line is line ``line0 + 1``) into ``out``."""
+    from .judgment_columns import jsonl_columns
+
+    text = None if part.isascii() else _decode_part(part, line0, name)
+    cols = jsonl_columns(part)
+    if cols is not None:
+        cols.lines += line0
+        cols.add_to(out)
+        return
+    _parse_jsonl(text if text is not None else part.decode("ascii"), name, out, ties, first=line0 + 1)
+    out.flush()
 
 
 def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str = "half",
@@ -253,9 +349,10 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     return out
 
 
-def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22)) -> str:
+def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22), whole: bool = True):
     """The text :func:`detect_format` needs of an ASCII file: all of it, or its first bytes (64 KB,
-    else 4 MB) cut at a line end when they hold the 50 non-blank lines detection looks at."""
+    else 4 MB) cut at a line end when they hold the 50 non-blank lines detection looks at.
+    ``whole=False`` (``data`` is the start of a larger file): None when all of the file would be needed."""
     from itertools import islice
 
     for limit in limits:
@@ -268,7 +365,7 @@ def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22)) -> st
         lines = (ln for ln in head.split("\n") if ln.strip() and not ln.lstrip().startswith("#"))
         if sum(1 for _ in islice(lines, 50)) >= 50:
             return head
-    return data.decode("ascii")
+    return data.decode("ascii") if whole else None
 
 
 def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
@@ -281,10 +378,11 @@ def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
     return reader(data, text, ties) if reader is not None else None
 
 
-def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
+def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1) -> None:
     import json
+    from sys import intern
 
-    for no, line in _lines(text, out):
+    for no, line in _lines(text, out, first):
         if not line.strip():
             continue
         try:
@@ -317,7 +415,8 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str) -> None:
         w = rec.get("weight", 1.0)
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
             raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
-        out.add(str(rec["qid"]), str(rec["doc_a"]), str(rec["doc_b"]), s, float(w), kept)
+        # ids interned: a document registered by many queries is one string object (a large file's table)
+        out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
 
 
 def _is_num(v) -> bool:

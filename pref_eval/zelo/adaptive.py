@@ -326,7 +326,10 @@ def posterior_covariance(x: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np
     np.add.at(H, (t, b.ravel(), b.ravel()), h)
     sx = 1.0 / (1.0 + np.exp(-x))
     H[:, np.arange(K), np.arange(K)] += 2.0 * prior * sx * (1.0 - sx) + (0.0 if prior > 0 else 1e-9)
-    return np.linalg.inv(H)
+    from ..blas import one_blas_thread
+
+    with one_blas_thread():  # a batch of small inverses: threads cost more than they save (pref_eval.blas)
+        return np.linalg.inv(H)
 
 
 def greedy_matching(key: np.ndarray, i: np.ndarray, j: np.ndarray, K: int) -> np.ndarray:
@@ -472,8 +475,11 @@ def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.n
     dPU = np.where(U, dP, 0.0)
     H = -dPU
     H[:, np.arange(K), np.arange(K)] = dPU.sum(axis=2)
-    M = H @ C  # (Q, K, K): row k = h_kᵀ C
-    G = M @ np.swapaxes(H, 1, 2)
+    from ..blas import one_blas_thread
+
+    with one_blas_thread():  # small batched products (pref_eval.blas)
+        M = H @ C  # (Q, K, K): row k = h_kᵀ C
+        G = M @ np.swapaxes(H, 1, 2)
     N = dPU.sum(axis=2) / votes
     mu = P.sum(axis=2)
     order = np.argsort(-x, axis=1, kind="stable")

@@ -458,7 +458,15 @@ SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPAC
 
 
 def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m)."""
+    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
+    (:mod:`pref_eval.blas`: faster for these sizes, and the same bits on every machine)."""
+    from ..blas import one_blas_thread
+
+    with one_blas_thread():
+        return _inverse_diag_rowsum_here(H)
+
+
+def _inverse_diag_rowsum_here(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     B, m, _ = H.shape
     if m <= SMALL:
         try:
@@ -699,44 +707,54 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     Default ``parts``: ``jobs`` (16 with a scheduler), and at least one block
     per ``BLOCK_JUDGMENTS`` judgments, so that a large fit holds the fit's
     temporaries for one block at a time (serially, blocks are cut one by one).
-    ``doc_rank``: as :func:`fit_bt` (the canonical order is set up once, before the blocks are cut).
+    ``doc_rank``: as :func:`fit_bt`. The canonical order sorts by query first, so it is set up
+    block by block (each block's judgments sorted, its results put back in the caller's document
+    order): the same arrays reach :func:`fit_bt` as when all judgments are sorted at once, and a
+    large fit holds no sorted copy of all of them. ``q``, ``a``, ``b`` may be int32.
     """
     from ..parallel import ordered_map, split_even
 
-    if doc_rank is not None:
-        def fitter(*args, **opts):
-            return fit_bt_parallel(*args, jobs=jobs, scheduler=scheduler, parts=parts, **opts)
-        return _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options)
-
     sizes = np.asarray(sizes, dtype=np.int64)
-    q = np.asarray(q, dtype=np.int64)
+    q = np.asarray(q)
+    if q.dtype.kind not in "iu":
+        q = q.astype(np.int64)
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
-    if nparts <= 1 or len(sizes) <= 1:
+    if doc_rank is None and (nparts <= 1 or len(sizes) <= 1):
         return fit_bt(sizes, q, a, b, score, weight, **options)
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if doc_rank is None:
+        q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
     score = np.asarray(score, dtype=np.float64)
     weight = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
+    rank = None if doc_rank is None else np.asarray(doc_rank, dtype=np.int64)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
     nj = np.bincount(q, minlength=len(sizes))
     jstart = np.concatenate([[0], np.cumsum(nj)])
     grouped = bool(np.all(q[1:] >= q[:-1]))  # judgments already by query (the canonical order): slices
     order = None if grouped else np.argsort(q, kind="stable")  # keeps each query's judgments in input order
+    blocks = [(0, len(sizes))] if nparts <= 1 or len(sizes) <= 1 else split_even(nj + sizes, nparts)
 
     def pieces():
-        for q0, q1 in split_even(nj + sizes, nparts):
+        for q0, q1 in blocks:
             sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
-            yield sizes[q0:q1], q[sel] - q0, a[sel], b[sel], score[sel], weight[sel], options
+            qb = q[sel] - q0 if rank is None else np.subtract(q[sel], q0, dtype=np.int64)
+            yield (sizes[q0:q1], qb, a[sel], b[sel], score[sel], weight[sel],
+                   None if rank is None else rank[offsets[q0]:offsets[q1]], options)
 
     if jobs == 1 and not scheduler:  # one block in memory at a time
         return _concat_results([_fit_piece(p) for p in pieces()])
     return _concat_results(ordered_map(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler))
 
 
-BLOCK_JUDGMENTS = 2_000_000  # judgments per block of a large fit (bounds the fit's temporaries)
+BLOCK_JUDGMENTS = 500_000  # judgments per block of a large fit (bounds the fit's temporaries: ~300 bytes each)
 
 
 def _fit_piece(piece) -> FitResult:
-    sizes, q, a, b, score, weight, options = piece
+    sizes, q, a, b, score, weight, rank, options = piece
+    if rank is not None:
+        return _canonical_fit(fit_bt, sizes, q, a, b, score, weight, rank, options)
     return fit_bt(sizes, q, a, b, score, weight, **options)
 
 

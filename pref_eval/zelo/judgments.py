@@ -93,7 +93,9 @@ class Judgments:
         self.at_line = 0
         self._qindex: dict[str, int] = {}
         self._dindex: dict[str, dict[str, int]] = {}  # built on demand per query
-        self._chunks: list[tuple] = []  # (q, a, b, score, weight) numpy arrays
+        self._cols: list | None = None  # q, a, b (int32 while they fit), score, weight: buffers with spare room
+        self._n = 0  # rows of self._cols in use
+        self._room = 0  # rows to reserve at the next allocation (:meth:`reserve`)
         self._rows: tuple[list, list, list, list, list] = ([], [], [], [], [])
 
     def __repr__(self) -> str:
@@ -241,7 +243,7 @@ class Judgments:
         if votes is not None:
             self._vote_chunks.append((len(self), np.asarray(votes, dtype=np.float64)))
         self._flush_rows()
-        self._chunks.append((qi, ev_local[:, 0].copy(), ev_local[:, 1].copy(), s.copy(), w.copy()))
+        self._append(qi, ev_local[:, 0], ev_local[:, 1], s, w)
         if lines is not None and len(lines):
             self.at_line = int(np.asarray(lines)[-1])
 
@@ -250,13 +252,42 @@ class Judgments:
         if rq:
             import numpy as np
 
-            self._chunks.append((np.asarray(rq, dtype=np.int64), np.asarray(ra, dtype=np.int64),
-                                 np.asarray(rb, dtype=np.int64), np.asarray(rs, dtype=np.float64),
-                                 np.asarray(rw, dtype=np.float64)))
             self._rows = ([], [], [], [], [])
+            self._append(np.asarray(rq, dtype=np.int64), np.asarray(ra, dtype=np.int64),
+                         np.asarray(rb, dtype=np.int64), np.asarray(rs, dtype=np.float64),
+                         np.asarray(rw, dtype=np.float64))
+
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` judgments in all (a hint from a reader that knows roughly how many come:
+        the columns are then allocated once, not grown and copied)."""
+        self._room = max(self._room, int(rows))
+
+    def _append(self, *cols) -> None:
+        """Copy the rows ``q, a, b, score, weight`` into the column buffers (grown when full: by half,
+        or to :meth:`reserve`'s room; column by column, so that one column is copied at a time)."""
+        import numpy as np
+
+        n = len(cols[0])
+        need = self._n + n
+        if self._cols is None or need > len(self._cols[0]):
+            cap = max(need, self._room, 0 if self._cols is None else len(self._cols[0]) * 3 // 2)
+            old = self._cols or [np.zeros(0, dtype=t) for t in (np.int32,) * 3 + (np.float64,) * 2]
+            self._cols = []
+            for k in range(5):
+                grown = np.empty(cap, dtype=old[k].dtype)
+                grown[:self._n] = old[k][:self._n]
+                old[k] = None
+                self._cols.append(grown)
+        for k in range(3):  # indices: int64 once a value does not fit int32
+            x = np.asarray(cols[k])
+            if self._cols[k].dtype == np.int32 and n and (int(x.min()) < -(1 << 31) or int(x.max()) >= (1 << 31)):
+                self._cols[k] = self._cols[k].astype(np.int64)
+        for k in range(5):
+            self._cols[k][self._n:need] = cols[k]
+        self._n = need
 
     def __len__(self) -> int:
-        return sum(len(c[0]) for c in self._chunks) + len(self._rows[0])
+        return self._n + len(self._rows[0])
 
     def extend(self, other: Judgments) -> None:
         """Append all judgments of ``other`` (documents are merged by id)."""
@@ -272,17 +303,27 @@ class Judgments:
             for d in other.docs[qid]:
                 self.add_doc(qid, d)
 
-    def arrays(self):
-        """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64)."""
+    def flush(self) -> None:
+        """Turn the judgments added one at a time (:meth:`add`) into a compact block of arrays (a reader
+        streaming a large file calls it after each part, so that no Python object per judgment stays)."""
+        self._flush_rows()
+
+    def arrays(self, compact: bool = False):
+        """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64).
+
+        The table stores the indices as int32 while they fit; ``compact=True`` returns views of the
+        stored columns (int32 or int64 indices: no copy), else the indices are int64 copies.
+        """
         import numpy as np
 
         self._flush_rows()
-        if len(self._chunks) != 1:
-            if not self._chunks:
-                e = np.zeros(0, dtype=np.int64)
-                return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
-            self._chunks = [tuple(np.concatenate(col) for col in zip(*self._chunks, strict=False))]
-        return self._chunks[0]
+        if self._cols is None:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
+        q, a, b, s, w = (c[:self._n] for c in self._cols)
+        if compact:
+            return q, a, b, s, w
+        return q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), s, w
 
     @property
     def q(self) -> list:

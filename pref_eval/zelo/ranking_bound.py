@@ -141,7 +141,10 @@ def design_variances(truth: np.ndarray, a: np.ndarray, b: np.ndarray, votes: int
     # L^+ = (L + 11'/K)^-1 - 11'/K for a connected design (the 11'/K part cancels in R);
     # a disconnected one gets L + I, only to keep the inverse finite (its R are set to inf below)
     c = connected[:, None, None]
-    G = np.linalg.inv(L + np.where(c, 1.0 / K, 0.0) + np.where(c, 0.0, 1.0) * np.eye(K))
+    from ..blas import one_blas_thread
+
+    with one_blas_thread():  # a batch of small inverses (pref_eval.blas)
+        G = np.linalg.inv(L + np.where(c, 1.0 / K, 0.0) + np.where(c, 0.0, 1.0) * np.eye(K))
     diag = np.diagonal(G, axis1=1, axis2=2)
     R = diag[:, :, None] + diag[:, None, :] - 2.0 * G
     order = np.argsort(-truth, axis=1, kind="stable")

@@ -1,0 +1,28 @@
+"""Small dense linear algebra on one BLAS thread.
+
+numpy's and scipy's OpenBLAS start a thread per core for every product or inverse, even of a
+100 × 100 matrix, where the threads' start-up and hand-over cost more than the arithmetic; when the
+cores are busy (other processes, ``pytest -n``, ``--jobs``) the waiting threads make it far worse:
+``bench/bench_blas_threads.py`` measures both, as the commands run. The batched small
+matrices of the adaptive strategies (posterior covariances, once per round) and of the design
+bounds are therefore computed inside :func:`one_blas_thread`, which caps every loaded BLAS library
+at one thread for the duration (``threadpoolctl``, the tool scikit-learn uses for the same purpose)
+and restores the previous setting afterwards. It also makes the results the same on every machine
+with the same BLAS: OpenBLAS's threaded LU gives inverses whose last bits depend on the number of
+threads, so on the number of cores, and the adaptive strategies' choices (which ``zelo_pairs result``
+recomputes and compares with the stored rounds) depend on those bits in a near-tie; products are the
+same bits with any number of threads (both checked in ``tests/test_blas_threads.py``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield

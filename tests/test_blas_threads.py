@@ -1,0 +1,80 @@
+"""pref_eval.blas.one_blas_thread: BLAS capped at one thread inside, restored after, the same bits; the
+adaptive strategies' batched inverses and products run under it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+threadpoolctl = pytest.importorskip("threadpoolctl")
+
+from pref_eval.blas import one_blas_thread  # noqa: E402
+
+
+def _blas_threads() -> list[int]:
+    return [d["num_threads"] for d in threadpoolctl.threadpool_info() if d["user_api"] == "blas"]
+
+
+def test_capped_inside_and_restored_after():
+    np.linalg.inv(np.eye(3))  # numpy's BLAS is loaded
+    before = _blas_threads()
+    assert before
+    with one_blas_thread():
+        assert set(_blas_threads()) == {1}
+    assert _blas_threads() == before
+    with pytest.raises(ZeroDivisionError), one_blas_thread():  # restored on an exception too
+        1 / 0  # noqa: B018
+    assert _blas_threads() == before
+
+
+def test_the_same_bits_whatever_the_threads_outside():
+    """Inside one_blas_thread an inverse is the same whatever the process's thread setting (threaded
+    OpenBLAS LU moves its last bits with the number of threads); products never depend on it."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(6, 120, 120))
+    H = A @ np.swapaxes(A, 1, 2) + np.eye(120)
+    got = []
+    for n in (1, 2, 4):
+        with threadpoolctl.threadpool_limits(limits=n, user_api="blas"):
+            with one_blas_thread():
+                got.append(np.linalg.inv(H))
+            prod = H @ A
+        if n == 1:
+            prod1 = prod
+        assert np.array_equal(prod, prod1)
+    assert all(np.array_equal(g, got[0]) for g in got)
+
+
+def test_adaptive_and_bound_inverses_run_on_one_thread(monkeypatch):
+    from pref_eval.zelo.adaptive import posterior_covariance
+    from pref_eval.zelo.ranking_bound import design_variances
+
+    seen: list[list[int]] = []
+    inv = np.linalg.inv
+
+    def spy(a):
+        seen.append(_blas_threads())
+        return inv(a)
+
+    monkeypatch.setattr(np.linalg, "inv", spy)
+    x = np.array([[0.5, 0.0, -0.5, 0.1]])
+    a, b = np.array([[0, 1, 2, 3]]), np.array([[1, 2, 3, 0]])
+    posterior_covariance(x, a, b)
+    design_variances(x, a, b)
+    assert len(seen) == 2 and all(set(s) == {1} for s in seen)
+
+
+def test_zelo_fit_standard_errors_do_not_depend_on_the_threads():
+    """zelo_fit prints standard errors to the last bit: from blocks of 100 documents on, OpenBLAS's threaded
+    Cholesky inverse would change them with the number of cores."""
+    from pref_eval.zelo.fit import _inverse_diag_rowsum
+
+    rng = np.random.default_rng(0)
+    for m in (10, 16, 50, 100, 300):  # the batched inverse up to 16, per-block Cholesky above
+        A = rng.normal(size=(4, m, m))
+        H = A @ np.swapaxes(A, 1, 2) + np.eye(m)
+        got = []
+        for n in (1, 2, 4):
+            with threadpoolctl.threadpool_limits(limits=n, user_api="blas"):
+                got.append(_inverse_diag_rowsum(H.copy()))
+        for dg, rows in got[1:]:
+            assert np.array_equal(dg, got[0][0]) and np.array_equal(rows, got[0][1]), m
