@@ -55,12 +55,23 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "state-ranking/pairs-result": ("rs.json", "zelo_pairs", ["result", "--state", "rs.json"]),
     "state-adaptive/judge": ("as.json", "zelo_judge", ["--state", "as.json", "--queries", "jq.tsv", "--docs", "jd.tsv",
                                                        "--judge", JUDGE, "--store", "judge.sqlite", "-Q"]),
+    # zelo_judge's texts and pairs (session 8): duplicates with other texts, self-pairs, bad bytes name FILE:LINE
+    "texts-docs/judge": ("jd.tsv", "zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge",
+                                                  JUDGE, "--store", "judge.sqlite", "-Q", "-o", "fz.jsonl"]),
+    "texts-queries/judge": ("jq.tsv", "zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv",
+                                                     "--judge", JUDGE, "--store", "judge.sqlite", "-Q", "-o",
+                                                     "fz.jsonl"]),
+    "pairs/judge": ("pairs.jsonl", "zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge",
+                                                  JUDGE, "--store", "judge.sqlite", "-Q", "-o", "fz.jsonl"]),
 }
 
 # files a command itself rewrites on success (the tournament state of next/add)
 OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"s.json"},
                "state-adaptive/pairs-next": {"as.json"}, "state-adaptive/judge": {"as.json"},
-               "state-ranking/pairs-next": {"rs.json"}}
+               "state-ranking/pairs-next": {"rs.json"},
+               # new pairs (a mutated pairs file) are asked and stored: the store is the command's own output
+               "texts-docs/judge": {"judge.sqlite"}, "texts-queries/judge": {"judge.sqlite"},
+               "pairs/judge": {"judge.sqlite"}}
 # problems of a combination of inputs, named by what they combine
 ALSO_NAMED = {"orderings/compare": ("orderings",), "ordering-list/compare": ("orderings",),
               "per-query/compare": ("measure", "runs"), "run/compare": ("runs", "run"),

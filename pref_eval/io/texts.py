@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from ..errors import InputError
-from .textfile import display_name, json_object, read_input_bytes
+from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes
 
 _QID_KEYS = ("qid", "query_id", "id", "_id")
 _QTEXT_KEYS = ("text", "query")
@@ -89,12 +89,20 @@ def _load_irds(dataset_id: str):
 
 
 def _text_lines(path: str, what: str):
+    """``(display name, text)``: UTF-8 (a bad byte is named with its line), CR-only line ends as LF."""
     name = display_name(path)
-    try:
-        text = read_input_bytes(path, what=what).decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    return name, text
+    return name, decode_utf8(cr_line_ends(read_input_bytes(path, what=what)), name)
+
+
+def _put(table: dict[str, str], first: dict[str, int], key: str, text: str, name: str, no: int, what: str,
+         shown: str | None = None) -> None:
+    """``table[key] = text``; the same id again with another text is refused (which one would be judged?)."""
+    old = table.get(key)
+    if old is not None and old != text and key in first:
+        raise InputError(name, no, f"{what} {shown or key} again with another text (first on line {first[key]}); "
+                         f"expected each {what} once")
+    table[key] = text
+    first.setdefault(key, no)
 
 
 def read_queries(path: str, into: Texts | None = None) -> Texts:
@@ -136,6 +144,8 @@ def read_docs(path: str, into: Texts | None = None) -> Texts:
 
 def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
     json_lines = text.lstrip()[:1] == "{"
+    table, what = (out.queries, "query") if queries else (out.docs, "document")
+    first: dict[str, int] = {}  # id -> line it was first given on (in this file)
     for no, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
         if not line.strip():
@@ -145,26 +155,26 @@ def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
             if not tab or not key.strip():
                 what = "qid<TAB>text" if queries else "docno<TAB>text"
                 raise InputError(name, no, f"expected '{what}' (or JSON lines)")
-            (out.queries if queries else out.docs)[key.strip()] = body
+            _put(table, first, key.strip(), body, name, no, what)
             continue
         rec = json_object(line, name, no, "a JSON object per line")
         if isinstance(rec.get("query"), dict) and isinstance(rec.get("documents"), list):
-            _zbench_record(rec, name, no, out)
+            _zbench_record(rec, name, no, out, first)
             continue
         if queries:
             qid, body = _first(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
             if qid is None or body is None:
                 raise InputError(name, no, 'expected {"qid": ..., "text": ...}')
-            out.queries[qid] = body
+            _put(table, first, qid, body, name, no, what)
         else:
             docno, body = _first(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
             if docno is None or body is None:
                 raise InputError(name, no, 'expected {"docno": ..., "text": ...}')
             title = rec.get("title")
-            out.docs[docno] = f"{title}\n{body}" if isinstance(title, str) and title else body
+            _put(table, first, docno, f"{title}\n{body}" if isinstance(title, str) and title else body, name, no, what)
 
 
-def _zbench_record(rec: dict, name: str, no: int, out: Texts) -> None:
+def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, int]) -> None:
     q = rec["query"]
     qid = _first(q, ("id",))
     if qid is None:
@@ -173,10 +183,12 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts) -> None:
     if isinstance(qtext, str):
         out.queries.setdefault(qid, qtext)
     docs = out.per_query.setdefault(qid, {})
+    seen = {k: first[f"{qid}\t{k}"] for k in docs if f"{qid}\t{k}" in first}
     for d in rec["documents"]:
         if not isinstance(d, dict) or _first(d, ("id",)) is None or not isinstance(d.get("content"), str):
             raise InputError(name, no, 'expected each document as {"id": ..., "content": "..."}')
-        docs[str(d["id"])] = d["content"]
+        _put(docs, seen, str(d["id"]), d["content"], name, no, "document", f"{d['id']} of query {qid}")
+        first.setdefault(f"{qid}\t{d['id']}", no)
 
 
 def read_pairs(path: str) -> list[tuple[str, str, str]]:
@@ -206,6 +218,8 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
             f = line.split()
             if len(f) != 3:
                 raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields")
+        if f[1] == f[2]:
+            raise InputError(name, no, f"pair of document {f[1]} with itself (expected two different documents)")
         out.append((f[0], f[1], f[2]))
     return out
 

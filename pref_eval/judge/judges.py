@@ -96,8 +96,13 @@ class OpenAIJudge:
         self._secret = ""
 
     def _redact(self, text: str) -> str:
-        """``text`` with the API key replaced by ``***``."""
-        return text.replace(self._secret, "***") if self._secret else text
+        """``text`` with the API key replaced by ``***`` (also as a JSON string escapes it: a server may
+        echo the key inside a JSON body or inside the answer itself)."""
+        if not self._secret:
+            return text
+        for form in (self._secret, json.dumps(self._secret)[1:-1], json.dumps(self._secret, ensure_ascii=False)[1:-1]):
+            text = text.replace(form, "***")
+        return text
 
     def _key(self) -> str:
         env = self.key_env
@@ -166,6 +171,8 @@ class OpenAIJudge:
             raise Transient("malformed response: choices[0].message.content is not a string")
         usage = resp.get("usage") if isinstance(resp.get("usage"), dict) else {}
         tin, tout = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+        if content is not None:
+            content = self._redact(content)  # the raw answer goes to the store: never with the key in it
         vote, reason = parse_answer(content)
         return Answer(raw=content, vote=vote, reason=reason, tokens_in=tin, tokens_out=tout)
 
@@ -269,8 +276,15 @@ class CmdJudge:
         return Answer(raw=raw, vote=vote, reason=reason)
 
 
+MAX_TOKENS_COUNT = 2 ** 53  # a token count at or above this is not a count (and would not fit the store's INTEGER)
+
+
 def _int(v) -> int:
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else 0
+    """A token count reported by the server, or 0 for anything else (a string, a negative or non-finite
+    number, a bool, a number too large to be a count)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < MAX_TOKENS_COUNT:
+        return 0  # NaN fails the comparison too
+    return int(v)
 
 
 def make_judge(spec: JudgeSpec, *, default_key_env: str, timeout: float, concurrency: int = 8):

@@ -73,10 +73,12 @@ class Session:
     """Everything one ``zelo_judge`` invocation shares across batches."""
 
     def __init__(self, setup: Setup) -> None:
-        from ..io.texts import Texts, read_docs, read_queries
+        from ..io.texts import Texts, read_docs, read_pairs, read_queries
 
         self.setup = setup
         self.specs = [parse_spec(s) for s in setup.judges]
+        # read (and refused when malformed) before the store is opened or anything is started
+        self.pairs = read_pairs(setup.pairs) if setup.pairs is not None else None
         names = [s.name for s in self.specs]
         if len(set(names)) != len(names):
             raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)")
@@ -156,7 +158,8 @@ class Session:
                 self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
                 self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
             return []
-        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats)
+        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
+                       warn=self.setup.warn)
         votes = self.store.votes(self.names, self.phash)
         out = []
         for qid, a, b, rep in ok_pairs:
@@ -226,9 +229,10 @@ class Session:
             if s.state:
                 await self._drive_state()
             else:
-                from ..io.texts import read_pairs
-
-                await self.judge_pairs(read_pairs(s.pairs))
+                pairs = self.pairs or []
+                await self.judge_pairs(pairs)
+                if pairs and len(self.missing) == len(pairs) and not s.dry_run:
+                    raise _textless_batch_error(s, len(pairs), self.missing[0])
         finally:
             ptask.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -290,11 +294,14 @@ class Session:
 
 
 def _textless_batch_error(setup: Setup, n: int, first: tuple[str, str, str, str]) -> InputError:
-    """A batch none of whose pairs has its texts: the wrong --docs or --queries, not n ties to add."""
+    """A batch (or a PAIRS file) none of whose pairs has its texts: the wrong --docs or --queries, not n ties to
+    add (nor an empty output)."""
     qid, a, b, why = first
     source = setup.queries if why == "query text" and setup.queries else setup.docs or setup.queries or "--docs"
-    return InputError(str(source), 0, f"none of the {n} pairs of the next batch of {setup.state} has its texts "
-                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs (the state is left unchanged)")
+    where, after = (f"of the next batch of {setup.state}", " (the state is left unchanged)") if setup.state else \
+        (f"of {setup.pairs}", "")
+    return InputError(str(source), 0, f"none of the {n} pairs {where} has its texts "
+                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs{after}")
 
 
 def run(setup: Setup) -> Session:

@@ -9,6 +9,11 @@ worker waits for the rate limiter (``rpm``: one start every 60/rpm s). A
 failed with its reason (it counts ½ in the ensemble). Answers, usable or not,
 are committed to the store before they are counted.
 
+SIGINT (Ctrl-C) and SIGTERM stop the run the same way: no new question, no retry, and the
+questions in flight are awaited (each at most ``timeout`` seconds) and stored -- an answer the
+server has produced may have been paid for -- then the signal takes its usual course
+(``KeyboardInterrupt``; exit 130 / 143 for the commands). A second signal stops at once.
+
 Budgets stop the run cleanly (no new question; the ones in flight finish):
 ``budget_requests`` caps the questions asked in this run; ``max_cost`` stops
 once the spent cost plus the expected cost of the questions in flight (mean
@@ -18,6 +23,7 @@ would pass it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sys
 import time
@@ -118,13 +124,79 @@ class RateLimiter:
             await asyncio.sleep(t - now)
 
 
+class Interrupt:
+    """SIGINT / SIGTERM while questions are sent: the first stops the run after the questions in flight
+    (their answers are stored), a second one acts at once (the handler that was in place before)."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self, warn: Callable[[str], None] | None, inflight: Callable[[], int], timeout: float) -> None:
+        self.signum: int | None = None
+        self.wake = asyncio.Event()
+        self.warn, self.inflight, self.timeout = warn, inflight, timeout
+        self._old: dict = {}
+        self._loop = asyncio.get_running_loop()
+
+    def install(self) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set from the main thread (the API called from a worker thread)
+        for name in self.SIGNALS:
+            sig = getattr(signal, name)
+            self._old[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
+
+    def _handle(self, signum, frame) -> None:  # noqa: ARG002 - signal handler signature
+        if self.signum is not None:  # the second signal: no more waiting
+            self.restore()
+            self.deliver(signum)
+            return
+        self.signum = signum
+        self._loop.call_soon_threadsafe(self.wake.set)
+        if self.warn is not None:
+            self.warn(f"stopping: waiting for the {self.inflight()} requests in flight (at most {self.timeout:g} s "
+                      "each) so that their answers are stored; signal again to stop at once")
+
+    def finish(self, stats: Stats) -> None:
+        """After the workers stopped: deliver the signal received, if any."""
+        if self.signum is not None:
+            stats.stopped = "interrupted"
+            self.deliver(self.signum)
+
+    def deliver(self, signum: int) -> None:
+        """Let the signal take its usual course now (after the answers in flight were stored)."""
+        import os
+        import signal
+
+        old = self._old.get(signum, signal.getsignal(signum))
+        if callable(old) and old is not signal.default_int_handler and signum != signal.SIGINT:
+            old(signum, None)  # e.g. the commands' SIGTERM handler (exit 143, temporary files removed)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        if old == signal.SIG_IGN:
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
 async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimiter, rng: random.Random,
-                            stats: Stats):
-    """``(answer or None, last failure reason, attempts)``."""
+                            stats: Stats, interrupt: Interrupt | None = None):
+    """``(answer or None, last failure reason, attempts)``; ``(None, None, attempts)`` when interrupted
+    before an answer (nothing to store: the question stays unasked)."""
     attempt = 0
     reason = None
     while True:
         await limiter.wait()
+        if interrupt is not None and interrupt.signum is not None:
+            return None, None, attempt
         stats.attempts += 1
         try:
             return await judge.ask(req), None, attempt + 1
@@ -137,7 +209,11 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
                 delay = max(delay, err.retry_after)
             attempt += 1
             stats.retried += 1
-            await asyncio.sleep(delay)
+            if interrupt is None:
+                await asyncio.sleep(delay)
+            else:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(interrupt.wake.wait(), delay)
 
 
 def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latency: float, cost: float) -> dict:
@@ -163,11 +239,13 @@ async def send_all(
     limits: Limits,
     stats: Stats,
     on_answer: Callable[[tuple, float | None], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> None:
     """Ask every question ``(judge name, qid, doc_1, doc_2, rep)``; store and count each answer.
 
     ``build(question)`` gives the request (texts and the rendered prompt).
-    Raises the first :class:`~.judges.Fatal` after the workers stop.
+    Raises the first :class:`~.judges.Fatal` after the workers stop; after a SIGINT / SIGTERM, once the
+    answers in flight are stored, the signal's usual exception (``warn`` tells the user it waits).
     """
     rng = random.Random(limits.seed)
     limiter = RateLimiter(limits.rpm)
@@ -186,7 +264,9 @@ async def send_all(
         nonlocal answered
         judge = judges[q[0]]
         t0 = time.monotonic()
-        answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats)
+        answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats, interrupt)
+        if answer is None and interrupt.signum is not None:
+            return  # cut short by the signal: not a failure to store, the question stays unasked
         row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
                    cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
         ts = time.perf_counter()
@@ -211,7 +291,7 @@ async def send_all(
 
     async def worker() -> None:
         nonlocal pos, inflight
-        while pos < len(questions) and not fatal and stats.stopped is None:
+        while pos < len(questions) and not fatal and stats.stopped is None and interrupt.signum is None:
             q = questions[pos]
             req = build(q)
             stop = over_budget(q, req)
@@ -229,6 +309,12 @@ async def send_all(
                 inflight -= 1
 
     n = max(1, min(limits.concurrency, len(questions)))
-    await asyncio.gather(*(worker() for _ in range(n)))
+    interrupt = Interrupt(warn, lambda: inflight, limits.timeout)
+    interrupt.install()
+    try:
+        await asyncio.gather(*(worker() for _ in range(n)))
+    finally:
+        interrupt.restore()
+    interrupt.finish(stats)
     if fatal:
         raise fatal[0]

@@ -1,0 +1,315 @@
+"""zelo_judge against a hostile OpenAI-compatible stand-in (an outside user's trial, session 8).
+
+The stand-in below is written for these tests: an aiohttp server on 127.0.0.1 whose behaviour is chosen
+by the model name of the request (echo the API key in an error body or in the answer, absurd usage
+figures, empty choices, a body cut short, ...). Every test checks what a user relies on: one clear line,
+the documented exit code, no traceback, and the fake key in no output, message, store or log.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+web = pytest.importorskip("aiohttp.web")
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the key may come back as 'sk-...\/+q'
+
+
+class Hostile:
+    """The stand-in; ``served`` counts the 200 answers per model, ``delay`` seconds before each answer."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.served: dict[str, int] = {}
+        self.received: dict[str, int] = {}
+
+    async def handle(self, req):
+        body = await req.json()
+        m = body["model"]
+        auth = req.headers.get("Authorization", "")[7:]
+        self.received[m] = self.received.get(m, 0) + 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        content = '{"score": 0.5}'
+        usage: dict = {"prompt_tokens": 10, "completion_tokens": 3}
+        if m == "echo400":
+            return web.json_response({"error": {"message": f"invalid request with key {auth}"}}, status=400)
+        if m == "echo400escaped":
+            escaped = auth.replace("/", "\\/")  # as PHP's or Java's JSON writers do
+            return web.Response(status=400, text='{"error": {"message": "key ' + escaped + '"}}',
+                                content_type="application/json")
+        if m == "echo-answer":
+            content = f"I cannot judge this; your key is {auth}"
+        elif m == "echo-answer-ok":
+            content = json.dumps({"score": 0.5, "note": f"billed to {auth}"})
+        elif m == "usage-huge":
+            usage = {"prompt_tokens": 10 ** 30, "completion_tokens": 1e300}
+        elif m == "usage-odd":
+            usage = {"prompt_tokens": "many", "completion_tokens": -5}
+        self.served[m] = self.served.get(m, 0) + 1
+        return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                                  "usage": usage})
+
+    def start(self) -> str:
+        ready = threading.Event()
+        box: dict = {}
+
+        def serve():
+            loop = asyncio.new_event_loop()
+            app = web.Application()
+            app.router.add_post("/v1/chat/completions", self.handle)
+            runner = web.AppRunner(app, access_log=None)
+            loop.run_until_complete(runner.setup())
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            loop.run_until_complete(site.start())
+            box["port"] = site._server.sockets[0].getsockname()[1]
+            box["loop"], box["stop"] = loop, loop.create_future()
+            ready.set()
+            loop.run_until_complete(box["stop"])
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=serve, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        self._box = box
+        return f"http://127.0.0.1:{box['port']}/v1"
+
+    def stop(self) -> None:
+        loop, fut = self._box["loop"], self._box["stop"]
+        loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(None))
+        self._thread.join(10)
+
+
+@pytest.fixture
+def hostile():
+    made = []
+
+    def make(**kw):
+        h = Hostile(**kw)
+        url = h.start()
+        made.append(h)
+        return h, url
+
+    yield make
+    for h in made:
+        h.stop()
+
+
+def env(**extra):
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    e.update(PYTHONPATH=str(ROOT), OPENAI_API_KEY=KEY, **extra)
+    return e
+
+
+def texts(tmp_path, nq=2, nd=3):
+    (tmp_path / "q.tsv").write_text("".join(f"q{i}\tquery {i}\n" for i in range(nq)))
+    (tmp_path / "d.tsv").write_text("".join(f"d{j}\ttext of d{j}\n" for j in range(nd)))
+    with open(tmp_path / "p.jsonl", "w") as fh:
+        for i in range(nq):
+            for a in range(nd):
+                for b in range(a + 1, nd):
+                    fh.write(json.dumps({"qid": f"q{i}", "doc_a": f"d{a}", "doc_b": f"d{b}"}) + "\n")
+    return ["--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv"]
+
+
+def zj(*args, timeout=60, **kw):
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.judge", *map(str, args)], capture_output=True,
+                       text=True, env=kw.pop("env", env()), timeout=timeout, **kw)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p
+
+
+def no_key_anywhere(tmp_path, *blobs):
+    forms = (KEY, KEY.replace("/", "\\/"))
+    for b in blobs:
+        assert not any(f in b for f in forms), b
+    for f in tmp_path.iterdir():
+        data = f.read_bytes()
+        assert not any(x.encode() in data for x in forms), f
+
+
+def stored(store):
+    db = sqlite3.connect(store)
+    try:
+        return db.execute("SELECT status, vote, raw, reason, tokens_in, tokens_out FROM answers").fetchall()
+    finally:
+        db.close()
+
+
+def test_key_echoed_in_error_bodies_and_answers_is_never_stored(tmp_path, hostile):
+    """A server that echoes the key (plain or JSON-escaped) in an error body or in the answer itself:
+    the store, the output and the messages hold '***' instead (the answer was stored raw before)."""
+    srv, url = hostile()
+    inputs = texts(tmp_path)
+    blobs = []
+    for model in ("echo400", "echo400escaped", "echo-answer", "echo-answer-ok"):
+        p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / f"{model}.sqlite", "--retries", 0,
+               "--judge", f"openai:{model}@{url}", "-o", tmp_path / f"{model}.jsonl")
+        assert p.returncode == 0, p.stderr
+        blobs += [p.stdout, p.stderr]
+        rows = stored(tmp_path / f"{model}.sqlite")
+        assert len(rows) == 6
+        if model == "echo-answer-ok":  # the vote survives the redaction
+            assert all(r[0] == "ok" and r[1] == 0.5 and "***" in r[2] for r in rows), rows
+        else:
+            assert all(r[0] in ("failed", "unparsable") and "***" in (r[2] or r[3]) for r in rows), rows
+    exp = zj("export", "--store", tmp_path / "echo-answer-ok.sqlite")
+    no_key_anywhere(tmp_path, *blobs, exp.stdout, exp.stderr)
+
+
+def test_absurd_token_counts_are_not_a_traceback(tmp_path, hostile):
+    """usage.prompt_tokens = 10**30 made the store's INSERT overflow (a traceback, exit 1)."""
+    srv, url = hostile()
+    inputs = texts(tmp_path)
+    for model in ("usage-huge", "usage-odd"):
+        p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / f"{model}.sqlite",
+               "--judge", f"openai:{model}@{url}", "--price", f"{model}=1,1", "-o", tmp_path / f"{model}.jsonl")
+        assert p.returncode == 0, p.stderr
+        rows = stored(tmp_path / f"{model}.sqlite")
+        assert [(r[0], r[1], r[4], r[5]) for r in rows] == [("ok", 0.5, 0, 0)] * 6  # not counts: 0
+        assert "cost $0.0000" in p.stderr
+
+
+def wait_rows(store, n, proc, timeout=60):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if store.exists():
+            try:
+                db = sqlite3.connect(store)
+                got = db.execute("SELECT count(*) FROM answers").fetchone()[0]
+                db.close()
+            except sqlite3.Error:
+                got = 0
+            if got >= n:
+                return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError("no answers stored in time")
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_path, server, sig, code):
+    """Ctrl-C / SIGTERM while requests are in flight: those answers (the server produced them: paid) are
+    awaited and stored before the exit (they were dropped before: served 381, stored 379); the run resumed
+    from the store asks nothing twice and writes the bytes of an uninterrupted run."""
+    import random
+
+    rng = random.Random(0)
+    truth = {"q0": {f"q0d{j}": rng.gauss(0, 1) for j in range(6)}}  # 15 pairs, 30 questions
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\tQID={q} x\n" for q in truth))
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tDOC={d} y\n" for q in truth for d in truth[q]))
+    with open(tmp_path / "p.jsonl", "w") as fh:
+        for q in truth:
+            for a in truth[q]:
+                for b in truth[q]:
+                    if a < b:
+                        fh.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
+    srv, url = server(truth=truth, delay=0.2)
+    args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv",
+            "--docs", tmp_path / "d.tsv", f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}", "--concurrency", 4]
+    proc = subprocess.Popen([str(a) for a in [*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl"]],
+                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_rows(tmp_path / "s.sqlite", 5, proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == code, err
+    n_stored = len(stored(tmp_path / "s.sqlite"))
+    assert 5 <= n_stored == len(srv.served) < 30, err  # every answer the server gave is in the store
+    assert "Traceback" not in err and "requests in flight" in err, err
+    assert not (tmp_path / "o.jsonl").exists()  # the output is written by a finished run only
+    p = zj(*args[3:], "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 0, p.stderr
+    assert len(srv.served) == len(set(srv.served)) == 30  # nothing asked twice
+    q = zj(*args[3:], "--store", tmp_path / "ref.sqlite", "-o", tmp_path / "ref.jsonl", "-Q")
+    assert q.returncode == 0, q.stderr
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+def test_second_signal_stops_at_once(tmp_path, server):
+    """A server that hangs: the first Ctrl-C waits for the requests in flight (up to --timeout), a second
+    one ends the run at once, exit 130, nothing stored."""
+    srv, url = server(faults={}, fault_rate=1.0, fault_kinds=("timeout",), hang=3)
+    inputs = texts(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "pref_eval.cli.judge", str(tmp_path / "p.jsonl"),
+                             *map(str, inputs), "--store", str(tmp_path / "s.sqlite"), "--timeout", "50",
+                             f"--judge=openai:m0@{url}"], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    t0 = time.monotonic()
+    while not srv.received and time.monotonic() - t0 < 30:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert proc.poll() is None  # waiting for the requests in flight
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert stored(tmp_path / "s.sqlite") == []
+
+
+# ------------------------------------------------------------------ odd input files
+SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score': 0.5}), flush=True)\n"
+
+
+@pytest.mark.parametrize("case, files, message", [
+    ("duplicate docno, other text", {"d.tsv": b"d0\tA\nd1\tB\nd2\tC\nd0\tanother A\n"},
+     "d.tsv:4: document d0 again with another text (first on line 1); expected each document once"),
+    ("duplicate qid, other text", {"q.tsv": b"q0\tquery\nq0\tother\n"},
+     "q.tsv:2: query q0 again with another text (first on line 1)"),
+    ("duplicate docno in JSON lines", {"d.tsv": b'{"docno": "d0", "text": "A"}\n{"doc_id": "d0", "text": "B"}\n'},
+     "d.tsv:2: document d0 again with another text"),
+    ("zbench document twice in a query",
+     {"d.tsv": b'{"query": {"id": "q0", "query": "x"}, "documents": [{"id": "d0", "content": "A"}]}\n'
+               b'{"query": {"id": "q0", "query": "x"}, "documents": [{"id": "d0", "content": "Z"}]}\n'},
+     "d.tsv:2: document d0 of query q0 again with another text (first on line 1)"),
+    ("a byte that is not UTF-8", {"d.tsv": b"d0\tA\nd1\tcaf\xe9\n"}, "d.tsv:2: byte 0xe9 is not UTF-8 text"),
+    ("a self-pair", {"p.jsonl": b'{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n{"qid": "q0", "doc_a": "d2", '
+                                b'"doc_b": "d2"}\n'},
+     "p.jsonl:2: pair of document d2 with itself (expected two different documents)"),
+    ("a self-pair, zelo_pairs next format", {"p.jsonl": b"q0 d0 d1\r\nq0 d1 d1\r\n"}, "p.jsonl:2: pair of document d1"),
+    ("no pair has its texts (the wrong --docs)", {"p.jsonl": b"q0 x1 x2\nq1 x2 x3\n"},
+     "d.tsv: none of the 2 pairs of"),
+])
+def test_bad_text_and_pair_files_name_file_and_line(tmp_path, case, files, message):
+    """Each bad input: one line 'zelo_judge: FILE:LINE: ...', exit 2, nothing asked, no output written.
+    Before: duplicates were taken silently (the last text judged), a self-pair was skipped with a warning,
+    a PAIRS file without any text gave an empty output and exit 0, a bad byte had no line."""
+    inputs = texts(tmp_path)
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "judge.py").write_text(SCORER + "open('asked', 'a').write('x')\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl",
+           f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", cwd=tmp_path)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("zelo_judge: "), p.stderr
+    assert message in lines[0], lines[0]
+    assert not (tmp_path / "asked").exists() and not (tmp_path / "o.jsonl").exists()
+
+
+def test_odd_but_valid_text_files(tmp_path):
+    """A BOM, CRLF or CR-only line ends, tabs inside a text, a duplicate with the same text: accepted, and
+    the judge sees the texts as written (tabs kept, no CR, no BOM)."""
+    texts(tmp_path, nq=1, nd=3)
+    (tmp_path / "q.tsv").write_bytes(b"\xef\xbb\xbfq0\tthe\tquery\r\n")
+    (tmp_path / "d.tsv").write_bytes(b"d0\tA\ttab\rd1\tB\rd2\tC\rd1\tB\r")
+    (tmp_path / "judge.py").write_text(
+        "import sys, json\nlog = open('seen.jsonl', 'a')\nfor line in sys.stdin:\n    log.write(line)\n"
+        "    log.flush()\n    print(json.dumps({'score': 0.5}), flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+           tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    seen = [json.loads(x) for x in (tmp_path / "seen.jsonl").read_text().splitlines()]
+    assert [(r["query"], r["doc_a"], r["doc_b"]) for r in seen] == [
+        ("the\tquery", "A\ttab", "B"), ("the\tquery", "A\ttab", "C"), ("the\tquery", "B", "C")]
