@@ -250,7 +250,9 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
       U_i = (n - 1)(mean of jackknife means - jackknife mean_i).
 
     p-value (shift method, H0 moved to the observed mean):
-    (#{|mean* - mean| >= |mean|} + 1) / (B + 1).
+    (#{|mean* - mean| >= |mean|} + 1) / (B + 1). With fewer than two topics the
+    p-value and the interval are nan (undefined, as the t-test's; scipy's
+    ``bootstrap`` refuses one observation).
     """
     from scipy import stats
     from scipy.special import ndtr, ndtri
@@ -261,9 +263,9 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
     if method not in ("bca", "percentile", "basic"):
         raise ValueError(f"unknown bootstrap interval {ci_method!r}")
     nan = np.full(k, np.nan)
-    if n == 0:
-        return {"statistic": nan, "p_value": nan.copy(), "ci_low": nan.copy(), "ci_high": nan.copy(),
-                "resamples": resamples}
+    if n < 2:  # one topic: every resample is that topic, the bootstrap distribution is a point (scipy refuses)
+        return {"statistic": D.mean(axis=1) if n else nan, "p_value": nan.copy(), "ci_low": nan.copy(),
+                "ci_high": nan.copy(), "resamples": resamples}
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (resamples, n))
     B = resamples

@@ -1,0 +1,199 @@
+"""Random ir-measures names with odd parameter values on random corner-case collections, live against ir-measures.
+
+The session-8 adversarial trial (d17) as a test. Names are drawn from
+``ir_measures.measures.registry`` (every name and alias) with 0–3 of the
+parameters each declares, the values drawn from menus of ordinary and odd
+ones (0, negative, huge, wrong type, boundaries of the ranges), with or
+without ``@k``/``@x``. Collections: 1–8 topics, numeric or alphanumeric ids,
+graded grades up to 10 and negative ones, topics without any relevant
+document, topics the run lacks and run topics without qrels, runs of one to
+forty documents (cutoffs far beyond them), score ties; the run is given to
+ir-measures in trec_eval's order for the providers that keep the input order
+of ties (cwl_eval, accuracy) and shuffled inside each topic for the others
+(pytrec_eval, pyndeval, gdeval, judged, msmarco, compat sort it themselves).
+
+For every name:
+
+* ir-measures computes it → pref_eval gives the same value for every topic
+  of the run (tolerance 1e-9; gdeval prints 5 decimals: 5e-6; cwl_eval 5e-5),
+  or refuses it with a one-line UsageError / EvaluationError;
+* ir-measures cannot (parse error, assertion, unsupported) → pref_eval
+  refuses it in one line or computes it; it never raises anything else.
+
+Topics whose grades are all ≤ -2 are not generated (pytrec_eval, like
+trec_eval, crashes on them: documented in docs/differences.md), nor cutoffs
+≤ 0 sent to ir-measures (pytrec_eval aborts the process).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import random
+
+import pytest
+
+import pref_eval
+from pref_eval.errors import EvaluationError, UsageError
+from pref_eval.measures import parse_measure
+
+ir_measures = pytest.importorskip("ir_measures")
+pytest.importorskip("pytrec_eval")
+
+TOL = {"gdeval": 5e-6, "cwl_eval": 5e-5}
+FILE_ORDER = ("cwl_eval", "accuracy")
+MENU = {
+    "cutoff": [1, 2, 3, 5, 10, 100, 1000, 10**7, 0, -1, 2.5, "'a'", True],
+    "rel": [0, 1, 2, 3, 5, 100, -1, -3, 1.5, True, "'x'"],
+    "judged_only": [True, False, 1, 0, "'yes'"],
+    "dcg": ["'log2'", "'exp-log2'", "'foo'", 1],
+    "gains": ["{0: 0, 1: 1, 2: 3}", "{}", "{1: -1}", "{1: 0.5, 2: 2.5}", "{0: 1, 1: 1}", "{1: 1e6}",
+              "{'a': 1}", "[1, 2]", "{0: 1, 1: 1, 2: 1}", "{3: 10, 2: 5}", "{0: 2}"],
+    "p": [0.5, 0.8, 0.99, 0, 1, 0.0, 1.0, -0.5, 1.5, 2, "'x'", 0.1],
+    "alpha": [0, 1, 0.3, 0.5, -0.1, 1.5],
+    "beta": [0, 0.5, 1, 2, -1, 0.25],
+    "T": [0, 0.5, 1, 2, 10, -1],
+    "min_rel": [0, 1, 2, -1, 5],
+    "max_rel": [1, 2, 4, 10, 0, -1, 3],
+    "recall": [0, 0.1, 0.25, 0.5, 1, 1.5, -0.1, 0.33333, 0.7],
+    "relative": [True, False],
+    "normalize": [True, False],
+}
+AT_K = ["@1", "@2", "@5", "@10", "@20", "@1000", "@0", "@100000000"]
+AT_X = ["@0.1", "@0.5", "@0", "@1", "@0.25", "@1.5", "@0.2"]
+
+
+def collection(seed: int):
+    rng = random.Random(seed)
+    gradeset = rng.choice([[0, 1], [-1, 0, 1, 2], [-2, -1, 0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5, 6, 7, 10],
+                           [0, 0, 0, 1], [-1, 0, 3]])
+    numeric = rng.random() < 0.6
+    qrels, run = [], []
+    for qi in range(rng.randint(1, 8)):
+        q = str(qi + 1) if numeric else f"q{qi}x"
+        docs = list(dict.fromkeys(f"d{i}" if rng.random() < 0.8 else f"D{i:03d}" for i in range(rng.randint(1, 40))))
+        judged = rng.sample(docs, rng.randint(0, len(docs)))
+        kind = rng.random()
+        if kind < 0.15:
+            grades = [0] * len(judged)  # no relevant document
+        elif kind < 0.2:
+            grades = [rng.choice([g for g in gradeset if g <= 0]) for _ in judged]
+        else:
+            grades = [rng.choice(gradeset) for _ in judged]
+        if grades and max(grades) <= -2:
+            grades[0] = 0
+        if rng.random() < 0.9:  # else a run topic without qrels
+            qrels += [ir_measures.Qrel(q, d, g) for d, g in zip(judged, grades, strict=True)]
+        if rng.random() < 0.85:  # else a qrels topic the run lacks
+            n = rng.choice([1, 2, 3, rng.randint(1, len(docs))])
+            tie = rng.random()
+            for d in rng.sample(docs, min(n, len(docs))):
+                s = (rng.choice([1.0, 2.0]) if tie < 0.3 else 5.0 if tie < 0.4 else float(rng.randint(-3, 3))
+                     if tie < 0.5 else round(rng.uniform(-10, 10), 4))
+                run.append(ir_measures.ScoredDoc(q, d, s))
+    if not run or not qrels or not ({q.query_id for q in qrels} & {r.query_id for r in run}):
+        qrels.append(ir_measures.Qrel("1" if numeric else "q0x", "dfix", 1))
+        run.append(ir_measures.ScoredDoc("1" if numeric else "q0x", "dfix", 1.0))
+    return qrels, run
+
+
+def names(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed * 7919)
+    reg = ir_measures.measures.registry
+    keys = sorted(reg)
+    out = []
+    for _ in range(n):
+        name = rng.choice(keys)
+        params = list(getattr(reg[name], "SUPPORTED_PARAMS", {}))
+        chosen = rng.sample(params, min(rng.choice([0, 0, 1, 1, 2, 3]), len(params)))
+        kv = [f"{p}={rng.choice(MENU[p])}" for p in chosen]
+        s = name + (f"({', '.join(kv)})" if kv else "")
+        if "recall" in params and rng.random() < 0.6:
+            s += rng.choice(AT_X)
+        elif "cutoff" in params and rng.random() < 0.6:
+            s += rng.choice(AT_K)
+        out.append(s)
+    return list(dict.fromkeys(out))
+
+
+def trec_order(run):
+    by_docno_desc = sorted(run, key=lambda r: r.doc_id.encode(), reverse=True)
+    return sorted(by_docno_desc, key=lambda r: (r.query_id, -r.score))
+
+
+def theirs(name: str, qrels, run, seed: int):
+    if "@0" in name.replace("@0.", "") or "cutoff=0" in name or "cutoff=-" in name:
+        return None, ""  # pytrec_eval aborts the process on a cutoff ≤ 0
+    try:
+        m = ir_measures.parse_measure(name)
+        prov = next((p.NAME for p in ir_measures.DefaultPipeline.providers if p.supports(m)), "")
+        given = trec_order(run)
+        if prov not in FILE_ORDER:
+            rng = random.Random(seed)
+            given = []
+            for q in dict.fromkeys(x.query_id for x in run):
+                part = [x for x in run if x.query_id == q]
+                rng.shuffle(part)
+                given += part
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            res = list(ir_measures.iter_calc([m], qrels, given))
+    except Exception:  # noqa: BLE001 -- not computable by ir-measures here
+        return None, ""
+    return {r.query_id: float(r.value) for r in res}, prov
+
+
+def ours(name: str, qrels, run):
+    rd: dict = {}
+    for r in run:
+        rd.setdefault(r.query_id, {})[r.doc_id] = r.score
+    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], rd, [name])
+    out: dict[str, dict[str, float]] = {}
+    for m, q, v in zip(df.measure, df.qid, df.value, strict=True):
+        out.setdefault(str(m), {})[str(q)] = float(v)
+    return out
+
+
+def check_seed(seed: int, n: int):
+    import logging
+
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    qrels, run = collection(seed)
+    in_run = {r.query_id for r in run}
+    counts = {"equal": 0, "refused": 0, "extra": 0}
+    wrong = []
+    for name in names(seed, n):
+        expected, prov = theirs(name, qrels, run, seed)
+        try:
+            parse_measure(name)
+            got = ours(name, qrels, run)
+        except (UsageError, EvaluationError) as e:
+            assert str(e) and "\n" not in str(e), (name, str(e))
+            counts["refused"] += 1
+            continue
+        if expected is None:  # trec_eval names (bare P: nine columns) and names ir-measures cannot compute
+            counts["extra"] += 1
+            continue
+        assert len(got) == 1, (name, list(got))
+        [got] = got.values()
+        tol = TOL.get(prov, 1e-9)
+        for q in (set(expected) | set(got)) & in_run:
+            x, y = expected.get(q), got.get(q)
+            if x is None:  # a topic the provider leaves out (documented): 0
+                ok = y in (None, 0.0)
+            else:
+                ok = y is not None and (math.isclose(x, y, abs_tol=tol, rel_tol=1e-9)
+                                        or (math.isnan(x) and math.isnan(y)))
+            if not ok:
+                wrong.append((seed, name, prov, q, y, x))
+        counts["equal"] += 1
+    return counts, wrong
+
+
+SEEDS = [7, 11] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 112)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_names_on_corner_case_collections(seed):
+    counts, wrong = check_seed(seed, 60)
+    assert not wrong, "\n".join(map(str, wrong[:20]))
+    assert counts["equal"] >= 10, counts
