@@ -98,3 +98,18 @@ def test_accuracy_summary_counts_queries_without_a_relevant_document():
         rd.setdefault(r.query_id, {})[r.doc_id] = r.score
     agg = pref_eval.calc_aggregate(["Accuracy"], [(q.query_id, q.doc_id, q.relevance) for q in GRADED], rd)
     assert agg["Accuracy"] == pytest.approx(q1["1"] / 2)
+
+
+def test_scores_equal_only_in_float32_are_ranked_as_written():
+    """pytrec_eval rounds scores to float32, so 1.00000001 ties 1.0 and docno decides (z before a).
+
+    Documented difference (docs/differences.md): we rank as written (a first) unless trec9=True.
+    """
+    qrels = [Q("1", "z", 1), Q("1", "a", 0)]
+    run = [S("1", "z", 1.0), S("1", "a", 1.00000001)]
+    for name in ("P@1", "RR", "AP", "Bpref", "nDCG@1"):
+        assert _theirs(name, qrels, run) == {"1": 1.0}
+        assert _ours(name, qrels, run) == {"1": 0.0 if name in ("P@1", "Bpref", "nDCG@1") else 0.5}
+        df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels],
+                                {"1": {"z": 1.0, "a": 1.00000001}}, [name], trec9=True)
+        assert list(df.value) == [1.0]
