@@ -113,3 +113,13 @@ def test_scores_equal_only_in_float32_are_ranked_as_written():
         df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels],
                                 {"1": {"z": 1.0, "a": 1.00000001}}, [name], trec9=True)
         assert list(df.value) == [1.0]
+
+
+def test_printed_set_f_name_is_accepted_as_ir_measures_trec_names_are():
+    """``set_F_0.5`` (trec_eval's printed name; ir-measures' ``parse_trec_measure`` reads it) was refused."""
+    from ir_measures.util import parse_trec_measure
+
+    [m] = parse_trec_measure("set_F_0.5")
+    theirs = {x.query_id: float(x.value) for x in irm.iter_calc([m], GRADED, GRADED_RUN)}
+    ours = _ours("set_F_0.5", GRADED, GRADED_RUN)
+    assert _same(ours, theirs) and ours == _ours("set_F.0.5", GRADED, GRADED_RUN)
