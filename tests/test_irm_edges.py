@@ -123,3 +123,18 @@ def test_printed_set_f_name_is_accepted_as_ir_measures_trec_names_are():
     theirs = {x.query_id: float(x.value) for x in irm.iter_calc([m], GRADED, GRADED_RUN)}
     ours = _ours("set_F_0.5", GRADED, GRADED_RUN)
     assert _same(ours, theirs) and ours == _ours("set_F.0.5", GRADED, GRADED_RUN)
+
+
+def test_numret_of_a_topic_with_only_negative_grades():
+    """pytrec_eval's num_ret of such a topic depends on the other topics of the call (0 with them, 1 alone).
+
+    trec_eval 9 and 10 print num_ret 1 for it (one retrieved document); so do we, whatever the other topics.
+    """
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"2": {"D000": -1}, "1": {"x": 1}}
+    together = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret"}).evaluate({"2": {"D000": 6.9}, "1": {"x": 1.0}})
+    alone = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret"}).evaluate({"2": {"D000": 6.9}})
+    assert (together["2"]["num_ret"], alone["2"]["num_ret"]) == (0.0, 1.0)  # the peer's inconsistency
+    q = [Q("2", "D000", -1), Q("1", "x", 1)]
+    assert _ours("NumRet", q, [S("2", "D000", 6.9), S("1", "x", 1.0)]) == {"1": 1.0, "2": 1.0}
+    assert _ours("NumRet", q, [S("2", "D000", 6.9)]) == {"2": 1.0}
