@@ -126,15 +126,13 @@ def test_printed_set_f_name_is_accepted_as_ir_measures_trec_names_are():
 
 
 def test_numret_of_a_topic_with_only_negative_grades():
-    """pytrec_eval's num_ret of such a topic depends on the other topics of the call (0 with them, 1 alone).
+    """pytrec_eval 0.5.11 gave num_ret 0 for topic 2 here (1 with the score 6.9, or topic 2 alone).
 
-    trec_eval 9 and 10 print num_ret 1 for it (one retrieved document); so do we, whatever the other topics.
+    trec_eval 9 and 10 (built from source) print num_ret 1 for it: one retrieved document; so do we.
+    pytrec_eval alone is the live oracle of the value (its 0 is not asserted: it changes with the score).
     """
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrels = {"2": {"D000": -1}, "1": {"x": 1}}
-    together = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret"}).evaluate({"2": {"D000": 6.9}, "1": {"x": 1.0}})
-    alone = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret"}).evaluate({"2": {"D000": 6.9}})
-    assert (together["2"]["num_ret"], alone["2"]["num_ret"]) == (0.0, 1.0)  # the peer's inconsistency
+    alone = pytrec_eval.RelevanceEvaluator({"2": {"D000": -1}}, {"num_ret"}).evaluate({"2": {"D000": 6.8968}})
     q = [Q("2", "D000", -1), Q("1", "x", 1)]
-    assert _ours("NumRet", q, [S("2", "D000", 6.9), S("1", "x", 1.0)]) == {"1": 1.0, "2": 1.0}
+    assert _ours("NumRet", q, [S("2", "D000", 6.8968), S("1", "x", 1.0)]) == {"1": 1.0, "2": alone["2"]["num_ret"]}
     assert _ours("NumRet", q, [S("2", "D000", 6.9)]) == {"2": 1.0}
