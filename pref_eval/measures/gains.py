@@ -203,12 +203,17 @@ def seg_cumsum(x: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     if not len(x):
         return np.zeros(0)
     nseg, m = len(n), int(n.max())
+    if bool(np.all(n == m)):  # segments of one length (a run cut at one depth): rows of a matrix, no padding
+        return np.cumsum(np.asarray(x, dtype=np.float64).reshape(nseg, m), axis=1).reshape(-1)
     if nseg * m <= 8_000_000:
-        seg = np.repeat(np.arange(nseg), n)
-        pos = np.arange(len(x)) - ptr[:-1][seg]
-        pad = np.zeros((nseg, m))
-        pad[seg, pos] = x
-        return np.cumsum(pad, axis=1)[seg, pos]
+        # one flat index into the (segments x longest) padded matrix: row * m + position in the segment
+        cell = np.repeat(np.arange(nseg, dtype=np.int64) * m - ptr[:-1], n)
+        cell += np.arange(len(x))
+        pad = np.zeros(nseg * m)
+        pad[cell] = x
+        pad = pad.reshape(nseg, m)
+        np.cumsum(pad, axis=1, out=pad)  # in place: each sum reads the running sum and its own cell only
+        return pad.reshape(-1)[cell]
     out = np.empty(len(x))
     for i in np.flatnonzero(n):  # loop per query (few long ones), not per document
         out[ptr[i]:ptr[i + 1]] = np.cumsum(x[ptr[i]:ptr[i + 1]])

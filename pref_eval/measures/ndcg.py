@@ -169,11 +169,11 @@ def ndcg_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def _ideal_at_ranks(gs: GainSetup, r, cum_ideal: np.ndarray) -> np.ndarray:
-    """For every retrieved doc at rank i: ideal DCG through rank min(i, J-1)."""
-    J = gs.ideal_len[r.qidx]
-    k = np.minimum(r.pos, J - 1)
-    idx = gs.iptr[:-1][r.qidx] + k
+def _ideal_at_ranks(gs: GainSetup, qidx: np.ndarray, pos: np.ndarray, cum_ideal: np.ndarray) -> np.ndarray:
+    """For retrieved docs of queries ``qidx`` at ranks ``pos``: ideal DCG through rank min(pos, J-1)."""
+    J = gs.ideal_len[qidx]
+    k = np.minimum(pos, J - 1)
+    idx = gs.iptr[:-1][qidx] + k
     return np.where(J > 0, cum_ideal[np.clip(idx, 0, max(len(cum_ideal) - 1, 0))] if len(cum_ideal) else 0.0, 0.0)
 
 
@@ -184,15 +184,20 @@ def ndcg_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     w = discounted(gs.result_gain, r.pos)
     cum_dcg = seg_cumsum(w, r.ptr)
+    total_dcg = r.per_query_sum(w)
+    del w
+    # only the documents with a positive gain count: the running sums are taken there (no full-length
+    # temporaries beyond the running DCG)
+    pg = np.flatnonzero(gs.result_gain > 0)
+    qg = r.qidx[pg]
     cum_ideal = seg_cumsum(discounted(gs.ideal, gs.ipos), gs.iptr)
-    at = _ideal_at_ranks(gs, r, cum_ideal)
-    pos_gain = gs.result_gain > 0
+    at = _ideal_at_ranks(gs, qg, r.pos[pg], cum_ideal)
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_doc = np.where(pos_gain, cum_dcg / np.where(pos_gain, at, 1.0), 0.0)
-        s = np.bincount(r.qidx[pos_gain], weights=per_doc[pos_gain], minlength=r.nq)
-        nrr = np.bincount(r.qidx[pos_gain], minlength=r.nq)
+        per_doc = cum_dcg[pg] / at
+        del cum_dcg
+        s = np.bincount(qg, weights=per_doc, minlength=r.nq)
+        nrr = np.bincount(qg, minlength=r.nq)
         J = gs.ideal_len.astype(np.float64)
-        total_dcg = r.per_query_sum(w)
         total_ideal = np.bincount(gs.iqidx, weights=discounted(gs.ideal, gs.ipos), minlength=r.nq)
         s = s + (J - nrr) * total_dcg / total_ideal
         return np.where(s > 0, s / J, 0.0).reshape(-1, 1)
@@ -257,20 +262,33 @@ def rndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="Σ_i g(d_i)/log2(2 + C_i − S_i) / Σ g*",
          citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
 def g_measure(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+    """Rank i costs the ideal gain at rank i (at least 1) while the ideal list lasts, then 1; C_i and S_i are
+    the running cost and gain. Computed with two full-length arrays (the costs, their running sums): the
+    ranks inside the ideal list are gathered per query, the sums taken at the documents with a gain."""
     gs = setup_gains(r, params)
     nq = r.nq
-    J = gs.ideal_len
-    Jr = np.where(gs.top > 0, J, 0)[r.qidx]
-    idx = np.clip(gs.iptr[:-1][r.qidx] + r.pos, 0, max(len(gs.ideal) - 1, 0))
-    ideal_here = gs.ideal[idx] if len(gs.ideal) else np.zeros(len(r.pos))
-    cost = np.where(r.pos < Jr, np.maximum(ideal_here, 1.0), 1.0)
+    counts = np.diff(r.ptr)
+    inside = np.minimum(np.where(gs.top > 0, gs.ideal_len, 0), counts)  # ranks within the ideal list
+    cost = np.ones(len(r.pos))
+    m = int(inside.sum())
+    if m:
+        qq = np.repeat(np.arange(nq), inside)
+        k = np.arange(m) - np.repeat(np.cumsum(inside) - inside, inside)
+        cost[r.ptr[:-1][qq] + k] = np.maximum(gs.ideal[gs.iptr[:-1][qq] + k], 1.0)
+        del qq, k
     sum_cost = seg_cumsum(cost, r.ptr)
-    sum_res = seg_cumsum(gs.result_gain, r.ptr)
-    nz = gs.result_gain != 0
-    w = np.zeros(len(r.pos))
+    del cost
+    nz = np.flatnonzero(gs.result_gain != 0)
+    qz = r.qidx[nz]
+    gain = gs.result_gain[nz]
+    # running gain at the documents with a gain: the zero gains in between add +0.0 (no change)
+    zptr = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qz, minlength=nq), out=zptr[1:])
+    sum_res = seg_cumsum(gain, zptr)
     with np.errstate(divide="ignore", invalid="ignore"):
-        w[nz] = gs.result_gain[nz] / np.log2(2.0 + sum_cost[nz] - sum_res[nz])
-    res_g = r.per_query_sum(w)
+        w = gain / np.log2(2.0 + sum_cost[nz] - sum_res)
+    del sum_cost
+    res_g = np.bincount(qz, weights=w, minlength=nq)  # the per-query sum without its +0.0 terms
     sum_ideal = np.bincount(gs.iqidx, weights=gs.ideal, minlength=nq)
     return _ratio(res_g, sum_ideal).reshape(-1, 1)
 
