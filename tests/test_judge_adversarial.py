@@ -36,6 +36,7 @@ class Hostile:
         self.served: dict[str, int] = {}
         self.received: dict[str, int] = {}
         self.dead_after: int | None = None  # answers served before every connection is dropped unanswered
+        self.inflight = self.max_inflight = 0
 
     async def handle(self, req):
         body = await req.json()
@@ -46,7 +47,10 @@ class Hostile:
             req.transport.close()  # no response at all: the client sees the connection end
             return web.Response(status=500)
         if self.delay:
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
             await asyncio.sleep(self.delay)
+            self.inflight -= 1
         content = '{"score": 0.5}'
         usage: dict = {"prompt_tokens": 10, "completion_tokens": 3}
         if m == "echo400":
@@ -408,3 +412,15 @@ def test_a_key_pasted_into_a_spec_is_never_echoed(tmp_path, spec, secret):
     assert p.returncode == 2 and p.stderr.startswith("zelo_judge: --judge: ") and p.stderr.count("\n") == 1
     assert secret not in p.stderr and secret not in p.stdout
     assert not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_is_a_limit_over_all_judges(tmp_path, hostile, concurrency):
+    """--concurrency N: never more than N requests in flight at the server, whatever the number of judges,
+    and N are reached (12 slow questions of 2 judges)."""
+    srv, url = hostile(delay=0.15)
+    inputs = texts(tmp_path, nq=1, nd=4)  # 6 pairs x 2 judges
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--concurrency", concurrency, "-Q",
+           f"--judge=openai:a@{url}", f"--judge=openai:b@{url}")
+    assert p.returncode == 0, p.stderr
+    assert sum(srv.served.values()) == 12 and srv.max_inflight == concurrency
