@@ -424,3 +424,23 @@ def test_concurrency_is_a_limit_over_all_judges(tmp_path, hostile, concurrency):
            f"--judge=openai:a@{url}", f"--judge=openai:b@{url}")
     assert p.returncode == 0, p.stderr
     assert sum(srv.served.values()) == 12 and srv.max_inflight == concurrency
+
+
+def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):
+    """--store naming an input file: an empty PAIRS file was turned into an SQLite database (an output over
+    an input), a text file was reported as 'not a zelo_judge store' (exit 2 for the wrong reason); a store in
+    a missing directory was 'not a zelo_judge store (unable to open database file)', exit 2 -- it is an
+    output that cannot be written: exit 1."""
+    inputs = texts(tmp_path)
+    judge = f"--judge=cmd:{sys.executable} -c 'print(0)'"
+    (tmp_path / "empty.txt").write_bytes(b"")
+    p = zj(tmp_path / "empty.txt", *inputs, "--store", tmp_path / "empty.txt", judge)
+    assert p.returncode == 2 and "is the same file as PAIRS" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert (tmp_path / "empty.txt").read_bytes() == b""
+    before = (tmp_path / "d.tsv").read_bytes()
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "d.tsv", judge)
+    assert p.returncode == 2 and "is the same file as --docs" in p.stderr, p.stderr
+    assert (tmp_path / "d.tsv").read_bytes() == before
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "no" / "s.sqlite", judge)
+    assert p.returncode == 1 and p.stderr == f"zelo_judge: {tmp_path / 'no' / 's.sqlite'}: cannot write: directory " \
+        f"{tmp_path / 'no'} does not exist\n", p.stderr
