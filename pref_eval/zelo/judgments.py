@@ -207,8 +207,8 @@ class Judgments:
         pd = (ukey % nn)[order]
         local = np.empty(len(ukey), dtype=np.int64)
         # queries that already hold documents (a dataset, an earlier file) are looked up by name
-        had = np.array([len(self.docs[self.queries[k]]) > 0 or self.queries[k] in self.closed
-                        for k in range(len(self.queries))], dtype=bool)
+        had = np.zeros(len(self.queries), dtype=bool)  # looked up for this part's queries only
+        had[qmap] = [len(self.docs[self.queries[k]]) > 0 or self.queries[k] in self.closed for k in qmap.tolist()]
         old = had[pq]
         if old.any():
             where = np.flatnonzero(old)
