@@ -98,3 +98,41 @@ def test_accuracy_summary_counts_queries_without_a_relevant_document():
         rd.setdefault(r.query_id, {})[r.doc_id] = r.score
     agg = pref_eval.calc_aggregate(["Accuracy"], [(q.query_id, q.doc_id, q.relevance) for q in GRADED], rd)
     assert agg["Accuracy"] == pytest.approx(q1["1"] / 2)
+
+
+def test_scores_equal_only_in_float32_are_ranked_as_written():
+    """pytrec_eval rounds scores to float32, so 1.00000001 ties 1.0 and docno decides (z before a).
+
+    Documented difference (docs/differences.md): we rank as written (a first) unless trec9=True.
+    """
+    qrels = [Q("1", "z", 1), Q("1", "a", 0)]
+    run = [S("1", "z", 1.0), S("1", "a", 1.00000001)]
+    for name in ("P@1", "RR", "AP", "Bpref", "nDCG@1"):
+        assert _theirs(name, qrels, run) == {"1": 1.0}
+        assert _ours(name, qrels, run) == {"1": 0.0 if name in ("P@1", "Bpref", "nDCG@1") else 0.5}
+        df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels],
+                                {"1": {"z": 1.0, "a": 1.00000001}}, [name], trec9=True)
+        assert list(df.value) == [1.0]
+
+
+def test_printed_set_f_name_is_accepted_as_ir_measures_trec_names_are():
+    """``set_F_0.5`` (trec_eval's printed name; ir-measures' ``parse_trec_measure`` reads it) was refused."""
+    from ir_measures.util import parse_trec_measure
+
+    [m] = parse_trec_measure("set_F_0.5")
+    theirs = {x.query_id: float(x.value) for x in irm.iter_calc([m], GRADED, GRADED_RUN)}
+    ours = _ours("set_F_0.5", GRADED, GRADED_RUN)
+    assert _same(ours, theirs) and ours == _ours("set_F.0.5", GRADED, GRADED_RUN)
+
+
+def test_numret_of_a_topic_with_only_negative_grades():
+    """pytrec_eval 0.5.11 gave num_ret 0 for topic 2 here (1 with the score 6.9, or topic 2 alone).
+
+    trec_eval 9 and 10 (built from source) print num_ret 1 for it: one retrieved document; so do we.
+    pytrec_eval alone is the live oracle of the value (its 0 is not asserted: it changes with the score).
+    """
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    alone = pytrec_eval.RelevanceEvaluator({"2": {"D000": -1}}, {"num_ret"}).evaluate({"2": {"D000": 6.8968}})
+    q = [Q("2", "D000", -1), Q("1", "x", 1)]
+    assert _ours("NumRet", q, [S("2", "D000", 6.8968), S("1", "x", 1.0)]) == {"1": 1.0, "2": alone["2"]["num_ret"]}
+    assert _ours("NumRet", q, [S("2", "D000", 6.9)]) == {"2": 1.0}

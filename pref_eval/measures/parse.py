@@ -131,11 +131,11 @@ def _load_families_for(args: Iterable[str]) -> None:
 
 
 def _printed_form(name: str) -> tuple[MeasureSpec, str] | None:
-    """``P_10`` / ``ndcg_cut_10`` / ``iprec_at_recall_0.10`` → (spec, param text)."""
+    """``P_10`` / ``ndcg_cut_10`` / ``iprec_at_recall_0.10`` / ``set_F_0.5`` (as printed) → (spec, param text)."""
     for i in range(len(name) - 1, 0, -1):
         if name[i] == "_" and name[:i] in REGISTRY:
             spec = REGISTRY[name[:i]]
-            if spec.param_kind in ("cutoffs", "floats") and re.fullmatch(r"[0-9.,+-]+", name[i + 1:]):
+            if spec.param_kind in ("cutoffs", "floats", "raw") and re.fullmatch(r"[0-9.,+-]+", name[i + 1:]):
                 return spec, name[i + 1:]
     return None
 
