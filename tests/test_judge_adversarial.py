@@ -28,18 +28,23 @@ KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the ke
 
 
 class Hostile:
-    """The stand-in; ``served`` counts the 200 answers per model, ``delay`` seconds before each answer."""
+    """The stand-in; ``served`` counts the 200 answers per model, ``delay`` seconds before each answer;
+    ``dead_after``: that many answers, then every connection is dropped without a response."""
 
     def __init__(self, delay: float = 0.0) -> None:
         self.delay = delay
         self.served: dict[str, int] = {}
         self.received: dict[str, int] = {}
+        self.dead_after: int | None = None  # answers served before every connection is dropped unanswered
 
     async def handle(self, req):
         body = await req.json()
         m = body["model"]
         auth = req.headers.get("Authorization", "")[7:]
         self.received[m] = self.received.get(m, 0) + 1
+        if self.dead_after is not None and sum(self.served.values()) >= self.dead_after:
+            req.transport.close()  # no response at all: the client sees the connection end
+            return web.Response(status=500)
         if self.delay:
             await asyncio.sleep(self.delay)
         content = '{"score": 0.5}'
@@ -313,3 +318,46 @@ def test_odd_but_valid_text_files(tmp_path):
     seen = [json.loads(x) for x in (tmp_path / "seen.jsonl").read_text().splitlines()]
     assert [(r["query"], r["doc_a"], r["doc_b"]) for r in seen] == [
         ("the\tquery", "A\ttab", "B"), ("the\tquery", "A\ttab", "C"), ("the\tquery", "B", "C")]
+
+
+# ------------------------------------------------------------------ a server that goes away
+def test_server_gone_mid_run_stops_stores_no_failures_and_resumes(tmp_path, hostile):
+    """The server drops every connection after 5 answers (as a crashed vLLM would): the run stops after
+    8 questions in a row without an answer -- it used to store every remaining question as a failed vote
+    (counted as a tie, never asked again without --retry-failed), retrying each one -- exits 1 with one line,
+    writes the pairs judged, and stores no failure; run again once the server is back, it asks only the
+    rest, nothing twice, and writes the bytes of an uninterrupted run."""
+    srv, url = hostile()
+    srv.dead_after = 5
+    inputs = texts(tmp_path, nq=3, nd=4)  # 18 pairs
+    args = [tmp_path / "p.jsonl", *inputs, f"--judge=openai:m@{url},name=m", "--concurrency", 1, "--retries", 1,
+            "--backoff", 0]
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.startswith("zelo_judge: 8 questions got no answer from the server (connection error"), p.stderr
+    assert p.stderr.count("\n") == 1
+    assert [r[0] for r in stored(tmp_path / "s.sqlite")] == ["ok"] * 5 and srv.served["m"] == 5
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 5
+    srv.dead_after = None
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert srv.served["m"] == 18  # 5 + 13: nothing asked twice
+    p = zj(*args, "--store", tmp_path / "ref.sqlite", "-o", tmp_path / "ref.jsonl", "-Q")
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+def test_no_server_at_all_stops_at_once(tmp_path):
+    """Nothing listens on the port: exit 1 after max(8, --concurrency) questions, nothing stored."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connections are refused
+    inputs = texts(tmp_path, nq=4, nd=5)  # 40 pairs
+    t0 = time.monotonic()
+    p = zj(tmp_path / "p.jsonl", *inputs, f"--judge=openai:m@http://127.0.0.1:{port}/v1", "--retries", 2,
+           "--backoff", 0.01, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 1 and "stopped: 8 questions in a row got no answer" in p.stderr, p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("zelo_judge: ") and "were not stored" in p.stderr
+    assert stored(tmp_path / "s.sqlite") == [] and (tmp_path / "o.jsonl").read_text() == ""
+    assert time.monotonic() - t0 < 30

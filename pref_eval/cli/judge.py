@@ -90,11 +90,19 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
     from ..api import judge
 
     log = Log("zelo_judge", quiet)
-    judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
-          prompt=prompt, both_orders=both_orders, ties=ties, api_key_env=api_key_env, concurrency=concurrency,
-          rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
-          max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,
-          log=log)
+    sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
+                 prompt=prompt, both_orders=both_orders, ties=ties, api_key_env=api_key_env, concurrency=concurrency,
+                 rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
+                 max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,
+                 log=log)
+    from ..judge.run import unreached_line
+
+    line = unreached_line(sess)
+    if line is not None:  # not everything was asked (the output holds what was): exit 1, even with -Q
+        import sys
+
+        sys.stderr.write(f"zelo_judge: {line}\n")
+        return 1
     return 0
 
 

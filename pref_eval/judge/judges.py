@@ -38,10 +38,11 @@ class Answer:
 class Transient(Exception):
     """A failure worth retrying; ``retry_after`` in seconds when the server said so."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, *, unreached: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.unreached = unreached  # no connection, or it broke before an answer came: nothing to keep
 
 
 class Fatal(UsageError):
@@ -149,7 +150,9 @@ class OpenAIJudge:
         except openai.APITimeoutError:
             raise Transient(f"timeout after {self.timeout:g} s") from None
         except openai.APIConnectionError as err:
-            raise Transient(self._redact(f"connection error: {err}")[:300]) from None
+            cause = err.__cause__ or err.__context__
+            detail = f" ({type(cause).__name__})" if cause is not None else ""
+            raise Transient(self._redact(f"connection error: {err}{detail}")[:300], unreached=True) from None
         except openai.APIStatusError as err:
             code = err.status_code
             if code in (401, 403):

@@ -269,8 +269,8 @@ class Session:
             reps = repetitions(t, req)
             n_missing = len(self.missing)
             res = await self.judge_pairs(req, reps)
-            if self.setup.dry_run or self.stats.stopped is not None:
-                return  # dry run: only the next batch is known before it is judged
+            if self.setup.dry_run or self.stats.stopped is not None or self.stats.unreached:
+                return  # dry run: only the next batch is known before it is judged; a batch not whole is not added
             if len(self.missing) - n_missing == len(req):
                 raise _textless_batch_error(self.setup, len(req), self.missing[n_missing])
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
@@ -350,6 +350,15 @@ def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float,
             lb = keys[k][0] if keys[k][1] == "any" else f"{keys[k][0]} {keys[k][1]}"
             out.append((f"{la} ~ {lb}", same, int(m.sum())))
     return out
+
+
+def unreached_line(sess: Session) -> str | None:
+    """The error line when questions got no answer from the server (not stored: a new run asks them)."""
+    s = sess.stats
+    if not s.unreached:
+        return None
+    return (f"{s.unreached} questions got no answer from the server ({s.unreached_reason}) and were not "
+            "stored; run the same command again when the server answers")
 
 
 def summary_lines(sess: Session) -> list[str]:

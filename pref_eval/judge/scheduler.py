@@ -14,6 +14,11 @@ questions in flight are awaited (each at most ``timeout`` seconds) and stored --
 server has produced may have been paid for -- then the signal takes its usual course
 (``KeyboardInterrupt``; exit 130 / 143 for the commands). A second signal stops at once.
 
+A question every attempt of which found no connection to the server (refused, reset, a
+name that does not resolve) is not stored -- nothing was answered -- and stays unasked for the
+next run; max(8, ``concurrency``) such questions in a row stop the run (the server is down) the
+way a budget does.
+
 Budgets stop the run cleanly (no new question; the ones in flight finish):
 ``budget_requests`` caps the questions asked in this run; ``max_cost`` stops
 once the spent cost plus the expected cost of the questions in flight (mean
@@ -58,6 +63,8 @@ class Stats:
     tokens_out: int = 0
     cost: float = 0.0
     missing_text: int = 0
+    unreached: int = 0  # questions every attempt of which got no answer: no connection, or it broke (not stored)
+    unreached_reason: str | None = None
     store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -70,6 +77,8 @@ def cost_of(prices: dict, key: str, tin: int, tout: int) -> float:
         return 0.0
     return tin / 1000.0 * p[0] + tout / 1000.0 * p[1]
 
+
+UNREACHED_STOP = 8  # questions in a row without a connection to the server (at least --concurrency) stop the run
 
 OUT_TOKENS_ESTIMATE = 20  # output tokens per answer assumed before any answer is seen
 
@@ -189,21 +198,24 @@ class Interrupt:
 
 async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimiter, rng: random.Random,
                             stats: Stats, interrupt: Interrupt | None = None):
-    """``(answer or None, last failure reason, attempts)``; ``(None, None, attempts)`` when interrupted
-    before an answer (nothing to store: the question stays unasked)."""
+    """``(answer or None, last failure reason, attempts, unreached)``; ``(None, None, attempts, False)`` when
+    interrupted before an answer (nothing to store: the question stays unasked). ``unreached``: every attempt
+    failed to connect to the server."""
     attempt = 0
     reason = None
+    unreached = True
     while True:
         await limiter.wait()
         if interrupt is not None and interrupt.signum is not None:
-            return None, None, attempt
+            return None, None, attempt, False
         stats.attempts += 1
         try:
-            return await judge.ask(req), None, attempt + 1
+            return await judge.ask(req), None, attempt + 1, False
         except Transient as err:
             reason = err.reason
+            unreached = unreached and err.unreached
             if attempt >= limits.retries:
-                return None, reason, attempt + 1
+                return None, reason, attempt + 1, unreached
             delay = min(limits.backoff_max, limits.backoff_base * 2 ** attempt) * rng.uniform(0.5, 1.0)
             if err.retry_after is not None:
                 delay = max(delay, err.retry_after)
@@ -228,6 +240,37 @@ def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latenc
                    reason=answer.reason, raw=answer.raw, tokens_in=answer.tokens_in,
                    tokens_out=answer.tokens_out, cost=cost)
     return row
+
+
+def _commit(store, row: dict, stats: Stats) -> None:
+    """Store one answer (committed before it is counted), then count it."""
+    ts = time.perf_counter()
+    store.put(row)
+    stats.store_seconds += time.perf_counter() - ts
+    stats.sent += 1
+    stats.tokens_in += row["tokens_in"]
+    stats.tokens_out += row["tokens_out"]
+    stats.cost += row["cost"]
+    if row["vote"] is None:
+        stats.failed += 1
+
+
+class _NoServer:
+    """Questions that got no answer (no connection, or it broke before the answer): counted, not stored;
+    ``limit`` of them in a row stop the run (the server is down)."""
+
+    def __init__(self, stats: Stats, limit: int) -> None:
+        self.stats, self.limit, self.in_a_row = stats, limit, 0
+
+    def __call__(self, reason: str | None) -> None:
+        self.stats.unreached += 1
+        self.stats.unreached_reason = reason
+        self.in_a_row += 1
+        if self.in_a_row >= self.limit and self.stats.stopped is None:
+            self.stats.stopped = f"{self.in_a_row} questions in a row got no answer from the server ({reason})"
+
+    def reached(self) -> None:
+        self.in_a_row = 0
 
 
 async def send_all(
@@ -264,23 +307,22 @@ async def send_all(
         nonlocal answered
         judge = judges[q[0]]
         t0 = time.monotonic()
-        answer, reason, attempts = await _ask_with_retries(judge, req, limits, limiter, rng, stats, interrupt)
+        answer, reason, attempts, unreached = await _ask_with_retries(judge, req, limits, limiter, rng, stats,
+                                                                      interrupt)
         if answer is None and interrupt.signum is not None:
             return  # cut short by the signal: not a failure to store, the question stays unasked
+        if answer is None and unreached:
+            no_server(reason)  # nothing was answered: nothing to store, the question stays unasked
+            return
+        no_server.reached()
         row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
                    cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
-        ts = time.perf_counter()
-        store.put(row)  # committed before it is counted
-        stats.store_seconds += time.perf_counter() - ts
-        stats.sent += 1
+        _commit(store, row, stats)
         answered += 1
-        stats.tokens_in += row["tokens_in"]
-        stats.tokens_out += row["tokens_out"]
-        stats.cost += row["cost"]
-        if row["vote"] is None:
-            stats.failed += 1
         if on_answer is not None:
             on_answer(q, row["vote"])
+
+    no_server = _NoServer(stats, max(UNREACHED_STOP, limits.concurrency))
 
     def over_budget(q: tuple, req: dict) -> str | None:
         if limits.budget_requests is not None and stats.sent + inflight >= limits.budget_requests:
