@@ -1301,10 +1301,10 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     q, a, b, s, w = table.arrays(compact=True)  # int32 indices where they fit (a large file: half the memory)
     if dataset and compat == "zbench" and len(table.queries) > n_dataset:
         keep = q < n_dataset  # dataset queries come first
-        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], w[keep]
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
         table.queries = table.queries[:n_dataset]
     if agreement_weights:
-        w = w * np.abs(2.0 * s - 1.0)
+        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
     res = _fit_scores(table.queries, table.docs, sizes, (q, a, b, s, w), compat=compat, prior=prior,
                       weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)

@@ -228,3 +228,19 @@ def test_memory_zelo_fit_grows_by_the_compact_columns(tmp_path):
     whole = formats.parse_judgments(p.read_bytes(), str(p))
     streamed = formats.read_judgments(str(p))
     assert _table(whole) == _table(streamed)
+
+
+def test_weights_stored_only_once_one_differs(tmp_path, small_parts):
+    """No weight column while every weight is 1 (``arrays(compact=True)`` gives None); a weight other
+    than 1 late in the file fills the earlier rows with 1."""
+    rows = _lines(3000, odd=False).split("\n")
+    p = tmp_path / "j.jsonl"
+    p.write_text("\n".join(rows))
+    assert formats.read_judgments(str(p)).arrays(compact=True)[4] is None
+    rows[2900] = rows[2900].replace("}", ', "weight": 0.25}')
+    text = "\n".join(rows)
+    p.write_text(text)
+    j = formats.read_judgments(str(p))
+    w = j.arrays(compact=True)[4]
+    assert w is not None and w[2900] == 0.25 and float(w.sum()) == len(w) - 0.75
+    assert _table(j) == _reference(text)

@@ -726,7 +726,10 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     if doc_rank is None:
         q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
     score = np.asarray(score, dtype=np.float64)
-    weight = np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64)
+    if weight is not None:
+        weight = np.asarray(weight, dtype=np.float64)
+    elif doc_rank is None:
+        weight = np.ones(len(q))
     rank = None if doc_rank is None else np.asarray(doc_rank, dtype=np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -740,7 +743,7 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
         for q0, q1 in blocks:
             sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
             qb = q[sel] - q0 if rank is None else np.subtract(q[sel], q0, dtype=np.int64)
-            yield (sizes[q0:q1], qb, a[sel], b[sel], score[sel], weight[sel],
+            yield (sizes[q0:q1], qb, a[sel], b[sel], score[sel], None if weight is None else weight[sel],
                    None if rank is None else rank[offsets[q0]:offsets[q1]], options)
 
     if jobs == 1 and not scheduler:  # one block in memory at a time

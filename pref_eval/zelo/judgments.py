@@ -207,8 +207,8 @@ class Judgments:
         pd = (ukey % nn)[order]
         local = np.empty(len(ukey), dtype=np.int64)
         # queries that already hold documents (a dataset, an earlier file) are looked up by name
-        had = np.array([len(self.docs[self.queries[k]]) > 0 or self.queries[k] in self.closed
-                        for k in range(len(self.queries))], dtype=bool)
+        had = np.zeros(len(self.queries), dtype=bool)  # looked up for this part's queries only
+        had[qmap] = [len(self.docs[self.queries[k]]) > 0 or self.queries[k] in self.closed for k in qmap.tolist()]
         old = had[pq]
         if old.any():
             where = np.flatnonzero(old)
@@ -271,19 +271,26 @@ class Judgments:
         need = self._n + n
         if self._cols is None or need > len(self._cols[0]):
             cap = max(need, self._room, 0 if self._cols is None else len(self._cols[0]) * 3 // 2)
-            old = self._cols or [np.zeros(0, dtype=t) for t in (np.int32,) * 3 + (np.float64,) * 2]
+            old = self._cols or [np.zeros(0, dtype=t) for t in (np.int32,) * 3 + (np.float64,)] + [None]
             self._cols = []
             for k in range(5):
+                if old[k] is None:  # weights all 1 so far: no column
+                    self._cols.append(None)
+                    continue
                 grown = np.empty(cap, dtype=old[k].dtype)
                 grown[:self._n] = old[k][:self._n]
                 old[k] = None
                 self._cols.append(grown)
+        w = np.asarray(cols[4])
+        if self._cols[4] is None and n and not bool(np.all(w == 1.0)):  # the first weight other than 1
+            self._cols[4] = np.ones(len(self._cols[0]))
         for k in range(3):  # indices: int64 once a value does not fit int32
             x = np.asarray(cols[k])
             if self._cols[k].dtype == np.int32 and n and (int(x.min()) < -(1 << 31) or int(x.max()) >= (1 << 31)):
                 self._cols[k] = self._cols[k].astype(np.int64)
         for k in range(5):
-            self._cols[k][self._n:need] = cols[k]
+            if self._cols[k] is not None:
+                self._cols[k][self._n:need] = cols[k]
         self._n = need
 
     def __len__(self) -> int:
@@ -311,8 +318,9 @@ class Judgments:
     def arrays(self, compact: bool = False):
         """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64).
 
-        The table stores the indices as int32 while they fit; ``compact=True`` returns views of the
-        stored columns (int32 or int64 indices: no copy), else the indices are int64 copies.
+        The table stores the indices as int32 while they fit, and no weights while every weight is 1;
+        ``compact=True`` returns views of the stored columns (int32 or int64 indices: no copy; weight
+        None when every weight is 1), else the indices are int64 copies and the weights an array.
         """
         import numpy as np
 
@@ -320,10 +328,11 @@ class Judgments:
         if self._cols is None:
             e = np.zeros(0, dtype=np.int64)
             return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
-        q, a, b, s, w = (c[:self._n] for c in self._cols)
+        q, a, b, s, w = (None if c is None else c[:self._n] for c in self._cols)
         if compact:
             return q, a, b, s, w
-        return q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), s, w
+        return (q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), s,
+                np.ones(self._n) if w is None else w)
 
     @property
     def q(self) -> list:
