@@ -326,6 +326,11 @@ def judge(
 
     inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
                                   ("--prompt", prompt), ("--store", store)) if v}
+    from .output.atomic import preflight
+
+    # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for
+    # any output, instead of "not a zelo_judge store (unable to open database file)", exit 2)
+    preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")})  # --state: run.run
     # the output is opened (and refused if unwritable or an input) before anything is asked;
     # it is committed after the run, while every answer is in the store as soon as it arrives
     with output_file(output, inputs=inputs) as out:

@@ -36,6 +36,7 @@ class Hostile:
         self.served: dict[str, int] = {}
         self.received: dict[str, int] = {}
         self.dead_after: int | None = None  # answers served before every connection is dropped unanswered
+        self.inflight = self.max_inflight = 0
 
     async def handle(self, req):
         body = await req.json()
@@ -46,7 +47,10 @@ class Hostile:
             req.transport.close()  # no response at all: the client sees the connection end
             return web.Response(status=500)
         if self.delay:
+            self.inflight += 1
+            self.max_inflight = max(self.max_inflight, self.inflight)
             await asyncio.sleep(self.delay)
+            self.inflight -= 1
         content = '{"score": 0.5}'
         usage: dict = {"prompt_tokens": 10, "completion_tokens": 3}
         if m == "echo400":
@@ -55,6 +59,8 @@ class Hostile:
             escaped = auth.replace("/", "\\/")  # as PHP's or Java's JSON writers do
             return web.Response(status=400, text='{"error": {"message": "key ' + escaped + '"}}',
                                 content_type="application/json")
+        if m == "retry-inf" and self.received[m] == 1:
+            return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
         if m == "echo-answer":
             content = f"I cannot judge this; your key is {auth}"
         elif m == "echo-answer-ok":
@@ -361,3 +367,80 @@ def test_no_server_at_all_stops_at_once(tmp_path):
     assert p.stderr.strip().splitlines()[-1].startswith("zelo_judge: ") and "were not stored" in p.stderr
     assert stored(tmp_path / "s.sqlite") == [] and (tmp_path / "o.jsonl").read_text() == ""
     assert time.monotonic() - t0 < 30
+
+
+# ------------------------------------------------------------------ Retry-After, keys pasted into a spec
+def test_retry_after_is_clamped():
+    """'Retry-After: inf' (or 1e12, or an HTTP date in year 9999) made the run sleep for ever; NaN and junk
+    are no wait given."""
+    from pref_eval.judge.judges import RETRY_AFTER_MAX, retry_after_seconds
+
+    for v in ("inf", "Infinity", "1e12", "1e400", "Fri, 31 Dec 9999 23:59:59 GMT"):
+        assert retry_after_seconds({"retry-after": v}) == RETRY_AFTER_MAX == 600, v
+    assert retry_after_seconds({"retry-after-ms": "inf"}) == RETRY_AFTER_MAX
+    assert retry_after_seconds({"retry-after": "nan"}) is None and retry_after_seconds({"retry-after": "x"}) is None
+    assert retry_after_seconds({"retry-after-ms": "nan", "retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after": "-5"}) == 0.0 and retry_after_seconds({"retry-after": "2"}) == 2.0
+
+
+@pytest.mark.timeout(60)
+def test_infinite_retry_after_does_not_stop_the_run(tmp_path, hostile, monkeypatch):
+    from pref_eval.api import judge
+    from pref_eval.judge import judges
+
+    monkeypatch.setattr(judges, "RETRY_AFTER_MAX", 0.2)  # the real cap is 600 s
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    sess = judge(str(tmp_path / "p.jsonl"), queries=str(inputs[1]), docs=str(inputs[3]), store=str(tmp_path / "s"),
+                 judges=[f"openai:retry-inf@{url}"], backoff=0.0, output=str(tmp_path / "o.jsonl"))
+    assert sess.stats.retried == 1 and srv.served["retry-inf"] == 1 and len(sess.results) == 1
+
+
+@pytest.mark.parametrize("spec, secret", [
+    ("openai:m@http://127.0.0.1:9/v1,key=sk-PASTED-123,temperature=x", "sk-PASTED-123"),
+    ("openai:m@http://127.0.0.1:9/v1,api_key=sk-PASTED-123", "sk-PASTED-123"),
+    ("openai:m@http://127.0.0.1:9/v1,sk-PASTED-123", "sk-PASTED-123"),
+    ("openai:m@ftp://user:sk-PASTED-123@host/v1", "sk-PASTED-123"),
+    ("openai:m@http://user:sk-PASTED-123@127.0.0.1:9/v1", "sk-PASTED-123"),
+])
+def test_a_key_pasted_into_a_spec_is_never_echoed(tmp_path, spec, secret):
+    """A key pasted into --judge by mistake was printed back in the error (and a URL with USER:PASSWORD@
+    was accepted: the password became part of the judge's name, in the store and the output)."""
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--judge", spec)
+    assert p.returncode == 2 and p.stderr.startswith("zelo_judge: --judge: ") and p.stderr.count("\n") == 1
+    assert secret not in p.stderr and secret not in p.stdout
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_is_a_limit_over_all_judges(tmp_path, hostile, concurrency):
+    """--concurrency N: never more than N requests in flight at the server, whatever the number of judges,
+    and N are reached (12 slow questions of 2 judges)."""
+    srv, url = hostile(delay=0.15)
+    inputs = texts(tmp_path, nq=1, nd=4)  # 6 pairs x 2 judges
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--concurrency", concurrency, "-Q",
+           f"--judge=openai:a@{url}", f"--judge=openai:b@{url}")
+    assert p.returncode == 0, p.stderr
+    assert sum(srv.served.values()) == 12 and srv.max_inflight == concurrency
+
+
+def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):
+    """--store naming an input file: an empty PAIRS file was turned into an SQLite database (an output over
+    an input), a text file was reported as 'not a zelo_judge store' (exit 2 for the wrong reason); a store in
+    a missing directory was 'not a zelo_judge store (unable to open database file)', exit 2 -- it is an
+    output that cannot be written: exit 1."""
+    inputs = texts(tmp_path)
+    judge = f"--judge=cmd:{sys.executable} -c 'print(0)'"
+    (tmp_path / "empty.txt").write_bytes(b"")
+    p = zj(tmp_path / "empty.txt", *inputs, "--store", tmp_path / "empty.txt", judge)
+    assert p.returncode == 2 and "is the same file as PAIRS" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert (tmp_path / "empty.txt").read_bytes() == b""
+    before = (tmp_path / "d.tsv").read_bytes()
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "d.tsv", judge)
+    assert p.returncode == 2 and "is the same file as --docs" in p.stderr, p.stderr
+    assert (tmp_path / "d.tsv").read_bytes() == before
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "no" / "s.sqlite", judge)
+    assert p.returncode == 1 and p.stderr == f"zelo_judge: {tmp_path / 'no' / 's.sqlite'}: cannot write: directory " \
+        f"{tmp_path / 'no'} does not exist\n", p.stderr

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import re
 import signal
@@ -49,29 +50,45 @@ class Fatal(UsageError):
     """A failure that no retry mends (authentication, unknown model or endpoint)."""
 
 
+RETRY_AFTER_MAX = 600.0  # seconds: a longer Retry-After (or an infinite one) waits this long, then asks again
+
+
+def _wait(seconds: float) -> float | None:
+    """A server's wait clamped to [0, RETRY_AFTER_MAX]; NaN is no wait given."""
+    if math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX)
+
+
 def retry_after_seconds(headers) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``Retry-After`` (a number of seconds or an HTTP date)."""
+    """Seconds from ``retry-after-ms`` / ``Retry-After`` (a number of seconds or an HTTP date), at most
+    ``RETRY_AFTER_MAX`` (a server asking for an hour, or for ``inf``, must not stop the run for good)."""
     if headers is None:
         return None
     ms = headers.get("retry-after-ms")
     if ms is not None:
         try:
-            return max(float(ms) / 1000.0, 0.0)
+            got = _wait(float(ms) / 1000.0)
         except ValueError:
-            pass
+            got = None
+        if got is not None:
+            return got
     v = headers.get("retry-after")
     if v is None:
         return None
     try:
-        return max(float(v), 0.0)
+        return _wait(float(v))
     except ValueError:
         import email.utils
 
         try:
             when = email.utils.parsedate_to_datetime(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError):
             return None
-        return max(when.timestamp() - time.time(), 0.0)
+        try:
+            return _wait(when.timestamp() - time.time())
+        except (OverflowError, OSError, ValueError):
+            return None
 
 
 _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # compiled on use (re caches it)

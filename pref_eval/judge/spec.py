@@ -13,6 +13,7 @@ without the ``key=`` option, or ``LABEL`` when ``name=`` is given.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
@@ -33,6 +34,13 @@ class JudgeSpec:
     extra: dict = field(default_factory=dict, compare=False)
 
 
+def _masked(text: str) -> str:
+    """``text`` for a message: the value of ``key=`` and any credentials in a URL replaced by ``***`` (a key
+    pasted into a spec by mistake must not reach a terminal log)."""
+    text = re.sub(r"(^|,)key=[^,]*", r"\1key=***", text)
+    return re.sub(r"//[^/@,]*@", "//***@", text)
+
+
 def parse_spec(spec: str) -> JudgeSpec:
     """Parse one ``--judge`` value (see the module docstring)."""
     if spec.startswith("cmd:"):
@@ -47,13 +55,20 @@ def parse_spec(spec: str) -> JudgeSpec:
     if not model:
         raise UsageError(f"--judge: no model name in {spec!r} (openai:MODEL@BASE_URL)")
     if at and not url.startswith(("http://", "https://")):
-        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {url!r}")
+        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {_masked(url)!r}")
+    if at and "@" in url.split("/", 3)[2]:  # the authority of http(s)://AUTHORITY/...
+        raise UsageError("--judge: the base URL holds credentials (USER:PASSWORD@HOST); they would be part of the "
+                         "judge's name, in the store and the output: give the key in the environment (key=ENV)")
     values: dict[str, str] = {}
     kept = [body]
     for o in opts:
         k, eq, v = o.partition("=")
         if not eq or k not in _OPENAI_OPTIONS:
-            raise UsageError(f"--judge: unknown option {o!r} (one of {', '.join(k + '=' for k in _OPENAI_OPTIONS)})")
+            # the value of an unknown option may be a key pasted by mistake: never echoed; nor a bare word
+            # that does not look like an option name
+            shown = f"{k}=..." if eq else o if re.match(r"^[A-Za-z_]{1,20}$", o) else "..."
+            raise UsageError(f"--judge: unknown option {shown!r} (one of "
+                             f"{', '.join(k + '=' for k in _OPENAI_OPTIONS)})")
         values[k] = v
         if k not in ("key", "name"):
             kept.append(o)
@@ -61,9 +76,10 @@ def parse_spec(spec: str) -> JudgeSpec:
         temperature = float(values["temperature"]) if "temperature" in values else 0.0
         max_tokens = int(values["max_tokens"]) if "max_tokens" in values else None
     except ValueError:
-        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {spec!r}") from None
+        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {_masked(spec)!r}") \
+            from None
     if not math.isfinite(temperature) or temperature < 0:
-        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {spec!r}")
+        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {_masked(spec)!r}")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("--judge: max_tokens must be >= 1")
     name = values.get("name") or "openai:" + ",".join(kept)
