@@ -49,3 +49,53 @@ def test_zelo_compare_one_topic_is_never_significant(tmp_path):
     assert not any(r["significant"] for r in rows), rows
     boot = next(r for r in rows if r["test"] == "bootstrap")
     assert boot["p_value"] is None and boot["ci_low"] is None
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--tests", "t", "--resamples", "50"], "--resamples applies only with --tests including randomization"),
+    (["--tests", "t", "--seed", "3"], "--seed applies only with"),
+    (["--tests", "t", "--wilcoxon-method", "exact"], "--wilcoxon-method applies only with --tests including wilcoxon"),
+    (["--tests", "t", "--zero-method", "pratt"], "--zero-method applies only with"),
+    (["--tests", "t", "--sign-min-diff", "0.1"], "--sign-min-diff applies only with --tests including sign"),
+    (["--tests", "t", "--ci-method", "basic"], "--ci-method applies only with --tests including bootstrap"),
+    (["--tests", "sign", "--confidence", "0.9"], "--confidence applies only with --tests including t or bootstrap"),
+    (["--depth", "5"], "--depth applies only with -R"),
+    (["-l", "2"], "-l applies only with -R"),
+    (["--rbo-p", "0.5"], "--rbo-p applies only with --orderings"),
+])
+def test_an_option_no_requested_test_reads_is_refused(tmp_path, args, needle):
+    """Was: silently ignored (``--tests t --resamples 50`` ran the t-test and said nothing)."""
+    per = tmp_path / "p.tsv"
+    per.write_text("run\tqid\tmeasure\tvalue\n" + "".join(f"{r}\t{q}\tmap\t{v}\n" for q in range(1, 5)
+                                                          for r, v in (("A", q / 10), ("B", q / 20))))
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(per), *args],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and needle in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_comparison_options_with_orderings_are_refused(tmp_path):
+    a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    a.write_text("A\t0.3\nB\t0.2\nC\t0.1\n")
+    b.write_text("A\t0.3\nC\t0.2\nB\t0.1\n")
+    for extra in (["--tests", "t"], ["--seed", "4"], ["-m", "map"], ["--alpha", "0.1"]):
+        out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "--orderings", str(a), str(b), *extra],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and "not with --orderings" in out.stderr, (extra, out.stderr)
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "--orderings", str(a), str(b),
+                          "--rbo-p", "0.5"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_test_options_are_accepted_with_their_test(tmp_path):
+    per = tmp_path / "p.tsv"
+    per.write_text("run\tqid\tmeasure\tvalue\n" + "".join(f"{r}\t{q}\tmap\t{v}\n" for q in range(1, 5)
+                                                          for r, v in (("A", q / 10), ("B", q / 20))))
+    args = ["--tests", "t,wilcoxon,sign,randomization,bootstrap", "--resamples", "50", "--seed", "3",
+            "--wilcoxon-method", "exact", "--zero-method", "pratt", "--sign-min-diff", "0.01", "--ci-method", "basic",
+            "--confidence", "0.9", "-o", "jsonl"]
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(per), *args],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = {json.loads(x)["test"]: json.loads(x) for x in out.stdout.splitlines()}
+    assert rows["bootstrap"]["ci_method"] == "basic" and rows["randomization"]["seed"] == 3
+    assert rows["wilcoxon"]["zero_method"] == "pratt" and rows["sign"]["min_diff"] == 0.01

@@ -83,6 +83,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     from .common import command_options
 
     log = Log("zelo_compare", quiet)
+    _refuse_unused_options(bool(orderings), bool(qrels), tests)
     if orderings:
         from ..api import compare_orderings
 
@@ -103,6 +104,36 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
                  run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
                  log=log, inputs=command_options())
     return 0
+
+
+#: Options of the run comparison (-R / -P) and, for the test-specific ones, the tests that read them.
+COMPARISON = {"measures": "-m", "complete": "-c", "level": "-l", "binary": "-b", "floor": "-f", "depth": "--depth",
+              "tests": "--tests", "correction": "--correction", "resamples": "--resamples", "seed": "--seed",
+              "baseline": "--baseline", "alpha": "--alpha", "sign_min_diff": "--sign-min-diff",
+              "zero_method": "--zero-method", "wilcoxon_method": "--wilcoxon-method", "ci_method": "--ci-method",
+              "confidence": "--confidence", "marker_test": "--marker-test", "jobs": "--jobs",
+              "run_id_mode": "--run-id", "run_names": "--name"}
+TEST_OPTIONS = ((("randomization", "bootstrap", "tukey"), {"resamples": "--resamples", "seed": "--seed"}),
+                (("sign",), {"sign_min_diff": "--sign-min-diff"}),
+                (("wilcoxon",), {"zero_method": "--zero-method", "wilcoxon_method": "--wilcoxon-method"}),
+                (("bootstrap",), {"ci_method": "--ci-method"}),
+                (("t", "bootstrap"), {"confidence": "--confidence"}))
+
+
+def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
+    """An option the requested mode or tests would not read is refused, not ignored."""
+    from .common import refuse_unused
+
+    refuse_unused("--orderings", {"key_a": "--key-a", "key_b": "--key-b", "rbo_p": "--rbo-p"}, orderings)
+    refuse_unused("-R or -P (not with --orderings)", COMPARISON, not orderings)
+    if orderings:
+        return
+    refuse_unused("-R (evaluating runs)", {"level": "-l", "binary": "-b", "floor": "-f", "depth": "--depth"}, qrels)
+    from ..stats.compare import parse_tests
+
+    wanted = set(parse_tests(tests))
+    for users, names in TEST_OPTIONS:
+        refuse_unused(f"--tests including {' or '.join(users)}", names, bool(wanted & set(users)))
 
 
 def main(argv: list[str] | None = None) -> None:
