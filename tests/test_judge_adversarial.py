@@ -493,3 +493,17 @@ def test_empty_answers_cut_at_max_tokens_say_why(tmp_path, hostile):
         "empty answer (finish_reason length: the answer was cut at max_tokens; raise max_tokens= (a reasoning model "
         "needs room))"}
     assert "failed votes: 3 x empty answer (finish_reason length: the answer was cut at max_tokens" in p.stderr
+
+
+def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
+    """A cmd: judge inherits the environment (it may call an API itself); one that echoes the key in its
+    answer had it stored raw."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    (tmp_path / "echo.py").write_text("import json, os, sys\nfor line in sys.stdin:\n"
+                                      "    print(json.dumps({'score': 0.5, 'why': os.environ['OPENAI_API_KEY']}), "
+                                      "flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} echo.py",
+           "-o", tmp_path / "o.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [(r[0], r[1]) for r in stored(tmp_path / "s.sqlite")] == [("ok", 0.5)] * 3
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)

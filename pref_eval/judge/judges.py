@@ -217,9 +217,13 @@ class CmdJudge:
     restarted for the next attempt.
     """
 
-    def __init__(self, spec: JudgeSpec, *, timeout: float) -> None:
+    def __init__(self, spec: JudgeSpec, *, timeout: float, key_env: str = "OPENAI_API_KEY") -> None:
         self.spec = spec
         self.name = spec.name
+        # the program inherits the environment (it may call an API itself); should it echo the key in an
+        # answer, the stored answer holds *** instead
+        key = os.environ.get(key_env, "") if re.match(_ENV_NAME, key_env) else ""
+        self._secret = key if len(key) >= 8 else ""
         self.price_key = spec.name
         self.timeout = timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -283,6 +287,8 @@ class CmdJudge:
                 await self._kill()
                 raise Transient("judge program exited" + (f" with status {code}" if code is not None else ""))
         raw = line.decode("utf-8", errors="replace").rstrip("\r\n")
+        if self._secret:
+            raw = raw.replace(self._secret, "***")
         try:
             obj = json.loads(raw)
         except ValueError:
@@ -317,4 +323,4 @@ def _int(v) -> int:
 def make_judge(spec: JudgeSpec, *, default_key_env: str, timeout: float, concurrency: int = 8):
     if spec.kind == "openai":
         return OpenAIJudge(spec, default_key_env=default_key_env, timeout=timeout, concurrency=concurrency)
-    return CmdJudge(spec, timeout=timeout)
+    return CmdJudge(spec, timeout=timeout, key_env=default_key_env)
