@@ -444,3 +444,35 @@ def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):
     p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "no" / "s.sqlite", judge)
     assert p.returncode == 1 and p.stderr == f"zelo_judge: {tmp_path / 'no' / 's.sqlite'}: cannot write: directory " \
         f"{tmp_path / 'no'} does not exist\n", p.stderr
+
+
+def test_full_disk_while_storing_is_one_line_exit_1(tmp_path, monkeypatch, capsys):
+    """The store's disk fills up mid-run (SQLite's own limit, PRAGMA max_page_count, stands for the disk):
+    it was a traceback (sqlite3.OperationalError); now 'cannot write', exit 1, and the answers committed
+    before are kept."""
+    import sqlite3 as real
+
+    from pref_eval.cli.common import _invoke
+    from pref_eval.cli.judge import command
+    from pref_eval.judge import store as store_module
+
+    connect = real.connect
+
+    def small_connect(*a, **kw):
+        db = connect(*a, **kw)
+        db.execute("PRAGMA max_page_count = 12")
+        return db
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", small_connect)
+    inputs = texts(tmp_path, nq=1, nd=30)  # 435 pairs
+    judge = f"cmd:{sys.executable} -c \"import sys\nfor l in sys.stdin: print('0.5 ' + 'x' * 900, flush=True)\""
+    import click
+
+    code = _invoke(command, "zelo_judge", [str(tmp_path / "p.jsonl"), *map(str, inputs), "--store",
+                                           str(tmp_path / "s.sqlite"), "--judge", judge, "-Q", "-o",
+                                           str(tmp_path / "o.jsonl")], click)
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith(f"zelo_judge: {tmp_path / 's.sqlite'}: cannot write: database or disk is full")
+    assert err.count("\n") == 1
+    kept = stored(tmp_path / "s.sqlite")
+    assert 0 < len(kept) < 435 and not (tmp_path / "o.jsonl").exists()

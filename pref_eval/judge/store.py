@@ -27,7 +27,7 @@ import os
 import sqlite3
 import time
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, OutputError, UsageError
 
 SCHEMA_VERSION = "2"
 
@@ -40,6 +40,10 @@ _ANSWERS = """CREATE TABLE IF NOT EXISTS answers (
     PRIMARY KEY (judge, prompt, qid, doc_1, doc_2, rep)
 ) WITHOUT ROWID;"""
 _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+
+# sqlite3's messages for a store that cannot be written (rather than one that is not a store)
+_WRITE_FAILURES = ("database or disk is full", "disk I/O error", "attempt to write a readonly database",
+                   "unable to open database file")
 
 _COLUMNS = ("judge", "prompt", "qid", "doc_1", "doc_2", "rep", "vote", "status", "reason", "raw",
             "tokens_in", "tokens_out", "cost", "latency", "attempts", "time")
@@ -76,10 +80,19 @@ class Store:
                 elif version == "1":
                     self._upgrade_from_1()
                     version = SCHEMA_VERSION
+        except sqlite3.OperationalError as err:
+            if not readonly and str(err) in _WRITE_FAILURES:
+                raise self._cannot_write(err) from None
+            raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
         except sqlite3.DatabaseError as err:
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
         if version not in (SCHEMA_VERSION, "1"):
             raise InputError(path, 0, f"store schema {version or '?'} is not {SCHEMA_VERSION}")
+
+    def _cannot_write(self, err: Exception) -> OutputError:
+        """A full disk, an I/O error, a read-only file: exit 1; every answer committed before is kept."""
+        return OutputError(f"{self.path}: cannot write: {err} (the answers stored before are kept: run the same "
+                           "command again once it can be written)")
 
     def _version(self) -> str | None:
         has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
@@ -127,7 +140,10 @@ class Store:
 
     # ------------------------------------------------------------- content
     def add_prompt(self, phash: str, template: str) -> None:
-        self.db.execute("INSERT OR IGNORE INTO prompts VALUES (?, ?)", (phash, template))
+        try:
+            self.db.execute("INSERT OR IGNORE INTO prompts VALUES (?, ?)", (phash, template))
+        except sqlite3.Error as err:
+            raise self._cannot_write(err) from None
 
     def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple, int]:
         """``{(judge, qid, doc_1, doc_2, rep): 1}`` of stored answers (``ok_only``: usable votes only)."""
@@ -154,8 +170,11 @@ class Store:
         """Commit one answer (replacing a failed one when retried)."""
         row.setdefault("time", time.time())
         row.setdefault("rep", 0)
-        self.db.execute(f"INSERT OR REPLACE INTO answers ({', '.join(_COLUMNS)}) VALUES "
-                        f"({', '.join('?' * len(_COLUMNS))})", tuple(row.get(c) for c in _COLUMNS))
+        try:
+            self.db.execute(f"INSERT OR REPLACE INTO answers ({', '.join(_COLUMNS)}) VALUES "
+                            f"({', '.join('?' * len(_COLUMNS))})", tuple(row.get(c) for c in _COLUMNS))
+        except sqlite3.Error as err:  # a full disk, an I/O error: one line, exit 1 (was a traceback)
+            raise self._cannot_write(err) from None
 
     def judges(self, phash: str) -> list[str]:
         return [r[0] for r in self.db.execute(
