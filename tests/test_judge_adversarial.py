@@ -61,6 +61,9 @@ class Hostile:
                                 content_type="application/json")
         if m == "retry-inf" and self.received[m] == 1:
             return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
+        if m == "reasoning":  # a reasoning model given too few tokens: no content, finish_reason length
+            return web.json_response({"choices": [{"index": 0, "finish_reason": "length",
+                                                   "message": {"role": "assistant", "content": None}}]})
         if m == "echo-answer":
             content = f"I cannot judge this; your key is {auth}"
         elif m == "echo-answer-ok":
@@ -476,3 +479,17 @@ def test_full_disk_while_storing_is_one_line_exit_1(tmp_path, monkeypatch, capsy
     assert err.count("\n") == 1
     kept = stored(tmp_path / "s.sqlite")
     assert 0 < len(kept) < 435 and not (tmp_path / "o.jsonl").exists()
+
+
+def test_empty_answers_cut_at_max_tokens_say_why(tmp_path, hostile):
+    """A reasoning model given max_tokens=5 answers nothing (finish_reason length): every vote failed with
+    'empty answer' and nothing said why; now the stored reason and the summary name max_tokens."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=3)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite",
+           f"--judge=openai:reasoning@{url},max_tokens=5")
+    assert p.returncode == 0, p.stderr
+    assert {r[3] for r in stored(tmp_path / "s.sqlite")} == {
+        "empty answer (finish_reason length: the answer was cut at max_tokens; raise max_tokens= (a reasoning model "
+        "needs room))"}
+    assert "failed votes: 3 x empty answer (finish_reason length: the answer was cut at max_tokens" in p.stderr

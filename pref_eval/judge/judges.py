@@ -96,6 +96,10 @@ _ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # compiled on use (re caches it)
 
 CLIENT_SLOTS = 8
 
+# finish_reason values that explain an empty or cut answer, and what to do
+FINISH_HINTS = {"length": "the answer was cut at max_tokens; raise max_tokens= (a reasoning model needs room)",
+                "content_filter": "the server's content filter withheld the answer"}
+
 
 class OpenAIJudge:
     """Chat completions on any OpenAI-compatible server."""
@@ -194,6 +198,9 @@ class OpenAIJudge:
         if content is not None:
             content = self._redact(content)  # the raw answer goes to the store: never with the key in it
         vote, reason = parse_answer(content)
+        finish = resp["choices"][0].get("finish_reason") if isinstance(resp["choices"][0], dict) else None
+        if vote is None and finish in FINISH_HINTS:  # say why the model stopped: the usual cause of a bad answer
+            reason = f"{reason} (finish_reason {finish}: {FINISH_HINTS[finish]})"
         return Answer(raw=content, vote=vote, reason=reason, tokens_in=tin, tokens_out=tout)
 
 

@@ -387,8 +387,12 @@ def summary_lines(sess: Session) -> list[str]:
     lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store, "
              f"{s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
              f"cost ${s.cost:.4f}"]
+    if s.reasons:  # what went wrong, most frequent first (the store has each answer's reason)
+        top = sorted(s.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append("failed votes: " + "; ".join(f"{n} x {why}" for why, n in top[:3])
+                     + (f"; {len(top) - 3} other reasons" if len(top) > 3 else ""))
     if s.missing_text:
-        lines.append(f"{s.missing_text} pairs not sent (missing text or the same document twice)")
+        lines.append(f"{s.missing_text} pairs not sent (missing text)")
     if s.stopped:
         lines.append(f"stopped: {s.stopped}; run the same command again to continue")
     if sess.pair_state is not None:

@@ -65,6 +65,7 @@ class Stats:
     missing_text: int = 0
     unreached: int = 0  # questions every attempt of which got no answer: no connection, or it broke (not stored)
     unreached_reason: str | None = None
+    reasons: dict = field(default_factory=dict)  # failure reason (without the attempt count) -> failed votes
     store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -253,6 +254,8 @@ def _commit(store, row: dict, stats: Stats) -> None:
     stats.cost += row["cost"]
     if row["vote"] is None:
         stats.failed += 1
+        why = (row["reason"] or "no reason").split(" (after ")[0]
+        stats.reasons[why] = stats.reasons.get(why, 0) + 1
 
 
 class _NoServer:
