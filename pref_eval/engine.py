@@ -72,7 +72,8 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
     for ri, req in enumerate(requests):
         spec = req.spec
         names = req.columns()
-        out = req.compute(r, ctx)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = req.compute(r, ctx)  # 0/0 and overflow give trec_eval's -nan / inf, not a numpy warning on stderr
         zero = spec.zero_if_missing and _zeroed_by_trec_eval(req, names)
         if spec.value_type == "str":
             vals = list(out)
