@@ -5,11 +5,12 @@
 1. The primitive: ``np.linalg.inv`` of a batch of ten 100 × 100 matrices (the adaptive strategy's
    posterior covariances of ten queries at K = 100, once per round), ``--repeat`` times, with the
    BLAS threads the process starts with (one per core) and inside ``one_blas_thread``; wall and CPU
-   seconds, once on the machine as it is (see the recorded load) and once while a second process keeps
-   one more core busy (what ``pytest -n 2``, ``--jobs`` or any other work does on a small machine).
+   seconds, on the machine as it is (see the recorded load), while another process keeps one core busy,
+   and while one busy process per core competes (what ``pytest -n 2``, ``--jobs`` or other work does on a
+   small machine).
 2. As users run it, whole process: ``zelo_simulate recovery --K 100 --sigma 1.5 --cycles 4 --trials 10
-   --seed 0 --strategy adaptive``, wall and CPU seconds (the process's user + system time), with the
-   busy core too.
+   --seed 0 --strategy adaptive``, wall and CPU seconds (the process's user + system time), under the
+   same three conditions.
 
 Writes bench/RESULTS-blas.md. The load average at the start is recorded: other work on the machine
 inflates every figure.
@@ -42,6 +43,9 @@ def _primitive(repeat: int) -> list[tuple[str, float, float]]:
     rng = np.random.default_rng(0)
     A = rng.normal(size=(10, 100, 100))
     H = A @ np.swapaxes(A, 1, 2) + np.eye(100)
+    np.linalg.inv(H)  # warm both paths up (threadpoolctl's import and its first look at the libraries)
+    with one_blas_thread():
+        np.linalg.inv(H)
     out = []
     for name, ctx in (("default threads", None), ("one_blas_thread", one_blas_thread)):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -74,13 +78,15 @@ def main() -> None:
         ap.error("--repeat must be >= 1")
     rows = [f"Measured with `python bench/bench_blas_threads.py --repeat {a.repeat}` ({load()} at the start).", "",
             "| what | machine | wall s | CPU s |", "|---|---|---|---|"]
-    for busy in (False, True):
+    cores = os.cpu_count() or 1
+    for busy in sorted({0, 1, cores}):
         stop = multiprocessing.Event()
-        spinner = multiprocessing.Process(target=_spin, args=(stop,)) if busy else None
-        if spinner is not None:
-            spinner.start()
+        spinners = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(busy)]
+        for sp in spinners:
+            sp.start()
         try:
-            where = "plus one core kept busy" if busy else "as found"
+            where = ("as found" if busy == 0 else "plus one core kept busy" if busy == 1 else
+                     f"plus {busy} busy processes (every core)")
             for name, wall, cpu in _primitive(a.repeat):
                 rows.append(f"| inverse of 10 × (100 × 100), {a.repeat} times, {name} | {where} | {wall:.3f} "
                             f"| {cpu:.3f} |")
@@ -88,9 +94,9 @@ def main() -> None:
             rows.append(f"| `zelo_simulate recovery --K 100 --trials 10 --strategy adaptive` | {where} | {wall:.2f} "
                         f"| {cpu:.2f} |")
         finally:
-            if spinner is not None:
-                stop.set()
-                spinner.join()
+            stop.set()
+            for sp in spinners:
+                sp.join()
     text = "\n".join(rows)
     print(text)
     print("wrote", write_result("blas", "BLAS threads on small batched matrices", text), file=sys.stderr)
