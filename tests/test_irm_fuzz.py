@@ -189,7 +189,8 @@ def check_seed(seed: int, n: int):
     return counts, wrong
 
 
-SEEDS = [7, 11] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 112)]
+# twelve slow seeds; 110 is left out: it alone took 31 s on a quiet machine, the other eleven 5 s together
+SEEDS = [7, 11] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 113) if s != 110]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
