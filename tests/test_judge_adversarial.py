@@ -243,6 +243,8 @@ def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_pat
     n_stored = len(stored(tmp_path / "s.sqlite"))
     assert 5 <= n_stored == len(srv.served) < 30, err  # every answer the server gave is in the store
     assert "Traceback" not in err and "requests in flight" in err, err
+    word = "interrupted" if sig == signal.SIGINT else "terminated"  # one line, not click's "Aborted!"
+    assert err.splitlines()[-1] == f"zelo_judge: {word}", err
     assert not (tmp_path / "o.jsonl").exists()  # the output is written by a finished run only
     p = zj(*args[3:], "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
     assert p.returncode == 0, p.stderr
@@ -269,7 +271,7 @@ def test_second_signal_stops_at_once(tmp_path, server):
     assert proc.poll() is None  # waiting for the requests in flight
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
-    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert proc.returncode == 130 and "Traceback" not in err and err.splitlines()[-1] == "zelo_judge: interrupted", err
     assert stored(tmp_path / "s.sqlite") == []
 
 

@@ -209,8 +209,8 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except click.ClickException as err:
         err.show()
         return 2
-    except click.exceptions.Abort:
-        sys.stderr.write(f"{label}: aborted\n")
+    except click.exceptions.Abort:  # click turns Ctrl-C (KeyboardInterrupt) into Abort
+        sys.stderr.write(f"{label}: interrupted\n")
         return 130
     except BrokenPipeError:
         _silence_stdout()
