@@ -49,14 +49,8 @@ class AdaptiveSession(TopicSessions):
             if k not in PARAMS:
                 raise ValueError(f"unknown parameter {k!r}")
             self.params[k] = PARAMS[k][0](v)
-        self.pools: dict[str, list[str]] = {}
-        self.index: dict[str, dict[str, int]] = {}
+        self._empty()
         self.games: dict[str, AdaptiveBest | None] = {}
-        self.adds: list[list[list[Any]]] = []
-        self.batches: list[str] = []
-        self.ignored = 0
-        self.issued = 0
-        self.last_ignored = ""
 
     # -- topics ---------------------------------------------------------------------
     def add_topic(self, topic: str, grades: dict[str, float]) -> None:

@@ -169,14 +169,8 @@ class RankingSession(TopicSessions):
             if k not in PARAMS:
                 raise ValueError(f"unknown parameter {k!r}")
             self.params[k] = v
-        self.pools: dict[str, list[str]] = {}
-        self.index: dict[str, dict[str, int]] = {}
+        self._empty()
         self.games: dict[str, RankingGame | None] = {}
-        self.adds: list[list[list[Any]]] = []
-        self.batches: list[str] = []
-        self.ignored = 0
-        self.issued = 0
-        self.last_ignored = ""
         self._stored: tuple[str, dict] | None = None  # (file name, stored rounds) while a state is loaded
 
     # -- topics ---------------------------------------------------------------------
@@ -273,7 +267,7 @@ class RankingSession(TopicSessions):
     @property
     def topics(self) -> dict[str, dict[str, Any]]:
         """``{topic: {"phase", "result"}}``; the result of a finished topic: document -> fitted score."""
-        out = {}
+        out: dict[str, dict[str, Any]] = {}
         for topic, g in self.games.items():
             if g is None:
                 out[topic] = {"phase": "done", "result": dict.fromkeys(self.pools[topic], 0.0)}

@@ -86,8 +86,23 @@ class TopicSessions:
 
     games: dict[str, Any]
     pools: dict[str, list[str]]
+    index: dict[str, dict[str, int]]
+    adds: list[list[list[Any]]]
     issued: int
     batches: list[str]
+    ignored: int
+    last_ignored: str
+
+    def _empty(self) -> None:
+        """No topics, no judgments, no batch issued yet: the state both sessions start from."""
+        self.pools = {}
+        self.index = {}
+        self.games = {}
+        self.adds = []
+        self.batches = []
+        self.ignored = 0
+        self.issued = 0
+        self.last_ignored = ""
 
     @property
     def comparisons(self) -> int:
@@ -101,15 +116,13 @@ class TopicSessions:
         return self.comparisons
 
     def outstanding(self) -> list[tuple[str, str, str]]:
-        out = []
+        out: list[tuple[str, str, str]] = []
         for topic, g in self.games.items():
             if g is None or g.done():
                 continue
             docs = self.pools[topic]
             out.extend((topic, docs[a], docs[b]) for a, b in g.outstanding())
         return out
-
-    ignored: int
 
     def restore_counts(self, obj: dict) -> None:
         """The batch digests, the number of judgments ignored and of ``next`` calls, as a checked state has them."""
