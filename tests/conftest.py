@@ -151,20 +151,26 @@ def ws(pristine, tmp_path) -> Path:
     return dst
 
 
+def server_factory(cls):
+    """A fixture's body: yields ``make(**kw) -> (server, url)`` for a server class with ``start() -> url`` and
+    ``stop()``; every server made is stopped after the test."""
+    made = []
+
+    def make(**kw):
+        s = cls(**kw)
+        url = s.start()
+        made.append(s)
+        return s, url
+
+    yield make
+    for s in made:
+        s.stop()
+
+
 @pytest.fixture
 def server():
     """``make(**kw) -> (FakeOpenAI, url)``: local OpenAI-compatible servers (tests/fake_openai.py),
     stopped after the test."""
     from fake_openai import FakeOpenAI
 
-    servers = []
-
-    def make(**kw):
-        s = FakeOpenAI(**kw)
-        url = s.start()
-        servers.append(s)
-        return s, url
-
-    yield make
-    for s in servers:
-        s.stop()
+    yield from server_factory(FakeOpenAI)

@@ -23,6 +23,8 @@ import pytest
 pytest.importorskip("openai")
 web = pytest.importorskip("aiohttp.web")
 
+from conftest import server_factory  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the key may come back as 'sk-...\/+q'
 
@@ -109,17 +111,8 @@ class Hostile:
 
 @pytest.fixture
 def hostile():
-    made = []
-
-    def make(**kw):
-        h = Hostile(**kw)
-        url = h.start()
-        made.append(h)
-        return h, url
-
-    yield make
-    for h in made:
-        h.stop()
+    """``make(**kw) -> (Hostile, url)``, stopped after the test."""
+    yield from server_factory(Hostile)
 
 
 def env(**extra):
