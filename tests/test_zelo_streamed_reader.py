@@ -116,6 +116,17 @@ def _whole_error(data: bytes, name: str, **kw) -> str:
     return str(err.value)
 
 
+def _assert_streamed_error_is_whole(tmp_path, data: bytes, where: str) -> None:
+    """The file read in parts fails with the message reading it whole gives, which names ``FILE{where}``."""
+    p = tmp_path / "j.jsonl"
+    p.write_bytes(data)
+    want = _whole_error(data, str(p))
+    assert f"{p}{where}" in want
+    with pytest.raises(InputError) as got:
+        formats.read_judgments(str(p))
+    assert str(got.value) == want
+
+
 @pytest.mark.parametrize("bad, line", [('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1.5}', 1501),
                                        ('{"qid": "q1", "doc_a": "d1", "doc_b": "d2"', 2222),
                                        ('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 0.5, "weight": -1}',
@@ -123,14 +134,7 @@ def _whole_error(data: bytes, name: str, **kw) -> str:
 def test_streamed_errors_name_the_file_line(tmp_path, small_parts, bad, line):
     rows = _lines(3000, odd=False).split("\n")
     rows[line - 1] = bad
-    data = "\n".join(rows).encode()
-    p = tmp_path / "j.jsonl"
-    p.write_bytes(data)
-    want = _whole_error(data, str(p))
-    assert f"{p}:{line}: expected" in want
-    with pytest.raises(InputError) as got:
-        formats.read_judgments(str(p))
-    assert str(got.value) == want
+    _assert_streamed_error_is_whole(tmp_path, "\n".join(rows).encode(), f":{line}: expected")
 
 
 def test_streamed_bad_utf8_is_reported_before_an_earlier_bad_line(tmp_path, small_parts):
@@ -139,13 +143,7 @@ def test_streamed_bad_utf8_is_reported_before_an_earlier_bad_line(tmp_path, smal
     rows[9] = "{not json"
     rows[2899] = rows[2899].replace('": "d', '": "\xe9d', 1)
     data = "\n".join(rows).encode("utf-8").replace(b"\xc3\xa9", b"\xff")
-    p = tmp_path / "j.jsonl"
-    p.write_bytes(data)
-    want = _whole_error(data, str(p))
-    assert f"{p}:2900: byte 0xff is not UTF-8" in want
-    with pytest.raises(InputError) as got:
-        formats.read_judgments(str(p))
-    assert str(got.value) == want
+    _assert_streamed_error_is_whole(tmp_path, data, ":2900: byte 0xff is not UTF-8")
 
 
 def test_streamed_utf8_ids_and_unknown_document_line(tmp_path, small_parts):
