@@ -406,6 +406,55 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
     return dict(zip(allrows.measure, allrows.value, strict=True))
 
 
+_EVALUATOR_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format",
+                      "best", "jobs")
+
+
+class Evaluator:
+    """The measures parsed and the qrels read once, then any number of runs (``ir_measures.evaluator``).
+
+    Made by :func:`evaluator`. ``iter_calc(run)`` and ``calc_aggregate(run)``
+    are :func:`iter_calc` and :func:`calc_aggregate` of that run with the
+    evaluator's measures, qrels and options; a run takes every shape
+    :func:`evaluate` takes for one run.
+    """
+
+    def __init__(self, measures: Any, qrels: Any, **options: Any) -> None:
+        from .measures import parse_measures
+        from .measures.base import needs_subtopics
+
+        unknown = [k for k in options if k not in _EVALUATOR_OPTIONS]
+        if unknown:
+            raise UsageError(f"evaluator: unknown option {unknown[0]!r} (expected one of: "
+                             f"{', '.join(_EVALUATOR_OPTIONS)})")
+        self._names = _measure_names(measures)
+        requests = parse_measures(self._names)  # an unknown or invalid name fails here, before any run
+        self._qrels = _load_qrels(qrels, subtopics=needs_subtopics(requests))
+        extra = extra_inputs(requests, judgments=options.pop("judgments", None),
+                             judgments_format=options.pop("judgments_format", None), best=options.pop("best", None))
+        self._options = {**options, **extra}
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-query values of ``run``: :class:`Metric` (query_id, measure, value) in query order."""
+        return iter_calc(self._names, self._qrels, run, **self._options)
+
+    def calc_aggregate(self, run: Any) -> dict[str, Any]:
+        """Summary value of each measure column for ``run``, keyed by the printed name."""
+        return calc_aggregate(self._names, self._qrels, run, **self._options)
+
+
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
+    """An :class:`Evaluator`: ``measures`` and ``qrels`` taken once, as ``ir_measures.evaluator(measures, qrels)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels`` in any shape :func:`evaluate` takes (read once here, as are a
+    ``judgments`` or ``best`` file); ``options`` are :func:`evaluate`'s
+    keywords but ``summary`` (an unknown one is a UsageError). Invalid measure
+    names fail here, before any run.
+    """
+    return Evaluator(measures, qrels, **options)
+
+
 def agree(
     judgments: Sequence[str],
     *,
