@@ -38,8 +38,8 @@ from .params import Param
 
 ORDER_COMPAT = 1300
 CITE = "Clarke, Smucker & Vtyurina, CIKM 2020; Clarke, Vtyurina & Smucker, TOIS 39(3) 2021"
-P_COMPAT = Param("p", float, 0.95, "persistence of the rank-biased overlap", low=0.0, high=1.0,
-                 low_open=True, high_open=True)
+P_COMPAT = Param("p", float, 0.95, "persistence of the rank-biased overlap (0: top-1 agreement; 1: average "
+                 "overlap over the depth D)", low=0.0, high=1.0)
 NORMALIZE = Param("normalize", bool, True, "divide by the ideal ranking's own RBO")
 
 

@@ -44,7 +44,9 @@ ATM2019 = "Azzopardi, Thomas & Moffat, cwl_eval, SIGIR 2019"
 
 MAX_REL = Param("max_rel", int, NOT_GIVEN, "highest grade (gain 1); required", low=1)
 MIN_REL = Param("min_rel", int, 0, "grade with gain 0 (lower grades too)", low=0)
-T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units)", low=0.0, low_open=True)
+T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; 0: the user stops at rank 1)", low=0.0)
+T_INST = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; > 0: at 0, C(i) divides by zero "
+               "when the first i gains are 1)", low=0.0, low_open=True)
 P_P = Param("p", float, 0.9, "continuation factor φ", low=0.0, high=1.0)
 DCG_P = Param("dcg", str, "log2", "DCG discount (cwl_eval has only log2)", choices=("log2",))
 CUT_REQ = Param("cutoff", int, NOT_GIVEN, "rank cutoff k (also written @k); required", low=1, role="cutoff")
@@ -129,7 +131,7 @@ def sdcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @_family("INST", 2, "INST: adaptive patience; the user wants T gain (Bailey et al., SIGIR 2015).",
-         formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_P, *_GAIN_KW),
+         formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_INST, *_GAIN_KW),
          citation="Bailey, Moffat, Scholer & Thomas, SIGIR 2015 (cwl_eval)")
 def inst(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "INST")

@@ -33,8 +33,8 @@ from .nicknames import trec_order
 from .params import TRUNCATE, Param
 
 MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
-P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9)",
-              low=0.0, high=1.0, low_open=True, high_open=True)
+P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9; "
+              "0: the first document's gain; 1 is refused: (1 − p)·Σ is 0)", low=0.0, high=1.0, high_open=True)
 REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/L's RBP); "
                 "not given: graded gains rescaled as trec_eval's rbp", low=0)
 

@@ -28,7 +28,7 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 
 RELATIVE = Param("relative", bool, False, "divide by min(|Ret|, |Rel|) instead of |Ret| (set_relative_P)")
-BETA = Param("beta", float, 1.0, "weight of recall against precision", low=0.0, low_open=True)
+BETA = Param("beta", float, 1.0, "weight of recall against precision (0: set precision)", low=0.0)
 
 TREC = "trec_eval (Buckley & Voorhees 2005)"
 
