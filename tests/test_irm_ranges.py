@@ -137,6 +137,10 @@ def test_what_the_providers_answer_for_the_refused_classes():
     # bool: True is taken as 1 (a type confusion, not a grade)
     assert _theirs("P(rel=True)@5")[0] == _theirs("P(rel=1)@5")[0]
     assert _theirs("nDCG(gains={True: 2})")[0] == _theirs("nDCG(gains={1: 2})")[0]
+    assert _theirs("nDCG(gains={1: True, 2: 3})")[0] == _theirs("nDCG(gains={1: 1, 2: 3})")[0]
+    assert _theirs("nDCG(gains={'a': 1})")[0] == _theirs("nDCG")[0]  # a key no grade matches: ignored
+    assert _theirs("nDCG(gains={1.5: 9})")[0] == _theirs("nDCG")[0]
+    assert set(_theirs("IPrec@1.5")[0].values()) == {0.0}
     # out of range: C(i) > 1 makes the weights grow with the rank, so cwl_eval's padded rank 1000 takes nearly
     # all the weight: topic 2 (relevant documents at ranks 2 and 3) scores ~1e-176
     assert _theirs("NERR10(p=1.5, max_rel=3)")[0]["2"] < 1e-100
