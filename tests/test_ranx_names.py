@@ -255,7 +255,19 @@ EQUAL = [("map@10", "map_cut.10"), ("precision@5", "P.5"), ("recall@10", "recall
          ("mrr", "recip_rank"), ("r-precision", "Rprec"), ("ndcg@10", "ndcg_cut.10"), ("ranx:map", "map"),
          ("ranx:ndcg", "ndcg"), ("ranx:dcg", "dcg"), ("precision", "set_P"), ("ranx:recall", "set_recall"),
          ("f1", "set_F"), ("ndcg_burges@10", "nDCG(dcg='exp-log2')@10"), ("map-l2", "AP(rel=2)"),
-         ("precision@5-l2", "P(rel=2)@5")]
+         ("precision@5-l2", "P(rel=2)@5"), ("precision@5-l0", "P(rel=0)@5"), ("map@5-l0", "AP(rel=0)@5"),
+         ("hit_rate@5-l2", "Success(rel=2)@5"), ("recall@10-l2", "R(rel=2)@10"), ("r-precision-l2", "Rprec(rel=2)"),
+         ("mrr-l2", "RR(rel=2)"), ("precision-l2", "SetP(rel=2)"), ("recall-l0", "SetR(rel=0)"),
+         ("hit_rate@3-l0", "Success(rel=0)@3")]
+
+
+def test_same_as_claims_are_tested():
+    from pref_eval.measures.ranx import NAMES, SAME_AS
+
+    assert set(SAME_AS) == set(NAMES)
+    tested = {a.removeprefix("ranx:").split("@")[0].split("-l")[0] for a, _ in EQUAL}
+    claimed = {n for n, text in SAME_AS.items() if "`" in text.split("none:")[0]}
+    assert claimed <= tested, claimed - tested
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -324,3 +336,18 @@ if __name__ == "__main__":
             print("   ", b)
     print(f"{len(ranx_metric_names())} ranx metric names; all: {total} cases, {total - total_bad} equal, "
           f"{total_bad} different")
+
+
+def test_ranx_objects_as_input():
+    ranx = pytest.importorskip("ranx")
+    qrels, run = random_collection(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rq, rr = ranx.Qrels(qrels), ranx.Run({q: d for q, d in run.items()}, name="sys")
+        rr2 = ranx.Run(run)  # no name
+    names = ["ndcg@10", "map@100", "mrr", "P.5"]
+    want = pref_eval.evaluate(qrels, {"sys": run}, names)
+    got = pref_eval.evaluate(rq, rr, names)
+    assert got.equals(want)
+    both = pref_eval.evaluate(rq, [rr, rr2], names)
+    assert sorted(set(both.run)) == ["run", "sys"]

@@ -216,6 +216,29 @@ _TABLE: dict[str, tuple] = {
             "Moffat & Zobel, ACM TOIS 27(1), 2008; " + RANX),
 }
 
+#: The measure of trec_eval / ir-measures with the same per-query value (tests/test_ranx_names.py,
+#: test_equal_to_trec_eval_measures, checks each claim), or why there is none.
+SAME_AS: dict[str, str] = {
+    "hits": "—",
+    "hit_rate": "`success.k` (`Success@k`), at the same level",
+    "precision": "`P.k` (`P@k`); without @k `set_P` (`SetP`); at the same level",
+    "recall": "`recall.k` (`R@k`); without @k `set_recall` (`SetR`); at the same level",
+    "f1": "without @k `set_F` (`SetF`); with @k none",
+    "r-precision": "`Rprec`, at the same level",
+    "mrr": "without @k `recip_rank` (`RR`), at the same level; with @k none (ir-measures' `RR@k` orders "
+           "tied documents by docno ascending)",
+    "map": "`map_cut.k` (`AP@k`); without @k `map` (`AP`); at the same level",
+    "dcg": "without @k, at level 1: `dcg`",
+    "dcg_burges": "—",
+    "ndcg": "at level 1: `ndcg_cut.k` (`nDCG@k`), without @k `ndcg`; at other levels none (ranx gives the "
+            "grades below the level gain 0 and leaves them out of the ideal ranking; trec_eval's nDCG "
+            "ignores -l)",
+    "ndcg_burges": "at level 1: `nDCG(dcg='exp-log2')@k`",
+    "bpref": "none: trec_eval's `bpref` skips negative grades (ranx counts them judged non-relevant) and "
+             "counts 1 for a relevant document when no judged non-relevant one exists (ranx: 0/0 = NaN)",
+    "rbp": "none: trec_eval's `rbp` rescales the gains to [0, 1], ranx takes the grade",
+}
+
 #: ranx's metric names accepted (docs/measures.md "Coming from ranx").
 NAMES: tuple[str, ...] = tuple(_TABLE)
 #: bare ranx names that are also trec_eval names: bare, they keep trec_eval's meaning.
@@ -226,6 +249,11 @@ SPECS: dict[str, MeasureSpec] = {
                       citation=cite, bounds=bounds, empty_value=0.0)
     for i, (name, (fn, desc, formula, _, bounds, cite)) in enumerate(_TABLE.items())
 }
+
+def takes_cutoff(name: str) -> bool:
+    """Whether ranx's metric ``name`` takes ``@k``."""
+    return bool(_TABLE[name][3])
+
 
 _NAME = re.compile(r"(?P<name>[a-z0-9_]+(?:-precision)?)(?P<rest>.*)", re.S)
 _REST = re.compile(r"(?:(?P<sep>[@.])(?P<arg>[^@.]*?))?(?:-l(?P<level>[^@.]*))?")
