@@ -191,6 +191,18 @@ def test_live_comparison_sees_tie_order():
     qrels, run = random_collection(0)
     n, bad = compare(qrels, run, ["mrr@3", "ndcg@3", "precision@1"], untie=False)
     assert bad, "random_collection(0) has ties that change these values"
+    # the docs' claim: ranx orders ties differently for a ranx.Run and for a dict (here: bpref 0.25 and 0)
+    import ranx
+
+    q = {"q": {"a": 1, "b": 0, "c": 2, "n": -1}}
+    r = {"q": {"n": 2.0, "z": 1.0, "a": 1.0, "b": 1.0, "c": 0.5}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_run = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), "bpref")
+        as_dict = ranx.evaluate(q, r, "bpref")
+    assert as_run != as_dict
+    ours_v = pref_eval.calc_aggregate(["ranx:bpref"], q, r)["ranx:bpref"]  # ties by docno descending: n, z, b, a, c
+    assert ours_v == ranx.evaluate(ranx.Qrels(q), ranx.Run(trec_order_scores(r)), "bpref") == 0.0
 
 
 # ------------------------------------------------------------------ by hand
@@ -351,3 +363,24 @@ def test_ranx_objects_as_input():
     assert got.equals(want)
     both = pref_eval.evaluate(rq, [rr, rr2], names)
     assert sorted(set(both.run)) == ["run", "sys"]
+
+
+def test_iter_calc_and_cli(tmp_path):
+    import subprocess
+    import sys
+
+    got = {(m.query_id, m.measure): m.value for m in pref_eval.iter_calc(["mrr", "ndcg@3-l2"], HAND_QRELS, HAND_RUN)}
+    assert got == pytest.approx({("q", "mrr"): HAND["mrr"], ("q", "ndcg@3-l2"): (2 / L5) / (3 / L2 + 2 / L3)})
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("".join(f"q 0 {d} {g}\n" for d, g in HAND_QRELS["q"].items()))
+    run.write_text("".join(f"q Q0 {d} {i} {s} t\n" for i, (d, s) in enumerate(HAND_RUN["q"].items())))
+    env_cmd = [sys.executable, "-m", "pref_eval.cli.eval", "-R", str(qrels), "-o", "tsv"]
+    p = subprocess.run([*env_cmd, "-m", "hits", "-m", "rbp.5-l2", str(run)], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    rows = {ln.split("\t")[2]: float(ln.split("\t")[3]) for ln in p.stdout.splitlines()[1:]}
+    assert rows == pytest.approx({"hits": HAND["hits"], "rbp.5-l2": HAND["rbp.5-l2"]})
+    p = subprocess.run([*env_cmd, "-m", "bpref@10", str(run)], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'bpref@10'" in p.stderr and "no cutoff" in p.stderr
+    p = subprocess.run([*env_cmd[:3], "--list-measures"], capture_output=True, text=True, cwd=ROOT)
+    assert "ranx names" in p.stdout and " hit_rate " in p.stdout
