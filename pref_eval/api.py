@@ -25,9 +25,16 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _ranx_object(x: Any) -> bool:
+    """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
+    return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
+
+
 def _load_qrels(qrels: Any, subtopics: bool = False):
     from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
+    if _ranx_object(qrels):
+        qrels = dict(qrels.to_dict())
     if isinstance(qrels, Qrels):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
@@ -61,7 +68,8 @@ def _load_runs(runs: Any) -> list:
     (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
     scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
     ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
-    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts.
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts. A ``ranx.Qrels`` /
+    ``ranx.Run`` is taken through its ``to_dict()`` (a ranx.Run keeps its name).
     An empty run is refused as the command lines refuse an empty run file.
     """
     from .io.runs import Run, read_run, run_from_records
@@ -69,6 +77,8 @@ def _load_runs(runs: Any) -> list:
     def one(x: Any, name: str | None = None) -> Run:
         if isinstance(x, Run):
             return x
+        if _ranx_object(x):  # a ranx.Run: its name unless one is given
+            name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
         r = run_from_records(x, name=name or "run")
@@ -82,7 +92,7 @@ def _load_runs(runs: Any) -> list:
         from .io.run_ids import run_ids
 
         return [one(runs, run_ids([os.fspath(runs)])[0])]
-    if isinstance(runs, Run) or hasattr(runs, "columns"):
+    if isinstance(runs, Run) or hasattr(runs, "columns") or _ranx_object(runs):
         return [one(runs)]
     if isinstance(runs, Mapping):
         if _is_run_dict(runs):
