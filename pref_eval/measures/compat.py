@@ -11,7 +11,8 @@ D = max(|R|, |I|) and persistence p (default 0.95),
     RBO(R, I) = Σ_{i=1}^{D} p^{i−1} |R[:i] ∩ I[:i]| / i  /  Σ_{i=1}^{D} p^{i−1}
 
 Compat = RBO(R, I) / RBO(I, I) (``normalize=True``, the default; 0 when I is
-empty) or RBO(R, I) (``normalize=False``). Vectorised: a document in both
+empty) or RBO(R, I) (``normalize=False``). p ∈ [0, 1]: p = 0 weighs the first
+ranks only (p^0 = 1), p = 1 every depth alike (the average overlap over D). Vectorised: a document in both
 lists enters every prefix from rank m = max(rank in R, rank in I) on, so
 Σ_i p^{i−1}|R[:i] ∩ I[:i]|/i = Σ_d (S(D) − S(m_d − 1)) with
 S(j) = Σ_{i≤j} p^{i−1}/i.

@@ -25,8 +25,10 @@ G(i) = Σ_{j≤i} g_j. C(i) per measure:
   i < k, else 0; NERR10(p): p(1 − g_i); NERR11(T): INSQ's C(i)·(1 − g_i)
   (Azzopardi, Mackenzie & Moffat, ICTIR 2021).
 
-T defaults to 1, p to 0.9. The ranking is pref_eval's (score descending,
-ties by docno descending); cwl_eval keeps the order of its input for ties.
+T defaults to 1, p to 0.9. T = 0 is allowed for BPM, INSQ and NERR11
+(C(1) = 0: the user stops at rank 1, EU = g_1, as cwl_eval); INST needs T > 0
+(at T = 0 its C(1) = ((−g_1)/(1 − g_1))² exceeds 1, or is 1/0 when g_1 = 1).
+The ranking is pref_eval's (score descending, ties by docno descending); cwl_eval keeps the order of its input for ties.
 Computed on a dense (queries × 1000) array, in blocks of queries.
 """
 from __future__ import annotations
