@@ -25,9 +25,16 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _ranx_object(x: Any) -> bool:
+    """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
+    return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
+
+
 def _load_qrels(qrels: Any, subtopics: bool = False):
     from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
+    if _ranx_object(qrels):
+        qrels = dict(qrels.to_dict())
     if isinstance(qrels, Qrels):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
@@ -61,7 +68,8 @@ def _load_runs(runs: Any) -> list:
     (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
     scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
     ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
-    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts.
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts. A ``ranx.Qrels`` /
+    ``ranx.Run`` is taken through its ``to_dict()`` (a ranx.Run keeps its name).
     An empty run is refused as the command lines refuse an empty run file.
     """
     from .io.runs import Run, read_run, run_from_records
@@ -69,6 +77,8 @@ def _load_runs(runs: Any) -> list:
     def one(x: Any, name: str | None = None) -> Run:
         if isinstance(x, Run):
             return x
+        if _ranx_object(x):  # a ranx.Run: its name unless one is given
+            name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
         r = run_from_records(x, name=name or "run")
@@ -82,7 +92,7 @@ def _load_runs(runs: Any) -> list:
         from .io.run_ids import run_ids
 
         return [one(runs, run_ids([os.fspath(runs)])[0])]
-    if isinstance(runs, Run) or hasattr(runs, "columns"):
+    if isinstance(runs, Run) or hasattr(runs, "columns") or _ranx_object(runs):
         return [one(runs)]
     if isinstance(runs, Mapping):
         if _is_run_dict(runs):
@@ -404,6 +414,55 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
     df = evaluate(qrels, {"run": run}, measures, summary=True, **options)
     allrows = df[df.qid == "all"]
     return dict(zip(allrows.measure, allrows.value, strict=True))
+
+
+_EVALUATOR_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format",
+                      "best", "jobs")
+
+
+class Evaluator:
+    """The measures parsed and the qrels read once, then any number of runs (``ir_measures.evaluator``).
+
+    Made by :func:`evaluator`. ``iter_calc(run)`` and ``calc_aggregate(run)``
+    are :func:`iter_calc` and :func:`calc_aggregate` of that run with the
+    evaluator's measures, qrels and options; a run takes every shape
+    :func:`evaluate` takes for one run.
+    """
+
+    def __init__(self, measures: Any, qrels: Any, **options: Any) -> None:
+        from .measures import parse_measures
+        from .measures.base import needs_subtopics
+
+        unknown = [k for k in options if k not in _EVALUATOR_OPTIONS]
+        if unknown:
+            raise UsageError(f"evaluator: unknown option {unknown[0]!r} (expected one of: "
+                             f"{', '.join(_EVALUATOR_OPTIONS)})")
+        self._names = _measure_names(measures)
+        requests = parse_measures(self._names)  # an unknown or invalid name fails here, before any run
+        self._qrels = _load_qrels(qrels, subtopics=needs_subtopics(requests))
+        extra = extra_inputs(requests, judgments=options.pop("judgments", None),
+                             judgments_format=options.pop("judgments_format", None), best=options.pop("best", None))
+        self._options = {**options, **extra}
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-query values of ``run``: :class:`Metric` (query_id, measure, value) in query order."""
+        return iter_calc(self._names, self._qrels, run, **self._options)
+
+    def calc_aggregate(self, run: Any) -> dict[str, Any]:
+        """Summary value of each measure column for ``run``, keyed by the printed name."""
+        return calc_aggregate(self._names, self._qrels, run, **self._options)
+
+
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
+    """An :class:`Evaluator`: ``measures`` and ``qrels`` taken once, as ``ir_measures.evaluator(measures, qrels)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels`` in any shape :func:`evaluate` takes (read once here, as are a
+    ``judgments`` or ``best`` file); ``options`` are :func:`evaluate`'s
+    keywords but ``summary`` (an unknown one is a UsageError). Invalid measure
+    names fail here, before any run.
+    """
+    return Evaluator(measures, qrels, **options)
 
 
 def agree(
@@ -1296,9 +1355,25 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         raise UsageError("weight_power must be >= 0")
     if compat == "zbench" and (jobs > 1 or scheduler):
         raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
+    if compat == "zbench":  # zbench's iteration has none of these: a value other than the default would be unused
+        unused = [flag for flag, on in (("--prior", prior != 0.5), ("--weights agreement", agreement_weights),
+                                        ("--weight-power", weight_power != 1.0), ("--tol", tol != 1e-9),
+                                        ("--max-iter", max_iter != 100)) if on]
+        if unused:
+            raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with --compat zbench)")
     ties = ties or ("zbench" if compat == "zbench" else "half")
     grade_list = parse_grades(grades) if qrels_output else None
     bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
+    # --prior 0: scores are centred inside each strongly connected component, so one number per document
+    # (a score threshold, zbench's score field) would compare documents the fit cannot compare
+    if prior == 0 and bin_method is not None and bin_method[0] == "fixed":
+        raise UsageError("--bins fixed: needs scores comparable across a query; with --prior 0 they are centred "
+                         "per strongly connected component (use --bins quantile, which ranks by level then score, "
+                         "or a prior > 0)")
+    if prior == 0 and output_format == "zbench":
+        raise UsageError("--output-format zbench has one score per document; with --prior 0 the scores are "
+                         "centred per strongly connected component and not comparable across them (use the tsv "
+                         "format, with its component and level columns, or a prior > 0)")
     paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
                                                  dataset=dataset, compat=compat,
@@ -1308,6 +1383,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         keep = q < n_dataset  # dataset queries come first
         q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
         table.queries = table.queries[:n_dataset]
+    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
+        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
+                         "\"weight\" values other than 1; drop them or use the default fit")
     if agreement_weights:
         w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
@@ -1417,7 +1495,10 @@ def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any,
                                      for k, qid in enumerate(table.queries)), records)
         if qrels_output:
             grade_list, (method, th) = grades
-            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]])
+            # after a --prior 0 fit the whole-query order is (level, score): the levels go with the scores
+            lv = res.level if fitted and components else None
+            write_qrels(next(rest), ((qid, table.docs[qid], score[offsets[k]:offsets[k + 1]],
+                                      *([] if lv is None else [lv[offsets[k]:offsets[k + 1]]]))
                                      for k, qid in enumerate(table.queries)), grade_list, method, th)
         if diagnostics:
             write_diagnostics(next(rest), table.queries, sizes, np.bincount(q, minlength=len(sizes)),

@@ -38,6 +38,7 @@ def build(ws: Path) -> Path:
     _first_topics(ROOT / "judgments/dl19-sample.judge", ws / "j.judge")
     zb = ROOT / "tests/data/zelo/zbench/case_small"
     shutil.copy(zb / "dataset.jsonl", ws / "dataset.jsonl")
+    shutil.copy(zb / "ai_scores.json.gz", ws / "zb_scores.json.gz")
     shutil.copy(ROOT / "tests/data/stats/order_a.tsv", ws / "order_a.tsv")
     shutil.copy(ROOT / "tests/data/stats/order_b.txt", ws / "order_b.txt")
     shutil.copy(ROOT / "judgments/dl21-crowd-sample.txt", ws / "crowd.txt")

@@ -40,6 +40,8 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "judgments-jsonl/fit": ("j.jsonl", "zelo_fit", ["-J", "j.jsonl", "-Q"]),
     "judgments-clarke3/pairs-add": ("j.judge", "zelo_pairs", ["add", "--state", "s.json", "-J", "j.judge", "-Q"]),
     "dataset/pairs-cycles": ("dataset.jsonl", "zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q"]),
+    # session 9: zelo_fit's dataset (a query on two lines, a document listed twice: FILE:LINE)
+    "dataset/fit": ("dataset.jsonl", "zelo_fit", ["-J", "zb_scores.json.gz", "--dataset", "dataset.jsonl", "-Q"]),
     "prefs-jsonl/aggregate": ("prefs.jsonl", "pref_aggregate", ["-P", "prefs.jsonl"]),
     "scores/eval": ("scores.tsv", "zelo_eval", ["-R", "scores.tsv", "bm25.run"]),
     "orderings/compare": ("order_a.tsv", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
@@ -75,7 +77,9 @@ OWN_OUTPUTS = {"state/pairs-next": {"s.json"}, "judgments-clarke3/pairs-add": {"
 # problems of a combination of inputs, named by what they combine
 ALSO_NAMED = {"orderings/compare": ("orderings",), "ordering-list/compare": ("orderings",),
               "per-query/compare": ("measure", "runs"), "run/compare": ("runs", "run"),
-              "judgments-clarke3/pairs-add": ("state",)}
+              "judgments-clarke3/pairs-add": ("state",),
+              # a changed document id: the judgment naming it is the error ('not among the dataset\'s documents')
+              "dataset/fit": ("dataset",)}
 
 HOSTILE = ["", "abc", "nan", "NaN", "inf", "-inf", "-1", "1e400", "0x10", "1_0", "4.0", "1.5",
            "99999999999999999999", "é", "\u00a0", "\x00", "-0", "+1", "1e-400", "٣"]

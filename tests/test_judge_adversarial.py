@@ -48,6 +48,14 @@ class Hostile:
         if self.dead_after is not None and sum(self.served.values()) >= self.dead_after:
             req.transport.close()  # no response at all: the client sees the connection end
             return web.Response(status=500)
+        if m == "cut" or (m == "cut-once" and self.received[m] % 2 == 1):
+            # a 200 whose body stops half way (a proxy or server killed mid-answer): headers promise more
+            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+                                                           "Content-Length": "400"})
+            await resp.prepare(req)
+            await resp.write(b'{"choices": [{"index": 0, "message": {"role": "assis')
+            req.transport.close()
+            return resp
         if self.delay:
             self.inflight += 1
             self.max_inflight = max(self.max_inflight, self.inflight)
@@ -348,6 +356,27 @@ def test_server_gone_mid_run_stops_stores_no_failures_and_resumes(tmp_path, host
     assert srv.served["m"] == 18  # 5 + 13: nothing asked twice
     p = zj(*args, "--store", tmp_path / "ref.sqlite", "-o", tmp_path / "ref.jsonl", "-Q")
     assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+def test_body_cut_short_is_retried_then_not_stored(tmp_path, hostile):
+    """A 200 whose body stops half way is no answer: retried in the run (--retries) like a dropped
+    connection; a retry that is answered is stored as that answer. A server that always cuts its bodies
+    leaves every question unanswered: nothing is stored (a cut body is not a failed vote), exit 1 with
+    one line, and the rerun asks them again."""
+    srv, url = hostile()
+    inputs = texts(tmp_path)  # 6 pairs
+    p = zj(tmp_path / "p.jsonl", *inputs, f"--judge=openai:cut-once@{url},name=m", "--concurrency", 1,
+           "--retries", 2, "--backoff", 0, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert [r[:2] for r in stored(tmp_path / "s.sqlite")] == [("ok", 0.5)] * 6
+    assert srv.received["cut-once"] == 12 and srv.served["cut-once"] == 6
+    p = zj(tmp_path / "p.jsonl", *inputs, f"--judge=openai:cut@{url},name=m", "--concurrency", 1,
+           "--retries", 1, "--backoff", 0, "--store", tmp_path / "c.sqlite", "-o", tmp_path / "c.jsonl")
+    assert p.returncode == 1, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("zelo_judge: 6 questions got no answer from the server") and "not stored" in last, last
+    assert stored(tmp_path / "c.sqlite") == [] and srv.received["cut"] == 12
+    assert (tmp_path / "c.jsonl").read_text() == ""
 
 
 def test_no_server_at_all_stops_at_once(tmp_path):

@@ -57,6 +57,10 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))
     refuse_unused("--scale elo", {"elo_offset": "--elo-offset"}, scale == "elo")
+    # zbench's iteration has no prior, weights or Newton tolerance: given with --compat zbench they would be unused
+    refuse_unused("the default fit (not with --compat zbench)",
+                  {"prior": "--prior", "weights": "--weights", "weight_power": "--weight-power", "tol": "--tol",
+                   "max_iter": "--max-iter"}, compat != "zbench")
     fit(list(judgments), judgment_format=fmt, ties=ties, prior=prior, weight_power=weight_power,
         agreement_weights=weights == "agreement", tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
         dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output or "-",

@@ -53,10 +53,12 @@ def read_best_items(path: PathLike) -> BestItems:
     p = str(path)
     name = display_name(p)
     if is_zelo_scores_header(_first_line(p)):
-        from .zelo_scores import read_zelo_score_table
+        from .zelo_scores import refuse_component_scores, score_table_with_header
 
+        cols, table = score_table_with_header(p)
+        refuse_component_scores(cols, name, "the best items (top score per query)")
         qids, docs = [], []
-        for qid, (docnos, scores, _) in read_zelo_score_table(p).items():
+        for qid, (docnos, scores, _) in table.items():
             if not docnos:
                 continue
             s = np.asarray(scores, dtype=np.float64)

@@ -590,7 +590,12 @@ READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
 
 
 def _zbench_records(path: str, what: str, expected: str, parse) -> list:
-    """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``."""
+    """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``.
+
+    A query is one line and names each document once (zbench would annotate a query given on two lines
+    twice and leave all but the last of a repeated document id unjudged): a query id seen on an earlier
+    line, or a document id given twice in one line, is a ``file:line`` error.
+    """
     import json
 
     name = display_name(path)
@@ -599,13 +604,24 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
     out = []
+    first: dict[str, int] = {}
     for no, line in _lines(text):
         if not line.strip():
             continue
         try:
-            out.append(parse(json.loads(line)))
+            rec = json.loads(line)
+            qid = str(rec["query"]["id"])
+            docs = [str(d["id"]) for d in rec["documents"]]
+            out.append(parse(rec))
         except (ValueError, KeyError, TypeError):
             raise InputError(name, no, f"expected {expected}") from None
+        if qid in first:
+            raise InputError(name, no, f"query {qid!r} again (first on line {first[qid]}); give each query once")
+        first[qid] = no
+        if len(set(docs)) != len(docs):
+            seen: set[str] = set()
+            dup = next(d for d in docs if d in seen or seen.add(d))  # type: ignore[func-returns-value]
+            raise InputError(name, no, f"document {dup!r} listed twice for query {qid!r}")
     return out
 
 

@@ -85,6 +85,16 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
     return lines[0].rstrip("\r").split("\t"), out
 
 
+def refuse_component_scores(cols: list[str], name: str, use: str) -> None:
+    """A ``zelo_fit --prior 0`` table (its ``level`` column) has scores centred inside each strongly connected
+    component: they order documents only within a component, so ``use`` (a measure or choice that compares
+    every document of a query by its score) would be silently wrong on it. Raise ``name:1``."""
+    if "level" in cols[4:]:
+        raise InputError(name, 1, f"a zelo_fit --prior 0 table (columns component, level): its scores are centred "
+                                  f"per strongly connected component and not comparable across them, so {use} "
+                                  "cannot use them; refit with a prior > 0 (the default)")
+
+
 LOGIT_LIMIT = 700.0  # exp(x) overflows a double beyond ~709.78: no natural-log zELO score gets near it
 
 
@@ -101,6 +111,7 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
 
     name = display_name(path)
     cols, table = score_table_with_header(path)
+    refuse_component_scores(cols, name, "zbench's measures")
     elo = cols[-1] == "scale"
     out: dict[str, dict[str, float]] = {}
     for q, (docs, xs, _) in table.items():

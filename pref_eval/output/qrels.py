@@ -10,6 +10,12 @@ Per query, scores are cut into ``len(grades)`` bins, lowest scores getting
 * ``fixed:t1,t2,...``: G-1 increasing thresholds on the score scale written
   (logit or Elo); bin = ``#{t_k <= score}``.
 
+After a ``--prior 0`` fit the scores are centred inside each strongly connected
+component and say nothing across components; the documents' whole-query order
+is (level ascending, then score descending), docs/zelo.md. Quantile bins then
+rank by that order (documents equal in both share a grade), and fixed score
+thresholds are refused by the caller.
+
 Output lines are TREC qrels ``qid 0 docno grade``.
 """
 from __future__ import annotations
@@ -52,23 +58,40 @@ def parse_bins(text: str, n_grades: int):
     raise UsageError(f"--bins must be 'quantile' or 'fixed:t1,t2,...', got {text!r}")
 
 
-def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds=None) -> np.ndarray:
-    """Bin index 0..n_grades-1 for each score of one query (see module doc)."""
+def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds=None,
+               levels: np.ndarray | None = None) -> np.ndarray:
+    """Bin index 0..n_grades-1 for each score of one query (see module doc).
+
+    ``levels`` (a ``--prior 0`` fit): the SCC level of each document; quantile ranks then follow
+    (level ascending, score descending), so a document beaten by another's component never gets
+    the higher grade.
+    """
     scores = np.asarray(scores, dtype=float)
     if len(scores) == 0:
         return np.zeros(0, dtype=int)
     if method == "quantile":
         from scipy.stats import rankdata
 
-        r = rankdata(scores, method="average")
+        if levels is None:
+            r = rankdata(scores, method="average")
+        else:  # mid-ranks of the pairs (-level, score), ascending = worst first
+            lv = -np.asarray(levels, dtype=np.int64)
+            o = np.lexsort((scores, lv))
+            new = np.ones(len(o), dtype=bool)
+            new[1:] = (lv[o][1:] != lv[o][:-1]) | (scores[o][1:] != scores[o][:-1])
+            starts = np.flatnonzero(new)
+            ends = np.append(starts[1:], len(o))  # group g holds sorted positions starts[g]..ends[g]-1
+            r = np.empty(len(o))
+            r[o] = np.repeat((starts + 1 + ends) / 2.0, ends - starts)
         return np.minimum(np.floor(n_grades * (r - 0.5) / len(scores)).astype(int), n_grades - 1)
     cuts = np.asarray(thresholds, dtype=float)
     return np.searchsorted(cuts, scores, side="right")
 
 
 def write_qrels(out: TextIO, per_query, grades: list[str], method: str, thresholds=None) -> None:
-    """Write ``qid 0 docno grade`` for ``per_query``: iterable of (qid, docnos, scores)."""
-    for qid, docnos, scores in per_query:
-        bins = grade_bins(np.asarray(scores), len(grades), method, thresholds)
+    """Write ``qid 0 docno grade`` for ``per_query``: iterable of (qid, docnos, scores) or
+    (qid, docnos, scores, levels) after a ``--prior 0`` fit."""
+    for qid, docnos, scores, *levels in per_query:
+        bins = grade_bins(np.asarray(scores), len(grades), method, thresholds, levels[0] if levels else None)
         for d, k in zip(docnos, bins, strict=False):
             out.write(f"{qid} 0 {d} {grades[int(k)]}\n")
