@@ -3,7 +3,9 @@
 Public API (lazy: importing the package stays cheap):
 
 * :func:`evaluate` -- qrels + runs + measures → long DataFrame (run, qid, measure, value).
-* :func:`iter_calc` / :func:`calc_aggregate` -- ir-measures' two calls, same arguments.
+* :func:`iter_calc` / :func:`calc_aggregate` -- ir-measures' two calls, same arguments;
+  :func:`evaluator` -- ir-measures' evaluator (measures and qrels once, then
+  ``.iter_calc(run)`` / ``.calc_aggregate(run)`` per run).
 * :func:`agreement` -- judgment files → agreement records of ``zelo_agree``.
 * :func:`preferences`, :func:`aggregate`, :func:`compare`, :func:`fit`,
   :func:`pairs`, :func:`simulate` -- what ``zelo_eval`` (preference mode),
@@ -37,6 +39,13 @@ def calc_aggregate(*args, **kwargs):
     from .api import calc_aggregate as _calc_aggregate
 
     return _calc_aggregate(*args, **kwargs)
+
+
+def evaluator(*args, **kwargs):
+    """See :func:`pref_eval.api.evaluator` (``ir_measures.evaluator``: qrels read once, several runs)."""
+    from .api import evaluator as _evaluator
+
+    return _evaluator(*args, **kwargs)
 
 
 def agreement(*args, **kwargs):
@@ -104,5 +113,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'pref_eval' has no attribute {name!r}")
 
 
-__all__ = ["evaluate", "iter_calc", "calc_aggregate", "agreement", "preferences", "aggregate", "compare", "fit",
-           "pairs", "simulate", *COMMAND_FUNCTIONS, "__version__"]
+__all__ = ["evaluate", "iter_calc", "calc_aggregate", "evaluator", "agreement", "preferences", "aggregate", "compare",
+           "fit", "pairs", "simulate", *COMMAND_FUNCTIONS, "__version__"]

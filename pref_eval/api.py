@@ -25,9 +25,16 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _ranx_object(x: Any) -> bool:
+    """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
+    return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
+
+
 def _load_qrels(qrels: Any, subtopics: bool = False):
     from .io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
+    if _ranx_object(qrels):
+        qrels = dict(qrels.to_dict())
     if isinstance(qrels, Qrels):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
@@ -61,7 +68,8 @@ def _load_runs(runs: Any) -> list:
     (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
     scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
     ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
-    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts.
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts. A ``ranx.Qrels`` /
+    ``ranx.Run`` is taken through its ``to_dict()`` (a ranx.Run keeps its name).
     An empty run is refused as the command lines refuse an empty run file.
     """
     from .io.runs import Run, read_run, run_from_records
@@ -69,6 +77,8 @@ def _load_runs(runs: Any) -> list:
     def one(x: Any, name: str | None = None) -> Run:
         if isinstance(x, Run):
             return x
+        if _ranx_object(x):  # a ranx.Run: its name unless one is given
+            name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
         r = run_from_records(x, name=name or "run")
@@ -82,7 +92,7 @@ def _load_runs(runs: Any) -> list:
         from .io.run_ids import run_ids
 
         return [one(runs, run_ids([os.fspath(runs)])[0])]
-    if isinstance(runs, Run) or hasattr(runs, "columns"):
+    if isinstance(runs, Run) or hasattr(runs, "columns") or _ranx_object(runs):
         return [one(runs)]
     if isinstance(runs, Mapping):
         if _is_run_dict(runs):
@@ -404,6 +414,55 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
     df = evaluate(qrels, {"run": run}, measures, summary=True, **options)
     allrows = df[df.qid == "all"]
     return dict(zip(allrows.measure, allrows.value, strict=True))
+
+
+_EVALUATOR_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format",
+                      "best", "jobs")
+
+
+class Evaluator:
+    """The measures parsed and the qrels read once, then any number of runs (``ir_measures.evaluator``).
+
+    Made by :func:`evaluator`. ``iter_calc(run)`` and ``calc_aggregate(run)``
+    are :func:`iter_calc` and :func:`calc_aggregate` of that run with the
+    evaluator's measures, qrels and options; a run takes every shape
+    :func:`evaluate` takes for one run.
+    """
+
+    def __init__(self, measures: Any, qrels: Any, **options: Any) -> None:
+        from .measures import parse_measures
+        from .measures.base import needs_subtopics
+
+        unknown = [k for k in options if k not in _EVALUATOR_OPTIONS]
+        if unknown:
+            raise UsageError(f"evaluator: unknown option {unknown[0]!r} (expected one of: "
+                             f"{', '.join(_EVALUATOR_OPTIONS)})")
+        self._names = _measure_names(measures)
+        requests = parse_measures(self._names)  # an unknown or invalid name fails here, before any run
+        self._qrels = _load_qrels(qrels, subtopics=needs_subtopics(requests))
+        extra = extra_inputs(requests, judgments=options.pop("judgments", None),
+                             judgments_format=options.pop("judgments_format", None), best=options.pop("best", None))
+        self._options = {**options, **extra}
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-query values of ``run``: :class:`Metric` (query_id, measure, value) in query order."""
+        return iter_calc(self._names, self._qrels, run, **self._options)
+
+    def calc_aggregate(self, run: Any) -> dict[str, Any]:
+        """Summary value of each measure column for ``run``, keyed by the printed name."""
+        return calc_aggregate(self._names, self._qrels, run, **self._options)
+
+
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
+    """An :class:`Evaluator`: ``measures`` and ``qrels`` taken once, as ``ir_measures.evaluator(measures, qrels)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels`` in any shape :func:`evaluate` takes (read once here, as are a
+    ``judgments`` or ``best`` file); ``options`` are :func:`evaluate`'s
+    keywords but ``summary`` (an unknown one is a UsageError). Invalid measure
+    names fail here, before any run.
+    """
+    return Evaluator(measures, qrels, **options)
 
 
 def agree(

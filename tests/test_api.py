@@ -144,3 +144,46 @@ def test_dataframe_columns_are_read_column_wise():
                         "score": np.array([1, 2, 3], dtype=np.float32)})
     df = pref_eval.evaluate(qrels, run, ["P@1"])
     assert df.value.tolist() == [0.0, 1.0]  # query 1: b (score 2, grade 0) first; query ids as strings
+
+
+# ------------------------------------------------------------ ir_measures.evaluator
+def test_evaluator_equals_ir_measures_evaluator_on_several_runs():
+    """``pref_eval.evaluator(measures, qrels)``: qrels once, three runs; values and Metric shape as ir-measures'."""
+    irm, qrels, _ = _irm_inputs()
+    measures = [irm.AP, irm.nDCG @ 10, irm.P(rel=2) @ 5, irm.RR @ 10, irm.NumRet(rel=1), irm.Judged @ 10]
+    ours_ev = pref_eval.evaluator(measures, iter(qrels))  # a generator: usable once, so read once
+    theirs_ev = irm.evaluator(measures, qrels)
+    assert callable(ours_ev.iter_calc) and callable(ours_ev.calc_aggregate)
+    for path in RUNS * 2:  # every run twice: the evaluator keeps no state from a run
+        run = list(irm.read_trec_run(str(path)))
+        ours = list(ours_ev.iter_calc(run))
+        theirs = list(theirs_ev.iter_calc(run))
+        assert all(type(m)._fields == type(t)._fields == ("query_id", "measure", "value")
+                   for m, t in zip(ours, theirs, strict=False))
+        got = {(m.query_id, m.measure): m.value for m in ours}
+        want = {(t.query_id, str(t.measure)): t.value for t in theirs}
+        assert got.keys() == want.keys() and len(got) == len(ours)
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v, abs=1e-12), (path.name, k)
+        agg, ref = ours_ev.calc_aggregate(run), theirs_ev.calc_aggregate(run)
+        assert set(agg) == {str(m) for m in ref}
+        for m, v in ref.items():
+            assert agg[str(m)] == pytest.approx(v, abs=1e-12), (path.name, str(m))
+    # a path, a dict: the shapes evaluate() takes
+    by_path = {(m.query_id, m.measure): m.value for m in ours_ev.iter_calc(str(RUNS[1]))}
+    assert by_path == pytest.approx({(m.query_id, m.measure): m.value
+                                     for m in ours_ev.iter_calc(_run_dict(RUNS[1]))})
+
+
+def test_evaluator_errors_are_usage_errors_at_creation():
+    qrels = {"1": {"a": 1, "b": 0}}
+    with pytest.raises(UsageError, match="unknown measure"):
+        pref_eval.evaluator(["mapp"], qrels)
+    with pytest.raises(UsageError, match="parameter rel"):
+        pref_eval.evaluator(["P(rel=-1)@5"], qrels)
+    with pytest.raises(UsageError, match="unknown option 'summary'"):
+        pref_eval.evaluator(["AP"], qrels, summary=True)
+    with pytest.raises(UsageError, match="no requested measure uses them"):
+        pref_eval.evaluator(["AP"], qrels, judgments=ROOT / "judgments/dl19-sample.judge")
+    ev = pref_eval.evaluator(["P@1"], qrels, level=1)
+    assert [tuple(m) for m in ev.iter_calc({"1": {"a": 2.0, "b": 1.0}})] == [("1", "P@1", 1.0)]

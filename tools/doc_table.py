@@ -100,6 +100,7 @@ def render_markdown(registry: dict[str, MeasureSpec]) -> str:
             _cell(agg), _cell(_sets(spec)),
         ]) + " |")
     rows += irm_section(registry)
+    rows += ranx_section()
     descs = ["", "## Descriptions", ""]
     for spec in sorted(registry.values(), key=lambda s: (s.order, s.name)):
         descs.append(f"- **{spec.name}** — {spec.description.strip()}")
@@ -132,6 +133,70 @@ def irm_section(registry: dict[str, MeasureSpec]) -> list[str]:
         params = "; ".join(p.describe() + (f" — {p.doc}" if p.doc else "") for p in spec.keywords)
         out.append("| " + " | ".join([shown, _cell(aliases) or "—", f"**{_cell(spec.name)}**",
                                       _cell(params) or "—"]) + " |")
+    return out
+
+
+RANX_HEADER = """
+## Coming from ranx
+
+ranx's metric names (Bassani, ECIR 2022; https://github.com/AmenRa/ranx) are
+accepted wherever a measure is (`pref_eval.evaluate`, `iter_calc`,
+`calc_aggregate`, `zelo_eval -m`, `zelo_trec -m`) and give **ranx's values**,
+computed from ranx's definitions (`pref_eval/measures/ranx.py`) and compared
+with ranx itself, per query and mean, on trec_eval's test collection and on
+random corner cases (`tests/test_ranx_names.py`; `python tests/test_ranx_names.py`
+prints the counts). The syntax is ranx's: `name[@k][-lN]`; `@k` keeps the top
+k (none: the whole ranking), `-lN` counts a document relevant when its grade is
+≥ N (default: `-l`, itself 1 as in ranx; N ≥ 0); RBP takes its persistence as
+digits, `rbp.95` or `rbp@95` (p = 0.95). The column is labelled with the name as
+written (`ndcg@10`).
+
+**Names trec_eval has too.** Written bare, `map`, `recall`, `ndcg`, `bpref` and
+`dcg` keep trec_eval's meaning (shell scripts rely on it): `map`, `ndcg`, `dcg`
+give ranx's value at the default level, but `recall` is trec_eval's list
+`recall_5 … recall_1000` and `bpref` is trec_eval's bpref, which differs from
+ranx's (last column). For ranx's meaning write them with `@k` or `-lN`
+(`map@100`, `bpref-l1`) or with the prefix `ranx:` (`ranx:bpref`,
+`ranx:recall`), which any ranx name accepts. A name with `@k` or `-lN` is
+never a trec_eval name, so it is always ranx's. In `zelo_trec`, `rbp.95` stays
+trec_eval's (malformed) syntax: write `rbp@95` or `ranx:rbp.95`. In
+`zelo_eval`'s preference mode pref_eval.py's own names come first (`ndcg@K`,
+`ap@K`, `rbp@γ` there are pref_eval.py's): write `ranx:ndcg@10`.
+
+**Where pref_eval and ranx can still differ.** *Tied scores*: ranx orders tied
+documents by its sort, which differs between a `ranx.Run` (ties in insertion
+order for short lists, in no fixed order for long ones) and a plain dict (the
+reverse), so ranx can give two values for one run; pref_eval orders ties as
+trec_eval does (docno descending), and the comparison gives ranx the runs with
+their ties broken that way. *Topics*: ranx refuses a run whose topics differ
+from the qrels' unless `make_comparable=True`, which scores a missing topic 0
+and averages over every qrels topic: that is `complete=True` (`-c`); without it
+the mean is over the topics run and qrels share, as for every measure.
+*bpref*: when the qrels of a topic hold no judged non-relevant document (N =
+0) and a relevant one is retrieved, ranx's bpref is 0/0 and pref_eval gives
+the same NaN; for a topic without relevant document ranx 0.3.21 raises
+ZeroDivisionError inside its parallel loop, which leaves that topic and the
+later ones of its thread at 0 — pref_eval gives 0 for that topic only.
+Negative `-lN` levels are refused. `ranx.Qrels` and `ranx.Run` objects are
+accepted as the qrels and runs of `pref_eval.evaluate` (a `ranx.Run` keeps its
+name).
+
+Definitions: Rel = {d in the qrels : grade(d) ≥ l}, R = |Rel|, k' = min(k, |Ret|);
+every value is 0 when R = 0. "Same value as" names the trec_eval / ir-measures
+measure with the same per-query value (tested), or why there is none.
+"""
+
+
+def ranx_section() -> list[str]:
+    """Rows of the "Coming from ranx" section (pref_eval.measures.ranx's table)."""
+    from pref_eval.measures import ranx
+
+    out = ["", RANX_HEADER, "| ranx name | cutoff | formula | same value as | citation |", "|---|---|---|---|---|"]
+    for name in ranx.NAMES:
+        spec = ranx.SPECS[name]
+        takes = "— (persistence: `rbp.95`)" if name == "rbp" else ("`@k`" if ranx.takes_cutoff(name) else "—")
+        out.append("| " + " | ".join([f"`{name}`", takes, _cell(spec.formula), _cell(ranx.SAME_AS[name]),
+                                      _cell(spec.citation)]) + " |")
     return out
 
 

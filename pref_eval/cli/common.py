@@ -364,4 +364,7 @@ def print_measure_list(*, preferences: bool) -> int:
     reg = registry()
     click.echo("trec_eval measures: " + " ".join(sorted(reg, key=lambda n: reg[n].order)))
     click.echo("ir-measures names: " + " ".join(sorted({s.irm for s in reg.values() if s.irm})))
+    from ..measures.ranx import NAMES as RANX
+
+    click.echo("ranx names (name[@k][-lN], rbp.P; ranx:NAME for map recall ndcg bpref dcg): " + " ".join(RANX))
     return 0

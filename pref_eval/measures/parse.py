@@ -26,6 +26,7 @@ from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
 from .nicknames import NICKNAMES, nickname_members
 from .params import CUTOFF, NOT_GIVEN, RECALL, Param
+from .ranx import NAMES as RANX_NAMES, PREFIX, parse_ranx
 
 JUDGED_WHOLE_LIST = 2**63 - 1
 
@@ -78,6 +79,7 @@ def parse_params(spec: MeasureSpec, text: str) -> tuple:
 def _all_names() -> list[str]:
     names = set(REGISTRY) | set(NICKNAMES)
     names |= {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm} | set(ALIASES)
+    names |= set(RANX_NAMES) | {PREFIX + n for n in RANX_NAMES}
     return sorted(names)
 
 
@@ -162,7 +164,7 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
         if spec is None:
             pf = _printed_form(arg) if not dot else None
             if pf is None:
-                pf2 = _parse_irm_or_none(arg)
+                pf2 = parse_ranx(arg) or _parse_irm_or_none(arg)
                 if pf2 is not None:
                     irm_reqs.setdefault(pf2.label or arg, pf2)
                     continue
@@ -306,6 +308,10 @@ def parse_measure(text: str) -> list[MeasureRequest]:
     _load_families_for([text])
     text = text.strip()
     name, dot, ptext = text.partition(".")
+    if text.startswith(PREFIX) or (name == "rbp" and re.fullmatch(r"\d+(-l.*)?", ptext)):
+        ranx = parse_ranx(text)  # ranx's names: ranx:NAME, rbp.95 (never a trec_eval parameter list)
+        if ranx is not None:
+            return [ranx]
     if not dot and name in NICKNAMES:
         return parse_trec_measures([name])
     if name in REGISTRY:
@@ -317,7 +323,7 @@ def parse_measure(text: str) -> list[MeasureRequest]:
     if pf is not None:
         spec, ptext = pf
         return [MeasureRequest(spec, parse_params(spec, ptext), ptext)]
-    req = _parse_irm_or_none(text)
+    req = parse_ranx(text) or _parse_irm_or_none(text)
     if req is None:
         raise unknown_measure(text)
     return [req]
