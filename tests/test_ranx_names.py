@@ -3,8 +3,8 @@
 Live: every supported ranx metric, per query and mean, against ranx itself
 (skipped when ranx is not importable) on trec_eval's test collection
 (binary and graded qrels) and on random corner-case collections (ties,
-grades -1..3, topics without relevant documents, run-only and qrels-only
-topics, runs shorter than the cutoffs). ranx orders tied documents by its
+grades -2..4, topics without relevant documents, run-only and qrels-only
+topics, runs shorter than the cutoffs, runs of up to 250 documents). ranx orders tied documents by its
 own sort (not the same for dicts and for ``ranx.Run``), so ranx is given
 each run with its ties broken in trec_eval's order (score descending, docno
 descending), the order pref_eval uses. ranx's mean is taken with
@@ -93,6 +93,29 @@ def random_collection(seed: int) -> tuple[dict, dict]:
     return qrels, run
 
 
+def long_collection(seed: int) -> tuple[dict, dict]:
+    """Longer runs (up to 250 documents: ranx's sort is no longer an insertion sort), grades -2..4, rounded scores."""
+    rng = np.random.default_rng(1000 + seed)
+    docs = [f"doc{i:03d}" for i in range(300)]
+    qrels: dict = {}
+    run: dict = {}
+    for t in range(20):
+        q = f"t{t:02d}"
+        judged = rng.choice(300, size=int(rng.integers(1, 120)), replace=False)
+        grades = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=len(judged))
+        if rng.random() < 0.15:
+            grades = np.minimum(grades, 0)
+        if rng.random() < 0.9 or not qrels:
+            qrels[q] = {docs[i]: int(g) for i, g in zip(judged, grades, strict=True)}
+        if rng.random() < 0.1:
+            continue
+        n = int(rng.integers(1, 250))
+        ret = rng.choice(300, size=n, replace=False)
+        scores = np.round(rng.normal(size=n), int(rng.integers(0, 3)))
+        run[q] = {docs[i]: float(s) for i, s in zip(ret, scores, strict=True)}
+    return qrels, run
+
+
 # ------------------------------------------------------------------ ranx
 def trec_order_scores(run: dict) -> dict:
     """The run with scores n, n-1, ... in trec_eval's order (ties: docno descending), so ranx sees no tie."""
@@ -172,6 +195,8 @@ def collections() -> list[tuple[str, dict, dict]]:
         out.append(("trec_eval qrels.rel_level", read_qrels(TE / "qrels.rel_level"), run))
     for seed in range(4):
         out.append((f"random seed {seed}", *random_collection(seed)))
+    for seed in range(2):
+        out.append((f"long runs seed {seed}", *long_collection(seed)))
     return out
 
 
@@ -384,3 +409,14 @@ def test_iter_calc_and_cli(tmp_path):
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "'bpref@10'" in p.stderr and "no cutoff" in p.stderr
     p = subprocess.run([*env_cmd[:3], "--list-measures"], capture_output=True, text=True, cwd=ROOT)
     assert "ranx names" in p.stdout and " hit_rate " in p.stdout
+
+
+def test_global_level_is_the_default_of_ranx_names():
+    qrels, run = random_collection(2)
+    a = pref_eval.calc_aggregate(["ndcg@10", "ranx:bpref", "mrr"], qrels, run, level=2)
+    b = pref_eval.calc_aggregate(["ndcg@10-l2", "bpref-l2", "mrr-l2"], qrels, run)
+    c = pref_eval.calc_aggregate(["ndcg@10-l2"], qrels, run, level=3)  # the suffix wins over level=
+    assert a["ndcg@10"] == b["ndcg@10-l2"] == c["ndcg@10-l2"] and a["mrr"] == b["mrr-l2"]
+    assert same(a["ranx:bpref"], b["bpref-l2"])
+    with pytest.raises(UsageError, match="relevance level ≥ 0"):
+        pref_eval.calc_aggregate(["ndcg@10"], qrels, run, level=-1)
