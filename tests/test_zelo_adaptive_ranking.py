@@ -182,6 +182,96 @@ def test_discordance_reduction_against_direct_update_and_quadrature():
     assert np.array_equal(part[live], got[live]) and np.all(part[~live] == -np.inf)
 
 
+def _plain_terms(delta, s2, gap):
+    """Every term of the criterion as the plain expression, evaluated everywhere (the implementation before
+    zero terms were skipped): 2φ(0)/s′ (√δ φ(z) − |Δ| Φ(−z)), δ clipped below 0.999 s², z = |Δ|/√δ."""
+    from scipy.special import ndtr
+
+    delta = np.minimum(delta, 0.999 * s2)
+    sd = np.sqrt(np.maximum(delta, 1e-300))
+    z = gap / sd
+    with np.errstate(over="ignore"):
+        t = ((z * -0.5) * z)
+    return 2.0 / np.sqrt(2.0 * np.pi) / np.sqrt(s2 - delta) * (np.exp(t) * sd / np.sqrt(2.0 * np.pi)
+                                                               - ndtr(-z) * gap)
+
+
+def _plain_discordance(x, cov, i, j, reach):
+    """discordance_reduction written plainly: every band pair of every candidate gathered and evaluated."""
+    Q, K = x.shape
+    rows = np.arange(Q)[:, None]
+    order = np.argsort(-x, axis=1, kind="stable")
+    d_max = min(reach, K - 1)
+    kk = np.concatenate([order[:, :-d] for d in range(1, d_max + 1)], axis=1)
+    ll = np.concatenate([order[:, d:] for d in range(1, d_max + 1)], axis=1)
+    dg = np.diagonal(cov, axis1=1, axis2=2)
+    s2 = np.maximum(dg[rows, kk] + dg[rows, ll] - 2.0 * cov[rows, kk, ll], 1e-12)
+    gap = np.abs(x[rows, kk] - x[rows, ll])
+    p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
+    var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
+    denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
+    out = np.empty(i.shape)
+    zs = []
+    for q in range(Q):
+        cu = cov[q, i[q], :] - cov[q, j[q], :]
+        dk = cu[:, kk[q]] - cu[:, ll[q]]
+        delta = dk * dk / denom[q][:, None]
+        # summed as laid out in the implementation, C order (numpy's pairwise sums follow the memory layout)
+        out[q] = np.ascontiguousarray(_plain_terms(delta, s2[q], gap[q])).sum(axis=1)
+        zs.append(gap[q] / np.sqrt(np.maximum(np.minimum(delta, 0.999 * s2[q]), 1e-300)))
+    return out, np.concatenate([z.ravel() for z in zs])
+
+
+def test_discordance_reduction_equals_the_plain_formula_to_the_bit():
+    """The fast path (band pairs as slices of C u in the order of x, terms that are exactly 0 -- z > 42, where
+    exp(−z²/2) and Φ(−z) underflow -- left unevaluated) gives the plain formula's scores to the bit, which is
+    what keeps the rounds of zelo_pairs states and the recovery tables unchanged. Inputs with ties (|Δ| = 0),
+    well separated scores (z far beyond 40), every z around the cut (37-42), a covariance so small that δ
+    falls below 1e-300, and few judgments (δ clipped at 0.999 s²)."""
+    rng = np.random.default_rng(11)
+    K, Q = 40, 6
+    a = rng.integers(0, K, (Q, 3 * K))
+    b = (a + rng.integers(1, K, (Q, 3 * K))) % K
+    x = rng.normal(0, 1.5, (Q, K))
+    x[1] = np.round(x[1] * 2) / 2  # ties
+    x[2] = np.arange(K) * 0.5  # far apart: z far beyond the cut
+    cov = posterior_covariance(x, a, b)
+    cov[3] *= 1e-160  # δ below 1e-300
+    a[4, :] = a[4, 0]
+    cov[4] = posterior_covariance(x[4:5], a[4:5, :5], b[4:5, :5])[0]  # few judgments: δ clipped
+    x[5] *= np.linspace(0.2, 30, K)  # z over the whole range
+    i, j = np.triu_indices(K, 1)
+    i, j = np.tile(i, (Q, 1)), np.tile(j, (Q, 1))
+    want, z = _plain_discordance(x, cov, i, j, 15)
+    assert ((z > 37) & (z < 42)).sum() > 50 and (z > 42).mean() > 0.1 and (z == 0).sum() > 100  # covered
+    for chunk in (1, 7, 64):
+        got = discordance_reduction(x, cov, i, j, 15, chunk=chunk)
+        assert got.tobytes() == want.tobytes()
+    live = rng.random(i.shape) < 0.6
+    got = discordance_reduction(x, cov, i, j, 15, live=live)
+    assert np.array_equal(got[live], want[live]) and np.all(got[~live] == -np.inf)
+
+
+def test_expected_drop_equals_the_plain_formula_and_zero_terms_underflow():
+    from scipy.special import ndtr
+
+    from pref_eval.zelo.adaptive import _NDTR_ZERO, _ZERO_TERM_Z2, _expected_drop
+
+    z = np.concatenate([np.linspace(_NDTR_ZERO, 100, 1000), np.geomspace(100, 1e300, 1000), [np.inf]])
+    with np.errstate(over="ignore"):
+        assert np.all(ndtr(-z) == 0) and np.all(np.exp((z * -0.5) * z) == 0)
+    assert _ZERO_TERM_Z2 > _NDTR_ZERO**2
+    rng = np.random.default_rng(2)
+    s2 = rng.random((30, 200)) + 1e-3
+    delta = s2 * rng.random((30, 200)) ** 8 * 1.01
+    gap = np.where(rng.random((30, 200)) < 0.1, 0.0, rng.random((30, 200)) * 3)
+    want = np.ascontiguousarray(_plain_terms(delta, s2, gap)).sum(axis=1)
+    assert _expected_drop(delta.copy(), s2, gap).tobytes() == want.tobytes()
+    frozen = delta.copy()
+    frozen.flags.writeable = False
+    assert _expected_drop(frozen, s2, gap).tobytes() == want.tobytes()
+
+
 def test_ranking_batch_discordance_properties():
     rng = np.random.default_rng(1)
     Q, K = 3, 12
