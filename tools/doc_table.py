@@ -31,7 +31,8 @@ Every measure of the registry, in trec_eval's print order. A measure is
 asked for by its trec_eval name with trec_eval's parameter syntax
 (`-m P.5,10`, `-m ndcg.1=3,2=9`, `-m rbp.p=0.8`) or by its ir-measures name
 (`-m 'P(rel=2)@5'`, `-m nDCG@10`, `-m 'RBP(p=0.8)'`); both reach the same
-function. Notation: Ret is the ranked list (after `-M`/`-J`), Ret[:k] its top k,
+function. ranx's names (`ndcg@10`, `map@100`, `mrr`) give ranx's values: see
+[Coming from ranx](#coming-from-ranx). Notation: Ret is the ranked list (after `-M`/`-J`), Ret[:k] its top k,
 Rel = {d : rel(d) ≥ l} with l the `-l` level (default 1), R = |Rel|, g(d) a
 document's gain (its grade unless remapped), d_i the document at rank i.
 Column "-l" says whether the relevance level changes the value;

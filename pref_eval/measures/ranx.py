@@ -54,7 +54,7 @@ PREFIX = "ranx:"
 
 def _level(ctx: EvalContext) -> int:
     if ctx.level < 0:
-        raise UsageError(f"ranx metrics take a relevance level ≥ 0 (got {ctx.level})")
+        raise UsageError(f"ranx metrics take a relevance level ≥ 0 (-l; got {ctx.level})")
     return int(ctx.level)
 
 
@@ -249,6 +249,7 @@ SPECS: dict[str, MeasureSpec] = {
                       citation=cite, bounds=bounds, empty_value=0.0)
     for i, (name, (fn, desc, formula, _, bounds, cite)) in enumerate(_TABLE.items())
 }
+
 
 def takes_cutoff(name: str) -> bool:
     """Whether ranx's metric ``name`` takes ``@k``."""
