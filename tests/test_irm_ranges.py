@@ -147,3 +147,14 @@ def test_what_the_providers_answer_for_the_refused_classes():
     # INST at T = 0: C(1) = (−1/0)² when g₁ = 1 (topics 1 and 4 start with grade 3 = max_rel): NaN
     theirs, _ = _theirs("INST(T=0.0, max_rel=3)")
     assert math.isnan(theirs["1"]) and math.isnan(theirs["4"]) and theirs["2"] == 0.0
+
+
+def test_ir_measures_objects_with_identity_gains_print_an_empty_map():
+    """ir-measures prints ``nDCG(gains={0: 0, 1: 1})@10`` as ``nDCG(gains={})@10`` (it drops k: k pairs), so a
+    PyTerrier user passing that object reaches ``gains={}``: refused before, now nDCG@10 as ir-measures gives it."""
+    m = ir_measures.nDCG(gains={0: 0, 1: 1, 3: 3}) @ 3
+    assert str(m) == "nDCG(gains={})@3"
+    ev = pref_eval.evaluator([m], QRELS)
+    ours = {x.query_id: x.value for x in ev.iter_calc(RUN)}
+    theirs = {x.query_id: x.value for x in ir_measures.evaluator([m], QRELS).iter_calc(RUN)}
+    assert ours == pytest.approx(theirs, abs=1e-12) and len(ours) == 4
