@@ -279,6 +279,13 @@ def test_bpref_without_judged_nonrelevant_is_nan_as_in_ranx():
     assert v["bpref", "q1"] == 1.0  # trec_eval's bpref: a relevant document with nothing above counts 1
 
 
+def test_rbp_is_graded_as_ranx_computes_it_and_binary_rbp_is_irm_rbp_with_rel():
+    q = {"q": {"a": 2, "b": 1, "c": 0}}
+    r = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    v = pref_eval.calc_aggregate(["rbp.5", "RBP(p=0.5, rel=1)"], q, r)
+    assert v["rbp.5"] == 0.5 * (2 + 1 * 0.5) and v["RBP(p=0.5, rel=1)"] == 0.5 * (1 + 0.5)
+
+
 def test_no_relevant_document_gives_zero():
     q = {"q": {"a": 0, "b": -1}}
     r = {"q": {"a": 2.0, "b": 1.0}}
@@ -375,6 +382,28 @@ if __name__ == "__main__":
           f"{total_bad} different")
 
 
+class _FakeRanx:
+    """Stands for ranx.Qrels / ranx.Run (taken by module name and to_dict()) where ranx is not wanted."""
+
+    __module__ = "ranx.data_structures.run"
+
+    def __init__(self, d: dict, name: str | None = None):
+        self.d, self.name = d, name
+
+    def to_dict(self) -> dict:
+        return self.d
+
+
+def test_ranx_shaped_objects_as_input():
+    qrels, run = random_collection(1)
+    names = ["ndcg@10", "map@100", "P.5"]
+    want = pref_eval.evaluate(qrels, {"sys": run, "run": run}, names)
+    got = pref_eval.evaluate(_FakeRanx(qrels), [_FakeRanx(run, "sys"), _FakeRanx(run)], names)
+    assert got.sort_values(["run", "qid", "measure"], ignore_index=True).equals(
+        want.sort_values(["run", "qid", "measure"], ignore_index=True))
+
+
+@pytest.mark.slow  # ranx's Qrels/Run compile numba functions on first use
 def test_ranx_objects_as_input():
     ranx = pytest.importorskip("ranx")
     qrels, run = random_collection(1)

@@ -11,7 +11,8 @@ D = max(|R|, |I|) and persistence p (default 0.95),
     RBO(R, I) = Σ_{i=1}^{D} p^{i−1} |R[:i] ∩ I[:i]| / i  /  Σ_{i=1}^{D} p^{i−1}
 
 Compat = RBO(R, I) / RBO(I, I) (``normalize=True``, the default; 0 when I is
-empty) or RBO(R, I) (``normalize=False``). Vectorised: a document in both
+empty) or RBO(R, I) (``normalize=False``). p ∈ [0, 1]: p = 0 weighs the first
+ranks only (p^0 = 1), p = 1 every depth alike (the average overlap over D). Vectorised: a document in both
 lists enters every prefix from rank m = max(rank in R, rank in I) on, so
 Σ_i p^{i−1}|R[:i] ∩ I[:i]|/i = Σ_d (S(D) − S(m_d − 1)) with
 S(j) = Σ_{i≤j} p^{i−1}/i.
@@ -38,8 +39,8 @@ from .params import Param
 
 ORDER_COMPAT = 1300
 CITE = "Clarke, Smucker & Vtyurina, CIKM 2020; Clarke, Vtyurina & Smucker, TOIS 39(3) 2021"
-P_COMPAT = Param("p", float, 0.95, "persistence of the rank-biased overlap", low=0.0, high=1.0,
-                 low_open=True, high_open=True)
+P_COMPAT = Param("p", float, 0.95, "persistence of the rank-biased overlap (0: top-1 agreement; 1: average "
+                 "overlap over the depth D)", low=0.0, high=1.0)
 NORMALIZE = Param("normalize", bool, True, "divide by the ideal ranking's own RBO")
 
 

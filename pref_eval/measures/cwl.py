@@ -25,8 +25,10 @@ G(i) = Σ_{j≤i} g_j. C(i) per measure:
   i < k, else 0; NERR10(p): p(1 − g_i); NERR11(T): INSQ's C(i)·(1 − g_i)
   (Azzopardi, Mackenzie & Moffat, ICTIR 2021).
 
-T defaults to 1, p to 0.9. The ranking is pref_eval's (score descending,
-ties by docno descending); cwl_eval keeps the order of its input for ties.
+T defaults to 1, p to 0.9. T = 0 is allowed for BPM, INSQ and NERR11
+(C(1) = 0: the user stops at rank 1, EU = g_1, as cwl_eval); INST needs T > 0
+(at T = 0 its C(1) = ((−g_1)/(1 − g_1))² exceeds 1, or is 1/0 when g_1 = 1).
+The ranking is pref_eval's (score descending, ties by docno descending); cwl_eval keeps the order of its input for ties.
 Computed on a dense (queries × 1000) array, in blocks of queries.
 """
 from __future__ import annotations
@@ -44,7 +46,9 @@ ATM2019 = "Azzopardi, Thomas & Moffat, cwl_eval, SIGIR 2019"
 
 MAX_REL = Param("max_rel", int, NOT_GIVEN, "highest grade (gain 1); required", low=1)
 MIN_REL = Param("min_rel", int, 0, "grade with gain 0 (lower grades too)", low=0)
-T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units)", low=0.0, low_open=True)
+T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; 0: the user stops at rank 1)", low=0.0)
+T_INST = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; > 0: at 0, C(i) divides by zero "
+               "when the first i gains are 1)", low=0.0, low_open=True)
 P_P = Param("p", float, 0.9, "continuation factor φ", low=0.0, high=1.0)
 DCG_P = Param("dcg", str, "log2", "DCG discount (cwl_eval has only log2)", choices=("log2",))
 CUT_REQ = Param("cutoff", int, NOT_GIVEN, "rank cutoff k (also written @k); required", low=1, role="cutoff")
@@ -129,7 +133,7 @@ def sdcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @_family("INST", 2, "INST: adaptive patience; the user wants T gain (Bailey et al., SIGIR 2015).",
-         formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_P, *_GAIN_KW),
+         formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_INST, *_GAIN_KW),
          citation="Bailey, Moffat, Scholer & Thomas, SIGIR 2015 (cwl_eval)")
 def inst(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "INST")

@@ -48,11 +48,12 @@ JK2002 = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
 
 DCG = Param("dcg", str, "log2", "gain form: 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade − 1)",
             choices=("log2", "exp-log2"))
-GAINS = Param("gains", dict, doc="grade → gain map, e.g. {0: 0, 1: 1, 2: 3} (unlisted grades keep their grade)")
+GAINS = Param("gains", dict, doc="grade → gain map, e.g. {0: 0, 1: 1, 2: 3} (unlisted grades keep their grade; "
+              "{} maps none)")
 
 
 def _no_gains_with_exp(text: str, opts: dict) -> None:
-    if opts.get("gains") is not None and opts.get("dcg") == "exp-log2":
+    if opts.get("gains") and opts.get("dcg") == "exp-log2":
         from ..errors import UsageError
 
         raise UsageError(f"measure {text!r}: gains= and dcg='exp-log2' cannot be combined")
@@ -68,7 +69,7 @@ def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
     g = grade.astype(np.float64)
     if opts.get("dcg") == "exp-log2":
         out = np.exp2(g) - 1.0
-    elif opts.get("gains") is not None:
+    elif opts.get("gains"):  # an empty map ({}) maps nothing: gain = grade
         keys = np.array([k for k, _ in opts["gains"]], dtype=np.float64)
         vals = np.array([v for _, v in opts["gains"]], dtype=np.float64)
         hit = np.searchsorted(keys, g)
@@ -102,7 +103,7 @@ def mapped_ndcg(r, opts: dict, cutoffs: tuple | None) -> np.ndarray:
 
 
 def _custom(ctx: EvalContext) -> bool:
-    return ctx.opts.get("gains") is not None or ctx.opts.get("dcg", "log2") != "log2"
+    return bool(ctx.opts.get("gains")) or ctx.opts.get("dcg", "log2") != "log2"
 
 
 def _dcg(r, gain: np.ndarray, cutoff: int | None = None) -> np.ndarray:

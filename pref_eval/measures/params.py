@@ -118,7 +118,7 @@ _TYPE_OK = {
     int: _is_int,
     float: lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v),
     str: lambda v: isinstance(v, str),
-    dict: lambda v: isinstance(v, dict) and bool(v),
+    dict: lambda v: isinstance(v, dict),
 }
 
 

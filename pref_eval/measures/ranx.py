@@ -54,7 +54,7 @@ PREFIX = "ranx:"
 
 def _level(ctx: EvalContext) -> int:
     if ctx.level < 0:
-        raise UsageError(f"ranx metrics take a relevance level ≥ 0 (got {ctx.level})")
+        raise UsageError(f"ranx metrics take a relevance level ≥ 0 (-l; got {ctx.level})")
     return int(ctx.level)
 
 
@@ -236,7 +236,9 @@ SAME_AS: dict[str, str] = {
     "ndcg_burges": "at level 1: `nDCG(dcg='exp-log2')@k`",
     "bpref": "none: trec_eval's `bpref` skips negative grades (ranx counts them judged non-relevant) and "
              "counts 1 for a relevant document when no judged non-relevant one exists (ranx: 0/0 = NaN)",
-    "rbp": "none: trec_eval's `rbp` rescales the gains to [0, 1], ranx takes the grade",
+    "rbp": "none: ranx 0.3.21 weighs a document by its grade (above 1 with grades > 1) although its docstring "
+           "says 0 or 1; that is the value given. Binary RBP: `RBP(p=0.95, rel=1)`; trec_eval's `rbp` "
+           "rescales the grades to [0, 1]",
 }
 
 #: ranx's metric names accepted (docs/measures.md "Coming from ranx").
@@ -249,6 +251,7 @@ SPECS: dict[str, MeasureSpec] = {
                       citation=cite, bounds=bounds, empty_value=0.0)
     for i, (name, (fn, desc, formula, _, bounds, cite)) in enumerate(_TABLE.items())
 }
+
 
 def takes_cutoff(name: str) -> bool:
     """Whether ranx's metric ``name`` takes ``@k``."""

@@ -15,8 +15,12 @@ In ir-measures syntax, ``RBP(p=0.8, rel=k)@n``: p defaults to 0.8 (ir-measures'
 default), ``rel=k`` gives binary gains (grade ≥ k → 1, else 0), as C/W/L's
 ``cwl_eval`` RBP computes it (cwl_eval clips negative grades to 0, so with
 ``rel=0`` every judged document counts; it reads at most 1,000 documents per
-query, we read them all); without ``rel`` the graded gains above are used;
-``@n`` (or ``cutoff=n``) sums over the top n documents only.
+query, we read them all, and it normalises the weights over those 1,000 ranks,
+i.e. divides by 1 − p^1000: equal to 4·10⁻⁵ relative at p = 0.99, not near
+p = 1); without ``rel`` the graded gains above are used; ``@n`` (or
+``cutoff=n``) sums over the top n documents only. p = 0 gives the first
+document's gain; p = 1 is refused ((1 − p)·Σ is 0 for every ranking; cwl_eval
+returns Σ gains / 1000 there).
 
 p^{i−1} is formed by repeated multiplication, as trec_eval does.
 Moffat & Zobel, "Rank-biased precision for measurement of retrieval
@@ -33,8 +37,8 @@ from .nicknames import trec_order
 from .params import TRUNCATE, Param
 
 MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
-P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9)",
-              low=0.0, high=1.0, low_open=True, high_open=True)
+P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9; "
+              "0: the first document's gain; 1 is refused: (1 − p)·Σ is 0)", low=0.0, high=1.0, high_open=True)
 REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/L's RBP); "
                 "not given: graded gains rescaled as trec_eval's rbp", low=0)
 

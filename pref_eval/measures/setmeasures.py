@@ -7,7 +7,8 @@ With Ret the retrieved set (after ``-M``/``-J``), Rel = {d : rel(d) ≥ l}:
 * ``set_recall`` = |Rel ∩ Ret| / |Rel|;
 * ``set_map`` = |Rel ∩ Ret|² / (|Ret| · |Rel|) (precision × recall);
 * ``set_F.x`` = (x+1)·P·R / (x·P + R), x = 1 by default (van Rijsbergen,
-  *Information Retrieval*, Butterworths 1979, the E measure);
+  *Information Retrieval*, Butterworths 1979, the E measure); x = 0 is set_P
+  (``SetF(beta=0)``, as pytrec_eval);
 * ``utility.a,b,c,d`` = a·|Rel∩Ret| + b·|Ret∖Rel| + c·|Rel∖Ret| +
   d·(N − |Ret ∪ Rel|), N = ``-N``; default 1,−1,0,0 (TREC filtering track,
   Hull & Robertson 2000). Summary = mean.
@@ -28,7 +29,7 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 
 RELATIVE = Param("relative", bool, False, "divide by min(|Ret|, |Rel|) instead of |Ret| (set_relative_P)")
-BETA = Param("beta", float, 1.0, "weight of recall against precision", low=0.0, low_open=True)
+BETA = Param("beta", float, 1.0, "weight of recall against precision (0: set precision)", low=0.0)
 
 TREC = "trec_eval (Buckley & Voorhees 2005)"
 

@@ -23,6 +23,22 @@ def _subset(q: Qrels, keep: np.ndarray) -> Qrels:
                  source=q.source)
 
 
+def _pair_keys(sides: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """Exact int64 keys of the (qid, docno) pairs of every side: equal keys iff equal pairs.
+
+    (Concatenating the two byte strings is not a key: numpy drops a trailing NUL separator, so query
+    ``1`` with document ``0d1`` met query ``10`` with document ``d1``, and the concatenations do not sort
+    as the pairs do -- the pool counts were looked up in an unsorted array.)
+    """
+    qs = np.concatenate([s[0] for s in sides])
+    ds = np.concatenate([s[1] for s in sides])
+    _, qi = np.unique(qs, return_inverse=True)
+    _, di = np.unique(ds, return_inverse=True)
+    nd = int(di.max()) + 1 if len(di) else 1
+    k = qi.reshape(-1).astype(np.int64) * nd + di.reshape(-1).astype(np.int64)
+    return np.split(k, np.cumsum([len(s[0]) for s in sides])[:-1])
+
+
 def sample_queries(q: Qrels, pq: PrefQrels, fraction: float, rng: np.random.Generator,
                    binary: float | None, floor: float | None) -> tuple[Qrels, PrefQrels]:
     n = len(pq.qorder)
@@ -41,14 +57,14 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
     drop_q: list[np.ndarray] = []
     drop_d: list[np.ndarray] = []
     if policy == "pool" and len(kept.qid):
-        keys = np.char.add(np.char.add(kept.qid, b"\x00"), kept.docno)
+        from ..io.keys import lookup_sorted
+
+        keys, *run_keys = _pair_keys([(kept.qid, kept.docno)] + [(r.qid, r.docno) for r in runs])
+        order = np.argsort(keys, kind="stable")
         counts = np.zeros(len(keys), np.int64)
-        for r in runs:
-            rk = np.char.add(np.char.add(r.qid, b"\x00"), r.docno)
-            pos = np.searchsorted(keys, rk)
-            pc = np.minimum(pos, len(keys) - 1)
-            hit = keys[pc] == rk
-            counts += np.bincount(pc[hit], minlength=len(keys))
+        for rk in run_keys:
+            hit, pos = lookup_sorted(keys[order], rk)
+            counts += np.bincount(order[pos[hit]], minlength=len(keys))
     starts = np.flatnonzero(np.concatenate([[True], kept.qid[1:] != kept.qid[:-1]])) if len(kept.qid) else []
     bounds = list(starts) + [len(kept.qid)]
     for a, b in zip(bounds[:-1], bounds[1:], strict=False):
@@ -67,7 +83,6 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
         drop_d.append(kept.docno[drop])
     if not drop_q:
         return q, pq
-    dk = np.char.add(np.char.add(np.concatenate(drop_q), b"\x00"), np.concatenate(drop_d))
-    qk = np.char.add(np.char.add(q.qid, b"\x00"), q.docno)
+    dk, qk = _pair_keys([(np.concatenate(drop_q), np.concatenate(drop_d)), (q.qid, q.docno)])
     q2 = _subset(q, ~np.isin(qk, dk))
     return q2, prepare_qrels(q2, binary, floor)
