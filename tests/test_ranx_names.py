@@ -382,6 +382,28 @@ if __name__ == "__main__":
           f"{total_bad} different")
 
 
+class _FakeRanx:
+    """Stands for ranx.Qrels / ranx.Run (taken by module name and to_dict()) where ranx is not wanted."""
+
+    __module__ = "ranx.data_structures.run"
+
+    def __init__(self, d: dict, name: str | None = None):
+        self.d, self.name = d, name
+
+    def to_dict(self) -> dict:
+        return self.d
+
+
+def test_ranx_shaped_objects_as_input():
+    qrels, run = random_collection(1)
+    names = ["ndcg@10", "map@100", "P.5"]
+    want = pref_eval.evaluate(qrels, {"sys": run, "run": run}, names)
+    got = pref_eval.evaluate(_FakeRanx(qrels), [_FakeRanx(run, "sys"), _FakeRanx(run)], names)
+    assert got.sort_values(["run", "qid", "measure"], ignore_index=True).equals(
+        want.sort_values(["run", "qid", "measure"], ignore_index=True))
+
+
+@pytest.mark.slow  # ranx's Qrels/Run compile numba functions on first use
 def test_ranx_objects_as_input():
     ranx = pytest.importorskip("ranx")
     qrels, run = random_collection(1)

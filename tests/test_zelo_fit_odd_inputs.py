@@ -127,3 +127,43 @@ def test_api_compat_zbench_refuses_non_default_fit_options():
     with pytest.raises(UsageError, match="--prior, --weight-power applies only with the default fit"):
         api.fit(ZB / "ai_scores.json.gz", dataset=str(ZB / "dataset.jsonl"), compat="zbench", prior=1.0,
                 weight_power=2.0)
+
+
+@pytest.mark.parametrize("w", [1e-3, 1e-9, 1e-20, 1e-300])
+def test_prior0_tiny_weights_hand_worked(tmp_path, w):
+    """The MLE inside an SCC does not depend on the scale of the weights: b beat a with weight 0.7w, a beat b with
+    0.3w -> b - a = ln(7/3), centred +-ln(7/3)/2; the SE of a centred score of a 2-document SCC is
+    sqrt(L+_ii) = 1/(2 sqrt(h)), h = w p (1 - p) = 0.21 w. The absolute gradient tolerance stopped at once on such
+    weights: scores 0 from 1e-9 on (1e-6: off by 2e-4), SE 0.0 from 1e-20 on."""
+    import math
+
+    (tmp_path / "j.jsonl").write_text(json.dumps({"qid": "q", "doc_a": "a", "doc_b": "b", "score": 0.7, "weight": w})
+                                      + "\n")
+    r = _run("fit", "-J", "j.jsonl", "--prior", "0", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = {ln.split("\t")[1]: ln.split("\t") for ln in r.stdout.splitlines()[1:]}
+    half = math.log(7 / 3) / 2
+    assert float(rows["b"][2]) == pytest.approx(half, rel=1e-12)
+    assert float(rows["a"][2]) == pytest.approx(-half, rel=1e-12)
+    assert float(rows["a"][3]) == pytest.approx(1 / (2 * math.sqrt(0.21 * w)), rel=1e-9)
+
+
+def test_prior0_tiny_weights_equal_choix():
+    """A 4-document SCC with weights ~1e-10 equals choix's exact MLE of the same data times 1e10 (scale-invariant)."""
+    choix = pytest.importorskip("choix")
+    import numpy as np
+
+    from pref_eval.zelo.fit import fit_bt
+
+    rng = np.random.default_rng(3)
+    a = np.array([0, 1, 2, 3, 0, 1])
+    b = np.array([1, 2, 3, 0, 2, 3])
+    s = rng.uniform(0.1, 0.9, len(a))
+    w = rng.uniform(0.5, 2.0, len(a)) * 1e-10
+    res = fit_bt([4], np.zeros(len(a), int), a, b, s, w, prior=0.0)
+    W = np.zeros((4, 4))
+    np.add.at(W, (b, a), s * w * 1e10)  # choix: W[i, j] = times i beat j
+    np.add.at(W, (a, b), (1 - s) * w * 1e10)
+    ref = choix.ilsr_pairwise_dense(W, alpha=0.0, tol=1e-14, max_iter=100000)
+    assert res.score == pytest.approx(ref - ref.mean(), abs=1e-9)
+    assert res.converged.all()

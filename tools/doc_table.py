@@ -166,13 +166,14 @@ trec_eval's (malformed) syntax: write `rbp@95` or `ranx:rbp.95`. In
 
 **Where pref_eval and ranx can still differ.** *Tied scores*: ranx orders tied
 documents by its sort, which differs between a `ranx.Run` (ties in insertion
-order for short lists, in no fixed order for long ones) and a plain dict (the
-reverse), so ranx can give two values for one run; pref_eval orders ties as
+order for short lists, as numba's quicksort leaves them for long ones) and a
+plain dict (the reverse), so ranx can give two values for one run; pref_eval orders ties as
 trec_eval does (docno descending), and the comparison gives ranx the runs with
 their ties broken that way. *Topics*: ranx refuses a run whose topics differ
 from the qrels' unless `make_comparable=True`, which scores a missing topic 0
 and averages over every qrels topic: that is `complete=True` (`-c`); without it
-the mean is over the topics run and qrels share, as for every measure.
+the mean is over the topics run and qrels share, as for every measure (`zelo_eval`
+says so on stderr when the run lacks qrels topics).
 *bpref*: when the qrels of a topic hold no judged non-relevant document (N =
 0) and a relevant one is retrieved, ranx's bpref is 0/0 and pref_eval gives
 the same NaN; for a topic without relevant document ranx 0.3.21 raises

@@ -279,6 +279,21 @@ def _newton_blocks(
     return x, iters, gmax
 
 
+def _scc_weight_scale(starts: np.ndarray, sizes: np.ndarray, eu: np.ndarray, nw: np.ndarray) -> np.ndarray:
+    """Per block (SCC, nodes ``starts[k] : starts[k] + sizes[k]``): 2**k with k >= 0 the least power that brings
+    the block's largest pair weight ``nw`` to at least 1 (1 when it already is; an exact float scaling)."""
+    nb = len(starts)
+    big = np.zeros(nb)
+    if len(eu):
+        np.maximum.at(big, np.repeat(np.arange(nb), sizes)[eu], nw)
+    up = np.ones(nb)
+    small = (big > 0) & (big < 1.0)
+    if small.any():
+        _, ex = np.frexp(big[small])  # big = mant * 2**ex, mant in [0.5, 1): big * 2**(1 - ex) in [1, 2)
+        up[small] = np.ldexp(1.0, 1 - ex)
+    return up
+
+
 def _laplacian_pattern(n: int, u: np.ndarray, v: np.ndarray):
     """Sparse structure of Laplacian(h) + diag over edges (u, v), built once.
 
@@ -642,7 +657,8 @@ def fit_bt(
         starts = offsets[:-1][nonempty]
         bsz = sizes_arr[nonempty]
         if n:
-            x, it, gm = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
+            with np.errstate(over="ignore"):  # absurd weights (1e300): the warning names the query, not numpy
+                x, it, gm = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
             iters_q[nonempty] = it
             gmax_q[nonempty] = gm
             means = _segsum(x, starts) / bsz
@@ -673,7 +689,15 @@ def fit_bt(
             bsz = np.diff(np.append(starts, m))
             eu, ev = newidx[e.u[inside]], newidx[e.v[inside]]
             wuv, wvu = e.wuv[inside], e.wvu[inside]
-            x, it, gm = _newton_blocks(m, starts, bsz, eu, ev, wuv, wvu, 0.0, True, tol, max_iter)
+            # The MLE inside an SCC does not change when its weights are multiplied by a constant, but the
+            # absolute gradient tolerance would stop at once on tiny weights (1e-9: every score 0, SE 0 at
+            # 1e-20). An SCC whose largest pair weight is below 1 is fitted with its weights times 2**k
+            # (exact) bringing that weight into [1, 2); its SEs are scaled back. Others are unchanged.
+            up = _scc_weight_scale(starts, bsz, eu, wuv + wvu)
+            ws = up[np.repeat(np.arange(len(starts)), bsz)][eu] if len(eu) else np.zeros(0)
+            with np.errstate(over="ignore"):
+                x, it, gm = _newton_blocks(m, starts, bsz, eu, ev, wuv * ws, wvu * ws, 0.0, True, tol, max_iter)
+            gm = gm / up
             score_out[perm] = x
             bq = qof[perm[starts]]
             np.maximum.at(iters_q, bq, it)
@@ -683,9 +707,9 @@ def fit_bt(
             loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
             if compute_se:
                 p = _sigmoid(d)
-                h = (wuv + wvu) * p * (1 - p)
+                h = (wuv + wvu) * ws * p * (1 - p)
                 se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
-                se[perm] = se_sub
+                se[perm] = se_sub * np.sqrt(np.repeat(up, bsz))
     converged = gmax_q <= tol
     return FitResult(
         score=score_out, se=se, component=comp_local, level=level,
