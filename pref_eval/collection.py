@@ -377,15 +377,15 @@ def rank_run(
     itype = np.int32 if len(run.docno) + nqq + 1 < 2**31 else np.int64
     present_mask, eval_q, eval_of = _query_set(run, qi, complete, itype)
     nq = len(eval_q)
-    qpos, rows, score, dkey = _evaluated_rows(run, eval_of, itype)
+    qpos, rows, score = _evaluated_rows(run, eval_of, itype)
     if not trec9:
-        qpos, rows, score, dkey = _add_placeholders(qpos, rows, score, dkey, present_mask, eval_q, itype)
-    qpos, rows, dkey, counts = _sort_rows(run, qpos, rows, score.astype(np.float32) if trec9 else score, dkey,
-                                          nq, itype)
+        qpos, rows, score = _add_placeholders(qpos, rows, score, present_mask, eval_q, itype)
+    qpos, rows, counts = _sort_rows(run, qpos, rows, score.astype(np.float32) if trec9 else score, nq, itype)
     del score
     starts = _starts(counts, itype)
     if depth is not None:
-        qpos, rows, dkey, counts, starts = _truncate(qpos, rows, dkey, counts, starts, depth, nq, itype)
+        qpos, rows, counts, starts = _truncate(qpos, rows, counts, starts, depth, nq, itype)
+    dkey = _row_keys(run.docno, rows)  # after the sort and the cut: the keys of the rows kept, once
     _check_run_duplicates(run, qpos, dkey, rows, counts, starts)
     grade = _label_grades(run, qi, qpos, rows, dkey, eval_q, itype)  # consumes dkey's buffer
     del dkey
@@ -422,46 +422,58 @@ def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndar
 
 
 def _evaluated_rows(run: Run, block_eval: np.ndarray, itype):
-    """``(qpos, rows, score, dkey)`` of the run's lines whose query is evaluated.
+    """``(qpos, rows, score)`` of the run's lines whose query is evaluated.
 
     ``qpos`` evaluated query position, ``rows`` line index in the run's
-    arrays, ``score``, ``dkey`` the docno's 64-bit key (:mod:`pref_eval.io.keys`).
+    arrays, ``score``.
     """
     qpos = np.repeat(block_eval, run.qid_lengths)
-    dkey = string_keys(run.docno)
     if bool((qpos >= 0).all()):
-        return qpos, np.arange(len(run.docno), dtype=itype), run.score, dkey
+        return qpos, np.arange(len(run.docno), dtype=itype), run.score
     rows = np.flatnonzero(qpos >= 0).astype(itype)
-    return qpos[rows], rows, run.score[rows], dkey[rows]
+    return qpos[rows], rows, run.score[rows]
 
 
-def _add_placeholders(qpos, rows, score, dkey, present_mask: np.ndarray, eval_q: np.ndarray, itype):
+KEY_BLOCK = 1 << 16  # rows whose docnos are gathered at a time for their keys (a few MB of temporaries)
+
+
+def _row_keys(docno: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The 64-bit key (:mod:`pref_eval.io.keys`) of every row's docno (``b""`` for a placeholder, row -1),
+    ``string_keys(docno)[rows]`` without a key per line of the run: the docnos are gathered a block at a
+    time."""
+    out = np.empty(len(rows), dtype=np.uint64)
+    for a in range(0, len(rows), KEY_BLOCK):
+        out[a: a + KEY_BLOCK] = string_keys(_gather_docno(docno, rows[a: a + KEY_BLOCK]))
+    return out
+
+
+def _add_placeholders(qpos, rows, score, present_mask: np.ndarray, eval_q: np.ndarray, itype):
     """trec_eval 10 scores a topic missing from the run (-c) on a bogus one-document
     ranking ("ceci_nest_pas_un_docno", sim 1.0, not in the pool), before -M and -J;
     measures whose printed name trec_eval then zeroes are marked ``zero_if_missing``.
     The placeholder is a row -1 with an empty docno."""
     lack = np.flatnonzero(~present_mask[eval_q])
     if not len(lack):
-        return qpos, rows, score, dkey
+        return qpos, rows, score
     return (np.concatenate([qpos, lack.astype(itype)]),
             np.concatenate([rows, np.full(len(lack), -1, dtype=itype)]),
-            np.concatenate([score, np.ones(len(lack))]),
-            np.concatenate([dkey, np.repeat(string_keys(np.array([b""])), len(lack))]))
+            np.concatenate([score, np.ones(len(lack))]))
 
 
-def _sort_rows(run: Run, qpos, rows, skey, dkey, nq: int, itype):
+def _sort_rows(run: Run, qpos, rows, skey, nq: int, itype):
     """Rows in trec_eval's order (query, score descending, docno descending):
-    ``(qpos, rows, dkey, counts)`` with ``counts`` the rows per evaluated query."""
+    ``(qpos, rows, counts)`` with ``counts`` the rows per evaluated query."""
     perm, idx, sub = _rank_order(qpos, skey, lambda i: _gather_docno(run.docno, rows[i]))
     if len(idx):  # ties: permute inside tie groups only
         rows[idx] = rows[sub]
-        dkey[idx] = dkey[sub]
     del idx, sub
     counts = np.bincount(qpos, minlength=nq)
     if perm is not None:  # sorted by query: qpos is a repeat of the query indices
-        rows, dkey = rows[perm], dkey[perm]
+        del qpos
+        rows = rows[perm]
+        del perm
         qpos = np.repeat(np.arange(nq, dtype=itype), counts)
-    return qpos, rows, dkey, counts
+    return qpos, rows, counts
 
 
 def _starts(counts: np.ndarray, itype) -> np.ndarray:
@@ -469,16 +481,16 @@ def _starts(counts: np.ndarray, itype) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(counts)])[:-1].astype(itype)
 
 
-def _truncate(qpos, rows, dkey, counts, starts, depth: int, nq: int, itype):
-    """The top ``depth`` rows of every query (``-M``): ``(qpos, rows, dkey, counts, starts)``."""
+def _truncate(qpos, rows, counts, starts, depth: int, nq: int, itype):
+    """The top ``depth`` rows of every query (``-M``): ``(qpos, rows, counts, starts)``."""
     pos = np.arange(len(qpos), dtype=itype) - starts[qpos]
     sel = np.flatnonzero(pos < depth)
     if len(sel) == len(qpos):
-        return qpos, rows, dkey, counts, starts
+        return qpos, rows, counts, starts
     del pos
-    qpos, rows, dkey = qpos[sel], rows[sel], dkey[sel]
+    qpos, rows = qpos[sel], rows[sel]
     counts = np.bincount(qpos, minlength=nq)
-    return qpos, rows, dkey, counts, _starts(counts, itype)
+    return qpos, rows, counts, _starts(counts, itype)
 
 
 def _grade_dtype(qi: QrelsIndex):
@@ -492,29 +504,29 @@ def _label_grades(run: Run, qi: QrelsIndex, qpos, rows, dkey, eval_q, itype) -> 
     """The grade of every row: the qrels grade (≥ 0), ``UNJUDGED`` for a negative one,
     ``NONPOOL`` for a document the qrels lack. ``dkey``'s buffer is reused (overwritten)."""
     nqq = qi.nq
-    real = rows >= 0
-    qq = eval_q.astype(itype)[qpos] if len(qpos) else np.zeros(0, dtype=itype)
+    eq = eval_q.astype(itype)  # the qrels query of each evaluated position, gathered per block below
     # ck = (qrels query index, docno key), built in dkey's buffer
     bits = max(int(max(nqq, 1) - 1).bit_length(), 1)
     ck = dkey
     ck >>= np.uint64(bits)
-    hi = qq.astype(np.uint64)
-    hi <<= np.uint64(64 - bits)
-    ck |= hi
-    del hi
+    for a in range(0, len(ck), KEY_BLOCK):  # a block at a time: no temporary per row
+        hi = eq[qpos[a: a + KEY_BLOCK]].astype(np.uint64)
+        hi <<= np.uint64(64 - bits)
+        ck[a: a + KEY_BLOCK] |= hi
     grade = np.full(len(qpos), NONPOOL, dtype=_grade_dtype(qi))
     if not (len(qi.key) and len(ck)):
         return grade
-    cand = np.flatnonzero(_prefilter(qi.key, ck) & real if len(ck) >= PREFILTER_MIN else real)
+    cand = np.flatnonzero(_prefilter(qi.key, ck)) if len(ck) >= PREFILTER_MIN else np.arange(len(ck))
+    cand = cand[rows[cand] >= 0]  # not a placeholder
     hit = np.searchsorted(qi.key, ck[cand])
     hitc = np.minimum(hit, len(qi.key) - 1)
     ok = qi.key[hitc] == ck[cand]
     fi = cand[ok]
     h = hitc[ok]
     del cand, hit, hitc, ok, ck
-    exact = (qi.docno[h] == run.docno[rows[fi]]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == qq[fi])
+    exact = (qi.docno[h] == run.docno[rows[fi]]) & (np.repeat(np.arange(nqq), np.diff(qi.ptr))[h] == eq[qpos[fi]])
     if not bool(exact.all()) or _keys_collide(qi.key):
-        fi, h = _lookup_exact(qi, qq, _gather_docno(run.docno, rows), real)
+        fi, h = _lookup_exact(qi, eq[qpos], _gather_docno(run.docno, rows), rows >= 0)
     g = qi.grade[h]
     grade[fi] = np.where(g < 0, UNJUDGED, g)
     return grade
@@ -532,10 +544,10 @@ def _prefilter(qkey: np.ndarray, ck: np.ndarray) -> np.ndarray:
     table = np.zeros(1 << 24, dtype=bool)
     table[(qkey * mix) >> shift] = True
     cand = np.empty(len(ck), dtype=bool)
-    for a in range(0, len(ck), 1 << 20):
-        x = ck[a: a + (1 << 20)] * mix
+    for a in range(0, len(ck), KEY_BLOCK):
+        x = ck[a: a + KEY_BLOCK] * mix
         x >>= shift
-        cand[a: a + (1 << 20)] = table[x]
+        cand[a: a + KEY_BLOCK] = table[x]
     return cand
 
 
@@ -598,9 +610,14 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
     nq = len(counts)
     maxlen = int(counts.max()) if nq else 0
     cands: list[tuple[int, int]] = []  # (query, 32-bit key)
-    k32 = np.minimum(dkey & np.uint64(0xFFFFFFFF), np.uint64(0xFFFFFFFE)).astype(np.uint32)
-    if maxlen > 1 and nq * maxlen == n:  # every query the same length: the grid is a reshape
-        grid = np.sort(k32.reshape(nq, maxlen), axis=1)
+    def key32(k: np.ndarray) -> np.ndarray:  # the low 32 bits (integer casts wrap), 0xFFFFFFFF kept for padding
+        out = k.astype(np.uint32)
+        return np.minimum(out, np.uint32(0xFFFFFFFE), out=out)
+
+    k32 = key32(dkey)
+    if maxlen > 1 and nq * maxlen == n:  # every query the same length: the grid is a reshape, sorted in place
+        grid = k32.reshape(nq, maxlen)
+        grid.sort(axis=1)
     elif maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
         grid = np.full((nq, maxlen), 0xFFFFFFFF, dtype=np.uint32)
         col = np.arange(n, dtype=starts.dtype) - starts[qpos]
@@ -608,6 +625,7 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
         del col
         grid.sort(axis=1)
     if maxlen > 1 and nq * maxlen <= n + n // 4 + 4096:
+        del k32
         eq = grid[:, 1:] == grid[:, :-1]
         eq &= grid[:, 1:] != np.uint32(0xFFFFFFFF)
         qs, cs = np.nonzero(eq)
@@ -619,7 +637,7 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
     best: tuple[int, int] | None = None
     for q, v in cands:
         st = int(starts[q])
-        idx = st + np.flatnonzero(k32[st: st + int(counts[q])] == v)
+        idx = st + np.flatnonzero(key32(dkey[st: st + int(counts[q])]) == v)
         idx = idx[rows[idx] >= 0]
         if len(idx) < 2:
             continue

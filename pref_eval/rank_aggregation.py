@@ -4,7 +4,9 @@ Input: the JSON lines of ``zelo_eval -q`` or ``pref_eval.py -q``. For one
 sample, each query gives one **ranking of the runs** per measure:
 
 * preference measure m: ``score(run) = Σ_{pairs (i,j)} (+pref for runi, −pref for
-  runj)`` (wins − losses for the lexicographic measures), summed in file order;
+  runj)`` (wins − losses for the lexicographic measures), summed in file order; a
+  (query, runi, runj) on several lines counts once, with its last value (as a
+  metric's (query, run), and as pref_aggregate.py);
 * metric: the metric value.
 
 Runs are sorted by (score, run id) descending — ties go to the larger run id,
@@ -87,6 +89,26 @@ def _pref_keys(lines: Lines, nr: int) -> np.ndarray:
     return keys
 
 
+def _last_value_per_pair(lines: Lines, nr: int, sel: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A (query, runi, runj) given on several lines counts once, with its last value (as a metric's
+    (query, run), and as pref_aggregate.py, whose per-query dict keeps the last value of a pair at the place
+    of its first line -- so the sums below run in the same order). ``(sel, v)`` unchanged without repeats."""
+    idx = np.flatnonzero(sel)
+    if len(idx) < 2:
+        return sel, v
+    key = (lines.q[idx].astype(np.int64) * nr + lines.a[idx]) * nr + lines.b[idx]
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    if len(uniq) == len(idx):
+        return sel, v
+    last = np.zeros(len(uniq), dtype=np.int64)
+    last[inv.reshape(-1)] = np.arange(len(idx))  # numpy keeps the last write for repeated indices
+    sel = np.zeros(len(sel), bool)
+    sel[idx[first]] = True
+    v = v.copy()
+    v[idx[first]] = v[idx[last]]
+    return sel, v
+
+
 def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None,
                               keys: np.ndarray | None = None, common: tuple | None = None) -> dict[str, list[str]]:
     """{qid: ranking} for a preference measure, queries in order of first appearance.
@@ -104,6 +126,7 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
     if keys is None:
         keys = _pref_keys(lines, nr)
     v = lines.vals[measure] if measure in lines.vals else np.zeros(len(lines))
+    sel, v = _last_value_per_pair(lines, nr, sel, v)
     w = np.empty((len(lines), 2))
     w[:, 0] = v
     np.negative(v, out=w[:, 1])

@@ -158,3 +158,74 @@ def test_ir_measures_objects_with_identity_gains_print_an_empty_map():
     ours = {x.query_id: x.value for x in ev.iter_calc(RUN)}
     theirs = {x.query_id: x.value for x in ir_measures.evaluator([m], QRELS).iter_calc(RUN)}
     assert ours == pytest.approx(theirs, abs=1e-12) and len(ours) == 4
+
+
+# ------------------------------------------------------------------ systematic: registry × parameter × end value
+ENDS = {"cutoff": [True], "rel": [0, True], "p": [0.0, 1.0, 1.5], "alpha": [0.0, 1.0, 1.5], "beta": [0.0, 1.0, 2.0],
+        "T": [0.0, 1e-9], "min_rel": [True], "max_rel": [True], "recall": [0.0, 1.0, 1.5],
+        "gains": ["{}", "{3: 1}", "{1: 2.0}", "{1: True}", "{True: 2}", "{'a': 1}", "{1.5: 1}"]}
+NRBP_FAMILY = {"NRBP", "nNRBP"}
+
+
+def _end_names() -> list[tuple[str, str, object]]:
+    """``(name, parameter, value)``: every registry name with one declared parameter at an end value.
+
+    The parameters ir-measures requires are set (``max_rel=3``, ``@5`` or ``@0.5``), and ``rel=1`` for RBP
+    (its provider computes RBP only with ``rel``); ``cutoff``/``recall`` values are written without ``@`` (an
+    ``@`` would override them). Cutoffs ≤ 0 are left out (pytrec_eval aborts the process on them).
+    """
+    out = []
+    for name, m in sorted(ir_measures.measures.registry.items()):
+        params = getattr(m, "SUPPORTED_PARAMS", {})
+        base = (["max_rel=3"] if "max_rel" in params else []) + (["rel=1"] if name == "RBP" else [])
+        req = {k for k, v in params.items() if getattr(v, "required", False)}
+        for p in params:
+            for v in ENDS.get(p, []):
+                kw = [x for x in base if not x.startswith(p + "=")] + [f"{p}={v}"]
+                at = "" if p in ("cutoff", "recall") else "@0.5" if "recall" in req else "@5" if "cutoff" in req else ""
+                out.append((f"{name}({', '.join(kw)}){at}", p, v))
+    return out
+
+
+def _documented_refusal(name: str, p: str, v: object) -> bool:
+    """The classes docs/differences.md ("Ends of the parameter ranges") lists as refused."""
+    family = name.split("(")[0]
+    return (v is True or v in ("{1: True}", "{True: 2}")  # a bool for an integer
+            or v in ("{1: 2.0}", "{'a': 1}", "{1.5: 1}")  # non-integer gains or keys
+            or (p in ("p", "alpha", "recall") and isinstance(v, float) and v > 1)  # above the range
+            or (p == "beta" and family in NRBP_FAMILY and v == 2.0)
+            or (family == "RBP" and p == "p" and v == 1.0)
+            or (family == "INST" and p == "T" and v == 0.0))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_every_end_value_ir_measures_computes_is_computed_equal_or_refused_as_documented(capsys):
+    valid = refused = 0
+    wrong, undocumented, not_refused = [], [], []
+    for name, p, v in _end_names():
+        try:
+            theirs, prov = _theirs(name)
+        except Exception:  # noqa: BLE001 -- ir-measures cannot compute it
+            continue
+        valid += 1
+        try:
+            ours = _ours(name)
+        except UsageError as e:
+            refused += 1
+            assert "\n" not in str(e)
+            if not _documented_refusal(name, p, v):
+                undocumented.append((name, str(e)))
+            continue
+        if _documented_refusal(name, p, v):
+            not_refused.append(name)
+        tol = TOL.get(prov, 1e-12)
+        for q, x in theirs.items():
+            if not (q in ours and (math.isclose(ours[q], x, rel_tol=1e-9, abs_tol=tol)
+                                   or math.isnan(x) and math.isnan(ours[q]))):
+                wrong.append((name, prov, q, ours.get(q), x))
+    with capsys.disabled():
+        print(f"\nrange ends: {len(_end_names())} names, {valid} computed by ir-measures, {refused} of them refused")
+    assert not wrong, wrong[:10]
+    assert not undocumented, undocumented
+    assert not not_refused, not_refused
+    assert valid >= 100

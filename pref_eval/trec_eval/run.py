@@ -55,16 +55,21 @@ def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
 
 def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """The ordinary path: ``-R qrels``."""
-    from ..collection import build_collection
+    from ..collection import build_collection, index_qrels
+    from ..io.fastparse import release_memory
     from ..io.qrels import read_qrels
     from ..io.runs import read_run
     from ..measures import parse_trec_measures
     from ..measures.base import needs_subtopics
 
     requests = parse_trec_measures(opts.measures or ["official"], trec9=opts.trec9)
-    qrels = read_qrels(opts.rel_file, subtopics=needs_subtopics(requests))
+    # the qrels indexed before the run is read, and only the index kept: the judgments' columns are not
+    # held through reading and ranking the run (their peak)
+    qi = index_qrels(read_qrels(opts.rel_file, subtopics=needs_subtopics(requests)))
+    release_memory()  # the readers' freed temporaries back to the OS before the next peak (~1 ms)
     run = read_run(opts.run_file)
-    col = build_collection(qrels, [run], complete=opts.complete, depth=opts.depth,
+    release_memory()
+    col = build_collection(qi, [run], complete=opts.complete, depth=opts.depth,
                            judged_only=opts.judged_only, trec9=opts.trec9)
     ranked = col.runs[0]
     nmiss = len(col.missing[0])
