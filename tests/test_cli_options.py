@@ -66,3 +66,12 @@ def test_library_code_does_not_import_the_commands():
                     and here not in allowed:
                 bad.append(f"{p.relative_to(ROOT)}:{n}: {line.strip()}")
     assert bad == []
+
+
+@pytest.mark.parametrize("mod", ["fit", "eval", "compare"])
+def test_help_describes_unbounded_finite_options(mod):
+    """click printed an option of any finite value (``Finite()``) as ``[x<=None]`` in --help."""
+    out = subprocess.run([sys.executable, "-m", f"pref_eval.cli.{mod}", "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    assert "None" not in out
+    assert "finite]" in out

@@ -192,7 +192,7 @@ def test_prefs_comment_lines_accepted_by_every_command(tmp_path: Path) -> None:
 
 def test_trecprefs_judgments_come_from_the_prefs_reader(tmp_path: Path) -> None:
     """zELO's trecprefs judgments are :func:`pref_eval.io.prefs.preference_pairs` of the -R prefs reader:
-    inside a (qid, jg), each two lines with different levels, the higher winning (hand-worked)."""
+    inside a (qid, jg, jsg), each two lines with different levels, the higher winning (hand-worked)."""
     from pref_eval.io.judgments import read_judgments
 
     prefs = tmp_path / "p.prefs"
@@ -201,9 +201,9 @@ def test_trecprefs_judgments_come_from_the_prefs_reader(tmp_path: Path) -> None:
     assert j.docs["q"] == ["a", "x", "b", "c", "y"]
     q, a, b, s, _ = j.arrays()
     got = [(j.docs["q"][x], j.docs["q"][y], v) for x, y, v in zip(a.tolist(), b.tolist(), s.tolist(), strict=True)]
-    # g1 lines in file order: a2, b1, c1, a1 -> (a,b) a wins, (a,c) a wins, (a,a) same doc, (b,c) equal,
-    # (b,a) a1 vs b1 equal, (c,a) equal; g2: x1, y1 equal -> nothing
-    assert got == [("a", "b", 0.0), ("a", "c", 0.0)]
+    # g1/s lines in file order: a2, b1, a1 -> (a,b) a wins, (a,a) same doc, (b,a) a1 vs b1 equal; g1/t: c alone
+    # (its level is not compared with sub-group s's); g2/s: x1, y1 equal -> nothing
+    assert got == [("a", "b", 0.0)]
 
 
 # ------------------------------------------------------------ no reader outside io/
@@ -231,3 +231,35 @@ def test_no_input_file_read_outside_io() -> None:
                     rel == m and c in code for m, c in RAW_BYTES):
                 found.append(f"{rel}:{no}: {line.strip()}")
     assert not found, "input files read outside pref_eval/io/:\n" + "\n".join(found)
+
+
+def test_trecprefs_judgments_are_trec_evals_documented_examples(tmp_path: Path) -> None:
+    """trec_eval's get_prefs.c documents what a prefs file states: preferences inside a judgment sub-group
+    (jsg) only, a preference stated by two sub-groups of one jg counted once, different jgs (users)
+    separately. Its two examples, to the letter. zELO read every pair of a jg across sub-groups: in the
+    first example it added 4 > 3 (docno3 and docno4 are in different sub-groups) and counted 1 > 2, 1 > 3,
+    4 > 1, 4 > 2 twice; a sub-group's levels were compared with another's, which can reverse a preference
+    (sub1: a 3, b 2; sub2: b 5, c 1 gave b > a)."""
+    from pref_eval.io.judgments import read_judgments
+
+    def prefs(text):
+        p = tmp_path / "p.prefs"
+        p.write_text(text)
+        j = read_judgments(str(p))
+        q, a, b, s, _ = j.arrays()
+        d = j.docs[j.queries[0]]
+        return [(d[y], d[x]) if v == 1 else (d[x], d[y]) for x, y, v in zip(a.tolist(), b.tolist(), s.tolist(),
+                                                                             strict=True)]
+
+    ex1 = ("qid1 ujg1 sub1 docno1 3.0\nqid1 ujg1 sub1 docno2 2.0\nqid1 ujg1 sub1 docno3 1.0\n"
+           "qid1 ujg1 sub2 docno1 2.0\nqid1 ujg1 sub2 docno2 1.0\nqid1 ujg1 sub2 docno4 3.0\n")
+    # "expresses 5 preferences (1>2, 1>3, 2 > 3, 4>1, 4>2)"
+    assert sorted(prefs(ex1)) == sorted([("docno1", "docno2"), ("docno1", "docno3"), ("docno2", "docno3"),
+                                         ("docno4", "docno1"), ("docno4", "docno2")])
+    ex2 = ("qid1 ujg1 sub1 docno1 3.0\nqid1 ujg1 sub1 docno2 2.0\nqid1 ujg2 sub1 docno1 0.0\n"
+           "qid1 ujg2 sub1 docno3 6.0\nqid1 ujg2 sub1 docno4 2.0\nqid1 ujg2 sub2 docno1 0.0\n"
+           "qid1 ujg2 sub2 docno2 8.0\n")
+    # "expresses 5 preferences (1>2, 3>1, 4>1, 3>4, 2>1)"
+    assert sorted(prefs(ex2)) == sorted([("docno1", "docno2"), ("docno3", "docno1"), ("docno4", "docno1"),
+                                         ("docno3", "docno4"), ("docno2", "docno1")])
+    assert prefs("q g sub1 a 3\nq g sub1 b 2\nq g sub2 b 5\nq g sub2 c 1\n") == [("a", "b"), ("b", "c")]

@@ -7,8 +7,8 @@ grades -2..4, topics without relevant documents, run-only and qrels-only
 topics, runs shorter than the cutoffs, runs of up to 250 documents). ranx orders tied documents by its
 own sort (not the same for dicts and for ``ranx.Run``), so ranx is given
 each run with its ties broken in trec_eval's order (score descending, docno
-descending), the order pref_eval uses. ranx's mean is taken with
-``make_comparable=True`` (every qrels topic) and compared with
+descending), the order pref_eval uses. ranx's mean is taken over every
+qrels topic (as with ``make_comparable=True``) and compared with
 ``complete=True``. ranx's bpref stops at the first topic without a relevant
 document (ZeroDivisionError inside its parallel loop: that topic and the
 later ones get 0), so bpref is asked of ranx one topic at a time.
@@ -127,27 +127,30 @@ def trec_order_scores(run: dict) -> dict:
 
 
 def ranx_values(qrels: dict, run: dict, names: list[str], untie: bool = True) -> dict[str, dict[str, float]]:
-    """ranx's per-query values {name: {qid: value}} over every qrels topic (make_comparable=True).
+    """ranx's per-query values {name: {qid: value}} over every qrels topic.
 
-    ``untie``: give ranx the run with its ties broken in trec_eval's order (see the module docstring)."""
+    ``untie``: give ranx the run with its ties broken in trec_eval's order (see the module docstring).
+    ranx is given plain dicts (its ``ranx.Qrels`` compiles its numba functions again for every length
+    of doc ids: minutes in a fresh environment), so the topics are made comparable here as
+    ``make_comparable=True`` does: a qrels topic the run lacks gets a one-document ranking of a
+    document absent from the qrels, on which every ranx metric is 0 as on the empty ranking
+    (checked below with ranx's own make_comparable on one such topic).
+    """
     import ranx
 
     run = trec_order_scores(run) if untie else run
+    comparable = {q: run.get(q) or {"__not_in_the_qrels__": 0.0} for q in qrels}  # qrels' key order
     out: dict[str, dict[str, float]] = {}
     plain = [n for n in names if not n.startswith("bpref")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = ranx.Run({q: d for q, d in run.items() if q in qrels})
-        res = ranx.evaluate(ranx.Qrels(qrels), r, plain, return_mean=False, make_comparable=True)
+        res = ranx.evaluate(qrels, comparable, plain, return_mean=False) if plain else {}
         if len(plain) == 1:
             res = {plain[0]: res}
         for n in plain:
-            out[n] = dict(zip(r.get_query_ids(), map(float, res[n]), strict=True))
-        for n in (n for n in names if n.startswith("bpref")):
-            out[n] = {}
-            for q in qrels:
-                one = ranx.Run({q: run[q]}) if q in run else ranx.Run()  # empty: make_comparable adds q
-                out[n][q] = float(ranx.evaluate(ranx.Qrels({q: qrels[q]}), one, n, make_comparable=True))
+            out[n] = dict(zip(qrels, map(float, res[n]), strict=True))
+        for n in (n for n in names if n.startswith("bpref")):  # one topic at a time (ranx's bpref bug)
+            out[n] = {q: float(ranx.evaluate({q: qrels[q]}, {q: comparable[q]}, n)) for q in qrels}
     return out
 
 
@@ -216,17 +219,26 @@ def test_live_comparison_sees_tie_order():
     qrels, run = random_collection(0)
     n, bad = compare(qrels, run, ["mrr@3", "ndcg@3", "precision@1"], untie=False)
     assert bad, "random_collection(0) has ties that change these values"
-    # the docs' claim: ranx orders ties differently for a ranx.Run and for a dict (here: bpref 0.25 and 0)
+    # a qrels topic the run lacks: ranx's make_comparable gives 0, as the stand-in ranking of ranx_values
     import ranx
 
-    q = {"q": {"a": 1, "b": 0, "c": 2, "n": -1}}
-    r = {"q": {"n": 2.0, "z": 1.0, "a": 1.0, "b": 1.0, "c": 0.5}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        q1 = {"q": {"d01": 1, "d02": 0}, "z": {"d01": 2, "d03": 0}}  # 3-character ids as random_collection's:
+        mc = ranx.evaluate(ranx.Qrels(q1), ranx.Run({"q": {"d01": 1.0}}),  # ranx.Qrels compiles once per id length
+                           ["ndcg@3", "precision", "bpref", "rbp.5"], return_mean=False, make_comparable=True)
+    stand_in = ranx_values(q1, {"q": {"d01": 1.0}}, ["ndcg@3", "precision", "bpref", "rbp.5"])
+    assert all(stand_in[n]["z"] == float(mc[n][1]) == 0.0 for n in mc)
+    # the docs' claim: ranx orders ties differently for a ranx.Run and for a dict (here: bpref 0.25 and 0)
+
+    q = {"q": {"d01": 1, "d02": 0, "d03": 2, "d04": -1}}
+    r = {"q": {"d04": 2.0, "d05": 1.0, "d01": 1.0, "d02": 1.0, "d03": 0.5}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         as_run = ranx.evaluate(ranx.Qrels(q), ranx.Run(r), "bpref")
         as_dict = ranx.evaluate(q, r, "bpref")
     assert as_run != as_dict
-    ours_v = pref_eval.calc_aggregate(["ranx:bpref"], q, r)["ranx:bpref"]  # ties by docno descending: n, z, b, a, c
+    ours_v = pref_eval.calc_aggregate(["ranx:bpref"], q, r)["ranx:bpref"]  # ties by docno desc: d04 d05 d02 d01 d03
     assert ours_v == ranx.evaluate(ranx.Qrels(q), ranx.Run(trec_order_scores(r)), "bpref") == 0.0
 
 

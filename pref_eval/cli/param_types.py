@@ -25,6 +25,12 @@ class Finite(click.FloatRange):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return v
 
+    def _describe_range(self) -> str:
+        # click describes a range without bounds as "x<=None" in --help
+        if self.min is None and self.max is None:
+            return "finite"
+        return super()._describe_range()
+
 
 SEED = click.IntRange(min=0)
 """Seeds: integers >= 0 (numpy's ``default_rng`` refuses negative seeds)."""

@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> None:
     import os
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from ..heap import one_arena
+
+    one_arena()  # the parse threads' freed memory returned to the OS with the rest
     run_main(command, "zelo_trec", argv, short_lived=True)
 
 

@@ -18,8 +18,10 @@ with ``score`` 1 = second document (B) better:
                0 duplicates (a tie, 1/2), -2/2 "bad" document paired with
                ``NA`` (no pairwise judgment; the bad doc is registered).
 ``trecprefs``  trec_eval ``-R prefs``: ``qid jg jsg docno rel_level``; inside
-               each (qid, jg), every pair of docs with different rel_level is
-               one judgment, the higher level winning; equal levels give none.
+               each (qid, jg, jsg), every pair of docs with different rel_level is
+               one judgment, the higher level winning; equal levels give none; a
+               preference repeated by another jsg of the jg counts once
+               (:func:`pref_eval.io.prefs.preference_pairs`).
 ``xie``        Xie et al. image preferences: ``query<TAB>left,right<TAB>j1<TAB>j2<TAB>j3``
                with graded votes -2..2 (negative = left better); header line
                allowed; votes such as ``1.0`` are accepted.

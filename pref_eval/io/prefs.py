@@ -102,18 +102,22 @@ def qrels_prefs_from_bytes(data: bytes, source: str) -> Prefs:
 def preference_pairs(p: Prefs) -> tuple[np.ndarray, np.ndarray]:
     """The pairwise judgments a ``prefs`` file states, as zELO reads it (``--format trecprefs``).
 
-    Inside each (qid, jg), every two lines i < j (file order) with different ``rel_level`` and
-    different docnos are one judgment, the higher level winning. Returns the line indices
-    ``(a, b)`` of every pair: the (qid, jg) groups in order of first appearance, then i, then j.
-    Vectorised: no Python work per line or per pair.
+    trec_eval's definition (get_prefs.c): preferences are stated *within a judgment sub-group* (jsg):
+    inside each (qid, jg, jsg), every two lines i < j (file order) with different ``rel_level`` and
+    different docnos are one judgment, the higher level winning; levels of different sub-groups are
+    not compared (they only rank the documents of their own sub-group). A preference stated by
+    several sub-groups of one jg counts once ("the duplicate 1 > 2 is not counted as a separate
+    preference"); different jgs (users) count separately. Returns the line indices ``(a, b)`` of
+    every pair: the (qid, jg, jsg) groups in order of first appearance, then i, then j, repeats
+    left out. Vectorised: no Python work per line or per pair.
     """
     n = len(p)
     if n < 2:
         e = np.zeros(0, np.int64)
         return e, e.copy()
-    o = np.lexsort((p.jg, p.qid))
-    sq, sj = p.qid[o], p.jg[o]
-    new = np.r_[True, (sq[1:] != sq[:-1]) | (sj[1:] != sj[:-1])]
+    o = np.lexsort((p.jsg, p.jg, p.qid))
+    sq, sj, ss = p.qid[o], p.jg[o], p.jsg[o]
+    new = np.r_[True, (sq[1:] != sq[:-1]) | (sj[1:] != sj[:-1]) | (ss[1:] != ss[:-1])]
     gid = np.empty(n, np.int64)
     gid[o] = np.cumsum(new) - 1
     first = np.full(int(new.sum()), n, np.int64)
@@ -133,7 +137,21 @@ def preference_pairs(p: Prefs) -> tuple[np.ndarray, np.ndarray]:
     ib = np.arange(total, dtype=np.int64) - np.repeat(block, later) + np.repeat(k + 1, later)
     a, b = s[ia], s[ib]
     keep = (p.rel[a] != p.rel[b]) & (p.docno[a] != p.docno[b])
-    return a[keep], b[keep]
+    a, b = a[keep], b[keep]
+    if len(a) < 2:
+        return a, b
+    # one preference per (qid, jg, winner, loser): the first pair stating it
+    win = np.where(p.rel[a] > p.rel[b], a, b)
+    lose = np.where(p.rel[a] > p.rel[b], b, a)
+    codes = [np.unique(col, return_inverse=True)[1].reshape(-1)
+             for col in (p.qid[a], p.jg[a], p.docno[win], p.docno[lose])]
+    order = np.lexsort((np.arange(len(a)), *codes[::-1]))
+    same = np.ones(len(a), bool)
+    for c in codes:
+        same[1:] &= c[order][1:] == c[order][:-1]
+    same[0] = False
+    first = np.sort(order[~same])
+    return a[first], b[first]
 
 
 @record(frozen=True)
