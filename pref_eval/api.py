@@ -39,7 +39,13 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels, subtopics=subtopics)
-    return qrels_from_records(qrels, subtopics=subtopics)
+    if not isinstance(qrels, Iterable) and not hasattr(qrels, "columns"):
+        raise UsageError(f"qrels: expected a path, a DataFrame, a dict {{qid: {{docno: grade}}}} or Qrel records, "
+                         f"got {type(qrels).__name__}")
+    q = qrels_from_records(qrels, subtopics=subtopics)
+    if len(q.docno) == 0:
+        raise InputError(q.source, 0, "empty qrels (expected (qid, docno, relevance) records)")
+    return q
 
 
 def _is_record(x: Any) -> bool:
@@ -81,6 +87,9 @@ def _load_runs(runs: Any) -> list:
             name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
+        if not isinstance(x, Iterable) and not hasattr(x, "columns"):
+            raise UsageError(f"run {name or 'run'!r}: expected a path, a DataFrame, a dict {{qid: {{docno: score}}}} "
+                             f"or (qid, docno, score) records, got {type(x).__name__}")
         r = run_from_records(x, name=name or "run")
         if len(r.docno) == 0:
             from .errors import InputError
@@ -100,7 +109,8 @@ def _load_runs(runs: Any) -> list:
         return [one(v, str(k)) for k, v in runs.items()]
     if isinstance(runs, Iterator) or not isinstance(runs, Sequence):
         if not isinstance(runs, Iterable):
-            raise UsageError("runs: expected a path, a DataFrame, a dict or a list of those")
+            raise UsageError(f"runs: expected a path, a DataFrame, a dict or a list of those, "
+                             f"got {type(runs).__name__}")
         runs = list(runs)  # a generator of ScoredDoc records is one run
     if not runs or _is_record(runs[0]):
         return [one(runs)]
@@ -112,7 +122,10 @@ def _load_runs(runs: Any) -> list:
 
 
 def _measure_names(measures: Any) -> list[str]:
-    """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``)."""
+    """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``).
+
+    ``measures`` may be a generator (read once: callers keep the list this returns).
+    """
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     return [m if isinstance(m, str) else str(m) for m in measures]
@@ -212,24 +225,44 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     from .measures.base import needs_subtopics
     from .output.table import long_rows
 
-    requests = parse_measures(_measure_names(measures))
+    mnames = _measure_names(measures)  # once: a generator of measures is read once
+    requests = parse_measures(mnames)
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
     names = [r.name for r in rs]
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
-    mnames = _measure_names(measures)
+    _check_options(level=level, depth=depth, jobs=jobs)
     if jobs > 1 and len(rs) > 1:
         from .parallel import ordered_map, split_even
 
         pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
                   for a, b in split_even([len(r.docno) for r in rs], jobs)]
-        results = [x[0] for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
+        got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
     else:
         piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
-        results = [x[0] for x in evaluate_run_group(piece)]
+        got = evaluate_run_group(piece)
+    for (_, _, _, nq), name in zip(got, names, strict=True):
+        if nq == 0:  # as the commands: a mean over no topic is no number (ir-measures: NaN or 0)
+            from .errors import EvaluationError
+
+            raise EvaluationError(f"{name}: no queries with both results and relevance info")
+    results = [x[0] for x in got]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
+
+
+def _check_options(*, level: Any, depth: Any, jobs: Any) -> None:
+    """The numeric options of :func:`evaluate` (``-l``, ``-M``, ``--jobs``): integers in range, else UsageError."""
+    import numbers
+
+    for opt, v, low, none_ok in (("level", level, None, False), ("depth", depth, 0, True), ("jobs", jobs, 1, False)):
+        if v is None and none_ok:
+            continue
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise UsageError(f"{opt}: expected an integer, got {v!r}")
+        if low is not None and v < low:
+            raise UsageError(f"{opt}: expected an integer >= {low}, got {v!r}")
 
 
 def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
@@ -392,16 +425,76 @@ class Metric(NamedTuple):
     value: float
 
 
+_CALC_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format", "best", "jobs")
+
+
+def _calc_options(options: dict, where: str) -> None:
+    """The keywords :func:`iter_calc`, :func:`calc_aggregate` and :func:`evaluator` take; another is a UsageError."""
+    unknown = [k for k in options if k not in _CALC_OPTIONS]
+    if unknown:
+        raise UsageError(f"{where}: unknown option {unknown[0]!r} (expected one of: {', '.join(_CALC_OPTIONS)})")
+
+
+def _one_run(run: Any) -> Any:
+    """The one run of :func:`iter_calc` / :func:`calc_aggregate`, as a :class:`~pref_eval.io.runs.Run`.
+
+    Read as one run (never as a ``{name: run}`` mapping or a list of runs, whose entries would
+    otherwise be taken for queries); several runs are a UsageError pointing to :func:`evaluate`.
+    """
+    from .io.runs import Run, run_from_records
+
+    several = "evaluate several runs with pref_eval.evaluate or one at a time with an evaluator"
+    if isinstance(run, Mapping) and not _ranx_object(run):
+        first = next(iter(run.values()), None)
+        if isinstance(first, (str, os.PathLike, Run)) or hasattr(first, "columns"):
+            raise UsageError(f"expected one run, got a mapping of {len(run)} runs; {several}")
+        r = run_from_records(run, name="run")  # {qid: {docno: score}}; a value not a dict is an InputError
+        if len(r.docno) == 0:
+            raise InputError("run", 0, "empty run (expected (qid, docno, score) records)")
+        return r
+    if isinstance(run, Iterable) and not isinstance(run, (str, os.PathLike, Run)) and not hasattr(run, "columns") \
+            and not _ranx_object(run):
+        run = list(run)  # records (read once: a generator is consumed here)
+        first = run[0] if run else None
+        if isinstance(first, (str, os.PathLike, Run, Mapping)) or hasattr(first, "columns"):
+            raise UsageError(f"expected one run, got a list of {len(run)} runs; {several}")
+        r = run_from_records(run, name="run")
+        if len(r.docno) == 0:
+            raise InputError("run", 0, "empty run (expected (qid, docno, score) records)")
+        return r
+    rs = _load_runs(run)
+    if len(rs) != 1:
+        raise UsageError(f"expected one run, got {len(rs)}; {several}")
+    return rs[0]
+
+
+class MeasureResults(dict):
+    """``calc_aggregate``'s result: keys are the printed names (``"nDCG@10"``, ``"P_5"``).
+
+    An ir-measures measure object is a key too, looked up by its ``str`` (``res[nDCG@10]`` is
+    ``res["nDCG@10"]``), as ``ir_measures.calc_aggregate``'s results are indexed.
+    """
+
+    def __getitem__(self, key: Any) -> Any:
+        return super().__getitem__(key if isinstance(key, str) else str(key))
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key if isinstance(key, str) else str(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(key if isinstance(key, str) else str(key), default)
+
+
 def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
     """Per-query values of one run, as ``ir_measures.iter_calc(measures, qrels, run)``.
 
     ``measures`` as for :func:`evaluate` (names or ir-measures objects),
-    ``qrels``/``run`` in any shape :func:`evaluate` takes; ``options`` are
-    :func:`evaluate`'s keywords. Yields :class:`Metric` in query order.
+    ``qrels``/``run`` in any shape :func:`evaluate` takes for one run; ``options`` are
+    :func:`evaluate`'s keywords but ``summary``. Yields :class:`Metric` in query order.
     """
-    df = evaluate(qrels, {"run": run}, measures, **options)
-    for q, m, v in zip(df.qid, df.measure, df.value, strict=True):
-        yield Metric(str(q), str(m), v)
+    _calc_options(options, "iter_calc")
+    df = evaluate(qrels, [_one_run(run)], measures, **options)
+    return (Metric(str(q), str(m), v) for q, m, v in zip(df.qid, df.measure, df.value, strict=True))
 
 
 def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[str, Any]:
@@ -409,15 +502,13 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
 
     The summary is trec_eval's (mean over the evaluated queries for most
     measures, a sum for counts, a geometric mean for ``gm_*``); keys are the
-    printed names (``nDCG@10``, ``P_5``).
+    printed names (``nDCG@10``, ``P_5``), and an ir-measures measure object finds its own
+    (:class:`MeasureResults`).
     """
-    df = evaluate(qrels, {"run": run}, measures, summary=True, **options)
+    _calc_options(options, "calc_aggregate")
+    df = evaluate(qrels, [_one_run(run)], measures, summary=True, **options)
     allrows = df[df.qid == "all"]
-    return dict(zip(allrows.measure, allrows.value, strict=True))
-
-
-_EVALUATOR_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format",
-                      "best", "jobs")
+    return MeasureResults(zip(allrows.measure, allrows.value, strict=True))
 
 
 class Evaluator:
@@ -433,10 +524,8 @@ class Evaluator:
         from .measures import parse_measures
         from .measures.base import needs_subtopics
 
-        unknown = [k for k in options if k not in _EVALUATOR_OPTIONS]
-        if unknown:
-            raise UsageError(f"evaluator: unknown option {unknown[0]!r} (expected one of: "
-                             f"{', '.join(_EVALUATOR_OPTIONS)})")
+        _calc_options(options, "evaluator")
+        _check_options(level=options.get("level", 1), depth=options.get("depth"), jobs=options.get("jobs", 1))
         self._names = _measure_names(measures)
         requests = parse_measures(self._names)  # an unknown or invalid name fails here, before any run
         self._qrels = _load_qrels(qrels, subtopics=needs_subtopics(requests))

@@ -241,23 +241,15 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     iters: list[str] = []
     if isinstance(records, dict):
         for qid, dd in records.items():
+            if not hasattr(dd, "items"):
+                raise InputError(source, 0, f"query {qid!r}: expected a dict {{docno: grade}}, "
+                                            f"got {type(dd).__name__}")
             for doc, rel in dd.items():
                 qids.append(str(qid))
                 docs.append(str(doc))
                 rels.append(rel)
     elif hasattr(records, "columns"):
-        cols = {c.lower(): c for c in records.columns}
-        qc = cols.get("query_id", cols.get("qid"))
-        dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
-        rc = cols.get("relevance", cols.get("rel", cols.get("label")))
-        if qc is None or dc is None or rc is None:
-            raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel columns")
-        qids = [str(x) for x in records[qc]]
-        docs = [str(x) for x in records[dc]]
-        rels = list(records[rc])
-        ic = cols.get("iteration", cols.get("iter", cols.get("subtopic")))
-        if ic is not None:
-            iters = [str(x) for x in records[ic]]
+        return _qrels_from_frame(records, source, subtopics=subtopics)
     else:
         for i, rec in enumerate(records, 1):
             if hasattr(rec, "query_id"):
@@ -283,6 +275,33 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         iter=np.array([s.encode() for s in iters], dtype="S") if iters and n else np.full(n, b"0", dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
         rel=_integral(rels, source),
+        line=np.arange(1, n + 1, dtype=np.int64),
+        source=source,
+    )
+    if subtopics:
+        return with_subtopics(q)
+    _check_duplicates(q)
+    return q
+
+
+def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
+    """A DataFrame ``query_id, doc_id, relevance`` (or ``qid, docno, rel`` / PyTerrier's ``label``; an
+    ``iteration`` column is kept; other columns are not read), column-wise; ids checked by
+    :func:`pref_eval.io.frames.id_column`."""
+    from .frames import find_column, id_column
+
+    qc = find_column(df, ("query_id", "qid"))
+    dc = find_column(df, ("doc_id", "docno", "docid"))
+    rc = find_column(df, ("relevance", "rel", "label"))
+    if qc is None or dc is None or rc is None:
+        raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns")
+    n = len(df)
+    ic = find_column(df, ("iteration", "iter", "subtopic"))
+    q = Qrels(
+        qid=id_column(df, qc, source),
+        iter=id_column(df, ic, source) if ic is not None and n else np.full(n, b"0", dtype="S1"),
+        docno=id_column(df, dc, source),
+        rel=_integral(list(df[rc]), source),
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,
     )

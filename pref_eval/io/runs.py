@@ -154,11 +154,17 @@ def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str |
 
 
 def _run_from_frame(df: Any, name: str) -> Run:
-    """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise."""
-    cols = {str(c).lower(): c for c in df.columns}
-    qc = cols.get("query_id", cols.get("qid"))
-    dc = cols.get("doc_id", cols.get("docno", cols.get("docid")))
-    sc = cols.get("score", cols.get("sim"))
+    """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise.
+
+    Other columns (PyTerrier's ``rank``, ``query``, ``docid`` beside ``docno``) are not read: the
+    ranking is by score, as trec_eval and ir-measures rank. Ids are checked by
+    :func:`pref_eval.io.frames.id_column` (a missing or float id is an error).
+    """
+    from .frames import find_column, id_column
+
+    qc = find_column(df, ("query_id", "qid"))
+    dc = find_column(df, ("doc_id", "docno", "docid"))
+    sc = find_column(df, ("score", "sim"))
     if qc is None or dc is None or sc is None:
         raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
     try:
@@ -168,13 +174,13 @@ def _run_from_frame(df: Any, name: str) -> Run:
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
-    n = len(score)
+    return Run.from_arrays(qid=id_column(df, qc, name), docno=id_column(df, dc, name), score=score,
+                           line_numbers=None, tag=name, name=name, source=name)
 
-    def col(c):
-        return np.char.encode(np.asarray(df[c].astype(str), dtype=str), "utf-8") if n else np.array([], dtype="S1")
 
-    return Run.from_arrays(qid=col(qc), docno=col(dc), score=score, line_numbers=None, tag=name, name=name,
-                           source=name)
+def _not_an_id(x: Any) -> bool:
+    """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id."""
+    return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
 
 
 def run_from_records(records: Any, name: str = "run") -> Run:
@@ -183,6 +189,9 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
     if isinstance(records, dict):
+        for qid, dd in records.items():
+            if not hasattr(dd, "items"):
+                raise InputError(name, 0, f"query {qid!r}: expected a dict {{docno: score}}, got {type(dd).__name__}")
         triples = ((qid, doc, s) for qid, dd in records.items() for doc, s in dd.items())
     else:
         triples = ((r.query_id, r.doc_id, r.score) if hasattr(r, "query_id") else r for r in records)
@@ -196,6 +205,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
             scores.append(float(rec[2]))
         except (TypeError, ValueError):
             raise InputError(name, i, f"score {rec[2]!r} is not a number") from None
+        if _not_an_id(rec[0]) or _not_an_id(rec[1]):
+            raise InputError(name, i, f"missing or empty id in {tuple(rec)!r} (expected strings or integers)")
         qids.append(str(rec[0]))
         docs.append(str(rec[1]))
     n = len(qids)
