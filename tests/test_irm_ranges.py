@@ -89,7 +89,6 @@ def test_the_well_defined_ends_are_what_the_definitions_say():
 
 # names ir-measures computes (or crashes on) that stay refused: (name, what the message names)
 REFUSED = [
-    ("RBP(rel=1, p=1.0)", "parameter p"),  # (1 − p)·Σ = 0; cwl_eval: Σ gains / 1000 (its depth)
     ("RBP(rel=1, p=1.5)", "parameter p"),
     ("INST(T=0.0, max_rel=3)", "parameter T"),  # C(1) = ((−g₁)/(1 − g₁))²: > 1, or 1/0 when g₁ = 1
     ("P(rel=True)@5", "parameter rel"), ("RR(rel=True)", "parameter rel"),
@@ -120,10 +119,7 @@ def test_what_the_providers_answer_for_the_refused_classes():
     n_rel = {"1": 3, "2": 2, "3": 0, "4": 3}  # retrieved documents with grade ≥ 1, per topic
     theirs, _ = _theirs("RBP(rel=1, p=1.0)")
     assert theirs == pytest.approx({q: n / 1000 for q, n in n_rel.items() if q in theirs})
-    # RBP close to 1: cwl_eval divides Moffat & Zobel's (1 − p)Σ g p^(i−1) by 1 − p^1000
-    theirs, _ = _theirs("RBP(rel=1, p=0.999)")
-    ours = _ours("RBP(rel=1, p=0.999)")
-    assert theirs == pytest.approx({q: v / (1 - 0.999 ** 1000) for q, v in ours.items()}, rel=1e-9)
+    assert _ours("RBP(rel=1, p=1.0)") == pytest.approx({q: n / 1000 for q, n in n_rel.items()}, rel=1e-12)
     # cwl_eval: a cutoff 0 is the cutoff 1 (rank 1 is always examined); accuracy: no cutoff at all
     assert _theirs("BPM(max_rel=3)@0")[0] == _theirs("BPM(max_rel=3)@1")[0]
     assert _theirs("SDCG(max_rel=3)@0")[0] == _theirs("SDCG(max_rel=3)@1")[0]
@@ -194,7 +190,6 @@ def _documented_refusal(name: str, p: str, v: object) -> bool:
             or v in ("{1: 2.0}", "{'a': 1}", "{1.5: 1}")  # non-integer gains or keys
             or (p in ("p", "alpha", "recall") and isinstance(v, float) and v > 1)  # above the range
             or (p == "beta" and family in NRBP_FAMILY and v == 2.0)
-            or (family == "RBP" and p == "p" and v == 1.0)
             or (family == "INST" and p == "T" and v == 0.0))
 
 
@@ -229,3 +224,24 @@ def test_every_end_value_ir_measures_computes_is_computed_equal_or_refused_as_do
     assert not undocumented, undocumented
     assert not not_refused, not_refused
     assert valid >= 100
+
+
+def test_rbp_rel_is_cwl_evals_over_long_runs_and_near_p_1():
+    """RBP(rel=k) is ir-measures' (cwl_eval's) value: the top 1,000 only, the weights normalised over those
+    1,000 ranks -- equal live on runs of 1,500 documents, also at p = 0.99, 0.999 and 1; it used to read the
+    whole run and give Moffat & Zobel's unnormalised value (58 % lower at p = 0.999)."""
+    import random
+
+    rng = random.Random(7)
+    qrels = [ir_measures.Qrel(str(q), f"d{d}", rng.choice([-1, 0, 1, 2])) for q in range(3) for d in range(1500)
+             if rng.random() < 0.3]
+    run = [ir_measures.ScoredDoc(str(q), f"d{d}", rng.random()) for q in range(3) for d in range(1500)]
+    for name in ("RBP(rel=1, p=0.8)", "RBP(rel=1, p=0.99)", "RBP(rel=2, p=0.999)", "RBP(rel=1, p=1.0)"):
+        m = ir_measures.parse_measure(name)
+        theirs = {x.query_id: x.value for x in ir_measures.iter_calc([m], qrels, run)}
+        ours = {x.query_id: x.value for x in pref_eval.iter_calc([name], qrels, run)}
+        assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15), name
+    # the whole list would differ: documents past rank 1,000 count for nothing at p = 1
+    deep = {x.query_id: x.value for x in pref_eval.iter_calc(["RBP(rel=1, p=1.0)"], qrels, run)}
+    top = {x.query_id: x.value for x in pref_eval.iter_calc(["P(rel=1)@1000"], qrels, run)}
+    assert deep == pytest.approx(top, rel=1e-12)

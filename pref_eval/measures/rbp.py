@@ -13,14 +13,18 @@
 
 In ir-measures syntax, ``RBP(p=0.8, rel=k)@n``: p defaults to 0.8 (ir-measures'
 default), ``rel=k`` gives binary gains (grade ≥ k → 1, else 0), as C/W/L's
-``cwl_eval`` RBP computes it (cwl_eval clips negative grades to 0, so with
-``rel=0`` every judged document counts; it reads at most 1,000 documents per
-query, we read them all, and it normalises the weights over those 1,000 ranks,
-i.e. divides by 1 − p^1000: equal to 4·10⁻⁵ relative at p = 0.99, not near
-p = 1); without ``rel`` the graded gains above are used; ``@n`` (or
-``cutoff=n``) sums over the top n documents only. p = 0 gives the first
-document's gain; p = 1 is refused ((1 − p)·Σ is 0 for every ranking; cwl_eval
-returns Σ gains / 1000 there).
+``cwl_eval`` RBP computes it — ir-measures' provider, so the same value:
+cwl_eval clips negative grades to 0, so with ``rel=0`` every judged document
+counts, and it reads the top 1,000 documents of a query (its depth) with the
+C/W/L weights normalised over those 1,000 ranks,
+W(i) = p^(i−1) / Σ_{j=1}^{1000} p^(j−1), so RBP(rel=k) = Σ_{i≤1000} g_i p^(i−1)
+· (1 − p) / (1 − p^1000): Moffat & Zobel's value to the last bit for p ≤ 0.96
+(p^1000 < 2⁻⁵³), 4·10⁻⁵ above it at p = 0.99, 58 % at p = 0.999, and at p = 1
+the mean gain of the top 1,000 (Σ g / 1000). Without ``rel`` the graded gains
+above are used over the whole list, as trec_eval's ``rbp`` (p = 1 refused:
+(1 − p)·Σ is 0 for every ranking); ``@n`` (or ``cutoff=n``) sums over the top n
+documents only (ir-measures has no cutoff for RBP). p = 0 gives the first
+document's gain.
 
 p^{i−1} is formed by repeated multiplication, as trec_eval does.
 Moffat & Zobel, "Rank-biased precision for measurement of retrieval
@@ -38,7 +42,19 @@ from .params import TRUNCATE, Param
 
 MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
 P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9; "
-              "0: the first document's gain; 1 is refused: (1 − p)·Σ is 0)", low=0.0, high=1.0, high_open=True)
+              "0: the first document's gain; 1 only with rel= (cwl_eval's mean gain of the top 1,000): "
+              "without rel, (1 − p)·Σ is 0)", low=0.0, high=1.0)
+CWL_DEPTH = 1000  # cwl_eval's depth: the ranks RBP(rel=k)'s weights are normalised over
+
+
+def _p1_needs_rel(text: str, options: dict) -> None:
+    """RBP(p=1) is defined only in cwl_eval's form (weights normalised over its 1,000 ranks)."""
+    from ..errors import UsageError
+
+    if options.get("rel") is None and float(options.get("p", 0.8)) >= 1.0:
+        raise UsageError(f"measure {text!r}: p = 1 needs rel= (cwl_eval's RBP: the mean gain of the top "
+                         "1,000); graded RBP without rel is (1 − p)·Σ g p^(i−1) = 0 for every ranking, "
+                         "so p must be < 1 there")
 REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/L's RBP); "
                 "not given: graded gains rescaled as trec_eval's rbp", low=0)
 
@@ -76,16 +92,21 @@ def _rescale(gain: np.ndarray) -> np.ndarray:
 
 @measure("rbp", trec_order("rbp"), "Rank-biased precision (persistence p, default 0.9).",
          formula="(1−p) Σ_i g(d_i) p^(i−1), gains rescaled to [0,1]", citation=MZ2008,
-         param_kind="gains", uses_level=False, irm="RBP", keywords=(P_IRM, REL_IRM, TRUNCATE))
+         param_kind="gains", uses_level=False, irm="RBP", keywords=(P_IRM, REL_IRM, TRUNCATE),
+         validate=_p1_needs_rel)
 def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     p = float(ctx.opts.get("p", persistence(params)))
     pw = powers(p, int(r.num_ret.max()) if r.nq and len(r.pos) else 0)
     rel = ctx.opts.get("rel")
     if rel is not None:  # RBP(rel=k): binary relevance, grade ≥ k (Moffat & Zobel's original definition)
         # cwl_eval clips negative qrels grades to 0 first: with rel ≤ 0 every judged document counts
-        g = ((r.grade >= int(rel)) if rel > 0 else (r.grade != NONPOOL)).astype(np.float64)
-    else:
-        g = setup_gains(r, params, transform=_rescale).result_gain
+        g = ((r.grade >= int(rel)) if rel > 0 else (r.grade != NONPOOL)) & (r.pos < CWL_DEPTH)
+        s = r.per_query_sum(np.where(g, pw[r.pos], 0.0))
+        if p >= 1.0:  # W(i) = 1/1000: the mean gain of the top 1,000
+            return (s / CWL_DEPTH).reshape(-1, 1)
+        # (1 − p)/(1 − p^1000) = 1/Σ_{j<1000} p^j; the denominator is 1.0 exactly for p ≤ 0.96
+        return ((1.0 - p) * s / (1.0 - p ** CWL_DEPTH)).reshape(-1, 1)
+    g = setup_gains(r, params, transform=_rescale).result_gain
     w = np.where(g != 0, g * pw[r.pos], 0.0)
     return ((1.0 - p) * r.per_query_sum(w)).reshape(-1, 1)
 
