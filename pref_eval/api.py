@@ -1483,6 +1483,12 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     from .zelo.fit import to_scale
 
     score, se = to_scale(res.score, res.se, scale, elo_offset)
+    if qrels_output:  # TREC qrels are split on whitespace: an id with a space (Xie's query texts) cannot be written
+        spaced = next((x for x in [*table.queries, *(d for qid in table.queries for d in table.docs[qid])]
+                       if any(c.isspace() for c in x)), None)
+        if spaced is not None:
+            raise UsageError(f"--qrels: the id {spaced!r} holds a space, which TREC qrels cannot hold (the score "
+                             "TSV and --output-format zbench can)")
     if output is not None or qrels_output or diagnostics:
         own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
                              judgments=paths, dataset=dataset)

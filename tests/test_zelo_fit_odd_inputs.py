@@ -167,3 +167,41 @@ def test_prior0_tiny_weights_equal_choix():
     ref = choix.ilsr_pairwise_dense(W, alpha=0.0, tol=1e-14, max_iter=100000)
     assert res.score == pytest.approx(ref - ref.mean(), abs=1e-9)
     assert res.converged.all()
+
+
+@pytest.mark.parametrize("name,text,fmt,line,what", [
+    ("tab.jsonl", '{"qid": "q", "doc_a": "a", "doc_b": "c", "score": 1}\n'
+                  '{"qid": "q\\t1", "doc_a": "a", "doc_b": "c", "score": 1}\n', "jsonl", 2, "qid"),
+    ("nl.jsonl", '{"qid": "q", "doc_a": "a", "doc_b": "c\\nd", "score": 1}\n', "jsonl", 1, "doc_b"),
+    ("empty.jsonl", '{"qid": "", "doc_a": "a", "doc_b": "c", "score": 1}\n', "jsonl", 1, "qid"),
+    ("cr.tsv", "q\ta\r1,b\t1\t1\t1\n", "xie", 1, "left"),
+])
+def test_ids_with_tabs_or_line_breaks_are_refused(tmp_path, name, text, fmt, line, what):
+    """An id with a tab or a line break (or an empty one) came out as a broken TSV row and qrels line:
+    refused where it is read."""
+    (tmp_path / name).write_bytes(text.encode())
+    r = _run("fit", "-J", name, "--format", fmt, "-o", "s.tsv", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"zelo_fit: {name}:{line}: expected {what} not empty and without tabs or line breaks")
+    assert not (tmp_path / "s.tsv").exists()
+
+
+def test_ids_with_spaces_fine_in_tsv_refused_in_qrels(tmp_path):
+    """Xie et al.'s queries are texts: a space is kept in the score TSV; TREC qrels cannot hold it ('q 1 0 a 1'
+    is five fields), so --qrels is refused instead of writing such a line."""
+    (tmp_path / "x.tsv").write_text("q 1\ta,b\t1\t1\t1\n")
+    r = _run("fit", "-J", "x.tsv", "-o", "s.tsv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "s.tsv").read_text().splitlines()[1].split("\t")[:2] == ["q 1", "a"]
+    r = _run("fit", "-J", "x.tsv", "-o", "s2.tsv", "--qrels", "s.qrels", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == "zelo_fit: --qrels: the id 'q 1' holds a space, which TREC qrels cannot hold (the score TSV " \
+                       "and --output-format zbench can)\n"
+    assert not (tmp_path / "s.qrels").exists() and not (tmp_path / "s2.tsv").exists()
+
+
+def test_dataset_ids_with_tabs_are_refused(tmp_path):
+    (tmp_path / "ds.jsonl").write_text('{"query": {"id": "q1"}, "documents": [{"id": "d0"}, {"id": "d\\t1"}]}\n')
+    _jsonl(tmp_path / "j.jsonl", [("q1", "d0", "d0", 1)])
+    r = _run("fit", "-J", "j.jsonl", "--dataset", "ds.jsonl", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("zelo_fit: ds.jsonl:1: expected ids not empty and without tabs")

@@ -313,7 +313,7 @@ def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: st
 
     text = None if part.isascii() else _decode_part(part, line0, name)
     cols = jsonl_columns(part)
-    if cols is not None:
+    if cols is not None and _plain_names(cols):
         cols.lines += line0
         cols.add_to(out)
         return
@@ -339,6 +339,8 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     out.format = fmt
     try:
         cols = _fast_columns(fmt, data, text, ties)
+        if not _plain_names(cols):
+            cols = None  # an empty id or one with whitespace: the line parser names its line
         if cols is not None and fmt == "zbench" and cols.unknown_documents(out):
             cols = None  # the parser names the pair (scored_pairs[k]) and its line
         if cols is not None:
@@ -417,8 +419,31 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         w = rec.get("weight", 1.0)
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
             raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
+        _check_ids(name, no, qid=str(rec["qid"]), doc_a=str(rec["doc_a"]), doc_b=str(rec["doc_b"]))
         # ids interned: a document registered by many queries is one string object (a large file's table)
         out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
+
+
+_BREAKS = frozenset("\t\n\r\x0b\x0c")  # what splits a field of the score TSV or a line of any output
+
+
+def _bad_id(v: str) -> bool:
+    return not v or not _BREAKS.isdisjoint(v)
+
+
+def _check_ids(name: str, no: int, **ids: str) -> None:
+    """Ids are written to tab-separated and line-based files (score TSV, qrels): an empty id or one holding a
+    tab or a line break would come out as a broken row, so it is an error here (``name:no``). A space is
+    allowed (Xie et al.'s queries are texts); ``--qrels`` refuses such ids, as TREC qrels cannot hold them."""
+    for what, v in ids.items():
+        if _bad_id(v):
+            raise InputError(name, no, f"expected {what} not empty and without tabs or line breaks, got {v!r} "
+                                       "(ids are written to tab-separated files)")
+
+
+def _plain_names(cols) -> bool:
+    """Whether every string of a fast reader's table is a usable id (else the line parser names the line)."""
+    return cols is None or not any(_bad_id(x) for x in cols.names if isinstance(x, str))
 
 
 def _is_num(v) -> bool:
@@ -451,6 +476,8 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
             raise InputError(name, _array_element_line(text, "scored_pairs", k),
                              where + f"expected pair.query_id, pair.document_a/b.document_id and "
                              f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
+        if _bad_id(qid) or _bad_id(da) or _bad_id(db):
+            _check_ids(name, _array_element_line(text, "scored_pairs", k), query_id=qid, document_a=da, document_b=db)
         try:
             out.add(qid, da, db, vote_score(votes, ties), 1.0, vote_values(votes))
         except UnknownDocument as err:
@@ -567,6 +594,7 @@ def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
         docs = pair.split(",")
         if len(docs) != 2 or not docs[0] or not docs[1]:
             raise InputError(name, no, f"expected the pair as 'left,right', got {pair!r}")
+        _check_ids(name, no, query=q, left=docs[0], right=docs[1])
         votes = []
         for v in votes_txt:
             try:
@@ -617,6 +645,10 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             out.append(parse(rec))
         except (ValueError, KeyError, TypeError):
             raise InputError(name, no, f"expected {expected}") from None
+        for d in [qid, *docs]:
+            if _bad_id(d):
+                raise InputError(name, no, f"expected ids not empty and without tabs or line breaks, got {d!r} "
+                                           "(ids are written to tab-separated files)")
         if qid in first:
             raise InputError(name, no, f"query {qid!r} again (first on line {first[qid]}); give each query once")
         first[qid] = no
