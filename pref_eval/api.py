@@ -49,7 +49,10 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
 
 
 def _is_record(x: Any) -> bool:
-    """One run line: a ScoredDoc-like namedtuple or a (qid, docno, score) tuple."""
+    """One run line: a ScoredDoc-like namedtuple or a (qid, docno, score) tuple (a DataFrame with
+    ``query_id`` and ``doc_id`` columns has those attributes too: it is a run, not a line)."""
+    if hasattr(x, "columns"):
+        return False
     if hasattr(x, "query_id") and hasattr(x, "doc_id"):
         return True
     return isinstance(x, tuple) and len(x) == 3 and _is_number(x[2]) and not isinstance(x[0], (os.PathLike,))
@@ -118,7 +121,10 @@ def _load_runs(runs: Any) -> list:
 
     paths = [i for i, x in enumerate(runs) if isinstance(x, (str, os.PathLike))]
     ids = dict(zip(paths, shortest_unique_suffixes([os.fspath(runs[i]) for i in paths]), strict=True))
-    return [one(x, ids.get(i)) for i, x in enumerate(runs)]
+    # runs given as data in a list of several: run1, run2, ... by position (a Run or a ranx.Run keeps its name)
+    numbered = len(runs) > 1
+    return [one(x, ids.get(i, f"run{i + 1}" if numbered and not isinstance(x, Run) and not _ranx_object(x) else None))
+            for i, x in enumerate(runs)]
 
 
 def _measure_names(measures: Any) -> list[str]:

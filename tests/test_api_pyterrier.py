@@ -189,3 +189,17 @@ def test_frame_with_non_string_column_names_is_an_input_error():
     qrels.columns = list(range(len(qrels.columns)))  # was AttributeError: 'int' object has no attribute 'lower'
     with pytest.raises(InputError, match="DataFrame needs query_id/qid"):
         pref_eval.calc_aggregate([AP], qrels, RUN)
+
+
+def test_a_list_of_dataframes_is_several_runs():
+    # a DataFrame has query_id / doc_id attributes (its columns): a list of two was read as one run of two "lines"
+    qrels, run = _irm_frames()
+    run2 = pd.DataFrame(list(ir_measures.read_trec_run(str(ROOT / "runs" / "dense.run"))))
+    df = pref_eval.evaluate(qrels, [run, run2], [AP], summary=True)
+    got = dict(zip(df[df.qid == "all"].run, df[df.qid == "all"].value, strict=True))
+    assert got == pytest.approx({"run1": ir_measures.calc_aggregate([AP], qrels, run)[AP],
+                                 "run2": ir_measures.calc_aggregate([AP], qrels, run2)[AP]}, abs=1e-12)
+    df = pref_eval.evaluate(qrels, [{"1037798": {"3641634": 1.0}}, str(ROOT / "runs" / "dense.run")], [AP])
+    assert list(dict.fromkeys(df.run)) == ["run1", "dense.run"]
+    with pytest.raises(UsageError, match="expected one run, got a list of 2 runs"):
+        pref_eval.calc_aggregate([AP], qrels, [run, run2])
