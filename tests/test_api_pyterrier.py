@@ -203,3 +203,15 @@ def test_a_list_of_dataframes_is_several_runs():
     assert list(dict.fromkeys(df.run)) == ["run1", "dense.run"]
     with pytest.raises(UsageError, match="expected one run, got a list of 2 runs"):
         pref_eval.calc_aggregate([AP], qrels, [run, run2])
+
+
+def test_float_or_missing_ids_in_qrels_records_are_refused():
+    # {1037798.0: ...} was the topic "1037798.0": no run topic matched it
+    with pytest.raises(InputError, match=r"^<qrels>:1: missing, float or empty id 1037798.0"):
+        pref_eval.calc_aggregate([AP], {1037798.0: {"3641634": 3}}, RUN)
+    with pytest.raises(InputError, match=r"^<qrels>:2: missing, float or empty id None"):
+        pref_eval.calc_aggregate([AP], [("1037798", "3641634", 3), ("1037798", None, 1)], RUN)
+    qrels = [("1037798", "3641634", 3), (1037798, "2258765", 1)]  # integer ids are ids
+    ref = ir_measures.calc_aggregate([P @ 5], [ir_measures.Qrel(str(q), d, r) for q, d, r in qrels],
+                                     ir_measures.read_trec_run(RUN))
+    _same(pref_eval.calc_aggregate([P @ 5], qrels, RUN), ref)

@@ -235,8 +235,8 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     or an iterable of tuples ``(qid, docno, rel)`` / ``(qid, iteration, docno, rel)``
     or of ``Qrel`` namedtuples. ``subtopics``: the iteration is a subtopic id
     (see :func:`with_subtopics`)."""
-    qids: list[str] = []
-    docs: list[str] = []
+    qids: list[Any] = []
+    docs: list[Any] = []
     rels: list[Any] = []
     iters: list[str] = []
     if isinstance(records, dict):
@@ -245,30 +245,31 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
                 raise InputError(source, 0, f"query {qid!r}: expected a dict {{docno: grade}}, "
                                             f"got {type(dd).__name__}")
             for doc, rel in dd.items():
-                qids.append(str(qid))
-                docs.append(str(doc))
+                qids.append(qid)
+                docs.append(doc)
                 rels.append(rel)
     elif hasattr(records, "columns"):
         return _qrels_from_frame(records, source, subtopics=subtopics)
     else:
         for i, rec in enumerate(records, 1):
             if hasattr(rec, "query_id"):
-                qids.append(str(rec.query_id))
-                docs.append(str(rec.doc_id))
+                qids.append(rec.query_id)
+                docs.append(rec.doc_id)
                 rels.append(rec.relevance)
                 iters.append(str(getattr(rec, "iteration", "0")))
             elif len(rec) == 3:
-                qids.append(str(rec[0]))
-                docs.append(str(rec[1]))
+                qids.append(rec[0])
+                docs.append(rec[1])
                 rels.append(rec[2])
                 iters.append("0")
             elif len(rec) == 4:
-                qids.append(str(rec[0]))
+                qids.append(rec[0])
                 iters.append(str(rec[1]))
-                docs.append(str(rec[2]))
+                docs.append(rec[2])
                 rels.append(rec[3])
             else:
                 raise InputError(source, i, "expected (qid, docno, rel) or (qid, iteration, docno, rel)")
+    qids, docs = _record_ids(qids, source), _record_ids(docs, source)
     n = len(qids)
     q = Qrels(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
@@ -282,6 +283,15 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         return with_subtopics(q)
     _check_duplicates(q)
     return q
+
+
+def _record_ids(values: list, source: str) -> list[str]:
+    """Query or document ids of records as strings; None, a float (NaN, or 1.0 whose ``str`` "1.0"
+    matches no run's "1") or an empty string is an InputError naming the record (1-based)."""
+    for i, x in enumerate(values, 1):
+        if x is None or isinstance(x, float) or (isinstance(x, str) and not x):
+            raise InputError(source, i, f"missing, float or empty id {x!r} (expected a string or an integer)")
+    return [str(x) for x in values]
 
 
 def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
