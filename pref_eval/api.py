@@ -225,8 +225,13 @@ def evaluate(
 def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
                    depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
                    judgments: Any = None, judgments_format: str | None = None, best: Any = None,
-                   jobs: int = 1) -> list:
-    """:func:`evaluate`'s rows (run, qid, measure, value), without pandas."""
+                   jobs: int = 1, log: Any = None, warn_missing: bool = True) -> list:
+    """:func:`evaluate`'s rows (run, qid, measure, value), without pandas.
+
+    A run lacking qrels topics (without ``complete``) is warned about on ``log`` (a command's
+    :class:`~pref_eval.log.Log`), or with :func:`warnings.warn` at the user's line when ``log`` is None;
+    not at all with ``warn_missing=False`` (a caller that says it otherwise).
+    """
     from .measures import parse_measures
     from .measures.base import needs_subtopics
     from .output.table import long_rows
@@ -249,13 +254,34 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     else:
         piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
         got = evaluate_run_group(piece)
-    for (_, _, _, nq), name in zip(got, names, strict=True):
+    for (_, n_missing, nq_qrels, nq), name in zip(got, names, strict=True):
         if nq == 0:  # as the commands: a mean over no topic is no number (ir-measures: NaN or 0)
             from .errors import EvaluationError
 
             raise EvaluationError(f"{name}: no queries with both results and relevance info")
+        if not warn_missing:
+            pass
+        elif n_missing and not complete and log is not None:
+            log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        elif n_missing and not complete:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
+            import warnings
+
+            warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
+                          "both (complete=True counts them as zero, as ir-measures does)", UserWarning,
+                          stacklevel=_caller_level())
     results = [x[0] for x in got]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
+
+
+def _caller_level() -> int:
+    """``warnings.warn``'s ``stacklevel`` for the caller's caller that is outside pref_eval (the user's line)."""
+    import sys
+
+    level, frame = 1, sys._getframe(1)  # type: int, Any
+    while frame is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] == "pref_eval":
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _check_options(*, level: Any, depth: Any, jobs: Any) -> None:
@@ -1221,7 +1247,8 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
 
     # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
     df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
-                                            complete=complete, level=level, depth=depth, jobs=jobs))
+                                            complete=complete, level=level, depth=depth, jobs=jobs,
+                                            warn_missing=False))  # the comparison warns per measure itself
     if baseline is not None and baseline in runs:
         baseline = ids[list(runs).index(baseline)]
     return df, baseline, False
@@ -2187,7 +2214,7 @@ def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:
 
     if log is not None:
         log.stage(f"reading values ({len(v.runs)} runs)" if v.runs else "reading values")
-    return load_values(v.qrels, v.runs, v.per_query, v.measure, v.complete, v.run_id_mode, v.run_names)
+    return load_values(v.qrels, v.runs, v.per_query, v.measure, v.complete, v.run_id_mode, v.run_names, log=log)
 
 
 def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confidence: float = 0.95,

@@ -215,3 +215,18 @@ def test_float_or_missing_ids_in_qrels_records_are_refused():
     ref = ir_measures.calc_aggregate([P @ 5], [ir_measures.Qrel(str(q), d, r) for q, d, r in qrels],
                                      ir_measures.read_trec_run(RUN))
     _same(pref_eval.calc_aggregate([P @ 5], qrels, RUN), ref)
+
+
+def test_a_run_lacking_qrels_topics_warns_as_the_commands_do():
+    qrels, run = _irm_frames()
+    part = run[run.query_id != run.query_id.iloc[0]]
+    with pytest.warns(UserWarning, match=r"^run: run lacks 1 of 8 qrels topics; averaging over the topics in both"):
+        got = pref_eval.calc_aggregate([AP], qrels, part)
+    per = [m.value for m in ir_measures.iter_calc([AP], qrels, part) if m.query_id != run.query_id.iloc[0]]
+    assert got[AP] == pytest.approx(sum(per) / len(per), abs=1e-12)  # ir-measures' values, over the 7 topics
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pref_eval.calc_aggregate([AP], qrels, part, complete=True)
+        pref_eval.calc_aggregate([AP], qrels, run)

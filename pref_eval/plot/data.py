@@ -11,6 +11,7 @@ uses); ``complete=True`` counts a missing value as 0 instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..errors import UsageError
 from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
@@ -28,7 +29,7 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
 
 
 def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
-                complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = ()):
+                complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = (), log: Any = None):
     """Long DataFrame ``run, qid, measure, value`` for one measure, and its name.
 
     Runs evaluated here are named by the rule of every command (:mod:`pref_eval.io.run_ids`;
@@ -55,7 +56,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
         ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
         # the rows of pref_eval.evaluate, without its DataFrame (no pandas import: issue #13)
         table = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), [measure],
-                                                   complete=complete))
+                                                   complete=complete, log=log))
         names = list(dict.fromkeys(table.measure))
         if len(names) != 1:
             raise UsageError(f"measure {measure!r} gives {len(names)} columns ({', '.join(names)}): "
