@@ -230,3 +230,51 @@ def test_a_run_lacking_qrels_topics_warns_as_the_commands_do():
         warnings.simplefilter("error")
         pref_eval.calc_aggregate([AP], qrels, part, complete=True)
         pref_eval.calc_aggregate([AP], qrels, run)
+
+
+@pytest.mark.timeout(120)
+def test_random_pyterrier_frames_equal_ir_measures():
+    """40 random collections (seeded), ids as str / int / category / string[pyarrow], float32 scores, a shuffled
+    ``rank`` column: every per-query value and (``complete=True``) every mean equals ir-measures'. Scores are
+    distinct (tie orders differ by provider: docs/differences.md)."""
+    import math
+    import warnings
+
+    measures = [AP, nDCG @ 10, P @ 5, RR, Bpref, R @ 10, Rprec, Judged @ 5, nDCG, AP(rel=2)]
+    rng = np.random.default_rng(7)
+    checked = 0
+    for case in range(40):
+        qrows, rrows = [], []
+        for q in range(int(rng.integers(1, 5))):
+            docs = [f"d{i}" for i in range(int(rng.integers(1, 30)))]
+            qrows += [(f"{q + 1}", d, int(rng.integers(-1, 4))) for d in docs if rng.random() < 0.6]
+            if rng.random() < 0.9:
+                rrows += [(f"{q + 1}", d, float(rng.normal()))
+                          for d in rng.choice(docs, int(rng.integers(1, len(docs) + 1)), replace=False)]
+        if not qrows or not rrows:
+            continue
+        qdf = pd.DataFrame(qrows, columns=["qid", "docno", "label"])
+        rdf = pd.DataFrame(rrows, columns=["qid", "docno", "score"]).assign(rank=lambda d: rng.permutation(len(d)))
+        iq = pd.DataFrame({"query_id": qdf.qid, "doc_id": qdf.docno, "relevance": qdf.label})
+        ir = pd.DataFrame({"query_id": rdf.qid, "doc_id": rdf.docno, "score": rdf.score})
+        common = set(iq.query_id) & set(ir.query_id)
+        if not common:
+            continue
+        if case % 4 == 1:
+            qdf, rdf = qdf.astype({"qid": int}), rdf.astype({"qid": int})
+        elif case % 4 == 2:
+            qdf, rdf = qdf.astype({"qid": "category", "docno": "category"}), rdf.astype({"docno": "category"})
+        elif case % 4 == 3:
+            qdf, rdf = qdf.astype({"qid": "string[pyarrow]"}), rdf.astype({"score": "float32"})
+            ir = ir.assign(score=rdf.score.astype(float))
+        ref = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, iq, ir)
+               if m.query_id in common}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = {(m.query_id, m.measure): m.value for m in pref_eval.iter_calc(measures, qdf, rdf)}
+        assert set(got) == set(ref)
+        assert all(math.isclose(got[k], ref[k], abs_tol=1e-9) for k in ref), case
+        _same(pref_eval.calc_aggregate(measures, qdf, rdf, complete=True),
+              ir_measures.calc_aggregate(measures, iq, ir))
+        checked += 1
+    assert checked >= 30
