@@ -279,6 +279,11 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,
     )
+    return _checked(q, subtopics=subtopics)
+
+
+def _checked(q: Qrels, *, subtopics: bool) -> Qrels:
+    """Qrels given as data, finished as a file's are: subtopic grades merged, or duplicates refused."""
     if subtopics:
         return with_subtopics(q)
     _check_duplicates(q)
@@ -315,10 +320,7 @@ def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,
     )
-    if subtopics:
-        return with_subtopics(q)
-    _check_duplicates(q)
-    return q
+    return _checked(q, subtopics=subtopics)
 
 
 def _integral(values: list, source: str) -> np.ndarray:
