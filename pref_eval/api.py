@@ -70,6 +70,16 @@ def _is_run_dict(x: Any) -> bool:
     return inner is not None and not any(isinstance(v, Mapping) for v in inner[:1])
 
 
+def _run_from_data(x: Any, name: str) -> Any:
+    """A run given as data (DataFrame, dict, records) → Run; an empty one is refused as an empty run file."""
+    from .io.runs import run_from_records
+
+    r = run_from_records(x, name=name)
+    if len(r.docno) == 0:
+        raise InputError(name, 0, "empty run (expected (qid, docno, score) records)")
+    return r
+
+
 def _load_runs(runs: Any) -> list:
     """Runs in every shape ir-measures takes, or several of them.
 
@@ -81,7 +91,7 @@ def _load_runs(runs: Any) -> list:
     ``ranx.Run`` is taken through its ``to_dict()`` (a ranx.Run keeps its name).
     An empty run is refused as the command lines refuse an empty run file.
     """
-    from .io.runs import Run, read_run, run_from_records
+    from .io.runs import Run, read_run
 
     def one(x: Any, name: str | None = None) -> Run:
         if isinstance(x, Run):
@@ -93,12 +103,7 @@ def _load_runs(runs: Any) -> list:
         if not isinstance(x, Iterable) and not hasattr(x, "columns"):
             raise UsageError(f"run {name or 'run'!r}: expected a path, a DataFrame, a dict {{qid: {{docno: score}}}} "
                              f"or (qid, docno, score) records, got {type(x).__name__}")
-        r = run_from_records(x, name=name or "run")
-        if len(r.docno) == 0:
-            from .errors import InputError
-
-            raise InputError(name or "run", 0, "empty run (expected (qid, docno, score) records)")
-        return r
+        return _run_from_data(x, name or "run")
 
     if isinstance(runs, (str, os.PathLike)):
         from .io.run_ids import run_ids
@@ -259,12 +264,12 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
             from .errors import EvaluationError
 
             raise EvaluationError(f"{name}: no queries with both results and relevance info")
-        if not warn_missing:
-            pass
-        elif n_missing and not complete and log is not None:
+        if not (n_missing and warn_missing and not complete):
+            continue
+        if log is not None:
             log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
-        elif n_missing and not complete:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
+        else:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
             import warnings
 
             warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
@@ -473,27 +478,21 @@ def _one_run(run: Any) -> Any:
     Read as one run (never as a ``{name: run}`` mapping or a list of runs, whose entries would
     otherwise be taken for queries); several runs are a UsageError pointing to :func:`evaluate`.
     """
-    from .io.runs import Run, run_from_records
+    from .io.runs import Run
 
     several = "evaluate several runs with pref_eval.evaluate or one at a time with an evaluator"
     if isinstance(run, Mapping) and not _ranx_object(run):
         first = next(iter(run.values()), None)
         if isinstance(first, (str, os.PathLike, Run)) or hasattr(first, "columns"):
             raise UsageError(f"expected one run, got a mapping of {len(run)} runs; {several}")
-        r = run_from_records(run, name="run")  # {qid: {docno: score}}; a value not a dict is an InputError
-        if len(r.docno) == 0:
-            raise InputError("run", 0, "empty run (expected (qid, docno, score) records)")
-        return r
+        return _run_from_data(run, "run")  # {qid: {docno: score}}; a value not a dict is an InputError
     if isinstance(run, Iterable) and not isinstance(run, (str, os.PathLike, Run)) and not hasattr(run, "columns") \
             and not _ranx_object(run):
         run = list(run)  # records (read once: a generator is consumed here)
         first = run[0] if run else None
         if isinstance(first, (str, os.PathLike, Run, Mapping)) or hasattr(first, "columns"):
             raise UsageError(f"expected one run, got a list of {len(run)} runs; {several}")
-        r = run_from_records(run, name="run")
-        if len(r.docno) == 0:
-            raise InputError("run", 0, "empty run (expected (qid, docno, score) records)")
-        return r
+        return _run_from_data(run, "run")
     rs = _load_runs(run)
     if len(rs) != 1:
         raise UsageError(f"expected one run, got {len(rs)}; {several}")

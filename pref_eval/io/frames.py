@@ -19,6 +19,12 @@ import numpy as np
 from ..errors import InputError
 
 
+def not_an_id(x: Any) -> bool:
+    """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id
+    (records and dicts given as qrels or runs; frames are checked column-wise by :func:`id_column`)."""
+    return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
+
+
 def find_column(df: Any, names: tuple[str, ...]) -> Any:
     """The first column of ``df`` whose name, lower-cased, is one of ``names`` (in that order), or None."""
     cols = {c.lower(): c for c in df.columns if isinstance(c, str)}

@@ -293,8 +293,10 @@ def _checked(q: Qrels, *, subtopics: bool) -> Qrels:
 def _record_ids(values: list, source: str) -> list[str]:
     """Query or document ids of records as strings; None, a float (NaN, or 1.0 whose ``str`` "1.0"
     matches no run's "1") or an empty string is an InputError naming the record (1-based)."""
+    from .frames import not_an_id
+
     for i, x in enumerate(values, 1):
-        if x is None or isinstance(x, float) or (isinstance(x, str) and not x):
+        if not_an_id(x):
             raise InputError(source, i, f"missing, float or empty id {x!r} (expected a string or an integer)")
     return [str(x) for x in values]
 

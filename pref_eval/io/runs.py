@@ -178,14 +178,11 @@ def _run_from_frame(df: Any, name: str) -> Run:
                            line_numbers=None, tag=name, name=name, source=name)
 
 
-def _not_an_id(x: Any) -> bool:
-    """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id."""
-    return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
-
-
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
+    from .frames import not_an_id
+
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
     if isinstance(records, dict):
@@ -205,7 +202,7 @@ def run_from_records(records: Any, name: str = "run") -> Run:
             scores.append(float(rec[2]))
         except (TypeError, ValueError):
             raise InputError(name, i, f"score {rec[2]!r} is not a number") from None
-        if _not_an_id(rec[0]) or _not_an_id(rec[1]):
+        if not_an_id(rec[0]) or not_an_id(rec[1]):
             raise InputError(name, i, f"missing or empty id in {tuple(rec)!r} (expected strings or integers)")
         qids.append(str(rec[0]))
         docs.append(str(rec[1]))

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .base import EvalContext, MeasureRequest, MeasureSpec
-from .rankutil import cum_within
+from .rankutil import cum_within, first_pos
 
 RANX = "ranx (Bassani, ECIR 2022; github.com/AmenRa/ranx)"
 JK = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
@@ -126,13 +126,8 @@ def r_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 def mrr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
-    m = (r.grade >= _level(ctx)) & _cut(r, params[0])
-    out = np.zeros(r.nq)
-    idx = np.flatnonzero(m)
-    q = r.qidx[idx]
-    first = np.concatenate([[True], q[1:] != q[:-1]]) if len(idx) else np.zeros(0, dtype=bool)
-    out[q[first]] = 1.0 / (r.pos[idx[first]].astype(np.float64) + 1.0)
-    return out
+    f = first_pos(r, (r.grade >= _level(ctx)) & _cut(r, params[0]))
+    return np.divide(1.0, f + 1.0, out=np.zeros(r.nq), where=f >= 0)
 
 
 def average_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
