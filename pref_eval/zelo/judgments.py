@@ -334,6 +334,12 @@ class Judgments:
         return (q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), s,
                 np.ones(self._n) if w is None else w)
 
+    def drop_columns(self) -> None:
+        """Forget the judgments (their columns, votes and missing pairs); the queries and documents stay.
+        For a caller done with the judgments' arrays (``zelo_fit`` once fitted: the table is most of its memory)."""
+        self._cols, self._n, self._rows = None, 0, ([], [], [], [], [])
+        self._votes, self._vote_chunks, self.missing = {}, [], []
+
     @property
     def q(self) -> list:
         """Column ``q`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
