@@ -1499,20 +1499,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
-    from .io.fastparse import release_memory
     from .zelo.fit import count_per_query
 
-    release_memory()  # what the reader freed (its parts' columns) goes back to the OS before the fit's peak
-    q, a, b, s, w = table.arrays(compact=True)  # int32 indices where they fit (a large file: half the memory)
-    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
-        keep = q < n_dataset  # dataset queries come first
-        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
-        table.queries = table.queries[:n_dataset]
-    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
-        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
-                         "\"weight\" values other than 1; drop them or use the default fit")
-    if agreement_weights:
-        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    q, a, b, s, w = _fit_arrays(table, n_dataset, dataset=dataset, compat=compat, agreement_weights=agreement_weights)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
     judged = (q, a, b, s, w)
     del a, b, s, w
@@ -1543,6 +1532,32 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     import pandas as pd
 
     return pd.DataFrame(cols)
+
+
+def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,
+                agreement_weights: bool) -> tuple:
+    """``(q, a, b, s, w)`` of ``zelo_fit``'s table as the fit takes them: the table's compact columns (narrow
+    indices, scores coded while few; :meth:`~pref_eval.zelo.judgments.Judgments.arrays`), only the dataset's
+    queries with ``--compat zbench``, the scores decoded where the whole column is computed with
+    (zbench's iteration, agreement weights), w None when every weight is 1."""
+    import numpy as np
+
+    from .io.fastparse import release_memory
+
+    release_memory()  # what the reader freed (its parts' columns) goes back to the OS before the fit's peak
+    q, a, b, s, w = table.arrays(compact=True)  # a large file: 9 bytes a judgment
+    if compat == "zbench" or agreement_weights:
+        s = np.asarray(s, dtype=np.float64)
+    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
+        keep = q < n_dataset  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
+        table.queries = table.queries[:n_dataset]
+    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
+        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
+                         "\"weight\" values other than 1; drop them or use the default fit")
+    if agreement_weights:
+        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    return q, a, b, s, w
 
 
 def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: str | None, compat: str | None,

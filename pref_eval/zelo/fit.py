@@ -738,12 +738,14 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     back in the caller's document order): the same arrays reach :func:`fit_bt` as when all
     judgments are sorted at once, and a large fit holds no sorted copy of all of them.
 
-    Memory: ``q``, ``a``, ``b`` may be any integer type (int16, int32) and ``score``,
-    ``weight`` float32 or float64: each block is widened to int64 / float64 on its own;
+    Memory: ``q``, ``a``, ``b`` may be any integer type (int16, int32), ``score`` a
+    :class:`~.judgments.CodedColumn`, and ``score``, ``weight`` float32 or float64: each block is
+    widened to int64 / float64 (decoded) on its own;
     per-query counts are taken a slice at a time (``np.bincount`` would widen all of ``q``),
     and each block's results are copied into the output arrays and dropped.
     """
     from ..parallel import ordered_map, split_even
+    from .judgments import CodedColumn
 
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
@@ -755,7 +757,8 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
         return fit_bt(sizes, q, a, b, score, weight, **options)
     a = np.asarray(a)
     b = np.asarray(b)
-    score = np.asarray(score)
+    if not isinstance(score, CodedColumn):  # a CodedColumn is decoded a block at a time
+        score = np.asarray(score)
     weight = None if weight is None else np.asarray(weight)
     rank = None if doc_rank is None else np.asarray(doc_rank, dtype=np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
