@@ -160,7 +160,7 @@ def distance_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -
     return "| " + " | ".join(cells) + " |"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -175,7 +175,7 @@ def main() -> None:
     ap.add_argument("--by-distance", action="store_true", help="the by-distance table instead (module docstring)")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):

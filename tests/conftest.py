@@ -133,6 +133,44 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             need_shared(*Path(rel).parts)
 
 
+@pytest.fixture(scope="session")
+def recovery_bench():
+    """``run(*args) -> stdout`` of ``bench/recovery_adaptive.py ARGS``, in this process, with its simulations
+    shared over the session. The docs' recovery tables (main, ``--oracle``, ``--by-distance``, ``--tau-bound``;
+    tests/test_zelo_ranking_bound.py, tests/test_zelo_tau_bound.py) rerun the same simulations (same K, σ,
+    cycles, trials, seed, strategy): :func:`pref_eval.zelo.simulate.recovery`'s ``design`` and
+    ``distance_bins`` only add columns computed after the fits, so each simulation runs once here, with both.
+    The bench's own process is still tested (test_bench_table_reduced, test_bench_tau_bound_reduced)."""
+    import contextlib
+    import importlib.util
+    import io
+
+    spec = importlib.util.spec_from_file_location("recovery_adaptive_bench", ROOT / "bench" / "recovery_adaptive.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    real, memo = bench.recovery, {}
+
+    def recovery(K, sigma, cycles, trials, **kw):
+        kw.pop("design", None)
+        kw.pop("distance_bins", None)
+        key = (K, sigma, cycles, trials, tuple(sorted(kw.items())))
+        if key not in memo:
+            edges = [*(e for e in bench.DIST_EDGES if e < K), K]  # distance_row's bins
+            memo[key] = real(K, sigma, cycles, trials, design=True, distance_bins=edges, **kw)
+        return memo[key]
+
+    bench.recovery = recovery
+
+    def run(*args: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            bench.main(list(args))
+        return out.getvalue()
+
+    return run
+
+
 @pytest.fixture
 def root() -> Path:
     """The repository root."""
