@@ -164,3 +164,49 @@ def test_surrogate_terms_and_refusals():
         tc.consistency_lp(0.72, 4.0, 0.8)  # posterior variance above the prior's
     with pytest.raises(ValueError):
         tc.pair_budget(1, 4, 0.6)
+
+
+def _bench(*args):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "recovery_adaptive.py"), *args],
+                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
+
+
+def test_bench_tau_lp_reduced():
+    out = _bench("--tau-lp", "--trials", "3", "--K", "25", "--sigma", "0.6")
+    rows = [r for r in out.splitlines() if r.startswith("| 25 | 0.6 |")]
+    assert len(rows) == 1
+    cells = rows[0].strip(" |").split(" | ")
+    assert len(cells) == 8 and cells[4] in ("not excluded", "**excluded**")
+    bound, value = float(cells[3].split()[0]), float(cells[3].split(" / ")[1])
+    assert all(float(v) < bound for v in cells[2].split(" / "))  # the designs' tau against the truth
+    assert bound - 0.01 < value <= bound
+
+
+@pytest.mark.slow
+def test_docs_tau_lp_table_is_the_bench_output():
+    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate.md are the bench's."""
+    import re
+
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-tau-lp:begin -->\n")[1].split("<!-- recovery-tau-lp:end -->")[0]
+    m = re.search(r"--tau-lp --trials (\d+) --seed (\d+)", block)
+    assert m
+    out = _bench("--tau-lp", "--trials", m[1], "--seed", m[2], "--K", "25")
+    old = [r for r in block.splitlines() if r.startswith("| 25 |")]
+    new = [r for r in out.splitlines() if r.startswith("| 25 |")]
+    assert len(old) == len(new) == 3
+    for a, b in zip(old, new, strict=True):
+        ca, cb = (re.split(r" \| | / | ", r.replace("(", "").replace(")", "").strip(" |")) for r in (a, b))
+        assert len(ca) == len(cb)
+        for x, y in zip(ca, cb, strict=True):
+            try:
+                assert float(x) == pytest.approx(float(y), abs=2e-3)
+            except ValueError:
+                assert x == y

@@ -36,12 +36,11 @@ by one or in batches, adaptively or not, and outputs a strict order (a_kl its si
    concave and nondecreasing (the value of a linear programme in its right-hand side), so
    E[tau] <= mean Psi(beta_kl) <= Psi(mean beta_kl) <= Psi(b) (Jensen).
 
-:func:`consistency_lp` solves 5 on a grid of (mu, v) with the consistency imposed on the distribution
-function at finitely many points (fewer constraints: a larger value, still a bound) and turns the grid's
-optimum into a bound over all (mu, v) with its dual: multipliers (y, z) with
-y_0 + sum_t y_t Phi((t - mu)/sqrt v) + z/v >= h(mu, v) everywhere give E h <= y_0 + sum_t y_t F(t) + z b;
-the dual of the grid is checked on a grid ``check`` times finer and twice as wide and its largest violation
-added (a numerical certificate: the check is on a grid, not a proof between its points).
+:func:`consistency_lp` imposes the consistency through finitely many smooth test functions (fewer
+constraints: a larger value, still a bound) and bounds the programme by its dual: multipliers (y, z >= 0)
+with y_0 + sum_t y_t E[g_t | mu, v] + z/v >= h(mu, v) for every (mu, v) give E h <= y_0 + sum_t y_t E[g_t]
++ z b for every feasible law. The multipliers are found on a grid and checked on a finer, wider one; the
+largest violation is added (a numerical certificate: checked on a grid, not proved between its points).
 
 **What this does not give** (why the true order, and why no cell of #16 is excluded). The goal of #16 is
 the order of the dense matrix's win totals w, not of x. w_k - w_l = revealed terms + unrevealed terms: the
@@ -93,11 +92,11 @@ def consistency_lp(prior_var: float, budget: float, v_max: float, *, scale: floa
     on a grid of ``n_mu`` x ``n_v`` points (mu in +-8 sd, v from 1/(500 budget) to v_max), minimising
     y_0 + sum_t y_t E_prior[g_t] + z budget; any such multipliers bound E h for every feasible law. The dual
     constraint is then checked on a grid twice as fine over mu in +-12 sd and v down to 1/(5000 budget), at
-    |mu| -> infinity, and below that v through y_0 - box n_t + z/v >= 1; its largest violation (``violation``)
-    is added (``bound``): a numerical certificate, checked on a grid, not between its points. With ``primal``
-    also ``value`` and ``atoms`` (mu, v, weight > 1e-4): the optimum over laws on a coarser grid (121 x 40) that
-    meet the same constraints. The programme's own optimum lies between ``value`` and ``bound``, so no argument
-    from these constraints alone can prove less than ``value``.
+    |mu| -> infinity, and below that v against h <= 1 (each test term is monotone in v); its largest violation
+    (``violation``) is added (``bound``): a numerical certificate, checked on a grid, not between its points.
+    With ``primal`` also ``value`` and ``atoms`` (mu, v, weight > 1e-4): the optimum over laws on a coarser grid
+    (121 x 40) that meet the same constraints. The programme's own optimum lies between ``value`` and
+    ``bound``, so no argument from these constraints alone can prove less than ``value``.
     """
     from scipy.optimize import linprog
     from scipy.special import ndtr
@@ -134,8 +133,11 @@ def consistency_lp(prior_var: float, budget: float, v_max: float, *, scale: floa
         f = x[0] + tests(fm, vv) @ x[1:-1] + x[-1] / v
         worst = max(worst, float(np.max(_h(fm, scale * vv + noise_var) - f)),
                     1.0 - (x[0] + x[-1] / v), 1.0 - (x[0] + x[1:-1].sum() + x[-1] / v))  # |mu| -> infinity
-    # v below the checked range: h <= 1 and the dual function is at least y_0 - box n_t + z/v
-    worst = max(worst, 1.0 - (x[0] - box * n_t + x[-1] * 10.0 / v_min))
+    # v in (0, v_c), v_c = v_min/10, below the checked range: h <= 1, z/v >= z/v_c, and each term y_t Phi((t - mu) /
+    # sqrt(scale v + noise_var + r^2)) is monotone in v, so at least the smaller of its values at v = 0 and v = v_c
+    v_c = v_min / 10.0
+    lo = np.minimum(tests(fm, np.zeros_like(fm)) * x[1:-1], tests(fm, np.full_like(fm, v_c)) * x[1:-1]).sum(axis=1)
+    worst = max(worst, float(np.max(1.0 - (x[0] + lo + x[-1] / v_c))))
     out = {"bound": float(res.fun) + max(worst, 0.0), "dual": float(res.fun), "violation": worst,
            "multipliers": x}
     if primal:
