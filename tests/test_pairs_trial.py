@@ -66,8 +66,8 @@ def test_tournament_next_after_an_answer_draws_again(tmp_path):
     assert " ".join(one.split()[:3]) not in rest
 
 
-@pytest.mark.parametrize("argv,floor", [(["--k", "5", "--p", "3"], "--p"), (["--k", "2", "--p", "4", "--f", "4"], "--f"),
-                                        (["--k", "3", "--p", "3"], "--p")])
+@pytest.mark.parametrize("argv,floor", [(["--k", "5", "--p", "3"], "--p"), (["--k", "3", "--p", "3"], "--p"),
+                                        (["--k", "2", "--p", "4", "--f", "4"], "--f")])
 def test_tournament_p_f_below_floor_refused(tmp_path, argv, floor):
     """prefj.py raises p to k + 1 and f to p + 1 (with a warning); we raised them silently. Refused now."""
     (tmp_path / "q.qrels").write_text(QRELS)
@@ -138,3 +138,59 @@ def test_recovery_sigma_beyond_range_refused(tmp_path, sigma):
                                        "-Q"], tmp_path)
     assert check_contract(res, script="zelo_simulate", expect={2}) == []
     assert "--sigma" in res.stderr
+
+
+def test_tournament_same_seed_same_pairs_whatever_the_hash_seed(tmp_path):
+    """Topics whose stage ended in one ``add`` drew their next stage's pairs in the order of a Python set
+    of topic names, which changes with PYTHONHASHSEED: the same seed and answers gave other pairs in
+    another process. Both processes must write the same state bytes."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "q.qrels").write_text("".join(f"t{q} 0 d{i:02d} 1\n" for q in range(6) for i in range(40)))
+    states = []
+    for hs in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=hs)
+        st = f"s{hs}.json"
+        for argv in (["init", "--state", st, "--qrels", "q.qrels", "--k", "2", "--seed", "1"],
+                     ["next", "--state", st, "-o", "b.txt"]):
+            subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", *argv], cwd=tmp_path, env=env, check=True)
+        _judge(tmp_path, "b.txt", f"j{hs}.txt")
+        subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "add", "--state", st, "-J", f"j{hs}.txt",
+                        "--format", "clarke4", "-Q"], cwd=tmp_path, env=env, check=True)
+        states.append(json.loads((tmp_path / st).read_text())["topics"])
+    assert states[0]["t0"]["phase"] == "prune" and states[0]["t0"]["judged"] == {}  # a second stage was drawn
+    assert states[0] == states[1] == states[2]
+    assert len({json.dumps(s, sort_keys=True) for s in states}) == 1
+
+
+def test_final_phase_same_answers_to_the_second_request_count(tmp_path):
+    """--final-phase asks every final pair a second time; for a final pool of two the answer file is the
+    same bytes as the first round's whenever the left/right draw repeats, and ``add`` dropped it as "already
+    added": the topic never finished (the docs' loop ran forever with -Q). Counted now; the same file added
+    twice for one ``next`` still changes nothing."""
+    (tmp_path / "q.qrels").write_text("q 0 a 1\nq 0 b 1\n")
+    for seed in range(4):
+        st = f"s{seed}.json"
+        _pairs(tmp_path, "init", "--state", st, "--qrels", "q.qrels", "--final-phase", "--seed", str(seed))
+        for _ in range(2):
+            _pairs(tmp_path, "next", "--state", st, "-o", "b.txt")
+            _judge(tmp_path, "b.txt", "j.txt")
+            _pairs(tmp_path, "add", "--state", st, "-J", "j.txt", "--format", "clarke4", "-Q")
+            again = _pairs(tmp_path, "add", "--state", st, "-J", "j.txt", "--format", "clarke4")
+            assert "already added" in again.stderr
+        assert _pairs(tmp_path, "next", "--state", st).stdout == b""
+        assert _pairs(tmp_path, "result", "--state", st).stdout == b"q a 2.0\n"
+
+
+def test_forged_issued_refused(tmp_path):
+    (tmp_path / "q.qrels").write_text(QRELS)
+    _pairs(tmp_path, "init", "--state", "s.json", "--qrels", "q.qrels")
+    _pairs(tmp_path, "next", "--state", "s.json", "-o", "b.txt")
+    st = json.loads((tmp_path / "s.json").read_text())
+    for bad in ([st["step"], 0], [0], "x", [0, st["comparisons"] + 1]):
+        (tmp_path / "f.json").write_text(json.dumps(dict(st, issued=bad)))
+        res = run_inproc("zelo_pairs", ["next", "--state", "f.json"], tmp_path)
+        assert check_contract(res, script="zelo_pairs", expect={2}, names=("f.json",)) == []
+        assert "issued" in res.stderr
