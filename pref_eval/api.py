@@ -1499,19 +1499,17 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
-    q, a, b, s, w = table.arrays(compact=True)  # int32 indices where they fit (a large file: half the memory)
-    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
-        keep = q < n_dataset  # dataset queries come first
-        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
-        table.queries = table.queries[:n_dataset]
-    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
-        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
-                         "\"weight\" values other than 1; drop them or use the default fit")
-    if agreement_weights:
-        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    from .zelo.fit import count_per_query
+
+    q, a, b, s, w = _fit_arrays(table, n_dataset, dataset=dataset, compat=compat, agreement_weights=agreement_weights)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = _fit_scores(table.queries, table.docs, sizes, (q, a, b, s, w), compat=compat, prior=prior,
+    judged = (q, a, b, s, w)
+    del a, b, s, w
+    res = _fit_scores(table.queries, table.docs, sizes, judged, compat=compat, prior=prior,
                       weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
+    n_judgments = count_per_query(q, len(sizes))  # for --diagnostics; then the judgments are dropped
+    del judged, q
+    table.drop_columns()
     from .zelo.fit import to_scale
 
     score, se = to_scale(res.score, res.se, scale, elo_offset)
@@ -1524,8 +1522,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     if output is not None or qrels_output or diagnostics:
         own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
                              judgments=paths, dataset=dataset)
-        _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
-                   output=output, output_format=output_format, qrels_output=qrels_output,
+        _write_fit(table, sizes, score, se, res, n_judgments=n_judgments, components=prior == 0, scale=scale,
+                   records=records, output=output, output_format=output_format, qrels_output=qrels_output,
                    grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
     cols = {"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
             "docno": [d for qid in table.queries for d in table.docs[qid]], "score": score, "se": se}
@@ -1534,6 +1532,32 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     import pandas as pd
 
     return pd.DataFrame(cols)
+
+
+def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,
+                agreement_weights: bool) -> tuple:
+    """``(q, a, b, s, w)`` of ``zelo_fit``'s table as the fit takes them: the table's compact columns (narrow
+    indices, scores coded while few; :meth:`~pref_eval.zelo.judgments.Judgments.arrays`), only the dataset's
+    queries with ``--compat zbench``, the scores decoded where the whole column is computed with
+    (zbench's iteration, agreement weights), w None when every weight is 1."""
+    import numpy as np
+
+    from .io.fastparse import release_memory
+
+    release_memory()  # what the reader freed (its parts' columns) goes back to the OS before the fit's peak
+    q, a, b, s, w = table.arrays(compact=True)  # a large file: 9 bytes a judgment
+    if compat == "zbench" or agreement_weights:
+        s = np.asarray(s, dtype=np.float64)
+    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
+        keep = q < n_dataset  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
+        table.queries = table.queries[:n_dataset]
+    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
+        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
+                         "\"weight\" values other than 1; drop them or use the default fit")
+    if agreement_weights:
+        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    return q, a, b, s, w
 
 
 def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: str | None, compat: str | None,
@@ -1582,19 +1606,21 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
         q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
         score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
         return _ZbenchFit(score, np.full(len(score), np.nan))
-    from .zelo.fit import fit_bt_parallel, id_ranks
+    from .zelo.fit import fit_bt_parallel
 
     log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
+    # doc_ids: the canonical order (independent of line order), document ranks computed a block at a time
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
                           max_iter=max_iter, jobs=jobs, scheduler=scheduler,
-                          doc_rank=id_ranks([table_docs[qid] for qid in queries]))  # independent of line order
+                          doc_ids=[table_docs[qid] for qid in queries])
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
         log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
     return res
 
 
-def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any, components: bool, scale: str,
+def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, n_judgments: Any, components: bool,
+               scale: str,
                records: dict,
                output: str | None, output_format: str, qrels_output: str | None, grades: tuple,
                diagnostics: str | None, inputs: InputOptions) -> None:
@@ -1628,7 +1654,7 @@ def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any,
                                       *([] if lv is None else [lv[offsets[k]:offsets[k + 1]]]))
                                      for k, qid in enumerate(table.queries)), grade_list, method, th)
         if diagnostics:
-            write_diagnostics(next(rest), table.queries, sizes, np.bincount(q, minlength=len(sizes)),
+            write_diagnostics(next(rest), table.queries, sizes, n_judgments,
                               res if fitted else None)
 
 
