@@ -120,11 +120,13 @@ def bound_row(K: int, sigma: float, trials: int, seed: int, samples: int, votes:
     t4, t8, ta = (float(r["tau_dense"].mean()) for r in (r4, r8, ra))
     se8 = float(r8["tau_dense"].std(ddof=1) / np.sqrt(trials))
     n = 4 * (4 * K) // K // 2  # the mean budget of a pair, 4m/K = 16 judgments for m = 4K: 8 per row
-    vals = {}
-    for rule in REVEALS:
+    b = tau_bound(K, sigma, 4 * K, samples, seed=seed, votes=votes, reveal="best")
+    if b["at"] != 2 * n:
+        raise SystemExit(f"tau_bound's budget {b['at']} is not 2 x {n}")
+    vals = {"best": (b["even"], float("nan"))}  # tau_bound's even split at 4m/K is (n, n): the same draws
+    for rule in (r for r in REVEALS if r != "best"):
         h = pair_values(K, sigma, [(n, n)], samples, seed=seed, votes=votes, reveal=rule)["h"][:, 0]
         vals[rule] = (float(h.mean()), float(h.std(ddof=1) / np.sqrt(samples)))
-    b = tau_bound(K, sigma, 4 * K, samples, seed=seed, votes=votes, reveal="best")
     # the genie's value for a design as 8 random cycles (16 random opponents per row): its slack on a real design
     n8 = min(2 * n, K - 2)
     g8 = float(pair_values(K, sigma, [(n8, n8)], samples, seed=seed, votes=votes, reveal="random")["h"].mean())

@@ -1499,19 +1499,17 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
-    q, a, b, s, w = table.arrays(compact=True)  # int32 indices where they fit (a large file: half the memory)
-    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
-        keep = q < n_dataset  # dataset queries come first
-        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
-        table.queries = table.queries[:n_dataset]
-    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
-        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
-                         "\"weight\" values other than 1; drop them or use the default fit")
-    if agreement_weights:
-        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    from .zelo.fit import count_per_query
+
+    q, a, b, s, w = _fit_arrays(table, n_dataset, dataset=dataset, compat=compat, agreement_weights=agreement_weights)
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
-    res = _fit_scores(table.queries, table.docs, sizes, (q, a, b, s, w), compat=compat, prior=prior,
+    judged = (q, a, b, s, w)
+    del a, b, s, w
+    res = _fit_scores(table.queries, table.docs, sizes, judged, compat=compat, prior=prior,
                       weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
+    n_judgments = count_per_query(q, len(sizes))  # for --diagnostics; then the judgments are dropped
+    del judged, q
+    table.drop_columns()
     from .zelo.fit import to_scale
 
     score, se = to_scale(res.score, res.se, scale, elo_offset)
@@ -1524,8 +1522,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     if output is not None or qrels_output or diagnostics:
         own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
                              judgments=paths, dataset=dataset)
-        _write_fit(table, sizes, score, se, res, q=q, components=prior == 0, scale=scale, records=records,
-                   output=output, output_format=output_format, qrels_output=qrels_output,
+        _write_fit(table, sizes, score, se, res, n_judgments=n_judgments, components=prior == 0, scale=scale,
+                   records=records, output=output, output_format=output_format, qrels_output=qrels_output,
                    grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
     cols = {"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
             "docno": [d for qid in table.queries for d in table.docs[qid]], "score": score, "se": se}
@@ -1534,6 +1532,32 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     import pandas as pd
 
     return pd.DataFrame(cols)
+
+
+def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,
+                agreement_weights: bool) -> tuple:
+    """``(q, a, b, s, w)`` of ``zelo_fit``'s table as the fit takes them: the table's compact columns (narrow
+    indices, scores coded while few; :meth:`~pref_eval.zelo.judgments.Judgments.arrays`), only the dataset's
+    queries with ``--compat zbench``, the scores decoded where the whole column is computed with
+    (zbench's iteration, agreement weights), w None when every weight is 1."""
+    import numpy as np
+
+    from .io.fastparse import release_memory
+
+    release_memory()  # what the reader freed (its parts' columns) goes back to the OS before the fit's peak
+    q, a, b, s, w = table.arrays(compact=True)  # a large file: 9 bytes a judgment
+    if compat == "zbench" or agreement_weights:
+        s = np.asarray(s, dtype=np.float64)
+    if dataset and compat == "zbench" and len(table.queries) > n_dataset:
+        keep = q < n_dataset  # dataset queries come first
+        q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
+        table.queries = table.queries[:n_dataset]
+    if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
+        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
+                         "\"weight\" values other than 1; drop them or use the default fit")
+    if agreement_weights:
+        w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
+    return q, a, b, s, w
 
 
 def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: str | None, compat: str | None,
@@ -1582,19 +1606,21 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
         q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
         score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
         return _ZbenchFit(score, np.full(len(score), np.nan))
-    from .zelo.fit import fit_bt_parallel, id_ranks
+    from .zelo.fit import fit_bt_parallel
 
     log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
+    # doc_ids: the canonical order (independent of line order), document ranks computed a block at a time
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
                           max_iter=max_iter, jobs=jobs, scheduler=scheduler,
-                          doc_rank=id_ranks([table_docs[qid] for qid in queries]))  # independent of line order
+                          doc_ids=[table_docs[qid] for qid in queries])
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
         log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
     return res
 
 
-def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any, components: bool, scale: str,
+def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, n_judgments: Any, components: bool,
+               scale: str,
                records: dict,
                output: str | None, output_format: str, qrels_output: str | None, grades: tuple,
                diagnostics: str | None, inputs: InputOptions) -> None:
@@ -1628,7 +1654,7 @@ def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, q: Any,
                                       *([] if lv is None else [lv[offsets[k]:offsets[k + 1]]]))
                                      for k, qid in enumerate(table.queries)), grade_list, method, th)
         if diagnostics:
-            write_diagnostics(next(rest), table.queries, sizes, np.bincount(q, minlength=len(sizes)),
+            write_diagnostics(next(rest), table.queries, sizes, n_judgments,
                               res if fitted else None)
 
 
@@ -1747,7 +1773,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
         t = AdaptiveSession(seed, params)
     else:
-        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
+        t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
     if qrels is not None:
         from .io.qrels import graded_documents
 
@@ -1761,10 +1787,15 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
 
 
 def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False) -> None:
-    """A topic's candidates must be distinct (a document twice would be paired with itself): else an
-    InputError naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
+    """A topic's candidates must be distinct (a document twice would be paired with itself), and no id may
+    hold white space (the request lines are 'topic docA docB'): else an InputError naming ``source`` (and,
+    for a ``qid docno`` file, the line that repeats the document)."""
     from collections import Counter
 
+    for x in (topic, *pool):
+        if len(x.split()) != 1 or x.split()[0] != x:  # str.split: any Unicode white space
+            raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
+                                        "'topic docA docB' lines, expected ids without spaces")
     if len(set(pool)) == len(pool):
         return
     counts = Counter(pool)
@@ -1868,7 +1899,11 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
-    prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
+    prefs = None
+    if qrels:
+        grades = graded_documents(qrels)
+        _check_result_qrels(t.topics, grades, qrels)
+        prefs = t.prefs_qrels(grades)
     with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
         if prefs is not None:
             write_prefs_qrels(out, prefs)
@@ -1877,7 +1912,23 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     return t
 
 
-def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int = 7, f: int = 9, seed: int = 0,
+def _check_result_qrels(topics: dict[str, Any], grades: dict[str, dict[str, float]], qrels: str) -> None:
+    """``result --qrels`` must get the qrels the state was started from: every topic of the state is in them
+    and every document of a top set is one of their candidates (grade > 0). Else an InputError naming
+    ``qrels`` (the preference qrels would silently lose the topic or its top documents)."""
+    for topic, st in topics.items():
+        g = grades.get(topic)
+        if g is None:
+            raise InputError(qrels, 0, f"topic {topic} of the state is not in this file; give the qrels the "
+                                       "state was started from")
+        top = (st["result"] or {}) if st["phase"] == "done" else {}
+        for d in top:
+            if g.get(d, 0) <= 0:
+                raise InputError(qrels, 0, f"topic {topic}: document {d!r} of the top set is not graded > 0 in "
+                                           "this file; give the qrels the state was started from")
+
+
+def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None, f: int | None = None, seed: int = 0,
              final_phase: bool = False, output: str | None = None, log: Any = None,
              inputs: InputOptions | None = None) -> dict[str, Any]:
     """Clarke et al.'s pruning tournament against a preference matrix (``zelo_simulate tournament``).
@@ -1931,6 +1982,18 @@ def _percent_progress(log: Any, label: str) -> Any:
     return cb
 
 
+SIGMA_MAX = 1e6
+"""Largest ``--sigma`` of ``zelo_simulate recovery``: beyond a few hundred every simulated judgment is
+already certain; the bound keeps the seed derived from round(1000 sigma) an integer."""
+
+
+def _check_sigma(sigma: Sequence[float]) -> None:
+    """Every ``--sigma`` in (0, SIGMA_MAX] (the truth's seed holds round(1000 sigma): a finite integer)."""
+    for s in sigma:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= SIGMA_MAX:
+            raise UsageError(f"--sigma: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
+
+
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
                       cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
                       strategy: str = "cycles", window: int | None = None, start: str | None = None,
@@ -1964,6 +2027,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
+    _check_sigma(sigma)
     params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     if strategy == "adaptive":

@@ -720,78 +720,128 @@ def fit_bt(
 
 
 def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
-                    parts: int | None = None, doc_rank=None, **options) -> FitResult:
+                    parts: int | None = None, doc_rank=None, doc_ids=None, **options) -> FitResult:
     """:func:`fit_bt` on blocks of queries computed in parallel; the same result, bit for bit.
 
     Queries are independent (no edge crosses two queries, and every step of
     the fit -- Newton, line search, conjugate gradients, standard errors -- is
     taken per query), so the queries are cut into ``parts`` contiguous blocks
     of similar size, each fitted by :func:`fit_bt` in a worker process
-    (:func:`pref_eval.parallel.ordered_map`) and the results concatenated.
+    (:func:`pref_eval.parallel.ordered_map`) and the results put in place.
     Default ``parts``: ``jobs`` (16 with a scheduler), and at least one block
     per ``BLOCK_JUDGMENTS`` judgments, so that a large fit holds the fit's
     temporaries for one block at a time (serially, blocks are cut one by one).
-    ``doc_rank``: as :func:`fit_bt`. The canonical order sorts by query first, so it is set up
-    block by block (each block's judgments sorted, its results put back in the caller's document
-    order): the same arrays reach :func:`fit_bt` as when all judgments are sorted at once, and a
-    large fit holds no sorted copy of all of them. ``q``, ``a``, ``b`` may be int32.
+    ``doc_rank``: as :func:`fit_bt`; ``doc_ids`` (each query's document ids, a
+    sequence of lists) instead gives the same order as ``doc_rank=id_ranks(doc_ids)``,
+    computed for one block at a time (no array over all documents). The canonical order sorts by
+    query first, so it is set up block by block (each block's judgments sorted, its results put
+    back in the caller's document order): the same arrays reach :func:`fit_bt` as when all
+    judgments are sorted at once, and a large fit holds no sorted copy of all of them.
+
+    Memory: ``q``, ``a``, ``b`` may be any integer type (int16, int32), ``score`` a
+    :class:`~.judgments.CodedColumn`, and ``score``, ``weight`` float32 or float64: each block is
+    widened to int64 / float64 (decoded) on its own;
+    per-query counts are taken a slice at a time (``np.bincount`` would widen all of ``q``),
+    and each block's results are copied into the output arrays and dropped.
     """
     from ..parallel import ordered_map, split_even
+    from .judgments import CodedColumn
 
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         q = q.astype(np.int64)
+    canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
-    if doc_rank is None and (nparts <= 1 or len(sizes) <= 1):
+    if not canonical and (nparts <= 1 or len(sizes) <= 1):
         return fit_bt(sizes, q, a, b, score, weight, **options)
     a = np.asarray(a)
     b = np.asarray(b)
-    if doc_rank is None:
-        q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
-    score = np.asarray(score, dtype=np.float64)
-    if weight is not None:
-        weight = np.asarray(weight, dtype=np.float64)
-    elif doc_rank is None:
-        weight = np.ones(len(q))
+    if not isinstance(score, CodedColumn):  # a CodedColumn is decoded a block at a time
+        score = np.asarray(score)
+    weight = None if weight is None else np.asarray(weight)
     rank = None if doc_rank is None else np.asarray(doc_rank, dtype=np.int64)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    nj = np.bincount(q, minlength=len(sizes))
+    nj = count_per_query(q, len(sizes))
     jstart = np.concatenate([[0], np.cumsum(nj)])
-    grouped = bool(np.all(q[1:] >= q[:-1]))  # judgments already by query (the canonical order): slices
-    order = None if grouped else np.argsort(q, kind="stable")  # keeps each query's judgments in input order
+    order = None if is_sorted(q) else np.argsort(q, kind="stable")  # keeps each query's judgments in input order
     blocks = [(0, len(sizes))] if nparts <= 1 or len(sizes) <= 1 else split_even(nj + sizes, nparts)
 
-    def pieces():
+    def pieces():  # slices of the caller's arrays (views when ``order`` is None), widened by _fit_piece
         for q0, q1 in blocks:
             sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
-            qb = q[sel] - q0 if rank is None else np.subtract(q[sel], q0, dtype=np.int64)
-            yield (sizes[q0:q1], qb, a[sel], b[sel], score[sel], None if weight is None else weight[sel],
-                   None if rank is None else rank[offsets[q0]:offsets[q1]], options)
+            block_rank = (rank[offsets[q0]:offsets[q1]] if rank is not None
+                          else id_ranks(doc_ids[q0:q1]) if doc_ids is not None else None)
+            yield (sizes[q0:q1], (q[sel], q0), a[sel], b[sel], score[sel], None if weight is None else weight[sel],
+                   block_rank, options)
 
     if jobs == 1 and not scheduler:  # one block in memory at a time
-        return _concat_results([_fit_piece(p) for p in pieces()])
-    return _concat_results(ordered_map(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler))
+        return _gather_results(map(_fit_piece, pieces()), sizes)
+    results = ordered_map(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
+    results.reverse()  # popped in query order: each block's result dropped once copied
+    return _gather_results((results.pop() for _ in range(len(results))), sizes)
 
 
 BLOCK_JUDGMENTS = 500_000  # judgments per block of a large fit (bounds the fit's temporaries: ~300 bytes each)
+_SLICE = 1 << 20  # entries per slice of :func:`count_per_query` and :func:`is_sorted`
+
+
+def count_per_query(q: np.ndarray, nq: int) -> np.ndarray:
+    """``np.bincount(q, minlength=nq)`` (int64) a slice at a time: bincount widens its input to int64,
+    a temporary of 8 bytes per judgment for int32 or int16 ``q``."""
+    out = np.zeros(nq, dtype=np.int64)
+    for i in range(0, len(q), _SLICE):
+        out += np.bincount(q[i:i + _SLICE], minlength=nq)
+    return out
+
+
+def is_sorted(q: np.ndarray) -> bool:
+    """Whether ``q`` never decreases (``np.all(q[1:] >= q[:-1])``, a slice at a time)."""
+    last = len(q) - 1
+    return all(bool(np.all(q[i + 1:min(i + _SLICE, last) + 1] >= q[i:min(i + _SLICE, last)]))
+               for i in range(0, max(last, 0), _SLICE))
 
 
 def _fit_piece(piece) -> FitResult:
-    sizes, q, a, b, score, weight, rank, options = piece
+    """One block of :func:`fit_bt_parallel`: ``q`` given as (the block's query indices, the block's first
+    query), the arrays widened to int64 / float64 here (each block on its own)."""
+    sizes, (q, q0), a, b, score, weight, rank, options = piece
+    q = np.subtract(q, q0, dtype=np.int64)
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
     if rank is not None:
         return _canonical_fit(fit_bt, sizes, q, a, b, score, weight, rank, options)
-    return fit_bt(sizes, q, a, b, score, weight, **options)
+    return fit_bt(sizes, q, a, b, score, np.ones(len(q)) if weight is None else np.asarray(weight, dtype=np.float64),
+                  **options)
 
 
-def _concat_results(results: list) -> FitResult:
-    cat = {name: np.concatenate([getattr(r, name) for r in results])
-           for name in FitResult.__dataclass_fields__ if name != "offsets"}
-    sizes = cat["n_docs"]
+def _gather_results(results, sizes: np.ndarray) -> FitResult:
+    """The blocks' results (an iterator, in query order) as one :class:`FitResult`, the same arrays as
+    ``np.concatenate`` of each field: the output arrays are allocated once (each field's dtype from the
+    first block) and each block is copied into place and dropped, so the blocks' results are not all
+    held at once."""
+    names = [name for name in FitResult.__dataclass_fields__ if name != "offsets"]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
+    cat: dict = {}
+    nd = nq = 0
+    for r in results:
+        if not cat:
+            cat = {name: np.empty(int(offsets[-1]) if name in _PER_DOC else len(sizes), dtype=getattr(r, name).dtype)
+                   for name in names}
+        k = len(r.n_docs)
+        for name in names:
+            at = nd if name in _PER_DOC else nq
+            x = getattr(r, name)
+            cat[name][at:at + len(x)] = x
+        nd, nq = nd + int(r.n_docs.sum()), nq + k
+    if nd != int(offsets[-1]) or nq != len(sizes):
+        raise ValueError("the blocks' results do not cover every query")  # a bug, not bad input
     return FitResult(offsets=offsets, **cat)
+
+
+_PER_DOC = ("score", "se", "component", "level")
 
 
 def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit", offset: float = 1500.0):

@@ -9,6 +9,7 @@ Every reader in :mod:`pref_eval.io.judgments` returns a :class:`Judgments`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 TIE_RULES = ("half", "zbench")
 
@@ -97,6 +98,8 @@ class Judgments:
         self._n = 0  # rows of self._cols in use
         self._room = 0  # rows to reserve at the next allocation (:meth:`reserve`)
         self._rows: tuple[list, list, list, list, list] = ([], [], [], [], [])
+        self._score_values: Any = None  # the distinct scores, by code, while the scores are stored as codes
+        self._score_bits: Any = None  # their bits sorted, and the code of each (:meth:`_score_codes`)
 
     def __repr__(self) -> str:
         return f"Judgments({len(self.queries)} queries, {len(self)} judgments)"
@@ -264,14 +267,20 @@ class Judgments:
 
     def _append(self, *cols) -> None:
         """Copy the rows ``q, a, b, score, weight`` into the column buffers (grown when full: by half,
-        or to :meth:`reserve`'s room; column by column, so that one column is copied at a time)."""
+        or to :meth:`reserve`'s room; column by column, so that one column is copied at a time).
+
+        Storage (4 + 2 + 2 + 1 bytes a judgment on a large file with few distinct scores): ``q`` int32,
+        ``a``/``b`` int16, each widened (int32, int64) when a value does not fit; the scores as uint8
+        codes into :attr:`_score_values` while the file has at most 256 distinct scores (told apart by
+        their bits: exact), else float64; no weights while every weight is 1.
+        """
         import numpy as np
 
         n = len(cols[0])
         need = self._n + n
         if self._cols is None or need > len(self._cols[0]):
             cap = max(need, self._room, 0 if self._cols is None else len(self._cols[0]) * 3 // 2)
-            old = self._cols or [np.zeros(0, dtype=t) for t in (np.int32,) * 3 + (np.float64,)] + [None]
+            old = self._cols or [np.zeros(0, dtype=t) for t in (np.int32, np.int16, np.int16, np.uint8)] + [None]
             self._cols = []
             for k in range(5):
                 if old[k] is None:  # weights all 1 so far: no column
@@ -284,14 +293,50 @@ class Judgments:
         w = np.asarray(cols[4])
         if self._cols[4] is None and n and not bool(np.all(w == 1.0)):  # the first weight other than 1
             self._cols[4] = np.ones(len(self._cols[0]))
-        for k in range(3):  # indices: int64 once a value does not fit int32
+        for k in range(3):  # indices: widened once a value does not fit
             x = np.asarray(cols[k])
-            if self._cols[k].dtype == np.int32 and n and (int(x.min()) < -(1 << 31) or int(x.max()) >= (1 << 31)):
-                self._cols[k] = self._cols[k].astype(np.int64)
+            if self._cols[k].dtype != np.int64 and n:
+                lo, hi = int(x.min()), int(x.max())
+                if lo < np.iinfo(self._cols[k].dtype).min or hi > np.iinfo(self._cols[k].dtype).max:
+                    self._cols[k] = self._cols[k].astype(np.int32 if lo >= -(1 << 31) and hi < (1 << 31)
+                                                         else np.int64)
+        scores = cols[3]
+        if self._cols[3].dtype == np.uint8 and n:
+            scores = self._score_codes(np.asarray(cols[3], dtype=np.float64))
+            if scores is None:  # more than 256 distinct scores: float64 from here on
+                grown = np.empty(len(self._cols[3]), dtype=np.float64)
+                grown[:self._n] = self._score_values[self._cols[3][:self._n]]
+                self._cols[3] = grown
+                scores = cols[3]
         for k in range(5):
             if self._cols[k] is not None:
-                self._cols[k][self._n:need] = cols[k]
+                self._cols[k][self._n:need] = scores if k == 3 else cols[k]
         self._n = need
+
+    def _score_codes(self, x):
+        """The uint8 codes of the scores ``x`` (new distinct values added to :attr:`_score_values`), or None
+        when the table would then hold more than 256 distinct scores. A value is its bits (-0.0 is not 0.0)."""
+        import numpy as np
+
+        bits = np.ascontiguousarray(x).view(np.uint64)
+        if self._score_bits is None:
+            self._score_values = np.zeros(0)
+            self._score_bits = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint8))
+        known, code = self._score_bits
+        pos = np.searchsorted(known, bits)
+        np.minimum(pos, max(len(known) - 1, 0), out=pos)
+        hit = known[pos] == bits if len(known) else np.zeros(len(bits), dtype=bool)
+        if not hit.all():
+            new = np.unique(bits[~hit])
+            if len(known) + len(new) > 256:
+                return None
+            self._score_values = np.concatenate([self._score_values, new.view(np.float64)])
+            allbits = self._score_values.view(np.uint64)
+            srt = np.argsort(allbits, kind="stable")
+            known, code = allbits[srt], srt.astype(np.uint8)
+            self._score_bits = (known, code)
+            pos = np.searchsorted(known, bits)
+        return code[pos]
 
     def __len__(self) -> int:
         return self._n + len(self._rows[0])
@@ -318,9 +363,11 @@ class Judgments:
     def arrays(self, compact: bool = False):
         """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64).
 
-        The table stores the indices as int32 while they fit, and no weights while every weight is 1;
-        ``compact=True`` returns views of the stored columns (int32 or int64 indices: no copy; weight
-        None when every weight is 1), else the indices are int64 copies and the weights an array.
+        The table stores the indices as int32 (``a``, ``b`` int16) while they fit, the scores as codes
+        while there are at most 256 distinct ones, and no weights while every weight is 1 (:meth:`_append`);
+        ``compact=True`` returns views of the stored columns (no copy: narrow indices, the scores as a
+        :class:`CodedColumn` when coded, weight None when every weight is 1), else the indices are int64
+        copies, the scores float64 and the weights an array.
         """
         import numpy as np
 
@@ -329,10 +376,19 @@ class Judgments:
             e = np.zeros(0, dtype=np.int64)
             return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
         q, a, b, s, w = (None if c is None else c[:self._n] for c in self._cols)
+        if s.dtype == np.uint8:
+            s = CodedColumn(s, self._score_values)
         if compact:
             return q, a, b, s, w
-        return (q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), s,
+        return (q.astype(np.int64), a.astype(np.int64), b.astype(np.int64), np.asarray(s, dtype=np.float64),
                 np.ones(self._n) if w is None else w)
+
+    def drop_columns(self) -> None:
+        """Forget the judgments (their columns, votes and missing pairs); the queries and documents stay.
+        For a caller done with the judgments' arrays (``zelo_fit`` once fitted: the table is most of its memory)."""
+        self._cols, self._n, self._rows = None, 0, ([], [], [], [], [])
+        self._score_values = self._score_bits = None
+        self._votes, self._vote_chunks, self.missing = {}, [], []
 
     @property
     def q(self) -> list:
@@ -358,6 +414,28 @@ class Judgments:
     def weight(self) -> list:
         """Column ``weight`` as a list (a copy; use :meth:`arrays` for numpy arrays)."""
         return self.arrays()[4].tolist()
+
+
+class CodedColumn:
+    """A float64 column held as uint8 ``codes`` into ``values`` (:meth:`Judgments.arrays` with ``compact``).
+
+    Indexing (a slice, a mask, indices) gives a CodedColumn of the selected rows (the codes only are
+    copied); ``np.asarray(col)`` the float64 values, ``values[codes]``, exactly the scores given.
+    """
+
+    def __init__(self, codes: Any, values: Any) -> None:
+        self.codes = codes
+        self.values = values
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, sel: Any) -> CodedColumn:
+        return CodedColumn(self.codes[sel], self.values)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        out = self.values[self.codes]
+        return out if dtype is None else out.astype(dtype, copy=False)
 
 
 def unique_first(keys):

@@ -1,0 +1,183 @@
+"""Memory of zelo_fit (pref_eval.api.fit) and the compact judgment table it fits from.
+
+tracemalloc sees numpy's allocations (deterministic); the growth of the peak between 200,000 and 800,000
+judgments (bench/gen_judgments.py: 100 documents a query, 3-vote means, so four distinct scores) is the
+cost per judgment, without the fixed costs. The fit's results through the narrow table and the blocks are
+checked against scipy.optimize's maximisation of the same posterior (an outside oracle).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from pref_eval.io import judgments as formats
+from pref_eval.zelo import fit as zf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def bench_files(tmp_path_factory):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        from gen_judgments import write
+    finally:
+        sys.path.pop(0)
+    folder = tmp_path_factory.mktemp("fitmem")
+    out = {}
+    for nq in (500, 2000):
+        p = folder / f"j{nq}.jsonl"
+        out[nq] = (str(p), write(str(p), nq))
+    return out
+
+
+def _growth(files, measure, warm: bool = False) -> float:
+    """Bytes a judgment between the two files (``warm``: the larger measured once first, so that one-time
+    costs -- the streamed reader's first use -- fall outside both)."""
+    (p1, n1), (p2, n2) = files[500], files[2000]
+    if warm:
+        measure(p2)
+    return (measure(p2) - measure(p1)) / (n2 - n1)
+
+
+def test_table_bytes_per_judgment(bench_files):
+    """The table read from a large JSON-lines file holds ~10 bytes a judgment (q int32, a/b int16, the
+    score a uint8 code, no weights): measured 10.2; before (int32 indices, float64 scores) 23.8."""
+    import tracemalloc
+
+    def held(path):
+        tracemalloc.start()
+        try:
+            t = formats.read_judgments(path)
+            return tracemalloc.get_traced_memory()[0] + 0 * len(t)
+        finally:
+            tracemalloc.stop()
+
+    growth = _growth(bench_files, held, warm=True)
+    assert growth < 13, growth
+
+
+_PEAK = """
+import atexit, sys
+import pref_eval.io.judgments as J
+import pref_eval.zelo.fit as F
+import pref_eval.cli.fit as m
+J.STREAM_CHUNK = 1 << 20
+F.BLOCK_JUDGMENTS = 50_000
+def peak():
+    hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')][0].split()[1]
+    sys.stderr.write('RSS %s\\n' % hwm)
+atexit.register(peak)
+m.main()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status")
+def test_zelo_fit_peak_bytes_per_judgment(bench_files, tmp_path):
+    """zelo_fit's peak resident memory (VmHWM of the command in a child: reading, fitting, writing)
+    grows by < 26 bytes a judgment (1 MB parts, blocks of 50,000 judgments: both files streamed, several
+    blocks). Measured 19.6; before (int32/float64 table, document ranks, per-query counts and the blocks'
+    results over the whole collection at once) 34. On 40 M judgments (100,000 queries) `/usr/bin/time -f
+    %M bin/zelo_fit` went from 1,753 MB to ~1,030 MB (NOTES.md, session 10, m19)."""
+    import subprocess
+
+    def peak(path):
+        res = subprocess.run([sys.executable, "-c", _PEAK, "-J", path, "-o", str(tmp_path / "out")],
+                             capture_output=True, text=True, timeout=300,
+                             env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+        assert res.returncode == 0, res.stderr[-500:]
+        return 1024 * int(res.stderr.strip().splitlines()[-1].split()[1])
+
+    growth = _growth(bench_files, peak)
+    assert growth < 26, growth
+
+
+def _map_oracle(nd: int, a, b, s, prior: float) -> np.ndarray:
+    """The posterior mode of one query by scipy.optimize (BFGS), centred: the model of
+    pref_eval.zelo.fit's docstring written out densely (W[b, a] += s, W[a, b] += 1 - s)."""
+    from scipy.optimize import minimize
+
+    W = np.zeros((nd, nd))
+    np.add.at(W, (b, a), s)
+    np.add.at(W, (a, b), 1.0 - s)
+
+    def neg(x):
+        d = x[:, None] - x[None, :]
+        return -(np.sum(W * -np.logaddexp(0, -d)) + prior * np.sum(-np.logaddexp(0, -x) - np.logaddexp(0, x)))
+
+    def grad(x):
+        d = x[:, None] - x[None, :]
+        G = W * (1 - 1 / (1 + np.exp(-d)))
+        return -(G.sum(1) - G.sum(0) + prior * (1 - 2 / (1 + np.exp(-x))))
+
+    r = minimize(neg, np.zeros(nd), jac=grad, method="BFGS", options={"gtol": 1e-12, "maxiter": 10000})
+    return r.x - r.x.mean()
+
+
+@pytest.mark.parametrize("distinct", ["coded", "float64"])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_blocked_narrow_fit_equals_scipy(tmp_path, monkeypatch, distinct, grouped):
+    """zelo_fit's scores through the narrow table (coded scores, or float64 once a file has more than 256
+    distinct ones), in several blocks, lines grouped by query or shuffled (the argsort path), equal the
+    posterior mode found by scipy.optimize, per query."""
+    from pref_eval import api
+
+    monkeypatch.setattr(formats, "STREAM_CHUNK", 4096)
+    monkeypatch.setattr(zf, "BLOCK_JUDGMENTS", 150)  # 6 queries x 90 judgments: 4 blocks
+    rng = np.random.default_rng(5)
+    rows = []
+    for k in range(6):
+        for _ in range(90):
+            a, b = rng.choice(12, 2, replace=False)
+            s = rng.integers(0, 4) / 3 if distinct == "coded" else round(float(rng.random()), 6)
+            rows.append((f"q{k}", f"d{a}", f"d{b}", s))
+    if not grouped:
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    p = tmp_path / "j.jsonl"
+    p.write_text("".join(json.dumps({"qid": q, "doc_a": a, "doc_b": b, "score": s}) + "\n" for q, a, b, s in rows))
+    table = formats.read_judgments(str(p))
+    assert table.arrays(compact=True)[3].__class__.__name__ == ("CodedColumn" if distinct == "coded" else "ndarray")
+    got = api.fit(str(p), as_frame=False)
+    for qid in table.queries:
+        docs = table.docs[qid]
+        mine = [r for r in rows if r[0] == qid]
+        ia = np.array([docs.index(r[1]) for r in mine])
+        ib = np.array([docs.index(r[2]) for r in mine])
+        ref = _map_oracle(len(docs), ia, ib, np.array([r[3] for r in mine]), 0.5)
+        at = np.flatnonzero(got["qid"] == qid)
+        assert [got["docno"][i] for i in at] == docs
+        np.testing.assert_allclose(got["score"][at], ref, atol=1e-6)
+
+
+def test_coded_scores_exact_and_widening(tmp_path, monkeypatch):
+    """Scores are told apart by their bits (-0.0 is kept as -0.0), a file with more than 256 distinct
+    scores switches to float64 mid-file with the earlier rows decoded exactly, and the document
+    indices widen from int16 when a query holds more than 32,767 documents: the table equals the
+    one json.loads gives, row by row."""
+    monkeypatch.setattr(formats, "STREAM_CHUNK", 4096)
+    lines = [json.dumps({"qid": "q0", "doc_a": "x", "doc_b": "y", "score": v}) for v in (0.0, -0.0, 1 / 3, 0.5)]
+    lines += [json.dumps({"qid": "q1", "doc_a": f"d{k}", "doc_b": f"d{k + 1}", "score": k / 1000}) for k in range(300)]
+    lines += [json.dumps({"qid": "q2", "doc_a": f"e{2 * k}", "doc_b": f"e{2 * k + 1}", "score": 1.0})
+              for k in range(17_000)]
+    p = tmp_path / "j.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    t = formats.read_judgments(str(p))
+    q, a, b, s, w = t.arrays()
+    ref = [json.loads(x) for x in lines]
+    assert s.tolist() == [r["score"] for r in ref]
+    assert np.signbit(s[:2]).tolist() == [False, True]
+    assert w.tolist() == [1.0] * len(ref)
+    assert int(b.max()) == 33_999 and t.arrays(compact=True)[2].dtype == np.int32
+    assert [t.docs[t.queries[i]][j] for i, j in zip(q.tolist(), b.tolist(), strict=True)] == \
+        [r["doc_b"] for r in ref]
+    # a file with few scores stays coded, and its decoded column is the float64 scores exactly
+    few = tmp_path / "few.jsonl"
+    few.write_text("\n".join(lines[:4] * 400) + "\n")
+    col = formats.read_judgments(str(few)).arrays(compact=True)[3]
+    assert col.codes.dtype == np.uint8 and len(col.values) == 4
+    assert np.asarray(col).view(np.uint64).tolist() == np.array([0.0, -0.0, 1 / 3, 0.5] * 400).view(np.uint64).tolist()
+    assert np.asarray(col[5:9], dtype=np.float64).tolist() == [-0.0, 1 / 3, 0.5, 0.0]
