@@ -138,9 +138,9 @@ def recovery_bench():
     """``run(*args) -> stdout`` of ``bench/recovery_adaptive.py ARGS``, in this process, with its simulations
     shared over the session. The docs' recovery tables (main, ``--oracle``, ``--by-distance``, ``--tau-bound``,
     ``--tau-lp``; tests/test_zelo_ranking_bound.py, test_zelo_tau_bound.py, test_zelo_tau_consistency.py) rerun the
-    same simulations (same K, σ,
-    cycles, trials, seed, strategy): :func:`pref_eval.zelo.simulate.recovery`'s ``design`` and
-    ``distance_bins`` only add columns computed after the fits, so each simulation runs once here, with both.
+    same simulations (same K, σ, cycles, trials, seed, strategy): :func:`pref_eval.zelo.simulate.recovery`'s
+    ``design`` and ``distance_bins`` only add columns computed after the fits, so each simulation runs once here,
+    with both.
     The bench's own process is still tested (test_bench_table_reduced, test_bench_tau_bound_reduced)."""
     import contextlib
     import importlib.util
