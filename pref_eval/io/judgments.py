@@ -241,7 +241,7 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
     :func:`parse_judgments` looks at). Each part goes to the same fast path (the compiled scanner)
     or, when it does not take the part, to the same line parser as the whole file would, with the
     file's line numbers: the same table, the same first error. Memory: one part and the table
-    (int32 indices), not the file's bytes plus its columns.
+    (~9 bytes a judgment, :meth:`~.judgments.Judgments._append`), not the file's bytes plus its columns.
     """
     import os
 
