@@ -1773,7 +1773,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
         t = AdaptiveSession(seed, params)
     else:
-        t = Tournament(5 if k is None else k, 7 if p is None else p, 9 if f is None else f, seed, bool(final_phase))
+        t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
     if qrels is not None:
         from .io.qrels import graded_documents
 
@@ -1787,10 +1787,15 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
 
 
 def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False) -> None:
-    """A topic's candidates must be distinct (a document twice would be paired with itself): else an
-    InputError naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
+    """A topic's candidates must be distinct (a document twice would be paired with itself), and no id may
+    hold white space (the request lines are 'topic docA docB'): else an InputError naming ``source`` (and,
+    for a ``qid docno`` file, the line that repeats the document)."""
     from collections import Counter
 
+    for x in (topic, *pool):
+        if len(x.split()) != 1 or x.split()[0] != x:  # str.split: any Unicode white space
+            raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
+                                        "'topic docA docB' lines, expected ids without spaces")
     if len(set(pool)) == len(pool):
         return
     counts = Counter(pool)
@@ -1894,7 +1899,11 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
-    prefs = t.prefs_qrels(graded_documents(qrels)) if qrels else None
+    prefs = None
+    if qrels:
+        grades = graded_documents(qrels)
+        _check_result_qrels(t.topics, grades, qrels)
+        prefs = t.prefs_qrels(grades)
     with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
         if prefs is not None:
             write_prefs_qrels(out, prefs)
@@ -1903,7 +1912,23 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
     return t
 
 
-def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int = 7, f: int = 9, seed: int = 0,
+def _check_result_qrels(topics: dict[str, Any], grades: dict[str, dict[str, float]], qrels: str) -> None:
+    """``result --qrels`` must get the qrels the state was started from: every topic of the state is in them
+    and every document of a top set is one of their candidates (grade > 0). Else an InputError naming
+    ``qrels`` (the preference qrels would silently lose the topic or its top documents)."""
+    for topic, st in topics.items():
+        g = grades.get(topic)
+        if g is None:
+            raise InputError(qrels, 0, f"topic {topic} of the state is not in this file; give the qrels the "
+                                       "state was started from")
+        top = (st["result"] or {}) if st["phase"] == "done" else {}
+        for d in top:
+            if g.get(d, 0) <= 0:
+                raise InputError(qrels, 0, f"topic {topic}: document {d!r} of the top set is not graded > 0 in "
+                                           "this file; give the qrels the state was started from")
+
+
+def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None, f: int | None = None, seed: int = 0,
              final_phase: bool = False, output: str | None = None, log: Any = None,
              inputs: InputOptions | None = None) -> dict[str, Any]:
     """Clarke et al.'s pruning tournament against a preference matrix (``zelo_simulate tournament``).
@@ -1957,6 +1982,18 @@ def _percent_progress(log: Any, label: str) -> Any:
     return cb
 
 
+SIGMA_MAX = 1e6
+"""Largest ``--sigma`` of ``zelo_simulate recovery``: beyond a few hundred every simulated judgment is
+already certain; the bound keeps the seed derived from round(1000 sigma) an integer."""
+
+
+def _check_sigma(sigma: Sequence[float]) -> None:
+    """Every ``--sigma`` in (0, SIGMA_MAX] (the truth's seed holds round(1000 sigma): a finite integer)."""
+    for s in sigma:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= SIGMA_MAX:
+            raise UsageError(f"--sigma: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
+
+
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
                       cycles: Sequence[int] = (2, 4, 8), trials: int = 100, seed: int = 0,
                       strategy: str = "cycles", window: int | None = None, start: str | None = None,
@@ -1990,6 +2027,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
+    _check_sigma(sigma)
     params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     if strategy == "adaptive":

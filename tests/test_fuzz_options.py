@@ -33,9 +33,11 @@ BAD: dict[str, dict[str, list[str]]] = {
             "--output-format": ["xml"]},
     "pairs-cycles": {"--cycles": ["0", "-1", "abc"], "--seed": ["-1", "abc"], "--depth": ["0", "-2"],
                      "--limit": ["0", "-1"], "--compat": ["x"], "--output-format": ["xml"]},
-    "simulate-tournament": {"--reps": ["0", "-1"], "--k": ["0", "-1"], "--p": ["0", "-1"], "--f": ["0", "-1"],
+    "simulate-tournament": {"--reps": ["0", "-1"], "--k": ["0", "-1"], "--p": ["0", "-1", "1"],
+                            "--f": ["0", "-1", "7"],  # p must exceed k, f must exceed p (p19: were raised silently)
                             "--seed": ["-1", "abc"]},
-    "simulate-recovery": {"--K": ["0", "-1", "abc", "5,", "1.5"], "--sigma": ["nan", "-1", "0", "inf", "x"],
+    "simulate-recovery": {"--K": ["0", "-1", "abc", "5,", "1.5"],
+                          "--sigma": ["nan", "-1", "0", "inf", "x", "1e308", "1.5,2e6"],
                           "--cycles": ["0", "-1", "a"], "--trials": ["0", "-1"], "--seed": ["-1"],
                           "--strategy": ["random"],
                           # the adaptive strategy's parameters: bad values, and good ones with --strategy cycles
@@ -67,7 +69,8 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "pairs-cycles": {"--cycles": ["1"], "--seed": ["0", "99999999999"]},
     "compare-R": {"--digits": ["0", "10"], "--alpha": ["0.5"]},
     "compare-orderings": {"--rbo-p": ["0", "0.5"]},
-    "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1"]},
+    "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1", "1e6"]},
+    "simulate-tournament": {"--p": ["8"], "--f": ["10"]},
     "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
               "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": ["m0=0,0"]},
     "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"]},

@@ -189,8 +189,9 @@ def check_seed(seed: int, n: int):
     return counts, wrong
 
 
-# twelve slow seeds; 110 is left out: it alone took 31 s on a quiet machine, the other eleven 5 s together
-SEEDS = [7, 11] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 113) if s != 110]
+# thirteen slow seeds (110 and 112 drew alpha_DCG@100000000, which took 31-42 s until the ideal-ideal
+# normaliser stopped at its last nonzero term: tests/test_measures_diversity.py, cutoffs far beyond the run)
+SEEDS = [7, 11] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 113)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -26,8 +26,10 @@ def command():
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--k", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--p", type=click.IntRange(min=1), default=7, show_default=True)
-@click.option("--f", type=click.IntRange(min=1), default=9, show_default=True)
+@click.option("--p", type=click.IntRange(min=2), default=None,
+              help="First-stage pairings per document, > k.  [default: 7, or k + 1 if larger]")
+@click.option("--f", type=click.IntRange(min=3), default=None,
+              help="Pooling threshold, > p.  [default: 9, or p + 1 if larger]")
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--final-phase", is_flag=True,
               help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
@@ -46,7 +48,7 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @command.command("recovery")
 @click.option("--K", "ks", type=NumberList(click.IntRange(min=2)), default="25,50,100", show_default=True,
               help="Documents per query.")
-@click.option("--sigma", type=NumberList(Finite(min=0, min_open=True)), default="0.6,1.5", show_default=True,
+@click.option("--sigma", type=NumberList(Finite(min=0, min_open=True, max=1e6)), default="0.6,1.5", show_default=True,
               help="SD of the true BT scores.")
 @click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True)
 @click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True)

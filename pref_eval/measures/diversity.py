@@ -44,6 +44,7 @@ follow the same formulas.
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -185,17 +186,38 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros(len(num)), where=den > 0)
 
 
-def _ideal_ideal(nsub: np.ndarray, alpha: float, k: int, disc: np.ndarray) -> np.ndarray:
-    w = np.power(1.0 - alpha, np.arange(k)) * disc[:k]
-    return nsub * float(w.sum())
+def _nonzero_terms(alpha: float, k: int) -> int:
+    """How many of the first k weights (1 - alpha)^i can be nonzero in floating point: beyond
+    i = 1080 / -log2(1 - alpha) (2^-1080 underflows to 0.0) every term of the sum is exactly 0,
+    so a cutoff far beyond the run (``@100000000``) costs no cutoff-length arrays."""
+    if not 0.0 < alpha < 1.0:
+        return min(k, 1) if alpha >= 1.0 else k  # alpha = 1: only (1 - alpha)^0 = 1; alpha = 0: every term 1
+    return min(k, int(math.ceil(1080.0 / -math.log2(1.0 - alpha))) + 8)
 
 
-def _log_disc(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(n) + 2.0)
+_BLOCK = 1 << 20
 
 
-def _recip_disc(n: int) -> np.ndarray:
-    return 1.0 / (np.arange(n) + 1.0)
+def _ideal_ideal(nsub: np.ndarray, alpha: float, k: int, disc) -> np.ndarray:
+    """nsub * sum_{i<k} (1 - alpha)^i disc(i): every subtopic at every one of the first k ranks (the
+    terms that underflow to 0 are left out: :func:`_nonzero_terms`); ``disc(stop, start)`` the discounts
+    of ranks start..stop-1. Summed a block of 2^20 ranks at a time (alpha = 0 at a huge cutoff: bounded memory)."""
+    n = _nonzero_terms(alpha, k)
+    total = 0.0
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        total += float((np.power(1.0 - alpha, np.arange(start, stop)) * disc(stop, start)).sum())
+    return nsub * total
+
+
+def _log_disc(n: int, start: int = 0) -> np.ndarray:
+    """1 / log2(i + 2) for the ranks i = start..n-1 (0-based)."""
+    return 1.0 / np.log2(np.arange(start, n) + 2.0)
+
+
+def _recip_disc(n: int, start: int = 0) -> np.ndarray:
+    """1 / (i + 1) for the ranks i = start..n-1 (0-based)."""
+    return 1.0 / (np.arange(start, n) + 1.0)
 
 
 def cut_sum(r, per_entry: np.ndarray, k: int) -> np.ndarray:
@@ -203,7 +225,8 @@ def cut_sum(r, per_entry: np.ndarray, k: int) -> np.ndarray:
 
 
 def _cascade_at_k(r, lab, raw, disc, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
-    """Σ of ``raw`` to depth k over its normaliser, one column per k (α-DCG and ERR-IA share it).
+    """Σ of ``raw`` to depth k over its normaliser, one column per k (α-DCG and ERR-IA share it);
+    ``disc(n)``: the first n rank discounts.
 
     ``normalise``: the greedy ideal ranking's gains under ``disc``; otherwise
     the ideal-ideal value (ndeval's k = 1 rule: undivided).
@@ -215,7 +238,7 @@ def _cascade_at_k(r, lab, raw, disc, alpha: float, cutoffs, normalise: bool) -> 
         k = int(k)
         v = cut_sum(r, raw, k)
         if ideal is not None:
-            den = (ideal[:, :k] * disc[: min(k, ideal.shape[1])]).sum(axis=1)
+            den = (ideal[:, :k] * disc(min(k, ideal.shape[1]))).sum(axis=1)
         elif k == 1:  # ndeval's k = 1 rule (module doc): undivided
             den = np.where(lab.nsub > 0, 1.0, 0.0)
         else:
@@ -228,16 +251,14 @@ def alpha_dcg(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarr
     """α-DCG@k (``normalise=False``: ideal-ideal divided) or α-nDCG@k, one column per k."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
-    disc = _log_disc(max(max(int(k) for k in cutoffs), 1))
-    return _cascade_at_k(r, lab, G * (1.0 / np.log2(r.pos + 2.0)), disc, alpha, cutoffs, normalise)
+    return _cascade_at_k(r, lab, G * (1.0 / np.log2(r.pos + 2.0)), _log_disc, alpha, cutoffs, normalise)
 
 
 def err_ia(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
     """ERR-IA@k (ideal-ideal divided) or nERR-IA@k (ideal ranking divided)."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
-    disc = _recip_disc(max(max(int(k) for k in cutoffs), 1))
-    return _cascade_at_k(r, lab, G / (r.pos + 1.0), disc, alpha, cutoffs, normalise)
+    return _cascade_at_k(r, lab, G / (r.pos + 1.0), _recip_disc, alpha, cutoffs, normalise)
 
 
 def nrbp(r, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarray:

@@ -75,6 +75,9 @@ def next_batch(state: Any) -> list[tuple[str, str, str]]:
     A finished state is left as it is (nothing outstanding, nothing drawn)."""
     if state.done():
         return []
+    reissue = getattr(state, "reissue", None)  # the tournament: a repeated next asks the same pairs
+    if reissue is not None:
+        reissue()
     req = state.outstanding()
     state.issue()
     return req

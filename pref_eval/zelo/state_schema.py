@@ -5,7 +5,10 @@ one JSON object::
 
     {"version": 1, "k": int>=1, "p": int>k, "f": int>p, "seed": int>=0,
      "final_phase": bool, "step": int>=0, "comparisons": int>=0, "ignored": int>=0,
-     "batches": [distinct hex digests of the judgment batches added]  (optional: older states),
+     "batches": [distinct hex digests of the judgment batches added, each after "STEP:" (the step
+                 before the draw of the next that asked for it) once a next recorded "issued"]
+                (optional: older states),
+     "issued": [step before the last next's draw, comparisons then]  (optional: older states),
      "topics": {TOPIC: {"phase": "prune"|"final"|"extra"|"done",
                         "pool": [distinct docnos],
                         "pairs": [distinct "a<TAB>b", a < b, both in the pool],
@@ -139,6 +142,13 @@ def _first_round(t: dict, w: str, members: set) -> None:
         _num(v, f"{w}.first_round_wins[{d!r}]")
 
 
+def _batch_key(b: str) -> bool:
+    """A batch key: a hexadecimal digest, or ``STEP:digest`` (the step of the ``next`` that asked for it)."""
+    import re
+
+    return re.fullmatch(r"(?:[0-9]+:)?[0-9a-f]+", b) is not None
+
+
 def validate_state(obj: Any, name: str) -> None:
     """Raise :class:`InputError` unless ``obj`` (parsed JSON) is a valid version-1 state."""
     try:
@@ -148,12 +158,11 @@ def validate_state(obj: Any, name: str) -> None:
         v = obj["version"]
         if v != VERSION or isinstance(v, bool):
             raise _Bad(f"version {v!r} is not supported (this zelo_pairs reads version {VERSION})")
-        _keys(obj, TOP_KEYS, "state", frozenset({"batches"}))
+        _keys(obj, TOP_KEYS, "state", frozenset({"batches", "issued"}))
         batches = obj.get("batches", [])
-        if not isinstance(batches, list) or not all(
-                isinstance(b, str) and b and all(c in "0123456789abcdef" for c in b) for b in batches) \
+        if not isinstance(batches, list) or not all(isinstance(b, str) and _batch_key(b) for b in batches) \
                 or len(set(batches)) != len(batches):
-            raise _Bad("batches: expected a list of distinct hexadecimal digests")
+            raise _Bad("batches: expected a list of distinct hexadecimal digests (each after 'STEP:' or not)")
         k = _int(obj["k"], "k", 1)
         p = _int(obj["p"], "p", k + 1)
         _int(obj["f"], "f", p + 1)
@@ -162,6 +171,14 @@ def validate_state(obj: Any, name: str) -> None:
             raise _Bad(f"final_phase: expected true or false, got {obj['final_phase']!r}")
         for key in ("step", "comparisons", "ignored"):
             _int(obj[key], key)
+        if "issued" in obj:
+            iss = obj["issued"]
+            if not isinstance(iss, list) or len(iss) != 2:
+                raise _Bad(f"issued: expected [step, comparisons], got {iss!r}")
+            _int(iss[0], "issued[0]")
+            _int(iss[1], "issued[1]")
+            if iss[0] >= obj["step"] or iss[1] > obj["comparisons"]:
+                raise _Bad(f"issued: {iss!r} is not before step {obj['step']} and comparisons {obj['comparisons']}")
         topics = _obj(obj["topics"], "topics")
         judged = 0
         for tname, t in topics.items():

@@ -127,6 +127,9 @@ def row_terms(a: np.ndarray, opponents: np.ndarray, unrevealed: np.ndarray, vote
     Returns (mean, variance) of their vote count T (each (B, G)), or with ``exact`` its pmf (B, G, votes n + 1)."""
     from scipy.special import expit
 
+    if unrevealed.ndim == 1 and not exact:  # the same terms in every sample: only those are evaluated
+        p = expit(a[:, :, None] - opponents[:, None, np.flatnonzero(unrevealed)])
+        return p.sum(axis=2) * votes, (p * (1.0 - p)).sum(axis=2) * votes
     p = expit(a[:, :, None] - opponents[:, None, :])
     u = np.broadcast_to(unrevealed if unrevealed.ndim == 1 else unrevealed[:, None, :], p.shape)
     if exact:
@@ -135,7 +138,8 @@ def row_terms(a: np.ndarray, opponents: np.ndarray, unrevealed: np.ndarray, vote
 
 
 def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l: np.ndarray, s_kl: np.ndarray,
-                       C: np.ndarray, terms_k, terms_l, votes: int, exact: bool = False) -> tuple:
+                       C: np.ndarray, terms_k, terms_l, votes: int, exact: bool = False,
+                       scratch: np.ndarray | None = None) -> tuple:
     """(P+, P-, P0) = P(w_k > w_l), P(w_k < w_l), P(w_k = w_l) given the genie's information, per sample.
 
     The joint posterior of (x_k, x_l) on the grids is the product of the rows' posteriors (``lp``)
@@ -144,14 +148,30 @@ def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l:
     votes (w_k - w_l) = C + T_k - T_l, C known (revealed terms and the pair's judgment), T the
     unrevealed vote counts (:func:`row_terms`): normal with a continuity correction
     (P+ = Phi((mu - 1/2)/s), P- = Phi((-1/2 - mu)/s)), or by their exact pmfs.
+    ``scratch``: optional work space of shape (4, B, G_k, G_l) (or larger in B), reused across calls
+    (fresh arrays of this size cost page faults on every call).
     """
     from scipy.special import ndtr
 
-    d = a_k[:, :, None] - a_l[:, None, :]
-    s = s_kl[:, None, None]
-    lw = lp_k[:, :, None] + lp_l[:, None, :] + s * _log_sigmoid(d) + (votes - s) * _log_sigmoid(-d)
-    lw = lw - lw.max(axis=(1, 2), keepdims=True)
-    w = np.exp(lw)
+    shape = (len(s_kl), a_k.shape[1], a_l.shape[1])
+    if scratch is None or scratch.shape[0] < 4 or scratch.shape[1] < shape[0] or scratch.shape[2:] != shape[1:]:
+        scratch = np.empty((4, *shape))
+    d, lw, mu, sd = (scratch[i, : shape[0]] for i in range(4))
+    # s log sigma(d) + (votes - s) log sigma(-d) = s d + votes log sigma(-d)  (log sigma(d) - log sigma(-d) = d),
+    # -log sigma(-d) = max(d, 0) + log1p(exp(-|d|))
+    np.subtract(a_k[:, :, None], a_l[:, None, :], out=d)
+    np.abs(d, out=lw)
+    np.negative(lw, out=lw)
+    np.exp(lw, out=lw)
+    np.log1p(lw, out=lw)
+    lw += np.maximum(d, 0.0, out=mu)
+    lw *= -float(votes)
+    d *= s_kl[:, None, None]
+    lw += d
+    lw += lp_k[:, :, None]
+    lw += lp_l[:, None, :]
+    lw -= lw.max(axis=(1, 2), keepdims=True)
+    w = np.exp(lw, out=lw)
     w /= w.sum(axis=(1, 2), keepdims=True)
     if exact:
         pk, cdf_l = terms_k, np.cumsum(terms_l, axis=2)  # pmf of T_k on k's grid; P(T_l <= u) on l's
@@ -167,13 +187,23 @@ def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l:
         # P(T_k - T_l >= 1 - C) = sum_t pmf_k(t) P(T_l <= t + C - 1); P(T_k - T_l <= -1 - C) likewise
         Pp = np.einsum("bat,bct->bac", pk, shifted(C - 1))
         Pm = np.einsum("bat,bct->bac", pk, 1.0 - shifted(C))
+        pp = (w * Pp).sum(axis=(1, 2))
+        pm = (w * Pm).sum(axis=(1, 2))
     else:
-        mu = C[:, None, None] + terms_k[0][:, :, None] - terms_l[0][:, None, :]
-        sd = np.sqrt(np.maximum(terms_k[1][:, :, None] + terms_l[1][:, None, :], 1e-18))
-        Pp = ndtr((mu - 0.5) / sd)
-        Pm = ndtr((-0.5 - mu) / sd)
-    pp = (w * Pp).sum(axis=(1, 2))
-    pm = (w * Pm).sum(axis=(1, 2))
+        np.subtract((C[:, None] + terms_k[0])[:, :, None], terms_l[0][:, None, :], out=mu)
+        np.add(terms_k[1][:, :, None], terms_l[1][:, None, :], out=sd)
+        np.maximum(sd, 1e-18, out=sd)
+        np.sqrt(sd, out=sd)
+        np.subtract(mu, 0.5, out=d)  # P+ = Phi((mu - 1/2) / sd)
+        d /= sd
+        ndtr(d, out=d)
+        d *= w
+        pp = d.sum(axis=(1, 2))
+        np.subtract(-0.5, mu, out=mu)  # P- = Phi((-1/2 - mu) / sd)
+        mu /= sd
+        ndtr(mu, out=mu)
+        mu *= w
+        pm = mu.sum(axis=(1, 2))
     edge = np.maximum(w[:, [0, -1], :].sum(axis=(1, 2)), w[:, :, [0, -1]].sum(axis=(1, 2)))
     return pp, pm, np.clip(1.0 - pp - pm, 0.0, 1.0), edge
 
@@ -228,6 +258,7 @@ def pair_values(K: int, sigma: float, combos: list[tuple[int, int]], samples: in
     H0 = np.empty_like(H)
     P0 = np.empty_like(H)
     edge = 0.0
+    scratch = np.empty((4, min(batch, samples), grid, grid))  # pair_probabilities' work space, reused
     for start in range(0, samples, batch):
         B = min(batch, samples - start)
         x = rng.normal(0.0, sigma, (B, K))
@@ -256,7 +287,7 @@ def pair_values(K: int, sigma: float, combos: list[tuple[int, int]], samples: in
                 row.append(cache[(r, n)])
             (ak, lpk, ck, tk), (al, lpl, cl, tl) = row
             C = ck - cl + 2 * s_kl - votes
-            pp, pm, p0, e = pair_probabilities(ak, lpk, al, lpl, s_kl, C, tk, tl, votes, exact)
+            pp, pm, p0, e = pair_probabilities(ak, lpk, al, lpl, s_kl, C, tk, tl, votes, exact, scratch)
             edge = max(edge, float(e.max()))
             H0[start : start + B, ci] = np.abs(pp - pm)
             H[start : start + B, ci] = np.abs(pp - pm) + p0

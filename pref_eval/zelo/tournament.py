@@ -36,7 +36,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 
 
 def _key(a: str, b: str) -> str:
@@ -48,16 +48,29 @@ class Tournament:
 
     strategy = "tournament"
 
-    def __init__(self, k: int = 5, p: int = 7, f: int = 9, seed: int = 0, final_phase: bool = False):
-        k = max(k, 1)
-        p = max(p, k + 1)
-        f = max(f, p + 1)
+    def __init__(self, k: int = 5, p: int | None = None, f: int | None = None, seed: int = 0,
+                 final_phase: bool = False):
+        # p and f not given: 7 and 9, raised to k + 1 and p + 1 when k needs it (prefj.py's defaults and
+        # floors). Given below their floors they are refused (prefj.py raises them with a warning).
+        if k < 1:
+            raise UsageError(f"--k {k}: expected at least 1")
+        if p is None:
+            p = max(7, k + 1)
+        elif p <= k:
+            raise UsageError(f"--p {p} must exceed --k {k} (a pruning stage keeps the documents with more than "
+                             f"p/2 wins; prefj.py raises p to k + 1 = {k + 1})")
+        if f is None:
+            f = max(9, p + 1)
+        elif f <= p:
+            raise UsageError(f"--f {f} must exceed --p {p} (the pool size at which pruning stops; prefj.py "
+                             f"raises f to p + 1 = {p + 1})")
         self.k, self.p, self.f, self.seed, self.final_phase = k, p, f, seed, final_phase
         self.step = 0
         self.topics: dict[str, dict] = {}
         self.comparisons = 0
         self.ignored = 0
         self.batches: list[str] = []  # digests of the judgment batches added (see has_batch)
+        self.issued: list[int] | None = None  # [step before the last next's draw, comparisons then]
         self.last_ignored = ""  # one ignored judgment of the last add, for messages
 
     # ------------------------------------------------------------------ setup
@@ -139,8 +152,16 @@ class Tournament:
         """Changes whenever a batch moved the tournament (a stage pruning nobody leaves it equal)."""
         return {tp: (t["phase"], len(t["pool"]), len(t["judged"])) for tp, t in self.topics.items()}
 
+    def reissue(self) -> None:
+        """Before ``next`` draws: if the last ``next`` was followed by no judgment, go back to the stream's
+        place before its draw, so that asking again gives the same lines and leaves the later stages'
+        draws (and so the result) as one ``next`` would have left them."""
+        if self.issued is not None and self.issued[1] == self.comparisons:
+            self.step = self.issued[0]
+
     def issue(self) -> None:
-        """``next`` handed out the outstanding pairs (:func:`outstanding` already advanced the draw)."""
+        """``next`` handed out the outstanding pairs (:func:`outstanding` advanced the draw by one)."""
+        self.issued = [self.step - 1, self.comparisons]
 
     def judged_before(self, topic: str, a: str, b: str) -> int:  # noqa: ARG002 - the protocol's signature
         """Judgments of the pair the tournament already holds: 1 in the extra final phase (every pair of
@@ -181,18 +202,26 @@ class Tournament:
             touched.add(topic)
         self.comparisons += used
         self.ignored += dup + unrequested
-        for topic in touched:
-            self._advance(topic)
+        for topic in self.topics:  # in the state's topic order: each stage drawn here takes the next step
+            if topic in touched:
+                self._advance(topic)
         self.last_ignored = example  # one ignored judgment, for messages (not saved)
         return {"used": used, "duplicate": dup, "unrequested": unrequested}
 
-    # batches already added (content digests): ``zelo_pairs add`` is idempotent
+    # batches already added (content digests): ``zelo_pairs add`` is idempotent. Keyed by the ``next`` that
+    # asked for them (the step before its draw), as the adaptive session's are: the extra final phase asks
+    # every final pair again, and the same answers to that new request (the same bytes when the left/right
+    # draw repeats, certain for a final pool of two) are new judgments, not the batch added again.
+    def _batch_key(self, digest: str) -> str:
+        return digest if self.issued is None else f"{self.issued[0]}:{digest}"
+
     def has_batch(self, digest: str) -> bool:
-        return digest in self.batches
+        return self._batch_key(digest) in self.batches
 
     def record_batch(self, digest: str) -> None:
-        if digest not in self.batches:
-            self.batches.append(digest)
+        key = self._batch_key(digest)
+        if key not in self.batches:
+            self.batches.append(key)
 
     def _advance(self, topic: str) -> None:
         t = self.topics[topic]
@@ -253,7 +282,8 @@ class Tournament:
     def to_json(self) -> str:
         return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
-                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches},
+                           "ignored": self.ignored, "topics": self.topics, "batches": self.batches,
+                           **({"issued": self.issued} if self.issued is not None else {})},
                           indent=1, sort_keys=True)
 
     @classmethod
@@ -269,6 +299,7 @@ class Tournament:
             t = cls(obj["k"], obj["p"], obj["f"], obj["seed"], obj["final_phase"])
             t.step, t.comparisons, t.ignored, t.topics = obj["step"], obj["comparisons"], obj["ignored"], obj["topics"]
             t.batches = list(obj.get("batches", []))  # optional: states written before batches were recorded
+            t.issued = obj.get("issued")  # optional: states written before a repeated next was recognised
         except (ValueError, KeyError, TypeError) as err:
             raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
         return t
