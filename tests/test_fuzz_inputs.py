@@ -42,6 +42,12 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "dataset/pairs-cycles": ("dataset.jsonl", "zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q"]),
     # session 9: zelo_fit's dataset (a query on two lines, a document listed twice: FILE:LINE)
     "dataset/fit": ("dataset.jsonl", "zelo_fit", ["-J", "zb_scores.json.gz", "--dataset", "dataset.jsonl", "-Q"]),
+    # session 10 (p19): ids holding white space refused at init; result --qrels of other qrels refused
+    "dataset/pairs-init-ranking": ("dataset.jsonl", "zelo_pairs", ["init", "--state", "new.json", "--strategy",
+                                                                   "adaptive", "--goal", "ranking", "--dataset",
+                                                                   "dataset.jsonl"]),
+    "qrels-graded/pairs-result": ("jg.qrels", "zelo_pairs", ["result", "--state", "as-done.json", "--qrels",
+                                                             "jg.qrels"]),
     "prefs-jsonl/aggregate": ("prefs.jsonl", "pref_aggregate", ["-P", "prefs.jsonl"]),
     "scores/eval": ("scores.tsv", "zelo_eval", ["-R", "scores.tsv", "bm25.run"]),
     "orderings/compare": ("order_a.tsv", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),

@@ -194,3 +194,44 @@ def test_forged_issued_refused(tmp_path):
         res = run_inproc("zelo_pairs", ["next", "--state", "f.json"], tmp_path)
         assert check_contract(res, script="zelo_pairs", expect={2}, names=("f.json",)) == []
         assert "issued" in res.stderr
+
+
+def _tie_judge(ws: Path, batch: str, out: str, tie) -> bool:
+    """Canonical JSONL answers: score ``tie(topic, a, b)`` (½ = a tie)."""
+    lines = [x.split() for x in (ws / batch).read_text().splitlines() if x and not x.startswith("#")]
+    (ws / out).write_text("".join(json.dumps({"qid": t, "doc_a": a, "doc_b": b, "score": tie(t, a, b)}) + "\n"
+                                  for t, a, b in lines))
+    return bool(lines)
+
+
+@pytest.mark.parametrize("final_phase", [[], ["--final-phase"]])
+def test_tournament_all_ties_ends(tmp_path, final_phase):
+    """Judges that answer every pair with a tie gave every document p/2 = 3.5 > 3 wins: each pruning stage kept
+    the whole pool and started again, for ever. A stage that prunes nobody keeps the documents with the most
+    wins; when those are all of them (the judgments cannot separate the documents) the topic ends with the
+    whole pool as its top set, all tied."""
+    (tmp_path / "q.qrels").write_text("".join(f"t{q} 0 d{i:02d} 1\n" for q in range(2) for i in range(24)))
+    _pairs(tmp_path, "init", "--state", "s.json", "--qrels", "q.qrels", "--k", "2", *final_phase)
+    batches = 0
+    while batches < 20:
+        _pairs(tmp_path, "next", "--state", "s.json", "-o", "b.txt")
+        if not _tie_judge(tmp_path, "b.txt", "j.jsonl", lambda t, a, b: 0.5):
+            break
+        _pairs(tmp_path, "add", "--state", "s.json", "-J", "j.jsonl", "-Q")
+        batches += 1
+    assert batches == 1
+    res = [x.split() for x in _pairs(tmp_path, "result", "--state", "s.json").stdout.decode().splitlines()]
+    assert sorted((t, d) for t, d, _ in res) == [(f"t{q}", f"d{i:02d}") for q in range(2) for i in range(24)]
+    assert {w for _, _, w in res} == {"3.5"}  # every document in 7 pairs here, all tied
+
+
+def test_tournament_stage_that_prunes_nobody_keeps_the_most_wins(tmp_path):
+    """Ties for every pair but d00's, which d00 wins by 3/4 to 1/4: nobody has <= 3 wins (the others 3.25 or
+    3.5), so the most wins survive (d00) instead of the whole pool again."""
+    (tmp_path / "q.qrels").write_text("".join(f"t 0 d{i:02d} 1\n" for i in range(16)))
+    _pairs(tmp_path, "init", "--state", "s.json", "--qrels", "q.qrels", "--k", "1")
+    _pairs(tmp_path, "next", "--state", "s.json", "-o", "b.txt")
+    _tie_judge(tmp_path, "b.txt", "j.jsonl", lambda t, a, b: 0.25 if a == "d00" else 0.75 if b == "d00" else 0.5)
+    _pairs(tmp_path, "add", "--state", "s.json", "-J", "j.jsonl", "-Q")
+    st = json.loads((tmp_path / "s.json").read_text())["topics"]["t"]
+    assert st["pool"] == ["d00"] and st["phase"] == "done"

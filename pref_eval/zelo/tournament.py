@@ -24,8 +24,10 @@ Per topic:
 Differences from ``prefj.py`` (see docs/differences-zelo.md): wins are
 accumulated across ``add`` calls, so a stage's judgments may arrive in any
 number of batches; duplicate or unrequested judgments are counted and
-ignored, never silently mixed in; a pruning stage that would leave nobody
-keeps the documents with the most wins; randomness is seeded
+ignored, never silently mixed in; a pruning stage that would leave nobody,
+or prune nobody (possible with ties), keeps the documents with the most wins, and when those are the
+whole pool (the judgments cannot separate them) the topic ends with the whole pool as its top set,
+where a pruning stage that keeps everybody would repeat for ever; randomness is seeded
 (``numpy.random.default_rng([seed, step])``). The whole state is one JSON
 document (:meth:`Tournament.to_json`).
 """
@@ -229,9 +231,13 @@ class Tournament:
             wins = t["wins"]
             if t["phase"] == "prune":
                 keep = [d for d in t["pool"] if wins[d] > self.p // 2]
-                if not keep:
+                if not keep or len(keep) == len(t["pool"]):  # nobody left, or nobody pruned (ties): the most wins
                     best = max(wins.values())
                     keep = [d for d in t["pool"] if wins[d] == best]
+                if len(keep) == len(t["pool"]) > 1:  # all equal: the judgments cannot separate them
+                    t["result"] = {d: wins[d] for d in keep if wins[d] > 0}
+                    t["phase"] = "done"
+                    break
                 t["pool"] = keep
                 self._start_stage(topic)
             elif t["phase"] == "final" and self.final_phase:
