@@ -240,7 +240,7 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("--bound-samples must be >= 2")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
@@ -256,7 +256,7 @@ def main() -> None:
     ap.add_argument("--tau-lp", action="store_true", help="the Pólya–Gamma genie's table instead (module docstring)")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     _check(ap, a)
     if a.tau_lp:
         lines = [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "

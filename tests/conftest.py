@@ -26,6 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared"
 
+# ranx (a test-only oracle, tests/test_ranx_names.py) is numba code compiled on first use: ~60 s CPU in a fresh
+# venv at numba's default LLVM level 3, ~20 % less at level 1 (NOTES.md, session 10, t19). The level changes
+# no result: numba emits no fast-math flags unless asked, so LLVM may not reorder or contract floating-point
+# operations at any level. Set before anything imports numba (ranx is imported inside the tests).
+os.environ.setdefault("NUMBA_OPT", "1")
+
 
 def in_ci() -> bool:
     """True when the environment says this is a CI run (``CI=true``, as GitHub Actions and .ci/run set)."""
@@ -65,29 +71,34 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # -- scheduling on several processes (``pytest -n 2``, the CI command): the longest tests start first
-# Measured with ``pytest -p no:randomly --durations=0`` (NOTES.md, "#13 suite time"), longest first. Only the
+# Measured with ``pytest -p no:randomly --durations=0`` (NOTES.md, session 10, t19), longest first. Only the
 # order changes, never what runs: a name that no longer matches is simply not moved. With pytest-xdist the
 # wall time is at least the longest test, and a long test collected last (the recovery doc table sits near
 # the end of the alphabet) runs alone while the other process idles; started first, it overlaps the rest.
 LONG_FIRST = (
+    "test_ranx_names.py::test_live_comparison_sees_tie_order",  # the ranx tests: numba compiles ranx's
+    "test_ranx_names.py::test_live_against_ranx[trec_eval qrels.test",  # code on first use (fresh venv)
+    "test_zelo_ranking_bound.py::test_docs_table_is_the_bench_output[50]",
     "test_zelo_tau_bound.py::test_docs_tau_bound_table_is_the_bench_output",
-    "test_zelo_ranking_bound.py::test_docs_table_is_the_bench_output",
-    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[dts-",
-    "test_zelo_yan_figure3.py::",
     "test_docs.py::test_shell_examples_run[zelo_pairs.md]",
+    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[dts-B]",
+    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[dts-A]",
+    "test_zelo_ranking_bound.py::test_docs_table_is_the_bench_output[25]",
+    "test_zelo_ranking_bound.py::test_docs_oracle_table_is_the_bench_output",
     "test_zelo_bandits.py::test_adaptive_beats_clarke_on_both_cases",
-    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[mergedts-",
-    "test_stats_exact.py::test_wilcoxon_auto_permutation_n13_equals_scipy",
-    "test_zelo_judge.py::test_fitted_tau_matches_simulated_recovery_http",
-    "test_docs.py::test_shell_examples_run[zelo_plot.md]",
+    "test_zelo_pairs_ranking.py::test_cli_loop_replay_forgery_and_result",
     "test_docs.py::test_shell_examples_run[zelo_judge.md]",
-    "test_zelo_judge.py::test_faults_end_judged_or_failed_with_reason",
-    "test_zelo_pairs_adaptive.py::test_adaptive_protocol_finds_the_best",
-    "test_zelo_judge_state.py::test_adaptive_sigkill_then_resume_asks_nothing_twice_http",
-    "test_jsonl_scanner.py::test_any_json_number_text_converts_as_python_does",
-    "test_docs.py::test_shell_examples_run[getting-started.md]",
     "test_docs.py::test_shell_examples_run[zelo_compare.md]",
-    "test_stats_exact.py::test_wilcoxon_equals_one_row_scipy_calls[auto-wilcox]",
+    "test_docs.py::test_shell_examples_run[zelo_plot.md]",
+    "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[mergedts-",
+    "test_jsonl_scanner.py::test_any_json_number_text_converts_as_python_does",
+    "test_zelo_pairs_adaptive.py::test_adaptive_protocol_finds_the_best",
+    "test_zelo_ranking_bound.py::test_docs_distance_table_is_the_bench_output",
+    "test_zelo_judge_state.py::test_adaptive_sigkill_then_resume_asks_nothing_twice_http",
+    "test_ranx_names.py::test_ranx_objects_as_input",
+    "test_zelo_judge.py::test_ensemble_votes_store_and_resume",
+    "test_parallel.py::test_zelo_compare_jobs_identical",
+    "test_zelo_judge.py::test_faults_end_judged_or_failed_with_reason",
 )
 
 
@@ -120,6 +131,45 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers(name="shared"):
         for rel in mark.args:
             need_shared(*Path(rel).parts)
+
+
+@pytest.fixture(scope="session")
+def recovery_bench():
+    """``run(*args) -> stdout`` of ``bench/recovery_adaptive.py ARGS``, in this process, with its simulations
+    shared over the session. The docs' recovery tables (main, ``--oracle``, ``--by-distance``, ``--tau-bound``,
+    ``--tau-lp``; tests/test_zelo_ranking_bound.py, test_zelo_tau_bound.py, test_zelo_tau_consistency.py) rerun the
+    same simulations (same K, σ, cycles, trials, seed, strategy): :func:`pref_eval.zelo.simulate.recovery`'s
+    ``design`` and ``distance_bins`` only add columns computed after the fits, so each simulation runs once here,
+    with both.
+    The bench's own process is still tested (test_bench_table_reduced, test_bench_tau_bound_reduced)."""
+    import contextlib
+    import importlib.util
+    import io
+
+    spec = importlib.util.spec_from_file_location("recovery_adaptive_bench", ROOT / "bench" / "recovery_adaptive.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    real, memo = bench.recovery, {}
+
+    def recovery(K, sigma, cycles, trials, **kw):
+        kw.pop("design", None)
+        kw.pop("distance_bins", None)
+        key = (K, sigma, cycles, trials, tuple(sorted(kw.items())))
+        if key not in memo:
+            edges = [*(e for e in bench.DIST_EDGES if e < K), K]  # distance_row's bins
+            memo[key] = real(K, sigma, cycles, trials, design=True, distance_bins=edges, **kw)
+        return memo[key]
+
+    bench.recovery = recovery
+
+    def run(*args: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            bench.main(list(args))
+        return out.getvalue()
+
+    return run
 
 
 @pytest.fixture

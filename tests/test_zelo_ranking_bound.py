@@ -126,13 +126,13 @@ def test_bench_oracle_table_reduced():
 
 
 @pytest.mark.slow
-def test_docs_oracle_table_is_the_bench_output():
+def test_docs_oracle_table_is_the_bench_output(recovery_bench):
     """The known-scores table of docs/zelo_simulate.md is ``bench/recovery_adaptive.py --oracle``'s (about 30 s)."""
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-oracle:begin -->\n")[1].split("<!-- recovery-oracle:end -->")[0]
-    out = _bench("--oracle", "--trials", "100", "--seed", "0")
+    out = recovery_bench("--oracle", "--trials", "100", "--seed", "0")
     old = [r for r in block.strip().splitlines() if r.startswith("|")]
     new = [r for r in out.strip().splitlines() if r.startswith("|")]
     assert old[:2] == new[:2] and len(old) == len(new) == 11
@@ -143,20 +143,21 @@ def test_docs_oracle_table_is_the_bench_output():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("K", [25, 50])
-def test_docs_table_is_the_bench_output(K):
+def test_docs_table_is_the_bench_output(K, recovery_bench):
     """The doc table's K = 25 and K = 50 rows are the bench's output (10 s and 40 s on a quiet machine).
 
     The K = 100 rows take 159 s by themselves on a quiet machine (the discordance criterion scores every
     candidate pair against the posterior covariance each round); they are the bench's too
     (``python bench/recovery_adaptive.py --trials 100 --seed 0 --K 100``) but are not rerun here,
-    to keep the suite near five minutes on two cores.
+    to keep the suite near five minutes on two cores. The bench runs in this process (``recovery_bench``,
+    tests/conftest.py): the oracle, by-distance and tau-bound tables' tests reuse its simulations.
     """
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-adaptive:begin -->\n")[1].split("<!-- recovery-adaptive:end -->")[0]
     assert "--trials 100 --seed 0" in block
-    out = _bench("--trials", "100", "--seed", "0", "--K", str(K))
+    out = recovery_bench("--trials", "100", "--seed", "0", "--K", str(K))
     # the same rows; numbers within 0.002 (another BLAS may move the last bits of a fit)
     old = [r for r in block.strip().splitlines() if r.startswith(f"| {K} |")]
     new = [r for r in out.strip().splitlines() if r.startswith(f"| {K} |")]
@@ -231,13 +232,14 @@ def test_bench_distance_table_reduced():
 
 
 @pytest.mark.slow
-def test_docs_distance_table_is_the_bench_output():
-    """The K = 25 rows of the by-distance table of docs/zelo_simulate.md are the bench's (about 20 s)."""
+def test_docs_distance_table_is_the_bench_output(recovery_bench):
+    """The K = 25 rows of the by-distance table of docs/zelo_simulate.md are the bench's (about 20 s alone; its
+    simulations are the main table's K = 25 rows', shared through ``recovery_bench``)."""
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-distance:begin -->\n")[1].split("<!-- recovery-distance:end -->")[0]
-    out = _bench("--by-distance", "--trials", "100", "--seed", "0", "--K", "25")
+    out = recovery_bench("--by-distance", "--trials", "100", "--seed", "0", "--K", "25")
     assert block.strip().splitlines()[2:4] == out.strip().splitlines()[2:4]  # the same columns
     old = [r for r in block.strip().splitlines() if r.startswith("| 25 |")]
     new = [r for r in out.strip().splitlines() if r.startswith("| 25 |")]

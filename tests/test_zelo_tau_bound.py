@@ -239,18 +239,19 @@ def test_bench_tau_bound_reduced():
 
 
 @pytest.mark.slow
-def test_docs_tau_bound_table_is_the_bench_output():
+def test_docs_tau_bound_table_is_the_bench_output(recovery_bench):
     """The K = 25, σ = 0.6 row of the tau-bound table in docs/zelo_simulate.md is the bench's (the genie's 4,000
     Monte Carlo pairs per cell and rule: the three K = 25 rows took 7 min at load 4, so one row is rerun here;
-    the bench reproduces the rest)."""
+    the bench reproduces the rest). The bench runs in this process (``recovery_bench`` in tests/conftest.py:
+    its strategies' simulations are shared with the recovery tables' tests)."""
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-tau-bound:begin -->\n")[1].split("<!-- recovery-tau-bound:end -->")[0]
     m = re.search(r"--trials (\d+) --seed (\d+) --bound-samples (\d+)", block)
     assert m
-    out = _bench("--tau-bound", "--trials", m[1], "--seed", m[2], "--bound-samples", m[3], "--K", "25",
-                 "--sigma", "0.6")
+    out = recovery_bench("--tau-bound", "--trials", m[1], "--seed", m[2], "--bound-samples", m[3], "--K", "25",
+                         "--sigma", "0.6")
     old = [r for r in block.splitlines() if r.startswith("| 25 | 0.6 |")]
     new = [r for r in out.splitlines() if r.startswith("| 25 |")]
     assert len(old) == len(new) == 1

@@ -188,8 +188,9 @@ def test_bench_tau_lp_reduced():
 
 
 @pytest.mark.slow
-def test_docs_tau_lp_table_is_the_bench_output():
-    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate.md are the bench's."""
+def test_docs_tau_lp_table_is_the_bench_output(recovery_bench):
+    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate.md are the bench's (run in this
+    process by ``recovery_bench``, tests/conftest.py: the simulations are the recovery tables' K = 25 rows')."""
     import re
 
     from conftest import ROOT
@@ -198,7 +199,7 @@ def test_docs_tau_lp_table_is_the_bench_output():
     block = doc.split("<!-- recovery-tau-lp:begin -->\n")[1].split("<!-- recovery-tau-lp:end -->")[0]
     m = re.search(r"--tau-lp --trials (\d+) --seed (\d+)", block)
     assert m
-    out = _bench("--tau-lp", "--trials", m[1], "--seed", m[2], "--K", "25")
+    out = recovery_bench("--tau-lp", "--trials", m[1], "--seed", m[2], "--K", "25")
     old = [r for r in block.splitlines() if r.startswith("| 25 |")]
     new = [r for r in out.splitlines() if r.startswith("| 25 |")]
     assert len(old) == len(new) == 3
