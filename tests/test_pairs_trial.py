@@ -235,3 +235,24 @@ def test_tournament_stage_that_prunes_nobody_keeps_the_most_wins(tmp_path):
     _pairs(tmp_path, "add", "--state", "s.json", "-J", "j.jsonl", "-Q")
     st = json.loads((tmp_path / "s.json").read_text())["topics"]["t"]
     assert st["pool"] == ["d00"] and st["phase"] == "done"
+
+
+PLOT_ARGV = {"systems": ["systems", "-R", "q.qrels", "-m", "map", "a.run", "b.run", "-o", "p.svg", "-Q"],
+             "pairs": ["pairs", "-R", "q.qrels", "-m", "map", "a.run", "b.run", "-o", "p.svg", "-Q"],
+             "matrix": ["matrix", "-J", "j.txt", "--format", "clarke4", "-o", "p.svg", "-Q"]}
+
+
+@pytest.mark.parametrize("kind,opt,value", [("systems", "--seed", "-1"), ("pairs", "--seed", "-1"),
+                                            ("matrix", "--prior", "nan"), ("matrix", "--prior", "inf")])
+def test_plot_option_ranges(tmp_path, kind, opt, value):
+    """zelo_plot systems/pairs took ``--seed -1`` (zelo_compare refuses it) and ``matrix --prior nan``/``inf``
+    (zelo_fit refuses them; inf drew with a RuntimeWarning): declared ranges now, the parser's exit 2."""
+    pytest.importorskip("PIL")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d1 1\n")
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 1 a\nq2 Q0 d2 1 1 a\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d2 1 1 b\nq2 Q0 d1 1 1 b\n")
+    (tmp_path / "j.txt").write_text("q d1 d2 d1\n")
+    assert run_inproc("zelo_plot", PLOT_ARGV[kind], tmp_path).returncode == 0
+    res = run_inproc("zelo_plot", [*PLOT_ARGV[kind], opt, value], tmp_path)
+    assert check_contract(res, script="zelo_plot", expect={2}) == []
+    assert opt in res.stderr and "Traceback" not in res.stderr and "Warning" not in res.stderr
