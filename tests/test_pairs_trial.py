@@ -256,3 +256,36 @@ def test_plot_option_ranges(tmp_path, kind, opt, value):
     res = run_inproc("zelo_plot", [*PLOT_ARGV[kind], opt, value], tmp_path)
     assert check_contract(res, script="zelo_plot", expect={2}) == []
     assert opt in res.stderr and "Traceback" not in res.stderr and "Warning" not in res.stderr
+
+
+def test_cycles_docs_listed_twice_refused(tmp_path):
+    """``cycles --docs`` with a document listed twice for a query paired the document with itself (8 self-pairs
+    for 'q a' twice); ``init --docs`` refuses it, and so does ``cycles`` now, naming the line."""
+    (tmp_path / "d.txt").write_text("q a\nq b\nq a\n")
+    res = run_inproc("zelo_pairs", ["cycles", "--docs", "d.txt", "-Q"], tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}, names=("d.txt:3",)) == []
+    assert res.stdout == b""
+
+
+def test_cycles_depth_without_run_refused(tmp_path):
+    """``--depth`` belongs to ``--run``; with ``--docs`` or ``--dataset`` it was ignored."""
+    (tmp_path / "d.txt").write_text("q a\nq b\n")
+    res = run_inproc("zelo_pairs", ["cycles", "--docs", "d.txt", "--depth", "1", "-Q"], tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}) == []
+    assert "--depth" in res.stderr and res.stdout == b""
+
+
+@pytest.mark.parametrize("argv,option", [(["cycles", "--docs", "d.txt", "-Q", "-o", "d.txt"], "--docs"),
+                                         (["result", "--state", "s.json", "-o", "s.json"], "--state"),
+                                         (["next", "--state", "s.json", "-o", "s.json"], "--state")])
+def test_output_onto_input_names_the_input_option(tmp_path, argv, option):
+    """``-o d.txt`` over ``--docs d.txt`` was refused as "the same file as -o d.txt": the option the user gave
+    the input with is named now."""
+    (tmp_path / "d.txt").write_text("q a\nq b\n")
+    (tmp_path / "q.qrels").write_text(QRELS)
+    _pairs(tmp_path, "init", "--state", "s.json", "--qrels", "q.qrels")
+    before = (tmp_path / "s.json").read_bytes()
+    res = run_inproc("zelo_pairs", argv, tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}) == []
+    assert f"same file as {option} " in res.stderr, res.stderr
+    assert (tmp_path / "s.json").read_bytes() == before and (tmp_path / "d.txt").read_text() == "q a\nq b\n"
