@@ -1681,7 +1681,11 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
 
     if cycles < 1:
         raise UsageError("--cycles must be >= 1")
+    if depth is not None and not run:
+        raise UsageError("--depth applies to --run")
     given = _candidates(dataset, run, depth, docs) if queries is None else [(q, list(d)) for q, d in queries]
+    for topic, pool in given:  # a document twice would be paired with itself
+        _check_pool(topic, pool, str(dataset or run or docs or "queries"), docs_file=bool(docs), request_ids=False)
     got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
     if output is not None:
         from .output.atomic import command_output
@@ -1786,13 +1790,14 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     return t
 
 
-def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False) -> None:
+def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False,
+                request_ids: bool = True) -> None:
     """A topic's candidates must be distinct (a document twice would be paired with itself), and no id may
-    hold white space (the request lines are 'topic docA docB'): else an InputError naming ``source`` (and,
-    for a ``qid docno`` file, the line that repeats the document)."""
+    hold white space when ``request_ids`` (a state's request lines are 'topic docA docB'): else an InputError
+    naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
     from collections import Counter
 
-    for x in (topic, *pool):
+    for x in (topic, *pool) if request_ids else ():
         if len(x.split()) != 1 or x.split()[0] != x:  # str.split: any Unicode white space
             raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
                                         "'topic docA docB' lines, expected ids without spaces")

@@ -235,3 +235,57 @@ def test_tournament_stage_that_prunes_nobody_keeps_the_most_wins(tmp_path):
     _pairs(tmp_path, "add", "--state", "s.json", "-J", "j.jsonl", "-Q")
     st = json.loads((tmp_path / "s.json").read_text())["topics"]["t"]
     assert st["pool"] == ["d00"] and st["phase"] == "done"
+
+
+PLOT_ARGV = {"systems": ["systems", "-R", "q.qrels", "-m", "map", "a.run", "b.run", "-o", "p.svg", "-Q"],
+             "pairs": ["pairs", "-R", "q.qrels", "-m", "map", "a.run", "b.run", "-o", "p.svg", "-Q"],
+             "matrix": ["matrix", "-J", "j.txt", "--format", "clarke4", "-o", "p.svg", "-Q"]}
+
+
+@pytest.mark.parametrize("kind,opt,value", [("systems", "--seed", "-1"), ("pairs", "--seed", "-1"),
+                                            ("matrix", "--prior", "nan"), ("matrix", "--prior", "inf")])
+def test_plot_option_ranges(tmp_path, kind, opt, value):
+    """zelo_plot systems/pairs took ``--seed -1`` (zelo_compare refuses it) and ``matrix --prior nan``/``inf``
+    (zelo_fit refuses them; inf drew with a RuntimeWarning): declared ranges now, the parser's exit 2."""
+    pytest.importorskip("PIL")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d1 1\n")
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 1 a\nq2 Q0 d2 1 1 a\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d2 1 1 b\nq2 Q0 d1 1 1 b\n")
+    (tmp_path / "j.txt").write_text("q d1 d2 d1\n")
+    assert run_inproc("zelo_plot", PLOT_ARGV[kind], tmp_path).returncode == 0
+    res = run_inproc("zelo_plot", [*PLOT_ARGV[kind], opt, value], tmp_path)
+    assert check_contract(res, script="zelo_plot", expect={2}) == []
+    assert opt in res.stderr and "Traceback" not in res.stderr and "Warning" not in res.stderr
+
+
+def test_cycles_docs_listed_twice_refused(tmp_path):
+    """``cycles --docs`` with a document listed twice for a query paired the document with itself (8 self-pairs
+    for 'q a' twice); ``init --docs`` refuses it, and so does ``cycles`` now, naming the line."""
+    (tmp_path / "d.txt").write_text("q a\nq b\nq a\n")
+    res = run_inproc("zelo_pairs", ["cycles", "--docs", "d.txt", "-Q"], tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}, names=("d.txt:3",)) == []
+    assert res.stdout == b""
+
+
+def test_cycles_depth_without_run_refused(tmp_path):
+    """``--depth`` belongs to ``--run``; with ``--docs`` or ``--dataset`` it was ignored."""
+    (tmp_path / "d.txt").write_text("q a\nq b\n")
+    res = run_inproc("zelo_pairs", ["cycles", "--docs", "d.txt", "--depth", "1", "-Q"], tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}) == []
+    assert "--depth" in res.stderr and res.stdout == b""
+
+
+@pytest.mark.parametrize("argv,option", [(["cycles", "--docs", "d.txt", "-Q", "-o", "d.txt"], "--docs"),
+                                         (["result", "--state", "s.json", "-o", "s.json"], "--state"),
+                                         (["next", "--state", "s.json", "-o", "s.json"], "--state")])
+def test_output_onto_input_names_the_input_option(tmp_path, argv, option):
+    """``-o d.txt`` over ``--docs d.txt`` was refused as "the same file as -o d.txt": the option the user gave
+    the input with is named now."""
+    (tmp_path / "d.txt").write_text("q a\nq b\n")
+    (tmp_path / "q.qrels").write_text(QRELS)
+    _pairs(tmp_path, "init", "--state", "s.json", "--qrels", "q.qrels")
+    before = (tmp_path / "s.json").read_bytes()
+    res = run_inproc("zelo_pairs", argv, tmp_path)
+    assert check_contract(res, script="zelo_pairs", expect={2}) == []
+    assert f"same file as {option} " in res.stderr, res.stderr
+    assert (tmp_path / "s.json").read_bytes() == before and (tmp_path / "d.txt").read_text() == "q a\nq b\n"

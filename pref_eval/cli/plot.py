@@ -14,6 +14,7 @@ import click
 
 from .common import Log, run_id_options, run_main
 from .options import quiet_option
+from .param_types import SEED, Finite
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -53,7 +54,7 @@ def command() -> None:
               help="Query to draw (default: the first in the judgments).")
 @click.option("-S", "--scores", "scores_file", default=None, metavar="TSV",
               help="Order by these zelo_fit scores instead of fitting here.")
-@click.option("--prior", type=click.FloatRange(min=0), default=0.5, show_default=True,
+@click.option("--prior", type=Finite(min=0), default=0.5, show_default=True,
               help="Prior of the fit used for ordering (as zelo_fit --prior).")
 @_figure_options(11.0, 5.0)
 def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output, width, height, dpi, title):
@@ -91,7 +92,7 @@ def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output
 
 
 def _values_options(f):
-    f = click.option("--seed", type=int, default=0, show_default=True,
+    f = click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed for randomised tests and the bootstrap.")(f)
     f = click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
                      default=0.05, show_default=True, help="Significance level.")(f)

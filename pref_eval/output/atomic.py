@@ -376,17 +376,24 @@ def output_file(path: str | None, *, inputs: Mapping[str, Sequence[str]] | None 
 InputOptions = Sequence[tuple[str, Sequence[str]]]
 
 
+OUTPUT_OPTIONS = ("-o", "--output", "output")
+"""Names of the plain output option (command line, API parameter): the first to leave out of an output's inputs."""
+
+
 def inputs_besides(path: str | None, options: InputOptions) -> dict[str, list[str]]:
-    """The inputs ``path`` must not be: ``options`` without ``path`` under the first option that gave it.
+    """The inputs ``path`` must not be: ``options`` without ``path`` under the output option (``-o``) if that
+    gave it, else under the first option that gave it.
 
     A file may be read and rewritten by the same option (``zelo_pairs add --state``), never by two
     different ones; a later option of the same name replaces an earlier one (a group's options).
     """
     found: dict[str, list[str]] = {}
+    # the output option itself, when it gave the path (``-o F`` over ``--docs F`` names --docs), else the first
+    own = next((n for n, v in options if n in OUTPUT_OPTIONS and path in v), None) if path is not None else None
     own_dropped = False
     for name, values in options:
         vals = list(values)
-        if not own_dropped and path is not None and path in vals:
+        if not own_dropped and path is not None and path in vals and (own is None or name == own):
             vals = [x for x in vals if x != path] if len(vals) > 1 else []
             own_dropped = True
         if vals:

@@ -744,7 +744,7 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     per-query counts are taken a slice at a time (``np.bincount`` would widen all of ``q``),
     and each block's results are copied into the output arrays and dropped.
     """
-    from ..parallel import ordered_map, split_even
+    from ..parallel import ordered_results, split_even
     from .judgments import CodedColumn
 
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -778,9 +778,8 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
 
     if jobs == 1 and not scheduler:  # one block in memory at a time
         return _gather_results(map(_fit_piece, pieces()), sizes)
-    results = ordered_map(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
-    results.reverse()  # popped in query order: each block's result dropped once copied
-    return _gather_results((results.pop() for _ in range(len(results))), sizes)
+    # each block's result copied into place and dropped as it is reached
+    return _gather_results(ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler), sizes)
 
 
 # judgments per block of a large fit: bounds the fit's temporaries (~300 bytes each; blocks of 500,000 held
