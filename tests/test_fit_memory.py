@@ -82,7 +82,7 @@ def test_zelo_fit_peak_bytes_per_judgment(bench_files, tmp_path):
     grows by < 26 bytes a judgment (1 MB parts, blocks of 50,000 judgments: both files streamed, several
     blocks). Measured 19.6; before (int32/float64 table, document ranks, per-query counts and the blocks'
     results over the whole collection at once) 34. On 40 M judgments (100,000 queries) `/usr/bin/time -f
-    %M bin/zelo_fit` went from 1,753 MB to 941 MB (NOTES.md, session 10, m19)."""
+    %M bin/zelo_fit` went from 1,753 MB to 788 MB (NOTES.md, session 10, m19)."""
     import subprocess
 
     def peak(path):
