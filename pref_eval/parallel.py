@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .errors import UsageError
 
@@ -25,17 +25,27 @@ from .errors import UsageError
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int = 1,
                 scheduler: str | None = None) -> list:
     """``[fn(x) for x in items]``, computed serially, in ``jobs`` processes or on a dask cluster."""
+    return list(ordered_results(fn, items, jobs=jobs, scheduler=scheduler))
+
+
+def ordered_results(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int = 1,
+                    scheduler: str | None = None) -> Iterator[Any]:
+    """:func:`ordered_map`'s results one at a time, in input order: serially each is computed when asked
+    for; in processes each is handed over as it is reached (a caller that consumes and drops them does
+    not hold them all); from dask, gathered at once. The pool ends when the iterator is exhausted or closed."""
     items = list(items)
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
     if scheduler:
-        return _dask_map(fn, items, scheduler)
+        yield from _dask_map(fn, items, scheduler)
+        return
     if jobs == 1 or len(items) <= 1:
-        return [fn(x) for x in items]
+        yield from map(fn, items)
+        return
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), initializer=_worker_init) as ex:
-        return list(ex.map(fn, items))
+        yield from ex.map(fn, items)
 
 
 def _worker_init() -> None:

@@ -318,6 +318,8 @@ class Judgments:
         when the table would then hold more than 256 distinct scores. A value is its bits (-0.0 is not 0.0)."""
         import numpy as np
 
+        from ..io.keys import distinct
+
         bits = np.ascontiguousarray(x).view(np.uint64)
         if self._score_bits is None:
             self._score_values = np.zeros(0)
@@ -327,7 +329,7 @@ class Judgments:
         np.minimum(pos, max(len(known) - 1, 0), out=pos)
         hit = known[pos] == bits if len(known) else np.zeros(len(bits), dtype=bool)
         if not hit.all():
-            new = np.unique(bits[~hit])
+            new = distinct(bits[~hit])  # np.unique imports numpy.ma (start-up: tests/test_startup_imports.py)
             if len(known) + len(new) > 256:
                 return None
             self._score_values = np.concatenate([self._score_values, new.view(np.float64)])
