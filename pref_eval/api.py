@@ -1611,7 +1611,7 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
     log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
     # doc_ids: the canonical order (independent of line order), document ranks computed a block at a time
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
-                          max_iter=max_iter, jobs=jobs, scheduler=scheduler,
+                          max_iter=max_iter, jobs=jobs, scheduler=scheduler, keep_levels=prior == 0,
                           doc_ids=[table_docs[qid] for qid in queries])
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]

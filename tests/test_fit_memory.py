@@ -82,7 +82,7 @@ def test_zelo_fit_peak_bytes_per_judgment(bench_files, tmp_path):
     grows by < 26 bytes a judgment (1 MB parts, blocks of 50,000 judgments: both files streamed, several
     blocks). Measured 19.6; before (int32/float64 table, document ranks, per-query counts and the blocks'
     results over the whole collection at once) 34. On 40 M judgments (100,000 queries) `/usr/bin/time -f
-    %M bin/zelo_fit` went from 1,753 MB to 941 MB (NOTES.md, session 10, m19)."""
+    %M bin/zelo_fit` went from 1,753 MB to 788 MB (NOTES.md, session 10, m19)."""
     import subprocess
 
     def peak(path):
@@ -193,3 +193,18 @@ def test_slice_helpers_equal_numpy(monkeypatch):
             for q in (np.sort(rng.integers(0, 5, n)).astype(dt), rng.integers(0, 5, n).astype(dt)):
                 assert zf.count_per_query(q, 5).tolist() == np.bincount(q.astype(np.int64), minlength=5).tolist()
                 assert zf.is_sorted(q) == bool(np.all(q[1:] >= q[:-1]))
+
+
+def test_keep_levels_false_leaves_only_component_and_level_out():
+    """``fit_bt_parallel(keep_levels=False)`` (zelo_fit with a prior > 0): the same scores, SEs and per-query
+    diagnostics, to the bit, as with them; component and level of length 0."""
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    _, q, a, b, s = cycle_judgments(30, 12, 3, 1.0, seed=4)
+    sizes = np.full(30, 12)
+    docs = [[f"d{k}" for k in range(12)]] * 30
+    full = zf.fit_bt_parallel(sizes, q, a, b, s, doc_ids=docs, parts=4)
+    lean = zf.fit_bt_parallel(sizes, q, a, b, s, doc_ids=docs, parts=4, keep_levels=False)
+    assert len(full.component) == len(full.level) == 360 and len(lean.component) == len(lean.level) == 0
+    for name in ("score", "se", "n_judged", "n_components", "iterations", "loglik", "grad_max", "converged"):
+        assert getattr(full, name).tobytes() == getattr(lean, name).tobytes(), name
