@@ -85,10 +85,17 @@ def test_zelo_fit_peak_bytes_per_judgment(bench_files, tmp_path):
     %M bin/zelo_fit` went from 1,753 MB to 788 MB (NOTES.md, session 10, m19)."""
     import subprocess
 
+    import pref_eval
+
+    # the child imports the pref_eval this test imports: the installed package under CI, with its compiled
+    # JSON-lines scanner (the checkout has none unless built in place; the pure-Python fallback reads the
+    # same judgments with more temporaries: 30 bytes a judgment)
+    home = os.path.dirname(os.path.dirname(os.path.abspath(pref_eval.__file__)))
+
     def peak(path):
         res = subprocess.run([sys.executable, "-c", _PEAK, "-J", path, "-o", str(tmp_path / "out")],
-                             capture_output=True, text=True, timeout=300,
-                             env={"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin"})
+                             capture_output=True, text=True, timeout=300, cwd=tmp_path,  # -c puts cwd first
+                             env={"PYTHONPATH": home, "PATH": "/usr/bin:/bin"})
         assert res.returncode == 0, res.stderr[-500:]
         return 1024 * int(res.stderr.strip().splitlines()[-1].split()[1])
 
