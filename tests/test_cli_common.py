@@ -203,3 +203,27 @@ def test_plot_help_names_every_image_format():
     assert res.returncode == 0, res.stderr
     first = " ".join(res.stdout.split("\n\n")[1].split())
     assert all(f.upper() in first for f in FORMATS.values()), first
+
+
+def _leaf_commands(cmd, path):
+    import click
+
+    if isinstance(cmd, click.Group):
+        for name, sub in sorted(cmd.commands.items()):
+            yield from _leaf_commands(sub, f"{path} {name}")
+    else:
+        yield path, cmd
+
+
+def test_every_command_and_subcommand_takes_quiet():
+    """``-Q/--quiet`` is accepted by every command and subcommand (a script's ``zelo_pairs next -Q`` was a usage
+    error: init/next/status/result lacked it), so that one spelling silences a whole pipeline."""
+    import importlib
+
+    missing = []
+    for script, module in sorted(SCRIPTS.items()):
+        for path, cmd in _leaf_commands(importlib.import_module(module).command, script):
+            opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+            if not {"-Q", "--quiet"} <= opts:
+                missing.append(path)
+    assert not missing, missing

@@ -83,8 +83,9 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Ranking, with --run: documents per query.")
 @click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
+@quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max_per_pair, cycles, batch, window,
-             start, criterion, dataset, run, depth, docs, force):
+             start, criterion, dataset, run, depth, docs, force, quiet):
     """Start Clarke's pruning tournament or an adaptive strategy (best item, or the whole ranking)."""
     from ..api import pairs_init
     from .common import command_options
@@ -99,7 +100,8 @@ def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max
 @command.command("next")
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
-def next_cmd(state, output):
+@quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
+def next_cmd(state, output, quiet):
     """Print the pairs still to judge (none when the tournament is over)."""
     from ..api import pairs_next
     from .common import command_options
@@ -125,7 +127,8 @@ def add_cmd(state, judgments, fmt, quiet):
 @command.command("status")
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-o", "--output", default=None, help="Write the table here, atomically (default stdout).")
-def status_cmd(state, output):
+@quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
+def status_cmd(state, output, quiet):
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
     from ..api import pairs_status
     from .common import command_options
@@ -138,7 +141,8 @@ def status_cmd(state, output):
 @click.option("--state", required=True, metavar="FILE")
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
 @click.option("-o", "--output", default=None, help="Write the result here, atomically (default stdout).")
-def result_cmd(state, qrels, output):
+@quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
+def result_cmd(state, qrels, output, quiet):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     from ..api import pairs_result
     from .common import command_options
