@@ -135,6 +135,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             need_shared(*Path(rel).parts)
 
 
+def assert_rows_close(old: list[str], new: list[str], sep: str, abs_tol: float = 2e-3) -> None:
+    """The docs' table rows ``old`` against the bench's ``new``: cell by cell (cells split by the regular
+    expression ``sep``), numbers within ``abs_tol`` (the docs print 3 decimals), other text equal."""
+    import re
+
+    assert len(old) == len(new)
+    for a, b in zip(old, new, strict=True):
+        ca, cb = re.split(sep, a.strip(" |")), re.split(sep, b.strip(" |"))
+        assert len(ca) == len(cb), (a, b)
+        for x, y in zip(ca, cb, strict=True):
+            try:
+                assert float(x) == pytest.approx(float(y), abs=abs_tol), (a, b)
+            except ValueError:
+                assert x == y, (a, b)
+
+
 @pytest.fixture(scope="session")
 def recovery_bench():
     """``run(*args) -> stdout`` of ``bench/recovery_adaptive.py ARGS``, in this process, with its simulations

@@ -193,7 +193,7 @@ def test_docs_tau_lp_table_is_the_bench_output(recovery_bench):
     process by ``recovery_bench``, tests/conftest.py: the simulations are the recovery tables' K = 25 rows')."""
     import re
 
-    from conftest import ROOT
+    from conftest import ROOT, assert_rows_close
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-tau-lp:begin -->\n")[1].split("<!-- recovery-tau-lp:end -->")[0]
@@ -202,12 +202,6 @@ def test_docs_tau_lp_table_is_the_bench_output(recovery_bench):
     out = recovery_bench("--tau-lp", "--trials", m[1], "--seed", m[2], "--K", "25")
     old = [r for r in block.splitlines() if r.startswith("| 25 |")]
     new = [r for r in out.splitlines() if r.startswith("| 25 |")]
-    assert len(old) == len(new) == 3
-    for a, b in zip(old, new, strict=True):
-        ca, cb = (re.split(r" \| | / | ", r.replace("(", "").replace(")", "").strip(" |")) for r in (a, b))
-        assert len(ca) == len(cb)
-        for x, y in zip(ca, cb, strict=True):
-            try:
-                assert float(x) == pytest.approx(float(y), abs=2e-3)
-            except ValueError:
-                assert x == y
+    assert len(old) == 3
+    assert_rows_close([r.replace("(", "").replace(")", "") for r in old],
+                      [r.replace("(", "").replace(")", "") for r in new], r" \| | / | ")
