@@ -85,12 +85,15 @@ def test_parse_threads_memory_is_returned(tmp_path):
     assert float(out.stdout) < 20, out.stdout
 
 
-def test_zelo_trec_sets_one_arena(monkeypatch):
-    import pref_eval.heap
-    from pref_eval.cli import trec
+@pytest.mark.parametrize("module", ["trec", "eval"])
+def test_zelo_trec_and_zelo_eval_set_one_arena(monkeypatch, module):
+    import importlib
 
+    import pref_eval.heap
+
+    cli = importlib.import_module(f"pref_eval.cli.{module}")
     calls = []
     monkeypatch.setattr(pref_eval.heap, "one_arena", lambda: calls.append(1))
     with pytest.raises(SystemExit):
-        trec.main(["--help"])
+        cli.main(["--help"])
     assert calls == [1]

@@ -230,9 +230,12 @@ def _peak_kb(mod_func: tuple[str, str], args: list[str]) -> int:
 
 
 def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
-    """Metric mode keeps one ranking at a time: 12 runs of 300k lines peak within 25 MB of one run.
+    """Metric mode keeps one ranking at a time: 12 runs of 300k lines peak within 40 MB of one run.
 
-    (Before: every run's ranking was kept, about 8 MB more per run of this size; 27 MB per 1 M-line run.)
+    (Before: every run's ranking was kept, about 8 MB more per run of this size, ~90 MB for the 11 more runs;
+    27 MB per 1 M-line run.) Measured 16-22 MB on a quiet machine, 28 MB once under CI's two workers (the
+    parse threads' heap varies from run to run), so the bound leaves that noise room and still fails on the
+    old behaviour.
     """
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_runs.py"), "--queries", "300", "--depth", "1000",
                     "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
@@ -244,7 +247,7 @@ def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
     argv = ["-R", str(tmp_path / "qrels"), "-o", "tsv", "-m", "official", "-q", "--output"]
     one = _peak_kb(SCRIPTS["zelo_eval"], [*argv, str(tmp_path / "o1"), runs[0]])
     many = _peak_kb(SCRIPTS["zelo_eval"], [*argv, str(tmp_path / "o12"), *runs])
-    assert many - one < 25 * 1024, (one, many)
+    assert many - one < 40 * 1024, (one, many)
     per_run = (tmp_path / "o1").read_text().splitlines()[1:]
     rows = (tmp_path / "o12").read_text().splitlines()[1:]
     assert len(rows) == 12 * len(per_run) and rows[: len(per_run)] == per_run

@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None) -> None:
     import sys
 
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from ..heap import one_arena
+
+    one_arena()  # as zelo_trec: the parse threads' freed memory returned to the OS with the rest
     # the drop-in name for pref_eval.py names itself in messages, usage lines and --version
     prog = "pref_eval" if argv is None and os.path.basename(sys.argv[0]) == "pref_eval" else "zelo_eval"
     run_main(command, prog, argv, short_lived=True)
