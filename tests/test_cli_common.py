@@ -227,3 +227,19 @@ def test_every_command_and_subcommand_takes_quiet():
             if not {"-Q", "--quiet"} <= opts:
                 missing.append(path)
     assert not missing, missing
+
+
+@pytest.mark.parametrize("words,cword,module,var", [
+    ("zelo_judge --st", 1, "pref_eval.cli.judge", "_ZELO_JUDGE_COMPLETE"),
+    ("zelo judge --st", 2, "pref_eval.cli.group", "_ZELO_COMPLETE"),
+])
+def test_zelo_judge_completes_run_options_at_the_first_word(words, cword, module, var):
+    """``zelo_judge --state ...`` is ``zelo_judge run --state ...``, so the first word completes run's options as
+    well as the subcommands (it offered only --help; click's bash protocol, as the generated scripts call it)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COMP_WORDS": words, "COMP_CWORD": str(cword), var: "bash_complete"}
+    res = subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    assert res.stdout.split() == ["plain,--state", "plain,--store"]
+    env["COMP_WORDS"] = words.rsplit(" ", 1)[0] + " "
+    res = subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    assert {"plain,run", "plain,export"} <= set(res.stdout.split())

@@ -18,6 +18,17 @@ class _DefaultRun(click.Group):
             args = ["run", *args]
         return super().parse_args(ctx, args)
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list:
+        """Completion at the first word: the subcommands and, as ``zelo_judge --state ...`` is ``run``, run's
+        options (``zelo_judge --<TAB>`` offered only ``--help``)."""
+        out = super().shell_complete(ctx, incomplete)
+        if incomplete.startswith("-"):
+            run = self.commands["run"]
+            seen = {c.value for c in out}
+            sub = run.make_context("run", [], parent=ctx, resilient_parsing=True)
+            out += [c for c in run.shell_complete(sub, incomplete) if c.value not in seen]
+        return out
+
 
 @click.group(cls=_DefaultRun, context_settings={"help_option_names": ["-h", "--help"]})
 def command() -> None:
