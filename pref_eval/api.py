@@ -1798,7 +1798,7 @@ def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = 
     from collections import Counter
 
     for x in (topic, *pool) if request_ids else ():
-        if len(x.split()) != 1 or x.split()[0] != x:  # str.split: any Unicode white space
+        if x.split() != [x]:  # str.split: any Unicode white space (and the empty id)
             raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
                                         "'topic docA docB' lines, expected ids without spaces")
     if len(set(pool)) == len(pool):
@@ -1995,7 +1995,7 @@ already certain; the bound keeps the seed derived from round(1000 sigma) an inte
 def _check_sigma(sigma: Sequence[float]) -> None:
     """Every ``--sigma`` in (0, SIGMA_MAX] (the truth's seed holds round(1000 sigma): a finite integer)."""
     for s in sigma:
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 < s <= SIGMA_MAX:
+        if not _is_number(s) or not 0 < s <= SIGMA_MAX:  # numpy scalars too (np.float32(0.6))
             raise UsageError(f"--sigma: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
 
 

@@ -81,10 +81,6 @@ def _log_logistic_pdf(z: np.ndarray) -> np.ndarray:
     return -a - 2.0 * np.log1p(np.exp(-a))
 
 
-def _log_sigmoid(z: np.ndarray) -> np.ndarray:
-    return -np.logaddexp(0.0, -z)
-
-
 def sum_pmf(p: np.ndarray, mask: np.ndarray, votes: int) -> np.ndarray:
     """pmf of T = sum over the last axis (the terms where ``mask``) of Binomial(votes, p): (..., votes n + 1)."""
     from scipy.special import comb
