@@ -219,37 +219,50 @@ def _newton_blocks(
 
     def grad_hess(xx):
         if fused:
-            gu, gv, h = compiled.gradient(xx, u, v, wuv, nw)
+            gu, gv, h = compiled.gradient(xx, u, v, wuv, wvu, nw)
             g = gu - gv
         else:
+            # sigma(-d) computed, not 1 - sigma(d): full relative precision on a near-perfect pair
             d = xx[u] - xx[v]
-            p = _sigmoid(d)
-            r = wuv - nw * p
+            p, pq = _sigmoid(d), _sigmoid(-d)
+            r = wuv * pq - wvu * p
             g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
-            h = nw * p * (1.0 - p)
+            h = nw * p * pq
         pd = np.zeros(n)
         if prior > 0:
             sx = _sigmoid(xx)
-            g = g + prior * (1.0 - 2.0 * sx)
-            pd = 2.0 * prior * sx * (1.0 - sx)
+            sxq = _sigmoid(-xx)
+            g = g + prior * (sxq - sx)
+            pd = 2.0 * prior * sx * sxq
         return g, h, pd
 
     pattern = _laplacian_pattern(n, u, v)
     f = objective(x)
     gmax = np.zeros(nb)
     stalled = np.zeros(nb, dtype=bool)
-    for _ in range(max_iter):
+    done = np.zeros(nb, dtype=bool)
+    for _ in range(max_iter + 1):
         g, h, pd = grad_hess(x)
         gmax = np.maximum.reduceat(np.abs(g), starts)
-        active = (gmax > tol) & ~stalled
+        active = ~stalled & ~done
         if not active.any():
             break
-        iters += active
         g = np.where(active[block], g, 0.0)
         gnorm = np.sqrt(_segsum(g * g, starts))
         # inexact Newton (Eisenstat-Walker style): loose early, tight near the optimum
         rtol = np.clip(np.minimum(0.1, np.sqrt(gnorm)), 1e-12, None)
         delta = _block_cg(n, block, starts, inv_size, pattern, h, pd, g, centre, active, rtol=rtol)
+        # done: the gradient is within ``tol`` and the Newton step -- the distance to the optimum, to first
+        # order -- is below STEP_TOL of the block's scale: the step is not taken (scale-free: a document
+        # whose Hessian entry is tiny has a large step for a small gradient; module docstring, "Stopping")
+        step = np.maximum.reduceat(np.abs(delta), starts)
+        scale = np.maximum(1.0, np.maximum.reduceat(np.abs(x), starts))
+        done |= active & (gmax <= tol) & (step <= STEP_TOL * scale)
+        active &= ~done
+        if not active.any() or _ == max_iter:
+            break
+        iters += active
+        delta = np.where(active[block], delta, 0.0)
         # backtracking line search per block (objective is concave)
         t = np.ones(nb)
         todo = active.copy()
@@ -276,7 +289,15 @@ def _newton_blocks(
             x -= np.repeat(np.where(moved, _segsum(x, starts) * inv_size, 0.0), sizes)
     g, _, _ = grad_hess(x)
     gmax = np.maximum.reduceat(np.abs(g), starts) if n else gmax
-    return x, iters, gmax
+    import os
+    if os.environ.get("F20_DEBUG"):
+        import sys
+        print("done", int(done.sum()), "stalled", int(stalled.sum()), "stalled&~done", int((stalled & ~done).sum()),
+              "neither", int((~stalled & ~done).sum()), file=sys.stderr)
+    return x, iters, gmax, done
+
+
+STEP_TOL = 1e-13  # a fit stops when its Newton step is below this fraction of max(1, max |x_i|) (and |g| <= tol)
 
 
 def _scc_weight_scale(starts: np.ndarray, sizes: np.ndarray, eu: np.ndarray, nw: np.ndarray) -> np.ndarray:
@@ -658,17 +679,15 @@ def fit_bt(
         bsz = sizes_arr[nonempty]
         if n:
             with np.errstate(over="ignore"):  # absurd weights (1e300): the warning names the query, not numpy
-                x, it, gm = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
+                x, it, gm, ok = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
             iters_q[nonempty] = it
             gmax_q[nonempty] = gm
             means = _segsum(x, starts) / bsz
             score_out = x - np.repeat(means, bsz)
             if compute_se:
                 d = x[e.u] - x[e.v]
-                p = _sigmoid(d)
-                h = (e.wuv + e.wvu) * p * (1 - p)
-                sx = _sigmoid(x)
-                pd = 2.0 * prior * sx * (1 - sx)
+                h = (e.wuv + e.wvu) * _sigmoid(d) * _sigmoid(-d)
+                pd = 2.0 * prior * _sigmoid(x) * _sigmoid(-x)
                 se = _dense_cov_diag(starts, bsz, e.u, e.v, h, pd, False, True, n)
         d = score_out[e.u] - score_out[e.v]
         ll_e = e.wuv * _log_sigmoid(d) + e.wvu * _log_sigmoid(-d)
@@ -696,7 +715,7 @@ def fit_bt(
             up = _scc_weight_scale(starts, bsz, eu, wuv + wvu)
             ws = up[np.repeat(np.arange(len(starts)), bsz)][eu] if len(eu) else np.zeros(0)
             with np.errstate(over="ignore"):
-                x, it, gm = _newton_blocks(m, starts, bsz, eu, ev, wuv * ws, wvu * ws, 0.0, True, tol, max_iter)
+                x, it, gm, ok = _newton_blocks(m, starts, bsz, eu, ev, wuv * ws, wvu * ws, 0.0, True, tol, max_iter)
             gm = gm / up
             score_out[perm] = x
             bq = qof[perm[starts]]
@@ -706,8 +725,7 @@ def fit_bt(
             ll_e = wuv * _log_sigmoid(d) + wvu * _log_sigmoid(-d)
             loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
             if compute_se:
-                p = _sigmoid(d)
-                h = (wuv + wvu) * ws * p * (1 - p)
+                h = (wuv + wvu) * ws * _sigmoid(d) * _sigmoid(-d)
                 se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
                 se[perm] = se_sub * np.sqrt(np.repeat(up, bsz))
     converged = gmax_q <= tol
