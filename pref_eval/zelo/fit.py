@@ -257,7 +257,11 @@ def _newton_blocks(
         # whose Hessian entry is tiny has a large step for a small gradient; module docstring, "Stopping")
         step = np.maximum.reduceat(np.abs(delta), starts)
         scale = np.maximum(1.0, np.maximum.reduceat(np.abs(x), starts))
-        done |= active & (gmax <= tol) & (step <= STEP_TOL * scale)
+        # |g_i| <= tol * max(1, H_ii): the absolute rule for weights ~1; relative to the curvature for large
+        # weights, whose gradient holds rounding noise of eps * H_ii (weights 1e20 with a prior)
+        hdiag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
+        gok = np.logical_and.reduceat(np.abs(g) <= tol * np.maximum(1.0, hdiag), starts)
+        done |= active & gok & (step <= STEP_TOL * scale)
         active &= ~done
         if not active.any() or _ == max_iter:
             break
@@ -289,11 +293,6 @@ def _newton_blocks(
             x -= np.repeat(np.where(moved, _segsum(x, starts) * inv_size, 0.0), sizes)
     g, _, _ = grad_hess(x)
     gmax = np.maximum.reduceat(np.abs(g), starts) if n else gmax
-    import os
-    if os.environ.get("F20_DEBUG"):
-        import sys
-        print("done", int(done.sum()), "stalled", int(stalled.sum()), "stalled&~done", int((stalled & ~done).sum()),
-              "neither", int((~stalled & ~done).sum()), file=sys.stderr)
     return x, iters, gmax, done
 
 
@@ -301,17 +300,17 @@ STEP_TOL = 1e-13  # a fit stops when its Newton step is below this fraction of m
 
 
 def _scc_weight_scale(starts: np.ndarray, sizes: np.ndarray, eu: np.ndarray, nw: np.ndarray) -> np.ndarray:
-    """Per block (SCC, nodes ``starts[k] : starts[k] + sizes[k]``): 2**k with k >= 0 the least power that brings
-    the block's largest pair weight ``nw`` to at least 1 (1 when it already is; an exact float scaling)."""
+    """Per block (SCC, nodes ``starts[k] : starts[k] + sizes[k]``): the power of 2 that brings the block's
+    largest pair weight ``nw`` into [1, 2) (1 when it is there already; an exact float scaling)."""
     nb = len(starts)
     big = np.zeros(nb)
     if len(eu):
         np.maximum.at(big, np.repeat(np.arange(nb), sizes)[eu], nw)
     up = np.ones(nb)
-    small = (big > 0) & (big < 1.0)
-    if small.any():
-        _, ex = np.frexp(big[small])  # big = mant * 2**ex, mant in [0.5, 1): big * 2**(1 - ex) in [1, 2)
-        up[small] = np.ldexp(1.0, 1 - ex)
+    off = (big > 0) & ((big < 1.0) | (big >= 2.0))
+    if off.any():
+        _, ex = np.frexp(big[off])  # big = mant * 2**ex, mant in [0.5, 1): big * 2**(1 - ex) in [1, 2)
+        up[off] = np.ldexp(1.0, 1 - ex)
     return up
 
 
@@ -478,16 +477,34 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
         H[eb, lu, lv] = -eh  # (u, v) pairs are unique: plain assignment
         H[eb, lv, lu] = -eh
         H[nb_, ln, ln] = deg[nodes]
-        if centre_pinv:
+        c = np.ones(B)
+        if centre_out:
+            # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
+            # cancellation when the pair weights dwarf the prior (weights 1e20: H^-1 is 11'/sum(d) + tiny)
+            dv = pd[nodes].reshape(B, m)
+            sd = dv.sum(axis=1)
+            sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
+            H -= dv[:, :, None] * (dv / sd[:, None])[:, None, :]
+        if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
+            c = _diag_scale(H)
+            H *= c[:, None, None]
             H += 1.0 / m
         dg, rows = _inverse_diag_rowsum(H)
-        if centre_pinv:
-            dg = dg - 1.0 / m
-        elif centre_out:
-            tot = rows.sum(axis=1)
-            dg = dg - 2.0 * rows / m + (tot / m**2)[:, None]
+        if centre_pinv or centre_out:
+            dg = (dg - 1.0 / m) * c[:, None]
         out[nodes] = dg[nb_, ln]
     return np.sqrt(np.maximum(out, 0.0))
+
+
+def _diag_scale(H: np.ndarray) -> np.ndarray:
+    """Per matrix of the stack H (B x m x m): the power of 2 that brings its largest diagonal entry into [1, 2)
+    (1 when it is 0): an exact scaling, so that the 11'/m of the pseudo-inverse is not lost beside H."""
+    big = np.max(np.diagonal(H, axis1=1, axis2=2), axis=1) if H.shape[1] else np.zeros(len(H))
+    c = np.ones(len(H))
+    pos = big > 0
+    _, ex = np.frexp(big[pos])
+    c[pos] = np.ldexp(1.0, 1 - ex)
+    return c
 
 
 SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPACK calls cost more)
@@ -672,6 +689,7 @@ def fit_bt(
     se = np.full(n, np.nan)
     iters_q = np.zeros(nq, dtype=np.int64)
     gmax_q = np.zeros(nq)
+    conv_q = np.ones(nq, dtype=bool)
     if prior > 0:
         sizes_arr = np.diff(offsets)
         nonempty = sizes_arr > 0
@@ -682,6 +700,7 @@ def fit_bt(
                 x, it, gm, ok = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
             iters_q[nonempty] = it
             gmax_q[nonempty] = gm
+            conv_q[nonempty] = ok
             means = _segsum(x, starts) / bsz
             score_out = x - np.repeat(means, bsz)
             if compute_se:
@@ -710,8 +729,9 @@ def fit_bt(
             wuv, wvu = e.wuv[inside], e.wvu[inside]
             # The MLE inside an SCC does not change when its weights are multiplied by a constant, but the
             # absolute gradient tolerance would stop at once on tiny weights (1e-9: every score 0, SE 0 at
-            # 1e-20). An SCC whose largest pair weight is below 1 is fitted with its weights times 2**k
-            # (exact) bringing that weight into [1, 2); its SEs are scaled back. Others are unchanged.
+            # 1e-20), and huge ones (1e20) lose the 11'/n of L^+ = (L + 11'/n)^-1 - 11'/n. Each SCC is fitted
+            # with its weights times the power of 2 (exact) that brings its largest pair weight into [1, 2);
+            # its SEs are scaled back.
             up = _scc_weight_scale(starts, bsz, eu, wuv + wvu)
             ws = up[np.repeat(np.arange(len(starts)), bsz)][eu] if len(eu) else np.zeros(0)
             with np.errstate(over="ignore"):
@@ -721,6 +741,7 @@ def fit_bt(
             bq = qof[perm[starts]]
             np.maximum.at(iters_q, bq, it)
             np.maximum.at(gmax_q, bq, gm)
+            np.logical_and.at(conv_q, bq, ok)
             d = x[eu] - x[ev]
             ll_e = wuv * _log_sigmoid(d) + wvu * _log_sigmoid(-d)
             loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
@@ -728,7 +749,7 @@ def fit_bt(
                 h = (wuv + wvu) * ws * _sigmoid(d) * _sigmoid(-d)
                 se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
                 se[perm] = se_sub * np.sqrt(np.repeat(up, bsz))
-    converged = gmax_q <= tol
+    converged = conv_q
     return FitResult(
         score=score_out, se=se, component=comp_local, level=level,
         n_docs=np.diff(offsets), n_judged=np.bincount(qof[judged], minlength=nq),
