@@ -2167,14 +2167,16 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
 
 
 class PlotImage(NamedTuple):
-    """Where and how ``zelo_plot`` draws: the image file (PNG, SVG or PDF by its extension), its size in
-    inches, its resolution (PNG) and the title (``None``: one describing the data)."""
+    """Where and how ``zelo_plot`` draws: the image file (``-`` = standard output), its size in inches, its
+    resolution (PNG), the title (``None``: one describing the data) and the format ``fmt`` (``png``, ``svg`` or
+    ``pdf``; ``None``: by the file's extension; needed for ``-``; refused when it contradicts the extension)."""
 
     output: str
     width: float
     height: float
     dpi: float = 100.0
     title: str | None = None
+    fmt: str | None = None
 
 
 def _plot_check(image: PlotImage, own: InputOptions) -> None:
@@ -2183,7 +2185,7 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
     from .output.atomic import inputs_besides, preflight
     from .plot.output import image_format
 
-    if image_format(image.output) == "png":
+    if image_format(image.output, image.fmt) == "png":
         from .plot.png import check_png_size
 
         check_png_size(image.width, image.height, image.dpi)
@@ -2192,14 +2194,15 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
 
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
     """Save a :class:`pref_eval.plot.canvas.Canvas` (:func:`pref_eval.plot.output.save_canvas`)."""
-    from .output.atomic import inputs_besides
+    from .output.atomic import inputs_besides, is_stdout
     from .plot.output import save_canvas
 
-    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
+
+    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own), image.fmt)
     if log is not None:
         for line in warned:
             log.warn(line)
-        log.info(f"wrote {image.output}")
+        log.info("wrote the image to standard output" if is_stdout(image.output) else f"wrote {image.output}")
 
 
 def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None = None, ties: str = "half",
