@@ -1443,7 +1443,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     scores maximise Σ_k w_k [s_k log σ(x_b − x_a) + (1 − s_k) log σ(x_a − x_b)]
     with a ``prior`` (pseudo-judgments against a virtual average document,
     0 = pure maximum likelihood per strongly connected component), per query,
-    by Newton's method to gradient tolerance ``tol`` (:mod:`pref_eval.zelo.fit`).
+    by Newton's method until the gradient is within ``tol`` (times max(1, Fisher information)) and the
+    Newton step below 1e-13 of the scale (:mod:`pref_eval.zelo.fit`, "Stopping").
     ``judgments``: one path or several (every format ``zelo_fit`` reads,
     autodetected unless ``judgment_format``); ``ties``: the vote rule (default
     ``half``, ``zbench`` with ``compat="zbench"``); ``agreement_weights``:
@@ -1615,7 +1616,8 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
                           doc_ids=[table_docs[qid] for qid in queries])
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
-        log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
+        log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
+                 f"step 1e-13 of the scale; e.g. {bad[0]!r})")
     return res
 
 

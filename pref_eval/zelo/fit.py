@@ -26,15 +26,31 @@ Two estimators:
 
 The optimiser is Newton's method with backtracking, the Newton systems solved
 by preconditioned conjugate gradients over edge lists (all queries / SCCs at
-once as independent blocks). It stops when every block's largest gradient
-component is below ``tol`` -- a gradient tolerance, not a change-in-loss rule.
+once as independent blocks).
+
+Stopping: a block is done when (a) every gradient component satisfies
+|g_i| <= tol * max(1, H_ii) (H the Fisher information below: the plain
+gradient rule for weights ~1; relative to the curvature for large weights,
+whose gradient carries rounding noise of ~eps * H_ii), and (b) the Newton step
+delta = H^-1 g -- the distance to the optimum to first order -- satisfies
+max |delta_i| <= STEP_TOL * max(1, max |x_i|); the step is then not taken.
+(b) is scale-free: a document tied to the others by near-perfect pairs has a
+tiny H_ii, and a gradient rule alone leaves it ~tol / H_ii from the optimum
+(1e-2 for H_ii = 1e-7). The gradient is computed as
+w_uv sigma(-d) - w_vu sigma(d) and the weights h from sigma(d) sigma(-d), not
+from 1 - sigma(d), which would lose the relative precision of sigma(-d) for
+large d. Not a change-in-loss rule.
 
 Standard errors come from the observed Fisher information (for the logit
 link equal to the expected one), I = L(h) with edge weights
 h_ij = (W_ij + W_ji) p_ij (1 - p_ij) (+ 2 prior sigma(x)sigma(-x) on the
 diagonal): the SE of the centred score x_i - mean(x) is
 sqrt([C I^-1 C]_ii) with C = I - 11'/n; for the pure MLE it is the
-Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC.
+Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC. With the
+prior, C I^-1 C = S^+ for S = I - dd'/sum(d), d the prior's diagonal (S 1 = 0;
+the Schur complement of the direction 1), computed like L^+; both are taken
+of the matrix scaled by the power of 2 that brings its largest diagonal entry
+into [1, 2) (M^+ = c (cM)^+), so that 11'/n is not lost beside large weights.
 
 Input order: floating-point sums depend on the order of their terms, and the
 documents' indices on the order in which a file names them. Given
