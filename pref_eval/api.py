@@ -1880,30 +1880,33 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
     return t
 
 
-def pairs_status(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple]:
+def pairs_status(state: str, *, output: str = "-", verify: bool = False,
+                 inputs: InputOptions | None = None) -> list[tuple]:
     """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
-    stages_left)``, written with a total line to ``output``."""
+    stages_left)``, written with a total line to ``output``. ``verify``: an adaptive state is also replayed
+    from its judgments and refused (InputError) unless the replay gives the same state."""
     from .output.atomic import command_output
     from .output.pairs import write_status
     from .zelo.pair_state import load_state
 
-    t = load_state(state)
+    t = load_state(state, verify=verify)
     rows = t.status()
     with command_output(output, _input_options(inputs, output=output, state=state)) as out:
         write_status(out, rows, t.comparisons, t.ignored)
     return rows
 
 
-def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", verify: bool = False,
                  inputs: InputOptions | None = None) -> Any:
     """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
-    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned."""
+    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned.
+    ``verify``: as :func:`pairs_status`'s."""
     from .io.qrels import graded_documents
     from .output.atomic import command_output
     from .output.pairs import write_prefs_qrels, write_result
     from .zelo.pair_state import load_state
 
-    t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
+    t = load_state(state, verify=verify)
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
     prefs = None
