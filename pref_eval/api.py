@@ -272,8 +272,10 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
         else:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
             import warnings
 
+            from .errors import PrefEvalWarning
+
             warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
-                          "both (complete=True counts them as zero, as ir-measures does)", UserWarning,
+                          "both (complete=True counts them as zero, as ir-measures does)", PrefEvalWarning,
                           stacklevel=_caller_level())
     results = [x[0] for x in got]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
