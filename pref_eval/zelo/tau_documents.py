@@ -67,7 +67,7 @@ import numpy as np
 PHI1 = float(np.exp(-0.5) / np.sqrt(2.0 * np.pi))  # max_z phi(z)|z| = phi(1)
 
 
-def h_value(d: np.ndarray, v: np.ndarray) -> np.ndarray:
+def h_value(d: np.ndarray | float, v: np.ndarray | float) -> np.ndarray:
     """h(d, v) = |2 Phi(d / sqrt v) - 1|, with h(d, 0) = 1 for d != 0 and h(0, 0) = 0."""
     from scipy.special import ndtr
 
@@ -79,7 +79,7 @@ def h_value(d: np.ndarray, v: np.ndarray) -> np.ndarray:
     return 2.0 * ndtr(z) - 1.0
 
 
-def hinge_mean(mu: np.ndarray, var: np.ndarray, t: float) -> np.ndarray:
+def hinge_mean(mu: np.ndarray | float, var: np.ndarray | float, t: float) -> np.ndarray:
     """E (mu + sqrt(var) Z - t)_+ for Z ~ N(0, 1): (mu - t) Phi(z) + sd phi(z), z = (mu - t)/sd; (mu - t)_+ at var 0.
     Increases with mu and with var."""
     from scipy.special import ndtr
@@ -112,7 +112,8 @@ def states(K: int, sigma: float, m: int, votes: int = 3, *, n_mu: int = 21, mu_r
 
     mu cells: ``n_mu`` centres evenly in +-``mu_range`` (default 3.5 sigma) plus, with ``envelope``, an outer cell
     on each side; alpha cells from the geometric grid 1/sigma^2 .. ``alpha_top``/sigma^2 of ``n_alpha`` points, the
-    last cell unbounded (``alphas``: the grid in units of 1/sigma^2 instead, from 1). With ``envelope=False`` each state is a grid point (mu = c_i, alpha = a_j): not a bound.
+    last cell unbounded (``alphas``: the grid in units of 1/sigma^2 instead, from 1). With ``envelope=False`` each
+    state is a grid point (mu = c_i, alpha = a_j): not a bound.
     """
     if min(n_mu, n_alpha) < 2 or n_t < 1 or alpha_top <= 1 or K < 2:
         raise ValueError("need n_mu, n_alpha >= 2, n_t >= 1, alpha_top > 1, K >= 2")
@@ -130,9 +131,8 @@ def states(K: int, sigma: float, m: int, votes: int = 3, *, n_mu: int = 21, mu_r
     mu_lo = np.concatenate([[-np.inf], c, [R]]) if envelope else c
     mu_hi = np.concatenate([[-R], c, [np.inf]]) if envelope else c
     a_lo, a_up = (a, np.append(a[1:], np.inf)) if envelope else (a, a)
-    I, J = np.meshgrid(np.arange(mu_lo.size), np.arange(a_lo.size), indexing="ij")
-    I, J = I.ravel(), J.ravel()
-    lo, hi, alo, aup, inn = mu_lo[I], mu_hi[I], a_lo[J], a_up[J], inner[I]
+    im, ia = (g.ravel() for g in np.meshgrid(np.arange(mu_lo.size), np.arange(a_lo.size), indexing="ij"))
+    lo, hi, alo, aup, inn = mu_lo[im], mu_hi[im], a_lo[ia], a_up[ia], inner[im]
     var = 1.0 / aup
     V = var[:, None] + var[None, :]
     # randomised rounding (step 6): h <= E h(rounded) + phi(1) E(rounding error of d)^2 / V, E(..)^2 <= delta^2/2
