@@ -296,27 +296,29 @@ fail:
     return NULL;
 }
 
-/* bt_gradient(x, u, v, wuv, nw, gu, gv, h): with d = x[u[k]] - x[v[k]], p = expit(d),
-   r = wuv[k] - nw[k] * p: gu[u[k]] += r, gv[v[k]] += r (k in order, both zeroed first) and
-   h[k] = nw[k] * p * (1 - p) -- numpy's bincount(u, r), bincount(v, r) and nw * p * (1.0 - p). */
+/* bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h): with d = x[u[k]] - x[v[k]], p = expit(d), q = expit(-d),
+   r = wuv[k] * q - wvu[k] * p: gu[u[k]] += r, gv[v[k]] += r (k in order, both zeroed first) and
+   h[k] = nw[k] * p * q -- numpy's bincount(u, r), bincount(v, r) and nw * p * q. Each term is computed
+   to full relative precision (1 - p would lose it when p is near 1: a near-perfect pair). */
 static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
-    PyObject *o[8];
-    buf_t b[8];
+    PyObject *o[9];
+    buf_t b[9];
     memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
         return NULL;
     if (get_buf(o[0], &b[0], 0, 'd', "x") < 0 || get_buf(o[1], &b[1], 0, 'q', "u") < 0 ||
         get_buf(o[2], &b[2], 0, 'q', "v") < 0 || get_buf(o[3], &b[3], 0, 'd', "wuv") < 0 ||
-        get_buf(o[4], &b[4], 0, 'd', "nw") < 0 || get_buf(o[5], &b[5], 1, 'd', "gu") < 0 ||
-        get_buf(o[6], &b[6], 1, 'd', "gv") < 0 || get_buf(o[7], &b[7], 1, 'd', "h") < 0)
+        get_buf(o[4], &b[4], 0, 'd', "wvu") < 0 || get_buf(o[5], &b[5], 0, 'd', "nw") < 0 ||
+        get_buf(o[6], &b[6], 1, 'd', "gu") < 0 || get_buf(o[7], &b[7], 1, 'd', "gv") < 0 ||
+        get_buf(o[8], &b[8], 1, 'd', "h") < 0)
         goto fail;
     {
-        const double *x = b[0].view.buf, *wuv = b[3].view.buf, *nw = b[4].view.buf;
+        const double *x = b[0].view.buf, *wuv = b[3].view.buf, *wvu = b[4].view.buf, *nw = b[5].view.buf;
         const int64_t *u = b[1].view.buf, *v = b[2].view.buf;
-        double *gu = b[5].view.buf, *gv = b[6].view.buf, *h = b[7].view.buf;
+        double *gu = b[6].view.buf, *gv = b[7].view.buf, *h = b[8].view.buf;
         Py_ssize_t n = NITEMS(b[0]), m = NITEMS(b[1]);
-        if (NITEMS(b[2]) != m || NITEMS(b[3]) != m || NITEMS(b[4]) != m || NITEMS(b[7]) != m ||
-            NITEMS(b[5]) != n || NITEMS(b[6]) != n) {
+        if (NITEMS(b[2]) != m || NITEMS(b[3]) != m || NITEMS(b[4]) != m || NITEMS(b[5]) != m ||
+            NITEMS(b[8]) != m || NITEMS(b[6]) != n || NITEMS(b[7]) != n) {
             PyErr_SetString(PyExc_ValueError, "bt_gradient: arrays differ in length");
             goto fail;
         }
@@ -328,18 +330,19 @@ static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
         for (Py_ssize_t k = 0; k < m; k++) {
             double d = x[u[k]] - x[v[k]];
             double p = 1.0 / (1.0 + exp(-d));
-            double r = wuv[k] - nw[k] * p;
+            double q = 1.0 / (1.0 + exp(d));
+            double r = wuv[k] * q - wvu[k] * p;
             gu[u[k]] += r;
             gv[v[k]] += r;
             double t = nw[k] * p;
-            h[k] = t * (1.0 - p);
+            h[k] = t * q;
         }
         Py_END_ALLOW_THREADS
     }
-    release(b, 8);
+    release(b, 9);
     Py_RETURN_NONE;
 fail:
-    release(b, 8);
+    release(b, 9);
     return NULL;
 }
 
@@ -789,7 +792,7 @@ static PyMethodDef methods[] = {
     {"bt_objective", k_bt_objective, METH_VARARGS,
      "bt_objective(x, u, v, eblock, nw, wvu, f): per-block Bradley-Terry log-likelihood (see _kernels.c)."},
     {"bt_gradient", k_bt_gradient, METH_VARARGS,
-     "bt_gradient(x, u, v, wuv, nw, gu, gv, h): gradient parts and Hessian weights (see _kernels.c)."},
+     "bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h): gradient parts and Hessian weights (see _kernels.c)."},
     {"stable_order", k_stable_order, METH_VARARGS,
      "stable_order(hi, nhi, lo, nlo, out): out = np.lexsort((lo, hi)) by counting sorts (lo may be None)."},
     {"format_scores", k_format_scores, METH_VARARGS,

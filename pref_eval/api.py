@@ -1443,7 +1443,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     scores maximise Σ_k w_k [s_k log σ(x_b − x_a) + (1 − s_k) log σ(x_a − x_b)]
     with a ``prior`` (pseudo-judgments against a virtual average document,
     0 = pure maximum likelihood per strongly connected component), per query,
-    by Newton's method to gradient tolerance ``tol`` (:mod:`pref_eval.zelo.fit`).
+    by Newton's method until the gradient is within ``tol`` (times max(1, Fisher information)) and the
+    Newton step below 1e-13 of the scale (:mod:`pref_eval.zelo.fit`, "Stopping").
     ``judgments``: one path or several (every format ``zelo_fit`` reads,
     autodetected unless ``judgment_format``); ``ties``: the vote rule (default
     ``half``, ``zbench`` with ``compat="zbench"``); ``agreement_weights``:
@@ -1615,7 +1616,8 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
                           doc_ids=[table_docs[qid] for qid in queries])
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
-        log.warn(f"{len(bad)} queries did not reach the gradient tolerance {tol:g} (e.g. {bad[0]!r})")
+        log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
+                 f"step 1e-13 of the scale; e.g. {bad[0]!r})")
     return res
 
 
@@ -1878,30 +1880,33 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
     return t
 
 
-def pairs_status(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple]:
+def pairs_status(state: str, *, output: str = "-", verify: bool = False,
+                 inputs: InputOptions | None = None) -> list[tuple]:
     """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
-    stages_left)``, written with a total line to ``output``."""
+    stages_left)``, written with a total line to ``output``. ``verify``: an adaptive state is also replayed
+    from its judgments and refused (InputError) unless the replay gives the same state."""
     from .output.atomic import command_output
     from .output.pairs import write_status
     from .zelo.pair_state import load_state
 
-    t = load_state(state)
+    t = load_state(state, verify=verify)
     rows = t.status()
     with command_output(output, _input_options(inputs, output=output, state=state)) as out:
         write_status(out, rows, t.comparisons, t.ignored)
     return rows
 
 
-def pairs_result(state: str, *, qrels: str | None = None, output: str = "-",
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", verify: bool = False,
                  inputs: InputOptions | None = None) -> Any:
     """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
-    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned."""
+    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned.
+    ``verify``: as :func:`pairs_status`'s."""
     from .io.qrels import graded_documents
     from .output.atomic import command_output
     from .output.pairs import write_prefs_qrels, write_result
     from .zelo.pair_state import load_state
 
-    t = load_state(state, verify=True)  # the whole ranking's rounds are chosen again: no forged result
+    t = load_state(state, verify=verify)
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
     prefs = None
@@ -2167,14 +2172,16 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
 
 
 class PlotImage(NamedTuple):
-    """Where and how ``zelo_plot`` draws: the image file (PNG, SVG or PDF by its extension), its size in
-    inches, its resolution (PNG) and the title (``None``: one describing the data)."""
+    """Where and how ``zelo_plot`` draws: the image file (``-`` = standard output), its size in inches, its
+    resolution (PNG), the title (``None``: one describing the data) and the format ``fmt`` (``png``, ``svg`` or
+    ``pdf``; ``None``: by the file's extension; needed for ``-``; refused when it contradicts the extension)."""
 
     output: str
     width: float
     height: float
     dpi: float = 100.0
     title: str | None = None
+    fmt: str | None = None
 
 
 def _plot_check(image: PlotImage, own: InputOptions) -> None:
@@ -2183,7 +2190,7 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
     from .output.atomic import inputs_besides, preflight
     from .plot.output import image_format
 
-    if image_format(image.output) == "png":
+    if image_format(image.output, image.fmt) == "png":
         from .plot.png import check_png_size
 
         check_png_size(image.width, image.height, image.dpi)
@@ -2192,14 +2199,15 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
 
 def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
     """Save a :class:`pref_eval.plot.canvas.Canvas` (:func:`pref_eval.plot.output.save_canvas`)."""
-    from .output.atomic import inputs_besides
+    from .output.atomic import inputs_besides, is_stdout
     from .plot.output import save_canvas
 
-    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own))
+
+    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own), image.fmt)
     if log is not None:
         for line in warned:
             log.warn(line)
-        log.info(f"wrote {image.output}")
+        log.info("wrote the image to standard output" if is_stdout(image.output) else f"wrote {image.output}")
 
 
 def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None = None, ties: str = "half",

@@ -100,13 +100,13 @@ def test_fused_objective_and_gradient_equal_the_numpy_composition():
     got = np.empty(nb)
     K.bt_objective(x, e.u, e.v, eblock, nw, e.wvu, got)
     assert np.array_equal(got, want)
-    p = expit(d)
-    r = e.wuv - nw * p
+    p, pq = expit(d), expit(-d)
+    r = e.wuv * pq - e.wvu * p
     gu, gv, h = np.empty(e.n), np.empty(e.n), np.empty(len(d))
-    K.bt_gradient(x, e.u, e.v, e.wuv, nw, gu, gv, h)
+    K.bt_gradient(x, e.u, e.v, e.wuv, e.wvu, nw, gu, gv, h)
     assert np.array_equal(gu, np.bincount(e.u, r, minlength=e.n))
     assert np.array_equal(gv, np.bincount(e.v, r, minlength=e.n))
-    assert np.array_equal(h, nw * p * (1.0 - p))
+    assert np.array_equal(h, nw * p * pq)
     with pytest.raises(ValueError):
         K.bt_objective(x, e.u, e.v, eblock + nb, nw, e.wvu, got)
 

@@ -353,7 +353,7 @@ def test_a_batch_without_any_text_is_refused_not_added_as_ties(tmp_path, extra):
     assert p.stderr.count("\n") == 1 and f"{tmp_path / 'other.tsv'}: " in p.stderr and "none of the" in p.stderr
     assert (tmp_path / "st.json").read_bytes() == before
     lines = (tmp_path / "docs.tsv").read_text().splitlines()
-    (tmp_path / "some.tsv").write_text("\n".join(lines[1:]) + "\n")  # one document without text
+    (tmp_path / "some.tsv").write_text("\n".join(lines[:-1]) + "\n")  # one document without text
     args[3] = tmp_path / "some.tsv"
     zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q")
     from pref_eval.zelo.pair_state import load_state

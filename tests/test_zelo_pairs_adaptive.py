@@ -71,7 +71,7 @@ def test_adaptive_protocol_finds_the_best(tmp_path, qrels):
     status = _run("status", "--state", st, cwd=tmp_path)
     assert status.returncode == 0 and "done" in status.stdout
     state = json.loads(st.read_text())
-    assert state["strategy"] == "adaptive" and state["version"] == 1
+    assert state["strategy"] == "adaptive" and state["version"] == 2
     # every pair judged at most max_per_pair (6) times
     from collections import Counter
 
@@ -85,7 +85,7 @@ def test_adaptive_state_forged_or_wrong_is_refused_untouched(tmp_path, qrels):
     state = json.loads(st.read_text())
     cases = {
         "forged": {**state, "adds": [[["t1", "d0", "d1", 0.0]] * 9]},
-        "version": {**state, "version": 99},
+        "version": {**state, "version": 0},
         "unknown key": {**state, "extra": 1},
         "bad score": {**state, "adds": [[["t1", "d0", "d1", 2.0]]]},
         "params": {**state, "params": {**state["params"], "lead": -1}},
@@ -99,6 +99,12 @@ def test_adaptive_state_forged_or_wrong_is_refused_untouched(tmp_path, qrels):
         assert p.returncode == 2, (label, p.stderr)
         assert str(bad.name) in p.stderr and "adaptive state" in p.stderr and "Traceback" not in p.stderr, label
         assert bad.read_bytes() == before
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({**state, "version": 3, "new key": 1}))
+    p = _run("next", "--state", newer, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and newer.name in p.stderr, p.stderr
+    assert p.stderr.startswith("zelo_pairs: ") and p.stderr.endswith(
+        ": written by a newer pref_eval (format 3; this version reads up to 2)\n"), p.stderr
 
 
 def test_strategy_options_are_honoured_or_refused(tmp_path, qrels):

@@ -171,8 +171,10 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     forged = json.dumps(obj)
     st.write_text(forged)
     assert _run("status", "--state", st, cwd=tmp_path).returncode == 0  # loading does not refit every round
-    bad = _run("result", "--state", st, cwd=tmp_path)  # result chooses every round again
-    assert bad.returncode == 2 and "not the round the strategy chooses" in bad.stderr and st.read_text() == forged
+    for sub in ("result", "status"):  # --verify chooses every round again
+        bad = _run(sub, "--state", st, "--verify", cwd=tmp_path)
+        assert bad.returncode == 2 and "not the round the strategy chooses" in bad.stderr, bad.stderr
+        assert st.read_text() == forged
     obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]
     obj["adds"][0][0][1:3] = obj["rounds"]["t1"][3][0]  # an answer to a pair asked only later
     st.write_text(json.dumps(obj))

@@ -30,7 +30,8 @@ from .options import quiet_option
 @click.option("--scale", type=click.Choice(["logit", "elo"]), default="logit", show_default=True)
 @click.option("--elo-offset", type=Finite(), default=1500.0, show_default=True, help="Added on the elo scale.")
 @click.option("--tol", type=Finite(min=0, min_open=True), default=1e-9, show_default=True,
-              help="Gradient tolerance (max |dl/dx_i|).")
+              help="Gradient tolerance: |dl/dx_i| <= tol * max(1, I_ii), and the Newton step below 1e-13 "
+                   "of the scale.")
 @click.option("--max-iter", type=click.IntRange(min=1), default=100, show_default=True,
               help="Newton iterations at most.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Scores file (default stdout).")

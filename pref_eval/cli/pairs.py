@@ -127,13 +127,15 @@ def add_cmd(state, judgments, fmt, quiet):
 @command.command("status")
 @click.option("--state", required=True, metavar="FILE")
 @click.option("-o", "--output", default=None, help="Write the table here, atomically (default stdout).")
+@click.option("--verify", is_flag=True, help="Adaptive states: also replay the judgments (a fit per round) and "
+              "refuse the state unless the replay gives it byte for byte (an edited or forged state).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def status_cmd(state, output, quiet):
+def status_cmd(state, output, verify, quiet):
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
     from ..api import pairs_status
     from .common import command_options
 
-    pairs_status(state, output=output or "-", inputs=command_options())
+    pairs_status(state, output=output or "-", verify=verify, inputs=command_options())
     return 0
 
 
@@ -141,13 +143,15 @@ def status_cmd(state, output, quiet):
 @click.option("--state", required=True, metavar="FILE")
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
 @click.option("-o", "--output", default=None, help="Write the result here, atomically (default stdout).")
+@click.option("--verify", is_flag=True, help="Adaptive states: also replay the judgments (a fit per round) and "
+              "refuse the state unless the replay gives it byte for byte (an edited or forged state).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def result_cmd(state, qrels, output, quiet):
+def result_cmd(state, qrels, output, verify, quiet):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     from ..api import pairs_result
     from .common import command_options
 
-    pairs_result(state, qrels=qrels, output=output or "-", inputs=command_options())
+    pairs_result(state, qrels=qrels, output=output or "-", verify=verify, inputs=command_options())
     return 0
 
 

@@ -5,7 +5,8 @@ Subcommands: ``matrix`` (zbench's K×K comparison matrix of one query),
 measure with confidence intervals and significance groups), ``pairs``
 (heatmap of pairwise p-values or mean differences), ``calibration``
 (reliability diagram of a judge from ``zelo_agree -o jsonl``). The output format is
-chosen by the extension of ``-o`` (``.png``, ``.svg`` or ``.pdf``). matplotlib is an
+chosen by ``--format`` or the extension of ``-o`` (``.png``, ``.svg`` or ``.pdf``; ``-o -`` writes
+standard output and needs ``--format``; ``matrix`` spells it ``--image-format``). matplotlib is an
 optional extra: ``pip install 'pref_eval[plot]'``.
 """
 from __future__ import annotations
@@ -19,8 +20,16 @@ from .param_types import SEED, Finite
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-def _figure_options(width: float, height: float):
+IMAGE_FORMATS = ("png", "svg", "pdf")
+
+
+def _figure_options(width: float, height: float, format_names: tuple[str, ...] = ("--format", "--image-format")):
+    """The figure's options; ``format_names``: matrix's ``--format`` is the judgment format (as zelo_fit's), so
+    there the image format is ``--image-format`` only."""
     def deco(f):
+        f = click.option(*format_names, "image_fmt", type=click.Choice(IMAGE_FORMATS), default=None,
+                         help="Image format: needed with -o - (standard output); by default the extension of -o "
+                              "(refused when both are given and differ).")(f)
         f = click.option("--title", default=None, help="Figure title (default: one describing the data).")(f)
         f = click.option("--dpi", type=click.FloatRange(min=10, max=1200), default=100.0, show_default=True,
                          help="Pixels per inch (PNG).")(f)
@@ -28,8 +37,9 @@ def _figure_options(width: float, height: float):
                          help="Figure height in inches.")(f)
         f = click.option("--width", type=click.FloatRange(min=1, max=100), default=width, show_default=True,
                          help="Figure width in inches.")(f)
-        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf",
-                         help="Image file; the format follows the extension.")(f)
+        f = click.option("-o", "--output", required=True, metavar="FILE.png|FILE.svg|FILE.pdf|-",
+                         help="Image file (the format follows the extension), or - for standard output "
+                              "with --format.")(f)
         f = quiet_option("No messages on stderr.")(f)
         return f
     return deco
@@ -56,8 +66,9 @@ def command() -> None:
               help="Order by these zelo_fit scores instead of fitting here.")
 @click.option("--prior", type=Finite(min=0), default=0.5, show_default=True,
               help="Prior of the fit used for ordering (as zelo_fit --prior).")
-@_figure_options(11.0, 5.0)
-def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output, width, height, dpi, title):
+@_figure_options(11.0, 5.0, ("--image-format",))
+def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output, width, height, dpi, title,
+               image_fmt):
     """zbench's K×K comparison matrix of one query, in input and zELO order.
 
     Cell (row i, column j) is the share of the comparisons between i and j
@@ -66,8 +77,8 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     from ..api import PlotImage, plot_matrix
     from .common import command_options
 
-    plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title), fmt=fmt, ties=ties, qid=qid,
-                scores=scores_file, prior=prior, log=Log("zelo_plot", quiet), inputs=command_options())
+    plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title, image_fmt), fmt=fmt, ties=ties,
+                qid=qid, scores=scores_file, prior=prior, log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("scores", context_settings=CONTEXT)
@@ -82,13 +93,15 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Interval level: score ± z·se with z = Φ⁻¹(1 − (1 − level)/2).")
 @_figure_options(11.0, 6.0)
-def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title):
+def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title,
+               image_fmt):
     """zELO score distributions with confidence intervals, one panel per query."""
     from ..api import PlotImage, plot_scores
     from .common import command_options
 
-    plot_scores(scores_file, PlotImage(output, width, height, dpi, title), queries=queries, max_queries=max_queries,
-                top=top, confidence=confidence, log=Log("zelo_plot", quiet), inputs=command_options())
+    plot_scores(scores_file, PlotImage(output, width, height, dpi, title, image_fmt), queries=queries,
+                max_queries=max_queries, top=top, confidence=confidence, log=Log("zelo_plot", quiet),
+                inputs=command_options())
 
 
 def _values_options(f):
@@ -118,7 +131,7 @@ def _values_options(f):
 @_figure_options(7.0, 4.0)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
 def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode, run_names, ci,
-                confidence, quiet, output, width, height, dpi, title, runs):
+                confidence, quiet, output, width, height, dpi, title, image_fmt, runs):
     """Runs ordered by a measure, with confidence intervals and significance groups.
 
     Runs sharing a letter are not significantly different (paired TEST,
@@ -129,7 +142,7 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
 
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
-    plot_systems(values, PlotImage(output, width, height, dpi, title), ci=ci, confidence=confidence,
+    plot_systems(values, PlotImage(output, width, height, dpi, title, image_fmt), ci=ci, confidence=confidence,
                  log=Log("zelo_plot", quiet), inputs=command_options())
 
 
@@ -142,7 +155,7 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
 @_figure_options(6.5, 5.5)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
 def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode,
-              run_names, value, quiet, output, width, height, dpi, title, runs):
+              run_names, value, quiet, output, width, height, dpi, title, image_fmt, runs):
     """Heatmap of pairwise p-values or mean differences between runs.
 
     From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
@@ -153,8 +166,8 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
 
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
-    plot_pairs(values, PlotImage(output, width, height, dpi, title), compare_file=compare_file, value=value,
-               log=Log("zelo_plot", quiet), inputs=command_options())
+    plot_pairs(values, PlotImage(output, width, height, dpi, title, image_fmt), compare_file=compare_file,
+               value=value, log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("calibration", context_settings=CONTEXT)
@@ -163,7 +176,7 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
 @click.option("--judge", default=None, metavar="NAME",
               help="The judge to draw when the file holds the calibration of several.")
 @_figure_options(11.0, 4.5)
-def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title):
+def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title, image_fmt):
     """Reliability diagram and the reference's five-level distribution per bucket.
 
     From zelo_agree's calibration records: observed mean of the reference
@@ -173,7 +186,7 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title)
     from ..api import PlotImage, plot_calibration
     from .common import command_options
 
-    plot_calibration(agree_file, PlotImage(output, width, height, dpi, title), judge=judge,
+    plot_calibration(agree_file, PlotImage(output, width, height, dpi, title, image_fmt), judge=judge,
                      log=Log("zelo_plot", quiet), inputs=command_options())
 
 

@@ -1,4 +1,4 @@
-"""Writing figures: format from the file extension, temp file + rename.
+"""Writing figures: format from ``--format`` or the file extension, temp file + rename (or standard output).
 
 ``binary_output`` writes through the output layer
 (:mod:`pref_eval.output.atomic`): the bytes go to a temporary file in the
@@ -18,10 +18,21 @@ from ..errors import UsageError
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 
-def image_format(path: str) -> str:
-    """``png``, ``svg`` or ``pdf`` from the extension of ``path`` (case-insensitive: ``x.PNG`` is PNG).
+def image_format(path: str, fmt: str | None = None) -> str:
+    """``png``, ``svg`` or ``pdf``: ``fmt`` when given, else the extension of ``path`` (case-insensitive: ``x.PNG``
+    is PNG). ``-`` (standard output) needs ``fmt``; a ``fmt`` that contradicts the extension of ``path`` (``-o
+    x.svg --format png``) is refused; a path without one of the three extensions (``/dev/stdout``) takes ``fmt``.
     A directory (existing, or a name ending in ``/``) is refused as an unwritable output
     (:class:`~pref_eval.errors.OutputError`, exit 1, docs/exit-codes.md) before the extension is looked at."""
+    from ..output.atomic import is_stdout
+
+    if fmt is not None and fmt not in FORMATS.values():
+        raise UsageError(f"image format {fmt!r}: expected png, svg or pdf")
+    if is_stdout(path):
+        if fmt is None:
+            raise UsageError("-o - (standard output) needs an image format: --format png|svg|pdf "
+                             "(zelo_plot matrix: --image-format)")
+        return fmt
     if path.endswith(os.sep) or os.path.isdir(path):  # a directory is an unwritable output (exit 1)
         import errno
 
@@ -29,8 +40,12 @@ def image_format(path: str) -> str:
 
         raise output_error(path, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
     ext = os.path.splitext(path)[1].lower()
+    if fmt is not None:
+        if ext in FORMATS and FORMATS[ext] != fmt:
+            raise UsageError(f"output file {path!r}: --format {fmt} contradicts its extension {ext}")
+        return fmt
     if ext not in FORMATS:
-        raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension")
+        raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension (or --format png|svg|pdf)")
     return FORMATS[ext]
 
 
@@ -44,8 +59,10 @@ def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) 
         yield fh
 
 
-def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> list[str]:
-    """Save ``fig`` (a ``matplotlib.figure.Figure``) to ``path`` (PNG, SVG or PDF by extension).
+def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
+                fmt: str | None = None) -> list[str]:
+    """Save ``fig`` (a ``matplotlib.figure.Figure``) to ``path`` (PNG, SVG or PDF: ``fmt``, else by extension;
+    ``-`` = standard output, :func:`image_format`).
 
     The canvas size is kept exactly (no tight bounding box): a
     ``W × H`` inch figure at ``dpi`` gives a ``round(W·dpi) × round(H·dpi)``
@@ -56,7 +73,7 @@ def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] 
 
     import matplotlib
 
-    fmt = image_format(path)
+    fmt = image_format(path, fmt)
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {"Software": None}
     buf = io.BytesIO()  # rendered in memory first: a failing write (a full disk) meets our writer, not
     with matplotlib.rc_context({"svg.hashsalt": "pref_eval"}), \
@@ -90,12 +107,14 @@ def _summary(caught) -> list[str]:
     return out[:1]
 
 
-def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None) -> list[str]:
-    """Save a :class:`~pref_eval.plot.canvas.Canvas` to ``path``: PNG by Pillow (:mod:`.png`), SVG as text
+def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
+                fmt: str | None = None) -> list[str]:
+    """Save a :class:`~pref_eval.plot.canvas.Canvas` to ``path`` (``-`` = standard output, as binary bytes; the
+    format ``fmt``, else the extension: :func:`image_format`): PNG by Pillow (:mod:`.png`), SVG as text
     (:mod:`.svg`), PDF through matplotlib (:mod:`.pdf`, the only format that imports it). The picture is
     made before the file is opened; the bytes do not depend on the date. Returns the warnings to log
     (:func:`save_figure`; none for PNG and SVG)."""
-    fmt = image_format(path)
+    fmt = image_format(path, fmt)
     if fmt == "png":
         from .png import png_bytes
 
@@ -107,7 +126,7 @@ def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str
     else:
         from .pdf import canvas_figure
 
-        return save_figure(canvas_figure(canvas), path, dpi, inputs)
+        return save_figure(canvas_figure(canvas), path, dpi, inputs, fmt)
     with binary_output(path, inputs) as fh:
         fh.write(data)
     return []

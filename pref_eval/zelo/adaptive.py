@@ -143,6 +143,46 @@ class AdaptiveBest:
         self.comparisons = 0
         self._new_round()
 
+    # -- resuming -------------------------------------------------------------------
+    def snapshot(self) -> dict:
+        """Everything the next choices read besides the judgments (which the caller keeps), as JSON values:
+        ``losses`` per item, the pairs that have ``met`` ([i, j], i < j), the ``final`` pool (null before the
+        final), its ``final_wins`` ([winner, loser, matches won]), the open ``matches`` ([a, b, wins of a,
+        wins of b, judgments]) and the random stream (:func:`pref_eval.zelo.rng_state.rng_to_json`).
+        :meth:`resume` of it and the same judgments continues exactly as this object does."""
+        from .rng_state import rng_to_json
+
+        mi, mj = np.nonzero(np.triu(self.met, 1))
+        wi, wj = np.nonzero(self.final_wins)
+        return {"losses": self.losses.tolist(), "met": np.stack([mi, mj], axis=1).tolist(),
+                "final": None if self.final_pool is None else self.final_pool.tolist(),
+                "final_wins": [[i, j, int(c)] for i, j, c in zip(wi.tolist(), wj.tolist(),
+                                                                   self.final_wins[wi, wj].tolist(), strict=True)],
+                "matches": [[m.a, m.b, m.wa, m.wb, m.n] for m in self.matches], "rng": rng_to_json(self.rng)}
+
+    def resume(self, snap: dict, ja: list[int], jb: list[int], js: list[float]) -> None:
+        """Take the state of :meth:`snapshot` ``snap`` (checked by the caller) and the judgments so far
+        (``(ja, jb, js)`` in the order they were added): no fit, no draw (a fresh object of the same
+        parameters is the starting point)."""
+        from .rng_state import rng_from_json
+
+        K = self.K
+        self.losses = np.asarray(snap["losses"], dtype=np.int64).reshape(K)
+        self.met = np.zeros((K, K), dtype=bool)
+        met = np.asarray(snap["met"], dtype=np.int64).reshape(-1, 2)
+        self.met[met[:, 0], met[:, 1]] = self.met[met[:, 1], met[:, 0]] = True
+        self.final_pool = None if snap["final"] is None else np.asarray(snap["final"], dtype=np.int64)
+        self.final_wins = np.zeros((K, K))
+        fw = np.asarray(snap["final_wins"], dtype=np.int64).reshape(-1, 3)
+        self.final_wins[fw[:, 0], fw[:, 1]] = fw[:, 2]
+        self.matches = [_Match(int(a), int(b), float(wa), float(wb), int(n)) for a, b, wa, wb, n in snap["matches"]]
+        self.rng = rng_from_json(snap["rng"])
+        self.ja, self.jb, self.js = list(ja), list(jb), [float(x) for x in js]
+        self.pair_n = np.zeros((K, K), dtype=np.int64)
+        np.add.at(self.pair_n, (np.asarray(ja, dtype=np.int64), np.asarray(jb, dtype=np.int64)), 1)
+        self.pair_n += self.pair_n.T
+        self.comparisons = len(ja)
+
     # -- posterior ------------------------------------------------------------------
     def posterior(self) -> np.ndarray:
         """Posterior-mean Bradley–Terry scores of all items from all judgments."""

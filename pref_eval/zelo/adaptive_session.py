@@ -5,17 +5,27 @@ The same batch protocol as Clarke's tournament (:mod:`pref_eval.zelo.tournament`
 batches, ``status`` and ``result`` report. Per topic the pool is the documents
 with grade > 0 and :class:`pref_eval.zelo.adaptive.AdaptiveBest` chooses the pairs.
 
-The state file records only what cannot be recomputed -- the parameters, the
-seed, each topic's pool, and the judgments accepted by every ``add`` in order --
-and is rebuilt on load by replaying those judgments through the strategy
-(the strategy is deterministic for a seed). So a state cannot carry a forged
-result: a judgment that the strategy did not ask for at that point is refused
-on load with the file named, and the file is left untouched::
+The state file (format 2) records the parameters, the seed, each topic's pool, the judgments
+accepted by every ``add`` in order, and per topic what the strategy's next choices read besides
+them (:meth:`pref_eval.zelo.adaptive.AdaptiveBest.snapshot`: lives lost, pairs met, the final's
+pool and wins, the open matches, the random stream). A call resumes from it without refitting
+earlier rounds (one fit when a round ends, as in a running process), so a ``next``/``add`` costs
+about one round however long the session. Loading checks the types, ranges and consistency (every
+judgment of two documents of the topic's pool, no pair over ``max_per_pair``, a match with no more
+judgments than its pair); :meth:`AdaptiveSession.replay` is the reference definition -- the
+judgments given to the strategy again in order -- and ``verify`` (``zelo_pairs status --verify``)
+refuses a state unless the replay writes the same bytes. A format-1 state (the judgments only, before
+the snapshots) is migrated by one replay, refusing a judgment the strategy did not ask for at that
+point; a state of a newer format is refused. A refused file is left untouched::
 
-    {"strategy": "adaptive", "version": 1, "seed": int >= 0,
+    {"strategy": "adaptive", "version": 2, "seed": int >= 0,
      "params": {"lead": number > 0, "batch": int >= 1, "max_per_pair": int >= 1, "lives": int >= 1,
                 "max_per_match": int >= 1, "final": int >= 1, "final_lead": number > 0},
      "topics": {TOPIC: [distinct docnos of the pool]},
+     "games": {TOPIC: null (an empty pool) |
+               {"losses": [int per pool document], "met": [[i, j], ...], "final": null | [i, ...],
+                "final_wins": [[winner, loser, int], ...], "matches": [[a, b, wins a, wins b, judgments], ...],
+                "rng": {"state": hex, "inc": hex, "has_uint32": 0 | 1, "uinteger": int}}}  (pool indices),
      "adds": [[[TOPIC, docA, docB, s in [0, 1]], ...], ...],
      "batches": ["BATCH:hex digest" of the judgment files added], "ignored": int >= 0,
      "issued": int >= 0 (the number of ``next`` calls: the batch number)}
@@ -27,12 +37,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from .session_schema import TopicSessions, bad, check_common, check_group, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
 
-VERSION = 1
+VERSION = 2
+SNAP_KEYS = frozenset({"losses", "met", "final", "final_wins", "matches", "rng"})
 PARAMS = {"lead": (float, 2.0), "batch": (int, 1), "max_per_pair": (int, 6), "max_per_match": (int, 5),
           "lives": (int, 2), "final": (int, 6), "final_lead": (float, 3.0)}
 
@@ -165,19 +178,48 @@ class AdaptiveSession(TopicSessions):
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
+        games = {t: None if g is None else g.snapshot() for t, g in self.games.items()}
         return json.dumps({"strategy": "adaptive", "version": VERSION, "seed": self.seed, "params": self.params,
-                           "topics": self.pools, "adds": self.adds, "batches": self.batches,
+                           "topics": self.pools, "games": games, "adds": self.adds, "batches": self.batches,
                            "ignored": self.ignored, "issued": self.issued}, indent=1, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str | dict, name: str = "<state>") -> AdaptiveSession:
-        """Validate and replay a state (see the module docstring); InputError names the JSON path."""
+    def from_json(cls, text: str | dict, name: str = "<state>", verify: bool = False) -> AdaptiveSession:
+        """Validate and resume a state (see the module docstring); InputError names the JSON path. A format-1
+        state is replayed (:meth:`replay`); ``verify``: a format-2 state too, and it is refused unless the
+        replay gives the same state."""
         try:
             obj = json.loads(text) if isinstance(text, str) else text
         except ValueError as err:
             raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
-        _check_header(obj, name)
+        if _check_header(obj, name) == 1:
+            return cls.replay(obj, name)
         s = cls(obj["seed"], obj["params"])
+        for tp, pool in obj["topics"].items():
+            s._set_pool(tp, pool)
+        judged = _judgments(s, obj, name)
+        for tp, g in s.games.items():
+            snap = obj["games"].get(tp)
+            if g is None:
+                if snap is not None:
+                    raise _bad(name, f"$.games.{tp}", "expected null (an empty pool)")
+                continue
+            _check_snapshot(snap, g, judged[tp], name, f"$.games.{tp}")
+            g.resume(snap, *judged[tp])
+        s.adds = obj["adds"]
+        s.restore_counts(obj)
+        if verify:
+            _verify(s, cls.replay(obj, name), name)
+        return s
+
+    @classmethod
+    def replay(cls, obj: dict, name: str = "<state>") -> AdaptiveSession:
+        """The reference definition of a state: its parameters and pools, then every ``add``'s judgments given
+        to the strategy again in order (a fit per round; format 1 kept only this). A judgment the strategy did
+        not ask for at that point is refused (a forged state). ``obj`` has passed :func:`_check_header`."""
+        params = dict(obj["params"])
+        params.setdefault("max_per_match", params["max_per_pair"])  # states before the per-match cap: no cap
+        s = cls(obj["seed"], params)
         for tp, pool in obj["topics"].items():
             s._set_pool(tp, pool)
         for n, group in enumerate(obj["adds"]):
@@ -189,22 +231,106 @@ class AdaptiveSession(TopicSessions):
         return s
 
 
+def _judgments(s: AdaptiveSession, obj: dict, name: str) -> dict[str, tuple[list[int], list[int], list[float]]]:
+    """Per topic with a game, its judgments ``(a, b, s)`` as pool indices in the order added, checked: of
+    documents of the topic's pool, no pair more than ``max_per_pair`` times."""
+    out: dict[str, tuple[list[int], list[int], list[float]]] = {t: ([], [], []) for t, g in s.games.items() if g}
+    for n, group in enumerate(obj["adds"]):
+        for m, (tp, a, b, sc) in enumerate(_check_group(group, f"$.adds[{n}]", name)):
+            idx = s.index.get(tp, {})
+            if tp not in out or a not in idx or b not in idx or a == b:
+                raise _bad(name, f"$.adds[{n}][{m}]", "expected a judgment of two documents of a topic's pool")
+            ja, jb, js = out[tp]
+            ja.append(idx[a])
+            jb.append(idx[b])
+            js.append(float(sc))
+    cap = s.params["max_per_pair"]
+    for tp, (ja, jb, _) in out.items():
+        if ja:
+            key = np.minimum(ja, jb) * len(s.pools[tp]) + np.maximum(ja, jb)
+            if np.bincount(key).max() > cap:
+                raise _bad(name, "$.adds", f"topic {tp}: a pair judged more than max_per_pair ({cap}) times "
+                           "(judgments the strategy did not ask for: a forged state?)")
+    return out
+
+
+def _check_snapshot(snap: Any, g: AdaptiveBest, judged: tuple[list[int], list[int], list[float]], name: str,
+                    where: str) -> None:
+    """A topic's stored game (:meth:`AdaptiveBest.snapshot`): the types and ranges, and consistency with the
+    judgments (a match has no more judgments than its pair)."""
+    from .rng_state import rng_problem
+
+    K = g.K
+
+    def pair(x: Any, n: int = 2) -> bool:
+        return (isinstance(x, list) and len(x) >= n and all(is_int(v) and v < K for v in x[:2]) and x[0] != x[1])
+
+    if not isinstance(snap, dict) or set(snap) != SNAP_KEYS:
+        raise _bad(name, where, f"expected an object with the keys {sorted(SNAP_KEYS)}")
+    losses = snap["losses"]
+    if not isinstance(losses, list) or len(losses) != K or not all(is_int(v) and v <= g.lives for v in losses):
+        raise _bad(name, f"{where}.losses", f"expected {K} integers from 0 to {g.lives} (lives)")
+    if not isinstance(snap["met"], list) or not all(pair(x) and len(x) == 2 and x[0] < x[1] for x in snap["met"]):
+        raise _bad(name, f"{where}.met", "expected a list of [i, j], 0 <= i < j < pool size")
+    final = snap["final"]
+    if final is not None and (not isinstance(final, list) or not all(is_int(v) and v < K for v in final)
+                              or final != sorted(set(final))):
+        raise _bad(name, f"{where}.final", "expected null or increasing pool indices")
+    fw = snap["final_wins"]
+    if not isinstance(fw, list) or not all(pair(x, 3) and len(x) == 3 and is_int(x[2], 1) for x in fw) \
+            or (fw and final is None):
+        raise _bad(name, f"{where}.final_wins", "expected a list of [winner, loser, matches >= 1] (only in the final)")
+    pair_n = Counter((min(a, b), max(a, b)) for a, b in zip(judged[0], judged[1], strict=True))
+    for k, m in enumerate(snap["matches"] if isinstance(snap["matches"], list) else [None]):
+        ok = (pair(m, 5) and len(m) == 5 and is_number(m[2]) and is_number(m[3]) and min(m[2], m[3]) >= 0
+              and is_int(m[4]) and m[4] <= pair_n[(min(m[0], m[1]), max(m[0], m[1]))]
+              and m[2] + m[3] <= m[4] + 1e-9)
+        if not ok:
+            raise _bad(name, f"{where}.matches[{k}]", "expected [a, b, wins of a, wins of b, judgments] (wins >= 0 "
+                       "summing to at most the judgments, which the pair has had)")
+    problem = rng_problem(snap["rng"])
+    if problem:
+        raise _bad(name, f"{where}.rng", problem)
+
+
+def _verify(s: Any, again: Any, name: str) -> None:
+    """Refuse the resumed state ``s`` unless the replay ``again`` writes the same bytes (the first topic whose
+    stored game differs is named)."""
+    mine, ref = json.loads(s.to_json()), json.loads(again.to_json())
+    if mine == ref:
+        return
+    key = "games" if mine["games"] != ref["games"] else next(k for k in ref if mine.get(k) != ref[k])
+    where = f"$.{key}"
+    if key == "games":
+        where += "." + next(t for t in ref["games"] if mine["games"].get(t) != ref["games"][t])
+    raise _bad(name, where, "not what replaying the judgments gives (an edited or forged state?)")
+
+
 def _bad(name: str, path: str, what: str) -> InputError:
     return bad("adaptive", name, path, what)
 
 
-def _check_header(obj: Any, name: str) -> None:
-    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters."""
+def _check_header(obj: Any, name: str) -> int:
+    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters (format 1:
+    ``max_per_match`` may be missing, from before the per-match cap) and the games' keys. Returns the format."""
 
     def params(p: Any) -> None:
-        if not isinstance(p, dict) or set(p) != set(PARAMS):
+        keys = set(PARAMS) - ({"max_per_match"} if obj.get("version") == 1 else set())
+        if not isinstance(p, dict) or not keys <= set(p) <= set(PARAMS):
             raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
         for k, (t, _) in PARAMS.items():
-            ok = is_int(p[k], 1) if t is int else is_number(p[k]) and p[k] > 0
+            ok = k not in p or (is_int(p[k], 1) if t is int else is_number(p[k]) and p[k] > 0)
             if not ok:
                 raise _bad(name, f"$.params.{k}", f"expected a {'whole number >= 1' if t is int else 'number > 0'}")
+        if obj.get("version") != 1 and set(p) != set(PARAMS):
+            raise _bad(name, "$.params", f"expected the keys {sorted(PARAMS)}")
 
-    check_common(obj, name, "adaptive", version=VERSION, params=params)
+    def games(o: dict) -> None:
+        if "games" in o and (not isinstance(o["games"], dict) or set(o["games"]) != set(o["topics"])):
+            raise _bad(name, "$.games", "expected an object with one entry per topic")
+
+    return check_common(obj, name, "adaptive", version=VERSION, extra_keys={2: frozenset({"games"})},
+                        params=params, extra=games)
 
 
 def _check_group(group: Any, path: str, name: str) -> list[tuple]:

@@ -102,10 +102,10 @@ def objective(x, u, v, eblock, nw, wvu, nblocks: int) -> np.ndarray:
     return f
 
 
-def gradient(x, u, v, wuv, nw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(bincount(u, r), bincount(v, r), nw * p * (1 - p))`` with p = expit(x[u] - x[v]) and
-    r = wuv - nw * p, in one pass over the edges."""
+def gradient(x, u, v, wuv, wvu, nw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(bincount(u, r), bincount(v, r), nw * p * q)`` with p = expit(x[u] - x[v]), q = expit(x[v] - x[u])
+    and r = wuv * q - wvu * p, in one pass over the edges."""
     n = len(x)
     gu, gv, h = np.empty(n), np.empty(n), np.empty(len(u))
-    _module().bt_gradient(_f8(x), u, v, wuv, nw, gu, gv, h)
+    _module().bt_gradient(_f8(x), u, v, wuv, wvu, nw, gu, gv, h)
     return gu, gv, h

@@ -26,15 +26,31 @@ Two estimators:
 
 The optimiser is Newton's method with backtracking, the Newton systems solved
 by preconditioned conjugate gradients over edge lists (all queries / SCCs at
-once as independent blocks). It stops when every block's largest gradient
-component is below ``tol`` -- a gradient tolerance, not a change-in-loss rule.
+once as independent blocks).
+
+Stopping: a block is done when (a) every gradient component satisfies
+|g_i| <= tol * max(1, H_ii) (H the Fisher information below: the plain
+gradient rule for weights ~1; relative to the curvature for large weights,
+whose gradient carries rounding noise of ~eps * H_ii), and (b) the Newton step
+delta = H^-1 g -- the distance to the optimum to first order -- satisfies
+max |delta_i| <= STEP_TOL * max(1, max |x_i|); the step is then not taken.
+(b) is scale-free: a document tied to the others by near-perfect pairs has a
+tiny H_ii, and a gradient rule alone leaves it ~tol / H_ii from the optimum
+(1e-2 for H_ii = 1e-7). The gradient is computed as
+w_uv sigma(-d) - w_vu sigma(d) and the weights h from sigma(d) sigma(-d), not
+from 1 - sigma(d), which would lose the relative precision of sigma(-d) for
+large d. Not a change-in-loss rule.
 
 Standard errors come from the observed Fisher information (for the logit
 link equal to the expected one), I = L(h) with edge weights
 h_ij = (W_ij + W_ji) p_ij (1 - p_ij) (+ 2 prior sigma(x)sigma(-x) on the
 diagonal): the SE of the centred score x_i - mean(x) is
 sqrt([C I^-1 C]_ii) with C = I - 11'/n; for the pure MLE it is the
-Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC.
+Moore-Penrose inverse L^+ = (L + 11'/n)^-1 - 11'/n inside the SCC. With the
+prior, C I^-1 C = S^+ for S = I - dd'/sum(d), d the prior's diagonal (S 1 = 0;
+the Schur complement of the direction 1), computed like L^+; both are taken
+of the matrix scaled by the power of 2 that brings its largest diagonal entry
+into [1, 2) (M^+ = c (cM)^+), so that 11'/n is not lost beside large weights.
 
 Input order: floating-point sums depend on the order of their terms, and the
 documents' indices on the order in which a file names them. Given
@@ -219,37 +235,54 @@ def _newton_blocks(
 
     def grad_hess(xx):
         if fused:
-            gu, gv, h = compiled.gradient(xx, u, v, wuv, nw)
+            gu, gv, h = compiled.gradient(xx, u, v, wuv, wvu, nw)
             g = gu - gv
         else:
+            # sigma(-d) computed, not 1 - sigma(d): full relative precision on a near-perfect pair
             d = xx[u] - xx[v]
-            p = _sigmoid(d)
-            r = wuv - nw * p
+            p, pq = _sigmoid(d), _sigmoid(-d)
+            r = wuv * pq - wvu * p
             g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
-            h = nw * p * (1.0 - p)
+            h = nw * p * pq
         pd = np.zeros(n)
         if prior > 0:
             sx = _sigmoid(xx)
-            g = g + prior * (1.0 - 2.0 * sx)
-            pd = 2.0 * prior * sx * (1.0 - sx)
+            sxq = _sigmoid(-xx)
+            g = g + prior * (sxq - sx)
+            pd = 2.0 * prior * sx * sxq
         return g, h, pd
 
     pattern = _laplacian_pattern(n, u, v)
     f = objective(x)
     gmax = np.zeros(nb)
     stalled = np.zeros(nb, dtype=bool)
-    for _ in range(max_iter):
+    done = np.zeros(nb, dtype=bool)
+    for _ in range(max_iter + 1):
         g, h, pd = grad_hess(x)
         gmax = np.maximum.reduceat(np.abs(g), starts)
-        active = (gmax > tol) & ~stalled
+        active = ~stalled & ~done
         if not active.any():
             break
-        iters += active
         g = np.where(active[block], g, 0.0)
         gnorm = np.sqrt(_segsum(g * g, starts))
         # inexact Newton (Eisenstat-Walker style): loose early, tight near the optimum
         rtol = np.clip(np.minimum(0.1, np.sqrt(gnorm)), 1e-12, None)
         delta = _block_cg(n, block, starts, inv_size, pattern, h, pd, g, centre, active, rtol=rtol)
+        # done: the gradient is within ``tol`` and the Newton step -- the distance to the optimum, to first
+        # order -- is below STEP_TOL of the block's scale: the step is not taken (scale-free: a document
+        # whose Hessian entry is tiny has a large step for a small gradient; module docstring, "Stopping")
+        step = np.maximum.reduceat(np.abs(delta), starts)
+        scale = np.maximum(1.0, np.maximum.reduceat(np.abs(x), starts))
+        # |g_i| <= tol * max(1, H_ii): the absolute rule for weights ~1; relative to the curvature for large
+        # weights, whose gradient holds rounding noise of eps * H_ii (weights 1e20 with a prior)
+        hdiag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
+        gok = np.logical_and.reduceat(np.abs(g) <= tol * np.maximum(1.0, hdiag), starts)
+        done |= active & gok & (step <= STEP_TOL * scale)
+        active &= ~done
+        if not active.any() or _ == max_iter:
+            break
+        iters += active
+        delta = np.where(active[block], delta, 0.0)
         # backtracking line search per block (objective is concave)
         t = np.ones(nb)
         todo = active.copy()
@@ -276,21 +309,24 @@ def _newton_blocks(
             x -= np.repeat(np.where(moved, _segsum(x, starts) * inv_size, 0.0), sizes)
     g, _, _ = grad_hess(x)
     gmax = np.maximum.reduceat(np.abs(g), starts) if n else gmax
-    return x, iters, gmax
+    return x, iters, gmax, done
+
+
+STEP_TOL = 1e-13  # a fit stops when its Newton step is below this fraction of max(1, max |x_i|) (and |g| <= tol)
 
 
 def _scc_weight_scale(starts: np.ndarray, sizes: np.ndarray, eu: np.ndarray, nw: np.ndarray) -> np.ndarray:
-    """Per block (SCC, nodes ``starts[k] : starts[k] + sizes[k]``): 2**k with k >= 0 the least power that brings
-    the block's largest pair weight ``nw`` to at least 1 (1 when it already is; an exact float scaling)."""
+    """Per block (SCC, nodes ``starts[k] : starts[k] + sizes[k]``): the power of 2 that brings the block's
+    largest pair weight ``nw`` into [1, 2) (1 when it is there already; an exact float scaling)."""
     nb = len(starts)
     big = np.zeros(nb)
     if len(eu):
         np.maximum.at(big, np.repeat(np.arange(nb), sizes)[eu], nw)
     up = np.ones(nb)
-    small = (big > 0) & (big < 1.0)
-    if small.any():
-        _, ex = np.frexp(big[small])  # big = mant * 2**ex, mant in [0.5, 1): big * 2**(1 - ex) in [1, 2)
-        up[small] = np.ldexp(1.0, 1 - ex)
+    off = (big > 0) & ((big < 1.0) | (big >= 2.0))
+    if off.any():
+        _, ex = np.frexp(big[off])  # big = mant * 2**ex, mant in [0.5, 1): big * 2**(1 - ex) in [1, 2)
+        up[off] = np.ldexp(1.0, 1 - ex)
     return up
 
 
@@ -457,16 +493,34 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
         H[eb, lu, lv] = -eh  # (u, v) pairs are unique: plain assignment
         H[eb, lv, lu] = -eh
         H[nb_, ln, ln] = deg[nodes]
-        if centre_pinv:
+        c = np.ones(B)
+        if centre_out:
+            # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
+            # cancellation when the pair weights dwarf the prior (weights 1e20: H^-1 is 11'/sum(d) + tiny)
+            dv = pd[nodes].reshape(B, m)
+            sd = dv.sum(axis=1)
+            sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
+            H -= dv[:, :, None] * (dv / sd[:, None])[:, None, :]
+        if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
+            c = _diag_scale(H)
+            H *= c[:, None, None]
             H += 1.0 / m
         dg, rows = _inverse_diag_rowsum(H)
-        if centre_pinv:
-            dg = dg - 1.0 / m
-        elif centre_out:
-            tot = rows.sum(axis=1)
-            dg = dg - 2.0 * rows / m + (tot / m**2)[:, None]
+        if centre_pinv or centre_out:
+            dg = (dg - 1.0 / m) * c[:, None]
         out[nodes] = dg[nb_, ln]
     return np.sqrt(np.maximum(out, 0.0))
+
+
+def _diag_scale(H: np.ndarray) -> np.ndarray:
+    """Per matrix of the stack H (B x m x m): the power of 2 that brings its largest diagonal entry into [1, 2)
+    (1 when it is 0): an exact scaling, so that the 11'/m of the pseudo-inverse is not lost beside H."""
+    big = np.max(np.diagonal(H, axis1=1, axis2=2), axis=1) if H.shape[1] else np.zeros(len(H))
+    c = np.ones(len(H))
+    pos = big > 0
+    _, ex = np.frexp(big[pos])
+    c[pos] = np.ldexp(1.0, 1 - ex)
+    return c
 
 
 SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPACK calls cost more)
@@ -651,6 +705,7 @@ def fit_bt(
     se = np.full(n, np.nan)
     iters_q = np.zeros(nq, dtype=np.int64)
     gmax_q = np.zeros(nq)
+    conv_q = np.ones(nq, dtype=bool)
     if prior > 0:
         sizes_arr = np.diff(offsets)
         nonempty = sizes_arr > 0
@@ -658,17 +713,16 @@ def fit_bt(
         bsz = sizes_arr[nonempty]
         if n:
             with np.errstate(over="ignore"):  # absurd weights (1e300): the warning names the query, not numpy
-                x, it, gm = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
+                x, it, gm, ok = _newton_blocks(n, starts, bsz, e.u, e.v, e.wuv, e.wvu, prior, False, tol, max_iter)
             iters_q[nonempty] = it
             gmax_q[nonempty] = gm
+            conv_q[nonempty] = ok
             means = _segsum(x, starts) / bsz
             score_out = x - np.repeat(means, bsz)
             if compute_se:
                 d = x[e.u] - x[e.v]
-                p = _sigmoid(d)
-                h = (e.wuv + e.wvu) * p * (1 - p)
-                sx = _sigmoid(x)
-                pd = 2.0 * prior * sx * (1 - sx)
+                h = (e.wuv + e.wvu) * _sigmoid(d) * _sigmoid(-d)
+                pd = 2.0 * prior * _sigmoid(x) * _sigmoid(-x)
                 se = _dense_cov_diag(starts, bsz, e.u, e.v, h, pd, False, True, n)
         d = score_out[e.u] - score_out[e.v]
         ll_e = e.wuv * _log_sigmoid(d) + e.wvu * _log_sigmoid(-d)
@@ -691,26 +745,27 @@ def fit_bt(
             wuv, wvu = e.wuv[inside], e.wvu[inside]
             # The MLE inside an SCC does not change when its weights are multiplied by a constant, but the
             # absolute gradient tolerance would stop at once on tiny weights (1e-9: every score 0, SE 0 at
-            # 1e-20). An SCC whose largest pair weight is below 1 is fitted with its weights times 2**k
-            # (exact) bringing that weight into [1, 2); its SEs are scaled back. Others are unchanged.
+            # 1e-20), and huge ones (1e20) lose the 11'/n of L^+ = (L + 11'/n)^-1 - 11'/n. Each SCC is fitted
+            # with its weights times the power of 2 (exact) that brings its largest pair weight into [1, 2);
+            # its SEs are scaled back.
             up = _scc_weight_scale(starts, bsz, eu, wuv + wvu)
             ws = up[np.repeat(np.arange(len(starts)), bsz)][eu] if len(eu) else np.zeros(0)
             with np.errstate(over="ignore"):
-                x, it, gm = _newton_blocks(m, starts, bsz, eu, ev, wuv * ws, wvu * ws, 0.0, True, tol, max_iter)
+                x, it, gm, ok = _newton_blocks(m, starts, bsz, eu, ev, wuv * ws, wvu * ws, 0.0, True, tol, max_iter)
             gm = gm / up
             score_out[perm] = x
             bq = qof[perm[starts]]
             np.maximum.at(iters_q, bq, it)
             np.maximum.at(gmax_q, bq, gm)
+            np.logical_and.at(conv_q, bq, ok)
             d = x[eu] - x[ev]
             ll_e = wuv * _log_sigmoid(d) + wvu * _log_sigmoid(-d)
             loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
             if compute_se:
-                p = _sigmoid(d)
-                h = (wuv + wvu) * ws * p * (1 - p)
+                h = (wuv + wvu) * ws * _sigmoid(d) * _sigmoid(-d)
                 se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
                 se[perm] = se_sub * np.sqrt(np.repeat(up, bsz))
-    converged = gmax_q <= tol
+    converged = conv_q
     return FitResult(
         score=score_out, se=se, component=comp_local, level=level,
         n_docs=np.diff(offsets), n_judged=np.bincount(qof[judged], minlength=nq),

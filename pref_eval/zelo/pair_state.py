@@ -39,8 +39,11 @@ STRATEGIES = ("tournament", "adaptive", "adaptive-ranking")
 
 
 def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
-    """The strategy object of a state file's text (dispatch on its declared ``strategy``); ``verify``: the
-    whole-ranking state also chooses every stored round again (:meth:`.ranking_session.RankingSession.from_json`)."""
+    """The strategy object of a state file's text (dispatch on its declared ``strategy``). An adaptive state
+    resumes from what it stores, without replaying its rounds; ``verify``: it is also replayed from its
+    judgments (the reference definition) and refused unless the replay gives the same state
+    (:meth:`.adaptive_session.AdaptiveSession.from_json`, :meth:`.ranking_session.RankingSession.from_json`).
+    A tournament state is a plain snapshot (checked by :mod:`.state_schema`; nothing to replay)."""
     from .adaptive_session import AdaptiveSession
     from .tournament import Tournament
 
@@ -50,7 +53,7 @@ def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
         raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
     strategy = obj.get("strategy", "tournament") if isinstance(obj, dict) else "tournament"
     if strategy == "adaptive":
-        return AdaptiveSession.from_json(obj, name)
+        return AdaptiveSession.from_json(obj, name, verify=verify)
     if strategy == "adaptive-ranking":
         from .ranking_session import RankingSession
 

@@ -49,7 +49,7 @@ import numpy as np
 from ..errors import InputError
 from .session_schema import TopicSessions, bad, check_common, check_group, is_int
 
-VERSION = 1
+VERSION = 2
 STRATEGY = "adaptive-ranking"
 STARTS = ("matching", "cycle")
 CRITERIA = ("discordance", "uncertainty")
@@ -305,20 +305,52 @@ class RankingSession(TopicSessions):
     def to_json(self) -> str:
         rounds = {t: [[[self.pools[t][i], self.pools[t][j]] for i, j in r] for r in g.history]
                   for t, g in self.games.items() if g is not None}
+        from .rng_state import rng_to_json
+
+        rng = {t: rng_to_json(g.rng) for t, g in self.games.items() if g is not None}
         return json.dumps({"strategy": STRATEGY, "version": VERSION, "seed": self.seed, "params": self.params,
-                           "topics": self.pools, "rounds": rounds, "adds": self.adds, "batches": self.batches,
-                           "ignored": self.ignored, "issued": self.issued}, indent=1, sort_keys=True)
+                           "topics": self.pools, "rounds": rounds, "rng": rng, "adds": self.adds,
+                           "batches": self.batches, "ignored": self.ignored, "issued": self.issued},
+                          indent=1, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | dict, name: str = "<state>", verify: bool = False) -> RankingSession:
-        """Validate and rebuild a state (module docstring); InputError names the JSON path. ``verify``: also
-        choose every round again from the judgments before it (a fit and the criterion per round, as when it
-        was asked) and refuse a state whose stored rounds differ -- ``zelo_pairs result`` does this once."""
+        """Validate and resume a state (module docstring); InputError names the JSON path. A format-1 state
+        (no random streams) is migrated by one replay (:meth:`replay`): each topic continues the replay's
+        stream -- unless the replay chooses other rounds than the stored ones (format 1 started a topic's
+        stream afresh at every call, so a small topic whose rounds were filled at random twice or more from a
+        shell loop drew other pairs than a running process): then the stored rounds stand and the stream
+        starts afresh, as format 1 went on. ``verify``: the state is refused unless the replay chooses the
+        stored rounds and (format 2) leaves the same random streams."""
         try:
             obj = json.loads(text) if isinstance(text, str) else text
         except ValueError as err:
             raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
-        _check_header(obj, name)
+        version = _check_header(obj, name)
+        s = cls._resume(obj, name)
+        if version == 1 or verify:
+            again = cls.replay(obj, name)
+            for tp, g in s.games.items():
+                h = again.games[tp]
+                if g is not None and h is not None and g.history != h.history:
+                    if not verify:  # format 1 restarted a topic's stream at every call: kept as it chose them
+                        continue
+                    r = next(k for k, (x, y) in enumerate(zip(g.history, h.history, strict=False)) if x != y)
+                    raise _bad(name, f"$.rounds.{tp}[{r}]", "not the round the strategy chooses from the judgments "
+                               "before it (a forged state?)")
+                if g is not None and h is not None and version == 1:
+                    g.rng = h.rng  # format 1 kept no stream: the replay's continues it
+            if verify and s.to_json() != again.to_json():
+                tp = next(t for t, g in s.games.items() if g is not None and g.rng.bit_generator.state
+                          != again.games[t].rng.bit_generator.state)  # type: ignore[union-attr]
+                raise _bad(name, f"$.rng.{tp}", "not the random stream the strategy leaves (an edited state?)")
+        return s
+
+    @classmethod
+    def _resume(cls, obj: dict, name: str) -> RankingSession:
+        """The state of a checked header: the topics rebuilt from the stored rounds and judgments, without a fit."""
+        from .rng_state import rng_from_json
+
         s = cls(obj["seed"], obj["params"])
         for tp, pool in obj["topics"].items():
             s.set_pool(tp, pool)
@@ -339,28 +371,32 @@ class RankingSession(TopicSessions):
         for tp, g in s.games.items():
             if len(rounds.get(tp, [])) != (g.rounds if g is not None else 0):
                 raise _bad(name, f"$.rounds.{tp}", "expected one round per round asked (a forged state?)")
-        if verify:
-            again = cls(obj["seed"], obj["params"])
-            for tp, pool in obj["topics"].items():
-                again.set_pool(tp, pool)
-            for group in obj["adds"]:
-                again.add(_check_group(group, "$.adds", name))
-            for tp, g in s.games.items():
-                h = again.games[tp]
-                if g is not None and h is not None and g.history != h.history:
-                    r = next(k for k, (x, y) in enumerate(zip(g.history, h.history, strict=False)) if x != y)
-                    raise _bad(name, f"$.rounds.{tp}[{r}]", "not the round the strategy chooses from the judgments "
-                               "before it (a forged state?)")
+            if g is not None and "rng" in obj:
+                g.rng = rng_from_json(obj["rng"][tp])
         s.restore_counts(obj)
         return s
+
+    @classmethod
+    def replay(cls, obj: dict, name: str = "<state>") -> RankingSession:
+        """The reference definition of a state (``obj`` with a checked header): its parameters and topics, then
+        every ``add``'s judgments given to the strategy again in order, each round chosen again when the one
+        before is wholly judged (a fit and the criterion per round); the stored rounds are not read."""
+        again = cls(obj["seed"], obj["params"])
+        for tp, pool in obj["topics"].items():
+            again.set_pool(tp, pool)
+        for n, group in enumerate(obj["adds"]):
+            again.add(_check_group(group, f"$.adds[{n}]", name))
+        again.restore_counts(obj)
+        return again
 
 
 def _bad(name: str, path: str, what: str) -> InputError:
     return bad(STRATEGY, name, path, what)
 
 
-def _check_header(obj: Any, name: str) -> None:
-    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters and rounds."""
+def _check_header(obj: Any, name: str) -> int:
+    """Everything but the judgments (:func:`~.session_schema.check_common`), with the parameters, rounds and
+    (format 2) random streams. Returns the format."""
 
     def params(p: Any) -> None:
         if not isinstance(p, dict) or set(p) != set(PARAMS):
@@ -380,8 +416,27 @@ def _check_header(obj: Any, name: str) -> None:
                 or not all(isinstance(x, list) and all(isinstance(y, list) for y in x) for x in r.values()):
             raise _bad(name, "$.rounds", "expected an object of the topics' rounds (lists of [docA, docB])")
 
-    check_common(obj, name, STRATEGY, version=VERSION, extra_keys=frozenset({"rounds"}), params=params,
-                 extra=rounds)
+    def rng(o: dict) -> None:
+        from .rng_state import rng_problem
+
+        if "rng" not in o:
+            return
+        r = o["rng"]
+        want = {t for t, pool in o["topics"].items() if len(pool) >= 2}
+        if not isinstance(r, dict) or set(r) != want:
+            raise _bad(name, "$.rng", "expected an object with one random stream per topic of two or more documents")
+        for t, x in r.items():
+            problem = rng_problem(x)
+            if problem:
+                raise _bad(name, f"$.rng.{t}", problem)
+
+    def extra(o: dict) -> None:
+        rounds(o)
+        rng(o)
+
+    return check_common(obj, name, STRATEGY, version=VERSION,
+                        extra_keys={1: frozenset({"rounds"}), 2: frozenset({"rounds", "rng"})}, params=params,
+                        extra=extra)
 
 
 def _check_group(group: Any, path: str, name: str) -> list[tuple]:

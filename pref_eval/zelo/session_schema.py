@@ -32,18 +32,34 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_common(obj: Any, name: str, kind: str, *, version: int, extra_keys: frozenset = frozenset(),
-                 params: Callable[[dict], None], extra: Callable[[dict], None] | None = None) -> None:
-    """Everything but the judgments, in this order: an object with exactly the keys, the version, the
-    integers, ``params(obj["params"])``, the topics, ``extra(obj)``, the batch digests, the adds' list."""
+def newer_format(name: str, version: int, current: int) -> InputError:
+    """``NAME: written by a newer pref_eval (format N; this version reads up to M)``."""
+    return InputError(name, 0, f"written by a newer pref_eval (format {version}; this version reads up to {current})")
+
+
+def check_version(obj: Any, name: str, kind: str, current: int) -> int:
+    """The format version of a state object: an integer 1..``current``; a larger one is refused as written by
+    a newer pref_eval (:func:`newer_format`), anything else as not a version."""
     if not isinstance(obj, dict):
         raise bad(kind, name, "$", "expected an object")
-    keys = COMMON_KEYS | extra_keys
+    v = obj.get("version")
+    if is_int(v, 1) and v > current:
+        raise newer_format(name, v, current)
+    if not is_int(v, 1):
+        raise bad(kind, name, "$.version", f"expected an integer from 1 to {current}, got {v!r}")
+    return v
+
+
+def check_common(obj: Any, name: str, kind: str, *, version: int, extra_keys: dict[int, frozenset] | None = None,
+                 params: Callable[[dict], None], extra: Callable[[dict], None] | None = None) -> int:
+    """Everything but the judgments, in this order: the version (1 to ``version``), an object with exactly
+    the keys (the common ones and ``extra_keys[its version]``), the integers, ``params(obj["params"])``, the
+    topics, ``extra(obj)``, the batch digests, the adds' list. Returns the version."""
+    v = check_version(obj, name, kind, version)
+    keys = COMMON_KEYS | (extra_keys or {}).get(v, frozenset())
     if set(obj) != keys:
         more, missing = sorted(set(obj) - keys), sorted(keys - set(obj))
         raise bad(kind, name, "$", f"unknown keys {more}" if more else f"missing keys {missing}")
-    if obj["version"] != version or isinstance(obj["version"], bool):
-        raise bad(kind, name, "$.version", f"expected {version}, got {obj['version']!r} (written by another version?)")
     for key in ("seed", "ignored", "issued"):
         if not is_int(obj[key]):
             raise bad(kind, name, f"$.{key}", "expected an integer >= 0")
@@ -60,6 +76,7 @@ def check_common(obj: Any, name: str, kind: str, *, version: int, extra_keys: fr
         raise bad(kind, name, "$.batches", "expected a list of digests")
     if not isinstance(obj["adds"], list):
         raise bad(kind, name, "$.adds", "expected a list")
+    return v
 
 
 def check_group(group: Any, path: str, name: str, kind: str) -> list[tuple]:

@@ -3,7 +3,7 @@
 A state (written by :meth:`pref_eval.zelo.tournament.Tournament.to_json`) is
 one JSON object::
 
-    {"version": 1, "k": int>=1, "p": int>k, "f": int>p, "seed": int>=0,
+    {"version": 2, "k": int>=1, "p": int>k, "f": int>p, "seed": int>=0,
      "final_phase": bool, "step": int>=0, "comparisons": int>=0, "ignored": int>=0,
      "batches": [distinct hex digests of the judgment batches added, each after "STEP:" (the step
                  before the draw of the next that asked for it) once a next recorded "issued"]
@@ -16,6 +16,9 @@ one JSON object::
                         "wins": {docno of the pool: number >= 0},
                         "result": null | {docno of the pool: number > 0}  (only when done),
                         "first_round_wins": {...}  (only in the extra phase)}}}
+
+Format 2 has the keys of format 1 (read as well); it marks a state that may hold ``issued``, which an
+older pref_eval would misread. A state of a later format is refused as written by a newer pref_eval.
 
 Consistency checked beyond the types: every judged pair adds exactly one win
 (``sum(wins) == len(judged)``, a judgment of score s gives s to one document
@@ -32,7 +35,7 @@ from typing import Any
 
 from ..errors import InputError
 
-VERSION = 1
+VERSION = 2
 TOP_KEYS = {"version", "k", "p", "f", "seed", "final_phase", "step", "comparisons", "ignored", "topics"}
 TOPIC_KEYS = {"pool", "phase", "pairs", "wins", "judged", "result"}
 PHASES = ("prune", "final", "extra", "done")
@@ -150,14 +153,20 @@ def _batch_key(b: str) -> bool:
 
 
 def validate_state(obj: Any, name: str) -> None:
-    """Raise :class:`InputError` unless ``obj`` (parsed JSON) is a valid version-1 state."""
+    """Raise :class:`InputError` unless ``obj`` (parsed JSON) is a valid state of format 1 or 2 (the same keys;
+    2 marks a state whose ``issued`` a repeated ``next`` reads: an older pref_eval refuses it instead of
+    misreading it); a later format is refused as written by a newer pref_eval."""
     try:
         obj = _obj(obj, "state")
         if "version" not in obj:
             raise _Bad("missing key 'version'")
         v = obj["version"]
-        if v != VERSION or isinstance(v, bool):
-            raise _Bad(f"version {v!r} is not supported (this zelo_pairs reads version {VERSION})")
+        if isinstance(v, int) and not isinstance(v, bool) and v > VERSION:
+            from .session_schema import newer_format
+
+            raise newer_format(name, v, VERSION)
+        if v not in (1, VERSION) or isinstance(v, bool):
+            raise _Bad(f"version {v!r} is not supported (this zelo_pairs reads versions 1 to {VERSION})")
         _keys(obj, TOP_KEYS, "state", frozenset({"batches", "issued"}))
         batches = obj.get("batches", [])
         if not isinstance(batches, list) or not all(isinstance(b, str) and _batch_key(b) for b in batches) \

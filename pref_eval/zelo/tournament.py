@@ -39,6 +39,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import InputError, UsageError
+from .state_schema import VERSION
 
 
 def _key(a: str, b: str) -> str:
@@ -286,7 +287,7 @@ class Tournament:
         return prefs_qrels(self.topics, grades)
 
     def to_json(self) -> str:
-        return json.dumps({"version": 1, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
+        return json.dumps({"version": VERSION, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
                            "ignored": self.ignored, "topics": self.topics, "batches": self.batches,
                            **({"issued": self.issued} if self.issued is not None else {})},
