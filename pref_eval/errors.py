@@ -10,6 +10,9 @@ it into one line on stderr and an exit code, never a traceback.
   (a duplicate document in a run, as trec_eval refuses it).
 * :class:`OutputError` -- an output file the system refuses to write
   (exit status 1; see docs/exit-codes.md).
+
+And one warning class, :class:`PrefEvalWarning` (a :class:`UserWarning`): what the Python API warns about
+(a run lacking qrels topics), so that a caller can filter or turn into errors exactly pref_eval's own.
 """
 from __future__ import annotations
 
@@ -54,3 +57,9 @@ class OutputError(PrefEvalError):
     """
 
     exit_code = 1
+
+
+class PrefEvalWarning(UserWarning):
+    """A warning of pref_eval's Python API (the commands write theirs to stderr): e.g. a run that lacks
+    qrels topics, averaged over the topics in both. ``warnings.filterwarnings("error",
+    category=PrefEvalWarning)`` makes them errors."""

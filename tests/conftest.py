@@ -13,6 +13,7 @@ Import from tests as ``from conftest import ROOT, DATA, need_shared``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -133,6 +134,34 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers(name="shared"):
         for rel in mark.args:
             need_shared(*Path(rel).parts)
+
+
+def file_topics(path) -> set[str]:
+    """The topics (first fields) of a qrels or run file."""
+    with open(path, encoding="utf-8") as fh:
+        return {line.split()[0] for line in fh if line.strip()}
+
+
+@contextlib.contextmanager
+def warns_missing_topics(qrels_topics, runs: dict):
+    """The block must warn exactly pref_eval's missing-topics warning (``pref_eval.errors.PrefEvalWarning``), once
+    for each run of ``runs`` ({name: its topics}) that lacks some of ``qrels_topics``: ``NAME: run lacks N of M
+    qrels topics`` with N and M counted here; nothing for a run that has them all. Other warnings pass through."""
+    import warnings
+
+    from pref_eval.errors import PrefEvalWarning
+
+    qt = {str(q) for q in qrels_topics}
+    want = sorted(f"{name}: run lacks {len(qt - {str(q) for q in rt})} of {len(qt)} qrels topics"
+                  for name, rt in runs.items() if qt - {str(q) for q in rt})
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        yield
+    mine = sorted(str(w.message).split(";")[0] for w in got if issubclass(w.category, PrefEvalWarning))
+    assert mine == want, (mine, want)
+    for w in got:
+        if not issubclass(w.category, PrefEvalWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def assert_rows_close(old: list[str], new: list[str], sep: str, abs_tol: float = 2e-3) -> None:

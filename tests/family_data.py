@@ -60,7 +60,10 @@ def write_run(path: Path, run: dict, tag: str = "tag") -> Path:
 
 def ours(qrels_path: Path, run_path: Path, measure: str) -> dict[str, float]:
     """pref_eval's per-query values ``{qid: value}``."""
+    from conftest import file_topics, warns_missing_topics
+
     import pref_eval
 
-    df = pref_eval.evaluate(str(qrels_path), [str(run_path)], [measure])
+    with warns_missing_topics(file_topics(qrels_path), {Path(run_path).name: file_topics(run_path)}):
+        df = pref_eval.evaluate(str(qrels_path), [str(run_path)], [measure])
     return {str(q): float(v) for q, v in zip(df["qid"], df["value"], strict=True) if q != "all"}

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import file_topics, warns_missing_topics
+
 import pref_eval
 from pref_eval.errors import EvaluationError, InputError, UsageError
 
@@ -164,7 +166,8 @@ def test_one_run_is_read_as_one_run():
         pref_eval.calc_aggregate([AP], QRELS, {"bm25": RUN})
     run = {"1037798": {"2258765": 2.4, "3693683": 2.0}}
     ref = ir_measures.calc_aggregate([P @ 1], ir_measures.read_trec_qrels(QRELS), run)
-    _same(pref_eval.calc_aggregate([P @ 1], QRELS, run), ref)
+    with warns_missing_topics(file_topics(QRELS), {"run": run}):
+        _same(pref_eval.calc_aggregate([P @ 1], QRELS, run), ref)
 
 
 @pytest.mark.parametrize(("call", "message"), [
@@ -199,7 +202,9 @@ def test_a_list_of_dataframes_is_several_runs():
     got = dict(zip(df[df.qid == "all"].run, df[df.qid == "all"].value, strict=True))
     assert got == pytest.approx({"run1": ir_measures.calc_aggregate([AP], qrels, run)[AP],
                                  "run2": ir_measures.calc_aggregate([AP], qrels, run2)[AP]}, abs=1e-12)
-    df = pref_eval.evaluate(qrels, [{"1037798": {"3641634": 1.0}}, str(ROOT / "runs" / "dense.run")], [AP])
+    with warns_missing_topics(set(qrels.query_id), {"run1": {"1037798"},
+                                                    "dense.run": file_topics(ROOT / "runs" / "dense.run")}):
+        df = pref_eval.evaluate(qrels, [{"1037798": {"3641634": 1.0}}, str(ROOT / "runs" / "dense.run")], [AP])
     assert list(dict.fromkeys(df.run)) == ["run1", "dense.run"]
     with pytest.raises(UsageError, match="expected one run, got a list of 2 runs"):
         pref_eval.calc_aggregate([AP], qrels, [run, run2])
@@ -220,7 +225,10 @@ def test_float_or_missing_ids_in_qrels_records_are_refused():
 def test_a_run_lacking_qrels_topics_warns_as_the_commands_do():
     qrels, run = _irm_frames()
     part = run[run.query_id != run.query_id.iloc[0]]
-    with pytest.warns(UserWarning, match=r"^run: run lacks 1 of 8 qrels topics; averaging over the topics in both"):
+    from pref_eval.errors import PrefEvalWarning
+
+    assert issubclass(PrefEvalWarning, UserWarning)
+    with pytest.warns(PrefEvalWarning, match=r"^run: run lacks 1 of 8 qrels topics; averaging over the topics in both"):
         got = pref_eval.calc_aggregate([AP], qrels, part)
     per = [m.value for m in ir_measures.iter_calc([AP], qrels, part) if m.query_id != run.query_id.iloc[0]]
     assert got[AP] == pytest.approx(sum(per) / len(per), abs=1e-12)  # ir-measures' values, over the 7 topics

@@ -11,6 +11,8 @@ import math
 
 import pytest
 
+from conftest import warns_missing_topics
+
 import pref_eval
 
 irm = pytest.importorskip("ir_measures")
@@ -20,7 +22,8 @@ def _ours(name: str, qrels: list, run: list) -> dict[str, float]:
     run_dict: dict = {}
     for r in run:
         run_dict.setdefault(r.query_id, {})[r.doc_id] = r.score
-    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, [name])
+    with warns_missing_topics({q.query_id for q in qrels}, {"run": run_dict}):
+        df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, [name])
     return {str(q): float(v) for q, v in zip(df.qid, df.value, strict=True)}
 
 

@@ -33,6 +33,8 @@ import random
 
 import pytest
 
+from conftest import warns_missing_topics
+
 import pref_eval
 from pref_eval.errors import EvaluationError, UsageError
 from pref_eval.measures import parse_measure
@@ -146,7 +148,8 @@ def ours(name: str, qrels, run):
     rd: dict = {}
     for r in run:
         rd.setdefault(r.query_id, {})[r.doc_id] = r.score
-    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], rd, [name])
+    with warns_missing_topics({q.query_id for q in qrels}, {"run": rd}):
+        df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], rd, [name])
     out: dict[str, dict[str, float]] = {}
     for m, q, v in zip(df.measure, df.qid, df.value, strict=True):
         out.setdefault(str(m), {})[str(q)] = float(v)

@@ -23,6 +23,8 @@ import random
 
 import pytest
 
+from conftest import warns_missing_topics
+
 import pref_eval
 from pref_eval.errors import UsageError
 from pref_eval.measures import parse_measure
@@ -163,7 +165,8 @@ def test_every_ir_measures_name(capsys, tmp_path, seed):
     run_dict: dict = {}
     for r in run:
         run_dict.setdefault(r.query_id, {})[r.doc_id] = r.score
-    df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, accepted)
+    with warns_missing_topics({q.query_id for q in qrels}, {"run": run_dict}):
+        df = pref_eval.evaluate([(q.query_id, q.doc_id, q.relevance) for q in qrels], run_dict, accepted)
     in_run = {r.query_id for r in run}
     ours: dict[str, dict[str, float]] = {}
     for m, q, v in zip(df.measure, df.qid, df.value, strict=True):

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import warns_missing_topics
+
 import pref_eval
 from pref_eval.errors import UsageError
 from pref_eval.measures import parse_measure, parse_trec_measures
@@ -155,7 +157,8 @@ def ranx_values(qrels: dict, run: dict, names: list[str], untie: bool = True) ->
 
 
 def our_values(qrels: dict, run: dict, names: list[str], complete: bool) -> dict[str, dict[str, float]]:
-    df = pref_eval.evaluate(qrels, run, [ours(n) for n in names], complete=complete, summary=True)
+    with warns_missing_topics(qrels, {} if complete else {"run": run}):
+        df = pref_eval.evaluate(qrels, run, [ours(n) for n in names], complete=complete, summary=True)
     out: dict[str, dict[str, float]] = {}
     for n in names:
         sub = df[df.measure == ours(n)]
@@ -330,7 +333,8 @@ def test_same_as_claims_are_tested():
 def test_equal_to_trec_eval_measures(seed):
     """The docs' "same value as" column: per query equal on graded corner cases (levels as written)."""
     qrels, run = random_collection(seed)
-    df = pref_eval.evaluate(qrels, run, [n for pair in EQUAL for n in pair])
+    with warns_missing_topics(qrels, {"run": run}):
+        df = pref_eval.evaluate(qrels, run, [n for pair in EQUAL for n in pair])
     col = {m: dict(zip(g.qid, g.value, strict=True)) for m, g in df.groupby("measure")}
     trec_name = {"map_cut.10": "map_cut_10", "P.5": "P_5", "recall.10": "recall_10", "success.5": "success_5",
                  "ndcg_cut.10": "ndcg_cut_10", "set_F": "set_F"}
@@ -409,8 +413,10 @@ class _FakeRanx:
 def test_ranx_shaped_objects_as_input():
     qrels, run = random_collection(1)
     names = ["ndcg@10", "map@100", "P.5"]
-    want = pref_eval.evaluate(qrels, {"sys": run, "run": run}, names)
-    got = pref_eval.evaluate(_FakeRanx(qrels), [_FakeRanx(run, "sys"), _FakeRanx(run)], names)
+    with warns_missing_topics(qrels, {"sys": run, "run": run}):
+        want = pref_eval.evaluate(qrels, {"sys": run, "run": run}, names)
+    with warns_missing_topics(qrels, {"sys": run, "run": run}):
+        got = pref_eval.evaluate(_FakeRanx(qrels), [_FakeRanx(run, "sys"), _FakeRanx(run)], names)
     assert got.sort_values(["run", "qid", "measure"], ignore_index=True).equals(
         want.sort_values(["run", "qid", "measure"], ignore_index=True))
 
@@ -424,10 +430,13 @@ def test_ranx_objects_as_input():
         rq, rr = ranx.Qrels(qrels), ranx.Run({q: d for q, d in run.items()}, name="sys")
         rr2 = ranx.Run(run)  # no name
     names = ["ndcg@10", "map@100", "mrr", "P.5"]
-    want = pref_eval.evaluate(qrels, {"sys": run}, names)
-    got = pref_eval.evaluate(rq, rr, names)
+    with warns_missing_topics(qrels, {"sys": run}):
+        want = pref_eval.evaluate(qrels, {"sys": run}, names)
+    with warns_missing_topics(qrels, {"sys": run}):
+        got = pref_eval.evaluate(rq, rr, names)
     assert got.equals(want)
-    both = pref_eval.evaluate(rq, [rr, rr2], names)
+    with warns_missing_topics(qrels, {"sys": run, "run": run}):
+        both = pref_eval.evaluate(rq, [rr, rr2], names)
     assert sorted(set(both.run)) == ["run", "sys"]
 
 
@@ -454,9 +463,12 @@ def test_iter_calc_and_cli(tmp_path):
 
 def test_global_level_is_the_default_of_ranx_names():
     qrels, run = random_collection(2)
-    a = pref_eval.calc_aggregate(["ndcg@10", "ranx:bpref", "mrr"], qrels, run, level=2)
-    b = pref_eval.calc_aggregate(["ndcg@10-l2", "bpref-l2", "mrr-l2"], qrels, run)
-    c = pref_eval.calc_aggregate(["ndcg@10-l2"], qrels, run, level=3)  # the suffix wins over level=
+    with warns_missing_topics(qrels, {"run": run}):
+        a = pref_eval.calc_aggregate(["ndcg@10", "ranx:bpref", "mrr"], qrels, run, level=2)
+    with warns_missing_topics(qrels, {"run": run}):
+        b = pref_eval.calc_aggregate(["ndcg@10-l2", "bpref-l2", "mrr-l2"], qrels, run)
+    with warns_missing_topics(qrels, {"run": run}):
+        c = pref_eval.calc_aggregate(["ndcg@10-l2"], qrels, run, level=3)  # the suffix wins over level=
     assert a["ndcg@10"] == b["ndcg@10-l2"] == c["ndcg@10-l2"] and a["mrr"] == b["mrr-l2"]
     assert same(a["ranx:bpref"], b["bpref-l2"])
     with pytest.raises(UsageError, match="relevance level ≥ 0"):

@@ -195,7 +195,8 @@ def recovery(
     q_d = np.repeat(np.arange(trials), len(i))
 
     # the dense judged matrix: D[t, i, j] = judged P(j better than i)
-    pb = 1.0 / (1.0 + np.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
+    with np.errstate(over="ignore"):  # exp overflows to inf for a huge --sigma: pb is then exactly 0, as it should
+        pb = 1.0 / (1.0 + np.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
     s_d = (rng.random((len(q_d), votes)) < pb[:, None]).mean(axis=1)
     D = np.zeros((trials, K, K))
     D[q_d, a_d, b_d] = s_d
