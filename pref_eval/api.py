@@ -1438,7 +1438,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
         output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
         grades: str = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None, log: Any = None,
-        inputs: InputOptions | None = None, as_frame: bool = True) -> Any:
+        inputs: InputOptions | None = None, as_frame: bool = True, keep_results: bool = True) -> Any:
     """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
 
     Bradley–Terry (Bradley & Terry 1952): P(b beats a) = σ(x_b − x_a); the
@@ -1466,6 +1466,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     :class:`~pref_eval.log.Log` for progress and warnings. The values and bytes
     are the ones ``zelo_fit`` prints. ``as_frame=False`` returns the columns as
     a dict of arrays instead of the DataFrame (pandas is not imported).
+    ``keep_results=False`` returns None (``zelo_fit``): the scores are then not held whole when they go to a
+    file (``output`` a path, ``tsv``, no ``qrels_output``, the default fit): each block of queries is written
+    to the (temporary) file as it is fitted and dropped, the file committed with the others at the end.
     """
     import numpy as np
 
@@ -1508,6 +1511,14 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     sizes = np.array([len(table.docs[qid]) for qid in table.queries], dtype=np.int64)
     judged = (q, a, b, s, w)
     del a, b, s, w
+    if not keep_results and compat != "zbench" and output_format == "tsv" and not qrels_output and \
+            output is not None and output != "-":
+        own = _input_options(inputs, output=output, qrels_output=None, diagnostics=diagnostics, judgments=paths,
+                             dataset=dataset)
+        _fit_and_write_blocks(table, sizes, judged, prior=prior, weight_power=weight_power, tol=tol,
+                              max_iter=max_iter, jobs=jobs, scheduler=scheduler, scale=scale, elo_offset=elo_offset,
+                              output=output, diagnostics=diagnostics, inputs=own, log=log)
+        return None
     res = _fit_scores(table.queries, table.docs, sizes, judged, compat=compat, prior=prior,
                       weight_power=weight_power, tol=tol, max_iter=max_iter, jobs=jobs, scheduler=scheduler, log=log)
     n_judgments = count_per_query(q, len(sizes))  # for --diagnostics; then the judgments are dropped
@@ -1530,11 +1541,66 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
                    grades=(grade_list, bin_method), diagnostics=diagnostics, inputs=own)
     cols = {"qid": np.repeat(np.array(table.queries, dtype=object), sizes),
             "docno": [d for qid in table.queries for d in table.docs[qid]], "score": score, "se": se}
+    if not keep_results:
+        return None
     if not as_frame:
         return cols
     import pandas as pd
 
     return pd.DataFrame(cols)
+
+
+def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float, weight_power: float, tol: float,
+                          max_iter: int, jobs: int, scheduler: str | None, scale: str, elo_offset: float, output: str,
+                          diagnostics: str | None, inputs: InputOptions, log: Any) -> None:
+    """``zelo_fit -o FILE`` (TSV, no ``--qrels``): the fit of :func:`_fit_scores` a block of queries at a time
+    (:func:`pref_eval.zelo.fit.fit_bt_blocks`), each block's rows written to the output's temporary file as it
+    is fitted and dropped -- the same bytes as fitting all and then writing, without the results of every
+    document held at once; the per-query results (``--diagnostics``, the warning) are gathered. The outputs
+    are committed together at the end (:func:`~pref_eval.output.atomic.command_outputs`: all or nothing)."""
+    import numpy as np
+
+    from .io.zelo_scores import HEADER
+    from .output.atomic import command_outputs
+    from .output.zelo_scores import write_diagnostics, write_scores_columns
+    from .zelo.fit import FitResult, count_per_query, fit_bt_blocks, to_scale
+
+    q, a, b, s, w = judged
+    queries = table.queries
+    docs = [table.docs[qid] for qid in queries]
+    names = [n for n in FitResult.__dataclass_fields__ if n not in ("score", "se", "component", "level", "offsets")]
+    per_query: dict = {n: [] for n in names}
+    extra_names = (("component", "level") if prior == 0 else ()) + (("scale",) if scale == "elo" else ())
+    with command_outputs([p for p in (output, diagnostics) if p], inputs) as streams:
+        out = streams[0]
+        out.write("\t".join(HEADER + extra_names) + "\n")
+        log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
+        k = 0
+        for r in fit_bt_blocks(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
+                               max_iter=max_iter, jobs=jobs, scheduler=scheduler, doc_ids=docs):
+            nq = len(r.n_docs)
+            score, se = to_scale(r.score, r.se, scale, elo_offset)
+            extra = {"component": r.component, "level": r.level} if prior == 0 else {}
+            if scale == "elo":
+                extra["scale"] = np.full(len(score), "elo", dtype=object)
+            write_scores_columns(out, queries[k:k + nq], docs[k:k + nq], score, se, extra, header=False)
+            for n in names:
+                per_query[n].append(getattr(r, n))
+            k += nq
+            del r, score, se, extra
+        if k != len(queries):
+            raise ValueError("the blocks' results do not cover every query")  # a bug, not bad input
+        empty = np.zeros(0)
+        res = FitResult(score=empty, se=empty, component=empty, level=empty,
+                        offsets=np.concatenate([[0], np.cumsum(sizes)]),
+                        **{n: np.concatenate(v) if v else np.zeros(0) for n, v in per_query.items()})
+        if not res.converged.all():
+            bad = [queries[i] for i in np.flatnonzero(~res.converged)]
+            log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
+                     f"step 1e-13 of the scale; e.g. {bad[0]!r})")
+        if diagnostics:
+            write_diagnostics(streams[1], queries, sizes, count_per_query(q, len(sizes)), res)
+    table.drop_columns()
 
 
 def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,

@@ -33,8 +33,9 @@ def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> 
 
 
 def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score, se,
-                         extra: dict | None = None, chunk: int = 1 << 16) -> None:
+                         extra: dict | None = None, chunk: int = 1 << 16, header: bool = True) -> None:
     """Write the score TSV from columns: query ``k`` has documents ``docs[k]``, rows in that order.
+    ``header=False``: the rows only (a later block of queries of the same file; the same bytes as one call).
 
     ``score``, ``se`` (and each array in ``extra``, written with ``str`` under
     its key) hold one value per row. Same bytes as :func:`write_scores_tsv`
@@ -45,7 +46,8 @@ def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], sc
     from itertools import chain, islice, repeat
 
     extra = extra or {}
-    out.write("\t".join(HEADER + tuple(extra)) + "\n")
+    if header:
+        out.write("\t".join(HEADER + tuple(extra)) + "\n")
     k0, i0 = _write_compiled(out, qids, docs, score, se, extra, chunk)
     qcol = chain.from_iterable(repeat(q, len(d)) for q, d in zip(qids[k0:], docs[k0:], strict=True))
     dcol = chain.from_iterable(docs[k0:])

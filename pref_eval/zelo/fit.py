@@ -63,6 +63,8 @@ its lines, not even in the last bits.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ..records import record
@@ -802,6 +804,23 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     ``component`` and ``level`` are not gathered (returned with length 0), for a caller that uses neither
     (``zelo_fit`` with a prior > 0 writes neither: 16 bytes a document less).
     """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    q = np.asarray(q)
+    if q.dtype.kind not in "iu":
+        q = q.astype(np.int64)
+    canonical = doc_rank is not None or doc_ids is not None
+    nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
+    if not canonical and (nparts <= 1 or len(sizes) <= 1):
+        return fit_bt(sizes, q, a, b, score, weight, **options)
+    return _gather_results(fit_bt_blocks(sizes, q, a, b, score, weight, jobs=jobs, scheduler=scheduler, parts=parts,
+                                         doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
+
+
+def fit_bt_blocks(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
+                  parts: int | None = None, doc_rank=None, doc_ids=None, **options) -> Iterator[FitResult]:
+    """The blocks of :func:`fit_bt_parallel`, each block's :class:`FitResult` (its queries, in order) as it is
+    reached, in query order: :func:`fit_bt_parallel` copies them into one result; a caller that writes each
+    block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time."""
     from ..parallel import ordered_results, split_even
     from .judgments import CodedColumn
 
@@ -812,7 +831,8 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
     if not canonical and (nparts <= 1 or len(sizes) <= 1):
-        return fit_bt(sizes, q, a, b, score, weight, **options)
+        yield fit_bt(sizes, q, a, b, score, weight, **options)
+        return
     a = np.asarray(a)
     b = np.asarray(b)
     if not isinstance(score, CodedColumn):  # a CodedColumn is decoded a block at a time
@@ -835,10 +855,9 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
                    block_rank, options)
 
     if jobs == 1 and not scheduler:  # one block in memory at a time
-        return _gather_results(map(_fit_piece, pieces()), sizes, keep_levels)
-    # each block's result copied into place and dropped as it is reached
-    return _gather_results(ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler), sizes,
-                           keep_levels)
+        yield from map(_fit_piece, pieces())
+    else:  # each block's result handed over as it is reached
+        yield from ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
 
 
 # judgments per block of a large fit: bounds the fit's temporaries (~300 bytes each; blocks of 500,000 held
