@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from pref_eval.zelo.ranking_bound import adjacent_variance_bound, mean_information  # noqa: E402
 from pref_eval.zelo.simulate import recovery  # noqa: E402
 from pref_eval.zelo.tau_bound import REVEALS, pair_values, tau_bound  # noqa: E402
+from pref_eval.zelo.tau_documents import document_bound, grid_value, independent_value  # noqa: E402
 from pref_eval.zelo.tau_consistency import (  # noqa: E402
     dense_surrogate,
     gaussian_value,
@@ -197,6 +198,35 @@ def lp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+SDP_GRID = {"n_mu": 15, "n_alpha": 7, "eps": 1e-5}
+SDP_FINE = {"n_mu": 97, "n_alpha": 9}
+SDP_HEAD = ["| K | σ | τ vs true order: 4 / 8 cycles ± SE | certified bound on E[τ vs true order], any design of "
+            "4K pairs (document states, cells) | laws on the grid points that meet the constraints (not a bound) "
+            "| independent documents on a finer grid (not a bound) | verdict (true order) |",
+            "|---|---|---|---|---|---|---|"]
+
+
+def sdp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
+    """One row of the document-state table (see the module docstring). Verdict, with SE 8 cycles' standard error:
+    "excluded" when the certified bound + 3 SE is below 8 cycles' tau against the true order; "this relaxation
+    cannot exclude it" when a law meeting the constraints (the larger of the two values that are not bounds) is
+    more than 3 SE above it; "undecided, its laws stay below" when that value is more than 3 SE below (a certificate
+    on a finer grid could exclude the cell); else "undecided"."""
+    rs = [recovery(K, sigma, c, trials, seed=seed, votes=votes) for c in (4, 8)]
+    truth = [float(r["tau_truth"].mean()) for r in rs]
+    se8 = float(rs[1]["tau_truth"].std(ddof=1) / np.sqrt(trials))
+    b = document_bound(K, sigma, 4 * K, votes, **SDP_GRID)
+    g = grid_value(K, sigma, 4 * K, votes, **SDP_GRID)
+    ind = independent_value(K, sigma, 4 * K, votes, **SDP_FINE)
+    reach = max(g["value"], ind)
+    verdict = ("**excluded**" if b["bound"] + 3 * se8 < truth[1] else
+               "this relaxation cannot exclude it" if reach > truth[1] + 3 * se8 else
+               "undecided, its laws stay below" if reach < truth[1] - 3 * se8 else "undecided")
+    cells = [f"{K}", f"{sigma:g}", f"{truth[0]:.3f} / {truth[1]:.3f} ± {se8:.3f}", f"{min(b['bound'], 1.0):.3f}",
+             f"{g['value']:.3f}", f"{ind:.3f}", verdict]
+    return "| " + " | ".join(cells) + " |"
+
+
 DIST_EDGES = (1, 2, 3, 6, 13, 30, 51)
 DIST_HEAD = ["| K | σ | τ: 4 / 8 cycles / adaptive | "
              + " | ".join(f"{lo} apart" if hi - lo == 1 else f"{lo}–{hi - 1} apart" if hi < 10**6 else f"{lo}+ apart"
@@ -236,6 +266,10 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     if a.tau_lp and (a.oracle or a.tau_bound or a.by_distance or a.batch_div is not None or a.criterion is not None):
         ap.error("--tau-lp compares the default adaptive strategy: no --oracle, --tau-bound, --by-distance, "
                  "--batch-div, --criterion")
+    if a.tau_sdp and (a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.batch_div is not None
+                      or a.criterion is not None):
+        ap.error("--tau-sdp runs random cycles only: no --oracle, --tau-bound, --by-distance, --tau-lp, --batch-div, "
+                 "--criterion")
     if a.bound_samples < 2:
         ap.error("--bound-samples must be >= 2")
 
@@ -254,11 +288,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tau-bound", action="store_true", help="the tau-bound table instead (module docstring)")
     ap.add_argument("--by-distance", action="store_true", help="the by-distance table instead (module docstring)")
     ap.add_argument("--tau-lp", action="store_true", help="the Pólya–Gamma genie's table instead (module docstring)")
+    ap.add_argument("--tau-sdp", action="store_true", help="the document-state table instead (module docstring)")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args(argv)
     _check(ap, a)
-    if a.tau_lp:
+    if a.tau_sdp:
+        lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --trials {a.trials} --seed {a.seed}` — "
+                 f"mean Kendall τ_b against the true order ({a.trials} trials per cell) and the document-state "
+                 f"programme (grid: {SDP_GRID['n_mu']} points for μ, {SDP_GRID['n_alpha']} for α; finer grid "
+                 f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
+    elif a.tau_lp:
         lines = [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
                  f"τ_b ({a.trials} trials per cell), the Pólya–Gamma genie's bound against the true order, and the "
                  "linear-Gaussian surrogate for the dense fit:", "", *LP_HEAD]
@@ -282,7 +322,8 @@ def main(argv: list[str] | None = None) -> None:
                  "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
+            lines.append(sdp_row(K, sigma, a.trials, a.seed) if a.tau_sdp else
+                         lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
                          distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
                          bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else
                          oracle_row(K, sigma, a.trials, a.seed) if a.oracle else
@@ -294,8 +335,9 @@ def main(argv: list[str] | None = None) -> None:
     if a.write_docs:
         doc = ROOT / "docs" / "zelo_simulate.md"
         s = doc.read_text()
-        mark = ("recovery-tau-lp" if a.tau_lp else "recovery-distance" if a.by_distance else
-                "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive")
+        mark = ("recovery-tau-sdp" if a.tau_sdp else "recovery-tau-lp" if a.tau_lp else
+                "recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
+                "recovery-oracle" if a.oracle else "recovery-adaptive")
         new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
                          lambda m: m.group(1) + text + m.group(2), s, flags=re.S)
         if n != 1:
