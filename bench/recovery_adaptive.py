@@ -201,7 +201,7 @@ def lp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
 SDP_EPS = 1e-5
 SDP_FINE = {"n_mu": 97, "n_alpha": 9}
 SDP_HEAD = ["| K | σ | τ vs true order: 4 / 8 cycles ± SE | certified bound on E[τ vs true order], any design of "
-            "4K pairs (document states, cells) | laws on the grid points that meet the constraints (not a bound) "
+            "4K pairs (document states, grid) | laws on the grid points that meet the constraints (not a bound) "
             "| independent documents on a finer grid (not a bound) | verdict (true order) |",
             "|---|---|---|---|---|---|---|"]
 
