@@ -1594,10 +1594,7 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
         res = FitResult(score=empty, se=empty, component=empty, level=empty,
                         offsets=np.concatenate([[0], np.cumsum(sizes)]),
                         **{n: np.concatenate(v) if v else np.zeros(0) for n, v in per_query.items()})
-        if not res.converged.all():
-            bad = [queries[i] for i in np.flatnonzero(~res.converged)]
-            log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
-                     f"step 1e-13 of the scale; e.g. {bad[0]!r})")
+        _warn_fit(res, queries, tol, max_iter, log)
         if diagnostics:
             write_diagnostics(streams[1], queries, sizes, count_per_query(q, len(sizes)), res)
     table.drop_columns()
@@ -1682,11 +1679,29 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
                           max_iter=max_iter, jobs=jobs, scheduler=scheduler, keep_levels=prior == 0,
                           doc_ids=[table_docs[qid] for qid in queries])
+    _warn_fit(res, queries, tol, max_iter, log)
+    return res
+
+
+SE_CONDITION_WARN = 1e8
+"""zelo_fit warns about a query whose SE matrix has a condition estimate above this: its SEs may be wrong
+beyond ~8 significant digits (rounding error ~1e-16 times the condition; docs/zelo_fit.md)."""
+
+
+def _warn_fit(res: Any, queries: list[str], tol: float, max_iter: int, log: Any) -> None:
+    """zelo_fit's warnings after a fit: queries that did not converge, queries whose SEs are ill-conditioned."""
+    import numpy as np
+
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
         log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
                  f"step 1e-13 of the scale; e.g. {bad[0]!r})")
-    return res
+    ill = np.flatnonzero(res.se_condition > SE_CONDITION_WARN)
+    if len(ill):
+        worst = float(np.max(res.se_condition[ill]))
+        log.warn(f"the SEs of {len(ill)} queries may be wrong beyond ~8 significant digits: their Fisher information "
+                 f"is ill-conditioned (condition >= {worst:.1e}; pair weights of very different sizes, "
+                 f"docs/zelo_fit.md; e.g. {queries[ill[0]]!r})")
 
 
 def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, n_judgments: Any, components: bool,

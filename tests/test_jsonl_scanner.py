@@ -49,10 +49,44 @@ def test_shortest_repr_of_any_double_round_trips(x):
     same_float(json.dumps(x))
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.from_regex(r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?", fullmatch=True))
+NUMBER = r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(NUMBER, fullmatch=True))
 def test_any_json_number_text_converts_as_python_does(text):
+    """Hypothesis's texts of the JSON number grammar (its edge-biased draws; the bulk is the seeded sweep below,
+    which is ~50 times cheaper per text than drawing from the regex)."""
     same_float(text)
+
+
+def _number_texts(n: int, seed: int) -> list[str]:
+    """``n`` texts of the grammar ``NUMBER``, every part's length uniform over its range (seeded)."""
+    import random
+    import re
+
+    r = random.Random(seed)
+
+    def digits(k: int) -> str:
+        return "".join(r.choice("0123456789") for _ in range(k))
+
+    out = []
+    for _ in range(n):
+        k = r.randint(0, 25)
+        text = ("-" if r.random() < 0.5 else "") + ("0" if k == 0 else r.choice("123456789") + digits(k - 1))
+        if r.random() < 0.6:
+            text += "." + digits(r.randint(1, 25))
+        if r.random() < 0.6:
+            text += r.choice("eE") + r.choice(["", "+", "-"]) + digits(r.randint(1, 3))
+        out.append(text)
+    assert all(re.fullmatch(NUMBER, t) for t in out)
+    return out
+
+
+def test_seeded_json_number_texts_convert_as_python_does():
+    """20,000 texts of the JSON number grammar, each converted bit for bit as ``float(json.loads(text))``."""
+    for text in _number_texts(20_000, 0):
+        same_float(text)
 
 
 @pytest.mark.parametrize("text", [

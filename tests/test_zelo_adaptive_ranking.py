@@ -132,12 +132,19 @@ def test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles():
     r1, r2 = _simulate(*args), _simulate(*args)
     assert r1.returncode == 0, r1.stderr
     assert r1.stdout == r2.stdout and r1.stdout.startswith("K\tsigma\tcycles")
+    from cli_harness import run_inproc
+    from conftest import ROOT
+
+    same = run_inproc("zelo_simulate", args, ROOT)  # the variants in this process (the process is tested above)
+    assert same.returncode == 0 and same.stdout.decode() == r1.stdout
     rows = {}
     for opt, val in (("--window", "1"), ("--start", "matching"), ("--batch", "6"), ("--criterion", "discordance"),
                      ("--criterion", "rowsum")):
         changed = list(args)
         changed[changed.index(opt) + 1] = val
-        rows[opt + val] = _simulate(*changed).stdout
+        res = run_inproc("zelo_simulate", changed, ROOT)
+        assert res.returncode == 0, res.stderr
+        rows[opt + val] = res.stdout.decode()
     assert sum(out != r1.stdout for out in rows.values()) >= 4  # the options are honoured
     # refusals of each option with --strategy cycles and of bad values: tests/test_fuzz_options.py
     r = _simulate("recovery", "--K", "6", "--sigma", "1", "--cycles", "1", "--trials", "1", "--criterion",

@@ -49,14 +49,17 @@ def test_adaptive_protocol_finds_the_best(tmp_path, qrels):
     st = tmp_path / "s.json"
     assert _run("init", "--state", st, "--qrels", qrels, "--strategy", "adaptive", "--seed", "3",
                 cwd=tmp_path).returncode == 0
-    for n in range(200):
-        nxt = _run("next", "--state", st, cwd=tmp_path)
+    from cli_harness import run_inproc
+
+    for n in range(200):  # the loop in this process (init, result and status run as processes)
+        nxt = run_inproc("zelo_pairs", ["next", "--state", str(st)], tmp_path)
         assert nxt.returncode == 0, nxt.stderr
         if not nxt.stdout.strip():
             break
         batch = tmp_path / f"b{n}.txt"
-        batch.write_text(_judge(nxt.stdout))
-        add = _run("add", "--state", st, "-J", batch, "--format", "clarke4", "-Q", cwd=tmp_path)
+        batch.write_text(_judge(nxt.stdout.decode()))
+        add = run_inproc("zelo_pairs", ["add", "--state", str(st), "-J", str(batch), "--format", "clarke4", "-Q"],
+                         tmp_path)
         assert add.returncode == 0, add.stderr
         if n == 0:  # replaying the same batch changes nothing
             before = st.read_bytes()

@@ -135,13 +135,17 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     init = _run("init", "--state", st, "--strategy", "adaptive", "--goal", "ranking", "--run", run_file,
                 "--depth", "6", "--cycles", "2", "--batch", "2", "--seed", "3", cwd=tmp_path)
     assert init.returncode == 0, init.stderr
-    for n in range(100):
-        nxt = _run("next", "--state", st, cwd=tmp_path)
+    from cli_harness import run_inproc
+
+    for n in range(100):  # the loop in this process (the other calls run as processes)
+        nxt = run_inproc("zelo_pairs", ["next", "--state", str(st)], tmp_path)
         assert nxt.returncode == 0, nxt.stderr
-        if not nxt.stdout.replace("#", "").strip() or all(ln.startswith("#") for ln in nxt.stdout.splitlines()):
+        out = nxt.stdout.decode()
+        if not out.replace("#", "").strip() or all(ln.startswith("#") for ln in out.splitlines()):
             break
-        (tmp_path / f"b{n}.txt").write_text(_judge(nxt.stdout))
-        add = _run("add", "--state", st, "-J", tmp_path / f"b{n}.txt", "--format", "clarke4", "-Q", cwd=tmp_path)
+        (tmp_path / f"b{n}.txt").write_text(_judge(out))
+        add = run_inproc("zelo_pairs", ["add", "--state", str(st), "-J", str(tmp_path / f"b{n}.txt"), "--format",
+                                        "clarke4", "-Q"], tmp_path)
         assert add.returncode == 0, add.stderr
         if n == 0:  # the same file again for the same batch: nothing changes, a warning says so
             before = st.read_bytes()

@@ -1,7 +1,7 @@
 """Reading a ``zelo_pairs`` state file (tournament or adaptive): the text and the name for messages.
 
 The document is validated and rebuilt by :func:`pref_eval.zelo.pair_state.parse_state`
-(which strategy, its schema, the replay of an adaptive state's judgments).
+(which strategy, its schema; an adaptive state resumes from what it stores, a format-1 one is replayed once).
 """
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ Stopping: a block is done when (a) every gradient component satisfies
 gradient rule for weights ~1; relative to the curvature for large weights,
 whose gradient carries rounding noise of ~eps * H_ii), and (b) the Newton step
 delta = H^-1 g -- the distance to the optimum to first order -- satisfies
-max |delta_i| <= STEP_TOL * max(1, max |x_i|); the step is then not taken.
+max |delta_i| <= STEP_TOL * max(1, max |x_i|); that last step is taken
+(no line search) and the block stops.
 (b) is scale-free: a document tied to the others by near-perfect pairs has a
 tiny H_ii, and a gradient rule alone leaves it ~tol / H_ii from the optimum
 (1e-2 for H_ii = 1e-7). The gradient is computed as
@@ -98,7 +99,8 @@ class FitResult:
     other SCC). Per-query arrays: ``n_docs``, ``n_judged``, ``n_components``
     (SCCs among judged documents), ``n_perfect`` (judged documents that won
     or lost every comparison), ``iterations``, ``loglik``, ``grad_max``,
-    ``converged``.
+    ``converged``, ``se_condition`` (the largest condition estimate of the
+    matrices inverted for the SEs, :func:`_dense_cov_diag`; 0 without SEs).
     """
 
     score: np.ndarray
@@ -113,6 +115,7 @@ class FitResult:
     loglik: np.ndarray
     grad_max: np.ndarray
     converged: np.ndarray
+    se_condition: np.ndarray
     offsets: np.ndarray
 
 
@@ -271,36 +274,27 @@ def _newton_blocks(
         rtol = np.clip(np.minimum(0.1, np.sqrt(gnorm)), 1e-12, None)
         delta = _block_cg(n, block, starts, inv_size, pattern, h, pd, g, centre, active, rtol=rtol)
         # done: the gradient is within ``tol`` and the Newton step -- the distance to the optimum, to first
-        # order -- is below STEP_TOL of the block's scale: the step is not taken (scale-free: a document
-        # whose Hessian entry is tiny has a large step for a small gradient; module docstring, "Stopping")
+        # order -- is below STEP_TOL of the block's scale (scale-free: a document whose Hessian entry is tiny
+        # has a large step for a small gradient; module docstring, "Stopping")
         step = np.maximum.reduceat(np.abs(delta), starts)
         scale = np.maximum(1.0, np.maximum.reduceat(np.abs(x), starts))
         # |g_i| <= tol * max(1, H_ii): the absolute rule for weights ~1; relative to the curvature for large
         # weights, whose gradient holds rounding noise of eps * H_ii (weights 1e20 with a prior)
         hdiag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
         gok = np.logical_and.reduceat(np.abs(g) <= tol * np.maximum(1.0, hdiag), starts)
-        done |= active & gok & (step <= STEP_TOL * scale)
+        fin = active & gok & (step <= STEP_TOL * scale)
+        if fin.any():  # that last step is taken without a line search (a full Newton step this close is an
+            # ascent): the error left is of the order of its square, the rounding floor
+            x = x + np.where(fin[block], delta, 0.0)
+            if centre:
+                x -= np.repeat(np.where(fin, _segsum(x, starts) * inv_size, 0.0), sizes)
+        done |= fin
         active &= ~done
         if not active.any() or _ == max_iter:
             break
         iters += active
         delta = np.where(active[block], delta, 0.0)
-        # backtracking line search per block (objective is concave)
-        t = np.ones(nb)
-        todo = active.copy()
-        xnew = x.copy()
-        for _ls in range(60):
-            cand = x + (t * todo)[block] * delta
-            fc = objective(cand)
-            ok = todo & (fc >= f - 1e-13 * (1.0 + np.abs(f)))
-            if ok.any():
-                sel = ok[block]
-                xnew[sel] = cand[sel]
-                f = np.where(ok, fc, f)
-            todo &= ~ok
-            if not todo.any():
-                break
-            t = np.where(todo, t * 0.5, t)
+        xnew, f, todo = _line_search(objective, x, delta, f, active, block)
         # a block with no ascent left at machine precision is done: its next
         # Newton step would be the same, so each block's result is the same
         # whichever other blocks are fitted with it (see fit_bt_parallel)
@@ -315,6 +309,29 @@ def _newton_blocks(
 
 
 STEP_TOL = 1e-13  # a fit stops when its Newton step is below this fraction of max(1, max |x_i|) (and |g| <= tol)
+
+
+def _line_search(objective, x: np.ndarray, delta: np.ndarray, f: np.ndarray, active: np.ndarray,
+                 block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Backtracking line search per block (the objective is concave): step 1, halved while the objective falls
+    by more than its rounding (1e-13 relative). Returns the new x, the blocks' objectives and the blocks that
+    found no ascent in 60 halvings."""
+    t = np.ones(len(f))
+    todo = active.copy()
+    xnew = x.copy()
+    for _ls in range(60):
+        cand = x + (t * todo)[block] * delta
+        fc = objective(cand)
+        ok = todo & (fc >= f - 1e-13 * (1.0 + np.abs(f)))
+        if ok.any():
+            sel = ok[block]
+            xnew[sel] = cand[sel]
+            f = np.where(ok, fc, f)
+        todo &= ~ok
+        if not todo.any():
+            break
+        t = np.where(todo, t * 0.5, t)
+    return xnew, f, todo
 
 
 def _scc_weight_scale(starts: np.ndarray, sizes: np.ndarray, eu: np.ndarray, nw: np.ndarray) -> np.ndarray:
@@ -455,8 +472,12 @@ def _levels(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return lev[labels]
 
 
-def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: bool, n: int) -> np.ndarray:
-    """Square roots of the diagonal of the (centred) inverse Fisher information, per block.
+def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: bool,
+                    n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Square roots of the diagonal of the (centred) inverse Fisher information, per block, and per block
+    a condition estimate of the matrix inverted: max_i A_ii (A^-1)_ii (>= 1, <= cond(A) for a positive
+    definite A; the SEs' relative rounding error is of the order of 1e-16 times it; inf when the computed
+    inverse breaks that bound).
 
     Blocks are gathered by size into dense matrices H (Laplacian of ``h`` plus
     ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) and the
@@ -467,8 +488,9 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     definite falls back to the Moore-Penrose inverse.
     """
     out = np.full(n, np.nan)
+    cond = np.zeros(len(starts))
     if n == 0:
-        return out
+        return out, cond
     order = np.argsort(sizes, kind="stable")
     node_block = np.repeat(np.arange(len(starts)), sizes)
     local = np.arange(n) - np.repeat(starts, sizes)
@@ -507,11 +529,15 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
             c = _diag_scale(H)
             H *= c[:, None, None]
             H += 1.0 / m
+        hd = np.diagonal(H, axis1=1, axis2=2).copy()
         dg, rows = _inverse_diag_rowsum(H)
+        with np.errstate(invalid="ignore", over="ignore"):
+            k = np.max(hd * dg, axis=1) if m else np.ones(B)
+            cond[sel] = np.where(np.isfinite(k) & (np.min(hd * dg, axis=1) >= 1.0 - 1e-6), k, np.inf)
         if centre_pinv or centre_out:
             dg = (dg - 1.0 / m) * c[:, None]
         out[nodes] = dg[nb_, ln]
-    return np.sqrt(np.maximum(out, 0.0))
+    return np.sqrt(np.maximum(out, 0.0)), cond
 
 
 def _diag_scale(H: np.ndarray) -> np.ndarray:
@@ -650,7 +676,7 @@ def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> 
     return FitResult(score=res.score[at], se=res.se[at], component=_first_appearance_labels(res.component[at], qof),
                      level=res.level[at], n_docs=res.n_docs, n_judged=res.n_judged, n_components=res.n_components,
                      n_perfect=res.n_perfect, iterations=res.iterations, loglik=res.loglik, grad_max=res.grad_max,
-                     converged=res.converged, offsets=res.offsets)
+                     converged=res.converged, se_condition=res.se_condition, offsets=res.offsets)
 
 
 def fit_bt(
@@ -708,6 +734,7 @@ def fit_bt(
     iters_q = np.zeros(nq, dtype=np.int64)
     gmax_q = np.zeros(nq)
     conv_q = np.ones(nq, dtype=bool)
+    cond_q = np.zeros(nq)
     if prior > 0:
         sizes_arr = np.diff(offsets)
         nonempty = sizes_arr > 0
@@ -725,7 +752,8 @@ def fit_bt(
                 d = x[e.u] - x[e.v]
                 h = (e.wuv + e.wvu) * _sigmoid(d) * _sigmoid(-d)
                 pd = 2.0 * prior * _sigmoid(x) * _sigmoid(-x)
-                se = _dense_cov_diag(starts, bsz, e.u, e.v, h, pd, False, True, n)
+                se, cond_b = _dense_cov_diag(starts, bsz, e.u, e.v, h, pd, False, True, n)
+                cond_q[nonempty] = cond_b
         d = score_out[e.u] - score_out[e.v]
         ll_e = e.wuv * _log_sigmoid(d) + e.wvu * _log_sigmoid(-d)
         loglik = np.bincount(qof[e.u], ll_e, minlength=nq) if len(e.u) else np.zeros(nq)
@@ -765,14 +793,16 @@ def fit_bt(
             loglik = np.bincount(qof[perm[eu]], ll_e, minlength=nq)
             if compute_se:
                 h = (wuv + wvu) * ws * _sigmoid(d) * _sigmoid(-d)
-                se_sub = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
+                se_sub, cond_b = _dense_cov_diag(starts, bsz, eu, ev, h, np.zeros(m), True, False, m)
+                np.maximum.at(cond_q, bq, cond_b)
                 se[perm] = se_sub * np.sqrt(np.repeat(up, bsz))
     converged = conv_q
     return FitResult(
         score=score_out, se=se, component=comp_local, level=level,
         n_docs=np.diff(offsets), n_judged=np.bincount(qof[judged], minlength=nq),
         n_components=n_components, n_perfect=np.bincount(qof[perfect], minlength=nq),
-        iterations=iters_q, loglik=loglik, grad_max=gmax_q, converged=converged, offsets=offsets,
+        iterations=iters_q, loglik=loglik, grad_max=gmax_q, converged=converged, se_condition=cond_q,
+        offsets=offsets,
     )
 
 

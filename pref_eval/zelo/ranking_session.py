@@ -20,19 +20,23 @@ So with the same judgments this chooses the pairs the simulation chooses (tested
 ``ranking_batch`` directly). The result is the fit of all the topic's judgments: ``topic docno score``
 (natural-log scale), the scores ``zelo_fit`` gives for the same judgments.
 
-The state file records the parameters, each topic's documents, the rounds asked so far and the
-judgments accepted by every ``add`` in order. On load the topics are rebuilt from them without
-refitting (a round is chosen once, when the previous one is complete; choosing one costs a fit and
-the criterion): the first round must be the seeded matching, every later
-one the right number of new, distinct pairs, and every judgment one the open round asked for, else
-the state is refused with the file named. Each topic's random draws come from the seed and the
-topic's name, so they do not depend on the order of the topics::
+The state file (format 2) records the parameters, each topic's documents, the rounds asked so far,
+each topic's random stream after them (:mod:`pref_eval.zelo.rng_state`) and the judgments accepted
+by every ``add`` in order. On load the topics are rebuilt from them without refitting (a round is
+chosen once, when the previous one is complete; choosing one costs a fit and the criterion): the
+first round must be the seeded matching, every later one the right number of new, distinct pairs,
+and every judgment one the open round asked for, else the state is refused with the file named.
+:meth:`RankingSession.replay` (every round chosen again) is the reference definition: ``verify``
+(``zelo_pairs status --verify``) refuses a state whose rounds or streams it does not reproduce, and
+a format-1 state (no streams) is migrated by it. Each topic's random draws come from the seed and
+the topic's name, so they do not depend on the order of the topics::
 
-    {"strategy": "adaptive-ranking", "version": 1, "seed": int >= 0,
+    {"strategy": "adaptive-ranking", "version": 2, "seed": int >= 0,
      "params": {"cycles": int >= 1, "batch": int >= 0 (0: K/4), "window": int >= 1,
                 "start": "matching" | "cycle", "criterion": "discordance" | "uncertainty"},
      "topics": {TOPIC: [distinct docnos]},
      "rounds": {TOPIC: [[[docA, docB], ...], ...]},
+     "rng": {TOPIC of 2 or more documents: {"state": hex, "inc": hex, "has_uint32": 0 | 1, "uinteger": int}},
      "adds": [[[TOPIC, docA, docB, s in [0, 1]], ...], ...],
      "batches": ["BATCH:hex digest", ...], "ignored": int >= 0, "issued": int >= 0}
 """
