@@ -198,15 +198,15 @@ def lp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-SDP_GRID = {"n_mu": 15, "n_alpha": 7, "eps": 1e-5}
+SDP_EPS = 1e-5
 SDP_FINE = {"n_mu": 97, "n_alpha": 9}
 SDP_HEAD = ["| K | σ | τ vs true order: 4 / 8 cycles ± SE | certified bound on E[τ vs true order], any design of "
-            "4K pairs (document states, cells) | laws on the grid points that meet the constraints (not a bound) "
+            "4K pairs (document states, grid) | laws on the grid points that meet the constraints (not a bound) "
             "| independent documents on a finer grid (not a bound) | verdict (true order) |",
             "|---|---|---|---|---|---|---|"]
 
 
-def sdp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str:
+def sdp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3, grid: tuple[int, int] = (15, 7)) -> str:
     """One row of the document-state table (see the module docstring). Verdict, with SE 8 cycles' standard error:
     "excluded" when the certified bound + 3 SE is below 8 cycles' tau against the true order; "this relaxation
     cannot exclude it" when a law meeting the constraints (the larger of the two values that are not bounds) is
@@ -215,8 +215,9 @@ def sdp_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -> str
     rs = [recovery(K, sigma, c, trials, seed=seed, votes=votes) for c in (4, 8)]
     truth = [float(r["tau_truth"].mean()) for r in rs]
     se8 = float(rs[1]["tau_truth"].std(ddof=1) / np.sqrt(trials))
-    b = document_bound(K, sigma, 4 * K, votes, **SDP_GRID)
-    g = grid_value(K, sigma, 4 * K, votes, **SDP_GRID)
+    opts = {"n_mu": grid[0], "n_alpha": grid[1], "eps": SDP_EPS}
+    b = document_bound(K, sigma, 4 * K, votes, **opts)
+    g = grid_value(K, sigma, 4 * K, votes, **opts)
     ind = independent_value(K, sigma, 4 * K, votes, **SDP_FINE)
     reach = max(g["value"], ind)
     verdict = ("**excluded**" if b["bound"] + 3 * se8 < truth[1] else
@@ -270,6 +271,12 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
                       or a.criterion is not None):
         ap.error("--tau-sdp runs random cycles only: no --oracle, --tau-bound, --by-distance, --tau-lp, --batch-div, "
                  "--criterion")
+    try:
+        a.sdp_grid = tuple(int(v) for v in a.sdp_grid.split(","))
+    except ValueError:
+        ap.error("--sdp-grid must be two integers, N_MU,N_ALPHA")
+    if len(a.sdp_grid) != 2 or min(a.sdp_grid) < 2:
+        ap.error("--sdp-grid must be two integers >= 2, N_MU,N_ALPHA")
     if a.bound_samples < 2:
         ap.error("--bound-samples must be >= 2")
 
@@ -289,14 +296,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--by-distance", action="store_true", help="the by-distance table instead (module docstring)")
     ap.add_argument("--tau-lp", action="store_true", help="the Pólya–Gamma genie's table instead (module docstring)")
     ap.add_argument("--tau-sdp", action="store_true", help="the document-state table instead (module docstring)")
+    ap.add_argument("--sdp-grid", default="15,7", help="--tau-sdp's grid: points for mu, points for alpha")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--write-docs", action="store_true")
     a = ap.parse_args(argv)
     _check(ap, a)
     if a.tau_sdp:
-        lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --trials {a.trials} --seed {a.seed}` — "
-                 f"mean Kendall τ_b against the true order ({a.trials} trials per cell) and the document-state "
-                 f"programme (grid: {SDP_GRID['n_mu']} points for μ, {SDP_GRID['n_alpha']} for α; finer grid "
+        grid = ",".join(map(str, a.sdp_grid))
+        lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
+                 f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
+                 f"document-state programme (grid: {a.sdp_grid[0]} points for μ, {a.sdp_grid[1]} for α; finer grid "
                  f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
     elif a.tau_lp:
         lines = [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
@@ -322,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
                  "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(sdp_row(K, sigma, a.trials, a.seed) if a.tau_sdp else
+            lines.append(sdp_row(K, sigma, a.trials, a.seed, grid=a.sdp_grid) if a.tau_sdp else
                          lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
                          distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
                          bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else

@@ -73,6 +73,42 @@ def test_randomised_rounding_step_by_exact_enumeration():
         assert td.h_value(mk - ml, V) <= exp + td.PHI1 * delta**2 / (2 * V) + 1e-12
 
 
+def _rounded(x: float, grid: np.ndarray) -> list[tuple[int, float]]:
+    """The randomised rounding of x to its two neighbouring grid points with the mean kept: [(index, prob)]."""
+    j = int(np.clip(np.searchsorted(grid, x, side="right") - 1, 0, grid.size - 2))
+    p = (x - grid[j]) / (grid[j + 1] - grid[j])
+    return [(j, 1 - p), (j + 1, p)]
+
+
+def test_rounding_of_both_coordinates_by_exact_enumeration():
+    """Step 6 for true states inside the grid: the pair objective and every constraint row, averaged exactly over
+    the randomised rounding of mu and alpha, bound (objective) or stay below (constraints) the true values."""
+    sigma = 0.6
+    P = td.states(20, sigma, 80, n_mu=9, n_alpha=5, n_t=5)
+    c, a = P["grid"]
+    n_a = a.size + 1  # grid points and the top cell
+
+    def state(i_mu: int, i_a: int) -> int:
+        return (i_mu + 1) * n_a + i_a  # index 0 of mu is the lower outer cell
+
+    ca = td._c3() + 2 * td.PHI1
+    ts = np.linspace(-3 * sigma, 3 * sigma, 5)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        mu = rng.uniform(c[0], c[-1], 2)
+        al = np.exp(rng.uniform(np.log(a[0]), np.log(a[-1]), 2))
+        outs = [[(state(i, j), pi * pj) for i, pi in _rounded(mu[k], c) for j, pj in _rounded(al[k], a)]
+                for k in range(2)]
+        exp = sum(p * q * (P["H"][s, t] + ca * (P["rho"][s] + P["rho"][t]) / 2)
+                  for s, p in outs[0] for t, q in outs[1])
+        assert td.h_value(mu[0] - mu[1], 1 / al[0] + 1 / al[1]) <= exp + 1e-12
+        row = sum(p * P["A"][:, s] for s, p in outs[0])
+        true = [al[0]] + [f for t in ts for f in (td.hinge_mean(mu[0], 1 / al[0], t),
+                                                   td.hinge_mean(-mu[0], 1 / al[0], -t))] + [mu[0] ** 2 + 1 / al[0]]
+        assert row[0] == pytest.approx(al[0], rel=1e-12)  # the budget: alpha's mean is kept
+        assert np.all(row[1:] <= np.array(true[1:]) + 1e-12)
+
+
 def test_certificate_rests_on_numpy_not_on_the_solver():
     P = td.states(10, 0.6, 40, **TINY)
     r = td.solve(P)
@@ -241,9 +277,10 @@ def test_docs_tau_sdp_table_is_the_bench_output(recovery_bench):
 
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-tau-sdp:begin -->\n")[1].split("<!-- recovery-tau-sdp:end -->")[0]
-    m = re.search(r"--tau-sdp --sigma 0.6 --trials (\d+) --seed (\d+)", block)
+    m = re.search(r"--tau-sdp --sigma 0.6 --sdp-grid (\S+) --trials (\d+) --seed (\d+)", block)
     assert m
-    out = recovery_bench("--tau-sdp", "--sigma", "0.6", "--trials", m[1], "--seed", m[2], "--K", "25")
+    out = recovery_bench("--tau-sdp", "--sigma", "0.6", "--sdp-grid", m[1], "--trials", m[2], "--seed", m[3],
+                         "--K", "25")
     old = [r for r in block.splitlines() if r.startswith("| 25 |")]
     new = [r for r in out.splitlines() if r.startswith("| 25 |")]
     assert len(old) == 1

@@ -28,14 +28,26 @@ realisation:
    contraction): E (mu_k + Z/sqrt(alpha_k) - t)_+ <= E (X - t)_+ and the same for (t - .)_+ for every t, and
    E[mu_k^2 + 1/alpha_k] <= sigma^2. The budget: the mean of alpha_k is 1/sigma^2 + 2W/K with E[W] <= m votes/4
    (each omega has mean <= votes/4 whatever was chosen), so E[mean alpha] <= beta = 1/sigma^2 + m votes/(2K).
-6. *Cells* (rigorous). Partition the states: mu into cells of width delta centred on c_i (and two outer cells),
-   alpha into [a_j, a_(j+1)) (the last one unbounded). Per pair of cells take the largest h over the cells
-   (|d| <= |c_i - c_j| + delta, alpha at the cells' upper ends; 1 for an outer cell), per cell the smallest
-   left-hand side of each convex-order constraint (mu at the cell's end, variance 1/upper end: each hinge's mean
-   increases with both) and the smallest alpha for the budget. Every realisation's states then map to cells with
-   an objective at least as large and constraints still met.
-7. *Exchangeable documents, relaxed* (rigorous). Let q be the empirical law of the K documents' cells in a
-   realisation. The law of the states of a random pair of distinct documents is (K E[q q'] - diag E[q])/(K - 1),
+6. *Grid* (rigorous). mu and alpha are rounded at random to their neighbouring grid points, independently per
+   document and keeping their means (mu first given alpha's rounding: alpha, then mu); values beyond the grid go to
+   cells (|mu| > R: h <= 1 with anything; alpha above the top point: alpha = inf in the objective, the top point in
+   the budget). Costs, each checked by exact enumeration in the tests:
+   - mu, objective: with hbar(y) = 2 Phi(y / sqrt V) - 1 (odd, smooth, h = |hbar| >= hbar,
+     |hbar''| <= 2 phi(1)/V), h(d) >= h(d0) + hbar'(d0)(d - d0) - phi(1)(d - d0)^2/V for d0 >= 0, so
+     h(d0) <= E h(rounded d) + phi(1) delta^2/(2V) (the rounding error of d has mean 0 and variance <= delta^2/2).
+     Where that cost is >= 1 the pair counts h <= 1 instead (a choice by the rounded alphas only; capping the
+     bound at 1 inside the expectation would not be a bound).
+   - alpha, objective: f(alpha_k, alpha_l) = g(1/alpha_k + 1/alpha_l), g(v) = h(d, v), |g'| <= phi(1)/v,
+     g'' >= -C3/(2 v^2) (C3 = max phi(z) z (z^2 - 3) = 0.1496), v >= 1/alpha: the Hessian is >= -(C3 + 2 phi(1))
+     diag(1/alpha^2), so f <= E f(rounded) + (C3 + 2 phi(1))(rho_k + rho_l)/2, rho = (a_(j+1) - a_j)^2/(4 a_j^2)
+     for the interval [a_j, a_(j+1)] (the largest of the two next to a grid point): a document term.
+   - constraints: a hinge mean is convex and 1-Lipschitz in mu with second derivative <= 1/sqrt(2 pi var), and
+     convex in alpha with second derivative <= 3 phi(0)/4 a_j^-5/2; 1/alpha is convex (chord gap
+     (a_j^-1/2 - a_(j+1)^-1/2)^2); mu^2 rises by the rounding's variance <= delta^2/4. Each grid state's coefficient
+     is lowered by these amounts, so the rounded law still meets every constraint; the budget is linear in alpha
+     and exact.
+7. *Exchangeable documents, relaxed* (rigorous). Let q be the empirical law of the K documents' rounded states
+   in a realisation. The law of the states of a random pair of distinct documents is (K E[q q'] - diag E[q])/(K - 1),
    and with P1 = E[q], P2 = E[q q']: P2 >= 0, P2 1 = P1, diag P2 >= P1/K (each q_s is 0 or >= 1/K) and
    P2 - P1 P1' = Cov(q) is positive semidefinite. The exact set of (P1, P2) (mixtures of q q') is replaced by
    these constraints: the semidefinite programme
@@ -103,17 +115,26 @@ def budget(K: int, m: int, sigma: float, votes: int = 3) -> float:
     return 1.0 / sigma**2 + m * votes / (2.0 * K)
 
 
+def _c3() -> float:
+    """max over z >= sqrt 3 of phi(z) z (z^2 - 3) (about 0.149), on a fine grid plus a margin above its error."""
+    z = np.linspace(np.sqrt(3.0), 8.0, 200_001)
+    return float(np.max(np.exp(-z * z / 2) / np.sqrt(2 * np.pi) * z * (z * z - 3))) + 1e-6
+
+
 def states(K: int, sigma: float, m: int, votes: int = 3, *, n_mu: int = 21, mu_range: float | None = None,
            n_alpha: int = 9, alpha_top: float = 15.0, alphas: np.ndarray | None = None, n_t: int = 21,
            envelope: bool = True) -> dict:
     """The finite programme's data (module docstring, steps 3-6): ``H`` (pair objective), ``lin`` (document
-    objective: step 4's term), ``A``, ``b`` (A P1 <= b: the budget, the hinges at ``n_t`` points in +-3 sigma and
-    the second moment), ``K``, and the states ``mu``, ``alpha_lo``, ``alpha_up``.
+    objective), ``A``, ``b`` (A P1 <= b: the budget, the hinges at ``n_t`` points in +-3 sigma and the second
+    moment), ``K``, the states ``mu_lo``, ``mu_hi`` (equal for a grid point), ``alpha``, the alpha rounding's
+    ``rho`` (its cost to a pair is (C3 + 2 phi(1)) (rho_k + rho_l)/2, in ``lin``) and the ``grid`` (mu, alpha).
 
-    mu cells: ``n_mu`` centres evenly in +-``mu_range`` (default 3.5 sigma) plus, with ``envelope``, an outer cell
-    on each side; alpha cells from the geometric grid 1/sigma^2 .. ``alpha_top``/sigma^2 of ``n_alpha`` points, the
-    last cell unbounded (``alphas``: the grid in units of 1/sigma^2 instead, from 1). With ``envelope=False`` each
-    state is a grid point (mu = c_i, alpha = a_j): not a bound.
+    mu: ``n_mu`` grid points evenly in +-``mu_range`` (default 3.5 sigma) plus, with ``envelope``, an outer cell on
+    each side; alpha: the geometric grid 1/sigma^2 .. ``alpha_top``/sigma^2 of ``n_alpha`` points (``alphas``: the
+    grid in units of 1/sigma^2 instead, from 1) plus, with ``envelope``, a top cell above it (alpha = inf in the
+    objective, the top grid point in the budget). With ``envelope`` the grid points are the targets of the
+    randomised rounding of step 6, whose costs are added; with ``envelope=False`` each state is a grid point and
+    nothing is added: not a bound.
     """
     if min(n_mu, n_alpha) < 2 or n_t < 1 or alpha_top <= 1 or K < 2:
         raise ValueError("need n_mu, n_alpha >= 2, n_t >= 1, alpha_top > 1, K >= 2")
@@ -127,37 +148,58 @@ def states(K: int, sigma: float, m: int, votes: int = 3, *, n_mu: int = 21, mu_r
     if a.ndim != 1 or a.size < 2 or a[0] != 1.0 or np.any(np.diff(a) <= 0):
         raise ValueError("alphas must increase from 1 (alpha >= 1/sigma^2 always)")
     a = a / s2
-    inner = np.concatenate([[False], np.ones(n_mu, bool), [False]]) if envelope else np.ones(n_mu, bool)
-    mu_lo = np.concatenate([[-np.inf], c, [R]]) if envelope else c
-    mu_hi = np.concatenate([[-R], c, [np.inf]]) if envelope else c
-    a_lo, a_up = (a, np.append(a[1:], np.inf)) if envelope else (a, a)
-    im, ia = (g.ravel() for g in np.meshgrid(np.arange(mu_lo.size), np.arange(a_lo.size), indexing="ij"))
-    lo, hi, alo, aup, inn = mu_lo[im], mu_hi[im], a_lo[ia], a_up[ia], inner[im]
-    var = 1.0 / aup
+    # per alpha grid point, the largest over its two neighbouring intervals [a_j, a_j+1] of: rho = Var/a_j^2 of the
+    # rounding, the chord gap of 1/alpha, and the hinge mean's rise (its second derivative in alpha is at most
+    # 3 phi(0)/4 a_j^-5/2); the top cell is not rounded
+    da = np.diff(a)
+    per = np.stack([da**2 / (4 * a[:-1] ** 2), (1 / np.sqrt(a[:-1]) - 1 / np.sqrt(a[1:])) ** 2,
+                    0.5 * 3 / (4 * np.sqrt(2 * np.pi)) * a[:-1] ** -2.5 * da**2 / 4])
+    adj = np.maximum(np.concatenate([per, np.zeros((3, 1))], axis=1), np.concatenate([np.zeros((3, 1)), per], axis=1))
+    if envelope:
+        inner = np.concatenate([[False], np.ones(n_mu, bool), [False]])
+        mu_lo = np.concatenate([[-np.inf], c, [R]])
+        mu_hi = np.concatenate([[-R], c, [np.inf]])
+        alpha = np.append(a, np.inf)
+        a_budget = np.append(a, a[-1])
+        rho, gap, arise = (np.append(x, 0.0) for x in adj)
+    else:
+        inner = np.ones(n_mu, bool)
+        mu_lo = mu_hi = c
+        alpha = a_budget = a
+        rho = gap = arise = np.zeros(a.size)
+    im, ia = (g.ravel() for g in np.meshgrid(np.arange(mu_lo.size), np.arange(alpha.size), indexing="ij"))
+    lo, hi, al, ab, inn = mu_lo[im], mu_hi[im], alpha[ia], a_budget[ia], inner[im]
+    var = 1.0 / al
     V = var[:, None] + var[None, :]
-    # randomised rounding (step 6): h <= E h(rounded) + phi(1) E(rounding error of d)^2 / V, E(..)^2 <= delta^2/2
-    with np.errstate(divide="ignore"):
-        corr = np.where(V > 0, PHI1 * delta**2 / (2.0 * V), np.inf) if envelope else 0.0
     both = inn[:, None] & inn[None, :]
     d = np.where(both, np.where(inn, lo, 0.0)[:, None] - np.where(inn, lo, 0.0)[None, :], np.inf)
-    H = np.where(both, np.minimum(1.0, h_value(d, V) + corr), 1.0)  # an outer cell: |d| unbounded, h <= 1
-    lin = PHI1 * 2.0 / (K - 1) * (1.0 - 1.0 / (s2 * aup))
-    # a hinge's mean is convex in mu with second derivative <= 1/sqrt(2 pi var) and 1-Lipschitz: rounding raises
-    # it by at most min(delta/2, delta^2/(8 sqrt(2 pi var))) on average
+    if envelope:
+        # step 6: h <= E h(rounded) + phi(1) E(rounding error of d)^2 / V with E(..)^2 <= delta^2/2 (not capped at 1:
+        # the mean of a capped bound is not a bound); where that cost is 1 or more, the bound h <= 1 instead
+        corr = PHI1 * delta**2 / (2.0 * np.where(V > 0, V, 1.0))
+        use = both & (V > 0) & (corr < 1.0)
+        H = np.where(use, h_value(d, V) + np.where(use, corr, 0.0), 1.0)
+    else:
+        H = np.where(both, h_value(d, V), 1.0)
+    # step 4's term, the alpha rounding's cost to it (chord gap of 1/alpha) and to the objective ((C3 + 2 phi(1)) rho)
+    lin = PHI1 * 2.0 / (K - 1) * (1.0 - var / s2 + gap[ia] / s2) + (_c3() + 2 * PHI1) * rho[ia]
+    # a hinge's mean is convex in mu with second derivative <= 1/sqrt(2 pi var) and 1-Lipschitz: rounding mu raises
+    # it by at most min(delta/2, delta^2/(8 sqrt(2 pi var))) on average; rounding alpha by at most ``arise``
     with np.errstate(divide="ignore"):
-        slack = np.where(inn, np.minimum(delta / 2.0, np.where(var > 0, delta**2 / (8.0 * np.sqrt(2 * np.pi * np.where(
-            var > 0, var, 1.0))), np.inf)), 0.0) if envelope else np.zeros(lo.size)
-    rows, rhs = [alo], [budget(K, m, sigma, votes)]
+        mslack = np.minimum(delta / 2.0, np.where(var > 0, delta**2 / (8.0 * np.sqrt(2 * np.pi * np.where(
+            var > 0, var, 1.0))), np.inf))
+    slack = (np.where(inn, mslack, 0.0) + arise[ia]) if envelope else np.zeros(lo.size)
+    rows, rhs = [ab], [budget(K, m, sigma, votes)]
     for t in np.linspace(-3 * sigma, 3 * sigma, n_t):
         rows.append(hinge_mean(lo, var, t) - slack)
         rhs.append(float(hinge_mean(0.0, s2, t)))
         rows.append(hinge_mean(-hi, var, -t) - slack)
         rhs.append(float(hinge_mean(0.0, s2, -t)))
     low_abs = np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(np.abs(lo), np.abs(hi)))
-    rows.append(low_abs**2 + var - np.where(inn, delta**2 / 4.0, 0.0) * envelope)
+    rows.append(low_abs**2 + var - (np.where(inn, delta**2 / 4.0, 0.0) + gap[ia]) * envelope)
     rhs.append(s2)
     return {"H": H, "lin": lin, "A": np.array(rows), "b": np.array(rhs), "K": K, "mu_lo": lo, "mu_hi": hi,
-            "alpha_lo": alo, "alpha_up": aup}
+            "alpha": al, "rho": rho[ia], "grid": (c, a)}
 
 
 def _svec(W: np.ndarray) -> np.ndarray:
