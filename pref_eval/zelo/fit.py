@@ -262,7 +262,7 @@ def _newton_blocks(
     gmax = np.zeros(nb)
     stalled = np.zeros(nb, dtype=bool)
     done = np.zeros(nb, dtype=bool)
-    for _ in range(max_iter + 1):
+    for it in range(max_iter + 1):
         g, h, pd = grad_hess(x)
         gmax = np.maximum.reduceat(np.abs(g), starts)
         active = ~stalled & ~done
@@ -283,14 +283,16 @@ def _newton_blocks(
         hdiag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
         gok = np.logical_and.reduceat(np.abs(g) <= tol * np.maximum(1.0, hdiag), starts)
         fin = active & gok & (step <= STEP_TOL * scale)
-        if fin.any():  # that last step is taken without a line search (a full Newton step this close is an
-            # ascent): the error left is of the order of its square, the rounding floor
+        if fin.any() and it < max_iter:  # that last step is taken without a line search (a full Newton step
+            # this close is an ascent): the error left is of the order of its square, the rounding floor; not
+            # after max_iter steps (--max-iter bounds the steps), where the error left is at most the step
             x = x + np.where(fin[block], delta, 0.0)
             if centre:
                 x -= np.repeat(np.where(fin, _segsum(x, starts) * inv_size, 0.0), sizes)
+            iters += fin
         done |= fin
         active &= ~done
-        if not active.any() or _ == max_iter:
+        if not active.any() or it == max_iter:
             break
         iters += active
         delta = np.where(active[block], delta, 0.0)
