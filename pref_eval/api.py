@@ -1979,11 +1979,12 @@ def pairs_status(state: str, *, output: str = "-", verify: bool = False,
     return rows
 
 
-def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", verify: bool = False,
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", verify: bool = True,
                  inputs: InputOptions | None = None) -> Any:
     """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
     wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned.
-    ``verify``: as :func:`pairs_status`'s."""
+    ``verify`` (default on, unlike :func:`pairs_status`): an adaptive state is replayed from its judgments
+    first and refused unless the replay gives it byte for byte, so a result never comes from an edited state."""
     from .io.qrels import graded_documents
     from .output.atomic import command_output
     from .output.pairs import write_prefs_qrels, write_result

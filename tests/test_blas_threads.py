@@ -78,3 +78,35 @@ def test_zelo_fit_standard_errors_do_not_depend_on_the_threads():
                 got.append(_inverse_diag_rowsum(H.copy()))
         for dg, rows in got[1:]:
             assert np.array_equal(dg, got[0][0]) and np.array_equal(rows, got[0][1]), m
+
+
+def test_fit_standard_errors_do_not_depend_on_blas_threads(tmp_path):
+    """The fit's SEs factorise blocks above ``SMALL`` documents with scipy's LAPACK, whose own OpenBLAS is
+    loaded lazily: loaded *inside* one_blas_thread it escaped the cap (threadpoolctl caps the libraries loaded
+    when it starts), so the first fit of a process factorised on every core and its SEs differed in the last
+    bits from zelo_fit's (which sets OPENBLAS_NUM_THREADS=1). Fresh processes, 4 BLAS threads vs 1."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pref_eval
+
+    rng = np.random.default_rng(3)
+    n = 40  # documents of one query: above SMALL, so the LAPACK path
+    a, b = rng.integers(0, n, size=(2, 3000))
+    keep = a != b
+    lines = [f"q1\td{x}\td{y}\t{s}" for x, y, s in zip(a[keep], b[keep], rng.integers(0, 2, keep.sum()), strict=True)]
+    judge = tmp_path / "j.judge"
+    judge.write_text("\n".join(lines) + "\n")
+    code = ("import sys; from pref_eval import api; df = api.fit(sys.argv[1]); "
+            "sys.stdout.write(df.se.to_numpy().tobytes().hex())")
+    root = str(Path(pref_eval.__file__).resolve().parent.parent)
+    out = []
+    for threads in ("4", "1"):
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+        env.update(OPENBLAS_NUM_THREADS=threads, PYTHONPATH=root)
+        r = subprocess.run([sys.executable, "-c", code, str(judge)], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, check=True)
+        out.append(r.stdout)
+    assert out[0] and out[0] == out[1]

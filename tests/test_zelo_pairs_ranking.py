@@ -175,10 +175,11 @@ def test_cli_loop_replay_forgery_and_result(tmp_path, run_file):
     forged = json.dumps(obj)
     st.write_text(forged)
     assert _run("status", "--state", st, cwd=tmp_path).returncode == 0  # loading does not refit every round
-    for sub in ("result", "status"):  # --verify chooses every round again
-        bad = _run(sub, "--state", st, "--verify", cwd=tmp_path)
+    for argv in (("result",), ("result", "--verify"), ("status", "--verify")):  # result verifies by default
+        bad = _run(*argv, "--state", st, cwd=tmp_path)
         assert bad.returncode == 2 and "not the round the strategy chooses" in bad.stderr, bad.stderr
         assert st.read_text() == forged
+    assert _run("result", "--state", st, "--no-verify", cwd=tmp_path).returncode == 0  # the user's choice
     obj["adds"][1][0][3] = 1.0 - obj["adds"][1][0][3]
     obj["adds"][0][0][1:3] = obj["rounds"]["t1"][3][0]  # an answer to a pair asked only later
     st.write_text(json.dumps(obj))

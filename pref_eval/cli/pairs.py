@@ -143,8 +143,9 @@ def status_cmd(state, output, verify, quiet):
 @click.option("--state", required=True, metavar="FILE")
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
 @click.option("-o", "--output", default=None, help="Write the result here, atomically (default stdout).")
-@click.option("--verify", is_flag=True, help="Adaptive states: also replay the judgments (a fit per round) and "
-              "refuse the state unless the replay gives it byte for byte (an edited or forged state).")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Adaptive states: replay the judgments (a fit per round) and refuse the state unless the replay "
+              "gives it byte for byte (an edited or forged state); --no-verify skips it (faster on large states).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def result_cmd(state, qrels, output, verify, quiet):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""

@@ -560,12 +560,17 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
     (:mod:`pref_eval.blas`: faster for these sizes, and the same bits on every machine)."""
     from ..blas import one_blas_thread
+    from .kernels import potrf_potri
 
+    # scipy's LAPACK (its own OpenBLAS) is loaded *before* the limit: threadpoolctl caps only the libraries
+    # loaded when it starts, and a first fit in a process would otherwise factorise on every core (SE bits
+    # that depend on the thread count: the API's fit against zelo_fit's, which sets OPENBLAS_NUM_THREADS=1)
+    lapack = potrf_potri() if H.shape[1] > SMALL else None
     with one_blas_thread():
-        return _inverse_diag_rowsum_here(H)
+        return _inverse_diag_rowsum_here(H, lapack)
 
 
-def _inverse_diag_rowsum_here(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _inverse_diag_rowsum_here(H: np.ndarray, lapack: tuple | None) -> tuple[np.ndarray, np.ndarray]:
     B, m, _ = H.shape
     if m <= SMALL:
         try:
@@ -573,9 +578,9 @@ def _inverse_diag_rowsum_here(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         except np.linalg.LinAlgError:
             Hinv = np.linalg.pinv(H, hermitian=True)
         return np.diagonal(Hinv, axis1=1, axis2=2).copy(), Hinv.sum(axis=2)
-    from .kernels import potrf_potri
-
-    dpotrf, dpotri = potrf_potri()
+    if lapack is None:
+        raise ValueError("the LAPACK wrappers are loaded by the caller for blocks above SMALL")
+    dpotrf, dpotri = lapack
     dg = np.empty((B, m))
     rows = np.empty((B, m))
     lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
