@@ -235,8 +235,11 @@ def variant_design(name: str, K: int, sigma: float, trials: int, seed: int):
         batch = chooser(x, posterior_covariance(x, a, b), judged, need, rng)
         new = np.empty((trials, need, 2), dtype=np.int64)
         for t, pairs in enumerate(batch):
-            if len(pairs) < need:  # as recovery: fill with unjudged pairs at random
-                fi, fj = np.nonzero(np.triu(~judged[t], 1))
+            if len(pairs) < need:  # as recovery: fill with unjudged pairs at random, none chosen this round
+                taken = judged[t].copy()
+                for i, j in pairs:
+                    taken[i, j] = taken[j, i] = True
+                fi, fj = np.nonzero(np.triu(~taken, 1))
                 pick = rng.permutation(len(fi))[: need - len(pairs)]
                 pairs = pairs + list(zip(fi[pick].tolist(), fj[pick].tolist(), strict=True))
             new[t] = pairs[:need]
