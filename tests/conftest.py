@@ -87,6 +87,7 @@ LONG_FIRST = (
     "test_zelo_ranking_bound.py::test_docs_oracle_table_is_the_bench_output",
     "test_zelo_bandits.py::test_adaptive_beats_clarke_on_both_cases",
     "test_zelo_tau_consistency.py::test_docs_tau_lp_table_is_the_bench_output",
+    "test_zelo_tau_documents.py::test_docs_tau_sdp_grid_column_is_the_bench_output",
     "test_zelo_bandits.py::test_figure3_dts_and_mergedts_reduced[mergedts-",
     "test_docs.py::test_shell_examples_run[zelo_judge.md]",
     "test_stats_exact.py::test_wilcoxon_auto_permutation_n13_equals_scipy",

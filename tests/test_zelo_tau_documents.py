@@ -268,20 +268,27 @@ def test_bench_refuses_other_tables():
 
 
 @pytest.mark.slow
-def test_docs_tau_sdp_table_is_the_bench_output(recovery_bench):
-    """The K = 25 row of the document-state table in docs/zelo_simulate.md is the bench's (run in this process by
-    ``recovery_bench``, tests/conftest.py, which shares the random cycles' simulations with the other tables)."""
+def test_docs_tau_sdp_grid_column_is_the_bench_output():
+    """The K = 25 row of the document-state table in docs/zelo_simulate.md: its grid-law column (an SDP on the
+    docs' grid, ~20 s) recomputed as the bench computes it (``bench/recovery_adaptive.py``'s ``sdp_row``: same
+    grid, same solver tolerance). The certified-bound column (~200 s of SCS) and the fine independent-documents
+    column (~20 s) are reproduced only by the bench command the docs name; the certificate itself is checked
+    above, in numpy, on small programmes."""
+    import importlib.util
     import re
 
-    from conftest import ROOT, assert_rows_close
+    from conftest import ROOT
 
+    spec = importlib.util.spec_from_file_location("recovery_adaptive_bench", ROOT / "bench" / "recovery_adaptive.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
     doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
     block = doc.split("<!-- recovery-tau-sdp:begin -->\n")[1].split("<!-- recovery-tau-sdp:end -->")[0]
-    m = re.search(r"--tau-sdp --sigma 0.6 --sdp-grid (\S+) --trials (\d+) --seed (\d+)", block)
+    m = re.search(r"--tau-sdp --sigma 0.6 --sdp-grid (\d+),(\d+) ", block)
     assert m
-    out = recovery_bench("--tau-sdp", "--sigma", "0.6", "--sdp-grid", m[1], "--trials", m[2], "--seed", m[3],
-                         "--K", "25")
-    old = [r for r in block.splitlines() if r.startswith("| 25 |")]
-    new = [r for r in out.splitlines() if r.startswith("| 25 |")]
-    assert len(old) == 1
-    assert_rows_close(old, new, r" \| | / | ± ")
+    row = [r for r in block.splitlines() if r.startswith("| 25 | 0.6 |")]
+    assert len(row) == 1
+    cells = row[0].strip(" |").split(" | ")
+    g = bench.grid_value(25, 0.6, 100, 3, n_mu=int(m[1]), n_alpha=int(m[2]), eps=bench.SDP_EPS)
+    assert float(cells[4]) == pytest.approx(g["value"], abs=2e-3)
