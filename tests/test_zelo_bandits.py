@@ -219,17 +219,19 @@ def test_adaptive_ties_as_half_votes():
 
 
 @pytest.mark.slow
-def test_adaptive_beats_clarke_on_both_cases():
+@pytest.mark.parametrize("case", ["A", "B"])  # two tests, so pytest -n runs the cases side by side
+def test_adaptive_beats_clarke_on_both_cases(case):
     """Issue target: >= 600 of 1,000 on Case A, >= 850 one-found on Case B, <= 6 judgments of a pair;
     here at 300 repetitions with a margin of about 2 binomial sd below the target rate."""
     from pref_eval.zelo.adaptive import simulate_adaptive
 
-    a = simulate_adaptive(case_matrix("A"), 300, seed=0)
-    b = simulate_adaptive(case_matrix("B"), 300, seed=0)
-    assert a["found"].sum() >= 0.60 * 300 - 17
-    assert b["found"].sum() >= 0.85 * 300 - 12
-    assert a["max_pair"].max() <= 6 and b["max_pair"].max() <= 6
-    assert np.median(a["comparisons"]) <= 674  # Clarke et al.'s median with the same seeds (docs table)
+    r = simulate_adaptive(case_matrix(case), 300, seed=0)
+    if case == "A":
+        assert r["found"].sum() >= 0.60 * 300 - 17
+        assert np.median(r["comparisons"]) <= 674  # Clarke et al.'s median with the same seeds (docs table)
+    else:
+        assert r["found"].sum() >= 0.85 * 300 - 12
+    assert r["max_pair"].max() <= 6
 
 
 def test_recovery_adaptive_beats_random_cycles_at_equal_budget():
