@@ -269,3 +269,33 @@ def server():
     from fake_openai import FakeOpenAI
 
     yield from server_factory(FakeOpenAI)
+
+
+def bayes_tau_k3(sigma: float, c: int) -> tuple[float, float]:
+    """Bayes-optimal E[tau against the truth] for K = 3 documents with N(0, sigma^2) scores, judgments of c votes
+    (Binomial(c, sigma(x_i - x_j))), by enumeration on a 61^3 grid over x (within 1e-3 of 81 points): the mean over
+    the three pairs of E|P+ - P-|. Returns (adaptive, full): the adaptive design "read (0, 1); if 0 won at least 2
+    votes read (0, 2), else (1, 2)", and the non-adaptive reading of all three pairs. Shared by the tau-bound tests
+    (tests/test_zelo_tau_consistency.py, test_zelo_tau_documents.py)."""
+    import itertools
+
+    import numpy as np
+    from scipy import stats
+    from scipy.special import expit
+
+    g = np.linspace(-5 * sigma, 5 * sigma, 61)
+    X = np.stack(np.meshgrid(g, g, g, indexing="ij"), axis=-1).reshape(-1, 3)
+    prior = stats.norm.pdf(X, 0, sigma).prod(axis=1)
+    prior /= prior.sum()
+    pairs = ((0, 1), (0, 2), (1, 2))
+    sign = {p: np.sign(X[:, p[0]] - X[:, p[1]]) for p in pairs}
+    lik = {(p, s): stats.binom.pmf(s, c, expit(X[:, p[0]] - X[:, p[1]])) for p in pairs for s in range(c + 1)}
+
+    def value(w):
+        return sum(abs(np.sum(w * sign[p])) for p in pairs) / 3
+
+    adaptive = sum(value(prior * lik[(0, 1), s1] * lik[(0, 2) if s1 >= 2 else (1, 2), s2])
+                   for s1 in range(c + 1) for s2 in range(c + 1))
+    full = sum(value(prior * lik[(0, 1), a] * lik[(0, 2), b] * lik[(1, 2), d])
+               for a, b, d in itertools.product(range(c + 1), repeat=3))
+    return float(adaptive), float(full)

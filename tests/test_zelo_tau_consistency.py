@@ -118,24 +118,12 @@ def test_bound_holds_for_an_adaptive_design_k3_by_enumeration():
     # K = 3, sigma = 0.8, 3 votes: read (0, 1); if 0 won at least 2 votes read (0, 2), else (1, 2).
     # Bayes-optimal E[tau against the truth] = mean over pairs of E|P+ - P-|, on a grid over x
     # (61 points per axis: within 1e-3 of 81).
+    from conftest import bayes_tau_k3
+
     sigma, c = 0.8, 3
-    g = np.linspace(-5 * sigma, 5 * sigma, 61)
-    X = np.stack(np.meshgrid(g, g, g, indexing="ij"), axis=-1).reshape(-1, 3)
-    prior = stats.norm.pdf(X, 0, sigma).prod(axis=1)
-    prior /= prior.sum()
-    pairs = ((0, 1), (0, 2), (1, 2))
-    sign = {p: np.sign(X[:, p[0]] - X[:, p[1]]) for p in pairs}
-    lik = {(p, s): stats.binom.pmf(s, c, expit(X[:, p[0]] - X[:, p[1]])) for p in pairs for s in range(c + 1)}
-
-    def value(w):
-        return sum(abs(np.sum(w * sign[p])) for p in pairs) / 3
-
-    adaptive = sum(value(prior * lik[(0, 1), s1] * lik[(0, 2) if s1 >= 2 else (1, 2), s2])
-                   for s1 in range(c + 1) for s2 in range(c + 1))
+    adaptive, full = bayes_tau_k3(sigma, c)
     assert adaptive <= tc.truth_tau_bound(3, sigma, 2, votes=c, **SMALL)["bound"]
     # and the non-adaptive reading of all three pairs, m = 3
-    full = sum(value(prior * lik[(0, 1), a] * lik[(0, 2), b] * lik[(1, 2), d])
-               for a, b, d in itertools.product(range(c + 1), repeat=3))
     assert adaptive < full <= tc.truth_tau_bound(3, sigma, 3, votes=c, **SMALL)["bound"]
 
 

@@ -216,16 +216,11 @@ def test_the_steps_hold_on_sampled_designs(case):
 def test_genie_value_is_above_the_exact_bayes_value_k3():
     # step 1-2 (tau_consistency) on the adaptive K = 3 design: Bayes-optimal E[tau] by enumeration on a grid over x
     # (as tests/test_zelo_tau_consistency.py) <= the genie's mean over pairs of h(mu_kl, v_kl), by Monte Carlo
+    from conftest import bayes_tau_k3
+
     sigma, c = 0.8, 3
-    gx = np.linspace(-5 * sigma, 5 * sigma, 61)
-    X = np.stack(np.meshgrid(gx, gx, gx, indexing="ij"), axis=-1).reshape(-1, 3)
-    prior = stats.norm.pdf(X, 0, sigma).prod(axis=1)
-    prior /= prior.sum()
+    exact = bayes_tau_k3(sigma, c)[0]
     pairs = ((0, 1), (0, 2), (1, 2))
-    sign = {p: np.sign(X[:, p[0]] - X[:, p[1]]) for p in pairs}
-    lik = {(p, s): stats.binom.pmf(s, c, expit(X[:, p[0]] - X[:, p[1]])) for p in pairs for s in range(c + 1)}
-    exact = sum(sum(abs(np.sum(prior * lik[(0, 1), s1] * lik[(0, 2) if s1 >= 2 else (1, 2), s2] * sign[p]))
-                    for p in pairs) / 3 for s1 in range(c + 1) for s2 in range(c + 1))
     g = _genie_states(_adaptive_k3, 3, sigma, c, 4000, seed=6)
     mu, S = g["mu"], g["S"]
     vals = np.mean([td.h_value(mu[:, k] - mu[:, j], S[:, k, k] + S[:, j, j] - 2 * S[:, k, j])

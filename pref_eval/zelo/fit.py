@@ -841,16 +841,24 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
     ``component`` and ``level`` are not gathered (returned with length 0), for a caller that uses neither
     (``zelo_fit`` with a prior > 0 writes neither: 16 bytes a document less).
     """
+    sizes, q, _, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    if whole:
+        return fit_bt(sizes, q, a, b, score, weight, **options)
+    return _gather_results(fit_bt_blocks(sizes, q, a, b, score, weight, jobs=jobs, scheduler=scheduler, parts=parts,
+                                         doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
+
+
+def _block_plan(sizes, q, jobs: int, scheduler: str | None, parts: int | None, doc_rank, doc_ids):
+    """``(sizes, q, nparts, whole)`` shared by :func:`fit_bt_parallel` and :func:`fit_bt_blocks`: the arrays as
+    numpy (``q`` integer), the number of blocks, and whether one :func:`fit_bt` call over everything does (no
+    canonical order asked, and one block or one query)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         q = q.astype(np.int64)
     canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
-    if not canonical and (nparts <= 1 or len(sizes) <= 1):
-        return fit_bt(sizes, q, a, b, score, weight, **options)
-    return _gather_results(fit_bt_blocks(sizes, q, a, b, score, weight, jobs=jobs, scheduler=scheduler, parts=parts,
-                                         doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
+    return sizes, q, nparts, not canonical and (nparts <= 1 or len(sizes) <= 1)
 
 
 def fit_bt_blocks(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
@@ -861,13 +869,8 @@ def fit_bt_blocks(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedule
     from ..parallel import ordered_results, split_even
     from .judgments import CodedColumn
 
-    sizes = np.asarray(sizes, dtype=np.int64)
-    q = np.asarray(q)
-    if q.dtype.kind not in "iu":
-        q = q.astype(np.int64)
-    canonical = doc_rank is not None or doc_ids is not None
-    nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
-    if not canonical and (nparts <= 1 or len(sizes) <= 1):
+    sizes, q, nparts, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    if whole:
         yield fit_bt(sizes, q, a, b, score, weight, **options)
         return
     a = np.asarray(a)
