@@ -348,6 +348,7 @@ def judge(
     prompt: str | None = None,
     both_orders: bool = False,
     ties: str | None = None,
+    missing_text: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     concurrency: int = 8,
     rpm: float | None = None,
@@ -381,6 +382,11 @@ def judge(
     log = log or Log("zelo_judge", quiet=True)
     if ties is not None and state is None:
         raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    if missing_text is not None and state is None:
+        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
+                         "output, and zelo_fit needs no judgment of every pair)")
+    if missing_text not in (None, "stop", "tie"):
+        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
     prices = dict(prices or {})
     if max_cost is not None:
         from .judge.spec import parse_spec
@@ -395,8 +401,8 @@ def judge(
     limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
-                  prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
-                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
+                  api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
     if dry_run:
         import sys
 

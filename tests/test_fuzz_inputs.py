@@ -336,8 +336,8 @@ def test_mutated_input(pristine, tmp_path, kind, mutator, seed):
             and ": written by a newer pref_eval (format " in res.stderr, res.stderr
     after = digest_tree(ws)
     own = OWN_OUTPUTS.get(kind, set()) if res.returncode == 0 else set()
-    if kind == "state-adaptive/judge" and "(the state is left unchanged)" in res.stderr:
-        # a mutated but valid state (a pool document renamed) whose later batch has no texts: zelo_judge --state
+    if kind == "state-adaptive/judge" and "the state is left unchanged" in res.stderr:
+        # a mutated but valid state (a pool document renamed) whose later batch lacks a text: zelo_judge --state
         # wrote the batches judged before it (docs/exit-codes.md), and the one it stops at changed nothing
         own = OWN_OUTPUTS[kind]
         from pref_eval.zelo.pair_state import load_state
