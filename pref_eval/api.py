@@ -402,7 +402,8 @@ def judge(
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
-                  api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
+                  api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits,
+                  progress=log.interactive, warn=log.warn)
     if dry_run:
         import sys
 

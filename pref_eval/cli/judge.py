@@ -105,7 +105,8 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 
     log = Log("zelo_judge", quiet)
     sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
-                 prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text, api_key_env=api_key_env, concurrency=concurrency,
+                 prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
+                 api_key_env=api_key_env, concurrency=concurrency,
                  rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
                  max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,
                  log=log)
