@@ -71,6 +71,15 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
                                                      "fz.jsonl"]),
     "pairs/judge": ("pairs.jsonl", "zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge",
                                                   JUDGE, "--store", "judge.sqlite", "-Q", "-o", "fz.jsonl"]),
+    # session 12 (j21): zelo_agree's judgment files (crowd clarke4, GPT-4o llmlog, JSON lines), every level but
+    # the system's
+    "judgments-clarke4/agree": ("crowd.txt", "zelo_agree", ["-J", "crowd.txt", "-J", "gpt.human", "-l", "pair", "-l",
+                                                            "calibration", "-l", "document", "--resamples", "0",
+                                                            "-Q"]),
+    "judgments-llmlog/agree": ("gpt.human", "zelo_agree", ["-J", "crowd.txt", "-J", "gpt.human", "-l", "pair", "-l",
+                                                           "document", "--resamples", "0", "-Q"]),
+    "judgments-jsonl/agree": ("j.jsonl", "zelo_agree", ["-J", "j.judge", "-J", "j.jsonl", "-J", "j.jsonl", "-l", "pair",
+                                                        "-l", "document", "--resamples", "20", "-Q"]),
 }
 
 # files a command itself rewrites on success (the tournament state of next/add)

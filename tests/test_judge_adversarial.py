@@ -473,6 +473,60 @@ def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):
         f"{tmp_path / 'no'} does not exist\n", p.stderr
 
 
+def _other_program(path):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    db.execute("INSERT INTO notes VALUES (1, 'a user keeps their notes here')")
+    db.commit()
+    db.close()
+
+
+def _a_store(path, tmp_path, edit):
+    """A real store (one pair judged), then ``edit`` run on it with plain sqlite3."""
+    inputs = texts(tmp_path)
+    (tmp_path / "one.jsonl").write_text('{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n')
+    p = zj(tmp_path / "one.jsonl", *inputs, "--store", path, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}")
+    assert p.returncode == 0, p.stderr
+    db = sqlite3.connect(path)
+    db.execute(edit)
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("case, make, message", [
+    ("another program's database", lambda p, t: _other_program(p),
+     "not a zelo_judge store: an SQLite database of other tables (notes); give a new file or a store zelo_judge "
+     "wrote"),
+    ("a store of a newer pref_eval", lambda p, t: _a_store(p, t, "UPDATE meta SET value = '3' WHERE key = 'schema'"),
+     "written by a newer pref_eval (store schema 3; this version reads up to 2)"),
+    ("a schema no version wrote", lambda p, t: _a_store(p, t, "UPDATE meta SET value = 'x' WHERE key = 'schema'"),
+     "store schema 'x' is not one zelo_judge wrote (expected 1 or 2)"),
+    ("a damaged store", lambda p, t: _a_store(p, t, "DROP TABLE answers"),
+     "not a zelo_judge store: its schema is marked but the answers or prompts table is missing (a damaged store)"),
+    ("a text file", lambda p, t: p.write_text("qid\tdoc\n"), "not a zelo_judge store (file is not a database)"),
+])
+def test_a_store_that_is_not_ours_is_refused_untouched(tmp_path, case, make, message):
+    """--store naming an SQLite database of another program was accepted and zelo_judge's tables were written
+    into it (and its journal switched to WAL); a store of a newer schema said 'store schema 3 is not 2' only
+    after the journal mode was changed; a store whose answers table was gone gave a traceback-free but
+    misleading error later. Now each is refused before anything is written or asked, by the run and by
+    export: one line naming the file, exit 2, its bytes unchanged, no -wal/-shm left."""
+    (tmp_path / "s.py").write_text(SCORER + "open('asked', 'a').write('x')\n")
+    store = tmp_path / "x.sqlite"
+    make(store, tmp_path)
+    (tmp_path / "asked").unlink(missing_ok=True)
+    before = store.read_bytes()
+    inputs = texts(tmp_path)
+    for args in ([tmp_path / "p.jsonl", *inputs, "--store", store, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}",
+                  "-o", tmp_path / "o.jsonl"],
+                 ["export", "--store", store, "-o", tmp_path / "o.jsonl"]):
+        p = zj(*args)
+        assert p.returncode == 2 and p.stderr == f"zelo_judge: {store}: {message}\n", (case, p.stderr)
+        assert store.read_bytes() == before and not (tmp_path / "asked").exists()
+        assert not (tmp_path / "o.jsonl").exists()
+        assert not list(tmp_path.glob("x.sqlite-*"))  # no -wal, -shm or -journal
+
+
 def test_full_disk_while_storing_is_one_line_exit_1(tmp_path, monkeypatch, capsys):
     """The store's disk fills up mid-run (SQLite's own limit, PRAGMA max_page_count, stands for the disk):
     it was a traceback (sqlite3.OperationalError); now 'cannot write', exit 1, and the answers committed
