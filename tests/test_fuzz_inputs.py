@@ -295,11 +295,22 @@ def m_state_newer(d, r):
     return json.dumps(obj).encode()
 
 
-MUTATORS = [m_delete_line, m_duplicate_line, m_truncate, m_swap_fields, m_hostile_field, m_extra_field,
+def m_deep_json(d, r):
+    """A line replaced by JSON nested 100,000 deep (Python's json raises RecursionError, not ValueError: a
+    traceback in six readers and in zelo_judge's answer parsing before session 12)."""
+    ls = _lines(d)
+    deep = b"[" * 100000 + b"]" * 100000
+    i = r.randrange(len(ls))
+    ls[i] = r.choice([deep, b'{"qid": ' + deep + b"}", b'{"votes": ' + deep + b"}"])
+    return b"\n".join(ls)
+
+
+MUTATORS = [m_deep_json, m_delete_line, m_duplicate_line, m_truncate, m_swap_fields, m_hostile_field, m_extra_field,
             m_drop_field, m_latin1, m_binary, m_cr_only, m_crlf, m_bom, m_gzip_corrupt, m_gzip_ok,
             m_long_token, m_blank_and_comment, m_empty, m_shuffle, m_json_value, m_json_drop_key, m_json_wrap]
 SEEDS_PER = {m.__name__: 3 for m in MUTATORS}
-SEEDS_PER.update({"m_cr_only": 1, "m_crlf": 1, "m_bom": 1, "m_gzip_ok": 1, "m_empty": 1, "m_json_wrap": 1,
+SEEDS_PER.update({"m_deep_json": 1, "m_cr_only": 1, "m_crlf": 1, "m_bom": 1, "m_gzip_ok": 1, "m_empty": 1,
+                  "m_json_wrap": 1,
                   "m_hostile_field": 6, "m_json_value": 6})
 
 CASES = []

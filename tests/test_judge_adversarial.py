@@ -71,6 +71,11 @@ class Hostile:
                                 content_type="application/json")
         if m == "retry-inf" and self.received[m] == 1:
             return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
+        if m == "deep":  # a 200 whose JSON body is nested 100,000 deep (json raises RecursionError)
+            return web.Response(status=200, text="[" * 100000 + "]" * 100000, content_type="application/json")
+        if m == "deep-answer":  # an answer text nested 100,000 deep
+            content = '{"score": ' + "[" * 100000 + "]" * 100000 + "}"
+            return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
         if m == "reasoning":  # a reasoning model given too few tokens: no content, finish_reason length
             return web.json_response({"choices": [{"index": 0, "finish_reason": "length",
                                                    "message": {"role": "assistant", "content": None}}]})
@@ -571,6 +576,26 @@ def test_empty_answers_cut_at_max_tokens_say_why(tmp_path, hostile):
         "empty answer (finish_reason length: the answer was cut at max_tokens; raise max_tokens= (a reasoning model "
         "needs room))"}
     assert "failed votes: 3 x empty answer (finish_reason length: the answer was cut at max_tokens" in p.stderr
+
+
+def test_json_nested_too_deeply_is_a_failed_vote_not_a_traceback(tmp_path, hostile):
+    """A body, an answer, or a judge program's line holding JSON nested 100,000 deep: Python's json raises
+    RecursionError (not ValueError), and zelo_judge stopped with a traceback (session 12, j21). Now a body
+    the client cannot decode is a failed vote ('malformed response', retried like any), an answer that
+    cannot be parsed is unparsable, and the run goes on: exit 0, the key nowhere."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    (tmp_path / "deep.py").write_text("import sys\nfor line in sys.stdin:\n    print('{\"score\": ' + '[' * 100000 + "
+                                      "']' * 100000 + '}', flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", "1", "--backoff", "0",
+           f"--judge=openai:deep@{url}", f"--judge=openai:deep-answer@{url}",
+           f"--judge=cmd:{sys.executable} {tmp_path / 'deep.py'}", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    rows = sorted((r[0], r[3][:28]) for r in stored(tmp_path / "s.sqlite"))
+    assert rows == [("failed", "malformed response: maximum"), ("unparsable", "unparsable answer (expected"),
+                    ("unparsable", "unparsable answer (expected")], rows
+    assert json.loads((tmp_path / "o.jsonl").read_text())["votes"] == [None, None, None]
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
 
 
 def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):

@@ -185,7 +185,7 @@ class OpenAIJudge:
             raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
         except openai.APIError as err:  # e.g. a body that is not JSON
             raise Transient(self._redact(f"{type(err).__name__}: {err}")[:300]) from None
-        except (ValueError, TypeError) as err:  # malformed body the client could not decode
+        except (ValueError, TypeError, RecursionError) as err:  # a body the client could not decode (or too deep)
             raise Transient(self._redact(f"malformed response: {err}")[:300]) from None
         try:
             content = resp["choices"][0]["message"]["content"]
@@ -291,7 +291,7 @@ class CmdJudge:
             raw = raw.replace(self._secret, "***")
         try:
             obj = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict):
             if "id" in obj and obj["id"] != rid:
