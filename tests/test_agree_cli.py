@@ -155,6 +155,22 @@ def test_system_level_against_zelo_fit_qrels_and_zelo_compare(synthetic):
     assert {k[3]: r["value"] for k, r in got.items() if k[3].startswith("flip:")} == expected
     r = got["A", "B", "system", "tau_ap"]
     assert -1 <= r["ci_low"] <= r["ci_high"] <= 1
+    # the interval of tau_b: scipy.stats.bootstrap over the topics (seed 0 as zelo_agree's default: the same
+    # draws), scipy's kendalltau of the resampled per-run means (session 12)
+    from scipy.stats import bootstrap
+
+    topics = [f"q{q}" for q in range(8)]
+    per = {}
+    for k in ("A", "B"):
+        ev = cli("eval", "-R", str(d / f"{k}.qrels"), "-m", "ndcg_cut.10", "-q", "-o", "tsv", *runs)
+        rows = [r for r in csv.reader(io.StringIO(ev.stdout), delimiter="\t")][1:]
+        val = {(r[0], r[1]): float(r[3]) for r in rows}
+        per[k] = np.array([[val[(Path(run).name, t)] for t in topics] for run in runs])
+    ci = bootstrap((np.arange(8),), lambda i: kendalltau(per["A"][:, i].mean(1), per["B"][:, i].mean(1)).statistic,
+                   vectorized=False, n_resamples=50, method="percentile",
+                   random_state=np.random.default_rng(0)).confidence_interval
+    r = got["A", "B", "system", "kendall_tau_b"]
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
 @pytest.mark.parametrize("fmt", ["text", "tsv", "csv", "jsonl", "markdown", "latex"])
