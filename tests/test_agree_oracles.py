@@ -1,0 +1,262 @@
+"""zelo_agree's pair-level figures *and their bootstrap intervals* against outside oracles computed live
+(session 12, j21: an outside trial).
+
+Random judgment files (2 or 3 judges, 1 to 12 queries) with the corner cases a user meets: ties, a pair
+judged several times, written in either orientation, an ensemble's failed votes (``null``), judgments whose
+votes all failed (the pair is named but not judged), pairs only one judge names, one pair in all, one label
+used by every judge, judges that never share a pair. The labels are computed here from the raw lines with
+``fractions`` (no pref_eval code); then
+
+* Cohen's kappa and linear weighted kappa: ``statsmodels.stats.inter_rater.cohens_kappa``;
+* Krippendorff's alpha (ordinal): the ``krippendorff`` package;
+* agreement (ties a third category), agreement on decided pairs (ties dropped), coverage counts, tie,
+  missing and failed-vote rates, confidence: by hand;
+* the intervals: ``scipy.stats.bootstrap(method="percentile")`` resampling the *queries* with the same
+  seed (scipy draws ``rng.integers(0, n, (resamples, n))`` as zelo_agree does, checked below), the
+  statistic recomputed by the oracles above on each resample's pairs. A resample where the oracle cannot
+  compute the statistic (0/0, a single category) is left out by zelo_agree (documented); then the oracle's
+  interval is the percentile of the defined resamples (numpy's linear interpolation, scipy's too).
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pref_eval.api import agree
+
+krippendorff = pytest.importorskip("krippendorff")
+inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+scipy_stats = pytest.importorskip("scipy.stats")
+
+RESAMPLES = 40
+CONF = 0.9
+
+
+def _quiet(f, *a, **kw) -> float:
+    """The oracle's value, NaN where it cannot compute one (raises, or divides 0 by 0)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            v = float(f(*a, **kw))
+        except (ValueError, ZeroDivisionError, IndexError):
+            return math.nan
+    return v
+
+
+def _cat(x: Fraction) -> int:
+    return 0 if x < Fraction(1, 2) else (1 if x == Fraction(1, 2) else 2)
+
+
+def _vote_score(v) -> Fraction:
+    """One vote (-1..1, None = failed) as a judgment score under --ties half."""
+    if v is None or v == 0:
+        return Fraction(1, 2)
+    return Fraction(1) if v > 0 else Fraction(0)
+
+
+# ---- generation: files and what an outside reader makes of them ---------------------------------------------
+
+def _case(tmp_path: Path, seed: int):
+    rng = random.Random(seed)
+    kind = ["mixed", "mixed", "mixed", "one-pair", "one-label", "disjoint", "ties", "sparse"][seed % 8]
+    n_judges = 3 if seed % 3 == 0 else 2
+    n_q = 1 if kind == "one-pair" else rng.randint(2, 12)
+    queries = [f"q{i:02d}" for i in range(n_q)]
+    pairs = []
+    for qid in queries:
+        docs = [f"d{i}" for i in range(rng.randint(2, 5))]
+        cands = [(qid, a, b) for i, a in enumerate(docs) for b in docs[i + 1:]]
+        pairs += sorted(rng.sample(cands, rng.randint(1, len(cands))))
+    if kind == "one-pair":
+        pairs = pairs[:1]
+    files, judged = [], []
+    for k in range(n_judges):
+        lines = []
+        scores: dict = {}  # canonical pair -> list of judgment scores (lo-hi orientation)
+        named: set = set()
+        for p in pairs:
+            if kind == "disjoint":
+                if pairs.index(p) % n_judges != k:  # every pair named by one judge only
+                    continue
+            elif kind != "one-pair" and rng.random() < (0.4 if kind == "sparse" else 0.15):
+                continue
+            named.add(p)
+            for _ in range(rng.choice([1, 1, 1, 2, 3])):
+                flip = rng.random() < 0.5
+                a, b = (p[2], p[1]) if flip else (p[1], p[2])
+                if kind == "one-label":
+                    s = Fraction(0) if not flip else Fraction(1)  # always the lo document
+                    rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
+                    scores.setdefault(p, []).append(Fraction(0))
+                elif kind == "ties":
+                    rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": 0.5}
+                    scores.setdefault(p, []).append(Fraction(1, 2))
+                elif rng.random() < 0.5:
+                    s = rng.choice([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1)])
+                    rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
+                    scores.setdefault(p, []).append(1 - s if flip else s)
+                else:  # an ensemble's votes, some failed
+                    votes = [rng.choice([None, -1.0, -0.4, 0.0, 0.3, 0.9]) for _ in range(rng.randint(1, 3))]
+                    rec = {"qid": p[0], "doc_a": a, "doc_b": b, "votes": votes}
+                    if any(v is not None for v in votes):
+                        s = sum(map(_vote_score, votes), Fraction(0)) / len(votes)
+                        scores.setdefault(p, []).append(1 - s if flip else s)
+                lines.append((p[0], json.dumps(rec) + "\n"))
+        if not lines:  # a judge names at least one pair
+            p = pairs[-1]
+            named.add(p)
+            lines.append((p[0], json.dumps({"qid": p[0], "doc_a": p[1], "doc_b": p[2], "score": 1.0}) + "\n"))
+            scores[p] = [Fraction(1)]
+        path = tmp_path / f"s{seed}j{k}.jsonl"
+        path.write_text("".join(line for _, line in sorted(lines, key=lambda t: t[0])))
+        files.append(str(path))
+        judged.append({p: _cat(sum(s, Fraction(0)) / len(s)) for p, s in scores.items()} | {
+            p: None for p in named if p not in scores})
+    return kind, files, judged
+
+
+def _query_order(judged) -> list[str]:
+    """Queries as zelo_agree numbers them (the bootstrap resamples these): each file's in its order."""
+    out: list[str] = []
+    for lab in judged:
+        for q in sorted({p[0] for p in lab}):
+            if q not in out:
+                out.append(q)
+    return out
+
+
+# ---- the oracles ------------------------------------------------------------------------------------------
+
+def _table(x, y) -> np.ndarray:
+    t = np.zeros((3, 3))
+    for a, b in zip(x, y, strict=True):
+        t[a, b] += 1
+    return t
+
+
+def _versus(x, y) -> dict[str, float]:
+    t = _table(x, y)
+    n = t.sum()
+    dec = t[0, 0] + t[0, 2] + t[2, 0] + t[2, 2]
+    return {
+        "agreement": np.trace(t) / n if n else math.nan,
+        "agreement_decided": (t[0, 0] + t[2, 2]) / dec if dec else math.nan,
+        "cohen_kappa": _quiet(lambda: inter_rater.cohens_kappa(t).kappa) if n else math.nan,
+        "weighted_kappa": _quiet(lambda: inter_rater.cohens_kappa(t, wt="linear").kappa) if n else math.nan,
+        "krippendorff_alpha": _quiet(krippendorff.alpha, reliability_data=np.array([x, y], float),
+                                     level_of_measurement="ordinal", value_domain=[0, 1, 2]) if n else math.nan,
+    }
+
+
+def _alone(lab: dict) -> dict[str, float]:
+    labels = [v for v in lab.values() if v is not None]
+    return {"tie_rate": float(np.mean([v == 1 for v in labels])) if labels else math.nan,
+            "missing_rate": float(np.mean([v is None for v in lab.values()])) if lab else math.nan}
+
+
+def _pairs_of(sample_queries, by_q):
+    """The pairs of a resample of queries, a query drawn twice giving its pairs twice."""
+    return [p for q in sample_queries for p in by_q.get(q, [])]
+
+
+def _same(ours, want, tol=1e-9) -> bool:
+    ours = math.nan if ours is None else ours
+    if math.isnan(want) or math.isnan(ours):
+        return math.isnan(want) and math.isnan(ours)
+    return abs(ours - want) <= tol
+
+
+def _interval(values: list[float]) -> tuple[float, float]:
+    v = np.array([x for x in values if math.isfinite(x)])
+    if len(v) == 0:
+        return math.nan, math.nan
+    tail = (1 - CONF) / 2 * 100
+    lo, hi = np.percentile(v, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def test_scipy_bootstrap_draws_what_zelo_agree_draws():
+    """The premise of the interval oracle: scipy.stats.bootstrap's resamples of n items (seeded Generator)
+    are numpy's integers(0, n, (resamples, n)), the draws of pref_eval.agree.records.Bootstrap."""
+    from pref_eval.agree.records import Bootstrap
+
+    seen = []
+    scipy_stats.bootstrap((np.arange(7),), lambda i: seen.append(np.bincount(i, minlength=7)) or 0.0,
+                          vectorized=False, n_resamples=40, method="percentile",
+                          random_state=np.random.default_rng(11))
+    assert (np.array(seen[-40:]) == Bootstrap(7, 40, seed=11).weights).all()
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_values_and_intervals_equal_the_oracles(tmp_path, block):
+    compared = undefined = intervals = 0
+    kinds = set()
+    for seed in range(block * 16, block * 16 + 16):
+        kind, files, judged = _case(tmp_path, seed)
+        kinds.add(kind)
+        names = [f"J{k}" for k in range(len(files))]
+        recs = agree(files, names=names, levels=["pair"], resamples=RESAMPLES, seed=seed, confidence=CONF)
+        got = {(r.judge_a, r.judge_b, r.statistic): r for r in recs}
+        order = _query_order(judged)
+        for k, lab in enumerate(judged):
+            want = _alone(lab)
+            by_q: dict = {}
+            for p in sorted(lab):
+                by_q.setdefault(p[0], []).append(p)
+            for stat, w in want.items():
+                r = got[(f"J{k}", "", stat)]
+                assert _same(r.value, w), (seed, kind, k, stat, r.value, w)
+                compared += 1
+        for k in range(1, len(files)):
+            ref, oth = judged[0], judged[k]
+            both = sorted(p for p in ref if p in oth)
+            assert got[("J0", f"J{k}", "matched")].value == len(both)
+            assert got[("J0", f"J{k}", "only_in_a")].value == len([p for p in ref if p not in oth])
+            assert got[("J0", f"J{k}", "only_in_b")].value == len([p for p in oth if p not in ref])
+            scored = [p for p in both if ref[p] is not None and oth[p] is not None]
+            want = _versus([ref[p] for p in scored], [oth[p] for p in scored])
+            by_q = {}
+            for p in scored:
+                by_q.setdefault(p[0], []).append(p)
+            # the bootstrap oracle: scipy draws the queries, every statistic is recomputed from scratch on
+            # each resample's pairs (all five from one draw; scipy's own interval is checked on "agreement")
+            thetas: list[dict[str, float]] = []
+            index = np.arange(len(order))
+
+            def theta(i, sink=thetas, by_q=by_q, ref=ref, oth=oth, order=order):
+                ps = _pairs_of([order[j] for j in i], by_q)
+                sink.append(_versus([ref[p] for p in ps], [oth[p] for p in ps]))
+                return sink[-1]["agreement"]
+
+            if len(index) < 2:  # scipy wants two observations; every resample is the one query
+                res = None
+                for _ in range(RESAMPLES):
+                    theta(index)
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = scipy_stats.bootstrap((index,), theta, vectorized=False, n_resamples=RESAMPLES,
+                                                method="percentile", confidence_level=CONF,
+                                                random_state=np.random.default_rng(seed))
+            draws = thetas[-RESAMPLES:]
+            if res is not None and all(math.isfinite(d["agreement"]) for d in draws):
+                ci = res.confidence_interval  # scipy's own interval where every resample is defined
+                assert _interval([d["agreement"] for d in draws]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+            for stat, w in want.items():
+                r = got[("J0", f"J{k}", stat)]
+                assert _same(r.value, w), (seed, kind, k, stat, r.value, w)
+                compared += 1
+                undefined += math.isnan(w)
+                lo, hi = _interval([d[stat] for d in draws])
+                assert _same(r.ci_low, lo) and _same(r.ci_high, hi), (seed, kind, k, stat, (r.ci_low, r.ci_high),
+                                                                      (lo, hi))
+                intervals += math.isfinite(lo)
+    assert compared >= 60 and 0 < undefined < compared and intervals >= 30, (compared, undefined, intervals)
+    assert len(kinds) >= 4
