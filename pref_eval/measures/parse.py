@@ -234,9 +234,16 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
 # ---------------------------------------------------------------- ir-measures
 def _literal(node: ast.AST, text: str):
     try:
-        return ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except ValueError:
         raise UsageError(f"measure {text!r}: parameter values must be literals") from None
+    for d in (n for n in ast.walk(node) if isinstance(n, ast.Dict)):
+        # Python keeps the last of equal keys ({1: 1, 1: 5} is {1: 5}; True == 1): a value dropped unseen
+        keys = [ast.literal_eval(k) for k in d.keys if k is not None]
+        twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+        if twice is not None or len(set(keys)) < len(keys):
+            raise UsageError(f"measure {text!r}: grade {twice!r} given more than once in a dict")
+    return value
 
 
 def _irm_tree(text: str):
