@@ -311,7 +311,7 @@ def test_bad_text_and_pair_files_name_file_and_line(tmp_path, case, files, messa
     inputs = texts(tmp_path)
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    (tmp_path / "judge.py").write_text(SCORER + "open('asked', 'a').write('x')\n")
+    (tmp_path / "judge.py").write_text(SCORER + f"open({str(tmp_path / 'asked')!r}, 'a').write('x')\n")
     p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl",
            f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", cwd=tmp_path)
     lines = p.stderr.strip().splitlines()
@@ -491,7 +491,7 @@ def _a_store(path, tmp_path, edit):
     inputs = texts(tmp_path)
     (tmp_path / "one.jsonl").write_text('{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n')
     p = zj(tmp_path / "one.jsonl", *inputs, "--store", path, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}")
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 0 and (tmp_path / "asked").exists(), p.stderr  # the judge's trace works
     db = sqlite3.connect(path)
     db.execute(edit)
     db.commit()
@@ -516,7 +516,7 @@ def test_a_store_that_is_not_ours_is_refused_untouched(tmp_path, case, make, mes
     after the journal mode was changed; a store whose answers table was gone gave a traceback-free but
     misleading error later. Now each is refused before anything is written or asked, by the run and by
     export: one line naming the file, exit 2, its bytes unchanged, no -wal/-shm left."""
-    (tmp_path / "s.py").write_text(SCORER + "open('asked', 'a').write('x')\n")
+    (tmp_path / "s.py").write_text(SCORER + f"open({str(tmp_path / 'asked')!r}, 'a').write('x')\n")
     store = tmp_path / "x.sqlite"
     make(store, tmp_path)
     (tmp_path / "asked").unlink(missing_ok=True)
