@@ -76,11 +76,12 @@ def _case(tmp_path: Path, seed: int):
         pairs += sorted(rng.sample(cands, rng.randint(1, len(cands))))
     if kind == "one-pair":
         pairs = pairs[:1]
-    files, judged = [], []
+    files, judged, detail = [], [], []
     for k in range(n_judges):
         lines = []
         scores: dict = {}  # canonical pair -> list of judgment scores (lo-hi orientation)
         named: set = set()
+        votes_of: dict = {}  # canonical pair -> [(category of each vote, lo-hi orientation, or None; lo shown first)]
         for p in pairs:
             if kind == "disjoint":
                 if pairs.index(p) % n_judges != k:  # every pair named by one judge only
@@ -95,16 +96,22 @@ def _case(tmp_path: Path, seed: int):
                     s = Fraction(0) if not flip else Fraction(1)  # always the lo document
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
                     scores.setdefault(p, []).append(Fraction(0))
+                    votes_of.setdefault(p, []).append((0, not flip))
                 elif kind == "ties":
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": 0.5}
                     scores.setdefault(p, []).append(Fraction(1, 2))
+                    votes_of.setdefault(p, []).append((1, not flip))
                 elif rng.random() < 0.5:
                     s = rng.choice([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1)])
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
                     scores.setdefault(p, []).append(1 - s if flip else s)
+                    votes_of.setdefault(p, []).append((_cat(1 - s if flip else s), not flip))
                 else:  # an ensemble's votes, some failed
                     votes = [rng.choice([None, -1.0, -0.4, 0.0, 0.3, 0.9]) for _ in range(rng.randint(1, 3))]
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "votes": votes}
+                    for v in votes:
+                        c = None if v is None else _cat(_vote_score(v))
+                        votes_of.setdefault(p, []).append((None if c is None else 2 - c if flip else c, not flip))
                     if any(v is not None for v in votes):
                         s = sum(map(_vote_score, votes), Fraction(0)) / len(votes)
                         scores.setdefault(p, []).append(1 - s if flip else s)
@@ -114,12 +121,14 @@ def _case(tmp_path: Path, seed: int):
             named.add(p)
             lines.append((p[0], json.dumps({"qid": p[0], "doc_a": p[1], "doc_b": p[2], "score": 1.0}) + "\n"))
             scores[p] = [Fraction(1)]
+            votes_of[p] = [(2, True)]
         path = tmp_path / f"s{seed}j{k}.jsonl"
         path.write_text("".join(line for _, line in sorted(lines, key=lambda t: t[0])))
         files.append(str(path))
         judged.append({p: _cat(sum(s, Fraction(0)) / len(s)) for p, s in scores.items()} | {
             p: None for p in named if p not in scores})
-    return kind, files, judged
+        detail.append({"votes": votes_of, "mu": {p: sum(x, Fraction(0)) / len(x) for p, x in scores.items()}})
+    return kind, files, judged, detail
 
 
 def _query_order(judged) -> list[str]:
@@ -199,7 +208,7 @@ def test_values_and_intervals_equal_the_oracles(tmp_path, block):
     compared = undefined = intervals = 0
     kinds = set()
     for seed in range(block * 16, block * 16 + 16):
-        kind, files, judged = _case(tmp_path, seed)
+        kind, files, judged, _ = _case(tmp_path, seed)
         kinds.add(kind)
         names = [f"J{k}" for k in range(len(files))]
         recs = agree(files, names=names, levels=["pair"], resamples=RESAMPLES, seed=seed, confidence=CONF)
@@ -260,3 +269,74 @@ def test_values_and_intervals_equal_the_oracles(tmp_path, block):
                 intervals += math.isfinite(lo)
     assert compared >= 60 and 0 < undefined < compared and intervals >= 30, (compared, undefined, intervals)
     assert len(kinds) >= 4
+
+
+def _judge_alone(pairs: list, lab: dict, det: dict, M: int | None = None) -> dict[str, float]:
+    """A judge's own figures on ``pairs`` (a resample: a pair may come several times), by hand and by the
+    packages: votes, failed-vote rate, confidence, position bias, alpha and Fleiss' kappa among its votes."""
+    votes = [v for p in pairs for v in det["votes"].get(p, [])]
+    judged = [p for p in pairs if lab[p] is not None]
+    both = [p for p in pairs if {f for _, f in det["votes"][p]} == {True, False}]
+    decisive = [(c, first) for p in both for c, first in det["votes"][p] if c in (0, 2)]
+    multi = [[c for c, _ in det["votes"][p] if c is not None] for p in pairs]
+    multi = [m for m in multi if len(m) >= 2]
+    out = {
+        "pairs": float(len(pairs)), "votes": float(len(votes)),
+        "tie_rate": sum(lab[p] == 1 for p in judged) / len(judged) if judged else math.nan,
+        "missing_rate": (len(pairs) - len(judged)) / len(pairs) if pairs else math.nan,
+        "failed_vote_rate": sum(c is None for c, _ in votes) / len(votes) if votes else math.nan,
+        "confidence": float(np.mean([abs(2 * det["mu"][p] - 1) for p in judged])) if judged else math.nan,
+        "position_bias": (sum((c == 0) == first for c, first in decisive) / len(decisive)) if decisive else math.nan,
+    }
+    if multi:
+        data = np.full((max(map(len, multi)), len(multi)), np.nan)
+        for u, m in enumerate(multi):
+            data[:len(m), u] = m
+        out["votes_alpha"] = _quiet(krippendorff.alpha, reliability_data=data, level_of_measurement="ordinal",
+                                    value_domain=[0, 1, 2])
+        sizes = [len(m) for m in multi]
+        if M is None:  # the most common count (the smallest of equally common ones); a resample keeps the data's
+            M = min(c for c in set(sizes) if sizes.count(c) == max(map(sizes.count, sizes)))
+        rows = np.array([[m.count(c) for c in range(3)] for m in multi if len(m) == M])
+        out[f"votes_fleiss_kappa_m{M}"] = _quiet(inter_rater.fleiss_kappa, rows)
+    return out
+
+
+def test_each_judges_own_figures_and_intervals_equal_the_oracles(tmp_path):
+    """votes, failed_vote_rate, confidence, position_bias (on the pairs shown in both orders: the share of
+    decisive votes for the document shown first), votes_alpha (krippendorff, coders = a pair's k-th vote) and
+    votes_fleiss_kappa_mM (statsmodels' fleiss_kappa on the pairs with the most common number M >= 2 of valid
+    votes), values and percentile intervals over scipy's resamples of the queries."""
+    compared = intervals = 0
+    seen = set()
+    for seed in range(16):
+        kind, files, judged, detail = _case(tmp_path, seed)
+        names = [f"J{k}" for k in range(len(files))]
+        recs = agree(files, names=names, levels=["pair"], resamples=RESAMPLES, seed=seed, confidence=CONF)
+        got = {(r.judge_a, r.statistic): r for r in recs if r.judge_b == ""}
+        order = _query_order(judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        for k, (lab, det) in enumerate(zip(judged, detail, strict=True)):
+            pairs = sorted(lab)
+            by_q: dict = {}
+            for p in pairs:
+                by_q.setdefault(p[0], []).append(p)
+            want = _judge_alone(pairs, lab, det)
+            fixed = [int(x.rsplit("_m", 1)[1]) for x in want if x.startswith("votes_fleiss")]
+            thetas = [_judge_alone(_pairs_of([order[j] for j in d], by_q), lab, det, *fixed) for d in draws]
+            for stat, w in want.items():
+                r = got[(f"J{k}", stat)]
+                assert _same(r.value, w), (seed, kind, k, stat, r.value, w)
+                compared += 1
+                if math.isfinite(w):
+                    seen.add(stat.split("_m")[0])
+                if stat in ("pairs", "votes"):
+                    continue  # counts: no interval
+                lo, hi = _interval([t.get(stat, math.nan) for t in thetas])
+                assert _same(r.ci_low, lo) and _same(r.ci_high, hi), (seed, kind, k, stat, (r.ci_low, r.ci_high),
+                                                                      (lo, hi))
+                intervals += math.isfinite(lo)
+            assert not any(s.startswith("votes_fleiss") for s in want) or len(
+                [x for (j, x) in got if j == f"J{k}" and x.startswith("votes_fleiss")]) == 1
+    assert compared >= 150 and intervals >= 60, (compared, intervals)
+    assert {"position_bias", "votes_alpha", "votes_fleiss_kappa"} <= seen
