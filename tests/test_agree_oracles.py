@@ -340,3 +340,41 @@ def test_each_judges_own_figures_and_intervals_equal_the_oracles(tmp_path):
                 [x for (j, x) in got if j == f"J{k}" and x.startswith("votes_fleiss")]) == 1
     assert compared >= 150 and intervals >= 60, (compared, intervals)
     assert {"position_bias", "votes_alpha", "votes_fleiss_kappa"} <= seen
+
+
+def _all_judges(pairs: list, judged: list) -> dict[str, float]:
+    """Every judge's label as one coder: alpha over the pairs (missing where a judge has no label), Fleiss' kappa
+    on the pairs every judge labelled."""
+    data = np.array([[lab.get(p) if lab.get(p) is not None else np.nan for p in pairs] for lab in judged], float)
+    full = [p for p in pairs if all(lab.get(p) is not None for lab in judged)]
+    rows = np.array([[sum(lab[p] == c for lab in judged) for c in range(3)] for p in full])
+    return {"krippendorff_alpha": _quiet(krippendorff.alpha, reliability_data=data, level_of_measurement="ordinal",
+                                         value_domain=[0, 1, 2]) if pairs else math.nan,
+            "fleiss_kappa": _quiet(inter_rater.fleiss_kappa, rows) if full else math.nan}
+
+
+def test_all_judges_together_values_and_intervals(tmp_path):
+    """Three judges: the 'all' records against krippendorff / statsmodels, intervals over scipy's resamples."""
+    compared = intervals = 0
+    for seed in range(0, 48, 3):  # the cases with three judges
+        kind, files, judged, _ = _case(tmp_path, seed)
+        assert len(files) == 3
+        recs = agree(files, names=["J0", "J1", "J2"], levels=["pair"], resamples=RESAMPLES, seed=seed,
+                     confidence=CONF)
+        got = {r.statistic: r for r in recs if r.judge_a == "all"}
+        order = _query_order(judged)
+        union = sorted(set().union(*judged))
+        by_q: dict = {}
+        for p in union:
+            by_q.setdefault(p[0], []).append(p)
+        want = _all_judges(union, judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        thetas = [_all_judges(_pairs_of([order[j] for j in d], by_q), judged) for d in draws]
+        for stat, w in want.items():
+            r = got[stat]
+            assert _same(r.value, w), (seed, kind, stat, r.value, w)
+            lo, hi = _interval([t[stat] for t in thetas])
+            assert _same(r.ci_low, lo) and _same(r.ci_high, hi), (seed, kind, stat, (r.ci_low, r.ci_high), (lo, hi))
+            compared += 1
+            intervals += math.isfinite(lo)
+    assert compared == 32 and intervals >= 12, (compared, intervals)
