@@ -454,6 +454,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     st = Store(store, readonly=True)
     n = 0
     try:
+        _check_export_selection(st, store, phash, names, prompt)
         with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
             for line in export_lines(st, phash, names):
                 out.write(line)
@@ -461,6 +462,20 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     finally:
         st.close()
     return n
+
+
+def _check_export_selection(st: Any, store: str, phash: str, names: list[str] | None, prompt: str | None) -> None:
+    """A ``--judge`` not in the store, or a ``--prompt`` none of whose answers is in a store that holds answers,
+    is a mistake (a typo, the wrong template), not an empty export."""
+    have = st.judges(phash)
+    if not have and st.prompts():
+        which = f"--prompt {prompt}" if prompt else "the default prompt"
+        raise UsageError(f"{store} holds no answer asked with {which} (it holds answers of {len(st.prompts())} "
+                         "other prompt(s): give the --prompt FILE they were asked with)")
+    missing = [x for x in (names or []) if x not in have]
+    if missing:
+        raise UsageError(f"--judge {missing[0]}: no answer of this judge in {store} for this prompt (judges there: "
+                         f"{', '.join(have) or 'none'})")
 
 
 class Metric(NamedTuple):

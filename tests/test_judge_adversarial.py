@@ -598,6 +598,42 @@ def test_json_nested_too_deeply_is_a_failed_vote_not_a_traceback(tmp_path, hosti
     no_key_anywhere(tmp_path, p.stdout, p.stderr)
 
 
+@pytest.mark.parametrize("bad", [KEY + "\r", KEY + "\n", " " + KEY, "sk-caf\u00e9-" + KEY[3:],
+                                 KEY[:5] + "\x07" + KEY[5:]])
+def test_a_key_an_http_header_cannot_carry_is_refused_at_start(tmp_path, hostile, bad):
+    """A key read from a file with a Windows line end (``$(cat key.txt)`` keeps the CR), with a space or a
+    non-ASCII character: before, every request failed -- a CR or LF as 'no answer from the server' (exit 1,
+    'run again when the server answers'), a non-ASCII one stored as N failed votes ('ascii' codec) that
+    only --retry-failed asks again. Now one line at the start, exit 2, nothing asked or stored, the key
+    nowhere (session 12, j21)."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=openai:m@{url},key=MYKEY",
+           env=env(MYKEY=bad))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "the API key in MYKEY holds a character an HTTP header cannot carry" in p.stderr
+    assert srv.received == {} and stored(tmp_path / "s.sqlite") == []
+    for blob in (p.stdout, p.stderr, *(f.read_bytes().decode("utf-8", "replace") for f in tmp_path.iterdir())):
+        assert bad.strip() not in blob and KEY[6:] not in blob
+
+
+def test_export_of_a_judge_or_prompt_the_store_lacks_is_refused(tmp_path):
+    """``export --judge`` naming a judge with no answer in the store (a typo) and ``--prompt`` a template none of
+    whose answers is there printed nothing and exited 0; now exit 2, one line naming what the store holds."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    judge = f"cmd:{sys.executable} {tmp_path / 's.py'}"
+    (tmp_path / "s.py").write_text(SCORER)
+    assert zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge={judge}").returncode == 0
+    p = zj("export", "--store", tmp_path / "s.sqlite", f"--judge={judge}x")
+    assert p.returncode == 2 and p.stderr == (f"zelo_judge: --judge {judge}x: no answer of this judge in "
+                                              f"{tmp_path / 's.sqlite'} for this prompt (judges there: {judge})\n")
+    (tmp_path / "other.txt").write_text("Q {query} A {doc_a} B {doc_b}")
+    p = zj("export", "--store", tmp_path / "s.sqlite", "--prompt", tmp_path / "other.txt")
+    assert p.returncode == 2 and "holds no answer asked with --prompt" in p.stderr and p.stderr.count("\n") == 1
+    p = zj("export", "--store", tmp_path / "s.sqlite", f"--judge={judge}")
+    assert p.returncode == 0 and p.stdout.count("\n") == 3
+
+
 def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
     """A cmd: judge inherits the environment (it may call an API itself); one that echoes the key in its
     answer had it stored raw."""

@@ -133,6 +133,10 @@ class OpenAIJudge:
         key = os.environ.get(env)
         if key:
             self._secret = key
+            if not all("!" <= ch <= "~" for ch in key):  # what an HTTP header can carry; the key is not shown
+                raise UsageError(f"judge {self.name}: the API key in {env} holds a character an HTTP header cannot "
+                                 "carry (a space, a line break, a control or non-ASCII character; e.g. a Windows "
+                                 "line end read from a key file): fix the variable")
             return key
         if self.spec.key_env or env != "OPENAI_API_KEY":  # named explicitly: it must exist
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
