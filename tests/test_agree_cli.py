@@ -107,7 +107,9 @@ def test_document_level_against_zelo_fit_scores(synthetic):
         xa = np.round([fits["A"][(f"q{q}", x)] for x in docs], 9)
         xb = np.round([fits["B"][(f"q{q}", x)] for x in docs], 9)
         taus.append(kendalltau(xa, xb).statistic)
-        top1.append(float(np.argmax(xa) == np.argmax(xb)))
+        # ties at the top broken at random, independently (documented): the expected agreement of the two picks
+        ta, tb = set(np.flatnonzero(xa == xa.max())), set(np.flatnonzero(xb == xb.max()))
+        top1.append(len(ta & tb) / (len(ta) * len(tb)))
     assert got["A", "B", "document", "kendall_tau_b"]["value"] == pytest.approx(np.mean(taus), abs=1e-9)
     assert got["A", "B", "document", "top1_agreement"]["value"] == pytest.approx(np.mean(top1))
     assert got["A", "R", "document", "kendall_tau_b"]["value"] == pytest.approx(-1.0)

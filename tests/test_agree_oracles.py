@@ -132,13 +132,8 @@ def _case(tmp_path: Path, seed: int):
 
 
 def _query_order(judged) -> list[str]:
-    """Queries as zelo_agree numbers them (the bootstrap resamples these): each file's in its order."""
-    out: list[str] = []
-    for lab in judged:
-        for q in sorted({p[0] for p in lab}):
-            if q not in out:
-                out.append(q)
-    return out
+    """Queries as zelo_agree numbers them (the bootstrap resamples these): by id, whatever the files' order."""
+    return sorted({p[0] for lab in judged for p in lab})
 
 
 # ---- the oracles ------------------------------------------------------------------------------------------
@@ -378,3 +373,37 @@ def test_all_judges_together_values_and_intervals(tmp_path):
             compared += 1
             intervals += math.isfinite(lo)
     assert compared == 32 and intervals >= 12, (compared, intervals)
+
+
+def test_document_top_figures_take_ties_at_random_not_by_line_order(tmp_path):
+    """A reference whose every judgment is a tie fits six equal scores; the other judge orders the six strictly.
+    Taking tied documents in a random order: top-1 agreement 1/6, top-2 overlap (2 x 1/3) / 2 = 1/3, the other's
+    top inside the reference's interval 1. Before session 12 the first document read won the tie: the same
+    judgments written in reverse order gave top-2 overlap 1.0 instead of 0.0. Also: shuffled lines of random
+    cases give the same document-level records."""
+    docs = [f"d{i}" for i in range(6)]
+    pairs = [(a, b) for i, a in enumerate(docs) for b in docs[i + 1:]]
+    rows = {"ref": [{"qid": "q1", "doc_a": a, "doc_b": b, "score": 0.5} for a, b in pairs],
+            "oth": [{"qid": "q1", "doc_a": a, "doc_b": b, "score": 1.0} for a, b in pairs]}
+    got = []
+    for k, flip in enumerate((False, True)):
+        files = []
+        for name, rs in rows.items():
+            path = tmp_path / f"{name}{k}.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in (rs[::-1] if flip else rs)))
+            files.append(str(path))
+        recs = agree(files, names=["r", "o"], levels=["document"], resamples=0, top_k=2)
+        got.append({r.statistic: r.value for r in recs})
+    assert repr(got[0]) == repr(got[1]) and math.isnan(got[0]["kendall_tau_b"])  # tau_b of a constant: undefined
+    assert got[0]["top1_agreement"] == pytest.approx(1 / 6, abs=1e-15)
+    assert got[0]["top2_overlap"] == pytest.approx(1 / 3, abs=1e-15) and got[0]["top1_in_ref_interval"] == 1.0
+    for seed in range(6):
+        _, files, _, _ = _case(tmp_path, seed)
+        base = agree(files, levels=["document"], resamples=30, seed=1, names=[f"J{k}" for k in range(len(files))])
+        rng = random.Random(seed)
+        for f in files:
+            lines = Path(f).read_text().splitlines(keepends=True)
+            rng.shuffle(lines)
+            Path(f).write_text("".join(lines))
+        again = agree(files, levels=["document"], resamples=30, seed=1, names=[f"J{k}" for k in range(len(files))])
+        assert [repr(r.row()) for r in again] == [repr(r.row()) for r in base], seed
