@@ -240,6 +240,10 @@ FAULTS = [
      ["--runs", "r.run", "--runs", "r.run", "-m", "map"], "r.run"),
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y y\n", "r.run": "1 Q0 x 1 2 r\n", "s.run": "1 Q0 y 1 2 s\n"},
      ["--runs", "r.run", "--runs", "s.run", "-m", "nosuchmeasure"], "nosuchmeasure"),
+    # session 12 (j21): stdin named twice (the second read found it empty); JSON nested too deeply
+    ({"a.txt": "1 x y x\n"}, ["-J", "-", "-J", "-"], "standard input can be read once"),
+    ({"a.txt": "1 x y x\n", "b.txt": '{"qid": "1", "doc_a": "x", "doc_b": "y", "votes": ' + "[" * 50000 + "]" * 50000
+      + "}\n"}, [], "b.txt:1: expected a JSON object per line (nested too deeply)"),
 ]
 
 

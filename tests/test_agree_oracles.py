@@ -407,3 +407,27 @@ def test_document_top_figures_take_ties_at_random_not_by_line_order(tmp_path):
             Path(f).write_text("".join(lines))
         again = agree(files, levels=["document"], resamples=30, seed=1, names=[f"J{k}" for k in range(len(files))])
         assert [repr(r.row()) for r in again] == [repr(r.row()) for r in base], seed
+
+
+def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_refused(tmp_path):
+    """The weights are drawn a block of rows at a time (memory: the weights and one block); they equal one
+    ``integers(0, n, (R, n))`` draw counted per row. A request whose weights would pass 2 GB is one line, exit 2
+    (100,000,000 resamples of 3 queries ran out of memory or time before)."""
+    from pref_eval.agree.records import Bootstrap
+    from pref_eval.errors import UsageError
+
+    n, R = 5000, 1000  # blocks of 838 rows
+    draws = np.random.default_rng(7).integers(0, n, size=(R, n))
+    want = np.zeros((R, n))
+    np.add.at(want, (np.repeat(np.arange(R), n), draws.ravel()), 1)
+    assert (Bootstrap(n, R, seed=7).weights == want).all()
+    with pytest.raises(UsageError, match=r"^--resamples 100000000 x 3 queries: the resample weights would take 2\.4"):
+        Bootstrap(3, 100_000_000)
+    (tmp_path / "a.jsonl").write_text('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1}\n')
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(tmp_path / "a.jsonl"), "-J",
+                        str(tmp_path / "a.jsonl"), "--resamples", "300000000"], capture_output=True, text=True,
+                       env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "give fewer --resamples" in p.stderr, p.stderr
