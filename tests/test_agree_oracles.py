@@ -431,3 +431,58 @@ def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_ref
                         str(tmp_path / "a.jsonl"), "--resamples", "300000000"], capture_output=True, text=True,
                        env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "give fewer --resamples" in p.stderr, p.stderr
+
+
+def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[str, float]:
+    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over equal-population buckets of the
+    pairs taken in both orientations, by hand (numpy's array_split for the buckets)."""
+    if not pairs:
+        return {"brier": math.nan, "log_loss": math.nan}
+    # the pair scores as zelo_agree keeps them: rounded to 12 decimals (documented)
+    mu = {p: np.round(float(mu[p]), 12) for p in pairs}
+    y = {p: np.round(float(y[p]), 12) for p in pairs}
+    m = np.array([mu[p] for p in pairs])
+    t = np.array([y[p] for p in pairs])
+    c = np.clip(m, 1e-15, 1 - 1e-15)
+    out = {"brier": float(np.mean((m - t) ** 2)),
+           "log_loss": float(-np.mean(t * np.log(c) + (1 - t) * np.log(1 - c)))}
+    both = sorted([(mu[p], y[p], 0, p) for p in pairs] + [(np.round(1 - mu[p], 12), np.round(1 - y[p], 12), 1, p)
+                                                          for p in pairs], key=lambda e: (e[0], e[2], e[3]))
+    # equal mu: the original orientation first, then by pair (the stable sort of the concatenation; documented)
+    parts = np.array_split(np.array([(a, b) for a, b, _, _ in both]), min(n_buckets, len(both)))
+    out["ece"] = float(sum(len(b) / len(both) * abs(b[:, 0].mean() - b[:, 1].mean()) for b in parts))
+    return out
+
+
+def test_calibration_figures_equal_a_hand_computation(tmp_path):
+    """ece, brier, log_loss (values; brier and log_loss intervals over the resamples) against the exact pair
+    scores of the generated files."""
+    compared = intervals = 0
+    for seed in range(16):
+        kind, files, judged, detail = _case(tmp_path, seed)
+        recs = agree(files, names=[f"J{k}" for k in range(len(files))], levels=["calibration"], calibration="always",
+                     resamples=RESAMPLES, seed=seed, confidence=CONF)
+        got = {(r.judge_b, r.statistic): r for r in recs}
+        order = _query_order(judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        y = detail[0]["mu"]
+        for k in range(1, len(files)):
+            mu = detail[k]["mu"]
+            pairs = sorted(p for p in mu if p in y)
+            by_q: dict = {}
+            for p in pairs:
+                by_q.setdefault(p[0], []).append(p)
+            want = _calibration(pairs, mu, y)
+            if not pairs:
+                assert (f"J{k}", "brier") not in got or math.isnan(got[(f"J{k}", "brier")].value)
+                continue
+            for stat, w in want.items():
+                r = got[(f"J{k}", stat)]
+                assert _same(r.value, w, 1e-12), (seed, kind, k, stat, r.value, w)
+                compared += 1
+                if stat == "ece":
+                    continue
+                lo, hi = _interval([_calibration(_pairs_of([order[j] for j in d], by_q), mu, y)[stat] for d in draws])
+                assert _same(r.ci_low, lo, 1e-12) and _same(r.ci_high, hi, 1e-12), (seed, k, stat)
+                intervals += math.isfinite(lo)
+    assert compared >= 40 and intervals >= 20, (compared, intervals)
