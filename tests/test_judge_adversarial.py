@@ -29,6 +29,27 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the key may come back as 'sk-...\/+q'
 
 
+def _answer(content: str) -> str:
+    return json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+
+
+# model name -> (content type, body of a 200 answer); KEY is replaced by the request's key
+ODD_BODIES = {
+    "list": ("application/json", "[]"),
+    "no-choices": ("application/json", '{"choices": []}'),
+    "choices-string": ("application/json", '{"choices": "KEY"}'),
+    "null-message": ("application/json", '{"choices": [{"message": null}]}'),
+    "int-content": ("application/json", '{"choices": [{"message": {"content": 5}}]}'),
+    "dict-content": ("application/json", '{"choices": [{"message": {"content": {"score": 0.5}}}]}'),
+    "json-null": ("application/json", "null"),
+    "html": ("text/html", "<html><body>proxy login for KEY</body></html>"),
+    "nan-score": ("application/json", _answer('{"score": NaN}')),
+    "string-score": ("application/json", _answer('{"score": "0.5"}')),
+    "huge-score": ("application/json", _answer('{"score": 1e999}')),
+    "prose": ("application/json", _answer("Document B, clearly. (key KEY)")),
+}
+
+
 class Hostile:
     """The stand-in; ``served`` counts the 200 answers per model, ``delay`` seconds before each answer;
     ``dead_after``: that many answers, then every connection is dropped without a response."""
@@ -71,6 +92,10 @@ class Hostile:
                                 content_type="application/json")
         if m == "retry-inf" and self.received[m] == 1:
             return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
+        odd = ODD_BODIES.get(m)
+        if odd is not None:  # a 200 whose body is not a completion, or whose answer is not a vote
+            ctype, text = odd
+            return web.Response(status=200, text=text.replace("KEY", auth), content_type=ctype)
         if m == "deep":  # a 200 whose JSON body is nested 100,000 deep (json raises RecursionError)
             return web.Response(status=200, text="[" * 100000 + "]" * 100000, content_type="application/json")
         if m == "deep-answer":  # an answer text nested 100,000 deep
@@ -632,6 +657,41 @@ def test_export_of_a_judge_or_prompt_the_store_lacks_is_refused(tmp_path):
     assert p.returncode == 2 and "holds no answer asked with --prompt" in p.stderr and p.stderr.count("\n") == 1
     p = zj("export", "--store", tmp_path / "s.sqlite", f"--judge={judge}")
     assert p.returncode == 0 and p.stdout.count("\n") == 3
+
+
+ODD_EXPECTED = {
+    "list": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "no-choices": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "choices-string": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "null-message": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "int-content": ("failed", "malformed response: choices[0].message.content is not a string (after 2 attempts)"),
+    "dict-content": ("failed", "malformed response: choices[0].message.content is not a string (after 2 attempts)"),
+    "json-null": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "html": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "nan-score": ("unparsable", "score nan outside -1..1"),
+    "string-score": ("unparsable", 'unparsable answer (expected {"score": number in -1..1})'),
+    "huge-score": ("unparsable", "score inf outside -1..1"),
+    "prose": ("unparsable", 'unparsable answer (expected {"score": number in -1..1})'),
+}
+
+
+def test_a_200_that_is_not_a_completion_or_not_a_vote(tmp_path, hostile):
+    """Answers with status 200 that are not completions (a list, no choices, content not a string, an HTML
+    login page of a proxy, JSON null) are retried and then stored as failed with the reason; completions
+    whose answer is no vote (NaN, a string, 1e999, prose) are unparsable. Exit 0, the key (echoed by some of
+    them) nowhere (session 12, j21). One judge per kind of answer, in one run."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", "1", "--backoff", "0",
+           *(f"--judge=openai:{m}@{url}" for m in ODD_EXPECTED), "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    db = sqlite3.connect(tmp_path / "s.sqlite")
+    rows = db.execute("SELECT judge, status, vote, reason FROM answers").fetchall()
+    db.close()
+    assert {r[0].split(":")[1].split("@")[0]: (r[1], r[3]) for r in rows if r[2] is None} == ODD_EXPECTED
+    assert len(rows) == len(ODD_EXPECTED)
+    assert json.loads((tmp_path / "o.jsonl").read_text())["votes"] == [None] * len(ODD_EXPECTED)
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
 
 
 def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
