@@ -145,3 +145,57 @@ def test_consensus_and_weighted_kappa_recomputed_independently(reported):
     e = np.outer(t.sum(1), t.sum(0)) / t.sum()
     assert got["crowd", "gpt4o", "weighted_kappa"]["value"] == pytest.approx(1 - (w * t).sum() / (w * e).sum(),
                                                                              abs=1e-12)
+
+
+def test_real_figures_and_one_interval_equal_the_packages(reported):
+    """The same figures through the packages (computed live, session 12): statsmodels' cohens_kappa (plain and
+    linear), the krippendorff package's ordinal alpha -- between the judges, and among each judge's own repeated
+    judgments of a pair (coders = the k-th judgment of the pair, missing where fewer) -- and the percentile
+    interval of Cohen's kappa from scipy.stats.bootstrap over the 50 topics (same seed, same draws), statsmodels
+    recomputing kappa on every resample."""
+    krippendorff = pytest.importorskip("krippendorff")
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    from scipy.stats import bootstrap
+
+    crowd, gpt, _ = _independent()
+    pairs = sorted(k for k in crowd if k in gpt)
+    la = [_cat(float(np.mean(crowd[k]))) for k in pairs]
+    lb = [_cat(float(np.mean(gpt[k]))) for k in pairs]
+    t = np.zeros((3, 3))
+    np.add.at(t, (la, lb), 1)
+    got = reported
+    assert got["crowd", "gpt4o", "cohen_kappa"]["value"] == pytest.approx(inter_rater.cohens_kappa(t).kappa,
+                                                                          abs=1e-12)
+    assert got["crowd", "gpt4o", "weighted_kappa"]["value"] == pytest.approx(
+        inter_rater.cohens_kappa(t, wt="linear").kappa, abs=1e-12)
+    assert got["crowd", "gpt4o", "krippendorff_alpha"]["value"] == pytest.approx(
+        krippendorff.alpha(reliability_data=np.array([la, lb], float), level_of_measurement="ordinal"), abs=1e-12)
+    for name, votes in (("crowd", crowd), ("gpt4o", gpt)):
+        multi = [v for v in votes.values() if len(v) >= 2]
+        width = max(map(len, multi))
+        data = np.full((width, len(multi)), np.nan)
+        for u, v in enumerate(multi):
+            data[:len(v), u] = [_cat(x) for x in v]
+        r = got[name, "", "votes_alpha"]
+        assert r["n"] == len(multi)
+        assert r["value"] == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal",
+                                                              value_domain=[0, 1, 2]), abs=1e-12)
+    # the interval: queries in the order zelo_agree numbers them (by id; the GPT-4o file names the same topics)
+    order = sorted({line.split()[0] for line in CROWD.read_text().splitlines()})
+    by_q: dict = defaultdict(list)
+    for p, a, b in zip(pairs, la, lb, strict=True):
+        by_q[p[0]].append((a, b))
+
+    def kappa(i):
+        tt = np.zeros((3, 3))
+        ab = [x for j in i for x in by_q[order[j]]]
+        np.add.at(tt, tuple(np.array(ab).T), 1)
+        return inter_rater.cohens_kappa(tt).kappa
+
+    ci = bootstrap((np.arange(len(order)),), kappa, vectorized=False, n_resamples=200, method="percentile",
+                   random_state=np.random.default_rng(3)).confidence_interval
+    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(CROWD), "-J", str(GPT),
+                          "-n", "crowd", "-n", "gpt4o", "-l", "pair", "-o", "jsonl", "--resamples", "200",
+                          "--seed", "3"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    r = next(r for r in map(json.loads, out.splitlines()) if r["statistic"] == "cohen_kappa")
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)

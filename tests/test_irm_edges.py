@@ -67,6 +67,10 @@ def test_gain_of_grade_zero_by_hand():
     ("RBP(cutoff='a', rel=1)@2", "got 'a'"),
     ("P(rel=1, rel=2)@5", "parameter 'rel' given more than once"),  # ir-measures: the last one (rel=2)
     ("P(rel=1, cutoff=3, cutoff=4)", "parameter 'cutoff' given more than once"),
+    # a grade written twice in a gains dict: Python (and so ir-measures) keeps the last value (u21)
+    ("nDCG(gains={1: 1, 1: 5})", "grade 1 given more than once"),
+    ("nDCG(gains={0: 0, 1: 1, 2: 3, 2: 7})@10", "grade 2 given more than once"),
+    ("nDCG(gains={1: 2, True: 3})", "given more than once"),
 ])
 def test_overridden_or_repeated_parameter_is_refused(name, needle):
     """A value ``@`` overrides, or a keyword written twice, was dropped without a word; now refused."""

@@ -133,6 +133,10 @@ class OpenAIJudge:
         key = os.environ.get(env)
         if key:
             self._secret = key
+            if not all("!" <= ch <= "~" for ch in key):  # what an HTTP header can carry; the key is not shown
+                raise UsageError(f"judge {self.name}: the API key in {env} holds a character an HTTP header cannot "
+                                 "carry (a space, a line break, a control or non-ASCII character; e.g. a Windows "
+                                 "line end read from a key file): fix the variable")
             return key
         if self.spec.key_env or env != "OPENAI_API_KEY":  # named explicitly: it must exist
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
@@ -185,7 +189,7 @@ class OpenAIJudge:
             raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
         except openai.APIError as err:  # e.g. a body that is not JSON
             raise Transient(self._redact(f"{type(err).__name__}: {err}")[:300]) from None
-        except (ValueError, TypeError) as err:  # malformed body the client could not decode
+        except (ValueError, TypeError, RecursionError) as err:  # a body the client could not decode (or too deep)
             raise Transient(self._redact(f"malformed response: {err}")[:300]) from None
         try:
             content = resp["choices"][0]["message"]["content"]
@@ -291,7 +295,7 @@ class CmdJudge:
             raw = raw.replace(self._secret, "***")
         try:
             obj = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict):
             if "id" in obj and obj["id"] != rid:

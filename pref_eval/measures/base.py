@@ -66,11 +66,13 @@ class MeasureSpec:
     * ``order`` -- position in trec_eval's measure table (print order).
     * ``compute`` -- pure function ``(ranked, params, ctx)`` →
       ``(nq, ncols)`` float array (or a list of str for ``value_type='str'``).
-    * ``param_kind`` -- ``none``; ``cutoffs`` (integer list, parsed with C
-      ``atol``, sorted, printed ``name_%ld``); ``floats`` (double list,
-      sorted, printed ``name_%3.2f``); ``raw`` (parameter string kept verbatim
-      and appended to the printed name, e.g. ``utility_2,-1,0,0``); ``gains``
-      (``k=v`` list, raw string appended to the name).
+    * ``param_kind`` -- ``none``; ``cutoffs`` (integer list, a decimal number
+      truncated as C ``atol`` does, any other text refused; sorted, printed
+      ``name_%ld``); ``floats`` (double list, sorted, printed ``name_%3.2f``);
+      ``raw`` (parameter string kept verbatim and appended to the printed name,
+      e.g. ``utility_2,-1,0,0``); ``gains`` (``k=v`` list with integer grades or
+      the measure's keywords, ``parse.PAIR_KEYWORDS``; raw string appended to
+      the name). Numbers must be written whole (``parse._whole_float``).
     * ``defaults`` -- default parameter values.
     * ``aggregate`` -- summary over queries: ``mean``, ``sum``, ``gmean``
       (exp of mean log with floor 1e-5), ``count`` (number of queries),

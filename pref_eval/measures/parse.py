@@ -37,10 +37,60 @@ def _atol(tok: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+_FLOAT = r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)"
+
+
 def _atof(tok: str) -> float:
     """C ``atof`` on the longest numeric prefix (``.25`` → 0.25, ``abc`` → 0)."""
-    m = re.match(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan))", tok, re.I)
+    m = re.match(r"\s*(" + _FLOAT + ")", tok, re.I)
     return float(m.group(1)) if m else 0.0
+
+
+def _whole_int(spec: MeasureSpec, text: str, tok: str) -> int:
+    """A cutoff: an integer, or a decimal number truncated as C ``atol`` does (white space around it allowed).
+
+    trec_eval reads any text with ``atol``: its own test suite relies on ``ndcg_cut.23.4`` being
+    ``ndcg_cut_23`` (kept), but ``P.1e3`` is ``P_1`` and ``P.5x`` is ``P_5`` there, typos answered
+    with another cutoff's number; anything but a plain decimal number is refused here.
+    """
+    if not re.fullmatch(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*", tok):
+        raise UsageError(f"measure '{spec.name}.{text}': cutoff {tok!r} is not an integer "
+                         f"(trec_eval would silently read {_atol(tok)})")
+    return _atol(tok)
+
+
+def _whole_float(spec: MeasureSpec, text: str, tok: str, what: str = "parameter") -> float:
+    """A number written whole (C ``atof`` would read ``0.5x`` as 0.5 and ``x`` as 0: refused)."""
+    if not re.fullmatch(r"\s*" + _FLOAT + r"\s*", tok, re.I):
+        raise UsageError(f"measure '{spec.name}.{text}': {what} {tok!r} is not a number "
+                         f"(trec_eval would silently read {_atof(tok):g})")
+    return float(tok)
+
+
+#: ``name=value`` keywords a gain measure reads besides its integer grades (trec_eval: m_rbp.c, m_rbp_resid.c)
+PAIR_KEYWORDS = {"rbp": ("p",), "rbp_resid": ("p",)}
+#: gain measures whose pairs are only keywords (trec_eval's rbp_resid never sets up gains)
+NO_GRADE_PAIRS = {"rbp_resid"}
+
+
+def _gain_pair(spec: MeasureSpec, text: str, part: str) -> tuple[str, float]:
+    """One ``name=value`` of a gain measure: an integer grade or a keyword the measure reads, and a number.
+
+    trec_eval skips a pair whose name is neither (``gain_init.c``: ``if (!valid_int(name)) continue``), so
+    ``rbp.P=0.5`` silently keeps p = 0.9 and ``ndcg.foo=3`` is plain ndcg; refused here.
+    """
+    if "=" not in part:
+        raise UsageError(f"malformed pair parameters in '{text}' (expected name=value, ...)")
+    k, v = part.split("=", 1)
+    keywords = PAIR_KEYWORDS.get(spec.name, ())
+    grades = spec.name not in NO_GRADE_PAIRS
+    if k not in keywords and not (grades and re.fullmatch(r"[+-]?\d+", k)):
+        takes = ("integer grades (grade=gain)" if grades else "") + \
+            (" and " if grades and keywords else "") + " or ".join(f"{w}=" for w in keywords)
+        raise UsageError(f"measure '{spec.name}.{text}': unknown parameter {k!r} ({spec.name} takes {takes}; "
+                         "trec_eval would silently ignore it)")
+    _whole_float(spec, text, v, f"value {v!r} of" if v else "value")
+    return k, _atof(v)
 
 
 def parse_params(spec: MeasureSpec, text: str) -> tuple:
@@ -52,27 +102,21 @@ def parse_params(spec: MeasureSpec, text: str) -> tuple:
         raise UsageError(f"measure {spec.name!r} takes no parameters (got {text!r})")
     parts = text.split(",")
     if kind == "cutoffs":
-        vals = sorted(_atol(p) for p in parts)
+        vals = sorted(_whole_int(spec, text, p) for p in parts)
         if vals[0] <= 0:
             raise UsageError(f"Negative cutoff detected in '{spec.name}.{text}'")
         if len(set(vals)) != len(vals):
             raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
         return tuple(vals)
     if kind == "floats":
-        fvals = sorted(_atof(p) for p in parts)
+        fvals = sorted(_whole_float(spec, text, p) for p in parts)
         if len(set(fvals)) != len(fvals):
             raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
         return tuple(fvals)
     if kind == "raw":
-        return tuple(_atof(p) for p in parts)
+        return tuple(_whole_float(spec, text, p) for p in parts)
     if kind == "gains":
-        pairs = []
-        for p in parts:
-            if "=" not in p:
-                raise UsageError(f"malformed pair parameters in '{text}' (expected name=value, ...)")
-            k, v = p.split("=", 1)
-            pairs.append((k, _atof(v)))
-        return tuple(pairs)
+        return tuple(_gain_pair(spec, text, p) for p in parts)
     raise UsageError(f"unknown parameter kind {kind}")  # pragma: no cover
 
 
@@ -190,9 +234,16 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
 # ---------------------------------------------------------------- ir-measures
 def _literal(node: ast.AST, text: str):
     try:
-        return ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except ValueError:
         raise UsageError(f"measure {text!r}: parameter values must be literals") from None
+    for d in (n for n in ast.walk(node) if isinstance(n, ast.Dict)):
+        # Python keeps the last of equal keys ({1: 1, 1: 5} is {1: 5}; True == 1): a value dropped unseen
+        keys = [ast.literal_eval(k) for k in d.keys if k is not None]
+        twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+        if twice is not None or len(set(keys)) < len(keys):
+            raise UsageError(f"measure {text!r}: grade {twice!r} given more than once in a dict")
+    return value
 
 
 def _irm_tree(text: str):
