@@ -99,13 +99,24 @@ def test_incomplete_beta_equals_scipy():
     assert betainc(2.0, 3.0, 0.0) == 0.0 and betainc(2.0, 3.0, 1.0) == 1.0
 
 
+# scipy's answers shared by the three zero methods for a row without a zero difference: the zero method only
+# says what to do with zeros, so such a row is the same test under each (scipy's permutation test at n = 13 is
+# ~3 s a row; the slow tests below call it for 7 rows and each zero method). Keyed by the row's bytes.
+_SCIPY_WILCOXON: dict = {}
+
+
 def _scipy_wilcoxon(d, zero_method, method, correction):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return stats.wilcoxon(d, zero_method=zero_method, method=method, correction=correction)
-        except ValueError:  # e.g. exact with every difference zero
-            return None
+    key = (np.asarray(d, dtype=np.float64).tobytes(), zero_method if np.any(d == 0) else "no zeros", method,
+           correction)
+    if key not in _SCIPY_WILCOXON:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                _SCIPY_WILCOXON[key] = stats.wilcoxon(d, zero_method=zero_method, method=method,
+                                                      correction=correction)
+            except ValueError:  # e.g. exact with every difference zero
+                _SCIPY_WILCOXON[key] = None
+    return _SCIPY_WILCOXON[key]
 
 
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
