@@ -348,6 +348,7 @@ def judge(
     prompt: str | None = None,
     both_orders: bool = False,
     ties: str | None = None,
+    missing_text: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     concurrency: int = 8,
     rpm: float | None = None,
@@ -381,6 +382,11 @@ def judge(
     log = log or Log("zelo_judge", quiet=True)
     if ties is not None and state is None:
         raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    if missing_text is not None and state is None:
+        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
+                         "output, and zelo_fit needs no judgment of every pair)")
+    if missing_text not in (None, "stop", "tie"):
+        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
     prices = dict(prices or {})
     if max_cost is not None:
         from .judge.spec import parse_spec
@@ -395,8 +401,9 @@ def judge(
     limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
-                  prompt=prompt, both_orders=both_orders, ties=ties or "half", api_key_env=api_key_env,
-                  retry_failed=retry_failed, dry_run=dry_run, limits=limits, progress=log.interactive, warn=log.warn)
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
+                  api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits,
+                  progress=log.interactive, warn=log.warn)
     if dry_run:
         import sys
 
@@ -447,6 +454,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     st = Store(store, readonly=True)
     n = 0
     try:
+        _check_export_selection(st, store, phash, names, prompt)
         with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
             for line in export_lines(st, phash, names):
                 out.write(line)
@@ -454,6 +462,20 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     finally:
         st.close()
     return n
+
+
+def _check_export_selection(st: Any, store: str, phash: str, names: list[str] | None, prompt: str | None) -> None:
+    """A ``--judge`` not in the store, or a ``--prompt`` none of whose answers is in a store that holds answers,
+    is a mistake (a typo, the wrong template), not an empty export."""
+    have = st.judges(phash)
+    if not have and st.prompts():
+        which = f"--prompt {prompt}" if prompt else "the default prompt"
+        raise UsageError(f"{store} holds no answer asked with {which} (it holds answers of {len(st.prompts())} "
+                         "other prompt(s): give the --prompt FILE they were asked with)")
+    missing = [x for x in (names or []) if x not in have]
+    if missing:
+        raise UsageError(f"--judge {missing[0]}: no answer of this judge in {store} for this prompt (judges there: "
+                         f"{', '.join(have) or 'none'})")
 
 
 class Metric(NamedTuple):

@@ -28,10 +28,12 @@ DATA = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared"
 
 # ranx (a test-only oracle, tests/test_ranx_names.py) is numba code compiled on first use: ~60 s CPU in a fresh
-# venv at numba's default LLVM level 3, ~20 % less at level 1 (NOTES.md, session 10, t19). The level changes
+# venv at numba's default LLVM level 3, ~20 % less at level 1 (NOTES.md, session 10, t19), another ~20 % less
+# at level 0 (the whole of test_ranx_names.py with an empty numba cache: 60 -> 47 s user CPU; session 12, t21;
+# the test data are small, so the slower compiled code costs less than the optimiser). The level changes
 # no result: numba emits no fast-math flags unless asked, so LLVM may not reorder or contract floating-point
 # operations at any level. Set before anything imports numba (ranx is imported inside the tests).
-os.environ.setdefault("NUMBA_OPT", "1")
+os.environ.setdefault("NUMBA_OPT", "0")
 
 
 def in_ci() -> bool:

@@ -180,8 +180,8 @@ def test_real_figures_and_one_interval_equal_the_packages(reported):
         assert r["n"] == len(multi)
         assert r["value"] == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal",
                                                               value_domain=[0, 1, 2]), abs=1e-12)
-    # the interval: queries in the order zelo_agree numbers them (the crowd file's order of first appearance)
-    order = list(dict.fromkeys(line.split()[0] for line in CROWD.read_text().splitlines()))
+    # the interval: queries in the order zelo_agree numbers them (by id; the GPT-4o file names the same topics)
+    order = sorted({line.split()[0] for line in CROWD.read_text().splitlines()})
     by_q: dict = defaultdict(list)
     for p, a, b in zip(pairs, la, lb, strict=True):
         by_q[p[0]].append((a, b))

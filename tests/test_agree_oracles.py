@@ -76,11 +76,12 @@ def _case(tmp_path: Path, seed: int):
         pairs += sorted(rng.sample(cands, rng.randint(1, len(cands))))
     if kind == "one-pair":
         pairs = pairs[:1]
-    files, judged = [], []
+    files, judged, detail = [], [], []
     for k in range(n_judges):
         lines = []
         scores: dict = {}  # canonical pair -> list of judgment scores (lo-hi orientation)
         named: set = set()
+        votes_of: dict = {}  # canonical pair -> [(category of each vote, lo-hi orientation, or None; lo shown first)]
         for p in pairs:
             if kind == "disjoint":
                 if pairs.index(p) % n_judges != k:  # every pair named by one judge only
@@ -95,16 +96,22 @@ def _case(tmp_path: Path, seed: int):
                     s = Fraction(0) if not flip else Fraction(1)  # always the lo document
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
                     scores.setdefault(p, []).append(Fraction(0))
+                    votes_of.setdefault(p, []).append((0, not flip))
                 elif kind == "ties":
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": 0.5}
                     scores.setdefault(p, []).append(Fraction(1, 2))
+                    votes_of.setdefault(p, []).append((1, not flip))
                 elif rng.random() < 0.5:
                     s = rng.choice([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1)])
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "score": float(s)}
                     scores.setdefault(p, []).append(1 - s if flip else s)
+                    votes_of.setdefault(p, []).append((_cat(1 - s if flip else s), not flip))
                 else:  # an ensemble's votes, some failed
                     votes = [rng.choice([None, -1.0, -0.4, 0.0, 0.3, 0.9]) for _ in range(rng.randint(1, 3))]
                     rec = {"qid": p[0], "doc_a": a, "doc_b": b, "votes": votes}
+                    for v in votes:
+                        c = None if v is None else _cat(_vote_score(v))
+                        votes_of.setdefault(p, []).append((None if c is None else 2 - c if flip else c, not flip))
                     if any(v is not None for v in votes):
                         s = sum(map(_vote_score, votes), Fraction(0)) / len(votes)
                         scores.setdefault(p, []).append(1 - s if flip else s)
@@ -114,22 +121,19 @@ def _case(tmp_path: Path, seed: int):
             named.add(p)
             lines.append((p[0], json.dumps({"qid": p[0], "doc_a": p[1], "doc_b": p[2], "score": 1.0}) + "\n"))
             scores[p] = [Fraction(1)]
+            votes_of[p] = [(2, True)]
         path = tmp_path / f"s{seed}j{k}.jsonl"
         path.write_text("".join(line for _, line in sorted(lines, key=lambda t: t[0])))
         files.append(str(path))
         judged.append({p: _cat(sum(s, Fraction(0)) / len(s)) for p, s in scores.items()} | {
             p: None for p in named if p not in scores})
-    return kind, files, judged
+        detail.append({"votes": votes_of, "mu": {p: sum(x, Fraction(0)) / len(x) for p, x in scores.items()}})
+    return kind, files, judged, detail
 
 
 def _query_order(judged) -> list[str]:
-    """Queries as zelo_agree numbers them (the bootstrap resamples these): each file's in its order."""
-    out: list[str] = []
-    for lab in judged:
-        for q in sorted({p[0] for p in lab}):
-            if q not in out:
-                out.append(q)
-    return out
+    """Queries as zelo_agree numbers them (the bootstrap resamples these): by id, whatever the files' order."""
+    return sorted({p[0] for lab in judged for p in lab})
 
 
 # ---- the oracles ------------------------------------------------------------------------------------------
@@ -199,7 +203,7 @@ def test_values_and_intervals_equal_the_oracles(tmp_path, block):
     compared = undefined = intervals = 0
     kinds = set()
     for seed in range(block * 16, block * 16 + 16):
-        kind, files, judged = _case(tmp_path, seed)
+        kind, files, judged, _ = _case(tmp_path, seed)
         kinds.add(kind)
         names = [f"J{k}" for k in range(len(files))]
         recs = agree(files, names=names, levels=["pair"], resamples=RESAMPLES, seed=seed, confidence=CONF)
@@ -260,3 +264,225 @@ def test_values_and_intervals_equal_the_oracles(tmp_path, block):
                 intervals += math.isfinite(lo)
     assert compared >= 60 and 0 < undefined < compared and intervals >= 30, (compared, undefined, intervals)
     assert len(kinds) >= 4
+
+
+def _judge_alone(pairs: list, lab: dict, det: dict, M: int | None = None) -> dict[str, float]:
+    """A judge's own figures on ``pairs`` (a resample: a pair may come several times), by hand and by the
+    packages: votes, failed-vote rate, confidence, position bias, alpha and Fleiss' kappa among its votes."""
+    votes = [v for p in pairs for v in det["votes"].get(p, [])]
+    judged = [p for p in pairs if lab[p] is not None]
+    both = [p for p in pairs if {f for _, f in det["votes"][p]} == {True, False}]
+    decisive = [(c, first) for p in both for c, first in det["votes"][p] if c in (0, 2)]
+    multi = [[c for c, _ in det["votes"][p] if c is not None] for p in pairs]
+    multi = [m for m in multi if len(m) >= 2]
+    out = {
+        "pairs": float(len(pairs)), "votes": float(len(votes)),
+        "tie_rate": sum(lab[p] == 1 for p in judged) / len(judged) if judged else math.nan,
+        "missing_rate": (len(pairs) - len(judged)) / len(pairs) if pairs else math.nan,
+        "failed_vote_rate": sum(c is None for c, _ in votes) / len(votes) if votes else math.nan,
+        "confidence": float(np.mean([abs(2 * det["mu"][p] - 1) for p in judged])) if judged else math.nan,
+        "position_bias": (sum((c == 0) == first for c, first in decisive) / len(decisive)) if decisive else math.nan,
+    }
+    if multi:
+        data = np.full((max(map(len, multi)), len(multi)), np.nan)
+        for u, m in enumerate(multi):
+            data[:len(m), u] = m
+        out["votes_alpha"] = _quiet(krippendorff.alpha, reliability_data=data, level_of_measurement="ordinal",
+                                    value_domain=[0, 1, 2])
+        sizes = [len(m) for m in multi]
+        if M is None:  # the most common count (the smallest of equally common ones); a resample keeps the data's
+            M = min(c for c in set(sizes) if sizes.count(c) == max(map(sizes.count, sizes)))
+        rows = np.array([[m.count(c) for c in range(3)] for m in multi if len(m) == M])
+        out[f"votes_fleiss_kappa_m{M}"] = _quiet(inter_rater.fleiss_kappa, rows)
+    return out
+
+
+def test_each_judges_own_figures_and_intervals_equal_the_oracles(tmp_path):
+    """votes, failed_vote_rate, confidence, position_bias (on the pairs shown in both orders: the share of
+    decisive votes for the document shown first), votes_alpha (krippendorff, coders = a pair's k-th vote) and
+    votes_fleiss_kappa_mM (statsmodels' fleiss_kappa on the pairs with the most common number M >= 2 of valid
+    votes), values and percentile intervals over scipy's resamples of the queries."""
+    compared = intervals = 0
+    seen = set()
+    for seed in range(16):
+        kind, files, judged, detail = _case(tmp_path, seed)
+        names = [f"J{k}" for k in range(len(files))]
+        recs = agree(files, names=names, levels=["pair"], resamples=RESAMPLES, seed=seed, confidence=CONF)
+        got = {(r.judge_a, r.statistic): r for r in recs if r.judge_b == ""}
+        order = _query_order(judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        for k, (lab, det) in enumerate(zip(judged, detail, strict=True)):
+            pairs = sorted(lab)
+            by_q: dict = {}
+            for p in pairs:
+                by_q.setdefault(p[0], []).append(p)
+            want = _judge_alone(pairs, lab, det)
+            fixed = [int(x.rsplit("_m", 1)[1]) for x in want if x.startswith("votes_fleiss")]
+            thetas = [_judge_alone(_pairs_of([order[j] for j in d], by_q), lab, det, *fixed) for d in draws]
+            for stat, w in want.items():
+                r = got[(f"J{k}", stat)]
+                assert _same(r.value, w), (seed, kind, k, stat, r.value, w)
+                compared += 1
+                if math.isfinite(w):
+                    seen.add(stat.split("_m")[0])
+                if stat in ("pairs", "votes"):
+                    continue  # counts: no interval
+                lo, hi = _interval([t.get(stat, math.nan) for t in thetas])
+                assert _same(r.ci_low, lo) and _same(r.ci_high, hi), (seed, kind, k, stat, (r.ci_low, r.ci_high),
+                                                                      (lo, hi))
+                intervals += math.isfinite(lo)
+            assert not any(s.startswith("votes_fleiss") for s in want) or len(
+                [x for (j, x) in got if j == f"J{k}" and x.startswith("votes_fleiss")]) == 1
+    assert compared >= 150 and intervals >= 60, (compared, intervals)
+    assert {"position_bias", "votes_alpha", "votes_fleiss_kappa"} <= seen
+
+
+def _all_judges(pairs: list, judged: list) -> dict[str, float]:
+    """Every judge's label as one coder: alpha over the pairs (missing where a judge has no label), Fleiss' kappa
+    on the pairs every judge labelled."""
+    data = np.array([[lab.get(p) if lab.get(p) is not None else np.nan for p in pairs] for lab in judged], float)
+    full = [p for p in pairs if all(lab.get(p) is not None for lab in judged)]
+    rows = np.array([[sum(lab[p] == c for lab in judged) for c in range(3)] for p in full])
+    return {"krippendorff_alpha": _quiet(krippendorff.alpha, reliability_data=data, level_of_measurement="ordinal",
+                                         value_domain=[0, 1, 2]) if pairs else math.nan,
+            "fleiss_kappa": _quiet(inter_rater.fleiss_kappa, rows) if full else math.nan}
+
+
+def test_all_judges_together_values_and_intervals(tmp_path):
+    """Three judges: the 'all' records against krippendorff / statsmodels, intervals over scipy's resamples."""
+    compared = intervals = 0
+    for seed in range(0, 48, 3):  # the cases with three judges
+        kind, files, judged, _ = _case(tmp_path, seed)
+        assert len(files) == 3
+        recs = agree(files, names=["J0", "J1", "J2"], levels=["pair"], resamples=RESAMPLES, seed=seed,
+                     confidence=CONF)
+        got = {r.statistic: r for r in recs if r.judge_a == "all"}
+        order = _query_order(judged)
+        union = sorted(set().union(*judged))
+        by_q: dict = {}
+        for p in union:
+            by_q.setdefault(p[0], []).append(p)
+        want = _all_judges(union, judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        thetas = [_all_judges(_pairs_of([order[j] for j in d], by_q), judged) for d in draws]
+        for stat, w in want.items():
+            r = got[stat]
+            assert _same(r.value, w), (seed, kind, stat, r.value, w)
+            lo, hi = _interval([t[stat] for t in thetas])
+            assert _same(r.ci_low, lo) and _same(r.ci_high, hi), (seed, kind, stat, (r.ci_low, r.ci_high), (lo, hi))
+            compared += 1
+            intervals += math.isfinite(lo)
+    assert compared == 32 and intervals >= 12, (compared, intervals)
+
+
+def test_document_top_figures_take_ties_at_random_not_by_line_order(tmp_path):
+    """A reference whose every judgment is a tie fits six equal scores; the other judge orders the six strictly.
+    Taking tied documents in a random order: top-1 agreement 1/6, top-2 overlap (2 x 1/3) / 2 = 1/3, the other's
+    top inside the reference's interval 1. Before session 12 the first document read won the tie: the same
+    judgments written in reverse order gave top-2 overlap 1.0 instead of 0.0. Also: shuffled lines of random
+    cases give the same document-level records."""
+    docs = [f"d{i}" for i in range(6)]
+    pairs = [(a, b) for i, a in enumerate(docs) for b in docs[i + 1:]]
+    rows = {"ref": [{"qid": "q1", "doc_a": a, "doc_b": b, "score": 0.5} for a, b in pairs],
+            "oth": [{"qid": "q1", "doc_a": a, "doc_b": b, "score": 1.0} for a, b in pairs]}
+    got = []
+    for k, flip in enumerate((False, True)):
+        files = []
+        for name, rs in rows.items():
+            path = tmp_path / f"{name}{k}.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in (rs[::-1] if flip else rs)))
+            files.append(str(path))
+        recs = agree(files, names=["r", "o"], levels=["document"], resamples=0, top_k=2)
+        got.append({r.statistic: r.value for r in recs})
+    assert repr(got[0]) == repr(got[1]) and math.isnan(got[0]["kendall_tau_b"])  # tau_b of a constant: undefined
+    assert got[0]["top1_agreement"] == pytest.approx(1 / 6, abs=1e-15)
+    assert got[0]["top2_overlap"] == pytest.approx(1 / 3, abs=1e-15) and got[0]["top1_in_ref_interval"] == 1.0
+    for seed in range(6):
+        _, files, _, _ = _case(tmp_path, seed)
+        base = agree(files, levels=["document"], resamples=30, seed=1, names=[f"J{k}" for k in range(len(files))])
+        rng = random.Random(seed)
+        for f in files:
+            lines = Path(f).read_text().splitlines(keepends=True)
+            rng.shuffle(lines)
+            Path(f).write_text("".join(lines))
+        again = agree(files, levels=["document"], resamples=30, seed=1, names=[f"J{k}" for k in range(len(files))])
+        assert [repr(r.row()) for r in again] == [repr(r.row()) for r in base], seed
+
+
+def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_refused(tmp_path):
+    """The weights are drawn a block of rows at a time (memory: the weights and one block); they equal one
+    ``integers(0, n, (R, n))`` draw counted per row. A request whose weights would pass 2 GB is one line, exit 2
+    (100,000,000 resamples of 3 queries ran out of memory or time before)."""
+    from pref_eval.agree.records import Bootstrap
+    from pref_eval.errors import UsageError
+
+    n, R = 5000, 1000  # blocks of 838 rows
+    draws = np.random.default_rng(7).integers(0, n, size=(R, n))
+    want = np.zeros((R, n))
+    np.add.at(want, (np.repeat(np.arange(R), n), draws.ravel()), 1)
+    assert (Bootstrap(n, R, seed=7).weights == want).all()
+    with pytest.raises(UsageError, match=r"^--resamples 100000000 x 3 queries: the resample weights would take 2\.4"):
+        Bootstrap(3, 100_000_000)
+    (tmp_path / "a.jsonl").write_text('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1}\n')
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.agree", "-J", str(tmp_path / "a.jsonl"), "-J",
+                        str(tmp_path / "a.jsonl"), "--resamples", "300000000"], capture_output=True, text=True,
+                       env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "give fewer --resamples" in p.stderr, p.stderr
+
+
+def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[str, float]:
+    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over equal-population buckets of the
+    pairs taken in both orientations, by hand (numpy's array_split for the buckets)."""
+    if not pairs:
+        return {"brier": math.nan, "log_loss": math.nan}
+    # the pair scores as zelo_agree keeps them: rounded to 12 decimals (documented)
+    mu = {p: np.round(float(mu[p]), 12) for p in pairs}
+    y = {p: np.round(float(y[p]), 12) for p in pairs}
+    m = np.array([mu[p] for p in pairs])
+    t = np.array([y[p] for p in pairs])
+    c = np.clip(m, 1e-15, 1 - 1e-15)
+    out = {"brier": float(np.mean((m - t) ** 2)),
+           "log_loss": float(-np.mean(t * np.log(c) + (1 - t) * np.log(1 - c)))}
+    both = sorted([(mu[p], y[p], 0, p) for p in pairs] + [(np.round(1 - mu[p], 12), np.round(1 - y[p], 12), 1, p)
+                                                          for p in pairs], key=lambda e: (e[0], e[2], e[3]))
+    # equal mu: the original orientation first, then by pair (the stable sort of the concatenation; documented)
+    parts = np.array_split(np.array([(a, b) for a, b, _, _ in both]), min(n_buckets, len(both)))
+    out["ece"] = float(sum(len(b) / len(both) * abs(b[:, 0].mean() - b[:, 1].mean()) for b in parts))
+    return out
+
+
+def test_calibration_figures_equal_a_hand_computation(tmp_path):
+    """ece, brier, log_loss (values; brier and log_loss intervals over the resamples) against the exact pair
+    scores of the generated files."""
+    compared = intervals = 0
+    for seed in range(16):
+        kind, files, judged, detail = _case(tmp_path, seed)
+        recs = agree(files, names=[f"J{k}" for k in range(len(files))], levels=["calibration"], calibration="always",
+                     resamples=RESAMPLES, seed=seed, confidence=CONF)
+        got = {(r.judge_b, r.statistic): r for r in recs}
+        order = _query_order(judged)
+        draws = np.random.default_rng(seed).integers(0, len(order), size=(RESAMPLES, len(order)))
+        y = detail[0]["mu"]
+        for k in range(1, len(files)):
+            mu = detail[k]["mu"]
+            pairs = sorted(p for p in mu if p in y)
+            by_q: dict = {}
+            for p in pairs:
+                by_q.setdefault(p[0], []).append(p)
+            want = _calibration(pairs, mu, y)
+            if not pairs:
+                assert (f"J{k}", "brier") not in got or math.isnan(got[(f"J{k}", "brier")].value)
+                continue
+            for stat, w in want.items():
+                r = got[(f"J{k}", stat)]
+                assert _same(r.value, w, 1e-12), (seed, kind, k, stat, r.value, w)
+                compared += 1
+                if stat == "ece":
+                    continue
+                lo, hi = _interval([_calibration(_pairs_of([order[j] for j in d], by_q), mu, y)[stat] for d in draws])
+                assert _same(r.ci_low, lo, 1e-12) and _same(r.ci_high, hi, 1e-12), (seed, k, stat)
+                intervals += math.isfinite(lo)
+    assert compared >= 40 and intervals >= 20, (compared, intervals)

@@ -71,6 +71,15 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
                                                      "fz.jsonl"]),
     "pairs/judge": ("pairs.jsonl", "zelo_judge", ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge",
                                                   JUDGE, "--store", "judge.sqlite", "-Q", "-o", "fz.jsonl"]),
+    # session 12 (j21): zelo_agree's judgment files (crowd clarke4, GPT-4o llmlog, JSON lines), every level but
+    # the system's
+    "judgments-clarke4/agree": ("crowd.txt", "zelo_agree", ["-J", "crowd.txt", "-J", "gpt.human", "-l", "pair", "-l",
+                                                            "calibration", "-l", "document", "--resamples", "0",
+                                                            "-Q"]),
+    "judgments-llmlog/agree": ("gpt.human", "zelo_agree", ["-J", "crowd.txt", "-J", "gpt.human", "-l", "pair", "-l",
+                                                           "document", "--resamples", "0", "-Q"]),
+    "judgments-jsonl/agree": ("j.jsonl", "zelo_agree", ["-J", "j.judge", "-J", "j.jsonl", "-J", "j.jsonl", "-l", "pair",
+                                                        "-l", "document", "--resamples", "20", "-Q"]),
 }
 
 # files a command itself rewrites on success (the tournament state of next/add)
@@ -286,11 +295,22 @@ def m_state_newer(d, r):
     return json.dumps(obj).encode()
 
 
-MUTATORS = [m_delete_line, m_duplicate_line, m_truncate, m_swap_fields, m_hostile_field, m_extra_field,
+def m_deep_json(d, r):
+    """A line replaced by JSON nested 100,000 deep (Python's json raises RecursionError, not ValueError: a
+    traceback in six readers and in zelo_judge's answer parsing before session 12)."""
+    ls = _lines(d)
+    deep = b"[" * 100000 + b"]" * 100000
+    i = r.randrange(len(ls))
+    ls[i] = r.choice([deep, b'{"qid": ' + deep + b"}", b'{"votes": ' + deep + b"}"])
+    return b"\n".join(ls)
+
+
+MUTATORS = [m_deep_json, m_delete_line, m_duplicate_line, m_truncate, m_swap_fields, m_hostile_field, m_extra_field,
             m_drop_field, m_latin1, m_binary, m_cr_only, m_crlf, m_bom, m_gzip_corrupt, m_gzip_ok,
             m_long_token, m_blank_and_comment, m_empty, m_shuffle, m_json_value, m_json_drop_key, m_json_wrap]
 SEEDS_PER = {m.__name__: 3 for m in MUTATORS}
-SEEDS_PER.update({"m_cr_only": 1, "m_crlf": 1, "m_bom": 1, "m_gzip_ok": 1, "m_empty": 1, "m_json_wrap": 1,
+SEEDS_PER.update({"m_deep_json": 1, "m_cr_only": 1, "m_crlf": 1, "m_bom": 1, "m_gzip_ok": 1, "m_empty": 1,
+                  "m_json_wrap": 1,
                   "m_hostile_field": 6, "m_json_value": 6})
 
 CASES = []
@@ -336,8 +356,8 @@ def test_mutated_input(pristine, tmp_path, kind, mutator, seed):
             and ": written by a newer pref_eval (format " in res.stderr, res.stderr
     after = digest_tree(ws)
     own = OWN_OUTPUTS.get(kind, set()) if res.returncode == 0 else set()
-    if kind == "state-adaptive/judge" and "(the state is left unchanged)" in res.stderr:
-        # a mutated but valid state (a pool document renamed) whose later batch has no texts: zelo_judge --state
+    if kind == "state-adaptive/judge" and "the state is left unchanged" in res.stderr:
+        # a mutated but valid state (a pool document renamed) whose later batch lacks a text: zelo_judge --state
         # wrote the batches judged before it (docs/exit-codes.md), and the one it stops at changed nothing
         own = OWN_OUTPUTS[kind]
         from pref_eval.zelo.pair_state import load_state

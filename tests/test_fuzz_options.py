@@ -59,9 +59,11 @@ BAD: dict[str, dict[str, list[str]]] = {
               "--budget-requests": ["-1", "x"], "--max-cost": ["-1", "nan", "inf"], "--seed": ["-1", "abc"],
               "--price": ["m0", "m0=1", "m0=-1,1", "m0=a,b", "=1,2", "m0=nan,1", "m0=1,inf"],
               "--ties": ["sometimes"],
+              "--missing-text": ["tie", "stop"],  # j21: for --state only (without it such pairs are left out)
               "--judge": ["gpt:x", "openai:", "openai:m@ftp://x", "openai:m,colour=red", "cmd:",
                           "openai:m,max_tokens=0", "openai:m,temperature=hot", "openai:m,temperature=nan"]},
-    "judge-state": {"--ties": ["x", "HALF", ""], "--concurrency": ["0"], "--budget-requests": ["-1"]},
+    "judge-state": {"--ties": ["x", "HALF", ""], "--concurrency": ["0"], "--budget-requests": ["-1"],
+                    "--missing-text": ["skip", "TIE", ""]},
     # p19: zelo_plot matrix took --prior nan/inf (zelo_fit refuses them)
     "plot-matrix": {"--prior": ["nan", "inf", "-1"]},
 }
@@ -75,7 +77,7 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "simulate-tournament": {"--p": ["8"], "--f": ["10"]},
     "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
               "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": ["m0=0,0"]},
-    "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"]},
+    "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"], "--missing-text": ["tie", "stop"]},
 }
 
 

@@ -43,10 +43,23 @@ def same_float(text: str) -> None:
     assert bits(ours) == bits(theirs), (text, ours, theirs)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_shortest_repr_of_any_double_round_trips(x):
+    """Hypothesis's doubles (its edge-biased draws; the bulk is the seeded sweep below, ~10 times cheaper per
+    double than a hypothesis draw)."""
     same_float(json.dumps(x))
+
+
+def test_shortest_repr_of_seeded_doubles_round_trips():
+    """20,000 doubles with uniformly random bit patterns (every exponent, subnormals included; the few
+    non-finite patterns dropped) and the edges of the format, each through its shortest repr."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**64, 20_000, dtype=np.uint64, endpoint=False).view(np.float64)
+    edges = [0.0, -0.0, 5e-324, -5e-324, 2.225073858507201e-308, 2.2250738585072014e-308, 1.7976931348623157e308,
+             -1.7976931348623157e308, 1.0, 0.1, 2.0**53, 2.0**53 + 2, 1e23, 9007199254740993.0]
+    for v in [*edges, *x[np.isfinite(x)].tolist()]:
+        same_float(json.dumps(v))
 
 
 NUMBER = r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?"

@@ -29,6 +29,27 @@ ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the key may come back as 'sk-...\/+q'
 
 
+def _answer(content: str) -> str:
+    return json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+
+
+# model name -> (content type, body of a 200 answer); KEY is replaced by the request's key
+ODD_BODIES = {
+    "list": ("application/json", "[]"),
+    "no-choices": ("application/json", '{"choices": []}'),
+    "choices-string": ("application/json", '{"choices": "KEY"}'),
+    "null-message": ("application/json", '{"choices": [{"message": null}]}'),
+    "int-content": ("application/json", '{"choices": [{"message": {"content": 5}}]}'),
+    "dict-content": ("application/json", '{"choices": [{"message": {"content": {"score": 0.5}}}]}'),
+    "json-null": ("application/json", "null"),
+    "html": ("text/html", "<html><body>proxy login for KEY</body></html>"),
+    "nan-score": ("application/json", _answer('{"score": NaN}')),
+    "string-score": ("application/json", _answer('{"score": "0.5"}')),
+    "huge-score": ("application/json", _answer('{"score": 1e999}')),
+    "prose": ("application/json", _answer("Document B, clearly. (key KEY)")),
+}
+
+
 class Hostile:
     """The stand-in; ``served`` counts the 200 answers per model, ``delay`` seconds before each answer;
     ``dead_after``: that many answers, then every connection is dropped without a response."""
@@ -71,6 +92,15 @@ class Hostile:
                                 content_type="application/json")
         if m == "retry-inf" and self.received[m] == 1:
             return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
+        odd = ODD_BODIES.get(m)
+        if odd is not None:  # a 200 whose body is not a completion, or whose answer is not a vote
+            ctype, text = odd
+            return web.Response(status=200, text=text.replace("KEY", auth), content_type=ctype)
+        if m == "deep":  # a 200 whose JSON body is nested 100,000 deep (json raises RecursionError)
+            return web.Response(status=200, text="[" * 100000 + "]" * 100000, content_type="application/json")
+        if m == "deep-answer":  # an answer text nested 100,000 deep
+            content = '{"score": ' + "[" * 100000 + "]" * 100000 + "}"
+            return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
         if m == "reasoning":  # a reasoning model given too few tokens: no content, finish_reason length
             return web.json_response({"choices": [{"index": 0, "finish_reason": "length",
                                                    "message": {"role": "assistant", "content": None}}]})
@@ -306,7 +336,7 @@ def test_bad_text_and_pair_files_name_file_and_line(tmp_path, case, files, messa
     inputs = texts(tmp_path)
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    (tmp_path / "judge.py").write_text(SCORER + "open('asked', 'a').write('x')\n")
+    (tmp_path / "judge.py").write_text(SCORER + f"open({str(tmp_path / 'asked')!r}, 'a').write('x')\n")
     p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl",
            f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'}", cwd=tmp_path)
     lines = p.stderr.strip().splitlines()
@@ -473,6 +503,60 @@ def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):
         f"{tmp_path / 'no'} does not exist\n", p.stderr
 
 
+def _other_program(path):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    db.execute("INSERT INTO notes VALUES (1, 'a user keeps their notes here')")
+    db.commit()
+    db.close()
+
+
+def _a_store(path, tmp_path, edit):
+    """A real store (one pair judged), then ``edit`` run on it with plain sqlite3."""
+    inputs = texts(tmp_path)
+    (tmp_path / "one.jsonl").write_text('{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n')
+    p = zj(tmp_path / "one.jsonl", *inputs, "--store", path, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}")
+    assert p.returncode == 0 and (tmp_path / "asked").exists(), p.stderr  # the judge's trace works
+    db = sqlite3.connect(path)
+    db.execute(edit)
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("case, make, message", [
+    ("another program's database", lambda p, t: _other_program(p),
+     "not a zelo_judge store: an SQLite database of other tables (notes); give a new file or a store zelo_judge "
+     "wrote"),
+    ("a store of a newer pref_eval", lambda p, t: _a_store(p, t, "UPDATE meta SET value = '3' WHERE key = 'schema'"),
+     "written by a newer pref_eval (store schema 3; this version reads up to 2)"),
+    ("a schema no version wrote", lambda p, t: _a_store(p, t, "UPDATE meta SET value = 'x' WHERE key = 'schema'"),
+     "store schema 'x' is not one zelo_judge wrote (expected 1 or 2)"),
+    ("a damaged store", lambda p, t: _a_store(p, t, "DROP TABLE answers"),
+     "not a zelo_judge store: its schema is marked but the answers or prompts table is missing (a damaged store)"),
+    ("a text file", lambda p, t: p.write_text("qid\tdoc\n"), "not a zelo_judge store (file is not a database)"),
+])
+def test_a_store_that_is_not_ours_is_refused_untouched(tmp_path, case, make, message):
+    """--store naming an SQLite database of another program was accepted and zelo_judge's tables were written
+    into it (and its journal switched to WAL); a store of a newer schema said 'store schema 3 is not 2' only
+    after the journal mode was changed; a store whose answers table was gone gave a traceback-free but
+    misleading error later. Now each is refused before anything is written or asked, by the run and by
+    export: one line naming the file, exit 2, its bytes unchanged, no -wal/-shm left."""
+    (tmp_path / "s.py").write_text(SCORER + f"open({str(tmp_path / 'asked')!r}, 'a').write('x')\n")
+    store = tmp_path / "x.sqlite"
+    make(store, tmp_path)
+    (tmp_path / "asked").unlink(missing_ok=True)
+    before = store.read_bytes()
+    inputs = texts(tmp_path)
+    for args in ([tmp_path / "p.jsonl", *inputs, "--store", store, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}",
+                  "-o", tmp_path / "o.jsonl"],
+                 ["export", "--store", store, "-o", tmp_path / "o.jsonl"]):
+        p = zj(*args)
+        assert p.returncode == 2 and p.stderr == f"zelo_judge: {store}: {message}\n", (case, p.stderr)
+        assert store.read_bytes() == before and not (tmp_path / "asked").exists()
+        assert not (tmp_path / "o.jsonl").exists()
+        assert not list(tmp_path.glob("x.sqlite-*"))  # no -wal, -shm or -journal
+
+
 def test_full_disk_while_storing_is_one_line_exit_1(tmp_path, monkeypatch, capsys):
     """The store's disk fills up mid-run (SQLite's own limit, PRAGMA max_page_count, stands for the disk):
     it was a traceback (sqlite3.OperationalError); now 'cannot write', exit 1, and the answers committed
@@ -519,6 +603,97 @@ def test_empty_answers_cut_at_max_tokens_say_why(tmp_path, hostile):
     assert "failed votes: 3 x empty answer (finish_reason length: the answer was cut at max_tokens" in p.stderr
 
 
+def test_json_nested_too_deeply_is_a_failed_vote_not_a_traceback(tmp_path, hostile):
+    """A body, an answer, or a judge program's line holding JSON nested 100,000 deep: Python's json raises
+    RecursionError (not ValueError), and zelo_judge stopped with a traceback (session 12, j21). Now a body
+    the client cannot decode is a failed vote ('malformed response', retried like any), an answer that
+    cannot be parsed is unparsable, and the run goes on: exit 0, the key nowhere."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    (tmp_path / "deep.py").write_text("import sys\nfor line in sys.stdin:\n    print('{\"score\": ' + '[' * 100000 + "
+                                      "']' * 100000 + '}', flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", "1", "--backoff", "0",
+           f"--judge=openai:deep@{url}", f"--judge=openai:deep-answer@{url}",
+           f"--judge=cmd:{sys.executable} {tmp_path / 'deep.py'}", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    rows = sorted((r[0], r[3].split(":")[0].split(" (")[0]) for r in stored(tmp_path / "s.sqlite"))
+    assert rows == [("failed", "malformed response"), ("unparsable", "unparsable answer"),
+                    ("unparsable", "unparsable answer")], rows
+    assert json.loads((tmp_path / "o.jsonl").read_text())["votes"] == [None, None, None]
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("bad", [KEY + "\r", KEY + "\n", " " + KEY, "sk-caf\u00e9-" + KEY[3:],
+                                 KEY[:5] + "\x07" + KEY[5:]])
+def test_a_key_an_http_header_cannot_carry_is_refused_at_start(tmp_path, hostile, bad):
+    """A key read from a file with a Windows line end (``$(cat key.txt)`` keeps the CR), with a space or a
+    non-ASCII character: before, every request failed -- a CR or LF as 'no answer from the server' (exit 1,
+    'run again when the server answers'), a non-ASCII one stored as N failed votes ('ascii' codec) that
+    only --retry-failed asks again. Now one line at the start, exit 2, nothing asked or stored, the key
+    nowhere (session 12, j21)."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=openai:m@{url},key=MYKEY",
+           env=env(MYKEY=bad))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "the API key in MYKEY holds a character an HTTP header cannot carry" in p.stderr
+    assert srv.received == {} and stored(tmp_path / "s.sqlite") == []
+    for blob in (p.stdout, p.stderr, *(f.read_bytes().decode("utf-8", "replace") for f in tmp_path.iterdir())):
+        assert bad.strip() not in blob and KEY[6:] not in blob
+
+
+def test_export_of_a_judge_or_prompt_the_store_lacks_is_refused(tmp_path):
+    """``export --judge`` naming a judge with no answer in the store (a typo) and ``--prompt`` a template none of
+    whose answers is there printed nothing and exited 0; now exit 2, one line naming what the store holds."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    judge = f"cmd:{sys.executable} {tmp_path / 's.py'}"
+    (tmp_path / "s.py").write_text(SCORER)
+    assert zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge={judge}").returncode == 0
+    p = zj("export", "--store", tmp_path / "s.sqlite", f"--judge={judge}x")
+    assert p.returncode == 2 and p.stderr == (f"zelo_judge: --judge {judge}x: no answer of this judge in "
+                                              f"{tmp_path / 's.sqlite'} for this prompt (judges there: {judge})\n")
+    (tmp_path / "other.txt").write_text("Q {query} A {doc_a} B {doc_b}")
+    p = zj("export", "--store", tmp_path / "s.sqlite", "--prompt", tmp_path / "other.txt")
+    assert p.returncode == 2 and "holds no answer asked with --prompt" in p.stderr and p.stderr.count("\n") == 1
+    p = zj("export", "--store", tmp_path / "s.sqlite", f"--judge={judge}")
+    assert p.returncode == 0 and p.stdout.count("\n") == 3
+
+
+ODD_EXPECTED = {
+    "list": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "no-choices": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "choices-string": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "null-message": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "int-content": ("failed", "malformed response: choices[0].message.content is not a string (after 2 attempts)"),
+    "dict-content": ("failed", "malformed response: choices[0].message.content is not a string (after 2 attempts)"),
+    "json-null": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "html": ("failed", "malformed response: no choices[0].message.content (after 2 attempts)"),
+    "nan-score": ("unparsable", "score nan outside -1..1"),
+    "string-score": ("unparsable", 'unparsable answer (expected {"score": number in -1..1})'),
+    "huge-score": ("unparsable", "score inf outside -1..1"),
+    "prose": ("unparsable", 'unparsable answer (expected {"score": number in -1..1})'),
+}
+
+
+def test_a_200_that_is_not_a_completion_or_not_a_vote(tmp_path, hostile):
+    """Answers with status 200 that are not completions (a list, no choices, content not a string, an HTML
+    login page of a proxy, JSON null) are retried and then stored as failed with the reason; completions
+    whose answer is no vote (NaN, a string, 1e999, prose) are unparsable. Exit 0, the key (echoed by some of
+    them) nowhere (session 12, j21). One judge per kind of answer, in one run."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", "1", "--backoff", "0",
+           *(f"--judge=openai:{m}@{url}" for m in ODD_EXPECTED), "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    db = sqlite3.connect(tmp_path / "s.sqlite")
+    rows = db.execute("SELECT judge, status, vote, reason FROM answers").fetchall()
+    db.close()
+    assert {r[0].split(":")[1].split("@")[0]: (r[1], r[3]) for r in rows if r[2] is None} == ODD_EXPECTED
+    assert len(rows) == len(ODD_EXPECTED)
+    assert json.loads((tmp_path / "o.jsonl").read_text())["votes"] == [None] * len(ODD_EXPECTED)
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
+
+
 def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
     """A cmd: judge inherits the environment (it may call an API itself); one that echoes the key in its
     answer had it stored raw."""
@@ -530,4 +705,23 @@ def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
            "-o", tmp_path / "o.jsonl", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert [(r[0], r[1]) for r in stored(tmp_path / "s.sqlite")] == [("ok", 0.5)] * 3
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
+
+
+def test_a_judge_program_printing_the_key_on_its_stderr(tmp_path):
+    """A cmd: judge's standard error went straight to ours, so a program logging its environment (or an API
+    client's debug line) put the key on the terminal and into any log of the run. Its lines are now relayed
+    with the key as *** (session 12, j21); a program that crashes after saying so is still reported."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    (tmp_path / "talk.py").write_text(
+        "import json, os, sys\nfor n, line in enumerate(sys.stdin):\n"
+        "    print('debug: key', os.environ['OPENAI_API_KEY'], json.dumps(os.environ['OPENAI_API_KEY']), "
+        "file=sys.stderr, flush=True)\n"
+        "    if n == 1:\n        sys.exit(3)\n"
+        "    print(json.dumps({'score': 0.5}), flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} talk.py",
+           "--retries", "0", "-o", tmp_path / "o.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("debug: key *** \"***\"\n") == 3, p.stderr
+    assert sorted(r[0] for r in stored(tmp_path / "s.sqlite")) == ["failed", "ok", "ok"]
     no_key_anywhere(tmp_path, p.stdout, p.stderr)

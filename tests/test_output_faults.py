@@ -243,12 +243,15 @@ STDOUT_CASES = {
     "zelo_pairs": ["next", "--state", "s.json"],
     "zelo_simulate": ["tournament", "--matrix", "matrix.txt", "--reps", "2", "-Q"],
     "zelo_compare": ["--orderings", "order_a.tsv", "order_b.txt"],
+    "zelo_agree": ["-J", "crowd.txt", "-J", "gpt.human", "-l", "pair", "--resamples", "0", "-Q"],
+    "zelo_judge": ["export", "--store", "judge.sqlite", "-Q"],
 }
 if "plot-scores" in CASES:  # the plot extra: an image on standard output (-o - --format)
     STDOUT_CASES["zelo_plot"] = ["scores", "-S", "scores.tsv", "-Q", "-o", "-", "--format", "png"]
 
 
-@pytest.mark.parametrize("script", _p(sorted(STDOUT_CASES), {"zelo_trec", "zelo_pairs", "zelo_fit", "zelo_plot"}))
+@pytest.mark.parametrize("script", _p(sorted(STDOUT_CASES), {"zelo_trec", "zelo_pairs", "zelo_fit", "zelo_plot",
+                                                               "zelo_agree", "zelo_judge"}))
 def test_closed_stdout(ws, script):
     before = digest_tree(ws)
     res = _closed_stdout(script, ws)
@@ -266,9 +269,9 @@ def _closed_stdout(script: str, ws: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
-@pytest.mark.parametrize("script", _p(["zelo_trec", "zelo_eval", "zelo_pairs",
+@pytest.mark.parametrize("script", _p(["zelo_trec", "zelo_eval", "zelo_pairs", "zelo_agree", "zelo_judge",
                                        *(["zelo_plot"] if "zelo_plot" in STDOUT_CASES else [])],
-                                      {"zelo_pairs", "zelo_plot"}))
+                                      {"zelo_pairs", "zelo_plot", "zelo_agree", "zelo_judge"}))
 def test_stdout_disk_full(ws, script):
     with open("/dev/full", "wb") as full:
         res = run_subprocess(script, STDOUT_CASES[script], ws, stdout=full, stderr=subprocess.PIPE)

@@ -339,10 +339,15 @@ def test_dry_run_and_usage_on_an_adaptive_state(tmp_path):
 
 
 @pytest.mark.parametrize("extra", [(), ("--strategy", "adaptive", "--goal", "ranking")])
-def test_a_batch_without_any_text_is_refused_not_added_as_ties(tmp_path, extra):
-    """A --docs file that holds none of the batch's documents (the wrong file) would turn every pair into a
-    tie and finish the state on nothing: refused, exit 2, one line naming the file, the state unchanged.
-    A batch with some texts missing still adds those pairs as ties (documented)."""
+def test_a_pair_without_text_stops_the_state_whatever_its_batch(tmp_path, extra):
+    """One rule (session 12, j21), as the shell loop zelo_pairs next -> zelo_judge -> zelo_pairs add has it
+    (there the pair is not written, next asks it again, and a batch of only such pairs is refused): a batch
+    holding a pair whose text is missing -- every pair (the wrong --docs), or one among many -- stops the run
+    before anything of it is asked, exit 2, one line naming the texts file, the batches before it added and
+    that batch not; supplying the text and running again finishes with the state of a run that had every text
+    from the start (nothing lost, nothing asked twice). --missing-text tie finishes on ties instead."""
+    from pref_eval.zelo.pair_state import load_state
+
     make_collection(tmp_path)
     init(tmp_path, "st.json", *extra)
     before = (tmp_path / "st.json").read_bytes()
@@ -350,12 +355,63 @@ def test_a_batch_without_any_text_is_refused_not_added_as_ties(tmp_path, extra):
     args = ["--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "other.tsv", "--store", tmp_path / "o.sqlite"]
     p = zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q", check=False)
     assert p.returncode == 2, p.stderr
-    assert p.stderr.count("\n") == 1 and f"{tmp_path / 'other.tsv'}: " in p.stderr and "none of the" in p.stderr
-    assert (tmp_path / "st.json").read_bytes() == before
+    assert p.stderr.count("\n") == 1 and f"{tmp_path / 'other.tsv'}: all " in p.stderr, p.stderr
+    assert "the state is left unchanged" in p.stderr and "--missing-text tie" in p.stderr
+    assert (tmp_path / "st.json").read_bytes() == before and store_rows(tmp_path / "o.sqlite") == []
+    # one document without text: the run stops at the batch that first holds it, and not before
     lines = (tmp_path / "docs.tsv").read_text().splitlines()
-    (tmp_path / "some.tsv").write_text("\n".join(lines[:-1]) + "\n")  # one document without text
+    (tmp_path / "some.tsv").write_text("\n".join(lines[:-1]) + "\n")
+    gone = lines[-1].split("\t")[0]
     args[3] = tmp_path / "some.tsv"
+    p = zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q", check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert f"{tmp_path / 'some.tsv'}: " in p.stderr and f"no text of document {gone}" in p.stderr, p.stderr
+    stopped = load_state(str(tmp_path / "st.json"))
+    assert not stopped.done()
+    from pref_eval.zelo.pair_state import next_batch
+
+    batch = next_batch(stopped)
+    assert any(gone in (a, b) for _, a, b in batch)  # the batch it stopped at holds the document
+    asked = {(q, *sorted((a, b))) for _, q, a, b, _, _ in store_rows(tmp_path / "o.sqlite")}
+    assert all(gone not in k for k in asked)
+    # the text supplied: the same command finishes, with the state a run with every text leaves
+    args[3] = tmp_path / "docs.tsv"
     zj("--state", tmp_path / "st.json", *args, toy(tmp_path), "-Q")
+    init(tmp_path, "ref.json", *extra)
+    zj("--state", tmp_path / "ref.json", *texts(tmp_path, "ref.sqlite"), toy(tmp_path), "-Q")
+    assert (tmp_path / "st.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
+    # --missing-text tie: the pairs lacking the text are ties and the state finishes
+    init(tmp_path, "tie.json", *extra)
+    args[3] = tmp_path / "some.tsv"
+    p = zj("--state", tmp_path / "tie.json", *args, toy(tmp_path), "--missing-text", "tie")
+    assert load_state(str(tmp_path / "tie.json")).done()
+    assert "pairs not sent (missing text)" in p.stderr
+    assert f"no text of document {gone}" in p.stderr  # named in a warning
+    adds = json.loads((tmp_path / "tie.json").read_text()).get("adds")
+    if adds is not None:  # the adaptive states keep their judgments: those pairs were added as ties
+        ties = [r for g in adds for r in g if gone in r[1:3]]
+        assert ties and all(r[3] == 0.5 for r in ties)
+
+
+def test_a_last_batch_of_one_pair_without_text(tmp_path):
+    """The case f20 met: a batch of a single pair whose document lacks its text. A tournament topic of two
+    documents asks exactly one pair: the same rule as any batch (stop, exit 2, state unchanged; with
+    --missing-text tie it is a tie and the state is done). --missing-text without --state is refused."""
     from pref_eval.zelo.pair_state import load_state
 
+    (tmp_path / "g.qrels").write_text("t0 0 a 1\nt0 0 b 2\n")
+    (tmp_path / "truth.txt").write_text("t0 a 0.0\nt0 b 1.0\n")
+    (tmp_path / "queries.tsv").write_text("t0\tQID=t0 q\n")
+    (tmp_path / "docs.tsv").write_text("a\tDOC=a text\n")  # no text of b
+    init(tmp_path, "st.json")
+    before = (tmp_path / "st.json").read_bytes()
+    p = zj("--state", tmp_path / "st.json", *texts(tmp_path), toy(tmp_path), check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith(f"zelo_judge: {tmp_path / 'docs.tsv'}: all 1 pairs of the next batch of ")
+    assert "(first: t0 a b: no text of document b)" in p.stderr or "(first: t0 b a: no text of document b)" in p.stderr
+    assert (tmp_path / "st.json").read_bytes() == before
+    zj("--state", tmp_path / "st.json", *texts(tmp_path), toy(tmp_path), "--missing-text", "tie", "-Q")
     assert load_state(str(tmp_path / "st.json")).done()
+    (tmp_path / "p.txt").write_text("t0 a b\n")
+    p = zj(tmp_path / "p.txt", *texts(tmp_path), toy(tmp_path), "--missing-text", "tie", check=False)
+    assert p.returncode == 2 and "--missing-text applies with --state" in p.stderr

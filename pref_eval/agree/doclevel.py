@@ -12,6 +12,13 @@ query, on the documents both judges judged (at least two):
   judge's top document is at least the reference's top score minus z times its
   standard error (z = 1.959964, a 95 % interval).
 
+Documents with equal scores are ordered at random, independently in the two fits, and the three top figures
+are their expectations over those orders (:func:`top_counts`): with p_i, q_i the probabilities that
+document i is in the reference's and the other's top k, top-1 agreement = sum_i p_i q_i (k = 1) and top-k
+overlap = sum_i p_i q_i / k; top-1 in the interval = sum_ij q_i p_j [x_i >= x_j - z se_j] (x, se: the
+reference's scores and standard errors). Without ties these are the plain figures; with ties they no longer
+depend on the order of the judgment lines (which decided before session 12).
+
 Scores are rounded to 9 decimals first, so that documents the fit scores equally (e.g. equal records
 in a round robin) are ties, not ordered by the last floating-point bits. Each figure is averaged over
 the queries compared; intervals by the bootstrap over queries.
@@ -26,6 +33,17 @@ from .records import Bootstrap, Record, count, per_query_sums, statistic
 LEVEL = "document"
 Z95 = 1.959963984540054
 DECIMALS = 9  # scores equal to 9 decimals are ties (the fit stops at a gradient of 1e-9)
+
+
+def top_counts(x: np.ndarray, k: int) -> tuple[np.ndarray, int]:
+    """P(item i is among the top ``k`` of ``x``) when ties are broken uniformly at random, as integer numerators
+    over one denominator m (so that sums of them are exact): 1 above the k-th value, (k - number above) / m for
+    the m items equal to it, 0 below."""
+    thr = np.sort(x)[::-1][k - 1]
+    above = x > thr
+    tied = x == thr
+    m = int(tied.sum())
+    return above.astype(np.int64) * m + tied.astype(np.int64) * (k - int(above.sum())), m
 
 
 def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5, doc_name=None):
@@ -94,13 +112,16 @@ def document_records(mt: Matched, n_docs: int, doc_q: np.ndarray, boot: Bootstra
             xr, xk = np.round(scores[0][d], DECIMALS), np.round(scores[k][d], DECIMALS)
             t = kendalltau(xr, xk).statistic
             tau[qi] = t
-            rk_r = np.argsort(-xr, kind="stable")
-            rk_k = np.argsort(-xk, kind="stable")
-            top1[qi] = float(rk_r[0] == rk_k[0])
+            # ties broken uniformly at random, independently in the two fits, in expectation (no dependence on
+            # the order of the judgment lines)
+            (n1r, m1r), (n1k, m1k) = top_counts(xr, 1), top_counts(xk, 1)
+            top1[qi] = int(n1r @ n1k) / (m1r * m1k)
             kk = min(top_k, len(d))
-            topk[qi] = len(np.intersect1d(rk_r[:kk], rk_k[:kk])) / kk
-            tr = rk_r[0]
-            inside[qi] = float(xr[rk_k[0]] >= xr[tr] - Z95 * ses[0][d][tr])
+            (nr, mr), (nk, mk) = top_counts(xr, kk), top_counts(xk, kk)
+            topk[qi] = int(nr @ nk) / (mr * mk * kk)
+            ser = ses[0][d]
+            ok = (xr[:, None] >= (xr - Z95 * ser)[None, :]).astype(np.int64)  # [i, j]: i inside top j's interval
+            inside[qi] = int(n1k @ ok @ n1r) / (m1k * m1r)
         compared = np.isfinite(top1)
         out.append(count(a, b, LEVEL, "queries", int(compared.sum())))
         qidx = np.arange(nq)

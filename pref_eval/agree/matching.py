@@ -249,4 +249,31 @@ def read_judges(paths: list[str], names: list[str], fmt: str | None = None, ties
     for k, (path, name) in enumerate(zip(paths, names, strict=True)):
         f = formats[k] if formats is not None else fmt
         out.append(judge_votes(name, read_judgments(path, f, ties=ties), vocab))
-    return out, vocab
+    return out, canonical_ids(out, vocab)
+
+
+def canonical_ids(judges: list[JudgeVotes], vocab: Vocabulary) -> Vocabulary:
+    """Renumber queries by id and documents by (query, docno) -- not in the order the files name them -- so
+    that nothing (the bootstrap's queries, the order of sums) depends on the order of the judgment lines.
+    ``judges``' query and document arrays are remapped in place; returns the renumbered vocabulary."""
+    nq, nd = len(vocab.queries), len(vocab.doc_name)
+    qorder = np.argsort(np.array(vocab.queries, dtype=str), kind="stable") if nq else np.zeros(0, dtype=np.int64)
+    qnew = np.empty(nq, dtype=np.int64)
+    qnew[qorder] = np.arange(nq)
+    doc_q = qnew[np.asarray(vocab.doc_q, dtype=np.int64)] if nd else np.zeros(0, dtype=np.int64)
+    dorder = np.lexsort((np.array(vocab.doc_name, dtype=str), doc_q)) if nd else np.zeros(0, dtype=np.int64)
+    dnew = np.empty(nd, dtype=np.int64)
+    dnew[dorder] = np.arange(nd)
+    for j in judges:
+        j.q = qnew[j.q]
+        j.lo = dnew[j.lo]
+        j.hi = dnew[j.hi]
+    out = Vocabulary()
+    out.queries = [vocab.queries[i] for i in qorder.tolist()]
+    out.qindex = {q: i for i, q in enumerate(out.queries)}
+    out.doc_name = [vocab.doc_name[i] for i in dorder.tolist()]
+    out.doc_q = doc_q[dorder].tolist()
+    bounds = np.searchsorted(doc_q[dorder], np.arange(nq + 1)).tolist()  # documents are grouped by query now
+    out.qdocs = [dict(zip(out.doc_name[b0:b1], range(b0, b1), strict=True))
+                 for b0, b1 in zip(bounds[:-1], bounds[1:], strict=True)]
+    return out

@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+MAX_WEIGHTS = 250_000_000  # resamples x queries (2 GB of float64 weights)
+
 FIELDS = ("judge_a", "judge_b", "level", "statistic", "value", "ci_low", "ci_high", "n")
 
 
@@ -47,11 +49,22 @@ class Bootstrap:
         self.resamples = resamples
         self.confidence = confidence
         if resamples > 0 and n_queries > 0:
+            if resamples * n_queries > MAX_WEIGHTS:
+                from ..errors import UsageError
+
+                raise UsageError(f"--resamples {resamples} x {n_queries} queries: the resample weights would take "
+                                 f"{resamples * n_queries * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:g} GB); "
+                                 "give fewer --resamples")
             rng = np.random.default_rng(seed)
-            draws = rng.integers(0, n_queries, size=(resamples, n_queries))
-            flat = (np.arange(resamples)[:, None] * n_queries + draws).ravel()
-            self.weights = np.bincount(flat, minlength=resamples * n_queries).reshape(resamples, n_queries)
-            self.weights = self.weights.astype(np.float64)
+            self.weights = np.zeros((resamples, n_queries))
+            # drawn in blocks of rows (the same stream as one integers(0, n, (resamples, n)) call): the memory is
+            # the weights and one block, not four resamples x queries arrays
+            step = max(1, (1 << 22) // n_queries)
+            for r0 in range(0, resamples, step):
+                r1 = min(resamples, r0 + step)
+                draws = rng.integers(0, n_queries, size=(r1 - r0, n_queries))
+                flat = (np.arange(r1 - r0)[:, None] * n_queries + draws).ravel()
+                self.weights[r0:r1] = np.bincount(flat, minlength=(r1 - r0) * n_queries).reshape(r1 - r0, n_queries)
         else:
             self.weights = None
 

@@ -68,6 +68,8 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
 
     levels = list(levels) if levels is not None else ["pair", "calibration", "document"]
     runs = list(runs or [])
+    if list(paths).count("-") > 1:
+        raise UsageError("-J -: standard input can be read once (give it for one judge)")
     check_options(len(paths), levels, resamples, confidence, buckets, calibration, consensus_min, prior, top_k,
                   runs, measure)
     names = judge_names(paths, names)

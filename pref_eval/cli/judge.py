@@ -78,6 +78,9 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--both-orders", is_flag=True, help="Ask A|B and B|A (cancels position bias).")
 @click.option("--ties", type=click.Choice(["half", "zbench"]), default=None,
               help="With --state: votes to pair score as zelo_fit (default half).")
+@click.option("--missing-text", type=click.Choice(["stop", "tie"]), default=None,
+              help="With --state: a batch pair lacking a query or document text stops the run before the batch "
+                   "is asked, state unchanged (stop, default), or counts as a tie (tie).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, metavar="VAR",
               help="Environment variable holding the API key (a judge's key=VAR overrides it).")
 @click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True)
@@ -94,7 +97,7 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the retry jitter.")
 @quiet_option("No progress, summary or warnings on stderr.")
-def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, api_key_env,
+def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, missing_text, api_key_env,
             concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
             seed, quiet):
     """Judge the pairs of PAIRS (any zelo_pairs output) or of a zelo_pairs state (--state)."""
@@ -102,7 +105,8 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 
     log = Log("zelo_judge", quiet)
     sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
-                 prompt=prompt, both_orders=both_orders, ties=ties, api_key_env=api_key_env, concurrency=concurrency,
+                 prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
+                 api_key_env=api_key_env, concurrency=concurrency,
                  rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
                  max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,
                  log=log)

@@ -365,7 +365,7 @@ def _zbench_columns(data: bytes, ties: str) -> Columns | None:
 
         try:
             obj = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     except ValueError:
         return None

@@ -30,6 +30,8 @@ Errors are :class:`~pref_eval.errors.InputError` with file and line.
 """
 from __future__ import annotations
 
+from .textfile import json_reason
+
 import re
 import math
 from collections.abc import Callable
@@ -202,7 +204,7 @@ def _is_json_line(line: str) -> bool:
     try:
         json.loads(line)
         return True
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -392,8 +394,8 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
             continue
         try:
             rec = json.loads(line)
-        except ValueError as err:
-            raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+        except (ValueError, RecursionError) as err:
+            raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
         if not isinstance(rec, dict):
             raise InputError(name, no, "expected a JSON object {\"qid\", \"doc_a\", \"doc_b\", \"score\"|\"votes\"}")
         for key in ("qid", "doc_a", "doc_b"):
@@ -456,8 +458,9 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
 
     try:
         obj = json.loads(text)
-    except ValueError as err:
-        raise InputError(name, err.lineno, f"expected zbench ai_scores.json ({err.msg})") from None
+    except (ValueError, RecursionError) as err:
+        raise InputError(name, getattr(err, "lineno", 0),
+                         f"expected zbench ai_scores.json ({json_reason(err)})") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("scored_pairs"), list):
         raise InputError(name, 1, "expected a JSON object with a \"scored_pairs\" list (zbench ai_scores.json)")
     for k, sp in enumerate(obj["scored_pairs"]):
@@ -644,7 +647,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             qid = str(rec["query"]["id"])
             docs = [str(d["id"]) for d in rec["documents"]]
             out.append(parse(rec))
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             raise InputError(name, no, f"expected {expected}") from None
         for d in [qid, *docs]:
             if _bad_id(d):

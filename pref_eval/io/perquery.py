@@ -20,6 +20,8 @@ Rows whose qid is ``all`` (summary rows) are skipped. A bad line raises
 """
 from __future__ import annotations
 
+from .textfile import json_reason
+
 import csv
 import json
 import math
@@ -72,8 +74,8 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list) -> bool:
             continue
         try:
             obj = json.loads(ln, object_pairs_hook=_no_duplicate_keys)
-        except json.JSONDecodeError as err:
-            raise InputError(name, i + 1, f"expected a JSON object ({err.msg})") from None
+        except (json.JSONDecodeError, RecursionError) as err:
+            raise InputError(name, i + 1, f"expected a JSON object ({json_reason(err)})") from None
         except ValueError as err:
             raise InputError(name, i + 1, str(err)) from None
         if not isinstance(obj, dict):

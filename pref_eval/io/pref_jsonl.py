@@ -121,7 +121,7 @@ def _checked_object(raw: bytes, src: str, ln: int) -> dict:
         obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
     except _Duplicate as err:
         raise InputError(src, ln, f"key {err} appears twice in the object") from None
-    except ValueError:
+    except (ValueError, RecursionError):
         raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
     if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
         raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")

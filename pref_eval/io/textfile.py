@@ -128,8 +128,13 @@ def json_object(line: str, name: str, no: int, expect: str = "a JSON object") ->
 
     try:
         obj = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise InputError(name, no, f"expected {expect} ({err.msg})") from None
+    except (json.JSONDecodeError, RecursionError) as err:
+        raise InputError(name, no, f"expected {expect} ({json_reason(err)})") from None
     if not isinstance(obj, dict):
         raise InputError(name, no, f"expected {expect}")
     return obj
+
+
+def json_reason(err: Exception) -> str:
+    """What a JSON decoder said: ``msg`` of a JSONDecodeError, or "nested too deeply" (a RecursionError)."""
+    return getattr(err, "msg", "nested too deeply")

@@ -16,6 +16,8 @@ docs/zelo_judge.md):
 """
 from __future__ import annotations
 
+from .textfile import json_reason
+
 import json
 
 from ..errors import InputError
@@ -207,8 +209,8 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
         if json_lines:
             try:
                 rec = json.loads(line)
-            except ValueError as err:
-                raise InputError(name, no, f"expected a JSON object per line ({err.msg})") from None
+            except (ValueError, RecursionError) as err:
+                raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
             if not isinstance(rec, dict):
                 raise InputError(name, no, 'expected {"qid", "doc_a", "doc_b"}')
             f = [_first(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]

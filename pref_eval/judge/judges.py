@@ -133,6 +133,10 @@ class OpenAIJudge:
         key = os.environ.get(env)
         if key:
             self._secret = key
+            if not all("!" <= ch <= "~" for ch in key):  # what an HTTP header can carry; the key is not shown
+                raise UsageError(f"judge {self.name}: the API key in {env} holds a character an HTTP header cannot "
+                                 "carry (a space, a line break, a control or non-ASCII character; e.g. a Windows "
+                                 "line end read from a key file): fix the variable")
             return key
         if self.spec.key_env or env != "OPENAI_API_KEY":  # named explicitly: it must exist
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
@@ -185,7 +189,7 @@ class OpenAIJudge:
             raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
         except openai.APIError as err:  # e.g. a body that is not JSON
             raise Transient(self._redact(f"{type(err).__name__}: {err}")[:300]) from None
-        except (ValueError, TypeError) as err:  # malformed body the client could not decode
+        except (ValueError, TypeError, RecursionError) as err:  # a body the client could not decode (or too deep)
             raise Transient(self._redact(f"malformed response: {err}")[:300]) from None
         try:
             content = resp["choices"][0]["message"]["content"]
@@ -227,6 +231,7 @@ class CmdJudge:
         self.price_key = spec.name
         self.timeout = timeout
         self._proc: asyncio.subprocess.Process | None = None
+        self._relay: asyncio.Future | None = None
         self._lock = asyncio.Lock()
         self._next_id = 0
 
@@ -238,10 +243,33 @@ class CmdJudge:
             try:
                 self._proc = await asyncio.create_subprocess_shell(
                     self.spec.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    start_new_session=True, limit=1 << 26)
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True, limit=1 << 26)
             except OSError as err:
                 raise Fatal(f"judge {self.name}: cannot start the command ({err.strerror or err})") from None
+            self._relay = asyncio.ensure_future(self._relay_stderr(self._proc.stderr))
         return self._proc
+
+    async def _relay_stderr(self, stream) -> None:
+        """The program's standard error, line by line, to ours -- with the key of ``--api-key-env`` (which the
+        program inherits) replaced by ``***``, as in a stored answer."""
+        import sys
+
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError:  # a line longer than the stream limit: drop it
+                continue
+            except (OSError, asyncio.CancelledError):
+                return
+            if not line:
+                return
+            text = line.decode("utf-8", errors="replace")
+            if self._secret:
+                for form in (self._secret, json.dumps(self._secret)[1:-1]):
+                    text = text.replace(form, "***")
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
     async def _kill(self) -> None:
         p = self._proc
@@ -262,6 +290,10 @@ class CmdJudge:
             except (asyncio.TimeoutError, OSError, BrokenPipeError, ConnectionResetError):
                 pass
         await self._kill()
+        relay, self._relay = self._relay, None
+        if relay is not None:  # the program is gone: its stderr ends (a grandchild holding it open is not awaited)
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(relay, 2)
 
     async def ask(self, request: dict) -> Answer:
         async with self._lock:
@@ -291,7 +323,7 @@ class CmdJudge:
             raw = raw.replace(self._secret, "***")
         try:
             obj = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         if isinstance(obj, dict):
             if "id" in obj and obj["id"] != rid:

@@ -70,7 +70,7 @@ def parse_answer(text: str | None) -> tuple[float | None, str | None]:
     value = None
     try:
         obj = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         obj = None
     if isinstance(obj, dict) and "score" in obj:
         value = obj["score"]

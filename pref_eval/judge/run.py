@@ -51,6 +51,7 @@ class Setup:
     prompt: str | None = None
     both_orders: bool = False
     ties: str = "half"
+    missing_text: str = "stop"  # under --state: a pair lacking a text stops the run (stop) or is a tie (tie)
     api_key_env: str = "OPENAI_API_KEY"
     retry_failed: bool = False
     dry_run: bool = False
@@ -116,6 +117,14 @@ class Session:
             if self.texts.doc(qid, d) is None:
                 return f"text of document {d}"
         return None
+
+    def _check_batch_texts(self, req: list[tuple[str, str, str]]) -> None:
+        """Refuse a state's batch holding a pair without its texts (``--missing-text stop``): a strategy needs a
+        judgment of every pair it asks for, and the judge cannot give one."""
+        self.texts.prefetch({d for _, a, b in req for d in (a, b)})
+        lacking = [(q, a, b, why) for q, a, b in req if (why := self._lacks_text(q, a, b))]
+        if lacking:
+            raise _batch_text_error(self.setup, lacking, len(req))
 
     async def judge_pairs(self, pairs: list[tuple[str, str, str]], reps: list[int] | None = None) -> list[Result]:
         """Judge ``pairs`` (repetition ``reps[i]`` of pair i, default 0); return the pairs that got every
@@ -267,12 +276,12 @@ class Session:
             if not req:
                 return
             reps = repetitions(t, req)
+            if self.setup.missing_text == "stop" and not self.setup.dry_run:
+                self._check_batch_texts(req)  # before anything of the batch is asked
             n_missing = len(self.missing)
             res = await self.judge_pairs(req, reps)
             if self.setup.dry_run or self.stats.stopped is not None or self.stats.unreached:
                 return  # dry run: only the next batch is known before it is judged; a batch not whole is not added
-            if len(self.missing) - n_missing == len(req):
-                raise _textless_batch_error(self.setup, len(req), self.missing[n_missing])
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
             no_text = {(q, a, b) for q, a, b, _ in self.missing[n_missing:]}  # cannot be judged: a tie
             rows = []
@@ -293,15 +302,25 @@ class Session:
                                       f"ties?); the {t.strategy} cannot finish")
 
 
+def _text_source(setup: Setup, why: str) -> str:
+    return str(setup.queries if why == "query text" and setup.queries else setup.docs or setup.queries or "--docs")
+
+
 def _textless_batch_error(setup: Setup, n: int, first: tuple[str, str, str, str]) -> InputError:
-    """A batch (or a PAIRS file) none of whose pairs has its texts: the wrong --docs or --queries, not n ties to
-    add (nor an empty output)."""
+    """A PAIRS file none of whose pairs has its texts: the wrong --docs or --queries, not an empty output."""
     qid, a, b, why = first
-    source = setup.queries if why == "query text" and setup.queries else setup.docs or setup.queries or "--docs"
-    where, after = (f"of the next batch of {setup.state}", " (the state is left unchanged)") if setup.state else \
-        (f"of {setup.pairs}", "")
-    return InputError(str(source), 0, f"none of the {n} pairs {where} has its texts "
-                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs{after}")
+    return InputError(_text_source(setup, why), 0, f"none of the {n} pairs of {setup.pairs} has its texts "
+                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs")
+
+
+def _batch_text_error(setup: Setup, lacking: list[tuple[str, str, str, str]], n: int) -> InputError:
+    """Under ``--state`` (``--missing-text stop``): the next batch holds pairs that cannot be sent."""
+    qid, a, b, why = lacking[0]
+    some = f"all {n} pairs" if len(lacking) == n else f"{len(lacking)} of the {n} pairs"
+    return InputError(_text_source(setup, why), 0, f"{some} of the next batch of {setup.state} lack a text "
+                      f"(first: {qid} {a} {b}: no {why}); nothing of the batch was asked and the state is left "
+                      f"unchanged: add the texts and run the same command again, or give --missing-text tie to "
+                      f"count such pairs as ties")
 
 
 def run(setup: Setup) -> Session:

@@ -64,14 +64,16 @@ class Store:
                                                                        os.W_OK) else "ro"
                 self.db = sqlite3.connect(f"file:{os.path.abspath(path)}?mode={mode}", uri=True, timeout=30)
                 version = self._version()
+                self._check_version(version, readonly=True)
                 if version == "1":
                     self.rep = "0"
             else:
                 self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+                version = self._version()  # checked before anything is written into the file
+                self._check_version(version, readonly=False)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.execute(_META)
-                version = self._version()
                 if version is None:
                     self.db.execute(_PROMPTS)
                     self.db.execute(_ANSWERS)
@@ -86,8 +88,28 @@ class Store:
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
         except sqlite3.DatabaseError as err:
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
+
+    def _check_version(self, version: str | None, readonly: bool) -> None:
+        """Refuse, before anything is written: an SQLite database of another program (tables but no
+        zelo_judge schema: its tables would be mixed with ours), a store written by a newer pref_eval, and a
+        store whose answers table is gone."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version is None:
+            if tables:
+                names = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+                raise InputError(self.path, 0, f"not a zelo_judge store: an SQLite database of other tables "
+                                 f"({names}); give a new file or a store zelo_judge wrote")
+            if readonly:
+                raise InputError(self.path, 0, "not a zelo_judge store (no zelo_judge schema in it)")
+            return
         if version not in (SCHEMA_VERSION, "1"):
-            raise InputError(path, 0, f"store schema {version or '?'} is not {SCHEMA_VERSION}")
+            newer = version.isdigit() and int(version) > int(SCHEMA_VERSION)
+            raise InputError(self.path, 0, f"written by a newer pref_eval (store schema {version}; this version "
+                             f"reads up to {SCHEMA_VERSION})" if newer else
+                             f"store schema {version!r} is not one zelo_judge wrote (expected 1 or {SCHEMA_VERSION})")
+        if "answers" not in tables or "prompts" not in tables:
+            raise InputError(self.path, 0, "not a zelo_judge store: its schema is marked but the answers or "
+                             "prompts table is missing (a damaged store)")
 
     def _cannot_write(self, err: Exception) -> OutputError:
         """A full disk, an I/O error, a read-only file: exit 1; every answer committed before is kept."""

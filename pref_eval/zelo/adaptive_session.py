@@ -190,7 +190,7 @@ class AdaptiveSession(TopicSessions):
         replay gives the same state."""
         try:
             obj = json.loads(text) if isinstance(text, str) else text
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
         if _check_header(obj, name) == 1:
             return cls.replay(obj, name)
@@ -341,6 +341,6 @@ def is_adaptive_state(text: str) -> bool:
     """True when a state file's JSON names the adaptive strategy (cheap check before full validation)."""
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(obj, dict) and obj.get("strategy") == "adaptive"

@@ -49,7 +49,7 @@ def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
 
     try:
         obj = json.loads(text)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
     strategy = obj.get("strategy", "tournament") if isinstance(obj, dict) else "tournament"
     if strategy == "adaptive":

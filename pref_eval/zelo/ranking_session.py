@@ -328,7 +328,7 @@ class RankingSession(TopicSessions):
         stored rounds and (format 2) leaves the same random streams."""
         try:
             obj = json.loads(text) if isinstance(text, str) else text
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
         version = _check_header(obj, name)
         s = cls._resume(obj, name)

@@ -299,7 +299,7 @@ class Tournament:
 
         try:
             obj = json.loads(text)
-        except ValueError as err:
+        except (ValueError, RecursionError) as err:
             raise InputError(name, 0, f"not a zelo_pairs tournament state file ({err})") from None
         validate_state(obj, name)  # a refused state is never rewritten: nothing is saved before this
         try:
