@@ -706,3 +706,22 @@ def test_a_judge_program_echoing_the_key_does_not_put_it_in_the_store(tmp_path):
     assert p.returncode == 0, p.stderr
     assert [(r[0], r[1]) for r in stored(tmp_path / "s.sqlite")] == [("ok", 0.5)] * 3
     no_key_anywhere(tmp_path, p.stdout, p.stderr)
+
+
+def test_a_judge_program_printing_the_key_on_its_stderr(tmp_path):
+    """A cmd: judge's standard error went straight to ours, so a program logging its environment (or an API
+    client's debug line) put the key on the terminal and into any log of the run. Its lines are now relayed
+    with the key as *** (session 12, j21); a program that crashes after saying so is still reported."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    (tmp_path / "talk.py").write_text(
+        "import json, os, sys\nfor n, line in enumerate(sys.stdin):\n"
+        "    print('debug: key', os.environ['OPENAI_API_KEY'], json.dumps(os.environ['OPENAI_API_KEY']), "
+        "file=sys.stderr, flush=True)\n"
+        "    if n == 1:\n        sys.exit(3)\n"
+        "    print(json.dumps({'score': 0.5}), flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} talk.py",
+           "--retries", "0", "-o", tmp_path / "o.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("debug: key *** \"***\"\n") == 3, p.stderr
+    assert sorted(r[0] for r in stored(tmp_path / "s.sqlite")) == ["failed", "ok", "ok"]
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)

@@ -87,3 +87,22 @@ def test_utility_of_a_missing_topic_follows_the_placeholder(tmp_path, flags, exp
     assert res.returncode == 0, res
     rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2] for r in res.stdout.decode().splitlines()}
     assert rows[("utility_2,-1,-3,1", "q2")] == expected
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    # m_rbp_resid.c on the placeholder ranking (one unjudged document at rank 1):
+    # p^1 + (1 − p)·p^0 = 0.7 + 0.3 = 1; under -J or -M 0 the ranking is empty, no unjudged
+    # document: 0 (trec_eval 10.0 prints these, u21; it zeroes only the bare name "rbp_resid")
+    ([], "1.0000"),
+    (["-J"], "0.0000"),
+    (["-M", "0"], "0.0000"),
+    (["-M", "0", "-l", "2"], "0.0000"),
+    (["-M", "1"], "1.0000"),
+])
+def test_rbp_resid_of_a_missing_topic_follows_the_placeholder(tmp_path, flags, expected):
+    (tmp_path / "q").write_text("q1 0 a 1\nq2 0 b 1\nq2 0 c 0\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 z 2 0.5 t\n")
+    res = run_inproc("zelo_trec", ["-q", "-c", *flags, "-m", "rbp_resid.p=0.7", "q", "r"], tmp_path)
+    assert res.returncode == 0, res
+    rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2] for r in res.stdout.decode().splitlines()}
+    assert rows[("rbp_resid_p=0.7", "q2")] == expected

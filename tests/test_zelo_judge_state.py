@@ -407,7 +407,8 @@ def test_a_last_batch_of_one_pair_without_text(tmp_path):
     before = (tmp_path / "st.json").read_bytes()
     p = zj("--state", tmp_path / "st.json", *texts(tmp_path), toy(tmp_path), check=False)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
-    assert p.stderr.startswith(f"zelo_judge: {tmp_path / 'docs.tsv'}: all 1 pairs of the next batch of ")
+    assert p.stderr.startswith(f"zelo_judge: {tmp_path / 'docs.tsv'}: the only pair of the next batch of ")
+    assert " lacks a text (first: " in p.stderr
     assert "(first: t0 a b: no text of document b)" in p.stderr or "(first: t0 b a: no text of document b)" in p.stderr
     assert (tmp_path / "st.json").read_bytes() == before
     zj("--state", tmp_path / "st.json", *texts(tmp_path), toy(tmp_path), "--missing-text", "tie", "-Q")

@@ -231,6 +231,7 @@ class CmdJudge:
         self.price_key = spec.name
         self.timeout = timeout
         self._proc: asyncio.subprocess.Process | None = None
+        self._relay: asyncio.Future | None = None
         self._lock = asyncio.Lock()
         self._next_id = 0
 
@@ -242,10 +243,33 @@ class CmdJudge:
             try:
                 self._proc = await asyncio.create_subprocess_shell(
                     self.spec.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                    start_new_session=True, limit=1 << 26)
+                    stderr=asyncio.subprocess.PIPE, start_new_session=True, limit=1 << 26)
             except OSError as err:
                 raise Fatal(f"judge {self.name}: cannot start the command ({err.strerror or err})") from None
+            self._relay = asyncio.ensure_future(self._relay_stderr(self._proc.stderr))
         return self._proc
+
+    async def _relay_stderr(self, stream) -> None:
+        """The program's standard error, line by line, to ours -- with the key of ``--api-key-env`` (which the
+        program inherits) replaced by ``***``, as in a stored answer."""
+        import sys
+
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError:  # a line longer than the stream limit: drop it
+                continue
+            except (OSError, asyncio.CancelledError):
+                return
+            if not line:
+                return
+            text = line.decode("utf-8", errors="replace")
+            if self._secret:
+                for form in (self._secret, json.dumps(self._secret)[1:-1]):
+                    text = text.replace(form, "***")
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
     async def _kill(self) -> None:
         p = self._proc
@@ -266,6 +290,10 @@ class CmdJudge:
             except (asyncio.TimeoutError, OSError, BrokenPipeError, ConnectionResetError):
                 pass
         await self._kill()
+        relay, self._relay = self._relay, None
+        if relay is not None:  # the program is gone: its stderr ends (a grandchild holding it open is not awaited)
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(relay, 2)
 
     async def ask(self, request: dict) -> Answer:
         async with self._lock:

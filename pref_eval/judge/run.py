@@ -316,8 +316,10 @@ def _textless_batch_error(setup: Setup, n: int, first: tuple[str, str, str, str]
 def _batch_text_error(setup: Setup, lacking: list[tuple[str, str, str, str]], n: int) -> InputError:
     """Under ``--state`` (``--missing-text stop``): the next batch holds pairs that cannot be sent."""
     qid, a, b, why = lacking[0]
-    some = f"all {n} pairs" if len(lacking) == n else f"{len(lacking)} of the {n} pairs"
-    return InputError(_text_source(setup, why), 0, f"{some} of the next batch of {setup.state} lack a text "
+    some = ("the only pair" if n == 1 else f"all {n} pairs") if len(lacking) == n else \
+        f"{len(lacking)} of the {n} pairs"
+    verb = "lacks" if len(lacking) == 1 else "lack"
+    return InputError(_text_source(setup, why), 0, f"{some} of the next batch of {setup.state} {verb} a text "
                       f"(first: {qid} {a} {b}: no {why}); nothing of the batch was asked and the state is left "
                       f"unchanged: add the texts and run the same command again, or give --missing-text tie to "
                       f"count such pairs as ties")

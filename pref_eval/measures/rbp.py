@@ -121,12 +121,10 @@ def rbp_resid(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     unj = r.grade < 0
     s = r.per_query_sum(np.where(unj, pw[r.pos], 0.0))
     n_unj = r.per_query_sum(unj)
-    # trec_eval -c: a topic the run lacks is scored on one unpooled document,
-    # then zeroed only when the printed name is the bare "rbp_resid".
+    # trec_eval -c: a topic the run lacks is scored on its placeholder ranking, one unpooled
+    # document (none under -J or -M 0: r's rows already hold it, as for utility), then zeroed
+    # only when the printed name is the bare "rbp_resid".
     bogus = ~r.present & bool(params) & (not ctx.trec9)
-    s = np.where(bogus, 1.0, s)
-    n_unj = np.where(bogus, 1, n_unj)
-    nret = np.where(bogus, 1, nret)
     val = np.where(n_unj > 0, pw[nret] + (1.0 - p) * s, 0.0)
     val = np.where(~r.present & ~bogus, 0.0, val)
     return val.reshape(-1, 1)
