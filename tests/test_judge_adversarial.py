@@ -637,7 +637,7 @@ def test_a_key_an_http_header_cannot_carry_is_refused_at_start(tmp_path, hostile
            env=env(MYKEY=bad))
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert "the API key in MYKEY holds a character an HTTP header cannot carry" in p.stderr
-    assert srv.received == {} and stored(tmp_path / "s.sqlite") == []
+    assert srv.received == {} and not (tmp_path / "s.sqlite").exists()  # refused before the store is created
     for blob in (p.stdout, p.stderr, *(f.read_bytes().decode("utf-8", "replace") for f in tmp_path.iterdir())):
         assert bad.strip() not in blob and KEY[6:] not in blob
 
@@ -725,3 +725,14 @@ def test_a_judge_program_printing_the_key_on_its_stderr(tmp_path):
     assert p.stderr.count("debug: key *** \"***\"\n") == 3, p.stderr
     assert sorted(r[0] for r in stored(tmp_path / "s.sqlite")) == ["failed", "ok", "ok"]
     no_key_anywhere(tmp_path, p.stdout, p.stderr)
+
+
+def test_an_unset_key_variable_creates_no_store(tmp_path, hostile):
+    """``key=NOPE`` naming an unset variable is refused before the store file is created (session 12: the
+    refusal came after ``--store`` had been created, leaving an empty database behind)."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", f"--judge=openai:m@{url},key=NOPE",
+           env=env())
+    assert p.returncode == 2 and "NOPE is not set" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert srv.received == {} and not (tmp_path / "s.sqlite").exists()

@@ -142,11 +142,19 @@ class OpenAIJudge:
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
         return "unused"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
 
-    async def start(self) -> None:
+    def check(self) -> None:
+        """Refuse what would stop the run before anything is written (the store is opened after this): the
+        openai package missing, the key's variable unset or holding what an HTTP header cannot carry."""
         try:
-            import openai
+            import openai  # noqa: F401
         except ImportError:
             raise UsageError("openai: judges need the openai package: pip install 'pref_eval[judge]'") from None
+        self._key()
+
+    async def start(self) -> None:
+        self.check()
+        import openai
+
         self._openai = openai
         key = self._key()
         self._clients = [openai.AsyncOpenAI(api_key=key, base_url=self.spec.base_url, max_retries=0,
@@ -234,6 +242,10 @@ class CmdJudge:
         self._relay: asyncio.Future | None = None
         self._lock = asyncio.Lock()
         self._next_id = 0
+
+    def check(self) -> None:
+        """Nothing to check before the store is opened (the program is started at the first request)."""
+        return None
 
     async def start(self) -> None:
         return None

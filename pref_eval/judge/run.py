@@ -224,12 +224,14 @@ class Session:
 
             self.store = Store(s.store, readonly=True) if os.path.exists(s.store) else None
         else:
-            self.store = Store(s.store)
-            self.store.lock()
-            self.store.add_prompt(self.phash, self.template)
             self.judges = {sp.name: make_judge(sp, default_key_env=s.api_key_env, timeout=s.limits.timeout,
                                              concurrency=s.limits.concurrency)
                            for sp in self.specs}
+            for j in self.judges.values():  # a missing package or a bad key: refused before the store exists
+                j.check()
+            self.store = Store(s.store)
+            self.store.lock()
+            self.store.add_prompt(self.phash, self.template)
         progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
         ptask = asyncio.ensure_future(progress.run())
         try:
