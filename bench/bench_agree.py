@@ -36,10 +36,9 @@ def tables(n_pairs: int, n_queries: int = 1000, n_docs: int = 300, seed: int = 0
     pick = np.concatenate([rng.choice(len(iu), per_q, replace=False) for _ in range(n_queries)])
     a, b = iu[pick], ju[pick]
     p = rng.random(len(q))
+    names = [f"q{i}" for i in range(n_queries)] + [f"d{j:04d}" for j in range(n_docs)]
     for k in range(2):
         t = Judgments()
-        t.queries = [f"q{i}" for i in range(n_queries)]
-        t.docs = {qid: [f"d{j:04d}" for j in range(n_docs)] for qid in t.queries}
         s = (rng.random(len(q)) < p).astype(float)
         aa, bb = a.copy(), b.copy()
         if k == 1:
@@ -48,15 +47,13 @@ def tables(n_pairs: int, n_queries: int = 1000, n_docs: int = 300, seed: int = 0
             aa[rev], bb[rev] = b[rev], a[rev]
             s[rev] = 1.0 - s[rev]
             miss = rng.random(len(q)) < 0.05
-            t.missing = list(zip(q[miss].tolist(), aa[miss].tolist(), bb[miss].tolist(), strict=True))
-            keep = ~miss
         else:
-            keep = np.ones(len(q), dtype=bool)
-        # the table's columns directly (as a reader's vectorised path stores them)
-        t._qindex = {qid: i for i, qid in enumerate(t.queries)}
-        t._chunks = [(q[keep].astype(np.int64), aa[keep].astype(np.int64), bb[keep].astype(np.int64),
-                      s[keep].astype(np.float64), np.ones(int(keep.sum())))]
+            miss = np.zeros(len(q), dtype=bool)
+        # through the table's vectorised entry (what a reader's fast path calls); codes index ``names``
+        t.add_columns(names, q, n_queries + aa, n_queries + bb, s, keep=~miss, missing=miss)
         t.format = "jsonl"
+        if len(t) != int((~miss).sum()):
+            raise RuntimeError(f"bench table holds {len(t)} judgments, expected {int((~miss).sum())}")
         tabs.append(t)
     return tabs
 
@@ -90,18 +87,19 @@ def main() -> None:
         from pref_eval.io.judgments import read_judgments
 
         t = tabs[1]
+        tq, ta, tb, ts, _ = (c.tolist() for c in t.arrays())  # once: the list properties copy the column
         with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as fh:
-            for i in range(len(t.q)):
-                qid = t.queries[t.q[i]]
-                da, db = t.docs[qid][t.a[i]], t.docs[qid][t.b[i]]
-                mark = "=" if t.score[i] == 0.5 else "!"
-                if t.score[i] == 1.0:
+            for qi, ai, bi, si in zip(tq, ta, tb, ts, strict=True):
+                qid = t.queries[qi]
+                da, db = t.docs[qid][ai], t.docs[qid][bi]
+                mark = "=" if si == 0.5 else "!"
+                if si == 1.0:
                     da, db = db, da
                 fh.write(f"@ {qid} {da} {db} {mark}\n")
             path = fh.name
         t0 = time.perf_counter()
         read_judgments(path, "llmlog")
-        print(f"reading {len(t.q)} llmlog lines: {time.perf_counter() - t0:.2f} s")
+        print(f"reading {len(tq)} llmlog lines: {time.perf_counter() - t0:.2f} s")
         os.unlink(path)
 
 
