@@ -18,7 +18,10 @@ def test_compat_zbench_bytes(case, tmp_path):
                         "--dataset", str(d / "dataset.jsonl"), "--compat", "zbench",
                         "--output-format", "zbench", "-o", str(out), "-Q"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert out.read_bytes() == (d / "zbench_annotated.jsonl").read_bytes()
+    # zbench's own output differs in the last bit of some scores between CPUs: numpy's exp and log take an
+    # AVX-512 code path where the CPU has it and glibc's otherwise (README there). Both files are zbench's output.
+    got = out.read_bytes()
+    assert got in ((d / "zbench_annotated.jsonl").read_bytes(), (d / "zbench_annotated.no-avx512.jsonl").read_bytes())
 
 
 def test_default_fit_differs_from_zbench_where_it_should(tmp_path):

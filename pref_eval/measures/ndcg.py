@@ -286,8 +286,14 @@ def g_measure(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     zptr = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(qz, minlength=nq), out=zptr[1:])
     sum_res = seg_cumsum(gain, zptr)
+    arg = 2.0 + sum_cost[nz] - sum_res  # < 0 with negative gains: log2 is NaN
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = gain / np.log2(2.0 + sum_cost[nz] - sum_res)
+        lg = np.log2(arg)
+    # C's log2 (glibc on x86) returns the negative default NaN, printed "-nan"; numpy's log2 gives +NaN or
+    # -NaN depending on the CPU's SIMD path (+NaN on AVX2, -NaN with AVX-512): set the sign as C does
+    lg[arg < 0] = -np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = gain / lg
     del sum_cost
     res_g = np.bincount(qz, weights=w, minlength=nq)  # the per-query sum without its +0.0 terms
     sum_ideal = np.bincount(gs.iqidx, weights=gs.ideal, minlength=nq)
