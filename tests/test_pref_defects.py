@@ -69,6 +69,10 @@ def test_same_run_id_kept_apart(spec_example):
     (["-m", "p@x"], "positive integer"),
     (["-m", "rp@5"], "takes no cut-off"),
     (["-m", "p"], "needs a cut-off"),
+    (["-m", "r@0"], "positive integer"),
+    (["-m", "ap@x"], "must be an integer"),
+    (["-m", "rbp@0.5,1.5"], "must be an integer"),
+    (["-m", "ndcg@ 3"], "must be an integer"),
 ])
 def test_bad_measure_names_are_errors(spec_example, args, msg):
     """Defect 5: unknown names gave 0.0 silently; p@0 crashed."""
@@ -128,3 +132,20 @@ def test_fewer_than_two_runs_is_an_error(spec_example):
     t = spec_example
     out = zelo("-R", t / "qrels", "-o", "pref", t / "runA")
     assert out.returncode == 2 and out.stdout == "" and "need at least two runs" in out.stderr
+
+
+def test_cutoff_zero_is_the_whole_ranking_as_pref_eval(spec_example):
+    """pref_eval.py cuts ap/rr/ndcg/rbp only ``if k > 0`` (its default K is 0): ``ap@0``, ``rr@-1``,
+    ``rbp@0.5,0`` are the measures without a cut-off (tests/data/pref_eval_ref's zero_cut case checks
+    the values against pref_eval.py's own output; rr@K is not in it because pref_eval.py's preference
+    value for any rr@K is 0.0, a documented difference)."""
+    t = spec_example
+    out = zelo("-R", t / "qrels", "-q", "-m", "rr@0", "-m", "rr@-1", "-m", "rr", "-m", "rbp@0.5,0", "-m", "rbp",
+               "-m", "ndcg@0", "-m", "ndcg", t / "runA", t / "runB")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(x) for x in out.stdout.splitlines()]
+    assert rows
+    for r in rows:
+        assert r["rr@0"] == r["rr@-1"] == r["rr"]
+        assert r["rbp@0.5,0"] == r["rbp"] and r["ndcg@0"] == r["ndcg"]
+    assert any(r["rr"] != 0 for r in rows)

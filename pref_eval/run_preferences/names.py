@@ -12,7 +12,8 @@ Three kinds of names, resolved in this order:
   (``ndcg_cut.10``, ``nDCG@10``); it must give a single column.
 
 Unlike pref_eval.py, an unknown name is an error (it silently gave 0.0 there),
-and so is a malformed parameter (``p@0``, ``p@x``, ``rp@5``).
+and so is a malformed parameter (``p@0``, ``p@x``, ``rp@5``). As there, a cut-off
+K ≤ 0 of ``ap@K``, ``rr@K``, ``ndcg@K``, ``rbp@γ,K`` means no cut-off.
 """
 from __future__ import annotations
 
@@ -128,6 +129,19 @@ def _positive_int(text: str, name: str) -> int:
     return int(text)
 
 
+def _cutoff_or_whole(text: str, name: str) -> int:
+    """A cut-off of ``ap@K``, ``rr@K``, ``ndcg@K``, ``rbp@γ,K``: K ≤ 0 is the whole ranking (0).
+
+    pref_eval.py cuts only ``if k > 0``, and its own default K is 0 (``rbp@γ`` is ``rbp@γ,0``), so
+    ``ap@0`` or ``rbp@0.8,0`` there is the measure without a cut-off; ``p@K`` / ``r@K`` (K the
+    denominator or the depth of a count) keep a positive K.
+    """
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise UsageError(f"measure {name!r}: the cut-off must be an integer (got {text!r}; "
+                         "0 or less means the whole ranking, as pref_eval.py)")
+    return max(int(text), 0)
+
+
 def parse_pref_measure(name: str) -> list[PrefMeasure]:
     """Resolve one ``-m`` name (see the module docstring)."""
     if name in PREFERENCES:
@@ -135,7 +149,9 @@ def parse_pref_measure(name: str) -> list[PrefMeasure]:
     if name in ("ap", "rbp", "rr", "ndcg", "rp"):
         return [PrefMeasure(name, "metric", name)]
     head, at, tail = name.partition("@")
-    if at and head in ("ap", "rr", "ndcg", "p", "r"):
+    if at and head in ("ap", "rr", "ndcg"):
+        return [PrefMeasure(name, "metric", head, k=_cutoff_or_whole(tail, name))]
+    if at and head in ("p", "r"):
         return [PrefMeasure(name, "metric", head, k=_positive_int(tail, name))]
     if at and head == "rbp":
         parts = tail.split(",")
@@ -147,7 +163,7 @@ def parse_pref_measure(name: str) -> list[PrefMeasure]:
             raise UsageError(f"measure {name!r}: persistence {parts[0]!r} is not a number") from None
         if not 0.0 < gamma < 1.0:
             raise UsageError(f"measure {name!r}: persistence must be in (0, 1)")
-        k = _positive_int(parts[1], name) if len(parts) == 2 else 0
+        k = _cutoff_or_whole(parts[1], name) if len(parts) == 2 else 0
         return [PrefMeasure(name, "metric", "rbp", k=k, gamma=gamma)]
     if at and head in METRIC_PREFIXES:
         raise UsageError(f"measure {name!r}: {head} takes no cut-off here")
