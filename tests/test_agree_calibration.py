@@ -28,13 +28,52 @@ def test_hand_worked_small_case():
     assert ece(b) == pytest.approx(0.5 * 0.3 + 0.5 * 0.3)
 
 
-def test_buckets_against_numpy_array_split():
-    rng = np.random.default_rng(5)
-    mu = np.round(rng.random(1003), 2)  # repeated values
-    y = rng.choice([0, 1 / 3, 0.5, 2 / 3, 1.0], size=1003)
-    b = buckets(mu, y, 20)
-    parts = np.array_split(np.argsort(mu, kind="stable"), 20)
+def _sklearn_means(mu: np.ndarray, y: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """The oracle: scikit-learn's calibration_curve(strategy="quantile") -> (mean mu, mean y) per non-empty
+    bucket. It takes 0/1 outcomes only, so the mean of y in {0, 1/3, 1/2, 2/3, 1} is taken as
+    1/3 [y >= 1/3] + 1/6 [y >= 1/2] + 1/6 [y >= 2/3] + 1/3 [y >= 1] (each indicator's curve is linear in y)."""
+    from sklearn.calibration import calibration_curve
+
+    obs = 0.0
+    pred = None
+    for t, w in ((1 / 3, 1 / 3), (0.5, 1 / 6), (2 / 3, 1 / 6), (1.0, 1 / 3)):
+        ind = (y >= t - 1e-12).astype(int)
+        ind[:2] = [0, 1]  # calibration_curve refuses a single class; these two entries are set in y as well
+        true, p = calibration_curve(ind, mu, n_bins=n_buckets, strategy="quantile")
+        obs = obs + w * true
+        pred = p
+    return pred, obs
+
+
+def _parts(mu: np.ndarray, n_buckets: int) -> list[np.ndarray]:
+    """Bucket members by the rule scikit-learn documents: percentile edges, e_b < mu <= e_b+1."""
+    edges = np.percentile(mu, np.linspace(0, 100, n_buckets + 1))
+    ids = np.searchsorted(edges[1:-1], mu)
+    return [np.flatnonzero(ids == b) for b in np.unique(ids)]
+
+
+@pytest.mark.parametrize("seed,n,n_buckets,values", [
+    (5, 1003, 20, 100),  # repeated values (2 decimals)
+    (6, 1000, 10, 0),  # continuous
+    (7, 600, 20, 4),  # an ensemble of 3 votes: 0, 1/3, 2/3, 1 -> 4 buckets, not 20
+    (8, 7, 20, 0),  # fewer entries than buckets
+    (9, 50, 3, 2),
+])
+def test_buckets_against_sklearn_calibration_curve(seed, n, n_buckets, values):
+    rng = np.random.default_rng(seed)
+    mu = np.round(rng.random(n) * (values - 1)) / (values - 1) if values > 1 else rng.random(n)
+    if values == 100:
+        mu = np.round(rng.random(n), 2)
+    y = rng.choice([0, 1 / 3, 0.5, 2 / 3, 1.0], size=n)
+    y[:2] = [0.0, 1.0]
+    b = buckets(mu, y, n_buckets)
+    pred, obs = _sklearn_means(mu, y, n_buckets)
+    assert b.predicted == pytest.approx(pred, abs=1e-12)
+    assert b.observed == pytest.approx(obs, abs=1e-12)
+    parts = _parts(mu, n_buckets)
     assert list(b.n) == [len(p) for p in parts]
+    if values and values < 100:
+        assert len(parts) == values
     for i, p in enumerate(parts):
         assert b.predicted[i] == pytest.approx(mu[p].mean(), abs=1e-12)
         assert b.observed[i] == pytest.approx(y[p].mean(), abs=1e-12)
@@ -42,6 +81,27 @@ def test_buckets_against_numpy_array_split():
         shares = [np.mean(y[p] == 0), np.mean((y[p] > 0) & (y[p] < 0.5)), np.mean(y[p] == 0.5),
                   np.mean((y[p] > 0.5) & (y[p] < 1)), np.mean(y[p] == 1)]
         assert b.levels[i] == pytest.approx(shares, abs=1e-12)
+    assert ece(b) == pytest.approx(sum(len(p) / n * abs(mu[p].mean() - y[p].mean()) for p in parts), abs=1e-12)
+
+
+def test_equal_scores_never_split_so_the_order_of_entries_does_not_matter():
+    """A run of equal mu is one bucket: shuffling the entries (other pair ids) gives the same buckets and ECE
+    (before, equal-population buckets cut runs of equal mu by pair id, and the ECE followed the ids)."""
+    rng = np.random.default_rng(3)
+    mu = rng.choice([0.0, 1 / 3, 2 / 3, 1.0], size=400)
+    y = rng.choice([0.0, 0.5, 1.0], size=400)
+    b = buckets(mu, y, 20)
+    for _ in range(5):
+        perm = rng.permutation(400)
+        c = buckets(mu[perm], y[perm], 20)
+        assert list(c.n) == list(b.n) and ece(c) == ece(b)
+        assert np.array_equal(c.observed, b.observed)
+    assert len(b.n) == 4 and set(b.mu_low) == set(b.mu_high) == {0.0, 1 / 3, 2 / 3, 1.0}
+
+
+def test_no_entries_no_buckets():
+    b = buckets(np.zeros(0), np.zeros(0), 20)
+    assert len(b.n) == 0 and np.isnan(ece(b))
 
 
 def _write(tmp_path, name, rows):

@@ -434,8 +434,9 @@ def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_ref
 
 
 def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[str, float]:
-    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over equal-population buckets of the
-    pairs taken in both orientations, by hand (numpy's array_split for the buckets)."""
+    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over the quantile buckets of the
+    pairs taken in both orientations, by hand (the buckets by scikit-learn's documented quantile rule:
+    numpy.percentile edges, e_b < mu <= e_b+1, empty buckets dropped)."""
     if not pairs:
         return {"brier": math.nan, "log_loss": math.nan}
     # the pair scores as zelo_agree keeps them: rounded to 12 decimals (documented)
@@ -446,11 +447,12 @@ def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[st
     c = np.clip(m, 1e-15, 1 - 1e-15)
     out = {"brier": float(np.mean((m - t) ** 2)),
            "log_loss": float(-np.mean(t * np.log(c) + (1 - t) * np.log(1 - c)))}
-    both = sorted([(mu[p], y[p], 0, p) for p in pairs] + [(np.round(1 - mu[p], 12), np.round(1 - y[p], 12), 1, p)
-                                                          for p in pairs], key=lambda e: (e[0], e[2], e[3]))
-    # equal mu: the original orientation first, then by pair (the stable sort of the concatenation; documented)
-    parts = np.array_split(np.array([(a, b) for a, b, _, _ in both]), min(n_buckets, len(both)))
-    out["ece"] = float(sum(len(b) / len(both) * abs(b[:, 0].mean() - b[:, 1].mean()) for b in parts))
+    m2 = np.concatenate([m, np.round(1 - m, 12)])
+    t2 = np.concatenate([t, np.round(1 - t, 12)])
+    edges = np.percentile(m2, np.linspace(0, 100, n_buckets + 1))
+    codes = np.searchsorted(edges[1:-1], m2)
+    out["ece"] = float(sum((codes == b).sum() / len(m2) * abs(m2[codes == b].mean() - t2[codes == b].mean())
+                           for b in np.unique(codes)))
     return out
 
 

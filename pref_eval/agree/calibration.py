@@ -7,9 +7,14 @@ both orientations, (mu, y) and (1 - mu, 1 - y), so the result does not depend
 on which document a file names first and the reliability curve is symmetric
 about (1/2, 1/2).
 
-* Buckets: the entries sorted by mu (stable) and cut into ``buckets``
-  equal-population groups (sizes differ by at most one, larger ones first,
-  as ``numpy.array_split``). Per bucket: count, mean mu ("predicted"), mean
+* Buckets: quantile buckets of mu, as scikit-learn's
+  ``calibration_curve(strategy="quantile")`` (tested against it):
+  edges e_0..e_B the ``numpy.percentile`` of mu at 0, 100/B, ..., 100 (linear
+  interpolation), an entry in bucket b when e_b < mu <= e_{b+1} (the first bucket
+  also holds e_0), empty buckets dropped. Entries with equal mu are always in one
+  bucket, so nothing depends on the order of the pairs or on document ids; with
+  few distinct values (an ensemble of 3 votes: 0, 1/3, 2/3, 1) there are fewer
+  than B buckets. Per bucket: count, mean mu ("predicted"), mean
   y ("observed"), the mu range, and the share of the reference's five levels
   y = 0, 0 < y < 1/2, y = 1/2, 1/2 < y < 1, y = 1.
 * Expected calibration error (Naeini et al. 2015, on these buckets):
@@ -53,24 +58,26 @@ def five_levels(y: np.ndarray) -> np.ndarray:
 
 
 def buckets(mu: np.ndarray, y: np.ndarray, n_buckets: int = 20) -> Buckets:
-    """Equal-population buckets of ``mu`` with the mean of ``y`` in each (no symmetrisation here)."""
+    """Quantile buckets of ``mu`` (module docstring) with the mean of ``y`` in each (no symmetrisation here)."""
     mu = np.asarray(mu, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    N = len(mu)
-    nb = min(n_buckets, N)
-    order = np.argsort(mu, kind="stable")
-    sizes = np.full(nb, N // nb if nb else 0, dtype=np.int64)
-    sizes[: N % nb if nb else 0] += 1
-    bid = np.repeat(np.arange(nb), sizes)
-    m, yy = mu[order], y[order]
-    n = np.bincount(bid, minlength=nb).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pred = np.bincount(bid, m, minlength=nb) / n
-        obs = np.bincount(bid, yy, minlength=nb) / n
-        lev = np.stack([np.bincount(bid, five_levels(yy) == k, minlength=nb) for k in range(5)], axis=1) / n[:, None]
-    starts = np.cumsum(sizes) - sizes
-    lo = m[starts] if nb else np.zeros(0)
-    hi = m[starts + sizes - 1] if nb else np.zeros(0)
+    if len(mu) == 0:
+        z = np.zeros(0)
+        return Buckets(np.zeros(0, dtype=np.int64), z, z, z, z, np.zeros((0, 5)))
+    edges = np.percentile(mu, np.linspace(0.0, 100.0, n_buckets + 1))
+    raw = np.searchsorted(edges[1:-1], mu, side="left")  # e_b < mu <= e_{b+1}
+    counts = np.bincount(raw, minlength=n_buckets)
+    keep = np.flatnonzero(counts)
+    bid = np.searchsorted(keep, raw)  # renumber the non-empty buckets 0..nb-1
+    nb = len(keep)
+    n = counts[keep].astype(np.float64)
+    pred = np.bincount(bid, mu, minlength=nb) / n
+    obs = np.bincount(bid, y, minlength=nb) / n
+    lev = np.stack([np.bincount(bid, five_levels(y) == k, minlength=nb) for k in range(5)], axis=1) / n[:, None]
+    lo = np.full(nb, np.inf)
+    hi = np.full(nb, -np.inf)
+    np.minimum.at(lo, bid, mu)
+    np.maximum.at(hi, bid, mu)
     return Buckets(n.astype(np.int64), pred, obs, lo, hi, lev)
 
 
