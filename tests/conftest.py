@@ -164,9 +164,18 @@ def warns_missing_topics(qrels_topics, runs: dict):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def assert_rows_close(old: list[str], new: list[str], sep: str, abs_tol: float = 2e-3) -> None:
+# The simulation tables of docs/zelo_simulate.md, rerun, against the docs: the adaptive strategies choose pairs
+# by comparing posterior quantities, so a near-tie can go the other way when the last bits of a fit change, and
+# they do between kinds of CPU (numpy's float64 exp/log take numpy's AVX-512 code or glibc's; OpenBLAS picks
+# kernels per CPU). A few of the 100 trials then follow another path: the tables, made on an AVX-512 machine,
+# moved by up to 0.004 on an AVX2 one (AMD EPYC, session 13). On the machine kind that made them they are equal.
+CROSS_CPU_TOL = 5e-3
+
+
+def assert_rows_close(old: list[str], new: list[str], sep: str, abs_tol: float = CROSS_CPU_TOL) -> None:
     """The docs' table rows ``old`` against the bench's ``new``: cell by cell (cells split by the regular
-    expression ``sep``), numbers within ``abs_tol`` (the docs print 3 decimals), other text equal."""
+    expression ``sep``), numbers within ``abs_tol`` (the docs print 3 decimals; ``CROSS_CPU_TOL``), other text
+    equal."""
     import re
 
     assert len(old) == len(new)
