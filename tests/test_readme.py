@@ -23,6 +23,21 @@ def test_readme_has_exactly_two_commands():
     assert cmds[1] in (ROOT / ".ci/run").read_text()
 
 
+def test_ci_runs_the_slow_checks_the_suite_leaves_out():
+    """The README's test command is the suite without the checks marked slow (setup.cfg's addopts); CI runs
+    those too, after it (the guide: long checks go behind a marker that CI still runs)."""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    assert cfg["tool:pytest"]["addopts"].strip() == '-m "not slow"'
+    ci = (ROOT / ".ci/run").read_text().splitlines()
+    main = next(i for i, ln in enumerate(ci) if readme_commands()[1] in ln)
+    assert any(ln.strip() == "pytest -q -n 2 -m slow" for ln in ci[main + 1:])
+    # a failure anywhere in the README's && list stops CI red (set -e alone does not act inside a list)
+    assert ci[main].strip().startswith(readme_commands()[1] + " || exit 1")
+
+
 def test_first_command_runs_on_shipped_files():
     job = readme_commands()[0].split("&&", 1)[1].strip()
     argv = shlex.split(job)
