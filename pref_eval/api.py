@@ -2477,7 +2477,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
 def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = None, log: Any = None,
                      inputs: InputOptions | None = None) -> Any:
     """Reliability diagram of a judge from ``zelo_agree -o jsonl`` calibration records (``zelo_plot
-    calibration``): the reference's observed mean against the judge's predicted μ per quantile
+    calibration``): the reference's observed mean against the judge's predicted μ per
     bucket, and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1; drawn on
     :class:`pref_eval.plot.canvas.Canvas`, saved to ``image`` and returned."""
     from .io.agree_records import read_agree_jsonl

@@ -28,28 +28,40 @@ def test_hand_worked_small_case():
     assert ece(b) == pytest.approx(0.5 * 0.3 + 0.5 * 0.3)
 
 
-def _sklearn_means(mu: np.ndarray, y: np.ndarray, n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """The oracle: scikit-learn's calibration_curve(strategy="quantile") -> (mean mu, mean y) per non-empty
-    bucket. It takes 0/1 outcomes only, so the mean of y in {0, 1/3, 1/2, 2/3, 1} is taken as
-    1/3 [y >= 1/3] + 1/6 [y >= 1/2] + 1/6 [y >= 2/3] + 1/3 [y >= 1] (each indicator's curve is linear in y)."""
-    from sklearn.calibration import calibration_curve
+def reference_parts(mu: np.ndarray, n_buckets: int) -> list[np.ndarray]:
+    """The bucket rule written out plainly (the oracle): sort; the run boundaries (where mu changes, with 0 and N);
+    each target b*N/B (b = 1..B-1) goes to the nearest boundary, at equal distance the one nearer N/2, if that
+    is equal too it is dropped; the distinct cuts split the sorted entries. Returns index arrays into ``mu``."""
+    from fractions import Fraction
 
-    obs = 0.0
-    pred = None
-    for t, w in ((1 / 3, 1 / 3), (0.5, 1 / 6), (2 / 3, 1 / 6), (1.0, 1 / 3)):
-        ind = (y >= t - 1e-12).astype(int)
-        ind[:2] = [0, 1]  # calibration_curve refuses a single class; these two entries are set in y as well
-        true, p = calibration_curve(ind, mu, n_bins=n_buckets, strategy="quantile")
-        obs = obs + w * true
-        pred = p
-    return pred, obs
+    order = sorted(range(len(mu)), key=lambda i: mu[i])
+    n = len(order)
+    bounds = [0] + [i for i in range(1, n) if mu[order[i]] != mu[order[i - 1]]] + [n]
+    cuts = set()
+    for b in range(1, n_buckets):
+        t = Fraction(b * n, n_buckets)
+        best = min(abs(x - t) for x in bounds)
+        near = [x for x in bounds if abs(x - t) == best]
+        if len(near) == 2:
+            mid = [abs(Fraction(x) - Fraction(n, 2)) for x in near]
+            near = [] if mid[0] == mid[1] else [near[int(mid[1] < mid[0])]]
+        cuts.update(x for x in near if 0 < x < n)
+    edges = [0, *sorted(cuts), n]
+    return [np.array(order[edges[k]:edges[k + 1]]) for k in range(len(edges) - 1)] if n else []
 
 
-def _parts(mu: np.ndarray, n_buckets: int) -> list[np.ndarray]:
-    """Bucket members by the rule scikit-learn documents: percentile edges, e_b < mu <= e_b+1."""
-    edges = np.percentile(mu, np.linspace(0, 100, n_buckets + 1))
-    ids = np.searchsorted(edges[1:-1], mu)
-    return [np.flatnonzero(ids == b) for b in np.unique(ids)]
+def test_hand_worked_ties():
+    # 5 x 0, 2 x 1/2, 5 x 1 (N = 12): B = 2 -> the target 6 lies mid-way in the run of 1/2, both ends as near the
+    # middle: no cut, one bucket; B = 3 -> targets 4 and 8 move to 5 and 7: buckets of 5, 2, 5
+    mu = np.array([0.0] * 5 + [0.5] * 2 + [1.0] * 5)
+    assert list(buckets(mu, mu, 2).n) == [12]
+    assert list(buckets(mu, mu, 3).n) == [5, 2, 5]
+    # an ensemble of 3 votes: 3 x 0, 2 x 1/3, 2 x 2/3, 3 x 1 and 20 buckets: one bucket per value
+    mu = np.array([0, 0, 0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1, 1, 1.0])
+    b = buckets(mu, 1 - mu, 20)
+    assert list(b.n) == [3, 2, 2, 3] and list(b.mu_low) == list(b.mu_high) == [0, 1 / 3, 2 / 3, 1]
+    # 0, 0, 0, 1 with 2 buckets: the target 2 is inside the run of zeros (0..3): nearest boundary 3
+    assert list(buckets(np.array([0.0, 0, 0, 1]), np.zeros(4), 2).n) == [3, 1]
 
 
 @pytest.mark.parametrize("seed,n,n_buckets,values", [
@@ -58,22 +70,19 @@ def _parts(mu: np.ndarray, n_buckets: int) -> list[np.ndarray]:
     (7, 600, 20, 4),  # an ensemble of 3 votes: 0, 1/3, 2/3, 1 -> 4 buckets, not 20
     (8, 7, 20, 0),  # fewer entries than buckets
     (9, 50, 3, 2),
+    (10, 301, 7, 12),
 ])
-def test_buckets_against_sklearn_calibration_curve(seed, n, n_buckets, values):
+def test_buckets_against_the_rule_written_out(seed, n, n_buckets, values):
     rng = np.random.default_rng(seed)
     mu = np.round(rng.random(n) * (values - 1)) / (values - 1) if values > 1 else rng.random(n)
     if values == 100:
         mu = np.round(rng.random(n), 2)
     y = rng.choice([0, 1 / 3, 0.5, 2 / 3, 1.0], size=n)
-    y[:2] = [0.0, 1.0]
     b = buckets(mu, y, n_buckets)
-    pred, obs = _sklearn_means(mu, y, n_buckets)
-    assert b.predicted == pytest.approx(pred, abs=1e-12)
-    assert b.observed == pytest.approx(obs, abs=1e-12)
-    parts = _parts(mu, n_buckets)
+    parts = reference_parts(mu, n_buckets)
     assert list(b.n) == [len(p) for p in parts]
     if values and values < 100:
-        assert len(parts) == values
+        assert len(parts) == min(values, n_buckets)
     for i, p in enumerate(parts):
         assert b.predicted[i] == pytest.approx(mu[p].mean(), abs=1e-12)
         assert b.observed[i] == pytest.approx(y[p].mean(), abs=1e-12)
@@ -82,6 +91,33 @@ def test_buckets_against_sklearn_calibration_curve(seed, n, n_buckets, values):
                   np.mean((y[p] > 0.5) & (y[p] < 1)), np.mean(y[p] == 1)]
         assert b.levels[i] == pytest.approx(shares, abs=1e-12)
     assert ece(b) == pytest.approx(sum(len(p) / n * abs(mu[p].mean() - y[p].mean()) for p in parts), abs=1e-12)
+
+
+def test_without_ties_the_buckets_are_numpy_array_split():
+    rng = np.random.default_rng(4)
+    mu, y = rng.random(1000), rng.random(1000)
+    for B in (1, 4, 10, 20, 25):  # B divides N
+        b = buckets(mu, y, B)
+        parts = np.array_split(np.argsort(mu), B)
+        assert list(b.n) == [len(p) for p in parts]
+        assert b.observed == pytest.approx([y[p].mean() for p in parts], abs=1e-12)
+
+
+@pytest.mark.parametrize("values", [0, 3, 4, 7, 100])
+def test_symmetrised_entries_give_a_symmetric_curve(values):
+    """zelo_agree enters each pair as (mu, y) and (1 - mu, 1 - y): the buckets mirror each other about 1/2 (the
+    point masses at 0 and 1 of an ensemble too, which a left-open quantile rule would treat differently)."""
+    rng = np.random.default_rng(values)
+    mu = np.round(rng.random(301) * (values - 1)) / (values - 1) if values > 1 else rng.random(301)
+    if values == 100:
+        mu = np.round(rng.random(301), 2)
+    y = rng.choice([0, 1 / 3, 0.5, 2 / 3, 1.0], size=301)
+    m2, y2 = np.round(np.concatenate([mu, 1 - mu]), 12), np.round(np.concatenate([y, 1 - y]), 12)
+    for B in (2, 3, 5, 10, 20):
+        b = buckets(m2, y2, B)
+        assert list(b.n) == list(b.n[::-1])
+        assert b.predicted == pytest.approx(1 - b.predicted[::-1], abs=1e-12)
+        assert b.observed == pytest.approx(1 - b.observed[::-1], abs=1e-12)
 
 
 def test_equal_scores_never_split_so_the_order_of_entries_does_not_matter():

@@ -434,9 +434,11 @@ def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_ref
 
 
 def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[str, float]:
-    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over the quantile buckets of the
-    pairs taken in both orientations, by hand (the buckets by scikit-learn's documented quantile rule:
-    numpy.percentile edges, e_b < mu <= e_b+1, empty buckets dropped)."""
+    """Brier score, log loss (mu clipped to [1e-15, 1 - 1e-15]) and ECE over the buckets of the
+    pairs taken in both orientations, by hand (the buckets by the rule written out in
+    test_agree_calibration.reference_parts)."""
+    from test_agree_calibration import reference_parts
+
     if not pairs:
         return {"brier": math.nan, "log_loss": math.nan}
     # the pair scores as zelo_agree keeps them: rounded to 12 decimals (documented)
@@ -449,10 +451,8 @@ def _calibration(pairs: list, mu: dict, y: dict, n_buckets: int = 20) -> dict[st
            "log_loss": float(-np.mean(t * np.log(c) + (1 - t) * np.log(1 - c)))}
     m2 = np.concatenate([m, np.round(1 - m, 12)])
     t2 = np.concatenate([t, np.round(1 - t, 12)])
-    edges = np.percentile(m2, np.linspace(0, 100, n_buckets + 1))
-    codes = np.searchsorted(edges[1:-1], m2)
-    out["ece"] = float(sum((codes == b).sum() / len(m2) * abs(m2[codes == b].mean() - t2[codes == b].mean())
-                           for b in np.unique(codes)))
+    parts = reference_parts(m2, n_buckets)
+    out["ece"] = float(sum(len(p) / len(m2) * abs(m2[p].mean() - t2[p].mean()) for p in parts))
     return out
 
 

@@ -47,7 +47,7 @@ def test_selected_buckets_are_the_records(agree_jsonl):
     recs = read_agree_jsonl(str(agree_jsonl))
     data = select_calibration(recs, "gpt4o", "x")
     obs = [r["value"] for r in recs if r["statistic"].endswith(".observed")]
-    assert list(data.observed) == obs and len(obs) == 8
+    assert list(data.observed) == obs and 2 <= len(obs) <= 8  # at most --buckets (equal scores share one)
     assert np.allclose(data.shares.sum(1), 1.0)
     assert data.ece == next(r["value"] for r in recs if r["statistic"] == "ece")
 

@@ -19,7 +19,7 @@ BAD: dict[str, dict[str, list[str]]] = {
              "-m": ["no_such_measure", "P.abc", "P.0", "P.-5", "ndcg_cut.x", "rbp.p=1.5", "rbp.p=nan",
                     "rbp.p=-0.1", "rbp.p=abc", "utility.words", "zrecall@0", "map.5.x"]},
     "eval": {"-l": ["abc", "1.5"], "--depth": ["0", "-1", "x"], "-M": ["abc", "-1", "1.5"],
-             "-m": ["no_such_measure", "rbp.p=1.5", "rbp.p=nan", "P@0", "ndcg@-1", "utility.words"],
+             "-m": ["no_such_measure", "rbp.p=1.5", "rbp.p=nan", "P@0", "p@-1", "utility.words"],
              "-o": ["xml"]},
     "eval-pref": {"-b": ["abc", "nan", "inf"], "-f": ["nan", "abc"], "--seed": ["-1", "abc", "1.5"],
                   "--query_fraction": ["0", "nan", "1.5", "-1", "abc"], "--label_fraction": ["0", "nan", "2"],

@@ -7,16 +7,20 @@ both orientations, (mu, y) and (1 - mu, 1 - y), so the result does not depend
 on which document a file names first and the reliability curve is symmetric
 about (1/2, 1/2).
 
-* Buckets: quantile buckets of mu, as scikit-learn's
-  ``calibration_curve(strategy="quantile")`` (tested against it):
-  edges e_0..e_B the ``numpy.percentile`` of mu at 0, 100/B, ..., 100 (linear
-  interpolation), an entry in bucket b when e_b < mu <= e_{b+1} (the first bucket
-  also holds e_0), empty buckets dropped. Entries with equal mu are always in one
-  bucket, so nothing depends on the order of the pairs or on document ids; with
-  few distinct values (an ensemble of 3 votes: 0, 1/3, 2/3, 1) there are fewer
-  than B buckets. Per bucket: count, mean mu ("predicted"), mean
+* Buckets: equal-population buckets that never split a run of equal mu. The
+  entries sorted by mu; the B - 1 cut points b*N/B (b = 1..B-1, N entries) each
+  move to the nearest place where mu changes (at equal distance: the one nearer
+  the middle N/2; if both are as near, no cut), repeated cuts merge. Entries
+  with equal mu are therefore in one bucket (nothing depends on the order of
+  the pairs or on document ids), the buckets are as equal in size as the ties
+  allow, a judge with few distinct scores gets fewer than B buckets (an
+  ensemble of 3 votes, mu in {0, 1/3, 2/3, 1}: at most 4), and the rule is
+  symmetric: the symmetrised entries give a reliability curve symmetric about
+  (1/2, 1/2). Without ties and with B dividing N the buckets are the plain
+  equal-population ones. Per bucket: count, mean mu ("predicted"), mean
   y ("observed"), the mu range, and the share of the reference's five levels
-  y = 0, 0 < y < 1/2, y = 1/2, 1/2 < y < 1, y = 1.
+  y = 0, 0 < y < 1/2, y = 1/2, 1/2 < y < 1, y = 1. Sums are taken in (mu, y)
+  order, so the bits do not depend on the input order either.
 * Expected calibration error (Naeini et al. 2015, on these buckets):
   ECE = sum_b (n_b / N) |mean mu_b - mean y_b|.
 * Brier score (Brier 1950): mean (mu - y)^2.
@@ -57,28 +61,48 @@ def five_levels(y: np.ndarray) -> np.ndarray:
     return np.select([y == 0.0, y < 0.5, y == 0.5, y < 1.0], [0, 1, 2, 3], 4)
 
 
+def tie_respecting_cuts(mu_sorted: np.ndarray, n_buckets: int) -> np.ndarray:
+    """The cut positions (0 < c < N, increasing) of :func:`buckets`' rule on sorted ``mu``: each target b*N/B moved
+    to the nearest run boundary (equal distance: the one nearer N/2; still equal: no cut); exact integer arithmetic."""
+    N = len(mu_sorted)
+    B = int(n_buckets)
+    if N == 0 or B <= 1:
+        return np.zeros(0, dtype=np.int64)
+    bounds = np.concatenate([[0], np.flatnonzero(mu_sorted[1:] != mu_sorted[:-1]) + 1, [N]]).astype(np.int64)
+    b = np.arange(1, B, dtype=np.int64)
+    tB = b * N  # target times B
+    k = np.searchsorted(bounds * B, tB, side="left")  # bounds[k-1] * B < tB <= bounds[k] * B
+    hi = bounds[k]
+    lo = bounds[np.maximum(k - 1, 0)]
+    d_lo, d_hi = tB - lo * B, hi * B - tB
+    m_lo, m_hi = np.abs(2 * lo - N), np.abs(2 * hi - N)  # distance to the middle, doubled
+    pick = np.where(d_hi == 0, hi,
+                    np.where(d_lo < d_hi, lo, np.where(d_hi < d_lo, hi,
+                             np.where(m_lo < m_hi, lo, np.where(m_hi < m_lo, hi, -1)))))
+    cuts = np.unique(pick)
+    return cuts[(cuts > 0) & (cuts < N)]
+
+
 def buckets(mu: np.ndarray, y: np.ndarray, n_buckets: int = 20) -> Buckets:
-    """Quantile buckets of ``mu`` (module docstring) with the mean of ``y`` in each (no symmetrisation here)."""
+    """Tie-respecting equal-population buckets of ``mu`` (module docstring) with the mean of ``y`` in each."""
     mu = np.asarray(mu, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if len(mu) == 0:
+    order = np.lexsort((y, mu))
+    m, yy = mu[order], y[order]
+    N = len(m)
+    if N == 0:
         z = np.zeros(0)
         return Buckets(np.zeros(0, dtype=np.int64), z, z, z, z, np.zeros((0, 5)))
-    edges = np.percentile(mu, np.linspace(0.0, 100.0, n_buckets + 1))
-    raw = np.searchsorted(edges[1:-1], mu, side="left")  # e_b < mu <= e_{b+1}
-    counts = np.bincount(raw, minlength=n_buckets)
-    keep = np.flatnonzero(counts)
-    bid = np.searchsorted(keep, raw)  # renumber the non-empty buckets 0..nb-1
-    nb = len(keep)
-    n = counts[keep].astype(np.float64)
-    pred = np.bincount(bid, mu, minlength=nb) / n
-    obs = np.bincount(bid, y, minlength=nb) / n
-    lev = np.stack([np.bincount(bid, five_levels(y) == k, minlength=nb) for k in range(5)], axis=1) / n[:, None]
-    lo = np.full(nb, np.inf)
-    hi = np.full(nb, -np.inf)
-    np.minimum.at(lo, bid, mu)
-    np.maximum.at(hi, bid, mu)
-    return Buckets(n.astype(np.int64), pred, obs, lo, hi, lev)
+    cuts = tie_respecting_cuts(m, n_buckets)
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [N]])
+    nb = len(starts)
+    bid = np.repeat(np.arange(nb), ends - starts)
+    n = (ends - starts).astype(np.float64)
+    pred = np.bincount(bid, m, minlength=nb) / n
+    obs = np.bincount(bid, yy, minlength=nb) / n
+    lev = np.stack([np.bincount(bid, five_levels(yy) == k, minlength=nb) for k in range(5)], axis=1) / n[:, None]
+    return Buckets(n.astype(np.int64), pred, obs, m[starts], m[ends - 1], lev)
 
 
 def ece(b: Buckets) -> float:

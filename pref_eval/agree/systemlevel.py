@@ -11,7 +11,9 @@ qrels contain. Then, for each judge against the reference (the first):
 * the system orderings by mean: Kendall's tau_b (``scipy.stats.kendalltau``)
   and tau_AP (Yilmaz et al. 2008; ties broken at random in expectation,
   :func:`pref_eval.stats.orderings.tau_ap_a`), with percentile intervals from
-  resampling the topics with replacement (the same draws for both judges);
+  resampling the topics with replacement (the same draws for both judges; all
+  resamples at once: :func:`pref_eval.stats.orderings.kendall_tau_b_rows`, the
+  same values as scipy's, and :func:`~pref_eval.stats.orderings.tau_ap_a_rows`);
 * every pair of runs compared with ``zelo_compare``'s paired test and
   correction (:func:`pref_eval.stats.compare.compare`) under each judge's qrels:
   the number of significant pairs under each, the pairs whose decision
@@ -58,6 +60,23 @@ def _parse_int_grades(text: str) -> list[int]:
         raise UsageError(f"--grades must be integers for qrels, got {text!r}") from None
 
 
+def _resampled_means(ref: np.ndarray, other: np.ndarray, draws: np.ndarray,
+                     max_cells: int = 1 << 24) -> tuple[np.ndarray, np.ndarray]:
+    """Per resample (row of ``draws``: topic indices), every system's mean over the drawn topics, for the
+    reference's and the other judge's values (systems x topics): two resamples x systems arrays, in blocks of
+    at most ``max_cells`` gathered values (the same means, bit for bit, as one resample at a time)."""
+    n_sys, n_top = ref.shape
+    R = len(draws)
+    step = max(1, max_cells // max(1, n_sys * n_top))
+    A = np.empty((R, n_sys))
+    B = np.empty((R, n_sys))
+    for r0 in range(0, R, step):
+        d = draws[r0:r0 + step]
+        A[r0:r0 + step] = ref[:, d].mean(axis=2).T
+        B[r0:r0 + step] = other[:, d].mean(axis=2).T
+    return A, B
+
+
 def _tau_ap(ref: np.ndarray, other: np.ndarray) -> float:
     from ..stats.orderings import tau_ap_a
 
@@ -70,7 +89,7 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring)."""
     from ..api import _load_runs, evaluate
     from ..stats.compare import compare, parse_tests
-    from ..stats.orderings import kendall_tau_b
+    from ..stats.orderings import kendall_tau_b, kendall_tau_b_rows, tau_ap_a_rows
 
     if not runs or not measure:
         raise UsageError("the system level needs --runs RUN... and -m MEASURE")
@@ -112,11 +131,13 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
         out.append(count(a, b, LEVEL, "topics", len(topics)))
         out.append(count(a, b, LEVEL, "systems", len(names)))
         ma, mb = ref.mean(1), X[k].mean(1)
-        for stat, fn in (("kendall_tau_b", lambda x, y: kendall_tau_b(x, y)[0]), ("tau_ap", _tau_ap)):
+        boot = _resampled_means(ref, X[k], draws) if draws is not None else None
+        for stat, fn, rows in (("kendall_tau_b", lambda x, y: kendall_tau_b(x, y)[0], kendall_tau_b_rows),
+                               ("tau_ap", _tau_ap, tau_ap_a_rows)):
             value = fn(ma, mb)
             lo = hi = float("nan")
-            if draws is not None:
-                bs = np.array([fn(ref[:, d].mean(1), X[k][:, d].mean(1)) for d in draws])
+            if boot is not None:
+                bs = rows(*boot)
                 bs = bs[np.isfinite(bs)]
                 if len(bs):
                     lo, hi = (float(v) for v in np.percentile(bs, [tail, 100.0 - tail]))

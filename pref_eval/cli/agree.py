@@ -33,7 +33,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the percentile intervals.")
 @click.option("--buckets", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Quantile calibration buckets (at most; equal scores share a bucket).")
+              help="Calibration buckets (at most; equal-population, equal scores never split).")
 @click.option("--calibration", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Calibration of each judge's pair scores: auto = when they take values other than 0, 1/2, 1.")
 @click.option("--consensus-min", type=click.IntRange(min=1), default=2, show_default=True,

@@ -180,7 +180,7 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title,
     """Reliability diagram and the reference's five-level distribution per bucket.
 
     From zelo_agree's calibration records: observed mean of the reference
-    against the judge's predicted mu per quantile bucket, and the
+    against the judge's predicted mu per bucket, and the
     stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
     """
     from ..api import PlotImage, plot_calibration
