@@ -176,18 +176,18 @@ def cpu_kinds() -> dict[str, dict[str, str]]:
     """Environment settings that make a subprocess compute as another kind of x86-64 CPU would, for the checks
     whose peer's output depends on the CPU (the README of tests/data/zelo/zbench): ``this`` (no change);
     ``no-avx512``: numpy without its AVX-512 code (float64 ``exp``/``log`` then call glibc's, as on an AVX2 CPU)
-    and OpenBLAS's oldest kernels; ``pre-haswell``: numpy's baseline code only (no AVX2: another sort, so
-    another order of ties in ``np.argsort``), glibc's ``exp``/``log`` without FMA (glibc >= 2.33 reads these
-    names, older ones ignore them) and OpenBLAS's oldest kernels, as on an x86-64 CPU older than Haswell.
-    Features the CPU does not have are ignored, so on an AVX2 machine ``no-avx512`` only changes OpenBLAS's
-    kernels (``tools/cpu_kinds.py`` runs the shipped commands under such settings)."""
+    and OpenBLAS's oldest kernels; ``numpy-baseline``: numpy's baseline code only (no AVX2: another sort, so
+    another order of ties in ``np.argsort``); ``pre-haswell``: that, glibc's ``exp``/``log`` without FMA
+    (glibc >= 2.33 reads these names, older ones ignore them) and OpenBLAS's oldest kernels, as on an x86-64
+    CPU older than Haswell. Features the CPU does not have are ignored, so on an AVX2 machine ``no-avx512``
+    only changes OpenBLAS's kernels (``tools/cpu_kinds.py`` runs the shipped commands under such settings)."""
     import numpy as np
 
     core = getattr(np, "_core", None) or np.core  # numpy 1.x: np.core
     names = [f for f in core._multiarray_umath.__cpu_features__ if f.startswith("AVX512") or f == "X86_V4"]
     no512 = {"NPY_DISABLE_CPU_FEATURES": " ".join(names), "OPENBLAS_CORETYPE": "Prescott"}
     base = " ".join(dict.fromkeys([*core._multiarray_umath.__cpu_dispatch__, *names]))
-    return {"this": {}, "no-avx512": no512,
+    return {"this": {}, "no-avx512": no512, "numpy-baseline": {"NPY_DISABLE_CPU_FEATURES": base},
             "pre-haswell": {"NPY_DISABLE_CPU_FEATURES": base, "OPENBLAS_CORETYPE": "Prescott",
                             "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX2_Usable,-FMA_Usable"}}
 
