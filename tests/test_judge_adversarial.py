@@ -565,7 +565,8 @@ def test_a_store_that_is_not_ours_is_refused_untouched(tmp_path, case, make, mes
     for args in ([tmp_path / "p.jsonl", *inputs, "--store", store, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}",
                   "-o", tmp_path / "o.jsonl"],
                  ["export", "--store", store, "-o", tmp_path / "o.jsonl"]):
-        p = zj_process(*args)  # a real process: see zj_process
+        p = zj(*args)  # in process: the refused store's connection is closed at once (it was left to the process's
+        # end, so -wal/-shm stayed behind in a long-lived caller such as the API)
         assert p.returncode == 2 and p.stderr == f"zelo_judge: {store}: {message}\n", (case, p.stderr)
         assert store.read_bytes() == before and not (tmp_path / "asked").exists()
         assert not (tmp_path / "o.jsonl").exists()
