@@ -8,10 +8,12 @@ matrices of the adaptive strategies (posterior covariances, once per round) and 
 bounds are therefore computed inside :func:`one_blas_thread`, which caps every loaded BLAS library
 at one thread for the duration (``threadpoolctl``, the tool scikit-learn uses for the same purpose)
 and restores the previous setting afterwards. It also makes the results the same on every machine
-with the same BLAS: OpenBLAS's threaded LU gives inverses whose last bits depend on the number of
-threads, so on the number of cores, and the adaptive strategies' choices (which ``zelo_pairs result``
-recomputes and compares with the stored rounds) depend on those bits in a near-tie; products are the
-same bits with any number of threads (both checked in ``tests/test_blas_threads.py``).
+with the same BLAS and the same kind of CPU: OpenBLAS's threaded LU gives inverses whose last bits depend
+on the number of threads, so on the number of cores, and the adaptive strategies' choices (which ``zelo_pairs result``
+recomputes and compares with the stored rounds) depend on those bits in a near-tie; threaded products
+also do for some shapes and kernels (``tests/test_blas_threads.py``). Across kinds of
+CPU they are not: OpenBLAS picks its kernels per CPU (``OPENBLAS_CORETYPE`` forces a set), and the last
+bits of products and inverses follow them (``python tools/cpu_kinds.py``).
 """
 from __future__ import annotations
 

@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cli_harness import run_module_inproc
+
 DATA = Path(__file__).resolve().parent / "data" / "pref_eval_ref"
 
 
 def agg(*args):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.aggregate", *map(str, args)],
-                          capture_output=True, text=True, cwd=DATA)
+    """``python -m pref_eval.cli.aggregate ARGS`` in process (cli_harness.run_module_inproc): outputs, exit status
+    and the stderr line need no process (pref_aggregate's real processes: test_docs.py, test_cli_common.py)."""
+    return run_module_inproc("aggregate", args, DATA)
 
 
 def cases():

@@ -6,9 +6,10 @@ import json
 import sys
 from pathlib import Path
 
-import subprocess
 
 import pytest
+
+from cli_harness import run_module_inproc
 from click.testing import CliRunner
 
 from pref_eval.cli.aggregate import command
@@ -23,9 +24,9 @@ def run(path, *args):
 
 
 def run_main(*args):
-    """Through the real entry point (errors become one line on stderr and exit code 2)."""
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.aggregate", *map(str, args)],
-                          capture_output=True, text=True)
+    """Through the real entry point (errors become one line on stderr and exit code 2), in process
+    (cli_harness.run_module_inproc; pref_aggregate's real processes: test_docs.py, test_cli_common.py)."""
+    return run_module_inproc("aggregate", args, ".")
 
 
 def expected_reference_output(*m) -> str:

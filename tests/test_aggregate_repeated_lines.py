@@ -8,16 +8,15 @@ share a pair of runs counted that pair twice and could reorder the runs. Worked 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_harness import run_module_inproc
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _agg(path, *args):
-    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.aggregate", "-P", str(path), *args],
-                       capture_output=True, text=True)
+    r = run_module_inproc("aggregate", ["-P", str(path), *args])  # in process: the records need no process
     assert r.returncode == 0, r.stderr
     return [json.loads(x) for x in r.stdout.splitlines()]
 
@@ -42,10 +41,10 @@ def test_repeated_pair_counts_once_with_its_last_value(tmp_path):
 
 def test_concatenated_outputs_equal_one_output(tmp_path):
     runs = [str(ROOT / "runs" / f"{n}.run") for n in ("bm25", "dense", "rerank")]
-    ev = [sys.executable, "-m", "pref_eval.cli.eval", "-R", str(ROOT / "qrels/dl19-sample.qrels"), "-q", "-n",
-          "-m", "rpp", "-m", "lexiprecision"]
-    two = subprocess.run([*ev, *runs[:2]], capture_output=True, text=True, check=True).stdout
-    three = subprocess.run([*ev, *runs], capture_output=True, text=True, check=True).stdout
+    ev = ["-R", str(ROOT / "qrels/dl19-sample.qrels"), "-q", "-n", "-m", "rpp", "-m", "lexiprecision"]
+    p2, p3 = run_module_inproc("eval", [*ev, *runs[:2]]), run_module_inproc("eval", [*ev, *runs])
+    assert p2.returncode == p3.returncode == 0, p2.stderr + p3.stderr
+    two, three = p2.stdout, p3.stdout
     (tmp_path / "three.jsonl").write_text(three)
     (tmp_path / "both.jsonl").write_text(two + three)  # bm25:dense twice, with the same values
     assert _agg(tmp_path / "both.jsonl", "-q") == _agg(tmp_path / "three.jsonl", "-q")

@@ -97,9 +97,51 @@ def scratch_root(tmp: Path) -> Path:
     return work
 
 
+# Long examples (seconds of CPU each: a whole judging loop, one process per command) that the suite leaves to
+# ``test_shell_examples_run_long`` (marked slow; CI runs it): page -> the first line of each such block. Those
+# blocks must not write a file that a later block of the page reads (the suite runs the page without them).
+# zelo_pairs.md's three loops: 17 + 6 + 6 s CPU of the page's 31 s; its other blocks (cycles, state formats,
+# ...) stay in the suite; the three loops' commands are also tested in the suite by test_zelo_pairs.py,
+# test_zelo_pairs_adaptive.py and test_zelo_pairs_ranking.py.
+LONG_BLOCKS = {
+    "zelo_pairs.md": (
+        "zelo_pairs init --state s.json --qrels qrels/dl19-sample.qrels --k 5 --seed 0 --final-phase --force",
+        "zelo_pairs init --state a.json --qrels qrels/dl19-sample.qrels --strategy adaptive --seed 0 --force",
+        "zelo_pairs init --state r.json --strategy adaptive --goal ranking --run runs/bm25.run --depth 6",
+    ),
+}
+
+
+def _is_long(page: Path, code: str) -> bool:
+    return any(code.startswith(first) for first in LONG_BLOCKS.get(page.name, ()))
+
+
+def test_long_blocks_name_existing_blocks():
+    """Every ``LONG_BLOCKS`` entry starts exactly one block of its page (an edited page cannot silently move a
+    block out of both tests, or leave a stale entry)."""
+    for name, firsts in LONG_BLOCKS.items():
+        codes = [code for _, code in shell_blocks((DOCS / name).read_text(encoding="utf-8"))]
+        for first in firsts:
+            assert sum(code.startswith(first) for code in codes) == 1, (name, first)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_shell_examples_run(page, tmp_path):
+    """Every block of every page, but the ``LONG_BLOCKS`` (``test_shell_examples_run_long`` runs each page that
+    has some whole, every block in order)."""
+    _run_page(page, tmp_path, with_long=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(LONG_BLOCKS))
+def test_shell_examples_run_long(page, tmp_path):
+    _run_page(DOCS / page, tmp_path, with_long=True)
+
+
+def _run_page(page: Path, tmp_path: Path, with_long: bool) -> None:
     blocks = shell_blocks(page.read_text(encoding="utf-8"), ("sh", "console"))
+    if not with_long:
+        blocks = [b for b in blocks if not _is_long(page, b[2])]
     if not blocks:
         pytest.skip("no ```sh or ```console blocks")
     have_mpl = importlib.util.find_spec("matplotlib") is not None

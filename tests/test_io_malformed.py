@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_harness import run_module_inproc
+
 QRELS = (
     "q1 0 d1 1\n"
     "q1 0 d2 0\n"
@@ -36,8 +38,9 @@ MEASURES = ["-q", "-m", "num_ret", "-m", "map", "-m", "P.5"]
 
 
 def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args],
-                          input=stdin, capture_output=True, timeout=60)
+    """``python -m pref_eval.cli.trec ARGS`` in process (exit status and the stderr line need no process; the
+    ir_datasets tests below and test_trec_eval_conformance.py's quicktest commands start real ones)."""
+    return run_module_inproc("trec", args, ".", stdin=stdin, text=False)
 
 
 def write(path: Path, text: str | bytes) -> str:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_harness import run_module_inproc
+
 pytest.importorskip("openai")
 web = pytest.importorskip("aiohttp.web")
 
@@ -171,8 +173,21 @@ def texts(tmp_path, nq=2, nd=3):
 
 
 def zj(*args, timeout=60, **kw):
+    """``python -m pref_eval.cli.judge ARGS`` in process (cli_harness.run_module_inproc, with this ``env``): the
+    stand-in servers, ``cmd:`` judges, store and outputs need no zelo_judge process (the one-time import of
+    openai, ~0.9 s CPU, was most of each launch); the signal, SIGKILL and start-up tests start real ones."""
+    p = run_module_inproc("judge", args, kw.pop("cwd", "."), stdin=kw.pop("input", None), timeout=timeout,
+                          env=kw.pop("env", env()))
+    assert not kw, kw
+    assert "Traceback" not in p.stderr, p.stderr
+    return p
+
+
+def zj_process(*args, timeout=60):
+    """``python -m pref_eval.cli.judge ARGS`` as a real process: for what the process's end decides (SQLite's
+    -wal / -shm files are removed when the last connection closes, at the latest when the process ends)."""
     p = subprocess.run([sys.executable, "-m", "pref_eval.cli.judge", *map(str, args)], capture_output=True,
-                       text=True, env=kw.pop("env", env()), timeout=timeout, **kw)
+                       text=True, env=env(), timeout=timeout)
     assert "Traceback" not in p.stderr, p.stderr
     return p
 
@@ -550,7 +565,8 @@ def test_a_store_that_is_not_ours_is_refused_untouched(tmp_path, case, make, mes
     for args in ([tmp_path / "p.jsonl", *inputs, "--store", store, f"--judge=cmd:{sys.executable} {tmp_path / 's.py'}",
                   "-o", tmp_path / "o.jsonl"],
                  ["export", "--store", store, "-o", tmp_path / "o.jsonl"]):
-        p = zj(*args)
+        p = zj(*args)  # in process: the refused store's connection is closed at once (it was left to the process's
+        # end, so -wal/-shm stayed behind in a long-lived caller such as the API)
         assert p.returncode == 2 and p.stderr == f"zelo_judge: {store}: {message}\n", (case, p.stderr)
         assert store.read_bytes() == before and not (tmp_path / "asked").exists()
         assert not (tmp_path / "o.jsonl").exists()

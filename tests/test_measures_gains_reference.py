@@ -9,11 +9,11 @@ rbp_resid with p, utility with parameters under -c, -l2, -M, -J.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 DATA = Path(__file__).resolve().parent / "data" / "measures_gains"
 COMMANDS = [ln.split() for ln in (DATA / "commands.txt").read_text().splitlines() if ln.strip()]
@@ -22,8 +22,8 @@ COMMANDS = [ln.split() for ln in (DATA / "commands.txt").read_text().splitlines(
 @pytest.mark.parametrize("n", range(1, len(COMMANDS) + 1))
 def test_byte_identical_to_trec_eval(n):
     args = COMMANDS[n - 1]
-    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args, str(DATA / "qrels"),
-                        str(DATA / "run")], capture_output=True, timeout=120)
+    # in process (cli_harness.run_module_inproc): the bytes compared with trec_eval's need no process
+    p = run_module_inproc("trec", [*args, str(DATA / "qrels"), str(DATA / "run")], ".", timeout=120, text=False)
     assert p.returncode == 0, p.stderr.decode()
     want = (DATA / f"expected.{n}").read_bytes()
     assert want.count(b"\n") > 20
@@ -43,9 +43,8 @@ def test_gain_sort_quirk_hand_worked(tmp_path):
 
     (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\n")
     (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
-    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", "-m", "ndcg.1=2.5,2=2",
-                        "-m", "ndcg_rel.2=2,1=2.5", str(tmp_path / "q"), str(tmp_path / "r")],
-                       capture_output=True, text=True, timeout=60)
+    p = run_module_inproc("trec", ["-m", "ndcg.1=2.5,2=2", "-m", "ndcg_rel.2=2,1=2.5", str(tmp_path / "q"),
+                                   str(tmp_path / "r")], ".")
     quirk = (2.5 + 2 / math.log2(3)) / (2 + 2.5 / math.log2(3))
     assert p.stdout == (f"{'ndcg_1=2.5,2=2':<22}\tall\t{quirk:6.4f}\n"
                         f"{'ndcg_rel_2=2,1=2.5':<22}\tall\t{1.0:6.4f}\n")

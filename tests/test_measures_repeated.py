@@ -7,11 +7,11 @@ the requested columns, each once, in trec_eval's print order.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 import pref_eval
 
@@ -32,7 +32,8 @@ CASES = [
 
 def _names(mod: str, files: list[str], ms: list[str]) -> list[str]:
     args = [a for m in ms for a in ("-m", m)]
-    out = subprocess.run([sys.executable, "-m", mod, *args, *files], capture_output=True, text=True, timeout=60)
+    # in process (cli_harness.run_module_inproc): the printed names need no process
+    out = run_module_inproc(mod.rsplit(".", 1)[1], [*args, *files], ".")
     assert out.returncode == 0, out.stderr
     return [line.split("\t")[0].strip() for line in out.stdout.splitlines()]
 

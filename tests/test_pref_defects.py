@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_harness import run_module_inproc
+
 
 def zelo(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd)
+    """``python -m pref_eval.cli.eval ARGS`` in process (values, exit status and the stderr line need no
+    process; zelo_eval's real processes: test_docs.py, test_startup_imports.py)."""
+    return run_module_inproc("eval", args, cwd or ".")
 
 
 @pytest.fixture

@@ -6,10 +6,11 @@ live against ir-measures (pytrec_eval) on the shipped qrels and runs.
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 from pref_eval.run_preferences.names import ALL_SET, DEFINITIONS, PREFERENCE_SET, PREFERENCES, parse_pref_measure
 
@@ -62,8 +63,9 @@ def test_page_has_the_section():
 
 def _ours(name: str, *extra: str) -> dict[tuple[str, str], float]:
     """{(run, qid): value} from zelo_eval -o tsv -q (preference-mode or metric-mode table)."""
-    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", str(QRELS), "-o", "tsv", "-q", "-n",
-                        *extra, "-m", name, *map(str, RUNS)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    # in process (cli_harness.run_module_inproc): the values need no process
+    p = run_module_inproc("eval", ["-R", str(QRELS), "-o", "tsv", "-q", "-n", *extra, "-m", name, *map(str, RUNS)],
+                          ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
     out = {}
     for ln in p.stdout.splitlines()[1:]:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 DATA = Path(__file__).resolve().parent / "data" / "pref_eval_ref"
 GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}
@@ -39,8 +40,9 @@ def cases():
 
 def run_zelo(case: str, opts: list[str]) -> subprocess.CompletedProcess:
     runs = sorted(str(p) for p in (DATA / case).glob("input.*"))
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", str(DATA / case / "qrels"), *opts, *runs],
-                          capture_output=True, text=True)
+    # in process: the output compared with pref_eval.py's needs no process (zelo_eval's real processes:
+    # test_docs.py, test_startup_imports.py)
+    return run_module_inproc("eval", ["-R", str(DATA / case / "qrels"), *opts, *runs], ".")
 
 
 def _is_summary(line: str) -> bool:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_harness import run_module_inproc
 
 from pref_eval.stats.paired import bootstrap_test, t_test
 
 stats = pytest.importorskip("scipy.stats")
+
+# the zelo_compare calls below run in process (cli_harness.run_module_inproc): exit status, the stderr line
+# and the records need no process (zelo_compare's real processes: test_docs.py, test_cli_common.py)
 
 
 @pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
@@ -40,9 +42,8 @@ def test_two_topics_still_tested():
 def test_zelo_compare_one_topic_is_never_significant(tmp_path):
     per = tmp_path / "one.tsv"
     per.write_text("run\tqid\tmeasure\tvalue\nA\t1\tmap\t0.5\nB\t1\tmap\t0.3\n")
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(per), "--tests",
-                          "t,wilcoxon,sign,randomization,bootstrap", "-o", "jsonl"],
-                         capture_output=True, text=True, timeout=120)
+    out = run_module_inproc("compare", ["-P", str(per), "--tests",
+                          "t,wilcoxon,sign,randomization,bootstrap", "-o", "jsonl"], ".", timeout=120)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(x) for x in out.stdout.splitlines()]
     assert {r["test"] for r in rows} == {"t", "wilcoxon", "sign", "randomization", "bootstrap"}
@@ -68,8 +69,7 @@ def test_an_option_no_requested_test_reads_is_refused(tmp_path, args, needle):
     per = tmp_path / "p.tsv"
     per.write_text("run\tqid\tmeasure\tvalue\n" + "".join(f"{r}\t{q}\tmap\t{v}\n" for q in range(1, 5)
                                                           for r, v in (("A", q / 10), ("B", q / 20))))
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(per), *args],
-                         capture_output=True, text=True, timeout=120)
+    out = run_module_inproc("compare", ["-P", str(per), *args], ".", timeout=120)
     assert out.returncode == 2 and needle in out.stderr and out.stderr.count("\n") == 1, out.stderr
 
 
@@ -78,11 +78,10 @@ def test_comparison_options_with_orderings_are_refused(tmp_path):
     a.write_text("A\t0.3\nB\t0.2\nC\t0.1\n")
     b.write_text("A\t0.3\nC\t0.2\nB\t0.1\n")
     for extra in (["--tests", "t"], ["--seed", "4"], ["-m", "map"], ["--alpha", "0.1"]):
-        out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "--orderings", str(a), str(b), *extra],
-                             capture_output=True, text=True, timeout=120)
+        out = run_module_inproc("compare", ["--orderings", str(a), str(b), *extra], ".", timeout=120)
         assert out.returncode == 2 and "not with --orderings" in out.stderr, (extra, out.stderr)
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "--orderings", str(a), str(b),
-                          "--rbo-p", "0.5"], capture_output=True, text=True, timeout=120)
+    out = run_module_inproc("compare", ["--orderings", str(a), str(b),
+                          "--rbo-p", "0.5"], ".", timeout=120)
     assert out.returncode == 0, out.stderr
 
 
@@ -93,8 +92,7 @@ def test_test_options_are_accepted_with_their_test(tmp_path):
     args = ["--tests", "t,wilcoxon,sign,randomization,bootstrap", "--resamples", "50", "--seed", "3",
             "--wilcoxon-method", "exact", "--zero-method", "pratt", "--sign-min-diff", "0.01", "--ci-method", "basic",
             "--confidence", "0.9", "-o", "jsonl"]
-    out = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", str(per), *args],
-                         capture_output=True, text=True, timeout=120)
+    out = run_module_inproc("compare", ["-P", str(per), *args], ".", timeout=120)
     assert out.returncode == 0, out.stderr
     rows = {json.loads(x)["test"]: json.loads(x) for x in out.stdout.splitlines()}
     assert rows["bootstrap"]["ci_method"] == "basic" and rows["randomization"]["seed"] == 3

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import difflib
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 from conftest import ROOT
 
@@ -33,8 +34,9 @@ REFERENCE = [
 
 
 def zelo_trec(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args], cwd=cwd,
-                          capture_output=True)
+    """``python -m pref_eval.cli.trec ARGS`` in process (the bytes compared with trec_eval's need no process;
+    test_trec_eval_conformance.py runs trec_eval's quicktest commands as real processes)."""
+    return run_module_inproc("trec", args, cwd, text=False)
 
 
 def _assert_same(got: bytes, expected: bytes, label: str) -> None:

@@ -16,11 +16,12 @@ ir-measures' aggregate (it fills missing topics with 0, as ``-c`` does).
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from cli_harness import run_module_inproc
 
 ir_measures = pytest.importorskip("ir_measures")
 pytest.importorskip("pytrec_eval")
@@ -87,8 +88,9 @@ def files(tmp_path_factory):
 
 
 def zelo(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", "-Q", *args],
-                          capture_output=True, text=True, timeout=120)
+    """``python -m pref_eval.cli.trec -Q ARGS`` in process (cli_harness.run_module_inproc): the values compared
+    with ir-measures need no process."""
+    return run_module_inproc("trec", ["-Q", *args], ".", timeout=120)
 
 
 def table(stdout: str) -> dict[tuple[str, str], str]:

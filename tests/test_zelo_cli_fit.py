@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+
+from cli_harness import run_module_inproc
 
 from pref_eval.output.qrels import grade_bins
 from pref_eval.io.zelo_scores import read_zelo_scores
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", *args], capture_output=True, text=True,
-                          input=stdin)
+    """``python -m pref_eval.cli.fit ARGS`` in process (cli_harness.run_module_inproc): outputs, exit status and
+    the stderr line need no process (zelo_fit's real processes: test_docs.py, test_startup_imports.py)."""
+    return run_module_inproc("fit", args, ".", stdin=stdin)
 
 
 JUDG = "q1 a b b\nq1 b c c\nq1 a c c\nq1 c a a\nq1 b a a\nq2 x y x\nq2 y x y\n"

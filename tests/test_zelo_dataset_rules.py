@@ -9,10 +9,10 @@ with ``FILE:LINE`` (exit 2), as ``--docs`` candidate lists already were.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 
 def _dataset(path, queries):
@@ -28,8 +28,9 @@ def _judgments(path):
 
 
 def _run(mod, *args, cwd):
-    return subprocess.run([sys.executable, "-m", f"pref_eval.cli.{mod}", *args], capture_output=True, text=True,
-                          cwd=cwd)
+    """``python -m pref_eval.cli.<mod> ARGS`` in process (cli_harness.run_module_inproc): outputs, exit status and
+    the stderr line need no process."""
+    return run_module_inproc(mod, args, cwd)
 
 
 CASES = {

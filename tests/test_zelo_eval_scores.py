@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 SCORES = "qid\tdocno\tscore\tse\nq1\ta\t1.0\t0.1\nq1\tb\t0.0\t0.1\nq1\tc\t-1.0\t0.1\nq2\tx\t0.5\t0.2\nq2\ty\t0.2\t0.2\n"
 RUN1 = "q1 Q0 b 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 c 3 1.0 t\nq2 Q0 x 1 1.0 t\nq2 Q0 y 2 0.5 t\n"
@@ -22,7 +22,9 @@ def files(tmp_path):
 
 
 def zeval(cwd, *args):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", *args], capture_output=True, text=True, cwd=cwd)
+    """``python -m pref_eval.cli.eval ARGS`` in process (cli_harness.run_module_inproc): values, exit status and
+    the stderr line need no process (zelo_eval's real processes: test_docs.py, test_startup_imports.py)."""
+    return run_module_inproc("eval", args, cwd)
 
 
 def ndcg_q1_run1() -> float:

@@ -14,19 +14,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 ROOT = Path(__file__).resolve().parent.parent
 ZB = ROOT / "tests/data/zelo/zbench/case_small"
 
 
 def _run(mod, *args, cwd):
-    return subprocess.run([sys.executable, "-m", f"pref_eval.cli.{mod}", *args], capture_output=True, text=True,
-                          cwd=cwd)
+    """``python -m pref_eval.cli.<mod> ARGS`` in process (what is checked here needs no process; the commands'
+    real processes are tested by test_docs.py and test_startup_imports.py)."""
+    return run_module_inproc(mod, args, cwd)
 
 
 def _jsonl(path, rows):

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from cli_harness import run_module_inproc
 from conftest import kill_when_stored
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +38,10 @@ def env():
 
 
 def zj(*args, check=True, timeout=300):
-    proc = subprocess.run([sys.executable, "-m", "pref_eval.cli.judge", *map(str, args)], capture_output=True,
-                          text=True, env=env(), timeout=timeout)
+    """``python -m pref_eval.cli.judge ARGS`` in process (cli_harness.run_module_inproc, with this ``env``): the
+    stand-in servers, ``cmd:`` judges, store and outputs need no zelo_judge process (the one-time import of
+    openai, ~0.9 s CPU, was most of each launch); the signal, SIGKILL and start-up tests start real ones."""
+    proc = run_module_inproc("judge", args, ".", timeout=timeout, env=env())
     assert "Traceback" not in proc.stderr, proc.stderr
     if check:
         assert proc.returncode == 0, proc.stderr

@@ -7,18 +7,19 @@ asked for (a forged one is refused and left untouched); options of the other str
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_harness import run_module_inproc
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+    """``python -m pref_eval.cli.pairs ARGS`` in process (cli_harness.run_module_inproc, the same small
+    environment): each call reads and writes the state file as a process does (no module keeps state)."""
+    return run_module_inproc("pairs", args, cwd, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
 
 
 @pytest.fixture

@@ -20,12 +20,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_harness import run_module_inproc
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+    """``python -m pref_eval.cli.pairs ARGS`` in process (cli_harness.run_module_inproc, the same small
+    environment): states and outputs need no process; two concurrent ``add`` processes
+    (test_two_adds_at_once_lose_nothing) and zelo_pairs.md's loops (test_docs.py) start real ones."""
+    return run_module_inproc("pairs", args, cwd, timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
 
 
 def _dense(K, sigma, seed):

@@ -84,8 +84,9 @@ def test_lp_without_information_is_zero_and_grows_with_the_budget():
     assert b[0] < b[1] < b[2] < 1.0
 
 
-@pytest.mark.parametrize("beta", [2.0, 5.0])
+@pytest.mark.parametrize("beta", [2.0, pytest.param(5.0, marks=pytest.mark.slow)])
 def test_lp_is_at_least_every_fixed_gaussian_design(beta):
+    """beta = 2 in the suite; beta = 5 (4 s) is marked slow (``pytest -m slow`` runs both)."""
     # the law mu ~ N(0, P - 1/beta), v = 1/beta is feasible: Psi >= its value; and value <= bound
     r = tc.consistency_lp(0.72, beta, 0.72, primal=True)
     fixed = tc.gaussian_value(0.72, 1 / beta)

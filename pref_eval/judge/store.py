@@ -23,6 +23,7 @@ repetition 0), and read as it is by ``export``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -83,11 +84,23 @@ class Store:
                     self._upgrade_from_1()
                     version = SCHEMA_VERSION
         except sqlite3.OperationalError as err:
+            self._close_refused()
             if not readonly and str(err) in _WRITE_FAILURES:
                 raise self._cannot_write(err) from None
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
         except sqlite3.DatabaseError as err:
+            self._close_refused()
             raise InputError(path, 0, f"not a zelo_judge store ({err})") from None
+        except BaseException:
+            self._close_refused()  # a refused store (another program's database, a newer schema): no -wal/-shm left
+            raise
+
+    def _close_refused(self) -> None:
+        """Close the connection of a store refused while opening (its -wal/-shm files go with it)."""
+        db = getattr(self, "db", None)
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
 
     def _check_version(self, version: str | None, readonly: bool) -> None:
         """Refuse, before anything is written: an SQLite database of another program (tables but no

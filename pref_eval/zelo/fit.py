@@ -558,7 +558,8 @@ SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPAC
 
 def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
-    (:mod:`pref_eval.blas`: faster for these sizes, and the same bits on every machine)."""
+    (:mod:`pref_eval.blas`: faster for these sizes, and the same bits with any number of cores; OpenBLAS's
+    kernels, chosen per kind of CPU, can change the last bits: docs/zelo_fit.md, "Another machine")."""
     from ..blas import one_blas_thread
     from .kernels import potrf_potri
 
