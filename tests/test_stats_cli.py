@@ -363,3 +363,25 @@ def test_progress_only_on_a_terminal(monkeypatch):
         text = buf.getvalue()
         assert ("evaluating 2 runs" in text and "randomization (100 resamples" in text
                 and "measures: 1/1" in text) == expect, text
+
+
+def test_identical_runs_are_not_significant_under_pratt_exact(tmp_path):
+    """Two runs equal on 14 queries and a third that differs: `--zero-method pratt --wilcoxon-method exact`
+    gave the identical pair p = 2/2^14 (significant), as scipy's method="exact" does (scipy/scipy#6805).
+    Now p = 1 from the exact sign-flip distribution given the zeros (method "permutation")."""
+    rng = np.random.default_rng(1)
+    x = rng.random(14)
+    rows = [f"{run}\tq{i:02d}\tm\t{v!r}" for run, vals in (("A", x), ("B", x), ("C", x + rng.normal(0, .2, 14)))
+            for i, v in enumerate(vals.tolist())]
+    f = tmp_path / "pq.tsv"
+    f.write_text("run\tqid\tmeasure\tvalue\n" + "\n".join(rows) + "\n")
+    code, out, err = run("-P", f, "-o", "jsonl", "--tests", "wilcoxon", "--zero-method", "pratt",
+                         "--wilcoxon-method", "exact")
+    assert code == 0, err
+    recs = {(r["run_a"], r["run_b"]): r for r in map(json.loads, out.splitlines())}
+    ab = recs[("A", "B")]
+    assert ab["p_value"] == 1.0 and not ab["significant"] and ab["method"] == "permutation" and ab["n_zero"] == 14
+    ac = recs[("A", "C")]  # no zero: scipy's exact test, live
+    c = {q: float(v) for q, v in ((line.split("\t")[1], line.split("\t")[3]) for line in rows if line[0] == "C")}
+    d = np.round(x - np.array([c[f"q{i:02d}"] for i in range(14)]), 12)
+    assert ac["method"] == "exact" and ac["p_value"] == stats.wilcoxon(d, zero_method="pratt", method="exact").pvalue

@@ -10,6 +10,8 @@ all ties, ties with zeros, n = 13/14 and 50/51 around scipy's method switches, h
   (2/pi) atan(1/|t|) is the oracle instead).
 * Wilcoxon exact and permutation p-values for n <= 50: equal to the last bit (both are integer
   ratios to 2^n below 2^53; above, scipy's floating-point distribution rounds, within 1e-12);
+  except ``exact`` with Pratt's zeros, where scipy's "exact" is wrong (identical runs get p = 2/2^n)
+  and ours is its exhaustive PermutationMethod;
   asymptotic: within 1e-12 relative (math.erfc against scipy's ndtr).
 * sign test: the exact ratio, rounded once; within 1e-12 of ``scipy.stats.binomtest``.
 """
@@ -140,6 +142,10 @@ def test_wilcoxon_equals_one_row_scipy_calls(zero_method, method, sizes=SIZES,
         for correction in (False, True) if method == "asymptotic" or (method == "auto" and n > 13) else (False,):
             r = paired.wilcoxon_test(D, zero_method=zero_method, method=method, correction=correction)
             for i in rows:
+                if method == "exact" and zero_method == "pratt" and np.any(D[i] == 0):
+                    # not scipy's "exact" (identical runs get p = 2/2^n there): the test below
+                    assert r["method_used"][i] == "permutation"
+                    continue
                 o = _scipy_wilcoxon(D[i], zero_method, method, correction)
                 if o is None:
                     continue
@@ -160,6 +166,38 @@ def test_wilcoxon_equals_one_row_scipy_calls(zero_method, method, sizes=SIZES,
 def test_wilcoxon_auto_permutation_n13_equals_scipy(zero_method):
     """n = 13, ``auto``: all nine rows (seven of them scipy's permutation test) under each zero method."""
     test_wilcoxon_equals_one_row_scipy_calls(zero_method, "auto", sizes=(13,), n13_rows=None)
+
+
+def test_wilcoxon_exact_pratt_with_zeros_is_the_sign_flip_distribution():
+    """--wilcoxon-method exact with Pratt's zeros: scipy's "exact" counts subsets of all n ranks although R+
+    leaves the zeros' ranks out, so identical runs get p = 2/2^n (0.0625 at n = 5, 1.2e-4 at n = 14;
+    scipy/scipy#6805). Ours: the exact distribution given the zeros, equal to scipy's exhaustive
+    PermutationMethod (the oracle, live, n <= 8) and to hand-worked values."""
+    perm = stats.PermutationMethod(n_resamples=np.inf)
+    checked = 0
+    for n in (2, 3, 5, 8):
+        D = _rows(n, 300 + n)
+        r = paired.wilcoxon_test(D, zero_method="pratt", method="exact")
+        for i in np.flatnonzero((D == 0).any(axis=1)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                o = stats.wilcoxon(D[i], zero_method="pratt", method=perm)
+            assert r["method_used"][i] == "permutation"
+            assert r["p_value"][i] == float(o.pvalue) and r["statistic"][i] == float(o.statistic), (n, i)
+            checked += 1
+    assert checked >= 10
+    # hand-worked: d = 0 0 1 2 3 -> Pratt ranks 1.5 1.5 3 4 5, R+ = 12 is the largest of the 8 sign flips of
+    # {3, 4, 5}: p = 2/8 (scipy's "exact": #{subsets of 1..5 with sum >= 12} = 5, p = 10/32)
+    r = paired.wilcoxon_test(np.array([[0, 0, 1, 2, 3.0]]), zero_method="pratt", method="exact")
+    assert r["p_value"][0] == 0.25
+    # identical runs are not significant, at any n
+    for n in (5, 14, 50, 80):
+        r = paired.wilcoxon_test(np.zeros((1, n)), zero_method="pratt", method="exact")
+        assert r["p_value"][0] == 1.0 and r["method_used"][0] == "permutation"
+    # without zeros, or with another zero method, "exact" is scipy's exact test as before
+    r = paired.wilcoxon_test(np.array([[0, 0, 1, 2, 3.0], [1, -2, 3, 4, 5.0]]), zero_method="wilcox",
+                             method="exact")
+    assert list(r["method_used"]) == ["exact", "exact"]
 
 
 def test_wilcoxon_auto_switches_like_scipy():
