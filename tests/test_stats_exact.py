@@ -121,6 +121,40 @@ def _scipy_wilcoxon(d, zero_method, method, correction):
     return _SCIPY_WILCOXON[key]
 
 
+def _exact_is_approximate(d: np.ndarray, zero_method: str) -> bool:
+    """Rows where counting subsets of the ranks 1..m is not R+'s null distribution: tied |d| among the ranked
+    values, or zeros that are ranked (pratt, zsplit)."""
+    a = np.abs(d[d != 0]) if zero_method == "wilcox" else np.abs(d)
+    return len(np.unique(a)) < len(a) or (zero_method != "wilcox" and bool(np.any(d == 0)))
+
+
+def _sign_flip_oracle(d: np.ndarray, zero_method: str) -> tuple[float, float]:
+    """(min(R+, R-), two-sided p) from the exact distribution of R+ over the 2^n sign flips of d, written out
+    with scipy's rankdata and a Counter of the doubled sums (integers): the definition, not our code."""
+    from collections import Counter
+
+    n = len(d)
+    if zero_method == "wilcox":
+        d = d[d != 0]
+    ranks2 = [int(round(2 * x)) for x in stats.rankdata(np.abs(d))]  # doubled mid-ranks: integers
+    zero = [x == 0 for x in d]
+    movable = [w for w, z in zip(ranks2, zero, strict=True) if not z]
+    const = sum(w for w, z in zip(ranks2, zero, strict=True) if z) // 2 if zero_method == "zsplit" else 0
+    obs = sum(w for w, x in zip(ranks2, d, strict=True) if x > 0) + const  # 2 R+
+    total2 = sum(w for w, z in zip(ranks2, zero, strict=True) if not z or zero_method == "zsplit")
+    counts = Counter({0: 1})
+    for w in movable:
+        nxt = Counter(counts)
+        for v, c in counts.items():
+            nxt[v + w] += c
+        counts = nxt
+    below = sum(c for v, c in counts.items() if v + const <= obs)
+    above = sum(c for v, c in counts.items() if v + const >= obs)
+    p = min(1.0, 2 * min(below, above) / (1 << len(movable)))
+    del n
+    return min(obs, total2 - obs) / 2, p
+
+
 # rows of _rows(13, ...) compared with scipy's n = 13 permutation test in the suite: the two exact rows (0, 7)
 # and two of the seven permutation rows (1 ties, 3 ties with zeros); the slow test below compares all nine
 N13_SUITE_ROWS = (0, 1, 3, 7)
@@ -142,9 +176,12 @@ def test_wilcoxon_equals_one_row_scipy_calls(zero_method, method, sizes=SIZES,
         for correction in (False, True) if method == "asymptotic" or (method == "auto" and n > 13) else (False,):
             r = paired.wilcoxon_test(D, zero_method=zero_method, method=method, correction=correction)
             for i in rows:
-                if method == "exact" and zero_method == "pratt" and np.any(D[i] == 0):
-                    # not scipy's "exact" (identical runs get p = 2/2^n there): the test below
-                    assert r["method_used"][i] == "permutation"
+                if method == "exact" and _exact_is_approximate(D[i], zero_method):
+                    # not scipy's "exact" (identical runs get p = 2/2^n there with Pratt's zeros; tied ranks make
+                    # it approximate): the exact sign-flip distribution, against the one written out below
+                    assert r["method_used"][i] == "permutation", (n, i)
+                    want_stat, want_p = _sign_flip_oracle(D[i], zero_method)
+                    assert r["statistic"][i] == want_stat and r["p_value"][i] == want_p, (n, i, zero_method)
                     continue
                 o = _scipy_wilcoxon(D[i], zero_method, method, correction)
                 if o is None:
@@ -194,10 +231,39 @@ def test_wilcoxon_exact_pratt_with_zeros_is_the_sign_flip_distribution():
     for n in (5, 14, 50, 80):
         r = paired.wilcoxon_test(np.zeros((1, n)), zero_method="pratt", method="exact")
         assert r["p_value"][0] == 1.0 and r["method_used"][0] == "permutation"
-    # without zeros, or with another zero method, "exact" is scipy's exact test as before
+    # without ranked zeros and without tied |d|, "exact" is scipy's exact test as before
     r = paired.wilcoxon_test(np.array([[0, 0, 1, 2, 3.0], [1, -2, 3, 4, 5.0]]), zero_method="wilcox",
                              method="exact")
     assert list(r["method_used"]) == ["exact", "exact"]
+
+
+def test_wilcoxon_exact_with_ties_is_the_sign_flip_distribution():
+    """--wilcoxon-method exact with tied |d| (or zsplit zeros): scipy's "exact" counts subsets of untied ranks
+    1..m and rounds R+, which is not R+'s distribution for mid-ranks (a22, session 13: up to 1.6 times too small
+    on random rows). Ours is the exact sign-flip distribution: equal to scipy's exhaustive PermutationMethod,
+    live (n <= 9), and to a hand-worked case."""
+    perm = stats.PermutationMethod(n_resamples=np.inf)
+    checked = 0
+    for zero_method in ("wilcox", "pratt", "zsplit"):
+        for n in (3, 5, 8, 9):
+            D = np.round(_rows(n, 500 + n), 12)
+            r = paired.wilcoxon_test(D, zero_method=zero_method, method="exact")
+            for i in range(D.shape[0]):
+                if not _exact_is_approximate(D[i], zero_method) or not np.any(D[i] != 0):
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    o = stats.wilcoxon(D[i], zero_method=zero_method, method=perm)
+                assert r["method_used"][i] == "permutation"
+                assert r["p_value"][i] == float(o.pvalue) and r["statistic"][i] == float(o.statistic), \
+                    (zero_method, n, i)
+                checked += 1
+    assert checked >= 20
+    # hand-worked: d = 1 1 2 (mid-ranks 1.5 1.5 3), R+ = 6 is the largest of the 8 sign flips: p = 2/8;
+    # scipy's "exact" counts subsets of {1, 2, 3} with sum >= 6: one, p = 2/8 too; d = 1 1 -2: R+ = 3,
+    # sign-flip sums {0, 1.5, 1.5, 3, 3, 4.5, 4.5, 6}: #{<= 3} = 5, #{>= 3} = 5: p = 1
+    r = paired.wilcoxon_test(np.array([[1, 1, 2.0], [1, 1, -2.0]]), method="exact")
+    assert list(r["p_value"]) == [0.25, 1.0] and list(r["method_used"]) == ["permutation", "permutation"]
 
 
 def test_wilcoxon_auto_switches_like_scipy():

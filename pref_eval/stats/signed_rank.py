@@ -13,10 +13,12 @@ For one row of differences d_1..d_n (H0: symmetric about 0, two-sided):
   with integers (the subset-sum recursion c_k(r) = c_{k-1}(r) + c_{k-1}(r-k));
   a non-integral R+ (ties) is rounded up for the lower tail and down for the
   upper; p = min(1, 2 min(P(R+ <= ceil R+), P(R+ >= floor R+))).
-  Not for ``pratt`` with zeros: R+ leaves the zeros' ranks out, and the
-  distribution over all n ranks (scipy's ``method="exact"``) then gives
-  identical runs p = 2/2^n; such rows use ``permutation`` below, the exact
-  distribution given the zeros (= scipy's ``PermutationMethod(n_resamples=inf)``).
+  Only for rows without tied |d| and without zeros among the ranked values
+  (``pratt`` / ``zsplit`` zeros): for ``pratt`` R+ leaves the zeros' ranks out,
+  and the distribution over all n ranks (scipy's ``method="exact"``) gives
+  identical runs p = 2/2^n; tied ranks make that distribution approximate
+  (scipy keeps it). Such rows use ``permutation`` below, the exact
+  distribution of their own ranks (= scipy's ``PermutationMethod(n_resamples=inf)``).
 * ``permutation``: the exact sign-flip distribution of R+ over all 2^n sign
   vectors (the ranks of |d| do not change), counted with integers over the
   doubled ranks; p = min(1, 2 min(#{R+* <= R+}, #{R+* >= R+}) / 2^n).
@@ -144,11 +146,13 @@ def wilcoxon(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
             used[exact] = "exact"
     else:
         used[:] = method
-        if method == "exact" and zero_method == "pratt":
-            # R+ leaves the zeros' ranks out, so its null distribution is that of the signs of the non-zero
-            # differences only; scipy's "exact" counts subsets of all n ranks, which puts identical runs at
-            # p = 2/2^n (scipy/scipy#6805). Those rows get the exact sign-flip distribution instead.
-            used[n_zero > 0] = "permutation"
+        if method == "exact":
+            # the subset counts of ranks 1..m are R+'s null distribution only for untied ranks without zeros in
+            # them. Pratt: R+ leaves the zeros' ranks out, and counting subsets of all n ranks (scipy's "exact")
+            # puts identical runs at p = 2/2^n (scipy/scipy#6805); zsplit adds half the zeros' ranks; tied |d|
+            # share mid-ranks (scipy rounds R+ and stays approximate). Those rows get the exact sign-flip
+            # distribution of their own ranks instead.
+            used[has_ties | ((n_zero > 0) & (zero_method != "wilcox"))] = "permutation"
     p = np.full(k, np.nan)
     rows = np.flatnonzero(used == "asymptotic")
     if rows.size:
