@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from cli_harness import run_module_inproc
 
 pytest.importorskip("openai")
 web = pytest.importorskip("aiohttp.web")
 
 from conftest import server_factory  # noqa: E402
+from test_zelo_judge import zj as zj_inproc  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-FAKE-j17-ZZtop-4242/+q"  # '/' is escaped by some JSON writers: the key may come back as 'sk-...\/+q'
@@ -173,14 +173,8 @@ def texts(tmp_path, nq=2, nd=3):
 
 
 def zj(*args, timeout=60, **kw):
-    """``python -m pref_eval.cli.judge ARGS`` in process (cli_harness.run_module_inproc, with this ``env``): the
-    stand-in servers, ``cmd:`` judges, store and outputs need no zelo_judge process (the one-time import of
-    openai, ~0.9 s CPU, was most of each launch); the signal, SIGKILL and start-up tests start real ones."""
-    p = run_module_inproc("judge", args, kw.pop("cwd", "."), stdin=kw.pop("input", None), timeout=timeout,
-                          env=kw.pop("env", env()))
-    assert not kw, kw
-    assert "Traceback" not in p.stderr, p.stderr
-    return p
+    """test_zelo_judge's in-process ``zelo_judge ARGS`` with this file's ``env`` (the key set), any exit status."""
+    return zj_inproc(*args, check=False, timeout=timeout, env=kw.pop("env", env()), **kw)
 
 
 def zj_process(*args, timeout=60):

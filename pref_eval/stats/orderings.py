@@ -54,6 +54,15 @@ def kendall_tau_b(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]
     return float(res.statistic), float(res.pvalue)
 
 
+def _paired_rows(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two float arrays of rows (resamples x systems), of the same shape."""
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.shape != B.shape or A.ndim != 2:
+        raise ValueError("the two score arrays must be 2-d and of the same shape")
+    return A, B
+
+
 def kendall_tau_b_rows(A: np.ndarray, B: np.ndarray, max_cells: int = 1 << 23) -> np.ndarray:
     """Kendall's tau_b of each row pair (A[r], B[r]) at once (bootstrap resamples of system means).
 
@@ -63,10 +72,7 @@ def kendall_tau_b_rows(A: np.ndarray, B: np.ndarray, max_cells: int = 1 << 23) -
     counts (so the same values), without a Python call per row. Rows are taken in blocks of at most
     ``max_cells`` pair cells.
     """
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.shape != B.shape or A.ndim != 2:
-        raise ValueError("A and B must be 2-d arrays of the same shape")
+    A, B = _paired_rows(A, B)
     R, n = A.shape
     out = np.full(R, np.nan)
     if n < 2:
@@ -89,12 +95,11 @@ def kendall_tau_b_rows(A: np.ndarray, B: np.ndarray, max_cells: int = 1 << 23) -
 
 def tau_ap_a_rows(X: np.ndarray, Y: np.ndarray, max_cells: int = 1 << 23) -> np.ndarray:
     """:func:`tau_ap_a` of each row pair (reference X[r], evaluated Y[r]) at once, vectorised over rows and
-    systems (the bootstrap of ``zelo_agree -l system``); equal to :func:`tau_ap_a` row by row up to the
-    order of floating-point sums (tested to 1e-12)."""
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
-    if X.shape != Y.shape or X.ndim != 2:
-        raise ValueError("X and Y must be 2-d arrays of the same shape")
+    systems (the bootstrap of ``zelo_agree -l system``; :func:`tau_ap_a` is its one-row case). Per system i
+    with p0 systems strictly above it in Y and a tie group of size g: the mean over its positions p0 + t
+    (t < g) of (c_strict + t * share) / (p0 + t), c_strict the reference's credit for the systems above,
+    share its mean credit for one of the group (module docstring)."""
+    X, Y = _paired_rows(X, Y)
     R, n = X.shape
     out = np.full(R, np.nan)
     if n < 2:
@@ -134,34 +139,12 @@ def tau_ap(reference: Sequence[float], evaluated: Sequence[float]) -> float:
 
 
 def tau_ap_a(reference: Sequence[float], evaluated: Sequence[float]) -> float:
-    """Expected tau_AP over random breaking of ties (see module docstring)."""
+    """Expected tau_AP over random breaking of ties (see module docstring); :func:`tau_ap_a_rows` on one row."""
     x = np.asarray(reference, float)
     y = np.asarray(evaluated, float)
-    n = x.size
-    if y.size != n:
+    if y.size != x.size:
         raise ValueError("the two score vectors differ in length")
-    if n < 2:
-        return float("nan")
-    # correct[i, j]: reference ranks j above i (1), tied (1/2), below (0)
-    correct = (x[None, :] > x[:, None]).astype(float) + 0.5 * (x[None, :] == x[:, None])
-    np.fill_diagonal(correct, 0.0)
-    above = y[None, :] > y[:, None]          # j strictly above i in evaluated
-    same = (y[None, :] == y[:, None])
-    np.fill_diagonal(same, False)
-    c_strict = (correct * above).sum(axis=1)
-    c_group = (correct * same).sum(axis=1)
-    p0 = above.sum(axis=1)                    # systems strictly above = p - 1
-    g = same.sum(axis=1) + 1                  # tie group size
-    total = 0.0
-    for i in range(n):                        # O(n^2) overall; n = number of systems
-        r = np.arange(g[i])
-        pos_minus_1 = p0[i] + r               # (position - 1) when i sits at p + r
-        share = c_group[i] / (g[i] - 1) if g[i] > 1 else 0.0
-        num = c_strict[i] + r * share
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(pos_minus_1 > 0, num / np.where(pos_minus_1 > 0, pos_minus_1, 1), 0.0)
-        total += terms.mean()
-    return float(2.0 / (n - 1) * total - 1.0)
+    return float(tau_ap_a_rows(x[None, :], y[None, :])[0])
 
 
 def _tau_ap_b_one(x: np.ndarray, y: np.ndarray) -> float:
