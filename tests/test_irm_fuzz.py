@@ -123,6 +123,23 @@ def trec_order(run):
     return sorted(by_docno_desc, key=lambda r: (r.query_id, -r.score))
 
 
+def bpref_padded(qrels, rel: int):
+    """The qrels given to pytrec_eval for ``Bpref(rel=L)``: each topic whose largest grade g has L > g + 1 gets
+    one more judged, unretrieved document of grade L - 1.
+
+    trec_eval's ``m_bpref.c`` sums ``rel_levels[j]`` for j < L over an array of g + 1 entries, reading past it
+    (valgrind: "Invalid read ... 0 bytes after a block of size 16" in ``te_calc_bpref``); the CI worker running
+    ``test_random_names_on_long_runs[45]`` (``Bpref(rel=100)``) crashed on it once. In such a topic nothing
+    is relevant (R = 0), so bpref is 0 whatever that sum is, and one more non-relevant judgment leaves it 0
+    while the array then has L entries.
+    """
+    top: dict[str, int] = {}
+    for q in qrels:
+        top[q.query_id] = max(top.get(q.query_id, q.relevance), q.relevance)
+    pad = [ir_measures.Qrel(q, "zz-pad-bpref", rel - 1) for q, g in top.items() if rel > g + 1 and rel >= 1]
+    return [*qrels, *pad]
+
+
 def theirs(name: str, qrels, run, seed: int):
     if "@0" in name.replace("@0.", "") or "cutoff=0" in name or "cutoff=-" in name:
         return None, ""  # pytrec_eval aborts the process on a cutoff ≤ 0
@@ -137,8 +154,11 @@ def theirs(name: str, qrels, run, seed: int):
                 part = [x for x in run if x.query_id == q]
                 rng.shuffle(part)
                 given += part
+        peer_qrels = qrels
+        if prov == "pytrec_eval" and m.NAME == "Bpref" and isinstance(m["rel"], int):
+            peer_qrels = bpref_padded(qrels, m["rel"])
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            res = list(ir_measures.iter_calc([m], qrels, given))
+            res = list(ir_measures.iter_calc([m], peer_qrels, given))
     except Exception:  # noqa: BLE001 -- not computable by ir-measures here
         return None, ""
     return {r.query_id: float(r.value) for r in res}, prov
