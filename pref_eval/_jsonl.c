@@ -604,6 +604,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             }
         next:
             line++;
+            if (e == end) break; /* no final newline: e + 1 would point past the buffer's end */
             p = e + 1;
         }
     }

@@ -185,10 +185,15 @@ static PyObject *k_scc(PyObject *self, PyObject *args) {
         const int64_t *ptr = b[0].view.buf, *adj = b[1].view.buf;
         int64_t *label = b[2].view.buf;
         Py_ssize_t n = NITEMS(b[0]) - 1, nnz = NITEMS(b[1]);
-        if (n < 0 || NITEMS(b[2]) != n || ptr[n] > nnz) {
+        if (n < 0 || NITEMS(b[2]) != n || ptr[0] != 0 || ptr[n] > nnz) {
             PyErr_SetString(PyExc_ValueError, "scc: inconsistent lengths");
             goto fail;
         }
+        for (Py_ssize_t i = 0; i < n; i++) /* else a node's edges would be read outside indices */
+            if (ptr[i + 1] < ptr[i]) {
+                PyErr_SetString(PyExc_ValueError, "scc: indptr decreases");
+                goto fail;
+            }
         if (indices_in_range(adj, nnz, n, "scc: node index out of range") < 0) goto fail;
         size_t sz = (size_t)(n > 0 ? n : 1) * sizeof(int64_t);
         index = malloc(sz);
@@ -374,6 +379,10 @@ static PyObject *k_stable_order(PyObject *self, PyObject *args) {
                 PyErr_SetString(PyExc_ValueError, "stable_order: key out of range");
                 goto fail;
             }
+        if ((nhi > nlo ? nhi : nlo) >= PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(int64_t)) {
+            PyErr_NoMemory(); /* the counts would not fit in memory (and nc * 8 would wrap) */
+            goto fail;
+        }
         Py_ssize_t nc = (nhi > nlo ? nhi : nlo) + 1;
         count = malloc((size_t)nc * sizeof(int64_t));
         tmp = malloc((size_t)(m > 0 ? m : 1) * sizeof(int64_t));

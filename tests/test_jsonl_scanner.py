@@ -326,3 +326,274 @@ def test_mutated_files_never_crash_and_accepted_ones_match_json():
         assert {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in got.items()} == \
             {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in want.items()}
     assert accepted > 500
+
+
+# ------------------------------------- hostile input: a guard page, and both readers with and without the scanner
+
+HOSTILE = [
+    b"\x00", b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf4\x90\x80\x80", b"\xef\xbb\xbf",
+    b"\xe2\x80\xa8", b"\xc2\x85", b"\xc2\xa0", b"\x0b", b"\x0c", b"\x1f", b"\x7f", b"\r", b"\r\n", b"\n", b"\n\n",
+    b"\\", b'\\"', b"\\u0000", b"\\ud800", b"\\udc00", b"\\ud83d\\ude00", b"\\u12", b"\\x41", b'"', b"{", b"}", b"[",
+    b"]", b",", b":", b" ", b"\t", b"1e999", b"-1e999", b"1e-999", b"1" + b"0" * 400, b"-" + b"9" * 320,
+    b"0." + b"0" * 300 + b"1", b"1" * 30 + b"e-30", b"-0", b"-0.0", b"0e0", b"9007199254740993", b"1.5e+308",
+    b"4.9e-324", b"2.4703282292062327e-324", b"NaN", b"-Infinity", b"true", b"null", b"[" * 3000, b"{" * 3000,
+    b'{"a": ' * 200, b" " * 5000, b"x" * 70_000, b'"' + b"y" * 100_000 + b'"', b'"qid": "all", ', b'"sample": -1, ',
+    b'"score": 2, ', b'"weight": -1, ', b'"type": "metric", ', b'"runi": "sysA", ', b'"votes": [1, null], ',
+]
+
+
+def _pref_seeds() -> list[bytes]:
+    """Lines of the reference preference files (each file's first 300 lines)."""
+    out = []
+    for p in sorted(DATA.rglob("*.jsonl")):
+        out += p.read_bytes().split(b"\n")[:300]
+    return [ln for ln in out if ln]
+
+
+def _judgment_seeds() -> list[bytes]:
+    """JSON-lines judgments made from the repository's DL 2021 crowd sample (qid a b winner), in the forms
+    the judgment reader takes: key orders, integer ids, weights, extra keys, votes, spacing."""
+    import random
+
+    r = random.Random(5)
+    out = []
+    for k, ln in enumerate((DATA.parent.parent.parent / "judgments" / "dl21-crowd-sample.txt").read_text()
+                           .splitlines()[:400]):
+        q, a, b, w = ln.split()
+        rec: dict = {"qid": int(q) if k % 5 == 0 else q, "doc_a": a, "doc_b": b,
+                     "score": [1.0 if w == b else 0.0, 0.5, 1, 0, 0.25][k % 5]}
+        if k % 3 == 0:
+            rec["weight"] = [2, 0.5, 1e-3, 0][k % 4]
+        if k % 7 == 0:
+            rec["judge"] = "gpt-4o"
+        if k % 11 == 0:
+            rec = {"qid": q, "doc_a": a, "doc_b": b, "votes": [1, -1, None, 0.5][: 1 + k % 4]}
+        items = list(rec.items())
+        r.shuffle(items)
+        out.append(json.dumps(dict(items), separators=r.choice([(",", ":"), (", ", ": ")])).encode())
+    return out
+
+
+def _mutate(r, lines: list[bytes]) -> bytes:
+    """A few whole seed lines, then 1-3 mutations: a bit flip, an insertion of a hostile piece, a deletion,
+    a cut (often leaving no final newline), a line repeated, CRLF ends."""
+    start = r.randrange(len(lines))
+    b = bytearray(b"\n".join(lines[start:start + r.randint(1, 6)]) + b"\n")
+    for _ in range(r.randint(1, 3)):
+        op, pos = r.random(), r.randint(0, len(b))
+        if op < 0.2 and b:
+            i = r.randrange(len(b))
+            b[i] ^= 1 << r.randrange(8)
+        elif op < 0.6:
+            b[pos:pos] = r.choice(HOSTILE)
+        elif op < 0.75:
+            del b[pos:pos + r.randint(1, 12)]
+        elif op < 0.85:
+            del b[pos:]
+        elif op < 0.93:
+            b += b.split(b"\n")[0] + b"\n"
+        else:
+            b = bytearray(bytes(b).replace(b"\n", b"\r\n"))
+    return bytes(b)
+
+
+class _Guard:
+    """Buffers that end at an inaccessible page (an "electric fence"), as the reader's memory map of a
+    file whose size is a multiple of the page size does: the scanner reading one byte past the data
+    faults at once, in any build (not only under tools/sanitize.sh). A plain buffer where mprotect
+    is not available."""
+
+    def __init__(self) -> None:
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            self.mprotect = libc.mprotect
+            self.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        except (OSError, AttributeError):
+            self.mprotect = None
+
+    def scan(self, data: bytes):
+        """``jsonl.scan(data)`` from a buffer followed by a PROT_NONE page."""
+        import ctypes
+        import mmap
+
+        if self.mprotect is None:
+            return jsonl.scan(data)
+        page = mmap.PAGESIZE
+        pages = max(1, -(-len(data) // page))
+        mm = mmap.mmap(-1, (pages + 1) * page)
+        end = pages * page
+        mm[end - len(data):end] = data
+        anchor = ctypes.c_char.from_buffer(mm)
+        base = ctypes.addressof(anchor)
+        assert self.mprotect(base + end, page, 0) == 0, ctypes.get_errno()  # PROT_NONE
+        try:
+            with memoryview(mm) as whole, whole[end - len(data):end] as view:
+                return jsonl.scan(view)
+        finally:
+            self.mprotect(base + end, page, 3)  # PROT_READ | PROT_WRITE
+            del anchor
+            mm.close()
+
+
+def _scan_equals_json(guard: _Guard, data: bytes) -> bool:
+    """The scanner refuses ``data`` (False) or reads every non-blank line as ``json.loads`` does (True)."""
+    res = guard.scan(data)
+    if res is None:
+        return False
+    got = decode(*res)
+    want = {}
+    for n, ln in enumerate(data.split(b"\n")):
+        if ln.strip(b" \t\r"):
+            want[n] = as_python(json.loads(ln))  # a line the scanner took must be JSON
+    assert {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in got.items()} == \
+        {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in want.items()}
+    assert all(list(got[n]) == list(want[n]) for n in want)  # key order
+    return True
+
+
+def _judgment_table(j) -> tuple:
+    return (j.queries, {q: list(d) for q, d in j.docs.items()}, [bits_of(c) for c in j.arrays()], j.missing,
+            repr(j.votes))
+
+
+def bits_of(a) -> list:
+    a = np.asarray(a)
+    return a.view(np.int64).tolist() if a.dtype == np.float64 else a.tolist()
+
+
+def _outcome(read, path: str):
+    """What a reader makes of a file: its canonical result, or (error class, "file:line: message");
+    anything but pref_eval's own errors (a traceback for the user) fails the test."""
+    from pref_eval.errors import PrefEvalError
+
+    try:
+        return read(path)
+    except PrefEvalError as err:
+        return type(err).__name__, str(err)
+
+
+def _readers(monkeypatch) -> dict:
+    """{reader: its paths}: the preference reader with the C scanner, with orjson's chunks and with the line
+    parser alone (PREF_EVAL_PURE_PYTHON=1, the chunks switched off); the judgment reader with the scanner and
+    with its line parser (PREF_EVAL_PURE_PYTHON=1)."""
+    from pref_eval.io import pref_jsonl
+    from pref_eval.io.judgments import read_judgments
+
+    def pref(p):
+        return canonical(pref_jsonl.read_pref_file(p))
+
+    def pref_lines(p):
+        with monkeypatch.context() as m:
+            m.setattr(pref_jsonl, "_records_fast", lambda data: None)
+            return pref(p)
+
+    def judgments(p):
+        return _judgment_table(read_judgments(p, "jsonl"))
+
+    return {"pref": [("", pref), ("1", pref), ("1", pref_lines)], "judgments": [("", judgments), ("1", judgments)]}
+
+
+def _both_paths_agree(path: Path, data: bytes, monkeypatch, readers) -> None:
+    """Each reader gives the same result, or the same error (class, file:line, message), on each of its paths:
+    with the C scanner and kernels (the default) and without them (PREF_EVAL_PURE_PYTHON=1)."""
+    path.write_bytes(data)
+    for name, paths in readers.items():
+        got = []
+        for pure, read in paths:
+            monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", pure)
+            got.append(_outcome(read, str(path)))
+        assert all(g == got[0] for g in got), (name, data[:300])
+    monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+
+
+def _fuzz(n: int, seed: int, tmp_path: Path, monkeypatch, seeds: list[list[bytes]]) -> int:
+    import random
+
+    r, guard, readers = random.Random(seed), _Guard(), _readers(monkeypatch)
+    accepted = 0
+    for k in range(n):
+        data = _mutate(r, seeds[k % len(seeds)])
+        accepted += _scan_equals_json(guard, data)
+        _both_paths_agree(tmp_path / "f.jsonl", data, monkeypatch, readers)
+    return accepted
+
+
+def test_hostile_mutations_scanner_equals_json_and_readers_agree(tmp_path, monkeypatch):
+    """600 mutated files (preference lines and judgment lines as seeds, hostile pieces inserted): the
+    scanner, reading from a buffer that ends at a guard page, refuses each or reads what json.loads reads;
+    both readers give the same table or the same file:line error with and without the compiled paths."""
+    accepted = _fuzz(600, 1, tmp_path, monkeypatch, [_pref_seeds(), _judgment_seeds()])
+    assert accepted > 60  # the mutations leave enough files the scanner takes
+
+
+@pytest.mark.slow
+def test_hostile_mutations_long(tmp_path, monkeypatch):
+    """The same, 20,000 files, with seeds from ../shared's judgment files as well."""
+    from conftest import need_shared
+    from pref_eval.io.judgments import read_judgments
+
+    seeds = [_pref_seeds(), _judgment_seeds()]
+    shared = need_shared("data", "claclark_preferences", "TREC-CAsT-2019.pref")
+    j = read_judgments(str(shared))
+    q, a, b, s, w = (np.asarray(c) for c in j.arrays()[:5])
+    seeds.append([json.dumps({"qid": j.queries[q[i]], "doc_a": j.docs[j.queries[q[i]]][a[i]],
+                              "doc_b": j.docs[j.queries[q[i]]][b[i]], "score": float(s[i]), "weight": float(w[i])})
+                  .encode() for i in range(min(len(q), 2000))])
+    assert _fuzz(20_000, 2, tmp_path, monkeypatch, seeds) > 2000
+
+
+
+PREF = '{"qid": "q1", "runi": "a", "runj": "b", "sample": 0, "type": "preference", "ap": 0.5}\n'
+
+
+@pytest.mark.parametrize("text, want", [
+    # an integer literal beyond the doubles: float() raises OverflowError (was a traceback on every path)
+    (PREF.replace("0.5", "1" + "0" * 400), ":1: ap: expected a number, got 1000"),
+    # a repeated key: orjson's chunks kept the last value, the scanner and the line parser refuse the line
+    (PREF + PREF.replace('"ap"', '"qid": "q2", "ap"'), ":2: key qid appears twice in the object"),
+    # a number as an id: orjson's chunks made it a string
+    (PREF.replace('"q1"', "5"), ":1: qid: expected a string, got 5"),
+    (PREF.replace('"a"', "7"), ":1: runi: expected a string, got 7"),
+    # a summary line is dropped unread on every path (the line parser checked its sample)
+    (PREF.replace('"q1"', '"all"').replace('"sample": 0', '"sample": -0.5'), ": no per-query lines"),
+    (PREF + PREF.replace('"q1"', '"all"').replace('"sample": 0', '"sample": [1]'), None),
+], ids=["huge-int", "repeated-key", "number-qid", "number-runi", "summary-negative-sample", "summary-list-sample"])
+def test_preference_reader_paths_agree_on_found_cases(tmp_path, monkeypatch, text, want):
+    """Cases the differential fuzz found (the paths disagreed, or the user got a traceback), each read on the
+    three paths: the same table or the same file:line error."""
+    readers = _readers(monkeypatch)
+    p = tmp_path / "f.jsonl"
+    _both_paths_agree(p, text.encode(), monkeypatch, {"pref": readers["pref"]})
+    got = _outcome(readers["pref"][0][1], str(p))
+    if want is None:
+        assert got[0] != "InputError", got
+    else:
+        assert got[0] == "InputError" and got[1].startswith(f"{p}{want}"), got
+
+
+@pytest.mark.parametrize("field", ["score", "weight"])
+def test_judgment_reader_huge_integer_is_a_line_error(tmp_path, monkeypatch, field):
+    """``1`` and 400 zeros as the score or the weight: one file:line error on both paths (was an
+    OverflowError from float())."""
+    rec = {"qid": "q", "doc_a": "a", "doc_b": "b", "score": 0.5, "weight": 1.0}
+    text = json.dumps({**rec, field: 123}).replace("123", "1" + "0" * 400)
+    readers = _readers(monkeypatch)
+    p = tmp_path / "f.jsonl"
+    _both_paths_agree(p, text.encode(), monkeypatch, {"judgments": readers["judgments"]})
+    got = _outcome(readers["judgments"][0][1], str(p))
+    assert got[0] == "InputError" and got[1].startswith(f'{p}:1: expected "{field}"'), got
+
+
+def test_file_of_whole_pages_without_final_newline(tmp_path, monkeypatch):
+    """A file whose size is a multiple of the page size and whose last line has no newline: the reader's
+    memory map ends exactly there, so a scanner reading past the last byte would fault; all paths agree."""
+    import mmap
+
+    line = PREF.rstrip("\n")
+    text = "\n".join([line] * (mmap.PAGESIZE // (len(line) + 1) + 1))
+    text = text.replace('"ap": 0.5', '"ap": 0.5' + " " * ((-len(text)) % mmap.PAGESIZE), 1)
+    assert len(text) % mmap.PAGESIZE == 0 and not text.endswith("\n")
+    assert _Guard().scan(text.encode()) is not None
+    _both_paths_agree(tmp_path / "f.jsonl", text.encode(), monkeypatch, _readers(monkeypatch))

@@ -450,7 +450,17 @@ def _plain_names(cols) -> bool:
 
 
 def _is_num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+    """A JSON number that ``float()`` takes: not a bool, not NaN, not an integer literal beyond the doubles
+    (``1`` and 400 zeros: OverflowError)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    if isinstance(v, int):
+        try:
+            float(v)
+        except OverflowError:
+            return False
+        return True
+    return not math.isnan(v)
 
 
 def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -647,7 +657,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             qid = str(rec["query"]["id"])
             docs = [str(d["id"]) for d in rec["documents"]]
             out.append(parse(rec))
-        except (ValueError, KeyError, TypeError, RecursionError):
+        except (ValueError, KeyError, TypeError, RecursionError, OverflowError):  # Overflow: float() of a huge int
             raise InputError(name, no, f"expected {expected}") from None
         for d in [qid, *docs]:
             if _bad_id(d):

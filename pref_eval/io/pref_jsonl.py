@@ -70,10 +70,16 @@ class PrefFile:
 
 def _is_number(x, kind: str | None = "preference") -> bool:
     """A JSON number, not ``true``/``false`` (pref_aggregate.py would sum them as 0/1), not
-    ``Infinity`` nor an overflowing literal such as ``1e400`` (read as infinity); ``NaN`` only in
+    ``Infinity`` nor an overflowing literal such as ``1e400`` (read as infinity) or an integer literal
+    beyond the doubles (``1`` and 400 zeros: ``float()`` raises OverflowError); ``NaN`` only in
     metric lines (an undefined per-query metric, as Python's json writes it), never in a preference."""
     if not isinstance(x, (int, float)) or isinstance(x, bool):
         return False
+    if isinstance(x, int):
+        try:
+            x = float(x)
+        except OverflowError:
+            return False
     return math.isfinite(x) or (kind == "metric" and math.isnan(x))
 
 
@@ -116,7 +122,8 @@ def _records_slow(data: bytes, src: str):
 
 
 def _checked_object(raw: bytes, src: str, ln: int) -> dict:
-    """Line ``ln`` as a JSON object with no repeated key, a ``qid`` and a ``sample`` id, and string ids."""
+    """Line ``ln`` as a JSON object with no repeated key, a ``qid`` and a ``sample`` id, and string ids
+    (a summary line, ``"qid": "all"``, only the first two: it is dropped)."""
     try:
         obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
     except _Duplicate as err:
@@ -125,6 +132,8 @@ def _checked_object(raw: bytes, src: str, ln: int) -> dict:
         raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
     if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:
         raise InputError(src, ln, "expected a JSON object with 'qid' and 'sample'")
+    if obj["qid"] == "all":  # a summary line, dropped unread (as the scanner's and orjson's paths drop it)
+        return obj
     if _bad_sample(obj["sample"]):
         raise InputError(src, ln, f"sample: expected an integer >= 0, got {json.dumps(obj['sample'])}")
     for k in ("qid", "runi", "runj", "run"):
@@ -217,8 +226,8 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
     the same set of keys (else -1: the line-by-line parser decides).
     """
     objs = _parse_all(chunk)
-    if objs is None:
-        return -1
+    if objs is None or _key_ends(chunk) != sum(map(len, objs)):
+        return -1  # (the second: a line may repeat a key, which the parsed objects no longer show)
     try:
         table: dict = {}
         codes = _codes([o.get("type") for o in objs], table)
@@ -243,6 +252,18 @@ def _chunk_records(chunk: bytes, line0: int, parts: list, first: dict, metric_ke
             metric_keys.update(vals)
         parts.append((line0 + idx.astype(np.int64)[keep], kind, samples, qids, run_a, run_b, vals))
     return len(objs)  # = the chunk's lines (checked by _parse_all)
+
+
+def _key_ends(chunk: bytes) -> int:
+    """How many ``"`` of ``chunk`` are followed by a colon (after blanks): at least its number of keys, as
+    a key's closing quote is, and equal to the number of distinct keys of its lines (the objects' lengths)
+    only when no line repeats a key (orjson and json keep the last value; the line parser refuses it).
+    Colons inside strings only make it larger (then the line parser decides too)."""
+    if b'" ' in chunk or b'"\t' in chunk or b'"\r' in chunk:
+        import re
+
+        return len(re.findall(rb'"[ \t\r]*:', chunk))
+    return chunk.count(b'":')
 
 
 class _Unusual(Exception):
@@ -288,6 +309,8 @@ def _group_columns(kind, gobjs: list[dict]):
         rows = [rows[i] for i in ks] if vkeys else rows
     if not set(map(type, sample)) <= {int, str, float}:
         raise _Unusual
+    if any(set(map(type, ids)) != {str} for ids in (qid, *col.values())):
+        raise _Unusual  # an id that is not a string: the line parser names it (str() would make one up)
     vals = _value_columns(rows, vkeys)
     run_b = list(map(str, col[need[1]])) if kind == "preference" else None
     return keep, int(sel[0]), sample, list(map(str, qid)), list(map(str, col[need[0]])), run_b, vals

@@ -78,7 +78,10 @@ class CSR:
 
 def stable_order(hi: np.ndarray, nhi: int, lo: np.ndarray | None = None, nlo: int = 0) -> np.ndarray:
     """``np.lexsort((lo, hi))`` (``np.argsort(hi, kind="stable")`` without ``lo``) of keys in
-    ``[0, nhi)`` and ``[0, nlo)``, by counting sorts: linear in the rows plus the key ranges."""
+    ``[0, nhi)`` and ``[0, nlo)``, by counting sorts: linear in the rows plus the key ranges. Key ranges
+    far beyond the rows (counts of gigabytes for a few rows) take numpy's stable sorts: the same order."""
+    if max(nhi, nlo) > 8 * len(hi) + (1 << 22):
+        return np.argsort(_i8(hi), kind="stable") if lo is None else np.lexsort((_i8(lo), _i8(hi)))
     out = np.empty(len(hi), dtype=np.int64)
     _module().stable_order(_i8(hi), int(nhi), None if lo is None else _i8(lo), int(nlo), out)
     return out
