@@ -2,6 +2,7 @@
 product and strongly connected components, compared with scipy live on random inputs."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sysconfig
@@ -230,3 +231,162 @@ def test_indices_out_of_range_are_refused_before_any_write():
         K.scc(np.array([0, 1, 2], dtype=i64), np.array([1, 2], dtype=i64), labels)
     # in range: accepted
     assert K.scc(np.array([0, 1, 2], dtype=i64), np.array([1, 0], dtype=i64), labels) == 1
+
+
+# ------------------------------------------------------------ hostile arguments and edge inputs
+
+def _valid_calls() -> dict:
+    """One valid call of each array kernel: {name: (arguments, positions of the outputs)}."""
+    i8 = np.int64
+    x = np.array([0.5, -1.0, 2.0, 0.0])
+    u, v, eb = np.array([0, 1, 2], i8), np.array([1, 2, 3], i8), np.array([0, 0, 1], i8)
+    w = np.array([1.0, 2.0, 0.5])
+    indptr, idx = np.array([0, 1, 2, 3, 3], i8), np.array([1, 2, 3], i8)
+    e3 = [np.array([0.25, -1.0, 3.0]) for _ in range(3)]
+    return {
+        "expit": ((x, np.empty(4)), {1}),
+        "log_expit": ((x, np.empty(4)), {1}),
+        "csr_matvec": ((indptr, idx, w, x, np.empty(4)), {4}),
+        "scc": ((indptr, idx, np.empty(4, i8)), {2}),
+        "bt_objective": ((x, u, v, eb, w, w, np.empty(2)), {6}),
+        "bt_gradient": ((x, u, v, w, w, w, np.empty(4), np.empty(4), np.empty(3)), {6, 7, 8}),
+        "stable_order": ((u, 4, v, 4, np.empty(3, i8)), {4}),
+        "factorize": ((np.array([5, 3, 5], i8), np.empty(3, i8), np.empty(3, i8)), {1, 2}),
+        "cg_step": ((np.array([0.5, 2.0]), eb, *e3, *(np.zeros(3) for _ in range(5))), {5, 6, 7, 8, 9}),
+        "cg_direction": ((np.array([1, 0], i8), np.array([0.5, 2.0]), eb, e3[0], np.ones(3)), {4}),
+    }
+
+
+def _variants(a):
+    """Hostile stand-ins for one array argument."""
+    if not isinstance(a, np.ndarray):
+        return [-1, 2**62, 2**63 - 1]
+    ro = a.copy()
+    ro.flags.writeable = False
+    with np.errstate(all="ignore"):
+        casts = [a.astype(np.float32), a.astype(np.int32), a.astype(np.uint64)]
+    out = [*casts, a.astype(a.dtype.newbyteorder(">")), np.repeat(a, 2)[::2], ro, a[:-1].copy(),
+           np.append(a, a[-1:]), a[:0].copy(), a.reshape(1, -1),
+           np.asfortranarray(np.stack([a, a]).T), None, a.tolist(), b"12345678" * len(a), 3.0]
+    if a.dtype.kind == "i":
+        out += [a + 100, -a - 1, np.full_like(a, np.iinfo(np.int64).max), np.full_like(a, np.iinfo(np.int64).min)]
+    else:
+        out += [np.full_like(a, np.nan), np.full_like(a, np.inf), np.full_like(a, -np.inf), np.full_like(a, 1e308),
+                np.full_like(a, 5e-324)]
+    return out
+
+
+@needs
+@pytest.mark.parametrize("name", sorted(_valid_calls()))
+def test_hostile_arguments_give_an_error_or_stay_inside_the_arrays(name):
+    """Every argument of every array kernel replaced in turn by a wrong dtype, another byte order, a strided
+    or Fortran-ordered view, a read-only array, one item fewer or more, no items, NaN/inf/huge/tiny values,
+    indices out of range or at int64's ends, a non-array: each call returns or raises TypeError / ValueError /
+    BufferError / MemoryError, and writes nothing outside its outputs (sentinels on both sides of each; under
+    tools/sanitize.sh AddressSanitizer checks every read as well)."""
+    args0, outs = _valid_calls()[name]
+    fn = getattr(K, name)
+    for pos in range(len(args0)):
+        for bad in _variants(args0[pos]):
+            args, guards = list(args0), []
+            for o in outs:
+                if o != pos:  # each output inside a larger array filled with a sentinel
+                    a = args0[o]
+                    big = np.full(len(a) + 4, 7 if a.dtype.kind == "i" else 7.25, dtype=a.dtype)
+                    args[o] = big[2:-2]
+                    guards.append(big)
+            args[pos] = bad
+            with contextlib.suppress(TypeError, ValueError, BufferError, MemoryError, OverflowError):
+                fn(*args)
+            for big in guards:
+                assert (big[:2] == big[0]).all() and (big[-2:] == big[0]).all() and big[0] in (7, 7.25), \
+                    (name, pos, bad)
+
+
+@needs
+def test_malformed_indptr_is_refused():
+    """scc walked node i's edges from indptr[i] to indptr[i+1] having checked only indptr[n] <= len(indices):
+    an indptr that decreases (or starts above 0) read past indices (AddressSanitizer: heap-buffer-overflow).
+    Now a ValueError, as csr_matvec's."""
+    i8 = np.int64
+    labels = np.zeros(2, i8)
+    for ptr in ([0, 5, 1], [1, 1, 1], [0, -3, 1]):
+        with pytest.raises(ValueError, match="scc: "):
+            K.scc(np.array(ptr, i8), np.array([1], i8), labels)
+        with pytest.raises(ValueError, match="csr_matvec: "):
+            K.csr_matvec(np.array(ptr, i8), np.array([1], i8), np.ones(1), np.ones(2), np.zeros(2))
+
+
+@needs
+def test_stable_order_key_ranges_beyond_memory():
+    """nhi near 2**63: the count array's size wrapped around (nhi + 1) * 8 and the sort wrote far outside
+    it; now MemoryError from the kernel, and the wrapper takes numpy's stable sort for key ranges far
+    beyond the rows (the same permutation: a stable order is unique)."""
+    from pref_eval.zelo import compiled
+
+    i8 = np.int64
+    for nhi in (2**61, 2**62, 2**63 - 1):
+        with pytest.raises(MemoryError):
+            K.stable_order(np.array([5, 2**40], i8), nhi, None, 0, np.empty(2, i8))
+    hi, lo = np.array([2**40, 5, 2**40, 0], i8), np.array([1, 2**50, 0, 3], i8)
+    assert compiled.stable_order(hi, 2**62, lo, 2**62).tolist() == np.lexsort((lo, hi)).tolist()
+    assert compiled.stable_order(hi, 2**41).tolist() == np.argsort(hi, kind="stable").tolist()
+
+
+@needs
+@pytest.mark.parametrize("n, m", [(0, 0), (1, 0), (1, 1), (2, 1), (5, 3)])
+def test_kernels_equal_numpy_on_tiny_and_extreme_inputs(n, m, monkeypatch):
+    """No documents, one, no edges, self loops; weights 0, 5e-324, 1e300; scores at ±inf and NaN: the compiled
+    kernels give numpy's / scipy's bits (NaN where they give NaN) or refuse the same inputs."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+    from scipy.special import expit, log_expit
+
+    from pref_eval.io.keys import factorize
+    from pref_eval.zelo import compiled
+
+    def same(a, b):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        return a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)) and \
+            np.array_equal(np.where(np.isnan(a), 0, a).view(np.int64), np.where(np.isnan(b), 0, b).view(np.int64))
+
+    rng = np.random.default_rng(n * 10 + m)
+    specials = np.array([0.0, -0.0, 5e-324, -5e-324, 1e300, -1e300, np.inf, -np.inf, np.nan, 709.8, -745.2])
+    for x in (np.zeros(n), rng.choice(specials, n), rng.standard_normal(n) * 1e3):
+        assert same(compiled.expit(x), expit(x)) and same(compiled.log_expit(x), log_expit(x))
+        assert same(compiled.expit(x[::-1]), expit(x[::-1]))  # a strided view: the wrapper copies it
+        u = rng.integers(0, max(n, 1), m) if n else np.zeros(0, np.int64)
+        v = rng.integers(0, max(n, 1), m) if n else np.zeros(0, np.int64)
+        for wts in (np.zeros(m), np.full(m, 5e-324), np.full(m, 1e300), rng.random(m)):
+            wuv, wvu = wts, wts[::-1].copy()
+            nw = wuv + wvu
+            nb = 2
+            eb = rng.integers(0, nb, m)
+            with np.errstate(all="ignore"):
+                d = x[u] - x[v]
+                f = np.bincount(eb, nw * log_expit(d) - wvu * d, minlength=nb)
+                p, q = expit(d), expit(-d)
+                r = wuv * q - wvu * p
+                want = (np.bincount(u, r, minlength=n), np.bincount(v, r, minlength=n), nw * p * q)
+            assert same(compiled.objective(x, u, v, eb, nw, wvu, nb), f)
+            got = compiled.gradient(x, u, v, wuv, wvu, nw)
+            assert all(same(g, w_) for g, w_ in zip(got, want, strict=True))
+        if n:
+            A = csr_matrix((rng.choice(specials, m), (u, v)), shape=(n, n))
+            A.sum_duplicates()
+            A.sort_indices()
+            rows = np.repeat(np.arange(n), np.diff(A.indptr))
+            csr = compiled.CSR(n, rows, A.indices.astype(np.int64))
+            csr.set_values(A.data)
+            with np.errstate(all="ignore"):
+                assert same(csr.matvec(x), A @ x)
+            count, want_l = connected_components(csr_matrix((np.ones(m), (u, v)), shape=(n, n)), directed=True,
+                                                 connection="strong")
+            got_l = compiled.strong_components(n, u, v)
+            assert len(set(zip(want_l.tolist(), got_l.tolist(), strict=True))) == count == len(set(got_l.tolist()))
+    keys = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0, -1, 0][: n + m], np.int64)
+    uniq, inv = factorize(keys)
+    wu, wi = np.unique(keys, return_inverse=True)
+    assert np.array_equal(uniq, wu) and np.array_equal(inv, wi.ravel())
+    for h in (np.zeros(n + m, np.int64), np.arange(n + m)[::-1].copy()):
+        assert np.array_equal(compiled.stable_order(h, n + m + 1), np.argsort(h, kind="stable"))
