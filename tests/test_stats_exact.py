@@ -330,6 +330,21 @@ def test_sign_flip_lower_tails_equal_subset_counts():
         assert got == [sum(c for v, c in sums.items() if v <= t) for t in tops], weights
 
 
+def test_exact_null_counts_equal_the_subset_sum_recursion():
+    """The untied table (``exact``): #{subsets of {1..m} with sum r}, against the recursion
+    c_k(r) = c_{k-1}(r) + c_{k-1}(r - k) written out, m = 0..70, and its known totals and centre."""
+    from pref_eval.stats.signed_rank import _exact_null_counts
+
+    c = [1]
+    for m in range(71):
+        if m:
+            c = [a + (c[r - m] if r >= m else 0) for r, a in enumerate(c + [0] * m)]
+        got = _exact_null_counts(m)
+        assert got == c, m
+        assert sum(got) == 2 ** m and len(got) == m * (m + 1) // 2 + 1
+    assert _exact_null_counts(4) == [1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1]  # subsets of {1, 2, 3, 4} by sum
+
+
 @pytest.mark.slow
 def test_wilcoxon_exact_ties_equal_the_sign_flip_oracle_large_n():
     """n = 200, 280, 400 (a few rows: the oracle takes ~1-9 s a row there): still the exact p to the last bit."""

@@ -10,7 +10,7 @@ For one row of differences d_1..d_n (H0: symmetric about 0, two-sided):
   zsplit), R- likewise; the reported statistic is min(R+, R-).
 * ``exact``: the null distribution of R+ for m = the number of ranked values
   without ties, P(R+ = r) = #{subsets of {1..m} summing to r} / 2^m, counted
-  with integers (the subset-sum recursion c_k(r) = c_{k-1}(r) + c_{k-1}(r-k));
+  with integers (the coefficients of prod_k (1 + x^k), packed as below);
   a non-integral R+ (ties) is rounded up for the lower tail and down for the
   upper; p = min(1, 2 min(P(R+ <= ceil R+), P(R+ >= floor R+))).
   Only for rows without tied |d| and without zeros among the ranked values
@@ -98,14 +98,18 @@ def _signed_rank_parts(D: np.ndarray, zero_method: str):
 
 
 def _exact_null_counts(m: int) -> list[int]:
-    """c[r] = #{subsets of {1..m} with sum r}, r = 0..m(m+1)/2 (integers)."""
-    c = [1]
-    for j in range(1, m + 1):
-        new = c + [0] * j
-        for r in range(len(c)):
-            new[r + j] += c[r]
-        c = new
-    return c
+    """c[r] = #{subsets of {1..m} with sum r}, r = 0..m(m+1)/2 (integers).
+
+    The coefficients of prod_j (1 + x^j) up to the middle (packed, ``_packed_subset_sums``, in whole bytes a
+    coefficient so that they unpack by slicing), the rest by symmetry: c[r] = c[m(m+1)/2 - r].
+    """
+    total = m * (m + 1) // 2
+    half = total // 2
+    nbytes = (m + 8) // 8  # 8 * nbytes >= m + 1 bits
+    P = _packed_subset_sums(list(range(1, m + 1)), half, 8 * nbytes)
+    buf = P.to_bytes((half + 1) * nbytes, "little")
+    c = [int.from_bytes(buf[i * nbytes:(i + 1) * nbytes], "little") for i in range(half + 1)]
+    return c + c[:total - half][::-1]
 
 
 def _packed_subset_sums(weights: list[int], top: int, bits: int) -> int:
