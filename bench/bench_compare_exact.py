@@ -94,7 +94,8 @@ def main() -> None:
             f"(every pair ties: `method: \"permutation\"`); CPU s = user + sys of the whole process, best of "
             f"{args.repeat} (`before`: one run at 200 topics); identical output before and after; "
             f"{load0} at the start, {load()} at the end "
-            f"(`python bench/bench_compare_exact.py{' --before DIR' if args.before else ''} --repeat {args.repeat}`).")
+            f"(`python bench/bench_compare_exact.py{' --before DIR' if args.before else ''} --repeat {args.repeat}"
+            f"{' --write' if args.write else ''}`).")
     print(text)
     if args.write:
         path = os.path.join(ROOT, "bench", "RESULTS-stats.md")
