@@ -140,6 +140,18 @@ def bpref_padded(qrels, rel: int):
     return [*qrels, *pad]
 
 
+def pytrec_eval_refuses_gains(m) -> bool:
+    """``nDCG(gains={...})`` with a gain that is not a Python int: ir-measures maps the grades through the gains
+    and pytrec_eval's constructor refuses the qrels ("Expected relevance to be integer"), then releases them
+    twice (``RelevanceEvaluator_init`` drops its reference when its qrels builder fails, without clearing the
+    pointer; ``RelevanceEvaluator_dealloc`` drops it again). valgrind: "Invalid read ... inside a block ...
+    free'd ... by RelevanceEvaluator_dealloc" in the slow seed 43 of tests/test_irm_trec_names.py: a
+    use-after-free that can crash the worker later. The peer cannot compute these names anyway, so they are
+    not sent to it."""
+    gains = m.params.get("gains") if m.NAME == "nDCG" else None
+    return isinstance(gains, dict) and any(type(v) is not int for v in gains.values())
+
+
 def theirs(name: str, qrels, run, seed: int):
     if "@0" in name.replace("@0.", "") or "cutoff=0" in name or "cutoff=-" in name:
         return None, ""  # pytrec_eval aborts the process on a cutoff ≤ 0
@@ -157,6 +169,8 @@ def theirs(name: str, qrels, run, seed: int):
         peer_qrels = qrels
         if prov == "pytrec_eval" and m.NAME == "Bpref" and isinstance(m["rel"], int):
             peer_qrels = bpref_padded(qrels, m["rel"])
+        if prov == "pytrec_eval" and pytrec_eval_refuses_gains(m):
+            return None, ""
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             res = list(ir_measures.iter_calc([m], peer_qrels, given))
     except Exception:  # noqa: BLE001 -- not computable by ir-measures here

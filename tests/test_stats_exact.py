@@ -266,6 +266,97 @@ def test_wilcoxon_exact_with_ties_is_the_sign_flip_distribution():
     assert list(r["p_value"]) == [0.25, 1.0] and list(r["method_used"]) == ["permutation", "permutation"]
 
 
+def _tie_pattern_rows(n: int, seed: int) -> np.ndarray:
+    """Rows of length n with many tie patterns: rounded to 0.1 / 0.05 / 1, zeros at several rates, one tied
+    value, two values; plus a row repeated, sign-flipped and permuted (the same ranks, other R+)."""
+    rng = np.random.default_rng(seed)
+    rows = [np.round(rng.normal(rng.uniform(-0.1, 0.1), 0.2, n), 1), np.round(rng.normal(0.05, 0.3, n) * 20) / 20,
+            np.round(rng.normal(0.3, 1.5, n)), np.where(rng.random(n) < rng.uniform(0.05, 0.6), 0.0,
+                                                         np.round(rng.normal(0, 0.2, n), 1)),
+            np.where(rng.random(n) < 0.9, 0.1, -0.1), rng.choice([-0.2, 0.0, 0.1, 0.3], n)]
+    base = rows[0]
+    rows += [base, -base, rng.permutation(base) * np.where(rng.random(n) < 0.5, -1, 1)]
+    return np.round(np.array(rows), 12)
+
+
+@pytest.mark.parametrize("n", [4, 11, 16, 23, 38, 60])
+def test_wilcoxon_exact_ties_equal_the_sign_flip_oracle_on_random_tie_patterns(n):
+    """The packed-integer tail count of ``exact`` with tied |d| / ranked zeros is the exact sign-flip p of
+    ``_sign_flip_oracle`` (the distribution written out with a Counter), to the last bit, on random tie patterns,
+    each zero method; rows with the same ranks (repeated, sign-flipped, permuted) share one product."""
+    checked = 0
+    for seed in range(3):
+        D = _tie_pattern_rows(n, 700 + 10 * n + seed)
+        for zero_method in ("wilcox", "pratt", "zsplit"):
+            r = paired.wilcoxon_test(D, zero_method=zero_method, method="exact")
+            for i in range(D.shape[0]):
+                if not _exact_is_approximate(D[i], zero_method):
+                    assert r["method_used"][i] == "exact"
+                    continue
+                assert r["method_used"][i] == "permutation"
+                want_stat, want_p = _sign_flip_oracle(D[i], zero_method)
+                assert r["statistic"][i] == want_stat and r["p_value"][i] == want_p, (n, seed, zero_method, i)
+                checked += 1
+    assert checked >= 60
+
+
+def test_sign_flip_lower_tails_equal_subset_counts():
+    """``_sign_flip_lower_tails`` against the definition: every subset enumerated (m <= 12) or a Counter of the
+    subset sums (m <= 60), at every threshold from below 0 to above the total (the packing's edge cases: a
+    coefficient as large as it gets, thresholds at and beyond the ends, weights above the threshold)."""
+    from collections import Counter
+    from itertools import combinations
+
+    from pref_eval.stats.signed_rank import _sign_flip_lower_tails
+
+    rng = np.random.default_rng(41)
+    cases = [[], [1], [2, 2], [3] * 12, [1] * 60, list(range(2, 26, 2)), [5, 5, 9, 9, 9, 40]]
+    for m in (3, 7, 12, 25, 44, 60):
+        cases.append(sorted(int(v) for v in rng.integers(1, 2 * m + 1, m)))
+    for weights in cases:
+        total = sum(weights)
+        if len(weights) <= 12:
+            sums = Counter(sum(c) for k in range(len(weights) + 1) for c in combinations(weights, k))
+        else:
+            sums = Counter({0: 1})
+            for w in weights:
+                nxt = Counter(sums)
+                for v, c in sums.items():
+                    nxt[v + w] += c
+                sums = nxt
+        tops = list(range(-2, total + 3)) if total <= 400 else [-1, 0, 1, total // 3, total // 2, total - 1,
+                                                                total, total + 1]
+        got = _sign_flip_lower_tails(weights, tops)
+        assert got == [sum(c for v, c in sums.items() if v <= t) for t in tops], weights
+
+
+def test_exact_null_counts_equal_the_subset_sum_recursion():
+    """The untied table (``exact``): #{subsets of {1..m} with sum r}, against the recursion
+    c_k(r) = c_{k-1}(r) + c_{k-1}(r - k) written out, m = 0..70, and its known totals and centre."""
+    from pref_eval.stats.signed_rank import _exact_null_counts
+
+    c = [1]
+    for m in range(71):
+        if m:
+            c = [a + (c[r - m] if r >= m else 0) for r, a in enumerate(c + [0] * m)]
+        got = _exact_null_counts(m)
+        assert got == c, m
+        assert sum(got) == 2 ** m and len(got) == m * (m + 1) // 2 + 1
+    assert _exact_null_counts(4) == [1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1]  # subsets of {1, 2, 3, 4} by sum
+
+
+@pytest.mark.slow
+def test_wilcoxon_exact_ties_equal_the_sign_flip_oracle_large_n():
+    """n = 200, 280, 400 (a few rows: the oracle takes ~1-9 s a row there): still the exact p to the last bit."""
+    for n, rows, zero_method in ((200, (0, 5), "zsplit"), (280, (3,), "pratt"), (400, (1,), "wilcox")):
+        D = _tie_pattern_rows(n, 900 + n)[list(rows)]
+        r = paired.wilcoxon_test(D, zero_method=zero_method, method="exact")
+        for i in range(D.shape[0]):
+            assert r["method_used"][i] == "permutation"
+            want_stat, want_p = _sign_flip_oracle(D[i], zero_method)
+            assert r["statistic"][i] == want_stat and r["p_value"][i] == want_p, (n, i, zero_method)
+
+
 def test_wilcoxon_auto_switches_like_scipy():
     # n <= 13 with ties: exhaustive permutation; 14..50 with ties: normal; no ties n <= 50: exact; > 50: normal
     used = {n: paired.wilcoxon_test(_rows(n, 7))["method_used"] for n in (13, 14, 50, 51)}

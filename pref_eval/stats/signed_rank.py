@@ -10,7 +10,7 @@ For one row of differences d_1..d_n (H0: symmetric about 0, two-sided):
   zsplit), R- likewise; the reported statistic is min(R+, R-).
 * ``exact``: the null distribution of R+ for m = the number of ranked values
   without ties, P(R+ = r) = #{subsets of {1..m} summing to r} / 2^m, counted
-  with integers (the subset-sum recursion c_k(r) = c_{k-1}(r) + c_{k-1}(r-k));
+  with integers (the coefficients of prod_k (1 + x^k), packed as below);
   a non-integral R+ (ties) is rounded up for the lower tail and down for the
   upper; p = min(1, 2 min(P(R+ <= ceil R+), P(R+ >= floor R+))).
   Only for rows without tied |d| and without zeros among the ranked values
@@ -22,6 +22,16 @@ For one row of differences d_1..d_n (H0: symmetric about 0, two-sided):
 * ``permutation``: the exact sign-flip distribution of R+ over all 2^n sign
   vectors (the ranks of |d| do not change), counted with integers over the
   doubled ranks; p = min(1, 2 min(#{R+* <= R+}, #{R+* >= R+}) / 2^n).
+  The counts of the sums of the m movable doubled ranks w_i are the
+  coefficients of prod (1 + x^w_i); the distribution is symmetric (a subset
+  and its complement), so min(#{<= a}, #{>= a'}) is one lower tail
+  #{<= min(a, W - a')} with W = sum w_i, at most W/2. That tail is counted
+  with Python integers packed m + 1 bits a coefficient into one integer
+  (x = 2^(m+1): no coefficient reaches 2^(m+1), so none carries into the
+  next); each factor is one shift and one add, truncated above the tail's
+  end, and the tail is the packed integer modulo 2^(m+1) - 1 (the sum of its
+  coefficients, below 2^(m+1) - 1). Rows with the same doubled ranks share
+  one product.
 * ``asymptotic``: z = (R+ - mu)/sigma with mu = m(m+1)/4 and
   sigma^2 = (m(m+1)(2m+1) - sum_ties (t^3 - t)/2)/24 (Pratt: minus the
   zeros' share, Cureton 1967); ``correction`` moves R+ half a unit towards
@@ -88,26 +98,54 @@ def _signed_rank_parts(D: np.ndarray, zero_method: str):
 
 
 def _exact_null_counts(m: int) -> list[int]:
-    """c[r] = #{subsets of {1..m} with sum r}, r = 0..m(m+1)/2 (integers)."""
-    c = [1]
-    for j in range(1, m + 1):
-        new = c + [0] * j
-        for r in range(len(c)):
-            new[r + j] += c[r]
-        c = new
-    return c
+    """c[r] = #{subsets of {1..m} with sum r}, r = 0..m(m+1)/2 (integers).
+
+    The coefficients of prod_j (1 + x^j) up to the middle (packed, ``_packed_subset_sums``, in whole bytes a
+    coefficient so that they unpack by slicing), the rest by symmetry: c[r] = c[m(m+1)/2 - r].
+    """
+    total = m * (m + 1) // 2
+    half = total // 2
+    nbytes = (m + 8) // 8  # 8 * nbytes >= m + 1 bits
+    P = _packed_subset_sums(list(range(1, m + 1)), half, 8 * nbytes)
+    buf = P.to_bytes((half + 1) * nbytes, "little")
+    c = [int.from_bytes(buf[i * nbytes:(i + 1) * nbytes], "little") for i in range(half + 1)]
+    return c + c[:total - half][::-1]
 
 
-def _subset_sum_counts(weights: list[int]) -> list[int]:
-    """c[s] = #{subsets of ``weights`` with sum s} (integers)."""
-    c = [1]
+def _packed_subset_sums(weights: list[int], top: int, bits: int) -> int:
+    """prod (1 + X^w) over ``weights`` (ascending, positive) truncated above X^top, at X = 2^bits.
+
+    Coefficient s (bits [s * bits, (s + 1) * bits) of the result) is #{subsets of ``weights`` with sum s}
+    for s <= top; ``bits`` must exceed log2 of the largest coefficient (len(weights) + 1 does: they sum to
+    2^len(weights)), so no coefficient carries into the next.
+    """
+    P = 1
+    deg = 0
+    keep = (1 << ((top + 1) * bits)) - 1
     for w in weights:
-        new = c + [0] * w
-        for s in range(len(c)):
-            if c[s]:
-                new[s + w] += c[s]
-        c = new
-    return c
+        if w > top:  # ascending: this and every later factor only adds terms above X^top
+            break
+        P += P << (w * bits)
+        deg += w
+        if deg > top:
+            P &= keep
+            deg = top
+    return P
+
+
+def _sign_flip_lower_tails(weights: list[int], tops: list[int]) -> list[int]:
+    """#{subsets of ``weights`` (ascending, positive integers) with sum <= t} for each t of ``tops``."""
+    m = len(weights)
+    total = sum(weights)
+    inner = [t for t in tops if 0 <= t < total]
+    out: dict[int, int] = {}
+    if inner:
+        bits = m + 1
+        P = _packed_subset_sums(weights, max(inner), bits)
+        ones = (1 << bits) - 1  # X = 2^bits = 1 modulo 2^bits - 1: the remainder is the coefficient sum
+        for t in set(inner):
+            out[t] = (P & ((1 << ((t + 1) * bits)) - 1)) % ones
+    return [0 if t < 0 else (1 << m) if t >= total else out[t] for t in tops]
 
 
 def wilcoxon(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
@@ -169,8 +207,8 @@ def wilcoxon(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
                 tables[mi] = (c, list(_cumsum(c)))
             p[r] = _exact_p(tables[mi], mi, float(r_plus[r]))
     rows = np.flatnonzero(used == "permutation")
-    for r in rows:
-        p[r] = _permutation_p(ranks[r], pos[r], zero[r], counted[r], float(r_plus[r]), zero_method, n)
+    if rows.size:
+        p[rows] = _permutation_p(ranks[rows], zero[rows], counted[rows], r_plus[rows], zero_method)
     return {"statistic": statistic, "p_value": p, "method_used": used, "n_zero": n_zero}
 
 
@@ -194,28 +232,32 @@ def _exact_p(table: tuple[list[int], list[int]], m: int, r_plus: float) -> float
     return min(1.0, num / total)
 
 
-def _permutation_p(ranks: np.ndarray, pos: np.ndarray, zero: np.ndarray, counted: np.ndarray,
-                   r_plus: float, zero_method: str, n: int) -> float:
-    """Exhaustive sign-flip p-value of R+ (every one of the 2^n sign vectors, zeros included)."""
+def _permutation_p(ranks: np.ndarray, zero: np.ndarray, counted: np.ndarray, r_plus: np.ndarray,
+                   zero_method: str) -> np.ndarray:
+    """Exhaustive sign-flip p-values of R+ (every one of the 2^n sign vectors, zeros included), one per row.
+
+    With w the doubled ranks that change sides with the sign of d (W their sum) and c the doubled constant
+    (zsplit: the zeros' ranks), 2R+* = S + c with S a subset sum of w: #{R+* <= R+} = #{S <= floor(2R+) - c}
+    and, the subset sums being symmetric about W/2, #{R+* >= R+} = #{S <= W - ceil(2R+) + c}; the smaller
+    of the two is the lower tail at the smaller end.
+    """
+    k, n = ranks.shape
     movable = counted & ~zero  # ranks that change sides with the sign of d
-    weights = [int(round(2 * r)) for r in ranks[movable]]
-    const2 = 0
-    if zero_method == "zsplit":
-        const2 = int(round(ranks[zero].sum()))  # 2 x (half the zero ranks)
-    counts = _subset_sum_counts(weights)
-    factor = 1 << int(n - movable.sum())  # flipping a zero changes nothing
-    obs2 = 2 * r_plus
-    below = above = 0
-    for s, c in enumerate(counts):
-        if not c:
-            continue
-        v = s + const2
-        if v <= obs2:
-            below += c
-        if v >= obs2:
-            above += c
-    num = 2 * min(below, above) * factor
-    return min(1.0, num / (1 << n))
+    doubled = np.rint(2 * ranks).astype(np.int64)
+    groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for i in range(k):
+        weights = tuple(sorted(doubled[i][movable[i]].tolist()))
+        const2 = int(round(ranks[i][zero[i]].sum())) if zero_method == "zsplit" else 0  # 2 x (half the zero ranks)
+        obs2 = 2 * float(r_plus[i])
+        top = min(math.floor(obs2) - const2, sum(weights) - (math.ceil(obs2) - const2))
+        groups.setdefault(weights, []).append((i, top))
+    p = np.empty(k)
+    for weights, members in groups.items():
+        tails = _sign_flip_lower_tails(list(weights), [top for _, top in members])
+        factor = 1 << (n - len(weights))  # flipping a zero changes nothing
+        for (i, _), tail in zip(members, tails, strict=True):
+            p[i] = min(1.0, 2 * tail * factor / (1 << n))
+    return p
 
 
 def _asymptotic(D: np.ndarray, r_plus: np.ndarray, counted: np.ndarray, zero: np.ndarray, sizes: np.ndarray,
