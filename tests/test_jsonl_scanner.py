@@ -477,7 +477,9 @@ def _outcome(read, path: str):
 def _readers(monkeypatch) -> dict:
     """{reader: its paths}: the preference reader with the C scanner, with orjson's chunks and with the line
     parser alone (PREF_EVAL_PURE_PYTHON=1, the chunks switched off); the judgment reader with the scanner and
-    with its line parser (PREF_EVAL_PURE_PYTHON=1)."""
+    with its line parser (PREF_EVAL_PURE_PYTHON=1), each reading the file whole and in parts of whole lines
+    (its reader of large files)."""
+    from pref_eval.io import judgments as judgment_reader
     from pref_eval.io import pref_jsonl
     from pref_eval.io.judgments import read_judgments
 
@@ -492,7 +494,13 @@ def _readers(monkeypatch) -> dict:
     def judgments(p):
         return _judgment_table(read_judgments(p, "jsonl"))
 
-    return {"pref": [("", pref), ("1", pref), ("1", pref_lines)], "judgments": [("", judgments), ("1", judgments)]}
+    def judgments_streamed(p):
+        with monkeypatch.context() as m:
+            m.setattr(judgment_reader, "STREAM_CHUNK", 64)  # a file of more than 64 bytes is read in parts
+            return judgments(p)
+
+    return {"pref": [("", pref), ("1", pref), ("1", pref_lines)],
+            "judgments": [("", judgments), ("1", judgments), ("", judgments_streamed), ("1", judgments_streamed)]}
 
 
 def _both_paths_agree(path: Path, data: bytes, monkeypatch, readers) -> None:
@@ -504,7 +512,7 @@ def _both_paths_agree(path: Path, data: bytes, monkeypatch, readers) -> None:
         for pure, read in paths:
             monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", pure)
             got.append(_outcome(read, str(path)))
-        assert all(g == got[0] for g in got), (name, data[:300])
+        assert all(g == got[0] for g in got), (name, data[:300], [str(g)[:300] for g in got])
     monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
 
 

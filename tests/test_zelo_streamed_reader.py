@@ -146,6 +146,26 @@ def test_streamed_bad_utf8_is_reported_before_an_earlier_bad_line(tmp_path, smal
     _assert_streamed_error_is_whole(tmp_path, data, ":2900: byte 0xff is not UTF-8")
 
 
+def test_streamed_bad_utf8_of_a_later_part_does_not_hide_an_earlier_one(tmp_path, small_parts):
+    """A bad byte in the part being read is the file's first: it was the parts not yet read that were
+    searched and their bad byte reported (found by tests/test_jsonl_scanner.py's fuzz)."""
+    rows = _lines(3000, odd=False).split("\n")
+    rows[1499] = rows[1499].replace('": "d', '": "\xe9d', 1)
+    rows[2899] = rows[2899].replace('": "d', '": "\xe9d', 1)
+    data = "\n".join(rows).encode("utf-8").replace(b"\xc3\xa9", b"\xff")
+    _assert_streamed_error_is_whole(tmp_path, data, ":1500: byte 0xff is not UTF-8")
+
+
+def test_streamed_cr_only_line_ends_read_as_whole(tmp_path, small_parts):
+    """CR-only line ends (no LF in the file) are line ends when the file is read whole; its first part holds
+    no LF, so the file is read whole rather than as one line of many JSON objects (found by the fuzz)."""
+    text = _lines(800, odd=False)
+    p = tmp_path / "j.jsonl"
+    p.write_bytes(text.replace("\n", "\r").encode())
+    assert os.path.getsize(p) > 10 * formats.STREAM_CHUNK
+    assert _table(formats.read_judgments(str(p))) == _reference(text)
+
+
 def test_streamed_utf8_ids_and_unknown_document_line(tmp_path, small_parts):
     rows = _lines(3000, odd=False).split("\n")
     rows[1200] = rows[1200].replace('": "d', '": "\u00e9d')  # non-ASCII ids in a later part

@@ -254,7 +254,8 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
     name = display_name(path)
     with open(path, "rb") as fh:
         first = fh.read(STREAM_CHUNK)
-        head = _ascii_head(first, whole=False) if first.isascii() else None
+        # no LF in the first part: maybe CR-only line ends, which only the whole file's reading turns into LF
+        head = _ascii_head(first, whole=False) if first.isascii() and b"\n" in first else None
         if head is None:
             return None
         parts = _whole_lines(fh, first, STREAM_CHUNK)
@@ -274,8 +275,9 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
         except UnknownDocument as err:
             _check_utf8_rest(parts, name)
             raise InputError(name, out.at_line, str(err)) from None
-        except InputError:
-            _check_utf8_rest(parts, name)  # reading the file whole reports a bad byte before anything else
+        except InputError as err:
+            if not getattr(err, "bad_byte", False):  # (a bad byte of this part is the file's first)
+                _check_utf8_rest(parts, name)  # reading the file whole reports a bad byte before anything else
             raise
 
 
@@ -307,7 +309,9 @@ def _decode_part(part: bytes, line0: int, name: str) -> str:
     try:
         return decode_utf8(part, name)
     except InputError as err:
-        raise InputError(name, err.line + line0, err.message) from None
+        bad = InputError(name, err.line + line0, err.message)
+        bad.bad_byte = True  # type: ignore[attr-defined]
+        raise bad from None
 
 
 def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: str) -> None:
