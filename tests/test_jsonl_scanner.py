@@ -561,13 +561,16 @@ PREF = '{"qid": "q1", "runi": "a", "runj": "b", "sample": 0, "type": "preference
     (PREF.replace("0.5", "1" + "0" * 400), ":1: ap: expected a number, got 1000"),
     # a repeated key: orjson's chunks kept the last value, the scanner and the line parser refuse the line
     (PREF + PREF.replace('"ap"', '"qid": "q2", "ap"'), ":2: key qid appears twice in the object"),
+    (PREF.replace('"a"', '"bm25:k1"') + PREF.replace('"ap"', '"ap" :1, "ap"'), ":2: key ap appears twice"),
+    (PREF.replace('"a"', '"bm25:k1"') + PREF.replace('"q1"', '"q:2"'), None),  # colons in strings only
     # a number as an id: orjson's chunks made it a string
     (PREF.replace('"q1"', "5"), ":1: qid: expected a string, got 5"),
     (PREF.replace('"a"', "7"), ":1: runi: expected a string, got 7"),
     # a summary line is dropped unread on every path (the line parser checked its sample)
     (PREF.replace('"q1"', '"all"').replace('"sample": 0', '"sample": -0.5'), ": no per-query lines"),
     (PREF + PREF.replace('"q1"', '"all"').replace('"sample": 0', '"sample": [1]'), None),
-], ids=["huge-int", "repeated-key", "number-qid", "number-runi", "summary-negative-sample", "summary-list-sample"])
+], ids=["huge-int", "repeated-key", "repeated-key-colon-in-id", "colons-in-ids", "number-qid", "number-runi",
+        "summary-negative-sample", "summary-list-sample"])
 def test_preference_reader_paths_agree_on_found_cases(tmp_path, monkeypatch, text, want):
     """Cases the differential fuzz found (the paths disagreed, or the user got a traceback), each read on the
     three paths: the same table or the same file:line error."""
