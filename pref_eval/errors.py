@@ -17,6 +17,23 @@ And one warning class, :class:`PrefEvalWarning` (a :class:`UserWarning`): what t
 from __future__ import annotations
 
 
+MESSAGE_LIMIT = 500  # characters of an error message a command prints (docs/exit-codes.md)
+
+
+def shortened(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text``, or when it is longer than ``limit`` characters its first 3/4 and last 1/5 of ``limit``
+    with the middle replaced by ``… [N characters left out] …``.
+
+    A message echoes what it refuses (``got "…"``); a 100 KB string or a 400-digit number in a judgment
+    file would make the command's one error line 100 KB long. The start (file:line, what was expected,
+    the start of the value) and the end (the closing hint) are kept.
+    """
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 3 // 4], text[len(text) - limit // 5:]
+    return f"{head} … [{len(text) - len(head) - len(tail)} characters left out] … {tail}"
+
+
 class PrefEvalError(Exception):
     """Base class; ``exit_code`` is what the command line exits with."""
 

@@ -169,6 +169,9 @@ def digest_tree(path: Path, ignore: tuple[str, ...] = (".sqlite", ".sqlite.lock"
     return out
 
 
+MESSAGE_LINE_MAX = 600  # the command's name + pref_eval.errors.MESSAGE_LIMIT shortened
+
+
 def check_contract(res: Result, *, script: str, expect: set[int] | None = None,
                    names: tuple[str, ...] = ()) -> list[str]:
     """Problems with ``res`` (empty list = fine)."""
@@ -190,4 +193,7 @@ def check_contract(res: Result, *, script: str, expect: set[int] | None = None,
             problems.append(f"more than one line: {err!r}")
         if names and not any(n in err for n in names):
             problems.append(f"message does not name {names}: {err!r}")
+        long = [x for x in lines if len(x) > MESSAGE_LINE_MAX]
+        if long:  # a message echoing a 100 KB value is shortened (pref_eval.errors.shortened)
+            problems.append(f"a message line of {len(long[0])} characters: {long[0][:200]!r}...")
     return problems

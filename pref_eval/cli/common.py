@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from ..errors import PrefEvalError
+from ..errors import PrefEvalError, shortened
 from ..log import Log  # noqa: F401  (the commands import it from here)
 
 
@@ -202,7 +202,7 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except PrefEvalError as err:
         if not isinstance(err, OutputError):
             _flush_quietly()
-        sys.stderr.write(f"{label}: {err}\n")
+        sys.stderr.write(f"{label}: {shortened(str(err))}\n")
         return err.exit_code
     except click.exceptions.Exit as err:
         return err.exit_code
