@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 
+from .errors import shortened
+
 
 class Log:
     """Progress and warnings on stderr, silenced by ``--quiet``."""
@@ -17,7 +19,7 @@ class Log:
 
     def warn(self, message: str) -> None:
         if not self.quiet:
-            sys.stderr.write(f"{self.prog}: warning: {message}\n")
+            sys.stderr.write(f"{self.prog}: warning: {shortened(message)}\n")
 
     def info(self, message: str) -> None:
         if not self.quiet:

@@ -46,3 +46,12 @@ def test_the_api_keeps_the_whole_message(tmp_path):
     with pytest.raises(InputError) as e:
         pref_eval.fit(str(p))
     assert "x" * 10_000 in str(e.value)
+
+
+def test_a_warning_is_shortened_too(capsys):
+    from pref_eval.log import Log
+
+    Log("zelo_x").warn("document " + "d" * 70_000 + " skipped")
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("zelo_x: warning: document ddd") and line.endswith("d skipped")
+    assert "characters left out" in line and len(line) < 600
