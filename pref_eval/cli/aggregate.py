@@ -23,8 +23,9 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure to aggregate, repeatable (default: every measure of the file, in file order).")
 @click.option("--query_fraction", "query_fraction", default=1.0, type=Finite(0, 1, min_open=True),
-              help="Each sample uses max(1, int(|Q|*F)) random queries (of sample 0).")
-@click.option("--num_samples", "num_samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
+              help="Each sample uses max(1, int(|Q|*F)) random queries (of sample 0; default 1.0: all).")
+@click.option("--num_samples", "num_samples", default=1, type=click.IntRange(min=1),
+              help="Number of samples (default 1).")
 @click.option("--seed", "seed", default=0, type=SEED, help="Seed for --query_fraction (default 0).")
 @click.option("--mc4-steps", "mc4_steps", default=None, type=click.IntRange(min=1), metavar="T",
               help="MC4 as pref_aggregate.py: T power-iteration steps of the undamped chain "
@@ -33,7 +34,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
               help="MC4 teleport probability α of the stationary solution (default 0.15).")
 @click.option("-o", "--output-format", "fmt", default="json", type=click.Choice(["json", "tsv", "jsonl", "markdown"]),
               help="json: pref_aggregate.py's lines; tsv/jsonl: sample qid measure method rank run score "
-                   "(score: MC4's stationary probability, Borda points); markdown: tables.")
+                   "(score: MC4's stationary probability, Borda points); markdown: tables. Default json.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,

@@ -65,12 +65,12 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--means", "means", is_flag=True,
               help="pref output: add a per-run mean line for every metric after the summary.")
 @click.option("--query_fraction", "query_fraction", default=1.0, type=Finite(0, 1, min_open=True),
-              help="Keep max(int(|Q|*F), 1) random queries per sample.")
+              help="Keep max(int(|Q|*F), 1) random queries per sample (default 1.0: all).")
 @click.option("--label_fraction", "label_fraction", default=1.0, type=Finite(0, 1, min_open=True),
-              help="Keep max(int(n*F), 1) of the n relevant labels of each query per sample.")
+              help="Keep max(int(n*F), 1) of the n relevant labels of each query per sample (default 1.0: all).")
 @click.option("--label_fraction_policy", "label_policy", default="random", type=click.Choice(["random", "pool"]),
-              help="random labels, or those found in most run lines (ties: docid descending).")
-@click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples.")
+              help="random labels, or those found in most run lines (ties: docid descending); default random.")
+@click.option("--samples", "samples", default=1, type=click.IntRange(min=1), help="Number of samples (default 1).")
 @click.option("--seed", "seed", default=0, type=SEED, help="Seed of the sampling options (default 0).")
 @click.option("--jobs", "jobs", default=1, type=click.IntRange(min=1), metavar="N", show_default=True,
               help="Read and evaluate (preference mode: read and rank) the runs in N processes "

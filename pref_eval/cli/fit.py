@@ -27,7 +27,8 @@ from .options import quiet_option
               help="Raise each judgment's weight to this power (0 = unweighted).")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Reproduce zbench's iteration bit for bit (implies --ties zbench; SE is nan).")
-@click.option("--scale", type=click.Choice(["logit", "elo"]), default="logit", show_default=True)
+@click.option("--scale", type=click.Choice(["logit", "elo"]), default="logit", show_default=True,
+              help="Score scale: logit (Bradley-Terry), or elo = x*400/ln 10 + --elo-offset (SEs scaled too).")
 @click.option("--elo-offset", type=Finite(), default=1500.0, show_default=True, help="Added on the elo scale.")
 @click.option("--tol", type=Finite(min=0, min_open=True), default=1e-9, show_default=True,
               help="Gradient tolerance: |dl/dx_i| <= tol * max(1, I_ii), and the Newton step below 1e-13 "

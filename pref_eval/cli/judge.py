@@ -83,9 +83,11 @@ def _prices(values: tuple[str, ...]) -> dict:
                    "is asked, state unchanged (stop, default), or counts as a tie (tie).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, metavar="VAR",
               help="Environment variable holding the API key (a judge's key=VAR overrides it).")
-@click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 4096), default=8, show_default=True,
+              help="Requests in flight at once (all judges).")
 @click.option("--rpm", type=Finite(0, min_open=True), default=None, help="Requests per minute (all judges).")
-@click.option("--retries", type=click.IntRange(0, 100), default=4, show_default=True)
+@click.option("--retries", type=click.IntRange(0, 100), default=4, show_default=True,
+              help="Retries of a failed request.")
 @click.option("--timeout", type=Finite(0, min_open=True), default=60.0, show_default=True,
               help="Seconds per request.")
 @click.option("--backoff", type=Finite(0), default=1.0, show_default=True,
@@ -122,7 +124,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 
 
 @command.command("export")
-@click.option("--store", required=True, metavar="FILE.sqlite")
+@click.option("--store", required=True, metavar="FILE.sqlite", help="The answer store to read.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Default stdout; written atomically.")
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
 @click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")

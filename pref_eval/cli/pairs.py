@@ -29,14 +29,16 @@ def command():
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="With --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
-@click.option("--cycles", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--cycles", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Random cycles per query (each document is in 2 pairs per cycle).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--no-duplicates", is_flag=True, help="Skip a pair already drawn for the query.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Use only the first N documents per query.")
 @click.option("--compat", type=click.Choice(["zbench"]), default=None,
               help="Python random.Random(seed).shuffle, as zbench after random.seed(seed).")
-@click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True)
-@click.option("-o", "--output", default=None)
+@click.option("--output-format", type=click.Choice(["jsonl", "tsv"]), default="jsonl", show_default=True,
+              help="Pairs as JSON lines or 'qid doc_a doc_b' TSV.")
+@click.option("-o", "--output", default=None, help="Write here, atomically (default stdout).")
 @quiet_option()
 def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
@@ -62,7 +64,7 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 @click.option("--p", type=click.IntRange(min=1), default=None,
               help="Tournament: first-stage pairings per document (7).")
 @click.option("--f", type=click.IntRange(min=1), default=None, help="Tournament: first-stage pooling threshold (9).")
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="numpy default_rng seed of the state.")
 @click.option("--final-phase", is_flag=True, default=None, help="Tournament: Yan et al.'s extra final phase: judge "
               "every final-pool pair a second time; result from both rounds.")
 @click.option("--lead", type=Finite(min=0.5), default=None, help="Adaptive best: a match ends at this lead (2).")
@@ -98,7 +100,7 @@ def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max
 
 
 @command.command("next")
-@click.option("--state", required=True, metavar="FILE")
+@click.option("--state", required=True, metavar="FILE", help="The JSON state file (zelo_pairs init).")
 @click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def next_cmd(state, output, quiet):
@@ -111,9 +113,10 @@ def next_cmd(state, output, quiet):
 
 
 @command.command("add")
-@click.option("--state", required=True, metavar="FILE")
-@click.option("-J", "--judgments", "judgments", multiple=True, required=True)
-@click.option("--format", "fmt", default=None)
+@click.option("--state", required=True, metavar="FILE", help="The JSON state file (zelo_pairs init).")
+@click.option("-J", "--judgments", "judgments", multiple=True, required=True,
+              help="Judgment file, any format zelo_fit reads (repeatable).")
+@click.option("--format", "fmt", default=None, help="Judgment format, as zelo_fit --format (default: detected).")
 @quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
@@ -125,7 +128,7 @@ def add_cmd(state, judgments, fmt, quiet):
 
 
 @command.command("status")
-@click.option("--state", required=True, metavar="FILE")
+@click.option("--state", required=True, metavar="FILE", help="The JSON state file (zelo_pairs init).")
 @click.option("-o", "--output", default=None, help="Write the table here, atomically (default stdout).")
 @click.option("--verify", is_flag=True, help="Adaptive states: also replay the judgments (a fit per round) and "
               "refuse the state unless the replay gives it byte for byte (an edited or forged state).")
@@ -140,7 +143,7 @@ def status_cmd(state, output, verify, quiet):
 
 
 @command.command("result")
-@click.option("--state", required=True, metavar="FILE")
+@click.option("--state", required=True, metavar="FILE", help="The JSON state file (zelo_pairs init).")
 @click.option("--qrels", default=None, metavar="FILE", help="Print prefj-style preference qrels instead.")
 @click.option("-o", "--output", default=None, help="Write the result here, atomically (default stdout).")
 @click.option("--verify/--no-verify", default=True, show_default=True,

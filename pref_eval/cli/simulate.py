@@ -24,16 +24,17 @@ def command():
 @command.command("tournament")
 @click.option("--matrix", required=True, metavar="FILE",
               help="K x K matrix, M[i][j] = P(i preferred to j) (whitespace text, as numpy.loadtxt).")
-@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--k", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True, help="Simulated tournaments.")
+@click.option("--k", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Depth of top documents required.")
 @click.option("--p", type=click.IntRange(min=2), default=None,
               help="First-stage pairings per document, > k.  [default: 7, or k + 1 if larger]")
 @click.option("--f", type=click.IntRange(min=3), default=None,
               help="Pooling threshold, > p.  [default: 9, or p + 1 if larger]")
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--final-phase", is_flag=True,
               help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
-@click.option("-o", "--output", default=None)
+@click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
@@ -50,9 +51,10 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
               help="Documents per query.")
 @click.option("--sigma", type=NumberList(Finite(min=0, min_open=True, max=1e6)), default="0.6,1.5", show_default=True,
               help="SD of the true BT scores.")
-@click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True)
-@click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--cycles", type=NumberList(click.IntRange(min=1)), default="2,4,8", show_default=True,
+              help="Random cycles per query (comma list; the budget with --strategy adaptive).")
+@click.option("--trials", type=click.IntRange(min=1), default=100, show_default=True, help="Trials per cell.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--strategy", type=click.Choice(["cycles", "adaptive"]), default="cycles", show_default=True,
               help="Random cycles, or adaptive pairs with the budget of that many cycles.")
 @click.option("--window", type=click.IntRange(min=1), default=None,
@@ -65,7 +67,7 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
               help="Adaptive: choose pairs by the expected reduction in discordant pairs (discordance), "
                    "by the probability that their fitted order is wrong (uncertainty), or by the expected "
                    "reduction in pairs ordered unlike the complete matrix's win totals (rowsum).")
-@click.option("-o", "--output", default=None)
+@click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, criterion, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
@@ -85,17 +87,17 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch
 @click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
               help="Yan et al.'s Case A (total order) or Case B (two winners, many ties), K = 100.")
 @click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
-@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True, help="Simulated repetitions.")
 @click.option("--T", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Comparisons per repetition (the time horizon).")
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--alpha", type=Finite(min=0, min_open=True), default=None,
               help="Exploration parameter (dts: 0.8^7, mergedts: 0.8^6).")
 @click.option("--batch", type=click.IntRange(min=2), default=None, help="MergeDTS batch size M (16).")
 @click.option("--C", "c", type=Finite(min=0), default=None, help="MergeDTS constant C (4,000,000).")
 @click.option("--delta", type=Finite(min=0, max=1, min_open=True, max_open=True), default=None,
               help="Round-Efficient error probability (0.2).")
-@click.option("-o", "--output", default=None)
+@click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
 def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
     """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
@@ -112,20 +114,23 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 @click.option("--case", "case", type=click.Choice(["A", "B"], case_sensitive=False), default=None,
               help="Yan et al.'s Case A or Case B, K = 100.")
 @click.option("--matrix", default=None, metavar="FILE", help="K x K matrix, M[i][j] = P(i preferred to j).")
-@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True, help="Simulated repetitions.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--lead", type=Finite(min=0.5), default=2.0, show_default=True,
               help="A match ends when one item leads by this many wins.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
               help="Judgments asked per match and batch.")
-@click.option("--max-per-pair", type=click.IntRange(min=1), default=6, show_default=True)
+@click.option("--max-per-pair", type=click.IntRange(min=1), default=6, show_default=True,
+              help="Judgments of any one pair at most (then the majority decides).")
 @click.option("--max-per-match", type=click.IntRange(min=1), default=5, show_default=True,
               help="Cap on one match's judgments (then the majority decides).")
-@click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--lives", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Losses that eliminate an item.")
 @click.option("--final", type=click.IntRange(min=1), default=6, show_default=True,
               help="Items left for the all-pairs final.")
-@click.option("--final-lead", type=Finite(min=0.5), default=3.0, show_default=True)
-@click.option("-o", "--output", default=None)
+@click.option("--final-lead", type=Finite(min=0.5), default=3.0, show_default=True,
+              help="Lead that ends the final.")
+@click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
 def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
                  output, quiet):
@@ -141,12 +146,12 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
 
 
 @command.command("figure3")
-@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True, help="Simulated repetitions.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (numpy default_rng).")
 @click.option("--algorithms", default="dts,mergedts,round-efficient,tournament,tournament-final,adaptive",
               show_default=True,
               help="Comma-separated rows to run.")
-@click.option("-o", "--output", default=None)
+@click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
 def figure3_cmd(reps, seed, algorithms, output, quiet):
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""

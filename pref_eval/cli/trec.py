@@ -23,13 +23,13 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-J", "--Judged_docs_only", "judged_only", count=True,
               help="Drop unjudged documents from the ranking before evaluating.")
 @click.option("-N", "--Number_docs_in_coll", "num_docs", default="0", metavar="N",
-              help="Number of documents in the collection (for measures that need it).")
+              help="Number of documents in the collection (for measures that need it; default 0).")
 @click.option("-M", "--Max_retrieved_per_topic", "depth", default=None, metavar="N",
               help="Keep only the top N documents per topic (after sorting).")
 @click.option("-R", "--Rel_info_format", "rel_format", default="qrels",
-              help="Format of the relevance file: qrels, prefs, qrels_prefs, qrels_jg.")
+              help="Format of the relevance file: qrels, prefs, qrels_prefs, qrels_jg (default qrels).")
 @click.option("-T", "--Results_format", "results_format", default="trec_results",
-              help="Format of the run file (trec_results only).")
+              help="Format of the run file (trec_results, the default and only one).")
 @click.option("-o", "--Output_old_results_format", "old", count=True, hidden=True)
 @click.option("-Z", "--Zscore", "zscores", default=None, metavar="FILE",
               help="Print z-scores using the 'qid measure mean stddev' file.")
