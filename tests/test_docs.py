@@ -168,7 +168,7 @@ def _run_page(page: Path, tmp_path: Path, with_long: bool) -> None:
 
 COMMAND_PAGES = {"trec": "zelo_trec", "eval": "zelo_eval", "aggregate": "pref_aggregate", "fit": "zelo_fit",
                  "pairs": "zelo_pairs", "simulate": "zelo_simulate", "compare": "zelo_compare", "plot": "zelo_plot",
-                 "agree": "zelo_agree"}
+                 "agree": "zelo_agree", "judge": "zelo_judge"}
 
 
 def _leaf_commands(cmd, prefix=""):
@@ -197,3 +197,42 @@ def test_command_page_lists_every_option(module):
             if not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in p.opts):
                 missing.append(f"{sub} {'/'.join(p.opts)}".strip())
     assert not missing, f"docs/{COMMAND_PAGES[module]}.md does not mention: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("module", sorted(COMMAND_PAGES))
+def test_every_option_has_help(module):
+    """--help is part of the docs: every visible option of every (sub)command says what it does."""
+    import click
+
+    mod = __import__(f"pref_eval.cli.{module}", fromlist=["command"])
+    bare = [f"{sub} {'/'.join(p.opts)}".strip() for sub, cmd in _leaf_commands(mod.command) for p in cmd.params
+            if isinstance(p, click.Option) and not p.hidden and not (p.help or "").strip()]
+    assert not bare, f"options without help text: {', '.join(bare)}"
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+CODE_PATH = re.compile(r"`((?:\.\./)?([\w.-]+)/[\w./-]*\w)`")
+EXAMPLE_PATHS = {"runs/input.bm25.gz"}  # run-ids.md: how a file name becomes a run id, not a shipped file
+
+
+def test_relative_links_and_paths_exist():
+    """README.md and docs/*.md: every relative Markdown link points at a file (mkdocs checks docs/ anchors,
+    not the README), and every `dir/file` path in backticks under a top-level directory of the repository
+    exists (placeholders in capitals, such as bin/NAME, excepted)."""
+    tops = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    bad, checked = [], 0
+    for page in [ROOT / "README.md", *PAGES]:
+        for i, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            for target in LINK.findall(line):
+                if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                    continue
+                checked += 1
+                if not (page.parent / target.split("#")[0]).exists():
+                    bad.append(f"{page.name}:{i}: link {target}")
+            for path, top in CODE_PATH.findall(line):
+                if top not in tops or path in EXAMPLE_PATHS or "*" in path or re.search(r"/[A-Z]+(\.|/|$)", path):
+                    continue
+                checked += 1
+                if not (ROOT / path).exists():
+                    bad.append(f"{page.name}:{i}: path {path}")
+    assert checked > 100 and not bad, "\n".join(bad)
