@@ -60,6 +60,7 @@ def test_zelo_compare_one_topic_is_never_significant(tmp_path):
     (["--tests", "t", "--sign-min-diff", "0.1"], "--sign-min-diff applies only with --tests including sign"),
     (["--tests", "t", "--ci-method", "basic"], "--ci-method applies only with --tests including bootstrap"),
     (["--tests", "sign", "--confidence", "0.9"], "--confidence applies only with --tests including t or bootstrap"),
+    (["--tests", "tukey", "--correction", "bonferroni"], "--correction applies only with --tests including t or"),
     (["--depth", "5"], "--depth applies only with -R"),
     (["-l", "2"], "-l applies only with -R"),
     (["--rbo-p", "0.5"], "--rbo-p applies only with --orderings"),

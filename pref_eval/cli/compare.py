@@ -117,7 +117,9 @@ TEST_OPTIONS = ((("randomization", "bootstrap", "tukey"), {"resamples": "--resam
                 (("sign",), {"sign_min_diff": "--sign-min-diff"}),
                 (("wilcoxon",), {"zero_method": "--zero-method", "wilcoxon_method": "--wilcoxon-method"}),
                 (("bootstrap",), {"ci_method": "--ci-method"}),
-                (("t", "bootstrap"), {"confidence": "--confidence"}))
+                (("t", "bootstrap"), {"confidence": "--confidence"}),
+                # tukey is family-wise by construction (its p is already adjusted): the others are corrected
+                (("t", "wilcoxon", "sign", "randomization", "bootstrap"), {"correction": "--correction"}))
 
 
 def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:

@@ -104,6 +104,27 @@ def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output
                 inputs=command_options())
 
 
+def _refuse_unused_values(test: str, *, ci_bootstrap: bool = False, from_compare_file: bool = False) -> None:
+    """An option the plot would not read is refused, not ignored (as zelo_compare's): with ``-C`` the tests
+    were run by zelo_compare (``--correction``, ``--seed``, ``-c`` are its); ``--seed`` needs a randomised
+    test or ``--ci bootstrap``; ``--correction`` a test other than tukey (family-wise by construction)."""
+    from ..stats.compare import parse_tests
+    from .common import refuse_unused
+
+    refuse_unused("-R or -P (with -C the tests were run by zelo_compare)",
+                  {"correction": "--correction", "seed": "--seed", "complete": "-c"}, not from_compare_file)
+    if from_compare_file:
+        return
+    names = parse_tests(test)
+    if len(names) != 1:
+        return  # no test or several: refused by the plot itself ("no test selected", "unknown test 't,sign'")
+    name = names[0]
+    refuse_unused("--test randomization, bootstrap or tukey, or --ci bootstrap", {"seed": "--seed"},
+                  name in ("randomization", "bootstrap", "tukey") or ci_bootstrap)
+    refuse_unused("a --test other than tukey (tukey is family-wise by construction)",
+                  {"correction": "--correction"}, name != "tukey")
+
+
 def _values_options(f):
     f = click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed for randomised tests and the bootstrap.")(f)
@@ -112,7 +133,8 @@ def _values_options(f):
     f = click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
                      default="holm", show_default=True, help="Multiple-comparison correction over all pairs.")(f)
     f = click.option("--test", "test", default="t", show_default=True,
-                     help="Paired test (as zelo_compare --tests: t, wilcoxon, sign, randomization, bootstrap).")(f)
+                     help="Paired test (as zelo_compare --tests: t, wilcoxon, sign, randomization, bootstrap, "
+                          "tukey).")(f)
     f = click.option("-c", "--complete", is_flag=True,
                      help="Count a query missing for a run as 0 (trec_eval -c) instead of dropping it.")(f)
     f = click.option("-m", "--measure", default=None, metavar="MEASURE",
@@ -140,6 +162,7 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
     from ..api import PlotImage, PlotValues, plot_systems
     from .common import command_options
 
+    _refuse_unused_values(test, ci_bootstrap=ci == "bootstrap")
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
     plot_systems(values, PlotImage(output, width, height, dpi, title, image_fmt), ci=ci, confidence=confidence,
@@ -164,6 +187,7 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
     from ..api import PlotImage, PlotValues, plot_pairs
     from .common import command_options
 
+    _refuse_unused_values(test, from_compare_file=compare_file is not None)
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
     plot_pairs(values, PlotImage(output, width, height, dpi, title, image_fmt), compare_file=compare_file,
