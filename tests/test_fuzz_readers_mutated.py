@@ -24,6 +24,7 @@ traceback. The paths compared:
 The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
 docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
 """
+# ruff: noqa: B023  -- every lambda below is called at once by _outcome, inside its loop turn
 from __future__ import annotations
 
 import gzip
