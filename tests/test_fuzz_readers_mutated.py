@@ -1,0 +1,256 @@
+"""Differential fuzz of the TREC and text-judgment readers on *mutated* real files.
+
+tests/test_io_fastpath.py and tests/test_zelo_fast_readers.py compare the fast
+paths with the general ones on random well-formed files; here real files
+(tests/data/trec_eval_test, judgments/) get seeded hostile edits -- bytes
+flipped, NUL, invalid UTF-8, BOM, CR-only and mixed line ends, a cut last
+line, fields added, removed or emptied, numbers such as ``1e400 nan inf -0
+0x10 1_000 +1 .5 5.``, unicode digits, very long tokens, ``#`` mid-line,
+tabs/``\\v``/``\\f``, duplicate lines -- and every path must give the same
+table or the same refusal (``InputError``, same line, same message), never a
+traceback. The paths compared:
+
+* runs, qrels: ``read_run``/``read_qrels`` of the plain file (pyarrow fast
+  path, forced on small files, whole and cut in parallel parts) and of its
+  gzip twin, against the general tokenizer (``try_fast=False``) on the bytes
+  as :func:`~pref_eval.io.textfile.read_input_bytes` gives them (BOM dropped,
+  CR-only line ends read as LF: the documented file policy);
+* ``-R prefs`` / ``-R qrels_prefs`` (:mod:`pref_eval.io.prefs`): fast path on
+  and off;
+* clarke3, clarke4, llmlog, carterette, xie judgments: ``read_judgments`` of the
+  file and of its gzip twin (vectorised columns, pyarrow forced or not)
+  against the format's line parser (``judgments.READERS``) alone.
+
+The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
+docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
+"""
+# ruff: noqa: B023  -- every lambda below is called at once by _outcome, inside its loop turn
+from __future__ import annotations
+
+import gzip
+import traceback
+
+import numpy as np
+import pytest
+
+import pref_eval.io.fastparse as fp
+from pref_eval.errors import InputError, UsageError
+from pref_eval.io import judgment_columns as jc
+from pref_eval.io import judgments as formats
+from pref_eval.io.prefs import prefs_from_bytes, qrels_prefs_from_bytes
+from pref_eval.io.qrels import qrels_from_lines, read_qrels
+from pref_eval.io.runs import read_run, run_from_bytes
+from pref_eval.io.textfile import UTF8_BOM, cr_line_ends, decode_utf8
+from pref_eval.zelo.judgments import Judgments
+
+from conftest import DATA, ROOT
+
+HOSTILE = [b"1e400", b"-1e400", b"1e-400", b"nan", b"NaN", b"inf", b"-inf", b"Infinity", b"-0", b"0x10", b"1_000",
+           b"9" * 400, b"+1", b".5", b"5.", "\u0663".encode(), "\uff11".encode(), b"x" * 5000, b"#", b"# c", b"\t",
+           b"\x0b", b"\x0c", b"\x00", b"\xff", b"\xe9", b"\xc2\xa0", b"\x85", b"\x1c", UTF8_BOM, b"\r", b"\r\n",
+           b"\n", b"", b" ", b"-", b"e5", b"1e", b"00", b"1.5e+3", b"9223372036854775808", b"2.0"]
+
+
+def _head(path, n=30) -> bytes:
+    return b"".join(path.read_bytes().splitlines(keepends=True)[:n])
+
+
+def mutate(rng: np.random.Generator, data: bytes) -> bytes:
+    """One to three seeded hostile edits of ``data``."""
+    b = data
+    for _ in range(int(rng.integers(1, 4))):
+        k = int(rng.integers(0, 10))
+        pos = int(rng.integers(0, max(len(b), 1)))
+        h = HOSTILE[int(rng.integers(0, len(HOSTILE)))]
+        lines = b.split(b"\n")
+        i = int(rng.integers(0, len(lines)))
+        sep = b"\t" if b"\t" in lines[i] else b" "
+        f = lines[i].split(sep)
+        j = int(rng.integers(0, len(f)))
+        if k == 0 and b:
+            b = b[:pos] + bytes([int(rng.integers(0, 256))]) + b[pos + 1:]
+        elif k == 1:
+            b = b[:pos] + h + b[pos:]
+        elif k in (2, 3):  # a field replaced by (or extended with) a hostile value, the line's separator kept
+            f[j] = h if k == 2 else f[j] + h
+            lines[i] = sep.join(f)
+            b = b"\n".join(lines)
+        elif k == 4:
+            b = b[:pos]
+        elif k == 5:
+            b = b.replace(b"\n", b"\r", int(rng.integers(1, 3)))
+        elif k == 6:
+            lines.insert(i, lines[i])
+            b = b"\n".join(lines)
+        elif k == 7:  # a field removed or added
+            if rng.random() < 0.5:
+                f.pop(j)
+            else:
+                f.append(b"extra")
+            lines[i] = sep.join(f)
+            b = b"\n".join(lines)
+        elif k == 8:
+            b = b.replace(sep, b"\t" if sep == b" " else b" ", 1)
+        else:
+            b = UTF8_BOM + b
+    return b
+
+
+def _as_read(raw: bytes) -> bytes:
+    """``raw`` as the file readers see it (textfile policy: BOM dropped, CR-only line ends)."""
+    return cr_line_ends(raw[3:] if raw[:3] == UTF8_BOM else raw)
+
+
+def _outcome(fn, *names):
+    try:
+        return ("ok", fn())
+    except (InputError, UsageError) as err:
+        msg = str(err)
+        for name in names:
+            msg = msg.replace(name, "f")
+        return ("error", msg)
+    except Exception:  # noqa: BLE001 -- a traceback is the failure this test looks for
+        return ("traceback", traceback.format_exc())
+
+
+def _run_table(r):
+    return r.qid.tolist(), r.docno.tolist(), r.score.tolist(), r.line.tolist(), r.tag
+
+
+def _qrels_table(q):
+    return q.qid.tolist(), q.iter.tolist(), q.docno.tolist(), q.rel.tolist(), q.line.tolist()
+
+
+def _prefs_table(p):
+    return p.qid.tolist(), p.jg.tolist(), p.jsg.tolist(), p.docno.tolist(), p.rel.tolist(), p.line.tolist()
+
+
+def _judgments_table(j):
+    return (j.queries, {q: list(d) for q, d in j.docs.items()}, [c.tolist() for c in j.arrays()], j.missing,
+            repr(j.votes))
+
+
+def _trec_seeds():
+    runs = [_head(DATA / "trec_eval_test" / "results.test"), _head(ROOT / "runs" / sorted(
+        p.name for p in (ROOT / "runs").iterdir() if p.suffix != ".md")[0])]
+    runs.append(b"".join(b" ".join(ln.split()) + b"\n" for ln in runs[0].splitlines()))  # regular: fast path
+    qrels = [_head(DATA / "trec_eval_test" / "qrels.test"), _head(ROOT / "qrels" / "dl19-sample.qrels")]
+    prefs = [_head(DATA / "trec_eval_test" / "prefs.test")]
+    return runs, qrels, prefs
+
+
+def _judgment_seeds():
+    c3 = _head(ROOT / "judgments" / "dl19-sample.judge")
+    rng = np.random.default_rng(0)
+    cart = b"".join(b"%s %s %s %d\n" % (*ln.split()[:3], rng.integers(-2, 3)) for ln in c3.splitlines())
+    xie = b"".join(b"q%d\tbaidu/q_%d.jpg,baidu/q_%d.jpg\t%d\t%d\t%d\n" % (k % 3, k, k + 1, *rng.integers(-2, 3, 3))
+                   for k in range(20))
+    return {"clarke3": c3, "clarke4": _head(ROOT / "judgments" / "dl21-crowd-sample.txt"),
+            "llmlog": _head(ROOT / "judgments" / "dl21-gpt4o-sample.human"), "carterette": cart, "xie": xie}
+
+
+def _files(tmp_path, raw: bytes):
+    p, g = tmp_path / "f", tmp_path / "f.gz"
+    p.write_bytes(raw)
+    g.write_bytes(gzip.compress(raw))
+    return str(p), str(g)
+
+
+def _agree(results: dict, what: str, raw: bytes) -> None:
+    want = results.pop("general")
+    assert want[0] != "traceback", (what, raw[:300], want[1])
+    for path, got in results.items():
+        assert got == want, (what, path, raw[:300], got if got[0] != "ok" else "a different table",
+                             want if want[0] != "ok" else "ok")
+
+
+def sweep_trec(tmp_path, n: int, seed: int) -> int:
+    """``n`` mutated runs, qrels and prefs files; returns how many the fast path took."""
+    runs, qrels, prefs = _trec_seeds()
+    rng = np.random.default_rng(seed)
+    took = 0
+    for k in range(n):
+        kind = ("run", "qrels", "prefs")[k % 3]
+        seeds = {"run": runs, "qrels": qrels, "prefs": prefs}[kind]
+        raw = mutate(rng, seeds[int(rng.integers(0, len(seeds)))])
+        data = _as_read(raw)
+        p, g = _files(tmp_path, raw)
+        fp.SPLIT_MIN = 0 if k % 2 else 1 << 40
+        if kind == "run":
+            res = {"general": _outcome(lambda: _run_table(run_from_bytes(data, "f", try_fast=False))),
+                   "file": _outcome(lambda: _run_table(read_run(p)), p),
+                   "gzip": _outcome(lambda: _run_table(read_run(g)), g),
+                   "bytes": _outcome(lambda: _run_table(run_from_bytes(data, "f")))}
+        elif kind == "qrels":
+            res = {"general": _outcome(lambda: _qrels_table(qrels_from_lines(data, "f", try_fast=False))),
+                   "file": _outcome(lambda: _qrels_table(read_qrels(p)), p),
+                   "gzip": _outcome(lambda: _qrels_table(read_qrels(g)), g),
+                   "bytes": _outcome(lambda: _qrels_table(qrels_from_lines(data, "f")))}
+        else:  # prefs: each reader with the fast path off (general) and on
+            for reader in (prefs_from_bytes, qrels_prefs_from_bytes):
+                fp.PYARROW_MIN = 1 << 40
+                general = _outcome(lambda reader=reader: _prefs_table(reader(data, "f")))
+                fp.PYARROW_MIN = 0
+                _agree({"general": general, "fast": _outcome(lambda reader=reader: _prefs_table(reader(data, "f")))},
+                       reader.__name__, raw)
+            res = {"general": ("ok", None)}
+        took += fp.fast_columns(data, min_fields=4, max_fields=None, kinds={0: "S"}) is not None
+        _agree(res, kind, raw)
+    return took
+
+
+def sweep_judgments(tmp_path, n: int, seed: int) -> None:
+    seeds = _judgment_seeds()
+    fmts = list(seeds)
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        fmt = fmts[k % len(fmts)]
+        raw = mutate(rng, seeds[fmt])
+        p, g = _files(tmp_path, raw)
+
+        def parser(raw=raw, fmt=fmt):
+            out = Judgments()
+            out.format = fmt
+            formats.READERS[fmt](decode_utf8(_as_read(raw), "f"), "f", out, "half")
+            return _judgments_table(out)
+
+        jc.PYARROW_MIN = 0 if k % 2 else 1 << 40
+        _agree({"general": _outcome(parser),
+                "file": _outcome(lambda: _judgments_table(formats.read_judgments(p, fmt)), p),
+                "gzip": _outcome(lambda: _judgments_table(formats.read_judgments(g, fmt)), g)}, fmt, raw)
+
+
+@pytest.fixture
+def _fast_everywhere(monkeypatch):
+    monkeypatch.setattr(fp, "PYARROW_MIN", 0)
+    monkeypatch.setattr(fp, "SPLIT_MIN", fp.SPLIT_MIN)  # restored after the sweep sets it
+    monkeypatch.setattr(jc, "PYARROW_MIN", jc.PYARROW_MIN)
+
+
+def test_trec_readers_agree_on_mutated_files(tmp_path, _fast_everywhere):
+    took = sweep_trec(tmp_path, 240, seed=1)
+    assert took >= 30  # the fast path is exercised, not only refused
+
+
+def test_judgment_readers_agree_on_mutated_files(tmp_path, _fast_everywhere):
+    sweep_judgments(tmp_path, 150, seed=1)
+
+
+@pytest.mark.slow
+def test_readers_agree_on_many_mutated_files(tmp_path, _fast_everywhere):
+    sweep_trec(tmp_path, 4000, seed=2)
+    sweep_judgments(tmp_path, 3000, seed=2)
+
+
+@pytest.mark.parametrize("level", [b"inf", b"-inf", b"1e400", b"Infinity"])
+@pytest.mark.parametrize("reader,text", [(prefs_from_bytes, b"q 1 1 d1 2\nq 1 1 d2 %s\n"),
+                                         (qrels_prefs_from_bytes, b"q 1 d1 2\nq 1 d2 %s\n")])
+def test_prefs_infinite_level_quotes_the_text_on_both_paths(monkeypatch, reader, text, level):
+    """Found by the sweep: the fast path said ``rel_level inf`` for ``1e400`` (pyarrow's value)."""
+    data = text.replace(b"%s", level)
+    for floor in (0, 1 << 40):
+        monkeypatch.setattr(fp, "PYARROW_MIN", floor)
+        with pytest.raises(InputError) as err:
+            reader(data, "f")
+        assert err.value.line == 2
+        assert err.value.message == f"rel_level {level.decode()!r} is not a finite number"
