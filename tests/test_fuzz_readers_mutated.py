@@ -24,7 +24,6 @@ traceback. The paths compared:
 The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
 docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
 """
-# ruff: noqa: B023  -- every lambda below is called at once by _outcome, inside its loop turn
 from __future__ import annotations
 
 import gzip
@@ -177,22 +176,22 @@ def sweep_trec(tmp_path, n: int, seed: int) -> int:
         p, g = _files(tmp_path, raw)
         fp.SPLIT_MIN = 0 if k % 2 else 1 << 40
         if kind == "run":
-            res = {"general": _outcome(lambda: _run_table(run_from_bytes(data, "f", try_fast=False))),
-                   "file": _outcome(lambda: _run_table(read_run(p)), p),
-                   "gzip": _outcome(lambda: _run_table(read_run(g)), g),
-                   "bytes": _outcome(lambda: _run_table(run_from_bytes(data, "f")))}
+            res = {"general": _outcome(lambda data=data: _run_table(run_from_bytes(data, "f", try_fast=False))),
+                   "file": _outcome(lambda p=p: _run_table(read_run(p)), p),
+                   "gzip": _outcome(lambda g=g: _run_table(read_run(g)), g),
+                   "bytes": _outcome(lambda data=data: _run_table(run_from_bytes(data, "f")))}
         elif kind == "qrels":
-            res = {"general": _outcome(lambda: _qrels_table(qrels_from_lines(data, "f", try_fast=False))),
-                   "file": _outcome(lambda: _qrels_table(read_qrels(p)), p),
-                   "gzip": _outcome(lambda: _qrels_table(read_qrels(g)), g),
-                   "bytes": _outcome(lambda: _qrels_table(qrels_from_lines(data, "f")))}
+            res = {"general": _outcome(lambda data=data: _qrels_table(qrels_from_lines(data, "f", try_fast=False))),
+                   "file": _outcome(lambda p=p: _qrels_table(read_qrels(p)), p),
+                   "gzip": _outcome(lambda g=g: _qrels_table(read_qrels(g)), g),
+                   "bytes": _outcome(lambda data=data: _qrels_table(qrels_from_lines(data, "f")))}
         else:  # prefs: each reader with the fast path off (general) and on
             for reader in (prefs_from_bytes, qrels_prefs_from_bytes):
                 fp.PYARROW_MIN = 1 << 40
-                general = _outcome(lambda reader=reader: _prefs_table(reader(data, "f")))
+                general = _outcome(lambda reader=reader, data=data: _prefs_table(reader(data, "f")))
                 fp.PYARROW_MIN = 0
-                _agree({"general": general, "fast": _outcome(lambda reader=reader: _prefs_table(reader(data, "f")))},
-                       reader.__name__, raw)
+                fast = _outcome(lambda reader=reader, data=data: _prefs_table(reader(data, "f")))
+                _agree({"general": general, "fast": fast}, reader.__name__, raw)
             res = {"general": ("ok", None)}
         took += fp.fast_columns(data, min_fields=4, max_fields=None, kinds={0: "S"}) is not None
         _agree(res, kind, raw)
@@ -216,8 +215,8 @@ def sweep_judgments(tmp_path, n: int, seed: int) -> None:
 
         jc.PYARROW_MIN = 0 if k % 2 else 1 << 40
         _agree({"general": _outcome(parser),
-                "file": _outcome(lambda: _judgments_table(formats.read_judgments(p, fmt)), p),
-                "gzip": _outcome(lambda: _judgments_table(formats.read_judgments(g, fmt)), g)}, fmt, raw)
+                "file": _outcome(lambda p=p, fmt=fmt: _judgments_table(formats.read_judgments(p, fmt)), p),
+                "gzip": _outcome(lambda g=g, fmt=fmt: _judgments_table(formats.read_judgments(g, fmt)), g)}, fmt, raw)
 
 
 @pytest.fixture

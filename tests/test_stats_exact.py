@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -128,11 +129,20 @@ def _exact_is_approximate(d: np.ndarray, zero_method: str) -> bool:
     return len(np.unique(a)) < len(a) or (zero_method != "wilcox" and bool(np.any(d == 0)))
 
 
+def _subset_sum_counter(weights) -> Counter:
+    """{s: #{subsets of ``weights`` with sum s}}, one weight at a time (a Counter of the sums so far)."""
+    counts = Counter({0: 1})
+    for w in weights:
+        nxt = Counter(counts)
+        for v, c in counts.items():
+            nxt[v + w] += c
+        counts = nxt
+    return counts
+
+
 def _sign_flip_oracle(d: np.ndarray, zero_method: str) -> tuple[float, float]:
     """(min(R+, R-), two-sided p) from the exact distribution of R+ over the 2^n sign flips of d, written out
     with scipy's rankdata and a Counter of the doubled sums (integers): the definition, not our code."""
-    from collections import Counter
-
     n = len(d)
     if zero_method == "wilcox":
         d = d[d != 0]
@@ -142,12 +152,7 @@ def _sign_flip_oracle(d: np.ndarray, zero_method: str) -> tuple[float, float]:
     const = sum(w for w, z in zip(ranks2, zero, strict=True) if z) // 2 if zero_method == "zsplit" else 0
     obs = sum(w for w, x in zip(ranks2, d, strict=True) if x > 0) + const  # 2 R+
     total2 = sum(w for w, z in zip(ranks2, zero, strict=True) if not z or zero_method == "zsplit")
-    counts = Counter({0: 1})
-    for w in movable:
-        nxt = Counter(counts)
-        for v, c in counts.items():
-            nxt[v + w] += c
-        counts = nxt
+    counts = _subset_sum_counter(movable)
     below = sum(c for v, c in counts.items() if v + const <= obs)
     above = sum(c for v, c in counts.items() if v + const >= obs)
     p = min(1.0, 2 * min(below, above) / (1 << len(movable)))
@@ -304,7 +309,6 @@ def test_sign_flip_lower_tails_equal_subset_counts():
     """``_sign_flip_lower_tails`` against the definition: every subset enumerated (m <= 12) or a Counter of the
     subset sums (m <= 60), at every threshold from below 0 to above the total (the packing's edge cases: a
     coefficient as large as it gets, thresholds at and beyond the ends, weights above the threshold)."""
-    from collections import Counter
     from itertools import combinations
 
     from pref_eval.stats.signed_rank import _sign_flip_lower_tails
@@ -318,12 +322,7 @@ def test_sign_flip_lower_tails_equal_subset_counts():
         if len(weights) <= 12:
             sums = Counter(sum(c) for k in range(len(weights) + 1) for c in combinations(weights, k))
         else:
-            sums = Counter({0: 1})
-            for w in weights:
-                nxt = Counter(sums)
-                for v, c in sums.items():
-                    nxt[v + w] += c
-                sums = nxt
+            sums = _subset_sum_counter(weights)
         tops = list(range(-2, total + 3)) if total <= 400 else [-1, 0, 1, total // 3, total // 2, total - 1,
                                                                 total, total + 1]
         got = _sign_flip_lower_tails(weights, tops)
