@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import bytecode_env, cmd, load, run, write_result  # noqa: E402
+from _timing import bytecode_env, cmd, load, run, stamp, write_result  # noqa: E402
 from gen_judgments import write  # noqa: E402
 
 
@@ -61,8 +61,8 @@ def main() -> None:
     text = ("| queries | judgments | format | best wall s | its CPU s | peak MB | target |\n"
             "|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT` (standard errors, TSV); best of {args.repeat}; "
-            f"{load0} at the start, {load()} at the end (`python bench/bench_zelo_cli.py --repeat {args.repeat}"
-            + (" --big" if args.big else "") + "`).")
+            + stamp(load0, load(), f"python bench/bench_zelo_cli.py --repeat {args.repeat}"
+                    + (" --big" if args.big else "")))
     print(text)
     write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
 
