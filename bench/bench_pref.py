@@ -155,7 +155,7 @@ def main() -> None:
         md.append(f"| {label} | {cpu:.2f} s ({wall:.2f} s) | {r:.1f} s{src} | {r / cpu:.0f}× | {tgt} | {met} |")
     pyc = "as the environment says (--no-pyc)" if ENV is None else "cached (PYTHONPYCACHEPREFIX, one warm-up run)"
     scanner = "built" if scanner_built() else "NOT built: pref_aggregate runs in pure Python"
-    again = ("PREF_EVAL_REF=<checkout of diazf/pref_eval at 60e3203> " if ref else "") + "python bench/bench_pref.py" \
+    again = ("PREF_EVAL_REF=CHECKOUT " if ref else "") + "python bench/bench_pref.py" \
         + (" --quick" if quick else "") + f" --repeat {rep}" + (f" --only {args.only}" if only != {"dl", "l", "agg"}
                                                                  else "") + (" --no-pyc" if args.no_pyc else "") \
         + " --write"
@@ -163,7 +163,8 @@ def main() -> None:
             "|---|---:|---:|---:|---|---|\n" + "\n".join(md)
             + f"\n\nCPU seconds (user + system) of the child process; ours: best of {rep} round-robin runs (best wall "
             "in brackets), bytecode " + pyc + f", C scanner (pref_eval._jsonl) {scanner}; the reference "
-            + ("run once on the same files in the same session (`PREF_EVAL_REF`)" if ref else
+            + ("(CHECKOUT: diazf/pref_eval at commit 60e3203, https://github.com/diazf/pref_eval) run once on the "
+               "same files in the same session" if ref else
                "not run (no `PREF_EVAL_REF`): the issue's figures, from another machine")
             + "; targets on CPU time. " + stamp(load0, load1, again))
     print(text)
