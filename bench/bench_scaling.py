@@ -111,7 +111,7 @@ def main() -> None:
     again = ("--quick" if args.quick else f"--fit {args.fit} --runs {args.runs} --lines {args.lines}"
              + (f" --pref-runs {args.pref_runs}" if args.pref_runs else ""))
     text = (head + "\n" + "\n".join(rows) + f"\n\nMeasured at {size}. Wall time / peak memory of the command's "
-            "process, one run each; " + stamp(load0, load(), f"python bench/bench_scaling.py {again}"))
+            "process, one run each. " + stamp(load0, load(), f"python bench/bench_scaling.py {again}"))
     print(text)
     write_result("scaling", "Scaling: serial, --jobs 2, LocalCluster (bench/bench_scaling.py)", text)
 

@@ -150,9 +150,9 @@ def main() -> None:
     head = "| command (shipped sample) | best wall s | × numpy (wall) | best CPU s | × numpy (CPU) |"
     head += " × numpy (instructions) |" if ins else ""
     text = (head + " target |\n" + "|---" * (7 if ins else 6) + "|\n" + "\n".join(rows)
-            + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process; "
-            + ("instructions counted once per command under valgrind (callgrind), `import numpy` with one "
-               "OpenBLAS thread; " if ins else "")
+            + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process"
+            + ("; instructions counted once per command under valgrind (callgrind), `import numpy` with one "
+               "OpenBLAS thread" if ins else "") + ". "
             + stamp(load0, load1, how))
     print(text)
     if not args.no_write:
