@@ -12,7 +12,8 @@ Cramér–Rao lower bound on the mean variance of adjacent score differences tha
 the most 4K pairs can carry (4K * c/4; in parentheses: when the first K/2 pairs are chosen blind,
 as the adaptive strategy's first batch, (K/2) c E[p(1-p)] + (4K - K/2) c/4). With
 ``--write-docs`` the table replaces the block between the recovery-adaptive markers in
-docs/zelo_simulate.md.
+docs/zelo_simulate.md (the tables of ``--oracle``, ``--by-distance``, ``--tau-bound``, ``--tau-lp`` and
+``--tau-sdp``: between their markers in docs/zelo_simulate-ranking-bounds.md).
 
 ``--oracle``: instead, τ against the dense fit of an oracle that knows the true scores
 (:func:`pref_eval.zelo.ranking_bound.known_scores_wins`: the dense fit orders by the complete
@@ -342,15 +343,17 @@ def main(argv: list[str] | None = None) -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if a.write_docs:
-        doc = ROOT / "docs" / "zelo_simulate.md"
-        s = doc.read_text()
         mark = ("recovery-tau-sdp" if a.tau_sdp else "recovery-tau-lp" if a.tau_lp else
                 "recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
                 "recovery-oracle" if a.oracle else "recovery-adaptive")
+        # The strategy's table is on the command's page, the research tables on their own page.
+        page = "zelo_simulate.md" if mark == "recovery-adaptive" else "zelo_simulate-ranking-bounds.md"
+        doc = ROOT / "docs" / page
+        s = doc.read_text()
         new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
                          lambda m: m.group(1) + text + m.group(2), s, flags=re.S)
         if n != 1:
-            sys.exit(f"docs/zelo_simulate.md has no {mark} markers")
+            sys.exit(f"docs/{page} has no {mark} markers")
         doc.write_text(new)
 
 

@@ -19,7 +19,17 @@ traceback. The paths compared:
   and off;
 * clarke3, clarke4, llmlog, carterette, xie judgments: ``read_judgments`` of the
   file and of its gzip twin (vectorised columns, pyarrow forced or not)
-  against the format's line parser (``judgments.READERS``) alone.
+  against the format's line parser (``judgments.READERS``) alone;
+* zbench ``ai_scores.json`` (tests/data/zelo/zbench, as stored and re-indented):
+  ``read_judgments`` of the file and of its gzip twin (the orjson column path
+  where it takes the document) and of the file with that path removed, against
+  the JSON parser (``judgments.READERS["zbench"]``) alone; both tie rules, with
+  and without the case's dataset (``zelo_fit --dataset``: closed queries, an
+  unknown document is an error). Besides the byte edits above, the document
+  gets JSON edits: a value replaced by ``1e400 NaN Infinity -0 true null "" []
+  {}``, a 400-digit integer, an id with a tab or a lone surrogate, a key
+  removed or repeated, an element duplicated or replaced, ``scored_pairs``
+  empty or not a list.
 
 The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
 docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
@@ -27,6 +37,8 @@ docs/differences.md); the hostile values themselves are pinned in tests/test_io_
 from __future__ import annotations
 
 import gzip
+import json
+import re
 import traceback
 
 import numpy as np
@@ -40,7 +52,7 @@ from pref_eval.io.prefs import prefs_from_bytes, qrels_prefs_from_bytes
 from pref_eval.io.qrels import qrels_from_lines, read_qrels
 from pref_eval.io.runs import read_run, run_from_bytes
 from pref_eval.io.textfile import UTF8_BOM, cr_line_ends, decode_utf8
-from pref_eval.zelo.judgments import Judgments
+from pref_eval.zelo.judgments import Judgments, from_dataset
 
 from conftest import DATA, ROOT
 
@@ -219,6 +231,120 @@ def sweep_judgments(tmp_path, n: int, seed: int) -> None:
                 "gzip": _outcome(lambda g=g, fmt=fmt: _judgments_table(formats.read_judgments(g, fmt)), g)}, fmt, raw)
 
 
+ZB = DATA / "zelo" / "zbench"
+ZB_KEYS = (("pair", "query_id"), ("pair", "document_a", "document_id"), ("pair", "document_b", "document_id"),
+           ("openai_score", "score"), ("anthropic_score", "score"), ("gemini_score", "score"), ("pair",),
+           ("pair", "document_a"), ("openai_score",), ("gemini_score", "thought"))
+ZB_VALUES = ["", " ", "a b", "a\tb", "a\nb", "\x00", "\ud800", "d000", "zz", "x" * 5000, 1, 0, -0.0, 1.5, -1, 2,
+             0.5, 10 ** 400, 2 ** 64, -(2 ** 63) - 1, True, False, None, [], {}, [0.5], {"score": 1}, "0.5",
+             float("nan"), float("inf"), -float("inf"), 1e-320]
+ZB_TEXT = [b"1e400", b"-1e400", b"NaN", b"Infinity", b"-Infinity", b"-0", b"1E2", b"1.0e-2", b"0.50", b"true",
+           b"null", b'"1"', b"[]", b"{}", b'"\\u0000"', b'"\\ud800"', b'"\\udc00x"', b"9" * 400, b'""', b'" "',
+           b'"a\\tb"', b'"\\u00e9"', "\"\u00e9\"".encode(), b"01", b"+1", b".5"]
+
+
+_VALUE_AT = re.compile(rb'"(?:score|document_id|query_id)": ?')
+_LITERAL = re.compile(rb'"(?:[^"\\]|\\.)*"|[^,}\]\s]*')
+
+
+def _zbench_seeds():
+    """(document bytes, dataset) of case_small as stored and of case_soft's first 40 pairs, indented."""
+    small = gzip.decompress((ZB / "case_small" / "ai_scores.json.gz").read_bytes())
+    soft = json.loads(gzip.decompress((ZB / "case_soft" / "ai_scores.json.gz").read_bytes()))
+    soft["scored_pairs"] = soft["scored_pairs"][:40]
+    return [(small, formats.read_zbench_dataset(str(ZB / "case_small" / "dataset.jsonl"))),
+            (json.dumps(soft, indent=2).encode(), formats.read_zbench_dataset(str(ZB / "case_soft" / "dataset.jsonl")))]
+
+
+def _json_edit(rng: np.random.Generator, obj):
+    """One seeded structural edit of a parsed ``ai_scores.json`` (in place where it can; returns the object)."""
+    sp = obj.get("scored_pairs") if isinstance(obj, dict) else None
+    if not isinstance(sp, list) or not sp or rng.random() < 0.04:
+        return [{"scored_pairs": []}, {"scored_pairs": {}}, [obj], {"other": sp}, {}, None, 1][int(rng.integers(0, 7))]
+    k = int(rng.integers(0, len(sp)))
+    m = int(rng.integers(0, 6))
+    if m == 3:
+        sp.insert(k, json.loads(json.dumps(sp[k])))
+        return obj
+    if m == 4:
+        sp[k] = ZB_VALUES[int(rng.integers(0, len(ZB_VALUES)))]
+        return obj
+    node = sp[k]
+    path = ZB_KEYS[int(rng.integers(0, len(ZB_KEYS)))]
+    for key in path[:-1]:
+        if not isinstance(node, dict) or key not in node:
+            return obj
+        node = node[key]
+    if not isinstance(node, dict):
+        return obj
+    if m == 5:
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = ZB_VALUES[int(rng.integers(0, len(ZB_VALUES)))]
+    return obj
+
+
+def mutate_zbench(rng: np.random.Generator, doc: bytes) -> bytes:
+    """JSON edits (re-serialised compact or indented, as json writes them), then maybe text and byte edits."""
+    b = doc
+    if rng.random() < 0.7:
+        obj = json.loads(b)
+        for _ in range(int(rng.integers(1, 3))):
+            obj = _json_edit(rng, obj)
+        b = json.dumps(obj, indent=None if rng.random() < 0.5 else int(rng.integers(0, 3)),
+                       ensure_ascii=bool(rng.random() < 0.5)).encode("utf-8", "surrogatepass")
+    r = rng.random()
+    if r < 0.35:  # a value as written: a literal json.dumps would not write, or a repeated key
+        keys = [m.end() for m in _VALUE_AT.finditer(b)]
+        if keys:
+            at = keys[int(rng.integers(0, len(keys)))]
+            end = at + len(_LITERAL.match(b, at).group(0))
+            h = ZB_TEXT[int(rng.integers(0, len(ZB_TEXT)))]
+            b = b[:at] + (h if rng.random() < 0.8 else b[at:end] + b', "score": ' + h) + b[end:]
+    elif r < 0.6:
+        b = mutate(rng, b)
+    return b
+
+
+def _zbench_paths(raw: bytes, dataset, ties: str, tmp_path) -> dict:
+    p, g = _files(tmp_path, raw)
+
+    def table():
+        return from_dataset(dataset) if dataset is not None else None
+
+    def parser():
+        out = from_dataset(dataset) if dataset is not None else Judgments()
+        out.format = "zbench"
+        formats.READERS["zbench"](decode_utf8(_as_read(raw), "f"), "f", out, ties)
+        return _judgments_table(out)
+
+    def read(path):
+        return _judgments_table(formats.read_judgments(path, "zbench", ties=ties, into=table()))
+
+    res = {"general": _outcome(parser), "file": _outcome(lambda: read(p), p), "gzip": _outcome(lambda: read(g), g)}
+    fast = jc.FAST_READERS.pop("zbench")
+    try:
+        res["no columns"] = _outcome(lambda: read(p), p)
+    finally:
+        jc.FAST_READERS["zbench"] = fast
+    return res
+
+
+def sweep_zbench(tmp_path, n: int, seed: int) -> int:
+    """``n`` mutated zbench documents; returns how many the column path took."""
+    seeds = _zbench_seeds()
+    rng = np.random.default_rng(seed)
+    took = 0
+    for k in range(n):
+        doc, dataset = seeds[k % len(seeds)]
+        raw = mutate_zbench(rng, doc)
+        ties = ("half", "zbench")[(k // 2) % 2]
+        dataset = dataset if (k // 4) % 2 else None
+        took += jc.zbench_columns(_as_read(raw), "", ties) is not None
+        _agree(_zbench_paths(raw, dataset, ties, tmp_path), "zbench", raw)
+    return took
+
+
 @pytest.fixture
 def _fast_everywhere(monkeypatch):
     monkeypatch.setattr(fp, "PYARROW_MIN", 0)
@@ -235,10 +361,16 @@ def test_judgment_readers_agree_on_mutated_files(tmp_path, _fast_everywhere):
     sweep_judgments(tmp_path, 150, seed=1)
 
 
+def test_zbench_readers_agree_on_mutated_documents(tmp_path):
+    took = sweep_zbench(tmp_path, 120, seed=1)
+    assert took >= 25  # the column path is exercised, not only refused
+
+
 @pytest.mark.slow
 def test_readers_agree_on_many_mutated_files(tmp_path, _fast_everywhere):
     sweep_trec(tmp_path, 4000, seed=2)
     sweep_judgments(tmp_path, 3000, seed=2)
+    sweep_zbench(tmp_path, 2000, seed=2)
 
 
 @pytest.mark.parametrize("level", [b"inf", b"-inf", b"1e400", b"Infinity"])

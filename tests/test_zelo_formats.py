@@ -206,6 +206,45 @@ def test_zbench_ai_scores_error_names_the_pair_line(tmp_path):
     assert ei.value.line > 1  # json's own line number of the syntax error
 
 
+@pytest.mark.parametrize("bad", [None, True, 1.5, [], {}, ["a"], {"id": "a"}])
+@pytest.mark.parametrize("key", ["query_id", "document_a", "document_b"])
+def test_zbench_ids_must_be_strings(tmp_path, key, bad):
+    """Found by the mutated-file fuzz: a null id was read as the document 'None' ({} as '{}', true as
+    'True') on the parser's path. zbench's pydantic models (``query_id: str``, ``document_id: str``) refuse
+    them; so do we, naming the pair's line. An integer stays readable as its digits (as in jsonl)."""
+    def sp(a):
+        return {"pair": {"query_id": "q", "document_a": {"document_id": a}, "document_b": {"document_id": "z"}},
+                "openai_score": {"score": 0.5}, "gemini_score": {"score": 0.1}, "anthropic_score": {"score": -0.3}}
+    obj = {"scored_pairs": [sp("a"), sp("b")]}
+    pair = obj["scored_pairs"][1]["pair"]
+    if key == "query_id":
+        pair[key] = bad
+    else:
+        pair[key]["document_id"] = bad
+    text = json.dumps(obj, indent=4)
+    with pytest.raises(InputError) as ei:
+        read_judgments(_write(tmp_path, "ai_scores.json", text), "zbench")
+    assert ei.value.line == text.split("\n").index("        {", 3) + 1
+    assert ei.value.message.startswith("scored_pairs[1]: expected pair.query_id")
+    what = key if key == "query_id" else key + ".document_id"
+    assert f"{what} is {json.dumps(bad)}, not a string" in ei.value.message
+    pair.update({"query_id": 7, "document_a": {"document_id": 8}, "document_b": {"document_id": "z"}})
+    j = read_judgments(_write(tmp_path, "ok.json", json.dumps(obj)), "zbench")
+    assert j.queries == ["q", "7"] and list(j.docs["7"]) == ["8", "z"]
+
+
+@pytest.mark.parametrize("line", ['{"query": {"id": null}, "documents": [{"id": "a"}]}',
+                                  '{"query": {"id": "q"}, "documents": [{"id": "a"}, {"id": true}]}',
+                                  '{"query": {"id": "q"}, "documents": [{"id": {}}]}'])
+def test_dataset_ids_must_be_strings(tmp_path, line):
+    from pref_eval.io.judgments import read_zbench_dataset
+
+    p = _write(tmp_path, "ds.jsonl", '{"query": {"id": "r"}, "documents": [{"id": 1}]}\n' + line + "\n")
+    with pytest.raises(InputError) as ei:
+        read_zbench_dataset(p)
+    assert ei.value.line == 2
+
+
 def test_dataset_reader_error_line(tmp_path):
     from pref_eval.io.judgments import read_zbench_annotated, read_zbench_dataset
 

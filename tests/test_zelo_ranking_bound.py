@@ -128,10 +128,10 @@ def test_bench_oracle_table_reduced():
 
 @pytest.mark.slow
 def test_docs_oracle_table_is_the_bench_output(recovery_bench):
-    """The known-scores table of docs/zelo_simulate.md is ``bench/recovery_adaptive.py --oracle``'s (about 30 s)."""
+    """The known-scores table of docs/zelo_simulate-ranking-bounds.md is ``bench/recovery_adaptive.py --oracle``'s (about 30 s)."""
     from conftest import ROOT
 
-    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    doc = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text()
     block = doc.split("<!-- recovery-oracle:begin -->\n")[1].split("<!-- recovery-oracle:end -->")[0]
     out = recovery_bench("--oracle", "--trials", "100", "--seed", "0")
     old = [r for r in block.strip().splitlines() if r.startswith("|")]
@@ -235,11 +235,11 @@ def test_bench_distance_table_reduced():
 
 @pytest.mark.slow
 def test_docs_distance_table_is_the_bench_output(recovery_bench):
-    """The K = 25 rows of the by-distance table of docs/zelo_simulate.md are the bench's (about 20 s alone; its
+    """The K = 25 rows of the by-distance table of docs/zelo_simulate-ranking-bounds.md are the bench's (about 20 s alone; its
     simulations are the main table's K = 25 rows', shared through ``recovery_bench``)."""
     from conftest import ROOT
 
-    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    doc = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text()
     block = doc.split("<!-- recovery-distance:begin -->\n")[1].split("<!-- recovery-distance:end -->")[0]
     out = recovery_bench("--by-distance", "--trials", "100", "--seed", "0", "--K", "25")
     assert block.strip().splitlines()[2:4] == out.strip().splitlines()[2:4]  # the same columns

@@ -178,13 +178,13 @@ def test_bench_tau_lp_reduced():
 
 @pytest.mark.slow
 def test_docs_tau_lp_table_is_the_bench_output(recovery_bench):
-    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate.md are the bench's (run in this
+    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate-ranking-bounds.md are the bench's (run in this
     process by ``recovery_bench``, tests/conftest.py: the simulations are the recovery tables' K = 25 rows')."""
     import re
 
     from conftest import ROOT, assert_rows_close
 
-    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    doc = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text()
     block = doc.split("<!-- recovery-tau-lp:begin -->\n")[1].split("<!-- recovery-tau-lp:end -->")[0]
     m = re.search(r"--tau-lp --trials (\d+) --seed (\d+)", block)
     assert m

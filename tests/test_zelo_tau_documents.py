@@ -264,7 +264,7 @@ def test_bench_refuses_other_tables():
 
 @pytest.mark.slow
 def test_docs_tau_sdp_grid_column_is_the_bench_output():
-    """The K = 25 row of the document-state table in docs/zelo_simulate.md: its grid-law column (an SDP on the
+    """The K = 25 row of the document-state table in docs/zelo_simulate-ranking-bounds.md: its grid-law column (an SDP on the
     docs' grid, ~20 s) recomputed as the bench computes it (``bench/recovery_adaptive.py``'s ``sdp_row``: same
     grid, same solver tolerance). The certified-bound column (~200 s of SCS) and the fine independent-documents
     column (~20 s) are reproduced only by the bench command the docs name; the certificate itself is checked
@@ -278,7 +278,7 @@ def test_docs_tau_sdp_grid_column_is_the_bench_output():
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    doc = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text()
     block = doc.split("<!-- recovery-tau-sdp:begin -->\n")[1].split("<!-- recovery-tau-sdp:end -->")[0]
     m = re.search(r"--tau-sdp --sigma 0.6 --sdp-grid (\d+),(\d+) ", block)
     assert m

@@ -467,6 +467,17 @@ def _is_num(v) -> bool:
     return not math.isnan(v)
 
 
+def _json_id(v, what: str) -> str:
+    """An id of a zbench file: a JSON string, or an integer read as its digits (as the jsonl reader does);
+    null, true, a float, a list or an object is refused (``TypeError`` naming ``what``), not taken as the
+    text ``None``/``True``/``1.5``/``[]`` (zbench's pydantic models refuse them too)."""
+    if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+        return str(v)
+    import json
+
+    raise TypeError(f"{what} is {json.dumps(v, allow_nan=True)[:40]}, not a string")
+
+
 def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
     import json
 
@@ -481,9 +492,9 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
         where = f"scored_pairs[{k}]: "
         try:
             pair = sp["pair"]
-            qid = str(pair["query_id"])
-            da = str(pair["document_a"]["document_id"])
-            db = str(pair["document_b"]["document_id"])
+            qid = _json_id(pair["query_id"], "pair.query_id")
+            da = _json_id(pair["document_a"]["document_id"], "pair.document_a.document_id")
+            db = _json_id(pair["document_b"]["document_id"], "pair.document_b.document_id")
             votes = []
             for model in ("openai_score", "anthropic_score", "gemini_score"):
                 v = sp[model]["score"]
@@ -658,8 +669,8 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             continue
         try:
             rec = json.loads(line)
-            qid = str(rec["query"]["id"])
-            docs = [str(d["id"]) for d in rec["documents"]]
+            qid = _json_id(rec["query"]["id"], "query.id")
+            docs = [_json_id(d["id"], "document id") for d in rec["documents"]]
             out.append(parse(rec))
         except (ValueError, KeyError, TypeError, RecursionError, OverflowError):  # Overflow: float() of a huge int
             raise InputError(name, no, f"expected {expected}") from None
@@ -685,7 +696,8 @@ def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
     """
     return _zbench_records(
         path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
-        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]]))
+        lambda rec: (_json_id(rec["query"]["id"], "query.id"),
+                     [_json_id(d["id"], "document id") for d in rec["documents"]]))
 
 
 def read_zbench_records(path: str) -> dict[str, dict]:
@@ -693,7 +705,7 @@ def read_zbench_records(path: str) -> dict[str, dict]:
     ``zelo_fit --output-format zbench``; same rules and messages as :func:`read_zbench_dataset`."""
     return dict(_zbench_records(
         path, "zbench dataset JSONL", '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}',
-        lambda rec: (str(rec["query"]["id"]), rec)))
+        lambda rec: (_json_id(rec["query"]["id"], "query.id"), rec)))
 
 
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
@@ -703,7 +715,8 @@ def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]
     """
     return _zbench_records(
         path, "zbench annotated JSONL", '{"query": {"id"}, "documents": [{"id", "score"}, ...]}',
-        lambda rec: (str(rec["query"]["id"]), [str(d["id"]) for d in rec["documents"]],
+        lambda rec: (_json_id(rec["query"]["id"], "query.id"),
+                     [_json_id(d["id"], "document id") for d in rec["documents"]],
                      [float(d["score"]) for d in rec["documents"]]))
 
 

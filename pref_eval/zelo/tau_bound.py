@@ -58,7 +58,7 @@ The argument, step by step, and how far each step is rigorous:
    rule it can follow (``random``, ``nearest``), so those columns are *lower* bounds on what any
    completion of this argument can give; ``best`` is the lead's proposal for its value, not proved.
 
-What it shows is in docs/zelo_simulate.md ("A bound on τ itself?"), computed by
+What it shows is in docs/zelo_simulate-ranking-bounds.md ("A bound on τ itself?"), computed by
 ``bench/recovery_adaptive.py --tau-bound``.
 
 Numerics: x_k and x_l on grids of ``grid`` points, truth +- 8 posterior standard deviations (the
