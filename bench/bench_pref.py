@@ -151,7 +151,7 @@ def main() -> None:
         src = "" if refcpu is not None else " (the issue's figure)"
         tgt, ok = TARGETS[key] if key not in seen else ("", None)
         seen.add(key)
-        met = "" if ok is None else ("yes" if ok(cpu, r / cpu) else "**no**")
+        met = "" if ok is None else ("yes" if ok(cpu, r / cpu) else f"**no** ({cpu:.3f} s)")
         md.append(f"| {label} | {cpu:.2f} s ({wall:.2f} s) | {r:.1f} s{src} | {r / cpu:.0f}× | {tgt} | {met} |")
     pyc = "as the environment says (--no-pyc)" if ENV is None else "cached (PYTHONPYCACHEPREFIX, one warm-up run)"
     scanner = "built" if scanner_built() else "NOT built: pref_aggregate runs in pure Python"

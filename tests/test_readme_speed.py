@@ -28,7 +28,7 @@ BLOCKS = {
     "scaling": "bench_scaling.py",
 }
 # blocks written by a script that records the date and the machine (_timing.stamp)
-STAMPED = {"metrics", "compare", "zelo-fit", "pref", "zelo-cli"}
+STAMPED = {"metrics", "compare", "zelo-fit", "pref", "zelo-cli", "startup"}
 COMMAND = re.compile(r"`((?:[A-Z_]+=\S+(?: \S+)*? )?python bench/[^`]+)`")
 
 
