@@ -245,6 +245,26 @@ def test_dataset_ids_must_be_strings(tmp_path, line):
     assert ei.value.line == 2
 
 
+@pytest.mark.parametrize("fmt,text", [("trecprefs", "q1 j s d1 1\nq1 j t d2 2\n"),  # no two levels in one jsg
+                                      ("trecprefs", "q1 j s d1 1\nq1 j s d2 1\n"),  # a tie: no judgment
+                                      ("llmlog", "@ q1 d1 d2 ?\n"),
+                                      ("carterette", "q1 NA d1 2\nq1 d2 NA -2\n")])
+def test_documents_without_any_judgment(tmp_path, fmt, text):
+    """Found by the mutated-file fuzz (a prefs file cut to two lines of different sub-groups): a file that
+    registers documents but states no judgment made an empty score column whose values were never set,
+    and zelo_fit died with a TypeError. Its documents are as a judged file's unjudged ones (``q2`` here)."""
+    j = read_judgments(_write(tmp_path, "j", text), fmt)
+    assert len(j) == 0 and j.docs == {"q1": ["d1", "d2"]}
+    assert [c.tolist() for c in j.arrays()] == [[]] * 5
+    from cli_harness import run_module_inproc
+
+    res = run_module_inproc("fit", ["-J", _write(tmp_path, "j", text), "--format", fmt])
+    judged = run_module_inproc("fit", ["-J", _write(tmp_path, "j2", "@ q0 d1 d2 !\n@ q1 d1 d2 ?\n"), "--format",
+                                       "llmlog"])
+    assert res.returncode == 0 and judged.returncode == 0, res.stderr + judged.stderr
+    assert res.stdout.splitlines()[1:] == [ln for ln in judged.stdout.splitlines() if ln.startswith("q1\t")]
+
+
 def test_dataset_reader_error_line(tmp_path):
     from pref_eval.io.judgments import read_zbench_annotated, read_zbench_dataset
 

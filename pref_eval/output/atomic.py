@@ -139,7 +139,8 @@ class _LabelledFile(io.FileIO):
 
 def _wrap(raw: _LabelledFile, binary: bool) -> IO:
     buf = io.BufferedWriter(raw)
-    return buf if binary else io.TextIOWrapper(buf, encoding="utf-8", newline="\n")
+    # surrogateescape: an id that was not UTF-8 in the input is written back as its bytes (as on stdout)
+    return buf if binary else io.TextIOWrapper(buf, encoding="utf-8", newline="\n", errors="surrogateescape")
 
 
 class _Target:

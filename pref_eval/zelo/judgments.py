@@ -277,6 +277,8 @@ class Judgments:
         import numpy as np
 
         n = len(cols[0])
+        if n == 0:  # nothing to store: no buffer (its score codes would have no values yet)
+            return
         need = self._n + n
         if self._cols is None or need > len(self._cols[0]):
             cap = max(need, self._room, 0 if self._cols is None else len(self._cols[0]) * 3 // 2)
