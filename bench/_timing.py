@@ -60,19 +60,54 @@ def load() -> str:
     return f"load average {a:.2f} {b:.2f} {c:.2f} on {os.cpu_count()} cores"
 
 
-def write_result(name: str, title: str, text: str) -> str:
-    """Write bench/RESULTS-NAME.md and put the table into README.md between its markers."""
+def machine() -> str:
+    """The CPU model (``/proc/cpuinfo``), the core count and whether the CPU has AVX-512, for the record."""
+    import platform
+
+    model, flags = "", ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and not model:
+                    model = value.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = value
+    except OSError:
+        pass
+    model = model or platform.processor() or platform.machine() or "unknown CPU"
+    avx = ("with AVX-512" if "avx512f" in flags.split() else "no AVX-512") if flags else "AVX-512 unknown"
+    return f"{model}, {os.cpu_count()} cores, {avx}"
+
+
+def stamp(load0: str, load1: str, command: str) -> str:
+    """The closing line of a README block: UTC date, machine, load at the start and end, the command."""
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    return f"Measured {day} (UTC) on {machine()}; {load0} at the start, {load1} at the end (`{command}`)."
+
+
+def _between(doc: str, begin: str, end: str, text: str) -> str:
+    return re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: f"{begin}\n{text}\n{end}", doc, flags=re.S)
+
+
+def write_result(name: str, title: str, text: str, marker: str | None = None) -> str:
+    """Put ``text`` into README.md between the markers ``<!-- MARKER:begin/end -->`` (``marker``
+    defaults to ``name``) and into bench/RESULTS-NAME.md: between the same markers when that file
+    has them (its earlier history is kept), else as the whole file."""
+    marker = marker or name
     path = os.path.join(ROOT, "bench", f"RESULTS-{name}.md")
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    old = ""
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = fh.read()
     with open(path, "w") as fh:
-        fh.write(f"# {title}\n\n{text}\n")
+        fh.write(_between(old, begin, end, text) if begin in old and end in old else f"# {title}\n\n{text}\n")
     readme = os.path.join(ROOT, "README.md")
     with open(readme) as fh:
         doc = fh.read()
-    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin in doc and end in doc:
-        doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: f"{begin}\n{text}\n{end}", doc,
-                     flags=re.S)
         with open(readme, "w") as fh:
-            fh.write(doc)
+            fh.write(_between(doc, begin, end, text))
     return path
 

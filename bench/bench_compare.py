@@ -12,15 +12,23 @@ import time is reported separately) and prints a table:
 * bootstrap (B resamples, BCa) + Holm            (no target)
 * randomised Tukey HSD (B resamples)             (no target)
 
-"best s" is the best wall time of --repeat runs, "cpu s" the process CPU
-time of that run (BLAS may use several threads, so it can exceed the wall
+"best s" is the best wall time of --repeat round-robin runs, "cpu s" the best
+process CPU time (BLAS may use several threads, so it can exceed the wall
 time); on a shared machine the load average printed first matters.
+``--write`` puts the table (with the date, the CPU model and the load average)
+into README.md between ``<!-- compare:begin -->`` and ``<!-- compare:end -->``
+and into bench/RESULTS-stats.md.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import load, stamp, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -29,11 +37,14 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=53)
     ap.add_argument("--measures", type=int, default=20)
     ap.add_argument("--resamples", type=int, default=10_000)
-    ap.add_argument("--repeat", type=int, default=3, help="best of N timings")
+    ap.add_argument("--repeat", type=int, default=3, help="best of N timings (round-robin over the cases)")
     ap.add_argument("--skip-slow", action="store_true", help="skip bootstrap and Tukey")
+    ap.add_argument("--write", action="store_true", help="write the table into README.md (Significance tests) "
+                    "and bench/RESULTS-stats.md between the markers")
     args = ap.parse_args()
+    load0 = load()
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     import numpy as np
     import pandas as pd
     import scipy
@@ -41,7 +52,7 @@ def main() -> None:
     import statsmodels
 
     from pref_eval.stats import compare
-    t_import = time.perf_counter() - t0
+    t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
 
     R, M, Q = args.runs, args.measures, args.queries
     rng = np.random.default_rng(2024)
@@ -52,31 +63,55 @@ def main() -> None:
                        "measure": np.array([f"m{j}" for j in range(M)])[m.ravel()],
                        "value": X.ravel()})
     pairs = R * (R - 1) // 2
-    cases = [("t,wilcoxon,sign + holm", dict(tests="t,wilcoxon,sign"), 2.0),
-             (f"randomization B={args.resamples} + holm", dict(tests="randomization", resamples=args.resamples), 10.0)]
+    cases = [("t + Wilcoxon + sign, Holm", dict(tests="t,wilcoxon,sign"), 2.0),
+             (f"randomization, B = {args.resamples:,}, Holm", dict(tests="randomization", resamples=args.resamples),
+              10.0)]
     if not args.skip_slow:
-        cases += [(f"bootstrap BCa B={args.resamples} + holm", dict(tests="bootstrap", resamples=args.resamples), None),
-                  (f"tukey HSD B={args.resamples}", dict(tests="tukey", resamples=args.resamples), None)]
+        cases += [(f"bootstrap BCa, B = {args.resamples:,}, Holm", dict(tests="bootstrap", resamples=args.resamples),
+                   None),
+                  (f"randomised Tukey HSD, B = {args.resamples:,}", dict(tests="tukey", resamples=args.resamples),
+                   None)]
     print(f"# {R} runs x {Q} queries x {M} measures = {pairs} pairs x {M} measures = {pairs * M} comparisons")
-    print(f"# python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-          f"pandas {pd.__version__}, statsmodels {statsmodels.__version__}; {platform.machine()}, "
-          f"{__import__('os').cpu_count()} CPU(s)")
+    versions = (f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+                f"pandas {pd.__version__}, statsmodels {statsmodels.__version__}")
+    print(f"# {versions}; {platform.machine()}, {os.cpu_count()} CPU(s)")
     print(f"# import numpy/scipy.stats/pandas/statsmodels/pref_eval.stats: {t_import:.2f} s")
-    print(f"# load average before: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
-    print(f"{'case':<40} {'best s':>8} {'cpu s':>8} {'target':>8} {'records':>9}")
-    for name, kw, target in cases:
-        best = cpu = float("inf")
-        n = 0
-        for _ in range(args.repeat if target else 1):
+    print(f"# {load0}")
+    best = {name: [float("inf"), float("inf"), 0] for name, _, _ in cases}
+    for k in range(args.repeat):  # round-robin; the untargeted (slow) cases once
+        for name, kw, target in cases:
+            if target is None and k > 0:
+                continue
             t, c = time.perf_counter(), time.process_time()
             res = compare(df, **kw)
-            wall = time.perf_counter() - t
-            if wall < best:
-                best, cpu = wall, time.process_time() - c
-            n = len(res.records)
-        tgt = f"<= {target:g}" if target else "-"
-        flag = "" if target is None or best <= target else "  OVER TARGET"
-        print(f"{name:<40} {best:>8.2f} {cpu:>8.2f} {tgt:>8} {n:>9}{flag}")
+            wall, cpu = time.perf_counter() - t, time.process_time() - c
+            b = best[name]
+            b[0], b[1], b[2] = min(b[0], wall), min(b[1], cpu), len(res.records)
+    load1 = load()
+    print(f"{'case':<40} {'best s':>8} {'cpu s':>8} {'target':>8} {'records':>9}")
+    rows = [f"| imports (numpy, scipy.stats, pandas, statsmodels, pref_eval.stats) | {t_import:.2f} | {c_import:.2f} "
+            "| | |"]
+    for name, _, target in cases:
+        wall, cpu, n = best[name]
+        tgt = f"≤ {target:g} s" if target else ""
+        ok = "" if target is None else ("yes" if wall <= target else "**no**")
+        flag = "" if target is None or wall <= target else "  OVER TARGET"
+        print(f"{name:<40} {wall:>8.2f} {cpu:>8.2f} {tgt:>8} {n:>9}{flag}")
+        rows.append(f"| {name} ({n:,} records) | {wall:.2f} | {cpu:.2f} | {tgt} | {ok} |")
+    again = ("python bench/bench_compare.py"
+             + "".join(f" --{k} {v}" for k, v, d in (("runs", R, 63), ("queries", Q, 53), ("measures", M, 20),
+                                                     ("resamples", args.resamples, 10_000)) if v != d)
+             + f" --repeat {args.repeat}" + (" --skip-slow" if args.skip_slow else "") + " --write")
+    text = ("| case | best wall s | best CPU s | issue target | met? |\n|---|---:|---:|---|---|\n" + "\n".join(rows)
+            + f"\n\n{R} runs × {Q} queries × {M} measures, all {pairs:,} pairs per measure ({pairs * M:,} "
+            f"comparisons), synthetic beta-distributed values; time of `pref_eval.stats.compare()` in one process "
+            f"after the imports (first row), best of {args.repeat} round-robin runs (untargeted cases: one); CPU = "
+            f"process time, all threads (BLAS may use both cores); targets on wall time; {versions}. "
+            + stamp(load0, load1, again))
+    print("\n" + text)
+    if args.write:
+        print("wrote", write_result("stats", "zelo_compare / pref_eval.stats — measured speed", text, "compare"),
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

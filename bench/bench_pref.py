@@ -1,13 +1,16 @@
 """Benchmark zelo_eval's preference mode and pref_aggregate (issue 3 shapes).
 
-    python bench/bench_pref.py [--quick] [--repeat N] [--only dl,l,agg] [--no-pyc]
+    python bench/bench_pref.py [--quick] [--repeat N] [--only dl,l,agg] [--no-pyc] [--write]
     PREF_EVAL_REF=/tmp/pref_eval python bench/bench_pref.py   # also time the reference, print ratios
 
 Shapes: DL (63 runs × 53 queries × 100 docs, 48–85 relevant per query, graded 1–3),
 all 15 measures with -q; L (30 runs × 200 queries × 1,000 docs) with -M preferences;
 pref_aggregate on the DL output. CPU seconds of the child process (user+sys);
-ours is the minimum over ``--repeat`` runs (default 3; the development machine
-is shared, so single runs vary by ±30 %), the reference is run once.
+ours is the minimum over ``--repeat`` round-robin runs (default 3; the development
+machine is shared, so single runs vary by ±30 %), the reference is run once.
+``--write`` puts the table (with the date, the CPU model and the load average)
+into README.md between ``<!-- pref:begin -->`` and ``<!-- pref:end -->`` and into
+bench/RESULTS-pref.md.
 
 Bytecode: the children run with ``PYTHONPYCACHEPREFIX`` set to a temporary
 folder (``PYTHONDONTWRITEBYTECODE`` removed) and one untimed warm-up run per
@@ -20,6 +23,7 @@ if ``dl`` is not picked).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import subprocess
@@ -28,10 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import load, stamp, write_result  # noqa: E402
 
 
 def generate(d: Path, nruns: int, nq: int, ndocs: int, rel: tuple[int, int], seed: int) -> tuple[Path, list[Path]]:
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     d.mkdir(parents=True, exist_ok=True)
     pool = 3 * ndocs
@@ -66,82 +73,103 @@ def scanner_built() -> bool:
     return r.returncode == 0
 
 
-def cpu_of(cmd: list[str], out: Path | None = None) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one child process."""
+def cpu_of(cmd: list[str], out: Path | None = None, env: dict | None = None) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process (environment ``env``, else ``ENV``)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     with open(out or os.devnull, "w") as fh:
-        subprocess.run(cmd, stdout=fh, check=True, env=ENV)
+        subprocess.run(cmd, stdout=fh, check=True, env=env if env is not None else ENV)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
-def best_of(n: int, cmd: list[str], out: Path | None = None) -> tuple[float, float]:
-    """(min CPU, min wall) over n runs (after one untimed warm-up unless --no-pyc)."""
-    if ENV is not None:
-        cpu_of(cmd, out)
-    runs = [cpu_of(cmd, out) for _ in range(max(1, n))]
-    return min(r[0] for r in runs), min(r[1] for r in runs)
+TARGETS = {"dl": ("≤ 0.8 s", lambda cpu, ratio: cpu <= 0.8), "l": ("≥ 10×", lambda cpu, ratio: ratio >= 10),
+           "agg": ("≤ 0.3 s", lambda cpu, ratio: cpu <= 0.3)}
 
 
 def main() -> None:
     global ENV
-    quick = "--quick" in sys.argv
-    rep = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
-    only = set(sys.argv[sys.argv.index("--only") + 1].split(",")) if "--only" in sys.argv else {"dl", "l", "agg"}
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="the L shape with 50 queries instead of 200")
+    ap.add_argument("--repeat", type=int, default=3, help="best of N runs of ours, round-robin over the cases")
+    ap.add_argument("--only", default="dl,l,agg", help="comma-separated cases: dl, l, agg")
+    ap.add_argument("--no-pyc", action="store_true", help="keep the caller's environment, no warm-up run")
+    ap.add_argument("--write", action="store_true", help="write the table into README.md (Preferences) and "
+                    "bench/RESULTS-pref.md between the markers")
+    args = ap.parse_args()
+    quick, rep, only = args.quick, max(1, args.repeat), set(args.only.split(","))
     ref = os.environ.get("PREF_EVAL_REF")
     py = sys.executable
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        if "--no-pyc" not in sys.argv:
+    load0 = load()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        if not args.no_pyc:
             ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
             ENV["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         dq, druns = generate(tmp / "dl", 63, 53, 100, (48, 85), 1)
         lq, lruns = generate(tmp / "l", 30, 50 if quick else 200, 1000, (20, 120), 2)
         zeval = [py, "-m", "pref_eval.cli.eval"]
+        agg = [py, "-m", "pref_eval.cli.aggregate"]
         out_dl = tmp / "dl.jsonl"
         dl_cmd = zeval + ["-R", str(dq), "-M", "all", "-q"] + [str(p) for p in druns]
+        pure = dict(ENV if ENV is not None else os.environ, PREF_EVAL_PURE_PYTHON="1")
+        # (key, label, command, stdout file, environment, reference program, the issue's reference seconds)
         cases = [
-            ("dl", "DL: 63 runs × 53 q × 100 docs, all 15 measures, -q", dl_cmd, out_dl, "pref_eval.py", 32.9),
-            ("l", f"L: 30 runs × {50 if quick else 200} q × 1000 docs, -M preferences",
-             zeval + ["-R", str(lq), "-M", "preferences"]
-             + [str(p) for p in lruns], None, "pref_eval.py", 33.0),
+            ("dl", "DL shape: 63 runs × 53 queries × 100 docs, all 15 measures, `-q`", dl_cmd, out_dl, ENV,
+             "pref_eval.py", 32.9),
+            ("l", f"30 runs × {50 if quick else 200} queries × 1,000 docs, `-M preferences`",
+             zeval + ["-R", str(lq), "-M", "preferences"] + [str(p) for p in lruns], None, ENV, "pref_eval.py", 33.0),
+            ("agg", "`pref_aggregate` on the DL-shape output (stationary MC4)", agg + ["-P", str(out_dl)], None, ENV,
+             "pref_aggregate.py", 2.2),
+            ("agg", "`pref_aggregate --mc4-steps 10` on the DL-shape output", agg + ["--mc4-steps", "10", "-P",
+             str(out_dl)], None, ENV, "", 2.2),
+            ("agg", "`pref_aggregate`, pure Python (no C scanner: `PREF_EVAL_PURE_PYTHON=1`)",
+             agg + ["-P", str(out_dl)], None, pure, "", 2.2),
         ]
+        cases = [c for c in cases if c[0] in only]
         if "agg" in only and "dl" not in only:
             cpu_of(dl_cmd, out_dl)
-        for key, label, cmd, out, refprog, refsec in cases:
-            if key not in only:
-                continue
-            cpu, wall = best_of(rep, cmd, out)
-            refcpu = None
-            if ref:
-                refcmd = [py, str(Path(ref) / refprog)] + cmd[3:]
-                refcpu, _ = cpu_of(refcmd)
-            rows.append((label, cpu, wall, refcpu, refsec))
-        if "agg" in only:
-            cpu, wall = best_of(rep, [py, "-m", "pref_eval.cli.aggregate", "-P", str(out_dl)])
-            cpu10, wall10 = best_of(rep, [py, "-m", "pref_eval.cli.aggregate", "--mc4-steps", "10", "-P", str(out_dl)])
-            refcpu = cpu_of([py, str(Path(ref) / "pref_aggregate.py"), "-P", str(out_dl)])[0] if ref else None
-            rows.append(("pref_aggregate on the DL output (stationary MC4)", cpu, wall, refcpu, 2.2))
-            rows.append(("pref_aggregate on the DL output (--mc4-steps 10)", cpu10, wall10, refcpu, 2.2))
-            # the same without the C scanner (what an install without a C compiler gets)
-            saved = ENV
-            ENV = dict(ENV if ENV is not None else os.environ, PREF_EVAL_PURE_PYTHON="1")
-            cpup, wallp = best_of(rep, [py, "-m", "pref_eval.cli.aggregate", "-P", str(out_dl)])
-            ENV = saved
-            rows.append(("pref_aggregate on the DL output, pure Python (no C scanner)", cpup, wallp, refcpu, 2.2))
-    pyc = "as the environment says (--no-pyc)" if ENV is None else "cached (PYTHONPYCACHEPREFIX, one warm-up run)"
-    print(f"bytecode: {pyc}")
-    scanner = "built" if scanner_built() else "NOT built: pref_aggregate runs in pure Python"
-    print(f"C scanner (pref_eval._jsonl): {scanner}")
-    print("| case | ours CPU s | ours wall s | reference CPU s | ratio |")
-    print("|---|---:|---:|---:|---:|")
-    for label, cpu, wall, refcpu, refsec in rows:
+        for _key, _label, cmd, out, env, _r, _s in cases:  # untimed: bytecode cache, file cache
+            if ENV is not None:
+                cpu_of(cmd, out, env)
+        best = [[float("inf"), float("inf")] for _ in cases]
+        refs: dict[int, float] = {}
+        for k in range(rep):  # round-robin; the reference (minutes) once, in the first round
+            for i, (_key, _label, cmd, out, env, refprog, _s) in enumerate(cases):
+                cpu, wall = cpu_of(cmd, out, env)
+                best[i][0], best[i][1] = min(best[i][0], cpu), min(best[i][1], wall)
+                if ref and refprog and k == 0:
+                    ref_args = cmd[cmd.index("-P"):] if refprog == "pref_aggregate.py" else cmd[3:]
+                    refs[i] = cpu_of([py, str(Path(ref) / refprog), *ref_args])[0]
+    load1 = load()
+    md, seen, last_ref = [], set(), {}
+    for i, ((key, label, _c, _o, _e, _r, refsec), (cpu, wall)) in enumerate(zip(cases, best, strict=True)):
+        refcpu = refs.get(i, last_ref.get(key))  # the variants of pref_aggregate: the reference measured above
+        last_ref[key] = refcpu
         r = refcpu if refcpu is not None else refsec
-        src = "measured" if refcpu is not None else "issue figure"
-        print(f"| {label} | {cpu:.2f} | {wall:.2f} | {r:.1f} ({src}) | {r / cpu:.0f}× |")
+        src = "" if refcpu is not None else " (the issue's figure)"
+        tgt, ok = TARGETS[key] if key not in seen else ("", None)
+        seen.add(key)
+        met = "" if ok is None else ("yes" if ok(cpu, r / cpu) else "**no**")
+        md.append(f"| {label} | {cpu:.2f} s ({wall:.2f} s) | {r:.1f} s{src} | {r / cpu:.0f}× | {tgt} | {met} |")
+    pyc = "as the environment says (--no-pyc)" if ENV is None else "cached (PYTHONPYCACHEPREFIX, one warm-up run)"
+    scanner = "built" if scanner_built() else "NOT built: pref_aggregate runs in pure Python"
+    again = ("PREF_EVAL_REF=CHECKOUT " if ref else "") + "python bench/bench_pref.py" \
+        + (" --quick" if quick else "") + f" --repeat {rep}" + (f" --only {args.only}" if only != {"dl", "l", "agg"}
+                                                                 else "") + (" --no-pyc" if args.no_pyc else "") \
+        + " --write"
+    text = ("| case | pref_eval CPU s (wall s) | diazf/pref_eval CPU s | ratio | issue target | met? |\n"
+            "|---|---:|---:|---:|---|---|\n" + "\n".join(md)
+            + f"\n\nCPU seconds (user + system) of the child process; ours: best of {rep} round-robin runs (best wall "
+            "in brackets), bytecode " + pyc + f", C scanner (pref_eval._jsonl) {scanner}; the reference "
+            + ("(CHECKOUT: diazf/pref_eval at commit 60e3203, https://github.com/diazf/pref_eval) run once on the "
+               "same files in the same session" if ref else
+               "not run (no `PREF_EVAL_REF`): the issue's figures, from another machine")
+            + "; targets on CPU time. " + stamp(load0, load1, again))
+    print(text)
+    if args.write:
+        print("wrote", write_result("pref", "Preference evaluation: measured figures", text, "pref"), file=sys.stderr)
 
 
 if __name__ == "__main__":

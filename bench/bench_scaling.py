@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import cmd, load, run, write_result  # noqa: E402
+from _timing import cmd, load, run, stamp, write_result  # noqa: E402
 from gen_judgments import write  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,8 +111,7 @@ def main() -> None:
     again = ("--quick" if args.quick else f"--fit {args.fit} --runs {args.runs} --lines {args.lines}"
              + (f" --pref-runs {args.pref_runs}" if args.pref_runs else ""))
     text = (head + "\n" + "\n".join(rows) + f"\n\nMeasured at {size}. Wall time / peak memory of the command's "
-            f"process, one run each; {load0} at the start, {load()} at the end "
-            f"(`python bench/bench_scaling.py {again}`).")
+            "process, one run each. " + stamp(load0, load(), f"python bench/bench_scaling.py {again}"))
     print(text)
     write_result("scaling", "Scaling: serial, --jobs 2, LocalCluster (bench/bench_scaling.py)", text)
 

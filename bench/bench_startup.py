@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import BIN, ROOT, load, write_result  # noqa: E402
+from _timing import BIN, ROOT, load, stamp, write_result  # noqa: E402
 
 TARGETS = {"zelo_compare": 3.0, "zelo_plot": 6.0, "zelo_plot systems": 6.0, "zelo_plot pairs": 6.0,
            "zelo_plot matrix": 6.0, "zelo_plot calibration": 6.0}
@@ -143,17 +143,17 @@ def main() -> None:
         w, c = best[name]
         rows.append(f"| `{name}` | {w:.3f} | {w / bw:.2f} | {c:.3f} | {c / bc:.2f} |{ins_cell(name)} "
                     f"≤ {TARGETS.get(name, 1.3):g} |")
-    how = (f"`python bench/bench_startup.py{' --venv VENV' if args.venv else ''} --repeat {args.repeat}"
-           f"{' --instructions' if ins else ''}`")
+    how = (f"python bench/bench_startup.py{' --venv VENV' if args.venv else ''} --repeat {args.repeat}"
+           f"{' --instructions' if ins else ''}")
     where = ("installed console scripts of a virtual environment with only `pip install '.[plot]'`" if args.venv
              else "the checkout's `bin/` scripts")
     head = "| command (shipped sample) | best wall s | × numpy (wall) | best CPU s | × numpy (CPU) |"
     head += " × numpy (instructions) |" if ins else ""
     text = (head + " target |\n" + "|---" * (7 if ins else 6) + "|\n" + "\n".join(rows)
-            + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process; "
-            + ("instructions counted once per command under valgrind (callgrind), `import numpy` with one "
-               "OpenBLAS thread; " if ins else "")
-            + f"{load0} at the start, {load1} at the end ({how}).")
+            + f"\n\nBest of {args.repeat} runs each, round-robin; {where}; CPU = user + system time of the process"
+            + ("; instructions counted once per command under valgrind (callgrind), `import numpy` with one "
+               "OpenBLAS thread" if ins else "") + ". "
+            + stamp(load0, load1, how))
     print(text)
     if not args.no_write:
         write_result("startup", "Start-up on the shipped sample (bench/bench_startup.py)", text)

@@ -8,7 +8,7 @@ judgments) as canonical JSONL and as Clarke's 4-column text, and 5,300 queries a
 queries (10 M judgments; target: peak memory <= 2 GB). Whole process: best wall time of N runs
 (after one untimed run, with cached bytecode: ``_timing.bytecode_env``), the CPU time (user+sys)
 of that best run, and the peak resident memory. Writes bench/RESULTS-zelo-cli.md and the README
-table.
+table; a target missed is marked **no**.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _timing import bytecode_env, cmd, load, run, write_result  # noqa: E402
+from _timing import bytecode_env, cmd, load, run, stamp, write_result  # noqa: E402
 from gen_judgments import write  # noqa: E402
 
 
@@ -56,13 +56,16 @@ def main() -> None:
             mem = max(mem, m)
             if t < best_t:
                 best_t, best_cpu = t, _children_cpu() - c0
-        rows.append(f"| {nq:,} | {n:,} | {fmt} | {best_t:.2f} | {best_cpu:.2f} | {mem:.0f} | {target} |")
+        limit = float(target.split()[1])
+        ok = mem <= limit * 1024 if target.endswith("GB") else best_t <= limit
+        rows.append(f"| {nq:,} | {n:,} | {fmt} | {best_t:.2f} | {best_cpu:.2f} | {mem:.0f} | {target} | "
+                    f"{'yes' if ok else '**no**'} |")
         os.unlink(path)
-    text = ("| queries | judgments | format | best wall s | its CPU s | peak MB | target |\n"
-            "|---|---|---|---|---|---|---|\n"
-            + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT` (standard errors, TSV); best of {args.repeat}; "
-            f"{load0} at the start, {load()} at the end (`python bench/bench_zelo_cli.py --repeat {args.repeat}"
-            + (" --big" if args.big else "") + "`).")
+    text = ("| queries | judgments | format | best wall s | its CPU s | peak MB | target | met? |\n"
+            "|---|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT` (standard errors, TSV); best of {args.repeat}. "
+            + stamp(load0, load(), f"python bench/bench_zelo_cli.py --repeat {args.repeat}"
+                    + (" --big" if args.big else "")))
     print(text)
     write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
 

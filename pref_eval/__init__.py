@@ -22,28 +22,28 @@ __version__ = "0.1.0"
 
 def evaluate(*args, **kwargs):
     """See :func:`pref_eval.api.evaluate`."""
-    from .api import evaluate as _evaluate
+    from .api.measures import evaluate as _evaluate
 
     return _evaluate(*args, **kwargs)
 
 
 def iter_calc(*args, **kwargs):
     """See :func:`pref_eval.api.iter_calc`."""
-    from .api import iter_calc as _iter_calc
+    from .api.measures import iter_calc as _iter_calc
 
     return _iter_calc(*args, **kwargs)
 
 
 def calc_aggregate(*args, **kwargs):
     """See :func:`pref_eval.api.calc_aggregate`."""
-    from .api import calc_aggregate as _calc_aggregate
+    from .api.measures import calc_aggregate as _calc_aggregate
 
     return _calc_aggregate(*args, **kwargs)
 
 
 def evaluator(*args, **kwargs):
     """See :func:`pref_eval.api.evaluator` (``ir_measures.evaluator``: qrels read once, several runs)."""
-    from .api import evaluator as _evaluator
+    from .api.measures import evaluator as _evaluator
 
     return _evaluator(*args, **kwargs)
 
@@ -51,49 +51,49 @@ def evaluator(*args, **kwargs):
 def agreement(*args, **kwargs):
     """See :func:`pref_eval.api.agree` (``zelo_agree``); not named ``agree`` because
     ``pref_eval.agree`` is the package of its computations."""
-    from .api import agree as _agree
+    from .api.agreement import agree as _agree
 
     return _agree(*args, **kwargs)
 
 
 def preferences(*args, **kwargs):
     """See :func:`pref_eval.api.preferences`."""
-    from .api import preferences as _preferences
+    from .api.run_evaluation import preferences as _preferences
 
     return _preferences(*args, **kwargs)
 
 
 def aggregate(*args, **kwargs):
     """See :func:`pref_eval.api.aggregate`."""
-    from .api import aggregate as _aggregate
+    from .api.aggregation import aggregate as _aggregate
 
     return _aggregate(*args, **kwargs)
 
 
 def compare(*args, **kwargs):
     """See :func:`pref_eval.api.compare`."""
-    from .api import compare as _compare
+    from .api.comparison import compare as _compare
 
     return _compare(*args, **kwargs)
 
 
 def fit(*args, **kwargs):
     """See :func:`pref_eval.api.fit`."""
-    from .api import fit as _fit
+    from .api.fitting import fit as _fit
 
     return _fit(*args, **kwargs)
 
 
 def pairs(*args, **kwargs):
     """See :func:`pref_eval.api.pairs`."""
-    from .api import pairs as _pairs
+    from .api.pairing import pairs as _pairs
 
     return _pairs(*args, **kwargs)
 
 
 def simulate(*args, **kwargs):
     """See :func:`pref_eval.api.simulate`."""
-    from .api import simulate as _simulate
+    from .api.simulation import simulate as _simulate
 
     return _simulate(*args, **kwargs)
 

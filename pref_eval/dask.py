@@ -95,7 +95,7 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     ``all`` rows); ``.to_dataframe(columns=MEASURE_COLUMNS)`` makes a dask DataFrame.
     Run names are the run ids ``zelo_eval`` uses (file names).
     """
-    from .api import _measure_names
+    from .api.measures import _measure_names
     from .io.qrels import Qrels, read_qrels
     from .measures import parse_measures
     from .measures.base import needs_subtopics
@@ -108,7 +108,7 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
 
 def _evaluate_one(path: str, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
                   summary: bool) -> list:
-    from .api import evaluate_run_group
+    from .api.measures import evaluate_run_group
     from .errors import EvaluationError
     from .output.table import long_rows
     from .run_preferences.evaluate import run_id

@@ -87,7 +87,8 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
                    grades: str = "0,1,2,3", tests: str = "t", correction: str = "holm", alpha: float = 0.05,
                    resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> list[Record]:
     """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring)."""
-    from ..api import _load_runs, evaluate
+    from ..api._inputs import _load_runs
+    from ..api.measures import evaluate
     from ..stats.compare import compare, parse_tests
     from ..stats.orderings import kendall_tau_b, kendall_tau_b_rows, tau_ap_a_rows
 

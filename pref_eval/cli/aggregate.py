@@ -40,7 +40,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
             output, quiet):
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
-    from ..api import aggregate
+    from ..api.aggregation import aggregate
     from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines
     from .common import output_stream
 

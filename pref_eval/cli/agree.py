@@ -65,7 +65,7 @@ def command(judgments, names, fmt, ties, levels, output_format, output, digits, 
     -m, system level (orderings and significant differences that flip).
     Intervals: bootstrap over queries.
     """
-    from ..api import agree
+    from ..api.agreement import agree
     from .common import command_options
 
     Log("zelo_agree", quiet)

@@ -85,7 +85,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
     log = Log("zelo_compare", quiet)
     _refuse_unused_options(bool(orderings), bool(qrels), tests)
     if orderings:
-        from ..api import compare_orderings
+        from ..api.comparison import compare_orderings
 
         if qrels or per_query or runs:
             from ..errors import UsageError
@@ -94,7 +94,7 @@ def command(qrels, per_query, measures, complete, level, binary, floor, depth, t
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, fmt=fmt, digits=digits,
                           output=output or "-", log=log, inputs=command_options())
         return 0
-    from ..api import compare_runs
+    from ..api.comparison import compare_runs
 
     compare_runs(qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
                  binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,

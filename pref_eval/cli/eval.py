@@ -110,7 +110,7 @@ def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, c
                          "zelo_eval --list-measures lists the measures)")
     if not runs:
         raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
-    from ..api import evaluate_runs
+    from ..api.run_evaluation import evaluate_runs
     from .common import command_options
 
     evaluate_runs(qrels, list(runs), measures=measures, measure_set=measure_set, binary=binary, floor=floor,

@@ -54,7 +54,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
     """
-    from ..api import fit
+    from ..api.fitting import fit
     from .common import command_options
 
     refuse_unused("--qrels FILE", {"grades": "--grades", "bins": "--bins"}, bool(qrels))

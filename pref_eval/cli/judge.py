@@ -103,7 +103,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
             concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
             seed, quiet):
     """Judge the pairs of PAIRS (any zelo_pairs output) or of a zelo_pairs state (--state)."""
-    from ..api import judge
+    from ..api.judging import judge
 
     log = Log("zelo_judge", quiet)
     sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
@@ -131,7 +131,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 @quiet_option()
 def export_cmd(store, output, judges, prompt, quiet):
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
-    from ..api import judge_export
+    from ..api.judging import judge_export
 
     from .common import command_options
 

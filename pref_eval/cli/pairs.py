@@ -42,7 +42,7 @@ def command():
 @quiet_option()
 def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
-    from ..api import pairs
+    from ..api.pairing import pairs
     from .common import command_options
 
     pairs(None, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat, dataset=dataset, run=run, depth=depth,
@@ -89,7 +89,7 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max_per_pair, cycles, batch, window,
              start, criterion, dataset, run, depth, docs, force, quiet):
     """Start Clarke's pruning tournament or an adaptive strategy (best item, or the whole ranking)."""
-    from ..api import pairs_init
+    from ..api.pairing import pairs_init
     from .common import command_options
 
     pairs_init(state, qrels, strategy=strategy, k=k, p=p, f=f, seed=seed, final_phase=final_phase, lead=lead,
@@ -105,7 +105,7 @@ def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def next_cmd(state, output, quiet):
     """Print the pairs still to judge (none when the tournament is over)."""
-    from ..api import pairs_next
+    from ..api.pairing import pairs_next
     from .common import command_options
 
     pairs_next(state, output=output or "-", inputs=command_options())
@@ -120,7 +120,7 @@ def next_cmd(state, output, quiet):
 @quiet_option()
 def add_cmd(state, judgments, fmt, quiet):
     """Add a batch of judgments (any number of batches per stage)."""
-    from ..api import pairs_add
+    from ..api.pairing import pairs_add
     from .common import command_options
 
     pairs_add(state, list(judgments), fmt=fmt, log=Log("zelo_pairs", quiet), inputs=command_options())
@@ -135,7 +135,7 @@ def add_cmd(state, judgments, fmt, quiet):
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def status_cmd(state, output, verify, quiet):
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
-    from ..api import pairs_status
+    from ..api.pairing import pairs_status
     from .common import command_options
 
     pairs_status(state, output=output or "-", verify=verify, inputs=command_options())
@@ -152,7 +152,7 @@ def status_cmd(state, output, verify, quiet):
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def result_cmd(state, qrels, output, verify, quiet):
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
-    from ..api import pairs_result
+    from ..api.pairing import pairs_result
     from .common import command_options
 
     pairs_result(state, qrels=qrels, output=output or "-", verify=verify, inputs=command_options())

@@ -74,7 +74,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
     Cell (row i, column j) is the share of the comparisons between i and j
     that i won; grey = never compared.
     """
-    from ..api import PlotImage, plot_matrix
+    from ..api.plotting import PlotImage, plot_matrix
     from .common import command_options
 
     plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title, image_fmt), fmt=fmt, ties=ties,
@@ -96,7 +96,7 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
 def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title,
                image_fmt):
     """zELO score distributions with confidence intervals, one panel per query."""
-    from ..api import PlotImage, plot_scores
+    from ..api.plotting import PlotImage, plot_scores
     from .common import command_options
 
     plot_scores(scores_file, PlotImage(output, width, height, dpi, title, image_fmt), queries=queries,
@@ -159,7 +159,7 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
     Runs sharing a letter are not significantly different (paired TEST,
     CORRECTION over all pairs, level ALPHA).
     """
-    from ..api import PlotImage, PlotValues, plot_systems
+    from ..api.plotting import PlotImage, PlotValues, plot_systems
     from .common import command_options
 
     _refuse_unused_values(test, ci_bootstrap=ci == "bootstrap")
@@ -184,7 +184,7 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
     From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
     or -P PER_QUERY_FILE with the paired TEST and CORRECTION.
     """
-    from ..api import PlotImage, PlotValues, plot_pairs
+    from ..api.plotting import PlotImage, PlotValues, plot_pairs
     from .common import command_options
 
     _refuse_unused_values(test, from_compare_file=compare_file is not None)
@@ -207,7 +207,7 @@ def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title,
     against the judge's predicted mu per bucket, and the
     stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
     """
-    from ..api import PlotImage, plot_calibration
+    from ..api.plotting import PlotImage, plot_calibration
     from .common import command_options
 
     plot_calibration(agree_file, PlotImage(output, width, height, dpi, title, image_fmt), judge=judge,

@@ -38,7 +38,7 @@ def command():
 @quiet_option()
 def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
-    from ..api import simulate
+    from ..api.simulation import simulate
     from .common import command_options
 
     simulate(matrix, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase, output=output or "-",
@@ -71,7 +71,7 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
 @quiet_option()
 def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, criterion, output, quiet):
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
-    from ..api import simulate_recovery
+    from ..api.simulation import simulate_recovery
     from .common import command_options
 
     # ks, sigma, cycles: tuples, checked by their click types
@@ -101,7 +101,7 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch
 @quiet_option()
 def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
     """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
-    from ..api import simulate_bandit
+    from ..api.simulation import simulate_bandit
     from .common import command_options
 
     simulate_bandit(algorithm, case=case, matrix=matrix, reps=reps, budget=budget, seed=seed, alpha=alpha,
@@ -135,7 +135,7 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
 def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
                  output, quiet):
     """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
-    from ..api import simulate_adaptive
+    from ..api.simulation import simulate_adaptive
     from .common import command_options
 
     simulate_adaptive(case=case, matrix=matrix, reps=reps, seed=seed, lead=lead, batch=batch,
@@ -155,7 +155,7 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
 @quiet_option()
 def figure3_cmd(reps, seed, algorithms, output, quiet):
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
-    from ..api import simulate_figure3
+    from ..api.simulation import simulate_figure3
     from .common import command_options
 
     algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())

@@ -49,7 +49,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
             raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE")
         if measure is None:
             raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)")
-        from ..api import _evaluate_rows
+        from ..api.measures import _evaluate_rows
         from ..io.run_ids import run_ids
         from ..stats.compare import LongTable
 

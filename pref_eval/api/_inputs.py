@@ -1,0 +1,140 @@
+"""Inputs several commands take: qrels and runs in every shape the Python API accepts (paths,
+DataFrames, dicts, records, ranx objects), and the input paths an output must not overwrite.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+def _is_number(x: Any) -> bool:
+    """A real number, numpy scalars included (``np.float32(0.5)``), not a bool."""
+    import numbers
+
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _ranx_object(x: Any) -> bool:
+    """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
+    return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
+
+
+def _load_qrels(qrels: Any, subtopics: bool = False):
+    from ..io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
+
+    if _ranx_object(qrels):
+        qrels = dict(qrels.to_dict())
+    if isinstance(qrels, Qrels):
+        return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_qrels(qrels, subtopics=subtopics)
+    if not isinstance(qrels, Iterable) and not hasattr(qrels, "columns"):
+        raise UsageError(f"qrels: expected a path, a DataFrame, a dict {{qid: {{docno: grade}}}} or Qrel records, "
+                         f"got {type(qrels).__name__}")
+    q = qrels_from_records(qrels, subtopics=subtopics)
+    if len(q.docno) == 0:
+        raise InputError(q.source, 0, "empty qrels (expected (qid, docno, relevance) records)")
+    return q
+
+
+def _is_record(x: Any) -> bool:
+    """One run line: a ScoredDoc-like namedtuple or a (qid, docno, score) tuple (a DataFrame with
+    ``query_id`` and ``doc_id`` columns has those attributes too: it is a run, not a line)."""
+    if hasattr(x, "columns"):
+        return False
+    if hasattr(x, "query_id") and hasattr(x, "doc_id"):
+        return True
+    return isinstance(x, tuple) and len(x) == 3 and _is_number(x[2]) and not isinstance(x[0], (os.PathLike,))
+
+
+def _is_run_dict(x: Any) -> bool:
+    """``{qid: {docno: score}}`` (an empty dict is an empty run)."""
+    if not isinstance(x, Mapping):
+        return False
+    vals = list(x.values())
+    if not vals:
+        return True
+    inner = list(vals[0].values()) if isinstance(vals[0], Mapping) else None
+    # {qid: {doc: score}}: the inner values are scores (checked by the reader), not runs
+    return inner is not None and not any(isinstance(v, Mapping) for v in inner[:1])
+
+
+def _run_from_data(x: Any, name: str) -> Any:
+    """A run given as data (DataFrame, dict, records) → Run; an empty one is refused as an empty run file."""
+    from ..io.runs import run_from_records
+
+    r = run_from_records(x, name=name)
+    if len(r.docno) == 0:
+        raise InputError(name, 0, "empty run (expected (qid, docno, score) records)")
+    return r
+
+
+def _load_runs(runs: Any) -> list:
+    """Runs in every shape ir-measures takes, or several of them.
+
+    One run: a path, a :class:`~pref_eval.io.runs.Run`, a DataFrame
+    (``query_id, doc_id, score``), a dict ``{qid: {doc: score}}`` (numpy
+    scalars allowed), a list or generator of ``ScoredDoc`` namedtuples or
+    ``(qid, doc, score)`` tuples (what ``ir_measures.read_trec_run`` yields).
+    Several runs: a mapping ``{name: run}`` or a list of paths/Runs/DataFrames/dicts. A ``ranx.Qrels`` /
+    ``ranx.Run`` is taken through its ``to_dict()`` (a ranx.Run keeps its name).
+    An empty run is refused as the command lines refuse an empty run file.
+    """
+    from ..io.runs import Run, read_run
+
+    def one(x: Any, name: str | None = None) -> Run:
+        if isinstance(x, Run):
+            return x
+        if _ranx_object(x):  # a ranx.Run: its name unless one is given
+            name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
+        if isinstance(x, (str, os.PathLike)):
+            return read_run(x, name=name)
+        if not isinstance(x, Iterable) and not hasattr(x, "columns"):
+            raise UsageError(f"run {name or 'run'!r}: expected a path, a DataFrame, a dict {{qid: {{docno: score}}}} "
+                             f"or (qid, docno, score) records, got {type(x).__name__}")
+        return _run_from_data(x, name or "run")
+
+    if isinstance(runs, (str, os.PathLike)):
+        from ..io.run_ids import run_ids
+
+        return [one(runs, run_ids([os.fspath(runs)])[0])]
+    if isinstance(runs, Run) or hasattr(runs, "columns") or _ranx_object(runs):
+        return [one(runs)]
+    if isinstance(runs, Mapping):
+        if _is_run_dict(runs):
+            return [one(runs)]  # a single {qid: {doc: score}}
+        return [one(v, str(k)) for k, v in runs.items()]
+    if isinstance(runs, Iterator) or not isinstance(runs, Sequence):
+        if not isinstance(runs, Iterable):
+            raise UsageError(f"runs: expected a path, a DataFrame, a dict or a list of those, "
+                             f"got {type(runs).__name__}")
+        runs = list(runs)  # a generator of ScoredDoc records is one run
+    if not runs or _is_record(runs[0]):
+        return [one(runs)]
+    from ..io.run_ids import shortest_unique_suffixes
+
+    paths = [i for i, x in enumerate(runs) if isinstance(x, (str, os.PathLike))]
+    ids = dict(zip(paths, shortest_unique_suffixes([os.fspath(runs[i]) for i in paths]), strict=True))
+    # runs given as data in a list of several: run1, run2, ... by position (a Run or a ranx.Run keeps its name)
+    numbered = len(runs) > 1
+    return [one(x, ids.get(i, f"run{i + 1}" if numbered and not isinstance(x, Run) and not _ranx_object(x) else None))
+            for i, x in enumerate(runs)]
+
+
+def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
+    """``inputs`` when the caller gave them (a command line: every option it was given), else the function's
+    own paths by parameter name, outputs first -- the files an output must not overwrite (each output is
+    left out of its own entry by :func:`~pref_eval.output.atomic.inputs_besides`)."""
+    if inputs is not None:
+        return inputs
+    found = []
+    for name, v in named.items():
+        vals = v if isinstance(v, (list, tuple)) else [v]
+        found.append((name, [os.fspath(x) for x in vals if x is not None]))
+    return found

@@ -1,0 +1,69 @@
+"""``zelo_agree``: :func:`agree` (agreement between judges)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ._inputs import _input_options
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+def agree(
+    judgments: Sequence[str],
+    *,
+    names: Sequence[str] | None = None,
+    fmt: str | None = None,
+    ties: str = "half",
+    levels: Sequence[str] = ("pair", "calibration", "document"),
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    buckets: int = 20,
+    calibration: str = "auto",
+    consensus_min: int = 2,
+    prior: float = 0.5,
+    top_k: int = 10,
+    runs: Sequence[str] = (),
+    measure: str | None = None,
+    grades: str = "0,1,2,3",
+    tests: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    output: str | None = None,
+    output_format: str = "text",
+    digits: int = 4,
+    inputs: InputOptions | None = None,
+) -> list:
+    """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
+
+    ``judgments``: two or more files in any format ``zelo_fit`` reads (the
+    first is the reference). Returns a list of
+    :class:`pref_eval.agree.records.Record` (``judge_a, judge_b, level,
+    statistic, value, ci_low, ci_high, n``); see ``docs/zelo_agree.md``.
+    With ``output`` (``-`` = stdout) they are written as ``zelo_agree``
+    writes them (``output_format``, ``digits``); an output that is one of
+    ``inputs`` (default the judgment and run files) is refused before
+    anything is read.
+    """
+    from ..agree.report import agreement_report
+
+    own: InputOptions = []
+    if output is not None:
+        from ..output.atomic import check_not_input, inputs_besides
+
+        own = _input_options(inputs, output=output, judgments=list(judgments), runs=list(runs))
+        check_not_input(output, inputs_besides(output, own))  # before anything is read
+    records = agreement_report(
+        list(judgments), names=None if names is None else list(names), fmt=fmt, ties=ties, levels=list(levels),
+        resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
+        consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
+        tests=tests, correction=correction, alpha=alpha)
+    if output is not None:
+        from ..output.agree import write_records
+        from ..output.atomic import command_output
+
+        with command_output(output, own) as out:
+            write_records(out, records, output_format, digits)
+    return records

@@ -1,0 +1,331 @@
+"""``zelo_compare``: :func:`compare` (a per-query table), :func:`compare_runs` (runs or a per-query
+file, significance tests) and :func:`compare_orderings` (two orderings).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ._inputs import _input_options
+from .measures import _evaluate_rows
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+def compare(per_query: Any, **options: Any) -> Any:
+    """Paired significance tests between runs (``zelo_compare -P``): a :class:`~pref_eval.stats.ComparisonResult`.
+
+    ``per_query``: a per-query table -- a path (``zelo_eval -q -o tsv|csv|jsonl``
+    output, read by :func:`pref_eval.io.perquery.read_per_query`) or a DataFrame
+    with the columns ``run, qid, measure, value`` (what :func:`evaluate`
+    returns). ``options`` are :func:`pref_eval.stats.compare`'s: ``tests``
+    (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization: Fisher
+    1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey HSD,
+    Carterette 2012), ``correction`` (holm: Holm 1979; bonferroni; bh:
+    Benjamini & Hochberg 1995), ``alpha``, ``baseline``, ``resamples``,
+    ``seed``, ``confidence`` ... Every pair of runs (or each run against
+    ``baseline``) is tested on the mean of the per-query differences.
+    """
+    from ..stats.compare import compare as compare_table
+
+    if isinstance(per_query, (str, os.PathLike)):
+        from ..io.perquery import read_per_query
+
+        per_query = read_per_query(per_query)
+    return compare_table(per_query, **options)
+
+
+def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs: Sequence[str] = (),
+                 measures: Sequence[str] = (), complete: bool = False, level: int = 1, binary: float | None = None,
+                 floor: float | None = None, depth: int | None = None, tests: str = "t,wilcoxon,sign",
+                 correction: str = "holm", resamples: int = 10000, seed: int = 0, baseline: str | None = None,
+                 alpha: float = 0.05, sign_min_diff: float = 0.0, zero_method: str = "wilcox",
+                 wilcoxon_method: str = "auto", ci_method: str = "BCa", confidence: float = 0.95,
+                 marker_test: str | None = None, digits: int = 4, fmt: str = "text", output: str | None = None,
+                 run_id_mode: str | None = None, run_names: Sequence[str] = (), jobs: int = 1, log: Any = None,
+                 inputs: InputOptions | None = None) -> str:
+    """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
+
+    Per-query values either evaluated from ``qrels`` and ``runs`` with
+    ``measures`` (trec_eval / ir-measures names, or pref_eval.py's preference
+    measures: then the per-pair values of ``zelo_eval -q -o tsv``), or read
+    from ``per_query`` (``zelo_eval -q -o tsv|csv|jsonl`` output). Every pair
+    of runs (or each against ``baseline``) is tested per measure with
+    ``tests`` (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization:
+    Fisher 1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey
+    HSD, Carterette 2012) and ``correction`` per (measure, test) family (holm:
+    Holm 1979; bonferroni; bh: Benjamini & Hochberg 1995); the other keywords
+    are ``zelo_compare``'s options (docs/zelo_compare.md). ``fmt``: text,
+    markdown, latex, csv or jsonl; the report is returned and, with
+    ``output`` (``-`` = stdout), written there (``inputs``: files it must not
+    overwrite; default the input paths). ``run_id_mode``/``run_names`` name
+    the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
+    ``per_query``, whose file holds the names).
+    """
+    from ..log import Log
+    from ..stats.compare import parse_tests
+
+    log = log or Log("zelo_compare", quiet=True)
+    if bool(qrels) == bool(per_query):
+        raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
+    test_list = parse_tests(tests)
+    mt = test_list[0]
+    if marker_test is not None:
+        mt = parse_tests(marker_test)[0]
+        if mt not in test_list:
+            raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+    df, baseline, pref_baseline_done = _per_query_values(
+        qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
+        binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
+        run_names=run_names, log=log)
+    df, pref_df = _split_preference_rows(df)
+    run_sel, measure_sel = _comparison_selection(df, pref_df, qrels=qrels, runs=runs, measures=measures)
+    settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
+                    wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method,
+                    sign_min_diff=sign_min_diff)
+    slow = [t for t in test_list if t in ("randomization", "bootstrap", "tukey")]
+    if slow:
+        log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
+    result = _compare_metrics(df, test_list, baseline=baseline, complete=complete, run_sel=run_sel,
+                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log)
+    pref_records, pref_tests = None, test_list
+    if pref_df is not None:
+        pref_records, pref_tests = _compare_preference_rows(
+            pref_df, test_list, baseline_ignored=baseline is not None and not pref_baseline_done,
+            complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
+    text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
+                            markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
+    if output is not None:
+        from ..output.atomic import command_output
+
+        own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
+        with command_output(output, own) as out:
+            out.write(text)
+    return text
+
+
+def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequence[str], measures: Sequence[str],
+                      complete: bool, level: int, binary: float | None, floor: float | None, depth: int | None,
+                      baseline: str | None, jobs: int, run_id_mode: str | None, run_names: Sequence[str],
+                      log: Any) -> tuple[Any, str | None, bool]:
+    """The per-query table to test: evaluated from ``-R QRELS RUN...`` or read from ``-P FILE``.
+
+    Returns ``(df, baseline, pref_baseline_done)`` (the baseline renamed to its run id).
+    """
+    if per_query:  # exactly one of qrels and per_query is given
+        if run_id_mode is not None or run_names:
+            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
+        from ..io.perquery import read_per_query
+
+        return read_per_query(per_query), baseline, False
+    return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
+                             binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
+                             run_id_mode=run_id_mode, run_names=run_names, log=log)
+
+
+def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str], complete: bool, level: int,
+                      binary: float | None, floor: float | None, depth: int | None, baseline: str | None, jobs: int,
+                      run_id_mode: str | None, run_names: Sequence[str], log: Any) -> tuple[Any, str | None, bool]:
+    """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures)."""
+    if not measures:
+        raise UsageError("-R needs at least one -m MEASURE")
+    if len(runs) < 2:
+        raise UsageError("need at least two run files to compare")
+    from ..io.run_ids import run_ids
+    from ..stats.prefvalues import needs_preference_mode
+
+    ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
+    if needs_preference_mode(measures):
+        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+        # the values zelo_eval -q -o tsv prints for the same arguments
+        if level != 1:
+            raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+        from ..stats.prefvalues import preference_values
+
+        log.stage(f"evaluating {len(runs)} runs (preference measures)")
+        if baseline is not None:
+            baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
+        df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
+                                  depth=depth, reference=baseline, names=ids)
+        return df, baseline, baseline is not None
+    for flag, val in (("-b", binary), ("-f", floor)):
+        if val is not None:
+            raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+    _refuse_summary_only(measures)
+    log.stage(f"evaluating {len(runs)} runs")
+    from ..stats.compare import LongTable
+
+    # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
+    df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
+                                            complete=complete, level=level, depth=depth, jobs=jobs,
+                                            warn_missing=False))  # the comparison warns per measure itself
+    if baseline is not None and baseline in runs:
+        baseline = ids[list(runs).index(baseline)]
+    return df, baseline, False
+
+
+def _refuse_summary_only(measures: Sequence[str]) -> None:
+    """A measure with no per-query values (``gm_map``) cannot be tested; a nickname keeps its per-query part."""
+    from ..measures import parse_measure
+
+    for m in measures:
+        reqs = parse_measure(m)
+        if all(r.spec.summary_only for r in reqs):
+            raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
+                             "with no per-query values to test; "
+                             "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
+
+
+def _resolve_run(name: str, runs: list[str]) -> str:
+    """Exact run name, else a unique match on the file name / its stem."""
+    if name in runs:
+        return name
+    cands = [r for r in runs if os.path.basename(r) == name
+             or os.path.splitext(os.path.basename(r))[0] == name]
+    if len(cands) == 1:
+        return cands[0]
+    raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
+
+
+def _split_preference_rows(df: Any) -> tuple[Any, Any]:
+    """A runi/runj table (metric rows have an empty runj) → (per-run metric rows, per-pair preference rows
+    or None); zelo_eval repeats metrics as pair differences: only the per-run rows are kept for them."""
+    if "run_b" not in df.columns:
+        return df, None
+    pref_df = df[df["run_b"] != ""]
+    df = df[df["run_b"] == ""].drop(columns="run_b")
+    pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
+    return df, (None if pref_df.empty else pref_df)
+
+
+def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Sequence[str],
+                          measures: Sequence[str]) -> tuple[list[str] | None, list[str] | None]:
+    """Which runs and measures to test: with ``-R`` every run and key evaluated; with ``-P`` the runs and
+    measures asked for (a measure not in the file is refused)."""
+    if qrels:
+        # every key the evaluation produced (a name may give several columns)
+        return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), None
+    measure_sel = list(measures) if measures else None
+    if measure_sel:
+        known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
+        for m in measure_sel:
+            if m not in known:
+                raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(sorted(known))})")
+    return (list(runs) if runs else None), measure_sel
+
+
+def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
+                     run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict, jobs: int,
+                     log: Any) -> Any:
+    """The tests on the per-run measures (:func:`pref_eval.stats.compare.compare`), or None without any."""
+    from ..stats.compare import compare as compare_table
+
+    metric_measures = list(dict.fromkeys(df["measure"])) if not df.empty else []
+    if measure_sel is not None:
+        metric_measures = [m for m in measure_sel if m in set(metric_measures)]
+    if not metric_measures:
+        return None
+    names = run_sel or list(dict.fromkeys(map(str, df["run"])))
+    if baseline is not None:
+        baseline = _resolve_run(baseline, names)
+    result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
+                           measures=metric_measures, **settings,
+                           progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
+    for m, dropped in result.dropped_queries.items():
+        if dropped:
+            log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
+                     f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
+    for m, n in result.n_queries.items():
+        if n == 0:
+            log.warn(f"{m}: no query has a value for every run")
+    return result
+
+
+def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline_ignored: bool, complete: bool,
+                             run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict,
+                             log: Any) -> tuple[Any, list[str]]:
+    """The tests on the per-pair preference measures: (records or None, the tests applied)."""
+    from ..stats.compare import compare_preferences
+
+    pref_tests = [t for t in test_list if t != "tukey"]
+    if len(pref_tests) < len(test_list):
+        log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
+    if baseline_ignored:
+        log.warn("--baseline does not apply to preference measures: every pair in the file is tested")
+    if not pref_tests:
+        return None, pref_tests
+    records, _, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
+                                              tests=pref_tests, **settings)
+    for m, d in dropped.items():
+        if d:
+            log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out; -c counts them as 0")
+    return records, pref_tests
+
+
+def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,
+                     markers: tuple[str, str]) -> str:
+    """The report: one CSV / JSON lines table of every record, or the tables of means with significance
+    markers from the adjusted p-values of ``markers`` = (test for the metrics, test for the preference
+    measures)."""
+    from ..output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
+
+    parts = [p for p in ((result.record_table if result is not None else None), pref_records) if p is not None]
+    if not parts:
+        raise UsageError("nothing to compare (no measure with values for at least two runs)")
+    if fmt in ("jsonl", "csv"):
+        if len(parts) > 1:
+            import pandas as pd
+
+            records = pd.concat([result.records, pref_records], ignore_index=True)
+        else:
+            records = parts[0]
+        return records_jsonl(records, alpha) if fmt == "jsonl" else records_csv(records, alpha)
+    chunks = []
+    if result is not None:
+        chunks.append(format_table(result, fmt, digits, markers[0]))
+    if pref_records is not None and not pref_records.empty:
+        chunks.append(format_pref_table(pref_records, fmt, markers[1], alpha, correction, digits))
+    return "\n".join(chunks)
+
+
+def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
+                      fmt: str = "text", digits: int = 4, output: str | None = None, log: Any = None,
+                      inputs: InputOptions | None = None) -> str:
+    """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
+
+    Each file is a system-score TSV, a list, or a ``pref_aggregate`` output
+    (``key_a``/``key_b``: which of its orderings, ``MEASURE[:LIST]``). The
+    report gives Kendall's τ (Kendall 1938), τ_AP (Yilmaz, Aslam & Robertson,
+    SIGIR 2008) and rank-biased overlap with persistence ``rbo_p`` (Webber,
+    Moffat & Zobel, TOIS 2010; 0 = not computed) over the systems in both
+    (:mod:`pref_eval.stats.orderings`); ``fmt`` text, markdown, csv or jsonl;
+    written to ``output`` when given (``-`` = stdout).
+    """
+    from ..io.orderings import read_ordering
+    from ..log import Log
+    from ..output.comparisons import format_orderings
+    from ..stats.orderings import compare_orderings as correlate
+
+    log = log or Log("zelo_compare", quiet=True)
+    ra, desc_a = read_ordering(a, key_a)
+    rb, desc_b = read_ordering(b, key_b)
+    if rbo_p < 0 or rbo_p >= 1:
+        raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
+    try:
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if res["only_a"] or res["only_b"]:
+        log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
+    if fmt == "latex":
+        raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
+    text = format_orderings(res, fmt, f"{a} ({desc_a})", f"{b} ({desc_b})", digits)
+    if output is not None:
+        from ..output.atomic import command_output
+
+        with command_output(output, _input_options(inputs, output=output, orderings=[a, b])) as out:
+            out.write(text)
+    return text

@@ -1,0 +1,156 @@
+"""``zelo_judge``: :func:`judge` (LLM judging of pairs) and :func:`judge_export` (the store's judgments
+as files).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ._inputs import _input_options
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+def judge(
+    pairs: str | None = None,
+    *,
+    judges: Sequence[str],
+    store: str,
+    state: str | None = None,
+    queries: str | None = None,
+    docs: str | None = None,
+    output: str | None = None,
+    prompt: str | None = None,
+    both_orders: bool = False,
+    ties: str | None = None,
+    missing_text: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 8,
+    rpm: float | None = None,
+    retries: int = 4,
+    timeout: float = 60.0,
+    backoff: float = 1.0,
+    budget_requests: int | None = None,
+    max_cost: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    retry_failed: bool = False,
+    dry_run: bool = False,
+    seed: int = 0,
+    log: Any = None,
+) -> Any:
+    """Judge pairs with an ensemble of judges (``zelo_judge``); returns the
+    :class:`pref_eval.judge.run.Session` (``results``, ``stats``, ``missing``).
+
+    ``pairs`` is a zelo_pairs output, or ``state`` a zelo_pairs state file
+    (any strategy: tournament, adaptive), driven batch by batch to its end
+    (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
+    to the SQLite ``store`` first; a re-run asks only what is missing.
+    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    judges, orders``) of the pairs judged; ``log`` a
+    :class:`pref_eval.log.Log` for the progress line, warnings and the
+    summary (default silent). See docs/zelo_judge.md for every option.
+    """
+    from ..log import Log
+    from ..judge.run import Setup, run, summary_lines, write_results
+    from ..judge.scheduler import Limits
+
+    log = log or Log("zelo_judge", quiet=True)
+    if ties is not None and state is None:
+        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    if missing_text is not None and state is None:
+        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
+                         "output, and zelo_fit needs no judgment of every pair)")
+    if missing_text not in (None, "stop", "tie"):
+        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
+    prices = dict(prices or {})
+    if max_cost is not None:
+        from ..judge.spec import parse_spec
+
+        for sp in (parse_spec(s) for s in judges):
+            key = sp.model if sp.kind == "openai" else sp.name
+            if key not in prices:
+                raise UsageError(f"--max-cost needs a --price for {key!r}")
+    if output is not None and output != "-" and os.path.abspath(output) in {
+            os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
+        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+    limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
+                    budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
+    setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
+                  prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
+                  api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits,
+                  progress=log.interactive, warn=log.warn)
+    if dry_run:
+        import sys
+
+        sess = run(setup)
+        for line in summary_lines(sess):
+            sys.stdout.write(line + "\n")
+        return sess
+    from ..output.atomic import output_file
+
+    inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
+                                  ("--prompt", prompt), ("--store", store)) if v}
+    from ..output.atomic import preflight
+
+    # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for
+    # any output, instead of "not a zelo_judge store (unable to open database file)", exit 2)
+    preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")})  # --state: run.run
+    # the output is opened (and refused if unwritable or an input) before anything is asked;
+    # it is committed after the run, while every answer is in the store as soon as it arrives
+    with output_file(output, inputs=inputs) as out:
+        sess = run(setup)
+        write_results(out, sess.results)
+    for qid, a, b, why in sess.missing[:5]:
+        log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
+                 f"pair {qid} {a} {b} not sent: {why}")
+    if len(sess.missing) > 5:
+        log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    for line in summary_lines(sess):
+        log.info(line)
+    return sess
+
+
+def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
+                 prompt: str | None = None, inputs: InputOptions | None = None) -> int:
+    """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
+
+    ``output``: a file (written atomically; never one of ``inputs``, by default the store and the
+    prompt) or stdout (``None`` or ``-``); ``judges``: only these (default every judge in the store).
+    """
+    from ..judge.export import export_lines
+    from ..output.atomic import command_output
+    from ..judge.prompt import prompt_hash
+    from ..judge.run import read_template
+    from ..judge.spec import parse_spec
+    from ..judge.store import Store
+
+    phash = prompt_hash(read_template(prompt))
+    names = [parse_spec(s).name for s in judges] if judges else None
+    st = Store(store, readonly=True)
+    n = 0
+    try:
+        _check_export_selection(st, store, phash, names, prompt)
+        with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
+            for line in export_lines(st, phash, names):
+                out.write(line)
+                n += 1
+    finally:
+        st.close()
+    return n
+
+
+def _check_export_selection(st: Any, store: str, phash: str, names: list[str] | None, prompt: str | None) -> None:
+    """A ``--judge`` not in the store, or a ``--prompt`` none of whose answers is in a store that holds answers,
+    is a mistake (a typo, the wrong template), not an empty export."""
+    have = st.judges(phash)
+    if not have and st.prompts():
+        which = f"--prompt {prompt}" if prompt else "the default prompt"
+        raise UsageError(f"{store} holds no answer asked with {which} (it holds answers of {len(st.prompts())} "
+                         "other prompt(s): give the --prompt FILE they were asked with)")
+    missing = [x for x in (names or []) if x not in have]
+    if missing:
+        raise UsageError(f"--judge {missing[0]}: no answer of this judge in {store} for this prompt (judges there: "
+                         f"{', '.join(have) or 'none'})")

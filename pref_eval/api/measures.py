@@ -1,0 +1,347 @@
+"""Measures as ir-measures' calls: :func:`evaluate`, :func:`iter_calc`, :func:`calc_aggregate`,
+:func:`evaluator` (:class:`Evaluator`), and the unit of work they share with ``zelo_eval``
+(:func:`evaluate_run_group`).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from ..errors import UsageError
+from ._inputs import _load_qrels, _load_runs, _ranx_object, _run_from_data
+
+
+def _measure_names(measures: Any) -> list[str]:
+    """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``).
+
+    ``measures`` may be a generator (read once: callers keep the list this returns).
+    """
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    return [m if isinstance(m, str) else str(m) for m in measures]
+
+
+def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
+    """Metric evaluation of some runs: ``[(result, topics missing, qrels topics, topics evaluated)]`` per run.
+
+    ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
+    :class:`~pref_eval.io.runs.Run`), run ids, measure names, complete, level,
+    depth[, judged_only, trec9, extra inputs]). Each run is ranked against the
+    qrels on its own, so groups of runs can be evaluated in other processes
+    (``--jobs``) or on dask workers without changing a result: the unit of
+    work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
+    :func:`evaluate`. The runs are read, ranked and evaluated one at a time and
+    a result keeps no ranking (``RunResult.ranked`` is None), so memory stays
+    that of the largest run whatever the number of runs. ``progress(k, n)`` is
+    called before run ``k`` of ``n`` and once at the end.
+    """
+    from dataclasses import replace
+
+    from ..collection import build_collection, index_qrels
+    from ..engine import evaluate_ranked
+    from ..io.runs import read_run
+    from ..measures import EvalContext, parse_measures
+
+    q, runs, ids, names, complete, level, depth, *more = piece
+    judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
+    ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
+    requests = parse_measures(list(names))
+    qi = index_qrels(q)
+    out = []
+    for k, (r, n) in enumerate(zip(runs, ids, strict=True)):
+        if progress is not None:
+            progress(k, len(runs))
+        run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
+        col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+        del run
+        [ranked], [miss] = col.runs, col.missing
+        del col
+        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None), len(miss), qi.nq, ranked.nq))
+        del ranked
+    if progress is not None:
+        progress(len(runs), len(runs))
+    return out
+
+
+def evaluate(
+    qrels: Any,
+    runs: Any,
+    measures: Any = ("official",),
+    *,
+    complete: bool = False,
+    level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    trec9: bool = False,
+    summary: bool = False,
+    judgments: Any = None,
+    judgments_format: str | None = None,
+    best: Any = None,
+    jobs: int = 1,
+):
+    """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
+
+    Columns ``run, qid, measure, value`` with one row per (run, query,
+    measure column); with ``summary=True`` also the ``all`` rows. Measure
+    names in trec_eval or ir-measures syntax (``"ndcg_cut.10"``,
+    ``"nDCG@10"``). Options as ``zelo_eval``: ``complete`` (-c), ``level``
+    (-l), ``depth`` (-M), ``judged_only`` (-J), ``trec9`` (--trec-eval-9).
+    Run names: for files the rule of every command (:mod:`pref_eval.io.run_ids`: the shortest
+    unique path suffix, ``bm25.run``), the mapping keys, or ``run``.
+    ``judgments``: a pairwise judgment file (any format ``zelo_fit`` reads;
+    ``judgments_format`` as its ``--format``) or a
+    :class:`~pref_eval.zelo.judgments.Judgments`, for the measures computed
+    from judgments (``PGC``), as ``zelo_eval -P``. ``best``: a best-item set
+    (qrels of the best items, or a zELO score file: its top documents) for
+    ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
+    groups of runs in that many processes (the same result).
+    """
+    import pandas as pd
+
+    from ..output.table import HEADER
+
+    rows = _evaluate_rows(qrels, runs, measures, complete=complete, level=level, depth=depth,
+                          judged_only=judged_only, trec9=trec9, summary=summary, judgments=judgments,
+                          judgments_format=judgments_format, best=best, jobs=jobs)
+    return pd.DataFrame(rows, columns=list(HEADER))
+
+
+def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
+                   depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
+                   judgments: Any = None, judgments_format: str | None = None, best: Any = None,
+                   jobs: int = 1, log: Any = None, warn_missing: bool = True) -> list:
+    """:func:`evaluate`'s rows (run, qid, measure, value), without pandas.
+
+    A run lacking qrels topics (without ``complete``) is warned about on ``log`` (a command's
+    :class:`~pref_eval.log.Log`), or with :func:`warnings.warn` at the user's line when ``log`` is None;
+    not at all with ``warn_missing=False`` (a caller that says it otherwise).
+    """
+    from ..measures import parse_measures
+    from ..measures.base import needs_subtopics
+    from ..output.table import long_rows
+
+    mnames = _measure_names(measures)  # once: a generator of measures is read once
+    requests = parse_measures(mnames)
+    q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
+    rs = _load_runs(runs)
+    names = [r.name for r in rs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
+    _check_options(level=level, depth=depth, jobs=jobs)
+    if jobs > 1 and len(rs) > 1:
+        from ..parallel import ordered_map, split_even
+
+        pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
+                  for a, b in split_even([len(r.docno) for r in rs], jobs)]
+        got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
+    else:
+        piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
+        got = evaluate_run_group(piece)
+    for (_, n_missing, nq_qrels, nq), name in zip(got, names, strict=True):
+        if nq == 0:  # as the commands: a mean over no topic is no number (ir-measures: NaN or 0)
+            from ..errors import EvaluationError
+
+            raise EvaluationError(f"{name}: no queries with both results and relevance info")
+        if not (n_missing and warn_missing and not complete):
+            continue
+        if log is not None:
+            log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        else:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
+            import warnings
+
+            from ..errors import PrefEvalWarning
+
+            warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
+                          "both (complete=True counts them as zero, as ir-measures does)", PrefEvalWarning,
+                          stacklevel=_caller_level())
+    results = [x[0] for x in got]
+    return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
+
+
+def _caller_level() -> int:
+    """``warnings.warn``'s ``stacklevel`` for the caller's caller that is outside pref_eval (the user's line)."""
+    import sys
+
+    level, frame = 1, sys._getframe(1)  # type: int, Any
+    while frame is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] == "pref_eval":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _check_options(*, level: Any, depth: Any, jobs: Any) -> None:
+    """The numeric options of :func:`evaluate` (``-l``, ``-M``, ``--jobs``): integers in range, else UsageError."""
+    import numbers
+
+    for opt, v, low, none_ok in (("level", level, None, False), ("depth", depth, 0, True), ("jobs", jobs, 1, False)):
+        if v is None and none_ok:
+            continue
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise UsageError(f"{opt}: expected an integer, got {v!r}")
+        if low is not None and v < low:
+            raise UsageError(f"{opt}: expected an integer >= {low}, got {v!r}")
+
+
+def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
+                 best: Any = None) -> dict:
+    """``EvalContext.extra`` for ``requests``: the judgment table and the best-item set when given.
+
+    An input that no requested measure uses is refused (never ignored); a
+    measure that needs one without it says so when it runs.
+    """
+    from ..measures.base import needs_input
+
+    extra: dict = {}
+    if best is not None:
+        if not needs_input(requests, "best"):
+            raise UsageError("a best-item set given (-B) but no requested measure uses it (BestRR, BestSuccess@k)")
+        from ..io.best_items import BestItems, read_best_items
+
+        extra["best"] = best if isinstance(best, BestItems) else read_best_items(best)
+    if judgments is not None:
+        if not needs_input(requests, "judgments"):
+            raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")
+        from ..zelo.judgments import Judgments
+
+        if isinstance(judgments, Judgments):
+            extra["judgments"] = judgments
+        else:
+            from ..io.judgments import read_judgments
+
+            extra["judgments"] = read_judgments(str(judgments), judgments_format)
+    elif judgments_format is not None:
+        raise UsageError("--judgments-format given without -P judgments")
+    return extra
+
+
+class Metric(NamedTuple):
+    """One per-query value, as ir-measures' ``Metric`` (``query_id, measure, value``)."""
+
+    query_id: str
+    measure: str
+    value: float
+
+
+_CALC_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format", "best", "jobs")
+
+
+def _calc_options(options: dict, where: str) -> None:
+    """The keywords :func:`iter_calc`, :func:`calc_aggregate` and :func:`evaluator` take; another is a UsageError."""
+    unknown = [k for k in options if k not in _CALC_OPTIONS]
+    if unknown:
+        raise UsageError(f"{where}: unknown option {unknown[0]!r} (expected one of: {', '.join(_CALC_OPTIONS)})")
+
+
+def _one_run(run: Any) -> Any:
+    """The one run of :func:`iter_calc` / :func:`calc_aggregate`, as a :class:`~pref_eval.io.runs.Run`.
+
+    Read as one run (never as a ``{name: run}`` mapping or a list of runs, whose entries would
+    otherwise be taken for queries); several runs are a UsageError pointing to :func:`evaluate`.
+    """
+    from ..io.runs import Run
+
+    several = "evaluate several runs with pref_eval.evaluate or one at a time with an evaluator"
+    if isinstance(run, Mapping) and not _ranx_object(run):
+        first = next(iter(run.values()), None)
+        if isinstance(first, (str, os.PathLike, Run)) or hasattr(first, "columns"):
+            raise UsageError(f"expected one run, got a mapping of {len(run)} runs; {several}")
+        return _run_from_data(run, "run")  # {qid: {docno: score}}; a value not a dict is an InputError
+    if isinstance(run, Iterable) and not isinstance(run, (str, os.PathLike, Run)) and not hasattr(run, "columns") \
+            and not _ranx_object(run):
+        run = list(run)  # records (read once: a generator is consumed here)
+        first = run[0] if run else None
+        if isinstance(first, (str, os.PathLike, Run, Mapping)) or hasattr(first, "columns"):
+            raise UsageError(f"expected one run, got a list of {len(run)} runs; {several}")
+        return _run_from_data(run, "run")
+    rs = _load_runs(run)
+    if len(rs) != 1:
+        raise UsageError(f"expected one run, got {len(rs)}; {several}")
+    return rs[0]
+
+
+class MeasureResults(dict):
+    """``calc_aggregate``'s result: keys are the printed names (``"nDCG@10"``, ``"P_5"``).
+
+    An ir-measures measure object is a key too, looked up by its ``str`` (``res[nDCG@10]`` is
+    ``res["nDCG@10"]``), as ``ir_measures.calc_aggregate``'s results are indexed.
+    """
+
+    def __getitem__(self, key: Any) -> Any:
+        return super().__getitem__(key if isinstance(key, str) else str(key))
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key if isinstance(key, str) else str(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(key if isinstance(key, str) else str(key), default)
+
+
+def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
+    """Per-query values of one run, as ``ir_measures.iter_calc(measures, qrels, run)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels``/``run`` in any shape :func:`evaluate` takes for one run; ``options`` are
+    :func:`evaluate`'s keywords but ``summary``. Yields :class:`Metric` in query order.
+    """
+    _calc_options(options, "iter_calc")
+    df = evaluate(qrels, [_one_run(run)], measures, **options)
+    return (Metric(str(q), str(m), v) for q, m, v in zip(df.qid, df.measure, df.value, strict=True))
+
+
+def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[str, Any]:
+    """Summary value of each measure column for one run, as ``ir_measures.calc_aggregate``.
+
+    The summary is trec_eval's (mean over the evaluated queries for most
+    measures, a sum for counts, a geometric mean for ``gm_*``); keys are the
+    printed names (``nDCG@10``, ``P_5``), and an ir-measures measure object finds its own
+    (:class:`MeasureResults`).
+    """
+    _calc_options(options, "calc_aggregate")
+    df = evaluate(qrels, [_one_run(run)], measures, summary=True, **options)
+    allrows = df[df.qid == "all"]
+    return MeasureResults(zip(allrows.measure, allrows.value, strict=True))
+
+
+class Evaluator:
+    """The measures parsed and the qrels read once, then any number of runs (``ir_measures.evaluator``).
+
+    Made by :func:`evaluator`. ``iter_calc(run)`` and ``calc_aggregate(run)``
+    are :func:`iter_calc` and :func:`calc_aggregate` of that run with the
+    evaluator's measures, qrels and options; a run takes every shape
+    :func:`evaluate` takes for one run.
+    """
+
+    def __init__(self, measures: Any, qrels: Any, **options: Any) -> None:
+        from ..measures import parse_measures
+        from ..measures.base import needs_subtopics
+
+        _calc_options(options, "evaluator")
+        _check_options(level=options.get("level", 1), depth=options.get("depth"), jobs=options.get("jobs", 1))
+        self._names = _measure_names(measures)
+        requests = parse_measures(self._names)  # an unknown or invalid name fails here, before any run
+        self._qrels = _load_qrels(qrels, subtopics=needs_subtopics(requests))
+        extra = extra_inputs(requests, judgments=options.pop("judgments", None),
+                             judgments_format=options.pop("judgments_format", None), best=options.pop("best", None))
+        self._options = {**options, **extra}
+
+    def iter_calc(self, run: Any) -> Iterator[Metric]:
+        """Per-query values of ``run``: :class:`Metric` (query_id, measure, value) in query order."""
+        return iter_calc(self._names, self._qrels, run, **self._options)
+
+    def calc_aggregate(self, run: Any) -> dict[str, Any]:
+        """Summary value of each measure column for ``run``, keyed by the printed name."""
+        return calc_aggregate(self._names, self._qrels, run, **self._options)
+
+
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
+    """An :class:`Evaluator`: ``measures`` and ``qrels`` taken once, as ``ir_measures.evaluator(measures, qrels)``.
+
+    ``measures`` as for :func:`evaluate` (names or ir-measures objects),
+    ``qrels`` in any shape :func:`evaluate` takes (read once here, as are a
+    ``judgments`` or ``best`` file); ``options`` are :func:`evaluate`'s
+    keywords but ``summary`` (an unknown one is a UsageError). Invalid measure
+    names fail here, before any run.
+    """
+    return Evaluator(measures, qrels, **options)

@@ -1,0 +1,293 @@
+"""``zelo_pairs``: :func:`pairs` (random cycles) and a judging session kept in a state file:
+:func:`pairs_init`, :func:`pairs_next`, :func:`pairs_add`, :func:`pairs_status`, :func:`pairs_result`.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError, UsageError
+from ._inputs import _input_options
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+          dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
+          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
+          output_format: str = "jsonl", log: Any = None,
+          inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
+    """Pairs to judge (``zelo_pairs cycles``): ``(qid, doc_a, doc_b)`` from random cycles per query.
+
+    For each query with documents d_1..d_n, ``cycles`` random permutations π
+    give the pairs (π_i, π_{i+1 mod n}) -- every document is compared twice
+    per cycle, which keeps the Bradley–Terry comparison graph connected
+    (zELO, Pipitone et al. 2025). ``dedup`` drops repeated pairs, ``limit``
+    uses only the first ``limit`` documents of each query; same ``seed`` →
+    same pairs; ``compat="zbench"`` shuffles with Python's ``random`` as zbench.
+    ``queries`` yields ``(qid, [docno, ...])``; or exactly one of ``dataset``
+    (zbench's QueryDocuments JSONL), ``run`` (a TREC run: the top ``depth`` by
+    score) and ``docs`` (``qid docno`` lines) gives them. With ``output``
+    (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
+    (``output_format`` ``jsonl`` or ``tsv``, a request file).
+    """
+    from ..zelo.pairs import random_cycles
+
+    if cycles < 1:
+        raise UsageError("--cycles must be >= 1")
+    if depth is not None and not run:
+        raise UsageError("--depth applies to --run")
+    given = _candidates(dataset, run, depth, docs) if queries is None else [(q, list(d)) for q, d in queries]
+    for topic, pool in given:  # a document twice would be paired with itself
+        _check_pool(topic, pool, str(dataset or run or docs or "queries"), docs_file=bool(docs), request_ids=False)
+    got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
+    if output is not None:
+        from ..output.atomic import command_output
+        from ..output.pairs import write_cycle_pairs
+
+        own = _input_options(inputs, output=output, dataset=dataset, run=run, docs=docs)
+        with command_output(output, own) as out:
+            write_cycle_pairs(out, got, output_format)
+    if log is not None:
+        log.info(f"{len(got)} pairs for {len(given)} queries")
+    return got
+
+
+def _candidates(dataset: str | None, run: str | None, depth: int | None,
+                docs: str | None) -> list[tuple[str, list[str]]]:
+    """The candidate documents per query of ``--dataset``, ``--run`` (top ``depth``) or ``--docs``."""
+    given = [x for x in (dataset, run, docs) if x]
+    if len(given) != 1:
+        raise UsageError("give exactly one of --dataset, --run, --docs")
+    if dataset:
+        from ..io.judgments import read_zbench_dataset
+
+        return read_zbench_dataset(dataset)
+    from ..io.candidates import read_candidates, read_run_candidates
+
+    return read_run_candidates(run, depth) if run else read_candidates(str(docs))
+
+
+def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournament", k: int | None = None,
+               p: int | None = None, f: int | None = None, seed: int = 0, final_phase: bool | None = None,
+               lead: float | None = None, max_per_pair: int | None = None, goal: str | None = None,
+               cycles: int | None = None, batch: int | None = None, window: int | None = None,
+               start: str | None = None, criterion: str | None = None, dataset: str | None = None,
+               run: str | None = None, depth: int | None = None, docs: str | None = None, force: bool = False,
+               inputs: InputOptions | None = None) -> Any:
+    """Start a pair-selection state file (``zelo_pairs init``); returns the state object written.
+
+    ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
+    (ICTIR 2021; top ``k`` (5), ``p`` (7) first-stage pairings, pooling
+    threshold ``f`` (9); ``final_phase``: Yan et al.'s second round of the
+    final pool). ``"adaptive"`` with ``goal="best"`` (the default): the double elimination of
+    :mod:`pref_eval.zelo.adaptive_session` (a match ends at ``lead`` (2), at
+    most ``max_per_pair`` (6) judgments of a pair); with ``goal="ranking"``: the whole-ranking
+    rounds of :mod:`pref_eval.zelo.ranking_session` (a budget of ``cycles`` (4) × K pairs per topic,
+    rounds of ``batch`` pairs (K/4), ``window`` (6), ``start`` (matching), ``criterion`` (discordance)).
+    The documents per topic: from graded ``qrels`` (grade > 0); for the whole ranking also from
+    ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
+    strategy or goal is refused; an existing ``state`` only with ``force``.
+    """
+    from ..zelo.tournament import Tournament
+
+    if os.path.exists(state) and not force:
+        raise UsageError(f"{state} exists (use --force to start over)")
+    if goal is not None and strategy != "adaptive":
+        raise UsageError("--goal applies to --strategy adaptive")
+    kind = "ranking" if goal == "ranking" else strategy
+    own: dict[str, dict[str, Any]] = {
+        "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
+        "adaptive": {"lead": lead, "max-per-pair": max_per_pair},
+        "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion,
+                    "dataset": dataset, "run": run, "depth": depth, "docs": docs}}
+    current = "--strategy adaptive --goal ranking" if kind == "ranking" else f"--strategy {strategy}"
+    for other, opts in own.items():
+        wrong = [name for name, v in opts.items() if v is not None]
+        if other != kind and wrong:
+            which = "--strategy adaptive --goal ranking" if other == "ranking" else f"--strategy {other}"
+            raise UsageError(f"--{wrong[0]} does not apply to {current} (it belongs to {which})")
+    t: Any
+    if kind == "ranking":
+        from ..zelo.ranking_session import PARAMS, RankingSession
+
+        given = {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}
+        t = RankingSession(seed, {key: PARAMS[key] if v is None else v for key, v in given.items()})
+        if qrels is not None and (dataset or run or docs):
+            raise UsageError("give one of --qrels, --dataset, --run, --docs")
+        if qrels is None:
+            if depth is not None and not run:
+                raise UsageError("--depth applies to --run")
+            if not (dataset or run or docs):
+                raise UsageError("give exactly one of --qrels, --dataset, --run, --docs")
+            for topic, pool in _candidates(dataset, run, depth, docs):
+                _check_pool(topic, pool, str(dataset or run or docs), docs_file=bool(docs))
+                t.set_pool(topic, list(pool))
+    elif qrels is None:
+        raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
+    elif strategy == "adaptive":
+        from ..zelo.adaptive_session import AdaptiveSession
+
+        params = {"lead": 2.0 if lead is None else lead, "max_per_pair": 6 if max_per_pair is None else max_per_pair}
+        t = AdaptiveSession(seed, params)
+    else:
+        t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
+    if qrels is not None:
+        from ..io.qrels import graded_documents
+
+        for topic, grades in graded_documents(qrels).items():
+            t.add_topic(topic, grades)
+    from ..zelo.state_lock import state_lock
+
+    with state_lock(state):
+        _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
+    return t
+
+
+def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False,
+                request_ids: bool = True) -> None:
+    """A topic's candidates must be distinct (a document twice would be paired with itself), and no id may
+    hold white space when ``request_ids`` (a state's request lines are 'topic docA docB'): else an InputError
+    naming ``source`` (and, for a ``qid docno`` file, the line that repeats the document)."""
+    from collections import Counter
+
+    for x in (topic, *pool) if request_ids else ():
+        if x.split() != [x]:  # str.split: any Unicode white space (and the empty id)
+            raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
+                                        "'topic docA docB' lines, expected ids without spaces")
+    if len(set(pool)) == len(pool):
+        return
+    counts = Counter(pool)
+    twice = next(d for d in pool if counts[d] > 1)
+    line = 0
+    if docs_file:  # only on this error: find the repeat
+        from ..io.candidates import repeat_line
+
+        line = repeat_line(source, topic, twice)
+    raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
+
+
+def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
+    from ..output.atomic import command_output
+
+    with command_output(state, inputs) as out:
+        out.write(t.to_json())
+
+
+def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
+    """The pairs still to judge (``zelo_pairs next``), written as a request file to ``output`` (nothing
+    once the selection is over); the state is rewritten with them (the left/right draw advances the
+    seeded stream; an adaptive state numbers the batch): both written, or neither."""
+    from ..output.atomic import command_outputs
+    from ..output.pairs import write_requests
+    from ..zelo.pair_state import load_state, next_batch
+
+    from ..zelo.state_lock import state_lock
+
+    with state_lock(state):  # read, change, write: one process at a time
+        t = load_state(state)
+        req = next_batch(t)
+        with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+            st.write(t.to_json())
+            write_requests(out, req)
+    return req
+
+
+def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, log: Any = None,
+              inputs: InputOptions | None = None) -> Any:
+    """Add batches of judgments to a state file (``zelo_pairs add``); returns the state.
+
+    Each file (any format ``zelo_fit`` reads, ``fmt`` as its ``--format``) is
+    one batch: a batch already added (same content) changes nothing; judgments
+    of pairs already judged in the stage or not requested are ignored (a
+    warning on ``log`` says how many).
+    """
+    from ..log import Log
+    from ..zelo.state_lock import state_lock
+
+    log = log or Log("zelo_pairs", quiet=True)
+    with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
+        t = _add_files(state, judgments, fmt, log, inputs)
+    log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
+    return t
+
+
+def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, inputs: InputOptions | None) -> Any:
+    """``pairs_add`` under the state's lock: load, add each file, write."""
+    from ..io.judgments import read_judgment_batch
+    from ..zelo.pair_state import add_batch, load_state
+
+    t = load_state(state)
+    for path in judgments:
+        summary = add_batch(t, *read_judgment_batch(path), fmt)
+        if summary is None:
+            log.warn(f"{path}: this batch was already added (identical content); nothing changed")
+            continue
+        if summary["duplicate"] or summary["unrequested"]:
+            ex = t.last_ignored
+            log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
+                     f"{summary['unrequested']} of pairs not requested in the current stage"
+                     + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
+    _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
+    return t
+
+
+def pairs_status(state: str, *, output: str = "-", verify: bool = False,
+                 inputs: InputOptions | None = None) -> list[tuple]:
+    """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
+    stages_left)``, written with a total line to ``output``. ``verify``: an adaptive state is also replayed
+    from its judgments and refused (InputError) unless the replay gives the same state."""
+    from ..output.atomic import command_output
+    from ..output.pairs import write_status
+    from ..zelo.pair_state import load_state
+
+    t = load_state(state, verify=verify)
+    rows = t.status()
+    with command_output(output, _input_options(inputs, output=output, state=state)) as out:
+        write_status(out, rows, t.comparisons, t.ignored)
+    return rows
+
+
+def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", verify: bool = True,
+                 inputs: InputOptions | None = None) -> Any:
+    """The result of a state file (``zelo_pairs result``): per finished topic its top set ``topic docno
+    wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned.
+    ``verify`` (default on, unlike :func:`pairs_status`): an adaptive state is replayed from its judgments
+    first and refused unless the replay gives it byte for byte, so a result never comes from an edited state."""
+    from ..io.qrels import graded_documents
+    from ..output.atomic import command_output
+    from ..output.pairs import write_prefs_qrels, write_result
+    from ..zelo.pair_state import load_state
+
+    t = load_state(state, verify=verify)
+    if qrels and t.strategy == "adaptive-ranking":
+        t.prefs_qrels({})  # refused, before the qrels are read
+    prefs = None
+    if qrels:
+        grades = graded_documents(qrels)
+        _check_result_qrels(t.topics, grades, qrels)
+        prefs = t.prefs_qrels(grades)
+    with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
+        if prefs is not None:
+            write_prefs_qrels(out, prefs)
+        else:
+            write_result(out, t.topics)
+    return t
+
+
+def _check_result_qrels(topics: dict[str, Any], grades: dict[str, dict[str, float]], qrels: str) -> None:
+    """``result --qrels`` must get the qrels the state was started from: every topic of the state is in them
+    and every document of a top set is one of their candidates (grade > 0). Else an InputError naming
+    ``qrels`` (the preference qrels would silently lose the topic or its top documents)."""
+    for topic, st in topics.items():
+        g = grades.get(topic)
+        if g is None:
+            raise InputError(qrels, 0, f"topic {topic} of the state is not in this file; give the qrels the "
+                                       "state was started from")
+        top = (st["result"] or {}) if st["phase"] == "done" else {}
+        for d in top:
+            if g.get(d, 0) <= 0:
+                raise InputError(qrels, 0, f"topic {topic}: document {d!r} of the top set is not graded > 0 in "
+                                           "this file; give the qrels the state was started from")

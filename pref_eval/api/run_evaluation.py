@@ -1,0 +1,449 @@
+"""``zelo_eval``: :func:`evaluate_runs` and its metric, preference and scores modes, and
+:func:`preferences` (the preference mode's table as a DataFrame).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import UsageError
+from ._inputs import _input_options
+from .measures import evaluate_run_group, extra_inputs
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")  # zelo_eval -o
+
+
+WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
+
+
+MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
+
+
+def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = (), measure_set: str | None = None,
+                  binary: float | None = None, floor: float | None = None, judgments: str | None = None,
+                  judgments_format: str | None = None, best: str | None = None, per_query: bool = False,
+                  summary: bool = True, complete: bool = False, level: int = 1, depth: int | None = None,
+                  topk: int | None = None, fmt: str | None = None, output: str = "-", reference: str | None = None,
+                  means: bool = False, query_fraction: float = 1.0, label_fraction: float = 1.0,
+                  label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
+                  scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
+                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None) -> None:
+    """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
+
+    Three modes (docs/zelo_eval.md), chosen as the command chooses them:
+
+    * **preference mode** -- pref_eval.py's preference measures between runs
+      (RPP: Diaz & Ferraro, SIGIR 2022; lexicographic recall and precision:
+      Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023) and its metrics:
+      ``fmt="pref"`` (its JSON lines; the default with two or more runs) or
+      long tables (``tsv``/``csv``/``jsonl`` with a preference measure);
+      ``binary``, ``floor``, ``reference``, ``means``, ``topk``, the sampling
+      options (``query_fraction``, ``label_fraction``, ``label_policy``,
+      ``samples``, ``seed``) and ``head`` apply here;
+    * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
+      tables, or a runs × measures table ``text|markdown|latex|wide-csv``
+      with a paired t-test and Holm's correction); ``complete``, ``level``,
+      ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
+    * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
+
+    ``measures``/``measure_set`` are ``-m``/``-M`` (a number is a depth, as
+    trec_eval's ``-M``); run ids by ``run_id_mode``/``run_names``
+    (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
+    overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
+    Values as :func:`evaluate` and :func:`preferences` return them.
+    """
+    from ..io.run_ids import run_ids
+    from ..log import Log
+    from ..io.zelo_scores import looks_like_zelo_scores
+
+    log = log or Log("zelo_eval", quiet=True)
+    ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
+    ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
+    own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs), judgments=judgments, best=best)
+    extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
+    parallel = jobs > 1 or scheduler is not None
+    opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
+    if looks_like_zelo_scores(qrels):
+        _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
+                            reference=reference, means=means, complete=complete, level=level,
+                            sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
+        _scores_mode(qrels, list(runs), ids, measures, cutoff=cutoff, fmt=fmt or "trec", **opts)
+        return
+    if fmt is None:
+        fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
+    prefs = fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))
+    if trec9 and prefs:
+        raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
+                         "trec_eval names), not to preference mode")
+    if prefs:
+        _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
+        _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
+                         reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
+                         scheduler=scheduler, **opts)
+        return
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
+        if val is not None:
+            raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
+    _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
+                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)
+
+
+def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
+    """``-M N`` is trec_eval's depth: (the measure set left, the smallest of ``-M N``, ``--depth``, ``--topk``)."""
+    if ms is not None and ms.strip().lstrip("+").isdigit():
+        d = int(ms)
+        if d <= 0:
+            raise UsageError(f"-M {ms}: the depth must be positive")
+        depth, ms = (d if depth is None else min(depth, d)), None
+    cut = [x for x in (depth, topk) if x is not None]
+    return ms, (min(cut) if cut else None)
+
+
+def _refuse_with_scores(scores: str, ms: str | None, *, extra: dict, parallel: bool, binary: float | None,
+                        floor: float | None, reference: str | None, means: bool, complete: bool, level: int,
+                        sampled: tuple[float, float, int], trec9: bool, head: bool) -> None:
+    """Options that do not apply when the qrels are a zELO score file are refused, each by its flag."""
+    _refuse_extra(extra, "with a zELO score file")
+    if parallel:
+        raise UsageError("--jobs/--scheduler apply to metric mode (trec_eval measures), not to a zELO score file")
+    query_fraction, label_fraction, samples = sampled
+    bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
+                                   ("--reference", reference is not None), ("--means", means),
+                                   ("-c", complete), ("-l", level != 1),
+                                   ("--query_fraction", query_fraction < 1.0),
+                                   ("--label_fraction", label_fraction < 1.0), ("--samples", samples > 1))
+           if used]
+    if bad:
+        raise UsageError(f"not applicable with a zELO score file ({scores}): {', '.join(bad)}")
+    if trec9 or head:
+        raise UsageError(f"not applicable with a zELO score file ({scores}): "
+                         f"{'--trec-eval-9' if trec9 else '--pref-eval-head'}")
+    if ms is not None:
+        raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
+                         "(-M N limits the candidates)")
+
+
+def _refuse_extra(extra: dict, where: str) -> None:
+    """-P / --judgments-format / -B only serve registry measures (metric mode)."""
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
+        if extra.get(key) is not None:
+            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
+                             "BestRR (metric mode)")
+
+
+def _trec_eval_names_only(measures: Sequence[str]) -> bool:
+    """True when ``-m`` names only trec_eval / ir-measures measures that pref_eval.py does not know
+    (``map``, ``nDCG@10``): several runs then default to one trec_eval block per run, since
+    pref_eval.py's output would show only the differences between runs."""
+    from ..run_preferences.names import parse_pref_measure
+
+    if not measures or _wants_preferences(measures, None):
+        return False
+    return all(m.kind == "registry" for name in measures for m in parse_pref_measure(name))
+
+
+def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
+    """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
+    from ..stats.prefvalues import needs_preference_mode
+
+    if not measures:
+        return ms in ("preferences", "all", "none")
+    return needs_preference_mode(measures)
+
+
+def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
+                 per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
+                 output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
+                 scheduler: str | None) -> None:
+    """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
+    from ..errors import EvaluationError
+    from ..io.qrels import read_qrels
+    from ..measures import parse_measures
+    from ..measures.base import needs_subtopics
+    from ..output.atomic import command_output
+
+    if ms in ("preferences", "all", "none"):
+        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
+    names = list(measures) if measures else [ms or "official"]
+    if measures and ms:
+        names.append(ms)
+    requests = parse_measures(names)
+    more = extra_inputs(requests, **extra)
+    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
+    got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
+                           extra=more, jobs=jobs, scheduler=scheduler, log=log)
+    results = []
+    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        if nq == 0:
+            raise EvaluationError(f"{path}: no queries with both results and relevance info")
+        results.append(res)
+    if fmt in WIDE:
+        _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
+                    complete=complete, trec9=trec9)
+        return
+    with command_output(output, inputs) as out:
+        if fmt == "trec":
+            from ..output.trec import write_trec_blocks
+
+            write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
+        else:
+            from ..output.table import WRITERS, long_rows
+
+            WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+
+
+def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
+                     depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
+                     log: Any) -> list:
+    """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
+    if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
+        import sys
+
+        try:
+            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra),
+                                      progress=lambda k, n: log.progress("evaluating runs", k, n))
+        except BaseException:
+            if log.interactive:  # end the progress line so the error starts a line of its own
+                sys.stderr.write("\n")
+            raise
+    from ..parallel import ordered_map, split_even
+
+    if len(runs) >= MANY_RUNS:
+        log.stage(f"evaluating {len(runs)} runs")
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra)
+              for a, b in groups]
+    return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
+
+
+def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
+                complete: bool, trec9: bool) -> None:
+    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
+    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
+    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
+    other tests and settings."""
+    import pandas as pd
+
+    from ..output.atomic import command_output
+    from ..output.comparisons import format_table, write_wide_csv
+    from ..output.table import HEADER, long_rows
+    from ..stats.compare import compare as compare_table
+
+    if per_query or not summary:
+        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    df = pd.DataFrame(rows, columns=list(HEADER))
+    if df.empty:
+        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+    res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    with command_output(output, inputs) as out:
+        if fmt == "wide-csv":
+            write_wide_csv(out, res, "t")
+        else:
+            out.write(format_table(res, fmt, 4, "t"))
+
+
+def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,
+                 summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any) -> None:
+    """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
+
+    Rows ``(run, qid, measure, value)`` from
+    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` (``cutoff`` =
+    the first N candidates of each query in run-file order), written as
+    trec_eval-like blocks or as a long table.
+    """
+    from ..io.textfile import display_name
+    from ..output.atomic import command_output
+    from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
+
+    if fmt == "pref":
+        raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
+    names = list(measures) or list(DEFAULT_MEASURES)
+    for m in names:
+        parse_zelo_measure(m)
+    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
+    # per run: its per-query rows, then one "all" row per measure
+    rows, k, n_all, seen_q = [], 0, 0, False
+    for _, q, m, v in got:
+        if q == "all":
+            n_all += 1
+        else:
+            seen_q = True
+        if (q == "all" and summary) or (q != "all" and per_query):
+            rows.append((ids[k], q, m, float(v)))
+        if n_all == len(names):
+            if not seen_q:
+                log.warn(f"{display_name(runs[k])}: no query in common with {display_name(scores)}; its means are nan")
+            k, n_all, seen_q = k + 1, 0, False
+    with command_output(output, inputs) as out:
+        if fmt == "trec":
+            from ..output.trec import write_score_blocks
+
+            write_score_blocks(out, ids, rows, summary=summary)
+        else:
+            from ..output.table import WRITERS
+
+            WRITERS[fmt](out, rows)
+
+
+class _Sampling(NamedTuple):
+    """pref_eval.py's sampling options: ``--query_fraction``, ``--label_fraction``,
+    ``--label_fraction_policy``, ``--samples``, ``--seed``."""
+
+    query_fraction: float
+    label_fraction: float
+    label_policy: str
+    samples: int
+    seed: int
+
+
+def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
+                     binary: float | None, floor: float | None, per_query: bool, summary: bool, topk: int | None,
+                     fmt: str, output: str, inputs: InputOptions, reference: str | None, means: bool,
+                     sampling: _Sampling, log: Any, head: bool, jobs: int = 1, scheduler: str | None = None) -> None:
+    """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample (the runs
+    read, and ranked, in ``jobs`` processes or on dask when asked: the same output)."""
+    import numpy as np
+
+    from ..io.qrels import read_subtopic_qrels
+    from ..output.atomic import command_output
+    from ..output.preferences import pref_json_lines, pref_rows, write_table
+    from ..run_preferences.data import prepare_qrels
+    from ..run_preferences.evaluate import reference_index
+    from ..run_preferences.names import resolve
+
+    if fmt == "pref" and len(runs) < 2:
+        raise UsageError("need at least two runs for comparison (or -o trec|tsv|csv|jsonl for one run)")
+    if measures and ms:
+        log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
+    sel = resolve(list(measures), None if measures else ms)
+    names = list(ids)
+    ref = reference_index(reference, names, list(runs))
+    q = read_subtopic_qrels(qrels)
+    rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
+    base = prepare_qrels(q, binary, floor)
+    if len(base.qorder) == 0:
+        log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
+    # numpy.random is imported only when a sample is drawn (start-up, issue #13)
+    drawn = sampling.query_fraction < 1.0 or sampling.label_fraction < 1.0
+    rng = np.random.default_rng(sampling.seed) if drawn else None
+    samples = sampling.samples
+    if samples == 1 and len(runs) >= MANY_RUNS:
+        npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
+        log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")
+    with command_output(output, inputs) as out:
+        for s in range(samples):
+            res = _preference_sample(q, base, rs, names, sel, s, rng=rng, sampling=sampling, binary=binary,
+                                     floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
+            if fmt == "pref":
+                out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
+            else:
+                rows = pref_rows(res, per_query=per_query, summary=summary)
+                if samples > 1:
+                    rows = ((f"{r[0]}", r[1], r[2], r[3], r[4]) for r in rows)
+                write_table(out, rows, fmt, header=s == 0)
+            if samples > 1:
+                log.progress("samples", s + 1, samples)
+
+
+def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
+                     scheduler: str | None, log: Any) -> list:
+    """The runs of preference mode: read here; or, with ``jobs``/``scheduler`` (not from stdin), left as
+    paths for the workers of :func:`pref_eval.run_preferences.evaluate.evaluate_preferences` to read and
+    rank (one plain sample, preference measures only), or read in groups by worker processes."""
+    parallel = (jobs > 1 or scheduler) and "-" not in runs
+    if not parallel:
+        return _read_runs(runs, names, log)
+    if sampling.samples == 1 and sampling.label_fraction == 1.0 and all(m.kind != "registry" for m in sel):
+        return list(runs)  # paths: read and ranked by the worker processes (evaluate_preferences)
+    from ..parallel import ordered_map, split_even
+    from ..run_preferences.evaluate import read_run_group
+
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(list(runs[a:b]), names[a:b]) for a, b in groups]
+    return [r for part in ordered_map(read_run_group, pieces, jobs=jobs, scheduler=scheduler) for r in part]
+
+
+def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list, s: int, *, rng: Any,
+                       sampling: _Sampling, binary: float | None, floor: float | None, topk: int | None,
+                       ref: int | None, head: bool, parallel: tuple[int, str | None] = (1, None)) -> Any:
+    """Sample ``s``: its queries and labels drawn with ``rng`` when the fractions are < 1, then evaluated
+    (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it)."""
+    from ..run_preferences.data import head_binary
+    from ..run_preferences.evaluate import evaluate_preferences
+    from ..run_preferences.sampling import sample_labels, sample_queries
+
+    qs, pq = q, base
+    if sampling.query_fraction < 1.0:
+        qs, pq = sample_queries(qs, pq, sampling.query_fraction, rng, binary, floor)
+    if sampling.label_fraction < 1.0:
+        qs, pq = sample_labels(qs, pq, sampling.label_fraction, sampling.label_policy, rng, rs, binary, floor)
+    res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s, jobs=parallel[0],
+                               scheduler=parallel[1])
+    graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
+    if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
+        hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)
+        res.prefs.update({m.key: hb.prefs[m.key] for m in graded})
+    return res
+
+
+def _read_runs(paths: Sequence[str], names: Sequence[str], log: Any) -> list:
+    """Read the run files in order, with a progress line on a terminal (``reading runs: k/N``)."""
+    import sys
+
+    from ..io.runs import read_run
+
+    rs = []
+    try:
+        for k, (p, n) in enumerate(zip(paths, names, strict=False)):
+            log.progress("reading runs", k, len(paths))
+            rs.append(read_run(p, name=n))
+    except BaseException:
+        if log.interactive:  # end the progress line so the error starts a line of its own
+            sys.stderr.write("\n")
+        raise
+    log.progress("reading runs", len(paths), len(paths))
+    return rs
+
+
+def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
+                measures: Sequence[str] | None = None, *, binary: int | None = None, floor: int | None = None,
+                per_query: bool = True, summary: bool = True) -> Any:
+    """Preference evaluation of every pair of runs (``zelo_eval`` in preference mode, ``-o tsv``).
+
+    Returns the DataFrame ``runi, runj, qid, measure, value`` with the rows of
+    ``zelo_eval -R QRELS -o tsv [-q] [-m M ...] RUN ...``: metric rows (``runj``
+    empty) per run, then preference rows per pair of runs i < j in the given
+    order; ``qid == "all"`` rows are the means over queries. Measures are
+    pref_eval.py's (RPP: Diaz & Ferraro, SIGIR 2022; lexicographic recall and
+    precision: Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023; formulas in
+    ``docs/measures.md``); default: all of them. ``binary`` (``-b``) and
+    ``floor`` (``-f``) as on the command line. A value > 0: run i is better.
+    """
+    import pandas as pd
+
+    from ..io.qrels import read_subtopic_qrels
+    from ..io.runs import read_run
+    from ..output.preferences import pref_rows
+    from ..run_preferences.data import prepare_qrels
+    from ..io.run_ids import run_ids
+    from ..run_preferences.evaluate import evaluate_preferences
+    from ..run_preferences.names import resolve
+
+    paths = [os.fspath(r) for r in runs]
+    names = run_ids(paths)
+    sel = resolve(list(measures or ()), None if measures else "none")
+    q = read_subtopic_qrels(os.fspath(qrels))
+    rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
+    res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
+    rows = list(pref_rows(res, per_query=per_query, summary=summary))
+    return pd.DataFrame(rows, columns=["runi", "runj", "qid", "measure", "value"])
