@@ -251,18 +251,24 @@ def test_ids_that_are_not_utf8_come_out_as_their_bytes(tmp_path):
     CI has ``surrogateescape``), and ``--output FILE`` refused it everywhere: a UnicodeEncodeError traceback.
     trec_eval prints the qid's bytes; so do we: the output of the same files with ``qe`` in place of ``q\\xe9``,
     with those bytes put back."""
+    from cli_harness import run_module_inproc
+
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # stdout as under en_US.UTF-8
     outs = {}
     for qid in (b"qe", b"q\xe9"):
         (tmp_path / "qrels").write_bytes(b"%s 0 d1 1\n%s 0 d2 0\n" % (qid, qid))
         (tmp_path / "run").write_bytes(b"%s Q0 d1 1 2.0 r\n%s Q0 d2 2 1.0 r\n" % (qid, qid))
-        got = []
-        for argv in (["pref_eval.cli.trec", "-q", "-m", "P.1", "qrels", "run"],
-                     ["pref_eval.cli.eval", "-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv"],
-                     ["pref_eval.cli.eval", "-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv", "--output", "o.csv"]):
-            res = subprocess.run([sys.executable, "-m", *argv], cwd=tmp_path, env=env, capture_output=True)
-            assert res.returncode == 0 and not res.stderr, res.stderr.decode(errors="replace")[-500:]
-            got.append(res.stdout if "--output" not in argv else (tmp_path / "o.csv").read_bytes())
-        outs[qid] = got
+        trec = ["-q", "-m", "P.1", "qrels", "run"]
+        res = [subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *trec], cwd=tmp_path, env=env,
+                              capture_output=True)]
+        # in this process: the harness's stdout is a strict UTF-8 text stream, as under that locale
+        res.append(run_module_inproc("trec", trec, cwd=tmp_path, text=False))
+        res.append(run_module_inproc("eval", ["-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv"], cwd=tmp_path,
+                                     text=False))
+        res.append(run_module_inproc("eval", ["-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv", "--output",
+                                              "o.csv"], cwd=tmp_path, text=False))
+        for r in res:
+            assert r.returncode == 0 and not r.stderr, r.stderr.decode(errors="replace")[-500:]
+        outs[qid] = [r.stdout for r in res[:3]] + [(tmp_path / "o.csv").read_bytes()]
     assert all(b"qe" in x for x in outs[b"qe"])
     assert outs[b"q\xe9"] == [x.replace(b"qe", b"q\xe9") for x in outs[b"qe"]]
