@@ -560,7 +560,7 @@ def test_mutated_prefs_files_against_trec_eval(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason="trec_eval 10 binary not at /tmp/trec_eval")
 def test_many_mutated_prefs_files_against_trec_eval(tmp_path):
-    compare_with_trec_eval(tmp_path, 1500, seed=2)
+    compare_with_trec_eval(tmp_path, 1000, seed=2)
 
 
 def _utf8(b: bytes) -> bool:
@@ -600,8 +600,8 @@ def test_zbench_readers_agree_on_mutated_documents(tmp_path):
 def test_readers_agree_on_many_mutated_files(tmp_path, _fast_everywhere):
     sweep_trec(tmp_path, 4000, seed=2)
     sweep_judgments(tmp_path, 3000, seed=2)
-    sweep_zbench(tmp_path, 2000, seed=2)
-    sweep_trec_prefs(tmp_path, 3000, seed=2)
+    sweep_zbench(tmp_path, 1000, seed=2)
+    sweep_trec_prefs(tmp_path, 2000, seed=2)
 
 
 @pytest.mark.parametrize("level", [b"inf", b"-inf", b"1e400", b"Infinity"])
