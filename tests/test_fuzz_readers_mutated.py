@@ -29,7 +29,9 @@ traceback. The paths compared:
   gets JSON edits: a value replaced by ``1e400 NaN Infinity -0 true null "" []
   {}``, a 400-digit integer, an id with a tab or a lone surrogate, a key
   removed or repeated, an element duplicated or replaced, ``scored_pairs``
-  empty or not a list.
+  empty or not a list;
+* zbench dataset and annotated JSON lines (one reader each): the records or
+  one ``file:line`` refusal, the same for the gzip twin, never a traceback.
 
 The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
 docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
@@ -571,6 +573,42 @@ def _utf8(b: bytes) -> bool:
     return True
 
 
+def sweep_zbench_jsonl(tmp_path, n: int, seed: int) -> None:
+    """``n`` mutated zbench dataset / annotated JSON lines (one reader each: no second path to compare): the
+    records, or one ``file:line`` refusal naming a line of the file, never a traceback; gzip gives the same."""
+    seeds = [(formats.read_zbench_dataset, _head(ZB / "case_small" / "dataset.jsonl", 8)),
+             (formats.read_zbench_annotated, _head(ZB / "case_small" / "zbench_annotated.jsonl", 8))]
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        reader, doc = seeds[k % len(seeds)]
+        raw = mutate_zbench_lines(rng, doc)
+        p, g = _files(tmp_path, raw)
+        got = _outcome(lambda reader=reader, p=p: reader(p), p)
+        assert got[0] != "traceback", (reader.__name__, raw[:300], got[1])
+        if got[0] == "error":
+            assert 0 <= int(got[1].split(":")[1]) <= _as_read(raw).count(b"\n") + 1, got
+        assert _outcome(lambda reader=reader, g=g: reader(g), g) == got, (reader.__name__, raw[:300])
+
+
+def mutate_zbench_lines(rng: np.random.Generator, doc: bytes) -> bytes:
+    """A JSON-lines document: one line's record edited as :func:`_json_edit` edits a pair, or byte edits."""
+    lines = doc.split(b"\n")
+    i = int(rng.integers(0, max(len(lines) - 1, 1)))
+    if rng.random() < 0.6 and lines[i].strip():
+        rec = json.loads(lines[i])
+        where = [rec, rec.get("query"), *rec.get("documents", [])]
+        node = where[int(rng.integers(0, len(where)))]
+        key = ("id", "score", "documents", "query")[int(rng.integers(0, 4))]
+        if isinstance(node, dict):
+            if rng.random() < 0.2:
+                node.pop(key, None)
+            else:
+                node[key] = ZB_VALUES[int(rng.integers(0, len(ZB_VALUES)))]
+        lines[i] = json.dumps(rec, ensure_ascii=bool(rng.random() < 0.5)).encode("utf-8", "surrogatepass")
+        return b"\n".join(lines)
+    return mutate(rng, doc)
+
+
 @pytest.fixture
 def _fast_everywhere(monkeypatch):
     monkeypatch.setattr(fp, "PYARROW_MIN", 0)
@@ -587,6 +625,10 @@ def test_judgment_readers_agree_on_mutated_files(tmp_path, _fast_everywhere):
     sweep_judgments(tmp_path, 150, seed=1)
 
 
+def test_zbench_dataset_readers_on_mutated_lines(tmp_path):
+    sweep_zbench_jsonl(tmp_path, 80, seed=1)
+
+
 def test_trec_prefs_readers_match_the_reference_on_mutated_files(tmp_path, _fast_everywhere):
     sweep_trec_prefs(tmp_path, 150, seed=1)
 
@@ -601,6 +643,7 @@ def test_readers_agree_on_many_mutated_files(tmp_path, _fast_everywhere):
     sweep_trec(tmp_path, 4000, seed=2)
     sweep_judgments(tmp_path, 3000, seed=2)
     sweep_zbench(tmp_path, 1000, seed=2)
+    sweep_zbench_jsonl(tmp_path, 1000, seed=2)
     sweep_trec_prefs(tmp_path, 2000, seed=2)
 
 
