@@ -384,14 +384,17 @@ def reference_prefs(raw: bytes, fmt: str):
     top (docs/trec-preferences.md, docs/input-formats.md): the BOM/CR file policy, blank lines
     skipped, the first line with another number of fields is the error, then an empty file (line 0),
     then the first level that is not a finite decimal (qrels_jg: a grade that is not an integer),
-    then (qrels_jg) a docno given again in one (qid, jg). A field is read as C reads it (trec_eval's
-    ``strcmp``, ``atof``): NUL bytes ending it are no part of it (``3\\0`` is the level 3; a NUL inside a
-    field stays a byte of it).
+    then (qrels_jg) a docno given again in one (qid, jg). Before all of these, a NUL byte anywhere is the
+    error (its line): C (trec_eval's ``strcmp``, ``atof``) would end the field there, ``3\\0`` and ``3``,
+    ``ab\\0`` and ``ab`` would read alike.
     """
     nf = 5 if fmt == "prefs" else 4
     rows = []
-    for no, line in enumerate(_as_read(raw).split(b"\n"), 1):
-        f = [x.rstrip(b"\0") for x in line.split()]
+    text = _as_read(raw)
+    if b"\0" in text:
+        return ("error", text[:text.index(b"\0")].count(b"\n") + 1)
+    for no, line in enumerate(text.split(b"\n"), 1):
+        f = line.split()
         if line.startswith(b"#") or not f:
             continue
         if len(f) != nf or max(map(len, f)) > 1 << 16:

@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
-from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text
+from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text, refuse_nul
 
 if TYPE_CHECKING:
     from .judgment_columns import Columns
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
+JSON_FORMATS = ("jsonl", "zbench")  # the others are text: a NUL byte in them is an error (textfile.refuse_nul)
 
 
 def _lines(text: str, out: Judgments | None = None, first: int = 1):
@@ -346,6 +347,8 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
     text = None if data.isascii() else decode_utf8(data, name)
     head = text if text is not None else _ascii_head(data)
+    if fmt not in JSON_FORMATS and not (fmt is None and head.lstrip().startswith("{")):
+        refuse_nul(data, name)  # a text format (a raw NUL in JSON is refused by the JSON parsers)
     check_not_requests(head, name)
     if fmt is None:
         fmt = detect_format(head, name)
@@ -441,7 +444,9 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
 
 
-_BREAKS = frozenset("\t\n\r\x0b\x0c")  # what splits a field of the score TSV or a line of any output
+# what splits a field of the score TSV or a line of any output, and NUL (an escaped ``\u0000`` in a JSON id:
+# no TREC file written from it could be read back, textfile.refuse_nul)
+_BREAKS = frozenset("\t\n\r\x0b\x0c\x00")
 
 
 def _bad_id(v: str) -> bool:
@@ -450,11 +455,12 @@ def _bad_id(v: str) -> bool:
 
 def _check_ids(name: str, no: int, **ids: str) -> None:
     """Ids are written to tab-separated and line-based files (score TSV, qrels): an empty id or one holding a
-    tab or a line break would come out as a broken row, so it is an error here (``name:no``). A space is
-    allowed (Xie et al.'s queries are texts); ``--qrels`` refuses such ids, as TREC qrels cannot hold them."""
+    tab or a line break would come out as a broken row (a NUL as a row our readers refuse), so it is an error
+    here (``name:no``). A space is allowed (Xie et al.'s queries are texts); ``--qrels`` refuses such ids, as
+    TREC qrels cannot hold them."""
     for what, v in ids.items():
         if _bad_id(v):
-            raise InputError(name, no, f"expected {what} not empty and without tabs or line breaks, got {v!r} "
+            raise InputError(name, no, f"expected {what} not empty and without tabs, line breaks or NUL, got {v!r} "
                                        "(ids are written to tab-separated files)")
 
 
@@ -658,6 +664,20 @@ READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
 }
 
 
+def _refusing_nul(parse: Callable[[str, str, Judgments, str], None]) -> Callable[[str, str, Judgments, str], None]:
+    """``parse`` of a text format, with a NUL byte refused first (as :func:`parse_judgments` refuses it)."""
+    def checked(text: str, name: str, out: Judgments, ties: str) -> None:
+        refuse_nul(text, name)
+        parse(text, name, out, ties)
+
+    checked.__name__ = checked.__qualname__ = parse.__name__
+    checked.__doc__ = parse.__doc__
+    return checked
+
+
+READERS.update((fmt, _refusing_nul(fn)) for fmt, fn in list(READERS.items()) if fmt not in JSON_FORMATS)
+
+
 def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``.
 
@@ -686,7 +706,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             raise InputError(name, no, f"expected {expected}") from None
         for d in [qid, *docs]:
             if _bad_id(d):
-                raise InputError(name, no, f"expected ids not empty and without tabs or line breaks, got {d!r} "
+                raise InputError(name, no, f"expected ids not empty and without tabs, line breaks or NUL, got {d!r} "
                                            "(ids are written to tab-separated files)")
         if qid in first:
             raise InputError(name, no, f"query {qid!r} again (first on line {first[qid]}); give each query once")
