@@ -35,10 +35,14 @@ from .textfile import json_reason
 import re
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
 from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text, refuse_nul
+
+if TYPE_CHECKING:
+    from .judgment_columns import Columns
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 JSON_FORMATS = ("jsonl", "zbench")  # the others are text: a NUL byte in them is an error (textfile.refuse_nul)
@@ -49,6 +53,12 @@ def _lines(text: str, out: Judgments | None = None, first: int = 1):
         if out is not None:
             out.at_line = no
         yield no, line.rstrip("\r")
+
+
+def _match_end(pattern: re.Pattern[str], text: str, i: int) -> int:
+    """End of ``pattern``'s match at ``i`` (``i`` itself when it does not match)."""
+    m = pattern.match(text, i)
+    return i if m is None else m.end()
 
 
 def _array_element_line(text: str, key: str, k: int) -> int:
@@ -63,9 +73,9 @@ def _array_element_line(text: str, key: str, k: int) -> int:
     ws = re.compile(r"[\s,]*")
     try:
         for _ in range(k):
-            i = ws.match(text, i).end()
+            i = _match_end(ws, text, i)
             _, i = dec.raw_decode(text, i)
-        i = ws.match(text, i).end()
+        i = _match_end(ws, text, i)
     except ValueError:
         return 0
     return text.count("\n", 0, i) + 1
@@ -354,7 +364,7 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
         if cols is not None and fmt == "zbench" and cols.unknown_documents(out):
             cols = None  # the parser names the pair (scored_pairs[k]) and its line
         if cols is not None:
-            data = text = None  # the columns hold what is needed
+            del data, text  # the columns hold what is needed
             cols.add_to(out)
             return out
         READERS[fmt](text if text is not None else data.decode("ascii"), name, out, ties)
@@ -382,7 +392,7 @@ def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22), whole
     return data.decode("ascii") if whole else None
 
 
-def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
+def _fast_columns(fmt: str, data: bytes, text: str | None, ties: str) -> Columns | None:
     """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
     from . import judgment_columns as jc
 

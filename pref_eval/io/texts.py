@@ -19,6 +19,7 @@ from __future__ import annotations
 from .textfile import json_reason
 
 import json
+from typing import Any
 
 from ..errors import InputError
 from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes
@@ -36,7 +37,7 @@ class Texts:
         self.queries: dict[str, str] = {}
         self.docs: dict[str, str] = {}
         self.per_query: dict[str, dict[str, str]] = {}
-        self._irds_docs = None  # (dataset id, docs store) for lazy lookups
+        self._irds_docs: tuple[str, Any] | None = None  # (dataset id, docs store) for lazy lookups
 
     def query(self, qid: str) -> str | None:
         return self.queries.get(qid)

@@ -297,7 +297,8 @@ class CmdJudge:
         p = self._proc
         if p is not None and p.returncode is None:
             try:
-                p.stdin.close()
+                if p.stdin is not None:  # always (spawned with stdin=PIPE)
+                    p.stdin.close()
                 await asyncio.wait_for(p.wait(), 2)
             except (asyncio.TimeoutError, OSError, BrokenPipeError, ConnectionResetError):
                 pass
@@ -310,6 +311,7 @@ class CmdJudge:
     async def ask(self, request: dict) -> Answer:
         async with self._lock:
             proc = await self._spawn()
+            assert proc.stdin is not None and proc.stdout is not None  # spawned with PIPEs
             self._next_id += 1
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",

@@ -211,9 +211,9 @@ def seg_cumsum(x: np.ndarray, ptr: np.ndarray) -> np.ndarray:
         cell += np.arange(len(x))
         pad = np.zeros(nseg * m)
         pad[cell] = x
-        pad = pad.reshape(nseg, m)
-        np.cumsum(pad, axis=1, out=pad)  # in place: each sum reads the running sum and its own cell only
-        return pad.reshape(-1)[cell]
+        grid = pad.reshape(nseg, m)
+        np.cumsum(grid, axis=1, out=grid)  # in place: each sum reads the running sum and its own cell only
+        return grid.reshape(-1)[cell]
     out = np.empty(len(x))
     for i in np.flatnonzero(n):  # loop per query (few long ones), not per document
         out[ptr[i]:ptr[i + 1]] = np.cumsum(x[ptr[i]:ptr[i + 1]])

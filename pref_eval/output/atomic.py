@@ -249,8 +249,9 @@ class _Target:
             return
         if sys.stdout is None:
             raise OutputError("standard output: cannot write: standard output is closed")
+        assert isinstance(self.stream, (io.StringIO, io.BytesIO))  # buffered: opened as one of those
         data = self.stream.getvalue()
-        out = sys.stdout.buffer if self.binary else sys.stdout
+        out: IO[Any] = sys.stdout.buffer if self.binary else sys.stdout  # bytes when binary, else text
         try:
             out.write(data)
             out.flush()
@@ -260,7 +261,7 @@ class _Target:
             raise output_error("-", err) from None
 
     def commit(self) -> None:
-        if self.tmp is None:
+        if self.tmp is None or self.final is None:  # both are set together, or neither
             return
         try:
             os.replace(self.tmp, self.final)

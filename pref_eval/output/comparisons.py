@@ -290,8 +290,8 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         lines = [ln + "  " for ln in lines] + ["", "| statistic | value |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in rows]
     else:
-        w = max(len(k) for k, _ in rows)
-        lines += [f"{k.ljust(w)}  {v}" for k, v in rows]
+        width = max(len(k) for k, _ in rows)
+        lines += [f"{k.ljust(width)}  {v}" for k, v in rows]
     if res["swapped"]:
         lines.append("")
         lines.append("swapped pairs (A orders the first above the second, B the reverse):")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from ..io.keys import distinct
 from ..errors import UsageError
 from .data import PrefQrels, RelVectors, relevance_vectors
 from .names import PrefMeasure
+
+if TYPE_CHECKING:
+    from ..measures import MeasureRequest
 
 
 def run_id(path: str) -> str:
@@ -165,7 +169,7 @@ def evaluate_preferences(
     rpp = _antisymmetric(rpp_family, rv, run_i, run_j, names, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
     lex = lexicographic(rv, run_i, run_j, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
     reg = [m for m in measures if m.kind == "registry"]
-    reg_results = _registry_results(pq, runs, reg, topk) if reg else None
+    reg_results = _registry_results(pq, runs, reg, topk) if reg else []
     for m in measures:
         if m.kind == "pref":
             src = rpp if m.base in rpp else lex
@@ -204,10 +208,10 @@ def _registry_results(pq: PrefQrels, runs: list, reg: list[PrefMeasure], topk: i
     from ..engine import evaluate_ranked
     from ..measures import EvalContext
 
-    requests = []
+    requests: list[MeasureRequest] = []
     seen = set()
     for m in reg:
-        if id(m.request) not in seen:
+        if m.request is not None and id(m.request) not in seen:  # a registry measure has its request
             seen.add(id(m.request))
             requests.append(m.request)
     col = build_collection(pq.full, runs, complete=True, depth=topk)

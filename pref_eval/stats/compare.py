@@ -260,6 +260,7 @@ def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, param
     k = D.shape[0]
     eff = effect_sizes(D)
     frames = []
+    res: dict[str, Any]
     for ti, t in enumerate(tests):
         if t == "tukey":
             pv = tukey_p if tukey_p is not None else np.full(k, np.nan)
@@ -473,7 +474,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     labels = list(labels) if labels is not None else [str(i) for i in range(k)]
     if len(labels) != k:
         raise UsageError(f"{len(labels)} labels for {k} rows")
-    a_names, b_names = [], []
+    a_names: list[str] = []
+    b_names: list[str | None] = []  # None: a label without ``A:B``
     if run_a is not None and run_b is not None:
         a_names, b_names = list(run_a), list(run_b)
         if len(a_names) != k or len(b_names) != k:

@@ -139,6 +139,6 @@ def recall_at_k(run, gt, k: int, k_gt: int | None = None, *, compat: str | None 
         return len(set(t) & set(r)) / k_gt
     if n == 0:
         return float("nan")
-    t = np.argsort(-gt, kind="stable")[:k_gt]
-    r = np.argsort(-run, kind="stable")[:k]
-    return len(np.intersect1d(t, r)) / min(k_gt, n)
+    t_idx = np.argsort(-gt, kind="stable")[:k_gt]
+    r_idx = np.argsort(-run, kind="stable")[:k]
+    return len(np.intersect1d(t_idx, r_idx)) / min(k_gt, n)

@@ -54,7 +54,7 @@ def evaluate_against_scores(scores_path: str, run_paths, measures=DEFAULT_MEASUR
         order = np.argsort(qids, kind="stable")
         uq, starts = np.unique(qids[order], return_index=True)
         bounds = np.append(starts, len(order))
-        per = {m: [] for m, _ in parsed}
+        per: dict[str, list[float]] = {m: [] for m, _ in parsed}
         for i, qb in enumerate(uq):
             qid = qb.decode()
             if qid not in table:

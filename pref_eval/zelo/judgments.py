@@ -379,7 +379,8 @@ class Judgments:
         if self._cols is None:
             e = np.zeros(0, dtype=np.int64)
             return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
-        q, a, b, s, w = (None if c is None else c[:self._n] for c in self._cols)
+        q, a, b, s = (c[:self._n] for c in self._cols[:4])
+        w = None if self._cols[4] is None else self._cols[4][:self._n]  # only the weights may be absent
         if s.dtype == np.uint8:
             s = CodedColumn(s, self._score_values)
         if compact:
