@@ -301,3 +301,40 @@ def test_cli_dataset_unknown_document_is_an_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0 and "ignored, as zbench does" in r.stderr
     assert [line.split("\t")[0] for line in r.stdout.splitlines()[1:]] == ["t1", "t1"]
+
+
+# JSON texts of a score: numbers, booleans, numeric strings as Python's float and pydantic both read them or
+# not, and what neither reads
+ZBENCH_SCORES = ["0.5", "-3", "1e400", "NaN", "Infinity", "true", "false", "1" + "0" * 400, '"0.5"', '" 0.5\\n"',
+                 '"1_0"', '"1__0"', '"inf"', '"-Infinity"', '"nan"', '"1e400"', '"0x10"', '""', '"a"', '"\\u0663"',
+                 '"\\u00a00.5"', '"\\u001c1"', '"1\\u001f"', '"1\\u0085"', "null", "[]", "{}", "[0.5]"]
+
+
+@pytest.mark.parametrize("score", ZBENCH_SCORES)
+def test_zbench_annotated_score_as_zbench_reads_it(tmp_path, score):
+    """zbench reads annotated files with ``AnnotatedDataset.model_validate`` (pydantic, lax mode;
+    zbench/common_types.py: ``score: float``): a numeric string and true/false are scores there. Ours
+    takes what pydantic takes, with the same value, and refuses (file:line) what it refuses; pydantic,
+    run live, is the oracle."""
+    import math
+
+    import pydantic
+
+    class AnnotatedDocument(pydantic.BaseModel):  # zbench's model, the field that matters
+        id: str
+        score: float
+
+    from pref_eval.io.judgments import read_zbench_annotated
+
+    doc = '{"id": "a", "score": ' + score + "}"
+    p = _write(tmp_path, "ann.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "b", "score": 1}]}\n'
+               '{"query": {"id": "r"}, "documents": [' + doc + "]}\n")
+    try:
+        want = AnnotatedDocument.model_validate(json.loads(doc)).score
+    except pydantic.ValidationError:
+        with pytest.raises(InputError) as ei:
+            read_zbench_annotated(p)
+        assert ei.value.line == 2
+        return
+    got = read_zbench_annotated(p)[1][2][0]
+    assert got == want or (math.isnan(got) and math.isnan(want))

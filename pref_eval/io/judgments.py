@@ -741,13 +741,27 @@ def read_zbench_records(path: str) -> dict[str, dict]:
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
     """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
 
-    Each document must carry a numeric ``"score"`` (as pydantic requires).
+    Each document must carry a ``"score"`` that zbench's pydantic model reads as a float (:func:`_zbench_score`:
+    a number, ``true``/``false``, a numeric string).
     """
     return _zbench_records(
         path, "zbench annotated JSONL", '{"query": {"id"}, "documents": [{"id", "score"}, ...]}',
         lambda rec: (_json_id(rec["query"]["id"], "query.id"),
                      [_json_id(d["id"], "document id") for d in rec["documents"]],
-                     [float(d["score"]) for d in rec["documents"]]))
+                     [_zbench_score(d["score"]) for d in rec["documents"]]))
+
+
+def _zbench_score(v) -> float:
+    """A document's score as zbench's pydantic model (``AnnotatedDocument.score: float``, lax mode) reads it:
+    a JSON number, ``true``/``false`` (1/0), or a string holding a number as Python's ``float`` reads it
+    (white space around it, ``1_0``, ``inf``, ``nan``) but with ASCII digits only (pydantic refuses ``"\\u0663"``,
+    which ``float`` reads as 3); ``null``, a list, an object, an integer beyond the doubles are refused
+    (``TypeError``/``ValueError``/``OverflowError``: the caller's file:line)."""
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    if isinstance(v, str) and v.strip().isascii():
+        return float(v)
+    raise TypeError("score")
 
 
 def read_judgment_batch(path: str) -> tuple[bytes, str]:
