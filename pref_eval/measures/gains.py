@@ -25,6 +25,8 @@ the sort runs on the handful of levels once per distinct max grade.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from collections.abc import Callable
 
@@ -32,6 +34,9 @@ import numpy as np
 
 from ..records import record
 from ..io.keys import distinct
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 _INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
 
@@ -128,7 +133,7 @@ class GainSetup:
         return np.diff(self.iptr)
 
 
-def setup_gains(r, params: tuple, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> GainSetup:
+def setup_gains(r: Ranked, params: tuple, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> GainSetup:
     """Gains of run ``r`` under ``params``; ``transform`` rescales a level list (rbp)."""
     pairs = gain_pairs(params)
     nq = r.nq
