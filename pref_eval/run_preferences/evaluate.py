@@ -8,6 +8,7 @@ for all pairs at once (see :mod:`.pairwise`), and for every run at once
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,8 @@ def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
         seen[n] = p
 
 
-def run_names(paths: list[str], mode: str = "path", names=None) -> list[str]:
+def run_names(paths: list[str], mode: str = "path",
+              names: dict[str, str] | Sequence[str] | None = None) -> list[str]:
     """Run ids of ``paths`` (:func:`pref_eval.io.run_ids.run_ids`: the shortest unique path
     suffix, or the run tag; ``--name`` renames)."""
     from ..io.run_ids import run_ids
@@ -96,7 +98,7 @@ class PrefResult:
 
 
 def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None, *, jobs: int = 1,
-                  scheduler: str | None = None):
+                  scheduler: str | None = None) -> RelVectors:
     """Collection (kept judgments, every qrels query) → :class:`RelVectors`.
 
     With ``jobs > 1`` or a dask ``scheduler`` the runs are ranked in groups by
