@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
@@ -433,7 +433,7 @@ def summary_lines(sess: Session) -> list[str]:
     return lines
 
 
-def write_results(out, results: list[Result]) -> None:
+def write_results(out: IO[str], results: list[Result]) -> None:
     from ..output.judgments import judgment_line
 
     for r in results:

@@ -94,7 +94,7 @@ quicksorts: no better at σ = 1.5, K = 50/100 (the chosen designs hold about
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,7 +250,7 @@ class AdaptiveBest:
             room = min(room, self.per_match - m.n)
         return max(0, min(self.batch, room))
 
-    def add(self, judgments) -> None:
+    def add(self, judgments: Iterable[tuple[int, int, float]]) -> None:
         """Record judged pairs ``(a, b, s)`` of the outstanding batch and decide matches."""
         by_pair: dict[tuple[int, int], list[float]] = {}
         for a, b, s in judgments:
