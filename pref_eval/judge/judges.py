@@ -312,7 +312,8 @@ class CmdJudge:
     async def ask(self, request: dict) -> Answer:
         async with self._lock:
             proc = await self._spawn()
-            assert proc.stdin is not None and proc.stdout is not None  # spawned with PIPEs
+            if proc.stdin is None or proc.stdout is None:  # spawned with PIPEs
+                raise RuntimeError("internal error: a judge program without pipes")
             self._next_id += 1
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",

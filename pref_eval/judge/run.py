@@ -110,7 +110,8 @@ class Session:
     def _request(self, q: tuple) -> dict:
         _, qid, d1, d2, rep = q
         query, t1, t2 = self.texts.query(qid), self.texts.doc(qid, d1), self.texts.doc(qid, d2)
-        assert query is not None and t1 is not None and t2 is not None  # pairs lacking a text are not asked
+        if query is None or t1 is None or t2 is None:  # pairs lacking a text are not asked
+            raise RuntimeError(f"internal error: a text of query {qid} is missing")
         prompt = render(self.template, query=query, doc_a=t1, doc_b=t2, qid=qid, docno_a=d1, docno_b=d2)
         return {"qid": qid, "docno_a": d1, "docno_b": d2, "query": query, "doc_a": t1, "doc_b": t2, "prompt": prompt,
                 "repeat": rep}
@@ -144,6 +145,31 @@ class Session:
                 self.stats.missing_text += 1
             else:
                 ok_pairs.append((qid, a, b, rep))
+        questions = self._questions(ok_pairs)
+        self._warn_deterministic_repeats(questions)
+        self.stats.total = self.stats.cached + len(questions) + self.stats.sent
+        if self.setup.dry_run:
+            self.would_send += len(questions)
+            for q in questions:
+                self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
+                self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
+            return []
+        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
+                       warn=self.setup.warn)
+        if self.store is None:  # opened by run() (only a dry run may have none, and it returned above)
+            raise RuntimeError("internal error: no store")
+        votes = self.store.votes(self.names, self.phash)
+        out = []
+        for qid, a, b, rep in ok_pairs:
+            res = self._combine(votes, qid, a, b, rep)
+            if res is not None:
+                out.append(res)
+        self.results.extend(out)
+        return out
+
+    def _questions(self, ok_pairs: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, str, int]]:
+        """The questions (judge, qid, a, b, repetition) still to send for ``ok_pairs``: each judge once per pair
+        (both orders with ``both_orders``), none already stored (those count as cached), none twice."""
         have: dict[tuple, int] = (self.store.keys(self.names, self.phash, ok_only=self.setup.retry_failed)
                                   if self.store else {})
         questions: list[tuple[str, str, str, str, int]] = []
@@ -165,25 +191,7 @@ class Session:
                     elif k not in seen and r not in seen:
                         seen.add(k)
                         questions.append(k)
-        self._warn_deterministic_repeats(questions)
-        self.stats.total = self.stats.cached + len(questions) + self.stats.sent
-        if self.setup.dry_run:
-            self.would_send += len(questions)
-            for q in questions:
-                self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
-                self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
-            return []
-        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
-                       warn=self.setup.warn)
-        assert self.store is not None  # opened by run() (only a dry run may have none, and it returned above)
-        votes = self.store.votes(self.names, self.phash)
-        out = []
-        for qid, a, b, rep in ok_pairs:
-            res = self._combine(votes, qid, a, b, rep)
-            if res is not None:
-                out.append(res)
-        self.results.extend(out)
-        return out
+        return questions
 
     def _warn_deterministic_repeats(self, questions: list[tuple]) -> None:
         """Once: a pair asked again of judges that all sample at temperature 0 will likely get the same answer."""

@@ -84,7 +84,8 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
     a missing directory, a directory, one of the inputs. Nothing is created."""
     if is_stdout(path):
         return
-    assert path is not None
+    if path is None:  # is_stdout(None) is True
+        raise RuntimeError("internal error: no output path")
     check_not_input(path, inputs or {})
     final = os.path.realpath(path)
     if os.path.isdir(final):
@@ -167,7 +168,8 @@ class _Target:
                 raise OutputError("standard output: cannot write: standard output is closed")
             self.stream = sys.stdout.buffer if self.binary else sys.stdout
             return self.stream
-        assert path is not None
+        if path is None:  # is_stdout(None) is True
+            raise RuntimeError("internal error: no output path")
         std = _std_fd(path)
         if std is not None:
             return self._open_std(path, std)
@@ -249,7 +251,8 @@ class _Target:
             return
         if sys.stdout is None:
             raise OutputError("standard output: cannot write: standard output is closed")
-        assert isinstance(self.stream, (io.StringIO, io.BytesIO))  # buffered: opened as one of those
+        if not isinstance(self.stream, (io.StringIO, io.BytesIO)):  # buffered: opened as one of those
+            raise RuntimeError("internal error: a buffered output that is not in memory")
         data = self.stream.getvalue()
         out: IO[Any] = sys.stdout.buffer if self.binary else sys.stdout  # bytes when binary, else text
         try:

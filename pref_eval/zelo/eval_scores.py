@@ -70,7 +70,8 @@ def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures
                 elif kind == "zacc":
                     v = pairwise_accuracy(r, g)
                 else:
-                    assert k is not None  # parse_zelo_measure refuses zrecall without a cutoff
+                    if k is None:  # parse_zelo_measure refuses zrecall without a cutoff
+                        raise RuntimeError("internal error: zrecall without a cutoff")
                     v = recall_at_k(r, g, k, kgt)
                 per[name].append(v)
                 rows.append((run.name, qid, name, v))

@@ -49,7 +49,8 @@ def random_cycles(
                 pyrng.shuffle(order)
                 perm = np.array(order, dtype=np.int64)
             else:
-                assert rng is not None  # one of the two generators is made
+                if rng is None:  # one of the two generators is made
+                    raise RuntimeError("internal error: no random generator")
                 perm = rng.permutation(n)
             if n < 2 and compat != "zbench":
                 continue
