@@ -147,10 +147,10 @@ class Ranked:
         """Exact qrels doc id of every retrieved document (-1: not in the qrels), computed on demand."""
         out = np.full(len(self.qidx), BOGUS_DOC, dtype=np.int64)
         qi = self.judgments
-        if qi is None or self.rows is None or not len(out) or not qi.nq:
+        if qi is None or self.rows is None or self.run_docno is None or not len(out) or not qi.nq:
             return out
         qq = np.searchsorted(qi.qids, self.qids)[self.qidx]
-        fi, h = _lookup_exact(qi, qq, self.docno, self.rows >= 0)
+        fi, h = _lookup_exact(qi, qq, _gather_docno(self.run_docno, self.rows), self.rows >= 0)  # = self.docno
         out[fi] = qi.doc[h]  # property: computed once here
         return out
 

@@ -16,8 +16,11 @@ back in input order -- so the output is byte-identical to ``--jobs 1``.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from .errors import UsageError
 
@@ -67,7 +70,7 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         return client.gather(futures)
 
 
-def split_even(weights: Sequence[int], parts: int) -> list[tuple[int, int]]:
+def split_even(weights: Sequence[int] | np.ndarray, parts: int) -> list[tuple[int, int]]:
     """Cut ``range(len(weights))`` into at most ``parts`` contiguous, non-empty ranges of similar total weight."""
     import numpy as np
 

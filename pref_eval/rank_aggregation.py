@@ -127,10 +127,10 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
         keys = _pref_keys(lines, nr)
     v = lines.vals[measure] if measure in lines.vals else np.zeros(len(lines))
     sel, v = _last_value_per_pair(lines, nr, sel, v)
-    w = np.empty((len(lines), 2))
-    w[:, 0] = v
-    np.negative(v, out=w[:, 1])
-    w = w.ravel()
+    w2 = np.empty((len(lines), 2))
+    w2[:, 0] = v
+    np.negative(v, out=w2[:, 1])
+    w = w2.ravel()
     every = bool(sel.all())
     if not every:
         sel2 = np.repeat(sel, 2)

@@ -243,3 +243,32 @@ def test_zelo_judge_completes_run_options_at_the_first_word(words, cword, module
     env["COMP_WORDS"] = words.rsplit(" ", 1)[0] + " "
     res = subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert {"plain,run", "plain,export"} <= set(res.stdout.split())
+
+
+def test_ids_that_are_not_utf8_come_out_as_their_bytes(tmp_path):
+    """Found by the mutated-file fuzz against trec_eval: a qid with a Latin-1 byte (``q\\xe9``) is held as text
+    with a surrogate escape; under a UTF-8 locale Python's stdout refuses it (errors ``strict``; the C locale of
+    CI has ``surrogateescape``), and ``--output FILE`` refused it everywhere: a UnicodeEncodeError traceback.
+    trec_eval prints the qid's bytes; so do we: the output of the same files with ``qe`` in place of ``q\\xe9``,
+    with those bytes put back."""
+    from cli_harness import run_module_inproc
+
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # stdout as under en_US.UTF-8
+    outs = {}
+    for qid in (b"qe", b"q\xe9"):
+        (tmp_path / "qrels").write_bytes(b"%s 0 d1 1\n%s 0 d2 0\n" % (qid, qid))
+        (tmp_path / "run").write_bytes(b"%s Q0 d1 1 2.0 r\n%s Q0 d2 2 1.0 r\n" % (qid, qid))
+        trec = ["-q", "-m", "P.1", "qrels", "run"]
+        res = [subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *trec], cwd=tmp_path, env=env,
+                              capture_output=True)]
+        # in this process: the harness's stdout is a strict UTF-8 text stream, as under that locale
+        res.append(run_module_inproc("trec", trec, cwd=tmp_path, text=False))
+        res.append(run_module_inproc("eval", ["-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv"], cwd=tmp_path,
+                                     text=False))
+        res.append(run_module_inproc("eval", ["-R", "qrels", "-q", "-m", "P.1", "run", "-o", "csv", "--output",
+                                              "o.csv"], cwd=tmp_path, text=False))
+        for r in res:
+            assert r.returncode == 0 and not r.stderr, r.stderr.decode(errors="replace")[-500:]
+        outs[qid] = [r.stdout for r in res[:3]] + [(tmp_path / "o.csv").read_bytes()]
+    assert all(b"qe" in x for x in outs[b"qe"])
+    assert outs[b"q\xe9"] == [x.replace(b"qe", b"q\xe9") for x in outs[b"qe"]]

@@ -29,17 +29,34 @@ traceback. The paths compared:
   gets JSON edits: a value replaced by ``1e400 NaN Infinity -0 true null "" []
   {}``, a 400-digit integer, an id with a tab or a lone surrogate, a key
   removed or repeated, an element duplicated or replaced, ``scored_pairs``
-  empty or not a list.
+  empty or not a list;
+* zbench dataset and annotated JSON lines (one reader each): the records or
+  one ``file:line`` refusal, the same for the gzip twin, never a traceback.
 
 The oracle for *which* answer is right is the format's definition (docs/input-formats.md,
 docs/differences.md); the hostile values themselves are pinned in tests/test_io_malformed.py.
+
+trec_eval's preference rel-info files (``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg``; ``--format
+trecprefs`` of the zELO commands) have one reader each: mutated real files
+(tests/data/trec_eval_test, tests/data/trec_prefs_generated) are read by it and by a reference parse
+written here from trec_eval's description of the format (get_prefs.c: white-space separated fields,
+``#`` first on a line a comment) and our documented rules (docs/trec-preferences.md: blank lines
+skipped, finite decimal levels, integer ``qrels_jg`` grades, a docno once per (qid, jg)): the same
+table (and the same zELO judgments, derived from the reference table as get_prefs.c states) or an
+error on the same line, never a traceback. Where the trec_eval 10 binary is at
+``/tmp/trec_eval/trec_eval`` (not in CI), ``zelo_trec`` is also run against it on mutated files: the
+same stdout where trec_eval accepts the file, else a one-line ``file:line`` refusal, except the
+documented differences (docs/differences.md).
 """
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,7 +65,8 @@ import pref_eval.io.fastparse as fp
 from pref_eval.errors import InputError, UsageError
 from pref_eval.io import judgment_columns as jc
 from pref_eval.io import judgments as formats
-from pref_eval.io.prefs import prefs_from_bytes, qrels_prefs_from_bytes
+from pref_eval.io.prefs import (prefs_from_bytes, qrels_jg_from_bytes, qrels_prefs_from_bytes, read_prefs,
+                                read_qrels_jg, read_qrels_prefs)
 from pref_eval.io.qrels import qrels_from_lines, read_qrels
 from pref_eval.io.runs import read_run, run_from_bytes
 from pref_eval.io.textfile import UTF8_BOM, cr_line_ends, decode_utf8
@@ -345,6 +363,255 @@ def sweep_zbench(tmp_path, n: int, seed: int) -> int:
     return took
 
 
+PREFS_DATA = DATA / "trec_prefs_generated"
+# (format, rel file, run file, extra trec_eval options, measures)
+PREFS_SEEDS = [("prefs", PREFS_DATA / "case1.prefs", PREFS_DATA / "case1.run", [], "all_prefs"),
+               ("prefs", PREFS_DATA / "case2.prefs", PREFS_DATA / "case2_missing.run", ["-c"], "all_prefs"),
+               ("prefs", DATA / "trec_eval_test" / "prefs.comment.test", DATA / "trec_eval_test" / "prefs.results.test",
+                [], "all_prefs"),
+               ("qrels_prefs", PREFS_DATA / "case3.qrels", PREFS_DATA / "case3.run", [], "all_prefs"),
+               ("qrels_jg", PREFS_DATA / "case4.qrels", PREFS_DATA / "case4.run", ["-l2", "-J"], "qrels_jg")]
+_DECIMAL = re.compile(rb"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_GRADE = re.compile(rb"[+-]?[0-9]+(\.0*)?")
+
+
+def reference_prefs(raw: bytes, fmt: str):
+    """The table of a ``prefs``/``qrels_prefs``/``qrels_jg`` file, or ``("error", line)``, by plain Python.
+
+    From get_prefs.c's description: fields separated by white space (C ``isspace``: what ``bytes.split``
+    splits on), ``qid jg jsg docno rel_level`` (qrels_prefs: ``qid jg docno rel_level``, jsg ``0``;
+    qrels_jg: ``qid jg docno rel``), ``#`` as a line's first byte a comment. Our documented rules on
+    top (docs/trec-preferences.md, docs/input-formats.md): the BOM/CR file policy, blank lines
+    skipped, the first line with another number of fields is the error, then an empty file (line 0),
+    then the first level that is not a finite decimal (qrels_jg: a grade that is not an integer),
+    then (qrels_jg) a docno given again in one (qid, jg). Before all of these, a NUL byte anywhere is the
+    error (its line): C (trec_eval's ``strcmp``, ``atof``) would end the field there, ``3\\0`` and ``3``,
+    ``ab\\0`` and ``ab`` would read alike.
+    """
+    nf = 5 if fmt == "prefs" else 4
+    rows = []
+    text = _as_read(raw)
+    if b"\0" in text:
+        return ("error", text[:text.index(b"\0")].count(b"\n") + 1)
+    for no, line in enumerate(text.split(b"\n"), 1):
+        f = line.split()
+        if line.startswith(b"#") or not f:
+            continue
+        if len(f) != nf or max(map(len, f)) > 1 << 16:
+            return ("error", no)
+        rows.append((no, f))
+    if not rows:
+        return ("error", 0)
+    for no, f in rows:
+        v = f[-1]
+        if fmt == "qrels_jg":
+            if not _GRADE.fullmatch(v) or abs(int(v.split(b".")[0])) >= 1 << 63:
+                return ("error", no)
+        elif not _DECIMAL.fullmatch(v) or not np.isfinite(float(v)):
+            return ("error", no)
+    ids = [f[:-1] for _, f in rows]
+    if fmt == "qrels_jg":
+        seen = set()
+        for (no, _), f in zip(rows, ids, strict=True):
+            if tuple(f) in seen:
+                return ("error", no)
+            seen.add(tuple(f))
+        return ("ok", [f[0] for f in ids], [f[1] for f in ids], [f[2] for f in ids],
+                [int(f[-1].split(b".")[0]) for _, f in rows], [no for no, _ in rows])
+    if fmt == "qrels_prefs":
+        ids = [[q, jg, b"0", d] for q, jg, d in ids]
+    return ("ok", *([f[k] for f in ids] for k in range(4)), [float(f[-1]) for _, f in rows], [no for no, _ in rows])
+
+
+def reference_pairs(table) -> list:
+    """get_prefs.c's judgments of a prefs table: inside each (qid, jg, jsg), lines i < j (file order) with
+    different levels and docnos, the higher level winning; a (qid, jg, winner, loser) stated again is not
+    another judgment. As ``(qid, doc of line i, doc of line j, 1.0 if line j wins else 0.0)``."""
+    qid, jg, jsg, docno, rel = table[1:6]
+    groups: dict = {}
+    for k in range(len(qid)):
+        groups.setdefault((qid[k], jg[k], jsg[k]), []).append(k)
+    out, seen = [], set()
+    for members in groups.values():
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                if rel[i] == rel[j] or docno[i] == docno[j]:
+                    continue
+                win, lose = (i, j) if rel[i] > rel[j] else (j, i)
+                key = (qid[i], jg[i], docno[win], docno[lose])
+                if key not in seen:
+                    seen.add(key)
+                    out.append((qid[i], docno[i], docno[j], float(rel[j] > rel[i])))
+    return out
+
+
+def _prefs_reference_table(x, fmt: str) -> tuple:
+    """A reader's table in :func:`reference_prefs`'s layout."""
+    cols = (x.qid, x.jg, x.docno) if fmt == "qrels_jg" else (x.qid, x.jg, x.jsg, x.docno)
+    return ("ok", *(c.tolist() for c in cols), x.rel.tolist(), x.line.tolist())
+
+
+def _prefs_outcome(fn):
+    """``("ok", table)``, ``("error", line)`` or ``("traceback", text)``."""
+    try:
+        return ("ok", fn())
+    except InputError as err:
+        return ("error", err.line)
+    except Exception:  # noqa: BLE001 -- a traceback is the failure this test looks for
+        return ("traceback", traceback.format_exc())
+
+
+def sweep_trec_prefs(tmp_path, n: int, seed: int) -> None:
+    """``n`` mutated prefs / qrels_prefs / qrels_jg files: each reader (bytes, file, gzip; fast path on or
+    off) against :func:`reference_prefs`; prefs files also as zELO judgments against :func:`reference_pairs`."""
+    readers = {"prefs": (prefs_from_bytes, read_prefs), "qrels_prefs": (qrels_prefs_from_bytes, read_qrels_prefs),
+               "qrels_jg": (qrels_jg_from_bytes, read_qrels_jg)}
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        fmt, rel = PREFS_SEEDS[k % len(PREFS_SEEDS)][:2]
+        raw = mutate(rng, _head(rel, 60))
+        want = reference_prefs(raw, fmt)
+        from_bytes, from_file = readers[fmt]
+        p, g = _files(tmp_path, raw)
+
+        fp.PYARROW_MIN = 0 if k % 2 else 1 << 40
+        data = _as_read(raw)
+        for path, fn in (("bytes", lambda fb=from_bytes, data=data: fb(data, "f")),
+                         ("file", lambda ff=from_file, p=p: ff(p)), ("gzip", lambda ff=from_file, g=g: ff(g))):
+            got = _prefs_outcome(lambda fn=fn, fmt=fmt: _prefs_reference_table(fn(), fmt))
+            assert got[0] != "traceback", (fmt, path, raw[:300], got[1])
+            assert (got[1] if got[0] == "ok" else got) == want, (fmt, path, raw[:300], got, want)
+        if fmt == "prefs" and want[0] == "ok" and _utf8(_as_read(raw)):
+            j = formats.read_judgments(p, "trecprefs")
+            q, a, b, score = (c.tolist() for c in j.arrays()[:4])
+            judged = [(j.queries[x], j.docs[j.queries[x]][y], j.docs[j.queries[x]][z], v)
+                      for x, y, z, v in zip(q, a, b, score, strict=True)]
+            assert judged == [(x.decode(), y.decode(), z.decode(), v) for x, y, z, v in reference_pairs(want)], \
+                raw[:300]
+
+
+TREC_EVAL = Path("/tmp/trec_eval/trec_eval")
+
+
+def trec_eval_difference(raw: bytes, te_stderr: bytes) -> str | None:
+    """The documented difference (docs/differences.md, docs/input-formats.md) behind trec_eval's answer on
+    ``raw``, or None: a BOM (part of trec_eval's first qid), a NUL (trec_eval stops reading there or
+    corrupts its heap), two comment lines in a row or a comment last (trec_eval 10 reads the second
+    as data, or past its buffer), a blank line (refused by trec_eval), CR-only line ends (one line for
+    trec_eval), a rel-info topic the run lacks (trec_eval stops; we warn and go on)."""
+    if raw.startswith(UTF8_BOM):
+        return "BOM"
+    if b"\0" in raw:
+        return "NUL"
+    lines = raw.split(b"\n")
+    comment = [ln.startswith(b"#") for ln in lines]
+    if any(a and b for a, b in zip(comment, comment[1:], strict=False)) or comment[-1] or (
+            len(lines) > 1 and not lines[-1] and comment[-2]):
+        return "comment lines"
+    if any(not ln.split() for ln in (lines[:-1] if raw.endswith(b"\n") else lines)):
+        return "blank line"
+    if b"\n" not in raw and b"\r" in raw:
+        return "CR-only"
+    if b"not found in qrels" in te_stderr:
+        return "topic missing from the run"
+    return None
+
+
+# our refusals of what trec_eval reads with atof/atol (docs/differences.md)
+_STRICTER = re.compile(r"(rel_level|relevance grade) '.*' is not (a number|a finite number|an integer)")
+
+
+def compare_with_trec_eval(tmp_path, n: int, seed: int) -> dict:
+    """``n`` mutated rel-info files, trec_eval 10 and ``zelo_trec`` on each; returns the tally of outcomes."""
+    from cli_harness import run_module_inproc
+
+    rng = np.random.default_rng(seed)
+    tally: dict = {}
+    for k in range(n):
+        fmt, rel, run, extra, measures = PREFS_SEEDS[k % len(PREFS_SEEDS)]
+        raw = mutate(rng, rel.read_bytes())
+        (tmp_path / "rel").write_bytes(raw)
+        args = ["-q", "-m", measures, *extra, "-R", fmt, str(tmp_path / "rel"), str(run)]
+        te = subprocess.run([str(TREC_EVAL), *args], capture_output=True, timeout=60)
+        ours = run_module_inproc("trec", ["-Q", *args], text=False)
+        err = ours.stderr.decode("utf-8", "replace").strip()
+        what = (fmt, raw[:200], te.returncode, te.stderr[:200], err[-300:])
+        assert ours.returncode in (0, 2) and "Traceback" not in err, what
+        if ours.returncode:
+            assert len(err.splitlines()) == 1, what
+            assert re.match(rf"zelo_trec: {re.escape(str(tmp_path))}/rel(:\d+)?: ", err), what  # no line: empty
+        why = trec_eval_difference(raw, te.stderr)
+        if te.returncode == 0 and ours.returncode == 0:
+            assert te.stdout == ours.stdout or why in ("BOM", "NUL"), what
+            kind = "same output" if te.stdout == ours.stdout else why
+        elif te.returncode == 0:
+            assert why == "NUL" or _STRICTER.search(err), what
+            kind = "we refuse: " + (why or "atof/atol")
+        elif ours.returncode == 0:
+            assert why is not None, what
+            kind = "trec_eval fails: " + why
+        else:
+            kind = "both refuse"
+        tally[kind] = tally.get(kind, 0) + 1
+    return tally
+
+
+@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason="trec_eval 10 binary not at /tmp/trec_eval")
+def test_mutated_prefs_files_against_trec_eval(tmp_path):
+    tally = compare_with_trec_eval(tmp_path, 40, seed=1)
+    assert tally.get("same output", 0) >= 5 and tally.get("both refuse", 0) >= 5, tally
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason="trec_eval 10 binary not at /tmp/trec_eval")
+def test_many_mutated_prefs_files_against_trec_eval(tmp_path):
+    compare_with_trec_eval(tmp_path, 1000, seed=2)
+
+
+def _utf8(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def sweep_zbench_jsonl(tmp_path, n: int, seed: int) -> None:
+    """``n`` mutated zbench dataset / annotated JSON lines (one reader each: no second path to compare): the
+    records, or one ``file:line`` refusal naming a line of the file, never a traceback; gzip gives the same."""
+    seeds = [(formats.read_zbench_dataset, _head(ZB / "case_small" / "dataset.jsonl", 8)),
+             (formats.read_zbench_annotated, _head(ZB / "case_small" / "zbench_annotated.jsonl", 8))]
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        reader, doc = seeds[k % len(seeds)]
+        raw = mutate_zbench_lines(rng, doc)
+        p, g = _files(tmp_path, raw)
+        got = _outcome(lambda reader=reader, p=p: reader(p), p)
+        assert got[0] != "traceback", (reader.__name__, raw[:300], got[1])
+        if got[0] == "error":
+            assert 0 <= int(got[1].split(":")[1]) <= _as_read(raw).count(b"\n") + 1, got
+        assert _outcome(lambda reader=reader, g=g: reader(g), g) == got, (reader.__name__, raw[:300])
+
+
+def mutate_zbench_lines(rng: np.random.Generator, doc: bytes) -> bytes:
+    """A JSON-lines document: one line's record edited as :func:`_json_edit` edits a pair, or byte edits."""
+    lines = doc.split(b"\n")
+    i = int(rng.integers(0, max(len(lines) - 1, 1)))
+    if rng.random() < 0.6 and lines[i].strip():
+        rec = json.loads(lines[i])
+        where = [rec, rec.get("query"), *rec.get("documents", [])]
+        node = where[int(rng.integers(0, len(where)))]
+        key = ("id", "score", "documents", "query")[int(rng.integers(0, 4))]
+        if isinstance(node, dict):
+            if rng.random() < 0.2:
+                node.pop(key, None)
+            else:
+                node[key] = ZB_VALUES[int(rng.integers(0, len(ZB_VALUES)))]
+        lines[i] = json.dumps(rec, ensure_ascii=bool(rng.random() < 0.5)).encode("utf-8", "surrogatepass")
+        return b"\n".join(lines)
+    return mutate(rng, doc)
+
+
 @pytest.fixture
 def _fast_everywhere(monkeypatch):
     monkeypatch.setattr(fp, "PYARROW_MIN", 0)
@@ -361,6 +628,14 @@ def test_judgment_readers_agree_on_mutated_files(tmp_path, _fast_everywhere):
     sweep_judgments(tmp_path, 150, seed=1)
 
 
+def test_zbench_dataset_readers_on_mutated_lines(tmp_path):
+    sweep_zbench_jsonl(tmp_path, 80, seed=1)
+
+
+def test_trec_prefs_readers_match_the_reference_on_mutated_files(tmp_path, _fast_everywhere):
+    sweep_trec_prefs(tmp_path, 150, seed=1)
+
+
 def test_zbench_readers_agree_on_mutated_documents(tmp_path):
     took = sweep_zbench(tmp_path, 120, seed=1)
     assert took >= 25  # the column path is exercised, not only refused
@@ -370,7 +645,9 @@ def test_zbench_readers_agree_on_mutated_documents(tmp_path):
 def test_readers_agree_on_many_mutated_files(tmp_path, _fast_everywhere):
     sweep_trec(tmp_path, 4000, seed=2)
     sweep_judgments(tmp_path, 3000, seed=2)
-    sweep_zbench(tmp_path, 2000, seed=2)
+    sweep_zbench(tmp_path, 1000, seed=2)
+    sweep_zbench_jsonl(tmp_path, 1000, seed=2)
+    sweep_trec_prefs(tmp_path, 2000, seed=2)
 
 
 @pytest.mark.parametrize("level", [b"inf", b"-inf", b"1e400", b"Infinity"])

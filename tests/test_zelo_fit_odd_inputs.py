@@ -183,7 +183,8 @@ def test_ids_with_tabs_or_line_breaks_are_refused(tmp_path, name, text, fmt, lin
     (tmp_path / name).write_bytes(text.encode())
     r = _run("fit", "-J", name, "--format", fmt, "-o", "s.tsv", cwd=tmp_path)
     assert r.returncode == 2
-    assert r.stderr.startswith(f"zelo_fit: {name}:{line}: expected {what} not empty and without tabs or line breaks")
+    assert r.stderr.startswith(f"zelo_fit: {name}:{line}: expected {what} not empty and without tabs, line breaks "
+                               "or NUL")
     assert not (tmp_path / "s.tsv").exists()
 
 

@@ -245,6 +245,26 @@ def test_dataset_ids_must_be_strings(tmp_path, line):
     assert ei.value.line == 2
 
 
+@pytest.mark.parametrize("fmt,text", [("trecprefs", "q1 j s d1 1\nq1 j t d2 2\n"),  # no two levels in one jsg
+                                      ("trecprefs", "q1 j s d1 1\nq1 j s d2 1\n"),  # a tie: no judgment
+                                      ("llmlog", "@ q1 d1 d2 ?\n"),
+                                      ("carterette", "q1 NA d1 2\nq1 d2 NA -2\n")])
+def test_documents_without_any_judgment(tmp_path, fmt, text):
+    """Found by the mutated-file fuzz (a prefs file cut to two lines of different sub-groups): a file that
+    registers documents but states no judgment made an empty score column whose values were never set,
+    and zelo_fit died with a TypeError. Its documents are as a judged file's unjudged ones (``q2`` here)."""
+    j = read_judgments(_write(tmp_path, "j", text), fmt)
+    assert len(j) == 0 and j.docs == {"q1": ["d1", "d2"]}
+    assert [c.tolist() for c in j.arrays()] == [[]] * 5
+    from cli_harness import run_module_inproc
+
+    res = run_module_inproc("fit", ["-J", _write(tmp_path, "j", text), "--format", fmt])
+    judged = run_module_inproc("fit", ["-J", _write(tmp_path, "j2", "@ q0 d1 d2 !\n@ q1 d1 d2 ?\n"), "--format",
+                                       "llmlog"])
+    assert res.returncode == 0 and judged.returncode == 0, res.stderr + judged.stderr
+    assert res.stdout.splitlines()[1:] == [ln for ln in judged.stdout.splitlines() if ln.startswith("q1\t")]
+
+
 def test_dataset_reader_error_line(tmp_path):
     from pref_eval.io.judgments import read_zbench_annotated, read_zbench_dataset
 
@@ -281,3 +301,40 @@ def test_cli_dataset_unknown_document_is_an_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0 and "ignored, as zbench does" in r.stderr
     assert [line.split("\t")[0] for line in r.stdout.splitlines()[1:]] == ["t1", "t1"]
+
+
+# JSON texts of a score: numbers, booleans, numeric strings as Python's float and pydantic both read them or
+# not, and what neither reads
+ZBENCH_SCORES = ["0.5", "-3", "1e400", "NaN", "Infinity", "true", "false", "1" + "0" * 400, '"0.5"', '" 0.5\\n"',
+                 '"1_0"', '"1__0"', '"inf"', '"-Infinity"', '"nan"', '"1e400"', '"0x10"', '""', '"a"', '"\\u0663"',
+                 '"\\u00a00.5"', '"\\u001c1"', '"1\\u001f"', '"1\\u0085"', "null", "[]", "{}", "[0.5]"]
+
+
+@pytest.mark.parametrize("score", ZBENCH_SCORES)
+def test_zbench_annotated_score_as_zbench_reads_it(tmp_path, score):
+    """zbench reads annotated files with ``AnnotatedDataset.model_validate`` (pydantic, lax mode;
+    zbench/common_types.py: ``score: float``): a numeric string and true/false are scores there. Ours
+    takes what pydantic takes, with the same value, and refuses (file:line) what it refuses; pydantic,
+    run live, is the oracle."""
+    import math
+
+    import pydantic
+
+    class AnnotatedDocument(pydantic.BaseModel):  # zbench's model, the field that matters
+        id: str
+        score: float
+
+    from pref_eval.io.judgments import read_zbench_annotated
+
+    doc = '{"id": "a", "score": ' + score + "}"
+    p = _write(tmp_path, "ann.jsonl", '{"query": {"id": "q"}, "documents": [{"id": "b", "score": 1}]}\n'
+               '{"query": {"id": "r"}, "documents": [' + doc + "]}\n")
+    try:
+        want = AnnotatedDocument.model_validate(json.loads(doc)).score
+    except pydantic.ValidationError:
+        with pytest.raises(InputError) as ei:
+            read_zbench_annotated(p)
+        assert ei.value.line == 2
+        return
+    got = read_zbench_annotated(p)[1][2][0]
+    assert got == want or (math.isnan(got) and math.isnan(want))

@@ -128,7 +128,8 @@ def test_bench_oracle_table_reduced():
 
 @pytest.mark.slow
 def test_docs_oracle_table_is_the_bench_output(recovery_bench):
-    """The known-scores table of docs/zelo_simulate-ranking-bounds.md is ``bench/recovery_adaptive.py --oracle``'s (about 30 s)."""
+    """The known-scores table of docs/zelo_simulate-ranking-bounds.md is ``bench/recovery_adaptive.py --oracle``'s
+    (about 30 s)."""
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text()
@@ -235,7 +236,8 @@ def test_bench_distance_table_reduced():
 
 @pytest.mark.slow
 def test_docs_distance_table_is_the_bench_output(recovery_bench):
-    """The K = 25 rows of the by-distance table of docs/zelo_simulate-ranking-bounds.md are the bench's (about 20 s alone; its
+    """The K = 25 rows of the by-distance table of docs/zelo_simulate-ranking-bounds.md are the bench's (about
+    20 s alone; its
     simulations are the main table's K = 25 rows', shared through ``recovery_bench``)."""
     from conftest import ROOT
 

@@ -240,7 +240,8 @@ def test_bench_tau_bound_reduced():
 
 @pytest.mark.slow
 def test_docs_tau_bound_table_is_the_bench_output(recovery_bench):
-    """The K = 25, σ = 0.6 row of the tau-bound table in docs/zelo_simulate-ranking-bounds.md is the bench's (the genie's 4,000
+    """The K = 25, σ = 0.6 row of the tau-bound table in docs/zelo_simulate-ranking-bounds.md is the bench's (the
+    genie's 4,000
     Monte Carlo pairs per cell and rule: the three K = 25 rows took 7 min at load 4, so one row is rerun here;
     the bench reproduces the rest). The bench runs in this process (``recovery_bench`` in tests/conftest.py:
     its strategies' simulations are shared with the recovery tables' tests)."""

@@ -178,7 +178,8 @@ def test_bench_tau_lp_reduced():
 
 @pytest.mark.slow
 def test_docs_tau_lp_table_is_the_bench_output(recovery_bench):
-    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate-ranking-bounds.md are the bench's (run in this
+    """The K = 25 rows of the Pólya–Gamma genie's table in docs/zelo_simulate-ranking-bounds.md are the bench's
+    (run in this
     process by ``recovery_bench``, tests/conftest.py: the simulations are the recovery tables' K = 25 rows')."""
     import re
 

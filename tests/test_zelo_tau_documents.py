@@ -264,7 +264,8 @@ def test_bench_refuses_other_tables():
 
 @pytest.mark.slow
 def test_docs_tau_sdp_grid_column_is_the_bench_output():
-    """The K = 25 row of the document-state table in docs/zelo_simulate-ranking-bounds.md: its grid-law column (an SDP on the
+    """The K = 25 row of the document-state table in docs/zelo_simulate-ranking-bounds.md: its grid-law column (an
+    SDP on the
     docs' grid, ~20 s) recomputed as the bench computes it (``bench/recovery_adaptive.py``'s ``sdp_row``: same
     grid, same solver tolerance). The certified-bound column (~200 s of SCS) and the fine independent-documents
     column (~20 s) are reproduced only by the bench command the docs name; the certificate itself is checked

@@ -25,6 +25,8 @@ the queries compared; intervals by the bootstrap over queries.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .matching import Matched
@@ -46,7 +48,8 @@ def top_counts(x: np.ndarray, k: int) -> tuple[np.ndarray, int]:
     return above.astype(np.int64) * m + tied.astype(np.int64) * (k - int(above.sum())), m
 
 
-def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5, doc_name=None):
+def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5,
+               doc_name: Sequence[str] | None = None) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Fit every judge on the shared document space.
 
     Returns ``(scores, ses, judged)``: ``scores[j]``/``ses[j]`` per global
@@ -88,7 +91,7 @@ def fit_judges(mt: Matched, n_docs: int, doc_q: np.ndarray, prior: float = 0.5, 
 
 
 def document_records(mt: Matched, n_docs: int, doc_q: np.ndarray, boot: Bootstrap, prior: float = 0.5,
-                     top_k: int = 10, doc_name=None) -> list[Record]:
+                     top_k: int = 10, doc_name: Sequence[str] | None = None) -> list[Record]:
     """Per-query comparisons of every judge's zELO fit with the reference's (the first judge)."""
     from scipy.stats import kendalltau
 

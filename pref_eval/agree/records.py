@@ -56,7 +56,7 @@ class Bootstrap:
                                  f"{resamples * n_queries * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:g} GB); "
                                  "give fewer --resamples")
             rng = np.random.default_rng(seed)
-            self.weights = np.zeros((resamples, n_queries))
+            self.weights: np.ndarray | None = np.zeros((resamples, n_queries))
             # drawn in blocks of rows (the same stream as one integers(0, n, (resamples, n)) call): the memory is
             # the weights and one block, not four resamples x queries arrays
             step = max(1, (1 << 22) // n_queries)

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import UsageError
 from .records import Bootstrap, Record
+
+if TYPE_CHECKING:
+    from ..log import Log
 
 LEVELS = ("pair", "calibration", "document", "system")
 CALIBRATION = ("auto", "always", "never")
@@ -60,7 +64,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                      confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
                      consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: list[str] | None = None,
                      measure: str | None = None, grades: str = "0,1,2,3", tests: str = "t",
-                     correction: str = "holm", alpha: float = 0.05, log=None) -> list[Record]:
+                     correction: str = "holm", alpha: float = 0.05, log: Log | None = None) -> list[Record]:
     """All records of the requested ``levels`` (see ``docs/zelo_agree.md``)."""
     from .calibration import calibration_records, is_graded
     from .matching import match, read_judges

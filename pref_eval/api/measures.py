@@ -5,11 +5,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
 from ._inputs import _load_qrels, _load_runs, _ranx_object, _run_from_data
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..measures import MeasureRequest
 
 
 def _measure_names(measures: Any) -> list[str]:
@@ -79,7 +84,7 @@ def evaluate(
     judgments_format: str | None = None,
     best: Any = None,
     jobs: int = 1,
-):
+) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
     Columns ``run, qid, measure, value`` with one row per (run, query,
@@ -184,7 +189,7 @@ def _check_options(*, level: Any, depth: Any, jobs: Any) -> None:
             raise UsageError(f"{opt}: expected an integer >= {low}, got {v!r}")
 
 
-def extra_inputs(requests, *, judgments: Any = None, judgments_format: str | None = None,
+def extra_inputs(requests: Sequence[MeasureRequest], *, judgments: Any = None, judgments_format: str | None = None,
                  best: Any = None) -> dict:
     """``EvalContext.extra`` for ``requests``: the judgment table and the best-item set when given.
 

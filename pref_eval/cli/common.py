@@ -74,6 +74,17 @@ def _guard_std_streams() -> None:
         sys.stdout = _ClosedStdout()
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+    _bytes_through_stdout()
+
+
+def _bytes_through_stdout() -> None:
+    """Ids are bytes (docs/input-formats.md): a qid or docno that is not UTF-8 (Latin-1 ``q\\xe9``) is held
+    as text with surrogate escapes and must come out as the bytes it was, as trec_eval prints it. Python's
+    stdout refuses surrogates under a UTF-8 locale (``en_US.UTF-8``: errors ``strict``; only the C/POSIX
+    locale gives ``surrogateescape``): a ``UnicodeEncodeError`` traceback. Set ``surrogateescape`` there."""
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        with contextlib.suppress(Exception):  # a stand-in stream that cannot be reconfigured stays as it is
+            sys.stdout.reconfigure(errors="surrogateescape")
 
 
 def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None, *,

@@ -35,6 +35,8 @@ import contextlib
 import io
 import os
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +62,7 @@ def fast_columns(
     parses without the GIL), each writing its own rows of the output.
     """
     in_memory = isinstance(data, (bytes, bytearray, memoryview))
-    size = len(data) if in_memory else os.path.getsize(data)
+    size = len(data) if isinstance(data, (bytes, bytearray, memoryview)) else os.path.getsize(data)
     if size < PYARROW_MIN:  # the numpy tokenizer is as fast there, and pyarrow's import costs ~0.1 s
         return None
     try:
@@ -141,7 +143,7 @@ class _ParseJob:
     data: bytes | str | os.PathLike
     in_memory: bool
     size: int
-    buf: object  # pyarrow buffer of in-memory data
+    buf: Any  # pyarrow.Buffer of in-memory data (pyarrow is imported lazily)
     opts: dict
     ncols: int
     kinds: dict[int, str]
@@ -221,7 +223,7 @@ def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndar
 class _ByteRange(io.RawIOBase):
     """Bytes ``start:end`` of a file, as a readable stream (one part of a parallel parse)."""
 
-    def __init__(self, path: str, start: int, end: int) -> None:
+    def __init__(self, path: str | bytes, start: int, end: int) -> None:
         super().__init__()
         self._f = io.FileIO(path, "rb")  # unbuffered, as open(path, "rb", buffering=0); closed by close()
         self._f.seek(start)
@@ -253,7 +255,7 @@ def _raw_scan(data, nparts: int = 1) -> tuple[int, str, int, list[tuple[int, int
         if isinstance(data, (bytes, bytearray, memoryview)):
             size = len(data)
             mv = memoryview(data)
-            chunks = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
+            chunks: Iterator[bytes | memoryview] = (mv[i: i + _CHUNK] for i in range(0, len(mv), _CHUNK))
         else:
             try:
                 fh = stack.enter_context(open(data, "rb"))

@@ -151,13 +151,13 @@ def _code(text: str, names: list, extra: dict, strtab) -> int:
     return k
 
 
-def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.ndarray] | None:
+def _fields(data: bytes, text: str | None, nfields: int) -> tuple[list[np.ndarray], np.ndarray] | None:
     """The fields of every data line (``S`` arrays) and their 1-based lines, or None (not a regular file)."""
     if not data:
         return None
     if data[:1] == b"#" or b"\n#" in data or any(c in data for c in _ODD_BYTES):
         return None
-    if not data.isascii() and re.search(_ODD_SPACE, text):
+    if not data.isascii() and text is not None and re.search(_ODD_SPACE, text):  # text: None for ASCII data
         return None
     if len(data) >= PYARROW_MIN:
         from .fastparse import fast_columns
@@ -169,12 +169,12 @@ def _fields(data: bytes, text: str, nfields: int) -> tuple[list[np.ndarray], np.
     from .tokenize import split_lines
 
     try:
-        cols, lines = split_lines(data, "-", min_fields=nfields, max_fields=nfields, expected="", keep=nfields)
+        fields, lines = split_lines(data, "-", min_fields=nfields, max_fields=nfields, expected="", keep=nfields)
     except InputError:
         return None
     if len(lines) == 0:
         return None
-    return cols, lines
+    return fields, lines
 
 
 def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
@@ -200,7 +200,7 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
     return names, out
 
 
-def clarke4_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def clarke4_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """``topic docA docB winner`` lines (score 1 when B wins)."""
     f = _fields(data, text, 4)
     if f is None:
@@ -212,7 +212,7 @@ def clarke4_columns(data: bytes, text: str, ties: str = "half") -> Columns | Non
     return Columns(names, qc, ac, bc, (wc == bc).astype(np.float64), None, lines)
 
 
-def clarke3_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def clarke3_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """``topic winner loser`` lines (A = winner, score 0)."""
     f = _fields(data, text, 3)
     if f is None:
@@ -224,7 +224,7 @@ def clarke3_columns(data: bytes, text: str, ties: str = "half") -> Columns | Non
     return Columns(names, qc, wc, lc, np.zeros(len(qc)), None, lines)
 
 
-def llmlog_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def llmlog_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """``@ topic docA docB M`` lines: ``!`` A better (0), ``=`` tie (1/2), ``?`` documents only."""
     f = _fields(data, text, 5)
     if f is None:
@@ -236,7 +236,7 @@ def llmlog_columns(data: bytes, text: str, ties: str = "half") -> Columns | None
     return Columns(names, qc, ac, bc, np.where(m == b"=", 0.5, 0.0), None, lines, m != b"?", m == b"?")
 
 
-def carterette_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def carterette_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """``QID DOC1 DOC2 PREF`` lines: -1 / 1 / 0 (tie); -2 and 2 register the bad document only."""
     f = _fields(data, text, 4)
     if f is None:
@@ -276,7 +276,7 @@ _XIE_VOTES = {b"-2": -2.0, b"-1": -1.0, b"0": 0.0, b"1": 1.0, b"2": 2.0,
               b"-2.0": -2.0, b"-1.0": -1.0, b"0.0": 0.0, b"1.0": 1.0, b"2.0": 2.0}
 
 
-def xie_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def xie_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """Xie et al. TSV ``query<TAB>left,right<TAB>vote...`` (votes -2..2, negative = left better).
 
     Fields are split on tabs only (a query may hold spaces), as the parser does.
@@ -304,12 +304,12 @@ def xie_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     k = len(tabs) // nlines + 1
     if k < 3 or not bool(np.all(np.bincount(np.searchsorted(nl, tabs), minlength=nlines) == k - 1)):
         return None
-    tabs = tabs.reshape(nlines, k - 1)
+    tab_at = tabs.reshape(nlines, k - 1)
     lstart = np.concatenate([[0], nl[:-1] + 1])
     from .tokenize import MAX_FIELD, _gather
 
-    starts = np.column_stack([lstart, tabs + 1])
-    ends = np.column_stack([tabs, nl])
+    starts = np.column_stack([lstart, tab_at + 1])
+    ends = np.column_stack([tab_at, nl])
     if int((ends - starts).max()) > MAX_FIELD or int((ends - starts).min()) == 0:
         return None
     query = _gather(a, starts[:, 0], ends[:, 0])
@@ -334,7 +334,7 @@ def xie_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
     return Columns(names, qc, ac, bc, score, None, lines, votes=values)
 
 
-def zbench_columns(data: bytes, text: str, ties: str = "half") -> Columns | None:
+def zbench_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | None:
     """zbench ``ai_scores.json``: ``{"scored_pairs": [{"pair": {...}, "openai_score": {"score": v}, ...}]}``.
 
     Parsed by orjson (the stdlib ``json`` without it) and taken column-wise
@@ -392,9 +392,9 @@ def _zbench_columns(data: bytes, ties: str) -> Columns | None:
         return None
     names = list(dict.fromkeys(ids[0] + ids[1] + ids[2]))
     index = {x: k for k, x in enumerate(names)}
-    codes = [np.fromiter(map(index.__getitem__, col), dtype=np.int64, count=len(col)) for col in ids]
+    qc, ac, bc = (np.fromiter(map(index.__getitem__, col), dtype=np.int64, count=len(col)) for col in ids)
     score, values = _vote_columns(votes, ties)
-    return Columns(names, *codes, score, None, np.zeros(len(votes), dtype=np.int64), votes=values)
+    return Columns(names, qc, ac, bc, score, None, np.zeros(len(votes), dtype=np.int64), votes=values)
 
 
 FAST_READERS = {

@@ -35,12 +35,17 @@ from .textfile import json_reason
 import re
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
-from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text
+from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text, refuse_nul
+
+if TYPE_CHECKING:
+    from .judgment_columns import Columns
 
 FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
+JSON_FORMATS = ("jsonl", "zbench")  # the others are text: a NUL byte in them is an error (textfile.refuse_nul)
 
 
 def _lines(text: str, out: Judgments | None = None, first: int = 1):
@@ -48,6 +53,12 @@ def _lines(text: str, out: Judgments | None = None, first: int = 1):
         if out is not None:
             out.at_line = no
         yield no, line.rstrip("\r")
+
+
+def _match_end(pattern: re.Pattern[str], text: str, i: int) -> int:
+    """End of ``pattern``'s match at ``i`` (``i`` itself when it does not match)."""
+    m = pattern.match(text, i)
+    return i if m is None else m.end()
 
 
 def _array_element_line(text: str, key: str, k: int) -> int:
@@ -62,9 +73,9 @@ def _array_element_line(text: str, key: str, k: int) -> int:
     ws = re.compile(r"[\s,]*")
     try:
         for _ in range(k):
-            i = ws.match(text, i).end()
+            i = _match_end(ws, text, i)
             _, i = dec.raw_decode(text, i)
-        i = ws.match(text, i).end()
+        i = _match_end(ws, text, i)
     except ValueError:
         return 0
     return text.count("\n", 0, i) + 1
@@ -336,6 +347,8 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
     text = None if data.isascii() else decode_utf8(data, name)
     head = text if text is not None else _ascii_head(data)
+    if fmt not in JSON_FORMATS and not (fmt is None and head.lstrip().startswith("{")):
+        refuse_nul(data, name)  # a text format (a raw NUL in JSON is refused by the JSON parsers)
     check_not_requests(head, name)
     if fmt is None:
         fmt = detect_format(head, name)
@@ -351,7 +364,7 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
         if cols is not None and fmt == "zbench" and cols.unknown_documents(out):
             cols = None  # the parser names the pair (scored_pairs[k]) and its line
         if cols is not None:
-            data = text = None  # the columns hold what is needed
+            del data, text  # the columns hold what is needed
             cols.add_to(out)
             return out
         READERS[fmt](text if text is not None else data.decode("ascii"), name, out, ties)
@@ -379,7 +392,7 @@ def _ascii_head(data: bytes, limits: tuple[int, ...] = (1 << 16, 1 << 22), whole
     return data.decode("ascii") if whole else None
 
 
-def _fast_columns(fmt: str, data: bytes, text: str, ties: str):
+def _fast_columns(fmt: str, data: bytes, text: str | None, ties: str) -> Columns | None:
     """The file as columns by :mod:`pref_eval.io.judgment_columns`, or None (use the line parser)."""
     from . import judgment_columns as jc
 
@@ -431,7 +444,9 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
 
 
-_BREAKS = frozenset("\t\n\r\x0b\x0c")  # what splits a field of the score TSV or a line of any output
+# what splits a field of the score TSV or a line of any output, and NUL (an escaped ``\u0000`` in a JSON id:
+# no TREC file written from it could be read back, textfile.refuse_nul)
+_BREAKS = frozenset("\t\n\r\x0b\x0c\x00")
 
 
 def _bad_id(v: str) -> bool:
@@ -440,11 +455,12 @@ def _bad_id(v: str) -> bool:
 
 def _check_ids(name: str, no: int, **ids: str) -> None:
     """Ids are written to tab-separated and line-based files (score TSV, qrels): an empty id or one holding a
-    tab or a line break would come out as a broken row, so it is an error here (``name:no``). A space is
-    allowed (Xie et al.'s queries are texts); ``--qrels`` refuses such ids, as TREC qrels cannot hold them."""
+    tab or a line break would come out as a broken row (a NUL as a row our readers refuse), so it is an error
+    here (``name:no``). A space is allowed (Xie et al.'s queries are texts); ``--qrels`` refuses such ids, as
+    TREC qrels cannot hold them."""
     for what, v in ids.items():
         if _bad_id(v):
-            raise InputError(name, no, f"expected {what} not empty and without tabs or line breaks, got {v!r} "
+            raise InputError(name, no, f"expected {what} not empty and without tabs, line breaks or NUL, got {v!r} "
                                        "(ids are written to tab-separated files)")
 
 
@@ -648,6 +664,20 @@ READERS: dict[str, Callable[[str, str, Judgments, str], None]] = {
 }
 
 
+def _refusing_nul(parse: Callable[[str, str, Judgments, str], None]) -> Callable[[str, str, Judgments, str], None]:
+    """``parse`` of a text format, with a NUL byte refused first (as :func:`parse_judgments` refuses it)."""
+    def checked(text: str, name: str, out: Judgments, ties: str) -> None:
+        refuse_nul(text, name)
+        parse(text, name, out, ties)
+
+    checked.__name__ = checked.__qualname__ = parse.__name__
+    checked.__doc__ = parse.__doc__
+    return checked
+
+
+READERS.update((fmt, _refusing_nul(fn)) for fmt, fn in list(READERS.items()) if fmt not in JSON_FORMATS)
+
+
 def _zbench_records(path: str, what: str, expected: str, parse) -> list:
     """``parse(record)`` of every non-blank JSON line of ``path``; a line that fails is ``file:line: expected``.
 
@@ -676,7 +706,7 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             raise InputError(name, no, f"expected {expected}") from None
         for d in [qid, *docs]:
             if _bad_id(d):
-                raise InputError(name, no, f"expected ids not empty and without tabs or line breaks, got {d!r} "
+                raise InputError(name, no, f"expected ids not empty and without tabs, line breaks or NUL, got {d!r} "
                                            "(ids are written to tab-separated files)")
         if qid in first:
             raise InputError(name, no, f"query {qid!r} again (first on line {first[qid]}); give each query once")
@@ -711,13 +741,27 @@ def read_zbench_records(path: str) -> dict[str, dict]:
 def read_zbench_annotated(path: str) -> list[tuple[str, list[str], list[float]]]:
     """Read zbench AnnotatedQueryDocuments JSONL: ``[(qid, docids, scores)]``.
 
-    Each document must carry a numeric ``"score"`` (as pydantic requires).
+    Each document must carry a ``"score"`` that zbench's pydantic model reads as a float (:func:`_zbench_score`:
+    a number, ``true``/``false``, a numeric string).
     """
     return _zbench_records(
         path, "zbench annotated JSONL", '{"query": {"id"}, "documents": [{"id", "score"}, ...]}',
         lambda rec: (_json_id(rec["query"]["id"], "query.id"),
                      [_json_id(d["id"], "document id") for d in rec["documents"]],
-                     [float(d["score"]) for d in rec["documents"]]))
+                     [_zbench_score(d["score"]) for d in rec["documents"]]))
+
+
+def _zbench_score(v) -> float:
+    """A document's score as zbench's pydantic model (``AnnotatedDocument.score: float``, lax mode) reads it:
+    a JSON number, ``true``/``false`` (1/0), or a string holding a number as Python's ``float`` reads it
+    (white space around it, ``1_0``, ``inf``, ``nan``) but with ASCII digits only (pydantic refuses ``"\\u0663"``,
+    which ``float`` reads as 3); ``null``, a list, an object, an integer beyond the doubles are refused
+    (``TypeError``/``ValueError``/``OverflowError``: the caller's file:line)."""
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    if isinstance(v, str) and v.strip().isascii():
+        return float(v)
+    raise TypeError("score")
 
 
 def read_judgment_batch(path: str) -> tuple[bytes, str]:

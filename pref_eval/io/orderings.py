@@ -151,6 +151,16 @@ def _choose_list(name: str, lists: dict[str, list], key: str | None) -> str:
     return cands[0]
 
 
+def _name_field(r: dict, key: str, name: str, line: int) -> str:
+    """A run or measure name of a table row: a string, or a JSON integer read as its digits (as every JSON id);
+    missing, ``null``, ``true``, ``1.5``, a list or an object is ``name:line`` (never the run ``'None'``)."""
+    v = r.get(key)
+    if isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+        return str(v)
+    got = "nothing" if key not in r else json.dumps(v)
+    raise InputError(name, line, f"expected a string as {key}, got {got}")
+
+
 def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> tuple[dict[str, float], str]:
     """The per-run summary rows of a ``zelo_eval -o tsv|csv|jsonl`` table (see the module docstring)."""
     import csv
@@ -170,14 +180,18 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
     for line, r in rows:
         if str(r.get("qid")) != "all" or r.get("runj") not in (None, ""):
             continue  # per-query rows and preferences between two runs
-        run = str(r.get("run", r.get("runi")))
+        run = _name_field(r, "runi" if "runi" in r and "run" not in r else "run", name, line)
+        measure = _name_field(r, "measure", name, line)
+        value = r.get("value")
         try:
-            v = float(r["value"])
+            if isinstance(value, bool):  # float(true) is 1.0
+                raise TypeError
+            v = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise InputError(name, line, f"expected a number as value, got {r.get('value')!r}") from None
-        scores = per_measure.setdefault(str(r["measure"]), {})
+            raise InputError(name, line, f"expected a number as value, got {value!r}") from None
+        scores = per_measure.setdefault(measure, {})
         if run in scores:
-            raise InputError(name, line, f"run {run!r} appears twice for measure {r['measure']!r}")
+            raise InputError(name, line, f"run {run!r} appears twice for measure {measure!r}")
         scores[run] = v
     if not per_measure:
         raise InputError(name, 0, "no summary rows (qid 'all') of single runs; write the table without -n")

@@ -291,7 +291,7 @@ def _group_columns(kind, gobjs: list[dict]):
     n_all = qid.count("all")
     if n_all == len(qid):
         return None
-    need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+    need: tuple[str, ...] | None = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
     if need is None:
         raise _Unusual
     keep = np.ones(len(qid), bool) if n_all == 0 else np.fromiter((q != "all" for q in qid), bool, len(qid))
@@ -482,7 +482,8 @@ def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys
         raise _Unusual
     for t in distinct(typ).tolist():
         kind = strtab[t]
-        need = ("runi", "runj") if kind == "preference" else ("run",) if kind == "metric" else None
+        need: tuple[str, ...] | None = (("runi", "runj") if kind == "preference" else ("run",) if kind == "metric"
+                                        else None)
         if need is None or any(k not in c or c[k].kind != "s" for k in need):
             raise _Unusual
         r = rows if (typ == t).all() else np.flatnonzero(keep)[typ == t]

@@ -185,7 +185,9 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
     if p.startswith("irds:"):
         from .irds import irds_qrels_columns
 
-        q = Qrels(**irds_qrels_columns(p[5:]), source=p)
+        cols = irds_qrels_columns(p[5:])
+        q = Qrels(qid=cols["qid"], iter=cols["iter"], docno=cols["docno"], rel=cols["rel"], line=cols["line"],
+                  source=p)
         if check_duplicates:
             _check_duplicates(q)
         return q

@@ -106,7 +106,7 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
         ids = suffixes
     if names:
         rename = parse_names(names) if not isinstance(names, dict) else dict(names)
-        keys = {}
+        keys: dict[str, int] = {}
         for i, p in enumerate(paths):
             for k in (ids[i], p, os.path.abspath(p), os.path.basename(p), suffixes[i]):
                 keys.setdefault(k, i)

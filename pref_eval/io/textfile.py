@@ -12,6 +12,10 @@ Policy (documented in docs/input-formats.md):
 * Text that must be UTF-8 (:func:`read_input_text`) names the file and line of
   the first byte that is not UTF-8.
 * A missing file, a directory, an unreadable file are errors (line 0).
+* A NUL byte in a text file (TREC runs, qrels, rel-info files, the text judgment
+  formats) is an error naming its line (:func:`refuse_nul`): C readers end a
+  field there, numpy's bytes arrays drop NULs ending a field, so ``ab\\0`` and
+  ``ab`` would silently become one id.
 """
 from __future__ import annotations
 
@@ -66,6 +70,20 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
     if data[:3] == UTF8_BOM:
         data = data[3:]
     return cr_line_ends(data)
+
+
+NUL_MESSAGE = "a NUL byte (expected text: a NUL ends a field for C readers, so two different ids could read as one)"
+
+
+def refuse_nul(data: bytes | str, source: str, line0: int = 0) -> None:
+    """Raise ``InputError(source, line)`` at the first NUL of ``data`` (its first line is ``line0 + 1``).
+
+    One ``find`` (memchr) over data already in memory; lines are counted only when a NUL is found.
+    """
+    nul, nl = (b"\0", b"\n") if isinstance(data, (bytes, bytearray)) else ("\0", "\n")
+    i = data.find(nul)  # type: ignore[arg-type]
+    if i >= 0:
+        raise InputError(source, line0 + data.count(nl, 0, i) + 1, NUL_MESSAGE)  # type: ignore[arg-type]
 
 
 def cr_line_ends(data: bytes) -> bytes:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from .textfile import json_reason
 
 import json
+from typing import Any
 
 from ..errors import InputError
 from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes
@@ -36,7 +37,7 @@ class Texts:
         self.queries: dict[str, str] = {}
         self.docs: dict[str, str] = {}
         self.per_query: dict[str, dict[str, str]] = {}
-        self._irds_docs = None  # (dataset id, docs store) for lazy lookups
+        self._irds_docs: tuple[str, Any] | None = None  # (dataset id, docs store) for lazy lookups
 
     def query(self, qid: str) -> str | None:
         return self.queries.get(qid)
@@ -71,10 +72,22 @@ def _irds_text(rec) -> str:
 
 
 def _first(rec: dict, keys: tuple[str, ...]):
+    """The first of ``keys`` whose value is a string or an integer (its digits), as text; else None."""
     for k in keys:
         v = rec.get(k)
         if isinstance(v, (str, int)) and not isinstance(v, bool):
             return str(v)
+    return None
+
+
+def _first_id(rec: dict, keys: tuple[str, ...]):
+    """The id under the first of ``keys`` present in ``rec``: a string, or an integer read as its digits (as
+    every JSON id); None when none is present or that value is anything else (``null``, ``true``, ``1.5``:
+    the caller's ``file:line``, never the id ``'None'`` nor another key's value)."""
+    for k in keys:
+        if k in rec:
+            v = rec[k]
+            return str(v) if isinstance(v, (str, int)) and not isinstance(v, bool) else None
     return None
 
 
@@ -164,12 +177,12 @@ def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
             _zbench_record(rec, name, no, out, first)
             continue
         if queries:
-            qid, body = _first(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
+            qid, body = _first_id(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
             if qid is None or body is None:
                 raise InputError(name, no, 'expected {"qid": ..., "text": ...}')
             _put(table, first, qid, body, name, no, what)
         else:
-            docno, body = _first(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
+            docno, body = _first_id(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
             if docno is None or body is None:
                 raise InputError(name, no, 'expected {"docno": ..., "text": ...}')
             title = rec.get("title")
@@ -178,7 +191,7 @@ def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
 
 def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, int]) -> None:
     q = rec["query"]
-    qid = _first(q, ("id",))
+    qid = _first_id(q, ("id",))
     if qid is None:
         raise InputError(name, no, 'expected {"query": {"id", "query"}, "documents": [{"id", "content"}]}')
     qtext = q.get("query")
@@ -187,7 +200,7 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
     docs = out.per_query.setdefault(qid, {})
     seen = {k: first[f"{qid}\t{k}"] for k in docs if f"{qid}\t{k}" in first}
     for d in rec["documents"]:
-        if not isinstance(d, dict) or _first(d, ("id",)) is None or not isinstance(d.get("content"), str):
+        if not isinstance(d, dict) or _first_id(d, ("id",)) is None or not isinstance(d.get("content"), str):
             raise InputError(name, no, 'expected each document as {"id": ..., "content": "..."}')
         _put(docs, seen, str(d["id"]), d["content"], name, no, "document", f"{d['id']} of query {qid}")
         first.setdefault(f"{qid}\t{d['id']}", no)
@@ -213,7 +226,7 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
                 raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
             if not isinstance(rec, dict):
                 raise InputError(name, no, 'expected {"qid", "doc_a", "doc_b"}')
-            f = [_first(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]
+            f = [_first_id(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]
             if None in f:
                 raise InputError(name, no, 'expected string "qid", "doc_a" and "doc_b" fields')
         else:

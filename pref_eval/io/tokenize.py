@@ -4,7 +4,7 @@ One function, :func:`split_lines`, shared by the qrels, run and preference
 readers. Fields are separated by any run of ASCII white space (space, tab,
 ``\\r``, ``\\v``, ``\\f``), as C's ``isspace`` in trec_eval and Python's
 ``bytes.split()``; blank lines are skipped; a line whose first byte is ``#``
-is a comment (trec_eval 10).
+is a comment (trec_eval 10). A NUL byte is refused (:func:`pref_eval.io.textfile.refuse_nul`).
 
 Vectorised with numpy, ``CHUNK`` bytes at a time (cut at a line end, so the
 temporaries stay bounded): a white-space mask gives the token starts and
@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from .textfile import refuse_nul
 
 CHUNK = 1 << 24
 MIN_BUDGET = 1 << 26
@@ -60,8 +61,10 @@ def split_lines(
     (default ``min_fields``); ``line_numbers`` the 1-based line number of
     each data line. A line with fewer than ``min_fields`` or more than
     ``max_fields`` fields raises :class:`InputError` naming its line (the
-    first such line of the file).
+    first such line of the file). A NUL byte anywhere is an error naming its line
+    (:func:`pref_eval.io.textfile.refuse_nul`), before any other.
     """
+    refuse_nul(data, source)
     keep = min_fields if keep is None else keep
     hi = max_fields if max_fields is not None else 1 << 62
     parts: list[tuple[list[np.ndarray], np.ndarray]] = []

@@ -8,6 +8,8 @@ a missing SE is ``nan``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import IO
 
 from ..errors import InputError
 from .textfile import display_name, read_input_text
@@ -28,6 +30,7 @@ def looks_like_zelo_scores(path: str) -> bool:
         return False
     with open(path, "rb") as fh:
         head = fh.read(2)
+    opener: Callable[..., IO[str]]
     if head == b"\x1f\x8b":
         import gzip  # only for gzip input (start-up, issue #13)
 

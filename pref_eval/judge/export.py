@@ -8,10 +8,16 @@ that orientation (a B|A answer negated), in judge order then order of asking. Fa
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from ..output.judgments import judgment_line
 
+if TYPE_CHECKING:
+    from .store import Store
 
-def export_lines(store, phash: str, judges: list[str] | None = None):
+
+def export_lines(store: Store, phash: str, judges: list[str] | None = None) -> Iterator[str]:
     """Yield the JSON lines of every pair answered with prompt ``phash``."""
     groups: dict[tuple[str, str, str, int], list] = {}
     for judge, qid, d1, d2, rep, vote, _t in store.rows(phash, judges):

@@ -20,6 +20,7 @@ import os
 import re
 import signal
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -60,7 +61,7 @@ def _wait(seconds: float) -> float | None:
     return min(max(seconds, 0.0), RETRY_AFTER_MAX)
 
 
-def retry_after_seconds(headers) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """Seconds from ``retry-after-ms`` / ``Retry-After`` (a number of seconds or an HTTP date), at most
     ``RETRY_AFTER_MAX`` (a server asking for an hour, or for ``inf``, must not stop the run for good)."""
     if headers is None:
@@ -297,7 +298,8 @@ class CmdJudge:
         p = self._proc
         if p is not None and p.returncode is None:
             try:
-                p.stdin.close()
+                if p.stdin is not None:  # always (spawned with stdin=PIPE)
+                    p.stdin.close()
                 await asyncio.wait_for(p.wait(), 2)
             except (asyncio.TimeoutError, OSError, BrokenPipeError, ConnectionResetError):
                 pass
@@ -310,6 +312,8 @@ class CmdJudge:
     async def ask(self, request: dict) -> Answer:
         async with self._lock:
             proc = await self._spawn()
+            if proc.stdin is None or proc.stdout is None:  # spawned with PIPEs
+                raise RuntimeError("internal error: a judge program without pipes")
             self._next_id += 1
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
@@ -364,7 +368,8 @@ def _int(v) -> int:
     return int(v)
 
 
-def make_judge(spec: JudgeSpec, *, default_key_env: str, timeout: float, concurrency: int = 8):
+def make_judge(spec: JudgeSpec, *, default_key_env: str, timeout: float,
+               concurrency: int = 8) -> OpenAIJudge | CmdJudge:
     if spec.kind == "openai":
         return OpenAIJudge(spec, default_key_env=default_key_env, timeout=timeout, concurrency=concurrency)
     return CmdJudge(spec, timeout=timeout, key_env=default_key_env)

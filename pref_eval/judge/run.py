@@ -17,7 +17,9 @@ the stored answer of an earlier repetition.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
@@ -25,6 +27,8 @@ from .scheduler import OUT_TOKENS_ESTIMATE, Limits, Progress, Stats, cost_of, es
 from .spec import parse_spec
 import contextlib
 
+if TYPE_CHECKING:
+    from .store import Store
 
 MAX_STALLED_STAGES = 5  # batches in a row that change nothing (a tournament pruning nobody) before giving up
 
@@ -57,7 +61,7 @@ class Setup:
     dry_run: bool = False
     limits: Limits = field(default_factory=Limits)
     progress: bool = False
-    warn: object = None  # callable(str) for warnings
+    warn: Callable[[str], None] | None = None  # for warnings
 
 
 def read_template(path: str | None) -> str:
@@ -94,7 +98,7 @@ class Session:
         self.stats = Stats()
         self.results: list[Result] = []
         self.missing: list[tuple[str, str, str, str]] = []
-        self.store = None
+        self.store: Store | None = None
         self.judges: dict = {}
         self.would_send = 0
         self.would_tokens: dict[str, int] = {}
@@ -106,6 +110,8 @@ class Session:
     def _request(self, q: tuple) -> dict:
         _, qid, d1, d2, rep = q
         query, t1, t2 = self.texts.query(qid), self.texts.doc(qid, d1), self.texts.doc(qid, d2)
+        if query is None or t1 is None or t2 is None:  # pairs lacking a text are not asked
+            raise RuntimeError(f"internal error: a text of query {qid} is missing")
         prompt = render(self.template, query=query, doc_a=t1, doc_b=t2, qid=qid, docno_a=d1, docno_b=d2)
         return {"qid": qid, "docno_a": d1, "docno_b": d2, "query": query, "doc_a": t1, "doc_b": t2, "prompt": prompt,
                 "repeat": rep}
@@ -139,7 +145,33 @@ class Session:
                 self.stats.missing_text += 1
             else:
                 ok_pairs.append((qid, a, b, rep))
-        have = self.store.keys(self.names, self.phash, ok_only=self.setup.retry_failed) if self.store else {}
+        questions = self._questions(ok_pairs)
+        self._warn_deterministic_repeats(questions)
+        self.stats.total = self.stats.cached + len(questions) + self.stats.sent
+        if self.setup.dry_run:
+            self.would_send += len(questions)
+            for q in questions:
+                self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
+                self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
+            return []
+        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
+                       warn=self.setup.warn)
+        if self.store is None:  # opened by run() (only a dry run may have none, and it returned above)
+            raise RuntimeError("internal error: no store")
+        votes = self.store.votes(self.names, self.phash)
+        out = []
+        for qid, a, b, rep in ok_pairs:
+            res = self._combine(votes, qid, a, b, rep)
+            if res is not None:
+                out.append(res)
+        self.results.extend(out)
+        return out
+
+    def _questions(self, ok_pairs: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, str, int]]:
+        """The questions (judge, qid, a, b, repetition) still to send for ``ok_pairs``: each judge once per pair
+        (both orders with ``both_orders``), none already stored (those count as cached), none twice."""
+        have: dict[tuple, int] = (self.store.keys(self.names, self.phash, ok_only=self.setup.retry_failed)
+                                  if self.store else {})
         questions: list[tuple[str, str, str, str, int]] = []
         seen: set = set()
         for qid, a, b, rep in ok_pairs:
@@ -159,24 +191,7 @@ class Session:
                     elif k not in seen and r not in seen:
                         seen.add(k)
                         questions.append(k)
-        self._warn_deterministic_repeats(questions)
-        self.stats.total = self.stats.cached + len(questions) + self.stats.sent
-        if self.setup.dry_run:
-            self.would_send += len(questions)
-            for q in questions:
-                self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
-                self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
-            return []
-        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
-                       warn=self.setup.warn)
-        votes = self.store.votes(self.names, self.phash)
-        out = []
-        for qid, a, b, rep in ok_pairs:
-            res = self._combine(votes, qid, a, b, rep)
-            if res is not None:
-                out.append(res)
-        self.results.extend(out)
-        return out
+        return questions
 
     def _warn_deterministic_repeats(self, questions: list[tuple]) -> None:
         """Once: a pair asked again of judges that all sample at temperature 0 will likely get the same answer."""
@@ -229,16 +244,16 @@ class Session:
                            for sp in self.specs}
             for j in self.judges.values():  # a missing package or a bad key: refused before the store exists
                 j.check()
-            self.store = Store(s.store)
-            self.store.lock()
-            self.store.add_prompt(self.phash, self.template)
+            store = self.store = Store(s.store)
+            store.lock()
+            store.add_prompt(self.phash, self.template)
         progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
         ptask = asyncio.ensure_future(progress.run())
         try:
             for j in self.judges.values():
                 await j.start()
             if s.state:
-                await self._drive_state()
+                await self._drive_state(s.state)
             else:
                 pairs = self.pairs or []
                 await self.judge_pairs(pairs)
@@ -259,7 +274,7 @@ class Session:
         return {k: [v] for k, v in (("--queries", s.queries), ("--docs", s.docs), ("--prompt", s.prompt),
                                     ("--store", s.store)) if v}
 
-    async def _drive_state(self) -> None:
+    async def _drive_state(self, path: str) -> None:
         """Batches of a zelo_pairs state until it is done (see :mod:`pref_eval.zelo.pair_state`).
 
         The state is written once per batch, after its judgments are added; a batch cut short (a budget,
@@ -269,7 +284,6 @@ class Session:
         from ..zelo.judgments import vote_score
         from ..zelo.pair_state import add_batch, judgment_batch, load_state, next_batch, repetitions
 
-        path = self.setup.state
         stuck = 0
         t = load_state(path)  # then kept in memory: what is written is what a reload would rebuild
         while True:
@@ -354,7 +368,7 @@ def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float,
     """Per pair of judges (and per judge across orders): share of pairs whose votes have the same sign."""
     import numpy as np
 
-    out = []
+    out: list[tuple[str, float, int]] = []
     if not results:
         return out
     cols: dict[tuple[str, str], list] = {}
@@ -427,7 +441,7 @@ def summary_lines(sess: Session) -> list[str]:
     return lines
 
 
-def write_results(out, results: list[Result]) -> None:
+def write_results(out: IO[str], results: list[Result]) -> None:
     from ..output.judgments import judgment_line
 
     for r in results:

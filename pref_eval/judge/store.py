@@ -218,7 +218,7 @@ class Store:
     def prompts(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT prompt FROM answers ORDER BY prompt")]
 
-    def rows(self, phash: str, judges: list[str] | None = None):
+    def rows(self, phash: str, judges: list[str] | None = None) -> sqlite3.Cursor:
         """``(judge, qid, doc_1, doc_2, rep, vote, time)`` of every answer for the prompt (and judges)."""
         sql = f"SELECT judge, qid, doc_1, doc_2, {self.rep}, vote, time FROM answers WHERE prompt = ?"
         args: list = [phash]

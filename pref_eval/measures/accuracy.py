@@ -16,6 +16,8 @@ accuracy is the AUC of the ranking (Hanley & McNeil, Radiology 1982).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..collection import NONPOOL
@@ -23,11 +25,14 @@ from .base import EvalContext, measure
 from .params import REL, TRUNCATE
 from .rankutil import cum_within
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
+
 ORDER_ACC = 1310
 CITE = "ir-measures' Accuracy (MacAvaney, Macdonald & Ounis, ECIR 2022); AUC: Hanley & McNeil 1982"
 
 
-def accuracy_values(r, level: int, cutoff: int | None) -> np.ndarray:
+def accuracy_values(r: Ranked, level: int, cutoff: int | None) -> np.ndarray:
     g = np.where(np.asarray(r.grade) == NONPOOL, 0, r.grade)
     inside = np.ones(len(g), dtype=bool) if cutoff is None else r.pos < int(cutoff)
     rel = (g >= level) & inside
@@ -43,5 +48,5 @@ def accuracy_values(r, level: int, cutoff: int | None) -> np.ndarray:
 @measure("Accuracy", ORDER_ACC, "Share of (relevant, non-relevant) retrieved pairs in the right order.",
          formula="1 − Σ_j n_j/(N'R'), n_j non-relevant above the j-th relevant (top k)", citation=CITE,
          irm="Accuracy", keywords=(TRUNCATE, REL))
-def accuracy(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def accuracy(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return accuracy_values(r, ctx.level, None).reshape(-1, 1)  # a cutoff truncates the ranking first

@@ -7,11 +7,16 @@ Buckley & Voorhees, "Retrieval system evaluation", TREC book 2005.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import CUTOFF, JUDGED_ONLY, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 
 def _prec_at_rel(r, level: int) -> tuple[np.ndarray, np.ndarray]:
@@ -29,7 +34,7 @@ def _prec_at_rel(r, level: int) -> tuple[np.ndarray, np.ndarray]:
     return idx, within / (r.pos[idx].astype(np.int64) + 1)
 
 
-def ap_values(r, level: int, cutoff: int | None = None) -> np.ndarray:
+def ap_values(r: Ranked, level: int, cutoff: int | None = None) -> np.ndarray:
     """Per-query AP (summed in rank order, as trec_eval, then divided by R)."""
     idx, prec = _prec_at_rel(r, level)
     q = r.qidx[idx]
@@ -44,14 +49,14 @@ def ap_values(r, level: int, cutoff: int | None = None) -> np.ndarray:
 @measure("map", trec_order("map"), "Mean average precision.",
          formula="AP = (1/R) Σ_{k: rel(d_k)≥l} P@k", irm="AP", keywords=(REL, JUDGED_ONLY),
          citation="Buckley & Voorhees 2005")
-def map_(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def map_(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ap_values(r, ctx.level).reshape(-1, 1)
 
 
 @measure("gm_map", trec_order("gm_map"), "Geometric mean of AP over queries (floor 1e-5).",
          formula="exp(mean_q ln max(AP_q, 1e-5))", aggregate="gmean", summary_only=True,
          citation="Robertson, CIKM 2006 (GMAP)")
-def gm_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def gm_map(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ap_values(r, ctx.level).reshape(-1, 1)
 
 
@@ -59,5 +64,5 @@ def gm_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="(1/R) Σ_{k'≤k: rel} P@k'", param_kind="cutoffs",
          defaults=(5, 10, 15, 20, 30, 100, 200, 500, 1000), irm="AP@", keywords=(CUTOFF, REL, JUDGED_ONLY),
          citation="Buckley & Voorhees 2005")
-def map_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def map_cut(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([ap_values(r, ctx.level, int(k)) for k in params])

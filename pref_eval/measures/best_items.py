@@ -15,6 +15,8 @@ ties by docno descending).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UsageError
@@ -23,12 +25,16 @@ from .base import EvalContext, measure
 from .params import CUTOFF
 from .rankutil import first_pos
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
+    from ..io.best_items import BestItems
+
 ORDER_BEST = 1500
 CITE = "Yan, Luo, Clarke, Craswell, Voorhees & Castells, SIGIR 2022 (5.4); Arabzadeh et al., IRJ 25(4) 2022"
 _NEEDS = frozenset({"best"})
 
 
-def is_best(r, best) -> np.ndarray:
+def is_best(r: Ranked, best: BestItems) -> np.ndarray:
     """Per retrieved document (flat): whether it is a best item of its query."""
     nq = r.nq
     loc = np.minimum(np.searchsorted(r.qids, best.qid), max(nq - 1, 0))
@@ -51,7 +57,7 @@ def _best(ctx: EvalContext):
          " Not an ir-measures measure: the name only uses its syntax.",
          formula="1 / rank(first d ∈ B)  (0 if none)", citation=CITE, uses_level=False, irm="BestRR",
          needs=_NEEDS)
-def best_rr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def best_rr(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     f = first_pos(r, is_best(r, _best(ctx)))
     return np.divide(1.0, f + 1.0, out=np.zeros(r.nq), where=f >= 0).reshape(-1, 1)
 
@@ -60,6 +66,6 @@ def best_rr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          " Not an ir-measures measure: the name only uses its syntax.",
          formula="[∃ d ∈ B among the top k]", citation=CITE, param_kind="cutoffs", defaults=(1, 5, 10),
          uses_level=False, irm="BestSuccess@", keywords=(CUTOFF,), needs=_NEEDS)
-def best_success(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def best_success(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     f = first_pos(r, is_best(r, _best(ctx)))
     return np.column_stack([((f >= 0) & (f < int(k))).astype(np.float64) for k in params])

@@ -16,6 +16,8 @@ SIGIR 2004.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import REL
@@ -23,8 +25,11 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import cum_within
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
-def bpref_values(r, level: int) -> np.ndarray:
+
+def bpref_values(r: Ranked, level: int) -> np.ndarray:
     """Per-query bpref (see the module docstring)."""
     g = r.grade
     nonrel = (g >= 0) & (g < level)
@@ -46,12 +51,12 @@ def bpref_values(r, level: int) -> np.ndarray:
 @measure("bpref", trec_order("bpref"), "Binary preference (judged documents only).",
          formula="(1/R) Σ_{rel r} (1 − min(n_r, R)/min(N, R))", irm="Bpref", keywords=(REL,),
          citation="Buckley & Voorhees, SIGIR 2004")
-def bpref(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def bpref(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return bpref_values(r, ctx.level).reshape(-1, 1)
 
 
 @measure("gm_bpref", trec_order("gm_bpref"), "Geometric mean of bpref over queries (floor 1e-5).",
          formula="exp(mean_q ln max(bpref_q, 1e-5))", aggregate="gmean", summary_only=True,
          citation="Buckley & Voorhees, SIGIR 2004")
-def gm_bpref(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def gm_bpref(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return bpref_values(r, ctx.level).reshape(-1, 1)

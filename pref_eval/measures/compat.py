@@ -31,11 +31,16 @@ to an ideal ranking", CIKM 2020.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .params import Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 ORDER_COMPAT = 1300
 CITE = "Clarke, Smucker & Vtyurina, CIKM 2020; Clarke, Vtyurina & Smucker, TOIS 39(3) 2021"
@@ -52,7 +57,7 @@ def _prefix_weights(p: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return S, N
 
 
-def ideal_positions(r, ties: str = "score") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def ideal_positions(r: Ranked, ties: str = "score") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(iq, ipos, ret_idx)``: per ideal document its query, 0-based ideal rank and retrieved flat index (-1).
 
     Equal grades are ordered by the run: ``ties="score"`` by score descending
@@ -91,7 +96,7 @@ def ideal_positions(r, ties: str = "score") -> tuple[np.ndarray, np.ndarray, np.
     return jq, ipos, ret
 
 
-def compat_values(r, p: float, normalize: bool) -> np.ndarray:
+def compat_values(r: Ranked, p: float, normalize: bool) -> np.ndarray:
     """Per-query Compat of run ``r`` (module doc)."""
     nq = r.nq
     iq, ipos, ret = ideal_positions(r)
@@ -111,7 +116,7 @@ def compat_values(r, p: float, normalize: bool) -> np.ndarray:
 @measure("Compat", ORDER_COMPAT, "Compatibility: rank-biased overlap with the ideal ranking (normalised).",
          formula="RBO(R, I)/RBO(I, I), RBO = Σ_{i≤D} p^(i−1)|R[:i]∩I[:i]|/i / Σ p^(i−1), I: grade desc",
          citation=CITE, uses_level=False, irm="Compat", keywords=(P_COMPAT, NORMALIZE), tie_order="docno_asc")
-def compat(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def compat(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     opts = getattr(ctx, "opts", None) or {}
     return compat_values(r, float(opts.get("p", 0.95)), bool(opts.get("normalize", True))).reshape(-1, 1)
 
@@ -119,7 +124,7 @@ def compat(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 DEPTH = 1000
 
 
-def compatibility_values(r, p: float, normalize: bool) -> np.ndarray:
+def compatibility_values(r: Ranked, p: float, normalize: bool) -> np.ndarray:
     """Clarke's ``compatibility.py``: RBO at a fixed depth of 1000, ideal ties by the run's rank."""
     nq = r.nq
     iq, ipos, ret = ideal_positions(r, ties="rank")
@@ -144,6 +149,6 @@ P_CLARKE = Param("p", float, 0.95, "persistence of the rank-biased overlap", low
          formula="RBO_1000(R, I)/RBO_1000(I, I), I: value desc, ties by the run's rank (unretrieved last)",
          citation="Clarke, Vtyurina & Smucker, TOIS 39(3) 2021 (claclark/Compatibility)", uses_level=False,
          irm="compatibility", keywords=(P_CLARKE, NORMALIZE), tie_order="docno_asc")
-def compatibility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def compatibility(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     opts = getattr(ctx, "opts", None) or {}
     return compatibility_values(r, float(opts.get("p", 0.95)), bool(opts.get("normalize", True))).reshape(-1, 1)

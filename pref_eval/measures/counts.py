@@ -13,12 +13,17 @@ the run tag of the run file's last line.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import REL, Param
 
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 NUMRET_REL = Param("rel", int, doc="count only the retrieved documents with grade ≥ rel "
                    "(not given: every retrieved document)", low=0)
@@ -33,7 +38,7 @@ def _col(v: np.ndarray) -> np.ndarray:
          uses_level=False,
          nicknames=frozenset({"official", "all_trec", "set", "prefs", "all_prefs", "qrels_jg"}),
          citation="trec_eval 10 (NIST; Buckley)")
-def runid(r, params: tuple, ctx: EvalContext):
+def runid(r: Ranked, params: tuple, ctx: EvalContext) -> list[str]:
     return [r.tag] * r.nq
 
 
@@ -41,14 +46,14 @@ def runid(r, params: tuple, ctx: EvalContext):
          formula="|Q| (queries with results and relevance info; all qrels topics with -c)", aggregate="count",
          value_type="int", summary_only=True, uses_level=False, irm="NumQ", irm_per_query=True, empty_value=1.0,
          citation="trec_eval 10 (NIST; Buckley)")
-def num_q(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def num_q(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(np.ones(r.nq))
 
 
 @measure("num_ret", trec_order("num_ret"), "Number of documents retrieved.",
          formula="|Ret|", aggregate="sum", value_type="int", zero_if_missing=True,
          uses_level=False, irm="NumRet", keywords=(NUMRET_REL,), citation="trec_eval 10 (NIST; Buckley)")
-def num_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def num_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     rel = ctx.opts.get("rel")
     if rel is not None:  # ir-measures' NumRet(rel=k): retrieved documents with grade ≥ k
         return _col(r.per_query_sum(r.grade >= max(int(rel), 0)))
@@ -66,13 +71,13 @@ def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
 @measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",
          formula="|Rel|", aggregate="sum", value_type="int", irm="NumRel", keywords=(REL,), empty_value=None,
          summarize=_num_rel_summary, citation="trec_eval 10 (NIST; Buckley)")
-def num_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def num_rel(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_rel(ctx.level))
 
 
 @measure("num_rel_ret", trec_order("num_rel_ret"), "Number of relevant documents retrieved.",
          formula="|Rel ∩ Ret|", aggregate="sum", value_type="int", citation="trec_eval 10 (NIST; Buckley)")
-def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def num_rel_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.num_rel_ret(ctx.level))
 
 
@@ -80,5 +85,5 @@ def num_rel_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          "Number of judged non-relevant documents retrieved (0 ≤ rel < l).",
          formula="|{d ∈ Ret : 0 ≤ rel(d) < l}|", aggregate="sum", value_type="int",
          citation="trec_eval 10 (NIST; Buckley)")
-def num_nonrel_judged_ret(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def num_nonrel_judged_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _col(r.per_query_sum((r.grade >= 0) & (r.grade < ctx.level)))

@@ -33,11 +33,17 @@ Computed on a dense (queries × 1000) array, in blocks of queries.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UsageError
 from .base import EvalContext, measure
 from .params import NOT_GIVEN, Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 DEPTH = 1000
 BLOCK = 2048
@@ -74,7 +80,7 @@ def _gains(r, min_rel: int, max_rel: int) -> np.ndarray:
     return (g - min_rel) / float(max_rel - min_rel)
 
 
-def expected_utility(r, gain: np.ndarray, cfun) -> np.ndarray:
+def expected_utility(r: Ranked, gain: np.ndarray, cfun: Callable[..., np.ndarray]) -> np.ndarray:
     """EU per query for the continuation function ``cfun(G_block, cumG_block, ranks) -> C``.
 
     ``gain`` flat per retrieved document; ranks ≥ DEPTH are dropped.
@@ -109,7 +115,7 @@ _GAIN_KW = (MIN_REL, MAX_REL)
          formula="C(i) = [G(i) < T and i < K]; EU = Σ W(i) g_i", param_kind="cutoffs", defaults=(10,),
          irm="BPM@", keywords=(CUT_REQ, T_P, *_GAIN_KW),
          citation="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (cwl_eval)")
-def bpm(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def bpm(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "BPM")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     T = float(o.get("T", 1.0))
@@ -121,7 +127,7 @@ def bpm(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="C(i) = log2(i+1)/log2(i+2) for i < k; EU = Σ_{i≤k} g_i/log2(i+1) / Σ_{i≤k} 1/log2(i+1)",
          param_kind="cutoffs", defaults=(10,), irm="SDCG@", keywords=(CUT_REQ, DCG_P, *_GAIN_KW),
          citation="Järvelin & Kekäläinen, TOIS 2002; cwl_eval's NDCG-k")
-def sdcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def sdcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "SDCG")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
 
@@ -135,7 +141,7 @@ def sdcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @_family("INST", 2, "INST: adaptive patience; the user wants T gain (Bailey et al., SIGIR 2015).",
          formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_INST, *_GAIN_KW),
          citation="Bailey, Moffat, Scholer & Thomas, SIGIR 2015 (cwl_eval)")
-def inst(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def inst(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "INST")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     T = float(o.get("T", 1.0))
@@ -150,7 +156,7 @@ def inst(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @_family("INSQ", 3, "INSQ: INST's patience without the gain feedback (Moffat et al., ADCS 2012).",
          formula="C(i) = ((i+2T−1)/(i+2T))²", irm="INSQ", keywords=(T_P, *_GAIN_KW),
          citation="Moffat, Scholer & Thomas, ADCS 2012 (cwl_eval)")
-def insq(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def insq(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "INSQ")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     T = float(o.get("T", 1.0))
@@ -164,7 +170,7 @@ NERR_CITE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (cwl_eval)"
 @_family("NERR8", 4, "Not-but-nearly ERR, eq. 8: stop at a relevant document, cut at k.",
          formula="C(i) = 1 − g_i for i < k, else 0", param_kind="cutoffs", defaults=(10,), irm="NERR8@",
          keywords=(CUT_REQ, *_GAIN_KW), citation=NERR_CITE)
-def nerr8(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def nerr8(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "NERR8")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     return np.column_stack([expected_utility(r, g, lambda G, cg, ranks, k=int(k): np.where(ranks < k, 1.0 - G, 0.0))
@@ -174,7 +180,7 @@ def nerr8(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @_family("NERR9", 5, "Not-but-nearly ERR, eq. 9: reciprocal-rank patience times (1 − g), cut at k.",
          formula="C(i) = (i/(i+1))(1 − g_i) for i < k, else 0", param_kind="cutoffs", defaults=(10,),
          irm="NERR9@", keywords=(CUT_REQ, *_GAIN_KW), citation=NERR_CITE)
-def nerr9(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def nerr9(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "NERR9")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
 
@@ -187,7 +193,7 @@ def nerr9(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @_family("NERR10", 6, "Not-but-nearly ERR, eq. 10: RBP-like patience p times (1 − g).",
          formula="C(i) = p(1 − g_i)", irm="NERR10", keywords=(P_P, *_GAIN_KW), citation=NERR_CITE)
-def nerr10(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def nerr10(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "NERR10")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     p = float(o.get("p", 0.9))
@@ -197,7 +203,7 @@ def nerr10(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @_family("NERR11", 7, "Not-but-nearly ERR, eq. 11: INSQ-like patience times (1 − g).",
          formula="C(i) = ((i+2T−1)/(i+2T))² (1 − g_i)", irm="NERR11", keywords=(T_P, *_GAIN_KW),
          citation=NERR_CITE)
-def nerr11(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def nerr11(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     o = _opts(ctx, "NERR11")
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
     T = float(o.get("T", 1.0))

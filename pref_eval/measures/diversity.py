@@ -44,6 +44,9 @@ follow the same formulas.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import math
 
 import numpy as np
@@ -53,6 +56,9 @@ from ..errors import UsageError
 from ..io.keys import exact_pair_keys
 from .base import EvalContext, measure
 from .params import CUTOFF, REL, Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 CLARKE2008 = "Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon, SIGIR 2008 (ndeval)"
 CHAPELLE2009 = "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009 (ndeval's ERR-IA)"
@@ -94,7 +100,7 @@ def _rank_within(groups: np.ndarray) -> np.ndarray:
     return idx - np.maximum.accumulate(np.where(start, idx, 0))
 
 
-def subtopic_labels(r, level: int) -> SubtopicLabels:
+def subtopic_labels(r: Ranked, level: int) -> SubtopicLabels:
     """Label run ``r`` (a :class:`~pref_eval.collection.Ranked`) with its subtopic judgments."""
     st = r.judgments.subtopics if r.judgments is not None else None
     if st is None:
@@ -177,7 +183,7 @@ def ideal_gains(lab: SubtopicLabels, nq: int, alpha: float, steps: int | None) -
     return out
 
 
-def novelty_gain(r, lab: SubtopicLabels, alpha: float) -> np.ndarray:
+def novelty_gain(r: Ranked, lab: SubtopicLabels, alpha: float) -> np.ndarray:
     """G_i per retrieved entry (flat)."""
     return np.bincount(lab.pe, weights=np.power(1.0 - alpha, lab.pc), minlength=len(r.qidx))
 
@@ -220,7 +226,7 @@ def _recip_disc(n: int, start: int = 0) -> np.ndarray:
     return 1.0 / (np.arange(start, n) + 1.0)
 
 
-def cut_sum(r, per_entry: np.ndarray, k: int) -> np.ndarray:
+def cut_sum(r: Ranked, per_entry: np.ndarray, k: int) -> np.ndarray:
     return r.per_query_sum(np.where(r.pos < k, per_entry, 0.0))
 
 
@@ -247,21 +253,21 @@ def _cascade_at_k(r, lab, raw, disc, alpha: float, cutoffs, normalise: bool) -> 
     return np.column_stack(cols)
 
 
-def alpha_dcg(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
+def alpha_dcg(r: Ranked, level: int, alpha: float, cutoffs: Sequence[float], normalise: bool) -> np.ndarray:
     """α-DCG@k (``normalise=False``: ideal-ideal divided) or α-nDCG@k, one column per k."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
     return _cascade_at_k(r, lab, G * (1.0 / np.log2(r.pos + 2.0)), _log_disc, alpha, cutoffs, normalise)
 
 
-def err_ia(r, level: int, alpha: float, cutoffs, normalise: bool) -> np.ndarray:
+def err_ia(r: Ranked, level: int, alpha: float, cutoffs: Sequence[float], normalise: bool) -> np.ndarray:
     """ERR-IA@k (ideal-ideal divided) or nERR-IA@k (ideal ranking divided)."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
     return _cascade_at_k(r, lab, G / (r.pos + 1.0), _recip_disc, alpha, cutoffs, normalise)
 
 
-def nrbp(r, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarray:
+def nrbp(r: Ranked, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarray:
     """NRBP (or nNRBP) over the whole list."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
@@ -275,7 +281,7 @@ def nrbp(r, level: int, alpha: float, beta: float, normalise: bool) -> np.ndarra
     return _div(scale * v, lab.nsub.astype(np.float64)).reshape(-1, 1)
 
 
-def p_ia(r, level: int, cutoffs) -> np.ndarray:
+def p_ia(r: Ranked, level: int, cutoffs: Sequence[float]) -> np.ndarray:
     """P-IA@k."""
     lab = subtopic_labels(r, level)
     cnt = np.bincount(lab.pe, minlength=len(r.qidx)).astype(np.float64)
@@ -283,7 +289,7 @@ def p_ia(r, level: int, cutoffs) -> np.ndarray:
                             for k in cutoffs])
 
 
-def ap_ia(r, level: int) -> np.ndarray:
+def ap_ia(r: Ranked, level: int) -> np.ndarray:
     """AP-IA (ndeval's MAP-IA per query)."""
     lab = subtopic_labels(r, level)
     prec = (lab.pc + 1.0) / (r.pos[lab.pe] + 1.0)
@@ -293,7 +299,7 @@ def ap_ia(r, level: int) -> np.ndarray:
     return _div(tot, lab.nsub.astype(np.float64)).reshape(-1, 1)
 
 
-def s_recall(r, level: int, cutoffs) -> np.ndarray:
+def s_recall(r: Ranked, level: int, cutoffs: Sequence[float]) -> np.ndarray:
     """S-recall@k: subtopics covered in the top k over |S|."""
     lab = subtopic_labels(r, level)
     first = lab.pc == 0  # the first document of its subtopic
@@ -341,7 +347,7 @@ def _div_measure(name: str, k: int, text: str, **kw):
               formula="Σ_{i≤k} G_i/log2(i+1) / Σ_{i≤k} |S|(1−α)^(i−1)/log2(i+1), G_i = Σ_s J(d_i,s)(1−α)^c_s(i)",
               citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_DCG@",
               keywords=(*_CUT_KW, ALPHA_P))
-def m_alpha_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_alpha_dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return alpha_dcg(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), params, False)
 
 
@@ -349,28 +355,28 @@ def m_alpha_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
               formula="Σ_{i≤k} G_i/log2(i+1) / Σ_{i≤k} G*_i/log2(i+1), G* of ndeval's greedy ideal",
               citation=CLARKE2008, param_kind="cutoffs", defaults=DIV_CUTS, irm="alpha_nDCG@",
               keywords=(*_CUT_KW, ALPHA_P))
-def m_alpha_ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_alpha_ndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return alpha_dcg(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), params, True)
 
 
 @_div_measure("ERR_IA", 2, "Intent-aware ERR@k, divided by the ideal-ideal sum (ndeval).",
               formula="Σ_{i≤k} G_i/i / Σ_{i≤k} |S|(1−α)^(i−1)/i", citation=CHAPELLE2009,
               param_kind="cutoffs", defaults=DIV_CUTS, irm="ERR_IA@", keywords=_CUT_KW)
-def m_err_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_err_ia(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return err_ia(_ranking(r, ctx), ctx.level, ALPHA, params, False)
 
 
 @_div_measure("nERR_IA", 3, "Intent-aware ERR@k over the greedy ideal ranking's (ndeval).",
               formula="Σ_{i≤k} G_i/i / Σ_{i≤k} G*_i/i", citation=CHAPELLE2009,
               param_kind="cutoffs", defaults=DIV_CUTS, irm="nERR_IA@", keywords=_CUT_KW)
-def m_nerr_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_nerr_ia(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return err_ia(_ranking(r, ctx), ctx.level, ALPHA, params, True)
 
 
 @_div_measure("NRBP", 4, "Novelty- and rank-biased precision over the whole list (ndeval).",
               formula="(1−(1−α)β)/|S| · Σ_i G_i β^(i−1)", citation=CKV2009, irm="NRBP",
               keywords=(REL, ALPHA_P, BETA_P))
-def m_nrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_nrbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), False)
 
 
@@ -378,26 +384,26 @@ def m_nrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
               formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)  (NaN without relevant subtopic)", citation=CKV2009,
               irm="nNRBP", empty_value=None,
               keywords=(REL, ALPHA_P, BETA_P))
-def m_nnrbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_nnrbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return nrbp(_ranking(r, ctx), ctx.level, _opt(ctx, "alpha", ALPHA), _opt(ctx, "beta", BETA), True)
 
 
 @_div_measure("P_IA", 6, "Intent-aware precision at k (ndeval).",
               formula="Σ_{i≤k} Σ_s J(d_i,s) / (k|S|)", citation=AGRAWAL2009,
               param_kind="cutoffs", defaults=DIV_CUTS, irm="P_IA@", keywords=_CUT_KW)
-def m_p_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_p_ia(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return p_ia(_ranking(r, ctx), ctx.level, params)
 
 
 @_div_measure("AP_IA", 7, "Intent-aware average precision (ndeval's MAP-IA per query).",
               formula="(1/|S|) Σ_s (1/R_s) Σ_{i: J(d_i,s)} |{j≤i: J(d_j,s)}|/i", citation=AGRAWAL2009,
               irm="AP_IA", keywords=(REL, IN_QRELS_ONLY))
-def m_ap_ia(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_ap_ia(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ap_ia(_ranking(r, ctx), ctx.level)
 
 
 @_div_measure("StRecall", 8, "Subtopic recall at k (ndeval's strec).",
               formula="|{s : ∃ i ≤ k, J(d_i,s)}| / |S|", citation=ZCL2003,
               param_kind="cutoffs", defaults=DIV_CUTS, irm="StRecall@", keywords=(CUTOFF, REL))
-def m_strecall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def m_strecall(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return s_recall(_ranking(r, ctx), ctx.level, params)

@@ -16,6 +16,8 @@ relevance", CIKM 2009.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import EvaluationError
@@ -23,12 +25,15 @@ from .params import CUTOFF
 from .base import EvalContext, measure
 from .cascade import cut_mask, exclusive_level_product
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
+
 CMZG2009 = "Chapelle, Metzler, Zhang & Grinspan, CIKM 2009 (gdeval.pl, TREC Web track)"
 MAX_JUDGMENT = 4
 ORDER_ERR = 1000
 
 
-def err_values(r, cutoff: int | None) -> np.ndarray:
+def err_values(r: Ranked, cutoff: int | None) -> np.ndarray:
     """Per-query ERR@cutoff of run ``r`` (``cutoff`` None: the whole list)."""
     g = np.maximum(np.asarray(r.grade, dtype=np.int64), 0)
     if len(g) and int(g.max()) > MAX_JUDGMENT:
@@ -42,7 +47,7 @@ def err_values(r, cutoff: int | None) -> np.ndarray:
 @measure("ERR", ORDER_ERR, "Expected reciprocal rank over the whole list (gdeval's gains).",
          formula="Σ_i (R_i/i) Π_{j<i}(1−R_j),  R = (2^g − 1)/2^4", citation=CMZG2009,
          uses_level=False, irm="ERR")
-def err(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def err(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return err_values(r, None).reshape(-1, 1)
 
 
@@ -50,5 +55,5 @@ def err(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="Σ_{i≤k} (R_i/i) Π_{j<i}(1−R_j),  R = (2^g − 1)/2^4", citation=CMZG2009,
          param_kind="cutoffs", defaults=(20,), uses_level=False, irm="ERR@",
          keywords=(CUTOFF,))
-def err_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def err_cut(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([err_values(r, int(k)) for k in params])

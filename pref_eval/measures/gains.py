@@ -25,6 +25,8 @@ the sort runs on the handful of levels once per distinct max grade.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from collections.abc import Callable
 
@@ -32,6 +34,9 @@ import numpy as np
 
 from ..records import record
 from ..io.keys import distinct
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 _INT = r"[+-]?[0-9]+"  # compiled on use (re caches it): no regex compilation at import
 
@@ -128,7 +133,7 @@ class GainSetup:
         return np.diff(self.iptr)
 
 
-def setup_gains(r, params: tuple, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> GainSetup:
+def setup_gains(r: Ranked, params: tuple, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> GainSetup:
     """Gains of run ``r`` under ``params``; ``transform`` rescales a level list (rbp)."""
     pairs = gain_pairs(params)
     nq = r.nq
@@ -211,9 +216,9 @@ def seg_cumsum(x: np.ndarray, ptr: np.ndarray) -> np.ndarray:
         cell += np.arange(len(x))
         pad = np.zeros(nseg * m)
         pad[cell] = x
-        pad = pad.reshape(nseg, m)
-        np.cumsum(pad, axis=1, out=pad)  # in place: each sum reads the running sum and its own cell only
-        return pad.reshape(-1)[cell]
+        grid = pad.reshape(nseg, m)
+        np.cumsum(grid, axis=1, out=grid)  # in place: each sum reads the running sum and its own cell only
+        return grid.reshape(-1)[cell]
     out = np.empty(len(x))
     for i in np.flatnonzero(n):  # loop per query (few long ones), not per document
         out[ptr[i]:ptr[i + 1]] = np.cumsum(x[ptr[i]:ptr[i + 1]])

@@ -16,6 +16,8 @@ judgments", CIKM 2006.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import REL
@@ -23,13 +25,16 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import cum_within
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
+
 INFAP_EPSILON = 0.00001
 
 
 @measure("infAP", trec_order("infAP"), "Inferred AP (sampled judgments; negative grade = pooled, unjudged).",
          formula="(1/R) Σ_rel [1/(j+1) + (j/(j+1))·((r−1+n+u)/j)·((r−1+ε)/(r−1+n+2ε))]",
          irm="infAP", keywords=(REL,), citation="Yilmaz & Aslam, CIKM 2006")
-def infap(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def infap(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     from ..collection import UNJUDGED
 
     g, lvl = r.grade, ctx.level

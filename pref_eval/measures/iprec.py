@@ -30,12 +30,17 @@ van Rijsbergen, *Information Retrieval*, 1979, ch. 7; Buckley & Voorhees 2005.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import JUDGED_ONLY, RECALL, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long, cum_within, lround, suffix_max
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -46,7 +51,7 @@ def recall_cut(x: float, R: np.ndarray, trec9: bool) -> np.ndarray:
     return c_long(t + 0.9) if trec9 else lround(t)
 
 
-def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
+def iprec_matrix(r: Ranked, points: tuple, level: int, trec9: bool) -> np.ndarray:
     """(nq, len(points)) interpolated precision, columns in ``points`` order."""
     rel = r.grade >= level
     idx = np.flatnonzero(rel)
@@ -97,14 +102,14 @@ def iprec_matrix(r, points: tuple, level: int, trec9: bool) -> np.ndarray:
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
          defaults=POINTS, empty_value=None, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY),
          citation="van Rijsbergen 1979")
-def iprec_at_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def iprec_at_recall(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9 or ctx.irm)
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",
          formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS, empty_value=float("nan"),
          citation="Salton & McGill 1983")
-def eleven_pt_avg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def eleven_pt_avg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pts = tuple(params)
     if not pts:
         from ..errors import UsageError

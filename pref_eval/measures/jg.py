@@ -18,6 +18,8 @@ with ``-J`` each JG's ranking keeps only the documents that JG judged.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 import numpy as np
 
@@ -28,6 +30,10 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 from .precision import CUTS
 from .rankutil import c_long
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
+    from ..io.prefs import QrelsJG
 
 
 @record(frozen=True)
@@ -65,7 +71,7 @@ class JudgmentGroups:
         return np.where(self.njg > 1, s / np.maximum(self.njg, 1), s)
 
 
-def judgment_groups(qj, ranked, *, judged_only: bool = False) -> JudgmentGroups:
+def judgment_groups(qj: QrelsJG, ranked: Ranked, *, judged_only: bool = False) -> JudgmentGroups:
     """Label ``ranked`` (a :class:`~pref_eval.collection.Ranked`) with every JG's grades."""
     qids = ranked.qids
     nq = len(qids)
@@ -128,7 +134,7 @@ _CITE = "trec_eval 10, -R qrels_jg"
 
 @measure("map_avgjg", trec_order("map_avgjg"), "Average precision per judgment group, averaged over groups.",
          formula="mean_JG Σ_{rel ret at i} (rel up to i / i) / R_JG", nicknames=_SETS, citation=_CITE)
-def map_avgjg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def map_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     jg = _jg(ctx)
     rel = jg.grade >= ctx.level
     cum = np.cumsum(rel)
@@ -145,7 +151,7 @@ def map_avgjg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("P_avgjg", trec_order("P_avgjg"), "Precision at k per judgment group, averaged over groups.",
          formula="mean_JG |Rel_JG ∩ Ret[:k]| / k", param_kind="cutoffs", defaults=CUTS,
          nicknames=_SETS, citation=_CITE)
-def p_avgjg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def p_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     jg = _jg(ctx)
     cols = []
     for k in params:
@@ -158,7 +164,7 @@ def p_avgjg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          "Precision after x·R_JG documents per judgment group, averaged over groups.",
          formula="mean_JG |Rel_JG ∩ Ret[:c]| / c,  c = (long)(x·R_JG + 0.9)", param_kind="floats",
          defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), nicknames=_SETS, citation=_CITE)
-def rprec_mult_avgjg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rprec_mult_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     jg = _jg(ctx)
     R = jg.num_rel(ctx.level).astype(np.float64)
     cols = []

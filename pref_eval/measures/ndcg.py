@@ -35,12 +35,17 @@ Experimental measures of trec_eval (Buckley, 2008), defined by its help text:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .base import EvalContext, measure
 from .gains import GainSetup, discounted, seg_cumsum, setup_gains
 from .nicknames import trec_order
 from .params import CUTOFF, JUDGED_ONLY, Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 JK2002 = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
@@ -80,7 +85,7 @@ def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
     return np.where((grade >= 0) & (out > 0), out, 0.0)
 
 
-def mapped_ndcg(r, opts: dict, cutoffs: tuple | None) -> np.ndarray:
+def mapped_ndcg(r: Ranked, opts: dict, cutoffs: tuple | None) -> np.ndarray:
     """nDCG (whole list if ``cutoffs`` is None, else one column per k) with mapped gains.
 
     The ideal ranking sorts the query's judged gains (after mapping) in
@@ -127,7 +132,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 @measure("dcg", trec_order("dcg"), "Discounted cumulative gain over the whole retrieved list.",
          formula="Σ_i g(d_i)/log2(i+1)", citation=JK2002, param_kind="gains", bounds=None,
          uses_level=False)
-def dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     return _dcg(r, gs.result_gain).reshape(-1, 1)
 
@@ -136,7 +141,7 @@ def dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="Σ_i g*_i/log2(i+1), g* = judged gains > 0 sorted", citation=JK2002,
          bounds=None, empty_value=None,
          param_kind="gains", uses_level=False)
-def ideal_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ideal_dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     return _idcg(gs, r.nq).reshape(-1, 1)
 
@@ -144,7 +149,7 @@ def ideal_dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("ndcg", trec_order("ndcg"), "Normalized DCG over the whole list (ideal not cut).",
          formula="dcg / ideal_dcg", citation=JK2002, param_kind="gains", uses_level=False,
          irm="nDCG", keywords=(DCG, GAINS, JUDGED_ONLY), validate=_no_gains_with_exp)
-def ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     if _custom(ctx):
         return mapped_ndcg(r, ctx.opts, None)
     gs = setup_gains(r, params)
@@ -154,7 +159,7 @@ def ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("ndcg_cut", trec_order("ndcg_cut"), "nDCG at cutoff k with raw grades as gains.",
          formula="DCG@k / IDCG@k", citation=JK2002, param_kind="cutoffs", defaults=CUTS,
          uses_level=False, irm="nDCG@", keywords=(CUTOFF, DCG, GAINS, JUDGED_ONLY), validate=_no_gains_with_exp)
-def ndcg_cut(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ndcg_cut(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     if _custom(ctx):
         return mapped_ndcg(r, ctx.opts, params)
     gain = np.where(r.grade > 0, r.grade, 0).astype(np.float64)
@@ -181,7 +186,7 @@ def _ideal_at_ranks(gs: GainSetup, qidx: np.ndarray, pos: np.ndarray, cum_ideal:
 @measure("ndcg_rel", trec_order("ndcg_rel"), "nDCG averaged over the relevant (gain > 0) documents.",
          formula="(1/R') Σ_{rel} nDCG@rank(rel); unretrieved: dcg/ideal_dcg at the end",
          citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
-def ndcg_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ndcg_rel(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     w = discounted(gs.result_gain, r.pos)
     cum_dcg = seg_cumsum(w, r.ptr)
@@ -207,7 +212,7 @@ def ndcg_rel(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("Rndcg", trec_order("Rndcg"), "nDCG averaged at the ranks where the ideal gain changes.",
          formula="mean of nDCG@R_j over the R-level boundaries of the ideal ranking; 0 if R = 0 (rel ≥ l)",
          citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains")
-def rndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     nq = r.nq
     w = discounted(gs.result_gain, r.pos)
@@ -262,7 +267,7 @@ def rndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("G", trec_order("G"), "Normalized gain G (experimental).",
          formula="Σ_i g(d_i)/log2(2 + C_i − S_i) / Σ g*",
          citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
-def g_measure(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def g_measure(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     """Rank i costs the ideal gain at rank i (at least 1) while the ideal list lasts, then 1; C_i and S_i are
     the running cost and gain. Computed with two full-length arrays (the costs, their running sums): the
     ranks inside the ideal list are gathered per query, the sums taken at the documents with a gain."""
@@ -303,7 +308,7 @@ def g_measure(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("binG", trec_order("binG"), "Binary G (experimental).",
          formula="(1/R) Σ_{rel d_i} 1/log2(2 + #nonrel above d_i)",
          citation="trec_eval 9 (Buckley 2008), experimental")
-def bin_g(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def bin_g(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     rel = r.grade >= ctx.level
     so_far = seg_cumsum(rel.astype(np.float64), r.ptr)
     w = np.zeros(len(r.pos))

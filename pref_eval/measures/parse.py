@@ -417,10 +417,10 @@ def merge_requests(reqs: list[MeasureRequest]) -> list[MeasureRequest]:
             merged[key] = len(out)
             out.append(MeasureRequest(r.spec, tuple(sorted(set(r.params))), None, level=r.level))
             continue
-        key = (r.spec.name, r.params, r.raw, r.level, r.label, r.options)
-        if key in seen:
+        full_key = (r.spec.name, r.params, r.raw, r.level, r.label, r.options)
+        if full_key in seen:
             continue
-        seen.add(key)
+        seen.add(full_key)
         out.append(r)
     return out
 

@@ -28,6 +28,8 @@ at once, one vectorised step per removed node.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 import numpy as np
 
@@ -36,6 +38,10 @@ from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .params import Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
+    from ..zelo.judgments import Judgments
 
 DEPTH = 1000
 ORDER_PGC = 1400
@@ -54,7 +60,7 @@ class PreferenceGraph:
     dst: np.ndarray
 
 
-def preference_graph(r, judgments) -> PreferenceGraph:
+def preference_graph(r: Ranked, judgments: Judgments) -> PreferenceGraph:
     """The judgment graph of every query of ``r`` (a :class:`~pref_eval.collection.Ranked`)."""
     q, a, b, score, _ = judgments.arrays()
     qids = np.array([s.encode() for s in judgments.queries], dtype="S") if judgments.queries else np.zeros(0, "S1")
@@ -103,7 +109,7 @@ def _priority(r, g: PreferenceGraph) -> np.ndarray:
     return np.where(unret, big + rank_in, pos)
 
 
-def ideal_ranking(r, g: PreferenceGraph) -> tuple[np.ndarray, np.ndarray]:
+def ideal_ranking(r: Ranked, g: PreferenceGraph) -> tuple[np.ndarray, np.ndarray]:
     """``(node_q, order)``: the greedy ideal ranking's nodes per query, flat and query-major."""
     n = len(g.node_q)
     nq = r.nq
@@ -155,7 +161,7 @@ def ideal_ranking(r, g: PreferenceGraph) -> tuple[np.ndarray, np.ndarray]:
     return g.node_q[order], order
 
 
-def pgc_values(r, judgments, p: float) -> np.ndarray:
+def pgc_values(r: Ranked, judgments: Judgments, p: float) -> np.ndarray:
     """Per-query PGC of run ``r`` against ``judgments`` (module doc)."""
     g = preference_graph(r, judgments)
     iq, order = ideal_ranking(r, g)
@@ -187,6 +193,6 @@ def _judgments(ctx: EvalContext):
          " Not an ir-measures measure: the name only uses its syntax.",
          formula="Σ_{i≤1000} p^(i−1)|R[:i] ∩ I[:i]|/i / Σ_{i≤1000} p^(i−1), I = greedy FAS order of the -P graph",
          citation=CITE, uses_level=False, irm="PGC", keywords=(P_PGC,), needs=frozenset({"judgments"}))
-def pgc(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def pgc(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     opts = getattr(ctx, "opts", None) or {}
     return pgc_values(r, _judgments(ctx), float(opts.get("p", 0.8))).reshape(-1, 1)

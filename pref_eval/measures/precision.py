@@ -19,6 +19,8 @@ SIGIR 2000; success: TREC QA / web track usage.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .params import CUTOFF, JUDGED_ONLY, REL
@@ -26,10 +28,13 @@ from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
+
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
-def rel_in_top(r, level: int, k) -> np.ndarray:
+def rel_in_top(r: Ranked, level: int, k: int | np.ndarray) -> np.ndarray:
     """Per query, number of relevant docs among ranks < k (k scalar or per-query array)."""
     kk = np.asarray(k)
     lim = kk[r.qidx] if kk.ndim else kk
@@ -44,7 +49,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 @measure("P", trec_order("P"), "Precision at cutoff k.", formula="P@k = |Rel ∩ Ret[:k]| / k",
          param_kind="cutoffs", defaults=CUTS, irm="P@", keywords=(CUTOFF, REL, JUDGED_ONLY),
          citation="van Rijsbergen 1979")
-def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def precision(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([rel_in_top(r, ctx.level, int(k)) / float(k) for k in params])
 
 
@@ -52,7 +57,7 @@ def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          "Precision at k relative to the best possible: divided by min(k, R).",
          formula="|Rel ∩ Ret[:k]| / min(k, R)  (0 if R = 0)", param_kind="cutoffs",
          defaults=CUTS, citation="trec_eval 10 (NIST; Buckley)")
-def relative_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def relative_precision(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level)
     return np.column_stack([_safe_div(rel_in_top(r, ctx.level, int(k)), np.minimum(int(k), R))
                             for k in params])
@@ -61,7 +66,7 @@ def relative_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("Rprec", trec_order("Rprec"), "Precision after R documents retrieved.",
          formula="|Rel ∩ Ret[:min(R, |Ret|)]| / R", irm="Rprec", keywords=(REL, JUDGED_ONLY),
          citation="Buckley & Voorhees, SIGIR 2000")
-def rprec(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rprec(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level)
     look = np.minimum(R, r.num_ret)
     v = _safe_div(rel_in_top(r, ctx.level, look), R)
@@ -72,7 +77,7 @@ def rprec(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          "Precision after x·R documents retrieved (c = (long)(x·R + 0.9)).",
          formula="|Rel ∩ Ret[:c]| / c,  c = (long)(x·R + 0.9)", param_kind="floats",
          defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), citation="trec_eval 10 (NIST; Buckley)")
-def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rprec_mult(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
     # trec_eval walks up from num_rel_ret (judged only); with -l ≤ -1 the walk also
     # counts unjudged documents, so it runs `offset` below the relevant count and stops at 0.
@@ -87,6 +92,6 @@ def rprec_mult(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("success", trec_order("success"), "1 if a relevant document is in the top k.",
          formula="[ |Rel ∩ Ret[:k]| > 0 ]", param_kind="cutoffs", defaults=(1, 5, 10),
          irm="Success@", keywords=(CUTOFF, REL, JUDGED_ONLY), citation="trec_eval 10 (NIST; Buckley)")
-def success(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def success(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([(rel_in_top(r, ctx.level, int(k)) > 0).astype(np.float64)
                             for k in params])

@@ -32,11 +32,16 @@ header): "preferences ... within a judgment group"; measures described in
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UsageError
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 _SETS_ALL = frozenset({"all_prefs"})
 _SETS_BOTH = frozenset({"all_prefs", "prefs"})
@@ -78,96 +83,96 @@ def _mean(name: str, text: str, formula: str, sets=_SETS_ALL):
 
 
 @_count("prefs_num_prefs_poss", "Number of possible preferences, retrieved or not.", "Σ_JG (P_ret + P_imp + P_no)")
-def num_prefs_poss(r, params, ctx):
+def num_prefs_poss(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(pc.per_query(pc.poss_ret + pc.poss_imp + pc.notoccur))
 
 
 @_count("prefs_num_prefs_ful", "Number of preferences fulfilled (including implied ones).", "Σ_JG (F_ret + F_imp)")
-def num_prefs_ful(r, params, ctx):
+def num_prefs_ful(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(pc.per_query(pc.ful_ret + pc.ful_imp))
 
 
 @_count("prefs_num_prefs_ful_ret", "Number of preferences fulfilled with both documents retrieved.",
         "Σ_JG F_ret")
-def num_prefs_ful_ret(r, params, ctx):
+def num_prefs_ful_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(pc.per_query(pc.ful_ret))
 
 
 @_mean("prefs_simp", "Preferences fulfilled / preferences possible.",
        "Σ(F_ret+F_imp) / Σ(P_ret+P_imp+P_no)", _SETS_BOTH)
-def prefs_simp(r, params, ctx):
+def prefs_simp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.per_query(pc.ful_ret + pc.ful_imp),
                        pc.per_query(pc.poss_ret + pc.poss_imp + pc.notoccur)))
 
 
 @_mean("prefs_simp_ret", "prefs_simp among pairs with both documents retrieved.", "ΣF_ret / ΣP_ret")
-def prefs_simp_ret(r, params, ctx):
+def prefs_simp_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.per_query(pc.ful_ret), pc.per_query(pc.poss_ret)))
 
 
 @_mean("prefs_simp_imp", "prefs_simp ignoring pairs with neither document retrieved.",
        "Σ(F_ret+F_imp) / Σ(P_ret+P_imp)")
-def prefs_simp_imp(r, params, ctx):
+def prefs_simp_imp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.per_query(pc.ful_ret + pc.ful_imp), pc.per_query(pc.poss_ret + pc.poss_imp)))
 
 
 @_mean("prefs_pair", "Per document pair, fraction of its preferences fulfilled; mean over pairs.",
        "mean over judged pairs of agree/(agree+disagree); 0 if neither retrieved", _SETS_BOTH)
-def prefs_pair(r, params, ctx):
+def prefs_pair(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.pair_sum_imp, pc.pair_n_all))
 
 
 @_mean("prefs_pair_ret", "prefs_pair over pairs with both documents retrieved.",
        "mean over retrieved pairs of agree/(agree+disagree)")
-def prefs_pair_ret(r, params, ctx):
+def prefs_pair_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.pair_sum_ret, pc.pair_n_ret))
 
 
 @_mean("prefs_pair_imp", "prefs_pair ignoring pairs with neither document retrieved.",
        "mean over pairs with ≥1 retrieved of agree/(agree+disagree)")
-def prefs_pair_imp(r, params, ctx):
+def prefs_pair_imp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_ratio(pc.pair_sum_imp, pc.pair_n_imp))
 
 
 @_mean("prefs_avgjg", "prefs_simp per judgment group, averaged over the groups.",
        "mean_JG (F_ret+F_imp)/(P_ret+P_imp+P_no)", _SETS_BOTH)
-def prefs_avgjg(r, params, ctx):
+def prefs_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_avg_over_jg(pc, _ratio(pc.ful_ret + pc.ful_imp, pc.poss_ret + pc.poss_imp + pc.notoccur)))
 
 
 @_mean("prefs_avgjg_ret", "prefs_simp_ret per judgment group, averaged over the groups.",
        "mean_JG F_ret/P_ret")
-def prefs_avgjg_ret(r, params, ctx):
+def prefs_avgjg_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_avg_over_jg(pc, _ratio(pc.ful_ret, pc.poss_ret)))
 
 
 @_mean("prefs_avgjg_imp", "prefs_simp_imp per judgment group, averaged over the groups.",
        "mean_JG (F_ret+F_imp)/(P_ret+P_imp)")
-def prefs_avgjg_imp(r, params, ctx):
+def prefs_avgjg_imp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_avg_over_jg(pc, _ratio(pc.ful_ret + pc.ful_imp, pc.poss_ret + pc.poss_imp)))
 
 
 @_mean("prefs_avgjg_Rnonrel", "prefs_avgjg with the non-relevant documents of each group set to R.",
        "mean_JG F'/P' with N non-relevant replaced by R")
-def prefs_avgjg_rnonrel(r, params, ctx):
+def prefs_avgjg_rnonrel(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_avg_over_jg(pc, pc.rnonrel))
 
 
 @_mean("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel among retrieved documents.",
        "mean_JG F'_ret/P'_ret with N_ret non-relevant replaced by R_ret")
-def prefs_avgjg_rnonrel_ret(r, params, ctx):
+def prefs_avgjg_rnonrel_ret(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pc = _pc(ctx)
     return _col(_avg_over_jg(pc, pc.rnonrel_ret))

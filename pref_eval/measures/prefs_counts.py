@@ -27,6 +27,8 @@ matrix whose transitive closure is taken by repeated squaring.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 import numpy as np
 
@@ -35,6 +37,10 @@ from ..io.keys import distinct
 
 from ..errors import EvaluationError, InputError
 from ..io.keys import exact_pair_keys, lookup_sorted
+
+if TYPE_CHECKING:
+    from ..io.prefs import Prefs
+    from ..io.runs import Run
 
 
 @record(frozen=True)
@@ -243,7 +249,7 @@ def _pa_group(idx, jsg, level, dr, njr, fail):
     return c, di, dj
 
 
-def retrieval_ranks(run, qids: np.ndarray, depth: int | None):
+def retrieval_ranks(run: Run, qids: np.ndarray, depth: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query index, docno, 0-based rank) of the run's lines for ``qids``.
 
     Order inside a query: score descending, ties by docno ascending (the
@@ -268,7 +274,7 @@ def retrieval_ranks(run, qids: np.ndarray, depth: int | None):
     return q, d, pos
 
 
-def compute_pref_counts(prefs, run, qids: np.ndarray, depth: int | None = None) -> PrefCounts:
+def compute_pref_counts(prefs: Prefs, run: Run, qids: np.ndarray, depth: int | None = None) -> PrefCounts:
     """All per-JG counts for the evaluated queries ``qids`` (sorted bytes)."""
     nq = len(qids)
     # 1. the preference lines of evaluated queries

@@ -38,6 +38,8 @@ on its sort (docs/measures.md, "Coming from ranx"). Vectorised over the flat
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 
 import numpy as np
@@ -45,6 +47,9 @@ import numpy as np
 from ..errors import UsageError
 from .base import EvalContext, MeasureRequest, MeasureSpec
 from .rankutil import cum_within, first_pos
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 RANX = "ranx (Bassani, ECIR 2022; github.com/AmenRa/ranx)"
 JK = "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002"
@@ -92,26 +97,26 @@ def _idcg(r, k: int, level: int, burges: bool) -> np.ndarray:
     return np.bincount(jq[m], weights=_gain(r.jgrade[m], level, burges) / disc, minlength=r.nq)
 
 
-def hits(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def hits(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _hits(r, params[0], _level(ctx))
 
 
-def hit_rate(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def hit_rate(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return (_hits(r, params[0], _level(ctx)) > 0).astype(np.float64)
 
 
-def precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def precision(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     k = params[0]
     h = _hits(r, k, _level(ctx))
     return h / k if k else _div(h, r.num_ret)
 
 
-def recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def recall(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level = _level(ctx)
     return _div(_hits(r, params[0], level), r.num_rel(level))
 
 
-def f1(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def f1(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level, k = _level(ctx), params[0]
     h = _hits(r, k, level)
     p = h / k if k else _div(h, r.num_ret)
@@ -119,28 +124,28 @@ def f1(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _div(2.0 * (p * rc), p + rc)
 
 
-def r_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def r_precision(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level = _level(ctx)
     R = r.num_rel(level)
     return _div(r.per_query_sum((r.grade >= level) & (r.pos < R[r.qidx])), R)
 
 
-def mrr(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def mrr(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     f = first_pos(r, (r.grade >= _level(ctx)) & _cut(r, params[0]))
     return np.divide(1.0, f + 1.0, out=np.zeros(r.nq), where=f >= 0)
 
 
-def average_precision(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def average_precision(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     from .ap import ap_values  # (importing registers trec_eval's AP family: only when needed)
 
     return ap_values(r, _level(ctx), params[0] or None)
 
 
-def dcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _dcg(r, params[0], _level(ctx), False)
 
 
-def dcg_burges(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def dcg_burges(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _dcg(r, params[0], _level(ctx), True)
 
 
@@ -148,15 +153,15 @@ def _ndcg(r, k: int, level: int, burges: bool) -> np.ndarray:
     return _div(_dcg(r, k, level, burges), _idcg(r, k, level, burges))
 
 
-def ndcg(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _ndcg(r, params[0], _level(ctx), False)
 
 
-def ndcg_burges(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def ndcg_burges(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _ndcg(r, params[0], _level(ctx), True)
 
 
-def bpref(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def bpref(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level = _level(ctx)
     from ..collection import NONPOOL
 
@@ -173,7 +178,7 @@ def bpref(r, params: tuple, ctx: EvalContext) -> np.ndarray:
     return _div(s, R)
 
 
-def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level, p = _level(ctx), params[0]
     m = r.grade >= level
     w = _gain(r.grade[m], level, False) * np.power(p, r.pos[m].astype(np.float64))

@@ -32,6 +32,8 @@ effectiveness", ACM TOIS 27(1), article 2, 2008.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..collection import NONPOOL
@@ -39,6 +41,9 @@ from .base import EvalContext, measure
 from .gains import setup_gains
 from .nicknames import trec_order
 from .params import TRUNCATE, Param
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
 P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9; "
@@ -94,7 +99,7 @@ def _rescale(gain: np.ndarray) -> np.ndarray:
          formula="(1−p) Σ_i g(d_i) p^(i−1), gains rescaled to [0,1]", citation=MZ2008,
          param_kind="gains", uses_level=False, irm="RBP", keywords=(P_IRM, REL_IRM, TRUNCATE),
          validate=_p1_needs_rel)
-def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     p = float(ctx.opts.get("p", persistence(params)))
     pw = powers(p, int(r.num_ret.max()) if r.nq and len(r.pos) else 0)
     rel = ctx.opts.get("rel")
@@ -114,7 +119,7 @@ def rbp(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("rbp_resid", trec_order("rbp_resid"), "RBP residual: the mass of the tail and of unjudged documents.",
          formula="p^|Ret| + (1−p) Σ_{unjudged d_i} p^(i−1)", citation=MZ2008,
          param_kind="gains", uses_level=False)
-def rbp_resid(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def rbp_resid(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     p = persistence(params)
     nret = r.num_ret.copy()
     pw = powers(p, int(nret.max()) + 1 if r.nq else 1)

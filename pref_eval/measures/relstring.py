@@ -8,13 +8,18 @@ parameter) followed by the string in single quotes. ``-l`` has no effect.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .base import EvalContext, measure
 from .nicknames import trec_order
 
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
-def relstrings(r, n: int) -> list[str]:
+
+def relstrings(r: Ranked, n: int) -> list[str]:
     """The relevance string of every query (see the module docstring)."""
     from ..collection import NONPOOL, UNJUDGED
 
@@ -34,6 +39,6 @@ def relstrings(r, n: int) -> list[str]:
          formula="one char per rank: 0-9 grade, > above 9, - not in pool, . pooled unjudged",
          param_kind="raw", defaults=(10.0,), aggregate="none", value_type="str",
          per_query_only=True, zero_if_missing=True, uses_level=False, citation="trec_eval 10 (NIST; Buckley)")
-def relstring(r, params: tuple, ctx: EvalContext) -> list[str]:
+def relstring(r: Ranked, params: tuple, ctx: EvalContext) -> list[str]:
     n = int(float(params[0])) if params else 10
     return relstrings(r, max(n, 0))

@@ -20,6 +20,8 @@ parameters were given; we do the same (``--trec-eval-9``: 0).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import EvaluationError
@@ -27,6 +29,9 @@ from .params import JUDGED_ONLY, REL, Param
 
 from .base import EvalContext, measure
 from .nicknames import trec_order
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 RELATIVE = Param("relative", bool, False, "divide by min(|Ret|, |Rel|) instead of |Ret| (set_relative_P)")
 BETA = Param("beta", float, 1.0, "weight of recall against precision (0: set precision)", low=0.0)
@@ -48,7 +53,7 @@ def _div(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> np.ndarray:
 @measure("set_P", trec_order("set_P"), "Precision of the retrieved set.",
          formula="|Rel∩Ret| / |Ret|", citation=TREC, irm="SetP",
          keywords=(REL, RELATIVE, JUDGED_ONLY))
-def set_p(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def set_p(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     if ctx.opts.get("relative"):
         return set_relative_p(r, params, ctx)
     ret, rel, rr = _counts(r, ctx.level)
@@ -57,21 +62,21 @@ def set_p(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("set_relative_P", trec_order("set_relative_P"), "Set precision relative to the best possible.",
          formula="|Rel∩Ret| / min(|Ret|, |Rel|)", citation=TREC)
-def set_relative_p(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def set_relative_p(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr, np.minimum(ret, rel), (ret > 0) & (rel > 0)).reshape(-1, 1)
 
 
 @measure("set_recall", trec_order("set_recall"), "Recall of the retrieved set.",
          formula="|Rel∩Ret| / |Rel|", citation=TREC, irm="SetR", keywords=(REL,))
-def set_recall(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def set_recall(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr, rel, rel > 0).reshape(-1, 1)
 
 
 @measure("set_map", trec_order("set_map"), "Unranked AP: set precision × set recall.",
          formula="|Rel∩Ret|² / (|Ret|·|Rel|)", citation=TREC, irm="SetAP", keywords=(REL, JUDGED_ONLY))
-def set_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def set_map(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     ret, rel, rr = _counts(r, ctx.level)
     return _div(rr * rr, ret * rel, (ret > 0) & (rel > 0)).reshape(-1, 1)
 
@@ -79,7 +84,7 @@ def set_map(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("set_F", trec_order("set_F"), "F measure of the retrieved set (x weighs recall).",
          formula="(x+1)·P·R / (x·P + R)", citation="van Rijsbergen 1979", param_kind="raw",
          defaults=(1.0,), irm="SetF", keywords=(REL, BETA, JUDGED_ONLY))
-def set_f(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def set_f(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     x = float(ctx.opts.get("beta", params[0] if params else 1.0))
     ret, rel, rr = _counts(r, ctx.level)
     ok = rr > 0
@@ -91,7 +96,7 @@ def set_f(r, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("utility", trec_order("utility"), "Linear utility of the retrieved set.",
          formula="a·|Rel∩Ret| + b·|Ret∖Rel| + c·|Rel∖Ret| + d·(N − |Ret∪Rel|)",
          citation="Hull & Robertson, TREC-8 filtering track, 2000", param_kind="raw", bounds=None)
-def utility(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def utility(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     coef = params if params else (1.0, -1.0, 0.0, 0.0)
     if len(coef) != 4:
         raise EvaluationError(f"utility needs exactly 4 coefficients (got {len(coef)}); "

@@ -12,12 +12,17 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..collection import NONPOOL
 from .params import CUTOFF
 from .base import EvalContext, measure
 from .nicknames import TREC_TABLE, trec_order
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
 
 
 
@@ -28,7 +33,7 @@ def _in_top(r, mask: np.ndarray, k: int) -> np.ndarray:
 @measure("unj", trec_order("unj"), "Fraction of unjudged documents in the top k.",
          formula="|{d ∈ Ret[:k] : unjudged}| / k", citation="trec_eval 10",
          param_kind="cutoffs", defaults=(5, 10, 20), zero_if_missing=True, uses_level=False)
-def unj(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def unj(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     mask = r.grade < 0
     return np.column_stack([_in_top(r, mask, int(k)) / float(k) for k in params])
 
@@ -38,7 +43,7 @@ def unj(r, params: tuple, ctx: EvalContext) -> np.ndarray:
          citation="ir-measures (MacAvaney et al., ECIR 2022)", param_kind="cutoffs",
          defaults=(5, 10, 20), uses_level=False, irm="Judged@",
          keywords=(CUTOFF,), tie_order="docno_asc")
-def judged(r, params: tuple, ctx: EvalContext) -> np.ndarray:
+def judged(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     mask = r.grade != NONPOOL
     nret = r.num_ret
     cols = []

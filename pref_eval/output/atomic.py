@@ -84,7 +84,8 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
     a missing directory, a directory, one of the inputs. Nothing is created."""
     if is_stdout(path):
         return
-    assert path is not None
+    if path is None:  # is_stdout(None) is True
+        raise RuntimeError("internal error: no output path")
     check_not_input(path, inputs or {})
     final = os.path.realpath(path)
     if os.path.isdir(final):
@@ -139,7 +140,8 @@ class _LabelledFile(io.FileIO):
 
 def _wrap(raw: _LabelledFile, binary: bool) -> IO:
     buf = io.BufferedWriter(raw)
-    return buf if binary else io.TextIOWrapper(buf, encoding="utf-8", newline="\n")
+    # surrogateescape: an id that was not UTF-8 in the input is written back as its bytes (as on stdout)
+    return buf if binary else io.TextIOWrapper(buf, encoding="utf-8", newline="\n", errors="surrogateescape")
 
 
 class _Target:
@@ -166,7 +168,8 @@ class _Target:
                 raise OutputError("standard output: cannot write: standard output is closed")
             self.stream = sys.stdout.buffer if self.binary else sys.stdout
             return self.stream
-        assert path is not None
+        if path is None:  # is_stdout(None) is True
+            raise RuntimeError("internal error: no output path")
         std = _std_fd(path)
         if std is not None:
             return self._open_std(path, std)
@@ -248,8 +251,10 @@ class _Target:
             return
         if sys.stdout is None:
             raise OutputError("standard output: cannot write: standard output is closed")
+        if not isinstance(self.stream, (io.StringIO, io.BytesIO)):  # buffered: opened as one of those
+            raise RuntimeError("internal error: a buffered output that is not in memory")
         data = self.stream.getvalue()
-        out = sys.stdout.buffer if self.binary else sys.stdout
+        out: IO[Any] = sys.stdout.buffer if self.binary else sys.stdout  # bytes when binary, else text
         try:
             out.write(data)
             out.flush()
@@ -259,7 +264,7 @@ class _Target:
             raise output_error("-", err) from None
 
     def commit(self) -> None:
-        if self.tmp is None:
+        if self.tmp is None or self.final is None:  # both are set together, or neither
             return
         try:
             os.replace(self.tmp, self.final)

@@ -22,11 +22,14 @@ import csv
 import io
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
 from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 INTERVAL_TESTS = ("t", "bootstrap")
@@ -62,14 +65,14 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-def _columns(records) -> dict[str, list]:
+def _columns(records: Records | pd.DataFrame) -> dict[str, list]:
     """{column: values in record order} of a :class:`~pref_eval.stats.compare.Records` or a DataFrame."""
     if isinstance(records, Records):
         return records.columns_in_order()
     return {c: records[c].tolist() for c in records.columns}
 
 
-def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
+def record_dicts(records: Records | pd.DataFrame, alpha: float) -> list[dict[str, Any]]:
     """The records as ordered dicts (the jsonl lines)."""
     out = []
     table = _columns(records)
@@ -96,11 +99,11 @@ def record_dicts(records, alpha: float) -> list[dict[str, Any]]:
     return out
 
 
-def records_jsonl(records, alpha: float) -> str:
+def records_jsonl(records: Records | pd.DataFrame, alpha: float) -> str:
     return "".join(json.dumps(d) + "\n" for d in record_dicts(records, alpha))
 
 
-def records_csv(records, alpha: float) -> str:
+def records_csv(records: Records | pd.DataFrame, alpha: float) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     keys = [*RECORD_KEYS, *EXTRA_KEYS]
@@ -110,7 +113,8 @@ def records_csv(records, alpha: float) -> str:
     return buf.getvalue()
 
 
-def format_pref_table(records, fmt: str, test: str, alpha: float, correction: str, digits: int = 4) -> str:
+def format_pref_table(records: pd.DataFrame, fmt: str, test: str, alpha: float, correction: str,
+                      digits: int = 4) -> str:
     """Preference measures: one row per pair of runs, one column per measure,
     the mean per-query preference of run_a over run_b, ``*`` when its
     adjusted p-value (``test``) is below alpha."""
@@ -290,8 +294,8 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         lines = [ln + "  " for ln in lines] + ["", "| statistic | value |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in rows]
     else:
-        w = max(len(k) for k, _ in rows)
-        lines += [f"{k.ljust(w)}  {v}" for k, v in rows]
+        width = max(len(k) for k, _ in rows)
+        lines += [f"{k.ljust(width)}  {v}" for k, v in rows]
     if res["swapped"]:
         lines.append("")
         lines.append("swapped pairs (A orders the first above the second, B the reverse):")
@@ -303,7 +307,7 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
     return "\n".join(lines) + "\n"
 
 
-def write_wide_csv(out, result: ComparisonResult, test: str = "t") -> None:
+def write_wide_csv(out: TextIO, result: ComparisonResult, test: str = "t") -> None:
     """``zelo_eval -o wide-csv``: one row per run (label, run, then per measure its mean and the labels of
     the runs it beats by ``test``'s adjusted p-values), means as shortest round-trip floats."""
     import csv

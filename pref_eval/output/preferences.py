@@ -50,15 +50,13 @@ def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is optional
-        orjson = None
-    if orjson is None:
         uniq, inv = np.unique(flat, return_inverse=True)
         text = np.array(_wrap(repr(uniq.tolist())[1:-1], ", ", pre, post), dtype=object)
-        out = text[inv.ravel()]
+        lit = text[inv.ravel()]
         zero = flat == 0  # np.unique merges 0.0 and -0.0: write both signs explicitly
-        out[zero & np.signbit(flat)] = pre + "-0.0" + post
-        out[zero & ~np.signbit(flat)] = pre + "0.0" + post
-        return out.tolist()
+        lit[zero & np.signbit(flat)] = pre + "-0.0" + post
+        lit[zero & ~np.signbit(flat)] = pre + "0.0" + post
+        return lit.tolist()
     out = _wrap(orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].decode("ascii"), ",", pre, post)
     a = np.abs(flat)
     with np.errstate(invalid="ignore"):

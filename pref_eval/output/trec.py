@@ -8,8 +8,8 @@ order, measures in trec_eval's table order; then the ``all`` block.
 from __future__ import annotations
 
 import math
-from typing import TextIO
-from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Sequence
 
 from ..engine import Column, RunResult
 
@@ -22,7 +22,7 @@ def format_float(v: float) -> str:
     return s
 
 
-def format_value(col: Column, v) -> str:
+def format_value(col: Column, v: Any) -> str:  # v: str, int or float as col.value_type says
     if col.value_type == "str":
         return f"'{v}'" if col.request is not None and col.request.spec.name == "relstring" else str(v)
     if col.value_type == "int":
@@ -69,11 +69,12 @@ def trec_lines(
             yield line(col, "all", col.summary)
 
 
-def write_trec(out: TextIO, res: RunResult, **kw) -> None:
+def write_trec(out: TextIO, res: RunResult, **kw: Any) -> None:  # kw: trec_lines' keywords
     out.writelines(trec_lines(res, **kw))
 
 
-def write_trec_blocks(out: TextIO, results, names, *, per_query: bool, summary: bool, print_missing: bool) -> None:
+def write_trec_blocks(out: TextIO, results: Sequence[RunResult], names: Sequence[str], *, per_query: bool,
+                      summary: bool, print_missing: bool) -> None:
     """One trec_eval block per run; with several runs each is labelled by a ``runid`` line
     (trec_eval's own when the run's results hold none)."""
     for res, name in zip(results, names, strict=False):
@@ -82,7 +83,8 @@ def write_trec_blocks(out: TextIO, results, names, *, per_query: bool, summary: 
         write_trec(out, res, per_query=per_query, summary=summary, print_missing=print_missing)
 
 
-def write_score_blocks(out: TextIO, ids, rows, *, summary: bool) -> None:
+def write_score_blocks(out: TextIO, ids: Iterable[str], rows: Sequence[tuple[str, str, str, float | str]], *,
+                       summary: bool) -> None:
     """trec_eval-like blocks of rows ``(run, qid, measure, value)`` against a zELO score file: per run its
     rows, a ``runid`` line before its first ``all`` row (with the summary)."""
     for rid in ids:

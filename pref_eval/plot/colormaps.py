@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 
 from ..io.package_data import read_literal
 
@@ -29,7 +30,7 @@ def colormap_table(name: str) -> list[tuple[float, float, float]]:
     try:
         spec = importlib.util.find_spec("matplotlib")
         where = list(spec.submodule_search_locations or []) if spec is not None else []
-        colors = [tuple(float(c) for c in rgb[:3]) for rgb in read_literal(os.path.join(where[0], file), marker)]
+        colors = [_rgb(rgb) for rgb in read_literal(os.path.join(where[0], file), marker)]
     except (OSError, ValueError, IndexError, SyntaxError, TypeError):
         return _from_matplotlib(name)
     if kind == "listed":
@@ -42,7 +43,7 @@ def colormap_table(name: str) -> list[tuple[float, float, float]]:
         x = e / (N - 1) * k
         i = min(int(x), k - 1)
         t = x - i
-        table.append(tuple(a + (b - a) * t for a, b in zip(colors[i], colors[i + 1], strict=True)))
+        table.append(_rgb([a + (b - a) * t for a, b in zip(colors[i], colors[i + 1], strict=True)]))
     return table
 
 
@@ -50,7 +51,13 @@ def _from_matplotlib(name: str) -> list[tuple[float, float, float]]:
     import matplotlib
 
     cmap = matplotlib.colormaps[name].resampled(N)
-    return [tuple(float(c) for c in cmap(i)[:3]) for i in range(N)]
+    return [_rgb(cmap(i)) for i in range(N)]
+
+
+def _rgb(seq: Sequence[float]) -> tuple[float, float, float]:
+    """The first three entries (red, green, blue) as floats; fewer than three raise ValueError."""
+    r, g, b = seq[:3]
+    return float(r), float(g), float(b)
 
 
 def lookup(table: list[tuple[float, float, float]], v: float) -> tuple[float, float, float]:

@@ -11,7 +11,7 @@ import contextlib
 import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from typing import BinaryIO
+from typing import IO
 
 from ..errors import UsageError
 
@@ -50,7 +50,7 @@ def image_format(path: str, fmt: str | None = None) -> str:
 
 
 @contextlib.contextmanager
-def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) -> Iterator[BinaryIO]:
+def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) -> Iterator[IO[bytes]]:
     """Yield a binary file; on success rename it to ``path`` atomically
     (:func:`pref_eval.output.atomic.output_file`; refused when it is one of ``inputs``)."""
     from ..output.atomic import output_file

@@ -7,6 +7,8 @@ the figure's inches, and saved without a creation date. Only PDF output imports 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .canvas import Canvas, Circle, Line, Rect, Text
 from .fonts import FACES
 
@@ -28,7 +30,7 @@ def canvas_figure(canvas: Canvas):
             fig.add_artist(Line2D(xs, ys, color=it.color, linewidth=it.width, transform=tr, zorder=z,
                                   solid_capstyle="butt", solid_joinstyle="round"))
         elif isinstance(it, Rect):
-            kw = {"facecolor": it.fill or "none", "edgecolor": it.stroke or "none",
+            kw: dict[str, Any] = {"facecolor": it.fill or "none", "edgecolor": it.stroke or "none",
                   "linewidth": it.width if it.stroke else 0.0, "transform": tr, "zorder": z}
             if it.radius:
                 style = f"round,pad=0,rounding_size={it.radius}"

@@ -8,7 +8,9 @@ for all pairs at once (see :mod:`.pairwise`), and for every run at once
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +20,9 @@ from ..io.keys import distinct
 from ..errors import UsageError
 from .data import PrefQrels, RelVectors, relevance_vectors
 from .names import PrefMeasure
+
+if TYPE_CHECKING:
+    from ..measures import MeasureRequest
 
 
 def run_id(path: str) -> str:
@@ -35,7 +40,8 @@ def check_unique_run_ids(names: list[str], paths: list[str]) -> None:
         seen[n] = p
 
 
-def run_names(paths: list[str], mode: str = "path", names=None) -> list[str]:
+def run_names(paths: list[str], mode: str = "path",
+              names: dict[str, str] | Sequence[str] | None = None) -> list[str]:
     """Run ids of ``paths`` (:func:`pref_eval.io.run_ids.run_ids`: the shortest unique path
     suffix, or the run tag; ``--name`` renames)."""
     from ..io.run_ids import run_ids
@@ -92,7 +98,7 @@ class PrefResult:
 
 
 def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None, *, jobs: int = 1,
-                  scheduler: str | None = None):
+                  scheduler: str | None = None) -> RelVectors:
     """Collection (kept judgments, every qrels query) → :class:`RelVectors`.
 
     With ``jobs > 1`` or a dask ``scheduler`` the runs are ranked in groups by
@@ -165,7 +171,7 @@ def evaluate_preferences(
     rpp = _antisymmetric(rpp_family, rv, run_i, run_j, names, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
     lex = lexicographic(rv, run_i, run_j, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})
     reg = [m for m in measures if m.kind == "registry"]
-    reg_results = _registry_results(pq, runs, reg, topk) if reg else None
+    reg_results = _registry_results(pq, runs, reg, topk) if reg else []
     for m in measures:
         if m.kind == "pref":
             src = rpp if m.base in rpp else lex
@@ -204,10 +210,10 @@ def _registry_results(pq: PrefQrels, runs: list, reg: list[PrefMeasure], topk: i
     from ..engine import evaluate_ranked
     from ..measures import EvalContext
 
-    requests = []
+    requests: list[MeasureRequest] = []
     seen = set()
     for m in reg:
-        if id(m.request) not in seen:
+        if m.request is not None and id(m.request) not in seen:  # a registry measure has its request
             seen.add(id(m.request))
             requests.append(m.request)
     col = build_collection(pq.full, runs, complete=True, depth=topk)

@@ -96,6 +96,8 @@ def compute_metric(rv: RelVectors, pm: PrefMeasure) -> MetricValues:
 def registry_values(pm: PrefMeasure, results: list, qidx: np.ndarray) -> MetricValues:
     """Values of a registry measure from the engine's RunResults, in evaluation order."""
     req = pm.request
+    if req is None:  # a registry measure carries its request
+        raise RuntimeError("internal error: a registry measure without its request")
     name = req.columns()[pm.column]
     from ..engine import label_of
 

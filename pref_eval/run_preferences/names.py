@@ -19,9 +19,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING
 
 from ..records import record
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..measures import MeasureRequest
 
 _RPP = "Diaz & Ferraro, \"Offline Retrieval Evaluation Without Evaluation Metrics\", SIGIR 2022"
 _RPP_W = (_RPP + "; recall-level weights as in diazf/pref_eval (README's measure list, "
@@ -115,7 +119,7 @@ class PrefMeasure:
     base: str
     k: int = 0
     gamma: float = 0.5
-    request: object = None
+    request: MeasureRequest | None = None
     column: int = 0
 
     @property

@@ -65,7 +65,8 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
         for rk in run_keys:
             hit, pos = lookup_sorted(keys[order], rk)
             counts += np.bincount(order[pos[hit]], minlength=len(keys))
-    starts = np.flatnonzero(np.concatenate([[True], kept.qid[1:] != kept.qid[:-1]])) if len(kept.qid) else []
+    starts: np.ndarray | list[int] = (np.flatnonzero(np.concatenate([[True], kept.qid[1:] != kept.qid[:-1]]))
+                                      if len(kept.qid) else [])
     bounds = list(starts) + [len(kept.qid)]
     for a, b in zip(bounds[:-1], bounds[1:], strict=False):
         n = b - a
@@ -75,8 +76,8 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
         idx = np.arange(a, b)
         if policy == "pool":
             # most frequent first, ties by docid descending; keep the first k
-            order = sorted(idx.tolist(), key=lambda i: (int(counts[i]), kept.docno[i]), reverse=True)
-            drop = np.array(order[k:], dtype=np.int64)
+            ranked = sorted(idx.tolist(), key=lambda i: (int(counts[i]), kept.docno[i]), reverse=True)
+            drop = np.array(ranked[k:], dtype=np.int64)
         else:
             drop = np.sort(rng.choice(idx, size=n - k, replace=False))
         drop_q.append(kept.qid[drop])

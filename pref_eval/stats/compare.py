@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
-from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from ..errors import UsageError
 from . import paired
 from .correction import CORRECTIONS, adjust
 from .effect import effect_sizes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL_TESTS = (*paired.TESTS, "tukey")
 DEFAULT_TESTS = ("t", "wilcoxon", "sign")
@@ -72,7 +75,7 @@ class LongTable:
     columns: tuple = ("run", "qid", "measure", "value")
 
     @classmethod
-    def from_rows(cls, rows) -> LongTable:
+    def from_rows(cls, rows: Iterable[tuple[str, str, str, float]]) -> LongTable:
         """From (run, qid, measure, value) tuples."""
         cols: tuple[list, list, list, list] = ([], [], [], [])
         for r in rows:
@@ -123,7 +126,7 @@ class Records:
     def __len__(self) -> int:
         return sum(len(f["_pair"]) for frames in self.blocks for f in frames)
 
-    def frame(self):
+    def frame(self) -> pd.DataFrame:
         """The records as a pandas DataFrame (one row per record, in record order)."""
         import pandas as pd
 
@@ -161,13 +164,13 @@ class ComparisonResult:
     _frames: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def records(self):
+    def records(self) -> pd.DataFrame:
         if "records" not in self._frames:
             self._frames["records"] = self.record_table.frame()
         return self._frames["records"]
 
     @property
-    def means(self):
+    def means(self) -> pd.DataFrame:
         if "means" not in self._frames:
             import pandas as pd
 
@@ -260,6 +263,7 @@ def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, param
     k = D.shape[0]
     eff = effect_sizes(D)
     frames = []
+    res: dict[str, Any]
     for ti, t in enumerate(tests):
         if t == "tukey":
             pv = tukey_p if tukey_p is not None else np.full(k, np.nan)
@@ -295,7 +299,7 @@ def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, param
     return frames
 
 
-def _frame(blocks: list):
+def _frame(blocks: list) -> pd.DataFrame:
     """The records of ``blocks`` as a DataFrame."""
     return Records(blocks).frame()
 
@@ -447,7 +451,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
                      tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
                      alpha: float = 0.05, resamples: int = 10_000, seed: int | None = 0,
                      zero_method: str = "wilcox", wilcoxon_method: str = "auto",
-                     confidence: float = 0.95, ci_method: str = "BCa", sign_min_diff: float = 0.0):
+                     confidence: float = 0.95, ci_method: str = "BCa",
+                     sign_min_diff: float = 0.0) -> pd.DataFrame:
     """Test each row of a (comparisons x queries) difference matrix against 0.
 
     For preference measures, whose per-query value for a pair of runs is
@@ -473,7 +478,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     labels = list(labels) if labels is not None else [str(i) for i in range(k)]
     if len(labels) != k:
         raise UsageError(f"{len(labels)} labels for {k} rows")
-    a_names, b_names = [], []
+    a_names: list[str] = []
+    b_names: list[str | None] = []  # None: a label without ``A:B``
     if run_a is not None and run_b is not None:
         a_names, b_names = list(run_a), list(run_b)
         if len(a_names) != k or len(b_names) != k:
@@ -489,7 +495,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
 
 
 def compare_preferences(values, *, complete: bool = False, measures: Sequence[str] | None = None,
-                        runs: Sequence[str] | None = None, **kwargs):
+                        runs: Sequence[str] | None = None,
+                        **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
     """Test per-query preference values against 0, per measure.
 
     ``values``: DataFrame with columns run (= run_a), run_b, qid, measure,

@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 
-def kendall_tau_b(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+def kendall_tau_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """(tau_b, two-sided p) from ``scipy.stats.kendalltau``."""
     from scipy import stats
 
@@ -128,7 +128,7 @@ def tau_ap_a_rows(X: np.ndarray, Y: np.ndarray, max_cells: int = 1 << 23) -> np.
     return out
 
 
-def tau_ap(reference: Sequence[float], evaluated: Sequence[float]) -> float:
+def tau_ap(reference: Sequence[float] | np.ndarray, evaluated: Sequence[float] | np.ndarray) -> float:
     """tau_AP of ``evaluated`` against ``reference`` (scores, higher = better,
     no ties allowed in either; use :func:`tau_ap_a` / :func:`tau_ap_b` with ties)."""
     x = np.asarray(reference, float)
@@ -138,7 +138,7 @@ def tau_ap(reference: Sequence[float], evaluated: Sequence[float]) -> float:
     return tau_ap_a(x, y)
 
 
-def tau_ap_a(reference: Sequence[float], evaluated: Sequence[float]) -> float:
+def tau_ap_a(reference: Sequence[float] | np.ndarray, evaluated: Sequence[float] | np.ndarray) -> float:
     """Expected tau_AP over random breaking of ties (see module docstring); :func:`tau_ap_a_rows` on one row."""
     x = np.asarray(reference, float)
     y = np.asarray(evaluated, float)
@@ -158,7 +158,7 @@ def _tau_ap_b_one(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(s[keep] / p_minus_1[keep]))
 
 
-def tau_ap_b(a: Sequence[float], b: Sequence[float]) -> float:
+def tau_ap_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
     """Symmetric tie-aware tau_AP_b (agreement scenario; module docstring)."""
     x = np.asarray(a, float)
     y = np.asarray(b, float)
@@ -195,7 +195,8 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
     return float(overlap / k * p ** k + (1 - p) / p * acc)
 
 
-def swapped_pairs(names: Sequence[str], a: Sequence[float], b: Sequence[float]) -> list[tuple[str, str]]:
+def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
+                  b: Sequence[float] | np.ndarray) -> list[tuple[str, str]]:
     """Pairs (s, t) with a[s] > a[t] and b[s] < b[t] (A puts s above t, B below),
     listed in A's order."""
     x = np.asarray(a, float)

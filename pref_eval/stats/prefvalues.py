@@ -15,6 +15,10 @@ Run names are ``zelo_eval``'s run ids (the file's base name without
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def needs_preference_mode(measures: Sequence[str]) -> bool:
@@ -36,7 +40,7 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
 def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,
                       binary: float | None = None, floor: float | None = None,
                       depth: int | None = None, reference: str | None = None,
-                      names: Sequence[str] | None = None):
+                      names: Sequence[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Evaluate ``runs`` with ``zelo_eval``'s preference mode; long per-query table.
 
     ``binary`` / ``floor`` are zelo_eval's ``-b`` / ``-f``; ``depth`` its

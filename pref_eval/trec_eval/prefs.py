@@ -14,12 +14,15 @@ Only measures defined for the format are accepted (``runid``, ``num_q`` and
 """
 from __future__ import annotations
 
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from ..log import Log
 from ..errors import EvaluationError, UsageError
+
+if TYPE_CHECKING:
+    from .run import TrecOptions
 
 COMMON = ("runid", "num_q")
 
@@ -77,21 +80,21 @@ def _evaluate_pref_format(opts, out: TextIO, log: Log, prefs) -> int:
     return _write(opts, out, ranked, requests, {"prefs": pc})
 
 
-def evaluate_prefs(opts, out: TextIO, log: Log) -> int:
+def evaluate_prefs(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """``-R prefs``: ``qid jg jsg docno rel_level`` preference judgments."""
     from ..io.prefs import read_prefs
 
     return _evaluate_pref_format(opts, out, log, read_prefs(opts.rel_file))
 
 
-def evaluate_qrels_prefs(opts, out: TextIO, log: Log) -> int:
+def evaluate_qrels_prefs(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """``-R qrels_prefs``: a qrels file read as preferences (jg = iter column)."""
     from ..io.prefs import read_qrels_prefs
 
     return _evaluate_pref_format(opts, out, log, read_qrels_prefs(opts.rel_file))
 
 
-def evaluate_qrels_jg(opts, out: TextIO, log: Log) -> int:
+def evaluate_qrels_jg(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """``-R qrels_jg``: qrels with judgment groups in the iter column."""
     from ..io.prefs import read_qrels_jg
     from ..io.runs import read_run

@@ -9,11 +9,16 @@ text. The rel-info formats are ``REL_FORMATS``: ``qrels`` is handled here;
 from __future__ import annotations
 
 from dataclasses import field
-from typing import TextIO
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from ..records import record
 from ..log import Log
 from ..errors import EvaluationError, UsageError
+
+if TYPE_CHECKING:
+    from ..collection import Ranked
+    from ..measures import MeasureRequest
 
 REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 
@@ -81,7 +86,8 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     return write_evaluation(opts, out, ranked, requests)
 
 
-def write_evaluation(opts: TrecOptions, out: TextIO, ranked, requests, extra: dict | None = None) -> int:
+def write_evaluation(opts: TrecOptions, out: TextIO, ranked: Ranked, requests: Sequence[MeasureRequest],
+                     extra: dict | None = None) -> int:
     """Evaluate ``requests`` on ``ranked`` and print trec_eval's text (``-Z`` applied)."""
     from ..engine import evaluate_ranked
     from ..measures import EvalContext

@@ -25,11 +25,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..records import record
 from ..io.zscores import ZTable, read_zscores  # noqa: F401 - the reader lives in io/ (re-exported)
+
+if TYPE_CHECKING:
+    from ..engine import RunResult
 
 MISSING_ZSCORE_VALUE = -1000000.0
 MIN_GEO_MEAN = 1e-5
@@ -59,7 +63,7 @@ def _seq_sum(v: np.ndarray) -> float:
     return float(np.cumsum(v)[-1]) if len(v) else 0.0
 
 
-def zscore_result(res, z: Callable[[str, str, float], float]):
+def zscore_result(res: RunResult, z: Callable[[str, str, float], float]) -> RunResult:
     """A copy of ``res`` (:class:`~pref_eval.engine.RunResult`) with every numeric
     per-query value z-scored and the summaries recomputed from the z-scores."""
     cols = []

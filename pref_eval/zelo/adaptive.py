@@ -94,7 +94,9 @@ quicksorts: no better at σ = 1.5, K = 50/100 (the chosen designs hold about
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -248,7 +250,7 @@ class AdaptiveBest:
             room = min(room, self.per_match - m.n)
         return max(0, min(self.batch, room))
 
-    def add(self, judgments) -> None:
+    def add(self, judgments: Iterable[tuple[int, int, float]]) -> None:
         """Record judged pairs ``(a, b, s)`` of the outstanding batch and decide matches."""
         by_pair: dict[tuple[int, int], list[float]] = {}
         for a, b, s in judgments:
@@ -308,7 +310,8 @@ class AdaptiveBest:
         return [int(i) for i in cand[x == x.max()]]
 
 
-def simulate_adaptive(M: np.ndarray, reps: int = 1000, *, seed: int = 0, progress=None, **params) -> dict:
+def simulate_adaptive(M: np.ndarray, reps: int = 1000, *, seed: int = 0,
+                      progress: Callable[[int, int], None] | None = None, **params: Any) -> dict:
     """Run :class:`AdaptiveBest` ``reps`` times against M (each judgment one draw from M).
 
     Returns the per-repetition arrays of :func:`pref_eval.zelo.bandits.simulate_bandit`.
@@ -318,8 +321,8 @@ def simulate_adaptive(M: np.ndarray, reps: int = 1000, *, seed: int = 0, progres
     M = np.asarray(M, dtype=float)
     K = len(M)
     win = winners(M)
-    out = {k: np.zeros(reps, dtype=np.int64) for k in ("found_count", "best_size", "nonbest", "comparisons",
-                                                         "max_pair")}
+    out: dict[str, np.ndarray] = {k: np.zeros(reps, dtype=np.int64)
+                                  for k in ("found_count", "best_size", "nonbest", "comparisons", "max_pair")}
     for r in range(reps):
         rng = np.random.default_rng([seed, r, 2])
         t = AdaptiveBest(K, seed=int(rng.integers(2**32)), **params)

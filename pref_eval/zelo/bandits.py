@@ -44,6 +44,7 @@ the budget, as in the algorithms' papers, and not as a judged pair.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -244,7 +245,7 @@ def round_efficient(M: np.ndarray, T: int = 1000, delta: float = 0.2,
     return BanditResult(alive[_argmax_set(s)], spent, int(judged.max()))
 
 
-ALGORITHMS = {
+ALGORITHMS: dict[str, Callable[..., BanditResult]] = {
     "dts": double_thompson,
     "mergedts": merge_dts,
     "round-efficient": round_efficient,
@@ -277,7 +278,7 @@ def winners(M: np.ndarray) -> np.ndarray:
 
 
 def simulate_bandit(algorithm: str, M: np.ndarray, reps: int = 1000, *, seed: int = 0, T: int = 1000,
-                    progress=None, **params: float) -> dict:
+                    progress: Callable[[int, int], None] | None = None, **params: float) -> dict:
     """Run ``algorithm`` ``reps`` times against M (repetition r draws from the seed (seed, r)).
 
     Returns per repetition: ``found`` (a Copeland winner of M is returned),
@@ -292,8 +293,8 @@ def simulate_bandit(algorithm: str, M: np.ndarray, reps: int = 1000, *, seed: in
         raise ValueError(f"unknown algorithm {algorithm!r} (expected one of {', '.join(ALGORITHMS)})") from None
     M = np.asarray(M, dtype=float)
     win = winners(M)
-    out = {k: np.zeros(reps, dtype=np.int64) for k in ("found_count", "best_size", "nonbest", "comparisons",
-                                                         "max_pair")}
+    out: dict[str, np.ndarray] = {k: np.zeros(reps, dtype=np.int64)
+                                  for k in ("found_count", "best_size", "nonbest", "comparisons", "max_pair")}
     for r in range(reps):
         res = fn(M, T, rng=np.random.default_rng([seed, r]), **params)
         hit = int(np.isin(win, res.best).sum())

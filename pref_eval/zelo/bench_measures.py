@@ -24,12 +24,15 @@ is a parameter ``limit`` of :func:`align` here, default None (all).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..errors import EvaluationError
 
 
-def align(docnos, run_scores, zelo: dict, *, limit: int | None = None, strict: bool = False):
+def align(docnos: Sequence[str], run_scores: Sequence[float] | np.ndarray, zelo: dict, *, limit: int | None = None,
+          strict: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """Aligned ``(run, gt, n_missing)`` arrays for one query.
 
     ``docnos``/``run_scores``: the run's candidates in candidate order (for a
@@ -55,7 +58,8 @@ def _discounts(n: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(n) + 2.0)
 
 
-def ndcg_exp(run, gt, k: int | None = None, *, compat: str | None = None) -> float:
+def ndcg_exp(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray, k: int | None = None, *,
+             compat: str | None = None) -> float:
     """NDCG with gains exp(gt); see the module docstring for ties and ``compat``."""
     run = np.asarray(run, dtype=float)
     gt = np.asarray(gt, dtype=float)
@@ -87,7 +91,8 @@ def ndcg_exp(run, gt, k: int | None = None, *, compat: str | None = None) -> flo
     return dcg / idcg if idcg > 0 else float("nan")
 
 
-def pairwise_accuracy(run, gt, *, compat: str | None = None) -> float:
+def pairwise_accuracy(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray, *,
+                      compat: str | None = None) -> float:
     """Share of correctly ordered pairs; see the module docstring."""
     run = np.asarray(run, dtype=float)
     gt = np.asarray(gt, dtype=float)
@@ -107,7 +112,7 @@ def pairwise_accuracy(run, gt, *, compat: str | None = None) -> float:
     return float(score.mean())
 
 
-def pairwise_counts(run, gt) -> dict:
+def pairwise_counts(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray) -> dict:
     """Explicit pair counts: concordant, discordant, tied in run only, tied in gt, both."""
     run = np.asarray(run, dtype=float)
     gt = np.asarray(gt, dtype=float)
@@ -123,7 +128,8 @@ def pairwise_counts(run, gt) -> dict:
     }
 
 
-def recall_at_k(run, gt, k: int, k_gt: int | None = None, *, compat: str | None = None) -> float:
+def recall_at_k(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray, k: int, k_gt: int | None = None, *,
+                compat: str | None = None) -> float:
     """Overlap of the run's top ``k`` with zELO's top ``k_gt`` (default ``k``)."""
     run = np.asarray(run, dtype=float)
     gt = np.asarray(gt, dtype=float)
@@ -139,6 +145,6 @@ def recall_at_k(run, gt, k: int, k_gt: int | None = None, *, compat: str | None 
         return len(set(t) & set(r)) / k_gt
     if n == 0:
         return float("nan")
-    t = np.argsort(-gt, kind="stable")[:k_gt]
-    r = np.argsort(-run, kind="stable")[:k]
-    return len(np.intersect1d(t, r)) / min(k_gt, n)
+    t_idx = np.argsort(-gt, kind="stable")[:k_gt]
+    r_idx = np.argsort(-run, kind="stable")[:k]
+    return len(np.intersect1d(t_idx, r_idx)) / min(k_gt, n)

@@ -13,6 +13,7 @@ Queries of the score file that a run lacks are skipped (no -c semantics).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -24,7 +25,7 @@ DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re caches it)
 
 
-def parse_zelo_measure(name: str):
+def parse_zelo_measure(name: str) -> tuple[str, int | None, int | None]:
     """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise."""
     m = re.match(_RX, name)
     if not m:
@@ -37,7 +38,8 @@ def parse_zelo_measure(name: str):
     return kind, (int(k) if k else None), (int(kgt) if kgt else None)
 
 
-def evaluate_against_scores(scores_path: str, run_paths, measures=DEFAULT_MEASURES, *, limit: int | None = None):
+def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures: Sequence[str] = DEFAULT_MEASURES, *,
+                            limit: int | None = None) -> list[tuple[str, str, str, float]]:
     """Rows ``(run_name, qid, measure, value)`` and per-run means (qid ``all``).
 
     ``limit`` keeps the first N candidates of each query in run-file order
@@ -54,7 +56,7 @@ def evaluate_against_scores(scores_path: str, run_paths, measures=DEFAULT_MEASUR
         order = np.argsort(qids, kind="stable")
         uq, starts = np.unique(qids[order], return_index=True)
         bounds = np.append(starts, len(order))
-        per = {m: [] for m, _ in parsed}
+        per: dict[str, list[float]] = {m: [] for m, _ in parsed}
         for i, qb in enumerate(uq):
             qid = qb.decode()
             if qid not in table:
@@ -68,6 +70,8 @@ def evaluate_against_scores(scores_path: str, run_paths, measures=DEFAULT_MEASUR
                 elif kind == "zacc":
                     v = pairwise_accuracy(r, g)
                 else:
+                    if k is None:  # parse_zelo_measure refuses zrecall without a cutoff
+                        raise RuntimeError("internal error: zrecall without a cutoff")
                     v = recall_at_k(r, g, k, kgt)
                 per[name].append(v)
                 rows.append((run.name, qid, name, v))

@@ -64,7 +64,8 @@ its lines, not even in the last bits.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class FitResult:
 
 
 def build_edges(
-    sizes: np.ndarray,
+    sizes: Sequence[int] | np.ndarray,
     q: np.ndarray,
     a: np.ndarray,
     b: np.ndarray,
@@ -616,7 +617,7 @@ def _first_appearance_labels(labels: np.ndarray, qof: np.ndarray) -> np.ndarray:
     return rank_in_q[inv.ravel()]
 
 
-def id_ranks(docs_per_query) -> np.ndarray:
+def id_ranks(docs_per_query: Sequence[Sequence[str]]) -> np.ndarray:
     """Each document's rank among its query's documents in id order (code points = UTF-8 bytes),
     for ``doc_rank``: ``docs_per_query`` lists each query's document ids (the fit's order)."""
     sizes = np.array([len(d) for d in docs_per_query], dtype=np.int64)
@@ -688,19 +689,19 @@ def _canonical_fit(fitter, sizes, q, a, b, score, weight, doc_rank, options) -> 
 
 
 def fit_bt(
-    sizes,
-    q,
-    a,
-    b,
-    score,
-    weight=None,
+    sizes: Sequence[int] | np.ndarray,
+    q: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray | None = None,
     *,
     prior: float = 0.5,
     weight_power: float = 1.0,
     tol: float = 1e-9,
     max_iter: int = 100,
     compute_se: bool = True,
-    doc_rank=None,
+    doc_rank: np.ndarray | None = None,
 ) -> FitResult:
     """Fit Bradley-Terry scores for many queries at once.
 
@@ -814,9 +815,11 @@ def fit_bt(
     )
 
 
-def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
-                    parts: int | None = None, doc_rank=None, doc_ids=None, keep_levels: bool = True,
-                    **options) -> FitResult:
+def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
+                    scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
+                    doc_ids: Sequence[Sequence[str]] | None = None, keep_levels: bool = True,
+                    **options: Any) -> FitResult:
     """:func:`fit_bt` on blocks of queries computed in parallel; the same result, bit for bit.
 
     Queries are independent (no edge crosses two queries, and every step of
@@ -849,7 +852,9 @@ def fit_bt_parallel(sizes, q, a, b, score, weight=None, *, jobs: int = 1, schedu
                                          doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
 
 
-def _block_plan(sizes, q, jobs: int, scheduler: str | None, parts: int | None, doc_rank, doc_ids):
+def _block_plan(sizes: Sequence[int] | np.ndarray, q: np.ndarray, jobs: int, scheduler: str | None, parts: int | None,
+                doc_rank: np.ndarray | None, doc_ids: Sequence[Sequence[str]] | None
+                ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """``(sizes, q, nparts, whole)`` shared by :func:`fit_bt_parallel` and :func:`fit_bt_blocks`: the arrays as
     numpy (``q`` integer), the number of blocks, and whether one :func:`fit_bt` call over everything does (no
     canonical order asked, and one block or one query)."""
@@ -862,8 +867,10 @@ def _block_plan(sizes, q, jobs: int, scheduler: str | None, parts: int | None, d
     return sizes, q, nparts, not canonical and (nparts <= 1 or len(sizes) <= 1)
 
 
-def fit_bt_blocks(sizes, q, a, b, score, weight=None, *, jobs: int = 1, scheduler: str | None = None,
-                  parts: int | None = None, doc_rank=None, doc_ids=None, **options) -> Iterator[FitResult]:
+def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
+                  score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
+                  scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
+                  doc_ids: Sequence[Sequence[str]] | None = None, **options: Any) -> Iterator[FitResult]:
     """The blocks of :func:`fit_bt_parallel`, each block's :class:`FitResult` (its queries, in order) as it is
     reached, in query order: :func:`fit_bt_parallel` copies them into one result; a caller that writes each
     block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time."""
@@ -967,7 +974,8 @@ def _gather_results(results, sizes: np.ndarray, keep_levels: bool = True) -> Fit
 _PER_DOC = ("score", "se", "component", "level")
 
 
-def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit", offset: float = 1500.0):
+def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit",
+             offset: float = 1500.0) -> tuple[np.ndarray, np.ndarray]:
     """Convert natural-log scores: ``logit`` unchanged, ``elo`` = x*400/ln 10 + offset."""
     if scale == "logit":
         return x, se

@@ -277,6 +277,8 @@ class Judgments:
         import numpy as np
 
         n = len(cols[0])
+        if n == 0:  # nothing to store: no buffer (its score codes would have no values yet)
+            return
         need = self._n + n
         if self._cols is None or need > len(self._cols[0]):
             cap = max(need, self._room, 0 if self._cols is None else len(self._cols[0]) * 3 // 2)
@@ -377,7 +379,8 @@ class Judgments:
         if self._cols is None:
             e = np.zeros(0, dtype=np.int64)
             return e, e.copy(), e.copy(), np.zeros(0), np.zeros(0)
-        q, a, b, s, w = (None if c is None else c[:self._n] for c in self._cols)
+        q, a, b, s = (c[:self._n] for c in self._cols[:4])
+        w = None if self._cols[4] is None else self._cols[4][:self._n]  # only the weights may be absent
         if s.dtype == np.uint8:
             s = CodedColumn(s, self._score_values)
         if compact:

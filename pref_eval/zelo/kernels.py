@@ -39,8 +39,13 @@ module, on any input.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 SMALL_ELEMENTS = 4096
 SMALL_NNZ = 8192
@@ -166,6 +171,7 @@ def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     order of each component's lowest node."""
     from . import compiled
 
+    labels: np.ndarray | list[int]
     if compiled.available():
         labels = compiled.strong_components(n, src, dst)
     elif len(src) > SMALL_EDGES:
@@ -238,7 +244,7 @@ def _tarjan(n: int, src: np.ndarray, dst: np.ndarray) -> list[int]:
     return label
 
 
-def potrf_potri():
+def potrf_potri() -> tuple[Callable[..., Any], Callable[..., Any]]:
     """``(dpotrf, dpotri)``: scipy's LAPACK wrappers (``scipy.linalg.lapack``), loaded cheaply.
 
     scipy's LAPACK wrappers live in the extension module ``scipy.linalg._flapack``; importing it
@@ -256,11 +262,13 @@ def potrf_potri():
             flapack = _load_flapack()
         if flapack is not None and hasattr(flapack, "dpotrf") and hasattr(flapack, "dpotri"):
             return flapack.dpotrf, flapack.dpotri
-        from scipy.linalg import lapack
+        from scipy.linalg import lapack as scipy_lapack
+
+        return scipy_lapack.dpotrf, scipy_lapack.dpotri
     return lapack.dpotrf, lapack.dpotri
 
 
-def _load_flapack():
+def _load_flapack() -> ModuleType | None:
     import importlib.machinery
     import importlib.util
     import os
@@ -275,6 +283,8 @@ def _load_flapack():
                 if os.path.isfile(path):
                     loader = importlib.machinery.ExtensionFileLoader("scipy.linalg._flapack", path)
                     mspec = importlib.util.spec_from_file_location("scipy.linalg._flapack", path, loader=loader)
+                    if mspec is None:  # not with a loader given
+                        continue
                     module = importlib.util.module_from_spec(mspec)
                     loader.exec_module(module)
                     return module

@@ -45,10 +45,12 @@ def random_cycles(
         seen: set[tuple[int, int]] = set()
         for _ in range(cycles):
             if pyrng is not None:
-                perm = list(range(n))
-                pyrng.shuffle(perm)
-                perm = np.array(perm, dtype=np.int64)
+                order = list(range(n))
+                pyrng.shuffle(order)
+                perm = np.array(order, dtype=np.int64)
             else:
+                if rng is None:  # one of the two generators is made
+                    raise RuntimeError("internal error: no random generator")
                 perm = rng.permutation(n)
             if n < 2 and compat != "zbench":
                 continue

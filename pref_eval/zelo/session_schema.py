@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InputError
 
@@ -24,7 +24,7 @@ def bad(kind: str, name: str, path: str, what: str) -> InputError:
     return InputError(name, 0, f"{kind} state: {path}: {what}")
 
 
-def is_int(x: Any, lo: int = 0) -> bool:
+def is_int(x: Any, lo: int = 0) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool) and x >= lo
 
 

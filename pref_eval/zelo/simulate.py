@@ -90,7 +90,8 @@ def simulate_tournament(
             "found_count": found_count, "nonbest": nonbest}
 
 
-def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: int = 0, votes: int = 3):
+def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: int = 0,
+                    votes: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Synthetic judgments ``(sizes, q, a, b, s)`` in :func:`pref_eval.zelo.fit.fit_bt`'s form.
 
     Per query, ``docs`` truth scores x ~ N(0, sigma^2) and ``cycles`` random

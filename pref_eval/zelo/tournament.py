@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -88,7 +89,7 @@ class Tournament:
         if len(pos) > self.k:
             kth = pos[self.k - 1][0]
             cands += [d for g, d in pos[self.k:] if g == kth]
-        t = {"pool": cands, "phase": "prune", "pairs": [], "wins": {}, "judged": {}, "result": None}
+        t: dict[str, Any] = {"pool": cands, "phase": "prune", "pairs": [], "wins": {}, "judged": {}, "result": None}
         self.topics[topic] = t
         self._start_stage(topic)
 
@@ -316,7 +317,7 @@ def prefs_qrels(topics: dict, grades: dict[str, dict[str, float]]) -> list[tuple
     """prefj ``prefs`` for the finished topics of a pair strategy's state (``{topic: {"phase",
     "result"}}``): a result document gets its result score + the topic's max grade + 100, every
     other judged document keeps its grade."""
-    out = []
+    out: list[tuple[str, str, float]] = []
     for topic, t in topics.items():
         if t["phase"] != "done":
             continue

@@ -19,10 +19,16 @@ that the floating-point results are identical; it is dense and per query
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from ..log import Log
 
-def zbench_win_matrix(n: int, a, b, s) -> np.ndarray:
+
+def zbench_win_matrix(n: int, a: Iterable[int], b: Iterable[int], s: Iterable[float]) -> np.ndarray:
     """zbench's W: 0.5 on the diagonal, judgments added in order."""
     w = np.zeros((n, n))
     for i in range(n):
@@ -44,7 +50,8 @@ def zbench_loss(w: np.ndarray, x: np.ndarray) -> float:
     return -float(np.sum(w * diff))
 
 
-def zbench_fit(w: np.ndarray, *, epsilon: float = 1e-4, max_iters: int = 1000):
+def zbench_fit(w: np.ndarray, *, epsilon: float = 1e-4,
+               max_iters: int = 1000) -> tuple[np.ndarray, list[float], bool]:
     """Run zbench's damped fixed-point iteration; returns ``(x, losses, converged)``."""
     n = len(w)
     x = np.zeros(n)
@@ -65,7 +72,7 @@ def zbench_fit(w: np.ndarray, *, epsilon: float = 1e-4, max_iters: int = 1000):
 
 
 def zbench_fit_queries(sizes: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.ndarray,
-                       queries: list[str], log=None) -> np.ndarray:
+                       queries: list[str], log: Log | None = None) -> np.ndarray:
     """``zelo_fit --compat zbench``: :func:`zbench_fit` per query on its win matrix; the scores, query after query.
 
     Query ``k`` owns ``sizes[k]`` documents (its block of the result) and the judgments with ``q == k``;
