@@ -41,6 +41,24 @@ def test_float_literals_equal_repr(monkeypatch, orjson_off, orjson_min):
         _expected(v[:350].reshape(-1, 7).T.ravel(), ', "ap": ', "}\n")
 
 
+def test_orjson_once_loaded_formats_smaller_arrays(monkeypatch):
+    """Below ORJSON_MIN, an array is formatted by orjson once orjson is loaded (ORJSON_MIN_LOADED), by repr before:
+    the same texts either way (the DL-shape output: ~13,700 floats a call, 1.5 M in all)."""
+    pytest.importorskip("orjson")
+    from pref_eval.output import preferences as output
+
+    v = _values()[-3000:]  # the edge values included
+    assert output.ORJSON_MIN_LOADED <= len(v) < output.ORJSON_MIN
+    calls = []
+    real = sys.modules["orjson"].dumps
+    monkeypatch.setattr(sys.modules["orjson"], "dumps", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert _literals(v) == _expected(v)
+    assert calls  # orjson did the formatting
+    monkeypatch.delitem(sys.modules, "orjson")  # not loaded: repr, no import
+    calls.clear()
+    assert _literals(v) == _expected(v)
+    assert not calls and "orjson" not in sys.modules
+
 def test_int_literals_and_ties():
     v = np.array([[-1, 0, 1], [1, 1, -1]], dtype=np.int64)
     assert _literals(v, pre="<", post=">") == ["<-1>", "<0>", "<1>", "<1>", "<1>", "<-1>"]

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -19,7 +20,10 @@ from .json_text import json_str
 from ..run_preferences.evaluate import PrefResult
 
 TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
-ORJSON_MIN = 1 << 15  # floats formatted by orjson from this many (loading it costs ~2 % of import numpy)
+# floats formatted by orjson from this many: loading it costs ~5 ms (~5 % of import numpy), repr ~0.7 µs a
+# float, orjson ~0.03 µs; once it is loaded (an earlier, larger call), from ORJSON_MIN_LOADED on
+ORJSON_MIN = 1 << 13
+ORJSON_MIN_LOADED = 256
 
 
 def _wrap(body: str, sep: str, pre: str, post: str) -> list[str]:
@@ -34,8 +38,8 @@ def _wrap(body: str, sep: str, pre: str, post: str) -> list[str]:
 def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
     """``pre + repr(x) + post`` for each float of ``flat`` (1-D), repr as ``json.dumps`` writes it.
 
-    Fewer than ``ORJSON_MIN`` values: ``repr`` of the list (one C call). From
-    ``ORJSON_MIN`` on, with orjson installed (optional), the bulk is formatted by it: its shortest
+    Fewer than ``ORJSON_MIN`` values (``ORJSON_MIN_LOADED`` once orjson is loaded): ``repr`` of the list
+    (one C call). From there on, with orjson installed (optional), the bulk is formatted by it: its shortest
     round-trip digits equal Python's ``repr`` for every finite ``x`` with
     ``1e-4 <= |x| < 1e16`` or ``x == ±0`` (it differs only in the notation of
     very small or large numbers, tests/test_pref_output.py); the other values
@@ -45,7 +49,8 @@ def _float_texts(flat: np.ndarray, pre: str = "", post: str = "") -> list[str]:
     flat = np.ascontiguousarray(flat, dtype=np.float64)
     if flat.size == 0:
         return []
-    if flat.size < ORJSON_MIN:  # repr of the list (C); loading orjson would cost more than it saves
+    loaded = sys.modules.get("orjson") is not None
+    if flat.size < (ORJSON_MIN_LOADED if loaded else ORJSON_MIN):  # repr of the list (C): cheaper here
         return _wrap(repr(flat.tolist())[1:-1], ", ", pre, post)
     try:
         import orjson
