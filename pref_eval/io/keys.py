@@ -138,7 +138,8 @@ def distinct(keys) -> np.ndarray:
 
     numpy's hashed ``unique`` is fast when values repeat a lot (codes of a few
     thousand names) and slow when most are distinct, where a sort wins; above
-    65,536 elements a sample of ~4,096 decides. Up to 65,536 elements a sort is
+    65,536 elements a sample of ~4,096 decides (the hashed way is the compiled kernels' hash table
+    for integers, :func:`factorize`). Up to 65,536 elements a sort is
     used: there the difference is microseconds, and numpy 2's plain
     ``np.unique`` imports ``numpy.ma`` on its first call (it asks
     ``np.ma.is_masked``), 10-15 ms of every command's start-up (issue #13).
@@ -151,12 +152,29 @@ def distinct(keys) -> np.ndarray:
     n = len(keys)
     if keys.dtype.kind in "cO" or keys.ndim != 1:
         return np.unique(keys)
-    if n <= 1 << 16 or len(np.unique(keys[:: n >> 12])) > 1 << 10:
-        s = np.sort(keys, kind="stable")
-        if n and s.dtype.kind == "f" and np.isnan(s[-1]):  # NaNs sort last; np.unique merges them
-            return np.unique(keys)
-        return s[np.concatenate([[True], s[1:] != s[:-1]])] if n else s
+    sample = None if n <= 1 << 16 else _sorted_distinct(keys[:: n >> 12])
+    if sample is None or len(sample) > 1 << 10:
+        s = _sorted_distinct(keys)
+        return np.unique(keys) if s is None else s
+    kern = _kernels()  # the kernels' hash table: as fast, and no numpy.ma either
+    if kern is not None and (keys.dtype.kind in "iu" or (keys.dtype == np.float64 and not np.isnan(keys).any())):
+        # 64-bit patterns with equal values equal: integers widened (uint64 wraps: a bijection), floats + 0.0
+        # (-0.0 becomes 0.0); the first occurrence of each is kept, as the sort path keeps it
+        bits = (keys.astype(np.int64) if keys.dtype.kind in "iu" else (keys + 0.0).view(np.int64))
+        codes = np.empty(n, dtype=np.int64)
+        first = np.empty(n, dtype=np.int64)
+        nu = kern.factorize(np.ascontiguousarray(bits), codes, first)
+        return np.sort(keys[first[:nu]], kind="stable")
     return np.unique(keys)
+
+
+def _sorted_distinct(keys: np.ndarray) -> np.ndarray | None:
+    """The sorted distinct values of a 1-D array by a stable sort, or None for floats holding NaN (NaNs sort
+    last; ``np.unique`` merges them by rules of its own)."""
+    s = np.sort(keys, kind="stable")
+    if len(s) and s.dtype.kind == "f" and np.isnan(s[-1]):
+        return None
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if len(s) else s
 
 
 def factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
