@@ -17,14 +17,38 @@ bits of products and inverses follow them (``python tools/cpu_kinds.py``).
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+_lock = threading.Lock()
+_depth = 0
+_limits: list = []  # the limits set while some thread is inside, restored (in reverse) when the last one leaves
+
+
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread."""
+    """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread.
+
+    Safe to enter from several threads at once (``zelo_fit`` fits blocks of queries on a thread pool,
+    :func:`pref_eval.parallel.ordered_threads`): the limit is process-wide, so it is set on every entry (a
+    library loaded since is capped too) and the previous settings are restored only when the last thread
+    inside leaves -- not when the first does, which would give the others BLAS threads in mid-computation.
+    """
+    global _depth
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _lock:
+        limit = threadpool_limits(limits=1, user_api="blas")
+        if _depth == 0 or limit.get_original_num_threads().get("blas") not in (None, 1):
+            _limits.append(limit)  # something to restore (at depth > 0: a library loaded since the first entry)
+        _depth += 1
+    try:
         yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                while _limits:
+                    _limits.pop().restore_original_limits()

@@ -818,7 +818,7 @@ def fit_bt(
 def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
                     score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
                     scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
-                    doc_ids: Sequence[Sequence[str]] | None = None, keep_levels: bool = True,
+                    doc_ids: Sequence[Sequence[str]] | None = None, keep_levels: bool = True, threads: int = 1,
                     **options: Any) -> FitResult:
     """:func:`fit_bt` on blocks of queries computed in parallel; the same result, bit for bit.
 
@@ -844,40 +844,53 @@ def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndar
     and each block's results are copied into the output arrays and dropped. ``keep_levels=False``:
     ``component`` and ``level`` are not gathered (returned with length 0), for a caller that uses neither
     (``zelo_fit`` with a prior > 0 writes neither: 16 bytes a document less).
+
+    ``threads`` (with ``jobs == 1`` and no scheduler): the blocks are fitted on a pool of that many threads
+    in this process (:func:`fit_bt_blocks`); the same result, bit for bit, with any number.
     """
-    sizes, q, _, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    sizes, q, _, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids, threads)
     if whole:
         return fit_bt(sizes, q, a, b, score, weight, **options)
     return _gather_results(fit_bt_blocks(sizes, q, a, b, score, weight, jobs=jobs, scheduler=scheduler, parts=parts,
-                                         doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
+                                         doc_rank=doc_rank, doc_ids=doc_ids, threads=threads, **options),
+                           sizes, keep_levels)
 
 
 def _block_plan(sizes: Sequence[int] | np.ndarray, q: np.ndarray, jobs: int, scheduler: str | None, parts: int | None,
-                doc_rank: np.ndarray | None, doc_ids: Sequence[Sequence[str]] | None
+                doc_rank: np.ndarray | None, doc_ids: Sequence[Sequence[str]] | None, threads: int = 1
                 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """``(sizes, q, nparts, whole)`` shared by :func:`fit_bt_parallel` and :func:`fit_bt_blocks`: the arrays as
     numpy (``q`` integer), the number of blocks, and whether one :func:`fit_bt` call over everything does (no
-    canonical order asked, and one block or one query)."""
+    canonical order asked, and one block or one query). On ``threads`` (serial, no ``parts`` given): at least
+    one block per thread while each gets ``THREAD_JUDGMENTS`` judgments, and a multiple of ``threads`` blocks
+    (no thread left alone with the last one)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         q = q.astype(np.int64)
     canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
+    if not parts and jobs == 1 and not scheduler and threads > 1:
+        use = min(threads, len(q) // THREAD_JUDGMENTS)
+        if use > 1:
+            nparts = -(-max(nparts, use) // use) * use
     return sizes, q, nparts, not canonical and (nparts <= 1 or len(sizes) <= 1)
 
 
 def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
                   score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
                   scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
-                  doc_ids: Sequence[Sequence[str]] | None = None, **options: Any) -> Iterator[FitResult]:
+                  doc_ids: Sequence[Sequence[str]] | None = None, threads: int = 1,
+                  **options: Any) -> Iterator[FitResult]:
     """The blocks of :func:`fit_bt_parallel`, each block's :class:`FitResult` (its queries, in order) as it is
     reached, in query order: :func:`fit_bt_parallel` copies them into one result; a caller that writes each
-    block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time."""
-    from ..parallel import ordered_results, split_even
+    block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time (of about ``threads + 1``
+    with ``threads``: serially, the blocks are fitted on a pool of that many threads,
+    :func:`pref_eval.parallel.ordered_threads`, each by the same :func:`fit_bt` call as on one thread)."""
+    from ..parallel import ordered_results, ordered_threads, split_even
     from .judgments import CodedColumn
 
-    sizes, q, nparts, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    sizes, q, nparts, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids, threads)
     if whole:
         yield fit_bt(sizes, q, a, b, score, weight, **options)
         return
@@ -897,13 +910,22 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
     def pieces():  # slices of the caller's arrays (views when ``order`` is None), widened by _fit_piece
         for q0, q1 in blocks:
             sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
+            # doc_ids: the block's ids, ranked by _fit_piece (in the worker)
             block_rank = (rank[offsets[q0]:offsets[q1]] if rank is not None
-                          else id_ranks(doc_ids[q0:q1]) if doc_ids is not None else None)
+                          else list(doc_ids[q0:q1]) if doc_ids is not None else None)
             yield (sizes[q0:q1], (q[sel], q0), a[sel], b[sel], score[sel], None if weight is None else weight[sel],
                    block_rank, options)
 
-    if jobs == 1 and not scheduler:  # one block in memory at a time
+    if jobs == 1 and not scheduler and (threads <= 1 or len(blocks) <= 1):  # one block in memory at a time
         yield from map(_fit_piece, pieces())
+    elif jobs == 1 and not scheduler:
+        from ..blas import one_blas_thread
+        from .kernels import potrf_potri
+
+        if options.get("compute_se", True) and int(sizes.max()) > SMALL:
+            potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag_rowsum), not by a worker inside it
+        with one_blas_thread():  # held for the pool's life: the threads are the parallelism
+            yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
     else:  # each block's result handed over as it is reached
         yield from ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
 
@@ -911,6 +933,9 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
 # judgments per block of a large fit: bounds the fit's temporaries (~300 bytes each; blocks of 500,000 held
 # 190 MB of them on the 40 M-judgment bench, at no gain in CPU time)
 BLOCK_JUDGMENTS = 250_000
+# judgments per thread at least before a serial fit is cut into blocks for its threads (below, the threads'
+# start and the blocks' fixed costs are not paid back)
+THREAD_JUDGMENTS = 25_000
 _SLICE = 1 << 20  # entries per slice of :func:`count_per_query` and :func:`is_sorted`
 
 
@@ -934,6 +959,8 @@ def _fit_piece(piece) -> FitResult:
     """One block of :func:`fit_bt_parallel`: ``q`` given as (the block's query indices, the block's first
     query), the arrays widened to int64 / float64 here (each block on its own)."""
     sizes, (q, q0), a, b, score, weight, rank, options = piece
+    if isinstance(rank, list):  # the block's document ids
+        rank = id_ranks(rank)
     q = np.subtract(q, q0, dtype=np.int64)
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
@@ -972,6 +999,31 @@ def _gather_results(results, sizes: np.ndarray, keep_levels: bool = True) -> Fit
 
 
 _PER_DOC = ("score", "se", "component", "level")
+
+
+def fit_threads() -> int:
+    """Threads for the blocks of a serial fit (``zelo_fit`` without ``--jobs``/``--scheduler``): the
+    environment's ``PREF_EVAL_THREADS`` (an integer >= 1) if set, else the usable CPUs, at most
+    ``MAX_THREADS`` (each thread holds a block's temporaries). The output does not depend on it."""
+    import os
+
+    from ..parallel import usable_cpus
+
+    raw = os.environ.get("PREF_EVAL_THREADS", "").strip()
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            n = 0
+        if n < 1:
+            from ..errors import UsageError
+
+            raise UsageError(f"PREF_EVAL_THREADS must be an integer >= 1, got {raw!r}")
+        return n
+    return min(MAX_THREADS, usable_cpus())
+
+
+MAX_THREADS = 4
 
 
 def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit",
