@@ -483,8 +483,8 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     inverse breaks that bound).
 
     Blocks are gathered by size into dense matrices H (Laplacian of ``h`` plus
-    ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) and the
-    row sums H^-1 1 are needed: blocks of more than ``SMALL`` documents are
+    ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) is
+    needed: blocks of more than ``SMALL`` documents are
     factorised by LAPACK's Cholesky (``potrf``) and inverted from the factor
     (``potri``, a third of the work of a general inverse); smaller ones by one
     batched ``numpy.linalg.inv``. A block whose matrix is not positive
@@ -499,7 +499,7 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     local = np.arange(n) - np.repeat(starts, sizes)
     deg = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
     eblock = node_block[u] if len(u) else np.zeros(0, dtype=np.int64)
-    chunk_cells = 4_000_000
+    chunk_cells = COV_CHUNK_CELLS
     i = 0
     while i < len(order):
         m = int(sizes[order[i]])
@@ -513,13 +513,14 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
         nodes = (starts[sel][:, None] + np.arange(m)[None, :]).ravel()
         nb_ = np.repeat(np.arange(B), m)
         ln = np.tile(np.arange(m), B)
-        H = np.zeros((B, m, m))
         ein = pos[eblock] >= 0
         eb = pos[eblock[ein]]
         lu, lv, eh = local[u[ein]], local[v[ein]], h[ein]
-        H[eb, lu, lv] = -eh  # (u, v) pairs are unique: plain assignment
-        H[eb, lv, lu] = -eh
-        H[nb_, ln, ln] = deg[nodes]
+        # flat indices into the stack (one index array, not three): the entries (k, i, j) of the edges, both
+        # ways, and of the diagonal
+        fuv = (eb * m + lu) * m + lv
+        fvu = (eb * m + lv) * m + lu
+        fdiag = (nb_ * m + ln) * m + ln
         c = np.ones(B)
         if centre_out:
             # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
@@ -527,13 +528,27 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
             dv = pd[nodes].reshape(B, m)
             sd = dv.sum(axis=1)
             sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
-            H -= dv[:, :, None] * (dv / sd[:, None])[:, None, :]
+            # S = L + diag(deg) - dv dv'/sd in one pass and the scatter: H = (-dv_i) (dv_j / sd) is
+            # -(dv_i (dv_j / sd)) exactly, and -p - h_ij, -p + deg_i round as -h_ij - p, deg_i - p (the sums
+            # of building L and then subtracting p: the same bits; a -0.0 where those give +0.0 is gone once
+            # 1/m is added below)
+            H = np.multiply(-dv[:, :, None], (dv / sd[:, None])[:, None, :])
+            flat = H.reshape(-1)
+            flat[fuv] -= eh  # (u, v) pairs are unique: no index twice
+            flat[fvu] -= eh
+            flat[fdiag] += deg[nodes]
+        else:
+            H = np.zeros((B, m, m))
+            flat = H.reshape(-1)
+            flat[fuv] = -eh  # (u, v) pairs are unique: plain assignment
+            flat[fvu] = -eh
+            flat[fdiag] = deg[nodes]
         if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
             c = _diag_scale(H)
             H *= c[:, None, None]
             H += 1.0 / m
         hd = np.diagonal(H, axis1=1, axis2=2).copy()
-        dg, rows = _inverse_diag_rowsum(H)
+        dg = _inverse_diag(H)
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.max(hd * dg, axis=1) if m else np.ones(B)
             cond[sel] = np.where(np.isfinite(k) & (np.min(hd * dg, axis=1) >= 1.0 - 1e-6), k, np.inf)
@@ -541,6 +556,9 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
             dg = (dg - 1.0 / m) * c[:, None]
         out[nodes] = dg[nb_, ln]
     return np.sqrt(np.maximum(out, 0.0)), cond
+
+
+COV_CHUNK_CELLS = 4_000_000  # matrix cells (8 bytes each) per stack of _dense_cov_diag: blocks are independent
 
 
 def _diag_scale(H: np.ndarray) -> np.ndarray:
@@ -557,8 +575,8 @@ def _diag_scale(H: np.ndarray) -> np.ndarray:
 SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPACK calls cost more)
 
 
-def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
+def _inverse_diag(H: np.ndarray) -> np.ndarray:
+    """``diag(H_k^-1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
     (:mod:`pref_eval.blas`: faster for these sizes, and the same bits with any number of cores; OpenBLAS's
     kernels, chosen per kind of CPU, can change the last bits: docs/zelo_fit.md, "Another machine")."""
     from ..blas import one_blas_thread
@@ -569,38 +587,30 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # that depend on the thread count: the API's fit against zelo_fit's, which sets OPENBLAS_NUM_THREADS=1)
     lapack = potrf_potri() if H.shape[1] > SMALL else None
     with one_blas_thread():
-        return _inverse_diag_rowsum_here(H, lapack)
+        return _inverse_diag_here(H, lapack)
 
 
-def _inverse_diag_rowsum_here(H: np.ndarray, lapack: tuple | None) -> tuple[np.ndarray, np.ndarray]:
+def _inverse_diag_here(H: np.ndarray, lapack: tuple | None) -> np.ndarray:
     B, m, _ = H.shape
     if m <= SMALL:
         try:
             Hinv = np.linalg.inv(H)
         except np.linalg.LinAlgError:
             Hinv = np.linalg.pinv(H, hermitian=True)
-        return np.diagonal(Hinv, axis1=1, axis2=2).copy(), Hinv.sum(axis=2)
+        return np.diagonal(Hinv, axis1=1, axis2=2).copy()
     if lapack is None:
         raise ValueError("the LAPACK wrappers are loaded by the caller for blocks above SMALL")
     dpotrf, dpotri = lapack
     dg = np.empty((B, m))
-    rows = np.empty((B, m))
-    lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
-    zero = np.zeros(1)
     for k in range(B):
         c, info = dpotrf(H[k], lower=1, clean=0)
         if info == 0:
             c, info = dpotri(c, lower=1, overwrite_c=1)
         if info == 0:
-            low = np.where(lower, c, zero)
-            d = np.diagonal(low)
-            dg[k] = d
-            rows[k] = low.sum(axis=1) + low.sum(axis=0) - d
+            dg[k] = np.diagonal(c)  # potri's inverse, in the lower triangle (and the diagonal)
         else:
-            Hinv = np.linalg.pinv(H[k], hermitian=True)
-            dg[k] = np.diagonal(Hinv)
-            rows[k] = Hinv.sum(axis=1)
-    return dg, rows
+            dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+    return dg
 
 
 def _first_appearance_labels(labels: np.ndarray, qof: np.ndarray) -> np.ndarray:
@@ -923,7 +933,7 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
         from .kernels import potrf_potri
 
         if options.get("compute_se", True) and int(sizes.max()) > SMALL:
-            potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag_rowsum), not by a worker inside it
+            potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag), not by a worker inside it
         with one_blas_thread():  # held for the pool's life: the threads are the parallelism
             yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
     else:  # each block's result handed over as it is reached
