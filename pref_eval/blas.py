@@ -17,38 +17,40 @@ bits of products and inverses follow them (``python tools/cpu_kinds.py``).
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-_lock = threading.Lock()
-_depth = 0
-_limits: list = []  # the limits set while some thread is inside, restored (in reverse) when the last one leaves
+_held = 0  # thread pools holding the limit for their workers (:func:`pool_blas_limit`)
 
 
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread.
 
-    Safe to enter from several threads at once (``zelo_fit`` fits blocks of queries on a thread pool,
-    :func:`pref_eval.parallel.ordered_threads`): the limit is process-wide, so it is set on every entry (a
-    library loaded since is capped too) and the previous settings are restored only when the last thread
-    inside leaves -- not when the first does, which would give the others BLAS threads in mid-computation.
+    Inside :func:`pool_blas_limit` (a pool's workers) it does nothing: the pool's owner holds the limit.
     """
-    global _depth
+    if _held:
+        yield
+        return
     from threadpoolctl import threadpool_limits
 
-    with _lock:
-        limit = threadpool_limits(limits=1, user_api="blas")
-        if _depth == 0 or limit.get_original_num_threads().get("blas") not in (None, 1):
-            _limits.append(limit)  # something to restore (at depth > 0: a library loaded since the first entry)
-        _depth += 1
-    try:
+    with threadpool_limits(limits=1, user_api="blas"):
         yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                while _limits:
-                    _limits.pop().restore_original_limits()
+
+
+@contextmanager
+def pool_blas_limit() -> Iterator[None]:
+    """:func:`one_blas_thread` held by the thread that runs a pool of threads (``zelo_fit``'s blocks of queries,
+    :func:`pref_eval.zelo.fit.fit_bt_blocks`), for the pool's life; the workers' own :func:`one_blas_thread`
+    then do nothing. The limit is process-wide, and setting and restoring it from the workers does not work:
+    the first worker to leave would restore the others' BLAS threads in mid-computation, and OpenBLAS
+    (0.3.31) ignores a worker thread's ``openblas_set_num_threads`` once the main thread has set it. Load the
+    BLAS libraries the workers use before (threadpoolctl caps those loaded when it starts)."""
+    global _held
+    with one_blas_thread():
+        _held += 1
+        try:
+            yield
+        finally:
+            _held -= 1

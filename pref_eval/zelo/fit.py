@@ -929,12 +929,12 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
     if jobs == 1 and not scheduler and (threads <= 1 or len(blocks) <= 1):  # one block in memory at a time
         yield from map(_fit_piece, pieces())
     elif jobs == 1 and not scheduler:
-        from ..blas import one_blas_thread
+        from ..blas import pool_blas_limit
         from .kernels import potrf_potri
 
         if options.get("compute_se", True) and int(sizes.max()) > SMALL:
             potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag), not by a worker inside it
-        with one_blas_thread():  # held for the pool's life: the threads are the parallelism
+        with pool_blas_limit():  # held for the pool's life: the threads are the parallelism
             yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
     else:  # each block's result handed over as it is reached
         yield from ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
