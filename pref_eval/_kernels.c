@@ -793,6 +793,139 @@ fail:
     return NULL;
 }
 
+/* run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: the columns
+   pref_eval.io.runs.run_from_bytes takes from the tokenizer (pref_eval.io.tokenize.split_lines with 6
+   kept fields, then io.numbers.decimal_floats), for a run file with nothing unusual. qid/docno: bytearrays
+   of fixed-width fields (width = the column's longest field, NUL padded: numpy "S" arrays), score: float64
+   bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line.
+   Fields are separated by ASCII white space (9-13, 32), lines end at '\n', blank lines are skipped, as the
+   tokenizer does. None (the caller then runs the tokenizer, which finds any error with its line) for:
+   a NUL byte, a line starting with '#', a line of 1 to 5 fields, no data line, one of the first 6 fields
+   longer than 255 bytes or a column over ``budget`` bytes, a score outside
+   [+-]?([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)? or reading as inf. A score is read by
+   PyOS_string_to_double (float()'s correctly rounded reader; numpy's bytes-to-float cast gives the same
+   value, tests/test_run_columns.py). */
+static int ws_byte(unsigned char c) { return c == 32 || (c >= 9 && c <= 13); }
+
+static int score_grammar(const unsigned char *t, Py_ssize_t n) {
+    Py_ssize_t i = 0, d = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++, d++;
+    if (i < n && t[i] == '.') {
+        i++;
+        while (i < n && t[i] >= '0' && t[i] <= '9') i++, d++;
+    }
+    if (d == 0) return 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        Py_ssize_t e = 0;
+        while (i < n && t[i] >= '0' && t[i] <= '9') i++, e++;
+        if (e == 0) return 0;
+    }
+    return i == n;
+}
+
+static PyObject *k_run_columns(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "y*L", &view, &budget)) return NULL;
+    const unsigned char *a = view.buf;
+    Py_ssize_t n = view.len, cap = 0, rows = 0;
+    /* per data line: start and length of fields 0, 2, 4 and 5; its line number */
+    int64_t *st = NULL, *ln = NULL;
+    int32_t *len = NULL;
+    PyObject *res = NULL, *q = NULL, *d = NULL, *sc = NULL, *li = NULL, *tag = NULL;
+    int w[6] = {0, 0, 0, 0, 0, 0}, ok = 1;
+    if (memchr(a, 0, (size_t)n)) goto none;
+    {
+        Py_ssize_t i = 0;
+        int64_t line = 1;
+        while (i < n && ok) {
+            if (a[i] == '#' && (i == 0 || a[i - 1] == '\n')) { ok = 0; break; }
+            Py_ssize_t fs[6], fl[6];
+            int nf = 0;
+            /* the fields of this line */
+            while (i < n && a[i] != '\n') {
+                if (ws_byte(a[i])) { i++; continue; }
+                Py_ssize_t s0 = i;
+                while (i < n && !ws_byte(a[i])) i++;
+                if (nf < 6) { fs[nf] = s0; fl[nf] = i - s0; }
+                nf++;
+            }
+            if (nf > 0) {
+                if (nf < 6) { ok = 0; break; }
+                if (rows == cap) {
+                    Py_ssize_t nc = cap ? 2 * cap : 1024;
+                    int64_t *s2 = realloc(st, sizeof(int64_t) * 4 * nc), *l2;
+                    if (!s2) { PyErr_NoMemory(); goto fail; }
+                    st = s2;
+                    int32_t *n2 = realloc(len, sizeof(int32_t) * 4 * nc);
+                    if (!n2) { PyErr_NoMemory(); goto fail; }
+                    len = n2;
+                    l2 = realloc(ln, sizeof(int64_t) * nc);
+                    if (!l2) { PyErr_NoMemory(); goto fail; }
+                    ln = l2;
+                    cap = nc;
+                }
+                for (int k = 0; k < 6; k++) {
+                    if (fl[k] > 255) { ok = 0; break; }
+                    if (fl[k] > w[k]) w[k] = (int)fl[k];
+                }
+                static const int keep[4] = {0, 2, 4, 5};
+                for (int k = 0; k < 4; k++) {
+                    st[4 * rows + k] = fs[keep[k]];
+                    len[4 * rows + k] = (int32_t)fl[keep[k]];
+                }
+                ln[rows++] = line;
+            }
+            if (i < n) { i++; line++; }  /* the '\n' */
+        }
+    }
+    if (!ok || rows == 0) goto none;
+    for (int k = 0; k < 6; k++)
+        if ((long long)w[k] * rows > budget) goto none;
+    q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)w[0] * rows);
+    d = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)w[2] * rows);
+    sc = PyByteArray_FromStringAndSize(NULL, 8 * rows);
+    li = PyByteArray_FromStringAndSize(NULL, 8 * rows);
+    if (!q || !d || !sc || !li) goto fail;
+    {
+        char *qp = PyByteArray_AS_STRING(q), *dp = PyByteArray_AS_STRING(d);
+        double *sp = (double *)PyByteArray_AS_STRING(sc);
+        memset(qp, 0, (size_t)w[0] * rows);
+        memset(dp, 0, (size_t)w[2] * rows);
+        memcpy(PyByteArray_AS_STRING(li), ln, 8 * (size_t)rows);
+        char tok[256];
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            memcpy(qp + (size_t)w[0] * r, a + st[4 * r], (size_t)len[4 * r]);
+            memcpy(dp + (size_t)w[2] * r, a + st[4 * r + 1], (size_t)len[4 * r + 1]);
+            const unsigned char *t = a + st[4 * r + 2];
+            Py_ssize_t tl = len[4 * r + 2];
+            if (!score_grammar(t, tl)) goto none;
+            memcpy(tok, t, (size_t)tl);
+            tok[tl] = 0;
+            char *end = NULL;
+            double v = PyOS_string_to_double(tok, &end, NULL);
+            if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); goto none; }
+            if (end != tok + tl || isinf(v) || isnan(v)) goto none;
+            sp[r] = v;
+        }
+        tag = PyBytes_FromStringAndSize((const char *)a + st[4 * (rows - 1) + 3], len[4 * (rows - 1) + 3]);
+        if (!tag) goto fail;
+    }
+    res = Py_BuildValue("(OiOiOOO)", q, w[0], d, w[2], sc, li, tag);
+    goto fail;  /* the common clean-up */
+none:
+    res = Py_None;
+    Py_INCREF(res);
+fail:
+    Py_XDECREF(q); Py_XDECREF(d); Py_XDECREF(sc); Py_XDECREF(li); Py_XDECREF(tag);
+    free(st); free(len); free(ln);
+    PyBuffer_Release(&view);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -812,6 +945,8 @@ static PyMethodDef methods[] = {
      "cg_step(alpha, block, p, ap, diag, z, r, y, rr, ry): one conjugate-gradient update (see _kernels.c)."},
     {"cg_direction", k_cg_direction, METH_VARARGS,
      "cg_direction(live, beta, block, y, p): p = where(live[block], y + beta[block] * p, 0) in place."},
+    {"run_columns", k_run_columns, METH_VARARGS,
+     "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: a run file's columns."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 
