@@ -926,6 +926,104 @@ fail:
     return res;
 }
 
+/* rpp_levels(grid, weights, ib, jb, active, acc): the sums of pref_eval.run_preferences.pairwise._levels_in_turn,
+   acc[s][g, p] += weights[s][i, g] * sgn(grid[i, g, jb[p]] - grid[i, g, ib[p]]) for each level i with
+   g < active[i] (active non-increasing), level after level from acc's values (zeros): for each cell the
+   same additions in the same order as the numpy loop, so the same bits (-ffp-contract=off: no fused
+   multiply-add). grid (depth, NG, R) int32 or int64, weights a list of float64 (depth, NG), ib/jb int64
+   (Pc) in [0, R), active int64 (depth), acc a list (as long as weights) of float64 (NG, Pc). */
+static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
+    PyObject *go, *wl, *io, *jo, *ao, *al;
+    Py_buffer gv;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    buf_t *wb = NULL, *ab = NULL;
+    Py_ssize_t ns = 0;
+    int held = 0;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "OO!OOOO!", &go, &PyList_Type, &wl, &io, &jo, &ao, &PyList_Type, &al)) return NULL;
+    if (PyObject_GetBuffer(go, &gv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    held = 1;
+    ns = PyList_GET_SIZE(wl);
+    if (PyList_GET_SIZE(al) != ns || gv.ndim != 3 || (gv.itemsize != 4 && gv.itemsize != 8)) {
+        PyErr_SetString(PyExc_ValueError, "rpp_levels: grid (depth, NG, R) int32/int64, as many acc as weights");
+        goto done;
+    }
+    {
+        const char *f = gv.format ? gv.format : "B";
+        if (*f == '<' || *f == '=' || *f == '@') f++;
+        if (!((gv.itemsize == 4 && f[0] == 'i') || (gv.itemsize == 8 && (f[0] == 'q' || f[0] == 'l'))) || f[1]) {
+            PyErr_SetString(PyExc_TypeError, "rpp_levels: grid must be int32 or int64");
+            goto done;
+        }
+    }
+    wb = calloc((size_t)(ns ? ns : 1), sizeof(buf_t));
+    ab = calloc((size_t)(ns ? ns : 1), sizeof(buf_t));
+    if (!wb || !ab) { PyErr_NoMemory(); goto done; }
+    if (get_buf(io, &b[0], 0, 'q', "ib") < 0 || get_buf(jo, &b[1], 0, 'q', "jb") < 0 ||
+        get_buf(ao, &b[2], 0, 'q', "active") < 0)
+        goto done;
+    {
+        Py_ssize_t depth = gv.shape[0], NG = gv.shape[1], R = gv.shape[2], Pc = NITEMS(b[0]);
+        const int64_t *ib = b[0].view.buf, *jb = b[1].view.buf, *active = b[2].view.buf;
+        if (NITEMS(b[1]) != Pc || NITEMS(b[2]) != depth) {
+            PyErr_SetString(PyExc_ValueError, "rpp_levels: inconsistent lengths");
+            goto done;
+        }
+        if (indices_in_range(ib, Pc, R, "rpp_levels: ib out of range") < 0 ||
+            indices_in_range(jb, Pc, R, "rpp_levels: jb out of range") < 0 ||
+            indices_in_range(active, depth, NG + 1, "rpp_levels: active out of range") < 0)
+            goto done;
+        for (Py_ssize_t s = 0; s < ns; s++) {
+            if (get_buf(PyList_GET_ITEM(wl, s), &wb[s], 0, 'd', "weights") < 0 ||
+                get_buf(PyList_GET_ITEM(al, s), &ab[s], 1, 'd', "acc") < 0)
+                goto done;
+            if (NITEMS(wb[s]) != depth * NG || NITEMS(ab[s]) != NG * Pc) {
+                PyErr_SetString(PyExc_ValueError, "rpp_levels: weights (depth, NG), acc (NG, Pc)");
+                goto done;
+            }
+        }
+        int8_t *sg = malloc((size_t)(Pc ? Pc : 1));
+        if (!sg) { PyErr_NoMemory(); goto done; }
+        const int wide = gv.itemsize == 8;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t g = 0; g < NG; g++) {
+            for (Py_ssize_t i = 0; i < depth && active[i] > g; i++) {
+                Py_ssize_t off = (i * NG + g) * R;
+                if (wide) {
+                    const int64_t *row = (const int64_t *)gv.buf + off;
+                    for (Py_ssize_t p = 0; p < Pc; p++) {
+                        int64_t x = row[ib[p]], y = row[jb[p]];
+                        sg[p] = (int8_t)((y > x) - (y < x));
+                    }
+                } else {
+                    const int32_t *row = (const int32_t *)gv.buf + off;
+                    for (Py_ssize_t p = 0; p < Pc; p++) {
+                        int32_t x = row[ib[p]], y = row[jb[p]];
+                        sg[p] = (int8_t)((y > x) - (y < x));
+                    }
+                }
+                for (Py_ssize_t s = 0; s < ns; s++) {
+                    const double w = ((const double *)wb[s].view.buf)[i * NG + g];
+                    double *a = (double *)ab[s].view.buf + g * Pc;
+                    for (Py_ssize_t p = 0; p < Pc; p++) a[p] += w * (double)sg[p];
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+        free(sg);
+    }
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    if (wb) release(wb, (int)ns);
+    if (ab) release(ab, (int)ns);
+    free(wb); free(ab);
+    release(b, 3);
+    if (held) PyBuffer_Release(&gv);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -947,6 +1045,8 @@ static PyMethodDef methods[] = {
      "cg_direction(live, beta, block, y, p): p = where(live[block], y + beta[block] * p, 0) in place."},
     {"run_columns", k_run_columns, METH_VARARGS,
      "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: a run file's columns."},
+    {"rpp_levels", k_rpp_levels, METH_VARARGS,
+     "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 
