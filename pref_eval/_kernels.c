@@ -807,6 +807,36 @@ fail:
    value, tests/test_run_columns.py). */
 static int ws_byte(unsigned char c) { return c == 32 || (c >= 9 && c <= 13); }
 
+/* 10^k, k <= 22: exact doubles */
+static const double EXACT10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                                   1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A score [+-]?digits[.digits] with at most 15 digits in all: m / 10^k with m < 10^15 < 2^53 and k <= 15
+   both exact, so the one IEEE division is the correctly rounded value of the decimal (Clinger's fast
+   path), the value float() reads. Returns 0 (not taken) for anything else. */
+static int simple_score(const unsigned char *t, Py_ssize_t n, double *out) {
+    Py_ssize_t i = 0;
+    int neg = 0, nd = 0, frac = 0, dot = 0;
+    uint64_t m = 0;
+    if (n > 0 && (t[0] == '+' || t[0] == '-')) { neg = t[0] == '-'; i = 1; }
+    for (; i < n; i++) {
+        unsigned char c = t[i];
+        if (c >= '0' && c <= '9') {
+            if (++nd > 15) return 0;
+            m = m * 10 + (uint64_t)(c - '0');
+            frac += dot;
+        } else if (c == '.' && !dot) {
+            dot = 1;
+        } else {
+            return 0;
+        }
+    }
+    if (nd == 0) return 0;
+    double v = (double)m / EXACT10[frac];
+    *out = neg ? -v : v;
+    return 1;
+}
+
 static int score_grammar(const unsigned char *t, Py_ssize_t n) {
     Py_ssize_t i = 0, d = 0;
     if (i < n && (t[i] == '+' || t[i] == '-')) i++;
@@ -902,6 +932,7 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
             memcpy(dp + (size_t)w[2] * r, a + st[4 * r + 1], (size_t)len[4 * r + 1]);
             const unsigned char *t = a + st[4 * r + 2];
             Py_ssize_t tl = len[4 * r + 2];
+            if (simple_score(t, tl, &sp[r])) continue;
             if (!score_grammar(t, tl)) goto none;
             memcpy(tok, t, (size_t)tl);
             tok[tl] = 0;
@@ -983,35 +1014,42 @@ static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
                 goto done;
             }
         }
-        int8_t *sg = malloc((size_t)(Pc ? Pc : 1));
-        if (!sg) { PyErr_NoMemory(); goto done; }
+        if (ns > 8) {
+            PyErr_SetString(PyExc_ValueError, "rpp_levels: at most 8 weight arrays");
+            goto done;
+        }
+        double *wloc = malloc(sizeof(double) * (size_t)(depth ? depth : 1) * 8);
+        if (!wloc) { PyErr_NoMemory(); goto done; }
         const int wide = gv.itemsize == 8;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t g = 0; g < NG; g++) {
-            for (Py_ssize_t i = 0; i < depth && active[i] > g; i++) {
-                Py_ssize_t off = (i * NG + g) * R;
-                if (wide) {
-                    const int64_t *row = (const int64_t *)gv.buf + off;
-                    for (Py_ssize_t p = 0; p < Pc; p++) {
-                        int64_t x = row[ib[p]], y = row[jb[p]];
-                        sg[p] = (int8_t)((y > x) - (y < x));
+            Py_ssize_t m = 0;  /* levels of group g: active[i] > g for i < m */
+            while (m < depth && active[m] > g) m++;
+            if (m == 0) continue;
+            for (Py_ssize_t i = 0; i < m; i++)
+                for (Py_ssize_t s = 0; s < ns; s++) wloc[i * ns + s] = ((const double *)wb[s].view.buf)[i * NG + g];
+            const Py_ssize_t stride = NG * R;
+            for (Py_ssize_t p = 0; p < Pc; p++) {
+                double a[8];
+                for (Py_ssize_t s = 0; s < ns; s++) a[s] = ((double *)ab[s].view.buf)[g * Pc + p];
+                const int64_t xi = ib[p], yj = jb[p];
+                for (Py_ssize_t i = 0; i < m; i++) {  /* level after level, as the numpy loop */
+                    int sg;
+                    if (wide) {
+                        const int64_t *row = (const int64_t *)gv.buf + i * stride + g * R;
+                        sg = (row[yj] > row[xi]) - (row[yj] < row[xi]);
+                    } else {
+                        const int32_t *row = (const int32_t *)gv.buf + i * stride + g * R;
+                        sg = (row[yj] > row[xi]) - (row[yj] < row[xi]);
                     }
-                } else {
-                    const int32_t *row = (const int32_t *)gv.buf + off;
-                    for (Py_ssize_t p = 0; p < Pc; p++) {
-                        int32_t x = row[ib[p]], y = row[jb[p]];
-                        sg[p] = (int8_t)((y > x) - (y < x));
-                    }
+                    const double ds = (double)sg, *w = wloc + i * ns;
+                    for (Py_ssize_t s = 0; s < ns; s++) a[s] += w[s] * ds;
                 }
-                for (Py_ssize_t s = 0; s < ns; s++) {
-                    const double w = ((const double *)wb[s].view.buf)[i * NG + g];
-                    double *a = (double *)ab[s].view.buf + g * Pc;
-                    for (Py_ssize_t p = 0; p < Pc; p++) a[p] += w * (double)sg[p];
-                }
+                for (Py_ssize_t s = 0; s < ns; s++) ((double *)ab[s].view.buf)[g * Pc + p] = a[s];
             }
         }
         Py_END_ALLOW_THREADS
-        free(sg);
+        free(wloc);
     }
     res = Py_None;
     Py_INCREF(res);
