@@ -1019,7 +1019,8 @@ static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
             goto done;
         }
         double *wloc = malloc(sizeof(double) * (size_t)(depth ? depth : 1) * 8);
-        if (!wloc) { PyErr_NoMemory(); goto done; }
+        int64_t *loc = malloc(sizeof(int64_t) * (size_t)(depth ? depth : 1) * (size_t)(R ? R : 1));
+        if (!wloc || !loc) { free(wloc); free(loc); PyErr_NoMemory(); goto done; }
         const int wide = gv.itemsize == 8;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t g = 0; g < NG; g++) {
@@ -1028,21 +1029,36 @@ static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
             if (m == 0) continue;
             for (Py_ssize_t i = 0; i < m; i++)
                 for (Py_ssize_t s = 0; s < ns; s++) wloc[i * ns + s] = ((const double *)wb[s].view.buf)[i * NG + g];
-            const Py_ssize_t stride = NG * R;
-            for (Py_ssize_t p = 0; p < Pc; p++) {
+            /* group g's rows of every level, contiguous (m x R int64): they stay in L1 over the pairs */
+            for (Py_ssize_t i = 0; i < m; i++)
+                for (Py_ssize_t r = 0; r < R; r++)
+                    loc[i * R + r] = wide ? ((const int64_t *)gv.buf)[(i * NG + g) * R + r]
+                                          : (int64_t)((const int32_t *)gv.buf)[(i * NG + g) * R + r];
+            double *a0 = ns > 0 ? (double *)ab[0].view.buf + g * Pc : NULL;
+            double *a1 = ns > 1 ? (double *)ab[1].view.buf + g * Pc : NULL;
+            double *a2 = ns > 2 ? (double *)ab[2].view.buf + g * Pc : NULL;
+            Py_ssize_t p = 0;
+            if (ns == 3)  /* the usual case (rpp, invrpp, dcgrpp): two pairs at a time, sums in registers */
+                for (; p + 1 < Pc; p += 2) {
+                    double u0 = a0[p], u1 = a1[p], u2 = a2[p], v0 = a0[p + 1], v1 = a1[p + 1], v2 = a2[p + 1];
+                    const int64_t xu = ib[p], yu = jb[p], xv = ib[p + 1], yv = jb[p + 1];
+                    for (Py_ssize_t i = 0; i < m; i++) {
+                        const int64_t *row = loc + i * R;
+                        const double su = (double)((row[yu] > row[xu]) - (row[yu] < row[xu]));
+                        const double sv = (double)((row[yv] > row[xv]) - (row[yv] < row[xv]));
+                        const double *w = wloc + i * 3;
+                        u0 += w[0] * su; u1 += w[1] * su; u2 += w[2] * su;
+                        v0 += w[0] * sv; v1 += w[1] * sv; v2 += w[2] * sv;
+                    }
+                    a0[p] = u0; a1[p] = u1; a2[p] = u2; a0[p + 1] = v0; a1[p + 1] = v1; a2[p + 1] = v2;
+                }
+            for (; p < Pc; p++) {
                 double a[8];
                 for (Py_ssize_t s = 0; s < ns; s++) a[s] = ((double *)ab[s].view.buf)[g * Pc + p];
                 const int64_t xi = ib[p], yj = jb[p];
                 for (Py_ssize_t i = 0; i < m; i++) {  /* level after level, as the numpy loop */
-                    int sg;
-                    if (wide) {
-                        const int64_t *row = (const int64_t *)gv.buf + i * stride + g * R;
-                        sg = (row[yj] > row[xi]) - (row[yj] < row[xi]);
-                    } else {
-                        const int32_t *row = (const int32_t *)gv.buf + i * stride + g * R;
-                        sg = (row[yj] > row[xi]) - (row[yj] < row[xi]);
-                    }
-                    const double ds = (double)sg, *w = wloc + i * ns;
+                    const int64_t *row = loc + i * R;
+                    const double ds = (double)((row[yj] > row[xi]) - (row[yj] < row[xi])), *w = wloc + i * ns;
                     for (Py_ssize_t s = 0; s < ns; s++) a[s] += w[s] * ds;
                 }
                 for (Py_ssize_t s = 0; s < ns; s++) ((double *)ab[s].view.buf)[g * Pc + p] = a[s];
@@ -1050,6 +1066,7 @@ static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
         }
         Py_END_ALLOW_THREADS
         free(wloc);
+        free(loc);
     }
     res = Py_None;
     Py_INCREF(res);

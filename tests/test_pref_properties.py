@@ -205,14 +205,15 @@ def test_rpp_levels_compiled_equal_numpy_loop(seed, monkeypatch):
     depth, NG, R, Pc = 9, 7, 6, 15
     active = np.sort(rng.integers(0, NG + 1, depth))[::-1].copy()
     Ib, Jb = rng.integers(0, R, Pc), rng.integers(0, R, Pc)
-    W = {sc: rng.choice([0.0, 0.1, 1 / 3, 2.5e-300, 7.0], (depth, NG, 1)) for sc in ("a", "b")}
+    W = {sc: rng.choice([0.0, 0.1, 1 / 3, 2.5e-300, 7.0], (depth, NG, 1)) for sc in ("a", "b", "c")}
     for dt in (np.int32, np.int64):
         grid = rng.integers(0, 4, (depth, NG, R)).astype(dt)
         if dt is np.int64:
             grid[0, 0, 0] = 2**40
-        want = pairwise._levels_in_turn(grid, W, Ib, Jb, ["a", "b"], active)
-        monkeypatch.delenv("PREF_EVAL_PURE_PYTHON")
-        got = pairwise._levels_in_turn(grid, W, Ib, Jb, ["a", "b"], active)
-        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
-        for sc in ("a", "b"):
-            assert got[sc].tobytes() == want[sc].tobytes(), (dt, sc)
+        for schemes in (["a", "b"], ["a", "b", "c"]):  # 3: the two-pairs-at-a-time path (Pc odd: its tail)
+            want = pairwise._levels_in_turn(grid, W, Ib, Jb, schemes, active)
+            monkeypatch.delenv("PREF_EVAL_PURE_PYTHON")
+            got = pairwise._levels_in_turn(grid, W, Ib, Jb, schemes, active)
+            monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+            for sc in schemes:
+                assert got[sc].tobytes() == want[sc].tobytes(), (dt, sc)
