@@ -1079,6 +1079,160 @@ done:
     return res;
 }
 
+/* pref_lines(kinds, kind, col, qi, nbytes) -> str: JSON lines of pref_eval.output.preferences.pref_json_lines'
+   per-query block, line t being built from the column specs kinds[kind[t]] with c = col[t], q = qi[t]:
+   (0, texts, by) writes texts[q] (by 0) or texts[c] (by 1), str; (1, values, ties, pre, post) writes
+   pre + repr(values[c, q]) + post, or pre + "0" + post where ties[c, q] (ties a uint8 array or None),
+   values float64 (ncol, nq); (2, values, pre, post) the same with int64 values as decimal integers.
+   repr is float.__repr__'s text (sb_repr). ``nbytes``: a first guess of the size. The result is what
+   joining the Python pieces gives (tests/test_pref_output.py compares both). */
+typedef struct {
+    int tag, by;
+    PyObject *texts;
+    buf_t v, t;
+    const char *pre, *post;
+    Py_ssize_t npre, npost, ncol, nq;
+} colspec_t;
+
+static int sb_zero_or_repr(sbuf_t *sb, double x) {
+    if (x == 0.0) return signbit(x) ? sb_put(sb, "-0.0", 4) : sb_put(sb, "0.0", 3);
+    return sb_repr(sb, x);
+}
+
+static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
+    PyObject *kinds, *ko, *co, *qo;
+    long long nbytes;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    sbuf_t sb = {NULL, 0, 0};
+    colspec_t *cs = NULL;
+    Py_ssize_t *kstart = NULL, ncs = 0;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "O!OOOL", &PyList_Type, &kinds, &ko, &co, &qo, &nbytes)) return NULL;
+    if (get_buf(ko, &b[0], 0, 'q', "kind") < 0 || get_buf(co, &b[1], 0, 'q', "col") < 0 ||
+        get_buf(qo, &b[2], 0, 'q', "qi") < 0)
+        goto done;
+    Py_ssize_t nk = PyList_GET_SIZE(kinds), nl = NITEMS(b[0]);
+    if (NITEMS(b[1]) != nl || NITEMS(b[2]) != nl) {
+        PyErr_SetString(PyExc_ValueError, "pref_lines: kind, col and qi differ in length");
+        goto done;
+    }
+    kstart = calloc((size_t)nk + 1, sizeof(Py_ssize_t));
+    if (!kstart) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *l = PyList_GET_ITEM(kinds, k);
+        if (!PyList_Check(l)) { PyErr_SetString(PyExc_TypeError, "pref_lines: kinds[k] must be a list"); goto done; }
+        kstart[k] = ncs;
+        ncs += PyList_GET_SIZE(l);
+    }
+    kstart[nk] = ncs;
+    cs = calloc((size_t)(ncs ? ncs : 1), sizeof(colspec_t));
+    if (!cs) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *l = PyList_GET_ITEM(kinds, k);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+            colspec_t *c = &cs[kstart[k] + j];
+            PyObject *t = PyList_GET_ITEM(l, j), *vo, *to, *po, *qo2;
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 3) {
+                PyErr_SetString(PyExc_TypeError, "pref_lines: a column spec must be a tuple");
+                goto done;
+            }
+            c->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+            if (c->tag == -1 && PyErr_Occurred()) goto done;
+            if (c->tag == 0) {
+                c->texts = PyTuple_GET_ITEM(t, 1);
+                c->by = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 2));
+                if (!PyList_Check(c->texts) || (c->by != 0 && c->by != 1)) {
+                    PyErr_SetString(PyExc_TypeError, "pref_lines: (0, list of str, 0|1)");
+                    goto done;
+                }
+                continue;
+            }
+            if ((c->tag == 1 && PyTuple_GET_SIZE(t) != 5) || (c->tag == 2 && PyTuple_GET_SIZE(t) != 4) ||
+                (c->tag != 1 && c->tag != 2)) {
+                PyErr_SetString(PyExc_ValueError, "pref_lines: (1, values, ties, pre, post) or (2, values, pre, post)");
+                goto done;
+            }
+            vo = PyTuple_GET_ITEM(t, 1);
+            to = c->tag == 1 ? PyTuple_GET_ITEM(t, 2) : Py_None;
+            po = PyTuple_GET_ITEM(t, c->tag == 1 ? 3 : 2);
+            qo2 = PyTuple_GET_ITEM(t, c->tag == 1 ? 4 : 3);
+            if (get_buf(vo, &c->v, 0, c->tag == 1 ? 'd' : 'q', "values") < 0) goto done;
+            if (c->v.view.ndim != 2) {
+                PyErr_SetString(PyExc_ValueError, "pref_lines: values must be 2-D (ncol, nq)");
+                goto done;
+            }
+            c->ncol = c->v.view.shape[0];
+            c->nq = c->v.view.shape[1];
+            if (to != Py_None) {
+                if (PyObject_GetBuffer(to, &c->t.view, PyBUF_C_CONTIGUOUS) < 0) goto done;
+                c->t.held = 1;
+                if (c->t.view.len != c->ncol * c->nq) {
+                    PyErr_SetString(PyExc_ValueError, "pref_lines: ties must be uint8 of the values' shape");
+                    goto done;
+                }
+            }
+            if (!PyUnicode_Check(po) || !PyUnicode_Check(qo2)) {
+                PyErr_SetString(PyExc_TypeError, "pref_lines: pre and post must be str");
+                goto done;
+            }
+            c->pre = PyUnicode_AsUTF8AndSize(po, &c->npre);
+            c->post = PyUnicode_AsUTF8AndSize(qo2, &c->npost);
+            if (!c->pre || !c->post) goto done;
+        }
+    }
+    {
+        const int64_t *kind = b[0].view.buf, *col = b[1].view.buf, *qi = b[2].view.buf;
+        if (nbytes > 0) {
+            sb.p = malloc((size_t)nbytes);
+            if (!sb.p) { PyErr_NoMemory(); goto done; }
+            sb.cap = (size_t)nbytes;
+        }
+        for (Py_ssize_t t = 0; t < nl; t++) {
+            int64_t k = kind[t], c = col[t], q = qi[t];
+            if (k < 0 || k >= nk) { PyErr_SetString(PyExc_IndexError, "pref_lines: kind out of range"); goto done; }
+            for (Py_ssize_t j = kstart[k]; j < kstart[k + 1]; j++) {
+                colspec_t *x = &cs[j];
+                if (x->tag == 0) {
+                    int64_t i = x->by ? c : q;
+                    if (i < 0 || i >= PyList_GET_SIZE(x->texts)) {
+                        PyErr_SetString(PyExc_IndexError, "pref_lines: text index out of range");
+                        goto done;
+                    }
+                    if (sb_str(&sb, PyList_GET_ITEM(x->texts, i)) < 0) goto done;
+                    continue;
+                }
+                if (c < 0 || c >= x->ncol || q < 0 || q >= x->nq) {
+                    PyErr_SetString(PyExc_IndexError, "pref_lines: value index out of range");
+                    goto done;
+                }
+                Py_ssize_t at = (Py_ssize_t)(c * x->nq + q);
+                if (sb_put(&sb, x->pre, (size_t)x->npre) < 0) goto done;
+                if (x->t.held && ((const unsigned char *)x->t.view.buf)[at]) {
+                    if (sb_put(&sb, "0", 1) < 0) goto done;
+                } else if (x->tag == 1) {
+                    if (sb_zero_or_repr(&sb, ((const double *)x->v.view.buf)[at]) < 0) goto done;
+                } else {
+                    char ib[24];
+                    int n = snprintf(ib, sizeof ib, "%lld", (long long)((const int64_t *)x->v.view.buf)[at]);
+                    if (sb_put(&sb, ib, (size_t)n) < 0) goto done;
+                }
+                if (sb_put(&sb, x->post, (size_t)x->npost) < 0) goto done;
+            }
+        }
+        res = PyUnicode_DecodeUTF8(sb.p ? sb.p : "", (Py_ssize_t)sb.len, "strict");
+    }
+done:
+    if (cs) {
+        for (Py_ssize_t j = 0; j < ncs; j++) release(&cs[j].v, 1), release(&cs[j].t, 1);
+        free(cs);
+    }
+    free(kstart);
+    free(sb.p);
+    release(b, 3);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -1102,6 +1256,8 @@ static PyMethodDef methods[] = {
      "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: a run file's columns."},
     {"rpp_levels", k_rpp_levels, METH_VARARGS,
      "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
+    {"pref_lines", k_pref_lines, METH_VARARGS,
+     "pref_lines(kinds, kind, col, qi, nbytes) -> str: pref_eval.py's per-query JSON lines (see _kernels.c)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 
