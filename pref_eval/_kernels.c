@@ -1081,15 +1081,18 @@ done:
 
 /* pref_lines(kinds, kind, col, qi, nbytes) -> str: JSON lines of pref_eval.output.preferences.pref_json_lines'
    per-query block, line t being built from the column specs kinds[kind[t]] with c = col[t], q = qi[t]:
-   (0, texts, by) writes texts[q] (by 0) or texts[c] (by 1), str; (1, values, ties, pre, post) writes
-   pre + repr(values[c, q]) + post, or pre + "0" + post where ties[c, q] (ties a uint8 array or None),
+   (0, texts, by) writes texts[q] (by 0) or texts[c] (by 1), str; (1, values, ties, pre, post, raw, bounds)
+   writes pre + repr(values[c, q]) + post, or pre + "0" + post where ties[c, q] (ties a uint8 array or None),
    values float64 (ncol, nq); (2, values, pre, post) the same with int64 values as decimal integers.
-   repr is float.__repr__'s text (sb_repr). ``nbytes``: a first guess of the size. The result is what
+   repr is float.__repr__'s text (sb_repr); raw (bytes or None) is orjson's text of the values, value k
+   being raw[bounds[k] + 1:bounds[k + 1]] (bounds int64, n + 1): taken for 1e-4 <= |x| < 1e16 and +-0,
+   where orjson's shortest digits are repr's (pref_eval.output.preferences._float_texts; ~30x faster
+   than dtoa below 1e-3, 3x faster than fast_repr). ``nbytes``: a first guess of the size. The result is what
    joining the Python pieces gives (tests/test_pref_output.py compares both). */
 typedef struct {
     int tag, by;
     PyObject *texts;
-    buf_t v, t;
+    buf_t v, t, raw, bnd;
     const char *pre, *post;
     Py_ssize_t npre, npost, ncol, nq;
 } colspec_t;
@@ -1148,9 +1151,10 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
                 }
                 continue;
             }
-            if ((c->tag == 1 && PyTuple_GET_SIZE(t) != 5) || (c->tag == 2 && PyTuple_GET_SIZE(t) != 4) ||
+            if ((c->tag == 1 && PyTuple_GET_SIZE(t) != 7) || (c->tag == 2 && PyTuple_GET_SIZE(t) != 4) ||
                 (c->tag != 1 && c->tag != 2)) {
-                PyErr_SetString(PyExc_ValueError, "pref_lines: (1, values, ties, pre, post) or (2, values, pre, post)");
+                PyErr_SetString(PyExc_ValueError,
+                                "pref_lines: (1, values, ties, pre, post, raw, bounds) or (2, values, pre, post)");
                 goto done;
             }
             vo = PyTuple_GET_ITEM(t, 1);
@@ -1171,6 +1175,22 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
                     PyErr_SetString(PyExc_ValueError, "pref_lines: ties must be uint8 of the values' shape");
                     goto done;
                 }
+            }
+            if (c->tag == 1 && PyTuple_GET_ITEM(t, 5) != Py_None) {
+                if (PyObject_GetBuffer(PyTuple_GET_ITEM(t, 5), &c->raw.view, PyBUF_C_CONTIGUOUS) < 0) goto done;
+                c->raw.held = 1;
+                if (get_buf(PyTuple_GET_ITEM(t, 6), &c->bnd, 0, 'q', "bounds") < 0) goto done;
+                const int64_t *bd = c->bnd.view.buf;
+                Py_ssize_t nb = NITEMS(c->bnd);
+                if (nb != c->ncol * c->nq + 1) {
+                    PyErr_SetString(PyExc_ValueError, "pref_lines: bounds must have one entry per value + 1");
+                    goto done;
+                }
+                for (Py_ssize_t k = 0; k < nb; k++)
+                    if (bd[k] < 0 || bd[k] >= c->raw.view.len || (k && bd[k] <= bd[k - 1])) {
+                        PyErr_SetString(PyExc_ValueError, "pref_lines: bounds out of order or range");
+                        goto done;
+                    }
             }
             if (!PyUnicode_Check(po) || !PyUnicode_Check(qo2)) {
                 PyErr_SetString(PyExc_TypeError, "pref_lines: pre and post must be str");
@@ -1211,11 +1231,22 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
                 if (x->t.held && ((const unsigned char *)x->t.view.buf)[at]) {
                     if (sb_put(&sb, "0", 1) < 0) goto done;
                 } else if (x->tag == 1) {
-                    if (sb_zero_or_repr(&sb, ((const double *)x->v.view.buf)[at]) < 0) goto done;
+                    double v = ((const double *)x->v.view.buf)[at], av = fabs(v);
+                    if (x->raw.held && ((av >= 1e-4 && av < 1e16) || v == 0.0)) {
+                        const int64_t *bd = x->bnd.view.buf;
+                        if (sb_put(&sb, (const char *)x->raw.view.buf + bd[at] + 1, (size_t)(bd[at + 1] - bd[at] - 1)) < 0)
+                            goto done;
+                    } else if (sb_zero_or_repr(&sb, v) < 0) {
+                        goto done;
+                    }
                 } else {
                     char ib[24];
-                    int n = snprintf(ib, sizeof ib, "%lld", (long long)((const int64_t *)x->v.view.buf)[at]);
-                    if (sb_put(&sb, ib, (size_t)n) < 0) goto done;
+                    int64_t v = ((const int64_t *)x->v.view.buf)[at];
+                    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+                    int n = 24;
+                    do { ib[--n] = (char)('0' + u % 10); u /= 10; } while (u);
+                    if (v < 0) ib[--n] = '-';
+                    if (sb_put(&sb, ib + n, (size_t)(24 - n)) < 0) goto done;
                 }
                 if (sb_put(&sb, x->post, (size_t)x->npost) < 0) goto done;
             }
@@ -1224,7 +1255,8 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
     }
 done:
     if (cs) {
-        for (Py_ssize_t j = 0; j < ncs; j++) release(&cs[j].v, 1), release(&cs[j].t, 1);
+        for (Py_ssize_t j = 0; j < ncs; j++)
+            release(&cs[j].v, 1), release(&cs[j].t, 1), release(&cs[j].raw, 1), release(&cs[j].bnd, 1);
         free(cs);
     }
     free(kstart);

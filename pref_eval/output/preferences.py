@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -261,6 +261,40 @@ CHUNK_PIECES = 1 << 18  # pieces (line × field) formatted and joined at a time
 CHUNK_LINES = 1 << 15  # per-query lines written by the compiled kernels at a time (~15 MB of text)
 
 
+def _orjson_dumps() -> Callable[[np.ndarray], bytes] | None:
+    """orjson's writer of a float64 array (``[x,y,...]``), or None without orjson (optional)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is optional: repr for every float then
+        return None
+
+    def dumps(v: np.ndarray) -> bytes:
+        return orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY)
+    return dumps
+
+
+def _value_spec(values: np.ndarray, ties, pre: str, post: str) -> tuple | None:
+    """A value column for ``_kernels.pref_lines`` (whole arrays; :func:`_chunk_spec` cuts them), or None."""
+    if values.dtype.kind in "iub":
+        return None if ties is not None else (2, values, pre, post)
+    return (1, values, ties, pre, post) if values.dtype.kind == "f" else None
+
+
+def _chunk_spec(sp: tuple, q0: int, q1: int, dumps: Callable[[np.ndarray], bytes] | None) -> tuple:
+    """A column's spec for queries q0..q1 (contiguous; floats with orjson's text and its bounds)."""
+    if sp[0] == 0:
+        return sp
+    if sp[0] == 2:
+        return (2, np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.int64), sp[2], sp[3])
+    v = np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.float64)
+    t = None if sp[2] is None else np.ascontiguousarray(sp[2][:, q0:q1], dtype=bool).view(np.uint8)
+    raw = bounds = None
+    if dumps is not None and v.size:
+        raw = dumps(v.ravel())
+        bounds = np.concatenate([[0], np.flatnonzero(np.frombuffer(raw, np.uint8) == 44), [len(raw) - 1]])
+    return (1, v, t, sp[3], sp[4], raw, bounds)
+
+
 def _compiled_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p: np.ndarray, pos_m: np.ndarray,
                     qhead: np.ndarray, phead: np.ndarray, mhead: np.ndarray) -> Iterator[str] | None:
     """The per-query lines written by the compiled kernels (``_kernels.pref_lines``: the same text as the
@@ -272,26 +306,20 @@ def _compiled_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p:
     if kern is None or not hasattr(kern, "pref_lines"):
         return None
 
-    def spec(values: np.ndarray, ties, pre: str, post: str):
-        if values.dtype.kind in "iub":
-            if ties is not None:
-                return None
-            return (2, np.ascontiguousarray(values, dtype=np.int64), pre, post)
-        if values.dtype.kind != "f":
-            return None
-        t = None if ties is None else np.ascontiguousarray(ties, dtype=bool).view(np.uint8)
-        return (1, np.ascontiguousarray(values, dtype=np.float64), t, pre, post)
-
     P, R, nq = len(pos_p), len(pos_m), len(res.qids)
+    nfloat = nq * (P * len(pvals) + R * len(metric_keys))
+    # orjson (import ~5 ms) as _float_texts uses it: for many floats, or once it is loaded
+    dumps = _orjson_dumps() if nfloat >= (ORJSON_MIN_LOADED if sys.modules.get("orjson") else ORJSON_MIN) else None
     qtexts = qhead.tolist()
-    pref_cols: list = [(0, qtexts, 0), (0, phead.tolist(), 1)]
+    pref_cols: list = [(0, phead.tolist(), 1)]
     for n, (k, v, t) in enumerate(pvals):
-        pref_cols.append(spec(v, t, f", {json_str(k)}: ", "}\n" if n == len(pvals) - 1 else ""))
+        pref_cols.append(_value_spec(v, t, f", {json_str(k)}: ", "}\n" if n == len(pvals) - 1 else ""))
     if not pvals:
         pref_cols.append((0, ["}\n"] * P, 1))
-    metric_cols: list = [(0, qtexts, 0), (0, mhead.tolist(), 1)]
+    metric_cols: list = [(0, mhead.tolist(), 1)]
     for n, k in enumerate(metric_keys):
-        metric_cols.append(spec(res.metrics[k], None, f", {json_str(k)}: ", "}\n" if n == len(metric_keys) - 1 else ""))
+        post = "}\n" if n == len(metric_keys) - 1 else ""
+        metric_cols.append(_value_spec(res.metrics[k], None, f", {json_str(k)}: ", post))
     if any(c is None for c in pref_cols + metric_cols):
         return None
     per_q = P + R
@@ -303,9 +331,12 @@ def _compiled_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p:
         step = max(1, CHUNK_LINES // max(1, per_q))
         guess = 0
         for q0 in range(0, nq, step):
-            c = min(nq, q0 + step) - q0
-            text = kern.pref_lines([pref_cols, metric_cols], np.tile(tk, c), np.tile(tc, c),
-                                   np.repeat(np.arange(q0, q0 + c, dtype=np.int64), per_q), guess * c + 4096)
+            q1 = min(nq, q0 + step)
+            c = q1 - q0
+            head = (0, qtexts[q0:q1], 0)
+            kinds = [[head] + [_chunk_spec(sp, q0, q1, dumps) for sp in cols] for cols in (pref_cols, metric_cols)]
+            text = kern.pref_lines(kinds, np.tile(tk, c), np.tile(tc, c),
+                                   np.repeat(np.arange(c, dtype=np.int64), per_q), guess * c + 4096)
             guess = len(text) // c + 64
             yield text
     return lines()
