@@ -181,6 +181,13 @@ def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str |
                name=name if name is not None else source, source=source)
 
 
+def _integer_column(s: Any) -> bool:
+    """A column of integers (numpy or pandas nullable integer dtypes)."""
+    import pandas as pd
+
+    return pd.api.types.is_integer_dtype(s.dtype)
+
+
 def _run_from_frame(df: Any, name: str) -> Run:
     """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise.
 
@@ -190,11 +197,17 @@ def _run_from_frame(df: Any, name: str) -> Run:
     """
     from .frames import find_column, id_column
 
-    qc = find_column(df, ("query_id", "qid"))
-    dc = find_column(df, ("doc_id", "docno", "docid"))
-    sc = find_column(df, ("score", "sim"))
+    qc = find_column(df, ("query_id", "qid"), name)
+    dc = find_column(df, ("doc_id", "docno", "docid"), name)
+    sc = find_column(df, ("score", "sim"), name)
     if qc is None or dc is None or sc is None:
         raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
+    if dc.lower() == "docid" and _integer_column(df[dc]):
+        # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
+        # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)
+        raise InputError(name, 0, f"column {dc!r} holds integers and there is no docno column: PyTerrier's docid "
+                                  "is the index's internal number, not the document id; keep the docno column "
+                                  "(or name the column doc_id if these integers are the ids)")
     try:
         score = np.asarray(df[sc], dtype=np.float64)
     except (TypeError, ValueError):
@@ -209,7 +222,7 @@ def _run_from_frame(df: Any, name: str) -> Run:
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
-    from .frames import not_an_id
+    from .frames import not_an_id, record_fields
 
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
@@ -224,6 +237,7 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     docs: list[str] = []
     scores: list[float] = []
     for i, rec in enumerate(triples, 1):
+        rec = record_fields(rec, name, i, "(qid, docno, score)")
         if len(rec) != 3:
             raise InputError(name, i, "expected (qid, docno, score)")
         try:
