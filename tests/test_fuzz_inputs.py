@@ -367,6 +367,40 @@ def test_mutated_input(pristine, tmp_path, kind, mutator, seed):
         {k: v for k, v in before.items() if k not in own}, "an input or earlier output changed"
 
 
+# session 16: a NUL byte in any input is one ``FILE:LINE: a NUL byte ...`` refusal (textfile.refuse_nul); the JSON
+# judgment and preference formats refuse a raw NUL through their JSON parser (its message, the same line)
+NUL_JSON_PARSED = {"judgments-jsonl/fit", "judgments-jsonl/agree", "prefs-jsonl/aggregate"}
+
+
+def m_nul(d: bytes, r: random.Random) -> tuple[bytes, int]:
+    """A NUL ending a field (before a separator, a quote or the line end) of a non-blank line; and that line."""
+    ls = _lines(d)
+    i = r.choice([k for k, x in enumerate(ls) if x.strip()])
+    cuts = [k for k, c in enumerate(ls[i]) if c in b" \t,\"" and k > 0] + [len(ls[i])]
+    k = r.choice(cuts)
+    ls[i] = ls[i][:k] + b"\0" + ls[i][k:]
+    return b"\n".join(ls), i + 1
+
+
+@pytest.mark.parametrize("kind", sorted(READERS))
+def test_a_nul_in_any_input(pristine, tmp_path, kind):
+    """Before session 16, a NUL was a character of a field of zELO score files, per-query tables, orderings,
+    matrices, 'qid docno' lists and texts (the run ``B\\0`` of its own, a matrix's ``0.5\\0`` read as 0.5)."""
+    from pref_eval.io.textfile import NUL_MESSAGE
+
+    fname, script, argv = READERS[kind]
+    ws = tmp_path / "ws"
+    shutil.copytree(pristine, ws, symlinks=True)
+    data, line = m_nul((ws / fname).read_bytes(), random.Random(f"{kind}/nul"))
+    (ws / fname).write_bytes(data)
+    before = digest_tree(ws)
+    res = run_inproc(script, argv, ws, timeout=60)
+    assert check_contract(res, script=script, expect={2}) == [], (kind, res.stderr[-800:])
+    want = f"{fname}:{line}: " + ("expected a JSON object" if kind in NUL_JSON_PARSED else NUL_MESSAGE)
+    assert res.stderr.count("\n") == 1 and want in res.stderr, (kind, line, res.stderr)
+    assert digest_tree(ws) == before
+
+
 def test_sweep_size():
     """The generated sweep (this file) is large; together with test_fuzz_options.py and
     test_output_faults.py it passes 1,000 cases."""

@@ -8,6 +8,11 @@ Before, a NUL ending a field was dropped (numpy bytes arrays strip trailing NULs
 ``ab\\0`` as ``ab``. JSON: a raw NUL is refused by the JSON parsers (strict JSON); an escaped
 ``\\u0000`` in a judgment id is refused like a tab (no TREC file written from it could be read back),
 in a ``zelo_eval -q`` preference file it stays a character of the id, on every path.
+
+Every other text input (session 16: ``-Z`` z-scores, per-query tables, orderings, matrices, zELO score
+files, best items, ``qid docno`` lists, texts, pairs, prompt templates, states, zbench datasets and
+annotated files, the JSON-lines outputs zelo_plot reads) refuses a NUL the same way, whole, gzip, stdin,
+BOM/CRLF alike: :func:`pref_eval.io.textfile.read_input_text` checks it after the UTF-8 check.
 """
 from __future__ import annotations
 
@@ -193,3 +198,157 @@ def test_preference_jsonl_keeps_an_escaped_nul_refuses_a_raw_one(tmp_path, monke
         assert sorted(pref_jsonl.read_pref_file(str(p)).qids) == ["q0", "q1", "q2\x00", "q3"]
         p.write_bytes(esc.replace(b"\\u0000", b"\x00"))
         assert _error(lambda: pref_jsonl.read_pref_file(str(p))).startswith(f"{p}:3: expected a JSON object")
+
+
+# ---------------------------------------------------------------- every other text input (session 16)
+def _lines_of(*lines: str) -> bytes:
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _reader(module: str, fn: str, **kw):
+    def read(path: str):
+        import importlib
+
+        return getattr(importlib.import_module(f"pref_eval.{module}"), fn)(path, **kw)
+    return read
+
+
+_AGREE = '{"judge_a": "x", "judge_b": "y", "level": "pair", "statistic": "kappa", "value": 0.5, ' \
+         '"ci_low": 0.1, "ci_high": 0.9, "n": %d}'
+_COMPARE = '{"measure": "map", "run_a": "A", "run_b": "%s", "test": "t", "mean_diff": 0.1, "p_value": 0.5, ' \
+           '"p_adjusted": 0.5}'
+_DATASET = '{"query": {"id": "q%d", "query": "text"}, "documents": [{"id": "d1", "content": "c"}]}'
+_ANNOTATED = '{"query": {"id": "q%d", "query": "text"}, "documents": [{"id": "d1", "content": "c", "score": 0.5}]}'
+_STATE_LINES = ("{", '  "version": 2,', '  "queries": {}', "}")
+
+# reader -> (read a path, a valid file, the line that gets the NUL). Every reader of docs/input-formats.md
+# that reads text other than TREC files and judgments (those: the tests above); each reads the whole file
+# through textfile.read_input_text / read_input_bytes (gzip, BOM, stdin alike), none streams.
+OTHER = {
+    "zscores (-Z)": (_reader("io.zscores", "read_zscores"),
+                     _lines_of("q1 map 0.5 0.1", "q2 map 0.4 0.2", "q3 map 0.3 0.1"), 2),
+    "per-query tsv": (_reader("io.perquery", "read_per_query"),
+                      _lines_of("run\tqid\tmeasure\tvalue", "A\tq1\tmap\t0.5", "A\tq2\tmap\t0.4",
+                                "B\tq1\tmap\t0.3"), 3),
+    "per-query csv": (_reader("io.perquery", "read_per_query"),
+                      _lines_of("run,qid,measure,value", "A,q1,map,0.5", "A,q2,map,0.4", "B,q1,map,0.3"), 3),
+    "per-query jsonl": (_reader("io.perquery", "read_per_query"),
+                        _lines_of(*(json.dumps({"run": "A", "qid": f"q{k}", "measure": "map", "value": 0.5})
+                                    for k in range(3))), 2),
+    "ordering score": (_reader("io.orderings", "read_ordering"), _lines_of("system score", "A 0.5", "B 0.4"), 3),
+    "ordering list": (_reader("io.orderings", "read_ordering"), _lines_of("A", "B", "C"), 2),
+    "ordering table": (_reader("io.orderings", "read_ordering"),
+                       _lines_of("run\tqid\tmeasure\tvalue", "A\tall\tmap\t0.5", "B\tall\tmap\t0.4"), 3),
+    "ordering aggregate": (_reader("io.orderings", "read_ordering"),
+                           _lines_of('{"qid": "q1", "map": {"type": "metric", "mean": ["B", "A"]}}',
+                                     '{"qid": "all", "map": {"type": "metric", "mean": ["A", "B"]}}'), 2),
+    "matrix": (_reader("io.matrix", "read_probability_matrix"),
+               _lines_of("# K x K", "0.5 0.6 0.7", "0.4 0.5 0.6", "0.3 0.4 0.5"), 3),
+    "zELO scores": (_reader("io.zelo_scores", "read_zelo_scores"),
+                    _lines_of("qid\tdocno\tscore\tse", "q1\td1\t0.5\t0.1", "q1\td2\t-0.5\t0.1"), 3),
+    "best items (zELO)": (_reader("io.best_items", "read_best_items"),
+                          _lines_of("qid\tdocno\tscore\tse", "q1\td1\t0.5\t0.1", "q1\td2\t-0.5\t0.1"), 2),
+    "qid docno": (_reader("io.candidates", "read_candidates"), _lines_of("q1 d1", "q1 d2", "q2 d3"), 2),
+    "queries tsv": (_reader("io.texts", "read_queries"), _lines_of("q1\tfirst query", "q2\tsecond query"), 2),
+    "queries jsonl": (_reader("io.texts", "read_queries"),
+                      _lines_of('{"qid": "q1", "text": "one"}', '{"qid": "q2", "text": "two"}'), 2),
+    "docs tsv": (_reader("io.texts", "read_docs"), _lines_of("d1\ttext one", "d2\ttext two", "d3\tthree"), 2),
+    "docs zbench": (_reader("io.texts", "read_docs"), _lines_of(_DATASET % 1, _DATASET % 2), 2),
+    "pairs text": (_reader("io.texts", "read_pairs"), _lines_of("q1 d1 d2", "q1 d2 d3", "q2 d1 d3"), 2),
+    "pairs jsonl": (_reader("io.texts", "read_pairs"),
+                    _lines_of('{"qid": "q1", "doc_a": "d1", "doc_b": "d2"}', '{"qid": "q1", "doc_a": "d2", '
+                              '"doc_b": "d3"}'), 2),
+    "prompt template": (_reader("io.texts", "read_prompt_template"),
+                        _lines_of("Query: {query}", "A: {doc_a}", "B: {doc_b}"), 2),
+    "zelo_agree jsonl": (_reader("io.agree_records", "read_agree_jsonl"), _lines_of(_AGREE % 1, _AGREE % 2), 2),
+    "zelo_compare jsonl": (_reader("io.comparisons", "read_compare_jsonl"),
+                           _lines_of(_COMPARE % "B", _COMPARE % "C"), 2),
+    "zelo_pairs state": (_reader("io.pair_state", "read_state_text"), _lines_of(*_STATE_LINES), 2),
+    "zbench dataset": (_reader("io.judgments", "read_zbench_dataset"), _lines_of(_DATASET % 1, _DATASET % 2), 2),
+    "zbench annotated": (_reader("io.judgments", "read_zbench_annotated"),
+                         _lines_of(_ANNOTATED % 1, _ANNOTATED % 2), 2),
+}
+
+
+def _nul_at(line: bytes, place: str) -> bytes:
+    """The NUL ending the first field (before the first separator or quote), ending the line, or inside
+    the first field."""
+    if place == "ends the line":
+        return line + b"\0"
+    if place == "inside a field":
+        return line[:1] + b"\0" + line[1:]
+    cut = min([i for i in (line.find(c) for c in (b" ", b"\t", b",", b'"')) if i > 0] or [len(line)])
+    return line[:cut] + b"\0" + line[cut:]
+
+
+@pytest.mark.parametrize("place", ["ends a field", "ends the line", "inside a field"])
+@pytest.mark.parametrize("kind", OTHER)
+def test_other_text_inputs_refuse_a_nul(tmp_path, monkeypatch, kind, place):
+    """Before session 16 the text ones read a NUL as a character of a field (an id ``d2\\0`` of its own) or
+    dropped it (a matrix's ``0.5\\0`` read as 0.5, a best item ``d1\\0`` as ``d1``); the JSON ones refused
+    it with the JSON parser's message (a state file at line 0)."""
+    read, good, at = OTHER[kind]
+    ok = tmp_path / "ok"
+    ok.write_bytes(good)
+    read(str(ok))  # the file without its NUL is read: the NUL is the only fault
+    lines = good.split(b"\n")
+    lines[at - 1] = _nul_at(lines[at - 1], place)
+    data = b"\n".join(lines)
+    p, g = tmp_path / "f", tmp_path / "g.gz"
+    p.write_bytes(data)
+    g.write_bytes(gzip.compress(data))
+    assert _error(lambda: read(str(p))) == f"{p}:{at}: {NUL_MESSAGE}"
+    assert _error(lambda: read(str(g))) == f"{g}:{at}: {NUL_MESSAGE}"
+    (tmp_path / "crlf").write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n"))  # BOM, CRLF: same line
+    assert _error(lambda: read(str(tmp_path / "crlf"))) == f"{tmp_path / 'crlf'}:{at}: {NUL_MESSAGE}"
+
+
+@pytest.mark.parametrize("kind", ["zscores (-Z)", "ordering list", "docs tsv", "zbench dataset"])
+def test_other_text_inputs_refuse_a_nul_on_stdin(monkeypatch, kind):
+    import io
+    import sys
+
+    read, good, at = OTHER[kind]
+    data = good.replace(b"\n", b"\0\n", at)  # the NUL ends line ``at`` (and the lines before it): the first
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert _error(lambda: read("-")) == f"<stdin>:1: {NUL_MESSAGE}"
+
+
+def test_a_nul_is_refused_before_a_later_error_and_after_bad_utf8(tmp_path):
+    """The NUL check is on the whole text before parsing (a NUL on line 2, a bad line 3: line 2); a byte that
+    is not UTF-8 on an earlier or later line is found first, as for the text judgment formats."""
+    from pref_eval.io.candidates import read_candidates
+    from pref_eval.io.zscores import read_zscores
+
+    p = tmp_path / "f"
+    p.write_bytes(b"q1 d1\nq1 d2\0\nq1 d2 extra\n")
+    assert _error(lambda: read_candidates(str(p))) == f"{p}:2: {NUL_MESSAGE}"
+    p.write_bytes(b"q1 d1\nq1 d2\0\nq1 \xff\n")
+    assert _error(lambda: read_candidates(str(p))).startswith(f"{p}:3: byte 0xff is not UTF-8")
+    p.write_bytes(b"q1 map 0.5 0.1\nq2 map 0.5\0 0.1\nq3 map\n")
+    assert _error(lambda: read_zscores(str(p))) == f"{p}:2: {NUL_MESSAGE}"
+
+
+def test_other_commands_exit_2_with_one_line(tmp_path):
+    """zelo_trec -Z, zelo_compare --orderings and -P, zelo_simulate --matrix, zelo_pairs cycles --docs,
+    zelo_eval -B: one ``command: FILE:LINE: a NUL byte ...`` line, exit 2."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_bytes(b"\n".join(RUN) + b"\n")
+    qrels.write_bytes(b"\n".join(QRELS) + b"\n")
+    z = tmp_path / "z"
+    z.write_bytes(b"q1 map 0.5 0.1\nq1 P_5\0 0.5 0.1\n")
+    o, pq, m, docs, best = (tmp_path / n for n in ("o", "pq", "m", "docs", "best"))
+    o.write_bytes(b"A\nB\0\n")
+    pq.write_bytes(b"run\tqid\tmeasure\tvalue\nA\tq1\tmap\t0.5\nB\0\tq1\tmap\t0.4\n")
+    m.write_bytes(b"0.5 0.6\n0.4 0.5\0\n")
+    docs.write_bytes(b"q1 d1\nq1 d2\0\n")
+    best.write_bytes(b"qid\tdocno\tscore\tse\nq1\td1\0\t0.5\t0.1\n")
+    for module, args, f, line in (("trec", ["-Z", z, "-m", "map", qrels, run], z, 2),
+                                  ("compare", ["--orderings", o, o], o, 2),
+                                  ("compare", ["-P", pq, "--tests", "t"], pq, 3),
+                                  ("simulate", ["tournament", "--matrix", m, "--reps", "1", "-Q"], m, 2),
+                                  ("pairs", ["cycles", "--docs", docs, "-Q"], docs, 2),
+                                  ("eval", ["-R", qrels, "-B", best, "-m", "BestRR", run], best, 2)):
+        r = run_module_inproc(module, args, cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr.endswith(f": {f}:{line}: {NUL_MESSAGE}\n") \
+            and r.stderr.count("\n") == 1, (module, r.stderr)

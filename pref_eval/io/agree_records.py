@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .textfile import display_name, json_object, read_input_bytes
+from .textfile import display_name, json_object, read_input_bytes, refuse_nul
 
 KEYS = ("judge_a", "judge_b", "level", "statistic", "value", "ci_low", "ci_high", "n")
 
@@ -18,9 +18,11 @@ def read_agree_jsonl(path: str) -> list[dict]:
     """Every record of a ``zelo_agree -o jsonl`` file (``null`` numbers become NaN)."""
     name = display_name(path)
     try:
-        text = read_input_bytes(path, what="zelo_agree jsonl output").decode("utf-8")
+        data = read_input_bytes(path, what="zelo_agree jsonl output")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
+    refuse_nul(data, name)  # as every input read as text (the JSON parser would refuse it with another message)
     out = []
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

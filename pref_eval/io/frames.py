@@ -25,12 +25,21 @@ def not_an_id(x: Any) -> bool:
     return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
 
 
-def find_column(df: Any, names: tuple[str, ...]) -> Any:
-    """The first column of ``df`` whose name, lower-cased, is one of ``names`` (in that order), or None."""
-    cols = {c.lower(): c for c in df.columns if isinstance(c, str)}
+def find_column(df: Any, names: tuple[str, ...], source: str) -> Any:
+    """The first column of ``df`` whose name, lower-cased, is one of ``names`` (in that order), or None.
+
+    A name held by two columns (``score`` twice, or ``score`` and ``SCORE``) is an
+    :class:`~pref_eval.errors.InputError`: which one would be read?"""
+    cols: dict[str, list[Any]] = {}
+    for c in df.columns:
+        if isinstance(c, str):
+            cols.setdefault(c.lower(), []).append(c)
     for n in names:
         if n in cols:
-            return cols[n]
+            if len(cols[n]) > 1:
+                raise InputError(source, 0, f"DataFrame has {len(cols[n])} columns named {n!r} "
+                                            f"({', '.join(map(repr, cols[n]))}); expected one")
+            return cols[n][0]
     return None
 
 
@@ -55,3 +64,20 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     if len(empty):
         raise InputError(source, int(empty[0]) + 1, f"column {col!r}: empty id (expected a string or an integer)")
     return np.char.encode(text, "utf-8")
+
+
+def record_fields(rec: Any, source: str, line: int, expected: str) -> Any:
+    """One record of qrels or a run given as a list or generator (a tuple or list of fields), or an
+    :class:`~pref_eval.errors.InputError` naming it: a number, None, a string or a dict is not a record."""
+    from collections.abc import Mapping
+
+    if isinstance(rec, (tuple, list)) or (hasattr(rec, "__len__") and hasattr(rec, "__getitem__")
+                                          and not isinstance(rec, (str, bytes, Mapping))):
+        return rec
+    hint = " (a list of dicts: give pandas.DataFrame(records))" if isinstance(rec, Mapping) else ""
+    raise InputError(source, line, f"expected {expected}, got {type(rec).__name__} {_short(rec)}{hint}")
+
+
+def _short(x: Any) -> str:
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."

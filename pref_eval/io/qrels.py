@@ -237,6 +237,8 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     or an iterable of tuples ``(qid, docno, rel)`` / ``(qid, iteration, docno, rel)``
     or of ``Qrel`` namedtuples. ``subtopics``: the iteration is a subtopic id
     (see :func:`with_subtopics`)."""
+    from .frames import record_fields
+
     qids: list[Any] = []
     docs: list[Any] = []
     rels: list[Any] = []
@@ -254,6 +256,8 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
         return _qrels_from_frame(records, source, subtopics=subtopics)
     else:
         for i, rec in enumerate(records, 1):
+            if not hasattr(rec, "query_id"):
+                rec = record_fields(rec, source, i, "(qid, docno, rel) or (qid, iteration, docno, rel)")
             if hasattr(rec, "query_id"):
                 qids.append(rec.query_id)
                 docs.append(rec.doc_id)
@@ -309,13 +313,13 @@ def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
     :func:`pref_eval.io.frames.id_column`."""
     from .frames import find_column, id_column
 
-    qc = find_column(df, ("query_id", "qid"))
-    dc = find_column(df, ("doc_id", "docno", "docid"))
-    rc = find_column(df, ("relevance", "rel", "label"))
+    qc = find_column(df, ("query_id", "qid"), source)
+    dc = find_column(df, ("doc_id", "docno", "docid"), source)
+    rc = find_column(df, ("relevance", "rel", "label"), source)
     if qc is None or dc is None or rc is None:
         raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns")
     n = len(df)
-    ic = find_column(df, ("iteration", "iter", "subtopic"))
+    ic = find_column(df, ("iteration", "iter", "subtopic"), source)
     q = Qrels(
         qid=id_column(df, qc, source),
         iter=id_column(df, ic, source) if ic is not None and n else np.full(n, b"0", dtype="S1"),

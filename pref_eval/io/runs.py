@@ -25,7 +25,7 @@ from ..errors import InputError
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
 from .numbers import decimal_floats
-from .tokenize import split_lines
+from .tokenize import column_budget, split_lines
 
 
 _KINDS = {0: "S", 2: "S", 4: "f8"}
@@ -102,11 +102,39 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     return score
 
 
-def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True) -> Run:
-    """Parse run bytes; see the module docstring for the rules."""
+def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes] | None:
+    """(qid, docno, score, lines, tag) as the tokenizer path gives them, from the compiled kernels'
+    ``run_columns`` (one pass in C, no Python work per line); None when the kernels are not built or
+    the file has anything unusual (comments, errors, NUL, long fields, words or hex as scores), which
+    the tokenizer path then reads with its file:line errors."""
+    from ..native import kernels
+
+    kern = kernels()
+    if kern is None or not hasattr(kern, "run_columns"):
+        return None
+    got = kern.run_columns(data, column_budget(len(data)))
+    if got is None:
+        return None
+    qbuf, wq, dbuf, wd, sbuf, lbuf, tag = got
+    return (np.frombuffer(qbuf, dtype=f"S{wq}"), np.frombuffer(dbuf, dtype=f"S{wd}"),
+            np.frombuffer(sbuf, dtype=np.float64), np.frombuffer(lbuf, dtype=np.int64), tag)
+
+
+def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True,
+                   try_compiled: bool = True) -> Run:
+    """Parse run bytes; see the module docstring for the rules.
+
+    ``try_fast``: pyarrow first (large inputs); ``try_compiled``: the compiled kernels' reader
+    (:func:`_compiled_columns`) before the tokenizer (both False: the tokenizer alone, for tests)."""
     fast = fast_columns(data, min_fields=6, max_fields=None, kinds=_KINDS) if try_fast else None
     if fast is not None:
         return _fast_run(fast, _last_line(data), source, name)
+    compiled = _compiled_columns(data) if try_compiled else None
+    if compiled is not None:
+        qid, docno, score, lines, tag_bytes = compiled
+        return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
+                               tag=tag_bytes.decode("utf-8", errors="replace"),
+                               name=name if name is not None else source, source=source)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:
@@ -153,6 +181,13 @@ def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str |
                name=name if name is not None else source, source=source)
 
 
+def _integer_column(s: Any) -> bool:
+    """A column of integers (numpy or pandas nullable integer dtypes)."""
+    import pandas as pd
+
+    return pd.api.types.is_integer_dtype(s.dtype)
+
+
 def _run_from_frame(df: Any, name: str) -> Run:
     """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise.
 
@@ -162,11 +197,17 @@ def _run_from_frame(df: Any, name: str) -> Run:
     """
     from .frames import find_column, id_column
 
-    qc = find_column(df, ("query_id", "qid"))
-    dc = find_column(df, ("doc_id", "docno", "docid"))
-    sc = find_column(df, ("score", "sim"))
+    qc = find_column(df, ("query_id", "qid"), name)
+    dc = find_column(df, ("doc_id", "docno", "docid"), name)
+    sc = find_column(df, ("score", "sim"), name)
     if qc is None or dc is None or sc is None:
         raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
+    if dc.lower() == "docid" and _integer_column(df[dc]):
+        # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
+        # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)
+        raise InputError(name, 0, f"column {dc!r} holds integers and there is no docno column: PyTerrier's docid "
+                                  "is the index's internal number, not the document id; keep the docno column "
+                                  "(or name the column doc_id if these integers are the ids)")
     try:
         score = np.asarray(df[sc], dtype=np.float64)
     except (TypeError, ValueError):
@@ -181,7 +222,7 @@ def _run_from_frame(df: Any, name: str) -> Run:
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
-    from .frames import not_an_id
+    from .frames import not_an_id, record_fields
 
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
@@ -196,6 +237,7 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     docs: list[str] = []
     scores: list[float] = []
     for i, rec in enumerate(triples, 1):
+        rec = record_fields(rec, name, i, "(qid, docno, score)")
         if len(rec) != 3:
             raise InputError(name, i, "expected (qid, docno, score)")
         try:

@@ -13,9 +13,11 @@ Policy (documented in docs/input-formats.md):
   the first byte that is not UTF-8.
 * A missing file, a directory, an unreadable file are errors (line 0).
 * A NUL byte in a text file (TREC runs, qrels, rel-info files, the text judgment
-  formats) is an error naming its line (:func:`refuse_nul`): C readers end a
-  field there, numpy's bytes arrays drop NULs ending a field, so ``ab\\0`` and
-  ``ab`` would silently become one id.
+  formats, and everything read through :func:`read_input_text`: zELO score files,
+  per-query tables, orderings, matrices, ``qid docno`` lists, texts, pairs,
+  prompt templates, states) is an error naming its line (:func:`refuse_nul`): C
+  readers end a field there, numpy's bytes arrays drop NULs ending a field, so
+  ``ab\\0`` and ``ab`` would silently become one id.
 """
 from __future__ import annotations
 
@@ -104,8 +106,13 @@ def decode_utf8(data: bytes, source: str) -> str:
 
 
 def read_input_text(path: PathLike, *, what: str = "file") -> str:
-    """:func:`read_input_bytes` decoded as UTF-8 (errors name the file and line)."""
-    return decode_utf8(read_input_bytes(path, what=what), display_name(path))
+    """:func:`read_input_bytes` decoded as UTF-8 (errors name the file and line); a NUL byte is refused
+    (:func:`refuse_nul`, after the UTF-8 check as for the text judgment formats)."""
+    data = read_input_bytes(path, what=what)
+    name = display_name(path)
+    text = decode_utf8(data, name)
+    refuse_nul(data, name)
+    return text
 
 
 def plain_file(path: PathLike) -> bool:

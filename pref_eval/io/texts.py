@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from ..errors import InputError
-from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes
+from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes, refuse_nul
 
 _QID_KEYS = ("qid", "query_id", "id", "_id")
 _QTEXT_KEYS = ("text", "query")
@@ -104,9 +104,14 @@ def _load_irds(dataset_id: str):
 
 
 def _text_lines(path: str, what: str):
-    """``(display name, text)``: UTF-8 (a bad byte is named with its line), CR-only line ends as LF."""
+    """``(display name, text)``: UTF-8 (a bad byte is named with its line), CR-only line ends as LF, a NUL
+    byte refused (:func:`~pref_eval.io.textfile.refuse_nul`: the TSV ids would differ from the TREC files'
+    ones, and a NUL is no text to judge)."""
     name = display_name(path)
-    return name, decode_utf8(cr_line_ends(read_input_bytes(path, what=what)), name)
+    data = cr_line_ends(read_input_bytes(path, what=what))
+    text = decode_utf8(data, name)
+    refuse_nul(data, name)
+    return name, text
 
 
 def _put(table: dict[str, str], first: dict[str, int], key: str, text: str, name: str, no: int, what: str,

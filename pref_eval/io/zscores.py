@@ -3,7 +3,8 @@
 White-space separated, exactly four fields per line; ``mean``/``stddev`` parsed as C ``atof``
 (trec_eval's ``convert_zscores.c``: a leading number, else 0). A blank or malformed line is an
 error naming the line (trec_eval also refuses it, without the file name); a duplicated (qid,
-measure) keeps its first line (trec_eval's binary search picks either). The z-scores themselves:
+measure) keeps its first line (trec_eval's binary search picks either). A NUL byte is an error naming
+its line (:func:`~pref_eval.io.textfile.refuse_nul`; trec_eval's C strings would end there). The z-scores themselves:
 :mod:`pref_eval.trec_eval.zscores`.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
-from .textfile import display_name, read_input_bytes
+from .textfile import display_name, read_input_bytes, refuse_nul
 
 ZTable = dict  # {(qid: str, measure: str): (mean: float, stddev: float)}
 
@@ -29,6 +30,7 @@ def read_zscores(path: str) -> ZTable:
     name = display_name(path)
     if not data:
         raise InputError(name, 0, "empty zscores file (expected lines 'qid measure mean stddev')")
+    refuse_nul(data, name)  # 'q1\0' would be a qid of its own, 'mean\0' read as C's atof reads 'mean'
     table: ZTable = {}
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":

@@ -1,0 +1,194 @@
+"""A newcomer's inputs to the Python API that used to end in a TypeError/KeyError/ValueError from deep
+inside, or in a silently wrong number (session 16, helper u25): each is now one ``InputError`` naming
+the input, and the accepted neighbours of each still give ir-measures' values (computed live).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pref_eval
+from pref_eval.errors import InputError
+
+ir_measures = pytest.importorskip("ir_measures")
+
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = str(ROOT / "qrels" / "dl19-sample.qrels")
+RUN = str(ROOT / "runs" / "bm25.run")
+QD = {"q1": {"d1": 1, "d2": 0, "d3": 2}}
+RD = {"q1": {"d1": 1.0, "d2": 2.0, "d3": 0.5}}
+
+
+@pytest.mark.parametrize("records", [
+    [1.0, 2.0],                 # a column of scores
+    pd.Series([0.5, 0.7]),      # df["score"] instead of df
+    np.array([0.5, 0.7]),
+    [None],
+], ids=["floats", "series", "array", "none"])
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_records_that_are_not_records(records, which):
+    """Was ``TypeError: object of type 'float' has no len()`` (or a wrong field split of a string)."""
+    args = (records, RD) if which == "qrels" else (QD, records)
+    with pytest.raises(InputError) as e:
+        pref_eval.calc_aggregate("P@2", *args)
+    msg = str(e.value)
+    start = "<qrels>:1: expected (qid, docno, rel)" if which == "qrels" else "run:1: expected (qid, docno, score)"
+    assert msg.startswith(start)
+    assert ", got " in msg
+
+
+def test_a_string_is_not_a_qrels_record():
+    """``["q1 d1 1"]`` (lines, not records) had its characters read as fields: ``q``, `` ``, ``1``..."""
+    for recs in (["abc"], ["q1 0 d1 1"]):
+        with pytest.raises(InputError, match=r"^<qrels>:1: expected .*, got str"):
+            pref_eval.calc_aggregate("P@2", recs, RD)
+
+
+def test_list_of_dicts_says_what_to_do():
+    """``df.to_dict("records")`` as qrels was ``KeyError: 0``."""
+    recs = [{"query_id": "q1", "doc_id": "d1", "relevance": 1}]
+    with pytest.raises(InputError, match=r"^<qrels>:1: .*got dict .*pandas\.DataFrame\(records\)"):
+        pref_eval.calc_aggregate("P@2", recs, RD)
+    # the advice works, and gives ir-measures' value
+    got = pref_eval.calc_aggregate("P@2", pd.DataFrame(recs), RD)["P@2"]
+    exp = ir_measures.calc_aggregate([ir_measures.P @ 2], pd.DataFrame(recs),
+                                     pd.DataFrame([("q1", d, s) for d, s in RD["q1"].items()],
+                                                  columns=["query_id", "doc_id", "score"]))[ir_measures.P @ 2]
+    assert got == exp == 0.5
+
+
+def _irm_run_frame():
+    return pd.DataFrame(list(ir_measures.read_trec_run(RUN)))
+
+
+@pytest.mark.parametrize("extra", ["score", "SCORE"])
+def test_a_column_twice_is_refused(extra):
+    """Two columns named score (pd.concat of a frame and its score column) was a numpy broadcast ValueError."""
+    run = _irm_run_frame()
+    run2 = pd.concat([run, run[["score"]].rename(columns={"score": extra})], axis=1)
+    with pytest.raises(InputError, match=r"^run: DataFrame has 2 columns named 'score'"):
+        pref_eval.calc_aggregate("nDCG@10", QRELS, run2)
+    qrels = pd.DataFrame(list(ir_measures.read_trec_qrels(QRELS)))
+    qrels2 = pd.concat([qrels, qrels[["relevance"]]], axis=1)
+    with pytest.raises(InputError, match=r"^<qrels>: DataFrame has 2 columns named 'relevance'"):
+        pref_eval.calc_aggregate("nDCG@10", qrels2, run)
+
+
+def test_pyterrier_internal_docid_alone_is_refused():
+    """A PyTerrier result without its docno column (``metadata=[]``, or a transformer that dropped it) has only
+    ``docid``, Terrier's internal document number. It was read as the document id: every document unjudged,
+    nDCG@10 = 0 with no error (or the wrong documents matched when the docnos are numbers)."""
+    run = _irm_run_frame().rename(columns={"query_id": "qid", "doc_id": "docno"})
+    run["docid"] = np.arange(len(run))
+    with pytest.raises(InputError, match=r"^run: column 'docid' holds integers and there is no docno column"):
+        pref_eval.calc_aggregate("nDCG@10", QRELS, run.drop(columns="docno"))
+    with pytest.raises(InputError, match="holds integers"):  # pandas' nullable integers too
+        pref_eval.calc_aggregate("nDCG@10", QRELS, run.drop(columns="docno").astype({"docid": "Int64"}))
+    exp = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], list(ir_measures.read_trec_qrels(QRELS)),
+                                     _irm_run_frame())[ir_measures.nDCG @ 10]
+    assert exp > 0
+    # with docno beside it, docid is not read; a docid column of string ids (Pyserini's hits) is the id
+    assert pref_eval.calc_aggregate("nDCG@10", QRELS, run)["nDCG@10"] == pytest.approx(exp, abs=1e-12)
+    as_str = run.drop(columns="docid").rename(columns={"docno": "docid"})
+    assert pref_eval.calc_aggregate("nDCG@10", QRELS, as_str)["nDCG@10"] == pytest.approx(exp, abs=1e-12)
+
+
+def test_subpackages_after_import_pref_eval():
+    """The docs write ``pref_eval.api.judge``, ``pref_eval.errors.PrefEvalWarning``, ``pref_eval.log.Log``:
+    after ``import pref_eval`` alone each was an AttributeError (in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, pref_eval; warnings.filterwarnings('error', category=pref_eval.errors.PrefEvalWarning); "
+            "print(pref_eval.api.judge.__name__, pref_eval.log.Log.__name__)\n"
+            "try:\n    pref_eval.nosuch\nexcept AttributeError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}).stdout.splitlines()
+    assert out == ["judge Log", "module 'pref_eval' has no attribute 'nosuch'"]
+
+
+def _per_query():
+    return pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+
+
+def test_compare_per_query_table_refusals():
+    """A ``value`` column twice was ``AttributeError: 'DataFrame' object has no attribute 'tolist'``; a value
+    that is not a number ``ValueError: could not convert string to float``."""
+    from pref_eval.errors import UsageError
+
+    pq = _per_query()
+    with pytest.raises(UsageError, match="per-query table has column.s. value twice"):
+        pref_eval.compare(pd.concat([pq, pq[["value"]]], axis=1), tests=["t"])
+    bad = pq.assign(value=pq.value.astype(object))
+    bad.loc[bad.index[3], "value"] = "n/a"
+    with pytest.raises(UsageError, match=r"value 'n/a' of run 'bm25.run', query '\S+', measure 'map' is not a number"):
+        pref_eval.compare(bad, tests=["t"])
+    # numbers as text are numbers: the t-test's p-value is scipy's on the paired values
+    scipy_stats = pytest.importorskip("scipy.stats")
+    wide = pq.pivot(index="qid", columns="run", values="value")
+    exp = scipy_stats.ttest_rel(wide["bm25.run"], wide["dense.run"]).pvalue
+    got = pref_eval.compare(pq.assign(value=pq.value.astype(str)), tests=["t"]).records["p_value"].iloc[0]
+    assert got == pytest.approx(exp, rel=1e-12)
+
+
+def test_file_functions_refuse_data_and_take_one_path_as_one():
+    """fit() of a DataFrame read its column names as file names (``qid: no such file``); a list of tuples was
+    ``TypeError`` from os.fspath; agreement("one.txt") read the path's characters as files (``-J -: standard
+    input can be read once``)."""
+    from pref_eval.errors import UsageError
+
+    frame = pd.DataFrame({"qid": ["q1"], "doc_a": ["a"], "doc_b": ["b"], "score": [1.0]})
+    for data, what in ((frame, "DataFrame"), ({"q1": []}, "dict"), ([("q1", "a", "b", 1.0)], "a list holding tuple")):
+        with pytest.raises(UsageError, match=f"^judgments: expected a path or a list of paths, got {what}"):
+            pref_eval.fit(data)
+    judge = str(ROOT / "judgments" / "dl21-crowd-sample.txt")
+    with pytest.raises(UsageError, match="needs at least two judgment files"):
+        pref_eval.agreement(judge)
+
+
+def test_pairs_queries_shapes():
+    """``pairs({qid: docs})`` iterated the dict's keys: qid "q1" became query "q" with the one document "1"
+    (no pair, no error); documents given as one string were its characters."""
+    from pref_eval.errors import UsageError
+
+    docs = ["a", "b", "c", "d"]
+    assert pref_eval.pairs({"q1": docs, "q2": docs[:3]}, cycles=2, seed=3) == \
+        pref_eval.pairs([("q1", docs), ("q2", docs[:3])], cycles=2, seed=3)
+    with pytest.raises(UsageError, match="query 'q1': expected a list of docnos, got str 'abc'"):
+        pref_eval.pairs([("q1", "abc")])
+    with pytest.raises(UsageError, match=r"item 1 is \('q1', 'a', 'b'\); expected \(qid, \[docno, ...\]\)"):
+        pref_eval.pairs([("q1", "a", "b")])
+
+
+@pytest.mark.parametrize("matrix,msg", [
+    ([[0.5, 1.7], [0.3, 0.5]], r"expected a probability in \[0, 1\], got 1.7 at row 1, column 2"),
+    ([[0.5, float("nan")], [0.3, 0.5]], r"expected a probability in \[0, 1\], got nan at row 1, column 2"),
+    ([[0.5, 0.7], [0.3]], r"expected a square matrix of probabilities"),
+    ([[0.5]], r"expected a square matrix of at least 2 x 2, got shape \(1, 1\)"),
+])
+def test_simulate_matrix_checked_as_a_file_is(matrix, msg):
+    """An array given to simulate() was not checked (1.7 and NaN simulated silently; a ragged list was numpy's
+    ValueError); a matrix file with the same numbers is refused by zelo_simulate."""
+    with pytest.raises(InputError, match="^matrix: " + msg):
+        pref_eval.simulate(matrix, reps=2)
+
+
+def test_simulate_options_refused_with_usage_errors(tmp_path):
+    from pref_eval.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown algorithm 'mergerucb'; expected one of dts, mergedts"):
+        pref_eval.simulate_bandit("mergerucb", case="A")  # was KeyError
+    with pytest.raises(UsageError, match="--case: expected A or B, got 'C'"):
+        pref_eval.simulate_bandit("dts", case="C", reps=1, budget=5)  # was ValueError
+    with pytest.raises(UsageError, match="--case: expected A or B"):
+        pref_eval.simulate_adaptive(case="c", reps=1)
+    for kw, msg in ((dict(ks="5"), "--K: expected a list of integers, got str"),  # was TypeError
+                    (dict(ks=[1]), "--K: expected integers >= 2, got 1"),        # was NaN taus, silently
+                    (dict(ks=[2.5]), "--K: expected integers >= 2, got 2.5"),
+                    (dict(cycles=[0]), "--cycles: expected integers >= 1, got 0"),
+                    (dict(sigma="0.6"), "--sigma: expected a list of numbers, got str")):
+        with pytest.raises(UsageError, match=msg):
+            pref_eval.simulate_recovery(trials=1, **kw)
