@@ -26,10 +26,13 @@ import csv
 import json
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from .textfile import display_name, read_input_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("run", "qid", "measure", "value")
 
@@ -98,7 +101,7 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list) -> bool:
     return pair
 
 
-def read_per_query(path: str | os.PathLike[str]):
+def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
 
