@@ -161,6 +161,14 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if not name.startswith("_"):  # a subpackage on first use, as the docs write it: pref_eval.api.judge,
+        import importlib  # pref_eval.errors.PrefEvalWarning, pref_eval.log.Log (after ``import pref_eval`` only)
+
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module 'pref_eval' has no attribute {name!r}")
 
 

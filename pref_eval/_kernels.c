@@ -793,6 +793,478 @@ fail:
     return NULL;
 }
 
+/* run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: the columns
+   pref_eval.io.runs.run_from_bytes takes from the tokenizer (pref_eval.io.tokenize.split_lines with 6
+   kept fields, then io.numbers.decimal_floats), for a run file with nothing unusual. qid/docno: bytearrays
+   of fixed-width fields (width = the column's longest field, NUL padded: numpy "S" arrays), score: float64
+   bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line.
+   Fields are separated by ASCII white space (9-13, 32), lines end at '\n', blank lines are skipped, as the
+   tokenizer does. None (the caller then runs the tokenizer, which finds any error with its line) for:
+   a NUL byte, a line starting with '#', a line of 1 to 5 fields, no data line, one of the first 6 fields
+   longer than 255 bytes or a column over ``budget`` bytes, a score outside
+   [+-]?([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)? or reading as inf. A score is read by
+   PyOS_string_to_double (float()'s correctly rounded reader; numpy's bytes-to-float cast gives the same
+   value, tests/test_run_columns.py). */
+static int ws_byte(unsigned char c) { return c == 32 || (c >= 9 && c <= 13); }
+
+/* 10^k, k <= 22: exact doubles */
+static const double EXACT10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                                   1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A score [+-]?digits[.digits] with at most 15 digits in all: m / 10^k with m < 10^15 < 2^53 and k <= 15
+   both exact, so the one IEEE division is the correctly rounded value of the decimal (Clinger's fast
+   path), the value float() reads. Returns 0 (not taken) for anything else. */
+static int simple_score(const unsigned char *t, Py_ssize_t n, double *out) {
+    Py_ssize_t i = 0;
+    int neg = 0, nd = 0, frac = 0, dot = 0;
+    uint64_t m = 0;
+    if (n > 0 && (t[0] == '+' || t[0] == '-')) { neg = t[0] == '-'; i = 1; }
+    for (; i < n; i++) {
+        unsigned char c = t[i];
+        if (c >= '0' && c <= '9') {
+            if (++nd > 15) return 0;
+            m = m * 10 + (uint64_t)(c - '0');
+            frac += dot;
+        } else if (c == '.' && !dot) {
+            dot = 1;
+        } else {
+            return 0;
+        }
+    }
+    if (nd == 0) return 0;
+    double v = (double)m / EXACT10[frac];
+    *out = neg ? -v : v;
+    return 1;
+}
+
+static int score_grammar(const unsigned char *t, Py_ssize_t n) {
+    Py_ssize_t i = 0, d = 0;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    while (i < n && t[i] >= '0' && t[i] <= '9') i++, d++;
+    if (i < n && t[i] == '.') {
+        i++;
+        while (i < n && t[i] >= '0' && t[i] <= '9') i++, d++;
+    }
+    if (d == 0) return 0;
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+        Py_ssize_t e = 0;
+        while (i < n && t[i] >= '0' && t[i] <= '9') i++, e++;
+        if (e == 0) return 0;
+    }
+    return i == n;
+}
+
+static PyObject *k_run_columns(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "y*L", &view, &budget)) return NULL;
+    const unsigned char *a = view.buf;
+    Py_ssize_t n = view.len, cap = 0, rows = 0;
+    /* per data line: start and length of fields 0, 2, 4 and 5; its line number */
+    int64_t *st = NULL, *ln = NULL;
+    int32_t *len = NULL;
+    PyObject *res = NULL, *q = NULL, *d = NULL, *sc = NULL, *li = NULL, *tag = NULL;
+    int w[6] = {0, 0, 0, 0, 0, 0}, ok = 1;
+    if (memchr(a, 0, (size_t)n)) goto none;
+    {
+        Py_ssize_t i = 0;
+        int64_t line = 1;
+        while (i < n && ok) {
+            if (a[i] == '#' && (i == 0 || a[i - 1] == '\n')) { ok = 0; break; }
+            Py_ssize_t fs[6], fl[6];
+            int nf = 0;
+            /* the fields of this line */
+            while (i < n && a[i] != '\n') {
+                if (ws_byte(a[i])) { i++; continue; }
+                Py_ssize_t s0 = i;
+                while (i < n && !ws_byte(a[i])) i++;
+                if (nf < 6) { fs[nf] = s0; fl[nf] = i - s0; }
+                nf++;
+            }
+            if (nf > 0) {
+                if (nf < 6) { ok = 0; break; }
+                if (rows == cap) {
+                    Py_ssize_t nc = cap ? 2 * cap : 1024;
+                    int64_t *s2 = realloc(st, sizeof(int64_t) * 4 * nc), *l2;
+                    if (!s2) { PyErr_NoMemory(); goto fail; }
+                    st = s2;
+                    int32_t *n2 = realloc(len, sizeof(int32_t) * 4 * nc);
+                    if (!n2) { PyErr_NoMemory(); goto fail; }
+                    len = n2;
+                    l2 = realloc(ln, sizeof(int64_t) * nc);
+                    if (!l2) { PyErr_NoMemory(); goto fail; }
+                    ln = l2;
+                    cap = nc;
+                }
+                for (int k = 0; k < 6; k++) {
+                    if (fl[k] > 255) { ok = 0; break; }
+                    if (fl[k] > w[k]) w[k] = (int)fl[k];
+                }
+                static const int keep[4] = {0, 2, 4, 5};
+                for (int k = 0; k < 4; k++) {
+                    st[4 * rows + k] = fs[keep[k]];
+                    len[4 * rows + k] = (int32_t)fl[keep[k]];
+                }
+                ln[rows++] = line;
+            }
+            if (i < n) { i++; line++; }  /* the '\n' */
+        }
+    }
+    if (!ok || rows == 0) goto none;
+    for (int k = 0; k < 6; k++)
+        if ((long long)w[k] * rows > budget) goto none;
+    q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)w[0] * rows);
+    d = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)w[2] * rows);
+    sc = PyByteArray_FromStringAndSize(NULL, 8 * rows);
+    li = PyByteArray_FromStringAndSize(NULL, 8 * rows);
+    if (!q || !d || !sc || !li) goto fail;
+    {
+        char *qp = PyByteArray_AS_STRING(q), *dp = PyByteArray_AS_STRING(d);
+        double *sp = (double *)PyByteArray_AS_STRING(sc);
+        memset(qp, 0, (size_t)w[0] * rows);
+        memset(dp, 0, (size_t)w[2] * rows);
+        memcpy(PyByteArray_AS_STRING(li), ln, 8 * (size_t)rows);
+        char tok[256];
+        for (Py_ssize_t r = 0; r < rows; r++) {
+            memcpy(qp + (size_t)w[0] * r, a + st[4 * r], (size_t)len[4 * r]);
+            memcpy(dp + (size_t)w[2] * r, a + st[4 * r + 1], (size_t)len[4 * r + 1]);
+            const unsigned char *t = a + st[4 * r + 2];
+            Py_ssize_t tl = len[4 * r + 2];
+            if (simple_score(t, tl, &sp[r])) continue;
+            if (!score_grammar(t, tl)) goto none;
+            memcpy(tok, t, (size_t)tl);
+            tok[tl] = 0;
+            char *end = NULL;
+            double v = PyOS_string_to_double(tok, &end, NULL);
+            if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); goto none; }
+            if (end != tok + tl || isinf(v) || isnan(v)) goto none;
+            sp[r] = v;
+        }
+        tag = PyBytes_FromStringAndSize((const char *)a + st[4 * (rows - 1) + 3], len[4 * (rows - 1) + 3]);
+        if (!tag) goto fail;
+    }
+    res = Py_BuildValue("(OiOiOOO)", q, w[0], d, w[2], sc, li, tag);
+    goto fail;  /* the common clean-up */
+none:
+    res = Py_None;
+    Py_INCREF(res);
+fail:
+    Py_XDECREF(q); Py_XDECREF(d); Py_XDECREF(sc); Py_XDECREF(li); Py_XDECREF(tag);
+    free(st); free(len); free(ln);
+    PyBuffer_Release(&view);
+    return res;
+}
+
+/* rpp_levels(grid, weights, ib, jb, active, acc): the sums of pref_eval.run_preferences.pairwise._levels_in_turn,
+   acc[s][g, p] += weights[s][i, g] * sgn(grid[i, g, jb[p]] - grid[i, g, ib[p]]) for each level i with
+   g < active[i] (active non-increasing), level after level from acc's values (zeros): for each cell the
+   same additions in the same order as the numpy loop, so the same bits (-ffp-contract=off: no fused
+   multiply-add). grid (depth, NG, R) int32 or int64, weights a list of float64 (depth, NG), ib/jb int64
+   (Pc) in [0, R), active int64 (depth), acc a list (as long as weights) of float64 (NG, Pc). */
+static PyObject *k_rpp_levels(PyObject *self, PyObject *args) {
+    PyObject *go, *wl, *io, *jo, *ao, *al;
+    Py_buffer gv;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    buf_t *wb = NULL, *ab = NULL;
+    Py_ssize_t ns = 0;
+    int held = 0;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "OO!OOOO!", &go, &PyList_Type, &wl, &io, &jo, &ao, &PyList_Type, &al)) return NULL;
+    if (PyObject_GetBuffer(go, &gv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    held = 1;
+    ns = PyList_GET_SIZE(wl);
+    if (PyList_GET_SIZE(al) != ns || gv.ndim != 3 || (gv.itemsize != 4 && gv.itemsize != 8)) {
+        PyErr_SetString(PyExc_ValueError, "rpp_levels: grid (depth, NG, R) int32/int64, as many acc as weights");
+        goto done;
+    }
+    {
+        const char *f = gv.format ? gv.format : "B";
+        if (*f == '<' || *f == '=' || *f == '@') f++;
+        if (!((gv.itemsize == 4 && f[0] == 'i') || (gv.itemsize == 8 && (f[0] == 'q' || f[0] == 'l'))) || f[1]) {
+            PyErr_SetString(PyExc_TypeError, "rpp_levels: grid must be int32 or int64");
+            goto done;
+        }
+    }
+    wb = calloc((size_t)(ns ? ns : 1), sizeof(buf_t));
+    ab = calloc((size_t)(ns ? ns : 1), sizeof(buf_t));
+    if (!wb || !ab) { PyErr_NoMemory(); goto done; }
+    if (get_buf(io, &b[0], 0, 'q', "ib") < 0 || get_buf(jo, &b[1], 0, 'q', "jb") < 0 ||
+        get_buf(ao, &b[2], 0, 'q', "active") < 0)
+        goto done;
+    {
+        Py_ssize_t depth = gv.shape[0], NG = gv.shape[1], R = gv.shape[2], Pc = NITEMS(b[0]);
+        const int64_t *ib = b[0].view.buf, *jb = b[1].view.buf, *active = b[2].view.buf;
+        if (NITEMS(b[1]) != Pc || NITEMS(b[2]) != depth) {
+            PyErr_SetString(PyExc_ValueError, "rpp_levels: inconsistent lengths");
+            goto done;
+        }
+        if (indices_in_range(ib, Pc, R, "rpp_levels: ib out of range") < 0 ||
+            indices_in_range(jb, Pc, R, "rpp_levels: jb out of range") < 0 ||
+            indices_in_range(active, depth, NG + 1, "rpp_levels: active out of range") < 0)
+            goto done;
+        for (Py_ssize_t s = 0; s < ns; s++) {
+            if (get_buf(PyList_GET_ITEM(wl, s), &wb[s], 0, 'd', "weights") < 0 ||
+                get_buf(PyList_GET_ITEM(al, s), &ab[s], 1, 'd', "acc") < 0)
+                goto done;
+            if (NITEMS(wb[s]) != depth * NG || NITEMS(ab[s]) != NG * Pc) {
+                PyErr_SetString(PyExc_ValueError, "rpp_levels: weights (depth, NG), acc (NG, Pc)");
+                goto done;
+            }
+        }
+        if (ns > 8) {
+            PyErr_SetString(PyExc_ValueError, "rpp_levels: at most 8 weight arrays");
+            goto done;
+        }
+        double *wloc = malloc(sizeof(double) * (size_t)(depth ? depth : 1) * 8);
+        int64_t *loc = malloc(sizeof(int64_t) * (size_t)(depth ? depth : 1) * (size_t)(R ? R : 1));
+        if (!wloc || !loc) { free(wloc); free(loc); PyErr_NoMemory(); goto done; }
+        const int wide = gv.itemsize == 8;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t g = 0; g < NG; g++) {
+            Py_ssize_t m = 0;  /* levels of group g: active[i] > g for i < m */
+            while (m < depth && active[m] > g) m++;
+            if (m == 0) continue;
+            for (Py_ssize_t i = 0; i < m; i++)
+                for (Py_ssize_t s = 0; s < ns; s++) wloc[i * ns + s] = ((const double *)wb[s].view.buf)[i * NG + g];
+            /* group g's rows of every level, contiguous (m x R int64): they stay in L1 over the pairs */
+            for (Py_ssize_t i = 0; i < m; i++)
+                for (Py_ssize_t r = 0; r < R; r++)
+                    loc[i * R + r] = wide ? ((const int64_t *)gv.buf)[(i * NG + g) * R + r]
+                                          : (int64_t)((const int32_t *)gv.buf)[(i * NG + g) * R + r];
+            double *a0 = ns > 0 ? (double *)ab[0].view.buf + g * Pc : NULL;
+            double *a1 = ns > 1 ? (double *)ab[1].view.buf + g * Pc : NULL;
+            double *a2 = ns > 2 ? (double *)ab[2].view.buf + g * Pc : NULL;
+            Py_ssize_t p = 0;
+            if (ns == 3)  /* the usual case (rpp, invrpp, dcgrpp): two pairs at a time, sums in registers */
+                for (; p + 1 < Pc; p += 2) {
+                    double u0 = a0[p], u1 = a1[p], u2 = a2[p], v0 = a0[p + 1], v1 = a1[p + 1], v2 = a2[p + 1];
+                    const int64_t xu = ib[p], yu = jb[p], xv = ib[p + 1], yv = jb[p + 1];
+                    for (Py_ssize_t i = 0; i < m; i++) {
+                        const int64_t *row = loc + i * R;
+                        const double su = (double)((row[yu] > row[xu]) - (row[yu] < row[xu]));
+                        const double sv = (double)((row[yv] > row[xv]) - (row[yv] < row[xv]));
+                        const double *w = wloc + i * 3;
+                        u0 += w[0] * su; u1 += w[1] * su; u2 += w[2] * su;
+                        v0 += w[0] * sv; v1 += w[1] * sv; v2 += w[2] * sv;
+                    }
+                    a0[p] = u0; a1[p] = u1; a2[p] = u2; a0[p + 1] = v0; a1[p + 1] = v1; a2[p + 1] = v2;
+                }
+            for (; p < Pc; p++) {
+                double a[8];
+                for (Py_ssize_t s = 0; s < ns; s++) a[s] = ((double *)ab[s].view.buf)[g * Pc + p];
+                const int64_t xi = ib[p], yj = jb[p];
+                for (Py_ssize_t i = 0; i < m; i++) {  /* level after level, as the numpy loop */
+                    const int64_t *row = loc + i * R;
+                    const double ds = (double)((row[yj] > row[xi]) - (row[yj] < row[xi])), *w = wloc + i * ns;
+                    for (Py_ssize_t s = 0; s < ns; s++) a[s] += w[s] * ds;
+                }
+                for (Py_ssize_t s = 0; s < ns; s++) ((double *)ab[s].view.buf)[g * Pc + p] = a[s];
+            }
+        }
+        Py_END_ALLOW_THREADS
+        free(wloc);
+        free(loc);
+    }
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    if (wb) release(wb, (int)ns);
+    if (ab) release(ab, (int)ns);
+    free(wb); free(ab);
+    release(b, 3);
+    if (held) PyBuffer_Release(&gv);
+    return res;
+}
+
+/* pref_lines(kinds, kind, col, qi, nbytes) -> str: JSON lines of pref_eval.output.preferences.pref_json_lines'
+   per-query block, line t being built from the column specs kinds[kind[t]] with c = col[t], q = qi[t]:
+   (0, texts, by) writes texts[q] (by 0) or texts[c] (by 1), str; (1, values, ties, pre, post, raw, bounds)
+   writes pre + repr(values[c, q]) + post, or pre + "0" + post where ties[c, q] (ties a uint8 array or None),
+   values float64 (ncol, nq); (2, values, pre, post) the same with int64 values as decimal integers.
+   repr is float.__repr__'s text (sb_repr); raw (bytes or None) is orjson's text of the values, value k
+   being raw[bounds[k] + 1:bounds[k + 1]] (bounds int64, n + 1): taken for 1e-4 <= |x| < 1e16 and +-0,
+   where orjson's shortest digits are repr's (pref_eval.output.preferences._float_texts; ~30x faster
+   than dtoa below 1e-3, 3x faster than fast_repr). ``nbytes``: a first guess of the size. The result is what
+   joining the Python pieces gives (tests/test_pref_output.py compares both). */
+typedef struct {
+    int tag, by;
+    PyObject *texts;
+    buf_t v, t, raw, bnd;
+    const char *pre, *post;
+    Py_ssize_t npre, npost, ncol, nq;
+} colspec_t;
+
+static int sb_zero_or_repr(sbuf_t *sb, double x) {
+    if (x == 0.0) return signbit(x) ? sb_put(sb, "-0.0", 4) : sb_put(sb, "0.0", 3);
+    return sb_repr(sb, x);
+}
+
+static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
+    PyObject *kinds, *ko, *co, *qo;
+    long long nbytes;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    sbuf_t sb = {NULL, 0, 0};
+    colspec_t *cs = NULL;
+    Py_ssize_t *kstart = NULL, ncs = 0;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "O!OOOL", &PyList_Type, &kinds, &ko, &co, &qo, &nbytes)) return NULL;
+    if (get_buf(ko, &b[0], 0, 'q', "kind") < 0 || get_buf(co, &b[1], 0, 'q', "col") < 0 ||
+        get_buf(qo, &b[2], 0, 'q', "qi") < 0)
+        goto done;
+    Py_ssize_t nk = PyList_GET_SIZE(kinds), nl = NITEMS(b[0]);
+    if (NITEMS(b[1]) != nl || NITEMS(b[2]) != nl) {
+        PyErr_SetString(PyExc_ValueError, "pref_lines: kind, col and qi differ in length");
+        goto done;
+    }
+    kstart = calloc((size_t)nk + 1, sizeof(Py_ssize_t));
+    if (!kstart) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *l = PyList_GET_ITEM(kinds, k);
+        if (!PyList_Check(l)) { PyErr_SetString(PyExc_TypeError, "pref_lines: kinds[k] must be a list"); goto done; }
+        kstart[k] = ncs;
+        ncs += PyList_GET_SIZE(l);
+    }
+    kstart[nk] = ncs;
+    cs = calloc((size_t)(ncs ? ncs : 1), sizeof(colspec_t));
+    if (!cs) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t k = 0; k < nk; k++) {
+        PyObject *l = PyList_GET_ITEM(kinds, k);
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(l); j++) {
+            colspec_t *c = &cs[kstart[k] + j];
+            PyObject *t = PyList_GET_ITEM(l, j), *vo, *to, *po, *qo2;
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 3) {
+                PyErr_SetString(PyExc_TypeError, "pref_lines: a column spec must be a tuple");
+                goto done;
+            }
+            c->tag = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+            if (c->tag == -1 && PyErr_Occurred()) goto done;
+            if (c->tag == 0) {
+                c->texts = PyTuple_GET_ITEM(t, 1);
+                c->by = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 2));
+                if (!PyList_Check(c->texts) || (c->by != 0 && c->by != 1)) {
+                    PyErr_SetString(PyExc_TypeError, "pref_lines: (0, list of str, 0|1)");
+                    goto done;
+                }
+                continue;
+            }
+            if ((c->tag == 1 && PyTuple_GET_SIZE(t) != 7) || (c->tag == 2 && PyTuple_GET_SIZE(t) != 4) ||
+                (c->tag != 1 && c->tag != 2)) {
+                PyErr_SetString(PyExc_ValueError,
+                                "pref_lines: (1, values, ties, pre, post, raw, bounds) or (2, values, pre, post)");
+                goto done;
+            }
+            vo = PyTuple_GET_ITEM(t, 1);
+            to = c->tag == 1 ? PyTuple_GET_ITEM(t, 2) : Py_None;
+            po = PyTuple_GET_ITEM(t, c->tag == 1 ? 3 : 2);
+            qo2 = PyTuple_GET_ITEM(t, c->tag == 1 ? 4 : 3);
+            if (get_buf(vo, &c->v, 0, c->tag == 1 ? 'd' : 'q', "values") < 0) goto done;
+            if (c->v.view.ndim != 2) {
+                PyErr_SetString(PyExc_ValueError, "pref_lines: values must be 2-D (ncol, nq)");
+                goto done;
+            }
+            c->ncol = c->v.view.shape[0];
+            c->nq = c->v.view.shape[1];
+            if (to != Py_None) {
+                if (PyObject_GetBuffer(to, &c->t.view, PyBUF_C_CONTIGUOUS) < 0) goto done;
+                c->t.held = 1;
+                if (c->t.view.len != c->ncol * c->nq) {
+                    PyErr_SetString(PyExc_ValueError, "pref_lines: ties must be uint8 of the values' shape");
+                    goto done;
+                }
+            }
+            if (c->tag == 1 && PyTuple_GET_ITEM(t, 5) != Py_None) {
+                if (PyObject_GetBuffer(PyTuple_GET_ITEM(t, 5), &c->raw.view, PyBUF_C_CONTIGUOUS) < 0) goto done;
+                c->raw.held = 1;
+                if (get_buf(PyTuple_GET_ITEM(t, 6), &c->bnd, 0, 'q', "bounds") < 0) goto done;
+                const int64_t *bd = c->bnd.view.buf;
+                Py_ssize_t nb = NITEMS(c->bnd);
+                if (nb != c->ncol * c->nq + 1) {
+                    PyErr_SetString(PyExc_ValueError, "pref_lines: bounds must have one entry per value + 1");
+                    goto done;
+                }
+                for (Py_ssize_t k = 0; k < nb; k++)
+                    if (bd[k] < 0 || bd[k] >= c->raw.view.len || (k && bd[k] <= bd[k - 1])) {
+                        PyErr_SetString(PyExc_ValueError, "pref_lines: bounds out of order or range");
+                        goto done;
+                    }
+            }
+            if (!PyUnicode_Check(po) || !PyUnicode_Check(qo2)) {
+                PyErr_SetString(PyExc_TypeError, "pref_lines: pre and post must be str");
+                goto done;
+            }
+            c->pre = PyUnicode_AsUTF8AndSize(po, &c->npre);
+            c->post = PyUnicode_AsUTF8AndSize(qo2, &c->npost);
+            if (!c->pre || !c->post) goto done;
+        }
+    }
+    {
+        const int64_t *kind = b[0].view.buf, *col = b[1].view.buf, *qi = b[2].view.buf;
+        if (nbytes > 0) {
+            sb.p = malloc((size_t)nbytes);
+            if (!sb.p) { PyErr_NoMemory(); goto done; }
+            sb.cap = (size_t)nbytes;
+        }
+        for (Py_ssize_t t = 0; t < nl; t++) {
+            int64_t k = kind[t], c = col[t], q = qi[t];
+            if (k < 0 || k >= nk) { PyErr_SetString(PyExc_IndexError, "pref_lines: kind out of range"); goto done; }
+            for (Py_ssize_t j = kstart[k]; j < kstart[k + 1]; j++) {
+                colspec_t *x = &cs[j];
+                if (x->tag == 0) {
+                    int64_t i = x->by ? c : q;
+                    if (i < 0 || i >= PyList_GET_SIZE(x->texts)) {
+                        PyErr_SetString(PyExc_IndexError, "pref_lines: text index out of range");
+                        goto done;
+                    }
+                    if (sb_str(&sb, PyList_GET_ITEM(x->texts, i)) < 0) goto done;
+                    continue;
+                }
+                if (c < 0 || c >= x->ncol || q < 0 || q >= x->nq) {
+                    PyErr_SetString(PyExc_IndexError, "pref_lines: value index out of range");
+                    goto done;
+                }
+                Py_ssize_t at = (Py_ssize_t)(c * x->nq + q);
+                if (sb_put(&sb, x->pre, (size_t)x->npre) < 0) goto done;
+                if (x->t.held && ((const unsigned char *)x->t.view.buf)[at]) {
+                    if (sb_put(&sb, "0", 1) < 0) goto done;
+                } else if (x->tag == 1) {
+                    double v = ((const double *)x->v.view.buf)[at], av = fabs(v);
+                    if (x->raw.held && ((av >= 1e-4 && av < 1e16) || v == 0.0)) {
+                        const int64_t *bd = x->bnd.view.buf;
+                        if (sb_put(&sb, (const char *)x->raw.view.buf + bd[at] + 1, (size_t)(bd[at + 1] - bd[at] - 1)) < 0)
+                            goto done;
+                    } else if (sb_zero_or_repr(&sb, v) < 0) {
+                        goto done;
+                    }
+                } else {
+                    char ib[24];
+                    int64_t v = ((const int64_t *)x->v.view.buf)[at];
+                    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+                    int n = 24;
+                    do { ib[--n] = (char)('0' + u % 10); u /= 10; } while (u);
+                    if (v < 0) ib[--n] = '-';
+                    if (sb_put(&sb, ib + n, (size_t)(24 - n)) < 0) goto done;
+                }
+                if (sb_put(&sb, x->post, (size_t)x->npost) < 0) goto done;
+            }
+        }
+        res = PyUnicode_DecodeUTF8(sb.p ? sb.p : "", (Py_ssize_t)sb.len, "strict");
+    }
+done:
+    if (cs) {
+        for (Py_ssize_t j = 0; j < ncs; j++)
+            release(&cs[j].v, 1), release(&cs[j].t, 1), release(&cs[j].raw, 1), release(&cs[j].bnd, 1);
+        free(cs);
+    }
+    free(kstart);
+    free(sb.p);
+    release(b, 3);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -812,6 +1284,12 @@ static PyMethodDef methods[] = {
      "cg_step(alpha, block, p, ap, diag, z, r, y, rr, ry): one conjugate-gradient update (see _kernels.c)."},
     {"cg_direction", k_cg_direction, METH_VARARGS,
      "cg_direction(live, beta, block, y, p): p = where(live[block], y + beta[block] * p, 0) in place."},
+    {"run_columns", k_run_columns, METH_VARARGS,
+     "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: a run file's columns."},
+    {"rpp_levels", k_rpp_levels, METH_VARARGS,
+     "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
+    {"pref_lines", k_pref_lines, METH_VARARGS,
+     "pref_lines(kinds, kind, col, qi, nbytes) -> str: pref_eval.py's per-query JSON lines (see _kernels.c)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 

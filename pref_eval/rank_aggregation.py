@@ -89,14 +89,32 @@ def _pref_keys(lines: Lines, nr: int) -> np.ndarray:
     return keys
 
 
-def _last_value_per_pair(lines: Lines, nr: int, sel: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _pair_keys(lines: Lines, nr: int, idx: np.ndarray | None = None) -> np.ndarray:
+    """Key (query·nr + runi)·nr + runj of lines ``idx`` (all lines if None)."""
+    q, a, b = (lines.q, lines.a, lines.b) if idx is None else (lines.q[idx], lines.a[idx], lines.b[idx])
+    return (q.astype(np.int64) * nr + a) * nr + b
+
+
+def _repeats(lines: Lines, nr: int) -> bool:
+    """Whether some (query, runi, runj) is on several lines (one sort of all lines' keys)."""
+    if len(lines) < 2:
+        return False
+    key = np.sort(_pair_keys(lines, nr))
+    return bool((key[1:] == key[:-1]).any())
+
+
+def _last_value_per_pair(lines: Lines, nr: int, sel: np.ndarray, v: np.ndarray,
+                         repeats: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """A (query, runi, runj) given on several lines counts once, with its last value (as a metric's
     (query, run), and as pref_aggregate.py, whose per-query dict keeps the last value of a pair at the place
-    of its first line -- so the sums below run in the same order). ``(sel, v)`` unchanged without repeats."""
+    of its first line -- so the sums below run in the same order). ``(sel, v)`` unchanged without repeats
+    (``repeats`` False: :func:`_repeats` of all the lines found none, so no subset has any)."""
+    if not repeats:
+        return sel, v
     idx = np.flatnonzero(sel)
     if len(idx) < 2:
         return sel, v
-    key = (lines.q[idx].astype(np.int64) * nr + lines.a[idx]) * nr + lines.b[idx]
+    key = _pair_keys(lines, nr, idx)
     uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
     if len(uniq) == len(idx):
         return sel, v
@@ -110,14 +128,16 @@ def _last_value_per_pair(lines: Lines, nr: int, sel: np.ndarray, v: np.ndarray) 
 
 
 def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None,
-                              keys: np.ndarray | None = None, common: tuple | None = None) -> dict[str, list[str]]:
+                              keys: np.ndarray | None = None, common: tuple | None = None,
+                              repeats: bool = True) -> dict[str, list[str]]:
     """{qid: ranking} for a preference measure, queries in order of first appearance.
 
     score(run) = Σ +v over its lines as runi, −v as runj, accumulated in file
     order (``np.bincount`` adds in input order, as the reference's loop).
     ``keys``: :func:`_pref_keys` of ``lines`` (computed here if None);
     ``common``: (present cells, query order) of all of ``lines``, used when
-    every line counts (the measure on every line, no query subset).
+    every line counts (the measure on every line, no query subset); ``repeats`` False: no
+    (query, runi, runj) is on two lines (:func:`_repeats`).
     """
     nq, nr = len(pf.qids), len(pf.runs)
     sel = lines.has[measure] if measure in lines.has else np.zeros(len(lines), bool)
@@ -126,7 +146,7 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
     if keys is None:
         keys = _pref_keys(lines, nr)
     v = lines.vals[measure] if measure in lines.vals else np.zeros(len(lines))
-    sel, v = _last_value_per_pair(lines, nr, sel, v)
+    sel, v = _last_value_per_pair(lines, nr, sel, v, repeats)
     w2 = np.empty((len(lines), 2))
     w2[:, 0] = v
     np.negative(v, out=w2[:, 1])
@@ -351,6 +371,7 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
     order = [pf.qids[c] for c in _query_order(allq).tolist()]
     metric_rank: dict[str, dict[str, list[str]]] = {}
     pkeys = common = None
+    repeats = True
     for m in measures:
         if m in pf.metric_keys:
             metric_rank[m], mean = query_values_from_metrics(pf, mlines, m, qmask)
@@ -361,7 +382,8 @@ def aggregate(pf: PrefFile, measures: list[str], *, sample: int = 0, source_samp
                 pkeys = _pref_keys(plines, nr)
                 common = ((np.bincount(pkeys, minlength=len(pf.qids) * nr) > 0).reshape(len(pf.qids), nr),
                           _query_order(plines.q))
-            ranks = query_rankings_from_prefs(pf, plines, m, qmask, pkeys, common)
+                repeats = _repeats(plines, nr)  # once for all measures
+            ranks = query_rankings_from_prefs(pf, plines, m, qmask, pkeys, common, repeats)
             for q, r in ranks.items():
                 pq.setdefault(q, {})[m] = r
             rl = list(ranks.values())

@@ -48,3 +48,19 @@ def test_concatenated_outputs_equal_one_output(tmp_path):
     (tmp_path / "three.jsonl").write_text(three)
     (tmp_path / "both.jsonl").write_text(two + three)  # bm25:dense twice, with the same values
     assert _agg(tmp_path / "both.jsonl", "-q") == _agg(tmp_path / "three.jsonl", "-q")
+
+
+def test_repeats_found_once_for_all_lines():
+    """``_repeats`` (one sort of all lines' keys, so that each measure skips its own np.unique when it
+    says no) agrees with np.unique on random lines with and without a repeated (query, runi, runj)."""
+    import numpy as np
+
+    from pref_eval.rank_aggregation import Lines, _repeats
+
+    rng = np.random.default_rng(4)
+    for trial in range(200):
+        n, nr = int(rng.integers(0, 40)), int(rng.integers(2, 9))
+        q, a, b = rng.integers(0, 4, n), rng.integers(0, nr, n), rng.integers(0, nr, n)
+        lines = Lines(q=q, a=a, b=b, vals={}, has={})
+        key = (q * nr + a) * nr + b
+        assert _repeats(lines, nr) == (len(np.unique(key)) < n), trial

@@ -94,3 +94,101 @@ def test_pyterrier_internal_docid_alone_is_refused():
     assert pref_eval.calc_aggregate("nDCG@10", QRELS, run)["nDCG@10"] == pytest.approx(exp, abs=1e-12)
     as_str = run.drop(columns="docid").rename(columns={"docno": "docid"})
     assert pref_eval.calc_aggregate("nDCG@10", QRELS, as_str)["nDCG@10"] == pytest.approx(exp, abs=1e-12)
+
+
+def test_subpackages_after_import_pref_eval():
+    """The docs write ``pref_eval.api.judge``, ``pref_eval.errors.PrefEvalWarning``, ``pref_eval.log.Log``:
+    after ``import pref_eval`` alone each was an AttributeError (in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import warnings, pref_eval; warnings.filterwarnings('error', category=pref_eval.errors.PrefEvalWarning); "
+            "print(pref_eval.api.judge.__name__, pref_eval.log.Log.__name__)\n"
+            "try:\n    pref_eval.nosuch\nexcept AttributeError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}).stdout.splitlines()
+    assert out == ["judge Log", "module 'pref_eval' has no attribute 'nosuch'"]
+
+
+def _per_query():
+    return pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+
+
+def test_compare_per_query_table_refusals():
+    """A ``value`` column twice was ``AttributeError: 'DataFrame' object has no attribute 'tolist'``; a value
+    that is not a number ``ValueError: could not convert string to float``."""
+    from pref_eval.errors import UsageError
+
+    pq = _per_query()
+    with pytest.raises(UsageError, match="per-query table has column.s. value twice"):
+        pref_eval.compare(pd.concat([pq, pq[["value"]]], axis=1), tests=["t"])
+    bad = pq.assign(value=pq.value.astype(object))
+    bad.loc[bad.index[3], "value"] = "n/a"
+    with pytest.raises(UsageError, match=r"value 'n/a' of run 'bm25.run', query '\S+', measure 'map' is not a number"):
+        pref_eval.compare(bad, tests=["t"])
+    # numbers as text are numbers: the t-test's p-value is scipy's on the paired values
+    scipy_stats = pytest.importorskip("scipy.stats")
+    wide = pq.pivot(index="qid", columns="run", values="value")
+    exp = scipy_stats.ttest_rel(wide["bm25.run"], wide["dense.run"]).pvalue
+    got = pref_eval.compare(pq.assign(value=pq.value.astype(str)), tests=["t"]).records["p_value"].iloc[0]
+    assert got == pytest.approx(exp, rel=1e-12)
+
+
+def test_file_functions_refuse_data_and_take_one_path_as_one():
+    """fit() of a DataFrame read its column names as file names (``qid: no such file``); a list of tuples was
+    ``TypeError`` from os.fspath; agreement("one.txt") read the path's characters as files (``-J -: standard
+    input can be read once``)."""
+    from pref_eval.errors import UsageError
+
+    frame = pd.DataFrame({"qid": ["q1"], "doc_a": ["a"], "doc_b": ["b"], "score": [1.0]})
+    for data, what in ((frame, "DataFrame"), ({"q1": []}, "dict"), ([("q1", "a", "b", 1.0)], "a list holding tuple")):
+        with pytest.raises(UsageError, match=f"^judgments: expected a path or a list of paths, got {what}"):
+            pref_eval.fit(data)
+    judge = str(ROOT / "judgments" / "dl21-crowd-sample.txt")
+    with pytest.raises(UsageError, match="needs at least two judgment files"):
+        pref_eval.agreement(judge)
+
+
+def test_pairs_queries_shapes():
+    """``pairs({qid: docs})`` iterated the dict's keys: qid "q1" became query "q" with the one document "1"
+    (no pair, no error); documents given as one string were its characters."""
+    from pref_eval.errors import UsageError
+
+    docs = ["a", "b", "c", "d"]
+    assert pref_eval.pairs({"q1": docs, "q2": docs[:3]}, cycles=2, seed=3) == \
+        pref_eval.pairs([("q1", docs), ("q2", docs[:3])], cycles=2, seed=3)
+    with pytest.raises(UsageError, match="query 'q1': expected a list of docnos, got str 'abc'"):
+        pref_eval.pairs([("q1", "abc")])
+    with pytest.raises(UsageError, match=r"item 1 is \('q1', 'a', 'b'\); expected \(qid, \[docno, ...\]\)"):
+        pref_eval.pairs([("q1", "a", "b")])
+
+
+@pytest.mark.parametrize("matrix,msg", [
+    ([[0.5, 1.7], [0.3, 0.5]], r"expected a probability in \[0, 1\], got 1.7 at row 1, column 2"),
+    ([[0.5, float("nan")], [0.3, 0.5]], r"expected a probability in \[0, 1\], got nan at row 1, column 2"),
+    ([[0.5, 0.7], [0.3]], r"expected a square matrix of probabilities"),
+    ([[0.5]], r"expected a square matrix of at least 2 x 2, got shape \(1, 1\)"),
+])
+def test_simulate_matrix_checked_as_a_file_is(matrix, msg):
+    """An array given to simulate() was not checked (1.7 and NaN simulated silently; a ragged list was numpy's
+    ValueError); a matrix file with the same numbers is refused by zelo_simulate."""
+    with pytest.raises(InputError, match="^matrix: " + msg):
+        pref_eval.simulate(matrix, reps=2)
+
+
+def test_simulate_options_refused_with_usage_errors(tmp_path):
+    from pref_eval.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown algorithm 'mergerucb'; expected one of dts, mergedts"):
+        pref_eval.simulate_bandit("mergerucb", case="A")  # was KeyError
+    with pytest.raises(UsageError, match="--case: expected A or B, got 'C'"):
+        pref_eval.simulate_bandit("dts", case="C", reps=1, budget=5)  # was ValueError
+    with pytest.raises(UsageError, match="--case: expected A or B"):
+        pref_eval.simulate_adaptive(case="c", reps=1)
+    for kw, msg in ((dict(ks="5"), "--K: expected a list of integers, got str"),  # was TypeError
+                    (dict(ks=[1]), "--K: expected integers >= 2, got 1"),        # was NaN taus, silently
+                    (dict(ks=[2.5]), "--K: expected integers >= 2, got 2.5"),
+                    (dict(cycles=[0]), "--cycles: expected integers >= 1, got 0"),
+                    (dict(sigma="0.6"), "--sigma: expected a list of numbers, got str")):
+        with pytest.raises(UsageError, match=msg):
+            pref_eval.simulate_recovery(trials=1, **kw)

@@ -100,16 +100,32 @@ def _naive_lines(res, per_query=True, summary=True):
     return "".join(out)
 
 
+def _compiled_or_skip(monkeypatch, compiled: bool) -> None:
+    """Python path (PREF_EVAL_PURE_PYTHON=1) or the compiled kernels' pref_lines (skip when not built)."""
+    from pref_eval.native import kernels
+
+    if not compiled:
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    elif kernels() is None or not hasattr(kernels(), "pref_lines"):
+        pytest.skip("compiled kernels not built")
+
+
 @pytest.mark.parametrize("orjson_min", [0, None])
 @pytest.mark.parametrize("orjson_off", [False, True])
 @pytest.mark.parametrize("reference", [None, 2])
-def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference, orjson_min):
-    """Bulk writer (coded low-cardinality columns, merged pieces, blocks of queries) vs json.dumps."""
+@pytest.mark.parametrize("compiled", [False, True])
+def test_json_lines_equal_json_dumps_per_line(monkeypatch, orjson_off, reference, orjson_min, compiled):
+    """Bulk writer (coded low-cardinality columns, merged pieces, blocks of queries; or the compiled
+    kernels' lines) vs json.dumps."""
     from pref_eval.output import preferences as output
     from pref_eval.run_preferences.evaluate import PrefResult
     from pref_eval.run_preferences.names import resolve
     from pref_eval.run_preferences.pairwise import pairs_of
 
+    if compiled and orjson_min is not None:
+        pytest.skip("the compiled lines have no orjson threshold")
+    _compiled_or_skip(monkeypatch, compiled)
+    monkeypatch.setattr(output, "CHUNK_LINES", 200)  # several blocks
     if orjson_off:
         monkeypatch.setitem(sys.modules, "orjson", None)
     if orjson_min is not None:
@@ -151,3 +167,59 @@ def test_json_str_equals_json_dumps(s):
     assert json_str(s) == json.dumps(s)
     for t in ("run 1", "q\x7f", 'a"b', "a\\b", "é", "\t", "~ !", ""):
         assert json_str(t) == json.dumps(t)
+
+
+HARD = [0.0, -0.0, 1e-7, 0.1 + 0.2, 5e-324, -5e-324, 1e16, -1e16, 1e16 - 2, 1e22, 1e23, 123456789.0, 1e-3,
+        np.nextafter(1e-3, 0), 1e-4, np.nextafter(1e-4, 0), 0.5, 1 / 3, -2 / 3, 1.7976931348623157e308,
+        2.2250738585072014e-308, 9007199254740993.0, float("nan"), float("inf"), -float("inf"), 1.0, -1.0, 100.0]
+
+
+@pytest.mark.parametrize("orjson_off", [False, True])
+@pytest.mark.parametrize("shape", ["all", "no_metrics", "only_metrics", "no_measures"])
+def test_compiled_lines_equal_python_lines(monkeypatch, shape, orjson_off):
+    """``_kernels.pref_lines`` writes the Python path's text: hard floats (repr's notations, both zeros,
+    subnormals, nan/inf), ties as 0, int64 columns beyond 32 bits, escaped names; several blocks; with
+    orjson's texts (1e-4 <= |x| < 1e16) or without orjson (repr in C for all)."""
+    from pref_eval.output import preferences as output
+    from pref_eval.run_preferences.evaluate import PrefResult
+    from pref_eval.run_preferences.names import resolve
+    from pref_eval.run_preferences.pairwise import pairs_of
+
+    _compiled_or_skip(monkeypatch, True)
+    if orjson_off:
+        monkeypatch.setitem(sys.modules, "orjson", None)
+    else:  # orjson's texts whatever the size (the shipped thresholds: see _compiled_lines)
+        monkeypatch.setattr(output, "ORJSON_MIN", 0)
+        monkeypatch.setattr(output, "ORJSON_MIN_LOADED", 0)
+    used = []
+    real = output._orjson_dumps
+    monkeypatch.setattr(output, "_orjson_dumps", lambda: used.append(1) or real())
+    rng = np.random.default_rng(11)
+    R, nq = 5, 13
+    run_i, run_j = pairs_of(R, None)
+    P = len(run_i)
+    names = {"all": ["rpp", "lexirecall", "rrLP", "ap", "ndcg"], "no_metrics": ["rpp", "sgnLP", "rrLP"],
+             "only_metrics": ["ap", "ndcg"], "no_measures": ["ap"]}[shape]
+    res = PrefResult(qids=[f"q{k}" if k % 4 else f"q\u00e9\t{k}" for k in range(nq)],
+                     runs=[f"r{r}" if r else 'r"0' for r in range(R)], run_i=run_i, run_j=run_j,
+                     measures=resolve(names, None))
+    hard = np.concatenate([HARD, _values()[::97]])
+    res.prefs["rpp"] = rng.choice(hard, (P, nq))
+    res.prefs["lexirecall"] = rng.choice([-1, 0, 1, 2**40, -(2**62)], (P, nq))
+    res.prefs["sgnLP"] = rng.integers(-1, 2, (P, nq))
+    rr = rng.choice(hard, (P, nq))
+    res.prefs["rrLP"] = rr
+    res.ties["rrLP"] = rng.random((P, nq)) < 0.3
+    for k in ("ap", "ndcg"):
+        m = np.where(rng.random((R, nq)) < 0.5, rng.choice(hard, (R, nq)), rng.random((R, nq)))
+        res.metrics[k] = m
+        res.diffs[k] = m[run_i] - m[run_j]
+    if shape == "no_measures":  # preference lines with no value: '..."type": "preference"}'
+        res.measures = []
+    monkeypatch.setattr(output, "CHUNK_LINES", 37)
+    got = list(output.pref_json_lines(res, per_query=True, summary=False))
+    assert bool(used) == (not orjson_off)
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    want = list(output.pref_json_lines(res, per_query=True, summary=False))
+    assert "".join(got) == "".join(want)
+    assert len(got) > 1 or not want

@@ -182,3 +182,38 @@ def test_rpp_weights_equal_sequential_python():
             want += [x / mass for x in v]
         assert rpp_weights(sizes, scheme).tolist() == want, scheme
     assert len(rpp_weights(np.zeros(0, dtype=np.int64), "rpp")) == 0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rpp_levels_compiled_equal_numpy_loop(seed, monkeypatch):
+    """The compiled level sums (``_kernels.rpp_levels``) are the numpy loop's bits: collections through
+    ``evaluate`` (levels in turn) and random grids (int32 and int64 ranks, ties, zero weights, a group
+    ending at each level) through ``_levels_in_turn`` directly."""
+    from pref_eval.native import kernels
+    from pref_eval.run_preferences import pairwise
+
+    if kernels() is None or not hasattr(kernels(), "rpp_levels"):
+        pytest.skip("compiled kernels not built")
+    qrels, runs = random_collection(seed, nq=6, nruns=5)
+    monkeypatch.setattr(pairwise, "LEVEL_CELLS", 0)
+    compiled = evaluate(qrels, runs, ["rpp", "invrpp", "dcgrpp"])
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    loop = evaluate(qrels, runs, ["rpp", "invrpp", "dcgrpp"])
+    for k in ("rpp", "invrpp", "dcgrpp"):
+        assert compiled.pair_values(k).tobytes() == loop.pair_values(k).tobytes(), k
+    rng = np.random.default_rng(seed)
+    depth, NG, R, Pc = 9, 7, 6, 15
+    active = np.sort(rng.integers(0, NG + 1, depth))[::-1].copy()
+    Ib, Jb = rng.integers(0, R, Pc), rng.integers(0, R, Pc)
+    W = {sc: rng.choice([0.0, 0.1, 1 / 3, 2.5e-300, 7.0], (depth, NG, 1)) for sc in ("a", "b", "c")}
+    for dt in (np.int32, np.int64):
+        grid = rng.integers(0, 4, (depth, NG, R)).astype(dt)
+        if dt is np.int64:
+            grid[0, 0, 0] = 2**40
+        for schemes in (["a", "b"], ["a", "b", "c"]):  # 3: the two-pairs-at-a-time path (Pc odd: its tail)
+            want = pairwise._levels_in_turn(grid, W, Ib, Jb, schemes, active)
+            monkeypatch.delenv("PREF_EVAL_PURE_PYTHON")
+            got = pairwise._levels_in_turn(grid, W, Ib, Jb, schemes, active)
+            monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+            for sc in schemes:
+                assert got[sc].tobytes() == want[sc].tobytes(), (dt, sc)

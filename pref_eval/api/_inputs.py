@@ -127,6 +127,22 @@ def _load_runs(runs: Any) -> list:
             for i, x in enumerate(runs)]
 
 
+def _path_list(value: Any, what: str) -> list:
+    """One path or several: a ``str`` is one path (never its characters); a DataFrame, a dict or records
+    (data where files are expected) raise :class:`UsageError` naming ``what``."""
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if hasattr(value, "columns") or isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise UsageError(f"{what}: expected a path or a list of paths, got {type(value).__name__}")
+    paths = list(value)
+    for x in paths:
+        if not isinstance(x, (str, os.PathLike)):
+            text = repr(x)
+            raise UsageError(f"{what}: expected a path or a list of paths, got a list holding {type(x).__name__} "
+                             f"{text if len(text) <= 60 else text[:57] + '...'}")
+    return paths
+
+
 def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
     """``inputs`` when the caller gave them (a command line: every option it was given), else the function's
     own paths by parameter name, outputs first -- the files an output must not overwrite (each output is

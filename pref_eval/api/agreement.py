@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._inputs import _input_options
+from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -49,6 +49,7 @@ def agree(
     """
     from ..agree.report import agreement_report
 
+    judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import check_not_input, inputs_besides

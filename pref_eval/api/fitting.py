@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
-from ._inputs import _input_options
+from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -82,7 +82,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         raise UsageError("--output-format zbench has one score per document; with --prior 0 the scores are "
                          "centred per strongly connected component and not comparable across them (use the tsv "
                          "format, with its component and level columns, or a prior > 0)")
-    paths = [judgments] if isinstance(judgments, (str, os.PathLike)) else list(judgments)
+    paths = _path_list(judgments, "judgments")
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)

@@ -39,7 +39,7 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
         raise UsageError("--cycles must be >= 1")
     if depth is not None and not run:
         raise UsageError("--depth applies to --run")
-    given = _candidates(dataset, run, depth, docs) if queries is None else [(q, list(d)) for q, d in queries]
+    given = _candidates(dataset, run, depth, docs) if queries is None else _query_pools(queries)
     for topic, pool in given:  # a document twice would be paired with itself
         _check_pool(topic, pool, str(dataset or run or docs or "queries"), docs_file=bool(docs), request_ids=False)
     got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
@@ -53,6 +53,27 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     if log is not None:
         log.info(f"{len(got)} pairs for {len(given)} queries")
     return got
+
+
+def _query_pools(queries: Any) -> list[tuple[str, list[str]]]:
+    """``queries`` as ``(qid, [docno, ...])`` items, or a dict ``{qid: [docno, ...]}``; an item of another
+    shape, or documents given as one string (whose characters would be the documents), raise UsageError."""
+    from collections.abc import Mapping
+
+    items = queries.items() if isinstance(queries, Mapping) else queries
+    if isinstance(items, (str, bytes)) or hasattr(items, "columns") or not isinstance(items, Iterable):
+        raise UsageError(f"queries: expected (qid, [docno, ...]) items or a dict {{qid: [docno, ...]}}, "
+                         f"got {type(queries).__name__}")
+    pools = []
+    for i, item in enumerate(items, 1):
+        if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
+            raise UsageError(f"queries: item {i} is {item!r:.60}; expected (qid, [docno, ...])")
+        qid, docs = item
+        if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable):
+            raise UsageError(f"queries: query {qid!r}: expected a list of docnos, got {type(docs).__name__} "
+                             f"{docs!r:.60}")
+        pools.append((qid, list(docs)))
+    return pools
 
 
 def _candidates(dataset: str | None, run: str | None, depth: int | None,

@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -44,13 +45,13 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
 
 
 def _probability_matrix(matrix: Any) -> Any:
-    import numpy as np
-
     if isinstance(matrix, (str, os.PathLike)):
         from ..io.matrix import read_probability_matrix
 
         return read_probability_matrix(os.fspath(matrix))
-    return np.asarray(matrix, dtype=float)
+    from ..io.matrix import probability_matrix_from_data
+
+    return probability_matrix_from_data(matrix)
 
 
 def _percent_progress(log: Any, label: str) -> Any:
@@ -73,8 +74,19 @@ SIGMA_MAX = 1e6
 already certain; the bound keeps the seed derived from round(1000 sigma) an integer."""
 
 
+def _check_ints(values: Any, name: str, minimum: int) -> None:
+    """``values`` a list of integers >= ``minimum`` (the command line's ``--K``/``--cycles`` ranges)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise UsageError(f"--{name}: expected a list of integers, got {type(values).__name__} {values!r:.40}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
+            raise UsageError(f"--{name}: expected integers >= {minimum}, got {v!r}")
+
+
 def _check_sigma(sigma: Sequence[float]) -> None:
     """Every ``--sigma`` in (0, SIGMA_MAX] (the truth's seed holds round(1000 sigma): a finite integer)."""
+    if isinstance(sigma, (str, bytes)) or not isinstance(sigma, Sequence):
+        raise UsageError(f"--sigma: expected a list of numbers, got {type(sigma).__name__} {sigma!r:.40}")
     for s in sigma:
         if not _is_number(s) or not 0 < s <= SIGMA_MAX:  # numpy scalars too (np.float32(0.6))
             raise UsageError(f"--sigma: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
@@ -114,6 +126,8 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
     _check_sigma(sigma)
+    _check_ints(ks, "K", 2)
+    _check_ints(cycles, "cycles", 1)
     params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
     if strategy == "adaptive":
@@ -157,6 +171,9 @@ def _case_or_matrix(case: str | None, matrix: Any) -> tuple[Any, str]:
     if case is not None:
         from ..zelo.bandits import case_matrix
 
+        if not isinstance(case, str) or case.upper() not in ("A", "B"):
+            raise UsageError(f"--case: expected A or B, got {case!r}")
+
         return case_matrix(case), case.upper()
     return _probability_matrix(matrix), (os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix")
 
@@ -187,6 +204,8 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     from ..zelo.bandits import simulate_bandit as run_bandit
     from ..zelo.figure3 import summarise
 
+    if algorithm not in _ALGO_PARAMS:
+        raise UsageError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(sorted(_ALGO_PARAMS))}")
     if (case is None) == (matrix is None):
         raise UsageError("give exactly one of --case and --matrix")
     given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
@@ -237,7 +256,7 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
     Case B (T = 1,000; :func:`pref_eval.zelo.figure3.figure3`); the rows, written to ``output`` when given."""
     from ..zelo.figure3 import ROWS, figure3
 
-    algos = tuple(algorithms)
+    algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(algorithms)  # "dts,mergedts"
     if not algos:
         raise UsageError("--algorithms is empty")
     bad = [a for a in algos if a not in ROWS]

@@ -43,3 +43,20 @@ def read_probability_matrix(path: str | os.PathLike[str]) -> np.ndarray:
         i = int(bad[0])
         raise InputError(name, int(lines[i]), f"expected a probability in [0, 1], got {flat[i].decode()!r}")
     return vals.reshape(len(rows), len(rows[0]))
+
+
+def probability_matrix_from_data(matrix: object, name: str = "matrix") -> np.ndarray:
+    """An array-like given to the Python API checked as a file is: square, at least 2 x 2, every entry a
+    probability in [0, 1] (NaN refused); else an :class:`~pref_eval.errors.InputError` naming ``name``."""
+    try:
+        m = np.asarray(matrix, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(name, 0, "expected a square matrix of probabilities (rows of equal length, numbers)") from None
+    if m.ndim != 2 or m.shape[0] < 2 or m.shape[0] != m.shape[1]:
+        raise InputError(name, 0, f"expected a square matrix of at least 2 x 2, got shape {m.shape}")
+    bad = np.argwhere(~((m >= 0.0) & (m <= 1.0)))
+    if len(bad):
+        i, j = (int(x) for x in bad[0])
+        raise InputError(name, 0, f"expected a probability in [0, 1], got {float(m[i, j])!r} "
+                                  f"at row {i + 1}, column {j + 1}")
+    return m

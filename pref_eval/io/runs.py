@@ -25,7 +25,7 @@ from ..errors import InputError
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
 from .numbers import decimal_floats
-from .tokenize import split_lines
+from .tokenize import column_budget, split_lines
 
 
 _KINDS = {0: "S", 2: "S", 4: "f8"}
@@ -102,11 +102,39 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     return score
 
 
-def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True) -> Run:
-    """Parse run bytes; see the module docstring for the rules."""
+def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes] | None:
+    """(qid, docno, score, lines, tag) as the tokenizer path gives them, from the compiled kernels'
+    ``run_columns`` (one pass in C, no Python work per line); None when the kernels are not built or
+    the file has anything unusual (comments, errors, NUL, long fields, words or hex as scores), which
+    the tokenizer path then reads with its file:line errors."""
+    from ..native import kernels
+
+    kern = kernels()
+    if kern is None or not hasattr(kern, "run_columns"):
+        return None
+    got = kern.run_columns(data, column_budget(len(data)))
+    if got is None:
+        return None
+    qbuf, wq, dbuf, wd, sbuf, lbuf, tag = got
+    return (np.frombuffer(qbuf, dtype=f"S{wq}"), np.frombuffer(dbuf, dtype=f"S{wd}"),
+            np.frombuffer(sbuf, dtype=np.float64), np.frombuffer(lbuf, dtype=np.int64), tag)
+
+
+def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True,
+                   try_compiled: bool = True) -> Run:
+    """Parse run bytes; see the module docstring for the rules.
+
+    ``try_fast``: pyarrow first (large inputs); ``try_compiled``: the compiled kernels' reader
+    (:func:`_compiled_columns`) before the tokenizer (both False: the tokenizer alone, for tests)."""
     fast = fast_columns(data, min_fields=6, max_fields=None, kinds=_KINDS) if try_fast else None
     if fast is not None:
         return _fast_run(fast, _last_line(data), source, name)
+    compiled = _compiled_columns(data) if try_compiled else None
+    if compiled is not None:
+        qid, docno, score, lines, tag_bytes = compiled
+        return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
+                               tag=tag_bytes.decode("utf-8", errors="replace"),
+                               name=name if name is not None else source, source=source)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
@@ -262,16 +262,135 @@ def _query_layout(run_i: np.ndarray, R: int, with_metrics: bool) -> tuple[np.nda
 CHUNK_PIECES = 1 << 18  # pieces (line × field) formatted and joined at a time
 
 
+CHUNK_LINES = 1 << 15  # per-query lines written by the compiled kernels at a time (~15 MB of text)
+
+
+def _orjson_dumps() -> Callable[[np.ndarray], bytes] | None:
+    """orjson's writer of a float64 array (``[x,y,...]``), or None without orjson (optional)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson is optional: repr for every float then
+        return None
+
+    def dumps(v: np.ndarray) -> bytes:
+        return orjson.dumps(v, option=orjson.OPT_SERIALIZE_NUMPY)
+    return dumps
+
+
+def _value_spec(values: np.ndarray, ties, pre: str, post: str) -> tuple | None:
+    """A value column for ``_kernels.pref_lines`` (whole arrays; :func:`_chunk_spec` cuts them), or None."""
+    if values.dtype.kind in "iub":
+        return None if ties is not None else (2, values, pre, post)
+    return (1, values, ties, pre, post) if values.dtype.kind == "f" else None
+
+
+def _chunk_spec(sp: tuple, q0: int, q1: int, dumps: Callable[[np.ndarray], bytes] | None) -> tuple:
+    """A column's spec for queries q0..q1 (contiguous; floats with orjson's text and its bounds)."""
+    if sp[0] == 0:
+        return sp
+    if sp[0] == 2:
+        return (2, np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.int64), sp[2], sp[3])
+    v = np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.float64)
+    t = None if sp[2] is None else np.ascontiguousarray(sp[2][:, q0:q1], dtype=bool).view(np.uint8)
+    raw = bounds = None
+    if dumps is not None and v.size:
+        raw = dumps(v.ravel())
+        bounds = np.concatenate([[0], np.flatnonzero(np.frombuffer(raw, np.uint8) == 44), [len(raw) - 1]])
+    return (1, v, t, sp[3], sp[4], raw, bounds)
+
+
+def _compiled_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p: np.ndarray, pos_m: np.ndarray,
+                    qhead: np.ndarray, phead: np.ndarray, mhead: np.ndarray) -> Iterator[str] | None:
+    """The per-query lines written by the compiled kernels (``_kernels.pref_lines``: the same text as the
+    pieces below, floats as ``repr``, ties as ``0``, ints as decimals), ``CHUNK_LINES`` at a time; None when
+    the kernels are not built (or a value column is of an unexpected kind: the Python path then)."""
+    from ..native import kernels
+
+    kern = kernels()
+    if kern is None or not hasattr(kern, "pref_lines"):
+        return None
+
+    P, R, nq = len(pos_p), len(pos_m), len(res.qids)
+    nfloat = nq * (P * len(pvals) + R * len(metric_keys))
+    # orjson (import ~5 ms) as _float_texts uses it: for many floats, or once it is loaded
+    dumps = _orjson_dumps() if nfloat >= (ORJSON_MIN_LOADED if sys.modules.get("orjson") else ORJSON_MIN) else None
+    qtexts = qhead.tolist()
+    pref_cols: list = [(0, phead.tolist(), 1)]
+    for n, (k, v, t) in enumerate(pvals):
+        pref_cols.append(_value_spec(v, t, f", {json_str(k)}: ", "}\n" if n == len(pvals) - 1 else ""))
+    if not pvals:
+        pref_cols.append((0, ["}\n"] * P, 1))
+    metric_cols: list = [(0, mhead.tolist(), 1)]
+    for n, k in enumerate(metric_keys):
+        post = "}\n" if n == len(metric_keys) - 1 else ""
+        metric_cols.append(_value_spec(res.metrics[k], None, f", {json_str(k)}: ", post))
+    if any(c is None for c in pref_cols + metric_cols):
+        return None
+    per_q = P + R
+    tk, tc = np.empty(per_q, np.int64), np.empty(per_q, np.int64)
+    tk[pos_p], tc[pos_p] = 0, np.arange(P)
+    tk[pos_m], tc[pos_m] = 1, np.arange(R)
+
+    def lines() -> Iterator[str]:
+        step = max(1, CHUNK_LINES // max(1, per_q))
+        guess = 0
+        for q0 in range(0, nq, step):
+            q1 = min(nq, q0 + step)
+            c = q1 - q0
+            head = (0, qtexts[q0:q1], 0)
+            kinds = [[head] + [_chunk_spec(sp, q0, q1, dumps) for sp in cols] for cols in (pref_cols, metric_cols)]
+            text = kern.pref_lines(kinds, np.tile(tk, c), np.tile(tc, c),
+                                   np.repeat(np.arange(c, dtype=np.int64), per_q), guess * c + 4096)
+            guess = len(text) // c + 64
+            yield text
+    return lines()
+
+
+def _python_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p: np.ndarray, pos_m: np.ndarray,
+                  qhead: np.ndarray, phead: np.ndarray, mhead: np.ndarray) -> Iterator[str]:
+    """The per-query lines without the compiled kernels: per block of queries one object array of pieces
+    (line × piece: head, key text, value, ...) filled column by column and joined once; values are
+    formatted in bulk (:func:`_literals`), so there is no Python-level work per line."""
+    P, R, nq = len(pos_p), len(pos_m), len(res.qids)
+    per_q = P + R
+    step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(pvals))))
+    for q0 in range(0, nq, step):
+        q1 = min(nq, q0 + step)
+        c = q1 - q0
+        ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json_str(k)}: ",
+                            "}\n" if n == len(pvals) - 1 else "") for n, (k, v, t) in enumerate(pvals)]) \
+            if P else []
+        if P and not pvals:
+            ppieces = [["}\n"] * (c * P)]
+        mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json_str(k)}: ",
+                            "}\n" if n == len(metric_keys) - 1 else "") for n, k in enumerate(metric_keys)])
+        width = 2 + max(len(ppieces), len(mpieces))
+        base = (np.arange(c) * per_q)[:, None]
+        A = np.empty((c * per_q, width), dtype=object)
+        A[:] = ""
+        if P:
+            pp = (base + pos_p[None, :]).ravel()
+            A[pp, 0] = np.repeat(qhead[q0:q1], P)
+            A[pp, 1] = np.tile(phead, c)
+            for col, piece in enumerate(ppieces):
+                A[pp, 2 + col] = piece
+        if metric_keys:
+            mp = (base + pos_m[None, :]).ravel()
+            A[mp, 0] = np.repeat(qhead[q0:q1], R)
+            A[mp, 1] = np.tile(mhead, c)
+            for col, piece in enumerate(mpieces):
+                A[mp, 2 + col] = piece
+        yield "".join(A.ravel().tolist())
+
+
 def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: bool = False) -> Iterator[str]:
     """Yield pref_eval.py's output lines (with newline) for one sample.
 
     Per query, for each run i: its preference lines (i, j), then its metric
     line (only if a metric is selected); then one summary line per pair.
 
-    The per-query lines of a block of queries are laid out as one object
-    array of pieces (line × piece: head, key text, value, ...) filled column
-    by column and joined once; values are formatted in bulk
-    (:func:`_literals`), so there is no Python-level work per line.
+    The per-query lines are written by the compiled kernels (:func:`_compiled_lines`), else by
+    :func:`_python_lines`; the same text (tests/test_pref_output.py compares them).
     """
     keys = [m.key for m in res.measures]
     metric_keys = [m.key for m in res.measures if m.is_metric]
@@ -280,41 +399,15 @@ def pref_json_lines(res: PrefResult, *, per_query: bool, summary: bool, means: b
     P, nq, R = len(res.run_i), len(res.qids), len(res.runs)
     if per_query and nq and (P or metric_keys):
         pos_p, pos_m = _query_layout(res.run_i, R, bool(metric_keys))
-        per_q = len(pos_p) + len(pos_m)
         qhead = np.array(['{"qid": ' + json_str(q) for q in res.qids], dtype=object)
         tail = ', "sample": ' + sample
         phead = np.array([f', "runi": {jruns[i]}, "runj": {jruns[j]}{tail}, "type": "preference"'
                           for i, j in zip(res.run_i.tolist(), res.run_j.tolist(), strict=False)], dtype=object)
         mhead = np.array([f', "run": {r}{tail}, "type": "metric"' for r in jruns], dtype=object)
         pvals = [(k, res.pair_values(k), res.ties.get(k)) for k in keys]
-        step = max(1, CHUNK_PIECES // max(1, per_q * (2 + len(keys))))
-        for q0 in range(0, nq, step):
-            q1 = min(nq, q0 + step)
-            c = q1 - q0
-            ppieces = _pieces([(v[:, q0:q1].T, None if t is None else t[:, q0:q1].T, f", {json_str(k)}: ",
-                                "}\n" if n == len(pvals) - 1 else "") for n, (k, v, t) in enumerate(pvals)]) \
-                if P else []
-            if P and not pvals:
-                ppieces = [["}\n"] * (c * P)]
-            mpieces = _pieces([(res.metrics[k][:, q0:q1].T, None, f", {json_str(k)}: ",
-                                "}\n" if n == len(metric_keys) - 1 else "") for n, k in enumerate(metric_keys)])
-            width = 2 + max(len(ppieces), len(mpieces))
-            base = (np.arange(c) * per_q)[:, None]
-            A = np.empty((c * per_q, width), dtype=object)
-            A[:] = ""
-            if P:
-                pp = (base + pos_p[None, :]).ravel()
-                A[pp, 0] = np.repeat(qhead[q0:q1], P)
-                A[pp, 1] = np.tile(phead, c)
-                for col, piece in enumerate(ppieces):
-                    A[pp, 2 + col] = piece
-            if metric_keys:
-                mp = (base + pos_m[None, :]).ravel()
-                A[mp, 0] = np.repeat(qhead[q0:q1], R)
-                A[mp, 1] = np.tile(mhead, c)
-                for col, piece in enumerate(mpieces):
-                    A[mp, 2 + col] = piece
-            yield "".join(A.ravel().tolist())
+        compiled = _compiled_lines(res, pvals, metric_keys, pos_p, pos_m, qhead, phead, mhead)
+        yield from compiled if compiled is not None else \
+            _python_lines(res, pvals, metric_keys, pos_p, pos_m, qhead, phead, mhead)
     if summary and nq:
         stpl = _template('{"qid": "all", "runi": %s, "runj": %s, "sample": ' + sample, keys)
         sums = [_literals(pair_summaries(res, m)) for m in res.measures]

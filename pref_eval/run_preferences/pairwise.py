@@ -140,6 +140,14 @@ def _levels_in_turn(grid: np.ndarray, W: dict, Ib: np.ndarray, Jb: np.ndarray, s
     """``Σ_i w_i·sgn(y_i − x_i)`` per (group, pair), one level i at a time (groups with m_g > i)."""
     NG, Pc = grid.shape[1], len(Ib)
     acc = {sc: np.zeros((NG, Pc)) for sc in schemes}
+    from ..native import kernels
+
+    kern = kernels()
+    if kern is not None and hasattr(kern, "rpp_levels"):  # the same additions in C (no temporaries)
+        ws = [np.ascontiguousarray(W[sc][:, :, 0]) for sc in schemes]
+        kern.rpp_levels(grid, ws, np.ascontiguousarray(Ib, dtype=np.int64), np.ascontiguousarray(Jb, dtype=np.int64),
+                        np.ascontiguousarray(active, dtype=np.int64), [acc[sc] for sc in schemes])
+        return acc
     for i in range(grid.shape[0]):
         n = int(active[i])
         row = grid[i, :n]  # (n, R) int32

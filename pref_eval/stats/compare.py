@@ -336,6 +336,9 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     missing_cols = [c for c in ("run", "qid", "measure", "value") if c not in values.columns]
     if missing_cols:
         raise UsageError(f"per-query table lacks column(s) {', '.join(missing_cols)}")
+    twice = [c for c in ("run", "qid", "measure", "value") if list(values.columns).count(c) > 1]
+    if twice:
+        raise UsageError(f"per-query table has column(s) {', '.join(twice)} twice; expected each once")
     if isinstance(values, LongTable):
         run, qid, measure, value = values.run, values.qid, values.measure, values.value
     else:
@@ -354,7 +357,11 @@ def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set
         per = cells.setdefault(m, {})
         if (r, q) in per:
             raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
-        per[(r, q)] = math.nan if v is None else float(v)
+        try:
+            per[(r, q)] = math.nan if v is None else float(v)
+        except (TypeError, ValueError):
+            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+                             "is not a number") from None
     return cells
 
 
