@@ -192,3 +192,29 @@ def test_simulate_options_refused_with_usage_errors(tmp_path):
                     (dict(sigma="0.6"), "--sigma: expected a list of numbers, got str")):
         with pytest.raises(UsageError, match=msg):
             pref_eval.simulate_recovery(trials=1, **kw)
+
+
+def test_output_over_an_input_names_the_input_option(tmp_path):
+    """``zelo_fit -J F --qrels F`` said "output file F is the same file as --qrels F" (the output's own option);
+    a positional input was named by its Python parameter (``runs``) rather than as the usage line names it."""
+    import shutil
+
+    from cli_harness import run_inproc
+
+    shutil.copy(ROOT / "judgments" / "dl19-sample.judge", tmp_path / "j.judge")
+    for d in ("runs", "qrels"):
+        shutil.copytree(ROOT / d, tmp_path / d)
+    before = (tmp_path / "j.judge").read_bytes()
+    for opt in ("--qrels", "--diagnostics", "-o"):
+        args = ["-J", "j.judge", opt, "j.judge", "-Q"] + (["-o", "s.tsv"] if opt != "-o" else [])
+        res = run_inproc("zelo_fit", args, tmp_path)
+        assert res.returncode == 2
+        assert res.stderr == ("zelo_fit: output file j.judge is the same file as -J j.judge; "
+                                       "refusing to overwrite it\n")
+    assert (tmp_path / "j.judge").read_bytes() == before
+    q, r1, r2 = "qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run"
+    for script, args in (("zelo_eval", ["-R", q, "-m", "map", r1, r2, "--output", r2]),
+                         ("zelo_compare", ["-R", q, "-m", "map", r1, r2, "--output", r2])):
+        res = run_inproc(script, args, tmp_path)
+        assert res.returncode == 2
+        assert res.stderr == f"{script}: output file {r2} is the same file as RUN {r2}; refusing to overwrite it\n"

@@ -69,7 +69,8 @@ def command(judgments: tuple[str, ...], fmt: str | None, ties: str | None, datas
         agreement_weights=weights == "agreement", tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
         dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output or "-",
         output_format=output_format, qrels_output=qrels, grades=grades, bins=bins, diagnostics=diagnostics,
-        log=Log("zelo_fit", quiet), inputs=command_options(), as_frame=False, keep_results=False)
+        log=Log("zelo_fit", quiet), inputs=command_options(outputs=("--qrels", "--diagnostics")), as_frame=False,
+        keep_results=False)
     return 0
 
 

@@ -285,13 +285,13 @@ def _value_spec(values: np.ndarray, ties, pre: str, post: str) -> tuple | None:
 
 
 def _chunk_spec(sp: tuple, q0: int, q1: int, dumps: Callable[[np.ndarray], bytes] | None) -> tuple:
-    """A column's spec for queries q0..q1 (contiguous; floats with orjson's text and its bounds)."""
+    """A column's spec for queries q0..q1 (contiguous, query-major; floats with orjson's text and its bounds)."""
     if sp[0] == 0:
         return sp
     if sp[0] == 2:
-        return (2, np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.int64), sp[2], sp[3])
-    v = np.ascontiguousarray(sp[1][:, q0:q1], dtype=np.float64)
-    t = None if sp[2] is None else np.ascontiguousarray(sp[2][:, q0:q1], dtype=bool).view(np.uint8)
+        return (2, np.ascontiguousarray(sp[1][:, q0:q1].T, dtype=np.int64), sp[2], sp[3])
+    v = np.ascontiguousarray(sp[1][:, q0:q1].T, dtype=np.float64)  # (queries, columns): read in line order
+    t = None if sp[2] is None else np.ascontiguousarray(sp[2][:, q0:q1].T, dtype=bool).view(np.uint8)
     raw = bounds = None
     if dumps is not None and v.size:
         raw = dumps(v.ravel())
