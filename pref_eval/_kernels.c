@@ -1082,8 +1082,9 @@ done:
 /* pref_lines(kinds, kind, col, qi, nbytes) -> str: JSON lines of pref_eval.output.preferences.pref_json_lines'
    per-query block, line t being built from the column specs kinds[kind[t]] with c = col[t], q = qi[t]:
    (0, texts, by) writes texts[q] (by 0) or texts[c] (by 1), str; (1, values, ties, pre, post, raw, bounds)
-   writes pre + repr(values[c, q]) + post, or pre + "0" + post where ties[c, q] (ties a uint8 array or None),
-   values float64 (ncol, nq); (2, values, pre, post) the same with int64 values as decimal integers.
+   writes pre + repr(values[q, c]) + post, or pre + "0" + post where ties[q, c] (ties a uint8 array or None),
+   values float64 (nq, ncol): query-major, so that the lines of one query read memory in order; (2, values,
+   pre, post) the same with int64 values as decimal integers.
    repr is float.__repr__'s text (sb_repr); raw (bytes or None) is orjson's text of the values, value k
    being raw[bounds[k] + 1:bounds[k + 1]] (bounds int64, n + 1): taken for 1e-4 <= |x| < 1e16 and +-0,
    where orjson's shortest digits are repr's (pref_eval.output.preferences._float_texts; ~30x faster
@@ -1163,11 +1164,11 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
             qo2 = PyTuple_GET_ITEM(t, c->tag == 1 ? 4 : 3);
             if (get_buf(vo, &c->v, 0, c->tag == 1 ? 'd' : 'q', "values") < 0) goto done;
             if (c->v.view.ndim != 2) {
-                PyErr_SetString(PyExc_ValueError, "pref_lines: values must be 2-D (ncol, nq)");
+                PyErr_SetString(PyExc_ValueError, "pref_lines: values must be 2-D (nq, ncol)");
                 goto done;
             }
-            c->ncol = c->v.view.shape[0];
-            c->nq = c->v.view.shape[1];
+            c->nq = c->v.view.shape[0];
+            c->ncol = c->v.view.shape[1];
             if (to != Py_None) {
                 if (PyObject_GetBuffer(to, &c->t.view, PyBUF_C_CONTIGUOUS) < 0) goto done;
                 c->t.held = 1;
@@ -1226,7 +1227,7 @@ static PyObject *k_pref_lines(PyObject *self, PyObject *args) {
                     PyErr_SetString(PyExc_IndexError, "pref_lines: value index out of range");
                     goto done;
                 }
-                Py_ssize_t at = (Py_ssize_t)(c * x->nq + q);
+                Py_ssize_t at = (Py_ssize_t)(q * x->ncol + c);
                 if (sb_put(&sb, x->pre, (size_t)x->npre) < 0) goto done;
                 if (x->t.held && ((const unsigned char *)x->t.view.buf)[at]) {
                     if (sb_put(&sb, "0", 1) < 0) goto done;

@@ -192,3 +192,106 @@ def test_simulate_options_refused_with_usage_errors(tmp_path):
                     (dict(sigma="0.6"), "--sigma: expected a list of numbers, got str")):
         with pytest.raises(UsageError, match=msg):
             pref_eval.simulate_recovery(trials=1, **kw)
+
+
+def test_output_over_an_input_names_the_input_option(tmp_path):
+    """``zelo_fit -J F --qrels F`` said "output file F is the same file as --qrels F" (the output's own option);
+    a positional input was named by its Python parameter (``runs``) rather than as the usage line names it."""
+    import shutil
+
+    from cli_harness import run_inproc
+
+    shutil.copy(ROOT / "judgments" / "dl19-sample.judge", tmp_path / "j.judge")
+    for d in ("runs", "qrels"):
+        shutil.copytree(ROOT / d, tmp_path / d)
+    before = (tmp_path / "j.judge").read_bytes()
+    for opt in ("--qrels", "--diagnostics", "-o"):
+        args = ["-J", "j.judge", opt, "j.judge", "-Q"] + (["-o", "s.tsv"] if opt != "-o" else [])
+        res = run_inproc("zelo_fit", args, tmp_path)
+        assert res.returncode == 2
+        assert res.stderr == ("zelo_fit: output file j.judge is the same file as -J j.judge; "
+                                       "refusing to overwrite it\n")
+    assert (tmp_path / "j.judge").read_bytes() == before
+    q, r1, r2 = "qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run"
+    for script, args in (("zelo_eval", ["-R", q, "-m", "map", r1, r2, "--output", r2]),
+                         ("zelo_compare", ["-R", q, "-m", "map", r1, r2, "--output", r2])):
+        res = run_inproc(script, args, tmp_path)
+        assert res.returncode == 2
+        assert res.stderr == f"{script}: output file {r2} is the same file as RUN {r2}; refusing to overwrite it\n"
+
+
+def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
+    """A topic named ``all`` (trec_eval accepts it; its per-query line reads like the summary line) was left
+    out of zelo_compare's tests as a summary row: with -R the means were those of the other topics (a.run's
+    P_1 read 1.0000 where trec_eval's mean over both topics is 0.5000), with -P both 'all' rows dropped."""
+    from cli_harness import run_inproc
+
+    from pref_eval.errors import UsageError
+
+    (tmp_path / "all.qrels").write_text("all 0 d1 1\nall 0 d2 0\nq2 0 d1 1\n")
+    (tmp_path / "a.run").write_text("all Q0 d1 1 0.1 a\nall Q0 d2 2 2.0 a\nq2 Q0 d1 1 1.0 a\n")
+    (tmp_path / "b.run").write_text("all Q0 d1 1 1.0 b\nall Q0 d2 2 0.5 b\nq2 Q0 d1 1 1.0 b\n")
+    # the mean by hand: P@1 is 0 on 'all' (d2 first, non-relevant) and 1 on q2
+    assert pref_eval.calc_aggregate("P@1", str(tmp_path / "all.qrels"), str(tmp_path / "a.run"))["P@1"] == 0.5
+    for m in ("P.1", "rpp"):
+        res = run_inproc("zelo_compare", ["-R", "all.qrels", "-m", m, "a.run", "b.run", "-Q"], tmp_path)
+        assert res.returncode == 2 and res.stdout == b"", res
+        assert res.stderr.startswith("zelo_compare: all.qrels: a topic named 'all' cannot be compared")
+        assert res.stderr.count("\n") == 1
+    for fmt in ("tsv", "jsonl"):
+        out = f"pq.{fmt}"
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
+                                        "--output", out], tmp_path).returncode == 0
+        res = run_inproc("zelo_compare", ["-P", out], tmp_path)
+        assert res.returncode == 2 and res.stdout == b"", res
+        line = 4 if fmt == "tsv" else 3  # the summary line of a.run comes after its two topics
+        assert res.stderr.startswith(f"zelo_compare: {out}:{line}: a second row 'all' for run 'a.run', measure 'P_1'")
+    pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
+                            ["P@1"], summary=True)
+    with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
+        pref_eval.compare(pq, tests=["t"])
+
+
+def _judge_inputs(tmp_path):
+    (tmp_path / "pairs.tsv").write_text("q1\td1\td2\nq1\td2\td3\n")
+    (tmp_path / "q.tsv").write_text("q1\tquery one\n")
+    (tmp_path / "d.tsv").write_text("d1\tdoc one\nd2\tdoc two\nd3\tdoc three\n")
+    return dict(queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"))
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(concurrency=0), "--concurrency: expected an integer 1..4096, got 0"),
+    (dict(concurrency=2.5), "--concurrency: expected an integer 1..4096, got 2.5"),  # was TypeError
+    (dict(retries="3"), "--retries: expected an integer 0..100, got '3'"),           # was TypeError
+    (dict(retries=-1), "--retries: expected an integer 0..100, got -1"),
+    (dict(timeout=-1), "--timeout: expected a finite number > 0, got -1"),
+    (dict(timeout=float("inf")), "--timeout: expected a finite number > 0, got inf"),
+    (dict(rpm=0), "--rpm: expected a finite number > 0, got 0"),
+    (dict(backoff=-1), "--backoff: expected a finite number >= 0, got -1"),
+    (dict(budget_requests=-1), "--budget-requests: expected an integer >= 0, got -1"),
+    (dict(seed=-1), "--seed: expected an integer >= 0, got -1"),
+    (dict(pairs=[("q1", "d1", "d2")]), "PAIRS: expected a path, got list"),               # was TypeError (stat)
+])
+def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
+    """pref_eval.api.judge took what zelo_judge's option types refuse (concurrency 0, a negative timeout or
+    retry count, ...) or failed with a TypeError; now the same ranges, UsageError, nothing created."""
+    from pref_eval.errors import UsageError
+
+    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=["cmd:echo 0.5"], store=str(tmp_path / "s.sqlite"),
+                output=str(tmp_path / "o.jsonl"), **_judge_inputs(tmp_path))
+    args.update(kw)
+    with pytest.raises(UsageError, match="^" + msg.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        pref_eval.api.judge(**args)
+    assert not (tmp_path / "s.sqlite").exists() and not (tmp_path / "o.jsonl").exists()
+
+
+def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
+    """``judges="cmd:echo 0.5"`` was read character by character (``--judge: ... got 'c'``)."""
+    common = dict(pairs=str(tmp_path / "pairs.tsv"), **_judge_inputs(tmp_path))
+    pref_eval.api.judge(judges="cmd:echo 0.5", store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
+                        **common)
+    pref_eval.api.judge(judges=["cmd:echo 0.5"], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
+                        **common)
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
+    assert all('"votes": [0.5], "judges": ["cmd:echo 0.5"]' in ln for ln in lines)

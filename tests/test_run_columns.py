@@ -156,3 +156,38 @@ def test_mutated_runs():
             else:
                 del b[i]
         same(bytes(b))
+
+
+@pytest.mark.parametrize("tail", [b"", b"# a comment\n", b"9 Q0 x 1 nan r\n", b"9 Q0 x 1\n"])
+def test_read_run_large_file_compiled_equals_pyarrow_and_tokenizer(tmp_path, monkeypatch, tail):
+    """A plain file above pyarrow's threshold: the kernels read it whole (up to COMPILED_MAX); with them off
+    it goes to pyarrow (or the tokenizer); the same Run or the same error either way. A file the kernels
+    refuse (comment, NaN, short line) falls through to pyarrow / the tokenizer as before."""
+    from pref_eval.io import fastparse, runs
+
+    monkeypatch.setattr(fastparse, "PYARROW_MIN", 1 << 12)  # pyarrow from 4 KB: a small file stands in
+    rng = random.Random(5)
+    body = b"".join(f"{q} Q0 D{q}_{k} {k + 1} {rng.random():.6f} tagL\n".encode()
+                    for q in range(20) for k in range(200))
+    path = tmp_path / "big.run"
+    path.write_bytes(body + tail)
+    assert len(body) > fastparse.PYARROW_MIN and len(body) < runs.COMPILED_MAX
+
+    def outcome():
+        try:
+            r = runs.read_run(path)
+        except InputError as e:
+            return ("error", str(e))
+        line = r.line.tolist()
+        return ("run", r.qid.tobytes(), r.qid.dtype.str, r.docno.tobytes(), r.docno.dtype.str, r.score.tobytes(),
+                line, r.tag)
+
+    calls = []
+    real = runs._compiled_columns
+    monkeypatch.setattr(runs, "_compiled_columns", lambda d: calls.append(1) or real(d))
+    got = outcome()
+    assert calls
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    assert outcome() == got
+    if not tail:
+        assert got[0] == "run" and got[-1] == "tagL"

@@ -11,10 +11,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import PrefEvalError, shortened
 from ..log import Log  # noqa: F401  (the commands import it from here)
+
+if TYPE_CHECKING:
+    from .options import F
 
 
 class Terminated(BaseException):
@@ -258,9 +261,13 @@ def _silence_stdout() -> None:
         pass
 
 
-def command_options() -> list[tuple[str, list[str]]]:
+def command_options(outputs: tuple[str, ...] = ()) -> list[tuple[str, list[str]]]:
     """The path-like (string) option values of the running click command and its group, by option name,
-    in option order -- what :func:`pref_eval.output.atomic.inputs_besides` protects from an output."""
+    in option order -- what :func:`pref_eval.output.atomic.inputs_besides` protects from an output.
+
+    ``outputs``: the command's output options besides ``-o`` (``zelo_fit --qrels``), put first, so that an
+    output given as an input too is named by the input's option (``--qrels F`` with ``-J F``: "the same file
+    as -J F"). A positional argument is named as its usage line names it (``RUN``, ``PAIRS``)."""
     import click
 
     ctx = click.get_current_context(silent=True)
@@ -274,9 +281,14 @@ def command_options() -> list[tuple[str, list[str]]]:
                 vals = [x for x in _flatten(v) if isinstance(x, str)]
             else:
                 continue
-            found.append((p.opts[0] if getattr(p, "opts", None) else str(p.name), vals))
+            if isinstance(p, click.Argument):
+                name = "".join(ch for ch in (p.metavar or "").split(" ")[0] if ch.isalnum() or ch == "_") \
+                    or str(p.name).upper()  # "RUN [RUN...]", "[RUN]..." -> RUN
+            else:
+                name = p.opts[0] if getattr(p, "opts", None) else str(p.name)
+            found.append((name, vals))
         ctx = ctx.parent
-    return found
+    return sorted(found, key=lambda item: item[0] not in outputs)  # stable: outputs first, else in order
 
 
 def command_inputs(output: str | None) -> dict[str, list[str]]:
@@ -343,7 +355,7 @@ def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
         raise UsageError(f"{', '.join(names[b] for b in bad)} applies only with {needs}")
 
 
-def run_id_options(f):
+def run_id_options(f: F) -> F:
     """``--run-id path|tag`` and ``--name RUN=LABEL`` (the rule of :mod:`pref_eval.io.run_ids`)."""
     import click
 

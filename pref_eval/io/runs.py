@@ -102,15 +102,31 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     return score
 
 
+COMPILED_MAX = 1 << 26  # plain run files up to 64 MB: read whole by the kernels (faster than pyarrow's CPU)
+
+
+def _compiled_reader() -> Any:
+    """The compiled kernels if they have ``run_columns`` (built, not switched off), else None."""
+    from ..native import kernels
+
+    kern = kernels()
+    return kern if kern is not None and hasattr(kern, "run_columns") else None
+
+
+def _compiled_run(compiled: tuple, source: str, name: str | None) -> Run:
+    qid, docno, score, lines, tag_bytes = compiled
+    return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
+                           tag=tag_bytes.decode("utf-8", errors="replace"),
+                           name=name if name is not None else source, source=source)
+
+
 def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes] | None:
     """(qid, docno, score, lines, tag) as the tokenizer path gives them, from the compiled kernels'
     ``run_columns`` (one pass in C, no Python work per line); None when the kernels are not built or
     the file has anything unusual (comments, errors, NUL, long fields, words or hex as scores), which
     the tokenizer path then reads with its file:line errors."""
-    from ..native import kernels
-
-    kern = kernels()
-    if kern is None or not hasattr(kern, "run_columns"):
+    kern = _compiled_reader()
+    if kern is None:
         return None
     got = kern.run_columns(data, column_budget(len(data)))
     if got is None:
@@ -131,10 +147,7 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
         return _fast_run(fast, _last_line(data), source, name)
     compiled = _compiled_columns(data) if try_compiled else None
     if compiled is not None:
-        qid, docno, score, lines, tag_bytes = compiled
-        return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
-                               tag=tag_bytes.decode("utf-8", errors="replace"),
-                               name=name if name is not None else source, source=source)
+        return _compiled_run(compiled, source, name)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:
@@ -161,18 +174,27 @@ def _last_line(data: bytes) -> bytes:
 def read_run(path: PathLike, name: str | None = None) -> Run:
     """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes).
 
-    A plain regular file is first tried on the streaming fast path (never
-    loaded whole); anything irregular goes to the general tokenizer.
+    A plain regular file of at most ``COMPILED_MAX`` bytes is read whole by the compiled kernels
+    (when built); a larger one (or one they do not take) is tried on the streaming fast path
+    (pyarrow, never loaded whole); anything irregular goes to the general tokenizer.
     """
     p = os.fspath(path)
     source = display_name(p)
     plain = plain_file(p)
+    data = None
     if plain:
+        if os.path.getsize(p) <= COMPILED_MAX and _compiled_reader() is not None:
+            data = read_input_bytes(p, what="run file")
+            compiled = _compiled_columns(data)
+            if compiled is not None:
+                return _compiled_run(compiled, source, name)
         fast = fast_columns(p, min_fields=6, max_fields=None, kinds=_KINDS)
         if fast is not None:
             return _fast_run(fast, last_line_of_file(p), source, name)
-    data = read_input_bytes(p, what="run file")
-    return run_from_bytes(data, source, name, try_fast=not plain)
+    tried = data is not None  # the kernels answered None above: the tokenizer's errors now
+    if data is None:
+        data = read_input_bytes(p, what="run file")
+    return run_from_bytes(data, source, name, try_fast=not plain, try_compiled=not tried)
 
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:

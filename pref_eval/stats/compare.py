@@ -344,6 +344,16 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     else:
         run, qid, measure, value = (values[c].tolist() for c in ("run", "qid", "measure", "value"))
     keep = [i for i, q in enumerate(qid) if str(q) != "all"]
+    if len(keep) < len(qid):  # one summary row 'all' per (run, measure); two: a topic named 'all' besides it
+        seen: set[tuple[str, str]] = set()
+        for i, q in enumerate(qid):
+            if str(q) == "all":
+                cell = (str(run[i]), str(measure[i]))
+                if cell in seen:
+                    raise UsageError(f"per-query table: two rows 'all' for run {cell[0]!r}, measure {cell[1]!r} "
+                                     "(a topic named 'all' besides the summary row?); 'all' rows are summaries "
+                                     "and left out: rename the topic")
+                seen.add(cell)
     return ([str(run[i]) for i in keep], [str(qid[i]) for i in keep], [str(measure[i]) for i in keep],
             [value[i] for i in keep])
 
@@ -379,7 +389,7 @@ def _measure_block(piece):
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
 
-def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
+def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
             alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
@@ -501,7 +511,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     return _frame([block])
 
 
-def compare_preferences(values, *, complete: bool = False, measures: Sequence[str] | None = None,
+def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measures: Sequence[str] | None = None,
                         runs: Sequence[str] | None = None,
                         **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
     """Test per-query preference values against 0, per measure.
