@@ -218,3 +218,35 @@ def test_output_over_an_input_names_the_input_option(tmp_path):
         res = run_inproc(script, args, tmp_path)
         assert res.returncode == 2
         assert res.stderr == f"{script}: output file {r2} is the same file as RUN {r2}; refusing to overwrite it\n"
+
+
+def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
+    """A topic named ``all`` (trec_eval accepts it; its per-query line reads like the summary line) was left
+    out of zelo_compare's tests as a summary row: with -R the means were those of the other topics (a.run's
+    P_1 read 1.0000 where trec_eval's mean over both topics is 0.5000), with -P both 'all' rows dropped."""
+    from cli_harness import run_inproc
+
+    from pref_eval.errors import UsageError
+
+    (tmp_path / "all.qrels").write_text("all 0 d1 1\nall 0 d2 0\nq2 0 d1 1\n")
+    (tmp_path / "a.run").write_text("all Q0 d1 1 0.1 a\nall Q0 d2 2 2.0 a\nq2 Q0 d1 1 1.0 a\n")
+    (tmp_path / "b.run").write_text("all Q0 d1 1 1.0 b\nall Q0 d2 2 0.5 b\nq2 Q0 d1 1 1.0 b\n")
+    # the mean by hand: P@1 is 0 on 'all' (d2 first, non-relevant) and 1 on q2
+    assert pref_eval.calc_aggregate("P@1", str(tmp_path / "all.qrels"), str(tmp_path / "a.run"))["P@1"] == 0.5
+    for m in ("P.1", "rpp"):
+        res = run_inproc("zelo_compare", ["-R", "all.qrels", "-m", m, "a.run", "b.run", "-Q"], tmp_path)
+        assert res.returncode == 2 and res.stdout == b"", res
+        assert res.stderr.startswith("zelo_compare: all.qrels: a topic named 'all' cannot be compared")
+        assert res.stderr.count("\n") == 1
+    for fmt in ("tsv", "jsonl"):
+        out = f"pq.{fmt}"
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
+                                        "--output", out], tmp_path).returncode == 0
+        res = run_inproc("zelo_compare", ["-P", out], tmp_path)
+        assert res.returncode == 2 and res.stdout == b"", res
+        line = 4 if fmt == "tsv" else 3  # the summary line of a.run comes after its two topics
+        assert res.stderr.startswith(f"zelo_compare: {out}:{line}: a second row 'all' for run 'a.run', measure 'P_1'")
+    pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
+                            ["P@1"], summary=True)
+    with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
+        pref_eval.compare(pq, tests=["t"])

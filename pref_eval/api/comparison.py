@@ -150,6 +150,7 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
             baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
         df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
                                   depth=depth, reference=baseline, names=ids)
+        _refuse_topic_all(df["qid"].tolist(), qrels)
         return df, baseline, baseline is not None
     for flag, val in (("-b", binary), ("-f", floor)):
         if val is not None:
@@ -162,9 +163,19 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
                                             complete=complete, level=level, depth=depth, jobs=jobs,
                                             warn_missing=False))  # the comparison warns per measure itself
+    _refuse_topic_all(df.qid, qrels)
     if baseline is not None and baseline in runs:
         baseline = ids[list(runs).index(baseline)]
     return df, baseline, False
+
+
+def _refuse_topic_all(qids: Sequence[Any], qrels: str) -> None:
+    """A topic named ``all``: per-query tables name their summary rows ``all`` and the comparison leaves those
+    out, so that topic would be left out silently (the means over the other topics)."""
+    if any(str(q) == "all" for q in qids):
+        raise UsageError(f"{qrels}: a topic named 'all' cannot be compared: per-query tables name their "
+                         "summary rows 'all' (trec_eval's), and the comparison leaves them out; rename the topic "
+                         "in the qrels and the runs")
 
 
 def _refuse_summary_only(measures: Sequence[str]) -> None:

@@ -65,7 +65,7 @@ def _no_duplicate_keys(pairs: list) -> dict:
     return dict(pairs)
 
 
-def _json_rows(lines: list[str], first: int, name: str, rows: list) -> bool:
+def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: set) -> bool:
     """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
     pair = False
     for i in range(first, len(lines)):
@@ -92,10 +92,21 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list) -> bool:
                 raise InputError(name, i + 1, f"expected a string for key {k!r}, got {v!r}")
         qid = str(obj["qid"])
         if qid == "all":
+            _summary_row(summaries, (str(obj["run"]), str(obj.get("runj") or ""), str(obj["measure"])), name, i + 1)
             continue
         rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
                      str(obj.get("runj") or "")))
     return pair
+
+
+def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], name: str, line: int) -> None:
+    """A summary row ``all`` (left out): a second one for the same run(s) and measure is a topic named ``all``,
+    which would be left out silently with it."""
+    if key in seen:
+        raise InputError(name, line, f"a second row 'all' for run {key[0]!r}, measure {key[2]!r} (a topic named "
+                                     "'all' besides the summary row?); rows 'all' are summaries and left out: "
+                                     "rename the topic")
+    seen.add(key)
 
 
 def read_per_query(path: str | os.PathLike[str]):
@@ -115,9 +126,10 @@ def read_per_query(path: str | os.PathLike[str]):
         raise InputError(name, 0, "empty file, expected per-query values (zelo_eval -q output)")
     head = lines[first].lstrip()
     rows: list[tuple[str, str, str, float, int, str]] = []
+    summaries: set[tuple[str, str, str]] = set()
     pair = False
     if head.startswith("{"):
-        pair = _json_rows(lines, first, name, rows)
+        pair = _json_rows(lines, first, name, rows, summaries)
     else:
         delim = "\t" if "\t" in head else ","
         header = [h.strip() for h in _fields(lines[first], delim, name, first + 1)]
@@ -141,6 +153,8 @@ def read_per_query(path: str | os.PathLike[str]):
                 raise InputError(name, line, f"expected {len(header)} fields as in the header, got {len(rec)}")
             run, qid, measure, value = (rec[p].strip() for p in pos)
             if qid == "all":
+                runj = rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""
+                _summary_row(summaries, (run, runj, measure), name, line)
                 continue
             rows.append((run, qid, measure, _number(value, name, line), line,
                          rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""))

@@ -344,6 +344,16 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     else:
         run, qid, measure, value = (values[c].tolist() for c in ("run", "qid", "measure", "value"))
     keep = [i for i, q in enumerate(qid) if str(q) != "all"]
+    if len(keep) < len(qid):  # one summary row 'all' per (run, measure); two: a topic named 'all' besides it
+        seen: set[tuple[str, str]] = set()
+        for i, q in enumerate(qid):
+            if str(q) == "all":
+                cell = (str(run[i]), str(measure[i]))
+                if cell in seen:
+                    raise UsageError(f"per-query table: two rows 'all' for run {cell[0]!r}, measure {cell[1]!r} "
+                                     "(a topic named 'all' besides the summary row?); 'all' rows are summaries "
+                                     "and left out: rename the topic")
+                seen.add(cell)
     return ([str(run[i]) for i in keep], [str(qid[i]) for i in keep], [str(measure[i]) for i in keep],
             [value[i] for i in keep])
 
