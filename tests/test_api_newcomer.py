@@ -252,6 +252,9 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
         pref_eval.compare(pq, tests=["t"])
 
 
+JUDGE = "cmd:while read l; do echo 0.5; done"  # one answer per request line (``echo`` alone exits after one)
+
+
 def _judge_inputs(tmp_path):
     (tmp_path / "pairs.tsv").write_text("q1\td1\td2\nq1\td2\td3\n")
     (tmp_path / "q.tsv").write_text("q1\tquery one\n")
@@ -277,7 +280,7 @@ def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
     retry count, ...) or failed with a TypeError; now the same ranges, UsageError, nothing created."""
     from pref_eval.errors import UsageError
 
-    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=["cmd:echo 0.5"], store=str(tmp_path / "s.sqlite"),
+    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=[JUDGE], store=str(tmp_path / "s.sqlite"),
                 output=str(tmp_path / "o.jsonl"), **_judge_inputs(tmp_path))
     args.update(kw)
     with pytest.raises(UsageError, match="^" + msg.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
@@ -286,12 +289,12 @@ def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
 
 
 def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
-    """``judges="cmd:echo 0.5"`` was read character by character (``--judge: ... got 'c'``)."""
+    """``judges=JUDGE`` was read character by character (``--judge: ... got 'c'``)."""
     common = dict(pairs=str(tmp_path / "pairs.tsv"), **_judge_inputs(tmp_path))
-    pref_eval.api.judge(judges="cmd:echo 0.5", store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
+    pref_eval.api.judge(judges=JUDGE, store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
                         **common)
-    pref_eval.api.judge(judges=["cmd:echo 0.5"], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
+    pref_eval.api.judge(judges=[JUDGE], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
                         **common)
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
-    assert all('"votes": [0.5], "judges": ["cmd:echo 0.5"]' in ln for ln in lines)
+    assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)
