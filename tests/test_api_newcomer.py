@@ -238,14 +238,22 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
         assert res.returncode == 2 and res.stdout == b"", res
         assert res.stderr.startswith("zelo_compare: all.qrels: a topic named 'all' cannot be compared")
         assert res.stderr.count("\n") == 1
+    warning = ("zelo_eval: warning: all.qrels: a topic is named 'all': its per-query lines read like the summary "
+               "lines 'all' (zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): "
+               "rename it\n")
     for fmt in ("tsv", "jsonl"):
         out = f"pq.{fmt}"
-        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
-                                        "--output", out], tmp_path).returncode == 0
+        res = run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
+                                       "--output", out], tmp_path)
+        assert res.returncode == 0 and res.stderr == warning
         res = run_inproc("zelo_compare", ["-P", out], tmp_path)
         assert res.returncode == 2 and res.stdout == b"", res
         line = 4 if fmt == "tsv" else 3  # the summary line of a.run comes after its two topics
         assert res.stderr.startswith(f"zelo_compare: {out}:{line}: a second row 'all' for run 'a.run', measure 'P_1'")
+    for args in (["-q", "a.run", "b.run"], ["-q", "-m", "P.1", "a.run"]):  # preference and metric modes, -q only
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args], tmp_path).stderr == warning
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args[1:]], tmp_path).stderr == ""
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-Q", *args], tmp_path).stderr == ""
     pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
                             ["P@1"], summary=True)
     with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
