@@ -19,83 +19,134 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+# typing.TYPE_CHECKING without importing typing (``import pref_eval`` stays as cheap as it was); type checkers
+# read any name TYPE_CHECKING as true. The names below are only for the annotations (strings at run time).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
 
-def evaluate(*args, **kwargs):
+    import pandas as pd
+
+    from .api.measures import Evaluator, Metric
+    from .output.atomic import InputOptions
+
+
+def evaluate(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
+             depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
+             judgments: Any = None, judgments_format: str | None = None, best: Any = None,
+             jobs: int = 1) -> pd.DataFrame:
     """See :func:`pref_eval.api.evaluate`."""
     from .api.measures import evaluate as _evaluate
 
-    return _evaluate(*args, **kwargs)
+    return _evaluate(qrels, runs, measures, complete=complete, level=level, depth=depth, judged_only=judged_only,
+                     trec9=trec9, summary=summary, judgments=judgments, judgments_format=judgments_format, best=best,
+                     jobs=jobs)
 
 
-def iter_calc(*args, **kwargs):
+def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
     """See :func:`pref_eval.api.iter_calc`."""
     from .api.measures import iter_calc as _iter_calc
 
-    return _iter_calc(*args, **kwargs)
+    return _iter_calc(measures, qrels, run, **options)
 
 
-def calc_aggregate(*args, **kwargs):
+def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[str, Any]:
     """See :func:`pref_eval.api.calc_aggregate`."""
     from .api.measures import calc_aggregate as _calc_aggregate
 
-    return _calc_aggregate(*args, **kwargs)
+    return _calc_aggregate(measures, qrels, run, **options)
 
 
-def evaluator(*args, **kwargs):
+def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
     """See :func:`pref_eval.api.evaluator` (``ir_measures.evaluator``: qrels read once, several runs)."""
     from .api.measures import evaluator as _evaluator
 
-    return _evaluator(*args, **kwargs)
+    return _evaluator(measures, qrels, **options)
 
 
-def agreement(*args, **kwargs):
+def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, fmt: str | None = None,
+              ties: str = "half", levels: Sequence[str] = ("pair", "calibration", "document"), resamples: int = 1000,
+              seed: int = 0, confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
+              consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: Sequence[str] = (),
+              measure: str | None = None, grades: str = "0,1,2,3", tests: str = "t", correction: str = "holm",
+              alpha: float = 0.05, output: str | None = None, output_format: str = "text", digits: int = 4,
+              inputs: InputOptions | None = None) -> list:
     """See :func:`pref_eval.api.agree` (``zelo_agree``); not named ``agree`` because
     ``pref_eval.agree`` is the package of its computations."""
     from .api.agreement import agree as _agree
 
-    return _agree(*args, **kwargs)
+    return _agree(judgments, names=names, fmt=fmt, ties=ties, levels=levels, resamples=resamples, seed=seed,
+                  confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min,
+                  prior=prior, top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests,
+                  correction=correction, alpha=alpha, output=output, output_format=output_format, digits=digits,
+                  inputs=inputs)
 
 
-def preferences(*args, **kwargs):
+def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike], measures: Sequence[str] | None = None, *,
+                binary: int | None = None, floor: int | None = None, per_query: bool = True,
+                summary: bool = True) -> Any:
     """See :func:`pref_eval.api.preferences`."""
     from .api.run_evaluation import preferences as _preferences
 
-    return _preferences(*args, **kwargs)
+    return _preferences(qrels, runs, measures, binary=binary, floor=floor, per_query=per_query, summary=summary)
 
 
-def aggregate(*args, **kwargs):
+def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *, query_fraction: float = 1.0,
+              num_samples: int = 1, seed: int = 0, mc4_steps: int | None = None, damping: float = 0.15,
+              log: Any = None) -> tuple[list[str], list[Any]]:
     """See :func:`pref_eval.api.aggregate`."""
     from .api.aggregation import aggregate as _aggregate
 
-    return _aggregate(*args, **kwargs)
+    return _aggregate(prefs, measures, query_fraction=query_fraction, num_samples=num_samples, seed=seed,
+                      mc4_steps=mc4_steps, damping=damping, log=log)
 
 
-def compare(*args, **kwargs):
+def compare(per_query: Any, **options: Any) -> Any:
     """See :func:`pref_eval.api.compare`."""
     from .api.comparison import compare as _compare
 
-    return _compare(*args, **kwargs)
+    return _compare(per_query, **options)
 
 
-def fit(*args, **kwargs):
+def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
+        ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
+        tol: float = 1e-09, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
+        dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
+        output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None, grades: str = "0,1,2,3",
+        bins: str = "quantile", diagnostics: str | None = None, log: Any = None, inputs: InputOptions | None = None,
+        as_frame: bool = True, keep_results: bool = True) -> Any:
     """See :func:`pref_eval.api.fit`."""
     from .api.fitting import fit as _fit
 
-    return _fit(*args, **kwargs)
+    return _fit(judgments, judgment_format=judgment_format, ties=ties, prior=prior, weight_power=weight_power,
+                agreement_weights=agreement_weights, tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
+                dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output,
+                output_format=output_format, qrels_output=qrels_output, grades=grades, bins=bins,
+                diagnostics=diagnostics, log=log, inputs=inputs, as_frame=as_frame, keep_results=keep_results)
 
 
-def pairs(*args, **kwargs):
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+          dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
+          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
+          output_format: str = "jsonl", log: Any = None,
+          inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
     """See :func:`pref_eval.api.pairs`."""
     from .api.pairing import pairs as _pairs
 
-    return _pairs(*args, **kwargs)
+    return _pairs(queries, cycles, seed, dedup=dedup, limit=limit, compat=compat, dataset=dataset, run=run, depth=depth,
+                  docs=docs, output=output, output_format=output_format, log=log, inputs=inputs)
 
 
-def simulate(*args, **kwargs):
+def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None, f: int | None = None, seed: int = 0,
+             final_phase: bool = False, output: str | None = None, log: Any = None,
+             inputs: InputOptions | None = None) -> dict[str, Any]:
     """See :func:`pref_eval.api.simulate`."""
     from .api.simulation import simulate as _simulate
 
-    return _simulate(*args, **kwargs)
+    return _simulate(matrix, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase, output=output, log=log,
+                     inputs=inputs)
 
 
 # the commands as functions (each reads, computes and writes as its command does), imported on first use

@@ -21,10 +21,36 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+_held = 0  # thread pools holding the limit for their workers (:func:`pool_blas_limit`)
+
+
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread."""
+    """Within the block, every loaded BLAS library (OpenBLAS, MKL, BLIS) uses one thread.
+
+    Inside :func:`pool_blas_limit` (a pool's workers) it does nothing: the pool's owner holds the limit.
+    """
+    if _held:
+        yield
+        return
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
+@contextmanager
+def pool_blas_limit() -> Iterator[None]:
+    """:func:`one_blas_thread` held by the thread that runs a pool of threads (``zelo_fit``'s blocks of queries,
+    :func:`pref_eval.zelo.fit.fit_bt_blocks`), for the pool's life; the workers' own :func:`one_blas_thread`
+    then do nothing. The limit is process-wide, and setting and restoring it from the workers does not work:
+    the first worker to leave would restore the others' BLAS threads in mid-computation, and OpenBLAS
+    (0.3.31) ignores a worker thread's ``openblas_set_num_threads`` once the main thread has set it. Load the
+    BLAS libraries the workers use before (threadpoolctl caps those loaded when it starts)."""
+    global _held
+    with one_blas_thread():
+        _held += 1
+        try:
+            yield
+        finally:
+            _held -= 1

@@ -51,6 +51,42 @@ def ordered_results(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int
         yield from ex.map(fn, items)
 
 
+def ordered_threads(fn: Callable[[Any], Any], items: Iterable[Any], threads: int) -> Iterator[Any]:
+    """``map(fn, items)`` on a pool of ``threads`` threads, results in input order, each handed over as it is
+    reached; at most ``threads`` items are taken ahead of the one the caller waits for (a caller that
+    consumes and drops the results holds about ``threads`` of them). For work that releases the GIL (numpy,
+    LAPACK, the compiled kernels): each item is computed by the same function as serially, so the results are
+    the same whatever the number of threads. The pool ends when the iterator is exhausted or closed (the items
+    not started are dropped)."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    it = iter(items)
+    if threads <= 1:
+        yield from map(fn, it)
+        return
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="pref_eval") as ex:
+        ahead: deque = deque()
+        try:
+            for x in it:
+                ahead.append(ex.submit(fn, x))
+                if len(ahead) > threads:
+                    yield ahead.popleft().result()
+            while ahead:
+                yield ahead.popleft().result()
+        finally:
+            for f in ahead:
+                f.cancel()
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def _worker_init() -> None:
     # one BLAS thread per worker process: the pool is the parallelism
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -165,7 +165,8 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
     return {pf.qids[c]: r for c, r in ranks.items()}
 
 
-def query_values_from_metrics(pf: PrefFile, lines: Lines, measure: str, qmask: np.ndarray | None):
+def query_values_from_metrics(pf: PrefFile, lines: Lines, measure: str,
+                              qmask: np.ndarray | None) -> tuple[dict[str, list[str]], list[str]]:
     """(per-query rankings {qid: ranking}, mean ranking) of a metric.
 
     A (query, run) seen twice keeps its last value; the mean is Σ v/numq

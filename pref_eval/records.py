@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
 else:
-    def dataclass_transform(**_kwargs):
+    def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
         return lambda fn: fn
 
 _T = TypeVar("_T")

@@ -238,15 +238,71 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
         assert res.returncode == 2 and res.stdout == b"", res
         assert res.stderr.startswith("zelo_compare: all.qrels: a topic named 'all' cannot be compared")
         assert res.stderr.count("\n") == 1
+    warning = ("zelo_eval: warning: all.qrels: a topic is named 'all': its per-query lines read like the summary "
+               "lines 'all' (zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): "
+               "rename it\n")
     for fmt in ("tsv", "jsonl"):
         out = f"pq.{fmt}"
-        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
-                                        "--output", out], tmp_path).returncode == 0
+        res = run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
+                                       "--output", out], tmp_path)
+        assert res.returncode == 0 and res.stderr == warning
         res = run_inproc("zelo_compare", ["-P", out], tmp_path)
         assert res.returncode == 2 and res.stdout == b"", res
         line = 4 if fmt == "tsv" else 3  # the summary line of a.run comes after its two topics
         assert res.stderr.startswith(f"zelo_compare: {out}:{line}: a second row 'all' for run 'a.run', measure 'P_1'")
+    for args in (["-q", "a.run", "b.run"], ["-q", "-m", "P.1", "a.run"]):  # preference and metric modes, -q only
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args], tmp_path).stderr == warning
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args[1:]], tmp_path).stderr == ""
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-Q", *args], tmp_path).stderr == ""
     pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
                             ["P@1"], summary=True)
     with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
         pref_eval.compare(pq, tests=["t"])
+
+
+JUDGE = "cmd:while read l; do echo 0.5; done"  # one answer per request line (``echo`` alone exits after one)
+
+
+def _judge_inputs(tmp_path):
+    (tmp_path / "pairs.tsv").write_text("q1\td1\td2\nq1\td2\td3\n")
+    (tmp_path / "q.tsv").write_text("q1\tquery one\n")
+    (tmp_path / "d.tsv").write_text("d1\tdoc one\nd2\tdoc two\nd3\tdoc three\n")
+    return dict(queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"))
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(concurrency=0), "--concurrency: expected an integer 1..4096, got 0"),
+    (dict(concurrency=2.5), "--concurrency: expected an integer 1..4096, got 2.5"),  # was TypeError
+    (dict(retries="3"), "--retries: expected an integer 0..100, got '3'"),           # was TypeError
+    (dict(retries=-1), "--retries: expected an integer 0..100, got -1"),
+    (dict(timeout=-1), "--timeout: expected a finite number > 0, got -1"),
+    (dict(timeout=float("inf")), "--timeout: expected a finite number > 0, got inf"),
+    (dict(rpm=0), "--rpm: expected a finite number > 0, got 0"),
+    (dict(backoff=-1), "--backoff: expected a finite number >= 0, got -1"),
+    (dict(budget_requests=-1), "--budget-requests: expected an integer >= 0, got -1"),
+    (dict(seed=-1), "--seed: expected an integer >= 0, got -1"),
+    (dict(pairs=[("q1", "d1", "d2")]), "PAIRS: expected a path, got list"),               # was TypeError (stat)
+])
+def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
+    """pref_eval.api.judge took what zelo_judge's option types refuse (concurrency 0, a negative timeout or
+    retry count, ...) or failed with a TypeError; now the same ranges, UsageError, nothing created."""
+    from pref_eval.errors import UsageError
+
+    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=[JUDGE], store=str(tmp_path / "s.sqlite"),
+                output=str(tmp_path / "o.jsonl"), **_judge_inputs(tmp_path))
+    args.update(kw)
+    with pytest.raises(UsageError, match="^" + msg.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        pref_eval.api.judge(**args)
+    assert not (tmp_path / "s.sqlite").exists() and not (tmp_path / "o.jsonl").exists()
+
+
+def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
+    """``judges=JUDGE`` was read character by character (``--judge: ... got 'c'``)."""
+    common = dict(pairs=str(tmp_path / "pairs.tsv"), **_judge_inputs(tmp_path))
+    pref_eval.api.judge(judges=JUDGE, store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
+                        **common)
+    pref_eval.api.judge(judges=[JUDGE], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
+                        **common)
+    lines = (tmp_path / "a.jsonl").read_text().splitlines()
+    assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
+    assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)

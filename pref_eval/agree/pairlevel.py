@@ -30,10 +30,15 @@ contingency table t (rows: reference label, columns: other label, n pairs):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .matching import HI, LO, TIE, Matched, categories
 from .records import Bootstrap, Record, count, per_query_sums, per_query_table, statistic
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 LEVEL = "pair"
 
@@ -117,7 +122,7 @@ def coincidence(cnt: np.ndarray) -> np.ndarray:
     return out
 
 
-def fleiss_factory(m: int):
+def fleiss_factory(m: int) -> Callable[[np.ndarray], np.ndarray]:
     """Fleiss' kappa of per-query sums [N, c0, c1, c2, sum n_ij^2] with m raters per unit."""
     def f(S: np.ndarray) -> np.ndarray:
         N = S[..., 0]

@@ -24,16 +24,21 @@ qrels contain. Then, for each judge against the reference (the first):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UsageError
 from .matching import Matched, Vocabulary
 from .records import Record, count
 
+if TYPE_CHECKING:
+    from ..zelo.judgments import Judgments
+
 LEVEL = "system"
 
 
-def judge_qrels(table, prior: float, grades: list[int]) -> dict[str, dict[str, int]]:
+def judge_qrels(table: Judgments, prior: float, grades: list[int]) -> dict[str, dict[str, int]]:
     """``{qid: {docno: grade}}`` from one judge's table, as ``zelo_fit --qrels`` (quantile bins)."""
     from ..zelo.fit import fit_bt, id_ranks
     from ..output.qrels import grade_bins

@@ -144,7 +144,7 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
     from ..io.zelo_scores import HEADER
     from ..output.atomic import command_outputs
     from ..output.zelo_scores import write_diagnostics, write_scores_columns
-    from ..zelo.fit import FitResult, count_per_query, fit_bt_blocks, to_scale
+    from ..zelo.fit import FitResult, count_per_query, fit_bt_blocks, fit_threads, to_scale
 
     q, a, b, s, w = judged
     queries = table.queries
@@ -158,7 +158,8 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
         log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
         k = 0
         for r in fit_bt_blocks(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
-                               max_iter=max_iter, jobs=jobs, scheduler=scheduler, doc_ids=docs):
+                               max_iter=max_iter, jobs=jobs, scheduler=scheduler, doc_ids=docs,
+                               threads=fit_threads()):
             nq = len(r.n_docs)
             score, se = to_scale(r.score, r.se, scale, elo_offset)
             extra = {"component": r.component, "level": r.level} if prior == 0 else {}
@@ -253,13 +254,13 @@ def _fit_scores(queries: list[str], table_docs: Any, sizes: Any, judged: tuple, 
         q, a, b = (np.asarray(x, dtype=np.int64) for x in (q, a, b))
         score = zbench_fit_queries(sizes, q, a, b, s, queries, log)
         return _ZbenchFit(score, np.full(len(score), np.nan))
-    from ..zelo.fit import fit_bt_parallel
+    from ..zelo.fit import fit_bt_parallel, fit_threads
 
     log.stage(f"fitting {len(sizes)} queries, {len(q)} judgments")
     # doc_ids: the canonical order (independent of line order), document ranks computed a block at a time
     res = fit_bt_parallel(sizes, q, a, b, s, w, prior=prior, weight_power=weight_power, tol=tol,
                           max_iter=max_iter, jobs=jobs, scheduler=scheduler, keep_levels=prior == 0,
-                          doc_ids=[table_docs[qid] for qid in queries])
+                          doc_ids=[table_docs[qid] for qid in queries], threads=fit_threads())
     _warn_fit(res, queries, tol, max_iter, log)
     return res
 

@@ -58,6 +58,9 @@ def judge(
     from ..judge.scheduler import Limits
 
     log = log or Log("zelo_judge", quiet=True)
+    judges = _checked_options(pairs, state, judges, concurrency=concurrency, retries=retries,
+                              budget_requests=budget_requests, rpm=rpm, timeout=timeout, backoff=backoff,
+                              max_cost=max_cost, seed=seed)
     if ties is not None and state is None:
         raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
     if missing_text is not None and state is None:
@@ -154,3 +157,37 @@ def _check_export_selection(st: Any, store: str, phash: str, names: list[str] | 
     if missing:
         raise UsageError(f"--judge {missing[0]}: no answer of this judge in {store} for this prompt (judges there: "
                          f"{', '.join(have) or 'none'})")
+
+
+def _checked_options(pairs: Any, state: Any, judges: Any, **values: Any) -> list[str]:
+    """The options the command line checks by their types (``--concurrency 1..4096``, ``--timeout > 0``, ...),
+    checked for a Python caller the same way (else UsageError, before anything is opened); ``judges`` as a
+    list (one spec given as a string is one judge, not its characters)."""
+    import math
+    import numbers
+
+    for name, v in (("PAIRS", pairs), ("--state", state)):
+        if v is not None and not isinstance(v, (str, os.PathLike)):
+            raise UsageError(f"{name}: expected a path, got {type(v).__name__} (write the pairs to a file: "
+                             "zelo_pairs cycles -o, or pref_eval.pairs(..., output=FILE))")
+    judge_list = [judges] if isinstance(judges, str) else list(judges)
+    for j in judge_list:
+        if not isinstance(j, str):
+            raise UsageError(f"--judge: expected a spec string, got {type(j).__name__} {j!r:.40}")
+    ints = {"concurrency": (1, 4096), "retries": (0, 100), "budget_requests": (0, None), "seed": (0, None)}
+    floats = {"rpm": (0.0, True), "timeout": (0.0, True), "backoff": (0.0, False), "max_cost": (0.0, False)}
+    for name, v in values.items():
+        flag = "--" + name.replace("_", "-")
+        if v is None and name in ("budget_requests", "rpm", "max_cost"):
+            continue
+        if name in ints:
+            lo, hi = ints[name]
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= int(v) <= (hi or int(v)):
+                rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+                raise UsageError(f"{flag}: expected an integer {rng}, got {v!r}")
+        else:
+            lo_f, open_ = floats[name]
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < lo_f \
+                    or (open_ and v == lo_f):
+                raise UsageError(f"{flag}: expected a finite number {'>' if open_ else '>='} {lo_f:g}, got {v!r}")
+    return judge_list

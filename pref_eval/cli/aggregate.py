@@ -37,8 +37,9 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
                    "(score: MC4's stationary probability, Borda points); markdown: tables. Default json.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE (default stdout).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
-def command(prefs, per_query, nosummary, measures, query_fraction, num_samples, seed, mc4_steps, damping, fmt,
-            output, quiet):
+def command(prefs: str, per_query: bool, nosummary: bool, measures: tuple[str, ...], query_fraction: float,
+            num_samples: int, seed: int, mc4_steps: int | None, damping: float, fmt: str, output: str | None,
+            quiet: bool) -> int:
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
     from ..api.aggregation import aggregate
     from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines

@@ -54,9 +54,10 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="System level: significance level.")
 @quiet_option("No warnings on stderr.")
-def command(judgments, names, fmt, ties, levels, output_format, output, digits, resamples, seed, confidence,
-            buckets, calibration, consensus_min, prior, top_k, runs, measure, grades, tests, correction, alpha,
-            quiet):
+def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None, ties: str, levels: tuple[str, ...],
+            output_format: str, output: str | None, digits: int, resamples: int, seed: int, confidence: float,
+            buckets: int, calibration: str, consensus_min: int, prior: float, top_k: int, runs: tuple[str, ...],
+            measure: str | None, grades: str, tests: str, correction: str, alpha: float, quiet: bool) -> int:
     """Agreement of judges with a reference judge (the first -J).
 
     Pair level (coverage, ties, agreement, Cohen's and weighted kappa,
@@ -78,7 +79,7 @@ def command(judgments, names, fmt, ties, levels, output_format, output, digits, 
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     run_main(command, "zelo_agree", argv)
 
 

@@ -11,10 +11,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import PrefEvalError, shortened
 from ..log import Log  # noqa: F401  (the commands import it from here)
+
+if TYPE_CHECKING:
+    from .options import F
 
 
 class Terminated(BaseException):
@@ -352,7 +355,7 @@ def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
         raise UsageError(f"{', '.join(names[b] for b in bad)} applies only with {needs}")
 
 
-def run_id_options(f):
+def run_id_options(f: F) -> F:
     """``--run-id path|tag`` and ``--name RUN=LABEL`` (the rule of :mod:`pref_eval.io.run_ids`)."""
     import click
 

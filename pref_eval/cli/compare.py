@@ -70,9 +70,12 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 @quiet_option("No warnings on stderr.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
-def command(qrels, per_query, measures, complete, level, binary, floor, depth, tests, correction, resamples,
-            seed, baseline, alpha, sign_min_diff, zero_method, wilcoxon_method, ci_method, confidence, marker_test,
-            digits, fmt, output, orderings, key_a, key_b, rbo_p, jobs, quiet, run_id_mode, run_names, runs):
+def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...], complete: bool, level: int,
+            binary: float | None, floor: float | None, depth: int | None, tests: str, correction: str, resamples: int,
+            seed: int, baseline: str | None, alpha: float, sign_min_diff: float, zero_method: str, wilcoxon_method: str,
+            ci_method: str, confidence: float, marker_test: str | None, digits: int, fmt: str, output: str | None,
+            orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, jobs: int,
+            quiet: bool, run_id_mode: str, run_names: tuple[str, ...], runs: tuple[str, ...]) -> int:
     """Compare runs with paired significance tests, or two orderings of systems.
 
     \b

@@ -88,10 +88,13 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
                    "cache ignores grades), to match published figures; see docs/differences-pref_eval.md.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
-def command(qrels, measures, measure_set, binary, floor, per_query, nosummary, complete, level, depth, topk,
-            fmt, output, reference, means, query_fraction, label_fraction, label_policy, samples, seed, jobs,
-            scheduler, quiet, list_measures, trec9, head, run_id_mode, run_names, runs, judgments=None,
-            judgments_format=None, best=None):
+def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | None, binary: float | None,
+            floor: float | None, per_query: bool, nosummary: bool, complete: bool, level: int, depth: int | None,
+            topk: int | None, fmt: str | None, output: str | None, reference: str | None, means: bool,
+            query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
+            scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
+            run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
+            best: str | None) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b

@@ -48,8 +48,10 @@ from .options import quiet_option
               help="Fit blocks of queries on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
 @quiet_option("No warnings or progress on stderr.")
-def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat, scale, elo_offset,
-            tol, max_iter, output, output_format, qrels, grades, bins, diagnostics, jobs, scheduler, quiet):
+def command(judgments: tuple[str, ...], fmt: str | None, ties: str | None, dataset: str | None, prior: float,
+            weights: str, weight_power: float, compat: str | None, scale: str, elo_offset: float, tol: float,
+            max_iter: int, output: str | None, output_format: str, qrels: str | None, grades: str, bins: str,
+            diagnostics: str | None, jobs: int, scheduler: str | None, quiet: bool) -> int:
     """Fit Bradley-Terry (zELO) scores to pairwise judgments.
 
     Prints 'qid docno score se' TSV (natural-log scale, centred per query).
@@ -72,7 +74,7 @@ def command(judgments, fmt, ties, dataset, prior, weights, weight_power, compat,
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     # numpy's OpenBLAS starts a busy thread per core when it loads; the fit's
     # matrices are small (one per query). An explicit OPENBLAS_NUM_THREADS wins.
     import os

@@ -99,9 +99,11 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the retry jitter.")
 @quiet_option("No progress, summary or warnings on stderr.")
-def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_orders, ties, missing_text, api_key_env,
-            concurrency, rpm, retries, timeout, backoff, budget_requests, max_cost, prices, retry_failed, dry_run,
-            seed, quiet):
+def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str | None, judges: tuple[str, ...],
+            store: str, output: str | None, prompt: str | None, both_orders: bool, ties: str | None,
+            missing_text: str | None, api_key_env: str, concurrency: int, rpm: float | None, retries: int,
+            timeout: float, backoff: float, budget_requests: int | None, max_cost: float | None,
+            prices: tuple[str, ...], retry_failed: bool, dry_run: bool, seed: int, quiet: bool) -> int:
     """Judge the pairs of PAIRS (any zelo_pairs output) or of a zelo_pairs state (--state)."""
     from ..api.judging import judge
 
@@ -129,7 +131,7 @@ def run_cmd(pairs, state, queries, docs, judges, store, output, prompt, both_ord
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
 @click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")
 @quiet_option()
-def export_cmd(store, output, judges, prompt, quiet):
+def export_cmd(store: str, output: str | None, judges: tuple[str, ...], prompt: str | None, quiet: bool) -> int:
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
     from ..api.judging import judge_export
 
@@ -140,7 +142,7 @@ def export_cmd(store, output, judges, prompt, quiet):
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     run_main(command, "zelo_judge", argv)
 
 

@@ -9,7 +9,7 @@ from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def command():
+def command() -> None:
     """Choose document pairs to judge.
 
     \b
@@ -40,7 +40,9 @@ def command():
               help="Pairs as JSON lines or 'qid doc_a doc_b' TSV.")
 @click.option("-o", "--output", default=None, help="Write here, atomically (default stdout).")
 @quiet_option()
-def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, compat, output_format, output, quiet):
+def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: str | None, cycles: int, seed: int,
+               no_duplicates: bool, limit: int | None, compat: str | None, output_format: str, output: str | None,
+               quiet: bool) -> int:
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
     from ..api.pairing import pairs
     from .common import command_options
@@ -86,8 +88,11 @@ def cycles_cmd(dataset, run, depth, docs, cycles, seed, no_duplicates, limit, co
 @click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max_per_pair, cycles, batch, window,
-             start, criterion, dataset, run, depth, docs, force, quiet):
+def init_cmd(state: str, qrels: str | None, strategy: str, goal: str | None, k: int | None, p: int | None,
+             f: int | None, seed: int, final_phase: bool | None, lead: float | None, max_per_pair: int | None,
+             cycles: int | None, batch: int | None, window: int | None, start: str | None, criterion: str | None,
+             dataset: str | None, run: str | None, depth: int | None, docs: str | None, force: bool,
+             quiet: bool) -> int:
     """Start Clarke's pruning tournament or an adaptive strategy (best item, or the whole ranking)."""
     from ..api.pairing import pairs_init
     from .common import command_options
@@ -103,7 +108,7 @@ def init_cmd(state, qrels, strategy, goal, k, p, f, seed, final_phase, lead, max
 @click.option("--state", required=True, metavar="FILE", help="The JSON state file (zelo_pairs init).")
 @click.option("-o", "--output", default=None, help="Requests 'topic docA docB' (default stdout).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def next_cmd(state, output, quiet):
+def next_cmd(state: str, output: str | None, quiet: bool) -> int:
     """Print the pairs still to judge (none when the tournament is over)."""
     from ..api.pairing import pairs_next
     from .common import command_options
@@ -118,7 +123,7 @@ def next_cmd(state, output, quiet):
               help="Judgment file, any format zelo_fit reads (repeatable).")
 @click.option("--format", "fmt", default=None, help="Judgment format, as zelo_fit --format (default: detected).")
 @quiet_option()
-def add_cmd(state, judgments, fmt, quiet):
+def add_cmd(state: str, judgments: tuple[str, ...], fmt: str | None, quiet: bool) -> int:
     """Add a batch of judgments (any number of batches per stage)."""
     from ..api.pairing import pairs_add
     from .common import command_options
@@ -133,7 +138,7 @@ def add_cmd(state, judgments, fmt, quiet):
 @click.option("--verify", is_flag=True, help="Adaptive states: also replay the judgments (a fit per round) and "
               "refuse the state unless the replay gives it byte for byte (an edited or forged state).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def status_cmd(state, output, verify, quiet):
+def status_cmd(state: str, output: str | None, verify: bool, quiet: bool) -> int:
     """Per topic: stage, pool, pairs judged / requested, stages left at least; then a total line."""
     from ..api.pairing import pairs_status
     from .common import command_options
@@ -150,7 +155,7 @@ def status_cmd(state, output, verify, quiet):
               help="Adaptive states: replay the judgments (a fit per round) and refuse the state unless the replay "
               "gives it byte for byte (an edited or forged state); --no-verify skips it (faster on large states).")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
-def result_cmd(state, qrels, output, verify, quiet):
+def result_cmd(state: str, qrels: str | None, output: str | None, verify: bool, quiet: bool) -> int:
     """Per finished topic: 'topic docno wins' of the top set (or preference qrels)."""
     from ..api.pairing import pairs_result
     from .common import command_options
@@ -159,7 +164,7 @@ def result_cmd(state, qrels, output, verify, quiet):
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     run_main(command, "zelo_pairs", argv)
 
 

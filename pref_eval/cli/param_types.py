@@ -10,6 +10,7 @@ naming the option.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import click
 
@@ -19,7 +20,7 @@ class Finite(click.FloatRange):
 
     name = "float"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         v = super().convert(value, param, ctx)
         if not math.isfinite(v):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
@@ -44,7 +45,7 @@ class NumberList(click.ParamType):
     def __init__(self, item: click.ParamType) -> None:
         self.item = item
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple:
         if isinstance(value, tuple):
             return value
         parts = str(value).split(",")

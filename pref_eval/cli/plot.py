@@ -67,8 +67,9 @@ def command() -> None:
 @click.option("--prior", type=Finite(min=0), default=0.5, show_default=True,
               help="Prior of the fit used for ordering (as zelo_fit --prior).")
 @_figure_options(11.0, 5.0, ("--image-format",))
-def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output, width, height, dpi, title,
-               image_fmt):
+def matrix_cmd(judgment_files: tuple[str, ...], fmt: str | None, ties: str, qid: str | None, scores_file: str | None,
+               prior: float, quiet: bool, output: str, width: float, height: float, dpi: float, title: str | None,
+               image_fmt: str | None) -> None:
     """zbench's K×K comparison matrix of one query, in input and zELO order.
 
     Cell (row i, column j) is the share of the comparisons between i and j
@@ -93,8 +94,9 @@ def matrix_cmd(judgment_files, fmt, ties, qid, scores_file, prior, quiet, output
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Interval level: score ± z·se with z = Φ⁻¹(1 − (1 − level)/2).")
 @_figure_options(11.0, 6.0)
-def scores_cmd(scores_file, queries, max_queries, top, confidence, quiet, output, width, height, dpi, title,
-               image_fmt):
+def scores_cmd(scores_file: str, queries: tuple[str, ...], max_queries: int, top: int | None, confidence: float,
+               quiet: bool, output: str, width: float, height: float, dpi: float, title: str | None,
+               image_fmt: str | None) -> None:
     """zELO score distributions with confidence intervals, one panel per query."""
     from ..api.plotting import PlotImage, plot_scores
     from .common import command_options
@@ -152,8 +154,10 @@ def _values_options(f):
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval level.")
 @_figure_options(7.0, 4.0)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
-def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode, run_names, ci,
-                confidence, quiet, output, width, height, dpi, title, image_fmt, runs):
+def systems_cmd(qrels: str | None, per_query: str | None, measure: str | None, complete: bool, test: str,
+                correction: str, alpha: float, seed: int, run_id_mode: str, run_names: tuple[str, ...], ci: str,
+                confidence: float, quiet: bool, output: str, width: float, height: float, dpi: float, title: str | None,
+                image_fmt: str | None, runs: tuple[str, ...]) -> None:
     """Runs ordered by a measure, with confidence intervals and significance groups.
 
     Runs sharing a letter are not significantly different (paired TEST,
@@ -177,8 +181,10 @@ def systems_cmd(qrels, per_query, measure, complete, test, correction, alpha, se
               show_default=True, help="What the cells show.")
 @_figure_options(6.5, 5.5)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
-def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correction, alpha, seed, run_id_mode,
-              run_names, value, quiet, output, width, height, dpi, title, image_fmt, runs):
+def pairs_cmd(compare_file: str | None, qrels: str | None, per_query: str | None, measure: str | None, complete: bool,
+              test: str, correction: str, alpha: float, seed: int, run_id_mode: str, run_names: tuple[str, ...],
+              value: str, quiet: bool, output: str, width: float, height: float, dpi: float, title: str | None,
+              image_fmt: str | None, runs: tuple[str, ...]) -> None:
     """Heatmap of pairwise p-values or mean differences between runs.
 
     From a zelo_compare jsonl file (-C), or computed here from -R QRELS RUN...
@@ -200,7 +206,8 @@ def pairs_cmd(compare_file, qrels, per_query, measure, complete, test, correctio
 @click.option("--judge", default=None, metavar="NAME",
               help="The judge to draw when the file holds the calibration of several.")
 @_figure_options(11.0, 4.5)
-def calibration_cmd(agree_file, judge, quiet, output, width, height, dpi, title, image_fmt):
+def calibration_cmd(agree_file: str, judge: str | None, quiet: bool, output: str, width: float, height: float,
+                    dpi: float, title: str | None, image_fmt: str | None) -> None:
     """Reliability diagram and the reference's five-level distribution per bucket.
 
     From zelo_agree's calibration records: observed mean of the reference

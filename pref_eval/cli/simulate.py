@@ -9,7 +9,7 @@ from .options import quiet_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def command():
+def command() -> None:
     """Simulate judging strategies.
 
     \b
@@ -36,7 +36,8 @@ def command():
               help="Yan et al.'s extra final phase (every final-pool pair judged twice).")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
-def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
+def tournament_cmd(matrix: str, reps: int, k: int, p: int | None, f: int | None, seed: int, final_phase: bool,
+                   output: str | None, quiet: bool) -> int:
     """Clarke et al.'s tournament against MATRIX (Yan et al. 2022, Section 4)."""
     from ..api.simulation import simulate
     from .common import command_options
@@ -69,7 +70,9 @@ def tournament_cmd(matrix, reps, k, p, f, seed, final_phase, output, quiet):
                    "reduction in pairs ordered unlike the complete matrix's win totals (rowsum).")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
-def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch, criterion, output, quiet):
+def recovery_cmd(ks: tuple[int, ...], sigma: tuple[float, ...], cycles: tuple[int, ...], trials: int, seed: int,
+                 strategy: str, window: int | None, start: str | None, batch: int | None, criterion: str | None,
+                 output: str | None, quiet: bool) -> int:
     """Kendall tau between sparse-cycle fits and dense-matrix fits."""
     from ..api.simulation import simulate_recovery
     from .common import command_options
@@ -99,7 +102,9 @@ def recovery_cmd(ks, sigma, cycles, trials, seed, strategy, window, start, batch
               help="Round-Efficient error probability (0.2).")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
-def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, delta, output, quiet):
+def bandit_cmd(algorithm: str, case: str | None, matrix: str | None, reps: int, budget: int, seed: int,
+               alpha: float | None, batch: int | None, c: float | None, delta: float | None, output: str | None,
+               quiet: bool) -> int:
     """A dueling-bandit algorithm against a matrix (Yan et al. 2022, Figure 3)."""
     from ..api.simulation import simulate_bandit
     from .common import command_options
@@ -132,8 +137,8 @@ def bandit_cmd(algorithm, case, matrix, reps, budget, seed, alpha, batch, c, del
               help="Lead that ends the final.")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
-def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_match, lives, final, final_lead,
-                 output, quiet):
+def adaptive_cmd(case: str | None, matrix: str | None, reps: int, seed: int, lead: float, batch: int, max_per_pair: int,
+                 max_per_match: int, lives: int, final: int, final_lead: float, output: str | None, quiet: bool) -> int:
     """The adaptive best-item strategy against a matrix (columns as for `bandit`)."""
     from ..api.simulation import simulate_adaptive
     from .common import command_options
@@ -153,7 +158,7 @@ def adaptive_cmd(case, matrix, reps, seed, lead, batch, max_per_pair, max_per_ma
               help="Comma-separated rows to run.")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")
 @quiet_option()
-def figure3_cmd(reps, seed, algorithms, output, quiet):
+def figure3_cmd(reps: int, seed: int, algorithms: str, output: str | None, quiet: bool) -> int:
     """Yan et al.'s Figure 3: every algorithm on Case A and Case B (T = 1,000)."""
     from ..api.simulation import simulate_figure3
     from .common import command_options
@@ -164,7 +169,7 @@ def figure3_cmd(reps, seed, algorithms, output, quiet):
     return 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     run_main(command, "zelo_simulate", argv)
 
 

@@ -40,8 +40,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @quiet_option("No warnings on stderr.")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
-def command(per_query, measures, complete, level, nosummary, debug, judged_only, num_docs, depth,
-            rel_format, results_format, old, zscores, trec9, list_measures, quiet, version, files):
+def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int, debug: str | None,
+            judged_only: int, num_docs: str, depth: str | None, rel_format: str, results_format: str, old: int,
+            zscores: str | None, trec9: bool, list_measures: bool, quiet: bool, version: bool,
+            files: tuple[str, ...]) -> int:
     """Evaluate a TREC run exactly as trec_eval 10 does.
 
     Any trec_eval command line works with the program name replaced by

@@ -6,11 +6,16 @@ Writer: :mod:`pref_eval.output.comparisons`.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import InputError
 from .textfile import display_name, json_object, read_input_text
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def read_compare_jsonl(path: str):
+
+def read_compare_jsonl(path: str) -> pd.DataFrame:
     """Records from ``zelo_compare -o jsonl`` (keys measure, run_a, run_b, test, mean_diff,
     p_value, p_adjusted, ...), as a DataFrame."""
     import pandas as pd

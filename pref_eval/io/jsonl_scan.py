@@ -12,10 +12,14 @@ Set ``PREF_EVAL_PURE_PYTHON=1`` to skip it (tests compare both paths).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..records import record
+
+if TYPE_CHECKING:
+    import mmap
 
 
 @record
@@ -43,7 +47,7 @@ class ShapeLines:
     txt: np.ndarray
     cols: dict
 
-    def values(self, key: str, rows=slice(None)) -> np.ndarray:
+    def values(self, key: str, rows: slice | np.ndarray = slice(None)) -> np.ndarray:
         """The column of ``key`` (float64 or int32 codes) at ``rows``."""
         c = self.cols[key]
         return (self.num if c.kind == "n" else self.txt)[rows, c.index]
@@ -60,7 +64,7 @@ def scanner_available() -> bool:
     return True
 
 
-def scan_columns(data) -> tuple[list[str], list[ShapeLines]] | None:
+def scan_columns(data: bytes | memoryview | mmap.mmap) -> tuple[list[str], list[ShapeLines]] | None:
     """(string table, shapes) of ``data`` (bytes or any buffer, e.g. an mmap).
 
     None: no scanner, or a line it does not take.

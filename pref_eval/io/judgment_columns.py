@@ -38,11 +38,15 @@ neither document, ...) also sends the file to the parser, for its message.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..records import record
 from .keys import factorize as factorize_keys
+
+if TYPE_CHECKING:
+    from ..zelo.judgments import Judgments
 
 PYARROW_MIN = 1 << 20  # smaller files: the numpy tokenizer (no pyarrow import)
 _ODD_BYTES = (b"\x00", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # NUL, and white space for str.split() only
@@ -64,12 +68,12 @@ class Columns:
     missing: np.ndarray | None = None
     votes: np.ndarray | None = None
 
-    def add_to(self, table) -> None:
+    def add_to(self, table: Judgments) -> None:
         """Append to a :class:`~pref_eval.zelo.judgments.Judgments` (``add_columns``)."""
         table.add_columns(self.names, self.q, self.a, self.b, self.score, self.weight, self.lines, self.keep,
                           self.missing, self.votes)
 
-    def unknown_documents(self, table) -> bool:
+    def unknown_documents(self, table: Judgments) -> bool:
         """Whether a row names a document that ``table`` does not list for a closed query (a dataset's)."""
         if not table.closed:
             return False

@@ -133,7 +133,7 @@ def lookup_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray
     return (h < len(sorted_keys)) & (sorted_keys[hc] == keys), hc
 
 
-def distinct(keys) -> np.ndarray:
+def distinct(keys: np.ndarray) -> np.ndarray:
     """``np.unique(keys)`` of a 1-D array (sorted distinct values, same dtype), by the faster way.
 
     numpy's hashed ``unique`` is fast when values repeat a lot (codes of a few

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 
-def read_literal(path: str, marker: str):
+def read_literal(path: str, marker: str) -> Any:
     """The Python literal (list or tuple of numbers) written after ``marker`` in the source file ``path``,
     parsed with ``ast.literal_eval`` (nothing is executed); ValueError when it is not there."""
     with open(path, encoding="utf-8") as fh:

@@ -26,10 +26,13 @@ import csv
 import json
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from .textfile import display_name, read_input_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("run", "qid", "measure", "value")
 
@@ -109,7 +112,7 @@ def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], nam
     seen.add(key)
 
 
-def read_per_query(path: str | os.PathLike[str]):
+def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
 

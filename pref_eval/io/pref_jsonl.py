@@ -60,7 +60,7 @@ class PrefFile:
     qids: list = field(default_factory=list)
     runs: list = field(default_factory=list)
 
-    def sample_qids(self, sample) -> list[str]:
+    def sample_qids(self, sample: int) -> list[str]:
         """Query ids of a sample in order of first appearance (metric lines first, then preference lines)."""
         codes = [x.q for x in (self.metrics.get(sample), self.prefs.get(sample)) if x is not None]
         allq = np.concatenate(codes) if codes else np.zeros(0, np.int64)

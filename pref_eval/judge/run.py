@@ -154,10 +154,10 @@ class Session:
                 self.would_tokens[q[0]] = self.would_tokens.get(q[0], 0) + estimate_tokens(self._request(q)["prompt"])
                 self.would_count[q[0]] = self.would_count.get(q[0], 0) + 1
             return []
-        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
-                       warn=self.setup.warn)
         if self.store is None:  # opened by run() (only a dry run may have none, and it returned above)
             raise RuntimeError("internal error: no store")
+        await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
+                       warn=self.setup.warn)
         votes = self.store.votes(self.names, self.phash)
         out = []
         for qid, a, b, rep in ok_pairs:

@@ -34,8 +34,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .judges import Transient
+
+if TYPE_CHECKING:
+    from .store import Store
 
 
 @dataclass
@@ -280,7 +284,7 @@ async def send_all(
     questions: list,
     judges: dict,
     build: Callable[[tuple], dict],
-    store,
+    store: Store,
     phash: str,
     limits: Limits,
     stats: Stats,

@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from ..io.keys import distinct
 from .json_text import json_str
 
 from ..run_preferences.evaluate import PrefResult
+
+if TYPE_CHECKING:
+    from ..run_preferences.names import PrefMeasure
 
 TABLE_HEADER = ("runi", "runj", "qid", "measure", "value")
 # floats formatted by orjson from this many: loading it costs ~5 ms (~5 % of import numpy), repr ~0.7 µs a
@@ -179,12 +183,12 @@ def _pieces(columns: list) -> list:
     return pieces
 
 
-def id_order(qids) -> np.ndarray:
+def id_order(qids: Iterable[str]) -> np.ndarray:
     """The permutation that puts ``qids`` in id order (code points = UTF-8 byte order, trec_eval's)."""
     return np.argsort(np.array(list(qids), dtype=str), kind="stable")
 
 
-def summary_means(values: np.ndarray, qids=None) -> np.ndarray:
+def summary_means(values: np.ndarray, qids: Sequence[str] | None = None) -> np.ndarray:
     """Σ_q v_q / numq accumulated sequentially (pref_eval.py's formula), the queries in id order when
     ``qids`` (the columns' query ids) is given.
 
@@ -210,7 +214,7 @@ def _aggregate(m) -> str:
     return "mean"
 
 
-def run_summaries(res: PrefResult, m) -> np.ndarray:
+def run_summaries(res: PrefResult, m: PrefMeasure) -> np.ndarray:
     """Per-run summary of metric ``m`` (R,): its own aggregate (``gm_map`` = geometric mean of AP)."""
     vals = res.metrics[m.key][:, id_order(res.qids)]
     agg = _aggregate(m)
@@ -221,7 +225,7 @@ def run_summaries(res: PrefResult, m) -> np.ndarray:
     return np.array([summarize(np.asarray(v, np.float64), agg, vals.shape[1]) for v in vals])
 
 
-def pair_summaries(res: PrefResult, m) -> np.ndarray:
+def pair_summaries(res: PrefResult, m: PrefMeasure) -> np.ndarray:
     """Summary of each pair (P,): the mean per-query preference / difference, or, for a measure
     whose summary is not a mean (``gm_map``, ``gm_bpref``), the difference of the runs' summaries."""
     if m.is_metric and _aggregate(m) != "mean":
@@ -445,7 +449,7 @@ def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tu
                 yield ri, rj, "all", m.key, float(means[p])
 
 
-def write_table(out, rows, fmt: str, header: bool = True) -> None:
+def write_table(out: TextIO, rows: Iterable[Sequence[Any]], fmt: str, header: bool = True) -> None:
     """Write rows as tsv, csv or jsonl (floats in repr form)."""
     import csv
 

@@ -20,11 +20,14 @@ Output lines are TREC qrels ``qid 0 docno grade``.
 """
 from __future__ import annotations
 
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 def parse_grades(text: str) -> list[str]:
@@ -41,7 +44,7 @@ def parse_grades(text: str) -> list[str]:
     return parts
 
 
-def parse_bins(text: str, n_grades: int):
+def parse_bins(text: str, n_grades: int) -> tuple[str, np.ndarray | None]:
     """``quantile`` or ``fixed:t1,...`` -> ``("quantile", None)`` / ``("fixed", array)``."""
     if text == "quantile":
         return "quantile", None
@@ -58,7 +61,7 @@ def parse_bins(text: str, n_grades: int):
     raise UsageError(f"--bins must be 'quantile' or 'fixed:t1,t2,...', got {text!r}")
 
 
-def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds=None,
+def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds: np.ndarray | None = None,
                levels: np.ndarray | None = None) -> np.ndarray:
     """Bin index 0..n_grades-1 for each score of one query (see module doc).
 
@@ -88,7 +91,8 @@ def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds=None,
     return np.searchsorted(cuts, scores, side="right")
 
 
-def write_qrels(out: TextIO, per_query, grades: list[str], method: str, thresholds=None) -> None:
+def write_qrels(out: TextIO, per_query: Iterable[tuple], grades: list[str], method: str,
+                thresholds: np.ndarray | None = None) -> None:
     """Write ``qid 0 docno grade`` for ``per_query``: iterable of (qid, docnos, scores) or
     (qid, docnos, scores, levels) after a ``--prior 0`` fit."""
     for qid, docnos, scores, *levels in per_query:

@@ -8,9 +8,16 @@ a missing SE is ``nan``.
 from __future__ import annotations
 
 import math
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..io.zelo_scores import HEADER
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    import numpy as np
+
+    from ..zelo.fit import FitResult
 
 
 def fmt_float(x: float) -> str:
@@ -23,7 +30,7 @@ def fmt_float(x: float) -> str:
     return repr(x)
 
 
-def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> None:
+def write_scores_tsv(out: TextIO, rows: Iterable[Sequence[Any]], extra_columns: tuple[str, ...] = ()) -> None:
     """Write rows ``(qid, docno, score, se, *extra)`` with the header."""
     out.write("\t".join(HEADER + tuple(extra_columns)) + "\n")
     for r in rows:
@@ -32,7 +39,7 @@ def write_scores_tsv(out: TextIO, rows, extra_columns: tuple[str, ...] = ()) -> 
         out.write("\t".join(cells) + "\n")
 
 
-def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score, se,
+def write_scores_columns(out: TextIO, qids: list[str], docs: list[list[str]], score: np.ndarray, se: np.ndarray,
                          extra: dict | None = None, chunk: int = 1 << 16, header: bool = True) -> None:
     """Write the score TSV from columns: query ``k`` has documents ``docs[k]``, rows in that order.
     ``header=False``: the rows only (a later block of queries of the same file; the same bytes as one call).
@@ -95,7 +102,8 @@ def _write_compiled(out: TextIO, qids: list[str], docs: list[list[str]], score, 
     return k0, i0
 
 
-def write_zbench_jsonl(out: TextIO, queries, dataset_records: dict | None = None) -> None:
+def write_zbench_jsonl(out: TextIO, queries: Iterable[tuple[str, Sequence[tuple[str, float]]]],
+                       dataset_records: dict | None = None) -> None:
     """Write zbench AnnotatedQueryDocuments JSONL.
 
     ``queries`` yields ``(qid, [(docno, score), ...])``. ``dataset_records``
@@ -121,7 +129,8 @@ DIAGNOSTICS_HEADER = ("qid\tn_docs\tn_judged\tn_judgments\tn_components\tn_perfe
                       "grad_max\tconverged\n")
 
 
-def write_diagnostics(out: TextIO, queries: list[str], sizes, n_judgments, fit=None) -> None:
+def write_diagnostics(out: TextIO, queries: list[str], sizes: Sequence[int] | np.ndarray,
+                      n_judgments: Sequence[int] | np.ndarray, fit: FitResult | None = None) -> None:
     """``zelo_fit --diagnostics``: one TSV row per query of a Bradley–Terry fit.
 
     ``sizes[k]`` documents and ``n_judgments[k]`` judgments of query ``k``; ``fit`` a

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .canvas import BLACK, LEGEND_EDGE, WHITE, Canvas
 from .ticks import nice_ticks, tick_label
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 FRAME_WIDTH = 0.8
 TICK_LENGTH = 3.5
@@ -209,7 +212,8 @@ def left_axis(canvas: Canvas, box: Box, lo: float, hi: float, label: str, size: 
     return scale
 
 
-def colorbar(canvas: Canvas, bar: Box, colors, vmin: float, vmax: float, label: str, steps: int = 128) -> None:
+def colorbar(canvas: Canvas, bar: Box, colors: Callable[[float], str], vmin: float, vmax: float, label: str,
+             steps: int = 128) -> None:
     """A vertical colour bar in ``bar`` (``colors(v)`` → ``#rrggbb`` for v in [vmin, vmax], vmax on top), its
     frame, nice ticks with labels on the right and ``label`` turned 90° beyond them."""
     h = bar.y1 - bar.y0

@@ -11,10 +11,17 @@ uses); ``complete=True`` counts a missing value as 0 instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from numpy.typing import DTypeLike
+
+    from ..stats.compare import LongTable
 
 
 def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
@@ -29,7 +36,8 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
 
 
 def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
-                complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = (), log: Any = None):
+                complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = (),
+                log: Any = None) -> tuple[LongTable | pd.DataFrame, str]:
     """Long DataFrame ``run, qid, measure, value`` for one measure, and its name.
 
     Runs evaluated here are named by the rule of every command (:mod:`pref_eval.io.run_ids`;
@@ -74,14 +82,14 @@ class WideTable:
         self.index = index
         self._values = values
 
-    def to_numpy(self, dtype=float):
+    def to_numpy(self, dtype: DTypeLike = float) -> np.ndarray:
         return self._values.astype(dtype)
 
     def __len__(self) -> int:
         return len(self.index)
 
 
-def paired_table(df, complete: bool = False):
+def paired_table(df: LongTable | pd.DataFrame, complete: bool = False) -> WideTable | pd.DataFrame:
     """Wide table queries × runs (run order = first appearance) on the paired query set.
 
     A :class:`~pref_eval.stats.compare.LongTable` (``-R``) gives a :class:`WideTable` (queries sorted as
@@ -121,8 +129,8 @@ def _paired_long(table, complete: bool) -> WideTable:
     return WideTable(runs, qids, vals)
 
 
-def pairwise_tests(df, test: str, correction: str, alpha: float, seed: int | None,
-                   complete: bool = False):
+def pairwise_tests(df: WideTable | LongTable | pd.DataFrame, test: str, correction: str, alpha: float, seed: int | None,
+                   complete: bool = False) -> dict[str, list]:
     """Records of :func:`pref_eval.stats.compare` for every pair of runs (one test), as columns
     ``{name: list}`` in record order (no DataFrame is made)."""
     from ..stats import compare
@@ -131,7 +139,8 @@ def pairwise_tests(df, test: str, correction: str, alpha: float, seed: int | Non
     return res.record_table.columns_in_order()
 
 
-def select_records(records, measure: str | None, test: str | None, where: str):
+def select_records(records: pd.DataFrame, measure: str | None, test: str | None,
+                   where: str) -> tuple[pd.DataFrame, str, str]:
     """Rows of one measure and one test (each may be omitted when unique)."""
     measures = list(dict.fromkeys(records["measure"].astype(str)))
     m = _pick_measure(measures, measure, where)

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 INSTALL_HINT = "matplotlib is not installed: install pref_eval[plot] (pip install 'pref_eval[plot]')"
 CAP_HEIGHT = 0.729
@@ -64,7 +68,7 @@ class TextMeasure:
             font = self._fonts[face] = self._truetype(self.face_path(face), _MEASURE_SIZE)
         return float(font.getlength(text)) * size / _MEASURE_SIZE
 
-    def widest(self, texts, size: float, face: str = "sans") -> float:
+    def widest(self, texts: Iterable[str], size: float, face: str = "sans") -> float:
         """The largest :meth:`width` of ``texts`` (0 without any)."""
         return max((self.width(t, size, face) for t in texts), default=0.0)
 

@@ -16,6 +16,8 @@ wins.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UsageError
@@ -26,10 +28,13 @@ from .canvas import Canvas
 from .colormaps import colormap_table, hex_color, lookup
 from .fonts import TextMeasure
 
+if TYPE_CHECKING:
+    from ..zelo.judgments import Judgments
+
 NAN_GREY = "#eeeeee"
 
 
-def win_matrix(judgments, qid: str) -> tuple[list[str], np.ndarray]:
+def win_matrix(judgments: Judgments, qid: str) -> tuple[list[str], np.ndarray]:
     """``(docnos, W)`` for query ``qid`` of a :class:`~pref_eval.zelo.judgments.Judgments`."""
     if qid not in judgments.docs:
         raise UsageError(f"query {qid!r} is not in the judgments (queries: {_few(judgments.queries)})")
@@ -54,7 +59,7 @@ def share_matrix(wins: np.ndarray) -> np.ndarray:
     return p
 
 
-def zelo_order(judgments, qid: str, docs: list[str], scores: dict[str, float] | None = None,
+def zelo_order(judgments: Judgments, qid: str, docs: list[str], scores: dict[str, float] | None = None,
                prior: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Indices of ``docs`` by zELO score, highest first, and the scores.
 

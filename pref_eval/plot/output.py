@@ -11,9 +11,14 @@ import contextlib
 import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO
+from typing import TYPE_CHECKING, IO
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .canvas import Canvas
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -59,7 +64,7 @@ def binary_output(path: str, inputs: Mapping[str, Sequence[str]] | None = None) 
         yield fh
 
 
-def save_figure(fig, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
+def save_figure(fig: Figure, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
                 fmt: str | None = None) -> list[str]:
     """Save ``fig`` (a ``matplotlib.figure.Figure``) to ``path`` (PNG, SVG or PDF: ``fmt``, else by extension;
     ``-`` = standard output, :func:`image_format`).
@@ -107,7 +112,7 @@ def _summary(caught) -> list[str]:
     return out[:1]
 
 
-def save_canvas(canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
+def save_canvas(canvas: Canvas, path: str, dpi: float, inputs: Mapping[str, Sequence[str]] | None = None,
                 fmt: str | None = None) -> list[str]:
     """Save a :class:`~pref_eval.plot.canvas.Canvas` to ``path`` (``-`` = standard output, as binary bytes; the
     format ``fmt``, else the extension: :func:`image_format`): PNG by Pillow (:mod:`.png`), SVG as text

@@ -12,6 +12,7 @@ Cell (row A, column B) shows, for one measure and one test of
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,12 +23,17 @@ from .canvas import BLACK, WHITE, Canvas
 from .colormaps import colormap_table, hex_color, lookup
 from .fonts import CAP_HEIGHT, TextMeasure
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import pandas as pd
+
 NAN_GREY = "#eeeeee"
 
 VALUES = ("p_adjusted", "p_value", "mean_diff")
 
 
-def pair_matrix(records, value: str) -> tuple[list[str], np.ndarray]:
+def pair_matrix(records: pd.DataFrame | Mapping[str, Sequence[Any]], value: str) -> tuple[list[str], np.ndarray]:
     """``(runs, M)``: runs best first, M[A, B] as described above.
 
     ``records``: columns ``run_a``, ``run_b``, ``mean_diff`` (optional) and ``value`` (a DataFrame or

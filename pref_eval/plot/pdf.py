@@ -7,13 +7,16 @@ the figure's inches, and saved without a creation date. Only PDF output imports 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .canvas import Canvas, Circle, Line, Rect, Text
 from .fonts import FACES
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def canvas_figure(canvas: Canvas):
+
+def canvas_figure(canvas: Canvas) -> Figure:
     """A ``matplotlib.figure.Figure`` drawing ``canvas``."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D

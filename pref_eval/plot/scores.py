@@ -25,12 +25,12 @@ MAX_COLUMNS = 5  # panels in a row; more queries wrap into further rows
 CAP = 2.0  # half the length of an interval's end caps, points
 
 
-def read_scores_with_se(path: str):
+def read_scores_with_se(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
     """``{qid: (docnos, scores, ses)}`` from a zELO score TSV, queries in file order."""
     return read_scores_and_scale(path)[0]
 
 
-def read_scores_and_scale(path: str):
+def read_scores_and_scale(path: str) -> tuple[dict[str, tuple[list[str], list[float], list[float]]], bool]:
     """``({qid: (docnos, scores, ses)}, elo)``: the table and whether it is on the Elo scale (``zelo_fit
     --scale elo`` writes a last header column ``scale``, see :func:`pref_eval.io.zelo_scores.read_zelo_scores`)."""
     from ..io.textfile import display_name
@@ -60,7 +60,8 @@ def normal_quantile(p: float) -> float:
     return NormalDist().inv_cdf(p)
 
 
-def draw_scores(data, queries: list[str], confidence: float, top: int | None,
+def draw_scores(data: dict[str, tuple[list[str], list[float], list[float]]], queries: list[str], confidence: float,
+                top: int | None,
                 size: tuple[float, float], title: str | None = None, measure: TextMeasure | None = None,
                 elo: bool = False) -> Canvas:
     """One panel per query: documents sorted by score (best on top), intervals as bars with caps; at most

@@ -19,6 +19,8 @@ the best run they contain.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..errors import UsageError
@@ -28,11 +30,19 @@ from .canvas import TAB, Canvas
 from .fonts import TextMeasure
 from .ticks import nonsingular, padded
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import pandas as pd
+
+    from .data import WideTable
+
 MARKER_R = 3.5  # points: matplotlib's default marker (6 pt across) with its 1 pt edge
 CAP = 3.0  # half the length of an interval's end caps (capsize 3), points
 
 
-def mean_intervals(wide, confidence: float, method: str, seed: int | None):
+def mean_intervals(wide: WideTable | pd.DataFrame, confidence: float, method: str,
+                   seed: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(means, low, high)`` arrays over the columns of ``wide`` (queries × runs)."""
     if not 0 < confidence < 1:
         raise UsageError("--confidence must be between 0 and 1")
@@ -65,7 +75,8 @@ def mean_intervals(wide, confidence: float, method: str, seed: int | None):
     raise UsageError(f"--ci must be t or bootstrap, not {method!r}")
 
 
-def significant_matrix(records, runs: list[str], alpha: float) -> np.ndarray:
+def significant_matrix(records: pd.DataFrame | Mapping[str, Sequence[Any]], runs: list[str],
+                       alpha: float) -> np.ndarray:
     """Boolean R×R: True where the pair's corrected p-value is below ``alpha``."""
     idx = {r: i for i, r in enumerate(runs)}
     sig = np.zeros((len(runs), len(runs)), dtype=bool)
@@ -119,7 +130,8 @@ def _letter(k: int) -> str:
     return s
 
 
-def draw_systems(runs: list[str], means, low, high, letters: list[str], measure: str,
+def draw_systems(runs: list[str], means: np.ndarray, low: np.ndarray, high: np.ndarray, letters: list[str],
+                 measure: str,
                  n_queries: int, legend: str, size: tuple[float, float], title: str | None = None,
                  measure_text: TextMeasure | None = None) -> Canvas:
     """Horizontal plot: runs sorted by mean (best on top), CI bars, letters at the right.

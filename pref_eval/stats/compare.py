@@ -389,7 +389,7 @@ def _measure_block(piece):
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
 
-def compare(values, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
+def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
             alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
@@ -511,7 +511,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     return _frame([block])
 
 
-def compare_preferences(values, *, complete: bool = False, measures: Sequence[str] | None = None,
+def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measures: Sequence[str] | None = None,
                         runs: Sequence[str] | None = None,
                         **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
     """Test per-query preference values against 0, per measure.

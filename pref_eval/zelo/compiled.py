@@ -98,14 +98,16 @@ def strong_components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return labels
 
 
-def objective(x, u, v, eblock, nw, wvu, nblocks: int) -> np.ndarray:
+def objective(x: np.ndarray, u: np.ndarray, v: np.ndarray, eblock: np.ndarray, nw: np.ndarray, wvu: np.ndarray,
+              nblocks: int) -> np.ndarray:
     """``bincount(eblock, nw * log_expit(d) - wvu * d, minlength=nblocks)`` with d = x[u] - x[v], in one pass."""
     f = np.empty(nblocks)
     _module().bt_objective(_f8(x), u, v, eblock, nw, wvu, f)
     return f
 
 
-def gradient(x, u, v, wuv, wvu, nw) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gradient(x: np.ndarray, u: np.ndarray, v: np.ndarray, wuv: np.ndarray, wvu: np.ndarray,
+             nw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(bincount(u, r), bincount(v, r), nw * p * q)`` with p = expit(x[u] - x[v]), q = expit(x[v] - x[u])
     and r = wuv * q - wvu * p, in one pass over the edges."""
     n = len(x)

@@ -483,8 +483,8 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     inverse breaks that bound).
 
     Blocks are gathered by size into dense matrices H (Laplacian of ``h`` plus
-    ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) and the
-    row sums H^-1 1 are needed: blocks of more than ``SMALL`` documents are
+    ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) is
+    needed: blocks of more than ``SMALL`` documents are
     factorised by LAPACK's Cholesky (``potrf``) and inverted from the factor
     (``potri``, a third of the work of a general inverse); smaller ones by one
     batched ``numpy.linalg.inv``. A block whose matrix is not positive
@@ -499,7 +499,7 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     local = np.arange(n) - np.repeat(starts, sizes)
     deg = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
     eblock = node_block[u] if len(u) else np.zeros(0, dtype=np.int64)
-    chunk_cells = 4_000_000
+    chunk_cells = COV_CHUNK_CELLS
     i = 0
     while i < len(order):
         m = int(sizes[order[i]])
@@ -513,13 +513,14 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
         nodes = (starts[sel][:, None] + np.arange(m)[None, :]).ravel()
         nb_ = np.repeat(np.arange(B), m)
         ln = np.tile(np.arange(m), B)
-        H = np.zeros((B, m, m))
         ein = pos[eblock] >= 0
         eb = pos[eblock[ein]]
         lu, lv, eh = local[u[ein]], local[v[ein]], h[ein]
-        H[eb, lu, lv] = -eh  # (u, v) pairs are unique: plain assignment
-        H[eb, lv, lu] = -eh
-        H[nb_, ln, ln] = deg[nodes]
+        # flat indices into the stack (one index array, not three): the entries (k, i, j) of the edges, both
+        # ways, and of the diagonal
+        fuv = (eb * m + lu) * m + lv
+        fvu = (eb * m + lv) * m + lu
+        fdiag = (nb_ * m + ln) * m + ln
         c = np.ones(B)
         if centre_out:
             # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
@@ -527,13 +528,27 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
             dv = pd[nodes].reshape(B, m)
             sd = dv.sum(axis=1)
             sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
-            H -= dv[:, :, None] * (dv / sd[:, None])[:, None, :]
+            # S = L + diag(deg) - dv dv'/sd in one pass and the scatter: H = (-dv_i) (dv_j / sd) is
+            # -(dv_i (dv_j / sd)) exactly, and -p - h_ij, -p + deg_i round as -h_ij - p, deg_i - p (the sums
+            # of building L and then subtracting p: the same bits; a -0.0 where those give +0.0 is gone once
+            # 1/m is added below)
+            H = np.multiply(-dv[:, :, None], (dv / sd[:, None])[:, None, :])
+            flat = H.reshape(-1)
+            flat[fuv] -= eh  # (u, v) pairs are unique: no index twice
+            flat[fvu] -= eh
+            flat[fdiag] += deg[nodes]
+        else:
+            H = np.zeros((B, m, m))
+            flat = H.reshape(-1)
+            flat[fuv] = -eh  # (u, v) pairs are unique: plain assignment
+            flat[fvu] = -eh
+            flat[fdiag] = deg[nodes]
         if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
             c = _diag_scale(H)
             H *= c[:, None, None]
             H += 1.0 / m
         hd = np.diagonal(H, axis1=1, axis2=2).copy()
-        dg, rows = _inverse_diag_rowsum(H)
+        dg = _inverse_diag(H)
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.max(hd * dg, axis=1) if m else np.ones(B)
             cond[sel] = np.where(np.isfinite(k) & (np.min(hd * dg, axis=1) >= 1.0 - 1e-6), k, np.inf)
@@ -541,6 +556,9 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
             dg = (dg - 1.0 / m) * c[:, None]
         out[nodes] = dg[nb_, ln]
     return np.sqrt(np.maximum(out, 0.0)), cond
+
+
+COV_CHUNK_CELLS = 4_000_000  # matrix cells (8 bytes each) per stack of _dense_cov_diag: blocks are independent
 
 
 def _diag_scale(H: np.ndarray) -> np.ndarray:
@@ -557,8 +575,8 @@ def _diag_scale(H: np.ndarray) -> np.ndarray:
 SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPACK calls cost more)
 
 
-def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(diag(H_k^-1), H_k^-1 1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
+def _inverse_diag(H: np.ndarray) -> np.ndarray:
+    """``diag(H_k^-1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
     (:mod:`pref_eval.blas`: faster for these sizes, and the same bits with any number of cores; OpenBLAS's
     kernels, chosen per kind of CPU, can change the last bits: docs/zelo_fit.md, "Another machine")."""
     from ..blas import one_blas_thread
@@ -569,38 +587,30 @@ def _inverse_diag_rowsum(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # that depend on the thread count: the API's fit against zelo_fit's, which sets OPENBLAS_NUM_THREADS=1)
     lapack = potrf_potri() if H.shape[1] > SMALL else None
     with one_blas_thread():
-        return _inverse_diag_rowsum_here(H, lapack)
+        return _inverse_diag_here(H, lapack)
 
 
-def _inverse_diag_rowsum_here(H: np.ndarray, lapack: tuple | None) -> tuple[np.ndarray, np.ndarray]:
+def _inverse_diag_here(H: np.ndarray, lapack: tuple | None) -> np.ndarray:
     B, m, _ = H.shape
     if m <= SMALL:
         try:
             Hinv = np.linalg.inv(H)
         except np.linalg.LinAlgError:
             Hinv = np.linalg.pinv(H, hermitian=True)
-        return np.diagonal(Hinv, axis1=1, axis2=2).copy(), Hinv.sum(axis=2)
+        return np.diagonal(Hinv, axis1=1, axis2=2).copy()
     if lapack is None:
         raise ValueError("the LAPACK wrappers are loaded by the caller for blocks above SMALL")
     dpotrf, dpotri = lapack
     dg = np.empty((B, m))
-    rows = np.empty((B, m))
-    lower = np.tri(m, dtype=bool)  # np.tril(c) is np.where(this mask, c, 0); made once, not per block
-    zero = np.zeros(1)
     for k in range(B):
         c, info = dpotrf(H[k], lower=1, clean=0)
         if info == 0:
             c, info = dpotri(c, lower=1, overwrite_c=1)
         if info == 0:
-            low = np.where(lower, c, zero)
-            d = np.diagonal(low)
-            dg[k] = d
-            rows[k] = low.sum(axis=1) + low.sum(axis=0) - d
+            dg[k] = np.diagonal(c)  # potri's inverse, in the lower triangle (and the diagonal)
         else:
-            Hinv = np.linalg.pinv(H[k], hermitian=True)
-            dg[k] = np.diagonal(Hinv)
-            rows[k] = Hinv.sum(axis=1)
-    return dg, rows
+            dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+    return dg
 
 
 def _first_appearance_labels(labels: np.ndarray, qof: np.ndarray) -> np.ndarray:
@@ -818,7 +828,7 @@ def fit_bt(
 def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
                     score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
                     scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
-                    doc_ids: Sequence[Sequence[str]] | None = None, keep_levels: bool = True,
+                    doc_ids: Sequence[Sequence[str]] | None = None, keep_levels: bool = True, threads: int = 1,
                     **options: Any) -> FitResult:
     """:func:`fit_bt` on blocks of queries computed in parallel; the same result, bit for bit.
 
@@ -844,40 +854,53 @@ def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndar
     and each block's results are copied into the output arrays and dropped. ``keep_levels=False``:
     ``component`` and ``level`` are not gathered (returned with length 0), for a caller that uses neither
     (``zelo_fit`` with a prior > 0 writes neither: 16 bytes a document less).
+
+    ``threads`` (with ``jobs == 1`` and no scheduler): the blocks are fitted on a pool of that many threads
+    in this process (:func:`fit_bt_blocks`); the same result, bit for bit, with any number.
     """
-    sizes, q, _, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    sizes, q, _, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids, threads)
     if whole:
         return fit_bt(sizes, q, a, b, score, weight, **options)
     return _gather_results(fit_bt_blocks(sizes, q, a, b, score, weight, jobs=jobs, scheduler=scheduler, parts=parts,
-                                         doc_rank=doc_rank, doc_ids=doc_ids, **options), sizes, keep_levels)
+                                         doc_rank=doc_rank, doc_ids=doc_ids, threads=threads, **options),
+                           sizes, keep_levels)
 
 
 def _block_plan(sizes: Sequence[int] | np.ndarray, q: np.ndarray, jobs: int, scheduler: str | None, parts: int | None,
-                doc_rank: np.ndarray | None, doc_ids: Sequence[Sequence[str]] | None
+                doc_rank: np.ndarray | None, doc_ids: Sequence[Sequence[str]] | None, threads: int = 1
                 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """``(sizes, q, nparts, whole)`` shared by :func:`fit_bt_parallel` and :func:`fit_bt_blocks`: the arrays as
     numpy (``q`` integer), the number of blocks, and whether one :func:`fit_bt` call over everything does (no
-    canonical order asked, and one block or one query)."""
+    canonical order asked, and one block or one query). On ``threads`` (serial, no ``parts`` given): at least
+    one block per thread while each gets ``THREAD_JUDGMENTS`` judgments, and a multiple of ``threads`` blocks
+    (no thread left alone with the last one)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         q = q.astype(np.int64)
     canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
+    if not parts and jobs == 1 and not scheduler and threads > 1:
+        use = min(threads, len(q) // THREAD_JUDGMENTS)
+        if use > 1:
+            nparts = -(-max(nparts, use) // use) * use
     return sizes, q, nparts, not canonical and (nparts <= 1 or len(sizes) <= 1)
 
 
 def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray,
                   score: np.ndarray, weight: np.ndarray | None = None, *, jobs: int = 1,
                   scheduler: str | None = None, parts: int | None = None, doc_rank: np.ndarray | None = None,
-                  doc_ids: Sequence[Sequence[str]] | None = None, **options: Any) -> Iterator[FitResult]:
+                  doc_ids: Sequence[Sequence[str]] | None = None, threads: int = 1,
+                  **options: Any) -> Iterator[FitResult]:
     """The blocks of :func:`fit_bt_parallel`, each block's :class:`FitResult` (its queries, in order) as it is
     reached, in query order: :func:`fit_bt_parallel` copies them into one result; a caller that writes each
-    block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time."""
-    from ..parallel import ordered_results, split_even
+    block and drops it (``zelo_fit -o FILE``) holds the results of one block at a time (of about ``threads + 1``
+    with ``threads``: serially, the blocks are fitted on a pool of that many threads,
+    :func:`pref_eval.parallel.ordered_threads`, each by the same :func:`fit_bt` call as on one thread)."""
+    from ..parallel import ordered_results, ordered_threads, split_even
     from .judgments import CodedColumn
 
-    sizes, q, nparts, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids)
+    sizes, q, nparts, whole = _block_plan(sizes, q, jobs, scheduler, parts, doc_rank, doc_ids, threads)
     if whole:
         yield fit_bt(sizes, q, a, b, score, weight, **options)
         return
@@ -897,13 +920,22 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
     def pieces():  # slices of the caller's arrays (views when ``order`` is None), widened by _fit_piece
         for q0, q1 in blocks:
             sel = slice(jstart[q0], jstart[q1]) if order is None else order[jstart[q0]:jstart[q1]]
+            # doc_ids: the block's ids, ranked by _fit_piece (in the worker)
             block_rank = (rank[offsets[q0]:offsets[q1]] if rank is not None
-                          else id_ranks(doc_ids[q0:q1]) if doc_ids is not None else None)
+                          else list(doc_ids[q0:q1]) if doc_ids is not None else None)
             yield (sizes[q0:q1], (q[sel], q0), a[sel], b[sel], score[sel], None if weight is None else weight[sel],
                    block_rank, options)
 
-    if jobs == 1 and not scheduler:  # one block in memory at a time
+    if jobs == 1 and not scheduler and (threads <= 1 or len(blocks) <= 1):  # one block in memory at a time
         yield from map(_fit_piece, pieces())
+    elif jobs == 1 and not scheduler:
+        from ..blas import pool_blas_limit
+        from .kernels import potrf_potri
+
+        if options.get("compute_se", True) and int(sizes.max()) > SMALL:
+            potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag), not by a worker inside it
+        with pool_blas_limit():  # held for the pool's life: the threads are the parallelism
+            yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
     else:  # each block's result handed over as it is reached
         yield from ordered_results(_fit_piece, pieces(), jobs=jobs, scheduler=scheduler)
 
@@ -911,6 +943,9 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
 # judgments per block of a large fit: bounds the fit's temporaries (~300 bytes each; blocks of 500,000 held
 # 190 MB of them on the 40 M-judgment bench, at no gain in CPU time)
 BLOCK_JUDGMENTS = 250_000
+# judgments per thread at least before a serial fit is cut into blocks for its threads (below, the threads'
+# start and the blocks' fixed costs are not paid back)
+THREAD_JUDGMENTS = 25_000
 _SLICE = 1 << 20  # entries per slice of :func:`count_per_query` and :func:`is_sorted`
 
 
@@ -934,6 +969,8 @@ def _fit_piece(piece) -> FitResult:
     """One block of :func:`fit_bt_parallel`: ``q`` given as (the block's query indices, the block's first
     query), the arrays widened to int64 / float64 here (each block on its own)."""
     sizes, (q, q0), a, b, score, weight, rank, options = piece
+    if isinstance(rank, list):  # the block's document ids
+        rank = id_ranks(rank)
     q = np.subtract(q, q0, dtype=np.int64)
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     score = np.asarray(score, dtype=np.float64)
@@ -972,6 +1009,31 @@ def _gather_results(results, sizes: np.ndarray, keep_levels: bool = True) -> Fit
 
 
 _PER_DOC = ("score", "se", "component", "level")
+
+
+def fit_threads() -> int:
+    """Threads for the blocks of a serial fit (``zelo_fit`` without ``--jobs``/``--scheduler``): the
+    environment's ``PREF_EVAL_THREADS`` (an integer >= 1) if set, else the usable CPUs, at most
+    ``MAX_THREADS`` (each thread holds a block's temporaries). The output does not depend on it."""
+    import os
+
+    from ..parallel import usable_cpus
+
+    raw = os.environ.get("PREF_EVAL_THREADS", "").strip()
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            n = 0
+        if n < 1:
+            from ..errors import UsageError
+
+            raise UsageError(f"PREF_EVAL_THREADS must be an integer >= 1, got {raw!r}")
+        return n
+    return min(MAX_THREADS, usable_cpus())
+
+
+MAX_THREADS = 4
 
 
 def to_scale(x: np.ndarray, se: np.ndarray, scale: str = "logit",

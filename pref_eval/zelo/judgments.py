@@ -9,7 +9,10 @@ Every reader in :mod:`pref_eval.io.judgments` returns a :class:`Judgments`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TIE_RULES = ("half", "zbench")
 
@@ -168,8 +171,9 @@ class Judgments:
         qi = self.add_query(qid)
         self.missing.append((qi, self.add_doc(qid, doc_a), self.add_doc(qid, doc_b)))
 
-    def add_columns(self, names, qc, ac, bc, score, weight=None, lines=None, keep=None, missing=None,
-                    votes=None) -> None:
+    def add_columns(self, names: Sequence[str], qc: np.ndarray, ac: np.ndarray, bc: np.ndarray, score: np.ndarray,
+                    weight: np.ndarray | None = None, lines: np.ndarray | None = None, keep: np.ndarray | None = None,
+                    missing: np.ndarray | None = None, votes: np.ndarray | None = None) -> None:
         """Append many judgments at once (vectorised; same table as calling :meth:`add` row by row).
 
         ``names`` is a string table; ``qc``, ``ac``, ``bc`` integer codes into
@@ -364,7 +368,7 @@ class Judgments:
         streaming a large file calls it after each part, so that no Python object per judgment stays)."""
         self._flush_rows()
 
-    def arrays(self, compact: bool = False):
+    def arrays(self, compact: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any]:
         """``(q, a, b, score, weight)`` as numpy arrays (int64 / float64).
 
         The table stores the indices as int32 (``a``, ``b`` int16) while they fit, the scores as codes
@@ -443,7 +447,7 @@ class CodedColumn:
         return out if dtype is None else out.astype(dtype, copy=False)
 
 
-def unique_first(keys):
+def unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(unique keys, index of each one's first occurrence, inverse)`` of an integer array.
 
     As ``np.unique(keys, return_index=True, return_inverse=True)``, computed

@@ -257,15 +257,18 @@ def potrf_potri() -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     lapack = sys.modules.get("scipy.linalg.lapack")
     if lapack is None:
-        flapack = sys.modules.get("scipy.linalg._flapack")
+        flapack = sys.modules.get("scipy.linalg._flapack") or _FLAPACK.get("module")
         if flapack is None:
-            flapack = _load_flapack()
+            flapack = _FLAPACK["module"] = _load_flapack()  # loaded once (also by zelo_fit's threads)
         if flapack is not None and hasattr(flapack, "dpotrf") and hasattr(flapack, "dpotri"):
             return flapack.dpotrf, flapack.dpotri
         from scipy.linalg import lapack as scipy_lapack
 
         return scipy_lapack.dpotrf, scipy_lapack.dpotri
     return lapack.dpotrf, lapack.dpotri
+
+
+_FLAPACK: dict = {}
 
 
 def _load_flapack() -> ModuleType | None:

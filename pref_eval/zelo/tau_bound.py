@@ -117,7 +117,8 @@ def row_posterior(center: np.ndarray, obs: np.ndarray, sigma: float, grid: int =
     return a, lp
 
 
-def row_terms(a: np.ndarray, opponents: np.ndarray, unrevealed: np.ndarray, votes: int, exact: bool = False):
+def row_terms(a: np.ndarray, opponents: np.ndarray, unrevealed: np.ndarray, votes: int,
+              exact: bool = False) -> tuple[np.ndarray, np.ndarray] | np.ndarray:
     """The unrevealed terms of a row given its score on the grid ``a`` (B, G): each is Binomial(votes, p)
     with p = sigma(a - x_j), ``opponents`` (B, n) the x_j, ``unrevealed`` (n,) or (B, n) which terms.
     Returns (mean, variance) of their vote count T (each (B, G)), or with ``exact`` its pmf (B, G, votes n + 1)."""
@@ -134,7 +135,8 @@ def row_terms(a: np.ndarray, opponents: np.ndarray, unrevealed: np.ndarray, vote
 
 
 def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l: np.ndarray, s_kl: np.ndarray,
-                       C: np.ndarray, terms_k, terms_l, votes: int, exact: bool = False,
+                       C: np.ndarray, terms_k: tuple[np.ndarray, np.ndarray] | np.ndarray,
+                       terms_l: tuple[np.ndarray, np.ndarray] | np.ndarray, votes: int, exact: bool = False,
                        scratch: np.ndarray | None = None) -> tuple:
     """(P+, P-, P0) = P(w_k > w_l), P(w_k < w_l), P(w_k = w_l) given the genie's information, per sample.
 
@@ -170,6 +172,8 @@ def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l:
     w = np.exp(lw, out=lw)
     w /= w.sum(axis=(1, 2), keepdims=True)
     if exact:
+        if not isinstance(terms_k, np.ndarray):  # row_terms(..., exact=True): the pmf array
+            raise RuntimeError("internal error: exact row terms are not a pmf array")
         pk, cdf_l = terms_k, np.cumsum(terms_l, axis=2)  # pmf of T_k on k's grid; P(T_l <= u) on l's
         S = cdf_l.shape[2]
         tt = np.arange(pk.shape[2])

@@ -53,6 +53,8 @@ Gaussian terms are not proved); it says what this route could give if those step
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -154,7 +156,7 @@ def consistency_lp(prior_var: float, budget: float, v_max: float, *, scale: floa
     return out
 
 
-def truth_tau_bound(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict:
+def truth_tau_bound(K: int, sigma: float, m: int, votes: int = 3, **grid: Any) -> dict:
     """Upper bound on E[tau_b against the true order] for any design of m distinct judgments of ``votes`` votes and
     any estimator with a strict order (module docstring): :func:`consistency_lp` at prior variance 2 sigma^2 and
     the budget of :func:`pair_budget`. Returns its dict with ``budget``."""
@@ -205,7 +207,7 @@ def surrogate_terms(K: int, sigma: float, revealed: float, votes: int = 3) -> di
             "noise_var": (2 * n - revealed + 4) * e / votes}
 
 
-def dense_surrogate(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict:
+def dense_surrogate(K: int, sigma: float, m: int, votes: int = 3, **grid: Any) -> dict:
     """The programme of :func:`consistency_lp` for the dense totals in the linear-Gaussian surrogate, each pair
     with the mean 4m/K revealed terms (module docstring): *not* a bound in the model. Also ``uniform``, the
     value of a design whose pair variance is everywhere the harmonic-mean floor 1/budget (:func:`gaussian_value`

@@ -74,6 +74,8 @@ no step above controls (see :mod:`pref_eval.zelo.tau_consistency`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 PHI1 = float(np.exp(-0.5) / np.sqrt(2.0 * np.pi))  # max_z phi(z)|z| = phi(1)
@@ -312,7 +314,7 @@ def solve(P: dict, *, eps: float = 1e-6, max_iters: int = 100_000) -> dict:
     return {**cert, "value": float(np.sum(C * X)), "status": sol["info"]["status"], "P1": X[1:, 0], "P2": X[1:, 1:]}
 
 
-def document_bound(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict:
+def document_bound(K: int, sigma: float, m: int, votes: int = 3, **grid: Any) -> dict:
     """Upper bound on E[tau_b against the true order] for any design of m judgments and any estimator with a strict
     order (module docstring): :func:`solve` on :func:`states` with cells (``envelope=True``). ``grid``: the
     keyword arguments of :func:`states` and ``eps``."""
@@ -320,7 +322,7 @@ def document_bound(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict
     return solve(states(K, sigma, m, votes, envelope=True, **grid), eps=eps)
 
 
-def grid_value(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict:
+def grid_value(K: int, sigma: float, m: int, votes: int = 3, **grid: Any) -> dict:
     """The programme with grid points for states (``envelope=False``): ``value`` is attained (to the solver's
     tolerance) by laws that meet every constraint, so no argument from these constraints proves less. Not a
     bound."""
@@ -328,7 +330,7 @@ def grid_value(K: int, sigma: float, m: int, votes: int = 3, **grid) -> dict:
     return solve(states(K, sigma, m, votes, envelope=False, **grid), eps=eps)
 
 
-def independent_value(K: int, sigma: float, m: int, votes: int = 3, *, iters: int = 300, **grid) -> float:
+def independent_value(K: int, sigma: float, m: int, votes: int = 3, *, iters: int = 300, **grid: Any) -> float:
     """The largest mean pair objective of *independent* documents with a common law on the grid points that meets
     the constraints of step 5 (P2 = E[q q'] of independent draws is feasible for step 7), by Frank–Wolfe with
     HiGHS for the linear steps: a value the relaxation reaches (its optimum is at least this), not a bound."""
