@@ -238,18 +238,29 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
         assert res.returncode == 2 and res.stdout == b"", res
         assert res.stderr.startswith("zelo_compare: all.qrels: a topic named 'all' cannot be compared")
         assert res.stderr.count("\n") == 1
+    warning = ("zelo_eval: warning: all.qrels: a topic is named 'all': its per-query lines read like the summary "
+               "lines 'all' (zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): "
+               "rename it\n")
     for fmt in ("tsv", "jsonl"):
         out = f"pq.{fmt}"
-        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
-                                        "--output", out], tmp_path).returncode == 0
+        res = run_inproc("zelo_eval", ["-R", "all.qrels", "-m", "P.1", "-q", "a.run", "b.run", "-o", fmt,
+                                       "--output", out], tmp_path)
+        assert res.returncode == 0 and res.stderr == warning
         res = run_inproc("zelo_compare", ["-P", out], tmp_path)
         assert res.returncode == 2 and res.stdout == b"", res
         line = 4 if fmt == "tsv" else 3  # the summary line of a.run comes after its two topics
         assert res.stderr.startswith(f"zelo_compare: {out}:{line}: a second row 'all' for run 'a.run', measure 'P_1'")
+    for args in (["-q", "a.run", "b.run"], ["-q", "-m", "P.1", "a.run"]):  # preference and metric modes, -q only
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args], tmp_path).stderr == warning
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", *args[1:]], tmp_path).stderr == ""
+        assert run_inproc("zelo_eval", ["-R", "all.qrels", "-Q", *args], tmp_path).stderr == ""
     pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
                             ["P@1"], summary=True)
     with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
         pref_eval.compare(pq, tests=["t"])
+
+
+JUDGE = "cmd:while read l; do echo 0.5; done"  # one answer per request line (``echo`` alone exits after one)
 
 
 def _judge_inputs(tmp_path):
@@ -277,7 +288,7 @@ def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
     retry count, ...) or failed with a TypeError; now the same ranges, UsageError, nothing created."""
     from pref_eval.errors import UsageError
 
-    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=["cmd:echo 0.5"], store=str(tmp_path / "s.sqlite"),
+    args = dict(pairs=str(tmp_path / "pairs.tsv"), judges=[JUDGE], store=str(tmp_path / "s.sqlite"),
                 output=str(tmp_path / "o.jsonl"), **_judge_inputs(tmp_path))
     args.update(kw)
     with pytest.raises(UsageError, match="^" + msg.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
@@ -286,12 +297,12 @@ def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
 
 
 def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
-    """``judges="cmd:echo 0.5"`` was read character by character (``--judge: ... got 'c'``)."""
+    """``judges=JUDGE`` was read character by character (``--judge: ... got 'c'``)."""
     common = dict(pairs=str(tmp_path / "pairs.tsv"), **_judge_inputs(tmp_path))
-    pref_eval.api.judge(judges="cmd:echo 0.5", store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
+    pref_eval.api.judge(judges=JUDGE, store=str(tmp_path / "a.sqlite"), output=str(tmp_path / "a.jsonl"),
                         **common)
-    pref_eval.api.judge(judges=["cmd:echo 0.5"], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
+    pref_eval.api.judge(judges=[JUDGE], store=str(tmp_path / "b.sqlite"), output=str(tmp_path / "b.jsonl"),
                         **common)
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
-    assert all('"votes": [0.5], "judges": ["cmd:echo 0.5"]' in ln for ln in lines)
+    assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)

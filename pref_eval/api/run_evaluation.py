@@ -176,6 +176,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     requests = parse_measures(names)
     more = extra_inputs(requests, **extra)
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
+    if per_query:
+        _warn_topic_all(q.qid, qrels, log)
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
                            extra=more, jobs=jobs, scheduler=scheduler, log=log)
     results = []
@@ -199,6 +201,15 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
             from ..output.table import WRITERS, long_rows
 
             WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+
+
+def _warn_topic_all(qid: Any, qrels: str, log: Any) -> None:
+    """A qrels topic named ``all`` (trec_eval takes it): with ``-q`` its lines read like the summary lines."""
+    import numpy as np
+
+    if bool(np.any(np.asarray(qid) == b"all")):
+        log.warn(f"{qrels}: a topic is named 'all': its per-query lines read like the summary lines 'all' "
+                 "(zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): rename it")
 
 
 def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
@@ -329,6 +340,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_subtopic_qrels(qrels)
+    if per_query:
+        _warn_topic_all(q.qid, qrels, log)
     rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
     base = prepare_qrels(q, binary, floor)
     if len(base.qorder) == 0:
