@@ -191,3 +191,60 @@ def test_read_run_large_file_compiled_equals_pyarrow_and_tokenizer(tmp_path, mon
     assert outcome() == got
     if not tail:
         assert got[0] == "run" and got[-1] == "tagL"
+
+
+def test_rpp_levels_and_pref_lines_refuse_hostile_arguments():
+    """Wrong dtypes, shapes, lengths, out-of-range indices and malformed orjson bounds: TypeError /
+    ValueError / IndexError / BufferError, and nothing written outside ``acc`` (sentinels around it;
+    tools/sanitize.sh runs this under AddressSanitizer)."""
+    import contextlib
+
+    ok = (TypeError, ValueError, IndexError, BufferError, OverflowError)
+    i8 = np.int64
+    grid = np.zeros((3, 2, 4), np.int32)
+    grid[:, :, 1] = 1
+    w = np.ones((3, 2))
+    ib, jb, active = np.array([0, 1, 2], i8), np.array([1, 2, 3], i8), np.array([2, 1, 0], i8)
+
+    def acc_call(**bad):
+        big = np.full((3, 2 * 3 + 4), 7.25)
+        acc = big[:, 2:-2]  # rows of a larger array: not contiguous -> refused, or a contiguous stand-in
+        args = dict(grid=grid, ws=[w], ib=ib, jb=jb, active=active, acc=[np.zeros((2, 3))])
+        args.update(bad)
+        with contextlib.suppress(*ok):
+            kern.rpp_levels(args["grid"], args["ws"], args["ib"], args["jb"], args["active"], args["acc"])
+        assert (big[:, :2] == 7.25).all() and (big[:, -2:] == 7.25).all()
+        with contextlib.suppress(*ok):
+            kern.rpp_levels(grid, [w], ib, jb, active, [acc])
+
+    acc_call()
+    for bad in [dict(grid=grid.astype(np.int16)), dict(grid=grid[0]), dict(grid=grid.astype(np.float64)),
+                dict(ws=[w[:2]]), dict(ws=[w.astype(np.float32)]), dict(ws=[w, w]), dict(ws=[w] * 9, acc=[w] * 9),
+                dict(ib=ib + 4), dict(ib=-ib - 1), dict(jb=jb[:2]), dict(active=np.array([3, 1, 0], i8)),
+                dict(active=np.array([-1, 0, 0], i8)), dict(active=active[:2]), dict(acc=[np.zeros((2, 2))]),
+                dict(acc=[np.zeros((2, 3), np.float32)]), dict(acc=[np.zeros((2, 3))[:, ::-1]]), dict(ws=w),
+                dict(grid=None), dict(ib=ib.astype(np.int32))]:
+        with pytest.raises(ok):
+            kern.rpp_levels(*[bad.get(k, v) for k, v in
+                              dict(grid=grid, ws=[w], ib=ib, jb=jb, active=active, acc=[np.zeros((2, 3))]).items()])
+
+    v = np.array([[0.5, 1e-5], [2.0, -0.0]])
+    raw = b"[0.5,1e-5,2.0,-0.0]"
+    bounds = np.array([0, 4, 9, 13, 18], i8)
+    good = [[(0, ["a", "b"], 0), (1, v, None, ":", "\n", raw, bounds)]]
+    kinds, cols, qs = np.zeros(2, i8), np.array([0, 1], i8), np.array([0, 1], i8)
+    assert kern.pref_lines(good, kinds, cols, qs, 0) == "a:0.5\nb:-0.0\n"
+    for bad_kinds, k, c, q in [
+            (good, kinds + 1, cols, qs), (good, kinds, cols + 2, qs), (good, kinds, cols, qs - 2),
+            (good, kinds[:1], cols, qs), ([[(0, ["a"], 0)]], kinds, cols, qs),
+            ([[(1, v, None, ":", "\n", raw, bounds[:-1])]], kinds, cols, qs),
+            ([[(1, v, None, ":", "\n", raw, bounds[::-1].copy())]], kinds, cols, qs),
+            ([[(1, v, None, ":", "\n", raw, bounds + 100)]], kinds, cols, qs),
+            ([[(1, v, None, ":", "\n", raw[:5], bounds)]], kinds, cols, qs),
+            ([[(1, v, np.zeros(3, np.uint8), ":", "\n", None, None)]], kinds, cols, qs),
+            ([[(1, v.ravel(), None, ":", "\n", None, None)]], kinds, cols, qs),
+            ([[(2, v, ":", "\n")]], kinds, cols, qs), ([[(1, v, None, 1, "\n", None, None)]], kinds, cols, qs),
+            ([[(3, v)]], kinds, cols, qs), ([[[0]]], kinds, cols, qs), ([(0, ["a"], 0)], kinds, cols, qs),
+            ([[(0, ["a", 5], 1)]], kinds, cols, qs), ([[(0, ["a", "b"], 2)]], kinds, cols, qs)]:
+        with pytest.raises(ok):
+            kern.pref_lines(bad_kinds, k, c, q, 0)

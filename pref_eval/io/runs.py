@@ -140,14 +140,15 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
                    try_compiled: bool = True) -> Run:
     """Parse run bytes; see the module docstring for the rules.
 
-    ``try_fast``: pyarrow first (large inputs); ``try_compiled``: the compiled kernels' reader
-    (:func:`_compiled_columns`) before the tokenizer (both False: the tokenizer alone, for tests)."""
+    ``try_compiled``: the compiled kernels' reader first (:func:`_compiled_columns`, inputs up to
+    ``COMPILED_MAX``); ``try_fast``: then pyarrow (large inputs); then the tokenizer (both False: the
+    tokenizer alone, for tests)."""
+    compiled = _compiled_columns(data) if try_compiled and len(data) <= COMPILED_MAX else None
+    if compiled is not None:
+        return _compiled_run(compiled, source, name)
     fast = fast_columns(data, min_fields=6, max_fields=None, kinds=_KINDS) if try_fast else None
     if fast is not None:
         return _fast_run(fast, _last_line(data), source, name)
-    compiled = _compiled_columns(data) if try_compiled else None
-    if compiled is not None:
-        return _compiled_run(compiled, source, name)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
                               expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
     if len(lines) == 0:
