@@ -325,3 +325,23 @@ def test_agreement_strings_and_output_options(tmp_path):
     with pytest.raises(UsageError, match="^output_format: expected one of text, tsv"):
         pref_eval.agreement(judges, levels=["pair"], output=out, output_format="nope")
     assert not (tmp_path / "a.txt").exists()
+
+
+def test_compare_runs_strings_and_report_options():
+    """``measures="map"`` was read per character (``unknown measure 'm'``), ``runs="x.run"`` too (``r is given
+    twice``); an unknown ``fmt`` or ``digits=-1`` were ValueErrors after the tests had run."""
+    from pref_eval.cli.compare import FORMATS
+    from pref_eval.api.comparison import REPORT_FORMATS
+    from pref_eval.errors import UsageError
+
+    assert FORMATS == REPORT_FORMATS
+    runs = [RUN, str(ROOT / "runs" / "dense.run")]
+    text = pref_eval.compare_runs(qrels=QRELS, runs=runs, measures="map P.5", tests="t")
+    assert text == pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map", "P.5"], tests="t")
+    assert "P_5" in text
+    with pytest.raises(UsageError, match="need at least two run files"):
+        pref_eval.compare_runs(qrels=QRELS, runs=RUN, measures=["map"], tests="t")
+    with pytest.raises(UsageError, match="^fmt: expected one of text, markdown, latex, csv, jsonl, got 'nope'"):
+        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", fmt="nope")
+    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", digits=-1)
