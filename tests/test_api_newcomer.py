@@ -306,3 +306,22 @@ def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
     assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)
+
+
+def test_agreement_strings_and_output_options(tmp_path):
+    """``levels="pair"`` was read as the levels p, a, i, r (a UsageError naming them), ``names="ab"`` as the
+    names a and b (silently); ``digits=-1`` and an unknown ``output_format`` were ValueErrors from the writer
+    (after the computation), now UsageErrors before anything is read."""
+    from pref_eval.errors import UsageError
+
+    judges = [str(ROOT / "judgments" / "dl21-crowd-sample.txt"), str(ROOT / "judgments" / "dl21-gpt4o-sample.human")]
+    one = pref_eval.agreement(judges, levels="pair", resamples=0)
+    assert repr(one) == repr(pref_eval.agreement(judges, levels=["pair"], resamples=0)) and one  # NaN != NaN
+    with pytest.raises(UsageError, match="--name given 1 times for 2 judgment files"):
+        pref_eval.agreement(judges, names="ab", levels=["pair"], resamples=0)
+    out = str(tmp_path / "a.txt")
+    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+        pref_eval.agreement(judges, levels=["pair"], output=out, digits=-1)
+    with pytest.raises(UsageError, match="^output_format: expected one of text, tsv"):
+        pref_eval.agreement(judges, levels=["pair"], output=out, output_format="nope")
+    assert not (tmp_path / "a.txt").exists()
