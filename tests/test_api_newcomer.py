@@ -306,3 +306,42 @@ def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
     lines = (tmp_path / "a.jsonl").read_text().splitlines()
     assert lines == (tmp_path / "b.jsonl").read_text().splitlines() and len(lines) == 2
     assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)
+
+
+def test_agreement_strings_and_output_options(tmp_path):
+    """``levels="pair"`` was read as the levels p, a, i, r (a UsageError naming them), ``names="ab"`` as the
+    names a and b (silently); ``digits=-1`` and an unknown ``output_format`` were ValueErrors from the writer
+    (after the computation), now UsageErrors before anything is read."""
+    from pref_eval.errors import UsageError
+
+    judges = [str(ROOT / "judgments" / "dl21-crowd-sample.txt"), str(ROOT / "judgments" / "dl21-gpt4o-sample.human")]
+    one = pref_eval.agreement(judges, levels="pair", resamples=0)
+    assert repr(one) == repr(pref_eval.agreement(judges, levels=["pair"], resamples=0)) and one  # NaN != NaN
+    with pytest.raises(UsageError, match="--name given 1 times for 2 judgment files"):
+        pref_eval.agreement(judges, names="ab", levels=["pair"], resamples=0)
+    out = str(tmp_path / "a.txt")
+    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+        pref_eval.agreement(judges, levels=["pair"], output=out, digits=-1)
+    with pytest.raises(UsageError, match="^output_format: expected one of text, tsv"):
+        pref_eval.agreement(judges, levels=["pair"], output=out, output_format="nope")
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_compare_runs_strings_and_report_options():
+    """``measures="map"`` was read per character (``unknown measure 'm'``), ``runs="x.run"`` too (``r is given
+    twice``); an unknown ``fmt`` or ``digits=-1`` were ValueErrors after the tests had run."""
+    from pref_eval.cli.compare import FORMATS
+    from pref_eval.api.comparison import REPORT_FORMATS
+    from pref_eval.errors import UsageError
+
+    assert FORMATS == REPORT_FORMATS
+    runs = [RUN, str(ROOT / "runs" / "dense.run")]
+    text = pref_eval.compare_runs(qrels=QRELS, runs=runs, measures="map P.5", tests="t")
+    assert text == pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map", "P.5"], tests="t")
+    assert "P_5" in text
+    with pytest.raises(UsageError, match="need at least two run files"):
+        pref_eval.compare_runs(qrels=QRELS, runs=RUN, measures=["map"], tests="t")
+    with pytest.raises(UsageError, match="^fmt: expected one of text, markdown, latex, csv, jsonl, got 'nope'"):
+        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", fmt="nope")
+    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", digits=-1)

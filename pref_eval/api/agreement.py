@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
@@ -50,6 +51,16 @@ def agree(
     from ..agree.report import agreement_report
 
     judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
+    # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
+    names = [names] if isinstance(names, str) else names
+    levels = [levels] if isinstance(levels, str) else levels
+    if output is not None:
+        from ..output.agree import FORMATS
+
+        if output_format not in FORMATS:
+            raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
+        if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
+            raise UsageError(f"--digits: expected an integer 0..17, got {digits!r}")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import check_not_input, inputs_besides

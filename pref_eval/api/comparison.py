@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ._inputs import _input_options
+from ._inputs import _input_options, _path_list
 from .measures import _evaluate_rows
 
 if TYPE_CHECKING:
@@ -36,6 +36,10 @@ def compare(per_query: Any, **options: Any) -> Any:
 
         per_query = read_per_query(per_query)
     return compare_table(per_query, **options)
+
+
+REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
+"""``zelo_compare -o``'s formats (``fmt`` of :func:`compare_runs`)."""
 
 
 def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs: Sequence[str] = (),
@@ -69,6 +73,13 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     from ..stats.compare import parse_tests
 
     log = log or Log("zelo_compare", quiet=True)
+    # as evaluate: one string of measures is names separated by spaces, one run path is one run
+    measures = measures.split() if isinstance(measures, str) else measures
+    runs = _path_list(runs, "runs")
+    if fmt not in REPORT_FORMATS:
+        raise UsageError(f"fmt: expected one of {', '.join(REPORT_FORMATS)}, got {fmt!r}")
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
+        raise UsageError(f"--digits: expected an integer 0..17, got {digits!r}")
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
     test_list = parse_tests(tests)
