@@ -331,10 +331,10 @@ def test_compare_runs_strings_and_report_options():
     """``measures="map"`` was read per character (``unknown measure 'm'``), ``runs="x.run"`` too (``r is given
     twice``); an unknown ``fmt`` or ``digits=-1`` were ValueErrors after the tests had run."""
     from pref_eval.cli.compare import FORMATS
-    from pref_eval.api.comparison import REPORT_FORMATS
+    from pref_eval.api.comparison import _REPORT_FORMATS
     from pref_eval.errors import UsageError
 
-    assert FORMATS == REPORT_FORMATS
+    assert FORMATS == _REPORT_FORMATS
     runs = [RUN, str(ROOT / "runs" / "dense.run")]
     text = pref_eval.compare_runs(qrels=QRELS, runs=runs, measures="map P.5", tests="t")
     assert text == pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map", "P.5"], tests="t")

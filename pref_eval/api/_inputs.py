@@ -20,6 +20,19 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+def _check_flags(**flags: Any) -> None:
+    """The True/False options of a public function: a bool (or numpy bool) each, else UsageError.
+
+    A flag given as ``"yes"``, ``1`` or ``None`` is refused rather than read by its truth value
+    (the guide's rule: a parameter is honoured or refused, never ignored or guessed)."""
+    import numpy as np
+
+    for name, v in flags.items():
+        if isinstance(v, (bool, np.bool_)):
+            continue
+        raise UsageError(f"{name}: expected True or False, got {v!r}")
+
+
 def _ranx_object(x: Any) -> bool:
     """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")

@@ -38,7 +38,7 @@ def compare(per_query: Any, **options: Any) -> Any:
     return compare_table(per_query, **options)
 
 
-REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
+_REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 """``zelo_compare -o``'s formats (``fmt`` of :func:`compare_runs`)."""
 
 
@@ -69,6 +69,9 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
     ``per_query``, whose file holds the names).
     """
+    from ._inputs import _check_flags
+
+    _check_flags(complete=complete)
     from ..log import Log
     from ..stats.compare import parse_tests
 
@@ -76,8 +79,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     # as evaluate: one string of measures is names separated by spaces, one run path is one run
     measures = measures.split() if isinstance(measures, str) else measures
     runs = _path_list(runs, "runs")
-    if fmt not in REPORT_FORMATS:
-        raise UsageError(f"fmt: expected one of {', '.join(REPORT_FORMATS)}, got {fmt!r}")
+    if fmt not in _REPORT_FORMATS:
+        raise UsageError(f"fmt: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
         raise UsageError(f"--digits: expected an integer 0..17, got {digits!r}")
     if bool(qrels) == bool(per_query):

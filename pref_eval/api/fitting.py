@@ -51,6 +51,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     file (``output`` a path, ``tsv``, no ``qrels_output``, the default fit): each block of queries is written
     to the (temporary) file as it is fitted and dropped, the file committed with the others at the end.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
     import numpy as np
 
     from ..log import Log

@@ -53,6 +53,9 @@ def judge(
     :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(both_orders=both_orders, retry_failed=retry_failed, dry_run=dry_run)
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
     from ..judge.scheduler import Limits

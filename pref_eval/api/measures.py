@@ -102,6 +102,9 @@ def evaluate(
     ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
     groups of runs in that many processes (the same result).
     """
+    from ._inputs import _check_flags
+
+    _check_flags(complete=complete, judged_only=judged_only, trec9=trec9, summary=summary)
     import pandas as pd
 
     from ..output.table import HEADER

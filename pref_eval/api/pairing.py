@@ -33,6 +33,9 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
     (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
+    from ._inputs import _check_flags
+
+    _check_flags(dedup=dedup)
     from ..zelo.pairs import random_cycles
 
     if cycles < 1:
@@ -112,6 +115,9 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
     strategy or goal is refused; an existing ``state`` only with ``force``.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(force=force, **({} if final_phase is None else {"final_phase": final_phase}))
     from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
@@ -260,6 +266,9 @@ def pairs_status(state: str, *, output: str = "-", verify: bool = False,
     """Per topic of a state file (``zelo_pairs status``): ``(topic, stage, pool, judged, pairs, outstanding,
     stages_left)``, written with a total line to ``output``. ``verify``: an adaptive state is also replayed
     from its judgments and refused (InputError) unless the replay gives the same state."""
+    from ._inputs import _check_flags
+
+    _check_flags(verify=verify)
     from ..output.atomic import command_output
     from ..output.pairs import write_status
     from ..zelo.pair_state import load_state
@@ -277,6 +286,9 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", ver
     wins``, or with graded ``qrels`` prefj-style preference qrels; written to ``output``, the state returned.
     ``verify`` (default on, unlike :func:`pairs_status`): an adaptive state is replayed from its judgments
     first and refused unless the replay gives it byte for byte, so a result never comes from an edited state."""
+    from ._inputs import _check_flags
+
+    _check_flags(verify=verify)
     from ..io.qrels import graded_documents
     from ..output.atomic import command_output
     from ..output.pairs import write_prefs_qrels, write_result

@@ -57,6 +57,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head)
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
@@ -442,6 +445,9 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     ``docs/measures.md``); default: all of them. ``binary`` (``-b``) and
     ``floor`` (``-f``) as on the command line. A value > 0: run i is better.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(per_query=per_query, summary=summary)
     import pandas as pd
 
     from ..io.qrels import read_subtopic_qrels

@@ -29,6 +29,9 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
     comparisons it took. Returns :func:`pref_eval.zelo.simulate.simulate_tournament`'s dict;
     with ``output`` (``-`` = stdout) the summary row ``zelo_simulate`` writes is written there.
     """
+    from ._inputs import _check_flags
+
+    _check_flags(final_phase=final_phase)
     from ..zelo.simulate import simulate_tournament
 
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix"
