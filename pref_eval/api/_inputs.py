@@ -33,6 +33,45 @@ def _check_flags(**flags: Any) -> None:
         raise UsageError(f"{name}: expected True or False, got {v!r}")
 
 
+def _check_int(name: str, v: Any, lo: int | None = None, hi: int | None = None, *, optional: bool = False) -> None:
+    """An integer option of a public function in ``lo..hi`` (the command line's ``click.IntRange`` for the
+    same flag; numpy integers too), else UsageError naming it; ``optional``: None is "not given".
+    A bool is not an integer, nor is ``2.0`` or ``"3"`` (click refuses them on the command line too)."""
+    import numbers
+
+    if v is None and optional:
+        return
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and (lo is None or int(v) >= lo) \
+            and (hi is None or int(v) <= hi):
+        return
+    rng = f" {lo}..{hi}" if lo is not None and hi is not None else f" >= {lo}" if lo is not None else \
+        f" <= {hi}" if hi is not None else ""
+    raise UsageError(f"{name}: expected an integer{rng}, got {v!r}")
+
+
+def _check_float(name: str, v: Any, lo: float | None = None, hi: float | None = None, *, lo_open: bool = False,
+                 hi_open: bool = False, optional: bool = False) -> None:
+    """A finite real option of a public function in its range (the command line's ``Finite`` range for the
+    same flag; ints and numpy scalars too), else UsageError naming it; NaN and infinities are refused,
+    as is a bool; ``optional``: None is "not given"."""
+    import math
+
+    if v is None and optional:
+        return
+    if _is_number(v) and math.isfinite(v) and (lo is None or (v > lo if lo_open else v >= lo)) \
+            and (hi is None or (v < hi if hi_open else v <= hi)):
+        return
+    if lo is not None and hi is not None:
+        rng = f" in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+    elif lo is not None:
+        rng = f" {'>' if lo_open else '>='} {lo:g}"
+    elif hi is not None:
+        rng = f" {'<' if hi_open else '<='} {hi:g}"
+    else:
+        rng = ""
+    raise UsageError(f"{name}: expected a finite number{rng}, got {v!r}")
+
+
 def _ranx_object(x: Any) -> bool:
     """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")

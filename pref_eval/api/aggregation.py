@@ -32,6 +32,13 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     from ..log import Log
     from ..rank_aggregation import aggregate as aggregate_sample
 
+    from ._inputs import _check_float, _check_int
+
+    _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
+    _check_int("num_samples", num_samples, 1)
+    _check_int("seed", seed, 0)
+    _check_int("mc4_steps", mc4_steps, 1, optional=True)
+    _check_float("damping", damping, 0, 1, lo_open=True)
     log = log or Log("pref_eval", quiet=True)
     name = os.fspath(prefs)
     log.stage(f"reading {name}")

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ._inputs import _input_options, _path_list
+from ._inputs import _check_float, _check_int, _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -50,6 +50,15 @@ def agree(
     """
     from ..agree.report import agreement_report
 
+    _check_int("resamples", resamples, 0)
+    _check_int("seed", seed, 0)
+    _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
+    _check_int("buckets", buckets, 1)
+    _check_int("consensus_min", consensus_min, 1)
+    _check_float("prior", prior, 0, lo_open=True)
+    _check_int("top_k", top_k, 1)
+    _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
+    _check_int("--digits", digits, 0, 17)
     judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
     # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
     names = [names] if isinstance(names, str) else names
@@ -59,8 +68,6 @@ def agree(
 
         if output_format not in FORMATS:
             raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
-        if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
-            raise UsageError(f"--digits: expected an integer 0..17, got {digits!r}")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import check_not_input, inputs_besides

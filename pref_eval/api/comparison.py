@@ -69,9 +69,20 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
     ``per_query``, whose file holds the names).
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_float, _check_int
 
     _check_flags(complete=complete)
+    _check_int("level", level)
+    _check_float("binary", binary, optional=True)
+    _check_float("floor", floor, optional=True)
+    _check_int("depth", depth, 1, optional=True)
+    _check_int("resamples", resamples, 1)
+    _check_int("seed", seed, 0)
+    _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
+    _check_float("sign_min_diff", sign_min_diff, 0)
+    _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
+    _check_int("--digits", digits, 0, 17)
+    _check_int("jobs", jobs, 1)
     from ..log import Log
     from ..stats.compare import parse_tests
 
@@ -81,8 +92,6 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     runs = _path_list(runs, "runs")
     if fmt not in _REPORT_FORMATS:
         raise UsageError(f"fmt: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17:
-        raise UsageError(f"--digits: expected an integer 0..17, got {digits!r}")
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
     test_list = parse_tests(tests)
@@ -333,12 +342,13 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     from ..log import Log
     from ..output.comparisons import format_orderings
     from ..stats.orderings import compare_orderings as correlate
+    from ._inputs import _check_float, _check_int
 
+    _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
+    _check_int("--digits", digits, 0, 17)
     log = log or Log("zelo_compare", quiet=True)
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
-    if rbo_p < 0 or rbo_p >= 1:
-        raise UsageError(f"--rbo-p must be in (0, 1), or 0 to skip RBO; got {rbo_p}")
     try:
         res = correlate(ra, rb, rbo_p if rbo_p > 0 else None)
     except ValueError as err:

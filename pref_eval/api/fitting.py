@@ -51,19 +51,21 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     file (``output`` a path, ``tsv``, no ``qrels_output``, the default fit): each block of queries is written
     to the (temporary) file as it is fitted and dropped, the file committed with the others at the end.
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_float, _check_int
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
+    _check_float("prior", prior, 0)
+    _check_float("weight_power", weight_power, 0)
+    _check_float("tol", tol, 0, lo_open=True)
+    _check_int("max_iter", max_iter, 1)
+    _check_float("elo_offset", elo_offset)
+    _check_int("jobs", jobs, 1)
     import numpy as np
 
     from ..log import Log
     from ..output.qrels import parse_bins, parse_grades
 
     log = log or Log("zelo_fit", quiet=True)
-    if prior < 0:
-        raise UsageError("prior must be >= 0")
-    if weight_power < 0:
-        raise UsageError("weight_power must be >= 0")
     if compat == "zbench" and (jobs > 1 or scheduler):
         raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
     if compat == "zbench":  # zbench's iteration has none of these: a value other than the default would be unused

@@ -166,8 +166,7 @@ def _checked_options(pairs: Any, state: Any, judges: Any, **values: Any) -> list
     """The options the command line checks by their types (``--concurrency 1..4096``, ``--timeout > 0``, ...),
     checked for a Python caller the same way (else UsageError, before anything is opened); ``judges`` as a
     list (one spec given as a string is one judge, not its characters)."""
-    import math
-    import numbers
+    from ._inputs import _check_float, _check_int
 
     for name, v in (("PAIRS", pairs), ("--state", state)):
         if v is not None and not isinstance(v, (str, os.PathLike)):
@@ -178,19 +177,11 @@ def _checked_options(pairs: Any, state: Any, judges: Any, **values: Any) -> list
         if not isinstance(j, str):
             raise UsageError(f"--judge: expected a spec string, got {type(j).__name__} {j!r:.40}")
     ints = {"concurrency": (1, 4096), "retries": (0, 100), "budget_requests": (0, None), "seed": (0, None)}
-    floats = {"rpm": (0.0, True), "timeout": (0.0, True), "backoff": (0.0, False), "max_cost": (0.0, False)}
+    floats = {"rpm": True, "timeout": True, "backoff": False, "max_cost": False}  # > 0 or >= 0
     for name, v in values.items():
-        flag = "--" + name.replace("_", "-")
-        if v is None and name in ("budget_requests", "rpm", "max_cost"):
-            continue
+        flag, optional = "--" + name.replace("_", "-"), name in ("budget_requests", "rpm", "max_cost")
         if name in ints:
-            lo, hi = ints[name]
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= int(v) <= (hi or int(v)):
-                rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-                raise UsageError(f"{flag}: expected an integer {rng}, got {v!r}")
+            _check_int(flag, v, *ints[name], optional=optional)
         else:
-            lo_f, open_ = floats[name]
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v < lo_f \
-                    or (open_ and v == lo_f):
-                raise UsageError(f"{flag}: expected a finite number {'>' if open_ else '>='} {lo_f:g}, got {v!r}")
+            _check_float(flag, v, 0, lo_open=floats[name], optional=optional)
     return judge_list

@@ -180,16 +180,13 @@ def _caller_level() -> int:
 
 
 def _check_options(*, level: Any, depth: Any, jobs: Any) -> None:
-    """The numeric options of :func:`evaluate` (``-l``, ``-M``, ``--jobs``): integers in range, else UsageError."""
-    import numbers
+    """The numeric options of :func:`evaluate` (``-l``, ``--depth``, ``--jobs``): integers in the ranges of
+    ``zelo_eval``'s options, else UsageError."""
+    from ._inputs import _check_int
 
-    for opt, v, low, none_ok in (("level", level, None, False), ("depth", depth, 0, True), ("jobs", jobs, 1, False)):
-        if v is None and none_ok:
-            continue
-        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
-            raise UsageError(f"{opt}: expected an integer, got {v!r}")
-        if low is not None and v < low:
-            raise UsageError(f"{opt}: expected an integer >= {low}, got {v!r}")
+    _check_int("level", level)
+    _check_int("depth", depth, 1, optional=True)
+    _check_int("jobs", jobs, 1)
 
 
 def extra_inputs(requests: Sequence[MeasureRequest], *, judgments: Any = None, judgments_format: str | None = None,

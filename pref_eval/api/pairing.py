@@ -33,13 +33,15 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
     (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_int
 
     _check_flags(dedup=dedup)
+    _check_int("cycles", cycles, 1)
+    _check_int("seed", seed, 0, optional=True)
+    _check_int("limit", limit, 1, optional=True)
+    _check_int("depth", depth, 1, optional=True)
     from ..zelo.pairs import random_cycles
 
-    if cycles < 1:
-        raise UsageError("--cycles must be >= 1")
     if depth is not None and not run:
         raise UsageError("--depth applies to --run")
     given = _candidates(dataset, run, depth, docs) if queries is None else _query_pools(queries)
@@ -115,9 +117,12 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
     strategy or goal is refused; an existing ``state`` only with ``force``.
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_float, _check_int
 
     _check_flags(force=force, **({} if final_phase is None else {"final_phase": final_phase}))
+    _check_positive(k=k, p=p, f=f, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
+    _check_int("seed", seed, 0)
+    _check_float("lead", lead, 0.5, optional=True)
     from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
@@ -171,6 +176,14 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     with state_lock(state):
         _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
+
+
+def _check_positive(**values: int | None) -> None:
+    """Options of ``zelo_pairs init`` declared ``IntRange(min=1)``: None (not given) or an integer >= 1."""
+    from ._inputs import _check_int
+
+    for name, v in values.items():
+        _check_int(name, v, 1, optional=True)
 
 
 def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = False,

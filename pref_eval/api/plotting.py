@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
-from ._inputs import _input_options
+from ._inputs import _check_float, _check_int, _input_options
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -62,6 +62,7 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
     from ..io.judgments import read_judgments
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
+    _check_float("prior", prior, 0)
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, judgments=list(judgments), scores=scores)
@@ -99,6 +100,9 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
     from ..plot.fonts import TextMeasure
     from ..plot.scores import draw_scores, read_scores_and_scale, select_queries
 
+    _check_int("max_queries", max_queries, 1)
+    _check_int("top", top, 1, optional=True)
+    _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     own = _input_options(inputs, output=image.output, scores=scores)
     _plot_check(image, own)
     measure = TextMeasure()  # the font first: without the plot extra, stop before reading
@@ -147,6 +151,7 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
     from ..plot.systems import draw_systems, letter_groups, mean_intervals, significant_matrix
     from ..stats.compare import CORRECTION_LABELS, TEST_LABELS
 
+    _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,

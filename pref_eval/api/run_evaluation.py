@@ -57,9 +57,19 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_float, _check_int
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head)
+    _check_float("binary", binary, optional=True)
+    _check_float("floor", floor, optional=True)
+    _check_int("level", level)
+    _check_int("depth", depth, 1, optional=True)
+    _check_int("topk", topk, 1, optional=True)
+    _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
+    _check_float("label_fraction", label_fraction, 0, 1, lo_open=True)
+    _check_int("samples", samples, 1)
+    _check_int("seed", seed, 0)
+    _check_int("jobs", jobs, 1)
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
@@ -432,8 +442,8 @@ def _read_runs(paths: Sequence[str], names: Sequence[str], log: Any) -> list:
 
 
 def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
-                measures: Sequence[str] | None = None, *, binary: int | None = None, floor: int | None = None,
-                per_query: bool = True, summary: bool = True) -> Any:
+                measures: Sequence[str] | None = None, *, binary: float | None = None,
+                floor: float | None = None, per_query: bool = True, summary: bool = True) -> Any:
     """Preference evaluation of every pair of runs (``zelo_eval`` in preference mode, ``-o tsv``).
 
     Returns the DataFrame ``runi, runj, qid, measure, value`` with the rows of
@@ -445,9 +455,11 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     ``docs/measures.md``); default: all of them. ``binary`` (``-b``) and
     ``floor`` (``-f``) as on the command line. A value > 0: run i is better.
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_float
 
     _check_flags(per_query=per_query, summary=summary)
+    _check_float("binary", binary, optional=True)
+    _check_float("floor", floor, optional=True)
     import pandas as pd
 
     from ..io.qrels import read_subtopic_qrels

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ._inputs import _input_options, _is_number
+from ._inputs import _check_float, _check_int, _input_options, _is_number
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -32,6 +32,11 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
     from ._inputs import _check_flags
 
     _check_flags(final_phase=final_phase)
+    _check_int("reps", reps, 1)
+    _check_int("k", k, 1)
+    _check_int("p", p, 2, optional=True)
+    _check_int("f", f, 3, optional=True)
+    _check_int("seed", seed, 0)
     from ..zelo.simulate import simulate_tournament
 
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix"
@@ -114,6 +119,8 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     """
     from ..zelo.simulate import recovery
 
+    _check_int("trials", trials, 1)
+    _check_int("seed", seed, 0)
     given = {k: v for k, v in {"window": window, "start": start, "batch": batch, "criterion": criterion}.items()
              if v is not None}
     if given and strategy != "adaptive":
@@ -126,7 +133,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         raise UsageError(f"--criterion: expected discordance, uncertainty or rowsum, got {criterion!r}")
     for name in ("window", "batch"):
         v = given.get(name)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
             raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
     _check_sigma(sigma)
     _check_ints(ks, "K", 2)
@@ -207,6 +214,13 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     from ..zelo.bandits import simulate_bandit as run_bandit
     from ..zelo.figure3 import summarise
 
+    _check_int("reps", reps, 1)
+    _check_int("budget", budget, 1)
+    _check_int("seed", seed, 0)
+    _check_float("alpha", alpha, 0, lo_open=True, optional=True)
+    _check_int("batch", batch, 2, optional=True)
+    _check_float("c", c, 0, optional=True)
+    _check_float("delta", delta, 0, 1, lo_open=True, hi_open=True, optional=True)
     if algorithm not in _ALGO_PARAMS:
         raise UsageError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(sorted(_ALGO_PARAMS))}")
     if (case is None) == (matrix is None):
@@ -241,6 +255,13 @@ def simulate_adaptive(*, case: str | None = None, matrix: Any = None, reps: int 
     from ..zelo.adaptive import simulate_adaptive as run_adaptive
     from ..zelo.figure3 import summarise
 
+    _check_int("reps", reps, 1)
+    _check_int("seed", seed, 0)
+    _check_float("lead", lead, 0.5)
+    for name, v in (("batch", batch), ("max_per_pair", max_per_pair), ("max_per_match", max_per_match),
+                    ("lives", lives), ("final", final)):
+        _check_int(name, v, 1)
+    _check_float("final_lead", final_lead, 0.5)
     m, label = _case_or_matrix(case, matrix)
     r = run_adaptive(m, reps, seed=seed, progress=_percent_progress(log, "adaptive"), lead=lead, batch=batch,
                      max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
@@ -259,6 +280,8 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
     Case B (T = 1,000; :func:`pref_eval.zelo.figure3.figure3`); the rows, written to ``output`` when given."""
     from ..zelo.figure3 import ROWS, figure3
 
+    _check_int("reps", reps, 1)
+    _check_int("seed", seed, 0)
     algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(algorithms)  # "dts,mergedts"
     if not algos:
         raise UsageError("--algorithms is empty")
