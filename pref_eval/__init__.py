@@ -85,7 +85,7 @@ def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, f
 
 
 def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike], measures: Sequence[str] | None = None, *,
-                binary: int | None = None, floor: int | None = None, per_query: bool = True,
+                binary: float | None = None, floor: float | None = None, per_query: bool = True,
                 summary: bool = True) -> Any:
     """See :func:`pref_eval.api.preferences`."""
     from .api.run_evaluation import preferences as _preferences

@@ -120,9 +120,15 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     from ._inputs import _check_flags, _check_float, _check_int
 
     _check_flags(force=force, **({} if final_phase is None else {"final_phase": final_phase}))
-    _check_positive(k=k, p=p, f=f, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
+    _check_positive(k=k, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
+    _check_int("p", p, 2, optional=True)  # p > k >= 1, f > p: as zelo_simulate tournament's --p, --f
+    _check_int("f", f, 3, optional=True)
     _check_int("seed", seed, 0)
     _check_float("lead", lead, 0.5, optional=True)
+    # numpy integers are integers; the state file (JSON) holds Python ints
+    k, p, f, max_per_pair, cycles, batch, window, depth = (
+        None if v is None else int(v) for v in (k, p, f, max_per_pair, cycles, batch, window, depth))
+    seed = int(seed)
     from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:

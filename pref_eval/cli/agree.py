@@ -5,6 +5,7 @@ import click
 
 from .common import Log, run_main
 from .options import quiet_option
+from .param_types import Finite
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
                "comma-separated list with one per -J (default: detect).")
@@ -30,7 +31,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 @click.option("--resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples of the queries (0 = no intervals).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+@click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the percentile intervals.")
 @click.option("--buckets", type=click.IntRange(min=1), default=20, show_default=True,
               help="Calibration buckets (at most; equal-population, equal scores never split).")
@@ -38,7 +39,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="Calibration of each judge's pair scores: auto = when they take values other than 0, 1/2, 1.")
 @click.option("--consensus-min", type=click.IntRange(min=1), default=2, show_default=True,
               help="Votes the reference needs (all for one document) for a consensus pair.")
-@click.option("--prior", type=click.FloatRange(min=0, min_open=True), default=0.5, show_default=True,
+@click.option("--prior", type=Finite(min=0, min_open=True), default=0.5, show_default=True,
               help="Prior of every judge's zELO fit (as zelo_fit --prior).")
 @click.option("--top-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="k of the document-level top-k overlap.")
@@ -51,7 +52,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 @click.option("--tests", default="t", show_default=True, help="System level: paired test (as zelo_compare).")
 @click.option("--correction", type=click.Choice(["none", "bonferroni", "holm", "bh"]), default="holm",
               show_default=True, help="System level: multiple-comparison correction.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+@click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="System level: significance level.")
 @quiet_option("No warnings on stderr.")
 def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None, ties: str, levels: tuple[str, ...],

@@ -63,9 +63,10 @@ def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: st
               help="Adaptive: find the best item (double elimination, the default) or rank every document "
                    "(the rounds of zelo_simulate recovery --strategy adaptive).")
 @click.option("--k", type=click.IntRange(min=1), default=None, help="Tournament: depth of top documents required (5).")
-@click.option("--p", type=click.IntRange(min=1), default=None,
-              help="Tournament: first-stage pairings per document (7).")
-@click.option("--f", type=click.IntRange(min=1), default=None, help="Tournament: first-stage pooling threshold (9).")
+@click.option("--p", type=click.IntRange(min=2), default=None,
+              help="Tournament: first-stage pairings per document, > k (7).")
+@click.option("--f", type=click.IntRange(min=3), default=None,
+              help="Tournament: first-stage pooling threshold, > p (9).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="numpy default_rng seed of the state.")
 @click.option("--final-phase", is_flag=True, default=None, help="Tournament: Yan et al.'s extra final phase: judge "
               "every final-pool pair a second time; result from both rounds.")

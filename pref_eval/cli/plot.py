@@ -91,7 +91,7 @@ def matrix_cmd(judgment_files: tuple[str, ...], fmt: str | None, ties: str, qid:
               help="Queries drawn when --query is not given.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Only the N highest-scoring documents of each query.")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
+@click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               help="Interval level: score ± z·se with z = Φ⁻¹(1 − (1 − level)/2).")
 @_figure_options(11.0, 6.0)
 def scores_cmd(scores_file: str, queries: tuple[str, ...], max_queries: int, top: int | None, confidence: float,
@@ -130,7 +130,7 @@ def _refuse_unused_values(test: str, *, ci_bootstrap: bool = False, from_compare
 def _values_options(f):
     f = click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed for randomised tests and the bootstrap.")(f)
-    f = click.option("--alpha", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    f = click.option("--alpha", type=Finite(min=0, max=1, min_open=True, max_open=True),
                      default=0.05, show_default=True, help="Significance level.")(f)
     f = click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
                      default="holm", show_default=True, help="Multiple-comparison correction over all pairs.")(f)
@@ -151,7 +151,8 @@ def _values_options(f):
 @_values_options
 @click.option("--ci", type=click.Choice(["t", "bootstrap"]), default="t", show_default=True,
               help="Interval of each run's mean: Student t, or BCa bootstrap (seeded).")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Interval level.")
+@click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True, help="Interval level.")
 @_figure_options(7.0, 4.0)
 @click.argument("runs", nargs=-1, metavar="[RUN...]")
 def systems_cmd(qrels: str | None, per_query: str | None, measure: str | None, complete: bool, test: str,
