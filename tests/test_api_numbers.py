@@ -189,17 +189,22 @@ WITH = {
 }
 
 
-def _call(func: str, tmp_path: Path, option: str, value: Any) -> tuple[Path, Any]:
+def _call(func: str, tmp_path: Path, option: str, value: Any, missing: bool = False) -> tuple[Path, Any]:
+    """Call ``func`` with ``option=value`` on valid inputs (``missing``: on input paths that do not exist)."""
     t = _tiny(tmp_path)
+    if missing:
+        t = {k: str(tmp_path / "missing" / k) for k in [*t, "scores", "prefs"]}
     out = tmp_path / "out"
-    if func == "plot_scores":
+    if missing:
+        pass
+    elif func == "plot_scores":
         t["scores"] = str(tmp_path / "z.tsv")
         api.fit(JUDGE, output=t["scores"])
     extra = dict(WITH.get((func, option), {}))
     if extra.get("run") == "R1":
         extra["run"] = t["r1"]
         t["q"] = None  # type: ignore[assignment]
-    if func == "aggregate":  # a preference file of the tiny runs, as zelo_eval -q writes it
+    if func == "aggregate" and not missing:  # a preference file of the tiny runs, as zelo_eval -q writes it
         t["prefs"] = str(tmp_path / "prefs.jsonl")
         api.evaluate_runs(t["q"], [t["r1"], t["r2"]], per_query=True, output=t["prefs"])
     algorithm = extra.pop("algorithm", None)
@@ -240,6 +245,20 @@ def test_a_bad_number_is_refused_before_any_output(tmp_path: Path, func: str, op
     with pytest.raises(UsageError, match=rf"^{_label(option)}: expected (an integer|a finite number)\b"):
         _call(func, tmp_path, option, bad)
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.sqlite").exists()
+
+
+@pytest.mark.parametrize(("func", "option"), sorted(RANGES))
+def test_a_bad_number_is_refused_before_any_input_is_read(tmp_path: Path, monkeypatch, func: str,
+                                                          option: str) -> None:
+    """Every input path missing: the bad option is reported, not the missing file (InputError)."""
+    import sys
+
+    here = sys.modules[__name__]
+    for name in ("JUDGE", "A", "B"):
+        monkeypatch.setattr(here, name, str(tmp_path / "missing" / name))
+    monkeypatch.setattr(here, "STATS", tmp_path / "missing")
+    with pytest.raises(UsageError, match=rf"^{_label(option)}: expected "):
+        _call(func, tmp_path, option, "3", missing=True)
 
 
 def _good(func: str, option: str) -> list[Any]:

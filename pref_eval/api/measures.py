@@ -129,6 +129,7 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     from ..measures.base import needs_subtopics
     from ..output.table import long_rows
 
+    _check_options(level=level, depth=depth, jobs=jobs)  # before any input is read
     mnames = _measure_names(measures)  # once: a generator of measures is read once
     requests = parse_measures(mnames)
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
@@ -137,7 +138,6 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     if len(set(names)) != len(names):
         raise UsageError(f"two runs share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
     extra = extra_inputs(requests, judgments=judgments, judgments_format=judgments_format, best=best)
-    _check_options(level=level, depth=depth, jobs=jobs)
     if jobs > 1 and len(rs) > 1:
         from ..parallel import ordered_map, split_even
 
