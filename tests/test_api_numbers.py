@@ -315,3 +315,50 @@ def test_the_ranges_are_the_command_lines() -> None:
         assert got == (lo, hi, lo_open, hi_open), (func, option)
         seen += 1
     assert seen > 60
+
+
+# the numbers of the plots' NamedTuple arguments: PlotImage (every plot) and PlotValues (systems, pairs)
+FIELDS = {("PlotImage", "width"): (1, 100, False, False), ("PlotImage", "height"): (1, 100, False, False),
+          ("PlotImage", "dpi"): (10, 1200, False, False), ("PlotValues", "alpha"): PROB,
+          ("PlotValues", "seed"): GE0}
+FIELD_FLAGS = {("PlotImage", "width"): "width", ("PlotImage", "height"): "height", ("PlotImage", "dpi"): "dpi",
+               ("PlotValues", "alpha"): "alpha", ("PlotValues", "seed"): "seed"}
+
+
+def test_every_numeric_field_of_the_plot_arguments_has_its_range() -> None:
+    import click
+
+    from pref_eval.cli.plot import command
+
+    found = {(cls, f) for cls in ("PlotImage", "PlotValues")
+             for f, a in getattr(api, cls).__annotations__.items()
+             if getattr(a, "__forward_arg__", str(a)).strip("'") in NUMERIC}
+    assert found == set(FIELDS)
+    params = {p.name: p.type for p in command.commands["systems"].params}
+    for key, (lo, hi, lo_open, hi_open) in FIELDS.items():
+        ty = params[FIELD_FLAGS[key]]
+        assert isinstance(ty, click.types._NumberRangeBase)
+        assert (ty.min, ty.max, ty.min_open, ty.max_open) == (lo, hi, lo_open, hi_open), key
+
+
+def _plot_systems(tmp_path: Path, image: dict, values: dict) -> Any:
+    t = _tiny(tmp_path)
+    v = api.PlotValues(**{"qrels": t["q"], "runs": (t["r1"], t["r2"]), "measure": "map", **values})
+    return api.plot_systems(v, api.PlotImage(**{"output": str(tmp_path / "out"), "width": 4.0, "height": 3.0,
+                                                "fmt": "svg", **image}))
+
+
+@pytest.mark.parametrize(("cls", "field"), sorted(FIELDS))
+def test_a_bad_number_in_the_plot_arguments_is_refused(tmp_path: Path, cls: str, field: str) -> None:
+    lo, hi, lo_open, hi_open = FIELDS[(cls, field)]
+    kind = int if field == "seed" else float
+    bad: list[Any] = ["3", True, [1], math.nan, math.inf, None, lo if lo_open else lo - 1]
+    bad += [] if hi is None else [hi if hi_open else hi + 1]
+    bad += [2.5] if kind is int else []
+    for v in bad:
+        with pytest.raises(UsageError, match=rf"^{field}: expected "):
+            _plot_systems(tmp_path, *(({field: v}, {}) if cls == "PlotImage" else ({}, {field: v})))
+        assert not (tmp_path / "out").exists()
+    good = [lo + 1e-3 if lo_open else lo] + ([] if hi is None else [hi - 1e-3 if hi_open else hi])
+    for v in good:
+        _plot_systems(tmp_path, *(({field: v}, {}) if cls == "PlotImage" else ({}, {field: v})))

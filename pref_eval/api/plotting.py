@@ -32,6 +32,10 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
     from ..output.atomic import inputs_besides, preflight
     from ..plot.output import image_format
 
+    # the ranges of zelo_plot's --width, --height, --dpi
+    _check_float("width", image.width, 1, 100)
+    _check_float("height", image.height, 1, 100)
+    _check_float("dpi", image.dpi, 10, 1200)
     if image_format(image.output, image.fmt) == "png":
         from ..plot.png import check_png_size
 
@@ -131,6 +135,12 @@ class PlotValues(NamedTuple):
     run_names: tuple[str, ...] = ()
 
 
+def _check_values(v: PlotValues) -> None:
+    """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
+    _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
+    _check_int("seed", v.seed, 0)
+
+
 def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:
     from ..plot.data import load_values
 
@@ -152,6 +162,7 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
     from ..stats.compare import CORRECTION_LABELS, TEST_LABELS
 
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
+    _check_values(values)
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,
@@ -187,6 +198,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
     from ..plot.data import pairwise_tests, read_compare_jsonl, select_records
     from ..plot.pairs import draw_pairs, pair_matrix
 
+    _check_values(values)
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, compare=compare_file, qrels=values.qrels,
