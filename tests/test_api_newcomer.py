@@ -232,7 +232,11 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
     (tmp_path / "a.run").write_text("all Q0 d1 1 0.1 a\nall Q0 d2 2 2.0 a\nq2 Q0 d1 1 1.0 a\n")
     (tmp_path / "b.run").write_text("all Q0 d1 1 1.0 b\nall Q0 d2 2 0.5 b\nq2 Q0 d1 1 1.0 b\n")
     # the mean by hand: P@1 is 0 on 'all' (d2 first, non-relevant) and 1 on q2
-    assert pref_eval.calc_aggregate("P@1", str(tmp_path / "all.qrels"), str(tmp_path / "a.run"))["P@1"] == 0.5
+    from pref_eval.errors import PrefEvalWarning
+
+    topic_all = r"a qrels topic is named 'all': its rows read like the summary rows 'all'"
+    with pytest.warns(PrefEvalWarning, match=topic_all):
+        assert pref_eval.calc_aggregate("P@1", str(tmp_path / "all.qrels"), str(tmp_path / "a.run"))["P@1"] == 0.5
     for m in ("P.1", "rpp"):
         res = run_inproc("zelo_compare", ["-R", "all.qrels", "-m", m, "a.run", "b.run", "-Q"], tmp_path)
         assert res.returncode == 2 and res.stdout == b"", res
@@ -254,8 +258,12 @@ def test_a_topic_named_all_is_not_dropped_silently(tmp_path):
         assert run_inproc("zelo_eval", ["-R", "all.qrels", *args], tmp_path).stderr == warning
         assert run_inproc("zelo_eval", ["-R", "all.qrels", *args[1:]], tmp_path).stderr == ""
         assert run_inproc("zelo_eval", ["-R", "all.qrels", "-Q", *args], tmp_path).stderr == ""
-    pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
-                            ["P@1"], summary=True)
+    with pytest.warns(PrefEvalWarning, match=topic_all) as got:  # once, at the caller's line
+        pq = pref_eval.evaluate(str(tmp_path / "all.qrels"), [str(tmp_path / "a.run"), str(tmp_path / "b.run")],
+                                ["P@1"], summary=True)
+    assert len(got) == 1 and got[0].filename == __file__
+    (tmp_path / "q2.qrels").write_text("q2 0 d1 1\n")  # no topic 'all': no warning (warnings are errors here)
+    pref_eval.evaluate(str(tmp_path / "q2.qrels"), [str(tmp_path / "a.run")], ["P@1"], complete=True)
     with pytest.raises(UsageError, match="two rows 'all' for run 'a.run', measure 'P@1'"):
         pref_eval.compare(pq, tests=["t"])
 

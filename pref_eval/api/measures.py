@@ -118,12 +118,13 @@ def evaluate(
 def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
                    depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
                    judgments: Any = None, judgments_format: str | None = None, best: Any = None,
-                   jobs: int = 1, log: Any = None, warn_missing: bool = True) -> list:
+                   jobs: int = 1, log: Any = None, warn_missing: bool = True, warn_topic_all: bool = True) -> list:
     """:func:`evaluate`'s rows (run, qid, measure, value), without pandas.
 
     A run lacking qrels topics (without ``complete``) is warned about on ``log`` (a command's
     :class:`~pref_eval.log.Log`), or with :func:`warnings.warn` at the user's line when ``log`` is None;
-    not at all with ``warn_missing=False`` (a caller that says it otherwise).
+    not at all with ``warn_missing=False`` (a caller that says it otherwise). A qrels topic named ``all``
+    is warned about the same way (``warn_topic_all=False``: a caller that refuses it).
     """
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
@@ -165,6 +166,19 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
             warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
                           "both (complete=True counts them as zero, as ir-measures does)", PrefEvalWarning,
                           stacklevel=_caller_level())
+    import numpy as np
+
+    if warn_topic_all and bool(np.any(np.asarray(q.qid) == b"all")):  # the qid of the summary rows, of compare's too
+        msg = ("a qrels topic is named 'all': its rows read like the summary rows 'all' (pref_eval.compare "
+               "takes them as the summary); rename the topic")
+        if log is not None:
+            log.warn(msg)
+        else:
+            import warnings
+
+            from ..errors import PrefEvalWarning
+
+            warnings.warn(msg, PrefEvalWarning, stacklevel=_caller_level())
     results = [x[0] for x in got]
     return list(long_rows(results, per_query=True, summary=summary, print_missing=not trec9))
 
