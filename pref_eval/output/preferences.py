@@ -368,18 +368,14 @@ def _python_lines(res: PrefResult, pvals: list, metric_keys: list[str], pos_p: n
         base = (np.arange(c) * per_q)[:, None]
         A = np.empty((c * per_q, width), dtype=object)
         A[:] = ""
-        if P:
-            pp = (base + pos_p[None, :]).ravel()
-            A[pp, 0] = np.repeat(qhead[q0:q1], P)
-            A[pp, 1] = np.tile(phead, c)
-            for col, piece in enumerate(ppieces):
-                A[pp, 2 + col] = piece
-        if metric_keys:
-            mp = (base + pos_m[None, :]).ravel()
-            A[mp, 0] = np.repeat(qhead[q0:q1], R)
-            A[mp, 1] = np.tile(mhead, c)
-            for col, piece in enumerate(mpieces):
-                A[mp, 2 + col] = piece
+        for present, pos, head, pieces in ((P, pos_p, phead, ppieces), (metric_keys, pos_m, mhead, mpieces)):
+            if not present:
+                continue
+            rows = (base + pos[None, :]).ravel()  # this kind's lines of the block's queries
+            A[rows, 0] = np.repeat(qhead[q0:q1], len(pos))
+            A[rows, 1] = np.tile(head, c)
+            for col, piece in enumerate(pieces):
+                A[rows, 2 + col] = piece
         yield "".join(A.ravel().tolist())
 
 
