@@ -1026,22 +1026,9 @@ def fit_threads() -> int:
     """Threads for the blocks of a serial fit (``zelo_fit`` without ``--jobs``/``--scheduler``): the
     environment's ``PREF_EVAL_THREADS`` (an integer >= 1) if set, else the usable CPUs, at most
     ``MAX_THREADS`` (each thread holds a block's temporaries). The output does not depend on it."""
-    import os
+    from ..parallel import env_threads
 
-    from ..parallel import usable_cpus
-
-    raw = os.environ.get("PREF_EVAL_THREADS", "").strip()
-    if raw:
-        try:
-            n = int(raw)
-        except ValueError:
-            n = 0
-        if n < 1:
-            from ..errors import UsageError
-
-            raise UsageError(f"PREF_EVAL_THREADS must be an integer >= 1, got {raw!r}")
-        return n
-    return min(MAX_THREADS, usable_cpus())
+    return env_threads(MAX_THREADS)
 
 
 MAX_THREADS = 4
