@@ -81,7 +81,8 @@ def _gain_pair(spec: MeasureSpec, text: str, part: str) -> tuple[str, float]:
     ``rbp.P=0.5`` silently keeps p = 0.9 and ``ndcg.foo=3`` is plain ndcg; refused here.
     """
     if "=" not in part:
-        raise UsageError(f"malformed pair parameters in '{text}' (expected name=value, ...)")
+        raise UsageError(f"measure '{spec.name}.{text}': malformed pair parameter {part!r} (expected "
+                         "grade=gain or name=value, ...)")
     k, v = part.split("=", 1)
     keywords = {p.name: p for p in spec.trec_params if p.name != GAIN.name}
     grades = spec.keyword_gain() is not None
@@ -90,7 +91,7 @@ def _gain_pair(spec: MeasureSpec, text: str, part: str) -> tuple[str, float]:
             (" and " if grades and keywords else "") + " or ".join(f"{w}=" for w in keywords)
         raise UsageError(f"measure '{spec.name}.{text}': unknown parameter {k!r} ({spec.name} takes {takes}; "
                          "trec_eval would silently ignore it)")
-    _whole_float(spec, text, v, f"value {v!r} of" if v else "value")
+    _whole_float(spec, text, v, f"parameter {k}" if k in keywords else f"gain of grade {k}")
     if k in keywords:
         return k, keywords[k].check(f"{spec.name}.{text}", _atof(v))
     if not INT64_MIN <= int(k) <= INT64_MAX:
@@ -112,8 +113,10 @@ def _check_count(spec: MeasureSpec, text: str, p: Param, values: list) -> None:
 def parse_params(spec: MeasureSpec, text: str) -> tuple:
     """Parse trec_eval parameter text for ``spec`` (raises UsageError)."""
     kind = spec.param_kind
-    if text == "":
-        raise UsageError(f"improper measure in parameter '{spec.name}' (empty parameter list)")
+    if text == "" and kind != "none":
+        what = "grade=gain" if spec.keyword_gain() is not None else spec.trec_params[0].name
+        raise UsageError(f"measure '{spec.name}.': parameter {what} has no value (empty parameter list; write "
+                         f"{spec.name} for its defaults)")
     if kind == "none":
         raise UsageError(f"measure {spec.name!r} takes no parameters (got {text!r})")
     parts = text.split(",")
@@ -291,6 +294,8 @@ def _irm_tree(text: str):
     at = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         at = _literal(tree.right, text, "@")
+        if at is None:  # AP@None would be AP (no cutoff): a value ignored
+            raise UsageError(f"measure {text!r}: parameter @ got None (write a value, e.g. @10, or leave out @)")
         tree = tree.left
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
         if tree.args:
@@ -315,8 +320,7 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     for key in ("cutoff", "recall"):
         if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
             v = kw.pop(key)
-            if at is not None:  # ``@`` wins, as in ir-measures; the overridden value must still be a valid one
-                _at_param(spec_at).check(text, v)
+            _at_param(spec_at).check(text, v)  # ``@`` wins, as in ir-measures; the overridden value too is checked
             at = v if at is None else at
     if at is not None:
         if spec_at is not None:
