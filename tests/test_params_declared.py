@@ -65,6 +65,11 @@ def _num(x: float) -> str:
     return repr(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
+def _above(x: float) -> float:
+    """A number above the closed end ``x`` (x + 0.5 is x itself for large x)."""
+    return x + max(0.5, abs(x))
+
+
 def irm_bad(p: Param) -> list[str]:
     """Texts of values outside ``p``'s declaration (as written in a name: ``nan`` is not a literal)."""
     out = ["nan", "inf", "-inf", "1e400", "None", "[1]", ""]
@@ -75,7 +80,7 @@ def irm_bad(p: Param) -> list[str]:
     elif p.type is float:
         out += ["True", "'0.5'", "1j"]
         out += [] if p.low is None else [_num(p.low) if p.low_open else _num(p.low - 0.5)]
-        out += [] if p.high is None else [_num(p.high) if p.high_open else _num(p.high + 0.5)]
+        out += [] if p.high is None else [_num(p.high) if p.high_open else _num(_above(p.high))]
     elif p.type is bool:
         out += ["1", "0", "'True'", "2"]
     elif p.type is str:
@@ -200,7 +205,7 @@ def trec_bad(spec: MeasureSpec, p: Param) -> list[str]:
     if spec.param_kind == "gains":  # a keyword (rbp.p)
         bad = ["nan", "inf", "1e400", "", "abc", "0.5x", "True"]
         bad += [] if p.low is None else [_num(p.low) if p.low_open else _num(p.low - 0.5)]
-        bad += [] if p.high is None else [_num(p.high) if p.high_open else _num(p.high + 0.5)]
+        bad += [] if p.high is None else [_num(p.high) if p.high_open else _num(_above(p.high))]
         return [f"{p.name}={v}" for v in bad] + [f"{p.name}=0.5,{p.name}=0.5", f"{p.name.upper()}=0.5"]
     lo, hi = p.count or (1, 1)
     good = trec_good(p)[0]
@@ -210,7 +215,7 @@ def trec_bad(spec: MeasureSpec, p: Param) -> list[str]:
     bad += [] if p.low is None else [_num(p.low - 1) if p.type is int else
                                      _num(p.low) if p.low_open else _num(p.low - 0.5)]
     bad += [] if p.high is None else [_num(p.high + 1) if p.type is int else
-                                      _num(p.high) if p.high_open else _num(p.high + 0.5)]
+                                      _num(p.high) if p.high_open else _num(_above(p.high))]
     if hi is None:
         bad.append(f"{good},{good}")
     else:
@@ -359,3 +364,34 @@ def test_commands_accept_the_ends(script, name, tmp_path):
     files = ["-R", "q", "r"] if script == "zelo_eval" else ["q", "r"]
     res = run_inproc(script, ["-m", name, *files], tmp_path, timeout=30)
     assert res.returncode == 0 and res.stdout, (script, name, res.stderr)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["INST(max_rel=2, T=1e300)", "INSQ(max_rel=2, T=1e300)",
+                                  "NERR11(max_rel=2, T=1e300)", "BPM(max_rel=2, T=1e300)@5",
+                                  "SetF(beta=1e15)", "RBP(rel=1, p=0.0)", "Compat(p=1.0)"])
+def test_upper_ends_equal_ir_measures(name):
+    """The top of T's range (10³⁰⁰: above it INST/INSQ overflow to NaN in cwl_eval and here alike), and other
+    ends tests/test_irm_ranges.py does not reach, equal ir-measures' providers, live."""
+    ir_measures = pytest.importorskip("ir_measures")
+    import contextlib
+    import io
+    import logging
+
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    m = ir_measures.parse_measure(name)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        theirs = {r.query_id: float(r.value) for r in ir_measures.iter_calc(
+            [m], list(ir_measures.read_trec_qrels(str(QRELS))), list(ir_measures.read_trec_run(str(RUN))))}
+    ours = {r.query_id: float(r.value) for r in pref_eval.iter_calc([name], str(QRELS), str(RUN))}
+    assert ours.keys() == theirs.keys() and all(math.isfinite(v) for v in ours.values())
+    for q, v in theirs.items():
+        assert math.isclose(ours[q], v, rel_tol=1e-9, abs_tol=5e-5), (name, q, ours[q], v)
+
+
+def test_setf_large_beta_is_the_definitions_limit():
+    """(x+1)PR/(xP+R) → R as x → ∞: SetF(beta=1e300) is set recall to the last bit. (ir-measures' pytrec_eval
+    answers F1 from β = 10¹⁶ on, the first β Python writes with an exponent: docs/differences.md.)"""
+    big = {r.query_id: r.value for r in pref_eval.iter_calc(["SetF(beta=1e300)"], str(QRELS), str(RUN))}
+    assert big == {r.query_id: r.value for r in pref_eval.iter_calc(["SetR"], str(QRELS), str(RUN))} == \
+        {"0": 1.0, "1": 1 / 3}
