@@ -97,7 +97,7 @@ def checked_prices(prices: Any, keys: Sequence[str]) -> dict[str, tuple[float, f
             raise UsageError(f"--price: expected a judge's model or name as the key, got {key!r:.60}")
         pair = tuple(value) if isinstance(value, (tuple, list)) else None
         if pair is None or len(pair) != 2 or not all(
-                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and float(x) >= 0
                 for x in pair):
             raise UsageError(f"--price {key}: expected (IN, OUT), two finite prices >= 0 per 1,000 tokens, "
                              f"got {value!r:.60}")
