@@ -395,3 +395,11 @@ def test_setf_large_beta_is_the_definitions_limit():
     big = {r.query_id: r.value for r in pref_eval.iter_calc(["SetF(beta=1e300)"], str(QRELS), str(RUN))}
     assert big == {r.query_id: r.value for r in pref_eval.iter_calc(["SetR"], str(QRELS), str(RUN))} == \
         {"0": 1.0, "1": 1 / 3}
+
+
+def test_ranx_rbp_persistence_that_rounds_to_1_refused():
+    """ranx's ``rbp.DIGITS`` is p = 0.DIGITS: 17 nines or more are the double 1.0, (1 − p)·Σ = 0 for every
+    ranking (was computed: 0 everywhere); 16 nines are still below 1."""
+    with pytest.raises(UsageError, match=r"rbp\.99999999999999999999'.*persistence .* must be < 1"):
+        parse_measure("rbp.99999999999999999999")
+    assert parse_measure("rbp.9999999999999999")[0].params == (0.9999999999999999,)
