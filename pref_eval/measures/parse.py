@@ -175,7 +175,7 @@ TREC_FAMILIES = {"runid": "counts", "num_q": "counts", "num_ret": "counts", "num
     "prefs_pair": "prefs", "prefs_avgjg": "prefs", "prefs_avgjg_Rnonrel": "prefs", "prefs_simp_ret": "prefs",
     "prefs_pair_ret": "prefs", "prefs_avgjg_ret": "prefs", "prefs_avgjg_Rnonrel_ret": "prefs",
     "prefs_simp_imp": "prefs", "prefs_pair_imp": "prefs", "prefs_avgjg_imp": "prefs", "map_avgjg": "jg",
-    "P_avgjg": "jg", "Rprec_mult_avgjg": "jg", "rbp": "rbp", "rbp_resid": "rbp", "unj": "unjudged"}
+    "P_avgjg": "jg", "Rprec_mult_avgjg": "jg", "yaap": "ap", "rbp": "rbp", "rbp_resid": "rbp", "unj": "unjudged"}
 
 
 def _load_families_for(args: Iterable[str]) -> None:
