@@ -114,6 +114,10 @@ def judge(
                  f"pair {qid} {a} {b} not sent: {why}")
     if len(sess.missing) > 5:
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    if sess.earlier:
+        log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
+                 f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "
+                 f"{store} writes every answer in the store)")
     for line in summary_lines(sess):
         log.info(line)
     return sess
