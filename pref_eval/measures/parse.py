@@ -237,6 +237,10 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
         marked[spec.name] = None
         if dot and spec.name not in given:
             given[spec.name] = (parse_params(spec, ptext), ptext)
+        elif dot and ptext == "":
+            # trec_eval checks every -m for an empty list ("improper measure in parameter"), also after
+            # an earlier -m gave the parameters that win
+            parse_params(spec, ptext)
     out = []
     for name in marked:
         spec = REGISTRY[name]
