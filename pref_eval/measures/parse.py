@@ -113,10 +113,12 @@ def _check_count(spec: MeasureSpec, text: str, p: Param, values: list) -> None:
 def parse_params(spec: MeasureSpec, text: str) -> tuple:
     """Parse trec_eval parameter text for ``spec`` (raises UsageError)."""
     kind = spec.param_kind
-    if text == "" and kind != "none":
-        what = "grade=gain" if spec.keyword_gain() is not None else spec.trec_params[0].name
-        raise UsageError(f"measure '{spec.name}.': parameter {what} has no value (empty parameter list; write "
-                         f"{spec.name} for its defaults)")
+    if text == "":  # trec_eval's message, and what is missing
+        what = "grade=gain" if spec.keyword_gain() is not None else spec.trec_params[0].name if spec.trec_params \
+            else None
+        raise UsageError(f"improper measure in parameter '{spec.name}' (empty parameter list: " +
+                         (f"parameter {what} has no value; write {spec.name} for its defaults)" if what else
+                          f"{spec.name} takes no parameters)"))
     if kind == "none":
         raise UsageError(f"measure {spec.name!r} takes no parameters (got {text!r})")
     parts = text.split(",")
