@@ -64,7 +64,7 @@ REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/
                 "not given: graded gains rescaled as trec_eval's rbp", low=0)
 
 
-def persistence(params: tuple) -> float:
+def persistence(params: tuple, measure: str = "rbp") -> float:
     """The ``p`` parameter (the last one written wins), default 0.9; a number in (0, 1), else UsageError
     (as ``RBP(p=…)``'s declared range; trec_eval would compute with any value)."""
     from ..errors import UsageError
@@ -77,7 +77,7 @@ def persistence(params: tuple) -> float:
             except (TypeError, ValueError):
                 p = float("nan")
             if not 0.0 < p < 1.0:
-                raise UsageError(f"measure 'rbp.p={value}': the persistence p must be a number > 0 and < 1")
+                raise UsageError(f"measure '{measure}.p={value}': the persistence p must be a number > 0 and < 1")
     return p
 
 
@@ -120,7 +120,7 @@ def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="p^|Ret| + (1−p) Σ_{unjudged d_i} p^(i−1)", citation=MZ2008,
          param_kind="gains", uses_level=False)
 def rbp_resid(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    p = persistence(params)
+    p = persistence(params, "rbp_resid")
     nret = r.num_ret.copy()
     pw = powers(p, int(nret.max()) + 1 if r.nq else 1)
     unj = r.grade < 0
