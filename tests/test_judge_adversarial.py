@@ -315,6 +315,29 @@ def test_second_signal_stops_at_once(tmp_path, server):
     assert stored(tmp_path / "s.sqlite") == []
 
 
+def test_an_ignored_sigint_stays_ignored(tmp_path, server):
+    """Started with SIGINT ignored (a background job of a shell script: `zelo_judge ... &`), the run ignores it
+    throughout, as Python does: it took the signal while requests were out (exit 130, half the pairs) and
+    ignored it between batches."""
+    truth = {"q0": {f"q0d{j}": float(j) for j in range(6)}}  # 15 pairs, one judge: 15 questions
+    (tmp_path / "q.tsv").write_text("q0\tQID=q0 x\n")
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tDOC={d} y\n" for d in truth["q0"]))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"qid": "q0", "doc_a": f"q0d{a}", "doc_b": f"q0d{b}"}) + "\n"
+                                              for a in range(6) for b in range(a + 1, 6)))
+    srv, url = server(truth=truth, delay=0.1)
+    args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv",
+            "--docs", tmp_path / "d.tsv", f"--judge=openai:m0@{url}", "--concurrency", 2,
+            "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl"]
+    proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    wait_rows(tmp_path / "s.sqlite", 3, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err and "stopping" not in err, err
+    assert len(stored(tmp_path / "s.sqlite")) == len(srv.served) == 15
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 15
+
+
 # ------------------------------------------------------------------ odd input files
 SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score': 0.5}), flush=True)\n"
 
