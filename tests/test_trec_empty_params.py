@@ -33,15 +33,3 @@ def test_later_parameters_are_not_read():
     (req,) = parse_trec_measures(["P.5", "P.x"])
     assert req.columns() == ["P_5"]
 
-
-@pytest.mark.parametrize("m", ["rbp_resid.p=1", "rbp_resid.p=0", "rbp.p=1.5"])
-def test_persistence_refusal_names_the_measure_written(tmp_path, m):
-    """A persistence outside (0, 1) is refused (docs/differences.md) naming the measure as written:
-    ``rbp_resid.p=1`` was reported as ``measure 'rbp.p=1.0'``."""
-    (tmp_path / "q").write_text("1 0 a 1\n")
-    (tmp_path / "r").write_text("1 Q0 a 1 1.0 t\n")
-    res = run_inproc("zelo_trec", ["-m", m, "q", "r"], tmp_path)
-    assert res.returncode == 2, res
-    name, _, value = m.partition(".p=")
-    assert res.stderr.splitlines() == [
-        f"zelo_trec: measure '{name}.p={float(value)}': the persistence p must be a number > 0 and < 1"]
