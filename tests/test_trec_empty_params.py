@@ -32,3 +32,4 @@ def test_later_parameters_are_not_read():
 
     (req,) = parse_trec_measures(["P.5", "P.x"])
     assert req.columns() == ["P_5"]
+

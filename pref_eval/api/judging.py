@@ -49,7 +49,8 @@ def judge(
     (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
-    judges, orders``) of the pairs judged; ``log`` a
+    judges, orders``) of the pairs judged (under ``state``: of every judgment an
+    adaptive state took, whichever run asked it; see docs/zelo_judge.md#output); ``log`` a
     :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """

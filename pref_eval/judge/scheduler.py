@@ -191,6 +191,8 @@ class Interrupt:
             return  # signal handlers can only be set from the main thread (the API called from a worker thread)
         for name in self.SIGNALS:
             sig = getattr(signal, name)
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                continue  # started ignoring it (a background job of a script, nohup-like wrappers): keep ignoring it
             self._old[sig] = signal.signal(sig, self._handle)
 
     def restore(self) -> None:
