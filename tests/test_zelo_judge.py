@@ -544,6 +544,18 @@ def test_prompt_parsing():
     assert parse_answer("0.3") == (0.3, None)
     assert parse_answer("")[0] is None and parse_answer('{"score": 2}')[1] == "score 2 outside -1..1"
     assert parse_answer('{"score": true}')[0] is None and parse_answer("nan")[0] is None
+    # two different scores in one answer (a hypothesis, then the answer; two objects): which one? a failed vote,
+    # not the first one silently (it was -1 here: the wrong document); the same score twice is that score
+    two = "several different scores in the answer"
+    assert parse_answer('If A were better: {"score": -1}. But B is: {"score": 0.7}') == (None, two)
+    assert parse_answer('{"score": 0.5}{"score": -0.5}') == (None, two)
+    assert parse_answer('ok {"score": 0.5}, so {"score": 0.50}') == (0.5, None)
+    # a reasoning model's thoughts (DeepSeek-R1, Qwen3 put them in the content) are not its answer
+    assert parse_answer('<think>A? {"score": -0.9} no, B</think>\n{"score": 0.9}') == (0.9, None)
+    assert parse_answer('<think>x</think>```json\n{"score": 0.25}\n```') == (0.25, None)
+    assert parse_answer('<think>cut at max_tokens: {"score": -0.9}') == (None, "empty answer")
+    # a JSON answer whose reasoning quotes a score is read as JSON: its "score" field
+    assert parse_answer('{"why": "a \\"score\\": 1 would mean B", "score": -0.3}') == (-0.3, None)
     txt = render(DEFAULT_PROMPT, query="Q {doc_b}", doc_a="A", doc_b="B", qid="1", docno_a="a", docno_b="b")
     assert "Q {doc_b}" in txt and '{"score": S}' in txt  # one pass: texts are not re-scanned
 

@@ -104,7 +104,9 @@ class Session:
         self.would_tokens: dict[str, int] = {}
         self.would_count: dict[str, int] = {}
         self.pair_state = None  # the last zelo_pairs state seen (with --state)
+        self.loaded_state = None  # the --state as read before the store is opened (run())
         self.warned_repeat = False
+        self.earlier = 0  # under --state: judgments the state held before this run that the results do not list
 
     # ------------------------------------------------------------ questions
     def _request(self, q: tuple) -> dict:
@@ -285,19 +287,25 @@ class Session:
         from ..zelo.pair_state import add_batch, judgment_batch, load_state, next_batch, repetitions
 
         stuck = 0
-        t = load_state(path)  # then kept in memory: what is written is what a reload would rebuild
+        # read by run() before the store was opened (then kept in memory: what is written is what a reload
+        # would rebuild)
+        t = self.loaded_state if self.loaded_state is not None else load_state(path)
+        self.earlier = t.comparisons
         while True:
             self.pair_state = t
             req = next_batch(t)
             if not req:
-                return
+                break
             reps = repetitions(t, req)
             if self.setup.missing_text == "stop" and not self.setup.dry_run:
                 self._check_batch_texts(req)  # before anything of the batch is asked
-            n_missing = len(self.missing)
+            n_missing, n_results = len(self.missing), len(self.results)
             res = await self.judge_pairs(req, reps)
-            if self.setup.dry_run or self.stats.stopped is not None or self.stats.unreached:
-                return  # dry run: only the next batch is known before it is judged; a batch not whole is not added
+            if self.setup.dry_run:
+                return  # only the next batch is known before it is judged
+            if self.stats.stopped is not None or self.stats.unreached:
+                del self.results[n_results:]  # a batch not whole is not added (nor listed: the next run asks it)
+                break
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
             no_text = {(q, a, b) for q, a, b, _ in self.missing[n_missing:]}  # cannot be judged: a tie
             rows = []
@@ -316,6 +324,30 @@ class Session:
 
                 raise EvaluationError(f"{path}: {stuck} batches in a row changed nothing (are all judgments "
                                       f"ties?); the {t.strategy} cannot finish")
+        self._state_results(t)
+
+    def _state_results(self, t: object) -> None:
+        """Under ``--state``: the results (``-o``, the agreement summary) become every judgment the state holds, in
+        the order it took them, with the votes the store holds for them -- so that a run stopped and resumed writes
+        what one uninterrupted run writes. A strategy that keeps no history (the tournament keeps only its current
+        stage) keeps this run's results; ``earlier`` then counts the judgments the state held before (not listed)."""
+        from ..zelo.pair_state import history
+
+        rows = history(t)
+        if rows is None or self.store is None:
+            return
+        votes = self.store.votes(self.names, self.phash)
+        seen: dict[tuple[str, str, str], int] = {}
+        out = []
+        for qid, a, b in rows:
+            key = (qid, a, b) if a < b else (qid, b, a)
+            rep = seen.get(key, 0)
+            seen[key] = rep + 1
+            res = self._combine(votes, qid, a, b, rep)
+            if res is not None:  # else not asked of these judges (a missing-text tie, a zelo_pairs add by hand)
+                out.append(res)
+        self.results = out
+        self.earlier = 0
 
 
 def _text_source(setup: Setup, why: str) -> str:
@@ -354,12 +386,18 @@ def run(setup: Setup) -> Session:
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
-    if setup.state is not None and not setup.dry_run:
+    if setup.state is not None:
+        from ..zelo.pair_state import load_state
         from ..zelo.state_lock import state_lock
 
-        with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
-            asyncio.run(sess.run())
-        return sess
+        if setup.dry_run:
+            sess.loaded_state = load_state(setup.state)
+        else:
+            with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
+                # read before the store is opened: a missing or malformed state leaves no store behind
+                sess.loaded_state = load_state(setup.state)
+                asyncio.run(sess.run())
+            return sess
     asyncio.run(sess.run())
     return sess
 
