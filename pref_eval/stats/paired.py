@@ -249,6 +249,9 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
       jackknife acceleration a = sum U^3 / (6 (sum U^2)^1.5),
       U_i = (n - 1)(mean of jackknife means - jackknife mean_i).
 
+    A row of constant differences (all zero included) gets the interval (mean, mean) from every method
+    (scipy's BCa: nan, its acceleration being 0/0).
+
     p-value (shift method, H0 moved to the observed mean):
     (#{|mean* - mean| >= |mean|} + 1) / (B + 1). With fewer than two topics the
     p-value and the interval are nan (undefined, as the t-test's; scipy's
@@ -307,5 +310,12 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
                 lo, hi = 2 * theta[sl][ok] - hi, 2 * theta[sl][ok] - lo
             ci_low[np.arange(sl.start, sl.stop)[ok]] = lo
             ci_high[np.arange(sl.start, sl.stop)[ok]] = hi
+    if method == "bca":
+        # constant differences: every bootstrap mean is the mean, the interval is that point (as percentile and
+        # basic give); BCa's acceleration is 0/0 there -- scipy returns nan, ours gave nan or, when round-off in
+        # the jackknife means made it finite, the point, depending on the decimals
+        const = (D.max(axis=1) - D.min(axis=1)) <= 1e-12 * np.maximum(1.0, np.abs(theta))
+        ci_low[const] = theta[const]
+        ci_high[const] = theta[const]
     p = (count + 1) / (B + 1)
     return {"statistic": theta, "p_value": p, "ci_low": ci_low, "ci_high": ci_high, "resamples": B}
