@@ -108,6 +108,7 @@ class Session:
         self.loaded_state = None  # the --state as read before the store is opened (run())
         self.warned_repeat = False
         self.earlier = 0  # under --state: judgments the state held before this run that the results do not list
+        self.unlisted = 0  # under --state: judgments of the state without an answer of every judge in the store
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop the session runs on (set by run())
         self.interrupt: Interrupt | None = None  # the scheduler's Interrupt while questions are sent
         self.stop_requested = False  # KeyboardInterrupt of an API caller whose session runs on a thread
@@ -375,6 +376,7 @@ class Session:
                 out.append(res)
         self.results = out
         self.earlier = 0
+        self.unlisted = len(rows) - len(out)
 
 
 def _text_source(setup: Setup, why: str) -> str:
