@@ -249,6 +249,21 @@ def test_ranking_resumed_writes_the_judgments_and_qrels_of_an_uninterrupted_run(
     assert (tmp_path / "steps.qrels").read_bytes() == (tmp_path / "once.qrels").read_bytes()
 
 
+def test_judgments_of_other_judges_are_counted_not_listed(tmp_path):
+    """A session resumed with another ensemble (a judge added): the judgments the state took from the first
+    ensemble have no vote of the new judge, so `-o` cannot list them; a warning counts them (15: the first batch,
+    the only one the budget let through) rather than leaving them out silently."""
+    make_collection(tmp_path, sizes=(6,))
+    init(tmp_path, "s.json", "--strategy", "adaptive")
+    zj("--state", tmp_path / "s.json", *texts(tmp_path), toy(tmp_path), "--budget-requests", "20", "-Q")
+    held = sum(len(g) for g in json.loads((tmp_path / "s.json").read_text())["adds"])
+    p = zj("--state", tmp_path / "s.json", *texts(tmp_path), toy(tmp_path), toy(tmp_path, seed=1),
+           "-o", tmp_path / "b.jsonl")
+    assert held == 15 and f"warning: {held} judgments the {tmp_path / 's.json'} state holds are not in" in p.stderr
+    total = sum(len(g) for g in json.loads((tmp_path / "s.json").read_text())["adds"])
+    assert len((tmp_path / "b.jsonl").read_text().splitlines()) == total - held
+
+
 def test_tournament_resumed_says_its_output_lists_this_run_only(tmp_path):
     """A tournament state keeps no earlier stage, so a resumed run's `-o` cannot list the judgments of the runs
     before: it says so, with their number and the command that writes them all. Each run's `-o` lists the whole

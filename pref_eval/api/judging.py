@@ -117,6 +117,10 @@ def judge(
                  f"pair {qid} {a} {b} not sent: {why}")
     if len(sess.missing) > 5:
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    if sess.unlisted:
+        log.warn(f"{sess.unlisted} judgments the {state} state holds are not in "
+                 f"{'standard output' if output in (None, '-') else output}: {store} holds no answer of every judge "
+                 "to them (judgments of other judges, added by zelo_pairs add, or --missing-text ties)")
     if sess.earlier:
         log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
                  f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "

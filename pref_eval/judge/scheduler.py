@@ -207,6 +207,13 @@ class Interrupt:
             self.restore()
             self.deliver(signum)
             return
+        self.trigger(signum)
+
+    def trigger(self, signum: int) -> None:
+        """The first signal's stop (no new question, no retry; the ones in flight are awaited), also asked for
+        from the loop's thread by a caller that is not the main thread's signal handler (the API run on a thread)."""
+        if self.signum is not None:
+            return
         self.signum = signum
         self._loop.call_soon_threadsafe(self.wake.set)
         if self.warn is not None:
@@ -324,6 +331,7 @@ async def send_all(
     stats: Stats,
     on_answer: Callable[[tuple, float | None], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    on_interrupt: Callable[[Interrupt | None], None] = lambda _: None,
 ) -> None:
     """Ask every question ``(judge name, qid, doc_1, doc_2, rep)``; store and count each answer.
 
@@ -394,10 +402,12 @@ async def send_all(
     n = max(1, min(limits.concurrency, len(questions)))
     interrupt = Interrupt(warn, lambda: inflight, limits.timeout)
     interrupt.install()
+    on_interrupt(interrupt)  # the caller may stop the run through it (Session.request_stop)
     try:
         await asyncio.gather(*(worker() for _ in range(n)))
     finally:
         interrupt.restore()
+        on_interrupt(None)
     interrupt.finish(stats)
     if fatal:
         raise fatal[0]
