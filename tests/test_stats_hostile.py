@@ -159,6 +159,16 @@ def test_non_finite_values_are_refused_by_the_api(bad):
             compare_preferences(pref)
 
 
+def test_a_difference_that_overflows_is_refused():
+    """Finite values whose difference is inf (1e308 - -1e308) were tested as inf (randomization p = 0)."""
+    df = pd.DataFrame([("A", "1", "m", 1e308), ("B", "1", "m", -1e308), ("A", "2", "m", 0.2), ("B", "2", "m", 0.1)],
+                      columns=["run", "qid", "measure", "value"])
+    with pytest.raises(UsageError, match=r"runs 'A' and 'B' on query '1' overflows"):
+        compare(df)
+    df.loc[1, "value"] = 1e308  # equal huge values: difference 0, tested
+    assert compare(df, tests="sign").records["ties"].iloc[0] == 1
+
+
 @pytest.mark.parametrize("text", ["nan", "inf", "-inf", "NaN"])
 def test_non_finite_values_are_refused_by_the_cli(tmp_path, text):
     per = tmp_path / "p.tsv"
