@@ -87,6 +87,9 @@ def test_wilcoxon_every_zero_method_and_method_on_degenerate_rows(name):
             o = stats.wilcoxon(d, zero_method=zm, method=ref_method)
             _same(r["statistic"][0], o.statistic)
             _same(r["p_value"][0], o.pvalue, rel=1e-12)
+            if method == "asymptotic":  # with the continuity correction (API only)
+                rc = paired.wilcoxon_test(d[None, :], zero_method=zm, method=method, correction=True)
+                _same(rc["p_value"][0], stats.wilcoxon(d, zero_method=zm, method=method, correction=True).pvalue)
             if method == "auto":  # auto decides as a one-row scipy call decides
                 _same(r["p_value"][0], stats.wilcoxon(d, zero_method=zm).pvalue, rel=1e-12)
 
@@ -302,3 +305,19 @@ def test_randomised_tukey_counts_equal_integer_arithmetic():
         P = ((ranges[None, None, :] >= diff[:, :, None]).sum(axis=2) + 1) / (B + 1)
         np.fill_diagonal(P, 1.0)
         np.testing.assert_array_equal(randomised_tukey_hsd(np.round(K / 1000, 12), resamples=B, seed=5), P)
+
+
+def test_randomised_tukey_of_two_runs_is_the_randomization_test_within_monte_carlo_error():
+    """With two runs a within-query permutation is a sign flip of that query's difference and the range of the
+    two means is |mean difference|: the Tukey p estimates the exact randomization p (hand-worked identity;
+    exact p by enumeration, = scipy's permutation_test in the tests above). 4 standard errors; seeded."""
+    from pref_eval.stats.tukey import randomised_tukey_hsd
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.beta(2, 4, (2, 12)), 3)
+    X[1] += 0.05
+    B = 20_000
+    exact = paired.randomization_test(paired.differences(X[0], X[1]), resamples=1 << 12)["p_value"][0]
+    p = randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1]
+    assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / B), (p, exact)
+    np.testing.assert_array_equal(p, randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1])  # same seed, same bits
