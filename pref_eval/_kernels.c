@@ -800,7 +800,7 @@ fail:
    bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line.
    Fields are separated by ASCII white space (9-13, 32), lines end at '\n', blank lines are skipped, as the
    tokenizer does. None (the caller then runs the tokenizer, which finds any error with its line) for:
-   a NUL byte, a line starting with '#', a line of 1 to 5 fields, no data line, one of the first 6 fields
+   a NUL byte, a line whose first field starts with '#' (a comment, also after white space), a line of 1 to 5 fields, no data line, one of the first 6 fields
    longer than 255 bytes or a column over ``budget`` bytes, a score outside
    [+-]?([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)? or reading as inf. A score is read by
    PyOS_string_to_double (float()'s correctly rounded reader; numpy's bytes-to-float cast gives the same
@@ -884,6 +884,7 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
                 nf++;
             }
             if (nf > 0) {
+                if (a[fs[0]] == '#') { ok = 0; break; } /* a comment, also indented (trec_eval 10's runs) */
                 if (nf < 6) { ok = 0; break; }
                 if (rows == cap) {
                     Py_ssize_t nc = cap ? 2 * cap : 1024;

@@ -31,7 +31,7 @@ def test_print_order_is_table_order_not_argument_order():
 def test_bad_cutoffs():
     with pytest.raises(UsageError, match="duplicate cutoffs"):
         parse_trec_measures(["P.5,5"])
-    with pytest.raises(UsageError, match="Negative cutoff"):
+    with pytest.raises(UsageError, match=r"parameter cutoff \(an integer ≥ 1.* got -5"):
         parse_trec_measures(["P.-5"])
 
 

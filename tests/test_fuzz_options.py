@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from cli_harness import check_contract, digest_tree, run_inproc
-from fault_workspace import PLOT, VALID, argv_with
+from fault_workspace import JUDGE, PLOT, VALID, argv_with
 
 NAN = ["nan", "inf", "-inf"]
 BAD: dict[str, dict[str, list[str]]] = {
@@ -57,7 +57,9 @@ BAD: dict[str, dict[str, list[str]]] = {
     "judge": {"--concurrency": ["0", "-1", "abc", "5000"], "--rpm": ["0", "-1", "nan", "inf", "x"],
               "--retries": ["-1", "101", "x"], "--timeout": ["0", "-2", "nan", "inf"], "--backoff": ["-1", "nan"],
               "--budget-requests": ["-1", "x"], "--max-cost": ["-1", "nan", "inf"], "--seed": ["-1", "abc"],
-              "--price": ["m0", "m0=1", "m0=-1,1", "m0=a,b", "=1,2", "m0=nan,1", "m0=1,inf"],
+              "--price": ["m0", "m0=1", "m0=-1,1", "m0=a,b", "=1,2", "m0=nan,1", "m0=1,inf",
+                          f"{JUDGE}=1e400,1", f"{JUDGE}=1_0,1", f"{JUDGE}= 1,1", f"{JUDGE}=infinity,1",
+                          "m0=1,1"],  # r26: the last: no judge has the price key m0 (it was never used)
               "--ties": ["sometimes"],
               "--missing-text": ["tie", "stop"],  # j21: for --state only (without it such pairs are left out)
               "--judge": ["gpt:x", "openai:", "openai:m@ftp://x", "openai:m,colour=red", "cmd:",
@@ -76,7 +78,7 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "simulate-recovery": {"--K": ["3"], "--sigma": ["0.5,1", "1e6"]},
     "simulate-tournament": {"--p": ["8"], "--f": ["10"]},
     "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
-              "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": ["m0=0,0"]},
+              "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": [f"{JUDGE}=0,0", f"{JUDGE}=.5,1e3"]},
     "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"], "--missing-text": ["tie", "stop"]},
 }
 

@@ -315,6 +315,70 @@ def test_second_signal_stops_at_once(tmp_path, server):
     assert stored(tmp_path / "s.sqlite") == []
 
 
+def test_an_ignored_sigint_stays_ignored(tmp_path, server):
+    """Started with SIGINT ignored (a background job of a shell script: `zelo_judge ... &`), the run ignores it
+    throughout, as Python does: it took the signal while requests were out (exit 130, half the pairs) and
+    ignored it between batches."""
+    truth = {"q0": {f"q0d{j}": float(j) for j in range(6)}}  # 15 pairs, one judge: 15 questions
+    (tmp_path / "q.tsv").write_text("q0\tQID=q0 x\n")
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tDOC={d} y\n" for d in truth["q0"]))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"qid": "q0", "doc_a": f"q0d{a}", "doc_b": f"q0d{b}"}) + "\n"
+                                              for a in range(6) for b in range(a + 1, 6)))
+    srv, url = server(truth=truth, delay=0.1)
+    args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv",
+            "--docs", tmp_path / "d.tsv", f"--judge=openai:m0@{url}", "--concurrency", 2,
+            "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl"]
+    proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    wait_rows(tmp_path / "s.sqlite", 3, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err and "stopping" not in err, err
+    assert len(stored(tmp_path / "s.sqlite")) == len(srv.served) == 15
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 15
+
+
+OUT_OF_STEP = """
+import json, sys
+if sys.argv[1] == "banner":
+    print("loading model...", flush=True)  # on stdout, before any request
+for n, line in enumerate(sys.stdin):
+    r = json.loads(line)
+    print(1 if r["docno_b"] > r["docno_a"] else -1, flush=True)  # the later docno wins
+    if sys.argv[1] == "chatty" and n % 3 == 1:
+        print("done", n, flush=True)  # a log line after some answers
+"""
+
+
+@pytest.mark.parametrize("kind", ["banner", "chatty"])
+def test_a_judge_program_writing_a_line_that_is_no_answer_gives_no_wrong_vote(tmp_path, kind):
+    """A bare-line judge program that writes a line that answers nothing (a banner, a log line on stdout): every
+    later answer was read as the next request's, silently (3 of 3 usable votes of the banner case wrong). Now the
+    program is restarted after a bare line without a vote, so every vote is the program's answer to its own
+    request (the oracle: its rule, the later docno wins), and a line that answers nothing is a failed vote."""
+    (tmp_path / "judge.py").write_text(OUT_OF_STEP)
+    (tmp_path / "q.tsv").write_text("q1\tquery\n")
+    (tmp_path / "d.tsv").write_text("".join(f"d{i}\ttext {i}\n" for i in range(1, 6)))
+    pairs = [("d1", "d2"), ("d4", "d3"), ("d1", "d4"), ("d3", "d2"), ("d5", "d1"), ("d2", "d5"), ("d4", "d5")]
+    (tmp_path / "p.tsv").write_text("".join(f"q1\t{a}\t{b}\n" for a, b in pairs))
+    p = zj(tmp_path / "p.tsv", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv",
+           "--store", tmp_path / "s.sqlite", f"--judge=cmd:{sys.executable} {tmp_path / 'judge.py'} {kind}",
+           "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        db.row_factory = sqlite3.Row
+        rows = [dict(r) for r in db.execute("SELECT doc_1, doc_2, vote, raw FROM answers")]
+    assert len(rows) == len(pairs)
+    votes = [r for r in rows if r["vote"] is not None]
+    assert all(r["vote"] == (1.0 if r["doc_2"] > r["doc_1"] else -1.0) for r in votes), rows
+    if kind == "banner":  # the program writes its banner first, every time it is started: no vote at all
+        assert not votes and all(r["raw"] == "loading model..." for r in rows)
+        assert "judge program restarted" in p.stderr
+    else:  # a log line costs the request it is read for (a failed vote), and the program is restarted
+        assert 0 < len(votes) < len(pairs)
+        assert all(r["raw"].startswith("done") for r in rows if r["vote"] is None)
+
+
 # ------------------------------------------------------------------ odd input files
 SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score': 0.5}), flush=True)\n"
 

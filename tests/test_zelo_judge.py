@@ -544,6 +544,18 @@ def test_prompt_parsing():
     assert parse_answer("0.3") == (0.3, None)
     assert parse_answer("")[0] is None and parse_answer('{"score": 2}')[1] == "score 2 outside -1..1"
     assert parse_answer('{"score": true}')[0] is None and parse_answer("nan")[0] is None
+    # two different scores in one answer (a hypothesis, then the answer; two objects): which one? a failed vote,
+    # not the first one silently (it was -1 here: the wrong document); the same score twice is that score
+    two = "several different scores in the answer"
+    assert parse_answer('If A were better: {"score": -1}. But B is: {"score": 0.7}') == (None, two)
+    assert parse_answer('{"score": 0.5}{"score": -0.5}') == (None, two)
+    assert parse_answer('ok {"score": 0.5}, so {"score": 0.50}') == (0.5, None)
+    # a reasoning model's thoughts (DeepSeek-R1, Qwen3 put them in the content) are not its answer
+    assert parse_answer('<think>A? {"score": -0.9} no, B</think>\n{"score": 0.9}') == (0.9, None)
+    assert parse_answer('<think>x</think>```json\n{"score": 0.25}\n```') == (0.25, None)
+    assert parse_answer('<think>cut at max_tokens: {"score": -0.9}') == (None, "empty answer")
+    # a JSON answer whose reasoning quotes a score is read as JSON: its "score" field
+    assert parse_answer('{"why": "a \\"score\\": 1 would mean B", "score": -0.3}') == (-0.3, None)
     txt = render(DEFAULT_PROMPT, query="Q {doc_b}", doc_a="A", doc_b="B", qid="1", docno_a="a", docno_b="b")
     assert "Q {doc_b}" in txt and '{"score": S}' in txt  # one pass: texts are not re-scanned
 
@@ -578,3 +590,51 @@ def test_retry_after_headers():
     assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
     assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # a date in the past
     assert retry_after_seconds({"retry-after": "soon"}) is None and retry_after_seconds({}) is None
+
+
+# ------------------------------------------------------------------ the API inside a running event loop
+def test_api_judge_inside_a_running_event_loop_and_its_interrupt(tmp_path, server):
+    """`pref_eval.api.judge` called where an event loop runs (a Jupyter cell, an async application) raised
+    "asyncio.run() cannot be called from a running event loop"; it now runs the session on its own loop in a
+    thread: the same output bytes as a call from plain code. The caller's KeyboardInterrupt (a notebook's
+    interrupt, here `_thread.interrupt_main`) stops it as Ctrl-C stops the command: every answer the server gave
+    is in the store (its log is the oracle), then KeyboardInterrupt; the call again asks only the rest."""
+    import _thread
+    import asyncio
+    import threading
+
+    from pref_eval.api import judge
+
+    truth, pairs = collection(tmp_path, nq=1, nd=6)  # 11 pairs, two judges: 22 questions
+    srv, url = server(truth=truth, delay=0.05)
+    kw = {"queries": str(tmp_path / "queries.tsv"), "docs": str(tmp_path / "docs.tsv"), "concurrency": 2,
+          "judges": [f"openai:m{i}@{url},name=m{i}" for i in (0, 1)]}
+    judge(str(tmp_path / "pairs.jsonl"), store=str(tmp_path / "ref.sqlite"), output=str(tmp_path / "ref.jsonl"), **kw)
+    served = total = len(srv.served)
+    assert total == 2 * len(pairs) == len(rows(tmp_path / "ref.sqlite"))
+
+    async def cell(**more):
+        return judge(str(tmp_path / "pairs.jsonl"), output=str(tmp_path / "o.jsonl"), **kw, **more)
+
+    def interrupt_after(n):
+        while True:
+            try:
+                if len(rows(tmp_path / "s.sqlite")) >= n:
+                    break
+            except sqlite3.Error:  # not created yet
+                pass
+            time.sleep(0.02)
+        _thread.interrupt_main()
+
+    loop = asyncio.new_event_loop()  # run_until_complete: no SIGINT handler of its own (asyncio.run has one)
+    try:
+        threading.Thread(target=interrupt_after, args=(3,), daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(cell(store=str(tmp_path / "s.sqlite")))
+        got = len(rows(tmp_path / "s.sqlite"))
+        assert 3 <= got == len(srv.served) - served < total and not (tmp_path / "o.jsonl").exists()
+        sess = loop.run_until_complete(cell(store=str(tmp_path / "s.sqlite")))
+    finally:
+        loop.close()
+    assert sess.stats.sent == total - got and len(srv.served) - served == total  # nothing asked twice
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()

@@ -194,11 +194,12 @@ def test_budget_stops_then_reruns_give_the_uninterrupted_state(tmp_path):
     make_collection(tmp_path, sizes=(5,))  # a final of 10 matches: batches of up to 10 pairs, cut by a budget of 7
     init(tmp_path, "once.json", "--strategy", "adaptive", "--seed", "5")
     init(tmp_path, "steps.json", "--strategy", "adaptive", "--seed", "5")
-    zj("--state", tmp_path / "once.json", *texts(tmp_path, "once.sqlite"), toy(tmp_path), "-Q")
+    zj("--state", tmp_path / "once.json", *texts(tmp_path, "once.sqlite"), toy(tmp_path), "-Q",
+       "-o", tmp_path / "once.jsonl")
     sent = stops = 0
     for _ in range(200):
         p = zj("--state", tmp_path / "steps.json", *texts(tmp_path, "steps.sqlite"), toy(tmp_path),
-               "--budget-requests", "7")
+               "--budget-requests", "7", "-o", tmp_path / "steps.jsonl")
         n = int(p.stderr.split("requests sent")[0].split()[-1])
         sent += n
         if "stopped:" not in p.stderr:
@@ -212,6 +213,76 @@ def test_budget_stops_then_reruns_give_the_uninterrupted_state(tmp_path):
     assert (tmp_path / "steps.json").read_bytes() == (tmp_path / "once.json").read_bytes()
     assert sorted(store_rows(tmp_path / "steps.sqlite")) == sorted(store_rows(tmp_path / "once.sqlite"))
     assert sent == len(store_rows(tmp_path / "once.sqlite"))  # nothing asked twice
+    # the -o of the last run lists every judgment of the state (one line each, repetitions included), as the
+    # uninterrupted run's does -- not only the judgments of that last run
+    held = sum(len(g) for g in json.loads((tmp_path / "once.json").read_text())["adds"])
+    assert len((tmp_path / "once.jsonl").read_text().splitlines()) == held == len(store_rows(tmp_path / "once.sqlite"))
+    assert (tmp_path / "steps.jsonl").read_bytes() == (tmp_path / "once.jsonl").read_bytes()
+
+
+def test_ranking_resumed_writes_the_judgments_and_qrels_of_an_uninterrupted_run(tmp_path):
+    """The whole-ranking loop, stopped by budgets and run again (the docs' `-o` → `zelo_fit` path): the last
+    run's `-o` holds every judgment the state took (the hand count: cycles × documents, at most all pairs), so
+    zelo_fit gives the qrels of one uninterrupted run byte for byte; before, it held the last run's batches
+    only (and other qrels)."""
+    from pref_eval.api import fit
+
+    make_collection(tmp_path, sizes=(6, 4))
+    opts = ("--strategy", "adaptive", "--goal", "ranking", "--seed", "2", "--cycles", "2")
+    init(tmp_path, "once.json", *opts)
+    init(tmp_path, "steps.json", *opts)
+    zj("--state", tmp_path / "once.json", *texts(tmp_path, "once.sqlite"), toy(tmp_path), "-Q",
+       "-o", tmp_path / "once.jsonl")
+    runs = 0
+    while runs < 100:
+        runs += 1
+        p = zj("--state", tmp_path / "steps.json", *texts(tmp_path, "steps.sqlite"), toy(tmp_path),
+               "--budget-requests", "6", "-o", tmp_path / "steps.jsonl")
+        if "stopped:" not in p.stderr:
+            break
+    assert runs >= 3
+    assert (tmp_path / "steps.json").read_bytes() == (tmp_path / "once.json").read_bytes()
+    assert len((tmp_path / "once.jsonl").read_text().splitlines()) == 2 * 6 + 4 * 3 // 2  # C·K, at most all pairs
+    assert (tmp_path / "steps.jsonl").read_bytes() == (tmp_path / "once.jsonl").read_bytes()
+    for name in ("once", "steps"):
+        fit(str(tmp_path / f"{name}.jsonl"), qrels_output=str(tmp_path / f"{name}.qrels"), grades="0,1,2")
+    assert (tmp_path / "steps.qrels").read_bytes() == (tmp_path / "once.qrels").read_bytes()
+
+
+def test_judgments_of_other_judges_are_counted_not_listed(tmp_path):
+    """A session resumed with another ensemble (a judge added): the judgments the state took from the first
+    ensemble have no vote of the new judge, so `-o` cannot list them; a warning counts them (15: the first batch,
+    the only one the budget let through) rather than leaving them out silently."""
+    make_collection(tmp_path, sizes=(6,))
+    init(tmp_path, "s.json", "--strategy", "adaptive")
+    zj("--state", tmp_path / "s.json", *texts(tmp_path), toy(tmp_path), "--budget-requests", "20", "-Q")
+    held = sum(len(g) for g in json.loads((tmp_path / "s.json").read_text())["adds"])
+    p = zj("--state", tmp_path / "s.json", *texts(tmp_path), toy(tmp_path), toy(tmp_path, seed=1),
+           "-o", tmp_path / "b.jsonl")
+    assert held == 15 and f"warning: {held} judgments the {tmp_path / 's.json'} state holds are not in" in p.stderr
+    total = sum(len(g) for g in json.loads((tmp_path / "s.json").read_text())["adds"])
+    assert len((tmp_path / "b.jsonl").read_text().splitlines()) == total - held
+
+
+def test_tournament_resumed_says_its_output_lists_this_run_only(tmp_path):
+    """A tournament state keeps no earlier stage, so a resumed run's `-o` cannot list the judgments of the runs
+    before: it says so, with their number and the command that writes them all. Each run's `-o` lists the whole
+    batches the state took in that run (a batch cut short is asked, and listed, by the next run), so the `-o`
+    files of the runs, one after the other, are the `-o` of one uninterrupted run."""
+    make_collection(tmp_path, sizes=(30,))  # 10 documents of grade 3 for k = 5: a pruning stage, then the final
+    init(tmp_path, "once.json", "--seed", "1")
+    init(tmp_path, "t.json", "--seed", "1")
+    zj("--state", tmp_path / "once.json", *texts(tmp_path, "once.sqlite"), toy(tmp_path), "-o", tmp_path / "o.jsonl")
+    p = zj("--state", tmp_path / "t.json", *texts(tmp_path), toy(tmp_path), "--budget-requests", "36",
+           "-o", tmp_path / "a.jsonl")
+    held = json.loads((tmp_path / "t.json").read_text())["comparisons"]
+    assert "stopped:" in p.stderr and held == 36 and len((tmp_path / "a.jsonl").read_text().splitlines()) == 36
+    p = zj("--state", tmp_path / "t.json", *texts(tmp_path), toy(tmp_path), "-o", tmp_path / "b.jsonl")
+    assert "lists the judgments of this run only" in p.stderr and "its 36 earlier ones" in p.stderr
+    assert f"zelo_judge export --store {tmp_path / 's.sqlite'}" in p.stderr
+    assert (tmp_path / "t.json").read_bytes() == (tmp_path / "once.json").read_bytes()
+    both = (tmp_path / "a.jsonl").read_text() + (tmp_path / "b.jsonl").read_text()
+    assert both == (tmp_path / "o.jsonl").read_text() and len(both.splitlines()) == 46
 
 
 def test_adaptive_sigkill_then_resume_asks_nothing_twice_cmd(tmp_path):
@@ -340,6 +411,23 @@ def test_dry_run_and_usage_on_an_adaptive_state(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"strategy": "bandit"}))
     p = zj("--state", tmp_path / "x.json", *texts(tmp_path), toy(tmp_path), check=False)
     assert p.returncode == 2 and "x.json" in p.stderr and "strategy" in p.stderr
+
+
+def test_a_missing_or_malformed_state_leaves_no_store(tmp_path):
+    """The state is read before the store is opened: a state that is missing or not a state is refused with one
+    line naming it, exit 2, and no store file is left behind (it was created first, and a state named like the
+    store was refused as "in use by another zelo_judge", naming zelo_judge's own pid)."""
+    make_collection(tmp_path, sizes=(4,))
+    (tmp_path / "bad.json").write_text("{}")
+    cases = (("missing.json", "s.sqlite", "missing.json: no such file (expected a zelo_pairs state)"),
+             ("bad.json", "s.sqlite", "bad.json: not a valid zelo_pairs state"),
+             ("x.sqlite", "x.sqlite", "x.sqlite: no such file (expected a zelo_pairs state)"))
+    for state, store, message in cases:
+        p = zj("--state", tmp_path / state, *texts(tmp_path)[:4], "--store", tmp_path / store, toy(tmp_path),
+               "-o", tmp_path / "out.jsonl", check=False)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and message in p.stderr, p.stderr
+        assert sorted(f.name for f in tmp_path.iterdir()) == ["bad.json", "docs.tsv", "g.qrels", "queries.tsv",
+                                                              "truth.txt"]
 
 
 @pytest.mark.parametrize("extra", [(), ("--strategy", "adaptive", "--goal", "ranking")])

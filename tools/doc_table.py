@@ -39,7 +39,13 @@ Column "-l" says whether the relevance level changes the value;
 "summary" is how the `all` line aggregates the per-query values.
 Parameters: *cutoffs* print as `name_k`, *floats* as `name_%3.2f`,
 *raw*/*gains* append the parameter text as typed (`utility_2,-1,0,0`,
-`ndcg_1=3,2=9`).
+`ndcg_1=3,2=9`). Each is declared with its type, range and number of values
+(the "parameters" column, from the measure's `trec_params`): a value outside it
+(`P.0`, `iprec_at_recall.1.5`, `set_F.-1`, `rbp.p=1`, `ndcg.1=nan`, `1e400`),
+a repeated one (`P.5,5`, `ndcg.1=3,1=5`, `rbp.p=0.5,p=0.7`) or a wrong count
+(`set_F.1,2`, `utility.1,1,1`) is refused in one line naming the measure and
+the parameter, where trec_eval would compute something (see
+[differences](differences.md)).
 
 """
 
@@ -57,11 +63,13 @@ def _params(spec: MeasureSpec) -> str:
     elif spec.param_kind == "floats":
         d = ",".join(f"{float(c):g}" for c in spec.defaults)
     elif spec.param_kind == "gains":
-        d = "grade=gain,…" + (" p=…" if spec.name.startswith("rbp") else "")
-        return f"{spec.param_kind}: `{d}`"
+        d = ",".join((["grade=gain,…"] if spec.keyword_gain() else []) +
+                     [f"{p.name}=…" for p in spec.trec_params if p.name != "gain"])
+        return f"{spec.param_kind}: `{d}`; " + "; ".join(p.describe() for p in spec.trec_params)
     else:
         d = ",".join(f"{float(c):g}" for c in spec.defaults) if spec.defaults else ""
-    return f"{spec.param_kind}" + (f" (default `{d}`)" if d else "")
+    return f"{spec.param_kind}" + (f" (default `{d}`)" if d else "") + ": " + \
+        "; ".join(p.describe() for p in spec.trec_params)
 
 
 def _irm(spec: MeasureSpec) -> str:

@@ -49,7 +49,8 @@ def judge(
     (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
     ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
-    judges, orders``) of the pairs judged; ``log`` a
+    judges, orders``) of the pairs judged (under ``state``: of every judgment an
+    adaptive state took, whichever run asked it; see docs/zelo_judge.md#output); ``log`` a
     :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
@@ -58,7 +59,6 @@ def judge(
     _check_flags(both_orders=both_orders, retry_failed=retry_failed, dry_run=dry_run)
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
-    from ..judge.scheduler import Limits
 
     log = log or Log("zelo_judge", quiet=True)
     judges = _checked_options(pairs, state, judges, concurrency=concurrency, retries=retries,
@@ -71,17 +71,20 @@ def judge(
                          "output, and zelo_fit needs no judgment of every pair)")
     if missing_text not in (None, "stop", "tie"):
         raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
-    prices = dict(prices or {})
-    if max_cost is not None:
-        from ..judge.spec import parse_spec
+    from ..judge.scheduler import checked_prices
+    from ..judge.spec import parse_spec
 
-        for sp in (parse_spec(s) for s in judges):
-            key = sp.model if sp.kind == "openai" else sp.name
+    keys = [sp.model if sp.kind == "openai" else sp.name for sp in (parse_spec(s) for s in judges)]
+    prices = checked_prices(prices, keys)
+    if max_cost is not None:
+        for key in keys:
             if key not in prices:
                 raise UsageError(f"--max-cost needs a --price for {key!r}")
     if output is not None and output != "-" and os.path.abspath(output) in {
             os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
         raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+    from ..judge.scheduler import Limits
+
     limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
                     budget_requests=budget_requests, max_cost=max_cost, prices=prices, seed=seed)
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
@@ -114,6 +117,14 @@ def judge(
                  f"pair {qid} {a} {b} not sent: {why}")
     if len(sess.missing) > 5:
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
+    if sess.unlisted:
+        log.warn(f"{sess.unlisted} judgments the {state} state holds are not in "
+                 f"{'standard output' if output in (None, '-') else output}: {store} holds no answer of every judge "
+                 "to them (judgments of other judges, added by zelo_pairs add, or --missing-text ties)")
+    if sess.earlier:
+        log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
+                 f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "
+                 f"{store} writes every answer in the store)")
     for line in summary_lines(sess):
         log.info(line)
     return sess

@@ -43,24 +43,26 @@ def command() -> None:
     """
 
 
+#: a price as written: a plain decimal number >= 0 (float() would also take "1_0", "nan", "infinity", " 1")
+_PRICE = r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+
+
 def _prices(values: tuple[str, ...]) -> dict:
-    import math
+    """``--price MODEL=IN,OUT`` options → {MODEL: (IN, OUT)}; the values' ranges and the keys (a judge's
+    price key each) are checked by ``judge`` (pref_eval.judge.scheduler.checked_prices), as for a Python caller."""
+    import re
 
     from ..errors import UsageError
 
-    out = {}
+    out: dict = {}
     for v in values:
         model, eq, rest = v.rpartition("=")
-        parts = rest.split(",")
-        try:
-            if not eq or not model or len(parts) != 2:
-                raise ValueError
-            pin, pout = float(parts[0]), float(parts[1])
-            if not (0 <= pin < math.inf and 0 <= pout < math.inf):
-                raise ValueError
-        except ValueError:
-            raise UsageError(f"--price: expected MODEL=IN,OUT (finite prices >= 0 per 1k tokens), got {v!r}") from None
-        out[model] = (pin, pout)
+        m = re.fullmatch(f"({_PRICE}),({_PRICE})", rest)
+        if not eq or not model or m is None:
+            raise UsageError(f"--price: expected MODEL=IN,OUT (finite prices >= 0 per 1k tokens), got {v!r}")
+        if model in out:
+            raise UsageError(f"--price {model}: given twice ({out[model][0]:g},{out[model][1]:g} and {rest})")
+        out[model] = (float(m.group(1)), float(m.group(2)))
     return out
 
 

@@ -150,7 +150,8 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
     if fast is not None:
         return _fast_run(fast, _last_line(data), source, name)
     cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
-                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6)
+                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
+                              indented_comments=True)
     if len(lines) == 0:
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
     score = _parse_scores(cols[4], lines, source)
@@ -167,7 +168,7 @@ def _last_line(data: bytes) -> bytes:
             end -= 1
         start = data.rfind(b"\n", 0, end) + 1
         line = data[start:end]
-        if not line or line[:1] != b"#":
+        if not line or line.lstrip()[:1] != b"#":  # a comment may be indented in a run (trec_eval 10)
             return line
         end = start
 

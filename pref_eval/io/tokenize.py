@@ -53,6 +53,7 @@ def split_lines(
     max_fields: int | None,
     expected: str,
     keep: int | None = None,
+    indented_comments: bool = False,
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """Split ``data`` into columns.
 
@@ -63,6 +64,10 @@ def split_lines(
     ``max_fields`` fields raises :class:`InputError` naming its line (the
     first such line of the file). A NUL byte anywhere is an error naming its line
     (:func:`pref_eval.io.textfile.refuse_nul`), before any other.
+
+    A line whose first byte is ``#`` is a comment; with ``indented_comments`` also a line whose first
+    field starts with ``#`` after leading white space (trec_eval 10's results reader,
+    ``get_trec_results.c``, skips the white space before it looks for ``#``; its rel-info readers do not).
     """
     refuse_nul(data, source)
     keep = min_fields if keep is None else keep
@@ -77,7 +82,8 @@ def split_lines(
             cut = data.rfind(b"\n", pos, end)
             end = cut + 1 if cut >= 0 else (data.find(b"\n", end) + 1 or n)
         a = np.frombuffer(mv[pos:end], dtype=np.uint8)
-        cols, lines, nlines = _split_chunk(a, line0, source, min_fields, hi, expected, keep, budget)
+        cols, lines, nlines = _split_chunk(a, line0, source, min_fields, hi, expected, keep, budget,
+                                           indented_comments)
         parts.append((cols, lines))
         line0 += nlines
         pos = end
@@ -97,7 +103,7 @@ def split_lines(
 
 
 def _split_chunk(a: np.ndarray, line0: int, source: str, lo: int, hi: int, expected: str, keep: int,
-                 budget: int):
+                 budget: int, indented_comments: bool = False):
     """Columns, 1-based line numbers and the number of ``\\n`` of one chunk of whole lines."""
     n = len(a)
     nl = np.flatnonzero(a == 10)
@@ -118,6 +124,10 @@ def _split_chunk(a: np.ndarray, line0: int, source: str, lo: int, hi: int, expec
     lstart = lstart[lstart < n]
     comment = np.zeros(nlines + 1, dtype=bool)
     comment[: len(lstart)] = a[lstart] == 35
+    if indented_comments and len(starts):
+        # the first field of each line starts with '#'
+        first_tok = np.flatnonzero(np.concatenate([[True], tline[1:] != tline[:-1]]))
+        comment[tline[first_tok]] |= a[starts[first_tok]] == 35
     keep_tok = ~comment[tline]
     if not bool(keep_tok.all()):
         starts, ends, tline = starts[keep_tok], ends[keep_tok], tline[keep_tok]

@@ -227,7 +227,8 @@ class CmdJudge:
     parsed like a model's answer, or a bare line parsed the same way;
     optional ``"tokens_in"`` / ``"tokens_out"``. One request at a time; a
     program that exits, hangs past the timeout or answers another ``id`` is
-    restarted for the next attempt.
+    restarted for the next attempt, and so is one whose bare line holds no vote
+    (a banner or log line would put every later answer one request off).
     """
 
     def __init__(self, spec: JudgeSpec, *, timeout: float, key_env: str = "OPENAI_API_KEY") -> None:
@@ -310,6 +311,8 @@ class CmdJudge:
                 await asyncio.wait_for(relay, 2)
 
     async def ask(self, request: dict) -> Answer:
+        # one request at a time, from writing it to reading its answer and deciding whether the program is still
+        # in step (a program killed here is never written to by the next request)
         async with self._lock:
             proc = await self._spawn()
             if proc.stdin is None or proc.stdout is None:  # spawned with PIPEs
@@ -334,6 +337,10 @@ class CmdJudge:
                 code = proc.returncode
                 await self._kill()
                 raise Transient("judge program exited" + (f" with status {code}" if code is not None else ""))
+            return await self._answer(line, rid)
+
+    async def _answer(self, line: bytes, rid: int) -> Answer:
+        """The answer of request ``rid`` from the program's line (called holding the lock)."""
         raw = line.decode("utf-8", errors="replace").rstrip("\r\n")
         if self._secret:
             raw = raw.replace(self._secret, "***")
@@ -354,6 +361,13 @@ class CmdJudge:
                 vote, reason = None, 'unparsable answer (expected {"score": number in -1..1})'
             return Answer(raw=raw, vote=vote, reason=reason, tokens_in=tin, tokens_out=tout)
         vote, reason = parse_answer(raw)
+        if vote is None:
+            # a bare line without a vote may be no answer at all -- a banner ("loading model..."), a log line, the
+            # first line of a longer text -- and the answer still to come would be read as the next request's:
+            # every later vote one request off. The program is restarted (what it has not written yet is dropped).
+            await self._kill()
+            reason = f"{reason}; judge program restarted (a line that is no answer puts the next ones out of step: " \
+                     "write logs to stderr)"
         return Answer(raw=raw, vote=vote, reason=reason)
 
 

@@ -10,7 +10,8 @@ The answer is a score in -1..1 as zbench's judges give it: negative = the
 first document (A) is more relevant, positive = the second (B), 0 = equal.
 :func:`parse_answer` accepts a JSON object with a numeric ``"score"``
 (optionally inside a Markdown code fence or surrounded by text) or a bare
-number; anything else, or a number outside -1..1, is a failed vote.
+number; a reasoning model's ``<think>...</think>`` block is not read. Anything
+else, text naming two different scores, or a number outside -1..1, is a failed vote.
 """
 from __future__ import annotations
 
@@ -60,10 +61,13 @@ def render(template: str, *, query: str, doc_a: str, doc_b: str, qid: str, docno
 
 _SCORE_FIELD = r'"score"\s*:\s*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)'
 _FENCE = r"^```[a-zA-Z]*\s*|\s*```$"
+_THINK = r"(?s)<think>.*?(</think>|$)"  # a reasoning model's thoughts (DeepSeek-R1, Qwen3): not its answer
 
 
 def parse_answer(text: str | None) -> tuple[float | None, str | None]:
     """``(vote, None)`` for a usable answer, ``(None, reason)`` otherwise."""
+    if text is not None:
+        text = re.sub(_THINK, "", text)
     if text is None or not text.strip():
         return None, "empty answer"
     body = re.sub(_FENCE, "", text.strip()).strip()
@@ -77,9 +81,11 @@ def parse_answer(text: str | None) -> tuple[float | None, str | None]:
     elif isinstance(obj, (int, float)) and not isinstance(obj, bool):
         value = obj
     else:
-        m = re.search(_SCORE_FIELD, body)
-        if m:
-            value = float(m.group(1))
+        found = {float(x) for x in re.findall(_SCORE_FIELD, body)}
+        if len(found) > 1:  # which one is the answer? the first may be a hypothesis, the last a correction
+            return None, "several different scores in the answer"
+        if found:
+            value = found.pop()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None, "unparsable answer (expected {\"score\": number in -1..1})"
     v = float(value)

@@ -23,7 +23,8 @@ from typing import IO, TYPE_CHECKING
 
 from ..errors import InputError, UsageError
 from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
-from .scheduler import OUT_TOKENS_ESTIMATE, Limits, Progress, Stats, cost_of, estimate_tokens, send_all
+from .scheduler import (OUT_TOKENS_ESTIMATE, Interrupt, Limits, Progress, Stats, cost_of, estimate_tokens,
+                        send_all)
 from .spec import parse_spec
 import contextlib
 
@@ -104,7 +105,13 @@ class Session:
         self.would_tokens: dict[str, int] = {}
         self.would_count: dict[str, int] = {}
         self.pair_state = None  # the last zelo_pairs state seen (with --state)
+        self.loaded_state = None  # the --state as read before the store is opened (run())
         self.warned_repeat = False
+        self.earlier = 0  # under --state: judgments the state held before this run that the results do not list
+        self.unlisted = 0  # under --state: judgments of the state without an answer of every judge in the store
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop the session runs on (set by run())
+        self.interrupt: Interrupt | None = None  # the scheduler's Interrupt while questions are sent
+        self.stop_requested = False  # KeyboardInterrupt of an API caller whose session runs on a thread
 
     # ------------------------------------------------------------ questions
     def _request(self, q: tuple) -> dict:
@@ -157,7 +164,7 @@ class Session:
         if self.store is None:  # opened by run() (only a dry run may have none, and it returned above)
             raise RuntimeError("internal error: no store")
         await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
-                       warn=self.setup.warn)
+                       warn=self.setup.warn, on_interrupt=self._attach_interrupt)
         votes = self.store.votes(self.names, self.phash)
         out = []
         for qid, a, b, rep in ok_pairs:
@@ -166,6 +173,26 @@ class Session:
                 out.append(res)
         self.results.extend(out)
         return out
+
+    def _attach_interrupt(self, interrupt: Interrupt | None) -> None:
+        self.interrupt = interrupt
+        if interrupt is not None and self.stop_requested:
+            self._stop_now()
+
+    def _stop_now(self) -> None:
+        """On the session's loop: stop as a first Ctrl-C does (no new question; those in flight are stored)."""
+        import signal
+
+        self.stop_requested = True
+        if self.interrupt is not None:
+            self.interrupt.trigger(signal.SIGINT)
+
+    def request_stop(self) -> None:
+        """From another thread (the API's caller, interrupted while the session runs on a thread)."""
+        self.stop_requested = True
+        if self.loop is not None and not self.loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the run is over
+                self.loop.call_soon_threadsafe(self._stop_now)
 
     def _questions(self, ok_pairs: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, str, int]]:
         """The questions (judge, qid, a, b, repetition) still to send for ``ok_pairs``: each judge once per pair
@@ -234,6 +261,7 @@ class Session:
         from .store import Store
 
         s = self.setup
+        self.loop = asyncio.get_running_loop()
         if s.dry_run:
             import os
 
@@ -285,19 +313,27 @@ class Session:
         from ..zelo.pair_state import add_batch, judgment_batch, load_state, next_batch, repetitions
 
         stuck = 0
-        t = load_state(path)  # then kept in memory: what is written is what a reload would rebuild
+        # read by run() before the store was opened (then kept in memory: what is written is what a reload
+        # would rebuild)
+        t = self.loaded_state if self.loaded_state is not None else load_state(path)
+        self.earlier = t.comparisons
         while True:
             self.pair_state = t
+            if self.stop_requested:  # the API's caller was interrupted between two batches
+                raise KeyboardInterrupt
             req = next_batch(t)
             if not req:
-                return
+                break
             reps = repetitions(t, req)
             if self.setup.missing_text == "stop" and not self.setup.dry_run:
                 self._check_batch_texts(req)  # before anything of the batch is asked
-            n_missing = len(self.missing)
+            n_missing, n_results = len(self.missing), len(self.results)
             res = await self.judge_pairs(req, reps)
-            if self.setup.dry_run or self.stats.stopped is not None or self.stats.unreached:
-                return  # dry run: only the next batch is known before it is judged; a batch not whole is not added
+            if self.setup.dry_run:
+                return  # only the next batch is known before it is judged
+            if self.stats.stopped is not None or self.stats.unreached:
+                del self.results[n_results:]  # a batch not whole is not added (nor listed: the next run asks it)
+                break
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
             no_text = {(q, a, b) for q, a, b, _ in self.missing[n_missing:]}  # cannot be judged: a tie
             rows = []
@@ -316,6 +352,31 @@ class Session:
 
                 raise EvaluationError(f"{path}: {stuck} batches in a row changed nothing (are all judgments "
                                       f"ties?); the {t.strategy} cannot finish")
+        self._state_results(t)
+
+    def _state_results(self, t: object) -> None:
+        """Under ``--state``: the results (``-o``, the agreement summary) become every judgment the state holds, in
+        the order it took them, with the votes the store holds for them -- so that a run stopped and resumed writes
+        what one uninterrupted run writes. A strategy that keeps no history (the tournament keeps only its current
+        stage) keeps this run's results; ``earlier`` then counts the judgments the state held before (not listed)."""
+        from ..zelo.pair_state import history
+
+        rows = history(t)
+        if rows is None or self.store is None:
+            return
+        votes = self.store.votes(self.names, self.phash)
+        seen: dict[tuple[str, str, str], int] = {}
+        out = []
+        for qid, a, b in rows:
+            key = (qid, a, b) if a < b else (qid, b, a)
+            rep = seen.get(key, 0)
+            seen[key] = rep + 1
+            res = self._combine(votes, qid, a, b, rep)
+            if res is not None:  # else not asked of these judges (a missing-text tie, a zelo_pairs add by hand)
+                out.append(res)
+        self.results = out
+        self.earlier = 0
+        self.unlisted = len(rows) - len(out)
 
 
 def _text_source(setup: Setup, why: str) -> str:
@@ -354,14 +415,58 @@ def run(setup: Setup) -> Session:
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
-    if setup.state is not None and not setup.dry_run:
+    if setup.state is not None:
+        from ..zelo.pair_state import load_state
         from ..zelo.state_lock import state_lock
 
-        with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
-            asyncio.run(sess.run())
-        return sess
-    asyncio.run(sess.run())
+        if setup.dry_run:
+            sess.loaded_state = load_state(setup.state)
+        else:
+            with state_lock(setup.state, wait=0.0):  # rewritten batch by batch: no zelo_pairs add meanwhile
+                # read before the store is opened: a missing or malformed state leaves no store behind
+                sess.loaded_state = load_state(setup.state)
+                _run_session(sess)
+            return sess
+    _run_session(sess)
     return sess
+
+
+def _run_session(sess: Session) -> None:
+    """``asyncio.run(sess.run())``; called from a thread whose event loop is running (a Jupyter cell, an async
+    application), where asyncio.run cannot start another loop, the session runs on its own loop in a thread, and a
+    KeyboardInterrupt of the caller (the notebook's interrupt button) stops it as Ctrl-C stops the command: no new
+    request, the answers in flight stored, then KeyboardInterrupt; a second one stops waiting at once."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(sess.run())
+        return
+    import threading
+
+    failed: list[BaseException] = []
+    done = threading.Event()  # waited on, not Thread.join: a join interrupted by KeyboardInterrupt marks a thread
+    # that still runs as stopped (CPython's bpo-45274 handling), and the run would be left holding the store
+
+    def target() -> None:
+        try:
+            asyncio.run(sess.run())
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread
+            failed.append(err)
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="zelo_judge", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        sess.request_stop()
+        with contextlib.suppress(KeyboardInterrupt):  # a second one: stop waiting
+            while not done.wait(0.1):
+                pass
+        raise
+    if failed:
+        raise failed[0]
 
 
 def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float, int]]:

@@ -33,8 +33,8 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .judges import Transient
 
@@ -74,6 +74,38 @@ class Stats:
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
     total: int = 0
+
+
+def checked_prices(prices: Any, keys: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """``prices`` (``--price``: price key → (IN, OUT), the prices of 1,000 input and output tokens) checked
+    before anything is asked: a mapping whose keys are the judges' price keys ``keys`` (an ``openai:`` judge's
+    model, a ``cmd:`` judge's name) and whose values are two finite numbers ≥ 0 (numpy scalars taken; a bool,
+    text, NaN, an infinity, a negative price or a price for no judge raise one-line ``UsageError``)."""
+    import math
+    import numbers
+
+    from ..errors import UsageError
+
+    if prices is None:
+        return {}
+    if not isinstance(prices, Mapping):
+        raise UsageError(f"--price: expected a mapping {{MODEL: (IN, OUT)}} of prices per 1,000 tokens, got "
+                         f"{type(prices).__name__}")
+    out = {}
+    for key, value in prices.items():
+        if not isinstance(key, str) or not key:
+            raise UsageError(f"--price: expected a judge's model or name as the key, got {key!r:.60}")
+        pair = tuple(value) if isinstance(value, (tuple, list)) else None
+        if pair is None or len(pair) != 2 or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and float(x) >= 0
+                for x in pair):
+            raise UsageError(f"--price {key}: expected (IN, OUT), two finite prices >= 0 per 1,000 tokens, "
+                             f"got {value!r:.60}")
+        if key not in keys:
+            raise UsageError(f"--price {key}: no --judge has this price key (an openai: judge's model, a cmd: "
+                             f"judge's name: {', '.join(repr(k) for k in keys)})")
+        out[key] = (float(pair[0]), float(pair[1]))
+    return out
 
 
 def cost_of(prices: dict, key: str, tin: int, tout: int) -> float:
@@ -159,6 +191,8 @@ class Interrupt:
             return  # signal handlers can only be set from the main thread (the API called from a worker thread)
         for name in self.SIGNALS:
             sig = getattr(signal, name)
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                continue  # started ignoring it (a background job of a script, nohup-like wrappers): keep ignoring it
             self._old[sig] = signal.signal(sig, self._handle)
 
     def restore(self) -> None:
@@ -172,6 +206,13 @@ class Interrupt:
         if self.signum is not None:  # the second signal: no more waiting
             self.restore()
             self.deliver(signum)
+            return
+        self.trigger(signum)
+
+    def trigger(self, signum: int) -> None:
+        """The first signal's stop (no new question, no retry; the ones in flight are awaited), also asked for
+        from the loop's thread by a caller that is not the main thread's signal handler (the API run on a thread)."""
+        if self.signum is not None:
             return
         self.signum = signum
         self._loop.call_soon_threadsafe(self.wake.set)
@@ -290,6 +331,7 @@ async def send_all(
     stats: Stats,
     on_answer: Callable[[tuple, float | None], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    on_interrupt: Callable[[Interrupt | None], None] = lambda _: None,
 ) -> None:
     """Ask every question ``(judge name, qid, doc_1, doc_2, rep)``; store and count each answer.
 
@@ -360,10 +402,12 @@ async def send_all(
     n = max(1, min(limits.concurrency, len(questions)))
     interrupt = Interrupt(warn, lambda: inflight, limits.timeout)
     interrupt.install()
+    on_interrupt(interrupt)  # the caller may stop the run through it (Session.request_stop)
     try:
         await asyncio.gather(*(worker() for _ in range(n)))
     finally:
         interrupt.restore()
+        on_interrupt(None)
     interrupt.finish(stats)
     if fatal:
         raise fatal[0]

@@ -66,3 +66,20 @@ def gm_map(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          citation="Buckley & Voorhees 2005")
 def map_cut(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return np.column_stack([ap_values(r, ctx.level, int(k)) for k in params])
+
+
+@measure("yaap", trec_order("yaap"), "Yet Another Average Precision (Robertson's smoothed AP).",
+         formula="ln((1 + S) / (1 + R − S)), S = Σ_{k: rel(d_k)≥l} P@k (AP·R, unnormalised)",
+         empty_value=None, bounds=None, citation="Robertson, 'On Smoothing Average Precision', ECIR 2012")
+def yaap(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
+    # trec_eval m_yaap.c: log((1.0 + sum) / (1.0 + num_rel - sum)). With -l ≤ -1 unjudged documents count
+    # in S but not in R, so the denominator can reach 0 (log of inf: inf) or go negative (glibc: -nan).
+    idx, prec = _prec_at_rel(r, ctx.level)
+    s = np.bincount(r.qidx[idx], weights=prec, minlength=r.nq)
+    R = r.num_rel(ctx.level).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (1.0 + s) / (1.0 + R - s)
+        out = np.log(ratio)
+    # C's log of a negative number is -nan as glibc prints it (its NaN has the sign bit set)
+    out[ratio < 0] = -np.nan
+    return out.reshape(-1, 1)

@@ -91,6 +91,9 @@ class MeasureSpec:
     * ``irm`` -- ir-measures family name, if any (e.g. ``nDCG``; ``nDCG@``
       for the spec reached with a cutoff).
     * ``keywords`` -- declared keyword parameters (:mod:`.params`).
+    * ``trec_params`` -- declared parameters of the trec_eval syntax (type,
+      range, how many values; :mod:`.params`): required for ``param_kind``
+      floats/raw/gains, :data:`~.params.LIST_CUTOFF` by default for cutoffs.
     * ``irm_per_query`` -- in ir-measures syntax the measure has per-query
       values even if trec_eval prints it as a summary only (``NumQ`` = 1).
     * ``tie_order`` -- ``trec`` (score desc, docno desc: trec_eval) or
@@ -121,6 +124,7 @@ class MeasureSpec:
     irm: str | None = None
     summarize: Callable | None = None  # custom summary (values, ranked, ctx) -> ndarray
     keywords: tuple[Param, ...] = ()
+    trec_params: tuple[Param, ...] = ()  # trec_eval syntax: the list's values, or gains' pairs (params.py)
     irm_per_query: bool = False
     tie_order: Literal["trec", "docno_asc"] = "trec"
     validate: Callable[[str, dict], None] | None = None  # extra check of the options (one-line UsageError)
@@ -129,6 +133,10 @@ class MeasureSpec:
     def keyword(self, name: str) -> Param | None:
         """The declared keyword parameter ``name`` (None if not declared)."""
         return next((p for p in self.keywords if p.name == name), None)
+
+    def keyword_gain(self) -> Param | None:
+        """The declared ``grade=gain`` pairs of the trec_eval syntax (gains kind), None if it takes none."""
+        return next((p for p in self.trec_params if p.name == "gain"), None)
 
 
 @record(frozen=True)
@@ -191,9 +199,17 @@ REGISTRY: dict[str, MeasureSpec] = {}
 
 
 def register(spec: MeasureSpec) -> MeasureSpec:
-    """Add ``spec`` to the registry; a second spec with the same name is an error."""
+    """Add ``spec`` to the registry; a second spec with the same name is an error, and so is one whose
+    trec_eval parameters are not declared (``trec_params``; cutoffs default to integers ≥ 1)."""
+    from .params import LIST_CUTOFF
+
     if spec.name in REGISTRY:
         raise ValueError(f"measure {spec.name!r} registered twice")
+    if spec.param_kind == "cutoffs" and not spec.trec_params:
+        spec = replace(spec, trec_params=(LIST_CUTOFF,))
+    if (spec.param_kind == "none") != (not spec.trec_params):
+        raise ValueError(f"measure {spec.name!r}: param_kind {spec.param_kind!r} needs declared trec_params "
+                         "(and 'none' none)")
     REGISTRY[spec.name] = spec
     return spec
 

@@ -52,9 +52,13 @@ ATM2019 = "Azzopardi, Thomas & Moffat, cwl_eval, SIGIR 2019"
 
 MAX_REL = Param("max_rel", int, NOT_GIVEN, "highest grade (gain 1); required", low=1)
 MIN_REL = Param("min_rel", int, 0, "grade with gain 0 (lower grades too)", low=0)
-T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; 0: the user stops at rank 1)", low=0.0)
+#: T ≤ 10³⁰⁰: INST's i + T + T_i and INSQ's i + 2T overflow near the float maximum (cwl_eval and this code then
+#: give NaN: inf/inf); long before that C(i) = 1 to the last bit (the weights of a user who never stops)
+T_MAX = 1e300
+T_P = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; 0: the user stops at rank 1)", low=0.0,
+            high=T_MAX)
 T_INST = Param("T", float, 1.0, "desired total gain (in [0,1] gain units; > 0: at 0, C(i) divides by zero "
-               "when the first i gains are 1)", low=0.0, low_open=True)
+               "when the first i gains are 1)", low=0.0, low_open=True, high=T_MAX)
 P_P = Param("p", float, 0.9, "continuation factor φ", low=0.0, high=1.0)
 DCG_P = Param("dcg", str, "log2", "DCG discount (cwl_eval has only log2)", choices=("log2",))
 CUT_REQ = Param("cutoff", int, NOT_GIVEN, "rank cutoff k (also written @k); required", low=1, role="cutoff")

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .params import JUDGED_ONLY, RECALL, REL
+from .params import JUDGED_ONLY, RECALL, REL, Param
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long, cum_within, lround, suffix_max
@@ -97,18 +97,21 @@ def iprec_matrix(r: Ranked, points: tuple, level: int, trec9: bool) -> np.ndarra
     return out
 
 
+#: the recall points of iprec_at_recall / 11pt_avg (trec_eval computes any number: > 1 gives 0, < 0 as 0)
+RECALL_POINTS = Param("recall", float, doc="recall points x", low=0.0, high=1.0, count=(1, None))
+
 @measure("iprec_at_recall", trec_order("iprec_at_recall"),
          "Interpolated precision at recall points (v10: lround(x·R); --trec-eval-9: (long)(x·R+0.9)).",
          formula="max_{j ≥ rank of c-th rel} P@j,  c = lround(x·R)", param_kind="floats",
          defaults=POINTS, empty_value=None, irm="IPrec@", keywords=(RECALL, REL, JUDGED_ONLY),
-         citation="van Rijsbergen 1979")
+         citation="van Rijsbergen 1979", trec_params=(RECALL_POINTS,))
 def iprec_at_recall(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return iprec_matrix(r, tuple(params), ctx.level, ctx.trec9 or ctx.irm)
 
 
 @measure("11pt_avg", trec_order("11pt_avg"), "Interpolated precision averaged over recall points.",
          formula="(1/|X|) Σ_{x∈X} iprec_at_recall_x", param_kind="raw", defaults=POINTS, empty_value=float("nan"),
-         citation="Salton & McGill 1983")
+         citation="Salton & McGill 1983", trec_params=(RECALL_POINTS,))
 def eleven_pt_avg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     pts = tuple(params)
     if not pts:

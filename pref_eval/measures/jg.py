@@ -28,7 +28,7 @@ from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .nicknames import trec_order
-from .precision import CUTS
+from .precision import CUTS, R_MULT
 from .rankutil import c_long
 
 if TYPE_CHECKING:
@@ -163,7 +163,8 @@ def p_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("Rprec_mult_avgjg", trec_order("Rprec_mult_avgjg"),
          "Precision after x·R_JG documents per judgment group, averaged over groups.",
          formula="mean_JG |Rel_JG ∩ Ret[:c]| / c,  c = (long)(x·R_JG + 0.9)", param_kind="floats",
-         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), nicknames=_SETS, citation=_CITE)
+         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), nicknames=_SETS, citation=_CITE,
+         trec_params=(R_MULT,))
 def rprec_mult_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     jg = _jg(ctx)
     R = jg.num_rel(ctx.level).astype(np.float64)

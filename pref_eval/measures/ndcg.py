@@ -42,7 +42,7 @@ import numpy as np
 from .base import EvalContext, measure
 from .gains import GainSetup, discounted, seg_cumsum, setup_gains
 from .nicknames import trec_order
-from .params import CUTOFF, JUDGED_ONLY, Param
+from .params import CUTOFF, GAIN, JUDGED_ONLY, Param
 
 if TYPE_CHECKING:
     from ..collection import Ranked
@@ -130,7 +130,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 @measure("dcg", trec_order("dcg"), "Discounted cumulative gain over the whole retrieved list.",
-         formula="Σ_i g(d_i)/log2(i+1)", citation=JK2002, param_kind="gains", bounds=None,
+         formula="Σ_i g(d_i)/log2(i+1)", citation=JK2002, param_kind="gains", trec_params=(GAIN,), bounds=None,
          uses_level=False)
 def dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
@@ -140,14 +140,14 @@ def dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("ideal_dcg", trec_order("ideal_dcg"), "DCG of the ideal ranking of all judged documents.",
          formula="Σ_i g*_i/log2(i+1), g* = judged gains > 0 sorted", citation=JK2002,
          bounds=None, empty_value=None,
-         param_kind="gains", uses_level=False)
+         param_kind="gains", trec_params=(GAIN,), uses_level=False)
 def ideal_dcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     return _idcg(gs, r.nq).reshape(-1, 1)
 
 
 @measure("ndcg", trec_order("ndcg"), "Normalized DCG over the whole list (ideal not cut).",
-         formula="dcg / ideal_dcg", citation=JK2002, param_kind="gains", uses_level=False,
+         formula="dcg / ideal_dcg", citation=JK2002, param_kind="gains", trec_params=(GAIN,), uses_level=False,
          irm="nDCG", keywords=(DCG, GAINS, JUDGED_ONLY), validate=_no_gains_with_exp)
 def ndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     if _custom(ctx):
@@ -185,7 +185,7 @@ def _ideal_at_ranks(gs: GainSetup, qidx: np.ndarray, pos: np.ndarray, cum_ideal:
 
 @measure("ndcg_rel", trec_order("ndcg_rel"), "nDCG averaged over the relevant (gain > 0) documents.",
          formula="(1/R') Σ_{rel} nDCG@rank(rel); unretrieved: dcg/ideal_dcg at the end",
-         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
+         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", trec_params=(GAIN,), uses_level=False)
 def ndcg_rel(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     w = discounted(gs.result_gain, r.pos)
@@ -211,7 +211,7 @@ def ndcg_rel(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("Rndcg", trec_order("Rndcg"), "nDCG averaged at the ranks where the ideal gain changes.",
          formula="mean of nDCG@R_j over the R-level boundaries of the ideal ranking; 0 if R = 0 (rel ≥ l)",
-         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains")
+         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", trec_params=(GAIN,))
 def rndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     gs = setup_gains(r, params)
     nq = r.nq
@@ -266,7 +266,7 @@ def rndcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("G", trec_order("G"), "Normalized gain G (experimental).",
          formula="Σ_i g(d_i)/log2(2 + C_i − S_i) / Σ g*",
-         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", uses_level=False)
+         citation="trec_eval 9 (Buckley 2008), experimental", param_kind="gains", trec_params=(GAIN,), uses_level=False)
 def g_measure(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     """Rank i costs the ideal gain at rank i (at least 1) while the ideal list lasts, then 1; C_i and S_i are
     the running cost and gain. Computed with two full-length arrays (the costs, their running sums): the

@@ -32,6 +32,23 @@ a type (``int``, ``float``, ``bool``, ``str``, ``dict``), a default
 
 Use the shared declarations below (:data:`REL`, :data:`CUTOFF`,
 :data:`JUDGED_ONLY` ...) when the meaning is the usual one.
+
+trec_eval's syntax (``P.5,10``, ``set_F.0.5``, ``ndcg.1=3,2=9``, ``rbp.p=0.8``)
+is declared the same way, in the spec's ``trec_params`` (its ``param_kind``
+says how the text is split):
+
+* ``cutoffs`` / ``floats`` / ``raw`` -- one :class:`Param` describing every
+  value of the comma-separated list, with ``count=(least, most)`` values
+  (``most`` None: any number, and then the values must be distinct, as
+  trec_eval's cutoffs). A spec of kind ``cutoffs`` that declares nothing gets
+  :data:`LIST_CUTOFF` (integers ≥ 1) when registered; the other kinds must
+  declare theirs (``register`` refuses them otherwise).
+* ``gains`` -- :data:`GAIN` (``grade=gain`` pairs: an integer grade, a finite
+  gain) when the measure reads gains, and its ``name=value`` keywords
+  (``rbp``'s ``p``). Each grade and each keyword at most once.
+
+An integer parameter is also refused outside 64 bits (the grades and
+positions are int64).
 ``tests/test_measures_registry.py`` checks every registered spec: formula,
 citation, declared parameters, bounds and invariances.
 """
@@ -56,6 +73,8 @@ class _NotGiven:
 
 NOT_GIVEN: Any = _NotGiven()
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
 _TYPE_NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string",
                dict: "a dict {grade: gain}"}
 
@@ -74,6 +93,7 @@ class Param:
     high_open: bool = False
     choices: tuple | None = None
     role: Role = "compute"
+    count: tuple[int, int | None] | None = None  # trec_eval-syntax lists: (least, most) values; None: one value
 
     def describe(self) -> str:
         """``rel (integer ≥ 0, default 1)`` -- for docs and error messages."""
@@ -84,7 +104,17 @@ class Param:
         if rng:
             what += f" {rng}"
         dflt = "" if self.default is NOT_GIVEN else f", default {self.default!r}"
-        return f"{self.name} ({what}{dflt})"
+        return f"{self.name} ({what}{dflt}{self._count_text()})"
+
+    def _count_text(self) -> str:
+        if self.count is None:
+            return ""
+        lo, hi = self.count
+        if lo == hi:
+            return f"; exactly {lo} value{'s' if lo != 1 else ''}"
+        if hi is None:
+            return f"; a list of {lo} or more distinct values"
+        return f"; {lo} to {hi} values"
 
     def _range_text(self) -> str:
         lo = None if self.low is None else ("> " if self.low_open else "≥ ") + _num(self.low)
@@ -96,6 +126,8 @@ class Param:
         bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r}")
         if not _TYPE_OK[self.type](value):
             raise bad
+        if self.type is int and not INT64_MIN <= value <= INT64_MAX:
+            raise UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r} (beyond 64 bits)")
         if self.type is float:
             value = float(value)
         elif self.type is dict:
@@ -125,10 +157,10 @@ _TYPE_OK = {
 def _gain_map(measure: str, value: dict) -> tuple:
     """``{grade: gain}`` → sorted pairs; grades are integers ≥ 0, gains integers (ir-measures: int-to-int)."""
     for k, v in value.items():
-        if not _is_int(k) or k < 0:
-            raise UsageError(f"measure {measure!r}: gains keys must be grades (integers ≥ 0), got {k!r}")
-        if not _is_int(v):
-            raise UsageError(f"measure {measure!r}: gains values must be integers, got {v!r}")
+        if not _is_int(k) or not 0 <= k <= INT64_MAX:
+            raise UsageError(f"measure {measure!r}: gains keys must be grades (integers ≥ 0, 64 bits), got {k!r}")
+        if not _is_int(v) or not INT64_MIN <= v <= INT64_MAX:
+            raise UsageError(f"measure {measure!r}: gains values must be integers (64 bits), got {v!r}")
     return tuple(sorted(value.items()))
 
 
@@ -143,3 +175,9 @@ TRUNCATE = Param("cutoff", int, NOT_GIVEN, "evaluate the top k only (also writte
 JUDGED_ONLY = Param("judged_only", bool, False, "remove unjudged documents from the ranking first (trec_eval -J)",
                     role="judged_only")
 RECALL = Param("recall", float, NOT_GIVEN, "recall point (also written @x)", low=0.0, high=1.0, role="cutoff")
+
+
+# --------------------------------------------- trec_eval syntax (spec.trec_params)
+LIST_CUTOFF = Param("cutoff", int, doc="rank cutoffs k (name.k1,k2,...)", low=1, count=(1, None))
+GAIN = Param("gain", float, doc="grade=gain: the gain of an integer grade (trec_eval reads any number; "
+             "finite here)")

@@ -25,7 +25,7 @@ from ..errors import UsageError
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
 from .nicknames import NICKNAMES, nickname_members
-from .params import CUTOFF, NOT_GIVEN, RECALL, Param
+from .params import CUTOFF, GAIN, INT64_MAX, INT64_MIN, NOT_GIVEN, RECALL, Param
 from .ranx import NAMES as RANX_NAMES, PREFIX, parse_ranx
 
 JUDGED_WHOLE_LIST = 2**63 - 1
@@ -46,7 +46,7 @@ def _atof(tok: str) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-def _whole_int(spec: MeasureSpec, text: str, tok: str) -> int:
+def _whole_int(spec: MeasureSpec, text: str, tok: str, what: str = "cutoff") -> int:
     """A cutoff: an integer, or a decimal number truncated as C ``atol`` does (white space around it allowed).
 
     trec_eval reads any text with ``atol``: its own test suite relies on ``ndcg_cut.23.4`` being
@@ -54,7 +54,7 @@ def _whole_int(spec: MeasureSpec, text: str, tok: str) -> int:
     with another cutoff's number; anything but a plain decimal number is refused here.
     """
     if not re.fullmatch(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)\s*", tok):
-        raise UsageError(f"measure '{spec.name}.{text}': cutoff {tok!r} is not an integer "
+        raise UsageError(f"measure '{spec.name}.{text}': {what} {tok!r} is not an integer "
                          f"(trec_eval would silently read {_atol(tok)})")
     return _atol(tok)
 
@@ -67,56 +67,77 @@ def _whole_float(spec: MeasureSpec, text: str, tok: str, what: str = "parameter"
     return float(tok)
 
 
-#: ``name=value`` keywords a gain measure reads besides its integer grades (trec_eval: m_rbp.c, m_rbp_resid.c)
-PAIR_KEYWORDS = {"rbp": ("p",), "rbp_resid": ("p",)}
-#: gain measures whose pairs are only keywords (trec_eval's rbp_resid never sets up gains)
-NO_GRADE_PAIRS = {"rbp_resid"}
+def _trec_value(spec: MeasureSpec, text: str, p: Param, tok: str) -> float:
+    """One value of a trec_eval parameter list, read as written and checked against its declaration ``p``."""
+    v: float = _whole_int(spec, text, tok, p.name) if p.type is int else _whole_float(spec, text, tok, p.name)
+    return p.check(f"{spec.name}.{text}", v)
 
 
 def _gain_pair(spec: MeasureSpec, text: str, part: str) -> tuple[str, float]:
-    """One ``name=value`` of a gain measure: an integer grade or a keyword the measure reads, and a number.
+    """One ``name=value`` of a gain measure: an integer grade (when the spec declares :data:`GAIN`) or a
+    keyword it declares (``rbp.p``), and a number checked against the declaration.
 
     trec_eval skips a pair whose name is neither (``gain_init.c``: ``if (!valid_int(name)) continue``), so
     ``rbp.P=0.5`` silently keeps p = 0.9 and ``ndcg.foo=3`` is plain ndcg; refused here.
     """
     if "=" not in part:
-        raise UsageError(f"malformed pair parameters in '{text}' (expected name=value, ...)")
+        raise UsageError(f"measure '{spec.name}.{text}': malformed pair parameter {part!r} (expected "
+                         "grade=gain or name=value, ...)")
     k, v = part.split("=", 1)
-    keywords = PAIR_KEYWORDS.get(spec.name, ())
-    grades = spec.name not in NO_GRADE_PAIRS
+    keywords = {p.name: p for p in spec.trec_params if p.name != GAIN.name}
+    grades = spec.keyword_gain() is not None
     if k not in keywords and not (grades and re.fullmatch(r"[+-]?\d+", k)):
         takes = ("integer grades (grade=gain)" if grades else "") + \
             (" and " if grades and keywords else "") + " or ".join(f"{w}=" for w in keywords)
         raise UsageError(f"measure '{spec.name}.{text}': unknown parameter {k!r} ({spec.name} takes {takes}; "
                          "trec_eval would silently ignore it)")
-    _whole_float(spec, text, v, f"value {v!r} of" if v else "value")
-    return k, _atof(v)
+    _whole_float(spec, text, v, f"parameter {k}" if k in keywords else f"gain of grade {k}")
+    if k in keywords:
+        return k, keywords[k].check(f"{spec.name}.{text}", _atof(v))
+    if not INT64_MIN <= int(k) <= INT64_MAX:
+        raise UsageError(f"measure '{spec.name}.{text}': grade {k} is beyond 64 bits (grades are int64)")
+    return k, GAIN.check(f"{spec.name}.{text}", _atof(v))
+
+
+def _check_count(spec: MeasureSpec, text: str, p: Param, values: list) -> None:
+    """The number of values against ``p.count``; a list of any length must not repeat a value."""
+    lo, hi = p.count or (1, 1)
+    if not lo <= len(values) <= (hi if hi is not None else len(values)):
+        raise UsageError(f"measure '{spec.name}.{text}': parameter {p.describe()} got {len(values)} values")
+    if hi is None and len(set(values)) != len(values):
+        twice = next(v for i, v in enumerate(values) if v in values[:i])
+        raise UsageError(f"measure '{spec.name}.{text}': parameter {p.name} {twice:g} given more than once "
+                         f"(duplicate cutoffs detected)")
 
 
 def parse_params(spec: MeasureSpec, text: str) -> tuple:
     """Parse trec_eval parameter text for ``spec`` (raises UsageError)."""
     kind = spec.param_kind
-    if text == "":
-        raise UsageError(f"improper measure in parameter '{spec.name}' (empty parameter list)")
+    if text == "":  # trec_eval's message, and what is missing
+        what = "grade=gain" if spec.keyword_gain() is not None else spec.trec_params[0].name if spec.trec_params \
+            else None
+        raise UsageError(f"improper measure in parameter '{spec.name}' (empty parameter list: " +
+                         (f"parameter {what} has no value; write {spec.name} for its defaults)" if what else
+                          f"{spec.name} takes no parameters)"))
     if kind == "none":
         raise UsageError(f"measure {spec.name!r} takes no parameters (got {text!r})")
     parts = text.split(",")
-    if kind == "cutoffs":
-        vals = sorted(_whole_int(spec, text, p) for p in parts)
-        if vals[0] <= 0:
-            raise UsageError(f"Negative cutoff detected in '{spec.name}.{text}'")
-        if len(set(vals)) != len(vals):
-            raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
-        return tuple(vals)
-    if kind == "floats":
-        fvals = sorted(_whole_float(spec, text, p) for p in parts)
-        if len(set(fvals)) != len(fvals):
-            raise UsageError(f"duplicate cutoffs detected in '{spec.name}.{text}'")
-        return tuple(fvals)
-    if kind == "raw":
-        return tuple(_whole_float(spec, text, p) for p in parts)
+    if kind in ("cutoffs", "floats", "raw"):
+        decl = spec.trec_params[0]
+        vals = [_trec_value(spec, text, decl, p) for p in parts]
+        _check_count(spec, text, decl, vals)
+        return tuple(sorted(vals)) if kind != "raw" else tuple(vals)
     if kind == "gains":
-        return tuple(_gain_pair(spec, text, p) for p in parts)
+        pairs = [_gain_pair(spec, text, p) for p in parts]
+        keywords = {q.name for q in spec.trec_params} - {GAIN.name}
+        names = [k if k in keywords else int(k) for k, _ in pairs]
+        twice = next((k for i, k in enumerate(names) if k in names[:i]), None)
+        if twice is not None:
+            what = (f"grade {twice} given more than once (trec_eval would keep its first gain)"
+                    if isinstance(twice, int) else
+                    f"parameter {twice} given more than once (trec_eval would keep the last)")
+            raise UsageError(f"measure '{spec.name}.{text}': {what}")
+        return tuple(pairs)
     raise UsageError(f"unknown parameter kind {kind}")  # pragma: no cover
 
 
@@ -156,7 +177,7 @@ TREC_FAMILIES = {"runid": "counts", "num_q": "counts", "num_ret": "counts", "num
     "prefs_pair": "prefs", "prefs_avgjg": "prefs", "prefs_avgjg_Rnonrel": "prefs", "prefs_simp_ret": "prefs",
     "prefs_pair_ret": "prefs", "prefs_avgjg_ret": "prefs", "prefs_avgjg_Rnonrel_ret": "prefs",
     "prefs_simp_imp": "prefs", "prefs_pair_imp": "prefs", "prefs_avgjg_imp": "prefs", "map_avgjg": "jg",
-    "P_avgjg": "jg", "Rprec_mult_avgjg": "jg", "rbp": "rbp", "rbp_resid": "rbp", "unj": "unjudged"}
+    "P_avgjg": "jg", "Rprec_mult_avgjg": "jg", "yaap": "ap", "rbp": "rbp", "rbp_resid": "rbp", "unj": "unjudged"}
 
 
 def _load_families_for(args: Iterable[str]) -> None:
@@ -218,6 +239,10 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
         marked[spec.name] = None
         if dot and spec.name not in given:
             given[spec.name] = (parse_params(spec, ptext), ptext)
+        elif dot and ptext == "":
+            # trec_eval checks every -m for an empty list ("improper measure in parameter"), also after
+            # an earlier -m gave the parameters that win
+            parse_params(spec, ptext)
     out = []
     for name in marked:
         spec = REGISTRY[name]
@@ -232,11 +257,13 @@ def parse_trec_measures(args: Iterable[str], trec9: bool = False) -> list[Measur
 
 
 # ---------------------------------------------------------------- ir-measures
-def _literal(node: ast.AST, text: str):
+def _literal(node: ast.AST, text: str, name: str):
     try:
         value = ast.literal_eval(node)
     except ValueError:
-        raise UsageError(f"measure {text!r}: parameter values must be literals") from None
+        what = ast.unparse(node)
+        hint = " (write a number: nan and inf are not values)" if what.lstrip("+-") in ("nan", "inf") else ""
+        raise UsageError(f"measure {text!r}: parameter {name} got {what!r}: values must be literals{hint}") from None
     for d in (n for n in ast.walk(node) if isinstance(n, ast.Dict)):
         # Python keeps the last of equal keys ({1: 1, 1: 5} is {1: 5}; True == 1): a value dropped unseen
         keys = [ast.literal_eval(k) for k in d.keys if k is not None]
@@ -246,15 +273,35 @@ def _literal(node: ast.AST, text: str):
     return value
 
 
+def _empty_value(text: str) -> None:
+    """``P(rel=)@5`` / ``nDCG@``: an ir-measures name with a parameter left without its value → UsageError
+    naming it (any other text that is not Python stays an unknown measure)."""
+    head = re.match(r"\s*(\w+)", text)
+    if head is None:
+        return
+    _load_registry()
+    families = {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm} | set(ALIASES)
+    if head.group(1) not in families:
+        return
+    empty = re.fullmatch(r"\s*\w+\s*\(.*?\b(\w+)\s*=\s*[,)].*", text)
+    if empty:
+        raise UsageError(f"measure {text.strip()!r}: parameter {empty.group(1)} has no value")
+    if re.fullmatch(r"\s*\w+\s*(\(.*\))?\s*@\s*", text):
+        raise UsageError(f"measure {text.strip()!r}: parameter @ has no value (e.g. @10)")
+
+
 def _irm_tree(text: str):
     """``(name, kwargs, at)`` of an ir-measures expression, None if it is not one."""
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
+        _empty_value(text)
         return None
     at = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        at = _literal(tree.right, text)
+        at = _literal(tree.right, text, "@")
+        if at is None:  # AP@None would be AP (no cutoff): a value ignored
+            raise UsageError(f"measure {text!r}: parameter @ got None (write a value, e.g. @10, or leave out @)")
         tree = tree.left
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
         if tree.args:
@@ -264,7 +311,7 @@ def _irm_tree(text: str):
         if twice:
             raise UsageError(f"measure {text!r}: parameter {twice[0]!r} given more than once" if twice[0] else
                              f"measure {text!r}: use keyword parameters, e.g. AP(rel=2)")
-        return tree.func.id, {k.arg: _literal(k.value, text) for k in tree.keywords}, at
+        return tree.func.id, {k.arg: _literal(k.value, text, str(k.arg)) for k in tree.keywords}, at
     if isinstance(tree, ast.Name):
         return tree.id, {}, at
     return None
@@ -279,8 +326,7 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     for key in ("cutoff", "recall"):
         if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
             v = kw.pop(key)
-            if at is not None:  # ``@`` wins, as in ir-measures; the overridden value must still be a valid one
-                _at_param(spec_at).check(text, v)
+            _at_param(spec_at).check(text, v)  # ``@`` wins, as in ir-measures; the overridden value too is checked
             at = v if at is None else at
     if at is not None:
         if spec_at is not None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .params import CUTOFF, JUDGED_ONLY, REL
+from .params import CUTOFF, JUDGED_ONLY, REL, Param
 from .base import EvalContext, measure
 from .nicknames import trec_order
 from .rankutil import c_long
@@ -31,6 +31,10 @@ from .rankutil import c_long
 if TYPE_CHECKING:
     from ..collection import Ranked
 
+#: x of Rprec_mult (and Rprec_mult_avgjg): > 0 (x = 0 is precision at rank 0); ≤ 10⁶ keeps x·R + 0.9 a C long
+#: for any R a collection has (trec_eval's cast of a larger double is undefined)
+R_MULT = Param("x", float, doc="multiple of R: precision after (long)(x·R + 0.9) documents", low=0.0, high=1e6,
+               low_open=True, count=(1, None))
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
@@ -76,7 +80,8 @@ def rprec(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 @measure("Rprec_mult", trec_order("Rprec_mult"),
          "Precision after x·R documents retrieved (c = (long)(x·R + 0.9)).",
          formula="|Rel ∩ Ret[:c]| / c,  c = (long)(x·R + 0.9)", param_kind="floats",
-         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), citation="trec_eval 10 (NIST; Buckley)")
+         defaults=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), citation="trec_eval 10 (NIST; Buckley)",
+         trec_params=(R_MULT,))
 def rprec_mult(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(np.float64)
     # trec_eval walks up from num_rel_ret (judged only); with -l ≤ -1 the walk also

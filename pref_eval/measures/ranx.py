@@ -295,6 +295,8 @@ def parse_ranx(text: str) -> MeasureRequest | None:
         p = float("0." + arg)
         if p == 0.0:
             raise UsageError(f"measure {label!r}: persistence must be > 0")
+        if p == 1.0:  # 0.99…9 with 17 or more nines is the double 1.0: (1 − p)·Σ = 0 for every ranking
+            raise UsageError(f"measure {label!r}: persistence 0.{arg} is 1 as a double; it must be < 1")
         params: tuple = (p,)
     elif sep is not None:
         if sep == "." or not takes_k:

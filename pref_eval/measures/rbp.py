@@ -40,7 +40,7 @@ from ..collection import NONPOOL
 from .base import EvalContext, measure
 from .gains import setup_gains
 from .nicknames import trec_order
-from .params import TRUNCATE, Param
+from .params import GAIN, TRUNCATE, Param
 
 if TYPE_CHECKING:
     from ..collection import Ranked
@@ -49,6 +49,9 @@ MZ2008 = "Moffat & Zobel, ACM TOIS 27(1), 2008"
 P_IRM = Param("p", float, 0.8, "persistence (ir-measures' default 0.8; trec_eval's rbp.p default is 0.9; "
               "0: the first document's gain; 1 only with rel= (cwl_eval's mean gain of the top 1,000): "
               "without rel, (1 − p)·Σ is 0)", low=0.0, high=1.0)
+#: trec_eval syntax ``rbp.p=x`` / ``rbp_resid.p=x``: p = 0 and 1 give 0 for every ranking there
+P_TREC = Param("p", float, 0.9, "persistence (trec_eval's default 0.9)", low=0.0, high=1.0, low_open=True,
+               high_open=True)
 CWL_DEPTH = 1000  # cwl_eval's depth: the ranks RBP(rel=k)'s weights are normalised over
 
 
@@ -65,20 +68,9 @@ REL_IRM = Param("rel", int, doc="binary gains: 1 for grade ≥ rel, else 0 (C/W/
 
 
 def persistence(params: tuple) -> float:
-    """The ``p`` parameter (the last one written wins), default 0.9; a number in (0, 1), else UsageError
-    (as ``RBP(p=…)``'s declared range; trec_eval would compute with any value)."""
-    from ..errors import UsageError
-
-    p = 0.9
-    for name, value in params:
-        if name == "p":
-            try:
-                p = float(value)
-            except (TypeError, ValueError):
-                p = float("nan")
-            if not 0.0 < p < 1.0:
-                raise UsageError(f"measure 'rbp.p={value}': the persistence p must be a number > 0 and < 1")
-    return p
+    """The ``p`` parameter, default 0.9 (written at most once, in (0, 1): :data:`P_TREC`, checked when the
+    name is parsed; trec_eval would compute with any value, the last one written)."""
+    return next((float(v) for name, v in params if name == "p"), 0.9)
 
 
 def powers(p: float, n: int) -> np.ndarray:
@@ -98,6 +90,7 @@ def _rescale(gain: np.ndarray) -> np.ndarray:
 @measure("rbp", trec_order("rbp"), "Rank-biased precision (persistence p, default 0.9).",
          formula="(1−p) Σ_i g(d_i) p^(i−1), gains rescaled to [0,1]", citation=MZ2008,
          param_kind="gains", uses_level=False, irm="RBP", keywords=(P_IRM, REL_IRM, TRUNCATE),
+         trec_params=(GAIN, P_TREC),
          validate=_p1_needs_rel)
 def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     p = float(ctx.opts.get("p", persistence(params)))
@@ -118,7 +111,7 @@ def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("rbp_resid", trec_order("rbp_resid"), "RBP residual: the mass of the tail and of unjudged documents.",
          formula="p^|Ret| + (1−p) Σ_{unjudged d_i} p^(i−1)", citation=MZ2008,
-         param_kind="gains", uses_level=False)
+         param_kind="gains", uses_level=False, trec_params=(P_TREC,))
 def rbp_resid(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     p = persistence(params)
     nret = r.num_ret.copy()

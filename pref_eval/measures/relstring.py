@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .base import EvalContext, measure
+from .params import Param
 from .nicknames import trec_order
 
 if TYPE_CHECKING:
@@ -38,7 +39,9 @@ def relstrings(r: Ranked, n: int) -> list[str]:
 @measure("relstring", trec_order("relstring"), "Relevance grades of the top N documents as a string.",
          formula="one char per rank: 0-9 grade, > above 9, - not in pool, . pooled unjudged",
          param_kind="raw", defaults=(10.0,), aggregate="none", value_type="str",
-         per_query_only=True, zero_if_missing=True, uses_level=False, citation="trec_eval 10 (NIST; Buckley)")
+         per_query_only=True, zero_if_missing=True, uses_level=False, citation="trec_eval 10 (NIST; Buckley)",
+         trec_params=(Param("length", int, 10, "characters shown (the top N documents; a decimal is truncated, as "
+                            "trec_eval)", low=1, count=(1, 1)),))
 def relstring(r: Ranked, params: tuple, ctx: EvalContext) -> list[str]:
     n = int(float(params[0])) if params else 10
     return relstrings(r, max(n, 0))

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dataclasses import replace
+
 from ..errors import EvaluationError
 from .params import JUDGED_ONLY, REL, Param
 
@@ -83,7 +85,7 @@ def set_map(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("set_F", trec_order("set_F"), "F measure of the retrieved set (x weighs recall).",
          formula="(x+1)·P·R / (x·P + R)", citation="van Rijsbergen 1979", param_kind="raw",
-         defaults=(1.0,), irm="SetF", keywords=(REL, BETA, JUDGED_ONLY))
+         defaults=(1.0,), irm="SetF", keywords=(REL, BETA, JUDGED_ONLY), trec_params=(replace(BETA, count=(1, 1)),))
 def set_f(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     x = float(ctx.opts.get("beta", params[0] if params else 1.0))
     ret, rel, rr = _counts(r, ctx.level)
@@ -95,7 +97,8 @@ def set_f(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 @measure("utility", trec_order("utility"), "Linear utility of the retrieved set.",
          formula="a·|Rel∩Ret| + b·|Ret∖Rel| + c·|Rel∖Ret| + d·(N − |Ret∪Rel|)",
-         citation="Hull & Robertson, TREC-8 filtering track, 2000", param_kind="raw", bounds=None)
+         citation="Hull & Robertson, TREC-8 filtering track, 2000", param_kind="raw", bounds=None,
+         trec_params=(Param("coefficients", float, doc="a, b, c, d (default 1,-1,0,0)", count=(4, 4)),))
 def utility(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     coef = params if params else (1.0, -1.0, 0.0, 0.0)
     if len(coef) != 4:

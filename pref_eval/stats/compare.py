@@ -8,7 +8,8 @@ mean_diff (run_a - run_b), statistic, p_value, p_adjusted, correction,
 ci_low, ci_high`` plus effect sizes (``d_z, wins, ties, losses``) and the
 test's parameters.
 
-Queries: for each measure, those that have a value for every compared run, in id order (so
+Values must be finite numbers: NaN, None and inf are refused (UsageError naming the cell; a missing
+value is a missing row). Queries: for each measure, those that have a value for every compared run, in id order (so
 that no result depends on the order of the input lines, not even in the last bits);
 with ``complete=True`` the union of the queries seen for that measure, a
 missing value counting as 0 (trec_eval ``-c``). The number used is
@@ -368,10 +369,16 @@ def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set
         if (r, q) in per:
             raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
         try:
-            per[(r, q)] = math.nan if v is None else float(v)
+            x = float(v)
         except (TypeError, ValueError):
             raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
                              "is not a number") from None
+        if not math.isfinite(x):
+            # NaN was read as a missing value (silently 0 with complete=True), inf gave nan/inf differences
+            # and meaningless p-values: refused, as the per-query file reader refuses them
+            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+                             "is not a finite number; leave the row out for a missing value")
+        per[(r, q)] = x
     return cells
 
 
@@ -442,6 +449,13 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     pieces = []
     for m in measure_list:
         X, used, drop = _matrix(cells.get(m, {}), run_list, complete)
+        if X.size and np.abs(X).max() > 8e307:  # x - y can overflow to inf only beyond half the largest float
+            with np.errstate(over="ignore"):
+                over = ~np.isfinite(X[ia] - X[ib])
+            if over.any():
+                ri, qi = (int(v[0]) for v in np.nonzero(over))
+                raise UsageError(f"measure {m!r}: the difference of runs {a_names[ri]!r} and {b_names[ri]!r} on "
+                                 f"query {used[qi]!r} overflows (values beyond +-8e307)")
         n_queries[m] = len(used)
         dropped[m] = drop
         with np.errstate(all="ignore"):
@@ -477,6 +491,8 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     ``labels`` name the rows (``"A:B"`` style names are split into run_a /
     run_b at the first ``:``; otherwise run_a = label, run_b = None), or
     give ``run_a`` and ``run_b`` lists directly.
+    The differences are rounded to 12 decimals first, as :func:`compare`
+    rounds ``x - y`` (a difference of 1e-17 is a tie); NaN and inf are refused.
     Correction family = all rows, per test. ``tukey`` is not available here
     (it needs the per-run values). Returns a DataFrame of records (same keys
     as :func:`compare`).
@@ -489,8 +505,11 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     D = np.asarray(D, dtype=float)
     if D.ndim == 1:
         D = D[None, :]
-    if np.isnan(D).any():
-        raise UsageError("the difference matrix contains NaN")
+    if not np.isfinite(D).all():
+        bad = D[~np.isfinite(D)][0]
+        raise UsageError(f"the difference matrix contains {float(bad)!r}; expected finite numbers")
+    # rounded as compare() rounds run differences: float noise (1e-17) is a tie, not a sign or a rank
+    D = np.round(D, 12)
     k = D.shape[0]
     labels = list(labels) if labels is not None else [str(i) for i in range(k)]
     if len(labels) != k:
@@ -529,6 +548,13 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     df = values[values["qid"].astype(str) != "all"]
     if runs:
         df = df[df["run"].isin(list(runs)) & df["run_b"].isin(list(runs))]
+    vals = pd.to_numeric(df["value"], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(vals).all():  # NaN would be read as a missing query (0 with complete), inf as a difference
+        i = int(np.flatnonzero(~np.isfinite(vals))[0])
+        row = df.iloc[i]
+        raise UsageError(f"preference table: value {row['value']!r} of pair {row['run']!r} / {row['run_b']!r}, "
+                         f"query {row['qid']!r}, measure {row['measure']!r} is not a finite number; "
+                         "leave the row out for a missing value")
     all_measures = list(dict.fromkeys(df["measure"]))
     measure_list = [m for m in (measures or all_measures) if m in all_measures]
     frames, nq, dropped = [], {}, {}

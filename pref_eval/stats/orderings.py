@@ -41,6 +41,7 @@ share.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -217,8 +218,13 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
     ``kendall_tau_b``, ``kendall_p``, ``tau_ap_b_given_a`` (B evaluated, A
     the reference), ``tau_ap_a_given_b``, ``tau_ap_sym`` (tau_AP_b),
     ``rbo`` (when ``rbo_p``), ``swapped`` (list of pairs), ``n_pairs``,
-    ``ties_a`` / ``ties_b`` (number of tied pairs).
+    ``ties_a`` / ``ties_b`` (number of tied pairs). A NaN score is refused
+    (ValueError); +-inf is a score like any other (it only orders).
     """
+    for label, scores in (("A", a), ("B", b)):
+        bad = [s for s, v in scores.items() if math.isnan(float(v))]
+        if bad:  # NaN compares false with everything: tau_b NaN, tau_AP a silent 0 (every pair "not above")
+            raise ValueError(f"ordering {label}: the score of system {bad[0]!r} is NaN; expected a number")
     names = [s for s in a if s in b]
     only_a = [s for s in a if s not in b]
     only_b = [s for s in b if s not in a]

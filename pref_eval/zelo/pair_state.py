@@ -100,6 +100,15 @@ def repetitions(state: Any, requests: list[tuple[str, str, str]]) -> list[int]:
     return out
 
 
+def history(state: Any) -> list[tuple[str, str, str]] | None:
+    """``(topic, docA, docB)`` of every judgment the state holds, in the order they were added (oriented as
+    requested); None for a strategy that keeps only its current stage (the tournament)."""
+    adds = getattr(state, "adds", None)
+    if adds is None:
+        return None
+    return [(tp, a, b) for group in adds for tp, a, b, _ in group]
+
+
 def batch_digest(data: bytes) -> str:
     """SHA-256 of a judgment batch (line endings normalised): replaying the same file changes nothing."""
     return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()

@@ -140,7 +140,8 @@ CASES = [
     ("ties_params", f"-q {PARAMS} qrels.gen run.ties"),
     ("ties_params_l2_c", f"-q -l2 -c {PARAMS} qrels.gen run.partial"),
     ("ties_11pt_unsorted", "-q -m 11pt_avg.0.5,0.1,0.9,0 -m iprec_at_recall.0.5,0.1,0.9,0 qrels.gen run.ties"),
-    ("ties_11pt_zero", "-q -m 11pt_avg.0,1.5 qrels.gen run.ties"),
+    # ties_11pt_zero (11pt_avg.0,1.5: trec_eval averages in 0 for the recall point 1.5) was dropped in session 17:
+    # a recall point outside [0, 1] is refused (exit 2), as IPrec@1.5 (tests/test_params_declared.py)
     ("floats_A", f"-q {A_MEASURES} qrels.gen run.floats"),
     ("ties_Z", f"-q {A_MEASURES} -Z zscores.gen qrels.gen run.ties"),
     ("ties_Z_c", f"-q -c {A_MEASURES} -Z zscores.gen qrels.gen run.partial"),
