@@ -30,6 +30,16 @@
  *  - everything else: PyOS_string_to_double (Python's own correctly rounded
  *    conversion, David Gay's algorithm).
  * Integer literals that are zero give +0.0 (Python: float(-0) == 0.0).
+ *
+ * The byte loop runs without the GIL (other threads run meanwhile; zelo_fit scans
+ * the parts of a large file on threads): its memory is PyMem_Raw*, its columns
+ * are raw buffers handed to Python as RawBuf objects (the buffer protocol,
+ * writable, no copy), and the rare numbers of the slow path take the GIL back
+ * for PyOS_string_to_double (after GIL_ROUND_TRIPS of them the scan keeps it).
+ * Errors are reported once the GIL is held again.
+ *
+ * newlines(data) -> int: the number of b"\n" bytes (memchr; bytes.count is ~5x
+ * slower), also without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -78,9 +88,56 @@ static int little_endian(void) {
     return *(const unsigned char *)&one == 1;
 }
 
+/* How numbers are converted in one call of scan (or parse_float). */
+typedef struct {
+    int ext;            /* the x87 extended path may be used (checked in the converting thread) */
+    PyThreadState **ts; /* *ts non-NULL: the GIL is released (*ts saved); the slow path takes it back */
+    int round_trips;    /* slow numbers left before the GIL is kept for the rest of the scan */
+} NumCtx;
+
+/* Slow numbers converted with a release of the GIL after each; then the scan keeps it (a file of
+   numbers beyond the fast paths, or a machine without x87 extended precision, would otherwise pay
+   a GIL round trip per number). */
+#define GIL_ROUND_TRIPS 64
+
+/* Whether the x87 unit of the calling thread rounds to 64 bits (its precision control is per thread). */
+static int ext_ok(void) {
+#if HAVE_EXT
+    volatile long double one = 1.0L, tiny = ldexpl(1.0L, -63);
+    return (one + tiny) != one;
+#else
+    return 0;
+#endif
+}
+
+/* Python's correctly rounded conversion of the number text [start, start + n); -1 not a
+   number for us (too long), -2 Python raised an exception (set in the thread state). */
+static int slow_number(const char *start, size_t n, int integer, double *out, NumCtx *ctx) {
+    char buf[MAX_NUMBER_TEXT + 1];
+    double v;
+    int err;
+    if (n > MAX_NUMBER_TEXT) return -1;
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+    if (ctx->ts && *ctx->ts) {
+        PyEval_RestoreThread(*ctx->ts);
+        *ctx->ts = NULL;
+    }
+    v = PyOS_string_to_double(buf, NULL, NULL);
+    err = v == -1.0 && PyErr_Occurred();
+    if (ctx->ts && !err && ctx->round_trips > 0) {
+        ctx->round_trips--;
+        *ctx->ts = PyEval_SaveThread();
+    }
+    if (err) return -2;
+    if (integer && v == 0.0) v = 0.0;
+    *out = v;
+    return 0;
+}
+
 /* Parse a JSON number at *pp (< end). Returns 0 and sets *out, *isint, or -1 if
    the text is not a JSON number, -2 if Python raised an exception. */
-static int parse_number(const char **pp, const char *end, double *out, int *isint) {
+static int parse_number(const char **pp, const char *end, double *out, int *isint, NumCtx *ctx) {
     const char *p = *pp, *start = p;
     int neg = 0, nd = 0, dropped = 0, integer = 1;
     uint64_t m = 0;
@@ -167,7 +224,7 @@ static int parse_number(const char **pp, const char *end, double *out, int *isin
             return 0;
         }
 #if HAVE_EXT
-        if (use_ext && e10 >= -27 && e10 <= 27) {
+        if (ctx->ext && e10 >= -27 && e10 <= 27) {
             long double q = (long double)m;
             uint64_t bits;
             q = e10 < 0 ? q / P10L[-e10] : q * P10L[e10];
@@ -187,19 +244,7 @@ static int parse_number(const char **pp, const char *end, double *out, int *isin
         }
 #endif
     }
-    {
-        char buf[MAX_NUMBER_TEXT + 1];
-        size_t n = (size_t)(p - start);
-        double v;
-        if (n > MAX_NUMBER_TEXT) return -1;
-        memcpy(buf, start, n);
-        buf[n] = '\0';
-        v = PyOS_string_to_double(buf, NULL, NULL);
-        if (v == -1.0 && PyErr_Occurred()) return -2;
-        if (integer && v == 0.0) v = 0.0;
-        *out = v;
-    }
-    return 0;
+    return slow_number(start, (size_t)(p - start), integer, out, ctx);
 }
 
 /* ------------------------------------------------------------ string table */
@@ -224,14 +269,14 @@ static uint64_t hash_bytes(const char *p, Py_ssize_t n) {
 
 static int strtab_grow(StrTab *t) {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
-    int32_t *ns = PyMem_Calloc(ncap, sizeof(int32_t));
+    int32_t *ns = PyMem_RawCalloc(ncap, sizeof(int32_t));
     if (!ns) return -1;
     for (size_t i = 0; i < t->count; i++) {
         size_t j = hash_bytes(t->items[i].p, t->items[i].n) & (ncap - 1);
         while (ns[j]) j = (j + 1) & (ncap - 1);
         ns[j] = (int32_t)(i + 1);
     }
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     t->slots = ns;
     t->cap = ncap;
     return 0;
@@ -248,7 +293,7 @@ static int32_t strtab_code(StrTab *t, const char *p, Py_ssize_t n) {
     }
     if (t->count == t->icap) {
         size_t nc = t->icap ? t->icap * 2 : 256;
-        Span *ni = PyMem_Realloc(t->items, nc * sizeof(Span));
+        Span *ni = PyMem_RawRealloc(t->items, nc * sizeof(Span));
         if (!ni) return -1;
         t->items = ni;
         t->icap = nc;
@@ -272,38 +317,72 @@ typedef struct {
 
 /* ------------------------------------------------------------------ shapes */
 
-/* A growing byte buffer held in a bytearray, handed to Python without a copy. */
+/* RawBuf: bytes of PyMem_RawMalloc memory it owns, exported by the buffer protocol (writable, as a
+   bytearray's; numpy.frombuffer takes them without a copy and keeps the object alive). */
 typedef struct {
-    PyObject *ba; /* NULL until the first reserve */
+    PyObject_HEAD
     char *data;
+    Py_ssize_t len;
+} RawBufObject;
+
+static int rawbuf_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    RawBufObject *b = (RawBufObject *)self;
+    static char empty[1];
+    return PyBuffer_FillInfo(view, self, b->data ? b->data : empty, b->len, 0, flags);
+}
+
+static void rawbuf_dealloc(PyObject *self) {
+    PyMem_RawFree(((RawBufObject *)self)->data);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static Py_ssize_t rawbuf_length(PyObject *self) { return ((RawBufObject *)self)->len; }
+
+static PyBufferProcs rawbuf_as_buffer = {.bf_getbuffer = rawbuf_getbuffer};
+static PySequenceMethods rawbuf_as_sequence = {.sq_length = rawbuf_length};
+
+static PyTypeObject RawBufType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pref_eval._jsonl.RawBuf",
+    .tp_basicsize = sizeof(RawBufObject),
+    .tp_dealloc = rawbuf_dealloc,
+    .tp_as_sequence = &rawbuf_as_sequence,
+    .tp_as_buffer = &rawbuf_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes of one column of scan() (buffer protocol; bytes(x) copies them).",
+};
+
+/* A growing byte buffer of raw memory (no GIL needed), handed to Python as a RawBuf without a copy. */
+typedef struct {
+    char *data; /* NULL until the first reserve */
     size_t len, cap;
 } Buf;
 
+/* 0, or -4: out of memory (no exception set: the GIL may be released). */
 static int buf_reserve(Buf *b, size_t extra) {
-    if (b->ba && b->len + extra <= b->cap) return 0;
+    if (b->data && b->len + extra <= b->cap) return 0;
     size_t nc = b->cap ? b->cap : 4096;
     while (nc < b->len + extra) nc *= 2;
-    if (!b->ba) {
-        b->ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nc);
-        if (!b->ba) return -1;
-    } else if (PyByteArray_Resize(b->ba, (Py_ssize_t)nc) < 0) {
-        return -1;
-    }
-    b->data = PyByteArray_AS_STRING(b->ba);
+    char *nd = PyMem_RawRealloc(b->data, nc);
+    if (!nd) return -4;
+    b->data = nd;
     b->cap = nc;
     return 0;
 }
 
-/* The buffer as a bytearray of its length (a new reference; the Buf gives up its own). */
+/* The buffer as a RawBuf of its length (a new reference; the Buf gives up its memory). */
 static PyObject *buf_take(Buf *b) {
-    PyObject *ba = b->ba;
-    if (!ba) return PyByteArray_FromStringAndSize(NULL, 0);
-    b->ba = NULL;
-    if (PyByteArray_Resize(ba, (Py_ssize_t)b->len) < 0) {
-        Py_DECREF(ba);
-        return NULL;
+    RawBufObject *o = PyObject_New(RawBufObject, &RawBufType);
+    if (!o) return NULL;
+    o->data = b->data;
+    o->len = (Py_ssize_t)b->len;
+    if (o->data && b->len < b->cap) { /* give back the unused end (realloc in place or mremap: no copy) */
+        char *nd = PyMem_RawRealloc(o->data, b->len ? b->len : 1);
+        if (nd) o->data = nd;
     }
-    return ba;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return (PyObject *)o;
 }
 
 typedef struct {
@@ -317,14 +396,14 @@ typedef struct {
 } Shape;
 
 static void shape_free(Shape *s) {
-    PyMem_Free(s->lastval);
-    PyMem_Free(s->lastcode);
-    PyMem_Free(s->keys);
-    PyMem_Free(s->kinds);
-    PyMem_Free(s->intcol);
-    Py_XDECREF(s->lines.ba);
-    Py_XDECREF(s->nums.ba);
-    Py_XDECREF(s->strs.ba);
+    PyMem_RawFree(s->lastval);
+    PyMem_RawFree(s->lastcode);
+    PyMem_RawFree(s->keys);
+    PyMem_RawFree(s->kinds);
+    PyMem_RawFree(s->intcol);
+    PyMem_RawFree(s->lines.data);
+    PyMem_RawFree(s->nums.data);
+    PyMem_RawFree(s->strs.data);
 }
 
 static int shape_matches(const Shape *s, const LineVals *lv, int nk) {
@@ -335,7 +414,7 @@ static int shape_matches(const Shape *s, const LineVals *lv, int nk) {
     return 1;
 }
 
-/* New shape from a line; 0 ok, -1 unusual (duplicate key), -2 memory. */
+/* New shape from a line; 0 ok, -1 unusual (duplicate key), -4 memory. */
 static int shape_init(Shape *s, const LineVals *lv, int nk) {
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < nk; i++)
@@ -343,12 +422,12 @@ static int shape_init(Shape *s, const LineVals *lv, int nk) {
             if (lv->keys[i].n == lv->keys[j].n && memcmp(lv->keys[i].p, lv->keys[j].p, (size_t)lv->keys[i].n) == 0)
                 return -1;
     s->nkeys = nk;
-    s->keys = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(Span));
-    s->kinds = PyMem_Malloc((size_t)(nk ? nk : 1));
-    s->intcol = PyMem_Malloc((size_t)(nk ? nk : 1));
-    s->lastval = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(Span));
-    s->lastcode = PyMem_Malloc((size_t)(nk ? nk : 1) * sizeof(int32_t));
-    if (!s->keys || !s->kinds || !s->intcol || !s->lastval || !s->lastcode) return -2;
+    s->keys = PyMem_RawMalloc((size_t)(nk ? nk : 1) * sizeof(Span));
+    s->kinds = PyMem_RawMalloc((size_t)(nk ? nk : 1));
+    s->intcol = PyMem_RawMalloc((size_t)(nk ? nk : 1));
+    s->lastval = PyMem_RawMalloc((size_t)(nk ? nk : 1) * sizeof(Span));
+    s->lastcode = PyMem_RawMalloc((size_t)(nk ? nk : 1) * sizeof(int32_t));
+    if (!s->keys || !s->kinds || !s->intcol || !s->lastval || !s->lastcode) return -4;
     for (int i = 0; i < nk; i++) s->lastval[i].n = -1;
     memcpy(s->keys, lv->keys, (size_t)nk * sizeof(Span));
     memcpy(s->kinds, lv->kinds, (size_t)nk);
@@ -361,10 +440,11 @@ static int shape_init(Shape *s, const LineVals *lv, int nk) {
     return 0;
 }
 
+/* 0, or -4: out of memory. */
 static int shape_add(Shape *s, const LineVals *lv, int64_t line) {
     if (buf_reserve(&s->lines, sizeof(int64_t)) < 0 || buf_reserve(&s->nums, (size_t)s->nnum * sizeof(double)) < 0 ||
         buf_reserve(&s->strs, (size_t)s->nstr * sizeof(int32_t)) < 0)
-        return -2;
+        return -4;
     memcpy((char *)s->lines.data + s->lines.len, &line, sizeof(int64_t));
     s->lines.len += sizeof(int64_t);
     double *dn = (double *)((char *)s->nums.data + s->nums.len);
@@ -404,7 +484,7 @@ static const char *string_end(const char *p, const char *e) {
    to the hint's key at the same position is taken without scanning it, and
    *same is set when the whole line has the hint's keys and kinds. String
    values are coded later (code_strings) against the matched shape's cache. */
-static int parse_line(const char *p, const char *e, LineVals *lv, const Shape *hint, int *same) {
+static int parse_line(const char *p, const char *e, LineVals *lv, const Shape *hint, int *same, NumCtx *ctx) {
     int nk = 0, match = hint != NULL;
     while (p < e && is_ws(*p)) p++;
     if (p == e) return -3;
@@ -443,7 +523,7 @@ static int parse_line(const char *p, const char *e, LineVals *lv, const Shape *h
                 lv->slen[nk] = p - v;
                 p++;
             } else if (*p == '-' || is_digit(*p)) {
-                int isint = 0, r = parse_number(&p, e, &lv->nums[nk], &isint);
+                int isint = 0, r = parse_number(&p, e, &lv->nums[nk], &isint, ctx);
                 if (r < 0) return r;
                 lv->kinds[nk] = 'n';
                 lv->isint[nk] = (unsigned char)isint;
@@ -471,7 +551,7 @@ static int parse_line(const char *p, const char *e, LineVals *lv, const Shape *h
     return nk;
 }
 
-/* Codes of the line's string values; 0 ok, -2 memory error (set). */
+/* Codes of the line's string values; 0 ok, -4 out of memory. */
 static int code_strings(Shape *s, LineVals *lv, StrTab *tab) {
     for (int i = 0; i < s->nkeys; i++) {
         if (s->kinds[i] != 's') continue;
@@ -479,10 +559,7 @@ static int code_strings(Shape *s, LineVals *lv, StrTab *tab) {
             lv->strs[i] = s->lastcode[i];
         } else {
             int32_t code = strtab_code(tab, lv->sval[i], lv->slen[i]);
-            if (code < 0) {
-                PyErr_NoMemory();
-                return -2;
-            }
+            if (code < 0) return -4;
             lv->strs[i] = code;
             s->lastval[i].p = lv->sval[i];
             s->lastval[i].n = lv->slen[i];
@@ -538,96 +615,110 @@ fail:
     return res;
 }
 
+/* The byte loop of scan: 0 ok, -1 unusual, -2 Python error set, -4 out of memory (not set). */
+static int scan_bytes(const char *p, const char *end, StrTab *tab, Shape *shapes, int *nshapes, LineVals *lv,
+                      NumCtx *ctx) {
+    int64_t line = 0;
+    int last = -1;
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        int nk, k, same = 0, r;
+        if (!e) e = end;
+        nk = parse_line(p, e, lv, last >= 0 ? &shapes[last] : NULL, &same, ctx);
+        if (nk == -3) goto next;
+        if (nk < 0) return nk;
+        k = -1;
+        if (same) {
+            k = last;
+        } else {
+            for (int i = 0; i < *nshapes; i++)
+                if (shape_matches(&shapes[i], lv, nk)) {
+                    k = i;
+                    break;
+                }
+        }
+        if (k < 0) {
+            if (*nshapes == MAX_SHAPES) return -1;
+            r = shape_init(&shapes[*nshapes], lv, nk);
+            (*nshapes)++;
+            if (r < 0) return r;
+            k = *nshapes - 1;
+        }
+        last = k;
+        if ((r = code_strings(&shapes[k], lv, tab)) < 0) return r;
+        if ((r = shape_add(&shapes[k], lv, line)) < 0) return r;
+    next:
+        line++;
+        if (e == end) break; /* no final newline: e + 1 would point past the buffer's end */
+        p = e + 1;
+    }
+    return 0;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     StrTab tab = {0};
     Shape *shapes = NULL;
     LineVals *lv = NULL;
-    int nshapes = 0, last = -1, status = 0; /* 0 ok, -1 unusual, -2 error */
+    int nshapes = 0, status = 0; /* 0 ok, -1 unusual, -2 error set, -4 out of memory */
     PyObject *res = NULL;
     (void)self;
     if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
-    shapes = PyMem_Calloc(MAX_SHAPES, sizeof(Shape));
-    lv = PyMem_Malloc(sizeof(LineVals));
+    shapes = PyMem_RawCalloc(MAX_SHAPES, sizeof(Shape));
+    lv = PyMem_RawMalloc(sizeof(LineVals));
     if (!shapes || !lv) {
+        status = -4;
+    } else {
+        PyThreadState *ts = PyEval_SaveThread(); /* the view keeps the bytes alive and in place */
+        NumCtx ctx = {0, &ts, GIL_ROUND_TRIPS};
+        ctx.ext = ext_ok();
+        status = scan_bytes(view.buf, (const char *)view.buf + view.len, &tab, shapes, &nshapes, lv, &ctx);
+        if (ts) PyEval_RestoreThread(ts); /* (NULL: a slow number took the GIL back for good) */
+    }
+    if (status == 0) {
+        res = build_result(&tab, shapes, nshapes);
+        if (!res) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                PyErr_Clear();
+                status = -1;
+            } else {
+                status = -2;
+            }
+        }
+    }
+    if (status == -4) {
         PyErr_NoMemory();
         status = -2;
-        goto done;
     }
-    {
-        const char *p = view.buf, *end = p + view.len;
-        int64_t line = 0;
-        while (p < end) {
-            const char *e = memchr(p, '\n', (size_t)(end - p));
-            int nk, k, same = 0;
-            if (!e) e = end;
-            nk = parse_line(p, e, lv, last >= 0 ? &shapes[last] : NULL, &same);
-            if (nk == -3) goto next;
-            if (nk < 0) {
-                status = nk;
-                goto done;
-            }
-            k = -1;
-            if (same) {
-                k = last;
-            } else {
-                for (int i = 0; i < nshapes; i++)
-                    if (shape_matches(&shapes[i], lv, nk)) {
-                        k = i;
-                        break;
-                    }
-            }
-            if (k < 0) {
-                int r;
-                if (nshapes == MAX_SHAPES) {
-                    status = -1;
-                    goto done;
-                }
-                r = shape_init(&shapes[nshapes], lv, nk);
-                nshapes++;
-                if (r < 0) {
-                    status = r;
-                    if (r == -2) PyErr_NoMemory();
-                    goto done;
-                }
-                k = nshapes - 1;
-            }
-            last = k;
-            if (code_strings(&shapes[k], lv, &tab) < 0) {
-                status = -2;
-                goto done;
-            }
-            if (shape_add(&shapes[k], lv, line) < 0) {
-                PyErr_NoMemory();
-                status = -2;
-                goto done;
-            }
-        next:
-            line++;
-            if (e == end) break; /* no final newline: e + 1 would point past the buffer's end */
-            p = e + 1;
-        }
-    }
-    res = build_result(&tab, shapes, nshapes);
-    if (!res) {
-        if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-            PyErr_Clear();
-            status = -1;
-        } else {
-            status = -2;
-        }
-    }
-done:
     if (shapes)
         for (int i = 0; i < nshapes; i++) shape_free(&shapes[i]);
-    PyMem_Free(shapes);
-    PyMem_Free(lv);
-    PyMem_Free(tab.slots);
-    PyMem_Free(tab.items);
+    PyMem_RawFree(shapes);
+    PyMem_RawFree(lv);
+    PyMem_RawFree(tab.slots);
+    PyMem_RawFree(tab.items);
     PyBuffer_Release(&view);
     if (status == -2) return NULL;
     if (status == -1) Py_RETURN_NONE;
     return res;
+}
+
+static PyObject *newlines(PyObject *self, PyObject *args) {
+    /* The number of b"\n" in a buffer (a line count of whole lines). */
+    Py_buffer view;
+    size_t count = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    {
+        const char *p = view.buf, *end = p + view.len;
+        PyThreadState *ts = view.len > (1 << 20) ? PyEval_SaveThread() : NULL;
+        while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            count++;
+            p++;
+        }
+        if (ts) PyEval_RestoreThread(ts);
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSize_t(count);
 }
 
 static PyObject *parse_float(PyObject *self, PyObject *args) {
@@ -640,7 +731,10 @@ static PyObject *parse_float(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y#", &s, &n)) return NULL;
     if (n == 0) Py_RETURN_NONE;
     p = s;
-    r = parse_number(&p, s + n, &v, &isint);
+    {
+        NumCtx ctx = {use_ext, NULL, 0};
+        r = parse_number(&p, s + n, &v, &isint, &ctx);
+    }
     if (r == -2) return NULL;
     if (r < 0 || p != s + n) Py_RETURN_NONE;
     return PyFloat_FromDouble(v);
@@ -649,13 +743,16 @@ static PyObject *parse_float(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data) -> (strtab, shapes) or None; see the module source."},
     {"parse_float", parse_float, METH_VARARGS, "parse_float(text: bytes) -> float or None (not a JSON number)."},
+    {"newlines", newlines, METH_VARARGS, "newlines(data) -> int: the number of b'\\n' bytes."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_jsonl", "Strict JSON-lines scanner (see _jsonl.c).", -1,
                                     methods};
 
 PyMODINIT_FUNC PyInit__jsonl(void) {
-    PyObject *mod = PyModule_Create(&module);
+    PyObject *mod;
+    if (PyType_Ready(&RawBufType) < 0) return NULL;
+    mod = PyModule_Create(&module);
     if (!mod) return NULL;
 #if HAVE_EXT
     {

@@ -79,6 +79,21 @@ def ordered_threads(fn: Callable[[Any], Any], items: Iterable[Any], threads: int
                 f.cancel()
 
 
+def env_threads(most: int) -> int:
+    """Threads of a pool in this process: the environment's ``PREF_EVAL_THREADS`` (an integer >= 1) if set,
+    else the usable CPUs, at most ``most``; anything else in the variable is a :class:`UsageError`."""
+    raw = os.environ.get("PREF_EVAL_THREADS", "").strip()
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise UsageError(f"PREF_EVAL_THREADS must be an integer >= 1, got {raw!r}")
+        return n
+    return min(most, usable_cpus())
+
+
 def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the OS has one, else ``os.cpu_count()``)."""
     try:

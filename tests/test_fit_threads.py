@@ -70,16 +70,19 @@ def test_covariance_chunks_give_the_same_bits(monkeypatch):
 
 
 def test_block_plan_rounds_up_to_the_threads():
-    from pref_eval.zelo.fit import BLOCK_JUDGMENTS, THREAD_BLOCK_JUDGMENTS, THREAD_JUDGMENTS, _block_plan
+    from pref_eval.zelo.fit import BLOCK_JUDGMENTS, SERIAL_BLOCK_JUDGMENTS, THREAD_JUDGMENTS, _block_plan
 
+    assert (BLOCK_JUDGMENTS, SERIAL_BLOCK_JUDGMENTS) == (250_000, 100_000)
     sizes = np.full(100, 10)
     n = 9 * BLOCK_JUDGMENTS - 5
     big = np.zeros(n, dtype=np.int32)
-    assert _block_plan(sizes, big, 1, None, None, None, [[]], 1)[2] == 9
+    assert _block_plan(sizes, big, 1, None, None, None, [[]], 1)[2] == 23  # serial: <= 100,000 a block
     assert _block_plan(sizes, big, 1, None, None, None, [[]], 2)[2] == 24  # <= 100,000 a block, even
     assert _block_plan(sizes, big, 1, None, None, None, [[]], 4)[2] == 24
-    assert _block_plan(sizes, big[:3 * THREAD_BLOCK_JUDGMENTS], 1, None, None, None, [[]], 2)[2] == 4
-    assert _block_plan(sizes, big[:3 * THREAD_BLOCK_JUDGMENTS], 1, None, None, None, [[]], 3)[2] == 3
+    assert _block_plan(sizes, big[:3 * SERIAL_BLOCK_JUDGMENTS], 1, None, None, None, [[]], 1)[2] == 3
+    assert _block_plan(sizes, big[:SERIAL_BLOCK_JUDGMENTS], 1, None, None, None, None, 1)[3]  # one block: whole
+    assert _block_plan(sizes, big[:3 * SERIAL_BLOCK_JUDGMENTS], 1, None, None, None, [[]], 2)[2] == 4
+    assert _block_plan(sizes, big[:3 * SERIAL_BLOCK_JUDGMENTS], 1, None, None, None, [[]], 3)[2] == 3
     small = np.zeros(2 * THREAD_JUDGMENTS - 1, dtype=np.int32)
     assert _block_plan(sizes, small, 1, None, None, None, [[]], 4)[2] == 1  # too few judgments for two
     assert _block_plan(sizes, small, 1, None, 3, None, [[]], 4)[2] == 3  # parts given: kept

@@ -608,3 +608,83 @@ def test_file_of_whole_pages_without_final_newline(tmp_path, monkeypatch):
     assert len(text) % mmap.PAGESIZE == 0 and not text.endswith("\n")
     assert _Guard().scan(text.encode()) is not None
     _both_paths_agree(tmp_path / "f.jsonl", text.encode(), monkeypatch, _readers(monkeypatch))
+
+
+# ------------------------------------------------------- threads, the GIL, newlines
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"abc", b"a\nb", b"a\nb\n", b"\n\n\r\n" * 1000,
+                                  b"x" * (1 << 21) + b"\n" + b"y" * 7 + b"\n"])
+def test_newlines_counts_as_bytes_count(data):
+    assert jsonl.newlines(data) == data.count(b"\n")
+    assert jsonl.newlines(bytearray(data)) == data.count(b"\n")
+    assert jsonl.newlines(memoryview(data)) == data.count(b"\n")
+
+
+def test_newlines_random_buffers():
+    rng = np.random.default_rng(4)
+    for n in (1, 7, 100, 5000, (1 << 20) + 3):
+        data = rng.choice(np.frombuffer(b"ab\n\r{", np.uint8), n).tobytes()
+        assert jsonl.newlines(data) == data.count(b"\n")
+
+
+def _big_file() -> bytes:
+    lines = [json.dumps({"qid": f"q{k % 97}", "runi": f"r{k % 13}", "runj": f"r{k % 11}", "sample": 0,
+                         "type": "preference", "ap": (k * 0.7071067811865476) % 1 - 0.5,
+                         "ndcg": -(k * 0.123456789012345678) % 1}) for k in range(60000)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_scans_on_threads_equal_the_serial_scan():
+    """The scan runs without the GIL: four threads scanning different buffers at once give each buffer's
+    serial result (columns compared bit for bit)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    big = _big_file()
+    datas = [big, big[:big.index(b"\n", len(big) // 3) + 1], big.replace(b'"r1', b'"s1'),
+             b'{"a": 1e400, "b": "x"}\n' * 5000]
+    want = [decode(*jsonl.scan(d)) for d in datas]
+    with ThreadPoolExecutor(4) as ex:
+        got = list(ex.map(lambda d: decode(*jsonl.scan(d)), datas * 2))
+    for w, g in zip(want * 2, got, strict=True):
+        assert {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in g.items()} == \
+            {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in w.items()}
+
+
+def test_the_scan_lets_other_threads_run():
+    """While one thread scans a few MB, the main thread keeps running Python (it would wait for the
+    whole scan if the scan held the GIL)."""
+    import threading
+    import time
+
+    data = _big_file() * 4
+    started, done = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        jsonl.scan(data)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    started.wait()
+    turns = 0
+    while not done.is_set():
+        turns += 1
+        time.sleep(0)
+    t.join()
+    assert turns >= 10, turns
+
+
+def test_slow_numbers_past_the_gil_round_trips_and_raw_columns():
+    """Numbers of the slow path (PyOS_string_to_double, with the GIL taken back; after 64 of them it is
+    kept) all equal float(); the columns are writable buffers of their length."""
+    texts = [f"{k}.{k:0>25}e-{k % 300}" for k in range(1, 300)] + ["1e400", "-1e400", "4.9e-324"]
+    data = "".join(f'{{"v": {t}, "s": "x"}}\n' for t in texts).encode()
+    strtab, shapes = jsonl.scan(data)
+    (keys, kinds, lines, nums, strs, intcols), = shapes
+    assert keys == ("v", "s") and strtab == ["x"]
+    assert [bits(v) for v in np.frombuffer(nums, np.float64).tolist()] == [bits(float(t)) for t in texts]
+    assert len(nums) == 8 * len(texts) and len(bytes(nums)) == len(nums) and len(strs) == 4 * len(texts)
+    col = np.frombuffer(lines, np.int64)
+    assert col.flags.writeable and col.tolist() == list(range(len(texts)))

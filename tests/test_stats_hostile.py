@@ -87,6 +87,9 @@ def test_wilcoxon_every_zero_method_and_method_on_degenerate_rows(name):
             o = stats.wilcoxon(d, zero_method=zm, method=ref_method)
             _same(r["statistic"][0], o.statistic)
             _same(r["p_value"][0], o.pvalue, rel=1e-12)
+            if method == "asymptotic":  # with the continuity correction (API only)
+                rc = paired.wilcoxon_test(d[None, :], zero_method=zm, method=method, correction=True)
+                _same(rc["p_value"][0], stats.wilcoxon(d, zero_method=zm, method=method, correction=True).pvalue)
             if method == "auto":  # auto decides as a one-row scipy call decides
                 _same(r["p_value"][0], stats.wilcoxon(d, zero_method=zm).pvalue, rel=1e-12)
 
@@ -157,6 +160,16 @@ def test_non_finite_values_are_refused_by_the_api(bad):
 
         with pytest.raises(UsageError, match="pair 'A' / 'B', query '2', measure 'rpp' is not a finite"):
             compare_preferences(pref)
+
+
+def test_a_difference_that_overflows_is_refused():
+    """Finite values whose difference is inf (1e308 - -1e308) were tested as inf (randomization p = 0)."""
+    df = pd.DataFrame([("A", "1", "m", 1e308), ("B", "1", "m", -1e308), ("A", "2", "m", 0.2), ("B", "2", "m", 0.1)],
+                      columns=["run", "qid", "measure", "value"])
+    with pytest.raises(UsageError, match=r"runs 'A' and 'B' on query '1' overflows"):
+        compare(df)
+    df.loc[1, "value"] = 1e308  # equal huge values: difference 0, tested
+    assert compare(df, tests="sign").records["ties"].iloc[0] == 1
 
 
 @pytest.mark.parametrize("text", ["nan", "inf", "-inf", "NaN"])
@@ -244,3 +257,67 @@ def test_orderings_two_items_all_tied_and_nan():
                                                rel=1e-15)
     with pytest.raises(ValueError, match="ordering B: the score of system 'b' is NaN"):
         compare_orderings({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": math.nan, "c": 3})
+
+
+def _integer_hundredths(rng, n, trial):
+    k = rng.integers(-60, 61, n) if trial % 3 else rng.integers(-5, 6, n) * 10  # many sums exactly 0
+    return k, np.round(k / 100, 12)
+
+
+def test_randomization_and_bootstrap_counts_equal_integer_arithmetic():
+    """Oracle: the same sign vectors / resamples counted on the differences in hundredths (integers, exact).
+    Was: an observed sum mathematically 0 but computed as 5.6e-17 (0.3 + 0.3 - 0.5 + 0.1 - 0.2) missed the flips
+    whose sum was computed as 2.8e-17: exact p = 0.9375 instead of 1 (8 of 1,500 random rows; the bootstrap's
+    |mean* - mean| >= |mean| 10 of 1,500). scipy's permutation_test, whose tolerance is relative to the
+    observed value only, gets such rows wrong too (it is not the oracle here)."""
+    import itertools
+
+    rng = np.random.default_rng(1)
+    B = 200
+    for trial in range(300):
+        n = int(rng.integers(2, 11))
+        k, d = _integer_hundredths(rng, n, trial)
+        S = np.array(list(itertools.product((1, -1), repeat=n)))
+        assert paired.randomization_test(d, resamples=1 << n)["p_value"][0] == (np.abs(S @ k) >= abs(k.sum())).mean()
+        idx = np.random.default_rng(7).integers(0, n, (B, n))  # the draw of scipy.stats.bootstrap(rng=7)
+        C = np.stack([np.bincount(r, minlength=n) for r in idx])
+        count = (np.abs(C @ k - k.sum()) >= abs(k.sum())).sum()  # |mean* - mean| >= |mean|, times n
+        assert paired.bootstrap_test(d, resamples=B, seed=7, ci_method="percentile")["p_value"][0] == \
+            (count + 1) / (B + 1), d
+
+
+def test_randomised_tukey_counts_equal_integer_arithmetic():
+    """Oracle: the same within-query permutations (numpy's ``permuted`` on the same stream) of the values in
+    thousandths, ranges and differences of run sums counted with integers. Was: a permuted range equal to a
+    small difference of means near 0.3-0.4 was missed by round-off (12 of 300 random matrices differed)."""
+    from pref_eval.stats.tukey import randomised_tukey_hsd
+
+    rng = np.random.default_rng(2)
+    B = 300
+    for _ in range(150):
+        R, Q = int(rng.integers(2, 5)), int(rng.integers(2, 8))
+        K = rng.integers(0, 11, (R, Q)) * 10 + 300
+        perm = np.random.default_rng(5).permuted(np.broadcast_to(K, (B, R, Q)).copy(), axis=1)
+        sums = perm.sum(axis=2)
+        ranges = sums.max(axis=1) - sums.min(axis=1)
+        tot = K.sum(axis=1)
+        diff = np.abs(tot[:, None] - tot[None, :])
+        P = ((ranges[None, None, :] >= diff[:, :, None]).sum(axis=2) + 1) / (B + 1)
+        np.fill_diagonal(P, 1.0)
+        np.testing.assert_array_equal(randomised_tukey_hsd(np.round(K / 1000, 12), resamples=B, seed=5), P)
+
+
+def test_randomised_tukey_of_two_runs_is_the_randomization_test_within_monte_carlo_error():
+    """With two runs a within-query permutation is a sign flip of that query's difference and the range of the
+    two means is |mean difference|: the Tukey p estimates the exact randomization p (hand-worked identity;
+    exact p by enumeration, = scipy's permutation_test in the tests above). 4 standard errors; seeded."""
+    from pref_eval.stats.tukey import randomised_tukey_hsd
+
+    rng = np.random.default_rng(3)
+    X = np.round(rng.beta(2, 4, (2, 12)), 3)
+    X[1] += 0.05
+    B = 20_000
+    exact = paired.randomization_test(paired.differences(X[0], X[1]), resamples=1 << 12)["p_value"][0]
+    p = randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1]
+    assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / B), (p, exact)
+    np.testing.assert_array_equal(p, randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1])  # same seed, same bits

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 
-from pref_eval.errors import InputError
+from pref_eval.errors import InputError, UsageError
 from pref_eval.io import judgments as formats
 from pref_eval.zelo.judgments import from_dataset
 
@@ -80,14 +80,47 @@ def _lines(n: int, seed: int = 3, odd: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
-@pytest.fixture(params=["scanner", "pure_python"])
+@pytest.fixture(params=["scanner", "scanner_1_thread", "pure_python"])
 def small_parts(request, monkeypatch):
+    """Small parts; the compiled scanner with the next part scanned on a thread (PREF_EVAL_THREADS=2), or on
+    one thread, or the pure-Python path."""
     monkeypatch.setattr(formats, "STREAM_CHUNK", 4096)
     if request.param == "pure_python":
         monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
     else:
         monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+    monkeypatch.setenv("PREF_EVAL_THREADS", "1" if request.param == "scanner_1_thread" else "2")
     return request.param
+
+
+def test_parts_ahead_on_a_thread_only_with_threads_and_the_scanner(monkeypatch):
+    pytest.importorskip("pref_eval._jsonl")
+    monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+    for threads, pool in (("2", True), ("4", True), ("1", False)):
+        monkeypatch.setenv("PREF_EVAL_THREADS", threads)
+        ahead = formats._PartsAhead()
+        assert (ahead.pool is not None) == pool
+        parts = [(0, b'{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1}\n'), (1, b"x\n"), (2, b"")]
+        got = list(ahead.start(iter(parts)))
+        assert [(n, p) for n, p, _ in got] == parts
+        assert [c is None for _, _, c in got] == ([False, True, True] if pool else [True, True, True])
+        ahead.close()
+    monkeypatch.setenv("PREF_EVAL_THREADS", "0")
+    with pytest.raises(UsageError, match="PREF_EVAL_THREADS must be an integer >= 1, got '0'"):
+        formats._PartsAhead()
+
+
+def test_parts_taken_ahead_are_searched_for_a_bad_byte(monkeypatch):
+    """After an error, :meth:`_PartsAhead.rest` hands the part taken ahead, then the ones not read."""
+    pytest.importorskip("pref_eval._jsonl")
+    monkeypatch.delenv("PREF_EVAL_PURE_PYTHON", raising=False)
+    monkeypatch.setenv("PREF_EVAL_THREADS", "2")
+    ahead = formats._PartsAhead()
+    parts = iter([(k, b"{}\n") for k in range(5)])
+    it = ahead.start(parts)
+    assert next(it)[0] == 0
+    assert [n for n, _ in ahead.rest(parts)] == [1, 2, 3, 4]
+    ahead.close()
 
 
 def test_streamed_table_equals_json_reference(tmp_path, small_parts):

@@ -255,6 +255,9 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
     or, when it does not take the part, to the same line parser as the whole file would, with the
     file's line numbers: the same table, the same first error. Memory: one part and the table
     (~9 bytes a judgment, :meth:`~.judgments.Judgments._append`), not the file's bytes plus its columns.
+    With ``PREF_EVAL_THREADS`` > 1 (default: the usable CPUs), the next part is scanned on a thread (the
+    compiled scanner releases the GIL) while this one is added to the table (:class:`_PartsAhead`): one
+    part more in memory, the same table.
     """
     import os
 
@@ -270,6 +273,7 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
         if head is None:
             return None
         parts = _whole_lines(fh, first, STREAM_CHUNK)
+        ahead = _PartsAhead()
         try:
             check_not_requests(head, name)
             if (fmt or detect_format(head, name)) != "jsonl":
@@ -278,18 +282,78 @@ def _read_jsonl_streamed(path: str, fmt: str | None, ties: str, into: Judgments 
             out.format = "jsonl"
             # room for as many judgments as the file holds lines at the first part's length of line (+5 %):
             # the columns are allocated once
-            out.reserve(len(out) + int(os.path.getsize(path) / max(len(first), 1) * first.count(b"\n") * 1.05) + 1024)
+            out.reserve(len(out) + int(os.path.getsize(path) / max(len(first), 1) * _newlines(first) * 1.05) + 1024)
             del head, first
-            for line0, part in parts:
-                _add_jsonl_part(part, line0, name, out, ties)
+            for line0, part, cols in ahead.start(parts):
+                _add_jsonl_part(part, line0, name, out, ties, cols)
             return out
         except UnknownDocument as err:
-            _check_utf8_rest(parts, name)
+            _check_utf8_rest(ahead.rest(parts), name)
             raise InputError(name, out.at_line, str(err)) from None
         except InputError as err:
             if not getattr(err, "bad_byte", False):  # (a bad byte of this part is the file's first)
-                _check_utf8_rest(parts, name)  # reading the file whole reports a bad byte before anything else
+                _check_utf8_rest(ahead.rest(parts), name)  # the whole file's reading reports a bad byte first
             raise
+        finally:
+            ahead.close()
+
+
+class _PartsAhead:
+    """``(lines before, part, columns)`` of the parts of :func:`_whole_lines` in order, the columns
+    (:func:`~.judgment_columns.jsonl_columns`, or None) of the part after the one handed out computed
+    meanwhile on a thread; on one thread (``PREF_EVAL_THREADS=1``, one CPU, or the compiled scanner not
+    built) ``None`` instead of columns, which :func:`_add_jsonl_part` then computes itself."""
+
+    def __init__(self) -> None:
+        from collections import deque
+
+        from ..parallel import env_threads
+        from .jsonl_scan import scanner_available
+
+        self.pool = None
+        self.pending: deque = deque()  # ((lines before, part), future) submitted, not handed out
+        if env_threads(2) > 1 and scanner_available():
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pref_eval_scan")
+
+    def start(self, parts):
+        if self.pool is None:
+            for line0, part in parts:
+                yield line0, part, None
+            return
+        from .judgment_columns import jsonl_columns
+
+        for item in parts:  # the next part read here while the thread scans the one before
+            self.pending.append((item, self.pool.submit(jsonl_columns, item[1])))
+            if len(self.pending) > 1:
+                (line0, part), fut = self.pending.popleft()
+                yield line0, part, fut.result()
+        while self.pending:
+            (line0, part), fut = self.pending.popleft()
+            yield line0, part, fut.result()
+
+    def rest(self, parts):
+        """The parts not handed out yet (those taken ahead first), as ``(lines before, part)``."""
+        while self.pending:
+            yield self.pending.popleft()[0]
+        yield from parts
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _newlines(data: bytes) -> int:
+    """``data.count(b"\\n")``, by the compiled scanner's memchr loop when it is built (~5x faster)."""
+    from .jsonl_scan import scanner_available
+
+    if scanner_available():
+        from .._jsonl import newlines
+
+        return newlines(data)
+    return data.count(b"\n")
 
 
 def _whole_lines(fh, first: bytes, size: int):
@@ -301,9 +365,9 @@ def _whole_lines(fh, first: bytes, size: int):
         if cut < 0:
             carry += block
         else:
-            part, carry = carry + block[:cut + 1], block[cut + 1:]
+            part, carry = b"".join((carry, memoryview(block)[:cut + 1])), block[cut + 1:]  # one copy
             yield line0, part
-            line0 += part.count(b"\n")
+            line0 += _newlines(part)
         block = fh.read(size)
     if carry:
         yield line0, carry
@@ -325,12 +389,15 @@ def _decode_part(part: bytes, line0: int, name: str) -> str:
         raise bad from None
 
 
-def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: str) -> None:
-    """One part of a JSON-lines file (its first line is line ``line0 + 1``) into ``out``."""
+def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: str, cols: Columns | None = None
+                    ) -> None:
+    """One part of a JSON-lines file (its first line is line ``line0 + 1``) into ``out``; ``cols``: its
+    :func:`~.judgment_columns.jsonl_columns` if already computed (:class:`_PartsAhead`)."""
     from .judgment_columns import jsonl_columns
 
     text = None if part.isascii() else _decode_part(part, line0, name)
-    cols = jsonl_columns(part)
+    if cols is None:
+        cols = jsonl_columns(part)
     if cols is not None and _plain_names(cols):
         cols.lines += line0
         cols.add_to(out)

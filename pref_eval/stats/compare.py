@@ -449,6 +449,13 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     pieces = []
     for m in measure_list:
         X, used, drop = _matrix(cells.get(m, {}), run_list, complete)
+        if X.size and np.abs(X).max() > 8e307:  # x - y can overflow to inf only beyond half the largest float
+            with np.errstate(over="ignore"):
+                over = ~np.isfinite(X[ia] - X[ib])
+            if over.any():
+                ri, qi = (int(v[0]) for v in np.nonzero(over))
+                raise UsageError(f"measure {m!r}: the difference of runs {a_names[ri]!r} and {b_names[ri]!r} on "
+                                 f"query {used[qi]!r} overflows (values beyond +-8e307)")
         n_queries[m] = len(used)
         dropped[m] = drop
         with np.errstate(all="ignore"):

@@ -188,9 +188,15 @@ def _chunks(k: int, B: int):
         yield slice(start, min(k, start + step))
 
 
-def _tolerance(obs: np.ndarray) -> np.ndarray:
-    # same relative tolerance scipy's permutation_test uses for "as extreme"
-    return np.abs(obs) * np.finfo(float).eps * 100
+def _tolerance(obs: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Round-off allowed in "as extreme": 100 eps relative to the statistic (scipy's ``permutation_test``)
+    and, with ``scale`` = the sum of the |terms| of the compared sums, 100 eps of that: a resampled sum that
+    is mathematically equal to an observed sum near 0 (0.3 + 0.3 - 0.5 + 0.1 - 0.2 = 0) differs from it by
+    round-off of the size of its terms, not of the observed value (which scipy misses too)."""
+    tol = np.abs(obs) * np.finfo(float).eps * 100
+    if scale is not None:
+        tol = np.maximum(tol, np.abs(scale) * np.finfo(float).eps * 100)
+    return tol
 
 
 def randomization_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0) -> dict[str, Any]:
@@ -210,6 +216,7 @@ def randomization_test(D: np.ndarray, resamples: int = 10_000, seed: int | None 
     D = _as_rows(D)
     k, n = D.shape
     obs_sum = D.sum(axis=1)
+    abs_sum = np.abs(D).sum(axis=1)
     mean = obs_sum / n if n else np.full(k, np.nan)
     if n == 0:
         return {"statistic": mean, "p_value": np.full(k, np.nan), "exact": True, "resamples": 0}
@@ -225,7 +232,7 @@ def randomization_test(D: np.ndarray, resamples: int = 10_000, seed: int | None 
     count = np.zeros(k, dtype=np.int64)
     for sl in _chunks(k, B):
         sums = D[sl] @ ST
-        thr = np.abs(obs_sum[sl]) - _tolerance(obs_sum[sl])
+        thr = np.abs(obs_sum[sl]) - _tolerance(obs_sum[sl], abs_sum[sl])
         count[sl] = (np.abs(sums) >= thr[:, None]).sum(axis=1)
     p = count / B if exact else (count + 1) / (B + 1)
     return {"statistic": mean, "p_value": p, "exact": exact, "resamples": B}
@@ -283,7 +290,8 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
     for sl in _chunks(k, B):
         boot = (D[sl] @ CT) / n
         th = theta[sl][:, None]
-        count[sl] = (np.abs(boot - th) >= np.abs(th) - _tolerance(th)).sum(axis=1)
+        scale = np.abs(D[sl]).max(axis=1)[:, None]  # a resampled mean's sum of |terms| / n: at most max |d|
+        count[sl] = (np.abs(boot - th) >= np.abs(th) - _tolerance(th, scale)).sum(axis=1)
         if method == "bca":
             # bootstrap means equal to the mean up to round-off count as ties
             tol = 1e-12 * np.maximum(1.0, np.abs(th))

@@ -35,7 +35,10 @@ def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | Non
         m = perm.mean(axis=2)
         ranges[start:start + b] = m.max(axis=1) - m.min(axis=1)
     ranges.sort()
-    thr = diff - np.abs(diff) * np.finfo(float).eps * 100
+    # round-off: 100 eps of the difference (scipy's relative tolerance) or of the values' scale, whichever is
+    # larger (a permuted range mathematically equal to a small difference of large means differs by round-off
+    # of the means, not of the difference)
+    thr = diff - np.maximum(np.abs(diff), np.abs(X).max()) * np.finfo(float).eps * 100
     # count of ranges >= thr, via the sorted ranges
     count = resamples - np.searchsorted(ranges, thr, side="left")
     P = (count + 1) / (resamples + 1)

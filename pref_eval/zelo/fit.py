@@ -838,8 +838,8 @@ def fit_bt_parallel(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndar
     of similar size, each fitted by :func:`fit_bt` in a worker process
     (:func:`pref_eval.parallel.ordered_map`) and the results put in place.
     Default ``parts``: ``jobs`` (16 with a scheduler), and at least one block
-    per ``BLOCK_JUDGMENTS`` judgments, so that a large fit holds the fit's
-    temporaries for one block at a time (serially, blocks are cut one by one).
+    per ``BLOCK_JUDGMENTS`` judgments (``SERIAL_BLOCK_JUDGMENTS`` when serial), so that a large fit holds
+    the fit's temporaries for one block at a time (serially, blocks are cut one by one).
     ``doc_rank``: as :func:`fit_bt`; ``doc_ids`` (each query's document ids, a
     sequence of lists) instead gives the same order as ``doc_rank=id_ranks(doc_ids)``,
     computed for one block at a time (no array over all documents). The canonical order sorts by
@@ -871,19 +871,21 @@ def _block_plan(sizes: Sequence[int] | np.ndarray, q: np.ndarray, jobs: int, sch
                 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """``(sizes, q, nparts, whole)`` shared by :func:`fit_bt_parallel` and :func:`fit_bt_blocks`: the arrays as
     numpy (``q`` integer), the number of blocks, and whether one :func:`fit_bt` call over everything does (no
-    canonical order asked, and one block or one query). On ``threads`` (serial, no ``parts`` given): at least
-    one block per thread while each gets ``THREAD_JUDGMENTS`` judgments, blocks of at most about
-    ``THREAD_BLOCK_JUDGMENTS``, and a multiple of ``threads`` blocks (no thread left alone with the last one)."""
+    canonical order asked, and one block or one query). Serially (``jobs == 1``, no scheduler, no ``parts``
+    given): blocks of at most about ``SERIAL_BLOCK_JUDGMENTS``; on ``threads``, also at least one block per
+    thread while each gets ``THREAD_JUDGMENTS`` judgments, and a multiple of ``threads`` blocks (no thread
+    left alone with the last one)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     q = np.asarray(q)
     if q.dtype.kind not in "iu":
         q = q.astype(np.int64)
     canonical = doc_rank is not None or doc_ids is not None
     nparts = parts or max(16 if scheduler else jobs, -(-len(q) // BLOCK_JUDGMENTS))
-    if not parts and jobs == 1 and not scheduler and threads > 1:
+    if not parts and jobs == 1 and not scheduler:
+        nparts = max(nparts, -(-len(q) // SERIAL_BLOCK_JUDGMENTS))
         use = min(threads, len(q) // THREAD_JUDGMENTS)
         if use > 1:
-            nparts = max(nparts, use, -(-len(q) // THREAD_BLOCK_JUDGMENTS))
+            nparts = max(nparts, use)
             nparts = -(-nparts // use) * use
     return sizes, q, nparts, not canonical and (nparts <= 1 or len(sizes) <= 1)
 
@@ -947,12 +949,14 @@ BLOCK_JUDGMENTS = 250_000
 # judgments per thread at least before a serial fit is cut into blocks for its threads (below, the threads'
 # start and the blocks' fixed costs are not paid back)
 THREAD_JUDGMENTS = 25_000
-# judgments per block on threads: the threads' blocks are held at once, and a block's largest temporaries (the
-# covariance stack: 20 MB for 250 queries of 100 documents) stay below glibc's mmap threshold (32 MB with
-# keep_freed_memory), so they come from the heap and are reused instead of faulted in again for each block
-# (zelo_fit on 400,000 judgments, 2 threads: peak 137 MB instead of 235 MB with 250,000, sys time 0.15-0.18 s
-# instead of 0.24-0.33 s; measured under load 3.4-3.7, session 16)
-THREAD_BLOCK_JUDGMENTS = 100_000
+# judgments per block of a fit in this process (serially, on one thread or several): a block's largest
+# temporaries (the covariance stack: 20 MB for 250 queries of 100 documents) stay below glibc's mmap threshold
+# (32 MB with keep_freed_memory), so they come from the heap and are reused instead of faulted in again for
+# each block; on threads, the threads' blocks are held at once (zelo_fit on 400,000 judgments, 2 threads: peak
+# 137 MB instead of 235 MB with 250,000, sys time 0.15-0.18 s instead of 0.24-0.33 s; measured under load
+# 3.4-3.7, session 16; on one thread (PREF_EVAL_THREADS=1) 114 MB instead of 128 MB, and 2.1 M judgments sys
+# 0.27-0.32 s instead of 0.38-0.51 s, session 17). Processes (--jobs, a scheduler) keep BLOCK_JUDGMENTS.
+SERIAL_BLOCK_JUDGMENTS = 100_000
 _SLICE = 1 << 20  # entries per slice of :func:`count_per_query` and :func:`is_sorted`
 
 
@@ -1022,22 +1026,9 @@ def fit_threads() -> int:
     """Threads for the blocks of a serial fit (``zelo_fit`` without ``--jobs``/``--scheduler``): the
     environment's ``PREF_EVAL_THREADS`` (an integer >= 1) if set, else the usable CPUs, at most
     ``MAX_THREADS`` (each thread holds a block's temporaries). The output does not depend on it."""
-    import os
+    from ..parallel import env_threads
 
-    from ..parallel import usable_cpus
-
-    raw = os.environ.get("PREF_EVAL_THREADS", "").strip()
-    if raw:
-        try:
-            n = int(raw)
-        except ValueError:
-            n = 0
-        if n < 1:
-            from ..errors import UsageError
-
-            raise UsageError(f"PREF_EVAL_THREADS must be an integer >= 1, got {raw!r}")
-        return n
-    return min(MAX_THREADS, usable_cpus())
+    return env_threads(MAX_THREADS)
 
 
 MAX_THREADS = 4
