@@ -237,6 +237,13 @@ def test_absurd_token_counts_are_not_a_traceback(tmp_path, hostile):
         assert "cost $0.0000" in p.stderr
 
 
+def ctrl_c_works():
+    """``preexec_fn`` of a zelo_judge the test sends SIGINT: its default disposition, as in a terminal (a test
+    run started in the background, `pytest ... &`, has SIGINT ignored, and zelo_judge keeps an ignored SIGINT
+    ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_rows(store, n, proc, timeout=60):
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
@@ -275,7 +282,8 @@ def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_pat
     args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv",
             "--docs", tmp_path / "d.tsv", f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}", "--concurrency", 4]
     proc = subprocess.Popen([str(a) for a in [*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl"]],
-                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_works)
     wait_rows(tmp_path / "s.sqlite", 5, proc)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
@@ -302,7 +310,7 @@ def test_second_signal_stops_at_once(tmp_path, server):
     proc = subprocess.Popen([sys.executable, "-m", "pref_eval.cli.judge", str(tmp_path / "p.jsonl"),
                              *map(str, inputs), "--store", str(tmp_path / "s.sqlite"), "--timeout", "50",
                              f"--judge=openai:m0@{url}"], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=ctrl_c_works)
     t0 = time.monotonic()
     while not srv.received and time.monotonic() - t0 < 30:
         time.sleep(0.05)

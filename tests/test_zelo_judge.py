@@ -626,7 +626,12 @@ def test_api_judge_inside_a_running_event_loop_and_its_interrupt(tmp_path, serve
             time.sleep(0.02)
         _thread.interrupt_main()
 
+    import signal
+
     loop = asyncio.new_event_loop()  # run_until_complete: no SIGINT handler of its own (asyncio.run has one)
+    # interrupt_main acts through the SIGINT handler: Python's own, as in a terminal (a test run started in the
+    # background has SIGINT ignored, and then interrupt_main does nothing)
+    old_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         threading.Thread(target=interrupt_after, args=(3,), daemon=True).start()
         with pytest.raises(KeyboardInterrupt):
@@ -636,5 +641,6 @@ def test_api_judge_inside_a_running_event_loop_and_its_interrupt(tmp_path, serve
         sess = loop.run_until_complete(cell(store=str(tmp_path / "s.sqlite")))
     finally:
         loop.close()
+        signal.signal(signal.SIGINT, old_handler)
     assert sess.stats.sent == total - got and len(srv.served) - served == total  # nothing asked twice
     assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
