@@ -1,9 +1,94 @@
-"""Qrels from ir_datasets: ``irds:<dataset-id>`` (lazy import)."""
+"""Qrels from ir_datasets: ``irds:<dataset-id>`` (lazy import).
+
+:func:`load_dataset` and :func:`run_quietly` are shared with :mod:`pref_eval.io.texts` (``zelo_judge``'s
+``--queries irds:`` / ``--docs irds:``): an ir_datasets failure is one line naming ``irds:<id>``, never
+ir_datasets' own ``[INFO]`` / ``[WARNING]`` log lines (a failed download logs two long lines per source
+before it raises) nor a traceback.
+"""
 from __future__ import annotations
+
+import contextlib
+import difflib
+import logging
+import os
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import InputError
+
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def _no_irds_log() -> Iterator[None]:
+    """ir_datasets' log records (its own stderr handlers, ``propagate=False``) dropped for the block.
+
+    ``logging.disable`` is the only switch that reaches loggers ir_datasets creates lazily; tqdm's
+    progress bars of a real download are no log records and still show.
+    """
+    before = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
+def _home() -> str:
+    home = os.environ.get("IR_DATASETS_HOME")
+    return home if home else os.path.join(os.path.expanduser("~"), ".ir_datasets")
+
+
+def describe_failure(err: BaseException) -> str:
+    """One short line for an exception ir_datasets raised while reading a dataset's files."""
+    text = str(err)
+    names = {c.__name__ for c in type(err).__mro__}
+    if ("All download sources failed" in text or "ConnectionError" in names or "NameResolutionError" in text
+            or "Max retries exceeded" in text or "Download failed" in text):
+        return (f"the dataset's files are not in IR_DATASETS_HOME ({_home()}) and downloading them failed "
+                "(no network?); download them once where there is a network, or set IR_DATASETS_HOME to a "
+                "copy of that directory")
+    if isinstance(err, OSError) and (err.strerror or err.filename or err.args):
+        what = err.strerror or type(err).__name__
+        where = err.filename if err.filename is not None else (err.args[0] if len(err.args) == 1 else "")
+        return f"{what}: {where}" if where != "" else what
+    first = text.splitlines()[0] if text.strip() else ""
+    return f"{type(err).__name__}: {first}" if first else type(err).__name__
+
+
+def run_quietly(source: str, what: str, fn: Callable[[], T]) -> T:
+    """``fn()`` with ir_datasets' log silenced; any failure → :class:`InputError` ``source: cannot <what>: …``."""
+    try:
+        with _no_irds_log():
+            return fn()
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 -- network, missing file, a parse error inside ir_datasets, ...
+        raise InputError(source, 0, f"cannot {what}: {describe_failure(err)}") from None
+
+
+def load_dataset(dataset_id: str) -> Any:
+    """``ir_datasets.load(dataset_id)``; an unknown id names up to three registered ids close to it."""
+    source = f"irds:{dataset_id}"
+    try:
+        import ir_datasets
+    except ImportError:  # pragma: no cover
+        raise InputError(source, 0, "ir_datasets is not installed (pip install ir_datasets)") from None
+    except OSError as err:  # its import makes IR_DATASETS_HOME's directories
+        raise InputError(source, 0, f"cannot import ir_datasets: {describe_failure(err)} (IR_DATASETS_HOME is "
+                         f"{_home()}; it must be a directory ir_datasets can create and write)") from None
+    try:
+        with _no_irds_log():
+            return ir_datasets.load(dataset_id)
+    except KeyError:
+        close = difflib.get_close_matches(dataset_id, list(ir_datasets.registry), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            " (the ids are listed at https://ir-datasets.com)"
+        raise InputError(source, 0, f"unknown ir_datasets id {dataset_id!r}{hint}") from None
+    except Exception as err:  # noqa: BLE001 -- a dataset whose set-up reads files
+        raise InputError(source, 0, f"cannot load the dataset: {describe_failure(err)}") from None
 
 
 def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
@@ -17,25 +102,20 @@ def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
     dataset that provides qrels.
     """
     source = f"irds:{dataset_id}"
-    try:
-        import ir_datasets
-    except ImportError:  # pragma: no cover
-        raise InputError(source, 0, "ir_datasets is not installed (pip install ir_datasets)") from None
-    try:
-        ds = ir_datasets.load(dataset_id)
-    except KeyError:
-        raise InputError(source, 0, f"unknown ir_datasets id {dataset_id!r}") from None
+    ds = load_dataset(dataset_id)
     if not ds.has_qrels():
         raise InputError(source, 0, f"dataset {dataset_id!r} has no qrels")
-    qids, docs, rels, its = [], [], [], []
-    try:
+
+    def columns() -> tuple[list[bytes], list[bytes], list[int], list[bytes]]:
+        qids, docs, rels, its = [], [], [], []
         for rec in ds.qrels_iter():
             qids.append(str(rec.query_id).encode())
             docs.append(str(rec.doc_id).encode())
             rels.append(int(rec.relevance))
             its.append(str(getattr(rec, "iteration", "0")).encode())
-    except Exception as err:  # network, missing file, ...
-        raise InputError(source, 0, f"cannot load qrels: {err}") from None
+        return qids, docs, rels, its
+
+    qids, docs, rels, its = run_quietly(source, "load qrels", columns)
     n = len(qids)
     if n == 0:
         raise InputError(source, 0, "dataset has no qrels lines")

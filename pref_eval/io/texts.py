@@ -56,10 +56,9 @@ class Texts:
         want = [d for d in docnos if d not in self.docs]
         if not want:
             return
-        try:
-            found = store.get_many(want)
-        except Exception as err:  # noqa: BLE001 - ir_datasets raises many kinds
-            raise InputError(source, 0, f"cannot read documents: {err}") from None
+        from .irds import run_quietly
+
+        found = run_quietly(source, "read documents", lambda: store.get_many(want))
         for d, rec in found.items():
             self.docs[str(d)] = _irds_text(rec)
 
@@ -92,15 +91,9 @@ def _first_id(rec: dict, keys: tuple[str, ...]):
 
 
 def _load_irds(dataset_id: str):
-    source = f"irds:{dataset_id}"
-    try:
-        import ir_datasets
-    except ImportError:  # pragma: no cover
-        raise InputError(source, 0, "ir_datasets is not installed (pip install ir_datasets)") from None
-    try:
-        return ir_datasets.load(dataset_id)
-    except KeyError:
-        raise InputError(source, 0, f"unknown ir_datasets id {dataset_id!r}") from None
+    from .irds import load_dataset
+
+    return load_dataset(dataset_id)
 
 
 def _text_lines(path: str, what: str):
@@ -132,11 +125,13 @@ def read_queries(path: str, into: Texts | None = None) -> Texts:
         ds = _load_irds(path[5:])
         if not ds.has_queries():
             raise InputError(path, 0, "dataset has no queries")
-        try:
+        from .irds import run_quietly
+
+        def fill() -> None:
             for rec in ds.queries_iter():
                 out.queries[str(rec.query_id)] = _irds_text(rec)
-        except Exception as err:  # noqa: BLE001
-            raise InputError(path, 0, f"cannot read queries: {err}") from None
+
+        run_quietly(path, "read queries", fill)
         return out
     name, text = _text_lines(path, "queries file")
     _parse(text, name, out, queries=True)
@@ -150,10 +145,9 @@ def read_docs(path: str, into: Texts | None = None) -> Texts:
         ds = _load_irds(path[5:])
         if not ds.has_docs():
             raise InputError(path, 0, "dataset has no documents")
-        try:
-            out._irds_docs = (path, ds.docs_store())
-        except Exception as err:  # noqa: BLE001
-            raise InputError(path, 0, f"cannot open the docs store: {err}") from None
+        from .irds import run_quietly
+
+        out._irds_docs = (path, run_quietly(path, "open the docs store", ds.docs_store))
         if ds.has_queries() and not out.queries:
             read_queries(path, out)
         return out
