@@ -53,6 +53,12 @@ class InputError(PrefEvalError):
         self.message = message
         super().__init__(str(self))
 
+    def __reduce__(self):
+        # pickled by ``--jobs`` (a worker's error is sent to the parent): rebuilt from the three fields, not
+        # from ``args`` (the one formatted string), which ``__init__`` would not take -- a TypeError in the
+        # pool's result thread, a broken pool, the workers killed with a traceback each and no error line
+        return (type(self), (self.path, self.line, self.message))
+
     def __str__(self) -> str:
         if self.line:
             return f"{self.path}:{self.line}: {self.message}"
