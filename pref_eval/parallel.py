@@ -112,13 +112,68 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         from distributed import Client
     except ImportError:
         raise UsageError("--scheduler needs dask.distributed: pip install 'pref_eval[dask]'") from None
+    _probe_scheduler(address)
     try:
         client = Client(address, timeout="20s", set_as_default=False)
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError, ValueError) as err:
+        _drop_failed_client(err, Client)
         raise UsageError(f"--scheduler {address}: cannot connect ({err})") from None
+    except Exception as err:  # noqa: BLE001 -- something answered, not as a scheduler (a MemoryError on its bytes)
+        _drop_failed_client(err, Client)
+        raise UsageError(f"--scheduler {address}: the address answered, but not as a dask scheduler "
+                         f"({type(err).__name__})") from None
     with client:
         futures = client.map(fn, items, pure=False)
         return client.gather(futures)
+
+
+def _drop_failed_client(err: BaseException, client_type: type) -> None:
+    """Mark the half-made ``Client`` of a failed ``Client(...)`` closed: its ``__del__`` would otherwise wait
+    twice the timeout (40 s) at exit for a scheduler that never answered, then print a traceback."""
+    import contextlib
+
+    tb = err.__traceback__
+    while tb is not None:
+        obj = tb.tb_frame.f_locals.get("self")
+        if isinstance(obj, client_type):
+            obj.status = "closed"
+            with contextlib.suppress(Exception):
+                obj._loop_runner.stop()
+            return
+        tb = tb.tb_next
+
+
+PROBE_SECONDS = 5.0  # a scheduler's port answers a TCP connection at once; no answer in 5 s is no scheduler
+
+
+def _probe_scheduler(address: str) -> None:
+    """A ``--scheduler`` address that cannot be a scheduler, refused at once as a :class:`UsageError`.
+
+    ``distributed.Client`` retries a refused connection until its timeout (20 s), an unknown scheme or an
+    address that does not answer ended in a traceback and a ``Client.__del__`` that waits 40 s more at exit.
+    Here: an unknown scheme, or for ``tcp://`` a TCP connection refused, not resolved or not answered within
+    :data:`PROBE_SECONDS`; other schemes (``tls://``, ``ucx://``, ...) are left to the client.
+    """
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, loc = parse_address(address)
+        get_backend(scheme)
+        host, port = parse_host_port(loc, 8786) if scheme == "tcp" else (None, None)
+    except (ValueError, TypeError) as err:
+        raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); expected tcp://HOST:PORT") \
+            from None
+    if host is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=PROBE_SECONDS).close()
+    except TimeoutError:
+        raise UsageError(f"--scheduler {address}: cannot connect (no answer within {PROBE_SECONDS:g} s)") from None
+    except OSError as err:
+        raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
 
 
 def split_even(weights: Sequence[int] | np.ndarray, parts: int) -> list[tuple[int, int]]:

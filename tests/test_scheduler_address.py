@@ -1,0 +1,78 @@
+"""``--scheduler`` at an address that is no scheduler: one stderr line, exit 2, at once (not the client's 20 s of
+retries, nor a traceback and 40 s more in ``Client.__del__`` at exit)."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+
+
+def zelo_fit(address: str) -> tuple[subprocess.CompletedProcess, float]:
+    t = time.monotonic()
+    judge = str(ROOT / "judgments" / "dl19-sample.judge")
+    proc = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", judge, "--scheduler", address],
+                          capture_output=True, timeout=120, env=ENV)
+    return proc, time.monotonic() - t
+
+
+def one_line(proc: subprocess.CompletedProcess, *parts: str) -> None:
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b"", err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for p in parts:
+        assert p in err, err
+
+
+def test_refused_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now: refused
+    proc, took = zelo_fit(f"tcp://127.0.0.1:{port}")
+    one_line(proc, f"--scheduler tcp://127.0.0.1:{port}: cannot connect", "refused")
+    assert took < 10
+
+
+def test_unknown_scheme():
+    proc, took = zelo_fit("htp://127.0.0.1:8786")
+    one_line(proc, "--scheduler htp://127.0.0.1:8786: not a scheduler address", "expected tcp://HOST:PORT")
+
+
+def test_address_answering_something_else():
+    """An HTTP server (or a proxy) at the address: its bytes read as a dask frame length were a MemoryError."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4)
+            conn.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    try:
+        proc, took = zelo_fit(f"tcp://127.0.0.1:{srv.getsockname()[1]}")
+    finally:
+        stop.set()
+        th.join()
+        srv.close()
+    one_line(proc, "--scheduler tcp://127.0.0.1:")
+    assert took < 15
