@@ -127,14 +127,14 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         return client.gather(futures)
 
 
-def _drop_failed_client(err: BaseException, client_type: type) -> None:
+def _drop_failed_client(err: BaseException, client_type: Any) -> None:
     """Mark the half-made ``Client`` of a failed ``Client(...)`` closed: its ``__del__`` would otherwise wait
     twice the timeout (40 s) at exit for a scheduler that never answered, then print a traceback."""
     import contextlib
 
     tb = err.__traceback__
     while tb is not None:
-        obj = tb.tb_frame.f_locals.get("self")
+        obj: Any = tb.tb_frame.f_locals.get("self")
         if isinstance(obj, client_type):
             obj.status = "closed"
             with contextlib.suppress(Exception):
@@ -162,14 +162,14 @@ def _probe_scheduler(address: str) -> None:
     try:
         scheme, loc = parse_address(address)
         get_backend(scheme)
-        host, port = parse_host_port(loc, 8786) if scheme == "tcp" else (None, None)
+        if scheme != "tcp":
+            return
+        host, port = parse_host_port(loc, 8786)
     except (ValueError, TypeError) as err:
         raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); expected tcp://HOST:PORT") \
             from None
-    if host is None:
-        return
     try:
-        socket.create_connection((host, port), timeout=PROBE_SECONDS).close()
+        socket.create_connection((host, int(port)), timeout=PROBE_SECONDS).close()
     except TimeoutError:
         raise UsageError(f"--scheduler {address}: cannot connect (no answer within {PROBE_SECONDS:g} s)") from None
     except OSError as err:
