@@ -113,6 +113,7 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
     except ImportError:
         raise UsageError("--scheduler needs dask.distributed: pip install 'pref_eval[dask]'") from None
     _probe_scheduler(address)
+    _quiet_cancelled_gathers()
     try:
         client = Client(address, timeout="20s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
@@ -125,6 +126,22 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
     with client:
         futures = client.map(fn, items, pure=False)
         return client.gather(futures)
+
+
+def _drop_all_exit(record: Any) -> bool:
+    exc = record.exc_info[0] if record.exc_info else None
+    return not (exc is not None and exc.__name__ == "AllExit" and exc.__module__.startswith("distributed"))
+
+
+def _quiet_cancelled_gathers() -> None:
+    """Drop asyncio's "Task exception was never retrieved ... distributed.client.AllExit" log records (a
+    traceback each, one per piece) that a ``gather`` cut short by Ctrl-C leaves at exit; the command's own
+    ``interrupted`` line is the one to show. Only those records: installed once on the ``asyncio`` logger."""
+    import logging
+
+    log = logging.getLogger("asyncio")
+    if _drop_all_exit not in log.filters:
+        log.addFilter(_drop_all_exit)
 
 
 def _drop_failed_client(err: BaseException, client_type: Any) -> None:

@@ -76,3 +76,60 @@ def test_address_answering_something_else():
         srv.close()
     one_line(proc, "--scheduler tcp://127.0.0.1:")
     assert took < 15
+
+
+def test_asyncio_all_exit_records_dropped():
+    """What a gather cut short by Ctrl-C leaves: asyncio logs "Task exception was never retrieved" with a
+    ``distributed.client.AllExit`` traceback per piece; those (and only those) records are dropped."""
+    import logging
+
+    from distributed.client import AllExit
+
+    from pref_eval.parallel import _quiet_cancelled_gathers
+
+    _quiet_cancelled_gathers()
+    log = logging.getLogger("asyncio")
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        return log.makeRecord("asyncio", logging.ERROR, __file__, 1, "Task exception was never retrieved", (),
+                              (type(exc), exc, None))
+
+    assert not log.filter(record(AllExit()))
+    assert log.filter(record(ValueError("kept")))
+
+
+@pytest.mark.slow
+def test_sigint_during_scheduler_run(tmp_path):
+    """Ctrl-C (SIGINT to the process group) while zelo_eval gathers from a cluster: exit 130, the one
+    'interrupted' line, no output file, no process left in the group."""
+    import signal
+
+    import distributed
+
+    lines = (ROOT / "runs" / "bm25.run").read_text().splitlines(keepends=True)
+    (tmp_path / "big.run").write_text("".join(f"{i}x{ln}" for i in range(300) for ln in lines))
+    qrels = (ROOT / "qrels" / "dl19-sample.qrels").read_text().splitlines(keepends=True)
+    (tmp_path / "big.qrels").write_text("".join(f"{i}x{ln}" for i in range(300) for ln in qrels))
+    runs = []
+    for k in range(12):
+        (tmp_path / f"r{k}.run").symlink_to(tmp_path / "big.run")
+        runs.append(str(tmp_path / f"r{k}.run"))
+    out = tmp_path / "out"
+    out.mkdir()
+    os.environ["PYTHONPATH"] = ENV["PYTHONPATH"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=40) as c:
+        keep_int = "import signal, os, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " \
+                   "os.execv(sys.executable, [sys.executable] + sys.argv[1:])"
+        p = subprocess.Popen([sys.executable, "-c", keep_int, "-m", "pref_eval.cli.eval", "-R",
+                              str(tmp_path / "big.qrels"), "-q", *runs, "--scheduler", c.scheduler_address,
+                              "--output", str(out / "o.txt")], stderr=subprocess.PIPE, env=ENV,
+                             start_new_session=True)
+        time.sleep(2.5)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err.decode()
+    assert err.strip() == b"zelo_eval: interrupted", err.decode()
+    assert os.listdir(out) == []
+    with pytest.raises(ProcessLookupError):
+        os.killpg(p.pid, 0)
