@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .paired import _tolerance
+
 
 def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
                          chunk: int = 500) -> np.ndarray:
@@ -37,8 +39,8 @@ def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | Non
     ranges.sort()
     # round-off: 100 eps of the difference (scipy's relative tolerance) or of the values' scale, whichever is
     # larger (a permuted range mathematically equal to a small difference of large means differs by round-off
-    # of the means, not of the difference)
-    thr = diff - np.maximum(np.abs(diff), np.abs(X).max()) * np.finfo(float).eps * 100
+    # of the means, not of the difference): the randomization test's allowance
+    thr = diff - _tolerance(diff, np.abs(X).max())
     # count of ranges >= thr, via the sorted ranges
     count = resamples - np.searchsorted(ranges, thr, side="left")
     P = (count + 1) / (resamples + 1)
