@@ -9,7 +9,8 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
   The new file keeps the old file's permission bits (umask default otherwise).
 * A symbolic link is followed: the file it points to is replaced, the link
-  itself stays a link.
+  itself stays a link. The file is found as the kernel finds it (:func:`target`):
+  ``nosub/../x`` is a missing directory, never ``x``.
 * A character or block device, a FIFO or a socket (``/dev/null``, ``/dev/stdout``
   also when it is a pipe, a named pipe) is written through directly, never replaced.
 * A directory, a missing directory, a read-only file or directory are
@@ -18,7 +19,10 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
 * An output that is the same file as one of the command's inputs (same
   device and inode, or same real path) is refused with
   :class:`~pref_eval.errors.UsageError` (exit status 2) before anything is
-  written; so are two outputs of one command naming the same file.
+  written; so are two outputs of one command naming the same file, and standard
+  output when it is a regular file that is one of the inputs (``cmd RUN >> RUN``).
+* An ``OSError`` naming another file (an input, a lock) raised while the outputs are
+  open propagates as it is (reported under that file's name), not as a write error.
 * Several outputs of one command (:func:`output_files`) are committed together:
   all temporary files are written and synced first, then renamed; if any of
   them fails, none replaces its target.
