@@ -1,12 +1,12 @@
 """A run that shares no topic with the qrels (the qrels of another collection, another topic numbering).
 
-trec_eval 10 (``trec_eval.c``) stops at the first qrels topic the run lacks ("result qid '1' not found in qrels",
-exit 4, stdout empty), as for any missing topic; with ``-c`` it evaluates every qrels topic as an empty ranking
-(zeros, exit 0). zelo_trec printed the missing-topics warning first, whose advice (``use -c to count them as zero``) is not
-the fix, then the error: two lines. Now one line naming both files and some topics of each, exit 2 (our code for
-bad input, docs/differences.md); the same for zelo_eval's metric mode (serially, ``--jobs``), ``-R prefs`` and the
-API. Preference mode keeps pref_eval.py's answer on stdout (the run retrieved nothing on every query: all zeros,
-worked by hand below) and warns once per such run.
+trec_eval 10 (``trec_eval.c``) stops at the first qrels topic the run lacks ("result qid '1' not found in
+qrels", exit 4, stdout empty), as for any missing topic; with ``-c`` it evaluates every qrels topic as an empty
+ranking (zeros, exit 0). zelo_trec printed the missing-topics warning first, whose advice (``use -c to count
+them as zero``) is not the fix, then the error: two lines. Now one line naming both files and some topics of
+each, exit 2 (our code for bad input, docs/differences.md); the same for zelo_eval's metric mode (serially,
+``--jobs``), ``-R prefs`` and the API. Preference mode keeps pref_eval.py's answer on stdout (the run retrieved
+nothing on every query: all zeros, worked by hand below) and warns once per such run.
 """
 from __future__ import annotations
 
