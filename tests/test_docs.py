@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, need_shared  # noqa: E402
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 
@@ -275,6 +275,10 @@ def test_architecture_lists_every_module():
             if not any((d / name).exists() for d in dirs) and not (pkg / name).exists():
                 stale.append(name)
     assert checked > 60 and not stale, f"docs/architecture.md names modules that do not exist: {stale}"
+    tools = next(line for cells, line in rows if cells == ["tools/"])
+    unnamed = [p.name for p in sorted((ROOT / "tools").iterdir()) if p.suffix in (".py", ".sh")
+               and f"`{p.name}`" not in tools and f"`{p.name} " not in tools]
+    assert not unnamed, f"docs/architecture.md's tools/ row does not name: {unnamed}"
 
 
 def _package_env_vars() -> set[str]:
@@ -426,3 +430,18 @@ def test_input_formats_messages(tmp_path):
     assert res.stdout.split() == ["rc=2"] * len(script) and len(errors) == len(script), (res.stdout, res.stderr)
     for (name, _, _, quoted), line in zip(INPUT_MESSAGES, errors, strict=True):
         assert line.startswith(f"zelo_trec: {name}") and quoted in line, (quoted, line)
+
+
+def test_scc_share_figures_of_zelo_md(tmp_path):
+    """docs/zelo.md's counts of queries that are not strongly connected are what the script it names prints:
+    a hand-made file first (q1: a beats b, b beats c, c beats a -- one component; q2: a beats b only -- two),
+    then the DL 2021 crowd judgments (../shared) of the page's first figure."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from scc_share import scc_share
+
+    small = tmp_path / "j.txt"
+    small.write_text("q1 a b\nq1 b c\nq1 c a\nq2 a b\n", encoding="utf-8")
+    assert scc_share(str(small)) == (1, 2)
+    page = (DOCS / "zelo.md").read_text(encoding="utf-8")
+    k, n = scc_share(str(need_shared("data", "duelingBandits", "judgments.txt")))
+    assert f"crowd judgments {k} of {n} topics are not\nstrongly connected (`python tools/scc_share.py" in page
