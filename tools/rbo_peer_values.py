@@ -1,6 +1,6 @@
 """Write tests/data/stats/rbo_peer.json: RBO values computed by two peer implementations, for the tests.
 
-    python tools/rbo_peer_values.py --corsi-urbano /tmp/x/rbo.py [--pypi-rbo /tmp/y]
+    python tools/rbo_peer_values.py --corsi-urbano /tmp/x/rbo.py [--pypi-rbo /tmp/y] [--check N]
 
 ``--corsi-urbano``: the file rbo/Python/rbo.py of https://github.com/julian-urbano/sigir2024-rbo (Corsi &
 Urbano, SIGIR 2024; kept under /tmp, never copied here): RBO_ext with ties='a', 'b', 'w' of random
@@ -39,6 +39,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corsi-urbano", required=True, type=Path)
     ap.add_argument("--pypi-rbo", type=Path)
+    ap.add_argument("--check", type=int, default=0, metavar="N",
+                    help="also compare pref_eval's rbo_ext_tied with their code live on N random cases")
     args = ap.parse_args()
     if not hasattr(np, "in1d"):
         np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
@@ -73,6 +75,28 @@ def main() -> None:
     out = ROOT / "tests" / "data" / "stats" / "rbo_peer.json"
     out.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {out}")
+    if args.check:
+        live_check(cu, args.check)
+
+
+def live_check(cu, n: int) -> None:
+    """Print the largest |pref_eval - Corsi & Urbano| of each variant over n random tied cases (k = 1..29)."""
+    sys.path.insert(0, str(ROOT))
+    from pref_eval.stats.orderings import rbo_ext_tied
+
+    rng = np.random.default_rng(1)
+    worst = dict.fromkeys("abw", 0.0)
+    for _ in range(n):
+        k = int(rng.integers(1, 30))
+        names = [f"s{i}" for i in range(k)]
+        x = np.round(rng.normal(size=k), int(rng.integers(0, 3)))
+        y = np.round(x * rng.random() + rng.normal(size=k), int(rng.integers(0, 3)))
+        p = float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99]))
+        rx, ry = cu.extract_ranking(names, x), cu.extract_ranking(names, y)
+        for t in "abw":
+            ref = float(cu.rbo(rx, ry, p, ties=t, score=("ext",))["ext"])
+            worst[t] = max(worst[t], abs(ref - rbo_ext_tied(x, y, p, t)))
+    print(f"{n} random cases, max |pref_eval - Corsi & Urbano|: " + ", ".join(f"{t} {v:.3g}" for t, v in worst.items()))
 
 
 if __name__ == "__main__":
