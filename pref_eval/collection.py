@@ -734,3 +734,19 @@ def docno_ascending_ties(r: Ranked) -> Ranked:
     perm = start[gid] + end[gid] - 1 - idx
     rows = r.rows[perm]
     return replace(r, grade=r.grade[perm], rows=rows)
+
+
+def no_common_topics(run: str, run_qids: np.ndarray, qrels: str, qrels_qids: np.ndarray) -> EvaluationError:
+    """The error for a run sharing no topic with the qrels (trec_eval: "No queries with both results and relevance
+    info", exit 4 in trec_eval 10): one line naming both files and a few topics of each, so that a qrels of another
+    collection (or another topic numbering) shows at once. Raised instead of the missing-topics warning, whose
+    advice (``-c``) would not be the fix."""
+
+    def some(qids: np.ndarray) -> str:
+        u = np.unique(np.asarray(qids))
+        n = len(u)
+        shown = ", ".join(repr(q.decode("utf-8", "replace") if isinstance(q, bytes) else str(q)) for q in u[:3])
+        return f"{n} topic{'s' if n != 1 else ''}" + (f": {shown}{', ...' if n > 3 else ''}" if n else "")
+
+    return EvaluationError(f"{run}: no queries with both results and relevance info: none of the run's topics is "
+                           f"in {qrels} (run {some(run_qids)}; qrels {some(qrels_qids)})")

@@ -109,12 +109,10 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
 def _evaluate_one(path: str, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
                   summary: bool) -> list:
     from .api.measures import evaluate_run_group
-    from .errors import EvaluationError
     from .output.table import long_rows
     from .run_preferences.evaluate import run_id
 
     rid = run_id(path)
-    [(res, _, _, nq)] = evaluate_run_group((qrels, [path], [rid], names, complete, level, depth))
-    if nq == 0:
-        raise EvaluationError(f"{path}: no queries with both results and relevance info")
+    [(res, _, _, _)] = evaluate_run_group((qrels, [path], [rid], names, complete, level, depth))  # raises on no
+    # topic in common
     return [tuple(r) for r in long_rows([res], per_query=True, summary=summary)]

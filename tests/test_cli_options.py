@@ -5,6 +5,7 @@ import configparser
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,7 +41,6 @@ def test_quiet_declared_once():
 
 @pytest.mark.parametrize("argv,name", [
     (["pref_eval.cli.group", "fit", "--version"], "zelo fit"),
-    (["pref_eval.cli.group", "trec", "--version"], "zelo trec"),
     (["pref_eval.cli.group", "--version"], "zelo"),
     (["pref_eval.cli.fit", "--version"], "zelo_fit"),
     (["pref_eval.cli.plot", "--version"], "zelo_plot"),
@@ -48,6 +48,28 @@ def test_quiet_declared_once():
 def test_version_prints_the_program_name_typed(argv, name):
     p = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert p.returncode == 0 and p.stdout == f"{name} (pref_eval) {__version__}\n", p.stderr
+
+
+TREC_EVAL = Path("/tmp/trec_eval/trec_eval")  # built from usnistgov/trec_eval v10.0 (not in CI)
+
+
+@pytest.mark.parametrize("args", [["-v"], ["--version"], ["-q", "-v"], ["-qv"], ["-v", "-q"],
+                                  ["-v", "no/such.qrels", "no/such.run"], ["--version", "no/such.qrels", "x"],
+                                  ["-l", "x", "-v"]])
+@pytest.mark.parametrize("argv0", [["pref_eval.cli.trec"], ["pref_eval.cli.group", "trec"]])
+def test_trec_version_goes_to_stderr_as_trec_evals(argv0, args):
+    """trec_eval 10 prints ``trec_eval version 10.0-rc3`` on **stderr**, stdout empty, exit 0, for ``-v`` and
+    ``--version`` whatever else the line holds (trec_eval.c: ``case 'v': fprintf (stderr, "trec_eval version
+    %s\n", VERSIONID); exit (0);``): ``zelo_trec -v > /dev/null`` shows it, ``2>&1`` captures it. zelo_trec
+    printed ``--version`` on stdout. With the binary at hand, its streams and exit code are checked live."""
+    name = "zelo_trec" if len(argv0) == 1 else "zelo trec"
+    p = subprocess.run([sys.executable, "-m", *argv0, *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", f"{name} (pref_eval) {__version__}; "
+                                                      "trec_eval 10.0 compatible\n")
+    if TREC_EVAL.exists():
+        t = subprocess.run([str(TREC_EVAL), *args], capture_output=True, text=True, timeout=60)
+        assert (t.returncode, t.stdout, t.stderr.count("\n")) == (0, "", 1), t
+        assert t.stderr.startswith("trec_eval version ")
 
 
 def test_library_code_does_not_import_the_commands():

@@ -32,6 +32,9 @@ reg = ir_datasets.registry.register
 grades = {0: "no", 1: "a", 2: "b", 3: "c"}
 reg("pref-eval-irds/graded", ir_datasets.Dataset(TrecQrels(LocalDownload(d + "/graded.qrels"), grades)))
 reg("pref-eval-irds/topics", ir_datasets.Dataset(TsvQueries(LocalDownload(d + "/q.tsv"))))
+reg("pref-eval-irds/bad-grade", ir_datasets.Dataset(TrecQrels(LocalDownload(d + "/bad-grade.qrels"), grades)))
+reg("pref-eval-irds/bad-columns", ir_datasets.Dataset(TrecQrels(LocalDownload(d + "/bad-columns.qrels"), grades)))
+reg("pref-eval-irds/bad-gz", ir_datasets.Dataset(TrecQrels(LocalDownload(d + "/bad.qrels.gz"), grades)))
 reg("pref-eval-irds/download", ir_datasets.Dataset(TrecQrels(
     Cache(Download([RequestsDownload("http://127.0.0.1:9/qrels.txt")]), ir_datasets.util.home_path() / "pe" / "q"),
     {0: "no"})))
@@ -55,6 +58,10 @@ def run(tmp_path: Path, module: str, *args: str, home: str | None = None) -> sub
         data.mkdir()
         (data / "graded.qrels").write_bytes(QRELS.read_bytes())
         (data / "q.tsv").write_text("1037798\twho is robert gray\n")
+        # ir_datasets' TrecQrels skips a line that is exactly "\n": record 4 (d4) is line 6
+        (data / "bad-grade.qrels").write_bytes(b"1 0 d1 1\n\n1 0 d2 0\r\n1 0 d3 1\n\n1 0 d4 x\n1 0 d5 1\n")
+        (data / "bad-columns.qrels").write_bytes(b"1 0 d1 1\n1 0 d2 0\n1 d3 1\n")
+        (data / "bad.qrels.gz").write_bytes(__import__("gzip").compress(b"1 0 d1 1\n1 0 d2 x\n"))
     env = dict(os.environ, PREF_EVAL_IRDS_DIR=str(data), IR_DATASETS_HOME=home or str(tmp_path / "home"),
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     return subprocess.run([sys.executable, "-c", REGISTER, module, *args], capture_output=True, timeout=60,
@@ -121,3 +128,18 @@ def test_ir_datasets_home_not_a_directory(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", "-m", "map", "irds:vaswani",
                            str(RUNS[0])], capture_output=True, timeout=60, env=env)
     one_error_line(proc, "irds:vaswani: cannot import ir_datasets", "IR_DATASETS_HOME")
+
+
+@pytest.mark.parametrize("name, place, what", [
+    ("bad-grade", "record 4 ({data}/bad-grade.qrels:6)", "ValueError: invalid literal for int() with base 10: 'x'"),
+    ("bad-columns", "record 3 ({data}/bad-columns.qrels:3)", "RuntimeError: expected 4 columns, got 3"),
+    ("bad-gz", "record 1 (in {data}/bad.qrels.gz)", "UnicodeDecodeError: "),  # ir_datasets reads it as text
+])
+def test_a_parse_error_names_the_record_and_the_file(tmp_path, name, place, what):
+    """ir_datasets parses the file: its error named no line (``ValueError: invalid literal ...``). Now the record
+    it failed on, and the file and line it read when the dataset is one plain TREC qrels file. The lines were
+    counted by hand in the files written by :func:`run` (``1 0 d4 x`` is the 4th record, on line 6: the blank
+    lines hold none, ``\\r\\n`` ends one line)."""
+    proc = run(tmp_path, "pref_eval.cli.trec", "-m", "map", f"irds:pref-eval-irds/{name}", str(RUNS[0]))
+    where = place.format(data=tmp_path / "data")
+    one_error_line(proc, f"zelo_trec: irds:pref-eval-irds/{name}: cannot load qrels: {where}: {what}")

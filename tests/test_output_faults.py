@@ -410,3 +410,107 @@ def test_dev_stdout_socket_written_through(ws):
         p.stderr.close()
         assert p.wait(timeout=120) == 0, err
     assert data.startswith(b"qid\tdocno\tscore\tse\n") and err == b""
+
+
+# ---- an output under another spelling of an input (session 18) -------------------------------
+
+def _inodes(ws: Path) -> dict[str, int]:
+    return {str(p.relative_to(ws)): p.lstat().st_ino for p in ws.rglob("*")}
+
+
+@pytest.mark.parametrize("case", WITH_OUTPUT)
+@pytest.mark.parametrize("spelling", _p(["nosub/../{}", "q.qrels/../{}", "link-via-missing-dir"],
+                                        {"nosub/../{}"}))
+def test_output_through_a_missing_directory_onto_an_input(ws, case, spelling):
+    """``-o nosub/../bm25.run``: the kernel finds no such file (nosub is missing: ENOENT; a regular file as a
+    directory: ENOTDIR), so nothing can be written there -- but os.path.realpath, which the output layer used
+    to find the file to replace, makes it ``bm25.run``, and the input was replaced by the output (exit 0).
+    Also through a symbolic link pointing there. Expected: exit 1 naming the path, every file as it was."""
+    script, argv = CASES[case]
+    inputs = [a for a in argv if (ws / a).is_file()]
+    ext = _ext(case)
+    victim = inputs[-1] if inputs and not case.startswith("plot") else "old" + ext  # plot: an .png name
+    if not (ws / victim).exists():
+        (ws / victim).write_bytes(b"an earlier image\n")
+    if spelling == "link-via-missing-dir":
+        os.symlink(f"nosub/../{victim}", ws / ("link" + ext))
+        out = "link" + ext
+    else:
+        out = spelling.format(victim)
+    before, inodes = digest_tree(ws), _inodes(ws)
+    res = run_inproc(script, argv_with(argv, out), ws)
+    assert check_contract(res, script=script, expect={1}, names=(out,)) == []
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert digest_tree(ws) == before and _inodes(ws) == inodes
+
+
+def test_judge_store_through_a_missing_directory(ws):
+    """``--store nosub/../new.db``: SQLite makes the name ``new.db`` and created the store there, and the
+    failed lock file was reported as "OUT: cannot write" (another file's error put on the output)."""
+    script, argv = CASES["judge"]
+    argv = [("nosub/../new.db" if a == "judge.sqlite" else a) for a in argv_with(argv, "out.txt")]
+    before = digest_tree(ws)
+    res = run_inproc(script, argv, ws)
+    assert check_contract(res, script=script, expect={1}, names=("nosub/../new.db",)) == []
+    assert digest_tree(ws) == before and not (ws / "new.db").exists()
+
+
+def test_another_files_error_is_not_the_outputs(tmp_path):
+    """An OSError naming another file (an input read, a lock) met while the output is open is reported
+    under that file's name, not as the output's "cannot write"; a write error names the output."""
+    from pref_eval.errors import OutputError
+    from pref_eval.output.atomic import output_file
+
+    out = tmp_path / "out.txt"
+    with pytest.raises(FileNotFoundError) as info, output_file(str(out)) as fh:
+        fh.write("x")
+        raise FileNotFoundError(2, "No such file or directory", "in.txt")
+    assert info.value.filename == "in.txt" and not out.exists() and not list(tmp_path.iterdir())
+    with pytest.raises(OutputError, match="out.txt: cannot write: No space left"), output_file(str(out)) as fh:
+        raise OSError(28, "No space left on device", str(out))
+
+
+@pytest.mark.parametrize("script", _p(sorted(STDOUT_CASES), {"zelo_trec", "zelo_fit", "zelo_pairs"}))
+def test_stdout_appended_to_an_input_refused(ws, script):
+    """``cmd ... RUN >> RUN``: standard output is a regular file that is one of the inputs; writing would
+    append to the input. Refused as an output file that is an input (exit 2, one line), the input intact
+    (GNU cat: "input file is output file")."""
+    argv = STDOUT_CASES[script]
+    victim = [a for a in argv if (ws / a).is_file()][-1]
+    before, inodes = digest_tree(ws), _inodes(ws)
+    with open(ws / victim, "ab") as out:
+        res = run_subprocess(script, argv, ws, stdout=out, stderr=subprocess.PIPE)
+    err = res.stderr.decode()
+    assert res.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "standard output is the same file as" in err and victim in err, err
+    assert digest_tree(ws) == before and _inodes(ws) == inodes
+
+
+def test_output_onto_a_lock_file_refused(ws):
+    """``zelo_pairs next --state S -o S.lock``: the lock file exists while the command holds it and is
+    removed on release -- the batch written there was removed with it (exit 0, nothing left). The store's
+    lock of zelo_judge (``export -o STORE.lock``) likewise. Refused, exit 2; the state not advanced."""
+    before = digest_tree(ws)
+    for script, argv, name in (("zelo_pairs", ["next", "--state", "s.json", "-o", "s.json.lock"], "s.json.lock"),
+                               ("zelo_pairs", ["next", "--state", "s.json", "-o", "./s.json.lock"], "s.json.lock"),
+                               ("zelo_judge", ["export", "--store", "judge.sqlite", "-Q", "-o", "judge.sqlite.lock"],
+                                "judge.sqlite.lock")):
+        res = run_inproc(script, argv, ws)
+        assert check_contract(res, script=script, expect={2}, names=(name,)) == []
+        assert digest_tree(ws) == before
+    assert not (ws / "s.json.lock").exists()
+
+
+def test_state_lock_release_keeps_a_file_written_over_it(tmp_path):
+    """The lock file is removed on release only while it is still the lock (the same inode)."""
+    from pref_eval.zelo.state_lock import state_lock
+
+    state = tmp_path / "s.json"
+    state.write_text("{}")
+    with state_lock(str(state)):
+        (tmp_path / "other").write_text("kept\n")
+        os.replace(tmp_path / "other", tmp_path / "s.json.lock")
+    assert (tmp_path / "s.json.lock").read_text() == "kept\n"
+    with state_lock(str(tmp_path / "t.json")):
+        assert (tmp_path / "t.json.lock").exists()
+    assert not (tmp_path / "t.json.lock").exists()

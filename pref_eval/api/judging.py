@@ -81,8 +81,7 @@ def judge(
         for key in keys:
             if key not in prices:
                 raise UsageError(f"--max-cost needs a --price for {key!r}")
-    if output is not None and output != "-" and os.path.abspath(output) in {
-            os.path.abspath(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}:
+    if output is not None and output != "-" and _store_file(output, store):
         raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
     from ..judge.scheduler import Limits
 
@@ -131,6 +130,22 @@ def judge(
     return sess
 
 
+def _store_file(path: str, store: str) -> bool:
+    """``path`` names the store or one of its companion files (``-wal``, ``-shm``, ``-journal``, ``.lock``), also
+    before they exist; a path no file can be written at (``nosub/../x``) is refused by the output layer instead."""
+    from ..errors import OutputError
+    from ..output.atomic import target
+
+    def resolved(p: str) -> str | None:
+        try:
+            return target(p)
+        except OutputError:
+            return None
+
+    out = resolved(path)
+    return out is not None and out in {resolved(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}
+
+
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
                  prompt: str | None = None, inputs: InputOptions | None = None) -> int:
     """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
@@ -145,6 +160,8 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     from ..judge.spec import parse_spec
     from ..judge.store import Store
 
+    if output is not None and output != "-" and _store_file(output, store):  # its lock file, say
+        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
     phash = prompt_hash(read_template(prompt))
     names = [parse_spec(s).name for s in judges] if judges else None
     st = Store(store, readonly=True)

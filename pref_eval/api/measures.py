@@ -43,7 +43,7 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
     """
     from dataclasses import replace
 
-    from ..collection import build_collection, index_qrels
+    from ..collection import build_collection, index_qrels, no_common_topics
     from ..engine import evaluate_ranked
     from ..io.runs import read_run
     from ..measures import EvalContext, parse_measures
@@ -59,9 +59,12 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
             progress(k, len(runs))
         run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
         col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-        del run
         [ranked], [miss] = col.runs, col.missing
         del col
+        if ranked.nq == 0:  # raised here, before any missing-topics warning of the callers: one line
+            raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else n, run.qid_values, q.source,
+                                   qi.qids)
+        del run
         out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None), len(miss), qi.nq, ranked.nq))
         del ranked
     if progress is not None:
@@ -148,11 +151,9 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     else:
         piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
         got = evaluate_run_group(piece)
-    for (_, n_missing, nq_qrels, nq), name in zip(got, names, strict=True):
-        if nq == 0:  # as the commands: a mean over no topic is no number (ir-measures: NaN or 0)
-            from ..errors import EvaluationError
-
-            raise EvaluationError(f"{name}: no queries with both results and relevance info")
+    for (_, n_missing, nq_qrels, _), name in zip(got, names, strict=True):
+        # nq == 0 (no topic in common) was raised by evaluate_run_group (as the commands: a mean over no topic
+        # is no number; ir-measures: NaN or 0)
         if not (n_missing and warn_missing and not complete):
             continue
         if log is not None:

@@ -239,7 +239,9 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     with state_lock(state):  # read, change, write: one process at a time
         t = load_state(state)
         req = next_batch(t)
-        with command_outputs([state, output], _input_options(inputs, state=state, output=output)) as (st, out):
+        # the lock file exists while held: an output there would be removed with it when the lock is released
+        own = [*_input_options(inputs, state=state, output=output), ("the lock file of --state", [state + ".lock"])]
+        with command_outputs([state, output], own) as (st, out):
             st.write(t.to_json())
             write_requests(out, req)
     return req

@@ -176,7 +176,6 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
                  scheduler: str | None) -> None:
     """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
-    from ..errors import EvaluationError
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
@@ -195,13 +194,11 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
                            extra=more, jobs=jobs, scheduler=scheduler, log=log)
     results = []
-    for (res, n_missing, nq_qrels, nq), path in zip(got, runs, strict=True):
+    for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
         if n_missing and not complete:
             log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
-        if nq == 0:
-            raise EvaluationError(f"{path}: no queries with both results and relevance info")
-        results.append(res)
+        results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
     if fmt in WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
                     complete=complete, trec9=trec9)
@@ -367,10 +364,14 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     if samples == 1 and len(runs) >= MANY_RUNS:
         npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
         log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")
+    warned: set[int] = set()
     with command_output(output, inputs) as out:
         for s in range(samples):
             res = _preference_sample(q, base, rs, names, sel, s, rng=rng, sampling=sampling, binary=binary,
                                      floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
+            for k in sorted(set(res.no_common) - warned):
+                warned.add(k)
+                log.warn(no_common_warning(list(runs)[k], qrels, res.qids, s if drawn else None))
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
             else:
@@ -380,6 +381,17 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                 write_table(out, rows, fmt, header=s == 0)
             if samples > 1:
                 log.progress("samples", s + 1, samples)
+
+
+def no_common_warning(run: str, qrels: str, qids: Sequence[str], sample: int | None) -> str:
+    """The warning of preference mode for a run holding none of the evaluated qrels queries: pref_eval.py's
+    answer (the run retrieved nothing on every query: its values are those of an empty run) is kept, as
+    stdout must be pref_eval.py's, but a qrels of another collection should not pass unnoticed."""
+    shown = ", ".join(repr(x) for x in list(qids)[:3]) + (", ..." if len(qids) > 3 else "")
+    where = f"the {len(qids)} quer{'y' if len(qids) == 1 else 'ies'} of sample {sample}" if sample is not None else \
+        f"{qrels} ({len(qids)} quer{'y' if len(qids) == 1 else 'ies'} evaluated: {shown})"
+    return (f"{run}: none of the run's topics is in {where}; preference mode scores it as retrieving nothing on "
+            "every query (as pref_eval.py): check the run and the qrels are of the same collection")
 
 
 def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
@@ -477,5 +489,13 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     q = read_subtopic_qrels(os.fspath(qrels))
     rs = [read_run(p, name=n) for p, n in zip(paths, names, strict=True)]
     res = evaluate_preferences(prepare_qrels(q, binary, floor), rs, names, sel)
+    if res.no_common:
+        import warnings
+
+        from ..errors import PrefEvalWarning
+
+        for k in res.no_common:
+            warnings.warn(no_common_warning(paths[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
+                          stacklevel=2)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))
     return pd.DataFrame(rows, columns=["runi", "runj", "qid", "measure", "value"])

@@ -165,15 +165,14 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
 
     import click
 
-    from .options import version_name
+    from .options import version_line, version_name
 
     _guard_std_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     label = version_name(prog, args)  # messages name the command as typed: ``zelo fit: FILE: ...``
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
-        from .. import __version__
-
-        sys.stdout.write(f"{label} (pref_eval) {__version__}\n")
+        line, to_stderr = version_line(label)
+        (sys.stderr if to_stderr else sys.stdout).write(line)
         return 0
     old_term = None
     if threading.current_thread() is threading.main_thread():

@@ -9,7 +9,9 @@ entry point in ``setup.cfg`` (see ``docs/architecture.md``).
 
 ``quiet_option`` is the one declaration of ``-Q/--quiet``; ``--version`` is
 answered in one place, :func:`pref_eval.cli.common.run_main`, with the name
-the user typed (``zelo_fit --version``, ``zelo fit --version``).
+the user typed (``zelo_fit --version``, ``zelo fit --version``), by
+:func:`version_line`: on standard output, except zelo_trec's (``-v`` and
+``--version``), which goes to standard error as trec_eval's does.
 """
 from __future__ import annotations
 
@@ -51,6 +53,25 @@ COMMANDS: tuple[Command, ...] = (
 
 #: the group itself
 GROUP_SCRIPT = "zelo"
+
+
+#: the names under which ``--version`` (and zelo_trec's ``-v``) answer on stderr, as ``trec_eval -v`` does
+VERSION_ON_STDERR = frozenset({"zelo_trec", f"{GROUP_SCRIPT} trec"})
+
+
+def version_line(label: str) -> tuple[str, bool]:
+    """The ``--version`` line (with its newline) for the program name ``label``, and whether it goes to stderr.
+
+    zelo_trec is a drop-in for trec_eval 10, which prints its version on stderr (exit 0, stdout empty) for
+    ``-v``/``--version`` whatever else the command line holds; scripts running ``trec_eval -v 2>&1`` or
+    ``trec_eval -v > /dev/null`` behave the same with zelo_trec. Every other command follows the GNU
+    convention (stdout).
+    """
+    from .. import __version__
+
+    if label in VERSION_ON_STDERR:
+        return f"{label} (pref_eval) {__version__}; trec_eval 10.0 compatible\n", True
+    return f"{label} (pref_eval) {__version__}\n", False
 
 
 def console_scripts() -> dict[str, str]:

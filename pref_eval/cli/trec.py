@@ -34,11 +34,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-Z", "--Zscore", "zscores", default=None, metavar="FILE",
               help="Print z-scores using the 'qid measure mean stddev' file.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
-              help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding, "
-                   "missing topics averaged over the intersection.")
+              help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding; with -c, "
+                   "missing topics count as zero but get no per-query lines.")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @quiet_option("No warnings on stderr.")
-@click.option("-v", "--version", "version", is_flag=True, help="Print the version and exit.")
+@click.option("-v", "--version", "version", is_flag=True, help="Print the version on stderr (as trec_eval) and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
 def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int, debug: str | None,
             judged_only: int, num_docs: str, depth: str | None, rel_format: str, results_format: str, old: int,
@@ -54,10 +54,11 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
     from ..trec_eval.run import TrecOptions, run_trec
     from .common import output_stream
 
-    if version:
-        from .. import __version__
+    if version:  # ``-v`` (``--version`` is answered before click parses, by run_main): stderr, as trec_eval's
+        from .options import version_line
 
-        click.echo(f"zelo_trec (pref_eval) {__version__}; trec_eval 10.0 compatible", err=True)
+        line, to_stderr = version_line(click.get_current_context().command_path)
+        click.echo(line, err=to_stderr, nl=False)
         return 0
     if list_measures:
         from .common import print_measure_list

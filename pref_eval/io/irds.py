@@ -91,6 +91,62 @@ def load_dataset(dataset_id: str) -> Any:
         raise InputError(source, 0, f"cannot load the dataset: {describe_failure(err)}") from None
 
 
+def _started(ds: Any) -> bool:
+    """Whether the dataset's qrels file is on disk (a failure is then one of reading it, not of fetching it)."""
+    return _qrels_file(ds) is not None
+
+
+def _qrels_file(ds: Any) -> str | None:
+    """The local file ir_datasets reads the qrels from, when it names one that exists: the ``path(force=False)``
+    of the qrels handler's download (``qrels_path()`` itself would start a download when the file is absent)."""
+    handler = getattr(getattr(ds, "qrels_path", None), "__self__", None)
+    dlc = getattr(handler, "_qrels_dlc", None)
+    try:
+        with _no_irds_log():
+            path = os.fspath(dlc.path(force=False))  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 -- no such handler, several files (a list), another kind of download, ...
+        return None
+    return path if os.path.isfile(path) else None
+
+
+def _record_place(ds: Any, record: int) -> str:
+    """Where qrels record ``record`` (1-based, the one ir_datasets or we failed on) is: ``record N`` and, when
+    ir_datasets reads one plain file, ``(FILE:LINE)`` or ``(in FILE)``.
+
+    The line is found as ir_datasets' ``TrecQrels`` finds records (a line that is exactly ``\\n`` holds none;
+    its UTF-8 reader's line breaks), and given only for that format (one file, not compressed): other formats
+    (JSON lines, TSV with a header, several files) map records to lines in their own ways.
+    """
+    path = _qrels_file(ds)
+    if path is None:
+        return f"record {record}"
+    line = 0
+    with contextlib.suppress(Exception):
+        from ir_datasets.formats import TrecQrels
+
+        if isinstance(getattr(ds.qrels_path, "__self__", None), TrecQrels):
+            line = _trec_qrels_line(path, record)
+    return f"record {record} ({path}:{line})" if line else f"record {record} (in {path})"
+
+
+def _trec_qrels_line(path: str, record: int) -> int:
+    """The 1-based line (``\\n``-counted) of the ``record``-th qrels record of a plain TREC qrels file, as
+    ir_datasets' ``TrecQrels`` reads it (0: not found, or a compressed file)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        return 0
+    newlines = 0
+    seen = 0
+    for text in data.decode("utf-8", "replace").splitlines(keepends=True):  # the lines of its codecs reader
+        if text != "\n":
+            seen += 1
+            if seen == record:
+                return newlines + 1
+        newlines += text.count("\n")
+    return 0
+
+
 def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
     """Load the qrels of ``dataset_id`` through ir_datasets as columns.
 
@@ -106,16 +162,27 @@ def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
     if not ds.has_qrels():
         raise InputError(source, 0, f"dataset {dataset_id!r} has no qrels")
 
-    def columns() -> tuple[list[bytes], list[bytes], list[int], list[bytes]]:
-        qids, docs, rels, its = [], [], [], []
-        for rec in ds.qrels_iter():
-            qids.append(str(rec.query_id).encode())
-            docs.append(str(rec.doc_id).encode())
-            rels.append(int(rec.relevance))
-            its.append(str(getattr(rec, "iteration", "0")).encode())
-        return qids, docs, rels, its
+    qids: list[bytes] = []
+    docs: list[bytes] = []
+    rels: list[int] = []
+    its: list[bytes] = []
 
-    qids, docs, rels, its = run_quietly(source, "load qrels", columns)
+    def columns() -> None:
+        for rec in ds.qrels_iter():
+            q, d, r, i = (str(rec.query_id).encode(), str(rec.doc_id).encode(), int(rec.relevance),
+                          str(getattr(rec, "iteration", "0")).encode())
+            qids.append(q)
+            docs.append(d)
+            rels.append(r)
+            its.append(i)
+
+    try:
+        run_quietly(source, "load qrels", columns)
+    except InputError as err:
+        if not qids and not _started(ds):  # nothing read: a download or set-up failure, no record to name
+            raise
+        raise InputError(source, 0, err.message.replace("cannot load qrels: ", "cannot load qrels: "
+                                                        f"{_record_place(ds, len(qids) + 1)}: ", 1)) from None
     n = len(qids)
     if n == 0:
         raise InputError(source, 0, "dataset has no qrels lines")

@@ -9,7 +9,8 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
   The new file keeps the old file's permission bits (umask default otherwise).
 * A symbolic link is followed: the file it points to is replaced, the link
-  itself stays a link.
+  itself stays a link. The file is found as the kernel finds it (:func:`target`):
+  ``nosub/../x`` is a missing directory, never ``x``.
 * A character or block device, a FIFO or a socket (``/dev/null``, ``/dev/stdout``
   also when it is a pipe, a named pipe) is written through directly, never replaced.
 * A directory, a missing directory, a read-only file or directory are
@@ -18,7 +19,10 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
 * An output that is the same file as one of the command's inputs (same
   device and inode, or same real path) is refused with
   :class:`~pref_eval.errors.UsageError` (exit status 2) before anything is
-  written; so are two outputs of one command naming the same file.
+  written; so are two outputs of one command naming the same file, and standard
+  output when it is a regular file that is one of the inputs (``cmd RUN >> RUN``).
+* An ``OSError`` naming another file (an input, a lock) raised while the outputs are
+  open propagates as it is (reported under that file's name), not as a write error.
 * Several outputs of one command (:func:`output_files`) are committed together:
   all temporary files are written and synced first, then renamed; if any of
   them fails, none replaces its target.
@@ -62,13 +66,16 @@ def _same_file(a: str, b: str) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
-def check_not_input(path: str, inputs: Mapping[str, Sequence[str]]) -> None:
+def check_not_input(path: str | None, inputs: Mapping[str, Sequence[str]]) -> None:
     """Refuse ``path`` when it is the same file as one of ``inputs``.
 
     ``inputs`` maps an option name (for the message) to the paths given
     with it. Paths that do not exist are not inputs (nothing to destroy).
     """
-    if is_stdout(path) or not os.path.exists(path):
+    if path is None or path == "-":
+        _check_stdout_not_input(inputs)
+        return
+    if not os.path.exists(path):
         return
     for option, values in inputs.items():
         for value in values:
@@ -79,6 +86,29 @@ def check_not_input(path: str, inputs: Mapping[str, Sequence[str]]) -> None:
                                  "refusing to overwrite it")
 
 
+def _check_stdout_not_input(inputs: Mapping[str, Sequence[str]]) -> None:
+    """Refuse a standard output that is a regular file which is one of ``inputs`` (``cmd RUN >> RUN``
+    would append to its input; after ``cmd RUN > RUN`` the shell has already emptied it), as GNU cat's
+    "input file is output file"."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no descriptor (a stand-in, a closed or in-memory stream)
+        return
+    if not stat.S_ISREG(st.st_mode):
+        return
+    for option, values in inputs.items():
+        for value in values:
+            if not value or value == "-":
+                continue
+            try:
+                si = os.stat(value)
+            except (OSError, ValueError):
+                continue
+            if (si.st_dev, si.st_ino) == (st.st_dev, st.st_ino):
+                raise UsageError(f"standard output is the same file as {option} {value}; refusing to write "
+                                 "into it")
+
+
 def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
     """Fail early (before any long computation) for an output that :func:`output_file` would refuse:
     a missing directory, a directory, one of the inputs. Nothing is created."""
@@ -87,11 +117,47 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
     if path is None:  # is_stdout(None) is True
         raise RuntimeError("internal error: no output path")
     check_not_input(path, inputs or {})
-    final = os.path.realpath(path)
-    if os.path.isdir(final):
+    if _std_fd(path) is not None:
+        return
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise output_error(path, err) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
-    if not os.path.isdir(os.path.dirname(final) or "."):
-        raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
+    if st is None or stat.S_ISREG(st.st_mode):
+        target(path)
+
+
+def target(path: str) -> str:
+    """The absolute name of the file that writing ``path`` creates or replaces, resolved as the kernel
+    resolves it: every directory on the way must exist (``nosub/../x`` names no file -- the kernel says
+    ENOENT -- though :func:`os.path.realpath` makes it ``x``, which may be an input), and a symbolic link
+    as the last component is followed (a dangling one to where it points). A name ending in ``/``, ``.``
+    or ``..`` is a directory. Raises :class:`OutputError` naming ``path`` and the reason."""
+    p = path
+    for _ in range(41):  # the kernel's limit on symbolic links followed (40)
+        head, tail = os.path.split(p)
+        if tail in ("", ".", ".."):
+            raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+        directory = head or "."
+        try:
+            st = os.stat(directory)
+        except FileNotFoundError:
+            raise OutputError(f"{path}: cannot write: directory {directory} does not exist") from None
+        except OSError as err:
+            raise output_error(path, err) from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{path}: cannot write: {os.strerror(errno.ENOTDIR)}")
+        full = os.path.join(os.path.realpath(directory), tail)  # every component exists: realpath is exact
+        try:
+            link = os.readlink(full)
+        except OSError:  # not a symbolic link (or no file yet): this is the file
+            return full
+        p = os.path.join(os.path.dirname(full), link)
+    raise OutputError(f"{path}: cannot write: {os.strerror(errno.ELOOP)}")
 
 
 def _std_fd(path: str) -> int | None:
@@ -173,7 +239,6 @@ class _Target:
         std = _std_fd(path)
         if std is not None:
             return self._open_std(path, std)
-        final = os.path.realpath(path)  # follow symbolic links: replace what they point to
         try:
             # stat the path itself, not its realpath: /dev/stdout on a pipe resolves to
             # /proc/PID/fd/pipe:[N], a name that does not exist, while the kernel follows the link
@@ -194,9 +259,8 @@ class _Target:
             self.direct = True
             self.stream = fh
             return fh
-        directory = os.path.dirname(final) or "."
-        if not os.path.isdir(directory):
-            raise OutputError(f"{path}: cannot write: directory {os.path.dirname(path) or '.'} does not exist")
+        final = target(path)  # symbolic links followed: what they point to is replaced
+        directory = os.path.dirname(final)
         if st is not None and not os.access(final, os.W_OK) and os.geteuid() != 0:
             raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
         try:
@@ -304,7 +368,10 @@ def _check_distinct(paths: Sequence[str | None]) -> None:
     for p in paths:
         if p is None or is_stdout(p):
             continue
-        real = os.path.realpath(p)
+        try:
+            real = target(p)
+        except OutputError:
+            continue  # no file can be written there: opening it reports why
         for q in seen:
             if q == real or _same_file(q, real):
                 raise UsageError(f"two outputs name the same file {p}")
@@ -325,8 +392,7 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
     paths = list(paths)
     _check_distinct(paths)
     for p in paths:
-        if p is not None:
-            check_not_input(p, inputs or {})
+        check_not_input(p, inputs or {})
     targets = [_Target(p, binary) for p in paths]
     buffered = len(paths) > 1
     try:
@@ -334,8 +400,8 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
         try:
             yield streams
         except OSError as err:
-            if isinstance(err, BrokenPipeError):
-                raise
+            if isinstance(err, BrokenPipeError) or _other_file(targets, err):
+                raise  # another file's error (an input, a lock) is reported under its own name
             raise output_error(_failed_path(targets, err), err) from None
         # every output is complete here: a pipe whose reader has gone (``zelo_fit --qrels Q | head``)
         # does not stop the files from being committed; the BrokenPipeError (exit 0) comes after
@@ -357,6 +423,12 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
     finally:
         for t in targets:
             t.discard()
+
+
+def _other_file(targets: list[_Target], err: OSError) -> bool:
+    """``err`` names a file that is none of the outputs (writes to an output carry its name, a write to
+    standard output none): an input that failed while the outputs were open, a lock file."""
+    return err.filename is not None and err.filename not in [t.path for t in targets]
 
 
 def _failed_path(targets: list[_Target], err: OSError) -> str:
@@ -412,8 +484,7 @@ def command_outputs(paths: Sequence[str | None], options: InputOptions, *,
     """A command's outputs: each refused when it is one of ``options``' other paths, then written
     together (:func:`output_files`: all committed, or none)."""
     for p in paths:
-        if p is not None:
-            check_not_input(p, inputs_besides(p, options))
+        check_not_input(p, inputs_besides(p, options))
     with output_files(list(paths), binary=binary) as streams:
         yield streams
 

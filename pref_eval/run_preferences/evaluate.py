@@ -82,6 +82,7 @@ class PrefResult:
     metrics: dict = field(default_factory=dict)
     diffs: dict = field(default_factory=dict)
     sample: int = 0
+    no_common: list[int] = field(default_factory=list)  # runs holding none of the evaluated queries (indices)
 
     @property
     def I(self) -> np.ndarray:  # noqa: E743  the former field name (exported in run_preferences.__all__), kept
@@ -105,6 +106,12 @@ def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None,
     :func:`rank_run_group` in other processes (each run is ranked on its own,
     so the vectors are the same).
     """
+    return _vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)[0]
+
+
+def _vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None, *, jobs: int = 1,
+             scheduler: str | None = None) -> tuple[RelVectors, list[int]]:
+    """:func:`build_vectors` and the runs (indices) that hold none of the qrels queries."""
     if jobs == 1 and not scheduler:
         ranked = rank_run_group((pq.qrels, runs, names, topk))
     else:
@@ -114,7 +121,8 @@ def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None,
         groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even(sizes, jobs)
         pieces = [(pq.qrels, runs[a:b], names[a:b], topk) for a, b in groups]
         ranked = [x for part in ordered_map(rank_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
-    return relevance_vectors(pq, ranked, names)
+    no_common = [k for k, r in enumerate(ranked) if r.nq and not r.present.any()]
+    return relevance_vectors(pq, ranked, names), no_common
 
 
 def rank_run_group(piece: tuple) -> list:
@@ -164,9 +172,10 @@ def evaluate_preferences(
         dup = sorted({n for n in names if names.count(n) > 1})
         raise UsageError(f"two run files have the same run id {', '.join(dup)} "
                          "(pref_eval.py silently dropped one); rename one of them")
-    rv: RelVectors = build_vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)
+    rv, no_common = _vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)
     run_i, run_j = pairs_of(len(runs), reference)
-    res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample)
+    res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample,
+                     no_common=no_common)
     bases = {m.base for m in measures if m.kind == "pref"}
     rpp = _antisymmetric(rpp_family, rv, run_i, run_j, names, sorted(bases & {"rpp", "invrpp", "dcgrpp"}))
     lex = lexicographic(rv, run_i, run_j, bases & {"lexirecall", "lexiprecision", "rrlexiprecision"})

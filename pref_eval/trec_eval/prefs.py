@@ -54,12 +54,14 @@ def _ranked(opts, qid: np.ndarray, docno: np.ndarray, run, log: Log):
                source=opts.rel_file)
     col = build_collection(qr, [run], complete=opts.complete, depth=opts.depth, trec9=opts.trec9)
     ranked = col.runs[0]
+    if ranked.nq == 0:  # before the missing-topics warning: one line, and -c would not be the fix
+        from ..collection import no_common_topics
+
+        raise no_common_topics(opts.run_file, run.qid_values, opts.rel_file, q[keep])
     nmiss = len(col.missing[0])
     if nmiss and not opts.complete:
         log.warn(f"{opts.run_file}: run lacks {nmiss} of {col.qrels.nq} rel-info topics; "
                  "averaging over the topics in both (use -c to count them)")
-    if ranked.nq == 0:
-        raise EvaluationError("No queries with both results and relevance info")
     return ranked
 
 

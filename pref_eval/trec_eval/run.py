@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..records import record
 from ..log import Log
-from ..errors import EvaluationError, UsageError
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     from ..collection import Ranked
@@ -77,12 +77,14 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     col = build_collection(qi, [run], complete=opts.complete, depth=opts.depth,
                            judged_only=opts.judged_only, trec9=opts.trec9)
     ranked = col.runs[0]
+    if ranked.nq == 0:  # before the missing-topics warning: one line, and -c would not be the fix
+        from ..collection import no_common_topics
+
+        raise no_common_topics(opts.run_file, run.qid_values, opts.rel_file, qi.qids)
     nmiss = len(col.missing[0])
     if nmiss and not opts.complete:
         log.warn(f"{opts.run_file}: run lacks {nmiss} of {col.qrels.nq} qrels topics; "
                  "averaging over the topics in both (use -c to count them as zero)")
-    if ranked.nq == 0:
-        raise EvaluationError("No queries with both results and relevance info")
     return write_evaluation(opts, out, ranked, requests)
 
 

@@ -65,5 +65,7 @@ def state_lock(path: str, wait: float = 30.0, holder: str = "another process") -
         yield
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(lock)
+            st, held = os.stat(lock), os.fstat(fd)
+            if (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):  # not a file written over it meanwhile
+                os.unlink(lock)
         os.close(fd)  # releases the lock
