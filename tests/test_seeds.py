@@ -189,3 +189,27 @@ def test_pairs_init_does_not_depend_on_qrels_line_order(ws, strategy):
     a = run_inproc("zelo_pairs", ["next", "--state", "st.json"], ws / "o")
     b = run_inproc("zelo_pairs", ["next", "--state", "st.json"], ws / "s")
     assert a.returncode == b.returncode == 0 and a.stdout and a.stdout == b.stdout
+
+
+def test_hash_seed_and_blas_threads_change_no_byte(ws):
+    """Two processes that differ in PYTHONHASHSEED and in the BLAS / OpenMP thread counts: the same bytes, for
+    the resampling tests (numpy arrays throughout) and the query sampling of pref_aggregate."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    cmds = [["pref_eval.cli.compare", "-P", "pq.tsv", "--tests", "bootstrap,tukey", "--resamples", "300",
+             "--seed", "7", "-o", "jsonl"],
+            ["pref_eval.cli.aggregate", "-P", "prefs.jsonl", "--query_fraction", "0.5", "--num_samples", "3",
+             "--seed", "7"]]
+    for argv in cmds:
+        outs = []
+        for h, t in (("1", "1"), ("2", "2")):
+            env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=h, OPENBLAS_NUM_THREADS=t,
+                       OMP_NUM_THREADS=t, MKL_NUM_THREADS=t)
+            p = subprocess.run([sys.executable, "-m", *argv], cwd=ws, env=env, capture_output=True, timeout=120)
+            assert p.returncode == 0, p.stderr
+            outs.append(p.stdout)
+        assert outs[0] and outs[0] == outs[1], argv[0]
