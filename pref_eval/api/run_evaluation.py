@@ -370,7 +370,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                                      floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
             for k in sorted(set(res.no_common) - warned):
                 warned.add(k)
-                log.warn(no_common_warning(list(runs)[k], qrels, res.qids, s if drawn else None))
+                log.warn(_no_common_warning(list(runs)[k], qrels, res.qids, s if drawn else None))
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
             else:
@@ -382,7 +382,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                 log.progress("samples", s + 1, samples)
 
 
-def no_common_warning(run: str, qrels: str, qids: Sequence[str], sample: int | None) -> str:
+def _no_common_warning(run: str, qrels: str, qids: Sequence[str], sample: int | None) -> str:
     """The warning of preference mode for a run holding none of the evaluated qrels queries: pref_eval.py's
     answer (the run retrieved nothing on every query: its values are those of an empty run) is kept, as
     stdout must be pref_eval.py's, but a qrels of another collection should not pass unnoticed."""
@@ -494,7 +494,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
         from ..errors import PrefEvalWarning
 
         for k in res.no_common:
-            warnings.warn(no_common_warning(paths[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
+            warnings.warn(_no_common_warning(paths[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
                           stacklevel=2)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))
     return pd.DataFrame(rows, columns=["runi", "runj", "qid", "measure", "value"])
