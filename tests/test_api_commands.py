@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from cli_harness import run_inproc
 from conftest import ROOT
 from pref_eval import api
+from pref_eval.errors import UsageError
 
 Q = "qrels/dl19-sample.qrels"
 RUNS = ["runs/bm25.run", "runs/dense.run", "runs/rerank.run"]
@@ -158,7 +160,10 @@ def test_compare_orderings_equals_zelo_compare():
         text = api.compare_orderings(a, b, fmt=fmt)
         assert text == _cli("zelo_compare", ["--orderings", a, b, "-o", fmt]) != ""
     rec = json.loads(api.compare_orderings(a, b, fmt="jsonl", rbo_p=0.8).splitlines()[0])
-    assert "tau" in json.dumps(rec)
+    assert "tau" in json.dumps(rec) and rec["rbo_ties"] == "a"
+    assert api.compare_orderings(a, b, rbo_ties="w") == _cli("zelo_compare", ["--orderings", a, b, "--rbo-ties", "w"])
+    with pytest.raises(UsageError, match="rbo_ties: expected one of a, b, w, name"):
+        api.compare_orderings(a, b, rbo_ties="random")
 
 
 def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):

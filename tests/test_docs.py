@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT  # noqa: E402
+from conftest import ROOT, need_shared  # noqa: E402
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
 
@@ -184,7 +184,8 @@ def _leaf_commands(cmd, prefix=""):
 @pytest.mark.parametrize("module", sorted(COMMAND_PAGES))
 def test_command_page_lists_every_option(module):
     """'One page per command with every option': every option of the click command (and of each
-    subcommand) appears on the command's page, by its long or short name."""
+    subcommand) appears on the command's page, by its long or short name -- hidden ones too (zelo_trec's
+    trec_eval options that change nothing: a user of trec_eval looks them up)."""
     import click
 
     mod = __import__(f"pref_eval.cli.{module}", fromlist=["command"])
@@ -192,7 +193,7 @@ def test_command_page_lists_every_option(module):
     missing = []
     for sub, cmd in _leaf_commands(mod.command):
         for p in cmd.params:
-            if not isinstance(p, click.Option) or p.hidden:
+            if not isinstance(p, click.Option):
                 continue
             if not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in p.opts):
                 missing.append(f"{sub} {'/'.join(p.opts)}".strip())
@@ -236,3 +237,211 @@ def test_relative_links_and_paths_exist():
                 if not (ROOT / path).exists():
                     bad.append(f"{page.name}:{i}: path {path}")
     assert checked > 100 and not bad, "\n".join(bad)
+
+
+def _layout_rows() -> list[tuple[list[str], str]]:
+    """docs/architecture.md's Layout table: ``(the places of the first cell, the row)``."""
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Layout", 1)[1].strip().split("\n\n", 1)[0]
+    rows = []
+    for line in table.split("\n")[2:]:
+        first = line.split("|")[1]
+        rows.append((re.findall(r"`([^`]+)`", first), line))
+    return rows
+
+
+def test_architecture_lists_every_module():
+    """docs/architecture.md's Layout names every top-level module and subpackage of pref_eval/ in its first
+    column, every module of the packages it enumerates (io/, output/, api/, trec_eval/) in their row, and
+    every ``x.py`` / ``x.c`` it names in a row exists (in that row's package, or as the path it gives)."""
+    pkg = ROOT / "pref_eval"
+    rows = _layout_rows()
+    places = {p.rstrip("/") for cells, _ in rows for p in cells}
+    tops = [p for p in pkg.iterdir() if (p.suffix in (".py", ".c") and p.name != "__init__.py")
+            or (p.is_dir() and (p / "__init__.py").exists())]
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    missing = [f"pref_eval/{p.name}" for p in tops if f"pref_eval/{p.name}" not in places
+               and f"`pref_eval/{p.name}" not in page]
+    for sub in ("io", "output", "api", "trec_eval"):
+        line = next(line for cells, line in rows if f"pref_eval/{sub}/" in cells)
+        missing += [f"pref_eval/{sub}/{m.name}" for m in sorted((pkg / sub).glob("*.py"))
+                    if m.name != "__init__.py" and f"`{m.name}`" not in line and f"`{m.stem}." not in line]
+    assert not missing, f"docs/architecture.md's Layout does not list: {', '.join(missing)}"
+    stale, checked = [], 0
+    for cells, line in rows:
+        dirs = [ROOT / c for c in cells if c.endswith("/")] + [pkg, ROOT]
+        for name in re.findall(r"`([\w/]+\.(?:py|c))", line):
+            checked += 1
+            if not any((d / name).exists() for d in dirs) and not (pkg / name).exists():
+                stale.append(name)
+    assert checked > 60 and not stale, f"docs/architecture.md names modules that do not exist: {stale}"
+    tools = next(line for cells, line in rows if cells == ["tools/"])
+    unnamed = [p.name for p in sorted((ROOT / "tools").iterdir()) if p.suffix in (".py", ".sh")
+               and f"`{p.name}`" not in tools and f"`{p.name} " not in tools]
+    assert not unnamed, f"docs/architecture.md's tools/ row does not name: {unnamed}"
+
+
+def _package_env_vars() -> set[str]:
+    """Environment variables the package reads (``os.environ.get("X")`` / ``os.getenv("X")`` / ``environ["X"]``;
+    ``setdefault`` only sets one for a library)."""
+    found = set()
+    for path in (ROOT / "pref_eval").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        found.update(re.findall(r"""(?:environ\.get|getenv|environ\[)\(?\s*["']([A-Z][A-Z0-9_]+)["']""", text))
+    return found
+
+
+def test_every_environment_variable_is_documented():
+    """Every environment variable the package reads is named in README.md or docs/*.md (a user cannot find
+    ``PREF_EVAL_THREADS`` in a ``--help``)."""
+    found = _package_env_vars()
+    assert {"PREF_EVAL_THREADS", "PREF_EVAL_PURE_PYTHON", "IR_DATASETS_HOME"} <= found, found
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *PAGES])
+    assert not [v for v in found if v not in text], sorted(v for v in found if v not in text)
+
+
+def _click_options(module: str) -> dict[str, list]:
+    """Option name -> the click options (of every subcommand) that carry it."""
+    import click
+
+    mod = __import__(f"pref_eval.cli.{module}", fromlist=["command"])
+    out: dict[str, list] = {}
+    for _, cmd in _leaf_commands(mod.command):
+        for p in cmd.params:
+            if isinstance(p, click.Option):
+                for o in p.opts + p.secondary_opts:
+                    out.setdefault(o, []).append(p)
+    return out
+
+
+DEFAULT = re.compile(r"\b[Dd]efault:? (?:`([-+]?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?|[a-zA-Z][\w,-]*)`"
+                     r"|([-+]?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?))(?=[)\s;,.|]|$)")
+OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+
+def _same_default(doc: str, option) -> bool:
+    d = option.default
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        try:
+            return float(doc.replace(",", "")) == float(d)
+        except ValueError:
+            return False
+    return isinstance(d, str) and doc.replace(" ", "") == d
+
+
+@pytest.mark.parametrize("module", sorted(COMMAND_PAGES))
+def test_defaults_on_the_command_page_are_the_options(module):
+    """A "default X" on a command's page, where X is a number or a word and the nearest option named before
+    it on the line is one of the command's, is that option's default (of one of the subcommands that have
+    it); a default that is computed (click's None) is not compared."""
+    opts = _click_options(module)
+    text = (DOCS / f"{COMMAND_PAGES[module]}.md").read_text(encoding="utf-8")
+    wrong, checked = [], 0
+    for i, line in enumerate(text.split("\n"), 1):
+        for m in DEFAULT.finditer(line):
+            value = m.group(1) or m.group(2)
+            named = [o for o in OPTION.findall(line[:m.start()]) if o in opts]
+            if not named:
+                continue
+            params = [p for p in opts[named[-1]] if p.default is not None and not p.is_flag
+                      and isinstance(p.default, (int, float, str))]
+            if not params:
+                continue
+            checked += 1
+            if not any(_same_default(value, p) for p in params):
+                wrong.append(f"{COMMAND_PAGES[module]}.md:{i}: {named[-1]} default {value!r}, "
+                             f"the option's is {[p.default for p in params]}")
+    assert not wrong, "\n".join(wrong)
+    assert checked or module in ("aggregate", "pairs", "simulate", "eval", "trec"), "no default found: parser?"
+
+
+SCRIPT_CALL = re.compile(r"python3? ((?:bench|tools|tests)/[\w.]+\.py)([^`|;&)\"]*)")
+
+
+def test_script_options_in_the_docs_exist():
+    """Every ``python bench|tools|tests/X.py --flag`` in README.md and docs/*.md names a script that exists
+    and a flag that the script declares (its source holds the quoted flag)."""
+    bad, checked = [], 0
+    for page in [ROOT / "README.md", *PAGES]:
+        for i, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            for m in SCRIPT_CALL.finditer(line):
+                script = ROOT / m.group(1)
+                if not script.exists():
+                    bad.append(f"{page.name}:{i}: no {m.group(1)}")
+                    continue
+                src = script.read_text(encoding="utf-8")
+                for flag in re.findall(r"(?<![\w-])--[a-zA-Z][\w-]*", m.group(2)):
+                    checked += 1
+                    if f'"{flag}"' not in src and f"'{flag}'" not in src:
+                        bad.append(f"{page.name}:{i}: {m.group(1)} has no {flag}")
+    assert checked > 40 and not bad, "\n".join(bad)
+
+
+def test_long_options_in_the_docs_exist():
+    """Every ``--option`` in README.md and docs/*.md is an option of one of the commands, of a script the docs
+    run, or one of the other tools' options listed here (a renamed or removed option leaves no stale mention)."""
+    known = {o for module in COMMAND_PAGES for o in _click_options(module)} | {"--help", "--version"}
+    others = {"--api-key", "--parallel",  # vLLM, llama.cpp server (judging.md)
+              "--host", "--port", "--nworkers", "--nthreads",  # dask scheduler / worker (dask.md)
+              "--inplace", "--bogus", "--tr"}  # setup.py build_ext; exit-codes' example; a completion prefix
+    scripts = "\n".join(p.read_text(encoding="utf-8") for p in [*(ROOT / "bench").glob("*.py"),
+                                                                 *(ROOT / "tools").glob("*.py"),
+                                                                 ROOT / "tests" / "fake_openai.py"])
+    bad = []
+    for page in [ROOT / "README.md", *PAGES]:
+        for i, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            for o in re.findall(r"(?<![\w/-])--[a-zA-Z][\w-]*", line):
+                if o not in known and o not in others and f'"{o}"' not in scripts:
+                    bad.append(f"{page.name}:{i}: {o}")
+    assert not bad, "\n".join(bad)
+
+
+# docs/input-formats.md quotes these messages; each case: (file name, its bytes, which input, the quoted text).
+INPUT_MESSAGES = [
+    ("qrels", b"".join(b"1 0 d%d 1\n" % i for i in range(6)) + b"1 0 d9 1 x\n", "qrels",
+     "qrels:7: expected 4 fields 'qid iter docno rel', found 5 fields"),
+    ("dup.qrels", b"q1 0 d1 1\nq1 0 d1 1\n", "qrels", "duplicate judgment for query q1 document d1 (first at line 1)"),
+    ("run", b"", "run", "zelo_trec: run: empty run file ("),
+    ("no-such.run", None, "run", "no such file (expected a run file)"),
+    ("a-dir", "dir", "run", "is a directory, expected a run file"),
+    ("cut.gz", b"\x1f\x8b\x08\x00abc", "run", "truncated or corrupt gzip data ("),
+    ("nul.run", b"1 Q0 d1 1 1 r\n1 Q0 d\x002 2 1 r\n", "run", ": a NUL byte (expected text: "),
+]
+
+
+def test_input_formats_messages(tmp_path):
+    """The error messages docs/input-formats.md quotes are the ones zelo_trec gives (exit 2, one line each)."""
+    page = (DOCS / "input-formats.md").read_text(encoding="utf-8")
+    (tmp_path / "ok.qrels").write_bytes(b"1 0 d1 1\n")
+    (tmp_path / "ok.run").write_bytes(b"1 Q0 d1 1 1 r\n")
+    script = []
+    for name, data, which, quoted in INPUT_MESSAGES:
+        assert quoted in page, f"docs/input-formats.md no longer quotes {quoted!r}"
+        if data == "dir":
+            (tmp_path / name).mkdir()
+        elif data is not None:
+            (tmp_path / name).write_bytes(data)
+        args = f"{name} ok.run" if which == "qrels" else f"ok.qrels {name}"
+        script.append(f"{sys.executable} {ROOT / 'bin' / 'zelo_trec'} {args}; echo \"rc=$?\"")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(["bash", "-c", "; ".join(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=120)
+    errors = res.stderr.splitlines()
+    assert res.stdout.split() == ["rc=2"] * len(script) and len(errors) == len(script), (res.stdout, res.stderr)
+    for (name, _, _, quoted), line in zip(INPUT_MESSAGES, errors, strict=True):
+        assert line.startswith(f"zelo_trec: {name}") and quoted in line, (quoted, line)
+
+
+def test_scc_share_figures_of_zelo_md(tmp_path):
+    """docs/zelo.md's counts of queries that are not strongly connected are what the script it names prints:
+    a hand-made file first (q1: a beats b, b beats c, c beats a -- one component; q2: a beats b only -- two),
+    then the DL 2021 crowd judgments (../shared) of the page's first figure."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from scc_share import scc_share
+
+    small = tmp_path / "j.txt"
+    small.write_text("q1 a b\nq1 b c\nq1 c a\nq2 a b\n", encoding="utf-8")
+    assert scc_share(str(small)) == (1, 2)
+    page = (DOCS / "zelo.md").read_text(encoding="utf-8")
+    k, n = scc_share(str(need_shared("data", "duelingBandits", "judgments.txt")))
+    assert f"crowd judgments {k} of {n} topics are not\nstrongly connected (`python tools/scc_share.py" in page

@@ -64,6 +64,7 @@ def test_zelo_compare_one_topic_is_never_significant(tmp_path):
     (["--depth", "5"], "--depth applies only with -R"),
     (["-l", "2"], "-l applies only with -R"),
     (["--rbo-p", "0.5"], "--rbo-p applies only with --orderings"),
+    (["--rbo-ties", "w"], "--rbo-ties applies only with --orderings"),
 ])
 def test_an_option_no_requested_test_reads_is_refused(tmp_path, args, needle):
     """Was: silently ignored (``--tests t --resamples 50`` ran the t-test and said nothing)."""
@@ -84,6 +85,12 @@ def test_comparison_options_with_orderings_are_refused(tmp_path):
     out = run_module_inproc("compare", ["--orderings", str(a), str(b),
                           "--rbo-p", "0.5"], ".", timeout=120)
     assert out.returncode == 0, out.stderr
+    out = run_module_inproc("compare", ["--orderings", str(a), str(b), "--rbo-ties", "b"], ".", timeout=120)
+    assert out.returncode == 0 and "rbo_ext(p=0.9,ties=b)" in out.stdout, out.stderr
+    # --rbo-p 0 computes no RBO: a tie treatment for it is refused, not ignored
+    out = run_module_inproc("compare", ["--orderings", str(a), str(b), "--rbo-p", "0", "--rbo-ties", "b"], ".",
+                            timeout=120)
+    assert out.returncode == 2 and "--rbo-ties applies only with --rbo-p above 0" in out.stderr, out.stderr
 
 
 def test_test_options_are_accepted_with_their_test(tmp_path):

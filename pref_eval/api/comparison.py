@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options, _path_list
 from .measures import _evaluate_rows
@@ -77,7 +78,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     _check_float("floor", floor, optional=True)
     _check_int("depth", depth, 1, optional=True)
     _check_int("resamples", resamples, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
     _check_float("sign_min_diff", sign_min_diff, 0)
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
@@ -327,8 +328,8 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
 
 
 def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
-                      fmt: str = "text", digits: int = 4, output: str | None = None, log: Any = None,
-                      inputs: InputOptions | None = None) -> str:
+                      rbo_ties: str = "a", fmt: str = "text", digits: int = 4, output: str | None = None,
+                      log: Any = None, inputs: InputOptions | None = None) -> str:
     """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
 
     Each file is a system-score TSV, a list, or a ``pref_aggregate`` output
@@ -336,22 +337,28 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     report gives Kendall's τ (Kendall 1938), τ_AP (Yilmaz, Aslam & Robertson,
     SIGIR 2008) and rank-biased overlap with persistence ``rbo_p`` (Webber,
     Moffat & Zobel, TOIS 2010; 0 = not computed) over the systems in both
-    (:mod:`pref_eval.stats.orderings`); ``fmt`` text, markdown, csv or jsonl;
+    (:mod:`pref_eval.stats.orderings`); ``rbo_ties``: RBO's treatment of tied
+    scores (Corsi & Urbano, SIGIR 2024): ``a`` (the expected RBO over random
+    tie-breaking), ``b``, ``w``, or ``name`` (ties broken by system name, the
+    rule before session 18); ``fmt`` text, markdown, csv or jsonl;
     written to ``output`` when given (``-`` = stdout).
     """
     from ..io.orderings import read_ordering
     from ..log import Log
     from ..output.comparisons import format_orderings
+    from ..stats.orderings import RBO_TIES
     from ..stats.orderings import compare_orderings as correlate
     from ._inputs import _check_float, _check_int
 
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int("--digits", digits, 0, 17)
+    if rbo_ties not in RBO_TIES:
+        raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {rbo_ties!r}")
     log = log or Log("zelo_compare", quiet=True)
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
     try:
-        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None)
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if res["only_a"] or res["only_b"]:

@@ -64,6 +64,10 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 @click.option("--key-b", "key_b", default=None, metavar="MEASURE[:LIST]", help="Same for B.")
 @click.option("--rbo-p", "rbo_p", type=Finite(0, 1, max_open=True), default=0.9, show_default=True,
               help="Persistence p of rank-biased overlap in --orderings (0 = do not compute).")
+@click.option("--rbo-ties", "rbo_ties", type=click.Choice(["a", "b", "w", "name"]), default="a", show_default=True,
+              help="RBO's treatment of tied scores (Corsi & Urbano, SIGIR 2024): a = expected RBO over random "
+                   "tie-breaking, b = a corrected for the ties (RBO^b), w = tied systems share a rank "
+                   "(Webber et al. 2010), name = ties broken by system name (before session 18).")
 @click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
@@ -74,7 +78,8 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             binary: float | None, floor: float | None, depth: int | None, tests: str, correction: str, resamples: int,
             seed: int, baseline: str | None, alpha: float, sign_min_diff: float, zero_method: str, wilcoxon_method: str,
             ci_method: str, confidence: float, marker_test: str | None, digits: int, fmt: str, output: str | None,
-            orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, jobs: int,
+            orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, rbo_ties: str,
+            jobs: int,
             quiet: bool, run_id_mode: str, run_names: tuple[str, ...], runs: tuple[str, ...]) -> int:
     """Compare runs with paired significance tests, or two orderings of systems.
 
@@ -94,8 +99,12 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             from ..errors import UsageError
 
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, fmt=fmt, digits=digits,
-                          output=output or "-", log=log, inputs=command_options())
+        if rbo_p == 0 and given_options("rbo_ties"):
+            from ..errors import UsageError
+
+            raise UsageError("--rbo-ties applies only with --rbo-p above 0 (RBO computed)")
+        compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
+                          fmt=fmt, digits=digits, output=output or "-", log=log, inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 
@@ -129,7 +138,8 @@ def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
     """An option the requested mode or tests would not read is refused, not ignored."""
     from .common import refuse_unused
 
-    refuse_unused("--orderings", {"key_a": "--key-a", "key_b": "--key-b", "rbo_p": "--rbo-p"}, orderings)
+    refuse_unused("--orderings", {"key_a": "--key-a", "key_b": "--key-b", "rbo_p": "--rbo-p",
+                                   "rbo_ties": "--rbo-ties"}, orderings)
     refuse_unused("-R or -P (not with --orderings)", COMPARISON, not orderings)
     if orderings:
         return

@@ -85,7 +85,8 @@ def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: st
               help="Ranking: expected reduction in discordant pairs (default) or P(fitted order wrong).")
 @click.option("--dataset", default=None, metavar="JSONL", help="Ranking: candidates, zbench QueryDocuments JSONL.")
 @click.option("--run", default=None, metavar="RUN", help="Ranking: candidates = top --depth of a TREC run by score.")
-@click.option("--depth", type=click.IntRange(min=1), default=None, help="Ranking, with --run: documents per query.")
+@click.option("--depth", type=click.IntRange(min=1), default=None,
+              help="Ranking, with --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")

@@ -65,7 +65,7 @@ def tournament_cmd(matrix: str, reps: int, k: int, p: int | None, f: int | None,
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Adaptive: pairs per query and round after the first batch (K // 4).")
 @click.option("--criterion", type=click.Choice(["discordance", "uncertainty", "rowsum"]), default=None,
-              help="Adaptive: choose pairs by the expected reduction in discordant pairs (discordance), "
+              help="Adaptive: choose pairs by the expected reduction in discordant pairs (discordance, the default), "
                    "by the probability that their fitted order is wrong (uncertainty), or by the expected "
                    "reduction in pairs ordered unlike the complete matrix's win totals (rowsum).")
 @click.option("-o", "--output", default=None, help="Write the table here (default stdout).")

@@ -34,8 +34,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.option("-Z", "--Zscore", "zscores", default=None, metavar="FILE",
               help="Print z-scores using the 'qid measure mean stddev' file.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
-              help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding, "
-                   "missing topics averaged over the intersection.")
+              help="Emulate trec_eval 9.x / pytrec_eval: float32 scores, old iprec rounding; with -c, "
+                   "missing topics count as zero but get no per-query lines.")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @quiet_option("No warnings on stderr.")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version on stderr (as trec_eval) and exit.")

@@ -259,6 +259,14 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     return "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n"
 
 
+_RBO_TIES_LEGEND = {
+    "a": " rbo_ext ties=a: expected RBO over random tie-breaking (Corsi & Urbano 2024).",
+    "b": " rbo_ext ties=b: RBO^b, corrected for the ties (Corsi & Urbano 2024).",
+    "w": " rbo_ext ties=w: tied systems share a rank (Webber et al. 2010; Corsi & Urbano 2024).",
+    "name": " rbo_ext ties=name: ties broken by system name.",
+}
+
+
 def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int = 4) -> str:
     """Text, markdown, jsonl or csv rendering of :func:`compare_orderings` output."""
     def f(v: float) -> str:
@@ -276,7 +284,7 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
             ("tau_ap(A|B)", f(res["tau_ap_a_given_b"])),
             ("tau_ap_b", f(res["tau_ap_sym"]))]
     if "rbo" in res:
-        rows.append((f"rbo_ext(p={res['rbo_p']:g})", f(res["rbo"])))
+        rows.append((f"rbo_ext(p={res['rbo_p']:g},ties={res['rbo_ties']})", f(res["rbo"])))
     rows.append(("swapped_pairs", f"{len(res['swapped'])} of {res['n_pairs']}"))
     if fmt == "csv":
         buf = io.StringIO()
@@ -303,7 +311,8 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
     lines.append("")
     lines.append("tau_ap(B|A): B evaluated against A as the reference (Yilmaz et al. 2008); "
                  "ties: expected value over random tie-breaking; tau_ap_b: symmetric tie-aware "
-                 "version (Urbano & Marrero 2017).")
+                 "version (Urbano & Marrero 2017)."
+                 + (_RBO_TIES_LEGEND.get(res.get("rbo_ties", ""), "") if res["ties_a"] or res["ties_b"] else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -26,6 +26,7 @@ from .orderings import (
     compare_orderings,
     kendall_tau_b,
     rbo_ext,
+    rbo_ext_tied,
     swapped_pairs,
     tau_ap,
     tau_ap_a,
@@ -45,7 +46,7 @@ from .tukey import randomised_tukey_hsd
 __all__ = [
     "CORRECTIONS", "TESTS", "ComparisonResult", "adjust", "bootstrap_test",
     "compare", "compare_orderings", "differences", "effect_sizes",
-    "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext",
+    "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext", "rbo_ext_tied",
     "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
     "compare_differences", "compare_preferences", "wilcoxon_test",
 ]

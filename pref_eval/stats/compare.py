@@ -250,9 +250,25 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
     if not sign_min_diff >= 0:
         raise UsageError(f"--sign-min-diff must be >= 0, got {sign_min_diff}")
     return {"sign_min_diff": float(sign_min_diff), "tests": parse_tests(tests), "correction": correction,
-            "alpha": float(alpha),
-            "resamples": int(resamples), "seed": seed, "zero_method": zero_method,
+            "alpha": float(alpha), "resamples": int(resamples), "seed": _seed(seed), "zero_method": zero_method,
             "wilcoxon_method": wilcoxon_method, "confidence": float(confidence), "ci_method": ci_method}
+
+
+def _seed(seed: Any) -> int:
+    """The seed of the resampling tests: an integer 0 .. 2^64 - 1 (pref_eval.seeds), else UsageError; ``None``
+    draws one from the operating system's entropy, and it is the seed every record then holds (``"seed"``), so
+    that the run can be repeated (it was ``None`` in the records, and the draws could not be had again)."""
+    import numbers
+
+    from ..seeds import SEED_MAX
+
+    if seed is None:
+        import secrets
+
+        return secrets.randbits(64)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) <= SEED_MAX:
+        raise UsageError(f"seed: expected an integer 0..{SEED_MAX}, got {seed!r:.40}")
+    return int(seed)
 
 
 EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "min_diff", "resamples", "exact", "seed",
@@ -384,14 +400,18 @@ def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set
 
 def _measure_block(piece):
     """The tests of one measure (one process's share of ``compare(jobs=N)``)."""
-    m, X, n_used, ia, ib, a_names, b_names, tests, params = piece
+    m, X, n_used, ia, ib, a_names, b_names, tests, params, by_name = piece
     D = paired.differences(X[ia], X[ib])
     results = _run_tests(D, [t for t in tests if t != "tukey"], params)
     tukey_p = None
     if "tukey" in tests:
         from .tukey import randomised_tukey_hsd
 
-        P = randomised_tukey_hsd(X, resamples=params["resamples"], seed=params["seed"])
+        # the permutations are drawn over the runs in the order of their names: the same seed gives a pair the
+        # same p-value whatever the order the runs come in (the file's first appearance, the command line's; the
+        # same within-query permutations applied to the runs in another order give other ranges)
+        inv = np.argsort(by_name)
+        P = randomised_tukey_hsd(X[by_name], resamples=params["resamples"], seed=params["seed"])[np.ix_(inv, inv)]
         tukey_p = P[ia, ib]
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
@@ -413,6 +433,8 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     (|d| < delta counts as a tie). ``progress(done, total)`` is called after
     each measure. ``jobs``: test the measures in that many processes (every
     measure's resampling has its own seeded stream, so the result is the same).
+    ``seed``: 0 .. 2^64 - 1, or None for a seed drawn from the system's entropy (the records' ``seed``
+    holds the one used, so the run can be repeated).
     """
     params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
                      confidence, ci_method, sign_min_diff)
@@ -442,6 +464,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         ib = np.full(ia.size, bi, dtype=int)
     a_names = [run_list[i] for i in ia]
     b_names = [run_list[i] for i in ib]
+    by_name = np.array(sorted(range(R), key=lambda i: run_list[i]), dtype=int)
     blocks = []
     means = {}
     n_queries: dict[str, int] = {}
@@ -460,7 +483,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         dropped[m] = drop
         with np.errstate(all="ignore"):
             means[m] = X.mean(axis=1) if X.shape[1] else np.full(R, np.nan)
-        pieces.append((m, X, len(used), ia, ib, a_names, b_names, tests, params))
+        pieces.append((m, X, len(used), ia, ib, a_names, b_names, tests, params, by_name))
     if jobs > 1 and len(pieces) > 1:
         from ..parallel import ordered_map
 

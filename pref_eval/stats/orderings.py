@@ -34,8 +34,12 @@ share.
   Both reproduce the golden values of the R package ircor's tests.
 * Rank-biased overlap, extrapolated (Webber, Moffat & Zobel, TOIS 2010,
   eq. 32), for two complete orderings of the same k systems:
-  RBO_ext = (X_k/k) p^k + (1-p)/p * sum_{d=1..k} (X_d/d) p^d, X_d = overlap of
-  the two top-d prefixes. Ties are broken by system name.
+  RBO_ext = A_k p^k + (1-p)/p * sum_{d=1..k} A_d p^d, A_d = X_d/d, X_d = overlap
+  of the two top-d prefixes. Ties: :func:`rbo_ext_tied`, the variants of
+  Corsi & Urbano (SIGIR 2024) -- ``a`` (default; the expected RBO over random
+  tie-breaking), ``b`` (RBO^b, = 1 for an ordering against itself) and ``w``
+  (Webber et al.'s section 4.3: tied systems share a rank) -- or ``name``
+  (ties broken by system name, this module's rule before session 18).
 * Swapped pairs: pairs of systems ordered strictly one way by A and strictly
   the other way by B.
 """
@@ -196,6 +200,82 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
     return float(overlap / k * p ** k + (1 - p) / p * acc)
 
 
+#: Tie treatments of RBO in :func:`compare_orderings` (``zelo_compare --rbo-ties``).
+RBO_TIES = ("a", "b", "w", "name")
+
+
+def _tie_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: t = number of items scored strictly higher, g = size of its tie group (itself included)."""
+    s = np.sort(scores)
+    above = scores.size - np.searchsorted(s, scores, side="right")
+    group = np.searchsorted(s, scores, side="right") - np.searchsorted(s, scores, side="left")
+    return above, group
+
+
+def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, p: float = 0.9,
+                 ties: str = "a", max_cells: int = 1 << 22) -> float:
+    """Tie-aware extrapolated RBO of two complete orderings of the same k items, given as aligned scores.
+
+    ``a[i]`` and ``b[i]`` are item i's scores (higher = better; equal scores are a tie). Corsi & Urbano,
+    "The Treatment of Ties in Rank-Biased Overlap", SIGIR 2024 (https://arxiv.org/abs/2406.07121; their
+    code https://github.com/julian-urbano/sigir2024-rbo). An item whose tie group in ordering S has
+    t_i items above it and g_i members occupies the positions t_i+1..t_i+g_i; its contribution to the
+    depth-d prefix of S is
+
+    * ``w`` (Webber, Moffat & Zobel, TOIS 2010, section 4.3: tied items share one rank and a prefix takes
+      whole tie groups): c_S,i(d) = 1 if d > t_i else 0;
+    * ``a`` and ``b``: the probability that it is among the top d when S's ties are broken uniformly at
+      random, c_S,i(d) = min(1, max(0, (d - t_i)/g_i)).
+
+    With X_d = sum_i c_S,i(d) c_L,i(d), the agreement at depth d is
+
+    * ``w``: A_d = 2 X_d / (sum_i c_S,i(d) + sum_i c_L,i(d));
+    * ``a``: A_d = X_d / d -- so RBO^a is exactly the mean of the tie-free RBO over all independent random
+      tie breaks of the two orderings (RBO is linear in X_d, and X_d^a is the expected overlap);
+    * ``b``: A_d = X_d / sqrt(sum_i c_S,i(d)^2 * sum_i c_L,i(d)^2) (the tau_b-like correction for the
+      information lost to ties: RBO^b(S, S) = 1, RBO^a <= RBO^b).
+
+    RBO_ext = A_k p^k + (1 - p)/p * sum_{d=1..k} A_d p^d (Webber et al. eq. 32 with A_d for X_d/d; both
+    orderings are complete, so A_k = 1, and the extrapolated value equals Corsi & Urbano's upper bound).
+    Without ties the three variants equal the tie-free RBO_ext. Symmetric in a and b; does not depend
+    on item names. ``max_cells`` bounds the item x depth block held in memory.
+    """
+    if not 0 < p < 1:
+        raise ValueError("RBO persistence p must be in (0, 1)")
+    if ties not in ("a", "b", "w"):
+        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+    x = np.asarray(a, float)
+    y = np.asarray(b, float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("the two score vectors differ in length")
+    k = x.size
+    if k == 0:
+        return float("nan")
+    tx, gx = _tie_ranks(x)
+    ty, gy = _tie_ranks(y)
+    acc = 0.0
+    a_d = 1.0
+    step = max(1, max_cells // k)
+    for d0 in range(1, k + 1, step):
+        d = np.arange(d0, min(k, d0 + step - 1) + 1, dtype=np.float64)
+        if ties == "w":
+            cx = (d[None, :] > tx[:, None]).astype(np.float64)
+            cy = (d[None, :] > ty[:, None]).astype(np.float64)
+        else:
+            cx = np.clip((d[None, :] - tx[:, None]) / gx[:, None], 0.0, 1.0)
+            cy = np.clip((d[None, :] - ty[:, None]) / gy[:, None], 0.0, 1.0)
+        xd = (cx * cy).sum(axis=0)
+        if ties == "w":
+            agree = 2 * xd / (cx.sum(axis=0) + cy.sum(axis=0))
+        elif ties == "a":
+            agree = xd / d
+        else:
+            agree = xd / np.sqrt((cx * cx).sum(axis=0) * (cy * cy).sum(axis=0))
+        acc += float((agree * p ** d).sum())
+        a_d = float(agree[-1])
+    return float(a_d * p ** k + (1 - p) / p * acc)
+
+
 def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
                   b: Sequence[float] | np.ndarray) -> list[tuple[str, str]]:
     """Pairs (s, t) with a[s] > a[t] and b[s] < b[t] (A puts s above t, B below),
@@ -211,16 +291,21 @@ def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
     return out
 
 
-def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: float | None = 0.9) -> dict:
+def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: float | None = 0.9,
+                      rbo_ties: str = "a") -> dict:
     """All the correlations between two score mappings (system -> score).
 
     Returns a dict with ``systems`` (common), ``only_a``, ``only_b``,
     ``kendall_tau_b``, ``kendall_p``, ``tau_ap_b_given_a`` (B evaluated, A
     the reference), ``tau_ap_a_given_b``, ``tau_ap_sym`` (tau_AP_b),
-    ``rbo`` (when ``rbo_p``), ``swapped`` (list of pairs), ``n_pairs``,
+    ``rbo`` (when ``rbo_p``; with ``rbo_p`` and ``rbo_ties``, one of
+    :data:`RBO_TIES`: the tie variant of :func:`rbo_ext_tied`, or ``name``
+    = ties broken by system name), ``swapped`` (list of pairs), ``n_pairs``,
     ``ties_a`` / ``ties_b`` (number of tied pairs). A NaN score is refused
     (ValueError); +-inf is a score like any other (it only orders).
     """
+    if rbo_ties not in RBO_TIES:
+        raise ValueError(f"RBO ties must be one of {', '.join(RBO_TIES)} (got {rbo_ties!r})")
     for label, scores in (("A", a), ("B", b)):
         bad = [s for s, v in scores.items() if math.isnan(float(v))]
         if bad:  # NaN compares false with everything: tau_b NaN, tau_AP a silent 0 (every pair "not above")
@@ -248,5 +333,9 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
     })
     if rbo_p is not None:
         out["rbo_p"] = rbo_p
-        out["rbo"] = rbo_ext(_order(names, x), _order(names, y), rbo_p)
+        out["rbo_ties"] = rbo_ties
+        if rbo_ties == "name":
+            out["rbo"] = rbo_ext(_order(names, x), _order(names, y), rbo_p)
+        else:
+            out["rbo"] = rbo_ext_tied(x, y, rbo_p, rbo_ties)
     return out

@@ -1,0 +1,103 @@
+"""Write tests/data/stats/rbo_peer.json: RBO values computed by two peer implementations, for the tests.
+
+    python tools/rbo_peer_values.py --corsi-urbano /tmp/x/rbo.py [--pypi-rbo /tmp/y] [--check N]
+
+``--corsi-urbano``: the file rbo/Python/rbo.py of https://github.com/julian-urbano/sigir2024-rbo (Corsi &
+Urbano, SIGIR 2024; kept under /tmp, never copied here): RBO_ext with ties='a', 'b', 'w' of random
+orderings of the same systems, with ties. ``--pypi-rbo``: a folder holding the PyPI ``rbo`` package
+(https://github.com/changyaochen/rbo, e.g. its wheel unpacked; it pins numpy < 2, so it is not a test
+dependency): ``RankingSimilarity(S, T).rbo_ext(p)`` (Webber et al. 2010, eq. 32) of tie-free orderings.
+tests/test_stats_orderings.py compares pref_eval.stats.orderings.rbo_ext_tied with the stored values.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cases(seed: int = 18, n: int = 24) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        k = int(rng.integers(2, 16))
+        dec = 0 if i % 3 == 0 else 1  # coarse rounding: many ties
+        x = np.round(rng.normal(size=k), dec)
+        y = np.round(0.6 * x + rng.normal(size=k), dec)
+        out.append({"names": [f"s{j}" for j in range(k)], "a": x.tolist(), "b": y.tolist(),
+                    "p": float(rng.choice([0.5, 0.8, 0.9, 0.95]))})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corsi-urbano", required=True, type=Path)
+    ap.add_argument("--pypi-rbo", type=Path)
+    ap.add_argument("--check", type=int, default=0, metavar="N",
+                    help="also compare pref_eval's rbo_ext_tied with their code live on N random cases")
+    args = ap.parse_args()
+    if not hasattr(np, "in1d"):
+        np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
+    spec = importlib.util.spec_from_file_location("rbo_corsi_urbano", args.corsi_urbano)
+    assert spec and spec.loader
+    cu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cu)
+    tied = cases()
+    for c in tied:
+        x = cu.extract_ranking(c["names"], c["a"])
+        y = cu.extract_ranking(c["names"], c["b"])
+        c["corsi_urbano"] = {t: float(cu.rbo(x, y, c["p"], ties=t, score=("ext",))["ext"]) for t in "abw"}
+    data: dict = {"source": {"corsi_urbano": "https://github.com/julian-urbano/sigir2024-rbo rbo/Python/rbo.py, "
+                                             "rbo(extract_ranking(names, a), extract_ranking(names, b), p, ties=t)"
+                                             "['ext']"},
+                  "tied": tied}
+    if args.pypi_rbo:
+        sys.path.insert(0, str(args.pypi_rbo))
+        from rbo import RankingSimilarity  # type: ignore[import-not-found]
+
+        data["source"]["pypi_rbo"] = "PyPI rbo 0.1.3, RankingSimilarity(S, T).rbo_ext(p)"
+        rng = np.random.default_rng(7)
+        free = []
+        for _ in range(12):
+            k = int(rng.integers(2, 20))
+            order_a = [f"s{j}" for j in rng.permutation(k)]
+            order_b = [f"s{j}" for j in rng.permutation(k)]
+            p = float(rng.choice([0.5, 0.9, 0.98]))
+            free.append({"a": order_a, "b": order_b, "p": p,
+                         "pypi_rbo": float(RankingSimilarity(order_a, order_b).rbo_ext(p))})
+        data["tie_free"] = free
+    out = ROOT / "tests" / "data" / "stats" / "rbo_peer.json"
+    out.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {out}")
+    if args.check:
+        live_check(cu, args.check)
+
+
+def live_check(cu, n: int) -> None:
+    """Print the largest |pref_eval - Corsi & Urbano| of each variant over n random tied cases (k = 1..29)."""
+    sys.path.insert(0, str(ROOT))
+    from pref_eval.stats.orderings import rbo_ext_tied
+
+    rng = np.random.default_rng(1)
+    worst = dict.fromkeys("abw", 0.0)
+    for _ in range(n):
+        k = int(rng.integers(1, 30))
+        names = [f"s{i}" for i in range(k)]
+        x = np.round(rng.normal(size=k), int(rng.integers(0, 3)))
+        y = np.round(x * rng.random() + rng.normal(size=k), int(rng.integers(0, 3)))
+        p = float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99]))
+        rx, ry = cu.extract_ranking(names, x), cu.extract_ranking(names, y)
+        for t in "abw":
+            ref = float(cu.rbo(rx, ry, p, ties=t, score=("ext",))["ext"])
+            worst[t] = max(worst[t], abs(ref - rbo_ext_tied(x, y, p, t)))
+    print(f"{n} random cases, max |pref_eval - Corsi & Urbano|: " + ", ".join(f"{t} {v:.3g}" for t, v in worst.items()))
+
+
+if __name__ == "__main__":
+    main()
