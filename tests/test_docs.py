@@ -445,3 +445,114 @@ def test_scc_share_figures_of_zelo_md(tmp_path):
     page = (DOCS / "zelo.md").read_text(encoding="utf-8")
     k, n = scc_share(str(need_shared("data", "duelingBandits", "judgments.txt")))
     assert f"crowd judgments {k} of {n} topics are not\nstrongly connected (`python tools/scc_share.py" in page
+
+
+def _doc_signatures(text: str) -> list[tuple[str, list[str]]]:
+    """``(dotted name, [parameter texts])`` of every ``pref_eval.NAME(...)`` call shown in a ```python block."""
+    import ast
+
+    out = []
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        src = re.sub(r"\)\s*->[^\n#]*", ")", block)  # return annotations are not Python call syntax
+        for m in re.finditer(r"^(?:\w+ = )?(pref_eval(?:\.\w+)+)\((.*?)\)\s*(?:#[^\n]*)?$", src, re.S | re.M):
+            args = re.sub(r",\s*\.\.\.\s*$", ", **ELLIPSIS", m.group(2).replace("\n", " "))
+            try:
+                call = ast.parse(f"f({args.replace('*, ', '').replace(', *,', ',')})", mode="eval").body
+            except SyntaxError:
+                continue
+            if not isinstance(call, ast.Call):
+                continue
+            params = [ast.unparse(a) for a in call.args] + [f"{k.arg}={ast.unparse(k.value)}" if k.arg else "**"
+                                                           for k in call.keywords]
+            out.append((m.group(1), params))
+    return out
+
+
+def test_api_page_signatures_are_the_functions():
+    """docs/api.md's signatures: every parameter shown exists with the default shown, and a signature without
+    ``...`` or ``**options`` shows every parameter (a parameter added, renamed or re-defaulted shows here)."""
+    import ast
+    import inspect
+
+    import pref_eval
+
+    wrong, checked = [], 0
+    for name, params in _doc_signatures((DOCS / "api.md").read_text(encoding="utf-8")):
+        obj = pref_eval
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        sig = inspect.signature(obj)
+        shown = []
+        for p in params:
+            if p in ("...", "Ellipsis", "**", "**options") or p.startswith("*"):
+                continue
+            key, _, default = p.partition("=")
+            shown.append(key)
+            if key not in sig.parameters:
+                wrong.append(f"{name}: no parameter {key}")
+            elif default:
+                try:
+                    value = ast.literal_eval(default)
+                except ValueError:
+                    continue
+                if sig.parameters[key].default != value:
+                    wrong.append(f"{name}: {key} defaults to {sig.parameters[key].default!r}, the page says {default}")
+        checked += 1
+        if not any(p in ("...", "Ellipsis", "**") or p.startswith("**") for p in params):
+            wrong += [f"{name}: {k} not shown" for k in sig.parameters if k not in shown]
+    import pref_eval.api as api
+
+    for line in (DOCS / "api.md").read_text(encoding="utf-8").split("\n"):
+        for name, args in re.findall(r"`(\w+)\(([^`]*?)\)`", line) if line.startswith("|") else ():
+            if getattr(api, name, None) is None:
+                continue
+            sig = inspect.signature(getattr(api, name))
+            for arg in (a.split("=")[0].strip() for a in args.split(",")):
+                checked += 1
+                if arg not in ("*", "...", "") and arg not in sig.parameters:
+                    wrong.append(f"{name}: no parameter {arg} (the table of commands as functions)")
+    assert checked >= 100 and not wrong, "\n".join(wrong)
+
+
+def test_getting_started_describes_the_shipped_sample():
+    """The counts docs/getting-started.md gives for the shipped files are the files' (8 topics, the grade
+    histogram, 100 documents per topic and run, 278 judgments on 3 topics)."""
+    from collections import Counter
+
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    qrels = [ln.split() for ln in (ROOT / "qrels" / "dl19-sample.qrels").read_text().splitlines() if ln.strip()]
+    grades = Counter(int(f[3]) for f in qrels)
+    topics = {f[0] for f in qrels}
+    hist = ", ".join(f"{grades[g]} × {g}" for g in sorted(grades))
+    assert f"judgments for {len(topics)} TREC DL 2019 topics, graded 0–3 ({hist})" in page
+    for run in ("bm25", "dense", "rerank"):
+        per_topic = Counter(ln.split()[0] for ln in (ROOT / "runs" / f"{run}.run").read_text().splitlines())
+        assert set(per_topic.values()) == {100} and set(per_topic) == topics, run
+    assert "(100 documents per topic;" in page
+    judged = [ln.split() for ln in (ROOT / "judgments" / "dl19-sample.judge").read_text().splitlines()
+              if ln.strip() and not ln.startswith("#")]
+    assert f"{len(judged)} GPT-4o pairwise judgments (`topic winner loser`) for {len({j[0] for j in judged})} of" \
+           " the topics" in page
+
+
+@pytest.mark.parametrize("kind", ["matrix", "scores", "systems", "pairs", "calibration"])
+def test_plot_size_defaults(kind):
+    """docs/zelo_plot.md's "Size defaults: W × H inches" of each kind are its --width / --height defaults."""
+    opts = {p.name: p.default for p in _plot_kind(kind).params}
+    section = (DOCS / "zelo_plot.md").read_text(encoding="utf-8").split(f"## `{kind}`", 1)[1].split("\n## ", 1)[0]
+    w, h = re.search(r"Size defaults: ([\d.]+) × ([\d.]+) inches", section).groups()
+    assert (float(w), float(h)) == (opts["width"], opts["height"])
+
+
+def _plot_kind(kind: str):
+    from pref_eval.cli.plot import command
+
+    return command.commands[kind]
+
+
+def test_no_shared_paths_in_the_docs():
+    """The docs cite public sources, never the development folder ``../shared`` (the guide's rule)."""
+    bad = [f"{p.name}:{i}" for p in [ROOT / "README.md", *PAGES]
+           for i, line in enumerate(p.read_text(encoding="utf-8").split("\n"), 1)
+           if re.search(r"(\.\./)+shared/|/work/shared", line)]
+    assert not bad, bad
