@@ -556,3 +556,14 @@ def test_no_shared_paths_in_the_docs():
            for i, line in enumerate(p.read_text(encoding="utf-8").split("\n"), 1)
            if re.search(r"(\.\./)+shared/|/work/shared", line)]
     assert not bad, bad
+
+
+def test_every_console_script_is_on_the_front_pages():
+    """Every console script of setup.cfg is named in the README's command table, in docs/index.md and in
+    docs/shell-completion.md (a new command is found where a user looks first)."""
+    cfg = (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    scripts = re.findall(r"^\s+(\w+) = pref_eval\.cli\.", cfg.split("console_scripts", 1)[1], re.M)
+    assert len(scripts) >= 12, scripts
+    for name in ("README.md", "docs/index.md", "docs/shell-completion.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert not [s for s in scripts if f"`{s}`" not in text], (name, [s for s in scripts if f"`{s}`" not in text])
