@@ -567,3 +567,39 @@ def test_every_console_script_is_on_the_front_pages():
     for name in ("README.md", "docs/index.md", "docs/shell-completion.md"):
         text = (ROOT / name).read_text(encoding="utf-8")
         assert not [s for s in scripts if f"`{s}`" not in text], (name, [s for s in scripts if f"`{s}`" not in text])
+
+
+# the operating system's and SQLite's reasons, which messages quote after "cannot write: " and the like
+FOREIGN_TEXTS = ("Is a directory", "No space left on device", "database or disk is full", "Not a directory",
+                 "Permission denied", "No such file or directory")
+COMMAND_NAMES = "|".join(sorted({*COMMAND_PAGES.values(), "zelo"}, key=len, reverse=True))
+
+
+def _message_fragments(span: str) -> list[str]:
+    """The fixed pieces (>= 14 characters, with a space) of a message quoted in the docs: the text between
+    its placeholders (FILE, N, '…', quoted values, numbers, bracketed details, a leading file name) and
+    foreign reasons."""
+    for foreign in FOREIGN_TEXTS:
+        span = span.replace(foreign, "…")
+    span = re.sub(r"^[\w-]+\.\w+ ", "", span)  # a file named first: "S.sqlite is in use ..."
+    pieces = re.split(r"…|\.\.\.|\b[A-Z]+\b|\b0x[0-9a-f]+\b|\b\d+\b|'[^']*'|\"[^\"]*\"|\([^)]*\)|\{[^}]*\}", span)
+    return [p.strip(" :;,") for p in pieces if len(p.strip(" :;,")) >= 14 and " " in p.strip()]
+
+
+def test_quoted_messages_exist_in_the_code():
+    """A message the docs quote in backticks (``PROG: FILE:LINE: text`` or ``FILE:LINE: text``) has each of
+    its fixed pieces in the package's source: a reworded message leaves no stale quote behind."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "pref_eval").rglob("*.py"))
+    stale, checked = [], 0
+    for page in [ROOT / "README.md", *PAGES]:
+        for i, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            for span in re.findall(rf"`((?:(?:{COMMAND_NAMES})(?: \w+)?: )?[^`]{{15,}})`", line):
+                body = re.sub(rf"^(?:{COMMAND_NAMES})(?: \w+)?: ", "", span)
+                body2 = re.sub(r"^[\w./<>*-]+(?::\d+|:LINE)?: ", "", body)
+                if body == span and body2 == body:
+                    continue  # neither a program's nor a file's message: a command line, a name, a formula
+                for piece in _message_fragments(body2):
+                    checked += 1
+                    if piece not in source:
+                        stale.append(f"{page.name}:{i}: {piece!r}")
+    assert checked >= 10 and not stale, "\n".join(stale)
