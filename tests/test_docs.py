@@ -603,3 +603,17 @@ def test_quoted_messages_exist_in_the_code():
                     if piece not in source:
                         stale.append(f"{page.name}:{i}: {piece!r}")
     assert checked >= 10 and not stale, "\n".join(stale)
+
+
+def test_fit_memory_figures_are_the_scripts():
+    """docs/zelo_fit.md's peak-memory sentence sits between the markers that bench/bench_fit_memory.py
+    --write replaces, in the form the script writes, naming the script's command (not typed by hand)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_fit_memory import BEGIN, END
+
+    page = (DOCS / "zelo_fit.md").read_text(encoding="utf-8")
+    assert page.count(BEGIN) == 1 and page.count(END) == 1
+    text = page.split(BEGIN, 1)[1].split(END, 1)[0]
+    form = (r"on [\d.]+ M judgments the peak is \d+ MB with `-o FILE` and \d+ MB with `-o -`, the same bytes "
+            r"\(measured \d{4}-\d\d-\d\d \(UTC\) on .*: `python bench/bench_fit_memory\.py`\)")
+    assert re.fullmatch(form, text), text
