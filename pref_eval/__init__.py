@@ -127,7 +127,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
                 diagnostics=diagnostics, log=log, inputs=inputs, as_frame=as_frame, keep_results=keep_results)
 
 
-def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int = 0, *,
           dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
           run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
           output_format: str = "jsonl", log: Any = None,

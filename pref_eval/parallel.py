@@ -163,13 +163,23 @@ def _drop_failed_client(err: BaseException, client_type: Any) -> None:
 PROBE_SECONDS = 5.0  # a scheduler's port answers a TCP connection at once; no answer in 5 s is no scheduler
 
 
+#: the schemes whose scheduler listens on a TCP port (``ws``/``wss``: websockets; ``tls``: TLS over TCP)
+TCP_SCHEMES = ("tcp", "tls", "ws", "wss")
+EXPECTED = "expected tcp://HOST:PORT (or tls://, ws://, wss://; HOST:PORT alone is tcp://)"
+
+
 def _probe_scheduler(address: str) -> None:
     """A ``--scheduler`` address that cannot be a scheduler, refused at once as a :class:`UsageError`.
 
     ``distributed.Client`` retries a refused connection until its timeout (20 s), an unknown scheme or an
     address that does not answer ended in a traceback and a ``Client.__del__`` that waits 40 s more at exit.
-    Here: an unknown scheme, or for ``tcp://`` a TCP connection refused, not resolved or not answered within
-    :data:`PROBE_SECONDS`; other schemes (``tls://``, ``ucx://``, ...) are left to the client.
+    Here, in one line each: an unknown scheme; for the schemes over TCP (``tcp://``, ``tls://``, ``ws://``,
+    ``wss://``, and ``HOST:PORT`` alone, which dask reads as ``tcp://``) a TCP connection refused, not
+    resolved or not answered within :data:`PROBE_SECONDS`; ``tls://`` without dask's TLS configuration
+    (the client would fail on a missing ``ssl_context``); ``inproc://`` (a scheduler inside this same
+    process: never one another command started); ``ucx://`` when this installation cannot make UCX
+    connections (distributed's own ``ucx`` backend is a stub since the ``distributed-ucxx`` package took it
+    over). A ``ucx://`` address that can be tried is left to the client (no TCP port to probe).
     """
     import socket
 
@@ -178,13 +188,32 @@ def _probe_scheduler(address: str) -> None:
 
     try:
         scheme, loc = parse_address(address)
-        get_backend(scheme)
-        if scheme != "tcp":
-            return
-        host, port = parse_host_port(loc, 8786)
+        backend = get_backend(scheme)
+        if scheme in TCP_SCHEMES:
+            host, port = parse_host_port(loc, 8786)
+            if not host:
+                raise ValueError("no host")
     except (ValueError, TypeError) as err:
-        raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); expected tcp://HOST:PORT") \
-            from None
+        raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); {EXPECTED}") from None
+    if scheme == "inproc":
+        raise UsageError(f"--scheduler {address}: an inproc:// address reaches only a scheduler inside the same "
+                         f"Python process, never one this command can join; {EXPECTED}")
+    if scheme == "ucx":
+        try:
+            backend.get_connector()
+        except Exception as err:  # noqa: BLE001 -- distributed without UCX support: an abstract connector
+            raise UsageError(f"--scheduler {address}: this installation cannot make ucx:// connections "
+                             f"({type(err).__name__}: UCX needs the distributed-ucxx package); {EXPECTED}") from None
+        return
+    if scheme not in TCP_SCHEMES:
+        return  # a scheme a plug-in registered: the client's business
+    if scheme == "tls":
+        from distributed.security import Security
+
+        if Security().get_connection_args("client").get("ssl_context") is None:
+            raise UsageError(f"--scheduler {address}: tls:// needs dask's TLS configuration (the client's "
+                             "certificate, key and CA file: distributed.comm.tls in the dask config or "
+                             "DASK_DISTRIBUTED__COMM__TLS__* variables), which is not set")
     try:
         socket.create_connection((host, int(port)), timeout=PROBE_SECONDS).close()
     except TimeoutError:

@@ -288,7 +288,7 @@ def _judge_inputs(tmp_path):
     (dict(rpm=0), "--rpm: expected a finite number > 0, got 0"),
     (dict(backoff=-1), "--backoff: expected a finite number >= 0, got -1"),
     (dict(budget_requests=-1), "--budget-requests: expected an integer >= 0, got -1"),
-    (dict(seed=-1), "--seed: expected an integer >= 0, got -1"),
+    (dict(seed=-1), "--seed: expected an integer 0..18446744073709551615, got -1"),
     (dict(pairs=[("q1", "d1", "d2")]), "PAIRS: expected a path, got list"),               # was TypeError (stat)
 ])
 def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):

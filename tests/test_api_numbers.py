@@ -38,6 +38,7 @@ FOUND = _numeric()
 
 # (lo, hi, lo_open, hi_open) of each option: the range of the command line's flag (None: unbounded)
 GE0, GE1, ANY = (0, None, False, False), (1, None, False, False), (None, None, False, False)
+SEED = (0, 2**64 - 1, False, False)  # pref_eval.seeds.SEED_MAX
 PROB = (0, 1, True, True)           # (0, 1): confidence, alpha, delta
 FRACTION = (0, 1, True, False)      # (0, 1]: query_fraction, damping
 DIGITS = (0, 17, False, False)
@@ -46,42 +47,42 @@ RANGES: dict[tuple[str, str], tuple] = {
     ("evaluate_runs", "binary"): ANY, ("evaluate_runs", "floor"): ANY, ("evaluate_runs", "level"): ANY,
     ("evaluate_runs", "depth"): GE1, ("evaluate_runs", "topk"): GE1, ("evaluate_runs", "query_fraction"): FRACTION,
     ("evaluate_runs", "label_fraction"): FRACTION, ("evaluate_runs", "samples"): GE1,
-    ("evaluate_runs", "seed"): GE0, ("evaluate_runs", "jobs"): GE1,
+    ("evaluate_runs", "seed"): SEED, ("evaluate_runs", "jobs"): GE1,
     ("preferences", "binary"): ANY, ("preferences", "floor"): ANY,
     ("compare_runs", "level"): ANY, ("compare_runs", "binary"): ANY, ("compare_runs", "floor"): ANY,
-    ("compare_runs", "depth"): GE1, ("compare_runs", "resamples"): GE1, ("compare_runs", "seed"): GE0,
+    ("compare_runs", "depth"): GE1, ("compare_runs", "resamples"): GE1, ("compare_runs", "seed"): SEED,
     ("compare_runs", "alpha"): PROB, ("compare_runs", "sign_min_diff"): GE0, ("compare_runs", "confidence"): PROB,
     ("compare_runs", "digits"): DIGITS, ("compare_runs", "jobs"): GE1,
     ("compare_orderings", "rbo_p"): (0, 1, False, True), ("compare_orderings", "digits"): DIGITS,
-    ("aggregate", "query_fraction"): FRACTION, ("aggregate", "num_samples"): GE1, ("aggregate", "seed"): GE0,
+    ("aggregate", "query_fraction"): FRACTION, ("aggregate", "num_samples"): GE1, ("aggregate", "seed"): SEED,
     ("aggregate", "mc4_steps"): GE1, ("aggregate", "damping"): FRACTION,
     ("fit", "prior"): GE0, ("fit", "weight_power"): GE0, ("fit", "tol"): (0, None, True, False),
     ("fit", "max_iter"): GE1, ("fit", "elo_offset"): ANY, ("fit", "jobs"): GE1,
-    ("pairs", "cycles"): GE1, ("pairs", "seed"): GE0, ("pairs", "limit"): GE1, ("pairs", "depth"): GE1,
+    ("pairs", "cycles"): GE1, ("pairs", "seed"): SEED, ("pairs", "limit"): GE1, ("pairs", "depth"): GE1,
     **{("pairs_init", n): GE1 for n in ("k", "max_per_pair", "cycles", "batch", "window", "depth")},
     ("pairs_init", "p"): (2, None, False, False), ("pairs_init", "f"): (3, None, False, False),
-    ("pairs_init", "seed"): GE0, ("pairs_init", "lead"): (0.5, None, False, False),
+    ("pairs_init", "seed"): SEED, ("pairs_init", "lead"): (0.5, None, False, False),
     ("simulate", "reps"): GE1, ("simulate", "k"): GE1, ("simulate", "p"): (2, None, False, False),
-    ("simulate", "f"): (3, None, False, False), ("simulate", "seed"): GE0,
-    ("simulate_recovery", "trials"): GE1, ("simulate_recovery", "seed"): GE0,
+    ("simulate", "f"): (3, None, False, False), ("simulate", "seed"): SEED,
+    ("simulate_recovery", "trials"): GE1, ("simulate_recovery", "seed"): SEED,
     ("simulate_recovery", "window"): GE1, ("simulate_recovery", "batch"): GE1,
-    ("simulate_bandit", "reps"): GE1, ("simulate_bandit", "budget"): GE1, ("simulate_bandit", "seed"): GE0,
+    ("simulate_bandit", "reps"): GE1, ("simulate_bandit", "budget"): GE1, ("simulate_bandit", "seed"): SEED,
     ("simulate_bandit", "alpha"): (0, None, True, False), ("simulate_bandit", "batch"): (2, None, False, False),
     ("simulate_bandit", "c"): GE0, ("simulate_bandit", "delta"): PROB,
-    ("simulate_adaptive", "reps"): GE1, ("simulate_adaptive", "seed"): GE0,
+    ("simulate_adaptive", "reps"): GE1, ("simulate_adaptive", "seed"): SEED,
     ("simulate_adaptive", "lead"): (0.5, None, False, False), ("simulate_adaptive", "batch"): GE1,
     ("simulate_adaptive", "max_per_pair"): GE1, ("simulate_adaptive", "max_per_match"): GE1,
     ("simulate_adaptive", "lives"): GE1, ("simulate_adaptive", "final"): GE1,
     ("simulate_adaptive", "final_lead"): (0.5, None, False, False),
-    ("simulate_figure3", "reps"): GE1, ("simulate_figure3", "seed"): GE0,
+    ("simulate_figure3", "reps"): GE1, ("simulate_figure3", "seed"): SEED,
     ("plot_matrix", "prior"): GE0,
     ("plot_scores", "max_queries"): GE1, ("plot_scores", "top"): GE1, ("plot_scores", "confidence"): PROB,
     ("plot_systems", "confidence"): PROB,
     ("judge", "concurrency"): (1, 4096, False, False), ("judge", "rpm"): (0, None, True, False),
     ("judge", "retries"): (0, 100, False, False), ("judge", "timeout"): (0, None, True, False),
     ("judge", "backoff"): GE0, ("judge", "budget_requests"): GE0, ("judge", "max_cost"): GE0,
-    ("judge", "seed"): GE0,
-    ("agree", "resamples"): GE0, ("agree", "seed"): GE0, ("agree", "confidence"): PROB, ("agree", "buckets"): GE1,
+    ("judge", "seed"): SEED,
+    ("agree", "resamples"): GE0, ("agree", "seed"): SEED, ("agree", "confidence"): PROB, ("agree", "buckets"): GE1,
     ("agree", "consensus_min"): GE1, ("agree", "prior"): (0, None, True, False), ("agree", "top_k"): GE1,
     ("agree", "alpha"): PROB, ("agree", "digits"): DIGITS,
 }
@@ -320,7 +321,7 @@ def test_the_ranges_are_the_command_lines() -> None:
 # the numbers of the plots' NamedTuple arguments: PlotImage (every plot) and PlotValues (systems, pairs)
 FIELDS = {("PlotImage", "width"): (1, 100, False, False), ("PlotImage", "height"): (1, 100, False, False),
           ("PlotImage", "dpi"): (10, 1200, False, False), ("PlotValues", "alpha"): PROB,
-          ("PlotValues", "seed"): GE0}
+          ("PlotValues", "seed"): SEED}
 FIELD_FLAGS = {("PlotImage", "width"): "width", ("PlotImage", "height"): "height", ("PlotImage", "dpi"): "dpi",
                ("PlotValues", "alpha"): "alpha", ("PlotValues", "seed"): "seed"}
 

@@ -46,7 +46,71 @@ def test_refused_port():
 
 def test_unknown_scheme():
     proc, took = zelo_fit("htp://127.0.0.1:8786")
-    one_line(proc, "--scheduler htp://127.0.0.1:8786: not a scheduler address", "expected tcp://HOST:PORT")
+    one_line(proc, "--scheduler htp://127.0.0.1:8786: not a scheduler address", "expected tcp://HOST:PORT",
+             "or tls://, ws://, wss://")
+
+
+def _dead_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.mark.parametrize("scheme, says", [
+    ("ws://", "cannot connect (Connection refused)"),  # was the client's 20 s of retries
+    ("wss://", "cannot connect (Connection refused)"),  # likewise
+    ("", "cannot connect (Connection refused)"),  # HOST:PORT alone: tcp://
+    ("tls://", "tls:// needs dask's TLS configuration"),  # was "the address answered, but not as a dask
+    # scheduler (TypeError)": distributed's missing ssl_context
+    ("ucx://", "this installation cannot make ucx:// connections"),  # was the same wrong "answered" line
+    # (distributed's ucx backend is an abstract stub without distributed-ucxx)
+])
+def test_every_scheme_probed_or_refused(scheme, says):
+    """The probe covered tcp:// only; each kind of dead address is now one line, exit 2, at once."""
+    import importlib.util
+
+    if scheme == "ucx://" and importlib.util.find_spec("distributed_ucxx"):
+        pytest.skip("UCX support installed: a ucx:// address is left to the client")
+    address = f"{scheme}127.0.0.1:{_dead_port()}"
+    proc, took = zelo_fit(address)
+    one_line(proc, f"zelo_fit: --scheduler {address}: {says}")
+    assert took < 10
+
+
+@pytest.mark.parametrize("address, says", [
+    ("inproc://nothing", "an inproc:// address reaches only a scheduler inside the same Python process"),
+    ("tcp://", "not a scheduler address (no host)"),
+    ("ws://:8786", "not a scheduler address (no host)"),
+    ("ws://nosuchhost.invalid:8786", "cannot connect ("),
+])
+def test_addresses_refused_in_process(address, says):
+    """The same probe in process (no command started: fast), for the addresses that need no port."""
+    from pref_eval.errors import UsageError
+    from pref_eval.parallel import _probe_scheduler
+
+    t = time.monotonic()
+    with pytest.raises(UsageError) as e:
+        _probe_scheduler(address)
+    assert str(e.value).startswith(f"--scheduler {address}: {says}"), str(e.value)
+    assert time.monotonic() - t < 10
+
+
+@pytest.mark.slow
+def test_a_live_ws_scheduler_passes_the_probe():
+    """The probe's TCP connection does not disturb a websocket scheduler: zelo_fit through it = serial."""
+    import distributed
+
+    judge = str(ROOT / "judgments" / "dl19-sample.judge")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="ws://",
+                                  host="127.0.0.1", dashboard_address=None, silence_logs=40) as c:
+        assert c.scheduler_address.startswith("ws://")
+        proc, _ = zelo_fit(c.scheduler_address)
+    serial = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", judge], capture_output=True,
+                            timeout=120, env=ENV)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert proc.stdout == serial.stdout and proc.stdout
 
 
 def test_address_answering_something_else():

@@ -5,6 +5,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 
 
@@ -22,7 +23,8 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     pref_aggregate.py) and Borda for preference measures, the mean for metrics
     (formulas in :mod:`pref_eval.rank_aggregation`). ``query_fraction < 1``
     draws that fraction of sample 0's queries for each of ``num_samples``
-    samples with ``numpy.random.default_rng(seed)``; otherwise sample ``s`` of
+    samples with ``numpy.random.default_rng(seed)`` (among the query ids in
+    sorted order: the same queries whatever the order of the lines); otherwise sample ``s`` of
     the file is aggregated for ``s < num_samples`` (missing ones are skipped
     with a warning on ``log``, a :class:`~pref_eval.log.Log`).
     """
@@ -36,7 +38,7 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
 
     _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
     _check_int("num_samples", num_samples, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_int("mc4_steps", mc4_steps, 1, optional=True)
     _check_float("damping", damping, 0, 1, lo_open=True)
     log = log or Log("pref_eval", quiet=True)
@@ -66,7 +68,11 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
         qids = None
         if qids0 is not None and rng is not None:
             k = max(1, int(len(qids0) * query_fraction))
-            qids = [qids0[i] for i in sorted(rng.choice(len(qids0), size=k, replace=False))]
+            # drawn among the ids in sorted order (the same queries whatever the order of the file's lines),
+            # aggregated in file order (Borda's n is the first query's runs, as pref_aggregate.py)
+            ids = sorted(qids0)
+            chosen = {ids[i] for i in rng.choice(len(ids), size=k, replace=False).tolist()}
+            qids = [x for x in qids0 if x in chosen]
         results.append(aggregate_sample(pf, ms, sample=s, source_sample=src, qids=qids, mc4_steps=mc4_steps,
                                         damping=damping))
     if num_samples > 1:

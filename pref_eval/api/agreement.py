@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _check_float, _check_int, _input_options, _path_list
 
@@ -51,7 +52,7 @@ def agree(
     from ..agree.report import agreement_report
 
     _check_int("resamples", resamples, 0)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     _check_int("buckets", buckets, 1)
     _check_int("consensus_min", consensus_min, 1)

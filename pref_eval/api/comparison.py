@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options, _path_list
 from .measures import _evaluate_rows
@@ -77,7 +78,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     _check_float("floor", floor, optional=True)
     _check_int("depth", depth, 1, optional=True)
     _check_int("resamples", resamples, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
     _check_float("sign_min_diff", sign_min_diff, 0)
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)

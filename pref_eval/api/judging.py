@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
 
@@ -204,7 +205,7 @@ def _checked_options(pairs: Any, state: Any, judges: Any, **values: Any) -> list
     for j in judge_list:
         if not isinstance(j, str):
             raise UsageError(f"--judge: expected a spec string, got {type(j).__name__} {j!r:.40}")
-    ints = {"concurrency": (1, 4096), "retries": (0, 100), "budget_requests": (0, None), "seed": (0, None)}
+    ints = {"concurrency": (1, 4096), "retries": (0, 100), "budget_requests": (0, None), "seed": (0, SEED_MAX)}
     floats = {"rpm": True, "timeout": True, "backoff": False, "max_cost": False}  # > 0 or >= 0
     for name, v in values.items():
         flag, optional = "--" + name.replace("_", "-"), name in ("budget_requests", "rpm", "max_cost")

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..seeds import SEED_MAX
 from ..errors import InputError, UsageError
 from ._inputs import _input_options
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int | None = 0, *,
+def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int = 0, *,
           dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
           run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
           output_format: str = "jsonl", log: Any = None,
@@ -37,7 +38,7 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
 
     _check_flags(dedup=dedup)
     _check_int("cycles", cycles, 1)
-    _check_int("seed", seed, 0, optional=True)
+    _check_int("seed", seed, 0, SEED_MAX)  # None refused: unseeded pairs could not be had again
     _check_int("limit", limit, 1, optional=True)
     _check_int("depth", depth, 1, optional=True)
     from ..zelo.pairs import random_cycles
@@ -123,7 +124,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     _check_positive(k=k, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
     _check_int("p", p, 2, optional=True)  # p > k >= 1, f > p: as zelo_simulate tournament's --p, --f
     _check_int("f", f, 3, optional=True)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("lead", lead, 0.5, optional=True)
     # numpy integers are integers; the state file (JSON) holds Python ints
     k, p, f, max_per_pair, cycles, batch, window, depth = (
@@ -175,8 +176,11 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     if qrels is not None:
         from ..io.qrels import graded_documents
 
-        for topic, grades in graded_documents(qrels).items():
-            t.add_topic(topic, grades)
+        # topics and documents in sorted order, not the file's: the seeded draws (the tournament's one stream
+        # over the topics, the adaptive games' per-topic seeds, the order of equal grades) then do not depend
+        # on the order of the qrels lines (a sorted file gives the pairs it gave before)
+        for topic, grades in sorted(graded_documents(qrels).items()):
+            t.add_topic(topic, dict(sorted(grades.items())))
     from ..zelo.state_lock import state_lock
 
     with state_lock(state):

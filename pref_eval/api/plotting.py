@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _check_float, _check_int, _input_options
 
@@ -138,7 +139,7 @@ class PlotValues(NamedTuple):
 def _check_values(v: PlotValues) -> None:
     """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
     _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
-    _check_int("seed", v.seed, 0)
+    _check_int("seed", v.seed, 0, SEED_MAX)
 
 
 def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:

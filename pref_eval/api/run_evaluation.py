@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
 from .measures import evaluate_run_group, extra_inputs
@@ -68,7 +69,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
     _check_float("label_fraction", label_fraction, 0, 1, lo_open=True)
     _check_int("samples", samples, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_int("jobs", jobs, 1)
     from ..io.run_ids import run_ids
     from ..log import Log

@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _check_float, _check_int, _input_options, _is_number
 
@@ -36,7 +37,7 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
     _check_int("k", k, 1)
     _check_int("p", p, 2, optional=True)
     _check_int("f", f, 3, optional=True)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     from ..zelo.simulate import simulate_tournament
 
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix"
@@ -120,7 +121,7 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     from ..zelo.simulate import recovery
 
     _check_int("trials", trials, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     given = {k: v for k, v in {"window": window, "start": start, "batch": batch, "criterion": criterion}.items()
              if v is not None}
     if given and strategy != "adaptive":
@@ -216,7 +217,7 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
 
     _check_int("reps", reps, 1)
     _check_int("budget", budget, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("alpha", alpha, 0, lo_open=True, optional=True)
     _check_int("batch", batch, 2, optional=True)
     _check_float("c", c, 0, optional=True)
@@ -256,7 +257,7 @@ def simulate_adaptive(*, case: str | None = None, matrix: Any = None, reps: int 
     from ..zelo.figure3 import summarise
 
     _check_int("reps", reps, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     _check_float("lead", lead, 0.5)
     for name, v in (("batch", batch), ("max_per_pair", max_per_pair), ("max_per_match", max_per_match),
                     ("lives", lives), ("final", final)):
@@ -281,7 +282,7 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
     from ..zelo.figure3 import ROWS, figure3
 
     _check_int("reps", reps, 1)
-    _check_int("seed", seed, 0)
+    _check_int("seed", seed, 0, SEED_MAX)
     algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(algorithms)  # "dts,mergedts"
     if not algos:
         raise UsageError("--algorithms is empty")

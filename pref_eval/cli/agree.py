@@ -5,7 +5,7 @@ import click
 
 from .common import Log, run_main
 from .options import quiet_option
-from .param_types import Finite
+from .param_types import SEED, Finite
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
                "comma-separated list with one per -J (default: detect).")
@@ -30,7 +30,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="Decimals in text, markdown and latex.")
 @click.option("--resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples of the queries (0 = no intervals).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the percentile intervals.")
 @click.option("--buckets", type=click.IntRange(min=1), default=20, show_default=True,

@@ -14,6 +14,8 @@ from typing import Any
 
 import click
 
+from ..seeds import SEED_MAX
+
 
 class Finite(click.FloatRange):
     """A finite float in the range (``nan``, ``inf`` refused)."""
@@ -33,8 +35,8 @@ class Finite(click.FloatRange):
         return super()._describe_range()
 
 
-SEED = click.IntRange(min=0)
-"""Seeds: integers >= 0 (numpy's ``default_rng`` refuses negative seeds)."""
+SEED = click.IntRange(min=0, max=SEED_MAX)
+"""Seeds: integers 0 .. 2^64 - 1 (numpy's ``default_rng`` refuses negative seeds; larger ones: pref_eval.seeds)."""
 
 
 class NumberList(click.ParamType):

@@ -1,7 +1,8 @@
 """pref_eval.py's sub-sampling options, seeded (numpy ``default_rng``).
 
 * ``--query_fraction f``: keep ``max(int(|Q|·f), 1)`` queries, drawn without
-  replacement among the evaluated queries.
+  replacement among the evaluated queries (their ids in sorted order, so the
+  draw does not depend on the order of the qrels lines).
 * ``--label_fraction f``: in each query keep ``max(int(n·f), 1)`` of its n
   relevant documents; policy ``random`` draws them, policy ``pool`` keeps the
   ones found in the most run lines over all runs (ties: docid descending).
@@ -45,8 +46,9 @@ def sample_queries(q: Qrels, pq: PrefQrels, fraction: float, rng: np.random.Gene
     k = max(int(n * fraction), 1)
     if k >= n:
         return q, pq
-    chosen = np.sort(rng.choice(n, size=k, replace=False))
-    keep = np.isin(q.qid, pq.qorder[chosen])
+    # drawn among the query ids in sorted order, not in the file's order: the same seed keeps the same
+    # queries whatever the order of the qrels lines
+    keep = np.isin(q.qid, np.sort(pq.qorder)[rng.choice(n, size=k, replace=False)])
     q2 = _subset(q, keep)
     return q2, prepare_qrels(q2, binary, floor)
 

@@ -250,9 +250,25 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
     if not sign_min_diff >= 0:
         raise UsageError(f"--sign-min-diff must be >= 0, got {sign_min_diff}")
     return {"sign_min_diff": float(sign_min_diff), "tests": parse_tests(tests), "correction": correction,
-            "alpha": float(alpha),
-            "resamples": int(resamples), "seed": seed, "zero_method": zero_method,
+            "alpha": float(alpha), "resamples": int(resamples), "seed": _seed(seed), "zero_method": zero_method,
             "wilcoxon_method": wilcoxon_method, "confidence": float(confidence), "ci_method": ci_method}
+
+
+def _seed(seed: Any) -> int:
+    """The seed of the resampling tests: an integer 0 .. 2^64 - 1 (pref_eval.seeds), else UsageError; ``None``
+    draws one from the operating system's entropy, and it is the seed every record then holds (``"seed"``), so
+    that the run can be repeated (it was ``None`` in the records, and the draws could not be had again)."""
+    import numbers
+
+    from ..seeds import SEED_MAX
+
+    if seed is None:
+        import secrets
+
+        return secrets.randbits(64)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) <= SEED_MAX:
+        raise UsageError(f"seed: expected an integer 0..{SEED_MAX}, got {seed!r:.40}")
+    return int(seed)
 
 
 EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "min_diff", "resamples", "exact", "seed",
@@ -413,6 +429,8 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     (|d| < delta counts as a tie). ``progress(done, total)`` is called after
     each measure. ``jobs``: test the measures in that many processes (every
     measure's resampling has its own seeded stream, so the result is the same).
+    ``seed``: 0 .. 2^64 - 1, or None for a seed drawn from the system's entropy (the records' ``seed``
+    holds the one used, so the run can be repeated).
     """
     params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
                      confidence, ci_method, sign_min_diff)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from ..errors import InputError
+from ..seeds import SEED_MAX
 
 COMMON_KEYS = frozenset({"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"})
 
@@ -63,6 +64,8 @@ def check_common(obj: Any, name: str, kind: str, *, version: int, extra_keys: di
     for key in ("seed", "ignored", "issued"):
         if not is_int(obj[key]):
             raise bad(kind, name, f"$.{key}", "expected an integer >= 0")
+    if obj["seed"] > SEED_MAX:
+        raise bad(kind, name, "$.seed", f"expected an integer <= {SEED_MAX} (2^64 - 1)")
     params(obj["params"])
     if not isinstance(obj["topics"], dict):
         raise bad(kind, name, "$.topics", "expected an object")

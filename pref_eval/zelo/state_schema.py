@@ -34,6 +34,7 @@ import math
 from typing import Any
 
 from ..errors import InputError
+from ..seeds import SEED_MAX
 
 VERSION = 2
 TOP_KEYS = {"version", "k", "p", "f", "seed", "final_phase", "step", "comparisons", "ignored", "topics"}
@@ -45,9 +46,9 @@ class _Bad(Exception):
     pass
 
 
-def _int(v: Any, where: str, lo: int = 0) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-        raise _Bad(f"{where}: expected an integer >= {lo}, got {v!r}")
+def _int(v: Any, where: str, lo: int = 0, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        raise _Bad(f"{where}: expected an integer >= {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
     return v
 
 
@@ -175,7 +176,7 @@ def validate_state(obj: Any, name: str) -> None:
         k = _int(obj["k"], "k", 1)
         p = _int(obj["p"], "p", k + 1)
         _int(obj["f"], "f", p + 1)
-        _int(obj["seed"], "seed")
+        _int(obj["seed"], "seed", 0, SEED_MAX)
         if not isinstance(obj["final_phase"], bool):
             raise _Bad(f"final_phase: expected true or false, got {obj['final_phase']!r}")
         for key in ("step", "comparisons", "ignored"):
