@@ -750,3 +750,14 @@ def no_common_topics(run: str, run_qids: np.ndarray, qrels: str, qrels_qids: np.
 
     return EvaluationError(f"{run}: no queries with both results and relevance info: none of the run's topics is "
                            f"in {qrels} (run {some(run_qids)}; qrels {some(qrels_qids)})")
+
+
+def no_common_warning(run: str, qrels: str, qids: Sequence[str], sample: int | None) -> str:
+    """The warning of preference mode for a run holding none of the evaluated qrels queries: pref_eval.py's
+    answer (the run retrieved nothing on every query: its values are those of an empty run) is kept, as
+    stdout must be pref_eval.py's, but a qrels of another collection should not pass unnoticed."""
+    shown = ", ".join(repr(x) for x in list(qids)[:3]) + (", ..." if len(qids) > 3 else "")
+    where = f"the {len(qids)} quer{'y' if len(qids) == 1 else 'ies'} of sample {sample}" if sample is not None else \
+        f"{qrels} ({len(qids)} quer{'y' if len(qids) == 1 else 'ies'} evaluated: {shown})"
+    return (f"{run}: none of the run's topics is in {where}; preference mode scores it as retrieving nothing on "
+            "every query (as pref_eval.py): check the run and the qrels are of the same collection")

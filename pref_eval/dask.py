@@ -20,6 +20,7 @@ docs/dask.md for dask-jobqueue and Kubernetes).
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 MEASURE_COLUMNS = ("run", "qid", "measure", "value")
@@ -36,19 +37,51 @@ def fit_judgments(judgments: Any, *, prior: float = 0.5, weight_power: float = 1
     """
     import pandas as pd
 
+    from .api.fitting import _check_fit_options
     from .errors import UsageError
 
+    if not (hasattr(judgments, "map_partitions") and hasattr(judgments, "columns")):
+        raise UsageError("judgments: expected a dask DataFrame with columns qid, doc_a, doc_b, score[, weight], "
+                         f"got {type(judgments).__name__} (dask.dataframe.from_pandas(frame, npartitions=N) makes "
+                         "one from a pandas DataFrame)")
     missing = [c for c in ("qid", "doc_a", "doc_b", "score") if c not in judgments.columns]
     if missing:
         raise UsageError(f"judgments lack column(s) {', '.join(missing)} (need qid, doc_a, doc_b, score[, weight])")
-    if prior < 0 or weight_power < 0:
-        raise UsageError("prior and weight_power must be >= 0")
-    if scale not in ("logit", "elo"):
-        raise UsageError(f"scale must be 'logit' or 'elo', not {scale!r}")
+    _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
+                      elo_offset=elo_offset)
     meta = pd.DataFrame({"qid": pd.Series(dtype=object), "docno": pd.Series(dtype=object),
                          "score": pd.Series(dtype="float64"), "se": pd.Series(dtype="float64")})
     return judgments.map_partitions(fit_frame, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter,
                                     scale=scale, elo_offset=elo_offset, meta=meta)
+
+
+def _quiet_worker_log() -> None:
+    """In a dask.distributed worker: drop its "Compute Failed" log record (an ERROR with the worker's traceback)
+    for our own errors (:class:`~pref_eval.errors.PrefEvalError`: a bad input line, a bad value), which the
+    client raises with their one-line message anyway; any other failure is logged as distributed does."""
+    import logging
+
+    log = logging.getLogger("distributed.worker")
+    if _drop_our_failures not in log.filters:
+        log.addFilter(_drop_our_failures)
+
+
+def _error_names() -> tuple[str, ...]:
+    from .errors import PrefEvalError
+
+    seen, todo = [], [PrefEvalError]
+    while todo:
+        c = todo.pop()
+        seen.append(c.__name__)
+        todo.extend(c.__subclasses__())
+    return tuple(f"{n}(" for n in seen)
+
+
+def _drop_our_failures(record: Any) -> bool:
+    if not (isinstance(record.msg, str) and record.msg.startswith("Compute Failed") and len(record.args or ()) > 3):
+        return True
+    text = record.args[3]
+    return not (isinstance(text, str) and text.startswith(_error_names()))
 
 
 def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol: float = 1e-9, max_iter: int = 100,
@@ -61,16 +94,29 @@ def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol:
     from .zelo.fit import fit_bt, id_ranks, to_scale
     from .zelo.judgments import Judgments
 
+    _quiet_worker_log()
     n = len(frame)
     if n == 0:
         return pd.DataFrame({"qid": pd.Series(dtype=object), "docno": pd.Series(dtype=object),
                              "score": pd.Series(dtype="float64"), "se": pd.Series(dtype="float64")})
-    s = frame["score"].to_numpy(dtype=np.float64)
-    w = frame["weight"].to_numpy(dtype=np.float64) if "weight" in frame.columns else None
-    if not bool(np.all((s >= 0) & (s <= 1))):
-        raise UsageError("judgment scores must be numbers in [0, 1] (1 = doc_b better)")
-    if w is not None and not bool(np.all((w >= 0) & np.isfinite(w))):
-        raise UsageError("judgment weights must be finite numbers >= 0")
+
+    def numbers(column: str, ok: Any, what: str) -> Any:
+        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~ok(values)
+        if bool(bad.any()):
+            k = int(np.flatnonzero(bad)[0])
+            raise UsageError(f"judgment {column}s must be {what}: row {frame.index[k:k + 1].tolist()[0]!r} (qid "
+                             f"{frame['qid'].iloc[k]!r}) has {frame[column].iloc[k:k + 1].tolist()[0]!r}")
+        return values
+
+    s = numbers("score", lambda v: (v >= 0) & (v <= 1), "numbers in [0, 1] (1 = doc_b better)")
+    w = numbers("weight", lambda v: (v >= 0) & np.isfinite(v), "finite numbers >= 0") \
+        if "weight" in frame.columns else None
+    same = (frame["doc_a"].astype(str) == frame["doc_b"].astype(str)).to_numpy()
+    if bool(same.any()):  # as the judgment readers ("docA and docB are the same document")
+        k = int(np.flatnonzero(same)[0])
+        raise UsageError(f"doc_a and doc_b are the same document {str(frame['doc_a'].iloc[k])!r}: row "
+                         f"{frame.index[k:k + 1].tolist()[0]!r} (qid {frame['qid'].iloc[k]!r})")
     text = pd.concat([frame[c].astype(str) for c in ("qid", "doc_a", "doc_b")], ignore_index=True)
     codes, names = pd.factorize(text, sort=False)
     table = Judgments()
@@ -95,14 +141,21 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     ``all`` rows); ``.to_dataframe(columns=MEASURE_COLUMNS)`` makes a dask DataFrame.
     Run names are the run ids ``zelo_eval`` uses (file names).
     """
+    from .api._inputs import _check_flags, _check_int, _load_qrels
     from .api.measures import _measure_names
-    from .io.qrels import Qrels, read_qrels
+    from .errors import UsageError
     from .measures import parse_measures
     from .measures.base import needs_subtopics
 
+    _check_flags(complete=complete, summary=summary)
+    _check_int("level", level)
+    _check_int("depth", depth, 1, optional=True)
+    if not (hasattr(runs, "map") and hasattr(runs, "npartitions")):
+        raise UsageError(f"runs: expected a dask bag of run file paths, got {type(runs).__name__} "
+                         "(dask.bag.from_sequence(paths) makes one; pref_eval.evaluate takes a list)")
     names = _measure_names(measures)
     requests = parse_measures(names)
-    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, subtopics=needs_subtopics(requests))
+    q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     return runs.map(_evaluate_one, q, names, complete, level, depth, summary).flatten()
 
 
@@ -112,7 +165,12 @@ def _evaluate_one(path: str, qrels: Any, names: list, complete: bool, level: int
     from .output.table import long_rows
     from .run_preferences.evaluate import run_id
 
-    rid = run_id(path)
+    _quiet_worker_log()
+    if not isinstance(path, (str, os.PathLike)):
+        from .errors import UsageError
+
+        raise UsageError(f"runs: expected run file paths, got {type(path).__name__} {path!r}")
+    rid = run_id(os.fspath(path))
     [(res, _, _, _)] = evaluate_run_group((qrels, [path], [rid], names, complete, level, depth))  # raises on no
     # topic in common
     return [tuple(r) for r in long_rows([res], per_query=True, summary=summary)]

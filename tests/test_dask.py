@@ -98,3 +98,33 @@ def test_evaluate_runs_bag(cluster):
                              summary=True).compute(scheduler=client)
     want = pref_eval.evaluate(QRELS, {os.path.basename(r): r for r in RUNS}, ["map", "ndcg_cut.10"], summary=True)
     assert [tuple(r) for r in want[list(MEASURE_COLUMNS)].itertuples(index=False)] == rows
+
+
+def test_bad_input_on_the_workers_is_one_error_and_no_worker_log(cluster, tmp_path):
+    """A bad run line or a bad judgment row read in a worker process: the client raises the error
+    ``pref_eval.api`` raises for it (same class and message; InputError pickles), at once, and the worker logs
+    no "Compute Failed" record with its traceback (tests/test_dask_bad_input.py: the same on one process)."""
+    import dask.bag as db
+    import dask.dataframe as dd
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.dask import evaluate_runs, fit_judgments
+    from pref_eval.errors import InputError, UsageError
+
+    bad = tmp_path / "bad.run"
+    bad.write_text("1037798 Q0 d1 1 1.0 r\nbad line here\n")
+    with pytest.raises(InputError) as want:
+        pref_eval.api.evaluate(QRELS, [str(bad)], ["map"])
+    frame = pd.DataFrame(dict(qid=["q1"] * 2, doc_a=["a", "b"], doc_b=["b", "c"], score=[1.0, 7.0]))
+    with distributed.Client(cluster) as client:
+        with pytest.raises(InputError) as got:
+            evaluate_runs(QRELS, db.from_sequence([RUNS[0], str(bad)], npartitions=2), ["map"]).compute(
+                scheduler=client)
+        assert str(got.value) == str(want.value)
+        with pytest.raises(UsageError, match=r"^runs: expected run file paths, got int 3$"):
+            evaluate_runs(QRELS, db.from_sequence([3]), ["map"]).compute(scheduler=client)
+        with pytest.raises(UsageError, match=r"row 1 \(qid 'q1'\) has 7.0$"):
+            fit_judgments(dd.from_pandas(frame, npartitions=1)).compute(scheduler=client)
+        logs = [msg for w in client.get_worker_logs().values() for _, msg in w]
+    assert not [m for m in logs if "Compute Failed" in m], logs

@@ -51,14 +51,11 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     file (``output`` a path, ``tsv``, no ``qrels_output``, the default fit): each block of queries is written
     to the (temporary) file as it is fitted and dropped, the file committed with the others at the end.
     """
-    from ._inputs import _check_flags, _check_float, _check_int
+    from ._inputs import _check_flags, _check_int
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
-    _check_float("prior", prior, 0)
-    _check_float("weight_power", weight_power, 0)
-    _check_float("tol", tol, 0, lo_open=True)
-    _check_int("max_iter", max_iter, 1)
-    _check_float("elo_offset", elo_offset)
+    _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
+                      elo_offset=elo_offset)
     _check_int("jobs", jobs, 1)
     import numpy as np
 
@@ -134,6 +131,20 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     import pandas as pd
 
     return pd.DataFrame(cols)
+
+
+def _check_fit_options(*, prior: Any, weight_power: Any, tol: Any, max_iter: Any, scale: Any, elo_offset: Any) -> None:
+    """The fit's options, as :func:`fit` and :func:`pref_eval.dask.fit_judgments` take them: UsageError naming
+    the first bad one (the ranges of ``zelo_fit``'s options)."""
+    from ._inputs import _check_float, _check_int
+
+    _check_float("prior", prior, 0)
+    _check_float("weight_power", weight_power, 0)
+    _check_float("tol", tol, 0, lo_open=True)
+    _check_int("max_iter", max_iter, 1)
+    _check_float("elo_offset", elo_offset)
+    if scale not in ("logit", "elo"):
+        raise UsageError(f"scale: expected 'logit' or 'elo', got {scale!r}")
 
 
 def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float, weight_power: float, tol: float,

@@ -364,6 +364,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     if samples == 1 and len(runs) >= MANY_RUNS:
         npairs = len(runs) - 1 if ref is not None else len(runs) * (len(runs) - 1) // 2
         log.stage(f"evaluating {len(sel)} measures on {npairs} pairs of runs")
+    from ..collection import no_common_warning
+
     warned: set[int] = set()
     with command_output(output, inputs) as out:
         for s in range(samples):
@@ -381,17 +383,6 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                 write_table(out, rows, fmt, header=s == 0)
             if samples > 1:
                 log.progress("samples", s + 1, samples)
-
-
-def no_common_warning(run: str, qrels: str, qids: Sequence[str], sample: int | None) -> str:
-    """The warning of preference mode for a run holding none of the evaluated qrels queries: pref_eval.py's
-    answer (the run retrieved nothing on every query: its values are those of an empty run) is kept, as
-    stdout must be pref_eval.py's, but a qrels of another collection should not pass unnoticed."""
-    shown = ", ".join(repr(x) for x in list(qids)[:3]) + (", ..." if len(qids) > 3 else "")
-    where = f"the {len(qids)} quer{'y' if len(qids) == 1 else 'ies'} of sample {sample}" if sample is not None else \
-        f"{qrels} ({len(qids)} quer{'y' if len(qids) == 1 else 'ies'} evaluated: {shown})"
-    return (f"{run}: none of the run's topics is in {where}; preference mode scores it as retrieving nothing on "
-            "every query (as pref_eval.py): check the run and the qrels are of the same collection")
 
 
 def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
@@ -492,6 +483,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     if res.no_common:
         import warnings
 
+        from ..collection import no_common_warning
         from ..errors import PrefEvalWarning
 
         for k in res.no_common:
