@@ -617,3 +617,43 @@ def test_fit_memory_figures_are_the_scripts():
     form = (r"on [\d.]+ M judgments the peak is \d+ MB with `-o FILE` and \d+ MB with `-o -`, the same bytes "
             r"\(measured \d{4}-\d\d-\d\d \(UTC\) on .*: `python bench/bench_fit_memory\.py`\)")
     assert re.fullmatch(form, text), text
+
+
+def test_exit_codes_page_states_the_message_limit():
+    """docs/exit-codes.md's figures of a shortened message are pref_eval.errors' (limit, head, tail)."""
+    from pref_eval.errors import MESSAGE_LIMIT, shortened
+
+    page = (DOCS / "exit-codes.md").read_text(encoding="utf-8")
+    text = "x" * 1000
+    head, tail = shortened(text).split(" … [")[0], shortened(text).split("] … ")[1]
+    assert (f"longer than {MESSAGE_LIMIT} characters" in page
+            and f"its first {len(head)} and last {len(tail)} characters" in page), (MESSAGE_LIMIT, len(head), len(tail))
+
+
+def test_design_constants_in_the_docs():
+    """Sizes the docs state in prose are the code's constants (a constant changed leaves no stale figure)."""
+    from pref_eval.io import fastparse, judgments, pref_jsonl, runs, tokenize
+    from pref_eval.parallel import PROBE_SECONDS
+    from pref_eval.zelo import fit
+
+    mb = 1 << 20
+    expected = {
+        "input-formats.md": [f"a run file of at most {runs.COMPILED_MAX // mb} MB",
+                             f"a field longer than {tokenize.MAX_FIELD >> 10} KiB, or a column that would need more "
+                             f"than {tokenize.column_budget(1 << 40) >> 40} × the file",
+                             f"(at least {tokenize.MIN_BUDGET // mb} MB)",
+                             f"one under {fastparse.PYARROW_MIN // mb} MB",
+                             f"in {fastparse.BLOCK // mb} MB blocks", f"An input over {fastparse.SPLIT_MIN // mb} MB",
+                             f"vectorised numpy, {tokenize.CHUNK // mb} MB chunks"],
+        "zelo_fit.md": [f"at most about {fit.SERIAL_BLOCK_JUDGMENTS:,} judgments a block; "
+                        f"{fit.BLOCK_JUDGMENTS:,} with `--jobs`/`--scheduler`",
+                        f"a fit of at least {2 * fit.THREAD_JUDGMENTS:,} judgments",
+                        f"at least {fit.THREAD_JUDGMENTS:,}, a multiple of N blocks",
+                        f"larger than {judgments.STREAM_CHUNK // mb} MB "
+                        f"(read in {judgments.STREAM_CHUNK // mb} MB parts)"],
+        "pref_aggregate.md": [f"one JSON document per {pref_jsonl.CHUNK_BYTES // mb} MB block"],
+        "dask.md": [f"one per {fit.BLOCK_JUDGMENTS:,} judgments", f"no TCP\nanswer within {PROBE_SECONDS:g} s"],
+    }
+    missing = [(page, text) for page, texts in expected.items() for text in texts
+               if text not in (DOCS / page).read_text(encoding="utf-8")]
+    assert not missing, missing
