@@ -445,3 +445,215 @@ def test_scc_share_figures_of_zelo_md(tmp_path):
     page = (DOCS / "zelo.md").read_text(encoding="utf-8")
     k, n = scc_share(str(need_shared("data", "duelingBandits", "judgments.txt")))
     assert f"crowd judgments {k} of {n} topics are not\nstrongly connected (`python tools/scc_share.py" in page
+
+
+def _doc_signatures(text: str) -> list[tuple[str, list[str]]]:
+    """``(dotted name, [parameter texts])`` of every ``pref_eval.NAME(...)`` call shown in a ```python block."""
+    import ast
+
+    out = []
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        src = re.sub(r"\)\s*->[^\n#]*", ")", block)  # return annotations are not Python call syntax
+        for m in re.finditer(r"^(?:\w+ = )?(pref_eval(?:\.\w+)+)\((.*?)\)\s*(?:#[^\n]*)?$", src, re.S | re.M):
+            args = re.sub(r",\s*\.\.\.\s*$", ", **ELLIPSIS", m.group(2).replace("\n", " "))
+            try:
+                call = ast.parse(f"f({args.replace('*, ', '').replace(', *,', ',')})", mode="eval").body
+            except SyntaxError:
+                continue
+            if not isinstance(call, ast.Call):
+                continue
+            params = [ast.unparse(a) for a in call.args] + [f"{k.arg}={ast.unparse(k.value)}" if k.arg else "**"
+                                                           for k in call.keywords]
+            out.append((m.group(1), params))
+    return out
+
+
+def test_api_page_signatures_are_the_functions():
+    """docs/api.md's signatures: every parameter shown exists with the default shown, and a signature without
+    ``...`` or ``**options`` shows every parameter (a parameter added, renamed or re-defaulted shows here)."""
+    import ast
+    import inspect
+
+    import pref_eval
+
+    wrong, checked = [], 0
+    for name, params in _doc_signatures((DOCS / "api.md").read_text(encoding="utf-8")):
+        obj = pref_eval
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        sig = inspect.signature(obj)
+        shown = []
+        for p in params:
+            if p in ("...", "Ellipsis", "**", "**options") or p.startswith("*"):
+                continue
+            key, _, default = p.partition("=")
+            shown.append(key)
+            if key not in sig.parameters:
+                wrong.append(f"{name}: no parameter {key}")
+            elif default:
+                try:
+                    value = ast.literal_eval(default)
+                except ValueError:
+                    continue
+                if sig.parameters[key].default != value:
+                    wrong.append(f"{name}: {key} defaults to {sig.parameters[key].default!r}, the page says {default}")
+        checked += 1
+        if not any(p in ("...", "Ellipsis", "**") or p.startswith("**") for p in params):
+            wrong += [f"{name}: {k} not shown" for k in sig.parameters if k not in shown]
+    import pref_eval.api as api
+
+    for line in (DOCS / "api.md").read_text(encoding="utf-8").split("\n"):
+        for name, args in re.findall(r"`(\w+)\(([^`]*?)\)`", line) if line.startswith("|") else ():
+            if getattr(api, name, None) is None:
+                continue
+            sig = inspect.signature(getattr(api, name))
+            for arg in (a.split("=")[0].strip() for a in args.split(",")):
+                checked += 1
+                if arg not in ("*", "...", "") and arg not in sig.parameters:
+                    wrong.append(f"{name}: no parameter {arg} (the table of commands as functions)")
+    assert checked >= 100 and not wrong, "\n".join(wrong)
+
+
+def test_getting_started_describes_the_shipped_sample():
+    """The counts docs/getting-started.md gives for the shipped files are the files' (8 topics, the grade
+    histogram, 100 documents per topic and run, 278 judgments on 3 topics)."""
+    from collections import Counter
+
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    qrels = [ln.split() for ln in (ROOT / "qrels" / "dl19-sample.qrels").read_text().splitlines() if ln.strip()]
+    grades = Counter(int(f[3]) for f in qrels)
+    topics = {f[0] for f in qrels}
+    hist = ", ".join(f"{grades[g]} × {g}" for g in sorted(grades))
+    assert f"judgments for {len(topics)} TREC DL 2019 topics, graded 0–3 ({hist})" in page
+    for run in ("bm25", "dense", "rerank"):
+        per_topic = Counter(ln.split()[0] for ln in (ROOT / "runs" / f"{run}.run").read_text().splitlines())
+        assert set(per_topic.values()) == {100} and set(per_topic) == topics, run
+    assert "(100 documents per topic;" in page
+    judged = [ln.split() for ln in (ROOT / "judgments" / "dl19-sample.judge").read_text().splitlines()
+              if ln.strip() and not ln.startswith("#")]
+    assert f"{len(judged)} GPT-4o pairwise judgments (`topic winner loser`) for {len({j[0] for j in judged})} of" \
+           " the topics" in page
+
+
+@pytest.mark.parametrize("kind", ["matrix", "scores", "systems", "pairs", "calibration"])
+def test_plot_size_defaults(kind):
+    """docs/zelo_plot.md's "Size defaults: W × H inches" of each kind are its --width / --height defaults."""
+    opts = {p.name: p.default for p in _plot_kind(kind).params}
+    section = (DOCS / "zelo_plot.md").read_text(encoding="utf-8").split(f"## `{kind}`", 1)[1].split("\n## ", 1)[0]
+    w, h = re.search(r"Size defaults: ([\d.]+) × ([\d.]+) inches", section).groups()
+    assert (float(w), float(h)) == (opts["width"], opts["height"])
+
+
+def _plot_kind(kind: str):
+    from pref_eval.cli.plot import command
+
+    return command.commands[kind]
+
+
+def test_no_shared_paths_in_the_docs():
+    """The docs cite public sources, never the development folder ``../shared`` (the guide's rule)."""
+    bad = [f"{p.name}:{i}" for p in [ROOT / "README.md", *PAGES]
+           for i, line in enumerate(p.read_text(encoding="utf-8").split("\n"), 1)
+           if re.search(r"(\.\./)+shared/|/work/shared", line)]
+    assert not bad, bad
+
+
+def test_every_console_script_is_on_the_front_pages():
+    """Every console script of setup.cfg is named in the README's command table, in docs/index.md and in
+    docs/shell-completion.md (a new command is found where a user looks first)."""
+    cfg = (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    scripts = re.findall(r"^\s+(\w+) = pref_eval\.cli\.", cfg.split("console_scripts", 1)[1], re.M)
+    assert len(scripts) >= 12, scripts
+    for name in ("README.md", "docs/index.md", "docs/shell-completion.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert not [s for s in scripts if f"`{s}`" not in text], (name, [s for s in scripts if f"`{s}`" not in text])
+
+
+# the operating system's and SQLite's reasons, which messages quote after "cannot write: " and the like
+FOREIGN_TEXTS = ("Is a directory", "No space left on device", "database or disk is full", "Not a directory",
+                 "Permission denied", "No such file or directory")
+COMMAND_NAMES = "|".join(sorted({*COMMAND_PAGES.values(), "zelo"}, key=len, reverse=True))
+
+
+def _message_fragments(span: str) -> list[str]:
+    """The fixed pieces (>= 14 characters, with a space) of a message quoted in the docs: the text between
+    its placeholders (FILE, N, '…', quoted values, numbers, bracketed details, a leading file name) and
+    foreign reasons."""
+    for foreign in FOREIGN_TEXTS:
+        span = span.replace(foreign, "…")
+    span = re.sub(r"^[\w-]+\.\w+ ", "", span)  # a file named first: "S.sqlite is in use ..."
+    pieces = re.split(r"…|\.\.\.|\b[A-Z]+\b|\b0x[0-9a-f]+\b|\b\d+\b|'[^']*'|\"[^\"]*\"|\([^)]*\)|\{[^}]*\}", span)
+    return [p.strip(" :;,") for p in pieces if len(p.strip(" :;,")) >= 14 and " " in p.strip()]
+
+
+def test_quoted_messages_exist_in_the_code():
+    """A message the docs quote in backticks (``PROG: FILE:LINE: text`` or ``FILE:LINE: text``) has each of
+    its fixed pieces in the package's source: a reworded message leaves no stale quote behind."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "pref_eval").rglob("*.py"))
+    stale, checked = [], 0
+    for page in [ROOT / "README.md", *PAGES]:
+        for i, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            for span in re.findall(rf"`((?:(?:{COMMAND_NAMES})(?: \w+)?: )?[^`]{{15,}})`", line):
+                body = re.sub(rf"^(?:{COMMAND_NAMES})(?: \w+)?: ", "", span)
+                body2 = re.sub(r"^[\w./<>*-]+(?::\d+|:LINE)?: ", "", body)
+                if body == span and body2 == body:
+                    continue  # neither a program's nor a file's message: a command line, a name, a formula
+                for piece in _message_fragments(body2):
+                    checked += 1
+                    if piece not in source:
+                        stale.append(f"{page.name}:{i}: {piece!r}")
+    assert checked >= 10 and not stale, "\n".join(stale)
+
+
+def test_fit_memory_figures_are_the_scripts():
+    """docs/zelo_fit.md's peak-memory sentence sits between the markers that bench/bench_fit_memory.py
+    --write replaces, in the form the script writes, naming the script's command (not typed by hand)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_fit_memory import BEGIN, END
+
+    page = (DOCS / "zelo_fit.md").read_text(encoding="utf-8")
+    assert page.count(BEGIN) == 1 and page.count(END) == 1
+    text = page.split(BEGIN, 1)[1].split(END, 1)[0]
+    form = (r"on [\d.]+ M judgments the peak is \d+ MB with `-o FILE` and \d+ MB with `-o -`, the same bytes "
+            r"\(measured \d{4}-\d\d-\d\d \(UTC\) on .*: `python bench/bench_fit_memory\.py`\)")
+    assert re.fullmatch(form, text), text
+
+
+def test_exit_codes_page_states_the_message_limit():
+    """docs/exit-codes.md's figures of a shortened message are pref_eval.errors' (limit, head, tail)."""
+    from pref_eval.errors import MESSAGE_LIMIT, shortened
+
+    page = (DOCS / "exit-codes.md").read_text(encoding="utf-8")
+    text = "x" * 1000
+    head, tail = shortened(text).split(" … [")[0], shortened(text).split("] … ")[1]
+    assert (f"longer than {MESSAGE_LIMIT} characters" in page
+            and f"its first {len(head)} and last {len(tail)} characters" in page), (MESSAGE_LIMIT, len(head), len(tail))
+
+
+def test_design_constants_in_the_docs():
+    """Sizes the docs state in prose are the code's constants (a constant changed leaves no stale figure)."""
+    from pref_eval.io import fastparse, judgments, pref_jsonl, runs, tokenize
+    from pref_eval.parallel import PROBE_SECONDS
+    from pref_eval.zelo import fit
+
+    mb = 1 << 20
+    expected = {
+        "input-formats.md": [f"a run file of at most {runs.COMPILED_MAX // mb} MB",
+                             f"a field longer than {tokenize.MAX_FIELD >> 10} KiB, or a column that would need more "
+                             f"than {tokenize.column_budget(1 << 40) >> 40} × the file",
+                             f"(at least {tokenize.MIN_BUDGET // mb} MB)",
+                             f"one under {fastparse.PYARROW_MIN // mb} MB",
+                             f"in {fastparse.BLOCK // mb} MB blocks", f"An input over {fastparse.SPLIT_MIN // mb} MB",
+                             f"vectorised numpy, {tokenize.CHUNK // mb} MB chunks"],
+        "zelo_fit.md": [f"at most about {fit.SERIAL_BLOCK_JUDGMENTS:,} judgments a block; "
+                        f"{fit.BLOCK_JUDGMENTS:,} with `--jobs`/`--scheduler`",
+                        f"a fit of at least {2 * fit.THREAD_JUDGMENTS:,} judgments",
+                        f"at least {fit.THREAD_JUDGMENTS:,}, a multiple of N blocks",
+                        f"larger than {judgments.STREAM_CHUNK // mb} MB "
+                        f"(read in {judgments.STREAM_CHUNK // mb} MB parts)"],
+        "pref_aggregate.md": [f"one JSON document per {pref_jsonl.CHUNK_BYTES // mb} MB block"],
+        "dask.md": [f"one per {fit.BLOCK_JUDGMENTS:,} judgments", f"no TCP\nanswer within {PROBE_SECONDS:g} s"],
+    }
+    missing = [(page, text) for page, texts in expected.items() for text in texts
+               if text not in (DOCS / page).read_text(encoding="utf-8")]
+    assert not missing, missing

@@ -514,3 +514,87 @@ def test_state_lock_release_keeps_a_file_written_over_it(tmp_path):
     with state_lock(str(tmp_path / "t.json")):
         assert (tmp_path / "t.json.lock").exists()
     assert not (tmp_path / "t.json.lock").exists()
+
+
+def _signal_self(sig: int = signal.SIGINT) -> None:
+    os.kill(os.getpid(), sig)
+    time.sleep(0.01)  # delivered at once, unless held: then its handler runs when it is let through
+
+
+def test_second_interrupt_during_clean_up_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """Ctrl-C pressed twice: the second arrives while the first one's clean-up closes the temporary file;
+    its KeyboardInterrupt skipped the removal, a ``.tmp-*`` file was left behind. Signals are held for the
+    clean-up (pref_eval.output.atomic.signals_held) and handled after it."""
+    from pref_eval.output import atomic
+
+    out = tmp_path / "out.txt"
+    out.write_text("earlier\n")
+    real_discard = atomic._Target.discard
+
+    def discard(self):
+        if self.tmp is not None:
+            _signal_self()
+        real_discard(self)
+
+    monkeypatch.setattr(atomic._Target, "discard", discard)
+    with pytest.raises(KeyboardInterrupt), atomic.output_file(str(out)) as fh:
+        fh.write("new\n")
+        raise KeyboardInterrupt  # the first Ctrl-C
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"] and out.read_text() == "earlier\n"
+
+
+def test_signal_during_commit_renames_every_output_or_none(tmp_path, monkeypatch):
+    """A signal between the renames of two outputs (``zelo_fit -o S --qrels Q``) replaced S but not Q. The
+    renames are done with signals held: both replaced, then the signal is handled (exit 130/143)."""
+    from pref_eval.output import atomic
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("old a\n")
+    b.write_text("old b\n")
+    real_replace = os.replace
+    calls = []
+
+    def replace(src, dst):
+        real_replace(src, dst)
+        calls.append(dst)
+        if len(calls) == 1:
+            _signal_self()
+
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt), atomic.output_files([str(a), str(b)]) as (fa, fb):
+        fa.write("new a\n")
+        fb.write("new b\n")
+    assert (a.read_text(), b.read_text()) == ("new a\n", "new b\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+@pytest.mark.parametrize("delay", _p([0.2, 0.6, 1.0], {0.6}))
+def test_signals_in_a_burst_no_traceback(big, tmp_path, delay):
+    """Ctrl-C pressed again and again (and a SIGTERM among them) while the output is written: one
+    message, exit 130 or 143 -- the later signals met the exit path's own code (the message being written,
+    the handlers being restored: a KeyboardInterrupt traceback; the default SIGTERM action: killed, -15);
+    the earlier output intact, no temporary file."""
+    ws = tmp_path / "w"
+    shutil.copytree(big, ws)
+    (ws / "out.tsv").write_text("earlier output\n")
+    before = digest_tree(ws)
+    mod, func = SCRIPTS["zelo_eval"]
+    p = subprocess.Popen([sys.executable, "-c", f"import {mod} as m; m.{func}()", "-R", "q.qrels", "-q", "-m",
+                          "all_trec", "-o", "tsv", "--output", "out.tsv", "r.run"], cwd=ws,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    _wait_for_sigterm_handler(p)
+    time.sleep(max(0.0, delay - (time.monotonic() - t0)))
+    for sig in (signal.SIGINT, signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
+        if p.poll() is not None:
+            break
+        p.send_signal(sig)
+        time.sleep(0.002)
+    _, err = p.communicate(timeout=120)
+    err = err.decode()
+    assert "Traceback" not in err and "object address" not in err, err
+    assert p.returncode in (0, 130, 143), (p.returncode, err)
+    assert len([x for x in err.splitlines() if x.strip()]) <= 1, err
+    assert not list(ws.glob(".tmp-*"))
+    if p.returncode != 0:
+        assert digest_tree(ws) == before

@@ -509,3 +509,71 @@ def test_a_last_batch_of_one_pair_without_text(tmp_path):
     (tmp_path / "p.txt").write_text("t0 a b\n")
     p = zj(tmp_path / "p.txt", *texts(tmp_path), toy(tmp_path), "--missing-text", "tie", check=False)
     assert p.returncode == 2 and "--missing-text applies with --state" in p.stderr
+
+
+FLAKY = """
+import json, os, sys
+truth, flag = sys.argv[1], sys.argv[2]
+values = {}
+for line in open(truth):
+    q, d, v = line.split()
+    values[(q, d)] = float(v)
+for line in sys.stdin:
+    req = json.loads(line)
+    q, a, b = req["qid"], req["docno_a"], req["docno_b"]
+    bad = open(flag).read().split() if os.path.exists(flag) else []
+    if a in bad or b in bad:  # no vote: stored as unparsable
+        print(json.dumps({"id": req["id"], "text": "I cannot tell"}), flush=True)
+    else:  # deterministic: the higher hidden value wins
+        print(json.dumps({"id": req["id"], "score": 0.8 if values[(q, b)] > values[(q, a)] else -0.8}), flush=True)
+"""
+
+
+def test_retry_failed_under_state_asks_the_judgments_the_state_took_again(tmp_path):
+    """j26's case: failed votes the adaptive state took as ties (½) were asked again only outside the state (a
+    pairs file with --retry-failed), after which the rebuilt -o showed the new vote while the state kept ½,
+    silently; and ``--retry-failed --state`` itself asked nothing (those judgments are in no later batch).
+    Decided: ``--retry-failed`` under ``--state`` asks them again (each with its repetition); -o lists the new
+    votes (the answers of the judge, the failed ones being none); the state's past is not rewritten (its
+    choices were made with the ties), and one warning counts the judgments whose votes changed. The oracle:
+    the hidden values (the higher wins) and the store's own rows before the retry."""
+    values = make_collection(tmp_path, sizes=(7,))
+    (tmp_path / "flaky.py").write_text(FLAKY)
+    flag = tmp_path / "fail"
+    flag.write_text("t0d2\n")
+    judge = f"--judge=cmd:{sys.executable} {tmp_path / 'flaky.py'} {tmp_path / 'truth.txt'} {flag}"
+    init(tmp_path, "s.json", "--strategy", "adaptive")
+    zj("--state", tmp_path / "s.json", *texts(tmp_path), judge, "-Q", "-o", tmp_path / "first.jsonl")
+    failed = {(q, a, b, rep) for _, q, a, b, rep, vote in store_rows(tmp_path / "s.sqlite") if vote is None}
+    assert failed and all("t0d2" in (a, b) for _, a, b, _ in failed)
+    state = (tmp_path / "s.json").read_bytes()
+    first = [json.loads(ln) for ln in (tmp_path / "first.jsonl").read_text().splitlines()]
+    assert sum(r["votes"] == [None] for r in first) == len(failed)
+
+    flag.unlink()  # the cause fixed
+    p = zj("--state", tmp_path / "s.json", *texts(tmp_path), judge, "--retry-failed", "-o", tmp_path / "again.jsonl")
+    assert (tmp_path / "s.json").read_bytes() == state  # the state's past is kept
+    assert all(vote is not None for *_, vote in store_rows(tmp_path / "s.sqlite"))
+    again = [json.loads(ln) for ln in (tmp_path / "again.jsonl").read_text().splitlines()]
+    assert [(r["qid"], r["doc_a"], r["doc_b"]) for r in again] == [(r["qid"], r["doc_a"], r["doc_b"]) for r in first]
+    for old, new in zip(first, again, strict=True):
+        if old["votes"] == [None]:
+            q, a, b = new["qid"], new["doc_a"], new["doc_b"]
+            assert new["votes"] == [0.8 if values[q][b] > values[q][a] else -0.8]
+        else:
+            assert new == old
+    assert f"warning: {len(failed)} judgments the {tmp_path / 's.json'} state took have other votes in " in p.stderr
+    assert "the state's choices were made with the earlier ones" in p.stderr
+
+    # j26's path, on a copy made before the retry: the failed pairs asked again outside the state (a pairs file,
+    # repetition 0), then the state's run: the same -o, the same warning (it was silent)
+    flag.write_text("t0d2\n")
+    init(tmp_path, "o.json", "--strategy", "adaptive")
+    zj("--state", tmp_path / "o.json", *texts(tmp_path, "o.sqlite"), judge, "-Q")
+    flag.unlink()
+    (tmp_path / "p.tsv").write_text("".join(f"{q}\t{a}\t{b}\n" for q, a, b, rep in sorted(failed) if rep == 0))
+    zj(tmp_path / "p.tsv", *texts(tmp_path, "o.sqlite"), judge, "--retry-failed", "-Q")
+    p = zj("--state", tmp_path / "o.json", *texts(tmp_path, "o.sqlite"), judge, "-o", tmp_path / "o.jsonl")
+    if all(rep == 0 for *_, rep in failed):
+        assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "again.jsonl").read_bytes()
+    assert f"warning: {sum(rep == 0 for *_, rep in failed)} judgments the {tmp_path / 'o.json'} state took" in p.stderr

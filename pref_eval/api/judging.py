@@ -117,14 +117,7 @@ def judge(
                  f"pair {qid} {a} {b} not sent: {why}")
     if len(sess.missing) > 5:
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
-    if sess.unlisted:
-        log.warn(f"{sess.unlisted} judgments the {state} state holds are not in "
-                 f"{'standard output' if output in (None, '-') else output}: {store} holds no answer of every judge "
-                 "to them (judgments of other judges, added by zelo_pairs add, or --missing-text ties)")
-    if sess.earlier:
-        log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
-                 f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "
-                 f"{store} writes every answer in the store)")
+    _state_warnings(sess, state, store, output, log)
     for line in summary_lines(sess):
         log.info(line)
     return sess
@@ -144,6 +137,23 @@ def _store_file(path: str, store: str) -> bool:
 
     out = resolved(path)
     return out is not None and out in {resolved(store + x) for x in ("", "-wal", "-shm", "-journal", ".lock")}
+
+
+def _state_warnings(sess: Any, state: str | None, store: str, output: str | None, log: Any) -> None:
+    """Under ``--state``: what ``-o`` does not list, or lists differently from what the state took."""
+    if sess.unlisted:
+        log.warn(f"{sess.unlisted} judgments the {state} state holds are not in "
+                 f"{'standard output' if output in (None, '-') else output}: {store} holds no answer of every judge "
+                 "to them (judgments of other judges, added by zelo_pairs add, or --missing-text ties)")
+    if sess.revoted:
+        log.warn(f"{sess.revoted} judgments the {state} state took have other votes in {store} now (failed votes "
+                 "answered since, by --retry-failed): "
+                 f"{'standard output' if output in (None, '-') else output} lists the new votes; the state's choices "
+                 "were made with the earlier ones (a failed vote counts as a tie) and are not redone")
+    if sess.earlier:
+        log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
+                 f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "
+                 f"{store} writes every answer in the store)")
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,

@@ -175,12 +175,15 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
         (sys.stderr if to_stderr else sys.stdout).write(line)
         return 0
     old_term = None
+    process = argv is None and threading.current_thread() is threading.main_thread()
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code = _invoke(command, prog, args, click, label)
+        code = _invoke(command, prog, args, click, label, process=process)
     finally:
-        if old_term is not None:
+        if process:
+            _end_on_signal()  # the outputs are settled: a late signal ends the process, no traceback
+        elif old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
     try:
         sys.stdout.flush()
@@ -197,8 +200,27 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
     return code
 
 
-def _invoke(command, prog: str, args: list[str], click, label: str | None = None) -> int:
-    """Run the click command; ``label`` (default ``prog``) starts every message."""
+def _exit_on_signal(signum: int, frame) -> None:  # noqa: ARG001 - signal handler signature
+    os._exit(128 + signum)  # 130 for SIGINT, 143 for SIGTERM, as the first one would have given
+
+
+def _end_on_signal() -> None:
+    """Once a command has run (or its first SIGINT or SIGTERM is being reported): a further SIGINT or SIGTERM
+    ends the process at once with 130 or 143, silently. Each output was committed or removed by then (the
+    output layer's ``with`` blocks are closed); a signal meeting the exit path's Python code (the message,
+    restoring the handlers, flushing standard output) printed a traceback instead (Ctrl-C pressed twice).
+    Processes only: a command run in-process (``argv`` given) keeps the caller's handlers. Signals ignored
+    when the process started stay ignored."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, _exit_on_signal)
+
+
+def _invoke(command, prog: str, args: list[str], click, label: str | None = None, *, process: bool = False) -> int:
+    """Run the click command; ``label`` (default ``prog``) starts every message. ``process``: the command is the
+    process (not a call in-process): once it was interrupted, a further signal ends it (:func:`_end_on_signal`)."""
     from ..errors import OutputError
 
     label = label or prog
@@ -222,18 +244,15 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except click.ClickException as err:
         err.show()
         return 2
-    except click.exceptions.Abort:  # click turns Ctrl-C (KeyboardInterrupt) into Abort
-        sys.stderr.write(f"{label}: interrupted\n")
-        return 130
     except BrokenPipeError:
         _silence_stdout()
         return 0
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{label}: interrupted\n")
-        return 130
-    except Terminated:
-        sys.stderr.write(f"{label}: terminated\n")
-        return 143
+    except (click.exceptions.Abort, KeyboardInterrupt, Terminated) as err:  # click turns Ctrl-C into Abort
+        if process:
+            _end_on_signal()
+        term = isinstance(err, Terminated)
+        sys.stderr.write(f"{label}: {'terminated' if term else 'interrupted'}\n")
+        return 143 if term else 130
     except MemoryError:
         sys.stderr.write(f"{label}: out of memory\n")
         return 1

@@ -109,6 +109,7 @@ class Session:
         self.warned_repeat = False
         self.earlier = 0  # under --state: judgments the state held before this run that the results do not list
         self.unlisted = 0  # under --state: judgments of the state without an answer of every judge in the store
+        self.revoted = 0  # under --state: judgments whose votes in the store are not those the state took
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop the session runs on (set by run())
         self.interrupt: Interrupt | None = None  # the scheduler's Interrupt while questions are sent
         self.stop_requested = False  # KeyboardInterrupt of an API caller whose session runs on a thread
@@ -317,6 +318,12 @@ class Session:
         # would rebuild)
         t = self.loaded_state if self.loaded_state is not None else load_state(path)
         self.earlier = t.comparisons
+        if self.setup.retry_failed and not self.setup.dry_run:
+            await self._retry_taken(t)
+            if self.stats.stopped is not None or self.stats.unreached:
+                self.pair_state = t
+                self._state_results(t)
+                return
         while True:
             self.pair_state = t
             if self.stop_requested:  # the API's caller was interrupted between two batches
@@ -354,6 +361,37 @@ class Session:
                                       f"ties?); the {t.strategy} cannot finish")
         self._state_results(t)
 
+    async def _retry_taken(self, t: object) -> None:
+        """``--retry-failed`` under ``--state``: ask again the failed or unparsable questions of the judgments the
+        state already took (they are in no later batch), each with its repetition; their new answers replace the
+        old in the store, so ``-o`` lists them. The state's past is not rewritten: its choices were made with a
+        failed vote counted as a tie (:meth:`_state_results` counts the judgments whose votes changed)."""
+        from ..zelo.pair_state import history
+
+        rows = history(t)
+        if not rows or self.store is None:
+            return
+        ok = self.store.keys(self.names, self.phash, ok_only=True)
+        stored = self.store.keys(self.names, self.phash)
+        seen: dict[tuple[str, str, str], int] = {}
+        req, reps = [], []
+        for qid, a, b in rows:
+            key = (qid, a, b) if a < b else (qid, b, a)
+            rep = seen.get(key, 0)
+            seen[key] = rep + 1
+            failed = False
+            for j in self.names:
+                k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
+                if self.setup.both_orders:
+                    failed |= any(x in stored and x not in ok for x in (k, r))
+                else:
+                    failed |= (k in stored or r in stored) and k not in ok and r not in ok
+            if failed:
+                req.append((qid, a, b))
+                reps.append(rep)
+        if req:
+            await self.judge_pairs(req, reps)
+
     def _state_results(self, t: object) -> None:
         """Under ``--state``: the results (``-o``, the agreement summary) become every judgment the state holds, in
         the order it took them, with the votes the store holds for them -- so that a run stopped and resumed writes
@@ -364,19 +402,26 @@ class Session:
         rows = history(t)
         if rows is None or self.store is None:
             return
+        from ..zelo.judgments import vote_score
+
         votes = self.store.votes(self.names, self.phash)
+        taken = [float(x[3]) for group in getattr(t, "adds", []) for x in group]  # the state's score of each
         seen: dict[tuple[str, str, str], int] = {}
         out = []
-        for qid, a, b in rows:
+        revoted = 0
+        for n, (qid, a, b) in enumerate(rows):
             key = (qid, a, b) if a < b else (qid, b, a)
             rep = seen.get(key, 0)
             seen[key] = rep + 1
             res = self._combine(votes, qid, a, b, rep)
             if res is not None:  # else not asked of these judges (a missing-text tie, a zelo_pairs add by hand)
                 out.append(res)
+                if n < len(taken) and abs(vote_score(res.votes, self.setup.ties) - taken[n]) > 1e-9:
+                    revoted += 1  # answered again (--retry-failed) since the state took it
         self.results = out
         self.earlier = 0
         self.unlisted = len(rows) - len(out)
+        self.revoted = revoted
 
 
 def _text_source(setup: Setup, why: str) -> str:

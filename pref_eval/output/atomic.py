@@ -263,13 +263,14 @@ class _Target:
         directory = os.path.dirname(final)
         if st is not None and not os.access(final, os.W_OK) and os.geteuid() != 0:
             raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
-        try:
-            import tempfile  # only when writing a file, not for stdout (start-up, issue #13)
+        import tempfile  # only when writing a file, not for stdout (start-up, issue #13)
 
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(final)[1], dir=directory)
-        except OSError as err:
-            raise output_error(path, err) from None
-        self.tmp, self.final = tmp, final
+        with signals_held():  # a Ctrl-C between the file's creation and its record here would leave it behind
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(final)[1], dir=directory)
+            except OSError as err:
+                raise output_error(path, err) from None
+            self.tmp, self.final = tmp, final
         try:
             self.stream = _wrap(_LabelledFile(fd, "w", path), self.binary)
         except BaseException:
@@ -349,6 +350,44 @@ class _Target:
             self.tmp = None
 
 
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back for the ``with`` block: one that arrives meanwhile is handled (the
+    handler it would have met: KeyboardInterrupt, :class:`~pref_eval.cli.common.Terminated`) right after
+    it, so that the block's steps -- creating and recording a temporary file, renaming every output,
+    removing the temporary files -- are done whole. The Python handlers are swapped, not the signal mask:
+    a process-directed signal goes to any thread that does not block it (numpy's BLAS threads), and the
+    main thread then runs the Python handler whatever its own mask. Only in the main thread (Python's
+    handlers can be set there only); a handler not set from Python is left alone."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def later(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+        pending.append(signum)
+
+    old: dict[int, Any] = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if handler is not None and handler != signal.SIG_IGN:
+                old[sig] = signal.signal(sig, later)
+        yield
+    finally:
+        for signum, previous in old.items():
+            signal.signal(signum, previous)
+        if pending:
+            handler = old[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)
+            else:  # SIG_DFL: the default action (the process ends)
+                signal.raise_signal(pending[0])
+
+
 def _set_mode(tmp: str, target: str | None) -> None:
     """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
     try:
@@ -416,13 +455,20 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
                 t.emit_buffered()
             except BrokenPipeError as err:
                 broken = err
-        for t in targets:
-            t.commit()
+        with signals_held():  # all renamed, or none: a signal here is handled after the last
+            for t in targets:
+                t.commit()
         if broken is not None:
             raise broken
     finally:
-        for t in targets:
-            t.discard()
+        try:
+            with signals_held():  # a second Ctrl-C while the first one's clean-up runs leaves no .tmp file
+                for t in targets:
+                    t.discard()
+        except BaseException:  # a signal handled as the signals were held (already on its way): clean up still
+            for t in targets:
+                t.discard()
+            raise
 
 
 def _other_file(targets: list[_Target], err: OSError) -> bool:

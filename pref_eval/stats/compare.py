@@ -400,14 +400,18 @@ def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set
 
 def _measure_block(piece):
     """The tests of one measure (one process's share of ``compare(jobs=N)``)."""
-    m, X, n_used, ia, ib, a_names, b_names, tests, params = piece
+    m, X, n_used, ia, ib, a_names, b_names, tests, params, by_name = piece
     D = paired.differences(X[ia], X[ib])
     results = _run_tests(D, [t for t in tests if t != "tukey"], params)
     tukey_p = None
     if "tukey" in tests:
         from .tukey import randomised_tukey_hsd
 
-        P = randomised_tukey_hsd(X, resamples=params["resamples"], seed=params["seed"])
+        # the permutations are drawn over the runs in the order of their names: the same seed gives a pair the
+        # same p-value whatever the order the runs come in (the file's first appearance, the command line's; the
+        # same within-query permutations applied to the runs in another order give other ranges)
+        inv = np.argsort(by_name)
+        P = randomised_tukey_hsd(X[by_name], resamples=params["resamples"], seed=params["seed"])[np.ix_(inv, inv)]
         tukey_p = P[ia, ib]
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
@@ -460,6 +464,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         ib = np.full(ia.size, bi, dtype=int)
     a_names = [run_list[i] for i in ia]
     b_names = [run_list[i] for i in ib]
+    by_name = np.array(sorted(range(R), key=lambda i: run_list[i]), dtype=int)
     blocks = []
     means = {}
     n_queries: dict[str, int] = {}
@@ -478,7 +483,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         dropped[m] = drop
         with np.errstate(all="ignore"):
             means[m] = X.mean(axis=1) if X.shape[1] else np.full(R, np.nan)
-        pieces.append((m, X, len(used), ia, ib, a_names, b_names, tests, params))
+        pieces.append((m, X, len(used), ia, ib, a_names, b_names, tests, params, by_name))
     if jobs > 1 and len(pieces) > 1:
         from ..parallel import ordered_map
 

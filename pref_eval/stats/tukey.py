@@ -10,7 +10,9 @@ error rate over all pairs of runs, so these p-values need no further
 correction.
 
 Permutations come from ``numpy.random.default_rng(seed).permuted`` (one
-stream per call; chunked, no Python loop per resample).
+stream per call; chunked, no Python loop per resample), over the rows in the
+order given: :func:`pref_eval.stats.compare` gives them in the order of the
+runs' names, so that a pair's p-value does not depend on the runs' order.
 """
 from __future__ import annotations
 
