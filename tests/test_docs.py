@@ -657,3 +657,13 @@ def test_design_constants_in_the_docs():
     missing = [(page, text) for page, texts in expected.items() for text in texts
                if text not in (DOCS / page).read_text(encoding="utf-8")]
     assert not missing, missing
+
+
+def test_api_page_names_every_public_name():
+    """Every name ``pref_eval.api`` exports (``__all__``) is named on docs/api.md (in backticks or as
+    ``pref_eval.NAME``)."""
+    import pref_eval.api as api
+
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    missing = [n for n in api.__all__ if not re.search(rf"(?:`|pref_eval\.|pref_eval\.api\.){n}\b", page)]
+    assert not missing, missing

@@ -106,3 +106,13 @@ def test_api(files, monkeypatch):
     with pytest.warns(PrefEvalWarning, match="r.run: none of the run's topics is in q.qrels"):
         df = pref_eval.api.preferences("q.qrels", ["r.run", "ok.run"], ["rpp"], per_query=False)
     assert df["value"].tolist() == [-1.0]
+
+
+def test_zelo_compare(files):
+    """zelo_compare -R: a metric is the one error line; a preference measure pref_eval.py's values (by hand: ok.run
+    retrieves the relevant d1, r.run nothing: RPP 1) with the preference-mode warning (it was silent)."""
+    _one_error_line(_run("compare", "-R", "q.qrels", "-m", "map", "ok.run", "r.run", cwd=files), "zelo_compare")
+    p = _run("compare", "-R", "q.qrels", "-m", "rpp", "ok.run", "r.run", cwd=files)
+    assert p.returncode == 0 and "ok.run  r.run  1.0000" in p.stdout, p.stdout
+    assert p.stderr.startswith("zelo_compare: warning: r.run: none of the run's topics is in q.qrels") \
+        and p.stderr.count("\n") == 1, p.stderr

@@ -598,3 +598,25 @@ def test_signals_in_a_burst_no_traceback(big, tmp_path, delay):
     assert not list(ws.glob(".tmp-*"))
     if p.returncode != 0:
         assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("case", ["eval", "fit"])
+def test_a_long_extension_is_a_legal_name(ws, case):
+    """``-o x.yyy…`` (252 bytes, a legal name): the temporary file carried the extension after ``.tmp-`` and 8
+    random characters, 265 bytes: "File name too long" for a name the file system takes."""
+    script, argv = CASES[case]
+    name = "x." + "y" * 250
+    res = run_inproc(script, argv_with(argv, name), ws)
+    assert res.returncode == 0, res.stderr
+    assert (ws / name).stat().st_size > 0 and not list(ws.glob(".tmp-*"))
+
+
+def test_dev_stderr_closed_is_an_error(ws):
+    """``--output /dev/stderr 2>&-``: written silently into the /dev/null that stands in for fd 2, exit 0;
+    refused as ``--output /dev/stdout >&-`` is (exit 1; the message has nowhere to go)."""
+    script, argv = CASES["eval"]
+    mod, func = SCRIPTS[script]
+    args = " ".join(argv_with(argv, "/dev/stderr"))
+    res = subprocess.run(["bash", "-c", f"{sys.executable} -c 'import {mod} as m; m.{func}()' {args} 2>&-"],
+                         capture_output=True, cwd=ws, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 1 and res.stdout == b"", res

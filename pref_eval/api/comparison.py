@@ -173,7 +173,7 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
         if baseline is not None:
             baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
         df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
-                                  depth=depth, reference=baseline, names=ids)
+                                  depth=depth, reference=baseline, names=ids, warn=log.warn)
         _refuse_topic_all(df["qid"].tolist(), qrels)
         return df, baseline, baseline is not None
     for flag, val in (("-b", binary), ("-f", floor)):

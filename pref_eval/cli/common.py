@@ -73,6 +73,7 @@ def _guard_std_streams() -> None:
                 sys.stdout = _ClosedStdout()
             elif fd == 2:
                 sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+                sys.stderr.stream_closed = True  # type: ignore[attr-defined]  # read by output/atomic.py (/dev/stderr)
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
     if sys.stderr is None:

@@ -267,7 +267,8 @@ class _Target:
 
         with signals_held():  # a Ctrl-C between the file's creation and its record here would leave it behind
             try:
-                fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(final)[1], dir=directory)
+                ext = os.path.splitext(final)[1]  # kept when short: a legal 255-byte name may be mostly extension
+                fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=ext if len(ext) <= 16 else "", dir=directory)
             except OSError as err:
                 raise output_error(path, err) from None
             self.tmp, self.final = tmp, final
@@ -284,6 +285,8 @@ class _Target:
         output closed when the command started (``>&-``) is refused."""
         if std == 1 and _stdout_closed():
             raise OutputError(f"{path}: cannot write: standard output is closed")
+        if std == 2 and getattr(sys.stderr, "stream_closed", False):  # cli/common.py: fd 2 was closed (``2>&-``)
+            raise OutputError(f"{path}: cannot write: standard error is closed")
         try:
             fd = os.dup(std)
         except OSError as err:

@@ -14,7 +14,7 @@ Run names are ``zelo_eval``'s run ids (the file's base name without
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,13 +40,15 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
 def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,
                       binary: float | None = None, floor: float | None = None,
                       depth: int | None = None, reference: str | None = None,
-                      names: Sequence[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+                      names: Sequence[str] | None = None,
+                      warn: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Evaluate ``runs`` with ``zelo_eval``'s preference mode; long per-query table.
 
     ``binary`` / ``floor`` are zelo_eval's ``-b`` / ``-f``; ``depth`` its
     ``--topk``; ``reference`` (a run id or path) makes the pairs
     (reference, other) instead of every i < j, as ``zelo_eval --reference``; ``names`` the run ids
-    (default: :func:`pref_eval.io.run_ids.run_ids`).
+    (default: :func:`pref_eval.io.run_ids.run_ids`); ``warn(message)`` is told of a run holding none of the
+    qrels topics (zelo_eval's preference-mode warning).
     Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
     """
     import pandas as pd
@@ -65,6 +67,11 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     pq = prepare_qrels(q, binary, floor)
     res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)
+    if warn is not None:
+        from ..collection import no_common_warning
+
+        for k in res.no_common:
+            warn(no_common_warning(str(runs[k]), qrels, res.qids, None))
     rows = list(pref_rows(res, per_query=True, summary=False))
     df = pd.DataFrame([(a, q_, m, float(v), b) for a, b, q_, m, v in rows],
                       columns=["run", "qid", "measure", "value", "run_b"])
