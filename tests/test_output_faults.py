@@ -642,3 +642,38 @@ def test_standard_input_file_is_an_input(ws, script, argv, out):
     err = res.stderr.decode()
     assert res.returncode == 2 and err.count("\n") == 1 and "(standard input)" in err, err
     assert digest_tree(ws) == before and _inodes(ws) == inodes
+
+
+def _broken_stderr_run(script: str, argv: list[str], ws: Path) -> subprocess.CompletedProcess:
+    r, w = os.pipe()
+    os.close(r)  # the reader of standard error has gone (``cmd 2>&1 | head -1``, a dead log pipe)
+    try:
+        return run_subprocess(script, argv, ws, stdout=subprocess.DEVNULL, stderr=w)
+    finally:
+        os.close(w)
+
+
+def test_warning_to_a_broken_stderr_does_not_stop_the_command(ws, tmp_path):
+    """A warning written to a standard error whose reader has gone raised BrokenPipeError, taken for the
+    closed standard output of ``cmd | head``: the command stopped there with exit 0 and its work undone
+    (``zelo_pairs add`` left the second batch out of the state). The state must be what the same command
+    writes with stderr readable."""
+    twin = tmp_path / "twin"
+    shutil.copytree(ws, twin)
+    argv = ["add", "--state", "rs.json", "-J", "rs-round1.jsonl", "-J", "j.jsonl"]  # the first one warns
+    res = _broken_stderr_run("zelo_pairs", argv, ws)
+    assert res.returncode == 0
+    ref = run_subprocess("zelo_pairs", argv, twin)
+    assert ref.returncode == 0 and b"warning" in ref.stderr, ref.stderr
+    assert (ws / "rs.json").read_bytes() == (twin / "rs.json").read_bytes()
+
+
+@pytest.mark.parametrize("script,argv,code", [
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "nosuch.run"], 2),
+    ("zelo_eval", ["-R", "q.qrels", "--bogus"], 2),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "nodir/x", "bm25.run"], 1),
+])
+def test_error_to_a_broken_stderr_keeps_its_exit_status(ws, script, argv, code):
+    """The message cannot be written; the exit status is still the documented one (was 1 for every error:
+    the BrokenPipeError of the message itself)."""
+    assert _broken_stderr_run(script, argv, ws).returncode == code
