@@ -114,3 +114,21 @@ def test_majority_matrix_with_partial_rankings_matches_its_definition():
             want = sum((r.index(a) < r.index(b)) - (r.index(b) < r.index(a))
                        for r in rankings if a in r and b in r)
             assert C[i, j] == want
+
+
+def test_seven_measures_per_line_rank_by_the_right_column(tmp_path):
+    """Fuzz case 1:26 of tools/fuzz_pref_eval.py, reduced: preference lines with 7 measures (with ``sample``,
+    8 numbers a row in the C scanner's matrix). numpy 2.4's ``np.negative`` misreads an input strided 64
+    bytes, so runj's side of every sum came from other cells and m7 ranked c first. By hand, m7 wins:
+    a +2 (beats b and c), b 0, c -2: ranking a, b, c (pref_aggregate.py prints it too, given a metric line)."""
+    lines = []
+    for i, j in (("a", "b"), ("a", "c"), ("b", "c")):
+        o = {"qid": "q", "runi": i, "runj": j, "sample": 0, "type": "preference"}
+        o.update({f"m{k}": -5.0 for k in range(1, 7)})
+        o["m7"] = 1
+        lines.append(json.dumps(o))
+    p = tmp_path / "p.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    out = agg("-P", str(p), "-m", "m7", "-q", "-n", "--mc4-steps", "10")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"qid": "q", "sample": 0, "m7": ["a", "b", "c"]}

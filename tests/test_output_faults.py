@@ -620,3 +620,25 @@ def test_dev_stderr_closed_is_an_error(ws):
     res = subprocess.run(["bash", "-c", f"{sys.executable} -c 'import {mod} as m; m.{func}()' {args} 2>&-"],
                          capture_output=True, cwd=ws, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert res.returncode == 1 and res.stdout == b"", res
+
+
+@pytest.mark.parametrize("script,argv,out", [
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "bm25.run", "-"], None),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "./bm25.run", "-"], None),
+    ("zelo_fit", ["-J", "-", "--format", "clarke3", "-Q", "-o", "/dev/stdin"], None),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-"], "append"),
+    ("zelo_fit", ["-J", "-", "--format", "clarke3", "-Q"], "append"),
+])
+def test_standard_input_file_is_an_input(ws, script, argv, out):
+    """``-`` (standard input) redirected from a file is that file: ``zelo_eval ... --output r.run - < r.run``
+    replaced the run read, ``-o /dev/stdin`` too, and ``- < F >> F`` appended to it (the input ``-`` was also
+    taken for the output option's own value, ``-``, and left out). Refused, exit 2."""
+    victim = "bm25.run" if script == "zelo_eval" else "j.judge"
+    before, inodes = digest_tree(ws), _inodes(ws)
+    with open(ws / victim, "rb") as stdin, open(ws / victim, "ab") if out else open(os.devnull, "wb") as stdout:
+        res = subprocess.run([sys.executable, "-c", "import {} as m; m.{}()".format(*SCRIPTS[script]), *argv],
+                             stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, cwd=ws, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = res.stderr.decode()
+    assert res.returncode == 2 and err.count("\n") == 1 and "(standard input)" in err, err
+    assert digest_tree(ws) == before and _inodes(ws) == inodes

@@ -43,3 +43,19 @@ def test_dropped_label_does_not_drop_another_querys_label(tmp_path):
     got = _run(tmp_path, "-R", "qrels", "-m", "rr", "-q", "-n", "--label_fraction", "0.5",
                "--label_fraction_policy", "pool", "input.A", "input.B")
     assert got == {("1", "A"): 1.0, ("1", "B"): 0.5, ("10", "A"): 0.5, ("10", "B"): 1.0}
+
+
+def test_dropped_first_label_keeps_the_query_in_its_place(tmp_path):
+    # Fuzz case 1:25 of tools/fuzz_pref_eval.py, reduced. Query A's first relevant line (a1, in no run)
+    # is the label the pool policy drops; pref_eval.py deletes it from its dict of queries, so A stays
+    # first (qrels order). We recomputed the order from the lines left, and printed B before A.
+    (tmp_path / "qrels").write_text("A 0 a1 1\nB 0 b1 1\nA 0 a2 1\n")
+    (tmp_path / "input.X").write_text("A Q0 a2 1 5 X\nB Q0 b1 1 5 X\n")
+    (tmp_path / "input.Y").write_text("A Q0 n 1 5 Y\nA Q0 a2 2 4 Y\nB Q0 b1 1 5 Y\n")
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "-R", "qrels", "-m", "rr", "-q", "-n",
+                        "--label_fraction", "0.5", "--label_fraction_policy", "pool", "input.X", "input.Y"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(o["qid"], o.get("run"), o["rr"]) for o in lines] == [
+        ("A", None, 0.5), ("A", "X", 1.0), ("A", "Y", 0.5), ("B", None, 0.0), ("B", "X", 1.0), ("B", "Y", 1.0)]

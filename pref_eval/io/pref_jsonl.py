@@ -498,10 +498,11 @@ def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys
         us = distinct(svals)
         for s in us.tolist():
             rs = r if len(us) == 1 else (np.arange(len(sh.lines))[r])[svals == s]
-            num = sh.num[rs]  # one copy of the rows (a view when rs is a slice)
+            num = sh.num[rs]  # one copy of the rows (a view when rs is a slice); columns copied contiguous
+            # below, as the Python readers give them: numpy 2.4's np.negative misreads inputs strided 64 bytes
             groups.append((kind, conv(s), sh.lines[rs], sh.values("qid", rs), sh.values(need[0], rs),
                            sh.values(need[1], rs) if kind == "preference" else None,
-                           {k: num[:, c[k].index] for k in vkeys}))
+                           {k: np.ascontiguousarray(num[:, c[k].index]) for k in vkeys}))
 
 
 def _sample_type(scol, svals: np.ndarray, strtab: list[str]):

@@ -74,8 +74,15 @@ def _collapse(qid, docno, rel, line, source) -> Qrels:
                  rel=r[last].astype(np.int64), line=ln[last], source=source)
 
 
-def prepare_qrels(q: Qrels, binary: float | None = None, floor: float | None = None) -> PrefQrels:
-    """Apply ``-b``/``-f``, keep grade > 0, collapse duplicates (see module doc)."""
+def prepare_qrels(q: Qrels, binary: float | None = None, floor: float | None = None,
+                  order: np.ndarray | None = None) -> PrefQrels:
+    """Apply ``-b``/``-f``, keep grade > 0, collapse duplicates (see module doc).
+
+    ``order``: the evaluation order of an earlier ``prepare_qrels`` on a superset of ``q`` (the
+    queries left keep it; by default the order of each query's first kept line). pref_eval.py
+    samples labels by deleting them from its qrels dict, which keeps the queries in place even
+    when a query's first relevant line is the one dropped.
+    """
     rel = q.rel.astype(np.float64)
     if binary is not None:
         rel = (rel >= binary).astype(np.float64)
@@ -87,7 +94,7 @@ def prepare_qrels(q: Qrels, binary: float | None = None, floor: float | None = N
     kq = q.qid[keep]
     # evaluation order: first kept line of each query
     uq, first = np.unique(kq, return_index=True)
-    qorder = uq[np.argsort(first, kind="stable")]
+    qorder = uq[np.argsort(first, kind="stable")] if order is None else order[np.isin(order, uq)]
     kept = _collapse(kq, q.docno[keep], irel[keep], q.line[keep], q.source)
     # thresholds: distinct max grades ∪ grades of subtopic (≠0) lines, last line per (doc, st)
     st = _subtopic(q.iter[keep])

@@ -88,4 +88,6 @@ def sample_labels(q: Qrels, pq: PrefQrels, fraction: float, policy: str, rng: np
         return q, pq
     dk, qk = _pair_keys([(np.concatenate(drop_q), np.concatenate(drop_d)), (q.qid, q.docno)])
     q2 = _subset(q, ~np.isin(qk, dk))
-    return q2, prepare_qrels(q2, binary, floor)
+    # every query keeps >= 1 relevant document, and its place: the order is not that of the first
+    # relevant line left (pref_eval.py drops labels from its dict of queries, whose order stays)
+    return q2, prepare_qrels(q2, binary, floor, order=pq.qorder)
