@@ -677,3 +677,19 @@ def test_error_to_a_broken_stderr_keeps_its_exit_status(ws, script, argv, code):
     """The message cannot be written; the exit status is still the documented one (was 1 for every error:
     the BrokenPipeError of the message itself)."""
     assert _broken_stderr_run(script, argv, ws).returncode == code
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_existing_output_keeps_its_owner(ws):
+    """Root rewriting a user's output made it root's (the new file is root's; the mode alone was copied):
+    the user could no longer write to it in place. The owner and group are copied as far as allowed."""
+    out = ws / "own.tsv"
+    out.write_text("old\n")
+    os.chown(out, 65534, 65534)
+    out.chmod(0o640)
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    assert res.returncode == 0, res.stderr
+    st = out.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (65534, 65534, 0o640)
+    assert out.read_text() != "old\n"

@@ -399,15 +399,25 @@ def signals_held() -> Iterator[None]:
 
 
 def _set_mode(tmp: str, target: str | None) -> None:
-    """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
+    """Give the new file the target's mode, owner and group (as far as the process may: root rewriting a
+    user's file leaves it the user's), or the umask default (mkstemp uses 0600)."""
     try:
-        mode = os.stat(target).st_mode & 0o7777 if target else None
+        old = os.stat(target) if target else None
     except OSError:
-        mode = None
-    if mode is None:
+        old = None
+    if old is None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
+    else:
+        mode = old.st_mode & 0o7777
+        with contextlib.suppress(OSError):
+            new = os.stat(tmp)
+            if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):  # before chmod: chown clears set-id bits
+                try:
+                    os.chown(tmp, old.st_uid, old.st_gid)
+                except OSError:
+                    os.chown(tmp, -1, old.st_gid)  # a group the owner belongs to
     with contextlib.suppress(OSError):
         os.chmod(tmp, mode)
 
