@@ -7,7 +7,8 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   target's directory (``.tmp-*``), flushed, ``fsync``-ed and renamed over the
   target only when everything succeeded: a failure (an exception, disk full,
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
-  The new file keeps the old file's permission bits (umask default otherwise).
+  The new file keeps the old file's permission bits, owner and group as far as allowed
+  (umask default otherwise).
 * A symbolic link is followed: the file it points to is replaced, the link
   itself stays a link. The file is found as the kernel finds it (:func:`target`):
   ``nosub/../x`` is a missing directory, never ``x``.
