@@ -693,3 +693,15 @@ def test_existing_output_keeps_its_owner(ws):
     st = out.stat()
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (65534, 65534, 0o640)
     assert out.read_text() != "old\n"
+
+
+@pytest.mark.parametrize("argv", [["-J", "j.judge", "-Q", "--qrels", "q-out.qrels"],
+                                  ["-J", "j.judge", "-Q", "--qrels", "./q-out.qrels", "-o", "-"]])
+def test_stdout_redirected_to_another_output_refused(ws, argv):
+    """``zelo_fit -J J --qrels Q > Q``: Q was renamed over the file standard output wrote into, and the
+    scores were lost (exit 0). Refused (exit 2), nothing written."""
+    with open(ws / "q-out.qrels", "wb") as out:
+        res = run_subprocess("zelo_fit", argv, ws, stdout=out, stderr=subprocess.PIPE)
+    err = res.stderr.decode()
+    assert res.returncode == 2 and err.count("\n") == 1 and "q-out.qrels" in err, err
+    assert (ws / "q-out.qrels").stat().st_size == 0 and not list(ws.glob(".tmp-*"))
