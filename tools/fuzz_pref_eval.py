@@ -190,6 +190,8 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
             gam = r.choice(['0.5', '0.8', '0.95', '0.1'])
             pick.append(r.choice([f"ap@{k}", f"ndcg@{k}", f"p@{k}", f"r@{k}", f"rbp@{gam}", f"rbp@{gam},{k}",
                                   f"rr@{k}"]))
+        if r.random() < 0.1:  # spellings both read as the same numbers
+            pick.append(r.choice(["p@05", "ap@+3", "rbp@.8", "rbp@0.80,05", "ndcg@010", "rr@03", "r@+2", "rbp@0.5,-1"]))
         pick = list(dict.fromkeys(pick)) or ["rpp"]  # a measure named twice: a hostile case (dup_measure)
         for m in pick:
             opts += ["-m", m]
@@ -215,11 +217,11 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
     return {"qrels": "\n".join(qrels) + "\n", "runs": runs, "opts": opts, "expect": expect}
 
 
-def _make_hostile(r: random.Random, qrels: list[str], runs: list[dict], opts: list[str]) -> str:
+def _make_hostile(r: random.Random, qrels: list[str], runs: list[dict], opts: list[str]) -> str:  # noqa: C901
     """Insert one input that docs/differences-pref_eval.md documents as refused by us."""
     kind = r.choice(["float_grade", "dup_qrels", "dup_doc", "blank_run", "blank_qrels", "qrels_fields",
                      "run_fields", "nan_score", "comma_score", "same_runid", "one_run", "empty_run", "text_score",
-                     "dup_measure"])
+                     "dup_measure", "bad_measure"])
     if kind == "float_grade" and qrels:
         i = r.randrange(len(qrels))
         f = qrels[i].split()
@@ -234,6 +236,8 @@ def _make_hostile(r: random.Random, qrels: list[str], runs: list[dict], opts: li
     elif kind == "dup_measure":
         ms = [opts[i + 1] for i, o in enumerate(opts) if o == "-m"]
         opts += ["-m", r.choice(ms or ["rpp"])] * (1 if ms else 2)
+    elif kind == "bad_measure":  # pref_eval.py computes these (rbp@1 = 0, rbp@0 = P@1) or reads 1_0 as 10
+        opts += ["-m", r.choice(["rbp@1", "rbp@0", "rbp@1.5", "rbp@-0.5", "p@1_0", "rbp@0.5,1_0"])]
     elif kind == "one_run":
         del runs[1:]
     elif kind == "same_runid":
@@ -363,7 +367,7 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
     if case["expect"] is not None and oc != 0:
         # a documented refusal: exit 2 and one stderr line naming the file (and the line, for a line)
         named = (any(f"{p}:" in oe for p in ["qrels", *rel_runs])
-                 or case["expect"] in ("one_run", "same_runid", "dup_measure"))
+                 or case["expect"] in ("one_run", "same_runid", "dup_measure", "bad_measure"))
         if oc == 2 and one_line_error(oe) and named:
             return "documented_refusal", f"{case['expect']}: {oe.strip()}"
         return "refusal_unclear", f"{case['expect']}: exit {oc}: {oe.strip()[:500]}"
@@ -371,6 +375,8 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
     # query is harmless, ...): compared with pref_eval.py like any case
     if case["expect"] == "same_runid":  # told apart by their folders; pref_eval.py drops the first
         return "documented_diff", "same file name in two folders"
+    if case["expect"] == "one_run":  # one run without -m/-M: a trec_eval block; pref_eval.py prints its usage
+        return "documented_diff", "one run: trec_eval's block"
     pc, po, pe = run_peer(peer, "pref_eval.py", args, d)
     if pc != 0 or "Traceback" in pe:
         if oc == 2 and one_line_error(oe):
