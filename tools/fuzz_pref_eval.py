@@ -105,6 +105,8 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
     qstyle = r.choice(["plain", "plain", "num", "zero", "float", "uni", "long", "mixed"])
     dstyle = r.choice(["plain", "plain", "num", "zero", "float", "uni", "long", "mixed"])
     qids = list(dict.fromkeys(_id(r, "q", r.randint(0, 60), qstyle) for _ in range(nq)))
+    if r.random() < 0.03:
+        qids.append("all")  # a query named like the summary lines
     pool = {q: list(dict.fromkeys(_id(r, "D", r.randint(0, 3 * r.choice([1, 3, 10, 30])), dstyle)
                                   for _ in range(r.choice([1, 2, 4, 10, 30, 60])))) for q in qids}
     maxg = r.choice([1, 1, 2, 3, 4, 1000000])
@@ -414,7 +416,7 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
     return "same", ""
 
 
-def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[str, str]:
+def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[str, str]:  # noqa: C901
     first = [json.loads(x) for x in prefs.splitlines()]
     names = list(dict.fromkeys(k for o in first for k in o if k not in ID_KEYS))
     has_pref = any(o.get("type") == "preference" for o in first)
@@ -429,7 +431,10 @@ def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[
                            and k not in ID_KEYS] or [names[0]])
                  for t in ("preference", "metric") if t not in kinds]
         pick = list(dict.fromkeys(pick))
-    for m in pick:
+    # without -m pref_aggregate.py takes the measures of the first 10 lines, in set order (hash-seed
+    # dependent, documented): compared then as JSON objects, when those lines name every measure
+    no_m = r.random() < 0.15 and set(names) == {k for o in first[:10] for k in o if k not in ID_KEYS}
+    for m in [] if no_m else pick:
         opts += ["-m", m]
     if r.random() < 0.7:
         opts.append("-q")
@@ -438,8 +443,12 @@ def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[
     nsamp = max(o["sample"] for o in first) + 1
     if nsamp > 1 and r.random() < 0.7:
         opts += ["--num_samples", str(r.randint(1, nsamp))]
-    pc, po, pe = run_peer(peer, "pref_aggregate.py", ["-P", "prefs.jsonl", *opts], d)
-    oc, oo, oe = run_ours("pref_eval.cli.aggregate", ["-P", "prefs.jsonl", "--mc4-steps", "10", *opts], d)
+    src = "prefs.jsonl"
+    if r.random() < 0.2:  # both read gzip
+        src = "prefs.jsonl.gz"
+        (d / src).write_bytes(gzip.compress(prefs.encode("utf-8"), mtime=0))
+    pc, po, pe = run_peer(peer, "pref_aggregate.py", ["-P", src, *opts], d)
+    oc, oo, oe = run_ours("pref_eval.cli.aggregate", ["-P", src, "--mc4-steps", "10", *opts], d)
     if "Traceback" in oe:
         return "agg_our_traceback", oe[-1500:]
     if "KeyError" in pe and "-q" in opts and oc == 0:
@@ -448,6 +457,8 @@ def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[
         return "agg_peer_fails", f"peer: {pe.strip()[-300:]}; ours exit {oc}: {oe.strip()[:300]} ({' '.join(opts)})"
     if oc != 0:
         return "agg_we_refuse", oe.strip()
+    if no_m and [json.loads(x) for x in oo.splitlines()] == [json.loads(x) for x in po.splitlines()]:
+        return "same", ""
     if oo.splitlines() != po.splitlines():
         a, b = oo.splitlines(), po.splitlines()
         for n, (x, y) in enumerate(zip(a, b, strict=False)):
