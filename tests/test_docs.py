@@ -184,8 +184,9 @@ def _leaf_commands(cmd, prefix=""):
 @pytest.mark.parametrize("module", sorted(COMMAND_PAGES))
 def test_command_page_lists_every_option(module):
     """'One page per command with every option': every option of the click command (and of each
-    subcommand) appears on the command's page, by its long or short name -- hidden ones too (zelo_trec's
-    trec_eval options that change nothing: a user of trec_eval looks them up)."""
+    subcommand) appears on the command's page by each of its names, short and long (a script may use
+    either: `pref_aggregate --prefs` must be found as `-P` is) -- hidden ones too (zelo_trec's trec_eval
+    options that change nothing: a user of trec_eval looks them up)."""
     import click
 
     mod = __import__(f"pref_eval.cli.{module}", fromlist=["command"])
@@ -195,8 +196,8 @@ def test_command_page_lists_every_option(module):
         for p in cmd.params:
             if not isinstance(p, click.Option):
                 continue
-            if not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text) for o in p.opts):
-                missing.append(f"{sub} {'/'.join(p.opts)}".strip())
+            missing += [f"{sub} {o}".strip() for o in p.opts
+                        if not re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", text)]
     assert not missing, f"docs/{COMMAND_PAGES[module]}.md does not mention: {', '.join(missing)}"
 
 

@@ -620,3 +620,76 @@ def test_dev_stderr_closed_is_an_error(ws):
     res = subprocess.run(["bash", "-c", f"{sys.executable} -c 'import {mod} as m; m.{func}()' {args} 2>&-"],
                          capture_output=True, cwd=ws, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert res.returncode == 1 and res.stdout == b"", res
+
+
+@pytest.mark.parametrize("script,argv,out", [
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "bm25.run", "-"], None),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "./bm25.run", "-"], None),
+    ("zelo_fit", ["-J", "-", "--format", "clarke3", "-Q", "-o", "/dev/stdin"], None),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-"], "append"),
+    ("zelo_fit", ["-J", "-", "--format", "clarke3", "-Q"], "append"),
+])
+def test_standard_input_file_is_an_input(ws, script, argv, out):
+    """``-`` (standard input) redirected from a file is that file: ``zelo_eval ... --output r.run - < r.run``
+    replaced the run read, ``-o /dev/stdin`` too, and ``- < F >> F`` appended to it (the input ``-`` was also
+    taken for the output option's own value, ``-``, and left out). Refused, exit 2."""
+    victim = "bm25.run" if script == "zelo_eval" else "j.judge"
+    before, inodes = digest_tree(ws), _inodes(ws)
+    with open(ws / victim, "rb") as stdin, open(ws / victim, "ab") if out else open(os.devnull, "wb") as stdout:
+        res = subprocess.run([sys.executable, "-c", "import {} as m; m.{}()".format(*SCRIPTS[script]), *argv],
+                             stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, cwd=ws, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = res.stderr.decode()
+    assert res.returncode == 2 and err.count("\n") == 1 and "(standard input)" in err, err
+    assert digest_tree(ws) == before and _inodes(ws) == inodes
+
+
+def _broken_stderr_run(script: str, argv: list[str], ws: Path) -> subprocess.CompletedProcess:
+    r, w = os.pipe()
+    os.close(r)  # the reader of standard error has gone (``cmd 2>&1 | head -1``, a dead log pipe)
+    try:
+        return run_subprocess(script, argv, ws, stdout=subprocess.DEVNULL, stderr=w)
+    finally:
+        os.close(w)
+
+
+def test_warning_to_a_broken_stderr_does_not_stop_the_command(ws, tmp_path):
+    """A warning written to a standard error whose reader has gone raised BrokenPipeError, taken for the
+    closed standard output of ``cmd | head``: the command stopped there with exit 0 and its work undone
+    (``zelo_pairs add`` left the second batch out of the state). The state must be what the same command
+    writes with stderr readable."""
+    twin = tmp_path / "twin"
+    shutil.copytree(ws, twin)
+    argv = ["add", "--state", "rs.json", "-J", "rs-round1.jsonl", "-J", "j.jsonl"]  # the first one warns
+    res = _broken_stderr_run("zelo_pairs", argv, ws)
+    assert res.returncode == 0
+    ref = run_subprocess("zelo_pairs", argv, twin)
+    assert ref.returncode == 0 and b"warning" in ref.stderr, ref.stderr
+    assert (ws / "rs.json").read_bytes() == (twin / "rs.json").read_bytes()
+
+
+@pytest.mark.parametrize("script,argv,code", [
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "nosuch.run"], 2),
+    ("zelo_eval", ["-R", "q.qrels", "--bogus"], 2),
+    ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", "nodir/x", "bm25.run"], 1),
+])
+def test_error_to_a_broken_stderr_keeps_its_exit_status(ws, script, argv, code):
+    """The message cannot be written; the exit status is still the documented one (was 1 for every error:
+    the BrokenPipeError of the message itself)."""
+    assert _broken_stderr_run(script, argv, ws).returncode == code
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_existing_output_keeps_its_owner(ws):
+    """Root rewriting a user's output made it root's (the new file is root's; the mode alone was copied):
+    the user could no longer write to it in place. The owner and group are copied as far as allowed."""
+    out = ws / "own.tsv"
+    out.write_text("old\n")
+    os.chown(out, 65534, 65534)
+    out.chmod(0o640)
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    assert res.returncode == 0, res.stderr
+    st = out.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (65534, 65534, 0o640)
+    assert out.read_text() != "old\n"

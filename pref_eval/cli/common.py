@@ -55,7 +55,30 @@ class _ClosedStdout:
         return self
 
 
-def _guard_std_streams() -> None:
+class _QuietStderr:
+    """Standard error whose reader has gone (``cmd 2>&1 | head -1``, a log pipe that died): a message or a
+    warning that cannot be written is dropped, never raised. Raised, a warning's BrokenPipeError stopped the
+    command in the middle, as a closed standard output does -- exit 0, its work undone (``zelo_pairs add``
+    left the state without the batch) -- and an error's message changed its exit status to 1."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _guard_std_streams(process: bool = False) -> None:
     """A closed fd 0/1/2 is reopened on /dev/null so that no output file takes its
     number; a closed stdout then fails on the first write, a closed stderr is silent."""
     for fd in (0, 1, 2):
@@ -78,6 +101,8 @@ def _guard_std_streams() -> None:
         sys.stdout = _ClosedStdout()
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+    if process and not isinstance(sys.stderr, _QuietStderr):  # a process's own stream, not a caller's
+        sys.stderr = _QuietStderr(sys.stderr)
     _bytes_through_stdout()
 
 
@@ -168,7 +193,8 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
 
     from .options import version_line, version_name
 
-    _guard_std_streams()
+    process = argv is None and threading.current_thread() is threading.main_thread()
+    _guard_std_streams(process)
     args = sys.argv[1:] if argv is None else list(argv)
     label = version_name(prog, args)  # messages name the command as typed: ``zelo fit: FILE: ...``
     if "--version" in args[: args.index("--") if "--" in args else len(args)]:
@@ -176,7 +202,6 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
         (sys.stderr if to_stderr else sys.stdout).write(line)
         return 0
     old_term = None
-    process = argv is None and threading.current_thread() is threading.main_thread()
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
     try:

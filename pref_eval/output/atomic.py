@@ -7,7 +7,8 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   target's directory (``.tmp-*``), flushed, ``fsync``-ed and renamed over the
   target only when everything succeeded: a failure (an exception, disk full,
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
-  The new file keeps the old file's permission bits (umask default otherwise).
+  The new file keeps the old file's permission bits, owner and group as far as allowed
+  (umask default otherwise).
 * A symbolic link is followed: the file it points to is replaced, the link
   itself stays a link. The file is found as the kernel finds it (:func:`target`):
   ``nosub/../x`` is a missing directory, never ``x``.
@@ -70,43 +71,50 @@ def check_not_input(path: str | None, inputs: Mapping[str, Sequence[str]]) -> No
     """Refuse ``path`` when it is the same file as one of ``inputs``.
 
     ``inputs`` maps an option name (for the message) to the paths given
-    with it. Paths that do not exist are not inputs (nothing to destroy).
+    with it; ``-`` is standard input, one of the inputs when it is a regular file
+    (``-J - -o F < F``). Paths that do not exist are not inputs (nothing to destroy).
     """
     if path is None or path == "-":
-        _check_stdout_not_input(inputs)
+        out = _fd_file(sys.stdout)
+        if out is not None:
+            _refuse_if_input("standard output", "refusing to write into it", out, inputs)
         return
-    if not os.path.exists(path):
-        return
-    for option, values in inputs.items():
-        for value in values:
-            if not value or value == "-":
-                continue
-            if _same_file(path, value):
-                raise UsageError(f"output file {path} is the same file as {option} {value}; "
-                                 "refusing to overwrite it")
-
-
-def _check_stdout_not_input(inputs: Mapping[str, Sequence[str]]) -> None:
-    """Refuse a standard output that is a regular file which is one of ``inputs`` (``cmd RUN >> RUN``
-    would append to its input; after ``cmd RUN > RUN`` the shell has already emptied it), as GNU cat's
-    "input file is output file"."""
     try:
-        st = os.fstat(sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):  # no descriptor (a stand-in, a closed or in-memory stream)
+        st = os.stat(path)
+    except (OSError, ValueError):
         return
-    if not stat.S_ISREG(st.st_mode):
-        return
+    _refuse_if_input(f"output file {path}", "refusing to overwrite it", st, inputs)
+
+
+def _fd_file(stream: Any) -> os.stat_result | None:
+    """The regular file a standard stream's descriptor is open on (a redirection ``< F``, ``>> F``), else None
+    (a terminal, a pipe, a stand-in or in-memory stream, a closed one)."""
+    try:
+        st = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def _refuse_if_input(what: str, refusal: str, st: os.stat_result, inputs: Mapping[str, Sequence[str]]) -> None:
+    """UsageError when the file ``st`` is one of ``inputs``: ``what`` (the output) is the same file as ... .
+    Standard output that is one of them (``cmd RUN >> RUN`` appends to its input; after ``cmd RUN > RUN`` the
+    shell has emptied it) is refused too, as GNU cat's "input file is output file"."""
     for option, values in inputs.items():
         for value in values:
-            if not value or value == "-":
+            if not value:
                 continue
-            try:
-                si = os.stat(value)
-            except (OSError, ValueError):
-                continue
-            if (si.st_dev, si.st_ino) == (st.st_dev, st.st_ino):
-                raise UsageError(f"standard output is the same file as {option} {value}; refusing to write "
-                                 "into it")
+            if value == "-":
+                si = _fd_file(sys.stdin)
+                name = "- (standard input)"
+            else:
+                try:
+                    si = os.stat(value)
+                except (OSError, ValueError):
+                    continue
+                name = value
+            if si is not None and (si.st_dev, si.st_ino) == (st.st_dev, st.st_ino):
+                raise UsageError(f"{what} is the same file as {option} {name}; {refusal}")
 
 
 def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
@@ -392,15 +400,25 @@ def signals_held() -> Iterator[None]:
 
 
 def _set_mode(tmp: str, target: str | None) -> None:
-    """Give the new file the target's mode, or the umask default (mkstemp uses 0600)."""
+    """Give the new file the target's mode, owner and group (as far as the process may: root rewriting a
+    user's file leaves it the user's), or the umask default (mkstemp uses 0600)."""
     try:
-        mode = os.stat(target).st_mode & 0o7777 if target else None
+        old = os.stat(target) if target else None
     except OSError:
-        mode = None
-    if mode is None:
+        old = None
+    if old is None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
+    else:
+        mode = old.st_mode & 0o7777
+        with contextlib.suppress(OSError):
+            new = os.stat(tmp)
+            if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):  # before chmod: chown clears set-id bits
+                try:
+                    os.chown(tmp, old.st_uid, old.st_gid)
+                except OSError:
+                    os.chown(tmp, -1, old.st_gid)  # a group the owner belongs to
     with contextlib.suppress(OSError):
         os.chmod(tmp, mode)
 
@@ -514,6 +532,8 @@ def inputs_besides(path: str | None, options: InputOptions) -> dict[str, list[st
     different ones; a later option of the same name replaces an earlier one (a group's options).
     """
     found: dict[str, list[str]] = {}
+    if path == "-":  # standard output: an input ``-`` is standard input, another stream (``-J - > F``)
+        path = None
     # the output option itself, when it gave the path (``-o F`` over ``--docs F`` names --docs), else the first
     own = next((n for n, v in options if n in OUTPUT_OPTIONS and path in v), None) if path is not None else None
     own_dropped = False
