@@ -483,6 +483,8 @@ def test_stdout_appended_to_an_input_refused(ws, script):
     err = res.stderr.decode()
     assert res.returncode == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert "standard output is the same file as" in err and victim in err, err
+    if script == "zelo_trec":  # its one positional parameter holds both files: each named by its place
+        assert "RESULTS_FILE bm25.run" in err, err
     assert digest_tree(ws) == before and _inodes(ws) == inodes
 
 

@@ -326,7 +326,11 @@ def command_options(outputs: tuple[str, ...] = ()) -> list[tuple[str, list[str]]
             else:
                 continue
             if isinstance(p, click.Argument):
-                name = "".join(ch for ch in (p.metavar or "").split(" ")[0] if ch.isalnum() or ch == "_") \
+                words = [w for w in (p.metavar or "").split(" ") if w]
+                if len(words) == len(vals) > 1 and len(set(words)) == len(words) and "." not in "".join(words):
+                    found.extend((w, [v]) for w, v in zip(words, vals, strict=True))  # zelo_trec's QRELS RUN
+                    continue
+                name = "".join(ch for ch in (words[0] if words else "") if ch.isalnum() or ch == "_") \
                     or str(p.name).upper()  # "RUN [RUN...]", "[RUN]..." -> RUN
             else:
                 name = p.opts[0] if getattr(p, "opts", None) else str(p.name)
