@@ -331,6 +331,8 @@ def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
     err = err.decode()
     assert "Traceback" not in err, err
     assert p.returncode in (0, 130, 143), (p.returncode, err)
+    # one line: click wrote a blank one first (its terminal ``^C`` echo), also into a file or a pipe
+    assert err in ("", "zelo_eval: interrupted\n", "zelo_eval: terminated\n"), err
     assert not list(ws.glob(".tmp-*"))
     after = digest_tree(ws)
     if p.returncode != 0:
@@ -596,7 +598,7 @@ def test_signals_in_a_burst_no_traceback(big, tmp_path, delay):
     err = err.decode()
     assert "Traceback" not in err and "object address" not in err, err
     assert p.returncode in (0, 130, 143), (p.returncode, err)
-    assert len([x for x in err.splitlines() if x.strip()]) <= 1, err
+    assert err in ("", "zelo_eval: interrupted\n", "zelo_eval: terminated\n"), err  # one line, no blank one
     assert not list(ws.glob(".tmp-*"))
     if p.returncode != 0:
         assert digest_tree(ws) == before
