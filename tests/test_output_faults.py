@@ -709,3 +709,22 @@ def test_stdout_redirected_to_another_output_refused(ws, argv):
     err = res.stderr.decode()
     assert res.returncode == 2 and err.count("\n") == 1 and "q-out.qrels" in err, err
     assert (ws / "q-out.qrels").stat().st_size == 0 and not list(ws.glob(".tmp-*"))
+
+
+def test_writable_file_in_an_unwritable_directory(ws):
+    """The file is writable, its directory takes no new file (``chattr +i``, or no write permission): the
+    output is refused (exit 1, the file as it was) -- written in place it would not be atomic -- and the
+    message says it is the directory ("Operation not permitted" alone named a writable file)."""
+    d = ws / "imm"
+    d.mkdir()
+    (d / "f.txt").write_text("old\n")
+    if subprocess.run(["chattr", "+i", str(d)], capture_output=True).returncode != 0:  # noqa: S607
+        pytest.skip("chattr +i not available here")
+    try:
+        script, argv = CASES["eval"]
+        res = run_inproc(script, argv_with(argv, "imm/f.txt"), ws)
+        assert check_contract(res, script=script, expect={1}, names=("imm/f.txt",)) == []
+        assert "directory imm" in res.stderr, res.stderr
+        assert (d / "f.txt").read_text() == "old\n" and [p.name for p in d.iterdir()] == ["f.txt"]
+    finally:
+        subprocess.run(["chattr", "-i", str(d)], check=True)  # noqa: S607

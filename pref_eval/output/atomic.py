@@ -278,7 +278,9 @@ class _Target:
                 ext = os.path.splitext(final)[1]  # kept when short: a legal 255-byte name may be mostly extension
                 fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=ext if len(ext) <= 16 else "", dir=directory)
             except OSError as err:
-                raise output_error(path, err) from None
+                # the file itself may be writable: what failed is a new file beside it (written, then renamed)
+                raise OutputError(f"{path}: cannot write: {_describe(err)} (creating a new file in directory "
+                                  f"{os.path.dirname(path) or '.'}, renamed over it when complete)") from None
             self.tmp, self.final = tmp, final
         try:
             self.stream = _wrap(_LabelledFile(fd, "w", path), self.binary)
