@@ -34,6 +34,18 @@ def shortened(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return f"{head} … [{len(text) - len(head) - len(tail)} characters left out] … {tail}"
 
 
+_VISIBLE = {0x0A: "\\n", 0x0D: "\\r"}
+_CONTROLS = {c: _VISIBLE.get(c, f"\\x{c:02x}") for c in (*range(0x20), 0x7F, 0x85) if c != 0x09}
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters (a tab excepted) written as escapes
+    (``\\n``, ``\\x1b``): a file name holding a newline (``-o $'a\\nb'``) split the command's one error
+    line in two, and an escape sequence in a name or a value reached the terminal."""
+    return text.translate(_CONTROLS)
+
+
 class PrefEvalError(Exception):
     """Base class; ``exit_code`` is what the command line exits with."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import shortened
+from .errors import one_line, shortened
 
 
 class Log:
@@ -19,7 +19,7 @@ class Log:
 
     def warn(self, message: str) -> None:
         if not self.quiet:
-            sys.stderr.write(f"{self.prog}: warning: {shortened(message)}\n")
+            sys.stderr.write(f"{self.prog}: warning: {shortened(one_line(message))}\n")
 
     def info(self, message: str) -> None:
         if not self.quiet:

@@ -728,3 +728,20 @@ def test_writable_file_in_an_unwritable_directory(ws):
         assert (d / "f.txt").read_text() == "old\n" and [p.name for p in d.iterdir()] == ["f.txt"]
     finally:
         subprocess.run(["chattr", "-i", str(d)], check=True)  # noqa: S607
+
+
+@pytest.mark.parametrize("case", ["eval", "fit", "pairs-next", "agree"])
+@pytest.mark.parametrize("name", ["nodir/x\ny.txt", "nodir/\x1b[2Jx.txt"])
+def test_control_characters_in_a_name_stay_one_line(ws, case, name):
+    """``-o $'nodir/x\\ny'``: the message split into two lines at the name's newline (and a name's escape
+    sequence reached the terminal). Written as escapes: one line, exit 1."""
+    script, argv = CASES[case]
+    res = run_inproc(script, argv_with(argv, name), ws)
+    assert check_contract(res, script=script, expect={1}) == []
+    assert len(res.stderr.splitlines()) == 1 and "\x1b" not in res.stderr, res.stderr
+    assert name.replace("\n", "\\n").replace("\x1b", "\\x1b") in res.stderr, res.stderr
+
+
+def test_control_characters_in_an_input_name_stay_one_line(ws):
+    res = run_inproc("zelo_eval", ["-R", "q.qrels", "-m", "map", "no\nsuch.run"], ws)
+    assert res.returncode == 2 and res.stderr == "zelo_eval: no\\nsuch.run: no such file (expected a run file)\n"

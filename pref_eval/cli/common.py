@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TextIO
 
-from ..errors import PrefEvalError, shortened
+from ..errors import PrefEvalError, one_line, shortened
 from ..log import Log  # noqa: F401  (the commands import it from here)
 
 if TYPE_CHECKING:
@@ -301,7 +301,7 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except PrefEvalError as err:
         if not isinstance(err, OutputError):
             _flush_quietly()
-        sys.stderr.write(f"{label}: {shortened(str(err))}\n")
+        sys.stderr.write(f"{label}: {shortened(one_line(str(err)))}\n")
         return err.exit_code
     except click.exceptions.Exit as err:
         return err.exit_code
@@ -324,7 +324,7 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
         return 1
     except OSError as err:
         # an operating-system failure no reader or writer turned into a message
-        where = f"{err.filename}: " if err.filename else ""
+        where = f"{one_line(str(err.filename))}: " if err.filename else ""
         sys.stderr.write(f"{label}: {where}{os.strerror(err.errno) if err.errno else err}\n")
         return 1
 
