@@ -525,7 +525,15 @@ def _signal_self(sig: int = signal.SIGINT) -> None:
     time.sleep(0.01)  # delivered at once, unless held: then its handler runs when it is let through
 
 
-def test_second_interrupt_during_clean_up_leaves_no_temporary_file(tmp_path, monkeypatch):
+@pytest.fixture
+def ctrl_c():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test: pytest-xdist's workers ignore SIGINT."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_second_interrupt_during_clean_up_leaves_no_temporary_file(tmp_path, monkeypatch, ctrl_c):
     """Ctrl-C pressed twice: the second arrives while the first one's clean-up closes the temporary file;
     its KeyboardInterrupt skipped the removal, a ``.tmp-*`` file was left behind. Signals are held for the
     clean-up (pref_eval.output.atomic.signals_held) and handled after it."""
@@ -547,7 +555,7 @@ def test_second_interrupt_during_clean_up_leaves_no_temporary_file(tmp_path, mon
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"] and out.read_text() == "earlier\n"
 
 
-def test_signal_during_commit_renames_every_output_or_none(tmp_path, monkeypatch):
+def test_signal_during_commit_renames_every_output_or_none(tmp_path, monkeypatch, ctrl_c):
     """A signal between the renames of two outputs (``zelo_fit -o S --qrels Q``) replaced S but not Q. The
     renames are done with signals held: both replaced, then the signal is handled (exit 130/143)."""
     from pref_eval.output import atomic
