@@ -244,6 +244,44 @@ def _end_on_signal() -> None:
             signal.signal(sig, _exit_on_signal)
 
 
+class Interrupted(BaseException):
+    """Ctrl-C (KeyboardInterrupt) met while the command ran, passed to :func:`_invoke` past click, which
+    would write a blank line for the terminal's ``^C`` echo first: two lines on stderr in a log file."""
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _main(command, prog: str, args: list[str]):
+    """``command.main`` (standalone mode off), a KeyboardInterrupt while the arguments are parsed or the command
+    runs raised as :class:`Interrupted` -- in the main thread, the one Ctrl-C reaches (the command object is
+    shared: another thread's call is left alone)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return command.main(args=args, prog_name=prog, standalone_mode=False)
+
+    def interruptible(method):
+        def call(*a, **kw):
+            try:
+                return method(*a, **kw)
+            except KeyboardInterrupt:
+                raise Interrupted() from None
+        return call
+
+    # on the object, for this call only
+    command.make_context = interruptible(command.make_context)
+    command.invoke = interruptible(command.invoke)
+    try:
+        return command.main(args=args, prog_name=prog, standalone_mode=False)
+    finally:
+        del command.make_context, command.invoke
+
+
 def _invoke(command, prog: str, args: list[str], click, label: str | None = None, *, process: bool = False) -> int:
     """Run the click command; ``label`` (default ``prog``) starts every message. ``process``: the command is the
     process (not a call in-process): once it was interrupted, a further signal ends it (:func:`_end_on_signal`)."""
@@ -251,7 +289,7 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
 
     label = label or prog
     try:
-        rv = command.main(args=args, prog_name=prog, standalone_mode=False)
+        rv = _main(command, prog, args)
         return rv if isinstance(rv, int) else 0
     except SystemExit as err:
         # click turns EPIPE into sys.exit(1) after wrapping stdout; a closed
@@ -273,10 +311,12 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except BrokenPipeError:
         _silence_stdout()
         return 0
-    except (click.exceptions.Abort, KeyboardInterrupt, Terminated) as err:  # click turns Ctrl-C into Abort
+    except (click.exceptions.Abort, KeyboardInterrupt, Interrupted, Terminated) as err:
         if process:
             _end_on_signal()
         term = isinstance(err, Terminated)
+        if isinstance(err, Interrupted) and _isatty(sys.stderr):
+            sys.stderr.write("\n")  # after the terminal's "^C" echo
         sys.stderr.write(f"{label}: {'terminated' if term else 'interrupted'}\n")
         return 143 if term else 130
     except MemoryError:
@@ -326,7 +366,11 @@ def command_options(outputs: tuple[str, ...] = ()) -> list[tuple[str, list[str]]
             else:
                 continue
             if isinstance(p, click.Argument):
-                name = "".join(ch for ch in (p.metavar or "").split(" ")[0] if ch.isalnum() or ch == "_") \
+                words = [w for w in (p.metavar or "").split(" ") if w]
+                if len(words) == len(vals) > 1 and len(set(words)) == len(words) and "." not in "".join(words):
+                    found.extend((w, [v]) for w, v in zip(words, vals, strict=True))  # zelo_trec's QRELS RUN
+                    continue
+                name = "".join(ch for ch in (words[0] if words else "") if ch.isalnum() or ch == "_") \
                     or str(p.name).upper()  # "RUN [RUN...]", "[RUN]..." -> RUN
             else:
                 name = p.opts[0] if getattr(p, "opts", None) else str(p.name)

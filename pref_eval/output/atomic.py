@@ -424,7 +424,10 @@ def _set_mode(tmp: str, target: str | None) -> None:
 
 
 def _check_distinct(paths: Sequence[str | None]) -> None:
+    """Refuse two outputs naming one file, standard output redirected to one of the others among them
+    (``zelo_fit -J J --qrels Q > Q``: Q would be renamed over the file standard output writes into)."""
     seen: list[str] = []
+    out = _fd_file(sys.stdout) if any(p is None or is_stdout(p) for p in paths) else None
     for p in paths:
         if p is None or is_stdout(p):
             continue
@@ -435,6 +438,11 @@ def _check_distinct(paths: Sequence[str | None]) -> None:
         for q in seen:
             if q == real or _same_file(q, real):
                 raise UsageError(f"two outputs name the same file {p}")
+        if out is not None:
+            with contextlib.suppress(OSError):
+                st = os.stat(real)
+                if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+                    raise UsageError(f"two outputs name the same file {p}: standard output is {p} too")
         seen.append(real)
 
 
