@@ -149,10 +149,10 @@ def query_rankings_from_prefs(pf: PrefFile, lines: Lines, measure: str, qmask: n
     sel, v = _last_value_per_pair(lines, nr, sel, v, repeats)
     w2 = np.empty((len(lines), 2))
     w2[:, 0] = v
-    # from w2[:, 0], not from v: numpy 2.4's np.negative reads the wrong elements when its input has a stride
-    # of 64 bytes and its output one of 16 (v is a column of the C scanner's rows: sample + 7 measures are
+    # not np.negative(v, out=w2[:, 1]): numpy 2.4's np.negative reads the wrong elements when its input has a
+    # stride of 64 bytes and its output one of 16 (v is a column of the C scanner's rows: sample + 7 measures are
     # 8 doubles a row), which ranked the runs by other measures' values (tools/fuzz_pref_eval.py case 1:26)
-    np.negative(w2[:, 0], out=w2[:, 1])
+    w2[:, 1] = -np.ascontiguousarray(v)  # no strided in/out pair at all: -x into a fresh array, then a copy
     w = w2.ravel()
     every = bool(sel.all())
     if not every:

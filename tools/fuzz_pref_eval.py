@@ -494,6 +494,7 @@ def main() -> int:
         todo = [(int(s), int(i))]
     base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="fuzz_pref_eval_"))
     counts: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()  # documented classes by what was met
     shown: Counter[str] = Counter()
     bad = 0
     try:
@@ -506,6 +507,8 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 cls, msg = "timeout", ""
             counts[cls] += 1
+            if cls.startswith("documented") or cls.endswith("documented"):
+                kinds[f"{cls}: {msg.split(':')[0][:60]}"] += 1
             if cls not in OK:
                 bad += 1
             if cls not in {"same", "same_agg_skipped", "documented_diff"} and shown[cls] < a.show:
@@ -518,6 +521,8 @@ def main() -> int:
             shutil.rmtree(base, ignore_errors=True)
     print(f"cases {len(todo)} (seed {a.seed}, {a.start}..{a.start + len(todo) - 1}): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for k, v in sorted(kinds.items()):
+        print(f"  {k}: {v}")
     return 1 if bad else 0
 
 
