@@ -23,7 +23,7 @@ class Log:
 
     def info(self, message: str) -> None:
         if not self.quiet:
-            sys.stderr.write(f"{self.prog}: {message}\n")
+            sys.stderr.write(f"{self.prog}: {one_line(message)}\n")
 
     @property
     def interactive(self) -> bool:
