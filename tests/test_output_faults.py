@@ -753,3 +753,15 @@ def test_control_characters_in_a_name_stay_one_line(ws, case, name):
 def test_control_characters_in_an_input_name_stay_one_line(ws):
     res = run_inproc("zelo_eval", ["-R", "q.qrels", "-m", "map", "no\nsuch.run"], ws)
     assert res.returncode == 2 and res.stderr == "zelo_eval: no\\nsuch.run: no such file (expected a run file)\n"
+
+
+def test_output_in_a_removed_current_directory(ws):
+    """The current directory was removed under the command (``cd d; rmdir ../d``): "PROG: No such file or
+    directory" named no file. The output is named; exit 1."""
+    mod, func = SCRIPTS["zelo_eval"]
+    cmd = (f"mkdir gone && cd gone && rmdir ../gone && exec {sys.executable} -c 'import {mod} as m; m.{func}()' "
+           f"-R {ws}/q.qrels -m map -o tsv --output out.tsv {ws}/bm25.run")
+    res = subprocess.run(["bash", "-c", cmd], capture_output=True, cwd=ws, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    err = res.stderr.decode()
+    assert res.returncode == 1 and err.count("\n") == 1 and "out.tsv: cannot write" in err, err

@@ -159,7 +159,10 @@ def target(path: str) -> str:
             raise output_error(path, err) from None
         if not stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{path}: cannot write: {os.strerror(errno.ENOTDIR)}")
-        full = os.path.join(os.path.realpath(directory), tail)  # every component exists: realpath is exact
+        try:
+            full = os.path.join(os.path.realpath(directory), tail)  # every component exists: realpath is exact
+        except OSError as err:  # a current directory that was removed (getcwd: ENOENT)
+            raise output_error(path, err) from None
         try:
             link = os.readlink(full)
         except OSError:  # not a symbolic link (or no file yet): this is the file
@@ -177,7 +180,10 @@ def _std_fd(path: str) -> int | None:
         for name in (dev, f"/dev/fd/{fd}", f"/proc/self/fd/{fd}", f"/proc/thread-self/fd/{fd}",
                      f"/proc/{os.getpid()}/fd/{fd}"):
             names[name] = fd
-    p = os.path.abspath(path)
+    try:
+        p = os.path.abspath(path)
+    except OSError:  # a relative name in a removed current directory: no descriptor's name
+        return None
     for _ in range(40):  # the kernel's limit on symbolic links followed
         if p in names:
             return names[p]
