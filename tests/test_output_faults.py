@@ -765,3 +765,17 @@ def test_output_in_a_removed_current_directory(ws):
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     err = res.stderr.decode()
     assert res.returncode == 1 and err.count("\n") == 1 and "out.tsv: cannot write" in err, err
+
+
+@pytest.mark.parametrize("option", ["-o", "--store"])
+def test_judge_program_is_an_input(ws, option):
+    """``--judge "cmd:python3 judge.py" -o judge.py``: the judge program (named inside the spec string, not by a
+    path option) was replaced by the judgments, exit 0. The files a cmd: judge names are inputs: exit 2."""
+    script, argv = CASES["judge"]
+    argv = argv_with(argv, "out.txt")
+    i = argv.index(option)
+    argv = [*argv[:i + 1], "judge.py", *argv[i + 2:]]
+    before = digest_tree(ws)
+    res = run_inproc(script, argv, ws)
+    assert check_contract(res, script=script, expect={2}, names=("judge.py",)) == []
+    assert "same file as --judge judge.py" in res.stderr and digest_tree(ws) == before

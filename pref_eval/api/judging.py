@@ -100,8 +100,12 @@ def judge(
         return sess
     from ..output.atomic import output_file
 
+    from ..judge.spec import command_files
+
     inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
                                   ("--prompt", prompt), ("--store", store)) if v}
+    if command_files(list(judges)):  # the judge program (cmd:python3 judge.py): -o judge.py would replace it
+        inputs["--judge"] = command_files(list(judges))
     from ..output.atomic import preflight
 
     # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for

@@ -41,6 +41,24 @@ def _masked(text: str) -> str:
     return re.sub(r"//[^/@,]*@", "//***@", text)
 
 
+def command_files(specs: list[str]) -> list[str]:
+    """The existing files a ``cmd:`` judge's command line names (``cmd:python3 judge.py`` -> the
+    interpreter, ``judge.py``): inputs an output must not overwrite (``-o judge.py``)."""
+    import os
+    import shlex
+
+    found: list[str] = []
+    for spec in specs:
+        if not spec.startswith("cmd:"):
+            continue
+        try:
+            words = shlex.split(spec[4:])
+        except ValueError:  # unbalanced quotes: refused when the judge starts
+            continue
+        found.extend(w for w in words if os.path.isfile(w))
+    return found
+
+
 def parse_spec(spec: str) -> JudgeSpec:
     """Parse one ``--judge`` value (see the module docstring)."""
     if spec.startswith("cmd:"):
