@@ -184,6 +184,19 @@ def test_orderings_cli():
     assert code == 2 and "several orderings" in err
 
 
+@pytest.mark.parametrize("place", [0, 1])
+def test_orderings_followed_by_an_option_says_so(place):
+    """`zelo_compare --orderings --rbo-ties b A B`: --orderings takes the next two words, so an option became
+    file A and the files were runs; the error said only "no -R, -P or runs"."""
+    files = [DATA / "order_tied_a.tsv", DATA / "order_tied_b.tsv"]
+    argv = ["--orderings", *files[:place], "--rbo-ties", "b", *files[place:]]
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert "took '--rbo-ties' as a file name" in err and err.count("\n") == 1, err
+    code, out, _ = run("--rbo-ties", "b", "--orderings", *files)
+    assert code == 0 and "ties=b" in out
+
+
 def test_R_path_equals_P_path(tmp_path):
     pref_eval = pytest.importorskip("pref_eval")
     if not hasattr(pref_eval, "evaluate"):

@@ -96,8 +96,14 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
         from ..api.comparison import compare_orderings
 
         if qrels or per_query or runs:
+            import os
+
             from ..errors import UsageError
 
+            taken = [v for v in orderings if v.startswith("-") and v != "-" and not os.path.exists(v)]
+            if taken:  # `--orderings --rbo-ties b A B`: click gave --orderings the next two words
+                raise UsageError(f"--orderings takes the two ordering files right after it; it took {taken[0]!r} "
+                                 "as a file name (write the other options before --orderings)")
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
         if rbo_p == 0 and given_options("rbo_ties"):
             from ..errors import UsageError
