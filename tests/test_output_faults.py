@@ -312,9 +312,10 @@ def _wait_for_sigterm_handler(p: subprocess.Popen, timeout: float = 60.0) -> Non
         time.sleep(0.005)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.parametrize("delay", _p([0.3, 0.8, 1.3], {0.8}))
-def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
+def _zelo_eval_writing(big: Path, tmp_path: Path, delay: float) -> tuple[Path, dict, subprocess.Popen]:
+    """A copy of ``big`` with an earlier ``out.tsv`` (its digest taken) and zelo_eval started on it,
+    writing all_trec into out.tsv; returned ``delay`` seconds after the start, but never before the
+    command handles signals."""
     ws = tmp_path / "w"
     shutil.copytree(big, ws)
     (ws / "out.tsv").write_text("earlier output\n")
@@ -324,8 +325,15 @@ def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
                           "all_trec", "-o", "tsv", "--output", "out.tsv", "r.run"], cwd=ws,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
     t0 = time.monotonic()
-    _wait_for_sigterm_handler(p)  # `delay` after the start, but never before the command handles signals
+    _wait_for_sigterm_handler(p)
     time.sleep(max(0.0, delay - (time.monotonic() - t0)))
+    return ws, before, p
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("delay", _p([0.3, 0.8, 1.3], {0.8}))
+def test_signal_mid_write_leaves_nothing(big, tmp_path, sig, delay):
+    ws, before, p = _zelo_eval_writing(big, tmp_path, delay)
     p.send_signal(sig)
     _, err = p.communicate(timeout=120)
     err = err.decode()
@@ -586,17 +594,7 @@ def test_signals_in_a_burst_no_traceback(big, tmp_path, delay):
     message, exit 130 or 143 -- the later signals met the exit path's own code (the message being written,
     the handlers being restored: a KeyboardInterrupt traceback; the default SIGTERM action: killed, -15);
     the earlier output intact, no temporary file."""
-    ws = tmp_path / "w"
-    shutil.copytree(big, ws)
-    (ws / "out.tsv").write_text("earlier output\n")
-    before = digest_tree(ws)
-    mod, func = SCRIPTS["zelo_eval"]
-    p = subprocess.Popen([sys.executable, "-c", f"import {mod} as m; m.{func}()", "-R", "q.qrels", "-q", "-m",
-                          "all_trec", "-o", "tsv", "--output", "out.tsv", "r.run"], cwd=ws,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
-    t0 = time.monotonic()
-    _wait_for_sigterm_handler(p)
-    time.sleep(max(0.0, delay - (time.monotonic() - t0)))
+    ws, before, p = _zelo_eval_writing(big, tmp_path, delay)
     for sig in (signal.SIGINT, signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
         if p.poll() is not None:
             break

@@ -117,6 +117,21 @@ def _refuse_if_input(what: str, refusal: str, st: os.stat_result, inputs: Mappin
                 raise UsageError(f"{what} is the same file as {option} {name}; {refusal}")
 
 
+def _stat_output(path: str) -> os.stat_result | None:
+    """The status of the file an output ``path`` names, None when there is none yet; a directory is
+    refused (:class:`OutputError`). The path itself is stat'ed, not its realpath: /dev/stdout on a pipe
+    resolves to /proc/PID/fd/pipe:[N], a name that does not exist, while the kernel follows the link."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise output_error(path, err) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+    return st
+
+
 def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
     """Fail early (before any long computation) for an output that :func:`output_file` would refuse:
     a missing directory, a directory, one of the inputs. Nothing is created."""
@@ -127,14 +142,7 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
     check_not_input(path, inputs or {})
     if _std_fd(path) is not None:
         return
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as err:
-        raise output_error(path, err) from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+    st = _stat_output(path)
     if st is None or stat.S_ISREG(st.st_mode):
         target(path)
 
@@ -253,16 +261,7 @@ class _Target:
         std = _std_fd(path)
         if std is not None:
             return self._open_std(path, std)
-        try:
-            # stat the path itself, not its realpath: /dev/stdout on a pipe resolves to
-            # /proc/PID/fd/pipe:[N], a name that does not exist, while the kernel follows the link
-            st = os.stat(path)
-        except FileNotFoundError:
-            st = None
-        except OSError as err:
-            raise output_error(path, err) from None
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise OutputError(f"{path}: cannot write: {os.strerror(errno.EISDIR)}")
+        st = _stat_output(path)
         if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISFIFO(st.st_mode)
                                or stat.S_ISSOCK(st.st_mode)):
             # a device, a pipe or a socket: write through, never replace it
