@@ -71,7 +71,7 @@ def as_zelo_fit_writes(out: pd.DataFrame, frame: pd.DataFrame) -> bytes:
     return buf.getvalue().encode()
 
 
-def _query_blocks(frame: pd.DataFrame, cuts: int) -> pd.DataFrame:
+def _query_blocks(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` sorted by query (stable: each query's judgments in file order), to be cut on query boundaries."""
     return frame.sort_values("qid", kind="stable", key=lambda s: s.str[1:].astype(int))
 
@@ -89,7 +89,7 @@ def test_any_partitioning_is_zelo_fit(judged, npartitions):
 
 def test_partitioned_by_query_on_query_boundaries(judged):
     frame, want = judged
-    blocks = _query_blocks(frame, 3)
+    blocks = _query_blocks(frame)
     qids = list(dict.fromkeys(blocks["qid"]))
     parts = [blocks[blocks["qid"].isin(qids[k::3])] for k in range(3)]  # each query in one partition
     ddf = dd.concat([dd.from_pandas(p, npartitions=1, sort=False) for p in parts])
