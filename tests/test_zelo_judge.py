@@ -278,6 +278,28 @@ def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
     assert f"{len(pairs)} served from the store, 0 failed" in clean.stderr
 
 
+def test_export_says_other_prompts_are_left_out(tmp_path, server):
+    """One store used with two prompt templates: export writes the default prompt's answers and says that the
+    other prompt's are there too (it left them out silently); with that --prompt it writes those and names
+    the default prompt's as left out."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth)
+    tpl = tmp_path / "mine.txt"
+    tpl.write_text("Q: {query}\nA: {doc_a}\nB: {doc_b}\nAnswer {\"score\": S}.\n")
+    j = f"--judge=openai:m0@{url}"
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "d.jsonl")
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--prompt", tpl, "--budget-requests", 3)
+    exp = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "e.jsonl")
+    assert len(read_jsonl(tmp_path / "e.jsonl")) == len(pairs)
+    assert (f"warning: {tmp_path / 's.sqlite'} also holds 3 answers asked with 1 other prompt(s), not exported: "
+            "export them with --prompt FILE") in exp.stderr, exp.stderr
+    mine = zj("export", "--store", tmp_path / "s.sqlite", "--prompt", tpl, "-o", tmp_path / "m.jsonl")
+    assert len(read_jsonl(tmp_path / "m.jsonl")) == 3
+    assert f"also holds {len(pairs)} answers asked with 1 other prompt(s)" in mine.stderr
+    quiet = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "q.jsonl", "-Q")
+    assert quiet.stderr == ""
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's

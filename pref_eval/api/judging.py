@@ -161,11 +161,13 @@ def _state_warnings(sess: Any, state: str | None, store: str, output: str | None
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
-                 prompt: str | None = None, inputs: InputOptions | None = None) -> int:
+                 prompt: str | None = None, inputs: InputOptions | None = None, log: Any = None) -> int:
     """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
 
     ``output``: a file (written atomically; never one of ``inputs``, by default the store and the
     prompt) or stdout (``None`` or ``-``); ``judges``: only these (default every judge in the store).
+    Only the answers asked with ``prompt`` (default: the default prompt) are written; ``log`` (a
+    :class:`pref_eval.log.Log`) is warned when the store holds answers of other prompts as well.
     """
     from ..judge.export import export_lines
     from ..output.atomic import command_output
@@ -186,8 +188,13 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
             for line in export_lines(st, phash, names):
                 out.write(line)
                 n += 1
+        others = st.db.execute("SELECT count(*), count(DISTINCT prompt) FROM answers WHERE prompt != ?",
+                               (phash,)).fetchone()
     finally:
         st.close()
+    if others[0] and log is not None:  # the same store used with another template: not exported, and said so
+        log.warn(f"{store} also holds {others[0]} answers asked with {others[1]} other prompt(s), not exported: "
+                 "export them with --prompt FILE (the template they were asked with)")
     return n
 
 

@@ -139,8 +139,10 @@ def export_cmd(store: str, output: str | None, judges: tuple[str, ...], prompt: 
 
     from .common import command_options
 
-    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options())
-    Log("zelo_judge", quiet).info(f"{n} pairs exported")
+    log = Log("zelo_judge", quiet)
+    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options(),
+                     log=log)
+    log.info(f"{n} pairs exported")
     return 0
 
 
