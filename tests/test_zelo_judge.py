@@ -300,6 +300,23 @@ def test_export_says_other_prompts_are_left_out(tmp_path, server):
     assert quiet.stderr == ""
 
 
+def test_max_cost_is_the_budget_of_one_run(tmp_path, server):
+    """--max-cost bounds this run's spend, as docs/zelo_judge.md says: a resumed run spends up to it again, and
+    the store's cost column sums what every run spent."""
+    truth, pairs = collection(tmp_path, nq=2, nd=6)
+    srv, url = server(truth=truth)
+    args = [tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--price", "m0=1,2",
+            "--concurrency", 1]
+    first = zj(*args, "--max-cost", 0.2)
+    n1 = len(srv.received)
+    second = zj(*args, "--max-cost", 0.2)
+    n2 = len(srv.received) - n1
+    assert "stopped: --max-cost 0.2" in first.stderr and "stopped: --max-cost 0.2" in second.stderr
+    assert 0 < n1 < len(pairs) and n2 > 0 and n1 + n2 <= len(pairs)
+    spent = sum(r["cost"] for r in rows(tmp_path / "s.sqlite").values())
+    assert 0.2 < spent <= 0.4
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's
