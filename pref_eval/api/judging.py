@@ -49,7 +49,8 @@ def judge(
     (any strategy: tournament, adaptive), driven batch by batch to its end
     (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
-    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    ``output`` (a file, or ``-`` for standard output; default none: the judgments are the session's
+    ``results``) receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged (under ``state``: of every judgment an
     adaptive state took, whichever run asked it; see docs/zelo_judge.md#output); ``log`` a
     :class:`pref_eval.log.Log` for the progress line, warnings and the
@@ -113,9 +114,12 @@ def judge(
     preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")})  # --state: run.run
     # the output is opened (and refused if unwritable or an input) before anything is asked;
     # it is committed after the run, while every answer is in the store as soon as it arrives
-    with output_file(output, inputs=inputs) as out:
+    if output is None:  # a Python caller's default: the results are in the session (the command passes "-")
         sess = run(setup)
-        write_results(out, sess.results)
+    else:
+        with output_file(output, inputs=inputs) as out:
+            sess = run(setup)
+            write_results(out, sess.results)
     for qid, a, b, why in sess.missing[:5]:
         log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
                  f"pair {qid} {a} {b} not sent: {why}")
