@@ -256,6 +256,51 @@ def test_secret_never_leaks(tmp_path, server):
         assert key.encode() not in data and key[::-1].encode() not in data, f
 
 
+def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
+    """Re-running a finished job whose store holds failed votes says so (it read '0 failed' while -o held nulls);
+    --retry-failed asks them again, and the next re-run is clean."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, faults={("m0", *pairs[0]): ["garbage"], ("m0", *pairs[1]): ["range"]})
+    j = f"--judge=openai:m0@{url}"
+    first = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o.jsonl")
+    assert "2 failed" in first.stderr
+    again = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o2.jsonl")
+    nulls = sum(v is None for r in read_jsonl(tmp_path / "o2.jsonl") for v in r["votes"])
+    assert nulls == 2
+    assert (f"0 requests sent (0.0/s), {len(pairs)} served from the store (2 of them failed votes; --retry-failed "
+            "asks them again), 0 failed") in again.stderr, again.stderr
+    dry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--dry-run")
+    assert dry.stdout.startswith(f"0 requests would be sent ({len(pairs)} served from the store (2 of them failed "
+                                 "votes), 0 pairs without text)"), dry.stdout
+    retry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--retry-failed")
+    assert "2 requests sent" in retry.stderr and "of them failed votes" not in retry.stderr
+    clean = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j)
+    assert f"{len(pairs)} served from the store, 0 failed" in clean.stderr
+
+
+def test_refused_key_and_model_say_why(tmp_path, server):
+    """A 401 names where the key came from -- above all that none was set (the key exported under another name:
+    a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's
+    message echoes the key it got, which is shown as ***."""
+    key = "sk-test-REFUSED-9876543210"
+    truth, _ = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, api_key=key, refuse_models=("gpt-4o-mni",))
+    unset = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", check=False,
+               env=env(OPENAI_KEY=key))  # the key in the wrong variable
+    assert unset.returncode == 2, unset.stderr
+    assert "refused the API key (HTTP 401: bad key: Bearer " in unset.stderr
+    assert "OPENAI_API_KEY is not set, so no key was sent" in unset.stderr and "--api-key-env" in unset.stderr
+    wrong = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key=MINE", check=False,
+               env=env(MINE=key[::-1]))
+    assert wrong.returncode == 2 and "the key was read from MINE" in wrong.stderr, wrong.stderr
+    assert "bad key: Bearer ***" in wrong.stderr and key[::-1] not in wrong.stderr
+    model = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:gpt-4o-mni@{url}", check=False,
+               env=env(OPENAI_API_KEY=key))
+    assert model.returncode == 2
+    assert "unknown model or endpoint (HTTP 404: The model `gpt-4o-mni` does not exist" in model.stderr, model.stderr
+    assert all(key not in p.stderr + p.stdout for p in (unset, wrong, model))
+
+
 @pytest.mark.slow
 def test_budget_dry_run_and_max_cost(tmp_path, server):
     truth, pairs = collection(tmp_path, nq=2, nd=6)

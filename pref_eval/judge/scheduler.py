@@ -60,6 +60,7 @@ class Limits:
 class Stats:
     sent: int = 0  # questions asked in this run (answered or failed)
     cached: int = 0  # questions served by the store
+    cached_failed: int = 0  # of the cached: stored as failed or unparsable (asked again only with --retry-failed)
     failed: int = 0  # of the sent: no usable vote (transport failure or unparsable answer)
     attempts: int = 0
     retried: int = 0
