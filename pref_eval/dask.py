@@ -204,7 +204,9 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     ``measures`` as :func:`pref_eval.evaluate`. Returns a dask bag of
     ``(run, qid, measure, value)`` tuples (``summary=True`` adds the
     ``all`` rows); ``.to_dataframe(columns=MEASURE_COLUMNS)`` makes a dask DataFrame.
-    Run names are the run ids ``zelo_eval`` uses (file names).
+    Run names are the run ids ``zelo_eval`` uses: the shortest unique path suffix over the whole bag
+    (``runs/bm25.run`` -> ``bm25.run``; ``exp1/run.txt`` and ``exp2/run.txt`` keep their folders); the same
+    file twice is a :class:`~pref_eval.errors.UsageError` at ``.compute()``.
     """
     from .api._inputs import _check_flags, _check_int, _load_qrels
     from .api.measures import _measure_names
@@ -221,21 +223,37 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     names = _measure_names(measures)
     requests = parse_measures(names)
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
-    return runs.map(_evaluate_one, q, names, complete, level, depth, summary).flatten()
+    ids = runs.reduction(list, _run_ids, split_every=False)  # the rule of zelo_eval, over the whole bag
+    return runs.map(_evaluate_one, ids, q, names, complete, level, depth, summary).flatten()
 
 
-def _evaluate_one(path: str, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
-                  summary: bool) -> list:
-    from .api.measures import evaluate_run_group
-    from .output.table import long_rows
-    from .run_preferences.evaluate import run_id
+def _run_ids(parts: list) -> dict:
+    """{path: run id} of every run path in the bag: the shortest unique path suffix, as ``zelo_eval`` names its
+    runs (:mod:`pref_eval.io.run_ids`: ``exp1/run.txt``, ``exp2/run.txt``); the same file twice is an error."""
+    from .io.run_ids import shortest_unique_suffixes
 
     _quiet_worker_log()
+    paths = [p for part in parts for p in part]
+    for p in paths:
+        _check_path(p)
+    return dict(zip(map(os.fspath, paths), shortest_unique_suffixes(paths), strict=True))
+
+
+def _check_path(path: Any) -> None:
     if not isinstance(path, (str, os.PathLike)):
         from .errors import UsageError
 
         raise UsageError(f"runs: expected run file paths, got {type(path).__name__} {path!r}")
-    rid = run_id(os.fspath(path))
+
+
+def _evaluate_one(path: str, ids: dict, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
+                  summary: bool) -> list:
+    from .api.measures import evaluate_run_group
+    from .output.table import long_rows
+
+    _quiet_worker_log()
+    _check_path(path)
+    rid = ids[os.fspath(path)]
     [(res, _, _, _)] = evaluate_run_group((qrels, [path], [rid], names, complete, level, depth))  # raises on no
     # topic in common
     return [tuple(r) for r in long_rows([res], per_query=True, summary=summary)]
