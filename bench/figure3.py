@@ -12,6 +12,7 @@ figures the page's prose and its tournament table quote from the stored table, o
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 import time
@@ -86,6 +87,17 @@ def _n(v: float) -> str:
     return f"{v:,.0f}" if float(v).is_integer() else f"{v:g}"
 
 
+def _match_win(p: float, lead: int, cap: int) -> float:
+    """P(a match is won) against an opponent beaten with probability p per judgment: judged one at a time until one
+    side leads by ``lead`` or ``cap`` judgments are made, then the majority (a tie counted lost)."""
+    def go(n: int, d: int) -> float:
+        if abs(d) >= lead or n == cap:
+            return float(d > 0)
+        return p * go(n + 1, d + 1) + (1 - p) * go(n + 1, d - 1)
+
+    return go(0, 0)
+
+
 def prose_figures() -> list[str]:
     """The phrases of docs/zelo_simulate.md that quote the figure3 table as the docs store it (module docstring)."""
     text = (ROOT / "docs" / "zelo_simulate.md").read_text(encoding="utf-8")
@@ -131,6 +143,13 @@ def prose_figures() -> list[str]:
            f"{_n(cl_b[7][2])}, at most {_n(ad_b[7][1])} against {_n(cl_b[7][1])})",
            f"Case A improves to {_n(nc_a[3][0])} but Case B needs more comparisons than the tournament (median "
            f"{_n(nc_b[7][2])})"]
+    # the arithmetic of the text around the table (binomial standard deviations, the adaptive strategy's match)
+    win = _match_win(0.75, lead=2, cap=5)
+    out += [f"has a standard deviation of about {math.sqrt(1000 * 0.25):.0f})",
+            f"has a binomial standard deviation of about {math.sqrt(1000 * 0.25):.0f}, near 100 or 900 about "
+            f"{math.sqrt(1000 * 0.09):.1f})",
+            f"P(Binomial(5, 0.75) ≥ 3) ≈ {sum(math.comb(5, k) * 0.75 ** k * 0.25 ** (5 - k) for k in (3, 4, 5)):.2f}",
+            f"is won with probability {win:.2f}, and {win:.2f}⁷ ≈ {round(win, 2) ** 7:.2f}"]
     # the tournament table above the figure3 table repeats the Clarke et al. rows: found, comparisons
     for case, plain, final in (("A", cl_a, fi_a), ("B", cl_b, fi_b)):
         for r, label in ((plain, f"{case}, pref_eval, seed 0 |"),
