@@ -194,14 +194,15 @@ class Store:
             raise self._cannot_write(err) from None
 
     def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple, int]:
-        """``{(judge, qid, doc_1, doc_2, rep): 1}`` of stored answers (``ok_only``: usable votes only)."""
+        """``{(judge, qid, doc_1, doc_2, rep): 1 (a usable vote) or 0 (failed, unparsable)}`` of stored answers
+        (``ok_only``: usable votes only)."""
         out = {}
         for j in judges:
-            sql = f"SELECT qid, doc_1, doc_2, {self.rep} FROM answers WHERE judge = ? AND prompt = ?"
+            sql = f"SELECT qid, doc_1, doc_2, {self.rep}, status = 'ok' FROM answers WHERE judge = ? AND prompt = ?"
             if ok_only:
                 sql += " AND status = 'ok'"
-            for q, a, b, r in self.db.execute(sql, (j, phash)):
-                out[(j, q, a, b, r)] = 1
+            for q, a, b, r, ok in self.db.execute(sql, (j, phash)):
+                out[(j, q, a, b, r)] = int(ok)
         return out
 
     def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:
