@@ -317,6 +317,29 @@ def test_max_cost_is_the_budget_of_one_run(tmp_path, server):
     assert 0.2 < spent <= 0.4
 
 
+def test_reference_judgment_files_as_pairs_say_how(tmp_path):
+    """Judging again the pairs of the shipped reference judgments (to check a judge with zelo_agree): given as
+    PAIRS, the crowd file ('topic docA docB winner') and the GPT-4o file ('@ topic docA docB M') were refused
+    with a bare field count; the message now says which columns are the pairs, and those columns are taken."""
+    crowd, gpt = ROOT / "judgments" / "dl21-crowd-sample.txt", ROOT / "judgments" / "dl21-gpt4o-sample.human"
+    lines = [ln.split() for ln in crowd.read_text().splitlines()]
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in {f[0] for f in lines}))
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdoc {d}\n" for d in {d for f in lines for d in f[1:3]}))
+    args = ["--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store", tmp_path / "s.sqlite",
+            "--judge", "cmd:cat", "--dry-run"]
+    p = zj(crowd, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip() == (
+        f"zelo_judge: {crowd}:1: expected 'qid doc_a doc_b', got 4 fields; a 'topic docA docB winner' judgment "
+        "line? its pairs are the first three columns: awk '{print $1, $2, $3}' FILE"), p.stderr
+    p = zj(gpt, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip().endswith(
+        "got 5 fields; an llmlog judgment line ('@ topic docA docB M')? its pairs are columns 2-4: "
+        "awk '{print $2, $3, $4}' FILE"), p.stderr
+    (tmp_path / "pairs.txt").write_text("".join(" ".join(f[:3]) + "\n" for f in lines))  # the awk of the hint
+    p = zj(tmp_path / "pairs.txt", *args)
+    assert p.stdout.startswith(f"{len({(f[0], *sorted(f[1:3])) for f in lines})} requests would be sent"), p.stdout
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's
