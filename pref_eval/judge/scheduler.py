@@ -225,6 +225,9 @@ class Interrupt:
         """After the workers stopped: deliver the signal received, if any."""
         if self.signum is not None:
             stats.stopped = "interrupted"
+            if self.warn is not None:  # the summary is not printed: what was kept, and how to go on
+                self.warn(f"{stats.sent} answers of this run are in the store; run the same command again to "
+                          "continue (nothing stored is asked again)")
             self.deliver(self.signum)
 
     def deliver(self, signum: int) -> None:
