@@ -264,6 +264,7 @@ def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
     j = f"--judge=openai:m0@{url}"
     first = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o.jsonl")
     assert "2 failed" in first.stderr
+    assert "cost not counted (no --price)" in first.stderr and "$" not in first.stderr  # was "cost $0.0000"
     again = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o2.jsonl")
     nulls = sum(v is None for r in read_jsonl(tmp_path / "o2.jsonl") for v in r["votes"])
     assert nulls == 2
