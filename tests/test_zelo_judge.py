@@ -341,6 +341,21 @@ def test_reference_judgment_files_as_pairs_say_how(tmp_path):
     assert p.stdout.startswith(f"{len({(f[0], *sorted(f[1:3])) for f in lines})} requests would be sent"), p.stdout
 
 
+def test_pair_listed_twice_is_counted_once_in_every_run(tmp_path):
+    """A pair listed twice (zbench-style cycles) is one question: the first run counted it once (sent), a re-run
+    twice (served), so sent + served went from 3 to 4 for the same file; now both runs count 3."""
+    (tmp_path / "p.tsv").write_text("q\ta\tb\nq\tb\tc\nq\ta\tb\nq\tc\ta\n")
+    (tmp_path / "q.tsv").write_text("q\tquery\n")
+    (tmp_path / "d.tsv").write_text("a\tA\nb\tB\nc\tC\n")
+    args = [tmp_path / "p.tsv", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+            tmp_path / "s.sqlite", "--judge", "cmd:while read l; do echo 0.5; done"]
+    first = zj(*args, "-o", tmp_path / "o1.jsonl")
+    assert "3 requests sent" in first.stderr and "0 served from the store" in first.stderr, first.stderr
+    again = zj(*args, "-o", tmp_path / "o2.jsonl")
+    assert "0 requests sent" in again.stderr and "3 served from the store" in again.stderr, again.stderr
+    assert len(read_jsonl(tmp_path / "o2.jsonl")) == 4  # still written once per listing
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's

@@ -207,17 +207,21 @@ class Session:
                 if self.setup.both_orders:
                     wanted = [(j, qid, a, b, rep), (j, qid, b, a, rep)]
                     for k in wanted:
+                        if k in seen:  # a pair listed twice: one question, counted once (sent or served)
+                            continue
+                        seen.add(k)
                         if k in have:
                             self._served(have[k])
-                        elif k not in seen:
-                            seen.add(k)
+                        else:
                             questions.append(k)
                 else:
                     k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
+                    if k in seen or r in seen:
+                        continue
+                    seen.add(k)
                     if k in have or r in have:
                         self._served(have[k] if k in have else have[r])
-                    elif k not in seen and r not in seen:
-                        seen.add(k)
+                    else:
                         questions.append(k)
         return questions
 
