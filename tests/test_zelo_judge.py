@@ -264,6 +264,7 @@ def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
     j = f"--judge=openai:m0@{url}"
     first = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o.jsonl")
     assert "2 failed" in first.stderr
+    assert "cost not counted (no --price)" in first.stderr and "$" not in first.stderr  # was "cost $0.0000"
     again = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o2.jsonl")
     nulls = sum(v is None for r in read_jsonl(tmp_path / "o2.jsonl") for v in r["votes"])
     assert nulls == 2
@@ -338,6 +339,21 @@ def test_reference_judgment_files_as_pairs_say_how(tmp_path):
     (tmp_path / "pairs.txt").write_text("".join(" ".join(f[:3]) + "\n" for f in lines))  # the awk of the hint
     p = zj(tmp_path / "pairs.txt", *args)
     assert p.stdout.startswith(f"{len({(f[0], *sorted(f[1:3])) for f in lines})} requests would be sent"), p.stdout
+
+
+def test_pair_listed_twice_is_counted_once_in_every_run(tmp_path):
+    """A pair listed twice (zbench-style cycles) is one question: the first run counted it once (sent), a re-run
+    twice (served), so sent + served went from 3 to 4 for the same file; now both runs count 3."""
+    (tmp_path / "p.tsv").write_text("q\ta\tb\nq\tb\tc\nq\ta\tb\nq\tc\ta\n")
+    (tmp_path / "q.tsv").write_text("q\tquery\n")
+    (tmp_path / "d.tsv").write_text("a\tA\nb\tB\nc\tC\n")
+    args = [tmp_path / "p.tsv", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+            tmp_path / "s.sqlite", "--judge", "cmd:while read l; do echo 0.5; done"]
+    first = zj(*args, "-o", tmp_path / "o1.jsonl")
+    assert "3 requests sent" in first.stderr and "0 served from the store" in first.stderr, first.stderr
+    again = zj(*args, "-o", tmp_path / "o2.jsonl")
+    assert "0 requests sent" in again.stderr and "3 served from the store" in again.stderr, again.stderr
+    assert len(read_jsonl(tmp_path / "o2.jsonl")) == 4  # still written once per listing
 
 
 def test_refused_key_and_model_say_why(tmp_path, server):
