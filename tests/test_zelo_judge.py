@@ -264,6 +264,7 @@ def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
     j = f"--judge=openai:m0@{url}"
     first = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o.jsonl")
     assert "2 failed" in first.stderr
+    assert "cost not counted (no --price)" in first.stderr and "$" not in first.stderr  # was "cost $0.0000"
     again = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o2.jsonl")
     nulls = sum(v is None for r in read_jsonl(tmp_path / "o2.jsonl") for v in r["votes"])
     assert nulls == 2
@@ -317,6 +318,44 @@ def test_max_cost_is_the_budget_of_one_run(tmp_path, server):
     assert 0.2 < spent <= 0.4
 
 
+def test_reference_judgment_files_as_pairs_say_how(tmp_path):
+    """Judging again the pairs of the shipped reference judgments (to check a judge with zelo_agree): given as
+    PAIRS, the crowd file ('topic docA docB winner') and the GPT-4o file ('@ topic docA docB M') were refused
+    with a bare field count; the message now says which columns are the pairs, and those columns are taken."""
+    crowd, gpt = ROOT / "judgments" / "dl21-crowd-sample.txt", ROOT / "judgments" / "dl21-gpt4o-sample.human"
+    lines = [ln.split() for ln in crowd.read_text().splitlines()]
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in {f[0] for f in lines}))
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdoc {d}\n" for d in {d for f in lines for d in f[1:3]}))
+    args = ["--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store", tmp_path / "s.sqlite",
+            "--judge", "cmd:cat", "--dry-run"]
+    p = zj(crowd, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip() == (
+        f"zelo_judge: {crowd}:1: expected 'qid doc_a doc_b', got 4 fields; a 'topic docA docB winner' judgment "
+        "line? its pairs are the first three columns: awk '{print $1, $2, $3}' FILE"), p.stderr
+    p = zj(gpt, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip().endswith(
+        "got 5 fields; an llmlog judgment line ('@ topic docA docB M')? its pairs are columns 2-4: "
+        "awk '{print $2, $3, $4}' FILE"), p.stderr
+    (tmp_path / "pairs.txt").write_text("".join(" ".join(f[:3]) + "\n" for f in lines))  # the awk of the hint
+    p = zj(tmp_path / "pairs.txt", *args)
+    assert p.stdout.startswith(f"{len({(f[0], *sorted(f[1:3])) for f in lines})} requests would be sent"), p.stdout
+
+
+def test_pair_listed_twice_is_counted_once_in_every_run(tmp_path):
+    """A pair listed twice (zbench-style cycles) is one question: the first run counted it once (sent), a re-run
+    twice (served), so sent + served went from 3 to 4 for the same file; now both runs count 3."""
+    (tmp_path / "p.tsv").write_text("q\ta\tb\nq\tb\tc\nq\ta\tb\nq\tc\ta\n")
+    (tmp_path / "q.tsv").write_text("q\tquery\n")
+    (tmp_path / "d.tsv").write_text("a\tA\nb\tB\nc\tC\n")
+    args = [tmp_path / "p.tsv", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+            tmp_path / "s.sqlite", "--judge", "cmd:while read l; do echo 0.5; done"]
+    first = zj(*args, "-o", tmp_path / "o1.jsonl")
+    assert "3 requests sent" in first.stderr and "0 served from the store" in first.stderr, first.stderr
+    again = zj(*args, "-o", tmp_path / "o2.jsonl")
+    assert "0 requests sent" in again.stderr and "3 served from the store" in again.stderr, again.stderr
+    assert len(read_jsonl(tmp_path / "o2.jsonl")) == 4  # still written once per listing
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's
@@ -328,7 +367,8 @@ def test_refused_key_and_model_say_why(tmp_path, server):
                env=env(OPENAI_KEY=key))  # the key in the wrong variable
     assert unset.returncode == 2, unset.stderr
     assert "refused the API key (HTTP 401: bad key: Bearer " in unset.stderr
-    assert "OPENAI_API_KEY is not set, so no key was sent" in unset.stderr and "--api-key-env" in unset.stderr
+    assert "OPENAI_API_KEY is not set, so a placeholder key was sent" in unset.stderr
+    assert "--api-key-env" in unset.stderr
     wrong = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key=MINE", check=False,
                env=env(MINE=key[::-1]))
     assert wrong.returncode == 2 and "the key was read from MINE" in wrong.stderr, wrong.stderr

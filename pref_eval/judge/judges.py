@@ -149,8 +149,8 @@ class OpenAIJudge:
         (then a placeholder was sent: the usual case of a key exported under another name, or not exported)."""
         if self._secret:
             return f"the key was read from {self.key_env}"
-        return (f"{self.key_env} is not set, so no key was sent: export the key in {self.key_env}, or name its "
-                "variable with --api-key-env VAR or key=VAR in the --judge spec")
+        return (f"{self.key_env} is not set, so a placeholder key was sent: export the key in {self.key_env}, or "
+                "name its variable with --api-key-env VAR or key=VAR in the --judge spec")
 
     def _server_says(self, err: Any) -> str:
         """``: <the server's error message>`` (redacted, one line, at most 200 characters), or nothing."""

@@ -207,17 +207,21 @@ class Session:
                 if self.setup.both_orders:
                     wanted = [(j, qid, a, b, rep), (j, qid, b, a, rep)]
                     for k in wanted:
+                        if k in seen:  # a pair listed twice: one question, counted once (sent or served)
+                            continue
+                        seen.add(k)
                         if k in have:
                             self._served(have[k])
-                        elif k not in seen:
-                            seen.add(k)
+                        else:
                             questions.append(k)
                 else:
                     k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
+                    if k in seen or r in seen:
+                        continue
+                    seen.add(k)
                     if k in have or r in have:
                         self._served(have[k] if k in have else have[r])
-                    elif k not in seen and r not in seen:
-                        seen.add(k)
+                    else:
                         questions.append(k)
         return questions
 
@@ -583,7 +587,7 @@ def summary_lines(sess: Session) -> list[str]:
                      if s.cached_failed else "")
     lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store"
              f"{served_failed}, {s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
-             f"cost ${s.cost:.4f}"]
+             + (f"cost ${s.cost:.4f}" if prices else "cost not counted (no --price)")]
     if s.reasons:  # what went wrong, most frequent first (the store has each answer's reason)
         top = sorted(s.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append("failed votes: " + "; ".join(f"{n} x {why}" for why, n in top[:3])
