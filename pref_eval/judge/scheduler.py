@@ -60,6 +60,7 @@ class Limits:
 class Stats:
     sent: int = 0  # questions asked in this run (answered or failed)
     cached: int = 0  # questions served by the store
+    cached_failed: int = 0  # of the cached: stored as failed or unparsable (asked again only with --retry-failed)
     failed: int = 0  # of the sent: no usable vote (transport failure or unparsable answer)
     attempts: int = 0
     retried: int = 0
@@ -224,6 +225,9 @@ class Interrupt:
         """After the workers stopped: deliver the signal received, if any."""
         if self.signum is not None:
             stats.stopped = "interrupted"
+            if self.warn is not None:  # the summary is not printed: what was kept, and how to go on
+                self.warn(f"{stats.sent} answers of this run are in the store; run the same command again to "
+                          "continue (nothing stored is asked again)")
             self.deliver(self.signum)
 
     def deliver(self, signum: int) -> None:
