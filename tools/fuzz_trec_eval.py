@@ -286,17 +286,18 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
     stdin = r.random() < 0.03
     sep = r.choice([" ", " ", "\t", "  ", " \t "])
     eol = "\r\n" if r.random() < 0.08 else "\n"
-    case = {"fmt": fmt, "opts": opts, "z": z, "stdin": stdin, "feats": feats, "sep": sep, "eol": eol,
-            "qrels_rows": qrels_rows, "run_lines": run_lines, "qids": qids, "pool": pool}
+    case: dict = {"fmt": fmt, "opts": opts, "z": z, "stdin": stdin, "feats": feats, "sep": sep, "eol": eol,
+                  "qrels_rows": qrels_rows, "run_lines": run_lines, "qids": qids, "pool": pool}
     if fmt in ("prefs", "qrels_jg"):
         case["rel_text"] = make_pref_file(r, fmt, qids, pool, feats)
     if r.random() < hostile_rate:
         feats.add(_make_hostile(r, case))
-    if "-c" not in opts and "--complete_rel_info_wanted" not in opts:
-        if {x[0] for x in qrels_rows if not isinstance(x, str)} - {x[0] for x in case["run_lines"]}:
-            feats.add("missing_no_c")
-    case.setdefault("rel_text", _join(case["qrels_rows"], sep, eol, r))
-    case["run_text"] = _join(case["run_lines"], sep, eol, r)
+    no_c = "-c" not in opts and "--complete_rel_info_wanted" not in opts
+    rel_q = set(qids) if fmt in ("prefs", "qrels_jg") else {x[0] for x in qrels_rows if not isinstance(x, str)}
+    if no_c and rel_q - {x[0] for x in run_lines}:
+        feats.add("missing_no_c")
+    case.setdefault("rel_text", _join(qrels_rows, sep, eol, r))
+    case["run_text"] = _join(run_lines, sep, eol, r)
     case.pop("pool")
     return case
 
@@ -472,6 +473,9 @@ def first_diff(a: bytes, b: bytes) -> str:
 def cut_qrels(case: dict) -> bytes:
     """The rel-info file without the topics the run lacks (what our default evaluates)."""
     run_q = {x[0] for x in case["run_lines"]}
+    if case["fmt"] in ("prefs", "qrels_jg"):
+        keep_lines = [ln for ln in case["rel_text"].split("\n") if ln.split() and ln.split()[0] in run_q]
+        return ("\n".join(keep_lines) + "\n").encode("utf-8", "surrogateescape")
     keep = [row for row in case["qrels_rows"] if isinstance(row, str) or row[0] in run_q]
     r = random.Random(0)
     return _join(keep, case["sep"], case["eol"], r).encode("utf-8", "surrogateescape")
@@ -626,7 +630,7 @@ def main() -> int:
     finally:
         if not a.keep:
             shutil.rmtree(base, ignore_errors=True)
-    print(f"cases {len(todo)} (seed {a.seed}, {todo[0][1]}..{todo[-1][1]}): "
+    print(f"cases {len(todo)} (seed {todo[0][0]}, {todo[0][1]}..{todo[-1][1]}): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return 1 if bad else 0
 
