@@ -20,6 +20,13 @@ every pref_eval module on each start: +0.02–0.03 s CPU). ``--no-pyc`` keeps
 the caller's environment and skips the warm-up. ``--only`` picks cases
 (``dl``, ``l``, ``agg``; ``agg`` needs the DL output and runs DL once untimed
 if ``dl`` is not picked).
+
+``--output-cost``: instead, the cost of pref_aggregate's output step on the DL-shape output, in this
+process (CPU time, best of ``--repeat``, at least 5): per format (json, tsv, jsonl), without and with
+``-q``, the lines written as the command writes them (``writelines`` of str lines on a text stream),
+joined into one str and written once, and joined and encoded to bytes on a binary stream, all to
+os.devnull; beside the whole command's CPU time (child processes, the README's ``pref_aggregate -P
+FILE``, best of ``--repeat``). The three ways write the same characters (one generator's lines).
 """
 from __future__ import annotations
 
@@ -88,6 +95,41 @@ TARGETS = {"dl": ("≤ 0.8 s", lambda cpu, ratio: cpu <= 0.8), "l": ("≥ 10×",
            "agg": ("≤ 0.3 s", lambda cpu, ratio: cpu <= 0.3)}
 
 
+def output_cost(prefs: Path, rep: int, env: dict | None) -> str:
+    """The ``--output-cost`` table (module docstring)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from pref_eval.api.aggregation import aggregate
+    from pref_eval.output.orderings import json_lines, jsonl_lines, tsv_lines
+
+    ms, results = aggregate(str(prefs), None)
+    text, binary = open(os.devnull, "w", encoding="utf-8"), open(os.devnull, "wb")  # noqa: SIM115
+
+    def lines(fn, per_query):
+        return (ln for agg in results for ln in fn(agg, ms, per_query=per_query, summary=True))
+
+    ways = {"writelines (now)": lambda fn, q: (text.writelines(lines(fn, q)), text.flush()),
+            "one join, one write": lambda fn, q: (text.write("".join(lines(fn, q))), text.flush()),
+            "one join, bytes": lambda fn, q: (binary.write("".join(lines(fn, q)).encode()), binary.flush())}
+    rows = []
+    for name, fn in (("json", json_lines), ("tsv", tsv_lines), ("jsonl", jsonl_lines)):
+        for q in (False, True):
+            size = len("".join(lines(fn, q)).encode())
+            cells = []
+            for way in ways.values():
+                best = float("inf")
+                for _ in range(max(rep, 5)):
+                    t = time.process_time()
+                    way(fn, q)
+                    best = min(best, time.process_time() - t)
+                cells.append(f"{1000 * best:.2f}")
+            rows.append(f"| `-o {name}`{' -q' if q else ''} | {size:,} | " + " | ".join(cells) + " |")
+    whole = min(cpu_of([sys.executable, "-m", "pref_eval.cli.aggregate", "-P", str(prefs)], None, env)[0]
+                for _ in range(rep))
+    return ("| output | bytes | " + " | ".join(f"{w}, ms CPU" for w in ways) + " |\n|---|---:|---:|---:|---:|\n"
+            + "\n".join(rows) + f"\n\nThe whole command (`pref_aggregate -P FILE`, json, no -q), best of {rep}: "
+            f"{whole:.3f} s CPU.")
+
+
 def main() -> None:
     global ENV
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -95,6 +137,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs of ours, round-robin over the cases")
     ap.add_argument("--only", default="dl,l,agg", help="comma-separated cases: dl, l, agg")
     ap.add_argument("--no-pyc", action="store_true", help="keep the caller's environment, no warm-up run")
+    ap.add_argument("--output-cost", action="store_true", help="pref_aggregate's output step, in process (module "
+                    "docstring)")
     ap.add_argument("--write", action="store_true", help="write the table into README.md (Preferences) and "
                     "bench/RESULTS-pref.md between the markers")
     args = ap.parse_args()
@@ -128,6 +172,11 @@ def main() -> None:
              agg + ["-P", str(out_dl)], None, pure, "", 2.2),
         ]
         cases = [c for c in cases if c[0] in only]
+        if args.output_cost:
+            cpu_of(dl_cmd, out_dl)
+            print(output_cost(out_dl, rep, ENV))
+            print(stamp(load0, load(), f"python bench/bench_pref.py --output-cost --repeat {rep}"))
+            return
         if "agg" in only and "dl" not in only:
             cpu_of(dl_cmd, out_dl)
         for _key, _label, cmd, out, env, _r, _s in cases:  # untimed: bytecode cache, file cache

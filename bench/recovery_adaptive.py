@@ -29,11 +29,23 @@ majorant, rule ``best``) with its Monte Carlo standard error (``--bound-samples`
 verdict, and the genie's value for a design with 8 cycles' budget and random opponents (16 judgments
 per row), to set beside 8 cycles' own tau: what the genie's knowledge adds on a real design; with
 ``--write-docs`` it replaces the block between the recovery-tau-bound markers.
+
+``--cycles``: instead, the rows of ``zelo_simulate recovery --K 25,50,100 --sigma 0.6,1.5,3 --cycles 2,4,8``
+(random cycles only: τ against the dense fit and the truth, top-10 overlap); with ``--write-docs`` they
+replace the block between the recovery-cycles markers of docs/zelo_simulate.md.
+
+``--prose``: runs nothing; prints the figures the prose of docs/zelo_simulate.md and
+docs/zelo_simulate-ranking-bounds.md quotes from these tables (shares of the gap closed, ranges, the
+cells reached, pairs quoted from one table beside another), computed from the tables as the docs
+store them (what ``--write-docs`` last wrote), one ``page: phrase`` per line; tests/test_docs.py checks
+that each phrase is on its page. Every run prints its CPU time on stderr when it ends (the docs quote
+no run times: run the command).
 """
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import sys
 from pathlib import Path
 
@@ -42,6 +54,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pref_eval.output.simulations import recovery_row  # noqa: E402
+from pref_eval.seeds import stream_seed  # noqa: E402
 from pref_eval.zelo.ranking_bound import adjacent_variance_bound, mean_information  # noqa: E402
 from pref_eval.zelo.simulate import recovery  # noqa: E402
 from pref_eval.zelo.tau_bound import REVEALS, pair_values, tau_bound  # noqa: E402
@@ -86,6 +100,18 @@ def row(K: int, sigma: float, trials: int, seed: int, votes: int = 3, batch_div:
              f"**out of reach** ({', '.join(out)} bound > 8 cycles{note})" if out
              else "information out of reach with a blind first batch" if info_blind > 1 else "not excluded"]
     return "| " + " | ".join(cells) + " |"
+
+
+CYCLES_HEAD = ["| K | σ | cycles | τ vs dense | τ vs truth | top-10 overlap |", "|---|---|---|---|---|---|"]
+
+
+def cycles_rows(K: int, sigma: float, trials: int, seed: int) -> str:
+    """The rows of ``zelo_simulate recovery --K K --sigma σ --cycles 2,4,8`` (its ``recovery_row``, as Markdown)."""
+    rows = []
+    for c in (2, 4, 8):
+        cells = recovery_row(K, sigma, c, trials, recovery(K, sigma, c, trials, seed=seed)).rstrip("\n").split("\t")
+        rows.append("| " + " | ".join([*cells[:3], *cells[4:]]) + " |")
+    return "\n".join(rows)
 
 
 ORACLE_HEAD = ["| K | σ | τ: 4 cycles | τ: 8 cycles | true scores known | known + 4 cycles' judgments "
@@ -156,7 +182,7 @@ LP_HEAD = ["| K | σ | τ vs true order: 4 / 8 cycles / adaptive | bound on E[τ
 def cycle_pair_variance(K: int, sigma: float, cycles: int, trials: int, seed: int, votes: int = 3) -> float:
     """Mean over pairs of the posterior variance of x_k - x_l for random cycles: (I/sigma^2 + L)^-1 with L the
     Fisher information at the true scores (weights votes p(1 - p)), averaged over ``trials`` designs."""
-    rng = np.random.default_rng([seed, K, int(round(sigma * 1000)), cycles, 16])
+    rng = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000)), cycles, 16))
     out = []
     iu = np.triu_indices(K, 1)
     for _ in range(trials):
@@ -252,8 +278,122 @@ def distance_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -
     return "| " + " | ".join(cells) + " |"
 
 
+# --- the prose's figures, from the tables the docs store ---------------------------------------------------
+
+NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def page_of(mark: str) -> str:
+    """The page of ``mark``'s table: the command's tables on its page, the research tables on their own page."""
+    return "zelo_simulate.md" if mark in ("recovery-adaptive", "recovery-cycles") else "zelo_simulate-ranking-bounds.md"
+
+
+def stored(mark: str) -> dict[tuple[int, str], list[str]]:
+    """The rows of the table between ``mark``'s markers (on its page, see ``main``), keyed (K, σ): the cells as
+    ``--write-docs`` last wrote them, the table's head and rule left out."""
+    return dict(_rows(mark))
+
+
+def _rows(mark: str) -> list[tuple[tuple[int, str], list[str]]]:
+    """:func:`stored`'s rows in their order, several per (K, σ) allowed."""
+    text = (ROOT / "docs" / page_of(mark)).read_text(encoding="utf-8")
+    block = text.split(f"<!-- {mark}:begin -->\n")[1].split(f"<!-- {mark}:end -->")[0]
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in block.splitlines() if ln.startswith("| ")]
+    return [((int(r[0]), r[1]), r) for r in rows if r[0].isdigit()]
+
+
+def _f(cell: str, i: int = 0) -> float:
+    """The i-th number of a cell (``0.258 / 0.260 / 0.412``, ``65%``, ``1.30 (1.32)``, ``0.735 ± 0.007``)."""
+    return float(re.findall(r"[-+]?\d+(?:\.\d+)?", cell)[i])
+
+
+def _range(values: list[float], fmt: str, unit: str = "") -> str:
+    lo, hi = (format(round(v, 10), fmt) for v in (min(values), max(values)))
+    return f"{lo}{unit}" if lo == hi else f"{lo}–{hi}{unit}"
+
+
+def _slash(values: list[float], fmt: str = ".3f") -> str:
+    return " / ".join(format(round(v, 10), fmt) for v in values)
+
+
+def prose_figures() -> list[tuple[str, str]]:
+    """(page, phrase) for every figure the two pages' prose quotes from the stored tables (module docstring)."""
+    ad = stored("recovery-adaptive")  # K, σ, τ4, τ8, τa, gap, goal, adjacent, weighted, information, verdict
+    ks, low, mid = (25, 50, 100), "0.6", "1.5"
+    sim, bounds = "zelo_simulate.md", "zelo_simulate-ranking-bounds.md"
+    out: list[tuple[str, str]] = []
+    reached: dict[int, list[str]] = {}
+    for (K, s), r in ad.items():
+        if "reached**" in r[6]:
+            reached.setdefault(K, []).append(s)
+    parts = [f"K = {K} with σ = {' and '.join(v)}" for K, v in reached.items()]
+    last = ad[max(reached), reached[max(reached)][-1]]
+    n = sum(len(v) for v in reached.values())
+    out += [(sim, f"is reached in {NUMBERS[n]} of the {NUMBERS[len(ad)]} cells: {', '.join(parts[:-1])}, and "
+                  f"{parts[-1]} ({last[4]} against {last[3]}"),
+            (sim, f"It is not reached in the {NUMBERS[len(ad) - n]} others."),
+            (sim, f"8 random cycles also carry {_range([_f(ad[K, low][9]) for K in ks], '.1f')} times the Fisher "
+                  "information"),
+            (sim, f"the strategy closes {_range([_f(ad[K, low][5]) for K in ks], '.0f', ' %')} of the gap between 4 "
+                  "and 8 cycles"),
+            (sim, f"8 random cycles carry more information ({_slash([_f(ad[K, mid][9]) for K in ks[1:]], '.2f')} "
+                  "of the most)"),
+            (sim, f"the strategy closes {' / '.join(ad[K, mid][5].replace('%', ' %') for K in ks[1:])} of the gap ("
+                  + ", ".join(f"{ad[K, mid][4]} against {ad[K, mid][3]}" for K in ks[1:]) + ")"),
+            (sim, "E[p(1−p)] = " + ", ".join(f"{mean_information(float(s)):.3f}" for s in ("0.6", "1.5", "3"))
+                  + " for σ = 0.6, 1.5, 3")]
+    cy = {(K, s, int(r[2])): r for (K, s), r in _rows("recovery-cycles")}  # K, σ, cycles, τ dense, τ truth, top 10
+    def tau(c: int, sigmas: tuple[str, ...]) -> str:
+        return _range([_f(cy[K, s, c][3]) for K in ks for s in sigmas], ".2f")
+    out.append((sim, f"zbench's 4 cycles recover the dense-matrix ranking with τ ≈ {tau(4, (low, mid))} for "
+                     "σ = 0.6–1.5 "
+                     f"({tau(4, ('3',))} for well-separated documents, σ = 3), and at K = 100 only "
+                     f"{_range([100 * _f(cy[100, s, 4][5]) for s in (low, mid)], '.0f', ' %')} of the dense top 10 "
+                     f"(σ = 0.6–1.5). 8 cycles give τ {tau(8, (low, mid))} ({tau(8, ('3',))} at σ = 3)."))
+    # ranking-bounds: the rowsum paragraph quotes the default strategy's cells
+    for K in ks:
+        out.append((bounds, f"({'default ' if K == 25 else ''}{_slash([_f(ad[K, s][4]) for s in (low, mid, '3')])})"))
+    out.append((bounds, f"both clear the goal, {ad[100, '3'][3]},"))
+    orc = stored("recovery-oracle")  # K, σ, τ4, τ8, known, known + 4, known + 8
+    adds = {key: _f(r[5]) - _f(r[4]) for key, r in orc.items()}
+    first = adds.pop((25, low))
+    out += [(bounds, f"adds {first:.3f} at K = 25, σ = 0.6, and {_range(list(adds.values()), '.3f')} elsewhere"),
+            (bounds, "caps what perfect knowledge of the scores gives at "
+                     f"{_slash([_f(orc[K, low][4]) for K in ks], '.2f')}"),
+            (bounds, f"the distance from the adaptive strategy ({_slash([_f(ad[K, low][4]) for K in ks])}) to 8 cycles "
+                     f"({_slash([_f(ad[K, low][3]) for K in ks])})")]
+    out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]};") for K in ks[1:]]
+    dist = stored("recovery-distance")  # K, σ, τs, 1 apart, 2 apart, ..., all, excess all / at >= 6
+    r = dist[100, mid]
+    out.append((bounds, f"({_f(r[3]):.1f} and {_f(r[4]):.1f} against {_f(r[3], 1):.1f} and {_f(r[4], 1):.1f} "
+                        "at K = 100, σ = 1.5)"))
+    lead = {s: dist[100, s][-1] for s in (mid, low)}
+    out.append((bounds, f"(last column: {_f(lead[mid], 1):.1f} of {_f(lead[mid]):.1f} at K = 100, σ = 1.5, and "
+                        f"{_f(lead[low], 1):.1f} of {_f(lead[low]):.1f} at K = 100, σ = 0.6)"))
+    tb = stored("recovery-tau-bound")  # K, σ, τ4, τ8 ± SE, τa, genie rules, bound, P(tie), verdict, genie at 16 + 16
+    above = [_f(tb[K, low][5], 1) - _f(tb[K, low][2]) for K in ks] + [_f(tb[K, low][9]) - _f(tb[K, low][3])
+                                                                       for K in ks]
+    steps = [_f(tb[K, low][3]) - _f(tb[K, low][2]) for K in ks]
+    out += [(bounds, f"the genie's value is {_range(above, '.2f')} above their τ at σ = 0.6"),
+            (bounds, f"while 8 cycles are about {sum(steps) / len(steps):.1f} above 4")]
+    lp = stored("recovery-tau-lp")  # K, σ, τ true 4/8/a, bound (violation) / law, verdict, τ dense, surrogate, cycles
+    for s in (mid, "3"):
+        assert len({f"{_f(lp[K, s][3]):.2f}" for K in ks}) == 1, s  # the prose gives one figure for the three K
+    out += [(bounds, f"{_slash([_f(lp[K, low][3]) for K in ks])} at σ = 0.6 (K = 25 / 50 / 100), "
+                     f"{_f(lp[25, mid][3]):.2f} at σ = 1.5, {_f(lp[25, '3'][3]):.2f} at σ = 3"),
+            (bounds, f"({_slash([_f(lp[K, low][2], 1) for K in ks])} at σ = 0.6)"),
+            (bounds, f"the surrogate programme gives {_slash([_f(lp[K, low][6]) for K in ks])} at σ = 0.6 against 8 "
+                     f"cycles' {_slash([_f(lp[K, low][5], 1) for K in ks])}"),
+            (bounds, f"for random cycles it gives {_slash([_f(lp[K, low][7]) for K in ks])} (4 cycles) and "
+                     f"{_slash([_f(lp[K, low][7], 1) for K in ks])} (8 cycles)"),
+            (bounds, f"the surrogate gives {_slash([_f(lp[K, low][6], 1) for K in ks])}, below 8 cycles' τ")]
+    return out
+
 def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     """Refuse option combinations that the tables do not make."""
+    if a.cycles and (a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.tau_sdp or a.batch_div is not None
+                     or a.criterion is not None):
+        ap.error("--cycles runs random cycles only: no other table, no --batch-div, --criterion")
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):
@@ -299,10 +439,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tau-sdp", action="store_true", help="the document-state table instead (module docstring)")
     ap.add_argument("--sdp-grid", default="15,7", help="--tau-sdp's grid: points for mu, points for alpha")
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
+    ap.add_argument("--cycles", action="store_true", help="zelo_simulate recovery's cycles table instead (module "
+                    "docstring)")
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--prose", action="store_true", help="print the prose's figures from the stored tables, run "
+                    "nothing (module docstring)")
     a = ap.parse_args(argv)
     _check(ap, a)
-    if a.tau_sdp:
+    if a.prose:
+        for page, phrase in prose_figures():
+            print(f"{page}: {phrase}")
+        return
+    if a.cycles:
+        lines = [f"`python bench/recovery_adaptive.py --cycles --trials {a.trials} --seed {a.seed}` — the rows of "
+                 f"`zelo_simulate recovery --K {a.K} --sigma {a.sigma} --cycles 2,4,8 --trials {a.trials} --seed "
+                 f"{a.seed}`:", "", *CYCLES_HEAD]
+    elif a.tau_sdp:
         grid = ",".join(map(str, a.sdp_grid))
         lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
                  f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
@@ -332,7 +484,8 @@ def main(argv: list[str] | None = None) -> None:
                  "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(sdp_row(K, sigma, a.trials, a.seed, grid=a.sdp_grid) if a.tau_sdp else
+            lines.append(cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
+                         sdp_row(K, sigma, a.trials, a.seed, grid=a.sdp_grid) if a.tau_sdp else
                          lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
                          distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
                          bound_row(K, sigma, a.trials, a.seed, a.bound_samples) if a.tau_bound else
@@ -342,12 +495,13 @@ def main(argv: list[str] | None = None) -> None:
                 print(lines[-1], file=sys.stderr, flush=True)
     text = "\n".join(lines) + "\n"
     print(text)
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    print(f"{Path(__file__).name}: {sum(u.ru_utime + u.ru_stime for u in used):.0f} s CPU", file=sys.stderr)
     if a.write_docs:
-        mark = ("recovery-tau-sdp" if a.tau_sdp else "recovery-tau-lp" if a.tau_lp else
-                "recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
-                "recovery-oracle" if a.oracle else "recovery-adaptive")
-        # The strategy's table is on the command's page, the research tables on their own page.
-        page = "zelo_simulate.md" if mark == "recovery-adaptive" else "zelo_simulate-ranking-bounds.md"
+        mark = ("recovery-cycles" if a.cycles else "recovery-tau-sdp" if a.tau_sdp else
+                "recovery-tau-lp" if a.tau_lp else "recovery-distance" if a.by_distance else
+                "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive")
+        page = page_of(mark)
         doc = ROOT / "docs" / page
         s = doc.read_text()
         new, n = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",

@@ -7,12 +7,14 @@ docs/dask.md for dask-jobqueue and Kubernetes).
 
 * :func:`fit_judgments`: a dask DataFrame of judgments (columns ``qid``,
   ``doc_a``, ``doc_b``, ``score`` in [0, 1] with 1 = ``doc_b`` better,
-  optional ``weight``), *partitioned by query* (all judgments of a query in
-  one partition) -> a dask DataFrame ``qid, docno, score, se``: per
-  partition, the Bradley-Terry fit of :func:`pref_eval.zelo.fit.fit_bt`.
-  Queries are fitted independently, so the rows of a query are those
-  ``zelo_fit`` writes for it, whatever the partitioning (queries and
-  documents in order of first appearance within the partition).
+  optional ``weight``) -> a dask DataFrame ``qid, docno, score, se``: the
+  judgments shuffled by query (their order kept), then per partition the
+  Bradley-Terry fit of :func:`pref_eval.zelo.fit.fit_bt`. Queries are fitted
+  independently, so the rows of a query are those ``zelo_fit`` writes for
+  it, whatever the partitioning (documents in order of first appearance;
+  queries grouped by output partition, each in order of first appearance).
+  ``partitioned_by_query=True`` skips the shuffle and refuses, at
+  ``.compute()``, a query found in two partitions.
 * :func:`evaluate_runs`: a dask bag of run file paths -> a dask bag of
   ``(run, qid, measure, value)`` rows, the long table of ``zelo_eval -o tsv -q``
   for each run (one task per run; every worker must be able to read the
@@ -27,16 +29,23 @@ MEASURE_COLUMNS = ("run", "qid", "measure", "value")
 
 
 def fit_judgments(judgments: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol: float = 1e-9,
-                  max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0) -> Any:
-    """zELO scores of a dask DataFrame of judgments partitioned by query (see the module docstring).
+                  max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
+                  partitioned_by_query: bool = False) -> Any:
+    """zELO scores of a dask DataFrame of judgments (see the module docstring).
 
     Options as ``zelo_fit`` (``--prior``, ``--weight-power``, ``--tol``,
     ``--max-iter``, ``--scale``, ``--elo-offset``). Returns a dask DataFrame
     with columns ``qid, docno, score, se`` (natural-log scale unless
-    ``scale="elo"``).
+    ``scale="elo"``): each query's rows are those ``zelo_fit`` writes for the
+    same judgments, however they are partitioned. By default the judgments
+    are shuffled by query first (their order kept); ``partitioned_by_query=True``
+    skips the shuffle for a frame whose queries each lie in one partition, and
+    ``.compute()`` raises :class:`~pref_eval.errors.UsageError` naming a query
+    found in two partitions (its fit would be two half fits).
     """
     import pandas as pd
 
+    from .api._inputs import _check_flags
     from .api.fitting import _check_fit_options
     from .errors import UsageError
 
@@ -49,10 +58,66 @@ def fit_judgments(judgments: Any, *, prior: float = 0.5, weight_power: float = 1
         raise UsageError(f"judgments lack column(s) {', '.join(missing)} (need qid, doc_a, doc_b, score[, weight])")
     _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
                       elo_offset=elo_offset)
+    _check_flags(partitioned_by_query=partitioned_by_query)
+    options = dict(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
+                   elo_offset=elo_offset)
     meta = pd.DataFrame({"qid": pd.Series(dtype=object), "docno": pd.Series(dtype=object),
                          "score": pd.Series(dtype="float64"), "se": pd.Series(dtype="float64")})
-    return judgments.map_partitions(fit_frame, prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter,
-                                    scale=scale, elo_offset=elo_offset, meta=meta)
+    if judgments.npartitions == 1:  # nothing to split or to check
+        return judgments.map_partitions(fit_frame, **options, meta=meta)
+    if partitioned_by_query:
+        from dask import delayed
+
+        import dask.dataframe as dd
+
+        fits = [delayed(fit_frame, pure=True)(part, **options) for part in judgments.to_delayed()]
+        check = delayed(_one_partition_per_query, pure=True)([delayed(_queries, pure=True)(f) for f in fits])
+        return dd.from_delayed([delayed(_checked, pure=True)(f, check) for f in fits], meta=meta,
+                               verify_meta=False)
+    tagged = judgments.map_partitions(_tag_order, meta=_tag_order(judgments._meta))
+    return tagged.shuffle("qid").map_partitions(_fit_in_order, **options, meta=meta)
+
+
+#: the columns :func:`fit_judgments` adds before its shuffle: a row's partition and position in the input
+_ORDER = ("_pref_eval_part", "_pref_eval_row")
+
+
+def _tag_order(frame: Any, partition_info: Any = None) -> Any:
+    """One input partition, its ``qid`` as text (the fit's query name, so that ``1`` and ``"1"`` meet) and each
+    row's place in the input (partition number, row), by which :func:`_fit_in_order` restores the order."""
+    import numpy as np
+
+    part = partition_info["number"] if partition_info else 0
+    return frame.assign(qid=frame["qid"].astype(str), **{_ORDER[0]: np.full(len(frame), part, dtype=np.int64),
+                                                         _ORDER[1]: np.arange(len(frame), dtype=np.int64)})
+
+
+def _fit_in_order(frame: Any, **options: Any) -> Any:
+    """A shuffled partition in input order (the shuffle does not keep it), then :func:`fit_frame`."""
+    frame = frame.sort_values(list(_ORDER), kind="stable")
+    return fit_frame(frame.drop(columns=list(_ORDER)), **options)
+
+
+def _queries(fitted: Any) -> list:
+    return list(dict.fromkeys(fitted["qid"]))
+
+
+def _one_partition_per_query(queries: list) -> None:
+    """``partitioned_by_query=True``: refuse a query fitted in two partitions (two half fits)."""
+    from .errors import UsageError
+
+    seen: dict[str, int] = {}
+    for k, qids in enumerate(queries):
+        for qid in qids:
+            if qid in seen:
+                raise UsageError(f"judgments: query {qid!r} is in partitions {seen[qid]} and {k}, but "
+                                 "partitioned_by_query=True says each query lies in one partition (leave it "
+                                 "False to have the judgments shuffled by query)")
+            seen[qid] = k
+
+
+def _checked(fitted: Any, check: None) -> Any:
+    return fitted
 
 
 def _quiet_worker_log() -> None:
@@ -139,7 +204,9 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     ``measures`` as :func:`pref_eval.evaluate`. Returns a dask bag of
     ``(run, qid, measure, value)`` tuples (``summary=True`` adds the
     ``all`` rows); ``.to_dataframe(columns=MEASURE_COLUMNS)`` makes a dask DataFrame.
-    Run names are the run ids ``zelo_eval`` uses (file names).
+    Run names are the run ids ``zelo_eval`` uses: the shortest unique path suffix over the whole bag
+    (``runs/bm25.run`` -> ``bm25.run``; ``exp1/run.txt`` and ``exp2/run.txt`` keep their folders); the same
+    file twice is a :class:`~pref_eval.errors.UsageError` at ``.compute()``.
     """
     from .api._inputs import _check_flags, _check_int, _load_qrels
     from .api.measures import _measure_names
@@ -156,21 +223,37 @@ def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, compl
     names = _measure_names(measures)
     requests = parse_measures(names)
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
-    return runs.map(_evaluate_one, q, names, complete, level, depth, summary).flatten()
+    ids = runs.reduction(list, _run_ids, split_every=False)  # the rule of zelo_eval, over the whole bag
+    return runs.map(_evaluate_one, ids, q, names, complete, level, depth, summary).flatten()
 
 
-def _evaluate_one(path: str, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
-                  summary: bool) -> list:
-    from .api.measures import evaluate_run_group
-    from .output.table import long_rows
-    from .run_preferences.evaluate import run_id
+def _run_ids(parts: list) -> dict:
+    """{path: run id} of every run path in the bag: the shortest unique path suffix, as ``zelo_eval`` names its
+    runs (:mod:`pref_eval.io.run_ids`: ``exp1/run.txt``, ``exp2/run.txt``); the same file twice is an error."""
+    from .io.run_ids import shortest_unique_suffixes
 
     _quiet_worker_log()
+    paths = [p for part in parts for p in part]
+    for p in paths:
+        _check_path(p)
+    return dict(zip(map(os.fspath, paths), shortest_unique_suffixes(paths), strict=True))
+
+
+def _check_path(path: Any) -> None:
     if not isinstance(path, (str, os.PathLike)):
         from .errors import UsageError
 
         raise UsageError(f"runs: expected run file paths, got {type(path).__name__} {path!r}")
-    rid = run_id(os.fspath(path))
+
+
+def _evaluate_one(path: str, ids: dict, qrels: Any, names: list, complete: bool, level: int, depth: int | None,
+                  summary: bool) -> list:
+    from .api.measures import evaluate_run_group
+    from .output.table import long_rows
+
+    _quiet_worker_log()
+    _check_path(path)
+    rid = ids[os.fspath(path)]
     [(res, _, _, _)] = evaluate_run_group((qrels, [path], [rid], names, complete, level, depth))  # raises on no
     # topic in common
     return [tuple(r) for r in long_rows([res], per_query=True, summary=summary)]

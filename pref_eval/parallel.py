@@ -118,6 +118,10 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         client = Client(address, timeout="20s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         _drop_failed_client(err, Client)
+        if address.startswith("tls://") and "SSL" in str(err):  # after a handshake that passed the probe
+            raise UsageError(f"--scheduler {address}: cannot connect: the scheduler closed the TLS connection, "
+                             "as it does when it does not accept the client's certificate (distributed.comm.tls."
+                             f"client.cert must be signed by the CA the scheduler trusts) ({err})") from None
         raise UsageError(f"--scheduler {address}: cannot connect ({err})") from None
     except Exception as err:  # noqa: BLE001 -- something answered, not as a scheduler (a MemoryError on its bytes)
         _drop_failed_client(err, Client)
@@ -176,7 +180,9 @@ def _probe_scheduler(address: str) -> None:
     Here, in one line each: an unknown scheme; for the schemes over TCP (``tcp://``, ``tls://``, ``ws://``,
     ``wss://``, and ``HOST:PORT`` alone, which dask reads as ``tcp://``) a TCP connection refused, not
     resolved or not answered within :data:`PROBE_SECONDS`; ``tls://`` without dask's TLS configuration
-    (the client would fail on a missing ``ssl_context``); ``inproc://`` (a scheduler inside this same
+    (the client would fail on a missing ``ssl_context``) or with files it cannot use, and a TLS handshake
+    that fails or gets no answer within :data:`PROBE_SECONDS` (a plain TCP server behind ``tls://``: the
+    client retried for 20 s); ``inproc://`` (a scheduler inside this same
     process: never one another command started); ``ucx://`` when this installation cannot make UCX
     connections (distributed's own ``ucx`` backend is a stub since the ``distributed-ucxx`` package took it
     over). A ``ucx://`` address that can be tried is left to the client (no TCP port to probe).
@@ -207,19 +213,65 @@ def _probe_scheduler(address: str) -> None:
         return
     if scheme not in TCP_SCHEMES:
         return  # a scheme a plug-in registered: the client's business
-    if scheme == "tls":
-        from distributed.security import Security
-
-        if Security().get_connection_args("client").get("ssl_context") is None:
-            raise UsageError(f"--scheduler {address}: tls:// needs dask's TLS configuration (the client's "
-                             "certificate, key and CA file: distributed.comm.tls in the dask config or "
-                             "DASK_DISTRIBUTED__COMM__TLS__* variables), which is not set")
+    context = _tls_context(address) if scheme == "tls" else None
     try:
-        socket.create_connection((host, int(port)), timeout=PROBE_SECONDS).close()
+        sock = socket.create_connection((host, int(port)), timeout=PROBE_SECONDS)
     except TimeoutError:
         raise UsageError(f"--scheduler {address}: cannot connect (no answer within {PROBE_SECONDS:g} s)") from None
     except OSError as err:
         raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
+    with sock:
+        if context is not None:
+            _tls_handshake(sock, context, address)
+
+
+def _tls_context(address: str) -> Any:
+    """The client's TLS context from dask's configuration (``distributed.comm.tls``), or a UsageError: not set,
+    or a file that cannot be read or used (a missing CA file, a key that is not the certificate's)."""
+    from distributed.security import Security
+
+    try:
+        context = Security().get_connection_args("client").get("ssl_context")
+    except (OSError, ValueError) as err:  # ssl.SSLError is an OSError; its errno is no system error's
+        import ssl
+
+        import dask
+
+        why = f"{err.reason or err}" if isinstance(err, ssl.SSLError) else \
+            err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        files = ", ".join(f"{k} {dask.config.get(f'distributed.comm.tls.{k}', None)}"
+                          for k in ("ca-file", "client.cert", "client.key"))
+        raise UsageError(f"--scheduler {address}: dask's TLS configuration cannot be used ({why}; "
+                         f"distributed.comm.tls: {files})") from None
+    if context is None:
+        raise UsageError(f"--scheduler {address}: tls:// needs dask's TLS configuration (the client's "
+                         "certificate, key and CA file: distributed.comm.tls in the dask config or "
+                         "DASK_DISTRIBUTED__COMM__TLS__* variables), which is not set")
+    return context
+
+
+def _tls_handshake(sock: Any, context: Any, address: str) -> None:
+    """A TLS handshake with the scheduler at ``address`` within :data:`PROBE_SECONDS`, or a UsageError: a
+    scheduler certificate the CA file did not sign, a server that answers but not in TLS, or one that does
+    not answer (a plain TCP server waits for the client's first bytes: the client retried for 20 s)."""
+    import ssl
+
+    sock.settimeout(PROBE_SECONDS)
+    try:
+        context.wrap_socket(sock, server_hostname=None if not context.check_hostname else
+                            address.rpartition("//")[2].rsplit(":", 1)[0]).close()
+    except TimeoutError:
+        raise UsageError(f"--scheduler {address}: no TLS answer within {PROBE_SECONDS:g} s (not a TLS server: "
+                         "a tcp:// scheduler?)") from None
+    except ssl.SSLCertVerificationError as err:
+        raise UsageError(f"--scheduler {address}: the scheduler's TLS certificate is not accepted "
+                         f"({err.verify_message}): distributed.comm.tls.ca-file must be the CA that signed "
+                         "it") from None
+    except ssl.SSLError as err:
+        raise UsageError(f"--scheduler {address}: the address answered, but not in TLS ({err.reason or err}; "
+                         "a tcp:// scheduler?)") from None
+    except OSError as err:
+        raise UsageError(f"--scheduler {address}: TLS handshake failed ({err.strerror or err})") from None
 
 
 def split_even(weights: Sequence[int] | np.ndarray, parts: int) -> list[tuple[int, int]]:

@@ -21,7 +21,8 @@ that many served answers (requests then wait until the server stops).
 
 Log: ``served`` lists the key of every 200 answer with a usable score,
 ``received`` every request. ``api_key``: when set, a request without
-``Authorization: Bearer <key>`` gets 401.
+``Authorization: Bearer <key>`` gets 401 (its message echoes the header, as a careless proxy might).
+``refuse_models``: models answered with OpenAI's 404 (``model_not_found``).
 
 Run alone (bench, docs): ``python tests/fake_openai.py --port 0 [--qrels FILE]`` prints the port;
 with ``--qrels`` the grades are the hidden true scores.
@@ -52,7 +53,7 @@ class FakeOpenAI:
     def __init__(self, truth: dict | None = None, *, seed: int = 0, temperature: float = 1.0,
                  faults: dict | None = None, fault_rate: float = 0.0, fault_kinds=("429", "500", "malformed"),
                  retry_after: str = "0", hang: float = 30.0, api_key: str | None = None, delay: float = 0.0,
-                 log: bool = True, resample: bool = False):
+                 log: bool = True, resample: bool = False, refuse_models: tuple = ()):
         self.truth = truth or {}
         self.seed, self.temperature = seed, temperature
         self.faults = {k: list(v) for k, v in (faults or {}).items()}
@@ -66,6 +67,7 @@ class FakeOpenAI:
         self.count = 0
         self.log = log
         self.resample = resample
+        self.refuse_models = tuple(refuse_models)
         self.answers: dict = {}  # key -> usable answers served (the draw index with resample)
         self._rng = random.Random(seed)
         self._stop = None
@@ -80,12 +82,11 @@ class FakeOpenAI:
         return 0.8 if _draw(self.seed, model, qid, a, b, n) < p else -0.8
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        if self.api_key is not None:
-            self.auth_seen.append(request.headers.get("Authorization", ""))
-            if request.headers.get("Authorization") != f"Bearer {self.api_key}":
-                return web.json_response({"error": {"message": "bad key"}}, status=401)
         body = await request.json()
         model = body.get("model", "")
+        refusal = self._refusal(request.headers.get("Authorization", ""), model)
+        if refusal is not None:
+            return refusal
         text = body["messages"][-1]["content"]
         qm, docs = _QID.search(text), _DOC.findall(text)
         key = (model, qm.group(1) if qm else "?", docs[0] if docs else "?", docs[1] if len(docs) > 1 else "?")
@@ -128,6 +129,18 @@ class FakeOpenAI:
                          "message": {"role": "assistant", "content": content}}],
             "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": 6,
                       "total_tokens": len(text) // 4 + 6}})
+
+    def _refusal(self, auth: str, model: str) -> web.Response | None:
+        """401 for a wrong key (its message echoes the header), 404 for a refused model, else None."""
+        if self.api_key is not None:
+            self.auth_seen.append(auth)
+            if auth != f"Bearer {self.api_key}":
+                return web.json_response({"error": {"message": f"bad key: {auth}"}}, status=401)
+        if model not in self.refuse_models:
+            return None
+        return web.json_response({"error": {"message": f"The model `{model}` does not exist or you do not have "
+                                            "access to it.", "type": "invalid_request_error", "param": None,
+                                            "code": "model_not_found"}}, status=404)
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=1 << 24)

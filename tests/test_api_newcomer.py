@@ -316,6 +316,20 @@ def test_judge_one_spec_as_a_string_is_one_judge(tmp_path):
     assert all(f'"votes": [0.5], "judges": ["{JUDGE}"]' in ln for ln in lines)
 
 
+def test_judge_without_output_prints_nothing(tmp_path, capfd):
+    """``pref_eval.api.judge`` without ``output=`` printed every judgment line on standard output (a notebook cell
+    filled with JSON); now, as ``fit`` and ``pairs``, it writes nothing and the judgments are the session's
+    ``results``; ``output="-"`` is standard output, as the command's default."""
+    common = dict(pairs=str(tmp_path / "pairs.tsv"), judges=[JUDGE], **_judge_inputs(tmp_path))
+    sess = pref_eval.api.judge(store=str(tmp_path / "a.sqlite"), **common)
+    assert capfd.readouterr().out == ""
+    assert [(r.qid, r.doc_a, r.doc_b, r.votes) for r in sess.results] == [("q1", "d1", "d2", [0.5]),
+                                                                           ("q1", "d2", "d3", [0.5])]
+    pref_eval.api.judge(store=str(tmp_path / "b.sqlite"), output="-", **common)
+    out = capfd.readouterr().out.splitlines()
+    assert len(out) == 2 and all('"votes": [0.5]' in ln for ln in out)
+
+
 def test_agreement_strings_and_output_options(tmp_path):
     """``levels="pair"`` was read as the levels p, a, i, r (a UsageError naming them), ``names="ab"`` as the
     names a and b (silently); ``digits=-1`` and an unknown ``output_format`` were ValueErrors from the writer

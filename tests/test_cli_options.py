@@ -59,7 +59,7 @@ TREC_EVAL = Path("/tmp/trec_eval/trec_eval")  # built from usnistgov/trec_eval v
 @pytest.mark.parametrize("argv0", [["pref_eval.cli.trec"], ["pref_eval.cli.group", "trec"]])
 def test_trec_version_goes_to_stderr_as_trec_evals(argv0, args):
     """trec_eval 10 prints ``trec_eval version 10.0-rc3`` on **stderr**, stdout empty, exit 0, for ``-v`` and
-    ``--version`` whatever else the line holds (trec_eval.c: ``case 'v': fprintf (stderr, "trec_eval version
+    ``--version`` whatever else the line holds after it (trec_eval.c: ``case 'v': fprintf (stderr, "trec_eval version
     %s\n", VERSIONID); exit (0);``): ``zelo_trec -v > /dev/null`` shows it, ``2>&1`` captures it. zelo_trec
     printed ``--version`` on stdout. With the binary at hand, its streams and exit code are checked live."""
     name = "zelo_trec" if len(argv0) == 1 else "zelo trec"
@@ -70,6 +70,48 @@ def test_trec_version_goes_to_stderr_as_trec_evals(argv0, args):
         t = subprocess.run([str(TREC_EVAL), *args], capture_output=True, text=True, timeout=60)
         assert (t.returncode, t.stdout, t.stderr.count("\n")) == (0, "", 1), t
         assert t.stderr.startswith("trec_eval version ")
+
+
+#: trec_eval 10.0-rc3's answer (the binary at /tmp/trec_eval/trec_eval, run 2026-11-25, session 19) to -v/--version
+#: placed among other words: getopt_long reads the words in order and stops at -v with the version (stderr,
+#: exit 0); an unknown option, a value-taking option left without its value or --version=x met first is a usage
+#: error (exit 1 there, 2 here: docs/exit-codes.md); a value-taking option takes the next word whatever it is
+#: (-m -v: "illegal measure '-v'", exit 1; -M -v: usage, exit 1); -- ends the options (-- -v: usage, exit 1).
+TREC_VERSION_ORDER = [
+    (["-v", "-X"], True), (["-vX"], True), (["-v", "--bogus"], True), (["--version", "-X"], True),
+    (["-h", "-v"], True), (["-v", "-h"], True), (["a", "b", "-v"], True), (["-m", "map", "-v"], True),
+    (["-Zx", "-v"], True), (["--Zscore", "x", "-v"], True), (["--query_eval_wanted", "-v"], True),
+    (["-v", "-m", "bogus"], True), (["-R", "bogus", "-v"], True), (["-M5", "-v"], True),
+    (["-X", "-v"], False), (["-Xv"], False), (["--bogus", "-v"], False), (["-X", "--version"], False),
+    (["-m", "-v"], False), (["-M", "-v"], False), (["-mv"], False), (["--", "-v"], False),
+    (["--version=x"], False), (["-m"], False),
+]
+
+
+@pytest.mark.parametrize("args,version", TREC_VERSION_ORDER)
+@pytest.mark.parametrize("group", [False, True])
+def test_trec_version_where_trec_evals_getopt_meets_it(args, version, group, capsys):
+    """``zelo_trec -v -X`` was a usage error (click read the whole line first) where trec_eval prints its
+    version: zelo_trec now answers -v/--version exactly where trec_eval's getopt would (the table above, the
+    binary's answers written down), in process, as ``zelo_trec`` and ``zelo trec``; the rest is a usage error
+    (exit 2) as trec_eval's is one (exit 1)."""
+    from pref_eval.cli import group as group_cli
+    from pref_eval.cli import trec
+
+    with pytest.raises(SystemExit) as end:
+        if group:
+            group_cli.main(["trec", *args])
+        else:
+            trec.main(list(args))
+    out, err = capsys.readouterr()
+    name = "zelo trec" if group else "zelo_trec"
+    if version:
+        assert (end.value.code, out, err) == (0, "", f"{name} (pref_eval) {__version__}; trec_eval 10.0 compatible\n")
+    else:
+        assert end.value.code == 2 and out == "" and "(pref_eval)" not in err and err.strip(), err
+    if TREC_EVAL.exists() and not group:  # the table is the binary's
+        t = subprocess.run([str(TREC_EVAL), *args], capture_output=True, text=True, timeout=60, cwd="/tmp")
+        assert (t.returncode, t.stderr.startswith("trec_eval version ")) == ((0, True) if version else (1, False))
 
 
 def test_library_code_does_not_import_the_commands():

@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+from pref_eval.errors import UsageError
+
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("dask.dataframe")
 
@@ -66,6 +68,8 @@ def test_zelo_eval_scheduler(cluster):
 
 
 def test_fit_judgments_dataframe(cluster, judgments):
+    """On query boundaries with ``partitioned_by_query=True`` (no shuffle), and split anywhere (the default
+    shuffle, distributed's own on a cluster): zelo_fit's bytes."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -77,14 +81,33 @@ def test_fit_judgments_dataframe(cluster, judgments):
     # partitions on query boundaries (q0-q12, q13-q29, q30-q39), file order kept
     cuts = [0, 13 * 20, 30 * 20, len(pdf)]
     parts = [pdf.iloc[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-    ddf = dd.concat([dd.from_pandas(p, npartitions=1) for p in parts])
+    on_bounds = dd.concat([dd.from_pandas(p, npartitions=1) for p in parts])
+    shuffled = pdf.sample(frac=1.0, random_state=5)  # every query split over the 3 partitions
+    split = dd.from_pandas(shuffled, npartitions=3, sort=False)
+    want = _run("fit", "-J", str(judgments))
     with distributed.Client(cluster) as client:
-        out = fit_judgments(ddf).compute(scheduler=client)
-    buf = io.StringIO()
-    queries = list(dict.fromkeys(out["qid"]))
-    docs = [list(out["docno"][out["qid"] == qid]) for qid in queries]
-    write_scores_columns(buf, queries, docs, out["score"].to_numpy(), out["se"].to_numpy())
-    assert buf.getvalue().encode() == _run("fit", "-J", str(judgments))
+        for ddf, by_query, order in ((on_bounds, True, pdf), (split, False, shuffled)):
+            out = fit_judgments(ddf, partitioned_by_query=by_query).compute(scheduler=client)
+            assert not out.duplicated(["qid", "docno"]).any()
+            buf = io.StringIO()
+            queries = list(dict.fromkeys(order["qid"]))
+            docs = [list(out["docno"][out["qid"] == qid]) for qid in queries]
+            rows = pd.concat([out[out["qid"] == qid] for qid in queries])
+            write_scores_columns(buf, queries, docs, rows["score"].to_numpy(), rows["se"].to_numpy())
+            # zelo_fit on the shuffled lines: the same scores, the documents in their new first-appearance order
+            assert buf.getvalue().encode() == (want if order is pdf else _fit_lines(order))
+        with pytest.raises(UsageError, match=r"^judgments: query 'q\d+' is in partitions 0 and 1, but "):
+            fit_judgments(split, partitioned_by_query=True).compute(scheduler=client)
+
+
+def _fit_lines(frame) -> bytes:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as fh:
+        for r in frame.itertuples(index=False):
+            fh.write(json.dumps(dict(qid=r.qid, doc_a=r.doc_a, doc_b=r.doc_b, score=r.score)) + "\n")
+        fh.flush()
+        return _run("fit", "-J", fh.name)
 
 
 def test_evaluate_runs_bag(cluster):

@@ -13,6 +13,7 @@ score a ValueError, a judgment of a document against itself fitted.
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -141,3 +142,23 @@ def test_worker_log_filter_drops_only_our_errors():
     assert _drop_our_failures(record(repr(ValueError("a bug"))))
     assert _drop_our_failures(logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1, "other", (),
                                                 None))
+
+
+def test_evaluate_runs_names_runs_as_zelo_eval(tmp_path):
+    """Two run files with the same file name in two folders: named by the shortest unique path suffix
+    (docs/run-ids.md: ``exp1/run.txt``, ``exp2/run.txt``), as ``pref_eval.evaluate`` and zelo_eval name them,
+    over the whole bag (here the two are in different partitions). Before: both rows were called ``run.txt``.
+    The same file twice is refused as they refuse it."""
+    paths = []
+    for folder, run in (("exp1", "bm25.run"), ("exp2", "rerank.run")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(os.path.join(ROOT, "runs", run), tmp_path / folder / "run.txt")
+        paths.append(str(tmp_path / folder / "run.txt"))
+    paths.append(RUN)
+    rows = evaluate_runs(QRELS, db.from_sequence(paths, npartitions=3), ["map"], summary=True).compute()
+    assert sorted({r[0] for r in rows}) == ["bm25.run", "exp1/run.txt", "exp2/run.txt"]
+    want = pref_eval.evaluate(QRELS, paths, ["map"], summary=True)
+    assert [tuple(r) for r in want[["run", "qid", "measure", "value"]].itertuples(index=False)] == rows
+    twice = [paths[0], os.path.join(tmp_path, "exp2", "..", "exp1", "run.txt")]
+    _same_error(lambda: evaluate_runs(QRELS, db.from_sequence(twice, npartitions=2), ["map"]).compute(),
+                lambda: pref_eval.evaluate(QRELS, twice, ["map"]))

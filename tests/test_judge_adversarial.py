@@ -291,6 +291,8 @@ def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_pat
     n_stored = len(stored(tmp_path / "s.sqlite"))
     assert 5 <= n_stored == len(srv.served) < 30, err  # every answer the server gave is in the store
     assert "Traceback" not in err and "requests in flight" in err, err
+    assert (f"zelo_judge: warning: {n_stored} answers of this run are in the store; run the same command again to "
+            "continue") in err, err
     word = "interrupted" if sig == signal.SIGINT else "terminated"  # one line, not click's "Aborted!"
     assert err.splitlines()[-1] == f"zelo_judge: {word}", err
     assert not (tmp_path / "o.jsonl").exists()  # the output is written by a finished run only

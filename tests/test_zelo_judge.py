@@ -256,6 +256,142 @@ def test_secret_never_leaks(tmp_path, server):
         assert key.encode() not in data and key[::-1].encode() not in data, f
 
 
+def test_rerun_summary_counts_failed_votes_served(tmp_path, server):
+    """Re-running a finished job whose store holds failed votes says so (it read '0 failed' while -o held nulls);
+    --retry-failed asks them again, and the next re-run is clean."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, faults={("m0", *pairs[0]): ["garbage"], ("m0", *pairs[1]): ["range"]})
+    j = f"--judge=openai:m0@{url}"
+    first = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o.jsonl")
+    assert "2 failed" in first.stderr
+    assert "cost not counted (no --price)" in first.stderr and "$" not in first.stderr  # was "cost $0.0000"
+    again = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "o2.jsonl")
+    nulls = sum(v is None for r in read_jsonl(tmp_path / "o2.jsonl") for v in r["votes"])
+    assert nulls == 2
+    assert (f"0 requests sent (0.0/s), {len(pairs)} served from the store (2 of them failed votes; --retry-failed "
+            "asks them again), 0 failed") in again.stderr, again.stderr
+    dry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--dry-run")
+    assert dry.stdout.startswith(f"0 requests would be sent ({len(pairs)} served from the store (2 of them failed "
+                                 "votes), 0 pairs without text)"), dry.stdout
+    retry = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--retry-failed")
+    assert "2 requests sent" in retry.stderr and "of them failed votes" not in retry.stderr
+    clean = zj(tmp_path / "pairs.jsonl", *common(tmp_path), j)
+    assert f"{len(pairs)} served from the store, 0 failed" in clean.stderr
+
+
+def test_export_says_other_prompts_are_left_out(tmp_path, server):
+    """One store used with two prompt templates: export writes the default prompt's answers and says that the
+    other prompt's are there too (it left them out silently); with that --prompt it writes those and names
+    the default prompt's as left out."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth)
+    tpl = tmp_path / "mine.txt"
+    tpl.write_text("Q: {query}\nA: {doc_a}\nB: {doc_b}\nAnswer {\"score\": S}.\n")
+    j = f"--judge=openai:m0@{url}"
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "-o", tmp_path / "d.jsonl")
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), j, "--prompt", tpl, "--budget-requests", 3)
+    exp = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "e.jsonl")
+    assert len(read_jsonl(tmp_path / "e.jsonl")) == len(pairs)
+    assert (f"warning: {tmp_path / 's.sqlite'} also holds 3 answers asked with 1 other prompt(s), not exported: "
+            "export them with --prompt FILE") in exp.stderr, exp.stderr
+    mine = zj("export", "--store", tmp_path / "s.sqlite", "--prompt", tpl, "-o", tmp_path / "m.jsonl")
+    assert len(read_jsonl(tmp_path / "m.jsonl")) == 3
+    assert f"also holds {len(pairs)} answers asked with 1 other prompt(s)" in mine.stderr
+    quiet = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "q.jsonl", "-Q")
+    assert quiet.stderr == ""
+
+
+def test_max_cost_is_the_budget_of_one_run(tmp_path, server):
+    """--max-cost bounds this run's spend, as docs/zelo_judge.md says: a resumed run spends up to it again, and
+    the store's cost column sums what every run spent."""
+    truth, pairs = collection(tmp_path, nq=2, nd=6)
+    srv, url = server(truth=truth)
+    args = [tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--price", "m0=1,2",
+            "--concurrency", 1]
+    first = zj(*args, "--max-cost", 0.2)
+    n1 = len(srv.received)
+    second = zj(*args, "--max-cost", 0.2)
+    n2 = len(srv.received) - n1
+    assert "stopped: --max-cost 0.2" in first.stderr and "stopped: --max-cost 0.2" in second.stderr
+    assert 0 < n1 < len(pairs) and n2 > 0 and n1 + n2 <= len(pairs)
+    spent = sum(r["cost"] for r in rows(tmp_path / "s.sqlite").values())
+    assert 0.2 < spent <= 0.4
+
+
+def test_reference_judgment_files_as_pairs_say_how(tmp_path):
+    """Judging again the pairs of the shipped reference judgments (to check a judge with zelo_agree): given as
+    PAIRS, the crowd file ('topic docA docB winner') and the GPT-4o file ('@ topic docA docB M') were refused
+    with a bare field count; the message now says which columns are the pairs, and those columns are taken."""
+    crowd, gpt = ROOT / "judgments" / "dl21-crowd-sample.txt", ROOT / "judgments" / "dl21-gpt4o-sample.human"
+    lines = [ln.split() for ln in crowd.read_text().splitlines()]
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in {f[0] for f in lines}))
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdoc {d}\n" for d in {d for f in lines for d in f[1:3]}))
+    args = ["--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store", tmp_path / "s.sqlite",
+            "--judge", "cmd:cat", "--dry-run"]
+    p = zj(crowd, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip() == (
+        f"zelo_judge: {crowd}:1: expected 'qid doc_a doc_b', got 4 fields; a 'topic docA docB winner' judgment "
+        "line? its pairs are the first three columns: awk '{print $1, $2, $3}' FILE"), p.stderr
+    p = zj(gpt, *args, check=False)
+    assert p.returncode == 2 and p.stderr.strip().endswith(
+        "got 5 fields; an llmlog judgment line ('@ topic docA docB M')? its pairs are columns 2-4: "
+        "awk '{print $2, $3, $4}' FILE"), p.stderr
+    (tmp_path / "pairs.txt").write_text("".join(" ".join(f[:3]) + "\n" for f in lines))  # the awk of the hint
+    p = zj(tmp_path / "pairs.txt", *args)
+    assert p.stdout.startswith(f"{len({(f[0], *sorted(f[1:3])) for f in lines})} requests would be sent"), p.stdout
+
+
+def test_pair_listed_twice_is_counted_once_in_every_run(tmp_path):
+    """A pair listed twice (zbench-style cycles) is one question: the first run counted it once (sent), a re-run
+    twice (served), so sent + served went from 3 to 4 for the same file; now both runs count 3."""
+    (tmp_path / "p.tsv").write_text("q\ta\tb\nq\tb\tc\nq\ta\tb\nq\tc\ta\n")
+    (tmp_path / "q.tsv").write_text("q\tquery\n")
+    (tmp_path / "d.tsv").write_text("a\tA\nb\tB\nc\tC\n")
+    args = [tmp_path / "p.tsv", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+            tmp_path / "s.sqlite", "--judge", "cmd:while read l; do echo 0.5; done"]
+    first = zj(*args, "-o", tmp_path / "o1.jsonl")
+    assert "3 requests sent" in first.stderr and "0 served from the store" in first.stderr, first.stderr
+    again = zj(*args, "-o", tmp_path / "o2.jsonl")
+    assert "0 requests sent" in again.stderr and "3 served from the store" in again.stderr, again.stderr
+    assert len(read_jsonl(tmp_path / "o2.jsonl")) == 4  # still written once per listing
+
+
+def test_summary_says_why_requests_were_retried(tmp_path, server):
+    """The summary counted retries without their cause; a rate limit (HTTP 429 with Retry-After) is now named,
+    with the option that avoids it."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, retry_after="0",
+                      faults={("m0", *pairs[0]): ["429", "429"], ("m0", *pairs[1]): ["429", "500"]})
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--backoff", 0)
+    assert "0 failed, 4 retries" in p.stderr
+    assert ("zelo_judge: retries: 3 x HTTP 429; 1 x HTTP 500; the server rate-limits: --rpm R keeps below its "
+            "limit\n") in p.stderr, p.stderr
+
+
+def test_refused_key_and_model_say_why(tmp_path, server):
+    """A 401 names where the key came from -- above all that none was set (the key exported under another name:
+    a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's
+    message echoes the key it got, which is shown as ***."""
+    key = "sk-test-REFUSED-9876543210"
+    truth, _ = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, api_key=key, refuse_models=("gpt-4o-mni",))
+    unset = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", check=False,
+               env=env(OPENAI_KEY=key))  # the key in the wrong variable
+    assert unset.returncode == 2, unset.stderr
+    assert "refused the API key (HTTP 401: bad key: Bearer " in unset.stderr
+    assert "OPENAI_API_KEY is not set, so a placeholder key was sent" in unset.stderr
+    assert "--api-key-env" in unset.stderr
+    wrong = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url},key=MINE", check=False,
+               env=env(MINE=key[::-1]))
+    assert wrong.returncode == 2 and "the key was read from MINE" in wrong.stderr, wrong.stderr
+    assert "bad key: Bearer ***" in wrong.stderr and key[::-1] not in wrong.stderr
+    model = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:gpt-4o-mni@{url}", check=False,
+               env=env(OPENAI_API_KEY=key))
+    assert model.returncode == 2
+    assert "unknown model or endpoint (HTTP 404: The model `gpt-4o-mni` does not exist" in model.stderr, model.stderr
+    assert all(key not in p.stderr + p.stdout for p in (unset, wrong, model))
+
+
 @pytest.mark.slow
 def test_budget_dry_run_and_max_cost(tmp_path, server):
     truth, pairs = collection(tmp_path, nq=2, nd=6)

@@ -196,3 +196,48 @@ def test_cli_seeded_outputs_identical_bytes(tmp_path):
         run("init", "--state", st, "--qrels", str(qrels), "--seed", "5")
         outs.append((run("next", "--state", st), (tmp_path / f"s{n}.json").read_bytes()))
     assert outs[0] == outs[1] and outs[0][0]
+
+
+def test_cycles_and_ranking_pool_several_runs(tmp_path):
+    """`--run A --run B` (the two systems a team compares) pools their top --depth per query; it used to keep
+    only the last run, silently. The pool is checked against the runs read here (score descending, docno
+    ascending); one run still gives exactly its pairs; a run given twice is refused."""
+    from cli_harness import run_module_inproc
+
+    root = Path(__file__).resolve().parents[1]
+    runs = [root / "runs" / "bm25.run", root / "runs" / "rerank.run"]
+
+    def top(path, depth):
+        per: dict[str, list] = {}
+        for line in path.read_text().splitlines():
+            q, _, d, _, s, _ = line.split()
+            per.setdefault(q, []).append((-float(s), d))
+        return {q: [d for _, d in sorted(v)[:depth]] for q, v in per.items()}
+
+    want = {q: set(top(runs[0], 10)[q]) | set(top(runs[1], 10)[q]) for q in top(runs[0], 10)}
+    assert all(len(v) > 10 for v in want.values())  # the runs differ: pooling matters
+
+    def zp(*args):
+        p = run_module_inproc("pairs", [str(a) for a in args], str(tmp_path), timeout=120,
+                              env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+        return p
+
+    p = zp("cycles", "--run", runs[0], "--run", runs[1], "--depth", 10, "--cycles", 2, "-o", "pool.jsonl")
+    assert p.returncode == 0, p.stderr
+    got: dict[str, Counter] = {}
+    for line in (tmp_path / "pool.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        got.setdefault(r["qid"], Counter()).update([r["doc_a"], r["doc_b"]])
+    assert {q: set(c) for q, c in got.items()} == want
+    assert all(n == 4 for c in got.values() for n in c.values())  # every document in 2 pairs per cycle
+    one = zp("cycles", "--run", runs[0], "--depth", 10, "--cycles", 2, "--seed", 3)
+    cands = [(q, v) for q, v in sorted(top(runs[0], 10).items())]
+    assert one.stdout == "".join(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n"
+                                 for q, a, b in random_cycles(cands, 2, 3))
+    p = zp("init", "--state", "r.json", "--strategy", "adaptive", "--goal", "ranking", "--run", runs[0],
+           "--run", runs[1], "--depth", 10)
+    assert p.returncode == 0, p.stderr
+    status = zp("status", "--state", "r.json").stdout.splitlines()[1:-1]
+    assert {f.split("\t")[0]: int(f.split("\t")[2]) for f in status} == {q: len(v) for q, v in want.items()}
+    twice = zp("cycles", "--run", runs[0], "--run", runs[0])
+    assert twice.returncode == 2 and f"--run {runs[0]} given twice" in twice.stderr

@@ -144,6 +144,23 @@ def test_docs_oracle_table_is_the_bench_output(recovery_bench):
 
 
 @pytest.mark.slow
+def test_docs_cycles_table_is_the_bench_output(recovery_bench):
+    """The K = 25 rows of zelo_simulate.md's random-cycles table (``zelo_simulate recovery --K 25,50,100 --sigma
+    0.6,1.5,3 --cycles 2,4,8 --trials 100 --seed 0``, typed in by hand until session 19, now written by
+    ``bench/recovery_adaptive.py --cycles --write-docs``) are the bench's; the 4 and 8 cycles' simulations are
+    shared with the strategy's table's test (``recovery_bench``)."""
+    from conftest import ROOT, assert_rows_close
+
+    doc = (ROOT / "docs" / "zelo_simulate.md").read_text()
+    block = doc.split("<!-- recovery-cycles:begin -->\n")[1].split("<!-- recovery-cycles:end -->")[0]
+    out = recovery_bench("--cycles", "--trials", "100", "--seed", "0", "--K", "25")
+    old = [r for r in block.splitlines() if r.startswith("| 25 |")]
+    new = [r for r in out.splitlines() if r.startswith("| 25 |")]
+    assert len(old) == 9 and block.splitlines()[2:4] == out.splitlines()[2:4]
+    assert_rows_close(old, new, r" \| ")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("K", [25, 50])
 def test_docs_table_is_the_bench_output(K, recovery_bench):
     """The doc table's K = 25 and K = 50 rows are the bench's output (10 s and 40 s on a quiet machine).

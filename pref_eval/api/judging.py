@@ -49,7 +49,8 @@ def judge(
     (any strategy: tournament, adaptive), driven batch by batch to its end
     (the k-th judgment of a pair is a distinct question: see docs/zelo_judge.md). Every answer is committed
     to the SQLite ``store`` first; a re-run asks only what is missing.
-    ``output`` receives the canonical JSONL (``qid, doc_a, doc_b, votes,
+    ``output`` (a file, or ``-`` for standard output; default none: the judgments are the session's
+    ``results``) receives the canonical JSONL (``qid, doc_a, doc_b, votes,
     judges, orders``) of the pairs judged (under ``state``: of every judgment an
     adaptive state took, whichever run asked it; see docs/zelo_judge.md#output); ``log`` a
     :class:`pref_eval.log.Log` for the progress line, warnings and the
@@ -113,9 +114,12 @@ def judge(
     preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")})  # --state: run.run
     # the output is opened (and refused if unwritable or an input) before anything is asked;
     # it is committed after the run, while every answer is in the store as soon as it arrives
-    with output_file(output, inputs=inputs) as out:
+    if output is None:  # a Python caller's default: the results are in the session (the command passes "-")
         sess = run(setup)
-        write_results(out, sess.results)
+    else:
+        with output_file(output, inputs=inputs) as out:
+            sess = run(setup)
+            write_results(out, sess.results)
     for qid, a, b, why in sess.missing[:5]:
         log.warn(f"pair {qid} {a} {b} not sent: no {why}" if why.startswith(("query", "text")) else
                  f"pair {qid} {a} {b} not sent: {why}")
@@ -161,11 +165,13 @@ def _state_warnings(sess: Any, state: str | None, store: str, output: str | None
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
-                 prompt: str | None = None, inputs: InputOptions | None = None) -> int:
+                 prompt: str | None = None, inputs: InputOptions | None = None, log: Any = None) -> int:
     """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
 
     ``output``: a file (written atomically; never one of ``inputs``, by default the store and the
     prompt) or stdout (``None`` or ``-``); ``judges``: only these (default every judge in the store).
+    Only the answers asked with ``prompt`` (default: the default prompt) are written; ``log`` (a
+    :class:`pref_eval.log.Log`) is warned when the store holds answers of other prompts as well.
     """
     from ..judge.export import export_lines
     from ..output.atomic import command_output
@@ -186,8 +192,13 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
             for line in export_lines(st, phash, names):
                 out.write(line)
                 n += 1
+        others = st.db.execute("SELECT count(*), count(DISTINCT prompt) FROM answers WHERE prompt != ?",
+                               (phash,)).fetchone()
     finally:
         st.close()
+    if others[0] and log is not None:  # the same store used with another template: not exported, and said so
+        log.warn(f"{store} also holds {others[0]} answers asked with {others[1]} other prompt(s), not exported: "
+                 "export them with --prompt FILE (the template they were asked with)")
     return n
 
 

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int = 0, *,
           dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
-          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
-          output_format: str = "jsonl", log: Any = None,
+          run: str | Sequence[str] | None = None, depth: int | None = None, docs: str | None = None,
+          output: str | None = None, output_format: str = "jsonl", log: Any = None,
           inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge (``zelo_pairs cycles``): ``(qid, doc_a, doc_b)`` from random cycles per query.
 
@@ -30,7 +30,8 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     same pairs; ``compat="zbench"`` shuffles with Python's ``random`` as zbench.
     ``queries`` yields ``(qid, [docno, ...])``; or exactly one of ``dataset``
     (zbench's QueryDocuments JSONL), ``run`` (a TREC run: the top ``depth`` by
-    score) and ``docs`` (``qid docno`` lines) gives them. With ``output``
+    score; a list of runs pools their top ``depth``, see :func:`_candidates`) and ``docs``
+    (``qid docno`` lines) gives them. With ``output``
     (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
     (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
@@ -43,17 +44,19 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     _check_int("depth", depth, 1, optional=True)
     from ..zelo.pairs import random_cycles
 
-    if depth is not None and not run:
+    runs = _runs(run)
+    if depth is not None and not runs:
         raise UsageError("--depth applies to --run")
-    given = _candidates(dataset, run, depth, docs) if queries is None else _query_pools(queries)
+    given = _candidates(dataset, runs, depth, docs) if queries is None else _query_pools(queries)
     for topic, pool in given:  # a document twice would be paired with itself
-        _check_pool(topic, pool, str(dataset or run or docs or "queries"), docs_file=bool(docs), request_ids=False)
+        _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs or "queries"), docs_file=bool(docs),
+                    request_ids=False)
     got = random_cycles(given, cycles, seed, dedup=dedup, limit=limit, compat=compat)
     if output is not None:
         from ..output.atomic import command_output
         from ..output.pairs import write_cycle_pairs
 
-        own = _input_options(inputs, output=output, dataset=dataset, run=run, docs=docs)
+        own = _input_options(inputs, output=output, dataset=dataset, run=runs, docs=docs)
         with command_output(output, own) as out:
             write_cycle_pairs(out, got, output_format)
     if log is not None:
@@ -82,10 +85,25 @@ def _query_pools(queries: Any) -> list[tuple[str, list[str]]]:
     return pools
 
 
-def _candidates(dataset: str | None, run: str | None, depth: int | None,
+def _runs(run: Any) -> list[str]:
+    """``run`` (``--run``, repeatable) as a list of paths: one path, or a list or tuple of them."""
+    if run is None:
+        return []
+    if isinstance(run, (str, os.PathLike)):
+        return [os.fspath(run)]
+    if not isinstance(run, (list, tuple)) or not all(isinstance(x, (str, os.PathLike)) for x in run):
+        raise UsageError(f"run: expected a run file or a list of run files, got {run!r:.60}")
+    return [os.fspath(x) for x in run]
+
+
+def _candidates(dataset: str | None, runs: list[str], depth: int | None,
                 docs: str | None) -> list[tuple[str, list[str]]]:
-    """The candidate documents per query of ``--dataset``, ``--run`` (top ``depth``) or ``--docs``."""
-    given = [x for x in (dataset, run, docs) if x]
+    """The candidate documents per query of ``--dataset``, ``--run`` (top ``depth``) or ``--docs``.
+
+    Several runs (``--run A --run B``: the systems to compare) are pooled: per query the top ``depth`` of the
+    first run by score, then those of the next run not already in the pool, and so on (a query of any run is
+    in the pool; queries in qid order, as for one run). One run gives exactly its top ``depth``."""
+    given = [x for x in (dataset, runs, docs) if x]
     if len(given) != 1:
         raise UsageError("give exactly one of --dataset, --run, --docs")
     if dataset:
@@ -94,7 +112,19 @@ def _candidates(dataset: str | None, run: str | None, depth: int | None,
         return read_zbench_dataset(dataset)
     from ..io.candidates import read_candidates, read_run_candidates
 
-    return read_run_candidates(run, depth) if run else read_candidates(str(docs))
+    if not runs:
+        return read_candidates(str(docs))
+    if len(set(runs)) != len(runs):
+        twice = next(r for r in runs if runs.count(r) > 1)
+        raise UsageError(f"--run {twice} given twice")
+    if len(runs) == 1:
+        return read_run_candidates(runs[0], depth)
+    pooled: dict[str, dict[str, None]] = {}
+    for r in runs:
+        for qid, top in read_run_candidates(r, depth):
+            _check_pool(qid, top, r, request_ids=False)  # a run listing a document twice: named, not pooled away
+            pooled.setdefault(qid, {}).update(dict.fromkeys(top))
+    return [(qid, list(pooled[qid])) for qid in sorted(pooled, key=lambda q: q.encode("utf-8"))]
 
 
 def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournament", k: int | None = None,
@@ -102,8 +132,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
                lead: float | None = None, max_per_pair: int | None = None, goal: str | None = None,
                cycles: int | None = None, batch: int | None = None, window: int | None = None,
                start: str | None = None, criterion: str | None = None, dataset: str | None = None,
-               run: str | None = None, depth: int | None = None, docs: str | None = None, force: bool = False,
-               inputs: InputOptions | None = None) -> Any:
+               run: str | Sequence[str] | None = None, depth: int | None = None, docs: str | None = None,
+               force: bool = False, inputs: InputOptions | None = None) -> Any:
     """Start a pair-selection state file (``zelo_pairs init``); returns the state object written.
 
     ``strategy="tournament"``: Clarke, Vtyurina & Smucker's pruning tournament
@@ -115,8 +145,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     rounds of :mod:`pref_eval.zelo.ranking_session` (a budget of ``cycles`` (4) × K pairs per topic,
     rounds of ``batch`` pairs (K/4), ``window`` (6), ``start`` (matching), ``criterion`` (discordance)).
     The documents per topic: from graded ``qrels`` (grade > 0); for the whole ranking also from
-    ``dataset``, ``run`` (top ``depth``) or ``docs``, as ``zelo_pairs cycles``. An option of another
-    strategy or goal is refused; an existing ``state`` only with ``force``.
+    ``dataset``, ``run`` (top ``depth``; several runs pooled) or ``docs``, as ``zelo_pairs cycles``. An option
+    of another strategy or goal is refused; an existing ``state`` only with ``force``.
     """
     from ._inputs import _check_flags, _check_float, _check_int
 
@@ -130,6 +160,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     k, p, f, max_per_pair, cycles, batch, window, depth = (
         None if v is None else int(v) for v in (k, p, f, max_per_pair, cycles, batch, window, depth))
     seed = int(seed)
+    runs = _runs(run)
+    run = runs or None
     from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
@@ -161,8 +193,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
                 raise UsageError("--depth applies to --run")
             if not (dataset or run or docs):
                 raise UsageError("give exactly one of --qrels, --dataset, --run, --docs")
-            for topic, pool in _candidates(dataset, run, depth, docs):
-                _check_pool(topic, pool, str(dataset or run or docs), docs_file=bool(docs))
+            for topic, pool in _candidates(dataset, runs, depth, docs):
+                _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs), docs_file=bool(docs))
                 t.set_pool(topic, list(pool))
     elif qrels is None:
         raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")

@@ -191,13 +191,19 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
 
     import click
 
-    from .options import version_line, version_name
+    from .options import GROUP_SCRIPT, VERSION_ON_STDERR, version_line, version_name
 
     process = argv is None and threading.current_thread() is threading.main_thread()
     _guard_std_streams(process)
     args = sys.argv[1:] if argv is None else list(argv)
     label = version_name(prog, args)  # messages name the command as typed: ``zelo fit: FILE: ...``
-    if "--version" in args[: args.index("--") if "--" in args else len(args)]:
+    if label in VERSION_ON_STDERR:  # zelo_trec: ``-v``/``--version`` where trec_eval's getopt meets them
+        from .trec import version_asked
+
+        asked = version_asked(args[1:] if prog == GROUP_SCRIPT else args)
+    else:
+        asked = "--version" in args[: args.index("--") if "--" in args else len(args)]
+    if asked:
         line, to_stderr = version_line(label)
         (sys.stderr if to_stderr else sys.stdout).write(line)
         return 0

@@ -110,7 +110,7 @@ def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str
     from ..api.judging import judge
 
     log = Log("zelo_judge", quiet)
-    sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output,
+    sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output or "-",
                  prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
                  api_key_env=api_key_env, concurrency=concurrency,
                  rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
@@ -139,8 +139,10 @@ def export_cmd(store: str, output: str | None, judges: tuple[str, ...], prompt: 
 
     from .common import command_options
 
-    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options())
-    Log("zelo_judge", quiet).info(f"{n} pairs exported")
+    log = Log("zelo_judge", quiet)
+    n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options(),
+                     log=log)
+    log.info(f"{n} pairs exported")
     return 0
 
 

@@ -25,7 +25,8 @@ def command() -> None:
 
 @command.command("cycles")
 @click.option("--dataset", default=None, metavar="JSONL", help="zbench QueryDocuments JSONL.")
-@click.option("--run", default=None, metavar="RUN", help="TREC run: candidates = top --depth by score.")
+@click.option("--run", multiple=True, metavar="RUN",
+              help="TREC run: candidates = top --depth by score; repeat to pool several runs (the systems compared).")
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="With --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="'qid docno' lines, in candidate order.")
@@ -40,15 +41,15 @@ def command() -> None:
               help="Pairs as JSON lines or 'qid doc_a doc_b' TSV.")
 @click.option("-o", "--output", default=None, help="Write here, atomically (default stdout).")
 @quiet_option()
-def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: str | None, cycles: int, seed: int,
+def cycles_cmd(dataset: str | None, run: tuple[str, ...], depth: int | None, docs: str | None, cycles: int, seed: int,
                no_duplicates: bool, limit: int | None, compat: str | None, output_format: str, output: str | None,
                quiet: bool) -> int:
     """Random cycles (zbench): each document is in 2 x CYCLES pairs."""
     from ..api.pairing import pairs
     from .common import command_options
 
-    pairs(None, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat, dataset=dataset, run=run, depth=depth,
-          docs=docs, output=output or "-", output_format=output_format, log=Log("zelo_pairs", quiet),
+    pairs(None, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat, dataset=dataset, run=list(run) or None,
+          depth=depth, docs=docs, output=output or "-", output_format=output_format, log=Log("zelo_pairs", quiet),
           inputs=command_options())
     return 0
 
@@ -84,7 +85,8 @@ def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: st
 @click.option("--criterion", type=click.Choice(["discordance", "uncertainty"]), default=None,
               help="Ranking: expected reduction in discordant pairs (default) or P(fitted order wrong).")
 @click.option("--dataset", default=None, metavar="JSONL", help="Ranking: candidates, zbench QueryDocuments JSONL.")
-@click.option("--run", default=None, metavar="RUN", help="Ranking: candidates = top --depth of a TREC run by score.")
+@click.option("--run", multiple=True, metavar="RUN",
+              help="Ranking: candidates = top --depth of a TREC run by score; repeat to pool several runs.")
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="Ranking, with --run: documents per query (default all).")
 @click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
@@ -93,7 +95,7 @@ def cycles_cmd(dataset: str | None, run: str | None, depth: int | None, docs: st
 def init_cmd(state: str, qrels: str | None, strategy: str, goal: str | None, k: int | None, p: int | None,
              f: int | None, seed: int, final_phase: bool | None, lead: float | None, max_per_pair: int | None,
              cycles: int | None, batch: int | None, window: int | None, start: str | None, criterion: str | None,
-             dataset: str | None, run: str | None, depth: int | None, docs: str | None, force: bool,
+             dataset: str | None, run: tuple[str, ...], depth: int | None, docs: str | None, force: bool,
              quiet: bool) -> int:
     """Start Clarke's pruning tournament or an adaptive strategy (best item, or the whole ranking)."""
     from ..api.pairing import pairs_init
@@ -101,7 +103,7 @@ def init_cmd(state: str, qrels: str | None, strategy: str, goal: str | None, k: 
 
     pairs_init(state, qrels, strategy=strategy, k=k, p=p, f=f, seed=seed, final_phase=final_phase, lead=lead,
                max_per_pair=max_per_pair, goal=goal, cycles=cycles, batch=batch, window=window, start=start,
-               criterion=criterion, dataset=dataset, run=run, depth=depth, docs=docs, force=force,
+               criterion=criterion, dataset=dataset, run=list(run) or None, depth=depth, docs=docs, force=force,
                inputs=command_options())
     return 0
 

@@ -1,6 +1,8 @@
 """``zelo_trec``: a drop-in for trec_eval 10 (same options, same stdout)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import click
 
 from .common import Log, run_main
@@ -78,6 +80,66 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
     )
     with output_stream(None) as out:
         return run_trec(opts, out, Log("zelo_trec", quiet))
+
+
+def version_asked(args: Sequence[str]) -> bool:
+    """Whether trec_eval 10 prints its version for the command line ``args`` (program name excluded).
+
+    trec_eval reads its options with GNU ``getopt_long`` and answers ``-v``/``--version`` at once (stderr,
+    exit 0) when the scan reaches it: anything after it (``-v -X``, ``-vX``, ``-v --bogus``, missing files)
+    is never read, while an unknown option, a value-taking option without its value (``-m`` last) or
+    ``--version=x`` met *before* it is a usage error. Operands do not stop the scan (getopt moves them to
+    the end: ``a b -v``), ``--`` does; a value-taking option takes the next word whatever it is
+    (``-m -v`` asks for the measure ``-v``, ``-M -v`` the depth ``-v``). The option table is this
+    command's (``-h``/``--help`` read as flags, as trec_eval's ``-h``: ``-h -v`` prints the version).
+    Long options are matched whole (trec_eval's ``getopt_long`` also takes an unambiguous prefix such as
+    ``--vers``; click refuses prefixes: docs/differences.md)."""
+    import click
+
+    flags: set[str] = {"-h", "--help"}
+    valued: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option):
+            (flags if param.is_flag or param.count else valued).update(param.opts + param.secondary_opts)
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return False
+        if word.startswith("--"):
+            step = _long_option(word, flags, valued)
+        elif word.startswith("-") and word != "-":
+            step = _short_options(word, flags, valued)
+        else:
+            step = 1  # an operand: getopt moves it to the end
+        if step is None or step is True:
+            return step is True
+        i += step
+        if i > len(args):  # the last option wanted a value
+            return False
+    return False
+
+
+def _long_option(word: str, flags: set[str], valued: set[str]) -> int | bool | None:
+    """getopt_long on ``word``: True (the version), None (an error first), else the words it takes."""
+    name, eq, _ = word.partition("=")
+    if name in flags:
+        return None if eq else (True if name == "--version" else 1)  # --version=x: "doesn't allow an argument"
+    if name in valued:
+        return 1 if eq else 2
+    return None
+
+
+def _short_options(word: str, flags: set[str], valued: set[str]) -> int | bool | None:
+    """getopt on the cluster ``word`` (``-qv``, ``-Zfile``): as :func:`_long_option`."""
+    for k, letter in enumerate(word[1:], 2):
+        if f"-{letter}" in valued:
+            return 2 if k == len(word) else 1  # the value is the next word, or the rest of this one
+        if f"-{letter}" not in flags:
+            return None
+        if letter == "v":
+            return True
+    return 1
 
 
 def _is_integer(text: str) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..records import record
 from ..errors import InputError
-from .textfile import PathLike, display_name
+from .textfile import PathLike, display_name, first_line_of_file
 
 
 @record(frozen=True)
@@ -33,26 +33,13 @@ class BestItems:
         return len(self.qid)
 
 
-def _first_line(path: str) -> str:
-    import gzip
-    import os
-
-    if path == "-" or not os.path.isfile(path):
-        return ""
-    with open(path, "rb") as fh:
-        head = fh.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        return fh.readline()
-
-
 def read_best_items(path: PathLike) -> BestItems:
     """Read a best-item set (module doc); an empty set is an error."""
     from .zelo_scores import is_zelo_scores_header
 
     p = str(path)
     name = display_name(p)
-    if is_zelo_scores_header(_first_line(p)):
+    if is_zelo_scores_header(first_line_of_file(p)):
         from .zelo_scores import refuse_component_scores, score_table_with_header
 
         cols, table = score_table_with_header(p)

@@ -130,6 +130,33 @@ def plain_file(path: PathLike) -> bool:
     return head[:2] != GZIP_MAGIC and head != UTF8_BOM
 
 
+def first_line_of_file(path: PathLike) -> str:
+    """The first line of a regular file (maybe gzip), for guessing its format before it is read; ``""`` for
+    ``-``, a file that is not a regular one or that cannot be read (unreadable, a directory without search
+    permission on the way, corrupt gzip): the reader proper then reports why, naming the file (exit 2)."""
+    p = os.fspath(path)
+    if p == "-":
+        return ""
+    try:
+        if not os.path.isfile(p):
+            return ""
+        with open(p, "rb") as fh:
+            head = fh.read(2)
+        if head == GZIP_MAGIC:
+            import gzip  # only for gzip input (start-up, issue #13)
+            import zlib
+
+            try:
+                with gzip.open(p, "rt", encoding="utf-8-sig", errors="replace") as gz:
+                    return gz.readline()
+            except zlib.error:
+                return ""
+        with open(p, encoding="utf-8-sig", errors="replace") as fh:
+            return fh.readline()
+    except (OSError, EOFError):
+        return ""
+
+
 def last_line_of_file(path: PathLike) -> bytes:
     """The last line of a file that is not blank (without reading the whole file)."""
     with open(os.fspath(path), "rb") as fh:

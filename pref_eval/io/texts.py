@@ -231,11 +231,23 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
         else:
             f = line.split()
             if len(f) != 3:
-                raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields")
+                raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields{_judgment_hint(f)}")
         if f[1] == f[2]:
             raise InputError(name, no, f"pair of document {f[1]} with itself (expected two different documents)")
         out.append((f[0], f[1], f[2]))
     return out
+
+
+def _judgment_hint(f: list[str]) -> str:
+    """For a PAIRS line of the wrong width that looks like a judgment file's (the reference judgments a judge is
+    checked against with zelo_agree): how to take its pairs."""
+    if len(f) == 5 and f[0] == "@":
+        return ("; an llmlog judgment line ('@ topic docA docB M')? its pairs are columns 2-4: "
+                "awk '{print $2, $3, $4}' FILE")
+    if len(f) == 4 and f[3] in (f[1], f[2]):
+        return ("; a 'topic docA docB winner' judgment line? its pairs are the first three columns: "
+                "awk '{print $1, $2, $3}' FILE")
+    return ""
 
 
 def read_prompt_template(path: str) -> str:

@@ -8,11 +8,9 @@ a missing SE is ``nan``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import IO
 
 from ..errors import InputError
-from .textfile import display_name, read_input_text
+from .textfile import display_name, first_line_of_file, read_input_text
 
 HEADER = ("qid", "docno", "score", "se")
 
@@ -23,22 +21,9 @@ def is_zelo_scores_header(first_line: str) -> bool:
 
 
 def looks_like_zelo_scores(path: str) -> bool:
-    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header."""
-    import os
-
-    if path == "-" or not os.path.isfile(path):
-        return False
-    with open(path, "rb") as fh:
-        head = fh.read(2)
-    opener: Callable[..., IO[str]]
-    if head == b"\x1f\x8b":
-        import gzip  # only for gzip input (start-up, issue #13)
-
-        opener = gzip.open
-    else:
-        opener = open
-    with opener(path, "rt", encoding="utf-8-sig", errors="replace") as fh:
-        return is_zelo_scores_header(fh.readline())
+    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header (False when it cannot be
+    read: its reader reports that)."""
+    return is_zelo_scores_header(first_line_of_file(path))
 
 
 def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:

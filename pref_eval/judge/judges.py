@@ -22,6 +22,7 @@ import signal
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import UsageError
 from .prompt import parse_answer
@@ -143,6 +144,25 @@ class OpenAIJudge:
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
         return "unused"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
 
+    def _key_source(self) -> str:
+        """Where the refused key came from, for the 401/403 error: the variable read, or that none was set
+        (then a placeholder was sent: the usual case of a key exported under another name, or not exported)."""
+        if self._secret:
+            return f"the key was read from {self.key_env}"
+        return (f"{self.key_env} is not set, so a placeholder key was sent: export the key in {self.key_env}, or "
+                "name its variable with --api-key-env VAR or key=VAR in the --judge spec")
+
+    def _server_says(self, err: Any) -> str:
+        """``: <the server's error message>`` (redacted, one line, at most 200 characters), or nothing."""
+        msg = getattr(err, "body", None)
+        if isinstance(msg, dict):
+            msg = msg.get("message") if isinstance(msg.get("message"), str) else msg.get("error", msg)
+            if isinstance(msg, dict):
+                msg = msg.get("message")
+        if not isinstance(msg, str) or not msg.strip():
+            return ""
+        return ": " + self._redact(" ".join(msg.split()))[:200]
+
     def check(self) -> None:
         """Refuse what would stop the run before anything is written (the store is opened after this): the
         openai package missing, the key's variable unset or holding what an HTTP header cannot carry."""
@@ -190,9 +210,11 @@ class OpenAIJudge:
         except openai.APIStatusError as err:
             code = err.status_code
             if code in (401, 403):
-                raise Fatal(f"judge {self.name}: the server refused the API key (HTTP {code})") from None
+                raise Fatal(f"judge {self.name}: the server refused the API key (HTTP {code}"
+                            f"{self._server_says(err)}); {self._key_source()}") from None
             if code == 404:
-                raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404)") from None
+                why = self._server_says(err)
+                raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404{why})") from None
             if code == 429 or code >= 500 or code in (408, 409):
                 raise Transient(f"HTTP {code}", retry_after_seconds(err.response.headers)) from None
             raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None

@@ -207,19 +207,30 @@ class Session:
                 if self.setup.both_orders:
                     wanted = [(j, qid, a, b, rep), (j, qid, b, a, rep)]
                     for k in wanted:
+                        if k in seen:  # a pair listed twice: one question, counted once (sent or served)
+                            continue
+                        seen.add(k)
                         if k in have:
-                            self.stats.cached += 1
-                        elif k not in seen:
-                            seen.add(k)
+                            self._served(have[k])
+                        else:
                             questions.append(k)
                 else:
                     k, r = (j, qid, a, b, rep), (j, qid, b, a, rep)
+                    if k in seen or r in seen:
+                        continue
+                    seen.add(k)
                     if k in have or r in have:
-                        self.stats.cached += 1
-                    elif k not in seen and r not in seen:
-                        seen.add(k)
+                        self._served(have[k] if k in have else have[r])
+                    else:
                         questions.append(k)
         return questions
+
+    def _served(self, ok: int) -> None:
+        """A question the store serves: ``ok`` 1 for a usable vote, 0 for a failed one (counted apart: a re-run
+        of a finished job should not read as all well when some of its votes failed)."""
+        self.stats.cached += 1
+        if not ok:
+            self.stats.cached_failed += 1
 
     def _warn_deterministic_repeats(self, questions: list[tuple]) -> None:
         """Once: a pair asked again of judges that all sample at temperature 0 will likely get the same answer."""
@@ -555,7 +566,8 @@ def summary_lines(sess: Session) -> list[str]:
     s = sess.stats
     prices = sess.setup.limits.prices
     if sess.setup.dry_run:
-        lines = [f"{sess.would_send} requests would be sent ({s.cached} served from the store, "
+        served_failed = f" ({s.cached_failed} of them failed votes)" if s.cached_failed else ""
+        lines = [f"{sess.would_send} requests would be sent ({s.cached} served from the store{served_failed}, "
                  f"{s.missing_text} pairs without text)"]
         total = 0.0
         for sp in sess.specs:
@@ -571,9 +583,17 @@ def summary_lines(sess: Session) -> list[str]:
             lines.append(f"({strategy}: only the next batch is known before it is judged)")
         return lines
     el = time.monotonic() - s.started
-    lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store, "
-             f"{s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
-             f"cost ${s.cost:.4f}"]
+    served_failed = (f" ({s.cached_failed} of them failed votes; --retry-failed asks them again)"
+                     if s.cached_failed else "")
+    lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store"
+             f"{served_failed}, {s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
+             + (f"cost ${s.cost:.4f}" if prices else "cost not counted (no --price)")]
+    if s.retry_reasons:  # why requests were asked again (a rate limit is the one the user can act on: --rpm)
+        top = sorted(s.retry_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        limited = any(why.startswith("HTTP 429") for why, _ in top)
+        lines.append("retries: " + "; ".join(f"{n} x {why}" for why, n in top[:3])
+                     + (f"; {len(top) - 3} other reasons" if len(top) > 3 else "")
+                     + ("; the server rate-limits: --rpm R keeps below its limit" if limited else ""))
     if s.reasons:  # what went wrong, most frequent first (the store has each answer's reason)
         top = sorted(s.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append("failed votes: " + "; ".join(f"{n} x {why}" for why, n in top[:3])

@@ -60,6 +60,7 @@ class Limits:
 class Stats:
     sent: int = 0  # questions asked in this run (answered or failed)
     cached: int = 0  # questions served by the store
+    cached_failed: int = 0  # of the cached: stored as failed or unparsable (asked again only with --retry-failed)
     failed: int = 0  # of the sent: no usable vote (transport failure or unparsable answer)
     attempts: int = 0
     retried: int = 0
@@ -70,6 +71,7 @@ class Stats:
     unreached: int = 0  # questions every attempt of which got no answer: no connection, or it broke (not stored)
     unreached_reason: str | None = None
     reasons: dict = field(default_factory=dict)  # failure reason (without the attempt count) -> failed votes
+    retry_reasons: dict = field(default_factory=dict)  # why an attempt was retried (HTTP 429, a timeout) -> retries
     store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -224,6 +226,9 @@ class Interrupt:
         """After the workers stopped: deliver the signal received, if any."""
         if self.signum is not None:
             stats.stopped = "interrupted"
+            if self.warn is not None:  # the summary is not printed: what was kept, and how to go on
+                self.warn(f"{stats.sent} answers of this run are in the store; run the same command again to "
+                          "continue (nothing stored is asked again)")
             self.deliver(self.signum)
 
     def deliver(self, signum: int) -> None:
@@ -267,6 +272,7 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
                 delay = max(delay, err.retry_after)
             attempt += 1
             stats.retried += 1
+            stats.retry_reasons[reason] = stats.retry_reasons.get(reason, 0) + 1
             if interrupt is None:
                 await asyncio.sleep(delay)
             else:

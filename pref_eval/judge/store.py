@@ -24,6 +24,7 @@ repetition 0), and read as it is by ``export``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import time
@@ -61,14 +62,23 @@ class Store:
         self.rep = "rep"  # the repetition column ("0" when reading a schema-1 store)
         try:
             if readonly:  # read-write mode but no writes: the last connection to close removes -wal/-shm
-                mode = "rw" if os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)),
-                                                                       os.W_OK) else "ro"
+                directory_writable = os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+                mode = "rw" if os.access(path, os.W_OK) and directory_writable else "ro"
+                if not directory_writable and not os.path.lexists(path + "-wal"):
+                    # SQLite reads a WAL store through a -shm file it creates beside it, which a read-only
+                    # directory does not take; without a -wal file (a store closed cleanly) every answer is in
+                    # the file itself: read it as an unchanging file
+                    mode += "&immutable=1"
                 self.db = sqlite3.connect(f"file:{os.path.abspath(path)}?mode={mode}", uri=True, timeout=30)
                 version = self._version()
                 self._check_version(version, readonly=True)
                 if version == "1":
                     self.rep = "0"
             else:
+                if os.path.exists(path) and os.geteuid() != 0 and not os.access(path, os.W_OK):
+                    # refused before SQLite opens it read-only (and creates -wal/-shm files beside it), and before
+                    # any question is asked whose answer could not be kept
+                    raise self._cannot_write(PermissionError(os.strerror(errno.EACCES)))
                 self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
                 version = self._version()  # checked before anything is written into the file
                 self._check_version(version, readonly=False)
@@ -154,7 +164,11 @@ class Store:
         """Take the writer lock (``STORE.lock``) or raise a :class:`UsageError`."""
         import fcntl
 
-        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        from ..zelo.state_lock import note_holder, open_lock_file
+
+        fd = open_lock_file(self.path + ".lock", self.path)
+        if fd is None:  # the directory takes no new file: the store cannot be written there either
+            raise OutputError(f"{self.path}: cannot write: cannot create its lock file {self.path}.lock")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -163,8 +177,7 @@ class Store:
             raise UsageError(f"{self.path} is in use by another zelo_judge"
                              + (f" (pid {other})" if other.isdigit() else "")
                              + "; wait for it or use another --store") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        note_holder(fd)
         self._lock_fd = fd
 
     def close(self) -> None:
@@ -181,14 +194,15 @@ class Store:
             raise self._cannot_write(err) from None
 
     def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple, int]:
-        """``{(judge, qid, doc_1, doc_2, rep): 1}`` of stored answers (``ok_only``: usable votes only)."""
+        """``{(judge, qid, doc_1, doc_2, rep): 1 (a usable vote) or 0 (failed, unparsable)}`` of stored answers
+        (``ok_only``: usable votes only)."""
         out = {}
         for j in judges:
-            sql = f"SELECT qid, doc_1, doc_2, {self.rep} FROM answers WHERE judge = ? AND prompt = ?"
+            sql = f"SELECT qid, doc_1, doc_2, {self.rep}, status = 'ok' FROM answers WHERE judge = ? AND prompt = ?"
             if ok_only:
                 sql += " AND status = 'ok'"
-            for q, a, b, r in self.db.execute(sql, (j, phash)):
-                out[(j, q, a, b, r)] = 1
+            for q, a, b, r, ok in self.db.execute(sql, (j, phash)):
+                out[(j, q, a, b, r)] = int(ok)
         return out
 
     def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:

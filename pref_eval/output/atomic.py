@@ -14,9 +14,10 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   ``nosub/../x`` is a missing directory, never ``x``.
 * A character or block device, a FIFO or a socket (``/dev/null``, ``/dev/stdout``
   also when it is a pipe, a named pipe) is written through directly, never replaced.
-* A directory, a missing directory, a read-only file or directory are
+* A directory, a missing directory, a read-only file or directory, a file of
+  another user in a sticky directory (which this process may not replace) are
   refused with :class:`~pref_eval.errors.OutputError` naming the path and the
-  reason (exit status 1).
+  reason (exit status 1), before anything is written.
 * An output that is the same file as one of the command's inputs (same
   device and inode, or same real path) is refused with
   :class:`~pref_eval.errors.UsageError` (exit status 2) before anything is
@@ -144,7 +145,29 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
         return
     st = _stat_output(path)
     if st is None or stat.S_ISREG(st.st_mode):
-        target(path)
+        final = target(path)
+        if st is not None:
+            _check_replaceable(path, final)
+
+
+def _check_replaceable(path: str, final: str) -> None:
+    """Refuse an existing file ``final`` (``path`` as given) that this process may not replace, before anything
+    is written (:class:`OutputError`, exit 1): a file it may not write -- a read-only file, as ``cp`` and
+    ``sort -o`` refuse it (root writes it, as they do) -- and, in a sticky directory (``/tmp``), a file of
+    another user: the kernel refuses the rename over it (EPERM), found only after the output was written --
+    and, with several outputs, after the others were renamed."""
+    euid = os.geteuid()
+    if euid == 0:
+        return
+    if not os.access(final, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
+    try:
+        st, dst = os.stat(final), os.stat(os.path.dirname(final))
+    except OSError:
+        return  # the opening reports it
+    if dst.st_mode & stat.S_ISVTX and euid not in (st.st_uid, dst.st_uid):
+        raise OutputError(f"{path}: cannot write: {os.strerror(errno.EPERM)} (a file of another user in the sticky "
+                          f"directory {os.path.dirname(path) or '.'}: only its owner may replace it)")
 
 
 def target(path: str) -> str:
@@ -274,8 +297,8 @@ class _Target:
             return fh
         final = target(path)  # symbolic links followed: what they point to is replaced
         directory = os.path.dirname(final)
-        if st is not None and not os.access(final, os.W_OK) and os.geteuid() != 0:
-            raise OutputError(f"{path}: cannot write: {os.strerror(errno.EACCES)}")
+        if st is not None:
+            _check_replaceable(path, final)
         import tempfile  # only when writing a file, not for stdout (start-up, issue #13)
 
         with signals_held():  # a Ctrl-C between the file's creation and its record here would leave it behind

@@ -8,16 +8,46 @@ waits up to ``wait`` seconds, then is refused (:class:`~pref_eval.errors.UsageEr
 changed. The lock file exists only while held: it is removed before it is released, and a process that
 locked a file that was meanwhile removed tries again on the new one. A state that is not a regular file
 (``/dev/stdout``, a pipe), or whose lock file cannot be created (a missing or read-only directory: the
-write reports that), is not locked.
+write reports that), is not locked. A lock file of another user is locked all the same (opened for reading
+when it cannot be written); one this user cannot open at all is refused, exit 1 (:func:`open_lock_file`).
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import time
 from collections.abc import Iterator
 
-from ..errors import UsageError
+from ..errors import OutputError, UsageError
+
+
+def open_lock_file(lock: str, path: str) -> int | None:
+    """A descriptor of the lock file ``lock`` of ``path`` (a state, a store), to ``flock``: created if missing
+    (None when it cannot be: a missing or read-only directory, whose write then reports it). An existing lock
+    this user may not write (another user's: the lock of their process, or left by one that ended) is opened
+    for reading, which ``flock`` takes as well; one this user may not open at all is refused
+    (:class:`~pref_eval.errors.OutputError`, exit 1): whether another process holds it cannot be known."""
+    try:
+        return os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except PermissionError as err:
+        if not os.path.lexists(lock):
+            return None
+        try:
+            return os.open(lock, os.O_RDONLY)
+        except OSError:
+            reason = os.strerror(err.errno or errno.EACCES)
+            raise OutputError(f"{lock}: cannot open the lock file of {path}: {reason} (it tells whether another "
+                              "process is using it; nothing changed)") from None
+    except OSError:
+        return None
+
+
+def note_holder(fd: int) -> None:
+    """Write this process's pid into the lock file (when it was opened for writing)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
 
 
 def _acquire(lock: str, deadline: float, path: str, holder: str) -> int | None:
@@ -25,9 +55,8 @@ def _acquire(lock: str, deadline: float, path: str, holder: str) -> int | None:
     import fcntl
 
     while True:
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
+        fd = open_lock_file(lock, path)
+        if fd is None:
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -60,8 +89,7 @@ def state_lock(path: str, wait: float = 30.0, holder: str = "another process") -
         yield
         return
     try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        note_holder(fd)
         yield
     finally:
         with contextlib.suppress(OSError):
