@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pref_eval.output.simulations import recovery_row  # noqa: E402
+from pref_eval.seeds import stream_seed  # noqa: E402
 from pref_eval.zelo.ranking_bound import adjacent_variance_bound, mean_information  # noqa: E402
 from pref_eval.zelo.simulate import recovery  # noqa: E402
 from pref_eval.zelo.tau_bound import REVEALS, pair_values, tau_bound  # noqa: E402
@@ -181,7 +182,7 @@ LP_HEAD = ["| K | σ | τ vs true order: 4 / 8 cycles / adaptive | bound on E[τ
 def cycle_pair_variance(K: int, sigma: float, cycles: int, trials: int, seed: int, votes: int = 3) -> float:
     """Mean over pairs of the posterior variance of x_k - x_l for random cycles: (I/sigma^2 + L)^-1 with L the
     Fisher information at the true scores (weights votes p(1 - p)), averaged over ``trials`` designs."""
-    rng = np.random.default_rng([seed, K, int(round(sigma * 1000)), cycles, 16])
+    rng = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000)), cycles, 16))
     out = []
     iu = np.triu_indices(K, 1)
     for _ in range(trials):

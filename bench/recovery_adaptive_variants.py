@@ -45,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pref_eval.seeds import stream_seed  # noqa: E402
 from pref_eval.zelo.adaptive import (  # noqa: E402
     _band,
     _expected_drop,
@@ -60,9 +61,9 @@ VOTES = 3
 
 def _setup(K: int, sigma: float, trials: int, seed: int, cycles: int = 4):
     """Truth, first random permutation, dense matrix and dense fit exactly as ``recovery`` draws them."""
-    rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
+    rng = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000))))
     truth = rng.normal(0.0, sigma, (trials, K))
-    rng_pairs = np.random.default_rng([seed, K, int(round(sigma * 1000)), cycles])
+    rng_pairs = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000)), cycles))
     perms = np.argsort(rng_pairs.random((trials, cycles, K)), axis=2)
     i, j = np.triu_indices(K, 1)
     a_d, b_d, q_d = np.tile(i, trials), np.tile(j, trials), np.repeat(np.arange(trials), len(i))

@@ -250,3 +250,208 @@ def test_stdin_gives_the_file_s_draws(ws, case):
     assert res.returncode == 0, res.stderr
     b = res.stdout if in_stdin is None else res.stdout.replace(in_stdin, in_file)
     assert a and a == b
+
+
+# --- seed lists: one stream per (seed, index...) list (session 19; pref_eval.seeds.stream_seed) --------------
+# The oracle is numpy itself: streams are compared by their draws, and the lists pref_eval gave default_rng
+# before session 19 are written out here (``default_rng([seed, r])`` ...), not taken from pref_eval.
+
+W = 2**32
+SPECIAL = (0, 1, 2, W - 1, W, W + 1, 5 * W, 2**63, 2**64 - 1)
+
+
+def _draws(seed_list):
+    import numpy as np
+
+    return tuple(np.random.default_rng(seed_list).integers(0, 2**63, 4).tolist())
+
+
+def test_numpy_reads_a_seed_list_as_stream_seed_s_proof_says():
+    """The premises of stream_seed's docstring, live: 32-bit words, least significant first, concatenated,
+    padded with zero words to 4, a longer list not padded."""
+    assert _draws([2**32, 0]) == _draws([0, 1]) == _draws([0, 1, 0, 0])  # the collision of session 18
+    assert _draws([2**40, 3]) == _draws([0, 256, 3])
+    assert _draws([2**32, 5]) == _draws([0, 1 + 5 * 2**32])
+    assert _draws(7) == _draws([7]) and _draws(2**40) == _draws([2**40])
+    assert _draws([1, 2, 3, 4]) != _draws([1, 2, 3, 4, 0]) and _draws([1, 2]) == _draws([1, 2, 0])
+
+
+@pytest.mark.parametrize("wide", [(0,), (0, 1)])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_stream_seed_one_stream_per_tuple_and_the_old_list_when_it_was_one(n, wide):
+    """Every n-tuple of SPECIAL values (seeds and indices of 1 and 2 words, zeros at the end) names its own
+    stream (numpy's draws differ), where the old lists collided; where the old list was unambiguous it is
+    kept, and a seed list of numbers below 2^32 is always kept (every docs table and stored state)."""
+    import itertools
+
+    from pref_eval.seeds import stream_seed
+
+    tuples = list(itertools.product(SPECIAL, repeat=n))
+    new = {t: _draws(stream_seed(*t, wide=wide)) for t in tuples}
+    assert len(set(new.values())) == len(tuples)
+    old = {t: _draws(list(t)) for t in tuples}
+    assert (len(set(old.values())) < len(tuples)) == (n > 1)  # the old lists of 2 or more parts collided
+    for t in tuples:
+        if all(p < W for p in t) or (wide == (0,) and all(p < W for p in t[1:]) and t[-1] != 0):
+            assert stream_seed(*t, wide=wide) == list(t)
+    # the fixed-width form of m parts never meets a kept list of at most m parts (other sites, other lengths)
+    kept = {_draws(list(t)) for k in range(1, n + 1) for t in itertools.product(SPECIAL, repeat=k)
+            if stream_seed(*t, wide=wide) == list(t)}
+    assert not kept & {_draws(stream_seed(*t, fixed=True)) for t in tuples}
+
+
+def test_stream_seed_refuses_a_part_out_of_range():
+    from pref_eval.seeds import stream_seed
+
+    for bad in (-1, 2**64, 1.0, True):
+        with pytest.raises(ValueError, match="0 .. 2"):
+            stream_seed(0, bad)
+    with pytest.raises(ValueError):
+        stream_seed()
+
+
+def _recording_bandit(monkeypatch):
+    """simulate_bandit with an algorithm that records the first draws of each repetition's stream."""
+    import numpy as np
+
+    from pref_eval.zelo import bandits
+
+    seen: list[tuple] = []
+
+    def record(M, T, rng):
+        seen.append(tuple(rng.integers(0, 2**63, 4).tolist()))
+        return bandits.BanditResult(best=np.array([0]), comparisons=0, max_pair=0)
+
+    monkeypatch.setitem(bandits.ALGORITHMS, "record", record)
+    return seen
+
+
+def test_bandit_repetitions_of_a_large_seed_are_not_a_small_seed_s(monkeypatch):
+    """Session 18: zelo_simulate bandit seed 2^32's repetition 0 drew seed 0's repetition 1 (``[2**32, 0]`` is
+    ``[0, 1]`` to numpy). Now its own; seeds 0, 1, 12345, 2^32 - 1 draw ``default_rng([seed, r])`` as before,
+    and a large seed's repetitions r >= 1 too."""
+    import numpy as np
+
+    from pref_eval.zelo.bandits import simulate_bandit
+
+    seen = _recording_bandit(monkeypatch)
+    M = np.full((3, 3), 0.5)
+    for seed in (0, 1, 12345, W - 1, W):
+        seen.clear()
+        simulate_bandit("record", M, reps=3, seed=seed, T=10)
+        for r in range(3):
+            if seed < W or r > 0:
+                assert seen[r] == _draws([seed, r]), (seed, r)
+        if seed == W:
+            large = seen[0]
+    seen.clear()
+    simulate_bandit("record", M, reps=2, seed=0, T=10)
+    assert large != seen[1]
+
+
+def test_tournament_repetitions_past_1000003_are_not_the_next_seed_s(monkeypatch):
+    """``S·1000003 + r`` made zelo_simulate tournament's seed S, repetition r + 1000003 seed S + 1's repetition
+    r. The old derived seed is kept while r < 1000003 (and it is <= 2^64 - 1); past it the repetition's
+    pairings come from their own fixed-width stream. Checked on the tournaments simulate_tournament builds."""
+    import numpy as np
+
+    from pref_eval.seeds import PRODUCT, product_seed
+    from pref_eval.zelo import simulate
+    from pref_eval.zelo.tournament import Tournament
+
+    built: list[Tournament] = []
+
+    class Recording(Tournament):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            built.append(self)
+
+    monkeypatch.setattr(simulate, "Tournament", Recording)
+    M = np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]])
+    for seed in (0, 1, 12345, W - 1):
+        built.clear()
+        simulate.simulate_tournament(M, reps=3, seed=seed)
+        assert [(t.seed, t.stream) for t in built] == [(seed * 1_000_003 + r, None) for r in range(3)]
+    assert product_seed(5, PRODUCT - 1) == 5 * 1_000_003 + PRODUCT - 1 and product_seed(5, PRODUCT) is None
+    # seed 5's repetition 1000003 against seed 6's repetition 0, stage 1: other pairings now
+    old_seed6 = Tournament(seed=6 * 1_000_003 + 0)
+    new_seed5 = Tournament(seed=5, stream=(5, PRODUCT, PRODUCT))
+    assert _draws_of(old_seed6) == _draws([6 * 1_000_003, 1])
+    assert _draws_of(new_seed5) != _draws_of(old_seed6)
+
+
+def _draws_of(t):
+    return tuple(t._rng().integers(0, 2**63, 4).tolist())
+
+
+def test_adaptive_session_topics_past_1000003_are_not_the_next_seed_s():
+    """The adaptive session's topic n of seed S was seeded ``S·1000003 + n`` (topic n + 1000003 of S = topic n
+    of S + 1). Kept below 1000003 topics (for every seed: an integer seed is one stream per integer);
+    past it, a fixed-width stream. The pool count is faked (a million topics would take minutes)."""
+    import numpy as np
+
+    from pref_eval.zelo.adaptive_session import AdaptiveSession
+
+    PRODUCT = 1_000_003
+
+    class Many(dict):
+        def __len__(self):
+            return PRODUCT + super().__len__()  # the first topic added is number 1000003 + 1
+
+    def first_draws(seed, many):
+        s = AdaptiveSession(seed)
+        if many:
+            s.pools = Many()
+        s.add_topic("t", {"a": 1, "b": 1, "c": 1})
+        return tuple(s.games["t"].rng.integers(0, 2**63, 4).tolist())
+
+    for seed in (0, 1, 12345, 2**64 - 1):
+        assert first_draws(seed, False) == _draws(seed * 1_000_003 + 1)
+    assert first_draws(5, True) != first_draws(6, False)  # topic 1000004 of seed 5, topic 1 of seed 6 (was one)
+    assert first_draws(6, False) == tuple(np.random.default_rng(6 * 1_000_003 + 1).integers(0, 2**63, 4).tolist())
+
+
+OLD_STATES = "data/zelo/old_seed_states"  # written by pref_eval at aef4552 (before session 19), seed 2^40 + 3
+
+
+def test_old_large_seed_tournament_state_continues_with_the_old_stream(monkeypatch):
+    """A tournament state of seed 2^40 + 3 written before session 19 asks, after its first stages are judged,
+    the pairs the old derivation ``default_rng([seed, step])`` draws (the list was never ambiguous: step >= 1)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from pref_eval.zelo.tournament import Tournament
+
+    text = (Path(__file__).parent / OLD_STATES / "tournament.json").read_text()
+
+    def play(t):
+        for _ in range(10):
+            req = t.outstanding()
+            if not req:
+                break
+            t.add((q, a, b, float(a > b)) for q, a, b in req)
+        return t.to_json()
+
+    new = play(Tournament.from_json(text, "tournament.json"))
+    old_t = Tournament.from_json(text, "tournament.json")
+
+    def old_rng():
+        old_t.step += 1
+        return np.random.default_rng([old_t.seed, old_t.step])  # the code before session 19
+
+    monkeypatch.setattr(old_t, "_rng", old_rng)
+    assert old_t.seed == 2**40 + 3 and new == play(old_t) and json.loads(new)["step"] > 2
+
+
+@pytest.mark.parametrize("name", ["adaptive", "ranking"])
+def test_old_large_seed_sessions_verify(name):
+    """The adaptive and ranking session states of seed 2^40 + 3 written before session 19 load with
+    ``--verify``: the replay from the seed draws what they hold (the derived seeds did not move)."""
+    from pathlib import Path
+
+    from pref_eval.zelo.pair_state import parse_state
+
+    text = (Path(__file__).parent / OLD_STATES / f"{name}.json").read_text()
+    s = parse_state(text, f"{name}.json", verify=True)
+    assert s.seed == 2**40 + 3 and s.to_json() + "\n" == text

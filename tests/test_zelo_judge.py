@@ -356,6 +356,18 @@ def test_pair_listed_twice_is_counted_once_in_every_run(tmp_path):
     assert len(read_jsonl(tmp_path / "o2.jsonl")) == 4  # still written once per listing
 
 
+def test_summary_says_why_requests_were_retried(tmp_path, server):
+    """The summary counted retries without their cause; a rate limit (HTTP 429 with Retry-After) is now named,
+    with the option that avoids it."""
+    truth, pairs = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth, retry_after="0",
+                      faults={("m0", *pairs[0]): ["429", "429"], ("m0", *pairs[1]): ["429", "500"]})
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "--backoff", 0)
+    assert "0 failed, 4 retries" in p.stderr
+    assert ("zelo_judge: retries: 3 x HTTP 429; 1 x HTTP 500; the server rate-limits: --rpm R keeps below its "
+            "limit\n") in p.stderr, p.stderr
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's

@@ -588,6 +588,12 @@ def summary_lines(sess: Session) -> list[str]:
     lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store"
              f"{served_failed}, {s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
              + (f"cost ${s.cost:.4f}" if prices else "cost not counted (no --price)")]
+    if s.retry_reasons:  # why requests were asked again (a rate limit is the one the user can act on: --rpm)
+        top = sorted(s.retry_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        limited = any(why.startswith("HTTP 429") for why, _ in top)
+        lines.append("retries: " + "; ".join(f"{n} x {why}" for why, n in top[:3])
+                     + (f"; {len(top) - 3} other reasons" if len(top) > 3 else "")
+                     + ("; the server rate-limits: --rpm R keeps below its limit" if limited else ""))
     if s.reasons:  # what went wrong, most frequent first (the store has each answer's reason)
         top = sorted(s.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append("failed votes: " + "; ".join(f"{n} x {why}" for why, n in top[:3])

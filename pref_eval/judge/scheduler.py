@@ -71,6 +71,7 @@ class Stats:
     unreached: int = 0  # questions every attempt of which got no answer: no connection, or it broke (not stored)
     unreached_reason: str | None = None
     reasons: dict = field(default_factory=dict)  # failure reason (without the attempt count) -> failed votes
+    retry_reasons: dict = field(default_factory=dict)  # why an attempt was retried (HTTP 429, a timeout) -> retries
     store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
     stopped: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -271,6 +272,7 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
                 delay = max(delay, err.retry_after)
             attempt += 1
             stats.retried += 1
+            stats.retry_reasons[reason] = stats.retry_reasons.get(reason, 0) + 1
             if interrupt is None:
                 await asyncio.sleep(delay)
             else:

@@ -100,6 +100,7 @@ from typing import Any
 
 import numpy as np
 
+from ..seeds import stream_seed
 from .fit import fit_bt
 
 
@@ -123,7 +124,7 @@ class AdaptiveBest:
 
     def __init__(self, K: int, *, lead: float = 2.0, batch: int = 1, max_per_pair: int = 6, lives: int = 2,
                  final: int = 6, final_lead: float | None = 3.0, max_per_match: int | None = 5,
-                 prior: float = 0.5, seed: int = 0) -> None:
+                 prior: float = 0.5, seed: int | list[int] = 0) -> None:
         if K < 1:
             raise ValueError("K must be >= 1")
         if batch < 1 or max_per_pair < 1 or lives < 1 or lead <= 0:
@@ -324,7 +325,7 @@ def simulate_adaptive(M: np.ndarray, reps: int = 1000, *, seed: int = 0,
     out: dict[str, np.ndarray] = {k: np.zeros(reps, dtype=np.int64)
                                   for k in ("found_count", "best_size", "nonbest", "comparisons", "max_pair")}
     for r in range(reps):
-        rng = np.random.default_rng([seed, r, 2])
+        rng = np.random.default_rng(stream_seed(seed, r, 2))
         t = AdaptiveBest(K, seed=int(rng.integers(2**32)), **params)
         while not t.done():
             req = t.outstanding()

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..seeds import PRODUCT, product_seed, stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
@@ -75,7 +76,9 @@ class AdaptiveSession(TopicSessions):
         self.pools[topic] = list(pool)
         self.index[topic] = {d: i for i, d in enumerate(pool)}
         n = len(self.pools)
-        self.games[topic] = AdaptiveBest(len(pool), seed=self.seed * 1_000_003 + n, **self.params) if pool else None
+        c = product_seed(self.seed, n)  # the old derived seed while it is one-to-one (pref_eval.seeds)
+        seed = stream_seed(self.seed, n, PRODUCT, fixed=True) if c is None else c
+        self.games[topic] = AdaptiveBest(len(pool), seed=seed, **self.params) if pool else None
 
     # -- protocol -------------------------------------------------------------------
     def add(self, judgments: Iterable[tuple[str, str, str, float]]) -> dict:

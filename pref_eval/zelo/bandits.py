@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..seeds import stream_seed
+
 
 @dataclass
 class BanditResult:
@@ -296,7 +298,7 @@ def simulate_bandit(algorithm: str, M: np.ndarray, reps: int = 1000, *, seed: in
     out: dict[str, np.ndarray] = {k: np.zeros(reps, dtype=np.int64)
                                   for k in ("found_count", "best_size", "nonbest", "comparisons", "max_pair")}
     for r in range(reps):
-        res = fn(M, T, rng=np.random.default_rng([seed, r]), **params)
+        res = fn(M, T, rng=np.random.default_rng(stream_seed(seed, r)), **params)
         hit = int(np.isin(win, res.best).sum())
         out["found_count"][r] = hit
         out["best_size"][r] = len(res.best)

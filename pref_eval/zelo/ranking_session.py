@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..seeds import stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, is_int
 
 VERSION = 2
@@ -61,8 +62,12 @@ PARAMS: dict[str, Any] = {"cycles": 4, "batch": 0, "window": 6, "start": "matchi
 
 
 def topic_seed(seed: int, topic: str) -> list[int]:
-    """The seed of a topic's draws: the state's seed and the first 8 bytes of SHA-256 of the topic's name."""
-    return [int(seed), int.from_bytes(hashlib.sha256(topic.encode("utf-8", "surrogatepass")).digest()[:8], "little")]
+    """The seed of a topic's draws: the state's seed and h, the first 8 bytes of SHA-256 of the topic's name.
+
+    :func:`pref_eval.seeds.stream_seed` ``(seed, h, wide=(0, 1))``: the list ``[seed, h]`` of before session 19
+    unless the seed is >= 2^32 and h < 2^32 (a chance of 2^-32 per topic), where that list was ambiguous."""
+    h = int.from_bytes(hashlib.sha256(topic.encode("utf-8", "surrogatepass")).digest()[:8], "little")
+    return stream_seed(int(seed), h, wide=(0, 1))
 
 
 class RankingGame:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..seeds import PRODUCT, SEED_MAX, product_seed, stream_seed
 from .fit import fit_bt
 from .tournament import Tournament
 
@@ -63,8 +64,11 @@ def simulate_tournament(
     nonbest = np.zeros(reps, dtype=np.int64)
     for r in range(reps):
         judged = np.zeros((K, K), dtype=np.int64)
-        rng = np.random.default_rng([seed, r, 1])
-        t = Tournament(k=k, p=p, f=f, seed=seed * 1_000_003 + r, final_phase=final_phase)
+        rng = np.random.default_rng(stream_seed(seed, r, 1))
+        # pairings: the old derived seed S·1000003 + r while it is one-to-one and a seed (pref_eval.seeds)
+        c = product_seed(seed, r)
+        t = (Tournament(k=k, p=p, f=f, seed=c, final_phase=final_phase) if c is not None and c <= SEED_MAX
+             else Tournament(k=k, p=p, f=f, seed=seed, final_phase=final_phase, stream=(seed, r, PRODUCT)))
         t.add_topic("t", {d: 1.0 for d in names})
         while not t.done():
             req = t.outstanding()
@@ -181,10 +185,10 @@ def recovery(
                          f"({cycles * K} pairs) exceeds the {K * (K - 1) // 2} pairs of K = {K} documents")
     # truth and dense matrix depend on (seed, K, sigma) only: rows for different
     # cycle counts read the same matrices
-    rng = np.random.default_rng([seed, K, int(round(sigma * 1000))])
+    rng = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000))))
     truth = rng.normal(0.0, sigma, (trials, K))
     # sparse: random cycles
-    rng_pairs = np.random.default_rng([seed, K, int(round(sigma * 1000)), cycles])
+    rng_pairs = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000)), cycles))
     perms = np.argsort(rng_pairs.random((trials, cycles, K)), axis=2)
     a_s = perms.reshape(trials, -1)
     b_s = np.roll(perms, -1, axis=2).reshape(trials, -1)

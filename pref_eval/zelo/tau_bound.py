@@ -72,6 +72,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..seeds import stream_seed
+
 REVEALS = ("none", "random", "nearest", "best", "best2")
 
 
@@ -252,7 +254,7 @@ def pair_values(K: int, sigma: float, combos: list[tuple[int, int]], samples: in
     if not combos or any(min(a, b) < 0 or max(a, b) > K - 2 for a, b in combos):
         raise ValueError(f"budgets must be within 0..{K - 2} judgments per row besides the pair's own")
     mult = 2 if reveal == "best2" else 1
-    rng = np.random.default_rng([seed, K, int(round(sigma * 1000)), votes])  # the same draws for every rule
+    rng = np.random.default_rng(stream_seed(seed, K, int(round(sigma * 1000)), votes))  # the same draws for every rule
     nopp = K - 2
     H = np.empty((samples, len(combos)))
     H0 = np.empty_like(H)

@@ -28,7 +28,8 @@ ignored, never silently mixed in; a pruning stage that would leave nobody,
 or prune nobody (possible with ties), keeps the documents with the most wins, and when those are the
 whole pool (the judgments cannot separate them) the topic ends with the whole pool as its top set,
 where a pruning stage that keeps everybody would repeat for ever; randomness is seeded
-(``numpy.random.default_rng([seed, step])``). The whole state is one JSON
+(``numpy.random.default_rng(stream_seed(seed, step))``, the list ``[seed, step]``: step >= 1, so
+unambiguous for every seed, see :func:`pref_eval.seeds.stream_seed`). The whole state is one JSON
 document (:meth:`Tournament.to_json`).
 """
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, UsageError
+from ..seeds import stream_seed
 from .state_schema import VERSION
 
 
@@ -53,7 +55,9 @@ class Tournament:
     strategy = "tournament"
 
     def __init__(self, k: int = 5, p: int | None = None, f: int | None = None, seed: int = 0,
-                 final_phase: bool = False):
+                 final_phase: bool = False, stream: tuple[int, ...] | None = None):
+        # stream: when given, stage s's pairings come from stream_seed(*stream, s, fixed=True) instead of
+        # stream_seed(seed, s) (zelo_simulate's repetitions past the old derived seed; never in a state file)
         # p and f not given: 7 and 9, raised to k + 1 and p + 1 when k needs it (prefj.py's defaults and
         # floors). Given below their floors they are refused (prefj.py raises them with a warning).
         if k < 1:
@@ -69,6 +73,7 @@ class Tournament:
             raise UsageError(f"--f {f} must exceed --p {p} (the pool size at which pruning stops; prefj.py "
                              f"raises f to p + 1 = {p + 1})")
         self.k, self.p, self.f, self.seed, self.final_phase = k, p, f, seed, final_phase
+        self.stream = stream
         self.step = 0
         self.topics: dict[str, dict] = {}
         self.comparisons = 0
@@ -80,7 +85,9 @@ class Tournament:
     # ------------------------------------------------------------------ setup
     def _rng(self):
         self.step += 1
-        return np.random.default_rng([self.seed, self.step])
+        if self.stream is None:
+            return np.random.default_rng(stream_seed(self.seed, self.step))
+        return np.random.default_rng(stream_seed(*self.stream, self.step, fixed=True))
 
     def add_topic(self, topic: str, grades: dict[str, float]) -> None:
         """Start a topic from its graded documents (candidates = top k + ties)."""
