@@ -489,17 +489,22 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
     diff = differing_measures(oo, po)
     if "bom" in feats:
         return "documented_bom", "trec_eval reads a BOM as part of the first qid"
+    if "all_negative" in feats:
+        return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
     if "gain_shared" in feats:
         return "documented_gain_shared", "dcg/ideal_dcg/ndcg share one parameter block in trec_eval"
     if diff and case["fmt"] in ("prefs", "qrels_prefs") and diff <= {"prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"} \
             and any(not isinstance(x, str) and x[3].startswith("-") for x in case["qrels_rows"]):
         return "documented_rnonrel_negative", "negative rel_levels: trec_eval reads past a class (trec-preferences.md)"
-    if diff and all(m.startswith("rbp") and not m.startswith("rbp_resid") for m in diff):
+    z = "Z" if case["z"] is not None else ""  # -Z prints Zmap, Zrbp, ...
+    if diff and all(m.startswith(z + "rbp") and not m.startswith(z + "rbp_resid") for m in diff):
         # trec_eval rescales with min/max read uninitialised: compare with it on rbp alone
         rbps = [m for m in measure_args(case["opts"]) if m.split(".")[0] == "rbp" or m == "all_trec"]
         margs = [x for m in rbps for x in ("-m", "rbp" if m == "all_trec" else m)]
         c2, o2, _ = run_peer(peer, [*strip_measures(case["opts"]), *margs, rel, "run"], d, None)
-        mine = b"".join(x + b"\n" for x in oo.split(b"\n") if x.startswith(b"rbp") and not x.startswith(b"rbp_res"))
+        zb = z.encode()
+        mine = b"".join(x + b"\n" for x in oo.split(b"\n")
+                        if x.startswith(zb + b"rbp") and not x.startswith(zb + b"rbp_res"))
         if c2 == 0 and mine == o2:
             return "documented_rbp", "rbp: trec_eval's uninitialised min/max (equal run alone)"
         return "diff", "rbp alone differs too: " + first_diff(mine, o2)
