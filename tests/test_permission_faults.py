@@ -198,13 +198,26 @@ def state_jobs() -> list[Job]:
         # the store
         Job("judge:store-read-only", "zelo_judge", JUDGE_Q, {1}, names=("judge.sqlite",), strict_store=True,
             setup=_chmod("judge.sqlite", 0o444), check=_absent("out.txt"), fast=True),
-        Job("judge:store-unreadable", "zelo_judge", JUDGE_Q, {1, 2}, names=("judge.sqlite",), strict_store=True,
-            setup=_chmod("judge.sqlite", 0), check=_absent("out.txt")),
+        Job("judge:store-unreadable", "zelo_judge", JUDGE_Q, {2}, names=("judge.sqlite",), says="cannot read",
+            strict_store=True, setup=_chmod("judge.sqlite", 0), check=_absent("out.txt")),
+        Job("judge-export:store-unreadable", "zelo_judge", ["export", "--store", "judge.sqlite", "-Q", "-o", "e.txt"],
+            {2}, names=("judge.sqlite",), says="cannot read: permission denied", strict_store=True,
+            setup=_chmod("judge.sqlite", 0), check=_absent("e.txt"), fast=True),
         Job("judge:store-dir-no-write", "zelo_judge", [("ro/judge.sqlite" if a == "judge.sqlite" else a)
                                                        for a in JUDGE_Q], {1}, names=("ro/judge.sqlite",),
             strict_store=True, setup=lambda ws: (_mkdir(ws, "ro", 0o755), os.replace(ws / "judge.sqlite",
                                                                                     ws / "ro/judge.sqlite"),
                                                  (ws / "ro").chmod(0o555)), check=_absent("out.txt")),
+        # a store shared in /tmp: another user's, writable by all, in a sticky directory -- written in place by
+        # SQLite (never renamed over), so it is used, as is its lock file (opened for reading)
+        Job("judge:store-of-another-user-in-a-sticky-dir", "zelo_judge", [("tmp/judge.sqlite" if a == "judge.sqlite"
+                                                                          else a) for a in JUDGE_Q], {0},
+            other_user=True, setup=lambda ws: (_mkdir(ws, "tmp", 0o1777, owner=0),
+                                               os.replace(ws / "judge.sqlite", ws / "tmp/judge.sqlite"),
+                                               os.replace(ws / "judge.sqlite.lock", ws / "tmp/judge.sqlite.lock"),
+                                               _give(ws / "tmp/judge.sqlite", OTHER, OTHER),
+                                               _give(ws / "tmp/judge.sqlite.lock", OTHER, OTHER),
+                                               (ws / "tmp/judge.sqlite").chmod(0o666))),
         Job("judge:store-lock-held-by-another-user", "zelo_judge", JUDGE_Q, {2}, names=("judge.sqlite",),
             says="in use", other_user=True, strict_store=True, setup=_hold_lock("judge.sqlite.lock"),
             check=_absent("out.txt")),

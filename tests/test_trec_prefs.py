@@ -145,3 +145,23 @@ def test_measure_not_defined_for_format(tmp_path: Path) -> None:
     res = zelo_trec(["-m", "map", "-R", "prefs", "rel", "run"], tmp_path)
     assert res.returncode != 0
     assert "not defined for -R prefs" in res.stderr.decode()
+
+
+def test_qrels_jg_negative_level_hand_worked(tmp_path: Path) -> None:
+    """-l -1 with -R qrels_jg (found by tools/fuzz_trec_eval.py; trec_eval 10.0 prints these bytes).
+
+    Topic 1, JG a judges d1 = -1, JG b judges d2 = 1; the run retrieves d3 only (judged by neither).
+    At -l -1 a document a JG did not judge (-1) counts as relevant in trec_eval's rank walks:
+    P_avgjg_1 = (1/1 + 1/1) / 2 = 1. map_avgjg: JG a has R = 0 (no grade >= 0) but finds d3,
+    so its AP is 1/0 = inf, and the mean is inf. Rprec_mult_avgjg.1: JG a has c = (long)(0 + 0.9) = 0
+    (value 0); JG b has c = (long)(1 + 0.9) = 1 and trec_eval walks down from its judged relevant
+    count (0), lowered by d3: max(1 - 1, 0) / 1 = 0 (it was 1 before this fix).
+    """
+    (tmp_path / "jq").write_text("1 a d1 -1\n1 b d2 1\n")
+    (tmp_path / "jr").write_text("1 Q0 d3 1 2.0 r\n")
+    res = zelo_trec(["-m", "map_avgjg", "-m", "Rprec_mult_avgjg.1", "-m", "P_avgjg.1", "-R", "qrels_jg", "-l-1",
+                     "jq", "jr"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == (b"map_avgjg             \tall\t   inf\n"
+                          b"P_avgjg_1             \tall\t1.0000\n"
+                          b"Rprec_mult_avgjg_1.00 \tall\t0.0000\n")

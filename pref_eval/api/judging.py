@@ -111,7 +111,10 @@ def judge(
 
     # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for
     # any output, instead of "not a zelo_judge store (unable to open database file)", exit 2)
-    preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")})  # --state: run.run
+    # written in place by SQLite, never replaced: a store of another user in /tmp may be shared (Store refuses one
+    # this user may not read or write)
+    preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")},  # --state: run.run
+              replaced=False)
     # the output is opened (and refused if unwritable or an input) before anything is asked;
     # it is committed after the run, while every answer is in the store as soon as it arrives
     if output is None:  # a Python caller's default: the results are in the session (the command passes "-")

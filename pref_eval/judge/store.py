@@ -51,12 +51,29 @@ _COLUMNS = ("judge", "prompt", "qid", "doc_1", "doc_2", "rep", "vote", "status",
             "tokens_in", "tokens_out", "cost", "latency", "attempts", "time")
 
 
+def _check_readable(path: str) -> None:
+    """An existing store this user may not read (or reach: a directory without search permission on the way) is
+    refused as an unreadable input (:class:`InputError`, exit 2), as SQLite's "unable to open database file"
+    would be taken for a file that is not a store or cannot be written."""
+    import stat
+
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            with open(path, "rb"):
+                pass
+    except PermissionError:
+        raise InputError(path, 0, "cannot read: permission denied") from None
+    except OSError:
+        pass  # missing (a new store), or another failure SQLite reports
+
+
 class Store:
     """An open store; ``readonly`` opens an existing file for export."""
 
     def __init__(self, path: str, *, readonly: bool = False) -> None:
         self.path = path
         self._lock_fd: int | None = None
+        _check_readable(path)
         if readonly and not os.path.exists(path):
             raise InputError(path, 0, "no such store (expected a zelo_judge SQLite store)")
         self.rep = "rep"  # the repetition column ("0" when reading a schema-1 store)

@@ -7,10 +7,13 @@ judgments separately, then averaged over the query's JGs (the plain value
 when there is one JG), then averaged over queries:
 
 * ``map_avgjg`` = mean_JG AP_JG, AP_JG = Σ_{relevant retrieved at rank i}
-  (rel found up to i / i) / R_JG (0 when none retrieved);
+  (rel found up to i / i) / R_JG (0 when none retrieved; ``inf`` when R_JG = 0,
+  which ``-l`` ≤ −1 allows, as trec_eval);
 * ``P_avgjg.k`` = mean_JG |Rel_JG ∩ Ret[:k]| / k;
 * ``Rprec_mult_avgjg.x`` = mean_JG |Rel_JG ∩ Ret[:c]| / c with
-  c = (long)(x·R_JG + 0.9) (0 when c = 0).
+  c = (long)(x·R_JG + 0.9) (0 when c = 0); with ``-l`` ≤ −1 the count is
+  lowered by the documents the JG did not judge (trec_eval's walk from the
+  judged count, as ``Rprec_mult``), never below 0.
 
 Relevant means grade ≥ ``-l``; R_JG counts the JG's grades ≥ max(l, 0).
 The ranking is the run's (score descending, ties docno descending, ``-M``);
@@ -144,7 +147,10 @@ def map_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     s = np.bincount(jg.eg, weights=prec, minlength=jg.ng)
     found = np.bincount(jg.eg, weights=rel, minlength=jg.ng)
     R = jg.num_rel(ctx.level)
-    ap = np.divide(s, R, out=np.zeros(jg.ng), where=(found > 0) & (R > 0))
+    # trec_eval divides whenever something relevant was found: with -l ≤ -1 a JG without a judged grade
+    # ≥ 0 (R = 0) can still find the documents it did not judge, and its AP is sum / 0 = inf (printed `inf`)
+    with np.errstate(divide="ignore"):
+        ap = np.divide(s, R, out=np.zeros(jg.ng), where=found > 0)
     return jg.average(ap).reshape(-1, 1)
 
 
@@ -168,9 +174,15 @@ def p_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 def rprec_mult_avgjg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     jg = _jg(ctx)
     R = jg.num_rel(ctx.level).astype(np.float64)
+    # as Rprec_mult: trec_eval walks up from the JG's num_rel_ret (judged only); with -l ≤ -1 the
+    # walk also counts the documents that JG did not judge, so it runs `offset` below and stops at 0
+    offset: np.ndarray = np.zeros(jg.ng)
+    if int(ctx.level) < 0:
+        offset = np.bincount(jg.eg, weights=(jg.grade >= int(ctx.level)) & (jg.grade < 0), minlength=jg.ng)
     cols = []
     for x in params:
         c = c_long(float(x) * R + 0.9)
-        v = np.divide(_rel_in_top(jg, ctx.level, c), c, out=np.zeros(jg.ng), where=c > 0)
+        found = np.maximum(_rel_in_top(jg, ctx.level, c) - offset, 0.0)
+        v = np.divide(found, c, out=np.zeros(jg.ng), where=c > 0)
         cols.append(jg.average(v))
     return np.column_stack(cols)

@@ -133,9 +133,11 @@ def _stat_output(path: str) -> os.stat_result | None:
     return st
 
 
-def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None) -> None:
+def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None, *, replaced: bool = True) -> None:
     """Fail early (before any long computation) for an output that :func:`output_file` would refuse:
-    a missing directory, a directory, one of the inputs. Nothing is created."""
+    a missing directory, a directory, one of the inputs, an existing file it may not replace. Nothing is
+    created. ``replaced=False``: a file written in place by its own writer (zelo_judge's SQLite store), for
+    which only where it is matters, not whether this process may replace it."""
     if is_stdout(path):
         return
     if path is None:  # is_stdout(None) is True
@@ -146,7 +148,7 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
     st = _stat_output(path)
     if st is None or stat.S_ISREG(st.st_mode):
         final = target(path)
-        if st is not None:
+        if st is not None and replaced:
             _check_replaceable(path, final)
 
 

@@ -151,6 +151,36 @@ CASES = [
 ]
 
 
+# cases of tools/fuzz_trec_eval.py (seed, index; --hostile 0) on which zelo_trec and trec_eval agreed:
+# unicode / invalid-UTF-8 / case-only / 200-character ids, float32 and rounding ties, subnormal and
+# huge scores, several run tags, CRLF, tabs, long option spellings, -c -J -M0 -o -Z (session 19)
+FUZZ = [(4, 120), (4, 145), (4, 346), (4, 378), (4, 398), (4, 87), (4, 439), (4, 498)]
+
+
+def _fuzz_name(seed: int, idx: int) -> str:
+    return f"fuzz_{seed}_{idx}_needsB"
+
+
+def make_fuzz_inputs() -> list[tuple[str, str]]:
+    """Write the FUZZ cases' files (fuzz_S_I.rel, .run, .z) here; returns (name, arguments)."""
+    sys.path.insert(0, str(HERE.parents[2] / "tools"))
+    from fuzz_trec_eval import make_case  # the generator of the fuzz, seeded (no trec_eval code)
+
+    rows = []
+    for seed, idx in FUZZ:
+        case = make_case(seed, idx, 0.0)
+        assert case["fmt"] == "qrels" and not case["stdin"] and not case["feats"], (seed, idx)
+        base = f"fuzz_{seed}_{idx}"
+        enc = {"encoding": "utf-8", "errors": "surrogateescape"}
+        (HERE / f"{base}.rel").write_bytes(case["rel_text"].encode(**enc))
+        (HERE / f"{base}.run").write_bytes(case["run_text"].encode(**enc))
+        if case["z"] is not None:
+            (HERE / f"{base}.z").write_bytes(case["z"].encode(**enc))
+        opts = [f"{base}.z" if o == "zscores" else o for o in case["opts"]]
+        rows.append((_fuzz_name(seed, idx), " ".join([*opts, f"{base}.rel", f"{base}.run"])))
+    return rows
+
+
 def make_inputs() -> None:
     rng = np.random.default_rng(SEED)
     q = make_qrels(rng)
@@ -163,9 +193,9 @@ def make_inputs() -> None:
     write_zscores(HERE / "zscores.gen", rng)
 
 
-def make_expected(trec_eval: str) -> None:
+def make_expected(trec_eval: str, fuzz: list[tuple[str, str]]) -> None:
     rows = []
-    for name, args in CASES:
+    for name, args in CASES + fuzz:
         p = subprocess.run([trec_eval, *args.split()], cwd=HERE, capture_output=True)
         (HERE / f"{name}.out").write_bytes(p.stdout)
         rows.append(f"{name}\t{p.returncode}\t{args}\n")
@@ -175,5 +205,6 @@ def make_expected(trec_eval: str) -> None:
 
 if __name__ == "__main__":
     make_inputs()
+    fuzz_cases = make_fuzz_inputs()
     if len(sys.argv) > 1:
-        make_expected(sys.argv[1])
+        make_expected(sys.argv[1], fuzz_cases)

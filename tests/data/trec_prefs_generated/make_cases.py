@@ -72,3 +72,5 @@ if __name__ == "__main__":
     make_prefs(2, 10, "case2", dup_lines=True)
     make_qrels_jg(3, 9, "case3", grades=(0, 0, 0, 1, 2, 3))  # used with -R qrels_prefs
     make_qrels_jg(4, 12, "case4", grades=(-1, 0, 0, 1, 1, 2))  # used with -R qrels_jg
+    # found by tools/fuzz_trec_eval.py: -l -1 / -l -2 (judgment groups with only negative grades, R = 0)
+    make_qrels_jg(5, 12, "case5", grades=(-2, -1, -1, -1, 0, 1, 2))  # used with -R qrels_jg -l-1, -l-2

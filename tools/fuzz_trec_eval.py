@@ -1,0 +1,644 @@
+#!/usr/bin/env python3
+"""Differential fuzz: zelo_trec against the trec_eval 10.0 binary, live.
+
+Runs only where a trec_eval binary is given (it is not shipped: build it under /tmp from
+https://github.com/usnistgov/trec_eval, tag v10.0, plain ``make``)::
+
+    python tools/fuzz_trec_eval.py --peer /tmp/trec_eval/trec_eval --cases 3000 --seed 1
+    python tools/fuzz_trec_eval.py --peer /tmp/trec_eval/trec_eval --case 1:137 --keep /tmp/fz   # one case, kept
+
+Each case is made from (seed, index) alone: a rel-info file (qrels; a fraction in ``-R prefs``,
+``qrels_prefs`` or ``qrels_jg`` form) and a run full of hostile-but-legal content -- graded,
+negative and huge grades, topics without a relevant document, docnos that differ only in case, in
+byte order (``d9``/``d10``), by a unicode or invalid-UTF-8 byte, 200-character ids, ids that look
+like numbers, a topic named ``all``, subtopic values in the iteration column, tabs, runs of
+spaces, CRLF, single comment lines; score ties (also ties only in float32, decimal strings equal
+after rounding to a double), scientific, subnormal, huge, negative scores and ``-0``, ranks out of
+order, shuffled lines, topics only in the run or only in the qrels, one-line runs, several run
+tags in one file, rankings longer than the cutoffs -- and random options, singly and combined
+(``-q -c -n -J -o -l N -N N -M N -Z FILE -T trec_results``, long spellings, ``-`` for the run on
+stdin, ``-m`` lists over every measure family with parameters and the nicknames).
+
+A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
+answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
+whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
+non-integer grade, a qrels topic missing from the run without ``-c``): there a refusal of ours
+must be one stderr line naming ``file:line`` (or the file), exit 2.
+
+Both programs read the same files: trec_eval as a child process, zelo_trec in this process
+(``pref_eval.cli.trec.main``; put the checkout to test first on PYTHONPATH) or as a child
+(``python -m pref_eval.cli.trec``) when the run comes on stdin. stdout is compared byte for byte,
+with the exit status; stderr only classifies a failure. Every case ends in one class:
+
+* ``same`` -- the same bytes and status (``same_failure``: both refuse, ours in one line, exit 2);
+* ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists,
+  checked where it can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our
+  output is compared with trec_eval on the qrels cut to the run's topics (``documented_missing``);
+  an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is compared with trec_eval
+  run on that measure alone (``documented_rbp``);
+* ``peer_crash`` -- trec_eval killed by a signal (documented classes only count as such);
+* anything else (``diff``, ``we_refuse``, ``peer_fails``, ``refusal_unclear``, ``our_traceback``)
+  is a finding: printed with its case id, exit status 1.
+
+Exit status 0 when every case agrees or is documented; 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+# ----------------------------------------------------------------------------------------- measures
+# every trec_eval 10 measure of the qrels path, with parameter spellings trec_eval's own tests use
+MEASURES: dict[str, list[str]] = {
+    "P": ["P", "P.5,10", "P.1", "P.1000,3", "P.200,1,2"],
+    "recall": ["recall", "recall.5,10", "recall.1000", "recall.1"],
+    "base": ["map", "gm_map", "Rprec", "bpref", "gm_bpref", "recip_rank", "infAP", "num_ret", "num_rel",
+             "num_rel_ret", "num_q", "runid", "num_nonrel_judged_ret", "yaap"],
+    "iprec": ["iprec_at_recall", "iprec_at_recall.0,.5,1", "iprec_at_recall..1,.33", "iprec_at_recall.1"],
+    "11pt": ["11pt_avg", "11pt_avg..25,.5,.75", "11pt_avg.0.5,0.1,0.9,0", "11pt_avg.1"],
+    "cut": ["map_cut", "map_cut.3,1000", "map_cut.1", "ndcg_cut", "ndcg_cut.3", "ndcg_cut.5,10,23",
+            "ndcg_cut.1,2000"],
+    "ndcg": ["ndcg", "ndcg.1=3,2=9,4=4.5", "ndcg.1=1,2=3", "ndcg.3=0.5", "ndcg.0=1,1=2", "ndcg_rel",
+             "ndcg_rel.2=5", "Rndcg", "G", "G.1=2,2=5", "binG", "dcg", "ideal_dcg", "dcg.1=2,2=1"],
+    "rbp": ["rbp", "rbp.p=0.8", "rbp.p=0.5", "rbp.p=0.95,2=3", "rbp.p=0.99", "rbp_resid", "rbp_resid.p=0.8"],
+    "unj": ["unj", "unj.5,10", "unj.1"],
+    "relp": ["relative_P", "relative_P.5,10", "relative_P.1"],
+    "rmult": ["Rprec_mult", "Rprec_mult.0.5,2,3", "Rprec_mult.1.5"],
+    "success": ["success", "success.1", "success.1,5,10", "success.1000"],
+    "relstring": ["relstring", "relstring.20", "relstring.3", "relstring.1"],
+    "set": ["set_P", "set_recall", "set_relative_P", "set_map", "set_F", "set_F.0.5", "set_F.2", "set_F.0"],
+    "utility": ["utility", "utility.1,-1,0,0", "utility.2,-1,0,1", "utility.0.5,-0.25,1,0"],
+    "nick": ["official", "all_trec", "set"],
+}
+PREF_MEASURES = ["all_prefs", "prefs", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                 "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+                 "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+                 "prefs_pair_imp", "prefs_avgjg_imp", "runid", "num_q"]
+JG_MEASURES = ["qrels_jg", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "P_avgjg.5,10", "Rprec_mult_avgjg.0.5,2"]
+# printed names for -Z files (a subset on purpose: the rest print -1000000)
+Z_NAMES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "P_5", "P_10",
+           "P_1", "recall_10", "iprec_at_recall_0.00", "iprec_at_recall_0.50", "infAP", "ndcg", "ndcg_cut_10",
+           "ndcg_cut_3", "success_1", "map_cut_10", "rbp", "set_F", "set_P", "utility", "Rndcg", "G", "unj_10",
+           "num_nonrel_judged_ret", "11pt_avg", "relative_P_5", "Rprec_mult_1.00"]
+GAIN_MEASURES = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G", "binG", "dcg", "ideal_dcg", "rbp", "rbp_resid",
+                 "all_trec"}
+GAIN_SHARED = ("dcg", "ideal_dcg", "ndcg")  # one parameter block in trec_eval's m_ndcg.c (documented)
+
+
+# ----------------------------------------------------------------------------------------- generator
+def _qid(r: random.Random, n: int, style: str) -> str:
+    if style == "num":
+        return str(n)
+    if style == "strcmp":  # 1 10 100 2 ... and leading zeros: byte order, not numeric order
+        return r.choice([str(n), f"0{n}", f"{n}0", f"{n}.0", f"{n}e0"])
+    if style == "case":
+        return r.choice(["q", "Q"]) + str(n % 4)
+    if style == "uni":
+        return r.choice(["é", "Ω", "查", "😀", "ß", "e\u0301", "Å", "ﬁ"]) + str(n)
+    if style == "long":
+        return "t" * 199 + str(n % 10)
+    if style == "all":
+        return "all" if n % 3 == 0 else str(n)
+    if style == "sym":
+        return r.choice(["x#", "a-b", "1/2", "q_", "~", "a.b", "(1)", "+1", "-1"]) + str(n)
+    return _qid(r, n, r.choice(["num", "strcmp", "case", "uni", "long", "all", "sym"]))
+
+
+def _docno(r: random.Random, n: int, style: str) -> str:
+    if style == "plain":
+        return f"d{n}"
+    if style == "case":  # d3 / D3 / d3a / D3A: differ only in case
+        return r.choice(["d", "D"]) + str(n // 2) + r.choice(["", "a", "A"])
+    if style == "order":  # d9 < d10 only numerically; d-1 / d_1 / d.1 sort by punctuation bytes
+        return r.choice(["d", "d-", "d_", "d.", "d0", "D"]) + str(n)
+    if style == "uni":
+        return r.choice(["é", "e\u0301", "Ω", "查", "ß", "ss", "😀", "Å", "Å"]) + str(n)
+    if style == "latin1":  # not UTF-8: trec_eval compares bytes
+        return "d" + str(n) + r.choice(["\udce9", "\udcff", "\udc80", "x"])
+    if style == "long":
+        return "D" * 195 + f"{n:05d}"
+    if style == "num":
+        return r.choice([str(n), f"{n}.0", f"0{n}", f"{n}e1", f"-{n}"])
+    return _docno(r, n, r.choice(["plain", "case", "order", "uni", "long", "num"]))
+
+
+def _score(r: random.Random, style: str, k: int) -> str:
+    if style == "ties":
+        return r.choice(["1", "1.0", "1.00", "0", "-0", "-0.0", "0.0", "2", "+1", "1e0", "10e-1"])
+    if style == "f32":  # equal as float32, distinct as doubles
+        return r.choice(["1.0", "1.00000001", "1.00000002", "0.99999999", "16777216", "16777217", "0.1",
+                         "0.100000001"])
+    if style == "round":  # decimal strings equal (or not) after rounding to a double
+        return r.choice(["0.1", "0.10000000000000000001", "0.1000000000000000055511151231257827",
+                         "0.09999999999999999", "0.3", "0.30000000000000004", "0.29999999999999998",
+                         "9007199254740993", "9007199254740992", "9007199254740992.5", "2.5",
+                         "2.50000000000000000000001"])
+    if style == "sci":
+        x = r.choice([-1, 1]) * r.random() * 10 ** r.randint(-300, 300)
+        return r.choice(["%e", "%E", "%.3e", "%g", "%.17g"]) % x
+    if style == "sub":  # subnormal, huge, signed zeros, infinity-adjacent
+        return r.choice(["5e-324", "-5e-324", "1e-310", "2.2250738585072014e-308", "1e308", "-1e308",
+                         "1.7976931348623157e308", "-0", "0", "-0.0", "4.9e-324", "1e-320"])
+    if style == "neg":
+        return f"{-r.random() * 10:.{r.randint(0, 4)}f}"
+    if style == "int":
+        return str(r.randint(-3, 3))
+    if style == "desc":  # strictly decreasing, the usual run
+        return f"{1000 - k * 0.5:.2f}"
+    return f"{r.gauss(0, 1):.{r.randint(1, 6)}f}"
+
+
+SCORE_STYLES = ["ties", "f32", "round", "sci", "sub", "neg", "int", "desc", "normal"]
+
+
+def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (one flat recipe)
+    r = random.Random(f"trec:{seed}:{idx}")
+    fmt = r.choices(["qrels", "prefs", "qrels_prefs", "qrels_jg"], [0.82, 0.06, 0.06, 0.06])[0]
+    nq = r.choice([1, 1, 2, 3, 5, 8, 12])
+    qstyle = r.choice(["num", "num", "strcmp", "case", "uni", "long", "all", "sym", "mixed"])
+    dstyle = r.choice(["plain", "plain", "case", "order", "uni", "latin1", "long", "num", "mixed"])
+    qids = list(dict.fromkeys(_qid(r, r.randint(0, 40), qstyle) for _ in range(nq)))
+    feats: set[str] = set()
+    pool = {q: list(dict.fromkeys(_docno(r, r.randint(0, 3 * r.choice([1, 3, 10, 30, 100])), dstyle)
+                                  for _ in range(r.choice([1, 2, 4, 10, 30, 60, 200])))) for q in qids}
+    maxg = r.choice([1, 1, 2, 3, 4, 12, 127, 1000, 1000000])
+    grade_style = r.choice(["plain", "plain", "neg", "signs"])
+    iter_style = r.choice(["0", "0", "Q0", "sub", "word"])
+    qrels_rows: list[tuple[str, str, str, str]] = []
+    for q in qids:
+        kind = r.random()
+        docs = pool[q]
+        judged = r.sample(docs, max(1, int(len(docs) * r.choice([0.2, 0.5, 1.0]))))
+        if kind < 0.1:
+            judged = judged[:1]
+        for d in judged:
+            g = r.randint(0, maxg) if r.random() < 0.5 else r.choice([0, 0, 1])
+            if kind > 0.9:
+                g = 0  # a topic without relevant documents
+            elif grade_style == "neg" and r.random() < 0.3:
+                g = -r.randint(1, 3)
+            gs = str(g)
+            if grade_style == "signs" and r.random() < 0.3 and g >= 0:
+                gs = r.choice([f"+{g}", f"00{g}", gs])
+            it = {"0": "0", "Q0": "Q0", "sub": str(r.randint(0, 3)), "word": r.choice(["aspect1", "x", "-"])}[
+                iter_style]
+            qrels_rows.append((q, it, d, gs))
+        # a topic with all grades negative crashes or stops trec_eval (documented): keep one >= 0
+        if all(int(x[3]) < 0 for x in qrels_rows if x[0] == q):
+            qrels_rows.append((q, "0", judged[0] + "_z", "0"))
+    # topics only in the qrels: legal with -c; without it trec_eval stops (documented, checked on cut qrels)
+    run_qids = [q for q in qids if r.random() > 0.12 or fmt in ("prefs", "qrels_jg")] or qids[:1]
+    extra = [x for x in (_qid(r, 50 + i, qstyle) for i in range(r.choice([0, 0, 0, 1, 2]))) if x not in pool]
+    run_qids += extra  # topics only in the run: ignored by both
+    sstyle = r.choice(SCORE_STYLES + ["mixed"])
+    tags = [r.choice(["run", "r1", "STANDARD", "x" * 40, "é"])]
+    if r.random() < 0.2:
+        tags += ["other", "tag2"]  # several run names: runid is the last line's
+    run_lines: list[list[str]] = []
+    long_topic = r.random() < 0.1
+    for q in run_qids:
+        cand = list(pool.get(q, [])) + [_docno(r, 1000 + i, dstyle) for i in range(r.randint(0, 8))]
+        cand = list(dict.fromkeys(cand))
+        if long_topic and q == run_qids[0]:
+            cand = list(dict.fromkeys(cand + [f"L{i}" for i in range(r.choice([1001, 1500, 2100]))]))
+        n = r.choice([1, 1, 2, 5, len(cand) // 2 + 1, len(cand)])
+        docs = r.sample(cand, min(n, len(cand)))
+        for k, d in enumerate(docs):
+            st = sstyle if sstyle != "mixed" else r.choice(SCORE_STYLES)
+            s = _score(r, st, k)
+            rk = str(k + 1) if r.random() < 0.8 else str(r.randint(-5, 5000))
+            t = r.choice(tags)
+            line = [q, r.choice(["Q0", "Q0", "0", "iter"]), d, rk, s, t]
+            if r.random() < 0.03:
+                line.append(r.choice(["junk", "1 2 3"]))
+            run_lines.append(line)
+    if r.random() < 0.9:
+        r.shuffle(run_lines)  # unsorted topics, ranks out of order
+    if r.random() < 0.05:
+        run_lines = run_lines[:1]  # a one-line run
+    if not any(x[0] in pool for x in run_lines):
+        q0 = qids[0]
+        run_lines.append([q0, "Q0", pool[q0][0], "1", "1.5", tags[-1]])
+    opts: list[str] = []
+    z = None
+    if fmt == "qrels":
+        pick: list[str] = []
+        u = r.random()
+        if u < 0.12:
+            pass  # no -m: official
+        elif u < 0.2:
+            pick = [r.choice(MEASURES["nick"])]
+        else:
+            fams = r.sample(sorted(MEASURES), r.randint(1, 5))
+            pick = [r.choice(MEASURES[f]) for f in fams]
+            if r.random() < 0.2:
+                pick += [r.choice(MEASURES[r.choice(fams)])]
+        pick = list(dict.fromkeys(pick))
+        shared = [m for m in pick if m.split(".")[0] in GAIN_SHARED]
+        if len(shared) > 1 and any("." in m for m in shared) or any("." in m for m in shared) and "all_trec" in pick:
+            feats.add("gain_shared")
+        if maxg > 1000 and any(m.split(".")[0] in GAIN_MEASURES for m in pick):
+            # trec_eval's gain measures take minutes on a grade of 10^6 (quadratic in the levels)
+            qrels_rows[:] = [(q, it, d, str(int(g) % 1001) if int(g) > 1000 else g) for q, it, d, g in qrels_rows]
+        for m in pick:
+            opts += r.choice([["-m", m], ["-m" + m], ["--measure", m], [f"--measure={m}"]])
+    else:
+        ms = JG_MEASURES if fmt == "qrels_jg" else PREF_MEASURES
+        for m in dict.fromkeys(r.sample(ms, r.randint(1, 3))):
+            opts += ["-m", m]
+        opts += r.choice([["-R", fmt], ["-R" + fmt], ["--Rel_info_format", fmt]])
+    if r.random() < 0.6:
+        opts.append(r.choice(["-q", "-q", "--query_eval_wanted"]))
+    if r.random() < 0.3:
+        opts.append(r.choice(["-c", "-c", "--complete_rel_info_wanted"]))
+    if r.random() < 0.1:
+        opts.append(r.choice(["-n", "--nosummary"]))
+    if r.random() < 0.1:
+        opts.append(r.choice(["-J", "--Judged_docs_only"]))
+    if r.random() < 0.15:
+        v = str(r.choice([0, 1, 2, 3, 5, -1, 1000]))
+        opts += r.choice([["-l", v], ["-l" + v], ["--level_for_rel", v]])
+    if r.random() < 0.15:
+        v = str(r.choice([0, 1, 2, 3, 5, 10, 50, 1000, 100000]))
+        opts += r.choice([["-M", v], ["-M" + v], ["--Max_retrieved_per_topic", v]])
+    if r.random() < 0.08:
+        v = str(r.choice([0, 1, 10, 1000, 1000000]))
+        opts += r.choice([["-N", v], ["-N" + v], ["--Number_docs_in_coll", v]])
+    if r.random() < 0.04:
+        opts.append("-o")
+    if r.random() < 0.04:
+        opts += r.choice([["-T", "trec_results"], ["--Results_format", "trec_results"]])
+    if r.random() < 0.03:
+        opts += ["-D", "0"]
+    if fmt == "qrels" and r.random() < 0.08:
+        z = make_zscores(r, qids)
+        opts += r.choice([["-Z", "zscores"], ["--Zscore", "zscores"]])
+    stdin = r.random() < 0.03
+    sep = r.choice([" ", " ", "\t", "  ", " \t "])
+    eol = "\r\n" if r.random() < 0.08 else "\n"
+    case: dict = {"fmt": fmt, "opts": opts, "z": z, "stdin": stdin, "feats": feats, "sep": sep, "eol": eol,
+                  "qrels_rows": qrels_rows, "run_lines": run_lines, "qids": qids, "pool": pool}
+    if fmt in ("prefs", "qrels_jg"):
+        case["rel_text"] = make_pref_file(r, fmt, qids, pool, feats)
+    if r.random() < hostile_rate:
+        feats.add(_make_hostile(r, case))
+    no_c = "-c" not in opts and "--complete_rel_info_wanted" not in opts
+    rel_q = set(qids) if fmt in ("prefs", "qrels_jg") else {x[0] for x in qrels_rows if not isinstance(x, str)}
+    if no_c and rel_q - {x[0] for x in run_lines}:
+        feats.add("missing_no_c")
+    case.setdefault("rel_text", _join(qrels_rows, sep, eol, r))
+    case["run_text"] = _join(run_lines, sep, eol, r)
+    case.pop("pool")
+    return case
+
+
+def _join(rows: list, sep: str, eol: str, r: random.Random) -> str:
+    out = []
+    for i, row in enumerate(rows):
+        line = sep.join(row) if isinstance(row, (list, tuple)) else row
+        if r.random() < 0.03:
+            line = r.choice([" ", "\t"]) + line  # leading white space
+        if r.random() < 0.03:
+            line += r.choice([" ", "\t", "  "])  # trailing white space
+        out.append(line)
+        if 0 < i < len(rows) - 1 and r.random() < 0.01:
+            out.append("# a comment line")  # one at a time, never last (trec_eval 10 reads one only)
+    return eol.join(out) + (eol if out and r.random() < 0.95 else "")
+
+
+def make_zscores(r: random.Random, qids: list[str]) -> str:
+    lines = []
+    for q in qids:
+        if r.random() < 0.15:
+            continue  # a topic without z entries
+        for m in Z_NAMES:
+            if r.random() < 0.3:
+                continue
+            sd = "0" if r.random() < 0.1 else f"{r.uniform(0.05, 0.5):.4f}"
+            lines.append(f"{q} {m} {r.uniform(0, 1):.4f} {sd}")
+        # trec_eval's binary search (convert_zscores.c) reads one entry past the end of a list:
+        # a measure that sorts last in each topic and a topic that sorts last keep it in bounds
+        lines.append(f"{q} zzz_sentinel 0 1")
+    lines.append("\U0010fffd zzz_sentinel 0 1")
+    r.shuffle(lines)
+    return "\n".join(lines) + "\n"
+
+
+def make_pref_file(r: random.Random, fmt: str, qids: list[str], pool: dict, feats: set[str]) -> str:
+    """Consistent judgments (one level per document and judgment group); ``pref_conflict`` otherwise."""
+    conflict = r.random() < 0.1
+    if conflict:
+        feats.add("pref_conflict")  # two levels for a document in one JG, or a cycle: refused (documented)
+    lines = []
+    for q in qids:
+        docs = pool[q]
+        for g in range(r.randint(1, 3)):
+            level = {d: r.choice(["0", "1", "2", "3.5", "0.0", "1e1", "2"]) for d in docs}
+            if fmt == "prefs":
+                for s in range(r.randint(1, 3)):
+                    for d in r.sample(docs, min(len(docs), r.randint(1, 6))):
+                        lv = r.choice(["0", "1", "2", "3.5"]) if conflict else level[d]
+                        lines.append(f"{q} jg{g} sub{s} {d} {lv}")
+            else:
+                for d in r.sample(docs, min(len(docs), r.randint(1, 10))):
+                    lines.append(f"{q} {g} {d} {r.choice(['0', '0', '1', '2', '-1'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _make_hostile(r: random.Random, case: dict) -> str:  # noqa: C901
+    """One input docs/differences.md documents as answered differently by us and trec_eval."""
+    kind = r.choice(["dup_qrels", "dup_run_doc", "blank_qrels", "all_negative", "empty_run", "nan_score",
+                     "hex_score", "text_score", "float_grade", "bom", "missing_topic"])
+    rows, lines = case["qrels_rows"], case["run_lines"]
+    if case["fmt"] != "qrels" and kind in ("dup_qrels", "blank_qrels", "all_negative", "float_grade", "bom"):
+        kind = "dup_run_doc"
+    if kind == "dup_qrels":  # the same (qid, docno) twice with another grade
+        q, it, d, g = r.choice(rows)
+        rows.insert(r.randrange(len(rows) + 1), (q, it, d, str(int(g) + 1)))
+    elif kind == "blank_qrels":
+        rows.insert(r.randrange(1, len(rows) + 1), "")
+    elif kind == "all_negative":
+        rows.extend([("negq", "0", "n1", "-1"), ("negq", "0", "n2", r.choice(["-1", "-2"]))])
+        lines.append(["negq", "Q0", "n1", "1", "1.0", "run"])
+    elif kind == "empty_run":
+        lines.clear()
+    elif kind == "dup_run_doc":
+        ln = list(r.choice(lines))
+        ln[4] = _score(r, "normal", 0)
+        lines.insert(r.randrange(len(lines) + 1), ln)
+    elif kind in ("nan_score", "hex_score", "text_score"):
+        ln = r.choice(lines)
+        ln[4] = r.choice({"nan_score": ["nan", "NaN", "-nan"], "hex_score": ["0x10", "0x1p-2"],
+                          "text_score": ["abc", "1e5x", "1_0", "1,5"]}[kind])
+    elif kind == "float_grade":
+        i = r.randrange(len(rows))
+        q, it, d, _ = rows[i]
+        rows[i] = (q, it, d, r.choice(["2.7", "0.5", "1e0"]))
+    elif kind == "bom":
+        q, it, d, g = rows[0]
+        rows[0] = ("\ufeff" + q, it, d, g)
+    elif kind == "missing_topic":
+        rows.append(("only_in_qrels", "0", "dq", "1"))
+    return kind
+
+
+def write_case(case: dict, d: Path) -> None:
+    d.mkdir(parents=True, exist_ok=True)
+    enc = {"encoding": "utf-8", "errors": "surrogateescape"}
+    (d / "rel").write_bytes(case["rel_text"].encode(**enc))
+    (d / "run").write_bytes(case["run_text"].encode(**enc))
+    if case["z"] is not None:
+        (d / "zscores").write_bytes(case["z"].encode(**enc))
+
+
+# ----------------------------------------------------------------------------------------- runners
+def run_peer(peer: Path, args: list[str], cwd: Path, stdin: bytes | None) -> tuple[int, bytes, str]:
+    p = subprocess.run([str(peer), *args], cwd=cwd, capture_output=True, timeout=PEER_TIMEOUT, input=stdin)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def run_ours(args: list[str], cwd: Path, stdin: bytes | None) -> tuple[int, bytes, str]:
+    if stdin is not None:  # a child: the run on its stdin
+        p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args], cwd=cwd, capture_output=True,
+                           timeout=300, input=stdin)
+        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+    from pref_eval.cli.trec import main
+
+    out_b, err_b = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_b, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
+    err = io.TextIOWrapper(err_b, encoding="utf-8", errors="replace", write_through=True)
+    old = os.getcwd()
+    os.chdir(cwd)
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            except Exception as e:  # a traceback for the user
+                import traceback
+
+                err.write("Traceback (escaped): " + "".join(traceback.format_exception(e)))
+                code = 99
+    finally:
+        os.chdir(old)
+    return code, out_b.getvalue(), err_b.getvalue().decode("utf-8", "replace")
+
+
+# ----------------------------------------------------------------------------------------- comparison
+def one_line_error(err: str) -> bool:
+    lines = [ln for ln in err.splitlines() if ln.strip() and "warning" not in ln]
+    return len(lines) == 1 and "Traceback" not in err
+
+
+def names_file(err: str, files: tuple[str, ...]) -> bool:
+    return any(re.search(rf"(^|\s){re.escape(f)}(:\d+)?:", err) for f in files)
+
+
+def differing_measures(a: bytes, b: bytes) -> set[str] | None:
+    """Measure names of the lines that differ, or None when the line structure differs."""
+    la, lb = a.split(b"\n"), b.split(b"\n")
+    if len(la) != len(lb):
+        return None
+    out = set()
+    for x, y in zip(la, lb, strict=True):
+        if x != y:
+            fx, fy = x.split(b"\t"), y.split(b"\t")
+            if len(fx) != 3 or fx[:2] != fy[:2]:
+                return None
+            out.add(fx[0].strip().decode("utf-8", "replace"))
+        out.discard("")
+    return out
+
+
+def first_diff(a: bytes, b: bytes) -> str:
+    la, lb = a.split(b"\n"), b.split(b"\n")
+    for n, (x, y) in enumerate(zip(la, lb, strict=False)):
+        if x != y:
+            return f"line {n + 1}:\n    ours {x[:300]!r}\n    te   {y[:300]!r}"
+    return f"{len(la)} lines vs trec_eval {len(lb)}"
+
+
+def cut_qrels(case: dict) -> bytes:
+    """The rel-info file without the topics the run lacks (what our default evaluates)."""
+    run_q = {x[0] for x in case["run_lines"]}
+    if case["fmt"] in ("prefs", "qrels_jg"):
+        keep_lines = [ln for ln in case["rel_text"].split("\n") if ln.split() and ln.split()[0] in run_q]
+        return ("\n".join(keep_lines) + "\n").encode("utf-8", "surrogateescape")
+    keep = [row for row in case["qrels_rows"] if isinstance(row, str) or row[0] in run_q]
+    r = random.Random(0)
+    return _join(keep, case["sep"], case["eol"], r).encode("utf-8", "surrogateescape")
+
+
+def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: str) -> tuple[str, str]:
+    """Both exit 0: the same bytes, or a documented difference checked where it can be."""
+    feats = case["feats"]
+    if po == oo:
+        return "same", ""
+    diff = differing_measures(oo, po)
+    if "bom" in feats:
+        return "documented_bom", "trec_eval reads a BOM as part of the first qid"
+    if "all_negative" in feats:
+        return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
+    if "gain_shared" in feats:
+        return "documented_gain_shared", "dcg/ideal_dcg/ndcg share one parameter block in trec_eval"
+    if diff and case["fmt"] in ("prefs", "qrels_prefs") and diff <= {"prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"} \
+            and any(not isinstance(x, str) and x[3].startswith("-") for x in case["qrels_rows"]):
+        return "documented_rnonrel_negative", "negative rel_levels: trec_eval reads past a class (trec-preferences.md)"
+    z = "Z" if case["z"] is not None else ""  # -Z prints Zmap, Zrbp, ...
+    if diff and all(m.startswith(z + "rbp") and not m.startswith(z + "rbp_resid") for m in diff):
+        # trec_eval rescales with min/max read uninitialised: compare with it on rbp alone
+        rbps = [m for m in measure_args(case["opts"]) if m.split(".")[0] == "rbp" or m == "all_trec"]
+        margs = [x for m in rbps for x in ("-m", "rbp" if m == "all_trec" else m)]
+        c2, o2, _ = run_peer(peer, [*strip_measures(case["opts"]), *margs, rel, "run"], d, None)
+        zb = z.encode()
+        mine = b"".join(x + b"\n" for x in oo.split(b"\n")
+                        if x.startswith(zb + b"rbp") and not x.startswith(zb + b"rbp_res"))
+        if c2 == 0 and mine == o2:
+            return "documented_rbp", "rbp: trec_eval's uninitialised min/max (equal run alone)"
+        return "diff", "rbp alone differs too: " + first_diff(mine, o2)
+    return "diff", f"measures {sorted(diff) if diff else '?'}: " + first_diff(oo, po)
+
+
+def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C901
+    write_case(case, d)
+    stdin = (d / "run").read_bytes() if case["stdin"] else None
+    args = [*case["opts"], "rel", "-" if case["stdin"] else "run"]
+    pc, po, pe = run_peer(peer, args, d, stdin)
+    oc, oo, oe = run_ours(["-Q", *args] if "missing_no_c" not in case["feats"] else args, d, stdin)
+    feats = case["feats"]
+    if "Traceback" in oe:
+        return "our_traceback", oe[-1500:]
+    if oc not in (0, 2):
+        return "bad_exit", f"ours exit {oc}: {oe.strip()[:500]}"
+    if oc == 2 and not (one_line_error(oe) and (names_file(oe, ("rel", "run", "zscores", "<stdin>"))
+                                                 or "expects" in oe or "measure" in oe)):
+        return "refusal_unclear", f"ours: {oe.strip()[:600]}; trec_eval exit {pc}: {pe.strip()[:200]}"
+    if pc < 0:  # trec_eval killed by a signal
+        known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
+        return ("documented_peer_crash" if known else "peer_crash"), \
+            f"signal {-pc} ({', '.join(sorted(feats))}); ours exit {oc}: {oe.strip()[:200]}"
+    if pc == 0 and oc == 0:
+        return compare_stdout(peer, case, d, oo, po, "rel")
+    if pc == 0 and oc == 2:
+        for k in ("nan_score", "hex_score", "text_score", "float_grade", "empty_run", "pref_conflict"):
+            if k in feats:
+                return f"documented_refusal_{k}", oe.strip()[:200]
+        return "we_refuse", f"ours: {oe.strip()[:500]}"
+    if pc != 0 and oc == 2:
+        return "same_failure", f"trec_eval exit {pc}: {pe.strip()[:120]}; ours: {oe.strip()[:200]}"
+    # trec_eval fails, we answer
+    if "missing_no_c" in feats and "not found in qrels" in pe:
+        (d / "rel.cut").write_bytes(cut_qrels(case))
+        args2 = [*case["opts"], "rel.cut", "-" if case["stdin"] else "run"]
+        c2, o2, e2 = run_peer(peer, args2, d, stdin)
+        if c2 == 0:
+            cls, msg = compare_stdout(peer, case, d, oo, o2, "rel.cut")
+            if cls == "same":
+                return "documented_missing", "trec_eval stops on a qrels topic the run lacks; equal on the cut qrels"
+            return (cls if cls.startswith("documented") else "diff"), "on the cut qrels: " + msg
+        if len(feats) > 1:
+            return "documented_missing", f"cut qrels: trec_eval exit {c2} ({', '.join(sorted(feats))})"
+        return "peer_fails", f"on the cut qrels: trec_eval exit {c2} {e2[:200]}"
+    for k, pat in (("blank_qrels", "Malformed line"), ("all_negative", "Can't calculate"),
+                   ("empty_run", ""), ("bom", "")):
+        if k in feats and pat in pe:
+            return f"documented_peer_fails_{k}", pe.strip()[:200]
+    return "peer_fails", f"trec_eval exit {pc}: {pe.strip()[:300]} ({', '.join(sorted(feats))})"
+
+
+def measure_args(opts: list[str]) -> list[str]:
+    out, i = [], 0
+    while i < len(opts):
+        o = opts[i]
+        if o in ("-m", "--measure"):
+            out.append(opts[i + 1])
+            i += 2
+            continue
+        if o.startswith("--measure="):
+            out.append(o.split("=", 1)[1])
+        elif o.startswith("-m"):
+            out.append(o[2:])
+        i += 1
+    return out
+
+
+def strip_measures(opts: list[str]) -> list[str]:
+    out, i = [], 0
+    while i < len(opts):
+        o = opts[i]
+        if o in ("-m", "--measure"):
+            i += 2
+            continue
+        if not (o.startswith("--measure=") or (o.startswith("-m") and len(o) > 2)):
+            out.append(o)
+        i += 1
+    return out
+
+
+OK = {"same", "same_failure"}
+PEER_TIMEOUT = 30
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--peer", default=os.environ.get("TREC_EVAL", "/tmp/trec_eval/trec_eval"),
+                    help="the trec_eval 10.0 binary (default $TREC_EVAL or /tmp/trec_eval/trec_eval)")
+    ap.add_argument("--cases", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--case", help="SEED:INDEX: run that case only")
+    ap.add_argument("--hostile", type=float, default=0.1, help="fraction of cases with a documented difference")
+    ap.add_argument("--keep", help="keep the case folders here")
+    ap.add_argument("--show", type=int, default=3, help="findings printed per class")
+    a = ap.parse_args()
+    peer = Path(a.peer)
+    if not os.access(peer, os.X_OK) or peer.is_dir():
+        print(f"fuzz_trec_eval: no trec_eval binary at {peer}: nothing to do (see the docstring)", file=sys.stderr)
+        return 0
+    todo = [(a.seed, i) for i in range(a.start, a.start + a.cases)]
+    if a.case:
+        s, i = a.case.split(":")
+        todo = [(int(s), int(i))]
+    base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="fuzz_trec_eval_"))
+    counts: Counter[str] = Counter()
+    shown: Counter[str] = Counter()
+    bad = 0
+    try:
+        for s, i in todo:
+            case = make_case(s, i, a.hostile)
+            d = base / f"case_{s}_{i}"
+            try:
+                cls, msg = check_case(peer, case, d)
+            except subprocess.TimeoutExpired as e:
+                cls, msg = "timeout", " ".join(map(str, e.cmd))[:300]
+            counts[cls] += 1
+            finding = not (cls in OK or cls.startswith("documented"))
+            bad += finding
+            if (finding or a.case) and shown[cls] < a.show:
+                shown[cls] += 1
+                print(f"[{s}:{i}] {cls}: {' '.join(case['opts'])} ({', '.join(sorted(case['feats']))})\n  {msg}",
+                      flush=True)
+            if not a.keep:
+                shutil.rmtree(d, ignore_errors=True)
+    finally:
+        if not a.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"cases {len(todo)} (seed {todo[0][0]}, {todo[0][1]}..{todo[-1][1]}): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
