@@ -49,3 +49,41 @@ def test_gain_sort_quirk_hand_worked(tmp_path):
     assert p.stdout == (f"{'ndcg_1=2.5,2=2':<22}\tall\t{quirk:6.4f}\n"
                         f"{'ndcg_rel_2=2,1=2.5':<22}\tall\t{1.0:6.4f}\n")
     assert f"{quirk:6.4f}" == "1.0516"
+
+
+def test_integer_spaced_gains_skip_the_python_merge_sort(monkeypatch):
+    """Gains at least 1 apart make trec_eval's comparator a true order: the levels are then sorted
+    by numpy's stable sort, equal to the glibc merge sort (found slow by tools/fuzz_trec_eval.py: a
+    grade of 10^6 took ~5 s per gain measure in the Python merge sort); fractional gains closer
+    than 1 still take the merge sort with trec_eval's comparator."""
+    import random
+
+    from pref_eval.measures import gains
+
+    rng = random.Random(7)
+    cases = []
+    for _ in range(300):
+        nlev = rng.randint(0, 12)
+        pairs = [(rng.randint(-2, 14), float(rng.choice([rng.randint(-5, 20), 1e308, -3.0])))
+                 for _ in range(rng.randint(0, 5))]
+        cases.append((pairs, nlev))
+
+    def by_merge_sort(pairs, nlev):  # the levels as sorted_levels builds them, ordered by the glibc merge sort
+        listed = {g for g, _ in pairs}
+        entries = list(pairs) + [(i, float(i)) for i in range(nlev) if i not in listed]
+        idx = gains.glibc_msort(list(range(len(entries))), lambda a, b: int(entries[a][1] - entries[b][1]))
+        return [entries[i][0] for i in idx], [entries[i][1] for i in idx]
+
+    expected = [by_merge_sort(p, n) for p, n in cases]
+
+    def no_msort(*a, **k):
+        raise AssertionError("merge sort called for integer-spaced gains")
+
+    monkeypatch.setattr(gains, "glibc_msort", no_msort)
+    for (p, n), want in zip(cases, expected, strict=True):
+        got = gains.sorted_levels(p, n)
+        assert (got.grade.tolist(), got.gain.tolist()) == want
+    big = gains.sorted_levels([(3, 7.0)], 10**6)  # one document graded 10^6 - 1
+    assert big.grade[-1] == 10**6 - 1 and list(big.grade[5:8]) == [6, 3, 7]  # 7.0 for grade 3, stably first
+    with pytest.raises(AssertionError, match="merge sort"):
+        gains.sorted_levels([(1, 2.5), (2, 2.0)], 3)  # gains 0.5 apart: trec_eval's comparator, not a sort

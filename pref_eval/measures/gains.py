@@ -20,8 +20,10 @@ in which the pairs are written). We reproduce it: the levels are ordered by
 the top-down merge sort of glibc's ``qsort`` (what a Linux build of trec_eval
 runs for such short arrays) with that comparator. With integer-spaced gains —
 the default gains, or 2^g−1 — the order is the true sort, so this only
-matters for fractional gains. Everything is computed for all queries at once;
-the sort runs on the handful of levels once per distinct max grade.
+matters for fractional gains; when the gains are at least 1 apart the
+comparator is a true order and numpy's stable sort gives the same list (fast
+for a grade of 10^6 too). Everything is computed for all queries at once;
+the sort runs on the levels once per distinct max grade.
 """
 from __future__ import annotations
 
@@ -103,7 +105,14 @@ def sorted_levels(pairs: list[tuple[int, float]], nlev: int) -> Levels:
             seen.add(g)
         else:
             count_of.append(-1)
-    idx = glibc_msort(list(range(len(entries))), lambda a, b: _trec_cmp(entries[a][1], entries[b][1]))
+    gains = np.array([e[1] for e in entries], dtype=np.float64)
+    distinct_gains = np.unique(gains)
+    if len(distinct_gains) < 2 or bool(np.all(np.diff(distinct_gains) >= 1)):
+        # gains at least 1 apart (the default gain = grade, integer gain maps): the comparator is a
+        # true order, and a merge sort with it is a stable sort -- numpy's, for a grade of 10^6 too
+        idx = np.argsort(gains, kind="stable").tolist()
+    else:
+        idx = glibc_msort(list(range(len(entries))), lambda a, b: _trec_cmp(entries[a][1], entries[b][1]))
     return Levels(grade=np.array([entries[i][0] for i in idx], dtype=np.int64),
                   gain=np.array([entries[i][1] for i in idx], dtype=np.float64),
                   count_of=np.array([count_of[i] for i in idx], dtype=np.int64))
@@ -157,10 +166,9 @@ def setup_gains(r: Ranked, params: tuple, transform: Callable[[np.ndarray], np.n
         gain = transform(lv.gain) if transform is not None and len(lv.gain) else lv.gain
         table = np.zeros(rmax + 3, dtype=np.float64)
         # get_gain: the first level (in sorted order) with that grade
-        for s in range(len(lv.grade) - 1, -1, -1):
-            g = int(lv.grade[s])
-            if -2 <= g <= rmax:
-                table[g + 2] = gain[s]
+        inside = np.flatnonzero((lv.grade >= -2) & (lv.grade <= rmax))
+        first_grades, first_at = np.unique(lv.grade[inside], return_index=True)
+        table[first_grades + 2] = gain[inside[first_at]]
         sel = np.isin(r.qidx, qs)
         result_gain[sel] = table[r.grade[sel] + 2]
         if not len(gain):
