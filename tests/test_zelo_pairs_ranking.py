@@ -222,10 +222,11 @@ def test_stored_rounds_are_checked(tmp_path):
      "--lead does not apply to --strategy adaptive --goal ranking"),
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--k", "2"], "--k does not apply to"),
     (["--qrels", "q.qrels", "--goal", "ranking"], "--goal applies to --strategy adaptive"),
-    (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--qrels", "q.qrels"], "give one of"),
+    (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--qrels", "q.qrels"],
+     "(got --qrels and --run)"),
     (["--strategy", "adaptive", "--goal", "ranking"], "give exactly one of --qrels, --dataset, --run, --docs"),
     (["--strategy", "adaptive", "--goal", "ranking", "--docs", "r.run", "--depth", "3"], "--depth applies to --run"),
-    (["--strategy", "adaptive"], "needs --qrels"),
+    (["--strategy", "adaptive"], "give exactly one of --qrels, --dataset, --run, --docs"),
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--criterion", "rowsum"], "rowsum"),
     (["--strategy", "adaptive", "--goal", "ranking", "--run", "r.run", "--batch", "0"], "--batch"),
 ])

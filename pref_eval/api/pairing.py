@@ -144,9 +144,12 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     most ``max_per_pair`` (6) judgments of a pair); with ``goal="ranking"``: the whole-ranking
     rounds of :mod:`pref_eval.zelo.ranking_session` (a budget of ``cycles`` (4) × K pairs per topic,
     rounds of ``batch`` pairs (K/4), ``window`` (6), ``start`` (matching), ``criterion`` (discordance)).
-    The documents per topic: from graded ``qrels`` (grade > 0); for the whole ranking also from
-    ``dataset``, ``run`` (top ``depth``; several runs pooled) or ``docs``, as ``zelo_pairs cycles``. An option
-    of another strategy or goal is refused; an existing ``state`` only with ``force``.
+    The documents per topic, for every strategy and goal, from exactly one of graded ``qrels`` (grade > 0;
+    the tournament's candidates are its top ``k`` grades and ties), ``dataset``, ``run`` (top ``depth``;
+    several runs pooled) or ``docs``, as ``zelo_pairs cycles`` (:func:`_init_pools`). Candidates enter the
+    tournament and the best item as if all graded 1 (all of them; topics and documents sorted, so the line
+    order does not matter); the whole ranking keeps their candidate order. An option of another strategy or
+    goal is refused; an existing ``state`` only with ``force``.
     """
     from ._inputs import _check_flags, _check_float, _check_int
 
@@ -172,32 +175,20 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     own: dict[str, dict[str, Any]] = {
         "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
         "adaptive": {"lead": lead, "max-per-pair": max_per_pair},
-        "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion,
-                    "dataset": dataset, "run": run, "depth": depth, "docs": docs}}
+        "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}}
     current = "--strategy adaptive --goal ranking" if kind == "ranking" else f"--strategy {strategy}"
     for other, opts in own.items():
         wrong = [name for name, v in opts.items() if v is not None]
         if other != kind and wrong:
             which = "--strategy adaptive --goal ranking" if other == "ranking" else f"--strategy {other}"
             raise UsageError(f"--{wrong[0]} does not apply to {current} (it belongs to {which})")
+    pools = _init_pools(qrels, dataset, runs, depth, docs)
     t: Any
     if kind == "ranking":
         from ..zelo.ranking_session import PARAMS, RankingSession
 
         given = {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}
         t = RankingSession(seed, {key: PARAMS[key] if v is None else v for key, v in given.items()})
-        if qrels is not None and (dataset or run or docs):
-            raise UsageError("give one of --qrels, --dataset, --run, --docs")
-        if qrels is None:
-            if depth is not None and not run:
-                raise UsageError("--depth applies to --run")
-            if not (dataset or run or docs):
-                raise UsageError("give exactly one of --qrels, --dataset, --run, --docs")
-            for topic, pool in _candidates(dataset, runs, depth, docs):
-                _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs), docs_file=bool(docs))
-                t.set_pool(topic, list(pool))
-    elif qrels is None:
-        raise UsageError(f"--strategy {strategy} needs --qrels (the pool: documents with grade > 0)")
     elif strategy == "adaptive":
         from ..zelo.adaptive_session import AdaptiveSession
 
@@ -205,19 +196,48 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
-    if qrels is not None:
+    if pools is None:
         from ..io.qrels import graded_documents
 
         # topics and documents in sorted order, not the file's: the seeded draws (the tournament's one stream
         # over the topics, the adaptive games' per-topic seeds, the order of equal grades) then do not depend
         # on the order of the qrels lines (a sorted file gives the pairs it gave before)
-        for topic, grades in sorted(graded_documents(qrels).items()):
+        for topic, grades in sorted(graded_documents(qrels or "").items()):
             t.add_topic(topic, dict(sorted(grades.items())))
+    elif kind == "ranking":
+        for topic, pool in pools:  # the candidate order (a run's by score); topics seeded by name
+            t.set_pool(topic, list(pool))
+    else:
+        # the tournament and the best item: every candidate graded 1 (all of them enter, as ties of the top k),
+        # topics and documents sorted as for qrels: the draws depend neither on the order of the lines nor on
+        # that of the runs pooled
+        for topic, pool in sorted(pools):
+            t.add_topic(topic, dict.fromkeys(sorted(pool), 1.0))
     from ..zelo.state_lock import state_lock
 
     with state_lock(state):
         _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
     return t
+
+
+def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: int | None,
+                docs: str | None) -> list[tuple[str, list[str]]] | None:
+    """The documents to judge of ``zelo_pairs init``, from exactly one source: None for ``qrels`` (each strategy
+    takes its pool from the grades), else the candidates of :func:`_candidates` (``--dataset``, ``--run``
+    pooled to ``depth``, ``--docs``), checked by :func:`_check_pool`. Two sources or none: UsageError."""
+    named = [name for name, v in (("--qrels", qrels is not None), ("--dataset", dataset), ("--run", runs),
+                                  ("--docs", docs)) if v]
+    if len(named) != 1:
+        got = f" (got {' and '.join(named)})" if named else ""
+        raise UsageError(f"give exactly one of --qrels, --dataset, --run, --docs{got}")
+    if depth is not None and not runs:
+        raise UsageError("--depth applies to --run")
+    if qrels is not None:
+        return None
+    pools = _candidates(dataset, runs, depth, docs)
+    for topic, pool in pools:
+        _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs), docs_file=bool(docs))
+    return pools
 
 
 def _check_positive(**values: int | None) -> None:

@@ -16,6 +16,7 @@ def command() -> None:
     zelo_pairs cycles --dataset DS.jsonl --cycles 4 --seed 1 > pairs.jsonl
     zelo_pairs init --state S.json --qrels graded.qrels [--k 5 --p 7 --f 9]
     zelo_pairs init --state S.json --strategy adaptive --goal ranking --run RUN --depth 50
+    zelo_pairs init --state S.json --strategy adaptive --run A.run --run B.run --depth 10   (best item)
     zelo_pairs next --state S.json > batch.txt      (pairs still to judge)
     zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
     zelo_pairs status --state S.json                 (stage, pairs outstanding, stages left)
@@ -57,7 +58,8 @@ def cycles_cmd(dataset: str | None, run: tuple[str, ...], depth: int | None, doc
 @command.command("init")
 @click.option("--state", required=True, metavar="FILE", help="JSON state file to create.")
 @click.option("--qrels", default=None, metavar="FILE",
-              help="Graded qrels (the pool: grade > 0). Required but for --goal ranking.")
+              help="Graded qrels: the pool is grade > 0 (the tournament: its top --k grades and ties). Give exactly "
+                   "one of --qrels, --run, --docs, --dataset.")
 @click.option("--strategy", type=click.Choice(["tournament", "adaptive"]), default="tournament", show_default=True,
               help="Clarke et al.'s tournament, or the adaptive strategy (zelo_simulate adaptive / recovery).")
 @click.option("--goal", type=click.Choice(["best", "ranking"]), default=None,
@@ -84,12 +86,13 @@ def cycles_cmd(dataset: str | None, run: tuple[str, ...], depth: int | None, doc
               help="Ranking: the blind first round, a random perfect matching (default) or a random cycle.")
 @click.option("--criterion", type=click.Choice(["discordance", "uncertainty"]), default=None,
               help="Ranking: expected reduction in discordant pairs (default) or P(fitted order wrong).")
-@click.option("--dataset", default=None, metavar="JSONL", help="Ranking: candidates, zbench QueryDocuments JSONL.")
+@click.option("--dataset", default=None, metavar="JSONL", help="Candidates: zbench QueryDocuments JSONL.")
 @click.option("--run", multiple=True, metavar="RUN",
-              help="Ranking: candidates = top --depth of a TREC run by score; repeat to pool several runs.")
+              help="Candidates: top --depth of a TREC run by score; repeat to pool several runs (the systems "
+                   "compared).")
 @click.option("--depth", type=click.IntRange(min=1), default=None,
-              help="Ranking, with --run: documents per query (default all).")
-@click.option("--docs", default=None, metavar="FILE", help="Ranking: candidates from 'qid docno' lines.")
+              help="With --run: documents per query and run (default all).")
+@click.option("--docs", default=None, metavar="FILE", help="Candidates: 'qid docno' lines.")
 @click.option("--force", is_flag=True, help="Overwrite an existing state file.")
 @quiet_option(help="Accepted as by every command; it writes nothing but errors on stderr.")
 def init_cmd(state: str, qrels: str | None, strategy: str, goal: str | None, k: int | None, p: int | None,
