@@ -146,3 +146,15 @@ def test_malformed_zscores_file(tmp_path, content, line, what):
     loc = f"{z}:{line}: " if line else f"{z}: "
     assert loc in err and what in err, err
     assert p.stdout == b""
+
+
+@pytest.mark.parametrize("argv", [["--Output_old_results_format", "1"], ["--Output_old_results_format=x"], ["-o"]])
+def test_output_old_results_format_spellings(argv):
+    """trec_eval 10's getopt_long table gives ``--Output_old_results_format`` a required argument
+    while ``-o`` takes none; both are ignored, so each prints trec_eval's ``out.test`` (found by
+    tools/fuzz_trec_eval.py: the long spelling with its value was refused as a third file)."""
+    from cli_harness import run_inproc
+
+    p = run_inproc("zelo_trec", [*argv, "qrels.test", "results.test"], TE_TEST)
+    assert p.returncode == 0, p.stderr
+    assert_same_bytes(p.stdout, (TE_TEST / "out.test").read_bytes(), " ".join(argv))

@@ -275,7 +275,7 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
         v = str(r.choice([0, 1, 10, 1000, 1000000]))
         opts += r.choice([["-N", v], ["-N" + v], ["--Number_docs_in_coll", v]])
     if r.random() < 0.04:
-        opts.append("-o")
+        opts += r.choice([["-o"], ["--Output_old_results_format", "1"], ["--Output_old_results_format=x"]])
     if r.random() < 0.04:
         opts += r.choice([["-T", "trec_results"], ["--Results_format", "trec_results"]])
     if r.random() < 0.03:

@@ -32,7 +32,10 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
               help="Format of the relevance file: qrels, prefs, qrels_prefs, qrels_jg (default qrels).")
 @click.option("-T", "--Results_format", "results_format", default="trec_results",
               help="Format of the run file (trec_results, the default and only one).")
-@click.option("-o", "--Output_old_results_format", "old", count=True, hidden=True)
+@click.option("-o", "old", count=True, hidden=True)
+# trec_eval's getopt_long table gives the long spelling a required argument (has_arg 1) while -o takes
+# none: `--Output_old_results_format 1 q r` is read by trec_eval, so here too; the value is ignored
+@click.option("--Output_old_results_format", "old_value", default=None, hidden=True)
 @click.option("-Z", "--Zscore", "zscores", default=None, metavar="FILE",
               help="Print z-scores using the 'qid measure mean stddev' file.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
@@ -44,7 +47,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"]}
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
 def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int, debug: str | None,
             judged_only: int, num_docs: str, depth: str | None, rel_format: str, results_format: str, old: int,
-            zscores: str | None, trec9: bool, list_measures: bool, quiet: bool, version: bool,
+            old_value: str | None, zscores: str | None, trec9: bool, list_measures: bool, quiet: bool, version: bool,
             files: tuple[str, ...]) -> int:
     """Evaluate a TREC run exactly as trec_eval 10 does.
 
