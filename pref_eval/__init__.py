@@ -129,8 +129,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
 
 def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: int = 4, seed: int = 0, *,
           dedup: bool = False, limit: int | None = None, compat: str | None = None, dataset: str | None = None,
-          run: str | None = None, depth: int | None = None, docs: str | None = None, output: str | None = None,
-          output_format: str = "jsonl", log: Any = None,
+          run: str | Sequence[str] | None = None, depth: int | None = None, docs: str | None = None,
+          output: str | None = None, output_format: str = "jsonl", log: Any = None,
           inputs: InputOptions | None = None) -> list[tuple[str, str, str]]:
     """See :func:`pref_eval.api.pairs`."""
     from .api.pairing import pairs as _pairs

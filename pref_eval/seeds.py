@@ -13,6 +13,8 @@ it is one-to-one.
 """
 from __future__ import annotations
 
+from typing import Any
+
 SEED_MAX = 2**64 - 1
 WORD = 2**32
 PRODUCT = 1_000_003
@@ -70,9 +72,7 @@ def stream_seed(*parts: int, wide: tuple[int, ...] = (0,), fixed: bool = False) 
     n = len(parts)
     if n < 1:
         raise ValueError("stream_seed needs at least one part")
-    for p in parts:
-        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= SEED_MAX:
-            raise ValueError(f"stream_seed: each part must be an integer 0 .. 2^64 - 1, got {p!r}")
+    parts = tuple(_part(p) for p in parts)  # numpy integers (an API seed of np.int64) as Python ints
     if not fixed:
         big = [i for i, p in enumerate(parts) if p >= WORD]
         k = len(big)
@@ -85,6 +85,20 @@ def stream_seed(*parts: int, wide: tuple[int, ...] = (0,), fixed: bool = False) 
     return [*words, n, TAG]
 
 
+def _part(p: Any) -> int:
+    """One part of a seed list as a Python int (``operator.index``: numpy integers too; not bool, not float)."""
+    import operator
+
+    if not isinstance(p, bool):
+        try:
+            v = operator.index(p)
+        except TypeError:
+            v = -1
+        if 0 <= v <= SEED_MAX:
+            return v
+    raise ValueError(f"stream_seed: each part must be an integer 0 .. 2^64 - 1, got {p!r}")
+
+
 def product_seed(seed: int, index: int) -> int | None:
     """The derived seed used before session 19, ``seed * 1000003 + index``, when ``index < 1000003``; else None.
 
@@ -94,4 +108,5 @@ def product_seed(seed: int, index: int) -> int | None:
     fixed-width list no old derived seed can give (its docstring). Used by zelo_simulate's tournament
     repetitions and the adaptive session's topics.
     """
-    return seed * PRODUCT + index if 0 <= index < PRODUCT else None
+    seed, index = _part(seed), _part(index)  # Python ints: no int64 wrap-around of the product
+    return seed * PRODUCT + index if index < PRODUCT else None

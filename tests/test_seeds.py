@@ -455,3 +455,19 @@ def test_old_large_seed_sessions_verify(name):
     text = (Path(__file__).parent / OLD_STATES / f"{name}.json").read_text()
     s = parse_state(text, f"{name}.json", verify=True)
     assert s.seed == 2**40 + 3 and s.to_json() + "\n" == text
+
+
+def test_stream_seed_takes_numpy_integers_as_python_ints():
+    """An API seed of np.int64 / np.uint64 names the stream of the same Python int (CI at fa3db88 refused
+    np.int64(0)), and the derived product seed does not wrap around in 64 bits."""
+    import numpy as np
+
+    from pref_eval.seeds import PRODUCT, product_seed, stream_seed
+
+    assert stream_seed(np.int64(5), np.int64(1)) == [5, 1]
+    assert stream_seed(np.uint64(2**64 - 1), 3) == stream_seed(2**64 - 1, 3)
+    assert product_seed(np.uint64(2**63), np.int64(1)) == 2**63 * PRODUCT + 1
+    assert type(product_seed(np.int64(7), 2)) is int
+    for bad in (True, 1.0, -1, 2**64, np.float64(3)):
+        with pytest.raises(ValueError):
+            stream_seed(bad)
