@@ -272,3 +272,23 @@ def test_ids_that_are_not_utf8_come_out_as_their_bytes(tmp_path):
         outs[qid] = [r.stdout for r in res[:3]] + [(tmp_path / "o.csv").read_bytes()]
     assert all(b"qe" in x for x in outs[b"qe"])
     assert outs[b"q\xe9"] == [x.replace(b"qe", b"q\xe9") for x in outs[b"qe"]]
+
+
+@pytest.mark.parametrize("script,argv,word,expected", [
+    ("zelo_fit", ["judged.jsonl"], "judged.jsonl", "which zelo_fit does not take: expected -J before it "
+                                                   "(-J judged.jsonl)"),
+    ("zelo_agree", ["-Q", "a.jsonl"], "a.jsonl", "expected -J before it (-J a.jsonl)"),
+    ("zelo_pairs", ["add", "--state", "s.json", "j.jsonl"], "j.jsonl", "which zelo_pairs add does not take"),
+    ("zelo_judge", ["--store", "s.sqlite", "pairs.jsonl", "extra"], "extra",
+     "beyond the ones zelo_judge takes (PAIRS): expected --judge before it"),
+])
+def test_a_file_given_where_an_option_is_expected_is_named(tmp_path, script, argv, word, expected):
+    """``zelo_fit judged.jsonl`` (for ``-J judged.jsonl``) got click's usage and "Missing option '-J'": now one
+    line naming the word, what it was taken for (a positional argument) and the option expected."""
+    from cli_harness import run_inproc
+
+    res = run_inproc(script, argv, tmp_path)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert f"'{word}' was taken as a positional argument" in res.stderr and expected in res.stderr, res.stderr
+    bare = run_inproc(script, argv[:-1], tmp_path)  # no stray word: click's own message, as before
+    assert bare.returncode == 2 and "Missing option" in bare.stderr, bare.stderr

@@ -11,7 +11,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import PrefEvalError, one_line, shortened
 from ..log import Log  # noqa: F401  (the commands import it from here)
@@ -312,6 +312,10 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     except click.exceptions.Exit as err:
         return err.exit_code
     except click.ClickException as err:
+        hint = _positional_for_option(err, args, click)
+        if hint:
+            sys.stderr.write(f"{label}: {shortened(one_line(hint))}\n")
+            return 2
         err.show()
         return 2
     except BrokenPipeError:
@@ -333,6 +337,30 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
         where = f"{one_line(str(err.filename))}: " if err.filename else ""
         sys.stderr.write(f"{label}: {where}{os.strerror(err.errno) if err.errno else err}\n")
         return 1
+
+
+def _positional_for_option(err: Any, args: list[str], click: Any) -> str:
+    """A required option missing while the command line holds a word no argument takes (``zelo_fit
+    judged.jsonl`` for ``zelo_fit -J judged.jsonl``): click would only say "Missing option"; this says what the
+    word was taken for and what was expected. Empty for any other error."""
+    param, ctx = getattr(err, "param", None), getattr(err, "ctx", None)
+    if not isinstance(err, click.MissingParameter) or not isinstance(param, click.Option) or ctx is None:
+        return ""
+    own = list(args)
+    if ctx.parent is not None and ctx.info_name in own:  # a subcommand (zelo_pairs add): its words follow its name
+        own = own[own.index(ctx.info_name) + 1:]  # (not named: zelo_judge's default 'run', all the words are its)
+    try:
+        _, extra, _ = ctx.command.make_parser(ctx).parse_args(args=own)
+    except click.ClickException:
+        return ""
+    if not extra:
+        return ""
+    word, name = extra[0], "/".join(param.opts)
+    path = ctx.parent.command_path if ctx.parent is not None and ctx.info_name not in args else ctx.command_path
+    takes = [p.human_readable_name for p in ctx.command.params if isinstance(p, click.Argument)]
+    where = f"beyond the ones {path} takes ({' '.join(takes)})" if takes else f"which {path} does not take"
+    return (f"missing option {name}; {word!r} was taken as a positional argument, {where}: expected "
+            f"{param.opts[0]} before it ({param.opts[0]} {word})")
 
 
 def _flush_quietly() -> None:
