@@ -158,3 +158,23 @@ def test_output_old_results_format_spellings(argv):
     p = run_inproc("zelo_trec", [*argv, "qrels.test", "results.test"], TE_TEST)
     assert p.returncode == 0, p.stderr
     assert_same_bytes(p.stdout, (TE_TEST / "out.test").read_bytes(), " ".join(argv))
+
+
+def test_stored_fuzz_cases_are_the_fuzz_generator():
+    """The fuzz_S_I inputs are what tools/fuzz_trec_eval.py's make_case writes (generate.py's method
+    still holds), and the tool does nothing, with exit 0, where no trec_eval binary is given."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import fuzz_trec_eval as fz
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    names = [n for n, _, _ in GEN_CASES if n.startswith("fuzz_")]
+    assert len(names) == 8
+    for name in names:
+        _, seed, idx, _ = name.split("_", 3)
+        case = fz.make_case(int(seed), int(idx), 0.0)
+        for ext, key in (("rel", "rel_text"), ("run", "run_text")):
+            assert (GEN / f"fuzz_{seed}_{idx}.{ext}").read_bytes() == case[key].encode("utf-8", "surrogateescape")
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "fuzz_trec_eval.py"), "--peer", "/nonexistent/trec_eval"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "nothing to do" in p.stderr, p.stderr

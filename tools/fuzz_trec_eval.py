@@ -35,7 +35,12 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
   checked where it can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our
   output is compared with trec_eval on the qrels cut to the run's topics (``documented_missing``);
   an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is compared with trec_eval
-  run on that measure alone (``documented_rbp``);
+  run on that measure alone (``documented_rbp``); the others: ``documented_bom``,
+  ``documented_all_negative`` (a topic whose grades are all negative), ``documented_gain_shared``
+  (dcg/ideal_dcg/ndcg with gain parameters), ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel
+  with negative levels, docs/trec-preferences.md), ``documented_refusal_*`` (what we refuse and
+  trec_eval reads: NaN / hexadecimal / text scores, non-integer grades, an empty run, inconsistent
+  preferences, a duplicate when only runid / num_q are asked), ``documented_peer_fails_*``;
 * ``peer_crash`` -- trec_eval killed by a signal (documented classes only count as such);
 * anything else (``diff``, ``we_refuse``, ``peer_fails``, ``refusal_unclear``, ``our_traceback``)
   is a finding: printed with its case id, exit status 1.
@@ -535,6 +540,9 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         for k in ("nan_score", "hex_score", "text_score", "float_grade", "empty_run", "pref_conflict"):
             if k in feats:
                 return f"documented_refusal_{k}", oe.strip()[:200]
+        if feats & {"dup_run_doc", "dup_qrels"} and set(measure_args(case["opts"])) <= {"runid", "num_q"}:
+            # trec_eval checks duplicates only where a measure reads the ranking (differences.md)
+            return "documented_refusal_dup_runid_only", oe.strip()[:200]
         return "we_refuse", f"ours: {oe.strip()[:500]}"
     if pc != 0 and oc == 2:
         return "same_failure", f"trec_eval exit {pc}: {pe.strip()[:120]}; ours: {oe.strip()[:200]}"
