@@ -148,7 +148,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     the tournament's candidates are its top ``k`` grades and ties), ``dataset``, ``run`` (top ``depth``;
     several runs pooled) or ``docs``, as ``zelo_pairs cycles`` (:func:`_init_pools`). Candidates enter the
     tournament and the best item as if all graded 1 (all of them; topics and documents sorted, so the line
-    order does not matter); the whole ranking keeps their candidate order. An option of another strategy or
+    order does not matter); the whole ranking keeps a run's score order and sorts the documents of ``docs``
+    and ``dataset`` (as if all graded 1: the line order does not matter). An option of another strategy or
     goal is refused; an existing ``state`` only with ``force``.
     """
     from ._inputs import _check_flags, _check_float, _check_int
@@ -205,8 +206,11 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         for topic, grades in sorted(graded_documents(qrels or "").items()):
             t.add_topic(topic, dict(sorted(grades.items())))
     elif kind == "ranking":
-        for topic, pool in pools:  # the candidate order (a run's by score); topics seeded by name
-            t.set_pool(topic, list(pool))
+        # a run's candidates in score order (the order breaks ties of the fitted scores when a round picks
+        # pairs close in it: a prior); a 'qid docno' list or a dataset is a set: sorted, as the qrels path
+        # sorts equal grades, so the order of its lines does not change the pairs (topics seeded by name)
+        for topic, pool in pools:
+            t.set_pool(topic, list(pool) if runs else sorted(pool))
     else:
         # the tournament and the best item: every candidate graded 1 (all of them enter, as ties of the top k),
         # topics and documents sorted as for qrels: the draws depend neither on the order of the lines nor on
