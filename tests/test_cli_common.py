@@ -274,6 +274,31 @@ def test_ids_that_are_not_utf8_come_out_as_their_bytes(tmp_path):
     assert outs[b"q\xe9"] == [x.replace(b"qe", b"q\xe9") for x in outs[b"qe"]]
 
 
+#: trec_eval 10.0's stdout (the binary built from usnistgov/trec_eval at /tmp/trec_eval/trec_eval, run 2026-11-25,
+#: session 19, l28) for ``-q -m P.1 -m runid`` on the files of the test below: every id, the run tag too, as its bytes
+_TREC_EVAL_RAW_IDS = (b"P_1                   \tna\xc3\xafve\t1.0000\nP_1                   \tq\xe9\t0.0000\n"
+                      b"runid                 \tall\tt\xe9g\nP_1                   \tall\t0.5000\n")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8:strict", "ascii", "latin-1"])
+def test_run_tag_and_ids_as_bytes_whatever_the_stdout_encoding(tmp_path, encoding):
+    """A lab's scripts, first contact (session 19, l28): ``runid`` of a run tagged ``t\\xe9g`` (Latin-1) came out as
+    U+FFFD (``t\\xef\\xbf\\xbdg``), where trec_eval prints the tag's bytes; and with standard output not UTF-8
+    (``PYTHONIOENCODING=ascii``, a Latin-1 locale) a UTF-8 qid (``naïve``) was a UnicodeEncodeError traceback (ascii) or
+    re-encoded as other bytes (latin-1). Oracle: trec_eval 10's bytes, written down above (run live when present)."""
+    (tmp_path / "qrels").write_bytes(b"na\xc3\xafve 0 d1 1\nq\xe9 0 d1 1\n")
+    (tmp_path / "run").write_bytes(b"na\xc3\xafve Q0 d1 1 2.0 t\xe9g\nq\xe9 Q0 d2 1 1.0 t\xe9g\n")
+    argv = ["-q", "-m", "P.1", "-m", "runid", "qrels", "run"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": encoding}
+    res = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *argv], cwd=tmp_path, env=env,
+                         capture_output=True, timeout=120)
+    assert res.returncode == 0 and not res.stderr, res.stderr.decode(errors="replace")[-500:]
+    assert res.stdout == _TREC_EVAL_RAW_IDS
+    trec_eval = "/tmp/trec_eval/trec_eval"
+    if os.access(trec_eval, os.X_OK):
+        assert subprocess.run([trec_eval, *argv], cwd=tmp_path, capture_output=True).stdout == _TREC_EVAL_RAW_IDS
+
+
 @pytest.mark.parametrize("script,argv,word,expected", [
     ("zelo_fit", ["judged.jsonl"], "judged.jsonl", "which zelo_fit does not take: expected -J before it "
                                                    "(-J judged.jsonl)"),

@@ -7,6 +7,7 @@ A broken pipe (``zelo_eval ... | head``) ends quietly with status 0.
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import sys
@@ -110,10 +111,15 @@ def _bytes_through_stdout() -> None:
     """Ids are bytes (docs/input-formats.md): a qid or docno that is not UTF-8 (Latin-1 ``q\\xe9``) is held
     as text with surrogate escapes and must come out as the bytes it was, as trec_eval prints it. Python's
     stdout refuses surrogates under a UTF-8 locale (``en_US.UTF-8``: errors ``strict``; only the C/POSIX
-    locale gives ``surrogateescape``): a ``UnicodeEncodeError`` traceback. Set ``surrogateescape`` there."""
-    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+    locale gives ``surrogateescape``): a ``UnicodeEncodeError`` traceback. Set ``surrogateescape`` there.
+    An encoding other than UTF-8 (``PYTHONIOENCODING=ascii``, a Latin-1 locale) would turn a UTF-8 id
+    (``naïve``) into other bytes or a traceback: the input's bytes are written back, as trec_eval does, so
+    standard output is UTF-8 whatever the locale."""
+    enc = getattr(sys.stdout, "encoding", None)
+    utf8 = enc is not None and codecs.lookup(enc).name == "utf-8"
+    if (not utf8 or getattr(sys.stdout, "errors", None) == "strict") and hasattr(sys.stdout, "reconfigure"):
         with contextlib.suppress(Exception):  # a stand-in stream that cannot be reconfigured stays as it is
-            sys.stdout.reconfigure(errors="surrogateescape")
+            sys.stdout.reconfigure(encoding="utf-8", errors="surrogateescape")
 
 
 def run_main(command: Callable[..., object], prog: str, argv: list[str] | None = None, *,

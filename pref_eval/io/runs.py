@@ -113,10 +113,17 @@ def _compiled_reader() -> Any:
     return kern if kern is not None and hasattr(kern, "run_columns") else None
 
 
+def _tag_text(tag: bytes) -> str:
+    """The run tag as text that is written back as the same bytes (``runid``), as qids and docnos are
+    (docs/input-formats.md): a tag that is not UTF-8 (Latin-1 ``t\\xe9g``) keeps its bytes through surrogate
+    escapes, as trec_eval prints it, never U+FFFD."""
+    return tag.decode("utf-8", errors="surrogateescape")
+
+
 def _compiled_run(compiled: tuple, source: str, name: str | None) -> Run:
     qid, docno, score, lines, tag_bytes = compiled
     return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
-                           tag=tag_bytes.decode("utf-8", errors="replace"),
+                           tag=_tag_text(tag_bytes),
                            name=name if name is not None else source, source=source)
 
 
@@ -155,7 +162,7 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
     if len(lines) == 0:
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
     score = _parse_scores(cols[4], lines, source)
-    tag = cols[5][-1].decode("utf-8", errors="replace")
+    tag = _tag_text(cols[5][-1])
     return Run.from_arrays(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
                name=name if name is not None else source, source=source)
 
@@ -200,7 +207,7 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:
-    tag = last.split()[5].decode("utf-8", errors="replace")
+    tag = _tag_text(last.split()[5])
     return Run.from_arrays(qid=fast[0], docno=fast[2], score=fast[4], line_numbers=None, tag=tag,
                name=name if name is not None else source, source=source)
 
