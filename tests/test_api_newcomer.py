@@ -432,3 +432,19 @@ def test_command_functions_refuse_ranx_objects():
     res = pref_eval.compare(pref_eval.evaluate(qr, runs, ["map@100"]), tests=["student"])
     assert res.records["p_value"].iloc[0] == pytest.approx(rep.comparisons["bm25", "dense"]["map@100"]["p_value"],
                                                            rel=1e-9)
+
+
+def test_compare_takes_pyterrier_experiment_perquery_table():
+    """PyTerrier's ``pt.Experiment(..., perquery=True)`` returns ``name, qid, measure, value``: compare() said
+    "per-query table lacks column(s) run". Now ``name`` is the run column when there is no ``run``; the
+    p-value is scipy's ttest_rel (live) on the same values, and a ``run`` column still wins over ``name``."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    pq = pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+    wide = pq.pivot(index="qid", columns="run", values="value")
+    exp = scipy_stats.ttest_rel(wide["bm25.run"], wide["dense.run"]).pvalue
+    res = pref_eval.compare(pq.rename(columns={"run": "name"}), tests=["t"])
+    rec = res.records.iloc[0]
+    assert (rec["run_a"], rec["run_b"]) == ("bm25.run", "dense.run")
+    assert rec["p_value"] == pytest.approx(exp, rel=1e-9)
+    both = pq.assign(name="one")
+    assert pref_eval.compare(both, tests=["t"]).records["p_value"].iloc[0] == pytest.approx(exp, rel=1e-9)

@@ -22,7 +22,8 @@ def compare(per_query: Any, **options: Any) -> Any:
     ``per_query``: a per-query table -- a path (``zelo_eval -q -o tsv|csv|jsonl``
     output, read by :func:`pref_eval.io.perquery.read_per_query`) or a DataFrame
     with the columns ``run, qid, measure, value`` (what :func:`evaluate`
-    returns). ``options`` are :func:`pref_eval.stats.compare`'s: ``tests``
+    returns; ``name`` for ``run``, as PyTerrier's ``pt.Experiment(..., perquery=True)``
+    names it, is taken too). ``options`` are :func:`pref_eval.stats.compare`'s: ``tests``
     (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization: Fisher
     1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey HSD,
     Carterette 2012), ``correction`` (holm: Holm 1979; bonferroni; bh:

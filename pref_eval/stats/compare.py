@@ -349,17 +349,20 @@ def _matrix(cells: dict, runs: list[str], complete: bool):
 
 
 def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
-    """run, qid, measure (as str) and value of the per-query rows (``all`` rows left out)."""
-    missing_cols = [c for c in ("run", "qid", "measure", "value") if c not in values.columns]
+    """run, qid, measure (as str) and value of the per-query rows (``all`` rows left out). Without a ``run``
+    column, ``name`` is the run's (PyTerrier's ``pt.Experiment(..., perquery=True)``: name, qid, measure, value)."""
+    run_col = "name" if "run" not in values.columns and "name" in values.columns else "run"
+    cols = (run_col, "qid", "measure", "value")
+    missing_cols = [c for c in cols if c not in values.columns]
     if missing_cols:
         raise UsageError(f"per-query table lacks column(s) {', '.join(missing_cols)}")
-    twice = [c for c in ("run", "qid", "measure", "value") if list(values.columns).count(c) > 1]
+    twice = [c for c in cols if list(values.columns).count(c) > 1]
     if twice:
         raise UsageError(f"per-query table has column(s) {', '.join(twice)} twice; expected each once")
     if isinstance(values, LongTable):
         run, qid, measure, value = values.run, values.qid, values.measure, values.value
     else:
-        run, qid, measure, value = (values[c].tolist() for c in ("run", "qid", "measure", "value"))
+        run, qid, measure, value = (values[c].tolist() for c in cols)
     keep = [i for i, q in enumerate(qid) if str(q) != "all"]
     if len(keep) < len(qid):  # one summary row 'all' per (run, measure); two: a topic named 'all' besides it
         seen: set[tuple[str, str]] = set()
@@ -425,7 +428,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
             progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> ComparisonResult:
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
-    ``values``: DataFrame with columns run, qid, measure, value (per query), or a
+    ``values``: DataFrame with columns run (or PyTerrier's name), qid, measure, value (per query), or a
     :class:`LongTable` of them (no pandas import until ``records``/``means`` are read).
     ``runs`` / ``measures`` select and order them (default: order of first
     appearance). See the module docstring for the query set, the correction
