@@ -367,3 +367,68 @@ def test_compare_runs_strings_and_report_options():
         pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", fmt="nope")
     with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
         pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", digits=-1)
+
+
+
+def _data_where_paths_go(qrels, runs, per_query):
+    """The command functions given data (qrels, runs, a per-query table) where they read files."""
+    dense = str(ROOT / "runs" / "dense.run")
+    return [
+        (lambda: pref_eval.compare_runs(qrels=qrels, runs=[RUN, dense], measures=["map"]), "qrels"),
+        (lambda: pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"]), "runs"),
+        (lambda: pref_eval.compare_runs(per_query=per_query), "per_query"),
+        (lambda: pref_eval.evaluate_runs(qrels, [RUN], measures=["map"], fmt="tsv"), "qrels"),
+        (lambda: pref_eval.evaluate_runs(QRELS, runs, measures=["map"], fmt="tsv"), "runs"),
+        (lambda: pref_eval.plot_systems(pref_eval.PlotValues(qrels=qrels, runs=(RUN, dense), measure="map"),
+                                        pref_eval.PlotImage("x.png", 4, 3)), "qrels"),
+        (lambda: pref_eval.plot_systems(pref_eval.PlotValues(per_query=per_query, measure="map"),
+                                        pref_eval.PlotImage("x.png", 4, 3)), "per_query"),
+    ]
+
+
+def test_command_functions_refuse_data_where_paths_go(capsys):
+    """``compare_runs(qrels={...})`` was an ``InputError`` whose file name was the whole qrels dict,
+    ``compare_runs(per_query=DataFrame)`` pandas' "truth value of a DataFrame is ambiguous",
+    ``evaluate_runs(qrels_dict, ...)`` / ``PlotValues(qrels=...)`` a ``TypeError`` from os.fspath, and
+    ``evaluate_runs(qrels, "one.run")`` read the path's characters as runs ("r is given twice"). Now one
+    UsageError naming the option and the function that takes data; the one path is one run (ir-measures'
+    AP, live)."""
+    from pref_eval.errors import UsageError
+
+    pq = pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+    for call, option in _data_where_paths_go(QD, [RD, RD], pq):
+        with pytest.raises(UsageError, match=f"^{option}: expected a path.*, got .*for data: .*pref_eval"):
+            call()
+    capsys.readouterr()
+    pref_eval.evaluate_runs(QRELS, RUN, measures=["map"], fmt="tsv")
+    last = capsys.readouterr().out.splitlines()[-1].split("\t")
+    exp = ir_measures.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(QRELS),
+                                     ir_measures.read_trec_run(RUN))[ir_measures.AP]
+    assert last[:3] == ["bm25.run", "all", "map"]
+    assert float(last[3]) == pytest.approx(exp, rel=1e-12)
+
+
+@pytest.mark.slow  # ranx's Qrels/Run compile numba functions on first use
+def test_command_functions_refuse_ranx_objects():
+    """The same with ranx's own objects (a TypeError before); the hinted call, ``pref_eval.compare(
+    pref_eval.evaluate(ranx.Qrels, [ranx.Run, ...]))``, gives ranx.compare's paired t-test p-value (live)."""
+    from pref_eval.errors import UsageError
+
+    ranx = pytest.importorskip("ranx")
+    qr = ranx.Qrels.from_file(QRELS, kind="trec")
+    runs = [ranx.Run.from_file(p, kind="trec") for p in (RUN, str(ROOT / "runs" / "dense.run"))]
+    for r, name in zip(runs, ("bm25", "dense"), strict=True):
+        r.name = name
+    for call, option in _data_where_paths_go(qr, runs, pref_eval.evaluate(qr, runs, ["map"])):
+        with pytest.raises(UsageError, match=f"^{option}: expected a path.*, got .*for data: .*pref_eval"):
+            call()
+    # the shipped runs have tied scores, which ranx orders otherwise (docs/measures.md): give it trec_eval's order
+    untied = []
+    for r in runs:
+        ranked = {q: sorted(d.items(), key=lambda x: (x[1], x[0]), reverse=True) for q, d in r.to_dict().items()}
+        untied.append(ranx.Run({q: {doc: float(len(ds) - i) for i, (doc, _) in enumerate(ds)}
+                                for q, ds in ranked.items()}, name=r.name))
+    rep = ranx.compare(qr, untied, ["map@100"], stat_test="student", make_comparable=True)
+    res = pref_eval.compare(pref_eval.evaluate(qr, runs, ["map@100"]), tests=["student"])
+    assert res.records["p_value"].iloc[0] == pytest.approx(rep.comparisons["bm25", "dense"]["map@100"]["p_value"],
+                                                           rel=1e-9)

@@ -179,20 +179,31 @@ def _load_runs(runs: Any) -> list:
             for i, x in enumerate(runs)]
 
 
-def _path_list(value: Any, what: str) -> list:
+def _path_list(value: Any, what: str, hint: str = "") -> list:
     """One path or several: a ``str`` is one path (never its characters); a DataFrame, a dict or records
-    (data where files are expected) raise :class:`UsageError` naming ``what``."""
+    (data where files are expected) raise :class:`UsageError` naming ``what`` (and ``hint``, the function
+    that takes data)."""
+    tail = f" ({hint})" if hint else ""
     if isinstance(value, (str, os.PathLike)):
         return [value]
     if hasattr(value, "columns") or isinstance(value, Mapping) or not isinstance(value, Iterable):
-        raise UsageError(f"{what}: expected a path or a list of paths, got {type(value).__name__}")
+        raise UsageError(f"{what}: expected a path or a list of paths, got {type(value).__name__}{tail}")
     paths = list(value)
     for x in paths:
         if not isinstance(x, (str, os.PathLike)):
             text = repr(x)
             raise UsageError(f"{what}: expected a path or a list of paths, got a list holding {type(x).__name__} "
-                             f"{text if len(text) <= 60 else text[:57] + '...'}")
+                             f"{text if len(text) <= 60 else text[:57] + '...'}{tail}")
     return paths
+
+
+def _check_paths(hint: str, **named: Any) -> None:
+    """The file options of a command function (``qrels``, ``per_query``, ``judgments``, ...): a path or None
+    each, else UsageError naming the option, with ``hint`` (the function that takes data), before any input
+    is read -- a ``ranx.Qrels``, a DataFrame or a dict would otherwise be opened as a file name."""
+    for name, v in named.items():
+        if v is not None and not isinstance(v, (str, os.PathLike)):
+            raise UsageError(f"{name}: expected a path, got {type(v).__name__} ({hint})")
 
 
 def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError
-from ._inputs import _input_options, _path_list
+from ._inputs import _check_paths, _input_options, _path_list
 from .measures import _evaluate_rows
 
 if TYPE_CHECKING:
@@ -90,7 +90,9 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     log = log or Log("zelo_compare", quiet=True)
     # as evaluate: one string of measures is names separated by spaces, one run path is one run
     measures = measures.split() if isinstance(measures, str) else measures
-    runs = _path_list(runs, "runs")
+    hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
+    _check_paths(hint, qrels=qrels, per_query=per_query)
+    runs = _path_list(runs, "runs", hint)
     if fmt not in _REPORT_FORMATS:
         raise UsageError(f"fmt: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
     if bool(qrels) == bool(per_query):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError
-from ._inputs import _check_float, _check_int, _input_options
+from ._inputs import _check_float, _check_int, _check_paths, _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -140,6 +140,10 @@ def _check_values(v: PlotValues) -> None:
     """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
     _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
     _check_int("seed", v.seed, 0, SEED_MAX)
+    hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, fmt='tsv', output=FILE)"
+    _check_paths(hint, qrels=v.qrels, per_query=v.per_query)
+    if v.runs:
+        _path_list(v.runs, "runs", hint)
 
 
 def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:

@@ -58,7 +58,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
     """
-    from ._inputs import _check_flags, _check_float, _check_int
+    from ._inputs import _check_flags, _check_float, _check_int, _check_paths, _path_list
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head)
     _check_float("binary", binary, optional=True)
@@ -75,6 +75,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
 
+    hint = "for data: pref_eval.evaluate(qrels, runs, measures)"
+    _check_paths(hint, qrels=qrels, judgments=judgments, best=best)
+    runs = _path_list(runs, "runs", hint)
     log = log or Log("zelo_eval", quiet=True)
     ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
     ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
