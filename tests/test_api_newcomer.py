@@ -4,6 +4,7 @@ the input, and the accepted neighbours of each still give ir-measures' values (c
 """
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -429,6 +430,9 @@ def test_command_functions_refuse_ranx_objects():
         untied.append(ranx.Run({q: {doc: float(len(ds) - i) for i, (doc, _) in enumerate(ds)}
                                 for q, ds in ranked.items()}, name=r.name))
     rep = ranx.compare(qr, untied, ["map@100"], stat_test="student", make_comparable=True)
+    from pref_eval.api.comparison import _RANX_COMPARE_OPTIONS
+
+    assert set(_RANX_COMPARE_OPTIONS) <= set(inspect.signature(ranx.compare).parameters)
     res = pref_eval.compare(pref_eval.evaluate(qr, runs, ["map@100"]), tests=["student"])
     assert res.records["p_value"].iloc[0] == pytest.approx(rep.comparisons["bm25", "dense"]["map@100"]["p_value"],
                                                            rel=1e-9)
@@ -448,3 +452,16 @@ def test_compare_takes_pyterrier_experiment_perquery_table():
     assert rec["p_value"] == pytest.approx(exp, rel=1e-9)
     both = pq.assign(name="one")
     assert pref_eval.compare(both, tests=["t"]).records["p_value"].iloc[0] == pytest.approx(exp, rel=1e-9)
+
+
+def test_compare_unknown_option_is_a_usage_error_naming_ranx_counterpart():
+    """``compare(pq, max_p=0.01)`` (ranx.compare's keyword) was Python's TypeError "unexpected keyword";
+    now a UsageError naming ours (``alpha``), as iter_calc's unknown options are; the named option works."""
+    from pref_eval.errors import UsageError
+
+    pq = pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+    with pytest.raises(UsageError, match=r"^compare: unknown option 'max_p' \(ranx.compare's; here: alpha\)"):
+        pref_eval.compare(pq, tests=["t"], max_p=0.01)
+    with pytest.raises(UsageError, match=r"^compare: unknown option 'foo' \(expected one of: tests, "):
+        pref_eval.compare(pq, foo=1)
+    assert not pref_eval.compare(pq, tests=["t"], alpha=0.01).records["significant"].iloc[0]  # p = 0.0275

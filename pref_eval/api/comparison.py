@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
+_RANX_COMPARE_OPTIONS = {"stat_test": "tests", "max_p": "alpha", "n_permutations": "resamples",
+                         "random_seed": "seed", "make_comparable": "complete"}
+"""ranx.compare's keywords and the options of :func:`compare` that do their work (named in the refusal)."""
+
+
 def compare(per_query: Any, **options: Any) -> Any:
     """Paired significance tests between runs (``zelo_compare -P``): a :class:`~pref_eval.stats.ComparisonResult`.
 
@@ -31,8 +36,17 @@ def compare(per_query: Any, **options: Any) -> Any:
     ``seed``, ``confidence`` ... Every pair of runs (or each run against
     ``baseline``) is tested on the mean of the per-query differences.
     """
+    import inspect
+
     from ..stats.compare import compare as compare_table
 
+    known = [p for p in inspect.signature(compare_table).parameters if p != "values"]
+    unknown = [k for k in options if k not in known]
+    if unknown:
+        peer = _RANX_COMPARE_OPTIONS.get(unknown[0])
+        raise UsageError(f"compare: unknown option {unknown[0]!r}"
+                         + (f" (ranx.compare's; here: {peer})" if peer else "")
+                         + f" (expected one of: {', '.join(known)})")
     if isinstance(per_query, (str, os.PathLike)):
         from ..io.perquery import read_per_query
 
