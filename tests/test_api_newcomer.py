@@ -465,3 +465,32 @@ def test_compare_unknown_option_is_a_usage_error_naming_ranx_counterpart():
     with pytest.raises(UsageError, match=r"^compare: unknown option 'foo' \(expected one of: tests, "):
         pref_eval.compare(pq, foo=1)
     assert not pref_eval.compare(pq, tests=["t"], alpha=0.01).records["significant"].iloc[0]  # p = 0.0275
+
+
+class _UnnamedRanxRun:
+    """What pref_eval sees of a ``ranx.Run({...})`` made without a name: its module, ``to_dict()``, name None."""
+    __module__ = "ranx.data_structures.run"
+
+    def __init__(self, d: dict):
+        self.d, self.name = d, None
+
+    def to_dict(self) -> dict:
+        return self.d
+
+
+def test_unnamed_ranx_runs_in_a_list_are_numbered():
+    """``evaluate(qrels, [ranx.Run(d1), ranx.Run(d2)])``: ranx.Run's default name is None, and both were named
+    ``run`` ("two runs share a name: ['run']"); now run1, run2 by position as for other data (a named one keeps
+    its name), with ir-measures' values (live)."""
+    r2 = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    df = pref_eval.evaluate(QD, [_UnnamedRanxRun(RD), _UnnamedRanxRun(r2)], ["nDCG@10"])
+    assert list(dict.fromkeys(df["run"])) == ["run1", "run2"]
+    qrels = [ir_measures.Qrel(q, d, g) for q, ds in QD.items() for d, g in ds.items()]
+    for name, run in (("run1", RD), ("run2", r2)):
+        scored = [ir_measures.ScoredDoc(q, d, s) for q, ds in run.items() for d, s in ds.items()]
+        exp = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, scored)
+        assert df[df.run == name]["value"].iloc[0] == pytest.approx(exp[ir_measures.nDCG @ 10], rel=1e-12)
+    named = _UnnamedRanxRun(r2)
+    named.name = "bm25"
+    assert list(dict.fromkeys(pref_eval.evaluate(QD, [_UnnamedRanxRun(RD), named], ["nDCG@10"])["run"])) == \
+        ["run1", "bm25"]

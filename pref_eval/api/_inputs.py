@@ -173,10 +173,17 @@ def _load_runs(runs: Any) -> list:
 
     paths = [i for i, x in enumerate(runs) if isinstance(x, (str, os.PathLike))]
     ids = dict(zip(paths, shortest_unique_suffixes([os.fspath(runs[i]) for i in paths]), strict=True))
-    # runs given as data in a list of several: run1, run2, ... by position (a Run or a ranx.Run keeps its name)
-    numbered = len(runs) > 1
-    return [one(x, ids.get(i, f"run{i + 1}" if numbered and not isinstance(x, Run) and not _ranx_object(x) else None))
-            for i, x in enumerate(runs)]
+    return [one(x, ids.get(i, _numbered_name(x, i, len(runs)))) for i, x in enumerate(runs)]
+
+
+def _numbered_name(x: Any, i: int, n: int) -> str | None:
+    """The name of the ``i``-th of ``n`` runs given as data in a list: run1, run2, ... by position when there are
+    several; None (its own) for a Run, and for a ranx.Run that has a name (ranx.Run's default name is None)."""
+    from ..io.runs import Run
+
+    if n < 2 or isinstance(x, Run) or (_ranx_object(x) and getattr(x, "name", None)):
+        return None
+    return f"run{i + 1}"
 
 
 def _path_list(value: Any, what: str, hint: str = "") -> list:
