@@ -413,9 +413,10 @@ class _FakeRanx:
 def test_ranx_shaped_objects_as_input():
     qrels, run = random_collection(1)
     names = ["ndcg@10", "map@100", "P.5"]
-    with warns_missing_topics(qrels, {"sys": run, "run": run}):
-        want = pref_eval.evaluate(qrels, {"sys": run, "run": run}, names)
-    with warns_missing_topics(qrels, {"sys": run, "run": run}):
+    # an unnamed ranx.Run in a list of several is numbered by position, as other data (docs/api.md)
+    with warns_missing_topics(qrels, {"sys": run, "run2": run}):
+        want = pref_eval.evaluate(qrels, {"sys": run, "run2": run}, names)
+    with warns_missing_topics(qrels, {"sys": run, "run2": run}):
         got = pref_eval.evaluate(_FakeRanx(qrels), [_FakeRanx(run, "sys"), _FakeRanx(run)], names)
     assert got.sort_values(["run", "qid", "measure"], ignore_index=True).equals(
         want.sort_values(["run", "qid", "measure"], ignore_index=True))
@@ -435,9 +436,9 @@ def test_ranx_objects_as_input():
     with warns_missing_topics(qrels, {"sys": run}):
         got = pref_eval.evaluate(rq, rr, names)
     assert got.equals(want)
-    with warns_missing_topics(qrels, {"sys": run, "run": run}):
+    with warns_missing_topics(qrels, {"sys": run, "run2": run}):  # unnamed: numbered by position
         both = pref_eval.evaluate(rq, [rr, rr2], names)
-    assert sorted(set(both.run)) == ["run", "sys"]
+    assert sorted(set(both.run)) == ["run2", "sys"]
 
 
 def test_iter_calc_and_cli(tmp_path):
