@@ -5,6 +5,8 @@ the input, and the accepted neighbours of each still give ir-measures' values (c
 from __future__ import annotations
 
 import inspect
+import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -452,6 +454,33 @@ def test_compare_takes_pyterrier_experiment_perquery_table():
     assert rec["p_value"] == pytest.approx(exp, rel=1e-9)
     both = pq.assign(name="one")
     assert pref_eval.compare(both, tests=["t"]).records["p_value"].iloc[0] == pytest.approx(exp, rel=1e-9)
+
+
+def test_compare_reads_pyterrier_perquery_table_saved_as_a_file(tmp_path):
+    """The same PyTerrier table saved by pandas (``to_csv`` with its index column, ``to_json(orient="records",
+    lines=True)``) was refused by ``compare(path)`` and ``zelo_compare -P`` ("missing run"): the file reader now
+    takes ``name`` as the run column too; the p-value is scipy's ttest_rel (live) on the same values."""
+    import subprocess
+    import sys
+
+    scipy_stats = pytest.importorskip("scipy.stats")
+    pq = pref_eval.evaluate(QRELS, [RUN, str(ROOT / "runs" / "dense.run")], ["map"])
+    wide = pq.pivot(index="qid", columns="run", values="value")
+    exp = scipy_stats.ttest_rel(wide["bm25.run"], wide["dense.run"]).pvalue
+    pt = pq.rename(columns={"run": "name"})[["name", "qid", "measure", "value"]]
+    pt.to_csv(tmp_path / "pt.csv")
+    pt.to_json(tmp_path / "pt.jsonl", orient="records", lines=True)
+    pt.to_csv(tmp_path / "pt.tsv", sep="\t", index=False)
+    for f in ("pt.csv", "pt.jsonl", "pt.tsv"):
+        rec = pref_eval.compare(str(tmp_path / f), tests=["t"]).records.iloc[0]
+        assert (rec["run_a"], rec["run_b"]) == ("bm25.run", "dense.run"), f
+        assert rec["p_value"] == pytest.approx(exp, rel=1e-9), f
+    done = subprocess.run([sys.executable, "-c", "from pref_eval.cli.compare import main; main()", "-P",
+                           str(tmp_path / "pt.csv"), "--tests", "t", "-o", "jsonl"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout.splitlines()[0])
+    assert row["p_value"] == pytest.approx(exp, rel=1e-9)
 
 
 def test_compare_unknown_option_is_a_usage_error_naming_ranx_counterpart():

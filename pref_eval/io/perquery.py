@@ -9,6 +9,11 @@ Format (detected from the first non-blank line):
   (run, qid, measure);
 * CSV -- the same with commas (RFC 4180 quoting).
 
+Without a ``run`` column (key), ``name`` is the run's: PyTerrier's
+``pt.Experiment(..., perquery=True)`` table saved with ``to_csv`` /
+``to_json(orient="records", lines=True)`` (``name, qid, measure, value``), as
+:func:`pref_eval.compare` reads that DataFrame.
+
 ``zelo_eval`` writes ``runi runj qid measure value`` instead when preference
 measures are selected: a metric row has an empty ``runj``; a preference row
 holds the per-query preference of ``runi`` over ``runj`` (a signed
@@ -86,6 +91,8 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
         if "run" not in obj and "runi" in obj:
             pair = True
             obj = {**obj, "run": obj["runi"]}
+        elif "run" not in obj and "name" in obj:  # PyTerrier's pt.Experiment(..., perquery=True) saved
+            obj = {**obj, "run": obj["name"]}
         missing = [k for k in COLUMNS if k not in obj]
         if missing:
             raise InputError(name, i + 1, f"missing key(s) {', '.join(missing)}")
@@ -139,6 +146,8 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         if "run" not in header and "runi" in header and "runj" in header:
             pair = True
             header = ["run" if h == "runi" else h for h in header]
+        elif "run" not in header and "name" in header:  # PyTerrier's pt.Experiment(..., perquery=True) saved
+            header = ["run" if h == "name" else h for h in header]
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise InputError(name, first + 1,
