@@ -289,12 +289,15 @@ def run_peer(peer: Path, script: str, args: list[str], cwd: Path) -> tuple[int, 
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
-def run_ours(module: str, args: list[str], cwd: Path) -> tuple[int, str, str]:
+def in_process(module: str, args: list[str], cwd: Path) -> tuple[int, bytes, str]:
+    """``module``'s ``main(args)`` run in this process from ``cwd``: exit status, stdout bytes (ids that are not
+    UTF-8 kept through surrogate escapes), stderr text; a traceback is code 99 with the traceback on stderr.
+    Shared with tools/fuzz_trec_eval.py."""
     import importlib
 
     main = importlib.import_module(module).main
     out_b, err_b = io.BytesIO(), io.BytesIO()
-    out = io.TextIOWrapper(out_b, encoding="utf-8", newline="\n", write_through=True)
+    out = io.TextIOWrapper(out_b, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
     err = io.TextIOWrapper(err_b, encoding="utf-8", errors="replace", write_through=True)
     old = os.getcwd()
     os.chdir(cwd)
@@ -312,7 +315,12 @@ def run_ours(module: str, args: list[str], cwd: Path) -> tuple[int, str, str]:
                 code = 99
     finally:
         os.chdir(old)
-    return code, out_b.getvalue().decode("utf-8"), err_b.getvalue().decode("utf-8", "replace")
+    return code, out_b.getvalue(), err_b.getvalue().decode("utf-8", "replace")
+
+
+def run_ours(module: str, args: list[str], cwd: Path) -> tuple[int, str, str]:
+    code, out, err = in_process(module, args, cwd)
+    return code, out.decode("utf-8", "surrogateescape"), err
 
 
 # ----------------------------------------------------------------------------------------- comparison

@@ -50,8 +50,6 @@ Exit status 0 when every case agrees or is documented; 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
 import random
 import re
@@ -417,28 +415,9 @@ def run_ours(args: list[str], cwd: Path, stdin: bytes | None) -> tuple[int, byte
         p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args], cwd=cwd, capture_output=True,
                            timeout=300, input=stdin)
         return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
-    from pref_eval.cli.trec import main
+    from fuzz_pref_eval import in_process  # tools/ is sys.path[0] when this script runs
 
-    out_b, err_b = io.BytesIO(), io.BytesIO()
-    out = io.TextIOWrapper(out_b, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
-    err = io.TextIOWrapper(err_b, encoding="utf-8", errors="replace", write_through=True)
-    old = os.getcwd()
-    os.chdir(cwd)
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main(list(args))
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-            except Exception as e:  # a traceback for the user
-                import traceback
-
-                err.write("Traceback (escaped): " + "".join(traceback.format_exception(e)))
-                code = 99
-    finally:
-        os.chdir(old)
-    return code, out_b.getvalue(), err_b.getvalue().decode("utf-8", "replace")
+    return in_process("pref_eval.cli.trec", args, cwd)
 
 
 # ----------------------------------------------------------------------------------------- comparison
