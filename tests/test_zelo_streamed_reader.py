@@ -257,6 +257,7 @@ def _peak_kb(args: list[str], chunk: int) -> int:
     return int(res.stderr.strip().splitlines()[-1].split()[1])
 
 
+@pytest.mark.slow  # 9-17 s: the suite stays near 5 minutes; CI runs -m slow
 def test_memory_zelo_fit_grows_by_the_compact_columns(tmp_path):
     """zelo_fit's peak grows by about the table's columns, not the file's bytes plus its columns.
 

@@ -165,6 +165,7 @@ def _bench(*args):
                           capture_output=True, text=True, check=True, cwd=ROOT).stdout
 
 
+@pytest.mark.slow  # 9-17 s: the suite stays near 5 minutes; CI runs -m slow
 def test_bench_tau_lp_reduced():
     out = _bench("--tau-lp", "--trials", "3", "--K", "25", "--sigma", "0.6")
     rows = [r for r in out.splitlines() if r.startswith("| 25 | 0.6 |")]
