@@ -480,26 +480,35 @@ OK = {"same", "same_agg_skipped", "documented_refusal", "documented_diff", "peer
       "we_refuse_peer_silent", "agg_peer_fails_documented", "peer_fails_documented"}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--peer", default=os.environ.get("PREF_EVAL_REF", "/tmp/pref_eval"),
-                    help="diazf/pref_eval checkout (default $PREF_EVAL_REF or /tmp/pref_eval)")
+def fuzz_arguments(description: str, peer_default: str, peer_help: str, hostile_help: str,
+                   show_help: str) -> tuple[argparse.Namespace, list[tuple[int, int]]]:
+    """The command line of both differential fuzzers (this one and tools/fuzz_trec_eval.py): the options and
+    the (seed, index) cases to run (``--cases`` from ``--start``, or the one ``--case SEED:INDEX``)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--peer", default=peer_default, help=peer_help)
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--case", help="SEED:INDEX: run that case only")
-    ap.add_argument("--hostile", type=float, default=0.1, help="fraction of cases with a documented refusal")
+    ap.add_argument("--hostile", type=float, default=0.1, help=hostile_help)
     ap.add_argument("--keep", help="keep the case folders here")
-    ap.add_argument("--show", type=int, default=3, help="differences printed per class")
+    ap.add_argument("--show", type=int, default=3, help=show_help)
     a = ap.parse_args()
-    peer = Path(a.peer)
-    if not (peer / "pref_eval.py").exists():
-        print(f"fuzz_pref_eval: no pref_eval.py in {peer}: nothing to do (see the docstring)", file=sys.stderr)
-        return 0
     todo = [(a.seed, i) for i in range(a.start, a.start + a.cases)]
     if a.case:
         s, i = a.case.split(":")
         todo = [(int(s), int(i))]
+    return a, todo
+
+
+def main() -> int:
+    a, todo = fuzz_arguments(__doc__.split("\n")[0], os.environ.get("PREF_EVAL_REF", "/tmp/pref_eval"),
+                             "diazf/pref_eval checkout (default $PREF_EVAL_REF or /tmp/pref_eval)",
+                             "fraction of cases with a documented refusal", "differences printed per class")
+    peer = Path(a.peer)
+    if not (peer / "pref_eval.py").exists():
+        print(f"fuzz_pref_eval: no pref_eval.py in {peer}: nothing to do (see the docstring)", file=sys.stderr)
+        return 0
     base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="fuzz_pref_eval_"))
     counts: Counter[str] = Counter()
     kinds: Counter[str] = Counter()  # documented classes by what was met

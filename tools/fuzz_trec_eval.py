@@ -49,7 +49,6 @@ Exit status 0 when every case agrees or is documented; 1 otherwise.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import re
@@ -579,25 +578,15 @@ PEER_TIMEOUT = 30
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--peer", default=os.environ.get("TREC_EVAL", "/tmp/trec_eval/trec_eval"),
-                    help="the trec_eval 10.0 binary (default $TREC_EVAL or /tmp/trec_eval/trec_eval)")
-    ap.add_argument("--cases", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--start", type=int, default=0)
-    ap.add_argument("--case", help="SEED:INDEX: run that case only")
-    ap.add_argument("--hostile", type=float, default=0.1, help="fraction of cases with a documented difference")
-    ap.add_argument("--keep", help="keep the case folders here")
-    ap.add_argument("--show", type=int, default=3, help="findings printed per class")
-    a = ap.parse_args()
+    from fuzz_pref_eval import fuzz_arguments  # tools/ is sys.path[0] when this script runs
+
+    a, todo = fuzz_arguments(__doc__.split("\n")[0], os.environ.get("TREC_EVAL", "/tmp/trec_eval/trec_eval"),
+                             "the trec_eval 10.0 binary (default $TREC_EVAL or /tmp/trec_eval/trec_eval)",
+                             "fraction of cases with a documented difference", "findings printed per class")
     peer = Path(a.peer)
     if not os.access(peer, os.X_OK) or peer.is_dir():
         print(f"fuzz_trec_eval: no trec_eval binary at {peer}: nothing to do (see the docstring)", file=sys.stderr)
         return 0
-    todo = [(a.seed, i) for i in range(a.start, a.start + a.cases)]
-    if a.case:
-        s, i = a.case.split(":")
-        todo = [(int(s), int(i))]
     base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="fuzz_trec_eval_"))
     counts: Counter[str] = Counter()
     shown: Counter[str] = Counter()
