@@ -168,13 +168,16 @@ def test_stored_fuzz_cases_are_the_fuzz_generator():
         import fuzz_trec_eval as fz
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    names = [n for n, _, _ in GEN_CASES if n.startswith("fuzz_")]
-    assert len(names) == 8
+    names = [n for n, _, _ in GEN_CASES if n.startswith("fuzz")]
+    assert len([n for n in names if n.startswith("fuzz_")]) == 8
+    assert len([n for n in names if n.startswith("fuzzb_")]) >= 4  # session 20's blind spots drawn
     for name in names:
-        _, seed, idx, _ = name.split("_", 3)
-        case = fz.make_case(int(seed), int(idx), 0.0)
-        for ext, key in (("rel", "rel_text"), ("run", "run_text")):
-            assert (GEN / f"fuzz_{seed}_{idx}.{ext}").read_bytes() == case[key].encode("utf-8", "surrogateescape")
+        kind, seed, idx, _ = name.split("_", 3)
+        case = fz.make_case(int(seed), int(idx), 0.0, blind=kind == "fuzzb")
+        for ext, key in (("rel", "rel_text"), ("run", "run_text"), ("z", "z")):
+            path = GEN / f"{kind}_{seed}_{idx}.{ext}"
+            if case[key] is not None or path.exists():
+                assert path.read_bytes() == case[key].encode("utf-8", "surrogateescape"), path.name
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "fuzz_trec_eval.py"), "--peer", "/nonexistent/trec_eval"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "nothing to do" in p.stderr, p.stderr
