@@ -241,3 +241,19 @@ def test_debug_query_not_evaluated(debug, complete):
     assert p.returncode == 2 and p.stdout == b""
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("zelo_trec: -D: topic ") and "no queries" in lines[0], p.stderr
+
+
+def test_negative_zero_sums_to_zero(tmp_path):
+    """A z-score of -0.0 (value below the mean, stddev 1e400 read as inf) prints -0.0000 per query, but
+    trec_eval's summary adds it to an accumulator that starts at +0.0: `Zbpref all 0.0000` (trec_eval
+    10.0, found by tools/fuzz_trec_eval.py --case 22:873); the sum printed -0.0000 here before."""
+    from cli_harness import run_inproc
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 r\n1 Q0 a 2 1 r\n")
+    (tmp_path / "z").write_text("1 bpref 0.75 1e400\n1 map 0.75 1e400\n")
+    p = run_inproc("zelo_trec", ["-q", "-m", "bpref", "-m", "map", "-Z", "z", "q", "r"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == [
+        f"Z{'map':<22}\t1\t-0.0000", f"Z{'bpref':<22}\t1\t-0.0000",
+        f"Z{'map':<22}\tall\t0.0000", f"Z{'bpref':<22}\tall\t0.0000"]
