@@ -19,6 +19,15 @@ tags in one file, rankings longer than the cutoffs -- and random options, singly
 (``-q -c -n -J -o -l N -N N -M N -Z FILE -T trec_results``, long spellings, ``-`` for the run on
 stdin, ``-m`` lists over every measure family with parameters and the nicknames).
 
+Session 20 added, from an RNG of their own (``make_case(..., blind=False)`` gives session 19's cases
+byte for byte): long options by a prefix (``--query_ev``, ``--meas=map``; sometimes the ambiguous
+``--Re``), ``-D N`` with N >= 1 (trec_eval's debugging lines are removed from its stdout before the
+comparison: :func:`strip_debug`) and ``-D N.qid`` (that topic only; a missing or empty qid), ``-Z``
+files without guard entries (checked, when the outputs differ or trec_eval crashes, against trec_eval
+on the file with guards added: ``documented_z_unguarded``), with infinite / subnormal / odd-looking
+numbers, tabs, leading and trailing blanks, CRLF, topics nobody evaluates; fractional gain maps
+(``ndcg.1023=2.5e2``, ``rbp.p=0.8,4999=0.001``) over grades up to 5000; topic ids that are not UTF-8.
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
