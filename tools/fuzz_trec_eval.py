@@ -470,17 +470,25 @@ def _z_shapes(r: random.Random, case: dict) -> None:
     case["z"] = eol.join(lines) + (eol if r.random() < 0.9 else "")
 
 
+def _int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None  # a hostile non-integer grade (2.7, 1e0)
+
+
 def _gain_measure(r: random.Random, case: dict) -> str:
     """A gain measure with a fractional gain map over grades up to 5000 (trec_eval's gain search is
     quadratic in the levels: slow above ~10^4, docs/differences.md)."""
     rows = case["qrels_rows"]
-    rows[:] = [x if isinstance(x, str) or int(x[3]) <= 5000 else (*x[:3], str(int(x[3]) % 5001)) for x in rows]
+    rows[:] = [x if isinstance(x, str) or not _int(x[3]) or _int(x[3]) <= 5000 else (*x[:3], str(_int(x[3]) % 5001))
+               for x in rows]
     if r.random() < 0.6:  # some judged documents get a huge grade
         for i in r.sample(range(len(rows)), max(1, len(rows) // r.choice([2, 5, 20]))):
-            if not isinstance(rows[i], str):
+            if not isinstance(rows[i], str) and _int(rows[i][3]) is not None:
                 q, it, d, _ = rows[i]
                 rows[i] = (q, it, d, str(r.choice([r.randint(100, 5000), 4999, 5000, 1023, 1024])))
-    grades = sorted({int(x[3]) for x in rows if not isinstance(x, str)} | {r.randint(0, 5000)})
+    grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None} | {r.randint(0, 5000)})
     pick = r.sample(grades, min(len(grades), r.randint(1, 4)))
     gains = ",".join(f"{g}={r.choice(FRACTIONS)}" for g in pick)
     name = r.choice(GAIN_NAMES)
@@ -705,6 +713,9 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         for k in ("nan_score", "hex_score", "text_score", "float_grade", "empty_run", "pref_conflict"):
             if k in feats:
                 return f"documented_refusal_{k}", oe.strip()[:200]
+        if "dup_qrels" in feats and "debug_query" in feats:
+            # trec_eval checks a topic's judgments when it evaluates it: -D N.qid skips the others
+            return "documented_refusal_dup_skipped", oe.strip()[:200]
         if feats & {"dup_run_doc", "dup_qrels"} and set(measure_args(case["opts_full"])) <= {"runid", "num_q"}:
             # trec_eval checks duplicates only where a measure reads the ranking (differences.md)
             return "documented_refusal_dup_runid_only", oe.strip()[:200]
