@@ -116,7 +116,8 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
 
                 raise UsageError(f"{option} applies only with --rbo-p above 0 (RBO computed)")
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
-                          rbo_lists=rbo_lists, fmt=fmt, digits=digits, output=output or "-", log=log, inputs=command_options())
+                          rbo_lists=rbo_lists, fmt=fmt, digits=digits, output=output or "-", log=log,
+                          inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 

@@ -316,7 +316,8 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
     lines.append("tau_ap(B|A): B evaluated against A as the reference (Yilmaz et al. 2008); "
                  "ties: expected value over random tie-breaking; tau_ap_b: symmetric tie-aware "
                  "version (Urbano & Marrero 2017)."
-                 + (_RBO_TIES_LEGEND.get(res.get("rbo_ties", ""), "") if res["ties_a"] or res["ties_b"] or res.get("rbo_lists_tied") else "")
+                 + (_RBO_TIES_LEGEND.get(res.get("rbo_ties", ""), "")
+                    if res["ties_a"] or res["ties_b"] or res.get("rbo_lists_tied") else "")
                  + (f" rbo prefix: the whole orderings (A {res['rbo_len_a']} systems, B {res['rbo_len_b']}) as the "
                     "tops of longer rankings (Webber et al. 2010, section 4): ext extrapolates their agreement, "
                     "min and max bound RBO, res = max - min." if "rbo_min" in res else ""))

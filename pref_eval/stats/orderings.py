@@ -343,14 +343,14 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
         raise ValueError("RBO needs two non-empty orderings")
     if len(nb) < len(na):
         (na, xa), (nb, xb) = (nb, xb), (na, xa)
-    s, l = len(na), len(nb)
+    s, n_l = len(na), len(nb)
     ts, gs = _tie_ranks(xa)
     tl, gl = _tie_ranks(xb)
     pos_l = {name: j for j, name in enumerate(nb)}
     common_s = np.array([i for i, name in enumerate(na) if name in pos_l], dtype=np.intp)
     common_l = np.array([pos_l[na[i]] for i in common_s], dtype=np.intp)
     in_s = set(na)
-    only_l = np.array([j for j in range(l) if nb[j] not in in_s], dtype=np.intp)
+    only_l = np.array([j for j in range(n_l) if nb[j] not in in_s], dtype=np.intp)
     only_l = only_l[np.argsort(tl[only_l], kind="stable")]  # L's order (within a tie group any order: same c)
 
     def contrib(d: np.ndarray, t: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -375,9 +375,9 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
     d_s = np.array([float(s)])
     a_s = float(agreement(d_s, overlap(d_s))[0])
     acc = dict.fromkeys(("min", "max", "ext"), 0.0)
-    step = max(1, max_cells // max(1, s + l))
-    for d0 in range(1, l + 1, step):
-        d = np.arange(d0, min(l, d0 + step - 1) + 1, dtype=np.float64)
+    step = max(1, max_cells // max(1, s + n_l))
+    for d0 in range(1, n_l + 1, step):
+        d = np.arange(d0, min(n_l, d0 + step - 1) + 1, dtype=np.float64)
         x = overlap(d)
         w = p ** d
         acc["min"] += float((agreement(d, x) * w).sum())
@@ -394,19 +394,19 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
         x_ext = x + np.where(beyond, (d - s) * a_s * mean_c, 0.0)
         acc["max"] += float((agreement(d, x_max) * w).sum())
         acc["ext"] += float((agreement(d, x_ext) * w).sum())
-    # beyond depth l (both lists unseen): sum_{d>l} p^d / d = ln(1/(1-p)) - sum_{d<=l} p^d / d
-    dl = np.arange(1, l + 1, dtype=np.float64)
+    # beyond depth n_l (both lists unseen): sum_{d>n_l} p^d / d = ln(1/(1-p)) - sum_{d<=n_l} p^d / d
+    dl = np.arange(1, n_l + 1, dtype=np.float64)
     tail_inv = -math.log1p(-p) - float((p ** dl / dl).sum())
-    x_l = float(common_s.size)  # = the overlap at depth l, every item of both lists being in
-    f = l + s - common_s.size  # the depth from which the maximal agreement is 1
-    lin = np.arange(l + 1, f, dtype=np.float64)
-    tail_max = float(((2 * lin - l - s + x_l) / lin * p ** lin).sum()) + p ** max(f, l + 1) / (1 - p)
+    x_l = float(common_s.size)  # = the overlap at depth n_l, every item of both lists being in
+    f = n_l + s - common_s.size  # the depth from which the maximal agreement is 1
+    lin = np.arange(n_l + 1, f, dtype=np.float64)
+    tail_max = float(((2 * lin - n_l - s + x_l) / lin * p ** lin).sum()) + p ** max(f, n_l + 1) / (1 - p)
     c = (1 - p) / p
     out = {"min": c * (acc["min"] + x_l * tail_inv),
            "max": c * (acc["max"] + tail_max),
-           "ext": c * acc["ext"] + (x_l + (l - s) * a_s) / l * p ** l}
+           "ext": c * acc["ext"] + (x_l + (n_l - s) * a_s) / n_l * p ** n_l}
     out["res"] = out["max"] - out["min"]
-    out["s"], out["l"] = s, l
+    out["s"], out["l"] = s, n_l
     return out
 
 
