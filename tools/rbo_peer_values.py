@@ -14,6 +14,12 @@ https://github.com/dlukes/rbo, ``rbo(S, L, p)`` of the ``uneven`` tie-free prefi
 paper with uneven lengths: docs/zelo_compare.md). tests/test_stats_orderings_ties.py and
 tests/test_stats_rbo_prefix.py compare pref_eval.stats.orderings with the stored values; ``--check N``
 also compares rbo_ext_tied and rbo_prefix with Corsi & Urbano's code live on N random cases.
+
+    python tools/rbo_peer_values.py --webber-values /tmp/w/uneven_abc.json
+
+only prints the largest |RBO_ext - expected| over the cases of test_data/uneven_abc.json of
+https://github.com/mpetri/rbo (values of William Webber's own RBO implementation, six decimals: the
+alphabet against shorter lists; kept under /tmp, nothing stored).
 """
 from __future__ import annotations
 
@@ -63,12 +69,19 @@ def uneven_cases(seed: int = 29, n: int = 30) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corsi-urbano", required=True, type=Path)
+    ap.add_argument("--corsi-urbano", type=Path)
+    ap.add_argument("--webber-values", type=Path)
     ap.add_argument("--pypi-rbo", type=Path)
     ap.add_argument("--dlukes", type=Path)
     ap.add_argument("--check", type=int, default=0, metavar="N",
                     help="also compare pref_eval's rbo_ext_tied with their code live on N random cases")
     args = ap.parse_args()
+    if args.webber_values:
+        webber_check(args.webber_values)
+    if not args.corsi_urbano:
+        if not args.webber_values:
+            ap.error("--corsi-urbano is needed to write the values")
+        return
     if not hasattr(np, "in1d"):
         np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
     spec = importlib.util.spec_from_file_location("rbo_corsi_urbano", args.corsi_urbano)
@@ -127,6 +140,17 @@ def main() -> None:
     print(f"wrote {out}")
     if args.check:
         live_check(cu, args.check)
+
+
+def webber_check(path: Path) -> None:
+    """Largest |pref_eval's RBO_ext - Webber's| over mpetri/rbo's uneven_abc.json (``other``, ``p``, ``rbo``)."""
+    sys.path.insert(0, str(ROOT))
+    from pref_eval.stats.orderings import rbo_prefix
+
+    alphabet = list("abcdefghijklmnopqrstuvwxyz")
+    cases = json.loads(path.read_text())
+    worst = max(abs(rbo_prefix(alphabet, list(c["other"]), c["p"])["ext"] - c["rbo"]) for c in cases)
+    print(f"{len(cases)} cases of {path.name}: max |RBO_ext - Webber's| = {worst:.2g} (the values have 6 decimals)")
 
 
 def live_check(cu, n: int) -> None:
