@@ -556,6 +556,10 @@ def test_item17_zelo_page_table_is_what_the_script_prints():
     a, b = page.index(mod.BEGIN) + len(mod.BEGIN), page.index(mod.END)
     assert page[a:b].strip("\n") == tab.strip("\n")
     assert "| BT, default prior 0.5 | 25/50 | 34/50 |" in tab  # the figure the issue found mis-copied
+    # the figures of the prose under the table (the sets' sizes read "1–3 passages per topic": Set-III has 5)
+    flat = " ".join(page.split())
+    for phrase in mod.prose(DUELING):
+        assert phrase in flat, phrase
 
 
 def test_item18_docs_cite_public_sources_not_the_shared_folder():

@@ -426,3 +426,15 @@ def test_identical_runs_are_not_significant_under_pratt_exact(tmp_path):
     c = {q: float(v) for q, v in ((line.split("\t")[1], line.split("\t")[3]) for line in rows if line[0] == "C")}
     d = np.round(x - np.array([c[f"q{i:02d}"] for i in range(14)]), 12)
     assert ac["method"] == "exact" and ac["p_value"] == stats.wilcoxon(d, zero_method="pratt", method="exact").pvalue
+
+
+def test_text_legend_names_the_seed_whichever_test_marks():
+    """zelo_compare.md: the seed of the resampling tests is in the text output's legend. It was there only when a
+    resampling test set the markers: `--tests t,randomization --seed 5` printed no seed (the table is the t-test's;
+    the randomization records, in -o jsonl, are seeded by 5)."""
+    for tests in ("t,randomization", "randomization,t", "wilcoxon,bootstrap,tukey"):
+        code, out, err = run("-P", DATA / "perquery.tsv", "--tests", tests, "--seed", "5", "--resamples", "200")
+        assert code == 0, err
+        assert "Resampling: 200 resamples, seed 5." in out.splitlines(), (tests, out)
+    code, out, err = run("-P", DATA / "perquery.tsv", "--tests", "t,sign")
+    assert code == 0 and "Resampling" not in out

@@ -181,7 +181,7 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     ]
     if p.get("baseline"):
         lines.append(f"Each run is compared with the baseline {p['baseline']} only.")
-    if test in ("randomization", "bootstrap", "tukey"):
+    if any(t in ("randomization", "bootstrap", "tukey") for t in p["tests"]):  # the seed, whichever test marks
         lines.append(f"Resampling: {p['resamples']} resamples, seed {p['seed']}.")
     if test == "wilcoxon":
         lines.append(f"Wilcoxon: zero_method={p['zero_method']}, method={p['wilcoxon_method']}.")
