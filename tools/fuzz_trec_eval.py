@@ -488,7 +488,8 @@ def _gain_measure(r: random.Random, case: dict) -> str:
             if not isinstance(rows[i], str) and _int(rows[i][3]) is not None:
                 q, it, d, _ = rows[i]
                 rows[i] = (q, it, d, str(r.choice([r.randint(100, 5000), 4999, 5000, 1023, 1024])))
-    grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None} | {r.randint(0, 5000)})
+    grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None}
+                    | {r.randint(0, 5000)})
     pick = r.sample(grades, min(len(grades), r.randint(1, 4)))
     gains = ",".join(f"{g}={r.choice(FRACTIONS)}" for g in pick)
     name = r.choice(GAIN_NAMES)
