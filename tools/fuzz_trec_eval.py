@@ -431,8 +431,9 @@ def _abbreviate(r: random.Random, word: str) -> str:
 
 def _rename_qids(r: random.Random, case: dict) -> None:
     """Topic ids that are not UTF-8 (bytes 0x80-0xff; trec_eval compares and prints bytes)."""
+    qids = {x[0] for x in case["qrels_rows"] if not isinstance(x, str)} | {x[0] for x in case["run_lines"]}
     m = {q: r.choice(["\udce9", "\udcff", "\udc80", "q\udcfe", ""]) + q + r.choice(["\udce9", "\udca0", ""])
-         for q in {x[0] for x in case["qrels_rows"] if not isinstance(x, str)} | {x[0] for x in case["run_lines"]}}
+         for q in sorted(qids)}  # sorted: a set's order changes with the hash seed
     m = {k: (v if v != k else v + "\udcb5") for k, v in m.items()}
     case["qrels_rows"][:] = [x if isinstance(x, str) else (m.get(x[0], x[0]), *x[1:]) for x in case["qrels_rows"]]
     for ln in case["run_lines"]:
