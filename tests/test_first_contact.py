@@ -716,3 +716,12 @@ def test_run_given_as_the_qrels_says_so(tmp_path):
     odd.write_text("1 0 d1 1\n1 0 d2 0 extra words\n")
     code, _, err = cli("trec", odd, RUNS[0])
     assert code == 2 and err == f"zelo_trec: {odd}:2: expected 4 fields 'qid iter docno rel', found 6 fields\n"
+
+
+def test_judge_help_points_at_the_run_options():
+    """`zelo_judge --help` (the group's) listed only -h and the two subcommands: the options of a run were in
+    `zelo_judge run --help`, which nothing named."""
+    code, out, _ = cli("judge", "--help")
+    assert code == 0 and "zelo_judge run --help" in " ".join(out.split())
+    code, out, _ = cli("judge", "run", "--help")
+    assert code == 0 and "--both-orders" in out and "--concurrency" in out
