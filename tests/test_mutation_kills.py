@@ -155,3 +155,17 @@ def test_rbo_ext_refuses_orderings_of_two_lengths():
     # Webber et al. 2010's equal-length case, worked by hand: [a, b] vs [b, a], p = 0.5 -> overlap 0 at depth 1,
     # 2 at depth 2: (1 - p)/p * (0 + 2/2 * p^2) + 2/2 * p^2 = 0.25 + 0.25
     assert rbo_ext(list("ab"), list("ba"), 0.5) == pytest.approx(0.5)
+
+
+def test_paired_t_test_default_interval_is_95_percent():
+    """Mutant ``stats.paired.t_test``: default ``confidence=0.95`` -> ``1.9`` (every caller passed it). The
+    default interval is scipy's ``ttest_1samp(d, 0).confidence_interval()`` (0.95)."""
+    from scipy import stats as sps
+
+    from pref_eval.stats import t_test
+
+    d = np.array([0.3, 0.1, 0.4, -0.1, 0.5, 0.2, -0.2, 0.3])
+    ref = sps.ttest_1samp(d, 0.0).confidence_interval()
+    got = t_test(d)
+    assert got["ci_low"][0] == pytest.approx(ref.low, rel=1e-12)
+    assert got["ci_high"][0] == pytest.approx(ref.high, rel=1e-12)
