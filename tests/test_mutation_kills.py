@@ -146,12 +146,14 @@ def test_compare_differences_default_alpha_is_0_05():
 def test_rbo_ext_refuses_orderings_of_two_lengths():
     """Mutant ``orderings.rbo_ext``: ``k = min(len(a), len(b))`` -> ``max`` survived: two lengths were cut to the
     shorter one without a word, a number that is not Webber et al.'s extrapolated RBO for uneven lists (their
-    eq. 32 takes the longer list's tail into account); the function is for one length (its docstring), and now
-    says so, as ``tau_ap_b`` does."""
+    eq. 32 takes the longer list's tail into account: ``rbo_prefix``); the function is for one length (its
+    docstring), and now says so, as ``tau_ap_b`` does."""
     from pref_eval.stats import rbo_ext
 
     with pytest.raises(ValueError, match="differ in length"):
         rbo_ext(list("abc"), list("ab"), 0.9)
+    with pytest.raises(ValueError, match="differ in length"):
+        rbo_ext(list("a"), list("ab"), 0.9)
     # Webber et al. 2010's equal-length case, worked by hand: [a, b] vs [b, a], p = 0.5 -> overlap 0 at depth 1,
     # 2 at depth 2: (1 - p)/p * (0 + 2/2 * p^2) + 2/2 * p^2 = 0.25 + 0.25
     assert rbo_ext(list("ab"), list("ba"), 0.5) == pytest.approx(0.5)

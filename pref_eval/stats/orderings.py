@@ -182,7 +182,8 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
     if len(a) != len(b):  # eq. 32 is for lists of one length; cutting the longer one was another number
-        raise ValueError(f"the two orderings differ in length ({len(a)} and {len(b)})")
+        raise ValueError(f"the two orderings differ in length ({len(a)} and {len(b)}); rbo_prefix takes "
+                         "lists of two lengths")
     k = len(a)
     if k == 0:
         return float("nan")
