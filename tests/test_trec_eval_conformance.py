@@ -257,3 +257,14 @@ def test_negative_zero_sums_to_zero(tmp_path):
     assert p.stdout.decode().splitlines() == [
         f"Z{'map':<22}\t1\t-0.0000", f"Z{'bpref':<22}\t1\t-0.0000",
         f"Z{'map':<22}\tall\t0.0000", f"Z{'bpref':<22}\tall\t0.0000"]
+
+
+def test_debug_query_kept_by_a_later_level():
+    """trec_eval 10.0 reads each -D: `-D 0.q1 -D 1` still evaluates q1 only (a level without a qid leaves
+    it), `-D 0.q1 -D 0.q2` evaluates q2 (the last one). Here with trec_eval's test topics 301 and 302."""
+    both = _te(["-q", "-m", "num_ret", "qrels.test", "results.test"])
+    assert both.returncode == 0 and b"\t302\t" in both.stdout
+    p = _te(["-q", "-D", "0.301", "-D", "1", "-m", "num_ret", "qrels.test", "results.test"])
+    assert p.returncode == 0 and {ln.split(b"\t")[1] for ln in p.stdout.splitlines()} == {b"301", b"all"}
+    p = _te(["-q", "-D", "0.301", "--Debug_level=0.302", "-m", "num_ret", "qrels.test", "results.test"])
+    assert p.returncode == 0 and {ln.split(b"\t")[1] for ln in p.stdout.splitlines()} == {b"302", b"all"}
