@@ -63,7 +63,8 @@ class TrecCommand(click.Command):
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version on stderr (as trec_eval) and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
 def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int,
-            debug: tuple[str, ...], judged_only: int, num_docs: str, depth: str | None, rel_format: str, results_format: str, old: int,
+            debug: tuple[str, ...], judged_only: int, num_docs: str, depth: str | None, rel_format: str,
+            results_format: str, old: int,
             old_value: str | None, zscores: str | None, trec9: bool, list_measures: bool, quiet: bool, version: bool,
             files: tuple[str, ...]) -> int:
     """Evaluate a TREC run exactly as trec_eval 10 does.
