@@ -299,10 +299,10 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
     process (not a call in-process): once it was interrupted, a further signal ends it (:func:`_end_on_signal`)."""
     from ..errors import OutputError
 
-    from ..output.atomic import notices_to
-
     label = label or prog
     try:
+        from ..output.atomic import notices_to  # in the try: a signal met while importing is reported as one
+
         with notices_to(_warner(label, click)):
             rv = _main(command, prog, args)
         return rv if isinstance(rv, int) else 0
