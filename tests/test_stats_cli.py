@@ -184,6 +184,34 @@ def test_orderings_cli():
     assert code == 2 and "several orderings" in err
 
 
+def test_orderings_rbo_lists_prefix():
+    """--rbo-lists prefix: the four RBO forms of the whole orderings (A 5 systems, B a top 3 with a system A
+    lacks) as rows, in JSON, named in the legend; the correlations keep the common systems."""
+    from pref_eval.stats.orderings import rbo_prefix
+
+    a, top3 = DATA / "order_a.tsv", DATA / "order_top3.txt"
+    code, out, err = run("--orderings", a, top3, "--rbo-lists", "prefix", "-o", "jsonl")
+    assert code == 0, err
+    d = json.loads(out)
+    want = rbo_prefix(["rerank", "splade", "dense", "rm3", "bm25"], ["rerank", "dense", "colbert"], 0.9)
+    assert [d["rbo"], d["rbo_min"], d["rbo_max"], d["rbo_res"]] == [want[f] for f in ("ext", "min", "max", "res")]
+    assert d["n_systems"] == 2 and d["rbo_lists"] == "prefix" and (d["rbo_len_a"], d["rbo_len_b"]) == (5, 3)
+    assert "(but for RBO, --rbo-lists prefix)" in err
+    code, out, err = run("--orderings", a, top3, "--rbo-lists", "prefix")
+    rows = [ln.split()[0] for ln in out.splitlines() if ln.startswith("rbo_")]
+    assert rows == [f"rbo_{f}(p=0.9,ties=a,prefix)" for f in ("ext", "min", "max", "res")]
+    assert "rbo prefix: the whole orderings (A 5 systems, B 3)" in out
+    code, out, err = run("--orderings", a, top3)  # the default: common systems, the whole-list RBO suggested
+    assert code == 0 and "rbo_min" not in out and "(RBO of the whole orderings: --rbo-lists prefix)" in err
+    for argv, msg in ((["--rbo-lists", "prefix", "-P", DATA / "perquery.tsv"], "--rbo-lists applies only with "
+                       "--orderings"),
+                      (["--orderings", a, top3, "--rbo-p", "0", "--rbo-lists", "common"],
+                       "--rbo-lists applies only with --rbo-p above 0"),
+                      (["--orderings", a, top3, "--rbo-lists", "top"], "Invalid value for '--rbo-lists'")):
+        code, out, err = run(*argv)
+        assert code == 2 and out == "" and msg in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("place", [0, 1])
 def test_orderings_followed_by_an_option_says_so(place):
     """`zelo_compare --orderings --rbo-ties b A B`: --orderings takes the next two words, so an option became
@@ -398,3 +426,15 @@ def test_identical_runs_are_not_significant_under_pratt_exact(tmp_path):
     c = {q: float(v) for q, v in ((line.split("\t")[1], line.split("\t")[3]) for line in rows if line[0] == "C")}
     d = np.round(x - np.array([c[f"q{i:02d}"] for i in range(14)]), 12)
     assert ac["method"] == "exact" and ac["p_value"] == stats.wilcoxon(d, zero_method="pratt", method="exact").pvalue
+
+
+def test_text_legend_names_the_seed_whichever_test_marks():
+    """zelo_compare.md: the seed of the resampling tests is in the text output's legend. It was there only when a
+    resampling test set the markers: `--tests t,randomization --seed 5` printed no seed (the table is the t-test's;
+    the randomization records, in -o jsonl, are seeded by 5)."""
+    for tests in ("t,randomization", "randomization,t", "wilcoxon,bootstrap,tukey"):
+        code, out, err = run("-P", DATA / "perquery.tsv", "--tests", tests, "--seed", "5", "--resamples", "200")
+        assert code == 0, err
+        assert "Resampling: 200 resamples, seed 5." in out.splitlines(), (tests, out)
+    code, out, err = run("-P", DATA / "perquery.tsv", "--tests", "t,sign")
+    assert code == 0 and "Resampling" not in out
