@@ -37,7 +37,8 @@ def looks_like_zelo_scores(path: str) -> bool:
     return is_zelo_scores_header(first) or is_zbench_annotated_line(first)
 
 
-_ANNOTATED = '{"query": {"id": ...}, "documents": [{"id": ..., "score": a finite number}, ...]} (zbench annotated JSONL)'
+_ANNOTATED = ('{"query": {"id": ...}, "documents": [{"id": ..., "score": a finite number}, ...]} '
+              '(zbench annotated JSONL)')
 
 
 def _finite_score(v) -> float:
@@ -158,6 +159,7 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
     from ..zelo.fit import ELO_FACTOR
 
     name = display_name(path)
+    table: dict[str, tuple[list[str], list[float], list[float]]]
     if is_zbench_annotated_line(first_line_of_file(path)):
         cols, table = list(HEADER), {q: (docs, xs, []) for q, docs, xs in read_zbench_scored(path)}
     else:
