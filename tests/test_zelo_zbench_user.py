@@ -226,3 +226,31 @@ def test_zbench_flow_live(tmp_path):
                     assert got[(q, m)] == pytest.approx(zb[key][i] * 5 / n)
     assert counts == {"ndcg": 21, "acc": 21, "recall": 30}, counts
     assert np.isfinite([v for v in got.values()]).all()
+
+
+def test_fit_nan_vote_in_ai_scores_says_why(tmp_path):
+    """A NaN model score in ai_scores.json: zbench's own files cannot hold one (pydantic writes NaN as null, which
+    its reader then refuses: checked here with pydantic), so it is refused, now saying what it is rather than
+    'expected ... numbers (problem: openai_score)'."""
+    from pydantic import BaseModel
+
+    class Score(BaseModel):
+        score: float
+
+    assert Score(score=float("nan")).model_dump_json() == '{"score":null}'
+    with pytest.raises(ValueError):
+        Score.model_validate_json('{"score": null}')
+    pair = {"pair_id": "q-a-b", "query_id": "q", "query": "t",
+            "document_a": {"document_id": "a", "metadata": {}, "content": "x"},
+            "document_b": {"document_id": "b", "metadata": {}, "content": "y"}}
+    sp = [{"pair": pair, **{k: {"thought": "", "score": s} for k, s in
+                            (("openai_score", 0.5), ("gemini_score", -0.5), ("anthropic_score", 0.0))}}] * 2
+    sp = json.loads(json.dumps(sp))
+    sp[1]["gemini_score"]["score"] = float("nan")
+    (tmp_path / "ai_scores.json").write_text(json.dumps({"scored_pairs": sp}, indent=4))
+    lines = (tmp_path / "ai_scores.json").read_text().splitlines()
+    line = 1 + [i for i, x in enumerate(lines) if x == "        {"][1]  # where scored_pairs[1] starts
+    r = cli("fit", "-J", "ai_scores.json", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == (f"zelo_fit: ai_scores.json:{line}: scored_pairs[1]: gemini_score.score is NaN, not a vote "
+                        "(a tie or a failed call is 0.0 in zbench's files)\n")
