@@ -254,3 +254,15 @@ def test_fit_nan_vote_in_ai_scores_says_why(tmp_path):
     assert r.returncode == 2
     assert r.stderr == (f"zelo_fit: ai_scores.json:{line}: scored_pairs[1]: gemini_score.score is NaN, not a vote "
                         "(a tie or a failed call is 0.0 in zbench's files)\n")
+
+
+def test_eval_run_id_tag_of_a_zbench_run_says_why(tmp_path):
+    """--run-id tag reads a TREC run's 6th column; a zbench-format run has none. Before: "score '"query' is not a
+    number"."""
+    annotated(tmp_path / "zelo.jsonl", {"q": {"a": 1.0, "b": 0.0}})
+    annotated(tmp_path / "r.jsonl", {"q": {"a": 0.0, "b": 1.0}})
+    r = cli("eval", "-R", "zelo.jsonl", "--run-id", "tag", "r.jsonl", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr == ("zelo_eval: --run-id tag: r.jsonl is zbench JSONL, which names no run; "
+                                              "use --run-id path (the default) or --name RUN=LABEL\n")
+    r = cli("eval", "-R", "zelo.jsonl", "--name", "r.jsonl=zerank", "-m", "zacc", "r.jsonl", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.split() == ["runid", "all", "zerank", "zacc", "all", "0.0000"]
