@@ -19,6 +19,7 @@ from __future__ import annotations
 from .textfile import json_reason
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
@@ -205,7 +206,7 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
         first.setdefault(f"{qid}\t{d['id']}", no)
 
 
-def read_pairs(path: str, warn=None) -> list[tuple[str, str, str]]:
+def read_pairs(path: str, warn: Callable[[str], None] | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge, ``(qid, doc_a, doc_b)`` in file order.
 
     Any output of ``zelo_pairs``: JSON lines with ``qid``, ``doc_a``,
@@ -245,7 +246,7 @@ def read_pairs(path: str, warn=None) -> list[tuple[str, str, str]]:
     return out
 
 
-def _zbench_pairs(text: str, name: str, warn) -> list[tuple[str, str, str]] | None:
+def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None) -> list[tuple[str, str, str]] | None:
     """The pairs of zbench's ``pairs.json`` (``{"pairs": [{"query_id", "document_a": {"document_id"},
     "document_b": {...}}]}``) or ``ai_scores.json`` (the same under ``"scored_pairs"[k]["pair"]``), in file
     order; ``None`` when ``text`` is not one such JSON object (JSON lines). zbench pairs a one-document query's
