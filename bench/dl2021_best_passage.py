@@ -1,12 +1,13 @@
 """How often is the top zELO passage per topic in the TREC DL 2021 best-passage sets?
 
-Run:  python bench/dl2021_best_passage.py [--data DIR] [--update-docs]
+Run:  python bench/dl2021_best_passage.py [--data DIR] [--update-docs | --prose]
 
 DIR: a checkout of https://github.com/XinyiYan/duelingBandits (Yan et al., "Human Preferences as
 Dueling Bandits", SIGIR 2022: judgments.txt and the five best-passage *.qrels); default: the
 project's shared data folder when present. ``--update-docs`` writes the table into docs/zelo.md
 between its ``dl2021_best_passage`` markers (tests/test_first_contact.py checks that the page holds
-exactly what this script prints).
+exactly what this script prints). ``--prose`` prints the figures the page's prose under the table quotes
+(the same test checks each is on the page).
 """
 from __future__ import annotations
 
@@ -80,8 +81,32 @@ def table(data: Path) -> tuple[str, str]:
     return "\n".join(lines) + "\n", summary
 
 
+def prose(data: Path) -> list[str]:
+    """The figures docs/zelo.md's prose under the table quotes, as phrases of the page (``--prose`` prints them;
+    tests/test_first_contact.py checks that the page holds each)."""
+    _, _ = table(data)  # sets D
+    j = read_judgments(str(D / "judgments.txt"))
+    q, a, b, s, w = j.arrays()
+    sizes = np.array([len(j.docs[t]) for t in j.queries])
+    r = fit_bt(sizes, q, a, b, s, prior=0.0)
+    r5 = fit_bt(sizes, q, a, b, s, prior=0.5)
+    off = np.r_[0, np.cumsum(sizes)]
+    top_se = [r5.se[off[k] + int(np.argmax(r5.score[off[k]:off[k + 1]]))] for k in range(len(sizes))]
+    sets = {n: load_set(n) for n in SETS}
+    per_topic = [len(v) for n in SETS for v in sets[n].values()]
+    n_lines = [sum(len(v) for v in sets[n].values()) for n in SETS]
+    return [f"{int(np.sum(r.n_components > 1))} of {len(sizes)} topics are not strongly connected",
+            f"{int(r.n_perfect.sum())} passages in {int(np.sum(r.n_perfect > 0))} topics won or lost every",
+            f"SE is about {np.median(top_se):.2f} log-odds (median, prior 0.5)",
+            f"The sets hold {min(per_topic)}–{max(per_topic)} passages per topic "
+            f"({', '.join(str(n) for n in n_lines)} lines)"]
+
+
 def main(argv: list[str]) -> None:
     data = Path(argv[argv.index("--data") + 1]) if "--data" in argv else D
+    if "--prose" in argv:
+        print("\n".join(prose(data)))
+        return
     tab, summary = table(data)
     print(tab + "\n" + summary)
     if "--update-docs" in argv:

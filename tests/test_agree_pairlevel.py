@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from pref_eval.api import agree
+from pref_eval.errors import InputError
 
 krippendorff = pytest.importorskip("krippendorff")
 inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
@@ -180,6 +181,34 @@ def test_position_bias_on_both_orders(tmp_path):
     recs = agree([str(p), str(other)], levels=["pair"], resamples=0)
     r = _get(recs, "c.txt", "", "position_bias")
     assert (r.value, r.n) == (0.75, 4)
+
+
+def test_position_bias_reads_zelo_judge_orders(tmp_path):
+    """zelo_judge writes each vote oriented to the line's (doc_a, doc_b) and says in ``orders`` which document
+    was shown first ("BA": doc_b). A judge that always prefers the first-shown document, asked in both orders
+    (``--both-orders``: one line, votes [-1, 1], orders [AB, BA]), has position bias 1 on its 4 decisive votes
+    (hand count); read in line order the bias was invisible (every vote taken as shown a-first, the pair as
+    shown in one order). A pair served from the store in the other orientation (a pairs file listing (x, y)
+    and (y, x): one question, two lines, the second with orders [BA]) was asked in one order only: no bias
+    figure from it (it was read as shown both ways: 1/2)."""
+    both = tmp_path / "both.jsonl"
+    both.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"qid": "1", "doc_a": "x", "doc_b": "y", "votes": [-0.8, 0.8], "judges": ["j", "j"], "orders": ["AB", "BA"]},
+        {"qid": "1", "doc_a": "z", "doc_b": "y", "votes": [-1, 0.5], "judges": ["j", "j"], "orders": ["AB", "BA"]},
+        {"qid": "1", "doc_a": "x", "doc_b": "z", "votes": [0, 0], "judges": ["j", "j"], "orders": ["AB", "BA"]})))
+    copies = tmp_path / "copies.jsonl"
+    copies.write_text("".join(json.dumps(r) + "\n" for r in (
+        {"qid": "1", "doc_a": "x", "doc_b": "y", "votes": [-0.8], "judges": ["j"], "orders": ["AB"]},
+        {"qid": "1", "doc_a": "y", "doc_b": "x", "votes": [0.8], "judges": ["j"], "orders": ["BA"]})))
+    recs = agree([str(both), str(copies)], names=["both", "copies"], levels=["pair"], resamples=0)
+    r = _get(recs, "both", "", "position_bias")
+    assert (r.value, r.n) == (1.0, 4)
+    r = _get(recs, "copies", "", "position_bias")
+    assert r.n == 0 and math.isnan(r.value)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"qid": "1", "doc_a": "x", "doc_b": "y", "votes": [1], "orders": ["AB", "BA"]}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: expected \"orders\" a list"):
+        agree([str(bad), str(copies)], levels=["pair"], resamples=0)
 
 
 def test_same_seed_same_intervals(generated):

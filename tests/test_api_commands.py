@@ -164,6 +164,10 @@ def test_compare_orderings_equals_zelo_compare():
     assert api.compare_orderings(a, b, rbo_ties="w") == _cli("zelo_compare", ["--orderings", a, b, "--rbo-ties", "w"])
     with pytest.raises(UsageError, match="rbo_ties: expected one of a, b, w, name"):
         api.compare_orderings(a, b, rbo_ties="random")
+    assert (api.compare_orderings(a, b, rbo_lists="prefix")
+            == _cli("zelo_compare", ["--orderings", a, b, "--rbo-lists", "prefix"]))
+    with pytest.raises(UsageError, match="rbo_lists: expected one of common, prefix"):
+        api.compare_orderings(a, b, rbo_lists="top")
 
 
 def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):

@@ -569,6 +569,25 @@ def test_getting_started_describes_the_shipped_sample():
            " the topics" in page
 
 
+def test_dl21_sample_counts_on_the_pages():
+    """The counts judging.md and zelo_agree.md give for the shipped DL 2021 sample are the file's (judging.md
+    said "718 pairs": 718 judgments of 508 pairs, some judged up to six times)."""
+    from collections import Counter
+
+    lines = [ln.split() for ln in (ROOT / "judgments" / "dl21-crowd-sample.txt").read_text().splitlines()
+             if ln.strip()]
+    pairs = Counter((f[0], *sorted(f[1:3])) for f in lines)
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    topics = words[len({f[0] for f in lines})]
+    judging = " ".join((DOCS / "judging.md").read_text(encoding="utf-8").split())
+    assert f"the same {len(lines)} judgments ({len(pairs)} pairs) of {topics} TREC DL 2021 topics" in judging
+    assert f"names some pairs up to {words[max(pairs.values())]} times ({len(lines)} lines, {len(pairs)} pairs)" \
+        in judging
+    agree = " ".join((DOCS / "zelo_agree.md").read_text(encoding="utf-8").split())
+    assert f"judges some pairs up to {words[max(pairs.values())]} times" in agree
+    assert f"hold the same {len(lines)} judgments of {topics} TREC DL 2021 topics" in agree
+
+
 @pytest.mark.parametrize("kind", ["matrix", "scores", "systems", "pairs", "calibration"])
 def test_plot_size_defaults(kind):
     """docs/zelo_plot.md's "Size defaults: W × H inches" of each kind are its --width / --height defaults."""

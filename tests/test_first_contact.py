@@ -556,6 +556,10 @@ def test_item17_zelo_page_table_is_what_the_script_prints():
     a, b = page.index(mod.BEGIN) + len(mod.BEGIN), page.index(mod.END)
     assert page[a:b].strip("\n") == tab.strip("\n")
     assert "| BT, default prior 0.5 | 25/50 | 34/50 |" in tab  # the figure the issue found mis-copied
+    # the figures of the prose under the table (the sets' sizes read "1–3 passages per topic": Set-III has 5)
+    flat = " ".join(page.split())
+    for phrase in mod.prose(DUELING):
+        assert phrase in flat, phrase
 
 
 def test_item18_docs_cite_public_sources_not_the_shared_folder():
@@ -696,3 +700,19 @@ def test_item20_api_page_covers_evaluate():
             assert f"{name}={p.default!r}".replace("'", '"') in block.replace(" ", "").replace("\n", "") or \
                 f"{name}={p.default!r}" in block.replace(" ", "").replace("\n", ""), name
     assert "run-ids.md" in page
+
+
+def test_run_given_as_the_qrels_says_so(tmp_path):
+    """A trec_eval user's first slip, the two files the other way round (`zelo_trec RUN QRELS`, `zelo_eval -R
+    RUN ...`): the qrels reader's line named the 6 fields found but not why; it now says it read a run line and
+    where the qrels go. A 6-field line that is no run line (text rank) keeps the plain message."""
+    hint = "(a run's line 'qid Q0 docno rank score tag': the qrels come first, `zelo_trec QRELS RUN`, or after -R)"
+    code, out, err = cli("trec", RUNS[0], QRELS)
+    assert (code, out) == (2, "")
+    assert err == f"zelo_trec: {RUNS[0]}:1: expected 4 fields 'qid iter docno rel', found 6 fields {hint}\n"
+    code, out, err = cli("eval", "-R", RUNS[0], RUNS[1])
+    assert code == 2 and err.endswith(f"found 6 fields {hint}\n") and err.count("\n") == 1
+    odd = tmp_path / "odd.qrels"
+    odd.write_text("1 0 d1 1\n1 0 d2 0 extra words\n")
+    code, _, err = cli("trec", odd, RUNS[0])
+    assert code == 2 and err == f"zelo_trec: {odd}:2: expected 4 fields 'qid iter docno rel', found 6 fields\n"

@@ -184,6 +184,34 @@ def test_orderings_cli():
     assert code == 2 and "several orderings" in err
 
 
+def test_orderings_rbo_lists_prefix():
+    """--rbo-lists prefix: the four RBO forms of the whole orderings (A 5 systems, B a top 3 with a system A
+    lacks) as rows, in JSON, named in the legend; the correlations keep the common systems."""
+    from pref_eval.stats.orderings import rbo_prefix
+
+    a, top3 = DATA / "order_a.tsv", DATA / "order_top3.txt"
+    code, out, err = run("--orderings", a, top3, "--rbo-lists", "prefix", "-o", "jsonl")
+    assert code == 0, err
+    d = json.loads(out)
+    want = rbo_prefix(["rerank", "splade", "dense", "rm3", "bm25"], ["rerank", "dense", "colbert"], 0.9)
+    assert [d["rbo"], d["rbo_min"], d["rbo_max"], d["rbo_res"]] == [want[f] for f in ("ext", "min", "max", "res")]
+    assert d["n_systems"] == 2 and d["rbo_lists"] == "prefix" and (d["rbo_len_a"], d["rbo_len_b"]) == (5, 3)
+    assert "(but for RBO, --rbo-lists prefix)" in err
+    code, out, err = run("--orderings", a, top3, "--rbo-lists", "prefix")
+    rows = [ln.split()[0] for ln in out.splitlines() if ln.startswith("rbo_")]
+    assert rows == [f"rbo_{f}(p=0.9,ties=a,prefix)" for f in ("ext", "min", "max", "res")]
+    assert "rbo prefix: the whole orderings (A 5 systems, B 3)" in out
+    code, out, err = run("--orderings", a, top3)  # the default: common systems, the whole-list RBO suggested
+    assert code == 0 and "rbo_min" not in out and "(RBO of the whole orderings: --rbo-lists prefix)" in err
+    for argv, msg in ((["--rbo-lists", "prefix", "-P", DATA / "perquery.tsv"], "--rbo-lists applies only with "
+                       "--orderings"),
+                      (["--orderings", a, top3, "--rbo-p", "0", "--rbo-lists", "common"],
+                       "--rbo-lists applies only with --rbo-p above 0"),
+                      (["--orderings", a, top3, "--rbo-lists", "top"], "Invalid value for '--rbo-lists'")):
+        code, out, err = run(*argv)
+        assert code == 2 and out == "" and msg in err and "Traceback" not in err, err
+
+
 @pytest.mark.parametrize("place", [0, 1])
 def test_orderings_followed_by_an_option_says_so(place):
     """`zelo_compare --orderings --rbo-ties b A B`: --orderings takes the next two words, so an option became
@@ -398,3 +426,33 @@ def test_identical_runs_are_not_significant_under_pratt_exact(tmp_path):
     c = {q: float(v) for q, v in ((line.split("\t")[1], line.split("\t")[3]) for line in rows if line[0] == "C")}
     d = np.round(x - np.array([c[f"q{i:02d}"] for i in range(14)]), 12)
     assert ac["method"] == "exact" and ac["p_value"] == stats.wilcoxon(d, zero_method="pratt", method="exact").pvalue
+
+
+def test_text_legend_names_the_seed_whichever_test_marks():
+    """zelo_compare.md: the seed of the resampling tests is in the text output's legend. It was there only when a
+    resampling test set the markers: `--tests t,randomization --seed 5` printed no seed (the table is the t-test's;
+    the randomization records, in -o jsonl, are seeded by 5)."""
+    for tests in ("t,randomization", "randomization,t", "wilcoxon,bootstrap,tukey"):
+        code, out, err = run("-P", DATA / "perquery.tsv", "--tests", tests, "--seed", "5", "--resamples", "200")
+        assert code == 0, err
+        assert "Resampling: 200 resamples, seed 5." in out.splitlines(), (tests, out)
+    code, out, err = run("-P", DATA / "perquery.tsv", "--tests", "t,sign")
+    assert code == 0 and "Resampling" not in out
+
+
+def test_trec_eval_output_as_per_query_file_says_what_to_do(tmp_path):
+    """An IR lab keeps `trec_eval -q` outputs; given to -P the reader said only that the header lacks run, qid,
+    measure, value. It now says what the file looks like and the two commands that do the comparison."""
+    hint = ("; this looks like trec_eval output (measure, qid, value of one run): write the table with "
+            "`zelo_eval -R QRELS -q -o tsv -m MEASURE RUN... > pq.tsv`, or test the runs at once with "
+            "`zelo_compare -R QRELS -m MEASURE RUN...`\n")
+    for first in ("map                   \t401\t0.3730\n", "runid                 \tall\tbm25\n"):
+        p = tmp_path / "bm25.treceval"
+        p.write_text(first + "P_10                  \t401\t0.7000\n")
+        code, out, err = run("-P", p)
+        assert (code, out) == (2, "")
+        assert err == (f"zelo_compare: {p}:1: expected a header line with columns run, qid, measure, value "
+                       f"(missing run, qid, measure, value){hint}")
+    p.write_text("a,b\n1,2\n")
+    code, _, err = run("-P", p)
+    assert code == 2 and err.endswith("(missing run, qid, measure, value)\n")

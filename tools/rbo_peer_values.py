@@ -1,13 +1,25 @@
 """Write tests/data/stats/rbo_peer.json: RBO values computed by two peer implementations, for the tests.
 
-    python tools/rbo_peer_values.py --corsi-urbano /tmp/x/rbo.py [--pypi-rbo /tmp/y] [--check N]
+    python tools/rbo_peer_values.py --corsi-urbano /tmp/x/rbo.py [--pypi-rbo /tmp/y] [--dlukes /tmp/z/rbo.py]
+                                    [--check N]
 
 ``--corsi-urbano``: the file rbo/Python/rbo.py of https://github.com/julian-urbano/sigir2024-rbo (Corsi &
 Urbano, SIGIR 2024; kept under /tmp, never copied here): RBO_ext with ties='a', 'b', 'w' of random
-orderings of the same systems, with ties. ``--pypi-rbo``: a folder holding the PyPI ``rbo`` package
-(https://github.com/changyaochen/rbo, e.g. its wheel unpacked; it pins numpy < 2, so it is not a test
-dependency): ``RankingSimilarity(S, T).rbo_ext(p)`` (Webber et al. 2010, eq. 32) of tie-free orderings.
-tests/test_stats_orderings.py compares pref_eval.stats.orderings.rbo_ext_tied with the stored values.
+orderings of the same systems, with ties (``tied``), and RBO_ext / min / max / res of two prefixes of
+different lengths and items, with and without ties (``uneven``). ``--pypi-rbo``: a folder holding the PyPI
+``rbo`` package (https://github.com/changyaochen/rbo, e.g. its wheel unpacked; it pins numpy < 2, so it is
+not a test dependency): ``RankingSimilarity(S, T).rbo_ext(p)`` (Webber et al. 2010, eq. 32) of tie-free
+orderings, of the same systems (``tie_free``) and of the ``uneven`` prefixes. ``--dlukes``: rbo.py of
+https://github.com/dlukes/rbo, ``rbo(S, L, p)`` of the ``uneven`` tie-free prefixes (it departs from the
+paper with uneven lengths: docs/zelo_compare.md). tests/test_stats_orderings_ties.py and
+tests/test_stats_rbo_prefix.py compare pref_eval.stats.orderings with the stored values; ``--check N``
+also compares rbo_ext_tied and rbo_prefix with Corsi & Urbano's code live on N random cases.
+
+    python tools/rbo_peer_values.py --webber-values /tmp/w/uneven_abc.json
+
+only prints the largest |RBO_ext - expected| over the cases of test_data/uneven_abc.json of
+https://github.com/mpetri/rbo (values of William Webber's own RBO implementation, six decimals: the
+alphabet against shorter lists; kept under /tmp, nothing stored).
 """
 from __future__ import annotations
 
@@ -35,13 +47,41 @@ def cases(seed: int = 18, n: int = 24) -> list[dict]:
     return out
 
 
+def uneven_cases(seed: int = 29, n: int = 30) -> list[dict]:
+    """Two prefixes of different lengths drawn from one pool of systems; every other one with ties."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        s = int(rng.integers(1, 9))
+        l_ = int(rng.integers(s, 16))
+        pool = [f"s{j}" for j in range(20)]
+        a = [str(x) for x in rng.choice(pool, s, replace=False)]
+        b = [str(x) for x in rng.choice(pool[:16], l_, replace=False)]
+        if i % 3 == 2:
+            a, b = b, a  # the longer one first
+        tied = i % 2 == 1
+        sa = np.round(rng.normal(size=len(a)), 0) if tied else -np.arange(len(a), dtype=float)
+        sb = np.round(rng.normal(size=len(b)), 0) if tied else -np.arange(len(b), dtype=float)
+        out.append({"a": dict(zip(a, sa.tolist(), strict=True)), "b": dict(zip(b, sb.tolist(), strict=True)),
+                    "p": float(rng.choice([0.5, 0.8, 0.9, 0.95]))})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corsi-urbano", required=True, type=Path)
+    ap.add_argument("--corsi-urbano", type=Path)
+    ap.add_argument("--webber-values", type=Path)
     ap.add_argument("--pypi-rbo", type=Path)
+    ap.add_argument("--dlukes", type=Path)
     ap.add_argument("--check", type=int, default=0, metavar="N",
                     help="also compare pref_eval's rbo_ext_tied with their code live on N random cases")
     args = ap.parse_args()
+    if args.webber_values:
+        webber_check(args.webber_values)
+    if not args.corsi_urbano:
+        if not args.webber_values:
+            ap.error("--corsi-urbano is needed to write the values")
+        return
     if not hasattr(np, "in1d"):
         np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
     spec = importlib.util.spec_from_file_location("rbo_corsi_urbano", args.corsi_urbano)
@@ -53,10 +93,15 @@ def main() -> None:
         x = cu.extract_ranking(c["names"], c["a"])
         y = cu.extract_ranking(c["names"], c["b"])
         c["corsi_urbano"] = {t: float(cu.rbo(x, y, c["p"], ties=t, score=("ext",))["ext"]) for t in "abw"}
+    uneven = uneven_cases()
+    for c in uneven:
+        x = cu.extract_ranking(list(c["a"]), list(c["a"].values()))
+        y = cu.extract_ranking(list(c["b"]), list(c["b"].values()))
+        c["corsi_urbano"] = {t: {k: float(v) for k, v in cu.rbo(x, y, c["p"], ties=t).items()} for t in "abw"}
     data: dict = {"source": {"corsi_urbano": "https://github.com/julian-urbano/sigir2024-rbo rbo/Python/rbo.py, "
                                              "rbo(extract_ranking(names, a), extract_ranking(names, b), p, ties=t)"
-                                             "['ext']"},
-                  "tied": tied}
+                                             "['ext'] (tied), [form] (uneven)"},
+                  "tied": tied, "uneven": uneven}
     if args.pypi_rbo:
         sys.path.insert(0, str(args.pypi_rbo))
         from rbo import RankingSimilarity  # type: ignore[import-not-found]
@@ -72,11 +117,40 @@ def main() -> None:
             free.append({"a": order_a, "b": order_b, "p": p,
                          "pypi_rbo": float(RankingSimilarity(order_a, order_b).rbo_ext(p))})
         data["tie_free"] = free
+        for c in uneven:
+            if len(set(c["a"].values())) == len(c["a"]) and len(set(c["b"].values())) == len(c["b"]):
+                c["pypi_rbo"] = float(RankingSimilarity(list(c["a"]), list(c["b"])).rbo_ext(c["p"]))
+    if args.dlukes:
+        spec = importlib.util.spec_from_file_location("rbo_dlukes", args.dlukes)
+        assert spec and spec.loader
+        dl = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(dl)
+        data["source"]["dlukes"] = "https://github.com/dlukes/rbo rbo.py (620b84e), rbo(S, L, p) -> (min, res, ext)"
+        for c in uneven:
+            if len(set(c["a"].values())) == len(c["a"]) and len(set(c["b"].values())) == len(c["b"]):
+                r = dl.rbo(list(c["a"]), list(c["b"]), c["p"])
+                c["dlukes"] = {"min": float(r.min), "res": float(r.res), "ext": float(r.ext)}
+        # the case of docs/zelo_compare.md: a short list that agrees fully with the top of a longer one
+        short, long_ = list("abcdefg"), list("abcdefghijklmnopqrstuvwxyz")
+        r = dl.rbo(short, long_, 0.9)
+        data["dlukes_case"] = {"a": short, "b": long_, "p": 0.9,
+                               "dlukes": {"min": float(r.min), "res": float(r.res), "ext": float(r.ext)}}
     out = ROOT / "tests" / "data" / "stats" / "rbo_peer.json"
     out.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {out}")
     if args.check:
         live_check(cu, args.check)
+
+
+def webber_check(path: Path) -> None:
+    """Largest |pref_eval's RBO_ext - Webber's| over mpetri/rbo's uneven_abc.json (``other``, ``p``, ``rbo``)."""
+    sys.path.insert(0, str(ROOT))
+    from pref_eval.stats.orderings import rbo_prefix
+
+    alphabet = list("abcdefghijklmnopqrstuvwxyz")
+    cases = json.loads(path.read_text())
+    worst = max(abs(rbo_prefix(alphabet, list(c["other"]), c["p"])["ext"] - c["rbo"]) for c in cases)
+    print(f"{len(cases)} cases of {path.name}: max |RBO_ext - Webber's| = {worst:.2g} (the values have 6 decimals)")
 
 
 def live_check(cu, n: int) -> None:
@@ -85,7 +159,10 @@ def live_check(cu, n: int) -> None:
     from pref_eval.stats.orderings import rbo_ext_tied
 
     rng = np.random.default_rng(1)
+    from pref_eval.stats.orderings import rbo_prefix
+
     worst = dict.fromkeys("abw", 0.0)
+    worst_prefix = dict.fromkeys("abw", 0.0)
     for _ in range(n):
         k = int(rng.integers(1, 30))
         names = [f"s{i}" for i in range(k)]
@@ -96,7 +173,17 @@ def live_check(cu, n: int) -> None:
         for t in "abw":
             ref = float(cu.rbo(rx, ry, p, ties=t, score=("ext",))["ext"])
             worst[t] = max(worst[t], abs(ref - rbo_ext_tied(x, y, p, t)))
+        # two prefixes: A the top ka of the systems by x, B another top kb drawn from a larger pool
+        ka, kb = int(rng.integers(1, k + 1)), int(rng.integers(1, 30))
+        sa = dict(zip(names[:ka], x[:ka], strict=True))
+        sb = dict(zip([f"s{i}" for i in rng.permutation(40)[:kb]], np.round(rng.normal(size=kb), 1), strict=True))
+        ra, rb = cu.extract_ranking(list(sa), list(sa.values())), cu.extract_ranking(list(sb), list(sb.values()))
+        for t in "abw":
+            ref = cu.rbo(ra, rb, p, ties=t)
+            got = rbo_prefix(sa, sb, p, t)
+            worst_prefix[t] = max([worst_prefix[t]] + [abs(ref[f] - got[f]) for f in ("ext", "min", "max", "res")])
     print(f"{n} random cases, max |pref_eval - Corsi & Urbano|: " + ", ".join(f"{t} {v:.3g}" for t, v in worst.items()))
+    print("prefixes of uneven lengths, all four forms: " + ", ".join(f"{t} {v:.3g}" for t, v in worst_prefix.items()))
 
 
 if __name__ == "__main__":

@@ -79,6 +79,9 @@ class JudgeVotes:
     the judgment row (-1 for a pair named without a judgment), ``score`` that
     judgment's pair score in the canonical orientation (NaN when none).
     ``table`` is the judgment table as read (used for the zELO fit).
+    ``swapped`` is True for a vote asked with the line's ``doc_b`` shown first
+    (jsonl ``orders`` ``"BA"``, zelo_judge's ``--both-orders`` or a pair served
+    in the other orientation): its presentation order is not the line's.
     """
 
     name: str
@@ -92,6 +95,7 @@ class JudgeVotes:
     judgment: np.ndarray
     score: np.ndarray
     table: Judgments
+    swapped: np.ndarray | None = None
 
 
 def categories(value: np.ndarray) -> np.ndarray:
@@ -138,6 +142,11 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     rq = np.concatenate([qj[row_j], mq])
     ra = np.concatenate([aj[row_j], ma])
     rb = np.concatenate([bj[row_j], mb])
+    swapped = np.zeros(len(value) + len(mq), dtype=bool)
+    if table.shown_b_first:
+        starts = np.cumsum(nvotes) - nvotes
+        for k, ba in table.shown_b_first.items():
+            swapped[starts[k]:starts[k] + len(ba)] = ba
     value = np.concatenate([value, np.full(len(mq), np.nan)])
     member = np.concatenate([member, np.zeros(len(mq), dtype=np.int64)])
     judgment = np.concatenate([row_j, np.full(len(mq), -1, dtype=np.int64)])
@@ -147,7 +156,7 @@ def judge_votes(name: str, table: Judgments, vocab: Vocabulary) -> JudgeVotes:
     q = qmap[rq] if len(rq) else np.zeros(0, dtype=np.int64)
     # canonical orientation is set by orient() once every judge is read
     return JudgeVotes(name, np.zeros(0, dtype=np.int64), q, ga, gb, np.zeros(len(ga), dtype=bool), value, member,
-                      judgment, score, table)
+                      judgment, score, table, swapped)
 
 
 def orient(j: JudgeVotes, rank: np.ndarray) -> None:

@@ -196,13 +196,15 @@ def _position_bias(mt: Matched, k: int, boot: Bootstrap) -> Record:
     j = mt.votes[k]
     pi = mt.pair_index[k]
     P = len(mt.keys)
-    shown_lo_first = np.bincount(pi[~j.flip], minlength=P) > 0
-    shown_hi_first = np.bincount(pi[j.flip], minlength=P) > 0
+    # hi shown first: the line names hi first (flip), unless the vote was asked the other way round (swapped)
+    hi_first = j.flip if j.swapped is None else j.flip ^ j.swapped
+    shown_lo_first = np.bincount(pi[~hi_first], minlength=P) > 0
+    shown_hi_first = np.bincount(pi[hi_first], minlength=P) > 0
     both = (shown_lo_first & shown_hi_first)[pi]
     cat = categories(j.value)
     decisive = both & ((cat == LO) | (cat == HI))
-    # the first-shown document is lo unless flip; it wins when the vote is LO (resp. HI when flipped)
-    first_wins = decisive & np.where(j.flip, cat == HI, cat == LO)
+    # the first-shown document is lo unless hi_first; it wins when the vote is LO (resp. HI)
+    first_wins = decisive & np.where(hi_first, cat == HI, cat == LO)
     T = per_query_sums(j.q[decisive], len(mt.queries), [first_wins[decisive], np.ones(int(decisive.sum()))])
     return statistic(boot, j.name, "", LEVEL, "position_bias", T, ratio, denominator)
 

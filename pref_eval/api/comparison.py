@@ -345,7 +345,8 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
 
 
 def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
-                      rbo_ties: str = "a", fmt: str = "text", digits: int = 4, output: str | None = None,
+                      rbo_ties: str = "a", rbo_lists: str = "common", fmt: str = "text", digits: int = 4,
+                      output: str | None = None,
                       log: Any = None, inputs: InputOptions | None = None) -> str:
     """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
 
@@ -357,13 +358,17 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     (:mod:`pref_eval.stats.orderings`); ``rbo_ties``: RBO's treatment of tied
     scores (Corsi & Urbano, SIGIR 2024): ``a`` (the expected RBO over random
     tie-breaking), ``b``, ``w``, or ``name`` (ties broken by system name, the
-    rule before session 18); ``fmt`` text, markdown, csv or jsonl;
+    rule before session 18); ``rbo_lists``: which lists RBO compares,
+    ``common`` (the complete orderings of the systems in both) or ``prefix``
+    (each whole ordering as the top of a longer ranking: RBO_ext with the
+    bounds RBO_min, RBO_max and RBO_res, Webber et al. section 4; for a top-k
+    list against a longer one); ``fmt`` text, markdown, csv or jsonl;
     written to ``output`` when given (``-`` = stdout).
     """
     from ..io.orderings import read_ordering
     from ..log import Log
     from ..output.comparisons import format_orderings
-    from ..stats.orderings import RBO_TIES
+    from ..stats.orderings import RBO_LISTS, RBO_TIES
     from ..stats.orderings import compare_orderings as correlate
     from ._inputs import _check_float, _check_int
 
@@ -371,15 +376,19 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     _check_int("--digits", digits, 0, 17)
     if rbo_ties not in RBO_TIES:
         raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {rbo_ties!r}")
+    if rbo_lists not in RBO_LISTS:
+        raise UsageError(f"rbo_lists: expected one of {', '.join(RBO_LISTS)}, got {rbo_lists!r}")
     log = log or Log("zelo_compare", quiet=True)
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
     try:
-        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties)
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties, rbo_lists)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if res["only_a"] or res["only_b"]:
-        log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out")
+        log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out"
+                 + (" (but for RBO, --rbo-lists prefix)" if "rbo_min" in res
+                    else " (RBO of the whole orderings: --rbo-lists prefix)" if "rbo" in res else ""))
     if fmt == "latex":
         raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
     text = format_orderings(res, fmt, f"{a} ({desc_a})", f"{b} ({desc_b})", digits)

@@ -68,6 +68,11 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
               help="RBO's treatment of tied scores (Corsi & Urbano, SIGIR 2024): a = expected RBO over random "
                    "tie-breaking, b = a corrected for the ties (RBO^b), w = tied systems share a rank "
                    "(Webber et al. 2010), name = ties broken by system name (before session 18).")
+@click.option("--rbo-lists", "rbo_lists", type=click.Choice(["common", "prefix"]), default="common",
+              show_default=True,
+              help="Which lists RBO compares: common = the complete orderings of the systems in both files; "
+                   "prefix = each whole file as the top of a longer ranking (a top-k list against a longer "
+                   "one): RBO_ext, RBO_min, RBO_max and RBO_res (Webber et al. 2010, section 4).")
 @click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
@@ -79,7 +84,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             seed: int, baseline: str | None, alpha: float, sign_min_diff: float, zero_method: str, wilcoxon_method: str,
             ci_method: str, confidence: float, marker_test: str | None, digits: int, fmt: str, output: str | None,
             orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, rbo_ties: str,
-            jobs: int,
+            rbo_lists: str, jobs: int,
             quiet: bool, run_id_mode: str, run_names: tuple[str, ...], runs: tuple[str, ...]) -> int:
     """Compare runs with paired significance tests, or two orderings of systems.
 
@@ -105,12 +110,14 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                 raise UsageError(f"--orderings takes the two ordering files right after it; it took {taken[0]!r} "
                                  "as a file name (write the other options before --orderings)")
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        if rbo_p == 0 and given_options("rbo_ties"):
-            from ..errors import UsageError
+        for name, option in (("rbo_ties", "--rbo-ties"), ("rbo_lists", "--rbo-lists")):
+            if rbo_p == 0 and given_options(name):
+                from ..errors import UsageError
 
-            raise UsageError("--rbo-ties applies only with --rbo-p above 0 (RBO computed)")
+                raise UsageError(f"{option} applies only with --rbo-p above 0 (RBO computed)")
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
-                          fmt=fmt, digits=digits, output=output or "-", log=log, inputs=command_options())
+                          rbo_lists=rbo_lists, fmt=fmt, digits=digits, output=output or "-", log=log,
+                          inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 
@@ -145,7 +152,7 @@ def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
     from .common import refuse_unused
 
     refuse_unused("--orderings", {"key_a": "--key-a", "key_b": "--key-b", "rbo_p": "--rbo-p",
-                                   "rbo_ties": "--rbo-ties"}, orderings)
+                                   "rbo_ties": "--rbo-ties", "rbo_lists": "--rbo-lists"}, orderings)
     refuse_unused("-R or -P (not with --orderings)", COMPARISON, not orderings)
     if orderings:
         return

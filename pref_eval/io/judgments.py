@@ -501,6 +501,8 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
             vs = [None if v is None else float(v) for v in votes]
             s = vote_score(vs, ties)
             kept = vote_values(vs)
+            if "orders" in rec:
+                _vote_orders(rec["orders"], len(votes), name, no, out)
         else:
             raise InputError(name, no, "expected a \"score\" or a \"votes\" field")
         w = rec.get("weight", 1.0)
@@ -509,6 +511,15 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         _check_ids(name, no, qid=str(rec["qid"]), doc_a=str(rec["doc_a"]), doc_b=str(rec["doc_b"]))
         # ids interned: a document registered by many queries is one string object (a large file's table)
         out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
+
+
+def _vote_orders(orders: object, n: int, name: str, no: int, out: Judgments) -> None:
+    """zelo_judge's ``"orders"``: the order each vote was asked in (``"BA"``: doc_b shown first), kept in
+    ``out.shown_b_first`` for the next judgment (``zelo_agree``'s position bias; the fit does not read it)."""
+    if not isinstance(orders, list) or len(orders) != n or not all(o in ("AB", "BA") for o in orders):
+        raise InputError(name, no, f"expected \"orders\" a list of \"AB\" or \"BA\", one per vote, got {orders!r}")
+    if "BA" in orders:
+        out.shown_b_first[len(out)] = tuple(o == "BA" for o in orders)
 
 
 # what splits a field of the score TSV or a line of any output, and NUL (an escaped ``\u0000`` in a JSON id:

@@ -108,6 +108,23 @@ def _check_duplicates(q: Qrels, ck: np.ndarray | None = None) -> None:
         )
 
 
+def _run_line(data: bytes, line: int) -> bool:
+    """Whether line ``line`` (1-based) of ``data`` reads as a TREC run line: 6 fields, an integer rank, a numeric
+    score (the qrels and the run given the other way round; only on the error's path)."""
+    import io
+    from itertools import islice
+
+    text = next(islice(io.BytesIO(data), line - 1, None), b"").split()
+    if len(text) != 6:
+        return False
+    try:
+        int(text[3])
+        float(text[4])
+    except ValueError:
+        return False
+    return True
+
+
 _KINDS = {0: "S", 1: "S", 2: "S", 3: "S"}  # grades as bytes: one grammar for both paths (numbers.py)
 
 
@@ -124,8 +141,14 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
         q = Qrels(qid=fast[0], iter=fast[1], docno=fast[2], rel=integer_grades(fast[3], source),
                   line=np.arange(1, n + 1, dtype=np.int32 if n < 2**31 - 1 else np.int64), source=source)
         return _with_grouping(q, check_duplicates)
-    fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
-                                expected="4 fields 'qid iter docno rel'")
+    try:
+        fields, lines = split_lines(data, source, min_fields=4, max_fields=4,
+                                    expected="4 fields 'qid iter docno rel'")
+    except InputError as err:
+        if err.line and err.message.endswith("found 6 fields") and _run_line(data, err.line):
+            raise InputError(err.path, err.line, err.message + " (a run's line 'qid Q0 docno rank score tag': "
+                             "the qrels come first, `zelo_trec QRELS RUN`, or after -R)") from None
+        raise
     if len(lines) == 0:
         raise InputError(source, 0, "empty qrels file (expected lines 'qid iter docno rel')")
     rel = integer_grades(fields[3], source, lines)

@@ -181,7 +181,7 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     ]
     if p.get("baseline"):
         lines.append(f"Each run is compared with the baseline {p['baseline']} only.")
-    if test in ("randomization", "bootstrap", "tukey"):
+    if any(t in ("randomization", "bootstrap", "tukey") for t in p["tests"]):  # the seed, whichever test marks
         lines.append(f"Resampling: {p['resamples']} resamples, seed {p['seed']}.")
     if test == "wilcoxon":
         lines.append(f"Wilcoxon: zero_method={p['zero_method']}, method={p['wilcoxon_method']}.")
@@ -283,7 +283,11 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
             ("tau_ap(B|A)", f(res["tau_ap_b_given_a"])),
             ("tau_ap(A|B)", f(res["tau_ap_a_given_b"])),
             ("tau_ap_b", f(res["tau_ap_sym"]))]
-    if "rbo" in res:
+    if "rbo" in res and "rbo_min" in res:
+        tag = f"(p={res['rbo_p']:g},ties={res['rbo_ties']},prefix)"
+        rows += [(f"rbo_{form}{tag}", f(res["rbo" if form == "ext" else f"rbo_{form}"]))
+                 for form in ("ext", "min", "max", "res")]
+    elif "rbo" in res:
         rows.append((f"rbo_ext(p={res['rbo_p']:g},ties={res['rbo_ties']})", f(res["rbo"])))
     rows.append(("swapped_pairs", f"{len(res['swapped'])} of {res['n_pairs']}"))
     if fmt == "csv":
@@ -312,7 +316,11 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
     lines.append("tau_ap(B|A): B evaluated against A as the reference (Yilmaz et al. 2008); "
                  "ties: expected value over random tie-breaking; tau_ap_b: symmetric tie-aware "
                  "version (Urbano & Marrero 2017)."
-                 + (_RBO_TIES_LEGEND.get(res.get("rbo_ties", ""), "") if res["ties_a"] or res["ties_b"] else ""))
+                 + (_RBO_TIES_LEGEND.get(res.get("rbo_ties", ""), "")
+                    if res["ties_a"] or res["ties_b"] or res.get("rbo_lists_tied") else "")
+                 + (f" rbo prefix: the whole orderings (A {res['rbo_len_a']} systems, B {res['rbo_len_b']}) as the "
+                    "tops of longer rankings (Webber et al. 2010, section 4): ext extrapolates their agreement, "
+                    "min and max bound RBO, res = max - min." if "rbo_min" in res else ""))
     return "\n".join(lines) + "\n"
 
 

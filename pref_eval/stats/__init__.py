@@ -27,6 +27,7 @@ from .orderings import (
     kendall_tau_b,
     rbo_ext,
     rbo_ext_tied,
+    rbo_prefix,
     swapped_pairs,
     tau_ap,
     tau_ap_a,
@@ -47,6 +48,6 @@ __all__ = [
     "CORRECTIONS", "TESTS", "ComparisonResult", "adjust", "bootstrap_test",
     "compare", "compare_orderings", "differences", "effect_sizes",
     "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext", "rbo_ext_tied",
-    "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
+    "rbo_prefix", "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
     "compare_differences", "compare_preferences", "wilcoxon_test",
 ]

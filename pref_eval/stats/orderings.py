@@ -276,6 +276,140 @@ def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
     return float(a_d * p ** k + (1 - p) / p * acc)
 
 
+#: Which lists RBO compares in :func:`compare_orderings` (``zelo_compare --rbo-lists``): ``common`` = the
+#: complete orderings of the systems both hold, ``prefix`` = each whole ordering as the top of a longer one.
+RBO_LISTS = ("common", "prefix")
+
+
+def _as_scores(x: Mapping[str, float] | Sequence[str], label: str) -> tuple[list[str], np.ndarray]:
+    """(names, scores) of an ordering given as a mapping name -> score or as a list of names, best first."""
+    if isinstance(x, Mapping):
+        names = list(x)
+        scores = np.array([float(x[s]) for s in names], dtype=np.float64)
+        if np.isnan(scores).any():
+            raise ValueError(f"ordering {label}: a score is NaN; expected a number")
+        return names, scores
+    names = list(x)
+    if len(set(names)) != len(names):
+        raise ValueError(f"ordering {label}: an item is listed twice")
+    return names, -np.arange(len(names), dtype=np.float64)
+
+
+def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | Sequence[str], p: float = 0.9,
+               ties: str = "a", max_cells: int = 1 << 22) -> dict:
+    """Rank-biased overlap of two *prefixes* (of possibly different lengths and items): RBO_ext, RBO_min,
+    RBO_max and RBO_res (Webber, Moffat & Zobel, "A similarity measure for indefinite rankings", ACM TOIS
+    28(4), 2010, section 4; with ties, Corsi & Urbano, SIGIR 2024, https://arxiv.org/abs/2406.07121).
+
+    ``a`` and ``b`` are the visible tops of two longer rankings whose rest is unknown: mappings item ->
+    score (higher = better, equal scores a tie) or lists of items, best first. S is the shorter (s items),
+    L the longer (l items; S = ``a`` when s = l). X_d is the overlap of the depth-d prefixes (for s < d <= l:
+    of all of S with the top d of L), A_d the agreement at depth d (X_d / d without ties), and
+    RBO = (1 - p)/p * sum_{d>=1} A_d p^d. Without ties (Webber et al. eqs. 11, 30, 32 with k = l):
+
+    * ``min`` (nothing unseen overlaps): RBO_min = (1-p)/p * (sum_{d=1..l} (X_d - X_l) p^d / d - X_l ln(1-p));
+    * ``max`` (every unseen item overlaps as early as it can): for s < d <= l, X_d + (d - s); for d > l,
+      min(d, X_l + 2d - l - s), which reaches d at f = l + s - X_l; RBO_res = max - min =
+      p^s + p^l - p^f - (1-p)/p * (s sum_{d=s+1..f} p^d/d + l sum_{d=l+1..f} p^d/d
+      + X_l (ln(1/(1-p)) - sum_{d=1..f} p^d/d));
+    * ``ext`` (the agreement A_s of the short list continues in its unseen part, eq. 32):
+      RBO_ext = (1-p)/p * (sum_{d=1..l} X_d p^d / d + sum_{d=s+1..l} X_s (d - s) p^d / (s d))
+      + ((X_l - X_s)/l + X_s/s) p^l.
+
+    min <= ext <= max. For two complete orderings of the same items RBO_ext equals :func:`rbo_ext` /
+    :func:`rbo_ext_tied` (min and res then describe prefixes of longer rankings, which they are not).
+
+    Ties (``ties``, as in :func:`rbo_ext_tied`; Corsi & Urbano's generalisation of the four forms): item i's
+    contribution c_S,i(d), c_L,i(d) to a prefix (``a``/``b``: the probability it is in the top d when the
+    ties are broken at random; ``w``: 1 from the first position of its tie group), X_d = sum_i c_S,i(d)
+    c_L,i(d), the unseen items of S beyond depth s counted as untied singletons: A_d = X_d / d (``a``),
+    X_d / sqrt(sum_i c_S,i(d)^2 * sum_i c_L,i(d)^2) (``b``), 2 X_d / (sum_i c_S,i(d) + sum_i c_L,i(d))
+    (``w``); for s < d <= l the unseen part of S adds, to ``max``, the contributions c_L,j(d) of the first
+    d - s items j of L not in S, and to ``ext``, (d - s) A_s times the mean non-zero c_L,j(d) of the items
+    of L not in S; beyond l, A_d = X_l/d (``min``), min(1, (X_l + 2d - l - s)/d) (``max``),
+    (X_l + (l - s) A_s)/l (``ext``). At depth l every item of both lists is in, so X_l = |S & L| and f are
+    integers with ties too. ``min`` with ``a`` is the mean of the tie-free RBO_min over all random tie
+    breaks. Vectorised over blocks of item x depth cells (``max_cells``).
+
+    Returns ``{"ext", "min", "max", "res", "s", "l"}``.
+    """
+    if not 0 < p < 1:
+        raise ValueError("RBO persistence p must be in (0, 1)")
+    if ties not in ("a", "b", "w"):
+        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+    na, xa = _as_scores(a, "A")
+    nb, xb = _as_scores(b, "B")
+    if not na or not nb:
+        raise ValueError("RBO needs two non-empty orderings")
+    if len(nb) < len(na):
+        (na, xa), (nb, xb) = (nb, xb), (na, xa)
+    s, n_l = len(na), len(nb)
+    ts, gs = _tie_ranks(xa)
+    tl, gl = _tie_ranks(xb)
+    pos_l = {name: j for j, name in enumerate(nb)}
+    common_s = np.array([i for i, name in enumerate(na) if name in pos_l], dtype=np.intp)
+    common_l = np.array([pos_l[na[i]] for i in common_s], dtype=np.intp)
+    in_s = set(na)
+    only_l = np.array([j for j in range(n_l) if nb[j] not in in_s], dtype=np.intp)
+    only_l = only_l[np.argsort(tl[only_l], kind="stable")]  # L's order (within a tie group any order: same c)
+
+    def contrib(d: np.ndarray, t: np.ndarray, g: np.ndarray) -> np.ndarray:
+        if ties == "w":
+            return (d[None, :] > t[:, None]).astype(np.float64)
+        return np.clip((d[None, :] - t[:, None]) / g[:, None], 0.0, 1.0)
+
+    def agreement(d: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """A_d of the overlaps x at depths d (unseen items of S beyond s: untied singletons)."""
+        if ties == "a":
+            return x / d
+        cs = contrib(d, ts, gs)
+        cl = contrib(d, tl, gl)
+        extra = np.maximum(d - s, 0.0)
+        if ties == "w":
+            return 2 * x / (cs.sum(axis=0) + extra + cl.sum(axis=0))
+        return x / np.sqrt(((cs * cs).sum(axis=0) + extra) * (cl * cl).sum(axis=0))
+
+    def overlap(d: np.ndarray) -> np.ndarray:
+        return (contrib(d, ts[common_s], gs[common_s]) * contrib(d, tl[common_l], gl[common_l])).sum(axis=0)
+
+    d_s = np.array([float(s)])
+    a_s = float(agreement(d_s, overlap(d_s))[0])
+    acc = dict.fromkeys(("min", "max", "ext"), 0.0)
+    step = max(1, max_cells // max(1, s + n_l))
+    for d0 in range(1, n_l + 1, step):
+        d = np.arange(d0, min(n_l, d0 + step - 1) + 1, dtype=np.float64)
+        x = overlap(d)
+        w = p ** d
+        acc["min"] += float((agreement(d, x) * w).sum())
+        beyond = d > s
+        if not beyond.any():
+            acc["max"] += float((agreement(d, x) * w).sum())
+            acc["ext"] += float((agreement(d, x) * w).sum())
+            continue
+        cl = contrib(d, tl[only_l], gl[only_l])  # the items of L not in S, in L's order
+        first = np.arange(only_l.size)[:, None] < (d - s)[None, :]
+        x_max = x + np.where(beyond, (cl * first).sum(axis=0), 0.0)
+        live = (cl > 0).sum(axis=0)
+        mean_c = np.where(live > 0, cl.sum(axis=0) / np.maximum(live, 1), 0.0)
+        x_ext = x + np.where(beyond, (d - s) * a_s * mean_c, 0.0)
+        acc["max"] += float((agreement(d, x_max) * w).sum())
+        acc["ext"] += float((agreement(d, x_ext) * w).sum())
+    # beyond depth n_l (both lists unseen): sum_{d>n_l} p^d / d = ln(1/(1-p)) - sum_{d<=n_l} p^d / d
+    dl = np.arange(1, n_l + 1, dtype=np.float64)
+    tail_inv = -math.log1p(-p) - float((p ** dl / dl).sum())
+    x_l = float(common_s.size)  # = the overlap at depth n_l, every item of both lists being in
+    f = n_l + s - common_s.size  # the depth from which the maximal agreement is 1
+    lin = np.arange(n_l + 1, f, dtype=np.float64)
+    tail_max = float(((2 * lin - n_l - s + x_l) / lin * p ** lin).sum()) + p ** max(f, n_l + 1) / (1 - p)
+    c = (1 - p) / p
+    out = {"min": c * (acc["min"] + x_l * tail_inv),
+           "max": c * (acc["max"] + tail_max),
+           "ext": c * acc["ext"] + (x_l + (n_l - s) * a_s) / n_l * p ** n_l}
+    out["res"] = out["max"] - out["min"]
+    out["s"], out["l"] = s, n_l
+    return out
+
+
 def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
                   b: Sequence[float] | np.ndarray) -> list[tuple[str, str]]:
     """Pairs (s, t) with a[s] > a[t] and b[s] < b[t] (A puts s above t, B below),
@@ -292,7 +426,7 @@ def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
 
 
 def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: float | None = 0.9,
-                      rbo_ties: str = "a") -> dict:
+                      rbo_ties: str = "a", rbo_lists: str = "common") -> dict:
     """All the correlations between two score mappings (system -> score).
 
     Returns a dict with ``systems`` (common), ``only_a``, ``only_b``,
@@ -301,11 +435,18 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
     ``rbo`` (when ``rbo_p``; with ``rbo_p`` and ``rbo_ties``, one of
     :data:`RBO_TIES`: the tie variant of :func:`rbo_ext_tied`, or ``name``
     = ties broken by system name), ``swapped`` (list of pairs), ``n_pairs``,
-    ``ties_a`` / ``ties_b`` (number of tied pairs). A NaN score is refused
-    (ValueError); +-inf is a score like any other (it only orders).
+    ``ties_a`` / ``ties_b`` (number of tied pairs). ``rbo_lists`` (one of
+    :data:`RBO_LISTS`): ``common`` (default) = RBO_ext of the two complete
+    orderings of the common systems; ``prefix`` = :func:`rbo_prefix` of the
+    two whole orderings, each the top of a longer ranking: ``rbo`` is its
+    RBO_ext, with ``rbo_min``, ``rbo_max``, ``rbo_res``, ``rbo_len_a``,
+    ``rbo_len_b``. A NaN score is refused (ValueError); +-inf is a score like
+    any other (it only orders).
     """
     if rbo_ties not in RBO_TIES:
         raise ValueError(f"RBO ties must be one of {', '.join(RBO_TIES)} (got {rbo_ties!r})")
+    if rbo_lists not in RBO_LISTS:
+        raise ValueError(f"RBO lists must be one of {', '.join(RBO_LISTS)} (got {rbo_lists!r})")
     for label, scores in (("A", a), ("B", b)):
         bad = [s for s, v in scores.items() if math.isnan(float(v))]
         if bad:  # NaN compares false with everything: tau_b NaN, tau_AP a silent 0 (every pair "not above")
@@ -334,7 +475,17 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
     if rbo_p is not None:
         out["rbo_p"] = rbo_p
         out["rbo_ties"] = rbo_ties
-        if rbo_ties == "name":
+        out["rbo_lists"] = rbo_lists
+        if rbo_lists == "prefix":
+            if rbo_ties == "name":  # each list's ties broken by system name, then the tie-free prefix RBO
+                pre = rbo_prefix(_order(list(a), np.array([a[s] for s in a], float)),
+                                 _order(list(b), np.array([b[s] for s in b], float)), rbo_p)
+            else:
+                pre = rbo_prefix(a, b, rbo_p, rbo_ties)
+            out.update({"rbo": pre["ext"], "rbo_min": pre["min"], "rbo_max": pre["max"], "rbo_res": pre["res"],
+                        "rbo_len_a": len(a), "rbo_len_b": len(b),
+                        "rbo_lists_tied": len(set(a.values())) < len(a) or len(set(b.values())) < len(b)})
+        elif rbo_ties == "name":
             out["rbo"] = rbo_ext(_order(names, x), _order(names, y), rbo_p)
         else:
             out["rbo"] = rbo_ext_tied(x, y, rbo_p, rbo_ties)

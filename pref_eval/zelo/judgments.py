@@ -78,7 +78,10 @@ class Judgments:
     ``votes`` maps a judgment's index to its ensemble's individual votes
     (:func:`vote_values`) when the file carries them (jsonl ``votes``, zbench,
     xie); ``missing`` lists ``(q, a, b)`` of pairs the file names without a
-    judgment (llmlog ``?``). Neither changes the fit; ``zelo_agree`` uses them.
+    judgment (llmlog ``?``); ``shown_b_first`` maps a judgment's index to, per
+    vote, whether ``doc_b`` was shown first (jsonl ``orders`` holding ``"BA"``,
+    as ``zelo_judge`` writes them; absent: every vote shown in the line's
+    order). None of them changes the fit; ``zelo_agree`` uses them.
     ``format`` is the format name of the last file read into the table.
 
     Readers add judgments one at a time (:meth:`add`) or, on their fast
@@ -92,6 +95,7 @@ class Judgments:
         self.closed: set = set()
         self._votes: dict = {}
         self._vote_chunks: list = []  # (first judgment index, rows x votes array) not yet in _votes
+        self.shown_b_first: dict = {}  # judgment index -> per vote, True where doc_b was shown first (jsonl "orders")
         self.format = ""
         self.missing: list = []
         self.at_line = 0
@@ -355,6 +359,8 @@ class Judgments:
         for k in range(len(q)):
             qid = other.queries[q[k]]
             dl = other.docs[qid]
+            if k in other.shown_b_first:
+                self.shown_b_first[len(self)] = other.shown_b_first[k]
             self.add(qid, dl[a[k]], dl[b[k]], float(s[k]), float(w[k]), other.votes.get(k))
         for qi, a_, b_ in other.missing:
             qid = other.queries[qi]
@@ -397,7 +403,7 @@ class Judgments:
         For a caller done with the judgments' arrays (``zelo_fit`` once fitted: the table is most of its memory)."""
         self._cols, self._n, self._rows = None, 0, ([], [], [], [], [])
         self._score_values = self._score_bits = None
-        self._votes, self._vote_chunks, self.missing = {}, [], []
+        self._votes, self._vote_chunks, self.missing, self.shown_b_first = {}, [], [], {}
 
     @property
     def q(self) -> list:
