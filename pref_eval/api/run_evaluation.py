@@ -104,8 +104,11 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
                          scheduler=scheduler, **opts)
         return
-    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
-        if val is not None:
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None),
+                      ("--means", means or None), ("--query_fraction", query_fraction if query_fraction < 1 else None),
+                      ("--label_fraction", label_fraction if label_fraction < 1 else None),
+                      ("--samples", samples if samples > 1 else None)):
+        if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)
