@@ -47,7 +47,9 @@ class RunResult:
 
 
 def _seq_sum(v: np.ndarray) -> float:
-    return float(np.cumsum(v)[-1]) if len(v) else 0.0
+    # trec_eval adds to an accumulator that starts at +0.0: 0.0 + (-0.0) is +0.0, so a sum of -0.0
+    # values prints 0.0000, not -0.0000 (otherwise the same sequential sum)
+    return 0.0 + float(np.cumsum(v)[-1]) if len(v) else 0.0
 
 
 def summarize(values: np.ndarray, aggregate: str, nq: int) -> float:

@@ -438,3 +438,21 @@ def test_text_legend_names_the_seed_whichever_test_marks():
         assert "Resampling: 200 resamples, seed 5." in out.splitlines(), (tests, out)
     code, out, err = run("-P", DATA / "perquery.tsv", "--tests", "t,sign")
     assert code == 0 and "Resampling" not in out
+
+
+def test_trec_eval_output_as_per_query_file_says_what_to_do(tmp_path):
+    """An IR lab keeps `trec_eval -q` outputs; given to -P the reader said only that the header lacks run, qid,
+    measure, value. It now says what the file looks like and the two commands that do the comparison."""
+    hint = ("; this looks like trec_eval output (measure, qid, value of one run): write the table with "
+            "`zelo_eval -R QRELS -q -o tsv -m MEASURE RUN... > pq.tsv`, or test the runs at once with "
+            "`zelo_compare -R QRELS -m MEASURE RUN...`\n")
+    for first in ("map                   \t401\t0.3730\n", "runid                 \tall\tbm25\n"):
+        p = tmp_path / "bm25.treceval"
+        p.write_text(first + "P_10                  \t401\t0.7000\n")
+        code, out, err = run("-P", p)
+        assert (code, out) == (2, "")
+        assert err == (f"zelo_compare: {p}:1: expected a header line with columns run, qid, measure, value "
+                       f"(missing run, qid, measure, value){hint}")
+    p.write_text("a,b\n1,2\n")
+    code, _, err = run("-P", p)
+    assert code == 2 and err.endswith("(missing run, qid, measure, value)\n")

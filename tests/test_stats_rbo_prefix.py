@@ -218,3 +218,11 @@ def test_compare_orderings_prefix():
     assert one == pytest.approx(rbo_prefix(["x", "y", "z"], ["x", "z"], 0.9)["ext"])
     assert two == pytest.approx(rbo_prefix(["a", "x", "z"], ["x", "z"], 0.9)["ext"]) and one != two
     assert compare_orderings(tied, {"x": 2, "z": 1}, 0.9, "a", "prefix")["rbo"] == pytest.approx((one + two) / 2)
+    # a tie only among systems outside the common ones (x, z) still names the tie rule in the legend
+    from pref_eval.output.comparisons import format_orderings
+
+    res = compare_orderings(tied, {"x": 2, "z": 1}, 0.9, "b", "prefix")
+    assert res["ties_a"] == res["ties_b"] == 0 and res["rbo_lists_tied"]
+    assert "rbo_ext ties=b" in format_orderings(res, "text", "A", "B")
+    common = compare_orderings(tied, {"x": 2, "z": 1}, 0.9, "b")
+    assert "rbo_ext ties=b" not in format_orderings(common, "text", "A", "B")

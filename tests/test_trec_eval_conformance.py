@@ -168,13 +168,92 @@ def test_stored_fuzz_cases_are_the_fuzz_generator():
         import fuzz_trec_eval as fz
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    names = [n for n, _, _ in GEN_CASES if n.startswith("fuzz_")]
-    assert len(names) == 8
+    names = [n for n, _, _ in GEN_CASES if n.startswith("fuzz")]
+    assert len([n for n in names if n.startswith("fuzz_")]) == 8
+    assert len([n for n in names if n.startswith("fuzzb_")]) >= 4  # session 20's blind spots drawn
     for name in names:
-        _, seed, idx, _ = name.split("_", 3)
-        case = fz.make_case(int(seed), int(idx), 0.0)
-        for ext, key in (("rel", "rel_text"), ("run", "run_text")):
-            assert (GEN / f"fuzz_{seed}_{idx}.{ext}").read_bytes() == case[key].encode("utf-8", "surrogateescape")
+        kind, seed, idx, _ = name.split("_", 3)
+        case = fz.make_case(int(seed), int(idx), 0.0, blind=kind == "fuzzb")
+        for ext, key in (("rel", "rel_text"), ("run", "run_text"), ("z", "z")):
+            path = GEN / f"{kind}_{seed}_{idx}.{ext}"
+            if case[key] is not None or path.exists():
+                assert path.read_bytes() == case[key].encode("utf-8", "surrogateescape"), path.name
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "fuzz_trec_eval.py"), "--peer", "/nonexistent/trec_eval"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "nothing to do" in p.stderr, p.stderr
+
+
+def _te(argv: list[str]):
+    from cli_harness import run_inproc
+
+    return run_inproc("zelo_trec", argv, TE_TEST)
+
+
+@pytest.mark.parametrize("argv,same_as", [
+    (["--query_ev", "--meas=map", "--meas", "P.5"], ["-q", "-m", "map", "-m", "P.5"]),
+    (["--q", "--m", "map", "--M", "3", "--com"], ["-q", "-m", "map", "-M", "3", "-c"]),
+    (["--Out", "x", "--N=10", "--l", "2", "--Judged", "--nos", "--q", "--Results", "trec_results", "--Rel=qrels",
+      "--D", "0", "-m", "map"], ["-N", "10", "-l", "2", "-J", "-n", "-q", "-m", "map"]),
+])
+def test_long_options_by_prefix(argv, same_as):
+    """trec_eval reads its long options by any unambiguous prefix (GNU getopt_long; trec_eval 10.0:
+    `trec_eval --query_ev --meas=map qrels run` prints what `-q -m map` prints): a script that only
+    changes the program name keeps working (found by tools/fuzz_trec_eval.py, session 20: refused before)."""
+    p, ref = _te([*argv, "qrels.test", "results.test"]), _te([*same_as, "qrels.test", "results.test"])
+    assert (p.returncode, ref.returncode) == (0, 0), p.stderr
+    assert p.stdout == ref.stdout and p.stdout
+
+
+@pytest.mark.parametrize("argv,err", [
+    (["--Re", "qrels"], "option '--Re' is ambiguous; possibilities: '--Rel_info_format' '--Results_format'"),
+    (["--R=qrels"], "option '--R' is ambiguous; possibilities: '--Rel_info_format' '--Results_format'"),
+])
+def test_ambiguous_prefix_refused(argv, err):
+    """trec_eval 10.0: `trec_eval --Re qrels q r` says "option '--Re' is ambiguous; possibilities:
+    '--Rel_info_format' '--Results_format'" and prints its usage (exit 1); here one line, exit 2.
+    (getopt_long compares case-sensitively: `--N` is --Number_docs_in_coll, `--n` --nosummary.)"""
+    p = _te([*argv, "qrels.test", "results.test"])
+    assert p.returncode == 2 and p.stdout == b""
+    assert p.stderr.strip() == f"zelo_trec: {err}", p.stderr
+
+
+def test_prefix_rules_follow_getopt():
+    """A value-taking option's value is never read as an option (`-m --q`: the measure '--q', refused as
+    trec_eval refuses it: "illegal measure '--q'"); `--vers` prints the version as `--version` (on stderr,
+    as trec_eval); this command's own long options (--quiet, --list-measures) only by their whole names,
+    so that `--q` stays trec_eval's --query_eval_wanted."""
+    p = _te(["-m", "--q", "qrels.test", "results.test"])
+    assert p.returncode == 2 and "'--q'" in p.stderr and "measure" in p.stderr
+    p = _te(["--vers", "qrels.test"])
+    assert p.returncode == 0 and p.stdout == b"" and "trec_eval 10.0" in p.stderr
+    p = _te(["--qui", "-m", "map", "qrels.test", "results.test"])
+    assert p.returncode == 2 and "--qui" in p.stderr
+    p = _te(["--quiet", "--q", "-m", "map", "qrels.test", "results.test"])
+    assert p.returncode == 0 and b"\t301\t" not in p.stdout.split(b"\n")[-2] and p.stdout.count(b"\n") > 1
+
+
+@pytest.mark.parametrize("debug,complete", [("0.nosuch", False), ("0.nosuch", True), ("1.", False)])
+def test_debug_query_not_evaluated(debug, complete):
+    """`-D N.qid` evaluates topic qid only (trec_eval's debug_query); a topic that is not evaluated
+    (`-D 1.` asks for the empty one) stops trec_eval with "No queries with both results and relevance
+    info" (exit 7): here one line naming the topic, exit 2."""
+    p = _te(["-D", debug, *(["-c"] if complete else []), "qrels.test", "results.test"])
+    assert p.returncode == 2 and p.stdout == b""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("zelo_trec: -D: topic ") and "no queries" in lines[0], p.stderr
+
+
+def test_negative_zero_sums_to_zero(tmp_path):
+    """A z-score of -0.0 (value below the mean, stddev 1e400 read as inf) prints -0.0000 per query, but
+    trec_eval's summary adds it to an accumulator that starts at +0.0: `Zbpref all 0.0000` (trec_eval
+    10.0, found by tools/fuzz_trec_eval.py --case 22:873); the sum printed -0.0000 here before."""
+    from cli_harness import run_inproc
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 r\n1 Q0 a 2 1 r\n")
+    (tmp_path / "z").write_text("1 bpref 0.75 1e400\n1 map 0.75 1e400\n")
+    p = run_inproc("zelo_trec", ["-q", "-m", "bpref", "-m", "map", "-Z", "z", "q", "r"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == [
+        f"Z{'map':<22}\t1\t-0.0000", f"Z{'bpref':<22}\t1\t-0.0000",
+        f"Z{'map':<22}\tall\t0.0000", f"Z{'bpref':<22}\tall\t0.0000"]

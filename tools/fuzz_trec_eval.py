@@ -19,6 +19,15 @@ tags in one file, rankings longer than the cutoffs -- and random options, singly
 (``-q -c -n -J -o -l N -N N -M N -Z FILE -T trec_results``, long spellings, ``-`` for the run on
 stdin, ``-m`` lists over every measure family with parameters and the nicknames).
 
+Session 20 added, from an RNG of their own (``make_case(..., blind=False)`` gives session 19's cases
+byte for byte): long options by a prefix (``--query_ev``, ``--meas=map``; sometimes the ambiguous
+``--Re``), ``-D N`` with N >= 1 (trec_eval's debugging lines are removed from its stdout before the
+comparison: :func:`strip_debug`) and ``-D N.qid`` (that topic only; a missing or empty qid), ``-Z``
+files without guard entries (checked, when the outputs differ or trec_eval crashes, against trec_eval
+on the file with guards added: ``documented_z_unguarded``), with infinite / subnormal / odd-looking
+numbers, tabs, leading and trailing blanks, CRLF, topics nobody evaluates; fractional gain maps
+(``ndcg.1023=2.5e2``, ``rbp.p=0.8,4999=0.001``) over grades up to 5000; topic ids that are not UTF-8.
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
@@ -163,7 +172,9 @@ def _score(r: random.Random, style: str, k: int) -> str:
 SCORE_STYLES = ["ties", "f32", "round", "sci", "sub", "neg", "int", "desc", "normal"]
 
 
-def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (one flat recipe)
+def make_case(seed: int, idx: int, hostile_rate: float, blind: bool = True) -> dict:  # noqa: C901 (one flat recipe)
+    """Case ``idx`` of ``seed``; ``blind``: also draw session 20's blind spots (:func:`_blind_spots`, from an
+    RNG of their own, so that ``blind=False`` gives the cases of session 19 byte for byte)."""
     r = random.Random(f"trec:{seed}:{idx}")
     fmt = r.choices(["qrels", "prefs", "qrels_prefs", "qrels_jg"], [0.82, 0.06, 0.06, 0.06])[0]
     nq = r.choice([1, 1, 2, 3, 5, 8, 12])
@@ -298,6 +309,9 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
     rel_q = set(qids) if fmt in ("prefs", "qrels_jg") else {x[0] for x in qrels_rows if not isinstance(x, str)}
     if no_c and rel_q - {x[0] for x in run_lines}:
         feats.add("missing_no_c")
+    case["opts_full"] = list(opts)
+    if blind:
+        _blind_spots(random.Random(f"trec-blind:{seed}:{idx}"), case)
     case.setdefault("rel_text", _join(qrels_rows, sep, eol, r))
     case["run_text"] = _join(run_lines, sep, eol, r)
     case.pop("pool")
@@ -394,6 +408,143 @@ def _make_hostile(r: random.Random, case: dict) -> str:  # noqa: C901
     return kind
 
 
+# trec_eval 10's getopt_long table (trec_eval.c): long options it also reads by an unambiguous prefix
+TREC_LONG = ["--help", "--version", "--query_eval_wanted", "--measure", "--complete_rel_info_wanted",
+             "--level_for_rel", "--nosummary", "--Debug_level", "--Judged_docs_only", "--Number_docs_in_coll",
+             "--Max_retrieved_per_topic", "--Rel_info_format", "--Results_format", "--Output_old_results_format",
+             "--Zscore"]
+SHORT_LONG = {"-q": "--query_eval_wanted", "-c": "--complete_rel_info_wanted", "-n": "--nosummary",
+              "-J": "--Judged_docs_only"}
+GUARD_QID = "\udcff" * 8  # sorts after every qid drawn here (bytes 0xff), the -Z files' guard topic
+GAIN_NAMES = ["ndcg", "ndcg_rel", "Rndcg", "G", "rbp", "dcg", "ideal_dcg"]
+FRACTIONS = ["0.5", "0.25", "1.5", "0.001", "2.75", "0.1", "1000.5", "123456.25", "0", "3", "0.3333333333",
+             "1e-3", "2.5e2", ".5", "7."]
+
+
+def _abbreviate(r: random.Random, word: str) -> str:
+    """``--name[=value]`` as a random prefix getopt_long may read (or find ambiguous: ``--R``, ``--Re``)."""
+    name, eq, value = word.partition("=")
+    if name not in TREC_LONG:
+        return word
+    return name[:r.randint(3, len(name))] + eq + value
+
+
+def _rename_qids(r: random.Random, case: dict) -> None:
+    """Topic ids that are not UTF-8 (bytes 0x80-0xff; trec_eval compares and prints bytes)."""
+    qids = {x[0] for x in case["qrels_rows"] if not isinstance(x, str)} | {x[0] for x in case["run_lines"]}
+    m = {q: r.choice(["\udce9", "\udcff", "\udc80", "q\udcfe", ""]) + q + r.choice(["\udce9", "\udca0", ""])
+         for q in sorted(qids)}  # sorted: a set's order changes with the hash seed
+    m = {k: (v if v != k else v + "\udcb5") for k, v in m.items()}
+    case["qrels_rows"][:] = [x if isinstance(x, str) else (m.get(x[0], x[0]), *x[1:]) for x in case["qrels_rows"]]
+    for ln in case["run_lines"]:
+        ln[0] = m.get(ln[0], ln[0])
+    case["qids"] = [m.get(q, q) for q in case["qids"]]
+    if case["z"] is not None:
+        case["z"] = "".join(" ".join([m.get(f[0], f[0]), *f[1:]]) + "\n" if (f := ln.split()) else ln + "\n"
+                            for ln in case["z"].splitlines()).replace("\U0010fffd", GUARD_QID)
+    case["feats"].add("latin1_qid")
+
+
+def _z_shapes(r: random.Random, case: dict) -> None:
+    """-Z files as trec_eval reads them: no guard entries, odd numbers and white space, CRLF."""
+    lines = case["z"].splitlines()
+    feats = case["feats"]
+    if r.random() < 0.6:  # no guards: trec_eval's binary search reads one entry past a list (documented)
+        lines = [ln for ln in lines if "zzz_sentinel" not in ln]
+        feats.add("z_unguarded")
+    if r.random() < 0.3:
+        out = []
+        for ln in lines:
+            f = ln.split()
+            if r.random() < 0.3:
+                f[r.choice([2, 3])] = r.choice(["1e400", "-1e400", "inf", "-0", "5e-324", ".5", "+0.25", "1.", "0",
+                                                "1e-320", "2.5E1", "-.75", "00.5"])
+            out.append(f)
+        lines = [r.choice([" ", "\t", "  ", " \t"]).join(f) for f in out]
+    if r.random() < 0.2:
+        lines = [r.choice(["", " ", "\t"]) + ln + r.choice(["", " ", "\t "]) for ln in lines]
+    if r.random() < 0.15:
+        extra = [f"{q} {m} 0.5 0.25" for q in (GUARD_QID[:2] + "x", "nosuch", "0", "~") for m in ("map", "P_5")]
+        lines += extra  # topics that are not evaluated
+    r.shuffle(lines)
+    eol = "\r\n" if r.random() < 0.15 else "\n"
+    case["z"] = eol.join(lines) + (eol if r.random() < 0.9 else "")
+
+
+def _int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None  # a hostile non-integer grade (2.7, 1e0)
+
+
+def _gain_measure(r: random.Random, case: dict) -> str:
+    """A gain measure with a fractional gain map over grades up to 5000 (trec_eval's gain search is
+    quadratic in the levels: slow above ~10^4, docs/differences.md)."""
+    rows = case["qrels_rows"]
+    rows[:] = [x if isinstance(x, str) or not _int(x[3]) or _int(x[3]) <= 5000 else (*x[:3], str(_int(x[3]) % 5001))
+               for x in rows]
+    if r.random() < 0.6:  # some judged documents get a huge grade
+        for i in r.sample(range(len(rows)), max(1, len(rows) // r.choice([2, 5, 20]))):
+            if not isinstance(rows[i], str) and _int(rows[i][3]) is not None:
+                q, it, d, _ = rows[i]
+                rows[i] = (q, it, d, str(r.choice([r.randint(100, 5000), 4999, 5000, 1023, 1024])))
+    grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None}
+                    | {r.randint(0, 5000)})
+    pick = r.sample(grades, min(len(grades), r.randint(1, 4)))
+    gains = ",".join(f"{g}={r.choice(FRACTIONS)}" for g in pick)
+    name = r.choice(GAIN_NAMES)
+    if name == "rbp" and r.random() < 0.5:
+        gains = f"p={r.choice(['0.5', '0.8', '0.95'])}," + gains
+    return f"{name}.{gains}"
+
+
+def _blind_spots(r: random.Random, case: dict) -> None:  # noqa: C901
+    """Session 20: what the cases of session 19 never drew -- long options by prefix, -D >= 1 and
+    -D N.qid, -Z files without guard entries and of other shapes, fractional gain maps with grades up to
+    5000, topic ids that are not UTF-8."""
+    opts, feats = case["opts"], case["feats"]
+    if case["fmt"] == "qrels":
+        if r.random() < 0.15:
+            m = _gain_measure(r, case)
+            opts += r.choice([["-m", m], [f"--measure={m}"]])
+            case["opts_full"] += ["-m", m]
+            shared = [x for x in measure_args(case["opts_full"]) if x.split(".")[0] in GAIN_SHARED]
+            if len(shared) > 1 and any("." in x for x in shared) or any("." in x for x in shared) \
+                    and "all_trec" in measure_args(case["opts_full"]):
+                feats.add("gain_shared")
+        if r.random() < 0.15:
+            _rename_qids(r, case)
+        if case["z"] is None and r.random() < 0.06:
+            case["z"] = make_zscores(r, case["qids"]).replace("\U0010fffd", GUARD_QID)
+            opts += r.choice([["-Z", "zscores"], ["--Zscore", "zscores"], ["-Zzscores"]])
+            case["opts_full"] += ["-Z", "zscores"]
+        if case["z"] is not None:
+            case["z"] = case["z"].replace("\U0010fffd", GUARD_QID)
+            if r.random() < 0.7:
+                _z_shapes(r, case)
+    if r.random() < 0.12:
+        lvl = r.choice(["1", "2", "3", "5", "0", "1"])
+        if r.random() < 0.45:
+            qs = [x[0] for x in case["run_lines"]] + case["qids"]
+            lvl += "." + r.choice(qs + ["nosuch", ""] if qs else ["nosuch"])
+            feats.add("debug_query")
+        if lvl[0] != "0":
+            feats.add("debug")
+        d = r.choice([["-D", lvl], ["-D" + lvl], ["--Debug_level", lvl], [f"--Debug_level={lvl}"]])
+        opts += d
+        case["opts_full"] += d
+    if r.random() < 0.3:  # long options by an unambiguous prefix (getopt_long), or an ambiguous one
+        for i, o in enumerate(opts):
+            if o in SHORT_LONG and r.random() < 0.5:
+                opts[i] = SHORT_LONG[o]
+            if opts[i].startswith("--") and r.random() < 0.7:
+                opts[i] = _abbreviate(r, opts[i])
+        if r.random() < 0.05:
+            opts += [r.choice(["--R", "--Re"]), case["fmt"]]  # ambiguous: both refuse
+        feats.add("abbrev")
+
+
 def write_case(case: dict, d: Path) -> None:
     d.mkdir(parents=True, exist_ok=True)
     enc = {"encoding": "utf-8", "errors": "surrogateescape"}
@@ -464,11 +615,33 @@ def cut_qrels(case: dict) -> bytes:
     return _join(keep, case["sep"], case["eol"], r).encode("utf-8", "surrogateescape")
 
 
+def strip_debug(out: bytes) -> bytes:
+    """trec_eval's stdout under ``-D N`` (N >= 1) without its debugging text (lines that are not
+    ``name<TAB>qid<TAB>value``, the preference dumps' indented tab-separated lines, and gm_bpref's
+    ``gm_bpref: bpref X, gm_bpref Y`` printed without a newline): the results only."""
+    out = re.sub(rb"gm_bpref: bpref +\S+, gm_bpref +\S+", b"", out)
+    return b"".join(ln + b"\n" for ln in out.split(b"\n") if re.fullmatch(rb"[^\s]\S* *\t[^\t]*\t[^\t]*", ln))
+
+
+def guarded_z(text: str) -> str:
+    """The -Z file with guard entries (a last-sorting measure in every topic, a last-sorting topic):
+    trec_eval's binary search then stays inside its lists; the z-scores are the same."""
+    qids = {f[0] for ln in text.splitlines() if (f := ln.split())}
+    return text + ("" if text.endswith("\n") or not text else "\n") + \
+        "".join(f"{q} zzz_sentinel 0 1\n" for q in sorted(qids | {GUARD_QID}))
+
+
 def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: str) -> tuple[str, str]:
     """Both exit 0: the same bytes, or a documented difference checked where it can be."""
     feats = case["feats"]
+    if "debug" in feats:
+        po = strip_debug(po)
     if po == oo:
         return "same", ""
+    if "z_unguarded" in feats:  # trec_eval read past a list: equal with the guards?
+        cls, msg = rerun_guarded(peer, case, d, oo, rel)
+        if cls:
+            return cls, msg
     diff = differing_measures(oo, po)
     if "bom" in feats:
         return "documented_bom", "trec_eval reads a BOM as part of the first qid"
@@ -482,9 +655,11 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
     z = "Z" if case["z"] is not None else ""  # -Z prints Zmap, Zrbp, ...
     if diff and all(m.startswith(z + "rbp") and not m.startswith(z + "rbp_resid") for m in diff):
         # trec_eval rescales with min/max read uninitialised: compare with it on rbp alone
-        rbps = [m for m in measure_args(case["opts"]) if m.split(".")[0] == "rbp" or m == "all_trec"]
+        rbps = [m for m in measure_args(case["opts_full"]) if m.split(".")[0] == "rbp" or m == "all_trec"]
         margs = [x for m in rbps for x in ("-m", "rbp" if m == "all_trec" else m)]
-        c2, o2, _ = run_peer(peer, [*strip_measures(case["opts"]), *margs, rel, "run"], d, None)
+        c2, o2, _ = run_peer(peer, [*strip_measures(case["opts_full"]), *margs, rel, "run"], d, None)
+        if "debug" in feats:
+            o2 = strip_debug(o2)
         zb = z.encode()
         mine = b"".join(x + b"\n" for x in oo.split(b"\n")
                         if x.startswith(zb + b"rbp") and not x.startswith(zb + b"rbp_res"))
@@ -492,6 +667,23 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
             return "documented_rbp", "rbp: trec_eval's uninitialised min/max (equal run alone)"
         return "diff", "rbp alone differs too: " + first_diff(mine, o2)
     return "diff", f"measures {sorted(diff) if diff else '?'}: " + first_diff(oo, po)
+
+
+def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple[str, str]:
+    """trec_eval again with the -Z file guarded: ``documented_z_unguarded`` when it then prints our bytes."""
+    (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
+    if "missing_no_c" in case["feats"] and rel == "rel":  # the qrels cut to the run's topics, as below
+        (d / "rel.cut").write_bytes(cut_qrels(case))
+        rel = "rel.cut"
+    args = [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o)
+            for o in case["opts"]]
+    c2, o2, _ = run_peer(peer, [*args, rel, "-" if case["stdin"] else "run"], d,
+                         (d / "run").read_bytes() if case["stdin"] else None)
+    if "debug" in case["feats"]:
+        o2 = strip_debug(o2)
+    if c2 == 0 and o2 == oo:
+        return "documented_z_unguarded", "trec_eval reads past a -Z list; equal with guard entries"
+    return "", ""
 
 
 def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C901
@@ -506,8 +698,21 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
     if oc not in (0, 2):
         return "bad_exit", f"ours exit {oc}: {oe.strip()[:500]}"
     if oc == 2 and not (one_line_error(oe) and (names_file(oe, ("rel", "run", "zscores", "<stdin>"))
-                                                 or "expects" in oe or "measure" in oe)):
+                                                 or "expects" in oe or "measure" in oe or "ambiguous" in oe
+                                                 or "-D:" in oe)):
         return "refusal_unclear", f"ours: {oe.strip()[:600]}; trec_eval exit {pc}: {pe.strip()[:200]}"
+    if pc < 0 and "z_unguarded" in feats and oc == 0:  # a crash reading past a -Z list?
+        cls, msg = rerun_guarded(peer, case, d, oo, "rel")
+        if cls:
+            return cls, f"signal {-pc} without the guards; " + msg
+    if pc < 0 and "z_unguarded" in feats and oc == 2:  # we refuse: does trec_eval with the guards refuse too?
+        (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
+        pc2, _, pe2 = run_peer(peer, [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g")
+                                       if o.startswith("-Z") else o) for o in args], d, stdin)
+        if pc2 > 0:
+            return "documented_z_unguarded", f"signal {-pc} without the guards; with them both refuse: {pe2[:120]}"
+        if pc2 == 0:
+            pc = 0  # classified below as any answer of trec_eval's that we refuse
     if pc < 0:  # trec_eval killed by a signal
         known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
         return ("documented_peer_crash" if known else "peer_crash"), \
@@ -518,7 +723,10 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         for k in ("nan_score", "hex_score", "text_score", "float_grade", "empty_run", "pref_conflict"):
             if k in feats:
                 return f"documented_refusal_{k}", oe.strip()[:200]
-        if feats & {"dup_run_doc", "dup_qrels"} and set(measure_args(case["opts"])) <= {"runid", "num_q"}:
+        if "dup_qrels" in feats and "debug_query" in feats:
+            # trec_eval checks a topic's judgments when it evaluates it: -D N.qid skips the others
+            return "documented_refusal_dup_skipped", oe.strip()[:200]
+        if feats & {"dup_run_doc", "dup_qrels"} and set(measure_args(case["opts_full"])) <= {"runid", "num_q"}:
             # trec_eval checks duplicates only where a measure reads the ranking (differences.md)
             return "documented_refusal_dup_runid_only", oe.strip()[:200]
         return "we_refuse", f"ours: {oe.strip()[:500]}"
@@ -534,6 +742,10 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
             if cls == "same":
                 return "documented_missing", "trec_eval stops on a qrels topic the run lacks; equal on the cut qrels"
             return (cls if cls.startswith("documented") else "diff"), "on the cut qrels: " + msg
+        if c2 < 0 and "z_unguarded" in feats and oc == 0:
+            cls, msg = rerun_guarded(peer, case, d, oo, "rel.cut")
+            if cls:
+                return cls, f"on the cut qrels: signal {-c2} without the guards; " + msg
         if len(feats) > 1:
             return "documented_missing", f"cut qrels: trec_eval exit {c2} ({', '.join(sorted(feats))})"
         return "peer_fails", f"on the cut qrels: trec_eval exit {c2} {e2[:200]}"

@@ -40,6 +40,8 @@ def command() -> None:
     zelo_judge export --store S.sqlite -o judgments.jsonl
     \b
     SPEC: openai:MODEL[@BASE_URL][,key=ENV][,name=LABEL][,temperature=T][,max_tokens=N] or cmd:'COMMAND'
+
+    The options of a run (--both-orders, --concurrency, --price, --dry-run, ...): zelo_judge run --help.
     """
 
 

@@ -10,8 +10,25 @@ from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
+# trec_eval 10's getopt_long table (trec_eval.c, in its order): the long options trec_eval also reads by
+# an unambiguous prefix (``--query_ev``, ``--meas=map``, ``--Z file``); ``--Re`` (Rel_info_format or
+# Results_format) is ambiguous there and here. This command's own long options (``--quiet``,
+# ``--trec-eval-9``, ``--list-measures``) are read by their whole names only, so that no prefix
+# trec_eval reads becomes ambiguous here (``--q`` stays ``--query_eval_wanted``).
+TREC_EVAL_LONG = ("--help", "--version", "--query_eval_wanted", "--measure", "--complete_rel_info_wanted",
+                  "--level_for_rel", "--nosummary", "--Debug_level", "--Judged_docs_only", "--Number_docs_in_coll",
+                  "--Max_retrieved_per_topic", "--Rel_info_format", "--Results_format",
+                  "--Output_old_results_format", "--Zscore")
 
-@click.command(context_settings=CONTEXT)
+
+class TrecCommand(click.Command):
+    """The command whose long options are also read by trec_eval's unambiguous prefixes."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, expand_abbreviations(args))
+
+
+@click.command(cls=TrecCommand, context_settings=CONTEXT)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Print per-query values too.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE[.PARAMS]",
               help="Measure or nickname (official, all_trec, set, prefs, all_prefs, qrels_jg); repeatable. "
@@ -80,6 +97,7 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
         judged_only=bool(judged_only), num_docs_in_coll=_atol(num_docs),
         depth=None if depth is None else max(_atol(depth), 0), rel_format=rel_format,
         results_format=results_format, zscores=zscores, trec9=trec9,
+        debug_query=None if debug is None or "." not in debug else debug.partition(".")[2],
     )
     with output_stream(None) as out:
         return run_trec(opts, out, Log("zelo_trec", quiet))
@@ -95,15 +113,9 @@ def version_asked(args: Sequence[str]) -> bool:
     the end: ``a b -v``), ``--`` does; a value-taking option takes the next word whatever it is
     (``-m -v`` asks for the measure ``-v``, ``-M -v`` the depth ``-v``). The option table is this
     command's (``-h``/``--help`` read as flags, as trec_eval's ``-h``: ``-h -v`` prints the version).
-    Long options are matched whole (trec_eval's ``getopt_long`` also takes an unambiguous prefix such as
-    ``--vers``; click refuses prefixes: docs/differences.md)."""
-    import click
-
-    flags: set[str] = {"-h", "--help"}
-    valued: set[str] = set()
-    for param in command.params:
-        if isinstance(param, click.Option):
-            (flags if param.is_flag or param.count else valued).update(param.opts + param.secondary_opts)
+    Long options are read as trec_eval's ``getopt_long`` reads them, by an unambiguous prefix too
+    (``--vers``, :func:`long_option_name`)."""
+    flags, valued = _option_table()
     i = 0
     while i < len(args):
         word = args[i]
@@ -123,9 +135,66 @@ def version_asked(args: Sequence[str]) -> bool:
     return False
 
 
+def long_option_name(name: str) -> str:
+    """The long option ``name`` (``--query_ev``, no ``=value``) as trec_eval's ``getopt_long`` reads it:
+    a whole name is itself, a prefix of exactly one of :data:`TREC_EVAL_LONG` is that name, anything
+    else is returned unchanged (click then refuses an unknown option). A prefix of several is refused
+    in one line, as trec_eval (which prints its usage and exits 1) refuses it."""
+    from ..errors import UsageError
+
+    if name in TREC_EVAL_LONG or len(name) < 3:
+        return name
+    hits = [x for x in TREC_EVAL_LONG if x.startswith(name)]
+    if len(hits) > 1:
+        raise UsageError(f"option '{name}' is ambiguous; possibilities: " + " ".join(f"'{x}'" for x in hits))
+    return hits[0] if hits else name
+
+
+def _option_table() -> tuple[set[str], set[str]]:
+    """This command's options: (flags, options taking a value), every spelling."""
+    flags: set[str] = {"-h", "--help"}
+    valued: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option):
+            (flags if param.is_flag or param.count else valued).update(param.opts + param.secondary_opts)
+    return flags, valued
+
+
+def expand_abbreviations(args: Sequence[str]) -> list[str]:
+    """``args`` with every abbreviated long option written whole (:func:`long_option_name`), read as
+    getopt reads them: a value-taking option's value is never an option (``-m --q`` asks for the
+    measure ``--q``), operands do not stop the scan, ``--`` does."""
+    flags, valued = _option_table()
+    out = list(args)
+    i = 0
+    while i < len(out):
+        word = out[i]
+        if word == "--":
+            break
+        step = 1
+        if word.startswith("--"):
+            name, eq, value = word.partition("=")
+            full = long_option_name(name)
+            if full != name:
+                out[i] = full + eq + value
+            if full in valued and not eq:
+                step = 2
+        elif word.startswith("-") and word != "-":
+            taken = _short_options(word, flags, valued)
+            step = taken if isinstance(taken, int) and not isinstance(taken, bool) else 1
+        i += step
+    return out
+
+
 def _long_option(word: str, flags: set[str], valued: set[str]) -> int | bool | None:
     """getopt_long on ``word``: True (the version), None (an error first), else the words it takes."""
+    from ..errors import UsageError
+
     name, eq, _ = word.partition("=")
+    try:
+        name = long_option_name(name)
+    except UsageError:
+        return None
     if name in flags:
         return None if eq else (True if name == "--version" else 1)  # --version=x: "doesn't allow an argument"
     if name in valued:

@@ -119,6 +119,22 @@ def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], nam
     seen.add(key)
 
 
+def _trec_eval_hint(head: str) -> str:
+    """What to do when the first line is trec_eval's ``measure qid value`` (``trec_eval -q`` output kept from
+    earlier work): it holds one run without its name, so the per-query table comes from ``zelo_eval``."""
+    f = head.split()
+    if len(f) != 3:
+        return ""
+    try:
+        if f[0] != "runid":
+            float(f[2])
+    except ValueError:
+        return ""
+    return ("; this looks like trec_eval output (measure, qid, value of one run): write the table with "
+            "`zelo_eval -R QRELS -q -o tsv -m MEASURE RUN... > pq.tsv`, or test the runs at once with "
+            "`zelo_compare -R QRELS -m MEASURE RUN...`")
+
+
 def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
@@ -152,7 +168,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         if missing:
             raise InputError(name, first + 1,
                              "expected a header line with columns run, qid, measure, value "
-                             f"(missing {', '.join(missing)})")
+                             f"(missing {', '.join(missing)})" + _trec_eval_hint(head))
         pos = [header.index(c) for c in COLUMNS]
         pos_b = header.index("runj") if "runj" in header else None
         width = max(pos) + 1

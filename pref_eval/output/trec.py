@@ -37,8 +37,10 @@ def trec_lines(
     summary: bool = True,
     print_missing: bool = True,
     zscore: Callable[[str, str, float], float] | None = None,
+    only_qid: str | None = None,
 ) -> Iterable[str]:
-    """Yield trec_eval lines for one run (with trailing newlines).
+    """Yield trec_eval lines for one run (with trailing newlines); ``only_qid``: per-query lines of
+    that query only (``zelo_trec -D N.qid``).
 
     With ``zscore`` (``-Z``), per-query values are converted first and the
     summaries recomputed from them (:func:`pref_eval.trec_eval.zscores.zscore_result`);
@@ -47,7 +49,7 @@ def trec_lines(
     if zscore is not None:
         from ..trec_eval.zscores import zscore_result
 
-        res = zscore_result(res, zscore)
+        res = zscore_result(res, zscore, only_qid)
 
     def line(col: Column, qid: str, v) -> str:
         if zscore is not None and col.value_type != "str":
@@ -56,7 +58,7 @@ def trec_lines(
 
     if per_query:
         for i, qid in enumerate(res.qids):
-            if not print_missing and not res.present[i]:
+            if not print_missing and not res.present[i] or only_qid is not None and qid != only_qid:
                 continue
             for col in res.columns:
                 if col.summary_only:

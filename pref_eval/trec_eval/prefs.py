@@ -54,12 +54,15 @@ def _ranked(opts, qid: np.ndarray, docno: np.ndarray, run, log: Log):
                source=opts.rel_file)
     col = build_collection(qr, [run], complete=opts.complete, depth=opts.depth, trec9=opts.trec9)
     ranked = col.runs[0]
+    from .run import check_debug_query
+
+    check_debug_query(opts, ranked)
     if ranked.nq == 0:  # before the missing-topics warning: one line, and -c would not be the fix
         from ..collection import no_common_topics
 
         raise no_common_topics(opts.run_file, run.qid_values, opts.rel_file, q[keep])
     nmiss = len(col.missing[0])
-    if nmiss and not opts.complete:
+    if nmiss and not opts.complete and getattr(opts, "debug_query", None) is None:
         log.warn(f"{opts.run_file}: run lacks {nmiss} of {col.qrels.nq} rel-info topics; "
                  "averaging over the topics in both (use -c to count them)")
     return ranked
@@ -75,8 +78,10 @@ def _evaluate_pref_format(opts, out: TextIO, log: Log, prefs) -> int:
     from ..io.runs import read_run
     from ..measures.prefs_counts import compute_pref_counts
 
+    from .run import debug_run
+
     requests = _requests(opts, "all_prefs", lambda n: n.startswith("prefs_"))
-    run = read_run(opts.run_file)
+    run = debug_run(opts, read_run(opts.run_file))
     ranked = _ranked(opts, prefs.qid, prefs.docno, run, log)
     pc = compute_pref_counts(prefs, run, ranked.qids, opts.depth)
     return _write(opts, out, ranked, requests, {"prefs": pc})
@@ -101,10 +106,11 @@ def evaluate_qrels_jg(opts: TrecOptions, out: TextIO, log: Log) -> int:
     from ..io.prefs import read_qrels_jg
     from ..io.runs import read_run
     from ..measures.jg import judgment_groups
+    from .run import debug_run
 
     requests = _requests(opts, "qrels_jg", lambda n: n.endswith("_avgjg"))
     qj = read_qrels_jg(opts.rel_file)
-    run = read_run(opts.run_file)
+    run = debug_run(opts, read_run(opts.run_file))
     ranked = _ranked(opts, qj.qid, qj.docno, run, log)
     jg = judgment_groups(qj, ranked, judged_only=opts.judged_only)
     return _write(opts, out, ranked, requests, {"qrels_jg": jg})

@@ -60,12 +60,16 @@ def zscore_function(table: ZTable) -> ZScorer:
 
 
 def _seq_sum(v: np.ndarray) -> float:
-    return float(np.cumsum(v)[-1]) if len(v) else 0.0
+    # trec_eval adds to an accumulator that starts at +0.0: 0.0 + (-0.0) is +0.0, so a sum of -0.0
+    # values prints 0.0000, not -0.0000 (otherwise the same sequential sum)
+    return 0.0 + float(np.cumsum(v)[-1]) if len(v) else 0.0
 
 
-def zscore_result(res: RunResult, z: Callable[[str, str, float], float]) -> RunResult:
+def zscore_result(res: RunResult, z: Callable[[str, str, float], float], only_qid: str | None = None) -> RunResult:
     """A copy of ``res`` (:class:`~pref_eval.engine.RunResult`) with every numeric
-    per-query value z-scored and the summaries recomputed from the z-scores."""
+    per-query value z-scored and the summaries recomputed from the z-scores. ``only_qid``
+    (``-D N.qid``): the other topics are skipped, adding 0 to the sums (ln 1e-5 to a geometric
+    mean's, as trec_eval's ``te_calc_avg_meas_s_gm`` adds for each topic not evaluated)."""
     cols = []
     nq = len(res.qids)
     for col in res.columns:
@@ -77,7 +81,9 @@ def zscore_result(res: RunResult, z: Callable[[str, str, float], float]) -> RunR
         raw = np.asarray(col.values, dtype=np.float64)
         if agg == "gmean":
             raw = np.log(np.maximum(raw, MIN_GEO_MEAN))
-        vals = np.array([z(col.name, q, float(v)) for q, v in zip(res.qids, raw, strict=False)], dtype=np.float64)
+        vals = np.array([z(col.name, q, float(v)) if only_qid is None or q == only_qid else
+                         (math.log(MIN_GEO_MEAN) if agg == "gmean" else 0.0)
+                         for q, v in zip(res.qids, raw, strict=False)], dtype=np.float64)
         summary = col.summary
         if col.summary is not None:
             if spec is not None and spec.summarize is not None and res.ranked is not None:

@@ -148,6 +148,14 @@ CASES = [
     ("ties_all_trec_needsB", "-q -m all_trec qrels.gen run.ties"),
     ("ties_all_trec_c_M30_needsB", "-q -c -M30 -m all_trec qrels.gen run.partial"),
     ("floats_all_trec_l2_needsB", "-q -l2 -m all_trec qrels.gen run.floats"),
+    # session 20: long options by an unambiguous prefix (getopt_long), -D N.qid (one topic evaluated)
+    ("abbrev_long_prefixes", "--query_ev --meas=official --meas recall --M 50 --Judged --compl --level 2 "
+                             "--Nu 1000 --Out x qrels.gen run.partial"),
+    ("debug_query_topic", f"-q -D 0.301 {A_MEASURES} qrels.gen run.ties"),
+    ("debug_query_c_missing_needsB", "-q -c -D 0.t-onerel -m all_trec qrels.gen run.partial"),
+    ("debug_query_c_present_needsB", "-q -c --Debug_level=0.x#1 -m ideal_dcg.0=0.5,1=1,2=3 -m num_rel -m gm_map "
+                                     "-m map -m num_q -m relstring.5 qrels.gen run.partial"),
+    ("debug_query_c_Z", f"-q -c -D0.7 {A_MEASURES} -Z zscores.gen qrels.gen run.partial"),
 ]
 
 
@@ -155,10 +163,14 @@ CASES = [
 # unicode / invalid-UTF-8 / case-only / 200-character ids, float32 and rounding ties, subnormal and
 # huge scores, several run tags, CRLF, tabs, long option spellings, -c -J -M0 -o -Z (session 19)
 FUZZ = [(4, 120), (4, 145), (4, 346), (4, 378), (4, 398), (4, 87), (4, 439), (4, 498)]
+# and with session 20's blind spots drawn (make_case(..., blind=True)): topic ids that are not UTF-8,
+# -Z files without guard entries and of other shapes, fractional gain maps on grades up to 5000,
+# -D N.qid, long options by prefix
+FUZZ_BLIND = [(23, 501), (23, 109), (23, 85), (23, 313), (23, 1264), (23, 602), (23, 112), (24, 90), (24, 124)]
 
 
-def _fuzz_name(seed: int, idx: int) -> str:
-    return f"fuzz_{seed}_{idx}_needsB"
+def _fuzz_name(seed: int, idx: int, blind: bool = False) -> str:
+    return f"fuzz{'b' if blind else ''}_{seed}_{idx}_needsB"
 
 
 def make_fuzz_inputs() -> list[tuple[str, str]]:
@@ -167,17 +179,18 @@ def make_fuzz_inputs() -> list[tuple[str, str]]:
     from fuzz_trec_eval import make_case  # the generator of the fuzz, seeded (no trec_eval code)
 
     rows = []
-    for seed, idx in FUZZ:
-        case = make_case(seed, idx, 0.0)
-        assert case["fmt"] == "qrels" and not case["stdin"] and not case["feats"], (seed, idx)
-        base = f"fuzz_{seed}_{idx}"
+    for seed, idx, blind in [(s, i, False) for s, i in FUZZ] + [(s, i, True) for s, i in FUZZ_BLIND]:
+        case = make_case(seed, idx, 0.0, blind)
+        assert case["fmt"] == "qrels" and not case["stdin"], (seed, idx)
+        assert not case["feats"] - ({"latin1_qid", "z_unguarded", "debug_query", "abbrev"} if blind else set())
+        base = f"fuzz{'b' if blind else ''}_{seed}_{idx}"
         enc = {"encoding": "utf-8", "errors": "surrogateescape"}
         (HERE / f"{base}.rel").write_bytes(case["rel_text"].encode(**enc))
         (HERE / f"{base}.run").write_bytes(case["run_text"].encode(**enc))
         if case["z"] is not None:
             (HERE / f"{base}.z").write_bytes(case["z"].encode(**enc))
-        opts = [f"{base}.z" if o == "zscores" else o for o in case["opts"]]
-        rows.append((_fuzz_name(seed, idx), " ".join([*opts, f"{base}.rel", f"{base}.run"])))
+        opts = [o.replace("zscores", f"{base}.z") if o in ("zscores", "-Zzscores") else o for o in case["opts"]]
+        rows.append((_fuzz_name(seed, idx, blind), " ".join([*opts, f"{base}.rel", f"{base}.run"])))
     return rows
 
 
