@@ -99,6 +99,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
+            raise UsageError("-l applies to metric mode (trec_eval measures); in preference mode -b G makes "
+                             "grade >= G relevant")
+        if complete:  # (was ignored)
+            raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
+                             "every qrels query with a relevant document (a run lacking one retrieved nothing)")
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
