@@ -736,17 +736,50 @@ def docno_ascending_ties(r: Ranked) -> Ranked:
     return replace(r, grade=r.grade[perm], rows=rows)
 
 
+def _shown_topics(qids: np.ndarray | Sequence[bytes]) -> tuple[int, str]:
+    """The number of distinct topics and the first three, strcmp order (``'a', 'b', 'c', ...``)."""
+    u = np.unique(np.asarray(qids))
+    shown = ", ".join(repr(q.decode("utf-8", "replace") if isinstance(q, bytes) else str(q)) for q in u[:3])
+    return len(u), shown + (", ..." if len(u) > 3 else "")
+
+
+def some_topics(qids: np.ndarray | Sequence[bytes]) -> str:
+    """``N topic(s): 'a', 'b', 'c', ...`` for a message."""
+    n, shown = _shown_topics(qids)
+    return f"{n} topic{'s' if n != 1 else ''}" + (f": {shown}" if n else "")
+
+
+def unknown_topics(run_qids: np.ndarray, qrels_qids: np.ndarray) -> tuple[bytes, ...]:
+    """The run's topics that are not in the qrels: no command evaluates them, with or without ``-c``
+    (trec_eval 10 -c drops them silently, without -c it stops)."""
+    u = np.unique(np.asarray(run_qids))
+    return tuple(u[~np.isin(u, np.asarray(qrels_qids))].tolist())
+
+
+def unknown_topics_warning(run: str, qrels: str, topics: Sequence[bytes]) -> str:
+    """One line for a run with topics the qrels lack (a typo'd topic id, another numbering, unjudged topics)."""
+    n, shown = _shown_topics(topics)
+    return f"{run}: {n} run topic{'s' if n != 1 else ''} not in {qrels}, not evaluated: {shown}"
+
+
+def unknown_topics_warnings(qrels: str, runs: Sequence[str], unknown: Sequence[Sequence[bytes]]) -> list[str]:
+    """The lines for the runs' topics not in the qrels (``unknown``: per run): those of every run of several (the
+    unjudged topics of a track) in one line first, then a run's own (a typo'd topic id) in its line."""
+    shared = set.intersection(*(set(u) for u in unknown)) if len(unknown) > 1 else set()
+    lines = [unknown_topics_warning(f"all {len(runs)} runs", qrels, sorted(shared))] if shared else []
+    for path, u in zip(runs, unknown, strict=True):
+        if own := [t for t in u if t not in shared]:
+            lines.append(unknown_topics_warning(path, qrels, own))
+    return lines
+
+
 def no_common_topics(run: str, run_qids: np.ndarray, qrels: str, qrels_qids: np.ndarray) -> EvaluationError:
     """The error for a run sharing no topic with the qrels (trec_eval: "No queries with both results and relevance
     info", exit 4 in trec_eval 10): one line naming both files and a few topics of each, so that a qrels of another
     collection (or another topic numbering) shows at once. Raised instead of the missing-topics warning, whose
     advice (``-c``) would not be the fix."""
 
-    def some(qids: np.ndarray) -> str:
-        u = np.unique(np.asarray(qids))
-        n = len(u)
-        shown = ", ".join(repr(q.decode("utf-8", "replace") if isinstance(q, bytes) else str(q)) for q in u[:3])
-        return f"{n} topic{'s' if n != 1 else ''}" + (f": {shown}{', ...' if n > 3 else ''}" if n else "")
+    some = some_topics
 
     return EvaluationError(f"{run}: no queries with both results and relevance info: none of the run's topics is "
                            f"in {qrels} (run {some(run_qids)}; qrels {some(qrels_qids)})")

@@ -44,6 +44,7 @@ class RunResult:
     columns: list[Column]
     ranked: Any = None  # the Ranked run (for custom summaries recomputed under -Z)
     ctx: Any = None  # the EvalContext used
+    unknown_topics: tuple = ()  # the run's topics not in the qrels (bytes): never evaluated
 
 
 def _seq_sum(v: np.ndarray) -> float:

@@ -43,7 +43,7 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
     """
     from dataclasses import replace
 
-    from ..collection import build_collection, index_qrels, no_common_topics
+    from ..collection import build_collection, index_qrels, no_common_topics, unknown_topics
     from ..engine import evaluate_ranked
     from ..io.runs import read_run
     from ..measures import EvalContext, parse_measures
@@ -64,8 +64,10 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
         if ranked.nq == 0:  # raised here, before any missing-topics warning of the callers: one line
             raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else n, run.qid_values, q.source,
                                    qi.qids)
+        unknown = unknown_topics(run.qid_values, qi.qids)
         del run
-        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None), len(miss), qi.nq, ranked.nq))
+        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None, unknown_topics=unknown), len(miss),
+                    qi.nq, ranked.nq))
         del ranked
     if progress is not None:
         progress(len(runs), len(runs))

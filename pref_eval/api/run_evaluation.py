@@ -188,6 +188,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
                  scheduler: str | None) -> None:
     """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
+    from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
@@ -195,9 +196,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
 
     if ms in ("preferences", "all", "none"):
         raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
-    names = list(measures) if measures else [ms or "official"]
-    if measures and ms:
-        names.append(ms)
+    names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
     requests = parse_measures(names)
     more = extra_inputs(requests, **extra)
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
@@ -206,6 +205,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
                            extra=more, jobs=jobs, scheduler=scheduler, log=log)
     results = []
+    for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
+        log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
     for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
         if n_missing and not complete:
             log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
@@ -254,8 +255,7 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
     if len(runs) >= MANY_RUNS:
         log.stage(f"evaluating {len(runs)} runs")
     groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
-    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra)
-              for a, b in groups]
+    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra) for a, b in groups]
     return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
 
 

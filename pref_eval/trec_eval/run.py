@@ -63,7 +63,7 @@ def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
 
 def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """The ordinary path: ``-R qrels``."""
-    from ..collection import build_collection, index_qrels
+    from ..collection import build_collection, index_qrels, unknown_topics, unknown_topics_warning
     from ..io.fastparse import release_memory
     from ..io.qrels import read_qrels
     from ..io.runs import read_run
@@ -89,6 +89,9 @@ def evaluate_qrels(opts: TrecOptions, out: TextIO, log: Log) -> int:
     if nmiss and not opts.complete and opts.debug_query is None:
         log.warn(f"{opts.run_file}: run lacks {nmiss} of {col.qrels.nq} qrels topics; "
                  "averaging over the topics in both (use -c to count them as zero)")
+    if opts.debug_query is None and (unknown := unknown_topics(run.qid_values, qi.qids)):
+        # trec_eval 10 stops without -c and drops them silently with -c: a typo'd topic id must not pass unseen
+        log.warn(unknown_topics_warning(opts.run_file, opts.rel_file, unknown))
     return write_evaluation(opts, out, ranked, requests)
 
 
