@@ -4,6 +4,8 @@ the topics every run has but the qrels lack (a track's unjudged topics) in one l
 import subprocess
 import sys
 
+import pytest
+
 QRELS = "".join(f"{t} 0 d{d} {g}\n" for t in ("1", "2", "3") for d, g in ((1, 2), (2, 0), (3, 1)))
 
 
@@ -49,3 +51,17 @@ def test_zelo_trec_names_run_topics_not_in_qrels(tmp_path):
     assert out.stderr.splitlines() == [
         f"zelo_trec: warning: typo.run: {len(extra)} run topics not in q.txt, not evaluated: "
         + ", ".join(map(repr, extra))]
+
+
+@pytest.mark.slow  # scipy's import: ~2 s
+def test_zelo_compare_names_run_topics_not_in_qrels(tmp_path):
+    _files(tmp_path)
+    qt = _topics(tmp_path / "q.txt")
+    good, typo = (_topics(tmp_path / f"{n}.run") - qt for n in ("good", "typo"))
+    out = _cmd("pref_eval.cli.compare", "-R", "q.txt", "-c", "-m", "map", "--tests", "t", "good.run", "typo.run",
+               cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = [x for x in out.stderr.splitlines() if "not evaluated" in x]
+    head = "zelo_compare: warning: {}: 1 run topic not in q.txt, not evaluated: {}"
+    assert lines == [head.format("all 2 runs", ", ".join(map(repr, sorted(good & typo)))),
+                     head.format("typo.run", ", ".join(map(repr, sorted(typo - good))))]

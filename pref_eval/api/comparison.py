@@ -203,7 +203,7 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
     df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
                                             complete=complete, level=level, depth=depth, jobs=jobs,
-                                            warn_missing=False, warn_topic_all=False))
+                                            warn_missing=False, warn_topic_all=False, log=log))
     # (the comparison warns of missing topics per measure itself and refuses a topic 'all' below)
     _refuse_topic_all(df.qid, qrels)
     if baseline is not None and baseline in runs:

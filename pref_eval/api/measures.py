@@ -169,6 +169,11 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
             warnings.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the topics in "
                           "both (complete=True counts them as zero, as ir-measures does)", PrefEvalWarning,
                           stacklevel=_caller_level())
+    if log is not None:  # a command's: the runs' topics not in the qrels, never evaluated (as zelo_eval)
+        from ..collection import unknown_topics_warnings
+
+        for line in unknown_topics_warnings(q.source, names, [r.unknown_topics for r, *_ in got]):
+            log.warn(line)
     import numpy as np
 
     if warn_topic_all and bool(np.any(np.asarray(q.qid) == b"all")):  # the qid of the summary rows, of compare's too
