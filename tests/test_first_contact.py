@@ -725,3 +725,31 @@ def test_judge_help_points_at_the_run_options():
     assert code == 0 and "zelo_judge run --help" in " ".join(out.split())
     code, out, _ = cli("judge", "run", "--help")
     assert code == 0 and "--both-orders" in out and "--concurrency" in out
+
+
+@pytest.mark.parametrize("opt", [["--means"], ["--samples", "3"], ["--query_fraction", "0.5"],
+                                 ["--label_fraction", "0.5"]])
+@pytest.mark.parametrize("fmt", ["trec", "tsv", "markdown"])
+def test_sampling_options_refused_in_metric_mode(opt, fmt):
+    """zelo_eval's sampling options and --means belong to the preference mode (pref_eval.py's); in metric mode they
+    were accepted and ignored: `-o tsv -m map --samples 3 --query_fraction 0.5` printed the full-data means, as if
+    sampled. Refused there now, as -b, -f and --reference are (and as with a zELO score file)."""
+    code, out, err = cli("eval", "-R", QRELS, "-o", fmt, "-m", "map", *opt, *RUNS[:2])
+    assert (code, out) == (2, "")
+    assert err == f"zelo_eval: {opt[0]} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)\n"
+    code, out, _ = cli("eval", "-R", QRELS, "-o", "tsv", "-m", "rpp", "-m", "map", *opt, *RUNS[:2])
+    assert code == 0 and out  # the preference mode reads them
+
+
+def test_level_and_complete_refused_in_preference_mode():
+    """Two runs and no -m is preference mode, where -l and -c were accepted and ignored (pref_eval.py's grade > 0
+    relevance and its query set, also for the registry measures computed there: `-m rpp -m map -l 2` printed
+    the map of -l 1). Refused now, naming what preference mode offers; metric mode takes them as before."""
+    code, out, err = cli("eval", "-R", QRELS, "-l", "2", *RUNS[:2])
+    assert (code, out) == (2, "")
+    assert err == ("zelo_eval: -l applies to metric mode (trec_eval measures); in preference mode -b G makes "
+                   "grade >= G relevant\n")
+    code, out, err = cli("eval", "-R", QRELS, "-o", "tsv", "-m", "rpp", "-m", "map", "-c", *RUNS[:2])
+    assert (code, out) == (2, "") and err.startswith("zelo_eval: -c applies to metric mode (trec_eval measures);")
+    code, out, _ = cli("eval", "-R", QRELS, "-c", "-l", "2", "-m", "map", *RUNS[:2])
+    assert code == 0 and "map" in out

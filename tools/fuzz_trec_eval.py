@@ -705,6 +705,14 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         cls, msg = rerun_guarded(peer, case, d, oo, "rel")
         if cls:
             return cls, f"signal {-pc} without the guards; " + msg
+    if pc < 0 and "z_unguarded" in feats and oc == 2:  # we refuse: does trec_eval with the guards refuse too?
+        (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
+        pc2, _, pe2 = run_peer(peer, [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g")
+                                       if o.startswith("-Z") else o) for o in args], d, stdin)
+        if pc2 > 0:
+            return "documented_z_unguarded", f"signal {-pc} without the guards; with them both refuse: {pe2[:120]}"
+        if pc2 == 0:
+            pc = 0  # classified below as any answer of trec_eval's that we refuse
     if pc < 0:  # trec_eval killed by a signal
         known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
         return ("documented_peer_crash" if known else "peer_crash"), \

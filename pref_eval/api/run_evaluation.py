@@ -99,13 +99,22 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
+            raise UsageError("-l applies to metric mode (trec_eval measures); in preference mode -b G makes "
+                             "grade >= G relevant")
+        if complete:  # (was ignored)
+            raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
+                             "every qrels query with a relevant document (a run lacking one retrieved nothing)")
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
                          scheduler=scheduler, **opts)
         return
-    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None)):
-        if val is not None:
+    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None),
+                      ("--means", means or None), ("--query_fraction", query_fraction if query_fraction < 1 else None),
+                      ("--label_fraction", label_fraction if label_fraction < 1 else None),
+                      ("--samples", samples if samples > 1 else None)):
+        if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)

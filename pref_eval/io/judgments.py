@@ -592,6 +592,10 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
             votes = []
             for model in ("openai_score", "anthropic_score", "gemini_score"):
                 v = sp[model]["score"]
+                if isinstance(v, float) and math.isnan(v):  # zbench's own files never hold one (pydantic writes null)
+                    raise InputError(name, _array_element_line(text, "scored_pairs", k),
+                                     where + f"{model}.score is NaN, not a vote (a tie or a failed call is 0.0 in "
+                                     "zbench's files)")
                 if not _is_num(v):
                     raise TypeError(model)
                 votes.append(float(v))

@@ -181,7 +181,10 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
     of the same length k (Webber et al. 2010, eq. 32)."""
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
-    k = min(len(a), len(b))
+    if len(a) != len(b):  # eq. 32 is for lists of one length; cutting the longer one was another number
+        raise ValueError(f"the two orderings differ in length ({len(a)} and {len(b)}); rbo_prefix takes "
+                         "lists of two lengths")
+    k = len(a)
     if k == 0:
         return float("nan")
     seen_a: set = set()
