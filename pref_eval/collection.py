@@ -752,8 +752,8 @@ def some_topics(qids: np.ndarray | Sequence[bytes]) -> str:
 def unknown_topics(run_qids: np.ndarray, qrels_qids: np.ndarray) -> tuple[bytes, ...]:
     """The run's topics that are not in the qrels: no command evaluates them, with or without ``-c``
     (trec_eval 10 -c drops them silently, without -c it stops)."""
-    u = np.unique(np.asarray(run_qids))
-    return tuple(u[~np.isin(u, np.asarray(qrels_qids))].tolist())
+    known = set(np.asarray(qrels_qids).tolist())  # sets, not np.isin / np.unique: they import numpy.ma (~10 ms)
+    return tuple(sorted({q for q in np.asarray(run_qids).tolist() if q not in known}))
 
 
 def unknown_topics_warning(run: str, qrels: str, topics: Sequence[bytes]) -> str:
