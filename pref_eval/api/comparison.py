@@ -240,6 +240,8 @@ def _resolve_run(name: str, runs: list[str]) -> str:
              or os.path.splitext(os.path.basename(r))[0] == name]
     if len(cands) == 1:
         return cands[0]
+    if cands:  # x/bm25.run and y/bm25.run: both are "bm25"; the first would be a guess by file order
+        raise UsageError(f"baseline {name!r} matches {len(cands)} runs ({', '.join(cands)}): give one of these names")
     raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
 
 
