@@ -753,3 +753,18 @@ def test_level_and_complete_refused_in_preference_mode():
     assert (code, out) == (2, "") and err.startswith("zelo_eval: -c applies to metric mode (trec_eval measures);")
     code, out, _ = cli("eval", "-R", QRELS, "-c", "-l", "2", "-m", "map", *RUNS[:2])
     assert code == 0 and "map" in out
+
+
+def test_damping_with_mc4_steps_refused(tmp_path):
+    """pref_aggregate `--mc4-steps 10 --damping 0.3` printed the --mc4-steps 10 output: the power steps are of the
+    undamped chain (pref_aggregate.py's), so --damping was ignored. Refused now; either alone runs."""
+    prefs = tmp_path / "prefs.jsonl"
+    code, out, _ = cli("eval", "-R", QRELS, "-q", "-M", "preferences", *RUNS)
+    prefs.write_text(out)
+    code, out, err = cli("aggregate", "-P", prefs, "--mc4-steps", "10", "--damping", "0.3")
+    assert (code, out) == (2, "")
+    assert err == ("pref_aggregate: --damping applies to the stationary MC4 (the default), not to --mc4-steps (the "
+                   "power steps of pref_aggregate.py's undamped chain)\n")
+    for opt in (["--mc4-steps", "10"], ["--damping", "0.3"]):
+        code, out, _ = cli("aggregate", "-P", prefs, *opt)
+        assert code == 0 and out

@@ -266,3 +266,34 @@ def test_eval_run_id_tag_of_a_zbench_run_says_why(tmp_path):
                                               "use --run-id path (the default) or --name RUN=LABEL\n")
     r = cli("eval", "-R", "zelo.jsonl", "--name", "r.jsonl=zerank", "-m", "zacc", "r.jsonl", cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.split() == ["runid", "all", "zerank", "zacc", "all", "0.0000"]
+
+
+@pytest.mark.slow
+def test_zbench_position_bias_from_swapped_marks_live(tmp_path):
+    """zbench shows each model the two documents in a random order and marks the thought "(SWAPPED)" when B came
+    first. zelo_agree's position_bias of an ai_scores.json now reads those marks (before: every vote was taken as
+    asked A first, so only pairs the file lists in both orientations counted: 139 of the 759 decisive votes
+    here). Oracle: the share computed by hand from zbench's file, whose judge favours the document shown first."""
+    root = zl.zbench_or_skip(tmp_path / "zb")
+    ds = tmp_path / "ds.jsonl"
+    zl.write_dataset(ds, {f"q{k}": [f"d{j}" for j in range(20)] for k in range(4)})
+    zl.run(root, zl.ANNOTATE, str(ds), str(tmp_path / "zb.jsonl"), "3", "4", "None", "0.35", cwd=tmp_path)
+    path = tmp_path / "data" / "annotation" / "ds" / "ai_scores.json"
+    sp = json.loads(path.read_text())["scored_pairs"]
+    votes = []  # (query, unordered pair, shown first, winner or None)
+    for x in sp:
+        q, a, b = x["pair"]["query_id"], x["pair"]["document_a"]["document_id"], x["pair"]["document_b"]["document_id"]
+        for m in ("openai_score", "anthropic_score", "gemini_score"):
+            s, swapped = x[m]["score"], x[m]["thought"].startswith("(SWAPPED)")
+            votes.append((q, frozenset((a, b)), b if swapped else a, None if s == 0 else (b if s > 0 else a)))
+    firsts: dict = {}
+    for q, pair, first, _ in votes:
+        firsts.setdefault((q, pair), set()).add(first)
+    decisive = [(first, w) for q, pair, first, w in votes if w is not None and len(firsts[(q, pair)]) == 2]
+    want = sum(first == w for first, w in decisive) / len(decisive)
+    (tmp_path / "copy.json").write_bytes(path.read_bytes())
+    r = cli("agree", "-J", path, "-J", "copy.json", "-o", "jsonl", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = [o for o in map(json.loads, r.stdout.splitlines()) if o["statistic"] == "position_bias"]
+    assert got[0]["n"] == len(decisive) > 600
+    assert got[0]["value"] == pytest.approx(want, rel=1e-12) and want > 0.6

@@ -26,7 +26,8 @@ FILES = ("__init__.py", "ai.py", "annotation.py", "benchmark.py", "common_types.
 # The stand-ins for the network packages, and the judge: a function of (model, query, content A, content B)
 # that is antisymmetric (swapping A and B negates it), so that zbench's random presentation order (it swaps,
 # asks, and negates) leaves the stored score unchanged and any other tool asking the same function gets the
-# same votes. About 8 % of the votes are exactly 0 (ties).
+# same votes. About 8 % of the votes are exactly 0 (ties). ANNOTATE's optional bias b makes the document shown first
+# win a share b of the calls outright (a position-biased judge; zbench's per-call swap then matters).
 PRELUDE = r'''
 import sys, hashlib, math, importlib.abc, importlib.machinery, types
 from unittest import mock
@@ -46,9 +47,11 @@ sys.meta_path.insert(0, _Stub())
 def _u(*parts):
     return int.from_bytes(hashlib.sha256("|".join(parts).encode()).digest()[:8], "big") / 2.0 ** 64
 
-def judge(model, query, ca, cb, tie_rate=0.08):
+def judge(model, query, ca, cb, tie_rate=0.08, bias=0.0):
     c1, c2 = sorted([ca, cb])
     s = 0.0
+    if ca != cb and _u("pos", model, query, ca, cb) < bias:  # position bias: the document shown first wins
+        return -round(0.2 + 0.8 * _u("mag", model, c1, c2), 2)
     if c1 != c2 and _u("tie", model, query, c1, c2) >= tie_rate:
         p2 = 1 / (1 + math.exp(-3.0 * (_u("x", c2) - _u("x", c1))))
         mag = round(0.2 + 0.8 * _u("mag", model, c1, c2), 2)
@@ -67,13 +70,14 @@ ANNOTATE = PRELUDE + r'''
 import asyncio, os, random, re
 dataset, out, seed, cycles = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 limit = None if sys.argv[5] == "None" else int(sys.argv[5])
+bias = float(sys.argv[6]) if len(sys.argv) > 6 else 0.0  # a judge favouring the document shown first
 import zbench.score as zs
 from zbench.annotation import EnsembleZELOAnnotator
 PAT = re.compile(r"# Query:\n\n(.*)\n\n# Document A:\n\nMetadata: .*?\nContent: (.*)\n\n# Document B:\n\n"
                  r"Metadata: .*?\nContent: (.*)\n\n\Z", re.S)
 async def ai_call(model, messages, *, temperature=0.0, response_format=str, **kw):
     q, a, b = PAT.match([m for m in messages if m.role == "user"][0].content).groups()
-    s = judge(model.company, q, a, b)
+    s = judge(model.company, q, a, b, bias=bias)
     if response_format is str:               # Claude: parsed from <score> by zbench
         return f"thinking\n<score>\n{s:.2f}\n</score>"
     return response_format(thoughts=["t"], score=s)

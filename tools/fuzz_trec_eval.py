@@ -619,7 +619,8 @@ def strip_debug(out: bytes) -> bytes:
     """trec_eval's stdout under ``-D N`` (N >= 1) without its debugging text (lines that are not
     ``name<TAB>qid<TAB>value``, the preference dumps' indented tab-separated lines, and gm_bpref's
     ``gm_bpref: bpref X, gm_bpref Y`` printed without a newline): the results only."""
-    out = re.sub(rb"gm_bpref: bpref +\S+, gm_bpref +\S+", b"", out)
+    num = rb"(?:-?[0-9]+\.[0-9]{4}|-?nan|-?inf)"  # %6.4f: the next line's text follows at once
+    out = re.sub(rb"gm_bpref: bpref +" + num + rb", gm_bpref +" + num, b"", out)
     return b"".join(ln + b"\n" for ln in out.split(b"\n") if re.fullmatch(rb"[^\s]\S* *\t[^\t]*\t[^\t]*", ln))
 
 

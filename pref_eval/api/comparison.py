@@ -118,6 +118,11 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         mt = parse_tests(marker_test)[0]
         if mt not in test_list:
             raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+    if fmt in ("jsonl", "csv"):  # (both were ignored there: every record, every digit)
+        for flag, given in (("--marker-test", marker_test is not None), ("--digits", digits != 4)):
+            if given:
+                raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
+                                 "every record in full precision")
     df, baseline, pref_baseline_done = _per_query_values(
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,

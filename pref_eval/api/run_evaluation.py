@@ -288,13 +288,8 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
 
 def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,
                  summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any) -> None:
-    """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
-
-    Rows ``(run, qid, measure, value)`` from
-    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` (``cutoff`` =
-    the first N candidates of each query in run-file order), written as
-    trec_eval-like blocks or as a long table.
-    """
+    """Runs against a zELO score file (zelo_fit's TSV, zbench's JSONL): zbench's measures, fixed; the rows of
+    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
     from ..io.textfile import display_name
     from ..output.atomic import command_output
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
