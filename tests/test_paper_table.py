@@ -295,3 +295,36 @@ def test_wide_csv_and_jsonl_round_trip_through_pandas(id_coll):
     assert {*recs["run_a"], *recs["run_b"]} == {"001", "NaN", "1e5", "null"}
     assert list(itertools.combinations(["001", "NaN", "1e5", "null"], 2))  # four runs, six pairs
     assert len(recs) == 6
+
+
+# --- preference measures from a per-query file, against a baseline ----------------------------------
+
+def test_per_query_file_preferences_against_the_baseline_family(coll, tmp_path):
+    """-P with every pair in the file and --baseline: the pairs (baseline, other), corrected over those R - 1
+    (was: every pair of the file, Holm over R(R-1)/2, as the warning said). Oracle: the per-query preferences
+    zelo_eval --reference prints, scipy's one-sample t-test, statsmodels' Holm."""
+    from statsmodels.stats.multitest import multipletests
+
+    d, runs = coll
+    pq = tmp_path / "pq.tsv"
+    assert _main("eval", "-R", d / "qrels", "-m", "rpp", "-q", "-o", "tsv", "--output", pq, *runs)[0] == 0
+    code, out, err = _main("compare", "-P", pq, "--baseline", "bm25", "--tests", "t", "-o", "jsonl")
+    assert code == 0, err
+    recs = [json.loads(x) for x in out.splitlines() if json.loads(x)["measure"] == "rpp"]
+    others = [r.name for r in runs if r.name != "bm25.run"]
+    assert [(r["run_a"], r["run_b"]) for r in recs] == [("bm25.run", o) for o in others]
+    code, ref, err = _main("eval", "-R", d / "qrels", "-m", "rpp", "-q", "-o", "tsv", "--reference", "bm25.run",
+                           *runs)
+    t = pd.read_csv(io.StringIO(ref), sep="\t", dtype={"runi": str, "runj": str, "qid": str},
+                    keep_default_na=False)
+    t = t[(t["qid"] != "all") & (t["measure"] == "rpp")]
+    p, means = [], []
+    for o in others:
+        v = t[(t["runi"] == "bm25.run") & (t["runj"] == o)].sort_values("qid")["value"].astype(float).to_numpy()
+        assert len(v) == len(TOPICS)
+        p.append(stats.ttest_1samp(v, 0).pvalue)
+        means.append(v.mean())
+    adj = multipletests(p, method="holm")[1]
+    for r, pv, pa, mean in zip(recs, p, adj, means, strict=True):
+        assert r["p_value"] == pytest.approx(pv, rel=1e-9) and r["p_adjusted"] == pytest.approx(pa, rel=1e-9)
+        assert r["mean_diff"] == pytest.approx(mean, rel=1e-12, abs=1e-15)
