@@ -171,3 +171,20 @@ def test_paired_t_test_default_interval_is_95_percent():
     got = t_test(d)
     assert got["ci_low"][0] == pytest.approx(ref.low, rel=1e-12)
     assert got["ci_high"][0] == pytest.approx(ref.high, rel=1e-12)
+
+
+def test_pgc_chain_puts_the_sinks_in_reverse_removal_order(tmp_path):
+    """Mutant ``pgc.ideal_ranking``: the tail list s2 sorted by ``-step`` -> ``+step`` (removal order, not its
+    reverse). Luo, Clarke & Smucker (SIGIR 2021), greedy: judgments a>b, b>c, run a, b, c. c is the only sink
+    (front of s2), then b, then a: ideal a, b, c, the run itself; overlaps at depths 1-3: 1, 2, 3 (the mutant's
+    ideal c, b, a gives 0, 1, 3)."""
+    import pref_eval
+
+    (tmp_path / "prefs").write_text("7 a b\n7 b c\n")
+    (tmp_path / "run").write_text("7 Q0 a 1 3 r\n7 Q0 b 2 2 r\n7 Q0 c 3 1 r\n")
+    (tmp_path / "qrels").write_text("7 0 a 1\n")
+    p = 0.8
+    overlap = [1, 2] + [3] * 998
+    want = sum(p ** i * overlap[i] / (i + 1) for i in range(1000)) / sum(p ** i for i in range(1000))
+    df = pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"], judgments=str(tmp_path / "prefs"))
+    assert float(df.value[0]) == pytest.approx(want, abs=1e-14)
