@@ -188,3 +188,21 @@ def test_pgc_chain_puts_the_sinks_in_reverse_removal_order(tmp_path):
     want = sum(p ** i * overlap[i] / (i + 1) for i in range(1000)) / sum(p ** i for i in range(1000))
     df = pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"], judgments=str(tmp_path / "prefs"))
     assert float(df.value[0]) == pytest.approx(want, abs=1e-14)
+
+
+def test_paired_t_test_of_one_query_has_scipys_degrees_of_freedom():
+    """Mutant ``stats.paired.t_test``: ``df = max(n - 1, 0)`` -> ``max(n + 1, 0)`` for fewer than 2 queries.
+    scipy's ``ttest_1samp`` of one value: df 0, statistic and p nan."""
+    import warnings
+
+    from scipy import stats as sps
+
+    from pref_eval.stats import t_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sps.ttest_1samp(np.array([[0.3], [0.1]]), 0.0, axis=-1)
+    got = t_test(np.array([[0.3], [0.1]]))
+    assert got["df"].tolist() == ref.df.tolist() == [0, 0]
+    assert np.isnan(got["statistic"]).all() and np.isnan(ref.statistic).all()
+    assert np.isnan(got["p_value"]).all() and np.isnan(ref.pvalue).all()
