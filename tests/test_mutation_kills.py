@@ -206,3 +206,19 @@ def test_paired_t_test_of_one_query_has_scipys_degrees_of_freedom():
     assert got["df"].tolist() == ref.df.tolist() == [0, 0]
     assert np.isnan(got["statistic"]).all() and np.isnan(ref.statistic).all()
     assert np.isnan(got["p_value"]).all() and np.isnan(ref.pvalue).all()
+
+
+def test_preferences_do_not_warn_about_a_run_that_lacks_only_some_topics(tmp_path, monkeypatch):
+    """Mutant ``run_preferences.evaluate._vectors``: ``not r.present.any()`` -> ``not r.present.all()`` (a run
+    missing one topic was reported as sharing none with the qrels). By hand: b.run retrieves topic 1's relevant
+    d1 at rank 1 as a.run does (RPP 0) and nothing for topic 2 (a.run is preferred: 1); mean 0.5. No warning:
+    b.run shares topic 1 with the qrels (PrefEvalWarning is an error in the suite)."""
+    import pref_eval
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.qrels").write_text("1 0 d1 1\n2 0 d2 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 1 a\n2 Q0 d2 1 1 a\n")
+    (tmp_path / "b.run").write_text("1 Q0 d1 1 1 b\n")
+    df = pref_eval.api.preferences("q.qrels", ["a.run", "b.run"], ["rpp"], per_query=True)
+    assert [(str(q), v) for q, v in zip(df["qid"], df["value"], strict=True)] == [("1", 0.0), ("2", 1.0),
+                                                                                  ("all", 0.5)]
