@@ -222,3 +222,51 @@ def test_preferences_do_not_warn_about_a_run_that_lacks_only_some_topics(tmp_pat
     df = pref_eval.api.preferences("q.qrels", ["a.run", "b.run"], ["rpp"], per_query=True)
     assert [(str(q), v) for q, v in zip(df["qid"], df["value"], strict=True)] == [("1", 0.0), ("2", 1.0),
                                                                                   ("all", 0.5)]
+
+
+@pytest.mark.parametrize("parts", [2, 5])
+def test_fit_in_blocks_with_doc_rank_is_the_fit_with_doc_ids(parts):
+    """Mutant ``fit.fit_bt_parallel``: a block's ranks ``rank[offsets[q0]:...]`` -> ``rank[offsets[q0] - 1:...]``
+    (no caller in the package passes ``doc_rank`` with several blocks; the docstring says ``doc_ids`` gives
+    the same order as ``doc_rank=id_ranks(doc_ids)``). Metamorphic, not an outside oracle: the one-block fit's
+    numbers are checked against choix / statsmodels in tests/test_zelo_fit.py."""
+    from pref_eval.zelo.fit import fit_bt_parallel, id_ranks
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 9, 7)
+    q = np.repeat(np.arange(len(sizes)), sizes * 3)
+    a = (rng.random(len(q)) * sizes[q]).astype(np.int64)
+    b = (rng.random(len(q)) * sizes[q]).astype(np.int64)
+    s = rng.random(len(q)).round(2)
+    docs = [[f"d{(3 * i) % n}-{i}" for i in range(n)] for n in sizes]
+    want = fit_bt_parallel(sizes, q, a, b, s, prior=0.5, doc_ids=docs, parts=1)
+    got = fit_bt_parallel(sizes, q, a, b, s, prior=0.5, doc_rank=id_ranks(docs), parts=parts)
+    np.testing.assert_array_equal(got.score, want.score)
+    np.testing.assert_array_equal(got.se, want.se)
+
+
+def test_mle_loglik_is_the_maximum_scipy_finds():
+    """Mutant ``fit.fit_bt`` (prior 0, the per-SCC path): ``ll_e = wuv·log σ(d) + wvu·log σ(−d)`` -> ``−``
+    (the reported log-likelihood; the scores were right). Oracle: scipy.optimize maximises the module
+    docstring's l(x) = Σ W[i, j] log σ(x_i − x_j) (W[b, a] += w·s, W[a, b] += w·(1 − s)) over the same
+    judgments, one strongly connected component of 4 documents."""
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    from pref_eval.zelo.fit import fit_bt
+
+    a = np.array([0, 1, 2, 3, 0, 1])
+    b = np.array([1, 2, 3, 0, 2, 3])
+    s = np.array([0.3, 0.4, 0.8, 0.5, 0.6, 0.1])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0])
+    res = fit_bt(np.array([4]), np.zeros(6, dtype=np.int64), a, b, s, w, prior=0.0)
+
+    def neg_ll(x):
+        x = np.concatenate([[0.0], x])  # the first score fixed: the likelihood is shift-invariant
+        d = x[a] - x[b]
+        return -float(np.sum(w * (1 - s) * log_expit(d) + w * s * log_expit(-d)))
+
+    opt = minimize(neg_ll, np.zeros(3), method="BFGS", options={"gtol": 1e-10})
+    assert res.loglik[0] == pytest.approx(-opt.fun, rel=1e-9)
+    x = res.score - res.score[0]
+    np.testing.assert_allclose(x[1:], opt.x, atol=1e-5)
