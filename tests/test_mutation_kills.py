@@ -173,14 +173,16 @@ def test_paired_t_test_default_interval_is_95_percent():
     assert got["ci_high"][0] == pytest.approx(ref.high, rel=1e-12)
 
 
-def test_pgc_chain_puts_the_sinks_in_reverse_removal_order(tmp_path):
+@pytest.mark.parametrize("extra", ["", "8 x y\n"], ids=["one-topic", "judged-topic-after-the-run"])
+def test_pgc_chain_puts_the_sinks_in_reverse_removal_order(tmp_path, extra):
     """Mutant ``pgc.ideal_ranking``: the tail list s2 sorted by ``-step`` -> ``+step`` (removal order, not its
     reverse). Luo, Clarke & Smucker (SIGIR 2021), greedy: judgments a>b, b>c, run a, b, c. c is the only sink
     (front of s2), then b, then a: ideal a, b, c, the run itself; overlaps at depths 1-3: 1, 2, 3 (the mutant's
-    ideal c, b, a gives 0, 1, 3)."""
+    ideal c, b, a gives 0, 1, 3). Mutant ``pgc.preference_graph``: ``max(r.nq - 1, 0)`` -> ``max(r.nq - 1, 1)``
+    (IndexError when a judged topic the run lacks sorts after the run's only topic; it is not evaluated)."""
     import pref_eval
 
-    (tmp_path / "prefs").write_text("7 a b\n7 b c\n")
+    (tmp_path / "prefs").write_text("7 a b\n7 b c\n" + extra)
     (tmp_path / "run").write_text("7 Q0 a 1 3 r\n7 Q0 b 2 2 r\n7 Q0 c 3 1 r\n")
     (tmp_path / "qrels").write_text("7 0 a 1\n")
     p = 0.8
