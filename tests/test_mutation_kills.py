@@ -272,3 +272,31 @@ def test_mle_loglik_is_the_maximum_scipy_finds():
     assert res.loglik[0] == pytest.approx(-opt.fun, rel=1e-9)
     x = res.score - res.score[0]
     np.testing.assert_allclose(x[1:], opt.x, atol=1e-5)
+
+
+def test_significant_is_strictly_below_alpha():
+    """Mutant ``stats.compare._assemble``: ``padj < alpha`` -> ``<=``. docs/zelo_compare.md: ``significant`` =
+    ``p_adjusted < --alpha`` (statsmodels' ``multipletests`` rejects at ``<=``; the two differ only at equality).
+    Five positive differences: scipy's exact binomial test p = 2/2^5 = 0.0625, a double exactly."""
+    from scipy import stats as sps
+
+    from pref_eval.stats import compare_differences
+
+    d = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert sps.binomtest(5, 5, 0.5).pvalue == 0.0625
+    rec = compare_differences(d, tests="sign", alpha=0.0625).iloc[0]
+    assert rec["p_adjusted"] == 0.0625 and not rec["significant"]
+    rec = compare_differences(d, tests="sign", alpha=0.0625 + 1e-12).iloc[0]
+    assert rec["significant"]
+
+
+def test_a_preference_measure_requested_twice_is_refused():
+    """Mutant ``run_preferences.names.resolve``: ``keys.count(k) > 1`` -> ``> 2`` (a measure named exactly twice
+    was computed twice)."""
+    from pref_eval.errors import UsageError
+    from pref_eval.run_preferences.names import resolve
+
+    with pytest.raises(UsageError, match="requested twice: rpp"):
+        resolve(["rpp", "invrpp", "rpp"], None)
+    assert [m.key for m in resolve(["rpp", "invrpp"], None)] == [m.key for m in resolve(["rpp"], None)] + [
+        m.key for m in resolve(["invrpp"], None)]
