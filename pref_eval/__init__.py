@@ -36,13 +36,13 @@ if TYPE_CHECKING:
 def evaluate(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
              depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
              judgments: Any = None, judgments_format: str | None = None, best: Any = None,
-             jobs: int = 1) -> pd.DataFrame:
+             jobs: int = 1, **unknown: Any) -> pd.DataFrame:
     """See :func:`pref_eval.api.evaluate`."""
     from .api.measures import evaluate as _evaluate
 
     return _evaluate(qrels, runs, measures, complete=complete, level=level, depth=depth, judged_only=judged_only,
                      trec9=trec9, summary=summary, judgments=judgments, judgments_format=judgments_format, best=best,
-                     jobs=jobs)
+                     jobs=jobs, **unknown)
 
 
 def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:

@@ -118,10 +118,12 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         client = Client(address, timeout="20s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         _drop_failed_client(err, Client)
-        if address.startswith("tls://") and "SSL" in str(err):  # after a handshake that passed the probe
+        refusal = _tls_error(err) if address.startswith("tls://") else None
+        if refusal is not None:  # after a handshake that passed the probe (an alert later than its wait)
             raise UsageError(f"--scheduler {address}: cannot connect: the scheduler closed the TLS connection, "
                              "as it does when it does not accept the client's certificate (distributed.comm.tls."
-                             f"client.cert must be signed by the CA the scheduler trusts) ({err})") from None
+                             f"client.cert must be signed by the CA the scheduler trusts) "
+                             f"({getattr(refusal, 'reason', None) or refusal})") from None
         raise UsageError(f"--scheduler {address}: cannot connect ({err})") from None
     except Exception as err:  # noqa: BLE001 -- something answered, not as a scheduler (a MemoryError on its bytes)
         _drop_failed_client(err, Client)
@@ -130,6 +132,27 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
     with client:
         futures = client.map(fn, items, pure=False)
         return client.gather(futures)
+
+
+def _tls_error(err: BaseException) -> Any:
+    """The ``ssl.SSLError`` behind a failed ``Client(...)``, else None: distributed raises its own
+    ``CommClosedError`` (an OSError) ``from`` the ssl error (an alert, or the EOF of a connection the
+    scheduler closed), or from tornado's ``StreamClosedError`` that holds it as ``real_error``. Found by
+    type along the chain of causes, not by the words of a message."""
+    import ssl
+
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [err]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ssl.SSLError):
+            return e
+        real = getattr(e, "real_error", None)
+        todo += [e.__cause__, e.__context__, real if isinstance(real, BaseException) else None]
+    return None
 
 
 def _drop_all_exit(record: Any) -> bool:
@@ -165,6 +188,14 @@ def _drop_failed_client(err: BaseException, client_type: Any) -> None:
 
 
 PROBE_SECONDS = 5.0  # a scheduler's port answers a TCP connection at once; no answer in 5 s is no scheduler
+REPLY_SECONDS = 1.0  # after the TLS handshake a scheduler sends its first message (distributed's handshake) at once
+
+#: TLS alerts a server sends when it does not accept the client's certificate (OpenSSL's reason codes): in the
+#: handshake under TLS 1.2, right after it under TLS 1.3 (the server checks the certificate the client sent last)
+CERTIFICATE_ALERTS = frozenset({
+    "TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_BAD_CERTIFICATE", "SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+    "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "SSLV3_ALERT_CERTIFICATE_EXPIRED", "SSLV3_ALERT_CERTIFICATE_REVOKED",
+    "TLSV13_ALERT_CERTIFICATE_REQUIRED", "TLSV1_ALERT_ACCESS_DENIED", "TLSV1_ALERT_DECRYPT_ERROR"})
 
 
 #: the schemes whose scheduler listens on a TCP port (``ws``/``wss``: websockets; ``tls``: TLS over TCP)
@@ -250,16 +281,25 @@ def _tls_context(address: str) -> Any:
     return context
 
 
+def _client_refused(address: str, err: Any) -> UsageError:
+    return UsageError(f"--scheduler {address}: cannot connect: the scheduler does not accept the client's TLS "
+                      f"certificate ({(getattr(err, 'reason', None) or str(err)).lower().replace('_', ' ')}): "
+                      "distributed.comm.tls."
+                      "client.cert must be signed by the CA the scheduler trusts")
+
+
 def _tls_handshake(sock: Any, context: Any, address: str) -> None:
     """A TLS handshake with the scheduler at ``address`` within :data:`PROBE_SECONDS`, or a UsageError: a
-    scheduler certificate the CA file did not sign, a server that answers but not in TLS, or one that does
-    not answer (a plain TCP server waits for the client's first bytes: the client retried for 20 s)."""
+    scheduler certificate the CA file did not sign, a client certificate the scheduler refuses (its alert,
+    :data:`CERTIFICATE_ALERTS`: in the handshake, or under TLS 1.3 in place of the scheduler's first message,
+    waited for :data:`REPLY_SECONDS`), a server that answers but not in TLS, or one that does not answer
+    (a plain TCP server waits for the client's first bytes: the client retried for 20 s)."""
     import ssl
 
     sock.settimeout(PROBE_SECONDS)
     try:
-        context.wrap_socket(sock, server_hostname=None if not context.check_hostname else
-                            address.rpartition("//")[2].rsplit(":", 1)[0]).close()
+        tls = context.wrap_socket(sock, server_hostname=None if not context.check_hostname else
+                                  address.rpartition("//")[2].rsplit(":", 1)[0])
     except TimeoutError:
         raise UsageError(f"--scheduler {address}: no TLS answer within {PROBE_SECONDS:g} s (not a TLS server: "
                          "a tcp:// scheduler?)") from None
@@ -268,10 +308,21 @@ def _tls_handshake(sock: Any, context: Any, address: str) -> None:
                          f"({err.verify_message}): distributed.comm.tls.ca-file must be the CA that signed "
                          "it") from None
     except ssl.SSLError as err:
+        if getattr(err, "reason", None) in CERTIFICATE_ALERTS:
+            raise _client_refused(address, err) from None
         raise UsageError(f"--scheduler {address}: the address answered, but not in TLS ({err.reason or err}; "
                          "a tcp:// scheduler?)") from None
     except OSError as err:
         raise UsageError(f"--scheduler {address}: TLS handshake failed ({err.strerror or err})") from None
+    with tls:
+        tls.settimeout(min(REPLY_SECONDS, PROBE_SECONDS))
+        try:
+            tls.recv(1)  # the scheduler's first message, or the alert refusing the client's certificate
+        except ssl.SSLError as err:
+            if getattr(err, "reason", None) in CERTIFICATE_ALERTS:
+                raise _client_refused(address, err) from None
+        except OSError:
+            pass  # no reply in time, a reset: the client tries (and reports) itself
 
 
 def split_even(weights: Sequence[int] | np.ndarray, parts: int) -> list[tuple[int, int]]:

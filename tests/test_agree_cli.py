@@ -305,3 +305,18 @@ def test_format_list_one_per_file():
     assert auto.returncode == given.returncode == 0 and auto.stdout == given.stdout
     wrong = cli("agree", "-J", CROWD, "-J", GPT, "-l", "pair", "--resamples", "0", "--format", "llmlog,llmlog")
     assert wrong.returncode == 2 and "dl21-crowd-sample.txt:1:" in wrong.stderr
+
+
+@pytest.mark.parametrize(("opt", "levels"), [
+    (["--buckets", "5"], "calibration"), (["--calibration", "always"], "calibration"),
+    (["--consensus-min", "3"], "pair"), (["--prior", "1"], "document or system"),
+    (["--top-k", "3"], "document"), (["--grades", "0,1"], "system"), (["--tests", "sign"], "system"),
+    (["--correction", "bonferroni"], "system"), (["--alpha", "0.1"], "system")])
+def test_an_option_no_requested_level_reads_is_refused(opt, levels):
+    """`zelo_agree -l pair --buckets 5` ran and printed the pair level as without the option (as zelo_compare does,
+    an option that would not be read is refused, naming the levels that read it)."""
+    wanted = "document" if opt[0] == "--consensus-min" else "pair"
+    r = cli("agree", "-J", CROWD, "-J", GPT, "-l", wanted, "--resamples", "0", *opt)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"zelo_agree: {opt[0]} is used only by the {levels} level "
+                        f"(add --level {levels.split()[0]})\n")

@@ -260,3 +260,34 @@ def test_rewriting_pairs_in_the_other_order_changes_nothing(generated, tmp_path)
     for x, y in zip(a, b, strict=True):
         assert x[:4] == y[:4] and x[7] == y[7]
         assert np.allclose(x[4:7], y[4:7], rtol=1e-9, atol=1e-12, equal_nan=True), (x, y)
+
+
+@pytest.mark.slow  # a cmd: judge process per zelo_judge run (about 2 s)
+def test_position_bias_of_a_first_preferring_judge_through_zelo_judge(tmp_path):
+    """End to end: a `cmd:` judge that always prefers the document shown first, asked `--both-orders` by zelo_judge
+    over a pairs list that names one pair twice (the second time reversed). By construction its position bias is
+    1 on every decisive vote (2 per distinct pair); the pair listed twice is one question. Read in line order
+    (before) the figure was missing; both the -o file and the export give 1 now."""
+    import sys
+
+    from pref_eval.api import judge, judge_export
+
+    pairs = [("1", "a", "b"), ("1", "b", "c"), ("1", "c", "a"), ("1", "b", "a"), ("2", "x", "y")]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n"
+                                                  for q, a, b in pairs))
+    (tmp_path / "q.tsv").write_text("1\tquery one\n2\tquery two\n")
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\ttext {d}\n" for d in "abcxy"))
+    prog = tmp_path / "first.py"
+    prog.write_text("import json, sys\nfor line in sys.stdin:\n"
+                    "    print(json.dumps({'id': json.loads(line)['id'], 'score': -1}), flush=True)\n")
+    judge(str(tmp_path / "pairs.jsonl"), judges=[f"cmd:{sys.executable} {prog}"], both_orders=True,
+          queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"), store=str(tmp_path / "s.sqlite"),
+          output=str(tmp_path / "o.jsonl"))
+    judge_export(str(tmp_path / "s.sqlite"), output=str(tmp_path / "e.jsonl"))
+    ref = tmp_path / "ref.txt"
+    ref.write_text("1 a b a\n2 x y x\n")
+    # -o repeats the answers of the pair listed twice (copies: 2 votes more, documented); export has each once
+    for f, n in (("o.jsonl", 2 * 5), ("e.jsonl", 2 * 4)):
+        recs = agree([str(ref), str(tmp_path / f)], names=["ref", "first"], levels=["pair"], resamples=0)
+        r = _get(recs, "first", "", "position_bias")
+        assert (r.value, r.n) == (1.0, n), f

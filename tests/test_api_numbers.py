@@ -182,6 +182,10 @@ WITH = {
     **{("pairs_init", n): {"strategy": "adaptive", "goal": "ranking"} for n in ("cycles", "batch", "window")},
     ("pairs_init", "depth"): {"strategy": "adaptive", "goal": "ranking", "run": "R1"},
     ("plot_matrix", "prior"): {"qid": "1037798"},
+    # zelo_agree's level-specific options are refused without a level that reads them
+    ("agree", "buckets"): {"levels": ("calibration",)}, ("agree", "top_k"): {"levels": ("document",)},
+    ("agree", "prior"): {"levels": ("document",)},
+    ("agree", "alpha"): {"levels": ("system",), "runs": "DL21", "measure": "P.5"},
     ("pairs", "depth"): {"run": "R1"},
     ("judge", "max_cost"): {"prices": {"cmd:while read l; do echo 0.5; done": (0.0, 0.0)}},
     # p > k, f > p: the smallest p and f with the smallest k (the tournament's own rule)
@@ -205,6 +209,20 @@ def _call(func: str, tmp_path: Path, option: str, value: Any, missing: bool = Fa
     if extra.get("run") == "R1":
         extra["run"] = t["r1"]
         t["q"] = None  # type: ignore[assignment]
+    if extra.get("runs") == "DL21" and missing:
+        extra["runs"] = [str(tmp_path / "missing" / "r1"), str(tmp_path / "missing" / "r2")]
+    if extra.get("runs") == "DL21":  # two runs over the judged documents of A (zelo_agree's system level)
+        docs: dict[str, list[str]] = {}
+        for line in Path(A).read_text().splitlines():
+            q, a, b, _ = line.split()
+            docs.setdefault(q, [])
+            docs[q] += [d for d in (a, b) if d not in docs[q]]
+        extra["runs"] = []
+        for k in (1, -1):
+            path = tmp_path / f"dl21.{k}.run"
+            path.write_text("".join(f"{q} Q0 {d} {r + 1} {100 - r} s{k}\n" for q, ds in docs.items()
+                                    for r, d in enumerate(ds[::k][:10])))
+            extra["runs"].append(str(path))
     if func == "aggregate" and not missing:  # a preference file of the tiny runs, as zelo_eval -q writes it
         t["prefs"] = str(tmp_path / "prefs.jsonl")
         api.evaluate_runs(t["q"], [t["r1"], t["r2"]], per_query=True, output=t["prefs"])

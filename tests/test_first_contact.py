@@ -739,3 +739,32 @@ def test_sampling_options_refused_in_metric_mode(opt, fmt):
     assert err == f"zelo_eval: {opt[0]} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)\n"
     code, out, _ = cli("eval", "-R", QRELS, "-o", "tsv", "-m", "rpp", "-m", "map", *opt, *RUNS[:2])
     assert code == 0 and out  # the preference mode reads them
+
+
+def test_level_and_complete_refused_in_preference_mode():
+    """Two runs and no -m is preference mode, where -l and -c were accepted and ignored (pref_eval.py's grade > 0
+    relevance and its query set, also for the registry measures computed there: `-m rpp -m map -l 2` printed
+    the map of -l 1). Refused now, naming what preference mode offers; metric mode takes them as before."""
+    code, out, err = cli("eval", "-R", QRELS, "-l", "2", *RUNS[:2])
+    assert (code, out) == (2, "")
+    assert err == ("zelo_eval: -l applies to metric mode (trec_eval measures); in preference mode -b G makes "
+                   "grade >= G relevant\n")
+    code, out, err = cli("eval", "-R", QRELS, "-o", "tsv", "-m", "rpp", "-m", "map", "-c", *RUNS[:2])
+    assert (code, out) == (2, "") and err.startswith("zelo_eval: -c applies to metric mode (trec_eval measures);")
+    code, out, _ = cli("eval", "-R", QRELS, "-c", "-l", "2", "-m", "map", *RUNS[:2])
+    assert code == 0 and "map" in out
+
+
+def test_damping_with_mc4_steps_refused(tmp_path):
+    """pref_aggregate `--mc4-steps 10 --damping 0.3` printed the --mc4-steps 10 output: the power steps are of the
+    undamped chain (pref_aggregate.py's), so --damping was ignored. Refused now; either alone runs."""
+    prefs = tmp_path / "prefs.jsonl"
+    code, out, _ = cli("eval", "-R", QRELS, "-q", "-M", "preferences", *RUNS)
+    prefs.write_text(out)
+    code, out, err = cli("aggregate", "-P", prefs, "--mc4-steps", "10", "--damping", "0.3")
+    assert (code, out) == (2, "")
+    assert err == ("pref_aggregate: --damping applies to the stationary MC4 (the default), not to --mc4-steps (the "
+                   "power steps of pref_aggregate.py's undamped chain)\n")
+    for opt in (["--mc4-steps", "10"], ["--damping", "0.3"]):
+        code, out, _ = cli("aggregate", "-P", prefs, *opt)
+        assert code == 0 and out

@@ -407,7 +407,7 @@ SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score
     ("a byte that is not UTF-8", {"d.tsv": b"d0\tA\nd1\tcaf\xe9\n"}, "d.tsv:2: byte 0xe9 is not UTF-8 text"),
     ("a self-pair", {"p.jsonl": b'{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n{"qid": "q0", "doc_a": "d2", '
                                 b'"doc_b": "d2"}\n'},
-     "p.jsonl:2: pair of document d2 with itself (expected two different documents)"),
+     "p.jsonl:2: pair of document d2 with itself (expected two different documents; zbench's self-pair"),
     ("a self-pair, zelo_pairs next format", {"p.jsonl": b"q0 d0 d1\r\nq0 d1 d1\r\n"}, "p.jsonl:2: pair of document d1"),
     ("no pair has its texts (the wrong --docs)", {"p.jsonl": b"q0 x1 x2\nq1 x2 x3\n"},
      "d.tsv: none of the 2 pairs of"),

@@ -85,5 +85,34 @@ def test_integer_spaced_gains_skip_the_python_merge_sort(monkeypatch):
         assert (got.grade.tolist(), got.gain.tolist()) == want
     big = gains.sorted_levels([(3, 7.0)], 10**6)  # one document graded 10^6 - 1
     assert big.grade[-1] == 10**6 - 1 and list(big.grade[5:8]) == [6, 3, 7]  # 7.0 for grade 3, stably first
-    with pytest.raises(AssertionError, match="merge sort"):
-        gains.sorted_levels([(1, 2.5), (2, 2.0)], 3)  # gains 0.5 apart: trec_eval's comparator, not a sort
+    # gains closer than 1 apart: trec_eval's comparator is not an order; the glibc merge sort's list is
+    # computed by runs (msort_gains), without the element-by-element Python merge sort
+    fractional = []
+    for _ in range(400):
+        nlev = rng.randint(0, 30)
+        pairs = [(rng.randint(-2, 32), rng.choice([rng.uniform(-3, 35), rng.randint(-3, 35) + rng.choice([0.25, 0.5])]))
+                 for _ in range(rng.randint(1, 6))]
+        fractional.append((pairs, nlev))
+    monkeypatch.undo()
+    expected = [by_merge_sort(p, n) for p, n in fractional]
+    monkeypatch.setattr(gains, "glibc_msort", no_msort)
+    for (p, n), want in zip(fractional, expected, strict=True):
+        got = gains.sorted_levels(p, n)
+        assert (got.grade.tolist(), got.gain.tolist()) == want, (p, n)
+
+
+def test_fractional_gains_on_a_huge_grade_skip_the_python_merge_sort(monkeypatch):
+    """ndcg.5=0.5 with a document graded 10^6: a million gain levels, fractional gains (trec_eval's
+    comparator). The Python merge sort took ~5 s per gain measure (session 19's note); the same list
+    by runs (a grade of 5000 with such maps agrees with the trec_eval 10.0 binary in the fuzz)."""
+    from pref_eval.measures import gains
+
+    def no_msort(*a, **k):
+        raise AssertionError("element-by-element merge sort called")
+
+    monkeypatch.setattr(gains, "glibc_msort", no_msort)
+    lv = gains.sorted_levels([(5, 0.5), (1, 2.5), (2, 2.0)], 10**6)
+    # hand-worked with trec_eval's comparator: (int)(0.5 - 0.0) = 0 keeps grade 5 (gain 0.5) before grade 0,
+    # (int)(2.5 - 2.0) = 0 keeps grade 1 (2.5) before grade 2 (2.0); then the grades 3, 4, 6, ... in order
+    assert lv.grade[:7].tolist() == [5, 0, 1, 2, 3, 4, 6] and lv.grade[-1] == 10**6 - 1
+    assert len(lv.grade) == 10**6

@@ -705,6 +705,63 @@ def test_existing_output_keeps_its_owner(ws):
     assert out.read_text() != "old\n"
 
 
+def _no_chown(monkeypatch) -> None:
+    """The process may not give a file away (a user who is not root): ``fchown`` fails with EPERM. The mode
+    and owner are set on the open file, never through its name (``chown``/``chmod`` here fail the test)."""
+    import errno
+
+    def refused(*args):
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    def by_name(*args, **kwargs):
+        raise AssertionError("set through the file's name, not its descriptor")
+
+    monkeypatch.setattr(os, "fchown", refused)
+    monkeypatch.setattr(os, "chown", by_name)
+    monkeypatch.setattr(os, "chmod", by_name)
+
+
+def test_owner_not_kept_is_said(ws, monkeypatch):
+    """An owner or group of a replaced output that could not be kept (a user who is not root replacing
+    another user's file; tests/test_permission_faults.py runs it so) is one ``warning:`` line naming the file,
+    after the rename, exit 0; ``-Q`` silences it; the Python API gives a PrefEvalWarning. A file that keeps
+    its owner, or a new file, gives none. Was silent."""
+    from pref_eval.errors import PrefEvalWarning
+
+    give = os.chown
+    out = ws / "theirs.tsv"
+    out.write_text("old\n")
+    give(out, 65533, 65533)  # the suite's user cannot, when it is not root: then the file is its own
+    out.chmod(0o664)
+    before = out.stat()
+    _no_chown(monkeypatch)
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    st = out.stat()
+    assert res.returncode == 0 and out.read_text() != "old\n" and stat.S_IMODE(st.st_mode) == 0o664
+    changed = (st.st_uid, st.st_gid) != (before.st_uid, before.st_gid)
+    lines = res.stderr.splitlines()
+    if changed:
+        assert len(lines) == 1 and lines[0].startswith("zelo_eval: warning: theirs.tsv: was owned by "), lines
+        assert lines[0].endswith(", or to a group its owner is not in)"), lines
+    else:
+        assert lines == []
+    res = run_inproc(script, [*argv_with(argv, out.name), "-Q"], ws)  # now the process's own file
+    assert res.returncode == 0 and res.stderr == ""
+    res = run_inproc(script, argv_with(argv, "new.tsv"), ws)
+    assert res.returncode == 0 and res.stderr == ""
+    if os.geteuid() != 0:
+        return
+    give(out, 65533, 65533)
+    res = run_inproc(script, [*argv_with(argv, out.name), "-Q"], ws)
+    assert res.returncode == 0 and res.stderr == "" and out.stat().st_uid == 0
+    import pref_eval.api
+
+    give(out, 65533, 65533)
+    with pytest.warns(PrefEvalWarning, match=r"theirs\.tsv: was owned by .*, now by root:"):
+        pref_eval.api.fit(str(ws / "j.judge"), output=str(out))
+
+
 @pytest.mark.parametrize("argv", [["-J", "j.judge", "-Q", "--qrels", "q-out.qrels"],
                                   ["-J", "j.judge", "-Q", "--qrels", "./q-out.qrels", "-o", "-"]])
 def test_stdout_redirected_to_another_output_refused(ws, argv):

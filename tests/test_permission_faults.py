@@ -57,6 +57,7 @@ class Job:
     check: Callable[[Path], str | None] | None = None  # a further check of the workspace afterwards
     strict_store: bool = False  # the store's files must be as they were too
     fast: bool = False
+    owner_notes: int = 0  # warning lines "FILE: was owned by ..., now by ..." expected (a replaced file)
 
 
 def _ext(case: str) -> str:
@@ -246,6 +247,61 @@ def state_jobs() -> list[Job]:
     ]
 
 
+def _others(ws: Path, name: str, mode: int, group: int = GROUP, text: str = "an earlier file\n") -> None:
+    """A file of the other user (group ``group``, ``mode``) that this user may write into."""
+    _file(ws / name, mode, owner=OTHER, text=text)
+    if AS_ROOT:
+        os.chown(ws / name, OTHER, group)
+
+
+def _replaced(name: str, mode: int, group: int = GROUP) -> Callable[[Path], str | None]:
+    """``name`` was replaced by this user's new file: new contents, the old mode, the group ``group``."""
+    def check(ws: Path) -> str | None:
+        st = (ws / name).stat()
+        got = (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode))
+        if got != (USER, group, mode):
+            return f"{name}: owner, group, mode {got}, expected {(USER, group, oct(mode))}"
+        return "not replaced" if (ws / name).read_text() == "an earlier file\n" else None
+    return check
+
+
+def owner_jobs() -> list[Job]:
+    """An existing output of another user that this user may write, in a directory it may write (not sticky):
+    replaced by a new file -- the old one is never written in place, so it is whole whatever happens -- with
+    the old mode and, when this user is a member, the old group; the owner cannot be kept (only root gives a
+    file away): one warning line says so, after the rename (docs/exit-codes.md, "Permissions")."""
+    ev = CASES["eval"][1]
+    fit = ["-J", "j.judge", "-o", "a.tsv", "--qrels", "b.qrels"]
+    return [
+        Job("eval:output-of-another-user", "zelo_eval", argv_with(ev, "theirs.tsv"), {0}, other_user=True,
+            says="theirs.tsv: was owned by", owner_notes=1, setup=lambda ws: _others(ws, "theirs.tsv", 0o664),
+            check=_replaced("theirs.tsv", 0o664), fast=True),
+        # a group this user is not in: not kept either (the mode is)
+        Job("eval:output-of-another-user-and-group", "zelo_eval", argv_with(ev, "theirs.tsv"), {0},
+            other_user=True, says="theirs.tsv: was owned by", owner_notes=1,
+            setup=lambda ws: _others(ws, "theirs.tsv", 0o666, group=OTHER), check=_replaced("theirs.tsv", 0o666)),
+        Job("eval:output-of-another-user-quiet", "zelo_eval", [*argv_with(ev, "theirs.tsv"), "-Q"], {0},
+            other_user=True, setup=lambda ws: _others(ws, "theirs.tsv", 0o664), check=_replaced("theirs.tsv", 0o664)),
+        # a command that fails: the other user's file is as it was (owner, mode, inode, contents), no warning
+        Job("eval:output-of-another-user-bad-input", "zelo_eval", argv_with(ev, "theirs.tsv"), {2},
+            names=("q.qrels",), other_user=True, setup=lambda ws: (_others(ws, "theirs.tsv", 0o664),
+                                                                  (ws / "q.qrels").chmod(0))),
+        Job("fit:two-outputs-of-another-user", "zelo_fit", fit, {0}, other_user=True, owner_notes=2,
+            setup=lambda ws: (_others(ws, "a.tsv", 0o664), _others(ws, "b.qrels", 0o660)),
+            check=lambda ws: _replaced("a.tsv", 0o664)(ws) or _replaced("b.qrels", 0o660)(ws)),
+        Job("pairs-next:state-of-another-user", "zelo_pairs", ["next", "--state", "s.json", "-o", "batch.txt"], {0},
+            other_user=True, says="s.json: was owned by", owner_notes=1,
+            setup=lambda ws: _others(ws, "s.json", 0o664, text=(ws / "s.json").read_text()),
+            check=lambda ws: None if (ws / "s.json").stat().st_uid == USER and (ws / "batch.txt").exists()
+            else "state not replaced, or no batch"),
+        # a sticky directory of this user: its owner may replace another user's file in it
+        Job("eval:sticky-dir-of-the-user", "zelo_eval", argv_with(ev, "tmp/theirs.tsv"), {0}, other_user=True,
+            says="was owned by", owner_notes=1,
+            setup=lambda ws: (_mkdir(ws, "tmp", 0o1777), _others(ws, "tmp/theirs.tsv", 0o664)),
+            check=_replaced("tmp/theirs.tsv", 0o664)),
+    ]
+
+
 def openai_jobs(url: str, server) -> list[Job]:
     """zelo_judge with an OpenAI-compatible server (tests/fake_openai.py): a store, a state or an output it
     cannot write is refused before any question is asked (an answer paid for and then lost)."""
@@ -298,7 +354,7 @@ def all_jobs(pristine: Path) -> list[Job]:
         if OUT in argv:
             jobs += output_jobs(case, script, argv)
         jobs += input_jobs(case, script, argv, pristine)
-    jobs += state_jobs()
+    jobs += state_jobs() + owner_jobs()
     for j in jobs:
         j.fast = j.fast or j.id in FAST_OUTPUT
     return jobs
@@ -417,8 +473,11 @@ def _check(job: Job, res: Result, ws: Path, before: dict) -> list[str]:
         prog = job.script if job.script != "zelo" else f"zelo {job.argv[0]}"
         if lines and not (lines[0].startswith(f"{job.script}: ") or lines[0].startswith(f"{prog}: ")):
             problems.append(f"not 'PROG: ...': {err!r}")
-        if job.says and job.says not in err.lower():
-            problems.append(f"message does not say {job.says!r}: {err!r}")
+    if job.says and job.says.lower() not in err.lower():
+        problems.append(f"message does not say {job.says!r}: {err!r}")
+    notes = [x for x in err.splitlines() if ": was owned by " in x]
+    if len(notes) != job.owner_notes or any(": warning: " not in x for x in notes):
+        problems.append(f"{len(notes)} owner warnings, expected {job.owner_notes}: {err!r}")
     after = _snapshot(ws, job.strict_store)
     temps = [k for k in after if os.path.basename(k).startswith(".tmp-")]
     if temps:
@@ -443,7 +502,7 @@ def test_permission_faults(pristine, jobs):
     """A few cases of the matrix (default run): an output directory without write permission, a read-only
     output file, a file of another user in a sticky directory, an unreadable input, a directory without
     search permission in an input's path, a read-only state, an unreadable lock, a lock held by another
-    user, a read-only store, a read-only second output."""
+    user, a read-only store, a read-only second output, an output of another user (replaced, said)."""
     problems = run_jobs([j for j in jobs if j.fast], pristine)
     assert not problems, "\n".join(problems)
 

@@ -1,4 +1,5 @@
-"""``--scheduler tls://``: a real TLS scheduler with a self-signed CA (made here with the ``openssl`` command).
+"""``--scheduler tls://``: a real TLS scheduler with a self-signed CA (made here with the ``cryptography`` package
+when it is installed, else with the ``openssl`` command; skipped without either).
 
 * slow: a ``dask.distributed`` scheduler and worker with TLS security (in this process), ``zelo_fit`` and
   ``zelo_eval`` run through it: the same bytes as the single-process commands; a client certificate the
@@ -36,29 +37,139 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PY
 JUDGE = str(ROOT / "judgments" / "dl19-sample.judge")
 
 
-def _make_ca_and_cert(folder: Path) -> dict[str, str]:
-    """A CA (EC P-256, self-signed) and a certificate it signs for 127.0.0.1, with the ``openssl`` command."""
+def cert_route() -> str | None:
+    """How test certificates are made here: ``cryptography`` (the package, no subprocess) when it can be
+    imported, else ``openssl`` (the command) when it is on the PATH, else None."""
+    try:
+        import cryptography.x509  # noqa: F401
+    except ImportError:
+        return "openssl" if shutil.which("openssl") else None
+    return "cryptography"
+
+
+def _make_ca_and_cert(folder: Path, route: str = "openssl") -> dict[str, str]:
+    """A CA (EC P-256, self-signed) and a certificate it signs for 127.0.0.1 (also ``localhost``), valid for two
+    days, made with ``route`` (:func:`cert_route`): ``ca.pem``, ``cert.pem``, ``key.pem`` in ``folder``."""
     folder.mkdir()
+    if route == "cryptography":
+        return _make_with_cryptography(folder)
 
     def openssl(*args: str) -> None:
         subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=60)
 
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=pref_eval test CA")
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=pref_eval test CA",
+            # the key usage Python 3.13's ssl requires of a CA (VERIFY_X509_STRICT, its default)
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
     openssl("req", *ec, "-keyout", "key.pem", "-out", "req.csr", "-subj", "/CN=127.0.0.1")
-    (folder / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    (folder / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=critical,CA:FALSE\n"
+                                    "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
     openssl("x509", "-req", "-in", "req.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
             "cert.pem", "-days", "2", "-extfile", "ext.cnf")
+    return {k: str(folder / f) for k, f in (("ca", "ca.pem"), ("cert", "cert.pem"), ("key", "key.pem"))}
+
+
+def _make_with_cryptography(folder: Path) -> dict[str, str]:
+    """:func:`_make_ca_and_cert` with the ``cryptography`` package: the extensions ``openssl req -x509`` and
+    ``openssl x509 -req -extfile`` give (a CA: basic constraints, key usage, key identifiers; the certificate:
+    the subject alternative names, the CA's key identifier)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pref_eval test CA")])
+
+    def builder(subject: x509.Name, public_key) -> x509.CertificateBuilder:
+        return (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name).public_key(public_key)
+                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+                .not_valid_after(now + datetime.timedelta(days=2))
+                .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+                               critical=False))
+
+    ca = (builder(ca_name, ca_key.public_key())
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                       crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    cert = (builder(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]), key.public_key())
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                                        x509.DNSName("localhost")]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    (folder / "ca.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
     return {k: str(folder / f) for k, f in (("ca", "ca.pem"), ("cert", "cert.pem"), ("key", "key.pem"))}
 
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
     """{"good": ..., "other": ...}: two CAs, each with a certificate (used by scheduler, worker and client)."""
-    if not shutil.which("openssl"):
-        pytest.skip("no openssl command to make a test certificate")
+    route = cert_route()
+    if route is None:
+        pytest.skip("neither the cryptography package nor the openssl command to make a test certificate")
     base = tmp_path_factory.mktemp("tls")
-    return {name: _make_ca_and_cert(base / name) for name in ("good", "other")}
+    return {name: _make_ca_and_cert(base / name, route) for name in ("good", "other")}
+
+
+def _handshake(server: dict[str, str], client_ca: str) -> str | None:
+    """A TLS handshake in this process between a server with ``server``'s certificate and a client trusting
+    ``client_ca`` that checks the name 127.0.0.1: None when it passes, else the client's verify message."""
+    a, b = socket.socketpair()
+    srv = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    srv.load_cert_chain(server["cert"], server["key"])
+    cli = ssl.create_default_context(cafile=client_ca)
+    cli.verify_flags |= ssl.VERIFY_X509_STRICT  # Python 3.13's default: RFC 5280's rules on the extensions
+    result: list[str | None] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError), srv.wrap_socket(a, server_side=True) as s:
+            s.recv(1)
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    try:
+        with cli.wrap_socket(b, server_hostname="127.0.0.1"):
+            result.append(None)
+    except ssl.SSLCertVerificationError as err:
+        result.append(err.verify_message)
+    finally:
+        a.close()
+        b.close()
+        th.join(10)
+    return result[0]
+
+
+@pytest.mark.parametrize("route", ["cryptography", "openssl"])
+def test_certificate_routes(tmp_path, route):
+    """Both ways of making the test certificates give what Python's ssl (OpenSSL) accepts: a server
+    certificate for 127.0.0.1 that verifies against its own CA, not against the other one."""
+    if route == "cryptography":
+        pytest.importorskip("cryptography")
+    elif not shutil.which("openssl"):
+        pytest.skip("no openssl command")
+    good, other = (_make_ca_and_cert(tmp_path / name, route) for name in ("good", "other"))
+    assert _handshake(good, good["ca"]) is None
+    assert _handshake(good, other["ca"]) == "unable to get local issuer certificate"
+
+
+def test_certificates_without_the_openssl_command(monkeypatch, tmp_path):
+    """A machine without the openssl command makes the certificates with cryptography (the TLS tests ran
+    only where openssl was installed)."""
+    pytest.importorskip("cryptography")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert shutil.which("openssl") is None and cert_route() == "cryptography"
+    good = _make_ca_and_cert(tmp_path / "good", cert_route() or "")
+    assert _handshake(good, good["ca"]) is None
 
 
 def _config(ca: str, cert: str, key: str) -> dict[str, str]:
@@ -114,24 +225,98 @@ def _probe(address: str, config: dict[str, str]) -> str | None:
     return None
 
 
-def test_probe_tls_handshake(certs):
-    """A TLS server whose certificate the client's CA signed passes; a foreign CA is one clear line."""
-    good, other = certs["good"], certs["other"]
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=good["ca"])
-    context.load_cert_chain(good["cert"], good["key"])
+def _tls_server(cert: dict[str, str], trusted_ca: str, *, tls12: bool = False, speaks: bool = True):
+    """A handler for :func:`_server`: TLS with ``cert``, requiring a client certificate that ``trusted_ca`` signed
+    (TLS 1.3, or at most 1.2: the refusal in the handshake), then (``speaks``) its first bytes at once, as a
+    dask scheduler sends its handshake message."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH, cafile=trusted_ca)
+    context.load_cert_chain(cert["cert"], cert["key"])
     context.verify_mode = ssl.CERT_REQUIRED
+    if tls12:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
 
     def tls(conn, stop):
         with context.wrap_socket(conn, server_side=True) as s:
+            if speaks:
+                s.sendall(b"x")
             s.recv(1)
+    return tls
 
-    with _server(tls) as port:
+
+def test_probe_tls_handshake(certs):
+    """A TLS server whose certificate the client's CA signed passes; a foreign CA is one clear line."""
+    good, other = certs["good"], certs["other"]
+    with _server(_tls_server(good, good["ca"])) as port:
         address = f"tls://127.0.0.1:{port}"
         assert _probe(address, _config(good["ca"], good["cert"], good["key"])) is None
         msg = _probe(address, _config(other["ca"], other["cert"], other["key"]))
     assert msg is not None and msg.startswith(f"--scheduler {address}: the scheduler's TLS certificate is not "
                                               "accepted ("), msg
     assert msg.endswith("distributed.comm.tls.ca-file must be the CA that signed it"), msg
+
+
+@pytest.mark.parametrize("tls12", [False, True], ids=["tls1.3", "tls1.2"])
+def test_probe_client_certificate_refused(certs, tls12):
+    """A client certificate the server does not accept: its alert, an ssl.SSLError -- in the handshake under
+    TLS 1.2, in place of the server's first bytes under TLS 1.3 -- is one line that says so (under TLS 1.3
+    the probe passed, and only the client's error text told it: "SSL" in it; under 1.2 it said "not in TLS")."""
+    good, other = certs["good"], certs["other"]
+    with _server(_tls_server(good, good["ca"], tls12=tls12)) as port:
+        address = f"tls://127.0.0.1:{port}"
+        msg = _probe(address, _config(good["ca"], other["cert"], other["key"]))
+    assert msg == f"--scheduler {address}: cannot connect: the scheduler does not accept the client's TLS " \
+                  "certificate (tlsv1 alert unknown ca): distributed.comm.tls.client.cert must be signed by the " \
+                  "CA the scheduler trusts"
+
+
+def test_probe_tls_server_that_waits(certs, monkeypatch):
+    """A TLS server that accepts the certificate and sends nothing first: passes after the probe's wait for a
+    first message (shortened here)."""
+    import pref_eval.parallel
+
+    monkeypatch.setattr(pref_eval.parallel, "REPLY_SECONDS", 0.2)
+    good = certs["good"]
+    with _server(_tls_server(good, good["ca"], speaks=False)) as port:
+        t = time.monotonic()
+        assert _probe(f"tls://127.0.0.1:{port}", _config(good["ca"], good["cert"], good["key"])) is None
+    assert time.monotonic() - t < 5
+
+
+def test_client_error_read_by_type(monkeypatch):
+    """A ``Client(...)`` that fails after the probe passed (an alert later than its wait): the ssl error is
+    found by type along distributed's chain (CommClosedError from SSLEOFError; tornado's StreamClosedError
+    holding it as real_error), never by the words "SSL" in a message."""
+    import pref_eval.parallel as parallel
+    from distributed.comm.core import CommClosedError
+    from tornado.iostream import StreamClosedError
+
+    def raising(err: BaseException):
+        class Client:
+            def __init__(self, *args, **kwargs) -> None:
+                raise err
+        return Client
+
+    def chained(outer: BaseException, inner: BaseException) -> BaseException:
+        try:
+            raise outer from inner
+        except BaseException as e:  # noqa: BLE001 - the exception with its cause, as raised
+            return e
+
+    eof = ssl.SSLEOFError(8, "EOF occurred in violation of protocol (_ssl.c:2427)")
+    closed = StreamClosedError(real_error=ssl.SSLError(1, "[SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 alert unknown ca"))
+    address = "tls://127.0.0.1:1"
+    monkeypatch.setattr(parallel, "_probe_scheduler", lambda address: None)
+    cases = [(chained(CommClosedError("in <TLS (closed)>: SSLEOFError: EOF"), eof), True),
+             (chained(CommClosedError("in <TLS (closed)>: StreamClosedError"), closed), True),
+             (OSError("Timed out trying to connect to tls://127.0.0.1:1 after 20 s: SSL handshake"), False),
+             (chained(OSError("Timed out"), ConnectionRefusedError(111, "Connection refused")), False)]
+    for err, refused in cases:
+        monkeypatch.setattr("distributed.Client", raising(err))
+        with pytest.raises(UsageError) as got:
+            parallel._dask_map(str, [1], address)
+        said = "closed the TLS connection, as it does when it does not accept the client's certificate"
+        assert (said in str(got.value)) == refused, (err, str(got.value))
+        assert str(got.value).startswith(f"--scheduler {address}: cannot connect")
 
 
 def test_probe_plain_servers_behind_tls(certs, monkeypatch):
@@ -222,15 +407,15 @@ def test_commands_through_a_tls_scheduler(certs, tls_cluster):
 @pytest.mark.slow
 def test_wrong_certificates_and_plain_tcp_behind_tls(certs, tls_cluster):
     """One line, exit 2, at once: the client's certificate from a CA the scheduler does not trust (the
-    handshake passes the probe; the scheduler then closes the connection), the scheduler's certificate from a
+    handshake passes; the scheduler's alert comes in place of its first message), the scheduler's certificate from a
     CA the client does not trust, and tls:// in front of a tcp:// scheduler (was 20 s of retries)."""
     import distributed
 
     good, other = certs["good"], certs["other"]
     fit = ("fit", "-J", JUDGE, "--scheduler")
     proc, took = _command(*fit, tls_cluster, env=_env(good["ca"], other["cert"], other["key"]))
-    _one_line(proc, f"zelo_fit: --scheduler {tls_cluster}: cannot connect: the scheduler closed the TLS "
-                    "connection, as it does when it does not accept the client's certificate")
+    _one_line(proc, f"zelo_fit: --scheduler {tls_cluster}: cannot connect: the scheduler does not accept the "
+                    "client's TLS certificate (tlsv1 alert unknown ca)")
     assert took < 15
     proc, took = _command(*fit, tls_cluster, env=_env(other["ca"], other["cert"], other["key"]))
     _one_line(proc, f"zelo_fit: --scheduler {tls_cluster}: the scheduler's TLS certificate is not accepted (")

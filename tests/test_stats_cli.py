@@ -456,3 +456,17 @@ def test_trec_eval_output_as_per_query_file_says_what_to_do(tmp_path):
     p.write_text("a,b\n1,2\n")
     code, _, err = run("-P", p)
     assert code == 2 and err.endswith("(missing run, qid, measure, value)\n")
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("opt", [["--digits", "2"], ["--marker-test", "sign"]])
+def test_table_options_refused_with_record_formats(fmt, opt):
+    """zelo_compare.md: an option that would not be read is refused, not ignored. `-o jsonl --digits 2` and
+    `-o csv --marker-test sign` ran and wrote the same records as without them (the records are every test's,
+    in full precision)."""
+    code, out, err = run("-P", DATA / "perquery.tsv", "-o", fmt, *opt)
+    assert (code, out) == (2, "")
+    assert err == (f"zelo_compare: {opt[0]} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
+                   "every record in full precision\n")
+    code, out, _ = run("-P", DATA / "perquery.tsv", "-o", "markdown", *opt)
+    assert code == 0 and out

@@ -257,3 +257,30 @@ def test_negative_zero_sums_to_zero(tmp_path):
     assert p.stdout.decode().splitlines() == [
         f"Z{'map':<22}\t1\t-0.0000", f"Z{'bpref':<22}\t1\t-0.0000",
         f"Z{'map':<22}\tall\t0.0000", f"Z{'bpref':<22}\tall\t0.0000"]
+
+
+def test_debug_query_kept_by_a_later_level():
+    """trec_eval 10.0 reads each -D: `-D 0.q1 -D 1` still evaluates q1 only (a level without a qid leaves
+    it), `-D 0.q1 -D 0.q2` evaluates q2 (the last one). Here with trec_eval's test topics 301 and 302."""
+    both = _te(["-q", "-m", "num_ret", "qrels.test", "results.test"])
+    assert both.returncode == 0 and b"\t302\t" in both.stdout
+    p = _te(["-q", "-D", "0.301", "-D", "1", "-m", "num_ret", "qrels.test", "results.test"])
+    assert p.returncode == 0 and {ln.split(b"\t")[1] for ln in p.stdout.splitlines()} == {b"301", b"all"}
+    p = _te(["-q", "-D", "0.301", "--Debug_level=0.302", "-m", "num_ret", "qrels.test", "results.test"])
+    assert p.returncode == 0 and {ln.split(b"\t")[1] for ln in p.stdout.splitlines()} == {b"302", b"all"}
+
+
+def test_fuzz_strips_trec_eval_debug_text():
+    """tools/fuzz_trec_eval.py compares -D N (N >= 1) runs on the result lines only. trec_eval 10.0 prints
+    gm_bpref's debugging text without a newline (bytes of `-m gm_bpref -m iprec_at_recall.1 -D 2`, fuzz
+    case 42:1190), and the preference dumps indented tab-separated lines: neither is a result line."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import fuzz_trec_eval as fz
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    te = (b"gm_bpref: bpref 0.0000, gm_bpref -11.5129iprec_at_recall_1.00  \tall\t0.0000\n"
+          b"ndcg: 0 2 1.0 1.0000 2.0 2.0000\n  d1\t1.00\t  1\n"
+          b"gm_bpref: bpref   -nan, gm_bpref   -nangm_bpref              \tall\t0.0000\n")
+    assert fz.strip_debug(te) == (b"iprec_at_recall_1.00  \tall\t0.0000\n"
+                                  b"gm_bpref              \tall\t0.0000\n")

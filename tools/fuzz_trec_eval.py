@@ -619,7 +619,8 @@ def strip_debug(out: bytes) -> bytes:
     """trec_eval's stdout under ``-D N`` (N >= 1) without its debugging text (lines that are not
     ``name<TAB>qid<TAB>value``, the preference dumps' indented tab-separated lines, and gm_bpref's
     ``gm_bpref: bpref X, gm_bpref Y`` printed without a newline): the results only."""
-    out = re.sub(rb"gm_bpref: bpref +\S+, gm_bpref +\S+", b"", out)
+    num = rb"(?:-?[0-9]+\.[0-9]{4}|-?nan|-?inf)"  # %6.4f: the next line's text follows at once
+    out = re.sub(rb"gm_bpref: bpref +" + num + rb", gm_bpref +" + num, b"", out)
     return b"".join(ln + b"\n" for ln in out.split(b"\n") if re.fullmatch(rb"[^\s]\S* *\t[^\t]*\t[^\t]*", ln))
 
 
@@ -705,6 +706,14 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         cls, msg = rerun_guarded(peer, case, d, oo, "rel")
         if cls:
             return cls, f"signal {-pc} without the guards; " + msg
+    if pc < 0 and "z_unguarded" in feats and oc == 2:  # we refuse: does trec_eval with the guards refuse too?
+        (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
+        pc2, _, pe2 = run_peer(peer, [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g")
+                                       if o.startswith("-Z") else o) for o in args], d, stdin)
+        if pc2 > 0:
+            return "documented_z_unguarded", f"signal {-pc} without the guards; with them both refuse: {pe2[:120]}"
+        if pc2 == 0:
+            pc = 0  # classified below as any answer of trec_eval's that we refuse
     if pc < 0:  # trec_eval killed by a signal
         known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
         return ("documented_peer_crash" if known else "peer_crash"), \

@@ -59,6 +59,21 @@ def check_options(n_files: int, levels: list[str], resamples: int, confidence: f
         raise UsageError("--runs/-m are used only by the system level (add --level system)")
 
 
+# the levels that read each level-specific option (the others ignore it)
+OPTION_LEVELS = {"--buckets": ("calibration",), "--calibration": ("calibration",), "--consensus-min": ("pair",),
+                 "--prior": ("document", "system"), "--top-k": ("document",), "--grades": ("system",),
+                 "--tests": ("system",), "--correction": ("system",), "--alpha": ("system",)}
+
+
+def check_level_options(levels: list[str], changed: dict[str, bool]) -> None:
+    """An option given a value (other than its default) that no requested level reads is refused, naming the
+    levels that read it (it was ignored: `-l pair --buckets 5`)."""
+    for flag, given in changed.items():
+        if given and not any(x in levels for x in OPTION_LEVELS[flag]):
+            need = " or ".join(OPTION_LEVELS[flag])
+            raise UsageError(f"{flag} is used only by the {need} level (add --level {OPTION_LEVELS[flag][0]})")
+
+
 def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: str | None = None,
                      ties: str = "half", levels: list[str] | None = None, resamples: int = 1000, seed: int = 0,
                      confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
@@ -76,6 +91,10 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
         raise UsageError("-J -: standard input can be read once (give it for one judge)")
     check_options(len(paths), levels, resamples, confidence, buckets, calibration, consensus_min, prior, top_k,
                   runs, measure)
+    check_level_options(levels, {"--buckets": buckets != 20, "--calibration": calibration != "auto",
+                                 "--consensus-min": consensus_min != 2, "--prior": prior != 0.5,
+                                 "--top-k": top_k != 10, "--grades": grades != "0,1,2,3", "--tests": tests != "t",
+                                 "--correction": correction != "holm", "--alpha": alpha != 0.05})
     names = judge_names(paths, names)
     formats = None
     if fmt and "," in fmt:

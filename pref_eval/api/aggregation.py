@@ -41,6 +41,9 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     _check_int("seed", seed, 0, SEED_MAX)
     _check_int("mc4_steps", mc4_steps, 1, optional=True)
     _check_float("damping", damping, 0, 1, lo_open=True)
+    if mc4_steps is not None and damping != 0.15:  # (was ignored: the power steps are of the undamped chain)
+        raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "
+                         "steps of pref_aggregate.py's undamped chain)")
     log = log or Log("pref_eval", quiet=True)
     name = os.fspath(prefs)
     log.stage(f"reading {name}")

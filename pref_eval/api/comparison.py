@@ -118,6 +118,11 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         mt = parse_tests(marker_test)[0]
         if mt not in test_list:
             raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+    if fmt in ("jsonl", "csv"):  # (both were ignored there: every record, every digit)
+        for flag, given in (("--marker-test", marker_test is not None), ("--digits", digits != 4)):
+            if given:
+                raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
+                                 "every record in full precision")
     df, baseline, pref_baseline_done = _per_query_values(
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
@@ -240,6 +245,8 @@ def _resolve_run(name: str, runs: list[str]) -> str:
              or os.path.splitext(os.path.basename(r))[0] == name]
     if len(cands) == 1:
         return cands[0]
+    if cands:  # x/bm25.run and y/bm25.run: both are "bm25"; the first would be a guess by file order
+        raise UsageError(f"baseline {name!r} matches {len(cands)} runs ({', '.join(cands)}): give one of these names")
     raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
 
 

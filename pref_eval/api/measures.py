@@ -22,9 +22,22 @@ def _measure_names(measures: Any) -> list[str]:
 
     ``measures`` may be a generator (read once: callers keep the list this returns).
     """
+    import numbers
+
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    return [m if isinstance(m, str) else str(m) for m in measures]
+    if isinstance(measures, Mapping) and any(isinstance(v, Mapping) for v in measures.values()):
+        raise UsageError("measures: got a {qid: {docno: value}} mapping (qrels or a run) where the measure names go; "
+                         "the order is evaluate(qrels, runs, measures) and, as in ir-measures, "
+                         "evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run) "
+                         "(pytrec_eval.RelevanceEvaluator(qrels, measures) takes the qrels first)")
+    names = list(measures)  # read once: measures may be a generator
+    ks = [m for m in names if isinstance(m, numbers.Integral) and not isinstance(m, bool)]
+    if ks:
+        cut = ",".join(str(int(k)) for k in ks)
+        raise UsageError(f"measures: got the number {ks[0]}, not a measure name; cutoffs (BEIR's k_values) go with "
+                         f"a name: 'NDCG@{ks[0]}', 'P@{ks[0]}', or trec_eval's 'ndcg_cut.{cut}', 'map_cut.{cut}'")
+    return [m if isinstance(m, str) else str(m) for m in names]
 
 
 def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
@@ -87,6 +100,7 @@ def evaluate(
     judgments_format: str | None = None,
     best: Any = None,
     jobs: int = 1,
+    **unknown: Any,
 ) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` → long :class:`pandas.DataFrame`.
 
@@ -103,10 +117,12 @@ def evaluate(
     from judgments (``PGC``), as ``zelo_eval -P``. ``best``: a best-item set
     (qrels of the best items, or a zELO score file: its top documents) for
     ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
-    groups of runs in that many processes (the same result).
+    groups of runs in that many processes (the same result). Another keyword raises
+    :class:`~pref_eval.errors.UsageError` (naming ours for pytrec_eval's and BEIR's keywords).
     """
     from ._inputs import _check_flags
 
+    _calc_options(unknown, "evaluate", (*_CALC_OPTIONS[:5], "summary", *_CALC_OPTIONS[5:]))
     _check_flags(complete=complete, judged_only=judged_only, trec9=trec9, summary=summary)
     import pandas as pd
 
@@ -246,12 +262,23 @@ class Metric(NamedTuple):
 
 _CALC_OPTIONS = ("complete", "level", "depth", "judged_only", "trec9", "judgments", "judgments_format", "best", "jobs")
 
+_PEER_OPTIONS = {
+    "relevance_level": "pytrec_eval's; here: level",
+    "judged_docs_only_flag": "pytrec_eval's; here: judged_only",
+    "k_values": "BEIR's; here: the cutoffs in the measure names, 'NDCG@10' or 'ndcg_cut.1,3,10'",
+    "ignore_identical_ids": "BEIR's; here: none, drop a document whose id is its query's from the run first",
+}
+"""pytrec_eval's ``RelevanceEvaluator`` and BEIR's ``EvaluateRetrieval.evaluate`` keywords: what does their work
+here (named in the refusal; docs/api.md, "Coming from pytrec_eval and BEIR")."""
 
-def _calc_options(options: dict, where: str) -> None:
+
+def _calc_options(options: dict, where: str, known: tuple[str, ...] = _CALC_OPTIONS) -> None:
     """The keywords :func:`iter_calc`, :func:`calc_aggregate` and :func:`evaluator` take; another is a UsageError."""
-    unknown = [k for k in options if k not in _CALC_OPTIONS]
+    unknown = [k for k in options if k not in known]
     if unknown:
-        raise UsageError(f"{where}: unknown option {unknown[0]!r} (expected one of: {', '.join(_CALC_OPTIONS)})")
+        peer = _PEER_OPTIONS.get(unknown[0])
+        raise UsageError(f"{where}: unknown option {unknown[0]!r}" + (f" ({peer})" if peer else "")
+                         + f" (expected one of: {', '.join(known)})")
 
 
 def _one_run(run: Any) -> Any:
@@ -306,7 +333,8 @@ def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[M
     :func:`evaluate`'s keywords but ``summary``. Yields :class:`Metric` in query order.
     """
     _calc_options(options, "iter_calc")
-    df = evaluate(qrels, [_one_run(run)], measures, **options)
+    names = _measure_names(measures)  # before the run: measures and qrels swapped (pytrec_eval's order) say so
+    df = evaluate(qrels, [_one_run(run)], names, **options)
     return (Metric(str(q), str(m), v) for q, m, v in zip(df.qid, df.measure, df.value, strict=True))
 
 
@@ -319,7 +347,8 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
     (:class:`MeasureResults`).
     """
     _calc_options(options, "calc_aggregate")
-    df = evaluate(qrels, [_one_run(run)], measures, summary=True, **options)
+    names = _measure_names(measures)  # before the run: measures and qrels swapped (pytrec_eval's order) say so
+    df = evaluate(qrels, [_one_run(run)], names, summary=True, **options)
     allrows = df[df.qid == "all"]
     return MeasureResults(zip(allrows.measure, allrows.value, strict=True))
 
@@ -353,6 +382,18 @@ class Evaluator:
     def calc_aggregate(self, run: Any) -> dict[str, Any]:
         """Summary value of each measure column for ``run``, keyed by the printed name."""
         return calc_aggregate(self._names, self._qrels, run, **self._options)
+
+    def evaluate(self, run: Any) -> dict[str, dict[str, Any]]:
+        """Per-query values of ``run`` in pytrec_eval's shape: ``{qid: {printed name: value}}``.
+
+        What ``pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)`` returns
+        (keys ``ndcg_cut_10``, ``P_5``; with ``trec9=True`` the same values, trec_eval 9's):
+        the values of :meth:`iter_calc`, one dict per evaluated query in query order.
+        """
+        out: dict[str, dict[str, Any]] = {}
+        for m in self.iter_calc(run):
+            out.setdefault(m.query_id, {})[m.measure] = m.value
+        return out
 
 
 def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:

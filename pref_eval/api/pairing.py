@@ -60,6 +60,12 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
         with command_output(output, own) as out:
             write_cycle_pairs(out, got, output_format)
     if log is not None:
+        selfs = [g for g in got if g[1] == g[2]]
+        if selfs:  # compat="zbench" on a one-document query: zbench's pairs, which zelo_judge refuses
+            q, d, _ = selfs[0]
+            log.warn(f"{len(selfs)} pair(s) of a document with itself (first: {q} {d} {d}), as zbench pairs the "
+                     "document of a one-document query; they change no score and zelo_judge refuses them: "
+                     "leave them out before judging")
         log.info(f"{len(got)} pairs for {len(given)} queries")
     return got
 

@@ -99,6 +99,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
+            raise UsageError("-l applies to metric mode (trec_eval measures); in preference mode -b G makes "
+                             "grade >= G relevant")
+        if complete:  # (was ignored)
+            raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
+                             "every qrels query with a relevant document (a run lacking one retrieved nothing)")
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
@@ -282,13 +288,8 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
 
 def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,
                  summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any) -> None:
-    """Runs against a zELO score file (``qid docno score se``): zbench's measures, fixed.
-
-    Rows ``(run, qid, measure, value)`` from
-    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` (``cutoff`` =
-    the first N candidates of each query in run-file order), written as
-    trec_eval-like blocks or as a long table.
-    """
+    """Runs against a zELO score file (zelo_fit's TSV, zbench's JSONL): zbench's measures, fixed; the rows of
+    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
     from ..io.textfile import display_name
     from ..output.atomic import command_output
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure

@@ -301,7 +301,10 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
 
     label = label or prog
     try:
-        rv = _main(command, prog, args)
+        from ..output.atomic import notices_to  # in the try: a signal met while importing is reported as one
+
+        with notices_to(_warner(label, click)):
+            rv = _main(command, prog, args)
         return rv if isinstance(rv, int) else 0
     except SystemExit as err:
         # click turns EPIPE into sys.exit(1) after wrapping stdout; a closed
@@ -343,6 +346,20 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
         where = f"{one_line(str(err.filename))}: " if err.filename else ""
         sys.stderr.write(f"{label}: {where}{os.strerror(err.errno) if err.errno else err}\n")
         return 1
+
+
+def _warner(label: str, click: Any) -> Callable[[str], None]:
+    """The command's ``LABEL: warning: ...`` line for a notice of the output layer (an owner of a replaced file
+    that could not be kept), silenced by ``-Q/--quiet`` as the command's other warnings are: the option
+    is read from the running command's context (a subcommand's, or its group's)."""
+    def warn(message: str) -> None:
+        ctx = click.get_current_context(silent=True)
+        while ctx is not None:
+            if ctx.params.get("quiet"):
+                return
+            ctx = ctx.parent
+        sys.stderr.write(f"{label}: warning: {shortened(one_line(message))}\n")
+    return warn
 
 
 def _positional_for_option(err: Any, args: list[str], click: Any) -> str:

@@ -26,7 +26,8 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 
 @click.command(context_settings=CONTEXT)
 @click.option("-R", "--qrels", "qrels", default=None, metavar="QRELS",
-              help="Qrels file (path, -, gzip, irds:ID); required except with --list-measures.")
+              help="Qrels file (path, -, gzip, irds:ID), or a zELO score file (zelo_fit's TSV, zbench's annotated "
+                   "JSONL); required except with --list-measures.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure, repeatable: rpp invrpp dcgrpp lexirecall (LR, sgnLR) lexiprecision (sgnLP) "
                    "rrlexiprecision (rrLP); ap rbp rr ndcg rp p@K r@K ap@K rr@K ndcg@K rbp@G[,K]; "

@@ -38,7 +38,7 @@ class TrecCommand(click.Command):
 @click.option("-l", "--level_for_rel", "level", default="1", metavar="N",
               help="Relevance threshold: grade ≥ N is relevant (default 1).")
 @click.option("-n", "--nosummary", "nosummary", count=True, help="No summary ('all') lines.")
-@click.option("-D", "--Debug_level", "debug", default=None, hidden=True)
+@click.option("-D", "--Debug_level", "debug", multiple=True, hidden=True)
 @click.option("-J", "--Judged_docs_only", "judged_only", count=True,
               help="Drop unjudged documents from the ranking before evaluating.")
 @click.option("-N", "--Number_docs_in_coll", "num_docs", default="0", metavar="N",
@@ -62,8 +62,9 @@ class TrecCommand(click.Command):
 @quiet_option("No warnings on stderr.")
 @click.option("-v", "--version", "version", is_flag=True, help="Print the version on stderr (as trec_eval) and exit.")
 @click.argument("files", nargs=-1, metavar="REL_INFO_FILE RESULTS_FILE")
-def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int, debug: str | None,
-            judged_only: int, num_docs: str, depth: str | None, rel_format: str, results_format: str, old: int,
+def command(per_query: int, measures: tuple[str, ...], complete: int, level: str, nosummary: int,
+            debug: tuple[str, ...], judged_only: int, num_docs: str, depth: str | None, rel_format: str,
+            results_format: str, old: int,
             old_value: str | None, zscores: str | None, trec9: bool, list_measures: bool, quiet: bool, version: bool,
             files: tuple[str, ...]) -> int:
     """Evaluate a TREC run exactly as trec_eval 10 does.
@@ -97,7 +98,8 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
         judged_only=bool(judged_only), num_docs_in_coll=_atol(num_docs),
         depth=None if depth is None else max(_atol(depth), 0), rel_format=rel_format,
         results_format=results_format, zscores=zscores, trec9=trec9,
-        debug_query=None if debug is None or "." not in debug else debug.partition(".")[2],
+        # -D N.qid: trec_eval keeps the last qid given (a later -D N without one leaves it)
+        debug_query=next((d.partition(".")[2] for d in reversed(debug) if "." in d), None),
     )
     with output_stream(None) as out:
         return run_trec(opts, out, Log("zelo_trec", quiet))

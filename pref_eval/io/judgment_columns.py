@@ -67,11 +67,17 @@ class Columns:
     keep: np.ndarray | None = None
     missing: np.ndarray | None = None
     votes: np.ndarray | None = None
+    shown_b_first: dict | None = None  # row -> per vote, True where doc_b was shown first (rows all kept)
 
     def add_to(self, table: Judgments) -> None:
         """Append to a :class:`~pref_eval.zelo.judgments.Judgments` (``add_columns``)."""
+        base = len(table)
         table.add_columns(self.names, self.q, self.a, self.b, self.score, self.weight, self.lines, self.keep,
                           self.missing, self.votes)
+        if self.shown_b_first:
+            if self.keep is not None:
+                raise RuntimeError("internal error: presentation orders of columns with dropped rows")
+            table.shown_b_first.update((base + k, v) for k, v in self.shown_b_first.items())
 
     def unknown_documents(self, table: Judgments) -> bool:
         """Whether a row names a document that ``table`` does not list for a closed query (a dataset's)."""
@@ -360,6 +366,8 @@ def zbench_columns(data: bytes, text: str | None, ties: str = "half") -> Columns
 
 
 def _zbench_columns(data: bytes, ties: str) -> Columns | None:
+    from .judgments import ZBENCH_MODELS, _zbench_swapped
+
     try:
         import orjson
 
@@ -380,7 +388,8 @@ def _zbench_columns(data: bytes, ties: str) -> Columns | None:
         pairs = [x["pair"] for x in sp]
         ids = [[p["query_id"] for p in pairs], [p["document_a"]["document_id"] for p in pairs],
                [p["document_b"]["document_id"] for p in pairs]]
-        scores = [[x[m]["score"] for x in sp] for m in ("openai_score", "anthropic_score", "gemini_score")]
+        scores = [[x[m]["score"] for x in sp] for m in ZBENCH_MODELS]
+        swapped = [[_zbench_swapped(x[m]) for x in sp] for m in ZBENCH_MODELS]
     except (KeyError, TypeError):
         return None
     del obj, sp, pairs
@@ -398,7 +407,10 @@ def _zbench_columns(data: bytes, ties: str) -> Columns | None:
     index = {x: k for k, x in enumerate(names)}
     qc, ac, bc = (np.fromiter(map(index.__getitem__, col), dtype=np.int64, count=len(col)) for col in ids)
     score, values = _vote_columns(votes, ties)
-    return Columns(names, qc, ac, bc, score, None, np.zeros(len(votes), dtype=np.int64), votes=values)
+    sw = np.array(swapped, dtype=bool).T
+    shown = {int(k): tuple(sw[k].tolist()) for k in np.flatnonzero(sw.any(axis=1))}
+    return Columns(names, qc, ac, bc, score, None, np.zeros(len(votes), dtype=np.int64), votes=values,
+                   shown_b_first=shown)
 
 
 FAST_READERS = {

@@ -590,8 +590,13 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
             da = _json_id(pair["document_a"]["document_id"], "pair.document_a.document_id")
             db = _json_id(pair["document_b"]["document_id"], "pair.document_b.document_id")
             votes = []
-            for model in ("openai_score", "anthropic_score", "gemini_score"):
+            shown_b = tuple(_zbench_swapped(sp[m]) for m in ZBENCH_MODELS)
+            for model in ZBENCH_MODELS:
                 v = sp[model]["score"]
+                if isinstance(v, float) and math.isnan(v):  # zbench's own files never hold one (pydantic writes null)
+                    raise InputError(name, _array_element_line(text, "scored_pairs", k),
+                                     where + f"{model}.score is NaN, not a vote (a tie or a failed call is 0.0 in "
+                                     "zbench's files)")
                 if not _is_num(v):
                     raise TypeError(model)
                 votes.append(float(v))
@@ -601,10 +606,23 @@ def _parse_zbench(text: str, name: str, out: Judgments, ties: str) -> None:
                              f"openai/anthropic/gemini_score.score numbers (problem: {err})") from None
         if _bad_id(qid) or _bad_id(da) or _bad_id(db):
             _check_ids(name, _array_element_line(text, "scored_pairs", k), query_id=qid, document_a=da, document_b=db)
+        if any(shown_b):  # for the judgment added next (zelo_agree's position bias; the fit does not read it)
+            out.shown_b_first[len(out)] = shown_b
         try:
             out.add(qid, da, db, vote_score(votes, ties), 1.0, vote_values(votes))
         except UnknownDocument as err:
+            out.shown_b_first.pop(len(out), None)
             raise InputError(name, _array_element_line(text, "scored_pairs", k), where + str(err)) from None
+
+
+ZBENCH_MODELS = ("openai_score", "anthropic_score", "gemini_score")  # the order of a zbench judgment's votes
+
+
+def _zbench_swapped(model_score) -> bool:
+    """Whether zbench showed document B first to this model: its thought starts with ``(SWAPPED)`` (zbench's
+    ``score.py`` swaps A and B at random for each model call, negates the answer back, and marks the thought)."""
+    t = model_score.get("thought") if isinstance(model_score, dict) else None
+    return isinstance(t, str) and t.startswith("(SWAPPED)")
 
 
 def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:

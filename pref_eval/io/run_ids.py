@@ -79,7 +79,12 @@ def parse_names(items: Sequence[str]) -> dict[str, str]:
 def run_tag(path: str) -> str:
     """The tag of a run file (6th column of its last line)."""
     from .runs import read_run
+    from .textfile import first_line_of_file
+    from .zelo_scores import is_zbench_annotated_line
 
+    if is_zbench_annotated_line(first_line_of_file(path)):  # a reranker's file in zbench's format (zelo_eval -R)
+        raise UsageError(f"--run-id tag: {path} is zbench JSONL, which names no run; use --run-id path (the "
+                         "default) or --name RUN=LABEL")
     return read_run(path).tag
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from .textfile import json_reason
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
@@ -205,15 +206,20 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
         first.setdefault(f"{qid}\t{d['id']}", no)
 
 
-def read_pairs(path: str) -> list[tuple[str, str, str]]:
+def read_pairs(path: str, warn: Callable[[str], None] | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge, ``(qid, doc_a, doc_b)`` in file order.
 
     Any output of ``zelo_pairs``: JSON lines with ``qid``, ``doc_a``,
     ``doc_b`` (other fields, e.g. a score, are ignored), ``qid<TAB>doc_a<TAB>doc_b``
-    (``cycles --output-format tsv``) or ``topic docA docB`` (``next``).
+    (``cycles --output-format tsv``) or ``topic docA docB`` (``next``); or zbench's ``pairs.json`` or
+    ``ai_scores.json`` (one JSON object with a ``"pairs"`` / ``"scored_pairs"`` list, :func:`_zbench_pairs`).
     """
     name, text = _text_lines(path, "pairs file")
     json_lines = text.lstrip()[:1] == "{"
+    if json_lines:
+        zb = _zbench_pairs(text, name, warn)
+        if zb is not None:
+            return zb
     out: list[tuple[str, str, str]] = []
     for no, line in enumerate(text.split("\n"), start=1):
         if not line.strip() or (not json_lines and line.lstrip().startswith("#")):
@@ -233,8 +239,51 @@ def read_pairs(path: str) -> list[tuple[str, str, str]]:
             if len(f) != 3:
                 raise InputError(name, no, f"expected 'qid doc_a doc_b', got {len(f)} fields{_judgment_hint(f)}")
         if f[1] == f[2]:
-            raise InputError(name, no, f"pair of document {f[1]} with itself (expected two different documents)")
+            raise InputError(name, no, f"pair of document {f[1]} with itself (expected two different documents; "
+                                       "zbench's self-pair of a one-document query, also written by zelo_pairs "
+                                       "--compat zbench, changes no score: leave such lines out)")
         out.append((f[0], f[1], f[2]))
+    return out
+
+
+def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None) -> list[tuple[str, str, str]] | None:
+    """The pairs of zbench's ``pairs.json`` (``{"pairs": [{"query_id", "document_a": {"document_id"},
+    "document_b": {...}}]}``) or ``ai_scores.json`` (the same under ``"scored_pairs"[k]["pair"]``), in file
+    order; ``None`` when ``text`` is not one such JSON object (JSON lines). zbench pairs a one-document query's
+    document with itself (and asks its judges); such a pair changes no score and is left out, with a warning."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    key = "pairs" if isinstance(obj.get("pairs"), list) else "scored_pairs"
+    items = obj.get(key)
+    if not isinstance(items, list) or set(obj) - {key}:
+        return None
+    from .judgments import _array_element_line, _json_id
+
+    out: list[tuple[str, str, str]] = []
+    selfs: list[tuple[str, str]] = []
+    for k, it in enumerate(items):
+        try:
+            pair = it["pair"] if key == "scored_pairs" else it
+            f = (_json_id(pair["query_id"], "query_id"), _json_id(pair["document_a"]["document_id"], "document_a"),
+                 _json_id(pair["document_b"]["document_id"], "document_b"))
+        except (KeyError, TypeError) as err:
+            where = f"{key}[{k}]" + (".pair" if key == "scored_pairs" else "")
+            raise InputError(name, _array_element_line(text, key, k),
+                             f"{where}: expected query_id, document_a.document_id and document_b.document_id "
+                             f"(zbench {'ai_scores' if key == 'scored_pairs' else 'pairs'}.json; problem: {err})"
+                             ) from None
+        if f[1] == f[2]:
+            selfs.append((f[0], f[1]))
+            continue
+        out.append(f)
+    if selfs and warn is not None:
+        q, d = selfs[0]
+        warn(f"{name}: left out {len(selfs)} pair(s) of a document with itself (first: {q} {d} {d}; zbench pairs "
+             "the document of a one-document query with itself, which changes no score)")
     return out
 
 

@@ -4,6 +4,10 @@ TSV: a header line ``qid<TAB>docno<TAB>score<TAB>se`` (optionally more
 columns, e.g. ``component level`` after a ``--prior 0`` fit), then one row
 per document; floats are written with Python's shortest round-trip repr;
 a missing SE is ``nan``.
+
+zbench's AnnotatedQueryDocuments JSONL (zbench's annotation output, ``zelo_fit --output-format zbench``, and
+zbench's reranker files) carries the same numbers: :func:`read_zelo_scores` and :func:`read_scored_candidates`
+take it too (recognised by a first line starting ``{``).
 """
 from __future__ import annotations
 
@@ -20,10 +24,66 @@ def is_zelo_scores_header(first_line: str) -> bool:
     return tuple(first_line.rstrip("\r\n").split("\t")[:4]) == HEADER
 
 
+def is_zbench_annotated_line(first_line: str) -> bool:
+    """True when a file's first line starts a JSON object (zbench's AnnotatedQueryDocuments JSONL; no qrels,
+    run or score TSV line starts with ``{``)."""
+    return first_line.lstrip(" \t").startswith("{")
+
+
 def looks_like_zelo_scores(path: str) -> bool:
-    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header (False when it cannot be
-    read: its reader reports that)."""
-    return is_zelo_scores_header(first_line_of_file(path))
+    """True when ``path`` (a real file, maybe gzip) starts with the zELO TSV header or is zbench's annotated
+    JSONL (False when it cannot be read: its reader reports that)."""
+    first = first_line_of_file(path)
+    return is_zelo_scores_header(first) or is_zbench_annotated_line(first)
+
+
+_ANNOTATED = ('{"query": {"id": ...}, "documents": [{"id": ..., "score": a finite number}, ...]} '
+              '(zbench annotated JSONL)')
+
+
+def _finite_score(v) -> float:
+    from .judgments import _zbench_score
+
+    x = _zbench_score(v)  # what zbench's pydantic model takes as a float
+    if not math.isfinite(x):
+        raise ValueError("score")
+    return x
+
+
+def read_zbench_scored(path: str) -> list[tuple[str, list[str], list[float]]]:
+    """zbench AnnotatedQueryDocuments JSONL as ``[(qid, docids, scores)]``, queries and documents in file order.
+
+    A score is what zbench's model reads as a float (a number, ``true``/``false``, a numeric string) and must be
+    finite; a query on two lines, a document twice in a query, a missing ``score`` are ``file:line`` errors."""
+    from .judgments import _json_id, _zbench_records
+
+    return _zbench_records(path, "zbench annotated JSONL", _ANNOTATED,
+                           lambda rec: (_json_id(rec["query"]["id"], "query.id"),
+                                        [_json_id(d["id"], "document id") for d in rec["documents"]],
+                                        [_finite_score(d["score"]) for d in rec["documents"]]))
+
+
+def read_scored_candidates(path: str) -> dict[str, tuple[list[str], list[float]]]:
+    """A run for ``zelo_eval -R SCORES``: ``{qid: (docnos, scores)}``, each query's documents in file order.
+
+    A TREC run, or zbench's AnnotatedQueryDocuments JSONL (a reranker's output in zbench's format: each
+    document's ``score`` is the run score)."""
+    if is_zbench_annotated_line(first_line_of_file(path)):
+        return {q: (docs, xs) for q, docs, xs in read_zbench_scored(path)}
+    import numpy as np
+
+    from .runs import read_run
+
+    run = read_run(path)
+    qids = run.qid
+    order = np.argsort(qids, kind="stable")
+    uq, starts = np.unique(qids[order], return_index=True)
+    bounds = np.append(starts, len(order))
+    out: dict[str, tuple[list[str], list[float]]] = {}
+    for i, qb in enumerate(uq):
+        idx = order[bounds[i]:bounds[i + 1]]
+        out[qb.decode()] = ([d.decode() for d in run.docno[idx]], run.score[idx].tolist())
+    return out
 
 
 def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
@@ -87,7 +147,8 @@ LOGIT_LIMIT = 700.0  # exp(x) overflows a double beyond ~709.78: no natural-log 
 
 
 def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
-    """Read a zELO score TSV into ``{qid: {docno: natural-log score}}`` (see :func:`read_zelo_score_table`).
+    """Read a zELO score TSV (or zbench's annotated JSONL, :func:`read_zbench_scored`) into
+    ``{qid: {docno: natural-log score}}`` (see :func:`read_zelo_score_table`).
 
     A file written by ``zelo_fit --scale elo`` carries a last header column ``scale`` (``elo`` on
     every row): its scores ``x = 400/ln 10 · s + offset`` are mapped back to ``x · ln 10/400``, which
@@ -98,7 +159,11 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
     from ..zelo.fit import ELO_FACTOR
 
     name = display_name(path)
-    cols, table = score_table_with_header(path)
+    table: dict[str, tuple[list[str], list[float], list[float]]]
+    if is_zbench_annotated_line(first_line_of_file(path)):
+        cols, table = list(HEADER), {q: (docs, xs, []) for q, docs, xs in read_zbench_scored(path)}
+    else:
+        cols, table = score_table_with_header(path)
     refuse_component_scores(cols, name, "zbench's measures")
     elo = cols[-1] == "scale"
     out: dict[str, dict[str, float]] = {}

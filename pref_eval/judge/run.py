@@ -84,7 +84,7 @@ class Session:
         self.setup = setup
         self.specs = [parse_spec(s) for s in setup.judges]
         # read (and refused when malformed) before the store is opened or anything is started
-        self.pairs = read_pairs(setup.pairs) if setup.pairs is not None else None
+        self.pairs = read_pairs(setup.pairs, setup.warn) if setup.pairs is not None else None
         names = [s.name for s in self.specs]
         if len(set(names)) != len(names):
             raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)")

@@ -22,7 +22,8 @@ runs for such short arrays) with that comparator. With integer-spaced gains —
 the default gains, or 2^g−1 — the order is the true sort, so this only
 matters for fractional gains; when the gains are at least 1 apart the
 comparator is a true order and numpy's stable sort gives the same list (fast
-for a grade of 10^6 too). Everything is computed for all queries at once;
+for a grade of 10^6 too); otherwise :func:`msort_gains` gives the merge sort's
+list by runs (fast too: the grades 0 … max are already in order). Everything is computed for all queries at once;
 the sort runs on the levels once per distinct max grade.
 """
 from __future__ import annotations
@@ -79,6 +80,60 @@ def glibc_msort(items: list, key: Callable) -> list:
     return out + left[i:] + right[j:]
 
 
+def msort_gains(gains: np.ndarray) -> np.ndarray:
+    """The order :func:`glibc_msort` gives the finite ``gains`` with trec_eval's comparator
+    ``(int)(a - b)`` (take the left element while ``a - b < 1``), computed by runs: a non-decreasing
+    stretch is what the merge sort returns unchanged (every left element compares <= 0 with every right
+    one), and a merge takes whole runs at a time, found in numpy (windows doubling from 16). The levels
+    are the listed pairs followed by the grades 0 ... max in order, so all but O(pairs x log levels)
+    nodes of the recursion are such stretches: a grade of 10^6 with a fractional gain map costs
+    ~0.1 s instead of the element-by-element merge sort's ~5 s."""
+    return _msort_runs(np.asarray(gains, dtype=np.float64), np.arange(len(gains), dtype=np.int64))
+
+
+def _msort_runs(gains: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """glibc's top-down merge sort of the ids ``idx`` (in their input order) by ``gains[id]``."""
+    n = len(idx)
+    if n <= 1:
+        return idx
+    g = gains[idx]
+    if bool(np.all(g[1:] >= g[:-1])):
+        return idx  # already in order: every merge below takes the whole left run first
+    n1 = n // 2
+    return _merge_runs(_msort_runs(gains, idx[:n1]), _msort_runs(gains, idx[n1:]), gains)
+
+
+def _first(mask_of, arr: np.ndarray, start: int) -> int:
+    """The first position >= ``start`` where ``mask_of(arr[...])`` holds, else ``len(arr)``."""
+    w = 16
+    while start < len(arr):
+        m = mask_of(arr[start:start + w])
+        if m.any():
+            return start + int(np.argmax(m))
+        start += w
+        w *= 2
+    return len(arr)
+
+
+def _merge_runs(li: np.ndarray, ri: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """glibc's merge of two sorted runs (ids into ``gains``): the left element while ``l - r < 1``."""
+    lg, rg = gains[li], gains[ri]
+    parts = []
+    i = j = 0
+    while i < len(li) and j < len(ri):
+        r, left = rg[j], lg[i]
+        if left - r < 1:
+            t = _first(lambda a, r=r: a - r >= 1, lg, i)
+            parts.append(li[i:t])
+            i = t
+        else:
+            t = _first(lambda b, left=left: left - b < 1, rg, j)
+            parts.append(ri[j:t])
+            j = t
+    parts += [li[i:], ri[j:]]
+    return np.concatenate(parts)
+
+
 @record(frozen=True)
 class Levels:
     """Sorted gain levels for queries whose max grade is ``nlev - 1``.
@@ -111,6 +166,8 @@ def sorted_levels(pairs: list[tuple[int, float]], nlev: int) -> Levels:
         # gains at least 1 apart (the default gain = grade, integer gain maps): the comparator is a
         # true order, and a merge sort with it is a stable sort -- numpy's, for a grade of 10^6 too
         idx = np.argsort(gains, kind="stable").tolist()
+    elif bool(np.all(np.isfinite(gains))):
+        idx = msort_gains(gains).tolist()  # glibc_msort with trec_eval's comparator, by runs (same list)
     else:
         idx = glibc_msort(list(range(len(entries))), lambda a, b: _trec_cmp(entries[a][1], entries[b][1]))
     return Levels(grade=np.array([entries[i][0] for i in idx], dtype=np.int64),

@@ -148,9 +148,31 @@ def _all_names() -> list[str]:
     return sorted(names)
 
 
+#: BEIR's own measures (``EvaluateRetrieval.evaluate_custom``; Thakur et al., NeurIPS 2021 Datasets and
+#: Benchmarks), by their lower-case name before ``@``: what to write here, or why nothing is
+#: (docs/api.md, "Coming from pytrec_eval and BEIR").
+BEIR_NAMES = {
+    "r_cap": "BEIR's capped recall (relevant in the top k / min(R, k)) is not a measure here",
+    "recall_cap": "BEIR's capped recall (relevant in the top k / min(R, k)) is not a measure here",
+    "hole": "BEIR's Hole@k (share of the top k judged in no topic) is not a measure here; "
+            "the nearest is 1 - Judged@k (judged in the topic's own qrels)",
+    "top_k_accuracy": "BEIR's top-k accuracy is Success@k here (with complete=True for BEIR's mean)",
+    "top_k_acc": "BEIR's top-k accuracy is Success@k here (with complete=True for BEIR's mean)",
+    "mrr_cut": "write RR@k (BEIR's MRR@k, with complete=True for BEIR's mean) or recip_rank_cut.k",
+}
+
+
 def unknown_measure(name: str) -> UsageError:
     import difflib  # only for the error message
 
+    base, at, k = name.partition("@")
+    if base.lower() in BEIR_NAMES:
+        return UsageError(f"unknown measure {name!r}: {BEIR_NAMES[base.lower()]}")
+    spec = REGISTRY.get(base)
+    if at and spec is not None and spec.param_kind == "cutoffs" and k.isdigit():
+        # pytrec_eval's request name with ir-measures' @: trec_eval writes the cutoff after a dot
+        return UsageError(f"unknown measure {name!r}; trec_eval's names take the cutoff after a dot: "
+                          f"{base}.{k} (printed {base}_{k})")
     close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; see 'zelo_eval --list-measures'"
     return UsageError(f"unknown measure {name!r}{hint}")

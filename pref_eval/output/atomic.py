@@ -8,7 +8,11 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   target only when everything succeeded: a failure (an exception, disk full,
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
   The new file keeps the old file's permission bits, owner and group as far as allowed
-  (umask default otherwise).
+  (umask default otherwise), set on the open file (never through its name, which another user
+  of a shared directory could have swapped for a link). An owner or group that could not be kept
+  (a user who is not root replacing another user's file: only root gives a file away) is said in
+  one warning line after the rename (:func:`notices_to`), never refused: the rename is what keeps
+  the old file whole until the new one is complete.
 * A symbolic link is followed: the file it points to is replaced, the link
   itself stays a link. The file is found as the kernel finds it (:func:`target`):
   ``nosub/../x`` is a missing directory, never ``x``.
@@ -32,15 +36,44 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import io
 import os
 import stat
 import sys
 from typing import IO, Any
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from ..errors import OutputError, UsageError
+
+
+_NOTICE: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("pref_eval_output_notice",
+                                                                                      default=None)
+
+
+@contextlib.contextmanager
+def notices_to(write: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, the output layer's notices (an owner or group of a replaced file that could not be
+    kept) go to ``write`` -- the commands' stderr line (cli/common.py); outside one, a
+    :class:`~pref_eval.errors.PrefEvalWarning` (the Python API)."""
+    token = _NOTICE.set(write)
+    try:
+        yield
+    finally:
+        _NOTICE.reset(token)
+
+
+def _notify(message: str) -> None:
+    write = _NOTICE.get()
+    if write is not None:
+        write(message)
+        return
+    import warnings
+
+    from ..errors import PrefEvalWarning
+
+    warnings.warn(message, PrefEvalWarning, stacklevel=2)
 
 
 def is_stdout(path: str | None) -> bool:
@@ -268,6 +301,7 @@ class _Target:
         self.stream: IO | None = None
         self.direct = False
         self.buffered = False
+        self.note: str | None = None  # an owner or group of the replaced file that could not be kept
 
     def open(self, buffered_stdout: bool) -> IO:
         path = self.path
@@ -343,9 +377,9 @@ class _Target:
         try:
             if self.tmp is not None:
                 s.flush()
+                self.note = _set_mode(s.fileno(), self.final, self.path or "-")
                 os.fsync(s.fileno())
                 s.close()
-                _set_mode(self.tmp, self.final)
             elif self.direct and not is_stdout(self.path):
                 s.close()
         except BrokenPipeError:
@@ -431,9 +465,12 @@ def signals_held() -> Iterator[None]:
                 signal.raise_signal(pending[0])
 
 
-def _set_mode(tmp: str, target: str | None) -> None:
-    """Give the new file the target's mode, owner and group (as far as the process may: root rewriting a
-    user's file leaves it the user's), or the umask default (mkstemp uses 0600)."""
+def _set_mode(fd: int, target: str | None, label: str) -> str | None:
+    """Give the new file (open on ``fd``) the target's mode, owner and group as far as the process may, or the
+    umask default (mkstemp uses 0600). Root keeps every owner; a user who is not root keeps the group when
+    a member of it (GNU ``sed -i`` does the same), never another user's ownership. Returns the notice
+    for an owner or group that could not be kept (``label``: the output as given), else None.
+    Through the descriptor: a name in a directory others may write could be swapped for a link by then."""
     try:
         old = os.stat(target) if target else None
     except OSError:
@@ -445,14 +482,42 @@ def _set_mode(tmp: str, target: str | None) -> None:
     else:
         mode = old.st_mode & 0o7777
         with contextlib.suppress(OSError):
-            new = os.stat(tmp)
+            new = os.fstat(fd)
             if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):  # before chmod: chown clears set-id bits
                 try:
-                    os.chown(tmp, old.st_uid, old.st_gid)
+                    os.fchown(fd, old.st_uid, old.st_gid)
                 except OSError:
-                    os.chown(tmp, -1, old.st_gid)  # a group the owner belongs to
+                    os.fchown(fd, -1, old.st_gid)  # a group the owner belongs to
     with contextlib.suppress(OSError):
-        os.chmod(tmp, mode)
+        os.fchmod(fd, mode)
+    if old is None:
+        return None
+    try:
+        new = os.fstat(fd)
+    except OSError:
+        return None
+    if (new.st_uid, new.st_gid) == (old.st_uid, old.st_gid):
+        return None
+    return (f"{label}: was owned by {_owner(old)}, now by {_owner(new)} (the output is a new file renamed over "
+            "the old one; only root may give a file to another user, or to a group its owner is not in)")
+
+
+def _owner(st: os.stat_result) -> str:
+    """``user:group`` of a file: names where the system has them, else numbers."""
+    try:
+        import grp
+        import pwd
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return f"{st.st_uid}:{st.st_gid}"
+    try:
+        user = pwd.getpwuid(st.st_uid).pw_name
+    except (KeyError, OSError):
+        user = str(st.st_uid)
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except (KeyError, OSError):
+        group = str(st.st_gid)
+    return f"{user}:{group}"
 
 
 def _check_distinct(paths: Sequence[str | None]) -> None:
@@ -519,6 +584,9 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
         with signals_held():  # all renamed, or none: a signal here is handled after the last
             for t in targets:
                 t.commit()
+        for t in targets:
+            if t.note is not None:
+                _notify(t.note)
         if broken is not None:
             raise broken
     finally:

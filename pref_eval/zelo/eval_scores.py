@@ -1,4 +1,7 @@
-"""Evaluate TREC runs against a zELO score file (for ``zelo_eval -R SCORES.tsv``).
+"""Evaluate runs against a zELO score file (for ``zelo_eval -R SCORES.tsv``).
+
+The score file is zelo_fit's TSV or zbench's AnnotatedQueryDocuments JSONL; a run is a TREC run or a
+reranker's output in zbench's JSONL (:func:`pref_eval.io.zelo_scores.read_scored_candidates`).
 
 Measures (names as accepted by :func:`parse_zelo_measure`):
 
@@ -45,25 +48,20 @@ def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures
     ``limit`` keeps the first N candidates of each query in run-file order
     (zbench's ``document_limit``; default all).
     """
-    from ..io.runs import read_run
+    from ..io.textfile import display_name
+    from ..io.zelo_scores import read_scored_candidates
 
     parsed = [(m, parse_zelo_measure(m)) for m in measures]
     table = read_zelo_scores(scores_path)
     rows = []
     for path in run_paths:
-        run = read_run(path)
-        qids = run.qid
-        order = np.argsort(qids, kind="stable")
-        uq, starts = np.unique(qids[order], return_index=True)
-        bounds = np.append(starts, len(order))
+        run, run_name = read_scored_candidates(path), display_name(path)
         per: dict[str, list[float]] = {m: [] for m, _ in parsed}
-        for i, qb in enumerate(uq):
-            qid = qb.decode()
+        for qid in sorted(run):
             if qid not in table:
                 continue
-            idx = order[bounds[i]:bounds[i + 1]]
-            docnos = [d.decode() for d in run.docno[idx]]
-            r, g, _missing = align(docnos, run.score[idx], table[qid], limit=limit)
+            docnos, run_scores = run[qid]
+            r, g, _missing = align(docnos, run_scores, table[qid], limit=limit)
             for name, (kind, k, kgt) in parsed:
                 if kind == "zndcg":
                     v = ndcg_exp(r, g, k)
@@ -74,9 +72,9 @@ def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures
                         raise RuntimeError("internal error: zrecall without a cutoff")
                     v = recall_at_k(r, g, k, kgt)
                 per[name].append(v)
-                rows.append((run.name, qid, name, v))
+                rows.append((run_name, qid, name, v))
         for name, _ in parsed:
             vals = np.array(per[name], dtype=float)
             vals = vals[~np.isnan(vals)]
-            rows.append((run.name, "all", name, float(vals.mean()) if len(vals) else float("nan")))
+            rows.append((run_name, "all", name, float(vals.mean()) if len(vals) else float("nan")))
     return rows
