@@ -216,6 +216,28 @@ def test_markdown_table_renders_every_name(coll):
     assert rows[0] == ["#", "run", "P_10", "ndcg_cut_10"]
     assert [r[1] for r in rows[1:]] == [r.name for r in runs]
     assert all(len(r) == 4 for r in rows)
+    assert _gfm_paragraphs(md) == [md.split("\n\n", 1)[1].strip()]
+    code, md, err = _main("compare", "-R", d / "qrels", "-m", "P.10", "-o", "markdown", "--tests", "t",
+                          "--baseline", "<b>*em*<i>", "-Q", *runs)
+    assert code == 0, err
+    assert "baseline <b>*em*<i>.run only" in _gfm_paragraphs(md)[0]  # the legend shows the name, not HTML
+
+
+def _gfm_paragraphs(md: str) -> list[str]:
+    """The text of every paragraph after the table; inline markup fails."""
+    markdown_it = pytest.importorskip("markdown_it")
+    toks = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(md)
+    out, in_par = [], False
+    for t in toks:
+        if t.type in ("paragraph_open", "paragraph_close"):
+            in_par = t.type == "paragraph_open"
+        elif t.type == "inline" and in_par:
+            text = ""
+            for c in t.children or []:
+                assert c.type in ("text", "softbreak"), f"{c.type} {c.content!r} in {t.content!r}"
+                text += c.content if c.type == "text" else "\n"
+            out.append(text)
+    return out
 
 
 def test_preference_table_names_in_latex_and_markdown(coll):

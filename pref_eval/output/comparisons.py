@@ -139,7 +139,7 @@ def format_pref_table(records: pd.DataFrame, fmt: str, test: str, alpha: float, 
         out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
                "|" + "|".join(["---", "---"] + ["---:"] * len(measures)) + "|"]
         out += ["| " + " | ".join([markdown_escape(r[0]), markdown_escape(r[1]), *r[2:]]) + " |" for r in rows]
-        return "\n".join(out) + "\n\n" + legend + "\n"
+        return "\n".join(out) + "\n\n" + markdown_escape(legend) + "\n"
     if fmt == "latex":
         esc = latex_escape
         out = ["\\begin{table}", "\\centering", "\\begin{tabular}{ll" + "r" * len(measures) + "}", "\\toprule",
@@ -240,7 +240,7 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
         out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
                "|" + "|".join(["---", "---"] + ["---:"] * len(result.measures)) + "|"]
         out += ["| " + " | ".join([r[0], markdown_escape(r[1]), *r[2:]]) + " |" for r in rows]
-        return "\n".join(out) + "\n\n" + "\n".join(legend) + "\n"
+        return "\n".join(out) + "\n\n" + "\n".join(markdown_escape(x) for x in legend) + "\n"
     if fmt == "latex":
         esc = latex_escape
         out = ["\\begin{table}", "\\centering",
