@@ -171,3 +171,132 @@ def test_paired_t_test_default_interval_is_95_percent():
     got = t_test(d)
     assert got["ci_low"][0] == pytest.approx(ref.low, rel=1e-12)
     assert got["ci_high"][0] == pytest.approx(ref.high, rel=1e-12)
+
+
+@pytest.mark.parametrize("extra", ["", "8 x y\n"], ids=["one-topic", "judged-topic-after-the-run"])
+def test_pgc_chain_puts_the_sinks_in_reverse_removal_order(tmp_path, extra):
+    """Mutant ``pgc.ideal_ranking``: the tail list s2 sorted by ``-step`` -> ``+step`` (removal order, not its
+    reverse). Luo, Clarke & Smucker (SIGIR 2021), greedy: judgments a>b, b>c, run a, b, c. c is the only sink
+    (front of s2), then b, then a: ideal a, b, c, the run itself; overlaps at depths 1-3: 1, 2, 3 (the mutant's
+    ideal c, b, a gives 0, 1, 3). Mutant ``pgc.preference_graph``: ``max(r.nq - 1, 0)`` -> ``max(r.nq - 1, 1)``
+    (IndexError when a judged topic the run lacks sorts after the run's only topic; it is not evaluated)."""
+    import pref_eval
+
+    (tmp_path / "prefs").write_text("7 a b\n7 b c\n" + extra)
+    (tmp_path / "run").write_text("7 Q0 a 1 3 r\n7 Q0 b 2 2 r\n7 Q0 c 3 1 r\n")
+    (tmp_path / "qrels").write_text("7 0 a 1\n")
+    p = 0.8
+    overlap = [1, 2] + [3] * 998
+    want = sum(p ** i * overlap[i] / (i + 1) for i in range(1000)) / sum(p ** i for i in range(1000))
+    df = pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"], judgments=str(tmp_path / "prefs"))
+    assert float(df.value[0]) == pytest.approx(want, abs=1e-14)
+
+
+def test_paired_t_test_of_one_query_has_scipys_degrees_of_freedom():
+    """Mutant ``stats.paired.t_test``: ``df = max(n - 1, 0)`` -> ``max(n + 1, 0)`` for fewer than 2 queries.
+    scipy's ``ttest_1samp`` of one value: df 0, statistic and p nan."""
+    import warnings
+
+    from scipy import stats as sps
+
+    from pref_eval.stats import t_test
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sps.ttest_1samp(np.array([[0.3], [0.1]]), 0.0, axis=-1)
+    got = t_test(np.array([[0.3], [0.1]]))
+    assert got["df"].tolist() == ref.df.tolist() == [0, 0]
+    assert np.isnan(got["statistic"]).all() and np.isnan(ref.statistic).all()
+    assert np.isnan(got["p_value"]).all() and np.isnan(ref.pvalue).all()
+
+
+def test_preferences_do_not_warn_about_a_run_that_lacks_only_some_topics(tmp_path, monkeypatch):
+    """Mutant ``run_preferences.evaluate._vectors``: ``not r.present.any()`` -> ``not r.present.all()`` (a run
+    missing one topic was reported as sharing none with the qrels). By hand: b.run retrieves topic 1's relevant
+    d1 at rank 1 as a.run does (RPP 0) and nothing for topic 2 (a.run is preferred: 1); mean 0.5. No warning:
+    b.run shares topic 1 with the qrels (PrefEvalWarning is an error in the suite)."""
+    import pref_eval
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.qrels").write_text("1 0 d1 1\n2 0 d2 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 1 a\n2 Q0 d2 1 1 a\n")
+    (tmp_path / "b.run").write_text("1 Q0 d1 1 1 b\n")
+    df = pref_eval.api.preferences("q.qrels", ["a.run", "b.run"], ["rpp"], per_query=True)
+    assert [(str(q), v) for q, v in zip(df["qid"], df["value"], strict=True)] == [("1", 0.0), ("2", 1.0),
+                                                                                  ("all", 0.5)]
+
+
+@pytest.mark.parametrize("parts", [2, 5])
+def test_fit_in_blocks_with_doc_rank_is_the_fit_with_doc_ids(parts):
+    """Mutant ``fit.fit_bt_parallel``: a block's ranks ``rank[offsets[q0]:...]`` -> ``rank[offsets[q0] - 1:...]``
+    (no caller in the package passes ``doc_rank`` with several blocks; the docstring says ``doc_ids`` gives
+    the same order as ``doc_rank=id_ranks(doc_ids)``). Metamorphic, not an outside oracle: the one-block fit's
+    numbers are checked against choix / statsmodels in tests/test_zelo_fit.py."""
+    from pref_eval.zelo.fit import fit_bt_parallel, id_ranks
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(2, 9, 7)
+    q = np.repeat(np.arange(len(sizes)), sizes * 3)
+    a = (rng.random(len(q)) * sizes[q]).astype(np.int64)
+    b = (rng.random(len(q)) * sizes[q]).astype(np.int64)
+    s = rng.random(len(q)).round(2)
+    docs = [[f"d{(3 * i) % n}-{i}" for i in range(n)] for n in sizes]
+    want = fit_bt_parallel(sizes, q, a, b, s, prior=0.5, doc_ids=docs, parts=1)
+    got = fit_bt_parallel(sizes, q, a, b, s, prior=0.5, doc_rank=id_ranks(docs), parts=parts)
+    np.testing.assert_array_equal(got.score, want.score)
+    np.testing.assert_array_equal(got.se, want.se)
+
+
+def test_mle_loglik_is_the_maximum_scipy_finds():
+    """Mutant ``fit.fit_bt`` (prior 0, the per-SCC path): ``ll_e = wuv·log σ(d) + wvu·log σ(−d)`` -> ``−``
+    (the reported log-likelihood; the scores were right). Oracle: scipy.optimize maximises the module
+    docstring's l(x) = Σ W[i, j] log σ(x_i − x_j) (W[b, a] += w·s, W[a, b] += w·(1 − s)) over the same
+    judgments, one strongly connected component of 4 documents."""
+    from scipy.optimize import minimize
+    from scipy.special import log_expit
+
+    from pref_eval.zelo.fit import fit_bt
+
+    a = np.array([0, 1, 2, 3, 0, 1])
+    b = np.array([1, 2, 3, 0, 2, 3])
+    s = np.array([0.3, 0.4, 0.8, 0.5, 0.6, 0.1])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0])
+    res = fit_bt(np.array([4]), np.zeros(6, dtype=np.int64), a, b, s, w, prior=0.0)
+
+    def neg_ll(x):
+        x = np.concatenate([[0.0], x])  # the first score fixed: the likelihood is shift-invariant
+        d = x[a] - x[b]
+        return -float(np.sum(w * (1 - s) * log_expit(d) + w * s * log_expit(-d)))
+
+    opt = minimize(neg_ll, np.zeros(3), method="BFGS", options={"gtol": 1e-10})
+    assert res.loglik[0] == pytest.approx(-opt.fun, rel=1e-9)
+    x = res.score - res.score[0]
+    np.testing.assert_allclose(x[1:], opt.x, atol=1e-5)
+
+
+def test_significant_is_strictly_below_alpha():
+    """Mutant ``stats.compare._assemble``: ``padj < alpha`` -> ``<=``. docs/zelo_compare.md: ``significant`` =
+    ``p_adjusted < --alpha`` (statsmodels' ``multipletests`` rejects at ``<=``; the two differ only at equality).
+    Five positive differences: scipy's exact binomial test p = 2/2^5 = 0.0625, a double exactly."""
+    from scipy import stats as sps
+
+    from pref_eval.stats import compare_differences
+
+    d = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert sps.binomtest(5, 5, 0.5).pvalue == 0.0625
+    rec = compare_differences(d, tests="sign", alpha=0.0625).iloc[0]
+    assert rec["p_adjusted"] == 0.0625 and not rec["significant"]
+    rec = compare_differences(d, tests="sign", alpha=0.0625 + 1e-12).iloc[0]
+    assert rec["significant"]
+
+
+def test_a_preference_measure_requested_twice_is_refused():
+    """Mutant ``run_preferences.names.resolve``: ``keys.count(k) > 1`` -> ``> 2`` (a measure named exactly twice
+    was computed twice)."""
+    from pref_eval.errors import UsageError
+    from pref_eval.run_preferences.names import resolve
+
+    with pytest.raises(UsageError, match="requested twice: rpp"):
+        resolve(["rpp", "invrpp", "rpp"], None)
+    assert [m.key for m in resolve(["rpp", "invrpp"], None)] == [m.key for m in resolve(["rpp"], None)] + [
+        m.key for m in resolve(["invrpp"], None)]

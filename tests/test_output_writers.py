@@ -128,7 +128,9 @@ ELSEWHERE = {"agree": "tests/test_agree_cli.py", "judgments": "tests/test_zelo_j
              # seeded draws: candidate order is the data (cycles over it), and simulations read no file lines
              "pairs": "tests/test_zelo_pairs.py", "simulations": "tests/test_zelo_simulate.py",
              # not a writer: json.dumps-equal quoting used by the preferences writer (hypothesis-tested there)
-             "json_text": "tests/test_pref_output.py"}
+             "json_text": "tests/test_pref_output.py",
+             # not a writer: LaTeX / Markdown escaping of names (checked against markdown-it-py and a LaTeX reader)
+             "markup": "tests/test_paper_table.py"}
 INPUTS = ("qrels/", "runs/", "judgments/", "tests/data/")
 
 

@@ -140,7 +140,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     pref_records, pref_tests = None, test_list
     if pref_df is not None:
         pref_records, pref_tests = _compare_preference_rows(
-            pref_df, test_list, baseline_ignored=baseline is not None and not pref_baseline_done,
+            pref_df, test_list, baseline=None if pref_baseline_done else baseline,
             complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
     text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
                             markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
@@ -245,6 +245,8 @@ def _resolve_run(name: str, runs: list[str]) -> str:
              or os.path.splitext(os.path.basename(r))[0] == name]
     if len(cands) == 1:
         return cands[0]
+    if cands:  # x/bm25.run and y/bm25.run: both are "bm25"; the first would be a guess by file order
+        raise UsageError(f"baseline {name!r} matches {len(cands)} runs ({', '.join(cands)}): give one of these names")
     raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
 
 
@@ -302,17 +304,19 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     return result
 
 
-def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline_ignored: bool, complete: bool,
+def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
                              run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict,
                              log: Any) -> tuple[Any, list[str]]:
-    """The tests on the per-pair preference measures: (records or None, the tests applied)."""
+    """The tests on the per-pair preference measures: (records or None, the tests applied). ``baseline``
+    (a per-query file's pairs; ``-R`` makes only the baseline's pairs): keep the pairs with the baseline,
+    as (baseline, other), so the correction's family is those R - 1 pairs, as with ``-R``."""
     from ..stats.compare import compare_preferences
 
     pref_tests = [t for t in test_list if t != "tukey"]
     if len(pref_tests) < len(test_list):
         log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
-    if baseline_ignored:
-        log.warn("--baseline does not apply to preference measures: every pair in the file is tested")
+    if baseline is not None:
+        pref_df = _baseline_pairs(pref_df, baseline)
     if not pref_tests:
         return None, pref_tests
     records, _, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
@@ -321,6 +325,21 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline_ign
         if d:
             log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out; -c counts them as 0")
     return records, pref_tests
+
+
+def _baseline_pairs(pref_df: Any, baseline: str) -> Any:
+    """The rows of the pairs with ``baseline``, turned to (baseline, other): a preference of b over a is minus
+    that of a over b (every preference measure is a difference or a sign: rpp, lexi*, the metric differences)."""
+    import numpy as np
+    import pandas as pd
+
+    names = list(dict.fromkeys(x for pair in zip(pref_df["run"], pref_df["run_b"], strict=True) for x in pair))
+    b = _resolve_run(baseline, names)
+    first, second = pref_df[pref_df["run"] == b], pref_df[pref_df["run_b"] == b].copy()
+    second["run"], second["run_b"] = second["run_b"].to_numpy(), second["run"].to_numpy()
+    second["value"] = -pd.to_numeric(second["value"], errors="coerce")
+    out = pd.concat([first, second], ignore_index=True)  # the other runs in the file's order, as -R's command line
+    return out.iloc[np.argsort(out["run_b"].map({n: i for i, n in enumerate(names)}).to_numpy(), kind="stable")]
 
 
 def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,

@@ -17,6 +17,7 @@ from typing import TextIO
 from collections.abc import Iterable
 
 from ..agree.records import FIELDS, Record
+from .markup import latex_escape, markdown_escape
 
 FORMATS = ("text", "tsv", "csv", "jsonl", "markdown", "latex")
 
@@ -60,13 +61,6 @@ def _json_value(v):
     return v
 
 
-def _latex_escape(s: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
-        s = s.replace(a, b)
-    return s
-
-
 def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", digits: int = 4) -> None:
     """Write ``records`` to ``out`` in ``fmt`` (one of :data:`FORMATS`)."""
     records = list(records)
@@ -92,12 +86,12 @@ def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", dig
             out.write("| " + " | ".join(FIELDS) + " |\n")
             out.write("|" + "|".join("---" if i < 4 else "---:" for i in range(len(FIELDS))) + "|\n")
             for row in rows:
-                out.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+                out.write("| " + " | ".join(markdown_escape(c) for c in row) + " |\n")
         else:
             out.write("\\begin{tabular}{llll" + "r" * 4 + "}\n\\hline\n")
-            out.write(" & ".join(_latex_escape(h) for h in FIELDS) + " \\\\\n\\hline\n")
+            out.write(" & ".join(latex_escape(h) for h in FIELDS) + " \\\\\n\\hline\n")
             for row in rows:
-                out.write(" & ".join(_latex_escape(c) for c in row) + " \\\\\n")
+                out.write(" & ".join(latex_escape(c) for c in row) + " \\\\\n")
             out.write("\\hline\n\\end{tabular}\n")
     else:
         raise ValueError(f"unknown format {fmt!r}")

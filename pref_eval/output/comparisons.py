@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
+from .markup import latex_escape, markdown_escape
 from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
 
 if TYPE_CHECKING:
@@ -135,12 +136,12 @@ def format_pref_table(records: pd.DataFrame, fmt: str, test: str, alpha: float, 
               f"correction over {len(pairs)} pair(s) per measure, alpha = {alpha:g}; queries: "
               + ", ".join(str(n) for n in nq) + ".")
     if fmt == "markdown":
-        out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(measures)) + "|"]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(out) + "\n\n" + legend + "\n"
+        out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
+               "|" + "|".join(["---", "---"] + ["---:"] * len(measures)) + "|"]
+        out += ["| " + " | ".join([markdown_escape(r[0]), markdown_escape(r[1]), *r[2:]]) + " |" for r in rows]
+        return "\n".join(out) + "\n\n" + markdown_escape(legend) + "\n"
     if fmt == "latex":
-        def esc(t: str) -> str:
-            return t.replace("_", "\\_").replace("&", "\\&").replace("%", "\\%").replace("#", "\\#")
+        esc = latex_escape
         out = ["\\begin{table}", "\\centering", "\\begin{tabular}{ll" + "r" * len(measures) + "}", "\\toprule",
                " & ".join(esc(h) for h in header) + " \\\\", "\\midrule"]
         out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in rows]
@@ -236,13 +237,12 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
     rows = [[label_of[r], r] + ["".join(cell(r, m)) for m in result.measures] for r in result.runs]
     header = ["#", "run", *result.measures]
     if fmt == "markdown":
-        out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(result.measures)) + "|"]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(out) + "\n\n" + "\n".join(legend) + "\n"
+        out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
+               "|" + "|".join(["---", "---"] + ["---:"] * len(result.measures)) + "|"]
+        out += ["| " + " | ".join([r[0], markdown_escape(r[1]), *r[2:]]) + " |" for r in rows]
+        return "\n".join(out) + "\n\n" + "\n".join(markdown_escape(x) for x in legend) + "\n"
     if fmt == "latex":
-        def esc(s: str) -> str:
-            return (s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("&", "\\&")
-                    .replace("%", "\\%").replace("#", "\\#"))
+        esc = latex_escape
         out = ["\\begin{table}", "\\centering",
                "\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
                " & ".join(["\\#", "Run", *(esc(m) for m in result.measures)]) + " \\\\", "\\midrule"]

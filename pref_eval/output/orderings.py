@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 
 from ..rank_aggregation import Aggregation
+from .markup import markdown_escape
 
 
 def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
@@ -69,10 +70,11 @@ def jsonl_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summa
 def markdown_lines(agg: Aggregation, measures: list[str]) -> Iterator[str]:
     """A Markdown table of the summary orderings: rank, then one column per (measure, method)."""
     cols = [(m, meth) for m in measures for meth in agg.summary[m] if meth != "type"]
-    yield (f"### sample {agg.sample}\n\n| rank | " + " | ".join(f"{m} ({meth})" for m, meth in cols)
+    yield (f"### sample {agg.sample}\n\n| rank | "
+           + " | ".join(markdown_escape(f"{m} ({meth})") for m, meth in cols)
            + " |\n|---:|" + "---|" * len(cols) + "\n")
     depth = max((len(agg.summary[m][meth]) for m, meth in cols), default=0)
     for k in range(depth):
         cells = [agg.summary[m][meth][k] if k < len(agg.summary[m][meth]) else "" for m, meth in cols]
-        yield f"| {k + 1} | " + " | ".join(cells) + " |\n"
+        yield f"| {k + 1} | " + " | ".join(markdown_escape(c) for c in cells) + " |\n"
     yield "\n"
