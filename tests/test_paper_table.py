@@ -5,7 +5,6 @@ a LaTeX text-mode reader written from the LaTeX font-encoding rules (no TeX engi
 pandas.read_csv / read_json with the calls docs/zelo_compare.md gives."""
 from __future__ import annotations
 
-import contextlib
 import io
 import itertools
 import json
@@ -17,6 +16,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from cli_harness import run_module_inproc
+
 # run names (file names) with every LaTeX special, Markdown markup, a pipe, non-ASCII letters
 NAMES = ["bm25", "bm25_rm3", "T5-3B%", "a&b#$x$", "u{c}~^\\x", "pipe|x", "ünïcödé", "<b>*em*<i>", "[l](u)`c`",
          "_x_"]
@@ -24,17 +25,8 @@ TOPICS = ["001", "010", "1e5", "NaN", "nan", "inf", "null", "T1", "2", "03"]
 
 
 def _main(module: str, *args) -> tuple[int, str, str]:
-    import importlib
-
-    main = importlib.import_module(f"pref_eval.cli.{module}").main
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
+    res = run_module_inproc(module, args)
+    return res.returncode, res.stdout, res.stderr
 
 
 @pytest.fixture(scope="module")

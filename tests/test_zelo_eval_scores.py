@@ -88,10 +88,22 @@ def test_no_common_query_warns(files):
     (["--reference", "r1.run"], "--reference"),
     (["-o", "pref"], "-o pref needs qrels"),
     (["-M", "preferences"], "-M preferences: with a zELO score file"),
-    (["-m", "ndcg"], "unknown zELO measure 'ndcg'"),
+    (["-m", "ndcg"], "zelo.tsv is read as a zELO score file (its first line is zelo_fit's header): unknown zELO "
+                     "measure 'ndcg'"),
     (["-m", "zacc@3"], "zacc takes no cutoff"),
 ])
 def test_errors(files, args, msg):
     out = zeval(files, "-R", "zelo.tsv", *args, "r1.run", "r2.run")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("zelo_eval: ") and msg in out.stderr and "Traceback" not in out.stderr
+
+
+def test_qrels_starting_with_brace_named(files):
+    """A file meant as qrels whose first line starts with ``{`` reads as zbench's annotated JSONL: a measure that
+    is not zbench's is refused naming that file and why (the mutated-input fuzz's case; was only "unknown zELO
+    measure 'rpp'")."""
+    (files / "q.qrels").write_text('{"a": 1 0 d1 1}\n')
+    out = zeval(files, "-R", "q.qrels", "-m", "rpp", "r1.run", "r2.run")
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.startswith("zelo_eval: q.qrels is read as zbench's annotated JSONL (its first line starts "
+                                 "with '{'): unknown zELO measure 'rpp'"), out.stderr

@@ -298,7 +298,7 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
         raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
     names = list(measures) or list(DEFAULT_MEASURES)
     for m in names:
-        parse_zelo_measure(m)
+        parse_zelo_measure(m, where=scores)
     got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
     # per run: its per-query rows, then one "all" row per measure
     rows, k, n_all, seen_q = [], 0, 0, False

@@ -37,6 +37,14 @@ def looks_like_zelo_scores(path: str) -> bool:
     return is_zelo_scores_header(first) or is_zbench_annotated_line(first)
 
 
+def what_score_file(path: str) -> str:
+    """Why ``path`` is taken as a zELO score file (for messages: a file meant as qrels that starts with ``{``
+    reads as zbench's JSONL, and then only zbench's measures apply)."""
+    if is_zbench_annotated_line(first_line_of_file(path)):
+        return f"{display_name(path)} is read as zbench's annotated JSONL (its first line starts with '{{')"
+    return f"{display_name(path)} is read as a zELO score file (its first line is zelo_fit's header)"
+
+
 _ANNOTATED = ('{"query": {"id": ...}, "documents": [{"id": ..., "score": a finite number}, ...]} '
               '(zbench annotated JSONL)')
 

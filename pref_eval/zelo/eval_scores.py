@@ -22,17 +22,19 @@ import numpy as np
 
 from ..errors import UsageError
 from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
-from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores  # noqa: F401 - re-exported
+from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores, what_score_file  # noqa: F401 - re-exported
 
 DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re caches it)
 
 
-def parse_zelo_measure(name: str) -> tuple[str, int | None, int | None]:
-    """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise."""
+def parse_zelo_measure(name: str, where: str | None = None) -> tuple[str, int | None, int | None]:
+    """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise (naming the score file
+    ``where`` and why it is one, when given)."""
     m = re.match(_RX, name)
     if not m:
-        raise UsageError(f"unknown zELO measure {name!r} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
+        why = f"{what_score_file(where)}: " if where is not None else ""
+        raise UsageError(f"{why}unknown zELO measure {name!r} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
     kind, k, kgt = m.group(1), m.group(2), m.group(3)
     if kind == "zrecall" and k is None:
         raise UsageError("zrecall needs a cutoff: zrecall@K")
