@@ -99,11 +99,22 @@ def test_errors(files, args, msg):
 
 
 def test_qrels_starting_with_brace_named(files):
-    """A file meant as qrels whose first line starts with ``{`` reads as zbench's annotated JSONL: a measure that
+    """A file meant as qrels whose first line starts a JSON object reads as zbench's annotated JSONL: a measure that
     is not zbench's is refused naming that file and why (the mutated-input fuzz's case; was only "unknown zELO
     measure 'rpp'")."""
     (files / "q.qrels").write_text('{"a": 1 0 d1 1}\n')
     out = zeval(files, "-R", "q.qrels", "-m", "rpp", "r1.run", "r2.run")
     assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
     assert out.stderr.startswith("zelo_eval: q.qrels is read as zbench's annotated JSONL (its first line starts "
-                                 "with '{'): unknown zELO measure 'rpp'"), out.stderr
+                                 "a JSON object): unknown zELO measure 'rpp'"), out.stderr
+
+
+def test_topic_ids_starting_with_brace_are_trec(tmp_path):
+    """A qrels and a run whose topic id starts with ``{`` (``{1}``: trec_eval takes any token) are TREC files, not
+    zbench's JSONL (b29's guess took every first line starting with ``{``). Hand-worked: the relevant d1 at rank 2
+    of 2, AP = 1/2; the docs' zelo_trec gives the same."""
+    (tmp_path / "q.qrels").write_text("{1} 0 d1 1\n{1} 0 d2 0\n")
+    (tmp_path / "a.run").write_text("{1} Q0 d2 1 2.0 r\n{1} Q0 d1 2 1.0 r\n")
+    out = zeval(tmp_path, "-R", "q.qrels", "-m", "map", "-o", "tsv", "a.run")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[1:] == ["a.run\tall\tmap\t0.5"]

@@ -25,9 +25,12 @@ def is_zelo_scores_header(first_line: str) -> bool:
 
 
 def is_zbench_annotated_line(first_line: str) -> bool:
-    """True when a file's first line starts a JSON object (zbench's AnnotatedQueryDocuments JSONL; no qrels,
-    run or score TSV line starts with ``{``)."""
-    return first_line.lstrip(" \t").startswith("{")
+    """True when a file's first line starts a JSON object -- ``{`` then ``"`` or ``}`` (zbench's
+    AnnotatedQueryDocuments JSONL). A TREC qrels or run line whose topic id merely starts with ``{`` (``{1} 0 d1
+    1``) is not one: trec_eval takes such ids, and so do the qrels and run readers."""
+    import re
+
+    return re.match(r'[ \t]*\{[ \t]*["}]', first_line) is not None
 
 
 def looks_like_zelo_scores(path: str) -> bool:
@@ -41,7 +44,7 @@ def what_score_file(path: str) -> str:
     """Why ``path`` is taken as a zELO score file (for messages: a file meant as qrels that starts with ``{``
     reads as zbench's JSONL, and then only zbench's measures apply)."""
     if is_zbench_annotated_line(first_line_of_file(path)):
-        return f"{display_name(path)} is read as zbench's annotated JSONL (its first line starts with '{{')"
+        return f"{display_name(path)} is read as zbench's annotated JSONL (its first line starts a JSON object)"
     return f"{display_name(path)} is read as a zELO score file (its first line is zelo_fit's header)"
 
 
