@@ -7,7 +7,7 @@ a missing SE is ``nan``.
 
 zbench's AnnotatedQueryDocuments JSONL (zbench's annotation output, ``zelo_fit --output-format zbench``, and
 zbench's reranker files) carries the same numbers: :func:`read_zelo_scores` and :func:`read_scored_candidates`
-take it too (recognised by a first line starting ``{``).
+take it too (recognised by a first line starting a JSON object, ``{"`` or ``{}``: :func:`is_zbench_annotated_line`).
 """
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def looks_like_zelo_scores(path: str) -> bool:
 
 
 def what_score_file(path: str) -> str:
-    """Why ``path`` is taken as a zELO score file (for messages: a file meant as qrels that starts with ``{``
-    reads as zbench's JSONL, and then only zbench's measures apply)."""
+    """Why ``path`` is taken as a zELO score file (for messages: a file meant as qrels whose first line starts a
+    JSON object reads as zbench's JSONL, and then only zbench's measures apply)."""
     if is_zbench_annotated_line(first_line_of_file(path)):
         return f"{display_name(path)} is read as zbench's annotated JSONL (its first line starts a JSON object)"
     return f"{display_name(path)} is read as a zELO score file (its first line is zelo_fit's header)"
