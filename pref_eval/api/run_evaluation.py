@@ -33,7 +33,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   means: bool = False, query_fraction: float = 1.0, label_fraction: float = 1.0,
                   label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
-                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None) -> None:
+                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
+                  keep_going: bool = False) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -57,10 +58,16 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
+
+    ``keep_going`` (metric mode, ``--keep-going``): a run that cannot be read or evaluated is named
+    on stderr with its error (``log.error``) and left out; the others are evaluated and written as
+    usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
+    runs were left out (exit status 2). Without it the first bad run stops the evaluation.
     """
     from ._inputs import _check_flags, _check_float, _check_int, _check_paths, _path_list
 
-    _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head)
+    _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
+                 keep_going=keep_going)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
     _check_int("level", level)
@@ -86,6 +93,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
+        if keep_going:
+            raise UsageError(f"--keep-going applies to metric mode (trec_eval measures), not to a zELO score "
+                             f"file ({qrels})")
         _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
                             reference=reference, means=means, complete=complete, level=level,
                             sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
@@ -96,6 +106,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     prefs = fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))
     if trec9 and prefs:
         raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
+                         "trec_eval names), not to preference mode")
+    if prefs and keep_going:
+        raise UsageError("--keep-going applies to metric mode (trec_eval measures: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
@@ -117,7 +130,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
-                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)
+                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going, **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
@@ -186,7 +199,7 @@ def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
 def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                  per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
-                 scheduler: str | None) -> None:
+                 scheduler: str | None, keep_going: bool = False) -> None:
     """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
     from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
@@ -203,7 +216,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     if per_query:
         _warn_topic_all(q.qid, qrels, log)
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
-                           extra=more, jobs=jobs, scheduler=scheduler, log=log)
+                           extra=more, jobs=jobs, scheduler=scheduler, log=log, keep_going=keep_going)
+    got, runs, ids, skipped = _set_aside(got, runs, ids, log)
     results = []
     for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
         log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
@@ -215,16 +229,41 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     if fmt in WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
                     complete=complete, trec9=trec9)
-        return
-    with command_output(output, inputs) as out:
-        if fmt == "trec":
-            from ..output.trec import write_trec_blocks
+    else:
+        with command_output(output, inputs) as out:
+            if fmt == "trec":
+                from ..output.trec import write_trec_blocks
 
-            write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
-        else:
-            from ..output.table import WRITERS, long_rows
+                write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
+            else:
+                from ..output.table import WRITERS, long_rows
 
-            WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+                WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+    if skipped:
+        raise skipped
+
+
+def _set_aside(got: list, runs: list[str], ids: list[str], log: Any) -> tuple[list, list[str], list[str], Any]:
+    """``--keep-going``: the runs whose entry in ``got`` is an error are named on stderr (``log.error``, one
+    line each: the error as it would stop the command) and left out. Returns what is left of ``got``,
+    ``runs`` and ``ids``, and the error to raise once the others are written (``None``: every run was
+    evaluated); with no run left it is raised at once (nothing is written)."""
+    from ..errors import EvaluationError, PrefEvalError
+    from ..io.textfile import display_name
+
+    bad = [k for k, x in enumerate(got) if isinstance(x[0], PrefEvalError)]
+    if not bad:
+        return got, runs, ids, None
+    for k in bad:
+        log.error(str(got[k][0]))
+    keep = [k for k in range(len(got)) if k not in set(bad)]
+    names = ", ".join(display_name(runs[k]) for k in bad)
+    if not keep:
+        raise EvaluationError(f"none of the {len(runs)} runs could be evaluated (--keep-going): {names}; "
+                              "nothing written")
+    err = EvaluationError(f"{len(bad)} of {len(runs)} runs not evaluated (--keep-going; their errors above): "
+                          f"{names}")
+    return [got[k] for k in keep], [runs[k] for k in keep], [ids[k] for k in keep], err
 
 
 def _warn_topic_all(qid: Any, qrels: str, log: Any) -> None:
@@ -238,13 +277,13 @@ def _warn_topic_all(qid: Any, qrels: str, log: Any) -> None:
 
 def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
                      depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
-                     log: Any) -> list:
+                     log: Any, keep_going: bool = False) -> list:
     """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
     if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
         import sys
 
         try:
-            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra),
+            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra, keep_going),
                                       progress=lambda k, n: log.progress("evaluating runs", k, n))
         except BaseException:
             if log.interactive:  # end the progress line so the error starts a line of its own
@@ -255,7 +294,8 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
     if len(runs) >= MANY_RUNS:
         log.stage(f"evaluating {len(runs)} runs")
     groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
-    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra) for a, b in groups]
+    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra, keep_going)
+              for a, b in groups]
     return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
 
 

@@ -79,6 +79,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
               help="The same on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
+@click.option("--keep-going", "keep_going", is_flag=True,
+              help="Metric mode: a run that cannot be read or evaluated is named on stderr (FILE:LINE: error) and "
+                   "left out, the others are evaluated and written; exit status 2 when a run was left out.")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
@@ -95,7 +98,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
-            best: str | None) -> int:
+            best: str | None, keep_going: bool) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -123,7 +126,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                   output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
                   label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                   scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
-                  log=Log("zelo_eval", quiet), inputs=command_options())
+                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going)
     return 0
 
 
