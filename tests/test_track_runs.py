@@ -144,3 +144,88 @@ def test_keep_going_with_a_mutated_run(pristine, tmp_path):
             assert len(errors) == 2 and errors[0].startswith("zelo_eval: bm25.run"), (m.__name__, errors)
             assert errors[1] == ("zelo_eval: 1 of 2 runs not evaluated (--keep-going; their errors above): "
                                  "bm25.run"), (m.__name__, errors)
+
+
+# -- -o topics: per topic and measure, min / median / max over the runs, each run's value beside them
+
+THIRD = "1 Q0 b 1 9 t\n1 Q0 a 2 8 t\n2 Q0 a 1 9 t\n"  # AP by hand: 1: (1/2)/2 = 1/4; 2: (1/1)/2 = 1/2
+FOURTH = "1 Q0 a 1 9 f\n1 Q0 c 2 8 f\n"  # AP: 1: 1; topic 2 lacking (0 with -c)
+
+
+def _topics(text: str) -> tuple[list[str], dict[tuple[str, str], list[str]]]:
+    lines = [x.split("\t") for x in text.splitlines()]
+    return lines[0], {(r[0], r[1]): r[2:] for r in lines[1:]}
+
+
+def test_topics_hand_worked_odd_and_even(tmp_path):
+    ws = _files(tmp_path)
+    (ws / "third.run").write_text(THIRD)
+    (ws / "fourth.run").write_text(FOURTH)
+    ap = {"good.run": AP["good.run"], "other.run": AP["other.run"], "third.run": {"1": 0.25, "2": 0.5}}
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-o", "topics", "good.run", "other.run", "third.run"],
+                     ws)
+    assert res.returncode == 0, res.stderr
+    head, rows = _topics(res.stdout.decode())
+    assert head == ["qid", "measure", "runs", "min", "median", "max", "good.run", "other.run", "third.run"]
+    assert list(rows) == [("1", "map"), ("2", "map"), ("all", "map")]
+    for q in ("1", "2"):
+        vals = sorted(ap[r][q] for r in ap)
+        row = rows[(q, "map")]
+        assert row[0] == "3" and [float(x) for x in row[1:4]] == pytest.approx([vals[0], vals[1], vals[2]])
+        assert [float(x) for x in row[4:]] == pytest.approx([ap[r][q] for r in ap])
+    # four runs, -c: topic 2 of fourth.run counts 0; the median of 4 values is the mean of the middle two
+    ap["fourth.run"] = {"1": 1.0, "2": 0.0}
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-c", "-o", "topics", "-n", *ap], ws)
+    head, rows = _topics(res.stdout.decode())
+    assert list(rows) == [("1", "map"), ("2", "map")]
+    for q in ("1", "2"):
+        vals = sorted(ap[r][q] for r in ap)
+        assert [float(x) for x in rows[(q, "map")][1:4]] == pytest.approx([vals[0], (vals[1] + vals[2]) / 2,
+                                                                          vals[3]])
+    # without -c, fourth.run lacks topic 2: an empty cell, three runs counted
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-o", "topics", "-Q", *ap], ws)
+    head, rows = _topics(res.stdout.decode())
+    assert rows[("2", "map")][0] == "3" and rows[("2", "map")][-1] == ""
+    three = sorted(ap[r]["2"] for r in ap if r != "fourth.run")  # 1/2, 1/2, 7/12
+    assert [float(x) for x in rows[("2", "map")][1:4]] == pytest.approx(three)
+
+
+@pytest.mark.slow  # pandas' import: ~1.5 s
+def test_topics_equal_pandas_on_the_shipped_runs(tmp_path):
+    """The table against pandas' groupby min / median / max of the `-q -o tsv` long table, computed here."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    q = str(ROOT / "qrels/dl19-sample.qrels")
+    runs = [str(ROOT / f"runs/{n}.run") for n in ("bm25", "dense", "rerank")]
+    runs.append(str(tmp_path / "half.run"))  # a fourth run (an even count): bm25's first half of each topic
+    lines = (ROOT / "runs/bm25.run").read_text().splitlines()
+    (tmp_path / "half.run").write_text("".join(x + "\n" for x in lines if int(x.split()[3]) <= 40))
+    args = ["-R", q, "-c", "-M", "official", "-m", "ndcg_cut.10", "-m", "Judged@10"]
+    long = run_inproc("zelo_eval", [*args, "-q", "-o", "tsv", *runs], tmp_path)
+    top = run_inproc("zelo_eval", [*args, "-o", "topics", *runs], tmp_path)
+    assert long.returncode == 0 and top.returncode == 0, (long.stderr, top.stderr)
+    d = pd.read_csv(io.BytesIO(long.stdout), sep="\t", dtype={"qid": str, "value": str})
+    d = d[d.measure != "runid"].astype({"value": float})
+    want = d.groupby(["qid", "measure"]).value.agg(["count", "min", "median", "max"])
+    wide = d.pivot(index=["qid", "measure"], columns="run", values="value")
+    t = pd.read_csv(io.BytesIO(top.stdout), sep="\t", dtype={"qid": str})
+    t = t.set_index(["qid", "measure"])
+    assert len(t) == len(want) == d.groupby(["qid", "measure"]).ngroups
+    got = t.loc[want.index]
+    assert np.array_equal(got["runs"].to_numpy(), want["count"].to_numpy())
+    for c in ("min", "median", "max"):
+        assert np.allclose(got[c].to_numpy(float), want[c].to_numpy(), rtol=0, atol=1e-12), c
+    ids = list(t.columns[4:])
+    assert np.allclose(got[ids].to_numpy(float), wide.loc[want.index, ids].to_numpy(), rtol=0, atol=0)
+    assert np.allclose(want["median"], np.median(wide.loc[want.index, ids].to_numpy(), axis=1))
+    qids = [x for x in dict.fromkeys(t.index.get_level_values(0)) if x != "all"]
+    assert qids == sorted(qids, key=str.encode) and t.index[-1][0] == "all"
+
+
+def test_topics_refused_outside_metric_mode(tmp_path):
+    ws = _files(tmp_path)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "rpp", "-o", "topics", "good.run", "other.run"], ws)
+    assert res.returncode == 2 and "-o topics is a table of trec_eval measures" in res.stderr

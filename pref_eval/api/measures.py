@@ -70,7 +70,7 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
     ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
     requests = parse_measures(list(names))
     qi = index_qrels(q)
-    out = []
+    out: list[tuple] = []
     for k, (r, n) in enumerate(zip(runs, ids, strict=True)):
         if progress is not None:
             progress(k, len(runs))
