@@ -18,9 +18,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")  # zelo_eval -o
 
-
 WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
-
 
 MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
@@ -105,11 +103,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if complete:  # (was ignored)
             raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
                              "every qrels query with a relevant document (a run lacking one retrieved nothing)")
-        if fmt != "pref" and "rbp" in measures:
-            # the one name both modes compute, differently: with -o tsv, `-m rbp` alone is trec_eval's
-            log.warn("rbp: pref_eval.py's rbp in preference mode (gamma 0.5, binary; another -m name is a "
-                     "preference measure), not trec_eval's rbp (p 0.9, graded gains) that -m rbp alone gives "
-                     "with this -o; for trec_eval's here write -m rbp.p=0.9")
+        from ..stats.prefvalues import warn_pref_rbp
+        warn_pref_rbp(measures, fmt, log)
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
