@@ -405,6 +405,34 @@ def criteria_figures() -> list[tuple[str, str]]:
     return out
 
 
+VARIANT_NAMES = ("kgstar", "aopt", "aopt-phi", "window10", "einfo", "quicksort")
+
+
+def variants_figures() -> list[tuple[str, str]]:
+    """(page, phrase) for the figures the prose quotes from the K = 50 variants table that
+    ``bench/recovery_adaptive_variants.py --K 50 --write-docs`` stored (σ = 1.5, 100 trials)."""
+    bounds, K = "zelo_simulate-ranking-bounds.md", 50
+    text = (ROOT / "docs" / bounds).read_text(encoding="utf-8")
+    block = text.split(f"<!-- recovery-variants-{K}:begin -->\n")[1].split(f"<!-- recovery-variants-{K}:end -->")[0]
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in block.splitlines()
+            if ln.startswith("| ") and not ln.startswith("| variant")]
+    t = {r[0].split(" (")[0]: r for r in rows}  # variant: name, τ, − default (± SE), information, adjacent, weighted
+    info = {n: _f(r[3]) for n, r in t.items()}
+    diff = ", ".join(f"{n} {t[n][1]} ({_sign(_f(t[n][2]))} ± {_f(t[n][2], 1):.3f})" for n in VARIANT_NAMES)
+    near = [info[n] for n in ("kgstar", "aopt", "aopt-phi")]
+    # the pairs after the blind first batch (K/2 pairs of E[p(1-p)] each): the rest of the information, 3 votes each
+    chosen = (info["default"] / 3 - K // 2 * mean_information(1.5)) / (4 * K - K // 2)
+    return [(bounds, f"K = {K}: default {t['default'][1]}, 8 cycles {t['8 random cycles'][1]}; {diff}"),
+            (bounds, f"(weighted variance {_f(t['aopt'][5]):.3f} / {_f(t['aopt-phi'][5]):.3f} against "
+                     f"{_f(t['default'][5]):.3f} at K = {K})"),
+            (bounds, f"at the true scores (K = {K}): {info['default']:.0f} for the default, "
+                     f"{_range(near, '.0f')} for kgstar and the A-optimal designs, against "
+                     f"{info['8 random cycles']:.0f} for 8 random cycles"),
+            (bounds, f"holds only {info['einfo']:.0f}"),
+            (bounds, f"average p(1 − p) ≈ {chosen:.2f}, not 0.25, so the design carries "
+                     f"{info['default'] / info['8 random cycles']:.2f} of 8 random cycles' information")]
+
+
 def prose_figures() -> list[tuple[str, str]]:
     """(page, phrase) for every figure the two pages' prose quotes from the stored tables (module docstring)."""
     ad = stored("recovery-adaptive")  # K, σ, τ4, τ8, τa, gap, goal, adjacent, weighted, information, verdict
@@ -447,7 +475,7 @@ def prose_figures() -> list[tuple[str, str]]:
                      f"{_slash([_f(orc[K, low][4]) for K in ks], '.2f')}"),
             (bounds, f"the distance from the adaptive strategy ({_slash([_f(ad[K, low][4]) for K in ks])}) to 8 cycles "
                      f"({_slash([_f(ad[K, low][3]) for K in ks])})")]
-    out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]};") for K in ks[1:]]
+    out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]}") for K in ks[1:]]
     dist = stored("recovery-distance")  # K, σ, τs, 1 apart, 2 apart, ..., all, excess all / at >= 6
     r = dist[100, mid]
     out.append((bounds, f"({_f(r[3]):.1f} and {_f(r[4]):.1f} against {_f(r[3], 1):.1f} and {_f(r[4], 1):.1f} "
@@ -472,7 +500,7 @@ def prose_figures() -> list[tuple[str, str]]:
             (bounds, f"for random cycles it gives {_slash([_f(lp[K, low][7]) for K in ks])} (4 cycles) and "
                      f"{_slash([_f(lp[K, low][7], 1) for K in ks])} (8 cycles)"),
             (bounds, f"the surrogate gives {_slash([_f(lp[K, low][6], 1) for K in ks])}, below 8 cycles' τ")]
-    return out + criteria_figures()
+    return out + criteria_figures() + variants_figures()
 
 
 def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
