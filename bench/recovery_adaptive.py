@@ -408,29 +408,43 @@ def criteria_figures() -> list[tuple[str, str]]:
 VARIANT_NAMES = ("kgstar", "aopt", "aopt-phi", "window10", "einfo", "quicksort")
 
 
-def variants_figures() -> list[tuple[str, str]]:
-    """(page, phrase) for the figures the prose quotes from the K = 50 variants table that
-    ``bench/recovery_adaptive_variants.py --K 50 --write-docs`` stored (σ = 1.5, 100 trials)."""
-    bounds, K = "zelo_simulate-ranking-bounds.md", 50
-    text = (ROOT / "docs" / bounds).read_text(encoding="utf-8")
+def variants_table(K: int) -> dict[str, list[str]] | None:
+    """The variants table ``bench/recovery_adaptive_variants.py --K K --write-docs`` stored (None if none is):
+    variant name -> cells (name, τ, − default (± SE), information, adjacent variance, weighted variance)."""
+    text = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text(encoding="utf-8")
+    if f"<!-- recovery-variants-{K}:begin -->" not in text:
+        return None
     block = text.split(f"<!-- recovery-variants-{K}:begin -->\n")[1].split(f"<!-- recovery-variants-{K}:end -->")[0]
     rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in block.splitlines()
             if ln.startswith("| ") and not ln.startswith("| variant")]
-    t = {r[0].split(" (")[0]: r for r in rows}  # variant: name, τ, − default (± SE), information, adjacent, weighted
+    return {r[0].split(" (")[0]: r for r in rows}
+
+
+def variants_figures() -> list[tuple[str, str]]:
+    """(page, phrase) for the figures the prose quotes from the variants tables (σ = 1.5, 100 trials) that
+    ``bench/recovery_adaptive_variants.py --write-docs`` stored: every stored K's τ, the rest at K = 50."""
+    bounds, K = "zelo_simulate-ranking-bounds.md", 50
+    out = []
+    for k in (50, 100):
+        tk = variants_table(k)
+        if tk is not None:
+            diff = ", ".join(f"{n} {tk[n][1]} ({_sign(_f(tk[n][2]))} ± {_f(tk[n][2], 1):.3f})" for n in VARIANT_NAMES)
+            out.append((bounds, f"K = {k}: default {tk['default'][1]}, 8 cycles {tk['8 random cycles'][1]}; {diff}"))
+    t = variants_table(K)
+    assert t is not None
     info = {n: _f(r[3]) for n, r in t.items()}
-    diff = ", ".join(f"{n} {t[n][1]} ({_sign(_f(t[n][2]))} ± {_f(t[n][2], 1):.3f})" for n in VARIANT_NAMES)
     near = [info[n] for n in ("kgstar", "aopt", "aopt-phi")]
     # the pairs after the blind first batch (K/2 pairs of E[p(1-p)] each): the rest of the information, 3 votes each
     chosen = (info["default"] / 3 - K // 2 * mean_information(1.5)) / (4 * K - K // 2)
-    return [(bounds, f"K = {K}: default {t['default'][1]}, 8 cycles {t['8 random cycles'][1]}; {diff}"),
-            (bounds, f"(weighted variance {_f(t['aopt'][5]):.3f} / {_f(t['aopt-phi'][5]):.3f} against "
-                     f"{_f(t['default'][5]):.3f} at K = {K})"),
-            (bounds, f"at the true scores (K = {K}): {info['default']:.0f} for the default, "
-                     f"{_range(near, '.0f')} for kgstar and the A-optimal designs, against "
-                     f"{info['8 random cycles']:.0f} for 8 random cycles"),
-            (bounds, f"holds only {info['einfo']:.0f}"),
-            (bounds, f"average p(1 − p) ≈ {chosen:.2f}, not 0.25, so the design carries "
-                     f"{info['default'] / info['8 random cycles']:.2f} of 8 random cycles' information")]
+    return out + [
+        (bounds, f"(weighted variance {_f(t['aopt'][5]):.3f} / {_f(t['aopt-phi'][5]):.3f} against "
+                 f"{_f(t['default'][5]):.3f} at K = {K})"),
+        (bounds, f"at the true scores (K = {K}): {info['default']:.0f} for the default, "
+                 f"{_range(near, '.0f')} for kgstar and the A-optimal designs, against "
+                 f"{info['8 random cycles']:.0f} for 8 random cycles"),
+        (bounds, f"holds only {info['einfo']:.0f}"),
+        (bounds, f"average p(1 − p) ≈ {chosen:.2f}, not 0.25, so the design carries "
+                 f"{info['default'] / info['8 random cycles']:.2f} of 8 random cycles' information")]
 
 
 def prose_figures() -> list[tuple[str, str]]:
