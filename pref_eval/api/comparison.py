@@ -369,7 +369,8 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
 
 
 def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
-                      rbo_ties: str = "a", rbo_lists: str = "common", fmt: str = "text", digits: int = 4,
+                      rbo_ties: str = "a", rbo_lists: str = "common", rbo_depth: int | None = None,
+                      fmt: str = "text", digits: int = 4,
                       output: str | None = None,
                       log: Any = None, inputs: InputOptions | None = None) -> str:
     """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
@@ -386,7 +387,11 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     ``common`` (the complete orderings of the systems in both) or ``prefix``
     (each whole ordering as the top of a longer ranking: RBO_ext with the
     bounds RBO_min, RBO_max and RBO_res, Webber et al. section 4; for a top-k
-    list against a longer one); ``fmt`` text, markdown, csv or jsonl;
+    list against a longer one); ``rbo_depth`` (with ``common``): RBO evaluated at
+    that depth K (the top K of each ordering seen; K = the number of systems
+    when fewer): RBO_ext at K and the truncated sum, as the PyPI ``rbo``
+    package's ``rbo(k=K, p=p, ext=True)`` and ``rbo(k=K, p=p)``
+    (:func:`pref_eval.stats.orderings.rbo_at_depth`); ``fmt`` text, markdown, csv or jsonl;
     written to ``output`` when given (``-`` = stdout).
     """
     from ..io.orderings import read_ordering
@@ -398,6 +403,12 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
 
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int("--digits", digits, 0, 17)
+    _check_int("rbo_depth", rbo_depth, 1, optional=True)
+    if rbo_depth is not None and rbo_lists != "common":
+        raise UsageError("rbo_depth applies to rbo_lists common (a prefix is seen to its length: cut the "
+                         "orderings to their top k instead)")
+    if rbo_depth is not None and rbo_p == 0:
+        raise UsageError("rbo_depth applies only with rbo_p above 0 (RBO computed)")
     if rbo_ties not in RBO_TIES:
         raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {rbo_ties!r}")
     if rbo_lists not in RBO_LISTS:
@@ -406,7 +417,7 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
     try:
-        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties, rbo_lists)
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties, rbo_lists, rbo_depth)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if res["only_a"] or res["only_b"]:
