@@ -317,6 +317,14 @@ class Session:
             store = self.store = Store(s.store)
             store.lock()
             store.add_prompt(self.phash, self.template)
+        if self.store is not None and s.warn is not None:
+            former = self.store.former_names()
+            for name in self.names:
+                if former.get(name):
+                    olds = former[name]
+                    s.warn(f"judge {name}: the answers {s.store} holds under its former name {olds[0]}"
+                           + (f" (and {len(olds) - 1} more)" if len(olds) > 1 else "")
+                           + " are its own (a judge's name no longer holds its server's port) and are served")
         progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
         ptask = asyncio.ensure_future(progress.run())
         try:
