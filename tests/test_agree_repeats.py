@@ -79,7 +79,7 @@ def test_against_statsmodels(tmp_path):
                                          levels=["pair"], resamples=0) if r.judge_a == "A" and r.judge_b == ""}
     units: dict = {}
     by_pair: dict = {}
-    for n, (q, a, b, v) in enumerate(lines):
+    for n, (q, a, b, _) in enumerate(lines):
         by_pair.setdefault((q, a, b), []).append(n)
     for key, ns in by_pair.items():
         if len(ns) < 2:

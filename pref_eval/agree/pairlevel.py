@@ -250,10 +250,11 @@ def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
                                  per_query_sums(uq[rows], nq, _fleiss_columns(cnt, rows)), fleiss_factory(R),
                                  lambda S: S[..., 0]))
         multi = m >= 2
-        if multi.any():
+        n_units = float(multi.sum())
+        if n_units:
             out.append(statistic(boot, name, "", LEVEL, "repeat_alpha",
                                  per_query_sums(uq[multi], nq, list(coincidence(cnt[multi]).T)), alpha_ordinal,
-                                 lambda S, n=float(multi.sum()): np.asarray(n)))
+                                 lambda S: np.asarray(n_units)))
     if len(member) and member.max() >= 1:  # judgments with an ensemble's votes
         ok = cat >= 0
         lines_, inv = np.unique(judgment[ok], return_inverse=True)
