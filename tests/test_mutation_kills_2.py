@@ -1,0 +1,74 @@
+"""Mutation testing, round 2 (session 21, v30): tests that kill mutants the suite let survive, each against
+an outside oracle (scipy, hand-worked values, trec_eval 10.0's documented behaviour). NOTES.md "Session 21"
+(v30) lists the mutants sampled and how the survivors were classified; round 1 is tests/test_mutation_kills.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def _scc_loglik_gradient(x: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.ndarray, w: np.ndarray,
+                         docs: list[int]) -> np.ndarray:
+    """Central finite differences of scipy's log-likelihood of the judgments inside ``docs`` (the module
+    docstring's l(x) = Σ W[i, j] log σ(x_i − x_j), W[b, a] += w·s, W[a, b] += w·(1 − s)) at ``x``."""
+    from scipy.special import log_expit
+
+    sel = np.isin(a, docs) & np.isin(b, docs)
+
+    def ll(xx: np.ndarray) -> float:
+        d = xx[a[sel]] - xx[b[sel]]
+        return float(np.sum(w[sel] * (1 - s[sel]) * log_expit(d) + w[sel] * s[sel] * log_expit(-d)))
+
+    h = 1e-6
+    out = np.zeros(len(docs))
+    for k, i in enumerate(docs):
+        e = np.zeros_like(x)
+        e[i] = h
+        out[k] = (ll(x + e) - ll(x - e)) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("max_iter", [0, 1, 2])
+def test_mle_grad_max_is_the_largest_scc_gradient(max_iter):
+    """Mutants of ``fit.fit_bt``'s prior-0 path: ``np.maximum.at(gmax_q, ...)`` -> ``minimum.at`` (reads the
+    initial 0), ``gm = gm / up`` -> ``* up`` (the per-SCC weight scaling not undone), and of
+    ``_newton_blocks``' last ``gmax`` (the gradient before the last step). ``grad_max`` is documented as the
+    largest |gradient| of the log-likelihood, which for prior 0 is fitted per strongly connected component
+    on its own judgments (fit.py's docstring). Oracle: finite differences of scipy's log-likelihood of each
+    SCC's judgments at the returned scores, stopped early (``max_iter``) so the gradient is far from 0.
+    Query 0: SCC {0, 1, 2} (weights ~10: scaled by 1/8 inside the fit), SCC {3, 4} (weights ~0.3: scaled by
+    4), a judgment between them (0 beats 3: outside both SCCs) and document 5 alone; query 1: one SCC of 4."""
+    from pref_eval.zelo.fit import fit_bt
+
+    q = np.array([0] * 7 + [1] * 5)
+    a = np.array([0, 1, 2, 0, 3, 3, 0, 0, 1, 2, 3, 0])
+    b = np.array([1, 2, 0, 2, 4, 4, 3, 1, 2, 3, 0, 2])
+    s = np.array([0.2, 0.7, 0.4, 0.9, 0.3, 0.6, 0.0, 0.1, 0.8, 0.35, 0.5, 0.95])
+    w = np.array([10, 12, 9, 11, 0.3, 0.25, 5, 40, 37, 44, 41, 39.0])
+    sizes = np.array([6, 4])
+    res = fit_bt(sizes, q, a, b, s, w, prior=0.0, max_iter=max_iter, compute_se=False)
+    assert not res.converged.any()
+    x0, x1 = res.score[:6], res.score[6:]
+    sel0 = q == 0
+    g_a = _scc_loglik_gradient(x0, a[sel0], b[sel0], s[sel0], w[sel0], [0, 1, 2])
+    g_b = _scc_loglik_gradient(x0, a[sel0], b[sel0], s[sel0], w[sel0], [3, 4])
+    g_1 = _scc_loglik_gradient(x1, a[~sel0], b[~sel0], s[~sel0], w[~sel0], [0, 1, 2, 3])
+    assert np.abs(g_a).max() != pytest.approx(np.abs(g_b).max(), rel=0.1)  # the max is not either by chance
+    want = [max(np.abs(g_a).max(), np.abs(g_b).max()), np.abs(g_1).max()]
+    np.testing.assert_allclose(res.grad_max, want, rtol=1e-6)
+
+
+def test_mle_grad_max_at_convergence_is_below_tol():
+    """The converged prior-0 fit: ``grad_max`` <= tol·max(1, H_ii) (fit.py's "Stopping") and the finite-
+    difference gradient of scipy's log-likelihood at the scores is ~0 (the fit is the maximum)."""
+    from pref_eval.zelo.fit import fit_bt
+
+    a = np.array([0, 1, 2, 3, 0, 1])
+    b = np.array([1, 2, 3, 0, 2, 3])
+    s = np.array([0.3, 0.4, 0.8, 0.5, 0.6, 0.1])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0])
+    res = fit_bt(np.array([4]), np.zeros(6, dtype=np.int64), a, b, s, w, prior=0.0)
+    assert res.converged[0]
+    g = _scc_loglik_gradient(res.score, a, b, s, w, [0, 1, 2, 3])
+    assert np.abs(g).max() < 1e-7
+    assert 0 <= res.grad_max[0] <= 1e-9 * 8
