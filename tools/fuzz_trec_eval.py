@@ -558,7 +558,7 @@ def _big_gain_measure(r: random.Random, case: dict) -> str:
     documents get such grades, every other grade is cut to the same bound."""
     top = r.choice(BIG_GRADES)
     rows = case["qrels_rows"]
-    rows[:] = [x if isinstance(x, str) or not _int(x[3]) or _int(x[3]) <= top else (*x[:3], str(_int(x[3]) % (top + 1)))
+    rows[:] = [x if isinstance(x, str) or (g := _int(x[3])) is None or g <= top else (*x[:3], str(g % (top + 1)))
                for x in rows]
     for i in r.sample(range(len(rows)), max(1, len(rows) // r.choice([2, 5, 20]))):
         if not isinstance(rows[i], str) and _int(rows[i][3]) is not None:
@@ -698,7 +698,7 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         if cls:
             return cls, msg
     diff = differing_measures(oo, po)
-    if "all_negative" in feats:
+    if "all_negative" in feats and not case.get("neg0"):
         return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
     if "gain_shared" in feats:
         return compare_split(peer, case, d, oo, rel, "")
@@ -731,7 +731,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
     shared = [m for m in specs if m.split(".")[0] in GAIN_SHARED]
     groups = [[m for m in specs if m not in shared]] + [[m] for m in dict.fromkeys(shared)]
     base = strip_measures(case["opts_full"])
-    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom"):
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
     if "z_unguarded" in case["feats"]:
@@ -764,7 +764,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
 def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple[str, str]:
     """trec_eval again with the -Z file guarded: ``documented_z_unguarded`` when it then prints our bytes."""
     (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
-    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom"):  # the qrels cut to the run's topics, as below
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):  # cut to the run's topics
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
     args = [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o)
@@ -793,7 +793,17 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         peer_case = {**case, "qrels_rows": rows, "rel_text": case["rel_text"][1:]}
         peer_rel = "rel.nobom"
         (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
+    negq = "all_negative" in case["feats"] and not {"-l", "--level_for_rel"} & {o[:2] if o.startswith("-l") else o
+                                                                                 for o in case["opts_full"]}
+    if negq:  # documented: evaluated as a topic without a relevant document; for trec_eval its grades are 0
+        rows = [x if isinstance(x, str) or x[0] != "negq" else (*x[:3], "0") for x in peer_case["qrels_rows"]]
+        peer_case = {**peer_case, "qrels_rows": rows, "neg0": True,
+                     "rel_text": re.sub(r"(?m)^(\s*negq\s+\S+\s+\S+\s+)-[12]", r"\g<1>0", peer_case["rel_text"])}
+        peer_rel = "rel.neg0"
+        (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
     cls, msg = _check_case(peer, case, d, peer_case, peer_rel)
+    if negq and cls in OK:
+        return "documented_all_negative", f"equal to trec_eval with the all-negative topic's grades 0 ({cls})"
     if peer_rel != "rel" and cls in OK:
         return "documented_bom", f"equal to trec_eval on the qrels without the BOM ({cls})"
     return cls, msg
@@ -857,7 +867,8 @@ def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tupl
     if pc < 0 and oc == 0 and "gain_shared" in feats:  # trec_eval's shared ndcg block: each measure alone
         return compare_split(peer, pcase, d, oo, prel, f"signal {-pc}; ")
     if pc < 0:  # trec_eval killed by a signal
-        known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
+        known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"} - \
+            ({"all_negative"} if pcase.get("neg0") else set())
         return ("documented_peer_crash" if known else "peer_crash"), \
             f"signal {-pc} ({', '.join(sorted(feats))}); ours exit {oc}: {oe.strip()[:200]}"
     if pc == 0 and oc == 0:
