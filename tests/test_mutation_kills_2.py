@@ -72,3 +72,22 @@ def test_mle_grad_max_at_convergence_is_below_tol():
     g = _scc_loglik_gradient(res.score, a, b, s, w, [0, 1, 2, 3])
     assert np.abs(g).max() < 1e-7
     assert 0 <= res.grad_max[0] <= 1e-9 * 8
+
+
+def test_a_pair_on_exactly_two_lines_keeps_its_last_value(tmp_path):
+    """Mutant ``rank_aggregation._repeats``: ``len(lines) < 2`` -> ``<= 2`` (a file of exactly two lines, both
+    the same (query, runi, runj), was taken as free of repeats and its two values summed). Oracle: the rule of
+    pref_aggregate.py (diazf/pref_eval: its per-query dict keyed by ``runi:runj`` keeps a pair's last value),
+    worked by hand: the last line says B beats A (rpp −0.3); the sum 0.9 − 0.3 would say A beats B."""
+    import json
+
+    from cli_harness import run_module_inproc
+
+    p = tmp_path / "p.jsonl"
+    p.write_text("".join(json.dumps({"qid": "1", "runi": "A", "runj": "B", "sample": 0, "type": "preference",
+                                     "rpp": v}) + "\n" for v in (0.9, -0.3)))
+    r = run_module_inproc("aggregate", ["-P", str(p), "-q"])
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert out[0]["rpp"] == ["B", "A"]
+    assert out[1]["rpp"] == {"type": "preference", "mc4": ["B", "A"], "borda": ["B", "A"]}

@@ -28,6 +28,15 @@ on the file with guards added: ``documented_z_unguarded``), with infinite / subn
 numbers, tabs, leading and trailing blanks, CRLF, topics nobody evaluates; fractional gain maps
 (``ndcg.1023=2.5e2``, ``rbp.p=0.8,4999=0.001``) over grades up to 5000; topic ids that are not UTF-8.
 
+Session 21 (``make_case(..., blind=2)``, the tool's cases; ``blind=True`` keeps session 20's byte for byte):
+fractional gain maps naming grades above 5000 (up to 40,000; ``big_gains``), and ``--help`` / ``--version``
+by a prefix (``--h``, ``--ver``) or ``-h`` / ``-v``, first or last among the options (the texts differ,
+documented: exit status, stream and ``trec_eval 10.0`` in our version line are compared). Documented
+differences are masked, not skipped: a qrels starting with a BOM is given to trec_eval without it, a topic
+whose grades are all negative with grades 0 (both as we read them), and dcg / ideal_dcg / ndcg with gain
+parameters (one parameter block in trec_eval) are compared measure set by measure set
+(:func:`compare_split`) -- also where trec_eval crashes or stops on a qrels topic the run lacks.
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
@@ -40,16 +49,18 @@ Both programs read the same files: trec_eval as a child process, zelo_trec in th
 with the exit status; stderr only classifies a failure. Every case ends in one class:
 
 * ``same`` -- the same bytes and status (``same_failure``: both refuse, ours in one line, exit 2);
-* ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists,
-  checked where it can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our
-  output is compared with trec_eval on the qrels cut to the run's topics (``documented_missing``);
-  an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is compared with trec_eval
-  run on that measure alone (``documented_rbp``); the others: ``documented_bom``,
-  ``documented_all_negative`` (a topic whose grades are all negative), ``documented_gain_shared``
-  (dcg/ideal_dcg/ndcg with gain parameters), ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel
-  with negative levels, docs/trec-preferences.md), ``documented_refusal_*`` (what we refuse and
-  trec_eval reads: NaN / hexadecimal / text scores, non-integer grades, an empty run, inconsistent
-  preferences, a duplicate when only runid / num_q are asked), ``documented_peer_fails_*``;
+* ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists, checked where it
+  can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our output is compared with
+  trec_eval on the qrels cut to the run's topics (``documented_missing``; a cut on which trec_eval still fails
+  is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised)
+  is compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to
+  trec_eval on the qrels without its BOM), ``documented_all_negative`` (equal with that topic's grades 0;
+  under ``-l`` not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain parameters: equal
+  measure set by measure set), ``documented_help`` / ``documented_version``; the others:
+  ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
+  ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
+  grades, an empty run, inconsistent preferences, a duplicate when only runid / num_q are asked),
+  ``documented_peer_fails_*``;
 * ``peer_crash`` -- trec_eval killed by a signal (documented classes only count as such);
 * anything else (``diff``, ``we_refuse``, ``peer_fails``, ``refusal_unclear``, ``our_traceback``)
   is a finding: printed with its case id, exit status 1.
