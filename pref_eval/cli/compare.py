@@ -55,7 +55,7 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
               help="Decimals in the report table.")
 @click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
+              help="Output format (text: columns aligned by terminal width, a CJK character 2 columns).")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE instead of stdout.")
 @click.option("--orderings", nargs=2, default=None, metavar="A B",
               help="Correlate two orderings of systems (system-score TSV, list, or pref_aggregate output).")
