@@ -91,3 +91,29 @@ def test_a_pair_on_exactly_two_lines_keeps_its_last_value(tmp_path):
     out = [json.loads(x) for x in r.stdout.splitlines()]
     assert out[0]["rpp"] == ["B", "A"]
     assert out[1]["rpp"] == {"type": "preference", "mc4": ["B", "A"], "borda": ["B", "A"]}
+
+
+def test_qrels_jg_duplicate_names_the_first_line_that_repeats():
+    """Mutant ``io.prefs._check_jg_duplicates``: ``np.argmin(hi)`` -> ``argmax`` (of two duplicated judgments
+    the later one was named). Hand-worked: lines 1 and 3 judge (q1, group 0, dB), lines 2 and 4 (q1, 0, dA);
+    read top to bottom, line 3 is the first that repeats an earlier one (the refusal is one line, file:line)."""
+    from pref_eval.errors import InputError
+    from pref_eval.io.prefs import qrels_jg_from_bytes
+
+    with pytest.raises(InputError, match=r"^jg:3: duplicate judgment for query q1 judgment group 0 document dB "
+                                         r"\(first at line 1\)$"):
+        qrels_jg_from_bytes(b"q1 0 dB 1\nq1 0 dA 1\nq1 0 dB 0\nq1 0 dA 2\n", "jg")
+
+
+def test_too_wide_column_across_chunks_names_the_wide_line(monkeypatch):
+    """Mutant ``io.tokenize.split_lines``: the part holding the widest field found by ``max`` -> ``min`` (the
+    refusal of a column too wide to store named a line of the narrowest part). Chunks of 4 KiB: the 3,000-byte
+    field on line 2 is within every chunk's budget, the whole column (3,000 bytes x 100,002 lines = 300 MB) is
+    over max(64 MB, 4 x 0.4 MB): the refusal names line 2 (hand-counted)."""
+    from pref_eval.errors import InputError
+    from pref_eval.io import tokenize
+
+    monkeypatch.setattr(tokenize, "CHUNK", 1 << 12)
+    data = b"x 1\n" + b"w" * 3000 + b" 1\n" + b"x 1\n" * 100_000
+    with pytest.raises(InputError, match=r"^f:2: a field of 3000 bytes: every field"):
+        tokenize.split_lines(data, "f", min_fields=2, max_fields=2, expected="two fields")
