@@ -29,12 +29,12 @@ numbers, tabs, leading and trailing blanks, CRLF, topics nobody evaluates; fract
 (``ndcg.1023=2.5e2``, ``rbp.p=0.8,4999=0.001``) over grades up to 5000; topic ids that are not UTF-8.
 
 Session 21 (``make_case(..., blind=2)``, the tool's cases; ``blind=True`` keeps session 20's byte for byte):
-fractional gain maps naming grades above 5000 (up to 40,000; ``big_gains``), and ``--help`` / ``--version``
-by a prefix (``--h``, ``--ver``) or ``-h`` / ``-v``, first or last among the options (the texts differ,
-documented: exit status, stream and ``trec_eval 10.0`` in our version line are compared). Documented
-differences are masked, not skipped: a qrels starting with a BOM is given to trec_eval without it, a topic
-whose grades are all negative with grades 0 (both as we read them), and dcg / ideal_dcg / ndcg with gain
-parameters (one parameter block in trec_eval) are compared measure set by measure set
+fractional gain maps naming grades above 5000 (up to 20,000, in one topic; ``big_gains``), and ``--help`` /
+``--version`` by a prefix (``--h``, ``--ver``) or ``-h`` / ``-v``, first or last among the options (the texts
+differ, documented: exit status, stream and ``trec_eval 10.0`` in our version line are compared). Documented
+differences are masked, not skipped: a qrels starting with a BOM is given to trec_eval without it, a topic whose
+grades are all negative with a non-relevant document it does not retrieve added (as we read it), and dcg /
+ideal_dcg / ndcg with gain parameters (one parameter block in trec_eval) are compared measure set by measure set
 (:func:`compare_split`) -- also where trec_eval crashes or stops on a qrels topic the run lacks.
 
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
@@ -52,11 +52,11 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
 * ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists, checked where it
   can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our output is compared with
   trec_eval on the qrels cut to the run's topics (``documented_missing``; a cut on which trec_eval still fails
-  is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised)
-  is compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to
-  trec_eval on the qrels without its BOM), ``documented_all_negative`` (equal with that topic's grades 0;
-  under ``-l`` not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain parameters: equal
-  measure set by measure set), ``documented_help`` / ``documented_version``; the others:
+  is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is
+  compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to trec_eval
+  on the qrels without its BOM), ``documented_all_negative`` (equal with an unretrieved grade-0 document added
+  to that topic; under ``-l`` not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
+  parameters: equal measure set by measure set), ``documented_help`` / ``documented_version``; the others:
   ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
   ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
   grades, an empty run, inconsistent preferences, a duplicate when only runid / num_q are asked),
@@ -560,21 +560,23 @@ def _blind_spots(r: random.Random, case: dict) -> None:  # noqa: C901
 
 
 HELP_VERSION = ["--help", "--version", "-h", "-v"]
-BIG_GRADES = [5001, 8191, 8192, 9999, 16383, 16384, 20000, 32767, 32768, 40000]
+BIG_GRADES = [5001, 6000, 8191, 8192, 9999, 12000, 16383, 16384, 20000]
 
 
 def _big_gain_measure(r: random.Random, case: dict) -> str:
-    """A gain measure whose map names grades above 5000 (up to 40,000: trec_eval's gain search is quadratic in
-    the largest grade, 0.3 s user at 20,000, 1.8 s at 50,000, 8 s at 100,000) and fractional gains; a few judged
-    documents get such grades, every other grade is cut to the same bound."""
+    """A gain measure whose map names grades above 5000 (up to 20,000: trec_eval's gain search is quadratic in
+    a topic's largest grade, 0.3 s user at 20,000, 1.8 s at 50,000, 8 s at 100,000, per topic and measure) and
+    fractional gains; one to three documents of one topic get such grades, every other grade is cut to the
+    same bound."""
     top = r.choice(BIG_GRADES)
     rows = case["qrels_rows"]
     rows[:] = [x if isinstance(x, str) or (g := _int(x[3])) is None or g <= top else (*x[:3], str(g % (top + 1)))
                for x in rows]
-    for i in r.sample(range(len(rows)), max(1, len(rows) // r.choice([2, 5, 20]))):
-        if not isinstance(rows[i], str) and _int(rows[i][3]) is not None:
-            q, it, d, _ = rows[i]
-            rows[i] = (q, it, d, str(r.choice([top, top - 1, r.randint(5001, top), r.randint(0, 3)])))
+    big_q = r.choice(sorted({x[0] for x in rows if not isinstance(x, str)}) or [""])  # one topic: cost
+    mine = [i for i, x in enumerate(rows) if not isinstance(x, str) and x[0] == big_q and _int(x[3]) is not None]
+    for i in r.sample(mine, min(len(mine), r.randint(1, 3))):
+        q, it, d, _ = rows[i]
+        rows[i] = (q, it, d, str(r.choice([top, top - 1, r.randint(5001, top)])))
     grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None} | {top})
     pick = r.sample(grades, min(len(grades), r.randint(1, 5)))
     if r.random() < 0.3:
@@ -806,15 +808,19 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
     negq = "all_negative" in case["feats"] and not {"-l", "--level_for_rel"} & {o[:2] if o.startswith("-l") else o
                                                                                  for o in case["opts_full"]}
-    if negq:  # documented: evaluated as a topic without a relevant document; for trec_eval its grades are 0
-        rows = [x if isinstance(x, str) or x[0] != "negq" else (*x[:3], "0") for x in peer_case["qrels_rows"]]
-        peer_case = {**peer_case, "qrels_rows": rows, "neg0": True,
-                     "rel_text": re.sub(r"(?m)^(\s*negq\s+\S+\s+\S+\s+)-[12]", r"\g<1>0", peer_case["rel_text"])}
+    if negq:  # documented: trec_eval's table of grades for it has size <= 0; ours is a topic without a relevant
+        # document -- what trec_eval computes once the topic has one judged non-relevant document it does not
+        # retrieve (the generator's own repair of such topics, make_case)
+        text = peer_case["rel_text"]
+        eol = case["eol"]
+        text += ("" if not text or text.endswith("\n") else eol) + f"negq 0 negq_z0 0{eol}"
+        peer_case = {**peer_case, "qrels_rows": [*peer_case["qrels_rows"], ("negq", "0", "negq_z0", "0")],
+                     "rel_text": text, "neg0": True}
         peer_rel = "rel.neg0"
-        (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
+        (d / peer_rel).write_bytes(text.encode("utf-8", "surrogateescape"))
     cls, msg = _check_case(peer, case, d, peer_case, peer_rel)
     if negq and cls in OK:
-        return "documented_all_negative", f"equal to trec_eval with the all-negative topic's grades 0 ({cls})"
+        return "documented_all_negative", f"equal to trec_eval with a non-relevant document added to it ({cls})"
     if peer_rel != "rel" and cls in OK:
         return "documented_bom", f"equal to trec_eval on the qrels without the BOM ({cls})"
     return cls, msg
