@@ -117,3 +117,30 @@ def test_too_wide_column_across_chunks_names_the_wide_line(monkeypatch):
     data = b"x 1\n" + b"w" * 3000 + b" 1\n" + b"x 1\n" * 100_000
     with pytest.raises(InputError, match=r"^f:2: a field of 3000 bytes: every field"):
         tokenize.split_lines(data, "f", min_fields=2, max_fields=2, expected="two fields")
+
+
+def test_score_refused_without_line_numbers_names_its_row():
+    """Mutant ``io.numbers.decimal_floats``: ``line_of`` without line numbers ``i + 1`` -> ``i - 1`` (the
+    refusal named line 0 for the second token). Hand-counted: the second token is on line 2."""
+    from pref_eval.errors import InputError
+    from pref_eval.io.numbers import decimal_floats
+
+    with pytest.raises(InputError, match=r"^f:2: "):
+        decimal_floats(np.array([b"1.5", b"x"]), "f")
+    np.testing.assert_array_equal(decimal_floats(np.array([b"1.5", b"-2e1"]), "f"), [1.5, -20.0])
+
+
+@pytest.mark.parametrize("damping", [1.5, 2.0, 0.0])
+def test_damping_outside_the_unit_interval_is_refused(damping):
+    """Mutant ``rank_aggregation.stationary``: ``0 < damping <= 1.0`` -> ``<= 2.0`` (a damping of 1.5 made
+    ``(1 − α)P + α/n`` a matrix with negative entries, not a Markov chain). docs/pref_aggregate.md and the
+    message: ``--damping`` in (0, 1]. α = 1 (the uniform chain) is accepted: its stationary distribution is
+    uniform (hand-worked)."""
+    from pref_eval.errors import UsageError
+    from pref_eval.rank_aggregation import stationary
+
+    P = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    with pytest.raises(UsageError, match=r"--damping must be in \(0, 1\]"):
+        stationary(P, damping)
+    np.testing.assert_allclose(stationary(P, 1.0), [1 / 3] * 3)
+
