@@ -34,6 +34,12 @@ per row), to set beside 8 cycles' own tau: what the genie's knowledge adds on a 
 (random cycles only: τ against the dense fit and the truth, top-10 overlap); with ``--write-docs`` they
 replace the block between the recovery-cycles markers of docs/zelo_simulate.md.
 
+``--criteria``: instead, the adaptive strategy's τ by criterion and round size (the uncertainty criterion with
+rounds of K/2 pairs, its first version, and of K/4; the default discordance criterion; ``rowsum``), the paired
+difference rowsum − default with its standard error, and the rowsum criterion with wider windows
+(:data:`WINDOW_RUNS`, fixed trials); with ``--write-docs`` it replaces the block between the recovery-criteria
+markers of docs/zelo_simulate-ranking-bounds.md, whose prose (and zelo_simulate.md's) quotes it.
+
 ``--prose``: runs nothing; prints the figures the prose of docs/zelo_simulate.md and
 docs/zelo_simulate-ranking-bounds.md quotes from these tables (shares of the gap closed, ranges, the
 cells reached, pairs quoted from one table beside another), computed from the tables as the docs
@@ -278,6 +284,43 @@ def distance_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -
     return "| " + " | ".join(cells) + " |"
 
 
+CRITERIA = (("uncertainty", 2), ("uncertainty", 4), ("discordance", 4), ("rowsum", 4))
+CRITERIA_HEAD = ["| K | σ | uncertainty, rounds of K/2 | uncertainty, rounds of K/4 | discordance, rounds of K/4 "
+                 "(default) | rowsum, rounds of K/4 | rowsum − default (± paired SE) |",
+                 "|---|---|---|---|---|---|---|"]
+# the wider-window runs of the rowsum paragraph: (K, σ, trials, window)
+WINDOW_RUNS = ((50, 0.6, 100, 12), (25, 0.6, 30, 24))
+
+
+def _adaptive_tau(K: int, sigma: float, trials: int, seed: int, criterion: str, batch_div: int = 4,
+                  window: int | None = None) -> np.ndarray:
+    """Per-trial τ against the dense fit of the adaptive strategy (4 cycles' budget) with this criterion."""
+    opts = {} if window is None else {"window": window}
+    return recovery(K, sigma, 4, trials, seed=seed, strategy="adaptive", criterion=criterion,
+                    batch=max(1, K // batch_div), **opts)["tau_dense"]
+
+
+def criteria_row(K: int, sigma: float, trials: int, seed: int) -> str:
+    """One row of the criteria table: the adaptive strategy's mean τ under each of :data:`CRITERIA` (same seeds)."""
+    taus = [_adaptive_tau(K, sigma, trials, seed, c, d) for c, d in CRITERIA]
+    diff = taus[3] - taus[2]
+    cells = [f"{K}", f"{sigma:g}", *(f"{float(t.mean()):.3f}" for t in taus),
+             f"{float(diff.mean()):+.3f} (± {float(diff.std(ddof=1) / np.sqrt(trials)):.3f})"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def window_lines(seed: int) -> list[str]:
+    """The rowsum criterion with wider windows (:data:`WINDOW_RUNS`), beside the default strategy's τ (discordance,
+    window 6) on the same trials."""
+    out = []
+    for K, sigma, trials, window in WINDOW_RUNS:
+        rs = _adaptive_tau(K, sigma, trials, seed, "rowsum", window=window)
+        df = _adaptive_tau(K, sigma, trials, seed, "discordance")
+        out.append(f"- `--K {K} --sigma {sigma:g} --trials {trials} --criterion rowsum --window {window}`: "
+                   f"{float(rs.mean()):.3f}; the default strategy on the same trials: {float(df.mean()):.3f}")
+    return out
+
+
 # --- the prose's figures, from the tables the docs store ---------------------------------------------------
 
 NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -394,6 +437,9 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     if a.cycles and (a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.tau_sdp or a.batch_div is not None
                      or a.criterion is not None):
         ap.error("--cycles runs random cycles only: no other table, no --batch-div, --criterion")
+    if a.criteria and (a.cycles or a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.tau_sdp
+                       or a.batch_div is not None or a.criterion is not None):
+        ap.error("--criteria runs its own criteria and round sizes: no other table, no --batch-div, --criterion")
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):
@@ -422,6 +468,46 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("--bound-samples must be >= 2")
 
 
+def _head(a: argparse.Namespace) -> list[str]:
+    """The line naming the command and the table's head for the table ``a`` asks for."""
+    if a.criteria:
+        return [f"`python bench/recovery_adaptive.py --criteria --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                "τ_b against the dense-matrix fit of the adaptive strategy (4 cycles' budget, same seeds) by "
+                "criterion and round size:", "", *CRITERIA_HEAD]
+    elif a.cycles:
+        return [f"`python bench/recovery_adaptive.py --cycles --trials {a.trials} --seed {a.seed}` — the rows of "
+                f"`zelo_simulate recovery --K {a.K} --sigma {a.sigma} --cycles 2,4,8 --trials {a.trials} --seed "
+                f"{a.seed}`:", "", *CYCLES_HEAD]
+    elif a.tau_sdp:
+        grid = ",".join(map(str, a.sdp_grid))
+        return [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
+                f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
+                f"document-state programme (grid: {a.sdp_grid[0]} points for μ, {a.sdp_grid[1]} for α; finer grid "
+                f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
+    elif a.tau_lp:
+        return [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                f"τ_b ({a.trials} trials per cell), the Pólya–Gamma genie's bound against the true order, and the "
+                "linear-Gaussian surrogate for the dense fit:", "", *LP_HEAD]
+    elif a.by_distance:
+        return [f"`python bench/recovery_adaptive.py --by-distance --trials {a.trials} --seed {a.seed}` — mean "
+                "number of pairs per trial ordered the other way round from the dense fit, by how many places apart "
+                "they are in the dense order: 4 random cycles / 8 random cycles / the adaptive strategy (4 cycles' "
+                "budget):", "", *DIST_HEAD]
+    elif a.tau_bound:
+        return [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
+                f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
+                "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
+                "",
+                *BOUND_HEAD]
+    elif a.oracle:
+        return [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
+    else:
+        return [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
+                "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
+                "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
@@ -441,6 +527,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--cycles", action="store_true", help="zelo_simulate recovery's cycles table instead (module "
                     "docstring)")
+    ap.add_argument("--criteria", action="store_true", help="the criteria table instead (module docstring)")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--prose", action="store_true", help="print the prose's figures from the stored tables, run "
                     "nothing (module docstring)")
@@ -450,41 +537,11 @@ def main(argv: list[str] | None = None) -> None:
         for page, phrase in prose_figures():
             print(f"{page}: {phrase}")
         return
-    if a.cycles:
-        lines = [f"`python bench/recovery_adaptive.py --cycles --trials {a.trials} --seed {a.seed}` — the rows of "
-                 f"`zelo_simulate recovery --K {a.K} --sigma {a.sigma} --cycles 2,4,8 --trials {a.trials} --seed "
-                 f"{a.seed}`:", "", *CYCLES_HEAD]
-    elif a.tau_sdp:
-        grid = ",".join(map(str, a.sdp_grid))
-        lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
-                 f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
-                 f"document-state programme (grid: {a.sdp_grid[0]} points for μ, {a.sdp_grid[1]} for α; finer grid "
-                 f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
-    elif a.tau_lp:
-        lines = [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
-                 f"τ_b ({a.trials} trials per cell), the Pólya–Gamma genie's bound against the true order, and the "
-                 "linear-Gaussian surrogate for the dense fit:", "", *LP_HEAD]
-    elif a.by_distance:
-        lines = [f"`python bench/recovery_adaptive.py --by-distance --trials {a.trials} --seed {a.seed}` — mean "
-                 "number of pairs per trial ordered the other way round from the dense fit, by how many places apart "
-                 "they are in the dense order: 4 random cycles / 8 random cycles / the adaptive strategy (4 cycles' "
-                 "budget):", "", *DIST_HEAD]
-    elif a.tau_bound:
-        lines = [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
-                 f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
-                 "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
-                 "",
-                 *BOUND_HEAD]
-    elif a.oracle:
-        lines = [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
-                 "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
-    else:
-        lines = [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
-                 "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
-                 "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
+    lines = _head(a)
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
+            lines.append(criteria_row(K, sigma, a.trials, a.seed) if a.criteria else
+                         cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
                          sdp_row(K, sigma, a.trials, a.seed, grid=a.sdp_grid) if a.tau_sdp else
                          lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
                          distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
@@ -493,14 +550,17 @@ def main(argv: list[str] | None = None) -> None:
                          row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
+    if a.criteria:
+        lines += ["", "The rowsum criterion with wider windows (σ = 0.6):", "", *window_lines(a.seed)]
     text = "\n".join(lines) + "\n"
     print(text)
     used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     print(f"{Path(__file__).name}: {sum(u.ru_utime + u.ru_stime for u in used):.0f} s CPU", file=sys.stderr)
     if a.write_docs:
-        mark = ("recovery-cycles" if a.cycles else "recovery-tau-sdp" if a.tau_sdp else
-                "recovery-tau-lp" if a.tau_lp else "recovery-distance" if a.by_distance else
-                "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive")
+        mark = ("recovery-criteria" if a.criteria else "recovery-cycles" if a.cycles else
+                "recovery-tau-sdp" if a.tau_sdp else "recovery-tau-lp" if a.tau_lp else
+                "recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
+                "recovery-oracle" if a.oracle else "recovery-adaptive")
         page = page_of(mark)
         doc = ROOT / "docs" / page
         s = doc.read_text()

@@ -101,6 +101,11 @@ VALID: dict[str, tuple[str, list[str]]] = {
     "trec": ("zelo_trec", ["-m", "map", "q.qrels", "bm25.run"]),
     "eval": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "tsv", "--output", OUT, "bm25.run"]),
     "eval-pref": ("zelo_eval", ["-R", "q.qrels", "--output", OUT, "bm25.run", "dense.run"]),
+    # session 21 (k30): a track's batch: a bad run left out (none here), per-topic min / median / max, the pool
+    "eval-keep-going": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-c", "--keep-going", "-o", "tsv", "--output", OUT,
+                                      "bm25.run", "dense.run"]),
+    "eval-topics": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-m", "P@5", "-c", "-o", "topics", "--output", OUT,
+                                  "bm25.run", "dense.run", "rerank.run"]),
     "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),
     "fit": ("zelo_fit", ["-J", "j.judge", "-Q", "-o", OUT]),
     "fit-jsonl": ("zelo_fit", ["-J", "j.jsonl", "-Q", "-o", OUT]),

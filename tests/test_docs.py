@@ -504,6 +504,27 @@ def test_simulation_prose_quotes_the_stored_tables():
     assert [(page, p) for page, p in phrases if p not in pages[page]] == []
 
 
+def test_doc_figures_are_the_scripts():
+    """The prose figures ``tools/doc_figures.py`` prints are on their pages (zelo_pairs.md said "≈ 5–6 %" repeated
+    pairs, zelo.md "1–7 nats" and "SE 0.4–1.0", judging.md "≈ 300–350 input tokens": no script printed them), and
+    the repeated-pair share it derives is what ``random_cycles(dedup=True)`` skips: 300 queries of n = 50, 4
+    cycles (60,000 pairs) within 4 binomial standard errors of it (0.4 points; 5 % would be 10 SE off)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import doc_figures
+    from pref_eval.zelo.pairs import random_cycles
+
+    phrases = doc_figures.figures()
+    assert len(phrases) >= 5
+    assert [(page, p) for page, p in phrases if p not in _flat(page)] == []
+    n, c, queries = doc_figures.N_DOCS, doc_figures.CYCLES, 300
+    given = [(f"q{i}", [f"d{j}" for j in range(n)]) for i in range(queries)]
+    kept = len(random_cycles(given, c, 0, dedup=True))
+    share, total = doc_figures.repeat_share(n, c), queries * n * c
+    assert len(random_cycles(given[:10], c, 0)) == 10 * n * c
+    assert abs((total - kept) / total - share) < 4 * (share * (1 - share) / total) ** 0.5, (total - kept, share)
+    assert doc_figures.repeat_share(3, 2) == 0.5  # n = 3: one cycle holds all 3 pairs, so cycle 2 repeats them
+
+
 def test_simulation_pages_quote_no_run_time():
     """Run times typed into the simulation pages drifted from any run ("45 s" for 13 s of CPU): the scripts print
     their CPU time; the pages name the command and say so."""
@@ -697,6 +718,7 @@ def test_exit_codes_page_states_the_message_limit():
 def test_design_constants_in_the_docs():
     """Sizes the docs state in prose are the code's constants (a constant changed leaves no stale figure)."""
     from pref_eval.io import fastparse, judgments, pref_jsonl, runs, tokenize
+    from pref_eval.judge.scheduler import OUT_TOKENS_ESTIMATE
     from pref_eval.parallel import PROBE_SECONDS
     from pref_eval.zelo import fit
 
@@ -716,6 +738,7 @@ def test_design_constants_in_the_docs():
                         f"larger than {judgments.STREAM_CHUNK // mb} MB "
                         f"(read in {judgments.STREAM_CHUNK // mb} MB parts)"],
         "pref_aggregate.md": [f"one JSON document per {pref_jsonl.CHUNK_BYTES // mb} MB block"],
+        "judging.md": [f"(prompt characters / 4 in, {OUT_TOKENS_ESTIMATE} out per request)"],
         "dask.md": [f"one per {fit.BLOCK_JUDGMENTS:,} judgments", f"no TCP\nanswer within {PROBE_SECONDS:g} s"],
     }
     missing = [(page, text) for page, texts in expected.items() for text in texts

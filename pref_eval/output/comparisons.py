@@ -287,6 +287,9 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         tag = f"(p={res['rbo_p']:g},ties={res['rbo_ties']},prefix)"
         rows += [(f"rbo_{form}{tag}", f(res["rbo" if form == "ext" else f"rbo_{form}"]))
                  for form in ("ext", "min", "max", "res")]
+    elif "rbo_depth" in res:
+        tag = f"(p={res['rbo_p']:g},ties={res['rbo_ties']},depth={res['rbo_depth']})"
+        rows += [(f"rbo_ext{tag}", f(res["rbo"])), (f"rbo_sum{tag}", f(res["rbo_sum"]))]
     elif "rbo" in res:
         rows.append((f"rbo_ext(p={res['rbo_p']:g},ties={res['rbo_ties']})", f(res["rbo"])))
     rows.append(("swapped_pairs", f"{len(res['swapped'])} of {res['n_pairs']}"))
