@@ -35,7 +35,9 @@ differ, documented: exit status, stream and ``trec_eval 10.0`` in our version li
 differences are masked, not skipped: a qrels starting with a BOM is given to trec_eval without it, a topic whose
 grades are all negative with a non-relevant document it does not retrieve added (as we read it), and dcg /
 ideal_dcg / ndcg with gain parameters (one parameter block in trec_eval) are compared measure set by measure set
-(:func:`compare_split`) -- also where trec_eval crashes or stops on a qrels topic the run lacks.
+(:func:`compare_split`) -- also where trec_eval crashes or stops on a qrels topic the run lacks; a -Z file
+naming a (qid, measure) twice is read by both without the later lines, and ours must print the same on the file
+with them (``documented_z_duplicate+...``).
 
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
@@ -795,6 +797,18 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
     """One case's class and message. A qrels file that starts with a BOM (documented: trec_eval reads it as
     part of the first topic id, we drop it) is given to trec_eval without its BOM, so the rest of the case
     is still compared byte for byte (``documented_bom`` when then equal)."""
+    if case["z"] is not None and (dedup := first_z_entries(case["z"])) != case["z"]:
+        # a (qid, measure) twice in the -Z file: trec_eval's binary search takes either (documented), ours the
+        # first line: both read the file without the later duplicates, and ours must print the same on both
+        cls, msg = check_case(peer, {**case, "z": dedup}, d)
+        (d / "zscores.dup").write_bytes(case["z"].encode("utf-8", "surrogateescape"))
+        args = [*case["opts"], "rel", "run"]
+        swap = [("zscores.dup" if o == "zscores" else o.replace("zscores", "zscores.dup") if o.startswith("-Z")
+                 else o) for o in args]
+        a, b = run_ours(["-Q", *args], d, None), run_ours(["-Q", *swap], d, None)
+        if a[:2] != b[:2]:
+            return "diff", f"-Z with duplicates: ours differs from ours on the first entries: {first_diff(b[1], a[1])}"
+        return (f"documented_z_duplicate+{cls}" if cls in OK or cls.startswith("documented") else cls), msg
     write_case(case, d)
     if "help" in case["feats"] or "version" in case["feats"]:
         return check_help_version(peer, case, d)
@@ -824,6 +838,20 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
     if peer_rel != "rel" and cls in OK:
         return "documented_bom", f"equal to trec_eval on the qrels without the BOM ({cls})"
     return cls, msg
+
+
+def first_z_entries(text: str) -> str:
+    """The -Z file without the lines whose (qid, measure) an earlier line has (white space as trec_eval splits)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for ln in text.splitlines(keepends=True):
+        f = ln.split()
+        if len(f) >= 2:
+            if (f[0], f[1]) in seen:
+                continue
+            seen.add((f[0], f[1]))
+        out.append(ln)
+    return "".join(out)
 
 
 def check_help_version(peer: Path, case: dict, d: Path) -> tuple[str, str]:
