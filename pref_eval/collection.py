@@ -402,7 +402,7 @@ def rank_run(
         present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
         run_score=run.score, judgments=qi,
     )
-    return ranked, qi.qids[~present_mask]
+    return ranked, qi.qids[~(present_mask | _empty_topic_mask(run, qi))]
 
 
 def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -415,10 +415,21 @@ def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndar
     umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
-    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask)
+    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask | _empty_topic_mask(run, qi))
     eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(len(eval_q))
     return present_mask, eval_q, eval_of[umap][bcodes]  # umap == -1 → eval_of[-1] == -1
+
+
+def _empty_topic_mask(run: Run, qi: QrelsIndex) -> np.ndarray:
+    """Over ``qi.qids``: the qrels topics the run holds with no document (``Run.empty_topics``, a dict's
+    ``{qid: {}}``): evaluated as under ``complete`` (retrieved nothing), though the run has no line of them."""
+    mask = np.zeros(qi.nq, bool)
+    if run.empty_topics and qi.nq:
+        e = np.array(run.empty_topics, dtype="S")
+        loc = np.minimum(np.searchsorted(qi.qids, e), qi.nq - 1)
+        mask[loc[qi.qids[loc] == e]] = True
+    return mask
 
 
 def _evaluated_rows(run: Run, block_eval: np.ndarray, itype):

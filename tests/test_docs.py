@@ -15,6 +15,7 @@ and are not run without it (the page is then reported as skipped).
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -720,9 +721,11 @@ def test_design_constants_in_the_docs():
     from pref_eval.io import fastparse, judgments, pref_jsonl, runs, tokenize
     from pref_eval.judge.scheduler import OUT_TOKENS_ESTIMATE
     from pref_eval.parallel import PROBE_SECONDS
+    from pref_eval.zelo.state_lock import state_lock
     from pref_eval.zelo import fit
 
     mb = 1 << 20
+    lock_wait = inspect.signature(state_lock.__wrapped__).parameters["wait"].default
     expected = {
         "input-formats.md": [f"a run file of at most {runs.COMPILED_MAX // mb} MB",
                              f"a field longer than {tokenize.MAX_FIELD >> 10} KiB, or a column that would need more "
@@ -739,6 +742,7 @@ def test_design_constants_in_the_docs():
                         f"(read in {judgments.STREAM_CHUNK // mb} MB parts)"],
         "pref_aggregate.md": [f"one JSON document per {pref_jsonl.CHUNK_BYTES // mb} MB block"],
         "judging.md": [f"(prompt characters / 4 in, {OUT_TOKENS_ESTIMATE} out per request)"],
+        "zelo_pairs.md": [f"the second waits (up to {lock_wait:g} s, then it is refused"],
         "dask.md": [f"one per {fit.BLOCK_JUDGMENTS:,} judgments", f"no TCP\nanswer within {PROBE_SECONDS:g} s"],
     }
     missing = [(page, text) for page, texts in expected.items() for text in texts

@@ -1,6 +1,6 @@
 """Figures the prose of the docs quotes outside any table, computed (the docs name this script).
 
-    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens ...]
+    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth ...]
 
 Prints ``page: phrase`` per figure (all of them without an argument); tests/test_docs.py checks that each
 phrase is on its page, so a figure typed by hand cannot drift from what this script prints.
@@ -20,6 +20,10 @@ phrase is on its page, so a figure typed by hand cannot drift from what this scr
   ``zelo_judge --dry-run`` uses (prompt characters / 4, ``pref_eval.judge.scheduler.estimate_tokens``; no
   tokenizer's vocabulary can be fetched here: tiktoken downloads its files at first use): the template alone,
   and a query of 10 to 200 characters with two passages of 400 characters (100 tokens by the same rule).
+* ``rbp-depth`` (docs/differences.md): RBP's weights normalised over 1,000 ranks (cwl_eval's, pref_eval's)
+  against Moffat & Zobel's (1 − p)·p^(i−1): the ratio is 1 / (1 − p^1000), so the two agree to the last bit
+  while p^1000 is below half an ulp of 1 (the largest such p of the grid 0.01, 0.02, ...), and differ by
+  1 / (1 − p^1000) − 1 at p = 0.999.
 """
 from __future__ import annotations
 
@@ -84,8 +88,15 @@ def prompt_tokens() -> list[tuple[str, str]]:
                            f"queries of {QUERY_CHARS[0]}–{QUERY_CHARS[1]} characters")]
 
 
+def rbp_depth() -> list[tuple[str, str]]:
+    exact = max(k / 100 for k in range(1, 100) if 1.0 - (k / 100) ** 1000 == 1.0)
+    above = 1 / (1 - 0.999 ** 1000) - 1
+    return [("differences.md", f"Zobel's value to the last bit for p ≤ {exact:g}, {100 * above:.0f} % above it at "
+                               "p = 0.999")]
+
+
 FIGURES: dict[str, Callable[[], list[tuple[str, str]]]] = {
-    "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens}
+    "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth}
 
 
 def figures(names: list[str] | None = None) -> list[tuple[str, str]]:

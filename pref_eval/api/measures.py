@@ -88,9 +88,13 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
             out.append((err, 0, qi.nq, 0))
             continue
         unknown = unknown_topics(run.qid_values, qi.qids)
+        res = replace(evaluate_ranked(ranked, requests, ctx), ranked=None, unknown_topics=unknown)
+        if run.empty_topics:  # a dict's {qid: {}}: scored as under complete, but listed per query as a topic of
+            import numpy as np  # the run (with trec9 too, where complete's missing topics are not): pytrec_eval's
+
+            res = replace(res, present=res.present | np.isin(ranked.qids, np.array(run.empty_topics, dtype="S")))
         del run
-        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None, unknown_topics=unknown), len(miss),
-                    qi.nq, ranked.nq))
+        out.append((res, len(miss), qi.nq, ranked.nq))
         del ranked
     if progress is not None:
         progress(len(runs), len(runs))
