@@ -405,6 +405,29 @@ def rank_run(
     return ranked, qi.qids[~(present_mask | _empty_topic_mask(run, qi))]
 
 
+def trec_order(run: Run, *, depth: int | None = None, trec9: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every topic of ``run`` ranked in trec_eval's order, without qrels (a pool: ``zelo_pairs pool``).
+
+    Returns ``(qids, counts, rows)``: the run's query ids in byte order (``strcmp``), the number of
+    rows kept per query (its top ``depth`` with ``depth``), and the run's row indices query after query,
+    each query's by score descending then docno descending (docs/ranking-and-topics.md; ``trec9``: the
+    scores first rounded to float32). A docno twice in the kept part of a query is refused
+    (:class:`~pref_eval.errors.InputError` naming the line), as :func:`rank_run` refuses it.
+    """
+    n = len(run.docno)
+    itype = np.int32 if n + 1 < 2**31 else np.int64
+    uq, bcodes = np.unique(run.qid_values, return_inverse=True)
+    nq = len(uq)
+    qpos = np.repeat(bcodes.reshape(-1).astype(itype), run.qid_lengths)
+    rows = np.arange(n, dtype=itype)
+    qpos, rows, counts = _sort_rows(run, qpos, rows, run.score.astype(np.float32) if trec9 else run.score, nq, itype)
+    starts = _starts(counts, itype)
+    if depth is not None:
+        qpos, rows, counts, starts = _truncate(qpos, rows, counts, starts, depth, nq, itype)
+    _check_run_duplicates(run, qpos, _row_keys(run.docno, rows), rows, counts, starts)
+    return uq, counts, rows
+
+
 def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(present_mask, eval_q, block_eval)``: which qrels queries the run holds (mask over
     ``qi.qids``), the evaluated queries (indices into ``qi.qids``, in evaluation order) and,

@@ -111,6 +111,8 @@ VALID: dict[str, tuple[str, list[str]]] = {
     "fit-jsonl": ("zelo_fit", ["-J", "j.jsonl", "-Q", "-o", OUT]),
     "pairs-cycles": ("zelo_pairs", ["cycles", "--run", "bm25.run", "--depth", "5", "--seed", "1", "-Q",
                                     "-o", OUT]),
+    "pairs-pool": ("zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "-o", OUT, "bm25.run",
+                                  "dense.run"]),
     "pairs-docs": ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", OUT]),
     "pairs-dataset": ("zelo_pairs", ["cycles", "--dataset", "dataset.jsonl", "-Q", "-o", OUT]),
     "pairs-next": ("zelo_pairs", ["next", "--state", "s.json", "-o", OUT]),

@@ -526,6 +526,28 @@ def test_doc_figures_are_the_scripts():
     assert doc_figures.repeat_share(3, 2) == 0.5  # n = 3: one cycle holds all 3 pairs, so cycle 2 repeats them
 
 
+def test_tournament_top_set_size_from_the_figure3_columns():
+    """``bench/figure3.py --prose`` derives the tournament table's mean top-set size from figure3's columns: (best
+    items in the top set: one found + 2 × both found, + other items returned) / repetitions. On a matrix with two
+    Copeland winners (0 and 1 tie, both beat the rest with p = 0.7), that is the mean of the tournament's own
+    ``best_size`` (what ``zelo_simulate tournament`` prints as ``mean_best_set``), with and without a final phase."""
+    import numpy as np
+
+    from pref_eval.zelo.figure3 import summarise
+    from pref_eval.zelo.simulate import copeland_winners, simulate_tournament
+
+    K = 12
+    M = np.full((K, K), 0.5)
+    M[:2, 2:], M[2:, :2] = 0.7, 0.3
+    assert copeland_winners(M).tolist() == [0, 1]
+    for final in (False, True):
+        r = simulate_tournament(M, 40, seed=3, final_phase=final)
+        row = summarise("tournament", "B", r)
+        assert row["both_found"] > 0 and row["one_found"] > 0
+        size = (row["one_found"] + 2 * row["both_found"] + row["nonbest_returned"]) / row["reps"]
+        assert size == float(np.mean(r["best_size"])), (final, size)
+
+
 def test_simulation_pages_quote_no_run_time():
     """Run times typed into the simulation pages drifted from any run ("45 s" for 13 s of CPU): the scripts print
     their CPU time; the pages name the command and say so."""

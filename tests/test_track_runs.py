@@ -229,3 +229,91 @@ def test_topics_refused_outside_metric_mode(tmp_path):
     ws = _files(tmp_path)
     res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "rpp", "-o", "topics", "good.run", "other.run"], ws)
     assert res.returncode == 2 and "-o topics is a table of trec_eval measures" in res.stderr
+
+
+# -- zelo_pairs pool: the union of each run's top N per topic (trec_eval's order), qid docno lines
+
+# topic 1 of A: scores 3, 2, 2, 2, 1 -- the tie at the depth-2 cut is broken by docno descending (trec_eval's
+# comp_sim_docno): d9 > d5 > d10 in byte order, so the top 2 are d1, d9 (not d10 or d5 by line order)
+POOL_A = "1 Q0 d1 1 3 a\n1 Q0 d10 2 2 a\n1 Q0 d5 3 2 a\n1 Q0 d9 4 2 a\n1 Q0 d2 5 1 a\n2 Q0 e1 1 1 a\n"
+# B: lines out of score order; topic 3 judged nowhere; topic 10 sorts before 2 (byte order)
+POOL_B = "3 Q0 x 1 0.5 b\n1 Q0 d2 2 5 b\n1 Q0 d1 1 4 b\n10 Q0 y 1 1 b\n2 Q0 e2 9 -1 b\n2 Q0 e1 1 7 b\n"
+POOL_QRELS = "1 0 d9 0\n2 0 e2 -1\n7 0 z 1\n"
+
+
+def _pool_files(tmp_path: Path) -> Path:
+    (tmp_path / "a.run").write_text(POOL_A)
+    (tmp_path / "b.run").write_text(POOL_B)
+    (tmp_path / "j.qrels").write_text(POOL_QRELS)
+    return tmp_path
+
+
+def test_pool_hand_worked(tmp_path):
+    ws = _pool_files(tmp_path)
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "a.run", "b.run"], ws)
+    assert res.returncode == 0, res.stderr
+    # a: 1 -> d1, d9; 2 -> e1.  b: 1 -> d2, d1; 2 -> e1, e2; 3 -> x; 10 -> y
+    assert res.stdout.decode() == "1 d1\n1 d2\n1 d9\n10 y\n2 e1\n2 e2\n3 x\n"
+    assert res.stderr == "zelo_pairs: 7 documents for 4 topics from 2 runs at depth 2\n"
+    # the judged ones (any grade, a negative one too) left out; qrels topic 7 is in no run
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--qrels", "j.qrels", "-Q", "a.run", "b.run"], ws)
+    assert res.returncode == 0 and res.stdout.decode() == "1 d1\n1 d2\n10 y\n2 e1\n3 x\n" and res.stderr == ""
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "1", "-Q", "a.run"], ws)
+    assert res.stdout.decode() == "1 d1\n2 e1\n"
+
+
+def test_pool_keep_going_and_a_duplicate(tmp_path):
+    ws = _pool_files(tmp_path)
+    (ws / "dup.run").write_text("1 Q0 d1 1 3 t\n1 Q0 d3 2 2 t\n1 Q0 d1 3 1 t\n")
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "3", "a.run", "dup.run"], ws)
+    assert res.returncode == 2 and res.stderr == ("zelo_pairs: dup.run:3: duplicate document d1 for query 1 "
+                                                  "(first at line 1); trec_eval refuses duplicates\n")
+    # below the cut a duplicate is accepted, as trec_eval -M accepts it
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "-Q", "dup.run"], ws)
+    assert res.returncode == 0 and res.stdout.decode() == "1 d1\n1 d3\n"
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "1", "--keep-going", "-o", "p.txt", "a.run", "dup.run",
+                                    "none.run"], ws)
+    assert res.returncode == 2 and (ws / "p.txt").read_text() == "1 d1\n2 e1\n"
+    lines = res.stderr.splitlines()
+    assert lines[0].startswith("zelo_pairs: none.run: no such file") and len(lines) == 2
+    assert lines[1] == "zelo_pairs: 1 of 3 runs not pooled (--keep-going; their errors above): none.run"
+
+
+@pytest.mark.slow  # pandas' import: ~1.5 s
+def test_pool_equals_pandas_on_the_shipped_runs(tmp_path):
+    """Each run's top N per topic by pandas' sort (score descending, docno descending: trec_eval's rule), their
+    union less the qrels' documents, sorted; bm25's tied scores change its top 7 by the rule (docno ascending
+    would not)."""
+    import pandas as pd
+
+    runs = [ROOT / f"runs/{n}.run" for n in ("bm25", "dense", "rerank")]
+    qrels = ROOT / "qrels/dl19-sample.qrels"
+    for depth in (1, 7, 25):
+        tops = []
+        for r in runs:
+            d = pd.read_csv(r, sep=r"\s+", header=None, dtype=str, names=["qid", "q0", "docno", "rank", "score", "t"])
+            d["score"] = d.score.astype(float)
+            d = d.sort_values(["qid", "score", "docno"], ascending=[True, False, False], kind="stable")
+            tops.append(d.groupby("qid").head(depth)[["qid", "docno"]])
+        union = pd.concat(tops).drop_duplicates()
+        want = sorted(map(tuple, union.to_numpy().tolist()))
+        j = pd.read_csv(qrels, sep=r"\s+", header=None, dtype=str, names=["qid", "it", "docno", "rel"])
+        judged = set(map(tuple, j[["qid", "docno"]].to_numpy().tolist()))
+        res = run_inproc("zelo_pairs", ["pool", "--depth", str(depth), "-Q", *map(str, runs)], tmp_path)
+        assert res.returncode == 0, res.stderr
+        assert [tuple(x.split(" ")) for x in res.stdout.decode().splitlines()] == want
+        res = run_inproc("zelo_pairs", ["pool", "--depth", str(depth), "-Q", "--qrels", str(qrels),
+                                        *map(str, runs)], tmp_path)
+        assert [tuple(x.split(" ")) for x in res.stdout.decode().splitlines()] == [x for x in want
+                                                                                   if x not in judged]
+
+
+def test_pairs_pool_function_writes_what_the_command_writes(tmp_path):
+    import pref_eval
+
+    ws = _pool_files(tmp_path)
+    got = pref_eval.pairs_pool([str(ws / "a.run"), str(ws / "b.run")], 2, qrels=str(ws / "j.qrels"),
+                               output=str(ws / "api.txt"))
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--qrels", "j.qrels", "-Q", "a.run", "b.run"], ws)
+    assert (ws / "api.txt").read_bytes() == res.stdout
+    assert got == [tuple(x.split(" ")) for x in res.stdout.decode().splitlines()]
