@@ -279,6 +279,16 @@ def test_pool_keep_going_and_a_duplicate(tmp_path):
     assert lines[1] == "zelo_pairs: 1 of 3 runs not pooled (--keep-going; their errors above): none.run"
 
 
+def test_pool_refuses_a_run_given_twice(tmp_path):
+    """As zelo_eval and ``cycles --run`` refuse it (n30): the pool was the same, but its line said '2 runs'."""
+    ws = _pool_files(tmp_path)
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "a.run", "b.run", "./a.run"], ws)
+    assert res.returncode == 2 and res.stdout == b""
+    assert res.stderr == "zelo_pairs: a.run is given twice (as ./a.run)\n"
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "a.run"], ws)
+    assert res.returncode == 0 and res.stderr == "zelo_pairs: 3 documents for 2 topics from 1 run at depth 2\n"
+
+
 @pytest.mark.slow  # pandas' import: ~1.5 s
 def test_pool_equals_pandas_on_the_shipped_runs(tmp_path):
     """Each run's top N per topic by pandas' sort (score descending, docno descending: trec_eval's rule), their

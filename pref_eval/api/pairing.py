@@ -435,6 +435,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     runs = _path_list(runs, "runs")
     if not runs:
         raise UsageError("no run file given (usage: zelo_pairs pool --depth N [--qrels QRELS] RUN [RUN...])")
+    from ..io.run_ids import shortest_unique_suffixes
+
+    shortest_unique_suffixes(runs)  # the same file given twice is refused, as zelo_eval and cycles --run do
     from ..log import Log
 
     log = log or Log("zelo_pairs", quiet=True)
@@ -463,7 +466,8 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
                                   "nothing written")
         raise EvaluationError(f"{len(bad)} of {len(runs)} runs not pooled (--keep-going; their errors above): "
                               f"{names}")
-    log.info(f"{len(pool)} documents for {len({a for a, _ in got})} topics from {len(runs)} runs at depth {depth}"
+    runs_said = f"{len(runs)} run{'s' * (len(runs) != 1)}"
+    log.info(f"{len(pool)} documents for {len({a for a, _ in got})} topics from {runs_said} at depth {depth}"
              + (f" ({len(found) - len(got)} already judged left out)" if qrels is not None else ""))
     return pool
 
