@@ -198,7 +198,7 @@ def test_scipy_bootstrap_draws_what_zelo_agree_draws():
     assert (np.array(seen[-40:]) == Bootstrap(7, 40, seed=11).weights).all()
 
 
-@pytest.mark.parametrize("block", range(2))
+@pytest.mark.parametrize("block", [0, pytest.param(1, marks=pytest.mark.slow)])  # seeds 16-31: slow (s30)
 def test_values_and_intervals_equal_the_oracles(tmp_path, block):
     compared = undefined = intervals = 0
     kinds = set()

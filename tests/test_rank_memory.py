@@ -33,7 +33,8 @@ def _peak(folder: Path, **kw) -> tuple[int, int]:
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize("kw,most", [({}, 24), ({"depth": 50}, 26), ({"complete": True}, 24)])
+@pytest.mark.parametrize("kw,most", [({}, 24), pytest.param({"depth": 50}, 26, marks=pytest.mark.slow),
+                                     pytest.param({"complete": True}, 24, marks=pytest.mark.slow)])  # s30
 def test_ranking_memory_per_line(tmp_path, kw, most):
     """Ranking holds at most ``most`` bytes per run line at its peak (qrels and run not counted).
 

@@ -364,8 +364,10 @@ def test_wilcoxon_auto_switches_like_scipy():
     assert used[50][0] == "exact" and set(used[51]) == {"asymptotic"}
 
 
-def test_sign_test_is_the_exact_binomial_and_equals_binomtest():
-    sizes = list(range(1, 61)) + [99, 100, 333, 1000]
+# n = 31..60 (every k: 1,400 binomtest calls) with the slow tests (session 21, s30)
+@pytest.mark.parametrize("sizes", [list(range(1, 31)) + [99, 100, 333, 1000],
+                                   pytest.param(list(range(31, 61)), marks=pytest.mark.slow)], ids=["quick", "n31-60"])
+def test_sign_test_is_the_exact_binomial_and_equals_binomtest(sizes):
     for n in sizes:
         for k in range(n + 1) if n <= 100 else (0, 1, n // 3, n // 2 - 1, n // 2, n - 2, n):
             p = paired.sign_p_value(k, n)

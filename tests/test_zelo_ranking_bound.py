@@ -116,6 +116,7 @@ def test_bench_table_reduced():
         assert (r[6] == "**reached**") == (float(r[4]) >= float(r[3]))
 
 
+@pytest.mark.slow  # the bench's process: test_bench_table_reduced in the suite (s30)
 def test_bench_oracle_table_reduced():
     out = _bench("--oracle", "--trials", "3", "--K", "25", "--sigma", "0.6")
     rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| 25 |")]
@@ -232,6 +233,7 @@ def test_known_scores_wins_by_hand_and_the_dense_order():
     assert np.abs(dx[(dw == 0)]).max() < 1e-6  # equal totals, equal scores
 
 
+@pytest.mark.slow  # the bench's process: test_bench_table_reduced in the suite (s30)
 def test_bench_distance_table_reduced():
     """``--by-distance``: per bin "4 cycles / 8 cycles / adaptive"; the bins add up to the "all" column, and
     the last column is the adaptive strategy's excess over 8 cycles."""
