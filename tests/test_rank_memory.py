@@ -73,6 +73,7 @@ print((rss() - base - r.docno.nbytes - r.score.nbytes) / 1e6)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc arenas")
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_parse_threads_memory_is_returned(tmp_path):
     """After a run read in two threads (over 32 MB) and ``release_memory``, what stays resident beyond the run's
     arrays is small: 4 MB for this 1 M-line run with one malloc arena (``pref_eval.heap.one_arena``, which

@@ -229,6 +229,7 @@ def _peak_kb(mod_func: tuple[str, str], args: list[str]) -> int:
     return int(res.stderr.strip().splitlines()[-1].split()[1])
 
 
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
     """Metric mode keeps one ranking at a time: 12 runs of 300k lines peak within 40 MB of one run.
 
