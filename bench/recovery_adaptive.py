@@ -34,6 +34,12 @@ per row), to set beside 8 cycles' own tau: what the genie's knowledge adds on a 
 (random cycles only: τ against the dense fit and the truth, top-10 overlap); with ``--write-docs`` they
 replace the block between the recovery-cycles markers of docs/zelo_simulate.md.
 
+``--criteria``: instead, the adaptive strategy's τ by criterion and round size (the uncertainty criterion with
+rounds of K/2 pairs, its first version, and of K/4; the default discordance criterion; ``rowsum``), the paired
+difference rowsum − default with its standard error, and the rowsum criterion with wider windows
+(:data:`WINDOW_RUNS`, fixed trials); with ``--write-docs`` it replaces the block between the recovery-criteria
+markers of docs/zelo_simulate-ranking-bounds.md, whose prose (and zelo_simulate.md's) quotes it.
+
 ``--prose``: runs nothing; prints the figures the prose of docs/zelo_simulate.md and
 docs/zelo_simulate-ranking-bounds.md quotes from these tables (shares of the gap closed, ranges, the
 cells reached, pairs quoted from one table beside another), computed from the tables as the docs
@@ -278,6 +284,43 @@ def distance_row(K: int, sigma: float, trials: int, seed: int, votes: int = 3) -
     return "| " + " | ".join(cells) + " |"
 
 
+CRITERIA = (("uncertainty", 2), ("uncertainty", 4), ("discordance", 4), ("rowsum", 4))
+CRITERIA_HEAD = ["| K | σ | uncertainty, rounds of K/2 | uncertainty, rounds of K/4 | discordance, rounds of K/4 "
+                 "(default) | rowsum, rounds of K/4 | rowsum − default (± paired SE) |",
+                 "|---|---|---|---|---|---|---|"]
+# the wider-window runs of the rowsum paragraph: (K, σ, trials, window)
+WINDOW_RUNS = ((50, 0.6, 100, 12), (25, 0.6, 30, 24))
+
+
+def _adaptive_tau(K: int, sigma: float, trials: int, seed: int, criterion: str, batch_div: int = 4,
+                  window: int | None = None) -> np.ndarray:
+    """Per-trial τ against the dense fit of the adaptive strategy (4 cycles' budget) with this criterion."""
+    opts = {} if window is None else {"window": window}
+    return recovery(K, sigma, 4, trials, seed=seed, strategy="adaptive", criterion=criterion,
+                    batch=max(1, K // batch_div), **opts)["tau_dense"]
+
+
+def criteria_row(K: int, sigma: float, trials: int, seed: int) -> str:
+    """One row of the criteria table: the adaptive strategy's mean τ under each of :data:`CRITERIA` (same seeds)."""
+    taus = [_adaptive_tau(K, sigma, trials, seed, c, d) for c, d in CRITERIA]
+    diff = taus[3] - taus[2]
+    cells = [f"{K}", f"{sigma:g}", *(f"{float(t.mean()):.3f}" for t in taus),
+             f"{float(diff.mean()):+.3f} (± {float(diff.std(ddof=1) / np.sqrt(trials)):.3f})"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def window_lines(seed: int) -> list[str]:
+    """The rowsum criterion with wider windows (:data:`WINDOW_RUNS`), beside the default strategy's τ (discordance,
+    window 6) on the same trials."""
+    out = []
+    for K, sigma, trials, window in WINDOW_RUNS:
+        rs = _adaptive_tau(K, sigma, trials, seed, "rowsum", window=window)
+        df = _adaptive_tau(K, sigma, trials, seed, "discordance")
+        out.append(f"- `--K {K} --sigma {sigma:g} --trials {trials} --criterion rowsum --window {window}`: "
+                   f"{float(rs.mean()):.3f}; the default strategy on the same trials: {float(df.mean()):.3f}")
+    return out
+
+
 # --- the prose's figures, from the tables the docs store ---------------------------------------------------
 
 NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -316,6 +359,94 @@ def _slash(values: list[float], fmt: str = ".3f") -> str:
     return " / ".join(format(round(v, 10), fmt) for v in values)
 
 
+def _sign(v: float) -> str:
+    """A difference as the prose writes it: +0.006, −0.011, 0.000."""
+    v = round(v, 10)
+    return "0.000" if abs(v) < 0.0005 else f"{v:+.3f}".replace("-", "−")
+
+
+def criteria_figures() -> list[tuple[str, str]]:
+    """(page, phrase) for the figures the prose quotes from the criteria table (``--criteria``), for the cells it
+    stores."""
+    cr = stored("recovery-criteria")  # K, σ, uncertainty K/2, uncertainty K/4, default, rowsum, rowsum − default
+    sim, bounds = "zelo_simulate.md", "zelo_simulate-ranking-bounds.md"
+    ks = sorted({K for K, _ in cr})
+    sig = ("0.6", "1.5", "3")
+    rounds = {key: _f(r[3]) - _f(r[2]) for key, r in cr.items()}
+    raised = [key for key, d in rounds.items() if round(d, 10) > 0]
+    disc = {key: _f(r[4]) - _f(r[3]) for key, r in cr.items()}
+    big = [key for key, d in disc.items() if abs(round(d, 10)) > 0.005]
+    rest = [d for key, d in disc.items() if key not in big]
+    share = f"all {NUMBERS[len(cr)]}" if len(raised) == len(cr) else f"{NUMBERS[len(raised)]} of the {NUMBERS[len(cr)]}"
+    out = [(sim, f"Rounds of K/4 pairs instead of K/2 raised τ in {share} cells, by "
+                 f"{_range([rounds[k] for k in raised], '.3f')}"),
+           (sim, "the discordance criterion then added " + ", ".join(f"{_sign(disc[K, s])} at K = {K}, σ = {s}"
+                                                                     for K, s in big)
+                 + f", and {_sign(min(rest))} to {_sign(max(rest))} in the other cells")]
+    for i, K in enumerate(ks):
+        out.append((bounds, f"K = {K}{', σ = 0.6/1.5/3' if i == 0 else ''}: "
+                            f"{_slash([_f(cr[K, s][5]) for s in sig])} ({'default ' if i == 0 else ''}"
+                            f"{_slash([_f(cr[K, s][4]) for s in sig])})"))
+    low = ", ".join(f"{_sign(_f(cr[K, '0.6'][6]))} at K = {K}" for K in ks)
+    others = [_f(cr[K, s][6]) for K in ks for s in sig[1:]]
+    ratio = max(abs(_f(r[6])) / _f(r[6], 1) for r in cr.values() if _f(r[6], 1) > 0)
+    out += [(bounds, f"At σ = 0.6, where it was meant to help, it changes τ by {low}"),
+            (bounds, f"elsewhere by {_sign(min(others))} to {_sign(max(others))}, none by more than "
+                     f"{ratio:.1f} paired standard errors")]
+    text = (ROOT / "docs" / bounds).read_text(encoding="utf-8")
+    block = text.split("<!-- recovery-criteria:begin -->\n")[1].split("<!-- recovery-criteria:end -->")[0]
+    runs = re.findall(r"--K (\d+) --sigma [\d.]+ --trials (\d+) --criterion rowsum --window (\d+)`: ([\d.]+); the "
+                      r"default strategy on the same trials: ([\d.]+)", block)
+    assert len(runs) == len(WINDOW_RUNS), runs
+    (k1, _, w1, r1, d1), (k2, t2, w2, r2, d2) = runs
+    out.append((bounds, f"--criterion rowsum --window {w1}` gives {r1} (the default: {d1}), and every pair a "
+                        f"candidate at K = {k2} (`--K {k2} --window {w2} --trials {t2}`) {r2} (the default on those "
+                        f"{t2} trials: {d2})"))
+    return out
+
+
+VARIANT_NAMES = ("kgstar", "aopt", "aopt-phi", "window10", "einfo", "quicksort")
+
+
+def variants_table(K: int) -> dict[str, list[str]] | None:
+    """The variants table ``bench/recovery_adaptive_variants.py --K K --write-docs`` stored (None if none is):
+    variant name -> cells (name, τ, − default (± SE), information, adjacent variance, weighted variance)."""
+    text = (ROOT / "docs" / "zelo_simulate-ranking-bounds.md").read_text(encoding="utf-8")
+    if f"<!-- recovery-variants-{K}:begin -->" not in text:
+        return None
+    block = text.split(f"<!-- recovery-variants-{K}:begin -->\n")[1].split(f"<!-- recovery-variants-{K}:end -->")[0]
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in block.splitlines()
+            if ln.startswith("| ") and not ln.startswith("| variant")]
+    return {r[0].split(" (")[0]: r for r in rows}
+
+
+def variants_figures() -> list[tuple[str, str]]:
+    """(page, phrase) for the figures the prose quotes from the variants tables (σ = 1.5, 100 trials) that
+    ``bench/recovery_adaptive_variants.py --write-docs`` stored: every stored K's τ, the rest at K = 50."""
+    bounds, K = "zelo_simulate-ranking-bounds.md", 50
+    out = []
+    for k in (50, 100):
+        tk = variants_table(k)
+        if tk is not None:
+            diff = ", ".join(f"{n} {tk[n][1]} ({_sign(_f(tk[n][2]))} ± {_f(tk[n][2], 1):.3f})" for n in VARIANT_NAMES)
+            out.append((bounds, f"K = {k}: default {tk['default'][1]}, 8 cycles {tk['8 random cycles'][1]}; {diff}"))
+    t = variants_table(K)
+    assert t is not None
+    info = {n: _f(r[3]) for n, r in t.items()}
+    near = [info[n] for n in ("kgstar", "aopt", "aopt-phi")]
+    # the pairs after the blind first batch (K/2 pairs of E[p(1-p)] each): the rest of the information, 3 votes each
+    chosen = (info["default"] / 3 - K // 2 * mean_information(1.5)) / (4 * K - K // 2)
+    return out + [
+        (bounds, f"(weighted variance {_f(t['aopt'][5]):.3f} / {_f(t['aopt-phi'][5]):.3f} against "
+                 f"{_f(t['default'][5]):.3f} at K = {K})"),
+        (bounds, f"at the true scores (K = {K}): {info['default']:.0f} for the default, "
+                 f"{_range(near, '.0f')} for kgstar and the A-optimal designs, against "
+                 f"{info['8 random cycles']:.0f} for 8 random cycles"),
+        (bounds, f"holds only {info['einfo']:.0f}"),
+        (bounds, f"average p(1 − p) ≈ {chosen:.2f}, not 0.25, so the design carries "
+                 f"{info['default'] / info['8 random cycles']:.2f} of 8 random cycles' information")]
+
+
 def prose_figures() -> list[tuple[str, str]]:
     """(page, phrase) for every figure the two pages' prose quotes from the stored tables (module docstring)."""
     ad = stored("recovery-adaptive")  # K, σ, τ4, τ8, τa, gap, goal, adjacent, weighted, information, verdict
@@ -350,10 +481,6 @@ def prose_figures() -> list[tuple[str, str]]:
                      f"({tau(4, ('3',))} for well-separated documents, σ = 3), and at K = 100 only "
                      f"{_range([100 * _f(cy[100, s, 4][5]) for s in (low, mid)], '.0f', ' %')} of the dense top 10 "
                      f"(σ = 0.6–1.5). 8 cycles give τ {tau(8, (low, mid))} ({tau(8, ('3',))} at σ = 3)."))
-    # ranking-bounds: the rowsum paragraph quotes the default strategy's cells
-    for K in ks:
-        out.append((bounds, f"({'default ' if K == 25 else ''}{_slash([_f(ad[K, s][4]) for s in (low, mid, '3')])})"))
-    out.append((bounds, f"both clear the goal, {ad[100, '3'][3]},"))
     orc = stored("recovery-oracle")  # K, σ, τ4, τ8, known, known + 4, known + 8
     adds = {key: _f(r[5]) - _f(r[4]) for key, r in orc.items()}
     first = adds.pop((25, low))
@@ -362,7 +489,7 @@ def prose_figures() -> list[tuple[str, str]]:
                      f"{_slash([_f(orc[K, low][4]) for K in ks], '.2f')}"),
             (bounds, f"the distance from the adaptive strategy ({_slash([_f(ad[K, low][4]) for K in ks])}) to 8 cycles "
                      f"({_slash([_f(ad[K, low][3]) for K in ks])})")]
-    out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]};") for K in ks[1:]]
+    out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]}") for K in ks[1:]]
     dist = stored("recovery-distance")  # K, σ, τs, 1 apart, 2 apart, ..., all, excess all / at >= 6
     r = dist[100, mid]
     out.append((bounds, f"({_f(r[3]):.1f} and {_f(r[4]):.1f} against {_f(r[3], 1):.1f} and {_f(r[4], 1):.1f} "
@@ -387,13 +514,17 @@ def prose_figures() -> list[tuple[str, str]]:
             (bounds, f"for random cycles it gives {_slash([_f(lp[K, low][7]) for K in ks])} (4 cycles) and "
                      f"{_slash([_f(lp[K, low][7], 1) for K in ks])} (8 cycles)"),
             (bounds, f"the surrogate gives {_slash([_f(lp[K, low][6], 1) for K in ks])}, below 8 cycles' τ")]
-    return out
+    return out + criteria_figures() + variants_figures()
+
 
 def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     """Refuse option combinations that the tables do not make."""
     if a.cycles and (a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.tau_sdp or a.batch_div is not None
                      or a.criterion is not None):
         ap.error("--cycles runs random cycles only: no other table, no --batch-div, --criterion")
+    if a.criteria and (a.cycles or a.oracle or a.tau_bound or a.by_distance or a.tau_lp or a.tau_sdp
+                       or a.batch_div is not None or a.criterion is not None):
+        ap.error("--criteria runs its own criteria and round sizes: no other table, no --batch-div, --criterion")
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):
@@ -422,6 +553,48 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("--bound-samples must be >= 2")
 
 
+def _head(a: argparse.Namespace) -> list[str]:
+    """The line naming the command and the table's head for the table ``a`` asks for."""
+    if a.criteria:
+        grid = "".join(f" --{name} {v}" for name, v, default in
+                       (("K", a.K, "25,50,100"), ("sigma", a.sigma, "0.6,1.5,3")) if v != default)
+        return [f"`python bench/recovery_adaptive.py --criteria{grid} --trials {a.trials} --seed {a.seed}` — mean "
+                "Kendall τ_b against the dense-matrix fit of the adaptive strategy (4 cycles' budget, same seeds) by "
+                "criterion and round size:", "", *CRITERIA_HEAD]
+    elif a.cycles:
+        return [f"`python bench/recovery_adaptive.py --cycles --trials {a.trials} --seed {a.seed}` — the rows of "
+                f"`zelo_simulate recovery --K {a.K} --sigma {a.sigma} --cycles 2,4,8 --trials {a.trials} --seed "
+                f"{a.seed}`:", "", *CYCLES_HEAD]
+    elif a.tau_sdp:
+        grid = ",".join(map(str, a.sdp_grid))
+        return [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
+                f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
+                f"document-state programme (grid: {a.sdp_grid[0]} points for μ, {a.sdp_grid[1]} for α; finer grid "
+                f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
+    elif a.tau_lp:
+        return [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                f"τ_b ({a.trials} trials per cell), the Pólya–Gamma genie's bound against the true order, and the "
+                "linear-Gaussian surrogate for the dense fit:", "", *LP_HEAD]
+    elif a.by_distance:
+        return [f"`python bench/recovery_adaptive.py --by-distance --trials {a.trials} --seed {a.seed}` — mean "
+                "number of pairs per trial ordered the other way round from the dense fit, by how many places apart "
+                "they are in the dense order: 4 random cycles / 8 random cycles / the adaptive strategy (4 cycles' "
+                "budget):", "", *DIST_HEAD]
+    elif a.tau_bound:
+        return [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
+                f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
+                "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
+                "",
+                *BOUND_HEAD]
+    elif a.oracle:
+        return [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
+                "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
+    else:
+        return [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
+                "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
+                "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--trials", type=int, default=100)
@@ -441,6 +614,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bound-samples", type=int, default=2000, help="Monte Carlo pairs per cell for --tau-bound")
     ap.add_argument("--cycles", action="store_true", help="zelo_simulate recovery's cycles table instead (module "
                     "docstring)")
+    ap.add_argument("--criteria", action="store_true", help="the criteria table instead (module docstring)")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--prose", action="store_true", help="print the prose's figures from the stored tables, run "
                     "nothing (module docstring)")
@@ -450,41 +624,11 @@ def main(argv: list[str] | None = None) -> None:
         for page, phrase in prose_figures():
             print(f"{page}: {phrase}")
         return
-    if a.cycles:
-        lines = [f"`python bench/recovery_adaptive.py --cycles --trials {a.trials} --seed {a.seed}` — the rows of "
-                 f"`zelo_simulate recovery --K {a.K} --sigma {a.sigma} --cycles 2,4,8 --trials {a.trials} --seed "
-                 f"{a.seed}`:", "", *CYCLES_HEAD]
-    elif a.tau_sdp:
-        grid = ",".join(map(str, a.sdp_grid))
-        lines = [f"`python bench/recovery_adaptive.py --tau-sdp --sigma 0.6 --sdp-grid {grid} --trials {a.trials} "
-                 f"--seed {a.seed}` — mean Kendall τ_b against the true order ({a.trials} trials per cell) and the "
-                 f"document-state programme (grid: {a.sdp_grid[0]} points for μ, {a.sdp_grid[1]} for α; finer grid "
-                 f"{SDP_FINE['n_mu']} × {SDP_FINE['n_alpha']}):", "", *SDP_HEAD]
-    elif a.tau_lp:
-        lines = [f"`python bench/recovery_adaptive.py --tau-lp --trials {a.trials} --seed {a.seed}` — mean Kendall "
-                 f"τ_b ({a.trials} trials per cell), the Pólya–Gamma genie's bound against the true order, and the "
-                 "linear-Gaussian surrogate for the dense fit:", "", *LP_HEAD]
-    elif a.by_distance:
-        lines = [f"`python bench/recovery_adaptive.py --by-distance --trials {a.trials} --seed {a.seed}` — mean "
-                 "number of pairs per trial ordered the other way round from the dense fit, by how many places apart "
-                 "they are in the dense order: 4 random cycles / 8 random cycles / the adaptive strategy (4 cycles' "
-                 "budget):", "", *DIST_HEAD]
-    elif a.tau_bound:
-        lines = [f"`python bench/recovery_adaptive.py --tau-bound --trials {a.trials} --seed {a.seed} --bound-samples "
-                 f"{a.bound_samples}` — mean Kendall τ_b against the dense-matrix fit ({a.trials} trials per cell "
-                 "for the strategies; the genie's values and the bound from the stated number of Monte Carlo pairs):",
-                 "",
-                 *BOUND_HEAD]
-    elif a.oracle:
-        lines = [f"`python bench/recovery_adaptive.py --oracle --trials {a.trials} --seed {a.seed}` — mean Kendall "
-                 "τ_b against the dense-matrix fit:", "", *ORACLE_HEAD]
-    else:
-        lines = [f"`python bench/recovery_adaptive.py --trials {a.trials} --seed {a.seed}` — mean Kendall τ_b "
-                 "against the dense-matrix fit; mean Cramér–Rao variance of adjacent score differences "
-                 "(true order, Fisher information at the true scores, 3 votes per judgment):", "", *HEAD]
+    lines = _head(a)
     for K in (int(v) for v in a.K.split(",")):
         for sigma in (float(v) for v in a.sigma.split(",")):
-            lines.append(cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
+            lines.append(criteria_row(K, sigma, a.trials, a.seed) if a.criteria else
+                         cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
                          sdp_row(K, sigma, a.trials, a.seed, grid=a.sdp_grid) if a.tau_sdp else
                          lp_row(K, sigma, a.trials, a.seed) if a.tau_lp else
                          distance_row(K, sigma, a.trials, a.seed) if a.by_distance else
@@ -493,14 +637,17 @@ def main(argv: list[str] | None = None) -> None:
                          row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
+    if a.criteria:
+        lines += ["", "The rowsum criterion with wider windows (σ = 0.6):", "", *window_lines(a.seed)]
     text = "\n".join(lines) + "\n"
     print(text)
     used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     print(f"{Path(__file__).name}: {sum(u.ru_utime + u.ru_stime for u in used):.0f} s CPU", file=sys.stderr)
     if a.write_docs:
-        mark = ("recovery-cycles" if a.cycles else "recovery-tau-sdp" if a.tau_sdp else
-                "recovery-tau-lp" if a.tau_lp else "recovery-distance" if a.by_distance else
-                "recovery-tau-bound" if a.tau_bound else "recovery-oracle" if a.oracle else "recovery-adaptive")
+        mark = ("recovery-criteria" if a.criteria else "recovery-cycles" if a.cycles else
+                "recovery-tau-sdp" if a.tau_sdp else "recovery-tau-lp" if a.tau_lp else
+                "recovery-distance" if a.by_distance else "recovery-tau-bound" if a.tau_bound else
+                "recovery-oracle" if a.oracle else "recovery-adaptive")
         page = page_of(mark)
         doc = ROOT / "docs" / page
         s = doc.read_text()

@@ -32,10 +32,16 @@ Fisher information and mean Cramér–Rao variances of adjacent and of 4p(1−p)
   each comparison decided by the pair's judgment (a pair met again reuses it; a tie by a coin), until
   4K distinct pairs are judged; then the same Bradley–Terry fit. Each level of a sort is a batch
   (every item against its part's pivot), so a round is not a matching.
+
+``--write-docs``: the table (the command's line first) replaces the block between the ``recovery-variants-K``
+markers of docs/zelo_simulate-ranking-bounds.md (K = 50 and 100 at σ = 1.5 are stored); the page's prose quotes
+it (``python bench/recovery_adaptive.py --prose``).
 """
 from __future__ import annotations
 
 import argparse
+import re
+import resource
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -256,6 +262,8 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--variants", default="cycles8,kgstar,aopt,aopt-phi,window10,einfo,quicksort")
+    ap.add_argument("--write-docs", action="store_true", help="replace the table between the recovery-variants-K "
+                    "markers of docs/zelo_simulate-ranking-bounds.md (module docstring)")
     a = ap.parse_args()
     names = a.variants.split(",")
     for n in names:
@@ -263,16 +271,19 @@ def main() -> None:
             ap.error(f"unknown variant {n!r}; expected cycles8 or one of {', '.join(VARIANTS)}")
     K, sigma, T = a.K, a.sigma, a.trials
     base = recovery(K, sigma, 4, T, seed=a.seed, strategy="adaptive", design=True)
-    print(f"K = {K}, σ = {sigma:g}, {T} trials, seed {a.seed}: τ against the dense fit; paired difference from "
-          "the default adaptive strategy ± standard error; at the true scores: information, adjacent / "
-          "weighted variance\n")
-    print("| variant | τ | − default (± SE) | information | adjacent variance | weighted variance |")
-    print("|---|---|---|---|---|---|")
+    lines = [f"`python bench/recovery_adaptive_variants.py --K {K} --sigma {sigma:g} --trials {T} --seed {a.seed}` — "
+             f"K = {K}, σ = {sigma:g}, {T} trials, seed {a.seed}: τ against the dense fit; paired difference from "
+             "the default adaptive strategy ± standard error; at the true scores: information, adjacent / "
+             "weighted variance", "",
+             "| variant | τ | − default (± SE) | information | adjacent variance | weighted variance |",
+             "|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
 
     def line(name: str, tau: np.ndarray, info: float, adj: float, wv: float) -> None:
         d = tau - base["tau_dense"]
-        print(f"| {name} | {tau.mean():.3f} | {d.mean():+.3f} (± {d.std(ddof=1) / np.sqrt(T):.3f}) | {info:.1f} "
-              f"| {adj:.3f} | {wv:.3f} |", flush=True)
+        lines.append(f"| {name} | {tau.mean():.3f} | {d.mean():+.3f} (± {d.std(ddof=1) / np.sqrt(T):.3f}) | "
+                     f"{info:.1f} | {adj:.3f} | {wv:.3f} |")
+        print(lines[-1], flush=True)
 
     line("default (discordance)", base["tau_dense"], base["information"].mean(), base["adjacent_variance"].mean(),
          base["weighted_variance"].mean())
@@ -286,6 +297,16 @@ def main() -> None:
         dv = design_variances(truth, pa, pb, VOTES)
         tau = np.array([_kendall(xs[t], xd[t]) for t in range(T)])
         line(n, tau, dv["information"].mean(), dv["adjacent"].mean(), dv["weighted"].mean())
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    print(f"{Path(__file__).name}: {sum(u.ru_utime + u.ru_stime for u in used):.0f} s CPU", file=sys.stderr)
+    if a.write_docs:
+        doc, mark = ROOT / "docs" / "zelo_simulate-ranking-bounds.md", f"recovery-variants-{K}"
+        text = "\n".join(lines) + "\n"
+        new, n_blocks = re.subn(rf"(<!-- {mark}:begin -->\n).*?(<!-- {mark}:end -->)",
+                                lambda m: m.group(1) + text + m.group(2), doc.read_text(encoding="utf-8"), flags=re.S)
+        if n_blocks != 1:
+            sys.exit(f"docs/{doc.name} has no {mark} markers")
+        doc.write_text(new, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -151,9 +151,9 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
 
 # the commands as functions (each reads, computes and writes as its command does), imported on first use
 COMMAND_FUNCTIONS = ("evaluate_runs", "compare_runs", "compare_orderings", "pairs_init", "pairs_next", "pairs_add",
-                     "pairs_status", "pairs_result", "judge", "judge_export", "simulate_recovery", "simulate_bandit",
-                     "simulate_adaptive", "simulate_figure3", "plot_matrix", "plot_scores", "plot_systems",
-                     "plot_pairs", "plot_calibration", "PlotImage", "PlotValues")
+                     "pairs_status", "pairs_result", "pairs_pool", "judge", "judge_export", "simulate_recovery",
+                     "simulate_bandit", "simulate_adaptive", "simulate_figure3", "plot_matrix", "plot_scores",
+                     "plot_systems", "plot_pairs", "plot_calibration", "PlotImage", "PlotValues")
 
 
 def __getattr__(name: str):

@@ -402,7 +402,30 @@ def rank_run(
         present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
         run_score=run.score, judgments=qi,
     )
-    return ranked, qi.qids[~present_mask]
+    return ranked, qi.qids[~(present_mask | _empty_topic_mask(run, qi))]
+
+
+def trec_order(run: Run, *, depth: int | None = None, trec9: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every topic of ``run`` ranked in trec_eval's order, without qrels (a pool: ``zelo_pairs pool``).
+
+    Returns ``(qids, counts, rows)``: the run's query ids in byte order (``strcmp``), the number of
+    rows kept per query (its top ``depth`` with ``depth``), and the run's row indices query after query,
+    each query's by score descending then docno descending (docs/ranking-and-topics.md; ``trec9``: the
+    scores first rounded to float32). A docno twice in the kept part of a query is refused
+    (:class:`~pref_eval.errors.InputError` naming the line), as :func:`rank_run` refuses it.
+    """
+    n = len(run.docno)
+    itype = np.int32 if n + 1 < 2**31 else np.int64
+    uq, bcodes = np.unique(run.qid_values, return_inverse=True)
+    nq = len(uq)
+    qpos = np.repeat(bcodes.reshape(-1).astype(itype), run.qid_lengths)
+    rows = np.arange(n, dtype=itype)
+    qpos, rows, counts = _sort_rows(run, qpos, rows, run.score.astype(np.float32) if trec9 else run.score, nq, itype)
+    starts = _starts(counts, itype)
+    if depth is not None:
+        qpos, rows, counts, starts = _truncate(qpos, rows, counts, starts, depth, nq, itype)
+    _check_run_duplicates(run, qpos, _row_keys(run.docno, rows), rows, counts, starts)
+    return uq, counts, rows
 
 
 def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -415,10 +438,21 @@ def _query_set(run: Run, qi: QrelsIndex, complete: bool, itype) -> tuple[np.ndar
     umap, bcodes = _query_codes(run, qi)
     present_mask = np.zeros(nqq, bool)
     present_mask[umap[umap >= 0]] = True
-    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask)
+    eval_q = np.arange(nqq) if complete else np.flatnonzero(present_mask | _empty_topic_mask(run, qi))
     eval_of = np.full(nqq + 1, -1, dtype=itype)
     eval_of[eval_q] = np.arange(len(eval_q))
     return present_mask, eval_q, eval_of[umap][bcodes]  # umap == -1 → eval_of[-1] == -1
+
+
+def _empty_topic_mask(run: Run, qi: QrelsIndex) -> np.ndarray:
+    """Over ``qi.qids``: the qrels topics the run holds with no document (``Run.empty_topics``, a dict's
+    ``{qid: {}}``): evaluated as under ``complete`` (retrieved nothing), though the run has no line of them."""
+    mask = np.zeros(qi.nq, bool)
+    if run.empty_topics and qi.nq:
+        e = np.array(run.empty_topics, dtype="S")
+        loc = np.minimum(np.searchsorted(qi.qids, e), qi.nq - 1)
+        mask[loc[qi.qids[loc] == e]] = True
+    return mask
 
 
 def _evaluated_rows(run: Run, block_eval: np.ndarray, itype):

@@ -21,6 +21,10 @@ class Log:
         if not self.quiet:
             sys.stderr.write(f"{self.prog}: warning: {shortened(one_line(message))}\n")
 
+    def error(self, message: str) -> None:
+        """An error that does not stop the command (``--keep-going``): written even with ``--quiet``."""
+        sys.stderr.write(f"{self.prog}: {shortened(one_line(message))}\n")
+
     def info(self, message: str) -> None:
         if not self.quiet:
             sys.stderr.write(f"{self.prog}: {one_line(message)}\n")

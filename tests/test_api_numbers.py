@@ -54,6 +54,7 @@ RANGES: dict[tuple[str, str], tuple] = {
     ("compare_runs", "alpha"): PROB, ("compare_runs", "sign_min_diff"): GE0, ("compare_runs", "confidence"): PROB,
     ("compare_runs", "digits"): DIGITS, ("compare_runs", "jobs"): GE1,
     ("compare_orderings", "rbo_p"): (0, 1, False, True), ("compare_orderings", "digits"): DIGITS,
+    ("compare_orderings", "rbo_depth"): GE1,
     ("aggregate", "query_fraction"): FRACTION, ("aggregate", "num_samples"): GE1, ("aggregate", "seed"): SEED,
     ("aggregate", "mc4_steps"): GE1, ("aggregate", "damping"): FRACTION,
     ("fit", "prior"): GE0, ("fit", "weight_power"): GE0, ("fit", "tol"): (0, None, True, False),

@@ -158,11 +158,11 @@ def test_beir_evaluate_is_calc_aggregate_of_its_names():
     for (q, r), r_dropped, theirs in zip(runs, dropped, peer, strict=True):
         beir = beir_evaluate(theirs)
         assert len(theirs) == len(q)  # the empty query is in pytrec_eval's result, all zeros
-        # BEIR's names as they are (ir-measures' aliases); the empty query counted as zero: complete=True
-        got = pref_eval.calc_aggregate(names, q, r_dropped, complete=True)
+        # BEIR's names as they are (ir-measures' aliases); the empty query counted as zero, as pytrec_eval
+        # returns it (o30: it was left out, a topic the run lacks); complete=True: every qrels topic is a key
+        got = pref_eval.calc_aggregate(names, q, r_dropped)
         assert {n: round(v, 5) for n, v in got.items()} == beir
-        with pytest.warns(UserWarning, match="run lacks 1 of 8 qrels topics"):  # else left out, as in a run file
-            assert pref_eval.calc_aggregate(names, q, r_dropped)["NDCG@10"] > got["NDCG@10"]
+        assert pref_eval.calc_aggregate(names, q, r_dropped, complete=True) == got
         kept = pref_eval.calc_aggregate(names, q, r, complete=True)  # without the drop: other numbers (docs/api.md)
         assert kept["P@1"] == 1.0 and {n: round(v, 5) for n, v in kept.items()} != beir
 
@@ -223,3 +223,65 @@ def test_their_keywords_name_ours(call, keyword, value, hint):
 def test_their_spellings_say_what_to_write(call, message):
     with pytest.raises(UsageError, match=message):
         call()
+
+
+# o30: a run topic without documents ({"q2": {}}), against the three peers live
+EMPTY_Q = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1}, "q3": {"d5": 1}, "q4": {"d6": 2, "d7": 1}}
+# q2: no document (in the qrels); q3: no key (a topic the run lacks); qx: no document, not in the qrels
+EMPTY_R = {"q1": {"d1": 0.5, "d2": 0.9, "d3": 0.1}, "q4": {"d7": 0.3, "d1": 0.2}, "q2": {}, "qx": {}}
+
+
+def test_empty_run_topic_is_scored_as_pytrec_eval_does():
+    """pytrec_eval (so BEIR) returns a qrels topic the run gives as {} with its values for no document (all 0,
+    num_rel its own) and leaves out a qrels topic the run has no key for and a run topic the qrels lack."""
+    [theirs] = pytrec_eval_live([(EMPTY_Q, EMPTY_R, MEASURES, {})])
+    assert set(theirs) == {"q1", "q2", "q4"} and theirs["q2"]["num_rel"] == 1.0
+    with pytest.warns(UserWarning, match="run lacks 1 of 4 qrels topics"):  # q3 only
+        got = pref_eval.evaluator(MEASURES, EMPTY_Q, trec9=True).evaluate(EMPTY_R)
+    # pytrec_eval's iprec_at_recall_0.00 and 11pt_avg of the empty topic are NaN; here 0, as trec_eval -c scores
+    # a topic without documents (docs/api.md)
+    nan_there = {"iprec_at_recall_0.00", "11pt_avg"}
+    assert all(math.isnan(theirs["q2"][m]) for m in nan_there) and all(got["q2"][m] == 0.0 for m in nan_there)
+    assert without(got, nan_there) == without(theirs, nan_there) and got["q1"] == theirs["q1"]
+    # BEIR's mean: over pytrec_eval's topics
+    with pytest.warns(UserWarning, match="run lacks 1 of 4 qrels topics"):
+        agg = pref_eval.calc_aggregate(["ndcg_cut.10", "P.5", "map"], EMPTY_Q, EMPTY_R, trec9=True)
+    for m in ("ndcg_cut_10", "P_5", "map"):
+        assert agg[m] == pytest.approx(sum(v[m] for v in theirs.values()) / 3, abs=1e-15)
+    # the default (trec_eval 10) per query: the same topics, q2 all zeros
+    with pytest.warns(UserWarning):
+        rows = list(pref_eval.iter_calc(["ndcg_cut.10", "num_ret", "num_rel"], EMPTY_Q, EMPTY_R))
+    assert [m.query_id for m in rows] == ["q1"] * 3 + ["q2"] * 3 + ["q4"] * 3
+    assert {m.measure: m.value for m in rows if m.query_id == "q2"} == {"ndcg_cut_10": 0.0, "num_ret": 0.0,
+                                                                        "num_rel": 1.0}
+
+
+EMPTY_NAMES = ["nDCG@10", "P@5", "AP", "RR"]
+
+
+def test_empty_run_topic_as_ir_measures():
+    """ir-measures scores q2 ({}) 0 too, and also q3 (no key): complete=True; it does not evaluate qx."""
+    ir_measures = pytest.importorskip("ir_measures")
+    names = EMPTY_NAMES
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in names], EMPTY_Q, EMPTY_R)
+    got = pref_eval.calc_aggregate(names, EMPTY_Q, EMPTY_R, complete=True)
+    assert {str(k): v for k, v in theirs.items()} == pytest.approx(got, abs=1e-12)
+    per_q = {(m.query_id, str(m.measure)): m.value
+             for m in ir_measures.iter_calc([ir_measures.parse_measure(n) for n in names], EMPTY_Q, EMPTY_R)}
+    ours_q = {(m.query_id, m.measure): m.value for m in pref_eval.iter_calc(names, EMPTY_Q, EMPTY_R, complete=True)}
+    assert per_q == pytest.approx(ours_q, abs=1e-12) and ("q2", "AP") in per_q and ("qx", "AP") not in per_q
+
+
+@pytest.mark.slow  # ranx's Qrels/Run compile numba functions on first use
+def test_empty_run_topic_as_ranx():
+    """ranx (make_comparable=True: the qrels topics the run lacks added empty, qx dropped) scores q2 0 and
+    averages over every qrels topic: complete=True."""
+    ranx = pytest.importorskip("ranx")
+    names = EMPTY_NAMES
+    got = pref_eval.calc_aggregate(names, EMPTY_Q, EMPTY_R, complete=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rx = ranx.evaluate(ranx.Qrels(EMPTY_Q), ranx.Run(EMPTY_R), ["ndcg@10", "precision@5", "map", "mrr"],
+                           make_comparable=True)
+    assert [float(rx[k]) for k in ("ndcg@10", "precision@5", "map", "mrr")] == pytest.approx(
+        [got[n] for n in names], abs=1e-12)

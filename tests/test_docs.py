@@ -15,6 +15,7 @@ and are not run without it (the page is then reported as skipped).
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -517,6 +518,49 @@ def test_simulation_prose_quotes_the_stored_tables():
     assert [(page, p) for page, p in phrases if p not in pages[page]] == []
 
 
+def test_doc_figures_are_the_scripts():
+    """The prose figures ``tools/doc_figures.py`` prints are on their pages (zelo_pairs.md said "≈ 5–6 %" repeated
+    pairs, zelo.md "1–7 nats" and "SE 0.4–1.0", judging.md "≈ 300–350 input tokens": no script printed them), and
+    the repeated-pair share it derives is what ``random_cycles(dedup=True)`` skips: 300 queries of n = 50, 4
+    cycles (60,000 pairs) within 4 binomial standard errors of it (0.4 points; 5 % would be 10 SE off)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import doc_figures
+    from pref_eval.zelo.pairs import random_cycles
+
+    phrases = doc_figures.figures()
+    assert len(phrases) >= 5
+    assert [(page, p) for page, p in phrases if p not in _flat(page)] == []
+    n, c, queries = doc_figures.N_DOCS, doc_figures.CYCLES, 300
+    given = [(f"q{i}", [f"d{j}" for j in range(n)]) for i in range(queries)]
+    kept = len(random_cycles(given, c, 0, dedup=True))
+    share, total = doc_figures.repeat_share(n, c), queries * n * c
+    assert len(random_cycles(given[:10], c, 0)) == 10 * n * c
+    assert abs((total - kept) / total - share) < 4 * (share * (1 - share) / total) ** 0.5, (total - kept, share)
+    assert doc_figures.repeat_share(3, 2) == 0.5  # n = 3: one cycle holds all 3 pairs, so cycle 2 repeats them
+
+
+def test_tournament_top_set_size_from_the_figure3_columns():
+    """``bench/figure3.py --prose`` derives the tournament table's mean top-set size from figure3's columns: (best
+    items in the top set: one found + 2 × both found, + other items returned) / repetitions. On a matrix with two
+    Copeland winners (0 and 1 tie, both beat the rest with p = 0.7), that is the mean of the tournament's own
+    ``best_size`` (what ``zelo_simulate tournament`` prints as ``mean_best_set``), with and without a final phase."""
+    import numpy as np
+
+    from pref_eval.zelo.figure3 import summarise
+    from pref_eval.zelo.simulate import copeland_winners, simulate_tournament
+
+    K = 12
+    M = np.full((K, K), 0.5)
+    M[:2, 2:], M[2:, :2] = 0.7, 0.3
+    assert copeland_winners(M).tolist() == [0, 1]
+    for final in (False, True):
+        r = simulate_tournament(M, 40, seed=3, final_phase=final)
+        row = summarise("tournament", "B", r)
+        assert row["both_found"] > 0 and row["one_found"] > 0
+        size = (row["one_found"] + 2 * row["both_found"] + row["nonbest_returned"]) / row["reps"]
+        assert size == float(np.mean(r["best_size"])), (final, size)
+
+
 def test_simulation_pages_quote_no_run_time():
     """Run times typed into the simulation pages drifted from any run ("45 s" for 13 s of CPU): the scripts print
     their CPU time; the pages name the command and say so."""
@@ -710,10 +754,13 @@ def test_exit_codes_page_states_the_message_limit():
 def test_design_constants_in_the_docs():
     """Sizes the docs state in prose are the code's constants (a constant changed leaves no stale figure)."""
     from pref_eval.io import fastparse, judgments, pref_jsonl, runs, tokenize
+    from pref_eval.judge.scheduler import OUT_TOKENS_ESTIMATE
     from pref_eval.parallel import PROBE_SECONDS
+    from pref_eval.zelo.state_lock import state_lock
     from pref_eval.zelo import fit
 
     mb = 1 << 20
+    lock_wait = inspect.signature(state_lock.__wrapped__).parameters["wait"].default
     expected = {
         "input-formats.md": [f"a run file of at most {runs.COMPILED_MAX // mb} MB",
                              f"a field longer than {tokenize.MAX_FIELD >> 10} KiB, or a column that would need more "
@@ -729,6 +776,8 @@ def test_design_constants_in_the_docs():
                         f"larger than {judgments.STREAM_CHUNK // mb} MB "
                         f"(read in {judgments.STREAM_CHUNK // mb} MB parts)"],
         "pref_aggregate.md": [f"one JSON document per {pref_jsonl.CHUNK_BYTES // mb} MB block"],
+        "judging.md": [f"(prompt characters / 4 in, {OUT_TOKENS_ESTIMATE} out per request)"],
+        "zelo_pairs.md": [f"the second waits (up to {lock_wait:g} s, then it is refused"],
         "dask.md": [f"one per {fit.BLOCK_JUDGMENTS:,} judgments", f"no TCP\nanswer within {PROBE_SECONDS:g} s"],
     }
     missing = [(page, text) for page, texts in expected.items() for text in texts

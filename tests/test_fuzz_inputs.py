@@ -34,6 +34,10 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "run/trec": ("bm25.run", "zelo_trec", ["-m", "map", "q.qrels", "bm25.run"]),
     "run/eval-pref": ("bm25.run", "zelo_eval", ["-R", "q.qrels", "bm25.run", "dense.run"]),
     "run/pairs-cycles": ("bm25.run", "zelo_pairs", ["cycles", "--run", "bm25.run", "--depth", "5", "-Q"]),
+    # session 21 (k30): a depth-N pool, less the judged documents
+    "run/pairs-pool": ("bm25.run", "zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "bm25.run",
+                                                  "dense.run"]),
+    "qrels/pairs-pool": ("q.qrels", "zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "bm25.run"]),
     "run/compare": ("dense.run", "zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "bm25.run",
                                                   "dense.run"]),
     "judgments-clarke3/fit": ("j.judge", "zelo_fit", ["-J", "j.judge", "-Q"]),

@@ -15,6 +15,13 @@ paper with uneven lengths: docs/zelo_compare.md). tests/test_stats_orderings_tie
 tests/test_stats_rbo_prefix.py compare pref_eval.stats.orderings with the stored values; ``--check N``
 also compares rbo_ext_tied and rbo_prefix with Corsi & Urbano's code live on N random cases.
 
+    python tools/rbo_peer_values.py --depth-values --pypi-rbo /tmp/y
+
+writes tests/data/stats/rbo_depth_peer.json instead (nothing else needed): RBO at an evaluation depth k of
+the PyPI ``rbo`` package, ``RankingSimilarity(S, T).rbo(k=k, p=p, ext=True)`` and ``.rbo(k=k, p=p)``, of
+random tie-free orderings of the same systems and depths below, at and above their length
+(tests/test_stats_rbo_depth.py compares ``zelo_compare --rbo-depth`` with them).
+
     python tools/rbo_peer_values.py --webber-values /tmp/w/uneven_abc.json
 
 only prints the largest |RBO_ext - expected| over the cases of test_data/uneven_abc.json of
@@ -73,21 +80,20 @@ def main() -> None:
     ap.add_argument("--webber-values", type=Path)
     ap.add_argument("--pypi-rbo", type=Path)
     ap.add_argument("--dlukes", type=Path)
+    ap.add_argument("--depth-values", action="store_true",
+                    help="write rbo_depth_peer.json from --pypi-rbo's rbo(k=..., p=...) (with and without ext)")
     ap.add_argument("--check", type=int, default=0, metavar="N",
                     help="also compare pref_eval's rbo_ext_tied with their code live on N random cases")
     args = ap.parse_args()
+    if args.depth_values:
+        return depth_values(args.pypi_rbo or ap.error("--depth-values needs --pypi-rbo"))
     if args.webber_values:
         webber_check(args.webber_values)
     if not args.corsi_urbano:
         if not args.webber_values:
             ap.error("--corsi-urbano is needed to write the values")
         return
-    if not hasattr(np, "in1d"):
-        np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
-    spec = importlib.util.spec_from_file_location("rbo_corsi_urbano", args.corsi_urbano)
-    assert spec and spec.loader
-    cu = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cu)
+    cu = _load_corsi_urbano(args.corsi_urbano)
     tied = cases()
     for c in tied:
         x = cu.extract_ranking(c["names"], c["a"])
@@ -140,6 +146,43 @@ def main() -> None:
     print(f"wrote {out}")
     if args.check:
         live_check(cu, args.check)
+
+
+def _load_corsi_urbano(path: Path):
+    if not hasattr(np, "in1d"):
+        np.in1d = np.isin  # type: ignore[attr-defined]  # the peer calls np.in1d, gone in numpy 2.4
+    spec = importlib.util.spec_from_file_location("rbo_corsi_urbano", path)
+    assert spec and spec.loader
+    cu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cu)
+    return cu
+
+
+def depth_values(folder: Path) -> None:
+    """tests/data/stats/rbo_depth_peer.json: the PyPI rbo package's RBO at depth k (see the docstring)."""
+    sys.path.insert(0, str(folder))
+    from rbo import RankingSimilarity  # type: ignore[import-not-found]
+
+    rng = np.random.default_rng(30)
+    out = []
+    for i in range(40):
+        k = int(rng.integers(1, 25))
+        order_a = [f"s{j}" for j in rng.permutation(k)]
+        order_b = [f"s{j}" for j in rng.permutation(k)]
+        if i % 4 == 0:  # agreeing tops: large values
+            cut = int(rng.integers(0, k + 1))
+            order_b = order_a[:cut] + [s for s in order_b if s not in order_a[:cut]]
+        depth = int(rng.integers(1, k + 4))
+        p = float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.98]))
+        rs = RankingSimilarity(order_a, order_b)
+        out.append({"a": order_a, "b": order_b, "p": p, "depth": depth,
+                    "ext": float(rs.rbo(k=depth, p=p, ext=True)), "sum": float(rs.rbo(k=depth, p=p))})
+    data = {"source": "PyPI rbo 0.1.3 (https://github.com/changyaochen/rbo), RankingSimilarity(a, b).rbo(k=depth, "
+                      "p=p, ext=True) (ext) and .rbo(k=depth, p=p) (sum); tools/rbo_peer_values.py --depth-values",
+            "cases": out}
+    path = ROOT / "tests" / "data" / "stats" / "rbo_depth_peer.json"
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"wrote {path}")
 
 
 def webber_check(path: Path) -> None:

@@ -184,36 +184,58 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     from ..stats.prefvalues import needs_preference_mode
 
     ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
-    if needs_preference_mode(measures):
-        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
-        # the values zelo_eval -q -o tsv prints for the same arguments
+    # A trec_eval / ir-measures name is evaluated in metric mode whatever else -m names: its value must not
+    # depend on its companions (before session 21, `-m map -m rpp` tested pref_eval.py's query set for map --
+    # topics a run lacks as empty rankings, topics without a relevant document left out --, ignored -c, and
+    # applied -b/-f to map; `rbp` became pref_eval.py's rbp, p = 0.5 binary, instead of trec_eval's).
+    pref_names = [m for m in measures if needs_preference_mode([m])]
+    registry = [m for m in measures if m not in pref_names]
+    if not pref_names:
+        for flag, val in (("-b", binary), ("-f", floor)):
+            if val is not None:
+                raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+    elif not registry:
         if level != 1:
             raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+        if complete:
+            raise UsageError("-c applies to trec_eval / ir-measures measures: preference measures and "
+                             "pref_eval.py's metrics (" + ", ".join(pref_names) + ") score a topic a run lacks "
+                             "on an empty ranking (as pref_eval.py), so every qrels topic with a relevant "
+                             "document counts already")
+    if registry:
+        _refuse_summary_only(registry)
+    pref_df = None
+    if pref_names:
+        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+        # the values zelo_eval -q -o tsv prints for them
         from ..stats.prefvalues import preference_values
 
         log.stage(f"evaluating {len(runs)} runs (preference measures)")
         if baseline is not None:
             baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
-        df, _ = preference_values(qrels, list(runs), list(measures), binary=binary, floor=floor,
-                                  depth=depth, reference=baseline, names=ids, warn=log.warn)
-        _refuse_topic_all(df["qid"].tolist(), qrels)
-        return df, baseline, baseline is not None
-    for flag, val in (("-b", binary), ("-f", floor)):
-        if val is not None:
-            raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
-    _refuse_summary_only(measures)
+        pref_df, _ = preference_values(qrels, list(runs), pref_names, binary=binary, floor=floor,
+                                       depth=depth, reference=baseline, names=ids, warn=log.warn)
+        _refuse_topic_all(pref_df["qid"].tolist(), qrels)
+        if not registry:
+            return pref_df, baseline, baseline is not None
     log.stage(f"evaluating {len(runs)} runs")
     from ..stats.compare import LongTable
 
     # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
-    df = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), list(measures),
-                                            complete=complete, level=level, depth=depth, jobs=jobs,
-                                            warn_missing=False, warn_topic_all=False, log=log))
+    rows = _evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), registry, complete=complete, level=level,
+                          depth=depth, jobs=jobs, warn_missing=False, warn_topic_all=False, log=log)
+    df = LongTable.from_rows(rows)
     # (the comparison warns of missing topics per measure itself and refuses a topic 'all' below)
     _refuse_topic_all(df.qid, qrels)
     if baseline is not None and baseline in runs:
         baseline = ids[list(runs).index(baseline)]
-    return df, baseline, False
+    if pref_df is None:
+        return df, baseline, False
+    import pandas as pd
+
+    metric_df = pd.DataFrame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
+                              "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
+    return pd.concat([pref_df, metric_df], ignore_index=True), baseline, baseline is not None
 
 
 def _refuse_topic_all(qids: Sequence[Any], qrels: str) -> None:
@@ -369,7 +391,8 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
 
 
 def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
-                      rbo_ties: str = "a", rbo_lists: str = "common", fmt: str = "text", digits: int = 4,
+                      rbo_ties: str = "a", rbo_lists: str = "common", rbo_depth: int | None = None,
+                      fmt: str = "text", digits: int = 4,
                       output: str | None = None,
                       log: Any = None, inputs: InputOptions | None = None) -> str:
     """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
@@ -386,7 +409,11 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     ``common`` (the complete orderings of the systems in both) or ``prefix``
     (each whole ordering as the top of a longer ranking: RBO_ext with the
     bounds RBO_min, RBO_max and RBO_res, Webber et al. section 4; for a top-k
-    list against a longer one); ``fmt`` text, markdown, csv or jsonl;
+    list against a longer one); ``rbo_depth`` (with ``common``): RBO evaluated at
+    that depth K (the top K of each ordering seen; K = the number of systems
+    when fewer): RBO_ext at K and the truncated sum, as the PyPI ``rbo``
+    package's ``rbo(k=K, p=p, ext=True)`` and ``rbo(k=K, p=p)``
+    (:func:`pref_eval.stats.orderings.rbo_at_depth`); ``fmt`` text, markdown, csv or jsonl;
     written to ``output`` when given (``-`` = stdout).
     """
     from ..io.orderings import read_ordering
@@ -398,6 +425,12 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
 
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int("--digits", digits, 0, 17)
+    _check_int("rbo_depth", rbo_depth, 1, optional=True)
+    if rbo_depth is not None and rbo_lists != "common":
+        raise UsageError("rbo_depth applies to rbo_lists common (a prefix is seen to its length: cut the "
+                         "orderings to their top k instead)")
+    if rbo_depth is not None and rbo_p == 0:
+        raise UsageError("rbo_depth applies only with rbo_p above 0 (RBO computed)")
     if rbo_ties not in RBO_TIES:
         raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {rbo_ties!r}")
     if rbo_lists not in RBO_LISTS:
@@ -406,7 +439,7 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
     try:
-        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties, rbo_lists)
+        res = correlate(ra, rb, rbo_p if rbo_p > 0 else None, rbo_ties, rbo_lists, rbo_depth)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if res["only_a"] or res["only_b"]:

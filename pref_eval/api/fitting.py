@@ -71,6 +71,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
                                         ("--max-iter", max_iter != 100)) if on]
         if unused:
             raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with --compat zbench)")
+    if agreement_weights and weight_power == 0:  # (was accepted: w**0 = 1, a tied ensemble weighed 1 as well)
+        raise UsageError("--weights agreement has no effect with --weight-power 0 (every judgment weighs 1, "
+                         "a tied ensemble too); give a power above 0, or drop --weights agreement")
     ties = ties or ("zbench" if compat == "zbench" else "half")
     grade_list = parse_grades(grades) if qrels_output else None
     bin_method = parse_bins(bins, len(grade_list)) if grade_list else None

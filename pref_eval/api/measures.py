@@ -45,7 +45,10 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
 
     ``piece`` = (:class:`~pref_eval.io.qrels.Qrels`, runs (paths or
     :class:`~pref_eval.io.runs.Run`), run ids, measure names, complete, level,
-    depth[, judged_only, trec9, extra inputs]). Each run is ranked against the
+    depth[, judged_only, trec9, extra inputs, keep_going]). With ``keep_going`` a run that cannot be read
+    or evaluated (an :class:`~pref_eval.errors.InputError` or
+    :class:`~pref_eval.errors.EvaluationError`) gives ``(error, 0, qrels topics, 0)`` in its place
+    instead of raising (``zelo_eval --keep-going``). Each run is ranked against the
     qrels on its own, so groups of runs can be evaluated in other processes
     (``--jobs``) or on dask workers without changing a result: the unit of
     work of :func:`pref_eval.parallel.ordered_map` for ``zelo_eval`` and
@@ -58,29 +61,40 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
 
     from ..collection import build_collection, index_qrels, no_common_topics, unknown_topics
     from ..engine import evaluate_ranked
+    from ..errors import EvaluationError, InputError
     from ..io.runs import read_run
     from ..measures import EvalContext, parse_measures
 
     q, runs, ids, names, complete, level, depth, *more = piece
-    judged_only, trec9, extra = (list(more) + [False, False, None][len(more):])[:3]
+    judged_only, trec9, extra, keep_going = (list(more) + [False, False, None, False][len(more):])[:4]
     ctx = EvalContext(level=level, trec9=trec9, complete=complete, extra=extra or {})
     requests = parse_measures(list(names))
     qi = index_qrels(q)
-    out = []
+    out: list[tuple] = []
     for k, (r, n) in enumerate(zip(runs, ids, strict=True)):
         if progress is not None:
             progress(k, len(runs))
-        run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
-        col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
-        [ranked], [miss] = col.runs, col.missing
-        del col
-        if ranked.nq == 0:  # raised here, before any missing-topics warning of the callers: one line
-            raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else n, run.qid_values, q.source,
-                                   qi.qids)
+        try:
+            run = read_run(r, name=n) if isinstance(r, (str, os.PathLike)) else r
+            col = build_collection(qi, [run], complete=complete, depth=depth, judged_only=judged_only, trec9=trec9)
+            [ranked], [miss] = col.runs, col.missing
+            del col
+            if ranked.nq == 0:  # raised here, before any missing-topics warning of the callers: one line
+                raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else n, run.qid_values,
+                                       q.source, qi.qids)
+        except (InputError, EvaluationError) as err:
+            if not keep_going:
+                raise
+            out.append((err, 0, qi.nq, 0))
+            continue
         unknown = unknown_topics(run.qid_values, qi.qids)
+        res = replace(evaluate_ranked(ranked, requests, ctx), ranked=None, unknown_topics=unknown)
+        if run.empty_topics:  # a dict's {qid: {}}: scored as under complete, but listed per query as a topic of
+            import numpy as np  # the run (with trec9 too, where complete's missing topics are not): pytrec_eval's
+
+            res = replace(res, present=res.present | np.isin(ranked.qids, np.array(run.empty_topics, dtype="S")))
         del run
-        out.append((replace(evaluate_ranked(ranked, requests, ctx), ranked=None, unknown_topics=unknown), len(miss),
-                    qi.nq, ranked.nq))
+        out.append((res, len(miss), qi.nq, ranked.nq))
         del ranked
     if progress is not None:
         progress(len(runs), len(runs))

@@ -10,19 +10,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
-from .measures import evaluate_run_group, extra_inputs
+from ._metric_mode import _MANY_RUNS, _WIDE, _metric_mode, _warn_topic_all
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")  # zelo_eval -o
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv",
+           "topics")  # zelo_eval -o
 
 
-WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
+WIDE = _WIDE  # runs × measures (zelo_compare's report table)
 
 
-MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
+MANY_RUNS = _MANY_RUNS  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
 def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = (), measure_set: str | None = None,
@@ -33,7 +34,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   means: bool = False, query_fraction: float = 1.0, label_fraction: float = 1.0,
                   label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
-                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None) -> None:
+                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
+                  keep_going: bool = False) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -47,8 +49,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
       options (``query_fraction``, ``label_fraction``, ``label_policy``,
       ``samples``, ``seed``) and ``head`` apply here;
     * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
-      tables, or a runs × measures table ``text|markdown|latex|wide-csv``
-      with a paired t-test and Holm's correction); ``complete``, ``level``,
+      tables, a runs × measures table ``text|markdown|latex|wide-csv``
+      with a paired t-test and Holm's correction, or ``topics``: per topic and
+      measure the min / median / max over the runs and each run's value); ``complete``, ``level``,
       ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
     * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
 
@@ -57,10 +60,16 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
+
+    ``keep_going`` (metric mode, ``--keep-going``): a run that cannot be read or evaluated is named
+    on stderr with its error (``log.error``) and left out; the others are evaluated and written as
+    usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
+    runs were left out (exit status 2). Without it the first bad run stops the evaluation.
     """
     from ._inputs import _check_flags, _check_float, _check_int, _check_paths, _path_list
 
-    _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head)
+    _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
+                 keep_going=keep_going)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
     _check_int("level", level)
@@ -86,6 +95,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
+        if fmt == "topics":
+            raise UsageError(f"-o topics applies to metric mode (trec_eval measures), not to a zELO score file "
+                             f"({qrels})")
+        if keep_going:
+            raise UsageError(f"--keep-going applies to metric mode (trec_eval measures), not to a zELO score "
+                             f"file ({qrels})")
         _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
                             reference=reference, means=means, complete=complete, level=level,
                             sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
@@ -97,6 +112,11 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     if trec9 and prefs:
         raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")
+    if prefs and fmt == "topics":
+        raise UsageError("-o topics is a table of trec_eval measures (metric mode), not of preference measures")
+    if prefs and keep_going:
+        raise UsageError("--keep-going applies to metric mode (trec_eval measures: -o trec, or -o tsv with "
+                         "trec_eval names), not to preference mode")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
         if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
@@ -105,6 +125,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if complete:  # (was ignored)
             raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
                              "every qrels query with a relevant document (a run lacking one retrieved nothing)")
+        from ..stats.prefvalues import warn_pref_rbp
+        warn_pref_rbp(measures, fmt, log)
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
@@ -117,7 +139,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
-                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, **opts)
+                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going, **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
@@ -181,109 +203,6 @@ def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
     if not measures:
         return ms in ("preferences", "all", "none")
     return needs_preference_mode(measures)
-
-
-def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
-                 per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
-                 output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
-                 scheduler: str | None) -> None:
-    """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
-    from ..collection import unknown_topics_warnings
-    from ..io.qrels import read_qrels
-    from ..measures import parse_measures
-    from ..measures.base import needs_subtopics
-    from ..output.atomic import command_output
-
-    if ms in ("preferences", "all", "none"):
-        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
-    names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
-    requests = parse_measures(names)
-    more = extra_inputs(requests, **extra)
-    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
-    if per_query:
-        _warn_topic_all(q.qid, qrels, log)
-    got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
-                           extra=more, jobs=jobs, scheduler=scheduler, log=log)
-    results = []
-    for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
-        log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
-    for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
-        if n_missing and not complete:
-            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
-                     "averaging over the topics in both (use -c to count them as zero)")
-        results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
-    if fmt in WIDE:
-        _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
-                    complete=complete, trec9=trec9)
-        return
-    with command_output(output, inputs) as out:
-        if fmt == "trec":
-            from ..output.trec import write_trec_blocks
-
-            write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
-        else:
-            from ..output.table import WRITERS, long_rows
-
-            WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
-
-
-def _warn_topic_all(qid: Any, qrels: str, log: Any) -> None:
-    """A qrels topic named ``all`` (trec_eval takes it): with ``-q`` its lines read like the summary lines."""
-    import numpy as np
-
-    if bool(np.any(np.asarray(qid) == b"all")):
-        log.warn(f"{qrels}: a topic is named 'all': its per-query lines read like the summary lines 'all' "
-                 "(zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): rename it")
-
-
-def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
-                     depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
-                     log: Any) -> list:
-    """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
-    if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
-        import sys
-
-        try:
-            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra),
-                                      progress=lambda k, n: log.progress("evaluating runs", k, n))
-        except BaseException:
-            if log.interactive:  # end the progress line so the error starts a line of its own
-                sys.stderr.write("\n")
-            raise
-    from ..parallel import ordered_map, split_even
-
-    if len(runs) >= MANY_RUNS:
-        log.stage(f"evaluating {len(runs)} runs")
-    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
-    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra) for a, b in groups]
-    return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
-
-
-def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
-                complete: bool, trec9: bool) -> None:
-    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
-    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
-    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
-    other tests and settings."""
-    import pandas as pd
-
-    from ..output.atomic import command_output
-    from ..output.comparisons import format_table, write_wide_csv
-    from ..output.table import HEADER, long_rows
-    from ..stats.compare import compare as compare_table
-
-    if per_query or not summary:
-        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
-    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
-    df = pd.DataFrame(rows, columns=list(HEADER))
-    if df.empty:
-        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
-    res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
-    with command_output(output, inputs) as out:
-        if fmt == "wide-csv":
-            write_wide_csv(out, res, "t")
-        else:
-            out.write(format_table(res, fmt, 4, "t"))
 
 
 def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,

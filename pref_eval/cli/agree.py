@@ -24,7 +24,8 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="Levels to report (repeatable; default pair, calibration, document; system with --runs).")
 @click.option("-o", "--output-format", "output_format",
               type=click.Choice(["text", "tsv", "csv", "jsonl", "markdown", "latex"]), default="text",
-              show_default=True, help="Table layout (text: aligned columns) or jsonl records.")
+              show_default=True,
+              help="Table layout (text: columns aligned by terminal width, a CJK character 2 columns) or jsonl.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write here instead of stdout (atomically).")
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
               help="Decimals in text, markdown and latex.")

@@ -55,7 +55,7 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 @click.option("--digits", type=click.IntRange(0, 17), default=4, show_default=True,
               help="Decimals in the report table.")
 @click.option("-o", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
+              help="Output format (text: columns aligned by terminal width, a CJK character 2 columns).")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write to FILE instead of stdout.")
 @click.option("--orderings", nargs=2, default=None, metavar="A B",
               help="Correlate two orderings of systems (system-score TSV, list, or pref_aggregate output).")
@@ -73,6 +73,10 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
               help="Which lists RBO compares: common = the complete orderings of the systems in both files; "
                    "prefix = each whole file as the top of a longer ranking (a top-k list against a longer "
                    "one): RBO_ext, RBO_min, RBO_max and RBO_res (Webber et al. 2010, section 4).")
+@click.option("--rbo-depth", "rbo_depth", type=click.IntRange(min=1), default=None, metavar="K",
+              help="Evaluate RBO at depth K (--rbo-lists common): only the top K of each ordering seen "
+                   "(all when fewer systems); rows rbo_ext (eq. 32 at depth K) and rbo_sum (the series cut at K), "
+                   "as rbo(k=K, p=P, ext=True) and rbo(k=K, p=P) of the PyPI rbo package.")
 @click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
@@ -84,7 +88,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             seed: int, baseline: str | None, alpha: float, sign_min_diff: float, zero_method: str, wilcoxon_method: str,
             ci_method: str, confidence: float, marker_test: str | None, digits: int, fmt: str, output: str | None,
             orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, rbo_ties: str,
-            rbo_lists: str, jobs: int,
+            rbo_lists: str, rbo_depth: int | None, jobs: int,
             quiet: bool, run_id_mode: str, run_names: tuple[str, ...], runs: tuple[str, ...]) -> int:
     """Compare runs with paired significance tests, or two orderings of systems.
 
@@ -110,14 +114,19 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                 raise UsageError(f"--orderings takes the two ordering files right after it; it took {taken[0]!r} "
                                  "as a file name (write the other options before --orderings)")
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
-        for name, option in (("rbo_ties", "--rbo-ties"), ("rbo_lists", "--rbo-lists")):
+        for name, option in (("rbo_ties", "--rbo-ties"), ("rbo_lists", "--rbo-lists"), ("rbo_depth", "--rbo-depth")):
             if rbo_p == 0 and given_options(name):
                 from ..errors import UsageError
 
                 raise UsageError(f"{option} applies only with --rbo-p above 0 (RBO computed)")
+        if rbo_depth is not None and rbo_lists == "prefix":
+            from ..errors import UsageError
+
+            raise UsageError("--rbo-depth applies to --rbo-lists common (a prefix is seen to its length: give the "
+                             "files' top K instead)")
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
-                          rbo_lists=rbo_lists, fmt=fmt, digits=digits, output=output or "-", log=log,
-                          inputs=command_options())
+                          rbo_lists=rbo_lists, rbo_depth=rbo_depth, fmt=fmt, digits=digits, output=output or "-",
+                          log=log, inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 
@@ -152,7 +161,8 @@ def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
     from .common import refuse_unused
 
     refuse_unused("--orderings", {"key_a": "--key-a", "key_b": "--key-b", "rbo_p": "--rbo-p",
-                                   "rbo_ties": "--rbo-ties", "rbo_lists": "--rbo-lists"}, orderings)
+                                   "rbo_ties": "--rbo-ties", "rbo_lists": "--rbo-lists", "rbo_depth": "--rbo-depth"},
+                  orderings)
     refuse_unused("-R or -P (not with --orderings)", COMPARISON, not orderings)
     if orderings:
         return

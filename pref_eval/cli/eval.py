@@ -20,7 +20,7 @@ from .param_types import SEED, Finite
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv")  # = api.FORMATS
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv", "topics")  # = api.FORMATS
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
@@ -59,7 +59,8 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
               help="Keep the top K documents of each ranking (pref_eval.py's --topk).")
 @click.option("-o", "--output-format", "fmt", default=None, type=click.Choice(FORMATS),
               help="pref: pref_eval.py's JSON lines (default with >= 2 runs); trec: trec_eval blocks "
-                   "(default with 1 run); tsv, csv, jsonl: long tables.")
+                   "(default with 1 run); tsv, csv, jsonl: long tables; topics: per topic and measure the "
+                   "min / median / max over the runs and each run's value (a TSV column per run).")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write results to FILE (default stdout).")
 @click.option("--reference", "reference", default=None, metavar="RUN",
               help="Compare RUN (run id or file) with every other run instead of all pairs.")
@@ -79,6 +80,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS",
               help="The same on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
+@click.option("--keep-going", "keep_going", is_flag=True,
+              help="Metric mode: a run that cannot be read or evaluated is named on stderr (FILE:LINE: error) and "
+                   "left out, the others are evaluated and written; exit status 2 when a run was left out.")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
@@ -95,7 +99,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
-            best: str | None) -> int:
+            best: str | None, keep_going: bool) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -123,7 +127,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                   output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
                   label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                   scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
-                  log=Log("zelo_eval", quiet), inputs=command_options())
+                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going)
     return 0
 
 

@@ -21,6 +21,7 @@ def command() -> None:
     zelo_pairs add  --state S.json -J judgments     (any zelo_fit format)
     zelo_pairs status --state S.json                 (stage, pairs outstanding, stages left)
     zelo_pairs result --state S.json [--qrels graded.qrels]
+    zelo_pairs pool --depth 100 [--qrels judged.qrels] RUN... > pool.txt   (qid docno lines to judge)
     """
 
 
@@ -168,6 +169,36 @@ def result_cmd(state: str, qrels: str | None, output: str | None, verify: bool, 
     from .common import command_options
 
     pairs_result(state, qrels=qrels, output=output or "-", verify=verify, inputs=command_options())
+    return 0
+
+
+@command.command("pool")
+@click.option("--depth", type=click.IntRange(min=1), required=True, metavar="N",
+              help="Documents per topic taken from each run: its top N in trec_eval's order (score descending, "
+                   "docno descending), as trec_eval -M N.")
+@click.option("--qrels", default=None, metavar="QRELS",
+              help="Leave out the documents these qrels already judge for the topic (any grade).")
+@click.option("--keep-going", "keep_going", is_flag=True,
+              help="A run that cannot be read is named on stderr (FILE:LINE: error) and left out, the pool of the "
+                   "others written; exit status 2 when a run was left out.")
+@click.option("--trec-eval-9", "trec9", is_flag=True,
+              help="Rank as trec_eval 9.x / pytrec_eval (scores rounded to float32 first: more ties).")
+@click.option("-o", "--output", default=None, metavar="FILE", help="Write here, atomically (default stdout).")
+@quiet_option()
+@click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
+def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, output: str | None, quiet: bool,
+             runs: tuple[str, ...]) -> int:
+    """A depth-N pool: 'qid docno' lines, the union of each run's top N per topic, sorted by qid then docno.
+
+    \b
+    zelo_pairs pool --depth 100 runs/*.run > pool.txt
+    zelo_pairs pool --depth 20 --qrels judged.qrels --keep-going -o new.txt runs/*.run   (not yet judged)
+    """
+    from ..api.pairing import pairs_pool
+    from .common import command_options
+
+    pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", keep_going=keep_going, trec9=trec9,
+               log=Log("zelo_pairs", quiet), inputs=command_options())
     return 0
 
 

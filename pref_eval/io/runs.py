@@ -15,6 +15,7 @@ after ``-M`` truncation, as trec_eval does.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -41,7 +42,10 @@ class Run:
     run tag of the last line, ``name`` the label used in outputs (the file
     name unless given). Query ids are stored as blocks of consecutive equal
     values (``qid_values``, ``qid_lengths``), as runs are written query by
-    query; ``qid`` expands them on each access.
+    query; ``qid`` expands them on each access. ``empty_topics``: the query ids a run given as a dict
+    ``{qid: {}}`` holds with no document (BEIR's retrievers give a query that found nothing so); they are
+    evaluated as having retrieved nothing (:func:`pref_eval.collection.rank_run`), as pytrec_eval,
+    ir-measures and ranx evaluate them. A run file cannot express one.
     """
 
     qid_values: np.ndarray
@@ -52,6 +56,7 @@ class Run:
     tag: str
     name: str
     source: str
+    empty_topics: tuple[bytes, ...] = ()
 
     @classmethod
     def from_arrays(cls, qid: np.ndarray, docno: np.ndarray, score: np.ndarray,
@@ -262,8 +267,10 @@ def run_from_records(records: Any, name: str = "run") -> Run:
             if not hasattr(dd, "items"):
                 raise InputError(name, 0, f"query {qid!r}: expected a dict {{docno: score}}, got {type(dd).__name__}")
         triples = ((qid, doc, s) for qid, dd in records.items() for doc, s in dd.items())
+        empty = tuple(str(q).encode() for q, dd in records.items() if not len(dd) and not not_an_id(q))
     else:
         triples = ((r.query_id, r.doc_id, r.score) if hasattr(r, "query_id") else r for r in records)
+        empty = ()
     qids: list[str] = []
     docs: list[str] = []
     scores: list[float] = []
@@ -284,8 +291,9 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
-    return Run.from_arrays(
+    run = Run.from_arrays(
         qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
         docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
         score=score, line_numbers=None, tag=name, name=name, source=name,
     )
+    return dataclasses.replace(run, empty_topics=empty) if empty else run

@@ -17,7 +17,7 @@ from typing import TextIO
 from collections.abc import Iterable
 
 from ..agree.records import FIELDS, Record
-from .markup import latex_escape, markdown_escape
+from .markup import display_width, latex_escape, ljust_display, markdown_escape
 
 FORMATS = ("text", "tsv", "csv", "jsonl", "markdown", "latex")
 
@@ -79,9 +79,9 @@ def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", dig
     elif fmt in ("text", "markdown", "latex"):
         rows = [_cells(r, digits) for r in records]
         if fmt == "text":
-            widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(FIELDS)]
+            widths = [max(map(display_width, [h, *(row[i] for row in rows)])) for i, h in enumerate(FIELDS)]
             for row in [list(FIELDS)] + rows:
-                out.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+                out.write("  ".join(ljust_display(c, w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
         elif fmt == "markdown":
             out.write("| " + " | ".join(FIELDS) + " |\n")
             out.write("|" + "|".join("---" if i < 4 else "---:" for i in range(len(FIELDS))) + "|\n")

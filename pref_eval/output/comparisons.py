@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from .markup import latex_escape, markdown_escape
+from .markup import display_width, latex_escape, ljust_display, markdown_escape
 from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
 
 if TYPE_CHECKING:
@@ -147,9 +147,9 @@ def format_pref_table(records: pd.DataFrame, fmt: str, test: str, alpha: float, 
         out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in rows]
         out += ["\\bottomrule", "\\end{tabular}", "\\caption{" + esc(legend) + "}", "\\end{table}"]
         return "\n".join(out) + "\n"
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
+    widths = [max(map(display_width, [h, *(r[i] for r in rows)])) for i, h in enumerate(header)]
+    lines = ["  ".join(ljust_display(h, w) for h, w in zip(header, widths, strict=False)).rstrip()]
+    lines += ["  ".join(ljust_display(c, w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
     return "\n".join(lines) + "\n\n" + legend + "\n"
 
 
@@ -252,10 +252,10 @@ def format_table(result: ComparisonResult, fmt: str = "text", digits: int = 4, t
         return "\n".join(out) + "\n"
     if fmt != "text":
         raise ValueError(f"unknown table format {fmt!r}")
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)).rstrip()]
+    widths = [max(map(display_width, [h, *(r[i] for r in rows)])) for i, h in enumerate(header)]
+    lines = ["  ".join(ljust_display(h, w) for h, w in zip(header, widths, strict=False)).rstrip()]
     for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
+        lines.append("  ".join(ljust_display(c, w) for c, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n"
 
 
@@ -287,6 +287,9 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         tag = f"(p={res['rbo_p']:g},ties={res['rbo_ties']},prefix)"
         rows += [(f"rbo_{form}{tag}", f(res["rbo" if form == "ext" else f"rbo_{form}"]))
                  for form in ("ext", "min", "max", "res")]
+    elif "rbo_depth" in res:
+        tag = f"(p={res['rbo_p']:g},ties={res['rbo_ties']},depth={res['rbo_depth']})"
+        rows += [(f"rbo_ext{tag}", f(res["rbo"])), (f"rbo_sum{tag}", f(res["rbo_sum"]))]
     elif "rbo" in res:
         rows.append((f"rbo_ext(p={res['rbo_p']:g},ties={res['rbo_ties']})", f(res["rbo"])))
     rows.append(("swapped_pairs", f"{len(res['swapped'])} of {res['n_pairs']}"))
@@ -306,8 +309,8 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         lines = [ln + "  " for ln in lines] + ["", "| statistic | value |", "|---|---:|"]
         lines += [f"| {k} | {v} |" for k, v in rows]
     else:
-        width = max(len(k) for k, _ in rows)
-        lines += [f"{k.ljust(width)}  {v}" for k, v in rows]
+        width = max(display_width(k) for k, _ in rows)
+        lines += [f"{ljust_display(k, width)}  {v}" for k, v in rows]
     if res["swapped"]:
         lines.append("")
         lines.append("swapped pairs (A orders the first above the second, B the reverse):")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import TextIO
+from typing import Any, TextIO
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..engine import RunResult
@@ -69,3 +69,38 @@ def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
 
 
 WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
+
+
+def topic_table(rows: Iterable[tuple], runs: Sequence[str]) -> Iterator[list]:
+    """``-o topics``: per topic and measure the min / median / max over the runs and each run's value.
+
+    ``rows`` are :func:`long_rows` ``(run, qid, measure, value)``; ``runs`` the run ids in column order.
+    Yields the header ``qid, measure, runs, min, median, max, RUN...`` and one row per (topic, measure):
+    topics in byte order (``all``, the means, last), measures in the order first met; ``runs`` counts the
+    runs holding the topic (a run without it has an empty cell and is not counted). The median of an even
+    number of values is the mean of the two middle ones (``numpy.median``, pandas' ``median``). Text
+    measures (``runid``, ``relstring``) are left out.
+    """
+    import numpy as np
+
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
+    for run, qid, measure, value in rows:
+        if isinstance(value, str):
+            continue
+        cells.setdefault((qid, measure), {})[run] = value
+    measures = list(dict.fromkeys(m for _, m in cells))
+    order = {m: k for k, m in enumerate(measures)}
+    yield ["qid", "measure", "runs", "min", "median", "max", *runs]
+    for qid, measure in sorted(cells, key=lambda c: (c[0] == "all", c[0].encode("utf-8", "surrogateescape"),
+                                                     order[c[1]])):
+        got = cells[(qid, measure)]
+        vals = list(got.values())
+        a = np.asarray(vals, dtype=float)
+        lo, hi = min(vals), max(vals)  # as written (an integer count stays one)
+        yield [qid, measure, len(vals), lo, float(np.median(a)), hi, *(got.get(r, "") for r in runs)]
+
+
+def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str]) -> None:
+    """:func:`topic_table` as tab-separated lines (floats in full precision, as the long tables)."""
+    for r in topic_table(rows, runs):
+        out.write("\t".join(_text(x) for x in r) + "\n")

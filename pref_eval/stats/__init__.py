@@ -25,6 +25,7 @@ from .effect import effect_sizes
 from .orderings import (
     compare_orderings,
     kendall_tau_b,
+    rbo_at_depth,
     rbo_ext,
     rbo_ext_tied,
     rbo_prefix,
@@ -47,7 +48,8 @@ from .tukey import randomised_tukey_hsd
 __all__ = [
     "CORRECTIONS", "TESTS", "ComparisonResult", "adjust", "bootstrap_test",
     "compare", "compare_orderings", "differences", "effect_sizes",
-    "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_ext", "rbo_ext_tied",
+    "kendall_tau_b", "randomization_test", "randomised_tukey_hsd", "rbo_at_depth", "rbo_ext",
+    "rbo_ext_tied",
     "rbo_prefix", "sign_test", "swapped_pairs", "t_test", "tau_ap", "tau_ap_a", "tau_ap_b",
     "compare_differences", "compare_preferences", "wilcoxon_test",
 ]

@@ -176,17 +176,30 @@ def _order(names: Sequence[str], scores: np.ndarray) -> list[str]:
     return [names[i] for i in sorted(range(len(names)), key=lambda i: (-scores[i], names[i]))]
 
 
-def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
+def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9, depth: int | None = None) -> float:
     """Extrapolated rank-biased overlap of two orderings (lists, best first)
-    of the same length k (Webber et al. 2010, eq. 32)."""
+    of the same length k (Webber et al. 2010, eq. 32); ``depth``: evaluated at depth
+    min(depth, k), as :func:`rbo_at_depth`."""
+    return _rbo_ext_parts(a, b, p, depth)[1]
+
+
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"RBO depth must be an integer >= 1 (got {depth!r})")
+
+
+def _rbo_ext_parts(a: Sequence[str], b: Sequence[str], p: float, depth: int | None) -> tuple[float, float, int]:
+    """(the sum (1-p)/p sum_{d<=K} A_d p^d, RBO_ext = sum + A_K p^K, K) of two tie-free lists of one length k,
+    K = min(depth, k)."""
+    _check_depth(depth)
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
     if len(a) != len(b):  # eq. 32 is for lists of one length; cutting the longer one was another number
         raise ValueError(f"the two orderings differ in length ({len(a)} and {len(b)}); rbo_prefix takes "
                          "lists of two lengths")
-    k = len(a)
+    k = len(a) if depth is None else min(len(a), int(depth))
     if k == 0:
-        return float("nan")
+        return float("nan"), float("nan"), 0
     seen_a: set = set()
     seen_b: set = set()
     overlap = 0
@@ -200,7 +213,8 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
         seen_a.add(x)
         seen_b.add(y)
         acc += overlap / d * p ** d
-    return float(overlap / k * p ** k + (1 - p) / p * acc)
+    total = (1 - p) / p * acc
+    return float(total), float(overlap / k * p ** k + total), k
 
 
 #: Tie treatments of RBO in :func:`compare_orderings` (``zelo_compare --rbo-ties``).
@@ -216,7 +230,7 @@ def _tie_ranks(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, p: float = 0.9,
-                 ties: str = "a", max_cells: int = 1 << 22) -> float:
+                 ties: str = "a", max_cells: int = 1 << 22, depth: int | None = None) -> float:
     """Tie-aware extrapolated RBO of two complete orderings of the same k items, given as aligned scores.
 
     ``a[i]`` and ``b[i]`` are item i's scores (higher = better; equal scores are a tie). Corsi & Urbano,
@@ -241,8 +255,16 @@ def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
     RBO_ext = A_k p^k + (1 - p)/p * sum_{d=1..k} A_d p^d (Webber et al. eq. 32 with A_d for X_d/d; both
     orderings are complete, so A_k = 1, and the extrapolated value equals Corsi & Urbano's upper bound).
     Without ties the three variants equal the tie-free RBO_ext. Symmetric in a and b; does not depend
-    on item names. ``max_cells`` bounds the item x depth block held in memory.
+    on item names. ``max_cells`` bounds the item x depth block held in memory. ``depth``: evaluated at depth
+    K = min(depth, k) (:func:`rbo_at_depth`): the sum to K and A_K p^K, A_K of the top K of each ordering.
     """
+    return _rbo_tied_parts(a, b, p, ties, max_cells, depth)[1]
+
+
+def _rbo_tied_parts(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, p: float, ties: str,
+                    max_cells: int, depth: int | None) -> tuple[float, float, int]:
+    """(the sum (1-p)/p sum_{d<=K} A_d p^d, RBO_ext = sum + A_K p^K, K = min(depth, k)) of :func:`rbo_ext_tied`."""
+    _check_depth(depth)
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
     if ties not in ("a", "b", "w"):
@@ -251,14 +273,15 @@ def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
     y = np.asarray(b, float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError("the two score vectors differ in length")
-    k = x.size
+    n = x.size
+    k = n if depth is None else min(n, int(depth))
     if k == 0:
-        return float("nan")
+        return float("nan"), float("nan"), 0
     tx, gx = _tie_ranks(x)
     ty, gy = _tie_ranks(y)
     acc = 0.0
     a_d = 1.0
-    step = max(1, max_cells // k)
+    step = max(1, max_cells // n)
     for d0 in range(1, k + 1, step):
         d = np.arange(d0, min(k, d0 + step - 1) + 1, dtype=np.float64)
         if ties == "w":
@@ -276,7 +299,30 @@ def rbo_ext_tied(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
             agree = xd / np.sqrt((cx * cx).sum(axis=0) * (cy * cy).sum(axis=0))
         acc += float((agree * p ** d).sum())
         a_d = float(agree[-1])
-    return float(a_d * p ** k + (1 - p) / p * acc)
+    total = (1 - p) / p * acc
+    return float(total), float(a_d * p ** k + total), k
+
+
+def rbo_at_depth(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, p: float = 0.9,
+                 depth: int = 10, ties: str = "a") -> dict:
+    """RBO of two complete orderings of the same k items (aligned scores, as :func:`rbo_ext_tied`; ``ties``
+    one of a, b, w) evaluated at depth K = min(``depth``, k): only the top K of each ordering is seen
+    (Webber, Moffat & Zobel, TOIS 2010, section 4: RBO on prefixes of an evaluation depth).
+
+    Returns ``{"ext", "sum", "depth"}``: ``sum`` = (1-p)/p sum_{d=1..K} A_d p^d (the truncated series, eq. 7
+    cut at K: a lower bound of the full RBO when K < k; the PyPI ``rbo`` package's
+    ``RankingSimilarity(S, T).rbo(k=K, p=p)``) and ``ext`` = sum + A_K p^K (eq. 32 for two depth-K prefixes,
+    the agreement at depth K carried on: ``rbo(k=K, p=p, ext=True)``), ``depth`` = K. With ties, A_d is
+    Corsi & Urbano's (:func:`rbo_ext_tied`) of the two whole orderings at d <= K, so a tie group across
+    depth K counts its chance of being above it (``a``: the mean of the tie-free values over random
+    tie breaks). At K = k, ``ext`` is :func:`rbo_ext_tied`.
+    """
+    if ties not in ("a", "b", "w"):
+        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+    if depth is None:
+        raise ValueError("RBO depth must be an integer >= 1 (got None)")
+    total, ext, k = _rbo_tied_parts(a, b, p, ties, 1 << 22, depth)
+    return {"ext": ext, "sum": total, "depth": k}
 
 
 #: Which lists RBO compares in :func:`compare_orderings` (``zelo_compare --rbo-lists``): ``common`` = the
@@ -429,7 +475,7 @@ def swapped_pairs(names: Sequence[str], a: Sequence[float] | np.ndarray,
 
 
 def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: float | None = 0.9,
-                      rbo_ties: str = "a", rbo_lists: str = "common") -> dict:
+                      rbo_ties: str = "a", rbo_lists: str = "common", rbo_depth: int | None = None) -> dict:
     """All the correlations between two score mappings (system -> score).
 
     Returns a dict with ``systems`` (common), ``only_a``, ``only_b``,
@@ -443,9 +489,15 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
     orderings of the common systems; ``prefix`` = :func:`rbo_prefix` of the
     two whole orderings, each the top of a longer ranking: ``rbo`` is its
     RBO_ext, with ``rbo_min``, ``rbo_max``, ``rbo_res``, ``rbo_len_a``,
-    ``rbo_len_b``. A NaN score is refused (ValueError); +-inf is a score like
-    any other (it only orders).
+    ``rbo_len_b``. ``rbo_depth`` (``common`` only): RBO evaluated at depth
+    K = min(rbo_depth, systems), :func:`rbo_at_depth`: ``rbo`` its ``ext``, with
+    ``rbo_sum`` (the truncated series) and ``rbo_depth`` = K. A NaN score is
+    refused (ValueError); +-inf is a score like any other (it only orders).
     """
+    _check_depth(rbo_depth)
+    if rbo_depth is not None and rbo_lists == "prefix":
+        raise ValueError("an RBO depth applies to the common orderings (rbo_lists common); a prefix is seen to "
+                         "its length: cut the orderings to their top k instead")
     if rbo_ties not in RBO_TIES:
         raise ValueError(f"RBO ties must be one of {', '.join(RBO_TIES)} (got {rbo_ties!r})")
     if rbo_lists not in RBO_LISTS:
@@ -489,7 +541,9 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
                         "rbo_len_a": len(a), "rbo_len_b": len(b),
                         "rbo_lists_tied": len(set(a.values())) < len(a) or len(set(b.values())) < len(b)})
         elif rbo_ties == "name":
-            out["rbo"] = rbo_ext(_order(names, x), _order(names, y), rbo_p)
+            total, out["rbo"], k = _rbo_ext_parts(_order(names, x), _order(names, y), rbo_p, rbo_depth)
         else:
-            out["rbo"] = rbo_ext_tied(x, y, rbo_p, rbo_ties)
+            total, out["rbo"], k = _rbo_tied_parts(x, y, rbo_p, rbo_ties, 1 << 22, rbo_depth)
+        if rbo_depth is not None:
+            out["rbo_sum"], out["rbo_depth"] = total, k
     return out

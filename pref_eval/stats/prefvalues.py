@@ -15,7 +15,7 @@ Run names are ``zelo_eval``'s run ids (the file's base name without
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,6 +35,15 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
         except UsageError:
             return True
     return False
+
+
+def warn_pref_rbp(measures: Sequence[str], fmt: str, log: Any) -> None:
+    """``zelo_eval`` in preference mode with a table format (``-o tsv|csv|jsonl``): ``rbp`` is the one name
+    both modes compute, differently, and there the mode depends on the other ``-m`` names: say which."""
+    if fmt != "pref" and "rbp" in measures:
+        log.warn("rbp: pref_eval.py's rbp in preference mode (gamma 0.5, binary; another -m name is a "
+                 "preference measure), not trec_eval's rbp (p 0.9, graded gains) that -m rbp alone gives "
+                 "with this -o; for trec_eval's here write -m rbp.p=0.9")
 
 
 def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,

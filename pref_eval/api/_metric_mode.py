@@ -1,0 +1,155 @@
+"""``zelo_eval``'s metric mode (trec_eval's measures per run), the steps of
+:func:`pref_eval.api.run_evaluation.evaluate_runs`: evaluate every run (here, or in ``--jobs``
+processes / on dask), set aside the bad ones under ``--keep-going``, and write trec_eval blocks,
+long tables, the per-topic table (``-o topics``) or the runs × measures table.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from .measures import evaluate_run_group, extra_inputs
+
+if TYPE_CHECKING:
+    from ..output.atomic import InputOptions
+
+
+_WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
+
+
+_MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
+
+
+def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
+                 per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
+                 output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
+                 scheduler: str | None, keep_going: bool = False) -> None:
+    """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
+    from ..collection import unknown_topics_warnings
+    from ..io.qrels import read_qrels
+    from ..measures import parse_measures
+    from ..measures.base import needs_subtopics
+    from ..output.atomic import command_output
+
+    if ms in ("preferences", "all", "none"):
+        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
+    names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
+    requests = parse_measures(names)
+    more = extra_inputs(requests, **extra)
+    q = read_qrels(qrels, subtopics=needs_subtopics(requests))
+    if per_query:
+        _warn_topic_all(q.qid, qrels, log)
+    got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
+                           extra=more, jobs=jobs, scheduler=scheduler, log=log, keep_going=keep_going)
+    got, runs, ids, skipped = _set_aside(got, runs, ids, log)
+    results = []
+    for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
+        log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
+    for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
+        if n_missing and not complete:
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
+                     "averaging over the topics in both (use -c to count them as zero)")
+        results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
+    if fmt in _WIDE:
+        _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
+                    complete=complete, trec9=trec9)
+    else:
+        with command_output(output, inputs) as out:
+            if fmt == "trec":
+                from ..output.trec import write_trec_blocks
+
+                write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
+            elif fmt == "topics":
+                from ..output.table import long_rows, write_topics
+
+                write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids)
+            else:
+                from ..output.table import WRITERS, long_rows
+
+                WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
+    if skipped:
+        raise skipped
+
+
+def _set_aside(got: list, runs: list[str], ids: list[str], log: Any) -> tuple[list, list[str], list[str], Any]:
+    """``--keep-going``: the runs whose entry in ``got`` is an error are named on stderr (``log.error``, one
+    line each: the error as it would stop the command) and left out. Returns what is left of ``got``,
+    ``runs`` and ``ids``, and the error to raise once the others are written (``None``: every run was
+    evaluated); with no run left it is raised at once (nothing is written)."""
+    from ..errors import EvaluationError, PrefEvalError
+    from ..io.textfile import display_name
+
+    bad = [k for k, x in enumerate(got) if isinstance(x[0], PrefEvalError)]
+    if not bad:
+        return got, runs, ids, None
+    for k in bad:
+        log.error(str(got[k][0]))
+    keep = [k for k in range(len(got)) if k not in set(bad)]
+    names = ", ".join(display_name(runs[k]) for k in bad)
+    if not keep:
+        raise EvaluationError(f"none of the {len(runs)} runs could be evaluated (--keep-going): {names}; "
+                              "nothing written")
+    err = EvaluationError(f"{len(bad)} of {len(runs)} runs not evaluated (--keep-going; their errors above): "
+                          f"{names}")
+    return [got[k] for k in keep], [runs[k] for k in keep], [ids[k] for k in keep], err
+
+
+def _warn_topic_all(qid: Any, qrels: str, log: Any) -> None:
+    """A qrels topic named ``all`` (trec_eval takes it): with ``-q`` its lines read like the summary lines."""
+    import numpy as np
+
+    if bool(np.any(np.asarray(qid) == b"all")):
+        log.warn(f"{qrels}: a topic is named 'all': its per-query lines read like the summary lines 'all' "
+                 "(zelo_compare refuses them; pref_aggregate and pref_eval.py leave the topic out): rename it")
+
+
+def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], *, complete: bool, level: int,
+                     depth: int | None, trec9: bool, extra: dict, jobs: int, scheduler: str | None,
+                     log: Any, keep_going: bool = False) -> list:
+    """:func:`evaluate_run_group` over every run: here, or in groups in ``jobs`` processes / on dask."""
+    if jobs == 1 and scheduler is None:  # read, rank and evaluate one run at a time
+        import sys
+
+        try:
+            return evaluate_run_group((q, runs, ids, names, complete, level, depth, False, trec9, extra, keep_going),
+                                      progress=lambda k, n: log.progress("evaluating runs", k, n))
+        except BaseException:
+            if log.interactive:  # end the progress line so the error starts a line of its own
+                sys.stderr.write("\n")
+            raise
+    from ..parallel import ordered_map, split_even
+
+    if len(runs) >= _MANY_RUNS:
+        log.stage(f"evaluating {len(runs)} runs")
+    groups = [(k, k + 1) for k in range(len(runs))] if scheduler else split_even([1] * len(runs), jobs)
+    pieces = [(q, list(runs[a:b]), ids[a:b], names, complete, level, depth, False, trec9, extra, keep_going)
+              for a, b in groups]
+    return [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs, scheduler=scheduler) for x in part]
+
+
+def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
+                complete: bool, trec9: bool) -> None:
+    """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
+    best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
+    runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
+    other tests and settings."""
+    import pandas as pd
+
+    from ..output.atomic import command_output
+    from ..output.comparisons import format_table, write_wide_csv
+    from ..output.table import HEADER, long_rows
+    from ..stats.compare import compare as compare_table
+
+    if per_query or not summary:
+        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    df = pd.DataFrame(rows, columns=list(HEADER))
+    if df.empty:
+        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+    res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    with command_output(output, inputs) as out:
+        if fmt == "wide-csv":
+            write_wide_csv(out, res, "t")
+        else:
+            out.write(format_table(res, fmt, 4, "t"))

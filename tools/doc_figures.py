@@ -1,0 +1,117 @@
+"""Figures the prose of the docs quotes outside any table, computed (the docs name this script).
+
+    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth ...]
+
+Prints ``page: phrase`` per figure (all of them without an argument); tests/test_docs.py checks that each
+phrase is on its page, so a figure typed by hand cannot drift from what this script prints.
+
+* ``repeated-pairs`` (docs/zelo_pairs.md): the expected share of the pairs of zbench's random cycles that repeat
+  a pair already drawn for the query (what ``zelo_pairs cycles --no-duplicates`` skips), 4 cycles, n = 50: a
+  random cycle has n of the C(n, 2) pairs, so it draws a given pair with probability 2/(n − 1), independently
+  of the other cycles; the pairs of cycle c (0-based) repeat one of the c before with probability
+  1 − (1 − 2/(n − 1))^c. (tests/test_docs.py also counts what ``random_cycles(dedup=True)`` skips.)
+* ``prior-gap`` (docs/zelo.md): on the synthetic queries of ``python bench/gen_judgments.py 200 FILE`` (200
+  queries × 100 documents × 4 random cycles, each judgment the mean of 3 Bradley–Terry votes, true scores
+  N(0, 1), seed 1: :func:`pref_eval.zelo.simulate.cycle_judgments`), how far the default fit's (``--prior
+  0.5``) log-likelihood lies below the MLE's supremum (the ``loglik`` of ``--diagnostics`` with ``--prior
+  0``: inside each SCC the MLE's, between SCCs 0, the supremum of those terms): min, median and max over the
+  queries; and the 10th–90th percentile of the default fit's standard errors.
+* ``prompt-tokens`` (docs/judging.md): input tokens of one request with the default prompt by the rule
+  ``zelo_judge --dry-run`` uses (prompt characters / 4, ``pref_eval.judge.scheduler.estimate_tokens``; no
+  tokenizer's vocabulary can be fetched here: tiktoken downloads its files at first use): the template alone,
+  and a query of 10 to 200 characters with two passages of 400 characters (100 tokens by the same rule).
+* ``rbp-depth`` (docs/differences.md): RBP's weights normalised over 1,000 ranks (cwl_eval's, pref_eval's)
+  against Moffat & Zobel's (1 − p)·p^(i−1): the ratio is 1 / (1 − p^1000), so the two agree to the last bit
+  while p^1000 is below half an ulp of 1 (the largest such p of the grid 0.01, 0.02, ...), and differ by
+  1 / (1 − p^1000) − 1 at p = 0.999.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+
+CYCLES, N_DOCS = 4, 50  # repeated-pairs
+GAP_QUERIES, GAP_DOCS, GAP_SIGMA, GAP_SEED = 200, 100, 1.0, 1  # prior-gap: bench/gen_judgments.py's data
+QUERY_CHARS, PASSAGE_TOKENS = (10, 200), 100  # prompt-tokens
+
+
+def repeat_share(n: int, cycles: int) -> float:
+    """Expected share of the pairs of ``cycles`` random cycles over n ≥ 3 documents that repeat an earlier pair."""
+    p = 2 / (n - 1)
+    return sum(1 - (1 - p) ** c for c in range(cycles)) / cycles
+
+
+def repeated_pairs() -> list[tuple[str, str]]:
+    share = repeat_share(N_DOCS, CYCLES)
+    return [("zelo_pairs.md", f"zbench keeps them ({100 * share:.1f} % of the pairs of {CYCLES} cycles at "
+                              f"n = {N_DOCS}, expected")]
+
+
+def prior_gap_values() -> tuple[list[float], list[float]]:
+    """(gap of each query in nats, (10th, 90th) percentile of the standard errors) of the ``prior-gap`` data."""
+    import numpy as np
+
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    sizes, q, a, b, s = cycle_judgments(GAP_QUERIES, GAP_DOCS, 4, GAP_SIGMA, seed=GAP_SEED)
+    default = fit_bt(sizes, q, a, b, s, prior=0.5)
+    mle = fit_bt(sizes, q, a, b, s, prior=0.0, compute_se=False)
+    gap = mle.loglik - default.loglik
+    return gap.tolist(), np.percentile(default.se, [10, 90]).tolist()
+
+
+def prior_gap() -> list[tuple[str, str]]:
+    import statistics
+
+    gap, (se_lo, se_hi) = prior_gap_values()
+    return [("zelo.md", f"the fitted log-likelihood is {min(gap):.1f}–{max(gap):.1f} nats (median "
+                        f"{statistics.median(gap):.1f}) below the MLE's supremum"),
+            ("zelo.md", f"a typical SE is {se_lo:.2f}–{se_hi:.2f} log-odds")]
+
+
+def prompt_tokens() -> list[tuple[str, str]]:
+    from pref_eval.judge.prompt import DEFAULT_PROMPT, render
+    from pref_eval.judge.scheduler import estimate_tokens
+
+    def tokens(query: str, passage: str) -> int:
+        return estimate_tokens(render(DEFAULT_PROMPT, query=query, doc_a=passage, doc_b=passage, qid="",
+                                      docno_a="", docno_b=""))
+
+    passage = "x" * (4 * PASSAGE_TOKENS)  # PASSAGE_TOKENS by the rule: 4 characters a token
+    lo, hi = (tokens("q" * n, passage) for n in QUERY_CHARS)
+    return [("judging.md", f"the template ({tokens('', '')} tokens for the default one)"),
+            ("judging.md", f"passages of {PASSAGE_TOKENS} tokens make {lo}–{hi} input tokens per request for "
+                           f"queries of {QUERY_CHARS[0]}–{QUERY_CHARS[1]} characters")]
+
+
+def rbp_depth() -> list[tuple[str, str]]:
+    exact = max(k / 100 for k in range(1, 100) if 1.0 - (k / 100) ** 1000 == 1.0)
+    above = 1 / (1 - 0.999 ** 1000) - 1
+    return [("differences.md", f"Zobel's value to the last bit for p ≤ {exact:g}, {100 * above:.0f} % above it at "
+                               "p = 0.999")]
+
+
+FIGURES: dict[str, Callable[[], list[tuple[str, str]]]] = {
+    "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth}
+
+
+def figures(names: list[str] | None = None) -> list[tuple[str, str]]:
+    """(page, phrase) of the named figures (all by default)."""
+    return [item for name in (names or list(FIGURES)) for item in FIGURES[name]()]
+
+
+def main() -> None:
+    names = sys.argv[1:]
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        sys.exit(f"doc_figures.py: unknown figure {unknown[0]!r} (one of {', '.join(FIGURES)})")
+    for page, phrase in figures(names):
+        print(f"{page}: {phrase}")
+
+
+if __name__ == "__main__":
+    main()
