@@ -187,3 +187,20 @@ def test_log_beta_of_a_half_series_against_scipy(a):
     from pref_eval.stats.special import _log_beta_a_half
 
     assert abs(_log_beta_a_half(a) - betaln(a, 0.5)) <= 2e-15
+
+
+def test_num_rel_negative_zero_z_scores_sum_to_zero(tmp_path):
+    """zelo_trec printed `Znum_rel all -0.0000` where trec_eval 10.0 prints 0.0000 (found by
+    tools/fuzz_trec_eval.py --case 53:811, stored as tests/data/trec_eval_generated/fuzzc_53_811): num_rel's own
+    summary (m_num_rel.c) summed the -0.0 z-scores (value below the mean, stddev 1e400 read as inf) without
+    trec_eval's accumulator, which starts at +0.0. trec_eval 10.0's output on these files, byte for byte."""
+    from cli_harness import run_inproc
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 r\n1 Q0 a 2 1 r\n")
+    (tmp_path / "z").write_text("1 num_rel 1.5 1e400\n1 map 0.75 1e400\n")
+    p = run_inproc("zelo_trec", ["-q", "-m", "num_rel", "-m", "map", "-Z", "z", "q", "r"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == [
+        f"Z{'num_rel':<22}\t1\t-0.0000", f"Z{'map':<22}\t1\t-0.0000",
+        f"Z{'num_rel':<22}\tall\t0.0000", f"Z{'map':<22}\tall\t0.0000"]

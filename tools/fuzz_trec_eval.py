@@ -831,8 +831,9 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         # retrieve (the generator's own repair of such topics, make_case)
         text = peer_case["rel_text"]
         eol = case["eol"]
-        text += ("" if not text or text.endswith("\n") else eol) + f"negq 0 negq_z0 0{eol}"
-        peer_case = {**peer_case, "qrels_rows": [*peer_case["qrels_rows"], ("negq", "0", "negq_z0", "0")],
+        nq = next(x[0] for x in case["qrels_rows"] if not isinstance(x, str) and x[2] == "n1")  # renamed: latin1
+        text += ("" if not text or text.endswith("\n") else eol) + f"{nq} 0 negq_z0 0{eol}"
+        peer_case = {**peer_case, "qrels_rows": [*peer_case["qrels_rows"], (nq, "0", "negq_z0", "0")],
                      "rel_text": text, "neg0": True}
         peer_rel = "rel.neg0"
         (d / peer_rel).write_bytes(text.encode("utf-8", "surrogateescape"))
