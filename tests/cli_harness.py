@@ -189,7 +189,7 @@ def check_contract(res: Result, *, script: str, expect: set[int] | None = None,
         lines = [x for x in err.splitlines() if x.strip() and "warning:" not in x]
         if not lines:
             problems.append("failure without a message")
-        elif not any(names) and len(lines) > 1 and not lines[0].startswith("Usage:"):
+        elif not any(names) and len(lines) > 1 and not (len(lines) == 2 and lines[1].startswith("Try '")):
             problems.append(f"more than one line: {err!r}")
         if names and not any(n in err for n in names):
             problems.append(f"message does not name {names}: {err!r}")

@@ -8,6 +8,7 @@ state, an adaptive state) are written by the commands themselves.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -65,6 +66,11 @@ def build(ws: Path) -> Path:
     (ws / "judge.py").write_text("import json, sys\nfor line in sys.stdin:\n    r = json.loads(line)\n"
                                  "    print(json.dumps({'score': 0.5 if r['docno_b'] > r['docno_a'] else -0.5}), "
                                  "flush=True)\n")
+    # zbench's pairs.json of q1's documents with their texts (zelo_judge judges those; session 21, j30)
+    doc = lambda d: {"document_id": d, "metadata": {}, "content": f"text {d[1:]}"}  # noqa: E731
+    (ws / "zbp.json").write_text(json.dumps({"pairs": [
+        {"pair_id": f"q1-{a}-{b}", "query_id": "q1", "query": "first query", "document_a": doc(a),
+         "document_b": doc(b)} for a, b in (("d1", "d2"), ("d3", "d1"), ("d2", "d4"), ("d4", "d3"))]}, indent=4))
     (ws / "jg.qrels").write_text("q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 1\nq1 0 d4 3\n")  # the judged documents' grades
     derived = [
         ("zelo_eval", ["-R", "q.qrels", "-q", "-o", "pref", "--output", "prefs.jsonl", "bm25.run", "dense.run",

@@ -133,3 +133,56 @@ def test_zelo_fit_agreement_weights_with_power_zero_refused(tmp_path):
     res = run_module_inproc("fit", ["-J", j, "--weights", "agreement", "--weight-power", "0"], cwd=tmp_path)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "--weights agreement has no effect with --weight-power 0" in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl"])
+def test_zelo_eval_samples_in_tables_have_a_sample_column(coll, fmt):
+    """`zelo_eval -o tsv|csv|jsonl --samples N` wrote the N samples' rows one after another with nothing to
+    tell them apart; now a last column `sample`. Oracle: each sample's summary row is the mean of its per-query
+    rows (pref_eval.py's summary, worked here), and zelo_compare -P refuses the rows of several samples."""
+    import csv
+    import io
+
+    args = ["-R", "q.txt", "-m", "rpp", "-m", "ap", "-q", "--samples", "3", "--query_fraction", "0.7",
+            "--seed", "4", "-o", fmt, "A.run", "B.run"]
+    res = run_module_inproc("eval", args, cwd=coll)
+    assert res.returncode == 0, res.stderr
+    if fmt == "jsonl":
+        rows = [json.loads(x) for x in res.stdout.splitlines()]
+    else:
+        rows = list(csv.DictReader(io.StringIO(res.stdout), delimiter="\t" if fmt == "tsv" else ","))
+    assert {str(r["sample"]) for r in rows} == {"0", "1", "2"}
+    for s in ("0", "1", "2"):
+        for m, runj in (("rpp", "B.run"), ("ap", "")):
+            sel = [r for r in rows if str(r["sample"]) == s and r["measure"] == m and r["runi"] == "A.run"
+                   and r["runj"] == runj]
+            per_q = [float(r["value"]) for r in sel if r["qid"] != "all"]
+            (summary,) = [float(r["value"]) for r in sel if r["qid"] == "all"]
+            assert len(per_q) == 2  # max(1, int(3 * 0.7)) of the 3 topics with a relevant document
+            assert summary == pytest.approx(sum(per_q) / len(per_q), abs=1e-15)
+    (coll / f"pq.{fmt}").write_text(res.stdout)
+    res = run_module_inproc("compare", ["-P", f"pq.{fmt}"], cwd=coll)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    assert "rows of more than one sample (column 'sample': 0, 1" in res.stderr
+
+
+@pytest.mark.parametrize("opt", [["--damping", "0.3"], ["--mc4-steps", "5"]])
+def test_pref_aggregate_mc4_options_with_metrics_only_refused(tmp_path, opt):
+    """pref_aggregate -m ap --damping 0.3 (or --mc4-steps): metrics are ordered by their mean, no MC4 runs:
+    the option was accepted and unused. With a preference measure it applies (the mean ordering of ap, worked
+    by hand, is the same either way)."""
+    lines = [{"qid": "q1", "runi": "A", "runj": "B", "sample": 0, "type": "preference", "rpp": 0.5},
+             {"qid": "q1", "run": "A", "sample": 0, "type": "metric", "ap": 0.2},
+             {"qid": "q1", "run": "B", "sample": 0, "type": "metric", "ap": 0.4},
+             {"qid": "q2", "runi": "A", "runj": "B", "sample": 0, "type": "preference", "rpp": -0.25},
+             {"qid": "q2", "run": "A", "sample": 0, "type": "metric", "ap": 0.9},
+             {"qid": "q2", "run": "B", "sample": 0, "type": "metric", "ap": 0.5}]
+    f = tmp_path / "p.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    res = run_module_inproc("aggregate", ["-P", f, "-m", "ap", *opt], cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    assert f"{opt[0]} applies to MC4" in res.stderr
+    res = run_module_inproc("aggregate", ["-P", f, "-m", "ap", "-m", "rpp", *opt], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout.splitlines()[-1])
+    assert summary["ap"]["mean"] == ["A", "B"]  # A: (0.2 + 0.9) / 2 = 0.55 > B: (0.4 + 0.5) / 2 = 0.45

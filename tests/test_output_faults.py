@@ -834,3 +834,106 @@ def test_judge_program_is_an_input(ws, option):
     res = run_inproc(script, argv, ws)
     assert check_contract(res, script=script, expect={2}, names=("judge.py",)) == []
     assert "same file as --judge judge.py" in res.stderr and digest_tree(ws) == before
+
+
+# o30: a replaced output keeps its POSIX access ACL and user.* extended attributes
+ACL_XATTR = "system.posix_acl_access"
+
+
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX ACL as the kernel stores it in ``system.posix_acl_access`` (linux/posix_acl_xattr.h: version 2,
+    then per entry le16 tag, le16 permissions, le32 id; tags USER_OBJ 1, USER 2, GROUP_OBJ 4, MASK 0x10,
+    OTHER 0x20), what ``setfacl -m u:12345:rw`` writes (getfacl/setfacl are not installed here)."""
+    import struct
+
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", tag, perm, ident) for tag, perm, ident in entries)
+
+
+NOBODY = 0xFFFFFFFF  # the id field of the entries without one
+# user::rw- user:12345:rw- group::r-- mask::rw- other::---  (mode 0660 in ls: the mask is the group bits)
+ACL_RW = _acl((0x01, 6, NOBODY), (0x02, 6, 12345), (0x04, 4, NOBODY), (0x10, 6, NOBODY), (0x20, 0, NOBODY))
+# default: user::rw- user:12345:r-- group::r-- mask::r-- other::r--
+ACL_DEFAULT = _acl((0x01, 6, NOBODY), (0x02, 4, 12345), (0x04, 4, NOBODY), (0x10, 4, NOBODY), (0x20, 4, NOBODY))
+
+
+def _set_or_skip(path: Path, name: str, value: bytes) -> None:
+    if not hasattr(os, "setxattr"):
+        pytest.skip("no extended attributes on this system (os.setxattr: Linux only)")
+    try:
+        os.setxattr(path, name, value)
+    except OSError as err:
+        pytest.skip(f"the filesystem of {path} does not take {name}: {err.strerror}")
+
+
+def test_replaced_output_keeps_its_acl_and_user_xattrs(ws):
+    """``setfacl -m u:12345:rw out`` then a command writing out: the new file renamed over it had no ACL (the
+    user lost access; ``cp -a`` and ``sed -i`` keep it). The kernel's ACL bytes and the user.* attribute are
+    the old file's, the mode's group bits the ACL mask; a new output gets none."""
+    out = ws / "acl.tsv"
+    out.write_text("old\n")
+    _set_or_skip(out, ACL_XATTR, ACL_RW)
+    _set_or_skip(out, "user.origin", b"o30")
+    before = stat.S_IMODE(out.stat().st_mode)
+    assert before == 0o660  # the kernel derived the mode from the ACL
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert out.read_text() != "old\n"
+    assert os.getxattr(out, ACL_XATTR) == ACL_RW and os.getxattr(out, "user.origin") == b"o30"
+    assert stat.S_IMODE(out.stat().st_mode) == before
+    assert not [n for n in os.listxattr(out) if n.startswith(".tmp")]
+    res = run_inproc(script, argv_with(argv, "fresh.tsv"), ws)
+    assert res.returncode == 0 and ACL_XATTR not in os.listxattr(ws / "fresh.tsv")
+
+
+def test_replaced_output_does_not_take_the_directorys_default_acl(ws):
+    """In a directory with a default ACL, the temporary file inherits an access ACL; the old file had none (it
+    was removed): the new file has none either, and the old mode."""
+    sub = ws / "shared"
+    sub.mkdir()
+    _set_or_skip(sub, "system.posix_acl_default", ACL_DEFAULT)
+    out = sub / "out.tsv"
+    out.write_text("old\n")
+    assert os.getxattr(out, ACL_XATTR)  # inherited
+    os.removexattr(out, ACL_XATTR)
+    out.chmod(0o640)
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, "shared/out.tsv"), ws)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert ACL_XATTR not in os.listxattr(out) and stat.S_IMODE(out.stat().st_mode) == 0o640
+    # an old file with the ACL it inherited keeps it
+    os.setxattr(out, ACL_XATTR, ACL_RW)
+    res = run_inproc(script, argv_with(argv, "shared/out.tsv"), ws)
+    assert res.returncode == 0 and os.getxattr(out, ACL_XATTR) == ACL_RW
+
+
+def test_acl_refused_on_the_new_file_is_said(ws, monkeypatch):
+    """A filesystem that refuses the attribute on the new file (ENOTSUP, EPERM): one ``warning:`` line naming
+    the file and the attribute, exit 0, the output replaced; the Python API gives a PrefEvalWarning."""
+    import errno
+
+    from pref_eval.errors import PrefEvalWarning
+
+    out = ws / "acl.tsv"
+    out.write_text("old\n")
+    _set_or_skip(out, ACL_XATTR, ACL_RW)
+
+    def refused(path, name, *args, **kwargs):
+        if isinstance(path, int):  # on the new file's descriptor
+            raise OSError(errno.ENOTSUP, os.strerror(errno.ENOTSUP))
+        raise AssertionError("set through a name, not the descriptor")
+
+    monkeypatch.setattr(os, "setxattr", refused)
+    script, argv = CASES["eval"]
+    res = run_inproc(script, argv_with(argv, out.name), ws)
+    assert res.returncode == 0 and out.read_text() != "old\n"
+    assert res.stderr.splitlines() == ["zelo_eval: warning: acl.tsv: its extended attribute(s) "
+                                       "system.posix_acl_access could not be kept on the new file (the output is "
+                                       "a new file renamed over the old one)"], res.stderr
+    import pref_eval.api
+
+    monkeypatch.undo()
+    os.setxattr(out, ACL_XATTR, ACL_RW)
+    monkeypatch.setattr(os, "setxattr", refused)
+    with pytest.warns(PrefEvalWarning, match=r"acl\.tsv: its extended attribute\(s\) system\.posix_acl_access"):
+        pref_eval.api.fit(str(ws / "j.judge"), output=str(out))

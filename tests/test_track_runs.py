@@ -317,3 +317,23 @@ def test_pairs_pool_function_writes_what_the_command_writes(tmp_path):
     res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--qrels", "j.qrels", "-Q", "a.run", "b.run"], ws)
     assert (ws / "api.txt").read_bytes() == res.stdout
     assert got == [tuple(x.split(" ")) for x in res.stdout.decode().splitlines()]
+
+
+@pytest.mark.slow  # scipy's import: ~2 s
+def test_zelo_compare_keep_going_equals_the_good_runs_alone(tmp_path):
+    ws = _files(tmp_path)
+    (ws / "third.run").write_text(THIRD)
+    argv = ["-R", "q.txt", "-m", "map", "--tests", "t", "-o", "csv"]
+    alone = run_inproc("zelo_compare", [*argv, "good.run", "other.run", "third.run"], ws)
+    kept = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "short.run", "other.run", "dup.run",
+                                       "third.run", "missing.run"], ws)
+    assert alone.returncode == 0 and kept.returncode == 2 and kept.stdout == alone.stdout
+    lines = kept.stderr.splitlines()
+    assert [x.split(":")[1].strip() for x in lines[:3]] == ["short.run", "missing.run", "dup.run"]  # reads first
+    assert lines[-1] == ("zelo_compare: 3 of 6 runs not compared (--keep-going; their errors above): "
+                         "short.run, missing.run, dup.run")
+    few = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "short.run"], ws)
+    assert few.returncode == 2 and "fewer than two runs left to compare" in few.stderr
+    for bad in (["-m", "rpp", "good.run", "other.run"], ["-P", "q.txt"]):
+        res = run_inproc("zelo_compare", ["--keep-going", *(["-R", "q.txt"] if bad[0] == "-m" else []), *bad], ws)
+        assert res.returncode == 2 and "--keep-going" in res.stderr, res.stderr

@@ -173,7 +173,7 @@ def test_stored_fuzz_cases_are_the_fuzz_generator():
     assert len([n for n in names if n.startswith("fuzzb_")]) >= 4  # session 20's blind spots drawn
     for name in names:
         kind, seed, idx, _ = name.split("_", 3)
-        case = fz.make_case(int(seed), int(idx), 0.0, blind=kind == "fuzzb")
+        case = fz.make_case(int(seed), int(idx), 0.0, blind={"fuzz": 0, "fuzzb": 1, "fuzzc": 2}[kind])
         for ext, key in (("rel", "rel_text"), ("run", "run_text"), ("z", "z")):
             path = GEN / f"{kind}_{seed}_{idx}.{ext}"
             if case[key] is not None or path.exists():

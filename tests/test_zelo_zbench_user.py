@@ -111,7 +111,7 @@ def test_judge_takes_zbench_pairs_json_and_ai_scores(tmp_path):
                                        "    print(json.dumps({'id': r['id'], 'score': 0.5}), flush=True)\n")
     want = [p for p in pairs if p[1] != p[2]]
     for name in ("pairs.json", "ai_scores.json"):
-        r = cli("judge", name, "--docs", ds, "--judge", f"cmd:{sys.executable} judge.py", "--store",
+        r = cli("judge", name, "--judge", f"cmd:{sys.executable} judge.py", "--store",
                 f"{name}.sqlite", "-o", f"{name}.out", cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         got = [tuple(o[k] for k in ("qid", "doc_a", "doc_b")) for o in
@@ -173,10 +173,10 @@ def test_zbench_flow_live(tmp_path):
     ours = [(o["qid"], o["doc_a"], o["doc_b"])
             for o in map(json.loads, (tmp_path / "p.jsonl").read_text().splitlines())]
     assert ours == zb_pairs
-    # votes: zelo_judge on zbench's pairs.json
+    # votes: zelo_judge on zbench's pairs.json, with the texts it carries (no --docs: session 21)
     judge = zl.write_judge(tmp_path)
     judges = [f"--judge=cmd:{sys.executable} {judge} {m}" for m in ("openai", "anthropic", "google")]
-    r = cli("judge", work / "pairs.json", "--docs", ds, *judges, "--store", "s.sqlite", "-o", "j.jsonl", "-Q",
+    r = cli("judge", work / "pairs.json", *judges, "--store", "s.sqlite", "-o", "j.jsonl", "-Q",
             cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     mine = [(o["qid"], o["doc_a"], o["doc_b"], o["votes"]) for o in

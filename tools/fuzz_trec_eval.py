@@ -28,6 +28,17 @@ on the file with guards added: ``documented_z_unguarded``), with infinite / subn
 numbers, tabs, leading and trailing blanks, CRLF, topics nobody evaluates; fractional gain maps
 (``ndcg.1023=2.5e2``, ``rbp.p=0.8,4999=0.001``) over grades up to 5000; topic ids that are not UTF-8.
 
+Session 21 (``make_case(..., blind=2)``, the tool's cases; ``blind=True`` keeps session 20's byte for byte):
+fractional gain maps naming grades above 5000 (up to 20,000, in one topic; ``big_gains``), and ``--help`` /
+``--version`` by a prefix (``--h``, ``--ver``) or ``-h`` / ``-v``, first or last among the options (the texts
+differ, documented: exit status, stream and ``trec_eval 10.0`` in our version line are compared). Documented
+differences are masked, not skipped: a qrels starting with a BOM is given to trec_eval without it, a topic whose
+grades are all negative with a non-relevant document it does not retrieve added (as we read it), and dcg /
+ideal_dcg / ndcg with gain parameters (one parameter block in trec_eval) are compared measure set by measure set
+(:func:`compare_split`) -- also where trec_eval crashes or stops on a qrels topic the run lacks; a -Z file
+naming a (qid, measure) twice is read by both without the later lines, and ours must print the same on the file
+with them (``documented_z_duplicate+...``).
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
@@ -40,16 +51,18 @@ Both programs read the same files: trec_eval as a child process, zelo_trec in th
 with the exit status; stderr only classifies a failure. Every case ends in one class:
 
 * ``same`` -- the same bytes and status (``same_failure``: both refuse, ours in one line, exit 2);
-* ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists,
-  checked where it can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our
-  output is compared with trec_eval on the qrels cut to the run's topics (``documented_missing``);
-  an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is compared with trec_eval
-  run on that measure alone (``documented_rbp``); the others: ``documented_bom``,
-  ``documented_all_negative`` (a topic whose grades are all negative), ``documented_gain_shared``
-  (dcg/ideal_dcg/ndcg with gain parameters), ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel
-  with negative levels, docs/trec-preferences.md), ``documented_refusal_*`` (what we refuse and
-  trec_eval reads: NaN / hexadecimal / text scores, non-integer grades, an empty run, inconsistent
-  preferences, a duplicate when only runid / num_q are asked), ``documented_peer_fails_*``;
+* ``documented_*`` -- a difference docs/differences.md or docs/differences-measures.md lists, checked where it
+  can be: without ``-c`` trec_eval stops on a qrels topic the run lacks, so our output is compared with
+  trec_eval on the qrels cut to the run's topics (``documented_missing``; a cut on which trec_eval still fails
+  is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is
+  compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to trec_eval
+  on the qrels without its BOM), ``documented_all_negative`` (equal with an unretrieved grade-0 document added
+  to that topic; under ``-l`` not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
+  parameters: equal measure set by measure set), ``documented_help`` / ``documented_version``; the others:
+  ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
+  ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
+  grades, an empty run, inconsistent preferences, a duplicate when only runid / num_q are asked),
+  ``documented_peer_fails_*``;
 * ``peer_crash`` -- trec_eval killed by a signal (documented classes only count as such);
 * anything else (``diff``, ``we_refuse``, ``peer_fails``, ``refusal_unclear``, ``our_traceback``)
   is a finding: printed with its case id, exit status 1.
@@ -172,9 +185,10 @@ def _score(r: random.Random, style: str, k: int) -> str:
 SCORE_STYLES = ["ties", "f32", "round", "sci", "sub", "neg", "int", "desc", "normal"]
 
 
-def make_case(seed: int, idx: int, hostile_rate: float, blind: bool = True) -> dict:  # noqa: C901 (one flat recipe)
-    """Case ``idx`` of ``seed``; ``blind``: also draw session 20's blind spots (:func:`_blind_spots`, from an
-    RNG of their own, so that ``blind=False`` gives the cases of session 19 byte for byte)."""
+def make_case(seed: int, idx: int, hostile_rate: float, blind: int = True) -> dict:  # noqa: C901 (one flat recipe)
+    """Case ``idx`` of ``seed``; ``blind`` (1 or True): also draw session 20's blind spots (:func:`_blind_spots`,
+    from an RNG of their own, so that ``blind=False`` gives the cases of session 19 byte for byte); 2: also
+    session 21's (:func:`_blind_spots_2`, again from an RNG of their own: ``blind=True`` keeps session 20's)."""
     r = random.Random(f"trec:{seed}:{idx}")
     fmt = r.choices(["qrels", "prefs", "qrels_prefs", "qrels_jg"], [0.82, 0.06, 0.06, 0.06])[0]
     nq = r.choice([1, 1, 2, 3, 5, 8, 12])
@@ -312,6 +326,8 @@ def make_case(seed: int, idx: int, hostile_rate: float, blind: bool = True) -> d
     case["opts_full"] = list(opts)
     if blind:
         _blind_spots(random.Random(f"trec-blind:{seed}:{idx}"), case)
+    if blind >= 2:
+        _blind_spots_2(random.Random(f"trec-blind2:{seed}:{idx}"), case)
     case.setdefault("rel_text", _join(qrels_rows, sep, eol, r))
     case["run_text"] = _join(run_lines, sep, eol, r)
     case.pop("pool")
@@ -545,6 +561,59 @@ def _blind_spots(r: random.Random, case: dict) -> None:  # noqa: C901
         feats.add("abbrev")
 
 
+HELP_VERSION = ["--help", "--version", "-h", "-v"]
+BIG_GRADES = [5001, 6000, 8191, 8192, 9999, 12000, 16383, 16384, 20000]
+
+
+def _big_gain_measure(r: random.Random, case: dict) -> str:
+    """A gain measure whose map names grades above 5000 (up to 20,000: trec_eval's gain search is quadratic in
+    a topic's largest grade, 0.3 s user at 20,000, 1.8 s at 50,000, 8 s at 100,000, per topic and measure) and
+    fractional gains; one to three documents of one topic get such grades, every other grade is cut to the
+    same bound."""
+    top = r.choice(BIG_GRADES)
+    rows = case["qrels_rows"]
+    rows[:] = [x if isinstance(x, str) or (g := _int(x[3])) is None or g <= top else (*x[:3], str(g % (top + 1)))
+               for x in rows]
+    big_q = r.choice(sorted({x[0] for x in rows if not isinstance(x, str)}) or [""])  # one topic: cost
+    mine = [i for i, x in enumerate(rows) if not isinstance(x, str) and x[0] == big_q and _int(x[3]) is not None]
+    for i in r.sample(mine, min(len(mine), r.randint(1, 3))):
+        q, it, d, _ = rows[i]
+        rows[i] = (q, it, d, str(r.choice([top, top - 1, r.randint(5001, top)])))
+    grades = sorted({g for x in rows if not isinstance(x, str) and (g := _int(x[3])) is not None} | {top})
+    pick = r.sample(grades, min(len(grades), r.randint(1, 5)))
+    if r.random() < 0.3:
+        pick.append(r.randint(5001, top))  # a grade no document has
+    gains = ",".join(f"{g}={r.choice(FRACTIONS)}" for g in dict.fromkeys(pick))
+    name = r.choice(GAIN_NAMES)
+    if name == "rbp" and r.random() < 0.5:
+        gains = f"p={r.choice(['0.5', '0.8', '0.95'])}," + gains
+    return f"{name}.{gains}"
+
+
+def _blind_spots_2(r: random.Random, case: dict) -> None:
+    """Session 21: fractional gain maps over grades above 5000, and ``--help`` / ``--version`` (also by a
+    prefix, ``--h`` / ``--v``; and ``-h`` / ``-v``) before or after the other options."""
+    opts, feats = case["opts"], case["feats"]
+    if case["fmt"] == "qrels" and r.random() < 0.08:
+        m = _big_gain_measure(r, case)
+        opts += r.choice([["-m", m], [f"--measure={m}"]])
+        case["opts_full"] += ["-m", m]
+        shared = [x for x in measure_args(case["opts_full"]) if x.split(".")[0] in GAIN_SHARED]
+        if len(shared) > 1 and any("." in x for x in shared) or any("." in x for x in shared) \
+                and "all_trec" in measure_args(case["opts_full"]):
+            feats.add("gain_shared")
+        feats.add("big_gains")
+    if r.random() < 0.03:
+        o = r.choice(HELP_VERSION)
+        if o.startswith("--"):
+            o = o[:r.randint(3, len(o))]
+        if r.random() < 0.5:
+            opts.insert(0, o)
+        else:
+            opts.append(o)
+        feats.add("help" if o[:3] in ("--h", "-h") else "version")
+
+
 def write_case(case: dict, d: Path) -> None:
     d.mkdir(parents=True, exist_ok=True)
     enc = {"encoding": "utf-8", "errors": "surrogateescape"}
@@ -644,12 +713,10 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         if cls:
             return cls, msg
     diff = differing_measures(oo, po)
-    if "bom" in feats:
-        return "documented_bom", "trec_eval reads a BOM as part of the first qid"
-    if "all_negative" in feats:
+    if "all_negative" in feats and not case.get("neg0"):
         return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
     if "gain_shared" in feats:
-        return "documented_gain_shared", "dcg/ideal_dcg/ndcg share one parameter block in trec_eval"
+        return compare_split(peer, case, d, oo, rel, "")
     if diff and case["fmt"] in ("prefs", "qrels_prefs") and diff <= {"prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"} \
             and any(not isinstance(x, str) and x[3].startswith("-") for x in case["qrels_rows"]):
         return "documented_rnonrel_negative", "negative rel_levels: trec_eval reads past a class (trec-preferences.md)"
@@ -670,10 +737,53 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
     return "diff", f"measures {sorted(diff) if diff else '?'}: " + first_diff(oo, po)
 
 
+def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: str) -> tuple[str, str]:
+    """dcg / ideal_dcg / ndcg with gain parameters share one parameter block in trec_eval (documented; it then
+    prints another measure's parameters or crashes): trec_eval is run once on each of those measures alone and
+    once on every other measure, and our output's lines of each run's measure names must be that run's
+    output byte for byte (and every line of ours belongs to one of them): ``documented_gain_shared``."""
+    specs = measure_args(case["opts_full"])
+    shared = [m for m in specs if m.split(".")[0] in GAIN_SHARED]
+    groups = [[m for m in specs if m not in shared]] + [[m] for m in dict.fromkeys(shared)]
+    base = strip_measures(case["opts_full"])
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):
+        (d / "rel.cut").write_bytes(cut_qrels(case))
+        rel = "rel.cut"
+    if "z_unguarded" in case["feats"]:
+        (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
+        base = ["zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o
+                for o in base]
+    ours = [ln for ln in oo.split(b"\n") if ln]
+    covered: set[bytes] = set()
+    for g in groups:
+        if not g:
+            continue
+        c2, o2, e2 = run_peer(peer, [*base, *[x for m in g for x in ("-m", m)], rel, "run"], d, None)
+        if "debug" in case["feats"]:
+            o2 = strip_debug(o2)
+        if c2 != 0:
+            return "diff", f"{note}gain measures apart: trec_eval -m {' -m '.join(g)} exit {c2}: {e2.strip()[:200]}"
+        if "all_trec" in g and any(m.split(".")[0] == "ndcg" for m in shared):
+            # all_trec's ndcg is the one -m ndcg.PARAMS names (one ndcg in both programs, printed with its
+            # parameters): the all_trec run's plain ndcg lines are not ours to match
+            o2 = b"".join(ln + b"\n" for ln in o2.split(b"\n") if ln and ln.split(b"\t")[0].strip() != b"ndcg")
+        names = {ln.split(b"\t")[0].strip() for ln in o2.split(b"\n") if ln}
+        if names & covered:  # two runs print one name: ours cannot be told apart line by line
+            return "diff", f"{note}gain measures apart: the name(s) {sorted(names & covered)} printed by two runs"
+        covered |= names
+        mine = b"".join(ln + b"\n" for ln in ours if ln.split(b"\t")[0].strip() in names)
+        if mine != o2:
+            return "diff", f"{note}gain measures apart, -m {' -m '.join(g)}: " + first_diff(mine, o2)
+    left = [ln for ln in ours if ln.split(b"\t")[0].strip() not in covered]
+    if left:
+        return "diff", f"{note}gain measures apart: lines of ours no run printed: {left[:3]!r}"
+    return "documented_gain_shared", f"{note}equal to trec_eval on each of {len([g for g in groups if g])} measure sets"
+
+
 def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple[str, str]:
     """trec_eval again with the -Z file guarded: ``documented_z_unguarded`` when it then prints our bytes."""
     (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
-    if "missing_no_c" in case["feats"] and rel == "rel":  # the qrels cut to the run's topics, as below
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):  # cut to the run's topics
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
     args = [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o)
@@ -687,11 +797,100 @@ def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple
     return "", ""
 
 
-def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C901
+def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
+    """One case's class and message. A qrels file that starts with a BOM (documented: trec_eval reads it as
+    part of the first topic id, we drop it) is given to trec_eval without its BOM, so the rest of the case
+    is still compared byte for byte (``documented_bom`` when then equal)."""
+    if case["z"] is not None and (dedup := first_z_entries(case["z"])) != case["z"]:
+        # a (qid, measure) twice in the -Z file: trec_eval's binary search takes either (documented), ours the
+        # first line: both read the file without the later duplicates, and ours must print the same on both
+        cls, msg = check_case(peer, {**case, "z": dedup}, d)
+        (d / "zscores.dup").write_bytes(case["z"].encode("utf-8", "surrogateescape"))
+        args = [*case["opts"], "rel", "run"]
+        swap = [("zscores.dup" if o == "zscores" else o.replace("zscores", "zscores.dup") if o.startswith("-Z")
+                 else o) for o in args]
+        a, b = run_ours(["-Q", *args], d, None), run_ours(["-Q", *swap], d, None)
+        if a[:2] != b[:2]:
+            return "diff", f"-Z with duplicates: ours differs from ours on the first entries: {first_diff(b[1], a[1])}"
+        return (f"documented_z_duplicate+{cls}" if cls in OK or cls.startswith("documented") else cls), msg
     write_case(case, d)
+    if "help" in case["feats"] or "version" in case["feats"]:
+        return check_help_version(peer, case, d)
+    peer_case, peer_rel = case, "rel"
+    if case["fmt"] == "qrels" and case["rel_text"].startswith("\ufeff"):
+        rows = list(case["qrels_rows"])
+        i = next(k for k, x in enumerate(rows) if not isinstance(x, str))
+        rows[i] = (rows[i][0].removeprefix("\ufeff"), *rows[i][1:])
+        peer_case = {**case, "qrels_rows": rows, "rel_text": case["rel_text"][1:]}
+        peer_rel = "rel.nobom"
+        (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
+    negq = "all_negative" in case["feats"] and not {"-l", "--level_for_rel"} & {o[:2] if o.startswith("-l") else o
+                                                                                 for o in case["opts_full"]}
+    if negq:  # documented: trec_eval's table of grades for it has size <= 0; ours is a topic without a relevant
+        # document -- what trec_eval computes once the topic has one judged non-relevant document it does not
+        # retrieve (the generator's own repair of such topics, make_case)
+        text = peer_case["rel_text"]
+        eol = case["eol"]
+        nq = next(x[0] for x in case["qrels_rows"] if not isinstance(x, str) and x[2] == "n1")  # renamed: latin1
+        text += ("" if not text or text.endswith("\n") else eol) + f"{nq} 0 negq_z0 0{eol}"
+        peer_case = {**peer_case, "qrels_rows": [*peer_case["qrels_rows"], (nq, "0", "negq_z0", "0")],
+                     "rel_text": text, "neg0": True}
+        peer_rel = "rel.neg0"
+        (d / peer_rel).write_bytes(text.encode("utf-8", "surrogateescape"))
+    cls, msg = _check_case(peer, case, d, peer_case, peer_rel)
+    if negq and cls in OK:
+        return "documented_all_negative", f"equal to trec_eval with a non-relevant document added to it ({cls})"
+    if peer_rel != "rel" and cls in OK:
+        return "documented_bom", f"equal to trec_eval on the qrels without the BOM ({cls})"
+    return cls, msg
+
+
+def first_z_entries(text: str) -> str:
+    """The -Z file without the lines whose (qid, measure) an earlier line has (white space as trec_eval splits)."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for ln in text.splitlines(keepends=True):
+        f = ln.split()
+        if len(f) >= 2:
+            if (f[0], f[1]) in seen:
+                continue
+            seen.add((f[0], f[1]))
+        out.append(ln)
+    return "".join(out)
+
+
+def check_help_version(peer: Path, case: dict, d: Path) -> tuple[str, str]:
+    """``--help`` / ``--version`` (or a prefix, or ``-h`` / ``-v``) among the options. Documented
+    (docs/differences.md): the help texts differ (trec_eval's lists the measures; ours is zelo_trec's option
+    list) and the version lines differ; compared: the exit status, the stream each text goes to, that the
+    version line names trec_eval 10.0, that a help text is printed exactly when trec_eval prints one."""
+    args = [*case["opts"], "rel", "run"]
+    pc, po, pe = run_peer(peer, args, d, None)
+    oc, oo, oe = run_ours(["-Q", *args], d, None)
+    if "Traceback" in oe:
+        return "our_traceback", oe[-1500:]
+    if pc < 0:
+        return "peer_crash", f"signal {-pc}"
+    if (pc == 0) != (oc == 0) or oc not in (0, 2):
+        return "diff", f"help/version: trec_eval exit {pc} {pe.strip()[:200]!r}; ours exit {oc} {oe.strip()[:300]!r}"
+    if oc == 2:
+        if not one_line_error(oe):
+            return "refusal_unclear", oe.strip()[:600]
+        return "same_failure", f"trec_eval exit {pc}: {pe.strip()[:120]}; ours: {oe.strip()[:200]}"
+    if po.startswith(b"trec_eval [-h]"):  # trec_eval printed its help (on stdout)
+        ok = oo.startswith(b"Usage: zelo_trec") and not oe.strip()
+        return ("documented_help" if ok else "diff"), f"help: ours {oo[:80]!r} {oe[:200]!r}"
+    if po == oo == b"" and pe.startswith("trec_eval version 10.0"):
+        ok = "trec_eval 10.0" in oe and one_line_error(oe)
+        return ("documented_version" if ok else "diff"), f"version: ours {oe.strip()[:200]!r}"
+    return "diff", f"help/version: trec_eval {po[:80]!r} {pe[:120]!r}; ours {oo[:80]!r} {oe[:120]!r}"
+
+
+def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tuple[str, str]:  # noqa: C901
+    """The comparison of :func:`check_case`; trec_eval reads ``prel`` (the rel-info file of ``pcase``)."""
     stdin = (d / "run").read_bytes() if case["stdin"] else None
     args = [*case["opts"], "rel", "-" if case["stdin"] else "run"]
-    pc, po, pe = run_peer(peer, args, d, stdin)
+    pc, po, pe = run_peer(peer, [*case["opts"], prel, args[-1]], d, stdin)
     oc, oo, oe = run_ours(["-Q", *args] if "missing_no_c" not in case["feats"] else args, d, stdin)
     feats = case["feats"]
     if "Traceback" in oe:
@@ -703,23 +902,27 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
                                                  or "-D:" in oe)):
         return "refusal_unclear", f"ours: {oe.strip()[:600]}; trec_eval exit {pc}: {pe.strip()[:200]}"
     if pc < 0 and "z_unguarded" in feats and oc == 0:  # a crash reading past a -Z list?
-        cls, msg = rerun_guarded(peer, case, d, oo, "rel")
+        cls, msg = rerun_guarded(peer, pcase, d, oo, prel)
         if cls:
             return cls, f"signal {-pc} without the guards; " + msg
     if pc < 0 and "z_unguarded" in feats and oc == 2:  # we refuse: does trec_eval with the guards refuse too?
         (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
         pc2, _, pe2 = run_peer(peer, [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g")
-                                       if o.startswith("-Z") else o) for o in args], d, stdin)
+                                       if o.startswith("-Z") else o) for o in [*case["opts"], prel, args[-1]]], d,
+                               stdin)
         if pc2 > 0:
             return "documented_z_unguarded", f"signal {-pc} without the guards; with them both refuse: {pe2[:120]}"
         if pc2 == 0:
             pc = 0  # classified below as any answer of trec_eval's that we refuse
+    if pc < 0 and oc == 0 and "gain_shared" in feats:  # trec_eval's shared ndcg block: each measure alone
+        return compare_split(peer, pcase, d, oo, prel, f"signal {-pc}; ")
     if pc < 0:  # trec_eval killed by a signal
-        known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"}
+        known = feats & {"all_negative", "gain_shared", "bom", "dup_qrels", "pref_conflict"} - \
+            ({"all_negative"} if pcase.get("neg0") else set())
         return ("documented_peer_crash" if known else "peer_crash"), \
             f"signal {-pc} ({', '.join(sorted(feats))}); ours exit {oc}: {oe.strip()[:200]}"
     if pc == 0 and oc == 0:
-        return compare_stdout(peer, case, d, oo, po, "rel")
+        return compare_stdout(peer, pcase, d, oo, po, prel)
     if pc == 0 and oc == 2:
         for k in ("nan_score", "hex_score", "text_score", "float_grade", "empty_run", "pref_conflict"):
             if k in feats:
@@ -735,20 +938,20 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:  # noqa: C90
         return "same_failure", f"trec_eval exit {pc}: {pe.strip()[:120]}; ours: {oe.strip()[:200]}"
     # trec_eval fails, we answer
     if "missing_no_c" in feats and "not found in qrels" in pe:
-        (d / "rel.cut").write_bytes(cut_qrels(case))
+        (d / "rel.cut").write_bytes(cut_qrels(pcase))
         args2 = [*case["opts"], "rel.cut", "-" if case["stdin"] else "run"]
         c2, o2, e2 = run_peer(peer, args2, d, stdin)
         if c2 == 0:
-            cls, msg = compare_stdout(peer, case, d, oo, o2, "rel.cut")
+            cls, msg = compare_stdout(peer, pcase, d, oo, o2, "rel.cut")
             if cls == "same":
                 return "documented_missing", "trec_eval stops on a qrels topic the run lacks; equal on the cut qrels"
             return (cls if cls.startswith("documented") else "diff"), "on the cut qrels: " + msg
         if c2 < 0 and "z_unguarded" in feats and oc == 0:
-            cls, msg = rerun_guarded(peer, case, d, oo, "rel.cut")
+            cls, msg = rerun_guarded(peer, pcase, d, oo, "rel.cut")
             if cls:
                 return cls, f"on the cut qrels: signal {-c2} without the guards; " + msg
-        if len(feats) > 1:
-            return "documented_missing", f"cut qrels: trec_eval exit {c2} ({', '.join(sorted(feats))})"
+        if c2 < 0 and oc == 0 and "gain_shared" in feats:
+            return compare_split(peer, pcase, d, oo, "rel.cut", f"on the cut qrels: signal {-c2}; ")
         return "peer_fails", f"on the cut qrels: trec_eval exit {c2} {e2[:200]}"
     for k, pat in (("blank_qrels", "Malformed line"), ("all_negative", "Can't calculate"),
                    ("empty_run", ""), ("bom", "")):
@@ -806,7 +1009,7 @@ def main() -> int:
     bad = 0
     try:
         for s, i in todo:
-            case = make_case(s, i, a.hostile)
+            case = make_case(s, i, a.hostile, blind=2)
             d = base / f"case_{s}_{i}"
             try:
                 cls, msg = check_case(peer, case, d)

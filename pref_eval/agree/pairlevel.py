@@ -189,6 +189,86 @@ def judge_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
         rec = statistic(boot, name, "", LEVEL, f"votes_fleiss_kappa_m{mm}", T, fleiss_factory(mm),
                         lambda S: S[..., 0])
         out.append(rec)
+    out += repeat_records(mt, k, boot)
+    return out
+
+
+def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
+    """Self-consistency and ensemble agreement of one judge, kept apart (none when no pair is judged twice and no
+    judgment carries two votes).
+
+    A *judgment* is one line of the file (one row of the judgment table); its votes are ensemble members by
+    position (zelo_judge writes its judges in one order on every line). A pair judged on two or more lines is a
+    *repeat pair*; the same member's votes of it on those lines are its repeated answers:
+
+    * ``repeat_pairs``: pairs judged on >= 2 lines; ``repeat_identical``: share of them whose lines hold the same
+      votes (copies -- a ``zelo_judge -o`` of a pairs list naming a pair twice writes its one stored answer twice --
+      or a judge that always answers the same; the figures below then measure nothing);
+    * ``repeat_fleiss_kappa_mR``: Fleiss' kappa over units (pair, member) with exactly R valid repeated votes (R =
+      the most common count >= 2), categories lo / tie / hi;
+    * ``repeat_alpha``: Krippendorff's alpha (ordinal) over the units (pair, member) with >= 2 valid repeated votes
+      (no figure depends on the order of the lines: repeats are exchangeable, so no first-vs-second Cohen's kappa);
+    * ``members_fleiss_kappa_mM``: Fleiss' kappa among the members' votes of one judgment (lines with exactly M
+      valid votes) -- agreement between the ensemble's judges, no repeat mixed in.
+    """
+    j = mt.votes[k]
+    name, nq = mt.names[k], len(mt.queries)
+    real = j.judgment >= 0
+    jid, first = np.unique(j.judgment[real], return_index=True)
+    pi = mt.pair_index[k][real]
+    value, member, judgment, q = j.value[real], j.member[real], j.judgment[real], j.q[real]
+    cat = categories(value)
+    out: list[Record] = []
+    jpair = pi[first]
+    per_pair = np.bincount(jpair, minlength=len(mt.keys))
+    rep = per_pair[pi] >= 2
+    if rep.any():
+        n_rep = int((per_pair >= 2).sum())
+        out.append(count(name, "", LEVEL, "repeat_pairs", n_rep))
+        lines: dict[int, dict[int, list]] = {}
+        for p_, jj, mm, v in zip(pi[rep].tolist(), judgment[rep].tolist(), member[rep].tolist(), value[rep].tolist(),
+                                 strict=True):
+            lines.setdefault(p_, {}).setdefault(jj, []).append((mm, None if v != v else round(v, 12)))
+        same = {p_: len({tuple(sorted(x)) for x in by_line.values()}) == 1 for p_, by_line in lines.items()}
+        pq = {p_: int(q[np.flatnonzero(pi == p_)[0]]) for p_ in same}
+        T = per_query_sums(np.array(list(pq.values()), dtype=np.int64), nq,
+                           [np.array([float(same[p_]) for p_ in pq]), np.ones(len(pq))])
+        out.append(statistic(boot, name, "", LEVEL, "repeat_identical", T, ratio, denominator))
+        ok = rep & (cat >= 0)
+        M = int(member.max()) + 1 if len(member) else 1
+        unit = pi[ok].astype(np.int64) * M + member[ok]
+        units, inv = np.unique(unit, return_inverse=True)
+        cnt = np.zeros((len(units), 3), dtype=np.int64)
+        np.add.at(cnt, (inv, cat[ok].astype(np.int64)), 1)
+        uq = np.zeros(len(units), dtype=np.int64)
+        uq[inv] = q[ok]
+        m = cnt.sum(-1)
+        R = _modal_raters(m)
+        if R:
+            rows = np.flatnonzero(m == R)
+            out.append(statistic(boot, name, "", LEVEL, f"repeat_fleiss_kappa_m{R}",
+                                 per_query_sums(uq[rows], nq, _fleiss_columns(cnt, rows)), fleiss_factory(R),
+                                 lambda S: S[..., 0]))
+        multi = m >= 2
+        n_units = float(multi.sum())
+        if n_units:
+            out.append(statistic(boot, name, "", LEVEL, "repeat_alpha",
+                                 per_query_sums(uq[multi], nq, list(coincidence(cnt[multi]).T)), alpha_ordinal,
+                                 lambda S: np.asarray(n_units)))
+    if len(member) and member.max() >= 1:  # judgments with an ensemble's votes
+        ok = cat >= 0
+        lines_, inv = np.unique(judgment[ok], return_inverse=True)
+        cnt = np.zeros((len(lines_), 3), dtype=np.int64)
+        np.add.at(cnt, (inv, cat[ok].astype(np.int64)), 1)
+        lq = np.zeros(len(lines_), dtype=np.int64)
+        lq[inv] = q[ok]
+        m = cnt.sum(-1)
+        mm_ = _modal_raters(m)
+        if mm_:
+            rows = np.flatnonzero(m == mm_)
+            out.append(statistic(boot, name, "", LEVEL, f"members_fleiss_kappa_m{mm_}",
+                                 per_query_sums(lq[rows], nq, _fleiss_columns(cnt, rows)), fleiss_factory(mm_),
+                                 lambda S: S[..., 0]))
     return out
 
 

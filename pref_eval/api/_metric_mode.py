@@ -1,7 +1,8 @@
 """``zelo_eval``'s metric mode (trec_eval's measures per run), the steps of
 :func:`pref_eval.api.run_evaluation.evaluate_runs`: evaluate every run (here, or in ``--jobs``
 processes / on dask), set aside the bad ones under ``--keep-going``, and write trec_eval blocks,
-long tables, the per-topic table (``-o topics``) or the runs × measures table.
+long tables, the per-topic table (``-o topics``) or the runs × measures table; and the
+``--keep-going`` rows of ``zelo_compare -R`` (:func:`_registry_rows`).
 """
 from __future__ import annotations
 
@@ -153,3 +154,37 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
             write_wide_csv(out, res, "t")
         else:
             out.write(format_table(res, fmt, 4, "t"))
+
+
+def _registry_rows(qrels: str, given: dict[str, Any], registry: list[str], *, complete: bool, level: int,
+                   depth: int | None, jobs: int, log: Any, skipped: list[str] | None) -> list:
+    """The per-query rows of the trec_eval / ir-measures measures; with ``skipped`` (``--keep-going``) the runs
+    that cannot be read or evaluated left out (named on stderr and in ``skipped``), refused when fewer than two
+    are left."""
+    from ..errors import EvaluationError
+    from .measures import _evaluate_rows
+
+    if skipped is not None:
+        given = _readable_runs(given, skipped, log)
+    rows = _evaluate_rows(qrels, given, registry, complete=complete, level=level, depth=depth, jobs=jobs,
+                          warn_missing=False, warn_topic_all=False, log=log, skipped=skipped)
+    if skipped and len(given) - len([s for s in skipped if s in given]) < 2:
+        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {', '.join(skipped)} "
+                              "could not be evaluated; nothing written")
+    return rows
+
+
+def _readable_runs(given: dict[str, Any], skipped: list[str], log: Any) -> dict[str, Any]:
+    """``--keep-going``: the runs read (``{id: Run}``); each that cannot be read is named by ``log.error``, its id
+    appended to ``skipped``."""
+    from ..errors import InputError
+    from ..io.runs import read_run
+
+    out = {}
+    for name, path in given.items():
+        try:
+            out[name] = read_run(path, name=name)
+        except InputError as err:
+            log.error(str(err))
+            skipped.append(name)
+    return out

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _check_paths, _input_options, _path_list
-from .measures import _evaluate_rows
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -66,7 +65,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
                  wilcoxon_method: str = "auto", ci_method: str = "BCa", confidence: float = 0.95,
                  marker_test: str | None = None, digits: int = 4, fmt: str = "text", output: str | None = None,
                  run_id_mode: str | None = None, run_names: Sequence[str] = (), jobs: int = 1, log: Any = None,
-                 inputs: InputOptions | None = None) -> str:
+                 inputs: InputOptions | None = None, keep_going: bool = False) -> str:
     """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
 
     Per-query values either evaluated from ``qrels`` and ``runs`` with
@@ -83,11 +82,13 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     ``output`` (``-`` = stdout), written there (``inputs``: files it must not
     overwrite; default the input paths). ``run_id_mode``/``run_names`` name
     the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
-    ``per_query``, whose file holds the names).
+    ``per_query``, whose file holds the names). ``keep_going`` (``-R`` with trec_eval measures): a run
+    that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
+    and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
     """
     from ._inputs import _check_flags, _check_float, _check_int
 
-    _check_flags(complete=complete)
+    _check_flags(complete=complete, keep_going=keep_going)
     _check_int("level", level)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
@@ -123,10 +124,12 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
             if given:
                 raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
                                  "every record in full precision")
+    _check_keep_going(keep_going, qrels, measures)
+    skipped: list[str] | None = [] if keep_going else None
     df, baseline, pref_baseline_done = _per_query_values(
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
-        run_names=run_names, log=log)
+        run_names=run_names, log=log, skipped=skipped)
     df, pref_df = _split_preference_rows(df)
     run_sel, measure_sel = _comparison_selection(df, pref_df, qrels=qrels, runs=runs, measures=measures)
     settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
@@ -150,13 +153,18 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
         with command_output(output, own) as out:
             out.write(text)
+    if skipped:
+        from ..errors import EvaluationError
+
+        raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared (--keep-going; their errors "
+                              f"above): {', '.join(skipped)}")
     return text
 
 
 def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequence[str], measures: Sequence[str],
                       complete: bool, level: int, binary: float | None, floor: float | None, depth: int | None,
                       baseline: str | None, jobs: int, run_id_mode: str | None, run_names: Sequence[str],
-                      log: Any) -> tuple[Any, str | None, bool]:
+                      log: Any, skipped: list[str] | None = None) -> tuple[Any, str | None, bool]:
     """The per-query table to test: evaluated from ``-R QRELS RUN...`` or read from ``-P FILE``.
 
     Returns ``(df, baseline, pref_baseline_done)`` (the baseline renamed to its run id).
@@ -169,13 +177,15 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
         return read_per_query(per_query), baseline, False
     return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
                              binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
-                             run_id_mode=run_id_mode, run_names=run_names, log=log)
+                             run_id_mode=run_id_mode, run_names=run_names, log=log, skipped=skipped)
 
 
 def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str], complete: bool, level: int,
                       binary: float | None, floor: float | None, depth: int | None, baseline: str | None, jobs: int,
-                      run_id_mode: str | None, run_names: Sequence[str], log: Any) -> tuple[Any, str | None, bool]:
-    """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures)."""
+                      run_id_mode: str | None, run_names: Sequence[str], log: Any,
+                      skipped: list[str] | None = None) -> tuple[Any, str | None, bool]:
+    """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures); with
+    a list ``skipped`` (``--keep-going``) the runs that cannot be read or evaluated are left out, named in it."""
     if not measures:
         raise UsageError("-R needs at least one -m MEASURE")
     if len(runs) < 2:
@@ -222,8 +232,10 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     from ..stats.compare import LongTable
 
     # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
-    rows = _evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), registry, complete=complete, level=level,
-                          depth=depth, jobs=jobs, warn_missing=False, warn_topic_all=False, log=log)
+    from ._metric_mode import _registry_rows
+
+    rows = _registry_rows(qrels, dict(zip(ids, runs, strict=True)), registry, complete=complete, level=level,
+                          depth=depth, jobs=jobs, log=log, skipped=skipped)
     df = LongTable.from_rows(rows)
     # (the comparison warns of missing topics per measure itself and refuses a topic 'all' below)
     _refuse_topic_all(df.qid, qrels)
@@ -236,6 +248,19 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     metric_df = pd.DataFrame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
                               "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
     return pd.concat([pref_df, metric_df], ignore_index=True), baseline, baseline is not None
+
+
+def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[str]) -> None:
+    """``--keep-going`` applies to ``-R`` with trec_eval / ir-measures measures only."""
+    if not keep_going:
+        return
+    if not qrels:
+        raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)")
+    from ..stats.prefvalues import needs_preference_mode
+
+    pref = [m for m in measures if needs_preference_mode([m])]
+    if pref:
+        raise UsageError(f"--keep-going applies to trec_eval / ir-measures measures (not to {', '.join(pref)})")
 
 
 def _refuse_topic_all(qids: Sequence[Any], qrels: str) -> None:

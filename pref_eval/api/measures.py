@@ -153,13 +153,16 @@ def evaluate(
 def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,
                    depth: int | None = None, judged_only: bool = False, trec9: bool = False, summary: bool = False,
                    judgments: Any = None, judgments_format: str | None = None, best: Any = None,
-                   jobs: int = 1, log: Any = None, warn_missing: bool = True, warn_topic_all: bool = True) -> list:
+                   jobs: int = 1, log: Any = None, warn_missing: bool = True, warn_topic_all: bool = True,
+                   skipped: list[str] | None = None) -> list:
     """:func:`evaluate`'s rows (run, qid, measure, value), without pandas.
 
     A run lacking qrels topics (without ``complete``) is warned about on ``log`` (a command's
     :class:`~pref_eval.log.Log`), or with :func:`warnings.warn` at the user's line when ``log`` is None;
     not at all with ``warn_missing=False`` (a caller that says it otherwise). A qrels topic named ``all``
-    is warned about the same way (``warn_topic_all=False``: a caller that refuses it).
+    is warned about the same way (``warn_topic_all=False``: a caller that refuses it). With a list
+    ``skipped`` (``zelo_compare --keep-going``; ``log`` needed) a run that cannot be evaluated is named by
+    ``log.error`` and left out, its name appended to ``skipped``.
     """
     from ..measures import parse_measures
     from ..measures.base import needs_subtopics
@@ -177,12 +180,21 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
     if jobs > 1 and len(rs) > 1:
         from ..parallel import ordered_map, split_even
 
-        pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra)
-                  for a, b in split_even([len(r.docno) for r in rs], jobs)]
+        pieces = [(q, rs[a:b], names[a:b], mnames, complete, level, depth, judged_only, trec9, extra,
+                   skipped is not None) for a, b in split_even([len(r.docno) for r in rs], jobs)]
         got = [x for part in ordered_map(evaluate_run_group, pieces, jobs=jobs) for x in part]
     else:
-        piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra)
+        piece = (q, rs, names, mnames, complete, level, depth, judged_only, trec9, extra, skipped is not None)
         got = evaluate_run_group(piece)
+    if skipped is not None:
+        from ..errors import PrefEvalError
+
+        for x, name in zip(got, names, strict=True):
+            if isinstance(x[0], PrefEvalError):
+                log.error(str(x[0]))
+                skipped.append(name)
+        names = [n for x, n in zip(got, names, strict=True) if not isinstance(x[0], PrefEvalError)]
+        got = [x for x in got if not isinstance(x[0], PrefEvalError)]
     for (_, n_missing, nq_qrels, _), name in zip(got, names, strict=True):
         # nq == 0 (no topic in common) was raised by evaluate_run_group (as the commands: a mean over no topic
         # is no number; ir-measures: NaN or 0)

@@ -303,10 +303,9 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
             else:
-                rows = pref_rows(res, per_query=per_query, summary=summary)
-                if samples > 1:
-                    rows = ((f"{r[0]}", r[1], r[2], r[3], r[4]) for r in rows)
-                write_table(out, rows, fmt, header=s == 0)
+                # (before session 21 the N samples' rows followed each other with nothing to tell them apart)
+                write_table(out, pref_rows(res, per_query=per_query, summary=summary), fmt, header=s == 0,
+                            sample=s if samples > 1 else None)
             if samples > 1:
                 log.progress("samples", s + 1, samples)
 

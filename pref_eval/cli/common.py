@@ -325,7 +325,10 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
         if hint:
             sys.stderr.write(f"{label}: {shortened(one_line(hint))}\n")
             return 2
-        err.show()
+        if type(err).__name__ == "NoArgsIsHelpError":  # a group given no subcommand: its help, as click shows it
+            err.show()
+        else:
+            sys.stderr.write(_usage_lines(err, label, click))
         return 2
     except BrokenPipeError:
         _silence_stdout()
@@ -360,6 +363,21 @@ def _warner(label: str, click: Any) -> Callable[[str], None]:
             ctx = ctx.parent
         sys.stderr.write(f"{label}: warning: {shortened(one_line(message))}\n")
     return warn
+
+
+def _usage_lines(err: Any, label: str, click: Any) -> str:
+    """A command line the option parser refused (a missing or unknown option, a value out of range): one line,
+    ``LABEL: MESSAGE`` as every other error, then click's ``Try 'PROG --help' for help.`` -- not click's block of
+    the usage line, the hint, a blank line and ``Error: MESSAGE`` (docs/exit-codes.md)."""
+    lines = f"{label}: {shortened(one_line(err.format_message()))}\n"
+    ctx = getattr(err, "ctx", None)
+    if not isinstance(err, click.UsageError):
+        return lines
+    if ctx is None:  # refused before a context was made (an option's value missing at the end of the line)
+        lines += f"Try '{label} --help' for help.\n"
+    elif ctx.command.get_help_option(ctx) is not None:
+        lines += f"Try '{ctx.command_path} {max(ctx.command.get_help_option_names(ctx), key=len)}' for help.\n"
+    return lines
 
 
 def _positional_for_option(err: Any, args: list[str], click: Any) -> str:

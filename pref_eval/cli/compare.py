@@ -80,6 +80,9 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 @click.option("--jobs", "jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Evaluate the runs (-R, trec_eval measures) and test the measures in N processes "
                    "(same output as --jobs 1).")
+@click.option("--keep-going", "keep_going", is_flag=True,
+              help="-R with trec_eval measures: a run that cannot be read or evaluated is named on stderr "
+                   "(FILE:LINE: error) and left out, the others compared; exit status 2 when a run was left out.")
 @quiet_option("No warnings on stderr.")
 @run_id_options
 @click.argument("runs", nargs=-1, metavar="[RUN]...")
@@ -88,7 +91,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             seed: int, baseline: str | None, alpha: float, sign_min_diff: float, zero_method: str, wilcoxon_method: str,
             ci_method: str, confidence: float, marker_test: str | None, digits: int, fmt: str, output: str | None,
             orderings: tuple[str, str] | None, key_a: str | None, key_b: str | None, rbo_p: float, rbo_ties: str,
-            rbo_lists: str, rbo_depth: int | None, jobs: int,
+            rbo_lists: str, rbo_depth: int | None, jobs: int, keep_going: bool,
             quiet: bool, run_id_mode: str, run_names: tuple[str, ...], runs: tuple[str, ...]) -> int:
     """Compare runs with paired significance tests, or two orderings of systems.
 
@@ -136,7 +139,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                  wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
                  marker_test=marker_test, digits=digits, fmt=fmt, output=output or "-",
                  run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
-                 log=log, inputs=command_options())
+                 log=log, inputs=command_options(), keep_going=keep_going)
     return 0
 
 
@@ -146,6 +149,7 @@ COMPARISON = {"measures": "-m", "complete": "-c", "level": "-l", "binary": "-b",
               "baseline": "--baseline", "alpha": "--alpha", "sign_min_diff": "--sign-min-diff",
               "zero_method": "--zero-method", "wilcoxon_method": "--wilcoxon-method", "ci_method": "--ci-method",
               "confidence": "--confidence", "marker_test": "--marker-test", "jobs": "--jobs",
+              "keep_going": "--keep-going",
               "run_id_mode": "--run-id", "run_names": "--name"}
 TEST_OPTIONS = ((("randomization", "bootstrap", "tukey"), {"resamples": "--resamples", "seed": "--seed"}),
                 (("sign",), {"sign_min_diff": "--sign-min-diff"}),
@@ -166,7 +170,8 @@ def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
     refuse_unused("-R or -P (not with --orderings)", COMPARISON, not orderings)
     if orderings:
         return
-    refuse_unused("-R (evaluating runs)", {"level": "-l", "binary": "-b", "floor": "-f", "depth": "--depth"}, qrels)
+    refuse_unused("-R (evaluating runs)", {"level": "-l", "binary": "-b", "floor": "-f", "depth": "--depth",
+                                           "keep_going": "--keep-going"}, qrels)
     from ..stats.compare import parse_tests
 
     wanted = set(parse_tests(tests))

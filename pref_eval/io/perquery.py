@@ -76,6 +76,7 @@ def _no_duplicate_keys(pairs: list) -> dict:
 def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: set) -> bool:
     """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
     pair = False
+    samples: dict[str, int] = {}
     for i in range(first, len(lines)):
         ln = lines[i].strip()
         if not ln:
@@ -100,6 +101,8 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
             v = obj.get(k, "")
             if isinstance(v, bool) or not isinstance(v, (str, int)) or (k == "runj" and v is None):
                 raise InputError(name, i + 1, f"expected a string for key {k!r}, got {v!r}")
+        if "sample" in obj:
+            _one_sample(samples, obj["sample"], name, i + 1)
         qid = str(obj["qid"])
         if qid == "all":
             _summary_row(summaries, (str(obj["run"]), str(obj.get("runj") or ""), str(obj["measure"])), name, i + 1)
@@ -107,6 +110,15 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
         rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
                      str(obj.get("runj") or "")))
     return pair
+
+
+def _one_sample(samples: dict[str, int], value: object, name: str, line: int) -> None:
+    """A ``sample`` column (``zelo_eval --samples N -o tsv|csv|jsonl``): the rows of one sample only; the rows
+    of several would be tested as one set of queries."""
+    samples.setdefault(str(value), line)
+    if len(samples) > 1:
+        raise InputError(name, line, f"rows of more than one sample (column 'sample': {', '.join(samples)}; "
+                         "zelo_eval --samples N): compare one sample at a time, e.g. the rows of sample 0")
 
 
 def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], name: str, line: int) -> None:
@@ -171,6 +183,8 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
                              f"(missing {', '.join(missing)})" + _trec_eval_hint(head))
         pos = [header.index(c) for c in COLUMNS]
         pos_b = header.index("runj") if "runj" in header else None
+        pos_s = header.index("sample") if "sample" in header else None
+        samples: dict[str, int] = {}
         width = max(pos) + 1
         for k in range(first + 1, len(lines)):
             line = k + 1
@@ -180,6 +194,8 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
             if len(rec) != len(header) or len(rec) < width:
                 raise InputError(name, line, f"expected {len(header)} fields as in the header, got {len(rec)}")
             run, qid, measure, value = (rec[p].strip() for p in pos)
+            if pos_s is not None:
+                _one_sample(samples, rec[pos_s].strip(), name, line)
             if qid == "all":
                 runj = rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""
                 _summary_row(summaries, (run, runj, measure), name, line)

@@ -206,18 +206,21 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
         first.setdefault(f"{qid}\t{d['id']}", no)
 
 
-def read_pairs(path: str, warn: Callable[[str], None] | None = None) -> list[tuple[str, str, str]]:
+def read_pairs(path: str, warn: Callable[[str], None] | None = None,
+               texts: Texts | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge, ``(qid, doc_a, doc_b)`` in file order.
 
     Any output of ``zelo_pairs``: JSON lines with ``qid``, ``doc_a``,
     ``doc_b`` (other fields, e.g. a score, are ignored), ``qid<TAB>doc_a<TAB>doc_b``
     (``cycles --output-format tsv``) or ``topic docA docB`` (``next``); or zbench's ``pairs.json`` or
     ``ai_scores.json`` (one JSON object with a ``"pairs"`` / ``"scored_pairs"`` list, :func:`_zbench_pairs`).
+    ``texts``: filled with the query and document texts zbench's two files carry (``query``,
+    ``document_a.content``; per query), which its judges were shown.
     """
     name, text = _text_lines(path, "pairs file")
     json_lines = text.lstrip()[:1] == "{"
     if json_lines:
-        zb = _zbench_pairs(text, name, warn)
+        zb = _zbench_pairs(text, name, warn, texts)
         if zb is not None:
             return zb
     out: list[tuple[str, str, str]] = []
@@ -246,11 +249,14 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None) -> list[tup
     return out
 
 
-def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None) -> list[tuple[str, str, str]] | None:
+def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None,
+                  texts: Texts | None = None) -> list[tuple[str, str, str]] | None:
     """The pairs of zbench's ``pairs.json`` (``{"pairs": [{"query_id", "document_a": {"document_id"},
     "document_b": {...}}]}``) or ``ai_scores.json`` (the same under ``"scored_pairs"[k]["pair"]``), in file
     order; ``None`` when ``text`` is not one such JSON object (JSON lines). zbench pairs a one-document query's
-    document with itself (and asks its judges); such a pair changes no score and is left out, with a warning."""
+    document with itself (and asks its judges); such a pair changes no score and is left out, with a warning.
+    ``texts``: gets each pair's ``query`` and documents' ``content`` (strings; a pair without them adds none), per
+    query; a query or document of a query given two different texts is refused (which one would be judged?)."""
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
@@ -265,6 +271,7 @@ def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None) -> l
 
     out: list[tuple[str, str, str]] = []
     selfs: list[tuple[str, str]] = []
+    seen: dict[tuple[str, ...], int] = {}  # (qid,) or (qid, docno) -> index of the element that gave its text
     for k, it in enumerate(items):
         try:
             pair = it["pair"] if key == "scored_pairs" else it
@@ -279,12 +286,39 @@ def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None) -> l
         if f[1] == f[2]:
             selfs.append((f[0], f[1]))
             continue
+        if texts is not None:
+            _zbench_pair_texts(pair, f, texts, seen, name, text, key, k)
         out.append(f)
     if selfs and warn is not None:
         q, d = selfs[0]
         warn(f"{name}: left out {len(selfs)} pair(s) of a document with itself (first: {q} {d} {d}; zbench pairs "
              "the document of a one-document query with itself, which changes no score)")
     return out
+
+
+def _zbench_pair_texts(pair: dict, f: tuple[str, str, str], texts: Texts, seen: dict[tuple[str, ...], int],
+                       name: str, text: str, key: str, k: int) -> None:
+    """The query and document texts of one zbench pair into ``texts`` (see :func:`_zbench_pairs`)."""
+    from .judgments import _array_element_line
+
+    qid = f[0]
+    found: list[tuple[tuple[str, ...], str, object]] = [((qid,), "query", pair.get("query"))]
+    found += [((qid, d), f"document {d} of query {qid}", pair[side].get("content"))
+              for d, side in ((f[1], "document_a"), (f[2], "document_b")) if isinstance(pair[side], dict)]
+    for ident, what, body in found:
+        if not isinstance(body, str):
+            continue
+        old = texts.queries.get(qid) if len(ident) == 1 else texts.per_query.get(qid, {}).get(ident[1])
+        if old is not None and old != body:
+            first = _array_element_line(text, key, seen[ident]) if ident in seen else 0
+            raise InputError(name, _array_element_line(text, key, k),
+                             f"{what} again with another text (first in element {seen.get(ident, 0)}"
+                             + (f", line {first}" if first else "") + "); expected each text once")
+        seen.setdefault(ident, k)
+        if len(ident) == 1:
+            texts.queries[qid] = body
+        else:
+            texts.per_query.setdefault(qid, {})[ident[1]] = body
 
 
 def _judgment_hint(f: list[str]) -> str:

@@ -65,6 +65,33 @@ class Setup:
     warn: Callable[[str], None] | None = None  # for warnings
 
 
+def _merge_pair_texts(texts, pair_texts, setup: Setup) -> None:
+    """The texts of the PAIRS file (zbench's) into ``texts``: what zbench's judges were shown, so ``--queries`` /
+    ``--docs`` are not needed. Given too, a text that differs from the PAIRS file's is refused (one of them would be
+    judged, silently); an equal one, or one only they hold (a pair without its texts), is fine."""
+    from ..io.textfile import display_name
+
+    texts.prefetch({d for pq in pair_texts.per_query.values() for d in pq})  # irds: documents are read lazily
+    for qid, body in pair_texts.queries.items():
+        old = texts.query(qid)
+        if old is not None and old != body:
+            raise InputError(display_name(setup.pairs or ""), 0,
+                             f"query {qid}: its text differs from the one in "
+                             + (f"--queries {setup.queries}" if setup.queries else f"--docs {setup.docs}") + "; "
+                             + "expected the same text (zbench's pairs file carries the texts its judges were shown: "
+                             "leave --queries and --docs out to judge those)")
+        texts.queries[qid] = body
+    for qid, pq in pair_texts.per_query.items():
+        for d, body in pq.items():
+            old = texts.doc(qid, d)
+            if old is not None and old != body:
+                raise InputError(display_name(setup.pairs or ""), 0,
+                                 f"document {d} of query {qid}: its text differs from the one in --docs {setup.docs}; "
+                                 "expected the same text (zbench's pairs file carries the texts its judges were "
+                                 "shown: leave --queries and --docs out to judge those)")
+            texts.per_query.setdefault(qid, {})[d] = body
+
+
 def read_template(path: str | None) -> str:
     if path is None:
         return DEFAULT_PROMPT
@@ -84,7 +111,8 @@ class Session:
         self.setup = setup
         self.specs = [parse_spec(s) for s in setup.judges]
         # read (and refused when malformed) before the store is opened or anything is started
-        self.pairs = read_pairs(setup.pairs, setup.warn) if setup.pairs is not None else None
+        pair_texts = Texts()  # the texts zbench's pairs.json / ai_scores.json carry (none in other PAIRS files)
+        self.pairs = read_pairs(setup.pairs, setup.warn, pair_texts) if setup.pairs is not None else None
         names = [s.name for s in self.specs]
         if len(set(names)) != len(names):
             raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)")
@@ -96,6 +124,8 @@ class Session:
             read_docs(setup.docs, self.texts)
         if setup.queries:
             read_queries(setup.queries, self.texts)
+        if pair_texts.queries or pair_texts.per_query:
+            _merge_pair_texts(self.texts, pair_texts, setup)
         self.stats = Stats()
         self.results: list[Result] = []
         self.missing: list[tuple[str, str, str, str]] = []
@@ -287,6 +317,14 @@ class Session:
             store = self.store = Store(s.store)
             store.lock()
             store.add_prompt(self.phash, self.template)
+        if self.store is not None and s.warn is not None:
+            former = self.store.former_names()
+            for name in self.names:
+                if former.get(name):
+                    olds = former[name]
+                    s.warn(f"judge {name}: the answers {s.store} holds under its former name {olds[0]}"
+                           + (f" (and {len(olds) - 1} more)" if len(olds) > 1 else "")
+                           + " are its own (a judge's name no longer holds its server's port) and are served")
         progress = Progress(self.stats, s.progress and not s.dry_run, bool(s.limits.prices))
         ptask = asyncio.ensure_future(progress.run())
         try:
@@ -470,7 +508,13 @@ def run(setup: Setup) -> Session:
 
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
-        raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+        if setup.pairs is None:
+            raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+        from ..io.textfile import display_name
+
+        raise InputError(display_name(setup.pairs), 0, "no query texts in this pairs file (zbench's pairs.json and "
+                         "ai_scores.json carry them; others name ids only): give --queries (or --docs as a zbench "
+                         "dataset or irds:)")
     if setup.state is not None:
         from ..zelo.pair_state import load_state
         from ..zelo.state_lock import state_lock

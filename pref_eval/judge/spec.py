@@ -8,7 +8,14 @@
     a program (run by ``/bin/sh -c``) speaking JSON lines on stdin/stdout.
 
 A judge's *name* (its identity in the store and in the output) is the spec
-without the ``key=`` option, or ``LABEL`` when ``name=`` is given.
+without the ``key=`` option and without the port of ``BASE_URL`` (host in lower
+case), or ``LABEL`` when ``name=`` is given: the model, its sampling parameters
+and the server's host and path say which judge answers; the port only where the
+server listens today. A server restarted on another port (vLLM's ``--port``)
+is the same judge, its stored answers served; another host (or path) serving a
+model of the same name is another judge, asked anew. Two servers on one host
+serving different models under one name need ``name=``. Names stored before
+session 21 held the port: :func:`identity` maps them to today's name.
 """
 from __future__ import annotations
 
@@ -59,6 +66,32 @@ def command_files(specs: list[str]) -> list[str]:
     return found
 
 
+def _without_port(url: str) -> str:
+    """``url`` with no port, its host in lower case (``http://127.0.0.1:8001/v1`` -> ``http://127.0.0.1/v1``)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - a port that is not a number raises ValueError: kept as written
+    except ValueError:
+        return url
+    if not host:
+        return url
+    return urlunsplit(parts._replace(netloc=f"[{host}]" if ":" in host else host))
+
+
+def identity(name: str) -> str:
+    """The judge a stored name stands for today: a name stored with the port of its server
+    (``openai:m@http://h:8000/v1``, before session 21) -> ``openai:m@http://h/v1``; any other name unchanged."""
+    if not name.startswith("openai:") or "@" not in name:
+        return name
+    try:
+        return parse_spec(name).name
+    except UsageError:
+        return name
+
+
 def parse_spec(spec: str) -> JudgeSpec:
     """Parse one ``--judge`` value (see the module docstring)."""
     if spec.startswith("cmd:"):
@@ -78,7 +111,7 @@ def parse_spec(spec: str) -> JudgeSpec:
         raise UsageError("--judge: the base URL holds credentials (USER:PASSWORD@HOST); they would be part of the "
                          "judge's name, in the store and the output: give the key in the environment (key=ENV)")
     values: dict[str, str] = {}
-    kept = [body]
+    kept = [f"{model}@{_without_port(url)}" if at else body]
     for o in opts:
         k, eq, v = o.partition("=")
         if not eq or k not in _OPENAI_OPTIONS:

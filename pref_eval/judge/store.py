@@ -28,6 +28,7 @@ import errno
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 
 from ..errors import InputError, OutputError, UsageError
 
@@ -210,26 +211,42 @@ class Store:
         except sqlite3.Error as err:
             raise self._cannot_write(err) from None
 
+    # A judge's answers may be stored under former names of it (its server's port, before session 21:
+    # pref_eval.judge.spec.identity); they are read as the judge's, the first answer stored to a question winning.
+    def former_names(self) -> dict[str, list[str]]:
+        """``{judge: [former names under which the store holds answers of it]}`` (empty for most stores)."""
+        from .spec import identity
+
+        if not hasattr(self, "_former"):
+            self._former: dict[str, list[str]] = {}
+            for (name,) in self.db.execute("SELECT DISTINCT judge FROM answers ORDER BY judge"):
+                now = identity(name)
+                if now != name:
+                    self._former.setdefault(now, []).append(name)
+        return self._former
+
+    def _answers_of(self, j: str, phash: str, columns: str, where: str = "") -> sqlite3.Cursor:
+        names = [j, *self.former_names().get(j, [])]
+        return self.db.execute(f"SELECT qid, doc_1, doc_2, {self.rep}, {columns} FROM answers WHERE judge IN "
+                               f"({', '.join('?' * len(names))}) AND prompt = ?{where} ORDER BY time, judge != ?",
+                               (*names, phash, j))
+
     def keys(self, judges: list[str], phash: str, *, ok_only: bool = False) -> dict[tuple, int]:
         """``{(judge, qid, doc_1, doc_2, rep): 1 (a usable vote) or 0 (failed, unparsable)}`` of stored answers
         (``ok_only``: usable votes only)."""
-        out = {}
+        out: dict[tuple, int] = {}
         for j in judges:
-            sql = f"SELECT qid, doc_1, doc_2, {self.rep}, status = 'ok' FROM answers WHERE judge = ? AND prompt = ?"
-            if ok_only:
-                sql += " AND status = 'ok'"
-            for q, a, b, r, ok in self.db.execute(sql, (j, phash)):
-                out[(j, q, a, b, r)] = int(ok)
+            for q, a, b, r, ok in self._answers_of(j, phash, "status = 'ok'", " AND status = 'ok'" if ok_only
+                                                   else ""):
+                out.setdefault((j, q, a, b, r), int(ok))
         return out
 
     def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:
         """``{(judge, qid, doc_1, doc_2, rep): vote or None}`` for the judges and prompt."""
         out: dict = {}
         for j in judges:
-            for q, a, b, r, v in self.db.execute(
-                    f"SELECT qid, doc_1, doc_2, {self.rep}, vote FROM answers WHERE judge = ? AND prompt = ?",
-                    (j, phash)):
-                out[(j, q, a, b, r)] = v
+            for q, a, b, r, v in self._answers_of(j, phash, "vote"):
+                out.setdefault((j, q, a, b, r), v)
         return out
 
     def put(self, row: dict) -> None:
@@ -243,18 +260,35 @@ class Store:
             raise self._cannot_write(err) from None
 
     def judges(self, phash: str) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT judge FROM answers WHERE prompt = ? ORDER BY judge", (phash,))]
+        from .spec import identity
+
+        return sorted({identity(r[0]) for r in self.db.execute(
+            "SELECT DISTINCT judge FROM answers WHERE prompt = ?", (phash,))})
 
     def prompts(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT prompt FROM answers ORDER BY prompt")]
 
-    def rows(self, phash: str, judges: list[str] | None = None) -> sqlite3.Cursor:
-        """``(judge, qid, doc_1, doc_2, rep, vote, time)`` of every answer for the prompt (and judges)."""
+    def rows(self, phash: str, judges: list[str] | None = None) -> Iterator[tuple]:
+        """``(judge, qid, doc_1, doc_2, rep, vote, time)`` of every answer for the prompt (and judges), a judge
+        named as today (:func:`~pref_eval.judge.spec.identity`): of two answers to one question stored under a
+        judge's former and present names, the first stored."""
+        former = self.former_names()
         sql = f"SELECT judge, qid, doc_1, doc_2, {self.rep}, vote, time FROM answers WHERE prompt = ?"
         args: list = [phash]
         if judges:
-            sql += f" AND judge IN ({', '.join('?' * len(judges))})"
-            args += judges
+            names = [n for j in judges for n in (j, *former.get(j, []))]
+            sql += f" AND judge IN ({', '.join('?' * len(names))})"
+            args += names
         order = "qid, time, doc_1, doc_2, rep, judge" if self.rep == "rep" else "qid, time, doc_1, doc_2, judge"
-        return self.db.execute(f"{sql} ORDER BY {order}", args)
+        cursor = self.db.execute(f"{sql} ORDER BY {order}", args)
+        if not former:
+            yield from cursor
+            return
+        now = {old: j for j, olds in former.items() for old in olds}
+        seen: set[tuple] = set()
+        for row in cursor:
+            j = now.get(row[0], row[0])
+            if (j, *row[1:5]) in seen:
+                continue
+            seen.add((j, *row[1:5]))
+            yield (j, *row[1:])

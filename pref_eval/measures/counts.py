@@ -65,7 +65,8 @@ def _num_rel_summary(values: np.ndarray, r, ctx: EvalContext) -> np.ndarray:
     # of every topic as the count of grades > 0, whatever -l is.
     if ctx.complete:
         return np.array([float(r.count_judged(r.jgrade > 0).sum())])
-    return np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(values.shape[1])
+    # trec_eval adds to an accumulator that starts at +0.0 (a sum of -0.0 z-scores, -Z, prints 0.0000)
+    return 0.0 + np.cumsum(values, axis=0)[-1] if len(values) else np.zeros(values.shape[1])
 
 
 @measure("num_rel", trec_order("num_rel"), "Number of relevant documents in the qrels (rel ≥ l).",

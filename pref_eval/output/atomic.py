@@ -8,10 +8,11 @@ Rules (documented in docs/exit-codes.md, section "Output files"):
   target only when everything succeeded: a failure (an exception, disk full,
   Ctrl-C, SIGTERM) leaves the old file as it was and removes the temporary file.
   The new file keeps the old file's permission bits, owner and group as far as allowed
-  (umask default otherwise), set on the open file (never through its name, which another user
-  of a shared directory could have swapped for a link). An owner or group that could not be kept
-  (a user who is not root replacing another user's file: only root gives a file away) is said in
-  one warning line after the rename (:func:`notices_to`), never refused: the rename is what keeps
+  (umask default otherwise), and its POSIX access ACL and ``user.*`` extended attributes, set on the
+  open file (never through its name, which another user of a shared directory could have swapped for
+  a link). An owner or group that could not be kept (a user who is not root replacing another user's
+  file: only root gives a file away), or extended attributes the filesystem refused, are said in one
+  warning line each after the rename (:func:`notices_to`), never refused: the rename is what keeps
   the old file whole until the new one is complete.
 * A symbolic link is followed: the file it points to is replaced, the link
   itself stays a link. The file is found as the kernel finds it (:func:`target`):
@@ -301,7 +302,7 @@ class _Target:
         self.stream: IO | None = None
         self.direct = False
         self.buffered = False
-        self.note: str | None = None  # an owner or group of the replaced file that could not be kept
+        self.note: list[str] = []  # an owner or group, extended attributes of the replaced file not kept
 
     def open(self, buffered_stdout: bool) -> IO:
         path = self.path
@@ -465,11 +466,12 @@ def signals_held() -> Iterator[None]:
                 signal.raise_signal(pending[0])
 
 
-def _set_mode(fd: int, target: str | None, label: str) -> str | None:
+def _set_mode(fd: int, target: str | None, label: str) -> list[str]:
     """Give the new file (open on ``fd``) the target's mode, owner and group as far as the process may, or the
-    umask default (mkstemp uses 0600). Root keeps every owner; a user who is not root keeps the group when
-    a member of it (GNU ``sed -i`` does the same), never another user's ownership. Returns the notice
-    for an owner or group that could not be kept (``label``: the output as given), else None.
+    umask default (mkstemp uses 0600), and its access ACL and ``user.*`` extended attributes
+    (:func:`_copy_xattrs`). Root keeps every owner; a user who is not root keeps the group when
+    a member of it (GNU ``sed -i`` does the same), never another user's ownership. Returns the notices
+    for an owner or group and extended attributes that could not be kept (``label``: the output as given).
     Through the descriptor: a name in a directory others may write could be swapped for a link by then."""
     try:
         old = os.stat(target) if target else None
@@ -491,15 +493,51 @@ def _set_mode(fd: int, target: str | None, label: str) -> str | None:
     with contextlib.suppress(OSError):
         os.fchmod(fd, mode)
     if old is None:
-        return None
+        return []
+    lost = _copy_xattrs(target, fd) if target else []  # after fchmod: an access ACL sets the group bits (mask)
     try:
         new = os.fstat(fd)
     except OSError:
-        return None
-    if (new.st_uid, new.st_gid) == (old.st_uid, old.st_gid):
-        return None
-    return (f"{label}: was owned by {_owner(old)}, now by {_owner(new)} (the output is a new file renamed over "
-            "the old one; only root may give a file to another user, or to a group its owner is not in)")
+        new = old
+    notes = []
+    if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
+        notes.append(f"{label}: was owned by {_owner(old)}, now by {_owner(new)} (the output is a new file renamed "
+                     "over the old one; only root may give a file to another user, or to a group its owner is not in)")
+    if lost:
+        notes.append(f"{label}: its extended attribute(s) {', '.join(lost)} could not be kept on the new file "
+                     "(the output is a new file renamed over the old one)")
+    return notes
+
+
+#: The extended attributes a replaced output keeps: its POSIX access ACL (``setfacl``) and the user namespace
+#: (``setfattr -n user.x``). Not ``security.*`` (SELinux labels, file capabilities: the new file gets its own
+#: from the system's policy) nor ``trusted.*`` (root's), nor a directory's default ACL (a file has none).
+_KEPT_XATTR = ("system.posix_acl_access", "user.")
+_ACL = "system.posix_acl_access"
+
+
+def _copy_xattrs(target: str, fd: int) -> list[str]:
+    """Give the new file (open on ``fd``) the replaced file's POSIX access ACL and ``user.*`` extended attributes
+    (:data:`_KEPT_XATTR`; ``cp -a`` and GNU ``sed -i`` keep the ACL too), and drop an access ACL the new file
+    inherited from its directory's default ACL that the old file did not have: the new file's permissions are
+    then the old one's. On the descriptor, as the mode. Returns the names that could not be kept (the
+    filesystem or the process refused them); nothing on a system without extended attributes."""
+    if not hasattr(os, "listxattr"):  # pragma: no cover - not Linux
+        return []
+    try:
+        names = [n for n in os.listxattr(target) if n == _ACL or n.startswith("user.")]
+    except OSError:  # no extended attributes here (ENOTSUP), or the old file is gone
+        return []
+    lost = []
+    for n in names:
+        try:
+            os.setxattr(fd, n, os.getxattr(target, n))
+        except OSError:
+            lost.append(n)
+    if _ACL not in names:
+        with contextlib.suppress(OSError):
+            os.removexattr(fd, _ACL)  # ENODATA: none inherited, the usual case
+    return lost
 
 
 def _owner(st: os.stat_result) -> str:
@@ -585,8 +623,8 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
             for t in targets:
                 t.commit()
         for t in targets:
-            if t.note is not None:
-                _notify(t.note)
+            for line in t.note:  # the owner, the extended attributes: one notice each
+                _notify(line)
         if broken is not None:
             raise broken
     finally:

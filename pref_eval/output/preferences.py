@@ -445,9 +445,15 @@ def pref_rows(res: PrefResult, *, per_query: bool, summary: bool) -> Iterator[tu
                 yield ri, rj, "all", m.key, float(means[p])
 
 
-def write_table(out: TextIO, rows: Iterable[Sequence[Any]], fmt: str, header: bool = True) -> None:
-    """Write rows as tsv, csv or jsonl (floats in repr form)."""
+def write_table(out: TextIO, rows: Iterable[Sequence[Any]], fmt: str, header: bool = True,
+                sample: int | None = None) -> None:
+    """Write rows as tsv, csv or jsonl (floats in repr form). ``sample``: a last column ``sample`` holding it
+    (``zelo_eval --samples N``, N > 1: without it the N samples' rows could not be told apart)."""
     import csv
+
+    head = TABLE_HEADER if sample is None else (*TABLE_HEADER, "sample")
+    if sample is not None:
+        rows = ((*r, sample) for r in rows)
 
     def text(v) -> str:
         return repr(v) if isinstance(v, float) else str(v)
@@ -456,16 +462,16 @@ def write_table(out: TextIO, rows: Iterable[Sequence[Any]], fmt: str, header: bo
         import json
 
         for r in rows:
-            out.write(json.dumps(dict(zip(TABLE_HEADER, r, strict=False))) + "\n")
+            out.write(json.dumps(dict(zip(head, r, strict=False))) + "\n")
         return
     if fmt == "tsv":
         if header:
-            out.write("\t".join(TABLE_HEADER) + "\n")
+            out.write("\t".join(head) + "\n")
         for r in rows:
             out.write("\t".join(text(x) for x in r) + "\n")
         return
     w = csv.writer(out, lineterminator="\n")
     if header:
-        w.writerow(TABLE_HEADER)
+        w.writerow(head)
     for r in rows:
         w.writerow([text(x) for x in r])
