@@ -824,9 +824,9 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         peer_case = {**case, "qrels_rows": rows, "rel_text": case["rel_text"][1:]}
         peer_rel = "rel.nobom"
         (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
-    levels = [o[2:] or nxt for o, nxt in zip(case["opts_full"], [*case["opts_full"][1:], ""], strict=True)
-              if o.startswith("-l")] + [nxt for o, nxt in zip(case["opts_full"], [*case["opts_full"][1:], ""],
-                                                               strict=True) if o == "--level_for_rel"]
+    of = case["opts_full"]
+    levels = [(o[2:] or (of[i + 1] if i + 1 < len(of) else "0")) if o.startswith("-l") else of[i + 1]
+              for i, o in enumerate(of) if o.startswith("-l") or o == "--level_for_rel" and i + 1 < len(of)]
     # -l <= 0 would make the added grade-0 document relevant: not compared there
     negq = "all_negative" in case["feats"] and all(int(v) >= 1 for v in levels)
     if negq:  # documented: trec_eval's table of grades for it has size <= 0; ours is a topic without a relevant
