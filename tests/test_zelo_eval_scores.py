@@ -118,3 +118,31 @@ def test_topic_ids_starting_with_brace_are_trec(tmp_path):
     out = zeval(tmp_path, "-R", "q.qrels", "-m", "map", "-o", "tsv", "a.run")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[1:] == ["a.run\tall\tmap\t0.5"]
+
+
+def test_scored_candidates_grouping_and_order(tmp_path):
+    """read_scored_candidates (vectorised in session 21): queries by byte order of their ids, each query's lines in
+    file order even when a query comes back later in the file; ids decoded as written (hand-worked)."""
+    from pref_eval.io.zelo_scores import read_scored_candidates
+
+    (tmp_path / "r.run").write_bytes("q2 Q0 z 1 9.0 t\nq10 Q0 b 1 5.0 t\nq10 Q0 a 2 7.5 t\nq2 Q0 y 2 8.0 t\n"
+                                     "q10 Q0 d\u00e9j\u00e0 3 1.0 t\nq2 Q0 x 3 -1.0 t\n".encode())
+    got = read_scored_candidates(str(tmp_path / "r.run"))
+    assert list(got) == ["q10", "q2"]  # b"q10" < b"q2"
+    assert got == {"q10": (["b", "a", "d\u00e9j\u00e0"], [5.0, 7.5, 1.0]), "q2": (["z", "y", "x"], [9.0, 8.0, -1.0])}
+
+
+def test_non_utf8_document_id_is_a_candidate_without_score(files):
+    """A run's document id that is not UTF-8 is kept as written (surrogate escape) and, having no zELO score, left
+    out: r1's values (a traceback, UnicodeDecodeError, before session 21)."""
+    from pref_eval.io.zelo_scores import _decode_ids
+
+    (files / "bad.run").write_bytes(RUN1.encode() + b"q1 Q0 d\xff 4 0.5 t\n")
+    out = zeval(files, "-R", "zelo.tsv", "-o", "tsv", "-m", "zndcg", "-m", "zacc", "bad.run")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout.splitlines()[-2:] == [f"bad.run\tall\tzndcg\t{(ndcg_q1_run1() + 1) / 2!r}",
+                                            f"bad.run\tall\tzacc\t{(2 / 3 + 1) / 2!r}"]
+    import numpy as np
+
+    ids = np.array([b"d\xff", b"a\nb", b"c"])  # a newline (never in a TREC id): decoded one by one
+    assert _decode_ids(ids) == ["d\udcff", "a\nb", "c"] == [b.decode("utf-8", "surrogateescape") for b in ids]

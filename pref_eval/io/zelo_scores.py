@@ -86,15 +86,41 @@ def read_scored_candidates(path: str) -> dict[str, tuple[list[str], list[float]]
     from .runs import read_run
 
     run = read_run(path)
-    qids = run.qid
-    order = np.argsort(qids, kind="stable")
-    uq, starts = np.unique(qids[order], return_index=True)
-    bounds = np.append(starts, len(order))
-    out: dict[str, tuple[list[str], list[float]]] = {}
-    for i, qb in enumerate(uq):
-        idx = order[bounds[i]:bounds[i + 1]]
-        out[qb.decode()] = ([d.decode() for d in run.docno[idx]], run.score[idx].tolist())
-    return out
+    # Queries in byte order of their ids, each query's documents in file order (a query may come back later in
+    # the file): a stable sort of per-line query codes, expanded from the run's per-block query ids.
+    uq, inv = np.unique(run.qid_values, return_inverse=True)
+    codes = np.repeat(inv.astype(np.int64), run.qid_lengths)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(uq)))]).tolist()
+    ordered = bool(np.all(order[1:] > order[:-1])) if len(order) > 1 else True
+    docno, score = (run.docno, run.score) if ordered else (run.docno[order], run.score[order])
+    docs = _decode_ids(docno)
+    xs = score.tolist()
+    qs = _decode_ids(uq)
+    return {q: (docs[bounds[i]:bounds[i + 1]], xs[bounds[i]:bounds[i + 1]]) for i, q in enumerate(qs)}
+
+
+def _decode_ids(ids) -> list[str]:
+    """A numpy bytes array of ids as ``str`` (UTF-8; a byte that is not UTF-8 kept as a surrogate escape, as the
+    other readers keep ids as written), without a Python step per id: the ids' bytes laid out newline-terminated
+    by numpy (a TREC id holds no newline), decoded once and split; one by one only when that does not split back
+    into as many ids."""
+    import numpy as np
+
+    n = len(ids)
+    if not n:
+        return []
+    width = ids.dtype.itemsize
+    lens = np.strings.str_len(ids)  # numpy bytes values drop trailing NULs: so did bytes(ids[i])
+    grid = np.zeros((n, width + 1), dtype=np.uint8)
+    grid[:, :width] = np.frombuffer(ids.tobytes(), dtype=np.uint8).reshape(n, width)
+    grid[np.arange(n), lens] = 10
+    text = grid[np.arange(width + 1) <= lens[:, None]].tobytes().decode("utf-8", "surrogateescape")
+    parts = text.split("\n")
+    parts.pop()  # after the last newline
+    if len(parts) != n:
+        parts = [d.decode("utf-8", "surrogateescape") for d in ids.tolist()]
+    return parts
 
 
 def read_zelo_score_table(path: str) -> dict[str, tuple[list[str], list[float], list[float]]]:
