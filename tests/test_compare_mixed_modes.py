@@ -164,3 +164,25 @@ def test_zelo_eval_samples_in_tables_have_a_sample_column(coll, fmt):
     res = run_module_inproc("compare", ["-P", f"pq.{fmt}"], cwd=coll)
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "rows of more than one sample (column 'sample': 0, 1" in res.stderr
+
+
+@pytest.mark.parametrize("opt", [["--damping", "0.3"], ["--mc4-steps", "5"]])
+def test_pref_aggregate_mc4_options_with_metrics_only_refused(tmp_path, opt):
+    """pref_aggregate -m ap --damping 0.3 (or --mc4-steps): metrics are ordered by their mean, no MC4 runs:
+    the option was accepted and unused. With a preference measure it applies (the mean ordering of ap, worked
+    by hand, is the same either way)."""
+    lines = [{"qid": "q1", "runi": "A", "runj": "B", "sample": 0, "type": "preference", "rpp": 0.5},
+             {"qid": "q1", "run": "A", "sample": 0, "type": "metric", "ap": 0.2},
+             {"qid": "q1", "run": "B", "sample": 0, "type": "metric", "ap": 0.4},
+             {"qid": "q2", "runi": "A", "runj": "B", "sample": 0, "type": "preference", "rpp": -0.25},
+             {"qid": "q2", "run": "A", "sample": 0, "type": "metric", "ap": 0.9},
+             {"qid": "q2", "run": "B", "sample": 0, "type": "metric", "ap": 0.5}]
+    f = tmp_path / "p.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    res = run_module_inproc("aggregate", ["-P", f, "-m", "ap", *opt], cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    assert f"{opt[0]} applies to MC4" in res.stderr
+    res = run_module_inproc("aggregate", ["-P", f, "-m", "ap", "-m", "rpp", *opt], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout.splitlines()[-1])
+    assert summary["ap"]["mean"] == ["A", "B"]  # A: (0.2 + 0.9) / 2 = 0.55 > B: (0.4 + 0.5) / 2 = 0.45

@@ -77,6 +77,7 @@ m.main()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status")
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_zelo_fit_peak_bytes_per_judgment(bench_files, tmp_path):
     """zelo_fit's peak resident memory (VmHWM of the command in a child: reading, fitting, writing)
     grows by < 26 bytes a judgment (1 MB parts, blocks of 50,000 judgments: both files streamed, several

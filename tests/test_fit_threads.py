@@ -36,8 +36,8 @@ def _same(x, y) -> None:
         np.testing.assert_array_equal(getattr(x, name), getattr(y, name), err_msg=name)
 
 
-@pytest.mark.parametrize("prior", [0.5, 0.0])
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed,prior", [(0, 0.0), (1, 0.5), pytest.param(0, 0.5, marks=pytest.mark.slow),
+                                        pytest.param(1, 0.0, marks=pytest.mark.slow)])  # each seed, prior once (s30)
 def test_threads_and_cuts_give_the_bits_of_one_block(seed, prior):
     from pref_eval.zelo.fit import fit_bt_parallel
 

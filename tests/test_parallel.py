@@ -84,7 +84,8 @@ def test_zelo_eval_jobs_identical(fmt):
 
 @pytest.mark.parametrize("args", [
     ["-q"],  # pref_eval.py's JSON lines, every measure, per query
-    ["-o", "tsv", "-q", "-m", "rpp", "-m", "lexiprecision", "-m", "map", "-m", "ndcg_cut.10"],
+    pytest.param(["-o", "tsv", "-q", "-m", "rpp", "-m", "lexiprecision", "-m", "map", "-m", "ndcg_cut.10"],
+                 marks=pytest.mark.slow),  # a subset of the first's measures in another format (s30)
     ["-M", "preferences", "--reference", "bm25.run", "--topk", "5"],
     ["-m", "rpp", "--samples", "3", "--query_fraction", "0.6", "--label_fraction", "0.7", "--seed", "4"],
 ])

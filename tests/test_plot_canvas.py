@@ -537,6 +537,7 @@ def test_png_strips_equal_the_whole_picture(scores_tsv, monkeypatch):
         assert png.png_bytes(canvas, 80) == whole, rows
 
 
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_large_png_memory_is_bounded(scores_tsv, tmp_path):
     """A 4000 × 3000 pixel PNG (``--width 20 --height 15 --dpi 200``) peaks below 400 MB resident (the whole
     4× supersampled picture alone was 576 MB). Measured as the child's own VmHWM (/proc/self/status: the

@@ -28,7 +28,7 @@ def _plot(ws, argv):
     return run_subprocess("zelo_plot", argv, ws)
 
 
-@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+@pytest.mark.parametrize("fmt", ["png", "svg", pytest.param("pdf", marks=pytest.mark.slow)])  # pdf: slow (s30)
 def test_stdout_bytes_equal_the_file(ws, fmt):
     to_file = _plot(ws, ["scores", "-S", "scores.tsv", "-Q", "-o", f"s.{fmt}"])
     assert to_file.returncode == 0, to_file.stderr

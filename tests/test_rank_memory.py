@@ -33,7 +33,8 @@ def _peak(folder: Path, **kw) -> tuple[int, int]:
         tracemalloc.stop()
 
 
-@pytest.mark.parametrize("kw,most", [({}, 24), ({"depth": 50}, 26), ({"complete": True}, 24)])
+@pytest.mark.parametrize("kw,most", [({}, 24), pytest.param({"depth": 50}, 26, marks=pytest.mark.slow),
+                                     pytest.param({"complete": True}, 24, marks=pytest.mark.slow)])  # s30
 def test_ranking_memory_per_line(tmp_path, kw, most):
     """Ranking holds at most ``most`` bytes per run line at its peak (qrels and run not counted).
 
@@ -72,6 +73,7 @@ print((rss() - base - r.docno.nbytes - r.score.nbytes) / 1e6)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc arenas")
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_parse_threads_memory_is_returned(tmp_path):
     """After a run read in two threads (over 32 MB) and ``release_memory``, what stays resident beyond the run's
     arrays is small: 4 MB for this 1 M-line run with one malloc arena (``pref_eval.heap.one_arena``, which

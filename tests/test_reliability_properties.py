@@ -229,6 +229,7 @@ def _peak_kb(mod_func: tuple[str, str], args: list[str]) -> int:
     return int(res.stderr.strip().splitlines()[-1].split()[1])
 
 
+@pytest.mark.slow  # a peak measured in a child process: slow (session 21, s30; docs/architecture.md, tests)
 def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
     """Metric mode keeps one ranking at a time: 12 runs of 300k lines peak within 40 MB of one run.
 
@@ -253,7 +254,8 @@ def test_memory_zelo_eval_does_not_grow_with_the_number_of_runs(tmp_path):
     assert len(rows) == 12 * len(per_run) and rows[: len(per_run)] == per_run
 
 
-@pytest.mark.parametrize("measure, most", [("G", 45), ("ndcg_rel", 45), ("Rndcg", 45), ("binG", 45)])
+@pytest.mark.parametrize("measure, most", [("G", 45), pytest.param("ndcg_rel", 45, marks=pytest.mark.slow),
+                                           pytest.param("Rndcg", 45, marks=pytest.mark.slow), ("binG", 45)])  # s30
 def test_memory_gain_measures_temporaries(tmp_path, measure, most):
     """The running-sum measures allocate at most ``most`` bytes per retrieved line (tracemalloc sees numpy's
     allocations; deterministic): 300 queries x 1000 lines (bench/gen_runs.py).

@@ -147,9 +147,9 @@ def test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles():
         rows[opt + val] = res.stdout.decode()
     assert sum(out != r1.stdout for out in rows.values()) >= 4  # the options are honoured
     # refusals of each option with --strategy cycles and of bad values: tests/test_fuzz_options.py
-    r = _simulate("recovery", "--K", "6", "--sigma", "1", "--cycles", "1", "--trials", "1", "--criterion",
-                  "discordance")
-    assert r.returncode == 2 and r.stdout == ""
+    r = run_inproc("zelo_simulate", ["recovery", "--K", "6", "--sigma", "1", "--cycles", "1", "--trials", "1",
+                                     "--criterion", "discordance"], ROOT)  # in this process (s30)
+    assert r.returncode == 2 and r.stdout == b""
     assert r.stderr.count("\n") == 1 and "--criterion applies only to --strategy adaptive" in r.stderr
 
 

@@ -146,3 +146,18 @@ def test_non_utf8_document_id_is_a_candidate_without_score(files):
 
     ids = np.array([b"d\xff", b"a\nb", b"c"])  # a newline (never in a TREC id): decoded one by one
     assert _decode_ids(ids) == ["d\udcff", "a\nb", "c"] == [b.decode("utf-8", "surrogateescape") for b in ids]
+
+
+@pytest.mark.parametrize("score,refused", [("700.0", False), ("-700.0", False), ("700.5", True), ("-700.5", True)])
+def test_logit_limit_boundary(tmp_path, score, refused):
+    """A score beyond ±700 (not at it) without the elo marker is refused, whichever sign (session 21: max/min in
+    place of a generator over every score)."""
+    from pref_eval.errors import InputError
+    from pref_eval.io.zelo_scores import read_zelo_scores
+
+    (tmp_path / "z.tsv").write_text(f"qid\tdocno\tscore\tse\nq1\ta\t0.0\tnan\nq1\tb\t{score}\tnan\nq1\tc\t1.0\tnan\n")
+    if refused:
+        with pytest.raises(InputError, match="not a natural-log zELO score"):
+            read_zelo_scores(str(tmp_path / "z.tsv"))
+    else:
+        assert read_zelo_scores(str(tmp_path / "z.tsv")) == {"q1": {"a": 0.0, "b": float(score), "c": 1.0}}

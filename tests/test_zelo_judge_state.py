@@ -317,6 +317,7 @@ pytest.importorskip("aiohttp")
 pytest.importorskip("openai")
 
 
+@pytest.mark.slow  # its twin with a command judge (..._cmd) stays in the suite (s30)
 def test_adaptive_sigkill_then_resume_asks_nothing_twice_http(tmp_path, server):
     values = make_collection(tmp_path, sizes=(9, 6))
     init(tmp_path, "full.json", "--strategy", "adaptive", "--seed", "1")

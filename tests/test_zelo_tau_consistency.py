@@ -107,7 +107,7 @@ def _bayes_k2(sigma: float, votes: int) -> float:
     return tot
 
 
-@pytest.mark.parametrize("sigma,votes", [(0.6, 3), (1.5, 3), (0.6, 40)])
+@pytest.mark.parametrize("sigma,votes", [(0.6, 3), (1.5, 3), pytest.param(0.6, 40, marks=pytest.mark.slow)])  # s30
 def test_bound_holds_for_the_exact_bayes_value_k2(sigma, votes):
     exact = _bayes_k2(sigma, votes)
     bound = tc.truth_tau_bound(2, sigma, 1, votes=votes, **SMALL)["bound"]

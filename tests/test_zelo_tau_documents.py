@@ -180,7 +180,8 @@ def _cycles(K, cycles):
     return design
 
 
-@pytest.mark.parametrize("case", ["adaptive K = 3", "4 cycles K = 12", "8 cycles K = 12"])
+@pytest.mark.parametrize("case", ["adaptive K = 3", "4 cycles K = 12",
+                                  pytest.param("8 cycles K = 12", marks=pytest.mark.slow)])  # s30
 def test_the_steps_hold_on_sampled_designs(case):
     """Steps 3-5 on realisations of real designs (an adaptive one included) under the Pólya–Gamma genie: the
     per-pair inequality of steps 3-4 in every realisation, and the document constraints of step 5 by Monte Carlo."""

@@ -54,6 +54,11 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
         raise UsageError(f"measure(s) not in {name}: {', '.join(missing)} (file has: {', '.join(pf.keys)})")
     if not ms:
         raise UsageError(f"{name}: no measure values in the file")
+    if all(m in pf.metric_keys for m in ms):  # (were accepted: metrics are ordered by their mean, no MC4)
+        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", damping != 0.15)):
+            if given:
+                raise UsageError(f"{flag} applies to MC4, which orders preference measures; {', '.join(ms)} "
+                                 "are metrics, ordered by their mean")
     qids0 = rng = None
     if query_fraction < 1.0:
         qids0 = pf.sample_qids(0)

@@ -40,6 +40,7 @@ def command() -> None:
     zelo_judge export --store S.sqlite -o judgments.jsonl
     \b
     SPEC: openai:MODEL[@BASE_URL][,key=ENV][,name=LABEL][,temperature=T][,max_tokens=N] or cmd:'COMMAND'
+    (a judge is its model, parameters and server host and path: the port is not part of its name)
 
     The options of a run (--both-orders, --concurrency, --price, --dry-run, ...): zelo_judge run --help.
     """
@@ -108,7 +109,8 @@ def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str
             missing_text: str | None, api_key_env: str, concurrency: int, rpm: float | None, retries: int,
             timeout: float, backoff: float, budget_requests: int | None, max_cost: float | None,
             prices: tuple[str, ...], retry_failed: bool, dry_run: bool, seed: int, quiet: bool) -> int:
-    """Judge the pairs of PAIRS (any zelo_pairs output) or of a zelo_pairs state (--state)."""
+    """Judge the pairs of PAIRS (any zelo_pairs output; zbench's pairs.json or ai_scores.json, with the texts they
+    carry: no --queries/--docs needed) or of a zelo_pairs state (--state)."""
     from ..api.judging import judge
 
     log = Log("zelo_judge", quiet)
