@@ -57,7 +57,7 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
   is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is
   compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to trec_eval
   on the qrels without its BOM), ``documented_all_negative`` (equal with an unretrieved grade-0 document added
-  to that topic; under ``-l`` not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
+  to that topic; under ``-l`` <= 0 not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
   parameters: equal measure set by measure set), ``documented_help`` / ``documented_version``; the others:
   ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
   ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
@@ -824,8 +824,11 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         peer_case = {**case, "qrels_rows": rows, "rel_text": case["rel_text"][1:]}
         peer_rel = "rel.nobom"
         (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
-    negq = "all_negative" in case["feats"] and not {"-l", "--level_for_rel"} & {o[:2] if o.startswith("-l") else o
-                                                                                 for o in case["opts_full"]}
+    of = case["opts_full"]
+    levels = [(o[2:] or (of[i + 1] if i + 1 < len(of) else "0")) if o.startswith("-l") else of[i + 1]
+              for i, o in enumerate(of) if o.startswith("-l") or o == "--level_for_rel" and i + 1 < len(of)]
+    # -l <= 0 would make the added grade-0 document relevant: not compared there
+    negq = "all_negative" in case["feats"] and all(int(v) >= 1 for v in levels)
     if negq:  # documented: trec_eval's table of grades for it has size <= 0; ours is a topic without a relevant
         # document -- what trec_eval computes once the topic has one judged non-relevant document it does not
         # retrieve (the generator's own repair of such topics, make_case)
