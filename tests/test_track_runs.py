@@ -365,3 +365,15 @@ def test_zelo_compare_keep_going_equals_the_good_runs_alone(tmp_path):
     for bad in (["-m", "rpp", "good.run", "other.run"], ["-P", "q.txt"]):
         res = run_inproc("zelo_compare", ["--keep-going", *(["-R", "q.txt"] if bad[0] == "-m" else []), *bad], ws)
         assert res.returncode == 2 and "--keep-going" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("baseline", ["dup.run", "dup"])
+def test_zelo_compare_keep_going_baseline_left_out(tmp_path, baseline):
+    """A --baseline that is one of the runs left out is said so, nothing written (n30: was 'baseline 'dup.run' is
+    not one of the runs (good.run, other.run)')."""
+    ws = _files(tmp_path)
+    res = run_inproc("zelo_compare", ["-R", "q.txt", "-m", "map", "--keep-going", "--baseline", baseline,
+                                      "-o", "csv", "good.run", "dup.run", "other.run"], ws)
+    assert res.returncode == 2 and res.stdout == b""
+    assert res.stderr.splitlines()[-1] == (f"zelo_compare: baseline {baseline!r} could not be evaluated "
+                                           "(--keep-going: dup.run left out, its error above); nothing written")
