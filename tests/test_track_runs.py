@@ -92,6 +92,24 @@ def test_keep_going_with_every_run_bad_writes_nothing(tmp_path):
     assert (ws / "out.tsv").read_text() == "before\n"
 
 
+@pytest.mark.parametrize("fmt", ["text", "wide-csv"])
+def test_keep_going_table_of_runs_with_one_run_left(tmp_path, fmt):
+    """The runs x measures tables compare runs: one good run left is refused as zelo_compare --keep-going
+    refuses it (n30: was 'need at least two runs to compare', the bad run not named in it); -o tsv writes it."""
+    ws = _files(tmp_path)
+    (ws / "out.txt").write_text("before\n")
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-o", fmt, "--output", "out.txt", "--keep-going",
+                                   "dup.run", "good.run"], ws)
+    assert res.returncode == 2 and (ws / "out.txt").read_text() == "before\n"
+    assert res.stderr.splitlines() == [f"zelo_eval: {SAYS['dup.run']} for query 1 (first at line 1); trec_eval "
+                                       "refuses duplicates", "zelo_eval: fewer than two runs left to compare "
+                                       "(--keep-going): dup.run could not be evaluated; nothing written"]
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-o", "tsv", "--keep-going", "dup.run", "good.run"],
+                     ws)
+    want = {("good.run", "all"): sum(AP["good.run"].values()) / 2}
+    assert res.returncode == 2 and _table(res.stdout.decode()) == pytest.approx(want)
+
+
 def test_keep_going_all_good_exits_0(tmp_path):
     ws = _files(tmp_path)
     res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-o", "tsv", "--keep-going", "good.run",
@@ -347,3 +365,15 @@ def test_zelo_compare_keep_going_equals_the_good_runs_alone(tmp_path):
     for bad in (["-m", "rpp", "good.run", "other.run"], ["-P", "q.txt"]):
         res = run_inproc("zelo_compare", ["--keep-going", *(["-R", "q.txt"] if bad[0] == "-m" else []), *bad], ws)
         assert res.returncode == 2 and "--keep-going" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("baseline", ["dup.run", "dup"])
+def test_zelo_compare_keep_going_baseline_left_out(tmp_path, baseline):
+    """A --baseline that is one of the runs left out is said so, nothing written (n30: was 'baseline 'dup.run' is
+    not one of the runs (good.run, other.run)')."""
+    ws = _files(tmp_path)
+    res = run_inproc("zelo_compare", ["-R", "q.txt", "-m", "map", "--keep-going", "--baseline", baseline,
+                                      "-o", "csv", "good.run", "dup.run", "other.run"], ws)
+    assert res.returncode == 2 and res.stdout == b""
+    assert res.stderr.splitlines()[-1] == (f"zelo_compare: baseline {baseline!r} could not be evaluated "
+                                           "(--keep-going: dup.run left out, its error above); nothing written")

@@ -43,7 +43,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         _warn_topic_all(q.qid, qrels, log)
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
                            extra=more, jobs=jobs, scheduler=scheduler, log=log, keep_going=keep_going)
-    got, runs, ids, skipped = _set_aside(got, runs, ids, log)
+    got, runs, ids, skipped = _set_aside(got, runs, ids, log, least=2 if fmt in _WIDE else 1)
     results = []
     for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
         log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
@@ -73,11 +73,13 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         raise skipped
 
 
-def _set_aside(got: list, runs: list[str], ids: list[str], log: Any) -> tuple[list, list[str], list[str], Any]:
+def _set_aside(got: list, runs: list[str], ids: list[str], log: Any,
+               least: int = 1) -> tuple[list, list[str], list[str], Any]:
     """``--keep-going``: the runs whose entry in ``got`` is an error are named on stderr (``log.error``, one
     line each: the error as it would stop the command) and left out. Returns what is left of ``got``,
     ``runs`` and ``ids``, and the error to raise once the others are written (``None``: every run was
-    evaluated); with no run left it is raised at once (nothing is written)."""
+    evaluated); with no run left it is raised at once (nothing is written), and with fewer than ``least`` (2:
+    the runs × measures tables compare runs; said as ``zelo_compare --keep-going`` says it)."""
     from ..errors import EvaluationError, PrefEvalError
     from ..io.textfile import display_name
 
@@ -90,6 +92,9 @@ def _set_aside(got: list, runs: list[str], ids: list[str], log: Any) -> tuple[li
     names = ", ".join(display_name(runs[k]) for k in bad)
     if not keep:
         raise EvaluationError(f"none of the {len(runs)} runs could be evaluated (--keep-going): {names}; "
+                              "nothing written")
+    if len(keep) < least:
+        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {names} could not be evaluated; "
                               "nothing written")
     err = EvaluationError(f"{len(bad)} of {len(runs)} runs not evaluated (--keep-going; their errors above): "
                           f"{names}")

@@ -430,8 +430,8 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     """
     from ._inputs import _check_flags, _check_int, _path_list
 
-    _check_int("depth", depth, 1)
     _check_flags(keep_going=keep_going, trec9=trec9)
+    _check_int("depth", depth, 1)
     runs = _path_list(runs, "runs")
     if not runs:
         raise UsageError("no run file given (usage: zelo_pairs pool --depth N [--qrels QRELS] RUN [RUN...])")
