@@ -125,8 +125,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if complete:  # (was ignored)
             raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
                              "every qrels query with a relevant document (a run lacking one retrieved nothing)")
-        from ..stats.prefvalues import warn_pref_rbp
-        warn_pref_rbp(measures, fmt, log)
+        if fmt != "pref" and "rbp" in measures:  # (pref_eval.stats imports 8 modules: not on every start)
+            from ..stats.prefvalues import warn_pref_rbp
+            warn_pref_rbp(measures, fmt, log)
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
