@@ -515,6 +515,17 @@ def _gain_measure(r: random.Random, case: dict) -> str:
     return f"{name}.{gains}"
 
 
+def _add_gain_measure(r: random.Random, case: dict, m: str) -> None:
+    """Ask for gain measure ``m`` (as ``-m m`` or ``--measure=m``); mark the case ``gain_shared`` when gain
+    parameters meet another measure of the family sharing them (or all_trec)."""
+    case["opts"] += r.choice([["-m", m], [f"--measure={m}"]])
+    case["opts_full"] += ["-m", m]
+    shared = [x for x in measure_args(case["opts_full"]) if x.split(".")[0] in GAIN_SHARED]
+    if len(shared) > 1 and any("." in x for x in shared) or any("." in x for x in shared) \
+            and "all_trec" in measure_args(case["opts_full"]):
+        case["feats"].add("gain_shared")
+
+
 def _blind_spots(r: random.Random, case: dict) -> None:  # noqa: C901
     """Session 20: what the cases of session 19 never drew -- long options by prefix, -D >= 1 and
     -D N.qid, -Z files without guard entries and of other shapes, fractional gain maps with grades up to
@@ -522,13 +533,7 @@ def _blind_spots(r: random.Random, case: dict) -> None:  # noqa: C901
     opts, feats = case["opts"], case["feats"]
     if case["fmt"] == "qrels":
         if r.random() < 0.15:
-            m = _gain_measure(r, case)
-            opts += r.choice([["-m", m], [f"--measure={m}"]])
-            case["opts_full"] += ["-m", m]
-            shared = [x for x in measure_args(case["opts_full"]) if x.split(".")[0] in GAIN_SHARED]
-            if len(shared) > 1 and any("." in x for x in shared) or any("." in x for x in shared) \
-                    and "all_trec" in measure_args(case["opts_full"]):
-                feats.add("gain_shared")
+            _add_gain_measure(r, case, _gain_measure(r, case))
         if r.random() < 0.15:
             _rename_qids(r, case)
         if case["z"] is None and r.random() < 0.06:
@@ -595,13 +600,7 @@ def _blind_spots_2(r: random.Random, case: dict) -> None:
     prefix, ``--h`` / ``--v``; and ``-h`` / ``-v``) before or after the other options."""
     opts, feats = case["opts"], case["feats"]
     if case["fmt"] == "qrels" and r.random() < 0.08:
-        m = _big_gain_measure(r, case)
-        opts += r.choice([["-m", m], [f"--measure={m}"]])
-        case["opts_full"] += ["-m", m]
-        shared = [x for x in measure_args(case["opts_full"]) if x.split(".")[0] in GAIN_SHARED]
-        if len(shared) > 1 and any("." in x for x in shared) or any("." in x for x in shared) \
-                and "all_trec" in measure_args(case["opts_full"]):
-            feats.add("gain_shared")
+        _add_gain_measure(r, case, _big_gain_measure(r, case))
         feats.add("big_gains")
     if r.random() < 0.03:
         o = r.choice(HELP_VERSION)

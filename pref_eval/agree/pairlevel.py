@@ -236,19 +236,9 @@ def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
         out.append(statistic(boot, name, "", LEVEL, "repeat_identical", T, ratio, denominator))
         ok = rep & (cat >= 0)
         M = int(member.max()) + 1 if len(member) else 1
-        unit = pi[ok].astype(np.int64) * M + member[ok]
-        units, inv = np.unique(unit, return_inverse=True)
-        cnt = np.zeros((len(units), 3), dtype=np.int64)
-        np.add.at(cnt, (inv, cat[ok].astype(np.int64)), 1)
-        uq = np.zeros(len(units), dtype=np.int64)
-        uq[inv] = q[ok]
+        cnt, uq = _unit_counts(pi[ok].astype(np.int64) * M + member[ok], cat[ok], q[ok])
+        out += _fleiss_record(cnt, uq, nq, boot, name, "repeat_fleiss_kappa_m")
         m = cnt.sum(-1)
-        R = _modal_raters(m)
-        if R:
-            rows = np.flatnonzero(m == R)
-            out.append(statistic(boot, name, "", LEVEL, f"repeat_fleiss_kappa_m{R}",
-                                 per_query_sums(uq[rows], nq, _fleiss_columns(cnt, rows)), fleiss_factory(R),
-                                 lambda S: S[..., 0]))
         multi = m >= 2
         n_units = float(multi.sum())
         if n_units:
@@ -257,19 +247,29 @@ def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
                                  lambda S: np.asarray(n_units)))
     if len(member) and member.max() >= 1:  # judgments with an ensemble's votes
         ok = cat >= 0
-        lines_, inv = np.unique(judgment[ok], return_inverse=True)
-        cnt = np.zeros((len(lines_), 3), dtype=np.int64)
-        np.add.at(cnt, (inv, cat[ok].astype(np.int64)), 1)
-        lq = np.zeros(len(lines_), dtype=np.int64)
-        lq[inv] = q[ok]
-        m = cnt.sum(-1)
-        mm_ = _modal_raters(m)
-        if mm_:
-            rows = np.flatnonzero(m == mm_)
-            out.append(statistic(boot, name, "", LEVEL, f"members_fleiss_kappa_m{mm_}",
-                                 per_query_sums(lq[rows], nq, _fleiss_columns(cnt, rows)), fleiss_factory(mm_),
-                                 lambda S: S[..., 0]))
+        cnt, lq = _unit_counts(judgment[ok], cat[ok], q[ok])
+        out += _fleiss_record(cnt, lq, nq, boot, name, "members_fleiss_kappa_m")
     return out
+
+
+def _unit_counts(unit: np.ndarray, cat: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per distinct unit id (sorted): its votes' counts by category lo / tie / hi, and its query."""
+    units, inv = np.unique(unit, return_inverse=True)
+    cnt = np.zeros((len(units), 3), dtype=np.int64)
+    np.add.at(cnt, (inv, cat.astype(np.int64)), 1)
+    uq = np.zeros(len(units), dtype=np.int64)
+    uq[inv] = q
+    return cnt, uq
+
+
+def _fleiss_record(cnt: np.ndarray, uq: np.ndarray, nq: int, boot: Bootstrap, name: str, stem: str) -> list[Record]:
+    """Fleiss' kappa over the units with the modal number R (>= 2) of votes, named ``{stem}{R}``; none without."""
+    R = _modal_raters(cnt.sum(-1))
+    if not R:
+        return []
+    rows = np.flatnonzero(cnt.sum(-1) == R)
+    return [statistic(boot, name, "", LEVEL, f"{stem}{R}", per_query_sums(uq[rows], nq, _fleiss_columns(cnt, rows)),
+                      fleiss_factory(R), lambda S: S[..., 0])]
 
 
 def _position_bias(mt: Matched, k: int, boot: Bootstrap) -> Record:
