@@ -539,6 +539,21 @@ def test_doc_figures_are_the_scripts():
     assert doc_figures.repeat_share(3, 2) == 0.5  # n = 3: one cycle holds all 3 pairs, so cycle 2 repeats them
 
 
+def test_doc_figures_help(monkeypatch, capsys):
+    """``tools/doc_figures.py --help`` prints its usage and the figures' names (it answered "unknown figure
+    '--help'", exit 1: n30); an unknown name still exits with a one-line message."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import doc_figures
+
+    monkeypatch.setattr(sys, "argv", ["doc_figures.py", "--help"])
+    doc_figures.main()
+    out = capsys.readouterr().out
+    assert out.startswith("python tools/doc_figures.py [") and "figures: repeated-pairs" in out
+    monkeypatch.setattr(sys, "argv", ["doc_figures.py", "bogus"])
+    with pytest.raises(SystemExit, match="unknown figure 'bogus'"):
+        doc_figures.main()
+
+
 def test_tournament_top_set_size_from_the_figure3_columns():
     """``bench/figure3.py --prose`` derives the tournament table's mean top-set size from figure3's columns: (best
     items in the top set: one found + 2 × both found, + other items returned) / repetitions. On a matrix with two

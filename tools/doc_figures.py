@@ -106,6 +106,10 @@ def figures(names: list[str] | None = None) -> list[tuple[str, str]]:
 
 def main() -> None:
     names = sys.argv[1:]
+    if any(n in ("-h", "--help") for n in names):
+        print((__doc__ or "").split("\n\n", 2)[1].strip())
+        print(f"figures: {', '.join(FIGURES)}")
+        return
     unknown = [n for n in names if n not in FIGURES]
     if unknown:
         sys.exit(f"doc_figures.py: unknown figure {unknown[0]!r} (one of {', '.join(FIGURES)})")
