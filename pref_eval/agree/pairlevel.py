@@ -225,14 +225,8 @@ def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
     if rep.any():
         n_rep = int((per_pair >= 2).sum())
         out.append(count(name, "", LEVEL, "repeat_pairs", n_rep))
-        lines: dict[int, dict[int, list]] = {}
-        for p_, jj, mm, v in zip(pi[rep].tolist(), judgment[rep].tolist(), member[rep].tolist(), value[rep].tolist(),
-                                 strict=True):
-            lines.setdefault(p_, {}).setdefault(jj, []).append((mm, None if v != v else round(v, 12)))
-        same = {p_: len({tuple(sorted(x)) for x in by_line.values()}) == 1 for p_, by_line in lines.items()}
-        pq = {p_: int(q[np.flatnonzero(pi == p_)[0]]) for p_ in same}
-        T = per_query_sums(np.array(list(pq.values()), dtype=np.int64), nq,
-                           [np.array([float(same[p_]) for p_ in pq]), np.ones(len(pq))])
+        pair_q, same = _identical_lines(pi, judgment, member, value, q, rep)
+        T = per_query_sums(pair_q, nq, [same.astype(float), np.ones(len(same))])
         out.append(statistic(boot, name, "", LEVEL, "repeat_identical", T, ratio, denominator))
         ok = rep & (cat >= 0)
         M = int(member.max()) + 1 if len(member) else 1
@@ -250,6 +244,40 @@ def repeat_records(mt: Matched, k: int, boot: Bootstrap) -> list[Record]:
         cnt, lq = _unit_counts(judgment[ok], cat[ok], q[ok])
         out += _fleiss_record(cnt, lq, nq, boot, name, "members_fleiss_kappa_m")
     return out
+
+
+def _identical_lines(pi: np.ndarray, judgment: np.ndarray, member: np.ndarray, value: np.ndarray, q: np.ndarray,
+                     rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per repeat pair (the votes ``rep`` selects): its query, and whether all its lines hold the same votes -- the
+    same (member, value) multiset, values rounded to 12 decimals (Python's ``round``, once per distinct value), NaN
+    equal to NaN. Vectorised: the votes sorted by (pair, line, member, value), each line compared position by
+    position with its pair's first line."""
+    pr, jr, mr, vr = pi[rep], judgment[rep], member[rep], value[rep]
+    nan = vr != vr
+    distinct, at = np.unique(vr[~nan], return_inverse=True)
+    _, rounded = np.unique(np.array([round(x, 12) for x in distinct.tolist()], dtype=float), return_inverse=True)
+    code = np.full(len(vr), -1, dtype=np.int64)
+    code[~nan] = rounded.reshape(-1)[at.reshape(-1)]
+    o = np.lexsort((code, mr, jr, pr))
+    pr, jr, mr, code = pr[o], jr[o], mr[o], code[o]
+    line_new = np.r_[True, (pr[1:] != pr[:-1]) | (jr[1:] != jr[:-1])]
+    starts = np.flatnonzero(line_new)
+    line_id = np.cumsum(line_new) - 1
+    k = np.arange(len(pr)) - starts[line_id]  # position in the line
+    line_len = np.diff(np.r_[starts, len(pr)])
+    pair_new = np.r_[True, pr[1:] != pr[:-1]]
+    pair_id = np.cumsum(pair_new) - 1
+    first_line = line_id[np.flatnonzero(pair_new)]
+    ref = first_line[pair_id]
+    ref_at = starts[ref] + np.minimum(k, line_len[ref] - 1)
+    differs = (k >= line_len[ref]) | (mr[ref_at] != mr) | (code[ref_at] != code)
+    line_pair = pair_id[starts]
+    bad = np.zeros(len(first_line), dtype=bool)
+    bad[pair_id[differs]] = True
+    bad[line_pair[line_len != line_len[first_line[line_pair]]]] = True
+    pairs = pr[np.flatnonzero(pair_new)]
+    seen, first = np.unique(pi, return_index=True)
+    return q[first[np.searchsorted(seen, pairs)]].astype(np.int64), ~bad
 
 
 def _unit_counts(unit: np.ndarray, cat: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
