@@ -1,7 +1,8 @@
 """A paper's results table: runs whose names hold LaTeX / Markdown specials, ids that spreadsheet readers
 mangle (001, 1e5, NaN), a baseline that is not the first run. Oracles outside the project: ir_measures
 (per-query values), scipy.stats + statsmodels' multipletests (markers), markdown-it-py's GFM table parser,
-a LaTeX text-mode reader written from the LaTeX font-encoding rules (no TeX engine on the test machines),
+a LaTeX text-mode reader written from the LaTeX font-encoding rules (pdflatex itself: tests/test_latex_compiles.py,
+where it is installed),
 pandas.read_csv / read_json with the calls docs/zelo_compare.md gives."""
 from __future__ import annotations
 
