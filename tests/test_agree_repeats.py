@@ -156,3 +156,21 @@ def test_identical_lines_is_the_definition():
         assert len(same) == len(want)
         checked += 1
     assert checked > 400
+
+
+def test_copies_are_warned_about_on_stderr_and_quiet_silences(tmp_path):
+    """repeat_identical = 1 (every repeat pair's lines hold the same votes) measures no self-consistency: zelo_agree
+    says so on stderr for that judge only; -Q silences it and stdout is the same either way."""
+    from cli_harness import run_module_inproc
+
+    copies = write(tmp_path / "a.jsonl", [("q1", "a", "b", [1, -1]), ("q1", "a", "b", [1, -1]),
+                                          ("q1", "c", "d", [1, 1]), ("q1", "c", "d", [1, 1])])
+    asked = write(tmp_path / "b.jsonl", [("q1", "a", "b", [1, -1]), ("q1", "a", "b", [1, 1]),
+                                         ("q1", "c", "d", [1, 1]), ("q1", "c", "d", [1, 1])])
+    args = ["-J", asked, "-J", copies, "-n", "asked", "-n", "copies", "-l", "pair", "--resamples", "0"]
+    res, quiet = run_module_inproc("agree", args), run_module_inproc("agree", [*args, "-Q"])
+    assert res.returncode == quiet.returncode == 0, res.stderr
+    warned = [x for x in res.stderr.splitlines() if "warning" in x]
+    assert len(warned) == 1 and warned[0].startswith("zelo_agree: warning: copies: every one of its 2 pairs"), \
+        res.stderr
+    assert quiet.stderr == "" and quiet.stdout == res.stdout

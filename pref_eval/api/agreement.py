@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError
@@ -37,6 +37,7 @@ def agree(
     output_format: str = "text",
     digits: int = 4,
     inputs: InputOptions | None = None,
+    log: Any = None,
 ) -> list:
     """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
 
@@ -47,7 +48,9 @@ def agree(
     With ``output`` (``-`` = stdout) they are written as ``zelo_agree``
     writes them (``output_format``, ``digits``); an output that is one of
     ``inputs`` (default the judgment and run files) is refused before
-    anything is read.
+    anything is read. ``log`` a :class:`~pref_eval.log.Log` for warnings (default silent): a judge whose
+    every repeat pair holds the same votes on each of its lines (``repeat_identical`` = 1) is warned about --
+    copies of one answer measure no self-consistency.
     """
     from ..agree.report import agreement_report
 
@@ -80,6 +83,8 @@ def agree(
         resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
         consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
         tests=tests, correction=correction, alpha=alpha)
+    if log is not None:
+        _warn_copies(records, log)
     if output is not None:
         from ..output.agree import write_records
         from ..output.atomic import command_output
@@ -87,3 +92,15 @@ def agree(
         with command_output(output, own) as out:
             write_records(out, records, output_format, digits)
     return records
+
+
+def _warn_copies(records: list, log: Any) -> None:
+    """A warning per judge whose repeat pairs all hold the same votes on every line (``repeat_identical`` = 1):
+    the lines are copies of one answer (a ``zelo_judge -o`` of a pairs list naming a pair twice) or a judge that
+    always answers the same -- its ``repeat_*`` figures then measure nothing (docs/zelo_agree.md)."""
+    pairs = {r.judge_a: r.value for r in records if r.statistic == "repeat_pairs"}
+    for r in records:
+        if r.statistic == "repeat_identical" and r.value == 1.0:
+            log.warn(f"{r.judge_a}: every one of its {pairs.get(r.judge_a, 0):.0f} pairs judged on several lines holds "
+                     "the same votes on each line: copies of one answer (zelo_judge -o of a pairs list that names a "
+                     "pair twice?) measure no self-consistency; ask again and give zelo_judge export's file")
