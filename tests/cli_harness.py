@@ -197,3 +197,19 @@ def check_contract(res: Result, *, script: str, expect: set[int] | None = None,
         if long:  # a message echoing a 100 KB value is shortened (pref_eval.errors.shortened)
             problems.append(f"a message line of {len(long[0])} characters: {long[0][:200]!r}...")
     return problems
+
+
+def judge_env(**extra: str) -> dict[str, str]:
+    """The environment for a zelo_judge test: no OPENAI_API_KEY / OPENAI_BASE_URL of the machine's (a test names
+    its stand-in server and key itself), PYTHONPATH the checkout, then ``extra``."""
+    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    e["PYTHONPATH"] = str(ROOT)
+    e.update(extra)
+    return e
+
+
+def run_judge_inproc(*args, cwd: Path | str = ".") -> subprocess.CompletedProcess:
+    """``zelo_judge ARGS`` in process with :func:`judge_env`; a traceback fails the test."""
+    p = run_module_inproc("judge", [str(a) for a in args], cwd, env=judge_env())
+    assert "Traceback" not in p.stderr, p.stderr
+    return p

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -24,6 +23,7 @@ import pytest
 pytest.importorskip("openai")
 web = pytest.importorskip("aiohttp.web")
 
+from cli_harness import judge_env  # noqa: E402
 from conftest import server_factory  # noqa: E402
 from test_zelo_judge import zj as zj_inproc  # noqa: E402
 
@@ -156,9 +156,7 @@ def hostile():
 
 
 def env(**extra):
-    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    e.update(PYTHONPATH=str(ROOT), OPENAI_API_KEY=KEY, **extra)
-    return e
+    return judge_env(OPENAI_API_KEY=KEY, **extra)
 
 
 def texts(tmp_path, nq=2, nd=3):

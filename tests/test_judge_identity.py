@@ -5,13 +5,12 @@ a warning, never as a second judge (pref_eval/judge/spec.py)."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from cli_harness import run_module_inproc
+from cli_harness import run_judge_inproc
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("openai")
@@ -22,11 +21,7 @@ PAIRS = [("q1", "a", "b"), ("q1", "c", "d"), ("q1", "b", "c"), ("q1", "d", "a")]
 
 
 def zj(*args, cwd):
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env["PYTHONPATH"] = str(ROOT)
-    p = run_module_inproc("judge", [str(a) for a in args], cwd, env=env)
-    assert "Traceback" not in p.stderr, p.stderr
-    return p
+    return run_judge_inproc(*args, cwd=cwd)
 
 
 def setup_files(tmp_path):

@@ -6,13 +6,12 @@ judge that records the texts it is given."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from cli_harness import run_module_inproc
+from cli_harness import run_judge_inproc
 
 pytest.importorskip("aiohttp")
 pytest.importorskip("openai")
@@ -21,11 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def zj(*args, cwd):
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env["PYTHONPATH"] = str(ROOT)
-    p = run_module_inproc("judge", [str(a) for a in args], cwd, env=env)
-    assert "Traceback" not in p.stderr, p.stderr
-    return p
+    return run_judge_inproc(*args, cwd=cwd)
 
 
 def zbench_pairs(pairs, query=lambda q: f"QID={q} what is it?", content=lambda q, d: f"DOC={d} about {q}"):

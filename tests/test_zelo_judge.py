@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_harness import run_module_inproc
+from cli_harness import judge_env, run_module_inproc
 from conftest import kill_when_stored
 
 pytest.importorskip("openai")
@@ -29,10 +29,7 @@ TOY = ROOT / "tools" / "toy_judge.py"
 
 
 def env(**extra):
-    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    e["PYTHONPATH"] = str(ROOT)
-    e.update(extra)
-    return e
+    return judge_env(**extra)
 
 
 def zj(*args, check=True, timeout=120, **kw):

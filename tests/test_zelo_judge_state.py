@@ -14,7 +14,6 @@ Checked against independent re-derivations, not against zelo_judge's own earlier
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_harness import run_module_inproc
+from cli_harness import judge_env, run_module_inproc
 from conftest import kill_when_stored
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,9 +31,7 @@ TOY = ROOT / "tools" / "toy_judge.py"
 
 
 def env():
-    e = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    e["PYTHONPATH"] = str(ROOT)
-    return e
+    return judge_env()
 
 
 def zj(*args, check=True, timeout=300):
