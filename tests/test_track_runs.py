@@ -359,7 +359,7 @@ def test_zelo_compare_keep_going_equals_the_good_runs_alone(tmp_path):
     lines = kept.stderr.splitlines()
     assert [x.split(":")[1].strip() for x in lines[:3]] == ["short.run", "missing.run", "dup.run"]  # reads first
     assert lines[-1] == ("zelo_compare: 3 of 6 runs not compared (--keep-going; their errors above): "
-                         "short.run, missing.run, dup.run")
+                         "short.run, dup.run, missing.run")  # in the order given, as zelo_eval (k31)
     few = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "short.run"], ws)
     assert few.returncode == 2 and "fewer than two runs left to compare" in few.stderr
     for bad in (["-m", "rpp", "good.run", "other.run"], ["-P", "q.txt"]):

@@ -167,16 +167,30 @@ def _registry_rows(qrels: str, given: dict[str, Any], registry: list[str], *, co
     that cannot be read or evaluated left out (named on stderr and in ``skipped``), refused when fewer than two
     are left."""
     from ..errors import EvaluationError
+    from ..io.textfile import display_name
     from .measures import _evaluate_rows
 
+    paths = given
     if skipped is not None:
         given = _readable_runs(given, skipped, log)
     rows = _evaluate_rows(qrels, given, registry, complete=complete, level=level, depth=depth, jobs=jobs,
                           warn_missing=False, warn_topic_all=False, log=log, skipped=skipped)
     if skipped and len(given) - len([s for s in skipped if s in given]) < 2:
-        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {', '.join(skipped)} "
+        gone = ", ".join(display_name(p) for n, p in paths.items() if n in skipped)
+        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {gone} "
                               "could not be evaluated; nothing written")
     return rows
+
+
+def _left_out(skipped: list[str], runs: Sequence[str], run_id_mode: str | None,
+              run_names: Sequence[str]) -> dict[str, str]:
+    """``zelo_compare --keep-going``: ``{run id: path as given}`` of the runs left out, in the order given (the
+    messages name a run by what the user typed, as zelo_eval's do, not by its ``--name`` label)."""
+    from ..io.run_ids import run_ids
+    from ..io.textfile import display_name
+
+    ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
+    return {n: display_name(p) for n, p in zip(ids, runs, strict=True) if n in skipped}
 
 
 def _readable_runs(given: dict[str, Any], skipped: list[str], log: Any) -> dict[str, Any]:

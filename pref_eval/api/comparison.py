@@ -130,8 +130,12 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
         run_names=run_names, log=log, skipped=skipped)
-    if skipped and baseline is not None:
-        _check_baseline_kept(baseline, skipped)
+    if skipped:  # named by path, in the order given, as zelo_eval names them (the ids were the labels)
+        from ._metric_mode import _left_out
+
+        gone = _left_out(skipped, runs, run_id_mode, run_names)
+        if baseline is not None:
+            _check_baseline_kept(baseline, skipped, gone)
     df, pref_df = _split_preference_rows(df)
     run_sel, measure_sel = _comparison_selection(df, pref_df, qrels=qrels, runs=runs, measures=measures)
     settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
@@ -159,7 +163,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         from ..errors import EvaluationError
 
         raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared (--keep-going; their errors "
-                              f"above): {', '.join(skipped)}")
+                              f"above): {', '.join(gone.values())}")
     return text
 
 
@@ -286,7 +290,7 @@ def _refuse_summary_only(measures: Sequence[str]) -> None:
                              "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
 
 
-def _check_baseline_kept(name: str, skipped: list[str]) -> None:
+def _check_baseline_kept(name: str, skipped: list[str], paths: dict[str, str]) -> None:
     """``--keep-going``: a baseline that is one of the runs left out is said so (not 'not one of the runs')."""
     try:
         gone = _resolve_run(name, skipped)
@@ -294,8 +298,8 @@ def _check_baseline_kept(name: str, skipped: list[str]) -> None:
         return
     from ..errors import EvaluationError
 
-    raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: {gone} left out, its error "
-                          "above); nothing written")
+    raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: {paths[gone]} left out, its "
+                          "error above); nothing written")
 
 
 def _resolve_run(name: str, runs: list[str]) -> str:
@@ -462,6 +466,9 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     from ..stats.orderings import compare_orderings as correlate
     from ._inputs import _check_float, _check_int
 
+    if fmt not in ("text", "markdown", "csv", "jsonl"):  # before any reading or warning (was after the warnings)
+        raise UsageError("--orderings supports -o text, markdown, csv or jsonl"
+                         + (f" (got {fmt!r})" if fmt != "latex" else ""))
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int("--digits", digits, 0, 17)
     _check_int("rbo_depth", rbo_depth, 1, optional=True)
@@ -485,8 +492,6 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
         log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out"
                  + (" (but for RBO, --rbo-lists prefix)" if "rbo_min" in res
                     else " (RBO of the whole orderings: --rbo-lists prefix)" if "rbo" in res else ""))
-    if fmt == "latex":
-        raise UsageError("--orderings supports -o text, markdown, csv or jsonl")
     text = format_orderings(res, fmt, f"{a} ({desc_a})", f"{b} ({desc_b})", digits)
     if output is not None:
         from ..output.atomic import command_output

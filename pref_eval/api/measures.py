@@ -80,7 +80,7 @@ def evaluate_run_group(piece: tuple, progress: Any = None) -> list:
             [ranked], [miss] = col.runs, col.missing
             del col
             if ranked.nq == 0:  # raised here, before any missing-topics warning of the callers: one line
-                raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else n, run.qid_values,
+                raise no_common_topics(str(r) if isinstance(r, (str, os.PathLike)) else run.source, run.qid_values,
                                        q.source, qi.qids)
         except (InputError, EvaluationError) as err:
             if not keep_going:
