@@ -72,3 +72,55 @@ def test_orderings_latex_refused_before_any_warning(tmp_path):
     assert res.stderr == "zelo_compare: --orderings supports -o text, markdown, csv or jsonl\n"
     res = run_inproc("zelo_compare", ["--orderings", "missing.tsv", b, "-o", "latex"], tmp_path)
     assert res.stderr == "zelo_compare: --orderings supports -o text, markdown, csv or jsonl\n"
+
+
+# -- -o topics-csv / topics-jsonl: the per-topic table of -o topics in the other long-table formats
+
+FOURTH = "1 Q0 a 1 9 f\n1 Q0 c 2 8 f\n"  # AP 1 on topic 1; lacks topic 2
+
+
+@pytest.mark.slow  # pandas' import: ~1.5 s
+def test_topics_csv_and_jsonl_hold_the_tsv_table(tmp_path):
+    """The CSV read by pandas (a run named with a comma and a quote: quoted cells) and the JSON lines equal the TSV
+    table read by pandas, and hand-worked AP (test_track_runs.AP): a run lacking a topic is an empty cell / null."""
+    import io
+    import json
+
+    import pandas as pd
+
+    from test_track_runs import AP
+
+    ws = _files(tmp_path)
+    (ws / "fourth.run").write_text(FOURTH)
+    argv = ["-R", "q.txt", "-m", "map", "-m", "num_rel_ret", "-Q", "--name", 'fourth.run=f,"4"', "good.run",
+            "other.run", "fourth.run"]
+    got = {f: run_inproc("zelo_eval", [*argv, "-o", f], ws) for f in ("topics", "topics-csv", "topics-jsonl")}
+    assert all(r.returncode == 0 for r in got.values()), {f: r.stderr for f, r in got.items()}
+    tsv = pd.read_csv(io.BytesIO(got["topics"].stdout), sep="\t", dtype={"qid": str}, quoting=3)
+    csv_ = pd.read_csv(io.BytesIO(got["topics-csv"].stdout), dtype={"qid": str})
+    assert list(csv_.columns) == ["qid", "measure", "runs", "min", "median", "max", "good.run", "other.run",
+                                  'f,"4"']
+    assert list(tsv.columns) == list(csv_.columns)  # TSV cells are never quoted (QUOTE_NONE reads them raw)
+    pd.testing.assert_frame_equal(csv_, tsv)
+    lines = [json.loads(x) for x in got["topics-jsonl"].stdout.decode().splitlines()]
+    assert [(d["qid"], d["measure"]) for d in lines] == list(zip(tsv.qid, tsv.measure, strict=True))
+    ap = lines[[(d["qid"], d["measure"]) for d in lines].index(("1", "map"))]
+    assert ap["runs"] == 3 and ap["values"] == pytest.approx({"good.run": AP["good.run"]["1"],
+                                                              "other.run": 1.0, 'f,"4"': 1.0})
+    two = lines[[(d["qid"], d["measure"]) for d in lines].index(("2", "map"))]
+    assert two["values"]['f,"4"'] is None and two["runs"] == 2
+    assert two["median"] == pytest.approx((AP["good.run"]["2"] + AP["other.run"]["2"]) / 2)
+    rel = lines[[(d["qid"], d["measure"]) for d in lines].index(("1", "num_rel_ret"))]
+    assert rel["values"] == {"good.run": 2, "other.run": 2, 'f,"4"': 2} and isinstance(rel["min"], int)
+    for d in lines:
+        row = tsv[(tsv.qid == d["qid"]) & (tsv.measure == d["measure"])].iloc[0]
+        assert [d[k] for k in ("runs", "min", "median", "max")] == pytest.approx(
+            [row[k] for k in ("runs", "min", "median", "max")])
+
+
+@pytest.mark.parametrize("fmt", ["topics-csv", "topics-jsonl"])
+def test_topics_formats_refused_outside_metric_mode(tmp_path, fmt):
+    ws = _files(tmp_path)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "rpp", "-o", fmt, "good.run", "other.run"], ws)
+    assert res.returncode == 2 and res.stderr == (f"zelo_eval: -o {fmt} is a table of trec_eval measures (metric "
+                                                  "mode), not of preference measures\n")

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 _WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
 
 
+TOPICS = ("topics", "topics-csv", "topics-jsonl")  # per topic and measure across runs: TSV, CSV, JSON lines
+
+
 _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
@@ -61,10 +64,11 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.trec import write_trec_blocks
 
                 write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
-            elif fmt == "topics":
+            elif fmt in TOPICS:
                 from ..output.table import long_rows, write_topics
 
-                write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids)
+                write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
+                             fmt)
             else:
                 from ..output.table import WRITERS, long_rows
 

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
-from ._metric_mode import _MANY_RUNS, _WIDE, _metric_mode, _warn_topic_all
+from ._metric_mode import _MANY_RUNS, _WIDE, TOPICS, _metric_mode, _warn_topic_all
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv",
-           "topics")  # zelo_eval -o
+           *TOPICS)  # zelo_eval -o
 
 
 WIDE = _WIDE  # runs × measures (zelo_compare's report table)
@@ -50,8 +50,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
       ``samples``, ``seed``) and ``head`` apply here;
     * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
       tables, a runs × measures table ``text|markdown|latex|wide-csv``
-      with a paired t-test and Holm's correction, or ``topics``: per topic and
-      measure the min / median / max over the runs and each run's value); ``complete``, ``level``,
+      with a paired t-test and Holm's correction, or ``topics`` / ``topics-csv`` / ``topics-jsonl``: per
+      topic and measure the min / median / max over the runs and each run's value); ``complete``, ``level``,
       ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
     * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
 
@@ -95,8 +95,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
-        if fmt == "topics":
-            raise UsageError(f"-o topics applies to metric mode (trec_eval measures), not to a zELO score file "
+        if fmt in TOPICS:
+            raise UsageError(f"-o {fmt} applies to metric mode (trec_eval measures), not to a zELO score file "
                              f"({qrels})")
         if keep_going:
             raise UsageError(f"--keep-going applies to metric mode (trec_eval measures), not to a zELO score "
@@ -112,8 +112,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     if trec9 and prefs:
         raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")
-    if prefs and fmt == "topics":
-        raise UsageError("-o topics is a table of trec_eval measures (metric mode), not of preference measures")
+    if prefs and fmt in TOPICS:
+        raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
     if prefs and keep_going:
         raise UsageError("--keep-going applies to metric mode (trec_eval measures: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")

@@ -20,7 +20,8 @@ from .param_types import SEED, Finite
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv", "topics")  # = api.FORMATS
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv", "topics", "topics-csv",
+           "topics-jsonl")  # = api.FORMATS
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
@@ -59,8 +60,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
               help="Keep the top K documents of each ranking (pref_eval.py's --topk).")
 @click.option("-o", "--output-format", "fmt", default=None, type=click.Choice(FORMATS),
               help="pref: pref_eval.py's JSON lines (default with >= 2 runs); trec: trec_eval blocks "
-                   "(default with 1 run); tsv, csv, jsonl: long tables; topics: per topic and measure the "
-                   "min / median / max over the runs and each run's value (a TSV column per run).")
+                   "(default with 1 run); tsv, csv, jsonl: long tables; topics (TSV), topics-csv, topics-jsonl: per "
+                   "topic and measure the min / median / max over the runs and each run's value (a column per "
+                   "run); text, markdown, latex, wide-csv: runs x measures.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write results to FILE (default stdout).")
 @click.option("--reference", "reference", default=None, metavar="RUN",
               help="Compare RUN (run id or file) with every other run instead of all pairs.")

@@ -100,7 +100,22 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str]) -> Iterator[list]:
         yield [qid, measure, len(vals), lo, float(np.median(a)), hi, *(got.get(r, "") for r in runs)]
 
 
-def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str]) -> None:
-    """:func:`topic_table` as tab-separated lines (floats in full precision, as the long tables)."""
-    for r in topic_table(rows, runs):
-        out.write("\t".join(_text(x) for x in r) + "\n")
+def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics") -> None:
+    """:func:`topic_table` as tab-separated lines (``topics``), CSV (``topics-csv``: the same header and cells,
+    quoted where needed) or JSON lines (``topics-jsonl``: one object a row, ``qid, measure, runs, min, median,
+    max`` and ``values`` ``{run: value}``, null for a run lacking the topic: a run id cannot clash with a fixed
+    key); floats in full precision, as the long tables."""
+    table = topic_table(rows, runs)
+    if fmt == "topics-jsonl":
+        head = next(table)
+        for r in table:
+            obj = dict(zip(head[:6], r[:6], strict=True))
+            obj["values"] = {k: (None if v == "" else v) for k, v in zip(runs, r[6:], strict=True)}
+            out.write(json.dumps(obj) + "\n")
+    elif fmt == "topics-csv":
+        w = csv.writer(out, lineterminator="\n")
+        for r in table:
+            w.writerow([_text(x) for x in r])
+    else:
+        for r in table:
+            out.write("\t".join(_text(x) for x in r) + "\n")
