@@ -124,3 +124,77 @@ def test_topics_formats_refused_outside_metric_mode(tmp_path, fmt):
     res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "rpp", "-o", fmt, "good.run", "other.run"], ws)
     assert res.returncode == 2 and res.stderr == (f"zelo_eval: -o {fmt} is a table of trec_eval measures (metric "
                                                   "mode), not of preference measures\n")
+
+
+# -- zelo_pairs pool --contributions: each run's documents in the pool, those only it pooled, with --qrels the
+#    relevant ones and the relevant ones only it pooled (TREC overview papers' "unique relevant documents")
+
+from test_track_runs import POOL_A, POOL_B  # noqa: E402
+
+POOL_QRELS_REL = "1 0 d9 0\n2 0 e2 -1\n7 0 z 1\n1 0 d2 2\n3 0 x 1\n"
+
+
+def test_pool_contributions_hand_worked(tmp_path):
+    """Depth 2: a.run pools (1 d1) (1 d9) (2 e1); b.run (1 d1) (1 d2) (2 e1) (2 e2) (3 x) (10 y): shared d1 and e1,
+    so a.run alone holds d9 (1), b.run d2, e2, x, y (4); relevant (grade >= 1): b.run's d2 and x, both its own."""
+    (tmp_path / "a.run").write_text(POOL_A)
+    (tmp_path / "b.run").write_text(POOL_B)
+    (tmp_path / "j.qrels").write_text(POOL_QRELS_REL)
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--contributions", "c.tsv", "-Q", "a.run", "b.run"],
+                     tmp_path)
+    assert res.returncode == 0 and res.stdout.decode() == "1 d1\n1 d2\n1 d9\n10 y\n2 e1\n2 e2\n3 x\n"  # unchanged
+    assert (tmp_path / "c.tsv").read_text() == "run\tpooled\tunique\na.run\t3\t1\nb.run\t6\t4\nall\t7\t5\n"
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--qrels", "j.qrels", "--contributions", "-", "-o",
+                                    "p.txt", "-Q", "a.run", "b.run"], tmp_path)
+    assert res.returncode == 0 and (tmp_path / "p.txt").read_text() == "1 d1\n10 y\n2 e1\n"
+    assert res.stdout.decode() == ("run\tpooled\tunique\trelevant\tunique_relevant\na.run\t3\t1\t0\t0\n"
+                                   "b.run\t6\t4\t2\t2\nall\t7\t5\t2\t2\n")
+    for bad, says in ((["--contributions", "-"], "--contributions - and the pool would share stdout"),
+                      (["--contributions", "a.run"], "a.run")):
+        res = run_inproc("zelo_pairs", ["pool", "--depth", "2", *bad, "a.run", "b.run"], tmp_path)
+        assert res.returncode == 2 and res.stdout == b"" and says in res.stderr, res.stderr
+    assert (tmp_path / "a.run").read_text() == POOL_A
+
+
+def test_pool_contributions_keep_going_rows_of_the_good_runs(tmp_path):
+    (tmp_path / "a.run").write_text(POOL_A)
+    (tmp_path / "b.run").write_text(POOL_B)
+    (tmp_path / "short.run").write_text("1 Q0 a 1\n")
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--keep-going", "--contributions", "c.tsv", "-o", "p.txt",
+                                    "a.run", "./short.run", "b.run"], tmp_path)
+    assert res.returncode == 2 and res.stderr.splitlines()[-1] == (
+        "zelo_pairs: 1 of 3 runs not pooled (--keep-going; their errors above): ./short.run")
+    assert (tmp_path / "c.tsv").read_text() == "run\tpooled\tunique\na.run\t3\t1\nb.run\t6\t4\nall\t7\t5\n"
+
+
+@pytest.mark.slow  # pandas' import: ~1.5 s
+def test_pool_contributions_equal_pandas_on_the_shipped_runs(tmp_path):
+    """Each run's top N by pandas' sort (score desc, docno desc: trec_eval's rule); a document is unique when one
+    run alone has it (pandas' groupby count), relevant when the qrels grade it >= 1; row 'all' the pool's."""
+    import pandas as pd
+
+    runs = [ROOT / f"runs/{n}.run" for n in ("bm25", "dense", "rerank")]
+    qrels = ROOT / "qrels/dl19-sample.qrels"
+    j = pd.read_csv(qrels, sep=r"\s+", header=None, dtype=str, names=["qid", "it", "docno", "rel"])
+    rel = set(map(tuple, j[j.rel.astype(int) >= 1][["qid", "docno"]].to_numpy().tolist()))
+    for depth in (1, 10, 40):
+        tops = []
+        for k, r in enumerate(runs):
+            d = pd.read_csv(r, sep=r"\s+", header=None, dtype=str, names=["qid", "q0", "docno", "rank", "score", "t"])
+            d["score"] = d.score.astype(float)
+            d = d.sort_values(["qid", "score", "docno"], ascending=[True, False, False], kind="stable")
+            tops.append(d.groupby("qid").head(depth)[["qid", "docno"]].assign(run=k))
+        allt = pd.concat(tops)
+        allt["n"] = allt.groupby(["qid", "docno"]).run.transform("count")
+        allt["rel"] = [x in rel for x in zip(allt.qid, allt.docno, strict=True)]
+        want = ["run\tpooled\tunique\trelevant\tunique_relevant"]
+        for k, r in enumerate(runs):
+            t = allt[allt.run == k]
+            want.append(f"{r}\t{len(t)}\t{(t.n == 1).sum()}\t{t.rel.sum()}\t{(t.rel & (t.n == 1)).sum()}")
+        pool = allt.drop_duplicates(["qid", "docno"])
+        want.append(f"all\t{len(pool)}\t{(pool.n == 1).sum()}\t{pool.rel.sum()}\t{(pool.rel & (pool.n == 1)).sum()}")
+        res = run_inproc("zelo_pairs", ["pool", "--depth", str(depth), "--qrels", str(qrels), "-Q", "-o", "p.txt",
+                                        "--contributions", "-", *map(str, runs)], tmp_path)
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.decode().splitlines() == want, depth
+        assert sum(int(x.split("\t")[2]) for x in want[1:-1]) == int(want[-1].split("\t")[2])

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from .judging import judge, judge_export
     from .measures import (Evaluator, MeasureResults, Metric, calc_aggregate, evaluate, evaluate_run_group, evaluator,
                            extra_inputs, iter_calc)
-    from .pairing import pairs, pairs_add, pairs_init, pairs_next, pairs_pool, pairs_result, pairs_status
+    from .pairing import pairs, pairs_add, pairs_init, pairs_next, pairs_result, pairs_status
+    from .pooling import pairs_pool
     from .plotting import PlotImage, PlotValues, plot_calibration, plot_matrix, plot_pairs, plot_scores, plot_systems
     from .run_evaluation import FORMATS, MANY_RUNS, WIDE, evaluate_runs, preferences
     from .simulation import (SIGMA_MAX, simulate, simulate_adaptive, simulate_bandit, simulate_figure3,
@@ -37,7 +38,8 @@ _HOME = {
     "comparison": ("compare", "compare_runs", "compare_orderings"),
     "aggregation": ("aggregate",),
     "fitting": ("fit", "SE_CONDITION_WARN"),
-    "pairing": ("pairs", "pairs_init", "pairs_next", "pairs_add", "pairs_status", "pairs_result", "pairs_pool"),
+    "pairing": ("pairs", "pairs_init", "pairs_next", "pairs_add", "pairs_status", "pairs_result"),
+    "pooling": ("pairs_pool",),
     "simulation": ("simulate", "simulate_recovery", "simulate_bandit", "simulate_adaptive", "simulate_figure3",
                    "SIGMA_MAX"),
     "plotting": ("plot_matrix", "plot_scores", "plot_systems", "plot_pairs", "plot_calibration", "PlotImage",

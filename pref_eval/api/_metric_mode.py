@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 _WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
 
 
-TOPICS = ("topics", "topics-csv", "topics-jsonl")  # per topic and measure across runs: TSV, CSV, JSON lines
+_TOPICS = ("topics", "topics-csv", "topics-jsonl")  # per topic and measure across runs: TSV, CSV, JSON lines
 
 
 _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
@@ -64,7 +64,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.trec import write_trec_blocks
 
                 write_trec_blocks(out, results, ids, per_query=per_query, summary=summary, print_missing=not trec9)
-            elif fmt in TOPICS:
+            elif fmt in _TOPICS:
                 from ..output.table import long_rows, write_topics
 
                 write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
@@ -211,3 +211,19 @@ def _readable_runs(given: dict[str, Any], skipped: list[str], log: Any) -> dict[
             log.error(str(err))
             skipped.append(name)
     return out
+
+
+def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run_id_mode: str | None,
+                         run_names: Sequence[str]) -> None:
+    """``--keep-going``: a baseline that is one of the runs left out is said so (not 'not one of the runs')."""
+    from .comparison import _resolve_run
+
+    try:
+        gone = _resolve_run(name, skipped)
+    except UsageError:
+        return
+    from ..errors import EvaluationError
+
+    raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: "
+                          f"{_left_out(skipped, runs, run_id_mode, run_names)[gone]} left out, its error above); "
+                          "nothing written")

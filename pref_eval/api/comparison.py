@@ -130,12 +130,10 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
         run_names=run_names, log=log, skipped=skipped)
-    if skipped:  # named by path, in the order given, as zelo_eval names them (the ids were the labels)
-        from ._metric_mode import _left_out
+    if skipped and baseline is not None:
+        from ._metric_mode import _check_baseline_kept
 
-        gone = _left_out(skipped, runs, run_id_mode, run_names)
-        if baseline is not None:
-            _check_baseline_kept(baseline, skipped, gone)
+        _check_baseline_kept(baseline, skipped, runs, run_id_mode, run_names)
     df, pref_df = _split_preference_rows(df)
     run_sel, measure_sel = _comparison_selection(df, pref_df, qrels=qrels, runs=runs, measures=measures)
     settings = dict(correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
@@ -159,11 +157,12 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
         with command_output(output, own) as out:
             out.write(text)
-    if skipped:
+    if skipped:  # named by path, in the order given, as zelo_eval names them (the ids were the labels)
         from ..errors import EvaluationError
+        from ._metric_mode import _left_out
 
         raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared (--keep-going; their errors "
-                              f"above): {', '.join(gone.values())}")
+                              f"above): {', '.join(_left_out(skipped, runs, run_id_mode, run_names).values())}")
     return text
 
 
@@ -288,18 +287,6 @@ def _refuse_summary_only(measures: Sequence[str]) -> None:
             raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
                              "with no per-query values to test; "
                              "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
-
-
-def _check_baseline_kept(name: str, skipped: list[str], paths: dict[str, str]) -> None:
-    """``--keep-going``: a baseline that is one of the runs left out is said so (not 'not one of the runs')."""
-    try:
-        gone = _resolve_run(name, skipped)
-    except UsageError:
-        return
-    from ..errors import EvaluationError
-
-    raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: {paths[gone]} left out, its "
-                          "error above); nothing written")
 
 
 def _resolve_run(name: str, runs: list[str]) -> str:

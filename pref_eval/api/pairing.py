@@ -1,6 +1,6 @@
 """``zelo_pairs``: :func:`pairs` (random cycles) and a judging session kept in a state file:
-:func:`pairs_init`, :func:`pairs_next`, :func:`pairs_add`, :func:`pairs_status`, :func:`pairs_result`;
-:func:`pairs_pool` (a depth-N pool of runs, ``qid docno`` lines).
+:func:`pairs_init`, :func:`pairs_next`, :func:`pairs_add`, :func:`pairs_status`, :func:`pairs_result`
+(the depth-N pool of ``zelo_pairs pool``, :func:`pairs_pool`, is in :mod:`pref_eval.api.pooling`).
 """
 from __future__ import annotations
 
@@ -412,87 +412,3 @@ def _check_result_qrels(topics: dict[str, Any], grades: dict[str, dict[str, floa
             if g.get(d, 0) <= 0:
                 raise InputError(qrels, 0, f"topic {topic}: document {d!r} of the top set is not graded > 0 in "
                                            "this file; give the qrels the state was started from")
-
-
-def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, output: str | None = "-",
-               keep_going: bool = False, trec9: bool = False, log: Any = None,
-               inputs: InputOptions | None = None) -> list[tuple[str, str]]:
-    """A depth-``depth`` pool (``zelo_pairs pool``): ``(qid, docno)`` of every document in the top ``depth``
-    of some run for its topic, each once, sorted by qid then docno (byte order).
-
-    A run's top ``depth`` is taken in trec_eval's order (score descending, docno descending:
-    :func:`pref_eval.collection.trec_order`), so tied scores at the cut are decided as ``trec_eval -M``
-    decides them; every topic of a run counts (no qrels needed). With ``qrels`` the documents it already
-    judges for the topic (any grade) are left out. Written as ``qid docno`` lines to ``output`` (``-``:
-    stdout; ``None``: not written). ``keep_going``: a run that cannot be read is named on stderr
-    (``log.error``) and left out, the pool of the others written, then
-    :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
-    """
-    from ._inputs import _check_flags, _check_int, _path_list
-
-    _check_flags(keep_going=keep_going, trec9=trec9)
-    _check_int("depth", depth, 1)
-    runs = _path_list(runs, "runs")
-    if not runs:
-        raise UsageError("no run file given (usage: zelo_pairs pool --depth N [--qrels QRELS] RUN [RUN...])")
-    from ..io.run_ids import shortest_unique_suffixes
-
-    shortest_unique_suffixes(runs)  # the same file given twice is refused, as zelo_eval and cycles --run do
-    from ..log import Log
-
-    log = log or Log("zelo_pairs", quiet=True)
-    judged: set[tuple[bytes, bytes]] = set()
-    if qrels is not None:
-        from ..io.qrels import read_qrels
-
-        q = read_qrels(qrels)
-        judged = set(zip(q.qid.tolist(), q.docno.tolist(), strict=True))
-    found, bad = _pooled(runs, depth, trec9=trec9, keep_going=keep_going, log=log)
-    got = sorted(found - judged)
-    pool = [(a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")) for a, b in got]
-    if output is not None and len(bad) < len(runs):
-        from ..output.atomic import command_output
-
-        own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs))
-        with command_output(output, own) as out:
-            out.writelines(f"{a} {b}\n" for a, b in pool)
-    if bad:
-        from ..errors import EvaluationError
-        from ..io.textfile import display_name
-
-        names = ", ".join(display_name(r) for r in bad)
-        if len(bad) == len(runs):
-            raise EvaluationError(f"none of the {len(runs)} runs could be read (--keep-going): {names}; "
-                                  "nothing written")
-        raise EvaluationError(f"{len(bad)} of {len(runs)} runs not pooled (--keep-going; their errors above): "
-                              f"{names}")
-    runs_said = f"{len(runs)} run{'s' * (len(runs) != 1)}"
-    log.info(f"{len(pool)} documents for {len({a for a, _ in got})} topics from {runs_said} at depth {depth}"
-             + (f" ({len(found) - len(got)} already judged left out)" if qrels is not None else ""))
-    return pool
-
-
-def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
-            log: Any) -> tuple[set[tuple[bytes, bytes]], list[str]]:
-    """The union of every run's top ``depth`` (``(qid, docno)`` bytes), and the runs set aside under
-    ``keep_going`` (each named by ``log.error``)."""
-    import numpy as np
-
-    from ..collection import trec_order
-    from ..errors import EvaluationError
-    from ..io.runs import read_run
-
-    found: set[tuple[bytes, bytes]] = set()
-    bad: list[str] = []
-    for path in runs:
-        try:
-            run = read_run(path)
-            qids, counts, rows = trec_order(run, depth=depth, trec9=trec9)
-        except (InputError, EvaluationError) as err:
-            if not keep_going:
-                raise
-            log.error(str(err))
-            bad.append(path)
-            continue
-        found.update(zip(np.repeat(qids, counts).tolist(), run.docno[rows].tolist(), strict=True))
-    return found, bad

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
-from ._metric_mode import _MANY_RUNS, _WIDE, TOPICS, _metric_mode, _warn_topic_all
+from ._metric_mode import _MANY_RUNS, _WIDE, _TOPICS, _metric_mode, _warn_topic_all
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv",
-           *TOPICS)  # zelo_eval -o
+           *_TOPICS)  # zelo_eval -o
 
 
 WIDE = _WIDE  # runs × measures (zelo_compare's report table)
@@ -95,7 +95,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
-        if fmt in TOPICS:
+        if fmt in _TOPICS:
             raise UsageError(f"-o {fmt} applies to metric mode (trec_eval measures), not to a zELO score file "
                              f"({qrels})")
         if keep_going:
@@ -112,7 +112,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     if trec9 and prefs:
         raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")
-    if prefs and fmt in TOPICS:
+    if prefs and fmt in _TOPICS:
         raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
     if prefs and keep_going:
         raise UsageError("--keep-going applies to metric mode (trec_eval measures: -o trec, or -o tsv with "

@@ -183,22 +183,26 @@ def result_cmd(state: str, qrels: str | None, output: str | None, verify: bool, 
                    "others written; exit status 2 when a run was left out.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
               help="Rank as trec_eval 9.x / pytrec_eval (scores rounded to float32 first: more ties).")
+@click.option("--contributions", default=None, metavar="FILE",
+              help="Also write each run's contribution to the pool, tab-separated: run, pooled, unique (in no other "
+                   "run's top N), and with --qrels relevant, unique_relevant (grade >= 1); a last row 'all'.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write here, atomically (default stdout).")
 @quiet_option()
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
-def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, output: str | None, quiet: bool,
-             runs: tuple[str, ...]) -> int:
+def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contributions: str | None,
+             output: str | None, quiet: bool, runs: tuple[str, ...]) -> int:
     """A depth-N pool: 'qid docno' lines, the union of each run's top N per topic, sorted by qid then docno.
 
     \b
     zelo_pairs pool --depth 100 runs/*.run > pool.txt
     zelo_pairs pool --depth 20 --qrels judged.qrels --keep-going -o new.txt runs/*.run   (not yet judged)
+    zelo_pairs pool --depth 100 --qrels final.qrels --contributions unique.tsv -o /dev/null runs/*.run
     """
-    from ..api.pairing import pairs_pool
+    from ..api.pooling import pairs_pool
     from .common import command_options
 
-    pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", keep_going=keep_going, trec9=trec9,
-               log=Log("zelo_pairs", quiet), inputs=command_options())
+    pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
+               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), inputs=command_options())
     return 0
 
 
