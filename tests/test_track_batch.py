@@ -198,3 +198,45 @@ def test_pool_contributions_equal_pandas_on_the_shipped_runs(tmp_path):
         assert res.returncode == 0, res.stderr
         assert res.stdout.decode().splitlines() == want, depth
         assert sum(int(x.split("\t")[2]) for x in want[1:-1]) == int(want[-1].split("\t")[2])
+
+
+# -- zelo_eval --keep-going in preference mode: a pair's values depend on its two runs and the qrels only, so the
+#    output is that of the good runs alone (the oracle: the same command without the bad runs)
+
+@pytest.mark.parametrize("argv", [["-o", "pref", "-q"], ["-m", "rpp", "-m", "lexiprecision", "-m", "P@1", "-o", "tsv",
+                                                        "-q"],
+                                  ["-o", "pref", "--query_fraction", "0.5", "--label_fraction", "0.5",
+                                   "--samples", "3", "--seed", "7"],
+                                  ["-o", "pref", "--jobs", "2"], ["-o", "pref", "--reference", "other.run"]])
+def test_preference_keep_going_equals_the_good_runs_alone(tmp_path, argv):
+    ws = _files(tmp_path)
+    alone = run_inproc("zelo_eval", ["-R", "q.txt", *argv, "good.run", "other.run", "third.run"], ws)
+    kept = run_inproc("zelo_eval", ["-R", "q.txt", *argv, "--keep-going", "good.run", "short.run", "other.run",
+                                    "dup.run", "third.run", "missing.run"], ws)
+    assert alone.returncode == 0 and kept.returncode == 2, (alone.stderr, kept.stderr)
+    assert kept.stdout == alone.stdout and len(alone.stdout) > 100
+    lines = kept.stderr.splitlines()
+    assert [x.split(":")[1].strip() for x in lines[:3]] == ["short.run", "dup.run", "missing.run"]
+    assert lines[-1] == ("zelo_eval: 3 of 6 runs not evaluated (--keep-going; their errors above): short.run, "
+                         "dup.run, missing.run")
+
+
+def test_preference_keep_going_refusals(tmp_path):
+    ws = _files(tmp_path)
+    (ws / "out.jsonl").write_text("before\n")
+    base = ["-R", "q.txt", "--keep-going", "--output", "out.jsonl"]
+    res = run_inproc("zelo_eval", [*base, "good.run", "dup.run"], ws)
+    assert res.returncode == 2 and res.stderr.splitlines()[-1] == (
+        "zelo_eval: fewer than two runs left to compare (--keep-going): dup.run could not be evaluated; nothing "
+        "written")
+    res = run_inproc("zelo_eval", [*base, "--reference", "dup.run", "good.run", "./dup.run", "other.run"], ws)
+    assert res.returncode == 2 and res.stderr.splitlines()[-1] == (
+        "zelo_eval: --reference 'dup.run' could not be evaluated (--keep-going: ./dup.run left out, its error above); "
+        "nothing written")
+    res = run_inproc("zelo_eval", [*base, "dup.run", "short.run"], ws)
+    assert res.returncode == 2 and "none of the 2 runs could be evaluated" in res.stderr
+    assert (ws / "out.jsonl").read_text() == "before\n"
+    # one good run left is enough for a table of metrics (no pair to compare), as in metric mode
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "--keep-going", "-m", "rpp", "-m", "P@1", "-o", "tsv", "good.run",
+                                   "dup.run"], ws)
+    assert res.returncode == 2 and res.stdout.decode().splitlines()[1:] == ["good.run\t\tall\tP@1\t1.0"]

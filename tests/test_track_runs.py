@@ -120,10 +120,14 @@ def test_keep_going_all_good_exits_0(tmp_path):
 
 @pytest.mark.parametrize("argv", [["-o", "pref", "good.run", "other.run"],
                                   ["-m", "rpp", "-o", "tsv", "good.run", "other.run"]])
-def test_keep_going_refused_in_preference_mode(tmp_path, argv):
+def test_keep_going_refused_where_the_labels_depend_on_every_run(tmp_path, argv):
+    """Preference mode takes --keep-going since session 22 (tests/test_track_batch.py), but not with the 'pool'
+    label policy: the labels kept are those most runs retrieve, so leaving a run out changes the others' numbers."""
     ws = _files(tmp_path)
-    res = run_inproc("zelo_eval", ["-R", "q.txt", "--keep-going", *argv], ws)
-    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: --keep-going applies to metric mode")
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "--keep-going", "--label_fraction", "0.5",
+                                   "--label_fraction_policy", "pool", *argv], ws)
+    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: --keep-going is refused with "
+                                                         "--label_fraction_policy pool")
 
 
 def test_shipped_runs_keep_going_equals_them_alone(tmp_path):

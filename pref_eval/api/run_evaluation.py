@@ -61,10 +61,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
     Values as :func:`evaluate` and :func:`preferences` return them.
 
-    ``keep_going`` (metric mode, ``--keep-going``): a run that cannot be read or evaluated is named
+    ``keep_going`` (``--keep-going``): a run that cannot be read or evaluated is named
     on stderr with its error (``log.error``) and left out; the others are evaluated and written as
     usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
-    runs were left out (exit status 2). Without it the first bad run stops the evaluation.
+    runs were left out (exit status 2). Without it the first bad run stops the evaluation. In preference
+    mode too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
+    ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file.
     """
     from ._inputs import _check_flags, _check_float, _check_int, _check_paths, _path_list
 
@@ -114,9 +116,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "trec_eval names), not to preference mode")
     if prefs and fmt in _TOPICS:
         raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
-    if prefs and keep_going:
-        raise UsageError("--keep-going applies to metric mode (trec_eval measures: -o trec, or -o tsv with "
-                         "trec_eval names), not to preference mode")
+    if prefs and keep_going and label_fraction < 1 and label_policy == "pool":
+        raise UsageError("--keep-going is refused with --label_fraction_policy pool: the labels kept depend on "
+                         "every run's documents, so leaving a run out would change the other runs' numbers")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
         if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
@@ -131,7 +133,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
-                         scheduler=scheduler, **opts)
+                         scheduler=scheduler, keep_going=keep_going, **opts)
         return
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None),
                       ("--means", means or None), ("--query_fraction", query_fraction if query_fraction < 1 else None),
@@ -258,9 +260,12 @@ class _Sampling(NamedTuple):
 def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                      binary: float | None, floor: float | None, per_query: bool, summary: bool, topk: int | None,
                      fmt: str, output: str, inputs: InputOptions, reference: str | None, means: bool,
-                     sampling: _Sampling, log: Any, head: bool, jobs: int = 1, scheduler: str | None = None) -> None:
+                     sampling: _Sampling, log: Any, head: bool, jobs: int = 1, scheduler: str | None = None,
+                     keep_going: bool = False) -> None:
     """pref_eval.py's evaluation: JSON lines (``fmt == "pref"``) or long tables, sample after sample (the runs
-    read, and ranked, in ``jobs`` processes or on dask when asked: the same output)."""
+    read, and ranked, in ``jobs`` processes or on dask when asked: the same output). ``keep_going``: the runs
+    that cannot be read or ranked are left out first (:func:`_usable_runs`); a pair's values depend on its two
+    runs and the qrels only, so the other pairs' numbers are those of the good runs alone."""
     import numpy as np
 
     from ..io.qrels import read_subtopic_qrels
@@ -280,8 +285,14 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     q = read_subtopic_qrels(qrels)
     if per_query:
         _warn_topic_all(q.qid, qrels, log)
-    rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
     base = prepare_qrels(q, binary, floor)
+    skipped = None
+    if keep_going:
+        given = list(runs)
+        rs, runs, names, skipped = _usable_runs(runs, names, base, topk, log, least=2 if fmt == "pref" else 1)
+        ref = _kept_reference(reference, ref, names, given, ids)
+    else:
+        rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
     if len(base.qorder) == 0:
         log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
     # numpy.random is imported only when a sample is drawn (start-up, issue #13)
@@ -309,6 +320,45 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                             sample=s if samples > 1 else None)
             if samples > 1:
                 log.progress("samples", s + 1, samples)
+    if skipped:
+        raise skipped
+
+
+def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None, log: Any,
+                 least: int) -> tuple[list, list[str], list[str], Any]:
+    """``--keep-going`` in preference mode: each run read and ranked against every qrels query (a duplicate
+    document in any of them found before any sample is drawn); one that cannot be is named by ``log.error`` and
+    left out. Returns the runs, their paths and ids, and the error to raise once the output is written (as
+    :func:`pref_eval.api._metric_mode._set_aside`, whose messages it shares)."""
+    from ..collection import build_collection
+    from ..errors import PrefEvalError
+    from ..io.runs import read_run
+    from ._metric_mode import _set_aside
+
+    got = []
+    for path, name in zip(runs, names, strict=True):
+        try:
+            run = read_run(path, name=name)
+            build_collection(base.qrels, [run], complete=True, depth=topk)
+            got.append((run,))
+        except PrefEvalError as err:
+            got.append((err,))
+    got, runs, names, err = _set_aside(got, runs, names, log, least=least)
+    return [x[0] for x in got], runs, names, err
+
+
+def _kept_reference(reference: str | None, ref: int | None, names: list[str], given: list[str],
+                    ids: list[str]) -> int | None:
+    """``--reference`` among the runs left by ``--keep-going``: its new index, or an error naming its file."""
+    if ref is None:
+        return None
+    if ids[ref] in names:
+        return names.index(ids[ref])
+    from ..errors import EvaluationError
+    from ..io.textfile import display_name
+
+    raise EvaluationError(f"--reference {reference!r} could not be evaluated (--keep-going: {display_name(given[ref])} "
+                          "left out, its error above); nothing written")
 
 
 def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,

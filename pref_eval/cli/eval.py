@@ -83,8 +83,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
               help="The same on a running dask.distributed scheduler (tcp://host:8786); "
                    "needs pip install 'pref_eval[dask]'.")
 @click.option("--keep-going", "keep_going", is_flag=True,
-              help="Metric mode: a run that cannot be read or evaluated is named on stderr (FILE:LINE: error) and "
-                   "left out, the others are evaluated and written; exit status 2 when a run was left out.")
+              help="A run that cannot be read or evaluated is named on stderr (FILE:LINE: error) and left out, the "
+                   "others are evaluated and written; exit status 2 when a run was left out (refused with "
+                   "--label_fraction_policy pool).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
