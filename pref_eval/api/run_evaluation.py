@@ -335,16 +335,16 @@ def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None,
     from ..io.runs import read_run
     from ._metric_mode import _set_aside
 
-    got = []
+    got: list[tuple[Any]] = []
     for path, name in zip(runs, names, strict=True):
         try:
             run = read_run(path, name=name)
             build_collection(base.qrels, [run], complete=True, depth=topk)
             got.append((run,))
-        except PrefEvalError as err:
-            got.append((err,))
-    got, runs, names, err = _set_aside(got, runs, names, log, least=least)
-    return [x[0] for x in got], runs, names, err
+        except PrefEvalError as bad:
+            got.append((bad,))
+    got, runs, names, left_out = _set_aside(got, runs, names, log, least=least)
+    return [x[0] for x in got], runs, names, left_out
 
 
 def _kept_reference(reference: str | None, ref: int | None, names: list[str], given: list[str],
