@@ -240,3 +240,39 @@ def test_preference_keep_going_refusals(tmp_path):
     res = run_inproc("zelo_eval", ["-R", "q.txt", "--keep-going", "-m", "rpp", "-m", "P@1", "-o", "tsv", "good.run",
                                    "dup.run"], ws)
     assert res.returncode == 2 and res.stdout.decode().splitlines()[1:] == ["good.run\t\tall\tP@1\t1.0"]
+
+
+# -- --median upper: NIST's per-topic medians of an even number of runs are the upper median (TREC 2008 Blog
+#    overview); the oracle is Python's statistics.median_high (and statistics.median for the default)
+
+@pytest.mark.parametrize("fmt", ["topics", "topics-csv"])
+def test_topics_upper_median_equals_statistics_median_high(tmp_path, fmt):
+    import csv
+    import io
+    import statistics
+
+    ws = _files(tmp_path)
+    (ws / "fourth.run").write_text(FOURTH)
+    runs = ["good.run", "other.run", "third.run", "fourth.run"]  # -c: 4 values a topic; without: topic 2 has 3
+    for extra in (["-c"], []):
+        for median, oracle in (("upper", statistics.median_high), ("mean", statistics.median)):
+            res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-m", "P@2", *extra, "-o", fmt, "--median",
+                                           median, "-Q", *runs], ws)
+            assert res.returncode == 0, res.stderr
+            rows = list(csv.reader(io.StringIO(res.stdout.decode()), delimiter="\t" if fmt == "topics" else ","))
+            assert rows[0][:6] == ["qid", "measure", "runs", "min", "median", "max"] and len(rows) == 7
+            for r in rows[1:]:
+                vals = [float(x) for x in r[6:] if x != ""]
+                assert float(r[4]) == pytest.approx(oracle(vals), abs=1e-15), (median, extra, r)
+    # hand-worked: topic 1 with -c, AP 5/6, 1, 1/4, 1: upper median 1 (mean of the middle two 11/12)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-c", "-o", fmt, "--median", "upper", *runs], ws)
+    line = res.stdout.decode().splitlines()[1]
+    assert line.split("\t" if fmt == "topics" else ",")[:6] == ["1", "map", "4", "0.25", "1.0", "1.0"]
+
+
+@pytest.mark.parametrize("argv", [["-o", "tsv"], []])
+def test_median_refused_outside_the_topics_table(tmp_path, argv):
+    ws = _files(tmp_path)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", *argv, "--median", "upper", "good.run"], ws)
+    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: --median applies to -o topics|topics-csv|"
+                                                         "topics-jsonl (the per-topic table), not to ")

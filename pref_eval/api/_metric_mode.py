@@ -28,8 +28,8 @@ _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation 
 def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                  per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
-                 scheduler: str | None, keep_going: bool = False) -> None:
-    """trec_eval's measures per run: trec blocks, long tables, or the runs × measures table."""
+                 scheduler: str | None, keep_going: bool = False, median: str = "mean") -> None:
+    """trec_eval's measures per run: trec blocks, long tables, the per-topic table or the runs × measures table."""
     from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
     from ..measures import parse_measures
@@ -68,7 +68,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.table import long_rows, write_topics
 
                 write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
-                             fmt)
+                             fmt, median)
             else:
                 from ..output.table import WRITERS, long_rows
 

@@ -35,7 +35,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
                   run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
-                  keep_going: bool = False) -> None:
+                  keep_going: bool = False, median: str | None = None) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -64,7 +64,10 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     ``keep_going`` (``--keep-going``): a run that cannot be read or evaluated is named
     on stderr with its error (``log.error``) and left out; the others are evaluated and written as
     usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
-    runs were left out (exit status 2). Without it the first bad run stops the evaluation. In preference
+    runs were left out (exit status 2). Without it the first bad run stops the evaluation. ``median``
+    (``topics*`` formats only): ``"mean"`` (default; the mean of the two middle values of an even count,
+    numpy's) or ``"upper"`` (the larger of them, as NIST's per-topic median files;
+    ``statistics.median_high``). In preference
     mode too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
     ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file.
     """
@@ -82,6 +85,10 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_int("samples", samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_int("jobs", jobs, 1)
+    if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
+        raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
+                         else f"--median applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
+                         + (f"-o {fmt}" if fmt else "the default output"))
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
@@ -142,7 +149,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
-                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going, **opts)
+                 extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going,
+                 median=median or "mean", **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:

@@ -86,6 +86,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
               help="A run that cannot be read or evaluated is named on stderr (FILE:LINE: error) and left out, the "
                    "others are evaluated and written; exit status 2 when a run was left out (refused with "
                    "--label_fraction_policy pool).")
+@click.option("--median", "median", default=None, type=click.Choice(("mean", "upper")),
+              help="-o topics*: the median of an even number of runs, the mean of the two middle values (default) "
+                   "or the upper one (NIST's per-topic medians).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
@@ -102,7 +105,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
-            best: str | None, keep_going: bool) -> int:
+            best: str | None, keep_going: bool, median: str | None) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -130,7 +133,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                   output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
                   label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                   scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
-                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going)
+                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median)
     return 0
 
 

@@ -71,15 +71,17 @@ def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
 WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
 
 
-def topic_table(rows: Iterable[tuple], runs: Sequence[str]) -> Iterator[list]:
+def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean") -> Iterator[list]:
     """``-o topics``: per topic and measure the min / median / max over the runs and each run's value.
 
     ``rows`` are :func:`long_rows` ``(run, qid, measure, value)``; ``runs`` the run ids in column order.
     Yields the header ``qid, measure, runs, min, median, max, RUN...`` and one row per (topic, measure):
     topics in byte order (``all``, the means, last), measures in the order first met; ``runs`` counts the
     runs holding the topic (a run without it has an empty cell and is not counted). The median of an even
-    number of values is the mean of the two middle ones (``numpy.median``, pandas' ``median``). Text
-    measures (``runid``, ``relstring``) are left out.
+    number of values is the mean of the two middle ones (``numpy.median``, pandas' ``median``), or with
+    ``median="upper"`` the larger of them (``statistics.median_high``: the "upper median" of the per-topic
+    medians NIST distributes to TREC participants, Ounis, Macdonald & Soboroff, Overview of the TREC 2008
+    Blog Track). Text measures (``runid``, ``relstring``) are left out.
     """
     import numpy as np
 
@@ -97,15 +99,17 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str]) -> Iterator[list]:
         vals = list(got.values())
         a = np.asarray(vals, dtype=float)
         lo, hi = min(vals), max(vals)  # as written (an integer count stays one)
-        yield [qid, measure, len(vals), lo, float(np.median(a)), hi, *(got.get(r, "") for r in runs)]
+        mid = float(np.median(a)) if median == "mean" else float(np.sort(a)[len(a) // 2])
+        yield [qid, measure, len(vals), lo, mid, hi, *(got.get(r, "") for r in runs)]
 
 
-def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics") -> None:
+def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics",
+                 median: str = "mean") -> None:
     """:func:`topic_table` as tab-separated lines (``topics``), CSV (``topics-csv``: the same header and cells,
     quoted where needed) or JSON lines (``topics-jsonl``: one object a row, ``qid, measure, runs, min, median,
     max`` and ``values`` ``{run: value}``, null for a run lacking the topic: a run id cannot clash with a fixed
     key); floats in full precision, as the long tables."""
-    table = topic_table(rows, runs)
+    table = topic_table(rows, runs, median)
     if fmt == "topics-jsonl":
         head = next(table)
         for r in table:
