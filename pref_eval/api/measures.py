@@ -24,20 +24,50 @@ def _measure_names(measures: Any) -> list[str]:
     """
     import numbers
 
+    data = _data_not_measures(measures)
+    if data is None and isinstance(measures, Mapping) and any(isinstance(v, Mapping) for v in measures.values()):
+        data = "a {qid: {docno: value}} mapping"
+    if data is not None:
+        raise UsageError(f"measures: got {data} (qrels or a run) where the measure names go; "
+                         "the order is evaluate(qrels, runs, measures) (ranx.evaluate's order) and, as in "
+                         "ir-measures, evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run) "
+                         "(pytrec_eval.RelevanceEvaluator(qrels, measures) takes the qrels first)")
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    if isinstance(measures, Mapping) and any(isinstance(v, Mapping) for v in measures.values()):
-        raise UsageError("measures: got a {qid: {docno: value}} mapping (qrels or a run) where the measure names go; "
-                         "the order is evaluate(qrels, runs, measures) and, as in ir-measures, "
-                         "evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run) "
-                         "(pytrec_eval.RelevanceEvaluator(qrels, measures) takes the qrels first)")
     names = list(measures)  # read once: measures may be a generator
+    data = next((d for d in map(_data_not_measures, names) if d is not None), None)
+    if data is not None:  # evaluate(measures, qrels, runs) with runs files: the list of run paths is here
+        raise UsageError(f"measures: got {data} (a run or qrels) among the measure names; the order is "
+                         "evaluate(qrels, runs, measures) (ranx.evaluate's order) and, as in ir-measures, "
+                         "evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run)")
     ks = [m for m in names if isinstance(m, numbers.Integral) and not isinstance(m, bool)]
     if ks:
         cut = ",".join(str(int(k)) for k in ks)
         raise UsageError(f"measures: got the number {ks[0]}, not a measure name; cutoffs (BEIR's k_values) go with "
                          f"a name: 'NDCG@{ks[0]}', 'P@{ks[0]}', or trec_eval's 'ndcg_cut.{cut}', 'map_cut.{cut}'")
     return [m if isinstance(m, str) else str(m) for m in names]
+
+
+def _data_not_measures(measures: Any) -> str | None:
+    """What ``measures`` is when it is data (a path, a DataFrame, a ``ranx`` object), else None.
+
+    A string is a path only when it names an existing file and is no measure name (a file called
+    ``map`` in the working directory does not hide the measure ``map``).
+    """
+    if _ranx_object(measures):
+        return f"a {type(measures).__module__.split('.')[0]}.{type(measures).__name__}"
+    if hasattr(measures, "columns"):
+        return "a DataFrame"
+    if isinstance(measures, os.PathLike):
+        return f"the path {os.fspath(measures)!r}"
+    if isinstance(measures, str) and os.path.isfile(measures):
+        from ..measures import parse_measures
+
+        try:
+            parse_measures([measures])
+        except UsageError:
+            return f"the file {measures!r}"
+    return None
 
 
 def evaluate_run_group(piece: tuple, progress: Any = None) -> list:

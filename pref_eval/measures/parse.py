@@ -173,6 +173,17 @@ def unknown_measure(name: str) -> UsageError:
         # pytrec_eval's request name with ir-measures' @: trec_eval writes the cutoff after a dot
         return UsageError(f"unknown measure {name!r}; trec_eval's names take the cutoff after a dot: "
                           f"{base}.{k} (printed {base}_{k})")
+    if re.fullmatch(r"(zndcg|zacc|zrecall)(@\d+(,\d+)?)?", name):  # pattern of pref_eval.zelo.eval_scores
+        return UsageError(f"measure {name!r} is computed against a zELO score file: -R (the API's qrels) must be "
+                          "zelo_fit's scores TSV or zbench's JSON lines, not TREC qrels (docs/zelo_eval.md)")
+    if at and "," in name and "(" not in name:  # 'P@5,10' / 'nDCG@10,P@5': one name per cutoff, spaces between
+        parts = [p for p in name.split(",") if p]
+        fixed = " ".join([parts[0], *(f"{base}@{p}" if p.isdigit() else p for p in parts[1:])])
+        return UsageError(f"unknown measure {name!r}: an ir-measures or ranx name takes one cutoff and names are "
+                          f"separated by spaces (or given as a list): {fixed!r}")
+    if len(name) > 200:  # data where a name goes (a run's str): one short line, no similarity search
+        return UsageError(f"unknown measure {name[:100]!r}... ({len(name)} characters, not a measure name); "
+                          "see 'zelo_eval --list-measures'")
     close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; see 'zelo_eval --list-measures'"
     return UsageError(f"unknown measure {name!r}{hint}")
@@ -285,6 +296,9 @@ def _literal(node: ast.AST, text: str, name: str):
     except ValueError:
         what = ast.unparse(node)
         hint = " (write a number: nan and inf are not values)" if what.lstrip("+-") in ("nan", "inf") else ""
+        if name == "@" and "(" in what:  # nDCG@10(judged_only=True): the parameters go before the @
+            k, paren = what.split("(", 1)
+            hint = f" (parameters go before the cutoff: {text[:text.index('@')] + '(' + paren + '@' + k!r})"
         raise UsageError(f"measure {text!r}: parameter {name} got {what!r}: values must be literals{hint}") from None
     for d in (n for n in ast.walk(node) if isinstance(n, ast.Dict)):
         # Python keeps the last of equal keys ({1: 1, 1: 5} is {1: 5}; True == 1): a value dropped unseen

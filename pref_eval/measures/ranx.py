@@ -302,6 +302,10 @@ def parse_ranx(text: str) -> MeasureRequest | None:
         if sep == "." or not takes_k:
             raise UsageError(f"measure {label!r}: ranx's {name} takes " +
                              ("no cutoff" if not takes_k else f"its cutoff as @k, e.g. {name}@10"))
+        if re.fullmatch(r"\d+(,\d+)+", arg):  # ndcg@5,10: one name per cutoff, as in ranx
+            each = " ".join(label.replace(f"@{arg}", f"@{k}") for k in arg.split(","))
+            raise UsageError(f"measure {label!r}: a ranx name takes one cutoff; names are separated by spaces "
+                             f"(or given as a list): {each!r}")
         if not re.fullmatch(r"\d+", arg) or int(arg) < 1:
             raise UsageError(f"measure {label!r}: cutoff @{arg} must be an integer ≥ 1 (no @k: the whole ranking)")
         params = (int(arg),)

@@ -1,0 +1,131 @@
+"""Habits of ir-measures / ranx / PyTerrier users that ended in a misleading error (session 22, helper u31).
+
+- ranx's argument order ``evaluate(qrels, run, metrics)`` given to ``calc_aggregate`` / ``evaluator`` (whose
+  order is ir-measures' ``(measures, qrels, run)``), and ir-measures' order given to ``evaluate`` (whose
+  order is ranx's): the data landed where the measure names go and the error was "expected one run, got a
+  list of 1 runs" or "unknown measure '<the whole run printed on one line>'";
+- several cutoffs on one ir-measures / ranx name (``P@5,10``, ``ndcg@5,10``), which trec_eval's syntax
+  takes (``P.5,10``) and these do not: "did you mean nDCG?" or "cutoff @5,10 must be an integer";
+- parameters after the cutoff (``nDCG@10(judged_only=True)``): "values must be literals" only.
+
+The accepted spellings the messages propose give ir-measures' / ranx's values (computed live).
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import pref_eval
+from pref_eval.errors import UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = str(ROOT / "qrels" / "dl19-sample.qrels")
+RUN = str(ROOT / "runs" / "bm25.run")
+RUN2 = str(ROOT / "runs" / "dense.run")
+ORDER = (r"the order is evaluate\(qrels, runs, measures\) \(ranx.evaluate's order\) "
+         r".*calc_aggregate\(measures, qrels, run\)")
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    q = pd.read_csv(QRELS, sep=" ", header=None, names=["query_id", "iteration", "doc_id", "relevance"], dtype=str)
+    r = pd.read_csv(RUN, sep=" ", header=None, names=["query_id", "Q0", "doc_id", "rank", "score", "tag"],
+                    dtype={"query_id": str, "doc_id": str})
+    return q.astype({"relevance": int}), r
+
+
+@pytest.mark.parametrize("call,got", [
+    (lambda q, r: pref_eval.calc_aggregate(QRELS, RUN, ["nDCG@10"]), "the file '.*dl19-sample.qrels'"),
+    (lambda q, r: pref_eval.calc_aggregate(Path(QRELS), Path(RUN), ["nDCG@10"]), "the path '.*dl19-sample.qrels'"),
+    (lambda q, r: list(pref_eval.iter_calc(q, r, ["nDCG@10"])), "a DataFrame"),
+    (lambda q, r: pref_eval.evaluator(QRELS, ["nDCG@10"]), "the file '.*dl19-sample.qrels'"),
+    (lambda q, r: pref_eval.evaluator(q, ["nDCG@10"]), "a DataFrame"),
+    (lambda q, r: pref_eval.evaluate(["nDCG@10"], QRELS, RUN), "the file '.*bm25.run'"),
+    (lambda q, r: pref_eval.evaluate(["nDCG@10"], q, r), "a DataFrame"),
+], ids=["calc_aggregate-files", "calc_aggregate-paths", "iter_calc-frames", "evaluator-file", "evaluator-frame",
+        "evaluate-irm-order-file", "evaluate-irm-order-frame"])
+def test_data_where_the_measures_go_names_the_order(call, got):
+    """Was "expected one run, got a list of 1 runs" (the measure list taken for a run) or "unknown measure
+    'runs/bm25.run'" / the whole DataFrame printed as a measure name."""
+    q, r = _frames()
+    with pytest.raises(UsageError, match=f"^measures: got {got} .*where the measure names go; {ORDER}"):
+        call(q, r)
+
+
+def test_run_files_among_the_measure_names():
+    """``evaluate(measures, qrels, [run, run])``: the run list is where the measures go."""
+    with pytest.raises(UsageError, match=f"^measures: got the file '.*bm25.run' .*among the measure names; {ORDER}"):
+        pref_eval.evaluate(["nDCG@10"], QRELS, [RUN, RUN2])
+
+
+def test_a_file_named_like_a_measure_is_still_the_measure(tmp_path, monkeypatch):
+    """A file ``map`` in the working directory does not make ``map`` a path (no false refusal)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "map").write_text("not a qrels\n")
+    assert math.isclose(pref_eval.calc_aggregate("map", QRELS, RUN)["map"],
+                        pref_eval.calc_aggregate("AP", QRELS, RUN)["AP"], rel_tol=0, abs_tol=0)
+
+
+def test_data_as_a_measure_name_is_one_short_line():
+    """A run printed where a name goes was the whole run in the message (megabytes on one line), after a
+    similarity search over it."""
+    with pytest.raises(UsageError) as e:
+        pref_eval.calc_aggregate([str({f"q{i}": {f"d{j}": j for j in range(50)} for i in range(20)})], QRELS, RUN)
+    msg = str(e.value)
+    assert len(msg) < 300 and "characters, not a measure name" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("name,fix", [
+    ("P@5,10", "P@5 P@10"),
+    ("nDCG@10,P@5", "nDCG@10 P@5"),
+    ("RR@10,", "RR@10"),
+    ("ndcg@5,10,20", "ndcg@5 ndcg@10 ndcg@20"),
+    ("hit_rate@1,5", "hit_rate@1 hit_rate@5"),
+    ("ndcg@5,10-l2", "ndcg@5-l2 ndcg@10-l2"),
+])
+def test_several_cutoffs_on_one_name_say_what_to_write(name, fix):
+    """Were "did you mean nDCG?" / "see 'zelo_eval --list-measures'" / "cutoff @5,10,20 must be an integer";
+    the proposed names are computed (ir-measures' values for its names: tests/test_irm_sweep.py)."""
+    with pytest.raises(UsageError, match=f"one cutoff.*separated by spaces .*: '{fix}'$"):
+        pref_eval.calc_aggregate([name], QRELS, RUN)
+    got = pref_eval.calc_aggregate(fix, QRELS, RUN)
+    assert list(got) and all(math.isfinite(v) for v in got.values())
+
+
+@pytest.mark.parametrize("name,fix", [
+    ("nDCG@10(judged_only=True)", "nDCG(judged_only=True)@10"),
+    ("AP@10(rel=2)", "AP(rel=2)@10"),
+])
+def test_parameters_after_the_cutoff_say_where_they_go(name, fix):
+    """Was "parameter @ got '10(judged_only=True)': values must be literals" only; ir-measures refuses it too."""
+    with pytest.raises(UsageError, match=re.escape(f"parameters go before the cutoff: '{fix}'")):
+        pref_eval.calc_aggregate([name], QRELS, RUN)
+    ir_measures = pytest.importorskip("ir_measures")
+    m = ir_measures.parse_measure(fix)
+    theirs = ir_measures.calc_aggregate([m], ir_measures.read_trec_qrels(QRELS), ir_measures.read_trec_run(RUN))[m]
+    assert math.isclose(pref_eval.calc_aggregate([fix], QRELS, RUN)[fix], theirs, rel_tol=1e-12)
+
+
+@pytest.mark.slow  # ranx's Qrels/Run compile numba functions on first use
+def test_ranx_order_with_ranx_objects():
+    """``pref_eval.calc_aggregate(qrels, run, metrics)`` in ranx's order with ranx objects: was "expected one
+    run, got a list of 1 runs"; ``evaluate`` takes that order and gives ranx's value."""
+    ranx = pytest.importorskip("ranx")
+    q, r = ranx.Qrels.from_file(QRELS, kind="trec"), ranx.Run.from_file(RUN2, kind="trec")
+    with pytest.raises(UsageError, match=f"^measures: got a ranx.Qrels .*where the measure names go; {ORDER}"):
+        pref_eval.calc_aggregate(q, r, ["ndcg@10"])
+    with pytest.raises(UsageError, match=f"^measures: got a ranx.Run .*where the measure names go; {ORDER}"):
+        pref_eval.evaluate(["ndcg@10"], q, r)
+    df = pref_eval.evaluate(q, r, ["recall@10"], summary=True)
+    assert math.isclose(df[df.qid == "all"].value.item(), ranx.evaluate(q, r, "recall@10"), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["zndcg", "zndcg@10", "zacc", "zrecall@10", "zrecall@3,5"])
+def test_zelo_score_measures_with_trec_qrels_say_what_they_need(name):
+    """Were "unknown measure 'zrecall@3,5'; did you mean recall, Recall, ...?" (and with the comma rule above,
+    a wrong split into 'zrecall@3 zrecall@5': zrecall@K,KGT is one measure)."""
+    with pytest.raises(UsageError, match=f"^measure '{name}' is computed against a zELO score file: .*not TREC qrels"):
+        pref_eval.calc_aggregate([name], QRELS, RUN)
