@@ -129,3 +129,28 @@ def test_zelo_score_measures_with_trec_qrels_say_what_they_need(name):
     a wrong split into 'zrecall@3 zrecall@5': zrecall@K,KGT is one measure)."""
     with pytest.raises(UsageError, match=f"^measure '{name}' is computed against a zELO score file: .*not TREC qrels"):
         pref_eval.calc_aggregate([name], QRELS, RUN)
+
+
+_IRM_NUMRET = """
+import ir_measures, sys
+from ir_measures import NumRet, nDCG
+q, r = list(ir_measures.read_trec_qrels(sys.argv[1])), list(ir_measures.read_trec_run(sys.argv[2]))
+print(ir_measures.calc_aggregate([NumRet, nDCG(judged_only=True)@10], q, r)[NumRet])
+"""
+
+
+@pytest.mark.slow  # eight interpreters importing ir-measures
+def test_numret_beside_a_judged_only_measure():
+    """docs/differences.md: ir-measures 0.4.3 computes ``NumRet`` in the judged-only pytrec_eval call when a
+    set's order (``PYTHONHASHSEED``) puts it there; ours is the number retrieved whatever else is asked."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ir_measures")
+    theirs = {float(subprocess.run([sys.executable, "-c", _IRM_NUMRET, QRELS, RUN], capture_output=True, text=True,
+                                   check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout)
+              for seed in range(1, 9)}
+    ours = pref_eval.calc_aggregate(["NumRet", "nDCG(judged_only=True)@10"], QRELS, RUN)["NumRet"]
+    assert ours == len(Path(RUN).read_text(encoding="utf-8").split("\n")) - 1  # the run file's lines
+    assert ours in theirs and min(theirs) < ours
