@@ -154,3 +154,32 @@ def test_numret_beside_a_judged_only_measure():
     ours = pref_eval.calc_aggregate(["NumRet", "nDCG(judged_only=True)@10"], QRELS, RUN)["NumRet"]
     assert ours == len(Path(RUN).read_text(encoding="utf-8").split("\n")) - 1  # the run file's lines
     assert ours in theirs and min(theirs) < ours
+
+
+@pytest.mark.parametrize("fmt", ["wide-csv", "text"])
+def test_table_of_runs_on_different_topics_says_which_queries(tmp_path, fmt):
+    """``zelo_eval -o text|markdown|latex|wide-csv`` averages over the queries every run has (docs/zelo_eval.md),
+    but warned "run lacks 1 of 8 qrels topics; averaging over the topics in both" and nothing about the
+    queries the table left out (wide-csv has no footer): now zelo_compare's warning, naming them. The means
+    are ir-measures' per-query nDCG@10 (live) averaged over the common queries."""
+    from cli_harness import run_inproc
+
+    ir_measures = pytest.importorskip("ir_measures")
+    lines = Path(RUN).read_text(encoding="utf-8").splitlines()
+    gone = lines[-1].split()[0]
+    (tmp_path / "cut.run").write_text("\n".join(x for x in lines if x.split()[0] != gone) + "\n", encoding="utf-8")
+    res = run_inproc("zelo_eval", ["-R", QRELS, "-m", "nDCG@10", "-o", fmt, RUN2, "cut.run"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == f"zelo_eval: warning: nDCG@10: 1 quer(y/ies) missing for some run left out ({gone}); " \
+                         "-c counts them as 0\n"
+    theirs = {}
+    for path in (RUN2, str(tmp_path / "cut.run")):
+        pq = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10],
+                                                                  ir_measures.read_trec_qrels(QRELS),
+                                                                  ir_measures.read_trec_run(path))}
+        theirs[Path(path).name] = sum(v for q, v in pq.items() if q != gone) / (len(pq) - (gone in pq))
+    if fmt == "wide-csv":
+        rows = [r.split(",") for r in res.stdout.decode().splitlines()[1:]]
+        assert {r[1]: float(r[2]) for r in rows} == pytest.approx(theirs, rel=1e-12)
+    else:
+        assert "Queries: 7 (queries evaluated for every run)" in res.stdout.decode()

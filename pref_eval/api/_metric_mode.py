@@ -51,13 +51,13 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
         log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
     for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
-        if n_missing and not complete:
+        if n_missing and not complete and fmt not in _WIDE:  # a table: the queries every run has (its warnings)
             log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
     if fmt in _WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
-                    complete=complete, trec9=trec9)
+                    complete=complete, trec9=trec9, log=log)
     else:
         with command_output(output, inputs) as out:
             if fmt == "trec":
@@ -139,7 +139,7 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
 
 
 def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
-                complete: bool, trec9: bool) -> None:
+                complete: bool, trec9: bool, log: Any) -> None:
     """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
     best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
     runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
@@ -158,6 +158,8 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
     if df.empty:
         raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
     res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    for line in res.query_warnings():  # as zelo_compare: the means are over the queries every run has
+        log.warn(line)
     with command_output(output, inputs) as out:
         if fmt == "wide-csv":
             write_wide_csv(out, res, "t")

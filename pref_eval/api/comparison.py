@@ -346,13 +346,8 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                            measures=metric_measures, **settings,
                            progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
-    for m, dropped in result.dropped_queries.items():
-        if dropped:
-            log.warn(f"{m}: {len(dropped)} quer(y/ies) missing for some run left out "
-                     f"({', '.join(dropped[:5])}{', ...' if len(dropped) > 5 else ''}); -c counts them as 0")
-    for m, n in result.n_queries.items():
-        if n == 0:
-            log.warn(f"{m}: no query has a value for every run")
+    for line in result.query_warnings():
+        log.warn(line)
     return result
 
 

@@ -178,6 +178,13 @@ class ComparisonResult:
             self._frames["means"] = pd.DataFrame(self.mean_values, index=self.runs)
         return self._frames["means"]
 
+    def query_warnings(self) -> list[str]:
+        """The warning lines of the commands (``zelo_compare``, ``zelo_eval -o text``): per measure the
+        queries left out because some run lacks them, and a measure that no query has for every run."""
+        out = [f"{m}: {len(d)} quer(y/ies) missing for some run left out ({', '.join(d[:5])}"
+               f"{', ...' if len(d) > 5 else ''}); -c counts them as 0" for m, d in self.dropped_queries.items() if d]
+        return out + [f"{m}: no query has a value for every run" for m, n in self.n_queries.items() if n == 0]
+
 
 def parse_tests(spec: str | Sequence[str]) -> list[str]:
     """``"t,wilcoxon"`` -> ``["t", "wilcoxon"]``; aliases ``perm``/``permutation``/
