@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import pref_eval
-from pref_eval.errors import UsageError
+from pref_eval.errors import InputError, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 QRELS = str(ROOT / "qrels" / "dl19-sample.qrels")
@@ -183,3 +183,26 @@ def test_table_of_runs_on_different_topics_says_which_queries(tmp_path, fmt):
         assert {r[1]: float(r[2]) for r in rows} == pytest.approx(theirs, rel=1e-12)
     else:
         assert "Queries: 7 (queries evaluated for every run)" in res.stdout.decode()
+
+
+@pytest.mark.parametrize("column", ["name", "Tag"])
+def test_runs_stacked_in_one_dataframe_say_how_to_pass_them(column):
+    """Was "run:804: duplicate document ... trec_eval refuses duplicates" (the second run's first document
+    that the first run has); the mapping the message shows gives ir-measures' values (live)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    frames = [pd.DataFrame(ir_measures.read_trec_run(p)).assign(**{column: Path(p).stem}) for p in (RUN, RUN2)]
+    both = pd.concat(frames, ignore_index=True)
+    for call in (lambda: pref_eval.evaluate(QRELS, both, ["nDCG@10"]),
+                 lambda: pref_eval.calc_aggregate(["nDCG@10"], QRELS, both)):
+        with pytest.raises(InputError, match=rf"^run: a DataFrame of 2 runs \(column '{column}'; documents "
+                                             rf"repeat within a query\): pass them .*"
+                                             rf"dict\(tuple\(df.groupby\('{column}'\)\)\)$"):
+            call()
+    df = pref_eval.evaluate(QRELS, dict(tuple(both.groupby(column))), ["nDCG@10"], summary=True)
+    got = dict(zip(df[df.qid == "all"].run, df[df.qid == "all"].value, strict=True))
+    m = ir_measures.nDCG @ 10
+    theirs = {Path(p).stem: ir_measures.calc_aggregate([m], ir_measures.read_trec_qrels(QRELS),
+                                                        ir_measures.read_trec_run(p))[m] for p in (RUN, RUN2)}
+    assert got == pytest.approx(theirs, rel=1e-12)
+    # one run with a constant name column is one run
+    assert pref_eval.calc_aggregate([m], QRELS, frames[0])[m] == pytest.approx(theirs["bm25"], rel=1e-12)

@@ -117,10 +117,22 @@ def _is_run_dict(x: Any) -> bool:
     return inner is not None and not any(isinstance(v, Mapping) for v in inner[:1])
 
 
+_RUN_NAME_COLUMNS = ("name", "run", "run_id", "runid", "system", "tag")
+"""Columns that name the run of each row (PyTerrier's ``name``, a TREC run's ``tag``)."""
+
+
 def _run_from_data(x: Any, name: str) -> Any:
     """A run given as data (DataFrame, dict, records) → Run; an empty one is refused as an empty run file."""
     from ..io.runs import run_from_records
 
+    col = next((c for c in getattr(x, "columns", ()) if str(c).lower() in _RUN_NAME_COLUMNS and len(x)
+                and bool((x[c] != x[c].iloc[0]).any())), None)
+    if col is not None:  # several runs stacked in one DataFrame (PyTerrier's name column): each query's
+        keys = [c for c in x.columns if str(c).lower() in ("query_id", "qid", "doc_id", "docno")]
+        if keys and bool(x.duplicated(keys).any()):  # documents come back, so these are runs
+            raise InputError(name, 0, f"a DataFrame of {x[col].nunique()} runs (column {col!r}; documents repeat "
+                             "within a query): pass them to pref_eval.evaluate as {name: run}, "
+                             f"dict(tuple(df.groupby({col!r})))")
     r = run_from_records(x, name=name)
     if len(r.docno) == 0:
         raise InputError(name, 0, "empty run (expected (qid, docno, score) records)")
