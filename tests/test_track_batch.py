@@ -276,3 +276,34 @@ def test_median_refused_outside_the_topics_table(tmp_path, argv):
     res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", *argv, "--median", "upper", "good.run"], ws)
     assert res.returncode == 2 and res.stderr.startswith("zelo_eval: --median applies to -o topics|topics-csv|"
                                                          "topics-jsonl (the per-topic table), not to ")
+
+
+# -- zelo_compare -R --keep-going with preference measures (session 22): the pairs of the good runs are those of
+#    the good runs alone, so the report is too (the oracle: the same command without the bad runs)
+
+@pytest.mark.slow  # scipy's import: ~2 s
+@pytest.mark.parametrize("measures", [["-m", "rpp"], ["-m", "rpp", "-m", "map"]])
+def test_zelo_compare_keep_going_preference_measures(tmp_path, measures):
+    ws = _files(tmp_path)
+    argv = ["-R", "q.txt", *measures, "--tests", "t", "-o", "csv"]
+    alone = run_inproc("zelo_compare", [*argv, "good.run", "other.run", "third.run"], ws)
+    kept = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "dup.run", "other.run", "short.run",
+                                       "third.run"], ws)
+    assert alone.returncode == 0 and kept.returncode == 2, (alone.stderr, kept.stderr)
+    assert kept.stdout == alone.stdout and b"rpp" in alone.stdout
+    lines = kept.stderr.splitlines()
+    assert [x.split(":")[1].strip() for x in lines[:2]] == ["dup.run", "short.run"] and len(lines) == 3
+    assert lines[-1] == ("zelo_compare: 2 of 5 runs not compared (--keep-going; their errors above): dup.run, "
+                         "short.run")
+    # a run the trec_eval measure cannot evaluate (no topic in common) is left out of the rpp pairs too
+    if "map" in measures:
+        none = run_inproc("zelo_compare", [*argv, "--keep-going", "-Q", "good.run", "none.run", "other.run",
+                                           "third.run"], ws)
+        assert none.returncode == 2 and none.stdout == alone.stdout, none.stderr
+    few = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "dup.run"], ws)
+    assert few.returncode == 2 and few.stdout == b"" and few.stderr.splitlines()[-1] == (
+        "zelo_compare: fewer than two runs left to compare (--keep-going): dup.run could not be evaluated; "
+        "nothing written")
+    base = run_inproc("zelo_compare", [*argv, "--keep-going", "--baseline", "dup.run", "good.run", "dup.run",
+                                       "other.run"], ws)
+    assert base.returncode == 2 and base.stdout == b"" and "baseline 'dup.run' could not be evaluated" in base.stderr

@@ -215,6 +215,16 @@ def _readable_runs(given: dict[str, Any], skipped: list[str], log: Any) -> dict[
     return out
 
 
+def _two_left(skipped: list[str], runs: Sequence[str], run_id_mode: str | None, run_names: Sequence[str]) -> None:
+    """``zelo_compare --keep-going`` with preference measures: fewer than two runs left is refused."""
+    if len(runs) - len(skipped) < 2:
+        from ..errors import EvaluationError
+
+        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): "
+                              f"{', '.join(_left_out(skipped, runs, run_id_mode, run_names).values())} "
+                              "could not be evaluated; nothing written")
+
+
 def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run_id_mode: str | None,
                          run_names: Sequence[str]) -> None:
     """``--keep-going``: a baseline that is one of the runs left out is said so (not 'not one of the runs')."""

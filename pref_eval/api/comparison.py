@@ -205,6 +205,53 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     # applied -b/-f to map; `rbp` became pref_eval.py's rbp, p = 0.5 binary, instead of trec_eval's).
     pref_names = [m for m in measures if needs_preference_mode([m])]
     registry = [m for m in measures if m not in pref_names]
+    _check_mode_options(pref_names, registry, binary=binary, floor=floor, level=level, complete=complete)
+    pref_df = None
+    if pref_names:
+        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
+        # the values zelo_eval -q -o tsv prints for them
+        from ..stats.prefvalues import preference_values
+
+        log.stage(f"evaluating {len(runs)} runs (preference measures)")
+        if baseline is not None:
+            baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
+        pref_df, _ = preference_values(qrels, list(runs), pref_names, binary=binary, floor=floor, depth=depth,
+                                       reference=baseline, names=ids, warn=log.warn, skipped=skipped, error=log.error)
+        if skipped:
+            from ._metric_mode import _two_left
+
+            _two_left(skipped, runs, run_id_mode, run_names)
+        _refuse_topic_all(pref_df["qid"].tolist(), qrels)
+        if not registry:
+            return pref_df, baseline, baseline is not None
+    log.stage(f"evaluating {len(runs)} runs")
+    from ..stats.compare import LongTable
+
+    # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
+    from ._metric_mode import _registry_rows
+
+    given = {i: r for i, r in zip(ids, runs, strict=True) if not skipped or i not in skipped}  # (pref's left out)
+    rows = _registry_rows(qrels, given, registry, complete=complete, level=level, depth=depth, jobs=jobs, log=log,
+                          skipped=skipped)
+    df = LongTable.from_rows(rows)
+    # (the comparison warns of missing topics per measure itself and refuses a topic 'all' below)
+    _refuse_topic_all(df.qid, qrels)
+    if baseline is not None and baseline in runs:
+        baseline = ids[list(runs).index(baseline)]
+    if pref_df is None:
+        return df, baseline, False
+    import pandas as pd
+
+    if skipped:  # a run left out by the trec_eval measures (no topic in common) is left out of the pairs too
+        pref_df = pref_df[~pref_df["run"].isin(skipped) & ~pref_df["run_b"].isin(skipped)]
+    metric_df = pd.DataFrame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
+                              "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
+    return pd.concat([pref_df, metric_df], ignore_index=True), baseline, baseline is not None
+
+
+def _check_mode_options(pref_names: list[str], registry: list[str], *, binary: float | None, floor: float | None,
+                        level: int, complete: bool) -> None:
+    """-b/-f serve preference measures, -l/-c trec_eval's: each refused where no measure reads it."""
     if not pref_names:
         for flag, val in (("-b", binary), ("-f", floor)):
             if val is not None:
@@ -219,53 +266,14 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
                              "document counts already")
     if registry:
         _refuse_summary_only(registry)
-    pref_df = None
-    if pref_names:
-        # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
-        # the values zelo_eval -q -o tsv prints for them
-        from ..stats.prefvalues import preference_values
-
-        log.stage(f"evaluating {len(runs)} runs (preference measures)")
-        if baseline is not None:
-            baseline = ids[list(runs).index(baseline)] if baseline in runs else _resolve_run(baseline, ids)
-        pref_df, _ = preference_values(qrels, list(runs), pref_names, binary=binary, floor=floor,
-                                       depth=depth, reference=baseline, names=ids, warn=log.warn)
-        _refuse_topic_all(pref_df["qid"].tolist(), qrels)
-        if not registry:
-            return pref_df, baseline, baseline is not None
-    log.stage(f"evaluating {len(runs)} runs")
-    from ..stats.compare import LongTable
-
-    # the per-query rows without a DataFrame: no pandas import on zelo_compare -R (issue #13)
-    from ._metric_mode import _registry_rows
-
-    rows = _registry_rows(qrels, dict(zip(ids, runs, strict=True)), registry, complete=complete, level=level,
-                          depth=depth, jobs=jobs, log=log, skipped=skipped)
-    df = LongTable.from_rows(rows)
-    # (the comparison warns of missing topics per measure itself and refuses a topic 'all' below)
-    _refuse_topic_all(df.qid, qrels)
-    if baseline is not None and baseline in runs:
-        baseline = ids[list(runs).index(baseline)]
-    if pref_df is None:
-        return df, baseline, False
-    import pandas as pd
-
-    metric_df = pd.DataFrame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
-                              "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
-    return pd.concat([pref_df, metric_df], ignore_index=True), baseline, baseline is not None
 
 
 def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[str]) -> None:
-    """``--keep-going`` applies to ``-R`` with trec_eval / ir-measures measures only."""
+    """``--keep-going`` applies to ``-R`` (run files) only."""
     if not keep_going:
         return
     if not qrels:
         raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)")
-    from ..stats.prefvalues import needs_preference_mode
-
-    pref = [m for m in measures if needs_preference_mode([m])]
-    if pref:
-        raise UsageError(f"--keep-going applies to trec_eval / ir-measures measures (not to {', '.join(pref)})")
 
 
 def _refuse_topic_all(qids: Sequence[Any], qrels: str) -> None:

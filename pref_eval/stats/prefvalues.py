@@ -50,14 +50,18 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
                       binary: float | None = None, floor: float | None = None,
                       depth: int | None = None, reference: str | None = None,
                       names: Sequence[str] | None = None,
-                      warn: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
+                      warn: Callable[[str], None] | None = None, skipped: list[str] | None = None,
+                      error: Callable[[str], None] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Evaluate ``runs`` with ``zelo_eval``'s preference mode; long per-query table.
 
     ``binary`` / ``floor`` are zelo_eval's ``-b`` / ``-f``; ``depth`` its
     ``--topk``; ``reference`` (a run id or path) makes the pairs
     (reference, other) instead of every i < j, as ``zelo_eval --reference``; ``names`` the run ids
     (default: :func:`pref_eval.io.run_ids.run_ids`); ``warn(message)`` is told of a run holding none of the
-    qrels topics (zelo_eval's preference-mode warning).
+    qrels topics (zelo_eval's preference-mode warning). With a list ``skipped`` (``zelo_compare --keep-going``)
+    a run that cannot be read or ranked against the qrels is told to ``error(message)``, its id appended to
+    ``skipped`` and left out (a pair's values depend on its two runs only); a ``reference`` left out is
+    dropped (the caller says so).
     Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
     """
     import pandas as pd
@@ -73,8 +77,11 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     names = list(names) if names is not None else run_names(list(runs))
     ref = reference_index(reference, names, list(runs), option="--baseline")
     q = read_subtopic_qrels(qrels)
-    rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     pq = prepare_qrels(q, binary, floor)
+    if skipped is not None:
+        rs, runs, names, ref = _usable(runs, names, ref, pq, depth, skipped, error)
+    else:
+        rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)
     if warn is not None:
         from ..collection import no_common_warning
@@ -86,3 +93,28 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
                       columns=["run", "qid", "measure", "value", "run_b"])
     df["qid"] = df["qid"].astype(str)
     return df, names
+
+
+def _usable(runs: Sequence[str], names: list[str], ref: int | None, pq: Any, depth: int | None,
+            skipped: list[str], error: Callable[[str], None] | None) -> tuple[list, list[str], list[str], int | None]:
+    """``--keep-going``: the runs read and ranked against every qrels query (a duplicate found here), the others
+    told to ``error`` and named in ``skipped``; the reference's new index (None when it was left out)."""
+    from ..collection import build_collection
+    from ..errors import PrefEvalError
+    from ..io.runs import read_run
+
+    keep: list[int] = []
+    rs = []
+    for k, (p, n) in enumerate(zip(runs, names, strict=True)):
+        try:
+            run = read_run(p, name=n)
+            build_collection(pq.qrels, [run], complete=True, depth=depth)
+        except PrefEvalError as err:
+            if error is not None:
+                error(str(err))
+            skipped.append(n)
+            continue
+        keep.append(k)
+        rs.append(run)
+    new_ref = keep.index(ref) if ref is not None and ref in keep else None
+    return rs, [str(runs[k]) for k in keep], [names[k] for k in keep], new_ref
