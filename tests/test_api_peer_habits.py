@@ -206,3 +206,14 @@ def test_runs_stacked_in_one_dataframe_say_how_to_pass_them(column):
     assert got == pytest.approx(theirs, rel=1e-12)
     # one run with a constant name column is one run
     assert pref_eval.calc_aggregate([m], QRELS, frames[0])[m] == pytest.approx(theirs["bm25"], rel=1e-12)
+
+
+def test_tukey_legend_reads_as_a_sentence(tmp_path):
+    """ranx's ``compare(stat_test="tukey")`` user: the legend said "family-wise by construction correction over 3
+    comparison(s)" (the correction's label put where Holm's name goes)."""
+    from cli_harness import run_inproc
+
+    res = run_inproc("zelo_compare", ["-R", QRELS, "-m", "ndcg@10", "--tests", "tukey", RUN, RUN2], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert ("two-sided, family-wise over 1 comparison(s) per measure by construction (no further correction), "
+            "alpha = 0.05.") in res.stdout.decode()

@@ -176,8 +176,9 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     lines = [
         f"Markers: labels of the runs this run beats significantly by the {TEST_LABELS[test]}, "
         "two-sided, "
-        + (f"{CORRECTION_LABELS[corr]} correction over {fam} comparison(s) per measure"
-           if corr not in ("none",) else "no multiple-comparison correction")
+        + (f"family-wise over {fam} comparison(s) per measure by construction (no further correction)"
+           if corr == "tukey-hsd" else f"{CORRECTION_LABELS[corr]} correction over {fam} comparison(s) per measure"
+           if corr != "none" else "no multiple-comparison correction")
         + f", alpha = {p['alpha']:g}."
     ]
     if p.get("baseline"):
