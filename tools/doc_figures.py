@@ -1,6 +1,6 @@
 """Figures the prose of the docs quotes outside any table, computed (the docs name this script).
 
-    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth ...]
+    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth|pair-distance ...]
 
 Prints ``page: phrase`` per figure (all of them without an argument); tests/test_docs.py checks that each
 phrase is on its page, so a figure typed by hand cannot drift from what this script prints.
@@ -24,18 +24,27 @@ phrase is on its page, so a figure typed by hand cannot drift from what this scr
   against Moffat & Zobel's (1 − p)·p^(i−1): the ratio is 1 / (1 − p^1000), so the two agree to the last bit
   while p^1000 is below half an ulp of 1 (the largest such p of the grid 0.01, 0.02, ...), and differ by
   1 / (1 − p^1000) − 1 at p = 0.999.
+* ``pair-distance`` (docs/zelo_simulate.md, docs/zelo_simulate-ranking-bounds.md): how many places apart, in the
+  order of the moment (the posterior means of the fit that chooses them), the pairs are that the default adaptive
+  strategy of ``zelo_simulate recovery`` (``--window 6``) chooses after its blind first batch, at K = 50,
+  σ = 1.5, 20 trials, seed 0 (pairs filled at random when a round runs short are not counted): the largest
+  distance and the share at most 3 apart, in tenths (~1.5 s CPU; tests/test_docs.py checks it as a slow test).
 """
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
 CYCLES, N_DOCS = 4, 50  # repeated-pairs
 GAP_QUERIES, GAP_DOCS, GAP_SIGMA, GAP_SEED = 200, 100, 1.0, 1  # prior-gap: bench/gen_judgments.py's data
 QUERY_CHARS, PASSAGE_TOKENS = (10, 200), 100  # prompt-tokens
+DIST_K, DIST_SIGMA, DIST_TRIALS, DIST_SEED = 50, 1.5, 20, 0  # pair-distance
+#: figures that run a simulation (seconds, not a fraction of one): tests/test_docs.py checks them as slow tests
+SLOW = ("pair-distance",)
 
 
 def repeat_share(n: int, cycles: int) -> float:
@@ -95,8 +104,52 @@ def rbp_depth() -> list[tuple[str, str]]:
                                "p = 0.999")]
 
 
+def chosen_distances(K: int, sigma: float, trials: int, seed: int, **opts: Any) -> dict[int, int]:
+    """{places apart: pairs} of the pairs the adaptive strategy of ``recovery`` chooses after its blind first batch,
+    the distance taken in the order of the posterior means that chose them (``ranking_batch``'s ``x``)."""
+    import numpy as np
+
+    import pref_eval.zelo.adaptive as adaptive
+    from pref_eval.zelo.simulate import recovery
+
+    counts: dict[int, int] = {}
+    choose = adaptive.ranking_batch
+
+    def counted(x: Any, *args: Any, **kwargs: Any) -> list[list[tuple[int, int]]]:
+        batch = choose(x, *args, **kwargs)
+        place = np.argsort(np.argsort(-np.asarray(x), axis=1, kind="stable"), axis=1)
+        for t, pairs in enumerate(batch):
+            for i, j in pairs:
+                d = abs(int(place[t, i]) - int(place[t, j]))
+                counts[d] = counts.get(d, 0) + 1
+        return batch
+
+    adaptive.ranking_batch = counted  # recovery imports it from the module at each call
+    try:
+        recovery(K, sigma, 4, trials, seed=seed, strategy="adaptive", **opts)
+    finally:
+        adaptive.ranking_batch = choose
+    return counts
+
+
+def pair_distance() -> list[tuple[str, str]]:
+    import inspect
+
+    from pref_eval.zelo.simulate import recovery
+
+    window = inspect.signature(recovery).parameters["window"].default
+    counts = chosen_distances(DIST_K, DIST_SIGMA, DIST_TRIALS, DIST_SEED)
+    near = round(10 * sum(n for d, n in counts.items() if d <= 3) / sum(counts.values()))
+    return [("zelo_simulate-ranking-bounds.md", f"the chosen pairs are at most {max(counts)} places apart in the "
+                                                f"order of the moment, the window of `--window {window}`; {near} in "
+                                                "10 of them are at most 3 apart"),
+            ("zelo_simulate.md", f"wider windows (in the default window of {window} places, {near} in 10 of the "
+                                 f"chosen pairs are at most 3 apart at K = {DIST_K}, σ = {DIST_SIGMA:g}")]
+
+
 FIGURES: dict[str, Callable[[], list[tuple[str, str]]]] = {
-    "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth}
+    "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth,
+    "pair-distance": pair_distance}
 
 
 def figures(names: list[str] | None = None) -> list[tuple[str, str]]:
