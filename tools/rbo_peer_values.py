@@ -22,11 +22,13 @@ the PyPI ``rbo`` package, ``RankingSimilarity(S, T).rbo(k=k, p=p, ext=True)`` an
 random tie-free orderings of the same systems and depths below, at and above their length
 (tests/test_stats_rbo_depth.py compares ``zelo_compare --rbo-depth`` with them).
 
-    python tools/rbo_peer_values.py --webber-values /tmp/w/uneven_abc.json
+    python tools/rbo_peer_values.py --webber-values /tmp/w/test_data
 
-only prints the largest |RBO_ext - expected| over the cases of test_data/uneven_abc.json of
-https://github.com/mpetri/rbo (values of William Webber's own RBO implementation, six decimals: the
-alphabet against shorter lists; kept under /tmp, nothing stored).
+writes tests/data/stats/rbo_webber.json instead: the cases of test_data/uneven_abc.json and
+test_data/permute_abc.json of https://github.com/mpetri/rbo (commit 9ec4cd6; values of William Webber's own
+RBO implementation, RBO_ext, six decimals: the alphabet against shorter lists of its letters, and a
+permutation of letters against their alphabetical order; the folder kept under /tmp), and prints the largest
+|RBO_ext - Webber's| over each (tests/test_stats_rbo_worked.py compares them).
 """
 from __future__ import annotations
 
@@ -185,15 +187,31 @@ def depth_values(folder: Path) -> None:
     print(f"wrote {path}")
 
 
-def webber_check(path: Path) -> None:
-    """Largest |pref_eval's RBO_ext - Webber's| over mpetri/rbo's uneven_abc.json (``other``, ``p``, ``rbo``)."""
+def webber_check(folder: Path) -> None:
+    """tests/data/stats/rbo_webber.json from mpetri/rbo's test_data folder (``other``, ``p``, ``rbo`` per case),
+    and the largest |pref_eval's RBO_ext - Webber's| over each file."""
     sys.path.insert(0, str(ROOT))
-    from pref_eval.stats.orderings import rbo_prefix
+    from pref_eval.stats.orderings import rbo_ext, rbo_prefix
 
+    folder = folder.parent if folder.is_file() else folder
     alphabet = list("abcdefghijklmnopqrstuvwxyz")
-    cases = json.loads(path.read_text())
-    worst = max(abs(rbo_prefix(alphabet, list(c["other"]), c["p"])["ext"] - c["rbo"]) for c in cases)
-    print(f"{len(cases)} cases of {path.name}: max |RBO_ext - Webber's| = {worst:.2g} (the values have 6 decimals)")
+    data: dict = {"source": "https://github.com/mpetri/rbo (commit 9ec4cd6) test_data/uneven_abc.json (RBO_ext of the "
+                            "alphabet against `other`) and test_data/permute_abc.json (RBO_ext of sorted(`other`) "
+                            "against `other`): William Webber's RBO implementation, six decimals; "
+                            "tools/rbo_peer_values.py --webber-values",
+                  "uneven": [], "permute": []}
+    for key, name in (("uneven", "uneven_abc.json"), ("permute", "permute_abc.json")):
+        cases = json.loads((folder / name).read_text())
+        data[key] = [[c["other"], c["p"], c["rbo"]] for c in cases]
+        if key == "uneven":
+            got = [rbo_prefix(alphabet, list(c["other"]), c["p"])["ext"] for c in cases]
+        else:
+            got = [rbo_ext(sorted(c["other"]), list(c["other"]), c["p"]) for c in cases]
+        worst = max(abs(g - c["rbo"]) for g, c in zip(got, cases, strict=True))
+        print(f"{len(cases)} cases of {name}: max |RBO_ext - Webber's| = {worst:.2g} (the values have 6 decimals)")
+    out = ROOT / "tests" / "data" / "stats" / "rbo_webber.json"
+    out.write_text("{" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "}\n")
+    print(f"wrote {out}")
 
 
 def live_check(cu, n: int) -> None:
