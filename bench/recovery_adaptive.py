@@ -38,7 +38,8 @@ replace the block between the recovery-cycles markers of docs/zelo_simulate.md.
 rounds of K/2 pairs, its first version, and of K/4; the default discordance criterion; ``rowsum``), the paired
 difference rowsum − default with its standard error, and the rowsum criterion with wider windows
 (:data:`WINDOW_RUNS`, fixed trials); with ``--write-docs`` it replaces the block between the recovery-criteria
-markers of docs/zelo_simulate-ranking-bounds.md, whose prose (and zelo_simulate.md's) quotes it.
+markers of docs/zelo_simulate-ranking-bounds.md, whose prose (and zelo_simulate.md's) quotes it. ``--jobs N``
+computes its rows and the window runs in N processes (the same figures: every cell has its own seeds).
 
 ``--prose``: runs nothing; prints the figures the prose of docs/zelo_simulate.md and
 docs/zelo_simulate-ranking-bounds.md quotes from these tables (shares of the gap closed, ranges, the
@@ -490,6 +491,7 @@ def prose_figures() -> list[tuple[str, str]]:
             (bounds, f"the distance from the adaptive strategy ({_slash([_f(ad[K, low][4]) for K in ks])}) to 8 cycles "
                      f"({_slash([_f(ad[K, low][3]) for K in ks])})")]
     out += [(bounds, f"K = {K}: default {ad[K, mid][4]}, 8 cycles {ad[K, mid][3]}") for K in ks[1:]]
+    out.append((bounds, f"(E[p(1 − p)] = {mean_information(0.6):.3f} over all pairs at σ = 0.6, at most 0.25)"))
     dist = stored("recovery-distance")  # K, σ, τs, 1 apart, 2 apart, ..., all, excess all / at >= 6
     r = dist[100, mid]
     out.append((bounds, f"({_f(r[3]):.1f} and {_f(r[4]):.1f} against {_f(r[3], 1):.1f} and {_f(r[4], 1):.1f} "
@@ -527,6 +529,8 @@ def _check(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         ap.error("--criteria runs its own criteria and round sizes: no other table, no --batch-div, --criterion")
     if a.batch_div is not None and a.batch_div < 1:
         ap.error("--batch-div must be >= 1")
+    if a.jobs < 1 or (a.jobs > 1 and not a.criteria):
+        ap.error("--jobs must be >= 1 and applies to --criteria only")
     if a.write_docs and (a.batch_div is not None or a.criterion is not None):
         ap.error("--write-docs writes the default strategy's table only")
     if a.oracle and (a.batch_div is not None or a.criterion is not None):
@@ -615,6 +619,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cycles", action="store_true", help="zelo_simulate recovery's cycles table instead (module "
                     "docstring)")
     ap.add_argument("--criteria", action="store_true", help="the criteria table instead (module docstring)")
+    ap.add_argument("--jobs", type=int, default=1, help="--criteria's rows in this many processes (same figures)")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--prose", action="store_true", help="print the prose's figures from the stored tables, run "
                     "nothing (module docstring)")
@@ -625,7 +630,16 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{page}: {phrase}")
         return
     lines = _head(a)
-    for K in (int(v) for v in a.K.split(",")):
+    if a.criteria and a.jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        cells = [(int(K), float(s)) for K in a.K.split(",") for s in a.sigma.split(",")]
+        with ProcessPoolExecutor(a.jobs) as pool:
+            windows = pool.submit(window_lines, a.seed)
+            rows = [pool.submit(criteria_row, K, s, a.trials, a.seed) for K, s in reversed(cells)][::-1]
+            lines += [r.result() for r in rows]
+            lines += ["", "The rowsum criterion with wider windows (σ = 0.6):", "", *windows.result()]
+    for K in (int(v) for v in a.K.split(",")) if not (a.criteria and a.jobs > 1) else ():
         for sigma in (float(v) for v in a.sigma.split(",")):
             lines.append(criteria_row(K, sigma, a.trials, a.seed) if a.criteria else
                          cycles_rows(K, sigma, a.trials, a.seed) if a.cycles else
@@ -637,7 +651,7 @@ def main(argv: list[str] | None = None) -> None:
                          row(K, sigma, a.trials, a.seed, batch_div=a.batch_div, criterion=a.criterion))
             if not a.write_docs:
                 print(lines[-1], file=sys.stderr, flush=True)
-    if a.criteria:
+    if a.criteria and a.jobs == 1:
         lines += ["", "The rowsum criterion with wider windows (σ = 0.6):", "", *window_lines(a.seed)]
     text = "\n".join(lines) + "\n"
     print(text)

@@ -523,7 +523,7 @@ def test_doc_figures_that_simulate_are_the_scripts():
     """The figures of ``tools/doc_figures.py`` that run a simulation (~1.5 s CPU each) are on their pages:
     ranking-bounds said the default design's chosen pairs are "at most 3 places apart" and zelo_simulate.md that
     wider windows "change nothing: the chosen pairs are at most 3 places apart" (so they were with the old
-    window of 3; the default is 6, and the pairs reach it)."""
+    window of 3; the default is 6, and the pairs reach it); zelo_fit.md's SE condition on ordinary data."""
     sys.path.insert(0, str(ROOT / "tools"))
     import doc_figures
 

@@ -1,6 +1,6 @@
 """Figures the prose of the docs quotes outside any table, computed (the docs name this script).
 
-    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth|pair-distance ...]
+    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth|pair-distance|se-condition ...]
 
 Prints ``page: phrase`` per figure (all of them without an argument); tests/test_docs.py checks that each
 phrase is on its page, so a figure typed by hand cannot drift from what this script prints.
@@ -29,6 +29,10 @@ phrase is on its page, so a figure typed by hand cannot drift from what this scr
   strategy of ``zelo_simulate recovery`` (``--window 6``) chooses after its blind first batch, at K = 50,
   σ = 1.5, 20 trials, seed 0 (pairs filled at random when a round runs short are not counted): the largest
   distance and the share at most 3 apart, in tenths (~1.5 s CPU; tests/test_docs.py checks it as a slow test).
+* ``se-condition`` (docs/zelo_fit.md): the SE condition estimate ``zelo_fit`` warns on (``se_condition``,
+  max_i A_ii (A⁻¹)_ii) on ordinary data: its largest value in each shipped judgment file (``judgments/``) and in
+  ``bench/gen_judgments.py 2000``'s data (2,000 queries × 100 documents × 4 cycles, σ = 1, seed 1), fitted with
+  the default prior and with ``--prior 0``: the smallest and the largest of those maxima (~3 s CPU; slow test).
 """
 from __future__ import annotations
 
@@ -44,7 +48,8 @@ GAP_QUERIES, GAP_DOCS, GAP_SIGMA, GAP_SEED = 200, 100, 1.0, 1  # prior-gap: benc
 QUERY_CHARS, PASSAGE_TOKENS = (10, 200), 100  # prompt-tokens
 DIST_K, DIST_SIGMA, DIST_TRIALS, DIST_SEED = 50, 1.5, 20, 0  # pair-distance
 #: figures that run a simulation (seconds, not a fraction of one): tests/test_docs.py checks them as slow tests
-SLOW = ("pair-distance",)
+SLOW = ("pair-distance", "se-condition")
+COND_QUERIES = 2000  # se-condition: bench/gen_judgments.py 2000
 
 
 def repeat_share(n: int, cycles: int) -> float:
@@ -147,9 +152,33 @@ def pair_distance() -> list[tuple[str, str]]:
                                  f"chosen pairs are at most 3 apart at K = {DIST_K}, σ = {DIST_SIGMA:g}")]
 
 
+def se_condition() -> list[tuple[str, str]]:
+    import glob
+
+    import numpy as np
+
+    from pref_eval.io.judgments import read_judgments
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+    data = []
+    for path in sorted(glob.glob(os.path.join(root, "judgments", "*"))):
+        if not path.endswith(".md"):
+            j = read_judgments(path)
+            q, a, b, s, w = j.arrays()
+            data.append((np.array([len(j.docs[t]) for t in j.queries]), q, a, b, s, w))
+    assert len(data) >= 3, data
+    sizes, q, a, b, s = cycle_judgments(COND_QUERIES, GAP_DOCS, 4, GAP_SIGMA, seed=GAP_SEED)
+    data.append((sizes, q, a, b, s, None))
+    top = [float(np.nanmax(fit_bt(*d, prior=prior).se_condition)) for d in data for prior in (0.5, 0.0)]
+    return [("zelo_fit.md", f"ordinary data: the largest in a file is {min(top):.1f} to {max(top):.1f}, on the shipped "
+                            f"samples and `bench/gen_judgments.py {COND_QUERIES}`")]
+
+
 FIGURES: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth,
-    "pair-distance": pair_distance}
+    "pair-distance": pair_distance, "se-condition": se_condition}
 
 
 def figures(names: list[str] | None = None) -> list[tuple[str, str]]:
