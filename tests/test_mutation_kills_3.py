@@ -1,0 +1,134 @@
+"""Mutation testing, round 3 (session 22, m31): tests that kill mutants the suite let survive, each against
+an outside oracle (trec_eval 10.0's output, scipy, hand-worked values). NOTES.md "Session 22" (m31) lists the
+mutants sampled and how the survivors were classified; rounds 1 and 2 are tests/test_mutation_kills.py and
+tests/test_mutation_kills_2.py. Each docstring names the mutant it kills (file, the token changed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_harness import run_module_inproc
+
+GEN = Path(__file__).parent / "data" / "trec_eval_generated"
+
+
+def _trec(args: list, cwd) -> str:
+    res = run_module_inproc("trec", [str(a) for a in args], cwd)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def test_duplicate_in_a_dataframe_run_names_its_document_and_query():
+    """io/runs.py ``Run.row_of_line`` without line numbers (a DataFrame / dict run): ``line - 1`` -> ``line + 1``,
+    ``line - 0``, ``line - 2`` (the message read the wrong row or failed with an IndexError). Hand-worked: rows
+    are lines 1..5; the second ``c`` of q2 is line 5, its first line 2 (trec_eval refuses such a run)."""
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    run = pd.DataFrame({"query_id": ["q1", "q2", "q1", "q2", "q2"], "doc_id": ["a", "c", "b", "x", "c"],
+                        "score": [3, 2, 1, 0.5, 0.1]})
+    with pytest.raises(InputError) as e:
+        pref_eval.evaluate(qrels, run, ["map"])
+    assert str(e.value) == "run:5: duplicate document c for query q2 (first at line 2); trec_eval refuses duplicates"
+
+
+@pytest.mark.parametrize("missing", ["query_id", "doc_id", "relevance"])
+def test_dataframe_qrels_lacking_one_column_is_refused_in_one_line(missing):
+    """io/qrels.py ``_qrels_from_frame``: ``qc is None or dc is None or rc is None`` with an ``or`` -> ``and`` or an
+    ``is`` -> ``is not`` let a frame lacking one column through (a KeyError later). Documented message."""
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(InputError) as e:
+        pref_eval.evaluate(qrels.drop(columns=[missing]), run, ["map"])
+    assert str(e.value).endswith("DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns")
+
+
+def test_subtopic_duplicates_name_both_lines(tmp_path):
+    """io/qrels.py ``check_subtopic_duplicates``: ``si[1:] == si[:-1]`` -> ``!=`` (a document judged under two
+    subtopics was taken for a repeat, a real repeat missed unless it sat beside another subtopic's line), the
+    other ``==`` / ``&`` / slice mutants of that line. Hand-worked on the docstring's rule: a repeated
+    (qid, subtopic, docno) triple is an error naming both lines; a document under two subtopics is not."""
+    from pref_eval.errors import InputError
+    from pref_eval.io.qrels import read_qrels
+
+    ok = tmp_path / "ok"
+    ok.write_text("1 1 b 1\n1 2 b 0\n1 1 a 1\n2 1 b 1\n")  # sorted: (1,1,a) (1,1,b) (1,2,b) (2,1,b)
+    q = read_qrels(ok, subtopics=True)
+    assert len(q.subtopics) == 4
+    dup = tmp_path / "dup"
+    dup.write_text("1 2 c 1\n1 1 a 1\n1 1 c 0\n1 2 a 0\n1 1 a 2\n1 3 c 1\n")
+    with pytest.raises(InputError) as e:
+        read_qrels(dup, subtopics=True)
+    assert str(e.value) == f"{dup}:5: duplicate judgment for query 1 subtopic 1 document a (first at line 2)"
+
+
+# trec_eval 10.0 (`trec_eval -R prefs -m prefs_num_prefs_poss -m prefs_num_prefs_ful -m prefs_simp -m prefs_pair
+# PREFS RUN`): two sub-groups of one judgment group both state d1 > d2, counted once.
+TWO_SUBGROUPS = "q1 0 s1 d1 3\nq1 0 s1 d2 1\nq1 0 s2 d1 2\nq1 0 s2 d2 1\n"
+TWO_SUBGROUPS_OUT = """\
+prefs_num_prefs_poss  \tall\t1
+prefs_num_prefs_ful   \tall\t1
+prefs_simp            \tall\t1.0000
+prefs_pair            \tall\t1.0000
+"""
+
+
+def test_one_preference_stated_by_two_subgroups_counts_once(tmp_path):
+    """io/prefs.py ``preference_pairs`` (zELO's ``trecprefs`` judgments): ``if len(a) < 2: return`` -> ``<= 2`` /
+    ``< 3`` (exactly two pairs were returned without removing the repeat). Oracle: trec_eval 10.0 above counts
+    one possible preference (zelo_trec must print the same), so the judgments are one: d1 beats d2."""
+    from pref_eval.io.judgments import read_judgments
+
+    (tmp_path / "prefs").write_text(TWO_SUBGROUPS)
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n")
+    out = _trec(["-R", "prefs", "-m", "prefs_num_prefs_poss", "-m", "prefs_num_prefs_ful", "-m", "prefs_simp",
+                 "-m", "prefs_pair", "prefs", "run"], tmp_path)
+    assert out == TWO_SUBGROUPS_OUT
+    j = read_judgments(str(tmp_path / "prefs"), fmt="trecprefs")
+    _, a, b, s, _ = j.arrays()
+    docs = j.docs["q1"]
+    assert [(docs[x], docs[y], v) for x, y, v in zip(a.tolist(), b.tolist(), s.tolist(), strict=True)] == [
+        ("d1", "d2", 0.0)]
+
+
+def test_trecprefs_with_no_preference_are_no_judgments(tmp_path):
+    """io/prefs.py ``preference_pairs``: ``if len(a) < 2`` -> ``< 0`` (no early return: the repeat removal of no
+    pair failed with an IndexError). Oracle: trec_eval 10.0 counts 0 possible preferences in two lines of one
+    level (``prefs_num_prefs_poss all 0``); ``< 1`` is equivalent (one pair is its own first statement)."""
+    from pref_eval.io.judgments import read_judgments
+
+    (tmp_path / "prefs").write_text("q1 0 s1 d1 1\nq1 0 s1 d2 1\n")
+    _, a, _, _, _ = read_judgments(str(tmp_path / "prefs"), fmt="trecprefs").arrays()
+    assert len(a) == 0
+
+
+def test_long_rows_default_keeps_the_topics_a_run_lacks():
+    """output/table.py ``long_rows``: the default ``print_missing=True`` -> ``False`` (the rows of pref_eval.dask,
+    which passes no value) and ``not print_missing and not present`` -> ``or`` (a -c topic the run lacks left
+    out). Oracle: trec_eval 10.0 ``-q -c`` prints the lacking topics (tests/data/trec_eval_generated
+    ties_A_c_missing.out: run.partial lacks 10, Q7 and t-onerel)."""
+    from pref_eval.api.measures import evaluate_run_group
+    from pref_eval.io.qrels import read_qrels
+    from pref_eval.output.table import long_rows
+
+    want = {}
+    for line in (GEN / "ties_A_c_missing.out").read_text().splitlines():
+        m, qid, v = line.split("\t")
+        if m.strip() in ("map", "P_5", "num_rel") and qid in ("10", "Q7", "t-onerel", "1"):
+            want[(qid, m.strip())] = v
+    assert len(want) == 12
+    q = read_qrels(GEN / "qrels.gen")
+    [(res, _, _, _)] = evaluate_run_group((q, [str(GEN / "run.partial")], ["p"], ["map", "P.5", "num_rel"], True,
+                                           1, None))
+    got = {(qid, m): (f"{v:.4f}" if m != "num_rel" else str(v)) for _, qid, m, v in long_rows([res])
+           if qid != "all"}
+    assert {k: got.get(k) for k in want} == want
