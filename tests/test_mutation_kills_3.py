@@ -132,3 +132,31 @@ def test_long_rows_default_keeps_the_topics_a_run_lacks():
     got = {(qid, m): (f"{v:.4f}" if m != "num_rel" else str(v)) for _, qid, m, v in long_rows([res])
            if qid != "all"}
     assert {k: got.get(k) for k in want} == want
+
+
+# trec_eval 10.0: `trec_eval -m runid -m map QRELS r1` and `... r2` (q1: a relevant, b not; r1 ranks a first,
+# r2 b first).
+RUNID_BLOCKS = ("runid                 \tall\ttagA\nmap                   \tall\t1.0000\n"
+                "runid                 \tall\ttagB\nmap                   \tall\t0.5000\n")
+
+
+def test_trec_blocks_label_several_runs_once(tmp_path):
+    """output/trec.py ``write_trec_blocks``: ``len(results) > 1 and not any(c.name == "runid" ...)`` with ``any`` ->
+    ``all`` or ``==`` -> ``!=`` (a second runid line, or none), ``> 1`` -> ``>= 1`` / ``> 0`` and ``and`` -> ``or``
+    (a single run labelled), ``> 2``. Oracle: with -m runid each block is trec_eval 10.0's output for its run
+    (above); without it a ``runid all NAME`` line heads each of several blocks (docs/zelo_eval.md) and one run's
+    block is trec_eval's alone."""
+    (tmp_path / "qr").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "r1").write_text("q1 Q0 a 1 2 tagA\nq1 Q0 b 2 1 tagA\n")
+    (tmp_path / "r2").write_text("q1 Q0 b 1 2 tagB\nq1 Q0 a 2 1 tagB\n")
+
+    def ev(*args: str) -> str:
+        res = run_module_inproc("eval", ["-R", "qr", "-o", "trec", *args], tmp_path)
+        assert res.returncode == 0, res.stderr
+        return res.stdout
+
+    assert ev("-m", "runid", "-m", "map", "r1", "r2") == RUNID_BLOCKS
+    lines = RUNID_BLOCKS.splitlines(keepends=True)
+    assert ev("-m", "map", "r1", "r2") == "".join([lines[0].replace("tagA", "r1"), lines[1],
+                                                   lines[2].replace("tagB", "r2"), lines[3]])
+    assert ev("-m", "map", "r1") == lines[1]
