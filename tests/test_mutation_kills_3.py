@@ -160,3 +160,21 @@ def test_trec_blocks_label_several_runs_once(tmp_path):
     assert ev("-m", "map", "r1", "r2") == "".join([lines[0].replace("tagA", "r1"), lines[1],
                                                    lines[2].replace("tagB", "r2"), lines[3]])
     assert ev("-m", "map", "r1") == lines[1]
+
+
+def test_a_measure_on_some_lines_ranks_only_the_runs_on_them(tmp_path):
+    """rank_aggregation.py ``query_rankings_from_prefs`` (a measure missing on some lines): ``bincount(keys) > 0``
+    -> ``>= 0`` (every run of the file ranked), ``> 1`` / ``> 2`` (a run on one line left out). Hand-worked on
+    pref_aggregate.py's rule (a line adds +v to runi and -v to runj of each measure it has; a query ranks the
+    runs its lines of that measure name): m1 is on the a-b line only -> a, b; m2 on all three: a 1 - 1 = 0,
+    b -1 + 0.5 = -0.5, c 1 - 0.5 = 0.5 -> c, a, b."""
+    import json
+
+    rows = [{"qid": "q", "runi": "a", "runj": "b", "sample": 0, "type": "preference", "m1": 1.0, "m2": 1.0},
+            {"qid": "q", "runi": "a", "runj": "c", "sample": 0, "type": "preference", "m2": -1.0},
+            {"qid": "q", "runi": "b", "runj": "c", "sample": 0, "type": "preference", "m2": 0.5}]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = run_module_inproc("aggregate", ["-P", "p.jsonl", "-m", "m1", "-m", "m2", "-q", "-n", "--mc4-steps", "10"],
+                            tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"qid": "q", "sample": 0, "m1": ["a", "b"], "m2": ["c", "a", "b"]}
