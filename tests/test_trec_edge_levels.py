@@ -106,3 +106,49 @@ def test_rbp_resid_of_a_missing_topic_follows_the_placeholder(tmp_path, flags, e
     assert res.returncode == 0, res
     rows = {(r.split("\t")[0].strip(), r.split("\t")[1]): r.split("\t")[2] for r in res.stdout.decode().splitlines()}
     assert rows[("rbp_resid_p=0.7", "q2")] == expected
+
+
+# trec_eval 10.0, `trec_eval -q -l -1 -m map -m gm_map -m binG -m map_cut.1,5 -m num_rel -m P.2 QRELS RUN` on
+# a topic judged only below 0 (zz) that retrieves a document not in the qrels (counted as relevant at -l -1,
+# not in num_rel): m_map.c / m_gm_map.c / m_binG.c divide by num_rel 0 once one was retrieved (inf), m_map_cut.c
+# returns on num_rel 0 (0). Session 22's fuzz blind spot (tools/fuzz_trec_eval.py, all-negative topics under -l <= 0).
+NEG_QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\nzz 0 n1 -1\nzz 0 n2 -1\n"
+NEG_RUN = "1 Q0 a 1 3 run\n1 Q0 b 2 2 run\n1 Q0 x 3 1 run\nzz Q0 n1 1 1.0 run\nzz Q0 zz 2 0.5 run\n"
+NEG_L_MINUS1 = """\
+num_rel               \t1\t3
+map                   \t1\t1.0000
+P_2                   \t1\t1.0000
+binG                  \t1\t1.0000
+map_cut_1             \t1\t0.3333
+map_cut_5             \t1\t1.0000
+num_rel               \tzz\t0
+map                   \tzz\t   inf
+P_2                   \tzz\t0.5000
+binG                  \tzz\t   inf
+map_cut_1             \tzz\t0.0000
+map_cut_5             \tzz\t0.0000
+num_rel               \tall\t3
+map                   \tall\t   inf
+gm_map                \tall\t   inf
+P_2                   \tall\t0.7500
+binG                  \tall\t   inf
+map_cut_1             \tall\t0.1667
+map_cut_5             \tall\t0.5000
+"""
+NEG_L0_ZZ = {"map": "0.0000", "P_2": "0.0000", "binG": "0.0000"}  # the same command with -l 0
+
+
+@pytest.mark.parametrize("level", ["-1", "0"])
+def test_topic_judged_only_below_zero_divides_by_num_rel_0(tmp_path, level):
+    (tmp_path / "q").write_text(NEG_QRELS)
+    (tmp_path / "r").write_text(NEG_RUN)
+    argv = ["-q", "-l", level, "-m", "map", "-m", "gm_map", "-m", "binG", "-m", "map_cut.1,5", "-m", "num_rel",
+            "-m", "P.2", "q", "r"]
+    res = run_inproc("zelo_trec", argv, tmp_path)
+    assert res.returncode == 0, res
+    out = res.stdout.decode()
+    if level == "-1":
+        assert out == NEG_L_MINUS1
+    else:
+        rows = [x.split("\t") for x in out.splitlines()]
+        assert {r[0].strip(): r[2] for r in rows if r[1] == "zz" and r[0].strip() in NEG_L0_ZZ} == NEG_L0_ZZ

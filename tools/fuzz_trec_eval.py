@@ -188,7 +188,8 @@ SCORE_STYLES = ["ties", "f32", "round", "sci", "sub", "neg", "int", "desc", "nor
 def make_case(seed: int, idx: int, hostile_rate: float, blind: int = True) -> dict:  # noqa: C901 (one flat recipe)
     """Case ``idx`` of ``seed``; ``blind`` (1 or True): also draw session 20's blind spots (:func:`_blind_spots`,
     from an RNG of their own, so that ``blind=False`` gives the cases of session 19 byte for byte); 2: also
-    session 21's (:func:`_blind_spots_2`, again from an RNG of their own: ``blind=True`` keeps session 20's)."""
+    session 21's (:func:`_blind_spots_2`, again from an RNG of their own: ``blind=True`` keeps session 20's); 3:
+    also session 22's (:func:`_blind_spots_3`; ``blind=2`` keeps session 21's)."""
     r = random.Random(f"trec:{seed}:{idx}")
     fmt = r.choices(["qrels", "prefs", "qrels_prefs", "qrels_jg"], [0.82, 0.06, 0.06, 0.06])[0]
     nq = r.choice([1, 1, 2, 3, 5, 8, 12])
@@ -328,6 +329,8 @@ def make_case(seed: int, idx: int, hostile_rate: float, blind: int = True) -> di
         _blind_spots(random.Random(f"trec-blind:{seed}:{idx}"), case)
     if blind >= 2:
         _blind_spots_2(random.Random(f"trec-blind2:{seed}:{idx}"), case)
+    if blind >= 3:
+        _blind_spots_3(random.Random(f"trec-blind3:{seed}:{idx}"), case)
     case.setdefault("rel_text", _join(qrels_rows, sep, eol, r))
     case["run_text"] = _join(run_lines, sep, eol, r)
     case.pop("pool")
@@ -613,6 +616,38 @@ def _blind_spots_2(r: random.Random, case: dict) -> None:
         feats.add("help" if o[:3] in ("--h", "-h") else "version")
 
 
+HOSTILE = {"dup_qrels", "dup_run_doc", "blank_qrels", "all_negative", "empty_run", "nan_score", "hex_score",
+           "text_score", "float_grade", "bom", "missing_topic"}
+
+
+def _blind_spots_3(r: random.Random, case: dict) -> None:
+    """Session 22: a topic judged only below 0 (the hostile ``all_negative``; added to 4 % of the qrels cases
+    without another hostile input) under ``-l`` <= 0 and retrieving unjudged documents too (with ``-l`` <= -1
+    they count as relevant in map / gm_map / binG while R is 0: trec_eval's sum / 0 = inf)."""
+    opts, feats, rows, lines = case["opts"], case["feats"], case["qrels_rows"], case["run_lines"]
+    if case["fmt"] != "qrels":
+        return
+    if not feats & HOSTILE and r.random() < 0.04:
+        rows.extend([("negq", "0", "n1", "-1"), ("negq", "0", "n2", r.choice(["-1", "-1", "-2"]))])
+        lines.append(["negq", "Q0", "n1", "1", "1.0", "run"])
+        feats.add("all_negative")
+    if "all_negative" not in feats:
+        return
+    nq = next((x[0] for x in rows if not isinstance(x, str) and x[2] == "n1"), None)
+    if nq is None:
+        return
+    if r.random() < 0.7:
+        v = r.choice(["0", "0", "-1", "-2"])
+        o = r.choice([["-l", v], ["-l" + v], ["--level_for_rel", v]])
+        opts += o
+        case["opts_full"] += o
+    if r.random() < 0.6:
+        for k in range(r.choice([1, 2, 5])):
+            lines.append([nq, "Q0", f"nx{k}", str(k + 2), _score(r, "normal", k), "run"])
+        if r.random() < 0.5:
+            lines.append([nq, "Q0", "n2", "9", "0.25", "run"])
+
+
 def write_case(case: dict, d: Path) -> None:
     d.mkdir(parents=True, exist_ok=True)
     enc = {"encoding": "utf-8", "errors": "surrogateescape"}
@@ -664,6 +699,27 @@ def differing_measures(a: bytes, b: bytes) -> set[str] | None:
     return out
 
 
+# trec_eval 10.0's measures that read a topic's table of grades (rel_levels, num_rel_levels): gain_init.c's
+# users and bpref's count of judged nonrelevant documents; on a topic judged only below 0 that table is the
+# previous topic's (form_res_rels.c: te_chk_and_malloc of max_rel + 1 <= 0 keeps the old buffer, unzeroed)
+LEFTOVER_MEASURES = {"ndcg", "ndcg_rel", "Rndcg", "G", "dcg", "ideal_dcg", "rbp", "rbp_resid", "bpref", "gm_bpref"}
+
+
+def differing_lines(a: bytes, b: bytes) -> set[tuple[str, str]] | None:
+    """(measure, qid) of the lines that differ, or None when the line structure differs."""
+    la, lb = a.split(b"\n"), b.split(b"\n")
+    if len(la) != len(lb):
+        return None
+    out = set()
+    for x, y in zip(la, lb, strict=True):
+        if x != y:
+            fx, fy = x.split(b"\t"), y.split(b"\t")
+            if len(fx) != 3 or fx[:2] != fy[:2]:
+                return None
+            out.add((fx[0].strip().decode("utf-8", "replace"), fx[1].decode("utf-8", "surrogateescape")))
+    return out
+
+
 def first_diff(a: bytes, b: bytes) -> str:
     la, lb = a.split(b"\n"), b.split(b"\n")
     for n, (x, y) in enumerate(zip(la, lb, strict=False)):
@@ -712,6 +768,15 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         if cls:
             return cls, msg
     diff = differing_measures(oo, po)
+    if "all_negative" in feats and case.get("neg_le0"):
+        # -l <= 0 (no repair): trec_eval's grade table of that topic is the topic before's (not re-zeroed, its
+        # size max_rel + 1 <= 0), read by the gain measures and bpref's nonrelevant count only
+        lines = differing_lines(oo, po)
+        negq = case["neg_le0"]
+        if lines and all(q in (negq, "all") and m.split("_cut")[0].removeprefix("Z") in LEFTOVER_MEASURES
+                         for m, q in lines):
+            return "documented_all_negative_leftover", f"-l <= 0: only {sorted(lines)} (a leftover grade table)"
+        return "diff", f"all-negative topic under -l <= 0: {sorted(lines) if lines else '?'}: " + first_diff(oo, po)
     if "all_negative" in feats and not case.get("neg0"):
         return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
     if "gain_shared" in feats:
@@ -826,8 +891,13 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
     of = case["opts_full"]
     levels = [(o[2:] or (of[i + 1] if i + 1 < len(of) else "0")) if o.startswith("-l") else of[i + 1]
               for i, o in enumerate(of) if o.startswith("-l") or o == "--level_for_rel" and i + 1 < len(of)]
-    # -l <= 0 would make the added grade-0 document relevant: not compared there
-    negq = "all_negative" in case["feats"] and all(int(v) >= 1 for v in levels)
+    # the last -l counts (getopt); -l <= 0 would make an added grade-0 document relevant: compared unrepaired
+    # there, differences allowed only in the measures that read trec_eval's leftover table (compare_stdout)
+    level = int(levels[-1]) if levels else 1
+    negq = "all_negative" in case["feats"] and level >= 1
+    if "all_negative" in case["feats"] and not negq:
+        nq = next(x[0] for x in case["qrels_rows"] if not isinstance(x, str) and x[2] == "n1")
+        peer_case = {**peer_case, "neg_le0": nq}
     if negq:  # documented: trec_eval's table of grades for it has size <= 0; ours is a topic without a relevant
         # document -- what trec_eval computes once the topic has one judged non-relevant document it does not
         # retrieve (the generator's own repair of such topics, make_case)
@@ -1011,7 +1081,7 @@ def main() -> int:
     bad = 0
     try:
         for s, i in todo:
-            case = make_case(s, i, a.hostile, blind=2)
+            case = make_case(s, i, a.hostile, blind=3)
             d = base / f"case_{s}_{i}"
             try:
                 cls, msg = check_case(peer, case, d)

@@ -43,7 +43,12 @@ def ap_values(r: Ranked, level: int, cutoff: int | None = None) -> np.ndarray:
         q, prec = q[keep], prec[keep]
     s = np.bincount(q, weights=prec, minlength=r.nq)
     R = r.num_rel(level)
-    return np.divide(s, R, out=np.zeros(r.nq), where=R > 0)
+    if cutoff is not None:  # m_map_cut.c returns on num_rel 0
+        return np.divide(s, R, out=np.zeros(r.nq), where=R > 0)
+    # m_map.c / m_gm_map.c divide whenever a document at the level was retrieved: with -l <= -1 an unjudged one
+    # counts there but not in R, so a topic judged only below 0 gets sum / 0 = inf (as trec_eval prints it)
+    with np.errstate(divide="ignore"):
+        return np.divide(s, R, out=np.zeros(r.nq), where=(R > 0) | (s > 0))
 
 
 @measure("map", trec_order("map"), "Mean average precision.",

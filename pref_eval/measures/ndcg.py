@@ -316,4 +316,5 @@ def bin_g(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     s = r.per_query_sum(w)
     R = r.num_rel(ctx.level)
     nrr = r.per_query_sum(rel)
-    return np.where(nrr > 0, np.divide(s, R, out=np.zeros(r.nq), where=R > 0), 0.0).reshape(-1, 1)
+    with np.errstate(divide="ignore"):  # m_binG.c: sum / num_rel once one was retrieved (inf for R 0 at -l <= -1)
+        return np.divide(s, R, out=np.zeros(r.nq), where=nrr > 0).reshape(-1, 1)
