@@ -39,6 +39,12 @@ ideal_dcg / ndcg with gain parameters (one parameter block in trec_eval) are com
 naming a (qid, measure) twice is read by both without the later lines, and ours must print the same on the file
 with them (``documented_z_duplicate+...``).
 
+Session 22 (``blind=3``, the tool's cases; ``blind=2`` keeps session 21's): a topic judged only below 0 is added
+to 4 % of the qrels cases without another hostile input, and such topics get ``-l`` 0 / -1 / -2 and retrieve
+unjudged documents; under ``-l`` <= 0 they are compared without the repair (a grade-0 document would be relevant
+there): lines may differ only in the measures that read trec_eval's leftover table of grades (``bpref``,
+``gm_bpref``, the gain measures) on that topic and ``all`` (``documented_all_negative_leftover``).
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
@@ -57,7 +63,7 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
   is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is
   compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to trec_eval
   on the qrels without its BOM), ``documented_all_negative`` (equal with an unretrieved grade-0 document added
-  to that topic; under ``-l`` <= 0 not compared), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
+  to that topic; under ``-l`` <= 0 ``documented_all_negative_leftover``, above), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
   parameters: equal measure set by measure set), ``documented_help`` / ``documented_version``; the others:
   ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
   ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
