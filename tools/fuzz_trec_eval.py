@@ -63,8 +63,9 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
   is a finding, not a documented case); an ``rbp`` line that differs (trec_eval's min/max read uninitialised) is
   compared with trec_eval run on that measure alone (``documented_rbp``); ``documented_bom`` (equal to trec_eval
   on the qrels without its BOM), ``documented_all_negative`` (equal with an unretrieved grade-0 document added
-  to that topic; under ``-l`` <= 0 ``documented_all_negative_leftover``, above), ``documented_gain_shared`` (dcg/ideal_dcg/ndcg with gain
-  parameters: equal measure set by measure set), ``documented_help`` / ``documented_version``; the others:
+  to that topic; under ``-l`` <= 0 ``documented_all_negative_leftover``, above), ``documented_gain_shared``
+  (dcg/ideal_dcg/ndcg with gain parameters: equal measure set by measure set), ``documented_help`` /
+  ``documented_version``; the others:
   ``documented_rnonrel_negative`` (prefs_avgjg_Rnonrel with negative levels, docs/trec-preferences.md),
   ``documented_refusal_*`` (what we refuse and trec_eval reads: NaN / hexadecimal / text scores, non-integer
   grades, an empty run, inconsistent preferences, a duplicate when only runid / num_q are asked),
