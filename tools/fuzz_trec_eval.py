@@ -712,6 +712,12 @@ def differing_measures(a: bytes, b: bytes) -> set[str] | None:
 LEFTOVER_MEASURES = {"ndcg", "ndcg_rel", "Rndcg", "G", "dcg", "ideal_dcg", "rbp", "rbp_resid", "bpref", "gm_bpref"}
 
 
+def _leftover_measure(name: str) -> bool:
+    """A printed measure name (``ndcg_cut_10``, ``rbp_0=0,-2=0.5``, ``Zndcg``) of :data:`LEFTOVER_MEASURES`."""
+    n = name.removeprefix("Z")  # -Z prints Zmap, Zndcg, ...
+    return any(n == m or n.startswith(m + "_") for m in LEFTOVER_MEASURES)
+
+
 def differing_lines(a: bytes, b: bytes) -> set[tuple[str, str]] | None:
     """(measure, qid) of the lines that differ, or None when the line structure differs."""
     la, lb = a.split(b"\n"), b.split(b"\n")
@@ -780,8 +786,7 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         # size max_rel + 1 <= 0), read by the gain measures and bpref's nonrelevant count only
         lines = differing_lines(oo, po)
         negq = case["neg_le0"]
-        if lines and all(q in (negq, "all") and m.split("_cut")[0].removeprefix("Z") in LEFTOVER_MEASURES
-                         for m, q in lines):
+        if lines and all(q in (negq, "all") and _leftover_measure(m) for m, q in lines):
             return "documented_all_negative_leftover", f"-l <= 0: only {sorted(lines)} (a leftover grade table)"
         return "diff", f"all-negative topic under -l <= 0: {sorted(lines) if lines else '?'}: " + first_diff(oo, po)
     if "all_negative" in feats and not case.get("neg0"):
