@@ -712,6 +712,15 @@ def differing_measures(a: bytes, b: bytes) -> set[str] | None:
 LEFTOVER_MEASURES = {"ndcg", "ndcg_rel", "Rndcg", "G", "dcg", "ideal_dcg", "rbp", "rbp_resid", "bpref", "gm_bpref"}
 
 
+def _only_leftover(case: dict, ours: bytes, theirs: bytes) -> bool:
+    """Under -l <= 0 (no repair) a topic judged only below 0 gets trec_eval's table of grades of the topic before
+    (form_res_rels.c: not re-zeroed, its size max_rel + 1 <= 0): true when only the lines of the measures that
+    read that table (gain measures, bpref's nonrelevant count) differ, on that topic or ``all``."""
+    negq = case.get("neg_le0")
+    lines = differing_lines(ours, theirs) if negq else None
+    return bool(lines) and all(q in (negq, "all") and _leftover_measure(m) for m, q in lines)
+
+
 def _leftover_measure(name: str) -> bool:
     """A printed measure name (``ndcg_cut_10``, ``rbp_0=0,-2=0.5``, ``Zndcg``) of :data:`LEFTOVER_MEASURES`."""
     n = name.removeprefix("Z")  # -Z prints Zmap, Zndcg, ...
@@ -781,15 +790,10 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         if cls:
             return cls, msg
     diff = differing_measures(oo, po)
-    if "all_negative" in feats and case.get("neg_le0"):
-        # -l <= 0 (no repair): trec_eval's grade table of that topic is the topic before's (not re-zeroed, its
-        # size max_rel + 1 <= 0), read by the gain measures and bpref's nonrelevant count only
-        lines = differing_lines(oo, po)
-        negq = case["neg_le0"]
-        if lines and all(q in (negq, "all") and _leftover_measure(m) for m, q in lines):
-            return "documented_all_negative_leftover", f"-l <= 0: only {sorted(lines)} (a leftover grade table)"
-        return "diff", f"all-negative topic under -l <= 0: {sorted(lines) if lines else '?'}: " + first_diff(oo, po)
-    if "all_negative" in feats and not case.get("neg0"):
+    if _only_leftover(case, oo, po):
+        return "documented_all_negative_leftover", f"-l <= 0: only {sorted(differing_lines(oo, po) or ())} " \
+            "(a leftover grade table)"
+    if "all_negative" in feats and not case.get("neg0") and not case.get("neg_le0"):
         return "documented_all_negative", "a topic with all grades negative: trec_eval reuses a leftover grade table"
     if "gain_shared" in feats:
         return compare_split(peer, case, d, oo, rel, "")
@@ -831,6 +835,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
                 for o in base]
     ours = [ln for ln in oo.split(b"\n") if ln]
     covered: set[bytes] = set()
+    leftover = False
     for g in groups:
         if not g:
             continue
@@ -848,11 +853,15 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
             return "diff", f"{note}gain measures apart: the name(s) {sorted(names & covered)} printed by two runs"
         covered |= names
         mine = b"".join(ln + b"\n" for ln in ours if ln.split(b"\t")[0].strip() in names)
-        if mine != o2:
+        if mine != o2 and _only_leftover(case, mine, o2):
+            leftover = True
+        elif mine != o2:
             return "diff", f"{note}gain measures apart, -m {' -m '.join(g)}: " + first_diff(mine, o2)
     left = [ln for ln in ours if ln.split(b"\t")[0].strip() not in covered]
     if left:
         return "diff", f"{note}gain measures apart: lines of ours no run printed: {left[:3]!r}"
+    if leftover:
+        return "documented_all_negative_leftover", f"{note}gain measures apart: -l <= 0, a leftover grade table"
     return "documented_gain_shared", f"{note}equal to trec_eval on each of {len([g for g in groups if g])} measure sets"
 
 
