@@ -1045,6 +1045,8 @@ def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tupl
                 return cls, f"on the cut qrels: signal {-c2} without the guards; " + msg
         if c2 < 0 and oc == 0 and "gain_shared" in feats:
             return compare_split(peer, pcase, d, oo, "rel.cut", f"on the cut qrels: signal {-c2}; ")
+        if "all_negative" in feats and "Can't calculate" in e2:  # that topic first in the cut qrels (-l <= 0)
+            return "documented_peer_fails_all_negative", f"on the cut qrels: {e2.strip()[:200]}"
         return "peer_fails", f"on the cut qrels: trec_eval exit {c2} {e2[:200]}"
     for k, pat in (("blank_qrels", "Malformed line"), ("all_negative", "Can't calculate"),
                    ("empty_run", ""), ("bom", "")):
