@@ -13,10 +13,15 @@ first run, with the largest relative difference between its numbers (same text o
 * ``glibc-no-fma``: glibc's ``exp``/``log``/... without FMA, as on an x86-64 CPU older than Haswell
   (``GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA``, glibc >= 2.33);
 * ``numpy-no-avx2``: numpy's code without AVX2/FMA (``NPY_DISABLE_CPU_FEATURES=X86_V3``, numpy >= 2.4;
-  older numpy: ``AVX2 FMA3``).
+  older numpy: ``AVX2 FMA3``);
+* ``numpy-no-avx512``: numpy without its AVX-512 code (``NPY_DISABLE_CPU_FEATURES`` = every AVX-512 name
+  this numpy knows: float64 ``exp``/``log``/``power`` then call glibc's, and the sorts are the AVX2 ones);
+* ``openblas-haswell``: OpenBLAS's kernels for an AVX2 CPU (an AVX-512 CPU takes SkylakeX's);
+* ``as-avx2``: the two settings before together, i.e. what a CPU with AVX2 and without AVX-512 computes.
 
-numpy's AVX-512 code (float64 ``exp``/``log``/``power`` on a CPU with AVX-512) cannot be emulated on a CPU
-without it: run the tool on both kinds and compare the step outputs (``--keep``). Exit status 0.
+On a CPU with AVX-512 the last three show what moves between the two kinds on one machine; on a CPU
+without AVX-512 they change nothing but OpenBLAS's kernels where it would take others than Haswell's (so
+they print "identical"). numpy's AVX-512 code cannot be emulated on a CPU without it. Exit status 0.
 """
 from __future__ import annotations
 
@@ -37,6 +42,21 @@ SETTINGS: dict[str, dict[str, str]] = {
     "glibc-no-fma": {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA"},
     "numpy-no-avx2": {"NPY_DISABLE_CPU_FEATURES": "X86_V3"},
 }
+
+
+def _no_avx512() -> str:
+    """numpy's names of its AVX-512 code (``X86_V4``, ``AVX512_ICL``, ... in numpy 2.4; ``AVX512F``,
+    ``AVX512_SKX``, ... before), those numpy ignores when the CPU lacks them."""
+    import numpy as np
+
+    core = getattr(np, "_core", None) or np.core  # numpy 1.x: np.core
+    names = [*core._multiarray_umath.__cpu_features__, *core._multiarray_umath.__cpu_dispatch__]
+    return " ".join(dict.fromkeys(f for f in names if f.startswith("AVX512") or f == "X86_V4"))
+
+
+SETTINGS["numpy-no-avx512"] = {"NPY_DISABLE_CPU_FEATURES": _no_avx512()}
+SETTINGS["openblas-haswell"] = {"OPENBLAS_CORETYPE": "Haswell"}
+SETTINGS["as-avx2"] = {**SETTINGS["numpy-no-avx512"], **SETTINGS["openblas-haswell"]}
 NUMBER = re.compile(rb"-?\d+\.\d+(?:e[-+]?\d+)?|-?\d+e[-+]?\d+")
 
 
