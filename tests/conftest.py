@@ -196,6 +196,38 @@ def cpu_kinds() -> dict[str, dict[str, str]]:
                             "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX2_Usable,-FMA_Usable"}}
 
 
+def cpu_kind_code(kind: str) -> dict[str, bool] | None:
+    """Which code numpy and glibc run in a subprocess started with ``cpu_kinds()[kind]`` on this machine:
+    ``avx512``: numpy's AVX-512 float64 ``exp``/``log``; ``avx2``: numpy's AVX2 (or AVX-512) sorts, else its
+    baseline introsort (another order of ties in ``np.argsort``); ``fma``: glibc's ``exp``/``log`` with FMA (glibc
+    takes it where the CPU has FMA and AVX2). None off x86-64 or glibc >= 2.33 (the settings' effect unknown)."""
+    import platform
+
+    import numpy as np
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    lib, ver = platform.libc_ver()
+    try:
+        if lib != "glibc" or tuple(int(x) for x in ver.split(".")[:2]) < (2, 33):
+            return None
+    except ValueError:
+        return None
+    core = getattr(np, "_core", None) or np.core  # numpy 1.x: np.core
+    f = core._multiarray_umath.__cpu_features__
+    avx2 = bool(f.get("AVX2") and f.get("FMA3"))
+    code = {"avx512": bool(f.get("X86_V4") or f.get("AVX512_SKX")), "avx2": avx2, "fma": avx2}
+    if kind == "no-avx512":
+        code["avx512"] = False
+    elif kind == "numpy-baseline":
+        code.update(avx512=False, avx2=False)
+    elif kind == "pre-haswell":
+        code = dict.fromkeys(code, False)
+    elif kind != "this":
+        raise KeyError(kind)
+    return code
+
+
 def assert_rows_close(old: list[str], new: list[str], sep: str, abs_tol: float = CROSS_CPU_TOL) -> None:
     """The docs' table rows ``old`` against the bench's ``new``: cell by cell (cells split by the regular
     expression ``sep``), numbers within ``abs_tol`` (the docs print 3 decimals; ``CROSS_CPU_TOL``), other text
