@@ -62,7 +62,9 @@ def summarize(values: np.ndarray, aggregate: str, nq: int) -> float:
     if aggregate == "gmean":
         if not nq:
             return 0.0
-        return float(np.exp(_seq_sum(np.log(np.maximum(values, MIN_GEO_MEAN))) / nq))
+        from . import libm
+
+        return float(libm.exp(_seq_sum(libm.log(np.maximum(values, MIN_GEO_MEAN))) / nq))
     if aggregate == "count":
         return float(nq)
     raise ValueError(aggregate)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
+
 from .params import CUTOFF, JUDGED_ONLY, REL
 from .base import EvalContext, measure
 from .nicknames import trec_order
@@ -84,7 +86,7 @@ def yaap(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     R = r.num_rel(ctx.level).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = (1.0 + s) / (1.0 + R - s)
-        out = np.log(ratio)
+        out = libm.log(ratio)
     # C's log of a negative number is -nan as glibc prints it (its NaN has the sign bit set)
     out[ratio < 0] = -np.nan
     return out.reshape(-1, 1)

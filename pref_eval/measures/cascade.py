@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import libm
+
 
 def exclusive_level_product(level: np.ndarray, factor: np.ndarray, ptr: np.ndarray,
                             qidx: np.ndarray) -> np.ndarray:
@@ -28,7 +30,7 @@ def exclusive_level_product(level: np.ndarray, factor: np.ndarray, ptr: np.ndarr
         cum = np.cumsum(m)
         start = np.concatenate([[0], cum])[base]
         above = cum - m - start  # count strictly above, inside the query
-        out *= np.power(float(factor[lv]), above)
+        out *= libm.power(float(factor[lv]), above)
     return out
 
 

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
+
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .params import Param
@@ -51,7 +53,7 @@ NORMALIZE = Param("normalize", bool, True, "divide by the ideal ranking's own RB
 
 def _prefix_weights(p: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``S[j] = Σ_{i≤j} p^{i−1}/i`` and ``N[j] = Σ_{i≤j} p^{i−1}`` for j = 0 … n."""
-    w = np.power(p, np.arange(n, dtype=np.float64))
+    w = libm.power(p, np.arange(n))
     S = np.concatenate([[0.0], np.cumsum(w / np.arange(1, n + 1))])
     N = np.concatenate([[0.0], np.cumsum(w)])
     return S, N

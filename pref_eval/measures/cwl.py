@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
+
 from ..errors import UsageError
 from .base import EvalContext, measure
 from .params import NOT_GIVEN, Param
@@ -136,7 +138,7 @@ def sdcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     g = _gains(r, o.get("min_rel", 0), o["max_rel"])
 
     def cf(G, cg, ranks, k):
-        return np.where(ranks < k, np.log2(ranks + 1.0) / np.log2(ranks + 2.0), 0.0)[None, :] * np.ones_like(G)
+        return np.where(ranks < k, libm.log2(ranks + 1.0) / libm.log2(ranks + 2.0), 0.0)[None, :] * np.ones_like(G)
 
     return np.column_stack([expected_utility(r, g, lambda G, cg, ranks, k=int(k): cf(G, cg, ranks, k))
                             for k in params])

@@ -51,6 +51,8 @@ import math
 
 import numpy as np
 
+from .. import libm
+
 from ..records import record
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys
@@ -185,7 +187,7 @@ def ideal_gains(lab: SubtopicLabels, nq: int, alpha: float, steps: int | None) -
 
 def novelty_gain(r: Ranked, lab: SubtopicLabels, alpha: float) -> np.ndarray:
     """G_i per retrieved entry (flat)."""
-    return np.bincount(lab.pe, weights=np.power(1.0 - alpha, lab.pc), minlength=len(r.qidx))
+    return np.bincount(lab.pe, weights=libm.power(1.0 - alpha, lab.pc), minlength=len(r.qidx))
 
 
 def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -212,13 +214,13 @@ def _ideal_ideal(nsub: np.ndarray, alpha: float, k: int, disc) -> np.ndarray:
     total = 0.0
     for start in range(0, n, _BLOCK):
         stop = min(n, start + _BLOCK)
-        total += float((np.power(1.0 - alpha, np.arange(start, stop)) * disc(stop, start)).sum())
+        total += float((libm.power(1.0 - alpha, np.arange(start, stop)) * disc(stop, start)).sum())
     return nsub * total
 
 
 def _log_disc(n: int, start: int = 0) -> np.ndarray:
     """1 / log2(i + 2) for the ranks i = start..n-1 (0-based)."""
-    return 1.0 / np.log2(np.arange(start, n) + 2.0)
+    return 1.0 / libm.log2(np.arange(start, n) + 2)
 
 
 def _recip_disc(n: int, start: int = 0) -> np.ndarray:
@@ -257,7 +259,7 @@ def alpha_dcg(r: Ranked, level: int, alpha: float, cutoffs: Sequence[float], nor
     """α-DCG@k (``normalise=False``: ideal-ideal divided) or α-nDCG@k, one column per k."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
-    return _cascade_at_k(r, lab, G * (1.0 / np.log2(r.pos + 2.0)), _log_disc, alpha, cutoffs, normalise)
+    return _cascade_at_k(r, lab, G * (1.0 / libm.log2(r.pos + 2)), _log_disc, alpha, cutoffs, normalise)
 
 
 def err_ia(r: Ranked, level: int, alpha: float, cutoffs: Sequence[float], normalise: bool) -> np.ndarray:
@@ -271,11 +273,11 @@ def nrbp(r: Ranked, level: int, alpha: float, beta: float, normalise: bool) -> n
     """NRBP (or nNRBP) over the whole list."""
     lab = subtopic_labels(r, level)
     G = novelty_gain(r, lab, alpha)
-    v = r.per_query_sum(G * np.power(beta, r.pos.astype(np.float64)))
+    v = r.per_query_sum(G * libm.power(beta, r.pos))
     scale = (1.0 - (1.0 - alpha) * beta)
     if normalise:
         ideal = ideal_gains(lab, r.nq, alpha, None)
-        den = (ideal * np.power(beta, np.arange(ideal.shape[1], dtype=np.float64))).sum(axis=1)
+        den = (ideal * libm.power(beta, np.arange(ideal.shape[1]))).sum(axis=1)
         # ndeval divides unconditionally: 0/0 = NaN for a query without a relevant subtopic
         return np.divide(v, den, out=np.full(len(v), np.nan), where=den > 0).reshape(-1, 1)
     return _div(scale * v, lab.nsub.astype(np.float64)).reshape(-1, 1)

@@ -35,6 +35,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import libm
+
 from ..records import record
 from ..io.keys import distinct
 
@@ -259,7 +261,7 @@ def discounted(gain: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """gain / log2(rank + 1) for 0-based ``pos`` (0 where the gain is 0)."""
     out = np.zeros(len(gain), dtype=np.float64)
     nz = gain != 0
-    out[nz] = gain[nz] / np.log2(pos[nz] + 2.0)
+    out[nz] = gain[nz] / libm.log2(pos[nz] + 2)
     return out
 
 

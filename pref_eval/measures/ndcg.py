@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
+
 from .base import EvalContext, measure
 from .gains import GainSetup, discounted, seg_cumsum, setup_gains
 from .nicknames import trec_order
@@ -73,7 +75,7 @@ def _mapped_gains(grade: np.ndarray, opts: dict) -> np.ndarray:
     """
     g = grade.astype(np.float64)
     if opts.get("dcg") == "exp-log2":
-        out = np.exp2(g) - 1.0
+        out = libm.exp2(grade) - 1.0
     elif opts.get("gains"):  # an empty map ({}) maps nothing: gain = grade
         keys = np.array([k for k, _ in opts["gains"]], dtype=np.float64)
         vals = np.array([v for _, v in opts["gains"]], dtype=np.float64)
@@ -293,7 +295,7 @@ def g_measure(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     sum_res = seg_cumsum(gain, zptr)
     arg = 2.0 + sum_cost[nz] - sum_res  # < 0 with negative gains: log2 is NaN
     with np.errstate(divide="ignore", invalid="ignore"):
-        lg = np.log2(arg)
+        lg = libm.log2(arg)
     # C's log2 (glibc on x86) returns the negative default NaN, printed "-nan"; numpy's log2 gives +NaN or
     # -NaN depending on the CPU's SIMD path (+NaN on AVX2, -NaN with AVX-512): set the sign as C does
     lg[arg < 0] = -np.nan
@@ -312,7 +314,7 @@ def bin_g(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     rel = r.grade >= ctx.level
     so_far = seg_cumsum(rel.astype(np.float64), r.ptr)
     w = np.zeros(len(r.pos))
-    w[rel] = 1.0 / np.log2(3.0 + r.pos[rel] - so_far[rel])
+    w[rel] = 1.0 / libm.log2(3.0 + r.pos[rel] - so_far[rel])
     s = r.per_query_sum(w)
     R = r.num_rel(ctx.level)
     nrr = r.per_query_sum(rel)

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
+
 from ..records import record
 from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
@@ -168,7 +170,7 @@ def pgc_values(r: Ranked, judgments: Judgments, p: float) -> np.ndarray:
     nq = r.nq
     cnt = np.bincount(iq, minlength=nq)
     ipos = np.arange(len(iq)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    w = np.power(p, np.arange(DEPTH, dtype=np.float64))
+    w = libm.power(p, np.arange(DEPTH))
     S = np.concatenate([[0.0], np.cumsum(w / np.arange(1, DEPTH + 1))])
     rdoc = r.docno if r.docno is not None else np.zeros(0, dtype="S1")
     nk, ek = exact_pair_keys(iq, g.docno[order], r.qidx, rdoc)

@@ -44,6 +44,8 @@ import re
 
 import numpy as np
 
+from .. import libm
+
 from ..errors import UsageError
 from .base import EvalContext, MeasureRequest, MeasureSpec
 from .rankutil import cum_within, first_pos
@@ -79,13 +81,13 @@ def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def _gain(grade: np.ndarray, level: int, burges: bool) -> np.ndarray:
     g = grade.astype(np.float64)
-    g = np.exp2(g) - 1.0 if burges else g
+    g = libm.exp2(grade) - 1.0 if burges else g
     return np.where(grade >= level, g, 0.0)
 
 
 def _dcg(r, k: int, level: int, burges: bool) -> np.ndarray:
     m = _cut(r, k) & (r.grade >= level)
-    disc = np.log2(r.pos[m].astype(np.float64) + 2.0)
+    disc = libm.log2(r.pos[m] + 2)
     return np.bincount(r.qidx[m], weights=_gain(r.grade[m], level, burges) / disc, minlength=r.nq)
 
 
@@ -93,7 +95,7 @@ def _idcg(r, k: int, level: int, burges: bool) -> np.ndarray:
     jq = r.jqidx()
     jpos = np.arange(len(r.jgrade)) - r.jptr[:-1][jq]  # rank in the ideal ranking (grades descending)
     m = (r.jgrade >= level) & ((jpos < k) if k else True)
-    disc = np.log2(jpos[m].astype(np.float64) + 2.0)
+    disc = libm.log2(jpos[m] + 2)
     return np.bincount(jq[m], weights=_gain(r.jgrade[m], level, burges) / disc, minlength=r.nq)
 
 
@@ -181,7 +183,7 @@ def bpref(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 def rbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     level, p = _level(ctx), params[0]
     m = r.grade >= level
-    w = _gain(r.grade[m], level, False) * np.power(p, r.pos[m].astype(np.float64))
+    w = _gain(r.grade[m], level, False) * libm.power(p, r.pos[m])
     return (1.0 - p) * np.bincount(r.qidx[m], weights=w, minlength=r.nq)
 
 

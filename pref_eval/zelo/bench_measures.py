@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import libm
+
 from ..errors import EvaluationError
 
 
@@ -55,7 +57,7 @@ def align(docnos: Sequence[str], run_scores: Sequence[float] | np.ndarray, zelo:
 
 
 def _discounts(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(n) + 2.0)
+    return 1.0 / libm.log2(np.arange(n) + 2)
 
 
 def ndcg_exp(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray, k: int | None = None, *,
@@ -75,7 +77,7 @@ def ndcg_exp(run: Sequence[float] | np.ndarray, gt: Sequence[float] | np.ndarray
         ideal = np.array(sorted(gl, reverse=True))
         pos = np.log2(np.arange(n) + 2)
         return float(np.sum(pred / pos) / np.sum(ideal / pos))
-    gains = np.exp(gt - gt.max())  # NDCG is a ratio: the common factor exp(-max) cancels, no overflow
+    gains = libm.exp(gt - gt.max())  # NDCG is a ratio: the common factor exp(-max) cancels, no overflow
     disc = _discounts(n)
     if k is not None:
         disc = np.where(np.arange(n) < k, disc, 0.0)

@@ -1,0 +1,111 @@
+"""The C library's ``log``, ``log2``, ``exp``, ``exp2`` and ``pow`` on numpy arrays: the same bits on every x86-64 CPU.
+
+numpy computes float64 ``exp``, ``log``, ``log2``, ``exp2``, ``power`` (and more) with its own SIMD code on a
+CPU with AVX-512 (its AVX-512F ``exp``/``log`` and Intel's SVML) and calls the C library's functions on every
+other x86-64 CPU; the two differ in the last bit of some results (``0.8 ** 2``, ``log2(1621)``: measured in
+session 22, ``python tools/cpu_kinds.py`` setting ``numpy-no-avx512``). A measure printed at full precision
+would then depend on the kind of CPU. These functions call the C library (through Python's :mod:`math`, whose
+functions are the C library's) once per distinct value of the array -- rank discounts and rank weights have as
+many distinct values as ranks -- so they give the C library's bits everywhere, the bits numpy gives on a CPU
+without AVX-512 and those trec_eval's C code gets. Values outside a function's finite domain (NaN, infinities,
+log of 0 or of a negative number, overflow) are numpy's. (glibc's own results still differ in rare last bits on
+an x86-64 CPU without FMA, older than Haswell: docs/zelo_fit.md "Another machine".)
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+_EXP2 = getattr(math, "exp2", None)  # Python >= 3.11
+
+
+def _per_value(fn: Callable[[float], float], x: np.ndarray, ok: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` with ``fn`` of every ``x[ok]``, computed once per distinct value."""
+    out = np.array(out, dtype=np.float64)  # numpy answers a 0-d input with a scalar
+    v = x[ok]
+    if not v.size:
+        return out
+    u, inv = np.unique(v, return_inverse=True)
+    out[ok] = np.fromiter(map(fn, u.tolist()), dtype=np.float64, count=len(u))[inv.reshape(-1)]
+    return out
+
+
+def _ints(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray | None:
+    """``f`` of an integer array (ranks) through a table over its range, or None when ``x`` is not an integer
+    array with a range of at most 4 values per element (then ``f`` goes value by value)."""
+    if x.dtype.kind not in "iu" or not x.size:
+        return None
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo > 4 * x.size + 4096:
+        return None
+    return f(np.arange(lo, hi + 1, dtype=np.float64))[x - lo]
+
+
+def log(x: np.ndarray | float) -> np.ndarray:
+    """The C library's natural ``log`` of every element (numpy's result where ``x <= 0`` or not finite)."""
+    t = _ints(log, np.asarray(x))
+    if t is not None:
+        return t
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(a)
+    return _per_value(math.log, a, np.isfinite(a) & (a > 0), out)
+
+
+def log2(x: np.ndarray | float) -> np.ndarray:
+    """The C library's ``log2`` of every element (numpy's result where ``x <= 0`` or not finite)."""
+    t = _ints(log2, np.asarray(x))
+    if t is not None:
+        return t
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log2(a)
+    return _per_value(math.log2, a, np.isfinite(a) & (a > 0), out)
+
+
+def exp(x: np.ndarray | float) -> np.ndarray:
+    """The C library's ``exp`` of every element (numpy's result where it overflows or ``x`` is not finite)."""
+    t = _ints(exp, np.asarray(x))
+    if t is not None:
+        return t
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.exp(a)
+    return _per_value(math.exp, a, np.isfinite(a) & (a < 709.0), out)
+
+
+def exp2(x: np.ndarray | float) -> np.ndarray:
+    """The C library's ``exp2`` of every element (Python >= 3.11; on 3.10 numpy's own: integers exact
+    either way)."""
+    t = _ints(exp2, np.asarray(x))
+    if t is not None:
+        return t
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.exp2(a)
+    if _EXP2 is None:
+        return out
+    return _per_value(_EXP2, a, np.isfinite(a) & (a < 1023.0), out)
+
+
+def power(base: float, x: np.ndarray) -> np.ndarray:
+    """The C library's ``pow(base, x)`` of a finite ``base`` > 0 for every element of ``x`` (numpy's result for
+    another ``base``, or where ``x`` is not finite or the power overflows)."""
+    b = float(base)
+    t = _ints(lambda r: power(b, r), np.asarray(x))
+    if t is not None:
+        return t
+    a = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np.power(b, a)
+    if not (math.isfinite(b) and b > 0):
+        return out
+    def pow_b(v: float) -> float:
+        try:
+            return math.pow(b, v)
+        except OverflowError:  # numpy's own code rounded below the overflow threshold
+            return math.inf
+
+    return _per_value(pow_b, a, np.isfinite(a) & np.isfinite(out), out)

@@ -1,0 +1,93 @@
+"""pref_eval.libm: the C library's bits (Python's math module, which calls it) on every kind of x86-64 CPU."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pref_eval import libm
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cases() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return {"log2_ranks": libm.log2(np.arange(2, 5002)), "log2": libm.log2(rng.uniform(1e-3, 1e4, 3000)),
+            "log": libm.log(rng.uniform(1e-6, 1e6, 3000)), "exp": libm.exp(rng.uniform(-30, 30, 3000)),
+            "exp2": libm.exp2(rng.uniform(-10, 10, 3000)), "pow_ranks": libm.power(0.8, np.arange(3000)),
+            "pow": libm.power(0.95, rng.uniform(0, 500, 3000))}
+
+
+def test_equal_to_the_c_library():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(1e-3, 1e3, 2000)
+    x[::7] = x[1::7][: len(x[::7])]  # repeated values
+    k = rng.integers(0, 3000, 5000)
+    pairs = [(libm.log(x), [math.log(v) for v in x]), (libm.log2(x), [math.log2(v) for v in x]),
+             (libm.exp(x / 50), [math.exp(v / 50) for v in x]), (libm.power(0.9, x), [math.pow(0.9, v) for v in x]),
+             (libm.log2(k + 2), [math.log2(v + 2) for v in k.tolist()]),
+             (libm.power(0.8, k), [math.pow(0.8, v) for v in k.tolist()])]
+    if hasattr(math, "exp2"):
+        pairs.append((libm.exp2(x / 100), [math.exp2(v / 100) for v in x]))
+    for got, want in pairs:
+        assert got.dtype == np.float64
+        assert got.tolist() == want  # bit for bit
+    assert libm.log2(np.array([[2, 4], [8, 1621]])).shape == (2, 2)
+    assert float(libm.exp(0.5)) == math.exp(0.5) and libm.exp(0.5).shape == ()
+    assert libm.log2(np.array([], dtype=np.int64)).shape == (0,)
+
+
+def test_outside_the_domain_numpy_s_values():
+    with np.errstate(all="ignore"):
+        for f, g, x in [(libm.log, np.log, [0.0, -1.0, np.nan, np.inf, -np.inf]),
+                        (libm.log2, np.log2, [0.0, -2.0, np.nan, np.inf]),
+                        (libm.exp, np.exp, [1000.0, -1000.0, np.inf, -np.inf, np.nan]),
+                        (libm.exp2, np.exp2, [2000.0, -2000.0, np.inf, np.nan])]:
+            a = np.array(x)
+            np.testing.assert_array_equal(f(a), g(a))
+        a = np.array([np.inf, np.nan, 1e6, 0.0])
+        np.testing.assert_array_equal(libm.power(0.5, a), np.power(0.5, a))
+        np.testing.assert_array_equal(libm.power(-0.5, np.array([2.0, 0.5])), np.power(-0.5, np.array([2.0, 0.5])))
+        assert libm.log2(np.array([0, 1, 2])).tolist() == [-math.inf, 0.0, 1.0]  # integer table with 0
+
+
+@pytest.mark.parametrize("kind", ["no-avx512", "numpy-baseline"])
+def test_same_bits_with_numpy_s_other_code(kind):
+    # numpy's own AVX-512 exp/log/log2/exp2/power differ in last bits from the C library's (0.8 ** 2 is
+    # 0.64 there and 0.6400000000000001 in glibc, log2(1621) too: session 22): computed with numpy's AVX-512 code
+    # off (on a CPU without AVX-512: no change), every value equal
+    from conftest import cpu_kinds
+
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_libm as t; "
+            "print(json.dumps({k: v.tolist() for k, v in t._cases().items()}))")
+    r = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT), **cpu_kinds()[kind]})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {k: v.tolist() for k, v in _cases().items()}
+
+
+def test_zelo_eval_measures_same_bytes_with_numpy_s_other_code(tmp_path):
+    # the measures users see at full precision: zELO's nDCG (exp of the scores), ranx's DCG and RBP (log2 and
+    # power of the ranks), α-nDCG's discounts; before libm, zndcg@10 of one query moved in the last digit
+    # between numpy's AVX-512 code and the C library's (python tools/cpu_kinds.py, session 22)
+    from conftest import cpu_kinds
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    scores = tmp_path / "z.tsv"
+    subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", "judgments/dl19-sample.judge", "-o",
+                    str(scores), "-Q"], cwd=ROOT, env=env, check=True)
+    runs = ["runs/bm25.run", "runs/dense.run", "runs/rerank.run"]
+    cmds = [["-R", str(scores), "-o", "tsv", "-q", "-m", "zndcg@10", "-m", "zndcg", *runs],
+            ["-R", "qrels/dl19-sample.qrels", "-o", "tsv", "-q", "-m", "ndcg_cut.10", "-m", "NDCG(dcg='exp-log2')@20",
+             "-m", "ndcg", "-m", "RBP(p=0.8)", "-m", "SDCG(max_rel=3)@10", *runs]]
+    for args in cmds:
+        outs = [subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", *args], cwd=ROOT, capture_output=True,
+                               env={**env, **cpu_kinds()[kind]}) for kind in ("this", "no-avx512")]
+        assert outs[0].returncode == 0, outs[0].stderr
+        assert outs[0].stdout == outs[1].stdout
