@@ -637,18 +637,24 @@ def _big_file() -> bytes:
 
 def test_scans_on_threads_equal_the_serial_scan():
     """The scan runs without the GIL: four threads scanning different buffers at once give each buffer's
-    serial result (columns compared bit for bit)."""
+    serial result (the scanner's string table and column buffers compared byte for byte: equal bytes are equal
+    bits of every decoded value, without decoding 60,000 lines into dicts, 2.0 -> 0.2 s CPU)."""
     from concurrent.futures import ThreadPoolExecutor
+
+    def raw(scanned):
+        strtab, shapes = scanned
+        return list(strtab), [tuple(bytes(memoryview(x)) if not isinstance(x, tuple) else x for x in shape)
+                              for shape in shapes]
 
     big = _big_file()
     datas = [big, big[:big.index(b"\n", len(big) // 3) + 1], big.replace(b'"r1', b'"s1'),
              b'{"a": 1e400, "b": "x"}\n' * 5000]
-    want = [decode(*jsonl.scan(d)) for d in datas]
+    want = [raw(jsonl.scan(d)) for d in datas]
+    assert all(w[1] for w in want) and len(decode(*jsonl.scan(datas[3]))) == 5000
     with ThreadPoolExecutor(4) as ex:
-        got = list(ex.map(lambda d: decode(*jsonl.scan(d)), datas * 2))
+        got = list(ex.map(lambda d: raw(jsonl.scan(d)), datas * 2))
     for w, g in zip(want * 2, got, strict=True):
-        assert {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in g.items()} == \
-            {n: {k: bits(v) if isinstance(v, float) else v for k, v in d.items()} for n, d in w.items()}
+        assert g == w
 
 
 def test_the_scan_lets_other_threads_run():
