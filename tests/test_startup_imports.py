@@ -124,6 +124,8 @@ def test_command_import_set(module, args, allowed, lazy_allowed, ceiling, scratc
     if "matplotlib" in allowed:
         pytest.importorskip("matplotlib")
     mods = _modules(module, [a.replace("{tmp}", str(scratch)) for a in args])
+    if module == "plot" and "-o" in args:  # the figure was drawn (test_plot_draws_without_pyplot: the others)
+        assert os.path.getsize(args[args.index("-o") + 1].replace("{tmp}", str(scratch))) > 1000
     top = {m.split(".")[0] for m in mods}
     assert not (top & HEAVY) - allowed, f"zelo {module} imports {sorted((top & HEAVY) - allowed)}"
     assert not (mods & LAZY) - lazy_allowed, f"zelo {module} imports {sorted((mods & LAZY) - lazy_allowed)}"
@@ -133,21 +135,27 @@ def test_command_import_set(module, args, allowed, lazy_allowed, ceiling, scratc
     assert len(mods) <= ceiling, f"zelo {module} imports {len(mods)} modules (ceiling {ceiling})"
 
 
+# the kinds and formats of the plot cases above (scores png / svg, systems png, pairs svg, matrix png) are not
+# run again here (a process each, ~0.4 s CPU; session 22, s31)
+PLOT_CASES_ABOVE = {(c[2][0], c[2][c[2].index("-o") + 1].rsplit(".", 1)[1]) for c in CASES
+                    if c[1] == "plot" and "-o" in c[2]}
+
+
 def test_plot_draws_without_pyplot(scratch):
     """The kinds still drawn by matplotlib use its object API (matplotlib.pyplot never imported); the
-    ported kinds import no matplotlib module at all for PNG and SVG (only PDF does)."""
+    ported kinds import no matplotlib module at all for PNG and SVG (only PDF does). With the plot cases of
+    ``test_command_import_set``, every ported kind in both formats."""
     pytest.importorskip("matplotlib")
-    out = scratch / "q.png"
+    assert PLOT_CASES_ABOVE == {("scores", "png"), ("scores", "svg"), ("systems", "png"), ("pairs", "svg"),
+                                ("matrix", "png")}
+    inputs = {"matrix": ["-J", "judgments/dl19-sample.judge"], "scores": ["-S", str(scratch / "s.tsv")],
+              "systems": ["-R", *SAMPLE, "-m", "map"], "pairs": ["-R", *SAMPLE, "-m", "map"]}
     for ext in ("png", "svg"):
-        out = scratch / f"matrix.{ext}"
-        mods = _modules("plot", ["matrix", "-J", "judgments/dl19-sample.judge", "-o", str(out), "-Q"])
-        assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
-        out = scratch / f"scores.{ext}"
-        mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(out), "-Q"])
-        assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
-        for kind in ("systems", "pairs"):
+        for kind, argv in inputs.items():
+            if (kind, ext) in PLOT_CASES_ABOVE:
+                continue
             out = scratch / f"{kind}.{ext}"
-            mods = _modules("plot", [kind, "-R", *SAMPLE, "-m", "map", "-o", str(out), "-Q"])
+            mods = _modules("plot", [kind, *argv, "-o", str(out), "-Q"])
             assert not {m for m in mods if m.split(".")[0] == "matplotlib"} and out.stat().st_size > 1000
     mods = _modules("plot", ["scores", "-S", str(scratch / "s.tsv"), "-o", str(scratch / "scores.pdf"), "-Q"])
     assert {"matplotlib.figure", "matplotlib.backends.backend_pdf"} <= mods and "matplotlib.pyplot" not in mods
