@@ -161,8 +161,9 @@ def _sign_flip_oracle(d: np.ndarray, zero_method: str) -> tuple[float, float]:
 
 
 # rows of _rows(13, ...) compared with scipy's n = 13 permutation test in the suite: the two exact rows (0, 7)
-# and two of the seven permutation rows (1 ties, 3 ties with zeros); the slow test below compares all nine
-N13_SUITE_ROWS = (0, 1, 3, 7)
+# and one of the seven permutation rows (1, ties; ~0.9 s CPU a row: row 3, ties with zeros, left the suite in
+# session 22, s31); the slow test below compares all nine
+N13_SUITE_ROWS = (0, 1, 7)
 
 
 @pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
