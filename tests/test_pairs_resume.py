@@ -88,10 +88,11 @@ CASES = [("best", seed, K, ties) for seed, K, ties in ((0, 7, 0.0), (1, 12, 0.3)
         [("ranking", seed, K, ties) for seed, K, ties in ((0, 6, 0.0), (1, 9, 0.3), (2, 7, 0.6), (3, 12, 0.1))]
 
 
-# the "ranking" sessions cost seconds each: two in the suite (ties 0 and 0.3), seeds 2 and 3 with the slow
-# tests (session 21, s30); the "best" ones are quick, all in the suite
+# the "ranking" sessions cost seconds each: one in the suite (seed 1, ties 0.3), seeds 2 and 3 with the slow
+# tests (session 21, s30), seed 0 (no ties, 1.7 s CPU) too (session 22, s31); the "best" ones are quick, all
+# in the suite
 @pytest.mark.parametrize("goal,seed,K,ties", [pytest.param(*c, marks=pytest.mark.slow)
-                                              if c[0] == "ranking" and c[1] >= 2 else c for c in CASES])
+                                              if c[0] == "ranking" and c[1] != 1 else c for c in CASES])
 def test_stored_path_equals_memory_and_replay(goal, seed, K, ties):
     mem = _drive(goal, seed, K, ties, stored=False)
     sto = _drive(goal, seed, K, ties, stored=True)

@@ -109,7 +109,11 @@ def test_zelo_eval_jobs_refused_with_zelo_scores(tmp_path):
 def test_zelo_compare_jobs_identical():
     args = ["-R", QRELS, "-m", "map", "-m", "P_10", "--tests", "t,randomization,bootstrap", "--resamples", "500",
             "-o", "jsonl", *RUNS]
-    one = _run("compare", *args)
+    from cli_harness import run_inproc
+
+    res = run_inproc("zelo_compare", args, ROOT)  # --jobs 1 in this process: the pool's process is the point
+    assert res.returncode == 0, res.stderr
+    one = res.stdout
     assert one.count(b"\n") >= 9
     assert _run("compare", "--jobs", "2", *args) == one
 
