@@ -74,33 +74,41 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # -- scheduling on several processes (``pytest -n 2``, the CI command): the longest tests start first
-# Measured with ``pytest -p no:randomly --durations=0`` (NOTES.md, session 13, t22: the suite without the slow
-# tests; those are not moved here), longest first. Only the
-# order changes, never what runs: a name that no longer matches is simply not moved. With pytest-xdist the
-# wall time is at least the longest test, and a long test collected last runs alone while the other process
-# idles; started first, it overlaps the rest.
+# Rebuilt in session 22 (s31) from each test's CPU seconds (getrusage of the worker and its children around
+# each test, under ``pytest -n 2``; NOTES.md, session 22), longest first, without the tests that moved to the
+# slow part. Only the order changes, never what runs: a name that no longer matches is simply not moved. With
+# pytest-xdist the wall time is at least the longest test, and a long test collected last runs alone while the
+# other process idles; started first, it overlaps the rest.
 LONG_FIRST = (
-    "test_docs.py::test_shell_examples_run[zelo_judge.md]",
-    "test_docs.py::test_shell_examples_run[zelo_compare.md]",
-    "test_zelo_tau_consistency.py::test_bench_tau_lp_reduced",
-    "test_judge_adversarial.py::test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly",
-    "test_zelo_streamed_reader.py::test_memory_zelo_fit_grows_by_the_compact_columns",
-    "test_docs.py::test_shell_examples_run[getting-started.md]",
-    "test_zelo_pairs_ranking.py::test_two_adds_at_once_lose_nothing",
-    "test_zelo_judge.py::test_cmd_judges_crash_garbage_hang",
-    "test_docs.py::test_shell_examples_run[zelo_plot.md]",
-    "test_zelo_judge_state.py::test_adaptive_sigkill_then_resume_asks_nothing_twice_http",
-    "test_zelo_judge.py::test_sigkill_then_resume_asks_nothing_twice",
-    "test_docs.py::test_shell_examples_run[api.md]",
-    "test_zelo_judge.py::test_faults_end_judged_or_failed_with_reason",
-    "test_stats_exact.py::test_wilcoxon_equals_one_row_scipy_calls[auto-wilcox]",
-    "test_startup_imports.py::test_plot_draws_without_pyplot",
-    "test_judge_adversarial.py::test_second_signal_stops_at_once",
-    "test_zelo_bandits.py::test_condorcet_winner_found_with_generous_budget",
+    "test_seeds.py::test_hash_seed_and_blas_threads_change_no_byte",
+    "test_zelo_adaptive_ranking.py::test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles",
     "test_agree_oracles.py::test_values_and_intervals_equal_the_oracles",
-    "test_reliability_properties.py::test_memory_zelo_eval_does_not_grow_with_the_number_of_runs",
-    "test_docs.py::test_shell_examples_run[zelo_agree.md]",
-    "test_zelo_fast_readers.py::test_detection_head_of_a_long_ascii_file",
+    "test_zelo_simulate.py::test_recovery_top_overlap_is_the_same_on_every_cpu",
+    "test_zelo_pairs_ranking.py::test_two_adds_at_once_lose_nothing",
+    "test_pairs_resume.py::test_stored_path_equals_memory_and_replay[ranking-1-9-0.3]",
+    "test_parallel.py::test_zelo_compare_jobs_identical",
+    "test_fit_memory.py::test_table_bytes_per_judgment",
+    "test_stats_compare.py::test_records_equal_scipy_and_statsmodels",
+    "test_docs.py::test_shell_examples_run[zelo_pairs.md]",
+    "test_judge_adversarial.py::test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly",
+    "test_startup_imports.py::test_plot_draws_without_pyplot",
+    "test_zelo_ranking_bound.py::test_bench_table_reduced",
+    "test_zelo_tau_bound.py::test_bench_tau_bound_reduced",
+    "test_zelo_tau_consistency.py::test_lp_is_at_least_every_fixed_gaussian_design",
+    "test_plot_canvas.py::test_pdf_missing_glyphs_one_warning_or_none",
+    "test_zelo_bandits.py::test_condorcet_winner_found_with_generous_budget",
+    "test_zelo_pairs.py::test_cli_seeded_outputs_identical_bytes",
+    "test_zelo_judge.py::test_sigkill_then_resume_asks_nothing_twice",
+    "test_pairs_trial.py::test_tournament_same_seed_same_pairs_whatever_the_hash_seed",
+    "test_fit_threads.py::test_api_fit_on_threads_has_the_bits_of_one_blas_thread",
+    "test_recovery_variants_bench.py::test_variants_bench_runs_and_refuses_unknown_variants",
+    "test_zelo_tau_consistency.py::test_lp_without_information_is_zero_and_grows_with_the_budget",
+    "test_judge_adversarial.py::test_an_ignored_sigint_stays_ignored",
+    "test_stats_cli.py::test_console_entry_point_subprocess",
+    "test_judge_adversarial.py::test_second_signal_stops_at_once",
+    "test_zelo_judge.py::test_cmd_judges_crash_garbage_hang",  # seconds of waiting for a hung judge, little CPU
+    "test_zelo_judge.py::test_faults_end_judged_or_failed_with_reason",  # likewise
+    "test_docs.py::test_shell_examples_run[shell-completion.md]",
 )
 
 

@@ -146,8 +146,8 @@ def test_plot_draws_without_pyplot(scratch):
     ported kinds import no matplotlib module at all for PNG and SVG (only PDF does). With the plot cases of
     ``test_command_import_set``, every ported kind in both formats."""
     pytest.importorskip("matplotlib")
-    assert PLOT_CASES_ABOVE == {("scores", "png"), ("scores", "svg"), ("systems", "png"), ("pairs", "svg"),
-                                ("matrix", "png")}
+    above = {("scores", "png"), ("scores", "svg"), ("systems", "png"), ("pairs", "svg"), ("matrix", "png")}
+    assert above == PLOT_CASES_ABOVE
     inputs = {"matrix": ["-J", "judgments/dl19-sample.judge"], "scores": ["-S", str(scratch / "s.tsv")],
               "systems": ["-R", *SAMPLE, "-m", "map"], "pairs": ["-R", *SAMPLE, "-m", "map"]}
     for ext in ("png", "svg"):

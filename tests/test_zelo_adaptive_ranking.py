@@ -129,13 +129,14 @@ def _simulate(*args):
 def test_recovery_cli_adaptive_options_seeded_and_refused_for_cycles():
     args = ["recovery", "--K", "12", "--sigma", "1", "--cycles", "2", "--trials", "3", "--seed", "7",
             "--strategy", "adaptive", "--window", "3", "--start", "cycle", "--batch", "2", "--criterion", "uncertainty"]
-    r1, r2 = _simulate(*args), _simulate(*args)
+    r1 = _simulate(*args)
     assert r1.returncode == 0, r1.stderr
-    assert r1.stdout == r2.stdout and r1.stdout.startswith("K\tsigma\tcycles")
+    assert r1.stdout.startswith("K\tsigma\tcycles")
     from cli_harness import run_inproc
     from conftest import ROOT
 
-    same = run_inproc("zelo_simulate", args, ROOT)  # the variants in this process (the process is tested above)
+    # the same seed again, in this process (a second process cost ~1 s CPU; session 22, s31), and the variants
+    same = run_inproc("zelo_simulate", args, ROOT)
     assert same.returncode == 0 and same.stdout.decode() == r1.stdout
     rows = {}
     for opt, val in (("--window", "1"), ("--start", "matching"), ("--batch", "6"), ("--criterion", "discordance"),
