@@ -261,7 +261,7 @@ def recovery_bench():
     same simulations (same K, σ, cycles, trials, seed, strategy): :func:`pref_eval.zelo.simulate.recovery`'s
     ``design`` and ``distance_bins`` only add columns computed after the fits, so each simulation runs once here,
     with both.
-    The bench's own process is still tested (test_bench_table_reduced, test_bench_tau_bound_reduced)."""
+    The bench's own process is still tested (test_zelo_ranking_bound.py, test_bench_table_reduced)."""
     import contextlib
     import importlib.util
     import io

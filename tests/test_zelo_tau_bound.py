@@ -4,8 +4,6 @@ estimator for K = 3)."""
 import itertools
 import math
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -223,15 +221,10 @@ def test_tau_bound_reduced_and_seeded():
     assert 0 < a["se"] < 0.05 and a["edge"] < 1e-3
 
 
-def _bench(*args):
-    from conftest import ROOT
-
-    return subprocess.run([sys.executable, str(ROOT / "bench" / "recovery_adaptive.py"), *args],
-                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
-
-
 def test_bench_tau_bound_reduced(recovery_bench):
-    out = _bench("--tau-bound", "--trials", "3", "--K", "25", "--sigma", "0.6", "--bound-samples", "100")
+    # in this process (session 22, s31): the bench's process is tested by test_zelo_ranking_bound.py's
+    # test_bench_table_reduced
+    out = recovery_bench("--tau-bound", "--trials", "3", "--K", "25", "--sigma", "0.6", "--bound-samples", "100")
     rows = [line.strip(" |").split(" | ") for line in out.splitlines() if line.startswith("| 25 |")]
     assert len(rows) == 1 and len(rows[0]) == 10
     genie = [float(v) for v in rows[0][5].split(" / ")]
@@ -239,7 +232,7 @@ def test_bench_tau_bound_reduced(recovery_bench):
     bound, se = (float(v) for v in rows[0][6].split(" ± "))
     assert bound >= genie[REVEALS.index("best")] - 1e-3
     assert float(rows[0][9]) >= genie[REVEALS.index("random")] - 0.05  # twice the budget: no lower, up to noise
-    with pytest.raises(SystemExit) as refused:  # the refusal in this process (s30: a process start less)
+    with pytest.raises(SystemExit) as refused:  # the refusal in this process too (s30)
         recovery_bench("--tau-bound", "--oracle", "--trials", "1", "--K", "6")
     assert refused.value.code == 2
 
