@@ -179,22 +179,30 @@ def test_yan_case_a_extra_final_phase_small_sample():
 
 
 def test_cli_seeded_outputs_identical_bytes(tmp_path):
-    def run(*a):
+    """A process, then the same seed again in this process (another hash seed all the same; session 22, s31:
+    four process starts less)."""
+    from cli_harness import run_inproc
+
+    def run(*a, inproc=False):
+        if inproc:
+            res = run_inproc("zelo_pairs", list(a), tmp_path)
+            assert res.returncode == 0, res.stderr
+            return res.stdout.decode()
         r = subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", *a], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         return r.stdout
 
     ds = str(DATA / "case_main" / "dataset.jsonl")
     one = run("cycles", "--dataset", ds, "--cycles", "4", "--seed", "11", "--no-duplicates")
-    assert one == run("cycles", "--dataset", ds, "--cycles", "4", "--seed", "11", "--no-duplicates")
-    assert one != run("cycles", "--dataset", ds, "--cycles", "4", "--seed", "12", "--no-duplicates")
+    assert one == run("cycles", "--dataset", ds, "--cycles", "4", "--seed", "11", "--no-duplicates", inproc=True)
+    assert one != run("cycles", "--dataset", ds, "--cycles", "4", "--seed", "12", "--no-duplicates", inproc=True)
     qrels = tmp_path / "q.qrels"
     qrels.write_text("".join(f"t 0 d{i:02d} 1\n" for i in range(30)))
     outs = []
     for n in (1, 2):
         st = str(tmp_path / f"s{n}.json")
-        run("init", "--state", st, "--qrels", str(qrels), "--seed", "5")
-        outs.append((run("next", "--state", st), (tmp_path / f"s{n}.json").read_bytes()))
+        run("init", "--state", st, "--qrels", str(qrels), "--seed", "5", inproc=n == 2)
+        outs.append((run("next", "--state", st, inproc=n == 2), (tmp_path / f"s{n}.json").read_bytes()))
     assert outs[0] == outs[1] and outs[0][0]
 
 
