@@ -102,8 +102,13 @@ def test_cli_tournament_resumable(tmp_path):
     qrels = tmp_path / "q.qrels"
     qrels.write_text("".join(f"t 0 d{i:02d} {1 + (i % 2)}\n" for i in range(24)) + "t 0 x 0\n")
     state = str(tmp_path / "s.json")
+    from cli_harness import run_inproc
 
-    def run(*a):
+    def run(*a, inproc=False):
+        if inproc:  # the rounds in this process, from and to the state file (session 22, s31)
+            res = run_inproc("zelo_pairs", list(a), tmp_path)
+            assert res.returncode == 0, res.stderr
+            return res.stdout.decode()
         r = subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", *a], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         return r.stdout
@@ -111,7 +116,7 @@ def test_cli_tournament_resumable(tmp_path):
     run("init", "--state", state, "--qrels", str(qrels), "--k", "12")
     rounds = 0
     while True:
-        req = run("next", "--state", state)
+        req = run("next", "--state", state, inproc=rounds > 0)
         if not req:
             break
         lines = [line.split() for line in req.splitlines() if not line.startswith("#")]  # the request header
@@ -121,7 +126,7 @@ def test_cli_tournament_resumable(tmp_path):
             if part:
                 p = tmp_path / f"j{rounds}_{k}.txt"
                 p.write_text("".join(part))
-                run("add", "--state", state, "-J", str(p), "-Q")
+                run("add", "--state", state, "-J", str(p), "-Q", inproc=True)
         rounds += 1
         assert rounds < 20
     res = run("result", "--state", state).split()
