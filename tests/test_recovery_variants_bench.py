@@ -73,9 +73,11 @@ def test_variant_designs_are_4k_distinct_pairs_and_seeded(name):
     assert np.array_equal(a, a2) and np.array_equal(b, b2)
 
 
-def test_variants_bench_runs_and_refuses_unknown_variants():
+def test_variants_bench_runs_and_refuses_unknown_variants(monkeypatch, capsys):
     cmd = [sys.executable, str(ROOT / "bench" / "recovery_adaptive_variants.py"), "--K", "10", "--trials", "2"]
     out = subprocess.run([*cmd, "--variants", "cycles8,aopt"], capture_output=True, text=True, check=True).stdout
     assert "| 8 random cycles |" in out and "| aopt |" in out
-    bad = subprocess.run([*cmd, "--variants", "spiral"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "unknown variant" in bad.stderr
+    monkeypatch.setattr(sys, "argv", [*cmd[1:], "--variants", "spiral"])  # the refusal in this process (s31)
+    with pytest.raises(SystemExit) as bad:
+        bench.main()
+    assert bad.value.code == 2 and "unknown variant" in capsys.readouterr().err
