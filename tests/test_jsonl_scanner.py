@@ -638,7 +638,7 @@ def _big_file() -> bytes:
 def test_scans_on_threads_equal_the_serial_scan():
     """The scan runs without the GIL: four threads scanning different buffers at once give each buffer's
     serial result (the scanner's string table and column buffers compared byte for byte: equal bytes are equal
-    bits of every decoded value, without decoding 60,000 lines into dicts, 2.0 -> 0.2 s CPU)."""
+    bits of every decoded value, without decoding 60,000 lines into dicts, 2.2 -> 0.4 s CPU)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def raw(scanned):
