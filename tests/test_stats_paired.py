@@ -264,3 +264,16 @@ def test_sign_test_minimum_difference_is_binomtest_on_thresholded_counts():
     assert r2["p_value"][0] == r["p_value"][0] and np.isnan(r2["p_value"][1])
     with pytest.raises(ValueError):
         sign_test(d, min_diff=-1)
+
+
+def test_row_quantiles_are_numpys_linear_quantile_bit_for_bit():
+    """The bootstrap interval's quantiles (one pair of probabilities per row, BCa's) against numpy.quantile
+    called row by row, which scipy.stats.bootstrap calls: same bits, ties, p = 0 and p = 1 included."""
+    rng = np.random.default_rng(31)
+    for B in (1, 2, 7, 1000):
+        x = np.round(rng.normal(size=(40, B)), int(rng.integers(1, 4)))  # rounded: ties
+        probs = rng.random((40, 2))
+        probs[:3] = [[0.0, 1.0], [0.5, 0.5], [1e-300, 1 - 1e-16]]
+        got = paired._row_quantiles(x, probs)
+        want = np.array([np.quantile(x[i], probs[i]) for i in range(len(x))])
+        assert got.tobytes() == want.tobytes()
