@@ -240,11 +240,11 @@ def test_preference_table_names_in_latex_and_markdown(coll):
     assert code == 0, err
     others = [r.name for r in runs if r.name != "bm25.run"]
     rows = _gfm_rows(md)
-    assert rows[0] == ["run_a", "run_b", "rpp"] and [r[:2] for r in rows[1:]] == [["bm25.run", o] for o in others]
+    assert rows[0] == ["run_a", "run_b", "rpp"] and [r[:2] for r in rows[1:]] == [[o, "bm25.run"] for o in others]
     code, tex, err = _main(*args, "-o", "latex")
     lines = tex.splitlines()
     body = lines[lines.index("\\midrule") + 1:lines.index("\\bottomrule")]
-    assert [latex_text(x)[:2] for x in body] == [["bm25.run", o] for o in others]
+    assert [latex_text(x)[:2] for x in body] == [[o, "bm25.run"] for o in others]
 
 
 # --- ambiguous baseline ------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def test_wide_csv_and_jsonl_round_trip_through_pandas(id_coll):
 # --- preference measures from a per-query file, against a baseline ----------------------------------
 
 def test_per_query_file_preferences_against_the_baseline_family(coll, tmp_path):
-    """-P with every pair in the file and --baseline: the pairs (baseline, other), corrected over those R - 1
+    """-P with every pair in the file and --baseline: the pairs (other, baseline), corrected over those R - 1
     (was: every pair of the file, Holm over R(R-1)/2, as the warning said). Oracle: the per-query preferences
     zelo_eval --reference prints, scipy's one-sample t-test, statsmodels' Holm."""
     from statsmodels.stats.multitest import multipletests
@@ -327,7 +327,7 @@ def test_per_query_file_preferences_against_the_baseline_family(coll, tmp_path):
     assert code == 0, err
     recs = [json.loads(x) for x in out.splitlines() if json.loads(x)["measure"] == "rpp"]
     others = [r.name for r in runs if r.name != "bm25.run"]
-    assert [(r["run_a"], r["run_b"]) for r in recs] == [("bm25.run", o) for o in others]
+    assert [(r["run_a"], r["run_b"]) for r in recs] == [(o, "bm25.run") for o in others]
     code, ref, err = _main("eval", "-R", d / "qrels", "-m", "rpp", "-q", "-o", "tsv", "--reference", "bm25.run",
                            *runs)
     t = pd.read_csv(io.StringIO(ref), sep="\t", dtype={"runi": str, "runj": str, "qid": str},
@@ -338,7 +338,7 @@ def test_per_query_file_preferences_against_the_baseline_family(coll, tmp_path):
         v = t[(t["runi"] == "bm25.run") & (t["runj"] == o)].sort_values("qid")["value"].astype(float).to_numpy()
         assert len(v) == len(TOPICS)
         p.append(stats.ttest_1samp(v, 0).pvalue)
-        means.append(v.mean())
+        means.append(-v.mean())  # the records are (other, baseline): minus --reference's (baseline, other)
     adj = multipletests(p, method="holm")[1]
     for r, pv, pa, mean in zip(recs, p, adj, means, strict=True):
         assert r["p_value"] == pytest.approx(pv, rel=1e-9) and r["p_adjusted"] == pytest.approx(pa, rel=1e-9)

@@ -340,8 +340,9 @@ def test_R_preference_baseline_and_flags():
                          "--tests", "t")
     assert code == 0, err
     lines = [json.loads(x) for x in out.splitlines()]
-    # zelo_eval --reference orientation: the baseline is run_a, family = 2 pairs
-    assert [(d["run_a"], d["run_b"]) for d in lines] == [("bm25.run", "dense.run"), ("bm25.run", "rerank.run")]
+    # the metric records' orientation (session 22; was zelo_eval --reference's): the baseline is run_b,
+    # family = 2 pairs
+    assert [(d["run_a"], d["run_b"]) for d in lines] == [("dense.run", "bm25.run"), ("rerank.run", "bm25.run")]
     ps = [d["p_value"] for d in lines]
     assert lines[0]["p_adjusted"] == pytest.approx(min(1, max(2 * min(ps), ps[0]) if ps[0] > ps[1]
                                                           else 2 * ps[0]))

@@ -126,7 +126,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
                                  "every record in full precision")
     _check_keep_going(keep_going, qrels, measures)
     skipped: list[str] | None = [] if keep_going else None
-    df, baseline, pref_baseline_done = _per_query_values(
+    df, baseline, _ = _per_query_values(
         qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
         run_names=run_names, log=log, skipped=skipped)
@@ -147,7 +147,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     pref_records, pref_tests = None, test_list
     if pref_df is not None:
         pref_records, pref_tests = _compare_preference_rows(
-            pref_df, test_list, baseline=None if pref_baseline_done else baseline,
+            pref_df, test_list, baseline=baseline,
             complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
     text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
                             markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
@@ -364,7 +364,7 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
                              log: Any) -> tuple[Any, list[str]]:
     """The tests on the per-pair preference measures: (records or None, the tests applied). ``baseline``
     (a per-query file's pairs; ``-R`` makes only the baseline's pairs): keep the pairs with the baseline,
-    as (baseline, other), so the correction's family is those R - 1 pairs, as with ``-R``."""
+    as (other, baseline), so the correction's family is those R - 1 pairs, as with ``-R``."""
     from ..stats.compare import compare_preferences
 
     pref_tests = [t for t in test_list if t != "tukey"]
@@ -383,18 +383,21 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
 
 
 def _baseline_pairs(pref_df: Any, baseline: str) -> Any:
-    """The rows of the pairs with ``baseline``, turned to (baseline, other): a preference of b over a is minus
-    that of a over b (every preference measure is a difference or a sign: rpp, lexi*, the metric differences)."""
+    """The rows of the pairs with ``baseline``, turned to (other, baseline) -- the metric records' orientation,
+    mean_diff = other - baseline as ``scipy.stats.ttest_rel(other, baseline)`` --: a preference of b over a is
+    minus that of a over b (every preference measure is a difference or a sign: rpp, lexi*, the metric
+    differences). Before session 22 these records were (baseline, other), zelo_eval --reference's layout,
+    while the metric records beside them were (other, baseline)."""
     import numpy as np
     import pandas as pd
 
     names = list(dict.fromkeys(x for pair in zip(pref_df["run"], pref_df["run_b"], strict=True) for x in pair))
     b = _resolve_run(baseline, names)
-    first, second = pref_df[pref_df["run"] == b], pref_df[pref_df["run_b"] == b].copy()
+    first, second = pref_df[pref_df["run_b"] == b], pref_df[pref_df["run"] == b].copy()
     second["run"], second["run_b"] = second["run_b"].to_numpy(), second["run"].to_numpy()
     second["value"] = -pd.to_numeric(second["value"], errors="coerce")
     out = pd.concat([first, second], ignore_index=True)  # the other runs in the file's order, as -R's command line
-    return out.iloc[np.argsort(out["run_b"].map({n: i for i, n in enumerate(names)}).to_numpy(), kind="stable")]
+    return out.iloc[np.argsort(out["run"].map({n: i for i, n in enumerate(names)}).to_numpy(), kind="stable")]
 
 
 def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,

@@ -41,6 +41,10 @@ def command(prefs: str, per_query: bool, nosummary: bool, measures: tuple[str, .
             num_samples: int, seed: int, mc4_steps: int | None, damping: float, fmt: str, output: str | None,
             quiet: bool) -> int:
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
+    from .common import refuse_unused
+
+    # (before session 22 --seed was accepted and unused when nothing is drawn)
+    refuse_unused("--query_fraction < 1 (the only random draw)", {"seed": "--seed"}, query_fraction < 1.0)
     from ..api.aggregation import aggregate
     from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines
     from .common import output_stream

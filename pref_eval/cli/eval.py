@@ -124,6 +124,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                          "zelo_eval --list-measures lists the measures)")
     if not runs:
         raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
+    _refuse_unused_sampling(query_fraction, label_fraction, label_policy)
     from ..api.run_evaluation import evaluate_runs
     from .common import command_options
 
@@ -135,6 +136,18 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                   scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
                   log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median)
     return 0
+
+
+def _refuse_unused_sampling(query_fraction: float, label_fraction: float, label_policy: str) -> None:
+    """``--seed`` only seeds a random draw, ``--label_fraction_policy`` only picks labels: given where nothing
+    is drawn or picked they are refused, not ignored (before session 22 both were accepted and unused)."""
+    from .common import refuse_unused
+
+    refuse_unused("--label_fraction < 1 (the labels it keeps)", {"label_policy": "--label_fraction_policy"},
+                  label_fraction < 1.0)
+    refuse_unused("a random draw: --query_fraction < 1, or --label_fraction < 1 with --label_fraction_policy "
+                  "random (nothing else is random)", {"seed": "--seed"},
+                  query_fraction < 1.0 or (label_fraction < 1.0 and label_policy == "random"))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,7 +12,8 @@ Values must be finite numbers: NaN, None and inf are refused (UsageError naming 
 value is a missing row). Queries: for each measure, those that have a value for every compared run, in id order (so
 that no result depends on the order of the input lines, not even in the last bits);
 with ``complete=True`` the union of the queries seen for that measure, a
-missing value counting as 0 (trec_eval ``-c``). The number used is
+missing value counting as 0 (trec_eval ``-c``; its other values for a topic a run lacks -- ``num_rel``,
+``ideal_dcg``: the other runs' value; ``yaap``: refused -- in :mod:`pref_eval.stats.complete_fill`). The number used is
 ``n_queries``; the queries left out are listed in ``dropped_queries``.
 
 Correction family: every pair compared for one measure and one test
@@ -328,7 +329,7 @@ def _frame(blocks: list) -> pd.DataFrame:
     return Records(blocks).frame()
 
 
-def _matrix(cells: dict, runs: list[str], complete: bool):
+def _matrix(cells: dict, runs: list[str], complete: bool, measure: str = ""):
     """(runs x queries) matrix of one measure, the queries used and those dropped.
 
     ``cells``: {(run, qid): value} of the measure. The queries are in id order (code points = UTF-8
@@ -345,8 +346,10 @@ def _matrix(cells: dict, runs: list[str], complete: bool):
             X[i, col[q]] = v
     present = ~np.isnan(X)
     if complete:
+        from .complete_fill import fill_missing  # 0, or trec_eval -c's value where it is not 0 (num_rel)
+
         keep = np.ones(len(qids_all), bool)
-        X = np.where(present, X, 0.0)
+        X = fill_missing(X, present, measure, qids_all, runs)
     else:
         keep = present.all(axis=0)
         X = X[:, keep]
@@ -481,7 +484,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     dropped: dict[str, list[str]] = {}
     pieces = []
     for m in measure_list:
-        X, used, drop = _matrix(cells.get(m, {}), run_list, complete)
+        X, used, drop = _matrix(cells.get(m, {}), run_list, complete, m)
         if X.size and np.abs(X).max() > 8e307:  # x - y can overflow to inf only beyond half the largest float
             with np.errstate(over="ignore"):
                 over = ~np.isfinite(X[ia] - X[ib])

@@ -1,0 +1,173 @@
+"""Options honoured or refused, never ignored (session 22, e31: session 21's audit leftovers and a second audit).
+
+* ``--seed`` seeds a random draw: zelo_eval's ``--query_fraction < 1`` or ``--label_fraction < 1`` with the
+  ``random`` policy, pref_aggregate's ``--query_fraction < 1``. Elsewhere it was accepted and unused; now
+  refused in one line (pref_eval.py and pref_aggregate.py have no ``--seed``: nothing of the drop-in is lost).
+  ``--label_fraction_policy`` without ``--label_fraction < 1`` likewise.
+* ``zelo_compare -P -c``: a (run, topic) the file lacks counts as trec_eval ``-c`` counts a topic the run
+  lacks (an empty ranking): 0, but ``num_rel`` / ``ideal_dcg`` (read the qrels only) the topic's value, and
+  ``yaap`` (log(1/(1+R)) on an empty ranking) refused. Was 0 for all.
+* ``--baseline``: every record (other, baseline), metric and preference alike (the preference records were
+  (baseline, other)).
+
+Oracles: trec_eval's ``-c`` definition worked by hand (num_rel = the topic's relevant documents, whatever
+the run), scipy's ``ttest_rel`` / ``ttest_1samp`` on the per-query values zelo_eval prints.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from cli_harness import run_module_inproc
+
+QRELS = "t1 0 d1 1\nt1 0 d2 0\nt1 0 d3 1\nt2 0 d1 1\nt2 0 d2 2\nt2 0 d4 1\nt3 0 d1 1\n"
+RUN_A = "".join(f"{t} Q0 {d} {i} {10 - i} A\n" for t, ds in (("t1", "d1 d2 d3"), ("t2", "d1 d9"), ("t3", "d2 d1"))
+                for i, d in enumerate(ds.split(), 1))
+RUN_B = "".join(f"{t} Q0 {d} {i} {10 - i} B\n" for t, ds in (("t1", "d2 d1"), ("t3", "d1"))  # lacks t2
+                for i, d in enumerate(ds.split(), 1))
+RELEVANT = {"t1": 2, "t2": 3, "t3": 1}  # trec_eval -l 1: grade >= 1, by hand from QRELS
+
+
+@pytest.fixture()
+def coll(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "A.run").write_text(RUN_A)
+    (tmp_path / "B.run").write_text(RUN_B)
+    return tmp_path
+
+
+def _run(module, coll, *args):
+    res = run_module_inproc(module, [str(a) for a in args], cwd=coll)
+    return res.returncode, res.stdout, res.stderr
+
+
+# --- --seed and --label_fraction_policy ---------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, flag", [
+    (["--seed", "3"], "--seed"),
+    (["--seed", "3", "--samples", "2"], "--seed"),
+    (["--seed", "3", "--label_fraction", "0.5", "--label_fraction_policy", "pool"], "--seed"),
+    (["--seed", "3", "-m", "map"], "--seed"),
+    (["--label_fraction_policy", "pool"], "--label_fraction_policy"),
+    (["--label_fraction_policy", "random", "-q"], "--label_fraction_policy"),
+])
+def test_zelo_eval_refuses_what_nothing_reads(coll, extra, flag):
+    code, out, err = _run("eval", coll, "-R", "q.txt", *extra, "A.run", "B.run")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"zelo_eval: {flag} applies only with"), err
+
+
+@pytest.mark.parametrize("extra", [["--query_fraction", "0.5"], ["--label_fraction", "0.5"],
+                                   ["--label_fraction", "0.5", "--label_fraction_policy", "random"]])
+def test_zelo_eval_seed_where_something_is_drawn(coll, extra):
+    outs = {_run("eval", coll, "-R", "q.txt", *extra, "--samples", "4", "-q", "--seed", s, "A.run", "B.run")
+            for s in ("1", "1", "2", "5")}
+    assert len(outs) >= 2 and all(c == 0 for c, _, _ in outs)  # read: another seed, other samples
+
+
+def test_zelo_eval_pool_policy_without_seed_is_deterministic(coll):
+    a = _run("eval", coll, "-R", "q.txt", "--label_fraction", "0.5", "--label_fraction_policy", "pool", "-q",
+             "A.run", "B.run")
+    assert a[0] == 0 and a[1]
+
+
+def test_pref_aggregate_seed_only_with_a_draw(coll):
+    code, prefs, err = _run("eval", coll, "-R", "q.txt", "-q", "A.run", "B.run")
+    assert code == 0, err
+    (coll / "p.jsonl").write_text(prefs)
+    code, out, err = _run("aggregate", coll, "-P", "p.jsonl", "--seed", "4")
+    assert code == 2 and out == "" and err == ("pref_aggregate: --seed applies only with --query_fraction < 1 "
+                                               "(the only random draw)\n")
+    code, out, err = _run("aggregate", coll, "-P", "p.jsonl", "--seed", "4", "--query_fraction", "0.5")
+    assert code == 0 and out, err
+
+
+# --- -P -c: trec_eval -c's value of a topic the run lacks ----------------------------------------------
+
+def _records(out):
+    return {(r["measure"], r["run_a"], r["run_b"]): r for r in map(json.loads, out.splitlines())}
+
+
+def _per_query_file(coll, *measures):
+    code, out, err = _run("eval", coll, "-R", "q.txt", "-o", "tsv", "-q", "-n",
+                          *[x for m in measures for x in ("-m", m)], "A.run", "B.run")
+    assert code == 0, err
+    (coll / "pq.tsv").write_text(out)
+    assert "\tt2\t" not in "".join(x for x in out.splitlines(True) if x.startswith("B.run"))  # B lacks t2
+
+
+def test_P_complete_num_rel_is_the_topics_count(coll):
+    _per_query_file(coll, "num_rel", "map")
+    code, out, err = _run("compare", coll, "-P", "pq.tsv", "-c", "--tests", "t", "-o", "jsonl", "-Q")
+    assert code == 0, err
+    rec = _records(out)
+    # trec_eval -c: B's empty ranking of t2 has num_rel 3 (its qrels), A's t2 has 3: every difference 0
+    num_rel = rec[("num_rel", "A.run", "B.run")]
+    assert num_rel["n_queries"] == 3 and num_rel["mean_diff"] == 0.0 and num_rel["wins"] == 0
+    # map: 0 for the empty ranking, as before -- AP by hand: A t1 (1 + 2/3)/2, t2 1/3, t3 1/2; B t1 (1/2)/2, t3 1
+    d = np.array([(1 + 2 / 3) / 2 - 1 / 4, 1 / 3 - 0.0, 1 / 2 - 1.0])
+    assert rec[("map", "A.run", "B.run")]["mean_diff"] == pytest.approx(d.mean(), abs=1e-12)
+    assert rec[("map", "A.run", "B.run")]["p_value"] == pytest.approx(stats.ttest_1samp(d, 0).pvalue, rel=1e-9)
+    # the same records as -R -c (trec_eval -c through zelo_eval) for num_rel
+    code, out2, err = _run("compare", coll, "-R", "q.txt", "-c", "-m", "num_rel", "--tests", "t", "-o", "jsonl",
+                           "A.run", "B.run")
+    assert code == 0, err
+    r2 = _records(out2)[("num_rel", "A.run", "B.run")]
+    assert (r2["n_queries"], r2["mean_diff"]) == (3, 0.0)
+
+
+def test_P_complete_yaap_refused_and_ideal_dcg_copied(coll):
+    _per_query_file(coll, "yaap", "ideal_dcg")
+    code, out, err = _run("compare", coll, "-P", "pq.tsv", "-c", "-m", "yaap", "--tests", "t")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "'yaap' is not 0 on a topic a run lacks" in err and "'B.run' lacks query 't2'" in err
+    code, out, err = _run("compare", coll, "-P", "pq.tsv", "-c", "-m", "ideal_dcg", "--tests", "t", "-o", "jsonl")
+    rec = _records(out)[("ideal_dcg", "A.run", "B.run")]
+    assert code == 0 and rec["n_queries"] == 3 and rec["mean_diff"] == 0.0, err
+    # without -c nothing is filled: yaap is tested on the topics both runs have
+    code, out, err = _run("compare", coll, "-P", "pq.tsv", "-m", "yaap", "--tests", "t", "-o", "jsonl", "-Q")
+    assert code == 0 and _records(out)[("yaap", "A.run", "B.run")]["n_queries"] == 2, err
+
+
+def test_P_complete_num_rel_of_other_qrels_refused(coll):
+    rows = [f"A.run\tt{i}\tnum_rel\t{n}\n" for i, n in ((1, 2), (2, 3), (3, 1))]
+    rows += ["B.run\tt1\tnum_rel\t5\n", "B.run\tt3\tnum_rel\t1\n"]
+    (coll / "pq.tsv").write_text("run\tqid\tmeasure\tvalue\n" + "".join(rows))
+    code, out, err = _run("compare", coll, "-P", "pq.tsv", "-c", "--tests", "t")
+    assert code == 2 and out == "" and "differ on query 't1' (2 vs 5)" in err and err.count("\n") == 1
+
+
+# --- --baseline: one orientation -------------------------------------------------------------------------
+
+def test_baseline_records_are_other_minus_baseline(coll):
+    (coll / "C.run").write_text(RUN_A.replace(" A\n", " C\n").replace("t3 Q0 d2 1", "t3 Q0 d7 1"))
+    code, out, err = _run("compare", coll, "-R", "q.txt", "-c", "-m", "map", "-m", "rpp", "--baseline", "B",
+                          "--tests", "t", "-o", "jsonl", "-Q", "A.run", "B.run", "C.run")
+    assert code == 0, err
+    recs = [json.loads(x) for x in out.splitlines()]
+    assert {(r["run_a"], r["run_b"]) for r in recs} == {("A.run", "B.run"), ("C.run", "B.run")}
+    code, pq, err = _run("eval", coll, "-R", "q.txt", "-q", "-n", "-c", "-o", "tsv", "-m", "map", "A.run", "B.run",
+                         "C.run")
+    vals: dict = {}
+    for line in pq.splitlines()[1:]:
+        run, qid, _, v = line.split("\t")
+        vals.setdefault(run, {})[qid] = float(v)
+    code, pp, err = _run("eval", coll, "-R", "q.txt", "-q", "-n", "-o", "tsv", "-m", "rpp", "A.run", "B.run",
+                         "C.run")
+    prefs: dict = {}
+    for line in pp.splitlines()[1:]:
+        ri, rj, qid, _, v = line.split("\t")
+        prefs.setdefault((ri, rj), []).append(float(v))
+    for r in recs:
+        a, b = r["run_a"], r["run_b"]
+        if r["measure"] == "map":  # scipy.stats.ttest_rel(other, baseline)
+            x, y = (np.array([vals[k][q] for q in sorted(vals[k])]) for k in (a, b))
+            want = stats.ttest_rel(x, y)
+        else:  # the preference of the other run over the baseline; zelo_eval writes (A, B) and (B, C)
+            v = np.array(prefs[(a, b)] if (a, b) in prefs else [-x for x in prefs[(b, a)]])
+            want = stats.ttest_1samp(v, 0)
+        assert r["statistic"] == pytest.approx(want.statistic, rel=1e-9), r
+        assert np.sign(r["mean_diff"]) == np.sign(want.statistic)
