@@ -171,3 +171,46 @@ def test_baseline_records_are_other_minus_baseline(coll):
             want = stats.ttest_1samp(v, 0)
         assert r["statistic"] == pytest.approx(want.statistic, rel=1e-9), r
         assert np.sign(r["mean_diff"]) == np.sign(want.statistic)
+
+
+# --- the second audit (e31) ---------------------------------------------------------------------------------
+
+AGREE = ["-J", "judgments/dl21-crowd-sample.txt", "-J", "judgments/dl21-gpt4o-sample.human", "-l", "pair",
+         "--resamples", "0", "-Q"]
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "jsonl"])
+def test_zelo_agree_digits_refused_where_every_digit_is_written(fmt):
+    res = run_module_inproc("agree", [*AGREE, "-o", fmt, "--digits", "2"])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == (f"zelo_agree: --digits applies to the tables (-o text, markdown, latex); -o {fmt} writes "
+                          "every value in full precision\n")
+
+
+def test_zelo_agree_digits_honoured_in_a_table():
+    a = run_module_inproc("agree", [*AGREE, "-o", "markdown"])
+    b = run_module_inproc("agree", [*AGREE, "-o", "markdown", "--digits", "2"])
+    assert a.returncode == b.returncode == 0 and a.stdout != b.stdout
+
+
+@pytest.mark.parametrize("extra, flag", [
+    (["--confidence", "0.8"], "--confidence"),
+    (["--tests", "t,bootstrap", "--ci-method", "basic"], "--ci-method"),
+    (["--tests", "t,wilcoxon", "--zero-method", "pratt"], "--zero-method"),
+    (["--tests", "t,wilcoxon", "--wilcoxon-method", "exact", "-o", "latex"], "--wilcoxon-method"),
+    (["--tests", "t,sign", "--sign-min-diff", "0.1", "-o", "markdown"], "--sign-min-diff"),
+])
+def test_zelo_compare_tables_refuse_what_they_do_not_show(extra, flag):
+    """The tables show means and the marker test's markers: these options changed no byte of them."""
+    res = run_module_inproc("compare", ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra])
+    assert res.returncode == 2 and res.stdout == "" and res.stderr.startswith(f"zelo_compare: {flag} applies only")
+    assert res.stderr.count("\n") == 1
+    jsonl = run_module_inproc("compare", ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra[:-2], "-o", "jsonl"]
+                              if "-o" in extra else ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra, "-o", "jsonl"])
+    assert jsonl.returncode == 0, jsonl.stderr
+
+
+def test_zelo_compare_table_takes_the_marker_tests_option():
+    base = ["-P", "tests/data/stats/perquery.tsv", "-Q", "--tests", "t,wilcoxon", "--marker-test", "wilcoxon"]
+    res = run_module_inproc("compare", [*base, "--zero-method", "pratt"])
+    assert res.returncode == 0, res.stderr

@@ -72,6 +72,9 @@ def agree(
 
         if output_format not in FORMATS:
             raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
+        if output_format in ("tsv", "csv", "jsonl") and digits != 4:  # (was accepted and ignored: session 22)
+            raise UsageError(f"--digits applies to the tables (-o text, markdown, latex); -o {output_format} "
+                             "writes every value in full precision")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import check_not_input, inputs_besides

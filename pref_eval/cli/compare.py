@@ -104,6 +104,8 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
 
     log = Log("zelo_compare", quiet)
     _refuse_unused_options(bool(orderings), bool(qrels), tests)
+    if not orderings:
+        _refuse_unshown_in_tables(fmt, tests, marker_test)
     if orderings:
         from ..api.comparison import compare_orderings
 
@@ -177,6 +179,31 @@ def _refuse_unused_options(orderings: bool, qrels: bool, tests: str) -> None:
     wanted = set(parse_tests(tests))
     for users, names in TEST_OPTIONS:
         refuse_unused(f"--tests including {' or '.join(users)}", names, bool(wanted & set(users)))
+
+
+#: Options that change only the records of one test (the tables show the marker test's records only).
+SHOWN_TEST_OPTIONS = (("wilcoxon", {"zero_method": "--zero-method", "wilcoxon_method": "--wilcoxon-method"}),
+                      ("sign", {"sign_min_diff": "--sign-min-diff"}))
+
+
+def _refuse_unshown_in_tables(fmt: str, tests: str, marker_test: str | None) -> None:
+    """The tables (-o text, markdown, latex) show means and the marker test's adjusted p-values: an option
+    that changes only intervals (--confidence, --ci-method) or only another test's records is refused there
+    (before session 22 accepted, the table byte-identical)."""
+    if fmt not in ("text", "markdown", "latex"):
+        return
+    from ..stats.compare import parse_tests
+    from .common import refuse_unused
+
+    refuse_unused("-o jsonl or csv (ci_low, ci_high: the tables show no interval)",
+                  {"confidence": "--confidence", "ci_method": "--ci-method"}, False)
+    wanted = parse_tests(tests)
+    marker = parse_tests(marker_test)[0] if marker_test else wanted[0]
+    shown = {marker} | ({next((t for t in wanted if t != "tukey"), marker)} if marker == "tukey" else set())
+    for test, names in SHOWN_TEST_OPTIONS:
+        if test in wanted:
+            refuse_unused(f"-o jsonl or csv, or --marker-test {test} (the tables show the {marker} test's "
+                          "markers only)", names, test in shown)
 
 
 def main(argv: list[str] | None = None) -> None:
