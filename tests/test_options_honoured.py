@@ -214,3 +214,44 @@ def test_zelo_compare_table_takes_the_marker_tests_option():
     base = ["-P", "tests/data/stats/perquery.tsv", "-Q", "--tests", "t,wilcoxon", "--marker-test", "wilcoxon"]
     res = run_module_inproc("compare", [*base, "--zero-method", "pratt"])
     assert res.returncode == 0, res.stderr
+
+
+def test_zelo_plot_matrix_prior_refused_with_given_scores(tmp_path):
+    """-S gives the order: nothing is fitted, so --prior changed no byte of the image (was accepted)."""
+    scores = tmp_path / "s.tsv"
+    assert run_module_inproc("fit", ["-J", "judgments/dl19-sample.judge", "-Q", "-o", scores]).returncode == 0
+    base = ["matrix", "-J", "judgments/dl19-sample.judge", "-q", "1037798", "-Q", "--image-format", "svg", "-o", "-"]
+    assert run_module_inproc("plot", [*base, "-S", scores]).returncode == 0
+    res = run_module_inproc("plot", [*base, "-S", scores, "--prior", "2"])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == ("zelo_plot: --prior applies only with the fit done here (not with -S SCORES, whose order "
+                          "is taken as given)\n")
+    a, b = (run_module_inproc("plot", [*base, "--prior", p]) for p in ("0.5", "50"))
+    assert a.returncode == b.returncode == 0 and a.stdout != b.stdout  # without -S it orders by the fit
+
+
+def test_zelo_judge_dry_run_says_where_the_limits_stop(tmp_path):
+    """--budget-requests / --max-cost were left out of the --dry-run estimate (the same lines with and without)."""
+    (tmp_path / "pairs.jsonl").write_text("".join(f'{{"qid": "q1", "doc_a": "d{i}", "doc_b": "d{i + 1}"}}\n'
+                                                  for i in range(10)))
+    (tmp_path / "docs.tsv").write_text("".join(f"d{i}\tdocument {i}\n" for i in range(11)))
+    (tmp_path / "queries.tsv").write_text("q1\tquery one\n")
+    judge = "cmd:false"
+    base = ["pairs.jsonl", "--queries", "queries.tsv", "--docs", "docs.tsv", "--store", "s.sqlite", "--judge", judge,
+            "--dry-run", "--price", f"{judge}=1,1"]
+    plain = run_module_inproc("judge", base, cwd=tmp_path)
+    assert plain.returncode == 0 and plain.stdout.startswith("10 requests would be sent"), plain.stderr
+    cost = float(plain.stdout.split("estimated cost: $")[1].split()[0])
+    res = run_module_inproc("judge", [*base, "--budget-requests", "4", "--max-cost", str(cost / 2)], cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    extra = res.stdout[len(plain.stdout):].splitlines()
+    assert res.stdout.startswith(plain.stdout) and extra[0] == "--budget-requests 4: this run stops after 4 of the 10"
+    # the printed cost is rounded to 4 decimals: half of it is about half of the requests
+    assert extra[1] in (f"--max-cost {cost / 2:g}: this run stops before that, after about {k} of the 10"
+                        for k in (4, 5)) and len(extra) == 2
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_zelo_simulate_names_the_C_option():
+    res = run_module_inproc("simulate", ["bandit", "--algorithm", "dts", "--case", "a", "--reps", "1", "--C", "5"])
+    assert res.returncode == 2 and res.stderr == "zelo_simulate: --C does not apply to --algorithm dts\n"

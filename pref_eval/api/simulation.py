@@ -229,7 +229,7 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
     extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
     if extra:
-        raise UsageError(f"--{extra[0]} does not apply to --algorithm {algorithm}")
+        raise UsageError(f"--{'C' if extra[0] == 'c' else extra[0]} does not apply to --algorithm {algorithm}")
     params = {**_BANDIT_DEFAULTS[algorithm], **given}
     if "c" in params:
         params["C"] = params.pop("c")

@@ -622,6 +622,14 @@ def summary_lines(sess: Session) -> list[str]:
             lines.append(f"{sp.name}: {n} requests, ~{tin} input tokens, ~{OUT_TOKENS_ESTIMATE * n} output tokens, "
                          + (f"~${c:.4f}" if key in prices else "no --price given"))
         lines.append(f"estimated cost: ${total:.4f}")
+        # (before session 22 the estimate ignored the run's own limits: the same numbers with and without them)
+        lim = sess.setup.limits
+        if lim.budget_requests is not None and sess.would_send > lim.budget_requests:
+            lines.append(f"--budget-requests {lim.budget_requests}: this run stops after {lim.budget_requests} "
+                         f"of the {sess.would_send}")
+        if lim.max_cost is not None and total > lim.max_cost:
+            lines.append(f"--max-cost {lim.max_cost:g}: this run stops before that, after about "
+                         f"{int(sess.would_send * lim.max_cost / total)} of the {sess.would_send}")
         if sess.setup.state:
             strategy = sess.pair_state.strategy if sess.pair_state is not None else "state"
             lines.append(f"({strategy}: only the next batch is known before it is judged)")
