@@ -255,3 +255,14 @@ def test_zelo_judge_dry_run_says_where_the_limits_stop(tmp_path):
 def test_zelo_simulate_names_the_C_option():
     res = run_module_inproc("simulate", ["bandit", "--algorithm", "dts", "--case", "a", "--reps", "1", "--C", "5"])
     assert res.returncode == 2 and res.stderr == "zelo_simulate: --C does not apply to --algorithm dts\n"
+
+
+def test_zelo_eval_topics_refuses_q():
+    """-o topics is always per topic: -q changed no byte (was accepted); -n still leaves out the means."""
+    base = ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-o", "topics", "-Q", "runs/bm25.run", "runs/dense.run"]
+    res = run_module_inproc("eval", [*base, "-q"])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == "zelo_eval: -o topics is per topic already: -q does not apply (-n leaves out the 'all' rows)\n"
+    full, no_means = run_module_inproc("eval", base), run_module_inproc("eval", [*base, "-n"])
+    assert full.returncode == no_means.returncode == 0
+    assert [x for x in full.stdout.splitlines() if not x.startswith("all\t")] == no_means.stdout.splitlines()
