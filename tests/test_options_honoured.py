@@ -266,3 +266,26 @@ def test_zelo_eval_topics_refuses_q():
     full, no_means = run_module_inproc("eval", base), run_module_inproc("eval", [*base, "-n"])
     assert full.returncode == no_means.returncode == 0
     assert [x for x in full.stdout.splitlines() if not x.startswith("all\t")] == no_means.stdout.splitlines()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-o", "tsv", "-m", "rpp", "-m", "ap"], "--means applies to -o pref (the per-run mean lines); -o tsv holds each "
+                                             "run's metric values already (the 'all' rows)"),
+    (["-m", "rpp"], "--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is requested"),
+])
+def test_zelo_eval_means_refused_where_it_adds_nothing(extra, message):
+    res = run_module_inproc("eval", ["-R", "qrels/dl19-sample.qrels", "-Q", *extra, "--means", "runs/bm25.run",
+                                     "runs/dense.run"])
+    assert res.returncode == 2 and res.stdout == "" and res.stderr == f"zelo_eval: {message}\n"
+
+
+def test_zelo_eval_means_with_a_metric():
+    """Oracle: the mean of the per-query AP lines of the same output (pref_eval.py's definition of the line)."""
+    base = ["-R", "qrels/dl19-sample.qrels", "-Q", "-q", "-m", "rpp", "-m", "ap", "runs/bm25.run", "runs/dense.run"]
+    res = run_module_inproc("eval", [*base, "--means"])
+    assert res.returncode == 0, res.stderr
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    for run in ("bm25.run", "dense.run"):
+        (mean,) = [x for x in lines if x.get("run") == run and x["qid"] == "all"]
+        per_query = [x["ap"] for x in lines if x.get("run") == run and x["qid"] != "all"]
+        assert mean["ap"] == pytest.approx(np.mean(per_query), rel=1e-12)

@@ -288,6 +288,12 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     if measures and ms:
         log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
+    if means and fmt != "pref":  # (both were accepted and changed no byte: session 22)
+        raise UsageError(f"--means applies to -o pref (the per-run mean lines); -o {fmt} holds each run's metric "
+                         "values already (the 'all' rows)")
+    if means and not any(m.is_metric for m in sel):
+        raise UsageError("--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is "
+                         "requested")
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_subtopic_qrels(qrels)
