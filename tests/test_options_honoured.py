@@ -289,3 +289,16 @@ def test_zelo_eval_means_with_a_metric():
         (mean,) = [x for x in lines if x.get("run") == run and x["qid"] == "all"]
         per_query = [x["ap"] for x in lines if x.get("run") == run and x["qid"] != "all"]
         assert mean["ap"] == pytest.approx(np.mean(per_query), rel=1e-12)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--confidence", "0.8"], "--confidence sets the bootstrap intervals: none with --resamples 0"),
+    (["--seed", "3"], "--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level test "
+                      "(none here)"),
+])
+def test_zelo_agree_without_resamples_refuses_interval_options(extra, message):
+    res = run_module_inproc("agree", [*AGREE, "-o", "jsonl", *extra])  # AGREE: --resamples 0
+    assert res.returncode == 2 and res.stdout == "" and res.stderr == f"zelo_agree: {message}\n"
+    with_draws = [x if x != "0" else "20" for x in AGREE]
+    a, b = (run_module_inproc("agree", [*with_draws, "-o", "jsonl", *e]) for e in ([], extra))
+    assert a.returncode == b.returncode == 0 and a.stdout != b.stdout  # read where there is a bootstrap

@@ -95,6 +95,13 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                                  "--consensus-min": consensus_min != 2, "--prior": prior != 0.5,
                                  "--top-k": top_k != 10, "--grades": grades != "0,1,2,3", "--tests": tests != "t",
                                  "--correction": correction != "holm", "--alpha": alpha != 0.05})
+    if resamples == 0:  # no bootstrap: its level and seed read by nothing (before session 22 accepted, unused)
+        randomised = "system" in levels and bool({"randomization", "bootstrap", "tukey"} & set(tests.split(",")))
+        if confidence != 0.95:
+            raise UsageError("--confidence sets the bootstrap intervals: none with --resamples 0")
+        if seed != 0 and not randomised:
+            raise UsageError("--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level "
+                             "test (none here)")
     names = judge_names(paths, names)
     formats = None
     if fmt and "," in fmt:
