@@ -302,3 +302,15 @@ def test_zelo_agree_without_resamples_refuses_interval_options(extra, message):
     with_draws = [x if x != "0" else "20" for x in AGREE]
     a, b = (run_module_inproc("agree", [*with_draws, "-o", "jsonl", *e]) for e in ([], extra))
     assert a.returncode == b.returncode == 0 and a.stdout != b.stdout  # read where there is a bootstrap
+
+
+@pytest.mark.parametrize("argv", [["status", "--verify"], ["result", "--verify"], ["result", "--no-verify"]])
+def test_zelo_pairs_verify_refused_on_a_tournament_state(tmp_path, argv):
+    """A tournament state has nothing to replay: --verify / --no-verify changed nothing there (was accepted)."""
+    st = tmp_path / "t.json"
+    assert run_module_inproc("pairs", ["init", "--state", st, "--qrels", "qrels/dl19-sample.qrels", "--k", "2",
+                                       "-Q"]).returncode == 0
+    res = run_module_inproc("pairs", [argv[0], "--state", st, argv[1]])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith(f"zelo_pairs: {argv[1]} applies to adaptive states") and res.stderr.count("\n") == 1
+    assert run_module_inproc("pairs", [argv[0], "--state", st]).returncode == 0

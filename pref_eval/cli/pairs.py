@@ -151,6 +151,7 @@ def status_cmd(state: str, output: str | None, verify: bool, quiet: bool) -> int
     from ..api.pairing import pairs_status
     from .common import command_options
 
+    _refuse_verify_of_tournament(state)
     pairs_status(state, output=output or "-", verify=verify, inputs=command_options())
     return 0
 
@@ -168,8 +169,32 @@ def result_cmd(state: str, qrels: str | None, output: str | None, verify: bool, 
     from ..api.pairing import pairs_result
     from .common import command_options
 
+    _refuse_verify_of_tournament(state)
     pairs_result(state, qrels=qrels, output=output or "-", verify=verify, inputs=command_options())
     return 0
+
+
+def _refuse_verify_of_tournament(state: str) -> None:
+    """--verify / --no-verify replay an adaptive state's fits: a tournament state (a plain snapshot, checked
+    by its schema) has nothing to replay -- given there, they were accepted and changed nothing (session 22)."""
+    from .common import given_options
+
+    if not given_options("verify"):
+        return
+    import json
+
+    from ..errors import UsageError
+    from ..io.pair_state import read_state_text
+
+    text, name = read_state_text(state)
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return  # refused by the command itself, naming the file
+    if isinstance(obj, dict) and obj.get("strategy", "tournament") == "tournament":
+        flag = "--verify" if click.get_current_context().params.get("verify") else "--no-verify"
+        raise UsageError(f"{flag} applies to adaptive states (their fits are replayed); {name} is a tournament "
+                         "state, checked whole whenever it is read")
 
 
 @command.command("pool")
