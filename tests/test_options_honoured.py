@@ -205,8 +205,8 @@ def test_zelo_compare_tables_refuse_what_they_do_not_show(extra, flag):
     res = run_module_inproc("compare", ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra])
     assert res.returncode == 2 and res.stdout == "" and res.stderr.startswith(f"zelo_compare: {flag} applies only")
     assert res.stderr.count("\n") == 1
-    jsonl = run_module_inproc("compare", ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra[:-2], "-o", "jsonl"]
-                              if "-o" in extra else ["-P", "tests/data/stats/perquery.tsv", "-Q", *extra, "-o", "jsonl"])
+    options = extra[:-2] if "-o" in extra else extra
+    jsonl = run_module_inproc("compare", ["-P", "tests/data/stats/perquery.tsv", "-Q", *options, "-o", "jsonl"])
     assert jsonl.returncode == 0, jsonl.stderr
 
 
