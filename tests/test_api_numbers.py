@@ -190,6 +190,7 @@ WITH = {
     ("agree", "buckets"): {"levels": ("calibration",)}, ("agree", "top_k"): {"levels": ("document",)},
     ("agree", "prior"): {"levels": ("document",)},
     ("agree", "alpha"): {"levels": ("system",), "runs": "DL21", "measure": "P.5"},
+    ("agree", "digits"): {"output_format": "text"},  # refused with tsv/csv/jsonl since session 22 (every digit)
     ("pairs", "depth"): {"run": "R1"},
     ("judge", "max_cost"): {"prices": {"cmd:while read l; do echo 0.5; done": (0.0, 0.0)}},
     # p > k, f > p: the smallest p and f with the smallest k (the tournament's own rule)
