@@ -257,12 +257,15 @@ def test_zelo_simulate_names_the_C_option():
     assert res.returncode == 2 and res.stderr == "zelo_simulate: --C does not apply to --algorithm dts\n"
 
 
-def test_zelo_eval_topics_refuses_q():
+@pytest.mark.parametrize("fmt", ["topics-csv", "topics-jsonl", "topics"])
+def test_zelo_eval_topics_refuses_q(fmt):
     """-o topics is always per topic: -q changed no byte (was accepted); -n still leaves out the means."""
-    base = ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-o", "topics", "-Q", "runs/bm25.run", "runs/dense.run"]
-    res = run_module_inproc("eval", [*base, "-q"])
+    res = run_module_inproc("eval", ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-o", fmt, "-q", "runs/bm25.run",
+                                     "runs/dense.run"])
     assert res.returncode == 2 and res.stdout == ""
-    assert res.stderr == "zelo_eval: -o topics is per topic already: -q does not apply (-n leaves out the 'all' rows)\n"
+    assert res.stderr == (f"zelo_eval: -o {fmt} is per topic already: -q does not apply (-n leaves out the 'all' "
+                          "rows)\n")
+    base = ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-o", "topics", "-Q", "runs/bm25.run", "runs/dense.run"]
     full, no_means = run_module_inproc("eval", base), run_module_inproc("eval", [*base, "-n"])
     assert full.returncode == no_means.returncode == 0
     assert [x for x in full.stdout.splitlines() if not x.startswith("all\t")] == no_means.stdout.splitlines()

@@ -38,8 +38,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
 
     if ms in ("preferences", "all", "none"):
         raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
-    if fmt == "topics" and per_query:  # (was accepted and ignored: session 22)
-        raise UsageError("-o topics is per topic already: -q does not apply (-n leaves out the 'all' rows)")
+    if fmt in _TOPICS and per_query:  # (was accepted and ignored: session 22)
+        raise UsageError(f"-o {fmt} is per topic already: -q does not apply (-n leaves out the 'all' rows)")
     names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
     requests = parse_measures(names)
     more = extra_inputs(requests, **extra)
