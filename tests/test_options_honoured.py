@@ -317,3 +317,11 @@ def test_zelo_pairs_verify_refused_on_a_tournament_state(tmp_path, argv):
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith(f"zelo_pairs: {argv[1]} applies to adaptive states") and res.stderr.count("\n") == 1
     assert run_module_inproc("pairs", [argv[0], "--state", st]).returncode == 0
+
+
+def test_pref_aggregate_damping_default_value_with_mc4_steps_refused(coll):
+    """--damping 0.15 (its default, given) with --mc4-steps was taken and unused (the API sees only the value)."""
+    code, prefs, err = _run("eval", coll, "-R", "q.txt", "-q", "A.run", "B.run")
+    (coll / "p.jsonl").write_text(prefs)
+    code, out, err = _run("aggregate", coll, "-P", "p.jsonl", "--mc4-steps", "10", "--damping", "0.15")
+    assert code == 2 and out == "" and err.startswith("pref_aggregate: --damping applies to the stationary MC4")

@@ -41,10 +41,15 @@ def command(prefs: str, per_query: bool, nosummary: bool, measures: tuple[str, .
             num_samples: int, seed: int, mc4_steps: int | None, damping: float, fmt: str, output: str | None,
             quiet: bool) -> int:
     """Order runs by MC4 / Borda (preference measures) and by mean (metrics)."""
-    from .common import refuse_unused
+    from .common import given_options, refuse_unused
 
     # (before session 22 --seed was accepted and unused when nothing is drawn)
     refuse_unused("--query_fraction < 1 (the only random draw)", {"seed": "--seed"}, query_fraction < 1.0)
+    if mc4_steps is not None and given_options("damping"):  # also --damping 0.15 (the API sees the default)
+        from ..errors import UsageError
+
+        raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "
+                         "steps of pref_aggregate.py's undamped chain)")
     from ..api.aggregation import aggregate
     from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines
     from .common import output_stream
