@@ -325,3 +325,19 @@ def test_pref_aggregate_damping_default_value_with_mc4_steps_refused(coll):
     (coll / "p.jsonl").write_text(prefs)
     code, out, err = _run("aggregate", coll, "-P", "p.jsonl", "--mc4-steps", "10", "--damping", "0.15")
     assert code == 2 and out == "" and err.startswith("pref_aggregate: --damping applies to the stationary MC4")
+
+
+def test_zelo_simulate_tournament_k_is_the_returned_top_set(tmp_path):
+    """--k was read only for the --p / --f floors: the columns took the documents with the most wins. On a
+    deterministic total order (M[i][j] = 1 for i < j) every pruning keeps the true top and the final ranks
+    strictly, so by hand: the top set is items 0..k-1 -- size k, found (item 0, the Copeland winner) always."""
+    K = 12
+    (tmp_path / "det.txt").write_text("".join(" ".join("0.5" if i == j else ("1" if i < j else "0")
+                                                       for j in range(K)) + "\n" for i in range(K)))
+    for k in (1, 3):
+        res = run_module_inproc("simulate", ["tournament", "--matrix", "det.txt", "--reps", "4", "--k", str(k),
+                                             "-Q"], cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        header, row = (x.split("\t") for x in res.stdout.splitlines())
+        cells = dict(zip(header, row, strict=True))
+        assert (cells["found"], cells["found_all"], float(cells["mean_best_set"])) == ("4", "4", float(k))
