@@ -177,3 +177,17 @@ def test_a_measure_on_some_lines_ranks_only_the_runs_on_them(tmp_path):
                             tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == {"qid": "q", "sample": 0, "m1": ["a", "b"], "m2": ["c", "a", "b"]}
+
+
+@pytest.mark.parametrize(("a", "b", "tied"), [
+    ({"x": 3.0, "y": 2.0, "z": 1.0}, {"x": 2.0, "z": 1.0}, False),
+    ({"x": 3.0, "y": 2.0, "z": 1.0}, {"x": 2.0, "z": 2.0}, True),
+    ({"x": 1.0, "y": 1.0, "z": 0.0}, {"x": 2.0, "z": 1.0}, True),
+])
+def test_prefix_rbo_names_a_tie_only_when_there_is_one(a, b, tied):
+    """stats/orderings.py ``compare_orderings(..., rbo_lists="prefix")``: ``len(set(a.values())) < len(a)`` ->
+    ``<=`` (every list called tied). Hand-worked from the field's definition (docs/zelo_compare.md: a tie in
+    either list = two systems with one score)."""
+    from pref_eval.stats.orderings import compare_orderings
+
+    assert compare_orderings(a, b, 0.9, "a", "prefix")["rbo_lists_tied"] is tied
