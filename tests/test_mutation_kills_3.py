@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_harness import run_module_inproc
 
@@ -191,3 +192,18 @@ def test_prefix_rbo_names_a_tie_only_when_there_is_one(a, b, tied):
     from pref_eval.stats.orderings import compare_orderings
 
     assert compare_orderings(a, b, 0.9, "a", "prefix")["rbo_lists_tied"] is tied
+
+
+def test_randomization_with_exactly_2_to_the_n_resamples_is_exact():
+    """stats/paired.py ``randomization_test``: ``(1 << n) <= resamples`` -> ``<`` (2^n resamples drawn at random
+    instead of the 2^n sign vectors). Oracle: scipy's ``permutation_test``, exact for n_resamples >= 2^n."""
+    from scipy import stats
+
+    from pref_eval.stats import paired
+
+    D = np.array([[0.3, -0.1, 0.25, 0.05, -0.2]])
+    r = paired.randomization_test(D, resamples=32)
+    o = stats.permutation_test((D[0],), lambda v, axis: np.abs(np.mean(v, axis=axis)), permutation_type="samples",
+                               n_resamples=32, vectorized=True, alternative="greater")
+    assert r["exact"] and r["resamples"] == 32
+    assert r["p_value"][0] == pytest.approx(o.pvalue, abs=1e-15)
