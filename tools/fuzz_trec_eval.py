@@ -825,6 +825,8 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
     specs = measure_args(case["opts_full"])
     shared = [m for m in specs if m.split(".")[0] in GAIN_SHARED]
     groups = [[m for m in specs if m not in shared]] + [[m] for m in dict.fromkeys(shared)]
+    if any(m.startswith("ndcg.") for m in shared):  # -m ndcg with -m ndcg.PARAMS: one ndcg in both programs,
+        groups = [g for g in groups if g != ["ndcg"]]  # printed with its parameters (63:845)
     base = strip_measures(case["opts_full"])
     if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):
         (d / "rel.cut").write_bytes(cut_qrels(case))
