@@ -692,18 +692,8 @@ def names_file(err: str, files: tuple[str, ...]) -> bool:
 
 def differing_measures(a: bytes, b: bytes) -> set[str] | None:
     """Measure names of the lines that differ, or None when the line structure differs."""
-    la, lb = a.split(b"\n"), b.split(b"\n")
-    if len(la) != len(lb):
-        return None
-    out = set()
-    for x, y in zip(la, lb, strict=True):
-        if x != y:
-            fx, fy = x.split(b"\t"), y.split(b"\t")
-            if len(fx) != 3 or fx[:2] != fy[:2]:
-                return None
-            out.add(fx[0].strip().decode("utf-8", "replace"))
-        out.discard("")
-    return out
+    lines = differing_lines(a, b)
+    return None if lines is None else {m for m, _ in lines} - {""}
 
 
 # trec_eval 10.0's measures that read a topic's table of grades (rel_levels, num_rel_levels): gain_init.c's
@@ -824,7 +814,10 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
     output byte for byte (and every line of ours belongs to one of them): ``documented_gain_shared``."""
     specs = measure_args(case["opts_full"])
     shared = [m for m in specs if m.split(".")[0] in GAIN_SHARED]
-    groups = [[m for m in specs if m not in shared]] + [[m] for m in dict.fromkeys(shared)]
+    # a measure named twice with other parameters (-m ndcg.A -m ndcg.B): the first one counts, in both programs
+    first = {m.split(".")[0]: m for m in reversed([m for m in shared if "." in m])}
+    shared = [m for m in shared if "." not in m or first[m.split(".")[0]] == m]
+    groups = [[m for m in specs if m.split(".")[0] not in GAIN_SHARED]] + [[m] for m in dict.fromkeys(shared)]
     if any(m.startswith("ndcg.") for m in shared):  # -m ndcg with -m ndcg.PARAMS: one ndcg in both programs,
         groups = [g for g in groups if g != ["ndcg"]]  # printed with its parameters (63:845)
     base = strip_measures(case["opts_full"])
