@@ -43,51 +43,43 @@ def _ints(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray | 
     return f(np.arange(lo, hi + 1, dtype=np.float64))[x - lo]
 
 
-def log(x: np.ndarray | float) -> np.ndarray:
-    """The C library's natural ``log`` of every element (numpy's result where ``x <= 0`` or not finite)."""
-    t = _ints(log, np.asarray(x))
+def _elementwise(self: Callable[[np.ndarray], np.ndarray], np_fn: Callable[[np.ndarray], np.ndarray],
+                 c_fn: Callable[[float], float] | None, x: np.ndarray | float,
+                 domain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``c_fn`` (the C library's) of every element of ``x`` inside ``domain``, numpy's ``np_fn`` outside it (or
+    everywhere when ``c_fn`` is None); an integer array through a table over its range (``self`` of it)."""
+    t = _ints(self, np.asarray(x))
     if t is not None:
         return t
     a = np.asarray(x, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(a)
-    return _per_value(math.log, a, np.isfinite(a) & (a > 0), out)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        out = np_fn(a)
+    return out if c_fn is None else _per_value(c_fn, a, domain(a), out)
+
+
+def _positive(a: np.ndarray) -> np.ndarray:
+    return np.isfinite(a) & (a > 0)
+
+
+def log(x: np.ndarray | float) -> np.ndarray:
+    """The C library's natural ``log`` of every element (numpy's result where ``x <= 0`` or not finite)."""
+    return _elementwise(log, np.log, math.log, x, _positive)
 
 
 def log2(x: np.ndarray | float) -> np.ndarray:
     """The C library's ``log2`` of every element (numpy's result where ``x <= 0`` or not finite)."""
-    t = _ints(log2, np.asarray(x))
-    if t is not None:
-        return t
-    a = np.asarray(x, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log2(a)
-    return _per_value(math.log2, a, np.isfinite(a) & (a > 0), out)
+    return _elementwise(log2, np.log2, math.log2, x, _positive)
 
 
 def exp(x: np.ndarray | float) -> np.ndarray:
     """The C library's ``exp`` of every element (numpy's result where it overflows or ``x`` is not finite)."""
-    t = _ints(exp, np.asarray(x))
-    if t is not None:
-        return t
-    a = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.exp(a)
-    return _per_value(math.exp, a, np.isfinite(a) & (a < 709.0), out)
+    return _elementwise(exp, np.exp, math.exp, x, lambda a: np.isfinite(a) & (a < 709.0))
 
 
 def exp2(x: np.ndarray | float) -> np.ndarray:
     """The C library's ``exp2`` of every element (Python >= 3.11; on 3.10 numpy's own: integers exact
     either way)."""
-    t = _ints(exp2, np.asarray(x))
-    if t is not None:
-        return t
-    a = np.asarray(x, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.exp2(a)
-    if _EXP2 is None:
-        return out
-    return _per_value(_EXP2, a, np.isfinite(a) & (a < 1023.0), out)
+    return _elementwise(exp2, np.exp2, _EXP2, x, lambda a: np.isfinite(a) & (a < 1023.0))
 
 
 def power(base: float, x: np.ndarray) -> np.ndarray:
