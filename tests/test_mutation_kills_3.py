@@ -207,3 +207,64 @@ def test_randomization_with_exactly_2_to_the_n_resamples_is_exact():
                                n_resamples=32, vectorized=True, alternative="greater")
     assert r["exact"] and r["resamples"] == 32
     assert r["p_value"][0] == pytest.approx(o.pvalue, abs=1e-15)
+
+
+# --- m32: the 7 survivors m31 left open (NOTES.md "Session 22", m32) ---
+
+
+def test_debug_query_skips_other_topics_with_ln_floor_in_gm_sum(tmp_path):
+    """trec_eval/zscores.py ``math.log(MIN_GEO_MEAN)`` -> ``math.log2`` (what a topic skipped by ``-D N.qid``
+    adds to a z-scored geometric mean's sum). Oracle: trec_eval 10.0's output (usnistgov/trec_eval, built from
+    source) for ``-c -D0.q2 -q -m gm_map -m map -Z z qrels run``, pasted below; the mutant prints 0.0000."""
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 2 t\nq1 Q0 x 2 1 t\nq2 Q0 y 1 2 t\nq2 Q0 d2 2 1 t\n")
+    (tmp_path / "z").write_text("q1 gm_map 0.5 2\nq2 gm_map 0.5 2\nq1 map 0.5 2\nq2 map 0.5 2\nq3 gm_map 0.5 2\n")
+    out = _trec(["-c", "-D0.q2", "-q", "-m", "gm_map", "-m", "map", "-Z", "z", "qrels", "run"], tmp_path)
+    assert out == ("Zmap                   \tq2\t0.0000\n"
+                   "Zmap                   \tall\t0.0000\n"
+                   "Zgm_map                \tall\t0.0004\n")
+
+
+@pytest.mark.parametrize("gamma", ["0", "0.0", "1", "-0.5"])
+def test_pref_rbp_persistence_outside_0_1_is_refused(gamma):
+    """run_preferences/names.py ``not 0.0 < gamma < 1.0`` -> ``<=`` (rbp@0 accepted). The documented range of
+    rbp@GAMMA's persistence is (0, 1) (docs/differences-pref_eval.md; Moffat & Zobel, TOIS 27(1) 2008)."""
+    from pref_eval.errors import UsageError
+    from pref_eval.run_preferences.names import parse_pref_measure
+
+    with pytest.raises(UsageError, match=r"persistence must be in \(0, 1\)"):
+        parse_pref_measure(f"rbp@{gamma}")
+    assert parse_pref_measure("rbp@0.5")[0].gamma == 0.5
+
+
+def test_best_items_of_a_later_query_are_found(tmp_path):
+    """measures/best_items.py ``max(nq - 1, 0)`` -> ``min`` (every best item looked up in the first query).
+    Hand-worked, as ir-measures' RR / Success@1 on the best items as qrels: q2's best item d is at rank 1 (RR 1),
+    q1's b at rank 2 (RR 1/2)."""
+    import pref_eval
+
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 1\nq2 0 c 1\nq2 0 d 1\n")
+    (tmp_path / "best").write_text("q1 Q0 b 1\nq2 Q0 d 1\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 d 1 2 t\nq2 Q0 c 2 1 t\n")
+    df = pref_eval.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), ["BestRR", "BestSuccess@1"],
+                            best=str(tmp_path / "best"))
+    got = {(m, q): v for m, q, v in zip(df.measure, df.qid, df.value, strict=True)}
+    assert got[("BestRR", "q1")] == 0.5 and got[("BestRR", "q2")] == 1.0
+    assert got[("BestSuccess@1", "q1")] == 0.0 and got[("BestSuccess@1", "q2")] == 1.0
+
+
+def test_pgc_chain_removes_only_the_picked_nodes_edges(tmp_path):
+    """measures/pgc.py ``dead = ealive & (gone[src] | gone[dst])`` -> ``ealive | (...)`` (the first removal
+    dropped every edge). Hand-worked from Luo, Clarke & Smucker (SIGIR 2021)'s greedy ideal: judgments a>b, b>c,
+    c>d; run d, c, b, a. Sinks one by one: d, then c, b, a (each the only sink) -> ideal a, b, c, d. Overlaps
+    with the run at depths 1-4: 0, 0, 2, 4 (the mutant's ideal c, b, a, d gives 0, 1, 2, 4)."""
+    import pref_eval
+
+    (tmp_path / "prefs").write_text("7 a b\n7 b c\n7 c d\n")
+    (tmp_path / "run").write_text("7 Q0 d 1 4 r\n7 Q0 c 2 3 r\n7 Q0 b 3 2 r\n7 Q0 a 4 1 r\n")
+    (tmp_path / "qrels").write_text("7 0 a 1\n")
+    p = 0.8
+    overlap = [0, 0, 2] + [4] * 997
+    want = sum(p ** i * overlap[i] / (i + 1) for i in range(1000)) / sum(p ** i for i in range(1000))
+    df = pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"], judgments=str(tmp_path / "prefs"))
+    assert float(df.value[0]) == pytest.approx(want, abs=1e-14)
