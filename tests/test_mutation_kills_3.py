@@ -268,3 +268,19 @@ def test_pgc_chain_removes_only_the_picked_nodes_edges(tmp_path):
     want = sum(p ** i * overlap[i] / (i + 1) for i in range(1000)) / sum(p ** i for i in range(1000))
     df = pref_eval.evaluate(str(tmp_path / "qrels"), str(tmp_path / "run"), ["PGC"], judgments=str(tmp_path / "prefs"))
     assert float(df.value[0]) == pytest.approx(want, abs=1e-14)
+
+
+def test_bca_tie_band_is_closed_on_both_sides():
+    """stats/paired.py BCa ``(boot <= th + tol)`` -> ``<`` (the band of means counted as ties with the mean,
+    [th - tol, th + tol], open at the top only). Oracle: BCa is transformation-respecting (Efron, JASA 82(397)
+    1987; DiCiccio & Efron, Stat. Sci. 11(3) 1996): on the same resamples, the interval of -D is minus
+    the interval of D reversed, as the share below the mean counts ties half on both sides (scipy's
+    ``bootstrap``, ``percentileofscore(kind="mean")``). D = [2e-12, -1e-12, -1e-12]: mean exactly 0, tol 1e-12,
+    and the resamples {d1, d1, d2} have mean exactly 1e-12 = th + tol (those of D's mirror, -th - tol)."""
+    from pref_eval.stats.paired import bootstrap_test
+
+    D = np.array([[2e-12, -1e-12, -1e-12]])
+    r = bootstrap_test(D, resamples=2000, seed=1, ci_method="bca")
+    m = bootstrap_test(-D, resamples=2000, seed=1, ci_method="bca")
+    assert (float(m["ci_low"][0]), float(m["ci_high"][0])) == (-float(r["ci_high"][0]), -float(r["ci_low"][0]))
+    assert float(r["ci_high"][0]) == 2e-12  # the mutant's is 1e-12
