@@ -257,7 +257,8 @@ def test_pgc_chain_removes_only_the_picked_nodes_edges(tmp_path):
     """measures/pgc.py ``dead = ealive & (gone[src] | gone[dst])`` -> ``ealive | (...)`` (the first removal
     dropped every edge). Hand-worked from Luo, Clarke & Smucker (SIGIR 2021)'s greedy ideal: judgments a>b, b>c,
     c>d; run d, c, b, a. Sinks one by one: d, then c, b, a (each the only sink) -> ideal a, b, c, d. Overlaps
-    with the run at depths 1-4: 0, 0, 2, 4 (the mutant's ideal c, b, a, d gives 0, 1, 2, 4)."""
+    with the run at depths 1-4: 0, 0, 2, 4 (the mutant's ideal c, b, a, d gives 0, 1, 2, 4). The reference
+    greedy_pgc.py (chengxiluo/Greedy-Preference-Graph-Compatibility) prints 0.40410457910076714 for it too."""
     import pref_eval
 
     (tmp_path / "prefs").write_text("7 a b\n7 b c\n7 c d\n")
