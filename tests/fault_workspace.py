@@ -112,6 +112,11 @@ VALID: dict[str, tuple[str, list[str]]] = {
                                       "bm25.run", "dense.run"]),
     "eval-topics": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-m", "P@5", "-c", "-o", "topics", "--output", OUT,
                                   "bm25.run", "dense.run", "rerank.run"]),
+    # session 22 (k31): the per-topic table as JSON lines, the pool with its contributions report beside it
+    "eval-topics-jsonl": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-jsonl", "--output", OUT,
+                                        "bm25.run", "dense.run"]),
+    "pairs-pool-contributions": ("zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q",
+                                                "--contributions", "contrib.tsv", "-o", OUT, "bm25.run", "dense.run"]),
     "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),
     "fit": ("zelo_fit", ["-J", "j.judge", "-Q", "-o", OUT]),
     "fit-jsonl": ("zelo_fit", ["-J", "j.jsonl", "-Q", "-o", OUT]),

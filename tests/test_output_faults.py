@@ -207,6 +207,27 @@ def test_fit_all_or_nothing(ws):
     assert res.returncode == 0 and all((ws / n).stat().st_size for n in ("new.tsv", "new.qrels", "new.diag"))
 
 
+def test_pool_contributions_all_or_nothing(ws):
+    """zelo_pairs pool -o F --contributions R: both written or neither; the report never over an input, and a
+    clash named by the input's option (--contributions q.qrels: "the same file as --qrels", was "as
+    --contributions")."""
+    (ws / "old.txt").write_text("old\n")
+    before = digest_tree(ws)
+    pool = ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "-o", "old.txt"]
+    for target, code in (("nodir/c.tsv", 1), ("/dev/full", 1), ("adir/", 1), ("q.qrels", 2), ("./old.txt", 2),
+                         ("bm25.run", 2)):
+        res = run_inproc("zelo_pairs", [*pool, "--contributions", target, "bm25.run", "dense.run"], ws)
+        assert check_contract(res, script="zelo_pairs", expect={code}, names=(target,)) == [], target
+        assert digest_tree(ws) == before, target
+    res = run_inproc("zelo_pairs", [*pool, "--contributions", "q.qrels", "bm25.run", "dense.run"], ws)
+    assert "the same file as --qrels q.qrels" in res.stderr, res.stderr
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "5", "-Q", "-o", "nodir/p.txt", "--contributions", "new.tsv",
+                                    "bm25.run", "dense.run"], ws)
+    assert res.returncode == 1 and not (ws / "new.tsv").exists()
+    res = run_inproc("zelo_pairs", [*pool, "--contributions", "new.tsv", "bm25.run", "dense.run"], ws)
+    assert res.returncode == 0 and (ws / "new.tsv").stat().st_size and (ws / "old.txt").read_text() != "old\n"
+
+
 def test_pairs_next_state_not_advanced_on_failed_output(ws):
     before = digest_tree(ws)
     for target in ("nodir/batch.txt", "/dev/full", "s.json", "./s.json"):

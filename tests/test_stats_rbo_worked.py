@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_harness import run_module_inproc
 from pref_eval.stats.orderings import rbo_at_depth, rbo_ext, rbo_prefix
 
 DATA = Path(__file__).resolve().parent / "data" / "stats"
@@ -32,19 +33,8 @@ FIGURE5_AO = (0.000, 0.000, 0.222, 0.292, 0.313, 0.317, 0.312)  # average overla
 
 def _run(*args: object) -> tuple[int, str, str]:
     """zelo_compare in process (the console script's code path): (exit code, stdout, stderr)."""
-    import contextlib
-    import io
-
-    from pref_eval.cli.compare import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
+    res = run_module_inproc("compare", args)
+    return res.returncode, res.stdout, res.stderr
 
 
 def _weight(p: float, d: int) -> float:

@@ -227,7 +227,8 @@ def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contr
     from .common import command_options
 
     pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
-               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), inputs=command_options())
+               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet),
+               inputs=command_options(outputs=("--contributions",)))
     return 0
 
 
