@@ -1267,6 +1267,153 @@ done:
     return res;
 }
 
+/* cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): the stack of _dense_cov_diag
+   (pref_eval/zelo/fit.py), numpy's passes fused into one per matrix. For the B = len(sel) blocks sel[k]
+   (nodes starts[sel[k]] + 0..m-1; every block of the stack has m nodes) H[k] (B x m x m, C order) is
+     mode 2 (centre_out): H_ij = (-pd_i) * (pd_j / sd[k]) (sd: the caller's sums of the block's pd), then
+       H_uv -= h_e, then H_vu -= h_e over the block's edges e, then H_ii += deg_i;
+     modes 0, 1: zeros, H_uv = H_vu = -h_e, H_ii = deg_i;
+   and for modes 1, 2 scaled by c_k, the power of 2 that brings max_i H_ii into [1, 2) (1 when the max is not
+   > 0 or is NaN: numpy's max propagates NaN), then + 1/m elementwise (two roundings: no fused multiply-add).
+   c[k] (1 in mode 0) and hd[k] = diag(H[k]) after all that are written. The edges of the stack are those
+   e with sel-position pos(eblock[e]) >= 0; their local indices u - start, v - start must lie in [0, m). The
+   edge passes run in numpy's order (all (u, v) first, then all (v, u)). */
+static PyObject *k_cov_stack(PyObject *self, PyObject *args) {
+    PyObject *o[12];
+    Py_ssize_t m;
+    int mode;
+    buf_t b[12];
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOniOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[11],
+                          &m, &mode, &o[8], &o[9], &o[10]))
+        return NULL;
+    if (get_buf(o[0], &b[0], 0, 'q', "sel") < 0 || get_buf(o[1], &b[1], 0, 'q', "starts") < 0 ||
+        get_buf(o[2], &b[2], 0, 'q', "eblock") < 0 || get_buf(o[3], &b[3], 0, 'q', "u") < 0 ||
+        get_buf(o[4], &b[4], 0, 'q', "v") < 0 || get_buf(o[5], &b[5], 0, 'd', "h") < 0 ||
+        get_buf(o[6], &b[6], 0, 'd', "pd") < 0 || get_buf(o[7], &b[7], 0, 'd', "deg") < 0 ||
+        get_buf(o[8], &b[8], 1, 'd', "H") < 0 || get_buf(o[9], &b[9], 1, 'd', "c") < 0 ||
+        get_buf(o[10], &b[10], 1, 'd', "hd") < 0 || get_buf(o[11], &b[11], 0, 'd', "sd") < 0)
+        goto fail;
+    {
+        const int64_t *sel = b[0].view.buf, *starts = b[1].view.buf, *eblock = b[2].view.buf, *u = b[3].view.buf,
+                      *v = b[4].view.buf;
+        const double *h = b[5].view.buf, *pd = b[6].view.buf, *deg = b[7].view.buf;
+        const double *sds = b[11].view.buf;
+        double *H = b[8].view.buf, *c = b[9].view.buf, *hd = b[10].view.buf;
+        Py_ssize_t B = NITEMS(b[0]), nb = NITEMS(b[1]), ne = NITEMS(b[2]), n = NITEMS(b[6]);
+        Py_ssize_t nhd = NITEMS(b[10]), nH = NITEMS(b[8]);
+        if (m < 1 || mode < 0 || mode > 2) {
+            PyErr_SetString(PyExc_ValueError, "cov_stack: m must be >= 1 and mode 0, 1 or 2");
+            goto fail;
+        }
+        /* the stack's sizes checked by divisions (B * m * m could wrap for a huge m) */
+        if (NITEMS(b[3]) != ne || NITEMS(b[4]) != ne || NITEMS(b[5]) != ne || NITEMS(b[7]) != n ||
+            NITEMS(b[9]) != B || NITEMS(b[11]) != B || (B == 0 ? nhd != 0 || nH != 0 :
+            nhd % B != 0 || nhd / B != m || nH % nhd != 0 || nH / nhd != m)) {
+            PyErr_SetString(PyExc_ValueError, "cov_stack: arrays differ in length");
+            goto fail;
+        }
+        if (B == 0) {
+            release(b, 12);
+            Py_RETURN_NONE;
+        }
+        if (indices_in_range(sel, B, nb, "cov_stack: block index out of range") < 0 ||
+            indices_in_range(eblock, ne, nb, "cov_stack: edge block out of range") < 0)
+            goto fail;
+        for (Py_ssize_t k = 0; k < B; k++)
+            if (starts[sel[k]] < 0 || starts[sel[k]] > n - m) {
+                PyErr_SetString(PyExc_ValueError, "cov_stack: block outside the nodes");
+                goto fail;
+            }
+        /* pos: each block's place in the stack (-1: not in it); the stack's edges grouped by matrix, in edge
+           order within one (first[k] .. first[k + 1] of idx), so that each matrix is built, scattered into,
+           scaled and read while it is in the cache */
+        int64_t *pos = malloc((size_t)(nb ? nb : 1) * sizeof(int64_t));
+        int64_t *first = calloc((size_t)B + 1, sizeof(int64_t));
+        int64_t *idx = malloc((size_t)(ne ? ne : 1) * sizeof(int64_t));
+        double *t = malloc((size_t)m * sizeof(double));
+        if (!pos || !first || !idx || !t) {
+            free(pos), free(first), free(idx), free(t);
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < nb; k++) pos[k] = -1;
+        for (Py_ssize_t k = 0; k < B; k++) pos[sel[k]] = k;
+        int bad = 0;
+        for (Py_ssize_t e = 0; e < ne; e++) {
+            int64_t k = pos[eblock[e]];
+            if (k < 0) continue;
+            int64_t s0 = starts[eblock[e]];
+            if (u[e] < s0 || u[e] >= s0 + m || v[e] < s0 || v[e] >= s0 + m) bad = 1;  /* s0 + m <= n: checked */
+            first[k + 1]++;
+        }
+        if (bad) {
+            free(pos), free(first), free(idx), free(t);
+            PyErr_SetString(PyExc_ValueError, "cov_stack: an edge outside its block");
+            goto fail;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < B; k++) first[k + 1] += first[k];
+        for (Py_ssize_t e = 0; e < ne; e++) {
+            int64_t k = pos[eblock[e]];
+            if (k >= 0) idx[first[k]++] = e;
+        }
+        for (Py_ssize_t k = B; k > 0; k--) first[k] = first[k - 1];  /* the fill moved each start to the next */
+        first[0] = 0;
+        const double inv_m = 1.0 / (double)m;
+        for (Py_ssize_t k = 0; k < B; k++) {
+            double *A = H + k * m * m;
+            const int64_t s0 = starts[sel[k]];
+            const double *dv = pd + s0, *dg = deg + s0;
+            if (mode == 2) {
+                const double sd = sds[k];
+                for (Py_ssize_t j = 0; j < m; j++) t[j] = dv[j] / sd;
+                for (Py_ssize_t i = 0; i < m; i++) {
+                    const double a = -dv[i];
+                    double *row = A + i * m;
+                    for (Py_ssize_t j = 0; j < m; j++) row[j] = a * t[j];
+                }
+            } else {
+                memset(A, 0, (size_t)(m * m) * sizeof(double));
+            }
+            for (int pass = 0; pass < 2; pass++)
+                for (int64_t q = first[k]; q < first[k + 1]; q++) {
+                    const int64_t e = idx[q];
+                    const int64_t i = (pass ? v[e] : u[e]) - s0, j = (pass ? u[e] : v[e]) - s0;
+                    double *x = A + i * m + j;
+                    *x = mode == 2 ? *x - h[e] : -h[e];
+                }
+            for (Py_ssize_t i = 0; i < m; i++) A[i * m + i] = mode == 2 ? A[i * m + i] + dg[i] : dg[i];
+            double ck = 1.0;
+            if (mode > 0) {
+                double big = A[0];
+                for (Py_ssize_t i = 1; i < m && !isnan(big); i++) {
+                    const double d = A[i * m + i];
+                    if (isnan(d) || d > big) big = d;
+                }
+                if (big > 0) {
+                    int ex;
+                    frexp(big, &ex);
+                    ck = ldexp(1.0, 1 - ex);
+                }
+                for (Py_ssize_t q = 0; q < m * m; q++) {
+                    const double x = A[q] * ck;
+                    A[q] = x + inv_m;
+                }
+            }
+            c[k] = ck;
+            for (Py_ssize_t i = 0; i < m; i++) hd[k * m + i] = A[i * m + i];
+        }
+        Py_END_ALLOW_THREADS
+        free(pos), free(first), free(idx), free(t);
+    }
+    release(b, 12);
+    Py_RETURN_NONE;
+fail:
+    release(b, 12);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"expit", k_expit, METH_VARARGS, "expit(x, out): out = 1 / (1 + exp(-x)) (scipy.special.expit's bits)."},
     {"log_expit", k_log_expit, METH_VARARGS, "log_expit(x, out): log(expit(x)) (scipy.special.log_expit's bits)."},
@@ -1292,6 +1439,8 @@ static PyMethodDef methods[] = {
      "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
     {"pref_lines", k_pref_lines, METH_VARARGS,
      "pref_lines(kinds, kind, col, qi, nbytes) -> str: pref_eval.py's per-query JSON lines (see _kernels.c)."},
+    {"cov_stack", k_cov_stack, METH_VARARGS,
+     "cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): _dense_cov_diag's stack (see _kernels.c)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 

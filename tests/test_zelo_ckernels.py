@@ -254,6 +254,9 @@ def _valid_calls() -> dict:
         "factorize": ((np.array([5, 3, 5], i8), np.empty(3, i8), np.empty(3, i8)), {1, 2}),
         "cg_step": ((np.array([0.5, 2.0]), eb, *e3, *(np.zeros(3) for _ in range(5))), {5, 6, 7, 8, 9}),
         "cg_direction": ((np.array([1, 0], i8), np.array([0.5, 2.0]), eb, e3[0], np.ones(3)), {4}),
+        "cov_stack": ((np.array([1, 0], i8), np.array([0, 2], i8), np.array([0, 1], i8), np.array([0, 2], i8),
+                       np.array([1, 3], i8), np.array([1.0, 0.5]), x + 1.0, x + 3.0, np.array([2.5, 4.0]), 2, 2,
+                       np.empty(8), np.empty(2), np.empty(4)), {11, 12, 13}),
     }
 
 
@@ -390,3 +393,70 @@ def test_kernels_equal_numpy_on_tiny_and_extreme_inputs(n, m, monkeypatch):
     assert np.array_equal(uniq, wu) and np.array_equal(inv, wi.ravel())
     for h in (np.zeros(n + m, np.int64), np.arange(n + m)[::-1].copy()):
         assert np.array_equal(compiled.stable_order(h, n + m + 1), np.argsort(h, kind="stable"))
+
+
+def _stack_case(rng, sizes, special: bool):
+    """A fit's blocks of ``sizes`` with random edges (unique unordered pairs, in a shuffled order, some blocks
+    without any), Hessian weights h and prior terms pd (with ``special``: 0, 5e-324, 1e300, inf, NaN among
+    them, and blocks whose pd are all 0, so sd = inf)."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    n = int(np.sum(sizes))
+    us, vs = [], []
+    for s0, m in zip(starts, sizes, strict=True):
+        if m < 2 or rng.random() < 0.15:
+            continue
+        a, b = rng.integers(0, m, 4 * m), rng.integers(0, m, 4 * m)
+        keep = a != b
+        key = np.unique(np.minimum(a, b)[keep] * m + np.maximum(a, b)[keep])
+        us.append(s0 + key // m)
+        vs.append(s0 + key % m)
+    u = np.concatenate(us).astype(np.int64) if us else np.zeros(0, np.int64)
+    v = np.concatenate(vs).astype(np.int64) if vs else np.zeros(0, np.int64)
+    perm = rng.permutation(len(u))
+    u, v = u[perm], v[perm]
+    h = rng.random(len(u)) * 3.0
+    pd = rng.random(n) * 0.25
+    if special:
+        spec = np.array([0.0, 5e-324, 1e300, 1e-300, np.inf, np.nan])
+        h[rng.random(len(h)) < 0.1] = rng.choice(spec, int(np.sum(rng.random(len(h)) < 0.1)) or 1)[0]
+        pd[rng.random(n) < 0.1] = rng.choice(spec)
+        pd[starts[0]:starts[0] + sizes[0]] = 0.0  # sd = 0 -> inf
+    deg = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
+    return starts, u, v, h, pd, deg
+
+
+@needs
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("special", [False, True])
+def test_cov_stack_equals_the_numpy_stack(mode, special):
+    """The covariance stack of zelo_fit's standard errors (fit._dense_cov_diag) built by the compiled kernel in
+    one pass per matrix has numpy's bits (fit._stack_numpy: zeros or the centring product, the scatter of the
+    edges both ways, the diagonal, the power-of-2 scaling and + 1/m), its scales and diagonal too: blocks of
+    1, 2, 17 and 100 documents, some not in the stack (their edges ignored), edges in no order, specials."""
+    from pref_eval.zelo import compiled
+    from pref_eval.zelo.fit import _stack_numpy
+
+    rng = np.random.default_rng(7 + mode + 10 * special)
+    sizes = np.array([3, 1, 2, 17, 100, 17, 2, 100, 17], dtype=np.int64)
+    starts, u, v, h, pd, deg = _stack_case(rng, sizes, special)
+    n = int(sizes.sum())
+    node_block = np.repeat(np.arange(len(sizes)), sizes)
+    local = np.arange(n) - np.repeat(starts, sizes)
+    eblock = node_block[u]
+    for m in (1, 2, 3, 17, 100):
+        sel = np.flatnonzero(sizes == m)[::-1].copy()  # not in block order
+        nodes = (starts[sel][:, None] + np.arange(m)[None, :]).ravel()
+        with np.errstate(all="ignore"):
+            sd = pd[nodes].reshape(len(sel), m).sum(axis=1)
+            sd = np.where(sd > 0, sd, np.inf)
+            want_h, want_c = _stack_numpy(sel, starts, local, eblock, u, v, h, pd, deg, nodes, m, mode == 1,
+                                          mode == 2)
+            got_h, got_c, got_hd = compiled.cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode)
+        for got, want in ((got_h, want_h), (got_c, want_c), (got_hd, np.diagonal(want_h, axis1=1, axis2=2))):
+            assert got.shape == want.shape
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan), (m, mode)
+            assert np.array_equal(np.where(nan, 0.0, got).view(np.int64), np.where(nan, 0.0, want).view(np.int64))
+    with pytest.raises(ValueError, match="an edge outside its block"):
+        sel = np.flatnonzero(sizes == 17)
+        compiled.cov_stack(sel, starts, eblock, u, v + 1, h, pd, deg, np.ones(len(sel)), 17, 2)

@@ -76,6 +76,24 @@ class CSR:
         return out
 
 
+def cov_stack(sel: np.ndarray, starts: np.ndarray, eblock: np.ndarray, u: np.ndarray, v: np.ndarray, h: np.ndarray,
+              pd: np.ndarray, deg: np.ndarray, sd: np.ndarray | None, m: int,
+              mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(H, c, hd)``: the stack of :func:`pref_eval.zelo.fit._dense_cov_diag` for the blocks ``sel`` (each of
+    ``m`` nodes from ``starts[sel[k]]``; the edges ``(u, v)`` of weight ``h`` in block ``eblock``), built in one
+    pass per matrix instead of numpy's zeros, scatter, centring and scaling passes, with the same operations in
+    the same order (``fit._stack_numpy``'s bits; ``mode`` 2: centred by ``-pd pd'/sd``, 1: scaled, 0: neither),
+    its scales c and its diagonal hd (after scaling); u, v, eblock, starts int64 and h, pd, deg float64,
+    contiguous."""
+    B = len(sel)
+    H = np.empty((B, m, m))
+    c = np.empty(B)
+    hd = np.empty((B, m))
+    _module().cov_stack(_i8(sel), starts, eblock, u, v, h, pd, deg, _f8(np.zeros(B) if sd is None else sd), int(m),
+                        int(mode), H, c, hd)
+    return H, c, hd
+
+
 def stable_order(hi: np.ndarray, nhi: int, lo: np.ndarray | None = None, nlo: int = 0) -> np.ndarray:
     """``np.lexsort((lo, hi))`` (``np.argsort(hi, kind="stable")`` without ``lo``) of keys in
     ``[0, nhi)`` and ``[0, nlo)``, by counting sorts: linear in the rows plus the key ranges. Key ranges

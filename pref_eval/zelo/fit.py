@@ -495,11 +495,17 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     if n == 0:
         return out, cond
     order = np.argsort(sizes, kind="stable")
+    from . import compiled
+
     node_block = np.repeat(np.arange(len(starts)), sizes)
+    fused = compiled.available() and int(np.min(sizes)) >= 1  # the stack in one pass per matrix (cov_stack)
     local = np.arange(n) - np.repeat(starts, sizes)
     deg = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
     eblock = node_block[u] if len(u) else np.zeros(0, dtype=np.int64)
     chunk_cells = COV_CHUNK_CELLS
+    if fused:
+        starts, eblock, u, v = (np.ascontiguousarray(a, dtype=np.int64) for a in (starts, eblock, u, v))
+        h, pd, deg = (np.ascontiguousarray(a, dtype=np.float64) for a in (h, pd, deg))
     i = 0
     while i < len(order):
         m = int(sizes[order[i]])
@@ -508,54 +514,72 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
         sel = sel[sizes[sel] == m]
         i += len(sel)
         B = len(sel)
-        pos = np.full(len(starts), -1, dtype=np.int64)
-        pos[sel] = np.arange(B)
         nodes = (starts[sel][:, None] + np.arange(m)[None, :]).ravel()
-        nb_ = np.repeat(np.arange(B), m)
-        ln = np.tile(np.arange(m), B)
-        ein = pos[eblock] >= 0
-        eb = pos[eblock[ein]]
-        lu, lv, eh = local[u[ein]], local[v[ein]], h[ein]
-        # flat indices into the stack (one index array, not three): the entries (k, i, j) of the edges, both
-        # ways, and of the diagonal
-        fuv = (eb * m + lu) * m + lv
-        fvu = (eb * m + lv) * m + lu
-        fdiag = (nb_ * m + ln) * m + ln
-        c = np.ones(B)
-        if centre_out:
-            # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
-            # cancellation when the pair weights dwarf the prior (weights 1e20: H^-1 is 11'/sum(d) + tiny)
-            dv = pd[nodes].reshape(B, m)
-            sd = dv.sum(axis=1)
-            sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
-            # S = L + diag(deg) - dv dv'/sd in one pass and the scatter: H = (-dv_i) (dv_j / sd) is
-            # -(dv_i (dv_j / sd)) exactly, and -p - h_ij, -p + deg_i round as -h_ij - p, deg_i - p (the sums
-            # of building L and then subtracting p: the same bits; a -0.0 where those give +0.0 is gone once
-            # 1/m is added below)
-            H = np.multiply(-dv[:, :, None], (dv / sd[:, None])[:, None, :])
-            flat = H.reshape(-1)
-            flat[fuv] -= eh  # (u, v) pairs are unique: no index twice
-            flat[fvu] -= eh
-            flat[fdiag] += deg[nodes]
+        if fused:
+            sd = None
+            if centre_out:
+                sd = pd[nodes].reshape(B, m).sum(axis=1)
+                sd = np.where(sd > 0, sd, np.inf)
+            H, c, hd = compiled.cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m,
+                                          2 if centre_out else 1 if centre_pinv else 0)
         else:
-            H = np.zeros((B, m, m))
-            flat = H.reshape(-1)
-            flat[fuv] = -eh  # (u, v) pairs are unique: plain assignment
-            flat[fvu] = -eh
-            flat[fdiag] = deg[nodes]
-        if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
-            c = _diag_scale(H)
-            H *= c[:, None, None]
-            H += 1.0 / m
-        hd = np.diagonal(H, axis1=1, axis2=2).copy()
+            H, c = _stack_numpy(sel, starts, local, eblock, u, v, h, pd, deg, nodes, m, centre_pinv, centre_out)
+            hd = np.diagonal(H, axis1=1, axis2=2).copy()
         dg = _inverse_diag(H)
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.max(hd * dg, axis=1) if m else np.ones(B)
             cond[sel] = np.where(np.isfinite(k) & (np.min(hd * dg, axis=1) >= 1.0 - 1e-6), k, np.inf)
         if centre_pinv or centre_out:
             dg = (dg - 1.0 / m) * c[:, None]
-        out[nodes] = dg[nb_, ln]
+        out[nodes] = dg.reshape(-1)
     return np.sqrt(np.maximum(out, 0.0)), cond
+
+
+def _stack_numpy(sel: np.ndarray, starts: np.ndarray, local: np.ndarray, eblock: np.ndarray, u: np.ndarray,
+                 v: np.ndarray, h: np.ndarray, pd: np.ndarray, deg: np.ndarray, nodes: np.ndarray, m: int,
+                 centre_pinv: bool, centre_out: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_dense_cov_diag`'s stack H (B x m x m) of the blocks ``sel`` and its scales c, in numpy (without
+    the compiled kernels; :func:`.compiled.cov_stack` computes the same bits in one pass per matrix)."""
+    B = len(sel)
+    pos = np.full(len(starts), -1, dtype=np.int64)
+    pos[sel] = np.arange(B)
+    nb_ = np.repeat(np.arange(B), m)
+    ln = np.tile(np.arange(m), B)
+    ein = pos[eblock] >= 0
+    eb = pos[eblock[ein]]
+    lu, lv, eh = local[u[ein]], local[v[ein]], h[ein]
+    # flat indices into the stack (one index array, not three): the entries (k, i, j) of the edges, both
+    # ways, and of the diagonal
+    fuv = (eb * m + lu) * m + lv
+    fvu = (eb * m + lv) * m + lu
+    fdiag = (nb_ * m + ln) * m + ln
+    c = np.ones(B)
+    if centre_out:
+        # C H^-1 C = S^+ with S = H - d d'/sum(d), d = pd: S 1 = 0 (L 1 = 0), and S^+ = c (cS)^+. No
+        # cancellation when the pair weights dwarf the prior (weights 1e20: H^-1 is 11'/sum(d) + tiny)
+        dv = pd[nodes].reshape(B, m)
+        sd = dv.sum(axis=1)
+        sd = np.where(sd > 0, sd, np.inf)  # sigma(x) underflowed (|x| > 745): no prior term to remove
+        # S = L + diag(deg) - dv dv'/sd in one pass and the scatter: H = (-dv_i) (dv_j / sd) is
+        # -(dv_i (dv_j / sd)) exactly, and -p - h_ij, -p + deg_i round as -h_ij - p, deg_i - p (the sums
+        # of building L and then subtracting p: the same bits; a -0.0 where those give +0.0 is gone once
+        # 1/m is added below)
+        H = np.multiply(-dv[:, :, None], (dv / sd[:, None])[:, None, :])
+        flat = H.reshape(-1)
+        flat[fuv] -= eh  # (u, v) pairs are unique: no index twice
+        flat[fvu] -= eh
+        flat[fdiag] += deg[nodes]
+    else:
+        H = np.zeros((B, m, m))
+        flat = H.reshape(-1)
+        flat[fuv] = -eh  # (u, v) pairs are unique: plain assignment
+        flat[fvu] = -eh
+        flat[fdiag] = deg[nodes]
+    if centre_pinv or centre_out:  # L^+ = c (cL)^+, cL's largest diagonal entry in [1, 2) beside 11'/m
+        c = _diag_scale(H)
+        H *= c[:, None, None]
+        H += 1.0 / m
+    return H, c
 
 
 COV_CHUNK_CELLS = 4_000_000  # matrix cells (8 bytes each) per stack of _dense_cov_diag: blocks are independent
