@@ -206,6 +206,57 @@ def test_lines_it_does_not_take_give_none(line):
     assert jsonl.scan((good + line + "\n" + good).encode()) is None
 
 
+def _scan_lines_one_by_one(data: bytes):
+    """The scan of ``data`` as the lines of ``json.loads`` see them (split at b"\\n"; blank ones skipped):
+    None if a line is not a flat object of strings and numbers (the scanner's own refusals, each line
+    scanned alone), else [(line number, the line's items in order)] with the numbers' bits."""
+    out = []
+    for i, line in enumerate(data.split(b"\n")):
+        if not line.strip(b" \t\r"):
+            continue
+        if jsonl.scan(line) is None:
+            return None
+        obj = json.loads(line)
+        out.append((i, [(k, v if isinstance(v, str) else bits(float(v))) for k, v in obj.items()]))
+    return out
+
+
+def _decoded(res):
+    """scan()'s columns as [(line number, items in order)] (the oracle's form)."""
+    if res is None:
+        return None
+    strtab, shapes = res
+    rows = []
+    for keys, kinds, lines, nums, strs, _ints in shapes:
+        ln = np.frombuffer(lines, np.int64)
+        nv = np.frombuffer(nums, np.float64).reshape(len(ln), -1)
+        sv = np.frombuffer(strs, np.int32).reshape(len(ln), -1)
+        for r, line in enumerate(ln.tolist()):
+            jn = js = 0
+            items = []
+            for k, kind in zip(keys, kinds.decode(), strict=True):
+                if kind == "n":
+                    items.append((k, bits(float(nv[r, jn]))))
+                    jn += 1
+                else:
+                    items.append((k, strtab[sv[r, js]]))
+                    js += 1
+            rows.append((line, items))
+    return sorted(rows)
+
+
+def test_a_newline_anywhere_ends_the_line():
+    """The scan finds each line's end by parsing it (no newline search first): a b"\\n" put at any place of a
+    line -- inside a key, a string, a number (the eight-digit loads look past it), between tokens, after the
+    last brace, a blank line -- gives what the lines it makes give, scanned one by one (None when one of
+    them is not a line the scanner takes)."""
+    base = b'{"qid": "1000", "runi": "run00", "sample": 0, "rpp": -0.16854026432614094, "p@10": 12345678.5e-3}'
+    for i in range(len(base) + 1):
+        for cut in (b"\n", b"\r\n", b" \n\n", b"\n" + base + b"\n"):
+            data = base + b"\n" + base[:i] + cut + base[i:] + b"\n" + base
+            assert _decoded(jsonl.scan(data)) == _scan_lines_one_by_one(data), (i, cut, data)
+
+
 def test_invalid_utf8_gives_none():
     assert jsonl.scan(b'{"a": "\xff"}\n') is None
     assert jsonl.scan(b'{"\xc3": 1}\n') is None
