@@ -27,6 +27,13 @@ process (CPU time, best of ``--repeat``, at least 5): per format (json, tsv, jso
 joined into one str and written once, and joined and encoded to bytes on a binary stream, all to
 os.devnull; beside the whole command's CPU time (child processes, the README's ``pref_aggregate -P
 FILE``, best of ``--repeat``). The three ways write the same characters (one generator's lines).
+
+``--scan [--ab CHECKOUT [--label TEXT]]``: the compiled scanner's speed on the DL-shape output (48 MB):
+``pref_eval._jsonl.scan`` of the whole file in a child process (one untimed scan, then five timed, CPU
+time), ns per byte, and the whole ``pref_aggregate -P FILE`` command's CPU time (user + system of the
+child), ``--repeat`` rounds; with ``--ab``, of this checkout and of CHECKOUT (another checkout with its
+extensions built) taking turns, and whether their outputs are byte-identical. Medians (minima in
+brackets). Writes the ``pref-scan`` block of bench/RESULTS-pref.md (not the README).
 """
 from __future__ import annotations
 
@@ -130,6 +137,66 @@ def output_cost(prefs: Path, rep: int, env: dict | None) -> str:
             f"{whole:.3f} s CPU.")
 
 
+SCAN_CHILD = """import sys, time
+sys.path.insert(0, sys.argv[1])
+from pref_eval import _jsonl
+assert _jsonl.__file__.startswith(sys.argv[1]), _jsonl.__file__
+data = open(sys.argv[2], "rb").read()
+_jsonl.scan(data)
+times = []
+for _ in range(5):
+    t = time.process_time()
+    _jsonl.scan(data)
+    times.append(time.process_time() - t)
+print(" ".join(map(repr, times)))
+"""
+
+
+def scan_cost(prefs: Path, rep: int, env: dict | None, other: str | None, label: str | None, tmp: Path) -> str:
+    """The ``--scan`` table (module docstring)."""
+    import filecmp
+    import statistics
+
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"this checkout": here}
+    if other:
+        trees = {f"other: {label or other}": os.path.abspath(other), "this checkout": here}
+    base = {k: v for k, v in (env if env is not None else os.environ).items() if k != "PYTHONPATH"}
+    size = prefs.stat().st_size
+    scans: dict = {k: [] for k in trees}
+    cmd: dict = {k: [] for k in trees}
+    outs = {k: tmp / f"agg-{i}.json" for i, k in enumerate(trees)}
+    for k, tree in trees.items():  # untimed: bytecode, file cache
+        subprocess.run([sys.executable, "-c", SCAN_CHILD, tree, str(prefs)], check=True, env=base,
+                       capture_output=True)
+        with open(outs[k], "w") as fh:
+            subprocess.run([sys.executable, "-m", "pref_eval.cli.aggregate", "-P", str(prefs)], cwd=tree,
+                           stdout=fh, check=True, env=base)
+    for _ in range(rep):
+        for k, tree in trees.items():
+            r = subprocess.run([sys.executable, "-c", SCAN_CHILD, tree, str(prefs)], check=True, env=base,
+                               capture_output=True, text=True)
+            scans[k] += [float(x) for x in r.stdout.split()]
+            p = subprocess.Popen([sys.executable, "-m", "pref_eval.cli.aggregate", "-P", str(prefs)], cwd=tree,
+                                 stdout=subprocess.DEVNULL, env=base)
+            _, status, ru = os.wait4(p.pid, 0)
+            if status:
+                raise RuntimeError(f"pref_aggregate failed in {tree}")
+            cmd[k].append(ru.ru_utime + ru.ru_stime)
+    same = len(trees) == 1 or filecmp.cmp(*outs.values(), shallow=False)
+    rows = []
+    for k in trees:
+        ns = [t / size * 1e9 for t in scans[k]]
+        rows.append(f"| {k} | {statistics.median(ns):.3f} ({min(ns):.3f}) | "
+                    f"{statistics.median(scans[k]) * 1e3:.1f} ({min(scans[k]) * 1e3:.1f}) | "
+                    f"{statistics.median(cmd[k]):.3f} ({min(cmd[k]):.3f}) |")
+    return ("| checkout | scan ns/byte | scan ms CPU | `pref_aggregate -P FILE` CPU s |\n|---|---:|---:|---:|\n"
+            + "\n".join(rows) + f"\n\nThe DL-shape output ({size:,} bytes; `zelo_eval -M all -q` of 63 runs × 53 "
+            f"queries); medians of {5 * rep} scans and of {rep} commands per checkout (minima in brackets), "
+            "checkouts taking turns; pref_aggregate's outputs "
+            + ("byte-identical" if same else "**different**") + (" between the checkouts. " if other else ". "))
+
+
 def main() -> None:
     global ENV
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -139,6 +206,9 @@ def main() -> None:
     ap.add_argument("--no-pyc", action="store_true", help="keep the caller's environment, no warm-up run")
     ap.add_argument("--output-cost", action="store_true", help="pref_aggregate's output step, in process (module "
                     "docstring)")
+    ap.add_argument("--scan", action="store_true", help="the compiled scanner's ns/byte (module docstring)")
+    ap.add_argument("--ab", metavar="CHECKOUT", help="with --scan: also another checkout, taking turns")
+    ap.add_argument("--label", help="with --ab: what CHECKOUT is, for the record (e.g. 'main at 932fd85')")
     ap.add_argument("--write", action="store_true", help="write the table into README.md (Preferences) and "
                     "bench/RESULTS-pref.md between the markers")
     args = ap.parse_args()
@@ -172,6 +242,13 @@ def main() -> None:
              agg + ["-P", str(out_dl)], None, pure, "", 2.2),
         ]
         cases = [c for c in cases if c[0] in only]
+        if args.scan:
+            cpu_of(dl_cmd, out_dl)
+            text = scan_cost(out_dl, rep, ENV, args.ab, args.label, tmp) + stamp(
+                load0, load(), f"python bench/bench_pref.py --scan{' --ab CHECKOUT' if args.ab else ''} --repeat {rep}")
+            print(text)
+            write_result("pref", "Preference evaluation: measured figures", text, "pref-scan")
+            return
         if args.output_cost:
             cpu_of(dl_cmd, out_dl)
             print(output_cost(out_dl, rep, ENV))

@@ -9,6 +9,13 @@ queries (10 M judgments; target: peak memory <= 2 GB). Whole process: best wall 
 (after one untimed run, with cached bytecode: ``_timing.bytecode_env``), the CPU time (user+sys)
 of that best run, and the peak resident memory. Writes bench/RESULTS-zelo-cli.md and the README
 table; a target missed is marked **no**.
+
+``--ab CHECKOUT [--label TEXT]``: instead, this checkout against another one (e.g. ``git archive
+COMMIT | tar -x -C DIR`` and ``python setup.py build_ext --inplace`` there), CPU time first, for a
+machine shared with other jobs: the three cases' commands of both checkouts run in turn (``--repeat``
+rounds after one untimed run of each), each run's user + system CPU seconds (``os.wait4``), the
+medians and minima per checkout, the median wall, and whether the two outputs are byte-identical
+(``cmp``). Writes only the ``zelo-cli-ab`` block of bench/RESULTS-zelo-cli.md (not the README).
 """
 from __future__ import annotations
 
@@ -30,11 +37,79 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def _cpu_run(argv: list[str], env: dict) -> tuple[float, float]:
+    """(user + system CPU seconds, wall seconds) of one process ``argv`` (its own rusage, ``os.wait4``)."""
+    import subprocess
+    import time
+
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace") if p.stderr else ""
+    if p.stderr:
+        p.stderr.close()
+    if status != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({status}): {err[-2000:]}")
+    return ru.ru_utime + ru.ru_stime, wall
+
+
+def ab(other: str, repeat: int, label: str | None) -> None:
+    """``--ab``: this checkout and ``other``, CPU medians per case (module docstring)."""
+    import filecmp
+    import statistics
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    other = os.path.abspath(other)
+    if not os.path.exists(os.path.join(other, "bin", "zelo_fit")):
+        sys.exit(f"--ab: {other} is not a checkout of pref_eval (no bin/zelo_fit)")
+    tmp = tempfile.mkdtemp(prefix="bench-zelo-ab-")
+    env = bytecode_env(os.path.join(tmp, "pycache"))
+    env.pop("PYTHONPATH", None)  # each bin/zelo_fit puts its own checkout first
+    trees = {"other": other, "this": here}
+    load0 = load()
+    rows = []
+    for nq, fmt in ((1000, "jsonl"), (1000, "clarke4"), (5300, "jsonl")):
+        path = os.path.join(tmp, f"j{nq}.{fmt}")
+        n = write(path, nq, fmt)
+        outs = {k: os.path.join(tmp, f"out-{k}.tsv") for k in trees}
+        argv = {k: [sys.executable, os.path.join(t, "bin", "zelo_fit"), "-J", path, "-o", outs[k]]
+                for k, t in trees.items()}
+        for k in trees:
+            _cpu_run(argv[k], env)  # untimed: bytecode, file cache
+        same = filecmp.cmp(outs["other"], outs["this"], shallow=False)
+        cpu: dict = {k: [] for k in trees}
+        wall: dict = {k: [] for k in trees}
+        for _ in range(repeat):
+            for k in trees:
+                c, w = _cpu_run(argv[k], env)
+                cpu[k].append(c)
+                wall[k].append(w)
+        med = {k: statistics.median(v) for k, v in cpu.items()}
+        rows.append(f"| {nq:,} | {n:,} | {fmt} | {med['other']:.3f} ({min(cpu['other']):.3f}) | "
+                    f"{med['this']:.3f} ({min(cpu['this']):.3f}) | {med['this'] - med['other']:+.3f} "
+                    f"({(med['this'] / med['other'] - 1) * 100:+.1f} %) | {statistics.median(wall['other']):.2f} / "
+                    f"{statistics.median(wall['this']):.2f} | {'yes' if same else '**no**'} |")
+        os.unlink(path)
+    text = ("| queries | judgments | format | other: median CPU s (min) | this: median CPU s (min) | difference | "
+            "median wall s (other / this) | output identical? |\n|---|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + f"\n\n`zelo_fit -J FILE -o OUT`, user + system CPU seconds of each process, "
+            f"{repeat} runs of each checkout in turn; other = {label or other}, this = this checkout. "
+            + stamp(load0, load(), f"python bench/bench_zelo_cli.py --ab CHECKOUT --repeat {repeat}"))
+    print(text)
+    write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text, "zelo-cli-ab")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--big", action="store_true")
+    ap.add_argument("--ab", metavar="CHECKOUT", help="CPU medians of this checkout and CHECKOUT (docstring)")
+    ap.add_argument("--label", help="with --ab: what CHECKOUT is, for the record (e.g. 'main at 932fd85')")
     args = ap.parse_args()
+    if args.ab:
+        ab(args.ab, max(1, args.repeat), args.label)
+        return
     tmp = tempfile.mkdtemp(prefix="bench-zelo-cli-")
     env = bytecode_env(os.path.join(tmp, "pycache"))
     cases = [(1000, "jsonl", "≤ 1.0 s"), (1000, "clarke4", "≤ 1.0 s"), (5300, "jsonl", "≤ 4 s")]
