@@ -71,14 +71,8 @@ class Hostile:
         if self.dead_after is not None and sum(self.served.values()) >= self.dead_after:
             req.transport.close()  # no response at all: the client sees the connection end
             return web.Response(status=500)
-        if m == "cut" or (m == "cut-once" and self.received[m] % 2 == 1):
-            # a 200 whose body stops half way (a proxy or server killed mid-answer): headers promise more
-            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
-                                                           "Content-Length": "400"})
-            await resp.prepare(req)
-            await resp.write(b'{"choices": [{"index": 0, "message": {"role": "assis')
-            req.transport.close()
-            return resp
+        if m == "cut" or (m == "cut-once" and self.received[m] % 2 == 1) or m == "trickle":
+            return await self.streamed(req, m)
         if self.delay:
             self.inflight += 1
             self.max_inflight = max(self.max_inflight, self.inflight)
@@ -117,6 +111,30 @@ class Hostile:
         self.served[m] = self.served.get(m, 0) + 1
         return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
                                   "usage": usage})
+
+    @staticmethod
+    async def streamed(req, m: str):
+        """``cut``: a 200 whose body stops half way (a proxy or server killed mid-answer: headers promise more);
+        ``trickle``: a valid answer sent one byte at a time, 0.25 s apart (3 s in all: a proxy's keep-alive
+        bytes)."""
+        if m != "trickle":
+            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+                                                           "Content-Length": "400"})
+            await resp.prepare(req)
+            await resp.write(b'{"choices": [{"index": 0, "message": {"role": "assis')
+            req.transport.close()
+            return resp
+        resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        await resp.prepare(req)
+        try:
+            for _ in range(12):
+                await resp.write(b" ")
+                await asyncio.sleep(0.25)
+            await resp.write(_answer('{"score": 0.5}').encode())
+            await resp.write_eof()
+        except ConnectionError:  # the client gave up (its --timeout)
+            pass
+        return resp
 
     def start(self) -> str:
         ready = threading.Event()
@@ -562,6 +580,19 @@ def test_concurrency_is_a_limit_over_all_judges(tmp_path, hostile, concurrency):
            f"--judge=openai:a@{url}", f"--judge=openai:b@{url}")
     assert p.returncode == 0, p.stderr
     assert sum(srv.served.values()) == 12 and srv.max_inflight == concurrency
+
+
+def test_timeout_bounds_the_whole_answer_not_each_read(tmp_path, hostile):
+    """--timeout is seconds per attempt: an answer trickling in a byte every 0.25 s (3 s in all) is cut at 0.5 s
+    (the client's own timeout bounds each read, so it was stored as a vote after 3 s)."""
+    _, url = hostile()
+    p = zj(tmp_path / "p.jsonl", *texts(tmp_path, nq=1, nd=2), "--store", tmp_path / "s.sqlite",
+           f"--judge=openai:trickle@{url}", "--timeout", 0.5, "--retries", 1, "--backoff", 0, "-Q")
+    assert p.returncode == 0, p.stderr
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        (status, reason, latency, attempts), = db.execute("SELECT status, reason, latency, attempts FROM answers")
+    assert (status, reason, attempts) == ("failed", "timeout after 0.5 s (after 2 attempts)", 2)
+    assert 1.0 <= latency < 2.5, latency
 
 
 def test_store_is_never_an_input_nor_in_a_missing_directory(tmp_path):

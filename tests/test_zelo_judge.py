@@ -468,6 +468,22 @@ def test_cmd_judges_crash_garbage_hang(tmp_path):
     assert len(out) == len(pairs) and all(len(r["votes"]) == 3 for r in out)
 
 
+def test_cmd_judge_that_reads_nothing_times_out_on_a_long_request(tmp_path):
+    """A hung program that reads nothing, sent a request longer than the pipe's buffer (two 200 kB documents):
+    the write itself blocks, and --timeout bounds it (it waited for the program to end, forever for a hung one)."""
+    (tmp_path / "q.tsv").write_text("q1\tquery\n")
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\t{d * 100_000}\n" for d in ("d1", "d2")))
+    (tmp_path / "p.jsonl").write_text('{"qid": "q1", "doc_a": "d1", "doc_b": "d2"}\n')
+    t0 = time.monotonic()
+    p = zj(tmp_path / "p.jsonl", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", "--store",
+           tmp_path / "s.sqlite", "--judge", f"cmd:{sys.executable} -c 'import time; time.sleep(60)'",
+           "--timeout", 0.5, "--retries", 0, timeout=30)
+    assert time.monotonic() - t0 < 20
+    assert "1 x timeout after 0.5 s (judge program restarted)" in p.stderr, p.stderr
+    (status, attempts), = [(r["status"], r["attempts"]) for r in rows(tmp_path / "s.sqlite").values()]
+    assert (status, attempts) == ("failed", 1)
+
+
 def kendall_tau_vs_truth(fit_tsv: str, truth: dict) -> float:
     from scipy.stats import kendalltau
 

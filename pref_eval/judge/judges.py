@@ -199,9 +199,11 @@ class OpenAIJudge:
             # transformations (most of its CPU time; see bench/RESULTS-judge.md)
             self._turn += 1
             client = self._clients[self._turn % self.n_clients]
-            resp = await client.post("/chat/completions", cast_to=object, body=kwargs,
-                                           options={"timeout": self.timeout})
-        except openai.APITimeoutError:
+            # the client's timeout bounds each read of the socket, not the answer: a body that trickles in
+            # (a proxy's keep-alive bytes, a slow link) would take any time; --timeout is per attempt
+            resp = await asyncio.wait_for(client.post("/chat/completions", cast_to=object, body=kwargs,
+                                                      options={"timeout": self.timeout}), self.timeout)
+        except (openai.APITimeoutError, asyncio.TimeoutError):
             raise Transient(f"timeout after {self.timeout:g} s") from None
         except openai.APIConnectionError as err:
             cause = err.__cause__ or err.__context__
@@ -343,10 +345,17 @@ class CmdJudge:
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
                                                          "prompt")}, "repeat": request.get("repeat", 0)}
-            try:
-                proc.stdin.write((json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8"))
-                await proc.stdin.drain()
-                line = await asyncio.wait_for(proc.stdout.readline(), self.timeout)
+            data = (json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8")
+
+            stdin, stdout = proc.stdin, proc.stdout
+
+            async def exchange() -> bytes:
+                stdin.write(data)
+                await stdin.drain()  # a program that reads nothing blocks here once the pipe is full
+                return await stdout.readline()
+
+            try:  # --timeout bounds the whole exchange: writing the request too (a long one to a hung program)
+                line = await asyncio.wait_for(exchange(), self.timeout)
             except asyncio.TimeoutError:
                 await self._kill()
                 raise Transient(f"timeout after {self.timeout:g} s (judge program restarted)") from None
