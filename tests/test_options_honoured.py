@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from cli_harness import run_module_inproc
+from cli_harness import judge_env, run_module_inproc
 
 QRELS = "t1 0 d1 1\nt1 0 d2 0\nt1 0 d3 1\nt2 0 d1 1\nt2 0 d2 2\nt2 0 d4 1\nt3 0 d1 1\n"
 RUN_A = "".join(f"{t} Q0 {d} {i} {10 - i} A\n" for t, ds in (("t1", "d1 d2 d3"), ("t2", "d1 d9"), ("t3", "d2 d1"))
@@ -341,3 +341,84 @@ def test_zelo_simulate_tournament_k_is_the_returned_top_set(tmp_path):
         header, row = (x.split("\t") for x in res.stdout.splitlines())
         cells = dict(zip(header, row, strict=True))
         assert (cells["found"], cells["found_all"], float(cells["mean_best_set"])) == ("4", "4", float(k))
+
+
+# --- zelo_judge against a server (session 23, j32) -----------------------------------------------------
+
+def _judge_texts(tmp_path, n=2):
+    """n pairs of one query, texts with tests/fake_openai.py's markers."""
+    (tmp_path / "q.tsv").write_text("q1\tQID=q1 a question\n")
+    (tmp_path / "d.tsv").write_text("".join(f"d{i}\tDOC=d{i} text\n" for i in range(n + 1)))
+    (tmp_path / "p.jsonl").write_text("".join(f'{{"qid": "q1", "doc_a": "d{i}", "doc_b": "d{i + 1}"}}\n'
+                                              for i in range(n)))
+    return ["p.jsonl", "--queries", "q.tsv", "--docs", "d.tsv"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--retries", "0", "--seed", "3"], "--seed seeds the jitter of the waits between retries: none with --retries 0"),
+    (["--backoff", "0", "--seed", "3"], "--seed seeds the jitter of the waits between retries: none with --backoff 0"),
+    (["--retries", "0", "--backoff", "2"], "--backoff sets the waits between retries: none with --retries 0"),
+])
+def test_zelo_judge_retry_options_without_retries_refused(tmp_path, extra, message):
+    """The seed governs only the jitter of the retry waits (docs), --backoff only those waits: with no retry, or
+    no wait, they changed nothing (were accepted)."""
+    res = run_module_inproc("judge", [*_judge_texts(tmp_path), "--store", "s.sqlite", "--judge", "cmd:false",
+                                      *extra], cwd=tmp_path)
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", f"zelo_judge: {message}\n")
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.fixture()
+def http_server(request):
+    """conftest's ``server`` (tests/fake_openai.py), skipped without openai or aiohttp."""
+    pytest.importorskip("openai")
+    pytest.importorskip("aiohttp")
+    return request.getfixturevalue("server")
+
+
+def test_zelo_judge_backoff_and_seed_are_the_retry_waits(tmp_path, http_server):
+    """--backoff B --seed S: retry k waits min(60, B 2^k) U(1/2, 1), U from Python's random.Random(S) (the
+    docs' definition, the oracle): seeds 0 and 1 give waits 0.46 s and 0.28 s, told apart by the server's log."""
+    import random
+
+    args = _judge_texts(tmp_path, n=1)
+    seen = {}
+    for seed in (0, 1):
+        srv, url = http_server(faults={("m0", "q1", "d0", "d1"): ["500"]})
+        res = run_module_inproc("judge", [*args, "--store", f"s{seed}.sqlite", f"--judge=openai:m0@{url}",
+                                          "--retries", "1", "--backoff", "0.5", "--seed", str(seed), "-Q"],
+                                cwd=tmp_path)
+        assert res.returncode == 0 and len(srv.times) == 2, res.stderr
+        seen[seed] = (srv.times[1] - srv.times[0], 0.5 * random.Random(seed).uniform(0.5, 1.0))
+    for gap, wait in seen.values():
+        assert wait - 0.01 <= gap < wait + 0.15, seen
+    assert seen[0][1] - seen[1][1] > 0.15  # the two seeds' waits differ by more than the slack
+
+
+def test_zelo_judge_api_key_env_names_the_key_sent(tmp_path, http_server):
+    """--api-key-env VAR: the key sent is VAR's (OPENAI_API_KEY set beside it is not), and it is in no output."""
+    key = "sk-j32-PROBE-0123456789"
+    srv, url = http_server(api_key=key)
+    env = judge_env(MY_KEY=key, OPENAI_API_KEY="sk-not-this-one")
+    res = run_module_inproc("judge", [*_judge_texts(tmp_path), "--store", "s.sqlite", f"--judge=openai:m0@{url}",
+                                      "--api-key-env", "MY_KEY", "-o", "o.jsonl"], cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    assert srv.auth_seen == [f"Bearer {key}"] * 2
+    assert key not in res.stdout + res.stderr
+    assert all(key.encode() not in f.read_bytes() for f in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("out, code, message", [
+    ("q.tsv", 2, "output file q.tsv is the same file as --queries q.tsv; refusing to overwrite it"),
+    ("no/o.jsonl", 1, "no/o.jsonl: cannot write: directory no does not exist"),
+])
+def test_zelo_judge_dry_run_checks_the_output(tmp_path, out, code, message):
+    """--dry-run writes no -o, but refuses one the same command without --dry-run refuses (was accepted)."""
+    args = [*_judge_texts(tmp_path), "--store", "s.sqlite", "--judge", "cmd:false", "--dry-run"]
+    before = (tmp_path / "q.tsv").read_bytes()
+    res = run_module_inproc("judge", [*args, "-o", out], cwd=tmp_path)
+    assert (res.returncode, res.stdout, res.stderr) == (code, "", f"zelo_judge: {message}\n")
+    assert (tmp_path / "q.tsv").read_bytes() == before
+    ok = run_module_inproc("judge", [*args, "-o", "o.jsonl"], cwd=tmp_path)
+    assert ok.returncode == 0 and ok.stdout.startswith("2 requests would be sent")
+    assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "s.sqlite").exists()

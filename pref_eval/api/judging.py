@@ -66,6 +66,11 @@ def judge(
     judges = _checked_options(pairs, state, judges, concurrency=concurrency, retries=retries,
                               budget_requests=budget_requests, rpm=rpm, timeout=timeout, backoff=backoff,
                               max_cost=max_cost, seed=seed)
+    if backoff != 1.0 and retries == 0:  # the waits between retries: none without retries
+        raise UsageError("--backoff sets the waits between retries: none with --retries 0")
+    if seed != 0 and (retries == 0 or backoff == 0):  # the seed governs only the jitter of those waits
+        raise UsageError(f"--seed seeds the jitter of the waits between retries: none with "
+                         f"{'--retries 0' if retries == 0 else '--backoff 0'}")
     if ties is not None and state is None:
         raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
     if missing_text is not None and state is None:
@@ -92,22 +97,23 @@ def judge(
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
                   api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits,
                   progress=log.interactive, warn=log.warn)
-    if dry_run:
-        import sys
-
-        sess = run(setup)
-        for line in summary_lines(sess):
-            sys.stdout.write(line + "\n")
-        return sess
-    from ..output.atomic import output_file
-
     from ..judge.spec import command_files
+    from ..output.atomic import preflight
 
     inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
                                   ("--prompt", prompt), ("--store", store)) if v}
     if command_files(list(judges)):  # the judge program (cmd:python3 judge.py): -o judge.py would replace it
         inputs["--judge"] = command_files(list(judges))
-    from ..output.atomic import preflight
+    if dry_run:
+        import sys
+
+        if output is not None:  # checked as the same command without --dry-run would (it is not written)
+            preflight(output, inputs)
+        sess = run(setup)
+        for line in summary_lines(sess):
+            sys.stdout.write(line + "\n")
+        return sess
+    from ..output.atomic import output_file
 
     # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for
     # any output, instead of "not a zelo_judge store (unable to open database file)", exit 2)
