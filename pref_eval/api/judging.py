@@ -66,18 +66,7 @@ def judge(
     judges = _checked_options(pairs, state, judges, concurrency=concurrency, retries=retries,
                               budget_requests=budget_requests, rpm=rpm, timeout=timeout, backoff=backoff,
                               max_cost=max_cost, seed=seed)
-    if backoff != 1.0 and retries == 0:  # the waits between retries: none without retries
-        raise UsageError("--backoff sets the waits between retries: none with --retries 0")
-    if seed != 0 and (retries == 0 or backoff == 0):  # the seed governs only the jitter of those waits
-        raise UsageError(f"--seed seeds the jitter of the waits between retries: none with "
-                         f"{'--retries 0' if retries == 0 else '--backoff 0'}")
-    if ties is not None and state is None:
-        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
-    if missing_text is not None and state is None:
-        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
-                         "output, and zelo_fit needs no judgment of every pair)")
-    if missing_text not in (None, "stop", "tie"):
-        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
+    _refuse_unused(state, ties=ties, missing_text=missing_text, retries=retries, backoff=backoff, seed=seed)
     from ..judge.scheduler import checked_prices
     from ..judge.spec import parse_spec
 
@@ -138,6 +127,22 @@ def judge(
     for line in summary_lines(sess):
         log.info(line)
     return sess
+
+
+def _refuse_unused(state: Any, *, ties: Any, missing_text: Any, retries: int, backoff: float, seed: int) -> None:
+    """Options that would change nothing in this run are refused (UsageError), never ignored."""
+    if backoff != 1.0 and retries == 0:  # the waits between retries: none without retries
+        raise UsageError("--backoff sets the waits between retries: none with --retries 0")
+    if seed != 0 and (retries == 0 or backoff == 0):  # the seed governs only the jitter of those waits
+        raise UsageError(f"--seed seeds the jitter of the waits between retries: none with "
+                         f"{'--retries 0' if retries == 0 else '--backoff 0'}")
+    if ties is not None and state is None:
+        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+    if missing_text is not None and state is None:
+        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
+                         "output, and zelo_fit needs no judgment of every pair)")
+    if missing_text not in (None, "stop", "tie"):
+        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
 
 
 def _store_file(path: str, store: str) -> bool:
