@@ -340,6 +340,13 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
         if summary is None:
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
+        if summary["unrequested"] and not summary["used"] and not summary["duplicate"]:
+            from ..errors import InputError
+
+            ex = f" (e.g. {t.last_ignored})" if t.last_ignored else ""
+            raise InputError(path, 0, f"none of its {summary['unrequested']} judgments is of a pair {state} asked for"
+                             f"{ex}: the answers to another state or an earlier stage? nothing was added, {state} "
+                             "is unchanged")
         if summary["duplicate"] or summary["unrequested"]:
             ex = t.last_ignored
             log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "

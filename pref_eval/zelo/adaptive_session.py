@@ -41,7 +41,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..seeds import PRODUCT, product_seed, stream_seed
-from .session_schema import TopicSessions, bad, check_common, check_group, is_int, is_number
+from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
 
@@ -191,10 +191,7 @@ class AdaptiveSession(TopicSessions):
         """Validate and resume a state (see the module docstring); InputError names the JSON path. A format-1
         state is replayed (:meth:`replay`); ``verify``: a format-2 state too, and it is refused unless the
         replay gives the same state."""
-        try:
-            obj = json.loads(text) if isinstance(text, str) else text
-        except (ValueError, RecursionError) as err:
-            raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
+        obj = state_json(text, name)
         if _check_header(obj, name) == 1:
             return cls.replay(obj, name)
         s = cls(obj["seed"], obj["params"])

@@ -47,10 +47,9 @@ def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
     from .adaptive_session import AdaptiveSession
     from .tournament import Tournament
 
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError) as err:
-        raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
+    from .session_schema import state_json
+
+    obj = state_json(text, name)
     strategy = obj.get("strategy", "tournament") if isinstance(obj, dict) else "tournament"
     if strategy == "adaptive":
         return AdaptiveSession.from_json(obj, name, verify=verify)

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..seeds import stream_seed
-from .session_schema import TopicSessions, bad, check_common, check_group, is_int
+from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int
 
 VERSION = 2
 STRATEGY = "adaptive-ranking"
@@ -331,10 +331,7 @@ class RankingSession(TopicSessions):
         shell loop drew other pairs than a running process): then the stored rounds stand and the stream
         starts afresh, as format 1 went on. ``verify``: the state is refused unless the replay chooses the
         stored rounds and (format 2) leaves the same random streams."""
-        try:
-            obj = json.loads(text) if isinstance(text, str) else text
-        except (ValueError, RecursionError) as err:
-            raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
+        obj = state_json(text, name)
         version = _check_header(obj, name)
         s = cls._resume(obj, name)
         if version == 1 or verify:

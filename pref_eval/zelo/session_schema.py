@@ -159,3 +159,22 @@ class TopicSessions:
 
     def record_batch(self, digest: str) -> None:
         self.batches.append(f"{self.issued}:{digest}")
+
+
+def state_json(text: str | dict, name: str) -> Any:
+    """A state file's JSON (``text`` already parsed passes through); text that is not JSON (a state cut short by a
+    full disk or a copy, edited by hand) raises :class:`InputError` naming ``name`` and the line of the fault."""
+    import json
+
+    if not isinstance(text, str):
+        return text
+    if not text.strip():
+        raise InputError(name, 0, "not a zelo_pairs state file: the file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        cut = "" if text.rstrip().endswith("}") else "; the file does not end with '}': cut short?"
+        raise InputError(name, err.lineno, f"not a zelo_pairs state file (JSON: {err.msg}, column {err.colno}"
+                         f"{cut})") from None
+    except (ValueError, RecursionError) as err:
+        raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
