@@ -25,6 +25,14 @@ if TYPE_CHECKING:
 from .errors import UsageError
 
 
+def check_jobs_or_scheduler(jobs: int, scheduler: str | None) -> None:
+    """``--jobs N`` (N > 1) and ``--scheduler`` name two places to run the same pieces: one of them would be
+    unused (the scheduler's workers do the work), so both together are refused (UsageError)."""
+    if scheduler is not None and jobs > 1:
+        raise UsageError(f"--jobs {jobs} and --scheduler: give one (--scheduler runs the pieces on the cluster's "
+                         "workers, --jobs in processes of this machine)")
+
+
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int = 1,
                 scheduler: str | None = None) -> list:
     """``[fn(x) for x in items]``, computed serially, in ``jobs`` processes or on a dask cluster."""
@@ -230,6 +238,8 @@ def _probe_scheduler(address: str) -> None:
             host, port = parse_host_port(loc, 8786)
             if not host:
                 raise ValueError("no host")
+            if not 0 < int(port) < 65536:  # getaddrinfo takes 99999 and connects to another port (99999 - 65536)
+                raise ValueError(f"port {port} is not 1-65535")
     except (ValueError, TypeError) as err:
         raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); {EXPECTED}") from None
     if scheme == "inproc":

@@ -67,6 +67,34 @@ def test_zelo_eval_scheduler(cluster):
     assert _run("eval", "--scheduler", cluster.scheduler_address, *args) == serial
 
 
+@pytest.mark.parametrize("args", [
+    ["eval", "-R", QRELS, *RUNS],  # preference mode
+    ["eval", "-R", QRELS, "--samples", "3", "--query_fraction", "0.5", "--seed", "4", *RUNS],
+    ["eval", "-R", QRELS, "--samples", "2", "--label_fraction", "0.5", "-q", *RUNS],
+    ["eval", "-R", QRELS, "-m", "map", "-o", "topics", "--median", "upper", *RUNS],
+    ["eval", "-R", QRELS, "-m", "map", "--trec-eval-9", *RUNS],
+    ["eval", "-R", QRELS, "--keep-going", *RUNS, "BAD"],
+    ["eval", "-R", QRELS, "-m", "map", "--keep-going", *RUNS, "BAD"],
+    ["fit", "-J", "JUDGMENTS", "--qrels", "-", "-Q"],
+    ["fit", "-J", "JUDGMENTS", "--diagnostics", "-", "-Q"],
+    ["fit", "-J", "JUDGMENTS", "--output-format", "zbench", "-Q"],
+], ids=["pref", "pref-samples", "pref-label-fraction", "topics", "trec9", "pref-keep-going", "metric-keep-going",
+        "fit-qrels", "fit-diagnostics", "fit-zbench"])
+def test_scheduler_same_bytes_in_every_mode(cluster, judgments, tmp_path, args):
+    """Session 23 (j32): the modes test_zelo_*_scheduler does not run -- the same stdout, stderr and exit status
+    with and without --scheduler (a bad run under --keep-going: exit 2 both ways, the same lines)."""
+    (tmp_path / "bad.run").write_text("1 Q0 d 1 1 x\nthis is bad\n")
+    args = [str(tmp_path / "bad.run") if a == "BAD" else str(judgments) if a == "JUDGMENTS" else a for a in args]
+
+    def run(*more):
+        p = subprocess.run([sys.executable, "-m", f"pref_eval.cli.{args[0]}", *args[1:], *more], capture_output=True,
+                           env=ENV, timeout=300)
+        return p.returncode, p.stdout, p.stderr
+    serial = run()
+    assert serial[0] == (2 if "--keep-going" in args else 0) and serial[1], serial[2]
+    assert run("--scheduler", cluster.scheduler_address) == serial
+
+
 def test_fit_judgments_dataframe(cluster, judgments):
     """On query boundaries with ``partitioned_by_query=True`` (no shuffle), and split anywhere (the default
     shuffle, distributed's own on a cluster): zelo_fit's bytes."""

@@ -422,3 +422,35 @@ def test_zelo_judge_dry_run_checks_the_output(tmp_path, out, code, message):
     ok = run_module_inproc("judge", [*args, "-o", "o.jsonl"], cwd=tmp_path)
     assert ok.returncode == 0 and ok.stdout.startswith("2 requests would be sent")
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.mark.parametrize("module, args", [
+    ("eval", ["-R", "qrels/dl19-sample.qrels", "-m", "map", "runs/bm25.run", "runs/dense.run"]),
+    ("eval", ["-R", "qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run"]),
+    ("fit", ["-J", "judgments/dl19-sample.judge"]),
+])
+def test_jobs_with_a_scheduler_refused(module, args):
+    """--jobs N was unused beside --scheduler (the scheduler's workers did the work): refused before any
+    connection (the address here has no scheduler)."""
+    res = run_module_inproc(module, [*args, "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr == (f"zelo_{module}: --jobs 2 and --scheduler: give one (--scheduler runs the pieces on the "
+                          "cluster's workers, --jobs in processes of this machine)\n")
+
+
+def test_zelo_judge_ties_under_a_state(tmp_path):
+    """--ties under --state: a judge that always answers 0 (a tie) adds ½ per judgment with half and 0 with zbench
+    (the rule of zelo_fit --ties, docs/zelo_judge.md), to the state's judgments."""
+    (tmp_path / "g.qrels").write_text("q1 0 a 1\nq1 0 b 2\n")
+    (tmp_path / "q.tsv").write_text("q1\tquery\n")
+    (tmp_path / "d.tsv").write_text("a\tA\nb\tB\n")
+    for ties, score in (("half", 0.5), ("zbench", 0.0)):
+        st = tmp_path / f"{ties}.json"
+        assert run_module_inproc("pairs", ["init", "--state", str(st), "--qrels", "g.qrels", "--strategy", "adaptive",
+                                           "-Q"], cwd=tmp_path).returncode == 0
+        res = run_module_inproc("judge", ["--state", str(st), "--queries", "q.tsv", "--docs", "d.tsv", "--store",
+                                          f"{ties}.sqlite", "--judge", "cmd:while read l; do echo 0; done",
+                                          "--ties", ties, "-Q"], cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        added = [r[3] for g in json.loads(st.read_text())["adds"] for r in g]
+        assert added and set(added) == {score}

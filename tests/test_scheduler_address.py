@@ -84,6 +84,9 @@ def test_every_scheme_probed_or_refused(scheme, says):
     ("tcp://", "not a scheduler address (no host)"),
     ("ws://:8786", "not a scheduler address (no host)"),
     ("ws://nosuchhost.invalid:8786", "cannot connect ("),
+    # j32: getaddrinfo takes port 99999 and connects to 99999 - 65536 (a scheduler there would have been joined)
+    ("tcp://127.0.0.1:99999", "not a scheduler address (port 99999 is not 1-65535)"),
+    ("127.0.0.1:0", "not a scheduler address (port 0 is not 1-65535)"),
 ])
 def test_addresses_refused_in_process(address, says):
     """The same probe in process (no command started: fast), for the addresses that need no port."""

@@ -33,6 +33,15 @@ def _check_flags(**flags: Any) -> None:
         raise UsageError(f"{name}: expected True or False, got {v!r}")
 
 
+def _check_jobs(jobs: Any, scheduler: str | None) -> None:
+    """``jobs`` >= 1, and not above 1 beside a ``scheduler`` (one of the two would be unused: UsageError)."""
+    _check_int("jobs", jobs, 1)
+    if scheduler is not None:  # (pref_eval.parallel is not imported by a serial run)
+        from ..parallel import check_jobs_or_scheduler
+
+        check_jobs_or_scheduler(jobs, scheduler)
+
+
 def _check_int(name: str, v: Any, lo: int | None = None, hi: int | None = None, *, optional: bool = False) -> None:
     """An integer option of a public function in ``lo..hi`` (the command line's ``click.IntRange`` for the
     same flag; numpy integers too), else UsageError naming it; ``optional``: None is "not given".

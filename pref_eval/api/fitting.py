@@ -51,12 +51,12 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     file (``output`` a path, ``tsv``, no ``qrels_output``, the default fit): each block of queries is written
     to the (temporary) file as it is fitted and dropped, the file committed with the others at the end.
     """
-    from ._inputs import _check_flags, _check_int
+    from ._inputs import _check_flags, _check_jobs
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
     _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
                       elo_offset=elo_offset)
-    _check_int("jobs", jobs, 1)
+    _check_jobs(jobs, scheduler)
     import numpy as np
 
     from ..log import Log

@@ -71,7 +71,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     mode too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
     ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file.
     """
-    from ._inputs import _check_flags, _check_float, _check_int, _check_paths, _path_list
+    from ._inputs import _check_flags, _check_float, _check_int, _check_jobs, _check_paths, _path_list
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
                  keep_going=keep_going)
@@ -84,7 +84,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_float("label_fraction", label_fraction, 0, 1, lo_open=True)
     _check_int("samples", samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
-    _check_int("jobs", jobs, 1)
+    _check_jobs(jobs, scheduler)
     if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
         raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
                          else f"--median applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
