@@ -51,6 +51,7 @@ def build(ws: Path) -> Path:
                                                     for x in run_lines if x})))
     (ws / "matrix.txt").write_text("0.5 0.8 0.9\n0.2 0.5 0.7\n0.1 0.3 0.5\n")
     (ws / "docs.txt").write_text("q1 d1\nq1 d2\nq1 d3\nq1 d4\n")
+    (ws / "groups.txt").write_text("# run tag, group (zelo_pairs pool --groups)\nbm25 lab\ndense lab\nrerank other\n")
     # a JSON-lines judgment file (zelo_fit's own format)
     (ws / "j.jsonl").write_text('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1}\n'
                                 '{"qid": "q1", "doc_a": "d2", "doc_b": "d3", "score": 0.5}\n'
@@ -115,6 +116,9 @@ VALID: dict[str, tuple[str, list[str]]] = {
     # session 22 (k31): the per-topic table as JSON lines, the pool with its contributions report beside it
     "eval-topics-jsonl": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-jsonl", "--output", OUT,
                                         "bm25.run", "dense.run"]),
+    # session 23 (k32): the per-topic table to read (LaTeX), the pool's contributions per group
+    "eval-topics-latex": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-latex", "--digits", "3",
+                                        "--output", OUT, "bm25.run", "dense.run"]),
     "pairs-pool-contributions": ("zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q",
                                                 "--contributions", "contrib.tsv", "-o", OUT, "bm25.run", "dense.run"]),
     "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),

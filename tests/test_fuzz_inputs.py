@@ -38,6 +38,10 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "run/pairs-pool": ("bm25.run", "zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "bm25.run",
                                                   "dense.run"]),
     "qrels/pairs-pool": ("q.qrels", "zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q", "bm25.run"]),
+    # session 23 (k32): the pool's contributions per group, the groups by run tag
+    "groups/pairs-pool": ("groups.txt", "zelo_pairs", ["pool", "--depth", "5", "--contributions", "c.tsv",
+                                                       "--groups", "groups.txt", "-Q", "-o", "p.txt", "bm25.run",
+                                                       "dense.run"]),
     "run/compare": ("dense.run", "zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "bm25.run",
                                                   "dense.run"]),
     "judgments-clarke3/fit": ("j.judge", "zelo_fit", ["-J", "j.judge", "-Q"]),

@@ -103,3 +103,18 @@ def test_pipe_and_angle_brackets_print_as_written_in_the_default_ot1_encoding(co
     text = _compile(tmp_path, res.stdout, PREAMBLE_OT1)
     _names_printed(text, ["pipe|x.run", "<b>x<i>.run"])
     assert not set("\u2014\u00a1\u00bf") & set(text), text
+
+
+def test_zelo_eval_topics_latex_longtable_compiles(coll, tmp_path):
+    """-o topics-latex (session 23): a longtable; the run names as column heads (three runs a table: a column a
+    run, wider ones leave the page), the measures' underscores, the caption."""
+    d, runs = coll
+    for k in range(0, len(runs), 3):
+        res = run_module_inproc("eval", ["-R", str(d / "qrels"), "-m", "map", "-m", "num_rel_ret", "-c", "-o",
+                                         "topics-latex", "--median", "upper", *map(str, runs[k:k + 3])])
+        assert res.returncode == 0, res.stderr
+        text = _compile(tmp_path, res.stdout, PREAMBLE.replace("{booktabs}", "{booktabs,longtable}"))
+        _names_printed(text, [f"{n}.run" for n in NAMES[k:k + 3]] + ["num_rel_ret", "NIST's upper median"])
+        text = _compile(tmp_path, res.stdout, PREAMBLE_OT1.replace("{booktabs}", "{booktabs,longtable}"))
+        _names_printed(text, [f"{n}.run" for n in NAMES[k:k + 3] if n in ("pipe|x", "<b>x<i>")])
+        assert not set("\u2014\u00a1\u00bf") & set(text), text

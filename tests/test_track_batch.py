@@ -274,8 +274,9 @@ def test_topics_upper_median_equals_statistics_median_high(tmp_path, fmt):
 def test_median_refused_outside_the_topics_table(tmp_path, argv):
     ws = _files(tmp_path)
     res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", *argv, "--median", "upper", "good.run"], ws)
-    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: --median applies to -o topics|topics-csv|"
-                                                         "topics-jsonl (the per-topic table), not to ")
+    assert res.returncode == 2 and res.stderr.startswith(
+        "zelo_eval: --median applies to -o topics|topics-csv|topics-jsonl|topics-text|topics-markdown|topics-latex "
+        "(the per-topic table), not to ")
 
 
 # -- zelo_compare -R --keep-going with preference measures (session 22): the pairs of the good runs are those of

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 _WIDE = ("text", "markdown", "latex", "wide-csv")  # runs × measures (zelo_compare's report table)
 
 
-_TOPICS = ("topics", "topics-csv", "topics-jsonl")  # per topic and measure across runs: TSV, CSV, JSON lines
+_TOPICS = ("topics", "topics-csv", "topics-jsonl", "topics-text", "topics-markdown", "topics-latex")
+"""Per topic and measure across runs: TSV, CSV, JSON lines (full precision), and tables to read (``--digits``)."""
+
+_DIGITS = ("text", "markdown", "latex", "topics-text", "topics-markdown", "topics-latex")  # --digits' formats
 
 
 _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
@@ -28,7 +31,7 @@ _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation 
 def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                  per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
-                 scheduler: str | None, keep_going: bool = False, median: str = "mean") -> None:
+                 scheduler: str | None, keep_going: bool = False, median: str = "mean", digits: int = 4) -> None:
     """trec_eval's measures per run: trec blocks, long tables, the per-topic table or the runs × measures table."""
     from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
@@ -59,7 +62,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
     if fmt in _WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
-                    complete=complete, trec9=trec9, log=log)
+                    complete=complete, trec9=trec9, log=log, digits=digits)
     else:
         with command_output(output, inputs) as out:
             if fmt == "trec":
@@ -70,13 +73,40 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.table import long_rows, write_topics
 
                 write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
-                             fmt, median)
+                             fmt, median, digits)
             else:
                 from ..output.table import WRITERS, long_rows
 
                 WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
     if skipped:
         raise skipped
+
+
+def _check_table_options(fmt: str | None, median: str | None, digits: int | None) -> None:
+    """``--median`` only with the per-topic tables, ``--digits`` only with the tables to read (refused, not
+    ignored, elsewhere)."""
+    from ._inputs import _check_int
+
+    if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
+        raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
+                         else f"--median applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
+                         + (f"-o {fmt}" if fmt else "the default output"))
+    if digits is not None:
+        _check_int("digits", digits, 0, 17)
+        if fmt not in _DIGITS:
+            raise UsageError(f"--digits applies to -o {'|'.join(_DIGITS)} (tables to read), not to "
+                             + (f"-o {fmt} (full precision)" if fmt else "the default output"))
+
+
+def _refuse_metric_tables(fmt: str) -> None:
+    """Preference mode: the per-topic and runs x measures tables are metric mode's (the latter was written as the
+    long CSV table, its format ignored, before session 23)."""
+    if fmt in _TOPICS:
+        raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
+    if fmt in _WIDE:
+        raise UsageError(f"-o {fmt} is a runs x measures table of trec_eval measures (metric mode); preference "
+                         "measures between runs as a table: zelo_compare -R QRELS -m NAME -o "
+                         + fmt.replace("wide-", ""))
 
 
 def _set_aside(got: list, runs: list[str], ids: list[str], log: Any,
@@ -141,7 +171,7 @@ def _evaluate_groups(q: Any, runs: list[str], ids: list[str], names: list[str], 
 
 
 def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, per_query: bool, summary: bool,
-                complete: bool, trec9: bool, log: Any) -> None:
+                complete: bool, trec9: bool, log: Any, digits: int = 4) -> None:
     """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
     best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
     runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
@@ -166,7 +196,7 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
         if fmt == "wide-csv":
             write_wide_csv(out, res, "t")
         else:
-            out.write(format_table(res, fmt, 4, "t"))
+            out.write(format_table(res, fmt, digits, "t"))
 
 
 def _registry_rows(qrels: str, given: dict[str, Any], registry: list[str], *, complete: bool, level: int,

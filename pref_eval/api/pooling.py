@@ -16,12 +16,13 @@ if TYPE_CHECKING:
 
 
 _CONTRIBUTION_HEADER = ("run", "pooled", "unique", "relevant", "unique_relevant")
-"""``--contributions``' columns (the last two with ``--qrels`` only)."""
+"""``--contributions``' columns (the last two with ``--qrels`` only); per group: ``group, runs`` first."""
 
 
 def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, output: str | None = "-",
                contributions: str | None = None, keep_going: bool = False, trec9: bool = False, log: Any = None,
-               inputs: InputOptions | None = None) -> list[tuple[str, str]]:
+               inputs: InputOptions | None = None, groups: str | None = None,
+               group_sep: str | None = None) -> list[tuple[str, str]]:
     """A depth-``depth`` pool (``zelo_pairs pool``): ``(qid, docno)`` of every document in the top ``depth``
     of some run for its topic, each once, sorted by qid then docno (byte order).
 
@@ -39,12 +40,20 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     one run pooled, the relevant ones in the pool, the relevant ones only one run pooled. ``keep_going``: a
     run that cannot be read is named on stderr (``log.error``) and left out (no row), the pool of the others
     written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
+
+    ``groups`` (a file of ``RUNTAG GROUP`` lines, :func:`pref_eval.io.groups.read_run_groups`) or ``group_sep``
+    (a run's group is its run tag up to the first ``group_sep``; the whole tag when that prefix is empty or the
+    tag holds none): the report per group instead (TREC overviews' "unique relevant documents contributed by
+    the group"): ``group runs pooled unique [relevant unique_relevant]``, a document unique when no run of
+    another group pooled it, groups in the order their first run was given; the run tag is the 6th column of a
+    run's last line (what trec_eval prints as ``runid``). Either needs ``contributions``.
     """
     from ._inputs import _check_flags, _check_int, _path_list
 
     _check_flags(keep_going=keep_going, trec9=trec9)
     _check_int("depth", depth, 1)
     runs = _path_list(runs, "runs")
+    _check_groups(groups, group_sep, contributions)
     if not runs:
         raise UsageError("no run file given (usage: zelo_pairs pool --depth N [--qrels QRELS] RUN [RUN...])")
     if contributions is not None and contributions in ("-", "/dev/stdout") and output in ("-", "/dev/stdout"):
@@ -61,14 +70,22 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
         from ..io.qrels import read_qrels
 
         q = read_qrels(qrels)
-    tops, bad = _pooled(runs, depth, trec9=trec9, keep_going=keep_going, log=log)
+    group_of = None
+    if groups is not None:
+        from ..io.groups import read_run_groups
+
+        group_of = read_run_groups(groups)
+    tops, tags, bad = _pooled(runs, depth, trec9=trec9, keep_going=keep_going, log=log)
+    good = [r for r in runs if r not in bad]
+    grouping = None if groups is None and group_sep is None else \
+        _groups_of(good, tags, group_of, group_sep, groups)
     pooled = _Pool(tops, q)
     got = pooled.unjudged()
     pool = [(a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")) for a, b in got]
     if len(bad) < len(runs):
-        _write(pool, pooled, [r for r in runs if r not in bad], output=output, contributions=contributions,
+        _write(pool, pooled, good, output=output, contributions=contributions, grouping=grouping,
                inputs=_input_options(inputs, output=output, contributions=contributions, qrels=qrels,
-                                     runs=list(runs)))
+                                     runs=list(runs), groups=groups))
     if bad:
         from ..errors import EvaluationError
         from ..io.textfile import display_name
@@ -85,8 +102,47 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     return pool
 
 
+def _check_groups(groups: str | None, group_sep: str | None, contributions: str | None) -> None:
+    """``--groups`` / ``--group-sep``: one of them, with ``--contributions``, a separator a run tag can hold."""
+    from ._inputs import _check_paths
+
+    if groups is not None and group_sep is not None:
+        raise UsageError("--groups and --group-sep are two ways to name the groups: give one")
+    if (groups is not None or group_sep is not None) and contributions is None:
+        raise UsageError(f"{'--groups' if groups is not None else '--group-sep'} applies to --contributions (the "
+                         "report per group)")
+    if group_sep is not None and (not isinstance(group_sep, str) or group_sep == "" or
+                                  any(c.isspace() for c in group_sep)):
+        raise UsageError(f"--group-sep: expected a non-empty separator without white space (a run tag holds "
+                         f"none), got {group_sep!r}")
+    if groups is not None:
+        _check_paths("a file of RUNTAG GROUP lines", groups=groups)
+
+
+def _groups_of(runs: list[str], tags: list[str], group_of: dict[str, str] | None, sep: str | None,
+               path: str | None) -> tuple[list[str], np.ndarray]:
+    """The groups (in the order their first run comes) and each run's index among them."""
+    import numpy as np
+
+    from ..io.textfile import display_name
+
+    names: list[str] = []
+    for run, tag in zip(runs, tags, strict=True):
+        if group_of is not None:
+            if tag not in group_of:
+                raise InputError(display_name(path or ""), 0, f"no group for run tag {tag!r} of "
+                                 f"{display_name(run)} (expected a line '{tag} GROUP')")
+            names.append(group_of[tag])
+        else:
+            names.append(tag.split(sep, 1)[0] or tag)
+    order = list(dict.fromkeys(names))
+    index = {g: k for k, g in enumerate(order)}
+    return order, np.array([index[g] for g in names], dtype=np.int64)
+
+
 def _write(pool: list[tuple[str, str]], pooled: _Pool, runs: list[str], *, output: str | None,
-           contributions: str | None, inputs: InputOptions) -> None:
+           contributions: str | None, inputs: InputOptions,
+           grouping: tuple[list[str], np.ndarray] | None = None) -> None:
     """The pool's lines to ``output`` and the report to ``contributions`` (either may be None), atomically,
     both or neither."""
     from ..io.textfile import display_name
@@ -101,12 +157,22 @@ def _write(pool: list[tuple[str, str]], pooled: _Pool, runs: list[str], *, outpu
             streams[0].writelines(f"{a} {b}\n" for a, b in pool)
             k = 1
         if contributions is not None:
-            rows = pooled.contributions()
+            import numpy as np
+
             n = 5 if pooled.judged is not None else 3
             out = streams[k]
-            out.write("\t".join(_CONTRIBUTION_HEADER[:n]) + "\n")
-            for name, row in zip([*map(display_name, runs), "all"], rows.tolist(), strict=True):
-                out.write("\t".join([name, *map(str, row[:n - 1])]) + "\n")
+            if grouping is None:
+                rows = pooled.contributions()
+                out.write("\t".join(_CONTRIBUTION_HEADER[:n]) + "\n")
+                for name, row in zip([*map(display_name, runs), "all"], rows.tolist(), strict=True):
+                    out.write("\t".join([name, *map(str, row[:n - 1])]) + "\n")
+            else:
+                names, of = grouping
+                rows = pooled.contributions(of, len(names))
+                size = [*np.bincount(of, minlength=len(names)).tolist(), len(runs)]
+                out.write("\t".join(["group", "runs", *_CONTRIBUTION_HEADER[1:n]]) + "\n")
+                for name, m, row in zip([*names, "all"], size, rows.tolist(), strict=True):
+                    out.write("\t".join([name, str(m), *map(str, row[:n - 1])]) + "\n")
 
 
 class _Pool:
@@ -140,26 +206,30 @@ class _Pool:
         keep = self.pool if self.judged is None else self.pool[~np.isin(self.pool, self.judged)]
         return list(zip(self.qvals[keep // self.nd].tolist(), self.dvals[keep % self.nd].tolist(), strict=True))
 
-    def contributions(self) -> np.ndarray:
-        """Per run and for ``all``: pooled, unique, relevant, unique relevant (the last two 0 without qrels)."""
+    def contributions(self, group_of: np.ndarray | None = None, ng: int = 0) -> np.ndarray:
+        """Per run (or per group: ``group_of[run]`` in ``range(ng)``) and for ``all``: pooled, unique (no other
+        run / group pooled it), relevant, unique relevant (the last two 0 without qrels)."""
         import numpy as np
 
-        nr = int(self.run_of.max()) + 1 if len(self.run_of) else 0
-        unique = self.count[self.inverse.reshape(-1)] == 1
-        rel = (np.isin(self.keys, self.relevant) if self.relevant is not None
-               else np.zeros(len(self.keys), dtype=bool))
-        cols = [np.bincount(self.run_of[m], minlength=nr) for m in (np.ones_like(unique), unique, rel, unique & rel)]
-        per_run = np.stack(cols, axis=1)
+        if group_of is None:  # a group a run: a run holds a document once, so its pairs are already distinct
+            ng = int(self.run_of.max()) + 1 if len(self.run_of) else 0
+            group_of = np.arange(ng, dtype=np.int64)
+        pair = np.unique(self.inverse.reshape(-1).astype(np.int64) * max(ng, 1) + group_of[self.run_of])
+        doc, grp = pair // max(ng, 1), pair % max(ng, 1)  # each (pooled document, group) once
+        holders = np.bincount(doc, minlength=self.size)  # the groups pooling each document
+        unique = holders[doc] == 1
         pool_rel = np.isin(self.pool, self.relevant) if self.relevant is not None else np.zeros(self.size, bool)
-        total = [self.size, int(np.sum(self.count == 1)), int(pool_rel.sum()),
-                 int(np.sum(pool_rel & (self.count == 1)))]
-        return np.vstack([per_run, np.array(total, dtype=per_run.dtype)])
+        rel = pool_rel[doc]
+        cols = [np.bincount(grp[m], minlength=ng) for m in (np.ones_like(unique), unique, rel, unique & rel)]
+        per = np.stack(cols, axis=1) if ng else np.zeros((0, 4), dtype=np.int64)
+        total = [self.size, int(np.sum(holders == 1)), int(pool_rel.sum()), int(np.sum(pool_rel & (holders == 1)))]
+        return np.vstack([per, np.array(total, dtype=per.dtype)])
 
 
 def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
-            log: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
-    """Each readable run's top ``depth`` as ``(qid, docno)`` byte arrays, and the runs set aside under
-    ``keep_going`` (each named by ``log.error``)."""
+            log: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str], list[str]]:
+    """Each readable run's top ``depth`` as ``(qid, docno)`` byte arrays, its run tag, and the runs set aside
+    under ``keep_going`` (each named by ``log.error``)."""
     import numpy as np
 
     from ..collection import trec_order
@@ -167,6 +237,7 @@ def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
     from ..io.runs import read_run
 
     tops: list[tuple[np.ndarray, np.ndarray]] = []
+    tags: list[str] = []
     bad: list[str] = []
     for path in runs:
         try:
@@ -179,4 +250,5 @@ def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
             bad.append(path)
             continue
         tops.append((np.repeat(qids, counts), run.docno[rows]))
-    return tops, bad
+        tags.append(run.tag)
+    return tops, tags, bad

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..seeds import SEED_MAX
 from ..errors import UsageError
 from ._inputs import _input_options
-from ._metric_mode import _MANY_RUNS, _WIDE, _TOPICS, _metric_mode, _warn_topic_all
+from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _metric_mode, _refuse_metric_tables,
+                           _warn_topic_all)
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -35,7 +36,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
                   run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
-                  keep_going: bool = False, median: str | None = None) -> None:
+                  keep_going: bool = False, median: str | None = None, digits: int | None = None) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -67,7 +68,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     runs were left out (exit status 2). Without it the first bad run stops the evaluation. ``median``
     (``topics*`` formats only): ``"mean"`` (default; the mean of the two middle values of an even count,
     numpy's) or ``"upper"`` (the larger of them, as NIST's per-topic median files;
-    ``statistics.median_high``). In preference
+    ``statistics.median_high``). ``digits`` (default 4): the decimals of the tables to read, ``text|markdown|latex``
+    and ``topics-text|topics-markdown|topics-latex`` (refused with the others, which keep full precision). In preference
     mode too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
     ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file.
     """
@@ -85,10 +87,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_int("samples", samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_jobs(jobs, scheduler)
-    if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
-        raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
-                         else f"--median applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
-                         + (f"-o {fmt}" if fmt else "the default output"))
+    _check_table_options(fmt, median, digits)
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
@@ -104,7 +103,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
-        if fmt in _TOPICS:
+        if fmt in _TOPICS or fmt in _WIDE:  # (the runs x measures tables raised a KeyError: session 23)
             raise UsageError(f"-o {fmt} applies to metric mode (trec_eval measures), not to a zELO score file "
                              f"({qrels})")
         if keep_going:
@@ -121,8 +120,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     if trec9 and prefs:
         raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
                          "trec_eval names), not to preference mode")
-    if prefs and fmt in _TOPICS:
-        raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
+    if prefs:
+        _refuse_metric_tables(fmt)
     if prefs and keep_going and label_fraction < 1 and label_policy == "pool":
         raise UsageError("--keep-going is refused with --label_fraction_policy pool: the labels kept depend on "
                          "every run's documents, so leaving a run out would change the other runs' numbers")
@@ -150,7 +149,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going,
-                 median=median or "mean", **opts)
+                 median=median or "mean", digits=4 if digits is None else digits, **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:

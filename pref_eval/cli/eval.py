@@ -21,7 +21,7 @@ from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv", "topics", "topics-csv",
-           "topics-jsonl")  # = api.FORMATS
+           "topics-jsonl", "topics-text", "topics-markdown", "topics-latex")  # = api.FORMATS
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
@@ -62,7 +62,8 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
               help="pref: pref_eval.py's JSON lines (default with >= 2 runs); trec: trec_eval blocks "
                    "(default with 1 run); tsv, csv, jsonl: long tables; topics (TSV), topics-csv, topics-jsonl: per "
                    "topic and measure the min / median / max over the runs and each run's value (a column per "
-                   "run); text, markdown, latex, wide-csv: runs x measures.")
+                   "run), topics-text, topics-markdown, topics-latex: the same to read; text, markdown, latex, "
+                   "wide-csv: runs x measures.")
 @click.option("--output", "output", default=None, metavar="FILE", help="Write results to FILE (default stdout).")
 @click.option("--reference", "reference", default=None, metavar="RUN",
               help="Compare RUN (run id or file) with every other run instead of all pairs.")
@@ -89,6 +90,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--median", "median", default=None, type=click.Choice(("mean", "upper")),
               help="-o topics*: the median of an even number of runs, the mean of the two middle values (default) "
                    "or the upper one (NIST's per-topic medians).")
+@click.option("--digits", "digits", default=None, type=click.IntRange(0, 17), metavar="N",
+              help="Decimals of the tables to read, -o text|markdown|latex|topics-text|topics-markdown|topics-latex "
+                   "(default 4, as zelo_compare --digits).")
 @quiet_option("No warnings or progress on stderr (progress is shown only when stderr is a terminal).")
 @click.option("--list-measures", "list_measures", is_flag=True, help="List every measure name and exit.")
 @click.option("--trec-eval-9", "trec9", is_flag=True,
@@ -105,7 +109,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
-            best: str | None, keep_going: bool, median: str | None) -> int:
+            best: str | None, keep_going: bool, median: str | None, digits: int | None) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -134,7 +138,8 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                   output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
                   label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                   scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
-                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median)
+                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,
+                  digits=digits)
     return 0
 
 

@@ -211,23 +211,31 @@ def _refuse_verify_of_tournament(state: str) -> None:
 @click.option("--contributions", default=None, metavar="FILE",
               help="Also write each run's contribution to the pool, tab-separated: run, pooled, unique (in no other "
                    "run's top N), and with --qrels relevant, unique_relevant (grade >= 1); a last row 'all'.")
+@click.option("--groups", default=None, metavar="FILE",
+              help="--contributions per group (a team's runs together; unique = in no other group's runs): FILE "
+                   "has 'RUNTAG GROUP' lines, the run tag being the 6th column of a run's lines.")
+@click.option("--group-sep", "group_sep", default=None, metavar="SEP",
+              help="--contributions per group, a run's group being its run tag up to the first SEP (UWat_bm25 -> "
+                   "UWat with --group-sep _).")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write here, atomically (default stdout).")
 @quiet_option()
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contributions: str | None,
-             output: str | None, quiet: bool, runs: tuple[str, ...]) -> int:
+             groups: str | None, group_sep: str | None, output: str | None, quiet: bool,
+             runs: tuple[str, ...]) -> int:
     """A depth-N pool: 'qid docno' lines, the union of each run's top N per topic, sorted by qid then docno.
 
     \b
     zelo_pairs pool --depth 100 runs/*.run > pool.txt
     zelo_pairs pool --depth 20 --qrels judged.qrels --keep-going -o new.txt runs/*.run   (not yet judged)
     zelo_pairs pool --depth 100 --qrels final.qrels --contributions unique.tsv -o /dev/null runs/*.run
+    zelo_pairs pool --depth 100 --qrels final.qrels --contributions groups.tsv --groups teams.txt -o /dev/null runs/*
     """
     from ..api.pooling import pairs_pool
     from .common import command_options
 
     pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
-               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet),
+               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), groups=groups, group_sep=group_sep,
                inputs=command_options(outputs=("--contributions",)))
     return 0
 

@@ -104,11 +104,14 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
 
 
 def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics",
-                 median: str = "mean") -> None:
+                 median: str = "mean", digits: int = 4) -> None:
     """:func:`topic_table` as tab-separated lines (``topics``), CSV (``topics-csv``: the same header and cells,
     quoted where needed) or JSON lines (``topics-jsonl``: one object a row, ``qid, measure, runs, min, median,
     max`` and ``values`` ``{run: value}``, null for a run lacking the topic: a run id cannot clash with a fixed
-    key); floats in full precision, as the long tables."""
+    key); floats in full precision, as the long tables; ``topics-text|markdown|latex``: :func:`format_topics`."""
+    if fmt in TOPICS_TABLES:
+        out.write(format_topics(rows, runs, fmt, digits, median))
+        return
     table = topic_table(rows, runs, median)
     if fmt == "topics-jsonl":
         head = next(table)
@@ -123,3 +126,57 @@ def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: s
     else:
         for r in table:
             out.write("\t".join(_text(x) for x in r) + "\n")
+
+
+TOPICS_TABLES = ("topics-text", "topics-markdown", "topics-latex")
+"""The per-topic table for reading: aligned text, a GFM table, a LaTeX ``longtable`` (numbers at ``digits``)."""
+
+
+def _topic_cell(v: object, digits: int, whole: bool) -> str:
+    """A value of the readable per-topic table: a float at ``digits`` decimals, a count as an integer, the median
+    of counts (``whole``) as an integer or, between two counts, in its shortest form (``12.5``); empty stays."""
+    if isinstance(v, (str, int)):
+        return str(v)
+    f = float(v)  # type: ignore[arg-type]
+    if whole:
+        return str(int(f)) if f.is_integer() else repr(f)
+    return f"{f:.{digits}f}"
+
+
+def format_topics(rows: Iterable[tuple], runs: Sequence[str], fmt: str, digits: int = 4,
+                  median: str = "mean") -> str:
+    """:func:`topic_table` for reading (``topics-text``: columns aligned as zelo_compare's text table,
+    ``topics-markdown``: a GFM table, ``topics-latex``: a booktabs ``longtable``, which breaks across pages),
+    values at ``digits`` decimals (counts as integers), a legend after it (LaTeX: the caption). Names are
+    escaped for Markdown and LaTeX as zelo_compare's tables escape them."""
+    from .markup import display_width, latex_escape, ljust_display, markdown_escape
+
+    table = topic_table(rows, runs, median)
+    header = next(table)
+    body = []
+    for r in table:
+        whole = all(isinstance(x, int) for x in (r[3], r[5]))  # min and max written as counts
+        body.append([r[0], r[1], str(r[2]), *(_topic_cell(x, digits, whole and k == 4) for k, x in
+                                               enumerate(r[3:], start=3))])
+    how = "the larger of the two middle values (NIST's upper median)" if median == "upper" else \
+        "the mean of the two middle values"
+    legend = (f"Per topic and measure: min, median and max over the runs that have the topic (runs: how many), then "
+              f"each run's value; the median of an even number of runs is {how}; topic all: the runs' means.")
+    nnum = len(header) - 2
+    if fmt == "topics-markdown":
+        out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
+               "|" + "|".join(["---", "---"] + ["---:"] * nnum) + "|"]
+        out += ["| " + " | ".join([markdown_escape(r[0]), markdown_escape(r[1]), *r[2:]]) + " |" for r in body]
+        return "\n".join(out) + "\n\n" + markdown_escape(legend) + "\n"
+    if fmt == "topics-latex":
+        esc = latex_escape
+        out = ["\\begin{longtable}{ll" + "r" * nnum + "}", "\\caption{" + esc(legend) + "}\\\\", "\\toprule",
+               " & ".join(esc(h) for h in header) + " \\\\", "\\midrule", "\\endhead"]
+        out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in body]
+        out += ["\\bottomrule", "\\end{longtable}"]
+        return "\n".join(out) + "\n"
+    if fmt != "topics-text":
+        raise ValueError(f"unknown per-topic table format {fmt!r}")
+    widths = [max(map(display_width, [h, *(r[i] for r in body)])) for i, h in enumerate(header)]
+    lines = ["  ".join(ljust_display(c, w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *body]]
+    return "\n".join(lines) + "\n\n" + legend + "\n"
