@@ -235,3 +235,31 @@ def test_pool_contributions_per_group_equal_pandas(tmp_path, depth):
     pool = top.drop_duplicates(["qid", "docno"])
     assert [int(x) for x in got.iloc[-1, 1:]] == [5, len(pool), int(pool.unique.sum()), int(pool.rel.sum()),
                                                   int((pool.unique & pool.rel).sum())]
+
+
+def test_topics_table_legend_says_all_only_with_its_rows(tmp_path):
+    """The legend named the 'all' rows under -n too (no such row), and called a count's sum a mean."""
+    ws = _ws(tmp_path)
+    for extra, has in (([], True), (["-n"], False)):
+        res = run_inproc("zelo_eval", [*ARGV, *extra, "-o", "topics-text", *RUNS], ws)
+        legend = res.stdout.decode().splitlines()[-1]
+        assert res.returncode == 0 and legend.startswith("Per topic and measure: min, median and max")
+        assert ("topic all: each run's summary value (the mean over the topics; a count such as num_rel_ret: the "
+                "sum)" in legend) is has
+        assert any(ln.startswith("all ") for ln in res.stdout.decode().splitlines()) is has
+
+
+def test_zelo_score_mode_warns_a_run_lacking_queries(tmp_path):
+    """Was silent: a run answering one of two queries was averaged over it alone (zbench's rule, kept) without a
+    word, while metric mode warns. Hand-worked: query 1 ranked as zELO orders it, zndcg 1."""
+    (tmp_path / "z.tsv").write_text("qid\tdocno\tscore\tse\n1\ta\t0.5\t0.1\n1\tb\t-0.5\t0.1\n2\tc\t1\t0.1\n"
+                                    "2\td\t0\t0.1\n")
+    (tmp_path / "r.run").write_text("1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n")
+    (tmp_path / "s.run").write_text("1 Q0 a 1 2 s\n1 Q0 b 2 1 s\n2 Q0 c 1 2 s\n2 Q0 d 2 1 s\n")
+    res = run_inproc("zelo_eval", ["-R", "z.tsv", "-m", "zndcg", "-o", "tsv", "r.run", "s.run"], tmp_path)
+    assert res.returncode == 0
+    assert res.stdout.decode().splitlines()[1:] == ["r.run\tall\tzndcg\t1.0", "s.run\tall\tzndcg\t1.0"]
+    assert res.stderr == ("zelo_eval: warning: r.run: run lacks 1 of 2 queries of z.tsv; its means are over the 1 "
+                          "it has (zbench's rule)\n")
+    quiet = run_inproc("zelo_eval", ["-R", "z.tsv", "-m", "zndcg", "-o", "tsv", "-Q", "r.run"], tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""

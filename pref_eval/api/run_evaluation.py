@@ -221,27 +221,31 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
     :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
     from ..io.textfile import display_name
     from ..output.atomic import command_output
-    from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure
+    from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure, read_zelo_scores
 
     if fmt == "pref":
         raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
     names = list(measures) or list(DEFAULT_MEASURES)
     for m in names:
         parse_zelo_measure(m, where=scores)
-    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff)
+    table = read_zelo_scores(scores)
+    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff, table=table)
     # per run: its per-query rows, then one "all" row per measure
-    rows, k, n_all, seen_q = [], 0, 0, False
+    rows, k, n_all, seen = [], 0, 0, set()
     for _, q, m, v in got:
         if q == "all":
             n_all += 1
         else:
-            seen_q = True
+            seen.add(q)
         if (q == "all" and summary) or (q != "all" and per_query):
             rows.append((ids[k], q, m, float(v)))
         if n_all == len(names):
-            if not seen_q:
+            if not seen:
                 log.warn(f"{display_name(runs[k])}: no query in common with {display_name(scores)}; its means are nan")
-            k, n_all, seen_q = k + 1, 0, False
+            elif len(seen) < len(table):  # (was silent: a run answering the easy queries only could rank first)
+                log.warn(f"{display_name(runs[k])}: run lacks {len(table) - len(seen)} of {len(table)} queries of "
+                         f"{display_name(scores)}; its means are over the {len(seen)} it has (zbench's rule)")
+            k, n_all, seen = k + 1, 0, set()
     with command_output(output, inputs) as out:
         if fmt == "trec":
             from ..output.trec import write_score_blocks

@@ -161,7 +161,9 @@ def format_topics(rows: Iterable[tuple], runs: Sequence[str], fmt: str, digits: 
     how = "the larger of the two middle values (NIST's upper median)" if median == "upper" else \
         "the mean of the two middle values"
     legend = (f"Per topic and measure: min, median and max over the runs that have the topic (runs: how many), then "
-              f"each run's value; the median of an even number of runs is {how}; topic all: the runs' means.")
+              f"each run's value; the median of an even number of runs is {how}"
+              + ("; topic all: each run's summary value (the mean over the topics; a count such as num_rel_ret: the "
+                 "sum)." if any(r[0] == "all" for r in body) else "."))
     nnum = len(header) - 2
     if fmt == "topics-markdown":
         out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",

@@ -44,17 +44,18 @@ def parse_zelo_measure(name: str, where: str | None = None) -> tuple[str, int | 
 
 
 def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures: Sequence[str] = DEFAULT_MEASURES, *,
-                            limit: int | None = None) -> list[tuple[str, str, str, float]]:
+                            limit: int | None = None, table: dict | None = None) -> list[tuple[str, str, str, float]]:
     """Rows ``(run_name, qid, measure, value)`` and per-run means (qid ``all``).
 
     ``limit`` keeps the first N candidates of each query in run-file order
-    (zbench's ``document_limit``; default all).
+    (zbench's ``document_limit``; default all). ``table``: the score file as :func:`read_zelo_scores` reads it,
+    when the caller has read it already (default: read here).
     """
     from ..io.textfile import display_name
     from ..io.zelo_scores import read_scored_candidates
 
     parsed = [(m, parse_zelo_measure(m)) for m in measures]
-    table = read_zelo_scores(scores_path)
+    table = read_zelo_scores(scores_path) if table is None else table
     rows = []
     for path in run_paths:
         run, run_name = read_scored_candidates(path), display_name(path)
