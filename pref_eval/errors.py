@@ -16,6 +16,8 @@ And one warning class, :class:`PrefEvalWarning` (a :class:`UserWarning`): what t
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 
 MESSAGE_LIMIT = 500  # characters of an error message a command prints (docs/exit-codes.md)
 
@@ -44,6 +46,21 @@ def one_line(text: str) -> str:
     (``\\n``, ``\\x1b``): a file name holding a newline (``-o $'a\\nb'``) split the command's one error
     line in two, and an escape sequence in a name or a value reached the terminal."""
     return text.translate(_CONTROLS)
+
+
+#: The option flags (every spelling: ``-l``, ``--level``) the running command's command line named, set by
+#: the commands around their call of the API (:func:`pref_eval.cli.common.options_given`); empty for a
+#: Python caller. numpy imports :mod:`contextvars` anyway.
+COMMAND_LINE_FLAGS: ContextVar[frozenset[str]] = ContextVar("pref_eval_command_line_flags", default=frozenset())
+
+
+def option_given(flag: str, differs: bool) -> bool:
+    """Whether option ``flag`` counts as given, for a check that refuses an option nothing would read.
+
+    In Python an option is given when its value ``differs`` from the default (a function cannot tell
+    ``digits=4`` from no ``digits``: passing the default is not refused); on a command line when it is
+    named, whatever its value (``zelo_compare -o jsonl --digits 4`` is refused like ``--digits 3``)."""
+    return differs or flag in COMMAND_LINE_FLAGS.get()
 
 
 class PrefEvalError(Exception):

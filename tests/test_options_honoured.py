@@ -140,6 +140,35 @@ def test_P_complete_num_rel_of_other_qrels_refused(coll):
     assert code == 2 and out == "" and "differ on query 't1' (2 vs 5)" in err and err.count("\n") == 1
 
 
+CORNER = "tests/data/pref_eval_ref/corner/all_q.jsonl"  # pref_eval.py 60e3203 -M all -q; sysC lacks topic c5
+
+
+def test_P_complete_on_preference_pairs_refuses_a_missing_pair_query(tmp_path):
+    """``-c`` on preference rows (session 23, e32): pref_eval.py scores a topic a run lacks on its empty
+    ranking, so its file holds every query for every pair -- and that value is no tie (sysA over sysC on c5:
+    rpp 1/6); a (pair, query) missing from a table cannot be filled (it was 0)."""
+    prefs = [r for r in map(json.loads, open(CORNER, encoding="utf-8")) if r.get("type") == "preference"]
+    rows = [(r["runi"], r["runj"], r["qid"], r["rpp"]) for r in prefs]
+    assert len(rows) == 6 * 6  # 6 pairs x the 6 qrels topics with a relevant document, c5 for sysC too
+    gone = [x for x in rows if x[:3] == ("sysA", "sysC", "c5")]
+    assert len(gone) == 1 and gone[0][3] == pytest.approx(1 / 6)  # the oracle: not 0
+
+    def table(name, keep):  # the -P layout of zelo_eval -q -o tsv (pref_eval.py's values)
+        (tmp_path / name).write_text("runi\trunj\tqid\tmeasure\tvalue\n"
+                                     + "".join(f"{a}\t{b}\t{q}\trpp\t{v!r}\n" for a, b, q, v in keep))
+        return str(tmp_path / name)
+
+    cut, full = table("cut.tsv", [x for x in rows if x not in gone]), table("full.tsv", rows)
+    argv = ["--tests", "t", "-o", "jsonl", "-Q"]
+    res = run_module_inproc("compare", ["-P", cut, "-c", *argv])
+    assert res.returncode == 2 and res.stdout == "" and res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith("zelo_compare: -c: pair 'sysA' / 'sysC' lacks query 'c5' of measure 'rpp'; ")
+    # without -c: the queries every pair has; on pref_eval.py's whole file -c changes nothing (none missing)
+    assert run_module_inproc("compare", ["-P", cut, *argv]).returncode == 0
+    a, b = (run_module_inproc("compare", ["-P", full, *c, *argv]) for c in ([], ["-c"]))
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and '"n_queries": 6' in a.stdout
+
+
 # --- --baseline: one orientation -------------------------------------------------------------------------
 
 def test_baseline_records_are_other_minus_baseline(coll):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from .records import Bootstrap, Record
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ OPTION_LEVELS = {"--buckets": ("calibration",), "--calibration": ("calibration",
 def check_level_options(levels: list[str], changed: dict[str, bool]) -> None:
     """An option given a value (other than its default) that no requested level reads is refused, naming the
     levels that read it (it was ignored: `-l pair --buckets 5`)."""
-    for flag, given in changed.items():
-        if given and not any(x in levels for x in OPTION_LEVELS[flag]):
+    for flag, differs in changed.items():
+        if option_given(flag, differs) and not any(x in levels for x in OPTION_LEVELS[flag]):
             need = " or ".join(OPTION_LEVELS[flag])
             raise UsageError(f"{flag} is used only by the {need} level (add --level {OPTION_LEVELS[flag][0]})")
 
@@ -97,9 +97,9 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                                  "--correction": correction != "holm", "--alpha": alpha != 0.05})
     if resamples == 0:  # no bootstrap: its level and seed read by nothing (before session 22 accepted, unused)
         randomised = "system" in levels and bool({"randomization", "bootstrap", "tukey"} & set(tests.split(",")))
-        if confidence != 0.95:
+        if option_given("--confidence", confidence != 0.95):
             raise UsageError("--confidence sets the bootstrap intervals: none with --resamples 0")
-        if seed != 0 and not randomised:
+        if option_given("--seed", seed != 0) and not randomised:
             raise UsageError("--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level "
                              "test (none here)")
     names = judge_names(paths, names)

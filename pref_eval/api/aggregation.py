@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 
 
 def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *, query_fraction: float = 1.0,
@@ -41,7 +41,7 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     _check_int("seed", seed, 0, SEED_MAX)
     _check_int("mc4_steps", mc4_steps, 1, optional=True)
     _check_float("damping", damping, 0, 1, lo_open=True)
-    if mc4_steps is not None and damping != 0.15:  # (was ignored: the power steps are of the undamped chain)
+    if mc4_steps is not None and option_given("--damping", damping != 0.15):  # (was ignored: the power steps are of the undamped chain)
         raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "
                          "steps of pref_aggregate.py's undamped chain)")
     log = log or Log("pref_eval", quiet=True)
@@ -55,7 +55,7 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     if not ms:
         raise UsageError(f"{name}: no measure values in the file")
     if all(m in pf.metric_keys for m in ms):  # (were accepted: metrics are ordered by their mean, no MC4)
-        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", damping != 0.15)):
+        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", option_given("--damping", damping != 0.15))):
             if given:
                 raise UsageError(f"{flag} applies to MC4, which orders preference measures; {', '.join(ms)} "
                                  "are metrics, ordered by their mean")

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from ._inputs import _check_float, _check_int, _input_options, _path_list
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def agree(
 
         if output_format not in FORMATS:
             raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
-        if output_format in ("tsv", "csv", "jsonl") and digits != 4:  # (was accepted and ignored: session 22)
+        if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):  # (was accepted and ignored: session 22)
             raise UsageError(f"--digits applies to the tables (-o text, markdown, latex); -o {output_format} "
                              "writes every value in full precision")
     own: InputOptions = []

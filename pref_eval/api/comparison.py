@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from ._inputs import _check_paths, _input_options, _path_list
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         if mt not in test_list:
             raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
     if fmt in ("jsonl", "csv"):  # (both were ignored there: every record, every digit)
-        for flag, given in (("--marker-test", marker_test is not None), ("--digits", digits != 4)):
+        for flag, given in (("--marker-test", marker_test is not None), ("--digits", option_given("--digits", digits != 4))):
             if given:
                 raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
                                  "every record in full precision")
@@ -257,7 +257,7 @@ def _check_mode_options(pref_names: list[str], registry: list[str], *, binary: f
             if val is not None:
                 raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
     elif not registry:
-        if level != 1:
+        if option_given("-l", level != 1):
             raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
         if complete:
             raise UsageError("-c applies to trec_eval / ir-measures measures: preference measures and "

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     if compat == "zbench":  # zbench's iteration has none of these: a value other than the default would be unused
         unused = [flag for flag, on in (("--prior", prior != 0.5), ("--weights agreement", agreement_weights),
                                         ("--weight-power", weight_power != 1.0), ("--tol", tol != 1e-9),
-                                        ("--max-iter", max_iter != 100)) if on]
+                                        ("--max-iter", max_iter != 100)) if option_given(flag, on)]
         if unused:
             raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with --compat zbench)")
     if agreement_weights and weight_power == 0:  # (was accepted: w**0 = 1, a tied ensemble weighed 1 as well)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from ._inputs import _input_options
 from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _metric_mode, _refuse_metric_tables,
                            _warn_topic_all)
@@ -127,7 +127,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          "every run's documents, so leaving a run out would change the other runs' numbers")
     if prefs:
         _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
-        if level != 1:  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
+        if option_given("-l", level != 1):  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
             raise UsageError("-l applies to metric mode (trec_eval measures); in preference mode -b G makes "
                              "grade >= G relevant")
         if complete:  # (was ignored)
@@ -142,9 +142,10 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          scheduler=scheduler, keep_going=keep_going, **opts)
         return
     for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None),
-                      ("--means", means or None), ("--query_fraction", query_fraction if query_fraction < 1 else None),
-                      ("--label_fraction", label_fraction if label_fraction < 1 else None),
-                      ("--samples", samples if samples > 1 else None)):
+                      ("--means", means or None),
+                      ("--query_fraction", True if option_given("--query_fraction", query_fraction < 1) else None),
+                      ("--label_fraction", True if option_given("--label_fraction", label_fraction < 1) else None),
+                      ("--samples", True if option_given("--samples", samples > 1) else None)):
         if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
@@ -176,7 +177,7 @@ def _refuse_with_scores(scores: str, ms: str | None, *, extra: dict, parallel: b
                                    ("-c", complete), ("-l", level != 1),
                                    ("--query_fraction", query_fraction < 1.0),
                                    ("--label_fraction", label_fraction < 1.0), ("--samples", samples > 1))
-           if used]
+           if option_given(flag, used)]
     if bad:
         raise UsageError(f"not applicable with a zELO score file ({scores}): {', '.join(bad)}")
     if trec9 or head:

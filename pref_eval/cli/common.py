@@ -507,6 +507,31 @@ def given_options(*names: str) -> list[str]:
                                                                  ParameterSource.ENVIRONMENT)]
 
 
+@contextlib.contextmanager
+def options_given() -> Iterator[None]:
+    """Around a command's call of the API: the flags its command line (or the environment) named, so that the
+    API's checks (:func:`pref_eval.errors.option_given`) refuse an option that cannot apply when it was given,
+    whatever its value -- they compare a value with the default, which is all a Python caller's value says."""
+    import click
+    from click.core import ParameterSource
+
+    from ..errors import COMMAND_LINE_FLAGS
+
+    ctx: click.Context | None = click.get_current_context()
+    flags: set[str] = set()
+    while ctx is not None:
+        for p in ctx.command.params:
+            if isinstance(p, click.Option) and p.name and ctx.get_parameter_source(p.name) in (
+                    ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+                flags.update(p.opts)
+        ctx = ctx.parent
+    token = COMMAND_LINE_FLAGS.set(frozenset(flags))
+    try:
+        yield
+    finally:
+        COMMAND_LINE_FLAGS.reset(token)
+
+
 def refuse_unused(needs: str, names: dict[str, str], present: bool) -> None:
     """Raise UsageError when an option of ``names`` ({python name: flag}) is given without ``needs``."""
     from ..errors import UsageError

@@ -100,7 +100,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
     zelo_compare -P PER_QUERY_FILE [-m MEASURE...] [RUN...]
     zelo_compare --orderings A B
     """
-    from .common import command_options
+    from .common import command_options, options_given
 
     log = Log("zelo_compare", quiet)
     _refuse_unused_options(bool(orderings), bool(qrels), tests)
@@ -135,13 +135,14 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
         return 0
     from ..api.comparison import compare_runs
 
-    compare_runs(qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
-                 binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,
-                 seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff, zero_method=zero_method,
-                 wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
-                 marker_test=marker_test, digits=digits, fmt=fmt, output=output or "-",
-                 run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
-                 log=log, inputs=command_options(), keep_going=keep_going)
+    with options_given():
+        compare_runs(qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
+                     binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,
+                     seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff, zero_method=zero_method,
+                     wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
+                     marker_test=marker_test, digits=digits, fmt=fmt, output=output or "-",
+                     run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
+                     log=log, inputs=command_options(), keep_going=keep_going)
     return 0
 
 

@@ -130,16 +130,17 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
         raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
     _refuse_unused_sampling(query_fraction, label_fraction, label_policy)
     from ..api.run_evaluation import evaluate_runs
-    from .common import command_options
+    from .common import command_options, options_given
 
-    evaluate_runs(qrels, list(runs), measures=measures, measure_set=measure_set, binary=binary, floor=floor,
-                  judgments=judgments, judgments_format=judgments_format, best=best, per_query=per_query,
-                  summary=not nosummary, complete=complete, level=level, depth=depth, topk=topk, fmt=fmt,
-                  output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
-                  label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
-                  scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
-                  log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,
-                  digits=digits)
+    with options_given():
+        evaluate_runs(qrels, list(runs), measures=measures, measure_set=measure_set, binary=binary, floor=floor,
+                      judgments=judgments, judgments_format=judgments_format, best=best, per_query=per_query,
+                      summary=not nosummary, complete=complete, level=level, depth=depth, topk=topk, fmt=fmt,
+                      output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
+                      label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
+                      scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
+                      log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,
+                      digits=digits)
     return 0
 
 

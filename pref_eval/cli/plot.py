@@ -102,7 +102,7 @@ def scores_cmd(scores_file: str, queries: tuple[str, ...], max_queries: int, top
                image_fmt: str | None) -> None:
     """zELO score distributions with confidence intervals, one panel per query."""
     from ..api.plotting import PlotImage, plot_scores
-    from .common import command_options
+    from .common import command_options, options_given
 
     plot_scores(scores_file, PlotImage(output, width, height, dpi, title, image_fmt), queries=queries,
                 max_queries=max_queries, top=top, confidence=confidence, log=Log("zelo_plot", quiet),
@@ -168,13 +168,14 @@ def systems_cmd(qrels: str | None, per_query: str | None, measure: str | None, c
     CORRECTION over all pairs, level ALPHA).
     """
     from ..api.plotting import PlotImage, PlotValues, plot_systems
-    from .common import command_options
+    from .common import command_options, options_given
 
     _refuse_unused_values(test, ci_bootstrap=ci == "bootstrap")
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
-    plot_systems(values, PlotImage(output, width, height, dpi, title, image_fmt), ci=ci, confidence=confidence,
-                 log=Log("zelo_plot", quiet), inputs=command_options())
+    with options_given():
+        plot_systems(values, PlotImage(output, width, height, dpi, title, image_fmt), ci=ci, confidence=confidence,
+                     log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("pairs", context_settings=CONTEXT)
@@ -195,13 +196,14 @@ def pairs_cmd(compare_file: str | None, qrels: str | None, per_query: str | None
     or -P PER_QUERY_FILE with the paired TEST and CORRECTION.
     """
     from ..api.plotting import PlotImage, PlotValues, plot_pairs
-    from .common import command_options
+    from .common import command_options, options_given
 
     _refuse_unused_values(test, from_compare_file=compare_file is not None)
     values = PlotValues(qrels, per_query, tuple(runs), measure, complete, test, correction, alpha, seed, run_id_mode,
                         tuple(run_names))
-    plot_pairs(values, PlotImage(output, width, height, dpi, title, image_fmt), compare_file=compare_file,
-               value=value, log=Log("zelo_plot", quiet), inputs=command_options())
+    with options_given():
+        plot_pairs(values, PlotImage(output, width, height, dpi, title, image_fmt), compare_file=compare_file,
+                   value=value, log=Log("zelo_plot", quiet), inputs=command_options())
 
 
 @command.command("calibration", context_settings=CONTEXT)
@@ -219,7 +221,7 @@ def calibration_cmd(agree_file: str, judge: str | None, quiet: bool, output: str
     stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
     """
     from ..api.plotting import PlotImage, plot_calibration
-    from .common import command_options
+    from .common import command_options, options_given
 
     plot_calibration(agree_file, PlotImage(output, width, height, dpi, title, image_fmt), judge=judge,
                      log=Log("zelo_plot", quiet), inputs=command_options())

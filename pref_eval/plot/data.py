@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import UsageError, option_given
 from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
     if per_query is not None:
         if qrels is not None or runs:
             raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
-        if run_id_mode != "path" or run_names:
+        if option_given("--run-id", run_id_mode != "path") or run_names:
             raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
         from ..io.perquery import read_per_query
 

@@ -566,6 +566,21 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     return _frame([block])
 
 
+def _refuse_missing_pair(measure: str, pairs: list[tuple[str, str]], qids: list[str], present: np.ndarray) -> None:
+    """``complete`` on preference rows: a (pair, query) the table lacks has no value to fill (session 23).
+
+    trec_eval ``-c`` scores a topic a run lacks on an empty ranking, and so do pref_eval.py and zelo_eval's
+    preference mode (every qrels query with a relevant document, for every pair: their files lack none); the
+    preference of an empty ranking over the other run's is not 0 (pref_eval.py on a run lacking a topic:
+    rpp 0.1667 against one run, 0 against another), and which run lacked the query, and the other's ranking,
+    are not in the table. Before session 23 the cell was 0 (a tie)."""
+    i, j = (int(v[0]) for v in np.nonzero(~present))
+    raise UsageError(f"-c: pair {pairs[i][0]!r} / {pairs[i][1]!r} lacks query {qids[j]!r} of measure {measure!r}; "
+                     "a preference on a topic a run lacks is scored on its empty ranking (pref_eval.py, trec_eval "
+                     "-c), a value the table does not hold: compare with -R QRELS, or without -c (the queries "
+                     "every pair has)")
+
+
 def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measures: Sequence[str] | None = None,
                         runs: Sequence[str] | None = None,
                         **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
@@ -574,7 +589,8 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     ``values``: DataFrame with columns run (= run_a), run_b, qid, measure,
     value (the runi/runj layout of ``zelo_eval -q -o tsv``), value = the
     preference of run over run_b on that query. Queries: those present for
-    every pair of that measure (``complete``: the union, missing = 0).
+    every pair of that measure (``complete``: every query must be there for every pair, else UsageError:
+    a preference on a topic a run lacks is not 0, :func:`_refuse_missing_pair`).
     ``runs`` keeps the pairs whose two runs are both listed. Other keyword
     arguments as :func:`compare_differences`. Returns (records DataFrame,
     {measure: n_queries}, {measure: dropped qids}).
@@ -602,8 +618,10 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
         table = table.reindex(index=pd.MultiIndex.from_tuples(pairs), columns=qids)
         X = table.to_numpy(dtype=float)
         present = ~np.isnan(X)
+        if complete and not present.all():
+            _refuse_missing_pair(m, pairs, qids, present)
         keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
-        X = np.where(present, X, 0.0)[:, keep]
+        X = X[:, keep]
         nq[m] = int(keep.sum())
         dropped[m] = [q for q, kk in zip(qids, keep, strict=False) if not kk]
         frames.append(compare_differences(np.round(X, 12), measure=m, run_a=[p[0] for p in pairs],
