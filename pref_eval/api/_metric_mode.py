@@ -190,6 +190,7 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
     if df.empty:
         raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
     res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
+    res.refuse_no_common_query()
     for line in res.query_warnings():  # as zelo_compare: the means are over the queries every run has
         log.warn(line)
     with command_output(output, inputs) as out:

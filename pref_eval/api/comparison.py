@@ -354,6 +354,7 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                            measures=metric_measures, **settings,
                            progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
+    result.refuse_no_common_query()
     for line in result.query_warnings():
         log.warn(line)
     return result
@@ -374,11 +375,15 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
         pref_df = _baseline_pairs(pref_df, baseline)
     if not pref_tests:
         return None, pref_tests
-    records, _, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
-                                              tests=pref_tests, **settings)
+    records, nq, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
+                                               tests=pref_tests, **settings)
+    empty = [m for m, n in nq.items() if n == 0]
+    if empty:  # (before session 23: nan records, exit 0)
+        raise UsageError(f"{empty[0]}: no query has a value for every pair ({len(dropped[empty[0]])} quer(y/ies), "
+                         "each lacking for some pair): nothing to average or test")
     for m, d in dropped.items():
         if d:
-            log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out; -c counts them as 0")
+            log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out")
     return records, pref_tests
 
 

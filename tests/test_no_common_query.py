@@ -1,0 +1,69 @@
+"""Runs with no query in common, and ``--list-measures`` with other arguments (session 23, e32).
+
+* A runs x measures table (``zelo_eval -o text|markdown|latex|wide-csv``) or a comparison (``zelo_compare``)
+  over runs with no query in common exited 0 with ``nan`` cells and a warning: now exit 2, one line naming the
+  measure (a mean over no query is no number; ``zelo_plot systems|pairs`` refused it already). With ``-c`` the
+  missing queries count as 0 (trec_eval ``-c``): AP by hand, X retrieves q1's one relevant document at rank 1
+  (AP 1) and nothing of q2 (0), Y the reverse: both means 0.5.
+* ``--list-measures`` lists and exits 0 whatever else the line holds, as click's ``--help`` (documented).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_harness import run_module_inproc
+
+QRELS = "q1 0 d1 1\nq2 0 d1 1\n"
+RUN_X = "q1 Q0 d1 1 3 X\n"
+RUN_Y = "q2 Q0 d1 1 3 Y\n"
+
+
+@pytest.fixture()
+def disjoint(tmp_path):
+    for name, text in (("q.txt", QRELS), ("X.run", RUN_X), ("Y.run", RUN_Y)):
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+MESSAGE = ("map: no query has a value for every run (2 quer(y/ies), each lacking for some run): nothing to average "
+           "or test; -c counts a query a run lacks as 0\n")
+
+
+@pytest.mark.parametrize("module, fmt", [("eval", "text"), ("eval", "wide-csv"), ("eval", "latex"),
+                                         ("compare", "jsonl"), ("compare", "text")])
+def test_no_common_query_is_refused(disjoint, module, fmt):
+    res = run_module_inproc(module, ["-R", "q.txt", "-m", "map", "-o", fmt, "X.run", "Y.run"], cwd=disjoint)
+    prog = "zelo_eval" if module == "eval" else "zelo_compare"
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", f"{prog}: {MESSAGE}")
+
+
+def test_complete_counts_the_missing_queries(disjoint):
+    res = run_module_inproc("compare", ["-R", "q.txt", "-m", "map", "-c", "--tests", "t", "-o", "jsonl", "X.run",
+                                        "Y.run"], cwd=disjoint)
+    rec = json.loads(res.stdout.splitlines()[0])
+    # differences 1 - 0 and 0 - 1: one win, one loss, mean 0
+    assert res.returncode == 0, res.stderr
+    assert (rec["n_queries"], rec["mean_diff"], rec["wins"], rec["losses"]) == (2, 0.0, 1, 1)
+    res = run_module_inproc("eval", ["-R", "q.txt", "-m", "map", "-c", "-o", "wide-csv", "X.run", "Y.run"],
+                            cwd=disjoint)
+    assert res.returncode == 0 and res.stdout.splitlines()[1:] == ["a,X.run,0.5,", "b,Y.run,0.5,"], res.stdout
+
+
+def test_preference_pairs_without_a_common_query_refused(tmp_path):
+    (tmp_path / "pp.tsv").write_text("runi\trunj\tqid\tmeasure\tvalue\nA\tB\tq1\trpp\t0.5\nA\tC\tq2\trpp\t0.5\n")
+    res = run_module_inproc("compare", ["-P", "pp.tsv"], cwd=tmp_path)
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == ("zelo_compare: rpp: no query has a value for every pair (2 quer(y/ies), each lacking for "
+                          "some pair): nothing to average or test\n")
+
+
+@pytest.mark.parametrize("module, argv", [("eval", ["-R", "q.txt", "-m", "map", "X.run", "Y.run"]),
+                                          ("eval", ["-R", "missing.qrels", "-m", "nosuchmeasure", "--output", "out.txt"]),
+                                          ("trec", ["q.txt", "X.run"])])
+def test_list_measures_lists_and_exits_like_help(disjoint, module, argv):
+    alone = run_module_inproc(module, ["--list-measures"], cwd=disjoint)
+    res = run_module_inproc(module, ["--list-measures", *argv], cwd=disjoint)
+    assert res.returncode == alone.returncode == 0 and res.stdout == alone.stdout and "map" in res.stdout
+    assert not (disjoint / "out.txt").exists()
