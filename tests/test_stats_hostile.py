@@ -194,9 +194,11 @@ def test_identical_systems_and_disjoint_query_sets_through_the_cli(tmp_path):
     assert rows["t"]["p_value"] is None and rows["sign"]["p_value"] is None
     assert rows["wilcoxon"]["p_value"] == stats.wilcoxon([0.0] * 6).pvalue == 1.0
     assert rows["randomization"]["p_value"] == rows["bootstrap"]["p_value"] == rows["tukey"]["p_value"] == 1.0
-    # C shares no query with A and B: every query of the three-run comparison is left out, and said so
+    # C shares no query with A and B: every query of the three-run comparison is left out -- refused (session
+    # 23; was nan records, exit 0)
     out = run_module_inproc("compare", ["-P", str(per), "-o", "jsonl"], ".", timeout=120)
-    assert out.returncode == 0 and "no query has a value for every run" in out.stderr, out.stderr
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("zelo_compare: m: no query has a value for every run"), out.stderr
     assert all(json.loads(x)["n_queries"] == 0 and json.loads(x)["p_value"] is None for x in out.stdout.splitlines())
     out = run_module_inproc("compare", ["-P", str(per), "C"], ".", timeout=120)
     assert out.returncode == 2 and out.stderr == "zelo_compare: need at least two runs to compare\n", out.stderr
