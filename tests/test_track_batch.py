@@ -221,6 +221,29 @@ def test_preference_keep_going_equals_the_good_runs_alone(tmp_path, argv):
                          "dup.run, missing.run")
 
 
+def test_preference_keep_going_ranks_each_run_once(tmp_path, monkeypatch):
+    """--keep-going ranks each run against the qrels to check it; the evaluation of the whole qrels takes those
+    rankings (session 23; before, every run was ranked again: 2 rankings a run). With a sample of the queries
+    each sample ranks the runs against its own qrels, as without --keep-going."""
+    import pref_eval.collection as collection
+
+    ws = _files(tmp_path)
+    ranked: list[int] = []
+    real = collection.build_collection
+
+    def counting(qrels, runs, *args, **kwargs):
+        ranked.extend(id(r) for r in runs)
+        return real(qrels, runs, *args, **kwargs)
+
+    monkeypatch.setattr(collection, "build_collection", counting)
+    for argv, per_run in ((["-m", "rpp"], 1), (["-m", "rpp", "--query_fraction", "0.5", "--samples", "2"], 3)):
+        ranked.clear()
+        res = run_inproc("zelo_eval", ["-R", "q.txt", "-Q", "--keep-going", *argv, "good.run", "other.run",
+                                       "third.run"], ws)
+        assert res.returncode == 0, res.stderr
+        assert len(ranked) == 3 * per_run and len(set(ranked)) == 3, ranked
+
+
 def test_preference_keep_going_refusals(tmp_path):
     ws = _files(tmp_path)
     (ws / "out.jsonl").write_text("before\n")

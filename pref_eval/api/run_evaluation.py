@@ -304,10 +304,11 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     if per_query:
         _warn_topic_all(q.qid, qrels, log)
     base = prepare_qrels(q, binary, floor)
-    skipped = None
+    skipped = ranked = None
     if keep_going:
         given = list(runs)
-        rs, runs, names, skipped = _usable_runs(runs, names, base, topk, log, least=2 if fmt == "pref" else 1)
+        rs, ranked, runs, names, skipped = _usable_runs(runs, names, base, topk, log,
+                                                        least=2 if fmt == "pref" else 1)
         ref = _kept_reference(reference, ref, names, given, ids)
     else:
         rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
@@ -326,7 +327,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     with command_output(output, inputs) as out:
         for s in range(samples):
             res = _preference_sample(q, base, rs, names, sel, s, rng=rng, sampling=sampling, binary=binary,
-                                     floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler))
+                                     floor=floor, topk=topk, ref=ref, head=head, parallel=(jobs, scheduler),
+                                     ranked=ranked)
             for k in sorted(set(res.no_common) - warned):
                 warned.add(k)
                 log.warn(no_common_warning(list(runs)[k], qrels, res.qids, s if drawn else None))
@@ -343,11 +345,12 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
 
 
 def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None, log: Any,
-                 least: int) -> tuple[list, list[str], list[str], Any]:
+                 least: int) -> tuple[list, list, list[str], list[str], Any]:
     """``--keep-going`` in preference mode: each run read and ranked against every qrels query (a duplicate
     document in any of them found before any sample is drawn); one that cannot be is named by ``log.error`` and
-    left out. Returns the runs, their paths and ids, and the error to raise once the output is written (as
-    :func:`pref_eval.api._metric_mode._set_aside`, whose messages it shares)."""
+    left out. Returns the runs, the runs ranked (what the evaluation of the whole qrels ranks again without
+    them: before session 23 every run was ranked twice), their paths and ids, and the error to raise once the
+    output is written (as :func:`pref_eval.api._metric_mode._set_aside`, whose messages it shares)."""
     from ..collection import build_collection
     from ..errors import PrefEvalError
     from ..io.runs import read_run
@@ -357,12 +360,11 @@ def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None,
     for path, name in zip(runs, names, strict=True):
         try:
             run = read_run(path, name=name)
-            build_collection(base.qrels, [run], complete=True, depth=topk)
-            got.append((run,))
+            got.append((run, build_collection(base.qrels, [run], complete=True, depth=topk).runs[0]))
         except PrefEvalError as bad:
             got.append((bad,))
     got, runs, names, left_out = _set_aside(got, runs, names, log, least=least)
-    return [x[0] for x in got], runs, names, left_out
+    return [x[0] for x in got], [x[1] for x in got], runs, names, left_out
 
 
 def _kept_reference(reference: str | None, ref: int | None, names: list[str], given: list[str],
@@ -399,9 +401,11 @@ def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sa
 
 def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list, s: int, *, rng: Any,
                        sampling: _Sampling, binary: float | None, floor: float | None, topk: int | None,
-                       ref: int | None, head: bool, parallel: tuple[int, str | None] = (1, None)) -> Any:
+                       ref: int | None, head: bool, parallel: tuple[int, str | None] = (1, None),
+                       ranked: list | None = None) -> Any:
     """Sample ``s``: its queries and labels drawn with ``rng`` when the fractions are < 1, then evaluated
-    (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it)."""
+    (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it). ``ranked``: ``rs`` ranked
+    against ``base`` (``--keep-going``), used when the sample is the whole qrels."""
     from ..run_preferences.data import head_binary
     from ..run_preferences.evaluate import evaluate_preferences
     from ..run_preferences.sampling import sample_labels, sample_queries
@@ -412,7 +416,7 @@ def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list,
     if sampling.label_fraction < 1.0:
         qs, pq = sample_labels(qs, pq, sampling.label_fraction, sampling.label_policy, rng, rs, binary, floor)
     res = evaluate_preferences(pq, rs, names, sel, topk=topk, reference=ref, sample=s, jobs=parallel[0],
-                               scheduler=parallel[1])
+                               scheduler=parallel[1], ranked=ranked if pq is base else None)
     graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
     if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
         hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)

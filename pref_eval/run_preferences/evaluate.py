@@ -110,9 +110,12 @@ def build_vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None,
 
 
 def _vectors(pq: PrefQrels, runs: list, names: list[str], topk: int | None, *, jobs: int = 1,
-             scheduler: str | None = None) -> tuple[RelVectors, list[int]]:
-    """:func:`build_vectors` and the runs (indices) that hold none of the qrels queries."""
-    if jobs == 1 and not scheduler:
+             scheduler: str | None = None, ranked: list | None = None) -> tuple[RelVectors, list[int]]:
+    """:func:`build_vectors` and the runs (indices) that hold none of the qrels queries (``ranked``: the runs
+    already ranked against ``pq.qrels``, as :func:`rank_run_group` ranks them)."""
+    if ranked is not None:
+        pass
+    elif jobs == 1 and not scheduler:
         ranked = rank_run_group((pq.qrels, runs, names, topk))
     else:
         from ..parallel import ordered_map, split_even
@@ -159,11 +162,14 @@ def evaluate_preferences(
     sample: int = 0,
     jobs: int = 1,
     scheduler: str | None = None,
+    ranked: list | None = None,
 ) -> PrefResult:
     """Evaluate ``measures`` on every pair of ``runs`` (or ``reference`` vs each).
 
     ``jobs`` / ``scheduler``: rank the runs in other processes
-    (:func:`build_vectors`); the result is the same.
+    (:func:`build_vectors`); the result is the same. ``ranked``: ``runs`` already ranked against
+    ``pq.qrels`` (every query kept, depth ``topk``: :func:`rank_run_group`'s result), not ranked again
+    (zelo_eval ``--keep-going`` ranks each run to check it).
     """
     from .metrics import compute_metric, registry_values
     from .pairwise import lexicographic, pairs_of, rpp_family
@@ -172,7 +178,7 @@ def evaluate_preferences(
         dup = sorted({n for n in names if names.count(n) > 1})
         raise UsageError(f"two run files have the same run id {', '.join(dup)} "
                          "(pref_eval.py silently dropped one); rename one of them")
-    rv, no_common = _vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler)
+    rv, no_common = _vectors(pq, runs, names, topk, jobs=jobs, scheduler=scheduler, ranked=ranked)
     run_i, run_j = pairs_of(len(runs), reference)
     res = PrefResult(qids=rv.qids, runs=list(names), run_i=run_i, run_j=run_j, measures=measures, sample=sample,
                      no_common=no_common)
