@@ -60,7 +60,7 @@ def test_preference_pairs_without_a_common_query_refused(tmp_path):
 
 
 @pytest.mark.parametrize("module, argv", [("eval", ["-R", "q.txt", "-m", "map", "X.run", "Y.run"]),
-                                          ("eval", ["-R", "missing.qrels", "-m", "nosuchmeasure", "--output", "out.txt"]),
+                                          ("eval", ["-R", "nofile", "-m", "nosuchmeasure", "--output", "out.txt"]),
                                           ("trec", ["q.txt", "X.run"])])
 def test_list_measures_lists_and_exits_like_help(disjoint, module, argv):
     alone = run_module_inproc(module, ["--list-measures"], cwd=disjoint)

@@ -42,8 +42,8 @@ CASES = [
     ("eval", ["-Q", "-m", "map", "--query_fraction", "1", *SAMPLE], "--query_fraction applies to preference measures"),
     ("eval", ["-Q", "-m", "map", "--label_fraction", "1.0", *SAMPLE], "--label_fraction applies to preference "
      "measures"),
-    ("plot", ["pairs", *PQ, "-m", "ndcg", "--run-id", "path", "-o", "-", "--image-format", "svg"], "--run-id/--name apply to run "
-     "files evaluated with -R"),
+    ("plot", ["pairs", *PQ, "-m", "ndcg", "--run-id", "path", "-o", "-", "--image-format", "svg"],
+     "--run-id/--name apply to run files evaluated with -R"),
 ]
 
 

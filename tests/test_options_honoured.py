@@ -147,7 +147,8 @@ def test_P_complete_on_preference_pairs_refuses_a_missing_pair_query(tmp_path):
     """``-c`` on preference rows (session 23, e32): pref_eval.py scores a topic a run lacks on its empty
     ranking, so its file holds every query for every pair -- and that value is no tie (sysA over sysC on c5:
     rpp 1/6); a (pair, query) missing from a table cannot be filled (it was 0)."""
-    prefs = [r for r in map(json.loads, open(CORNER, encoding="utf-8")) if r.get("type") == "preference"]
+    with open(CORNER, encoding="utf-8") as fh:
+        prefs = [r for r in map(json.loads, fh) if r.get("type") == "preference"]
     rows = [(r["runi"], r["runj"], r["qid"], r["rpp"]) for r in prefs]
     assert len(rows) == 6 * 6  # 6 pairs x the 6 qrels topics with a relevant document, c5 for sysC too
     gone = [x for x in rows if x[:3] == ("sysA", "sysC", "c5")]

@@ -6,7 +6,8 @@ long tables, the per-topic table (``-o topics``) or the runs × measures table; 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
@@ -272,3 +273,42 @@ def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run
     raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: "
                           f"{_left_out(skipped, runs, run_id_mode, run_names)[gone]} left out, its error above); "
                           "nothing written")
+
+
+class _HeldErrors:
+    """A log whose ``error`` lines are held back (the rest passes through), each paired with the run id the
+    caller appends to ``skipped`` right after it (every ``--keep-going`` path names a run so)."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.lines: list[str] = []
+
+    def error(self, message: str) -> None:
+        self.lines.append(message)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.log, name)
+
+
+@contextlib.contextmanager
+def errors_in_run_order(log: Any, skipped: list[str] | None, runs: Sequence[str], run_id_mode: str | None,
+                        run_names: Sequence[str]) -> Iterator[Any]:
+    """``zelo_compare -R --keep-going``: the error lines of the runs left out, written in the order the runs were
+    given, as zelo_eval writes them (it reads and evaluates one run after another), though the runs are read
+    first, then ranked against the preference measures' qrels, then evaluated (before session 23 unreadable runs
+    came first). Written also when the comparison stops (fewer than two runs left)."""
+    if skipped is None:
+        yield log
+        return
+    held, start = _HeldErrors(log), len(skipped)
+    try:
+        yield held
+    finally:
+        lines, names = held.lines, skipped[start:]
+        if len(lines) == len(names):  # else (not expected) as they came
+            from ..io.run_ids import run_ids
+
+            ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
+            lines = [x for _, x in sorted(zip((ids.index(n) for n in names), lines, strict=True))]
+        for line in lines:
+            log.error(line)

@@ -41,7 +41,8 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     _check_int("seed", seed, 0, SEED_MAX)
     _check_int("mc4_steps", mc4_steps, 1, optional=True)
     _check_float("damping", damping, 0, 1, lo_open=True)
-    if mc4_steps is not None and option_given("--damping", damping != 0.15):  # (was ignored: the power steps are of the undamped chain)
+    # (was ignored: the power steps are of the undamped chain)
+    if mc4_steps is not None and option_given("--damping", damping != 0.15):
         raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "
                          "steps of pref_aggregate.py's undamped chain)")
     log = log or Log("pref_eval", quiet=True)
@@ -55,8 +56,8 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     if not ms:
         raise UsageError(f"{name}: no measure values in the file")
     if all(m in pf.metric_keys for m in ms):  # (were accepted: metrics are ordered by their mean, no MC4)
-        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", option_given("--damping", damping != 0.15))):
-            if given:
+        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", damping != 0.15)):
+            if option_given(flag, given):
                 raise UsageError(f"{flag} applies to MC4, which orders preference measures; {', '.join(ms)} "
                                  "are metrics, ordered by their mean")
     qids0 = rng = None

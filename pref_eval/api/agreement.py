@@ -72,7 +72,8 @@ def agree(
 
         if output_format not in FORMATS:
             raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
-        if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):  # (was accepted and ignored: session 22)
+        # (was accepted and ignored: session 22)
+        if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):
             raise UsageError(f"--digits applies to the tables (-o text, markdown, latex); -o {output_format} "
                              "writes every value in full precision")
     own: InputOptions = []

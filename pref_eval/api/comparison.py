@@ -120,8 +120,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
         if mt not in test_list:
             raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
     if fmt in ("jsonl", "csv"):  # (both were ignored there: every record, every digit)
-        for flag, given in (("--marker-test", marker_test is not None), ("--digits", option_given("--digits", digits != 4))):
-            if given:
+        for flag, given in (("--marker-test", marker_test is not None), ("--digits", digits != 4)):
+            if option_given(flag, given):
                 raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
                                  "every record in full precision")
     _check_keep_going(keep_going, qrels, measures)
@@ -178,11 +178,12 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
         if run_id_mode is not None or run_names:
             raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
         from ..io.perquery import read_per_query
-
         return read_per_query(per_query), baseline, False
-    return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
-                             binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
-                             run_id_mode=run_id_mode, run_names=run_names, log=log, skipped=skipped)
+    from ._metric_mode import errors_in_run_order
+    with errors_in_run_order(log, skipped, runs, run_id_mode, run_names) as elog:
+        return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
+                                 binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
+                                 run_id_mode=run_id_mode, run_names=run_names, log=elog, skipped=skipped)
 
 
 def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str], complete: bool, level: int,

@@ -356,7 +356,7 @@ def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None,
     from ..io.runs import read_run
     from ._metric_mode import _set_aside
 
-    got: list[tuple[Any]] = []
+    got: list[tuple[Any, ...]] = []
     for path, name in zip(runs, names, strict=True):
         try:
             run = read_run(path, name=name)

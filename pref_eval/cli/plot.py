@@ -102,7 +102,7 @@ def scores_cmd(scores_file: str, queries: tuple[str, ...], max_queries: int, top
                image_fmt: str | None) -> None:
     """zELO score distributions with confidence intervals, one panel per query."""
     from ..api.plotting import PlotImage, plot_scores
-    from .common import command_options, options_given
+    from .common import command_options
 
     plot_scores(scores_file, PlotImage(output, width, height, dpi, title, image_fmt), queries=queries,
                 max_queries=max_queries, top=top, confidence=confidence, log=Log("zelo_plot", quiet),
@@ -221,7 +221,7 @@ def calibration_cmd(agree_file: str, judge: str | None, quiet: bool, output: str
     stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1.
     """
     from ..api.plotting import PlotImage, plot_calibration
-    from .common import command_options, options_given
+    from .common import command_options
 
     plot_calibration(agree_file, PlotImage(output, width, height, dpi, title, image_fmt), judge=judge,
                      log=Log("zelo_plot", quiet), inputs=command_options())
