@@ -369,8 +369,8 @@ def _usage_lines(err: Any, label: str, click: Any) -> str:
     """A command line the option parser refused (a missing or unknown option, a value out of range): one line,
     ``LABEL: MESSAGE`` as every other error, then click's ``Try 'PROG --help' for help.`` -- not click's block of
     the usage line, the hint, a blank line and ``Error: MESSAGE`` (docs/exit-codes.md)."""
-    lines = f"{label}: {shortened(one_line(err.format_message()))}\n"
     ctx = getattr(err, "ctx", None)
+    lines = f"{label}: {shortened(one_line(_peer_option(err, ctx, click) or err.format_message()))}\n"
     if not isinstance(err, click.UsageError):
         return lines
     if ctx is None:  # refused before a context was made (an option's value missing at the end of the line)
@@ -378,6 +378,19 @@ def _usage_lines(err: Any, label: str, click: Any) -> str:
     elif ctx.command.get_help_option(ctx) is not None:
         lines += f"Try '{ctx.command_path} {max(ctx.command.get_help_option_names(ctx), key=len)}' for help.\n"
     return lines
+
+
+def _peer_option(err: Any, ctx: Any, click: Any) -> str:
+    """An unknown option a peer's users type (``zelo_compare --max-p``, ranx's ``max_p``): the message naming
+    ours (:data:`pref_eval.cli.options.PEER_OPTIONS`); empty for any other error."""
+    from .options import COMMANDS, PEER_OPTIONS
+
+    if not isinstance(err, click.NoSuchOption) or ctx is None:
+        return ""
+    name = next((c.name for c in COMMANDS if ctx.info_name == c.name or ctx.info_name in c.scripts), "")
+    peer = PEER_OPTIONS.get(name, {})
+    hint = peer.get(err.option_name.lstrip("-").replace("_", "-").lower())
+    return f"No such option '{err.option_name}': {hint}." if hint else ""
 
 
 def _positional_for_option(err: Any, args: list[str], click: Any) -> str:
