@@ -291,7 +291,7 @@ class _HeldErrors:
 
 
 @contextlib.contextmanager
-def errors_in_run_order(log: Any, skipped: list[str] | None, runs: Sequence[str], run_id_mode: str | None,
+def _errors_in_run_order(log: Any, skipped: list[str] | None, runs: Sequence[str], run_id_mode: str | None,
                         run_names: Sequence[str]) -> Iterator[Any]:
     """``zelo_compare -R --keep-going``: the error lines of the runs left out, written in the order the runs were
     given, as zelo_eval writes them (it reads and evaluates one run after another), though the runs are read

@@ -179,8 +179,8 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
             raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
         from ..io.perquery import read_per_query
         return read_per_query(per_query), baseline, False
-    from ._metric_mode import errors_in_run_order
-    with errors_in_run_order(log, skipped, runs, run_id_mode, run_names) as elog:
+    from ._metric_mode import _errors_in_run_order
+    with _errors_in_run_order(log, skipped, runs, run_id_mode, run_names) as elog:
         return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,
                                  binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs,
                                  run_id_mode=run_id_mode, run_names=run_names, log=elog, skipped=skipped)
