@@ -27,8 +27,8 @@ def disjoint(tmp_path):
     return tmp_path
 
 
-MESSAGE = ("map: no query has a value for every run (2 quer(y/ies), each lacking for some run): nothing to average "
-           "or test; -c counts a query a run lacks as 0\n")
+MESSAGE = ("map: no query has a value for every run (X.run, Y.run; 2 quer(y/ies), each lacking for some run): "
+           "nothing to average or test; -c counts a query a run lacks as 0\n")
 
 
 @pytest.mark.parametrize("module, fmt", [("eval", "text"), ("eval", "wide-csv"), ("eval", "latex"),
@@ -55,8 +55,8 @@ def test_preference_pairs_without_a_common_query_refused(tmp_path):
     (tmp_path / "pp.tsv").write_text("runi\trunj\tqid\tmeasure\tvalue\nA\tB\tq1\trpp\t0.5\nA\tC\tq2\trpp\t0.5\n")
     res = run_module_inproc("compare", ["-P", "pp.tsv"], cwd=tmp_path)
     assert (res.returncode, res.stdout) == (2, "")
-    assert res.stderr == ("zelo_compare: rpp: no query has a value for every pair (2 quer(y/ies), each lacking for "
-                          "some pair): nothing to average or test\n")
+    assert res.stderr == ("zelo_compare: pp.tsv: rpp: no query has a value for every pair (2 quer(y/ies), each "
+                          "lacking for some pair): nothing to average or test\n")
 
 
 @pytest.mark.parametrize("module, argv", [("eval", ["-R", "q.txt", "-m", "map", "X.run", "Y.run"]),

@@ -198,7 +198,7 @@ def test_identical_systems_and_disjoint_query_sets_through_the_cli(tmp_path):
     # 23; was nan records, exit 0)
     out = run_module_inproc("compare", ["-P", str(per), "-o", "jsonl"], ".", timeout=120)
     assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr
-    assert out.stderr.startswith("zelo_compare: m: no query has a value for every run"), out.stderr
+    assert out.stderr.startswith(f"zelo_compare: {per}: m: no query has a value for every run"), out.stderr
     assert all(json.loads(x)["n_queries"] == 0 and json.loads(x)["p_value"] is None for x in out.stdout.splitlines())
     out = run_module_inproc("compare", ["-P", str(per), "C"], ".", timeout=120)
     assert out.returncode == 2 and out.stderr == "zelo_compare: need at least two runs to compare\n", out.stderr

@@ -143,11 +143,11 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     if slow:
         log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
     result = _compare_metrics(df, test_list, baseline=baseline, complete=complete, run_sel=run_sel,
-                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log)
+                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log, source=per_query)
     pref_records, pref_tests = None, test_list
     if pref_df is not None:
         pref_records, pref_tests = _compare_preference_rows(
-            pref_df, test_list, baseline=baseline,
+            pref_df, test_list, baseline=baseline, source=per_query,
             complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
     text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
                             markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
@@ -271,9 +271,7 @@ def _check_mode_options(pref_names: list[str], registry: list[str], *, binary: f
 
 def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[str]) -> None:
     """``--keep-going`` applies to ``-R`` (run files) only."""
-    if not keep_going:
-        return
-    if not qrels:
+    if keep_going and not qrels:
         raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)")
 
 
@@ -340,7 +338,7 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
 
 def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
                      run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict, jobs: int,
-                     log: Any) -> Any:
+                     log: Any, source: str | None = None) -> Any:
     """The tests on the per-run measures (:func:`pref_eval.stats.compare.compare`), or None without any."""
     from ..stats.compare import compare as compare_table
 
@@ -355,7 +353,7 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                            measures=metric_measures, **settings,
                            progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
-    result.refuse_no_common_query()
+    result.refuse_no_common_query(source)
     for line in result.query_warnings():
         log.warn(line)
     return result
@@ -363,7 +361,7 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
 
 def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
                              run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict,
-                             log: Any) -> tuple[Any, list[str]]:
+                             log: Any, source: str | None = None) -> tuple[Any, list[str]]:
     """The tests on the per-pair preference measures: (records or None, the tests applied). ``baseline``
     (a per-query file's pairs; ``-R`` makes only the baseline's pairs): keep the pairs with the baseline,
     as (other, baseline), so the correction's family is those R - 1 pairs, as with ``-R``."""
@@ -380,8 +378,10 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
                                                tests=pref_tests, **settings)
     empty = [m for m, n in nq.items() if n == 0]
     if empty:  # (before session 23: nan records, exit 0)
-        raise UsageError(f"{empty[0]}: no query has a value for every pair ({len(dropped[empty[0]])} quer(y/ies), "
-                         "each lacking for some pair): nothing to average or test")
+        from ..io.textfile import display_name
+        raise UsageError(f"{display_name(source) + ': ' if source else ''}{empty[0]}: no query has a value for "
+                         f"every pair ({len(dropped[empty[0]])} quer(y/ies), each lacking for some pair): nothing to "
+                         "average or test")
     for m, d in dropped.items():
         if d:
             log.warn(f"{m}: {len(d)} quer(y/ies) missing for some pair left out")

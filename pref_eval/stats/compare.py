@@ -186,15 +186,20 @@ class ComparisonResult:
                f"{', ...' if len(d) > 5 else ''}); -c counts them as 0" for m, d in self.dropped_queries.items() if d]
         return out + [f"{m}: no query has a value for every run" for m, n in self.n_queries.items() if n == 0]
 
-    def refuse_no_common_query(self) -> None:
+    def refuse_no_common_query(self, source: str | None = None) -> None:
         """UsageError (the commands' exit 2) when a measure has no query with a value for every run: its
         means and tests would be NaN (zelo_plot refused this already; zelo_eval's tables and zelo_compare
-        warned and exited 0 with ``nan`` cells before session 23)."""
+        warned and exited 0 with ``nan`` cells before session 23). ``source``: the per-query file, named first;
+        without it the runs are named."""
         empty = [m for m, n in self.n_queries.items() if n == 0]
         if empty:
+            from ..io.textfile import display_name
+
             m, left = empty[0], len(self.dropped_queries.get(empty[0], []))
-            raise UsageError(f"{m}: no query has a value for every run ({left} quer(y/ies), each lacking for some "
-                             "run): nothing to average or test; -c counts a query a run lacks as 0")
+            where = f"{display_name(source)}: " if source else ""
+            runs = "" if source else f"{', '.join(self.runs)}; "
+            raise UsageError(f"{where}{m}: no query has a value for every run ({runs}{left} quer(y/ies), each lacking "
+                             "for some run): nothing to average or test; -c counts a query a run lacks as 0")
 
 
 def parse_tests(spec: str | Sequence[str]) -> list[str]:
