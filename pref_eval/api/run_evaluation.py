@@ -351,16 +351,17 @@ def _usable_runs(runs: list[str], names: list[str], base: Any, topk: int | None,
     left out. Returns the runs, the runs ranked (what the evaluation of the whole qrels ranks again without
     them: before session 23 every run was ranked twice), their paths and ids, and the error to raise once the
     output is written (as :func:`pref_eval.api._metric_mode._set_aside`, whose messages it shares)."""
-    from ..collection import build_collection
+    from ..collection import build_collection, index_qrels
     from ..errors import PrefEvalError
     from ..io.runs import read_run
     from ._metric_mode import _set_aside
 
+    qi = index_qrels(base.qrels)  # once (build_collection of the qrels would index them again for each run)
     got: list[tuple[Any, ...]] = []
     for path, name in zip(runs, names, strict=True):
         try:
             run = read_run(path, name=name)
-            got.append((run, build_collection(base.qrels, [run], complete=True, depth=topk).runs[0]))
+            got.append((run, build_collection(qi, [run], complete=True, depth=topk).runs[0]))
         except PrefEvalError as bad:
             got.append((bad,))
     got, runs, names, left_out = _set_aside(got, runs, names, log, least=least)
