@@ -263,3 +263,33 @@ def test_zelo_score_mode_warns_a_run_lacking_queries(tmp_path):
                           "it has (zbench's rule)\n")
     quiet = run_inproc("zelo_eval", ["-R", "z.tsv", "-m", "zndcg", "-o", "tsv", "-Q", "r.run"], tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_orderings_of_a_long_table_with_runid_rows(tmp_path):
+    """`zelo_compare --orderings` of the organizer's table (`-M official -o tsv`: trec_eval's `runid` rows, a text
+    value) stopped at the first `runid` row ('expected a number as value'); they are skipped. Oracle: the same
+    table without its runid rows (grep), and Kendall's tau-b by hand: map orders other > good > fourth > third, P@2
+    other > the three tied, so 3 concordant pairs, 3 tied in B only: 3 / sqrt(6 * 3) = 0.7071."""
+    ws = _ws(tmp_path)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-c", "-M", "official", "-m", "P@2", "-o", "tsv", "-Q", *RUNS], ws)
+    assert res.returncode == 0 and b"\trunid\t" in res.stdout
+    (ws / "a.tsv").write_bytes(res.stdout)
+    (ws / "b.tsv").write_bytes(b"".join(ln for ln in res.stdout.splitlines(True) if b"\trunid\t" not in ln))
+    argv = ["--orderings", "a.tsv", "a.tsv", "--key-a", "map", "--key-b", "P@2", "-o", "csv"]
+    got = run_inproc("zelo_compare", argv, ws)
+    want = run_inproc("zelo_compare", [*[x.replace("a.tsv", "b.tsv") for x in argv]], ws)
+    assert got.returncode == want.returncode == 0, (got.stderr, want.stderr)
+    assert got.stdout == want.stdout and b"systems,4\n" in got.stdout
+    assert b"kendall_tau_b,0.7071\n" in got.stdout and b"swapped_pairs,0 of 6\n" in got.stdout
+
+
+@pytest.mark.parametrize("fmt", ["topics", "topics-csv"])
+def test_zelo_compare_per_topic_table_given_as_per_query_values_says_so(tmp_path, fmt):
+    ws = _ws(tmp_path)
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-c", "-m", "map", "-o", fmt, "-Q", *RUNS], ws)
+    (ws / "t.txt").write_bytes(res.stdout)
+    got = run_inproc("zelo_compare", ["-P", "t.txt", "-m", "map", "--tests", "t"], ws)
+    assert got.returncode == 2 and got.stdout == b""
+    assert got.stderr == ("zelo_compare: t.txt:1: expected a header line with columns run, qid, measure, value "
+                          "(missing run, value); this is zelo_eval's per-topic table (-o topics: a column per run): "
+                          "write the per-query table with `zelo_eval -R QRELS -q -o tsv ...`\n")

@@ -161,6 +161,10 @@ def _name_field(r: dict, key: str, name: str, line: int) -> str:
     raise InputError(name, line, f"expected a string as {key}, got {got}")
 
 
+_TEXT_MEASURES = ("runid", "relstring")
+"""trec_eval's measures whose value is text: a long table holds them beside the numbers; no ordering is by them."""
+
+
 def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> tuple[dict[str, float], str]:
     """The per-run summary rows of a ``zelo_eval -o tsv|csv|jsonl`` table (see the module docstring)."""
     import csv
@@ -182,6 +186,8 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
             continue  # per-query rows and preferences between two runs
         run = _name_field(r, "runi" if "runi" in r and "run" not in r else "run", name, line)
         measure = _name_field(r, "measure", name, line)
+        if measure in _TEXT_MEASURES:  # zelo_eval's -M official / all_trec tables hold them (was refused)
+            continue
         value = r.get("value")
         try:
             if isinstance(value, bool):  # float(true) is 1.0

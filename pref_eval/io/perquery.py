@@ -133,8 +133,12 @@ def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], nam
 
 def _trec_eval_hint(head: str) -> str:
     """What to do when the first line is trec_eval's ``measure qid value`` (``trec_eval -q`` output kept from
-    earlier work): it holds one run without its name, so the per-query table comes from ``zelo_eval``."""
+    earlier work): it holds one run without its name, so the per-query table comes from ``zelo_eval``; or the
+    header of ``zelo_eval -o topics|topics-csv`` (the per-topic table, not per-query rows)."""
     f = head.split()
+    if head.replace(",", "\t").split()[:6] == ["qid", "measure", "runs", "min", "median", "max"]:
+        return ("; this is zelo_eval's per-topic table (-o topics: a column per run): write the per-query table "
+                "with `zelo_eval -R QRELS -q -o tsv ...`")
     if len(f) != 3:
         return ""
     try:
