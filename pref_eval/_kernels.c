@@ -301,29 +301,39 @@ fail:
     return NULL;
 }
 
-/* bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h): with d = x[u[k]] - x[v[k]], p = expit(d), q = expit(-d),
-   r = wuv[k] * q - wvu[k] * p: gu[u[k]] += r, gv[v[k]] += r (k in order, both zeroed first) and
-   h[k] = nw[k] * p * q -- numpy's bincount(u, r), bincount(v, r) and nw * p * q. Each term is computed
-   to full relative precision (1 - p would lose it when p is near 1: a near-perfect pair). */
+/* bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h[, hu, hv]): with d = x[u[k]] - x[v[k]], p = expit(d),
+   q = expit(-d), r = wuv[k] * q - wvu[k] * p: gu[u[k]] += r, gv[v[k]] += r (k in order, both zeroed first)
+   and h[k] = nw[k] * p * q -- numpy's bincount(u, r), bincount(v, r) and nw * p * q; with hu, hv also
+   hu[u[k]] += h[k], hv[v[k]] += h[k] (bincount(u, h), bincount(v, h): the Hessian's diagonal parts). Each
+   term is computed to full relative precision (1 - p would lose it when p is near 1: a near-perfect pair). */
 static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
-    PyObject *o[9];
-    buf_t b[9];
+    PyObject *o[11] = {NULL};
+    buf_t b[11];
     memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO|OO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10]))
         return NULL;
+    if ((o[9] == NULL) != (o[10] == NULL)) {
+        PyErr_SetString(PyExc_TypeError, "bt_gradient: hu and hv go together");
+        return NULL;
+    }
+    int diag = o[9] != NULL;
     if (get_buf(o[0], &b[0], 0, 'd', "x") < 0 || get_buf(o[1], &b[1], 0, 'q', "u") < 0 ||
         get_buf(o[2], &b[2], 0, 'q', "v") < 0 || get_buf(o[3], &b[3], 0, 'd', "wuv") < 0 ||
         get_buf(o[4], &b[4], 0, 'd', "wvu") < 0 || get_buf(o[5], &b[5], 0, 'd', "nw") < 0 ||
         get_buf(o[6], &b[6], 1, 'd', "gu") < 0 || get_buf(o[7], &b[7], 1, 'd', "gv") < 0 ||
-        get_buf(o[8], &b[8], 1, 'd', "h") < 0)
+        get_buf(o[8], &b[8], 1, 'd', "h") < 0 ||
+        (diag && (get_buf(o[9], &b[9], 1, 'd', "hu") < 0 || get_buf(o[10], &b[10], 1, 'd', "hv") < 0)))
         goto fail;
     {
         const double *x = b[0].view.buf, *wuv = b[3].view.buf, *wvu = b[4].view.buf, *nw = b[5].view.buf;
         const int64_t *u = b[1].view.buf, *v = b[2].view.buf;
         double *gu = b[6].view.buf, *gv = b[7].view.buf, *h = b[8].view.buf;
+        double *hu = diag ? b[9].view.buf : NULL, *hv = diag ? b[10].view.buf : NULL;
         Py_ssize_t n = NITEMS(b[0]), m = NITEMS(b[1]);
         if (NITEMS(b[2]) != m || NITEMS(b[3]) != m || NITEMS(b[4]) != m || NITEMS(b[5]) != m ||
-            NITEMS(b[8]) != m || NITEMS(b[6]) != n || NITEMS(b[7]) != n) {
+            NITEMS(b[8]) != m || NITEMS(b[6]) != n || NITEMS(b[7]) != n ||
+            (diag && (NITEMS(b[9]) != n || NITEMS(b[10]) != n))) {
             PyErr_SetString(PyExc_ValueError, "bt_gradient: arrays differ in length");
             goto fail;
         }
@@ -332,6 +342,8 @@ static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
             goto fail;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) gu[i] = gv[i] = 0.0;
+        if (diag)
+            for (Py_ssize_t i = 0; i < n; i++) hu[i] = hv[i] = 0.0;
         for (Py_ssize_t k = 0; k < m; k++) {
             double d = x[u[k]] - x[v[k]];
             double p = 1.0 / (1.0 + exp(-d));
@@ -341,13 +353,17 @@ static PyObject *k_bt_gradient(PyObject *self, PyObject *args) {
             gv[v[k]] += r;
             double t = nw[k] * p;
             h[k] = t * q;
+            if (diag) { /* bincount(u, h) and bincount(v, h): the same additions in the same order */
+                hu[u[k]] += h[k];
+                hv[v[k]] += h[k];
+            }
         }
         Py_END_ALLOW_THREADS
     }
-    release(b, 9);
+    release(b, 11);
     Py_RETURN_NONE;
 fail:
-    release(b, 9);
+    release(b, 11);
     return NULL;
 }
 
@@ -1422,7 +1438,8 @@ static PyMethodDef methods[] = {
     {"bt_objective", k_bt_objective, METH_VARARGS,
      "bt_objective(x, u, v, eblock, nw, wvu, f): per-block Bradley-Terry log-likelihood (see _kernels.c)."},
     {"bt_gradient", k_bt_gradient, METH_VARARGS,
-     "bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h): gradient parts and Hessian weights (see _kernels.c)."},
+     "bt_gradient(x, u, v, wuv, wvu, nw, gu, gv, h[, hu, hv]): gradient parts, Hessian weights and their sums "
+     "per node (see _kernels.c)."},
     {"stable_order", k_stable_order, METH_VARARGS,
      "stable_order(hi, nhi, lo, nlo, out): out = np.lexsort((lo, hi)) by counting sorts (lo may be None)."},
     {"format_scores", k_format_scores, METH_VARARGS,

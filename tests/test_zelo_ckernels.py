@@ -108,6 +108,17 @@ def test_fused_objective_and_gradient_equal_the_numpy_composition():
     assert np.array_equal(gu, np.bincount(e.u, r, minlength=e.n))
     assert np.array_equal(gv, np.bincount(e.v, r, minlength=e.n))
     assert np.array_equal(h, nw * p * pq)
+    # with hu, hv: the Hessian diagonal's parts bincount(u, h), bincount(v, h) (zelo_fit's Newton steps take
+    # them from this pass), the other outputs unchanged
+    gu2, gv2, h2, hu, hv = (np.empty(k) for k in (e.n, e.n, len(d), e.n, e.n))
+    K.bt_gradient(x, e.u, e.v, e.wuv, e.wvu, nw, gu2, gv2, h2, hu, hv)
+    assert np.array_equal(hu, np.bincount(e.u, h, minlength=e.n))
+    assert np.array_equal(hv, np.bincount(e.v, h, minlength=e.n))
+    assert np.array_equal(gu2, gu) and np.array_equal(gv2, gv) and np.array_equal(h2, h)
+    with pytest.raises(TypeError, match="hu and hv go together"):
+        K.bt_gradient(x, e.u, e.v, e.wuv, e.wvu, nw, gu2, gv2, h2, hu)
+    with pytest.raises(ValueError, match="differ in length"):
+        K.bt_gradient(x, e.u, e.v, e.wuv, e.wvu, nw, gu2, gv2, h2, hu, hv[:-1])
     with pytest.raises(ValueError):
         K.bt_objective(x, e.u, e.v, eblock + nb, nw, e.wvu, got)
 
@@ -249,7 +260,8 @@ def _valid_calls() -> dict:
         "csr_matvec": ((indptr, idx, w, x, np.empty(4)), {4}),
         "scc": ((indptr, idx, np.empty(4, i8)), {2}),
         "bt_objective": ((x, u, v, eb, w, w, np.empty(2)), {6}),
-        "bt_gradient": ((x, u, v, w, w, w, np.empty(4), np.empty(4), np.empty(3)), {6, 7, 8}),
+        "bt_gradient": ((x, u, v, w, w, w, np.empty(4), np.empty(4), np.empty(3), np.empty(4), np.empty(4)),
+                        {6, 7, 8, 9, 10}),
         "stable_order": ((u, 4, v, 4, np.empty(3, i8)), {4}),
         "factorize": ((np.array([5, 3, 5], i8), np.empty(3, i8), np.empty(3, i8)), {1, 2}),
         "cg_step": ((np.array([0.5, 2.0]), eb, *e3, *(np.zeros(3) for _ in range(5))), {5, 6, 7, 8, 9}),
@@ -374,6 +386,10 @@ def test_kernels_equal_numpy_on_tiny_and_extreme_inputs(n, m, monkeypatch):
             assert same(compiled.objective(x, u, v, eb, nw, wvu, nb), f)
             got = compiled.gradient(x, u, v, wuv, wvu, nw)
             assert all(same(g, w_) for g, w_ in zip(got, want, strict=True))
+            with np.errstate(all="ignore"):
+                want_d = (*want, np.bincount(u, want[2], minlength=n), np.bincount(v, want[2], minlength=n))
+            got_d = compiled.gradient_diag(x, u, v, wuv, wvu, nw)
+            assert all(same(g, w_) for g, w_ in zip(got_d, want_d, strict=True))
         if n:
             A = csr_matrix((rng.choice(specials, m), (u, v)), shape=(n, n))
             A.sum_duplicates()

@@ -132,3 +132,13 @@ def gradient(x: np.ndarray, u: np.ndarray, v: np.ndarray, wuv: np.ndarray, wvu: 
     gu, gv, h = np.empty(n), np.empty(n), np.empty(len(u))
     _module().bt_gradient(_f8(x), u, v, wuv, wvu, nw, gu, gv, h)
     return gu, gv, h
+
+
+def gradient_diag(x: np.ndarray, u: np.ndarray, v: np.ndarray, wuv: np.ndarray, wvu: np.ndarray,
+                  nw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`gradient` and ``(bincount(u, h), bincount(v, h))`` (the Hessian diagonal's two parts), in the
+    same pass over the edges."""
+    n = len(x)
+    gu, gv, h, hu, hv = np.empty(n), np.empty(n), np.empty(len(u)), np.empty(n), np.empty(n)
+    _module().bt_gradient(_f8(x), u, v, wuv, wvu, nw, gu, gv, h, hu, hv)
+    return gu, gv, h, hu, hv

@@ -240,8 +240,9 @@ def _newton_blocks(
         return f
 
     def grad_hess(xx):
+        """(gradient, Hessian weights h, prior's curvature pd, the Hessian's diagonal L(h) + pd)."""
         if fused:
-            gu, gv, h = compiled.gradient(xx, u, v, wuv, wvu, nw)
+            gu, gv, h, hu, hv = compiled.gradient_diag(xx, u, v, wuv, wvu, nw)
             g = gu - gv
         else:
             # sigma(-d) computed, not 1 - sigma(d): full relative precision on a near-perfect pair
@@ -250,13 +251,14 @@ def _newton_blocks(
             r = wuv * pq - wvu * p
             g = np.bincount(u, r, minlength=n) - np.bincount(v, r, minlength=n)
             h = nw * p * pq
+            hu, hv = np.bincount(u, h, minlength=n), np.bincount(v, h, minlength=n)
         pd = np.zeros(n)
         if prior > 0:
             sx = _sigmoid(xx)
             sxq = _sigmoid(-xx)
             g = g + prior * (sxq - sx)
             pd = 2.0 * prior * sx * sxq
-        return g, h, pd
+        return g, h, pd, hu + hv + pd
 
     pattern = _laplacian_pattern(n, u, v)
     f = objective(x)
@@ -264,7 +266,7 @@ def _newton_blocks(
     stalled = np.zeros(nb, dtype=bool)
     done = np.zeros(nb, dtype=bool)
     for it in range(max_iter + 1):
-        g, h, pd = grad_hess(x)
+        g, h, pd, hdiag = grad_hess(x)
         gmax = np.maximum.reduceat(np.abs(g), starts)
         active = ~stalled & ~done
         if not active.any():
@@ -273,7 +275,8 @@ def _newton_blocks(
         gnorm = np.sqrt(_segsum(g * g, starts))
         # inexact Newton (Eisenstat-Walker style): loose early, tight near the optimum
         rtol = np.clip(np.minimum(0.1, np.sqrt(gnorm)), 1e-12, None)
-        delta = _block_cg(n, block, starts, inv_size, pattern, h, pd, g, centre, active, rtol=rtol)
+        # hdiag: the Hessian's diagonal, from the gradient's pass, for the CG's matrix and the stopping rule
+        delta = _block_cg(n, block, starts, inv_size, pattern, h, pd, g, centre, active, rtol=rtol, diag=hdiag)
         # done: the gradient is within ``tol`` and the Newton step -- the distance to the optimum, to first
         # order -- is below STEP_TOL of the block's scale (scale-free: a document whose Hessian entry is tiny
         # has a large step for a small gradient; module docstring, "Stopping")
@@ -281,7 +284,6 @@ def _newton_blocks(
         scale = np.maximum(1.0, np.maximum.reduceat(np.abs(x), starts))
         # |g_i| <= tol * max(1, H_ii): the absolute rule for weights ~1; relative to the curvature for large
         # weights, whose gradient holds rounding noise of eps * H_ii (weights 1e20 with a prior)
-        hdiag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
         gok = np.logical_and.reduceat(np.abs(g) <= tol * np.maximum(1.0, hdiag), starts)
         fin = active & gok & (step <= STEP_TOL * scale)
         if fin.any() and it < max_iter:  # that last step is taken without a line search (a full Newton step
@@ -306,7 +308,7 @@ def _newton_blocks(
         x = xnew
         if centre:
             x -= np.repeat(np.where(moved, _segsum(x, starts) * inv_size, 0.0), sizes)
-    g, _, _ = grad_hess(x)
+    g, _, _, _ = grad_hess(x)
     gmax = np.maximum.reduceat(np.abs(g), starts) if n else gmax
     return x, iters, gmax, done
 
@@ -366,15 +368,17 @@ def _laplacian_pattern(n: int, u: np.ndarray, v: np.ndarray):
     return A, u, v
 
 
-def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, rtol=1e-12, max_cg=500):
+def _block_cg(n, block, starts, inv_size, pattern, h, pd, rhs, centre, active, rtol=1e-12, max_cg=500, diag=None):
     """Solve A z = rhs blockwise by Jacobi-preconditioned CG.
 
     A = Laplacian(h) + diag(pd) (+ 11'/n_b per block when ``centre``).
-    ``rtol`` may be an array (one relative tolerance per block).
+    ``rtol`` may be an array (one relative tolerance per block); ``diag``: the diagonal of Laplacian(h) +
+    diag(pd) if the caller has it (computed here as the caller would otherwise: the same bits; not changed).
     """
     A, u, v = pattern
     sizes = np.diff(np.append(starts, n))
-    diag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
+    if diag is None:
+        diag = np.bincount(u, h, minlength=n) + np.bincount(v, h, minlength=n) + pd
     A.set_values(np.concatenate([-h, -h, diag]))
 
     def matvec(p):
