@@ -127,3 +127,24 @@ def test_diversity_cli(tmp_path):
         files = [str(tmp_path / "q"), str(tmp_path / "r")] if mod.endswith("trec") else [str(tmp_path / "r")]
         out = subprocess.run([sys.executable, "-m", mod, *args, *files], capture_output=True, text=True, check=True)
         assert "0.5000" in out.stdout
+
+
+def test_nnrbp_alpha_0_beta_1_is_nan_as_ndeval():
+    """f32's fuzz finding (ir-measures names from their valid domains, seed 1004): nNRBP(alpha=0, beta=1) was
+    1.0 for a perfect ranking. NRBP's factor 1 − (1−α)β is then 0, so NRBP and the ideal's NRBP are both 0 and
+    nNRBP = 0/0 (Clarke, Kolla & Vechtomova, ICTIR 2009); ndeval divides unconditionally: NaN (live below)."""
+    import pref_eval
+
+    qrels = [("1", "a", 1), ("1", "b", 0), ("2", "c", 1)]
+    run = {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0, "a": 0.5}}
+    iq = [ir_measures.Qrel(q, d, g) for q, d, g in qrels]
+    ir = [ir_measures.ScoredDoc(q, d, s) for q, ds in run.items() for d, s in ds.items()]
+    for name, nan in (("nNRBP(alpha=0.0,beta=1.0)", True), ("nNRBP(alpha=0.5,beta=1.0)", False),
+                      ("nNRBP(alpha=0.0,beta=0.99)", False), ("NRBP(alpha=0.0,beta=1.0)", False)):
+        theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.parse_measure(name)], iq, ir)}
+        df = pref_eval.evaluate(qrels, run, [name])
+        got = dict(zip(df.qid.astype(str), df.value, strict=True))
+        assert set(got) == set(theirs) == {"1", "2"}, name
+        for q in got:
+            assert math.isnan(theirs[q]) == nan, (name, q, theirs[q])
+            assert (math.isnan(got[q]) and nan) or got[q] == pytest.approx(theirs[q], abs=1e-12), (name, q, got[q])

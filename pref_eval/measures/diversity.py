@@ -23,7 +23,9 @@ documents above rank i relevant to s. The novelty gain at rank i is
   (β = ``beta``, default 0.5); nNRBP = NRBP / NRBP(ideal) (Clarke, Kolla &
   Vechtomova, ICTIR 2009). nNRBP of a query without a relevant subtopic is
   NaN (ndeval's 0/0, kept because ndeval, pyndeval and ir-measures report it;
-  the mean over queries is then NaN too).
+  the mean over queries is then NaN too), and so is every query's with α = 0,
+  β = 1 (the factor 1 − (1−α)β is 0: NRBP is 0 for every ranking, the ideal's
+  too).
 * P-IA@k = Σ_{i≤k} Σ_s J(d_i, s) / (k |S|) (Agrawal et al., WSDM 2009).
 * AP-IA = (1/|S|) Σ_s (1/R_s) Σ_{i: J(d_i,s)=1} |{j ≤ i : J(d_j,s)=1}| / i,
   R_s = number of documents with J(d, s) = 1 (ndeval's MAP-IA).
@@ -278,7 +280,10 @@ def nrbp(r: Ranked, level: int, alpha: float, beta: float, normalise: bool) -> n
     if normalise:
         ideal = ideal_gains(lab, r.nq, alpha, None)
         den = (ideal * libm.power(beta, np.arange(ideal.shape[1]))).sum(axis=1)
-        # ndeval divides unconditionally: 0/0 = NaN for a query without a relevant subtopic
+        # ndeval divides unconditionally: 0/0 = NaN for a query without a relevant subtopic, and for every
+        # query when the factor 1 − (1−α)β is 0 (α = 0, β = 1: NRBP and the ideal's NRBP are both 0)
+        if scale == 0.0:
+            return np.full((len(v), 1), np.nan)
         return np.divide(v, den, out=np.full(len(v), np.nan), where=den > 0).reshape(-1, 1)
     return _div(scale * v, lab.nsub.astype(np.float64)).reshape(-1, 1)
 
@@ -383,7 +388,8 @@ def m_nrbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 @_div_measure("nNRBP", 5, "NRBP divided by the greedy ideal ranking's NRBP (ndeval).",
-              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)  (NaN without relevant subtopic)", citation=CKV2009,
+              formula="Σ_i G_i β^(i−1) / Σ_i G*_i β^(i−1)  (NaN without relevant subtopic, or α = 0 and β = 1)",
+              citation=CKV2009,
               irm="nNRBP", empty_value=None,
               keywords=(REL, ALPHA_P, BETA_P))
 def m_nnrbp(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
