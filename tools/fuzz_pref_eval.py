@@ -33,6 +33,17 @@ When pref_eval.py printed per-query lines, pref_aggregate.py and our pref_aggreg
 (``--mc4-steps 10``) are then run on its output with random shared options
 (-m, -q, -n, --num_samples) and compared line for line, exactly.
 
+Session 23: pref_eval.py's random draws -- ``--query_fraction`` and ``--label_fraction`` under the ``random``
+policy (e27's gap: pref_eval.py draws with Python's unseeded ``random.sample``) -- in 25 % of the cases, and
+pref_aggregate.py's ``--query_fraction``. Both programs are made to keep the same queries and labels: ours runs
+first with its draws recorded (pref_eval.run_preferences.sampling's two functions wrapped; pref_aggregate's from
+its per-query lines), then the peer runs with ``random.sample`` replaced by those draws (:data:`PLANNED_PEER`; a
+draw the peer asks for that ours did not make, or of another size or population, is ``draw_differs``). What is
+compared is everything around the draw: how many are kept, from which population, the numbers of each sample
+and the summaries. pref_aggregate.py's ``--query_fraction`` fails on any file with summary lines (its read_qids
+reads the ``type`` of every line of sample 0: KeyError), so both read the file without them there.
+``make_case(..., sampled=False)`` gives the earlier cases byte for byte.
+
 Exit status 0 when every case agrees or is an expected (documented) refusal; 1 otherwise.
 Each difference is printed with its case id; ``--keep DIR`` keeps the case folders.
 """
@@ -98,7 +109,9 @@ def _score(r: random.Random, style: str) -> str:
     return f"{r.gauss(0, 1):.{r.randint(1, 6)}f}"
 
 
-def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (one flat recipe)
+def make_case(seed: int, idx: int, hostile_rate: float, sampled: bool = True) -> dict:  # noqa: C901 (one recipe)
+    """Case ``idx`` of ``seed``; ``sampled=False`` gives the cases of sessions 16-22 byte for byte (without
+    :func:`_random_sampling`'s options)."""
     r = random.Random(f"{seed}:{idx}")
     hostile = r.random() < hostile_rate
     nq = r.choice([1, 1, 2, 3, 5, 8, 12])
@@ -216,7 +229,29 @@ def make_case(seed: int, idx: int, hostile_rate: float) -> dict:  # noqa: C901 (
     expect = None
     if hostile:
         expect = _make_hostile(r, qrels, runs, opts)
+    if sampled:
+        _random_sampling(random.Random(f"pref-sample:{seed}:{idx}"), opts)
     return {"qrels": "\n".join(qrels) + "\n", "runs": runs, "opts": opts, "expect": expect}
+
+
+def _random_sampling(r: random.Random, opts: list[str]) -> None:
+    """Session 23: the random draws of ``--query_fraction`` and ``--label_fraction`` (policy ``random``, named
+    or by default) in 25 % of the cases, from an RNG of their own. pref_eval.py draws with Python's unseeded
+    ``random.sample``: both programs are made to keep the same queries and labels (:func:`check_case` records
+    ours and gives them to pref_eval.py through :data:`PLANNED_PEER`), so what is compared is everything
+    around the draw -- how many are kept, from which population, and the numbers of each sample."""
+    if r.random() >= 0.25:
+        return
+    pool = "pool" in opts
+    u = r.random()
+    if u < 0.4 or pool:
+        opts += ["--query_fraction", r.choice(["0.5", "0.3", "0.9", "0.01", "0.99", "0.75", "1e-9"])]
+    if u >= 0.25 and not pool:
+        opts += ["--label_fraction", r.choice(["0.5", "0.3", "0.9", "0.01", "0.6", "0.34"])]
+        if r.random() < 0.5:
+            opts += ["--label_fraction_policy", "random"]
+    if "--samples" not in opts and r.random() < 0.5:
+        opts += ["--samples", str(r.randint(2, 4))]
 
 
 def _make_hostile(r: random.Random, qrels: list[str], runs: list[dict], opts: list[str]) -> str:  # noqa: C901
@@ -367,11 +402,98 @@ def one_line_error(err: str) -> bool:
     return len(lines) == 1 and "Traceback" not in err
 
 
+# pref_eval.py / pref_aggregate.py with Python's random.sample replaced by the draws ours made (the plan: per
+# sample the queries kept, per sample and query the labels kept); argv: PLAN SCRIPT ARGS...
+PLANNED_PEER = """
+import json, os, random, runpy, sys
+plan = json.load(open(sys.argv[1], encoding="utf-8"))
+script = sys.argv[2]
+sys.argv = [script] + sys.argv[3:]
+def sample(population, k):
+    f = sys._getframe(1).f_locals
+    s = str(f["sample"])
+    labels = population is f.get("dids")
+    where = f"sample {s}" + (f" query {f['qid']}" if labels else "")
+    keep = (plan["labels"].get(s, {}).get(f["qid"]) if labels else plan["queries"].get(s))
+    if keep is None:
+        sys.exit(f"planned draw: ours drew nothing at {where} (population {len(population)}, {k} asked)")
+    keep = list(keep)
+    if plan["returns"] == "keep":  # in ours' order (pref_aggregate.py's is a set's, then random.sample's)
+        picked = [x for x in keep if x in set(population)]
+    else:
+        picked = [x for x in population if x not in set(keep)]
+    keep = set(keep)
+    if len(picked) != k or not keep <= set(population):
+        sys.exit(f"planned draw at {where}: ours kept {len(keep)} of {len(population)} "
+                 f"({len(keep - set(population))} not in pref_eval.py's population), pref_eval.py asks for {k} "
+                 + plan["returns"])
+    return picked
+random.sample = sample
+sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def random_draws(opts: list[str], agg: bool = False) -> bool:
+    """Whether ``opts`` draw at random (pref_eval.py: ``--query_fraction`` < 1, or ``--label_fraction`` < 1 under
+    the random policy; pref_aggregate.py: ``--query_fraction`` < 1)."""
+    def val(flag: str) -> str | None:
+        return opts[opts.index(flag) + 1] if flag in opts else None
+    if float(val("--query_fraction") or 1) < 1:
+        return True
+    return not agg and float(val("--label_fraction") or 1) < 1 and val("--label_fraction_policy") != "pool"
+
+
+@contextlib.contextmanager
+def recorded_draws(plan: dict):
+    """Record in ``plan`` (:data:`PLANNED_PEER`'s form) the queries and labels ours keeps in each sample."""
+    from pref_eval.run_preferences import sampling
+
+    def txt(x: object) -> str:
+        return x.decode("utf-8", "surrogateescape") if isinstance(x, bytes) else str(x)
+
+    sq, sl = sampling.sample_queries, sampling.sample_labels
+
+    def rec_q(*a, **k):  # type: ignore[no-untyped-def]
+        q2, pq2 = sq(*a, **k)
+        plan["queries"][str(len(plan["queries"]))] = [txt(x) for x in pq2.qorder]
+        return q2, pq2
+
+    def rec_l(*a, **k):  # type: ignore[no-untyped-def]
+        q2, pq2 = sl(*a, **k)
+        kept: dict[str, list[str]] = {}
+        for qq, dd in zip(pq2.qrels.qid, pq2.qrels.docno, strict=True):
+            kept.setdefault(txt(qq), []).append(txt(dd))
+        plan["labels"][str(len(plan["labels"]))] = kept
+        return q2, pq2
+
+    sampling.sample_queries, sampling.sample_labels = rec_q, rec_l
+    try:
+        yield plan
+    finally:
+        sampling.sample_queries, sampling.sample_labels = sq, sl
+
+
+def run_planned_peer(peer: Path, script: str, args: list[str], cwd: Path, plan: dict | None) -> tuple[int, str, str]:
+    """pref_eval.py / pref_aggregate.py, with ``plan``'s draws in place of its unseeded ``random.sample``."""
+    if plan is None:
+        return run_peer(peer, script, args, cwd)
+    (cwd / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    (cwd / "planned_peer.py").write_text(PLANNED_PEER, encoding="utf-8")
+    env = dict(os.environ, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
+    env.pop("PYTHONPATH", None)
+    p = subprocess.run([sys.executable, "planned_peer.py", "plan.json", str(peer / script), *args], cwd=cwd,
+                       capture_output=True, env=env, timeout=120)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
 def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, str]:  # noqa: C901
     qrels, runs = write_case(case, d)
     rel_runs = [str(p.relative_to(d)) for p in runs]
     args = ["-R", "qrels", *case["opts"], *rel_runs]
-    oc, oo, oe = run_ours("pref_eval.cli.eval", args, d)
+    plan = {"queries": {}, "labels": {}, "returns": "drop"} if random_draws(case["opts"]) else None
+    with recorded_draws(plan) if plan is not None else contextlib.nullcontext():
+        oc, oo, oe = run_ours("pref_eval.cli.eval", args, d)
     if "Traceback" in oe:
         return "our_traceback", oe[-1500:]
     if case["expect"] is not None and oc != 0:
@@ -387,7 +509,9 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
         return "documented_diff", "same file name in two folders"
     if case["expect"] == "one_run":  # one run without -m/-M: a trec_eval block; pref_eval.py prints its usage
         return "documented_diff", "one run: trec_eval's block"
-    pc, po, pe = run_peer(peer, "pref_eval.py", args, d)
+    pc, po, pe = run_planned_peer(peer, "pref_eval.py", args, d, plan)
+    if "planned draw" in pe:
+        return "draw_differs", pe.strip().splitlines()[-1]
     if pc != 0 or "Traceback" in pe:
         if oc == 2 and one_line_error(oe):
             last = pe.strip().splitlines()[-1] if pe.strip() else pc
@@ -406,7 +530,7 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
     if any(_is_summary(x) for x in ref):
         (d / "qrels.sorted").write_text(sorted_qrels(case["qrels"]), encoding="utf-8")
         args_s = ["-R", "qrels.sorted", *case["opts"], *rel_runs]
-        _, pos, _ = run_peer(peer, "pref_eval.py", args_s, d)
+        _, pos, _ = run_planned_peer(peer, "pref_eval.py", args_s, d, plan)
         sums = iter([x for x in pos.splitlines() if _is_summary(x)])  # in place: --samples interleaves them
         ref = [next(sums, "{}") if _is_summary(x) else x for x in ref]
     documented: set[str] = set()
@@ -421,10 +545,11 @@ def check_case(peer: Path, case: dict, d: Path, r: random.Random) -> tuple[str, 
             return cls, msg
     if documented:
         return "documented_diff", ", ".join(sorted(documented))
-    return "same", ""
+    return "same", msg or ""
 
 
-def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[str, str]:  # noqa: C901
+def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random,  # noqa: C901
+                    sampled: bool = True) -> tuple[str, str]:
     first = [json.loads(x) for x in prefs.splitlines()]
     names = list(dict.fromkeys(k for o in first for k in o if k not in ID_KEYS))
     has_pref = any(o.get("type") == "preference" for o in first)
@@ -455,10 +580,33 @@ def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[
     if r.random() < 0.2:  # both read gzip
         src = "prefs.jsonl.gz"
         (d / src).write_bytes(gzip.compress(prefs.encode("utf-8"), mtime=0))
-    pc, po, pe = run_peer(peer, "pref_aggregate.py", ["-P", src, *opts], d)
-    oc, oo, oe = run_ours("pref_eval.cli.aggregate", ["-P", src, "--mc4-steps", "10", *opts], d)
+    r2 = random.Random(f"agg-sample:{d.name}")  # session 23: pref_aggregate.py's random --query_fraction
+    if sampled and r2.random() < 0.25:
+        opts += ["--query_fraction", r2.choice(["0.5", "0.3", "0.9", "0.01", "0.99"])]
+        # pref_aggregate.py's read_qids reads the "type" of every line of sample 0, and a summary line has none
+        # (KeyError): both read the file without its summary lines, which neither aggregates
+        src = "prefs.nosummary.jsonl"
+        (d / src).write_text("".join(x + "\n" for x in prefs.splitlines() if not _is_summary(x)), encoding="utf-8")
+    mc4 = ["--mc4-steps", "10"]
+    oc, oo, oe = run_ours("pref_eval.cli.aggregate", ["-P", src, *mc4, *opts], d)
+    if oc == 2 and "--mc4-steps applies to MC4" in oe:  # metrics alone: ours refuses an option that does nothing
+        mc4 = []
+        oc, oo, oe = run_ours("pref_eval.cli.aggregate", ["-P", src, *opts], d)
     if "Traceback" in oe:
         return "agg_our_traceback", oe[-1500:]
+    plan = None
+    if random_draws(opts, agg=True) and oc == 0:
+        # the queries ours kept, from its per-query lines (the same --seed draws the same with or without -q)
+        qopts = ["-q", *[o for o in opts if o not in ("-q", "-n")]]
+        _, qo, _ = run_ours("pref_eval.cli.aggregate", ["-P", src, *mc4, *qopts], d)
+        plan = {"queries": {}, "labels": {}, "returns": "keep"}
+        for line in qo.splitlines():
+            o = json.loads(line)
+            if o.get("qid") != "all":
+                plan["queries"].setdefault(str(o["sample"]), []).append(o["qid"])
+    pc, po, pe = run_planned_peer(peer, "pref_aggregate.py", ["-P", src, *opts], d, plan)
+    if "planned draw" in pe:
+        return "agg_draw_differs", pe.strip().splitlines()[-1]
     if "KeyError" in pe and "-q" in opts and oc == 0:
         return "agg_peer_fails_documented", "pref_aggregate.py -q: KeyError for a query without one kind of line"
     if pc != 0 or "Traceback" in pe or (not po.strip() and pe.strip()):
@@ -466,14 +614,14 @@ def check_aggregate(peer: Path, d: Path, prefs: str, r: random.Random) -> tuple[
     if oc != 0:
         return "agg_we_refuse", oe.strip()
     if no_m and [json.loads(x) for x in oo.splitlines()] == [json.loads(x) for x in po.splitlines()]:
-        return "same", ""
+        return "same", "agg random draws" if plan else ""
     if oo.splitlines() != po.splitlines():
         a, b = oo.splitlines(), po.splitlines()
         for n, (x, y) in enumerate(zip(a, b, strict=False)):
             if x != y:
                 return "agg_diff", f"pref_aggregate {' '.join(opts)}: line {n + 1}\n  ours {x[:800]}\n  ref  {y[:800]}"
         return "agg_diff", f"pref_aggregate {' '.join(opts)}: {len(a)} lines vs {len(b)}"
-    return "same", ""
+    return "same", "agg random draws" if plan else ""
 
 
 OK = {"same", "same_agg_skipped", "documented_refusal", "documented_diff", "peer_fails_we_refuse",
@@ -524,6 +672,10 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 cls, msg = "timeout", ""
             counts[cls] += 1
+            if msg == "agg random draws":
+                kinds["random draws (pref_aggregate.py --query_fraction): same"] += 1
+            if random_draws(case["opts"]):
+                kinds[f"random draws (pref_eval.py): {cls}"] += 1
             if cls.startswith("documented") or cls.endswith("documented"):
                 kinds[f"{cls}: {msg.split(':')[0][:60]}"] += 1
             if cls not in OK:

@@ -45,6 +45,11 @@ unjudged documents; under ``-l`` <= 0 they are compared without the repair (a gr
 there): lines may differ only in the measures that read trec_eval's leftover table of grades (``bpref``,
 ``gm_bpref``, the gain measures) on that topic and ``all`` (``documented_all_negative_leftover``).
 
+Session 23 (the same cases): a qrels with a blank line (documented: trec_eval stops on it, we skip it) is given to
+trec_eval without it and compared byte for byte (``documented_blank_qrels``; was ``documented_peer_fails_blank_qrels``
+without comparing), and the gain-split comparison drops a plain ``dcg`` / ``ideal_dcg`` named with the same measure's
+parameters as it did ``ndcg`` (71:543: ``-mdcg --measure=dcg.-3=2.75,1=7.``, one dcg in both programs).
+
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
 whose grades are all negative, an empty run, a NaN / hexadecimal / non-numeric score, a
@@ -818,10 +823,12 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
     first = {m.split(".")[0]: m for m in reversed([m for m in shared if "." in m])}
     shared = [m for m in shared if "." not in m or first[m.split(".")[0]] == m]
     groups = [[m for m in specs if m.split(".")[0] not in GAIN_SHARED]] + [[m] for m in dict.fromkeys(shared)]
-    if any(m.startswith("ndcg.") for m in shared):  # -m ndcg with -m ndcg.PARAMS: one ndcg in both programs,
-        groups = [g for g in groups if g != ["ndcg"]]  # printed with its parameters (63:845)
+    # -m ndcg with -m ndcg.PARAMS: one ndcg in both programs, printed with its parameters (63:845); the same for
+    # dcg and ideal_dcg (71:543: -mdcg with --measure=dcg.-3=2.75,1=7.)
+    with_params = {m.split(".")[0] for m in shared if "." in m}
+    groups = [g for g in groups if not (len(g) == 1 and g[0] in with_params)]
     base = strip_measures(case["opts_full"])
-    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.noblank", "rel.neg0"):
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
     if "z_unguarded" in case["feats"]:
@@ -863,7 +870,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
 def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple[str, str]:
     """trec_eval again with the -Z file guarded: ``documented_z_unguarded`` when it then prints our bytes."""
     (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
-    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.neg0"):  # cut to the run's topics
+    if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.noblank", "rel.neg0"):  # cut: run topics
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
     args = [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o)
@@ -904,6 +911,15 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
         peer_case = {**case, "qrels_rows": rows, "rel_text": case["rel_text"][1:]}
         peer_rel = "rel.nobom"
         (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
+    if case["fmt"] == "qrels" and "blank_qrels" in case["feats"]:
+        # session 23: a blank qrels line (documented: trec_eval stops, "Malformed line"; we skip it) is given to
+        # trec_eval without it, so the rest is compared byte for byte (was documented_peer_fails_blank_qrels)
+        parts = peer_case["rel_text"].split(case["eol"])
+        parts = [x for i, x in enumerate(parts) if x.strip() or i == len(parts) - 1]
+        peer_case = {**peer_case, "qrels_rows": [x for x in peer_case["qrels_rows"] if x != ""],
+                     "rel_text": case["eol"].join(parts)}
+        peer_rel = "rel.noblank"
+        (d / peer_rel).write_bytes(peer_case["rel_text"].encode("utf-8", "surrogateescape"))
     of = case["opts_full"]
     levels = [(o[2:] or (of[i + 1] if i + 1 < len(of) else "0")) if o.startswith("-l") else of[i + 1]
               for i, o in enumerate(of) if o.startswith("-l") or o == "--level_for_rel" and i + 1 < len(of)]
@@ -928,6 +944,8 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
     cls, msg = _check_case(peer, case, d, peer_case, peer_rel)
     if negq and cls in OK:
         return "documented_all_negative", f"equal to trec_eval with a non-relevant document added to it ({cls})"
+    if peer_rel == "rel.noblank" and cls in OK:
+        return "documented_blank_qrels", f"equal to trec_eval on the qrels without the blank line ({cls})"
     if peer_rel != "rel" and cls in OK:
         return "documented_bom", f"equal to trec_eval on the qrels without the BOM ({cls})"
     return cls, msg
