@@ -148,3 +148,24 @@ def test_nnrbp_alpha_0_beta_1_is_nan_as_ndeval():
         for q in got:
             assert math.isnan(theirs[q]) == nan, (name, q, theirs[q])
             assert (math.isnan(got[q]) and nan) or got[q] == pytest.approx(theirs[q], abs=1e-12), (name, q, got[q])
+
+
+def test_ideal_near_tie_summed_in_ndeval_subtopic_order(tmp_path):
+    """f32's fuzz finding (valid-domain diversity names on subtopic qrels, seeds 212 and 271): ndeval's greedy
+    ideal sums a candidate's gains over its subtopics by subtopic number and compares the sums exactly; with
+    α = 0.9 the gains 1, 0.1, 0.01... make sums equal in exact arithmetic differ by one ulp with the order, and
+    the ideal picked another document (nNRBP(alpha=0.9, beta=0.3) 0.8274 against ndeval's 0.8284 there). The
+    minimal case below (found by search): document a's and b's sums tie but for their last bits; the qrels lines
+    are sorted by subtopic as TREC's are (each document's subtopics ascending), which our old order (the file's,
+    reversed) summed the other way. Values: pyndeval live (0.86649..., ndeval's ideal c, a, d, b; the other
+    order's ideal c, b, d, a gives 0.86791...). pyndeval numbers subtopics by their first appearance in the
+    qrels, ndeval.c by their number: the same here (docs/differences-measures.md)."""
+    judged = {"a": (2, 4, 5), "b": (1, 2, 4), "c": (1, 2, 5), "d": (1, 3)}
+    lines = sorted((s, d) for d, subs in judged.items() for s in subs)
+    (tmp_path / "q").write_text("".join(f"9 {s} {d} 1\n" for s, d in lines))
+    (tmp_path / "r").write_text("9 Q0 c 1 1 t\n")
+    names = ["nNRBP(alpha=0.9, beta=0.3)", "alpha_nDCG(alpha=0.9)@3", "nERR_IA@3"]
+    ref = _reference(tmp_path / "q", tmp_path / "r", names)
+    assert ref[names[0]]["9"] == pytest.approx(0.8664910578122836, abs=1e-12)
+    for name in names:
+        assert ours(tmp_path / "q", tmp_path / "r", name)["9"] == pytest.approx(ref[name]["9"], abs=1e-12), name
