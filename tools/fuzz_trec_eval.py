@@ -48,7 +48,10 @@ there): lines may differ only in the measures that read trec_eval's leftover tab
 Session 23 (the same cases): a qrels with a blank line (documented: trec_eval stops on it, we skip it) is given to
 trec_eval without it and compared byte for byte (``documented_blank_qrels``; was ``documented_peer_fails_blank_qrels``
 without comparing), and the gain-split comparison drops a plain ``dcg`` / ``ideal_dcg`` named with the same measure's
-parameters as it did ``ndcg`` (71:543: ``-mdcg --measure=dcg.-3=2.75,1=7.``, one dcg in both programs).
+parameters as it did ``ndcg`` (71:543: ``-mdcg --measure=dcg.-3=2.75,1=7.``, one dcg in both programs); a
+crash on an unguarded -Z file whose guarded rerun differs is compared as any output (71:2197: then only rbp's
+documented uninitialised min/max: ``documented_z_unguarded+documented_rbp``), and every spelling of the -Z
+option is guarded (:func:`guarded_opts`; ``--Zscore=zscores`` was not).
 
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
@@ -765,6 +768,13 @@ def strip_debug(out: bytes) -> bytes:
     return b"".join(ln + b"\n" for ln in out.split(b"\n") if re.fullmatch(rb"[^\s]\S* *\t[^\t]*\t[^\t]*", ln))
 
 
+def guarded_opts(opts: list[str]) -> list[str]:
+    """``opts`` with the -Z file ``zscores`` replaced by ``zscores.g`` (its guarded copy): ``-Z zscores``,
+    ``-Zzscores``, ``--Zscore zscores``, ``--Zscore=zscores`` and the long option's prefixes (``--Zs=zscores``)."""
+    return [("zscores.g" if o == "zscores" else o + ".g" if o.startswith(("-Z", "--Z")) and o.endswith("zscores")
+             else o) for o in opts]
+
+
 def guarded_z(text: str) -> str:
     """The -Z file with guard entries (a last-sorting measure in every topic, a last-sorting topic):
     trec_eval's binary search then stays inside its lists; the z-scores are the same."""
@@ -833,8 +843,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
         rel = "rel.cut"
     if "z_unguarded" in case["feats"]:
         (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
-        base = ["zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o
-                for o in base]
+        base = guarded_opts(base)
     ours = [ln for ln in oo.split(b"\n") if ln]
     covered: set[bytes] = set()
     leftover = False
@@ -873,14 +882,21 @@ def rerun_guarded(peer: Path, case: dict, d: Path, oo: bytes, rel: str) -> tuple
     if "missing_no_c" in case["feats"] and rel in ("rel", "rel.nobom", "rel.noblank", "rel.neg0"):  # cut: run topics
         (d / "rel.cut").write_bytes(cut_qrels(case))
         rel = "rel.cut"
-    args = [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g") if o.startswith("-Z") else o)
-            for o in case["opts"]]
+    args = guarded_opts(case["opts"])
     c2, o2, _ = run_peer(peer, [*args, rel, "-" if case["stdin"] else "run"], d,
                          (d / "run").read_bytes() if case["stdin"] else None)
     if "debug" in case["feats"]:
         o2 = strip_debug(o2)
     if c2 == 0 and o2 == oo:
         return "documented_z_unguarded", "trec_eval reads past a -Z list; equal with guard entries"
+    if c2 == 0 and case["feats"] & {"gain_shared"} == set():
+        # another documented difference as well (71:2197: -Z unguarded and rbp's uninitialised min/max): the
+        # guarded output compared as any (its rbp / leftover-table rules), on the guarded file from here on
+        guarded = {**case, "z": guarded_z(case["z"]), "feats": case["feats"] - {"z_unguarded"},
+                   "opts_full": guarded_opts(case["opts_full"])}
+        cls, msg = compare_stdout(peer, guarded, d, oo, o2, rel)
+        if cls.startswith("documented"):
+            return f"documented_z_unguarded+{cls}", f"equal with guard entries but for: {msg}"
     return "", ""
 
 
@@ -1013,9 +1029,7 @@ def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tupl
             return cls, f"signal {-pc} without the guards; " + msg
     if pc < 0 and "z_unguarded" in feats and oc == 2:  # we refuse: does trec_eval with the guards refuse too?
         (d / "zscores.g").write_bytes(guarded_z(case["z"]).encode("utf-8", "surrogateescape"))
-        pc2, _, pe2 = run_peer(peer, [("zscores.g" if o == "zscores" else o.replace("zscores", "zscores.g")
-                                       if o.startswith("-Z") else o) for o in [*case["opts"], prel, args[-1]]], d,
-                               stdin)
+        pc2, _, pe2 = run_peer(peer, guarded_opts([*case["opts"], prel, args[-1]]), d, stdin)
         if pc2 > 0:
             return "documented_z_unguarded", f"signal {-pc} without the guards; with them both refuse: {pe2[:120]}"
         if pc2 == 0:
