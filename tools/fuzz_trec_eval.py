@@ -51,7 +51,8 @@ without comparing), and the gain-split comparison drops a plain ``dcg`` / ``idea
 parameters as it did ``ndcg`` (71:543: ``-mdcg --measure=dcg.-3=2.75,1=7.``, one dcg in both programs); a
 crash on an unguarded -Z file whose guarded rerun differs is compared as any output (71:2197: then only rbp's
 documented uninitialised min/max: ``documented_z_unguarded+documented_rbp``), and every spelling of the -Z
-option is guarded (:func:`guarded_opts`; ``--Zscore=zscores`` was not).
+option is guarded (:func:`guarded_opts`; ``--Zscore=zscores`` was not); all_trec's plain ``Zndcg`` is
+left out beside ``-m ndcg.PARAMS`` as its ``ndcg`` was (73:3).
 
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
@@ -857,8 +858,9 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
             return "diff", f"{note}gain measures apart: trec_eval -m {' -m '.join(g)} exit {c2}: {e2.strip()[:200]}"
         if "all_trec" in g and any(m.split(".")[0] == "ndcg" for m in shared):
             # all_trec's ndcg is the one -m ndcg.PARAMS names (one ndcg in both programs, printed with its
-            # parameters): the all_trec run's plain ndcg lines are not ours to match
-            o2 = b"".join(ln + b"\n" for ln in o2.split(b"\n") if ln and ln.split(b"\t")[0].strip() != b"ndcg")
+            # parameters): the all_trec run's plain ndcg lines are not ours to match, nor their -Z form (73:3)
+            o2 = b"".join(ln + b"\n" for ln in o2.split(b"\n")
+                          if ln and ln.split(b"\t")[0].strip() not in (b"ndcg", b"Zndcg"))
         names = {ln.split(b"\t")[0].strip() for ln in o2.split(b"\n") if ln}
         if names & covered:  # two runs print one name: ours cannot be told apart line by line
             return "diff", f"{note}gain measures apart: the name(s) {sorted(names & covered)} printed by two runs"
