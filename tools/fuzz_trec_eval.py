@@ -52,7 +52,9 @@ parameters as it did ``ndcg`` (71:543: ``-mdcg --measure=dcg.-3=2.75,1=7.``, one
 crash on an unguarded -Z file whose guarded rerun differs is compared as any output (71:2197: then only rbp's
 documented uninitialised min/max: ``documented_z_unguarded+documented_rbp``), and every spelling of the -Z
 option is guarded (:func:`guarded_opts`; ``--Zscore=zscores`` was not); all_trec's plain ``Zndcg`` is
-left out beside ``-m ndcg.PARAMS`` as its ``ndcg`` was (73:3).
+left out beside ``-m ndcg.PARAMS`` as its ``ndcg`` was (73:3); under ``-l`` <= 0 the leftover table's lines of the
+all-negative topic and rbp's uninitialised min/max elsewhere in one case are both allowed, rbp checked alone
+(74:1273: ``documented_all_negative_leftover+documented_rbp``).
 
 A fraction of the cases (``--hostile``) gets one input that docs/differences.md documents as
 answered differently (a duplicate qrels line or ranked document, a blank qrels line, a topic
@@ -807,6 +809,14 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
             and any(not isinstance(x, str) and x[3].startswith("-") for x in case["qrels_rows"]):
         return "documented_rnonrel_negative", "negative rel_levels: trec_eval reads past a class (trec-preferences.md)"
     z = "Z" if case["z"] is not None else ""  # -Z prints Zmap, Zrbp, ...
+    leftover = ""
+    if diff and case.get("neg_le0"):
+        # both documented differences at once (74:1273): the leftover table's lines of the all-negative topic under
+        # -l <= 0, and rbp's uninitialised min/max elsewhere -- the rest must be rbp lines, checked below
+        rest = {(m, q) for m, q in differing_lines(oo, po) or set()
+                if not (q in (case["neg_le0"], "all") and _leftover_measure(m))}
+        diff = {m for m, _ in rest}
+        leftover = "documented_all_negative_leftover+"
     if diff and all(m.startswith(z + "rbp") and not m.startswith(z + "rbp_resid") for m in diff):
         # trec_eval rescales with min/max read uninitialised: compare with it on rbp alone
         rbps = [m for m in measure_args(case["opts_full"]) if m.split(".")[0] == "rbp" or m == "all_trec"]
@@ -818,7 +828,7 @@ def compare_stdout(peer: Path, case: dict, d: Path, oo: bytes, po: bytes, rel: s
         mine = b"".join(x + b"\n" for x in oo.split(b"\n")
                         if x.startswith(zb + b"rbp") and not x.startswith(zb + b"rbp_res"))
         if c2 == 0 and mine == o2:
-            return "documented_rbp", "rbp: trec_eval's uninitialised min/max (equal run alone)"
+            return leftover + "documented_rbp", "rbp: trec_eval's uninitialised min/max (equal run alone)"
         return "diff", "rbp alone differs too: " + first_diff(mine, o2)
     return "diff", f"measures {sorted(diff) if diff else '?'}: " + first_diff(oo, po)
 
