@@ -169,3 +169,50 @@ def test_ideal_near_tie_summed_in_ndeval_subtopic_order(tmp_path):
     assert ref[names[0]]["9"] == pytest.approx(0.8664910578122836, abs=1e-12)
     for name in names:
         assert ours(tmp_path / "q", tmp_path / "r", name)["9"] == pytest.approx(ref[name]["9"], abs=1e-12), name
+
+
+# f32: names with parameters from their valid domains on subtopic qrels (1-6 subtopics, grades up to 3), against
+# pyndeval live; seeds 212 and 271 found the ideal's summation order (above). Session 23 ran seeds 100-699, 20
+# names each (240,177 values, 0 different after the fix).
+FAMILIES = {"alpha_nDCG": ("cutoff", "rel", "alpha", "judged_only"),
+            "alpha_DCG": ("cutoff", "rel", "alpha", "judged_only"), "ERR_IA": ("cutoff", "rel", "judged_only"),
+            "nERR_IA": ("cutoff", "rel", "judged_only"), "NRBP": ("rel", "alpha", "beta"),
+            "nNRBP": ("rel", "alpha", "beta"), "P_IA": ("cutoff", "rel", "judged_only"),
+            "AP_IA": ("rel", "judged_only"), "StRecall": ("cutoff", "rel")}
+VALUES = {"rel": [1, 2, 3], "alpha": [0.0, 0.1, 0.5, 0.9, 1.0], "beta": [0.0, 0.3, 0.5, 0.9, 1.0],
+          "judged_only": [True]}
+
+
+def random_diversity_names(rng, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        f = rng.choice(sorted(FAMILIES))
+        ps = [p for p in FAMILIES[f] if p != "cutoff" and rng.random() < 0.5]
+        if "rel" in ps and "judged_only" in ps:  # _reference rewrites judged_only=True as rel=1
+            ps.remove("judged_only")
+        kv = ", ".join(f"{p}={rng.choice(VALUES[p])}" for p in ps)
+        name = f + (f"({kv})" if kv else "")
+        if "cutoff" in FAMILIES[f]:
+            name += f"@{rng.choice([1, 2, 3, 5, 10, 20])}"  # ndeval's depth is 20
+        out.append(name)
+    return list(dict.fromkeys(out))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [212, 271, 433])
+def test_random_parameters_match_pyndeval(tmp_path, seed):
+    import random
+
+    rng = random.Random(seed)
+    qrels, run = make(seed, subtopics=rng.choice([1, 2, 4, 6]), max_grade=rng.choice([1, 2, 3]))
+    names = random_diversity_names(rng, 20)
+    qp, rp = write_qrels(tmp_path / "q", qrels), write_run(tmp_path / "r", run)
+    ref = _reference(qp, rp, names)
+    checked = 0
+    for name in names:
+        got = ours(qp, rp, name)
+        for q, v in ref[name].items():
+            if q in run:
+                assert (math.isnan(v) and math.isnan(got[q])) or got[q] == pytest.approx(v, abs=1e-12), (name, q)
+                checked += 1
+    assert checked > 100

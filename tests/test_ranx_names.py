@@ -474,3 +474,34 @@ def test_global_level_is_the_default_of_ranx_names():
     assert same(a["ranx:bpref"], b["bpref-l2"])
     with pytest.raises(UsageError, match="relevance level ≥ 0"):
         pref_eval.calc_aggregate(["ndcg@10"], qrels, run, level=-1)
+
+
+def random_ranx_names(seed: int, n: int) -> list[str]:
+    """ranx names with random cutoffs (beyond the runs too), rbp persistences and -l levels (f32)."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        u = rng.random()
+        if u < 0.7:
+            name = rng.choice(WITH_K) + (f"@{rng.choice([1, 2, 3, 5, 7, 10, 20, 50, 100, 249, 250, 1000])}"
+                                         if rng.random() < 0.8 else "")
+        else:
+            name = "r-precision" if u < 0.8 else "bpref" if u < 0.87 else \
+                f"rbp.{rng.choice(['5', '8', '95', '99', '1', '05', '333', '9', '75'])}"
+        if rng.random() < 0.5:
+            name += f"-l{rng.choice([0, 1, 2, 3, 4])}"
+        out.append(name)
+    return list(dict.fromkeys(out))
+
+
+@pytest.mark.slow  # ranx's numba functions compile on first use
+@pytest.mark.parametrize("seed", [3, 10, 397])
+def test_random_names_live_against_ranx(seed):
+    """Session 23 (f32) ran seeds 0-399, 25 names each: 270,342 values, 0 different."""
+    pytest.importorskip("ranx")
+    qrels, run = (random_collection if seed % 2 else long_collection)(seed)
+    n, bad = compare(qrels, run, random_ranx_names(seed, 25))
+    assert not bad, bad[:10]
+    assert n > 200
