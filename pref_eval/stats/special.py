@@ -22,6 +22,8 @@ import math
 _EPS = 2.220446049250313e-16
 _TINY = 1e-300
 _MAX_ITER = 100_000
+_FLOAT_MAX = 1.7976931348623157e308
+_TOP = 2.0 ** 1023  # the last power of two whose double is finite
 
 
 def _log_beta_a_half(a: float) -> float:
@@ -154,9 +156,12 @@ def t_quantile(p: float, df: float) -> float:
     # solve g(s) = t_two_sided(s)/2 - tail = 0 for s >= 0 (decreasing in s)
     lo, hi = 0.0, 1.0
     while t_two_sided(hi, df) / 2 > tail:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e300:
+        if hi >= _TOP:  # doubling would overflow: bracket up to the largest float, or the root lies beyond it
+            if t_two_sided(_FLOAT_MAX, df) / 2 > tail:
+                return math.inf if upper else -math.inf
+            lo, hi = hi, _FLOAT_MAX
             break
+        lo, hi = hi, hi * 2.0
     s = _normal_upper_quantile(tail)
     s = min(max(s, lo), hi) if lo < s < hi else 0.5 * (lo + hi)
     for _ in range(200):
@@ -167,10 +172,10 @@ def t_quantile(p: float, df: float) -> float:
             hi = s
         if g == 0:
             break
-        step = g / t_density(s, df)  # g' = -density
-        new = s + step
+        dens = t_density(s, df)  # g' = -density; 0 far in a heavy tail (t^2 overflows): bisect
+        new = s + g / dens if dens > 0 else lo + 0.5 * (hi - lo)
         if not lo < new < hi:
-            new = 0.5 * (lo + hi)
+            new = lo + 0.5 * (hi - lo)
         if abs(new - s) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
             s = new
             break
@@ -179,9 +184,7 @@ def t_quantile(p: float, df: float) -> float:
 
 
 def _normal_upper_quantile(q: float) -> float:
-    """A rough z with P(Z >= z) = q (a start for Newton steps): Newton on erfc from z = 1."""
-    if q >= 0.5:
-        return 0.0
+    """A rough z with P(Z >= z) = q < 1/2 (a start for Newton steps): Newton on erfc from z = 1."""
     z = math.sqrt(-2.0 * math.log(q)) if q < 0.1 else 1.0
     for _ in range(50):
         f = 0.5 * math.erfc(z / math.sqrt(2.0)) - q
