@@ -57,6 +57,15 @@ def test_outside_the_domain_numpy_s_values():
         assert libm.log2(np.array([0, 1, 2])).tolist() == [-math.inf, 0.0, 1.0]  # integer table with 0
 
 
+def test_sparse_integers_far_apart_go_value_by_value():
+    """Integers spanning ~1e12 (negative ones too): no table over their range (it would need 8 TB), each value
+    the C library's (m33: the `hi - lo` guard mutated to `hi + lo` built that table for a negative range)."""
+    k = np.array([-10**12, 0, 3, 2**40])
+    assert libm.exp(k).tolist() == [math.exp(v) for v in [-1e12, 0.0, 3.0]] + [math.inf]
+    assert libm.log2(np.array([1, 2**40, 2**41 + 1])).tolist() == [0.0, 40.0, math.log2(2**41 + 1)]
+    assert libm.power(0.5, np.array([-(10**12), 1, 10**12])).tolist() == [math.inf, 0.5, 0.0]
+
+
 @pytest.mark.parametrize("kind", ["no-avx512", "numpy-baseline"])
 def test_same_bits_with_numpy_s_other_code(kind):
     # numpy's own AVX-512 exp/log/log2/exp2/power differ in last bits from the C library's (0.8 ** 2 is
