@@ -71,15 +71,28 @@ def log2(x: np.ndarray | float) -> np.ndarray:
     return _elementwise(log2, np.log2, math.log2, x, _positive)
 
 
+def _or_inf(fn: Callable[[float], float]) -> Callable[[float], float]:
+    """``fn`` with infinity for a result that overflows (Python's :mod:`math` raises OverflowError there)."""
+    def f(v: float) -> float:
+        try:
+            return fn(v)
+        except OverflowError:
+            return math.inf
+
+    return f
+
+
 def exp(x: np.ndarray | float) -> np.ndarray:
-    """The C library's ``exp`` of every element (numpy's result where it overflows or ``x`` is not finite)."""
-    return _elementwise(exp, np.exp, math.exp, x, lambda a: np.isfinite(a) & (a < 709.0))
+    """The C library's ``exp`` of every finite element, up to the largest finite result (exp(709.78...)) and
+    infinity above (numpy's result where ``x`` is not finite)."""
+    return _elementwise(exp, np.exp, _or_inf(math.exp), x, lambda a: np.isfinite(a) & (a < 710.0))
 
 
 def exp2(x: np.ndarray | float) -> np.ndarray:
-    """The C library's ``exp2`` of every element (Python >= 3.11; on 3.10 numpy's own: integers exact
-    either way)."""
-    return _elementwise(exp2, np.exp2, _EXP2, x, lambda a: np.isfinite(a) & (a < 1023.0))
+    """The C library's ``exp2`` of every finite element, infinity from 2^1024 (Python >= 3.11; on 3.10 numpy's
+    own: integers exact either way)."""
+    return _elementwise(exp2, np.exp2, None if _EXP2 is None else _or_inf(_EXP2), x,
+                        lambda a: np.isfinite(a) & (a < 1025.0))
 
 
 def power(base: float, x: np.ndarray) -> np.ndarray:
@@ -94,10 +107,4 @@ def power(base: float, x: np.ndarray) -> np.ndarray:
         out = np.power(b, a)
     if not (math.isfinite(b) and b > 0):
         return out
-    def pow_b(v: float) -> float:
-        try:
-            return math.pow(b, v)
-        except OverflowError:  # numpy's own code rounded below the overflow threshold
-            return math.inf
-
-    return _per_value(pow_b, a, np.isfinite(a) & np.isfinite(out), out)
+    return _per_value(_or_inf(lambda v: math.pow(b, v)), a, np.isfinite(a) & np.isfinite(out), out)
