@@ -138,3 +138,17 @@ def test_compatibility_hand_worked(tmp_path):
     num = sum(p ** i * min(1 if i < 2 else 2, i + 1) / (i + 1) for i in range(1000))
     best = sum(p ** i * min(i + 1, 3) / (i + 1) for i in range(1000))
     assert ours(tmp_path / "q", tmp_path / "r", "compatibility(p=0.9)")["1"] == pytest.approx(num / best, abs=1e-14)
+
+
+def test_compatibility_unnormalized_hand_worked(tmp_path):
+    """``normalize=False``: compatibility.py's ``rbo()`` itself, score / normalizer with normalizer =
+    sum of p^i over its DEPTH = 1000 (NORMALIZE = False reproduces papers #2 and #3; claclark/Compatibility).
+    The same example as above: overlaps 1, 1, 2, 2, ...; the reference comparison above skips without the
+    mirror, and no other test ran this path (m33's coverage run)."""
+    (tmp_path / "q").write_text("1 Q0 a 5\n1 Q0 b 5\n1 Q0 c 3\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 3 t\n1 Q0 x 2 2 t\n1 Q0 a 3 1 t\n")
+    p = 0.9
+    num = sum(p ** i * min(1 if i < 2 else 2, i + 1) / (i + 1) for i in range(1000))
+    normalizer = sum(p ** i for i in range(1000))
+    got = ours(tmp_path / "q", tmp_path / "r", "compatibility(p=0.9, normalize=False)")["1"]
+    assert got == pytest.approx(num / normalizer, abs=1e-14)
