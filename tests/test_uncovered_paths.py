@@ -30,3 +30,50 @@ def test_t_quantile_beyond_the_largest_float_is_infinite():
     assert t_quantile(1e-200, 0.05) == -math.inf
     assert t_quantile(1.0, 3.0) == math.inf and math.isnan(t_quantile(math.nan, 3.0))
     assert math.isnan(t_quantile(0.3, -1.0)) and math.isnan(t_quantile(1.5, 3.0))
+
+
+# --- readers' error paths no test reached (each message as the API documents it: one line, source:record) ---
+
+def _message(fn):
+    from pref_eval.errors import InputError
+
+    with pytest.raises(InputError) as info:
+        fn()
+    return str(info.value)
+
+
+def test_in_memory_run_and_qrels_refusals_name_the_record():
+    import numpy as np
+    import pandas as pd
+
+    from pref_eval.io.qrels import qrels_from_records
+    from pref_eval.io.runs import run_from_records
+
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["d", "e"], "score": [1.0, np.nan]})
+    assert _message(lambda: run_from_records(frame, "frame")) == "frame:2: NaN score (expected a number)"
+    assert _message(lambda: run_from_records(frame.drop(columns="score"), "frame")) == (
+        "frame: DataFrame needs query_id/qid, doc_id/docno and score columns")
+    assert _message(lambda: run_from_records([("1", "d", 1.0), ("1", "e")], "recs")) == (
+        "recs:2: expected (qid, docno, score)")
+    assert _message(lambda: run_from_records([("1", "d", 1.0), ("1", "e", float("nan"))], "recs")) == (
+        "recs:2: NaN score (expected a number)")
+    assert _message(lambda: qrels_from_records([("1", "d", 1), ("1", "0", "e", 1, 9)], "q")) == (
+        "q:2: expected (qid, docno, rel) or (qid, iteration, docno, rel)")
+    grades = pd.DataFrame({"qid": ["1", "1"], "docno": ["d", "e"], "relevance": [1.0, 2.5]})
+    assert _message(lambda: qrels_from_records(grades, "qf")) == "qf:2: relevance grade 2.5 is not an integer"
+    grades["relevance"] = [1.0, np.inf]
+    assert _message(lambda: qrels_from_records(grades, "qf")) == "qf:2: relevance grade inf is not an integer"
+    grades["relevance"] = [4.0, -1.0]  # integral floats are their integers (never truncated: 2.5 above)
+    assert qrels_from_records(grades, "qf").rel.tolist() == [4, -1]
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b"  \n"])
+def test_empty_preference_files_refused(data):
+    from pref_eval.io.prefs import prefs_from_bytes, qrels_jg_from_bytes, qrels_prefs_from_bytes
+
+    assert _message(lambda: prefs_from_bytes(data, "p.txt")) == (
+        "p.txt: empty file (expected lines 5 fields 'qid jg jsg docno rel_level')")
+    assert _message(lambda: qrels_prefs_from_bytes(data, "p.txt")) == (
+        "p.txt: empty file (expected lines 4 fields 'qid jg docno rel_level')")
+    assert _message(lambda: qrels_jg_from_bytes(data, "p.txt")) == (
+        "p.txt: empty file (expected lines 4 fields 'qid jg docno rel')")
