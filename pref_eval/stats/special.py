@@ -163,7 +163,7 @@ def t_quantile(p: float, df: float) -> float:
             break
         lo, hi = hi, hi * 2.0
     s = _normal_upper_quantile(tail)
-    s = min(max(s, lo), hi) if lo < s < hi else 0.5 * (lo + hi)
+    s = min(max(s, lo), hi) if lo < s < hi else lo + 0.5 * (hi - lo)
     for _ in range(200):
         g = t_two_sided(s, df) / 2 - tail
         if g > 0:
