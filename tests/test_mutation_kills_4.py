@@ -31,3 +31,32 @@ def test_power_of_a_negative_base_is_numpy_s():
     x = np.arange(3000, dtype=np.float64)
     assert libm.power(-0.8, x).tolist() == np.power(-0.8, x).tolist()
     assert libm.power(0.0, np.array([-1.0, 0.0, 2.0])).tolist() == [np.inf, 1.0, 0.0]
+
+
+def test_topic_table_rows_topics_in_byte_order_means_last():
+    """``-o topics`` rows: topics in byte order with ``all`` (the means) last, measures in the order first met
+    within a topic (docs/zelo_eval.md). Topic ``zz`` sorts after ``all`` in byte order and the rows arrive
+    measure by measure: the key's qid and ``all`` tests mutated to the measure passed on numeric topics."""
+    from pref_eval.output.table import topic_table
+
+    rows = [(run, q, m, v) for m in ("map", "P_5") for run, v in (("A", 0.5), ("B", 0.25))
+            for q in ("zz", "all", "10", "9")]
+    got = [(r[0], r[1]) for r in list(topic_table(rows, ["A", "B"]))[1:]]
+    assert got == [(q, m) for q in ("10", "9", "zz", "all") for m in ("map", "P_5")]
+
+
+def test_pairs_pool_api_defaults(tmp_path):
+    """pairs_pool's documented defaults: an unreadable run raises (``keep_going=False``), scores compared in
+    double precision (``trec9=False``: 1.0000000001 beats 1.0; rounded to float32 they tie and docno
+    descending puts z first), depth >= 1."""
+    from pref_eval.api.pooling import pairs_pool
+    from pref_eval.errors import InputError
+
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 1.0000000001 t\n1 Q0 z 2 1.0 t\n")
+    assert pairs_pool([str(run)], 1, output=None) == [("1", "a")]
+    assert pairs_pool([str(run)], 1, output=None, trec9=True) == [("1", "z")]
+    with pytest.raises(InputError, match="no such file"):
+        pairs_pool([str(run), str(tmp_path / "missing.run")], 1, output=None)
+    with pytest.raises(UsageError, match="depth: expected an integer >= 1, got 0"):
+        pairs_pool([str(run)], 0, output=None)
