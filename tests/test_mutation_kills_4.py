@@ -45,16 +45,17 @@ def test_topic_table_rows_topics_in_byte_order_means_last():
     assert got == [(q, m) for q in ("10", "9", "zz", "all") for m in ("map", "P_5")]
 
 
-def test_pairs_pool_api_defaults(tmp_path):
+def test_pairs_pool_api_defaults(tmp_path, capsys):
     """pairs_pool's documented defaults: an unreadable run raises (``keep_going=False``), scores compared in
     double precision (``trec9=False``: 1.0000000001 beats 1.0; rounded to float32 they tie and docno
-    descending puts z first), depth >= 1."""
+    descending puts z first), depth >= 1, nothing on stderr without a ``log``."""
     from pref_eval.api.pooling import pairs_pool
     from pref_eval.errors import InputError
 
     run = tmp_path / "r.run"
     run.write_text("1 Q0 a 1 1.0000000001 t\n1 Q0 z 2 1.0 t\n")
     assert pairs_pool([str(run)], 1, output=None) == [("1", "a")]
+    assert capsys.readouterr().err == ""
     assert pairs_pool([str(run)], 1, output=None, trec9=True) == [("1", "z")]
     with pytest.raises(InputError, match="no such file"):
         pairs_pool([str(run), str(tmp_path / "missing.run")], 1, output=None)
