@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from pref_eval.stats.special import t_quantile
+from pref_eval.stats.special import betainc, t_quantile
 
 
 @pytest.mark.parametrize("p", [1e-5, 1e-20, 1e-100, 1e-160, 1e-200, 1e-300, 1e-307, 1e-308, 3e-309, 1.8e-309])
@@ -30,6 +30,7 @@ def test_t_quantile_beyond_the_largest_float_is_infinite():
     assert t_quantile(1e-200, 0.05) == -math.inf
     assert t_quantile(1.0, 3.0) == math.inf and math.isnan(t_quantile(math.nan, 3.0))
     assert math.isnan(t_quantile(0.3, -1.0)) and math.isnan(t_quantile(1.5, 3.0))
+    assert math.isnan(betainc(2.0, 3.0, math.nan))  # scipy.special.betainc(2, 3, nan) is nan too
 
 
 # --- readers' error paths no test reached (each message as the API documents it: one line, source:record) ---
