@@ -61,3 +61,21 @@ def test_pairs_pool_api_defaults(tmp_path, capsys):
         pairs_pool([str(run), str(tmp_path / "missing.run")], 1, output=None)
     with pytest.raises(UsageError, match="depth: expected an integer >= 1, got 0"):
         pairs_pool([str(run)], 0, output=None)
+
+
+def test_pairs_pool_report_without_the_pool_and_nothing_when_every_run_fails(tmp_path):
+    """``output=None`` with ``contributions``: only the report, hand-worked (one run, two documents pooled,
+    both unique); every run unreadable under ``keep_going``: EvaluationError and no file at all (documented
+    "nothing written")."""
+    from pref_eval.api.pooling import pairs_pool
+    from pref_eval.errors import EvaluationError
+
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    report = tmp_path / "c.tsv"
+    assert pairs_pool([str(run)], 5, output=None, contributions=str(report)) == [("1", "a"), ("1", "b")]
+    assert report.read_text() == f"run\tpooled\tunique\n{run}\t2\t2\nall\t2\t2\n"
+    out = tmp_path / "pool.txt"
+    with pytest.raises(EvaluationError, match="none of the 1 runs could be read"):
+        pairs_pool([str(tmp_path / "missing.run")], 5, output=str(out), keep_going=True)
+    assert not out.exists()
