@@ -79,3 +79,25 @@ def test_pairs_pool_report_without_the_pool_and_nothing_when_every_run_fails(tmp
     with pytest.raises(EvaluationError, match="none of the 1 runs could be read"):
         pairs_pool([str(tmp_path / "missing.run")], 5, output=str(out), keep_going=True)
     assert not out.exists()
+
+
+def test_topics_jsonl_rows_hand_worked():
+    """``-o topics-jsonl`` (docs/zelo_eval.md: ``qid, measure, runs, min, median, max`` and ``values``, null for
+    a run lacking the topic), by hand: the default suite reached this writer only through a slow test."""
+    import io
+    import json
+
+    from pref_eval.output.table import write_topics
+
+    rows = [("A", "1", "map", 0.5), ("B", "1", "map", 0.25), ("A", "2", "map", 1.0), ("A", "all", "map", 0.75),
+            ("B", "all", "map", 0.25)]
+    out = io.StringIO()
+    write_topics(out, rows, ["A", "B"], "topics-jsonl")
+    assert [json.loads(x) for x in out.getvalue().splitlines()] == [
+        {"qid": "1", "measure": "map", "runs": 2, "min": 0.25, "median": 0.375, "max": 0.5,
+         "values": {"A": 0.5, "B": 0.25}},
+        {"qid": "2", "measure": "map", "runs": 1, "min": 1.0, "median": 1.0, "max": 1.0,
+         "values": {"A": 1.0, "B": None}},
+        {"qid": "all", "measure": "map", "runs": 2, "min": 0.25, "median": 0.5, "max": 0.75,
+         "values": {"A": 0.75, "B": 0.25}}]
+    assert out.getvalue().endswith("}\n") and out.getvalue().count("\n") == 3

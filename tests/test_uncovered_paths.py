@@ -30,6 +30,7 @@ def test_t_quantile_beyond_the_largest_float_is_infinite():
     assert t_quantile(1e-200, 0.05) == -math.inf
     assert t_quantile(1.0, 3.0) == math.inf and math.isnan(t_quantile(math.nan, 3.0))
     assert math.isnan(t_quantile(0.3, -1.0)) and math.isnan(t_quantile(1.5, 3.0))
+    assert math.isnan(t_quantile(0.3, 0.0))  # no t distribution at 0 degrees of freedom: stdtrit(0, 0.3) is nan
     assert math.isnan(betainc(2.0, 3.0, math.nan))  # scipy.special.betainc(2, 3, nan) is nan too
 
 
