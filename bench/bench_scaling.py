@@ -1,6 +1,6 @@
 """Scaling: serial vs --jobs 2 vs a dask LocalCluster (2 worker processes), wall time and peak memory.
 
-Run:  python bench/bench_scaling.py [--fit 1000,10000,100000] [--runs 1,10,100] [--lines 1000000]
+Run:  python bench/bench_scaling.py [--fit 1000,10000,100000] [--runs 1,10,100] [--lines 1000000] [--no-write]
       python bench/bench_scaling.py --quick     # reduced sizes: < 5 minutes on a quiet 2-core machine
 
 * zelo_fit on Q queries x 100 documents x 4 cycles (bench/gen_judgments.py, JSONL);
@@ -9,13 +9,14 @@ Run:  python bench/bench_scaling.py [--fit 1000,10000,100000] [--runs 1,10,100] 
 * zelo_eval -M preferences (preference mode: every pair of runs) on P of those runs (``--pref-runs``).
 
 ``--quick`` is ``--fit 1000,10000 --runs 1,10,100 --lines 100000 --pref-runs 10``: a tenth of
-the issue's sizes (1k/10k/100k queries, 1/10/100 runs of 1 M lines), which take an hour.
-The result text names the sizes measured.
+the issue's sizes (1k/10k/100k queries, 1/10/100 runs of 1 M lines). The result text names the sizes
+measured and how long the whole script ran (data generation and the cluster's start included).
 
 Each configuration runs once as a new process; ``--scheduler`` submits to a LocalCluster of
 two worker processes started by this script (its workers' memory is not in the peak column,
 which is the command's own process). Defaults are the issue's sizes; on a loaded machine pass
-smaller ones and say so. Writes bench/RESULTS-scaling.md and the README table.
+smaller ones and say so. Writes bench/RESULTS-scaling.md and the README table (``--no-write``: prints it
+only).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import cmd, load, run, stamp, write_result  # noqa: E402
@@ -54,9 +56,11 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1_000_000, help="lines per run")
     ap.add_argument("--pref-runs", default="", help="run counts for zelo_eval -M preferences (default none)")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--no-write", action="store_true", help="print the table, write no file")
     ap.add_argument("--quick", action="store_true",
                     help="--fit 1000,10000 --runs 1,10,100 --lines 100000 --pref-runs 10 (< 5 min quiet)")
     args = ap.parse_args()
+    t0 = time.monotonic()
     if args.quick:
         args.fit, args.runs, args.lines, args.pref_runs = "1000,10000", "1,10,100", 100_000, "10"
     tmp = tempfile.mkdtemp(prefix="bench-scaling-")
@@ -111,9 +115,12 @@ def main() -> None:
     again = ("--quick" if args.quick else f"--fit {args.fit} --runs {args.runs} --lines {args.lines}"
              + (f" --pref-runs {args.pref_runs}" if args.pref_runs else ""))
     text = (head + "\n" + "\n".join(rows) + f"\n\nMeasured at {size}. Wall time / peak memory of the command's "
-            "process, one run each. " + stamp(load0, load(), f"python bench/bench_scaling.py {again}"))
+            "process, one run each; the whole script ran "
+            f"{(time.monotonic() - t0) / 60:.1f} min (data generation included). "
+            + stamp(load0, load(), f"python bench/bench_scaling.py {again}"))
     print(text)
-    write_result("scaling", "Scaling: serial, --jobs 2, LocalCluster (bench/bench_scaling.py)", text)
+    if not args.no_write:
+        write_result("scaling", "Scaling: serial, --jobs 2, LocalCluster (bench/bench_scaling.py)", text)
 
 
 if __name__ == "__main__":

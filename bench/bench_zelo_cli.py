@@ -1,6 +1,6 @@
 """zelo_fit as users run it: the whole command (read, fit with standard errors, write the TSV).
 
-Run:  python bench/bench_zelo_cli.py [--repeat N] [--big]
+Run:  python bench/bench_zelo_cli.py [--repeat N] [--big] [--no-write]
 
 Inputs from bench/gen_judgments.py: 1,000 queries x 100 documents x 4 cycles (400,000
 judgments) as canonical JSONL and as Clarke's 4-column text, and 5,300 queries as JSONL
@@ -8,14 +8,15 @@ judgments) as canonical JSONL and as Clarke's 4-column text, and 5,300 queries a
 queries (10 M judgments; target: peak memory <= 2 GB). Whole process: best wall time of N runs
 (after one untimed run, with cached bytecode: ``_timing.bytecode_env``), the CPU time (user+sys)
 of that best run, and the peak resident memory. Writes bench/RESULTS-zelo-cli.md and the README
-table; a target missed is marked **no**.
+table (``--no-write``: prints it only); a target missed is marked **no**.
 
 ``--ab CHECKOUT [--label TEXT]``: instead, this checkout against another one (e.g. ``git archive
 COMMIT | tar -x -C DIR`` and ``python setup.py build_ext --inplace`` there), CPU time first, for a
 machine shared with other jobs: the three cases' commands of both checkouts run in turn (``--repeat``
 rounds after one untimed run of each), each run's user + system CPU seconds (``os.wait4``), the
 medians and minima per checkout, the median wall, and whether the two outputs are byte-identical
-(``cmp``). Writes only the ``zelo-cli-ab`` block of bench/RESULTS-zelo-cli.md (not the README).
+(``cmp``). Writes only the ``zelo-cli-ab`` block of bench/RESULTS-zelo-cli.md (not the README; nothing with
+``--no-write``).
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def _cpu_run(argv: list[str], env: dict) -> tuple[float, float]:
     return ru.ru_utime + ru.ru_stime, wall
 
 
-def ab(other: str, repeat: int, label: str | None) -> None:
+def ab(other: str, repeat: int, label: str | None, write: bool = True) -> None:
     """``--ab``: this checkout and ``other``, CPU medians per case (module docstring)."""
     import filecmp
     import statistics
@@ -97,7 +98,8 @@ def ab(other: str, repeat: int, label: str | None) -> None:
             f"{repeat} runs of each checkout in turn; other = {label or other}, this = this checkout. "
             + stamp(load0, load(), f"python bench/bench_zelo_cli.py --ab CHECKOUT --repeat {repeat}"))
     print(text)
-    write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text, "zelo-cli-ab")
+    if write:
+        write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text, "zelo-cli-ab")
 
 
 def main() -> None:
@@ -106,9 +108,10 @@ def main() -> None:
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--ab", metavar="CHECKOUT", help="CPU medians of this checkout and CHECKOUT (docstring)")
     ap.add_argument("--label", help="with --ab: what CHECKOUT is, for the record (e.g. 'main at 932fd85')")
+    ap.add_argument("--no-write", action="store_true", help="print the table, write no file")
     args = ap.parse_args()
     if args.ab:
-        ab(args.ab, max(1, args.repeat), args.label)
+        ab(args.ab, max(1, args.repeat), args.label, write=not args.no_write)
         return
     tmp = tempfile.mkdtemp(prefix="bench-zelo-cli-")
     env = bytecode_env(os.path.join(tmp, "pycache"))
@@ -142,7 +145,8 @@ def main() -> None:
             + stamp(load0, load(), f"python bench/bench_zelo_cli.py --repeat {args.repeat}"
                     + (" --big" if args.big else "")))
     print(text)
-    write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
+    if not args.no_write:
+        write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,50 @@ static PyObject *k_expit(PyObject *self, PyObject *args) { return elementwise(ar
 /* log_expit(x, out): x - log1p(exp(x)) for x < 0, else -log1p(exp(-x))  (scipy.special.log_expit) */
 static PyObject *k_log_expit(PyObject *self, PyObject *args) { return elementwise(args, log_expit1); }
 
+/* The C library's exp, log, log2, exp2, log1p elementwise (pref_eval.libm: the bits Python's math module gives,
+   on every x86-64 CPU; numpy's own SIMD code differs in last bits on a CPU with AVX-512). */
+static double c_exp(double v) { return exp(v); }
+static double c_log(double v) { return log(v); }
+static double c_log2(double v) { return log2(v); }
+static double c_exp2(double v) { return exp2(v); }
+static double c_log1p(double v) { return log1p(v); }
+static PyObject *k_exp(PyObject *self, PyObject *args) { return elementwise(args, c_exp); }
+static PyObject *k_log(PyObject *self, PyObject *args) { return elementwise(args, c_log); }
+static PyObject *k_log2(PyObject *self, PyObject *args) { return elementwise(args, c_log2); }
+static PyObject *k_exp2(PyObject *self, PyObject *args) { return elementwise(args, c_exp2); }
+static PyObject *k_log1p(PyObject *self, PyObject *args) { return elementwise(args, c_log1p); }
+
+/* pow_scalar(x, y, base, out): out[i] = pow(y, x[i]) when base is true (a scalar base), else pow(x[i], y). */
+static PyObject *k_pow_scalar(PyObject *self, PyObject *args) {
+    PyObject *xo, *oo;
+    double y;
+    int base;
+    buf_t b[2];
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "OdpO", &xo, &y, &base, &oo)) return NULL;
+    if (get_buf(xo, &b[0], 0, 'd', "x") < 0 || get_buf(oo, &b[1], 1, 'd', "out") < 0) goto fail;
+    if (NITEMS(b[0]) != NITEMS(b[1])) {
+        PyErr_SetString(PyExc_ValueError, "x and out differ in length");
+        goto fail;
+    }
+    {
+        const double *x = b[0].view.buf;
+        double *out = b[1].view.buf;
+        Py_ssize_t n = NITEMS(b[0]);
+        Py_BEGIN_ALLOW_THREADS
+        if (base)
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = pow(y, x[i]);
+        else
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = pow(x[i], y);
+        Py_END_ALLOW_THREADS
+    }
+    release(b, 2);
+    Py_RETURN_NONE;
+fail:
+    release(b, 2);
+    return NULL;
+}
+
 /* csr_matvec(indptr, indices, data, p, out): out[i] = 0 + sum over the row's entries, in order, of
    data[k] * p[indices[k]]  (scipy.sparse.csr_matrix @ p: sparsetools' csr_matvec). indptr int64,
    indices int32 (as scipy's own for fewer than 2**31 entries) or int64. */
@@ -1458,6 +1502,13 @@ static PyMethodDef methods[] = {
      "pref_lines(kinds, kind, col, qi, nbytes) -> str: pref_eval.py's per-query JSON lines (see _kernels.c)."},
     {"cov_stack", k_cov_stack, METH_VARARGS,
      "cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): _dense_cov_diag's stack (see _kernels.c)."},
+    {"exp", k_exp, METH_VARARGS, "exp(x, out): the C library's exp elementwise."},
+    {"log", k_log, METH_VARARGS, "log(x, out): the C library's log elementwise."},
+    {"log2", k_log2, METH_VARARGS, "log2(x, out): the C library's log2 elementwise."},
+    {"exp2", k_exp2, METH_VARARGS, "exp2(x, out): the C library's exp2 elementwise."},
+    {"log1p", k_log1p, METH_VARARGS, "log1p(x, out): the C library's log1p elementwise."},
+    {"pow_scalar", k_pow_scalar, METH_VARARGS,
+     "pow_scalar(x, y, base, out): out = pow(y, x) elementwise when base, else pow(x, y)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},
     {NULL, NULL, 0, NULL}};
 

@@ -21,7 +21,8 @@ def _cases() -> dict[str, np.ndarray]:
     return {"log2_ranks": libm.log2(np.arange(2, 5002)), "log2": libm.log2(rng.uniform(1e-3, 1e4, 3000)),
             "log": libm.log(rng.uniform(1e-6, 1e6, 3000)), "exp": libm.exp(rng.uniform(-30, 30, 3000)),
             "exp2": libm.exp2(rng.uniform(-10, 10, 3000)), "pow_ranks": libm.power(0.8, np.arange(3000)),
-            "pow": libm.power(0.95, rng.uniform(0, 500, 3000))}
+            "pow": libm.power(0.95, rng.uniform(0, 500, 3000)), "log1p": libm.log1p(rng.uniform(-0.9, 1e3, 3000)),
+            "pow_x": libm.pow(rng.uniform(1e-3, 10, 3000), 1.5), "pow_x3": libm.pow(rng.uniform(0, 10, 3000), 3.0)}
 
 
 def test_equal_to_the_c_library():
@@ -41,6 +42,44 @@ def test_equal_to_the_c_library():
     assert libm.log2(np.array([[2, 4], [8, 1621]])).shape == (2, 2)
     assert float(libm.exp(0.5)) == math.exp(0.5) and libm.exp(0.5).shape == ()
     assert libm.log2(np.array([], dtype=np.int64)).shape == (0,)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_pow_log1p_and_both_paths_equal_to_the_c_library(compiled, monkeypatch):
+    # many values go through the compiled loop (pref_eval._kernels), few -- or all without the kernels -- one
+    # Python call per distinct value: Python's math (the C library) bit for bit either way; numpy's own
+    # power(x, 1.5) differs in ~5 % of the values on an AVX-512 CPU (session 23)
+    if compiled:
+        from pref_eval.native import kernels
+
+        if kernels() is None or not hasattr(kernels(), "pow_scalar"):
+            pytest.skip("compiled kernels not built")
+    else:
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")
+    rng = np.random.default_rng(11)
+    for n in (5, 3000):
+        x = rng.uniform(1e-3, 50, n)
+        x[::5] = x[0]
+        w = rng.uniform(-0.99, 1e4, n)
+        pairs = [(libm.log1p(w), [math.log1p(v) for v in w]), (libm.exp(-x), [math.exp(-v) for v in x]),
+                 (libm.log(x), [math.log(v) for v in x]), (libm.log2(x), [math.log2(v) for v in x]),
+                 (libm.power(0.9, x), [math.pow(0.9, v) for v in x])]
+        pairs += [(libm.pow(x, y), [math.pow(v, y) for v in x]) for y in (1.5, 0.37, 3.0, -2.5, 1e-3)]
+        pairs += [(libm.pow(x - 25, y), [math.pow(v - 25, y) for v in x]) for y in (3.0, -3.0, 5.0)]  # integer y: x < 0
+        if hasattr(math, "exp2"):
+            pairs.append((libm.exp2(x), [math.exp2(v) for v in x]))
+        for got, want in pairs:
+            assert got.tolist() == want  # bit for bit
+    # the exponents numpy computes exactly on every CPU stay numpy's: sqrt, square, reciprocal, copy, ones
+    x = rng.uniform(1e-3, 50, 3000)
+    for y, want in [(0.5, np.sqrt(x)), (2.0, x * x), (-1.0, 1.0 / x), (1.0, x), (0.0, np.ones_like(x))]:
+        assert libm.pow(x, y).tolist() == want.tolist()
+    with np.errstate(all="ignore"):
+        a = np.array([0.0, -1.0, np.inf, np.nan, 1e300])
+        np.testing.assert_array_equal(libm.pow(a, 1.5), np.power(a, 1.5))
+        np.testing.assert_array_equal(libm.pow(a, -1.5), np.power(a, -1.5))
+        np.testing.assert_array_equal(libm.log1p(np.array([-1.0, -2.0, np.inf, np.nan])),
+                                      np.log1p(np.array([-1.0, -2.0, np.inf, np.nan])))
 
 
 def test_outside_the_domain_numpy_s_values():
@@ -123,3 +162,35 @@ def test_zelo_eval_measures_same_bytes_with_numpy_s_other_code(tmp_path):
                                env={**env, **cpu_kinds()[kind]}) for kind in ("this", "no-avx512")]
         assert outs[0].returncode == 0, outs[0].stderr
         assert outs[0].stdout == outs[1].stdout
+
+
+def _kinds_same_bytes(argv: list[str]) -> None:
+    from conftest import cpu_kinds
+
+    # numpy's part of the no-avx512 kind only: OpenBLAS's kernels (the other part) move zelo_fit's SEs
+    numpy_only = {"NPY_DISABLE_CPU_FEATURES": cpu_kinds()["no-avx512"]["NPY_DISABLE_CPU_FEATURES"]}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    outs = [subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, env={**env, **kind})
+            for kind in ({}, numpy_only)]
+    assert outs[0].returncode == 0, outs[0].stderr
+    assert outs[0].stdout and outs[0].stdout == outs[1].stdout
+
+
+def test_zelo_fit_weight_power_same_bytes_with_numpy_s_other_code(tmp_path):
+    # zelo_fit --weight-power 1.5 on judgments with given weights: the weights went through numpy's power, whose
+    # AVX-512 code gave other scores than glibc's pow (session 23); the C library's pow now (libm.pow)
+    rng = np.random.default_rng(5)
+    path = tmp_path / "w.jsonl"
+    path.write_text("".join(json.dumps({"qid": f"q{k % 3}", "doc_a": f"d{a}", "doc_b": f"d{b}",
+                                        "score": int(rng.integers(0, 4)) / 3,
+                                        "weight": round(float(rng.uniform(0.1, 3)), 3)}) + "\n"
+                            for k, (a, b) in enumerate(rng.integers(0, 25, (600, 2))) if a != b))
+    _kinds_same_bytes(["pref_eval.cli.fit", "-J", str(path), "--weight-power", "1.5", "-Q"])
+
+
+@pytest.mark.slow
+def test_zelo_simulate_adaptive_same_bytes_with_numpy_s_other_code():
+    # the adaptive strategy's win probabilities σ(x_k − x_j) went through numpy's exp: with its AVX-512 code one
+    # near-tie was decided otherwise and this row's τ moved (session 23); the C library's exp now (libm.exp)
+    _kinds_same_bytes(["pref_eval.cli.simulate", "recovery", "--K", "20", "--sigma", "1.5", "--cycles", "4",
+                       "--trials", "4", "--seed", "0", "--strategy", "adaptive", "-Q"])

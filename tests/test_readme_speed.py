@@ -80,3 +80,29 @@ def test_a_flag_the_script_lacks_is_caught():
                        text=True, cwd=ROOT)
     assert "--repeat" in p.stdout and "--write" in p.stdout
     assert not re.search(r"(?<![\w-])--no-such-option(?![\w-])", p.stdout)
+
+
+@pytest.mark.parametrize("script", ["bench_zelo_cli", "bench_scaling"])
+@pytest.mark.parametrize("no_write", [False, True])
+def test_no_write_prints_and_writes_nothing(script, no_write, monkeypatch, capsys, tmp_path):
+    """The scripts that write their README block on every run (bench_zelo_cli.py rewrote it at each run, even
+    a trial one: session 22) write nothing with ``--no-write``; measured here with the commands, the data
+    generation and the writer replaced (no benchmark runs)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    mod = importlib.import_module(script)
+    written = []
+    monkeypatch.setattr(mod.tempfile, "mkdtemp", lambda prefix="": str(tmp_path))
+    monkeypatch.setattr(mod, "write", lambda path, nq, fmt="jsonl": (open(path, "w").close(), 400 * nq)[1])
+    monkeypatch.setattr(mod, "run", lambda argv, env=None: (0.5, 100.0))
+    monkeypatch.setattr(mod, "write_result", lambda *a, **k: written.append(a[0]))
+    if script == "bench_scaling":
+        monkeypatch.setattr(mod, "_linked", lambda base, rundir, n: [f"run{k}" for k in range(n)])
+        monkeypatch.setattr(mod.subprocess, "run", lambda *a, **k: None)
+    argv = [script, *(["--no-dask"] if script == "bench_scaling" else []), *(["--no-write"] if no_write else [])]
+    monkeypatch.setattr(sys, "argv", argv)
+    mod.main()
+    out = capsys.readouterr().out
+    assert "| 1,000 |" in out or "1,000 queries" in out
+    assert written == ([] if no_write else [{"bench_zelo_cli": "zelo-cli", "bench_scaling": "scaling"}[script]])

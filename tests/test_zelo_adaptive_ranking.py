@@ -1,5 +1,6 @@
 """Adaptive whole-ranking pairs (pref_eval.zelo.adaptive: ranking_batch, greedy_matching,
 posterior_covariance) and recovery --strategy adaptive against random cycles."""
+import math
 import subprocess
 import sys
 
@@ -190,6 +191,12 @@ def test_discordance_reduction_against_direct_update_and_quadrature():
     assert np.array_equal(part[live], got[live]) and np.all(part[~live] == -np.inf)
 
 
+def _c_exp(t):
+    """The C library's exp (Python's math) elementwise: the adaptive strategies' ``exp`` since session 23
+    (pref_eval.libm; numpy's own differs in last bits on an AVX-512 CPU)."""
+    return np.frompyfunc(math.exp, 1, 1)(t).astype(np.float64)
+
+
 def _plain_terms(delta, s2, gap):
     """Every term of the criterion as the plain expression, evaluated everywhere (the implementation before
     zero terms were skipped): 2φ(0)/s′ (√δ φ(z) − |Δ| Φ(−z)), δ clipped below 0.999 s², z = |Δ|/√δ."""
@@ -200,7 +207,7 @@ def _plain_terms(delta, s2, gap):
     z = gap / sd
     with np.errstate(over="ignore"):
         t = ((z * -0.5) * z)
-    return 2.0 / np.sqrt(2.0 * np.pi) / np.sqrt(s2 - delta) * (np.exp(t) * sd / np.sqrt(2.0 * np.pi)
+    return 2.0 / np.sqrt(2.0 * np.pi) / np.sqrt(s2 - delta) * (_c_exp(t) * sd / np.sqrt(2.0 * np.pi)
                                                                - ndtr(-z) * gap)
 
 
@@ -215,7 +222,7 @@ def _plain_discordance(x, cov, i, j, reach):
     dg = np.diagonal(cov, axis1=1, axis2=2)
     s2 = np.maximum(dg[rows, kk] + dg[rows, ll] - 2.0 * cov[rows, kk, ll], 1e-12)
     gap = np.abs(x[rows, kk] - x[rows, ll])
-    p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
+    p = 1.0 / (1.0 + _c_exp(x[rows, j] - x[rows, i]))
     var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
     denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
     out = np.empty(i.shape)

@@ -85,6 +85,9 @@ STEPS: list[tuple[str, str]] = [
     ("simulate_tournament", "zelo_simulate tournament --matrix $R/tests/data/compare_outputs/m3.txt --reps 50 "
                             "--k 1 --p 7 --f 9 --seed 1 --final-phase -Q"),
     ("simulate_recovery", "zelo_simulate recovery --K 10,20 --sigma 1.5 --cycles 2,4 --trials 3 --seed 0 -Q"),
+    ("simulate_adaptive", "zelo_simulate recovery --K 20 --sigma 1.5 --cycles 4 --trials 4 --seed 0 "
+                          "--strategy adaptive -Q"),
+    ("fit_weight_power", "zelo_fit -J $R/tests/data/compare_outputs/weighted.jsonl --weight-power 1.5 -Q"),
     ("compare_R", f"zelo_compare -R {Q} -m map -m ndcg_cut.10 {RUNS}"),
     ("compare_P", "zelo_compare -P pq.tsv --tests t,randomization"),
     ("compare_jsonl", "zelo_compare -P pq.tsv -m ndcg_cut_10 -o jsonl"),
@@ -100,8 +103,20 @@ STEPS: list[tuple[str, str]] = [
 M3 = "0.5 0.75 0.75\n0.25 0.5 0.5\n0.25 0.5 0.5\n"
 
 
+def weighted_judgments() -> str:
+    """300 JSON-lines judgments over 3 queries x 20 documents with given weights of 100 different values."""
+    lines = []
+    for k in range(300):
+        a, b = (7 * k) % 20, (11 * k + 3) % 20
+        if a != b:
+            lines.append(f'{{"qid": "q{k % 3}", "doc_a": "d{a}", "doc_b": "d{b}", "score": {(k % 4) / 3!r}, '
+                         f'"weight": {0.1 + (37 * k % 100) / 33!r}}}\n')
+    return "".join(lines)
+
+
 def export(rev: str, dest: Path) -> Path:
-    """``git archive rev`` into ``dest`` (plus the small matrix file the simulate step reads)."""
+    """``git archive rev`` into ``dest`` (plus the small matrix file the simulate step reads and the weighted
+    judgments of the ``--weight-power`` step)."""
     dest.mkdir(parents=True)
     tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], check=True,
                          capture_output=True).stdout
@@ -112,6 +127,7 @@ def export(rev: str, dest: Path) -> Path:
     tmp.unlink()
     (dest / "tests" / "data" / "compare_outputs").mkdir(parents=True, exist_ok=True)
     (dest / "tests" / "data" / "compare_outputs" / "m3.txt").write_text(M3)
+    (dest / "tests" / "data" / "compare_outputs" / "weighted.jsonl").write_text(weighted_judgments())
     return dest
 
 

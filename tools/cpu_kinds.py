@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which commands print other bytes on another kind of x86-64 CPU.
 
-    python tools/cpu_kinds.py [REV] [--keep DIR]
+    python tools/cpu_kinds.py [REV] [--keep DIR] [--setting NAME ...]
 
 Runs every step of ``tools/compare_outputs.py`` (the shipped commands on the shipped data, pure Python) on
 ``REV`` (default HEAD) once as this machine computes, then once per setting below, which makes numpy,
@@ -21,7 +21,8 @@ first run, with the largest relative difference between its numbers (same text o
 
 On a CPU with AVX-512 the last three show what moves between the two kinds on one machine; on a CPU
 without AVX-512 they change nothing but OpenBLAS's kernels where it would take others than Haswell's (so
-they print "identical"). numpy's AVX-512 code cannot be emulated on a CPU without it. Exit status 0.
+they print "identical"). numpy's AVX-512 code cannot be emulated on a CPU without it. ``--setting NAME``
+(repeatable): only those settings. Exit status 0.
 """
 from __future__ import annotations
 
@@ -77,13 +78,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev", nargs="?", default="HEAD", help="git revision (default HEAD)")
     ap.add_argument("--keep", metavar="DIR", help="leave the checkout and every setting's outputs in DIR")
+    ap.add_argument("--setting", action="append", choices=list(SETTINGS), help="only this setting (repeatable)")
     args = ap.parse_args(argv)
+    settings = {k: v for k, v in SETTINGS.items() if not args.setting or k in args.setting}
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pref_eval-cpu-"))
     root = co.export(args.rev, base / "src")
     saved = dict(os.environ)
     out = {}
     try:
-        for name, env in [("this", {}), *SETTINGS.items()]:
+        for name, env in [("this", {}), *settings.items()]:
             os.environ.update(env)
             out[name] = co.run_all(root, base / name)
             os.environ.clear()
@@ -93,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.update(saved)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
-    for name in SETTINGS:
+    for name in settings:
         diffs = []
         for step, _ in co.STEPS:
             a, b = out["this"][step], out[name][step]

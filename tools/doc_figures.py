@@ -1,6 +1,7 @@
 """Figures the prose of the docs quotes outside any table, computed (the docs name this script).
 
-    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth|pair-distance|se-condition ...]
+    python tools/doc_figures.py [repeated-pairs|prior-gap|prompt-tokens|rbp-depth|pair-distance|se-condition|
+                                 newton-gap|scaling-time ...]
 
 Prints ``page: phrase`` per figure (all of them without an argument); tests/test_docs.py checks that each
 phrase is on its page, so a figure typed by hand cannot drift from what this script prints.
@@ -33,6 +34,12 @@ phrase is on its page, so a figure typed by hand cannot drift from what this scr
   max_i A_ii (A⁻¹)_ii) on ordinary data: its largest value in each shipped judgment file (``judgments/``) and in
   ``bench/gen_judgments.py 2000``'s data (2,000 queries × 100 documents × 4 cycles, σ = 1, seed 1), fitted with
   the default prior and with ``--prior 0``: the smallest and the largest of those maxima (~3 s CPU; slow test).
+* ``newton-gap`` (docs/zelo_fit.md): how far from the optimum a gradient rule alone (|g_i| <= tol) would leave a
+  document, ~tol / H_ii (H_ii its Fisher information at the fit: sum over its judgments of w p (1 − p), plus the
+  prior's 2·prior·σ(x)σ(−x)), on the shipped samples (``judgments/``), default prior and ``--prior 0`` (documents
+  with an SE), tol = 1e-9: the smallest and the largest value, to one significant digit.
+* ``scaling-time`` (README.md): the wall time of the commands of the README's scaling block (the sum of its cells,
+  ``bench/bench_scaling.py`` at the issue's sizes), in minutes; the data they read is generated besides.
 """
 from __future__ import annotations
 
@@ -50,6 +57,7 @@ DIST_K, DIST_SIGMA, DIST_TRIALS, DIST_SEED = 50, 1.5, 20, 0  # pair-distance
 #: figures that run a simulation (seconds, not a fraction of one): tests/test_docs.py checks them as slow tests
 SLOW = ("pair-distance", "se-condition")
 COND_QUERIES = 2000  # se-condition: bench/gen_judgments.py 2000
+GAP_TOL = 1e-9  # newton-gap: zelo_fit's default --tol
 
 
 def repeat_share(n: int, cycles: int) -> float:
@@ -152,22 +160,30 @@ def pair_distance() -> list[tuple[str, str]]:
                                  f"chosen pairs are at most 3 apart at K = {DIST_K}, σ = {DIST_SIGMA:g}")]
 
 
-def se_condition() -> list[tuple[str, str]]:
+def _shipped_judgments() -> list[tuple[Any, ...]]:
+    """``(sizes, q, a, b, s, w)`` of each shipped judgment file (``judgments/``)."""
     import glob
 
     import numpy as np
 
     from pref_eval.io.judgments import read_judgments
-    from pref_eval.zelo.fit import fit_bt
-    from pref_eval.zelo.simulate import cycle_judgments
 
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
     data = []
     for path in sorted(glob.glob(os.path.join(root, "judgments", "*"))):
         if not path.endswith(".md"):
             j = read_judgments(path)
-            q, a, b, s, w = j.arrays()
-            data.append((np.array([len(j.docs[t]) for t in j.queries]), q, a, b, s, w))
+            data.append((np.array([len(j.docs[t]) for t in j.queries]), *j.arrays()))
+    return data
+
+
+def se_condition() -> list[tuple[str, str]]:
+    import numpy as np
+
+    from pref_eval.zelo.fit import fit_bt
+    from pref_eval.zelo.simulate import cycle_judgments
+
+    data = _shipped_judgments()
     assert len(data) >= 3, data
     sizes, q, a, b, s = cycle_judgments(COND_QUERIES, GAP_DOCS, 4, GAP_SIGMA, seed=GAP_SEED)
     data.append((sizes, q, a, b, s, None))
@@ -176,9 +192,60 @@ def se_condition() -> list[tuple[str, str]]:
                             f"samples and `bench/gen_judgments.py {COND_QUERIES}`")]
 
 
+def _sci(v: float) -> str:
+    """``v`` to one significant digit: 1e-10, 3e-9."""
+    m, e = f"{v:.0e}".split("e")
+    return f"{m}e{int(e)}"
+
+
+def newton_gap() -> list[tuple[str, str]]:
+    import numpy as np
+
+    from pref_eval.zelo.fit import fit_bt
+
+    def sigma(x: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-x))
+
+    values = []
+    for sizes, q, a, b, s, w in _shipped_judgments():
+        off = np.concatenate([[0], np.cumsum(sizes)])
+        ga, gb = off[q] + a, off[q] + b
+        keep = ga != gb
+        ga, gb = ga[keep], gb[keep]
+        wk = np.ones(len(ga)) if w is None else np.asarray(w, dtype=np.float64)[keep]
+        for prior in (0.5, 0.0):
+            r = fit_bt(sizes, q, a, b, s, w, prior=prior)
+            d = r.score[ga] - r.score[gb]
+            h = wk * sigma(d) * sigma(-d)
+            n = len(r.score)
+            H = (np.bincount(ga, h, minlength=n) + np.bincount(gb, h, minlength=n)
+                 + 2.0 * prior * sigma(r.score) * sigma(-r.score))
+            judged = (np.bincount(ga, minlength=n) + np.bincount(gb, minlength=n) > 0) & np.isfinite(r.se)
+            values.append(GAP_TOL / H[judged])
+    v = np.concatenate(values)
+    return [("zelo_fit.md", f"{_sci(float(v.min()))} to {_sci(float(v.max()))} on the shipped samples")]
+
+
+def scaling_time() -> list[tuple[str, str]]:
+    import re
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as fh:
+        doc = fh.read()
+    block = doc.split("<!-- scaling:begin -->")[1].split("<!-- scaling:end -->")[0]
+    assert "Measured at the issue's sizes" in block, "the scaling block is not of the issue's sizes"
+    cells = [float(t) for t in re.findall(r"\| ([\d.]+) s / \d+ MB", block)]
+    assert len(cells) == 18, cells
+    minutes = round(sum(cells) / 60)
+    return [("README.md", f"the scaling block (its commands take {minutes} minutes of wall time at the issue's "
+                          "sizes"),
+            ("README.md", f"At the issue's sizes its commands take {minutes} minutes of wall time")]
+
+
 FIGURES: dict[str, Callable[[], list[tuple[str, str]]]] = {
     "repeated-pairs": repeated_pairs, "prior-gap": prior_gap, "prompt-tokens": prompt_tokens, "rbp-depth": rbp_depth,
-    "pair-distance": pair_distance, "se-condition": se_condition}
+    "pair-distance": pair_distance, "se-condition": se_condition, "newton-gap": newton_gap,
+    "scaling-time": scaling_time}
 
 
 def figures(names: list[str] | None = None) -> list[tuple[str, str]]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import libm
 from .matching import Matched
 from .records import Bootstrap, Record, per_query_sums, statistic
 
@@ -118,7 +119,7 @@ def brier(mu: np.ndarray, y: np.ndarray) -> float:
 def log_loss(mu: np.ndarray, y: np.ndarray) -> float:
     m = np.clip(np.asarray(mu, dtype=np.float64), EPS, 1.0 - EPS)
     y = np.asarray(y, dtype=np.float64)
-    return float(-np.mean(y * np.log(m) + (1.0 - y) * np.log1p(-m)))
+    return float(-np.mean(y * libm.log(m) + (1.0 - y) * libm.log1p(-m)))
 
 
 def is_graded(mu: np.ndarray) -> bool:
@@ -140,7 +141,7 @@ def calibration_records(mt: Matched, r: int, k: int, boot: Bootstrap, n_buckets:
     T = per_query_sums(q, nq, [(mu - y) ** 2, np.ones(len(mu))])
     out.append(statistic(boot, a, b, LEVEL, "brier", T, lambda S: S[..., 0] / S[..., 1], lambda S: S[..., 1]))
     m = np.clip(mu, EPS, 1.0 - EPS)
-    ll = -(y * np.log(m) + (1.0 - y) * np.log1p(-m))
+    ll = -(y * libm.log(m) + (1.0 - y) * libm.log1p(-m))
     T = per_query_sums(q, nq, [ll, np.ones(len(mu))])
     out.append(statistic(boot, a, b, LEVEL, "log_loss", T, lambda S: S[..., 0] / S[..., 1], lambda S: S[..., 1]))
     nan = float("nan")

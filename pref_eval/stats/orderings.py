@@ -50,6 +50,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .. import libm
+
 
 def kendall_tau_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
     """(tau_b, two-sided p) from ``scipy.stats.kendalltau``."""
@@ -297,7 +299,7 @@ def _rbo_tied_parts(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.nda
             agree = xd / d
         else:
             agree = xd / np.sqrt((cx * cx).sum(axis=0) * (cy * cy).sum(axis=0))
-        acc += float((agree * p ** d).sum())
+        acc += float((agree * libm.power(p, d)).sum())
         a_d = float(agree[-1])
     total = (1 - p) / p * acc
     return float(total), float(a_d * p ** k + total), k
@@ -428,7 +430,7 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
     for d0 in range(1, n_l + 1, step):
         d = np.arange(d0, min(n_l, d0 + step - 1) + 1, dtype=np.float64)
         x = overlap(d)
-        w = p ** d
+        w = libm.power(p, d)
         acc["min"] += float((agreement(d, x) * w).sum())
         beyond = d > s
         if not beyond.any():
@@ -445,11 +447,11 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
         acc["ext"] += float((agreement(d, x_ext) * w).sum())
     # beyond depth n_l (both lists unseen): sum_{d>n_l} p^d / d = ln(1/(1-p)) - sum_{d<=n_l} p^d / d
     dl = np.arange(1, n_l + 1, dtype=np.float64)
-    tail_inv = -math.log1p(-p) - float((p ** dl / dl).sum())
+    tail_inv = -math.log1p(-p) - float((libm.power(p, dl) / dl).sum())
     x_l = float(common_s.size)  # = the overlap at depth n_l, every item of both lists being in
     f = n_l + s - common_s.size  # the depth from which the maximal agreement is 1
     lin = np.arange(n_l + 1, f, dtype=np.float64)
-    tail_max = float(((2 * lin - n_l - s + x_l) / lin * p ** lin).sum()) + p ** max(f, n_l + 1) / (1 - p)
+    tail_max = float(((2 * lin - n_l - s + x_l) / lin * libm.power(p, lin)).sum()) + p ** max(f, n_l + 1) / (1 - p)
     c = (1 - p) / p
     out = {"min": c * (acc["min"] + x_l * tail_inv),
            "max": c * (acc["max"] + tail_max),

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import libm
 from ..records import record
 from ..io.zscores import ZTable, read_zscores  # noqa: F401 - the reader lives in io/ (re-exported)
 
@@ -80,7 +81,7 @@ def zscore_result(res: RunResult, z: Callable[[str, str, float], float], only_qi
         agg = spec.aggregate if spec is not None else "mean"
         raw = np.asarray(col.values, dtype=np.float64)
         if agg == "gmean":
-            raw = np.log(np.maximum(raw, MIN_GEO_MEAN))
+            raw = libm.log(np.maximum(raw, MIN_GEO_MEAN))
         vals = np.array([z(col.name, q, float(v)) if only_qid is None or q == only_qid else
                          (math.log(MIN_GEO_MEAN) if agg == "gmean" else 0.0)
                          for q, v in zip(res.qids, raw, strict=False)], dtype=np.float64)

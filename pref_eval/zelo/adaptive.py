@@ -100,6 +100,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import libm
 from ..seeds import stream_seed
 from .fit import fit_bt
 
@@ -361,14 +362,14 @@ def posterior_covariance(x: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np
     b = np.asarray(b, dtype=np.int64).reshape(Q, -1)
     w = np.ones(a.shape) if weight is None else np.asarray(weight, dtype=float).reshape(Q, -1)
     t = np.repeat(np.arange(Q), a.shape[1])
-    p = 1.0 / (1.0 + np.exp(x[t, b.ravel()] - x[t, a.ravel()]))
+    p = 1.0 / (1.0 + libm.exp(x[t, b.ravel()] - x[t, a.ravel()]))
     h = w.ravel() * p * (1.0 - p)
     H = np.zeros((Q, K, K))
     np.add.at(H, (t, a.ravel(), b.ravel()), -h)
     np.add.at(H, (t, b.ravel(), a.ravel()), -h)
     np.add.at(H, (t, a.ravel(), a.ravel()), h)
     np.add.at(H, (t, b.ravel(), b.ravel()), h)
-    sx = 1.0 / (1.0 + np.exp(-x))
+    sx = 1.0 / (1.0 + libm.exp(-x))
     H[:, np.arange(K), np.arange(K)] += 2.0 * prior * sx * (1.0 - sx) + (0.0 if prior > 0 else 1e-9)
     from ..blas import one_blas_thread
 
@@ -454,7 +455,7 @@ def _drop_rows(delta: np.ndarray, s2: np.ndarray, s2_cap: np.ndarray, gap: np.nd
     z = np.divide(g, sd, out=work[1, :m])
     t = np.multiply(z, -0.5, out=d)
     t *= z
-    np.exp(t, out=t)
+    t[...] = libm.exp(t)
     t *= sd
     t /= np.sqrt(2.0 * np.pi)
     np.negative(z, out=z)
@@ -511,7 +512,7 @@ def discordance_reduction(x: np.ndarray, cov: np.ndarray, i: np.ndarray, j: np.n
     s2_cap = 0.999 * s2
     gap = np.abs(x[rows, kk] - x[rows, ll])
     gap2 = gap * gap
-    p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
+    p = 1.0 / (1.0 + libm.exp(x[rows, j] - x[rows, i]))
     var = dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
     denom = 1.0 / np.maximum(p * (1.0 - p), 1e-300) + var
     out = np.full(i.shape, -np.inf)
@@ -572,7 +573,7 @@ def rowsum_reduction(x: np.ndarray, cov: np.ndarray, judged: np.ndarray, i: np.n
     scale = float(votes) if info_scale is None else float(info_scale)
     C = cov / scale
     rows = np.arange(Q)[:, None]
-    P = 1.0 / (1.0 + np.exp(x[:, None, :] - x[:, :, None]))  # P[q, k, j] = σ(x_k − x_j)
+    P = 1.0 / (1.0 + libm.exp(x[:, None, :] - x[:, :, None]))  # P[q, k, j] = σ(x_k − x_j)
     dP = P * (1.0 - P)
     U = ~judged
     U[:, np.arange(K), np.arange(K)] = False

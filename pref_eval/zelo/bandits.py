@@ -44,6 +44,7 @@ the budget, as in the algorithms' papers, and not as a judged pair.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -117,7 +118,7 @@ def double_thompson(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 7,
     m = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         for t in range(1, T + 1):
-            la = alpha * np.log(t)
+            la = alpha * math.log(t)
             if m:
                 jw, jl = wik[:m], wki[:m]
                 n = jw + jl
@@ -183,7 +184,7 @@ def merge_dts(M: np.ndarray, T: int = 1000, alpha: float = 0.8 ** 6, batch: int 
             Nb = Wb + Wb.T
             Nm = np.maximum(Nb, 1)
             # U_ji < 1/2 for a judged pair (unjudged pairs and the diagonal have U ≥ 1/2)
-            lost = (Wb / Nm + np.sqrt(alpha * np.log(t + C) / Nm) < 0.5) & (Nb > 0)
+            lost = (Wb / Nm + np.sqrt(alpha * math.log(t + C) / Nm) < 0.5) & (Nb > 0)
             keep = ~lost.any(axis=1)
             if not keep.all():
                 b = b[keep]
@@ -240,7 +241,7 @@ def round_efficient(M: np.ndarray, T: int = 1000, delta: float = 0.2,
         spent += m
         if m < n // 2:
             break  # budget spent in the middle of a round
-        ct = np.sqrt(18.0 / t * np.log(2.0 * n * t * t / delta))
+        ct = math.sqrt(18.0 / t * math.log(2.0 * n * t * t / delta))
         s = score[alive]
         alive = alive[s >= s.max() - t * ct]
     s = score[alive]

@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import libm
+
 
 def adjacent_variance_bound(K: int, m: int, votes: int = 3) -> float:
     """Lower bound on the mean R_ij over the K-1 adjacent pairs of any order: 1/(c/4 + m c/(4(K-1)))."""
@@ -79,7 +81,7 @@ def _uncertainty_weights(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(omega over the upper triangle (trials, K(K-1)/2), its Laplacian (trials, K, K))."""
     trials, K = truth.shape
     iu, ju = np.triu_indices(K, 1)
-    p = 1.0 / (1.0 + np.exp(truth[:, iu] - truth[:, ju]))
+    p = 1.0 / (1.0 + libm.exp(truth[:, iu] - truth[:, ju]))
     om = 4.0 * p * (1.0 - p)
     t = np.repeat(np.arange(trials), len(iu))
     return om, _laplacian(K, t, np.tile(iu, trials), np.tile(ju, trials), om.ravel(), trials)
@@ -107,7 +109,8 @@ def mean_information(sigma: float) -> float:
     if sigma == 0:
         return 0.25
     s = np.sqrt(2.0) * sigma
-    f = lambda d: np.exp(-0.5 * (d / s) ** 2) / (s * np.sqrt(2 * np.pi)) / (2.0 + np.exp(d) + np.exp(-d))  # noqa: E731
+    f = lambda d: float(libm.exp(-0.5 * (d / s) ** 2) / (s * np.sqrt(2 * np.pi))  # noqa: E731
+                        / (2.0 + libm.exp(d) + libm.exp(-d)))
     return float(2.0 * integrate.quad(f, 0.0, 40.0 + 12.0 * s, epsabs=1e-13, epsrel=1e-11, limit=200)[0])
 
 
@@ -132,7 +135,7 @@ def design_variances(truth: np.ndarray, a: np.ndarray, b: np.ndarray, votes: int
     keep = lo != hi
     key = np.unique((t[keep] * K + lo[keep]) * K + hi[keep])
     t, i, j = key // (K * K), (key // K) % K, key % K
-    p = 1.0 / (1.0 + np.exp(-(truth[t, j] - truth[t, i])))
+    p = 1.0 / (1.0 + libm.exp(-(truth[t, j] - truth[t, i])))
     w = votes * p * (1.0 - p)
     L = _laplacian(K, t, i, j, w, trials)
     connected = np.array([connected_components(coo_matrix((np.ones((t == r).sum()), (i[t == r], j[t == r])),
@@ -175,7 +178,7 @@ def known_scores_wins(truth: np.ndarray, dense: np.ndarray, a: np.ndarray | None
     """
     truth = np.asarray(truth, dtype=float)
     T, K = truth.shape
-    P = 1.0 / (1.0 + np.exp(truth[:, None, :] - truth[:, :, None]))  # P[t, k, j] = σ(x_k − x_j)
+    P = 1.0 / (1.0 + libm.exp(truth[:, None, :] - truth[:, :, None]))  # P[t, k, j] = σ(x_k − x_j)
     E = P.copy()
     if a is not None and b is not None:
         rows = np.arange(T)[:, None]

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .. import libm
 from ..seeds import PRODUCT, SEED_MAX, product_seed, stream_seed
 from .fit import fit_bt
 from .tournament import Tournament
@@ -112,7 +113,7 @@ def cycle_judgments(queries: int, docs: int, cycles: int, sigma: float, seed: in
     a = perms.reshape(queries, -1).ravel()
     b = np.roll(perms, -1, axis=2).reshape(queries, -1).ravel()
     q = np.repeat(np.arange(queries), cycles * docs)
-    p = 1 / (1 + np.exp(-(truth[q, b] - truth[q, a])))
+    p = 1 / (1 + libm.exp(-(truth[q, b] - truth[q, a])))
     s = (rng.random((len(q), votes)) < p[:, None]).mean(1)
     return np.full(queries, docs), q, a, b, s
 
@@ -203,7 +204,7 @@ def recovery(
 
     # the dense judged matrix: D[t, i, j] = judged P(j better than i)
     with np.errstate(over="ignore"):  # exp overflows to inf for a huge --sigma: pb is then exactly 0, as it should
-        pb = 1.0 / (1.0 + np.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
+        pb = 1.0 / (1.0 + libm.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
     s_d = (rng.random((len(q_d), votes)) < pb[:, None]).mean(axis=1)
     D = np.zeros((trials, K, K))
     D[q_d, a_d, b_d] = s_d

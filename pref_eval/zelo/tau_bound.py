@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import libm
 from ..seeds import stream_seed
 
 REVEALS = ("none", "random", "nearest", "best", "best2")
@@ -80,7 +81,7 @@ REVEALS = ("none", "random", "nearest", "best", "best2")
 def _log_logistic_pdf(z: np.ndarray) -> np.ndarray:
     """log of the standard logistic density e^-z / (1 + e^-z)^2."""
     a = np.abs(z)
-    return -a - 2.0 * np.log1p(np.exp(-a))
+    return -a - 2.0 * libm.log1p(libm.exp(-a))
 
 
 def sum_pmf(p: np.ndarray, mask: np.ndarray, votes: int) -> np.ndarray:
@@ -162,8 +163,7 @@ def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l:
     np.subtract(a_k[:, :, None], a_l[:, None, :], out=d)
     np.abs(d, out=lw)
     np.negative(lw, out=lw)
-    np.exp(lw, out=lw)
-    np.log1p(lw, out=lw)
+    lw[...] = libm.log1p(libm.exp(lw))
     lw += np.maximum(d, 0.0, out=mu)
     lw *= -float(votes)
     d *= s_kl[:, None, None]
@@ -171,7 +171,8 @@ def pair_probabilities(a_k: np.ndarray, lp_k: np.ndarray, a_l: np.ndarray, lp_l:
     lw += lp_k[:, :, None]
     lw += lp_l[:, None, :]
     lw -= lw.max(axis=(1, 2), keepdims=True)
-    w = np.exp(lw, out=lw)
+    lw[...] = libm.exp(lw)
+    w = lw
     w /= w.sum(axis=(1, 2), keepdims=True)
     if exact:
         if not isinstance(terms_k, np.ndarray):  # row_terms(..., exact=True): the pmf array

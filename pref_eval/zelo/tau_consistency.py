@@ -53,6 +53,7 @@ Gaussian terms are not proved); it says what this route could give if those step
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -180,7 +181,7 @@ def gaussian_value(prior_var: float, var: float) -> float:
     sq = np.sqrt(q)
 
     def f(z: float) -> float:
-        return abs(2.0 * ndtr(sq * z / np.sqrt(var)) - 1.0) * np.exp(-z * z / 2.0) / np.sqrt(2.0 * np.pi)
+        return abs(2.0 * ndtr(sq * z / np.sqrt(var)) - 1.0) * math.exp(-z * z / 2.0) / np.sqrt(2.0 * np.pi)
 
     return float(2.0 * integrate.quad(f, 0.0, 12.0, limit=200)[0])
 

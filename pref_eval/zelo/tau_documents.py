@@ -74,11 +74,14 @@ no step above controls (see :mod:`pref_eval.zelo.tau_consistency`).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-PHI1 = float(np.exp(-0.5) / np.sqrt(2.0 * np.pi))  # max_z phi(z)|z| = phi(1)
+from .. import libm
+
+PHI1 = math.exp(-0.5) / math.sqrt(2.0 * math.pi)  # max_z phi(z)|z| = phi(1)
 
 
 def h_value(d: np.ndarray | float, v: np.ndarray | float) -> np.ndarray:
@@ -105,7 +108,7 @@ def hinge_mean(mu: np.ndarray | float, var: np.ndarray | float, t: float) -> np.
     s = np.where(pos, sd, 1.0)
     with np.errstate(invalid="ignore", over="ignore"):
         z = np.where(np.isfinite(d), d / s, np.sign(d) * np.inf)
-        phi = np.exp(-0.5 * np.minimum(z * z, 1e300)) / np.sqrt(2.0 * np.pi)
+        phi = libm.exp(-0.5 * np.minimum(z * z, 1e300)) / np.sqrt(2.0 * np.pi)
         val = np.where(np.isfinite(d), d * ndtr(z) + s * phi, np.where(d > 0, np.inf, 0.0))
     return np.where(pos, val, np.maximum(d, 0.0))
 
@@ -120,7 +123,7 @@ def budget(K: int, m: int, sigma: float, votes: int = 3) -> float:
 def _c3() -> float:
     """max over z >= sqrt 3 of phi(z) z (z^2 - 3) (about 0.149), on a fine grid plus a margin above its error."""
     z = np.linspace(np.sqrt(3.0), 8.0, 200_001)
-    return float(np.max(np.exp(-z * z / 2) / np.sqrt(2 * np.pi) * z * (z * z - 3))) + 1e-6
+    return float(np.max(libm.exp(-z * z / 2) / np.sqrt(2 * np.pi) * z * (z * z - 3))) + 1e-6
 
 
 def states(K: int, sigma: float, m: int, votes: int = 3, *, n_mu: int = 21, mu_range: float | None = None,
