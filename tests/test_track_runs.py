@@ -361,7 +361,8 @@ def test_zelo_compare_keep_going_equals_the_good_runs_alone(tmp_path):
                                        "third.run", "missing.run"], ws)
     assert alone.returncode == 0 and kept.returncode == 2 and kept.stdout == alone.stdout
     lines = kept.stderr.splitlines()
-    assert [x.split(":")[1].strip() for x in lines[:3]] == ["short.run", "missing.run", "dup.run"]  # reads first
+    # the error lines in the order given (e32; were the unreadable runs first)
+    assert [x.split(":")[1].strip() for x in lines[:3]] == ["short.run", "dup.run", "missing.run"]
     assert lines[-1] == ("zelo_compare: 3 of 6 runs not compared (--keep-going; their errors above): "
                          "short.run, dup.run, missing.run")  # in the order given, as zelo_eval (k31)
     few = run_inproc("zelo_compare", [*argv, "--keep-going", "good.run", "short.run"], ws)
