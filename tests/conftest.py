@@ -178,9 +178,9 @@ def warns_missing_topics(qrels_topics, runs: dict):
 # and without FMA; OpenBLAS picks kernels per CPU). A few of the 100 trials then follow another path: the tables,
 # made on an AVX-512 machine, moved by up to 0.004 on an AVX2 one (AMD EPYC, session 13), and by 0.005 (one cell,
 # 0.737 -> 0.732) with OpenBLAS's Sandybridge kernels or computed as on a CPU older than Haswell (conftest
-# cpu_kinds "pre-haswell"; c22, session 13). On the machine kind that made them they were equal; since session 23
-# the simulations take the C library's exp on every CPU (pref_eval/libm.py), so the tables made with numpy's
-# AVX-512 exp are within the tolerance on every CPU until rewritten (docs/zelo_simulate.md). 5 in the third
+# cpu_kinds "pre-haswell"; c22, session 13). On the machine kind that made them they are equal; since session 23
+# the simulations take the C library's exp on every CPU (pref_eval/libm.py) and the tables were rewritten with
+# it, so only glibc (FMA or not) and OpenBLAS's kernels still move cells (docs/zelo_simulate.md). 5 in the third
 # decimal passes (+1e-9: 0.737 - 0.732 is a little more than 0.005 in binary).
 CROSS_CPU_TOL = 5e-3 + 1e-9
 # the by-distance table's counts (1 decimal): 0.2 on the AVX2 machine, 0.3 as on a CPU older than Haswell

@@ -308,8 +308,10 @@ def test_criteria_default_column_is_the_strategy_table():
 def test_docs_criteria_table_is_the_bench_output(recovery_bench):
     """The K = 25 rows and the window runs of the criteria table (``bench/recovery_adaptive.py --criteria
     --write-docs``, made on an AVX-512 CPU) are the bench's, within CROSS_CPU_TOL (the paired difference, a
-    difference of two cells, within twice it): on an AVX2 CPU the K = 25 cells move by up to 0.004 (rowsum
-    0.697 / 0.879 / 0.939 there against 0.693 / 0.875 / 0.941), the difference column by 0.005."""
+    difference of two cells, within twice it): with numpy's exp an AVX2 CPU moved the K = 25 cells by up to
+    0.004 (rowsum 0.697 / 0.879 / 0.939 there against 0.693 / 0.875 / 0.941 then), the difference column by
+    0.005; since session 23 the tables are of the C library's exp, and only OpenBLAS's kernels (and glibc with
+    or without FMA) still move cells."""
     from conftest import assert_rows_close
 
     block = _block("zelo_simulate-ranking-bounds.md", "recovery-criteria")
