@@ -32,7 +32,8 @@ _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation 
 def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence[str], ms: str | None, *,
                  per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
-                 scheduler: str | None, keep_going: bool = False, median: str = "mean", digits: int = 4) -> None:
+                 scheduler: str | None, keep_going: bool = False, median: str = "mean", digits: int = 4,
+                 run_types: str | None = None, quartiles: bool = False) -> None:
     """trec_eval's measures per run: trec blocks, long tables, the per-topic table or the runs × measures table."""
     from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
@@ -46,6 +47,11 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         raise UsageError(f"-o {fmt} is per topic already: -q does not apply (-n leaves out the 'all' rows)")
     names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
     requests = parse_measures(names)
+    type_of = None
+    if run_types is not None:  # read before the runs: a bad line stops the command before any evaluation
+        from ..io.groups import TYPE_COLUMNS, read_run_groups, run_value
+
+        type_of = read_run_groups(run_types, what="type", names=TYPE_COLUMNS)
     more = extra_inputs(requests, **extra)
     q = read_qrels(qrels, subtopics=needs_subtopics(requests))
     if per_query:
@@ -61,6 +67,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
             log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
+    types = [run_value(run, res.tag, type_of.get, "type", run_types) for run, res in
+             zip(runs, results, strict=True)] if type_of is not None else None
     if fmt in _WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
                     complete=complete, trec9=trec9, log=log, digits=digits)
@@ -74,7 +82,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.table import long_rows, write_topics
 
                 write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
-                             fmt, median, digits)
+                             fmt, median, digits, types, quartiles)
             else:
                 from ..output.table import WRITERS, long_rows
 
@@ -83,10 +91,16 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         raise skipped
 
 
-def _check_table_options(fmt: str | None, median: str | None, digits: int | None) -> None:
-    """``--median`` only with the per-topic tables, ``--digits`` only with the tables to read (refused, not
-    ignored, elsewhere)."""
+def _check_table_options(fmt: str | None, median: str | None, digits: int | None, run_types: str | None = None,
+                         quartiles: bool = False) -> None:
+    """``--median``, ``--run-types`` and ``--quartiles`` only with the per-topic tables, ``--digits`` only with the
+    tables to read (refused, not ignored, elsewhere)."""
     from ._inputs import _check_int
+
+    for flag, given in (("--run-types", run_types is not None), ("--quartiles", quartiles)):
+        if given and fmt not in _TOPICS:
+            raise UsageError(f"{flag} applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
+                             + (f"-o {fmt}" if fmt else "the default output"))
 
     if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
         raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")

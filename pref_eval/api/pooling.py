@@ -124,17 +124,14 @@ def _groups_of(runs: list[str], tags: list[str], group_of: dict[str, str] | None
     """The groups (in the order their first run comes) and each run's index among them."""
     import numpy as np
 
-    from ..io.textfile import display_name
+    from ..io.groups import run_value
 
     names: list[str] = []
-    for run, tag in zip(runs, tags, strict=True):
+    for run, tag in zip(runs, tags, strict=True):  # a run whose lines carry tags of two groups: refused
         if group_of is not None:
-            if tag not in group_of:
-                raise InputError(display_name(path or ""), 0, f"no group for run tag {tag!r} of "
-                                 f"{display_name(run)} (expected a line '{tag} GROUP')")
-            names.append(group_of[tag])
+            names.append(run_value(run, tag, group_of.get, "group", path))
         else:
-            names.append(tag.split(sep, 1)[0] or tag)
+            names.append(run_value(run, tag, lambda t: t.split(sep, 1)[0] or t, "group", None))
     order = list(dict.fromkeys(names))
     index = {g: k for k, g in enumerate(order)}
     return order, np.array([index[g] for g in names], dtype=np.int64)

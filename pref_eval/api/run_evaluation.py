@@ -36,7 +36,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
                   run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
-                  keep_going: bool = False, median: str | None = None, digits: int | None = None) -> None:
+                  keep_going: bool = False, median: str | None = None, digits: int | None = None,
+                  run_types: str | None = None, quartiles: bool = False) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -65,18 +66,19 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     ``keep_going`` (``--keep-going``): a run that cannot be read or evaluated is named
     on stderr with its error (``log.error``) and left out; the others are evaluated and written as
     usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
-    runs were left out (exit status 2). Without it the first bad run stops the evaluation. ``median``
-    (``topics*`` formats only): ``"mean"`` (default; the mean of the two middle values of an even count,
-    numpy's) or ``"upper"`` (the larger of them, as NIST's per-topic median files;
-    ``statistics.median_high``). ``digits`` (default 4): the decimals of the tables to read, ``text|markdown|latex``
-    and ``topics-text|topics-markdown|topics-latex`` (refused with the others, which keep full precision). In preference
-    mode too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
-    ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file.
+    runs were left out (exit status 2). Without it the first bad run stops the evaluation; in preference mode
+    too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
+    ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file. ``topics*``
+    formats only: ``median`` ``"mean"`` (default; the mean of the two middle values of an even count, numpy's)
+    or ``"upper"`` (the larger, NIST's; ``statistics.median_high``); ``run_types`` (``RUNTAG TYPE`` lines,
+    :mod:`pref_eval.io.groups`): a row per run type, over its runs; ``quartiles``: columns q1, q3
+    (``numpy.quantile``). ``digits`` (default 4): the decimals of ``text|markdown|latex|topics-text|
+    topics-markdown|topics-latex`` (refused with the others, which keep full precision).
     """
     from ._inputs import _check_flags, _check_float, _check_int, _check_jobs, _check_paths, _path_list
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
-                 keep_going=keep_going)
+                 keep_going=keep_going, quartiles=quartiles)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
     _check_int("level", level)
@@ -87,18 +89,19 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_int("samples", samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_jobs(jobs, scheduler)
-    _check_table_options(fmt, median, digits)
+    _check_table_options(fmt, median, digits, run_types, quartiles)
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
 
     hint = "for data: pref_eval.evaluate(qrels, runs, measures)"
-    _check_paths(hint, qrels=qrels, judgments=judgments, best=best)
+    _check_paths(hint, qrels=qrels, judgments=judgments, best=best, run_types=run_types)
     runs = _path_list(runs, "runs", hint)
     log = log or Log("zelo_eval", quiet=True)
     ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
     ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
-    own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs), judgments=judgments, best=best)
+    own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs), judgments=judgments, best=best,
+                         run_types=run_types)
     extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
@@ -150,7 +153,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
             raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going,
-                 median=median or "mean", digits=4 if digits is None else digits, **opts)
+                 median=median or "mean", digits=4 if digits is None else digits, run_types=run_types,
+                 quartiles=quartiles, **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:

@@ -90,6 +90,12 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
 @click.option("--median", "median", default=None, type=click.Choice(("mean", "upper")),
               help="-o topics*: the median of an even number of runs, the mean of the two middle values (default) "
                    "or the upper one (NIST's per-topic medians).")
+@click.option("--run-types", "run_types", default=None, metavar="FILE",
+              help="-o topics*: a row per run type (automatic, manual, ...: NIST's medians are over the runs of one "
+                   "type) from RUNTAG TYPE lines (or a TSV/CSV with a header naming a type column); a run by its "
+                   "run tag (trec_eval's runid).")
+@click.option("--quartiles", "quartiles", is_flag=True,
+              help="-o topics*: columns q1 and q3 around the median (CLEF's per-topic tables; numpy's quantile).")
 @click.option("--digits", "digits", default=None, type=click.IntRange(0, 17), metavar="N",
               help="Decimals of the tables to read, -o text|markdown|latex|topics-text|topics-markdown|topics-latex "
                    "(default 4, as zelo_compare --digits).")
@@ -109,7 +115,8 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             query_fraction: float, label_fraction: float, label_policy: str, samples: int, seed: int, jobs: int,
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
-            best: str | None, keep_going: bool, median: str | None, digits: int | None) -> int:
+            best: str | None, keep_going: bool, median: str | None, digits: int | None, run_types: str | None,
+            quartiles: bool) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -140,7 +147,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                       label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                       scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
                       log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,
-                      digits=digits)
+                      digits=digits, run_types=run_types, quartiles=quartiles)
     return 0
 
 

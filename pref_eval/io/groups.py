@@ -1,32 +1,148 @@
-"""The groups of runs for ``zelo_pairs pool --contributions --groups FILE``: which participating group (team)
-submitted each run, by run tag, as a track's submission records list them (docs/zelo_pairs.md).
+"""Files that give each run an attribute by run tag: its participating group (team) for ``zelo_pairs pool
+--contributions --groups FILE`` and its run type (automatic / manual / feedback ...) for ``zelo_eval -o topics*
+--run-types FILE``, as a track's submission records list them (docs/zelo_pairs.md, docs/zelo_eval.md).
 
-One ``RUNTAG GROUP`` pair a line, whitespace-separated; blank lines and lines starting with ``#`` are skipped;
-a run tag given twice is an error naming both lines (two groups for one run would count its documents twice).
+Three layouts, told apart by the first line that is neither blank nor a ``#`` comment:
+
+* ``RUNTAG VALUE`` pairs, whitespace-separated (the default);
+* tab-separated (a line holding a tab) or comma-separated (a line holding a comma; CSV quoting) columns, as a
+  spreadsheet exports them, so a group name may hold spaces;
+* either of the two with a header line: a first line whose first field is a run tag's column name (``runtag``,
+  ``run tag``, ``run_id``, ``run``, ``tag``; any case) names the columns, and the value is the column named as
+  ``names`` says (``group``/``team``/``participant`` ...; ``type``/``run type`` ...), or the second of two.
+
+The bytes are kept as run tags keep theirs (UTF-8, any other byte as a surrogate escape), so a Latin-1 tag in
+the file names the run whose 6th column holds the same bytes. A tag given twice is an error naming both lines.
 """
 from __future__ import annotations
 
+import csv
 import os
+import re
+from collections.abc import Callable, Sequence
 
 from ..errors import InputError
-from .textfile import display_name, read_input_text
+from .textfile import display_name, read_input_bytes, refuse_nul
+
+TAG_COLUMNS = ("runtag", "run", "runid", "runname", "tag")
+"""A header's run tag column, by its name lowercased without spaces, ``_`` and ``-``."""
+
+GROUP_COLUMNS = ("group", "team", "participant", "organization", "organisation", "institution", "site")
+TYPE_COLUMNS = ("type", "runtype", "processingtype", "processing", "kind", "category", "constr")
 
 
-def read_run_groups(path: str | os.PathLike[str]) -> dict[str, str]:
-    """``{run tag: group}`` of a group file (the order of its lines)."""
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-.]", "", name).lower()
+
+
+def _fields(line: str, sep: str | None) -> list[str]:
+    if sep is None:
+        return line.split()
+    if sep == "\t":
+        return [f.strip() for f in line.split("\t")]
+    return [f.strip() for f in next(csv.reader([line]))]
+
+
+def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names: Sequence[str] = GROUP_COLUMNS
+                    ) -> dict[str, str]:
+    """``{run tag: value}`` of a file of run tags and groups (``what="group"``) or run types (``what="type"``,
+    ``names=TYPE_COLUMNS``), in the order of its lines (see the module docstring)."""
     name = display_name(path)
+    upper = what.upper()
+    data = read_input_bytes(path, what=f"file of run {what}s (RUNTAG {upper} lines)")
+    refuse_nul(data, name)
     out: dict[str, str] = {}
     first: dict[str, int] = {}
-    for no, line in enumerate(read_input_text(path, what="file of run groups (RUNTAG GROUP lines)").splitlines(), 1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
+    sep: str | None = None
+    cols: tuple[int, int, int] | None = None  # (tag column, value column, fields a line) under a header
+    head_no = 0
+    started = False
+    for no, raw in enumerate(data.splitlines(), 1):
+        line = raw.decode("utf-8", errors="surrogateescape")
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        if len(fields) != 2:
-            raise InputError(name, no, f"expected 2 fields (RUNTAG GROUP), got {len(fields)}")
-        tag, group = fields
+        if not started:
+            started = True
+            sep = "\t" if "\t" in line.strip() else "," if "," in line else None
+            head = _fields(line, sep)
+            if _norm(head[0]) in TAG_COLUMNS:
+                cols, head_no = _header(head, names, what, name, no), no
+                continue
+        try:
+            fields = _fields(line, sep)
+        except csv.Error as err:
+            raise InputError(name, no, f"not a CSV line ({err})") from None
+        if cols is None:
+            if len(fields) != 2 or not all(fields):
+                raise InputError(name, no, f"expected 2 fields (RUNTAG {upper}), got "
+                                 + (f"{len(fields)}" if all(fields) else "an empty one"))
+            tag, value = fields
+        else:
+            if len(fields) != cols[2]:
+                raise InputError(name, no, f"expected {cols[2]} fields as the header on line {head_no}, "
+                                 f"got {len(fields)}")
+            tag, value = fields[cols[0]], fields[cols[1]]
+            if not tag or not value:
+                raise InputError(name, no, f"empty {'run tag' if not tag else what}")
         if tag in out:
             raise InputError(name, no, f"run tag {tag!r} given twice (first on line {first[tag]})")
-        out[tag], first[tag] = group, no
+        out[tag], first[tag] = value, no
     if not out:
-        raise InputError(name, 0, "no RUNTAG GROUP line (expected the group of each run, by run tag)")
+        raise InputError(name, 0, f"no RUNTAG {upper} line (expected the {what} of each run, by run tag)")
     return out
+
+
+def _header(head: list[str], names: Sequence[str], what: str, source: str, no: int) -> tuple[int, int, int]:
+    """(tag column, value column, number of fields) of a header line."""
+    keys = [_norm(h) for h in head]
+    for key in names:
+        if key in keys[1:]:
+            return 0, keys.index(key, 1), len(head)
+    if len(head) == 2:
+        return 0, 1, 2
+    raise InputError(source, no, f"header line: no {what} column among {', '.join(repr(h) for h in head[1:])} "
+                     f"(expected one named {' / '.join(names[:3])}, or two columns)")
+
+
+def tag_lines(path: str | os.PathLike[str]) -> list[tuple[str, int]]:
+    """The distinct run tags of a run file (6th column) with the line each first appears on, in line order
+    (one tokenizer pass and ``numpy.unique``; no loop per line)."""
+    import numpy as np
+
+    from .textfile import read_input_bytes as read
+    from .tokenize import split_lines
+
+    name = display_name(path)
+    cols, lines = split_lines(read(path, what="run file"), name, min_fields=6, max_fields=None,
+                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
+                              indented_comments=True)
+    if len(lines) == 0:
+        raise InputError(name, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
+    tags, at = np.unique(cols[5], return_index=True)
+    order = np.argsort(at, kind="stable")
+    return [(bytes(tags[k]).decode("utf-8", errors="surrogateescape"), int(lines[at[k]])) for k in order]
+
+
+def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[str], str | None], what: str,
+              source: str | None) -> str:
+    """The group (type) of a run: the value of its run tag (trec_eval's ``runid``: the last line's), the same for
+    every tag its lines carry. A run whose lines carry tags of different values is refused naming the first
+    line whose tag's value differs (one run, one group), as is a tag ``value_of`` does not know (``None``;
+    ``source`` names the file the value comes from)."""
+    run = display_name(path)
+    mine = value_of(last_tag)
+    if mine is None:
+        raise InputError(display_name(source or ""), 0, f"no {what} for run tag {last_tag!r} of {run} (expected a "
+                         f"line '{last_tag} {what.upper()}')")
+    if os.fspath(path) == "-":  # read once already: its other lines' tags are not seen again
+        return mine
+    for tag, line in tag_lines(path):
+        if tag == last_tag:
+            continue
+        other = value_of(tag)
+        if other != mine:
+            said = f"{what} {other!r}" if other is not None else f"no {what} in {display_name(source or '')}"
+            raise InputError(run, line, f"run tag {tag!r} ({said}) differs from the last line's {last_tag!r} "
+                             f"({what} {mine!r}), which names the run as trec_eval's runid: one run, one {what} "
+                             "(give each tag's lines as a run file of its own)")
+    return mine

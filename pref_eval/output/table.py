@@ -71,7 +71,8 @@ def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
 WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
 
 
-def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean") -> Iterator[list]:
+def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean",
+                types: Sequence[str] | None = None, quartiles: bool = False) -> Iterator[list]:
     """``-o topics``: per topic and measure the min / median / max over the runs and each run's value.
 
     ``rows`` are :func:`long_rows` ``(run, qid, measure, value)``; ``runs`` the run ids in column order.
@@ -82,6 +83,12 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
     ``median="upper"`` the larger of them (``statistics.median_high``: the "upper median" of the per-topic
     medians NIST distributes to TREC participants, Ounis, Macdonald & Soboroff, Overview of the TREC 2008
     Blog Track). Text measures (``runid``, ``relstring``) are left out.
+
+    ``types`` (one a run, as ``runs``): a column ``type`` after ``measure`` and a row per type that has a run
+    holding the topic (types in the order their first run comes), its statistics over the runs of that type
+    only, the other runs' cells empty (NIST's medians are over the runs of one run type). ``quartiles``: columns
+    ``q1`` and ``q3`` around the median (CLEF's per-topic tables), ``numpy.quantile``'s default (linear
+    interpolation, Hyndman & Fan's type 7, also pandas' and R's default) whatever ``median`` says.
     """
     import numpy as np
 
@@ -92,32 +99,48 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
         cells.setdefault((qid, measure), {})[run] = value
     measures = list(dict.fromkeys(m for _, m in cells))
     order = {m: k for k, m in enumerate(measures)}
-    yield ["qid", "measure", "runs", "min", "median", "max", *runs]
+    kinds = list(dict.fromkeys(types)) if types is not None else [None]
+    members = {k: set(runs) if k is None else {r for r, t in zip(runs, types or (), strict=True) if t == k}
+               for k in kinds}
+    yield ["qid", "measure", *(["type"] if types is not None else []), "runs", "min",
+           *(["q1"] if quartiles else []), "median", *(["q3"] if quartiles else []), "max", *runs]
     for qid, measure in sorted(cells, key=lambda c: (c[0] == "all", c[0].encode("utf-8", "surrogateescape"),
                                                      order[c[1]])):
         got = cells[(qid, measure)]
-        vals = list(got.values())
-        a = np.asarray(vals, dtype=float)
-        lo, hi = min(vals), max(vals)  # as written (an integer count stays one)
-        mid = float(np.median(a)) if median == "mean" else float(np.sort(a)[len(a) // 2])
-        yield [qid, measure, len(vals), lo, mid, hi, *(got.get(r, "") for r in runs)]
+        for kind in kinds:
+            mine = {r: v for r, v in got.items() if r in members[kind]}
+            if not mine:
+                continue
+            vals = list(mine.values())
+            a = np.asarray(vals, dtype=float)
+            lo, hi = min(vals), max(vals)  # as written (an integer count stays one)
+            mid = float(np.median(a)) if median == "mean" else float(np.sort(a)[len(a) // 2])
+            q = [float(x) for x in np.quantile(a, [0.25, 0.75])] if quartiles else []
+            yield [qid, measure, *([kind] if types is not None else []), len(vals), lo, *q[:1], mid, *q[1:], hi,
+                   *(mine.get(r, "") for r in runs)]
 
 
 def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics",
-                 median: str = "mean", digits: int = 4) -> None:
+                 median: str = "mean", digits: int = 4, types: Sequence[str] | None = None,
+                 quartiles: bool = False) -> None:
     """:func:`topic_table` as tab-separated lines (``topics``), CSV (``topics-csv``: the same header and cells,
-    quoted where needed) or JSON lines (``topics-jsonl``: one object a row, ``qid, measure, runs, min, median,
-    max`` and ``values`` ``{run: value}``, null for a run lacking the topic: a run id cannot clash with a fixed
-    key); floats in full precision, as the long tables; ``topics-text|markdown|latex``: :func:`format_topics`."""
+    quoted where needed) or JSON lines (``topics-jsonl``: one object a row, its fixed columns (``qid, measure,
+    [type,] runs, min, [q1,] median, [q3,] max``) and ``values`` ``{run: value}``, null for a run lacking the
+    topic, only the runs of the row's type with ``types``: a run id cannot clash with a fixed key); floats in
+    full precision, as the long tables; ``topics-text|markdown|latex``: :func:`format_topics`."""
     if fmt in TOPICS_TABLES:
-        out.write(format_topics(rows, runs, fmt, digits, median))
+        out.write(format_topics(rows, runs, fmt, digits, median, types, quartiles))
         return
-    table = topic_table(rows, runs, median)
+    table = topic_table(rows, runs, median, types, quartiles)
     if fmt == "topics-jsonl":
         head = next(table)
+        fixed = len(head) - len(runs)
         for r in table:
-            obj = dict(zip(head[:6], r[:6], strict=True))
-            obj["values"] = {k: (None if v == "" else v) for k, v in zip(runs, r[6:], strict=True)}
+            obj = dict(zip(head[:fixed], r[:fixed], strict=True))
+            kind = r[2] if types is not None else None
+            obj["values"] = {k: (None if v == "" else v) for k, v, t in
+                             zip(runs, r[fixed:], types if types is not None else runs, strict=True)
+                             if types is None or t == kind}
             out.write(json.dumps(obj) + "\n")
     elif fmt == "topics-csv":
         w = csv.writer(out, lineterminator="\n")
@@ -144,37 +167,42 @@ def _topic_cell(v: object, digits: int, whole: bool) -> str:
 
 
 def format_topics(rows: Iterable[tuple], runs: Sequence[str], fmt: str, digits: int = 4,
-                  median: str = "mean") -> str:
+                  median: str = "mean", types: Sequence[str] | None = None, quartiles: bool = False) -> str:
     """:func:`topic_table` for reading (``topics-text``: columns aligned as zelo_compare's text table,
     ``topics-markdown``: a GFM table, ``topics-latex``: a booktabs ``longtable``, which breaks across pages),
     values at ``digits`` decimals (counts as integers), a legend after it (LaTeX: the caption). Names are
     escaped for Markdown and LaTeX as zelo_compare's tables escape them."""
     from .markup import display_width, latex_escape, ljust_display, markdown_escape
 
-    table = topic_table(rows, runs, median)
+    table = topic_table(rows, runs, median, types, quartiles)
     header = next(table)
+    first = header.index("runs") + 1  # min, [q1,] median, [q3,] max, then the runs
+    last = first + (4 if quartiles else 2)  # max
     body = []
     for r in table:
-        whole = all(isinstance(x, int) for x in (r[3], r[5]))  # min and max written as counts
-        body.append([r[0], r[1], str(r[2]), *(_topic_cell(x, digits, whole and k == 4) for k, x in
-                                               enumerate(r[3:], start=3))])
+        whole = all(isinstance(x, int) for x in (r[first], r[last]))  # min and max written as counts
+        body.append([*map(str, r[:first]), *(_topic_cell(x, digits, whole and first < k < last) for k, x in
+                                             enumerate(r[first:], start=first))])
     how = "the larger of the two middle values (NIST's upper median)" if median == "upper" else \
         "the mean of the two middle values"
-    legend = (f"Per topic and measure: min, median and max over the runs that have the topic (runs: how many), then "
+    over = "the runs of its type (type) that have the topic" if types is not None else "the runs that have the topic"
+    quart = (", quartiles q1 and q3 (numpy's linear interpolation)" if quartiles else "")
+    legend = (f"Per topic and measure: min, median and max over {over} (runs: how many){quart}, then "
               f"each run's value; the median of an even number of runs is {how}"
               + ("; topic all: each run's summary value (the mean over the topics; a count such as num_rel_ret: the "
                  "sum)." if any(r[0] == "all" for r in body) else "."))
-    nnum = len(header) - 2
+    nlab = first - 1  # qid, measure [, type]: left-aligned
+    nnum = len(header) - nlab
     if fmt == "topics-markdown":
         out = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
-               "|" + "|".join(["---", "---"] + ["---:"] * nnum) + "|"]
-        out += ["| " + " | ".join([markdown_escape(r[0]), markdown_escape(r[1]), *r[2:]]) + " |" for r in body]
+               "|" + "|".join(["---"] * nlab + ["---:"] * nnum) + "|"]
+        out += ["| " + " | ".join([*map(markdown_escape, r[:nlab]), *r[nlab:]]) + " |" for r in body]
         return "\n".join(out) + "\n\n" + markdown_escape(legend) + "\n"
     if fmt == "topics-latex":
         esc = latex_escape
-        out = ["\\begin{longtable}{ll" + "r" * nnum + "}", "\\caption{" + esc(legend) + "}\\\\", "\\toprule",
+        out = ["\\begin{longtable}{" + "l" * nlab + "r" * nnum + "}", "\\caption{" + esc(legend) + "}\\\\", "\\toprule",
                " & ".join(esc(h) for h in header) + " \\\\", "\\midrule", "\\endhead"]
-        out += [" & ".join([esc(r[0]), esc(r[1]), *r[2:]]) + " \\\\" for r in body]
+        out += [" & ".join([*map(esc, r[:nlab]), *r[nlab:]]) + " \\\\" for r in body]
         out += ["\\bottomrule", "\\end{longtable}"]
         return "\n".join(out) + "\n"
     if fmt != "topics-text":
