@@ -52,6 +52,9 @@ def build(ws: Path) -> Path:
     (ws / "matrix.txt").write_text("0.5 0.8 0.9\n0.2 0.5 0.7\n0.1 0.3 0.5\n")
     (ws / "docs.txt").write_text("q1 d1\nq1 d2\nq1 d3\nq1 d4\n")
     (ws / "groups.txt").write_text("# run tag, group (zelo_pairs pool --groups)\nbm25 lab\ndense lab\nrerank other\n")
+    # the submission records as a spreadsheet exports them (zelo_eval --run-types; --groups reads them too)
+    (ws / "types.csv").write_text('Run tag,Group,Run type\nbm25,lab,automatic\ndense,"lab, two",automatic\n'
+                                  "rerank,other,manual\n")
     # a JSON-lines judgment file (zelo_fit's own format)
     (ws / "j.jsonl").write_text('{"qid": "q1", "doc_a": "d1", "doc_b": "d2", "score": 1}\n'
                                 '{"qid": "q1", "doc_a": "d2", "doc_b": "d3", "score": 0.5}\n'
@@ -119,6 +122,9 @@ VALID: dict[str, tuple[str, list[str]]] = {
     # session 23 (k32): the per-topic table to read (LaTeX), the pool's contributions per group
     "eval-topics-latex": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-latex", "--digits", "3",
                                         "--output", OUT, "bm25.run", "dense.run"]),
+    # session 24 (k33): the per-topic table per run type, with quartiles
+    "eval-topics-types": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-csv", "--run-types", "types.csv",
+                                        "--quartiles", "--output", OUT, "bm25.run", "dense.run", "rerank.run"]),
     "pairs-pool-contributions": ("zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q",
                                                 "--contributions", "contrib.tsv", "-o", OUT, "bm25.run", "dense.run"]),
     "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),

@@ -42,6 +42,12 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "groups/pairs-pool": ("groups.txt", "zelo_pairs", ["pool", "--depth", "5", "--contributions", "c.tsv",
                                                        "--groups", "groups.txt", "-Q", "-o", "p.txt", "bm25.run",
                                                        "dense.run"]),
+    # session 24 (k33): the run types (a CSV with a header), the groups file in that layout
+    "types/eval-topics": ("types.csv", "zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics", "--run-types",
+                                                     "types.csv", "--quartiles", "-Q", "bm25.run", "dense.run",
+                                                     "rerank.run"]),
+    "types/pairs-pool": ("types.csv", "zelo_pairs", ["pool", "--depth", "5", "--contributions", "c.tsv", "--groups",
+                                                     "types.csv", "-Q", "-o", "p.txt", "bm25.run", "dense.run"]),
     "run/compare": ("dense.run", "zelo_compare", ["-R", "q.qrels", "-m", "map", "--tests", "t", "bm25.run",
                                                   "dense.run"]),
     "judgments-clarke3/fit": ("j.judge", "zelo_fit", ["-J", "j.judge", "-Q"]),

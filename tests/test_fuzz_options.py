@@ -70,6 +70,10 @@ BAD: dict[str, dict[str, list[str]]] = {
                     "--missing-text": ["skip", "TIE", ""]},
     # p19: zelo_plot matrix took --prior nan/inf (zelo_fit refuses them)
     "plot-matrix": {"--prior": ["nan", "inf", "-1"]},
+    # k33: a file that is not a run-types file (a qrels file: 4 fields a line), none,
+    # a directory; --median still checked beside them
+    "eval-topics-types": {"--run-types": ["q.qrels", "nofile.csv", "."], "--median": ["low"],
+                          "--digits": ["2"]},
 }
 GOOD: dict[str, dict[str, list[str]]] = {
     # --seed here (no random draw) is refused since session 22 (tests/test_options_honoured.py); its range with a
@@ -85,6 +89,7 @@ GOOD: dict[str, dict[str, list[str]]] = {
     "judge": {"--concurrency": ["1", "4096"], "--retries": ["0", "100"], "--budget-requests": ["0"],
               "--rpm": ["0.5"], "--seed": ["0", "99999999999"], "--price": [f"{JUDGE}=0,0", f"{JUDGE}=.5,1e3"]},
     "judge-state": {"--ties": ["zbench", "half"], "--budget-requests": ["0"], "--missing-text": ["tie", "stop"]},
+    "eval-topics-types": {"--median": ["upper", "mean"]},
 }
 
 

@@ -484,3 +484,31 @@ def test_zelo_judge_ties_under_a_state(tmp_path):
         assert res.returncode == 0, res.stderr
         added = [r[3] for g in json.loads(st.read_text())["adds"] for r in g]
         assert added and set(added) == {score}
+
+
+# --- session 24 (k33): the per-topic table per run type and its quartiles --------------------------------------
+
+@pytest.mark.parametrize("extra, flag", [
+    (["-o", "tsv", "--run-types", "types.txt"], "--run-types applies to -o topics|topics-csv|topics-jsonl|"
+                                                "topics-text|topics-markdown|topics-latex (the per-topic table), "
+                                                "not to -o tsv"),
+    (["--quartiles"], "--quartiles applies to -o topics|topics-csv|topics-jsonl|topics-text|topics-markdown|"
+                      "topics-latex (the per-topic table), not to the default output"),
+    (["-o", "markdown", "--quartiles"], "--quartiles applies to -o topics|topics-csv|topics-jsonl|topics-text|"
+                                        "topics-markdown|topics-latex (the per-topic table), not to -o markdown"),
+])
+def test_zelo_eval_run_types_and_quartiles_refused_outside_the_per_topic_table(coll, extra, flag):
+    (coll / "types.txt").write_text("A automatic\nB manual\n")
+    res = run_module_inproc("eval", ["-R", "q.txt", "-m", "map", *extra, "A.run", "B.run"], cwd=coll)
+    assert res.returncode == 2 and res.stdout == "" and res.stderr == f"zelo_eval: {flag}\n"
+
+
+def test_zelo_eval_run_types_and_quartiles_honoured(coll):
+    (coll / "types.txt").write_text("A automatic\nB manual\n")
+    argv = ["-R", "q.txt", "-m", "map", "-o", "topics", "-Q", "A.run", "B.run"]
+    plain, typed, quart = (run_module_inproc("eval", [*argv, *x], cwd=coll)
+                           for x in ([], ["--run-types", "types.txt"], ["--quartiles"]))
+    assert plain.stdout.splitlines()[0].split("\t")[:6] == ["qid", "measure", "runs", "min", "median", "max"]
+    assert typed.stdout.splitlines()[0].split("\t")[:7] == ["qid", "measure", "type", "runs", "min", "median", "max"]
+    assert quart.stdout.splitlines()[0].split("\t")[:8] == ["qid", "measure", "runs", "min", "q1", "median", "q3",
+                                                             "max"]

@@ -40,7 +40,7 @@ def _fields(line: str, sep: str | None) -> list[str]:
         return line.split()
     if sep == "\t":
         return [f.strip() for f in line.split("\t")]
-    return [f.strip() for f in next(csv.reader([line]))]
+    return [f.strip() for f in next(csv.reader([line], strict=True))]
 
 
 def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names: Sequence[str] = GROUP_COLUMNS

@@ -185,7 +185,7 @@ def format_topics(rows: Iterable[tuple], runs: Sequence[str], fmt: str, digits: 
                                              enumerate(r[first:], start=first))])
     how = "the larger of the two middle values (NIST's upper median)" if median == "upper" else \
         "the mean of the two middle values"
-    over = "the runs of its type (type) that have the topic" if types is not None else "the runs that have the topic"
+    over = "the runs of the row's type that have the topic" if types is not None else "the runs that have the topic"
     quart = (", quartiles q1 and q3 (numpy's linear interpolation)" if quartiles else "")
     legend = (f"Per topic and measure: min, median and max over {over} (runs: how many){quart}, then "
               f"each run's value; the median of an even number of runs is {how}"
