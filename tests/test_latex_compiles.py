@@ -118,3 +118,21 @@ def test_zelo_eval_topics_latex_longtable_compiles(coll, tmp_path):
         text = _compile(tmp_path, res.stdout, PREAMBLE_OT1.replace("{booktabs}", "{booktabs,longtable}"))
         _names_printed(text, [f"{n}.run" for n in NAMES[k:k + 3] if n in ("pipe|x", "<b>x<i>")])
         assert not set("\u2014\u00a1\u00bf") & set(text), text
+
+
+def test_zelo_eval_topics_latex_per_run_type_compiles(coll, tmp_path):
+    """-o topics-latex --run-types --quartiles (session 24): the type column left-aligned and escaped (an
+    underscore, an ampersand), q1 / q3 beside the median."""
+    d, runs = coll
+    paths = []
+    for k, r in enumerate(runs[:2]):
+        p = tmp_path / f"typed{k}.run"
+        p.write_text(r.read_text().replace(" tag\n", f" r{k}\n"))
+        paths.append(str(p))
+    (tmp_path / "types.txt").write_text("r0 auto_matic\nr1 man&ual\n")
+    res = run_module_inproc("eval", ["-R", str(d / "qrels"), "-m", "map", "-c", "-o", "topics-latex", "--run-types",
+                                     str(tmp_path / "types.txt"), "--quartiles", *paths])
+    assert res.returncode == 0, res.stderr
+    assert "\\begin{longtable}{lll" + "r" * 8 + "}" in res.stdout
+    text = _compile(tmp_path, res.stdout, PREAMBLE.replace("{booktabs}", "{booktabs,longtable}"))
+    _names_printed(text, ["auto_matic", "man&ual", "q1", "q3", "typed0.run"])

@@ -104,17 +104,20 @@ def _header(head: list[str], names: Sequence[str], what: str, source: str, no: i
                      f"(expected one named {' / '.join(names[:3])}, or two columns)")
 
 
-def tag_lines(path: str | os.PathLike[str]) -> list[tuple[str, int]]:
+_TAG = re.compile(rb"^[ \t]*(?!#)\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+(\S+)", re.M)
+"""The 6th field of a run's data line (a line starting with ``#``, maybe indented, is a comment)."""
+
+
+def tag_lines(path: str | os.PathLike[str], data: bytes | None = None) -> list[tuple[str, int]]:
     """The distinct run tags of a run file (6th column) with the line each first appears on, in line order
-    (one tokenizer pass and ``numpy.unique``; no loop per line)."""
+    (one tokenizer pass and ``numpy.unique``; no loop per line). ``data``: the file's bytes when read already."""
     import numpy as np
 
-    from .textfile import read_input_bytes as read
     from .tokenize import split_lines
 
     name = display_name(path)
-    cols, lines = split_lines(read(path, what="run file"), name, min_fields=6, max_fields=None,
-                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
+    cols, lines = split_lines(read_input_bytes(path, what="run file") if data is None else data, name, min_fields=6,
+                              max_fields=None, expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
                               indented_comments=True)
     if len(lines) == 0:
         raise InputError(name, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
@@ -128,7 +131,8 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
     """The group (type) of a run: the value of its run tag (trec_eval's ``runid``: the last line's), the same for
     every tag its lines carry. A run whose lines carry tags of different values is refused naming the first
     line whose tag's value differs (one run, one group), as is a tag ``value_of`` does not know (``None``;
-    ``source`` names the file the value comes from)."""
+    ``source`` names the file the value comes from). The run's distinct tags are found by one regular-expression
+    scan (~3 times faster than the tokenizer), the lines only when two values differ (:func:`tag_lines`)."""
     run = display_name(path)
     mine = value_of(last_tag)
     if mine is None:
@@ -136,7 +140,10 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
                          f"line '{last_tag} {what.upper()}')")
     if os.fspath(path) == "-":  # read once already: its other lines' tags are not seen again
         return mine
-    for tag, line in tag_lines(path):
+    data = read_input_bytes(path, what="run file")
+    if all(value_of(t.decode("utf-8", errors="surrogateescape")) == mine for t in set(_TAG.findall(data))):
+        return mine
+    for tag, line in tag_lines(path, data):
         if tag == last_tag:
             continue
         other = value_of(tag)
