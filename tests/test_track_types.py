@@ -327,3 +327,39 @@ def test_types_file_refused_before_the_runs_are_evaluated(tmp_path):
                      ws)
     assert res.returncode == 2 and res.stderr == ("zelo_eval: t.txt: no type for run tag 'M' of M.run (expected a "
                                                   "line 'M TYPE')\n")
+
+
+def test_types_keep_going_leaves_out_a_run_without_a_type(tmp_path):
+    """--keep-going: a run whose type cannot be told (tags of two types; a tag the file lacks) is named in run order
+    and left out as a run that cannot be read; the table is the other runs' (exit 2)."""
+    ws = _ws(tmp_path)
+    want = _table(ws, ["--run-types", "types.csv"], runs=["A.run", "M.run", "D.run"])
+    (ws / "B.run").write_text(_run("B", RANKED["B"], {"t1": "M"}))
+    (ws / "C.run").write_text(_run("zz", RANKED["C"]))
+    (ws / "X.run").write_text("t1 Q0 d1 1 1 x\nt1 Q0 d1 2 1 x\n")  # a document twice: not evaluated
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-Q", "-o", "topics", "--keep-going", "--run-types",
+                                   "types.csv", "A.run", "B.run", "X.run", "M.run", "C.run", "D.run"], ws)
+    assert res.returncode == 2
+    err = res.stderr.splitlines()
+    assert err[0].startswith("zelo_eval: B.run:1: run tag 'M' (type 'manual') differs from the last line's 'B'")
+    assert err[1].startswith("zelo_eval: X.run:2: ")
+    assert err[2] == "zelo_eval: types.csv: no type for run tag 'zz' of C.run (expected a line 'zz TYPE')"
+    assert err[3] == ("zelo_eval: 3 of 6 runs not evaluated (--keep-going; their errors above): B.run, X.run, "
+                      "C.run") and len(err) == 4
+    assert list(csv.reader(io.StringIO(res.stdout.decode()), delimiter="\t")) == want
+
+
+def test_tags_of_comment_lines_do_not_count_and_lines_are_the_files(tmp_path):
+    """Comment lines (trec_eval 10 skips them, indented too) carry no tag; tab-separated fields and extra columns
+    are read as the run reader reads them; the line named is the file's (comments and blank lines counted)."""
+    ws = _ws(tmp_path)
+    body = _run("A", RANKED["A"]).replace(" ", "\t")
+    (ws / "A.run").write_text("# t1 Q0 d1 1 1 M\n   # t1 Q0 d1 1 1 M\n\n" + body.replace("\tA\n", "\tA extra M\n"))
+    got = _table(ws, ["--run-types", "types.csv"])  # accepted: every data line's tag is A
+    assert got[1][got[0].index("A.run")] == "1.0"
+    lines = body.splitlines(keepends=True)
+    (ws / "A.run").write_text("# comment\n\n" + "".join(lines[:2]) + lines[2].replace("\tA\n", "\tM\n"))
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-Q", "-o", "topics", "--run-types", "types.csv",
+                                   "M.run", "A.run"], ws)  # the last line's tag M: A is the other tag, line 3
+    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: A.run:3: run tag 'A' (type 'automatic') "
+                                                         "differs from the last line's 'M' (type 'manual')")

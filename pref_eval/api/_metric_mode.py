@@ -49,7 +49,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     requests = parse_measures(names)
     type_of = None
     if run_types is not None:  # read before the runs: a bad line stops the command before any evaluation
-        from ..io.groups import TYPE_COLUMNS, read_run_groups, run_value
+        from ..io.groups import TYPE_COLUMNS, read_run_groups
 
         type_of = read_run_groups(run_types, what="type", names=TYPE_COLUMNS)
     more = extra_inputs(requests, **extra)
@@ -58,6 +58,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         _warn_topic_all(q.qid, qrels, log)
     got = _evaluate_groups(q, runs, ids, names, complete=complete, level=level, depth=depth, trec9=trec9,
                            extra=more, jobs=jobs, scheduler=scheduler, log=log, keep_going=keep_going)
+    types = _types_of(got, runs, type_of, run_types or "", keep_going) if type_of is not None else None
     got, runs, ids, skipped = _set_aside(got, runs, ids, log, least=2 if fmt in _WIDE else 1)
     results = []
     for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
@@ -67,8 +68,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
             log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
                      "averaging over the topics in both (use -c to count them as zero)")
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
-    types = [run_value(run, res.tag, type_of.get, "type", run_types) for run, res in
-             zip(runs, results, strict=True)] if type_of is not None else None
+    types = [t for t in types if t is not None] if types is not None else None  # as the runs _set_aside kept
     if fmt in _WIDE:
         _wide_table(results, fmt, output=output, inputs=inputs, per_query=per_query, summary=summary,
                     complete=complete, trec9=trec9, log=log, digits=digits)
@@ -89,6 +89,28 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 WRITERS[fmt](out, long_rows(results, per_query=per_query, summary=summary, print_missing=not trec9))
     if skipped:
         raise skipped
+
+
+def _types_of(got: list, runs: list[str], type_of: dict[str, str], source: str, keep_going: bool) -> list:
+    """``--run-types``: each evaluated run's type by its run tag (None for a run that could not be evaluated); a
+    run whose type cannot be told (its tag not in the file, tags of two types) stops the command, or under
+    ``keep_going`` becomes an error entry of ``got``, set aside with the others (named in run order)."""
+    from ..errors import InputError, PrefEvalError
+    from ..io.groups import run_value
+
+    out: list[str | None] = []
+    for k, (x, path) in enumerate(zip(got, runs, strict=True)):
+        if isinstance(x[0], PrefEvalError):
+            out.append(None)
+            continue
+        try:
+            out.append(run_value(path, x[0].tag, type_of.get, "type", source))
+        except InputError as err:
+            if not keep_going:
+                raise
+            got[k] = (err, *x[1:])
+            out.append(None)
+    return out
 
 
 def _check_table_options(fmt: str | None, median: str | None, digits: int | None, run_types: str | None = None,
