@@ -387,6 +387,16 @@ class MeasureResults(dict):
     def get(self, key: Any, default: Any = None) -> Any:
         return super().get(key if isinstance(key, str) else str(key), default)
 
+    def __missing__(self, key: str) -> Any:
+        """A name that is no key says which keys there are: a request such as ``recall`` or ``P.5,10`` gives
+        trec_eval's columns (``recall_5``, ``P_10``), not a key of its own (was a bare ``KeyError: 'recall'``)."""
+        base = key.split("@")[0].split("(")[0].split(".")[0]
+        near = [k for k in self if k == key.replace(".", "_") or k.split("_")[0] == base or k.split("@")[0] == base]
+        hint = f"; the keys of {base!r} are {', '.join(near[:12])}{' ...' if len(near) > 12 else ''}" if near else ""
+        ranx = ("; ranx's recall (all retrieved) is 'ranx:recall'" if key.lower() == "recall" else "")
+        raise KeyError(f"{key!r} is not a key of this result: keys are the printed names of the columns "
+                       f"({', '.join(list(self)[:6])}{' ...' if len(self) > 6 else ''}){hint}{ranx}")
+
 
 def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[Metric]:
     """Per-query values of one run, as ``ir_measures.iter_calc(measures, qrels, run)``.
