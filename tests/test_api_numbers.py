@@ -61,7 +61,7 @@ RANGES: dict[tuple[str, str], tuple] = {
     ("fit", "max_iter"): GE1, ("fit", "elo_offset"): ANY, ("fit", "jobs"): GE1,
     ("pairs", "cycles"): GE1, ("pairs", "seed"): SEED, ("pairs", "limit"): GE1, ("pairs", "depth"): GE1,
     **{("pairs_init", n): GE1 for n in ("k", "max_per_pair", "cycles", "batch", "window", "depth")},
-    ("pairs_pool", "depth"): GE1,
+    ("pairs_pool", "depth"): GE1, ("pairs_pool", "level"): ANY,
     ("pairs_init", "p"): (2, None, False, False), ("pairs_init", "f"): (3, None, False, False),
     ("pairs_init", "seed"): SEED, ("pairs_init", "lead"): (0.5, None, False, False),
     ("simulate", "reps"): GE1, ("simulate", "k"): GE1, ("simulate", "p"): (2, None, False, False),
@@ -152,7 +152,9 @@ CALLS: dict[str, Callable[[dict, str], Callable[..., Any]]] = {
     "fit": lambda t, o: lambda **kw: api.fit(JUDGE, output=o, **kw),
     "pairs": lambda t, o: lambda **kw: api.pairs(None if "run" in kw else [("q1", ["a", "b", "c"])], output=o, **kw),
     "pairs_init": lambda t, o: lambda **kw: api.pairs_init(o, t["q"], **kw),
-    "pairs_pool": lambda t, o: lambda **kw: api.pairs_pool([t["r1"], t["r2"]], **{"output": o, **kw}),
+    "pairs_pool": lambda t, o: lambda **kw: api.pairs_pool(  # (-l counts --contributions' relevant: needs both)
+        [t["r1"], t["r2"]], **{"output": o, "depth": 1, **({"qrels": t["q"], "contributions": f"{o}.c"}
+                                                            if "level" in kw else {}), **kw}),
     "simulate": lambda t, o: lambda **kw: api.simulate(t["m"], **{"reps": 1, "output": o, **kw}),
     "simulate_recovery": lambda t, o: lambda **kw: api.simulate_recovery(
         **{"ks": (4,), "sigma": (1.0,), "cycles": (1,), "trials": 1, "output": o, **kw}),

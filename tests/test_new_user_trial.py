@@ -46,3 +46,36 @@ def test_calc_aggregate_key_error_names_the_printed_columns() -> None:
     with pytest.raises(KeyError, match="the keys of 'P' are P_5"):
         res["P.5"]
     assert res.get("recall") is None and "recall" not in res and res["P_5"] == res.get("P_5")
+
+
+def test_pool_contributions_level_hand_worked(tmp_path):
+    """`zelo_pairs pool --contributions -l N` (new): relevant = grade >= N, as trec_eval's -l; a TREC DL organizer
+    counts passages of grade >= 2. Depth 2 (test_track_day's files): pooled (1 d1) (1 d9) (1 d2) (2 e1) (2 e2)
+    (3 x) (10 y); grades d9 0, e2 -1, d2 2, x 1. -l 2: d2 only (b.run's alone); -l 0: d9 (a.run's and c.run's,
+    so unique to neither run but to group X), d2, x."""
+    from test_track_day import _pool_ws, _report
+
+    ws = _pool_ws(tmp_path)
+    assert _report(ws, ["-l", "2"])[1:] == ["a.run\t3\t0\t0\t0", "b.run\t6\t4\t1\t1", "c.run\t3\t0\t0\t0",
+                                             "all\t7\t4\t1\t1"]
+    assert _report(ws, ["-l", "0"])[1:] == ["a.run\t3\t0\t1\t0", "b.run\t6\t4\t2\t2", "c.run\t3\t0\t1\t0",
+                                             "all\t7\t4\t3\t2"]
+    assert _report(ws, ["--level", "0", "--groups", "teams.txt"])[1:] == ["X\t2\t3\t1\t1\t1", "Y\t1\t6\t4\t2\t2",
+                                                                          "all\t3\t7\t5\t3\t3"]
+    assert _report(ws, ["-l", "1"]) == _report(ws, [])
+
+
+@pytest.mark.parametrize("extra", [["--qrels", "q.txt"], ["--contributions", "c.tsv"], []])
+@pytest.mark.parametrize("level", ["1", "2"])
+def test_pool_level_refused_without_qrels_and_contributions(tmp_path, extra, level):
+    """-l counts relevant documents of --contributions' report, which only --qrels grades: named without both it
+    is refused, whatever its value (the default 1 too, as e32's rule)."""
+    from cli_harness import run_inproc
+    from test_track_day import _pool_ws
+
+    ws = _pool_ws(tmp_path)
+    res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "-Q", "-o", "p.txt", "-l", level, *extra,
+                                    "a.run", "b.run"], ws)
+    assert res.returncode == 2
+    assert res.stderr == "zelo_pairs: -l applies to --contributions with --qrels (the relevant documents it counts)\n"
+    assert not (ws / "p.txt").exists() and not (ws / "c.tsv").exists()

@@ -186,11 +186,11 @@ def test_pool_groups_refused(tmp_path, extra, says):
 
 
 @pytest.mark.slow  # pandas' import: ~1.5 s
-@pytest.mark.parametrize("depth", [1, 10, 40])
-def test_pool_contributions_per_group_equal_pandas(tmp_path, depth):
+@pytest.mark.parametrize(("depth", "level"), [(1, 1), (10, 1), (40, 1), (10, 2), (40, 3), (10, 0)])
+def test_pool_contributions_per_group_equal_pandas(tmp_path, depth, level):
     """The shipped runs and two more (copies with some documents changed) in three groups, against pandas: each
     run's top N in trec_eval's order (score descending, docno descending), distinct (group, qid, docno), a document
-    unique when one group holds it, relevant when the qrels grade it >= 1."""
+    unique when one group holds it, relevant when the qrels grade it >= -l (session 24: -l; 1 before)."""
     import pandas as pd
 
     names = {"bm25.run": "uw_bm25", "dense.run": "uw_dense", "rerank.run": "cmu_rr"}
@@ -206,7 +206,8 @@ def test_pool_contributions_per_group_equal_pandas(tmp_path, depth):
             paths.append(f"x{f}")
     (tmp_path / "q.qrels").write_text((ROOT / "qrels" / "dl19-sample.qrels").read_text())
     res = run_inproc("zelo_pairs", ["pool", "--depth", str(depth), "--qrels", "q.qrels", "--contributions",
-                                    "c.tsv", "--group-sep", "_", "-o", "/dev/null", "-Q", *paths], tmp_path)
+                                    "c.tsv", "--group-sep", "_", "-o", "/dev/null", "-Q", "-l", str(level), *paths],
+                     tmp_path)
     assert res.returncode == 0, res.stderr
     got = pd.read_csv(tmp_path / "c.tsv", sep="\t", dtype={"group": str})
     frames = []
@@ -219,7 +220,7 @@ def test_pool_contributions_per_group_equal_pandas(tmp_path, depth):
     holders = top.groupby(["qid", "docno"]).group.nunique().rename("holders").reset_index()
     qrels = pd.read_csv(tmp_path / "q.qrels", sep=r"\s+", header=None, names=["qid", "it", "docno", "grade"],
                         dtype={"qid": str, "docno": str})
-    rel = qrels[qrels.grade >= 1][["qid", "docno"]].assign(rel=True)
+    rel = qrels[qrels.grade >= level][["qid", "docno"]].assign(rel=True)
     top = top.merge(holders, on=["qid", "docno"]).merge(rel, on=["qid", "docno"], how="left")
     top["rel"] = top.rel.fillna(False).astype(bool)
     top["unique"] = top.holders == 1

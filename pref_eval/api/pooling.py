@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, option_given
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ _CONTRIBUTION_HEADER = ("run", "pooled", "unique", "relevant", "unique_relevant"
 def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, output: str | None = "-",
                contributions: str | None = None, keep_going: bool = False, trec9: bool = False, log: Any = None,
                inputs: InputOptions | None = None, groups: str | None = None,
-               group_sep: str | None = None) -> list[tuple[str, str]]:
+               group_sep: str | None = None, level: int = 1) -> list[tuple[str, str]]:
     """A depth-``depth`` pool (``zelo_pairs pool``): ``(qid, docno)`` of every document in the top ``depth``
     of some run for its topic, each once, sorted by qid then docno (byte order).
 
@@ -33,9 +33,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     stdout; ``None``: not written). ``contributions`` (a path; ``-`` only when ``output`` is a file): a
     tab-separated report, one row per run (its path as given, in the order given) and a last row ``all``:
     ``pooled`` (the documents of its top ``depth``), ``unique`` (those in no other run's top ``depth``: the
-    pool would lose them without this run), and with ``qrels`` ``relevant`` (those judged grade >= 1,
-    trec_eval's default relevance) and ``unique_relevant`` (the "unique relevant documents" of TREC overview
-    papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool bias), counted over the whole depth-N pool,
+    pool would lose them without this run), and with ``qrels`` ``relevant`` (those judged grade >= ``level``,
+    trec_eval's ``-l``, default 1; TREC DL counts grade >= 2 as relevant) and ``unique_relevant`` (the "unique
+    relevant documents" of TREC overview papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool bias), counted over the whole depth-N pool,
     before the judged documents are left out of ``output``. Row ``all``: the pool's size, the documents only
     one run pooled, the relevant ones in the pool, the relevant ones only one run pooled. ``keep_going``: a
     run that cannot be read is named on stderr (``log.error``) and left out (no row), the pool of the others
@@ -52,6 +52,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
 
     _check_flags(keep_going=keep_going, trec9=trec9)
     _check_int("depth", depth, 1)
+    _check_int("level", level)
+    if option_given("-l", level != 1) and (qrels is None or contributions is None):  # (no -l before session 24)
+        raise UsageError("-l applies to --contributions with --qrels (the relevant documents it counts)")
     runs = _path_list(runs, "runs")
     _check_groups(groups, group_sep, contributions)
     if not runs:
@@ -79,7 +82,7 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     good = [r for r in runs if r not in bad]
     grouping = None if groups is None and group_sep is None else \
         _groups_of(good, tags, group_of, group_sep, groups)
-    pooled = _Pool(tops, q)
+    pooled = _Pool(tops, q, level)
     got = pooled.unjudged()
     pool = [(a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")) for a, b in got]
     if len(bad) < len(runs):
@@ -176,7 +179,7 @@ class _Pool:
     """The runs' tops as exact int64 keys of (qid, docno) in one code space, with the qrels' (if any): keys
     sort as the pairs do (qid bytes, then docno bytes), so the pool is the sorted distinct keys."""
 
-    def __init__(self, tops: list[tuple[np.ndarray, np.ndarray]], q: Any) -> None:
+    def __init__(self, tops: list[tuple[np.ndarray, np.ndarray]], q: Any, level: int = 1) -> None:
         import numpy as np
 
         sides = [*tops, *([(q.qid, q.docno)] if q is not None else [])]
@@ -194,7 +197,7 @@ class _Pool:
         self.judged = self.relevant = None
         if q is not None:
             self.judged = np.unique(keys[n:])
-            self.relevant = np.unique(keys[n:][np.asarray(q.rel) >= 1])
+            self.relevant = np.unique(keys[n:][np.asarray(q.rel) >= level])
 
     def unjudged(self) -> list[tuple[bytes, bytes]]:
         """The pool less the judged documents, ``(qid, docno)`` bytes in byte order."""

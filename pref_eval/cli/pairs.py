@@ -210,7 +210,10 @@ def _refuse_verify_of_tournament(state: str) -> None:
               help="Rank as trec_eval 9.x / pytrec_eval (scores rounded to float32 first: more ties).")
 @click.option("--contributions", default=None, metavar="FILE",
               help="Also write each run's contribution to the pool, tab-separated: run, pooled, unique (in no other "
-                   "run's top N), and with --qrels relevant, unique_relevant (grade >= 1); a last row 'all'.")
+                   "run's top N), and with --qrels relevant, unique_relevant (grade >= -l); a last row 'all'.")
+@click.option("-l", "--level", "level", type=int, default=1, show_default=True, metavar="N",
+              help="--contributions with --qrels: a document is relevant when its grade is >= N (trec_eval's -l; "
+                   "TREC DL's passages count from grade 2).")
 @click.option("--groups", default=None, metavar="FILE",
               help="--contributions per group (a team's runs together; unique = in no other group's runs): FILE "
                    "has 'RUNTAG GROUP' lines, the run tag being the 6th column of a run's lines.")
@@ -221,7 +224,7 @@ def _refuse_verify_of_tournament(state: str) -> None:
 @quiet_option()
 @click.argument("runs", nargs=-1, metavar="RUN [RUN...]")
 def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contributions: str | None,
-             groups: str | None, group_sep: str | None, output: str | None, quiet: bool,
+             groups: str | None, group_sep: str | None, level: int, output: str | None, quiet: bool,
              runs: tuple[str, ...]) -> int:
     """A depth-N pool: 'qid docno' lines, the union of each run's top N per topic, sorted by qid then docno.
 
@@ -232,11 +235,12 @@ def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contr
     zelo_pairs pool --depth 100 --qrels final.qrels --contributions groups.tsv --groups teams.txt -o /dev/null runs/*
     """
     from ..api.pooling import pairs_pool
-    from .common import command_options
+    from .common import command_options, options_given
 
-    pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
-               keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), groups=groups, group_sep=group_sep,
-               inputs=command_options(outputs=("--contributions",)))
+    with options_given():
+        pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
+                   keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), groups=groups,
+                   group_sep=group_sep, level=level, inputs=command_options(outputs=("--contributions",)))
     return 0
 
 

@@ -28,13 +28,14 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
     preference mode, and so does ``zelo_compare -R``."""
     from ..errors import UsageError
     from ..measures import parse_measure
-    from ..run_preferences.names import parse_pref_measure
 
     wants = False
     for name in measures:
         try:
             parse_measure(name)
         except UsageError:
+            from ..run_preferences.names import parse_pref_measure  # (only then: 3 modules more at start-up)
+
             # A name neither mode knows (a typo: ndcg_cut10) is refused here, as unknown, before an option
             # of the other mode is refused for it (`-c` called it one of "pref_eval.py's metrics": session 24).
             parse_pref_measure(name)
