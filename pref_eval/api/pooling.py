@@ -35,8 +35,8 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     ``pooled`` (the documents of its top ``depth``), ``unique`` (those in no other run's top ``depth``: the
     pool would lose them without this run), and with ``qrels`` ``relevant`` (those judged grade >= ``level``,
     trec_eval's ``-l``, default 1; TREC DL counts grade >= 2 as relevant) and ``unique_relevant`` (the "unique
-    relevant documents" of TREC overview papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool bias), counted over the whole depth-N pool,
-    before the judged documents are left out of ``output``. Row ``all``: the pool's size, the documents only
+    relevant documents" of TREC overview papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool
+    bias), counted over the whole depth-N pool, before the judged documents are left out of ``output``. Row ``all``: the pool's size, the documents only
     one run pooled, the relevant ones in the pool, the relevant ones only one run pooled. ``keep_going``: a
     run that cannot be read is named on stderr (``log.error``) and left out (no row), the pool of the others
     written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
