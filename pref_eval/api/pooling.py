@@ -31,15 +31,15 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     decides them; every topic of a run counts (no qrels needed). With ``qrels`` the documents it already
     judges for the topic (any grade) are left out. Written as ``qid docno`` lines to ``output`` (``-``:
     stdout; ``None``: not written). ``contributions`` (a path; ``-`` only when ``output`` is a file): a
-    tab-separated report, one row per run (its path as given, in the order given) and a last row ``all``:
-    ``pooled`` (the documents of its top ``depth``), ``unique`` (those in no other run's top ``depth``: the
-    pool would lose them without this run), and with ``qrels`` ``relevant`` (those judged grade >= ``level``,
-    trec_eval's ``-l``, default 1; TREC DL counts grade >= 2 as relevant) and ``unique_relevant`` (the "unique
-    relevant documents" of TREC overview papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool
-    bias), counted over the whole depth-N pool, before the judged documents are left out of ``output``. Row ``all``: the pool's size, the documents only
-    one run pooled, the relevant ones in the pool, the relevant ones only one run pooled. ``keep_going``: a
-    run that cannot be read is named on stderr (``log.error``) and left out (no row), the pool of the others
-    written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
+    tab-separated report, one row per run (its path as given, in the order given) and a last row ``all``: ``pooled``
+    (the documents of its top ``depth``), ``unique`` (those in no other run's top ``depth``: the pool would lose
+    them without this run), and with ``qrels`` ``relevant`` (those judged grade >= ``level``, trec_eval's ``-l``,
+    default 1; TREC DL counts grade >= 2 as relevant) and ``unique_relevant`` (the "unique relevant documents" of
+    TREC overview papers, per run; Zobel, SIGIR 1998, leaves them out to measure pool bias), counted over the whole
+    depth-N pool, before the judged documents are left out of ``output``. Row ``all``: the pool's size, the
+    documents only one run pooled, the relevant ones in the pool, the relevant ones only one run pooled.
+    ``keep_going``: a run that cannot be read is named on stderr (``log.error``) and left out (no row), the pool of
+    the others written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
 
     ``groups`` (a file of ``RUNTAG GROUP`` lines, :func:`pref_eval.io.groups.read_run_groups`) or ``group_sep``
     (a run's group is its run tag up to the first ``group_sep``; the whole tag when that prefix is empty or the
