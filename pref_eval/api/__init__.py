@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agreement import agree
     from .aggregation import aggregate
-    from .comparison import compare, compare_orderings, compare_runs
+    from .comparison import compare, compare_runs
+    from .correlation import compare_orderings
     from .fitting import SE_CONDITION_WARN, fit
     from .judging import judge, judge_export
     from .measures import (Evaluator, MeasureResults, Metric, calc_aggregate, evaluate, evaluate_run_group, evaluator,
@@ -35,7 +36,8 @@ _HOME = {
     "measures": ("evaluate", "iter_calc", "calc_aggregate", "evaluator", "Evaluator", "Metric", "MeasureResults",
                  "evaluate_run_group", "extra_inputs"),
     "run_evaluation": ("evaluate_runs", "preferences", "FORMATS", "WIDE", "MANY_RUNS"),
-    "comparison": ("compare", "compare_runs", "compare_orderings"),
+    "comparison": ("compare", "compare_runs"),
+    "correlation": ("compare_orderings",),
     "aggregation": ("aggregate",),
     "fitting": ("fit", "SE_CONDITION_WARN"),
     "pairing": ("pairs", "pairs_init", "pairs_next", "pairs_add", "pairs_status", "pairs_result"),

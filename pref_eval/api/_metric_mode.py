@@ -298,7 +298,7 @@ def _two_left(skipped: list[str], runs: Sequence[str], run_id_mode: str | None, 
 def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run_id_mode: str | None,
                          run_names: Sequence[str]) -> None:
     """``--keep-going``: a baseline that is one of the runs left out is said so (not 'not one of the runs')."""
-    from .comparison import _resolve_run
+    from ._comparison_values import _resolve_run
 
     try:
         gone = _resolve_run(name, skipped)

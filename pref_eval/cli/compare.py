@@ -107,7 +107,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
     if not orderings:
         _refuse_unshown_in_tables(fmt, tests, marker_test)
     if orderings:
-        from ..api.comparison import compare_orderings
+        from ..api.correlation import compare_orderings
 
         if qrels or per_query or runs:
             import os
