@@ -432,9 +432,10 @@ def test_command_functions_refuse_ranx_objects():
         untied.append(ranx.Run({q: {doc: float(len(ds) - i) for i, (doc, _) in enumerate(ds)}
                                 for q, ds in ranked.items()}, name=r.name))
     rep = ranx.compare(qr, untied, ["map@100"], stat_test="student", make_comparable=True)
-    from pref_eval.api.comparison import _RANX_COMPARE_OPTIONS
+    from pref_eval.peer_names import RANX_KEYWORDS
 
-    assert set(_RANX_COMPARE_OPTIONS) <= set(inspect.signature(ranx.compare).parameters)
+    ours = {k for k, w in RANX_KEYWORDS.items() if "api:compare" in w}
+    assert ours <= set(inspect.signature(ranx.compare).parameters)
     res = pref_eval.compare(pref_eval.evaluate(qr, runs, ["map@100"]), tests=["student"])
     assert res.records["p_value"].iloc[0] == pytest.approx(rep.comparisons["bm25", "dense"]["map@100"]["p_value"],
                                                            rel=1e-9)

@@ -1,7 +1,8 @@
 """ranx.compare's keywords typed as zelo_compare options name ours (session 23, e32; u31's leftover: click said
-"No such option '--max-p'" with no guess, or guessed '--marker-test' for '--stat-test'). The equivalences are
-those of the API's refusal of the same keywords (``pref_eval.api.comparison._RANX_COMPARE_OPTIONS``) and of
-ranx's documented ``compare(qrels, runs, metrics, max_p, stat_test, ...)``."""
+"No such option '--max-p'" with no guess, or guessed '--marker-test' for '--stat-test'); since session 24 (a33)
+also on zelo_eval and zelo_trec, and ranx.evaluate's (``--return-mean``, ``--threads``). One table,
+``pref_eval.peer_names.RANX_KEYWORDS``, serves the commands and the API's refusal of the same keywords; its
+keywords are ranx's own (``ranx.evaluate`` / ``ranx.compare``'s signatures, live)."""
 from __future__ import annotations
 
 import pytest
@@ -29,5 +30,55 @@ def test_make_comparable_flag_and_other_unknown_options():
     assert res.returncode == 2 and "ranx's make_comparable is -c here" in res.stderr
     res = run_module_inproc("compare", ["--bogus", *BASE])  # click's own message, unchanged
     assert res.returncode == 2 and res.stderr.startswith("zelo_compare: No such option '--bogus'.")
-    res = run_module_inproc("eval", ["--max-p", "1", *BASE])  # other commands: click's own message
-    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: No such option '--max-p'.")
+    res = run_module_inproc("aggregate", ["--max-p", "1", "-P", "x"])  # other commands: click's own message
+    assert res.returncode == 2 and res.stderr.startswith("pref_aggregate: No such option '--max-p'.")
+
+
+TREC = ["qrels/dl19-sample.qrels", "runs/bm25.run"]
+
+
+@pytest.mark.parametrize("module, option, ours", [
+    ("eval", "--max-p", "zelo_compare --alpha P"), ("eval", "--metrics", "-m"), ("eval", "--make_comparable", "-c"),
+    ("eval", "--threads", "--jobs N"), ("eval", "--rounding-digits", "--digits N"), ("eval", "--return-mean",
+                                                                                      "the default"),
+    ("trec", "--metrics", "-m"), ("trec", "--make-comparable", "-c"), ("trec", "--stat-test", "zelo_compare --tests"),
+    ("trec", "--return_mean", "the default"), ("trec", "--rounding-digits", "trec_eval's four decimals")])
+def test_ranx_keyword_on_zelo_eval_and_zelo_trec(module, option, ours):
+    res = run_module_inproc(module, [option, "1", *TREC])
+    prog = "zelo_eval" if module == "eval" else "zelo_trec"
+    assert res.returncode == 2 and res.stdout == ""
+    first, second = res.stderr.splitlines()
+    key = option.lstrip("-").replace("-", "_")
+    assert first.startswith(f"{prog}: No such option '{option}': ranx's {key} "), first
+    assert f" is {ours} here" in first or f" are {ours} here" in first, first
+    assert second == f"Try '{prog} --help' for help."
+
+
+def test_the_table_holds_ranx_keywords_and_our_options():
+    """Every keyword of the table is one of ranx.evaluate's or ranx.compare's (live); every command option it
+    names is an option of that command (click's parameters), every API keyword one of that function's."""
+    import inspect
+
+    import click
+
+    from pref_eval import api
+    from pref_eval.peer_names import RANX_KEYWORDS
+
+    ranx = pytest.importorskip("ranx")
+    theirs = set(inspect.signature(ranx.evaluate).parameters) | set(inspect.signature(ranx.compare).parameters)
+    assert set(RANX_KEYWORDS) <= theirs
+    commands = {m: __import__(f"pref_eval.cli.{m}", fromlist=["main"]) for m in ("compare", "eval", "trec")}
+    for key, where in RANX_KEYWORDS.items():
+        for place, (ours, _) in where.items():
+            if place.startswith("api:"):
+                params = inspect.signature(getattr(api, place[4:])).parameters
+                assert ours in params or ours in inspect.signature(
+                    __import__("pref_eval.stats.compare", fromlist=["compare"]).compare).parameters, (key, place)
+                continue
+            flag = ours.split()[1] if ours.startswith("zelo_compare ") else ours.split()[0]
+            module = "compare" if ours.startswith("zelo_compare ") else place
+            if not flag.startswith("-"):
+                continue  # "the default", "trec_eval's four decimals"
+            cmd = next(v for v in vars(commands[module]).values() if isinstance(v, click.Command))
+            opts = {o for p in cmd.params for o in p.opts}
+            assert flag in opts, (key, place, flag)

@@ -401,6 +401,7 @@ def test_long_options_in_the_docs_exist():
     zelo_trec's prefixes of trec_eval's long options (``--query_ev``, and the ambiguous ``--Re``) count."""
     from pref_eval.cli.trec import long_option_name
     from pref_eval.errors import UsageError
+    from pref_eval.peer_names import RANX_KEYWORDS
 
     def by_prefix(o: str) -> bool:
         try:
@@ -412,9 +413,8 @@ def test_long_options_in_the_docs_exist():
     others = {"--api-key", "--parallel",  # vLLM, llama.cpp server (judging.md)
               "--host", "--port", "--nworkers", "--nthreads",  # dask scheduler / worker (dask.md)
               "--inplace", "--bogus", "--tr",  # setup.py build_ext; exit-codes' example; a completion prefix
-              # ranx.compare's keywords typed as zelo_compare options: refused naming ours (api.md)
-              "--max-p", "--stat-test", "--metrics", "--n-permutations", "--random-seed", "--make-comparable",
-              "--rounding-digits"}
+              # ranx's keywords typed as options: refused naming ours (api.md)
+              *("--" + k.replace("_", "-") for k in RANX_KEYWORDS)}
     scripts = "\n".join(p.read_text(encoding="utf-8") for p in [*(ROOT / "bench").glob("*.py"),
                                                                  *(ROOT / "tools").glob("*.py"),
                                                                  ROOT / "tests" / "fake_openai.py"])

@@ -17,11 +17,6 @@ if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-_RANX_COMPARE_OPTIONS = {"stat_test": "tests", "max_p": "alpha", "n_permutations": "resamples",
-                         "random_seed": "seed", "make_comparable": "complete"}
-"""ranx.compare's keywords and the options of :func:`compare` that do their work (named in the refusal)."""
-
-
 def compare(per_query: Any, **options: Any) -> Any:
     """Paired significance tests between runs (``zelo_compare -P``): a :class:`~pref_eval.stats.ComparisonResult`.
 
@@ -30,12 +25,16 @@ def compare(per_query: Any, **options: Any) -> Any:
     with the columns ``run, qid, measure, value`` (what :func:`evaluate`
     returns; ``name`` for ``run``, as PyTerrier's ``pt.Experiment(..., perquery=True)``
     names it, is taken too). ``options`` are :func:`pref_eval.stats.compare`'s: ``tests``
-    (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization: Fisher
-    1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey HSD,
-    Carterette 2012), ``correction`` (holm: Holm 1979; bonferroni; bh:
+    (t: Student 1908, t = mean(d) / (sd(d) / sqrt(n)) on the per-query differences d; wilcoxon:
+    Wilcoxon 1945; sign; randomization: Fisher 1935; bootstrap: Efron & Tibshirani 1993; tukey:
+    randomised Tukey HSD, Carterette 2012), ``correction`` (holm: Holm 1979; bonferroni; bh:
     Benjamini & Hochberg 1995), ``alpha``, ``baseline``, ``resamples``,
-    ``seed``, ``confidence`` ... Every pair of runs (or each run against
-    ``baseline``) is tested on the mean of the per-query differences.
+    ``seed``, ``confidence`` ... (the names of ``zelo_compare``'s options). Every pair of runs (or each
+    run against ``baseline``) is tested on the mean of the per-query differences, over the queries every
+    compared run has (``complete=True``: a query a run lacks counts as 0, trec_eval ``-c``). A measure
+    with no such query raises :class:`~pref_eval.errors.UsageError`, as ``zelo_compare`` exits 2; so does
+    an option of the wrong type or out of its range, or a per-query file of preference measures (values
+    per pair of runs: :func:`compare_runs` with ``per_query`` tests them, as ``zelo_compare -P``).
     """
     import inspect
 
@@ -44,15 +43,83 @@ def compare(per_query: Any, **options: Any) -> Any:
     known = [p for p in inspect.signature(compare_table).parameters if p != "values"]
     unknown = [k for k in options if k not in known]
     if unknown:
-        peer = _RANX_COMPARE_OPTIONS.get(unknown[0])
+        from ..peer_names import api_hint
+
+        peer = api_hint("compare", unknown[0])
         raise UsageError(f"compare: unknown option {unknown[0]!r}"
-                         + (f" (ranx.compare's; here: {peer})" if peer else "")
+                         + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
+    options = _compare_options(options)
+    source = None
     if isinstance(per_query, (str, os.PathLike)):
         from ..io.perquery import read_per_query
 
+        source = os.fspath(per_query)
         per_query = read_per_query(per_query)
-    return compare_table(per_query, **options)
+    elif not hasattr(per_query, "columns"):
+        raise UsageError(f"per_query: expected a path or a DataFrame with the columns run, qid, measure, value, got "
+                         f"{type(per_query).__name__}")
+    per_query = _metric_rows(per_query, options.get("measures"), source)
+    result = compare_table(per_query, **options)
+    result.refuse_no_common_query(source, complete_flag="complete=True")
+    return result
+
+
+def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options of :func:`compare`, each of its type and range (``zelo_compare``'s ranges) or a UsageError
+    naming it (``complete="no"``, ``resamples=1.5``, ``jobs=0`` were taken; ``alpha="0.05"`` a TypeError);
+    ``measures`` as one string is names separated by spaces (as :func:`compare_runs`), ``runs`` one run."""
+    from ._inputs import _check_flags, _check_float, _check_int
+
+    out = dict(options)
+    if "complete" in out:
+        _check_flags(complete=out["complete"])
+    for name, lo in (("resamples", 1), ("jobs", 1)):
+        if name in out:
+            _check_int(name, out[name], lo)
+    for name in ("alpha", "confidence"):
+        if name in out:
+            _check_float(name, out[name], 0, 1, lo_open=True, hi_open=True)
+    if "sign_min_diff" in out:
+        _check_float("sign_min_diff", out["sign_min_diff"], 0)
+    for name in ("correction", "zero_method", "wilcoxon_method", "ci_method", "baseline"):
+        v = out.get(name)
+        if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
+            raise UsageError(f"{name}: expected a string, got {v!r:.60}")
+    for name, split in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
+        v = out.get(name)
+        if v is None or isinstance(v, str):
+            if v is not None:
+                out[name] = split(v)
+            continue
+        if hasattr(v, "columns") or isinstance(v, dict) or not hasattr(v, "__iter__") \
+                or not all(isinstance(x, str) for x in v):
+            raise UsageError(f"{name}: expected a string or a list of strings, got {v!r:.60}")
+        out[name] = list(v)
+    if out.get("progress") is not None and not callable(out["progress"]):
+        raise UsageError(f"progress: expected None or a function progress(done, total), got {out['progress']!r:.60}")
+    return out
+
+
+def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None) -> Any:
+    """A per-query table's per-run rows; a table of preference measures (``zelo_eval -q -o tsv``: a value per
+    pair of runs, ``runj`` set) is refused for the measures compared, pointing to :func:`compare_runs`, which
+    tests them (read as per-run values they were refused with a misleading "two values for run ..."). The
+    pair rows that repeat a per-run measure as differences are left out, as ``zelo_compare -P`` does."""
+    if "run_b" not in table.columns:
+        return table
+    table, pairs = _split_preference_rows(table)
+    if pairs is not None and measures is not None:
+        pairs = pairs[pairs["measure"].isin(set(measures))]
+    if pairs is not None and not pairs.empty:
+        from ..io.textfile import display_name
+
+        where = f"{display_name(source)}: " if source else ""
+        names = ", ".join(dict.fromkeys(map(str, pairs["measure"])))
+        raise UsageError(f"{where}{names}: values per pair of runs (preference measures): "
+                         "pref_eval.api.compare_runs(per_query=PATH) tests them (zelo_compare -P); "
+                         "compare() tests per-run values (measures= selects them)")
+    return table
 
 
 _REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")

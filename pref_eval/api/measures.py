@@ -339,7 +339,9 @@ def _calc_options(options: dict, where: str, known: tuple[str, ...] = _CALC_OPTI
     """The keywords :func:`iter_calc`, :func:`calc_aggregate` and :func:`evaluator` take; another is a UsageError."""
     unknown = [k for k in options if k not in known]
     if unknown:
-        peer = _PEER_OPTIONS.get(unknown[0])
+        from ..peer_names import api_hint
+
+        peer = _PEER_OPTIONS.get(unknown[0]) or api_hint("evaluate", unknown[0], None if where == "evaluate" else known)
         raise UsageError(f"{where}: unknown option {unknown[0]!r}" + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
 

@@ -21,19 +21,6 @@ from typing import NamedTuple, TypeVar
 F = TypeVar("F", bound=Callable[..., object])
 
 
-#: Options a peer's users type (its keyword arguments as options), by command module: the refusal of such an
-#: unknown option names ours instead of click's guesses (ranx.compare's max_p, stat_test, ...: zelo_compare).
-PEER_OPTIONS: dict[str, dict[str, str]] = {"compare": {
-    "max-p": "ranx's max_p is --alpha P here (the significance level of the markers)",
-    "stat-test": "ranx's stat_test is --tests here (student: t, fisher: randomization, tukey: tukey; several: "
-                 "--tests t,wilcoxon)",
-    "n-permutations": "ranx's n_permutations is --resamples N here",
-    "random-seed": "ranx's random_seed is --seed S here",
-    "make-comparable": "ranx's make_comparable is -c here (a topic a run lacks counts as trec_eval -c counts it)",
-    "rounding-digits": "ranx's rounding_digits is --digits N here",
-    "metrics": "ranx's metrics are -m here, one per name (-m ndcg@10 -m map@100)",
-}}
-
 class Command(NamedTuple):
     """One command: ``zelo NAME`` and its console scripts (the first is its own name)."""
 
