@@ -62,17 +62,26 @@ static int indices_in_range(const int64_t *idx, Py_ssize_t n, Py_ssize_t hi, con
 static double expit1(double v) { return 1.0 / (1.0 + exp(-v)); }
 static double log_expit1(double v) { return v < 0 ? v - log1p(exp(v)) : -log1p(exp(-v)); }
 
-/* f applied elementwise: (x, out) float64 buffers of one length; out[i] = f(x[i]) */
-static PyObject *elementwise(PyObject *args, double (*f)(double)) {
-    PyObject *xo, *oo;
-    buf_t b[2];
-    memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OO", &xo, &oo)) return NULL;
+/* x and out: float64 buffers of one length, held in b[0] and b[1] (the arguments of the elementwise kernels);
+   -1 with the error set and nothing held when they are not. */
+static int x_and_out(PyObject *xo, PyObject *oo, buf_t b[2]) {
+    memset(b, 0, 2 * sizeof *b);
     if (get_buf(xo, &b[0], 0, 'd', "x") < 0 || get_buf(oo, &b[1], 1, 'd', "out") < 0) goto fail;
     if (NITEMS(b[0]) != NITEMS(b[1])) {
         PyErr_SetString(PyExc_ValueError, "x and out differ in length");
         goto fail;
     }
+    return 0;
+fail:
+    release(b, 2);
+    return -1;
+}
+
+/* f applied elementwise: (x, out) float64 buffers of one length; out[i] = f(x[i]) */
+static PyObject *elementwise(PyObject *args, double (*f)(double)) {
+    PyObject *xo, *oo;
+    buf_t b[2];
+    if (!PyArg_ParseTuple(args, "OO", &xo, &oo) || x_and_out(xo, oo, b) < 0) return NULL;
     {
         const double *x = b[0].view.buf;
         double *out = b[1].view.buf;
@@ -83,9 +92,6 @@ static PyObject *elementwise(PyObject *args, double (*f)(double)) {
     }
     release(b, 2);
     Py_RETURN_NONE;
-fail:
-    release(b, 2);
-    return NULL;
 }
 
 /* expit(x, out): out[i] = 1 / (1 + exp(-x[i]))  (scipy.special.expit) */
@@ -113,13 +119,7 @@ static PyObject *k_pow_scalar(PyObject *self, PyObject *args) {
     double y;
     int base;
     buf_t b[2];
-    memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OdpO", &xo, &y, &base, &oo)) return NULL;
-    if (get_buf(xo, &b[0], 0, 'd', "x") < 0 || get_buf(oo, &b[1], 1, 'd', "out") < 0) goto fail;
-    if (NITEMS(b[0]) != NITEMS(b[1])) {
-        PyErr_SetString(PyExc_ValueError, "x and out differ in length");
-        goto fail;
-    }
+    if (!PyArg_ParseTuple(args, "OdpO", &xo, &y, &base, &oo) || x_and_out(xo, oo, b) < 0) return NULL;
     {
         const double *x = b[0].view.buf;
         double *out = b[1].view.buf;
@@ -133,9 +133,6 @@ static PyObject *k_pow_scalar(PyObject *self, PyObject *args) {
     }
     release(b, 2);
     Py_RETURN_NONE;
-fail:
-    release(b, 2);
-    return NULL;
 }
 
 /* csr_matvec(indptr, indices, data, p, out): out[i] = 0 + sum over the row's entries, in order, of
