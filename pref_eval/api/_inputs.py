@@ -81,6 +81,38 @@ def _check_float(name: str, v: Any, lo: float | None = None, hi: float | None = 
     raise UsageError(f"{name}: expected a finite number{rng}, got {v!r}")
 
 
+def _check_choice(name: str, v: Any, choices: Sequence[str], *, optional: bool = False) -> None:
+    """A string option of a public function among ``choices`` (the command line's ``click.Choice`` for the
+    same flag), else UsageError naming it; ``optional``: None is "not given". (``fit(compat="zbnech")``,
+    ``evaluate_runs(fmt="textt")``, ``pairs_init(strategy=5)`` ran as with the default.)"""
+    if (v is None and optional) or (isinstance(v, str) and v in choices):
+        return
+    raise UsageError(f"{name}: expected one of {', '.join(choices)}{' (or None)' if optional else ''}, got {v!r:.60}")
+
+
+def _check_strings(**named: Any) -> None:
+    """The text options of a public function (names, lists in one string, specifications): a string or None
+    each, else UsageError naming it (an int or a list reached ``.strip()`` / ``.lower()``: AttributeError)."""
+    for name, v in named.items():
+        if v is not None and not isinstance(v, str):
+            raise UsageError(f"{name}: expected a string, got {type(v).__name__} {v!r:.60}")
+
+
+def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
+    """A list option of strings (``measures``, ``names``, ``levels``): a list or tuple of strings; one string is
+    one item (``split``: names separated by spaces, as ``measures="map P_10"``); anything else a UsageError
+    naming the option (an int was Python's "object is not iterable", a dict its keys)."""
+    if isinstance(v, str):
+        return v.split() if split else [v]
+    if hasattr(v, "columns") or isinstance(v, (Mapping, bytes)) or not isinstance(v, Iterable):
+        raise UsageError(f"{name}: expected a list of strings, got {type(v).__name__} {v!r:.60}")
+    items = list(v)
+    bad = next((x for x in items if not isinstance(x, str)), None)
+    if bad is not None or any(not isinstance(x, str) for x in items):
+        raise UsageError(f"{name}: expected a list of strings, got a list holding {type(bad).__name__} {bad!r:.60}")
+    return items
+
+
 def _ranx_object(x: Any) -> bool:
     """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")

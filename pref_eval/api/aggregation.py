@@ -34,13 +34,15 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     from ..log import Log
     from ..rank_aggregation import aggregate as aggregate_sample
 
-    from ._inputs import _check_float, _check_int
+    from ._inputs import _check_float, _check_int, _string_list
 
     _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
     _check_int("num_samples", num_samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_int("mc4_steps", mc4_steps, 1, optional=True)
     _check_float("damping", damping, 0, 1, lo_open=True)
+    # (an int was "object is not iterable"; one string its letters)
+    measures = measures if measures is None else _string_list("measures", measures, split=True)
     # (was ignored: the power steps are of the undamped chain)
     if mc4_steps is not None and option_given("--damping", damping != 0.15):
         raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "

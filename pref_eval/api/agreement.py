@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError, option_given
-from ._inputs import _check_float, _check_int, _input_options, _path_list
+from ._inputs import _check_float, _check_int, _check_strings, _input_options, _path_list, _string_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -65,8 +65,10 @@ def agree(
     _check_int("--digits", digits, 0, 17)
     judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
     # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
-    names = [names] if isinstance(names, str) else names
-    levels = [levels] if isinstance(levels, str) else levels
+    names = None if names is None else _string_list("names", names)
+    levels = _string_list("levels", levels)
+    _check_strings(fmt=fmt, measure=measure, ties=ties, calibration=calibration, grades=grades, correction=correction)
+    tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", tests))
     if output is not None:
         from ..output.agree import FORMATS
 

@@ -155,9 +155,12 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
     and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
     """
-    from ._inputs import _check_flags, _check_float, _check_int
+    from ._inputs import _check_flags, _check_float, _check_int, _check_strings, _string_list
 
     _check_flags(complete=complete, keep_going=keep_going)
+    _check_strings(correction=correction, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
+                   ci_method=ci_method, marker_test=marker_test, baseline=baseline, run_id_mode=run_id_mode)
+    tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", tests))
     _check_int("level", level)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
@@ -174,7 +177,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
 
     log = log or Log("zelo_compare", quiet=True)
     # as evaluate: one string of measures is names separated by spaces, one run path is one run
-    measures = measures.split() if isinstance(measures, str) else measures
+    measures = _string_list("measures", measures, split=True)
+    run_names = _string_list("run_names", run_names)
     hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
     _check_paths(hint, qrels=qrels, per_query=per_query)
     runs = _path_list(runs, "runs", hint)

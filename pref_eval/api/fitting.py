@@ -54,6 +54,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     from ._inputs import _check_flags, _check_jobs
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
+    _check_fit_texts(compat=compat, output_format=output_format, judgment_format=judgment_format, ties=ties,
+                     grades=grades, bins=bins, dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
     _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
                       elo_offset=elo_offset)
     _check_jobs(jobs, scheduler)
@@ -199,6 +201,23 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
         if diagnostics:
             write_diagnostics(streams[1], queries, sizes, count_per_query(q, len(sizes)), res)
     table.drop_columns()
+
+
+def _check_fit_texts(*, compat: Any, output_format: Any, judgment_format: Any, ties: Any, grades: Any, bins: Any,
+                     dataset: Any, qrels_output: Any, diagnostics: Any) -> None:
+    """The text and path options of :func:`fit`: ``compat="zbnech"`` and ``output_format="json"`` fitted and
+    wrote as the defaults, an int path was a TypeError, ``grades``/``bins`` without ``qrels_output`` were
+    ignored (the graded qrels are written only with it, ``zelo_fit --qrels``): each a UsageError naming it."""
+    from ._inputs import _check_choice, _check_paths, _check_strings
+
+    _check_choice("compat", compat, ("zbench",), optional=True)
+    _check_choice("output_format", output_format, ("tsv", "zbench"))
+    _check_strings(judgment_format=judgment_format, ties=ties, grades=grades, bins=bins)
+    _check_paths("paths of files", dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
+    if not qrels_output:
+        for flag, name, given in (("--grades", "grades", grades != "0,1,2,3"), ("--bins", "bins", bins != "quantile")):
+            if option_given(flag, given):
+                raise UsageError(f"{name} ({flag}) applies with qrels_output (--qrels FILE), the graded qrels")
 
 
 def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,

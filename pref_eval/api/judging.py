@@ -56,9 +56,12 @@ def judge(
     :class:`pref_eval.log.Log` for the progress line, warnings and the
     summary (default silent). See docs/zelo_judge.md for every option.
     """
-    from ._inputs import _check_flags
+    from ._inputs import _check_flags, _check_paths, _check_strings
 
     _check_flags(both_orders=both_orders, retry_failed=retry_failed, dry_run=dry_run)
+    # (an int path was os.fspath's TypeError, an int name an AttributeError further on)
+    _check_paths("paths of files", pairs=pairs, store=store, state=state, queries=queries, docs=docs, prompt=prompt)
+    _check_strings(ties=ties, missing_text=missing_text, api_key_env=api_key_env)
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
 

@@ -36,9 +36,16 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     (``-`` = stdout) the pairs are written as ``zelo_pairs`` writes them
     (``output_format`` ``jsonl`` or ``tsv``, a request file).
     """
-    from ._inputs import _check_flags, _check_int
+    from ._inputs import _check_choice, _check_flags, _check_int, _check_paths
 
     _check_flags(dedup=dedup)
+    _check_choice("compat", compat, ("zbench",), optional=True)  # (another value ran as the default)
+    _check_choice("output_format", output_format, ("jsonl", "tsv"))
+    _check_paths("paths of files; for data: queries", dataset=dataset, docs=docs)
+    if queries is not None:  # (the files were ignored beside the queries given)
+        for name, v in (("dataset", dataset), ("run", run), ("docs", docs), ("depth", depth)):
+            if v is not None:
+                raise UsageError(f"{name} reads the candidates from files; the queries are given: drop one")
     _check_int("cycles", cycles, 1)
     _check_int("seed", seed, 0, SEED_MAX)  # None refused: unseeded pairs could not be had again
     _check_int("limit", limit, 1, optional=True)
@@ -159,7 +166,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     and ``dataset`` (as if all graded 1: the line order does not matter). An option of another strategy or
     goal is refused; an existing ``state`` only with ``force``.
     """
-    from ._inputs import _check_flags, _check_float, _check_int
+    from ._inputs import _check_choice, _check_flags, _check_float, _check_int
 
     _check_flags(force=force, **({} if final_phase is None else {"final_phase": final_phase}))
     _check_positive(k=k, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
@@ -167,6 +174,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     _check_int("f", f, 3, optional=True)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_float("lead", lead, 0.5, optional=True)
+    _check_choice("strategy", strategy, ("tournament", "adaptive"))  # (another value ran the tournament)
+    _check_choice("goal", goal, ("best", "ranking"), optional=True)
     # numpy integers are integers; the state file (JSON) holds Python ints
     k, p, f, max_per_pair, cycles, batch, window, depth = (
         None if v is None else int(v) for v in (k, p, f, max_per_pair, cycles, batch, window, depth))

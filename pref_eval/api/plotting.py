@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError
-from ._inputs import _check_float, _check_int, _check_paths, _input_options, _path_list
+from ._inputs import (_check_float, _check_int, _check_paths, _check_strings, _input_options, _path_list,
+                      _string_list)
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -68,6 +69,8 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
     _check_float("prior", prior, 0)
+    _check_strings(fmt=fmt, qid=qid, ties=ties)
+    _check_paths("a zelo_fit score file", scores=scores)
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, judgments=list(judgments), scores=scores)
@@ -106,6 +109,7 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
     from ..plot.scores import draw_scores, read_scores_and_scale, select_queries
 
     _check_int("max_queries", max_queries, 1)
+    queries = _string_list("queries", queries)  # (an int was "object is not iterable")
     _check_int("top", top, 1, optional=True)
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     own = _input_options(inputs, output=image.output, scores=scores)

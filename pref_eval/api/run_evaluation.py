@@ -42,14 +42,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
 
-    * **preference mode** -- pref_eval.py's preference measures between runs
-      (RPP: Diaz & Ferraro, SIGIR 2022; lexicographic recall and precision:
-      Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023) and its metrics:
-      ``fmt="pref"`` (its JSON lines; the default with two or more runs) or
-      long tables (``tsv``/``csv``/``jsonl`` with a preference measure);
-      ``binary``, ``floor``, ``reference``, ``means``, ``topk``, the sampling
-      options (``query_fraction``, ``label_fraction``, ``label_policy``,
-      ``samples``, ``seed``) and ``head`` apply here;
+    * **preference mode** -- pref_eval.py's preference measures between runs (RPP: Diaz & Ferraro, SIGIR
+      2022; lexicographic recall and precision: Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023) and its
+      metrics: ``fmt="pref"`` (its JSON lines; the default with two or more runs) or long tables
+      (``tsv``/``csv``/``jsonl`` with a preference measure); ``binary``, ``floor``, ``reference``, ``means``,
+      ``topk``, the sampling options (``query_fraction``, ``label_fraction``, ``label_policy``, ``samples``,
+      ``seed``) and ``head`` apply here;
     * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
       tables, a runs × measures table ``text|markdown|latex|wide-csv``
       with a paired t-test and Holm's correction, or ``topics`` / ``topics-csv`` / ``topics-jsonl``: per
@@ -75,10 +73,16 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     (``numpy.quantile``). ``digits`` (default 4): the decimals of ``text|markdown|latex|topics-text|
     topics-markdown|topics-latex`` (refused with the others, which keep full precision).
     """
-    from ._inputs import _check_flags, _check_float, _check_int, _check_jobs, _check_paths, _path_list
+    from ._inputs import (_check_choice, _check_flags, _check_float, _check_int, _check_jobs, _check_paths,
+                          _check_strings, _path_list, _string_list)
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
                  keep_going=keep_going, quartiles=quartiles)
+    _check_choice("fmt", fmt, FORMATS, optional=True)  # (was taken: preference mode wrote -o pref's lines)
+    _check_choice("label_policy", label_policy, ("random", "pool"))
+    _check_strings(measure_set=measure_set, judgments_format=judgments_format, reference=reference)
+    measures = _string_list("measures", measures, split=True)  # (one string was read as its letters)
+    run_names = _string_list("run_names", run_names)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
     _check_int("level", level)

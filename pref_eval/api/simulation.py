@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError
-from ._inputs import _check_float, _check_int, _input_options, _is_number
+from ._inputs import _check_float, _check_int, _input_options, _is_number, _string_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -283,7 +283,8 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
 
     _check_int("reps", reps, 1)
     _check_int("seed", seed, 0, SEED_MAX)
-    algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(algorithms)  # "dts,mergedts"
+    algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(
+        _string_list("algorithms", algorithms))  # "dts,mergedts"; an int was "object is not iterable"
     if not algos:
         raise UsageError("--algorithms is empty")
     bad = [a for a in algos if a not in ROWS]
