@@ -60,7 +60,7 @@ def judge(
 
     _check_flags(both_orders=both_orders, retry_failed=retry_failed, dry_run=dry_run)
     # (an int path was os.fspath's TypeError, an int name an AttributeError further on)
-    _check_paths("paths of files", pairs=pairs, store=store, state=state, queries=queries, docs=docs, prompt=prompt)
+    _check_paths("paths of files", store=store, queries=queries, docs=docs, prompt=prompt)  # (pairs, state: below)
     _check_strings(ties=ties, missing_text=missing_text, api_key_env=api_key_env)
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
