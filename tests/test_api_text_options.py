@@ -79,3 +79,12 @@ def test_one_string_of_measures_is_names_separated_by_spaces(tmp_path):
     api.evaluate_runs(*args, measures=["map", "P_10"], fmt="trec", output=str(tmp_path / "two"))
     one = (tmp_path / "one").read_text()
     assert one == (tmp_path / "two").read_text() and "map " in one and "P_10 " in one
+
+
+@pytest.mark.parametrize("option", ["qrels", "contributions", "groups", "group_sep"])
+def test_pairs_pool_text_options_given_a_number_are_refused(option, tmp_path):
+    """(``qrels=5`` was read as a file named "5", ``contributions=5`` was os.fspath's TypeError.)"""
+    runs = ["runs/bm25.run", "runs/dense.run"]
+    with pytest.raises(UsageError, match=f"^{option}: expected a (path|string), got int"):
+        api.pairs_pool(runs, 5, output=str(tmp_path / "out"), **{option: 5})
+    assert not (tmp_path / "out").exists()

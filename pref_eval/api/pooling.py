@@ -48,9 +48,12 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     another group pooled it, groups in the order their first run was given; the run tag is the 6th column of a
     run's last line (what trec_eval prints as ``runid``). Either needs ``contributions``.
     """
-    from ._inputs import _check_flags, _check_int, _path_list
+    from ._inputs import _check_flags, _check_int, _check_paths, _check_strings, _path_list
 
     _check_flags(keep_going=keep_going, trec9=trec9)
+    # (qrels=5 was read as a file named "5", contributions=5 os.fspath's TypeError)
+    _check_paths("paths of files", qrels=qrels, contributions=contributions, groups=groups)
+    _check_strings(group_sep=group_sep)
     _check_int("depth", depth, 1)
     _check_int("level", level)
     if option_given("-l", level != 1) and (qrels is None or contributions is None):  # (no -l before session 24)
