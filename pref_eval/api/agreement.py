@@ -39,7 +39,10 @@ def agree(
     inputs: InputOptions | None = None,
     log: Any = None,
 ) -> list:
-    """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``).
+    """How far a judge can be trusted: agreement of judgment files with the first one (``zelo_agree``): per
+    pair of files Cohen's κ (Cohen 1960), weighted κ (Cohen 1968), Krippendorff's α (ordinal; Krippendorff
+    2011), Fleiss' κ among several judges (Fleiss 1971), with bootstrap intervals; calibration, document and
+    system levels as ``docs/zelo_agree.md`` defines them.
 
     ``judgments``: two or more files in any format ``zelo_fit`` reads (the
     first is the reference). Returns a list of

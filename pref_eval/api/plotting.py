@@ -161,7 +161,7 @@ def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:
 def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confidence: float = 0.95,
                  log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Runs ordered by a measure with ``confidence`` intervals of their means (Student t, or BCa
-    bootstrap) and significance groups (``zelo_plot systems``): runs sharing a letter are not
+    bootstrap: Efron 1987) and significance groups (``zelo_plot systems``): runs sharing a letter are not
     significantly different by ``values.test`` with ``values.correction`` over all pairs. Drawn on
     :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
     import numpy as np

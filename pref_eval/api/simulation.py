@@ -106,13 +106,13 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
                       strategy: str = "cycles", window: int | None = None, start: str | None = None,
                       batch: int | None = None, criterion: str | None = None, output: str | None = None,
                       log: Any = None, inputs: InputOptions | None = None) -> list[dict[str, Any]]:
-    """Recovery of Bradley–Terry rankings from sparse pairs (``zelo_simulate recovery``).
+    """Recovery of Bradley–Terry rankings (Bradley & Terry 1952) from sparse pairs (``zelo_simulate recovery``).
 
     For every (K documents, σ of the true scores, cycles) cell, ``trials``
     simulations (:func:`pref_eval.zelo.simulate.recovery`): judgments drawn
     for random cycles (``strategy="adaptive"``: adaptive pairs with the same
     budget), fitted, and compared with the dense-matrix fit and the truth by
-    Kendall's τ and the top-10 overlap. Returns one dict per cell (its keys,
+    Kendall's τ (Kendall 1938) and the top-10 overlap. Returns one dict per cell (its keys,
     and the per-trial arrays); with ``output`` each row is written (and
     flushed) as it is computed, a line on ``log`` per cell. The adaptive
     strategy's ``window``, ``start``, ``batch`` and ``criterion`` (None: its
@@ -277,8 +277,9 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
                                                   "tournament-final", "adaptive"), *,
                      output: str | None = None, log: Any = None,
                      inputs: InputOptions | None = None) -> list[dict[str, Any]]:
-    """Yan et al.'s Figure 3 (``zelo_simulate figure3``): every algorithm of ``algorithms`` on Case A and
-    Case B (T = 1,000; :func:`pref_eval.zelo.figure3.figure3`); the rows, written to ``output`` when given."""
+    """Yan et al.'s Figure 3 ("Human Preferences as Dueling Bandits", SIGIR 2022; ``zelo_simulate figure3``):
+    every algorithm of ``algorithms`` on Case A and Case B (T = 1,000; :func:`pref_eval.zelo.figure3.figure3`);
+    the rows, written to ``output`` when given."""
     from ..zelo.figure3 import ROWS, figure3
 
     _check_int("reps", reps, 1)
