@@ -120,3 +120,13 @@ def test_compare_refuses_preference_pairs_and_tests_the_per_run_rows(tmp_path):
 def test_compare_refuses_data_that_is_no_table():
     with pytest.raises(UsageError, match="^per_query: expected a path or a DataFrame .*got dict"):
         pref_eval.compare({"bm25": {"q1": 0.5}})
+
+
+@pytest.mark.parametrize("name, value", BAD_OPTIONS[:12], ids=[f"{n}={v!r}" for n, v in BAD_OPTIONS[:12]])
+def test_the_building_block_refuses_the_same_options(name, value):
+    """``pref_eval.stats.compare`` (whose options ``compare`` passes on, api.md) checks them too."""
+    from pref_eval.stats import compare as stats_compare
+
+    table = pref_eval.evaluate("qrels/dl19-sample.qrels", ["runs/bm25.run", "runs/dense.run"], ["map"])
+    with pytest.raises(UsageError, match=f"^{name}: expected "):
+        stats_compare(table, **{name: value})

@@ -113,6 +113,41 @@ def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     return items
 
 
+def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options of :func:`pref_eval.api.compare` / :func:`pref_eval.stats.compare`, each of its type and range
+    (``zelo_compare``'s ranges) or a UsageError naming it (``complete="no"``, ``resamples=1.5``, ``jobs=0`` were
+    taken; ``alpha="0.05"`` a TypeError); ``measures`` as one string is names separated by spaces (as
+    :func:`~pref_eval.api.compare_runs`), ``runs`` one run. Returns the options with those lists."""
+    out = dict(options)
+    if "complete" in out:
+        _check_flags(complete=out["complete"])
+    for name, lo in (("resamples", 1), ("jobs", 1)):
+        if name in out:
+            _check_int(name, out[name], lo)
+    for name in ("alpha", "confidence"):
+        if name in out:
+            _check_float(name, out[name], 0, 1, lo_open=True, hi_open=True)
+    if "sign_min_diff" in out:
+        _check_float("sign_min_diff", out["sign_min_diff"], 0)
+    for name in ("correction", "zero_method", "wilcoxon_method", "ci_method", "baseline"):
+        v = out.get(name)
+        if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
+            raise UsageError(f"{name}: expected a string, got {v!r:.60}")
+    for name, split in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
+        v = out.get(name)
+        if v is None or isinstance(v, str):
+            if v is not None:
+                out[name] = split(v)
+            continue
+        if hasattr(v, "columns") or isinstance(v, dict) or not hasattr(v, "__iter__") \
+                or not all(isinstance(x, str) for x in v):
+            raise UsageError(f"{name}: expected a string or a list of strings, got {v!r:.60}")
+        out[name] = list(v)
+    if out.get("progress") is not None and not callable(out["progress"]):
+        raise UsageError(f"progress: expected None or a function progress(done, total), got {out['progress']!r:.60}")
+    return out
+
+
 def _ranx_object(x: Any) -> bool:
     """A ``ranx.Qrels`` / ``ranx.Run`` (taken through its ``to_dict()``; ranx is not imported here)."""
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")

@@ -49,6 +49,8 @@ def compare(per_query: Any, **options: Any) -> Any:
         raise UsageError(f"compare: unknown option {unknown[0]!r}"
                          + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
+    from ._inputs import _compare_options
+
     options = _compare_options(options)
     source = None
     if isinstance(per_query, (str, os.PathLike)):
@@ -63,42 +65,6 @@ def compare(per_query: Any, **options: Any) -> Any:
     result = compare_table(per_query, **options)
     result.refuse_no_common_query(source, complete_flag="complete=True")
     return result
-
-
-def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The options of :func:`compare`, each of its type and range (``zelo_compare``'s ranges) or a UsageError
-    naming it (``complete="no"``, ``resamples=1.5``, ``jobs=0`` were taken; ``alpha="0.05"`` a TypeError);
-    ``measures`` as one string is names separated by spaces (as :func:`compare_runs`), ``runs`` one run."""
-    from ._inputs import _check_flags, _check_float, _check_int
-
-    out = dict(options)
-    if "complete" in out:
-        _check_flags(complete=out["complete"])
-    for name, lo in (("resamples", 1), ("jobs", 1)):
-        if name in out:
-            _check_int(name, out[name], lo)
-    for name in ("alpha", "confidence"):
-        if name in out:
-            _check_float(name, out[name], 0, 1, lo_open=True, hi_open=True)
-    if "sign_min_diff" in out:
-        _check_float("sign_min_diff", out["sign_min_diff"], 0)
-    for name in ("correction", "zero_method", "wilcoxon_method", "ci_method", "baseline"):
-        v = out.get(name)
-        if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
-            raise UsageError(f"{name}: expected a string, got {v!r:.60}")
-    for name, split in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
-        v = out.get(name)
-        if v is None or isinstance(v, str):
-            if v is not None:
-                out[name] = split(v)
-            continue
-        if hasattr(v, "columns") or isinstance(v, dict) or not hasattr(v, "__iter__") \
-                or not all(isinstance(x, str) for x in v):
-            raise UsageError(f"{name}: expected a string or a list of strings, got {v!r:.60}")
-        out[name] = list(v)
-    if out.get("progress") is not None and not callable(out["progress"]):
-        raise UsageError(f"progress: expected None or a function progress(done, total), got {out['progress']!r:.60}")
-    return out
 
 
 def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None) -> Any:

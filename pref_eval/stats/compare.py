@@ -467,7 +467,14 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     ``seed``: 0 .. 2^64 - 1, or None for a seed drawn from the system's entropy (the records' ``seed``
     holds the one used, so the run can be repeated).
     """
-    params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
+    from ..api._inputs import _compare_options  # (a Python caller's types: UsageError naming the option)
+
+    checked = _compare_options(dict(tests=tests, correction=correction, alpha=alpha, baseline=baseline,
+                                    resamples=resamples, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
+                                    confidence=confidence, ci_method=ci_method, complete=complete, runs=runs,
+                                    measures=measures, sign_min_diff=sign_min_diff, progress=progress, jobs=jobs))
+    runs, measures = checked["runs"], checked["measures"]
+    params = _params(checked["tests"], correction, alpha, resamples, seed, zero_method, wilcoxon_method,
                      confidence, ci_method, sign_min_diff)
     tests = params["tests"]
     run_col, qid_col, measure_col, value_col = _long_columns(values)
