@@ -79,3 +79,23 @@ def test_pool_level_refused_without_qrels_and_contributions(tmp_path, extra, lev
     assert res.returncode == 2
     assert res.stderr == "zelo_pairs: -l applies to --contributions with --qrels (the relevant documents it counts)\n"
     assert not (ws / "p.txt").exists() and not (ws / "c.tsv").exists()
+
+
+def test_judge_404_without_v1_says_where_the_request_went(tmp_path, server):
+    """`--judge openai:m@http://HOST:PORT` (no /v1: the server's root) gets the stand-in's 404 as any OpenAI-compatible
+    server (vLLM, Ollama) answers there; the message said "unknown model or endpoint" alone. Oracle: the URL the
+    openai client posts to (base URL + /chat/completions), logged by nothing but the 404 itself."""
+    pytest.importorskip("openai")
+    pytest.importorskip("aiohttp")
+    from test_zelo_judge import collection, common, zj
+
+    truth, _ = collection(tmp_path, nq=1, nd=3)
+    _, url = server(truth=truth)
+    root = url.rsplit("/v1", 1)[0]
+    res = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{root}/", check=False)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip().endswith(f"; the request went to {root}/chat/completions: vLLM, Ollama, llama.cpp's "
+                                       f"server and OpenAI serve it under /v1 (--judge openai:m0@{root}/v1)"), res.stderr
+    prefixed = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{root}/proxy", check=False)
+    assert prefixed.stderr.strip().endswith(f"(HTTP 404: 404: Not Found); the request went to "
+                                            f"{root}/proxy/chat/completions"), prefixed.stderr

@@ -163,6 +163,20 @@ class OpenAIJudge:
             return ""
         return ": " + self._redact(" ".join(msg.split()))[:200]
 
+    def _no_v1(self) -> str:
+        """A 404 from a base URL without ``/v1`` (``@http://localhost:8000``, which vLLM, Ollama, llama.cpp's
+        server and OpenAI serve under ``/v1``): the URL asked, and the one meant (session 24: the 404 alone)."""
+        from urllib.parse import urlsplit
+
+        base = str(self.spec.base_url or "").rstrip("/")
+        if not base or "/v1" in urlsplit(base).path:
+            return ""
+        said = f"; the request went to {base}/chat/completions"
+        if urlsplit(base).path:  # a path of its own (a proxy's prefix): no guess
+            return said
+        return (f"{said}: vLLM, Ollama, llama.cpp's server and OpenAI serve it under /v1 (--judge "
+                f"openai:{self.spec.model}@{base}/v1)")
+
     def check(self) -> None:
         """Refuse what would stop the run before anything is written (the store is opened after this): the
         openai package missing, the key's variable unset or holding what an HTTP header cannot carry."""
@@ -216,7 +230,7 @@ class OpenAIJudge:
                             f"{self._server_says(err)}); {self._key_source()}") from None
             if code == 404:
                 why = self._server_says(err)
-                raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404{why})") from None
+                raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404{why}){self._no_v1()}") from None
             if code == 429 or code >= 500 or code in (408, 409):
                 raise Transient(f"HTTP {code}", retry_after_seconds(err.response.headers)) from None
             raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
