@@ -94,8 +94,9 @@ def test_judge_404_without_v1_says_where_the_request_went(tmp_path, server):
     root = url.rsplit("/v1", 1)[0]
     res = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{root}/", check=False)
     assert res.returncode == 2, res.stderr
-    assert res.stderr.strip().endswith(f"; the request went to {root}/chat/completions: vLLM, Ollama, llama.cpp's "
-                                       f"server and OpenAI serve it under /v1 (--judge openai:m0@{root}/v1)"), res.stderr
+    said = (f"; the request went to {root}/chat/completions: vLLM, Ollama, llama.cpp's server and OpenAI serve it "
+            f"under /v1 (--judge openai:m0@{root}/v1)")
+    assert res.stderr.strip().endswith(said), res.stderr
     prefixed = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{root}/proxy", check=False)
     assert prefixed.stderr.strip().endswith(f"(HTTP 404: 404: Not Found); the request went to "
                                             f"{root}/proxy/chat/completions"), prefixed.stderr
