@@ -100,3 +100,21 @@ def test_judge_404_without_v1_says_where_the_request_went(tmp_path, server):
     prefixed = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{root}/proxy", check=False)
     assert prefixed.stderr.strip().endswith(f"(HTTP 404: 404: Not Found); the request went to "
                                             f"{root}/proxy/chat/completions"), prefixed.stderr
+
+
+def test_agree_one_format_for_every_file_says_what_the_other_looks_like(tmp_path):
+    """`zelo_agree -J crowd.txt -J llm.jsonl --format jsonl` (the LLM file's format given, the crowd's clarke4 lines
+    read as JSON): the error was the JSON parser's alone. Oracle for the formats: the files as written here."""
+    (tmp_path / "crowd.txt").write_text("q1 a b a\nq1 b c c\n")
+    (tmp_path / "llm.jsonl").write_text('{"qid": "q1", "doc_a": "a", "doc_b": "b", "score": 0.0}\n'
+                                        '{"qid": "q1", "doc_a": "b", "doc_b": "c", "score": 1.0}\n')
+    code, out, err = cli("agree", "-J", tmp_path / "crowd.txt", "-J", tmp_path / "llm.jsonl", "--format", "jsonl")
+    assert code == 2 and out == ""
+    assert err.endswith("(--format jsonl reads every -J file, and this one looks like clarke4: give one format per "
+                        "file, --format clarke4,jsonl, or no --format)\n"), err
+    code, out, _ = cli("agree", "-J", tmp_path / "crowd.txt", "-J", tmp_path / "llm.jsonl", "--format",
+                       "clarke4,jsonl", "-l", "pair", "--resamples", "0")
+    assert code == 0 and "agreement" in out
+    (tmp_path / "bad.jsonl").write_text('{"qid": "q1"}\n')  # a file of the format given: its own error, no hint
+    code, _, err = cli("agree", "-J", tmp_path / "llm.jsonl", "-J", tmp_path / "bad.jsonl", "--format", "jsonl")
+    assert code == 2 and "--format jsonl reads every" not in err

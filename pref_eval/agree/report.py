@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError, option_given
+from ..errors import InputError, UsageError, option_given
 from .records import Bootstrap, Record
 
 if TYPE_CHECKING:
@@ -109,7 +109,10 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
         if len(formats) != len(paths):
             raise UsageError(f"--format lists {len(formats)} formats for {len(paths)} judgment files")
         fmt = None
-    judges, vocab = read_judges(paths, names, fmt, ties, formats)
+    try:
+        judges, vocab = read_judges(paths, names, fmt, ties, formats)
+    except InputError as err:
+        raise _one_format_for_all(err, paths, fmt) from None
     mt = match(judges, vocab)
     boot = Bootstrap(len(mt.queries), resamples, seed, confidence)
     out: list[Record] = []
@@ -136,3 +139,23 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                               correction=correction, alpha=alpha, resamples=resamples, seed=seed,
                               confidence=confidence)
     return out
+
+
+def _one_format_for_all(err: InputError, paths: list[str], fmt: str | None) -> InputError:
+    """One ``--format`` reads every ``-J`` file: a file of another format failed with that format's complaint alone
+    (``crowd.txt:1: expected a JSON object per line``); say what it looks like and how to give one format per file
+    (session 24)."""
+    from ..io.judgments import detect_format
+    from ..io.textfile import read_input_text
+
+    if fmt is None or len(paths) < 2 or err.path not in paths:
+        return err
+    try:
+        own = detect_format(read_input_text(err.path, what="judgment file"), err.path)
+    except (InputError, UsageError, OSError):
+        return err
+    if own == fmt:
+        return err
+    each = ",".join(own if p == err.path else fmt for p in paths)
+    return InputError(err.path, err.line, f"{err.message} (--format {fmt} reads every -J file, and this one looks "
+                                          f"like {own}: give one format per file, --format {each}, or no --format)")
