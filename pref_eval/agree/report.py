@@ -82,7 +82,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                      correction: str = "holm", alpha: float = 0.05, log: Log | None = None) -> list[Record]:
     """All records of the requested ``levels`` (see ``docs/zelo_agree.md``)."""
     from .calibration import calibration_records, is_graded
-    from .matching import match, read_judges
+    from .matching import match
     from .pairlevel import pair_level
 
     levels = list(levels) if levels is not None else ["pair", "calibration", "document"]
@@ -103,16 +103,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
             raise UsageError("--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level "
                              "test (none here)")
     names = judge_names(paths, names)
-    formats = None
-    if fmt and "," in fmt:
-        formats = [f.strip() or None for f in fmt.split(",")]
-        if len(formats) != len(paths):
-            raise UsageError(f"--format lists {len(formats)} formats for {len(paths)} judgment files")
-        fmt = None
-    try:
-        judges, vocab = read_judges(paths, names, fmt, ties, formats)
-    except InputError as err:
-        raise _one_format_for_all(err, paths, fmt) from None
+    judges, vocab = _read_all(paths, names, fmt, ties)
     mt = match(judges, vocab)
     boot = Bootstrap(len(mt.queries), resamples, seed, confidence)
     out: list[Record] = []
@@ -139,6 +130,22 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                               correction=correction, alpha=alpha, resamples=resamples, seed=seed,
                               confidence=confidence)
     return out
+
+
+def _read_all(paths: list[str], names: list[str], fmt: str | None, ties: str) -> tuple:
+    """The judges of ``paths`` read with ``fmt``: one format for all, or a comma-separated list, one per file."""
+    from .matching import read_judges
+
+    formats = None
+    if fmt and "," in fmt:
+        formats = [f.strip() or None for f in fmt.split(",")]
+        if len(formats) != len(paths):
+            raise UsageError(f"--format lists {len(formats)} formats for {len(paths)} judgment files")
+        fmt = None
+    try:
+        return read_judges(paths, names, fmt, ties, formats)
+    except InputError as err:
+        raise _one_format_for_all(err, paths, fmt) from None
 
 
 def _one_format_for_all(err: InputError, paths: list[str], fmt: str | None) -> InputError:
