@@ -152,16 +152,12 @@ def _one_format_for_all(err: InputError, paths: list[str], fmt: str | None) -> I
     """One ``--format`` reads every ``-J`` file: a file of another format failed with that format's complaint alone
     (``crowd.txt:1: expected a JSON object per line``); say what it looks like and how to give one format per file
     (session 24)."""
-    from ..io.judgments import detect_format
-    from ..io.textfile import read_input_text
+    from ..io.judgments import detect_file_format
 
     if fmt is None or len(paths) < 2 or err.path not in paths:
         return err
-    try:
-        own = detect_format(read_input_text(err.path, what="judgment file"), err.path)
-    except (InputError, UsageError, OSError):
-        return err
-    if own == fmt:
+    own = detect_file_format(err.path)
+    if own is None or own == fmt:
         return err
     each = ",".join(own if p == err.path else fmt for p in paths)
     return InputError(err.path, err.line, f"{err.message} (--format {fmt} reads every -J file, and this one looks "

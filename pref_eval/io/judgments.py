@@ -125,6 +125,14 @@ def detect_format(text: str, name: str = "<input>") -> str:
     )
 
 
+def detect_file_format(path: str) -> str | None:
+    """:func:`detect_format` of a file's text, or None when it cannot be read or told (an error message's hint)."""
+    try:
+        return detect_format(read_input_text(path, what="judgment file"), path)
+    except (InputError, UsageError, OSError):
+        return None
+
+
 def _json_format(stripped: str) -> str:
     """zbench (a JSON object holding ``scored_pairs``) or JSON lines, for text starting with ``{``."""
     first = stripped.split("\n", 1)[0]
