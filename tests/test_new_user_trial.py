@@ -118,3 +118,16 @@ def test_agree_one_format_for_every_file_says_what_the_other_looks_like(tmp_path
     (tmp_path / "bad.jsonl").write_text('{"qid": "q1"}\n')  # a file of the format given: its own error, no hint
     code, _, err = cli("agree", "-J", tmp_path / "llm.jsonl", "-J", tmp_path / "bad.jsonl", "--format", "jsonl")
     assert code == 2 and "--format jsonl reads every" not in err
+
+
+def test_fit_one_format_for_every_file_says_what_the_other_looks_like(tmp_path):
+    """`zelo_fit -J llm.jsonl -J crowd.txt --format jsonl`: as zelo_agree (zelo_fit takes one format for all)."""
+    (tmp_path / "crowd.txt").write_text("q1 a b a\nq1 b c c\n")
+    (tmp_path / "llm.jsonl").write_text('{"qid": "q1", "doc_a": "a", "doc_b": "b", "score": 0.0}\n')
+    code, out, err = cli("fit", "-J", tmp_path / "llm.jsonl", "-J", tmp_path / "crowd.txt", "--format", "jsonl")
+    assert code == 2 and out == ""
+    assert err.endswith("crowd.txt:1: expected a JSON object per line (Expecting value) (--format jsonl reads every "
+                        "-J file, and this one looks like clarke4: leave --format out to detect each file's "
+                        "format)\n"), err
+    code, out, _ = cli("fit", "-J", tmp_path / "llm.jsonl", "-J", tmp_path / "crowd.txt", "-Q")
+    assert code == 0 and out.startswith("qid\tdocno\tscore\tse\n")

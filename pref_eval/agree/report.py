@@ -145,20 +145,7 @@ def _read_all(paths: list[str], names: list[str], fmt: str | None, ties: str) ->
     try:
         return read_judges(paths, names, fmt, ties, formats)
     except InputError as err:
-        raise _one_format_for_all(err, paths, fmt) from None
+        from ..io.judgments import one_format_for_all
 
+        raise one_format_for_all(err, paths, fmt, "--format F1,F2,...") from None
 
-def _one_format_for_all(err: InputError, paths: list[str], fmt: str | None) -> InputError:
-    """One ``--format`` reads every ``-J`` file: a file of another format failed with that format's complaint alone
-    (``crowd.txt:1: expected a JSON object per line``); say what it looks like and how to give one format per file
-    (session 24)."""
-    from ..io.judgments import detect_file_format
-
-    if fmt is None or len(paths) < 2 or err.path not in paths:
-        return err
-    own = detect_file_format(err.path)
-    if own is None or own == fmt:
-        return err
-    each = ",".join(own if p == err.path else fmt for p in paths)
-    return InputError(err.path, err.line, f"{err.message} (--format {fmt} reads every -J file, and this one looks "
-                                          f"like {own}: give one format per file, --format {each}, or no --format)")

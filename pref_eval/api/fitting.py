@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import UsageError, option_given
+from ..errors import InputError, UsageError, option_given
 from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
@@ -262,7 +262,12 @@ def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: s
     for n, path in enumerate(paths, 1):
         before = len(table.queries)
         log.progress("reading judgments", n - 1, len(paths))
-        read_judgments(path, fmt, ties=ties, into=table)
+        try:
+            read_judgments(path, fmt, ties=ties, into=table)
+        except InputError as err:  # one --format for every -J: say what another file looks like (session 24)
+            from ..io.judgments import one_format_for_all
+
+            raise one_format_for_all(err, paths, fmt, None) from None
         log.progress("reading judgments", n, len(paths))
         if dataset and len(table.queries) > before:
             extra = table.queries[before:]

@@ -133,6 +133,22 @@ def detect_file_format(path: str) -> str | None:
         return None
 
 
+def one_format_for_all(err: InputError, paths: list[str], fmt: str | None, per_file: str | None) -> InputError:
+    """One ``--format`` reads every ``-J`` file: a file of another format failed with that format's complaint alone
+    (``crowd.txt:1: expected a JSON object per line``). Say what it looks like and how to give its format
+    (``per_file``: the command takes a comma-separated list; None: it does not, leave ``--format`` out). Session 24."""
+    if fmt is None or len(paths) < 2 or err.path not in paths:
+        return err
+    own = detect_file_format(err.path)
+    if own is None or own == fmt:
+        return err
+    each = ",".join(own if p == err.path else fmt for p in paths)
+    how = f"give one format per file, --format {each}, or no --format" if per_file else \
+        "leave --format out to detect each file's format"
+    return InputError(err.path, err.line, f"{err.message} (--format {fmt} reads every -J file, and this one looks "
+                                          f"like {own}: {how})")
+
+
 def _json_format(stripped: str) -> str:
     """zbench (a JSON object holding ``scored_pairs``) or JSON lines, for text starting with ``{``."""
     first = stripped.split("\n", 1)[0]
