@@ -706,7 +706,8 @@ def test_run_given_as_the_qrels_says_so(tmp_path):
     """A trec_eval user's first slip, the two files the other way round (`zelo_trec RUN QRELS`, `zelo_eval -R
     RUN ...`): the qrels reader's line named the 6 fields found but not why; it now says it read a run line and
     where the qrels go. A 6-field line that is no run line (text rank) keeps the plain message."""
-    hint = "(a run's line 'qid Q0 docno rank score tag': the qrels come first, `zelo_trec QRELS RUN`, or after -R)"
+    hint = ("(a run's line 'qid Q0 docno rank score tag': the qrels come first, `zelo_trec QRELS RUN`, or after -R "
+            "or --qrels)")
     code, out, err = cli("trec", RUNS[0], QRELS)
     assert (code, out) == (2, "")
     assert err == f"zelo_trec: {RUNS[0]}:1: expected 4 fields 'qid iter docno rel', found 6 fields {hint}\n"

@@ -131,3 +131,25 @@ def test_fit_one_format_for_every_file_says_what_the_other_looks_like(tmp_path):
                         "format)\n"), err
     code, out, _ = cli("fit", "-J", tmp_path / "llm.jsonl", "-J", tmp_path / "crowd.txt", "-Q")
     assert code == 0 and out.startswith("qid\tdocno\tscore\tse\n")
+
+
+@pytest.mark.parametrize("module, args", [
+    ("trec", [QRELS, QRELS]), ("eval", ["-R", QRELS, "-m", "map", QRELS]),
+    ("pairs", ["pool", "--depth", "5", QRELS]),
+])
+def test_qrels_given_as_a_run_says_so(module: str, args: list) -> None:
+    """The qrels where a run goes (`zelo_pairs pool QRELS`, `zelo_trec QRELS QRELS`): the run reader named the 4
+    fields found, not why (the run given as the qrels said so since session 21: test_first_contact)."""
+    code, out, err = cli(module, *args)
+    assert (code, out) == (2, "")
+    assert err.endswith(f"{QRELS}:1: expected at least 6 fields 'qid iter docno rank score tag', found 4 fields (a "
+                        "qrels line 'qid iter docno rel': a run goes here; the qrels come first, `zelo_trec QRELS "
+                        "RUN`, or after -R or --qrels)\n"), err
+
+
+def test_four_fields_that_are_no_qrels_line_keep_the_plain_message(tmp_path) -> None:
+    odd = tmp_path / "odd.run"
+    odd.write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 two\n")
+    code, _, err = cli("trec", QRELS, odd)
+    assert code == 2 and err == (f"zelo_trec: {odd}:2: expected at least 6 fields 'qid iter docno rank score tag', "
+                                 "found 4 fields\n")

@@ -147,7 +147,7 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
     except InputError as err:
         if err.line and err.message.endswith("found 6 fields") and _run_line(data, err.line):
             raise InputError(err.path, err.line, err.message + " (a run's line 'qid Q0 docno rank score tag': "
-                             "the qrels come first, `zelo_trec QRELS RUN`, or after -R)") from None
+                             "the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)") from None
         raise
     if len(lines) == 0:
         raise InputError(source, 0, "empty qrels file (expected lines 'qid iter docno rel')")

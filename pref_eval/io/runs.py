@@ -161,15 +161,37 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
     fast = fast_columns(data, min_fields=6, max_fields=None, kinds=_KINDS) if try_fast else None
     if fast is not None:
         return _fast_run(fast, _last_line(data), source, name)
-    cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
-                              expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
-                              indented_comments=True)
+    try:
+        cols, lines = split_lines(data, source, min_fields=6, max_fields=None,
+                                  expected="at least 6 fields 'qid iter docno rank score tag'", keep=6,
+                                  indented_comments=True)
+    except InputError as err:
+        if err.line and err.message.endswith("found 4 fields") and _qrels_line(data, err.line):
+            raise InputError(err.path, err.line, err.message + " (a qrels line 'qid iter docno rel': a run goes "
+                             "here; the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)") from None
+        raise
     if len(lines) == 0:
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")
     score = _parse_scores(cols[4], lines, source)
     tag = _tag_text(cols[5][-1])
     return Run.from_arrays(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
                name=name if name is not None else source, source=source)
+
+
+def _qrels_line(data: bytes, line: int) -> bool:
+    """Whether line ``line`` (1-based) reads as a qrels line, 4 fields ending in an integer grade (the qrels given
+    where a run goes; only on the error's path: session 24, as io/qrels.py's hint for the other way round)."""
+    import io
+    from itertools import islice
+
+    text = next(islice(io.BytesIO(data), line - 1, None), b"").split()
+    if len(text) != 4:
+        return False
+    try:
+        int(text[3])
+    except ValueError:
+        return False
+    return True
 
 
 def _last_line(data: bytes) -> bytes:
