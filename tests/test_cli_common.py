@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import configparser
 import os
+import resource
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -49,13 +49,20 @@ def test_entry_points_cover_the_family():
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_help_is_quick(script):
+    """``--help`` costs little CPU: the child's own user + system seconds (getrusage of the reaped child), not
+    the wall time, which a loaded machine stretches (session 24, fl34: wall 4.7 s for zelo_fit's first
+    ``--help`` with no bytecode cached at load 22 on 2 cores, against the old bound 5 s). Measured at that
+    load: 0.04-0.11 s with bytecode cached, 0.25-0.51 s without (every module compiled: CI's first use).
+    A heavy import is caught by the probe below, not by the time (``import pandas``: 0.5 s CPU, 3.6-5.4 s
+    wall at that load)."""
     module = module_or_skip(SCRIPTS[script])
-    t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     res = run(["-m", module, "--help"])
-    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     assert res.returncode == 0, res.stderr
     assert "Usage:" in res.stdout and "Traceback" not in res.stderr
-    assert elapsed < 5.0, f"{script} --help took {elapsed:.1f} s"
+    assert cpu < 2.0, f"{script} --help took {cpu:.2f} s of CPU"
     # "instant" means: importing the command module pulls in none of the heavy libraries
     probe = run(["-c", f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"])
     assert probe.returncode == 0, probe.stderr
