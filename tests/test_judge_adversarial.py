@@ -322,7 +322,12 @@ def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_pat
 
 def test_second_signal_stops_at_once(tmp_path, server):
     """A server that hangs: the first Ctrl-C waits for the requests in flight (up to --timeout), a second
-    one ends the run at once, exit 130, nothing stored."""
+    one ends the run at once, exit 130, nothing stored.
+
+    "At once" is told by what is stored, not by the clock: the server answers after 3 s, so a run that waited
+    for its requests in flight would store their answers. The wait for the exit is a hang guard only: the
+    interpreter's finalization (its last garbage collection) after the message took 7.0-12.2 s of wall time
+    at load 22 on 2 cores (session 24, fl34: 6 runs; the former 10 s bound failed once)."""
     srv, url = server(faults={}, fault_rate=1.0, fault_kinds=("timeout",), hang=3)
     inputs = texts(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "pref_eval.cli.judge", str(tmp_path / "p.jsonl"),
@@ -336,7 +341,7 @@ def test_second_signal_stops_at_once(tmp_path, server):
     time.sleep(0.5)
     assert proc.poll() is None  # waiting for the requests in flight
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and err.splitlines()[-1] == "zelo_judge: interrupted", err
     assert stored(tmp_path / "s.sqlite") == []
 
