@@ -153,3 +153,15 @@ def test_four_fields_that_are_no_qrels_line_keep_the_plain_message(tmp_path) -> 
     code, _, err = cli("trec", QRELS, odd)
     assert code == 2 and err == (f"zelo_trec: {odd}:2: expected at least 6 fields 'qid iter docno rank score tag', "
                                  "found 4 fields\n")
+
+
+def test_missing_ordering_file_reads_as_english(tmp_path) -> None:
+    """`zelo_compare --orderings A nofile` said "expected a ordering of systems"."""
+    a = tmp_path / "a.txt"
+    a.write_text("s1 1\ns2 2\n")
+    code, _, err = cli("compare", "--orderings", a, tmp_path / "nofile")
+    assert code == 2 and err.endswith("nofile: no such file (expected an ordering of systems)\n"), err
+    code, _, err = cli("compare", "--orderings", a, tmp_path)
+    assert code == 2 and err.endswith(": is a directory, expected an ordering of systems\n"), err
+    code, _, err = cli("eval", "-R", tmp_path / "nofile", a)
+    assert code == 2 and err.endswith("nofile: no such file (expected a qrels file)\n"), err

@@ -51,12 +51,12 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
         data = sys.stdin.buffer.read()
     else:
         if os.path.isdir(p):
-            raise InputError(name, 0, f"is a directory, expected a {what}")
+            raise InputError(name, 0, f"is a directory, expected {_a(what)}")
         try:
             with open(p, "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
-            raise InputError(name, 0, f"no such file (expected a {what})") from None
+            raise InputError(name, 0, f"no such file (expected {_a(what)})") from None
         except PermissionError:
             raise InputError(name, 0, "cannot read: permission denied") from None
         except OSError as err:
@@ -185,6 +185,11 @@ def json_object(line: str, name: str, no: int, expect: str = "a JSON object") ->
     if not isinstance(obj, dict):
         raise InputError(name, no, f"expected {expect}")
     return obj
+
+
+def _a(what: str) -> str:
+    """``a file``, ``an ordering of systems``: the article of an error message's noun (was always ``a``)."""
+    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
 
 
 def json_reason(err: Exception) -> str:
