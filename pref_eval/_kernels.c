@@ -100,18 +100,20 @@ static PyObject *k_expit(PyObject *self, PyObject *args) { return elementwise(ar
 /* log_expit(x, out): x - log1p(exp(x)) for x < 0, else -log1p(exp(-x))  (scipy.special.log_expit) */
 static PyObject *k_log_expit(PyObject *self, PyObject *args) { return elementwise(args, log_expit1); }
 
-/* The C library's exp, log, log2, exp2, log1p elementwise (pref_eval.libm: the bits Python's math module gives,
+/* The C library's exp, log, log2, exp2, log1p, tanh elementwise (pref_eval.libm: the bits Python's math module gives,
    on every x86-64 CPU; numpy's own SIMD code differs in last bits on a CPU with AVX-512). */
 static double c_exp(double v) { return exp(v); }
 static double c_log(double v) { return log(v); }
 static double c_log2(double v) { return log2(v); }
 static double c_exp2(double v) { return exp2(v); }
 static double c_log1p(double v) { return log1p(v); }
+static double c_tanh(double v) { return tanh(v); }
 static PyObject *k_exp(PyObject *self, PyObject *args) { return elementwise(args, c_exp); }
 static PyObject *k_log(PyObject *self, PyObject *args) { return elementwise(args, c_log); }
 static PyObject *k_log2(PyObject *self, PyObject *args) { return elementwise(args, c_log2); }
 static PyObject *k_exp2(PyObject *self, PyObject *args) { return elementwise(args, c_exp2); }
 static PyObject *k_log1p(PyObject *self, PyObject *args) { return elementwise(args, c_log1p); }
+static PyObject *k_tanh(PyObject *self, PyObject *args) { return elementwise(args, c_tanh); }
 
 /* pow_scalar(x, y, base, out): out[i] = pow(y, x[i]) when base is true (a scalar base), else pow(x[i], y). */
 static PyObject *k_pow_scalar(PyObject *self, PyObject *args) {
@@ -1504,6 +1506,7 @@ static PyMethodDef methods[] = {
     {"log2", k_log2, METH_VARARGS, "log2(x, out): the C library's log2 elementwise."},
     {"exp2", k_exp2, METH_VARARGS, "exp2(x, out): the C library's exp2 elementwise."},
     {"log1p", k_log1p, METH_VARARGS, "log1p(x, out): the C library's log1p elementwise."},
+    {"tanh", k_tanh, METH_VARARGS, "tanh(x, out): the C library's tanh elementwise."},
     {"pow_scalar", k_pow_scalar, METH_VARARGS,
      "pow_scalar(x, y, base, out): out = pow(y, x) elementwise when base, else pow(x, y)."},
     {"scc", k_scc, METH_VARARGS, "scc(indptr, indices, labels) -> count: strongly connected components (Tarjan)."},

@@ -1,10 +1,12 @@
-"""The C library's ``log``, ``log2``, ``log1p``, ``exp``, ``exp2`` and ``pow`` on numpy arrays: the same bits on
-every x86-64 CPU.
+"""The C library's ``log``, ``log2``, ``log1p``, ``exp``, ``exp2``, ``tanh`` and ``pow`` on numpy arrays: the same
+bits on every x86-64 CPU.
 
 numpy computes float64 ``exp``, ``log``, ``log2``, ``exp2``, ``power`` (and more) with its own SIMD code on a
 CPU with AVX-512 (its AVX-512F ``exp``/``log`` and Intel's SVML) and calls the C library's functions on every
 other x86-64 CPU; the two differ in the last bit of some results (``0.8 ** 2``, ``log2(1621)``: measured in
-session 22, ``python tools/cpu_kinds.py`` setting ``numpy-no-avx512``). A measure printed at full precision
+session 22, ``python tools/cpu_kinds.py`` setting ``numpy-no-avx512``); its ``tanh`` is its own SIMD code on
+every CPU with AVX2 and the C library's without (setting ``numpy-no-avx2``: ~26 % of values differ; session
+24). A measure printed at full precision
 would then depend on the kind of CPU. These functions call the C library (through Python's :mod:`math`, whose
 functions are the C library's) once per distinct value of the array -- rank discounts and rank weights have as
 many distinct values as ranks -- so they give the C library's bits everywhere, the bits numpy gives on a CPU
@@ -111,6 +113,11 @@ def _or_inf(fn: Callable[[float], float]) -> Callable[[float], float]:
 def log1p(x: np.ndarray | float) -> np.ndarray:
     """The C library's ``log1p`` of every element (numpy's result where ``x <= -1`` or not finite)."""
     return _elementwise(log1p, np.log1p, math.log1p, x, lambda a: np.isfinite(a) & (a > -1.0))
+
+
+def tanh(x: np.ndarray | float) -> np.ndarray:
+    """The C library's ``tanh`` of every finite element (numpy's result, +-1 or NaN, where ``x`` is not finite)."""
+    return _elementwise(tanh, np.tanh, math.tanh, x, np.isfinite)
 
 
 def exp(x: np.ndarray | float) -> np.ndarray:

@@ -60,11 +60,14 @@ import numpy as np
 
 
 def pg_mean(psi: np.ndarray | float, votes: int = 1) -> np.ndarray:
-    """E[omega] for omega ~ PG(votes, psi): votes tanh(psi/2) / (2 psi), votes/4 at psi = 0 (Polson et al. 2013)."""
+    """E[omega] for omega ~ PG(votes, psi): votes tanh(psi/2) / (2 psi), votes/4 at psi = 0 (Polson et al. 2013);
+    the C library's ``tanh`` (:mod:`pref_eval.libm`: numpy's own differs in last bits by CPU kind)."""
+    from ..libm import tanh
+
     psi = np.abs(np.asarray(psi, dtype=float))
     small = psi < 1e-6
     safe = np.where(small, 1.0, psi)
-    return votes * np.where(small, 0.25 - psi**2 / 48.0, np.tanh(safe / 2.0) / (2.0 * safe))
+    return votes * np.where(small, 0.25 - psi**2 / 48.0, tanh(safe / 2.0) / (2.0 * safe))
 
 
 def pair_budget(K: int, m: int, sigma: float, votes: int = 3) -> float:
