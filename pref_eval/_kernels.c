@@ -1337,6 +1337,86 @@ done:
    c[k] (1 in mode 0) and hd[k] = diag(H[k]) after all that are written. The edges of the stack are those
    e with sel-position pos(eblock[e]) >= 0; their local indices u - start, v - start must lie in [0, m). The
    edge passes run in numpy's order (all (u, v) first, then all (v, u)). */
+/* diag(A^-1) of one symmetric positive definite m x m matrix a (row-major; its upper triangle is read), without
+   BLAS: the same operations in the same order on every CPU (pref_eval.zelo.fit._inverse_diag_numpy does them
+   in numpy, vectorised over a stack: the same bits). Upper Cholesky A = U'U, right-looking, in w; then
+   W = U^-1 row by row from the bottom, each row's sums over j from the last row up; then
+   (A^-1)_ii = sum_{k >= i} W_ik^2, k ascending. -1 when a pivot is not > 0 (or NaN): not positive definite. */
+__attribute__((optimize("O3"))) static int inv_diag1(const double *restrict a, Py_ssize_t m, double *restrict w,
+                                                  double *restrict t, double *restrict dg) {
+    memcpy(w, a, (size_t)(m * m) * sizeof(double));
+    for (Py_ssize_t j = 0; j < m; j++) {
+        double *wj = w + j * m;
+        double d = wj[j];
+        if (!(d > 0)) return -1;
+        double r = sqrt(d);
+        wj[j] = r;
+        for (Py_ssize_t k = j + 1; k < m; k++) wj[k] /= r;
+        for (Py_ssize_t i = j + 1; i < m; i++) {
+            double s = wj[i], *wi = w + i * m;
+            for (Py_ssize_t k = i; k < m; k++) wi[k] -= s * wj[k];
+        }
+    }
+    for (Py_ssize_t i = m - 1; i >= 0; i--) {
+        double *wi = w + i * m;
+        for (Py_ssize_t k = i + 1; k < m; k++) t[k] = 0.0;
+        for (Py_ssize_t j = m - 1; j > i; j--) {
+            double s = wi[j];
+            const double *wj = w + j * m;
+            for (Py_ssize_t k = j; k < m; k++) t[k] -= s * wj[k];
+        }
+        double r = wi[i];
+        wi[i] = 1.0 / r;
+        for (Py_ssize_t k = i + 1; k < m; k++) wi[k] = t[k] / r;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const double *wi = w + i * m;
+        double s = 0.0;
+        for (Py_ssize_t k = i; k < m; k++) s += wi[k] * wi[k];
+        dg[i] = s;
+    }
+    return 0;
+}
+
+/* inv_diag(H, m, dg, ok): for each m x m matrix k of the stack H (float64), dg[k] = diag(H_k^-1) through
+   inv_diag1 and ok[k] = 1, or ok[k] = 0 (dg[k] untouched) when H_k is not positive definite. */
+static PyObject *k_inv_diag(PyObject *self, PyObject *args) {
+    PyObject *ho, *dgo, *oko;
+    Py_ssize_t m;
+    buf_t b[3];
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "OnOO", &ho, &m, &dgo, &oko)) return NULL;
+    if (get_buf(ho, &b[0], 0, 'd', "H") < 0 || get_buf(dgo, &b[1], 1, 'd', "dg") < 0 ||
+        get_buf(oko, &b[2], 1, 'q', "ok") < 0)
+        goto fail;
+    if (m < 1 || NITEMS(b[0]) % (m * m) || NITEMS(b[1]) != NITEMS(b[0]) / m ||
+        NITEMS(b[2]) != NITEMS(b[0]) / (m * m)) {
+        PyErr_SetString(PyExc_ValueError, "H, dg and ok do not fit m");
+        goto fail;
+    }
+    {
+        const double *H = b[0].view.buf;
+        double *dg = b[1].view.buf;
+        int64_t *ok = b[2].view.buf;
+        Py_ssize_t B = NITEMS(b[2]);
+        double *w = malloc((size_t)(m * m + m) * sizeof(double));
+        if (!w) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < B; k++)
+            ok[k] = inv_diag1(H + k * m * m, m, w, w + m * m, dg + k * m) == 0;
+        Py_END_ALLOW_THREADS
+        free(w);
+    }
+    release(b, 3);
+    Py_RETURN_NONE;
+fail:
+    release(b, 3);
+    return NULL;
+}
+
 static PyObject *k_cov_stack(PyObject *self, PyObject *args) {
     PyObject *o[12];
     Py_ssize_t m;
@@ -1499,6 +1579,8 @@ static PyMethodDef methods[] = {
      "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
     {"pref_lines", k_pref_lines, METH_VARARGS,
      "pref_lines(kinds, kind, col, qi, nbytes) -> str: pref_eval.py's per-query JSON lines (see _kernels.c)."},
+    {"inv_diag", k_inv_diag, METH_VARARGS,
+     "inv_diag(H, m, dg, ok): diag of each m x m matrix's inverse by our own Cholesky (see _kernels.c)."},
     {"cov_stack", k_cov_stack, METH_VARARGS,
      "cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): _dense_cov_diag's stack (see _kernels.c)."},
     {"exp", k_exp, METH_VARARGS, "exp(x, out): the C library's exp elementwise."},

@@ -96,7 +96,7 @@ def _mix(w):  # 0 < 1 perfect with weight w, 1 vs 2 split 0.9 with weight w, 0 v
 def test_ill_conditioned_ses_are_flagged(w, power, warned, prior):
     """Pair weights of very different sizes in one query make the SEs' matrix ill-conditioned: its condition
     estimate (``se_condition``) flags them -- 1e12 next to 1 leaves SEs ~1e-7 relative, 1e24 none right -- and
-    passes weights within 1e6 (SEs within 1e-12 of the oracle) and every edge case above."""
+    passes weights within 1e6 (SEs within 2e-12 of the oracle) and every edge case above."""
     from pref_eval.api import SE_CONDITION_WARN
 
     n, judgments = _mix(w)
@@ -108,7 +108,11 @@ def test_ill_conditioned_ses_are_flagged(w, power, warned, prior):
         e = build_edges([n], q, a, b, s.astype(float), ww.astype(float), weight_power=power)
         _, want_se = oracle(n, list(zip(e.u.tolist(), e.v.tolist(), e.wuv.tolist(), e.wvu.tolist(), strict=True)),
                             prior)
-        assert max(abs(Decimal(float(x)) - v) / v for x, v in zip(res.se, want_se, strict=True)) <= Decimal("1e-12")
+        # 2e-12: weight 1e6, prior 0 (condition estimate 1.8e4) is 1.46e-12 off with our Cholesky (the same bits on
+        # every CPU), 0.85e-12 with numpy's LU or LAPACK's potrf/potri; weight 1e8: 1.4e-10 / 1.4e-10 / 4.3e-10
+        # (session 24: this fit with fit._inverse_diag swapped for each): of the order of 1e-16 times the
+        # condition estimate either way
+        assert max(abs(Decimal(float(x)) - v) / v for x, v in zip(res.se, want_se, strict=True)) <= Decimal("2e-12")
     for _, (n2, j2), p2 in CASES:
         a2, b2, s2, w2 = (np.array(col) for col in zip(*j2, strict=True))
         r2 = fit_bt([n2], np.zeros(len(a2), dtype=np.int64), a2, b2, s2.astype(float), w2.astype(float), prior=prior,

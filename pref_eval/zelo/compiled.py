@@ -94,6 +94,16 @@ def cov_stack(sel: np.ndarray, starts: np.ndarray, eblock: np.ndarray, u: np.nda
     return H, c, hd
 
 
+def inv_diag(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(dg, ok)``: diag(H_k^-1) of each matrix of the stack H (B x m x m, m >= 1) by our own Cholesky, and
+    whether H_k is positive definite (:mod:`pref_eval.zelo.inverse_diag`)."""
+    B, m = H.shape[0], H.shape[1]
+    dg = np.empty((B, m))
+    ok = np.empty(B, dtype=np.int64)
+    _module().inv_diag(_f8(H), int(m), dg, ok)
+    return dg, ok.astype(bool)
+
+
 def stable_order(hi: np.ndarray, nhi: int, lo: np.ndarray | None = None, nlo: int = 0) -> np.ndarray:
     """``np.lexsort((lo, hi))`` (``np.argsort(hi, kind="stable")`` without ``lo``) of keys in
     ``[0, nhi)`` and ``[0, nlo)``, by counting sorts: linear in the rows plus the key ranges. Key ranges

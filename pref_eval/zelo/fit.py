@@ -490,10 +490,9 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
 
     Blocks are gathered by size into dense matrices H (Laplacian of ``h`` plus
     ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) is
-    needed: blocks of more than ``SMALL`` documents are
-    factorised by LAPACK's Cholesky (``potrf``) and inverted from the factor
-    (``potri``, a third of the work of a general inverse); smaller ones by one
-    batched ``numpy.linalg.inv``. A block whose matrix is not positive
+    needed: blocks of up to ``inverse_diag.OWN_MAX`` documents by our own
+    Cholesky (:mod:`.inverse_diag`: the same bits on every CPU), larger ones by
+    LAPACK's (``potrf``, then ``potri``). A block whose matrix is not positive
     definite falls back to the Moore-Penrose inverse.
     """
     out = np.full(n, np.nan)
@@ -602,44 +601,38 @@ def _diag_scale(H: np.ndarray) -> np.ndarray:
     return c
 
 
-SMALL = 16  # blocks up to this size: one batched numpy inverse (per-block LAPACK calls cost more)
-
-
 def _inverse_diag(H: np.ndarray) -> np.ndarray:
-    """``diag(H_k^-1)`` for a stack of symmetric matrices H_k (B x m x m), on one BLAS thread
+    """``diag(H_k^-1)`` for a stack of symmetric matrices H_k (B x m x m): our own Cholesky for blocks of up to
+    :data:`.inverse_diag.OWN_MAX` documents (the same bits on every CPU: :mod:`.inverse_diag`), LAPACK's above;
+    LAPACK and the pseudo-inverse of a matrix that is not positive definite on one BLAS thread
     (:mod:`pref_eval.blas`: faster for these sizes, and the same bits with any number of cores; OpenBLAS's
-    kernels, chosen per kind of CPU, can change the last bits: docs/zelo_fit.md, "Another machine")."""
+    kernels, chosen per kind of CPU, can change their last bits: docs/zelo_fit.md, "Another machine")."""
     from ..blas import one_blas_thread
+    from .inverse_diag import OWN_MAX, own_inverse_diag
     from .kernels import potrf_potri
 
+    B, m, _ = H.shape
+    if m <= OWN_MAX:
+        dg, ok = own_inverse_diag(H)
+        if not ok.all():
+            with one_blas_thread():
+                for k in np.flatnonzero(~ok):
+                    dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+        return dg
     # scipy's LAPACK (its own OpenBLAS) is loaded *before* the limit: threadpoolctl caps only the libraries
     # loaded when it starts, and a first fit in a process would otherwise factorise on every core (SE bits
     # that depend on the thread count: the API's fit against zelo_fit's, which sets OPENBLAS_NUM_THREADS=1)
-    lapack = potrf_potri() if H.shape[1] > SMALL else None
-    with one_blas_thread():
-        return _inverse_diag_here(H, lapack)
-
-
-def _inverse_diag_here(H: np.ndarray, lapack: tuple | None) -> np.ndarray:
-    B, m, _ = H.shape
-    if m <= SMALL:
-        try:
-            Hinv = np.linalg.inv(H)
-        except np.linalg.LinAlgError:
-            Hinv = np.linalg.pinv(H, hermitian=True)
-        return np.diagonal(Hinv, axis1=1, axis2=2).copy()
-    if lapack is None:
-        raise ValueError("the LAPACK wrappers are loaded by the caller for blocks above SMALL")
-    dpotrf, dpotri = lapack
+    dpotrf, dpotri = potrf_potri()
     dg = np.empty((B, m))
-    for k in range(B):
-        c, info = dpotrf(H[k], lower=1, clean=0)
-        if info == 0:
-            c, info = dpotri(c, lower=1, overwrite_c=1)
-        if info == 0:
-            dg[k] = np.diagonal(c)  # potri's inverse, in the lower triangle (and the diagonal)
-        else:
-            dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+    with one_blas_thread():
+        for k in range(B):
+            c, info = dpotrf(H[k], lower=1, clean=0)
+            if info == 0:
+                c, info = dpotri(c, lower=1, overwrite_c=1)
+            if info == 0:
+                dg[k] = np.diagonal(c)  # potri's inverse, in the lower triangle (and the diagonal)
+            else:
+                dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
     return dg
 
 
@@ -963,9 +956,10 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
         yield from map(_fit_piece, pieces())
     elif jobs == 1 and not scheduler:
         from ..blas import pool_blas_limit
+        from .inverse_diag import OWN_MAX
         from .kernels import potrf_potri
 
-        if options.get("compute_se", True) and int(sizes.max()) > SMALL:
+        if options.get("compute_se", True) and int(sizes.max()) > OWN_MAX:
             potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag), not by a worker inside it
         with pool_blas_limit():  # held for the pool's life: the threads are the parallelism
             yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
