@@ -55,7 +55,7 @@ def _cpu_run(argv: list[str], env: dict) -> tuple[float, float]:
     return ru.ru_utime + ru.ru_stime, wall
 
 
-def ab(other: str, repeat: int, label: str | None, write: bool = True) -> None:
+def ab(other: str, repeat: int, label: str | None, write_file: bool = True) -> None:
     """``--ab``: this checkout and ``other``, CPU medians per case (module docstring)."""
     import filecmp
     import statistics
@@ -98,7 +98,7 @@ def ab(other: str, repeat: int, label: str | None, write: bool = True) -> None:
             f"{repeat} runs of each checkout in turn; other = {label or other}, this = this checkout. "
             + stamp(load0, load(), f"python bench/bench_zelo_cli.py --ab CHECKOUT --repeat {repeat}"))
     print(text)
-    if write:
+    if write_file:
         write_result("zelo-cli", "zelo_fit end to end (bench/bench_zelo_cli.py)", text, "zelo-cli-ab")
 
 
@@ -111,7 +111,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true", help="print the table, write no file")
     args = ap.parse_args()
     if args.ab:
-        ab(args.ab, max(1, args.repeat), args.label, write=not args.no_write)
+        ab(args.ab, max(1, args.repeat), args.label, write_file=not args.no_write)
         return
     tmp = tempfile.mkdtemp(prefix="bench-zelo-cli-")
     env = bytecode_env(os.path.join(tmp, "pycache"))

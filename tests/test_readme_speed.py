@@ -106,3 +106,11 @@ def test_no_write_prints_and_writes_nothing(script, no_write, monkeypatch, capsy
     out = capsys.readouterr().out
     assert "| 1,000 |" in out or "1,000 queries" in out
     assert written == ([] if no_write else [{"bench_zelo_cli": "zelo-cli", "bench_scaling": "scaling"}[script]])
+    if script == "bench_zelo_cli":  # --ab too (its parameter `write` hid the data writer: a TypeError, session 24)
+        (tmp_path / "other" / "bin").mkdir(parents=True)
+        (tmp_path / "other" / "bin" / "zelo_fit").touch()
+        monkeypatch.setattr(mod, "_cpu_run", lambda argv, env: (open(argv[-1], "w").close(), (0.5, 0.6))[1])
+        monkeypatch.setattr(sys, "argv", [*argv, "--ab", str(tmp_path / "other"), "--repeat", "1"])
+        mod.main()
+        assert "| 1,000 | 400,000 | jsonl | 0.500 (0.500) | 0.500 (0.500) |" in capsys.readouterr().out
+        assert written == ([] if no_write else ["zelo-cli", "zelo-cli"])
