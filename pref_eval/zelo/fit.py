@@ -616,8 +616,8 @@ def _inverse_diag(H: np.ndarray) -> np.ndarray:
         dg, ok = own_inverse_diag(H)
         if not ok.all():
             with one_blas_thread():
-                for k in np.flatnonzero(~ok):
-                    dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+                for bad in np.flatnonzero(~ok):
+                    dg[bad] = np.diagonal(np.linalg.pinv(H[bad], hermitian=True))
         return dg
     # scipy's LAPACK (its own OpenBLAS) is loaded *before* the limit: threadpoolctl caps only the libraries
     # loaded when it starts, and a first fit in a process would otherwise factorise on every core (SE bits
