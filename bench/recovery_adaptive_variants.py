@@ -33,6 +33,10 @@ Fisher information and mean Cramér–Rao variances of adjacent and of 4p(1−p)
   4K distinct pairs are judged; then the same Bradley–Terry fit. Each level of a sort is a batch
   (every item against its part's pivot), so a round is not a matching.
 
+Win probabilities and weights take the C library's ``exp`` (:mod:`pref_eval.libm`, as the package's simulations
+do since session 23; numpy's own AVX-512 ``exp`` decides some near-ties otherwise). OpenBLAS's kernels, which it
+picks per kind of CPU, still can: docs/zelo_simulate-ranking-bounds.md says which made the stored tables.
+
 ``--write-docs``: the table (the command's line first) replaces the block between the ``recovery-variants-K``
 markers of docs/zelo_simulate-ranking-bounds.md (K = 50 and 100 at σ = 1.5 are stored); the page's prose quotes
 it (``python bench/recovery_adaptive.py --prose``).
@@ -51,6 +55,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pref_eval import libm  # noqa: E402
 from pref_eval.seeds import stream_seed  # noqa: E402
 from pref_eval.zelo.adaptive import (  # noqa: E402
     _band,
@@ -73,7 +78,7 @@ def _setup(K: int, sigma: float, trials: int, seed: int, cycles: int = 4):
     perms = np.argsort(rng_pairs.random((trials, cycles, K)), axis=2)
     i, j = np.triu_indices(K, 1)
     a_d, b_d, q_d = np.tile(i, trials), np.tile(j, trials), np.repeat(np.arange(trials), len(i))
-    pb = 1.0 / (1.0 + np.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
+    pb = 1.0 / (1.0 + libm.exp(-(truth[q_d, b_d] - truth[q_d, a_d])))
     s_d = (rng.random((len(q_d), VOTES)) < pb[:, None]).mean(axis=1)
     D = np.zeros((trials, K, K))
     D[q_d, a_d, b_d] = s_d
@@ -99,7 +104,7 @@ def kgstar(x, cov, judged, need, rng, m=10.0, reach=30, window=10):
     dg = np.diagonal(cov, axis1=1, axis2=2)
     s2 = np.maximum(dg[rows, kk] + dg[rows, ll] - 2.0 * cov[rows, kk, ll], 1e-12)
     gap = np.abs(x[rows, kk] - x[rows, ll])
-    p = 1.0 / (1.0 + np.exp(x[rows, j] - x[rows, i]))
+    p = 1.0 / (1.0 + libm.exp(x[rows, j] - x[rows, i]))
     denom = 1.0 / np.maximum(m * p * (1.0 - p), 1e-300) + dg[rows, i] + dg[rows, j] - 2.0 * cov[rows, i, j]
     score = np.full(i.shape, -np.inf)
     qi, ci = np.nonzero(~judged[rows, i, j])
@@ -116,14 +121,14 @@ def aopt(x, cov, judged, need, rng, omega="pq"):
     Q, K = x.shape
     idx, rows = np.arange(K), np.arange(Q)
     d = x[:, :, None] - x[:, None, :]
-    pq = 1.0 / (1.0 + np.exp(-d)) / (1.0 + np.exp(d))
+    pq = 1.0 / (1.0 + libm.exp(-d)) / (1.0 + libm.exp(d))
     if omega == "pq":
         W = 4.0 * pq
     else:
         cv = cov / VOTES
         dg = np.diagonal(cv, axis1=1, axis2=2)
         s2 = np.maximum(dg[:, :, None] + dg[:, None, :] - 2.0 * cv, 1e-9)
-        W = np.exp(-0.5 * d * d / s2) / np.sqrt(s2)
+        W = libm.exp(-0.5 * d * d / s2) / np.sqrt(s2)
         cov = cv
         pq = pq * VOTES
     W[:, idx, idx] = 0.0
@@ -182,7 +187,7 @@ def einfo(x, cov, judged, need, rng):
     m = x[rows, i] - x[rows, j]
     score = np.zeros(i.shape)
     for z, wt in zip(nodes, wts, strict=True):
-        p = 1 / (1 + np.exp(-(m + z * np.sqrt(v))))
+        p = 1 / (1 + libm.exp(-(m + z * np.sqrt(v))))
         score += wt * p * (1 - p)
     return best_matching(np.where(judged[rows, i, j], -np.inf, score), i, j, K, need)
 
