@@ -176,6 +176,21 @@ def pytrec_eval_refuses_gains(m) -> bool:
     return isinstance(gains, dict) and any(type(v) is not int for v in gains.values())
 
 
+def all_negative_topics(qrels) -> set[str]:
+    """Topics whose judgments are all negative: trec_eval's table of grades gets a size <= 0 there and what it
+    computes is undefined (docs/differences.md). pytrec_eval (trec_eval 9 in process) then reads whatever an
+    earlier evaluator left: valid-domain seed 1523 hung in ``evaluate`` (nDCG after 70 names) and seed 1484's
+    ``IPrec(judged_only=True)@0.1`` was 0.0 or NaN depending on the other measures of the same evaluator
+    (``{"iprec_at_recall.0.1"}`` alone 0.0, with ``num_ret`` NaN). Minimal hang, 3 of 8 runs of a fresh
+    process: qrels ``1 0 d2 -1`` and topic 4 ``d2 -1, d1 0, d6 2, D007 -1, d3 1``, run ``1 D001 1.0`` and
+    ``4 d2 -0.1118``, ``RelevanceEvaluator(q, {"recall_2"}).evaluate(r)`` then ``{"ndcg"}``; never without
+    topic 1 (8 of 8 finish). Such topics are not sent to pytrec_eval and not compared for its names."""
+    top: dict[str, int] = {}
+    for q in qrels:
+        top[q.query_id] = max(top.get(q.query_id, q.relevance), q.relevance)
+    return {q for q, g in top.items() if g < 0}
+
+
 def theirs(name: str, qrels, run, seed: int):
     if "@0" in name.replace("@0.", "") or "cutoff=0" in name or "cutoff=-" in name:
         return None, ""  # pytrec_eval aborts the process on a cutoff ≤ 0
@@ -195,6 +210,9 @@ def theirs(name: str, qrels, run, seed: int):
             peer_qrels = bpref_padded(qrels, m["rel"])
         if prov == "pytrec_eval" and pytrec_eval_refuses_gains(m):
             return None, ""
+        if prov == "pytrec_eval" and (undefined := all_negative_topics(qrels)):
+            peer_qrels = [x for x in peer_qrels if x.query_id not in undefined]
+            given = [x for x in given if x.query_id not in undefined]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             res = list(ir_measures.iter_calc([m], peer_qrels, given))
     except Exception:  # noqa: BLE001 -- not computable by ir-measures here
@@ -237,7 +255,8 @@ def check_seed(seed: int, n: int, valid: bool = False):
         assert len(got) == 1, (name, list(got))
         [got] = got.values()
         tol = TOL.get(prov, 1e-9)
-        for q in (set(expected) | set(got)) & in_run:
+        undefined = all_negative_topics(qrels) if prov == "pytrec_eval" else set()
+        for q in ((set(expected) | set(got)) & in_run) - undefined:
             x, y = expected.get(q), got.get(q)
             if x is None:  # a topic the provider leaves out (documented): 0
                 ok = y in (None, 0.0)
@@ -265,7 +284,8 @@ def test_random_names_on_corner_case_collections(seed):
 # valid-domain draws (f32): seed 1004 drew nNRBP(beta=1.0, alpha=0.0, rel=5), 1.0 here while ndeval's 0/0 is NaN
 # (fast there: tests/test_measures_diversity.py); the others are a sample of the 300 run in session 23 (NOTES,
 # f32); ~8 s CPU a seed (cwl_eval and gdeval run as processes): slow
-VALID_SEEDS = [pytest.param(s, marks=pytest.mark.slow) for s in (1004, 1000, 1017, 1111, 1234)]
+# f33: 1484 and 1523 have a topic judged -1 only (all_negative_topics: pytrec_eval's value there was wrong or it hung)
+VALID_SEEDS = [pytest.param(s, marks=pytest.mark.slow) for s in (1004, 1000, 1017, 1111, 1234, 1484, 1523)]
 
 
 @pytest.mark.parametrize("seed", VALID_SEEDS)
