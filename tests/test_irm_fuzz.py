@@ -42,7 +42,9 @@ from pref_eval.measures import parse_measure
 ir_measures = pytest.importorskip("ir_measures")
 pytest.importorskip("pytrec_eval")
 
-TOL = {"gdeval": 5e-6, "cwl_eval": 5e-5}
+# half a unit of the last printed decimal (gdeval %.5f, cwl_eval 4 decimals) plus float slack: valid seed 1625's
+# ERR@1000 0.109375, printed 0.10938 by gdeval, is 5.000000000005e-06 away in floats (f33)
+TOL = {"gdeval": 5e-6 + 1e-12, "cwl_eval": 5e-5 + 1e-12}
 FILE_ORDER = ("cwl_eval", "accuracy")
 MENU = {
     "cutoff": [1, 2, 3, 5, 10, 100, 1000, 10**7, 0, -1, 2.5, "'a'", True],
@@ -284,8 +286,9 @@ def test_random_names_on_corner_case_collections(seed):
 # valid-domain draws (f32): seed 1004 drew nNRBP(beta=1.0, alpha=0.0, rel=5), 1.0 here while ndeval's 0/0 is NaN
 # (fast there: tests/test_measures_diversity.py); the others are a sample of the 300 run in session 23 (NOTES,
 # f32); ~8 s CPU a seed (cwl_eval and gdeval run as processes): slow
-# f33: 1484 and 1523 have a topic judged -1 only (all_negative_topics: pytrec_eval's value there was wrong or it hung)
-VALID_SEEDS = [pytest.param(s, marks=pytest.mark.slow) for s in (1004, 1000, 1017, 1111, 1234, 1484, 1523)]
+# f33: 1484 and 1523 have a topic judged -1 only (all_negative_topics: pytrec_eval's value there was wrong or it hung);
+# 1625 gdeval's rounding at the tolerance (TOL)
+VALID_SEEDS = [pytest.param(s, marks=pytest.mark.slow) for s in (1004, 1000, 1017, 1111, 1234, 1484, 1523, 1625)]
 
 
 @pytest.mark.parametrize("seed", VALID_SEEDS)
