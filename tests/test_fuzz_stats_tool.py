@@ -32,7 +32,7 @@ def test_one_case_agrees(fz, capsys):
 def test_unknown_check_is_one_line_exit_2(fz, capsys):
     assert fz.main(["--only", "paired,bogus"]) == 2
     assert capsys.readouterr().err == "fuzz_stats: unknown check 'bogus'; expected some of " \
-        "paired,corrections,orderings,aggregation,zelo\n"
+        "paired,corrections,orderings,aggregation,zelo,tukey\n"
 
 
 def test_a_wrong_borda_count_is_reported(fz, monkeypatch, capsys):

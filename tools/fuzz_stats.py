@@ -14,10 +14,12 @@ Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, in
   decimals as ``compare`` does: ``t_test`` against ``scipy.stats.ttest_1samp`` (statistic, p, interval);
   ``wilcoxon_test`` for every zero method x method (and the continuity correction) against
   ``scipy.stats.wilcoxon``, except the rows ours tests by the exhaustive sign-flip distribution
-  (``method_used`` ``permutation``), checked against every 2^n sign vector of scipy's ``rankdata`` ranks
-  (n <= 16); ``sign_test`` (with a minimum difference) against ``scipy.stats.binomtest``;
-  ``randomization_test`` (exact, n <= 12) against the count over every sign vector in exact decimal
-  arithmetic (``fractions``), and ``bootstrap_test``'s interval against ``scipy.stats.bootstrap`` (same
+  (``method_used`` ``permutation``), checked against the distribution of R+ over all 2^n sign vectors of
+  scipy's ``rankdata`` ranks (a subset-sum count of the doubled ranks); ``sign_test`` (with a minimum
+  difference) against ``scipy.stats.binomtest``; ``randomization_test`` -- exact (n <= 12) against the count
+  over every sign vector in exact decimal arithmetic (``fractions``), sampled (n = 13..18, B = 1,000 or 5,000
+  draws) within binomial error (5 standard errors + 2/B) of the exact p of all 2^n --, and
+  ``bootstrap_test``'s interval against ``scipy.stats.bootstrap`` (same
   ``rng`` seed, so the same resamples), its shift p-value against the same count over scipy's bootstrap
   distribution recomputed exactly.
 * **corrections** -- a family of p-values (ties, 0, 1, nan) through ``adjust`` against statsmodels'
@@ -30,6 +32,9 @@ Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, in
   ``borda`` against a loop over the definition (n - j points, n the first ranking's length), ``mc4_scores``
   against the damped chain's stationary distribution found by power iteration from a transition matrix built
   by loops over the pairs (Dwork et al., WWW 2001).
+* **tukey** -- ``randomised_tukey_hsd`` of 2-4 runs x 1-12 queries (values on a 1/4 grid, ties) within binomial
+  error of the exact p over all (R!)^Q permutations of each query's values across the runs (Carterette, TOIS
+  2012; Sakai 2014); the matrix symmetric.
 * **zelo** -- a judgment file's pairs with ties and weights: ``zelo_fit``'s scores against
   ``choix.ilsr_pairwise_dense`` (tests/test_zelo_choix.py's reduction) when choix is installed.
 
@@ -55,7 +60,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-CHECKS = ("paired", "corrections", "orderings", "aggregation", "zelo")
+CHECKS = ("paired", "corrections", "orderings", "aggregation", "zelo", "tukey")
 
 
 def close(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
@@ -103,22 +108,26 @@ def _t(d, rng, out):
 
 
 def _flip_p(d: np.ndarray, zero_method: str) -> float:
-    """Exhaustive sign-flip p of R+ with scipy's ranks: every 2^n sign vector (zeros flip to nothing)."""
+    """Exhaustive sign-flip p of R+ with scipy's ranks over all 2^n sign vectors (zeros flip to nothing): the
+    distribution of the doubled R+ counted by a dynamic programme over the subset sums of the doubled ranks."""
     from scipy.stats import rankdata
 
     a = np.abs(d)
     if zero_method == "wilcox":
         a = a[d != 0]
         d = d[d != 0]
-    r = rankdata(a)
+    w2 = np.rint(2 * rankdata(a)).astype(np.int64)
     zero = d == 0
-    plus_const = r[zero].sum() / 2 if zero_method == "zsplit" else 0.0
-    obs = r[d > 0].sum() + plus_const
-    n = d.size
-    signs = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(bool)
-    rp = (signs & ~zero) @ r + plus_const
-    tol = 1e-9
-    return min(1.0, 2 * min((rp <= obs + tol).sum(), (rp >= obs - tol).sum()) / (1 << n))
+    const2 = int(w2[zero].sum()) // 2 if zero_method == "zsplit" else 0  # 2 x half the zeros' ranks
+    obs2 = int(w2[d > 0].sum()) + const2
+    counts = np.zeros(int(w2[~zero].sum()) + 1, dtype=np.int64)
+    counts[0] = 1
+    for w in w2[~zero].tolist():
+        counts[w:] = counts[w:] + counts[:-w].copy() if w else counts * 2
+    counts = counts * (1 << int(zero.sum()))  # a zero's sign changes nothing
+    sums = np.arange(counts.size) + const2
+    lower, upper = counts[sums <= obs2].sum(), counts[sums >= obs2].sum()
+    return min(1.0, 2 * min(int(lower), int(upper)) / (1 << d.size))
 
 
 def _wilcoxon(d, rng, out):
@@ -133,9 +142,6 @@ def _wilcoxon(d, rng, out):
             got = [float(ours["statistic"][0]), float(ours["p_value"][0])]
             case = {"zero_method": zm, "method": method, "correction": corr, "used": used}
             if used == "permutation":
-                if d.size > 16:
-                    out("wilcoxon_permutation_skipped_n", None, case, got, None)
-                    continue
                 want = _flip_p(d, zm)
                 out("wilcoxon_permutation", close(got[1], want, 1e-12), case, got, [want])
                 continue
@@ -171,6 +177,7 @@ def _randomization(d, rng, out):
 
     n = d.size
     if n > 12:
+        _randomization_sampled(d, rng, out)
         return
     ours = randomization_test(d, resamples=1 << n, seed=0)
     dd = [Fraction(repr(float(x))) for x in d]
@@ -180,6 +187,29 @@ def _randomization(d, rng, out):
         count += abs(sum(s * x for s, x in zip(signs, dd, strict=True))) >= obs
     want = count / (1 << n)
     out("randomization", ours["exact"] and close(ours["p_value"][0], want, 1e-15, 0), {}, [float(ours["p_value"][0])],
+        [want])
+
+
+def binomial_close(p_ours: float, p_exact: float, B: int) -> bool:
+    """A p-value of B random draws, (count + 1) / (B + 1), within 5 standard errors (plus 2/B) of the exact one."""
+    return abs(p_ours - p_exact) <= 5 * math.sqrt(p_exact * (1 - p_exact) / B) + 2 / B
+
+
+def _randomization_sampled(d, rng, out):
+    """2^n > B: B random sign vectors against the exact p of all 2^n (n <= 18, rows on a 1/100 grid, integers)."""
+    from pref_eval.stats import randomization_test
+
+    n = d.size
+    cents = np.rint(d * 100).astype(np.int64)
+    if n > 18 or not np.allclose(cents, d * 100, rtol=0, atol=1e-6):
+        return
+    B = int(rng.choice([1000, 5000]))
+    seed = int(rng.integers(0, 1000))
+    ours = randomization_test(d, resamples=B, seed=seed)
+    signs = 1 - 2 * ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1)
+    want = float((np.abs(signs @ cents) >= abs(int(cents.sum()))).mean())
+    got = float(ours["p_value"][0])
+    out("randomization_sampled", not ours["exact"] and binomial_close(got, want, B), {"B": B, "seed": seed}, [got],
         [want])
 
 
@@ -397,8 +427,35 @@ def check_zelo(rng, out):
     out("zelo_choix", ok, case, got.tolist(), want.tolist())
 
 
+def check_tukey(rng, out):
+    """Randomised Tukey HSD (each query's values permuted across runs; p of a pair = share of resamples whose
+    range of run means reaches the pair's difference) against the exact share over every one of the (R!)^Q
+    permutations, values on a 1/4 grid (integer sums), within binomial error of B draws."""
+    from pref_eval.stats import randomised_tukey_hsd
+
+    R = int(rng.integers(2, 5))
+    Q = int(rng.integers(1, {2: 13, 3: 6, 4: 3}[R] + 1))
+    quarters = rng.integers(0, int(rng.choice([2, 5, 40])), (R, Q))
+    B = int(rng.choice([2000, 10000]))
+    seed = int(rng.integers(0, 1000))
+    P = randomised_tukey_hsd(quarters / 4, resamples=B, seed=seed)
+    perms = np.array(list(itertools.permutations(range(R))))
+    grid = np.stack(np.meshgrid(*[np.arange(len(perms))] * Q, indexing="ij"), -1).reshape(-1, Q)
+    sums = np.zeros((grid.shape[0], R), dtype=np.int64)
+    for q in range(Q):
+        sums += quarters[perms[grid[:, q]], q]
+    ranges = sums.max(axis=1) - sums.min(axis=1)
+    tot = quarters.sum(axis=1)
+    case = {"quarters": quarters.tolist(), "B": B, "seed": seed}
+    for i in range(R):
+        for j in range(i + 1, R):
+            want = float((ranges >= abs(int(tot[i] - tot[j]))).mean())
+            out("tukey", binomial_close(float(P[i, j]), want, B) and P[i, j] == P[j, i], {**case, "pair": [i, j]},
+                [float(P[i, j])], [want])
+
+
 RUNNERS = {"paired": check_paired, "corrections": check_corrections, "orderings": check_orderings,
-           "aggregation": check_aggregation, "zelo": check_zelo}
+           "aggregation": check_aggregation, "zelo": check_zelo, "tukey": check_tukey}
 
 
 def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> None:
