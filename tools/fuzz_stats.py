@@ -495,10 +495,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         ran = 0
         while (ran < args.cases) if args.cases else (time.process_time() - t0 < args.seconds):
+            before = len(findings)
             run_case(args.seed, ran, checks, counts, findings)
+            for f in findings[before:]:  # as found: a long run stopped early keeps them
+                print(json.dumps(f), flush=True)
             ran += 1
-    for f in findings:
-        print(json.dumps(f), flush=True)
+    if args.case:
+        for f in findings:
+            print(json.dumps(f), flush=True)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"fuzz_stats: {ran} cases (seed {args.seed}), {len(findings)} findings, "
           f"{time.process_time() - t0:.1f} s CPU: {summary}", file=sys.stderr)
