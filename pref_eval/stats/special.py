@@ -163,19 +163,27 @@ def t_quantile(p: float, df: float) -> float:
             break
         lo, hi = hi, hi * 2.0
     s = _normal_upper_quantile(tail)
-    s = min(max(s, lo), hi) if lo < s < hi else lo + 0.5 * (hi - lo)
+    if not lo < s < hi:
+        s = lo + 0.5 * (hi - lo)
+    # Newton on log P(T <= -s) = log tail: on the probability itself a step from far inside a heavy tail
+    # (the tail ~ s^-df) moves s by about s/df only, and 200 steps ended short of the root (df = 1000,
+    # p = 1e-300 gave -49.3 for -54.3). Bisection when a step leaves the bracket or is not less than half
+    # the step before last (rtsafe's rule: the bracket then at least halves every other step).
+    log_tail = math.log(tail)
+    before = last = hi - lo
     for _ in range(200):
-        g = t_two_sided(s, df) / 2 - tail
-        if g > 0:
+        at = t_two_sided(s, df) / 2
+        if at > tail:
             lo = s
-        else:
+        elif at < tail:
             hi = s
-        if g == 0:
+        else:
             break
-        dens = t_density(s, df)  # g' = -density; 0 far in a heavy tail (t^2 overflows): bisect
-        new = s + g / dens if dens > 0 else lo + 0.5 * (hi - lo)
-        if not lo < new < hi:
+        dens = t_density(s, df)  # 0 far in a heavy tail (t^2 overflows), as the tail itself can be: bisect
+        new = s + (math.log(at) - log_tail) * (at / dens) if at > 0 and dens > 0 else math.nan
+        if not lo < new < hi or abs(new - s) > 0.5 * abs(before):
             new = lo + 0.5 * (hi - lo)
+        before, last = last, new - s
         if abs(new - s) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
             s = new
             break
