@@ -170,3 +170,10 @@ def test_t_quantile_far_in_a_heavy_tail_reaches_the_root():
     assert t_quantile(1e-300, 1000.0) == pytest.approx(expected, rel=1e-13)
     assert t_quantile(1 - 1e-16, 1000.0) == pytest.approx(float(stats.t.ppf(1 - 1e-16, 1000.0)), rel=1e-12)
     assert math.isfinite(t_quantile(1e-300, 1e6))
+
+
+def test_t_quantile_just_beyond_the_largest_float_is_infinite():
+    """At 1 degree of freedom the tail at the largest float is 1/(pi 1.8e308) = 1.77e-309: for p = 1.5e-309
+    the closed form -1/tan(pi p) overflows to -inf (the bracket's test at the largest float decides it)."""
+    assert -1.0 / math.tan(math.pi * 1.5e-309) == -math.inf
+    assert t_quantile(1.5e-309, 1.0) == -math.inf
