@@ -211,8 +211,10 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
         asked = "--version" in args[: args.index("--") if "--" in args else len(args)]
     if asked:
         line, to_stderr = version_line(label)
-        (sys.stderr if to_stderr else sys.stdout).write(line)
-        return 0
+        if to_stderr:
+            sys.stderr.write(line)
+            return 0
+        return _write_stdout(label, line, 0)  # ``--version > /dev/full``, ``| true``, ``>&-``: as any output
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -223,12 +225,26 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
             _end_on_signal()  # the outputs are settled: a late signal ends the process, no traceback
         elif old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+    return _write_stdout(label, "", code)
+
+
+def _write_stdout(label: str, text: str, code: int) -> int:
+    """Write ``text`` to standard output and flush it; the exit status: ``code``, or 1 for a failure (a full
+    disk: one line ``LABEL: standard output: cannot write: REASON``; a closed standard output, ``>&-``: its
+    one line) when ``code`` was 0. A reader that has gone (``| head``) ends quietly with ``code``."""
+    from ..errors import OutputError
+
     try:
+        if text:
+            sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
-    except ValueError:
+    except ValueError:  # a stream closed by the command itself: nothing more to write
         pass
+    except OutputError as err:  # the stand-in for a closed standard output (_ClosedStdout)
+        sys.stderr.write(f"{label}: {one_line(str(err))}\n")
+        code = code or err.exit_code
     except OSError as err:
         from ..output.atomic import output_error
 

@@ -1,0 +1,165 @@
+"""Fault paths no other test reached (m34, session 24: found by a coverage run of the whole suite).
+
+Each case is a fault a user can meet -- a state in a missing directory or on a device, a lock file removed
+under a waiting process, a directory where the lock cannot be created, a full disk on standard output, a
+command running out of memory, an operating-system error nothing turned into a message -- and asserts the
+behaviour docs/exit-codes.md and the modules' docstrings promise: one line naming the file and the reason,
+the documented exit status, nothing left behind.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+
+# --- zelo/state_lock.py: "A state that is not a regular file, or whose lock file cannot be created, is not
+# locked"; "a process that locked a file that was meanwhile removed tries again on the new one" ---
+
+def test_state_in_a_missing_directory_is_not_locked(tmp_path):
+    from pref_eval.zelo.state_lock import state_lock
+
+    state = tmp_path / "no" / "such" / "state.json"
+    with state_lock(str(state), wait=0.0):
+        assert not (tmp_path / "no").exists()  # no lock file, no directory made: the write reports it
+    assert not (tmp_path / "no").exists()
+
+
+def test_state_that_is_a_device_is_not_locked():
+    """``--state /dev/null``: no ``/dev/null.lock`` (root could create it), the block runs."""
+    from pref_eval.zelo.state_lock import state_lock
+
+    assert not os.path.lexists(os.devnull + ".lock")
+    with state_lock(os.devnull, wait=0.0):
+        assert not os.path.lexists(os.devnull + ".lock")
+
+
+def test_lock_file_removed_before_it_was_locked_locks_the_new_one(tmp_path, monkeypatch):
+    """The holder removes the lock file as it releases it: a waiter that opened the old file and then got
+    its lock holds a lock on a name nobody else sees -- it must open the new file and lock that."""
+    import fcntl
+
+    from pref_eval.zelo.state_lock import state_lock
+
+    state = tmp_path / "s.json"
+    lock = tmp_path / "s.json.lock"
+    real_flock = fcntl.flock
+    calls = []
+
+    def flock(fd, op):
+        calls.append(os.fstat(fd).st_ino)
+        if len(calls) == 1:
+            os.unlink(lock)  # the holder released it meanwhile
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    with state_lock(str(state), wait=0.0):
+        assert len(calls) == 2  # the first file was dropped, the new one locked
+        assert lock.exists() and os.stat(lock).st_ino == calls[1]
+        assert lock.read_text() == str(os.getpid())
+    assert not lock.exists()  # removed as it was released
+
+
+def test_lock_file_that_cannot_be_created_leaves_the_state_unlocked(tmp_path, monkeypatch):
+    """A directory this user may not write (root writes every one: the refusal is simulated): no lock
+    file can be created and none exists, so the state is not locked; the state's write then reports it."""
+    from pref_eval.zelo import state_lock as module
+
+    lock = str(tmp_path / "s.json.lock")
+    real_open = os.open
+
+    def refusing(path, flags, *args):
+        if path == lock:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(module.os, "open", refusing)
+    assert module.open_lock_file(lock, str(tmp_path / "s.json")) is None
+    with module.state_lock(str(tmp_path / "s.json"), wait=0.0):
+        assert not os.path.lexists(lock)
+
+
+# --- cli/common.py: the exit path ---
+
+@pytest.mark.parametrize("topics", [1, 60])
+def test_full_disk_on_standard_output_is_one_line_exit_1(tmp_path, topics):
+    """``zelo_trec QRELS RUN > /dev/full``: with one topic the results fit in the stream's buffer and the
+    failure comes when it is flushed at the end (the command's exit path), with 60 while they are written
+    (the output layer) -- docs/exit-codes.md: status 1 either way, the message names standard output and
+    the reason, no traceback."""
+    (tmp_path / "q").write_text("".join(f"{t} 0 d1 1\n{t} 0 d2 0\n" for t in range(topics)))
+    (tmp_path / "r").write_text("".join(f"{t} Q0 d{k} {k} {3 - k} tag\n" for t in range(topics) for k in (1, 2)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", "-q", "q", "r"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert r.returncode == 1
+    assert r.stderr == "zelo_trec: standard output: cannot write: No space left on device\n"
+
+
+def _run_inprocess(body):
+    """``run_main`` on a one-command click program whose body is ``body``: (exit status, stderr)."""
+    import click
+
+    from pref_eval.cli.common import run_main
+
+    @click.command()
+    def cmd() -> None:
+        body()
+
+    with pytest.raises(SystemExit) as info:
+        run_main(cmd, "zelo_x", [])
+    return info.value.code
+
+
+def test_out_of_memory_is_one_line_exit_1(capsys):
+    def body():
+        raise MemoryError()
+
+    assert _run_inprocess(body) == 1
+    assert capsys.readouterr().err == "zelo_x: out of memory\n"
+
+
+def test_an_operating_system_error_no_reader_named_is_one_line_exit_1(capsys):
+    """An OSError that reached the command's frame (a lock's, a temporary file's): its file and the system's
+    reason, status 1; without a file name only the reason."""
+    def with_name():
+        raise OSError(errno.EIO, os.strerror(errno.EIO), "/some/lock\nfile")
+
+    def without():
+        raise OSError(errno.ENOSPC, "ignored text")
+
+    assert _run_inprocess(with_name) == 1
+    # one line: the newline in the name escaped
+    assert capsys.readouterr().err == f"zelo_x: /some/lock\\nfile: {os.strerror(errno.EIO)}\n"
+    assert _run_inprocess(without) == 1
+    assert capsys.readouterr().err == f"zelo_x: {os.strerror(errno.ENOSPC)}\n"
+
+
+def _version(stdout, preexec=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pref_eval.cli.eval", "--version"], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, timeout=120, preexec_fn=preexec)
+
+
+def test_version_on_a_full_disk_a_gone_reader_or_a_closed_stdout_is_one_line():
+    """``zelo_eval --version > /dev/full``, ``| true`` and ``>&-`` ended with a traceback (the version line
+    was written outside the command's frame): now as every other output -- a full disk and a closed
+    standard output one line and status 1, a reader that has gone quiet and status 0."""
+    with open("/dev/full", "w") as full:
+        r = _version(full)
+    assert (r.returncode, r.stderr) == (1, "zelo_eval: standard output: cannot write: No space left on device\n")
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before anything is written: EPIPE
+    try:
+        r = _version(write)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (0, "")
+    r = _version(None, preexec=lambda: os.close(1))
+    assert (r.returncode, r.stderr) == (1, "zelo_eval: standard output: cannot write: standard output is closed\n")
