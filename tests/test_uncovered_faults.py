@@ -163,3 +163,89 @@ def test_version_on_a_full_disk_a_gone_reader_or_a_closed_stdout_is_one_line():
     assert (r.returncode, r.stderr) == (0, "")
     r = _version(None, preexec=lambda: os.close(1))
     assert (r.returncode, r.stderr) == (1, "zelo_eval: standard output: cannot write: standard output is closed\n")
+
+
+# --- output/atomic.py: refusals before anything is written, failures at the commit (docs/exit-codes.md,
+# "Output files"): an OutputError naming the output and the reason, nothing left behind ---
+
+def _write(path: str, text: str = "x\n") -> None:
+    from pref_eval.output.atomic import output_file
+
+    with output_file(path) as fh:
+        fh.write(text)
+
+
+def _refusal(path: str) -> str:
+    from pref_eval.errors import OutputError
+
+    with pytest.raises(OutputError) as info:
+        _write(path)
+    return str(info.value)
+
+
+def test_output_under_a_regular_file_is_refused(tmp_path):
+    (tmp_path / "F").write_text("kept\n")
+    path = str(tmp_path / "F" / "x")
+    assert _refusal(path) == f"{path}: cannot write: {os.strerror(errno.ENOTDIR)}"
+    assert (tmp_path / "F").read_text() == "kept\n"
+
+
+def test_full_device_fails_at_the_commit():
+    """``-o /dev/full`` with an output shorter than the stream's buffer: the write succeeds, closing the
+    device (the commit) meets ENOSPC."""
+    assert _refusal("/dev/full") == f"/dev/full: cannot write: {os.strerror(errno.ENOSPC)}"
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs Linux's /sys")
+def test_a_directory_where_no_new_file_can_be_made_is_named():
+    """The output is written to a new file beside the target, renamed over it when complete: a directory
+    where that file cannot be created (sysfs: even root may not) is said so."""
+    assert _refusal("/sys/x") == (f"/sys/x: cannot write: {os.strerror(errno.EACCES)} (creating a new file in "
+                                  "directory /sys, renamed over it when complete)")
+
+
+def test_relative_output_in_a_removed_current_directory(tmp_path, monkeypatch):
+    """Another process removed the directory the command runs in: a relative output names no file
+    (getcwd fails), refused with the system's reason, nothing created."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert _refusal("out") == f"out: cannot write: {os.strerror(errno.ENOENT)}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_written_from_another_thread(tmp_path):
+    """The Python API from a worker thread: signals cannot be held there (Python sets handlers in the main
+    thread only), the file is written and committed all the same."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            _write(str(tmp_path / "t.txt"), "from a thread\n")
+        except BaseException as err:  # noqa: BLE001 - reported by the assertion below
+            errors.append(err)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert errors == [] and (tmp_path / "t.txt").read_text() == "from a thread\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.txt"]  # no .tmp-* left
+
+
+def test_standard_output_redirected_to_another_output_is_refused(tmp_path, monkeypatch):
+    """``zelo_fit -J J --qrels Q > Q``: Q would be renamed over the file standard output writes into
+    (docs/exit-codes.md: status 2, UsageError)."""
+    from pref_eval.errors import UsageError
+    from pref_eval.output.atomic import output_files
+
+    q = tmp_path / "Q"
+    q.write_text("old\n")
+    with open(q, "a") as redirected:
+        monkeypatch.setattr(sys, "stdout", redirected)
+        with pytest.raises(UsageError) as info, output_files([None, str(q)]):
+            pass
+    assert str(info.value) == f"two outputs name the same file {q}: standard output is {q} too"
+    assert q.read_text() == "old\n"
