@@ -249,3 +249,35 @@ def test_standard_output_redirected_to_another_output_is_refused(tmp_path, monke
             pass
     assert str(info.value) == f"two outputs name the same file {q}: standard output is {q} too"
     assert q.read_text() == "old\n"
+
+
+# --- judge/judges.py: what a server or a judge program sends that the run must survive ---
+
+def test_retry_after_headers_that_say_nothing_usable():
+    """No headers (a dropped connection), a ``retry-after-ms`` that is no number (then ``Retry-After``
+    decides, RFC 9110 section 10.2.3: seconds or an HTTP date), an unparsable date: None (the client's own
+    backoff)."""
+    from pref_eval.judge.judges import retry_after_seconds
+
+    assert retry_after_seconds(None) is None
+    assert retry_after_seconds({"retry-after-ms": "soon", "retry-after": "7"}) == 7.0
+    assert retry_after_seconds({"retry-after-ms": "soon"}) is None
+    assert retry_after_seconds({"retry-after": "not a date"}) is None
+
+
+def test_judge_program_answers_out_of_step_or_without_a_vote():
+    """CmdJudge's protocol (its docstring): an answer naming another id means the program is out of step --
+    a Transient naming both ids (the program is restarted); an object with neither ``score`` nor ``text``
+    is an answer without a vote, with the reason stored."""
+    import asyncio
+
+    from pref_eval.judge.judges import CmdJudge, Transient
+    from pref_eval.judge.spec import JudgeSpec
+
+    judge = CmdJudge(JudgeSpec(kind="cmd", name="j", command="true"), timeout=1.0)
+    with pytest.raises(Transient) as info:
+        asyncio.run(judge._answer(b'{"id": 5, "score": 1}\n', 4))
+    assert str(info.value) == "answer for id 5 where 4 was asked (judge program restarted)"
+    answer = asyncio.run(judge._answer(b'{"id": 4, "verdict": "A"}\n', 4))
+    assert answer.vote is None and answer.reason == 'unparsable answer (expected {"score": number in -1..1})'
+    assert answer.raw == '{"id": 4, "verdict": "A"}'
