@@ -281,3 +281,74 @@ def test_judge_program_answers_out_of_step_or_without_a_vote():
     answer = asyncio.run(judge._answer(b'{"id": 4, "verdict": "A"}\n', 4))
     assert answer.vote is None and answer.reason == 'unparsable answer (expected {"score": number in -1..1})'
     assert answer.raw == '{"id": 4, "verdict": "A"}'
+
+
+# --- zelo/state_schema.py: a zelo_pairs state edited by hand or damaged, refused with the JSON path ---
+
+def _state() -> dict:
+    return {"version": 2, "k": 1, "p": 2, "f": 3, "seed": 0, "final_phase": False, "step": 1, "comparisons": 1,
+            "ignored": 0, "topics": {"t": {"pool": ["a", "b"], "phase": "prune", "pairs": ["a\tb"],
+                                           "wins": {"a": 1, "b": 0}, "judged": {"a\tb": 1}, "result": None}}}
+
+
+def _set(path: str, value):
+    def change(state: dict) -> None:
+        *head, last = path.split("/")
+        obj = state
+        for key in head:
+            obj = obj[key]
+        if value is KeyError:
+            del obj[last]
+        else:
+            obj[last] = value
+    return change
+
+
+def _all(*changes):
+    def change(state: dict) -> None:
+        for c in changes:
+            c(state)
+    return change
+
+
+_DONE = _set("topics/t/phase", "done")
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (_all(_DONE, _set("topics/t/result", {"c": 1})), "topics['t'].result: 'c' is not in the pool"),
+    (_all(_DONE, _set("topics/t/result", {"a": 0})), "topics['t'].result['a']: expected a number > 0"),
+    (_all(_DONE, _set("topics/t/result", {"a": 2})), "topics['t'].result['a']: 2 is not the document's wins"),
+    (_all(_set("final_phase", True), _set("topics/t/phase", "extra"), _set("topics/t/first_round_wins", {"a": 1})),
+     "topics['t'].first_round_wins: expected one entry per pool document"),
+    (_set("k", 0), "k: expected an integer >= 1, got 0"),
+    (_set("topics", []), "topics: expected a JSON object, got list"),
+    (_set("topics/t/pool", KeyError), "topics['t']: missing key 'pool'"),
+    (_set("topics/t/note", 1), "topics['t']: unknown key 'note'"),
+    (_set("topics/t/phase", "semi"), "topics['t'].phase: expected one of prune, final, extra, done, got 'semi'"),
+    (_set("topics/t/phase", "extra"), "topics['t'].phase: 'extra' without final_phase"),
+    (_set("topics/t/pool", ["a", ""]), "topics['t'].pool: expected a list of docnos"),
+    (_set("topics/t/pool", ["a", "a"]), "topics['t'].pool: a docno is listed twice"),
+    (_set("topics/t/pairs", {}), "topics['t'].pairs: expected a list"),
+    (_set("topics/t/pairs", ["b\ta"]), "topics['t'].pairs: expected 'docA<TAB>docB' (docA < docB, both in the pool)"),
+    (_set("topics/t/pairs", ["a\tb", "a\tb"]), "topics['t'].pairs: a pair is listed twice"),
+    (_set("topics/t/judged", {"a\tc": 1}), "topics['t'].judged: 'a\\tc' is not one of the pairs"),
+    (_set("topics/t/wins", {"a": 1, "c": 0}), "topics['t'].wins: 'c' is not in the pool"),
+    (_set("topics/t/wins", {"a": 1}), "topics['t'].wins: expected one entry per pool document"),
+    (_set("topics/t/wins", {"a": 1, "b": 1}), "topics['t'].wins: they sum to 2, but 1 pairs are judged"),
+    (_set("topics/t/wins", {"a": -1, "b": 2}), "topics['t'].wins['a']: expected a finite number >= 0, got -1"),
+    (_set("topics/t/result", {"a": 1}), "topics['t'].result: a result before the topic is done"),
+])
+def test_damaged_state_is_refused_naming_the_json_path(tmp_path, change, says):
+    """The schema of zelo/state_schema.py's docstring: each damage refused with InputError naming the file
+    and the JSON path (one line), the file untouched."""
+    from pref_eval.errors import InputError
+    from pref_eval.zelo.state_schema import validate_state
+
+    state = _state()
+    validate_state(state, "S.json")  # the undamaged state is valid
+    change(state)
+    with pytest.raises(InputError) as info:
+        validate_state(state, "S.json")
+    message = str(info.value)
+    assert message.startswith("S.json") and "not a valid zelo_pairs state: " + says in message
+    assert "\n" not in message
