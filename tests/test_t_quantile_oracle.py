@@ -177,3 +177,26 @@ def test_t_quantile_just_beyond_the_largest_float_is_infinite():
     the closed form -1/tan(pi p) overflows to -inf (the bracket's test at the largest float decides it)."""
     assert -1.0 / math.tan(math.pi * 1.5e-309) == -math.inf
     assert t_quantile(1.5e-309, 1.0) == -math.inf
+
+
+def test_t_quantile_converges_in_few_evaluations(monkeypatch):
+    """Newton's steps converge quadratically: at most 40 evaluations of the tail (the bracket's doublings
+    included; 34 at most measured) at each point of the table with 1e-3 <= p <= 0.999. Bisection alone
+    takes ~60, and so did the iteration when a zero Newton step at the root (s an end of the bracket) was
+    taken for a step leaving the bracket (0.999 at 1 degree of freedom: 63). A count, not a time."""
+    from pref_eval.stats import special
+
+    real, calls = special.t_two_sided, [0]
+
+    def counted(t: float, df: float) -> float:
+        calls[0] += 1
+        return real(t, df)
+
+    monkeypatch.setattr(special, "t_two_sided", counted)
+    worst = []
+    for p, df, _ in CENTRAL:
+        if 1e-3 <= p <= 0.999:
+            calls[0] = 0
+            special.t_quantile(p, df)
+            worst.append((calls[0], p, df))
+    assert max(worst) <= (40, 1.0, math.inf), max(worst)

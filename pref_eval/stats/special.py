@@ -181,10 +181,13 @@ def t_quantile(p: float, df: float) -> float:
             break
         dens = t_density(s, df)  # 0 far in a heavy tail (t^2 overflows), as the tail itself can be: bisect
         new = s + (math.log(at) - log_tail) * (at / dens) if at > 0 and dens > 0 else math.nan
+        if lo <= new <= hi and abs(new - s) <= 2 * _EPS * abs(new):
+            s = new  # Newton's step is below the resolution (0 at the root, where s is an end of the bracket)
+            break
         if not lo < new < hi or abs(new - s) > 0.5 * abs(before):
             new = lo + 0.5 * (hi - lo)
         before, last = last, new - s
-        if abs(new - s) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
+        if hi - lo <= 2 * _EPS * hi:
             s = new
             break
         s = new
