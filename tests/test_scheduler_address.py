@@ -26,6 +26,15 @@ def zelo_fit(address: str) -> tuple[subprocess.CompletedProcess, float]:
     return proc, time.monotonic() - t
 
 
+def at_once(took: float) -> None:
+    """``took`` (a refusal's wall time) is not the client's wait (20 s of retries, or 40 s more in
+    ``Client.__del__``): under 10 s more than a command refused before any connection (an unknown scheme: the same
+    imports), timed now, under the same load (a fixed bound of 10 s was 2.9-5.0 s at load 22 and 19.7 s with
+    nothing compiled; session 24, fl34)."""
+    _, base = zelo_fit("htp://127.0.0.1:8786")
+    assert took < base + 10, (took, base)
+
+
 def one_line(proc: subprocess.CompletedProcess, *parts: str) -> None:
     err = proc.stderr.decode()
     assert proc.returncode == 2 and proc.stdout == b"", err
@@ -41,7 +50,7 @@ def test_refused_port():
     s.close()  # nothing listens there now: refused
     proc, took = zelo_fit(f"tcp://127.0.0.1:{port}")
     one_line(proc, f"--scheduler tcp://127.0.0.1:{port}: cannot connect", "refused")
-    assert took < 10
+    at_once(took)
 
 
 def test_unknown_scheme():
@@ -76,7 +85,7 @@ def test_every_scheme_probed_or_refused(scheme, says):
     address = f"{scheme}127.0.0.1:{_dead_port()}"
     proc, took = zelo_fit(address)
     one_line(proc, f"zelo_fit: --scheduler {address}: {says}")
-    assert took < 10
+    at_once(took)
 
 
 @pytest.mark.parametrize("address, says", [
@@ -142,7 +151,7 @@ def test_address_answering_something_else():
         th.join()
         srv.close()
     one_line(proc, "--scheduler tcp://127.0.0.1:")
-    assert took < 15
+    at_once(took)
 
 
 def test_asyncio_all_exit_records_dropped():
