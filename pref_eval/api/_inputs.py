@@ -133,16 +133,10 @@ def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
         v = out.get(name)
         if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
             raise UsageError(f"{name}: expected a string, got {v!r:.60}")
-    for name, split in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
+    for name, one in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
         v = out.get(name)
-        if v is None or isinstance(v, str):
-            if v is not None:
-                out[name] = split(v)
-            continue
-        if hasattr(v, "columns") or isinstance(v, dict) or not hasattr(v, "__iter__") \
-                or not all(isinstance(x, str) for x in v):
-            raise UsageError(f"{name}: expected a string or a list of strings, got {v!r:.60}")
-        out[name] = list(v)
+        if v is not None:
+            out[name] = one(v) if isinstance(v, str) else _string_list(name, v)
     if out.get("progress") is not None and not callable(out["progress"]):
         raise UsageError(f"progress: expected None or a function progress(done, total), got {out['progress']!r:.60}")
     return out
