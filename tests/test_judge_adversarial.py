@@ -320,20 +320,48 @@ def test_signal_mid_run_keeps_every_answer_in_flight_and_resumes_exactly(tmp_pat
     assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
 
 
+# ``python -c FINALIZATION_PROBE ARGS`` runs zelo_judge as its console script does (a process, ``argv`` None) beside
+# an object whose ``__del__`` writes a line: the interpreter's finalization (Py_FinalizeEx clears ``__main__`` and
+# collects) prints it, ``os._exit`` does not -- an event that tells "the process ended at once" without a clock.
+FINALIZATION_PROBE = """
+import os, sys
+class _Finalized:
+    def __del__(self):
+        os.write(2, b"probe: finalized\\n")
+_probe = _Finalized()
+sys.argv[0] = "zelo_judge"
+from pref_eval.cli.judge import main
+main()
+"""
+
+
+def judge_process(*args):
+    """``zelo_judge ARGS`` as a process under :data:`FINALIZATION_PROBE`, SIGINT at its default (a terminal's)."""
+    return subprocess.Popen([sys.executable, "-c", FINALIZATION_PROBE, *map(str, args)], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_works)
+
+
+def test_the_finalization_probe_sees_a_normal_end(tmp_path):
+    """The probe's line appears when the process ends through the interpreter's finalization (a usage error
+    of zelo_judge takes sys.exit): the probe can tell the two ends apart."""
+    proc = judge_process("--bogus")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and err.splitlines()[-1] == "probe: finalized", err
+
+
 def test_second_signal_stops_at_once(tmp_path, server):
     """A server that hangs: the first Ctrl-C waits for the requests in flight (up to --timeout), a second
-    one ends the run at once, exit 130, nothing stored.
+    one ends the run at once, exit 130, nothing stored, the store closed whole.
 
-    "At once" is told by what is stored, not by the clock: the server answers after 3 s, so a run that waited
-    for its requests in flight would store their answers. The wait for the exit is a hang guard only: the
-    interpreter's finalization (its last garbage collection) after the message took 7.0-12.2 s of wall time
-    at load 22 on 2 cores (session 24, fl34: 6 runs; the former 10 s bound failed once)."""
+    "At once" is told by events, not by the clock: the server answers after 3 s, so a run that waited for its
+    requests in flight would store their answers; and the process ends without the interpreter's finalization
+    (the probe's line), which took 7.0-12.2 s of wall time at load 22 on 2 cores after the message (session 24,
+    fl34: 6 runs; the former 10 s bound failed once) -- the probe's line was printed before session 25. The wait
+    for the exit is a hang guard only."""
     srv, url = server(faults={}, fault_rate=1.0, fault_kinds=("timeout",), hang=3)
     inputs = texts(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "pref_eval.cli.judge", str(tmp_path / "p.jsonl"),
-                             *map(str, inputs), "--store", str(tmp_path / "s.sqlite"), "--timeout", "50",
-                             f"--judge=openai:m0@{url}"], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=ctrl_c_works)
+    proc = judge_process(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--timeout", "50",
+                         f"--judge=openai:m0@{url}")
     t0 = time.monotonic()
     while not srv.received and time.monotonic() - t0 < 30:
         time.sleep(0.05)
@@ -343,7 +371,52 @@ def test_second_signal_stops_at_once(tmp_path, server):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and err.splitlines()[-1] == "zelo_judge: interrupted", err
+    assert "probe: finalized" not in err
     assert stored(tmp_path / "s.sqlite") == []
+    assert not (tmp_path / "s.sqlite-wal").exists()  # the store was closed on the way out
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def test_second_signal_under_state_keeps_the_last_batch(tmp_path, server):
+    """--state: the first batch answered and written, the second held by the server; two Ctrl-Cs end the run at
+    once (exit 130, no finalization) with the state file as the first batch left it (byte for byte, read back by
+    zelo_pairs) and the store holding the first batch's answers, whole."""
+    n, k = 16, 3
+    (tmp_path / "g.qrels").write_text("".join(f"q0 0 d{j} 3\n" for j in range(n)))  # one grade: 16 candidates
+    (tmp_path / "q.tsv").write_text("q0\tQID=q0\n")
+    (tmp_path / "d.tsv").write_text("".join(f"d{j}\tDOC=d{j}\n" for j in range(n)))
+    state = tmp_path / "s.json"
+    subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "init", "--state", state, "--qrels",
+                    tmp_path / "g.qrels", "--k", str(k), "--seed", "1"], check=True, env=env())
+    first = subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "next", "--state", state],
+                           capture_output=True, text=True, check=True, env=env()).stdout.splitlines()
+    srv, url = server(truth={"q0": {f"d{j}": float(j) for j in range(n)}})
+    srv.gate = len(first)  # the first batch is answered; the next batch's requests are held
+    before = state.read_bytes()
+    proc = judge_process("--state", state, "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv",
+                         "--store", tmp_path / "s.sqlite", f"--judge=openai:m0@{url}", "--timeout", "50")
+    t0 = time.monotonic()
+    while len(srv.received) <= len(first) and time.monotonic() - t0 < 60:  # the second batch is being asked
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    after_first = state.read_bytes()
+    assert after_first != before
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert proc.poll() is None  # waiting for the requests in flight
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err and err.splitlines()[-1] == "zelo_judge: interrupted", err
+    assert "probe: finalized" not in err
+    assert state.read_bytes() == after_first and not list(tmp_path.glob("*.tmp*"))
+    nxt = subprocess.run([sys.executable, "-m", "pref_eval.cli.pairs", "next", "--state", state],
+                         capture_output=True, text=True, env=env())
+    assert nxt.returncode == 0 and nxt.stdout, nxt.stderr  # the state reads back and goes on
+    assert len(stored(tmp_path / "s.sqlite")) == len(first)
+    assert not (tmp_path / "s.sqlite-wal").exists()
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 def test_an_ignored_sigint_stays_ignored(tmp_path, server):
