@@ -109,16 +109,9 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     names = [r.name for r in run_objs]
     if len(set(names)) != len(names):
         raise UsageError("two runs share a name")
-    values = []
-    for j in mt.votes:
-        qrels = judge_qrels(j.table, prior, grade_list)
-        df = evaluate(qrels, run_objs, [measure])
-        df = df[df["qid"] != "all"]
-        mnames = list(dict.fromkeys(df["measure"]))
-        if len(mnames) != 1:
-            raise UsageError(f"-m {measure!r}: the system level needs a measure with one value per query "
-                             f"(got {', '.join(mnames) or 'none'})")
-        values.append(df)
+    qrels_of = [judge_qrels(j.table, prior, grade_list) for j in mt.votes]
+    _refuse_disjoint_judges(mt.names, qrels_of)
+    values = [_per_query(evaluate(qrels, run_objs, [measure]), measure) for qrels in qrels_of]
     common = set.intersection(*[set(df["qid"]) for df in values])
     topics = sorted(common)
     if len(topics) < 2:
@@ -136,6 +129,8 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
         a, b = mt.names[0], mt.names[k]
         out.append(count(a, b, LEVEL, "topics", len(topics)))
         out.append(count(a, b, LEVEL, "systems", len(names)))
+        for j in (0, k) if k == 1 else (k,):  # each judge's own figures once, before its first comparison
+            out += _own_records(mt.names[j], names, run_objs, qrels_of[j], topics, X[j])
         ma, mb = ref.mean(1), X[k].mean(1)
         boot = _resampled_means(ref, X[k], draws) if draws is not None else None
         for stat, fn, rows in (("kendall_tau_b", lambda x, y: kendall_tau_b(x, y)[0], kendall_tau_b_rows),
@@ -149,6 +144,60 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
                     lo, hi = (float(v) for v in np.percentile(bs, [tail, 100.0 - tail]))
             out.append(Record(a, b, LEVEL, stat, float(value), lo, hi, len(names)))
         out += _flips(a, b, names, topics, ref, X[k], measure, test_list[0], correction, alpha, seed, compare)
+    return out
+
+
+def _per_query(df, measure: str):
+    """The per-query rows of one measure's evaluation; a measure that cannot order runs by its mean refused."""
+    import pandas as pd
+
+    df = df[df["qid"] != "all"]
+    mnames = list(dict.fromkeys(df["measure"]))
+    if not mnames:
+        raise UsageError(f"-m {measure!r} has no value per query (trec_eval prints it for 'all' only): the "
+                         "system level orders the runs by the mean of a per-query measure (e.g. ndcg_cut.10, map)")
+    if len(mnames) != 1:
+        raise UsageError(f"-m {measure!r}: the system level needs a measure with one value per query "
+                         f"(got {', '.join(mnames)})")
+    if not pd.api.types.is_numeric_dtype(df["value"]):  # relstring: a string of grades per query
+        raise UsageError(f"-m {measure!r}: its per-query value is text ({df['value'].iloc[0]!r}), not a number "
+                         "to order the runs by")
+    return df
+
+
+def _refuse_disjoint_judges(names: list[str], qrels_of: list[dict]) -> None:
+    """Two judges sharing no query (a judgment file of another collection): nothing to compare at this level."""
+    ref = set(qrels_of[0])
+    for name, qrels in zip(names[1:], qrels_of[1:], strict=True):
+        if not ref & set(qrels):
+            def some(q: dict) -> str:
+                first = sorted(q)[:3]
+                return f"{len(q)} topics: {', '.join(map(repr, first))}{', ...' if len(q) > 3 else ''}"
+
+            raise UsageError(f"{names[0]} and {name} share no topic ({names[0]} {some(qrels_of[0])}; {name} "
+                             f"{some(qrels)}): judgments of another collection?")
+
+
+def _own_records(judge: str, names: list[str], run_objs: list, qrels: dict, topics: list[str],
+                 X: np.ndarray) -> list[Record]:
+    """A judge's own figures per run: ``mean:RUN`` (the run's mean measure over the topics compared, under this
+    judge's qrels: the ordering the taus compare) and ``judged:RUN`` (the share of the run's documents on those
+    topics that this judge judged; 0: its measure is 0 on every topic, whatever the run is worth)."""
+    keys = np.array(sorted(f"{q}\x1f{d}".encode("utf-8", "surrogateescape") for q in topics for d in qrels[q]),
+                    dtype=bytes)
+    tset = np.array([t.encode("utf-8", "surrogateescape") for t in topics], dtype=bytes)
+    out = []
+    for i, name in enumerate(names):
+        out.append(Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
+                          len(topics)))
+    for name, run in zip(names, run_objs, strict=True):
+        qid = run.qid
+        on = np.isin(qid, tset)
+        n_ret = int(on.sum())
+        got = np.char.add(np.char.add(qid[on], b"\x1f"), run.docno[on]) if n_ret else np.array([], dtype=bytes)
+        judged = int(np.isin(got, keys).sum()) if n_ret else 0
+        out.append(Record(judge, "", LEVEL, f"judged:{name}", judged / n_ret if n_ret else float("nan"),
+                          float("nan"), float("nan"), n_ret))
     return out
 
 

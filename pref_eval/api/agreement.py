@@ -94,6 +94,7 @@ def agree(
         tests=tests, correction=correction, alpha=alpha)
     if log is not None:
         _warn_copies(records, log)
+        _warn_nothing_to_compare(records, log)
     if output is not None:
         from ..output.agree import write_records
         from ..output.atomic import command_output
@@ -113,3 +114,26 @@ def _warn_copies(records: list, log: Any) -> None:
             log.warn(f"{r.judge_a}: every one of its {pairs.get(r.judge_a, 0):.0f} pairs judged on several lines holds "
                      "the same votes on each line: copies of one answer (zelo_judge -o of a pairs list that names a "
                      "pair twice?) measure no self-consistency; ask again and give zelo_judge export's file")
+
+
+def _warn_nothing_to_compare(records: list, log: Any) -> None:
+    """Warnings for figures that compare nothing: two judges with no pair in common (a judgment file of another
+    collection), a run none of whose documents a judge judged (its measure 0 on every topic), and a judge under
+    whose qrels every run has the same mean (its ordering one tie)."""
+    only = {(r.judge_a, r.judge_b, r.statistic): r.value for r in records if r.statistic.startswith("only_in_")}
+    means: dict[str, list[float]] = {}
+    for r in records:
+        if r.level == "pair" and r.statistic == "matched" and r.value == 0:
+            a, b = (only.get((r.judge_a, r.judge_b, f"only_in_{x}"), 0) for x in "ab")
+            log.warn(f"{r.judge_a} and {r.judge_b} share no pair ({a:.0f} and {b:.0f} pairs of their own): every "
+                     "figure comparing them is undefined (judgments of another collection or other topics?)")
+        elif r.level == "system" and r.statistic.startswith("judged:") and r.value == 0:
+            log.warn(f"{r.statistic[7:]}: none of its {r.n} documents on the topics compared is one {r.judge_a} "
+                     "judged, so its measure is 0 on every topic under that judge's qrels (judge the pool of the "
+                     "runs compared: zelo_pairs cycles --run RUN...)")
+        elif r.level == "system" and r.statistic.startswith("mean:"):
+            means.setdefault(r.judge_a, []).append(r.value)
+    for judge, values in means.items():
+        if len(values) > 1 and len(set(values)) == 1:
+            log.warn(f"every run has the same mean ({values[0]:g}) under {judge}'s qrels: its ordering of the runs "
+                     "is one tie (kendall_tau_b undefined; tau_ap's 0 is its expectation over random tie-breaks)")

@@ -46,7 +46,8 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="k of the document-level top-k overlap.")
 @click.option("--runs", "runs", multiple=True, metavar="RUN",
               help="System level: a TREC run (repeatable; shell globs expanded by the shell).")
-@click.option("-m", "--measure", default=None, metavar="MEASURE", help="System level: the measure (e.g. ndcg_cut.10).")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="System level: the measure (e.g. ndcg_cut.10; one).")
 @click.option("--grades", default="0,1,2,3", show_default=True,
               help="System level: grades of each judge's qrels (quantile bins of its zELO scores, "
                    "as zelo_fit --qrels).")
@@ -59,7 +60,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None, ties: str, levels: tuple[str, ...],
             output_format: str, output: str | None, digits: int, resamples: int, seed: int, confidence: float,
             buckets: int, calibration: str, consensus_min: int, prior: float, top_k: int, runs: tuple[str, ...],
-            measure: str | None, grades: str, tests: str, correction: str, alpha: float, quiet: bool) -> int:
+            measures: tuple[str, ...], grades: str, tests: str, correction: str, alpha: float, quiet: bool) -> int:
     """Agreement of judges with a reference judge (the first -J).
 
     Pair level (coverage, ties, agreement, Cohen's and weighted kappa,
@@ -71,6 +72,10 @@ def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None,
     from ..api.agreement import agree
     from .common import command_options, options_given
 
+    if len(measures) > 1:  # click keeps the last of a repeated option: the first would be ignored
+        raise click.UsageError(f"-m given {len(measures)} times ({', '.join(measures)}): the system level compares "
+                               "the orderings by one measure; run zelo_agree once per measure")
+    measure = measures[0] if measures else None
     if not levels:
         levels = ("pair", "calibration", "document") + (("system",) if runs or measure else ())
     with options_given():
