@@ -1,4 +1,4 @@
-"""ranx's keyword arguments and what does their work here: one table for every refusal that names ours.
+"""ranx's and PyTerrier's keyword arguments and what does their work here: tables for the refusals that name ours.
 
 ranx (Bassani, ECIR 2022) is called as ``ranx.evaluate(qrels, run, metrics, return_mean=True, threads=0,
 make_comparable=False, ...)`` and ``ranx.compare(qrels, runs, metrics, stat_test="student", max_p=0.01,
@@ -8,6 +8,14 @@ keywords of the API functions (``pref_eval.compare(pq, stat_test="student")``); 
 such option", the API's ``UsageError``) with the line of :data:`RANX_KEYWORDS` for that command or function.
 Read by the commands' error line (``pref_eval.cli.common``) and by :func:`pref_eval.api.compare`
 and :func:`pref_eval.api.evaluate` / ``iter_calc`` / ``calc_aggregate`` / ``evaluator`` (the API).
+
+PyTerrier (Macdonald et al., CIKM 2021) evaluates and compares in one call, ``pt.Experiment(systems, topics,
+qrels, eval_metrics, names=None, perquery=False, dataframe=True, filter_by_qrels=False, filter_by_topics=True,
+baseline=None, test="t", correction=None, correction_alpha=0.05, highlight=None, round=None, verbose=False,
+...)``; here that is ``pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), baseline=NAME, ...)``. Its
+keywords given to :func:`pref_eval.api.evaluate` or :func:`pref_eval.api.compare` are refused with the line of
+:data:`PYTERRIER_KEYWORDS` (:func:`pyterrier_hint`); its ``correction`` names are statsmodels'
+(:data:`STATSMODELS_CORRECTIONS`, :func:`correction_hint`).
 """
 from __future__ import annotations
 
@@ -106,3 +114,64 @@ def api_hint(function: str, keyword: str, known: tuple[str, ...] | None = None) 
     ours, rest = entry
     ranx_fn = "ranx.compare" if function == "compare" else "ranx.evaluate"
     return f"{ranx_fn}'s; here: {ours}{rest}"
+
+
+_COMPARE = "pref_eval.compare(evaluate(...), "
+_EVERY = ("the default", ": a run is evaluated on the topics it shares with the qrels (complete=True: on every "
+          "qrels topic, a topic the run lacks counting as trec_eval -c counts it)")
+
+#: PyTerrier's ``pt.Experiment`` keyword -> {function of :mod:`pref_eval.api`: (ours, the rest of the sentence)}.
+PYTERRIER_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
+    "eval_metrics": {"evaluate": ("measures", ", the third argument"), "compare": ("measures", "")},
+    "names": {"evaluate": ("a mapping {name: run} as runs", ", whose names label the run column"),
+              "compare": ("the run (or PyTerrier's name) column's values", " (name the runs in evaluate's mapping)")},
+    "perquery": {"evaluate": ("the default", ": one row per run, query and measure (summary=True adds the 'all' "
+                                             "rows; the means alone: calc_aggregate)")},
+    "dataframe": {"evaluate": ("the default", ": evaluate returns a DataFrame (pytrec_eval's dict: "
+                                              "evaluator(measures, qrels).evaluate(run))")},
+    "filter_by_qrels": {"evaluate": _EVERY},
+    "filter_by_topics": {"evaluate": _EVERY},
+    "baseline": {"evaluate": (_COMPARE + "baseline=NAME)", ", a run's name")},
+    "test": {"evaluate": (_COMPARE + "tests=['t'])", ""),
+             "compare": ("tests", " (t, wilcoxon, sign, randomization, bootstrap, tukey; several: ['t', 'wilcoxon'])")},
+    "correction": {"evaluate": (_COMPARE + "correction=...)", " (holm by default; 'none' for none)")},
+    "correction_alpha": {"evaluate": (_COMPARE + "alpha=...)", ""), "compare": ("alpha", "")},
+    "round": {"evaluate": ("no option", ": round the returned DataFrame (df.round({'value': 4}))"),
+              "compare": ("no option", ": round the records (res.records.round(4)); the report's digits: "
+                                       "compare_runs(digits=N)")},
+    "highlight": {"compare": ("compare_runs(fmt='markdown' or 'latex')", ", whose tables put the best mean in "
+                                                                        "bold")},
+    "verbose": {"compare": ("progress", " (a function progress(done, total))")},
+}
+
+
+def pyterrier_hint(function: str, keyword: str) -> str:
+    """What API function ``function`` (``evaluate``, ``compare``) says of ``keyword``, a ``pt.Experiment``
+    keyword: "PyTerrier's pt.Experiment keyword; here: alpha", or ""."""
+    entry = PYTERRIER_KEYWORDS.get(keyword, {}).get(function)
+    if entry is None:
+        return ""
+    ours, rest = entry
+    return f"PyTerrier's pt.Experiment keyword; here: {ours}{rest}"
+
+
+#: statsmodels' ``multipletests`` method names (PyTerrier's ``correction``) -> ours, or None: not offered here.
+STATSMODELS_CORRECTIONS: dict[str, str | None] = {
+    **dict.fromkeys(("b", "bonf"), "bonferroni"), "h": "holm",
+    **dict.fromkeys(("fdr_bh", "fdr_i", "fdr_p", "fdri", "fdrp"), "bh"),
+    **dict.fromkeys(("s", "sidak", "hs", "holm-sidak", "sh", "simes-hochberg", "ho", "hommel", "fdr_by", "fdr_n",
+                     "fdr_c", "fdrn", "fdrcorr", "fdr_tsbky", "fdr_2sbky", "fdr_twostage", "fdr_tsbh", "fdr_2sbh",
+                     "fdr_gbs", "lfdr", "lfdr_sl"), None),
+}
+
+
+def correction_hint(name: str) -> str:
+    """What a refusal of correction ``name`` adds when it is a statsmodels method name: "statsmodels' name of
+    bh: write 'bh'" or "statsmodels' hommel is not offered here", or ""."""
+    key = name.lower() if isinstance(name, str) else name
+    if key not in STATSMODELS_CORRECTIONS:
+        return ""
+    ours = STATSMODELS_CORRECTIONS[key]
+    if ours is None:
+        return f" (statsmodels' {name!r} is not offered here)"
+    return f" (statsmodels' name of {ours}: write {ours!r})"

@@ -49,7 +49,8 @@ def test_dataframe_qrels_lacking_one_column_is_refused_in_one_line(missing):
     run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
     with pytest.raises(InputError) as e:
         pref_eval.evaluate(qrels.drop(columns=[missing]), run, ["map"])
-    assert str(e.value).endswith("DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns")
+    assert str(e.value).endswith("DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns "
+                                 "(ranx's q_id, doc_id, score too)")
 
 
 def test_subtopic_duplicates_name_both_lines(tmp_path):

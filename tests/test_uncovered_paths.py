@@ -54,7 +54,7 @@ def test_in_memory_run_and_qrels_refusals_name_the_record():
     frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["d", "e"], "score": [1.0, np.nan]})
     assert _message(lambda: run_from_records(frame, "frame")) == "frame:2: NaN score (expected a number)"
     assert _message(lambda: run_from_records(frame.drop(columns="score"), "frame")) == (
-        "frame: DataFrame needs query_id/qid, doc_id/docno and score columns")
+        "frame: DataFrame needs query_id/qid/q_id, doc_id/docno and score columns")
     assert _message(lambda: run_from_records([("1", "d", 1.0), ("1", "e")], "recs")) == (
         "recs:2: expected (qid, docno, score)")
     assert _message(lambda: run_from_records([("1", "d", 1.0), ("1", "e", float("nan"))], "recs")) == (

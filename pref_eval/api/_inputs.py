@@ -113,6 +113,13 @@ def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     return items
 
 
+_PYTERRIER_VALUES = {
+    "baseline": " (a run's name, as in the run column; PyTerrier's baseline is a position in its list of systems)",
+    "correction": " (PyTerrier's correction=None is 'none' here; the default is holm)",
+}
+"""What a refusal of a ``pt.Experiment`` value adds: PyTerrier's ``baseline=0``, ``correction=None``."""
+
+
 def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
     """The options of :func:`pref_eval.api.compare` / :func:`pref_eval.stats.compare`, each of its type and range
     (``zelo_compare``'s ranges) or a UsageError naming it (``complete="no"``, ``resamples=1.5``, ``jobs=0`` were
@@ -132,7 +139,7 @@ def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
     for name in ("correction", "zero_method", "wilcoxon_method", "ci_method", "baseline"):
         v = out.get(name)
         if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
-            raise UsageError(f"{name}: expected a string, got {v!r:.60}")
+            raise UsageError(f"{name}: expected a string, got {v!r:.60}" + _PYTERRIER_VALUES.get(name, ""))
     for name, one in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
         v = out.get(name)
         if v is not None:
@@ -198,7 +205,7 @@ def _run_from_data(x: Any, name: str) -> Any:
     col = next((c for c in getattr(x, "columns", ()) if str(c).lower() in _RUN_NAME_COLUMNS and len(x)
                 and bool((x[c] != x[c].iloc[0]).any())), None)
     if col is not None:  # several runs stacked in one DataFrame (PyTerrier's name column): each query's
-        keys = [c for c in x.columns if str(c).lower() in ("query_id", "qid", "doc_id", "docno")]
+        keys = [c for c in x.columns if str(c).lower() in ("query_id", "qid", "q_id", "doc_id", "docno")]
         if keys and bool(x.duplicated(keys).any()):  # documents come back, so these are runs
             raise InputError(name, 0, f"a DataFrame of {x[col].nunique()} runs (column {col!r}; documents repeat "
                              "within a query): pass them to pref_eval.evaluate as {name: run}, "

@@ -43,9 +43,9 @@ def compare(per_query: Any, **options: Any) -> Any:
     known = [p for p in inspect.signature(compare_table).parameters if p != "values"]
     unknown = [k for k in options if k not in known]
     if unknown:
-        from ..peer_names import api_hint
+        from ..peer_names import api_hint, pyterrier_hint
 
-        peer = api_hint("compare", unknown[0])
+        peer = api_hint("compare", unknown[0]) or pyterrier_hint("compare", unknown[0])
         raise UsageError(f"compare: unknown option {unknown[0]!r}"
                          + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")

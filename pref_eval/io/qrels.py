@@ -331,16 +331,20 @@ def _record_ids(values: list, source: str) -> list[str]:
 
 
 def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
-    """A DataFrame ``query_id, doc_id, relevance`` (or ``qid, docno, rel`` / PyTerrier's ``label``; an
+    """A DataFrame ``query_id, doc_id, relevance`` (or ``qid, docno, rel`` / PyTerrier's ``label`` / ranx's
+    ``q_id, doc_id, score``, the grade named score only beside ranx's q_id; an
     ``iteration`` column is kept; other columns are not read), column-wise; ids checked by
     :func:`pref_eval.io.frames.id_column`."""
     from .frames import find_column, id_column
 
-    qc = find_column(df, ("query_id", "qid"), source)
+    qc = find_column(df, ("query_id", "qid", "q_id"), source)
     dc = find_column(df, ("doc_id", "docno", "docid"), source)
     rc = find_column(df, ("relevance", "rel", "label"), source)
+    if rc is None and qc is not None and qc.lower() == "q_id":
+        rc = find_column(df, ("score",), source)  # ranx's Qrels.to_dataframe() / from_df: q_id, doc_id, score
     if qc is None or dc is None or rc is None:
-        raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns")
+        raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns "
+                                    "(ranx's q_id, doc_id, score too)")
     n = len(df)
     ic = find_column(df, ("iteration", "iter", "subtopic"), source)
     q = Qrels(

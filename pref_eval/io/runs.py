@@ -247,7 +247,7 @@ def _integer_column(s: Any) -> bool:
 
 
 def _run_from_frame(df: Any, name: str) -> Run:
-    """A DataFrame (query_id/doc_id/score or qid/docno/score columns), column-wise.
+    """A DataFrame (query_id/doc_id/score, qid/docno/score or ranx's q_id/doc_id/score columns), column-wise.
 
     Other columns (PyTerrier's ``rank``, ``query``, ``docid`` beside ``docno``) are not read: the
     ranking is by score, as trec_eval and ir-measures rank. Ids are checked by
@@ -255,11 +255,11 @@ def _run_from_frame(df: Any, name: str) -> Run:
     """
     from .frames import find_column, id_column
 
-    qc = find_column(df, ("query_id", "qid"), name)
+    qc = find_column(df, ("query_id", "qid", "q_id"), name)  # q_id: ranx's Run.to_dataframe() / from_df
     dc = find_column(df, ("doc_id", "docno", "docid"), name)
     sc = find_column(df, ("score", "sim"), name)
     if qc is None or dc is None or sc is None:
-        raise InputError(name, 0, "DataFrame needs query_id/qid, doc_id/docno and score columns")
+        raise InputError(name, 0, "DataFrame needs query_id/qid/q_id, doc_id/docno and score columns")
     if dc.lower() == "docid" and _integer_column(df[dc]):
         # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
         # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)

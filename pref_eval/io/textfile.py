@@ -56,7 +56,7 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
             with open(p, "rb") as fh:
                 data = fh.read()
         except FileNotFoundError:
-            raise InputError(name, 0, f"no such file (expected {_a(what)})") from None
+            raise InputError(name, 0, f"no such file (expected {_a(what)}{_irds_hint(p, what)})") from None
         except PermissionError:
             raise InputError(name, 0, "cannot read: permission denied") from None
         except OSError as err:
@@ -72,6 +72,25 @@ def read_input_bytes(path: PathLike, *, what: str = "file") -> bytes:
     if data[:3] == UTF8_BOM:
         data = data[3:]
     return cr_line_ends(data)
+
+
+_FILE_SUFFIXES = (".txt", ".qrels", ".gz", ".tsv", ".csv", ".json", ".jsonl", ".trec", ".run", ".test", ".res")
+
+
+def _irds_hint(path: str, what: str) -> str:
+    """What a missing file's message adds for ir_datasets ids: ``irds:ID`` where qrels go (ir_measures' command
+    line looks a missing qrels path up as an id, ``msmarco-passage/trec-dl-2019/judged``), and that ``irds:``
+    names qrels only where a run goes. Only by the name's shape (no import of ir_datasets on an error path):
+    relative, of id characters, its first directory absent, not ending in a file suffix."""
+    if path.startswith("irds:"):
+        return "" if what == "qrels file" else "; irds:ID names the qrels of an ir_datasets dataset only"
+    if what != "qrels file" or os.path.isabs(path) or path.startswith(".") or path.lower().endswith(_FILE_SUFFIXES):
+        return ""
+    if any(not (c.isascii() and (c.isalnum() or c in "-_./")) for c in path):
+        return ""
+    if os.path.lexists(path.split("/", 1)[0]) and "/" in path:
+        return ""
+    return f"; if {path!r} is an ir_datasets id, write irds:{path}"
 
 
 NUL_MESSAGE = "a NUL byte (expected text: a NUL ends a field for C readers, so two different ids could read as one)"

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..errors import UsageError
 from . import paired
-from .correction import CORRECTIONS, adjust
+from .correction import CORRECTIONS, adjust, unknown_correction
 from .effect import effect_sizes
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ def _run_tests(D: np.ndarray, tests: Sequence[str], p: dict[str, Any]) -> dict[s
 def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
             confidence, ci_method, sign_min_diff: float = 0.0) -> dict[str, Any]:
     if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
+        raise unknown_correction(correction)
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1), got {alpha}")
     if not 0 < confidence < 1:

@@ -33,6 +33,17 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 STATSMODELS_NAMES = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 
 
+def unknown_correction(method: object) -> UsageError:
+    """The refusal of correction ``method``: the names taken, and ours for statsmodels' method names
+    (PyTerrier's ``correction``: ``fdr_bh`` is ``bh``) or for another case (``Holm``)."""
+    from ..peer_names import correction_hint
+
+    hint = correction_hint(method) if isinstance(method, str) else ""
+    if not hint and isinstance(method, str) and method.lower() in CORRECTIONS:
+        hint = f" (write {method.lower()!r})"
+    return UsageError(f"unknown correction {method!r}{hint}; expected one of {', '.join(CORRECTIONS)}")
+
+
 def _adjust_sorted(ps: np.ndarray, method: str) -> np.ndarray:
     """Adjust one family already sorted ascending (1-D, finite)."""
     m = ps.size
@@ -48,7 +59,7 @@ def _adjust_sorted(ps: np.ndarray, method: str) -> np.ndarray:
 def adjust(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values of one family, in input order."""
     if method not in CORRECTIONS:
-        raise UsageError(f"unknown correction {method!r}; expected one of {', '.join(CORRECTIONS)}")
+        raise unknown_correction(method)
     p = np.asarray(p_values, dtype=float)
     out = p.copy()
     ok = np.isfinite(p)
