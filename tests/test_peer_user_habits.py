@@ -196,3 +196,11 @@ def test_ir_datasets_id_where_a_path_goes():
                              "dataset only)\n")
     with pytest.raises(pref_eval.errors.InputError, match="irds:ID names the qrels of an ir_datasets dataset"):
         pref_eval.calc_aggregate(["map"], QRELS, "irds:msmarco-passage/trec-dl-2019")
+
+
+def test_pyterrier_mrt_is_no_measure():
+    """``pt.Experiment(eval_metrics=["map", "mrt"])``: mrt is PyTerrier's mean response time (was "did you mean
+    mrr, num_ret?")."""
+    with pytest.raises(UsageError, match=r"^unknown measure 'mrt': PyTerrier's mean response time \(pt.Experiment "
+                                         r"times the pipelines it runs\) is no measure of a run's ranking"):
+        pref_eval.evaluate(QRELS, RUNS["bm25"], ["map", "mrt"])

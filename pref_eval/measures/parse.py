@@ -149,8 +149,8 @@ def _all_names() -> list[str]:
 
 
 #: BEIR's own measures (``EvaluateRetrieval.evaluate_custom``; Thakur et al., NeurIPS 2021 Datasets and
-#: Benchmarks), by their lower-case name before ``@``: what to write here, or why nothing is
-#: (docs/api.md, "Coming from pytrec_eval and BEIR").
+#: Benchmarks) and PyTerrier's ``mrt``, by their lower-case name before ``@``: what to write here, or why
+#: nothing is (docs/api.md, "Coming from pytrec_eval and BEIR", "Coming from PyTerrier").
 BEIR_NAMES = {
     "r_cap": "BEIR's capped recall (relevant in the top k / min(R, k)) is not a measure here",
     "recall_cap": "BEIR's capped recall (relevant in the top k / min(R, k)) is not a measure here",
@@ -159,6 +159,9 @@ BEIR_NAMES = {
     "top_k_accuracy": "BEIR's top-k accuracy is Success@k here (with complete=True for BEIR's mean)",
     "top_k_acc": "BEIR's top-k accuracy is Success@k here (with complete=True for BEIR's mean)",
     "mrr_cut": "write RR@k (BEIR's MRR@k, with complete=True for BEIR's mean) or recip_rank_cut.k",
+    # PyTerrier's pt.Experiment(eval_metrics=[..., "mrt"]): not BEIR's, but the same kind of answer
+    "mrt": "PyTerrier's mean response time (pt.Experiment times the pipelines it runs) is no measure of a run's "
+           "ranking; time the retrieval where it runs",
 }
 
 
