@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -170,6 +171,11 @@ def test_ranx_dataframes_against_ranx_evaluate():
     ours = pref_eval.calc_aggregate(RANX_NAMES, qrels.to_dataframe(), run.to_dataframe(), complete=True)
     for n in RANX_NAMES:
         assert ours[n] == pytest.approx(float(theirs[n]), abs=1e-12), n
+    # ranx's own classes swapped (the stand-ins of the test above)
+    with pytest.raises(UsageError, match=r"^qrels: got a ranx.Run \(a run\) where the qrels go"):
+        pref_eval.evaluate(run, qrels, ["map"])
+    with pytest.raises(UsageError, match=r"^run: got a ranx.Qrels \(qrels\) where a run goes"):
+        pref_eval.calc_aggregate(["map"], qrels, qrels)
 
 
 def _zelo_trec(*args: str) -> subprocess.CompletedProcess:
@@ -178,7 +184,7 @@ def _zelo_trec(*args: str) -> subprocess.CompletedProcess:
                           env=env, cwd=ROOT, timeout=60)
 
 
-def test_ir_datasets_id_where_a_path_goes():
+def test_ir_datasets_id_where_a_path_goes(monkeypatch):
     """ir_measures' command line takes ``msmarco-passage/trec-dl-2019/judged`` (no such file) as an ir_datasets
     id; here it is ``irds:ID``. A missing file of a directory that exists, or with a file's suffix, gets no hint;
     ``irds:`` where a run goes says it names qrels only."""
@@ -187,13 +193,11 @@ def test_ir_datasets_id_where_a_path_goes():
     assert p.stderr == ("zelo_trec: msmarco-passage/trec-dl-2019/judged: no such file (expected a qrels file; if "
                         "'msmarco-passage/trec-dl-2019/judged' is an ir_datasets id, write "
                         "irds:msmarco-passage/trec-dl-2019/judged)\n")
+    monkeypatch.chdir(ROOT)  # qrels/ exists: a missing file there is a missing file
     for missing in ("qrels/dl19.qrels", "qrels/nothing", "dl19.qrels.gz"):
-        p = _zelo_trec(missing, RUNS["bm25"])
-        assert p.returncode == 2 and p.stderr == f"zelo_trec: {missing}: no such file (expected a qrels file)\n"
-    p = _zelo_trec(QRELS, "irds:msmarco-passage/trec-dl-2019")
-    assert p.returncode == 2
-    assert p.stderr.endswith("no such file (expected a run file; irds:ID names the qrels of an ir_datasets "
-                             "dataset only)\n")
+        with pytest.raises(pref_eval.errors.InputError) as e:
+            pref_eval.evaluate(missing, RUNS["bm25"], ["map"])
+        assert str(e.value) == f"{missing}: no such file (expected a qrels file)"
     with pytest.raises(pref_eval.errors.InputError, match="irds:ID names the qrels of an ir_datasets dataset"):
         pref_eval.calc_aggregate(["map"], QRELS, "irds:msmarco-passage/trec-dl-2019")
 
@@ -204,3 +208,39 @@ def test_pyterrier_mrt_is_no_measure():
     with pytest.raises(UsageError, match=r"^unknown measure 'mrt': PyTerrier's mean response time \(pt.Experiment "
                                          r"times the pipelines it runs\) is no measure of a run's ranking"):
         pref_eval.evaluate(QRELS, RUNS["bm25"], ["map", "mrt"])
+
+
+class Run:
+    """Stands for ranx.Run (taken by module and class name and to_dict(); ranx's own: the slow test)."""
+
+    __module__ = "ranx.data_structures.run"
+
+    def __init__(self, d: dict, name: str | None = None):
+        self.d, self.name = d, name
+
+    def to_dict(self) -> dict:
+        return self.d
+
+
+class Qrels(Run):
+    __module__ = "ranx.data_structures.qrels"
+
+
+def test_a_run_and_qrels_swapped_are_refused_saying_the_order():
+    """PyTerrier's ``pt.Evaluate(res, qrels)`` takes the run first. A ranx.Run where the qrels go (or a ranx.Qrels
+    where a run goes) was read through to_dict() -- its scores taken as grades, map 1.0 with no error (hand-worked:
+    qrels q: a graded 1, run q: a retrieved: any answer but a refusal is a wrong number here). Frames say which
+    column they have."""
+    run, qrels = Run({"q": {"a": 1.0, "b": 2.0}}), Qrels({"q": {"a": 1}})  # ranx's classes: the slow test
+    order = "the order is evaluate(qrels, runs, measures), calc_aggregate(measures, qrels, run)"
+    with pytest.raises(UsageError, match=r"^qrels: got a ranx.Run \(a run\) where the qrels go; " + re.escape(order)):
+        pref_eval.evaluate(run, qrels, ["map"])
+    with pytest.raises(UsageError, match=r"^run: got a ranx.Qrels \(qrels\) where a run goes; " + re.escape(order)):
+        pref_eval.calc_aggregate(["map"], {"q": {"a": 1}}, qrels)
+    assert pref_eval.calc_aggregate(["map"], qrels, run)["map"] == 0.5  # the right order: a at rank 2
+    res = pd.DataFrame({"qid": ["q", "q"], "docno": ["a", "b"], "score": [1.0, 2.0], "rank": [1, 0]})
+    lab = pd.DataFrame({"qid": ["q"], "docno": ["a"], "label": [1]})
+    with pytest.raises(pref_eval.errors.InputError, match=r"this one has a run's score column: the qrels come first"):
+        pref_eval.evaluate(res, lab, ["map"])
+    with pytest.raises(pref_eval.errors.InputError, match=r"this one has a qrels' grade column: a run goes here"):
+        pref_eval.calc_aggregate(["map"], res, lab)

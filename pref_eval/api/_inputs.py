@@ -154,10 +154,23 @@ def _ranx_object(x: Any) -> bool:
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
 
 
+_ORDER = "the order is evaluate(qrels, runs, measures), calc_aggregate(measures, qrels, run)"
+
+
+def _ranx_swapped(x: Any, where: str) -> None:
+    """A ``ranx.Run`` where the qrels go (``where="qrels"``) or a ``ranx.Qrels`` where a run goes: a UsageError
+    (read through ``to_dict()`` either would be taken, the scores as grades: wrong numbers, no error)."""
+    kind = type(x).__name__
+    if where == "qrels" and kind == "Run" or where == "run" and kind == "Qrels":
+        what, goes = ("a run", "the qrels go") if kind == "Run" else ("qrels", "a run goes")
+        raise UsageError(f"{where}: got a ranx.{kind} ({what}) where {goes}; {_ORDER}")
+
+
 def _load_qrels(qrels: Any, subtopics: bool = False):
     from ..io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
     if _ranx_object(qrels):
+        _ranx_swapped(qrels, "qrels")
         qrels = dict(qrels.to_dict())
     if isinstance(qrels, Qrels):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
@@ -233,6 +246,7 @@ def _load_runs(runs: Any) -> list:
         if isinstance(x, Run):
             return x
         if _ranx_object(x):  # a ranx.Run: its name unless one is given
+            _ranx_swapped(x, "run")
             name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)

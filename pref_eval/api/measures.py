@@ -341,8 +341,8 @@ def _calc_options(options: dict, where: str, known: tuple[str, ...] = _CALC_OPTI
     if unknown:
         from ..peer_names import api_hint, pyterrier_hint
 
-        peer = (_PEER_OPTIONS.get(unknown[0]) or api_hint("evaluate", unknown[0], None if where == "evaluate" else known)
-                or pyterrier_hint(where, unknown[0]))
+        ranx = api_hint("evaluate", unknown[0], None if where == "evaluate" else known)
+        peer = _PEER_OPTIONS.get(unknown[0]) or ranx or pyterrier_hint(where, unknown[0])
         raise UsageError(f"{where}: unknown option {unknown[0]!r}" + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
 

@@ -343,8 +343,11 @@ def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
     if rc is None and qc is not None and qc.lower() == "q_id":
         rc = find_column(df, ("score",), source)  # ranx's Qrels.to_dataframe() / from_df: q_id, doc_id, score
     if qc is None or dc is None or rc is None:
+        swapped = ("; this one has a run's score column: the qrels come first, evaluate(qrels, runs, measures) "
+                   "(PyTerrier's pt.Evaluate takes the run first)") if qc and dc and find_column(
+                       df, ("score",), source) else ""
         raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns "
-                                    "(ranx's q_id, doc_id, score too)")
+                                    f"(ranx's q_id, doc_id, score too){swapped}")
     n = len(df)
     ic = find_column(df, ("iteration", "iter", "subtopic"), source)
     q = Qrels(

@@ -259,7 +259,9 @@ def _run_from_frame(df: Any, name: str) -> Run:
     dc = find_column(df, ("doc_id", "docno", "docid"), name)
     sc = find_column(df, ("score", "sim"), name)
     if qc is None or dc is None or sc is None:
-        raise InputError(name, 0, "DataFrame needs query_id/qid/q_id, doc_id/docno and score columns")
+        swapped = ("; this one has a qrels' grade column: a run goes here, evaluate(qrels, runs, measures)"
+                   if qc and dc and find_column(df, ("relevance", "rel", "label"), name) else "")
+        raise InputError(name, 0, f"DataFrame needs query_id/qid/q_id, doc_id/docno and score columns{swapped}")
     if dc.lower() == "docid" and _integer_column(df[dc]):
         # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
         # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)
