@@ -171,6 +171,12 @@ def test_ranx_dataframes_against_ranx_evaluate():
     ours = pref_eval.calc_aggregate(RANX_NAMES, qrels.to_dataframe(), run.to_dataframe(), complete=True)
     for n in RANX_NAMES:
         assert ours[n] == pytest.approx(float(theirs[n]), abs=1e-12), n
+    # fractional grades (measures.md, "Coming from ranx"): ranx truncates, ours refuses
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert dict(ranx.Qrels({"q": {"a": 1.5}}).to_dict()) == {"q": {"a": 1}}
+    with pytest.raises(pref_eval.errors.InputError, match="relevance grade 1.5 is not an integer"):
+        pref_eval.calc_aggregate(["ndcg"], {"q": {"a": 1.5}}, {"q": {"a": 1.0}})
     # ranx's own classes swapped (the stand-ins of the test above)
     with pytest.raises(UsageError, match=r"^qrels: got a ranx.Run \(a run\) where the qrels go"):
         pref_eval.evaluate(run, qrels, ["map"])
