@@ -80,8 +80,8 @@ class Hostile:
             self.inflight -= 1
         content = '{"score": 0.5}'
         usage: dict = {"prompt_tokens": 10, "completion_tokens": 3}
-        if m == "echo400":
-            return web.json_response({"error": {"message": f"invalid request with key {auth}"}}, status=400)
+        if m == "echo400" or m.startswith("echo-headers"):
+            return self.echo_headers(req, m)
         if m == "echo400escaped":
             escaped = auth.replace("/", "\\/")  # as PHP's or Java's JSON writers do
             return web.Response(status=400, text='{"error": {"message": "key ' + escaped + '"}}',
@@ -111,6 +111,21 @@ class Hostile:
         self.served[m] = self.served.get(m, 0) + 1
         return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
                                   "usage": usage})
+
+    @staticmethod
+    def echo_headers(req, m: str):
+        """``echo400``: the key in a 400's message; ``echo-headers[-json]-CODE``: a debugging proxy's error CODE
+        whose body echoes every request header, 'Authorization: Bearer KEY' among them, as text or as JSON (in
+        the message and as an object)."""
+        if m == "echo400":
+            auth = req.headers.get("Authorization", "")[7:]
+            return web.json_response({"error": {"message": f"invalid request with key {auth}"}}, status=400)
+        code = int(m.rsplit("-", 1)[1])
+        if m.startswith("echo-headers-json"):
+            return web.json_response({"error": {"message": f"bad request; headers: {dict(req.headers)}",
+                                                "headers": dict(req.headers)}}, status=code)
+        lines = "".join(f"{k}: {v}\n" for k, v in req.headers.items())
+        return web.Response(status=code, text=f"Request rejected.\n{lines}", content_type="text/plain")
 
     @staticmethod
     async def streamed(req, m: str):
@@ -238,6 +253,31 @@ def test_key_echoed_in_error_bodies_and_answers_is_never_stored(tmp_path, hostil
             assert all(r[0] in ("failed", "unparsable") and "***" in (r[2] or r[3]) for r in rows), rows
     exp = zj("export", "--store", tmp_path / "echo-answer-ok.sqlite")
     no_key_anywhere(tmp_path, *blobs, exp.stdout, exp.stderr)
+
+
+@pytest.mark.parametrize("model", ["echo-headers-400", "echo-headers-422", "echo-headers-500", "echo-headers-401",
+                                   "echo-headers-404", "echo-headers-json-400", "echo-headers-json-500",
+                                   "echo-headers-json-401", "echo-headers-json-403"])
+def test_authorization_header_echoed_in_an_error_body_leaks_nowhere(tmp_path, hostile, model):
+    """A server (a debugging proxy) that echoes the request's headers, 'Authorization: Bearer KEY' among them, in
+    the body of a 4xx/5xx error (as text or JSON): the key is in no message, output, store (its bytes and its
+    -wal file's), export or --dry-run's output, also once the store holds the failures."""
+    srv, url = hostile()
+    inputs = texts(tmp_path)
+    args = [tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", 0,
+            "--judge", f"openai:{model}@{url}", "-o", tmp_path / "o.jsonl"]
+    p = zj_process(*args)
+    assert p.returncode in (0, 2), p.stderr
+    assert srv.received.get(model), p.stderr
+    dry = zj_process(*args, "--dry-run")
+    exp = zj_process("export", "--store", tmp_path / "s.sqlite")
+    files = [f.read_bytes().decode("latin-1") for f in tmp_path.iterdir() if f.suffix != ".tsv"]
+    no_key_anywhere(tmp_path, p.stdout, p.stderr, dry.stdout, dry.stderr, exp.stdout, exp.stderr, *files)
+    if model.endswith(("401", "403")):  # the key refused: the server's words, redacted, in the one line
+        assert "the server refused the API key" in p.stderr and "***" in p.stderr, p.stderr
+    elif model.endswith(("400", "422")):  # stored as failed; the server's words (a JSON body's message) redacted
+        rows = stored(tmp_path / "s.sqlite")
+        assert rows and all(r[0] == "failed" and ("***" in r[3]) == ("json" in model) for r in rows), rows
 
 
 def test_absurd_token_counts_are_not_a_traceback(tmp_path, hostile):
@@ -637,15 +677,45 @@ def test_infinite_retry_after_does_not_stop_the_run(tmp_path, hostile, monkeypat
     ("openai:m@http://127.0.0.1:9/v1,sk-PASTED-123", "sk-PASTED-123"),
     ("openai:m@ftp://user:sk-PASTED-123@host/v1", "sk-PASTED-123"),
     ("openai:m@http://user:sk-PASTED-123@127.0.0.1:9/v1", "sk-PASTED-123"),
+    ("openai:m@http://user:sk-PASTED/123@127.0.0.1:9/v1", "sk-PASTED"),  # a '/' ends the authority
+    ("openai:m@http://127.0.0.1:9/v1,key=sk-PASTED-123", "sk-PASTED-123"),
 ])
-def test_a_key_pasted_into_a_spec_is_never_echoed(tmp_path, spec, secret):
+@pytest.mark.parametrize("dry", [False, True])
+def test_a_key_pasted_into_a_spec_is_never_echoed(tmp_path, spec, secret, dry):
     """A key pasted into --judge by mistake was printed back in the error (and a URL with USER:PASSWORD@
-    was accepted: the password became part of the judge's name, in the store and the output)."""
+    was accepted: the password became part of the judge's name, in the store and the output). Session 25: a
+    password holding '/' passed the check (the judge's name, with it, printed by --dry-run; a traceback of the
+    HTTP client naming a part of it otherwise), and --dry-run took key=KEY (it starts no judge)."""
     inputs = texts(tmp_path, nq=1, nd=2)
-    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--judge", spec)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--judge", spec,
+           *(["--dry-run"] if dry else []))
     assert p.returncode == 2 and p.stderr.startswith("zelo_judge: --judge: ") and p.stderr.count("\n") == 1
     assert secret not in p.stderr and secret not in p.stdout
     assert not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.mark.parametrize("url, why", [
+    ("http://127.0.0.1:abc/v1", "Port could not be cast to integer value as 'abc'"),
+    ("http://127.0.0.1:99999999/v1", "Port out of range 0-65535"),
+    ("http://[::1/v1", "Invalid IPv6 URL"),
+    ("http://:8000/v1", "no host in the base URL"),
+])
+def test_a_base_url_the_client_cannot_take_is_refused_before_the_store(tmp_path, url, why):
+    """A port that is no number or out of range, an unclosed '[': a traceback of the HTTP client (httpx's
+    InvalidURL, an OverflowError in an exception group) once the run had started and created the store."""
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--judge", f"openai:m@{url}")
+    assert p.returncode == 2 and p.stderr.startswith("zelo_judge: --judge: ") and why in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and not (tmp_path / "s.sqlite").exists()
+
+
+def test_api_key_env_holding_a_key_is_refused_under_dry_run(tmp_path):
+    """--api-key-env KEY (the key itself, not its variable's name) was refused by a run but taken by --dry-run."""
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--judge", "openai:m@http://127.0.0.1:9/v1",
+           "--api-key-env", KEY, "--dry-run")
+    assert p.returncode == 2 and "--api-key-env must name an environment variable, not hold a key" in p.stderr
+    no_key_anywhere(tmp_path, p.stdout, p.stderr)
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])

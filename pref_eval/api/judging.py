@@ -62,6 +62,12 @@ def judge(
     # (an int path was os.fspath's TypeError, an int name an AttributeError further on)
     _check_paths("paths of files", store=store, queries=queries, docs=docs, prompt=prompt)  # (pairs, state: below)
     _check_strings(ties=ties, missing_text=missing_text, api_key_env=api_key_env)
+    import re
+
+    from ..judge.spec import ENV_NAME
+
+    if not re.match(ENV_NAME, api_key_env):  # also under dry_run, which starts no judge (it was accepted there)
+        raise UsageError("--api-key-env must name an environment variable, not hold a key")
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import UsageError
 from .prompt import parse_answer
+from .spec import ENV_NAME as _ENV_NAME
 from .spec import JudgeSpec
 
 
@@ -93,7 +94,6 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
             return None
 
 
-_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # compiled on use (re caches it)
 
 
 CLIENT_SLOTS = 8

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..errors import UsageError
 
 _OPENAI_OPTIONS = ("key", "name", "temperature", "max_tokens")
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # an environment variable's name (key=, --api-key-env); re caches it
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,20 @@ def _without_port(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"[{host}]" if ":" in host else host))
 
 
+def _check_url(url: str) -> None:
+    """A base URL the HTTP client cannot take (a port that is no number or out of range, an unclosed ``[``) is
+    refused here, before the store is opened (it was a traceback from the client once the run started)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number in 0-65535
+    except ValueError as err:
+        raise UsageError(f"--judge: not a usable base URL {_masked(url)!r} ({err})") from None
+    if not parts.hostname:
+        raise UsageError(f"--judge: no host in the base URL {_masked(url)!r}")
+
+
 def identity(name: str) -> str:
     """The judge a stored name stands for today: a name stored with the port of its server
     (``openai:m@http://h:8000/v1``, before session 21) -> ``openai:m@http://h/v1``; any other name unchanged."""
@@ -107,9 +122,11 @@ def parse_spec(spec: str) -> JudgeSpec:
         raise UsageError(f"--judge: no model name in {spec!r} (openai:MODEL@BASE_URL)")
     if at and not url.startswith(("http://", "https://")):
         raise UsageError(f"--judge: the base URL must start with http:// or https://, got {_masked(url)!r}")
-    if at and "@" in url.split("/", 3)[2]:  # the authority of http(s)://AUTHORITY/...
+    if at and "@" in url:  # credentials, USER:PASSWORD@HOST: also a password holding '/' (which ends the authority)
         raise UsageError("--judge: the base URL holds credentials (USER:PASSWORD@HOST); they would be part of the "
                          "judge's name, in the store and the output: give the key in the environment (key=ENV)")
+    if at:
+        _check_url(url)
     values: dict[str, str] = {}
     kept = [f"{model}@{_without_port(url)}" if at else body]
     for o in opts:
@@ -133,6 +150,8 @@ def parse_spec(spec: str) -> JudgeSpec:
         raise UsageError(f"--judge: temperature must be a finite number >= 0 in {_masked(spec)!r}")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("--judge: max_tokens must be >= 1")
+    if "key" in values and not re.match(ENV_NAME, values["key"]):  # also under --dry-run, which starts no judge
+        raise UsageError("--judge: key= must name an environment variable, not hold a key")
     name = values.get("name") or "openai:" + ",".join(kept)
     return JudgeSpec(kind="openai", name=name, model=model, base_url=url or None, key_env=values.get("key") or None,
                      temperature=temperature, max_tokens=max_tokens)
