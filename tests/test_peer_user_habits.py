@@ -250,3 +250,25 @@ def test_a_run_and_qrels_swapped_are_refused_saying_the_order():
         pref_eval.evaluate(res, lab, ["map"])
     with pytest.raises(pref_eval.errors.InputError, match=r"this one has a qrels' grade column: a run goes here"):
         pref_eval.calc_aggregate(["map"], res, lab)
+
+
+def test_statsmodels_correction_names_on_the_command_lines():
+    """``zelo_compare --correction fdr_bh`` names ours as the API does; zelo_agree's and zelo_plot's
+    ``--correction`` are the same type."""
+    import click
+
+    from pref_eval.cli import agree, compare, plot
+    from pref_eval.cli.param_types import Correction
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-R", QRELS, "-m", "map", RUNS["bm25"],
+                        RUNS["dense"], "--correction", "fdr_bh"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.splitlines()[0] == ("zelo_compare: Invalid value for '--correction': 'fdr_bh' is not one of "
+                                        "'holm', 'bonferroni', 'bh', 'none' (statsmodels' name of bh: write 'bh').")
+    commands = [compare.command, agree.command, *plot.command.commands.values()]
+    types = [p.type for c in commands for p in c.params if p.name == "correction"]
+    assert len(types) >= 3 and all(isinstance(t, Correction) for t in types)
+    with pytest.raises(click.BadParameter, match=r"'hommel' is not one of .* \(statsmodels' 'hommel' is not offered"):
+        types[1].convert("hommel", None, None)
+    assert types[1].convert("bh", None, None) == "bh"

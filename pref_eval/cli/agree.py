@@ -5,7 +5,7 @@ import click
 
 from .common import Log, run_main
 from .options import quiet_option
-from .param_types import SEED, Finite
+from .param_types import SEED, Correction, Finite
 
 FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, one for every file or a "
                "comma-separated list with one per -J (default: detect).")
@@ -52,7 +52,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="System level: grades of each judge's qrels (quantile bins of its zELO scores, "
                    "as zelo_fit --qrels).")
 @click.option("--tests", default="t", show_default=True, help="System level: paired test (as zelo_compare).")
-@click.option("--correction", type=click.Choice(["none", "bonferroni", "holm", "bh"]), default="holm",
+@click.option("--correction", type=Correction(["none", "bonferroni", "holm", "bh"]), default="holm",
               show_default=True, help="System level: multiple-comparison correction.")
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="System level: significance level.")

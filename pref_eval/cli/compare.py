@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, given_options, run_id_options, run_main
-from .param_types import SEED, Finite
+from .param_types import SEED, Correction, Finite
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -31,7 +31,7 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
               help="Keep the top N documents per query (-R).")
 @click.option("--tests", "tests", default="t,wilcoxon,sign", show_default=True, metavar="LIST",
               help="Comma-separated tests: t, wilcoxon, sign, randomization, bootstrap, tukey.")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]), default="holm",
+@click.option("--correction", type=Correction(["holm", "bonferroni", "bh", "none"]), default="holm",
               show_default=True, help="Multiple-comparison correction per (measure, test) family.")
 @click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
               help="Resamples of the randomization, bootstrap and Tukey HSD procedures.")

@@ -54,3 +54,19 @@ class NumberList(click.ParamType):
         if not value or any(not p.strip() for p in parts):
             self.fail(f"{value!r} is not a comma-separated list of numbers.", param, ctx)
         return tuple(self.item.convert(p.strip(), param, ctx) for p in parts)
+
+
+class Correction(click.Choice):
+    """``--correction``'s choice; a statsmodels method name (PyTerrier's ``correction``, ``fdr_bh``) is refused
+    naming ours, as :func:`pref_eval.api.compare` does (:func:`pref_eval.peer_names.correction_hint`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as err:
+            from ..peer_names import correction_hint
+
+            hint = correction_hint(value) if isinstance(value, str) else ""
+            if not hint:
+                raise
+            self.fail(f"{err.message.rstrip('.')}{hint}.", param, ctx)

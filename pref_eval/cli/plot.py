@@ -15,7 +15,7 @@ import click
 
 from .common import Log, run_id_options, run_main
 from .options import quiet_option
-from .param_types import SEED, Finite
+from .param_types import SEED, Correction, Finite
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -135,7 +135,7 @@ def _values_options(f):
                      help="Seed for randomised tests and the bootstrap.")(f)
     f = click.option("--alpha", type=Finite(min=0, max=1, min_open=True, max_open=True),
                      default=0.05, show_default=True, help="Significance level.")(f)
-    f = click.option("--correction", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+    f = click.option("--correction", type=Correction(["holm", "bonferroni", "bh", "none"]),
                      default="holm", show_default=True, help="Multiple-comparison correction over all pairs.")(f)
     f = click.option("--test", "test", default="t", show_default=True,
                      help="Paired test (as zelo_compare --tests: t, wilcoxon, sign, randomization, bootstrap, "
