@@ -272,3 +272,15 @@ def test_statsmodels_correction_names_on_the_command_lines():
     with pytest.raises(click.BadParameter, match=r"'hommel' is not one of .* \(statsmodels' 'hommel' is not offered"):
         types[1].convert("hommel", None, None)
     assert types[1].convert("bh", None, None) == "bh"
+
+
+def test_a_measure_named_differently_by_two_runs():
+    """Per-query tables of two tools put together (ir-measures' ``AP`` beside trec_eval's ``map``): the refusal
+    says which run has no value of the measure and what it has (was only "no query has a value for every run")."""
+    pq = pd.DataFrame({"name": ["A", "A", "B", "B"], "qid": ["1", "2", "1", "2"], "measure": ["AP", "AP", "map", "map"],
+                       "value": [0.5, 0.3, 0.7, 0.2]})
+    with pytest.raises(UsageError, match=r"^AP: no query has a value for every run \(A, B; .*; run 'B' has no value "
+                                         r"of 'AP' \(its measures: map\)$"):
+        pref_eval.compare(pq, tests=["t"])
+    pq.loc[2, "measure"] = "AP"  # B has AP for query 1 only: the plain refusal is not this one's
+    assert len(pref_eval.compare(pq, tests=["t"], measures=["AP"]).records) == 1

@@ -63,8 +63,26 @@ def compare(per_query: Any, **options: Any) -> Any:
                          f"{type(per_query).__name__}")
     per_query = _metric_rows(per_query, options.get("measures"), source)
     result = compare_table(per_query, **options)
-    result.refuse_no_common_query(source, complete_flag="complete=True")
+    try:
+        result.refuse_no_common_query(source, complete_flag="complete=True")
+    except UsageError as err:
+        raise UsageError(f"{err}{_measure_missing(per_query, result.n_queries)}") from None
     return result
+
+
+def _measure_missing(table: Any, n_queries: dict) -> str:
+    """What the refusal of a measure no query has for every run adds when a run has no row of it at all (tables
+    of two tools put together, ``AP`` beside ``map``): "; run 'B' has no value of 'AP' (its measures: map)"."""
+    m = next((k for k, n in n_queries.items() if n == 0), None)
+    col = next((c for c in ("run", "name") if c in table.columns), None)
+    if m is None or col is None:
+        return ""
+    has = table.groupby(table[col].astype(str))["measure"].agg(lambda s: list(dict.fromkeys(map(str, s))))
+    lacking = [(r, ms) for r, ms in has.items() if m not in ms]
+    if not lacking:
+        return ""
+    r, ms = lacking[0]
+    return f"; run {r!r} has no value of {m!r} (its measures: {', '.join(ms[:5])}{', ...' if len(ms) > 5 else ''})"
 
 
 def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None) -> Any:
