@@ -273,7 +273,10 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,
                            measures=metric_measures, **settings,
                            progress=lambda done, total: log.progress("measures", done, total), jobs=jobs)
-    result.refuse_no_common_query(source)
+    try:
+        result.refuse_no_common_query(source)
+    except UsageError as err:
+        raise UsageError(f"{err}{_measure_missing(df, result.n_queries)}") from None
     for line in result.query_warnings():
         log.warn(line)
     return result
