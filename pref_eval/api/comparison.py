@@ -75,8 +75,8 @@ def _measure_missing(table: Any, n_queries: dict) -> str:
     of two tools put together, ``AP`` beside ``map``): "; run 'B' has no value of 'AP' (its measures: map)"."""
     m = next((k for k, n in n_queries.items() if n == 0), None)
     col = next((c for c in ("run", "name") if c in table.columns), None)
-    if m is None or col is None:
-        return ""
+    if m is None or col is None or not hasattr(table, "groupby"):  # -R's evaluation (a LongTable): every run has
+        return ""                                                   # every measure
     has = table.groupby(table[col].astype(str))["measure"].agg(lambda s: list(dict.fromkeys(map(str, s))))
     lacking = [(r, ms) for r, ms in has.items() if m not in ms]
     if not lacking:
