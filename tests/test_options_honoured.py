@@ -518,6 +518,10 @@ def test_zelo_judge_ties_under_a_state(tmp_path):
                       "topics-latex (the per-topic table), not to the default output"),
     (["-o", "markdown", "--quartiles"], "--quartiles applies to -o topics|topics-csv|topics-jsonl|topics-text|"
                                         "topics-markdown|topics-latex (the per-topic table), not to -o markdown"),
+    (["-o", "trec", "--clef-stats"], "--clef-stats applies to -o topics|topics-csv|topics-jsonl|topics-text|"
+                                     "topics-markdown|topics-latex (the per-topic table), not to -o trec"),
+    (["--clef-stats"], "--clef-stats applies to -o topics|topics-csv|topics-jsonl|topics-text|topics-markdown|"
+                       "topics-latex (the per-topic table), not to the default output"),
 ])
 def test_zelo_eval_run_types_and_quartiles_refused_outside_the_per_topic_table(coll, extra, flag):
     (coll / "types.txt").write_text("A automatic\nB manual\n")
@@ -534,3 +538,6 @@ def test_zelo_eval_run_types_and_quartiles_honoured(coll):
     assert typed.stdout.splitlines()[0].split("\t")[:7] == ["qid", "measure", "type", "runs", "min", "median", "max"]
     assert quart.stdout.splitlines()[0].split("\t")[:8] == ["qid", "measure", "runs", "min", "q1", "median", "q3",
                                                              "max"]
+    clef = run_module_inproc("eval", [*argv, "--clef-stats"], cwd=coll)  # session 25 (k35)
+    assert clef.stdout.splitlines()[0].split("\t")[:12] == ["qid", "measure", "runs", "min", "q1", "median", "q3",
+                                                             "max", "mean", "std", "iqr", "range"]

@@ -112,7 +112,7 @@ def test_types_jsonl_lists_the_rows_runs_and_text_aligns(tmp_path):
     assert md.splitlines()[1] == "|---|---|---|" + "---:|" * 9
 
 
-def _trec_eval_rows(ws: Path, runs: dict[str, str], measures: list[str]):
+def trec_eval_rows(ws: Path, runs: dict[str, str], measures: list[str]):
     import pandas as pd
 
     frames = []
@@ -126,14 +126,9 @@ def _trec_eval_rows(ws: Path, runs: dict[str, str], measures: list[str]):
     return d
 
 
-@pytest.mark.slow  # pandas' import and five trec_eval runs: ~2 s
-@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason="trec_eval 10 binary not at /tmp/trec_eval")
-def test_types_equal_pandas_on_trec_eval_output(tmp_path):
-    """Five runs of trec_eval's test collection (results.test, results.trunc, results.test with reversed and with
-    folded scores, results-302.test), three automatic and two manual; trec_eval -c -q on each, pandas' groupby
-    (type, qid, measure): count, min, quantile 0.25, median, quantile 0.75, max; statistics.median_high for
-    --median upper. trec_eval prints 4 decimals: cells equal to 5e-5 (counts exactly)."""
-    ws = tmp_path
+def five_runs(ws: Path) -> dict[str, str]:
+    """trec_eval's qrels.test and five runs of its test collection in ``ws`` (results.test, results.trunc,
+    results.test with reversed and with folded scores, results-302.test) with ``types.tsv``: {run: type}."""
     (ws / "qrels.test").write_bytes((SHARED / "qrels.test").read_bytes())
     base = (SHARED / "results.test").read_text().splitlines()
 
@@ -151,9 +146,20 @@ def test_types_equal_pandas_on_trec_eval_output(tmp_path):
     write("e.run", (SHARED / "results-302.test").read_text().splitlines(), "manE")
     (ws / "types.tsv").write_text("runtag\ttype\nautoA\tautomatic\nautoB\tautomatic\nmanC\tmanual\n"
                                   "autoD\tautomatic\nmanE\tmanual\n")
-    runs = {"a.run": "automatic", "b.run": "automatic", "c.run": "manual", "d.run": "automatic", "e.run": "manual"}
+    return {"a.run": "automatic", "b.run": "automatic", "c.run": "manual", "d.run": "automatic", "e.run": "manual"}
+
+
+@pytest.mark.slow  # pandas' import and five trec_eval runs: ~2 s
+@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason="trec_eval 10 binary not at /tmp/trec_eval")
+def test_types_equal_pandas_on_trec_eval_output(tmp_path):
+    """Five runs of trec_eval's test collection (results.test, results.trunc, results.test with reversed and with
+    folded scores, results-302.test), three automatic and two manual; trec_eval -c -q on each, pandas' groupby
+    (type, qid, measure): count, min, quantile 0.25, median, quantile 0.75, max; statistics.median_high for
+    --median upper. trec_eval prints 4 decimals: cells equal to 5e-5 (counts exactly)."""
+    ws = tmp_path
+    runs = five_runs(ws)
     measures = ["map", "P.10", "num_rel_ret", "recip_rank"]
-    te = _trec_eval_rows(ws, runs, measures)
+    te = trec_eval_rows(ws, runs, measures)
     te = te[te.measure != "runid"]
     want = te.groupby(["type", "qid", "measure"]).value
     stats = {"runs": want.count(), "min": want.min(), "q1": want.quantile(0.25), "median": want.median(),

@@ -33,7 +33,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                  per_query: bool, summary: bool, complete: bool, level: int, depth: int | None, fmt: str,
                  output: str, inputs: InputOptions, log: Any, extra: dict, trec9: bool, jobs: int,
                  scheduler: str | None, keep_going: bool = False, median: str = "mean", digits: int = 4,
-                 run_types: str | None = None, quartiles: bool = False) -> None:
+                 run_types: str | None = None, quartiles: bool = False, clef_stats: bool = False) -> None:
     """trec_eval's measures per run: trec blocks, long tables, the per-topic table or the runs × measures table."""
     from ..collection import unknown_topics_warnings
     from ..io.qrels import read_qrels
@@ -82,7 +82,7 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
                 from ..output.table import long_rows, write_topics
 
                 write_topics(out, long_rows(results, per_query=True, summary=summary, print_missing=not trec9), ids,
-                             fmt, median, digits, types, quartiles)
+                             fmt, median, digits, types, quartiles, clef_stats)
             else:
                 from ..output.table import WRITERS, long_rows
 
@@ -114,12 +114,13 @@ def _types_of(got: list, runs: list[str], type_of: dict[str, str], source: str, 
 
 
 def _check_table_options(fmt: str | None, median: str | None, digits: int | None, run_types: str | None = None,
-                         quartiles: bool = False) -> None:
-    """``--median``, ``--run-types`` and ``--quartiles`` only with the per-topic tables, ``--digits`` only with the
-    tables to read (refused, not ignored, elsewhere)."""
+                         quartiles: bool = False, clef_stats: bool = False) -> None:
+    """``--median``, ``--run-types``, ``--quartiles`` and ``--clef-stats`` only with the per-topic tables,
+    ``--digits`` only with the tables to read (refused, not ignored, elsewhere)."""
     from ._inputs import _check_int
 
-    for flag, given in (("--run-types", run_types is not None), ("--quartiles", quartiles)):
+    for flag, given in (("--run-types", run_types is not None), ("--quartiles", quartiles),
+                        ("--clef-stats", clef_stats)):
         if given and fmt not in _TOPICS:
             raise UsageError(f"{flag} applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
                              + (f"-o {fmt}" if fmt else "the default output"))

@@ -37,7 +37,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                   scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
                   run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
                   keep_going: bool = False, median: str | None = None, digits: int | None = None,
-                  run_types: str | None = None, quartiles: bool = False) -> None:
+                  run_types: str | None = None, quartiles: bool = False, clef_stats: bool = False) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
@@ -66,18 +66,18 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     usual (the output once, complete), then :class:`~pref_eval.errors.EvaluationError` says how many
     runs were left out (exit status 2). Without it the first bad run stops the evaluation; in preference mode
     too (a pair's values depend on its two runs only), but refused with ``label_policy="pool"`` and a
-    ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file. ``topics*``
-    formats only: ``median`` ``"mean"`` (default; the mean of the two middle values of an even count, numpy's)
-    or ``"upper"`` (the larger, NIST's; ``statistics.median_high``); ``run_types`` (``RUNTAG TYPE`` lines,
-    :mod:`pref_eval.io.groups`): a row per run type, over its runs; ``quartiles``: columns q1, q3
-    (``numpy.quantile``). ``digits`` (default 4): the decimals of ``text|markdown|latex|topics-text|
+    ``label_fraction`` below 1 (the labels kept depend on every run) and with a zELO score file. ``topics*`` only:
+    ``median`` ``"mean"`` (default; the mean of the two middle values of an even count, numpy's) or ``"upper"``
+    (the larger, NIST's; ``statistics.median_high``); ``run_types`` (``RUNTAG TYPE`` lines, :mod:`pref_eval.io.groups`):
+    a row per run type, over its runs; ``quartiles``: columns q1, q3 (``numpy.quantile``); ``clef_stats``: those and
+    mean, std (n - 1), iqr, range (CLEF's). ``digits`` (default 4): the decimals of ``text|markdown|latex|topics-text|
     topics-markdown|topics-latex`` (refused with the others, which keep full precision).
     """
     from ._inputs import (_check_choice, _check_flags, _check_float, _check_int, _check_jobs, _check_paths,
                           _check_strings, _path_list, _string_list)
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
-                 keep_going=keep_going, quartiles=quartiles)
+                 keep_going=keep_going, quartiles=quartiles, clef_stats=clef_stats)
     _check_choice("fmt", fmt, FORMATS, optional=True)  # (was taken: preference mode wrote -o pref's lines)
     _check_choice("label_policy", label_policy, ("random", "pool"))
     _check_strings(measure_set=measure_set, judgments_format=judgments_format, reference=reference)
@@ -93,7 +93,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_int("samples", samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)
     _check_jobs(jobs, scheduler)
-    _check_table_options(fmt, median, digits, run_types, quartiles)
+    _check_table_options(fmt, median, digits, run_types, quartiles, clef_stats)
     from ..io.run_ids import run_ids
     from ..log import Log
     from ..io.zelo_scores import looks_like_zelo_scores
@@ -158,7 +158,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going,
                  median=median or "mean", digits=4 if digits is None else digits, run_types=run_types,
-                 quartiles=quartiles, **opts)
+                 quartiles=quartiles, clef_stats=clef_stats, **opts)
 
 
 def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:

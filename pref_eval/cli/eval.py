@@ -96,6 +96,9 @@ JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carteret
                    "run tag (trec_eval's runid).")
 @click.option("--quartiles", "quartiles", is_flag=True,
               help="-o topics*: columns q1 and q3 around the median (CLEF's per-topic tables; numpy's quantile).")
+@click.option("--clef-stats", "clef_stats", is_flag=True,
+              help="-o topics*: the CLEF appendices' per-topic statistics: the quartiles (as --quartiles) and, after "
+                   "max, columns mean, std (sample standard deviation, n - 1), iqr (q3 - q1) and range (max - min).")
 @click.option("--digits", "digits", default=None, type=click.IntRange(0, 17), metavar="N",
               help="Decimals of the tables to read, -o text|markdown|latex|topics-text|topics-markdown|topics-latex "
                    "(default 4, as zelo_compare --digits).")
@@ -116,7 +119,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
             scheduler: str | None, quiet: bool, list_measures: bool, trec9: bool, head: bool, run_id_mode: str,
             run_names: tuple[str, ...], runs: tuple[str, ...], judgments: str | None, judgments_format: str | None,
             best: str | None, keep_going: bool, median: str | None, digits: int | None, run_types: str | None,
-            quartiles: bool) -> int:
+            quartiles: bool, clef_stats: bool) -> int:
     """Evaluate runs: pref_eval.py's preferences (RPP, lexicographic) and trec_eval metrics.
 
     \b
@@ -147,7 +150,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
                       label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                       scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
                       log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,
-                      digits=digits, run_types=run_types, quartiles=quartiles)
+                      digits=digits, run_types=run_types, quartiles=quartiles, clef_stats=clef_stats)
     return 0
 
 

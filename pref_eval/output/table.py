@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from typing import Any, TextIO
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -72,7 +73,7 @@ WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
 
 
 def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean",
-                types: Sequence[str] | None = None, quartiles: bool = False) -> Iterator[list]:
+                types: Sequence[str] | None = None, quartiles: bool = False, clef: bool = False) -> Iterator[list]:
     """``-o topics``: per topic and measure the min / median / max over the runs and each run's value.
 
     ``rows`` are :func:`long_rows` ``(run, qid, measure, value)``; ``runs`` the run ids in column order.
@@ -88,7 +89,10 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
     holding the topic (types in the order their first run comes), its statistics over the runs of that type
     only, the other runs' cells empty (NIST's medians are over the runs of one run type). ``quartiles``: columns
     ``q1`` and ``q3`` around the median (CLEF's per-topic tables), ``numpy.quantile``'s default (linear
-    interpolation, Hyndman & Fan's type 7, also pandas' and R's default) whatever ``median`` says.
+    interpolation, Hyndman & Fan's type 7, also pandas' and R's default) whatever ``median`` says. ``clef``: the
+    CLEF appendices' per-topic statistics (Di Nunzio & Ferro, CLEF 2007 working notes): the quartiles and, after
+    ``max``, columns ``mean``, ``std`` (the sample standard deviation, n - 1; empty for one run), ``iqr`` (q3 - q1)
+    and ``range`` (max - min); sums by ``math.fsum`` (correctly rounded: the same bits on every CPU).
     """
     import numpy as np
 
@@ -102,8 +106,10 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
     kinds = list(dict.fromkeys(types)) if types is not None else [None]
     members = {k: set(runs) if k is None else {r for r, t in zip(runs, types or (), strict=True) if t == k}
                for k in kinds}
+    quartiles = quartiles or clef
     yield ["qid", "measure", *(["type"] if types is not None else []), "runs", "min",
-           *(["q1"] if quartiles else []), "median", *(["q3"] if quartiles else []), "max", *runs]
+           *(["q1"] if quartiles else []), "median", *(["q3"] if quartiles else []), "max",
+           *(CLEF_COLUMNS if clef else []), *runs]
     for qid, measure in sorted(cells, key=lambda c: (c[0] == "all", c[0].encode("utf-8", "surrogateescape"),
                                                      order[c[1]])):
         got = cells[(qid, measure)]
@@ -117,26 +123,40 @@ def topic_table(rows: Iterable[tuple], runs: Sequence[str], median: str = "mean"
             mid = float(np.median(a)) if median == "mean" else float(np.sort(a)[len(a) // 2])
             q = [float(x) for x in np.quantile(a, [0.25, 0.75])] if quartiles else []
             yield [qid, measure, *([kind] if types is not None else []), len(vals), lo, *q[:1], mid, *q[1:], hi,
-                   *(mine.get(r, "") for r in runs)]
+                   *(_clef_cells(vals, q, lo, hi) if clef else []), *(mine.get(r, "") for r in runs)]
+
+
+CLEF_COLUMNS = ("mean", "std", "iqr", "range")
+"""``--clef-stats``' columns after ``max`` (the CLEF 2007 appendices' Mean, Std, IQR, Range)."""
+
+
+def _clef_cells(vals: list, q: list[float], lo: Any, hi: Any) -> list:
+    """mean, sample standard deviation (n - 1; ``""`` for one value), q3 - q1 and max - min of ``vals`` (an
+    integer range for counts). A row holds one value a run (tens, not a loop per document)."""
+    n = len(vals)
+    mean = math.fsum(vals) / n
+    std: object = math.sqrt(math.fsum((float(v) - mean) ** 2 for v in vals) / (n - 1)) if n > 1 else ""
+    return [mean, std, q[1] - q[0], hi - lo]
 
 
 def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: str = "topics",
                  median: str = "mean", digits: int = 4, types: Sequence[str] | None = None,
-                 quartiles: bool = False) -> None:
+                 quartiles: bool = False, clef: bool = False) -> None:
     """:func:`topic_table` as tab-separated lines (``topics``), CSV (``topics-csv``: the same header and cells,
     quoted where needed) or JSON lines (``topics-jsonl``: one object a row, its fixed columns (``qid, measure,
-    [type,] runs, min, [q1,] median, [q3,] max``) and ``values`` ``{run: value}``, null for a run lacking the
+    [type,] runs, min, [q1,] median, [q3,] max[, mean, std, iqr, range]``; ``std`` null for one run) and ``values``
+    ``{run: value}``, null for a run lacking the
     topic, only the runs of the row's type with ``types``: a run id cannot clash with a fixed key); floats in
     full precision, as the long tables; ``topics-text|markdown|latex``: :func:`format_topics`."""
     if fmt in TOPICS_TABLES:
-        out.write(format_topics(rows, runs, fmt, digits, median, types, quartiles))
+        out.write(format_topics(rows, runs, fmt, digits, median, types, quartiles, clef))
         return
-    table = topic_table(rows, runs, median, types, quartiles)
+    table = topic_table(rows, runs, median, types, quartiles, clef)
     if fmt == "topics-jsonl":
         head = next(table)
         fixed = len(head) - len(runs)
         for r in table:
-            obj = dict(zip(head[:fixed], r[:fixed], strict=True))
+            obj = {k: (None if v == "" else v) for k, v in zip(head[:fixed], r[:fixed], strict=True)}
             kind = r[2] if types is not None else None
             obj["values"] = {k: (None if v == "" else v) for k, v, t in
                              zip(runs, r[fixed:], types if types is not None else runs, strict=True)
@@ -167,26 +187,29 @@ def _topic_cell(v: object, digits: int, whole: bool) -> str:
 
 
 def format_topics(rows: Iterable[tuple], runs: Sequence[str], fmt: str, digits: int = 4,
-                  median: str = "mean", types: Sequence[str] | None = None, quartiles: bool = False) -> str:
+                  median: str = "mean", types: Sequence[str] | None = None, quartiles: bool = False,
+                  clef: bool = False) -> str:
     """:func:`topic_table` for reading (``topics-text``: columns aligned as zelo_compare's text table,
     ``topics-markdown``: a GFM table, ``topics-latex``: a booktabs ``longtable``, which breaks across pages),
     values at ``digits`` decimals (counts as integers), a legend after it (LaTeX: the caption). Names are
     escaped for Markdown and LaTeX as zelo_compare's tables escape them."""
     from .markup import display_width, latex_escape, ljust_display, markdown_escape
 
-    table = topic_table(rows, runs, median, types, quartiles)
+    table = topic_table(rows, runs, median, types, quartiles, clef)
     header = next(table)
-    first = header.index("runs") + 1  # min, [q1,] median, [q3,] max, then the runs
-    last = first + (4 if quartiles else 2)  # max
+    first = header.index("runs") + 1  # min, [q1,] median, [q3,] max, [mean, std, iqr, range,] then the runs
+    last = header.index("max")
+    iqr = header.index("iqr") if clef else -1  # of counts: in the quartiles' form (12.5), as they are
     body = []
     for r in table:
         whole = all(isinstance(x, int) for x in (r[first], r[last]))  # min and max written as counts
-        body.append([*map(str, r[:first]), *(_topic_cell(x, digits, whole and first < k < last) for k, x in
-                                             enumerate(r[first:], start=first))])
+        body.append([*map(str, r[:first]), *(_topic_cell(x, digits, whole and (first < k < last or k == iqr))
+                                             for k, x in enumerate(r[first:], start=first))])
     how = "the larger of the two middle values (NIST's upper median)" if median == "upper" else \
         "the mean of the two middle values"
     over = "the runs of the row's type that have the topic" if types is not None else "the runs that have the topic"
-    quart = (", quartiles q1 and q3 (numpy's linear interpolation)" if quartiles else "")
+    quart = (", quartiles q1 and q3 (numpy's linear interpolation)" if quartiles or clef else "")
+    quart += (", mean, std (sample standard deviation, n - 1), iqr (q3 - q1), range (max - min)" if clef else "")
     legend = (f"Per topic and measure: min, median and max over {over} (runs: how many){quart}, then "
               f"each run's value; the median of an even number of runs is {how}"
               + ("; topic all: each run's summary value (the mean over the topics; a count such as num_rel_ret: the "
