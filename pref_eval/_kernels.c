@@ -852,11 +852,14 @@ fail:
     return NULL;
 }
 
-/* run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: the columns
+/* run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag, tags) or None: the columns
    pref_eval.io.runs.run_from_bytes takes from the tokenizer (pref_eval.io.tokenize.split_lines with 6
    kept fields, then io.numbers.decimal_floats), for a run file with nothing unusual. qid/docno: bytearrays
    of fixed-width fields (width = the column's longest field, NUL padded: numpy "S" arrays), score: float64
-   bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line.
+   bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line,
+   tags: the distinct 6th fields as ((tag, line it first appears on), ...) in line order, or None past
+   RUN_TAGS_MAX of them (found in the same pass: a line's tag is compared with the line before's, the list
+   searched only when it changes; pref_eval.io.groups.run_value reads them instead of the file again).
    Fields are separated by ASCII white space (9-13, 32), lines end at '\n', blank lines are skipped, as the
    tokenizer does. None (the caller then runs the tokenizer, which finds any error with its line) for:
    a NUL byte, a line whose first field starts with '#' (a comment, also after white space), a line of 1 to 5 fields, no data line, one of the first 6 fields
@@ -915,6 +918,8 @@ static int score_grammar(const unsigned char *t, Py_ssize_t n) {
     return i == n;
 }
 
+#define RUN_TAGS_MAX 64
+
 static PyObject *k_run_columns(PyObject *self, PyObject *args) {
     Py_buffer view;
     long long budget;
@@ -924,8 +929,12 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
     /* per data line: start and length of fields 0, 2, 4 and 5; its line number */
     int64_t *st = NULL, *ln = NULL;
     int32_t *len = NULL;
-    PyObject *res = NULL, *q = NULL, *d = NULL, *sc = NULL, *li = NULL, *tag = NULL;
+    PyObject *res = NULL, *q = NULL, *d = NULL, *sc = NULL, *li = NULL, *tag = NULL, *tags = NULL;
     int w[6] = {0, 0, 0, 0, 0, 0}, ok = 1;
+    /* the distinct tags: start, length, first line; cur: the previous line's, -1 before the first */
+    Py_ssize_t tg_st[RUN_TAGS_MAX], tg_len[RUN_TAGS_MAX];
+    int64_t tg_line[RUN_TAGS_MAX];
+    int ntags = 0, cur = -1, tags_over = 0;
     if (memchr(a, 0, (size_t)n)) goto none;
     {
         Py_ssize_t i = 0;
@@ -968,6 +977,23 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
                     len[4 * rows + k] = (int32_t)fl[keep[k]];
                 }
                 ln[rows++] = line;
+                if (!tags_over && (cur < 0 || tg_len[cur] != fl[5] ||
+                                   memcmp(a + tg_st[cur], a + fs[5], (size_t)fl[5]) != 0)) {
+                    int k = 0;
+                    while (k < ntags && (tg_len[k] != fl[5] || memcmp(a + tg_st[k], a + fs[5], (size_t)fl[5]) != 0))
+                        k++;
+                    if (k == ntags) {
+                        if (ntags == RUN_TAGS_MAX) {
+                            tags_over = 1;
+                        } else {
+                            tg_st[k] = fs[5];
+                            tg_len[k] = fl[5];
+                            tg_line[k] = line;
+                            ntags++;
+                        }
+                    }
+                    cur = k;
+                }
             }
             if (i < n) { i++; line++; }  /* the '\n' */
         }
@@ -1004,14 +1030,26 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
         }
         tag = PyBytes_FromStringAndSize((const char *)a + st[4 * (rows - 1) + 3], len[4 * (rows - 1) + 3]);
         if (!tag) goto fail;
+        if (tags_over) {
+            tags = Py_None;
+            Py_INCREF(tags);
+        } else {
+            tags = PyTuple_New(ntags);
+            if (!tags) goto fail;
+            for (int k = 0; k < ntags; k++) {
+                PyObject *one = Py_BuildValue("(y#L)", (const char *)a + tg_st[k], tg_len[k], (long long)tg_line[k]);
+                if (!one) goto fail;
+                PyTuple_SET_ITEM(tags, k, one);
+            }
+        }
     }
-    res = Py_BuildValue("(OiOiOOO)", q, w[0], d, w[2], sc, li, tag);
+    res = Py_BuildValue("(OiOiOOOO)", q, w[0], d, w[2], sc, li, tag, tags);
     goto fail;  /* the common clean-up */
 none:
     res = Py_None;
     Py_INCREF(res);
 fail:
-    Py_XDECREF(q); Py_XDECREF(d); Py_XDECREF(sc); Py_XDECREF(li); Py_XDECREF(tag);
+    Py_XDECREF(q); Py_XDECREF(d); Py_XDECREF(sc); Py_XDECREF(li); Py_XDECREF(tag); Py_XDECREF(tags);
     free(st); free(len); free(ln);
     PyBuffer_Release(&view);
     return res;
@@ -1574,7 +1612,7 @@ static PyMethodDef methods[] = {
     {"cg_direction", k_cg_direction, METH_VARARGS,
      "cg_direction(live, beta, block, y, p): p = where(live[block], y + beta[block] * p, 0) in place."},
     {"run_columns", k_run_columns, METH_VARARGS,
-     "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag) or None: a run file's columns."},
+     "run_columns(data, budget) -> (qid, wq, docno, wd, score, lines, tag, tags) or None: a run file's columns."},
     {"rpp_levels", k_rpp_levels, METH_VARARGS,
      "rpp_levels(grid, weights, ib, jb, active, acc): the RPP level sums in place (see _kernels.c)."},
     {"pref_lines", k_pref_lines, METH_VARARGS,

@@ -132,6 +132,7 @@ class Ranked:
     run_docno: np.ndarray | None = None
     run_score: np.ndarray | None = None
     judgments: QrelsIndex | None = field(default=None, repr=False)
+    tags: tuple[tuple[str, int], ...] | None = None  # the run's distinct tags (Run.tags)
 
     @property
     def score(self) -> np.ndarray:
@@ -400,7 +401,7 @@ def rank_run(
         grade=grade, qidx=qpos,
         pos=pos, jptr=jptr, jgrade=jgrade,
         present=present_mask[eval_q], source=run.source, rows=rows, run_docno=run.docno,
-        run_score=run.score, judgments=qi,
+        run_score=run.score, judgments=qi, tags=run.tags,
     )
     return ranked, qi.qids[~(present_mask | _empty_topic_mask(run, qi))]
 

@@ -45,6 +45,7 @@ class RunResult:
     ranked: Any = None  # the Ranked run (for custom summaries recomputed under -Z)
     ctx: Any = None  # the EvalContext used
     unknown_topics: tuple = ()  # the run's topics not in the qrels (bytes): never evaluated
+    tags: tuple | None = None  # the run's distinct tags and their first lines (Run.tags; None: not known)
 
 
 def _seq_sum(v: np.ndarray) -> float:
@@ -110,7 +111,7 @@ def evaluate_ranked(r: Ranked, requests: Sequence[MeasureRequest], ctx: EvalCont
                                summary_only, spec.per_query_only or spec.aggregate == "none", req))
     cols.sort(key=lambda c: c.order)
     return RunResult(name=r.name, tag=r.tag, qids=r.qid_strings(), present=r.present, columns=cols,
-                     ranked=r, ctx=ctx)
+                     ranked=r, ctx=ctx, tags=r.tags)
 
 
 def _zeroed_by_trec_eval(req: MeasureRequest, names: list[str]) -> bool:

@@ -306,7 +306,7 @@ def test_types_file_latin1(tmp_path):
     ("tag,group\na,X\n,Y\n", "g.txt:3: empty run tag"),
     ('a,X\nb,"Y\n', "g.txt:2: not a CSV line (unexpected end of data)"),
     ("a\tX\nb\tY\ta\n", "g.txt:2: expected 2 fields (RUNTAG GROUP), got 3"),
-    ("run tag,group\n", "g.txt: no RUNTAG GROUP line (expected the group of each run, by run tag)"),
+    ("run tag,group\n", "g.txt:1: a header and no RUNTAG GROUP line (expected the group of each run, by run tag)"),
     ("a X\nb Y\n\x00c X\n", "g.txt:3: a NUL byte"),
 ])
 def test_groups_file_refused(tmp_path, content, says):

@@ -104,7 +104,7 @@ def _types_of(got: list, runs: list[str], type_of: dict[str, str], source: str, 
             out.append(None)
             continue
         try:
-            out.append(run_value(path, x[0].tag, type_of.get, "type", source))
+            out.append(run_value(path, x[0].tag, type_of.get, "type", source, x[0].tags))
         except InputError as err:
             if not keep_going:
                 raise

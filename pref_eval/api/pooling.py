@@ -125,7 +125,7 @@ def _check_groups(groups: str | None, group_sep: str | None, contributions: str 
         _check_paths("a file of RUNTAG GROUP lines", groups=groups)
 
 
-def _groups_of(runs: list[str], tags: list[str], group_of: dict[str, str] | None, sep: str | None,
+def _groups_of(runs: list[str], tags: list[tuple[str, Any]], group_of: dict[str, str] | None, sep: str | None,
                path: str | None) -> tuple[list[str], np.ndarray]:
     """The groups (in the order their first run comes) and each run's index among them."""
     import numpy as np
@@ -133,11 +133,11 @@ def _groups_of(runs: list[str], tags: list[str], group_of: dict[str, str] | None
     from ..io.groups import run_value
 
     names: list[str] = []
-    for run, tag in zip(runs, tags, strict=True):  # a run whose lines carry tags of two groups: refused
+    for run, (tag, every) in zip(runs, tags, strict=True):  # a run whose lines carry tags of two groups: refused
         if group_of is not None:
-            names.append(run_value(run, tag, group_of.get, "group", path))
+            names.append(run_value(run, tag, group_of.get, "group", path, every))
         else:
-            names.append(run_value(run, tag, lambda t: t.split(sep, 1)[0] or t, "group", None))
+            names.append(run_value(run, tag, lambda t: t.split(sep, 1)[0] or t, "group", None, every))
     order = list(dict.fromkeys(names))
     index = {g: k for k, g in enumerate(order)}
     return order, np.array([index[g] for g in names], dtype=np.int64)
@@ -230,8 +230,9 @@ class _Pool:
 
 
 def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
-            log: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str], list[str]]:
-    """Each readable run's top ``depth`` as ``(qid, docno)`` byte arrays, its run tag, and the runs set aside
+            log: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[str, Any]], list[str]]:
+    """Each readable run's top ``depth`` as ``(qid, docno)`` byte arrays, its run tag and distinct tags
+    (:attr:`pref_eval.io.runs.Run.tags`), and the runs set aside
     under ``keep_going`` (each named by ``log.error``)."""
     import numpy as np
 
@@ -240,7 +241,7 @@ def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
     from ..io.runs import read_run
 
     tops: list[tuple[np.ndarray, np.ndarray]] = []
-    tags: list[str] = []
+    tags: list[tuple[str, Any]] = []
     bad: list[str] = []
     for path in runs:
         try:
@@ -253,5 +254,5 @@ def _pooled(runs: list[str], depth: int, *, trec9: bool, keep_going: bool,
             bad.append(path)
             continue
         tops.append((np.repeat(qids, counts), run.docno[rows]))
-        tags.append(run.tag)
+        tags.append((run.tag, run.tags))
     return tops, tags, bad

@@ -88,7 +88,9 @@ def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names:
             raise InputError(name, no, f"run tag {tag!r} given twice (first on line {first[tag]})")
         out[tag], first[tag] = value, no
     if not out:
-        raise InputError(name, 0, f"no RUNTAG {upper} line (expected the {what} of each run, by run tag)")
+        raise InputError(name, head_no if cols is not None else 0,
+                         ("a header and " if cols is not None else "") +
+                         f"no RUNTAG {upper} line (expected the {what} of each run, by run tag)")
     return out
 
 
@@ -127,23 +129,41 @@ def tag_lines(path: str | os.PathLike[str], data: bytes | None = None) -> list[t
 
 
 def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[str], str | None], what: str,
-              source: str | None) -> str:
+              source: str | None, tags: Sequence[tuple[str, int]] | None = None) -> str:
     """The group (type) of a run: the value of its run tag (trec_eval's ``runid``: the last line's), the same for
     every tag its lines carry. A run whose lines carry tags of different values is refused naming the first
     line whose tag's value differs (one run, one group), as is a tag ``value_of`` does not know (``None``;
-    ``source`` names the file the value comes from). The run's distinct tags are found by one regular-expression
-    scan (~3 times faster than the tokenizer), the lines only when two values differ (:func:`tag_lines`)."""
+    ``source`` names the file the value comes from). ``tags``: the run's distinct tags with their first lines as
+    its reader found them (:attr:`pref_eval.io.runs.Run.tags`: the file is not read again); without them (None:
+    a file over 64 MB, more than 64 tags) one regular-expression scan of the file finds them (~3 times faster
+    than the tokenizer), the lines only when two values differ (:func:`tag_lines`)."""
     run = display_name(path)
     mine = value_of(last_tag)
     if mine is None:
+        p = os.fspath(path)
+        named = next((k for k in (p, os.path.basename(p)) if k != last_tag and value_of(k) is not None),
+                     None)  # a file keyed by the runs' file names (as given, or without their folders)
+        hint = (f"; {display_name(source or '')} names {named!r}, the run's file: a run goes by its run tag, the 6th "
+                "column of its lines (trec_eval's runid)") if named is not None else ""
         raise InputError(display_name(source or ""), 0, f"no {what} for run tag {last_tag!r} of {run} (expected a "
-                         f"line '{last_tag} {what.upper()}')")
+                         f"line '{last_tag} {what.upper()}'{hint})")
+    if tags is not None:
+        if all(value_of(t) == mine for t, _ in tags):
+            return mine
+        _differ(run, tags, last_tag, mine, value_of, what, source)
     if os.fspath(path) == "-":  # read once already: its other lines' tags are not seen again
         return mine
     data = read_input_bytes(path, what="run file")
     if all(value_of(t.decode("utf-8", errors="surrogateescape")) == mine for t in set(_TAG.findall(data))):
         return mine
-    for tag, line in tag_lines(path, data):
+    _differ(run, tag_lines(path, data), last_tag, mine, value_of, what, source)
+    return mine
+
+
+def _differ(run: str, tags: Sequence[tuple[str, int]], last_tag: str, mine: str,
+            value_of: Callable[[str], str | None], what: str, source: str | None) -> None:
+    """Refuse the first of ``tags`` (in line order) whose value is not ``mine``, naming its line."""
+    for tag, line in tags:
         if tag == last_tag:
             continue
         other = value_of(tag)
@@ -152,4 +172,3 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
             raise InputError(run, line, f"run tag {tag!r} ({said}) differs from the last line's {last_tag!r} "
                              f"({what} {mine!r}), which names the run as trec_eval's runid: one run, one {what} "
                              "(give each tag's lines as a run file of its own)")
-    return mine

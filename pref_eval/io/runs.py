@@ -45,7 +45,11 @@ class Run:
     query; ``qid`` expands them on each access. ``empty_topics``: the query ids a run given as a dict
     ``{qid: {}}`` holds with no document (BEIR's retrievers give a query that found nothing so); they are
     evaluated as having retrieved nothing (:func:`pref_eval.collection.rank_run`), as pytrec_eval,
-    ir-measures and ranx evaluate them. A run file cannot express one.
+    ir-measures and ranx evaluate them. A run file cannot express one. ``tags``: the distinct run tags (6th
+    column) with the line each first appears on, in line order, found while the file was read (the compiled
+    reader and the tokenizer; :func:`pref_eval.io.groups.run_value` takes them instead of reading the file
+    again); ``None`` when not known (the streaming path of files over ``COMPILED_MAX``, runs from a DataFrame
+    or a dict, or more than 64 distinct tags).
     """
 
     qid_values: np.ndarray
@@ -57,10 +61,12 @@ class Run:
     name: str
     source: str
     empty_topics: tuple[bytes, ...] = ()
+    tags: tuple[tuple[str, int], ...] | None = None
 
     @classmethod
     def from_arrays(cls, qid: np.ndarray, docno: np.ndarray, score: np.ndarray,
-                    line_numbers: np.ndarray | None, tag: str, name: str, source: str) -> Run:
+                    line_numbers: np.ndarray | None, tag: str, name: str, source: str,
+                    tags: tuple[tuple[str, int], ...] | None = None) -> Run:
         """A Run from a per-line ``qid`` array."""
         n = len(qid)
         if n:
@@ -69,7 +75,7 @@ class Run:
         else:
             values, lengths = qid[:0], np.zeros(0, dtype=np.int64)
         return cls(qid_values=values, qid_lengths=lengths, docno=docno, score=score,
-                   line_numbers=line_numbers, tag=tag, name=name, source=source)
+                   line_numbers=line_numbers, tag=tag, name=name, source=source, tags=tags)
 
     @property
     def qid(self) -> np.ndarray:
@@ -126,15 +132,17 @@ def _tag_text(tag: bytes) -> str:
 
 
 def _compiled_run(compiled: tuple, source: str, name: str | None) -> Run:
-    qid, docno, score, lines, tag_bytes = compiled
+    qid, docno, score, lines, tag_bytes, tags = compiled
     return Run.from_arrays(qid=qid, docno=docno, score=score, line_numbers=lines,
                            tag=_tag_text(tag_bytes),
-                           name=name if name is not None else source, source=source)
+                           name=name if name is not None else source, source=source,
+                           tags=None if tags is None else tuple((_tag_text(t), int(n)) for t, n in tags))
 
 
-def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes] | None:
-    """(qid, docno, score, lines, tag) as the tokenizer path gives them, from the compiled kernels'
-    ``run_columns`` (one pass in C, no Python work per line); None when the kernels are not built or
+def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes, Any] | None:
+    """(qid, docno, score, lines, tag, tags) as the tokenizer path gives them, from the compiled kernels'
+    ``run_columns`` (one pass in C, no Python work per line; ``tags``: the distinct tags and their first
+    lines, None past 64 of them); None when the kernels are not built or
     the file has anything unusual (comments, errors, NUL, long fields, words or hex as scores), which
     the tokenizer path then reads with its file:line errors."""
     kern = _compiled_reader()
@@ -143,9 +151,10 @@ def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     got = kern.run_columns(data, column_budget(len(data)))
     if got is None:
         return None
-    qbuf, wq, dbuf, wd, sbuf, lbuf, tag = got
+    qbuf, wq, dbuf, wd, sbuf, lbuf, tag, *tags = got  # (a kernel built before session 25 gives no tags)
     return (np.frombuffer(qbuf, dtype=f"S{wq}"), np.frombuffer(dbuf, dtype=f"S{wd}"),
-            np.frombuffer(sbuf, dtype=np.float64), np.frombuffer(lbuf, dtype=np.int64), tag)
+            np.frombuffer(sbuf, dtype=np.float64), np.frombuffer(lbuf, dtype=np.int64), tag,
+            tags[0] if tags else None)
 
 
 def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True,
@@ -175,7 +184,18 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
     score = _parse_scores(cols[4], lines, source)
     tag = _tag_text(cols[5][-1])
     return Run.from_arrays(qid=cols[0], docno=cols[2], score=score, line_numbers=lines, tag=tag,
-               name=name if name is not None else source, source=source)
+                           name=name if name is not None else source, source=source, tags=_tags(cols[5], lines))
+
+
+def _tags(tags: np.ndarray, lines: np.ndarray) -> tuple[tuple[str, int], ...] | None:
+    """The distinct tags of the tokenizer's 6th column with the line each first appears on, in line order (one
+    comparison with the last line's; ``numpy.unique`` only when they differ); None past 64, as the kernels."""
+    if bool((tags == tags[-1]).all()):
+        return ((_tag_text(tags[-1]), int(lines[0])),)
+    values, at = np.unique(tags, return_index=True)
+    if len(values) > 64:
+        return None
+    return tuple((_tag_text(bytes(values[k])), int(lines[at[k]])) for k in np.argsort(at, kind="stable"))
 
 
 def _qrels_line(data: bytes, line: int) -> bool:

@@ -176,5 +176,6 @@ def debug_run(opts: TrecOptions, run: Run) -> Run:
     qid = run.qid
     keep = qid == opts.debug_query.encode("utf-8", "surrogateescape")
     lines = run.line_numbers if run.line_numbers is not None else np.arange(1, len(qid) + 1, dtype=np.int64)
-    return Run.from_arrays(qid[keep], run.docno[keep], run.score[keep], lines[keep], run.tag, run.name, run.source)
+    return Run.from_arrays(qid[keep], run.docno[keep], run.score[keep], lines[keep], run.tag, run.name, run.source,
+                           run.tags)
 
