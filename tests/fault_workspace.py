@@ -125,6 +125,9 @@ VALID: dict[str, tuple[str, list[str]]] = {
     # session 24 (k33): the per-topic table per run type, with quartiles
     "eval-topics-types": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-csv", "--run-types", "types.csv",
                                         "--quartiles", "--output", OUT, "bm25.run", "dense.run", "rerank.run"]),
+    # session 25 (k35): CLEF's per-topic statistics (a JSON lines table: std null on a one-run row)
+    "eval-topics-clef": ("zelo_eval", ["-R", "q.qrels", "-m", "map", "-o", "topics-jsonl", "--run-types", "types.csv",
+                                       "--clef-stats", "--output", OUT, "bm25.run", "dense.run", "rerank.run"]),
     "pairs-pool-contributions": ("zelo_pairs", ["pool", "--depth", "5", "--qrels", "q.qrels", "-Q",
                                                 "--contributions", "contrib.tsv", "-o", OUT, "bm25.run", "dense.run"]),
     "aggregate": ("pref_aggregate", ["-P", "prefs.jsonl", "--output", OUT]),
