@@ -293,3 +293,19 @@ def test_a_measure_named_differently_in_a_per_query_file(tmp_path):
     with pytest.raises(UsageError, match=r"pq.csv: AP: no query has a value for every run .*; run 'B' has no value "
                                          r"of 'AP' \(its measures: map\)$"):
         pref_eval.compare_runs(per_query=str(f), tests="t")
+
+
+class Dataset:
+    """Stands for what ``ir_datasets.load(ID)`` returns (recognised by its module; ir_datasets' import makes the
+    directories of IR_DATASETS_HOME, so it is not imported here)."""
+
+    __module__ = "ir_datasets.datasets.base"
+
+
+def test_an_ir_datasets_dataset_object_names_what_to_pass():
+    with pytest.raises(UsageError, match=r"got Dataset \(an ir_datasets object: pass 'irds:ID' or "
+                                         r"ds.qrels_iter\(\)\)$"):
+        pref_eval.calc_aggregate(["map"], Dataset(), RUNS["bm25"])
+    with pytest.raises(UsageError, match=r"got Dataset \(an ir_datasets object: pass ds.scoreddocs_iter\(\) as the "
+                                         r"run\)$"):
+        pref_eval.evaluate(QRELS, Dataset(), ["map"])

@@ -154,6 +154,16 @@ def _ranx_object(x: Any) -> bool:
     return type(x).__module__.startswith("ranx.") and hasattr(x, "to_dict")
 
 
+def _irds_object(x: Any, where: str) -> str:
+    """What a refusal adds for an ir_datasets object (a dataset from ``ir_datasets.load``, a qrels handler):
+    the iterator to pass, or ``irds:ID`` (which names a failure in one line)."""
+    if not type(x).__module__.startswith("ir_datasets"):
+        return ""
+    if where == "qrels":
+        return " (an ir_datasets object: pass 'irds:ID' or ds.qrels_iter())"
+    return " (an ir_datasets object: pass ds.scoreddocs_iter() as the run)"
+
+
 _ORDER = "the order is evaluate(qrels, runs, measures), calc_aggregate(measures, qrels, run)"
 
 
@@ -178,7 +188,7 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
         return read_qrels(qrels, subtopics=subtopics)
     if not isinstance(qrels, Iterable) and not hasattr(qrels, "columns"):
         raise UsageError(f"qrels: expected a path, a DataFrame, a dict {{qid: {{docno: grade}}}} or Qrel records, "
-                         f"got {type(qrels).__name__}")
+                         f"got {type(qrels).__name__}{_irds_object(qrels, 'qrels')}")
     q = qrels_from_records(qrels, subtopics=subtopics)
     if len(q.docno) == 0:
         raise InputError(q.source, 0, "empty qrels (expected (qid, docno, relevance) records)")
@@ -252,7 +262,7 @@ def _load_runs(runs: Any) -> list:
             return read_run(x, name=name)
         if not isinstance(x, Iterable) and not hasattr(x, "columns"):
             raise UsageError(f"run {name or 'run'!r}: expected a path, a DataFrame, a dict {{qid: {{docno: score}}}} "
-                             f"or (qid, docno, score) records, got {type(x).__name__}")
+                             f"or (qid, docno, score) records, got {type(x).__name__}{_irds_object(x, 'run')}")
         return _run_from_data(x, name or "run")
 
     if isinstance(runs, (str, os.PathLike)):
@@ -268,7 +278,7 @@ def _load_runs(runs: Any) -> list:
     if isinstance(runs, Iterator) or not isinstance(runs, Sequence):
         if not isinstance(runs, Iterable):
             raise UsageError(f"runs: expected a path, a DataFrame, a dict or a list of those, "
-                             f"got {type(runs).__name__}")
+                             f"got {type(runs).__name__}{_irds_object(runs, 'run')}")
         runs = list(runs)  # a generator of ScoredDoc records is one run
     if not runs or _is_record(runs[0]):
         return [one(runs)]
