@@ -19,6 +19,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .errors import renamed_keywords as _renamed_keywords  # (old keyword spellings; imports contextvars only)
+
 # typing.TYPE_CHECKING without importing typing (``import pref_eval`` stays as cheap as it was); type checkers
 # read any name TYPE_CHECKING as true. The names below are only for the annotations (strings at run time).
 TYPE_CHECKING = False
@@ -66,7 +68,8 @@ def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
     return _evaluator(measures, qrels, **options)
 
 
-def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, fmt: str | None = None,
+@_renamed_keywords(fmt="judgments_format")
+def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, judgments_format: str | None = None,
               ties: str = "half", levels: Sequence[str] = ("pair", "calibration", "document"), resamples: int = 1000,
               seed: int = 0, confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
               consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: Sequence[str] = (),
@@ -77,8 +80,9 @@ def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, f
     ``pref_eval.agree`` is the package of its computations."""
     from .api.agreement import agree as _agree
 
-    return _agree(judgments, names=names, fmt=fmt, ties=ties, levels=levels, resamples=resamples, seed=seed,
-                  confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min,
+    return _agree(judgments, names=names, judgments_format=judgments_format, ties=ties, levels=levels,
+                  resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
+                  consensus_min=consensus_min,
                   prior=prior, top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests,
                   correction=correction, alpha=alpha, output=output, output_format=output_format, digits=digits,
                   inputs=inputs, log=log)
@@ -110,7 +114,8 @@ def compare(per_query: Any, **options: Any) -> Any:
     return _compare(per_query, **options)
 
 
-def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
+@_renamed_keywords(judgment_format="judgments_format")
+def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments_format: str | None = None,
         ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
         tol: float = 1e-09, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
@@ -120,7 +125,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     """See :func:`pref_eval.api.fit`."""
     from .api.fitting import fit as _fit
 
-    return _fit(judgments, judgment_format=judgment_format, ties=ties, prior=prior, weight_power=weight_power,
+    return _fit(judgments, judgments_format=judgments_format, ties=ties, prior=prior, weight_power=weight_power,
                 agreement_weights=agreement_weights, tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
                 dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output,
                 output_format=output_format, qrels_output=qrels_output, grades=grades, bins=bins,

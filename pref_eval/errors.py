@@ -18,6 +18,13 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it as true)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
+
 
 MESSAGE_LIMIT = 500  # characters of an error message a command prints (docs/exit-codes.md)
 
@@ -49,9 +56,9 @@ def one_line(text: str) -> str:
 
 
 #: The option flags (every spelling: ``-l``, ``--level``) the running command's command line named, set by
-#: the commands around their call of the API (:func:`pref_eval.cli.common.options_given`); empty for a
-#: Python caller. numpy imports :mod:`contextvars` anyway.
-COMMAND_LINE_FLAGS: ContextVar[frozenset[str]] = ContextVar("pref_eval_command_line_flags", default=frozenset())
+#: the commands around their call of the API (:func:`pref_eval.cli.common.options_given`; an empty set while
+#: a command runs, cli/common.py ``_run``); None for a Python caller. numpy imports :mod:`contextvars` anyway.
+COMMAND_LINE_FLAGS: ContextVar[frozenset[str] | None] = ContextVar("pref_eval_command_line_flags", default=None)
 
 
 def option_given(flag: str, differs: bool) -> bool:
@@ -60,7 +67,53 @@ def option_given(flag: str, differs: bool) -> bool:
     In Python an option is given when its value ``differs`` from the default (a function cannot tell
     ``digits=4`` from no ``digits``: passing the default is not refused); on a command line when it is
     named, whatever its value (``zelo_compare -o jsonl --digits 4`` is refused like ``--digits 3``)."""
-    return differs or flag in COMMAND_LINE_FLAGS.get()
+    return differs or flag in (COMMAND_LINE_FLAGS.get() or ())
+
+
+def command_running() -> bool:
+    """Whether a command (cli/common.py ``_run``) is running, not a Python caller of the API."""
+    return COMMAND_LINE_FLAGS.get() is not None
+
+
+def option_name(keyword: str, flag: str) -> str:
+    """How a refusal names an option: ``flag`` (``--run-id``) while a command runs, the API's ``keyword``
+    (``run_id_mode``) for a Python caller, who passed no flag."""
+    return flag if command_running() else keyword
+
+
+def option_value(keyword: str, flag: str, value: object) -> str:
+    """An option with its value as the caller wrote it: ``-o jsonl`` while a command runs,
+    ``output_format='jsonl'`` for a Python caller."""
+    return f"{flag} {value}" if command_running() else f"{keyword}={value!r}"
+
+
+def renamed_keywords(**old_names: str) -> Callable[[F], F]:
+    """Keep old keyword spellings of a function working: ``@renamed_keywords(fmt="judgments_format")`` takes
+    ``fmt=X`` as ``judgments_format=X`` with a :class:`DeprecationWarning` naming the new keyword, and raises
+    :class:`UsageError` when both are given. The signature (``inspect.signature``, the docs) shows the new
+    names only (session 25: one vocabulary for the public API, docs/api.md)."""
+
+    def decorate(func: F) -> F:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_names.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise UsageError(f"{old} and {new} given: {old} is the old name of {new}; give {new} only")
+                    import warnings
+
+                    warnings.warn(f"{func.__name__}({old}=...) is deprecated: the keyword is {new}",
+                                  DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        for name in ("__module__", "__name__", "__qualname__", "__doc__"):  # functools.wraps without functools
+            setattr(wrapper, name, getattr(func, name))
+        wrapper.__dict__.update(func.__dict__)
+        wrapper.__wrapped__ = func  # type: ignore[attr-defined]  # inspect.signature shows func's parameters
+        wrapper.renamed_keywords = dict(old_names)  # type: ignore[attr-defined]  # (tests, docs)
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 class PrefEvalError(Exception):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, UsageError, option_given
+from ..errors import InputError, UsageError, command_running, option_given
 from .records import Bootstrap, Record
 
 if TYPE_CHECKING:
@@ -35,7 +35,8 @@ def check_options(n_files: int, levels: list[str], resamples: int, confidence: f
                   measure: str | None) -> None:
     """Refuse what cannot be honoured (the CLI's click types check the same ranges)."""
     if n_files < 2:
-        raise UsageError("zelo_agree needs at least two judgment files (-J REFERENCE -J OTHER ...)")
+        raise UsageError("zelo_agree needs at least two judgment files (-J REFERENCE -J OTHER ...)" if command_running()
+                         else "agree needs at least two judgment files: judgments=[REFERENCE, OTHER, ...]")
     bad = [x for x in levels if x not in LEVELS]
     if bad or not levels:
         raise UsageError(f"--level must be among {', '.join(LEVELS)}, got {', '.join(bad) or 'none'}")

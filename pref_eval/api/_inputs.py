@@ -84,7 +84,7 @@ def _check_float(name: str, v: Any, lo: float | None = None, hi: float | None = 
 def _check_choice(name: str, v: Any, choices: Sequence[str], *, optional: bool = False) -> None:
     """A string option of a public function among ``choices`` (the command line's ``click.Choice`` for the
     same flag), else UsageError naming it; ``optional``: None is "not given". (``fit(compat="zbnech")``,
-    ``evaluate_runs(fmt="textt")``, ``pairs_init(strategy=5)`` ran as with the default.)"""
+    ``evaluate_runs(output_format="textt")``, ``pairs_init(strategy=5)`` ran as with the default.)"""
     if (v is None and optional) or (isinstance(v, str) and v in choices):
         return
     raise UsageError(f"{name}: expected one of {', '.join(choices)}{' (or None)' if optional else ''}, got {v!r:.60}")

@@ -5,18 +5,19 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given
+from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
 from ._inputs import _check_float, _check_int, _check_strings, _input_options, _path_list, _string_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
+@renamed_keywords(fmt="judgments_format")
 def agree(
     judgments: Sequence[str],
     *,
     names: Sequence[str] | None = None,
-    fmt: str | None = None,
+    judgments_format: str | None = None,
     ties: str = "half",
     levels: Sequence[str] = ("pair", "calibration", "document"),
     resamples: int = 1000,
@@ -70,7 +71,8 @@ def agree(
     # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
     names = None if names is None else _string_list("names", names)
     levels = _string_list("levels", levels)
-    _check_strings(fmt=fmt, measure=measure, ties=ties, calibration=calibration, grades=grades, correction=correction)
+    _check_strings(judgments_format=judgments_format, measure=measure, ties=ties, calibration=calibration,
+                   grades=grades, correction=correction)
     tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", tests))
     if output is not None:
         from ..output.agree import FORMATS
@@ -79,8 +81,10 @@ def agree(
             raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
         # (was accepted and ignored: session 22)
         if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):
-            raise UsageError(f"--digits applies to the tables (-o text, markdown, latex); -o {output_format} "
-                             "writes every value in full precision")
+            raise UsageError(f"{option_name('digits', '--digits')} applies to the tables ("
+                             f"{option_name('output_format', '-o')} text, markdown, latex); "
+                             f"{option_value('output_format', '-o', output_format)} writes every value in full "
+                             "precision")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import check_not_input, inputs_besides
@@ -88,9 +92,10 @@ def agree(
         own = _input_options(inputs, output=output, judgments=list(judgments), runs=list(runs))
         check_not_input(output, inputs_besides(output, own))  # before anything is read
     records = agreement_report(
-        list(judgments), names=None if names is None else list(names), fmt=fmt, ties=ties, levels=list(levels),
-        resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
-        consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs), measure=measure, grades=grades,
+        list(judgments), names=None if names is None else list(names), fmt=judgments_format, ties=ties,
+        levels=list(levels), resamples=resamples, seed=seed, confidence=confidence, buckets=buckets,
+        calibration=calibration, consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs),
+        measure=measure, grades=grades,
         tests=tests, correction=correction, alpha=alpha)
     if log is not None:
         _warn_copies(records, log)

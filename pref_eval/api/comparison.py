@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given
+from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
 from ._comparison_values import _per_query_values, _resolve_run
 from ._inputs import _check_paths, _input_options, _path_list
 
@@ -107,18 +107,20 @@ def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None)
 
 
 _REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
-"""``zelo_compare -o``'s formats (``fmt`` of :func:`compare_runs`)."""
+"""``zelo_compare -o``'s formats (``output_format`` of :func:`compare_runs`)."""
 
 
+@renamed_keywords(fmt="output_format")
 def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs: Sequence[str] = (),
                  measures: Sequence[str] = (), complete: bool = False, level: int = 1, binary: float | None = None,
                  floor: float | None = None, depth: int | None = None, tests: str = "t,wilcoxon,sign",
                  correction: str = "holm", resamples: int = 10000, seed: int = 0, baseline: str | None = None,
                  alpha: float = 0.05, sign_min_diff: float = 0.0, zero_method: str = "wilcox",
                  wilcoxon_method: str = "auto", ci_method: str = "BCa", confidence: float = 0.95,
-                 marker_test: str | None = None, digits: int = 4, fmt: str = "text", output: str | None = None,
-                 run_id_mode: str | None = None, run_names: Sequence[str] = (), jobs: int = 1, log: Any = None,
-                 inputs: InputOptions | None = None, keep_going: bool = False) -> str:
+                 marker_test: str | None = None, digits: int = 4, output_format: str = "text",
+                 output: str | None = None, run_id_mode: str | None = None, run_names: Sequence[str] = (),
+                 jobs: int = 1, log: Any = None, inputs: InputOptions | None = None,
+                 keep_going: bool = False) -> str:
     """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
 
     Per-query values either evaluated from ``qrels`` and ``runs`` with
@@ -130,7 +132,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     Fisher 1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey
     HSD, Carterette 2012) and ``correction`` per (measure, test) family (holm:
     Holm 1979; bonferroni; bh: Benjamini & Hochberg 1995); the other keywords
-    are ``zelo_compare``'s options (docs/zelo_compare.md). ``fmt``: text,
+    are ``zelo_compare``'s options (docs/zelo_compare.md). ``output_format``: text,
     markdown, latex, csv or jsonl; the report is returned and, with
     ``output`` (``-`` = stdout), written there (``inputs``: files it must not
     overwrite; default the input paths). ``run_id_mode``/``run_names`` name
@@ -154,7 +156,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
     _check_float("sign_min_diff", sign_min_diff, 0)
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
-    _check_int("--digits", digits, 0, 17)
+    _check_int(option_name("digits", "--digits"), digits, 0, 17)
     _check_int("jobs", jobs, 1)
     from ..log import Log
     from ..stats.compare import parse_tests
@@ -166,8 +168,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
     _check_paths(hint, qrels=qrels, per_query=per_query)
     runs = _path_list(runs, "runs", hint)
-    if fmt not in _REPORT_FORMATS:
-        raise UsageError(f"fmt: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
+    if (fmt := output_format) not in _REPORT_FORMATS:
+        raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
     test_list = parse_tests(tests)
@@ -175,12 +177,15 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     if marker_test is not None:
         mt = parse_tests(marker_test)[0]
         if mt not in test_list:
-            raise UsageError(f"--marker-test {marker_test} is not among --tests {tests}")
+            raise UsageError(f"{option_value('marker_test', '--marker-test', marker_test)} is not among "
+                             f"{option_value('tests', '--tests', tests)}")
     if fmt in ("jsonl", "csv"):  # (both were ignored there: every record, every digit)
-        for flag, given in (("--marker-test", marker_test is not None), ("--digits", digits != 4)):
+        for key, flag, given in (("marker_test", "--marker-test", marker_test is not None),
+                                 ("digits", "--digits", digits != 4)):
             if option_given(flag, given):
-                raise UsageError(f"{flag} applies to the tables (-o text, markdown, latex); -o {fmt} writes "
-                                 "every record in full precision")
+                raise UsageError(f"{option_name(key, flag)} applies to the tables "
+                                 f"({option_name('output_format', '-o')} text, markdown, latex); "
+                                 f"{option_value('output_format', '-o', fmt)} writes every record in full precision")
     _check_keep_going(keep_going, qrels, measures)
     skipped: list[str] | None = [] if keep_going else None
     df, baseline, _ = _per_query_values(

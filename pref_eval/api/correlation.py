@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import UsageError, option_name, renamed_keywords
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
+@renamed_keywords(fmt="output_format")
 def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | None = None, rbo_p: float = 0.9,
                       rbo_ties: str = "a", rbo_lists: str = "common", rbo_depth: int | None = None,
-                      fmt: str = "text", digits: int = 4,
-                      output: str | None = None,
-                      log: Any = None, inputs: InputOptions | None = None) -> str:
+                      output_format: str = "text", digits: int = 4, output: str | None = None, log: Any = None,
+                      inputs: InputOptions | None = None) -> str:
     """Correlation between two orderings of systems (``zelo_compare --orderings A B``): the report.
 
     Each file is a system-score TSV, a list, or a ``pref_aggregate`` output
@@ -35,7 +35,7 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     that depth K (the top K of each ordering seen; K = the number of systems
     when fewer): RBO_ext at K and the truncated sum, as the PyPI ``rbo``
     package's ``rbo(k=K, p=p, ext=True)`` and ``rbo(k=K, p=p)``
-    (:func:`pref_eval.stats.orderings.rbo_at_depth`); ``fmt`` text, markdown, csv or jsonl;
+    (:func:`pref_eval.stats.orderings.rbo_at_depth`); ``output_format`` text, markdown, csv or jsonl;
     written to ``output`` when given (``-`` = stdout).
     """
     from ..io.orderings import read_ordering
@@ -45,11 +45,12 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     from ..stats.orderings import compare_orderings as correlate
     from ._inputs import _check_float, _check_int
 
-    if fmt not in ("text", "markdown", "csv", "jsonl"):  # before any reading or warning (was after the warnings)
-        raise UsageError("--orderings supports -o text, markdown, csv or jsonl"
+    if (fmt := output_format) not in ("text", "markdown", "csv", "jsonl"):  # before any reading or warning
+        raise UsageError(f"{option_name('compare_orderings', '--orderings')} supports "
+                         f"{option_name('output_format', '-o')} text, markdown, csv or jsonl"
                          + (f" (got {fmt!r})" if fmt != "latex" else ""))
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
-    _check_int("--digits", digits, 0, 17)
+    _check_int(option_name("digits", "--digits"), digits, 0, 17)
     _check_int("rbo_depth", rbo_depth, 1, optional=True)
     if rbo_depth is not None and rbo_lists != "common":
         raise UsageError("rbo_depth applies to rbo_lists common (a prefix is seen to its length: cut the "

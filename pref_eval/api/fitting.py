@@ -6,14 +6,15 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import InputError, UsageError, option_given
+from ..errors import InputError, UsageError, command_running, option_given, option_value, renamed_keywords
 from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_format: str | None = None,
+@renamed_keywords(judgment_format="judgments_format")
+def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments_format: str | None = None,
         ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
         tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
@@ -29,7 +30,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     by Newton's method until the gradient is within ``tol`` (times max(1, Fisher information)) and the
     Newton step below 1e-13 of the scale (:mod:`pref_eval.zelo.fit`, "Stopping").
     ``judgments``: one path or several (every format ``zelo_fit`` reads,
-    autodetected unless ``judgment_format``); ``ties``: the vote rule (default
+    autodetected unless ``judgments_format``); ``ties``: the vote rule (default
     ``half``, ``zbench`` with ``compat="zbench"``); ``agreement_weights``:
     weight each judgment by |2s − 1| (``--weights agreement``); ``scale``:
     ``logit`` (natural log, centred per query) or ``elo`` (400/ln 10 · x +
@@ -54,7 +55,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
     from ._inputs import _check_flags, _check_jobs
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
-    _check_fit_texts(compat=compat, output_format=output_format, judgment_format=judgment_format, ties=ties,
+    _check_fit_texts(compat=compat, output_format=output_format, judgments_format=judgments_format, ties=ties,
                      grades=grades, bins=bins, dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
     _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
                       elo_offset=elo_offset)
@@ -74,8 +75,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
         if unused:
             raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with --compat zbench)")
     if agreement_weights and weight_power == 0:  # (was accepted: w**0 = 1, a tied ensemble weighed 1 as well)
-        raise UsageError("--weights agreement has no effect with --weight-power 0 (every judgment weighs 1, "
-                         "a tied ensemble too); give a power above 0, or drop --weights agreement")
+        weights = "--weights agreement" if command_running() else "agreement_weights=True"
+        raise UsageError(f"{weights} has no effect with {option_value('weight_power', '--weight-power', 0)} (every "
+                         f"judgment weighs 1, a tied ensemble too); give a power above 0, or drop {weights}")
     ties = ties or ("zbench" if compat == "zbench" else "half")
     grade_list = parse_grades(grades) if qrels_output else None
     bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
@@ -90,7 +92,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgment_
                          "centred per strongly connected component and not comparable across them (use the tsv "
                          "format, with its component and level columns, or a prior > 0)")
     paths = _path_list(judgments, "judgments")
-    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgment_format, ties=ties,
+    table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgments_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
     from ..zelo.fit import count_per_query
@@ -203,7 +205,7 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
     table.drop_columns()
 
 
-def _check_fit_texts(*, compat: Any, output_format: Any, judgment_format: Any, ties: Any, grades: Any, bins: Any,
+def _check_fit_texts(*, compat: Any, output_format: Any, judgments_format: Any, ties: Any, grades: Any, bins: Any,
                      dataset: Any, qrels_output: Any, diagnostics: Any) -> None:
     """The text and path options of :func:`fit`: ``compat="zbnech"`` and ``output_format="json"`` fitted and
     wrote as the defaults, an int path was a TypeError, ``grades``/``bins`` without ``qrels_output`` were
@@ -212,7 +214,7 @@ def _check_fit_texts(*, compat: Any, output_format: Any, judgment_format: Any, t
 
     _check_choice("compat", compat, ("zbench",), optional=True)
     _check_choice("output_format", output_format, ("tsv", "zbench"))
-    _check_strings(judgment_format=judgment_format, ties=ties, grades=grades, bins=bins)
+    _check_strings(judgments_format=judgments_format, ties=ties, grades=grades, bins=bins)
     _check_paths("paths of files", dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
     if not qrels_output:
         for flag, name, given in (("--grades", "grades", grades != "0,1,2,3"), ("--bins", "bins", bins != "quantile")):

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_name
 from ._inputs import _load_qrels, _load_runs, _ranx_object, _run_from_data
 
 if TYPE_CHECKING:
@@ -295,13 +295,15 @@ def extra_inputs(requests: Sequence[MeasureRequest], *, judgments: Any = None, j
     extra: dict = {}
     if best is not None:
         if not needs_input(requests, "best"):
-            raise UsageError("a best-item set given (-B) but no requested measure uses it (BestRR, BestSuccess@k)")
+            raise UsageError(f"a best-item set given ({option_name('best', '-B')}) but no requested measure uses it "
+                             "(BestRR, BestSuccess@k)")
         from ..io.best_items import BestItems, read_best_items
 
         extra["best"] = best if isinstance(best, BestItems) else read_best_items(best)
     if judgments is not None:
         if not needs_input(requests, "judgments"):
-            raise UsageError("pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)")
+            raise UsageError(f"pairwise judgments given ({option_name('judgments', '-P')}) but no requested measure "
+                             "uses them (e.g. PGC)")
         from ..zelo.judgments import Judgments
 
         if isinstance(judgments, Judgments):
@@ -311,7 +313,8 @@ def extra_inputs(requests: Sequence[MeasureRequest], *, judgments: Any = None, j
 
             extra["judgments"] = read_judgments(str(judgments), judgments_format)
     elif judgments_format is not None:
-        raise UsageError("--judgments-format given without -P judgments")
+        raise UsageError("--judgments-format given without -P judgments" if command_running() else
+                         "judgments_format given without judgments")
     return extra
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, renamed_keywords
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -319,11 +319,12 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     return req
 
 
-def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, log: Any = None,
-              inputs: InputOptions | None = None) -> Any:
+@renamed_keywords(fmt="judgments_format")
+def pairs_add(state: str, judgments: Sequence[str], *, judgments_format: str | None = None,
+              log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Add batches of judgments to a state file (``zelo_pairs add``); returns the state.
 
-    Each file (any format ``zelo_fit`` reads, ``fmt`` as its ``--format``) is
+    Each file (any format ``zelo_fit`` reads, ``judgments_format`` as its ``--format``) is
     one batch: a batch already added (same content) changes nothing; judgments
     of pairs already judged in the stage or not requested are ignored (a
     warning on ``log`` says how many).
@@ -333,7 +334,7 @@ def pairs_add(state: str, judgments: Sequence[str], *, fmt: str | None = None, l
 
     log = log or Log("zelo_pairs", quiet=True)
     with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
-        t = _add_files(state, judgments, fmt, log, inputs)
+        t = _add_files(state, judgments, judgments_format, log, inputs)
     log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
     return t
 

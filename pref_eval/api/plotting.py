@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, renamed_keywords
 from ._inputs import (_check_float, _check_int, _check_paths, _check_strings, _input_options, _path_list,
                       _string_list)
 
@@ -58,9 +58,10 @@ def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
         log.info("wrote the image to standard output" if is_stdout(image.output) else f"wrote {image.output}")
 
 
-def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None = None, ties: str = "half",
-                qid: str | None = None, scores: str | None = None, prior: float = 0.5, log: Any = None,
-                inputs: InputOptions | None = None) -> Any:
+@renamed_keywords(fmt="judgments_format")
+def plot_matrix(judgments: Sequence[str], image: PlotImage, *, judgments_format: str | None = None,
+                ties: str = "half", qid: str | None = None, scores: str | None = None, prior: float = 0.5,
+                log: Any = None, inputs: InputOptions | None = None) -> Any:
     """zbench's K×K comparison matrix of one query (``zelo_plot matrix``): cell (i, j) is the share of the
     comparisons between i and j that i won, documents in input and in zELO order (a Bradley–Terry fit
     with ``prior``, or the ``scores`` file of ``zelo_fit``); drawn on :class:`pref_eval.plot.canvas.Canvas`,
@@ -69,7 +70,7 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
     _check_float("prior", prior, 0)
-    _check_strings(fmt=fmt, qid=qid, ties=ties)
+    _check_strings(judgments_format=judgments_format, qid=qid, ties=ties)
     _check_paths("a zelo_fit score file", scores=scores)
     from ..plot.fonts import TextMeasure
 
@@ -78,7 +79,7 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, fmt: str | None =
     measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     judg = None
     for path in judgments:
-        judg = read_judgments(path, fmt, ties=ties, into=judg)
+        judg = read_judgments(path, judgments_format, ties=ties, into=judg)
     if judg is None or not judg.queries:
         raise UsageError("the judgment files hold no judgments")
     qid = qid or judg.queries[0]
@@ -144,7 +145,7 @@ def _check_values(v: PlotValues) -> None:
     """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
     _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
     _check_int("seed", v.seed, 0, SEED_MAX)
-    hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, fmt='tsv', output=FILE)"
+    hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE)"
     _check_paths(hint, qrels=v.qrels, per_query=v.per_query)
     if v.runs:
         _path_list(v.runs, "runs", hint)

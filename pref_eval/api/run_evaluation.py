@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given
+from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
 from ._inputs import _input_options
 from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _metric_mode, _refuse_metric_tables,
                            _warn_topic_all)
@@ -17,34 +17,33 @@ if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv",
-           *_TOPICS)  # zelo_eval -o
+FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "wide-csv", *_TOPICS)  # zelo_eval -o
 
 
 WIDE = _WIDE  # runs × measures (zelo_compare's report table)
-
-
 MANY_RUNS = _MANY_RUNS  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
+@renamed_keywords(fmt="output_format")
 def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = (), measure_set: str | None = None,
                   binary: float | None = None, floor: float | None = None, judgments: str | None = None,
                   judgments_format: str | None = None, best: str | None = None, per_query: bool = False,
                   summary: bool = True, complete: bool = False, level: int = 1, depth: int | None = None,
-                  topk: int | None = None, fmt: str | None = None, output: str = "-", reference: str | None = None,
-                  means: bool = False, query_fraction: float = 1.0, label_fraction: float = 1.0,
-                  label_policy: str = "random", samples: int = 1, seed: int = 0, jobs: int = 1,
-                  scheduler: str | None = None, trec9: bool = False, head: bool = False, run_id_mode: str = "path",
-                  run_names: Sequence[str] = (), log: Any = None, inputs: InputOptions | None = None,
-                  keep_going: bool = False, median: str | None = None, digits: int | None = None,
-                  run_types: str | None = None, quartiles: bool = False, clef_stats: bool = False) -> None:
+                  topk: int | None = None, output_format: str | None = None, output: str = "-",
+                  reference: str | None = None, means: bool = False, query_fraction: float = 1.0,
+                  label_fraction: float = 1.0, label_policy: str = "random", samples: int = 1, seed: int = 0,
+                  jobs: int = 1, scheduler: str | None = None, trec9: bool = False, head: bool = False,
+                  run_id_mode: str = "path", run_names: Sequence[str] = (), log: Any = None,
+                  inputs: InputOptions | None = None, keep_going: bool = False, median: str | None = None,
+                  digits: int | None = None, run_types: str | None = None, quartiles: bool = False,
+                  clef_stats: bool = False) -> None:
     """Evaluate runs as ``zelo_eval`` does and write its output to ``output`` (``-``: stdout).
 
     Three modes (docs/zelo_eval.md), chosen as the command chooses them:
 
     * **preference mode** -- pref_eval.py's preference measures between runs (RPP: Diaz & Ferraro, SIGIR
       2022; lexicographic recall and precision: Diaz, Ekstrand & Mitra, TORS 2025; Diaz, EVIA 2023) and its
-      metrics: ``fmt="pref"`` (its JSON lines; the default with two or more runs) or long tables
+      metrics: ``output_format="pref"`` (its JSON lines; the default with two or more runs) or long tables
       (``tsv``/``csv``/``jsonl`` with a preference measure); ``binary``, ``floor``, ``reference``, ``means``,
       ``topk``, the sampling options (``query_fraction``, ``label_fraction``, ``label_policy``, ``samples``,
       ``seed``) and ``head`` apply here;
@@ -78,13 +77,13 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
                  keep_going=keep_going, quartiles=quartiles, clef_stats=clef_stats)
-    _check_choice("fmt", fmt, FORMATS, optional=True)  # (was taken: preference mode wrote -o pref's lines)
+    _check_choice("output_format", output_format, FORMATS, optional=True)  # (was taken: wrote -o pref's lines)
+    fmt = output_format
     _check_choice("label_policy", label_policy, ("random", "pool"))
     _check_strings(measure_set=measure_set, judgments_format=judgments_format, reference=reference)
     measures = _string_list("measures", measures, split=True)  # (one string was read as its letters)
     run_names = _string_list("run_names", run_names)
-    _check_float("binary", binary, optional=True)
-    _check_float("floor", floor, optional=True)
+    _check_float("binary", binary, optional=True), _check_float("floor", floor, optional=True)
     _check_int("level", level)
     _check_int("depth", depth, 1, optional=True)
     _check_int("topk", topk, 1, optional=True)
@@ -301,8 +300,9 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
         log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
     if means and fmt != "pref":  # (both were accepted and changed no byte: session 22)
-        raise UsageError(f"--means applies to -o pref (the per-run mean lines); -o {fmt} holds each run's metric "
-                         "values already (the 'all' rows)")
+        o = "output_format", "-o"
+        raise UsageError(f"{option_name('means', '--means')} applies to {option_value(*o, 'pref')} (the per-run mean "
+                         f"lines); {option_value(*o, fmt)} holds each run's metric values already (the 'all' rows)")
     if means and not any(m.is_metric for m in sel):
         raise UsageError("--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is "
                          "requested")
@@ -469,8 +469,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     from ._inputs import _check_flags, _check_float
 
     _check_flags(per_query=per_query, summary=summary)
-    _check_float("binary", binary, optional=True)
-    _check_float("floor", floor, optional=True)
+    _check_float("binary", binary, optional=True), _check_float("floor", floor, optional=True)
     import pandas as pd
 
     from ..io.qrels import read_subtopic_qrels

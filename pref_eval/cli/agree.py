@@ -79,8 +79,9 @@ def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None,
     if not levels:
         levels = ("pair", "calibration", "document") + (("system",) if runs or measure else ())
     with options_given():
-        agree(judgments, names=names or None, fmt=fmt, ties=ties, levels=levels, resamples=resamples, seed=seed,
-              confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min, prior=prior,
+        agree(judgments, names=names or None, judgments_format=fmt, ties=ties, levels=levels, resamples=resamples,
+              seed=seed, confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min,
+              prior=prior,
               top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests, correction=correction, alpha=alpha,
               output=output or "-", output_format=output_format, digits=digits, inputs=command_options(),
               log=Log("zelo_agree", quiet))

@@ -224,12 +224,16 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
             sys.stderr.write(line)
             return 0
         return _write_stdout(label, line, 0)  # ``--version > /dev/full``, ``| true``, ``>&-``: as any output
+    from ..errors import COMMAND_LINE_FLAGS
+
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+    token = COMMAND_LINE_FLAGS.set(frozenset())  # a command runs: refusals name flags (errors.option_name)
     try:
         code = _invoke(command, prog, args, click, label, process=process)
     finally:
+        COMMAND_LINE_FLAGS.reset(token)
         if process:
             _end_on_signal()  # the outputs are settled: a late signal ends the process, no traceback
         elif old_term is not None:

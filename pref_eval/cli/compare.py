@@ -130,8 +130,8 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
             raise UsageError("--rbo-depth applies to --rbo-lists common (a prefix is seen to its length: give the "
                              "files' top K instead)")
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
-                          rbo_lists=rbo_lists, rbo_depth=rbo_depth, fmt=fmt, digits=digits, output=output or "-",
-                          log=log, inputs=command_options())
+                          rbo_lists=rbo_lists, rbo_depth=rbo_depth, output_format=fmt, digits=digits,
+                          output=output or "-", log=log, inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 
@@ -140,7 +140,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                      binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,
                      seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff, zero_method=zero_method,
                      wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
-                     marker_test=marker_test, digits=digits, fmt=fmt, output=output or "-",
+                     marker_test=marker_test, digits=digits, output_format=fmt, output=output or "-",
                      run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
                      log=log, inputs=command_options(), keep_going=keep_going)
     return 0

@@ -145,7 +145,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
     with options_given():
         evaluate_runs(qrels, list(runs), measures=measures, measure_set=measure_set, binary=binary, floor=floor,
                       judgments=judgments, judgments_format=judgments_format, best=best, per_query=per_query,
-                      summary=not nosummary, complete=complete, level=level, depth=depth, topk=topk, fmt=fmt,
+                      summary=not nosummary, complete=complete, level=level, depth=depth, topk=topk, output_format=fmt,
                       output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
                       label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                       scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,

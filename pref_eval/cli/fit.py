@@ -65,7 +65,7 @@ def command(judgments: tuple[str, ...], fmt: str | None, ties: str | None, datas
     refuse_unused("the default fit (not with --compat zbench)",
                   {"prior": "--prior", "weights": "--weights", "weight_power": "--weight-power", "tol": "--tol",
                    "max_iter": "--max-iter"}, compat != "zbench")
-    fit(list(judgments), judgment_format=fmt, ties=ties, prior=prior, weight_power=weight_power,
+    fit(list(judgments), judgments_format=fmt, ties=ties, prior=prior, weight_power=weight_power,
         agreement_weights=weights == "agreement", tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
         dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output or "-",
         output_format=output_format, qrels_output=qrels, grades=grades, bins=bins, diagnostics=diagnostics,

@@ -136,7 +136,7 @@ def add_cmd(state: str, judgments: tuple[str, ...], fmt: str | None, quiet: bool
     from ..api.pairing import pairs_add
     from .common import command_options
 
-    pairs_add(state, list(judgments), fmt=fmt, log=Log("zelo_pairs", quiet), inputs=command_options())
+    pairs_add(state, list(judgments), judgments_format=fmt, log=Log("zelo_pairs", quiet), inputs=command_options())
     return 0
 
 

@@ -81,8 +81,9 @@ def matrix_cmd(judgment_files: tuple[str, ...], fmt: str | None, ties: str, qid:
     # (session 22: --prior with -S was accepted and unused -- the scores given are not fitted here)
     refuse_unused("the fit done here (not with -S SCORES, whose order is taken as given)", {"prior": "--prior"},
                   scores_file is None)
-    plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title, image_fmt), fmt=fmt, ties=ties,
-                qid=qid, scores=scores_file, prior=prior, log=Log("zelo_plot", quiet), inputs=command_options())
+    plot_matrix(judgment_files, PlotImage(output, width, height, dpi, title, image_fmt), judgments_format=fmt,
+                ties=ties, qid=qid, scores=scores_file, prior=prior, log=Log("zelo_plot", quiet),
+                inputs=command_options())
 
 
 @command.command("scores", context_settings=CONTEXT)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, option_name
 
 MODES = ("path", "tag")
 
@@ -97,7 +97,7 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
     """
     paths = [os.fspath(p) for p in paths]
     if mode not in MODES:
-        raise UsageError(f"--run-id {mode!r}: expected one of {', '.join(MODES)}")
+        raise UsageError(f"{option_name('run_id_mode', '--run-id')} {mode!r}: expected one of {', '.join(MODES)}")
     suffixes = shortest_unique_suffixes(paths)
     if mode == "tag":
         tags = list(tags) if tags is not None else [run_tag(p) for p in paths]

@@ -28,7 +28,7 @@ measure for each pair of runs), each row tested against 0.
 """
 from __future__ import annotations
 
-import math
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable, Sequence
@@ -347,33 +347,98 @@ def _frame(blocks: list) -> pd.DataFrame:
     return Records(blocks).frame()
 
 
-def _matrix(cells: dict, runs: list[str], complete: bool, measure: str = ""):
-    """(runs x queries) matrix of one measure, the queries used and those dropped.
+def _codes(column: list) -> tuple[list, np.ndarray]:
+    """The distinct values of ``column`` in order of first appearance and each row's index among them (a
+    dict's C-level lookups: no Python loop per row; the values keep Python's equality, unlike a numpy string
+    array, which drops trailing NULs)."""
+    index = {k: i for i, k in enumerate(dict.fromkeys(column))}
+    return list(index), np.fromiter(map(index.__getitem__, column), np.intp, len(column))
 
-    ``cells``: {(run, qid): value} of the measure. The queries are in id order (code points = UTF-8
-    byte order, trec_eval's): every sum, mean and resampling over queries then sees them in one
-    canonical order, whatever the order of the input.
-    """
-    qids_all = sorted({q for _, q in cells})
-    col = {q: j for j, q in enumerate(qids_all)}
-    row = {r: i for i, r in enumerate(runs)}
-    X = np.full((len(runs), len(qids_all)), np.nan)
-    for (r, q), v in cells.items():
-        i = row.get(r)
-        if i is not None:
-            X[i, col[q]] = v
-    present = ~np.isnan(X)
-    if complete:
-        from .complete_fill import fill_missing  # 0, or trec_eval -c's value where it is not 0 (num_rel)
 
-        keep = np.ones(len(qids_all), bool)
-        X = fill_missing(X, present, measure, qids_all, runs)
-    else:
-        keep = present.all(axis=0)
-        X = X[:, keep]
-    used = [q for q, k in zip(qids_all, keep, strict=False) if k]
-    dropped = [q for q, k in zip(qids_all, keep, strict=False) if not k]
-    return X, used, dropped
+class _Cells:
+    """The per-query values of the wanted runs as arrays: a row's run (its position in the runs compared),
+    query (its code, ``qids[code]``), measure (its code, ``measures[code]``) and value; a second value for a
+    (run, query, measure) cell, a value that is not a number or not finite are refused naming the first such
+    row in the table's order, as the per-row loop before session 25 did."""
+
+    def __init__(self, run_col: list, qid_col: list, measure_col: list, value_col: list,
+                 run_list: list[str]) -> None:
+        runs, run_code = _codes(run_col)
+        self.qids, qid_code = _codes(qid_col)
+        self.measures, measure_code = _codes(measure_col)
+        position = np.array([run_list.index(r) if r in run_list else -1 for r in runs], dtype=np.intp)
+        mask = position[run_code] >= 0
+        wanted = np.flatnonzero(mask)
+        self.run, self.qid, self.measure = position[run_code[wanted]], qid_code[wanted], measure_code[wanted]
+        picked = value_col if mask.all() else list(itertools.compress(value_col, mask.tolist()))
+        self.value, bad = _floats(picked)
+        key = (self.measure * len(run_list) + self.run) * max(len(self.qids), 1) + self.qid
+        order = np.argsort(key, kind="stable")
+        twice = order[1:][key[order][1:] == key[order][:-1]]  # the later rows of a cell (stable: table order)
+        first_twice = int(twice.min()) if twice.size else len(key)
+        nonfinite = np.flatnonzero(~np.isfinite(self.value))
+        first_bad = min(bad, int(nonfinite[0]) if nonfinite.size else len(key))
+        if min(first_twice, first_bad) < len(key):
+            i = int(wanted[min(first_twice, first_bad)])
+            r, q, m, v = run_col[i], qid_col[i], measure_col[i], value_col[i]
+            if first_twice <= first_bad:
+                raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
+            if first_bad == bad:
+                raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+                                 "is not a number")
+            # NaN was read as a missing value (silently 0 with complete=True), inf gave nan/inf differences
+            # and meaningless p-values: refused, as the per-query file reader refuses them
+            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+                             "is not a finite number; leave the row out for a missing value")
+
+    def matrix(self, measure: str, runs: list[str], complete: bool):
+        """(runs x queries) matrix of one measure, the queries used and those dropped.
+
+        The queries are in id order (code points = UTF-8 byte order, trec_eval's): every sum, mean and
+        resampling over queries then sees them in one canonical order, whatever the order of the input.
+        """
+        code = self.measures.index(measure) if measure in self.measures else -1
+        rows = np.flatnonzero(self.measure == code)
+        present_codes = np.unique(self.qid[rows])
+        qids_all = sorted(self.qids[c] for c in present_codes)
+        column = np.zeros(len(self.qids), np.intp)
+        column[_code_of(self.qids, qids_all)] = np.arange(len(qids_all))
+        X = np.full((len(runs), len(qids_all)), np.nan)
+        X[self.run[rows], column[self.qid[rows]]] = self.value[rows]
+        present = ~np.isnan(X)
+        if complete:
+            from .complete_fill import fill_missing  # 0, or trec_eval -c's value where it is not 0 (num_rel)
+
+            keep = np.ones(len(qids_all), bool)
+            X = fill_missing(X, present, measure, qids_all, runs)
+        else:
+            keep = present.all(axis=0)
+            X = X[:, keep]
+        used = [q for q, k in zip(qids_all, keep, strict=False) if k]
+        dropped = [q for q, k in zip(qids_all, keep, strict=False) if not k]
+        return X, used, dropped
+
+
+def _code_of(distinct: list, wanted: list) -> np.ndarray:
+    """The positions of ``wanted`` in ``distinct`` (both lists of distinct values)."""
+    index = {k: i for i, k in enumerate(distinct)}
+    return np.fromiter(map(index.__getitem__, wanted), np.intp, len(wanted))
+
+
+def _floats(values: list) -> tuple[np.ndarray, int]:
+    """``float(v)`` of every value (C-level ``map``) and the index of the first that is not a number (its
+    length when all are): only on that error path are the values looked at one by one."""
+    try:
+        return np.fromiter(map(float, values), float, len(values)), len(values)
+    except (TypeError, ValueError):
+        pass
+    out = np.empty(len(values))
+    for i, v in enumerate(values):
+        try:
+            out[i] = float(v)
+        except (TypeError, ValueError):
+            return out, i
+    return out, len(values)  # (not reached: map(float) failed on one of them)
 
 
 def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
@@ -391,42 +456,21 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
         run, qid, measure, value = values.run, values.qid, values.measure, values.value
     else:
         run, qid, measure, value = (values[c].tolist() for c in cols)
-    keep = [i for i, q in enumerate(qid) if str(q) != "all"]
-    if len(keep) < len(qid):  # one summary row 'all' per (run, measure); two: a topic named 'all' besides it
-        seen: set[tuple[str, str]] = set()
-        for i, q in enumerate(qid):
-            if str(q) == "all":
-                cell = (str(run[i]), str(measure[i]))
-                if cell in seen:
-                    raise UsageError(f"per-query table: two rows 'all' for run {cell[0]!r}, measure {cell[1]!r} "
-                                     "(a topic named 'all' besides the summary row?); 'all' rows are summaries "
-                                     "and left out: rename the topic")
-                seen.add(cell)
-    return ([str(run[i]) for i in keep], [str(qid[i]) for i in keep], [str(measure[i]) for i in keep],
-            [value[i] for i in keep])
-
-
-def _cells_by_measure(run_col, qid_col, measure_col, value_col, wanted_runs: set[str]) -> dict:
-    """{measure: {(run, qid): value}} of the wanted runs; a second value for a cell is refused."""
-    cells: dict[str, dict[tuple[str, str], float]] = {}
-    for r, q, m, v in zip(run_col, qid_col, measure_col, value_col, strict=True):
-        if r not in wanted_runs:
-            continue
-        per = cells.setdefault(m, {})
-        if (r, q) in per:
-            raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
-        try:
-            x = float(v)
-        except (TypeError, ValueError):
-            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
-                             "is not a number") from None
-        if not math.isfinite(x):
-            # NaN was read as a missing value (silently 0 with complete=True), inf gave nan/inf differences
-            # and meaningless p-values: refused, as the per-query file reader refuses them
-            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
-                             "is not a finite number; leave the row out for a missing value")
-        per[(r, q)] = x
-    return cells
+    run, qid, measure = (list(map(str, c)) for c in (run, qid, measure))  # (C-level map: no loop per row)
+    summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
+    if not summary.any():
+        return run, qid, measure, list(value)
+    seen: set[tuple[str, str]] = set()  # one summary row 'all' per (run, measure); two: a topic named 'all'
+    for i in np.flatnonzero(summary).tolist():  # (the summary rows only: a few per run and measure)
+        cell = (run[i], measure[i])
+        if cell in seen:
+            raise UsageError(f"per-query table: two rows 'all' for run {cell[0]!r}, measure {cell[1]!r} "
+                             "(a topic named 'all' besides the summary row?); 'all' rows are summaries "
+                             "and left out: rename the topic")
+        seen.add(cell)
+    keep = (~summary).tolist()
+    return (list(itertools.compress(run, keep)), list(itertools.compress(qid, keep)),
+            list(itertools.compress(measure, keep)), list(itertools.compress(value, keep)))
 
 
 def _measure_block(piece):
@@ -478,7 +522,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
                      confidence, ci_method, sign_min_diff)
     tests = params["tests"]
     run_col, qid_col, measure_col, value_col = _long_columns(values)
-    all_runs = list(dict.fromkeys(run_col))
+    all_runs = list(dict.fromkeys(run_col))  # (C-level: no loop per row)
     all_measures = list(dict.fromkeys(measure_col))
     run_list = list(runs) if runs else all_runs
     measure_list = list(measures) if measures else all_measures
@@ -492,7 +536,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         raise UsageError("need at least two runs to compare")
     if baseline is not None and baseline not in run_list:
         raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(run_list)})")
-    cells = _cells_by_measure(run_col, qid_col, measure_col, value_col, set(run_list))
+    cells = _Cells(run_col, qid_col, measure_col, value_col, run_list)
     R = len(run_list)
     if baseline is None:
         ia, ib = np.triu_indices(R, 1)
@@ -509,7 +553,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     dropped: dict[str, list[str]] = {}
     pieces = []
     for m in measure_list:
-        X, used, drop = _matrix(cells.get(m, {}), run_list, complete, m)
+        X, used, drop = cells.matrix(m, run_list, complete)
         if X.size and np.abs(X).max() > 8e307:  # x - y can overflow to inf only beyond half the largest float
             with np.errstate(over="ignore"):
                 over = ~np.isfinite(X[ia] - X[ib])
