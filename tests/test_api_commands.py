@@ -139,7 +139,7 @@ def test_compare_runs_equals_zelo_compare():
     assert text == _cli("zelo_compare", ["-R", Q, "-m", "map", "-m", "ndcg_cut.10", *RUNS])
     assert "bm25.run" in text and "ndcg_cut_10" in text
     pq = str(ROOT / "tests" / "data" / "stats" / "perquery_prefs.tsv")
-    md = api.compare_runs(per_query=pq, fmt="markdown", tests="t,randomization", resamples=500, seed=3)
+    md = api.compare_runs(per_query=pq, output_format="markdown", tests="t,randomization", resamples=500, seed=3)
     assert md == _cli("zelo_compare", ["-P", pq, "-o", "markdown", "--tests", "t,randomization",
                                        "--resamples", "500", "--seed", "3"])
     assert md.lstrip().startswith("|") or "|" in md
@@ -147,7 +147,7 @@ def test_compare_runs_equals_zelo_compare():
 
 def test_compare_runs_with_preference_measures_equals_zelo_compare():
     text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["rpp", "p@10"],
-                            fmt="jsonl", tests="t,sign")
+                            output_format="jsonl", tests="t,sign")
     cli = _cli("zelo_compare", ["-R", Q, "-m", "rpp", "-m", "p@10", "-o", "jsonl", "--tests", "t,sign", *RUNS])
     assert text == cli
     assert {json.loads(ln)["measure"] for ln in cli.splitlines()} >= {"rpp"}
@@ -157,9 +157,9 @@ def test_compare_orderings_equals_zelo_compare():
     a = str(ROOT / "tests" / "data" / "stats" / "order_a.tsv")
     b = str(ROOT / "tests" / "data" / "stats" / "order_b.txt")
     for fmt in ("text", "jsonl"):
-        text = api.compare_orderings(a, b, fmt=fmt)
+        text = api.compare_orderings(a, b, output_format=fmt)
         assert text == _cli("zelo_compare", ["--orderings", a, b, "-o", fmt]) != ""
-    rec = json.loads(api.compare_orderings(a, b, fmt="jsonl", rbo_p=0.8).splitlines()[0])
+    rec = json.loads(api.compare_orderings(a, b, output_format="jsonl", rbo_p=0.8).splitlines()[0])
     assert "tau" in json.dumps(rec) and rec["rbo_ties"] == "a"
     assert api.compare_orderings(a, b, rbo_ties="w") == _cli("zelo_compare", ["--orderings", a, b, "--rbo-ties", "w"])
     with pytest.raises(UsageError, match="rbo_ties: expected one of a, b, w, name"):
@@ -177,10 +177,10 @@ def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):
     cases = [
         (dict(per_query=True, samples=3, query_fraction=0.5, seed=4), ["-q", "--samples", "3",
                                                                        "--query_fraction", "0.5", "--seed", "4"]),
-        (dict(measures=["map", "ndcg_cut.10"], fmt="trec", per_query=True), ["-m", "map", "-m", "ndcg_cut.10",
+        (dict(measures=["map", "ndcg_cut.10"], output_format="trec", per_query=True), ["-m", "map", "-m", "ndcg_cut.10",
                                                                             "-o", "trec", "-q"]),
-        (dict(measures=["map", "P.10"], fmt="markdown"), ["-m", "map", "-m", "P.10", "-o", "markdown"]),
-        (dict(measures=["rpp", "p@10"], fmt="tsv", per_query=True, reference="rerank.run"),
+        (dict(measures=["map", "P.10"], output_format="markdown"), ["-m", "map", "-m", "P.10", "-o", "markdown"]),
+        (dict(measures=["rpp", "p@10"], output_format="tsv", per_query=True, reference="rerank.run"),
          ["-m", "rpp", "-m", "p@10", "-o", "tsv", "-q", "--reference", "rerank.run"]),
     ]
     for k, (kw, argv) in enumerate(cases):
@@ -190,7 +190,7 @@ def test_evaluate_runs_writes_what_zelo_eval_prints(tmp_path):
         assert out.read_text() == cli != "", argv
     scores = tmp_path / "zelo.tsv"
     api.fit(ROOT / JUDGE, output=str(scores))
-    api.evaluate_runs(str(scores), runs, measures=["zndcg@10", "zacc"], fmt="tsv", per_query=True,
+    api.evaluate_runs(str(scores), runs, measures=["zndcg@10", "zacc"], output_format="tsv", per_query=True,
                       output=str(tmp_path / "z.tsv"))
     cli = _cli("zelo_eval", ["-R", str(scores), "-m", "zndcg@10", "-m", "zacc", "-o", "tsv", "-q", *RUNS])
     assert (tmp_path / "z.tsv").read_text() == cli and "zndcg@10" in cli
@@ -203,7 +203,8 @@ def test_evaluate_runs_refuses_what_zelo_eval_refuses(tmp_path):
 
     runs = [str(ROOT / r) for r in RUNS]
     with pytest.raises(UsageError, match="-b applies to preference measures"):
-        api.evaluate_runs(str(ROOT / Q), runs, measures=["map"], fmt="trec", binary=1, output=str(tmp_path / "x"))
+        api.evaluate_runs(str(ROOT / Q), runs, measures=["map"], output_format="trec", binary=1,
+                          output=str(tmp_path / "x"))
     import shutil
 
     copy = tmp_path / "bm25.run"

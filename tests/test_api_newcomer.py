@@ -342,10 +342,10 @@ def test_agreement_strings_and_output_options(tmp_path):
     judges = [str(ROOT / "judgments" / "dl21-crowd-sample.txt"), str(ROOT / "judgments" / "dl21-gpt4o-sample.human")]
     one = pref_eval.agreement(judges, levels="pair", resamples=0)
     assert repr(one) == repr(pref_eval.agreement(judges, levels=["pair"], resamples=0)) and one  # NaN != NaN
-    with pytest.raises(UsageError, match="--name given 1 times for 2 judgment files"):
+    with pytest.raises(UsageError, match="^names: 1 given for 2 judgment files"):
         pref_eval.agreement(judges, names="ab", levels=["pair"], resamples=0)
     out = str(tmp_path / "a.txt")
-    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+    with pytest.raises(UsageError, match=r"^digits: expected an integer 0\.\.17, got -1"):
         pref_eval.agreement(judges, levels=["pair"], output=out, digits=-1)
     with pytest.raises(UsageError, match="^output_format: expected one of text, tsv"):
         pref_eval.agreement(judges, levels=["pair"], output=out, output_format="nope")
@@ -366,9 +366,9 @@ def test_compare_runs_strings_and_report_options():
     assert "P_5" in text
     with pytest.raises(UsageError, match="need at least two run files"):
         pref_eval.compare_runs(qrels=QRELS, runs=RUN, measures=["map"], tests="t")
-    with pytest.raises(UsageError, match="^fmt: expected one of text, markdown, latex, csv, jsonl, got 'nope'"):
-        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", fmt="nope")
-    with pytest.raises(UsageError, match=r"^--digits: expected an integer 0\.\.17, got -1"):
+    with pytest.raises(UsageError, match="^output_format: expected one of text, markdown, latex, csv, jsonl, got"):
+        pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", output_format="nope")
+    with pytest.raises(UsageError, match=r"^digits: expected an integer 0\.\.17, got -1"):
         pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"], tests="t", digits=-1)
 
 
@@ -380,8 +380,8 @@ def _data_where_paths_go(qrels, runs, per_query):
         (lambda: pref_eval.compare_runs(qrels=qrels, runs=[RUN, dense], measures=["map"]), "qrels"),
         (lambda: pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"]), "runs"),
         (lambda: pref_eval.compare_runs(per_query=per_query), "per_query"),
-        (lambda: pref_eval.evaluate_runs(qrels, [RUN], measures=["map"], fmt="tsv"), "qrels"),
-        (lambda: pref_eval.evaluate_runs(QRELS, runs, measures=["map"], fmt="tsv"), "runs"),
+        (lambda: pref_eval.evaluate_runs(qrels, [RUN], measures=["map"], output_format="tsv"), "qrels"),
+        (lambda: pref_eval.evaluate_runs(QRELS, runs, measures=["map"], output_format="tsv"), "runs"),
         (lambda: pref_eval.plot_systems(pref_eval.PlotValues(qrels=qrels, runs=(RUN, dense), measure="map"),
                                         pref_eval.PlotImage("x.png", 4, 3)), "qrels"),
         (lambda: pref_eval.plot_systems(pref_eval.PlotValues(per_query=per_query, measure="map"),
@@ -403,7 +403,7 @@ def test_command_functions_refuse_data_where_paths_go(capsys):
         with pytest.raises(UsageError, match=f"^{option}: expected a path.*, got .*for data: .*pref_eval"):
             call()
     capsys.readouterr()
-    pref_eval.evaluate_runs(QRELS, RUN, measures=["map"], fmt="tsv")
+    pref_eval.evaluate_runs(QRELS, RUN, measures=["map"], output_format="tsv")
     last = capsys.readouterr().out.splitlines()[-1].split("\t")
     exp = ir_measures.calc_aggregate([ir_measures.AP], ir_measures.read_trec_qrels(QRELS),
                                      ir_measures.read_trec_run(RUN))[ir_measures.AP]

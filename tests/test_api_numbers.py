@@ -177,10 +177,10 @@ CALLS: dict[str, Callable[[dict, str], Callable[..., Any]]] = {
 
 # an option that applies only together with another one (as on the command line)
 WITH = {
-    ("evaluate_runs", "level"): {"measures": ["map"], "fmt": "trec"},
-    ("evaluate_runs", "depth"): {"measures": ["map"], "fmt": "trec"},
-    ("evaluate_runs", "jobs"): {"measures": ["map"], "fmt": "trec"},
-    ("evaluate_runs", "digits"): {"measures": ["map"], "fmt": "topics-text"},
+    ("evaluate_runs", "level"): {"measures": ["map"], "output_format": "trec"},
+    ("evaluate_runs", "depth"): {"measures": ["map"], "output_format": "trec"},
+    ("evaluate_runs", "jobs"): {"measures": ["map"], "output_format": "trec"},
+    ("evaluate_runs", "digits"): {"measures": ["map"], "output_format": "topics-text"},
     ("compare_runs", "binary"): {"measures": ["rpp"]}, ("compare_runs", "floor"): {"measures": ["rpp"]},
     ("simulate_recovery", "window"): {"strategy": "adaptive"}, ("simulate_recovery", "batch"): {"strategy": "adaptive"},
     ("simulate_bandit", "batch"): {"algorithm": "mergedts"}, ("simulate_bandit", "c"): {"algorithm": "mergedts"},

@@ -1,7 +1,7 @@
 """Every text option of every public API function (annotation ``str``, ``str | None``, ``Sequence[str]``) is
 honoured or refused (session 24, a33; test_api_flags / test_api_numbers do the same for the flags and numbers).
 
-Found by passing ``5`` and ``"bogus"`` to each: ``evaluate_runs(fmt="bogus")`` wrote preference lines,
+Found by passing ``5`` and ``"bogus"`` to each: ``evaluate_runs(output_format="bogus")`` wrote preference lines,
 ``label_policy``, ``fit(compat=, output_format=)``, ``pairs(compat=, output_format=)``, ``pairs_init(strategy=,
 goal=)`` ran as with their defaults, ``fit(grades=, bins=)`` without ``qrels_output`` and ``pairs(queries,
 docs=...)`` were ignored; an int was Python's AttributeError (``measure_set``, ``ci_method``), TypeError
@@ -45,7 +45,8 @@ TEXT = _text_options()
 
 def test_the_text_options_are_found():
     assert len(TEXT) > 50
-    assert {("evaluate_runs", "fmt"), ("fit", "compat"), ("pairs_init", "strategy"), ("agree", "levels")} <= set(TEXT)
+    assert {("evaluate_runs", "output_format"), ("fit", "compat"), ("pairs_init", "strategy"),
+            ("agree", "levels")} <= set(TEXT)
 
 
 @pytest.mark.parametrize(("func", "option"), TEXT, ids=[f"{f}.{o}" for f, o in TEXT])
@@ -55,7 +56,8 @@ def test_a_text_option_given_a_number_is_refused(func, option, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-CHOICES = [("evaluate_runs", "fmt"), ("evaluate_runs", "label_policy"), ("fit", "compat"), ("fit", "output_format"),
+CHOICES = [("evaluate_runs", "output_format"), ("evaluate_runs", "label_policy"), ("fit", "compat"),
+           ("fit", "output_format"),
            ("pairs", "compat"), ("pairs", "output_format"), ("pairs_init", "strategy"), ("pairs_init", "goal"),
            ("fit", "grades"), ("fit", "bins")]
 
@@ -75,8 +77,8 @@ def test_pairs_refuses_candidate_files_beside_the_queries(tmp_path):
 
 def test_one_string_of_measures_is_names_separated_by_spaces(tmp_path):
     args = ("qrels/dl19-sample.qrels", ["runs/bm25.run"])
-    api.evaluate_runs(*args, measures="map P_10", fmt="trec", output=str(tmp_path / "one"))
-    api.evaluate_runs(*args, measures=["map", "P_10"], fmt="trec", output=str(tmp_path / "two"))
+    api.evaluate_runs(*args, measures="map P_10", output_format="trec", output=str(tmp_path / "one"))
+    api.evaluate_runs(*args, measures=["map", "P_10"], output_format="trec", output=str(tmp_path / "two"))
     one = (tmp_path / "one").read_text()
     assert one == (tmp_path / "two").read_text() and "map " in one and "P_10 " in one
 

@@ -22,7 +22,8 @@ def judge_names(paths: list[str], names: list[str] | None) -> list[str]:
     """The names given, or the files' base names (made unique with ``#k`` when two are equal)."""
     if names:
         if len(names) != len(paths):
-            raise UsageError(f"--name given {len(names)} times for {len(paths)} judgment files")
+            raise UsageError(f"--name given {len(names)} times for {len(paths)} judgment files" if command_running()
+                             else f"names: {len(names)} given for {len(paths)} judgment files (one name per file)")
         if len(set(names)) != len(names):
             raise UsageError("--name: two judges share a name")
         return list(names)

@@ -66,7 +66,7 @@ def agree(
     _check_float("prior", prior, 0, lo_open=True)
     _check_int("top_k", top_k, 1)
     _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
-    _check_int("--digits", digits, 0, 17)
+    _check_int(option_name("digits", "--digits"), digits, 0, 17)
     judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
     # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
     names = None if names is None else _string_list("names", names)

@@ -399,7 +399,7 @@ class _Cells:
         """
         code = self.measures.index(measure) if measure in self.measures else -1
         rows = np.flatnonzero(self.measure == code)
-        present_codes = np.unique(self.qid[rows])
+        present_codes = np.flatnonzero(np.bincount(self.qid[rows], minlength=len(self.qids)))  # (np.unique: numpy.ma)
         qids_all = sorted(self.qids[c] for c in present_codes)
         column = np.zeros(len(self.qids), np.intp)
         column[_code_of(self.qids, qids_all)] = np.arange(len(qids_all))
