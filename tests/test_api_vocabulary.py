@@ -1,0 +1,178 @@
+"""One vocabulary for the public API (session 25, a35).
+
+* **One keyword per concept.** The format of the judgment files was ``judgment_format`` (``fit``), ``fmt``
+  (``agree``, ``plot_matrix``, ``pairs_add``) and ``judgments_format`` (``evaluate``, ``evaluate_runs``): now
+  ``judgments_format`` everywhere (the keyword it qualifies is ``judgments``). The output's format was
+  ``fmt`` (``evaluate_runs``, ``compare_runs``, ``compare_orderings``) beside ``output_format`` (``fit``,
+  ``pairs``, ``agree``): now ``output_format`` everywhere (zelo_eval's flag is ``--output-format``). The old
+  spellings still work with a ``DeprecationWarning`` naming the new keyword; both at once are refused.
+* **A refusal names what the caller wrote**: the keyword for a Python caller (``digits``, ``run_id_mode``,
+  ``output_format='jsonl'``), the flag on the command line (``--digits``, ``--run-id``, ``-o jsonl``):
+  ``pref_eval.errors.option_name`` / ``option_value`` (a command runs while ``COMMAND_LINE_FLAGS`` is set).
+  Each message below named the flag for a Python caller before.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from pathlib import Path
+
+import pytest
+
+import pref_eval
+import pref_eval.api as api
+from cli_harness import run_module_inproc
+from pref_eval.errors import UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+Q, BM25, DENSE = "qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run"
+JUDGE = "judgments/dl19-sample.judge"
+A, B = "judgments/dl21-crowd-sample.txt", "judgments/dl21-gpt4o-sample.human"
+PQ = "tests/data/stats/perquery.tsv"
+ORDER_A, ORDER_B = "tests/data/stats/order_a.tsv", "tests/data/stats/order_b.txt"
+
+# (function, old keyword, new keyword)
+RENAMED = [(api.fit, "judgment_format", "judgments_format"), (pref_eval.fit, "judgment_format", "judgments_format"),
+           (api.agree, "fmt", "judgments_format"), (pref_eval.agreement, "fmt", "judgments_format"),
+           (api.plot_matrix, "fmt", "judgments_format"), (api.pairs_add, "fmt", "judgments_format"),
+           (api.evaluate_runs, "fmt", "output_format"), (api.compare_runs, "fmt", "output_format"),
+           (api.compare_orderings, "fmt", "output_format")]
+
+
+@pytest.mark.parametrize(("func", "old", "new"), RENAMED, ids=[f"{f.__module__}.{f.__name__}.{o}" for f, o, _ in RENAMED])
+def test_the_signature_shows_the_new_keyword_only(func, old, new):
+    params = inspect.signature(func).parameters
+    assert new in params and old not in params
+
+
+def _same_with_either_spelling(call, old: str, new: str, value: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new keyword: no warning
+        by_new = call(**{new: value})
+    with pytest.warns(DeprecationWarning, match=rf"\({old}=\.\.\.\) is deprecated: the keyword is {new}$"):
+        by_old = call(**{old: value})
+    assert repr(by_new) == repr(by_old)
+    with pytest.raises(UsageError, match=rf"^{old} and {new} given: {old} is the old name of {new}; give {new} only"):
+        call(**{old: value, new: value})
+
+
+def test_judgments_format_of_fit_and_agree(tmp_path):
+    for fit in (api.fit, pref_eval.fit):
+        _same_with_either_spelling(lambda **kw: fit(JUDGE, **kw).to_dict(), "judgment_format", "judgments_format",
+                                   "clarke3")
+    for agree in (api.agree, pref_eval.agreement):
+        _same_with_either_spelling(lambda **kw: agree([A, A], levels=["pair"], resamples=0, **kw), "fmt",
+                                   "judgments_format", "clarke4")
+
+
+def test_judgments_format_of_plot_matrix_and_pairs_add(tmp_path):
+    _same_with_either_spelling(
+        lambda **kw: (api.plot_matrix([JUDGE], api.PlotImage(str(tmp_path / "m.svg"), 4, 3), qid="1037798", **kw),
+                      (tmp_path / "m.svg").read_bytes())[1], "fmt", "judgments_format", "clarke3")
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 1\n1 0 c 1\n1 0 d 1\n")
+
+    def add(**kw):
+        state = tmp_path / "state.json"
+        state.unlink(missing_ok=True)
+        api.pairs_init(str(state), str(tmp_path / "q"), k=1, seed=0)
+        pairs = api.pairs_next(str(state), output=str(tmp_path / "req"))
+        (tmp_path / "j").write_text("".join(f"{q} {a} {b}\n" for q, a, b in pairs))
+        return api.pairs_add(str(state), [str(tmp_path / "j")], **kw).comparisons
+
+    _same_with_either_spelling(add, "fmt", "judgments_format", "clarke3")
+
+
+def test_output_format_of_evaluate_runs_compare_runs_and_compare_orderings(tmp_path):
+    def evaluate(**kw):
+        api.evaluate_runs(Q, [BM25, DENSE], measures=["map"], output=str(tmp_path / "e"), **kw)
+        return (tmp_path / "e").read_text()
+
+    _same_with_either_spelling(evaluate, "fmt", "output_format", "tsv")
+    _same_with_either_spelling(lambda **kw: api.compare_runs(per_query=PQ, tests="t", **kw), "fmt", "output_format",
+                               "jsonl")
+    _same_with_either_spelling(lambda **kw: api.compare_orderings(ORDER_A, ORDER_B, **kw), "fmt", "output_format",
+                               "csv")
+
+
+def test_the_old_spellings_are_written_once_in_the_docs():
+    text = (ROOT / "docs" / "api.md").read_text()
+    assert "fmt=" not in text.replace('PlotImage(output, width, height, dpi=100, title=None, fmt=None)', "") \
+        .replace('`fmt="png"|"svg"|"pdf"`', "")
+    assert "judgment_format" in text and text.count("judgment_format") == 1
+
+
+# ---- refusals name the keyword in Python, the flag on the command line ------------------------------------------
+
+# (id, Python call, its message, command, its arguments, its message): each Python message named the flag before
+KINDS = [
+    ("digits-not-in-jsonl", lambda: api.compare_runs(per_query=PQ, output_format="jsonl", digits=3),
+     "digits applies to the tables (output_format text, markdown, latex); output_format='jsonl' writes every "
+     "record in full precision",
+     "compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"],
+     "--digits applies to the tables (-o text, markdown, latex); -o jsonl writes every record in full precision"),
+    ("digits-range", lambda: api.compare_runs(per_query=PQ, digits=30), "digits: expected an integer 0..17, got 30",
+     None, None, None),
+    ("digits-range-orderings", lambda: api.compare_orderings(ORDER_A, ORDER_B, digits=-1),
+     "digits: expected an integer 0..17, got -1", None, None, None),
+    ("digits-range-agree", lambda: api.agree([A, B], levels=["pair"], digits=-1),
+     "digits: expected an integer 0..17, got -1", None, None, None),
+    ("marker-test", lambda: api.compare_runs(per_query=PQ, tests="t", marker_test="sign"),
+     "marker_test='sign' is not among tests='t'",
+     "compare", ["-P", PQ, "--tests", "t", "--marker-test", "sign"], "--marker-test sign is not among --tests t"),
+    ("orderings-format", lambda: api.compare_orderings(ORDER_A, ORDER_B, output_format="latex"),
+     "compare_orderings supports output_format text, markdown, csv or jsonl",
+     "compare", ["--orderings", ORDER_A, ORDER_B, "-o", "latex"],
+     "--orderings supports -o text, markdown, csv or jsonl"),
+    ("run-id-mode", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE], measures=["map"], run_id_mode="bogus"),
+     "run_id_mode 'bogus': expected one of path, tag", None, None, None),
+    ("judgments-format-alone", lambda: pref_eval.evaluate(Q, [BM25], ["map"], judgments_format="clarke3"),
+     "judgments_format given without judgments",
+     "eval", ["-R", Q, "-m", "map", "--judgments-format", "clarke3", BM25],
+     "--judgments-format given without -P judgments"),
+    ("judgments-unused", lambda: pref_eval.evaluate(Q, [BM25], ["map"], judgments=JUDGE),
+     "pairwise judgments given (judgments) but no requested measure uses them (e.g. PGC)",
+     "eval", ["-R", Q, "-m", "map", "-P", JUDGE, BM25],
+     "pairwise judgments given (-P) but no requested measure uses them (e.g. PGC)"),
+    ("best-unused", lambda: pref_eval.evaluate(Q, [BM25], ["map"], best=Q),
+     "a best-item set given (best) but no requested measure uses it (BestRR, BestSuccess@k)",
+     "eval", ["-R", Q, "-m", "map", "-B", Q, BM25],
+     "a best-item set given (-B) but no requested measure uses it (BestRR, BestSuccess@k)"),
+    ("agreement-weights", lambda: api.fit(JUDGE, agreement_weights=True, weight_power=0),
+     "agreement_weights=True has no effect with weight_power=0 (every judgment weighs 1, a tied ensemble too); "
+     "give a power above 0, or drop agreement_weights=True",
+     "fit", ["-J", JUDGE, "--weights", "agreement", "--weight-power", "0"],
+     "--weights agreement has no effect with --weight-power 0 (every judgment weighs 1, a tied ensemble too); "
+     "give a power above 0, or drop --weights agreement"),
+    ("agree-one-file", lambda: api.agree([A], levels=["pair"]),
+     "agree needs at least two judgment files: judgments=[REFERENCE, OTHER, ...]",
+     "agree", ["-J", A, "--level", "pair"], "zelo_agree needs at least two judgment files (-J REFERENCE -J OTHER ...)"),
+    ("agree-names", lambda: api.agree([A, B], names=["x"], levels=["pair"]),
+     "names: 1 given for 2 judgment files (one name per file)",
+     "agree", ["-J", A, "-J", B, "--name", "x", "--level", "pair"], "--name given 1 times for 2 judgment files"),
+    ("means", lambda: api.evaluate_runs(Q, [BM25, DENSE], measures=["rpp", "ap"], output_format="tsv", means=True),
+     "means applies to output_format='pref' (the per-run mean lines); output_format='tsv' holds each run's metric "
+     "values already (the 'all' rows)",
+     "eval", ["-R", Q, "-m", "rpp", "-m", "ap", "-o", "tsv", "--means", BM25, DENSE],
+     "--means applies to -o pref (the per-run mean lines); -o tsv holds each run's metric values already (the "
+     "'all' rows)"),
+]
+
+
+@pytest.mark.parametrize(("call", "message", "command", "args", "command_message"), [k[1:] for k in KINDS],
+                         ids=[k[0] for k in KINDS])
+def test_a_refusal_names_the_keyword_in_python_and_the_flag_on_the_command_line(call, message, command, args,
+                                                                                command_message):
+    with pytest.raises(UsageError) as err:
+        call()
+    assert str(err.value) == message
+    if command is not None:
+        res = run_module_inproc(command, args, cwd=ROOT)
+        prog = {"compare": "zelo_compare", "eval": "zelo_eval", "fit": "zelo_fit", "agree": "zelo_agree"}[command]
+        assert (res.returncode, res.stderr) == (2, f"{prog}: {command_message}\n")
+
+
+def test_a_command_run_before_leaves_no_flag_names_behind():
+    """The context variable is reset after a command: a later Python call is named by its keywords."""
+    assert run_module_inproc("compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"], cwd=ROOT).returncode == 2
+    with pytest.raises(UsageError, match="^digits applies to the tables"):
+        api.compare_runs(per_query=PQ, output_format="jsonl", digits=3)
