@@ -39,7 +39,8 @@ RENAMED = [(api.fit, "judgment_format", "judgments_format"), (pref_eval.fit, "ju
            (api.compare_orderings, "fmt", "output_format")]
 
 
-@pytest.mark.parametrize(("func", "old", "new"), RENAMED, ids=[f"{f.__module__}.{f.__name__}.{o}" for f, o, _ in RENAMED])
+@pytest.mark.parametrize(("func", "old", "new"), RENAMED,
+                         ids=[f"{f.__module__}.{f.__name__}.{o}" for f, o, _ in RENAMED])
 def test_the_signature_shows_the_new_keyword_only(func, old, new):
     params = inspect.signature(func).parameters
     assert new in params and old not in params
@@ -58,10 +59,10 @@ def _same_with_either_spelling(call, old: str, new: str, value: str) -> None:
 
 def test_judgments_format_of_fit_and_agree(tmp_path):
     for fit in (api.fit, pref_eval.fit):
-        _same_with_either_spelling(lambda **kw: fit(JUDGE, **kw).to_dict(), "judgment_format", "judgments_format",
-                                   "clarke3")
+        _same_with_either_spelling(lambda fit=fit, **kw: fit(JUDGE, **kw).to_dict(), "judgment_format",
+                                   "judgments_format", "clarke3")
     for agree in (api.agree, pref_eval.agreement):
-        _same_with_either_spelling(lambda **kw: agree([A, A], levels=["pair"], resamples=0, **kw), "fmt",
+        _same_with_either_spelling(lambda agree=agree, **kw: agree([A, A], levels=["pair"], resamples=0, **kw), "fmt",
                                    "judgments_format", "clarke4")
 
 
