@@ -41,7 +41,8 @@ def _table(path: str, runs: int, queries: int, measures: int) -> None:
 def _once(code: str, table: str, out: str) -> tuple[float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "pref_eval.cli.compare", "-P", table, "--tests", "t", "-o", "jsonl",
-                    "--output", out, "-Q"], check=True, env={**os.environ, "PYTHONPATH": code})
+                    "--output", out, "-Q"], check=True, env={**os.environ, "PYTHONPATH": code},
+                   cwd=os.path.dirname(table))  # (not a checkout: `python -m` puts the working directory first)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), after.ru_maxrss
 
