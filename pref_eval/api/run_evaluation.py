@@ -47,9 +47,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
       (``tsv``/``csv``/``jsonl`` with a preference measure); ``binary``, ``floor``, ``reference``, ``means``,
       ``topk``, the sampling options (``query_fraction``, ``label_fraction``, ``label_policy``, ``samples``,
       ``seed``) and ``head`` apply here;
-    * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long
-      tables, a runs × measures table ``text|markdown|latex|wide-csv``
-      with a paired t-test and Holm's correction, or ``topics`` / ``topics-csv`` / ``topics-jsonl``: per
+    * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long tables, a runs × measures table
+      ``text|markdown|latex|wide-csv`` with a paired t-test and Holm's correction, or ``topics`` / ``topics-csv`` / ``topics-jsonl``: per
       topic and measure the min / median / max over the runs and each run's value); ``complete``, ``level``,
       ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
     * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
@@ -83,7 +82,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     _check_strings(measure_set=measure_set, judgments_format=judgments_format, reference=reference)
     measures = _string_list("measures", measures, split=True)  # (one string was read as its letters)
     run_names = _string_list("run_names", run_names)
-    _check_float("binary", binary, optional=True), _check_float("floor", floor, optional=True)
+    _check_float("binary", binary, optional=True)
+    _check_float("floor", floor, optional=True)
     _check_int("level", level)
     _check_int("depth", depth, 1, optional=True)
     _check_int("topk", topk, 1, optional=True)
@@ -469,7 +469,8 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     from ._inputs import _check_flags, _check_float
 
     _check_flags(per_query=per_query, summary=summary)
-    _check_float("binary", binary, optional=True), _check_float("floor", floor, optional=True)
+    _check_float("binary", binary, optional=True)
+    _check_float("floor", floor, optional=True)
     import pandas as pd
 
     from ..io.qrels import read_subtopic_qrels
