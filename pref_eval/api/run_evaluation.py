@@ -48,16 +48,16 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
       ``topk``, the sampling options (``query_fraction``, ``label_fraction``, ``label_policy``, ``samples``,
       ``seed``) and ``head`` apply here;
     * **metric mode** -- trec_eval's measures per run (``trec`` blocks, long tables, a runs × measures table
-      ``text|markdown|latex|wide-csv`` with a paired t-test and Holm's correction, or ``topics`` / ``topics-csv`` / ``topics-jsonl``: per
-      topic and measure the min / median / max over the runs and each run's value); ``complete``, ``level``,
-      ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/``scheduler``;
+      ``text|markdown|latex|wide-csv`` with a paired t-test and Holm's correction, or ``topics`` /
+      ``topics-csv`` / ``topics-jsonl``: per topic and measure the min / median / max over the runs and each
+      run's value); ``complete``, ``level``, ``trec9``, ``judgments``/``best`` (for PGC, BestRR), ``jobs``/
+      ``scheduler``;
     * **zELO scores** -- ``qrels`` is a ``zelo_fit`` score file: zbench's measures.
 
-    ``measures``/``measure_set`` are ``-m``/``-M`` (a number is a depth, as
-    trec_eval's ``-M``); run ids by ``run_id_mode``/``run_names``
-    (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
-    overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`.
-    Values as :func:`evaluate` and :func:`preferences` return them.
+    ``measures``/``measure_set`` are ``-m``/``-M`` (a number is a depth, as trec_eval's ``-M``); run ids by
+    ``run_id_mode``/``run_names`` (:mod:`pref_eval.io.run_ids`); ``inputs`` the files the output must not
+    overwrite (default the input paths); ``log`` a :class:`~pref_eval.log.Log`. Values as :func:`evaluate` and
+    :func:`preferences` return them.
 
     ``keep_going`` (``--keep-going``): a run that cannot be read or evaluated is named
     on stderr with its error (``log.error``) and left out; the others are evaluated and written as
