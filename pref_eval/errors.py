@@ -75,10 +75,12 @@ def command_running() -> bool:
     return COMMAND_LINE_FLAGS.get() is not None
 
 
-def option_name(keyword: str, flag: str) -> str:
-    """How a refusal names an option: ``flag`` (``--run-id``) while a command runs, the API's ``keyword``
-    (``run_id_mode``) for a Python caller, who passed no flag."""
-    return flag if command_running() else keyword
+def option_name(keyword: str, flag: str | None = None) -> str:
+    """How a refusal names an option: ``flag`` (``--run-id``; default ``--`` and the keyword with ``-`` for
+    ``_``) while a command runs, the API's ``keyword`` (``run_id_mode``) for a Python caller, who passed no flag."""
+    if not command_running():
+        return keyword
+    return flag if flag is not None else "--" + keyword.replace("_", "-")
 
 
 def option_value(keyword: str, flag: str, value: object) -> str:

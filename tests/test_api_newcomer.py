@@ -184,15 +184,15 @@ def test_simulate_options_refused_with_usage_errors(tmp_path):
 
     with pytest.raises(UsageError, match="unknown algorithm 'mergerucb'; expected one of dts, mergedts"):
         pref_eval.simulate_bandit("mergerucb", case="A")  # was KeyError
-    with pytest.raises(UsageError, match="--case: expected A or B, got 'C'"):
+    with pytest.raises(UsageError, match="^case: expected A or B, got 'C'"):  # (the keyword since session 25)
         pref_eval.simulate_bandit("dts", case="C", reps=1, budget=5)  # was ValueError
-    with pytest.raises(UsageError, match="--case: expected A or B"):
+    with pytest.raises(UsageError, match="^case: expected A or B"):
         pref_eval.simulate_adaptive(case="c", reps=1)
-    for kw, msg in ((dict(ks="5"), "--K: expected a list of integers, got str"),  # was TypeError
-                    (dict(ks=[1]), "--K: expected integers >= 2, got 1"),        # was NaN taus, silently
-                    (dict(ks=[2.5]), "--K: expected integers >= 2, got 2.5"),
-                    (dict(cycles=[0]), "--cycles: expected integers >= 1, got 0"),
-                    (dict(sigma="0.6"), "--sigma: expected a list of numbers, got str")):
+    for kw, msg in ((dict(ks="5"), "^ks: expected a list of integers, got str"),  # was TypeError
+                    (dict(ks=[1]), "^ks: expected integers >= 2, got 1"),        # was NaN taus, silently
+                    (dict(ks=[2.5]), "^ks: expected integers >= 2, got 2.5"),
+                    (dict(cycles=[0]), "^cycles: expected integers >= 1, got 0"),
+                    (dict(sigma="0.6"), "^sigma: expected a list of numbers, got str")):
         with pytest.raises(UsageError, match=msg):
             pref_eval.simulate_recovery(trials=1, **kw)
 

@@ -156,6 +156,19 @@ KINDS = [
      "eval", ["-R", Q, "-m", "rpp", "-m", "ap", "-o", "tsv", "--means", BM25, DENSE],
      "--means applies to -o pref (the per-run mean lines); -o tsv holds each run's metric values already (the "
      "'all' rows)"),
+    ("strategy-only", lambda: api.simulate_recovery(ks=(4,), sigma=(1.0,), cycles=(1,), trials=1, window=3),
+     "window applies only to strategy='adaptive'", None, None, None),
+    ("ks-range", lambda: api.simulate_recovery(ks=(1,), sigma=(1.0,), cycles=(1,), trials=1),
+     "ks: expected integers >= 2, got 1", None, None, None),
+    ("sigma-range", lambda: api.simulate_recovery(ks=(4,), sigma=(-1.0,), cycles=(1,), trials=1),
+     "sigma: expected numbers in (0, 1e+06], got -1.0", None, None, None),
+    ("case-or-matrix", lambda: api.simulate_bandit("dts", reps=1, budget=5), "give exactly one of case and matrix",
+     None, None, None),
+    ("bandit-parameter", lambda: api.simulate_bandit("dts", case="A", reps=1, budget=5, c=2.0),
+     "c does not apply to algorithm='dts'", None, None, None),
+    ("no-algorithms", lambda: api.simulate_figure3(reps=1, algorithms=[]), "algorithms is empty", None, None, None),
+    ("goal", lambda: api.pairs_init(str(ROOT / "no-such-dir" / "state.json"), Q, goal="ranking"),
+     "goal applies to strategy='adaptive'", None, None, None),
 ]
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import InputError, UsageError, renamed_keywords
+from ..errors import InputError, UsageError, command_running, option_name as _o, option_value, renamed_keywords
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
 
     runs = _runs(run)
     if depth is not None and not runs:
-        raise UsageError("--depth applies to --run")
+        raise UsageError(f"{_o('depth')} applies to {_o('run')}")
     given = _candidates(dataset, runs, depth, docs) if queries is None else _query_pools(queries)
     for topic, pool in given:  # a document twice would be paired with itself
         _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs or "queries"), docs_file=bool(docs),
@@ -119,7 +119,7 @@ def _candidates(dataset: str | None, runs: list[str], depth: int | None,
     in the pool; queries in qid order, as for one run). One run gives exactly its top ``depth``."""
     given = [x for x in (dataset, runs, docs) if x]
     if len(given) != 1:
-        raise UsageError("give exactly one of --dataset, --run, --docs")
+        raise UsageError(f"give exactly one of {_o('dataset')}, {_o('run')}, {_o('docs')}")
     if dataset:
         from ..io.judgments import read_zbench_dataset
 
@@ -130,7 +130,7 @@ def _candidates(dataset: str | None, runs: list[str], depth: int | None,
         return read_candidates(str(docs))
     if len(set(runs)) != len(runs):
         twice = next(r for r in runs if runs.count(r) > 1)
-        raise UsageError(f"--run {twice} given twice")
+        raise UsageError(f"{_o('run')} {twice} given twice")
     if len(runs) == 1:
         return read_run_candidates(runs[0], depth)
     pooled: dict[str, dict[str, None]] = {}
@@ -185,9 +185,9 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     from ..zelo.tournament import Tournament
 
     if os.path.exists(state) and not force:
-        raise UsageError(f"{state} exists (use --force to start over)")
+        raise UsageError(f"{state} exists (use {'--force' if command_running() else 'force=True'} to start over)")
     if goal is not None and strategy != "adaptive":
-        raise UsageError("--goal applies to --strategy adaptive")
+        raise UsageError(f"{_o('goal')} applies to {option_value('strategy', '--strategy', 'adaptive')}")
     kind = "ranking" if goal == "ranking" else strategy
     own: dict[str, dict[str, Any]] = {
         "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
@@ -249,9 +249,9 @@ def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: 
                                   ("--docs", docs)) if v]
     if len(named) != 1:
         got = f" (got {' and '.join(named)})" if named else ""
-        raise UsageError(f"give exactly one of --qrels, --dataset, --run, --docs{got}")
+        raise UsageError(f"give exactly one of {_o('qrels')}, {_o('dataset')}, {_o('run')}, {_o('docs')}{got}")
     if depth is not None and not runs:
-        raise UsageError("--depth applies to --run")
+        raise UsageError(f"{_o('depth')} applies to {_o('run')}")
     if qrels is not None:
         return None
     pools = _candidates(dataset, runs, depth, docs)

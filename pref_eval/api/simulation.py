@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, option_name as _o, option_value
 from ._inputs import _check_float, _check_int, _input_options, _is_number, _string_list
 
 if TYPE_CHECKING:
@@ -83,22 +83,22 @@ SIGMA_MAX = 1e6
 already certain; the bound keeps the seed derived from round(1000 sigma) an integer."""
 
 
-def _check_ints(values: Any, name: str, minimum: int) -> None:
+def _check_ints(values: Any, name: str, minimum: int, flag: str | None = None) -> None:
     """``values`` a list of integers >= ``minimum`` (the command line's ``--K``/``--cycles`` ranges)."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise UsageError(f"--{name}: expected a list of integers, got {type(values).__name__} {values!r:.40}")
+        raise UsageError(f"{_o(name, flag)}: expected a list of integers, got {type(values).__name__} {values!r:.40}")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-            raise UsageError(f"--{name}: expected integers >= {minimum}, got {v!r}")
+            raise UsageError(f"{_o(name, flag)}: expected integers >= {minimum}, got {v!r}")
 
 
 def _check_sigma(sigma: Sequence[float]) -> None:
     """Every ``--sigma`` in (0, SIGMA_MAX] (the truth's seed holds round(1000 sigma): a finite integer)."""
     if isinstance(sigma, (str, bytes)) or not isinstance(sigma, Sequence):
-        raise UsageError(f"--sigma: expected a list of numbers, got {type(sigma).__name__} {sigma!r:.40}")
+        raise UsageError(f"{_o('sigma')}: expected a list of numbers, got {type(sigma).__name__} {sigma!r:.40}")
     for s in sigma:
         if not _is_number(s) or not 0 < s <= SIGMA_MAX:  # numpy scalars too (np.float32(0.6))
-            raise UsageError(f"--sigma: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
+            raise UsageError(f"{_o('sigma')}: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
 
 
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
@@ -125,19 +125,20 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     given = {k: v for k, v in {"window": window, "start": start, "batch": batch, "criterion": criterion}.items()
              if v is not None}
     if given and strategy != "adaptive":
-        raise UsageError(f"--{next(iter(given))} applies only to --strategy adaptive")
+        raise UsageError(f"{_o(next(iter(given)))} applies only to "
+                         f"{option_value('strategy', '--strategy', 'adaptive')}")
     if strategy not in ("cycles", "adaptive"):
         raise UsageError(f"unknown strategy {strategy!r}")
     if start is not None and start not in ("matching", "cycle"):
-        raise UsageError(f"--start: expected matching or cycle, got {start!r}")
+        raise UsageError(f"{_o('start')}: expected matching or cycle, got {start!r}")
     if criterion is not None and criterion not in ("discordance", "uncertainty", "rowsum"):
-        raise UsageError(f"--criterion: expected discordance, uncertainty or rowsum, got {criterion!r}")
+        raise UsageError(f"{_o('criterion')}: expected discordance, uncertainty or rowsum, got {criterion!r}")
     for name in ("window", "batch"):
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
-            raise UsageError(f"--{name}: expected an integer >= 1, got {v!r}")
+            raise UsageError(f"{_o(name)}: expected an integer >= 1, got {v!r}")
     _check_sigma(sigma)
-    _check_ints(ks, "K", 2)
+    _check_ints(ks, "ks", 2, "--K")
     _check_ints(cycles, "cycles", 1)
     params: dict[str, Any] = dict(given, strategy=strategy)
     cells = [(k, s, c) for k in ks for s in sigma for c in cycles]
@@ -178,12 +179,12 @@ _BANDIT_DEFAULTS = {"dts": {"alpha": 0.8 ** 7}, "mergedts": {"alpha": 0.8 ** 6, 
 def _case_or_matrix(case: str | None, matrix: Any) -> tuple[Any, str]:
     """Yan et al.'s Case A/B matrix, or the given one (a path or an array): (matrix, its label)."""
     if (case is None) == (matrix is None):
-        raise UsageError("give exactly one of --case and --matrix")
+        raise UsageError(f"give exactly one of {_o('case')} and {_o('matrix')}")
     if case is not None:
         from ..zelo.bandits import case_matrix
 
         if not isinstance(case, str) or case.upper() not in ("A", "B"):
-            raise UsageError(f"--case: expected A or B, got {case!r}")
+            raise UsageError(f"{_o('case')}: expected A or B, got {case!r}")
 
         return case_matrix(case), case.upper()
     return _probability_matrix(matrix), (os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix")
@@ -225,11 +226,12 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     if algorithm not in _ALGO_PARAMS:
         raise UsageError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(sorted(_ALGO_PARAMS))}")
     if (case is None) == (matrix is None):
-        raise UsageError("give exactly one of --case and --matrix")
+        raise UsageError(f"give exactly one of {_o('case')} and {_o('matrix')}")
     given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
     extra = sorted(set(given) - _ALGO_PARAMS[algorithm])
     if extra:
-        raise UsageError(f"--{'C' if extra[0] == 'c' else extra[0]} does not apply to --algorithm {algorithm}")
+        raise UsageError(f"{_o(extra[0], '--C' if extra[0] == 'c' else None)} does not apply to "
+                         f"{option_value('algorithm', '--algorithm', algorithm)}")
     params = {**_BANDIT_DEFAULTS[algorithm], **given}
     if "c" in params:
         params["C"] = params.pop("c")
@@ -287,10 +289,10 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
     algos = tuple(algorithms.split(",")) if isinstance(algorithms, str) else tuple(
         _string_list("algorithms", algorithms))  # "dts,mergedts"; an int was "object is not iterable"
     if not algos:
-        raise UsageError("--algorithms is empty")
+        raise UsageError(f"{_o('algorithms')} is empty")
     bad = [a for a in algos if a not in ROWS]
     if bad:
-        raise UsageError(f"--algorithms: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
+        raise UsageError(f"{_o('algorithms')}: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
     progress = None if log is None else (lambda label, d, t: log.progress(label, d, t))
     rows = figure3(reps, seed, algos, progress=progress)
     _write_summary(rows, output, _input_options(inputs, output=output))
