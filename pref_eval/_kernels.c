@@ -1364,66 +1364,242 @@ done:
     return res;
 }
 
-/* cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): the stack of _dense_cov_diag
-   (pref_eval/zelo/fit.py), numpy's passes fused into one per matrix. For the B = len(sel) blocks sel[k]
-   (nodes starts[sel[k]] + 0..m-1; every block of the stack has m nodes) H[k] (B x m x m, C order) is
-     mode 2 (centre_out): H_ij = (-pd_i) * (pd_j / sd[k]) (sd: the caller's sums of the block's pd), then
-       H_uv -= h_e, then H_vu -= h_e over the block's edges e, then H_ii += deg_i;
-     modes 0, 1: zeros, H_uv = H_vu = -h_e, H_ii = deg_i;
-   and for modes 1, 2 scaled by c_k, the power of 2 that brings max_i H_ii into [1, 2) (1 when the max is not
-   > 0 or is NaN: numpy's max propagates NaN), then + 1/m elementwise (two roundings: no fused multiply-add).
-   c[k] (1 in mode 0) and hd[k] = diag(H[k]) after all that are written. The edges of the stack are those
-   e with sel-position pos(eblock[e]) >= 0; their local indices u - start, v - start must lie in [0, m). The
-   edge passes run in numpy's order (all (u, v) first, then all (v, u)). */
-/* diag(A^-1) of one symmetric positive definite m x m matrix a (row-major; its upper triangle is read), without
-   BLAS: the same operations in the same order on every CPU (pref_eval.zelo.fit._inverse_diag_numpy does them
-   in numpy, vectorised over a stack: the same bits). Upper Cholesky A = U'U, right-looking, in w; then
-   W = U^-1 row by row from the bottom, each row's sums over j from the last row up; then
-   (A^-1)_ii = sum_{k >= i} W_ik^2, k ascending. -1 when a pivot is not > 0 (or NaN): not positive definite. */
-__attribute__((optimize("O3"))) static int inv_diag1(const double *restrict a, Py_ssize_t m, double *restrict w,
-                                                  double *restrict t, double *restrict dg) {
-    memcpy(w, a, (size_t)(m * m) * sizeof(double));
-    for (Py_ssize_t j = 0; j < m; j++) {
-        double *wj = w + j * m;
-        double d = wj[j];
-        if (!(d > 0)) return -1;
-        double r = sqrt(d);
-        wj[j] = r;
-        for (Py_ssize_t k = j + 1; k < m; k++) wj[k] /= r;
-        for (Py_ssize_t i = j + 1; i < m; i++) {
-            double s = wj[i], *wi = w + i * m;
-            for (Py_ssize_t k = i; k < m; k++) wi[k] -= s * wj[k];
+/* ---- diag(A^-1) by our own Cholesky: the same bits on every CPU -------------------------------------------
+
+   diag(A^-1) of a symmetric positive definite m x m matrix a (row-major; its upper triangle is read), without
+   BLAS, in an order of operations fixed by m alone (pref_eval.zelo.inverse_diag._numpy_inverse_diag does the
+   same operations in numpy, vectorised over a stack: the same bits). Element by element:
+     Cholesky A = U'U (upper): a_ik -= u_ji * u_jk for j = 0, 1, ..., i - 1 in turn (k >= i), then
+       u_ii = sqrt(a_ii), u_ik = a_ik / u_ii;
+     W = U^-1: t = 0, t -= u_ij * w_jk for j = k, k - 1, ..., i + 1 in turn, w_ik = t / u_ii (k > i),
+       w_ii = 1 / u_ii;
+     (A^-1)_ii = 0 + w_ii^2 + w_i,i+1^2 + ... + w_i,m-1^2, in that order;
+   each product, difference, quotient and square root rounded once (-ffp-contract=off: no fused multiply-add).
+   The blocked code below (panels of ID_NB rows, micro-tiles of ID_KR x ID_KC elements from packed panels, for
+   the caches) keeps that order for every element: a block only changes which elements are worked on together,
+   never the sequence of operations on one element. The vector code works element by element too (no sums
+   across lanes), so SSE2, AVX2 and AVX-512 (chosen at run time, or by `level`) give the same bits. */
+#define ID_NB 64  /* panel: rows of U factored, or of W inverted, together */
+#define ID_KR 4   /* micro-tile rows */
+#define ID_KC 16  /* micro-tile columns */
+#define ID_CW 512 /* column chunk of a panel's own updates */
+#define ID_KG 64  /* strips of ID_KC columns updated together (Cholesky) */
+#define ID_KP 128 /* steps p of a tile taken together (W = U^-1) */
+/* U and then W are kept by rows of their upper triangle, packed: row i (columns i .. m - 1) starts
+   i m - i (i - 1) / 2 doubles in; ID_ROW(w, m, i)[k] is its element k (k >= i) */
+#define ID_ROW(w, m, i) ((w) + (i) * (m) - (i) * ((i) + 1) / 2)
+
+typedef struct {
+    void (*axpy)(Py_ssize_t n, double s, const double *restrict x, double *restrict y);
+    void (*tile)(Py_ssize_t n, const double *restrict pa, const double *restrict pb, double *restrict c);
+} id_ops;
+
+/* y[k] -= s * x[k] (k < n); and c[r][q] -= pa[p][r] * pb[p][q] for p = 0, 1, ..., n - 1 in turn (c: ID_KR x
+   ID_KC, pa: n x ID_KR, pb: n x ID_KC, all contiguous), VW doubles a vector, two vectors a row per pass. */
+#define ID_DEFINE(SUF, ATTR, VW)                                                                                 \
+    typedef double id_vec_##SUF __attribute__((vector_size(8 * VW)));                                            \
+    ATTR static void id_axpy_##SUF(Py_ssize_t n, double s, const double *restrict x, double *restrict y) {       \
+        for (Py_ssize_t k = 0; k < n; k++) y[k] -= s * x[k];                                                     \
+    }                                                                                                            \
+    ATTR static void id_tile_##SUF(Py_ssize_t n, const double *restrict pa, const double *restrict pb,           \
+                                   double *restrict c) {                                                         \
+        for (int q0 = 0; q0 < ID_KC; q0 += 2 * VW) {                                                             \
+            id_vec_##SUF c00, c01, c10, c11, c20, c21, c30, c31;                                                 \
+            memcpy(&c00, c + q0, sizeof c00), memcpy(&c01, c + q0 + VW, sizeof c01);                             \
+            memcpy(&c10, c + ID_KC + q0, sizeof c10), memcpy(&c11, c + ID_KC + q0 + VW, sizeof c11);             \
+            memcpy(&c20, c + 2 * ID_KC + q0, sizeof c20), memcpy(&c21, c + 2 * ID_KC + q0 + VW, sizeof c21);     \
+            memcpy(&c30, c + 3 * ID_KC + q0, sizeof c30), memcpy(&c31, c + 3 * ID_KC + q0 + VW, sizeof c31);     \
+            for (Py_ssize_t p = 0; p < n; p++) {                                                                 \
+                const double *a = pa + p * ID_KR;                                                                \
+                id_vec_##SUF b0, b1;                                                                             \
+                memcpy(&b0, pb + p * ID_KC + q0, sizeof b0), memcpy(&b1, pb + p * ID_KC + q0 + VW, sizeof b1);   \
+                c00 -= a[0] * b0, c01 -= a[0] * b1, c10 -= a[1] * b0, c11 -= a[1] * b1;                          \
+                c20 -= a[2] * b0, c21 -= a[2] * b1, c30 -= a[3] * b0, c31 -= a[3] * b1;                          \
+            }                                                                                                    \
+            memcpy(c + q0, &c00, sizeof c00), memcpy(c + q0 + VW, &c01, sizeof c01);                             \
+            memcpy(c + ID_KC + q0, &c10, sizeof c10), memcpy(c + ID_KC + q0 + VW, &c11, sizeof c11);             \
+            memcpy(c + 2 * ID_KC + q0, &c20, sizeof c20), memcpy(c + 2 * ID_KC + q0 + VW, &c21, sizeof c21);     \
+            memcpy(c + 3 * ID_KC + q0, &c30, sizeof c30), memcpy(c + 3 * ID_KC + q0 + VW, &c31, sizeof c31);     \
+        }                                                                                                        \
+    }
+
+ID_DEFINE(base, __attribute__((optimize("O3"))), 2)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define ID_X86 1
+ID_DEFINE(avx2, __attribute__((target("avx2"), optimize("O3"))), 4)
+ID_DEFINE(avx512, __attribute__((target("avx512f"), optimize("O3"))), 8)
+#endif
+
+/* the code for `level` (0 baseline, 1 AVX2, 2 AVX-512, -1 the fastest this CPU runs); -1 when the CPU lacks it */
+static int id_pick(int level, id_ops *ops) {
+    int best = 0;
+#ifdef ID_X86
+    __builtin_cpu_init();
+    best = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+    /* AMD's Zen 4 and 5 split an AVX-512 operation in two: AVX2 is a little faster there (measured on Zen 4) */
+    if (level < 0 && best == 2 && __builtin_cpu_is("amd")) level = 1;
+#endif
+    if (level < 0) level = best;
+    if (level > best) return -1;
+    ops->axpy = id_axpy_base, ops->tile = id_tile_base;
+#ifdef ID_X86
+    if (level == 1) ops->axpy = id_axpy_avx2, ops->tile = id_tile_avx2;
+    if (level == 2) ops->axpy = id_axpy_avx512, ops->tile = id_tile_avx512;
+#endif
+    return level;
+}
+
+/* Cholesky, panel j0..j1-1 done: a_ik -= u_ji u_jk for j = j0..j1-1 in turn, on every i >= j1, k >= i (the tiles
+   that reach the upper triangle; their elements below it are computed too, and never read). pa holds the
+   panel's u_ji by tiles of ID_KR rows i, pb its u_jk by tiles of ID_KC columns k, both zero past m. */
+static void id_trail(double *restrict w, Py_ssize_t m, Py_ssize_t j0, Py_ssize_t j1, double *restrict pa,
+                     double *restrict pb, double *restrict c, const id_ops *ops) {
+    Py_ssize_t n = j1 - j0, N = m - j1, nkt = (N + ID_KC - 1) / ID_KC, nit = (N + ID_KR - 1) / ID_KR;
+    for (Py_ssize_t kt = 0; kt < nkt; kt++)
+        for (Py_ssize_t p = 0; p < n; p++)
+            for (int q = 0; q < ID_KC; q++) {
+                Py_ssize_t k = j1 + kt * ID_KC + q;
+                pb[(kt * n + p) * ID_KC + q] = k < m ? ID_ROW(w, m, j0 + p)[k] : 0.0;
+            }
+    for (Py_ssize_t it = 0; it < nit; it++)
+        for (Py_ssize_t p = 0; p < n; p++)
+            for (int r = 0; r < ID_KR; r++) {
+                Py_ssize_t i = j1 + it * ID_KR + r;
+                pa[(it * n + p) * ID_KR + r] = i < m ? ID_ROW(w, m, j0 + p)[i] : 0.0;
+            }
+    for (Py_ssize_t kg = 0; kg < nkt; kg += ID_KG) /* ID_KG strips of pb (in L2) at a time, rows of w in turn */
+        for (Py_ssize_t it = 0; it < nit; it++) {
+            Py_ssize_t i0 = j1 + it * ID_KR, rn = m - i0 < ID_KR ? m - i0 : ID_KR;
+            for (Py_ssize_t kt = kg; kt < nkt && kt < kg + ID_KG; kt++) {
+                Py_ssize_t k0 = j1 + kt * ID_KC, kn = m - k0 < ID_KC ? m - k0 : ID_KC;
+                if (i0 >= k0 + kn) continue; /* wholly below the diagonal */
+                if (rn == ID_KR && kn == ID_KC && i0 + ID_KR <= k0 + 1) { /* a whole tile of the upper triangle */
+                    for (int r = 0; r < ID_KR; r++) memcpy(c + r * ID_KC, ID_ROW(w, m, i0 + r) + k0, sizeof(double) * ID_KC);
+                    ops->tile(n, pa + it * n * ID_KR, pb + kt * n * ID_KC, c);
+                    for (int r = 0; r < ID_KR; r++) memcpy(ID_ROW(w, m, i0 + r) + k0, c + r * ID_KC, sizeof(double) * ID_KC);
+                    continue;
+                }
+                for (Py_ssize_t r = 0; r < ID_KR; r++)
+                    for (int q = 0; q < ID_KC; q++)
+                        c[r * ID_KC + q] = r < rn && q < kn && k0 + q >= i0 + r ? ID_ROW(w, m, i0 + r)[k0 + q] : 0.0;
+                ops->tile(n, pa + it * n * ID_KR, pb + kt * n * ID_KC, c);
+                for (Py_ssize_t r = 0; r < rn; r++) /* the upper triangle's part */
+                    for (Py_ssize_t q = i0 + r > k0 ? i0 + r - k0 : 0; q < kn; q++)
+                        ID_ROW(w, m, i0 + r)[k0 + q] = c[r * ID_KC + q];
+            }
+        }
+}
+
+/* W's rows, packed by strips of ID_KC columns for id_upper as they are made: strip g (columns g ID_KC ..) holds
+   rows j = top_g, top_g - 1, ..., 0 (top_g = min(m, (g + 1) ID_KC) - 1), ID_KC doubles each, zero left of
+   the diagonal and past column m - 1; it starts ID_KC^2 g (g + 1) / 2 doubles in. */
+static double *id_strip(double *restrict s, Py_ssize_t g) { return s + ID_KC * ID_KC * (g * (g + 1) / 2); }
+
+static Py_ssize_t id_top(Py_ssize_t m, Py_ssize_t g) { return m < (g + 1) * ID_KC ? m - 1 : (g + 1) * ID_KC - 1; }
+
+/* W = U^-1, rows i0..i1-1 (i1 < m a multiple of ID_KC), the part from the rows below: t_ik = 0 - u_ik w_kk -
+   u_i,k-1 w_k-1,k - ... - u_i,i1 w_i1,k in turn, for k >= i1, into t (row i - i0, column k). W's rows >= i1
+   are final and packed in s (the terms j > k of a strip's tile add 0 - u_ij * 0: t's bits unchanged, t never
+   being -0, u_ij finite). */
+static void id_upper(const double *restrict w, Py_ssize_t m, Py_ssize_t i0, Py_ssize_t i1, double *restrict t,
+                     double *restrict pa, const double *restrict s, double *restrict c, const id_ops *ops) {
+    Py_ssize_t n = i1 - i0, N = m - i1, nit = (n + ID_KR - 1) / ID_KR, ng = (m + ID_KC - 1) / ID_KC;
+    for (Py_ssize_t it = 0; it < nit; it++) /* pa[it][p][r] = u_ij, j = m - 1 - p (descending) */
+        for (Py_ssize_t p = 0; p < N; p++)
+            for (int r = 0; r < ID_KR; r++) {
+                Py_ssize_t i = i0 + it * ID_KR + r;
+                pa[(it * N + p) * ID_KR + r] = i < i1 ? ID_ROW(w, m, i)[m - 1 - p] : 0.0;
+            }
+    for (Py_ssize_t g = i1 / ID_KC; g < ng; g++) {
+        Py_ssize_t k0 = g * ID_KC, kn = m - k0 < ID_KC ? m - k0 : ID_KC, top = id_top(m, g), np = top - i1 + 1;
+        const double *pb = id_strip((double *)s, g);
+        memset(c, 0, (size_t)nit * ID_KR * ID_KC * sizeof(double)); /* the strip's tiles, one per it */
+        for (Py_ssize_t p0 = 0; p0 < np; p0 += ID_KP) /* ID_KP rows of pb (in L1) at a time, in order */
+            for (Py_ssize_t it = 0; it < nit; it++)
+                ops->tile(np - p0 < ID_KP ? np - p0 : ID_KP, pa + (it * N + m - 1 - top + p0) * ID_KR,
+                          pb + p0 * ID_KC, c + it * ID_KR * ID_KC);
+        for (Py_ssize_t it = 0; it < nit; it++) {
+            Py_ssize_t rn = i1 - (i0 + it * ID_KR) < ID_KR ? i1 - (i0 + it * ID_KR) : ID_KR;
+            for (Py_ssize_t r = 0; r < rn; r++)
+                memcpy(t + (it * ID_KR + r) * m + k0, c + (it * ID_KR + r) * ID_KC, (size_t)kn * sizeof(double));
         }
     }
-    for (Py_ssize_t i = m - 1; i >= 0; i--) {
-        double *wi = w + i * m;
-        for (Py_ssize_t k = i + 1; k < m; k++) t[k] = 0.0;
-        for (Py_ssize_t j = m - 1; j > i; j--) {
-            double s = wi[j];
-            const double *wj = w + j * m;
-            for (Py_ssize_t k = j; k < m; k++) t[k] -= s * wj[k];
+}
+
+/* the doubles of work space id_inv_diag1 needs for an m x m matrix */
+static Py_ssize_t id_work(Py_ssize_t m) {
+    Py_ssize_t ng = (m + ID_KC - 1) / ID_KC, tiles = ng * ID_KC;
+    return m * (m + 1) / 2 + ID_NB * m + 2 * ID_NB * tiles + ID_KC * ID_KC * (ng * (ng + 1) / 2) + ID_NB * ID_KC;
+}
+
+__attribute__((optimize("O3"))) static int id_inv_diag1(const double *restrict a, Py_ssize_t m, double *restrict w,
+                                                     double *restrict dg, const id_ops *ops) {
+    Py_ssize_t ng = (m + ID_KC - 1) / ID_KC, tiles = ng * ID_KC;
+    double *t = w + m * (m + 1) / 2, *pa = t + ID_NB * m, *pb = pa + ID_NB * tiles, *s = pb + ID_NB * tiles;
+    double *c = s + ID_KC * ID_KC * (ng * (ng + 1) / 2);
+    for (Py_ssize_t i = 0; i < m; i++) memcpy(ID_ROW(w, m, i) + i, a + i * m + i, (size_t)(m - i) * sizeof(double));
+    for (Py_ssize_t j0 = 0; j0 < m; j0 += ID_NB) { /* Cholesky, a panel of rows at a time */
+        Py_ssize_t j1 = m - j0 < ID_NB ? m : j0 + ID_NB;
+        for (Py_ssize_t j = j0; j < j1; j++) { /* the panel's diagonal block */
+            double *wj = ID_ROW(w, m, j), d = wj[j];
+            if (!(d > 0)) return -1;
+            double r = sqrt(d);
+            wj[j] = r;
+            for (Py_ssize_t k = j + 1; k < j1; k++) wj[k] /= r;
+            for (Py_ssize_t i = j + 1; i < j1; i++) ops->axpy(j1 - i, wj[i], wj + i, ID_ROW(w, m, i) + i);
         }
-        double r = wi[i];
-        wi[i] = 1.0 / r;
-        for (Py_ssize_t k = i + 1; k < m; k++) wi[k] = t[k] / r;
+        for (Py_ssize_t c0 = j1; c0 < m; c0 += ID_CW) { /* the panel's rows right of it, by column chunks */
+            Py_ssize_t cn = m - c0 < ID_CW ? m - c0 : ID_CW;
+            for (Py_ssize_t j = j0; j < j1; j++) {
+                double *wj = ID_ROW(w, m, j), r = wj[j];
+                for (Py_ssize_t k = c0; k < c0 + cn; k++) wj[k] /= r;
+                for (Py_ssize_t i = j + 1; i < j1; i++) ops->axpy(cn, wj[i], wj + c0, ID_ROW(w, m, i) + c0);
+            }
+        }
+        if (j1 < m) id_trail(w, m, j0, j1, pa, pb, c, ops);
     }
-    for (Py_ssize_t i = 0; i < m; i++) {
-        const double *wi = w + i * m;
-        double s = 0.0;
-        for (Py_ssize_t k = i; k < m; k++) s += wi[k] * wi[k];
-        dg[i] = s;
+    for (Py_ssize_t i1 = m; i1 > 0;) { /* W = U^-1, a panel of rows at a time from the bottom (ID_NB-aligned) */
+        Py_ssize_t i0 = (i1 - 1) / ID_NB * ID_NB;
+        if (i1 < m) id_upper(w, m, i0, i1, t, pa, s, c, ops);
+        for (Py_ssize_t i = i1 - 1; i >= i0; i--) {
+            double *ti = t + (i - i0) * m, *wi = ID_ROW(w, m, i);
+            for (Py_ssize_t k = i + 1; k < i1; k++) ti[k] = 0.0;
+            for (Py_ssize_t j = i1 - 1; j > i; j--) ops->axpy(m - j, wi[j], ID_ROW(w, m, j) + j, ti + j);
+            double r = wi[i], sq = 0.0;
+            wi[i] = 1.0 / r;
+            for (Py_ssize_t k = i + 1; k < m; k++) wi[k] = ti[k] / r;
+            for (Py_ssize_t k = i; k < m; k++) sq += wi[k] * wi[k];
+            dg[i] = sq;
+            for (Py_ssize_t g = i / ID_KC; g < ng; g++) { /* row i into the strips that reach it */
+                double *row = id_strip(s, g) + (id_top(m, g) - i) * ID_KC;
+                for (Py_ssize_t q = 0; q < ID_KC; q++) {
+                    Py_ssize_t k = g * ID_KC + q;
+                    row[q] = k >= i && k < m ? wi[k] : 0.0;
+                }
+            }
+        }
+        i1 = i0;
     }
     return 0;
 }
 
-/* inv_diag(H, m, dg, ok): for each m x m matrix k of the stack H (float64), dg[k] = diag(H_k^-1) through
-   inv_diag1 and ok[k] = 1, or ok[k] = 0 (dg[k] untouched) when H_k is not positive definite. */
+/* inv_diag(H, m, dg, ok, level): for each m x m matrix k of the stack H (float64), dg[k] = diag(H_k^-1) through
+   id_inv_diag1 and ok[k] = 1, or ok[k] = 0 (dg[k] untouched) when H_k is not positive definite. level: the
+   vector code (0 SSE2 / baseline, 1 AVX2, 2 AVX-512, -1 the best this CPU runs: the same bits); returns the
+   level used. ValueError when the CPU lacks the level asked for. */
 static PyObject *k_inv_diag(PyObject *self, PyObject *args) {
     PyObject *ho, *dgo, *oko;
     Py_ssize_t m;
+    int level = -1;
     buf_t b[3];
     memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "OnOO", &ho, &m, &dgo, &oko)) return NULL;
+    if (!PyArg_ParseTuple(args, "OnOO|i", &ho, &m, &dgo, &oko, &level)) return NULL;
+    id_ops ops;
+    level = id_pick(level, &ops);
+    if (level < 0) {
+        PyErr_SetString(PyExc_ValueError, "inv_diag: this CPU does not run that level of vector code");
+        return NULL;
+    }
     if (get_buf(ho, &b[0], 0, 'd', "H") < 0 || get_buf(dgo, &b[1], 1, 'd', "dg") < 0 ||
         get_buf(oko, &b[2], 1, 'q', "ok") < 0)
         goto fail;
@@ -1437,24 +1613,34 @@ static PyObject *k_inv_diag(PyObject *self, PyObject *args) {
         double *dg = b[1].view.buf;
         int64_t *ok = b[2].view.buf;
         Py_ssize_t B = NITEMS(b[2]);
-        double *w = malloc((size_t)(m * m + m) * sizeof(double));
+        double *w = malloc((size_t)id_work(m) * sizeof(double));
         if (!w) {
             PyErr_NoMemory();
             goto fail;
         }
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t k = 0; k < B; k++)
-            ok[k] = inv_diag1(H + k * m * m, m, w, w + m * m, dg + k * m) == 0;
+        for (Py_ssize_t k = 0; k < B; k++) ok[k] = id_inv_diag1(H + k * m * m, m, w, dg + k * m, &ops) == 0;
         Py_END_ALLOW_THREADS
         free(w);
     }
     release(b, 3);
-    Py_RETURN_NONE;
+    return PyLong_FromLong(level);
 fail:
     release(b, 3);
     return NULL;
 }
 
+/* cov_stack(sel, starts, eblock, u, v, h, pd, deg, sd, m, mode, H, c, hd): the stack of _dense_cov_diag
+   (pref_eval/zelo/fit.py), numpy's passes fused into one per matrix. For the B = len(sel) blocks sel[k]
+   (nodes starts[sel[k]] + 0..m-1; every block of the stack has m nodes) H[k] (B x m x m, C order) is
+     mode 2 (centre_out): H_ij = (-pd_i) * (pd_j / sd[k]) (sd: the caller's sums of the block's pd), then
+       H_uv -= h_e, then H_vu -= h_e over the block's edges e, then H_ii += deg_i;
+     modes 0, 1: zeros, H_uv = H_vu = -h_e, H_ii = deg_i;
+   and for modes 1, 2 scaled by c_k, the power of 2 that brings max_i H_ii into [1, 2) (1 when the max is not
+   > 0 or is NaN: numpy's max propagates NaN), then + 1/m elementwise (two roundings: no fused multiply-add).
+   c[k] (1 in mode 0) and hd[k] = diag(H[k]) after all that are written. The edges of the stack are those
+   e with sel-position pos(eblock[e]) >= 0; their local indices u - start, v - start must lie in [0, m). The
+   edge passes run in numpy's order (all (u, v) first, then all (v, u)). */
 static PyObject *k_cov_stack(PyObject *self, PyObject *args) {
     PyObject *o[12];
     Py_ssize_t m;

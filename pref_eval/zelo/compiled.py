@@ -94,13 +94,15 @@ def cov_stack(sel: np.ndarray, starts: np.ndarray, eblock: np.ndarray, u: np.nda
     return H, c, hd
 
 
-def inv_diag(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def inv_diag(H: np.ndarray, level: int = -1) -> tuple[np.ndarray, np.ndarray]:
     """``(dg, ok)``: diag(H_k^-1) of each matrix of the stack H (B x m x m, m >= 1) by our own Cholesky, and
-    whether H_k is positive definite (:mod:`pref_eval.zelo.inverse_diag`)."""
+    whether H_k is positive definite (:mod:`pref_eval.zelo.inverse_diag`). ``level``: the kernel's vector code,
+    0 baseline (SSE2), 1 AVX2, 2 AVX-512, -1 the best this CPU runs (the same bits; ValueError when the CPU
+    lacks the level asked for)."""
     B, m = H.shape[0], H.shape[1]
     dg = np.empty((B, m))
     ok = np.empty(B, dtype=np.int64)
-    _module().inv_diag(_f8(H), int(m), dg, ok)
+    _module().inv_diag(_f8(H), int(m), dg, ok, int(level))
     return dg, ok.astype(bool)
 
 

@@ -4,22 +4,32 @@ zelo_fit's standard errors are square roots of the diagonal of inverted per-bloc
 (:func:`pref_eval.zelo.fit._dense_cov_diag`). LAPACK's ``potrf``/``potri`` (and numpy's ``inv``) run OpenBLAS's
 kernels, which OpenBLAS picks per kind of CPU (``OPENBLAS_CORETYPE``: SkylakeX on an AVX-512 CPU, Haswell on an
 AVX2 one): on the shipped samples 4-9 SEs of 79-95 differed in their last bits between the two (session 24).
-Blocks of up to :data:`OWN_MAX` documents therefore go through our own Cholesky factorisation: A = U'U (upper,
-right-looking, the upper triangle read), W = U^-1 row by row from the bottom (each row's sums over the rows
-below it, from the last one up), (A^-1)_ii = sum over k >= i of W_ik^2, k ascending -- each multiplication,
-subtraction, division and square root rounded once, in the same order, in the compiled kernel
-(``pref_eval/_kernels.c`` ``inv_diag``, built without fused multiply-adds) and in :func:`_numpy_inverse_diag`
-(vectorised over the stack): the same bits either way and on every x86-64 CPU. It costs as much as
-``potrf``/``potri`` for 100 documents and up to 1.3 times as much at 256 (unblocked); larger blocks keep
-LAPACK's blocked code, whose last bits follow OpenBLAS's kernels. A matrix that is not positive definite (a
-pivot <= 0) takes the Moore-Penrose inverse (numpy's, also kernel-dependent), as before.
+Every block therefore goes through our own Cholesky factorisation: A = U'U (upper, the upper triangle read),
+W = U^-1 row by row from the bottom (each row's sums over the rows below it, from the last one up),
+(A^-1)_ii = sum over k >= i of W_ik^2, k ascending -- each multiplication, subtraction, division and square
+root rounded once, in the same order, in the compiled kernel (``pref_eval/_kernels.c`` ``inv_diag``, built
+without fused multiply-adds; blocked for the caches -- panels of 64 rows, 4 x 16 tiles -- without changing
+any element's sequence of operations, and vectorised element by element, SSE2 / AVX2 / AVX-512 chosen at run
+time: the same bits) and in :func:`_numpy_inverse_diag` (vectorised over the stack): the same bits either way
+and on every x86-64 CPU. Without the compiled kernels blocks of more than :data:`OWN_MAX` documents keep
+LAPACK's ``potrf``/``potri`` (the numpy path's temporaries grow with m^2 per column), whose last bits follow
+OpenBLAS's kernels. A matrix that is not positive definite (a pivot <= 0) takes the Moore-Penrose inverse
+(numpy's, also kernel-dependent), as before.
 """
 from __future__ import annotations
 
 import numpy as np
 
-#: blocks of up to this many documents: our own Cholesky (CPU-independent bits); larger: LAPACK's
+#: without the compiled kernels, blocks of up to this many documents: our own Cholesky in numpy (CPU-independent
+#: bits); larger: LAPACK's. With them, every block: the compiled kernel
 OWN_MAX = 256
+
+
+def own_covers(m: int) -> bool:
+    """True when blocks of ``m`` documents go through our own Cholesky (always with the compiled kernels)."""
+    from .compiled import available
+
+    return m <= OWN_MAX or available()
 
 
 def own_inverse_diag(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
