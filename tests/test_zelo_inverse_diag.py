@@ -16,7 +16,7 @@ import pytest
 
 from pref_eval.zelo.fit import _inverse_diag
 from pref_eval.zelo import compiled
-from pref_eval.zelo.inverse_diag import OWN_MAX, _numpy_inverse_diag, own_covers, own_inverse_diag
+from pref_eval.zelo.inverse_diag import _numpy_inverse_diag, own_inverse_diag
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ def _spd(rng: np.random.Generator, B: int, m: int, ridge: float = 1e-3) -> np.nd
     return X @ X.transpose(0, 2, 1) / m + ridge * np.eye(m)
 
 
-@pytest.mark.parametrize("m", [1, 2, 3, 7, 16, 17, 40, 63, 64, 65, 100, 129, OWN_MAX, 300])
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 16, 17, 40, 63, 64, 65, 100, 129, 256, 300])
 def test_equal_to_scipy_s_inverse_and_both_paths_the_same_bits(m):
     import scipy.linalg
 
@@ -41,7 +41,7 @@ def test_equal_to_scipy_s_inverse_and_both_paths_the_same_bits(m):
     assert _inverse_diag(H).tobytes() == dg.tobytes()
 
 
-def test_not_positive_definite_takes_the_pseudo_inverse_and_larger_blocks_lapack(monkeypatch):
+def test_not_positive_definite_takes_the_pseudo_inverse_and_larger_blocks_ours_with_or_without_kernels(monkeypatch):
     import scipy.linalg
 
     rng = np.random.default_rng(2)
@@ -54,13 +54,12 @@ def test_not_positive_definite_takes_the_pseudo_inverse_and_larger_blocks_lapack
     for k in (1, 2):
         np.testing.assert_allclose(got[k], np.diagonal(scipy.linalg.pinvh(H[k])), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got[0], np.diagonal(scipy.linalg.inv(H[0])), rtol=1e-12)
-    big = _spd(rng, 1, OWN_MAX + 1)
-    want = np.diagonal(scipy.linalg.inv(big[0]))
-    if compiled.available():  # every size by the compiled kernel
-        assert own_covers(10_000) and _inverse_diag(big).tobytes() == _numpy_inverse_diag(big)[0].tobytes()
-    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")  # without it: LAPACK's potrf/potri above OWN_MAX
-    assert not own_covers(OWN_MAX + 1) and own_covers(OWN_MAX)
-    np.testing.assert_allclose(_inverse_diag(big)[0], want, rtol=1e-12)
+    big = _spd(rng, 1, 257)  # LAPACK's potrf/potri above 256 documents before session 25
+    want = _numpy_inverse_diag(big)[0]
+    np.testing.assert_allclose(want[0], np.diagonal(scipy.linalg.inv(big[0])), rtol=1e-12)
+    assert _inverse_diag(big).tobytes() == want.tobytes()
+    monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", "1")  # without the compiled kernels: the numpy path
+    assert _inverse_diag(big).tobytes() == want.tobytes()
 
 
 def test_a_pivot_failing_in_a_later_panel_takes_the_pseudo_inverse():

@@ -491,10 +491,8 @@ def _dense_cov_diag(starts, sizes, u, v, h, pd, centre_pinv: bool, centre_out: b
     Blocks are gathered by size into dense matrices H (Laplacian of ``h`` plus
     ``diag(pd)``; plus 11'/n_b when ``centre_pinv``). Only diag(H^-1) is
     needed: by our own Cholesky (:mod:`.inverse_diag`: the same bits on every
-    CPU; without the compiled kernels blocks of more than
-    ``inverse_diag.OWN_MAX`` documents take LAPACK's ``potrf``, then ``potri``).
-    A block whose matrix is not positive definite falls back to the Moore-Penrose
-    inverse.
+    CPU). A block whose matrix is not positive definite falls back to the
+    Moore-Penrose inverse.
     """
     out = np.full(n, np.nan)
     cond = np.zeros(len(starts))
@@ -604,37 +602,18 @@ def _diag_scale(H: np.ndarray) -> np.ndarray:
 
 def _inverse_diag(H: np.ndarray) -> np.ndarray:
     """``diag(H_k^-1)`` for a stack of symmetric matrices H_k (B x m x m): our own Cholesky (the same bits on every
-    CPU: :mod:`.inverse_diag`), or LAPACK's for blocks of more than :data:`.inverse_diag.OWN_MAX` documents
-    without the compiled kernels (:func:`.inverse_diag.own_covers`);
-    LAPACK and the pseudo-inverse of a matrix that is not positive definite on one BLAS thread
-    (:mod:`pref_eval.blas`: faster for these sizes, and the same bits with any number of cores; OpenBLAS's
-    kernels, chosen per kind of CPU, can change their last bits: docs/zelo_fit.md, "Another machine")."""
+    CPU, with or without the compiled kernels: :mod:`.inverse_diag`); the pseudo-inverse of a matrix that is not
+    positive definite on one BLAS thread (:mod:`pref_eval.blas`: the same bits with any number of cores;
+    OpenBLAS's kernels, chosen per kind of CPU, can change their last bits: docs/zelo_fit.md, "Another
+    machine")."""
     from ..blas import one_blas_thread
-    from .inverse_diag import own_covers, own_inverse_diag
-    from .kernels import potrf_potri
+    from .inverse_diag import own_inverse_diag
 
-    B, m, _ = H.shape
-    if own_covers(m):
-        dg, ok = own_inverse_diag(H)
-        if not ok.all():
-            with one_blas_thread():
-                for bad in np.flatnonzero(~ok):
-                    dg[bad] = np.diagonal(np.linalg.pinv(H[bad], hermitian=True))
-        return dg
-    # scipy's LAPACK (its own OpenBLAS) is loaded *before* the limit: threadpoolctl caps only the libraries
-    # loaded when it starts, and a first fit in a process would otherwise factorise on every core (SE bits
-    # that depend on the thread count: the API's fit against zelo_fit's, which sets OPENBLAS_NUM_THREADS=1)
-    dpotrf, dpotri = potrf_potri()
-    dg = np.empty((B, m))
-    with one_blas_thread():
-        for k in range(B):
-            c, info = dpotrf(H[k], lower=1, clean=0)
-            if info == 0:
-                c, info = dpotri(c, lower=1, overwrite_c=1)
-            if info == 0:
-                dg[k] = np.diagonal(c)  # potri's inverse, in the lower triangle (and the diagonal)
-            else:
-                dg[k] = np.diagonal(np.linalg.pinv(H[k], hermitian=True))
+    dg, ok = own_inverse_diag(H)
+    if not ok.all():
+        with one_blas_thread():
+            for bad in np.flatnonzero(~ok):
+                dg[bad] = np.diagonal(np.linalg.pinv(H[bad], hermitian=True))
     return dg
 
 
@@ -958,11 +937,7 @@ def fit_bt_blocks(sizes: Sequence[int] | np.ndarray, q: np.ndarray, a: np.ndarra
         yield from map(_fit_piece, pieces())
     elif jobs == 1 and not scheduler:
         from ..blas import pool_blas_limit
-        from .inverse_diag import own_covers
-        from .kernels import potrf_potri
 
-        if options.get("compute_se", True) and not own_covers(int(sizes.max())):
-            potrf_potri()  # scipy's LAPACK loaded before the limit (_inverse_diag), not by a worker inside it
         with pool_blas_limit():  # held for the pool's life: the threads are the parallelism
             yield from ordered_threads(_fit_piece, pieces(), min(threads, len(blocks)))
     else:  # each block's result handed over as it is reached

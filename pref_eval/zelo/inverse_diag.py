@@ -11,25 +11,15 @@ root rounded once, in the same order, in the compiled kernel (``pref_eval/_kerne
 without fused multiply-adds; blocked for the caches -- panels of 64 rows, 4 x 16 tiles -- without changing
 any element's sequence of operations, and vectorised element by element, SSE2 / AVX2 / AVX-512 chosen at run
 time: the same bits) and in :func:`_numpy_inverse_diag` (vectorised over the stack): the same bits either way
-and on every x86-64 CPU. Without the compiled kernels blocks of more than :data:`OWN_MAX` documents keep
-LAPACK's ``potrf``/``potri`` (the numpy path's temporaries grow with m^2 per column), whose last bits follow
-OpenBLAS's kernels. A matrix that is not positive definite (a pivot <= 0) takes the Moore-Penrose inverse
-(numpy's, also kernel-dependent), as before.
+and on every x86-64 CPU. Before session 25 blocks of more than 256 documents took LAPACK's ``potrf``/``potri``
+(their last bits followed OpenBLAS's kernels); the compiled kernel now costs less than LAPACK up to about 1,000
+documents and about as much at 3,000 (NOTES.md, session 25), the numpy path (without the kernels) about 0.9 s
+CPU a block of 1,000 documents. A matrix that is not positive definite (a pivot <= 0) takes the
+Moore-Penrose inverse (numpy's, kernel-dependent), as before.
 """
 from __future__ import annotations
 
 import numpy as np
-
-#: without the compiled kernels, blocks of up to this many documents: our own Cholesky in numpy (CPU-independent
-#: bits); larger: LAPACK's. With them, every block: the compiled kernel
-OWN_MAX = 256
-
-
-def own_covers(m: int) -> bool:
-    """True when blocks of ``m`` documents go through our own Cholesky (always with the compiled kernels)."""
-    from .compiled import available
-
-    return m <= OWN_MAX or available()
 
 
 def own_inverse_diag(H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
