@@ -1526,10 +1526,47 @@ static void id_upper(const double *restrict w, Py_ssize_t m, Py_ssize_t i0, Py_s
     }
 }
 
-/* the doubles of work space id_inv_diag1 needs for an m x m matrix */
+/* the doubles of work space id_inv_diag1 or id_small needs for an m x m matrix */
 static Py_ssize_t id_work(Py_ssize_t m) {
     Py_ssize_t ng = (m + ID_KC - 1) / ID_KC, tiles = ng * ID_KC;
-    return m * (m + 1) / 2 + ID_NB * m + 2 * ID_NB * tiles + ID_KC * ID_KC * (ng * (ng + 1) / 2) + ID_NB * ID_KC;
+    Py_ssize_t blocked = m * (m + 1) / 2 + ID_NB * m + 2 * ID_NB * tiles + ID_KC * ID_KC * (ng * (ng + 1) / 2) + ID_NB * ID_KC;
+    return blocked > m * m + m ? blocked : m * m + m; /* id_small: m * m + m */
+}
+
+/* the same for m <= ID_NB (one panel), without the blocks' calls: faster on stacks of small matrices */
+__attribute__((optimize("O3"), noinline)) static int id_small(const double *restrict a, Py_ssize_t m, double *restrict w,
+                                                 double *restrict t, double *restrict dg) {
+    memcpy(w, a, (size_t)(m * m) * sizeof(double));
+    for (Py_ssize_t j = 0; j < m; j++) {
+        double *wj = w + j * m, d = wj[j];
+        if (!(d > 0)) return -1;
+        double r = sqrt(d);
+        wj[j] = r;
+        for (Py_ssize_t k = j + 1; k < m; k++) wj[k] /= r;
+        for (Py_ssize_t i = j + 1; i < m; i++) {
+            double s = wj[i], *wi = w + i * m;
+            for (Py_ssize_t k = i; k < m; k++) wi[k] -= s * wj[k];
+        }
+    }
+    for (Py_ssize_t i = m - 1; i >= 0; i--) {
+        double *wi = w + i * m;
+        for (Py_ssize_t k = i + 1; k < m; k++) t[k] = 0.0;
+        for (Py_ssize_t j = m - 1; j > i; j--) {
+            double s = wi[j];
+            const double *wj = w + j * m;
+            for (Py_ssize_t k = j; k < m; k++) t[k] -= s * wj[k];
+        }
+        double r = wi[i];
+        wi[i] = 1.0 / r;
+        for (Py_ssize_t k = i + 1; k < m; k++) wi[k] = t[k] / r;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const double *wi = w + i * m;
+        double s = 0.0;
+        for (Py_ssize_t k = i; k < m; k++) s += wi[k] * wi[k];
+        dg[i] = s;
+    }
+    return 0;
 }
 
 __attribute__((optimize("O3"))) static int id_inv_diag1(const double *restrict a, Py_ssize_t m, double *restrict w,
@@ -1619,7 +1656,9 @@ static PyObject *k_inv_diag(PyObject *self, PyObject *args) {
             goto fail;
         }
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t k = 0; k < B; k++) ok[k] = id_inv_diag1(H + k * m * m, m, w, dg + k * m, &ops) == 0;
+        for (Py_ssize_t k = 0; k < B; k++)
+            ok[k] = (m <= ID_NB ? id_small(H + k * m * m, m, w, w + m * m, dg + k * m)
+                                : id_inv_diag1(H + k * m * m, m, w, dg + k * m, &ops)) == 0;
         Py_END_ALLOW_THREADS
         free(w);
     }
