@@ -12,9 +12,9 @@ without fused multiply-adds; blocked for the caches -- panels of 64 rows, 4 x 16
 any element's sequence of operations, and vectorised element by element, SSE2 / AVX2 / AVX-512 chosen at run
 time: the same bits) and in :func:`_numpy_inverse_diag` (vectorised over the stack): the same bits either way
 and on every x86-64 CPU. Before session 25 blocks of more than 256 documents took LAPACK's ``potrf``/``potri``
-(their last bits followed OpenBLAS's kernels); the compiled kernel now costs less than LAPACK up to about 1,000
-documents and about as much at 3,000 (NOTES.md, session 25), the numpy path (without the kernels) about 0.9 s
-CPU a block of 1,000 documents. A matrix that is not positive definite (a pivot <= 0) takes the
+(their last bits followed OpenBLAS's kernels); the compiled kernel takes less CPU than LAPACK's there at 300
+and 1,000 documents and about as much at 3,000 (NOTES.md, session 25, c35), the numpy path (without the
+kernels) about 0.9 s CPU a block of 1,000 documents. A matrix that is not positive definite (a pivot <= 0) takes the
 Moore-Penrose inverse (numpy's, kernel-dependent), as before.
 """
 from __future__ import annotations
