@@ -20,6 +20,10 @@ holds the per-query preference of ``runi`` over ``runj`` (a signed
 difference). Both layouts are read; the result then has a ``run_b`` column
 ('' for metric rows) and ``run`` = ``runi``.
 
+pref_eval.py's JSON lines (``pref_eval.py -q``, ``zelo_eval -q -o pref``: a key per measure, ``"type":
+"preference"`` lines with ``runi``/``runj``, ``"type": "metric"`` lines with ``run``) are read as the runi/runj
+layout: the metrics from the metric lines, the preference measures from the preference lines.
+
 Rows whose qid is ``all`` (summary rows) are skipped. A bad line raises
 :class:`~pref_eval.errors.InputError` naming the file and line.
 """
@@ -77,6 +81,7 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
     """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
     pair = False
     samples: dict[str, int] = {}
+    wide: list[tuple[str, str, str, float, int, str]] = []
     for i in range(first, len(lines)):
         ln = lines[i].strip()
         if not ln:
@@ -89,6 +94,10 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
             raise InputError(name, i + 1, str(err)) from None
         if not isinstance(obj, dict):
             raise InputError(name, i + 1, "expected a JSON object with keys run, qid, measure, value")
+        if "measure" not in obj and "value" not in obj and (obj.get("type") in ("preference", "metric")
+                                                          or ("runi" in obj and "runj" in obj)):
+            pair = _wide_rows(obj, name, i + 1, wide, summaries, samples) or pair
+            continue
         if "run" not in obj and "runi" in obj:
             pair = True
             obj = {**obj, "run": obj["runi"]}
@@ -109,6 +118,37 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
             continue
         rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
                      str(obj.get("runj") or "")))
+    metrics = {r[2] for r in wide if not r[5]}
+    # a preference line also holds each metric's difference; the metric lines hold the values (as -o tsv)
+    rows.extend(r for r in wide if not (r[5] and r[2] in metrics))
+    return pair
+
+
+_WIDE_KEYS = ("qid", "run", "runi", "runj", "sample", "type")
+
+
+def _wide_rows(obj: dict, name: str, line: int, rows: list, summaries: set, samples: dict[str, int]) -> bool:
+    """The rows of one line of pref_eval.py's / ``zelo_eval -o pref``'s JSON lines (a key per measure) appended
+    to ``rows``; True for a preference line."""
+    kind = obj.get("type")
+    pair = kind == "preference" or (kind is None and "runi" in obj)
+    keys = ("qid", "runi", "runj") if pair else ("qid", "run")
+    for k in keys:
+        v = obj.get(k)
+        if isinstance(v, bool) or not isinstance(v, (str, int)):
+            raise InputError(name, line, f"expected a string for key {k!r} in a {'preference' if pair else 'metric'} "
+                                         f"line of pref_eval.py's JSON lines, got {v!r}")
+    if "sample" in obj:
+        _one_sample(samples, obj["sample"], name, line)
+    run, runj = (str(obj["runi"]), str(obj["runj"])) if pair else (str(obj["run"]), "")
+    qid = str(obj["qid"])
+    for measure, value in obj.items():
+        if measure in _WIDE_KEYS:
+            continue
+        if qid == "all":
+            _summary_row(summaries, (run, runj, measure), name, line)
+        else:
+            rows.append((run, qid, measure, _number(value, name, line), line, runj))
     return pair
 
 
