@@ -422,7 +422,7 @@ def _add_jsonl_part(part: bytes, line0: int, name: str, out: Judgments, ties: st
     text = None if part.isascii() else _decode_part(part, line0, name)
     if cols is None:
         cols = jsonl_columns(part)
-    if cols is not None and _plain_names(cols):
+    if cols is not None and _plain_names(cols) and not _self_pair(cols):
         cols.lines += line0
         cols.add_to(out)
         return
@@ -452,6 +452,8 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
         cols = _fast_columns(fmt, data, text, ties)
         if not _plain_names(cols):
             cols = None  # an empty id or one with whitespace: the line parser names its line
+        if cols is not None and fmt in SELF_PAIR_REFUSED and _self_pair(cols):
+            cols = None  # the line parser names the line of a document judged against itself
         if cols is not None and fmt == "zbench" and cols.unknown_documents(out):
             cols = None  # the parser names the pair (scored_pairs[k]) and its line
         if cols is not None:
@@ -533,6 +535,7 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
             raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
         _check_ids(name, no, qid=str(rec["qid"]), doc_a=str(rec["doc_a"]), doc_b=str(rec["doc_b"]))
+        _not_self(name, no, str(rec["doc_a"]), str(rec["doc_b"]))
         # ids interned: a document registered by many queries is one string object (a large file's table)
         out.add(intern(str(rec["qid"])), intern(str(rec["doc_a"])), intern(str(rec["doc_b"])), s, float(w), kept)
 
@@ -564,6 +567,27 @@ def _check_ids(name: str, no: int, **ids: str) -> None:
         if _bad_id(v):
             raise InputError(name, no, f"expected {what} not empty and without tabs, line breaks or NUL, got {v!r} "
                                        "(ids are written to tab-separated files)")
+
+
+# formats whose judgment of a document against itself is refused with its line (clarke3/clarke4 in their
+# parsers already); zbench's ai_scores.json keeps them: zbench asks a one-document query's self-pair
+SELF_PAIR_REFUSED = frozenset({"jsonl", "llmlog", "carterette", "xie"})
+
+
+def _self_pair(cols) -> bool:
+    """Whether a judged row of a fast reader's table pairs a document with itself (the line parser names it)."""
+    if cols is None:
+        return False
+    same = cols.a == cols.b
+    if cols.keep is not None:
+        same &= cols.keep
+    return bool(same.any())
+
+
+def _not_self(name: str, no: int, a: str, b: str, what: str = "doc_a and doc_b") -> None:
+    if a == b:
+        raise InputError(name, no, f"{what} are the same document {a!r} (a document judged against itself "
+                                   "informs no score)")
 
 
 def _plain_names(cols) -> bool:
@@ -688,6 +712,7 @@ def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
         if len(f) != 5 or f[0] != "@":
             raise InputError(name, no, "expected '@ topic docA docB M' with M one of ! = ?")
         _, t, a, b, m = f
+        _not_self(name, no, a, b, "docA and docB")
         if m == "!":
             out.add(t, a, b, 0.0)
         elif m == "=":
@@ -710,6 +735,8 @@ def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
             pv = int(p)
         except ValueError:
             raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}") from None
+        if pv in (-1, 0, 1):
+            _not_self(name, no, a, b, "DOC1 and DOC2")
         if pv == -1:
             out.add(t, a, b, 0.0)
         elif pv == 1:
@@ -760,6 +787,7 @@ def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
         if len(docs) != 2 or not docs[0] or not docs[1]:
             raise InputError(name, no, f"expected the pair as 'left,right', got {pair!r}")
         _check_ids(name, no, query=q, left=docs[0], right=docs[1])
+        _not_self(name, no, docs[0], docs[1], "left and right")
         votes = []
         for v in votes_txt:
             try:
