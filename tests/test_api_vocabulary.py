@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import inspect
+import os
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -30,6 +32,7 @@ JUDGE = "judgments/dl19-sample.judge"
 A, B = "judgments/dl21-crowd-sample.txt", "judgments/dl21-gpt4o-sample.human"
 PQ = "tests/data/stats/perquery.tsv"
 ORDER_A, ORDER_B = "tests/data/stats/order_a.tsv", "tests/data/stats/order_b.txt"
+NEVER_WRITTEN = os.path.join(tempfile.gettempdir(), "test_api_vocabulary.never-written.svg")  # (refused before)
 
 # (function, old keyword, new keyword)
 RENAMED = [(api.fit, "judgment_format", "judgments_format"), (pref_eval.fit, "judgment_format", "judgments_format"),
@@ -169,6 +172,24 @@ KINDS = [
     ("no-algorithms", lambda: api.simulate_figure3(reps=1, algorithms=[]), "algorithms is empty", None, None, None),
     ("goal", lambda: api.pairs_init(str(ROOT / "no-such-dir" / "state.json"), Q, goal="ranking"),
      "goal applies to strategy='adaptive'", None, None, None),
+    ("run-ids-with-per-query", lambda: api.compare_runs(per_query=PQ, run_id_mode="tag"),
+     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)",
+     "compare", ["-P", PQ, "--run-id", "tag"],
+     "--run-id/--name apply to run files evaluated with -R (-P files hold their names)"),
+    ("run-ids-with-per-query-plot", lambda: api.plot_systems(api.PlotValues(per_query=PQ, run_id_mode="tag"),
+                                                             api.PlotImage(NEVER_WRITTEN, 4, 3)),
+     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)",
+     None, None, None),
+    ("measures-needed", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE]),
+     "qrels and runs need at least one measure (measures=[...])",
+     "compare", ["-R", Q, BM25, DENSE], "-R needs at least one -m MEASURE"),
+    ("keep-going", lambda: api.compare_runs(per_query=PQ, keep_going=True),
+     "keep_going applies to runs evaluated against qrels (a per_query file is read whole)", None, None, None),
+    ("qrels-or-per-query", lambda: api.compare_runs(), "give either qrels with runs, or per_query", None, None, None),
+    ("pool-level", lambda: api.pairs_pool([BM25, DENSE], 5, level=2, output=None),
+     "level applies to contributions with qrels (the relevant documents it counts)", None, None, None),
+    ("pool-groups", lambda: api.pairs_pool([BM25, DENSE], 5, group_sep="_", output=None),
+     "group_sep applies to contributions (the report per group)", None, None, None),
 ]
 
 

@@ -8,7 +8,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UsageError, option_given
+from ..errors import UsageError, command_running, option_given
+from ..io.run_ids import refuse_run_ids_with_per_query
 
 
 def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequence[str], measures: Sequence[str],
@@ -21,7 +22,7 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
     """
     if per_query:  # exactly one of qrels and per_query is given
         if run_id_mode is not None or run_names:
-            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
+            refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
         return read_per_query(per_query), baseline, False
     from ._metric_mode import _errors_in_run_order
@@ -38,7 +39,8 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     """``-R QRELS RUN...``: the per-query values of the runs (per pair for preference measures); with
     a list ``skipped`` (``--keep-going``) the runs that cannot be read or evaluated are left out, named in it."""
     if not measures:
-        raise UsageError("-R needs at least one -m MEASURE")
+        raise UsageError("-R needs at least one -m MEASURE" if command_running() else
+                         "qrels and runs need at least one measure (measures=[...])")
     if len(runs) < 2:
         raise UsageError("need at least two run files to compare")
     from ..io.run_ids import run_ids

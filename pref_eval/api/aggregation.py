@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given
+from ..errors import UsageError, option_given, option_name
 
 
 def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *, query_fraction: float = 1.0,
@@ -45,8 +45,8 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     measures = measures if measures is None else _string_list("measures", measures, split=True)
     # (was ignored: the power steps are of the undamped chain)
     if mc4_steps is not None and option_given("--damping", damping != 0.15):
-        raise UsageError("--damping applies to the stationary MC4 (the default), not to --mc4-steps (the power "
-                         "steps of pref_aggregate.py's undamped chain)")
+        raise UsageError(f"{option_name('damping')} applies to the stationary MC4 (the default), not to "
+                         f"{option_name('mc4_steps')} (the power steps of pref_aggregate.py's undamped chain)")
     log = log or Log("pref_eval", quiet=True)
     name = os.fspath(prefs)
     log.stage(f"reading {name}")

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
+from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords
 from ._comparison_values import _per_query_values, _resolve_run
 from ._inputs import _check_paths, _input_options, _path_list
 
@@ -171,7 +171,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     if (fmt := output_format) not in _REPORT_FORMATS:
         raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
     if bool(qrels) == bool(per_query):
-        raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)")
+        raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)"
+                         if command_running() else "give either qrels with runs, or per_query")
     test_list = parse_tests(tests)
     mt = test_list[0]
     if marker_test is not None:
@@ -231,7 +232,9 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
 def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[str]) -> None:
     """``--keep-going`` applies to ``-R`` (run files) only."""
     if keep_going and not qrels:
-        raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)")
+        raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)"
+                         if command_running() else "keep_going applies to runs evaluated against qrels (a "
+                         "per_query file is read whole)")
 
 
 def _split_preference_rows(df: Any) -> tuple[Any, Any]:

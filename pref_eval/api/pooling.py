@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError, option_given
+from ..errors import InputError, UsageError, option_given, option_name as _o
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     _check_int("depth", depth, 1)
     _check_int("level", level)
     if option_given("-l", level != 1) and (qrels is None or contributions is None):  # (no -l before session 24)
-        raise UsageError("-l applies to --contributions with --qrels (the relevant documents it counts)")
+        raise UsageError(f"{_o('level', '-l')} applies to {_o('contributions')} with {_o('qrels')} (the relevant "
+                         "documents it counts)")
     runs = _path_list(runs, "runs")
     _check_groups(groups, group_sep, contributions)
     if not runs:
@@ -113,10 +114,10 @@ def _check_groups(groups: str | None, group_sep: str | None, contributions: str 
     from ._inputs import _check_paths
 
     if groups is not None and group_sep is not None:
-        raise UsageError("--groups and --group-sep are two ways to name the groups: give one")
+        raise UsageError(f"{_o('groups')} and {_o('group_sep')} are two ways to name the groups: give one")
     if (groups is not None or group_sep is not None) and contributions is None:
-        raise UsageError(f"{'--groups' if groups is not None else '--group-sep'} applies to --contributions (the "
-                         "report per group)")
+        raise UsageError(f"{_o('groups' if groups is not None else 'group_sep')} applies to {_o('contributions')} "
+                         "(the report per group)")
     if group_sep is not None and (not isinstance(group_sep, str) or group_sep == "" or
                                   any(c.isspace() for c in group_sep)):
         raise UsageError(f"--group-sep: expected a non-empty separator without white space (a run tag holds "

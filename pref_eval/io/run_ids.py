@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..errors import UsageError, option_name
+from ..errors import UsageError, command_running, option_name
 
 MODES = ("path", "tag")
 
@@ -127,3 +127,10 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
             raise UsageError(f"--name: two runs would be called {dup[0]!r}")
         ids = out
     return ids
+
+
+def refuse_run_ids_with_per_query() -> None:
+    """``--run-id``/``--name`` (``run_id_mode``/``run_names``) given with a per-query file, which names its runs."""
+    raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)"
+                     if command_running() else
+                     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)")

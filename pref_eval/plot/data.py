@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError, option_given
+from ..io.run_ids import refuse_run_ids_with_per_query
 from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
         if qrels is not None or runs:
             raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
         if option_given("--run-id", run_id_mode != "path") or run_names:
-            raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)")
+            refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
 
         df = read_per_query(per_query)
