@@ -163,8 +163,11 @@ def _run_page(page: Path, tmp_path: Path, with_long: bool) -> None:
         pytest.skip("no ```sh or ```console blocks")
     have_mpl = importlib.util.find_spec("matplotlib") is not None
     work = scratch_root(tmp_path)
-    env = {**os.environ, "PATH": f"{ROOT / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(ROOT), "PYTHON": sys.executable}
+    # bin/'s scripts start `#!/usr/bin/env python3`: the directory of the interpreter running the tests comes
+    # next on PATH, so that they run under it (its packages, and coverage's start-up hook when a coverage run
+    # uses its own interpreter -- with the first python3 on PATH they failed there for want of pandas)
+    path = os.pathsep.join([str(ROOT / "bin"), str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "PYTHON": sys.executable}
     skipped = 0
     for line, kind, code in blocks:
         if not have_mpl and "zelo_plot" in code:
