@@ -399,3 +399,16 @@ def test_infinite_degrees_of_freedom_is_the_normal():
     assert t_two_sided_exact(1.96, math.inf) == math.erfc(1.96 / math.sqrt(2))
     assert t_quantile(0.975, math.inf) == pytest.approx(NormalDist().inv_cdf(0.975), rel=1e-15)
     assert t_quantile(0.025, math.inf) == pytest.approx(NormalDist().inv_cdf(0.025), rel=1e-15)
+
+
+def test_t_two_sided_exact_edges():
+    """The guards, each on its own: nan for a nan t or df and for df <= 0 (no t distribution), 0 at infinite t,
+    1 at t = 0 (scipy: 2 stdtr(df, -|t|) gives the same: nan, nan, nan, 0, 1); tiny and huge t."""
+    assert math.isnan(t_two_sided_exact(math.nan, 3.0)) and math.isnan(t_two_sided_exact(1.0, math.nan))
+    assert math.isnan(t_two_sided_exact(1.0, 0.0)) and math.isnan(t_two_sided_exact(1.0, -2.0))
+    assert t_two_sided_exact(math.inf, 3.0) == 0.0 and t_two_sided_exact(-math.inf, 3.0) == 0.0
+    assert t_two_sided_exact(0.0, 3.0) == 1.0 and t_two_sided_exact(-0.0, 3.0) == 1.0
+    assert t_two_sided_exact(1e-300, 3.0) == 1.0
+    # 1 degree of freedom: 2 atan(1/t)/pi (mpmath, 25 digits, of the doubles 1e150 and 1e300)
+    assert t_two_sided_exact(1e150, 1.0) == float("6.366197723675813552759735e-151")
+    assert t_two_sided_exact(-1e300, 1.0) == float("6.366197723675813096499665e-301")
