@@ -412,3 +412,32 @@ def test_t_two_sided_exact_edges():
     # 1 degree of freedom: 2 atan(1/t)/pi (mpmath, 25 digits, of the doubles 1e150 and 1e300)
     assert t_two_sided_exact(1e150, 1.0) == float("6.366197723675813552759735e-151")
     assert t_two_sided_exact(-1e300, 1.0) == float("6.366197723675813096499665e-301")
+
+
+# B(a, 1/2) and log(1 + v) to 46 digits (mpmath at 70 digits: mp.beta(a, 0.5), mp.log1p(v)): the 45-digit
+# helpers' own accuracy, which the rounded doubles above cannot see (a term of Stirling's series changed by
+# 1e-25 relative moves no double of the table)
+BETA_HALF = [("0.5", "3.141592653589793238462643383279502884197169399"), ("1", "2.0"),
+             ("2.25", "1.248598835377199909745161709471961625563216644"),
+             ("20.5", "0.3938636312011710379952836807448150470388629712"),
+             ("39.75", "0.2820148904434642915580802244913054051424982984"),
+             ("40", "0.2811266876561928679288352271109410889273770048"),
+             ("1000.5", "0.05604290636312237356910611754712900962226551252"),
+             ("5000000", "0.0007926654793378389384069859566295434276637648959")]
+LOG1P = [("0.019", "0.01882175424058776143549160310558286408847020384"),
+         ("-0.0199", "-0.02010067170700288236709771511709541217103001535"),
+         ("1e-10", "0.00000000009999999999500000000033333333330833333333533333"),
+         ("0.5", "0.4054651081081643819780131154643491365719904235")]
+
+
+def test_the_45_digit_helpers_equal_mpmath():
+    from decimal import Decimal, localcontext
+
+    from pref_eval.stats.special import _DIGITS, _beta_exact, _log1p_exact
+
+    with localcontext() as ctx:
+        ctx.prec = _DIGITS
+        for a, exact in BETA_HALF:
+            assert abs(_beta_exact(Decimal(a)) / Decimal(exact) - 1) <= Decimal("1e-42"), a
+        for v, exact in LOG1P:
+            assert abs(_log1p_exact(Decimal(v)) / Decimal(exact) - 1) <= Decimal("1e-43"), v
