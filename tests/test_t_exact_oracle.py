@@ -409,6 +409,7 @@ def test_t_two_sided_exact_edges():
     assert t_two_sided_exact(math.inf, 3.0) == 0.0 and t_two_sided_exact(-math.inf, 3.0) == 0.0
     assert t_two_sided_exact(0.0, 3.0) == 1.0 and t_two_sided_exact(-0.0, 3.0) == 1.0
     assert t_two_sided_exact(1e-300, 3.0) == 1.0
+    assert t_two_sided_exact(1.0, 1.0) == 0.5 and t_two_sided_exact(-1.0, 1.0) == 0.5  # 1 - 2 atan(1)/pi
     # 1 degree of freedom: 2 atan(1/t)/pi (mpmath, 25 digits, of the doubles 1e150 and 1e300)
     assert t_two_sided_exact(1e150, 1.0) == float("6.366197723675813552759735e-151")
     assert t_two_sided_exact(-1e300, 1.0) == float("6.366197723675813096499665e-301")
