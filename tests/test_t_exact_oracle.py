@@ -394,9 +394,13 @@ def test_never_farther_from_the_truth_than_scipy():
 
 
 def test_infinite_degrees_of_freedom_is_the_normal():
+    """t_quantile was +-inf and t_two_sided 1 at infinite df."""
+    from pref_eval.stats import special
+
     from statistics import NormalDist
 
     assert t_two_sided_exact(1.96, math.inf) == math.erfc(1.96 / math.sqrt(2))
+    assert special.t_two_sided(1.96, math.inf) == math.erfc(1.96 / math.sqrt(2))  # was 1 (t^2/df = 0)
     assert t_quantile(0.975, math.inf) == pytest.approx(NormalDist().inv_cdf(0.975), rel=1e-15)
     assert t_quantile(0.025, math.inf) == pytest.approx(NormalDist().inv_cdf(0.025), rel=1e-15)
 

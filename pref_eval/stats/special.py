@@ -135,7 +135,7 @@ def t_two_sided(t: float, df: float) -> float:
     In double precision, ~10 us a value (the t-test's p-values: 39,060 of them in bench/bench_compare.py):
     within a few units in the last place for moderate df and p, but up to ~300 ulps for p < 1e-12 and
     ~1e6 at df >= 1e5 (:func:`t_two_sided_exact` is exact; tools/t_ulp_histogram.py). nan for nan input or
-    df <= 0; 0 for infinite t; 1 for t = 0.
+    df <= 0; 0 for infinite t; 1 for t = 0; the normal tail for infinite df.
     """
     if math.isnan(t) or math.isnan(df) or df <= 0:
         return math.nan
@@ -143,6 +143,8 @@ def t_two_sided(t: float, df: float) -> float:
         return 0.0
     if t == 0.0:
         return 1.0
+    if math.isinf(df):  # t^2/df = 0 below would give 1
+        return normal_two_sided(t)
     # x = df/(df + t^2), y = t^2/(df + t^2); log x = -log1p(t^2/df) keeps x^(df/2) accurate for large df
     a = 0.5 * df
     r = (t / math.sqrt(df)) ** 2 if abs(t) < 1e150 else math.inf
