@@ -39,6 +39,34 @@ def test_no_common_query_is_refused(disjoint, module, fmt):
     assert (res.returncode, res.stdout, res.stderr) == (2, "", f"{prog}: {MESSAGE}")
 
 
+@pytest.mark.parametrize("source", ["-R", "-P"])
+def test_no_common_query_every_test_one_line(disjoint, source):
+    """With the Tukey HSD among the tests the refusal was preceded by numpy's two RuntimeWarnings ("Mean of empty
+    slice", stats/tukey.py took the runs' means before looking at the query count): four lines on stderr, where
+    docs/exit-codes.md promises one (found by tools/fuzz_compare.py, session 25)."""
+    (disjoint / "pq.tsv").write_text("run\tqid\tmeasure\tvalue\nX.run\tq1\tmap\t1.0\nY.run\tq2\tmap\t1.0\n")
+    given = ["-R", "q.txt", "-m", "map", "X.run", "Y.run"] if source == "-R" else ["-P", "pq.tsv"]
+    res = run_module_inproc("compare", [*given, "--tests", "t,wilcoxon,sign,randomization,bootstrap,tukey",
+                                        "--resamples", "20", "-o", "jsonl"], cwd=disjoint)
+    message = MESSAGE if source == "-R" else MESSAGE.replace("(X.run, Y.run; ", "(").replace("map:", "pq.tsv: map:")
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", f"zelo_compare: {message}")
+
+
+def test_no_common_query_api_warns_nothing():
+    import warnings
+
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.errors import UsageError
+
+    df = pd.DataFrame([["A", "1", "m", 0.5], ["B", "2", "m", 0.25]], columns=["run", "qid", "measure", "value"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UsageError, match="no query has a value for every run"):
+            pref_eval.compare(df, tests="tukey", resamples=20)
+
+
 def test_complete_counts_the_missing_queries(disjoint):
     res = run_module_inproc("compare", ["-R", "q.txt", "-m", "map", "-c", "--tests", "t", "-o", "jsonl", "X.run",
                                         "Y.run"], cwd=disjoint)

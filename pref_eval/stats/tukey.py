@@ -26,10 +26,10 @@ def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | Non
     """Matrix P (runs x runs) of randomised-Tukey-HSD p-values (diagonal 1)."""
     X = np.asarray(X, dtype=float)
     R, Q = X.shape
+    if R < 2 or Q == 0:  # before the means: no query gave numpy's "Mean of empty slice" warnings on stderr
+        return np.ones((R, R))
     means = X.mean(axis=1)
     diff = np.abs(means[:, None] - means[None, :])
-    if R < 2 or Q == 0:
-        return np.ones((R, R))
     rng = np.random.default_rng(seed)
     ranges = np.empty(resamples)
     for start in range(0, resamples, chunk):
