@@ -17,6 +17,9 @@ interval and confidence, the sign test's minimum difference, runs/measures selec
 * **api** -- ``pref_eval.compare(DataFrame, **options)``;
 * **command** -- in a share of the cases, the table written as a TSV per-query file and ``zelo_compare -P FILE -o
   jsonl`` with the same options (a fresh process: the exit status and stderr too);
+* **prefs** -- in a share of the cases, the first measure's per-query differences of every pair written as
+  preference rows (``runi runj qid measure value``, ``zelo_eval -q -o tsv``'s layout) and ``zelo_compare -P``
+  (each pair's row tested against 0; ``-c`` with a pair lacking a query refused);
 * **diff** -- ``pref_eval.compare_differences`` on the table's difference rows (labels ``A:B``);
 * **refusal** -- in a share of the cases a cell NaN, inf, None or text: the API raises UsageError naming it, the
   command exits 1 with one line naming the file and line (no traceback);
@@ -67,7 +70,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from fuzz_stats import _flip_p, close  # noqa: E402  (the exhaustive sign-flip Wilcoxon oracle)
 
-CHECKS = ("api", "command", "diff", "refusal", "ranx")
+CHECKS = ("api", "command", "diff", "refusal", "ranx", "prefs")
 TEST_ALIASES = {"t": ["t", "student", "ttest"], "wilcoxon": ["wilcoxon"], "sign": ["sign"],
                 "randomization": ["randomization", "perm", "permutation", "fisher", "random"],
                 "bootstrap": ["bootstrap", "boot"], "tukey": ["tukey", "hsd"]}
@@ -165,7 +168,7 @@ def _with_options(rng: np.random.Generator, rows: list, runs: list, measures: li
     if cost > 4e8:  # keep a case under a few seconds
         opts["resamples"] = 200
     return {"rows": rows, "opts": opts, "bad": bad, "name_col": bool(rng.random() < 0.2),
-            "command": bool(rng.random() < 0.25)}
+            "command": bool(rng.random() < 0.25), "prefs": bool(rng.random() < 0.12)}
 
 
 # ---------------------------------------------------------------- oracle helpers
@@ -369,7 +372,7 @@ def _bootstrap(d, o, g, i, rc, out, stats):
     else:
         dev = [abs(sum(int(c) * v for c, v in zip(row, di, strict=True)) - tot) for row in C.tolist()]
         lo, hi = sum(x >= abs(tot) for x in dev), sum(x >= abs(tot) - slack for x in dev)
-    ok = (lo + 1) / (B + 1) <= got[2] <= (hi + 1) / (B + 1) and g["ci_method"][i] == method
+    ok = (lo + 1) / (B + 1) <= got[2] <= (hi + 1) / (B + 1) and str(g["ci_method"][i]).lower() == method.lower()
     out("bootstrap_p", ok, rc, [got[2]], [(lo + 1) / (B + 1), (hi + 1) / (B + 1)])
 
 
@@ -582,11 +585,68 @@ def run_command(case, out, rng) -> None:
     if p.returncode != 0:
         out("command_exit", False, ctx, [p.returncode, p.stderr], 0)
         return
-    recs = [json.loads(line) for line in p.stdout.splitlines()]
+    check_records(jsonl_records(p.stdout), blocks, o, parse_test_list(o["tests"]), rng, out, ctx, "command")
+
+
+def jsonl_records(text: str) -> list[dict]:
+    """``-o jsonl`` records: null (undefined) as NaN, "inf" / "-inf" (JSON has no infinity) as floats."""
+    recs = [json.loads(line) for line in text.splitlines()]
     for r in recs:
         for key in ("statistic", "p_value", "p_adjusted", "ci_low", "ci_high", "d_z"):
-            r[key] = math.nan if r.get(key) is None else r[key]
-    check_records(recs, blocks, o, parse_test_list(o["tests"]), rng, out, ctx, "command")
+            v = r.get(key)
+            r[key] = math.nan if v is None else float(v) if isinstance(v, str) else v
+    return recs
+
+
+def run_prefs(case, out, rng) -> None:
+    """``zelo_compare -P`` on a file of preference rows (``runi runj qid measure value``: a signed value per pair
+    and query, ``zelo_eval -q -o tsv``'s layout): each pair's row tested against 0 (compare_preferences)."""
+    o = case["opts"]
+    rows = [r for r in case["rows"] if r[1] != "all"]
+    runs = list(dict.fromkeys(r[0] for r in rows))
+    first = rows[0][2]
+    cells = {(r[0], r[1]): float(r[3]) for r in rows if r[2] == first}
+    qids = sorted({q for _, q in cells})
+    pref = []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1:]:
+            for q in qids:
+                if (a, q) in cells and (b, q) in cells:
+                    pref.append([a, b, q, cells[(a, q)] - cells[(b, q)]])
+    pref = [pref[i] for i in rng.permutation(len(pref))]
+    tests = [t for t in parse_test_list(o["tests"]) if t != "tukey"]
+    if not pref or not tests:
+        return
+    po = {**o, "tests": ",".join(tests), "baseline": None, "runs": None, "measures": None}
+    with tempfile.TemporaryDirectory(prefix="fuzz_compare_") as tmp:
+        path = os.path.join(tmp, "pp.tsv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("runi\trunj\tqid\tmeasure\tvalue\n")
+            f.writelines(f"{a}\t{b}\t{q}\trpp\t{v!r}\n" for a, b, q, v in pref)
+        p = subprocess.run([sys.executable, str(ROOT / "bin" / "zelo_compare"), "-P", path, "-o", "jsonl", "-Q",
+                            *command_args(po)], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    ctx = {"prefs": True, "args": command_args(po)}
+    pairs = list(dict.fromkeys((a, b) for a, b, _, _ in pref))
+    have = {(a, b, q): v for a, b, q, v in pref}
+    qall = sorted({q for _, _, q, _ in pref})
+    used = [q for q in qall if all((a, b, q) in have for a, b in pairs)]
+    if o["complete"] and len(used) < len(qall):
+        out("prefs_complete_refused", p.returncode == 2 and "lacks query" in p.stderr
+            and p.stderr.count("\n") == 1, ctx, [p.returncode, p.stderr], None)
+        return
+    if not used:
+        out("prefs_no_common_query", p.returncode == 2 and p.stderr.count("\n") == 1, ctx, [p.returncode, p.stderr],
+            None)
+        return
+    if p.returncode != 0 or "Traceback" in p.stderr:
+        out("prefs_exit", False, ctx, [p.returncode, p.stderr[-2000:]], 0)
+        return
+    D = np.array([[round12(Fraction(have[(a, b, q)])) for q in used] for a, b in pairs], float)
+    block = {"measure": "rpp", "runs": [a for a, _ in pairs] + [b for _, b in pairs],
+             "pairs": [(i, len(pairs) + i) for i in range(len(pairs))], "D": D, "X": None, "used": used,
+             "dropped": [q for q in qall if q not in used]}
+    check_records(jsonl_records(p.stdout), [block], po, tests, rng, out, ctx, "prefs")
 
 
 def run_diff(case, out, rng) -> None:
@@ -673,7 +733,7 @@ def run_ranx(case, out, rng) -> None:
         out("ranx_fisher", binomial_close(got_f, p_f, B, B), ctx, [got_f], [p_f])
 
 
-RUNNERS = {"api": run_api, "command": run_command, "diff": run_diff, "ranx": run_ranx}
+RUNNERS = {"api": run_api, "command": run_command, "diff": run_diff, "ranx": run_ranx, "prefs": run_prefs}
 
 
 def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> None:
@@ -698,6 +758,8 @@ def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> 
             run_diff(case, out, rng)
         if "ranx" in checks and usable:
             run_ranx(case, out, rng)
+        if "prefs" in checks and case["prefs"]:
+            run_prefs(case, out, rng)
     if "command" in checks and case["command"] and (case["bad"] is None or "refusal" in checks):
         run_command(case, out, rng)
 

@@ -1,0 +1,85 @@
+"""tools/fuzz_compare.py: the end-to-end differential fuzz of ``pref_eval.compare``, ``compare_differences`` and
+``zelo_compare -P`` against scipy / statsmodels / ranx and exact-integer oracles (session 25, f35)."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("statsmodels")
+
+
+@pytest.fixture
+def fz():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import fuzz_compare
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return fuzz_compare
+
+
+def test_unknown_check_is_one_line_exit_2(fz, capsys):
+    assert fz.main(["--only", "api,bogus"]) == 2
+    assert capsys.readouterr().err == "fuzz_compare: unknown check 'bogus'; expected some of " \
+        "api,command,diff,refusal,ranx,prefs\n"
+
+
+def test_one_case_agrees(fz, capsys):
+    assert fz.main(["--case", "0:3", "--only", "api,diff"]) == 0
+    err = capsys.readouterr().err
+    assert "1 cases" in err and "api_records_same 1" in err and "0 findings" in err and "DIFFERENT" not in err
+
+
+def test_oracle_rounds_exactly(fz):
+    """The differences' oracle: the exact difference rounded to 12 decimals, half to even, then the nearest float
+    (0.3 - 0.1 computes to 0.19999999999999998; 0.2 after rounding)."""
+    from fractions import Fraction
+
+    assert fz.round12(Fraction(0.3) - Fraction(0.1)) == 0.2
+    assert fz.round12(Fraction(1, 2 * 10**12)) == 0.0 and fz.round12(Fraction(3, 2 * 10**12)) == 2e-12
+    assert fz.ints12(np.array([0.2, -1e-12, 125000.5])) == [200_000_000_000, -1, 125_000_500_000_000_000]
+
+
+def test_wilcoxon_rule_is_scipys(fz):
+    """The per-row method rule the oracle expects (scipy 1.17's for one sample; ours' exact -> sign flip on ties)."""
+    d = np.array([0.1, -0.2, 0.3])
+    assert fz.wilcoxon_rule(d, "wilcox", "auto") == "exact"
+    assert fz.wilcoxon_rule(np.array([0.1, -0.1, 0.3]), "wilcox", "auto") == "permutation"
+    assert fz.wilcoxon_rule(np.r_[d, 0.0], "wilcox", "exact") == "exact"
+    assert fz.wilcoxon_rule(np.r_[d, 0.0], "pratt", "exact") == "permutation"
+    assert fz.wilcoxon_rule(np.arange(1, 15) / 10 * np.r_[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -0.5], "zsplit",
+                            "auto") == "exact"
+    assert fz.wilcoxon_rule(np.r_[np.arange(1, 14), 0.0], "wilcox", "auto") == "asymptotic"
+
+
+def test_a_planted_holm_without_its_running_maximum_is_reported(fz, monkeypatch, capsys):
+    """The fuzz can fail: Holm's step-down without the running maximum (an adjusted p below an earlier one)."""
+    correction = sys.modules["pref_eval.stats.correction"]
+    orig = correction._adjust_sorted
+
+    def no_max(ps, method):
+        if method == "holm":
+            return np.minimum(ps * np.arange(ps.size, 0, -1), 1.0)
+        return orig(ps, method)
+
+    monkeypatch.setattr(correction, "_adjust_sorted", no_max)
+    assert fz.main(["--cases", "6", "--seed", "7", "--only", "api"]) == 1
+    assert '"check": "correction"' in capsys.readouterr().out
+
+
+def test_planted_query_order_and_rounding_are_reported(fz, monkeypatch, capsys):
+    """Differences rounded to 6 decimals (d_z, t, effect sizes move) are found on the same cases."""
+    paired = sys.modules["pref_eval.stats.paired"]
+    monkeypatch.setattr(paired.differences, "__defaults__", (6,))
+    assert fz.main(["--cases", "6", "--seed", "7", "--only", "api"]) == 1
+    assert '"check": "effects"' in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_sixty_cases_agree(fz, capsys):
+    """Every check, the command in a quarter of the cases (fresh processes)."""
+    assert fz.main(["--cases", "60", "--seed", "11"]) == 0, capsys.readouterr().out[:3000]
