@@ -29,7 +29,7 @@ def test_unknown_check_is_one_line_exit_2(fz, capsys):
 
 
 def test_one_case_agrees(fz, capsys):
-    assert fz.main(["--case", "0:3", "--only", "api,diff"]) == 0
+    assert fz.main(["--case", "0:7", "--only", "api,diff"]) == 0
     err = capsys.readouterr().err
     assert "1 cases" in err and "api_records_same 1" in err and "0 findings" in err and "DIFFERENT" not in err
 
@@ -51,8 +51,9 @@ def test_wilcoxon_rule_is_scipys(fz):
     assert fz.wilcoxon_rule(np.array([0.1, -0.1, 0.3]), "wilcox", "auto") == "permutation"
     assert fz.wilcoxon_rule(np.r_[d, 0.0], "wilcox", "exact") == "exact"
     assert fz.wilcoxon_rule(np.r_[d, 0.0], "pratt", "exact") == "permutation"
-    assert fz.wilcoxon_rule(np.arange(1, 15) / 10 * np.r_[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -0.5], "zsplit",
-                            "auto") == "exact"
+    untied = np.arange(1, 15) / 10 * np.r_[np.ones(13), -1]
+    assert fz.wilcoxon_rule(untied, "zsplit", "auto") == "exact"  # n = 14 > 13: exact all the same (scipy's rule)
+    assert fz.wilcoxon_rule(np.r_[untied[:13], -0.7], "wilcox", "auto") == "asymptotic"  # tied |d|, n = 14
     assert fz.wilcoxon_rule(np.r_[np.arange(1, 14), 0.0], "wilcox", "auto") == "asymptotic"
 
 
@@ -67,15 +68,15 @@ def test_a_planted_holm_without_its_running_maximum_is_reported(fz, monkeypatch,
         return orig(ps, method)
 
     monkeypatch.setattr(correction, "_adjust_sorted", no_max)
-    assert fz.main(["--cases", "6", "--seed", "7", "--only", "api"]) == 1
+    assert fz.main(["--case", "10:3", "--only", "api"]) == 1
     assert '"check": "correction"' in capsys.readouterr().out
 
 
-def test_planted_query_order_and_rounding_are_reported(fz, monkeypatch, capsys):
+def test_a_planted_rounding_to_6_decimals_is_reported(fz, monkeypatch, capsys):
     """Differences rounded to 6 decimals (d_z, t, effect sizes move) are found on the same cases."""
     paired = sys.modules["pref_eval.stats.paired"]
     monkeypatch.setattr(paired.differences, "__defaults__", (6,))
-    assert fz.main(["--cases", "6", "--seed", "7", "--only", "api"]) == 1
+    assert fz.main(["--case", "7:4", "--only", "api"]) == 1
     assert '"check": "effects"' in capsys.readouterr().out
 
 
