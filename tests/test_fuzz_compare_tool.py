@@ -84,3 +84,20 @@ def test_a_planted_rounding_to_6_decimals_is_reported(fz, monkeypatch, capsys):
 def test_sixty_cases_agree(fz, capsys):
     """Every check, the command in a quarter of the cases (fresh processes)."""
     assert fz.main(["--cases", "60", "--seed", "11"]) == 0, capsys.readouterr().out[:3000]
+
+
+@pytest.mark.parametrize("tool", ["fuzz_trec_eval", "fuzz_pref_eval", "fuzz_compare", "fuzz_stats"])
+def test_the_fuzz_tools_test_this_checkout(tool, tmp_path):
+    """Run from anywhere without PYTHONPATH, a fuzz tool imports the pref_eval of its own checkout, not a copy
+    installed in the environment (``pip install .`` is not editable): session 25's first fuzz_trec_eval run
+    compared trec_eval with a stale installed zelo_trec (77:372, map on a topic judged below 0 under -l -2)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = (f"import runpy, sys; sys.argv = ['x', '--help']; sys.path.insert(0, {str(ROOT / 'tools')!r})\n"
+            f"import {tool}, pref_eval; print(pref_eval.__file__)")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == str(ROOT / "pref_eval" / "__init__.py")

@@ -64,6 +64,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+# the checkout this file belongs to, not a pref_eval installed elsewhere (`pip install .` is not editable: run
+# without PYTHONPATH, session 24's tools tested the installed copy -- 77:372 of session 25 was an old zelo_trec)
+ROOT = Path(__file__).resolve().parents[1]
+if sys.path[:1] != [str(ROOT)]:
+    sys.path.insert(0, str(ROOT))
+
 GRADED_RPP = {"rpp", "invrpp", "dcgrpp"}
 PREFS = ["rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision", "LR", "sgnLR", "sgnLP", "rrLP"]
 METRICS = ["ap", "rbp", "rr", "ndcg", "rp"]

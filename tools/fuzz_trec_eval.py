@@ -100,6 +100,13 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+# the checkout this file belongs to, not a pref_eval installed elsewhere (`pip install .` is not editable: run
+# without PYTHONPATH, session 24's tools tested the installed copy -- 77:372 of session 25 was an old zelo_trec)
+ROOT = Path(__file__).resolve().parents[1]
+if sys.path[:1] != [str(ROOT)]:
+    sys.path.insert(0, str(ROOT))
+CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+
 # ----------------------------------------------------------------------------------------- measures
 # every trec_eval 10 measure of the qrels path, with parameter spellings trec_eval's own tests use
 MEASURES: dict[str, list[str]] = {
@@ -685,7 +692,7 @@ def run_peer(peer: Path, args: list[str], cwd: Path, stdin: bytes | None) -> tup
 def run_ours(args: list[str], cwd: Path, stdin: bytes | None) -> tuple[int, bytes, str]:
     if stdin is not None:  # a child: the run on its stdin
         p = subprocess.run([sys.executable, "-m", "pref_eval.cli.trec", *args], cwd=cwd, capture_output=True,
-                           timeout=300, input=stdin)
+                           env=CHILD_ENV, timeout=300, input=stdin)
         return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
     from fuzz_pref_eval import in_process  # tools/ is sys.path[0] when this script runs
 
