@@ -24,6 +24,7 @@ interval and confidence, the sign test's minimum difference, runs/measures selec
 * **refusal** -- in a share of the cases a cell NaN, inf, None or text: the API raises UsageError naming it, the
   command exits 1 with one line naming the file and line (no traceback);
 
+``jobs=2`` (the measures in two processes) in a share of the API's cases must give the same records bit for bit;
 and every record is checked against an oracle of its own: the queries (those every compared run has, in code-point
 order, or their union with a missing cell 0 under ``complete``), n_queries, dropped queries, the runs' means, the
 differences rounded to 12 decimals in exact decimal arithmetic; **t** against ``scipy.stats.ttest_1samp`` (statistic,
@@ -168,7 +169,8 @@ def _with_options(rng: np.random.Generator, rows: list, runs: list, measures: li
     if cost > 4e8:  # keep a case under a few seconds
         opts["resamples"] = 200
     return {"rows": rows, "opts": opts, "bad": bad, "name_col": bool(rng.random() < 0.2),
-            "command": bool(rng.random() < 0.25), "prefs": bool(rng.random() < 0.12)}
+            "command": bool(rng.random() < 0.25), "prefs": bool(rng.random() < 0.12),
+            "jobs": bool(rng.random() < 0.05)}
 
 
 # ---------------------------------------------------------------- oracle helpers
@@ -414,6 +416,37 @@ def tukey_oracle(X: np.ndarray, pairs, got_p, o, out, case) -> None:
     del ints
 
 
+def tukey_draws(X: np.ndarray, runs: list[str], pairs, got_p, o, out, case) -> None:
+    """Each pair's p against the documented draw (stats/tukey.py: ``default_rng(seed).permuted`` of chunks of 500
+    copies of the runs' rows in name order, axis 1), the ranges of the permuted sums counted in exact integers
+    (units of 1e-12) against |sum_a - sum_b|: p = (count + 1) / (B + 1), the round-off ours allows as slack."""
+    R, Q = X.shape
+    B = o["resamples"]
+    if Q == 0 or R * Q * B > 3e7:
+        return
+    order = sorted(range(R), key=lambda i: runs[i])
+    Xn = X[order]
+    rng = np.random.default_rng(o["seed"])
+    ranges = np.empty(B, dtype=object) if np.abs(X).max() * Q * 1e12 >= 2**62 else np.empty(B, dtype=np.int64)
+    ints = np.array([ints12(row) for row in Xn], dtype=np.int64 if ranges.dtype != object else object)
+    uniq = np.unique(Xn)
+    uniq_int = np.array(ints12(uniq), dtype=ints.dtype)  # a float's integer, whichever row it came from
+    for start in range(0, B, 500):
+        b = min(500, B - start)
+        perm = rng.permuted(np.broadcast_to(Xn, (b, R, Q)).copy(), axis=1)
+        sums = uniq_int[np.searchsorted(uniq, perm)].sum(axis=2)
+        ranges[start:start + b] = sums.max(axis=1) - sums.min(axis=1)
+    tot = ints.sum(axis=1)
+    slack = int(np.abs(ints).max()) * Q * 100 * 2.220446049250313e-16 + Q
+    inv = {orig: k for k, orig in enumerate(order)}
+    for (a, c), p in zip(pairs, got_p, strict=True):
+        d = abs(int(tot[inv[a]]) - int(tot[inv[c]]))
+        lo, hi = int((ranges >= d).sum()), int((ranges >= d - slack).sum())
+        ok = (lo + 1) / (B + 1) - 1e-15 <= float(p) <= (hi + 1) / (B + 1) + 1e-15
+        out("tukey_draws", ok, {**case, "pair": [int(a), int(c)], "B": B}, [float(p)], [(lo + 1) / (B + 1),
+                                                                                          (hi + 1) / (B + 1)])
+
+
 # ---------------------------------------------------------------- expected tables
 
 def expected_blocks(rows, o) -> tuple[list, dict]:
@@ -476,6 +509,7 @@ def check_records(recs: list[dict], blocks, o, tests, rng, out, case, label: str
         family_oracle(b["D"], [t for t in tests], o, rows_checked, out, ctx, cols)
         if "tukey" in tests:
             tukey_oracle(b["X"], b["pairs"], cols["tukey"]["p_value"], o, out, ctx)
+            tukey_draws(b["X"], b["runs"], b["pairs"], cols["tukey"]["p_value"], o, out, ctx)
 
 
 # ---------------------------------------------------------------- the checks
@@ -524,6 +558,12 @@ def run_api(case, out, rng, label="api") -> None:
             [len(b["used"]), b["dropped"][:5]])
     recs = res.records.to_dict("records")
     check_records(recs, blocks, o, parse_test_list(o["tests"]), rng, out, ctx, label)
+    if case.get("jobs") and len(blocks) > 1:  # the measures in two processes: the same records, bit for bit
+        recs2 = pref_eval.compare(frame, **api_options(o), jobs=2).records.to_dict("records")
+        same = len(recs) == len(recs2) and all(
+            set(a) == set(b) and all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a)
+            for a, b in zip(recs, recs2, strict=True))
+        out("jobs_2", same, ctx, None, None)
 
 
 #: zelo_compare's options per test (an option no selected test reads is refused there: cli/compare.py)
