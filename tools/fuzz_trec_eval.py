@@ -86,10 +86,17 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
 * anything else (``diff``, ``we_refuse``, ``peer_fails``, ``refusal_unclear``, ``our_traceback``)
   is a finding: printed with its case id, exit status 1.
 
+Session 25 (f35): the tool imports the pref_eval of its own checkout (run without PYTHONPATH it tested a copy
+installed in the environment); the all-negative topic's repair (a grade-0 document) is not neutral where a gain
+parameter gives grade 0 a gain (trec_eval counts it in ``ideal_dcg``): differences in the gain measures alone are
+``documented_all_negative_gain0`` there (77:406).
+
 Exit status 0 when every case agrees or is documented; 1 otherwise.
 """
 from __future__ import annotations
 
+import ast
+import contextlib
 import os
 import random
 import re
@@ -1003,6 +1010,10 @@ def check_case(peer: Path, case: dict, d: Path) -> tuple[str, str]:
     cls, msg = _check_case(peer, case, d, peer_case, peer_rel)
     if negq and cls in OK:
         return "documented_all_negative", f"equal to trec_eval with a non-relevant document added to it ({cls})"
+    if negq and cls == "diff" and _gain_for_grade_0(case) and _only_gain_measures(msg):
+        # 77:406: the repair's grade-0 document is not neutral when a gain parameter gives grade 0 a gain (trec_eval
+        # counts it in ideal_dcg: 1000.5 for `0=1000.5`); without it trec_eval reads a leftover table (undefined)
+        return "documented_all_negative_gain0", f"the added grade-0 document has a gain here: {msg[:200]}"
     if peer_rel == "rel.noblank" and cls in OK:
         return "documented_blank_qrels", f"equal to trec_eval on the qrels without the blank line ({cls})"
     if peer_rel != "rel" and cls in OK:
@@ -1123,6 +1134,24 @@ def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tupl
         if k in feats and pat in pe:
             return f"documented_peer_fails_{k}", pe.strip()[:200]
     return "peer_fails", f"trec_eval exit {pc}: {pe.strip()[:300]} ({', '.join(sorted(feats))})"
+
+
+def _gain_for_grade_0(case: dict) -> bool:
+    """A measure's gain parameters give grade 0 a non-zero gain (``ndcg.0=1000.5``, ``dcg.1=3,0=2.5e2``)."""
+    for m in measure_args(case["opts_full"]):
+        for item in m.partition(".")[2].split(","):
+            k, eq, v = item.partition("=")
+            with contextlib.suppress(ValueError):
+                if eq and float(k) == 0 and float(v) != 0:
+                    return True
+    return False
+
+
+def _only_gain_measures(msg: str) -> bool:
+    """The comparison's message names only measures that read the table of grades' gains."""
+    m = re.match(r"measures (\[[^\]]*\])", msg)
+    names = ast.literal_eval(m.group(1)) if m else []
+    return bool(names) and all(_leftover_measure(n) and not n.removeprefix("Z").startswith("bpref") for n in names)
 
 
 def measure_args(opts: list[str]) -> list[str]:
