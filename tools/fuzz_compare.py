@@ -532,7 +532,7 @@ def run_api(case, out, rng, label="api") -> None:
         res = pref_eval.compare(frame, **api_options(o))
     except UsageError as e:
         msg = str(e)
-        if case["bad"] is not None:
+        if case["bad"] is not None and len({r[0] for r in case["rows"]}) >= 2:
             bad = case["rows"][case["bad"]]
             out("refusal_api", "per-query table" in msg and repr(bad[1]) in msg, ctx, msg, bad)
         elif len({r[0] for r in case["rows"]}) < 2:
