@@ -187,6 +187,10 @@ says so on stderr when the run lacks qrels topics).
 the same NaN; for a topic without relevant document ranx 0.3.21 raises
 ZeroDivisionError inside its parallel loop, which leaves that topic and the
 later ones of its thread at 0 — pref_eval gives 0 for that topic only.
+*Fractional grades*: ranx 0.3.21 stores a qrels grade as an integer, silently truncated
+(`ranx.Qrels({"q": {"a": 1.5}})` holds `{"q": {"a": 1}}`, as trec_eval's `atol` reads `1.5`);
+here a grade that is not an integer raises `InputError` naming it (`relevance grade 1.5 is not an
+integer`), in a dict, a frame or a file alike.
 Negative `-lN` levels are refused. `ranx.Qrels` and `ranx.Run` objects are
 accepted as the qrels and runs of `pref_eval.evaluate` (a `ranx.Run` keeps its
 name).
