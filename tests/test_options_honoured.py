@@ -541,3 +541,17 @@ def test_zelo_eval_run_types_and_quartiles_honoured(coll):
     clef = run_module_inproc("eval", [*argv, "--clef-stats"], cwd=coll)  # session 25 (k35)
     assert clef.stdout.splitlines()[0].split("\t")[:12] == ["qid", "measure", "runs", "min", "q1", "median", "q3",
                                                              "max", "mean", "std", "iqr", "range"]
+
+
+def test_zelo_compare_ci_method_in_any_letter_case():
+    """scipy's bootstrap takes its method in any case, and so does pref_eval.compare(ci_method=...): the command
+    took only 'BCa' (f35's fuzz); 'bca' / 'PERCENTILE' are the same intervals as 'BCa' / 'percentile'."""
+    base = ["-P", "tests/data/stats/perquery.tsv", "-Q", "--tests", "bootstrap", "--resamples", "200", "--seed", "3",
+            "-o", "jsonl"]
+    for spelt, canon in (("bca", "BCa"), ("PERCENTILE", "percentile")):
+        a = run_module_inproc("compare", [*base, "--ci-method", spelt])
+        b = run_module_inproc("compare", [*base, "--ci-method", canon])
+        assert a.returncode == b.returncode == 0, a.stderr
+        assert a.stdout == b.stdout and '"ci_low"' in a.stdout
+    other = run_module_inproc("compare", [*base, "--ci-method", "basic"])
+    assert other.stdout != b.stdout

@@ -46,7 +46,8 @@ FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
               show_default=True, help="Wilcoxon: treatment of zero differences (scipy's zero_method).")
 @click.option("--wilcoxon-method", "wilcoxon_method", type=click.Choice(["auto", "exact", "asymptotic"]),
               default="auto", show_default=True, help="Wilcoxon: exact null distribution or normal approximation.")
-@click.option("--ci-method", "ci_method", type=click.Choice(["BCa", "percentile", "basic"]), default="BCa",
+@click.option("--ci-method", "ci_method", type=click.Choice(["BCa", "percentile", "basic"], case_sensitive=False),
+              default="BCa",
               show_default=True, help="Bootstrap confidence interval.")
 @click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
               help="Confidence level of the t and bootstrap intervals.")
