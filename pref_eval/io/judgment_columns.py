@@ -188,7 +188,8 @@ def _fields(data: bytes, text: str | None, nfields: int) -> tuple[list[np.ndarra
 
 
 def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
-    """Distinct values (decoded UTF-8) of ``S`` arrays and each array's codes into them."""
+    """Distinct values (decoded UTF-8; bytes that are not UTF-8 as surrogate escapes) of ``S`` arrays and
+    each array's codes into them."""
     w = max(c.dtype.itemsize for c in columns)
     if w <= 8:  # fixed-width bytes up to 8, NUL-padded to 8: factorized as integers (much faster than bytes)
         pad = np.zeros((sum(len(c) for c in columns), 8), dtype=np.uint8)
@@ -197,11 +198,11 @@ def factorize(*columns: np.ndarray) -> tuple[list[str], list[np.ndarray]]:
             pad[k:k + len(c), :c.dtype.itemsize] = np.ascontiguousarray(c).view(np.uint8).reshape(len(c), -1)
             k += len(c)
         uniq, inv = factorize_keys(pad.view(np.uint64).reshape(-1))
-        names = [x.decode("utf-8") for x in uniq.view("S8").tolist()]
+        names = [x.decode("utf-8", "surrogateescape") for x in uniq.view("S8").tolist()]
     else:
         allv = np.concatenate([c.astype(f"S{w}") for c in columns])
         uniq, inv = np.unique(allv, return_inverse=True)
-        names = [x.decode("utf-8") for x in uniq.tolist()]
+        names = [x.decode("utf-8", "surrogateescape") for x in uniq.tolist()]
     inv = inv.astype(np.int64)
     out, k = [], 0
     for c in columns:

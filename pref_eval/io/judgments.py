@@ -128,7 +128,7 @@ def detect_format(text: str, name: str = "<input>") -> str:
 def detect_file_format(path: str) -> str | None:
     """:func:`detect_format` of a file's text, or None when it cannot be read or told (an error message's hint)."""
     try:
-        return detect_format(read_input_text(path, what="judgment file"), path)
+        return detect_format(read_input_bytes(path, what="judgment file").decode("utf-8", "surrogateescape"), path)
     except (InputError, UsageError, OSError):
         return None
 
@@ -435,8 +435,10 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     """:func:`read_judgments` of bytes already read (``name`` for messages)."""
     if ties not in TIE_RULES:
         raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
-    # an ASCII file is decoded only if the line parser needs it (a second copy of a large file)
-    text = None if data.isascii() else decode_utf8(data, name)
+    # an ASCII file is decoded only if the line parser needs it (a second copy of a large file); the text
+    # formats take an id that is not UTF-8 (a Latin-1 docno) as its bytes, as the qrels and run readers do
+    # (surrogate escapes, written back as the same bytes); JSON must be UTF-8 (RFC 8259), checked below
+    text = None if data.isascii() else data.decode("utf-8", "surrogateescape")
     head = text if text is not None else _ascii_head(data)
     if fmt not in JSON_FORMATS and not (fmt is None and head.lstrip().startswith("{")):
         refuse_nul(data, name)  # a text format (a raw NUL in JSON is refused by the JSON parsers)
@@ -446,6 +448,8 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
     del head
     if fmt not in FORMATS:
         raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
+    if text is not None and fmt in JSON_FORMATS:
+        text = decode_utf8(data, name)  # names the line of the first byte that is not UTF-8
     out = into if into is not None else Judgments()
     out.format = fmt
     try:
@@ -764,7 +768,7 @@ def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
     from .judgment_columns import Columns, factorize
     from .prefs import preference_pairs, prefs_from_bytes
 
-    p = prefs_from_bytes(text.encode("utf-8"), name)
+    p = prefs_from_bytes(text.encode("utf-8", "surrogateescape"), name)
     ia, ib = preference_pairs(p)
     names, (qc, dc) = factorize(p.qid, p.docno)
     n = len(p)

@@ -65,7 +65,9 @@ class PreferenceGraph:
 def preference_graph(r: Ranked, judgments: Judgments) -> PreferenceGraph:
     """The judgment graph of every query of ``r`` (a :class:`~pref_eval.collection.Ranked`)."""
     q, a, b, score, _ = judgments.arrays()
-    qids = np.array([s.encode() for s in judgments.queries], dtype="S") if judgments.queries else np.zeros(0, "S1")
+    # an id read as its bytes (a Latin-1 docno: surrogate escapes) is those bytes again, as the run's
+    qids = np.array([s.encode("utf-8", "surrogateescape") for s in judgments.queries], dtype="S") \
+        if judgments.queries else np.zeros(0, "S1")
     # map judgment queries to the run's query index
     loc = np.minimum(np.searchsorted(r.qids, qids), max(r.nq - 1, 0))
     jmap = np.where((r.qids[loc] == qids) if r.nq else np.zeros(len(qids), bool), loc, -1)
@@ -84,7 +86,8 @@ def preference_graph(r: Ranked, judgments: Judgments) -> PreferenceGraph:
     # every document of the table once (the Judgments lists), then gathered by (query, local index)
     per_q = [judgments.docs[qid] for qid in judgments.queries]
     off = np.concatenate([[0], np.cumsum([len(d) for d in per_q])]).astype(np.int64)
-    flat = np.array([d.encode() for docs in per_q for d in docs], dtype="S") if off[-1] else np.zeros(0, "S1")
+    flat = np.array([d.encode("utf-8", "surrogateescape") for docs in per_q for d in docs], dtype="S") \
+        if off[-1] else np.zeros(0, "S1")
     docno = flat[off[nq_j] + nd] if len(nodes) else np.zeros(0, "S1")
     node_q = jmap[nq_j]
     # nodes in run-query order (stable), edges renumbered

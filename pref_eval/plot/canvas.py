@@ -76,6 +76,16 @@ Item = Line | Rect | Circle | Text
 _ANCHOR = {"left": "start", "center": "middle", "right": "end"}
 
 
+# an id read from a file as bytes that are not UTF-8 (a Latin-1 docno) holds surrogate escapes U+DC80..U+DCFF,
+# which no font draws and no PDF/SVG encodes: such a byte is shown as its Latin-1 character
+_ESCAPED_BYTES = {0xDC00 + b: b for b in range(0x80, 0x100)}
+
+
+def shown(text: str) -> str:
+    """``text`` as drawn: a surrogate escape (a byte that was not UTF-8) as its Latin-1 character."""
+    return text.translate(_ESCAPED_BYTES) if not text.isascii() else text
+
+
 class Canvas:
     """A ``width`` × ``height`` point drawing (items in drawing order) with DejaVu Sans text metrics."""
 
@@ -96,7 +106,7 @@ class Canvas:
             self._group = outer
 
     def text_width(self, text: str, size: float, face: str = "sans") -> float:
-        return self.measure.width(text, size, face)
+        return self.measure.width(shown(text), size, face)
 
     def line(self, points: Sequence[tuple[float, float]], color: str = BLACK, width: float = 1.0,
              role: str = "line") -> None:
@@ -121,5 +131,5 @@ class Canvas:
         # the baseline is ``off`` below the anchor, "below" turned with the text: (sin θ, cos θ) (y down)
         rad = math.radians(rotation)
         bx, by = x + off * math.sin(rad), y + off * math.cos(rad)
-        self.items.append(Text(float(bx), float(by), text, float(size), color, _ANCHOR[ha], rotation, role,
+        self.items.append(Text(float(bx), float(by), shown(text), float(size), color, _ANCHOR[ha], rotation, role,
                                self._group, face))

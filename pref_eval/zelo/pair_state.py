@@ -119,7 +119,10 @@ def add_batch(state: Any, data: bytes, name: str, fmt: str | None = None) -> dic
     Returns the strategy's summary ``{"used", "duplicate", "unrequested"}``.
     """
     from ..io.judgments import parse_judgments
+    from ..io.textfile import decode_utf8
 
+    if not data.isascii():
+        decode_utf8(data, name)  # the state's ids are its candidates' (UTF-8, JSON): a Latin-1 id could match none
     digest = batch_digest(data)
     if state.has_batch(digest):
         return None

@@ -1,0 +1,110 @@
+"""Judgment files whose ids are not UTF-8 (Latin-1 docnos of CLEF-style collections): the text formats take such
+an id as its bytes, as the qrels and run readers do, and every output writes it back as the same bytes (session 25,
+w35). Oracle: trec_eval 10 run live (/tmp/trec_eval) on the graded qrels ``zelo_fit --qrels`` writes and a
+Latin-1 run, against ``zelo_trec`` on the same bytes; the ids each reader gives are the file's bytes (checked
+byte for byte). The JSON formats stay UTF-8 (RFC 8259) with the message naming file:line."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pref_eval.errors import InputError
+from pref_eval.io.judgments import parse_judgments
+
+TREC_EVAL = Path("/tmp/trec_eval/trec_eval")
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+DOCS = [b"d\xe9j\xe0", b"caf\xe9", b"na\xefve", b"plain", b"\xfcber"]  # Latin-1 bytes, invalid as UTF-8
+TOPIC = b"t\xe9"
+
+
+def _ids(j) -> set[bytes]:
+    return {d.encode("utf-8", "surrogateescape") for q in j.queries for d in j.docs[q]}
+
+
+def _clarke4() -> bytes:
+    rows = [(DOCS[i], DOCS[k], DOCS[min(i, k)]) for i in range(5) for k in range(5) if i < k]
+    return b"".join(TOPIC + b" " + a + b" " + b + b" " + w + b"\n" for a, b, w in rows)
+
+
+FILES = {
+    "clarke4": _clarke4(),
+    "clarke3": b"".join(TOPIC + b" " + DOCS[i] + b" " + DOCS[i + 1] + b"\n" for i in range(4)),
+    "llmlog": b"".join(b"@ " + TOPIC + b" " + DOCS[i] + b" " + DOCS[i + 1] + b" !\n" for i in range(4)),
+    "carterette": b"".join(TOPIC + b" " + DOCS[i] + b" " + DOCS[i + 1] + b" -1\n" for i in range(4)),
+    "trecprefs": b"".join(TOPIC + b" g1 1 " + d + b" %d\n" % (5 - k) for k, d in enumerate(DOCS)),
+    "xie": b"".join(TOPIC + b"\t" + DOCS[i] + b"," + DOCS[i + 1] + b"\t-1\t-2\t0\n" for i in range(4)),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FILES))
+@pytest.mark.parametrize("odd", [False, True])  # True: a 0x1f separator sends the file to the line parser
+def test_text_formats_keep_the_bytes(fmt, odd):
+    data = FILES[fmt]
+    if odd and fmt not in ("trecprefs", "xie"):
+        data = data.replace(b" ", b"\x1f", 1)
+    for given in (fmt, None):
+        j = parse_judgments(data, "j.txt", given)
+        assert j.format == fmt
+        assert [q.encode("utf-8", "surrogateescape") for q in j.queries] == [TOPIC]
+        assert _ids(j) == set(DOCS if fmt != "clarke3" else DOCS[:5])
+
+
+@pytest.mark.parametrize("data", [b'{"qid": "q\xe9", "doc_a": "a", "doc_b": "b", "score": 1}\n',
+                                  b'{"scored_pairs": [{"pair": {"query_id": "q\xe9"}}]}\n'])
+def test_json_formats_stay_utf8(data):
+    with pytest.raises(InputError) as ei:
+        parse_judgments(data, "j.json")
+    assert ei.value.line == 1 and "byte 0xe9 is not UTF-8" in ei.value.message
+
+
+def test_number_field_with_a_bad_byte_names_its_line():
+    data = TOPIC + b" a b -1\n" + TOPIC + b" a c 1\xe9\n"
+    with pytest.raises(InputError) as ei:
+        parse_judgments(data, "j.txt", "carterette")
+    assert (ei.value.path, ei.value.line) == ("j.txt", 2) and "expected PREF an integer" in ei.value.message
+
+
+def test_pairs_add_refuses_with_file_and_line():
+    """A pair state's ids are its candidates' (UTF-8 JSON): a Latin-1 id could match none, so it is refused."""
+    from pref_eval.zelo.pair_state import add_batch
+
+    with pytest.raises(InputError) as ei:
+        add_batch(None, b"q a b a\n" + _clarke4(), "j.txt")
+    assert (ei.value.path, ei.value.line) == ("j.txt", 2) and "iconv" in ei.value.message
+
+
+def _cmd(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", f"pref_eval.cli.{module}", *args], cwd=cwd, env=ENV,
+                          capture_output=True)
+
+
+@pytest.mark.slow  # seven commands and trec_eval: ~2 s
+def test_commands_read_latin1_judgments(tmp_path):
+    (tmp_path / "j.c4").write_bytes(_clarke4())
+    run = b"".join(TOPIC + b" Q0 " + d + b" %d %d r\xe9n\n" % (k + 1, 10 - k) for k, d in enumerate(DOCS[::-1]))
+    (tmp_path / "r.run").write_bytes(run)
+    fit = _cmd("fit", "-J", "j.c4", "--qrels", "z.qrels", "--grades", "0,1,2,3", "-o", "z.tsv", "-Q", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    qrels = (tmp_path / "z.qrels").read_bytes()
+    assert {line.split()[2] for line in qrels.splitlines()} == set(DOCS)  # the same bytes written back
+    assert {line.split(b"\t")[1] for line in (tmp_path / "z.tsv").read_bytes().splitlines()[1:]} == set(DOCS)
+    zb = _cmd("fit", "-J", "j.c4", "--output-format", "zbench", "-o", "z.json", cwd=tmp_path)
+    assert (zb.returncode, zb.stdout) == (2, b"") and not (tmp_path / "z.json").exists()
+    assert zb.stderr.startswith(b"zelo_fit: --output-format zbench: the id 't\\xe9' is not UTF-8 text"), zb.stderr
+    ours = _cmd("trec", "-q", "-m", "all_trec", "z.qrels", "r.run", cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    if os.access(TREC_EVAL, os.X_OK):
+        te = subprocess.run([str(TREC_EVAL), "-q", "-m", "all_trec", "z.qrels", "r.run"], cwd=tmp_path,
+                            capture_output=True, check=True)
+        assert ours.stdout == te.stdout and TOPIC in te.stdout
+    pgc = _cmd("eval", "-R", "z.qrels", "-P", "j.c4", "-m", "PGC", "-q", "r.run", cwd=tmp_path)
+    assert pgc.returncode == 0 and pgc.stdout.split(b"\n")[0].split()[1] == TOPIC, pgc.stderr
+    agree = _cmd("agree", "-J", "j.c4", "-J", "j.c4", "-l", "pair", cwd=tmp_path)
+    assert agree.returncode == 0 and b" pairs " in agree.stdout, agree.stderr
+    plot = _cmd("plot", "matrix", "-J", "j.c4", "-o", "m.svg", "-Q", cwd=tmp_path)
+    assert plot.returncode == 0, plot.stderr
+    assert "caf\u00e9" in (tmp_path / "m.svg").read_text("utf-8")  # drawn as its Latin-1 character
