@@ -219,7 +219,9 @@ FAULTS = [
     ({"a.txt": "1 x y x\n", "b.txt": "1 x y z\n"}, [], "b.txt:1: cannot detect the judgment format"),
     ({"a.txt": "1 x y x\n", "b.txt": "@ 1 x y !\n@ 1 x y %\n"}, [], "b.txt:2: expected the mark !, = or ?"),
     ({"a.txt": "1 x y x\n", "b.txt": ""}, [], "b.txt: empty judgment file"),
-    ({"a.txt": "1 x y x\n", "b.txt": b"\xff\xfe1 x y\n"}, [], "is not UTF-8 text"),
+    # a text judgment format takes such bytes as an id's (session 25, w35); JSON must be UTF-8
+    ({"a.txt": "1 x y x\n", "b.txt": b'{"qid": "\xff\xfe1", "doc_a": "x", "doc_b": "y", "score": 1}\n'}, [],
+     "b.txt:1: byte 0xff is not UTF-8 text"),
     ({"a.txt": "1 x y x\n", "b.jsonl": '{"qid": 1, "doc_a": "x", "doc_b": "y", "votes": [2]}\n'}, [],
      "b.jsonl:1: expected each vote a number in -1..1 or null"),
     ({"a.txt": "1 x y x\n"}, ["-J", "missing.txt"], "missing.txt"),

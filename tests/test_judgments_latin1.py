@@ -61,11 +61,15 @@ def test_json_formats_stay_utf8(data):
     assert ei.value.line == 1 and "byte 0xe9 is not UTF-8" in ei.value.message
 
 
-def test_number_field_with_a_bad_byte_names_its_line():
-    data = TOPIC + b" a b -1\n" + TOPIC + b" a c 1\xe9\n"
+@pytest.mark.parametrize("fmt,data,expected", [
+    ("carterette", TOPIC + b" a b -1\n" + TOPIC + b" a c 1\xe9\n", "expected PREF an integer"),
+    ("xie", TOPIC + b"\ta,b\t1\t2\n" + TOPIC + b"\ta,c\t\xb62\t0\n", "expected a vote in -2..2"),  # fast path's
+    ("trecprefs", TOPIC + b" g 1 a 1\n" + TOPIC + b" g 1 b 2\xe9\n", "j.txt:2"),
+])
+def test_number_field_with_a_bad_byte_names_its_line(fmt, data, expected):
     with pytest.raises(InputError) as ei:
-        parse_judgments(data, "j.txt", "carterette")
-    assert (ei.value.path, ei.value.line) == ("j.txt", 2) and "expected PREF an integer" in ei.value.message
+        parse_judgments(data, "j.txt", fmt)
+    assert (ei.value.path, ei.value.line) == ("j.txt", 2) and expected in str(ei.value)
 
 
 def test_pairs_add_refuses_with_file_and_line():

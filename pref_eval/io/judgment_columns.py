@@ -335,7 +335,7 @@ def xie_columns(data: bytes, text: str | None, ties: str = "half") -> Columns | 
     left = _gather(a, ps, ps + comma)
     right = _gather(a, ps + comma + 1, ends[:, 1])
     vnames, vcodes = factorize(*(_gather(a, starts[:, c], ends[:, c]) for c in range(2, k)))
-    vals = [_XIE_VOTES.get(x.encode("utf-8")) for x in vnames]
+    vals = [_XIE_VOTES.get(x.encode("utf-8", "surrogateescape")) for x in vnames]
     if any(v is None for v in vals):
         return None
     votes = np.array(vals)[np.column_stack(vcodes)]
