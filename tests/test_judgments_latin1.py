@@ -86,7 +86,7 @@ def _cmd(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True)
 
 
-@pytest.mark.slow  # seven commands and trec_eval: ~2 s
+@pytest.mark.slow  # ten commands and trec_eval: ~3 s
 def test_commands_read_latin1_judgments(tmp_path):
     (tmp_path / "j.c4").write_bytes(_clarke4())
     run = b"".join(TOPIC + b" Q0 " + d + b" %d %d r\xe9n\n" % (k + 1, 10 - k) for k, d in enumerate(DOCS[::-1]))
@@ -105,6 +105,18 @@ def test_commands_read_latin1_judgments(tmp_path):
         te = subprocess.run([str(TREC_EVAL), "-q", "-m", "all_trec", "z.qrels", "r.run"], cwd=tmp_path,
                             capture_output=True, check=True)
         assert ours.stdout == te.stdout and TOPIC in te.stdout
+    # zelo_fit's score TSV read back by zelo_eval -R (the same bytes); the value equals the one of an ASCII twin
+    zn = _cmd("eval", "-R", "z.tsv", "-m", "zndcg", "-q", "r.run", cwd=tmp_path)
+    assert zn.returncode == 0, zn.stderr
+    twin = {TOPIC: b"tX", **{d: b"doc%d" % k for k, d in enumerate(DOCS)}}
+    for name in ("j.c4", "r.run"):
+        (tmp_path / f"a-{name}").write_bytes(b"\n".join(b" ".join(twin.get(f, f) for f in line.split(b" "))
+                                                        for line in (tmp_path / name).read_bytes().split(b"\n")))
+    assert _cmd("fit", "-J", "a-j.c4", "-o", "a.tsv", "-Q", cwd=tmp_path).returncode == 0
+    za = _cmd("eval", "-R", "a.tsv", "-m", "zndcg", "-q", "a-r.run", cwd=tmp_path)
+    got, want = ({r.split()[1]: float(r.split()[2]) for r in out.stdout.splitlines() if r.startswith(b"zndcg")}
+                 for out in (zn, za))
+    assert got[TOPIC] == pytest.approx(want[b"tX"], abs=1e-12) and got[b"all"] == pytest.approx(want[b"all"], abs=1e-12)
     pgc = _cmd("eval", "-R", "z.qrels", "-P", "j.c4", "-m", "PGC", "-q", "r.run", cwd=tmp_path)
     assert pgc.returncode == 0 and pgc.stdout.split(b"\n")[0].split()[1] == TOPIC, pgc.stderr
     agree = _cmd("agree", "-J", "j.c4", "-J", "j.c4", "-l", "pair", cwd=tmp_path)

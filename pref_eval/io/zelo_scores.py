@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .textfile import display_name, first_line_of_file, read_input_text
+from .textfile import display_name, first_line_of_file, read_input_bytes, refuse_nul
 
 HEADER = ("qid", "docno", "score", "se")
 
@@ -136,11 +136,11 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
     non-negative (or ``nan``) se. A docno repeated within a query is an error.
     """
     name = display_name(path)
-    try:
-        text = read_input_text(path, what="zELO score file")
-    except UnicodeDecodeError as err:
-        raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    lines = text.split("\n")
+    data = read_input_bytes(path, what="zELO score file")
+    refuse_nul(data, name)
+    # an id that is not UTF-8 (zelo_fit wrote a Latin-1 docno of a judgment file back as its bytes) is read as
+    # those bytes (surrogate escapes), as the qrels, run and judgment readers do
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
     if not lines or not is_zelo_scores_header(lines[0]):
         raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
     out: dict[str, tuple[list[str], list[float], list[float]]] = {}
