@@ -202,7 +202,7 @@ def test_evaluate_runs_refuses_what_zelo_eval_refuses(tmp_path):
     from pref_eval.errors import UsageError
 
     runs = [str(ROOT / r) for r in RUNS]
-    with pytest.raises(UsageError, match="-b applies to preference measures"):
+    with pytest.raises(UsageError, match="^binary applies to preference measures"):  # (the keyword: session 25)
         api.evaluate_runs(str(ROOT / Q), runs, measures=["map"], output_format="trec", binary=1,
                           output=str(tmp_path / "x"))
     import shutil

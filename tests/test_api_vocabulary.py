@@ -211,3 +211,113 @@ def test_a_command_run_before_leaves_no_flag_names_behind():
     assert run_module_inproc("compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"], cwd=ROOT).returncode == 2
     with pytest.raises(UsageError, match="^digits applies to the tables"):
         api.compare_runs(per_query=PQ, output_format="jsonl", digits=3)
+
+
+# ---- evaluate_runs / zelo_eval (session 25, n35) -----------------------------------------------------------------
+
+SCORES = "qid\tdocno\tscore\tse\nq1\ta\t1.0\t0.1\nq1\tb\t0.0\t0.1\n"  # a zelo_fit score file: the zELO scores mode
+PREF = "(use output_format='pref', or measures=['rpp', ...] with output_format='tsv')", \
+    "(use -o pref, or -m rpp ... with -o tsv)"
+EXTRA = "it serves registry measures such as PGC or BestRR (metric mode)"
+# (id, qrels ("SC": a score file), runs, keywords, zelo_eval's arguments, the Python message, the command's);
+# "{sc}" in a message is the score file's path
+EVAL_KINDS = [
+    ("scores-format", "SC", [BM25], {"output_format": "topics"}, ["-o", "topics"],
+     "output_format='topics' applies to metric mode (trec_eval measures), not to a zELO score file ({sc})",
+     "-o topics applies to metric mode (trec_eval measures), not to a zELO score file ({sc})"),
+    ("scores-keep-going", "SC", [BM25], {"keep_going": True}, ["--keep-going"],
+     "keep_going applies to metric mode (trec_eval measures), not to a zELO score file ({sc})",
+     "--keep-going applies to metric mode (trec_eval measures), not to a zELO score file ({sc})"),
+    ("scores-jobs", "SC", [BM25], {"jobs": 2}, ["--jobs", "2"],
+     "jobs/scheduler apply to metric mode (trec_eval measures), not to a zELO score file",
+     "--jobs/--scheduler apply to metric mode (trec_eval measures), not to a zELO score file"),
+    ("scores-options", "SC", [BM25], {"binary": 1, "complete": True}, ["-b", "1", "-c"],
+     "not applicable with a zELO score file ({sc}): binary, complete",
+     "not applicable with a zELO score file ({sc}): -b, -c"),
+    ("scores-trec9", "SC", [BM25], {"trec9": True}, ["--trec-eval-9"],
+     "not applicable with a zELO score file ({sc}): trec9",
+     "not applicable with a zELO score file ({sc}): --trec-eval-9"),
+    ("scores-head", "SC", [BM25], {"head": True}, ["--pref-eval-head"],
+     "not applicable with a zELO score file ({sc}): head",
+     "not applicable with a zELO score file ({sc}): --pref-eval-head"),
+    ("scores-measure-set", "SC", [BM25], {"measure_set": "trec"}, ["-M", "trec"],
+     "measure_set='trec': with a zELO score file use measures zndcg|zndcg@K|zacc|zrecall@K[,KGT] (a measure_set of "
+     "digits limits the candidates)",
+     "-M trec: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] (-M N limits the candidates)"),
+    ("scores-pref", "SC", [BM25], {"output_format": "pref"}, ["-o", "pref"],
+     "output_format='pref' needs qrels; with a zELO score file use output_format trec|tsv|csv|jsonl",
+     "-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl"),
+    ("scores-judgments", "SC", [BM25], {"judgments": JUDGE}, ["-P", JUDGE],
+     f"judgments is not applicable with a zELO score file: {EXTRA}",
+     f"-P is not applicable with a zELO score file: {EXTRA}"),
+    ("depth", Q, [BM25], {"measure_set": "0"}, ["-M", "0"], "measure_set='0': the depth must be positive",
+     "-M 0: the depth must be positive"),
+    ("trec9-pref", Q, [BM25, DENSE], {"measures": ["rpp"], "trec9": True}, ["-m", "rpp", "--trec-eval-9"],
+     "trec9 applies to trec_eval measures (metric mode: output_format='trec', or output_format='tsv' with trec_eval "
+     "names), not to preference mode",
+     "--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with trec_eval names), not to "
+     "preference mode"),
+    ("keep-going-pool", Q, [BM25, DENSE], {"measures": ["rpp"], "keep_going": True, "label_fraction": 0.5,
+                                           "label_policy": "pool"},
+     ["-m", "rpp", "--keep-going", "--label_fraction", "0.5", "--label_fraction_policy", "pool"],
+     "keep_going is refused with label_policy='pool': the labels kept depend on every run's documents, so leaving a "
+     "run out would change the other runs' numbers",
+     "--keep-going is refused with --label_fraction_policy pool: the labels kept depend on every run's documents, so "
+     "leaving a run out would change the other runs' numbers"),
+    ("judgments-pref", Q, [BM25, DENSE], {"output_format": "pref", "judgments": JUDGE}, ["-o", "pref", "-P", JUDGE],
+     f"judgments is not applicable with output_format='pref' (preference mode): {EXTRA}",
+     f"-P is not applicable with -o pref (preference mode): {EXTRA}"),
+    ("best-pref", Q, [BM25, DENSE], {"measures": ["rpp"], "output_format": "tsv", "best": Q},
+     ["-m", "rpp", "-o", "tsv", "-B", Q], f"best is not applicable in preference mode: {EXTRA}",
+     f"-B is not applicable in preference mode: {EXTRA}"),
+    ("level-pref", Q, [BM25, DENSE], {"measures": ["rpp"], "level": 2}, ["-m", "rpp", "-l", "2"],
+     "level applies to metric mode (trec_eval measures); in preference mode binary=G makes grade >= G relevant",
+     "-l applies to metric mode (trec_eval measures); in preference mode -b G makes grade >= G relevant"),
+    ("complete-pref", Q, [BM25, DENSE], {"measures": ["rpp"], "complete": True}, ["-m", "rpp", "-c"],
+     "complete applies to metric mode (trec_eval measures); preference mode always evaluates every qrels query with "
+     "a relevant document (a run lacking one retrieved nothing)",
+     "-c applies to metric mode (trec_eval measures); preference mode always evaluates every qrels query with a "
+     "relevant document (a run lacking one retrieved nothing)"),
+    ("binary-metric", Q, [BM25], {"measures": ["map"], "binary": 1}, ["-m", "map", "-b", "1"],
+     f"binary applies to preference measures {PREF[0]}", f"-b applies to preference measures {PREF[1]}"),
+    ("samples-metric", Q, [BM25], {"measures": ["map"], "samples": 3}, ["-m", "map", "--samples", "3"],
+     f"samples applies to preference measures {PREF[0]}", f"--samples applies to preference measures {PREF[1]}"),
+    ("pref-one-run", Q, [BM25], {"output_format": "pref"}, ["-o", "pref"],
+     "need at least two runs for comparison (or output_format trec|tsv|csv|jsonl for one run)",
+     "need at least two runs for comparison (or -o trec|tsv|csv|jsonl for one run)"),
+    ("means-no-metric", Q, [BM25, DENSE], {"measures": ["rpp"], "means": True, "output_format": "pref"},
+     ["-m", "rpp", "--means"],
+     "means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is requested",
+     "--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is requested"),
+]
+
+
+@pytest.mark.parametrize(("qrels", "runs", "kwargs", "args", "message", "command_message"),
+                         [k[1:] for k in EVAL_KINDS], ids=[k[0] for k in EVAL_KINDS])
+def test_evaluate_runs_names_the_keyword_and_zelo_eval_the_flag(tmp_path, qrels, runs, kwargs, args, message,
+                                                               command_message):
+    sc = tmp_path / "scores.tsv"
+    sc.write_text(SCORES)
+    qrels = str(sc) if qrels == "SC" else qrels
+    with pytest.raises(UsageError) as err:
+        api.evaluate_runs(qrels, runs, output=str(tmp_path / "out"), **kwargs)
+    assert str(err.value) == message.format(sc=sc)
+    res = run_module_inproc("eval", ["-R", qrels, *args, *runs], cwd=ROOT)
+    assert (res.returncode, res.stderr) == (2, f"zelo_eval: {command_message.format(sc=sc)}\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_reference_left_out_by_keep_going_is_named_by_its_keyword(tmp_path):
+    from pref_eval.errors import EvaluationError
+
+    bad = tmp_path / "bad.run"
+    bad.write_text("garbage\n")
+    kw = {"measures": ["rpp"], "output_format": "pref", "keep_going": True, "reference": str(bad)}
+    with pytest.raises(EvaluationError) as err:
+        api.evaluate_runs(Q, [BM25, DENSE, str(bad)], output=str(tmp_path / "out"), **kw)
+    tail = f"could not be evaluated ({{}}: {bad} left out, its error above); nothing written"
+    assert str(err.value) == f"reference {str(bad)!r} " + tail.format("keep_going")
+    res = run_module_inproc("eval", ["-R", Q, "-m", "rpp", "--keep-going", "--reference", str(bad), BM25, DENSE,
+                                     str(bad)], cwd=ROOT)
+    assert res.returncode == 2 and res.stderr.endswith(f"zelo_eval: --reference {str(bad)!r} "
+                                                        + tail.format("--keep-going") + "\n")

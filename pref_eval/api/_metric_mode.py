@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_given, option_name, option_value
 from .measures import evaluate_run_group, extra_inputs
 
 if TYPE_CHECKING:
@@ -349,3 +349,48 @@ def _errors_in_run_order(log: Any, skipped: list[str] | None, runs: Sequence[str
             lines = [x for _, x in sorted(zip((ids.index(n) for n in names), lines, strict=True))]
         for line in lines:
             log.error(line)
+
+
+def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
+    """``-M N`` is trec_eval's depth: (the measure set left, the smallest of ``-M N``, ``--depth``, ``--topk``)."""
+    if ms is not None and ms.strip().lstrip("+").isdigit():
+        d = int(ms)
+        if d <= 0:
+            raise UsageError(f"{option_value('measure_set', '-M', ms)}: the depth must be positive")
+        depth, ms = (d if depth is None else min(depth, d)), None
+    cut = [x for x in (depth, topk) if x is not None]
+    return ms, (min(cut) if cut else None)
+
+
+def _refuse_with_scores(scores: str, ms: str | None, *, extra: dict, parallel: bool, binary: float | None,
+                        floor: float | None, reference: str | None, means: bool, complete: bool, level: int,
+                        sampled: tuple[float, float, int], trec9: bool, head: bool) -> None:
+    """Options that do not apply when the qrels are a zELO score file are refused, each by its flag."""
+    _refuse_extra(extra, "with a zELO score file")
+    if parallel:
+        raise UsageError(f"{option_name('jobs')}/{option_name('scheduler')} apply to metric mode (trec_eval measures), "
+                         "not to a zELO score file")
+    query_fraction, label_fraction, samples = sampled
+    bad = [option_name(key, flag) for key, flag, used in (
+        ("binary", "-b", binary is not None), ("floor", "-f", floor is not None),
+        ("reference", "--reference", reference is not None), ("means", "--means", means), ("complete", "-c", complete),
+        ("level", "-l", level != 1), ("query_fraction", "--query_fraction", query_fraction < 1.0),
+        ("label_fraction", "--label_fraction", label_fraction < 1.0), ("samples", "--samples", samples > 1))
+           if option_given(flag, used)]
+    if bad:
+        raise UsageError(f"not applicable with a zELO score file ({scores}): {', '.join(bad)}")
+    if trec9 or head:
+        given = option_name("trec9", "--trec-eval-9") if trec9 else option_name("head", "--pref-eval-head")
+        raise UsageError(f"not applicable with a zELO score file ({scores}): {given}")
+    if ms is not None:
+        m, depth = ("-m", "-M N") if command_running() else ("measures", "a measure_set of digits")
+        raise UsageError(f"{option_value('measure_set', '-M', ms)}: with a zELO score file use {m} "
+                         f"zndcg|zndcg@K|zacc|zrecall@K[,KGT] ({depth} limits the candidates)")
+
+
+def _refuse_extra(extra: dict, where: str) -> None:
+    """-P / --judgments-format / -B only serve registry measures (metric mode)."""
+    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
+        if extra.get(key) is not None:
+            raise UsageError(f"{option_name(key, flag)} is not applicable {where}: it serves registry measures such "
+                             "as PGC or BestRR (metric mode)")

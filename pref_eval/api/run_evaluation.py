@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
+from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords
 from ._inputs import _input_options
-from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _metric_mode, _refuse_metric_tables,
-                           _warn_topic_all)
+from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _depth_of_measure_set, _metric_mode,
+                           _refuse_extra, _refuse_metric_tables, _refuse_with_scores, _warn_topic_all)
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -110,11 +110,12 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
         if fmt in _TOPICS or fmt in _WIDE:  # (the runs x measures tables raised a KeyError: session 23)
-            raise UsageError(f"-o {fmt} applies to metric mode (trec_eval measures), not to a zELO score file "
+            raise UsageError(f"{option_value('output_format', '-o', fmt)} applies to metric mode (trec_eval measures), "
+                             "not to a zELO score file "
                              f"({qrels})")
         if keep_going:
-            raise UsageError(f"--keep-going applies to metric mode (trec_eval measures), not to a zELO score "
-                             f"file ({qrels})")
+            raise UsageError(f"{option_name('keep_going')} applies to metric mode (trec_eval measures), not to a "
+                             f"zELO score file ({qrels})")
         _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
                             reference=reference, means=means, complete=complete, level=level,
                             sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
@@ -123,21 +124,26 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
     prefs = fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))
+    o = "output_format", "-o"
     if trec9 and prefs:
-        raise UsageError("--trec-eval-9 applies to trec_eval measures (metric mode: -o trec, or -o tsv with "
-                         "trec_eval names), not to preference mode")
+        raise UsageError(f"{option_name('trec9', '--trec-eval-9')} applies to trec_eval measures (metric mode: "
+                         f"{option_value(*o, 'trec')}, or {option_value(*o, 'tsv')} with trec_eval names), not to "
+                         "preference mode")
     if prefs:
         _refuse_metric_tables(fmt)
     if prefs and keep_going and label_fraction < 1 and label_policy == "pool":
-        raise UsageError("--keep-going is refused with --label_fraction_policy pool: the labels kept depend on "
-                         "every run's documents, so leaving a run out would change the other runs' numbers")
+        raise UsageError(f"{option_name('keep_going')} is refused with "
+                         f"{option_value('label_policy', '--label_fraction_policy', 'pool')}: the labels kept "
+                         "depend on every run's documents, so leaving a run out would change the other runs' numbers")
     if prefs:
-        _refuse_extra(extra, "with -o pref (preference mode)" if fmt == "pref" else "in preference mode")
+        _refuse_extra(extra, f"with {option_value(*o, 'pref')} (preference mode)" if fmt == "pref"
+                      else "in preference mode")
         if option_given("-l", level != 1):  # (was ignored: pref_eval.py's relevance, grade > 0, with -l 2 asked)
-            raise UsageError("-l applies to metric mode (trec_eval measures); in preference mode -b G makes "
-                             "grade >= G relevant")
+            raise UsageError(f"{option_name('level', '-l')} applies to metric mode (trec_eval measures); in "
+                             f"preference mode {'-b G' if command_running() else 'binary=G'} makes grade >= G relevant")
         if complete:  # (was ignored)
-            raise UsageError("-c applies to metric mode (trec_eval measures); preference mode always evaluates "
+            raise UsageError(f"{option_name('complete', '-c')} applies to metric mode (trec_eval measures); "
+                             "preference mode always evaluates "
                              "every qrels query with a relevant document (a run lacking one retrieved nothing)")
         if fmt != "pref" and "rbp" in measures:  # (pref_eval.stats imports 8 modules: not on every start)
             from ..stats.prefvalues import warn_pref_rbp
@@ -147,60 +153,19 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                          reference=reference, means=means, sampling=sampling, head=head, jobs=jobs,
                          scheduler=scheduler, keep_going=keep_going, **opts)
         return
-    for flag, val in (("-b", binary), ("-f", floor), ("--reference", reference), ("--pref-eval-head", head or None),
-                      ("--means", means or None),
-                      ("--query_fraction", True if option_given("--query_fraction", query_fraction < 1) else None),
-                      ("--label_fraction", True if option_given("--label_fraction", label_fraction < 1) else None),
-                      ("--samples", True if option_given("--samples", samples > 1) else None)):
+    for key, flag, val in (("binary", "-b", binary), ("floor", "-f", floor), ("reference", "--reference", reference),
+                           ("head", "--pref-eval-head", head or None), ("means", "--means", means or None),
+                           *((k, f"--{k}", True if option_given(f"--{k}", v) else None) for k, v in
+                             (("query_fraction", query_fraction < 1), ("label_fraction", label_fraction < 1),
+                              ("samples", samples > 1)))):
         if val is not None:  # (the sampling options and --means were ignored here: a full-data mean, unasked)
-            raise UsageError(f"{flag} applies to preference measures (use -o pref, or -m rpp ... with -o tsv)")
+            rpp = "-m rpp ..." if command_running() else "measures=['rpp', ...]"
+            raise UsageError(f"{option_name(key, flag)} applies to preference measures (use "
+                             f"{option_value(*o, 'pref')}, or {rpp} with {option_value(*o, 'tsv')})")
     _metric_mode(qrels, list(runs), ids, measures, ms, complete=complete, level=level, depth=cutoff, fmt=fmt,
                  extra=extra, trec9=trec9, jobs=jobs, scheduler=scheduler, keep_going=keep_going,
                  median=median or "mean", digits=4 if digits is None else digits, run_types=run_types,
                  quartiles=quartiles, clef_stats=clef_stats, **opts)
-
-
-def _depth_of_measure_set(ms: str | None, depth: int | None, topk: int | None) -> tuple[str | None, int | None]:
-    """``-M N`` is trec_eval's depth: (the measure set left, the smallest of ``-M N``, ``--depth``, ``--topk``)."""
-    if ms is not None and ms.strip().lstrip("+").isdigit():
-        d = int(ms)
-        if d <= 0:
-            raise UsageError(f"-M {ms}: the depth must be positive")
-        depth, ms = (d if depth is None else min(depth, d)), None
-    cut = [x for x in (depth, topk) if x is not None]
-    return ms, (min(cut) if cut else None)
-
-
-def _refuse_with_scores(scores: str, ms: str | None, *, extra: dict, parallel: bool, binary: float | None,
-                        floor: float | None, reference: str | None, means: bool, complete: bool, level: int,
-                        sampled: tuple[float, float, int], trec9: bool, head: bool) -> None:
-    """Options that do not apply when the qrels are a zELO score file are refused, each by its flag."""
-    _refuse_extra(extra, "with a zELO score file")
-    if parallel:
-        raise UsageError("--jobs/--scheduler apply to metric mode (trec_eval measures), not to a zELO score file")
-    query_fraction, label_fraction, samples = sampled
-    bad = [flag for flag, used in (("-b", binary is not None), ("-f", floor is not None),
-                                   ("--reference", reference is not None), ("--means", means),
-                                   ("-c", complete), ("-l", level != 1),
-                                   ("--query_fraction", query_fraction < 1.0),
-                                   ("--label_fraction", label_fraction < 1.0), ("--samples", samples > 1))
-           if option_given(flag, used)]
-    if bad:
-        raise UsageError(f"not applicable with a zELO score file ({scores}): {', '.join(bad)}")
-    if trec9 or head:
-        raise UsageError(f"not applicable with a zELO score file ({scores}): "
-                         f"{'--trec-eval-9' if trec9 else '--pref-eval-head'}")
-    if ms is not None:
-        raise UsageError(f"-M {ms}: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] "
-                         "(-M N limits the candidates)")
-
-
-def _refuse_extra(extra: dict, where: str) -> None:
-    """-P / --judgments-format / -B only serve registry measures (metric mode)."""
-    for flag, key in (("-P", "judgments"), ("--judgments-format", "judgments_format"), ("-B", "best")):
-        if extra.get(key) is not None:
-            raise UsageError(f"{flag} is not applicable {where}: it serves registry measures such as PGC or "
-                             "BestRR (metric mode)")
 
 
 def _trec_eval_names_only(measures: Sequence[str]) -> bool:
@@ -232,7 +197,8 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
     from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure, read_zelo_scores
 
     if fmt == "pref":
-        raise UsageError("-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl")
+        raise UsageError(f"{option_value('output_format', '-o', 'pref')} needs qrels; with a zELO score file use "
+                         f"{option_name('output_format', '-o')} trec|tsv|csv|jsonl")
     names = list(measures) or list(DEFAULT_MEASURES)
     for m in names:
         parse_zelo_measure(m, where=scores)
@@ -295,7 +261,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     from ..run_preferences.names import resolve
 
     if fmt == "pref" and len(runs) < 2:
-        raise UsageError("need at least two runs for comparison (or -o trec|tsv|csv|jsonl for one run)")
+        raise UsageError(f"need at least two runs for comparison (or {option_name('output_format', '-o')} "
+                         "trec|tsv|csv|jsonl for one run)")
     if measures and ms:
         log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
@@ -304,8 +271,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
         raise UsageError(f"{option_name('means', '--means')} applies to {option_value(*o, 'pref')} (the per-run mean "
                          f"lines); {option_value(*o, fmt)} holds each run's metric values already (the 'all' rows)")
     if means and not any(m.is_metric for m in sel):
-        raise UsageError("--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is "
-                         "requested")
+        raise UsageError(f"{option_name('means')} adds a per-run mean line for every metric (ap, ndcg, p@10, ...): "
+                         "none is requested")
     names = list(ids)
     ref = reference_index(reference, names, list(runs))
     q = read_subtopic_qrels(qrels)
@@ -386,8 +353,9 @@ def _kept_reference(reference: str | None, ref: int | None, names: list[str], gi
     from ..errors import EvaluationError
     from ..io.textfile import display_name
 
-    raise EvaluationError(f"--reference {reference!r} could not be evaluated (--keep-going: {display_name(given[ref])} "
-                          "left out, its error above); nothing written")
+    raise EvaluationError(f"{option_name('reference')} {reference!r} could not be evaluated "
+                          f"({option_name('keep_going')}: {display_name(given[ref])} left out, its error above); "
+                          "nothing written")
 
 
 def _preference_runs(runs: list[str], names: list[str], sel: list, sampling: _Sampling, *, jobs: int,
