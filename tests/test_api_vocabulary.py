@@ -218,6 +218,8 @@ def test_a_command_run_before_leaves_no_flag_names_behind():
 SCORES = "qid\tdocno\tscore\tse\nq1\ta\t1.0\t0.1\nq1\tb\t0.0\t0.1\n"  # a zelo_fit score file: the zELO scores mode
 PREF = "(use output_format='pref', or measures=['rpp', ...] with output_format='tsv')", \
     "(use -o pref, or -m rpp ... with -o tsv)"
+TOPICS = "topics|topics-csv|topics-jsonl|topics-text|topics-markdown|topics-latex"
+DIGITS = "text|markdown|latex|topics-text|topics-markdown|topics-latex"
 EXTRA = "it serves registry measures such as PGC or BestRR (metric mode)"
 # (id, qrels ("SC": a score file), runs, keywords, zelo_eval's arguments, the Python message, the command's);
 # "{sc}" in a message is the score file's path
@@ -289,6 +291,46 @@ EVAL_KINDS = [
      ["-m", "rpp", "--means"],
      "means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is requested",
      "--means adds a per-run mean line for every metric (ap, ndcg, p@10, ...): none is requested"),
+    ("measure-set-pref", Q, [BM25], {"measure_set": "preferences", "output_format": "trec"},
+     ["-M", "preferences", "-o", "trec"],
+     "measure_set='preferences' is a preference measure set; use output_format='pref' (or output_format='tsv' with "
+     "it)", "-M preferences is a preference measure set; use -o pref (or -o tsv with it)"),
+    ("topics-per-query", Q, [BM25, DENSE], {"output_format": "topics", "per_query": True, "measures": ["map"]},
+     ["-o", "topics", "-q", "-m", "map"],
+     "output_format='topics' is per topic already: per_query does not apply (summary=False leaves out the 'all' rows)",
+     "-o topics is per topic already: -q does not apply (-n leaves out the 'all' rows)"),
+    ("quartiles", Q, [BM25], {"output_format": "tsv", "quartiles": True, "measures": ["map"]},
+     ["-o", "tsv", "--quartiles", "-m", "map"],
+     f"quartiles applies to output_format {TOPICS} (the per-topic table), not to output_format='tsv'",
+     f"--quartiles applies to -o {TOPICS} (the per-topic table), not to -o tsv"),
+    ("run-types", Q, [BM25], {"run_types": Q, "measures": ["map"]}, ["--run-types", Q, "-m", "map"],
+     f"run_types applies to output_format {TOPICS} (the per-topic table), not to the default output",
+     f"--run-types applies to -o {TOPICS} (the per-topic table), not to the default output"),
+    ("median", Q, [BM25], {"output_format": "csv", "median": "upper", "measures": ["map"]},
+     ["-o", "csv", "--median", "upper", "-m", "map"],
+     f"median applies to output_format {TOPICS} (the per-topic table), not to output_format='csv'",
+     f"--median applies to -o {TOPICS} (the per-topic table), not to -o csv"),
+    ("digits-eval", Q, [BM25], {"output_format": "tsv", "digits": 3, "measures": ["map"]},
+     ["-o", "tsv", "--digits", "3", "-m", "map"],
+     f"digits applies to output_format {DIGITS} (tables to read), not to output_format='tsv' (full precision)",
+     f"--digits applies to -o {DIGITS} (tables to read), not to -o tsv (full precision)"),
+    ("topics-pref", Q, [BM25, DENSE], {"output_format": "topics", "measures": ["rpp"]}, ["-o", "topics", "-m", "rpp"],
+     "output_format='topics' is a table of trec_eval measures (metric mode), not of preference measures",
+     "-o topics is a table of trec_eval measures (metric mode), not of preference measures"),
+    ("wide-pref", Q, [BM25, DENSE], {"output_format": "wide-csv", "measures": ["rpp"]},
+     ["-o", "wide-csv", "-m", "rpp"],
+     "output_format='wide-csv' is a runs x measures table of trec_eval measures (metric mode); preference measures "
+     "between runs as a table: compare_runs(qrels, runs, measures=[NAME], output_format='csv')",
+     "-o wide-csv is a runs x measures table of trec_eval measures (metric mode); preference measures between runs "
+     "as a table: zelo_compare -R QRELS -m NAME -o csv"),
+    ("means-table", Q, [BM25, DENSE], {"output_format": "text", "measures": ["map"], "per_query": True},
+     ["-o", "text", "-m", "map", "-q"],
+     "output_format='text' is a table of means: per_query/summary=False do not apply (use output_format='tsv' for "
+     "per-query values)", "-o text is a table of means: -q/-n do not apply (use -o tsv for per-query values)"),
+    ("no-per-query-values", Q, [BM25, DENSE], {"output_format": "text", "measures": ["num_q"]},
+     ["-o", "text", "-m", "num_q"],
+     "output_format='text': no per-query values (summary-only measures such as gm_map or num_q)",
+     "-o text: no per-query values (summary-only measures such as gm_map or num_q)"),
 ]
 
 

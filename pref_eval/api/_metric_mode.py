@@ -26,6 +26,8 @@ _TOPICS = ("topics", "topics-csv", "topics-jsonl", "topics-text", "topics-markdo
 _DIGITS = ("text", "markdown", "latex", "topics-text", "topics-markdown", "topics-latex")  # --digits' formats
 
 
+_O = "output_format", "-o"  # the output's format as a Python caller and zelo_eval name it
+
 _MANY_RUNS = 8  # from this many runs on, a stage line announces the evaluation (on a terminal)
 
 
@@ -42,9 +44,11 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     from ..output.atomic import command_output
 
     if ms in ("preferences", "all", "none"):
-        raise UsageError(f"-M {ms} is a preference measure set; use -o pref (or -o tsv with it)")
+        raise UsageError(f"{option_value('measure_set', '-M', ms)} is a preference measure set; use "
+                         f"{option_value(*_O, 'pref')} (or {option_value(*_O, 'tsv')} with it)")
     if fmt in _TOPICS and per_query:  # (was accepted and ignored: session 22)
-        raise UsageError(f"-o {fmt} is per topic already: -q does not apply (-n leaves out the 'all' rows)")
+        raise UsageError(f"{option_value(*_O, fmt)} is per topic already: {option_name('per_query', '-q')} does not "
+                         f"apply ({'-n' if command_running() else 'summary=False'} leaves out the 'all' rows)")
     names = [*measures, *([ms] if ms else [])] if measures else [ms or "official"]
     requests = parse_measures(names)
     type_of = None
@@ -119,32 +123,35 @@ def _check_table_options(fmt: str | None, median: str | None, digits: int | None
     ``--digits`` only with the tables to read (refused, not ignored, elsewhere)."""
     from ._inputs import _check_int
 
-    for flag, given in (("--run-types", run_types is not None), ("--quartiles", quartiles),
-                        ("--clef-stats", clef_stats)):
+    o, used = option_name(*_O), option_value(*_O, fmt) if fmt else "the default output"
+    for key, given in (("run_types", run_types is not None), ("quartiles", quartiles), ("clef_stats", clef_stats)):
         if given and fmt not in _TOPICS:
-            raise UsageError(f"{flag} applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
-                             + (f"-o {fmt}" if fmt else "the default output"))
+            raise UsageError(f"{option_name(key)} applies to {o} {'|'.join(_TOPICS)} (the per-topic table), not to "
+                             + used)
 
     if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
         raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
-                         else f"--median applies to -o {'|'.join(_TOPICS)} (the per-topic table), not to "
-                         + (f"-o {fmt}" if fmt else "the default output"))
+                         else f"{option_name('median')} applies to {o} {'|'.join(_TOPICS)} (the per-topic table), "
+                         f"not to {used}")
     if digits is not None:
         _check_int("digits", digits, 0, 17)
         if fmt not in _DIGITS:
-            raise UsageError(f"--digits applies to -o {'|'.join(_DIGITS)} (tables to read), not to "
-                             + (f"-o {fmt} (full precision)" if fmt else "the default output"))
+            raise UsageError(f"{option_name('digits')} applies to {o} {'|'.join(_DIGITS)} (tables to read), not to "
+                             + (f"{used} (full precision)" if fmt else used))
 
 
 def _refuse_metric_tables(fmt: str) -> None:
     """Preference mode: the per-topic and runs x measures tables are metric mode's (the latter was written as the
     long CSV table, its format ignored, before session 23)."""
     if fmt in _TOPICS:
-        raise UsageError(f"-o {fmt} is a table of trec_eval measures (metric mode), not of preference measures")
+        raise UsageError(f"{option_value(*_O, fmt)} is a table of trec_eval measures (metric mode), not of "
+                         "preference measures")
     if fmt in _WIDE:
-        raise UsageError(f"-o {fmt} is a runs x measures table of trec_eval measures (metric mode); preference "
-                         "measures between runs as a table: zelo_compare -R QRELS -m NAME -o "
-                         + fmt.replace("wide-", ""))
+        to = fmt.replace("wide-", "")
+        raise UsageError(f"{option_value(*_O, fmt)} is a runs x measures table of trec_eval measures (metric mode); "
+                         "preference measures between runs as a table: "
+                         + (f"zelo_compare -R QRELS -m NAME -o {to}" if command_running() else
+                            f"compare_runs(qrels, runs, measures=[NAME], output_format={to!r})"))
 
 
 def _set_aside(got: list, runs: list[str], ids: list[str], log: Any,
@@ -222,11 +229,14 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
     from ..stats.compare import compare as compare_table
 
     if per_query or not summary:
-        raise UsageError(f"-o {fmt} is a table of means: -q/-n do not apply (use -o tsv for per-query values)")
+        raise UsageError(f"{option_value(*_O, fmt)} is a table of means: "
+                         f"{'-q/-n' if command_running() else 'per_query/summary=False'} do not apply (use "
+                         f"{option_value(*_O, 'tsv')} for per-query values)")
     rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
     df = pd.DataFrame(rows, columns=list(HEADER))
     if df.empty:
-        raise UsageError(f"-o {fmt}: no per-query values (summary-only measures such as gm_map or num_q)")
+        raise UsageError(f"{option_value(*_O, fmt)}: no per-query values (summary-only measures such as gm_map or "
+                         "num_q)")
     res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
     res.refuse_no_common_query()
     for line in res.query_warnings():  # as zelo_compare: the means are over the queries every run has
