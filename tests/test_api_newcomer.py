@@ -281,18 +281,18 @@ def _judge_inputs(tmp_path):
     return dict(queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"))
 
 
-@pytest.mark.parametrize("kw,msg", [
-    (dict(concurrency=0), "--concurrency: expected an integer 1..4096, got 0"),
-    (dict(concurrency=2.5), "--concurrency: expected an integer 1..4096, got 2.5"),  # was TypeError
-    (dict(retries="3"), "--retries: expected an integer 0..100, got '3'"),           # was TypeError
-    (dict(retries=-1), "--retries: expected an integer 0..100, got -1"),
-    (dict(timeout=-1), "--timeout: expected a finite number > 0, got -1"),
-    (dict(timeout=float("inf")), "--timeout: expected a finite number > 0, got inf"),
-    (dict(rpm=0), "--rpm: expected a finite number > 0, got 0"),
-    (dict(backoff=-1), "--backoff: expected a finite number >= 0, got -1"),
-    (dict(budget_requests=-1), "--budget-requests: expected an integer >= 0, got -1"),
-    (dict(seed=-1), "--seed: expected an integer 0..18446744073709551615, got -1"),
-    (dict(pairs=[("q1", "d1", "d2")]), "PAIRS: expected a path, got list"),               # was TypeError (stat)
+@pytest.mark.parametrize("kw,msg", [  # named by the keyword (session 25)
+    (dict(concurrency=0), "concurrency: expected an integer 1..4096, got 0"),
+    (dict(concurrency=2.5), "concurrency: expected an integer 1..4096, got 2.5"),  # was TypeError
+    (dict(retries="3"), "retries: expected an integer 0..100, got '3'"),           # was TypeError
+    (dict(retries=-1), "retries: expected an integer 0..100, got -1"),
+    (dict(timeout=-1), "timeout: expected a finite number > 0, got -1"),
+    (dict(timeout=float("inf")), "timeout: expected a finite number > 0, got inf"),
+    (dict(rpm=0), "rpm: expected a finite number > 0, got 0"),
+    (dict(backoff=-1), "backoff: expected a finite number >= 0, got -1"),
+    (dict(budget_requests=-1), "budget_requests: expected an integer >= 0, got -1"),
+    (dict(seed=-1), "seed: expected an integer 0..18446744073709551615, got -1"),
+    (dict(pairs=[("q1", "d1", "d2")]), "pairs: expected a path, got list"),               # was TypeError (stat)
 ])
 def test_judge_options_checked_as_the_command_line_does(tmp_path, kw, msg):
     """pref_eval.api.judge took what zelo_judge's option types refuse (concurrency 0, a negative timeout or

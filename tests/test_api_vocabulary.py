@@ -363,3 +363,60 @@ def test_the_reference_left_out_by_keep_going_is_named_by_its_keyword(tmp_path):
                                      str(bad)], cwd=ROOT)
     assert res.returncode == 2 and res.stderr.endswith(f"zelo_eval: --reference {str(bad)!r} "
                                                         + tail.format("--keep-going") + "\n")
+
+
+# ---- judge / zelo_judge (session 25, n35) ------------------------------------------------------------------------
+
+SPEC = "cmd:false"
+# (id, keywords, zelo_judge's arguments, the Python message, the command's); "{tmp}" is the test's directory
+JUDGE_KINDS = [
+    ("api-key-env", {"api_key_env": "sk-123"}, ["--api-key-env", "sk-123"],
+     "api_key_env must name an environment variable, not hold a key",
+     "--api-key-env must name an environment variable, not hold a key"),
+    ("max-cost", {"max_cost": 1.0}, ["--max-cost", "1"], f"max_cost needs an entry of prices for {SPEC!r}",
+     f"--max-cost needs a --price for {SPEC!r}"),
+    ("output-is-store", {"output": "{tmp}/s.sqlite-wal"}, ["-o", "{tmp}/s.sqlite-wal"],
+     "output file {tmp}/s.sqlite-wal is the same file as store {tmp}/s.sqlite; refusing to overwrite it",
+     "output file {tmp}/s.sqlite-wal is the same file as --store {tmp}/s.sqlite; refusing to overwrite it"),
+    ("backoff", {"retries": 0, "backoff": 2.0}, ["--retries", "0", "--backoff", "2"],
+     "backoff sets the waits between retries: none with retries=0",
+     "--backoff sets the waits between retries: none with --retries 0"),
+    ("seed-retries", {"retries": 0, "seed": 3}, ["--retries", "0", "--seed", "3"],
+     "seed seeds the jitter of the waits between retries: none with retries=0",
+     "--seed seeds the jitter of the waits between retries: none with --retries 0"),
+    ("seed-backoff", {"backoff": 0.0, "seed": 3}, ["--backoff", "0", "--seed", "3"],
+     "seed seeds the jitter of the waits between retries: none with backoff=0",
+     "--seed seeds the jitter of the waits between retries: none with --backoff 0"),
+    ("ties", {"ties": "zbench"}, ["--ties", "zbench"],
+     "ties applies with state (fit applies its own ties to the votes written)",
+     "--ties applies with --state (zelo_fit applies its own --ties to the votes written)"),
+    ("missing-text", {"missing_text": "tie"}, ["--missing-text", "tie"],
+     "missing_text applies with state (without it a pair lacking a text is left out of the output, and zelo_fit "
+     "needs no judgment of every pair)",
+     "--missing-text applies with --state (without it a pair lacking a text is left out of the output, and zelo_fit "
+     "needs no judgment of every pair)"),
+    ("judges-type", {"judges": [SPEC, 3]}, None, "judges: expected a spec string, got int 3", None),
+    ("concurrency", {"concurrency": 0}, None, "concurrency: expected an integer 1..4096, got 0", None),
+    ("state-type", {"pairs": None, "state": 3}, None, "state: expected a path, got int (write the pairs to a file: "
+     "zelo_pairs cycles -o, or pref_eval.pairs(..., output=FILE))", None),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "args", "message", "command_message"), [k[1:] for k in JUDGE_KINDS],
+                         ids=[k[0] for k in JUDGE_KINDS])
+def test_judge_names_the_keyword_and_zelo_judge_the_flag(tmp_path, kwargs, args, message, command_message):
+    (tmp_path / "p.tsv").write_text("q1\td1\td2\n")
+    (tmp_path / "q.tsv").write_text("q1\tquery one\n")
+    (tmp_path / "d.tsv").write_text("d1\tdoc one\nd2\tdoc two\n")
+    files = {"queries": str(tmp_path / "q.tsv"), "docs": str(tmp_path / "d.tsv"), "store": str(tmp_path / "s.sqlite")}
+    call = {"pairs": str(tmp_path / "p.tsv"), "judges": [SPEC], **files}
+    call.update({k: v.format(tmp=tmp_path) if isinstance(v, str) else v for k, v in kwargs.items()})
+    with pytest.raises(UsageError) as err:
+        api.judge(**call)
+    assert str(err.value) == message.format(tmp=tmp_path)
+    if args is not None:
+        res = run_module_inproc("judge", [str(tmp_path / "p.tsv"), "--judge", SPEC,
+                                          *(x for k, v in files.items() for x in (f"--{k}", v)),
+                                          *(a.format(tmp=tmp_path) for a in args)], cwd=tmp_path)
+        assert (res.returncode, res.stderr) == (2, f"zelo_judge: {command_message.format(tmp=tmp_path)}\n")
+    assert not (tmp_path / "s.sqlite").exists()

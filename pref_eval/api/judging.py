@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_name, option_value
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def judge(
     from ..judge.spec import ENV_NAME
 
     if not re.match(ENV_NAME, api_key_env):  # also under dry_run, which starts no judge (it was accepted there)
-        raise UsageError("--api-key-env must name an environment variable, not hold a key")
+        raise UsageError(f"{option_name('api_key_env')} must name an environment variable, not hold a key")
     from ..log import Log
     from ..judge.run import Setup, run, summary_lines, write_results
 
@@ -84,9 +84,11 @@ def judge(
     if max_cost is not None:
         for key in keys:
             if key not in prices:
-                raise UsageError(f"--max-cost needs a --price for {key!r}")
+                price = "a --price" if command_running() else "an entry of prices"
+                raise UsageError(f"{option_name('max_cost')} needs {price} for {key!r}")
     if output is not None and output != "-" and _store_file(output, store):
-        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+        raise UsageError(f"output file {output} is the same file as {option_name('store')} {store}; refusing to "
+                         "overwrite it")
     from ..judge.scheduler import Limits
 
     limits = Limits(concurrency=concurrency, rpm=rpm, retries=retries, timeout=timeout, backoff_base=backoff,
@@ -141,17 +143,20 @@ def judge(
 def _refuse_unused(state: Any, *, ties: Any, missing_text: Any, retries: int, backoff: float, seed: int) -> None:
     """Options that would change nothing in this run are refused (UsageError), never ignored."""
     if backoff != 1.0 and retries == 0:  # the waits between retries: none without retries
-        raise UsageError("--backoff sets the waits between retries: none with --retries 0")
+        raise UsageError(f"{option_name('backoff')} sets the waits between retries: none with "
+                         + option_value("retries", "--retries", 0))
     if seed != 0 and (retries == 0 or backoff == 0):  # the seed governs only the jitter of those waits
-        raise UsageError(f"--seed seeds the jitter of the waits between retries: none with "
-                         f"{'--retries 0' if retries == 0 else '--backoff 0'}")
+        zero = ("retries", "--retries", 0) if retries == 0 else ("backoff", "--backoff", 0)
+        raise UsageError(f"{option_name('seed')} seeds the jitter of the waits between retries: none with "
+                         + option_value(*zero))
     if ties is not None and state is None:
-        raise UsageError("--ties applies with --state (zelo_fit applies its own --ties to the votes written)")
+        fit = "zelo_fit applies its own --ties" if command_running() else "fit applies its own ties"
+        raise UsageError(f"{option_name('ties')} applies with {option_name('state')} ({fit} to the votes written)")
     if missing_text is not None and state is None:
-        raise UsageError("--missing-text applies with --state (without it a pair lacking a text is left out of the "
-                         "output, and zelo_fit needs no judgment of every pair)")
+        raise UsageError(f"{option_name('missing_text')} applies with {option_name('state')} (without it a pair "
+                         "lacking a text is left out of the output, and zelo_fit needs no judgment of every pair)")
     if missing_text not in (None, "stop", "tie"):
-        raise UsageError(f"--missing-text: expected stop or tie, got {missing_text!r}")
+        raise UsageError(f"{option_name('missing_text')}: expected stop or tie, got {missing_text!r}")
 
 
 def _store_file(path: str, store: str) -> bool:
@@ -204,7 +209,8 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     from ..judge.store import Store
 
     if output is not None and output != "-" and _store_file(output, store):  # its lock file, say
-        raise UsageError(f"output file {output} is the same file as --store {store}; refusing to overwrite it")
+        raise UsageError(f"output file {output} is the same file as {option_name('store')} {store}; refusing to "
+                         "overwrite it")
     phash = prompt_hash(read_template(prompt))
     names = [parse_spec(s).name for s in judges] if judges else None
     st = Store(store, readonly=True)
@@ -230,12 +236,14 @@ def _check_export_selection(st: Any, store: str, phash: str, names: list[str] | 
     is a mistake (a typo, the wrong template), not an empty export."""
     have = st.judges(phash)
     if not have and st.prompts():
-        which = f"--prompt {prompt}" if prompt else "the default prompt"
+        which = option_value("prompt", "--prompt", prompt) if prompt else "the default prompt"
+        give = "the --prompt FILE" if command_running() else "the prompt file"
         raise UsageError(f"{store} holds no answer asked with {which} (it holds answers of {len(st.prompts())} "
-                         "other prompt(s): give the --prompt FILE they were asked with)")
+                         f"other prompt(s): give {give} they were asked with)")
     missing = [x for x in (names or []) if x not in have]
     if missing:
-        raise UsageError(f"--judge {missing[0]}: no answer of this judge in {store} for this prompt (judges there: "
+        raise UsageError(f"{option_value('judges', '--judge', missing[0])}: no answer of this judge in {store} for "
+                         "this prompt (judges there: "
                          f"{', '.join(have) or 'none'})")
 
 
@@ -245,18 +253,18 @@ def _checked_options(pairs: Any, state: Any, judges: Any, **values: Any) -> list
     list (one spec given as a string is one judge, not its characters)."""
     from ._inputs import _check_float, _check_int
 
-    for name, v in (("PAIRS", pairs), ("--state", state)):
+    for name, v in (("pairs", pairs), ("state", state)):  # (a Python caller's keywords: the command passes paths)
         if v is not None and not isinstance(v, (str, os.PathLike)):
             raise UsageError(f"{name}: expected a path, got {type(v).__name__} (write the pairs to a file: "
                              "zelo_pairs cycles -o, or pref_eval.pairs(..., output=FILE))")
     judge_list = [judges] if isinstance(judges, str) else list(judges)
     for j in judge_list:
         if not isinstance(j, str):
-            raise UsageError(f"--judge: expected a spec string, got {type(j).__name__} {j!r:.40}")
+            raise UsageError(f"judges: expected a spec string, got {type(j).__name__} {j!r:.40}")
     ints = {"concurrency": (1, 4096), "retries": (0, 100), "budget_requests": (0, None), "seed": (0, SEED_MAX)}
     floats = {"rpm": True, "timeout": True, "backoff": False, "max_cost": False}  # > 0 or >= 0
     for name, v in values.items():
-        flag, optional = "--" + name.replace("_", "-"), name in ("budget_requests", "rpm", "max_cost")
+        flag, optional = option_name(name), name in ("budget_requests", "rpm", "max_cost")
         if name in ints:
             _check_int(flag, v, *ints[name], optional=optional)
         else:
