@@ -420,3 +420,45 @@ def test_judge_names_the_keyword_and_zelo_judge_the_flag(tmp_path, kwargs, args,
                                           *(a.format(tmp=tmp_path) for a in args)], cwd=tmp_path)
         assert (res.returncode, res.stderr) == (2, f"zelo_judge: {command_message.format(tmp=tmp_path)}\n")
     assert not (tmp_path / "s.sqlite").exists()
+
+
+# ---- pairs_init / zelo_pairs init, simulate_recovery / zelo_simulate recovery (session 25, n35) -----------------
+
+PAIRS_KINDS = [
+    ("cycles-tournament", {"cycles": 2}, ["--cycles", "2"],
+     "cycles does not apply to strategy='tournament' (it belongs to strategy='adaptive', goal='ranking')",
+     "--cycles does not apply to --strategy tournament (it belongs to --strategy adaptive --goal ranking)"),
+    ("max-per-pair-tournament", {"max_per_pair": 2}, ["--max-per-pair", "2"],
+     "max_per_pair does not apply to strategy='tournament' (it belongs to strategy='adaptive')",
+     "--max-per-pair does not apply to --strategy tournament (it belongs to --strategy adaptive)"),
+    ("final-phase-adaptive", {"strategy": "adaptive", "final_phase": True},
+     ["--strategy", "adaptive", "--final-phase"],
+     "final_phase does not apply to strategy='adaptive' (it belongs to strategy='tournament')",
+     "--final-phase does not apply to --strategy adaptive (it belongs to --strategy tournament)"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "args", "message", "command_message"), [k[1:] for k in PAIRS_KINDS],
+                         ids=[k[0] for k in PAIRS_KINDS])
+def test_pairs_init_names_the_keyword_and_zelo_pairs_the_flag(tmp_path, kwargs, args, message, command_message):
+    with pytest.raises(UsageError) as err:
+        api.pairs_init(str(tmp_path / "s.json"), str(ROOT / Q), **kwargs)
+    assert str(err.value) == message
+    res = run_module_inproc("pairs", ["init", "--state", "s.json", "--qrels", str(ROOT / Q), *args], cwd=tmp_path)
+    assert (res.returncode, res.stderr) == (2, f"zelo_pairs: {command_message}\n")
+    assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize(("k", "python_hint", "command_hint"), [(5, "use cycles ≤ 2", "use --cycles ≤ 2"),
+                                                                (2, "use ks ≥ 3 or strategy='cycles'",
+                                                                 "use --K ≥ 3 or --strategy cycles")])
+def test_simulate_recovery_adaptive_cycles_name_the_keywords(k, python_hint, command_hint):
+    pairs = k * (k - 1) // 2
+    tail = f"the adaptive strategy judges each pair at most once, and 3×{k} = {3 * k} pairs exceed the {pairs} " \
+           f"distinct pairs of {k} documents"
+    with pytest.raises(UsageError) as err:
+        api.simulate_recovery(ks=(k,), sigma=(1.0,), cycles=(3,), trials=1, strategy="adaptive")
+    assert str(err.value) == f"cycles 3 with ks {k}: {tail} ({python_hint})"
+    res = run_module_inproc("simulate", ["recovery", "--K", str(k), "--sigma", "1", "--cycles", "3", "--trials", "1",
+                                         "--strategy", "adaptive"], cwd=ROOT)
+    assert (res.returncode, res.stderr) == (2, f"zelo_simulate: --cycles 3 with --K {k}: {tail} ({command_hint})\n")

@@ -190,15 +190,19 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         raise UsageError(f"{_o('goal')} applies to {option_value('strategy', '--strategy', 'adaptive')}")
     kind = "ranking" if goal == "ranking" else strategy
     own: dict[str, dict[str, Any]] = {
-        "tournament": {"k": k, "p": p, "f": f, "final-phase": final_phase},
-        "adaptive": {"lead": lead, "max-per-pair": max_per_pair},
+        "tournament": {"k": k, "p": p, "f": f, "final_phase": final_phase},
+        "adaptive": {"lead": lead, "max_per_pair": max_per_pair},
         "ranking": {"cycles": cycles, "batch": batch, "window": window, "start": start, "criterion": criterion}}
-    current = "--strategy adaptive --goal ranking" if kind == "ranking" else f"--strategy {strategy}"
+
+    def named(kind: str) -> str:  # a strategy as the caller wrote it
+        ranking = "--goal ranking" if command_running() else "goal='ranking'"
+        strategy = option_value("strategy", "--strategy", "adaptive" if kind == "ranking" else kind)
+        return f"{strategy}{' ' if command_running() else ', '}{ranking}" if kind == "ranking" else strategy
+
     for other, opts in own.items():
         wrong = [name for name, v in opts.items() if v is not None]
         if other != kind and wrong:
-            which = "--strategy adaptive --goal ranking" if other == "ranking" else f"--strategy {other}"
-            raise UsageError(f"--{wrong[0]} does not apply to {current} (it belongs to {which})")
+            raise UsageError(f"{_o(wrong[0])} does not apply to {named(kind)} (it belongs to {named(other)})")
     pools = _init_pools(qrels, dataset, runs, depth, docs)
     t: Any
     if kind == "ranking":

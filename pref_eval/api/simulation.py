@@ -145,8 +145,10 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
     if strategy == "adaptive":
         for k, c in sorted({(k, c) for k, _, c in cells}):
             if c * k > k * (k - 1) // 2:
-                hint = f"use --cycles ≤ {(k - 1) // 2}" if k >= 3 else "use --K ≥ 3 or --strategy cycles"
-                raise UsageError(f"--cycles {c} with --K {k}: the adaptive strategy judges each pair at most once, "
+                cy, kk = _o("cycles"), _o("ks", "--K")
+                hint = (f"use {cy} ≤ {(k - 1) // 2}" if k >= 3 else
+                        f"use {kk} ≥ 3 or {option_value('strategy', '--strategy', 'cycles')}")
+                raise UsageError(f"{cy} {c} with {kk} {k}: the adaptive strategy judges each pair at most once, "
                                  f"and {c}×{k} = {c * k} pairs exceed the {k * (k - 1) // 2} distinct pairs of "
                                  f"{k} documents ({hint})")
     got: list[dict[str, Any]] = []
