@@ -17,7 +17,7 @@ import numpy as np
 from ..records import record
 from ..io.keys import distinct
 
-from ..errors import UsageError
+from ..errors import UsageError, option_name
 from .data import PrefQrels, RelVectors, relevance_vectors
 from .names import PrefMeasure
 
@@ -56,7 +56,8 @@ def reference_index(reference: str | None, names: list[str], paths: list[str],
         return None
     cand = [i for i, (n, p) in enumerate(zip(names, paths, strict=False)) if reference in (n, p)]
     if not cand:
-        raise UsageError(f"{option} {reference!r} is not one of the runs ({', '.join(names)})")
+        raise UsageError(f"{option_name(option.removeprefix('--'), option)} {reference!r} is not one of the runs "
+                         f"({', '.join(names)})")
     return cand[0]
 
 
