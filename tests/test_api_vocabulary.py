@@ -477,3 +477,48 @@ def test_a_reference_or_baseline_not_among_the_runs_is_named_by_its_keyword():
     # (zelo_compare's own check, stats/compare.py, comes first and names it so: unchanged)
     assert (res.returncode, res.stderr) == (2, "zelo_compare: baseline 'x' is not one of the runs (bm25.run, "
                                                "dense.run)\n")
+
+
+# ---- compare_runs' mode options, pairs_pool (session 25, n35) ----------------------------------------------------
+
+MORE_KINDS = [
+    ("compare-binary", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE], measures=["map"], binary=1),
+     "binary applies to preference measures (rpp, lexiprecision, ...)",
+     "compare", ["-R", Q, "-m", "map", "-b", "1", BM25, DENSE],
+     "-b applies to preference measures (rpp, lexiprecision, ...)"),
+    ("compare-level", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE], measures=["rpp"], level=2),
+     "level applies to trec_eval measures; with preference measures use binary/floor",
+     "compare", ["-R", Q, "-m", "rpp", "-l", "2", BM25, DENSE],
+     "-l applies to trec_eval measures; with preference measures use -b/-f"),
+    ("compare-complete", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE], measures=["rpp"], complete=True),
+     "complete applies to trec_eval / ir-measures measures: preference measures and pref_eval.py's metrics (rpp) "
+     "score a topic a run lacks on an empty ranking (as pref_eval.py), so every qrels topic with a relevant "
+     "document counts already",
+     "compare", ["-R", Q, "-m", "rpp", "-c", BM25, DENSE],
+     "-c applies to trec_eval / ir-measures measures: preference measures and pref_eval.py's metrics (rpp) score a "
+     "topic a run lacks on an empty ranking (as pref_eval.py), so every qrels topic with a relevant document counts "
+     "already"),
+    ("pool-no-run", lambda: api.pairs_pool([], 5), "no run file given (runs=[RUN, ...])",
+     "pairs", ["pool", "--depth", "5"],
+     "no run file given (usage: zelo_pairs pool --depth N [--qrels QRELS] RUN [RUN...])"),
+    ("pool-stdout", lambda: api.pairs_pool([BM25], 5, contributions="-", output="-"),
+     "contributions='-' and the pool (output='-') would share stdout: give output=FILE or contributions=FILE",
+     "pairs", ["pool", "--depth", "5", "--contributions", "-", BM25],
+     "--contributions - and the pool would share stdout: give the pool -o FILE, or --contributions FILE"),
+    ("pool-group-sep", lambda: api.pairs_pool([BM25], 5, contributions=NEVER_WRITTEN, group_sep="a b", output=None),
+     "group_sep: expected a non-empty separator without white space (a run tag holds none), got 'a b'",
+     "pairs", ["pool", "--depth", "5", "--contributions", NEVER_WRITTEN, "--group-sep", "a b", BM25],
+     "--group-sep: expected a non-empty separator without white space (a run tag holds none), got 'a b'"),
+]
+
+
+@pytest.mark.parametrize(("call", "message", "command", "args", "command_message"), [k[1:] for k in MORE_KINDS],
+                         ids=[k[0] for k in MORE_KINDS])
+def test_compare_and_pool_refusals_name_the_keyword(call, message, command, args, command_message):
+    with pytest.raises(UsageError) as err:
+        call()
+    assert str(err.value) == message
+    res = run_module_inproc(command, args, cwd=ROOT)
+    prog = {"compare": "zelo_compare", "pairs": "zelo_pairs"}[command]
+    assert (res.returncode, res.stderr) == (2, f"{prog}: {command_message}\n")
+    assert not os.path.exists(NEVER_WRITTEN)

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UsageError, command_running, option_given
+from ..errors import UsageError, command_running, option_given, option_name
 from ..io.run_ids import refuse_run_ids_with_per_query
 
 
@@ -101,14 +101,17 @@ def _check_mode_options(pref_names: list[str], registry: list[str], *, binary: f
                         level: int, complete: bool) -> None:
     """-b/-f serve preference measures, -l/-c trec_eval's: each refused where no measure reads it."""
     if not pref_names:
-        for flag, val in (("-b", binary), ("-f", floor)):
+        for key, flag, val in (("binary", "-b", binary), ("floor", "-f", floor)):
             if val is not None:
-                raise UsageError(f"{flag} applies to preference measures (rpp, lexiprecision, ...)")
+                raise UsageError(f"{option_name(key, flag)} applies to preference measures (rpp, lexiprecision, ...)")
     elif not registry:
         if option_given("-l", level != 1):
-            raise UsageError("-l applies to trec_eval measures; with preference measures use -b/-f")
+            use = "-b/-f" if command_running() else "binary/floor"
+            raise UsageError(f"{option_name('level', '-l')} applies to trec_eval measures; with preference measures "
+                             f"use {use}")
         if complete:
-            raise UsageError("-c applies to trec_eval / ir-measures measures: preference measures and "
+            raise UsageError(f"{option_name('complete', '-c')} applies to trec_eval / ir-measures measures: "
+                             "preference measures and "
                              "pref_eval.py's metrics (" + ", ".join(pref_names) + ") score a topic a run lacks "
                              "on an empty ranking (as pref_eval.py), so every qrels topic with a relevant "
                              "document counts already")

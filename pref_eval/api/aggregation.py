@@ -66,7 +66,8 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     if query_fraction < 1.0:
         qids0 = pf.sample_qids(0)
         if not qids0:
-            raise UsageError(f"{name}: --query_fraction draws from the queries of sample 0, and it has none")
+            raise UsageError(f"{name}: {option_name('query_fraction', '--query_fraction')} draws from the queries of "
+                             "sample 0, and it has none")
         rng = np.random.default_rng(seed)
     results, skipped = [], []
     for s in range(num_samples):
