@@ -522,3 +522,37 @@ def test_compare_and_pool_refusals_name_the_keyword(call, message, command, args
     prog = {"compare": "zelo_compare", "pairs": "zelo_pairs"}[command]
     assert (res.returncode, res.stderr) == (2, f"{prog}: {command_message}\n")
     assert not os.path.exists(NEVER_WRITTEN)
+
+
+# ---- plot_systems / plot_pairs (session 25, n35) -----------------------------------------------------------------
+
+_IMG = api.PlotImage(NEVER_WRITTEN, 4, 3)
+PLOT_KINDS = [
+    ("several-measures", lambda: api.plot_systems(api.PlotValues(per_query=PQ), _IMG),
+     f"{PQ} holds several measures (ndcg, P_10): choose one with measure=", ["systems", "-P", PQ],
+     f"{PQ} holds several measures (ndcg, P_10): choose one with -m"),
+    ("per-query-and-qrels", lambda: api.plot_systems(api.PlotValues(per_query=PQ, qrels=Q, measure="map"), _IMG),
+     "give either per_query or qrels with runs, not both", ["systems", "-P", PQ, "-R", Q, "-m", "map"],
+     "give either -P PER_QUERY_FILE or -R QRELS with run files, not both"),
+    ("qrels-without-runs", lambda: api.plot_systems(api.PlotValues(qrels=Q, measure="map"), _IMG),
+     "expected qrels and at least one run, or per_query", ["systems", "-R", Q, "-m", "map"],
+     "expected -R QRELS and at least one run file, or -P PER_QUERY_FILE"),
+    ("no-measure", lambda: api.plot_systems(api.PlotValues(qrels=Q, runs=(BM25, DENSE)), _IMG),
+     "choose a measure with measure= (e.g. measure='map' or measure='nDCG@10')", ["systems", "-R", Q, BM25, DENSE],
+     "choose a measure with -m (e.g. -m map or -m nDCG@10)"),
+    ("compare-file-and-values",
+     lambda: api.plot_pairs(api.PlotValues(per_query=PQ, measure="map"), _IMG, compare_file=PQ),
+     "give either compare_file or values with qrels, per_query or runs, not both",
+     ["pairs", "-C", PQ, "-P", PQ, "-m", "map"], "give either -C COMPARE_JSONL or -R/-P, not both"),
+]
+
+
+@pytest.mark.parametrize(("call", "message", "args", "command_message"), [k[1:] for k in PLOT_KINDS],
+                         ids=[k[0] for k in PLOT_KINDS])
+def test_plot_refusals_name_the_keyword(call, message, args, command_message):
+    with pytest.raises(UsageError) as err:
+        call()
+    assert str(err.value) == message
+    res = run_module_inproc("plot", [*args, "-o", NEVER_WRITTEN], cwd=ROOT)
+    assert (res.returncode, res.stderr) == (2, f"zelo_plot: {command_message}\n")
+    assert not os.path.exists(NEVER_WRITTEN)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, renamed_keywords
+from ..errors import UsageError, command_running, renamed_keywords
 from ._inputs import (_check_float, _check_int, _check_paths, _check_strings, _input_options, _path_list,
                       _string_list)
 
@@ -217,7 +217,8 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
     measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     if compare_file is not None:
         if values.qrels is not None or values.per_query is not None or values.runs:
-            raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both")
+            raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both" if command_running() else
+                             "give either compare_file or values with qrels, per_query or runs, not both")
         records, name, test_used = select_records(read_compare_jsonl(compare_file), values.measure,
                                                   None if values.test == "t" else values.test, compare_file)
     else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError, option_given
+from ..errors import UsageError, command_running, option_given
 from ..io.run_ids import refuse_run_ids_with_per_query
 from ..io.comparisons import read_compare_jsonl  # noqa: F401 - the reader lives in io/ (re-exported)
 
@@ -29,7 +29,8 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
     if measure is None:
         if len(available) == 1:
             return available[0]
-        raise UsageError(f"{where} holds several measures ({', '.join(available)}): choose one with -m")
+        with_m = "-m" if command_running() else "measure="
+        raise UsageError(f"{where} holds several measures ({', '.join(available)}): choose one with {with_m}")
     for cand in (measure, measure.replace(".", "_", 1)):
         if cand in available:
             return cand
@@ -45,7 +46,8 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
     ``run_id_mode`` / ``run_names`` are ``--run-id`` / ``--name``)."""
     if per_query is not None:
         if qrels is not None or runs:
-            raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both")
+            raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both" if command_running()
+                             else "give either per_query or qrels with runs, not both")
         if option_given("--run-id", run_id_mode != "path") or run_names:
             refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
@@ -55,9 +57,11 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
         df = df[df["measure"] == name]
     else:
         if qrels is None or not runs:
-            raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE")
+            raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE" if command_running()
+                             else "expected qrels and at least one run, or per_query")
         if measure is None:
-            raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)")
+            raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)" if command_running() else
+                             "choose a measure with measure= (e.g. measure='map' or measure='nDCG@10')")
         from ..api.measures import _evaluate_rows
         from ..io.run_ids import run_ids
         from ..stats.compare import LongTable
