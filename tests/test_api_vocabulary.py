@@ -556,3 +556,42 @@ def test_plot_refusals_name_the_keyword(call, message, args, command_message):
     res = run_module_inproc("plot", [*args, "-o", NEVER_WRITTEN], cwd=ROOT)
     assert (res.returncode, res.stderr) == (2, f"zelo_plot: {command_message}\n")
     assert not os.path.exists(NEVER_WRITTEN)
+
+
+# ---- fit / zelo_fit (session 25, n35) ----------------------------------------------------------------------------
+
+FIT_KINDS = [
+    ("zbench-jobs", {"compat": "zbench", "jobs": 2}, ["--compat", "zbench", "--jobs", "2"],
+     "compat='zbench' runs zbench's iteration serially; drop jobs/scheduler",
+     "--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler"),
+    ("zbench-unused", {"compat": "zbench", "prior": 1.0, "tol": 1e-8}, ["--compat", "zbench", "--prior", "1", "--tol",
+                                                                        "1e-8"],
+     "prior, tol applies only with the default fit (not with compat='zbench')",
+     "--prior, --tol applies only with the default fit (not with --compat zbench)"),
+    ("bins-fixed-prior-0", {"prior": 0, "qrels_output": NEVER_WRITTEN, "bins": "fixed:0.5,1,2"},
+     ["--prior", "0", "--qrels", NEVER_WRITTEN, "--bins", "fixed:0.5,1,2"],
+     "bins='fixed:0.5,1,2': needs scores comparable across a query; with prior=0 they are centred per strongly "
+     "connected component (use bins='quantile', which ranks by level then score, or a prior > 0)",
+     "--bins fixed: needs scores comparable across a query; with --prior 0 they are centred per strongly connected "
+     "component (use --bins quantile, which ranks by level then score, or a prior > 0)"),
+    ("zbench-format-prior-0", {"prior": 0, "output_format": "zbench"}, ["--prior", "0", "--output-format", "zbench"],
+     "output_format='zbench' has one score per document; with prior=0 the scores are centred per strongly connected "
+     "component and not comparable across them (use the tsv format, with its component and level columns, or a "
+     "prior > 0)",
+     "--output-format zbench has one score per document; with --prior 0 the scores are centred per strongly "
+     "connected component and not comparable across them (use the tsv format, with its component and level "
+     "columns, or a prior > 0)"),
+    ("grades-without-qrels", {"grades": "0,1"}, None, "grades applies with qrels_output, the graded qrels", None),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "args", "message", "command_message"), [k[1:] for k in FIT_KINDS],
+                         ids=[k[0] for k in FIT_KINDS])
+def test_fit_names_the_keyword_and_zelo_fit_the_flag(kwargs, args, message, command_message):
+    with pytest.raises(UsageError) as err:
+        api.fit(JUDGE, **kwargs)
+    assert str(err.value) == message
+    if args is not None:
+        res = run_module_inproc("fit", ["-J", JUDGE, *args, "-o", NEVER_WRITTEN], cwd=ROOT)
+        assert (res.returncode, res.stderr) == (2, f"zelo_fit: {command_message}\n")
+    assert not os.path.exists(NEVER_WRITTEN)

@@ -6,11 +6,18 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import InputError, UsageError, command_running, option_given, option_value, renamed_keywords
+from ..errors import (InputError, UsageError, command_running, option_given, option_name, option_value,
+                      renamed_keywords)
 from ._inputs import _input_options, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
+
+
+def _zbench(keyword: str = "compat") -> str:
+    """``compat='zbench'`` / ``output_format='zbench'`` for a Python caller, ``--compat zbench`` /
+    ``--output-format zbench`` on zelo_fit's command line."""
+    return option_value(keyword, "--" + keyword.replace("_", "-"), "zbench")
 
 
 @renamed_keywords(judgment_format="judgments_format")
@@ -67,13 +74,15 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
 
     log = log or Log("zelo_fit", quiet=True)
     if compat == "zbench" and (jobs > 1 or scheduler):
-        raise UsageError("--compat zbench runs zbench's iteration serially; drop --jobs/--scheduler")
+        raise UsageError(f"{_zbench()} runs zbench's iteration serially; drop {option_name('jobs')}/"
+                         + option_name("scheduler"))
     if compat == "zbench":  # zbench's iteration has none of these: a value other than the default would be unused
-        unused = [flag for flag, on in (("--prior", prior != 0.5), ("--weights agreement", agreement_weights),
-                                        ("--weight-power", weight_power != 1.0), ("--tol", tol != 1e-9),
-                                        ("--max-iter", max_iter != 100)) if option_given(flag, on)]
+        unused = [flag if command_running() else key for key, flag, on in (
+            ("prior", "--prior", prior != 0.5), ("agreement_weights=True", "--weights agreement", agreement_weights),
+            ("weight_power", "--weight-power", weight_power != 1.0), ("tol", "--tol", tol != 1e-9),
+            ("max_iter", "--max-iter", max_iter != 100)) if option_given(flag, on)]
         if unused:
-            raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with --compat zbench)")
+            raise UsageError(f"{', '.join(unused)} applies only with the default fit (not with {_zbench()})")
     if agreement_weights and weight_power == 0:  # (was accepted: w**0 = 1, a tied ensemble weighed 1 as well)
         weights = "--weights agreement" if command_running() else "agreement_weights=True"
         raise UsageError(f"{weights} has no effect with {option_value('weight_power', '--weight-power', 0)} (every "
@@ -84,11 +93,14 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     # --prior 0: scores are centred inside each strongly connected component, so one number per document
     # (a score threshold, zbench's score field) would compare documents the fit cannot compare
     if prior == 0 and bin_method is not None and bin_method[0] == "fixed":
-        raise UsageError("--bins fixed: needs scores comparable across a query; with --prior 0 they are centred "
-                         "per strongly connected component (use --bins quantile, which ranks by level then score, "
-                         "or a prior > 0)")
+        fixed = "--bins fixed" if command_running() else f"bins={bins!r}"
+        raise UsageError(f"{fixed}: needs scores comparable across a query; with "
+                         f"{option_value('prior', '--prior', 0)} they are centred per strongly connected component "
+                         f"(use {option_value('bins', '--bins', 'quantile')}, which ranks by level then score, or a "
+                         "prior > 0)")
     if prior == 0 and output_format == "zbench":
-        raise UsageError("--output-format zbench has one score per document; with --prior 0 the scores are "
+        raise UsageError(f"{_zbench('output_format')} has one score per document; with "
+                         f"{option_value('prior', '--prior', 0)} the scores are "
                          "centred per strongly connected component and not comparable across them (use the tsv "
                          "format, with its component and level columns, or a prior > 0)")
     paths = _path_list(judgments, "judgments")
@@ -123,8 +135,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         spaced = next((x for x in [*table.queries, *(d for qid in table.queries for d in table.docs[qid])]
                        if any(c.isspace() for c in x)), None)
         if spaced is not None:
-            raise UsageError(f"--qrels: the id {spaced!r} holds a space, which TREC qrels cannot hold (the score "
-                             "TSV and --output-format zbench can)")
+            raise UsageError(f"{option_name('qrels_output', '--qrels')}: the id {spaced!r} holds a space, which TREC "
+                             f"qrels cannot hold (the score TSV and {_zbench('output_format')} can)")
     if output is not None or qrels_output or diagnostics:
         own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
                              judgments=paths, dataset=dataset)
@@ -221,7 +233,8 @@ def _check_fit_texts(*, compat: Any, output_format: Any, judgments_format: Any, 
     if not qrels_output:
         for flag, name, given in (("--grades", "grades", grades != "0,1,2,3"), ("--bins", "bins", bins != "quantile")):
             if option_given(flag, given):
-                raise UsageError(f"{name} ({flag}) applies with qrels_output (--qrels FILE), the graded qrels")
+                raise UsageError(f"{name} ({flag}) applies with qrels_output (--qrels FILE), the graded qrels"
+                                 if command_running() else f"{name} applies with qrels_output, the graded qrels")
 
 
 def _refuse_non_utf8_ids(table: Any) -> None:
@@ -232,9 +245,9 @@ def _refuse_non_utf8_ids(table: Any) -> None:
                 x.encode("utf-8")
             except UnicodeEncodeError:
                 shown = repr(x.encode("utf-8", "surrogateescape"))[1:]
-                raise UsageError(f"--output-format zbench: the id {shown} is not UTF-8 text, which JSON cannot hold "
-                                 "(the score TSV and --qrels write it as its bytes; or convert the judgment file "
-                                 "with iconv)") from None
+                raise UsageError(f"{_zbench('output_format')}: the id {shown} is not UTF-8 text, which JSON cannot "
+                                 f"hold (the score TSV and {option_name('qrels_output', '--qrels')} write it as its "
+                                 "bytes; or convert the judgment file with iconv)") from None
 
 
 def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,
@@ -256,7 +269,7 @@ def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str 
         q, a, b, s, w = q[keep], a[keep], b[keep], s[keep], None if w is None else w[keep]
         table.queries = table.queries[:n_dataset]
     if compat == "zbench" and w is not None and bool(np.any(w != 1.0)):
-        raise UsageError("--compat zbench: zbench's fit has no judgment weights, and a judgment file gives "
+        raise UsageError(f"{_zbench()}: zbench's fit has no judgment weights, and a judgment file gives "
                          "\"weight\" values other than 1; drop them or use the default fit")
     if agreement_weights:
         w = np.abs(2.0 * s - 1.0) if w is None else w * np.abs(2.0 * s - 1.0)  # w None: every weight 1
