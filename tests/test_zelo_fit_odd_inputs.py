@@ -125,7 +125,7 @@ def test_api_compat_zbench_refuses_non_default_fit_options():
     from pref_eval import api
     from pref_eval.errors import UsageError
 
-    with pytest.raises(UsageError, match="--prior, --weight-power applies only with the default fit"):
+    with pytest.raises(UsageError, match="^prior, weight_power applies only with the default fit"):  # keywords
         api.fit(ZB / "ai_scores.json.gz", dataset=str(ZB / "dataset.jsonl"), compat="zbench", prior=1.0,
                 weight_power=2.0)
 
