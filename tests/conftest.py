@@ -41,9 +41,9 @@ os.environ.setdefault("NUMBA_OPT", "0")
 def _dev_null_intact():
     """After every test, ``/dev/null`` must still be the character device: the suite runs as root on some
     machines, where a wrong rename or link over an output named ``/dev/null`` (the fault suite writes there)
-    would replace the device for every process of the machine. Session 25 found it replaced by a symbolic link
-    to a checkout's ``qrels/`` once during a helper's runs (cause not found; NOTES.md): this names the test
-    after which it happened (with ``-n 2``, that test or one running beside it on the other worker)."""
+    would replace the device for every process of the machine. In session 25 a helper's mistyped shell command
+    (not a test) replaced it with a link for a minute (NOTES.md); were a test ever to do it, this names the
+    test after which it happened (with ``-n 2``, that test or one running beside it on the other worker)."""
     yield
     st = os.lstat(os.devnull)
     if not stat.S_ISCHR(st.st_mode):
