@@ -139,8 +139,8 @@ PYTERRIER_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
     "round": {"evaluate": ("no option", ": round the returned DataFrame (df.round({'value': 4}))"),
               "compare": ("no option", ": round the records (res.records.round(4)); the report's digits: "
                                        "compare_runs(digits=N)")},
-    "highlight": {"compare": ("compare_runs(fmt='markdown' or 'latex')", ", whose tables put the best mean in "
-                                                                        "bold")},
+    "highlight": {"compare": ("compare_runs(output_format='markdown' or 'latex')",
+                              ", whose tables put the best mean in bold")},
     "verbose": {"compare": ("progress", " (a function progress(done, total))")},
 }
 

@@ -65,6 +65,12 @@ def test_the_options_named_exist():
             name = ours.split(" ")[0]
             if name.isidentifier() and name not in ("the", "no", "a"):
                 assert name in takes[function], (keyword, function, ours)
+            call = re.search(r"(\w+)\(", ours)  # a call the hint writes out: its function and keywords today
+            if call:
+                fn = compare_table if call.group(1) == "compare" else getattr(pref_eval, call.group(1))
+                params = inspect.signature(fn).parameters  # (pref_eval.compare passes **options on)
+                for kw in re.findall(r"(\w+)=", ours):
+                    assert kw in params, (keyword, function, ours)
 
 
 def test_pt_baseline_position_and_correction_none(per_query):
