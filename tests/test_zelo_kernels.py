@@ -1,16 +1,10 @@
 """The zELO fit's scipy-free kernels give scipy's bits (pref_eval/zelo/kernels.py, issue #13 start-up).
 
 scipy is the oracle, called live: expit/log_expit against scipy.special, the CSR product against
-scipy.sparse, strongly connected components against scipy.sparse.csgraph, LAPACK's potrf/potri
-against scipy.linalg.lapack; and the whole fit with every kernel on its small path against the
-fit with every kernel on scipy's path.
+scipy.sparse, strongly connected components against scipy.sparse.csgraph; and the whole fit with every
+kernel on its small path against the fit with every kernel on scipy's path.
 """
 from __future__ import annotations
-
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +12,6 @@ import pytest
 from pref_eval.zelo import kernels
 
 scipy_special = pytest.importorskip("scipy.special")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(autouse=True)
@@ -107,44 +100,6 @@ def test_strong_components_of_a_long_chain_and_a_long_cycle():
     assert np.array_equal(chain, np.arange(n))
     cycle = kernels.strong_components(n, np.arange(n), (np.arange(n) + 1) % n)
     assert not cycle.any()
-
-
-PROBE = r"""
-import json, sys
-import numpy as np
-if sys.argv[1] == "direct":
-    from pref_eval.zelo.kernels import potrf_potri
-    potrf, potri = potrf_potri()
-else:
-    from scipy.linalg.lapack import dpotrf as potrf, dpotri as potri
-rng = np.random.default_rng(3)
-a = rng.standard_normal((40, 40))
-h = a @ a.T + 40 * np.eye(40)
-c, info = potrf(h, lower=1, clean=0)
-c, info2 = potri(c, lower=1, overwrite_c=1)
-print(json.dumps({"bits": np.tril(c).view(np.int64).ravel().tolist(), "info": [info, info2],
-                  "scipy": sorted(m for m in sys.modules if m.startswith("scipy"))}))
-"""
-
-
-def _probe(which: str) -> dict:
-    # both sides in a fresh process with one BLAS thread: dpotri's last bits depend on the number of
-    # OpenBLAS threads, fixed when the library loads (a worker process that ran a command in-process
-    # may have loaded it with another count)
-    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "OPENBLAS_NUM_THREADS": "1"}
-    p = subprocess.run([sys.executable, "-c", PROBE, which], capture_output=True, text=True, env=env, check=True)
-    return json.loads(p.stdout)
-
-
-def test_lapack_is_scipys_without_scipy_linalg():
-    lapack = pytest.importorskip("scipy.linalg.lapack")
-    got = _probe("direct")
-    assert got["scipy"] == ["scipy.linalg._flapack"] and got["info"] == [0, 0]
-    ref = _probe("scipy")
-    assert "scipy.linalg" in ref["scipy"] and ref["info"] == [0, 0]
-    assert got["bits"] == ref["bits"]
-    assert kernels.potrf_potri() == (lapack.dpotrf, lapack.dpotri)  # scipy.linalg already loaded: its own
 
 
 def _judgments(seed: int, nq: int = 6):

@@ -23,15 +23,11 @@ import:
   iterative Tarjan (1972) in Python up to ``SMALL_EDGES`` edges. Labels are
   renumbered in order of each component's first node, whichever way they
   were found.
-* :func:`potrf_potri` -- LAPACK's ``dpotrf``/``dpotri`` as shipped by scipy
-  (the very same compiled functions as ``scipy.linalg.lapack``), loaded from
-  scipy's LAPACK extension module without running ``scipy.linalg``'s package
-  initialisation; if that fails, from ``scipy.linalg.lapack``.
 
 When the optional compiled kernels are built (``pref_eval/_kernels.c``,
 :mod:`.compiled`: the same formulas and orders of operations in C), they are
-used first, at every size: then ``zelo_fit`` imports no scipy but its LAPACK
-module, on any input.
+used first, at every size: then ``zelo_fit`` imports no scipy, on any input
+(its standard errors take our own Cholesky, :mod:`.inverse_diag`).
 
 ``tests/test_zelo_kernels.py`` checks each one bit for bit against scipy (and
 ``tests/test_zelo_ckernels.py`` the compiled ones).
@@ -39,13 +35,8 @@ module, on any input.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 SMALL_ELEMENTS = 4096
 SMALL_NNZ = 8192
@@ -242,55 +233,3 @@ def _tarjan(n: int, src: np.ndarray, dst: np.ndarray) -> list[int]:
                         break
                 comps += 1
     return label
-
-
-def potrf_potri() -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """``(dpotrf, dpotri)``: scipy's LAPACK wrappers (``scipy.linalg.lapack``), loaded cheaply.
-
-    scipy's LAPACK wrappers live in the extension module ``scipy.linalg._flapack``; importing it
-    the normal way first runs ``scipy/__init__`` and ``scipy/linalg/__init__`` (all of
-    scipy.linalg). The module is loaded here from its file under the same name -- the same
-    compiled functions ``scipy.linalg.lapack`` re-exports -- and ``scipy.linalg.lapack`` is used
-    instead whenever it is already imported or the direct load fails.
-    """
-    import sys
-
-    lapack = sys.modules.get("scipy.linalg.lapack")
-    if lapack is None:
-        flapack = sys.modules.get("scipy.linalg._flapack") or _FLAPACK.get("module")
-        if flapack is None:
-            flapack = _FLAPACK["module"] = _load_flapack()  # loaded once (also by zelo_fit's threads)
-        if flapack is not None and hasattr(flapack, "dpotrf") and hasattr(flapack, "dpotri"):
-            return flapack.dpotrf, flapack.dpotri
-        from scipy.linalg import lapack as scipy_lapack
-
-        return scipy_lapack.dpotrf, scipy_lapack.dpotri
-    return lapack.dpotrf, lapack.dpotri
-
-
-_FLAPACK: dict = {}
-
-
-def _load_flapack() -> ModuleType | None:
-    import importlib.machinery
-    import importlib.util
-    import os
-
-    try:
-        spec = importlib.util.find_spec("scipy")
-        if spec is None or not spec.submodule_search_locations:
-            return None
-        for base in spec.submodule_search_locations:
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-                path = os.path.join(base, "linalg", "_flapack" + suffix)
-                if os.path.isfile(path):
-                    loader = importlib.machinery.ExtensionFileLoader("scipy.linalg._flapack", path)
-                    mspec = importlib.util.spec_from_file_location("scipy.linalg._flapack", path, loader=loader)
-                    if mspec is None:  # not with a loader given
-                        continue
-                    module = importlib.util.module_from_spec(mspec)
-                    loader.exec_module(module)
-                    return module
-    except (ImportError, OSError):
-        return None
-    return None
