@@ -351,8 +351,8 @@ def _codes(column: list) -> tuple[list, np.ndarray]:
     """The distinct values of ``column`` in order of first appearance and each row's index among them (a
     dict's C-level lookups: no Python loop per row; the values keep Python's equality, unlike a numpy string
     array, which drops trailing NULs)."""
-    index = {k: i for i, k in enumerate(dict.fromkeys(column))}
-    return list(index), np.fromiter(map(index.__getitem__, column), np.intp, len(column))
+    distinct = list(dict.fromkeys(column))
+    return distinct, _code_of(distinct, column)
 
 
 class _Cells:
@@ -420,7 +420,7 @@ class _Cells:
 
 
 def _code_of(distinct: list, wanted: list) -> np.ndarray:
-    """The positions of ``wanted`` in ``distinct`` (both lists of distinct values)."""
+    """The position in ``distinct`` (a list of distinct values) of each value of ``wanted``."""
     index = {k: i for i, k in enumerate(distinct)}
     return np.fromiter(map(index.__getitem__, wanted), np.intp, len(wanted))
 

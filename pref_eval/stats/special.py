@@ -110,12 +110,9 @@ def betainc(a: float, b: float, x: float, y: float | None = None) -> float:
     return front * _beta_fraction(a, b, x)
 
 
-def t_two_sided_exact(t: float, df: float) -> float:
-    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom, the double nearest to the true value (but
-    within ~1e-30 of a boundary between two doubles): :func:`t_two_sided`'s formulas at 45 significant digits
-    (:func:`_two_sided_exact`), ~0.2 ms a value. nan for nan input or df <= 0; 0 for infinite t; 1 for t = 0;
-    the normal tail for infinite df.
-    """
+def _two_sided_edge(t: float, df: float) -> float | None:
+    """P(|T| >= |t|) where no formula is needed, else None: nan for nan input or df <= 0; 0 for infinite t; 1 for
+    t = 0; the normal tail for infinite df (t^2/df = 0 in the formulas would give 1)."""
     if math.isnan(t) or math.isnan(df) or df <= 0:
         return math.nan
     if math.isinf(t):
@@ -124,6 +121,18 @@ def t_two_sided_exact(t: float, df: float) -> float:
         return 1.0
     if math.isinf(df):
         return normal_two_sided(t)
+    return None
+
+
+def t_two_sided_exact(t: float, df: float) -> float:
+    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom, the double nearest to the true value (but
+    within ~1e-30 of a boundary between two doubles): :func:`t_two_sided`'s formulas at 45 significant digits
+    (:func:`_two_sided_exact`), ~0.2 ms a value. nan for nan input or df <= 0; 0 for infinite t; 1 for t = 0;
+    the normal tail for infinite df.
+    """
+    edge = _two_sided_edge(t, df)
+    if edge is not None:
+        return edge
     with localcontext() as ctx:
         ctx.prec = _DIGITS
         return float(_two_sided_exact(abs(Decimal(t)), Decimal(df), _beta_exact(Decimal(df) / 2)))
@@ -137,14 +146,9 @@ def t_two_sided(t: float, df: float) -> float:
     ~1e6 at df >= 1e5 (:func:`t_two_sided_exact` is exact; tools/t_ulp_histogram.py). nan for nan input or
     df <= 0; 0 for infinite t; 1 for t = 0; the normal tail for infinite df.
     """
-    if math.isnan(t) or math.isnan(df) or df <= 0:
-        return math.nan
-    if math.isinf(t):
-        return 0.0
-    if t == 0.0:
-        return 1.0
-    if math.isinf(df):  # t^2/df = 0 below would give 1
-        return normal_two_sided(t)
+    edge = _two_sided_edge(t, df)
+    if edge is not None:
+        return edge
     # x = df/(df + t^2), y = t^2/(df + t^2); log x = -log1p(t^2/df) keeps x^(df/2) accurate for large df
     a = 0.5 * df
     r = (t / math.sqrt(df)) ** 2 if abs(t) < 1e150 else math.inf
