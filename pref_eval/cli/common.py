@@ -143,15 +143,16 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
       state is restored on return.
     * Started as a process (``argv`` None: console script, ``bin/`` wrapper, ``python -m``), the
       process ends without the interpreter's finalization (:func:`_exit_now`).
-
-    Any command started as a process and ended by SIGINT or SIGTERM (exit 130 / 143) ends the same way: its
-    outputs were committed or removed on the way up, and the finalization (a last collection of every object
-    of ``openai``/``httpx``, 7-12 s of wall time at load 22 after zelo_judge's second Ctrl-C) is not waited for.
     * numpy is imported here, at the top of the call stack (not for ``--help`` or ``--version``). Imported
       deep inside the command (click, the command, api, ...), zelo_eval's import of numpy ran
       typing's ``_GenericAlias.__setattr__`` (~300 calls) right at the end of one of CPython 3.11's
       16 KiB frame-stack chunks, and each call mapped and unmapped a new chunk: ~800 mmap/munmap
       pairs, about 5 % of the command's time on the sample.
+
+    Any command started as a process and ended by SIGINT or SIGTERM (exit 130 / 143) ends without the
+    finalization too, short-lived or not: its outputs were committed or removed on the way up, and the
+    finalization (a last collection of every object of ``openai``/``httpx``, 7-12 s of wall time at load 22
+    after zelo_judge's second Ctrl-C) is not waited for.
     """
     import gc
 
