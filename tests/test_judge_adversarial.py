@@ -49,6 +49,32 @@ ODD_BODIES = {
     "string-score": ("application/json", _answer('{"score": "0.5"}')),
     "huge-score": ("application/json", _answer('{"score": 1e999}')),
     "prose": ("application/json", _answer("Document B, clearly. (key KEY)")),
+    # plain-text errors (status third): vLLM's, one with control characters and a line break, a long one
+    "text-400": ("text/plain", "The model `text-400` does not exist.\nTraceback (most recent call last): ...", 400),
+    "text-400-ctrl": ("text/plain", "\n  bad \x1b[31mred\x1b[0m \u202eevil KEY\x07\rsecond line", 400),
+    "text-422-long": ("text/plain", "why " * 1000, 422),
+}
+
+
+def _b64(text: str, alt: bytes | None = None) -> str:
+    import base64
+
+    return base64.b64encode(text.encode(), alt).decode()
+
+
+# how a server may echo the key (session 26): cut, or encoded as the web encodes text (stdlib encoders: the oracle)
+ECHO_KINDS = {
+    "first20": lambda k: k[:20],
+    "last8": lambda k: k[-8:],
+    "middle": lambda k: k[4:16],
+    "percent": lambda k: __import__("urllib.parse").parse.quote(k, safe=""),
+    "percent-lower": lambda k: "".join(c if c.isalnum() else f"%{ord(c):02x}" for c in k),
+    "json-u": lambda k: "".join(f"\\u{ord(c):04x}" for c in k),  # a JSON writer escaping every character
+    "json-slash": lambda k: k.replace("/", "\\/"),
+    "base64": lambda k: _b64(k),
+    "base64-basic": lambda k: _b64("user:" + k),  # HTTP Basic authentication's header value
+    "base64-url": lambda k: _b64("x" + k, b"-_"),
+    "html": lambda k: "".join(f"&#{ord(c)};" for c in k),
 }
 
 
@@ -80,8 +106,8 @@ class Hostile:
             self.inflight -= 1
         content = '{"score": 0.5}'
         usage: dict = {"prompt_tokens": 10, "completion_tokens": 3}
-        if m == "echo400" or m.startswith("echo-headers"):
-            return self.echo_headers(req, m)
+        if m == "echo400" or m.startswith(("echo-headers", "echo-v-")):
+            return self.echo_variant(auth, m) if m.startswith("echo-v-") else self.echo_headers(req, m)
         if m == "echo400escaped":
             escaped = auth.replace("/", "\\/")  # as PHP's or Java's JSON writers do
             return web.Response(status=400, text='{"error": {"message": "key ' + escaped + '"}}',
@@ -90,8 +116,8 @@ class Hostile:
             return web.json_response({"error": {"message": "later"}}, status=429, headers={"Retry-After": "inf"})
         odd = ODD_BODIES.get(m)
         if odd is not None:  # a 200 whose body is not a completion, or whose answer is not a vote
-            ctype, text = odd
-            return web.Response(status=200, text=text.replace("KEY", auth), content_type=ctype)
+            ctype, text, *status = odd
+            return web.Response(status=status[0] if status else 200, text=text.replace("KEY", auth), content_type=ctype)
         if m == "deep":  # a 200 whose JSON body is nested 100,000 deep (json raises RecursionError)
             return web.Response(status=200, text="[" * 100000 + "]" * 100000, content_type="application/json")
         if m == "deep-answer":  # an answer text nested 100,000 deep
@@ -126,6 +152,22 @@ class Hostile:
                                                 "headers": dict(req.headers)}}, status=code)
         lines = "".join(f"{k}: {v}\n" for k, v in req.headers.items())
         return web.Response(status=code, text=f"Request rejected.\n{lines}", content_type="text/plain")
+
+    @staticmethod
+    def echo_variant(auth: str, m: str):
+        """``echo-v-KIND-PLACE``: the key as ``ECHO_KINDS[KIND]`` makes it (cut, percent-encoded, base64, ...) in an
+        answer that is still a vote (``answer``), a plain-text 400 / 401 (``400text``, ``401text``: the variant on
+        the first line) or a JSON 400 / 401 message (``400json``, ``401json``)."""
+        kind, place = m[len("echo-v-"):].rsplit("-", 1)
+        said = ECHO_KINDS[kind](auth)
+        if place == "answer":
+            return web.json_response({"choices": [{"index": 0, "message": {
+                "role": "assistant", "content": '{"score": 0.5, "billed_to": "' + said + '"}'}}]})
+        code = int(place[:3])
+        if place.endswith("text"):
+            return web.Response(status=code, text=f"rejected: key {said} is not valid here\nsecond line",
+                                content_type="text/plain")
+        return web.json_response({"error": {"message": f"rejected: key {said}"}}, status=code)
 
     @staticmethod
     async def streamed(req, m: str):
@@ -274,7 +316,8 @@ def test_authorization_header_echoed_in_an_error_body_leaks_nowhere(tmp_path, ho
     files = [f.read_bytes().decode("latin-1") for f in tmp_path.iterdir() if f.suffix != ".tsv"]
     no_key_anywhere(tmp_path, p.stdout, p.stderr, dry.stdout, dry.stderr, exp.stdout, exp.stderr, *files)
     if model.endswith(("401", "403")):  # the key refused: the server's words, redacted, in the one line
-        assert "the server refused the API key" in p.stderr and "***" in p.stderr, p.stderr
+        said = "***" if "json" in model else "(HTTP 401: Request rejected.)"  # a text body: its first line
+        assert "the server refused the API key" in p.stderr and said in p.stderr, p.stderr
     elif model.endswith(("400", "422")):  # stored as failed; the server's words (a JSON body's message) redacted
         rows = stored(tmp_path / "s.sqlite")
         assert rows and all(r[0] == "failed" and ("***" in r[3]) == ("json" in model) for r in rows), rows

@@ -7,8 +7,8 @@ connection or protocol failure) or :class:`Fatal` (stop the run: bad key,
 unknown model or URL).
 
 The API key is read from the environment when the judge starts and kept
-only inside the client; messages pass through ``_redact`` so that it
-never reaches the store, a log line or an exception.
+only inside the client; messages pass through ``_redact`` (:mod:`.redact`: the key whole, cut, or
+escaped) so that it never reaches the store, a log line or an exception.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import UsageError
 from .prompt import parse_answer
+from .redact import MIN_RUN, Redactor
 from .spec import ENV_NAME as _ENV_NAME
 from .spec import JudgeSpec
 
@@ -97,6 +98,15 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 CLIENT_SLOTS = 8
+SAYS_MAX = 200  # characters of a server's error message shown
+
+
+def shown(text: str, limit: int) -> str:
+    """``text`` as one line a terminal shows as it is: control and other unprintable characters escaped
+    (``\\x1b``, ``\\u202e``), at most ``limit`` characters (then ``...``)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 # finish_reason values that explain an empty or cut answer, and what to do
 FINISH_HINTS = {"length": "the answer was cut at max_tokens; raise max_tokens= (a reasoning model needs room)",
@@ -118,15 +128,12 @@ class OpenAIJudge:
         self.timeout = timeout
         self.key_env = spec.key_env or default_key_env
         self._secret = ""
+        self._redactor: Redactor | None = None
 
     def _redact(self, text: str) -> str:
-        """``text`` with the API key replaced by ``***`` (also as a JSON string escapes it: a server may
-        echo the key inside a JSON body or inside the answer itself)."""
-        if not self._secret:
-            return text
-        for form in (self._secret, json.dumps(self._secret)[1:-1], json.dumps(self._secret, ensure_ascii=False)[1:-1]):
-            text = text.replace(form, "***")
-        return text
+        """``text`` with the API key replaced by ``***``: whole, cut, escaped or in base64 (:mod:`.redact`; a
+        server may echo the key inside an error body, a JSON body or the answer itself)."""
+        return text if self._redactor is None else self._redactor(text)
 
     def _key(self) -> str:
         env = self.key_env
@@ -134,7 +141,8 @@ class OpenAIJudge:
             raise UsageError("--judge key= / --api-key-env must name an environment variable, not hold a key")
         key = os.environ.get(env)
         if key:
-            self._secret = key
+            if key != self._secret:
+                self._secret, self._redactor = key, Redactor(key)
             if not all("!" <= ch <= "~" for ch in key):  # what an HTTP header can carry; the key is not shown
                 raise UsageError(f"judge {self.name}: the API key in {env} holds a character an HTTP header cannot "
                                  "carry (a space, a line break, a control or non-ASCII character; e.g. a Windows "
@@ -153,15 +161,21 @@ class OpenAIJudge:
                 "name its variable with --api-key-env VAR or key=VAR in the --judge spec")
 
     def _server_says(self, err: Any) -> str:
-        """``: <the server's error message>`` (redacted, one line, at most 200 characters), or nothing."""
+        """``: <the server's error message>`` (redacted, one line, control characters escaped, at most
+        ``SAYS_MAX`` characters), or nothing: a JSON body's ``message``, or the first line of a text body (a
+        proxy's or vLLM's plain-text error; the openai client's own message is only "Error code: 400")."""
         msg = getattr(err, "body", None)
         if isinstance(msg, dict):
             msg = msg.get("message") if isinstance(msg.get("message"), str) else msg.get("error", msg)
             if isinstance(msg, dict):
                 msg = msg.get("message")
+            if isinstance(msg, str):
+                msg = " ".join(msg.split())
+        elif isinstance(msg, str):
+            msg = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
         if not isinstance(msg, str) or not msg.strip():
             return ""
-        return ": " + self._redact(" ".join(msg.split()))[:200]
+        return ": " + shown(self._redact(msg), SAYS_MAX)
 
     def _no_v1(self) -> str:
         """A 404 from a base URL without ``/v1`` (``@http://localhost:8000``, which vLLM, Ollama, llama.cpp's
@@ -233,7 +247,9 @@ class OpenAIJudge:
                 raise Fatal(f"judge {self.name}: unknown model or endpoint (HTTP 404{why}){self._no_v1()}") from None
             if code == 429 or code >= 500 or code in (408, 409):
                 raise Transient(f"HTTP {code}", retry_after_seconds(err.response.headers)) from None
-            raise Transient(self._redact(f"HTTP {code}: {err.message}")[:300]) from None
+            said = self._server_says(err)  # the body's message or first line ("Error code: 400" said nothing)
+            raise Transient(f"HTTP {code}{said}" if said else self._redact(f"HTTP {code}: {err.message}")[:300]) \
+                from None
         except openai.APIError as err:  # e.g. a body that is not JSON
             raise Transient(self._redact(f"{type(err).__name__}: {err}")[:300]) from None
         except (ValueError, TypeError, RecursionError) as err:  # a body the client could not decode (or too deep)
@@ -275,7 +291,8 @@ class CmdJudge:
         # the program inherits the environment (it may call an API itself); should it echo the key in an
         # answer, the stored answer holds *** instead
         key = os.environ.get(key_env, "") if re.match(_ENV_NAME, key_env) else ""
-        self._secret = key if len(key) >= 8 else ""
+        self._secret = key if len(key) >= MIN_RUN else ""
+        self._redactor = Redactor(key) if self._secret else None
         self.price_key = spec.name
         self.timeout = timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -316,9 +333,8 @@ class CmdJudge:
             if not line:
                 return
             text = line.decode("utf-8", errors="replace")
-            if self._secret:
-                for form in (self._secret, json.dumps(self._secret)[1:-1]):
-                    text = text.replace(form, "***")
+            if self._redactor is not None:
+                text = self._redactor(text)
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.write(text)
                 sys.stderr.flush()
@@ -387,8 +403,8 @@ class CmdJudge:
     async def _answer(self, line: bytes, rid: int) -> Answer:
         """The answer of request ``rid`` from the program's line (called holding the lock)."""
         raw = line.decode("utf-8", errors="replace").rstrip("\r\n")
-        if self._secret:
-            raw = raw.replace(self._secret, "***")
+        if self._redactor is not None:
+            raw = self._redactor(raw)
         try:
             obj = json.loads(raw)
         except (ValueError, RecursionError):

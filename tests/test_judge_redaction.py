@@ -1,0 +1,159 @@
+"""The API key cut or encoded by a server that echoes it (session 26): never in stdout, stderr, the store, the
+state file, an output or an exception.
+
+The variants are made by the standard library's encoders (urllib.parse.quote, base64, JSON's and HTML's
+escapes: the oracle of what the web does to a string); the hostile stand-in server is test_judge_adversarial's.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("aiohttp.web")
+
+from test_judge_adversarial import ECHO_KINDS, KEY, hostile, texts, zj  # noqa: E402,F401 (hostile: a fixture)
+
+MIN_RUN = 8  # pref_eval.judge.redact.MIN_RUN (imported by the tests that need the module)
+
+
+def variants(key: str) -> list[str]:
+    """Every echo kind of the key, and the key itself."""
+    return [key, *(make(key) for make in ECHO_KINDS.values())]
+
+
+def leaks(blob: str | bytes, key: str = KEY) -> list[str]:
+    if isinstance(blob, bytes):
+        blob = blob.decode("latin-1")
+    return [v for v in variants(key) if v in blob]
+
+
+def files_of(path: Path) -> list[bytes]:
+    return [f.read_bytes() for f in path.iterdir() if f.is_file()]
+
+
+@pytest.mark.parametrize("kind", sorted(ECHO_KINDS))
+def test_redactor_replaces_each_echo_kind_and_keeps_the_text_around(kind):
+    rng = random.Random(26)
+    alphabet = string.ascii_letters + string.digits + "-_/+."
+    keys = [KEY, "sk-proj-" + "".join(rng.choice(alphabet) for _ in range(156)),
+            *("".join(rng.choice(alphabet) for _ in range(n)) for n in (20, 21, 22, 33, 51))]
+    from pref_eval.judge.redact import Redactor
+
+    for key in keys:
+        said = ECHO_KINDS[kind](key)
+        text = f'{{"score": 0.5, "note": "before {said} after"}}'
+        got = Redactor(key)(text)
+        assert not leaks(got, key) and said not in got, (key, said, got)
+        assert got.startswith('{"score": 0.5, "note": "before ') and got.endswith(' after"}'), got
+
+
+def test_redactor_mixed_escapes_and_hints_servers_show():
+    """Each character escaped its own way (percent, JSON, HTML, plain) is still a run of the key; the 4
+    characters a server shows on purpose to name a key (OpenAI: 'sk-proj-****abcd') are kept."""
+    from pref_eval.judge.redact import MIN_RUN as min_run, Redactor
+
+    assert min_run == MIN_RUN
+    rng = random.Random(5)
+    redact = Redactor(KEY)
+    for _ in range(200):
+        a = rng.randrange(len(KEY) - MIN_RUN + 1)
+        b = rng.randrange(a + MIN_RUN, len(KEY) + 1)
+        piece = "".join(rng.choice((c, urllib.parse.quote(c, safe=""), json.dumps(c, ensure_ascii=False)[1:-1],
+                                    f"\\u{ord(c):04X}", f"&#{ord(c)};", f"&#x{ord(c):x};")) for c in KEY[a:b])
+        got = redact(f"x: {piece} y")
+        assert got == "x: *** y", (piece, got)
+    assert redact("Incorrect API key provided: sk-FAKE-****+q") == "Incorrect API key provided: *******+q"
+    assert redact("runs of 7: FAKE-j1 4242/+q kept") == "runs of 7: FAKE-j1 4242/+q kept"
+    assert redact("a run of 8: FAKE-j17") == "a run of 8: ***"
+    short = Redactor("EMPTY")  # a local server's placeholder: whole only
+    assert short("EMPTY key, EMPT, %45MPTY, base64 " + base64.b64encode(b"EMPTY").decode()) == \
+        "*** key, EMPT, ***, base64 RU1QVFk="
+
+
+@pytest.mark.parametrize("kind", sorted(ECHO_KINDS))
+def test_echoed_key_variant_leaks_nowhere(tmp_path, hostile, kind, monkeypatch):  # noqa: F811 (the fixture)
+    """The server echoes the key as KIND in an answer (still a vote), a plain-text 400 and a JSON 400 (stored as
+    failed, the body's first line shown), then a plain-text 401 and a JSON 401 (the run stops): no variant in
+    stdout, stderr, -o, the store's bytes, export, nor in the Python API's exception."""
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1)
+    judges = [f"--judge=openai:echo-v-{kind}-{place}@{url}" for place in ("answer", "400text", "400json")]
+    run = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", 0, *judges,
+             "-o", tmp_path / "o.jsonl")
+    assert run.returncode == 0, run.stderr
+    exp = zj("export", "--store", tmp_path / "s.sqlite")
+    blobs = [run.stdout, run.stderr, exp.stdout, exp.stderr]
+    for place in ("401text", "401json"):
+        p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / f"{place}.sqlite",
+               f"--judge=openai:echo-v-{kind}-{place}@{url}")
+        assert p.returncode == 2 and "the server refused the API key (HTTP 401: rejected: key " in p.stderr, p.stderr
+        assert "***" in p.stderr, p.stderr
+        assert "second line" not in p.stderr, p.stderr  # a text body: its first line
+        blobs += [p.stdout, p.stderr]
+    from pref_eval.api import judge
+
+    from pref_eval.errors import UsageError
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(UsageError) as got:
+        judge(str(tmp_path / "p.jsonl"), queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"),
+                        judges=[f"openai:echo-v-{kind}-401json@{url}"], store=str(tmp_path / "api.sqlite"))
+    assert "rejected: key " in str(got.value) and "***" in str(got.value), got.value
+    blobs += [str(got.value), repr(got.value)]
+    for blob in [*blobs, *files_of(tmp_path)]:
+        assert not leaks(blob), leaks(blob)
+    rows = json.loads((tmp_path / "o.jsonl").read_text().splitlines()[0])
+    assert rows["votes"][0] == 0.5  # the answer's vote survives the redaction of its note
+    from test_judge_adversarial import stored
+
+    reasons = [r[3] for r in stored(tmp_path / "s.sqlite") if r[0] == "failed"]
+    assert reasons and all(r.startswith("HTTP 400: rejected: key ") and "***" in r for r in reasons), reasons
+
+
+def test_state_file_and_store_under_state_hold_no_variant(tmp_path, hostile):  # noqa: F811 (the fixture)
+    """A zelo_pairs state driven by a judge whose every answer carries the key in base64 (as HTTP Basic
+    authentication) and cut: the state file, the store and the messages hold none of it."""
+    srv, url = hostile()
+    texts(tmp_path, nq=2, nd=4)
+    (tmp_path / "g.qrels").write_text("".join(f"q{i} 0 d{j} {j % 3}\n" for i in range(2) for j in range(4)))
+    from click.testing import CliRunner
+
+    from pref_eval.cli.pairs import command
+
+    res = CliRunner().invoke(command, ["init", "--state", str(tmp_path / "st.json"), "--qrels",
+                                       str(tmp_path / "g.qrels"), "--seed", "1"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    p = zj("--state", tmp_path / "st.json", "--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv",
+           "--store", tmp_path / "s.sqlite", "--judge", f"openai:echo-v-base64-basic-answer@{url}",
+           "--judge", f"openai:echo-v-first20-answer@{url}")
+    assert p.returncode in (0, 1), p.stderr
+    assert srv.received and json.loads((tmp_path / "st.json").read_text())
+    for blob in [p.stdout, p.stderr, *files_of(tmp_path)]:
+        assert not leaks(blob), leaks(blob)
+
+
+def test_a_plain_text_error_body_shows_its_first_line(tmp_path, hostile):  # noqa: F811 (the fixture)
+    """openai's message for a text/plain 4xx is "Error code: 400" only: the stored reason and the summary now
+    show the body's first non-blank line (vLLM's "The model ... does not exist."), control and bidi characters
+    escaped, the key redacted, at most 200 characters."""
+    from test_judge_adversarial import stored
+
+    srv, url = hostile()
+    inputs = texts(tmp_path, nq=1, nd=2)
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite", "--retries", 0,
+           *(f"--judge=openai:{m}@{url}" for m in ("text-400", "text-400-ctrl", "text-422-long")))
+    assert p.returncode == 0, p.stderr
+    reasons = sorted(r[3] for r in stored(tmp_path / "s.sqlite"))
+    assert reasons[0] == "HTTP 400: The model `text-400` does not exist. (after 1 attempts)", reasons
+    assert reasons[1] == "HTTP 400: bad \\x1b[31mred\\x1b[0m \\u202eevil ***\\x07 (after 1 attempts)", reasons
+    assert reasons[2] == "HTTP 422: " + ("why " * 50)[:197] + "... (after 1 attempts)", reasons
+    assert "The model `text-400` does not exist." in p.stderr and "\x1b" not in p.stderr, p.stderr
+    assert not leaks(p.stderr) and not any(leaks(b) for b in files_of(tmp_path))
