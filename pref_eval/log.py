@@ -11,11 +11,18 @@ from .errors import one_line, shortened
 
 
 class Log:
-    """Progress and warnings on stderr, silenced by ``--quiet``."""
+    """Progress and warnings on stderr, silenced by ``--quiet``; ``verbose`` (``zelo_judge -v``): also the
+    :meth:`detail` lines (one per request)."""
 
-    def __init__(self, prog: str, quiet: bool = False) -> None:
+    def __init__(self, prog: str, quiet: bool = False, verbose: bool = False) -> None:
         self.prog = prog
         self.quiet = quiet
+        self.verbose = verbose and not quiet
+
+    def detail(self, message: str) -> None:
+        """A line shown only when ``verbose`` (and not ``--quiet``)."""
+        if self.verbose:
+            sys.stderr.write(f"{self.prog}: {one_line(message)}\n")
 
     def warn(self, message: str) -> None:
         if not self.quiet:

@@ -54,7 +54,8 @@ def judge(
     judges, orders``) of the pairs judged (under ``state``: of every judgment an
     adaptive state took, whichever run asked it; see docs/zelo_judge.md#output); ``log`` a
     :class:`pref_eval.log.Log` for the progress line, warnings and the
-    summary (default silent). See docs/zelo_judge.md for every option.
+    summary (default silent; ``Log("zelo_judge", verbose=True)``: also a line per request and per batch,
+    as ``zelo_judge -v``). See docs/zelo_judge.md for every option.
     """
     from ._inputs import _check_flags, _check_paths, _check_strings
 
@@ -96,7 +97,8 @@ def judge(
     setup = Setup(judges=list(judges), store=store, pairs=pairs, state=state, queries=queries, docs=docs,
                   prompt=prompt, both_orders=both_orders, ties=ties or "half", missing_text=missing_text or "stop",
                   api_key_env=api_key_env, retry_failed=retry_failed, dry_run=dry_run, limits=limits,
-                  progress=log.interactive, warn=log.warn)
+                  progress=log.interactive and not getattr(log, "verbose", False), warn=log.warn,
+                  detail=log.detail if getattr(log, "verbose", False) else None)
     from ..judge.spec import command_files
     from ..output.atomic import preflight
 

@@ -103,17 +103,23 @@ def _prices(values: tuple[str, ...]) -> dict:
 @click.option("--retry-failed", is_flag=True, help="Ask again the questions stored as failed or unparsable.")
 @click.option("--dry-run", is_flag=True, help="Print how many requests would be sent and the estimate.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the retry jitter.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="One line per request on stderr: its outcome, seconds, retries and their waits; one per batch.")
 @quiet_option("No progress, summary or warnings on stderr.")
 def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str | None, judges: tuple[str, ...],
             store: str, output: str | None, prompt: str | None, both_orders: bool, ties: str | None,
             missing_text: str | None, api_key_env: str, concurrency: int, rpm: float | None, retries: int,
             timeout: float, backoff: float, budget_requests: int | None, max_cost: float | None,
-            prices: tuple[str, ...], retry_failed: bool, dry_run: bool, seed: int, quiet: bool) -> int:
+            prices: tuple[str, ...], retry_failed: bool, dry_run: bool, seed: int, verbose: bool, quiet: bool) -> int:
     """Judge the pairs of PAIRS (any zelo_pairs output; zbench's pairs.json or ai_scores.json, with the texts they
     carry: no --queries/--docs needed) or of a zelo_pairs state (--state)."""
     from ..api.judging import judge
 
-    log = Log("zelo_judge", quiet)
+    if verbose and quiet:
+        from ..errors import UsageError
+
+        raise UsageError("-v/--verbose and -Q/--quiet: choose one (-Q silences every line on stderr)")
+    log = Log("zelo_judge", quiet, verbose=verbose)
     sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output or "-",
                  prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
                  api_key_env=api_key_env, concurrency=concurrency,

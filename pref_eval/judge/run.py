@@ -63,6 +63,7 @@ class Setup:
     limits: Limits = field(default_factory=Limits)
     progress: bool = False
     warn: Callable[[str], None] | None = None  # for warnings
+    detail: Callable[[str], None] | None = None  # -v: a line per request and per batch
 
 
 def _merge_pair_texts(texts, pair_texts, setup: Setup) -> None:
@@ -194,8 +195,12 @@ class Session:
             return []
         if self.store is None:  # opened by run() (only a dry run may have none, and it returned above)
             raise RuntimeError("internal error: no store")
+        if self.setup.detail is not None:
+            unsent = len(pairs) - len(ok_pairs)
+            self.setup.detail(f"batch of {len(pairs)} pairs: {len(questions)} questions to ask"
+                              + (f", {unsent} pairs not sent" if unsent else ""))
         await send_all(questions, self.judges, self._request, self.store, self.phash, self.setup.limits, self.stats,
-                       warn=self.setup.warn, on_interrupt=self._attach_interrupt)
+                       warn=self.setup.warn, on_interrupt=self._attach_interrupt, detail=self.setup.detail)
         votes = self.store.votes(self.names, self.phash)
         out = []
         for qid, a, b, rep in ok_pairs:

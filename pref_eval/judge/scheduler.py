@@ -248,7 +248,8 @@ class Interrupt:
 
 
 async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimiter, rng: random.Random,
-                            stats: Stats, interrupt: Interrupt | None = None):
+                            stats: Stats, interrupt: Interrupt | None = None,
+                            detail: Callable[[str], None] | None = None, label: str = ""):
     """``(answer or None, last failure reason, attempts, unreached)``; ``(None, None, attempts, False)`` when
     interrupted before an answer (nothing to store: the question stays unasked). ``unreached``: every attempt
     failed to connect to the server."""
@@ -260,6 +261,7 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
         if interrupt is not None and interrupt.signum is not None:
             return None, None, attempt, False
         stats.attempts += 1
+        t0 = time.monotonic()
         try:
             return await judge.ask(req), None, attempt + 1, False
         except Transient as err:
@@ -270,6 +272,9 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
             delay = min(limits.backoff_max, limits.backoff_base * 2 ** attempt) * rng.uniform(0.5, 1.0)
             if err.retry_after is not None:
                 delay = max(delay, err.retry_after)
+            if detail is not None:
+                detail(f"{label}: attempt {attempt + 1} failed after {time.monotonic() - t0:.2f} s ({reason}); "
+                       f"retry in {delay:.2f} s")
             attempt += 1
             stats.retried += 1
             stats.retry_reasons[reason] = stats.retry_reasons.get(reason, 0) + 1
@@ -278,6 +283,28 @@ async def _ask_with_retries(judge, req: dict, limits: Limits, limiter: RateLimit
             else:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(interrupt.wake.wait(), delay)
+
+
+def _label(q: tuple) -> str:
+    """A question as ``-v`` names it: judge, qid, the documents in the order shown, the judgment of the pair."""
+    return f"{q[0]} {q[1]} {q[2]} {q[3]}" + (f" (judgment {q[4] + 1})" if len(q) > 4 and q[4] else "")
+
+
+def _tell(detail: Callable[[str], None] | None, label: str, answer, reason: str | None, attempts: int,
+          unreached: bool, signum: int | None, t0: float) -> None:
+    """``-v``'s line of a request: its vote, why it has none, or why it was not stored, and its seconds."""
+    if detail is None:
+        return
+    tries = f" after {attempts} attempts" if attempts > 1 else ""
+    if answer is not None:
+        said = f"vote {answer.vote:g}{tries}" if answer.vote is not None else f"unparsable{tries}: {answer.reason}"
+    elif signum is not None:
+        said = "not asked: stopping (signal)"
+    elif unreached:
+        said = f"no answer{tries}, not stored ({reason})"
+    else:
+        said = f"failed{tries}: {reason}"
+    detail(f"{label}: {said} ({time.monotonic() - t0:.2f} s)")
 
 
 def _row(q: tuple, phash: str, answer, reason: str | None, attempts: int, latency: float, cost: float) -> dict:
@@ -338,6 +365,7 @@ async def send_all(
     on_answer: Callable[[tuple, float | None], None] | None = None,
     warn: Callable[[str], None] | None = None,
     on_interrupt: Callable[[Interrupt | None], None] = lambda _: None,
+    detail: Callable[[str], None] | None = None,
 ) -> None:
     """Ask every question ``(judge name, qid, doc_1, doc_2, rep)``; store and count each answer.
 
@@ -362,8 +390,10 @@ async def send_all(
         nonlocal answered
         judge = judges[q[0]]
         t0 = time.monotonic()
+        label = _label(q)
         answer, reason, attempts, unreached = await _ask_with_retries(judge, req, limits, limiter, rng, stats,
-                                                                      interrupt)
+                                                                      interrupt, detail, label)
+        _tell(detail, label, answer, reason, attempts, unreached, interrupt.signum, t0)
         if answer is None and interrupt.signum is not None:
             return  # cut short by the signal: not a failure to store, the question stays unasked
         if answer is None and unreached:
