@@ -86,7 +86,7 @@ RANGES: dict[tuple[str, str], tuple] = {
     ("judge", "seed"): SEED,
     ("agree", "resamples"): GE0, ("agree", "seed"): SEED, ("agree", "confidence"): PROB, ("agree", "buckets"): GE1,
     ("agree", "consensus_min"): GE1, ("agree", "prior"): (0, None, True, False), ("agree", "top_k"): GE1,
-    ("agree", "alpha"): PROB, ("agree", "digits"): DIGITS,
+    ("agree", "alpha"): PROB, ("agree", "digits"): DIGITS, ("agree", "judged_depth"): GE1,
 }
 
 # the command line's flag of an option, where its click parameter is named differently or lives elsewhere:
@@ -193,6 +193,7 @@ WITH = {
     ("agree", "buckets"): {"levels": ("calibration",)}, ("agree", "top_k"): {"levels": ("document",)},
     ("agree", "prior"): {"levels": ("document",)},
     ("agree", "alpha"): {"levels": ("system",), "runs": "DL21", "measure": "P.5"},
+    ("agree", "judged_depth"): {"levels": ("system",), "runs": "DL21", "measure": "P.5"},
     ("agree", "digits"): {"output_format": "text"},  # refused with tsv/csv/jsonl since session 22 (every digit)
     ("pairs", "depth"): {"run": "R1"},
     ("judge", "max_cost"): {"prices": {"cmd:while read l; do echo 0.5; done": (0.0, 0.0)}},

@@ -555,3 +555,23 @@ def test_zelo_compare_ci_method_in_any_letter_case():
         assert a.stdout == b.stdout and '"ci_low"' in a.stdout
     other = run_module_inproc("compare", [*base, "--ci-method", "basic"])
     assert other.stdout != b.stdout
+
+
+# --- session 26 (j36) ----------------------------------------------------------------------------------------
+
+def test_zelo_agree_judged_depth_refused_without_the_system_level():
+    """--judged-depth sets the system level's judged@K:RUN (tests/test_agree_judged_depth.py: honoured, against
+    ir-measures' Judged@K); no other level reads it."""
+    res = run_module_inproc("agree", [*AGREE, "-o", "jsonl", "--judged-depth", "10"])
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", "zelo_agree: --judged-depth is used only by the "
+                                                               "system level (add --level system)\n")
+
+
+def test_zelo_judge_verbose_and_quiet_refused_together(tmp_path):
+    """-v asks for lines on stderr that -Q silences: the pair is refused before anything is read (honoured:
+    tests/test_judge_verbose.py)."""
+    res = run_module_inproc("judge", [*_judge_texts(tmp_path), "--store", "s.sqlite", "--judge", "cmd:false", "-v",
+                                      "-Q"], cwd=tmp_path)
+    assert (res.returncode, res.stderr) == (2, "zelo_judge: -v/--verbose and -Q/--quiet: choose one (-Q silences "
+                                               "every line on stderr)\n")
+    assert not (tmp_path / "s.sqlite").exists()

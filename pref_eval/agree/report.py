@@ -64,7 +64,8 @@ def check_options(n_files: int, levels: list[str], resamples: int, confidence: f
 # the levels that read each level-specific option (the others ignore it)
 OPTION_LEVELS = {"--buckets": ("calibration",), "--calibration": ("calibration",), "--consensus-min": ("pair",),
                  "--prior": ("document", "system"), "--top-k": ("document",), "--grades": ("system",),
-                 "--tests": ("system",), "--correction": ("system",), "--alpha": ("system",)}
+                 "--tests": ("system",), "--correction": ("system",), "--alpha": ("system",),
+                 "--judged-depth": ("system",)}
 
 
 def check_level_options(levels: list[str], changed: dict[str, bool]) -> None:
@@ -81,7 +82,8 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                      confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
                      consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: list[str] | None = None,
                      measure: str | None = None, grades: str = "0,1,2,3", tests: str = "t",
-                     correction: str = "holm", alpha: float = 0.05, log: Log | None = None) -> list[Record]:
+                     correction: str = "holm", alpha: float = 0.05, log: Log | None = None,
+                     judged_depth: int | None = None) -> list[Record]:
     """All records of the requested ``levels`` (see ``docs/zelo_agree.md``)."""
     from .calibration import calibration_records, is_graded
     from .matching import match
@@ -96,7 +98,8 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
     check_level_options(levels, {"--buckets": buckets != 20, "--calibration": calibration != "auto",
                                  "--consensus-min": consensus_min != 2, "--prior": prior != 0.5,
                                  "--top-k": top_k != 10, "--grades": grades != "0,1,2,3", "--tests": tests != "t",
-                                 "--correction": correction != "holm", "--alpha": alpha != 0.05})
+                                 "--correction": correction != "holm", "--alpha": alpha != 0.05,
+                                 "--judged-depth": judged_depth is not None})
     if resamples == 0:  # no bootstrap: its level and seed read by nothing (before session 22 accepted, unused)
         randomised = "system" in levels and bool({"randomization", "bootstrap", "tukey"} & set(tests.split(",")))
         if option_given("--confidence", confidence != 0.95):
@@ -130,7 +133,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
 
         out += system_records(mt, vocab, runs, measure, prior=prior, grades=grades, tests=tests,
                               correction=correction, alpha=alpha, resamples=resamples, seed=seed,
-                              confidence=confidence)
+                              confidence=confidence, judged_depth=judged_depth)
     return out
 
 

@@ -90,10 +90,16 @@ def _tau_ap(ref: np.ndarray, other: np.ndarray) -> float:
 
 def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str | None, *, prior: float = 0.5,
                    grades: str = "0,1,2,3", tests: str = "t", correction: str = "holm", alpha: float = 0.05,
-                   resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> list[Record]:
-    """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring)."""
+                   resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                   judged_depth: int | None = None) -> list[Record]:
+    """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring);
+    ``judged_depth`` K: each judge's coverage of the runs as ``judged@K:RUN`` (ir-measures' Judged@K) instead of
+    ``judged:RUN`` (every retrieved document)."""
+    import pandas as pd
+
     from ..api._inputs import _load_runs
-    from ..api.measures import evaluate
+    from ..api.measures import _evaluate_rows
+    from ..output.table import HEADER
     from ..stats.compare import compare, parse_tests
     from ..stats.orderings import kendall_tau_b, kendall_tau_b_rows, tau_ap_a_rows
 
@@ -111,7 +117,10 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
         raise UsageError("two runs share a name")
     qrels_of = [judge_qrels(j.table, prior, grade_list) for j in mt.votes]
     _refuse_disjoint_judges(mt.names, qrels_of)
-    values = [_per_query(evaluate(qrels, run_objs, [measure]), measure) for qrels in qrels_of]
+    # a run lacking a topic compared counts 0 there (X below, as trec_eval -c): evaluate's warning "averaging over
+    # the topics in both" (a Python warning with its source line, before session 26) said otherwise
+    values = [_per_query(pd.DataFrame(_evaluate_rows(qrels, run_objs, [measure], warn_missing=False),
+                                      columns=list(HEADER)), measure) for qrels in qrels_of]
     common = set.intersection(*[set(df["qid"]) for df in values])
     topics = sorted(common)
     if len(topics) < 2:
@@ -130,7 +139,7 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
         out.append(count(a, b, LEVEL, "topics", len(topics)))
         out.append(count(a, b, LEVEL, "systems", len(names)))
         for j in (0, k) if k == 1 else (k,):  # each judge's own figures once, before its first comparison
-            out += _own_records(mt.names[j], names, run_objs, qrels_of[j], topics, X[j])
+            out += _own_records(mt.names[j], names, run_objs, qrels_of[j], topics, X[j], judged_depth)
         ma, mb = ref.mean(1), X[k].mean(1)
         boot = _resampled_means(ref, X[k], draws) if draws is not None else None
         for stat, fn, rows in (("kendall_tau_b", lambda x, y: kendall_tau_b(x, y)[0], kendall_tau_b_rows),
@@ -179,10 +188,15 @@ def _refuse_disjoint_judges(names: list[str], qrels_of: list[dict]) -> None:
 
 
 def _own_records(judge: str, names: list[str], run_objs: list, qrels: dict, topics: list[str],
-                 X: np.ndarray) -> list[Record]:
+                 X: np.ndarray, depth: int | None = None) -> list[Record]:
     """A judge's own figures per run: ``mean:RUN`` (the run's mean measure over the topics compared, under this
     judge's qrels: the ordering the taus compare) and ``judged:RUN`` (the share of the run's documents on those
-    topics that this judge judged; 0: its measure is 0 on every topic, whatever the run is worth)."""
+    topics that this judge judged; 0: its measure is 0 on every topic, whatever the run is worth) -- or, with
+    ``depth`` K, ``judged@K:RUN``: :func:`_judged_at`."""
+    if depth is not None:
+        means = [Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
+                        len(topics)) for i, name in enumerate(names)]
+        return means + _judged_at(judge, names, run_objs, qrels, topics, depth)
     keys = np.array(sorted(f"{q}\x1f{d}".encode("utf-8", "surrogateescape") for q in topics for d in qrels[q]),
                     dtype=bytes)
     tset = np.array([t.encode("utf-8", "surrogateescape") for t in topics], dtype=bytes)
@@ -198,6 +212,28 @@ def _own_records(judge: str, names: list[str], run_objs: list, qrels: dict, topi
         judged = int(np.isin(got, keys).sum()) if n_ret else 0
         out.append(Record(judge, "", LEVEL, f"judged:{name}", judged / n_ret if n_ret else float("nan"),
                           float("nan"), float("nan"), n_ret))
+    return out
+
+
+def _judged_at(judge: str, names: list[str], run_objs: list, qrels: dict, topics: list[str],
+               depth: int) -> list[Record]:
+    """``judged@K:RUN``: ir-measures' Judged@K (``judged.K``: of the run's top K documents of a topic, ties in
+    docno order, the share this judge judged; K counts the documents retrieved when fewer) under this judge's
+    qrels, averaged over the topics compared (``n``), 0 on a topic the run lacks (as ir-measures counts it, and as
+    ``mean:RUN`` does)."""
+    from ..api.measures import _evaluate_rows
+
+    on = set(topics)
+    rows = _evaluate_rows({q: qrels[q] for q in topics}, run_objs, [f"judged.{depth}"], warn_missing=False)
+    per_run: dict[str, dict[str, float]] = {name: {} for name in names}
+    for run, qid, _, value in rows:  # a row per run and topic (a handful of topics: not per document)
+        if qid in on:
+            per_run[run][qid] = float(value)
+    out = []
+    for name in names:
+        vals = np.array([per_run[name].get(q, 0.0) for q in topics], dtype=float)
+        out.append(Record(judge, "", LEVEL, f"judged@{depth}:{name}", float(vals.mean()), float("nan"),
+                          float("nan"), len(topics)))
     return out
 
 

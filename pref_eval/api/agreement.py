@@ -34,6 +34,7 @@ def agree(
     tests: str = "t",
     correction: str = "holm",
     alpha: float = 0.05,
+    judged_depth: int | None = None,
     output: str | None = None,
     output_format: str = "text",
     digits: int = 4,
@@ -66,6 +67,8 @@ def agree(
     _check_float("prior", prior, 0, lo_open=True)
     _check_int("top_k", top_k, 1)
     _check_float("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
+    if judged_depth is not None:
+        _check_int(option_name("judged_depth", "--judged-depth"), judged_depth, 1)
     _check_int(option_name("digits", "--digits"), digits, 0, 17)
     judgments, runs = _path_list(judgments, "judgments"), _path_list(runs, "runs")
     # one name or level given as a string is one (``levels="pair"`` was read as the levels p, a, i, r)
@@ -96,7 +99,7 @@ def agree(
         levels=list(levels), resamples=resamples, seed=seed, confidence=confidence, buckets=buckets,
         calibration=calibration, consensus_min=consensus_min, prior=prior, top_k=top_k, runs=list(runs),
         measure=measure, grades=grades,
-        tests=tests, correction=correction, alpha=alpha)
+        tests=tests, correction=correction, alpha=alpha, judged_depth=judged_depth)
     if log is not None:
         _warn_copies(records, log)
         _warn_nothing_to_compare(records, log)
@@ -132,8 +135,10 @@ def _warn_nothing_to_compare(records: list, log: Any) -> None:
             a, b = (only.get((r.judge_a, r.judge_b, f"only_in_{x}"), 0) for x in "ab")
             log.warn(f"{r.judge_a} and {r.judge_b} share no pair ({a:.0f} and {b:.0f} pairs of their own): every "
                      "figure comparing them is undefined (judgments of another collection or other topics?)")
-        elif r.level == "system" and r.statistic.startswith("judged:") and r.value == 0:
-            log.warn(f"{r.statistic[7:]}: none of its {r.n} documents on the topics compared is one {r.judge_a} "
+        elif r.level == "system" and r.statistic.startswith("judged") and r.value == 0:
+            what, run = r.statistic.split(":", 1)
+            docs = f"{r.n} documents on the" if what == "judged" else f"top {what[7:]} documents on the {r.n}"
+            log.warn(f"{run}: none of its {docs} topics compared is one {r.judge_a} "
                      "judged, so its measure is 0 on every topic under that judge's qrels (judge the pool of the "
                      "runs compared: zelo_pairs cycles --run RUN...)")
         elif r.level == "system" and r.statistic.startswith("mean:"):

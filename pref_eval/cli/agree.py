@@ -56,11 +56,15 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               show_default=True, help="System level: multiple-comparison correction.")
 @click.option("--alpha", type=Finite(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
               help="System level: significance level.")
+@click.option("--judged-depth", type=click.IntRange(min=1), default=None, metavar="K",
+              help="System level: a judge's coverage of each run as judged@K:RUN, ir-measures' Judged@K (the share "
+                   "of the top K documents judged, mean over the topics), not judged:RUN (every retrieved document).")
 @quiet_option("No warnings on stderr.")
 def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None, ties: str, levels: tuple[str, ...],
             output_format: str, output: str | None, digits: int, resamples: int, seed: int, confidence: float,
             buckets: int, calibration: str, consensus_min: int, prior: float, top_k: int, runs: tuple[str, ...],
-            measures: tuple[str, ...], grades: str, tests: str, correction: str, alpha: float, quiet: bool) -> int:
+            measures: tuple[str, ...], grades: str, tests: str, correction: str, alpha: float, judged_depth: int | None,
+            quiet: bool) -> int:
     """Agreement of judges with a reference judge (the first -J).
 
     Pair level (coverage, ties, agreement, Cohen's and weighted kappa,
@@ -83,8 +87,8 @@ def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None,
               seed=seed, confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min,
               prior=prior,
               top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests, correction=correction, alpha=alpha,
-              output=output or "-", output_format=output_format, digits=digits, inputs=command_options(),
-              log=Log("zelo_agree", quiet))
+              judged_depth=judged_depth, output=output or "-", output_format=output_format, digits=digits,
+              inputs=command_options(), log=Log("zelo_agree", quiet))
     return 0
 
 
