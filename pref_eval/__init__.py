@@ -74,8 +74,9 @@ def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, j
               seed: int = 0, confidence: float = 0.95, buckets: int = 20, calibration: str = "auto",
               consensus_min: int = 2, prior: float = 0.5, top_k: int = 10, runs: Sequence[str] = (),
               measure: str | None = None, grades: str = "0,1,2,3", tests: str = "t", correction: str = "holm",
-              alpha: float = 0.05, output: str | None = None, output_format: str = "text", digits: int = 4,
-              inputs: InputOptions | None = None, log: Any = None) -> list:
+              alpha: float = 0.05, judged_depth: int | None = None, output: str | None = None,
+              output_format: str = "text", digits: int = 4, inputs: InputOptions | None = None,
+              log: Any = None) -> list:
     """See :func:`pref_eval.api.agree` (``zelo_agree``); not named ``agree`` because
     ``pref_eval.agree`` is the package of its computations."""
     from .api.agreement import agree as _agree
@@ -84,8 +85,8 @@ def agreement(judgments: Sequence[str], *, names: Sequence[str] | None = None, j
                   resamples=resamples, seed=seed, confidence=confidence, buckets=buckets, calibration=calibration,
                   consensus_min=consensus_min,
                   prior=prior, top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests,
-                  correction=correction, alpha=alpha, output=output, output_format=output_format, digits=digits,
-                  inputs=inputs, log=log)
+                  correction=correction, alpha=alpha, judged_depth=judged_depth, output=output,
+                  output_format=output_format, digits=digits, inputs=inputs, log=log)
 
 
 def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike], measures: Sequence[str] | None = None, *,
