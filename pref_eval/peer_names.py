@@ -132,8 +132,9 @@ PYTERRIER_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
     "filter_by_qrels": {"evaluate": _EVERY},
     "filter_by_topics": {"evaluate": _EVERY},
     "baseline": {"evaluate": (_COMPARE + "baseline=NAME)", ", a run's name")},
-    "test": {"evaluate": (_COMPARE + "tests=['t'])", ""),
-             "compare": ("tests", " (t, wilcoxon, sign, randomization, bootstrap, tukey; several: ['t', 'wilcoxon'])")},
+    "test": {"evaluate": (_COMPARE + "tests=['t'])", " (scipy.stats.ttest_rel / wilcoxon themselves are taken too)"),
+             "compare": ("tests", " (t, wilcoxon, sign, randomization, bootstrap, tukey; several: ['t', 'wilcoxon']; "
+                                  "scipy.stats.ttest_rel / wilcoxon themselves are taken too)")},
     "correction": {"evaluate": (_COMPARE + "correction=...)", " (holm by default; 'none' for none)")},
     "correction_alpha": {"evaluate": (_COMPARE + "alpha=...)", ""), "compare": ("alpha", "")},
     "round": {"evaluate": ("no option", ": round the returned DataFrame (df.round({'value': 4}))"),
@@ -175,3 +176,45 @@ def correction_hint(name: str) -> str:
     if ours is None:
         return f" (statsmodels' {name!r} is not offered here)"
     return f" (statsmodels' name of {ours}: write {ours!r})"
+
+
+#: scipy.stats' paired tests that ``pt.Experiment(test=FUNCTION)`` calls as ``FUNCTION(system, baseline)[1]``
+#: -> ours with the same p-value (scipy's defaults: two-sided; Wilcoxon's zero_method "wilcox", method "auto").
+SCIPY_PAIRED_TESTS: dict[str, str] = {"ttest_rel": "t", "wilcoxon": "wilcoxon"}
+
+#: scipy.stats' tests of two independent samples (or one): refused as not paired.
+_SCIPY_UNPAIRED = frozenset(("ttest_ind", "ttest_ind_from_stats", "ttest_1samp", "mannwhitneyu", "ranksums",
+                             "brunnermunzel", "kruskal", "ks_2samp", "cramervonmises_2samp", "epps_singleton_2samp",
+                             "ansari", "mood", "median_test"))
+
+
+def scipy_test(fn: object) -> str:
+    """Our test's name for ``fn``, a function given as a test (PyTerrier's ``test=scipy.stats.ttest_rel``): "t" or
+    "wilcoxon" when ``fn`` IS scipy.stats' ``ttest_rel`` or ``wilcoxon`` (by identity; scipy is not imported here:
+    a caller holding scipy's function has loaded it); any other callable a UsageError saying why (its numbers
+    are not ours to vouch for)."""
+    import sys
+
+    from .errors import UsageError
+
+    name = getattr(fn, "__name__", None)
+    stats = sys.modules.get("scipy.stats")
+    ours = SCIPY_PAIRED_TESTS.get(name) if isinstance(name, str) else None
+    if ours is not None and stats is not None and getattr(stats, name, None) is fn:
+        return ours
+    base = getattr(fn, "func", None)  # functools.partial
+    if base is not None and getattr(base, "__name__", None) in SCIPY_PAIRED_TESTS:
+        what = f"functools.partial(scipy.stats.{base.__name__}, ...)"
+        why = (f"its keywords ({', '.join(getattr(fn, 'keywords', {}) or ()) or 'arguments'}) may change the "
+               f"p-values; write {SCIPY_PAIRED_TESTS[base.__name__]!r} with this function's options "
+               "(zero_method, wilcoxon_method: docs/zelo_compare.md)")
+    else:
+        module = getattr(fn, "__module__", None) or type(fn).__module__
+        qual = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        what = f"{module}.{qual}" if not str(module).startswith("scipy.stats") else f"scipy.stats.{name}"
+        why = ("not a paired test (pt.Experiment's p-values are of paired per-query values)"
+               if str(module).startswith("scipy.stats") and name in _SCIPY_UNPAIRED else
+               "pref_eval computes each test itself and cannot vouch for another function's p-values")
+    raise UsageError(f"tests: the function {what} is not taken: {why}; a function is taken only when it is "
+                     "scipy.stats.ttest_rel or scipy.stats.wilcoxon itself (as 't' / 'wilcoxon'); give a test's name "
+                     "(t, wilcoxon, sign, randomization, bootstrap, tukey)")

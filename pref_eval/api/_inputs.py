@@ -120,6 +120,21 @@ _PYTERRIER_VALUES = {
 """What a refusal of a ``pt.Experiment`` value adds: PyTerrier's ``baseline=0``, ``correction=None``."""
 
 
+def _tests_option(v: Any) -> Any:
+    """``tests`` with a function given as a test (PyTerrier's ``test=scipy.stats.ttest_rel``; alone or in the list)
+    as our name ('t', 'wilcoxon': :func:`pref_eval.peer_names.scipy_test`, which refuses any other function);
+    anything else as given."""
+    if isinstance(v, str) or v is None:
+        return v
+    if callable(v):
+        v = [v]
+    elif not (isinstance(v, Iterable) and not isinstance(v, (Mapping, bytes)) and not hasattr(v, "columns")):
+        return v
+    from ..peer_names import scipy_test
+
+    return [scipy_test(x) if callable(x) else x for x in v]
+
+
 def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
     """The options of :func:`pref_eval.api.compare` / :func:`pref_eval.stats.compare`, each of its type and range
     (``zelo_compare``'s ranges) or a UsageError naming it (``complete="no"``, ``resamples=1.5``, ``jobs=0`` were
@@ -140,6 +155,8 @@ def _compare_options(options: dict[str, Any]) -> dict[str, Any]:
         v = out.get(name)
         if v is not None and not isinstance(v, str) or name in out and v is None and name != "baseline":
             raise UsageError(f"{name}: expected a string, got {v!r:.60}" + _PYTERRIER_VALUES.get(name, ""))
+    if out.get("tests") is not None:
+        out["tests"] = _tests_option(out["tests"])
     for name, one in (("measures", str.split), ("runs", lambda s: [s]), ("tests", lambda s: s)):
         v = out.get(name)
         if v is not None:

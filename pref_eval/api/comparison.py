@@ -141,12 +141,12 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
     and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
     """
-    from ._inputs import _check_flags, _check_float, _check_int, _check_strings, _string_list
+    from ._inputs import _check_flags, _check_float, _check_int, _check_strings, _string_list, _tests_option
 
     _check_flags(complete=complete, keep_going=keep_going)
     _check_strings(correction=correction, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
                    ci_method=ci_method, marker_test=marker_test, baseline=baseline, run_id_mode=run_id_mode)
-    tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", tests))
+    tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", _tests_option(tests)))
     _check_int("level", level)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
