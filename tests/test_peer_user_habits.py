@@ -198,8 +198,8 @@ def _zelo_trec(*args: str) -> subprocess.CompletedProcess:
 
 def test_ir_datasets_id_where_a_path_goes(monkeypatch):
     """ir_measures' command line takes ``msmarco-passage/trec-dl-2019/judged`` (no such file) as an ir_datasets
-    id; here it is ``irds:ID``. A missing file of a directory that exists, or with a file's suffix, gets no hint;
-    ``irds:`` where a run goes says it names qrels only."""
+    id; here it is ``irds:ID``. A missing file of a directory that exists, or with a file's suffix, gets no hint.
+    (``irds:`` where a run goes: its scoreddocs, tests/test_irds_scoreddocs.py.)"""
     p = _zelo_trec("msmarco-passage/trec-dl-2019/judged", RUNS["bm25"])
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr == ("zelo_trec: msmarco-passage/trec-dl-2019/judged: no such file (expected a qrels file; if "
@@ -210,8 +210,6 @@ def test_ir_datasets_id_where_a_path_goes(monkeypatch):
         with pytest.raises(pref_eval.errors.InputError) as e:
             pref_eval.evaluate(missing, RUNS["bm25"], ["map"])
         assert str(e.value) == f"{missing}: no such file (expected a qrels file)"
-    with pytest.raises(pref_eval.errors.InputError, match="irds:ID names the qrels of an ir_datasets dataset"):
-        pref_eval.calc_aggregate(["map"], QRELS, "irds:msmarco-passage/trec-dl-2019")
 
 
 def test_pyterrier_mrt_is_no_measure():

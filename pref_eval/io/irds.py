@@ -1,4 +1,6 @@
-"""Qrels from ir_datasets: ``irds:<dataset-id>`` (lazy import).
+"""Qrels and runs from ir_datasets: ``irds:<dataset-id>`` (lazy import): where qrels go, the dataset's qrels
+(:func:`irds_qrels_columns`); where a run goes, its ``scoreddocs`` (:func:`irds_run_columns`: the baseline ranking
+ir-measures' and PyTerrier's users evaluate through ``ds.scoreddocs_iter()``).
 
 :func:`load_dataset` and :func:`run_quietly` are shared with :mod:`pref_eval.io.texts` (``zelo_judge``'s
 ``--queries irds:`` / ``--docs irds:``): an ir_datasets failure is one line naming ``irds:<id>``, never
@@ -189,3 +191,48 @@ def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
     return {"qid": np.array(qids, dtype="S"), "iter": np.array(its, dtype="S"),
             "docno": np.array(docs, dtype="S"), "rel": np.asarray(rels, dtype=np.int64),
             "line": np.arange(1, n + 1, dtype=np.int64)}
+
+
+#: The run tag of a run read from ``irds:ID``: ``ir_datasets export ID scoreddocs --format trec``'s default
+#: ``--runtag`` (trec_eval's ``runid`` of that file).
+IRDS_RUN_TAG = "run"
+
+
+def irds_run_columns(dataset_id: str) -> dict[str, np.ndarray]:
+    """Load the ``scoreddocs`` of ``dataset_id`` through ir_datasets as a run's columns: ``qid``, ``docno`` (bytes
+    arrays, ids as UTF-8) and ``score`` (float64), in the dataset's order (the ranking is by score, as trec_eval
+    ranks a run file; ir_datasets' TREC export writes them so). A dataset without scoreddocs, one with none, a
+    score that is not a number: :class:`InputError` naming ``irds:<id>`` (and the record)."""
+    source = f"irds:{dataset_id}"
+    ds = load_dataset(dataset_id)
+    if not (hasattr(ds, "has_scoreddocs") and ds.has_scoreddocs()):
+        what = " (its qrels: irds:ID where the qrels go)" if hasattr(ds, "has_qrels") and ds.has_qrels() else ""
+        raise InputError(source, 0, f"dataset {dataset_id!r} has no scoreddocs, the ranking irds:ID names where a "
+                                    f"run goes{what}")
+    rows: list[tuple[Any, Any, Any]] = []
+
+    def records() -> None:
+        rows.extend((r.query_id, r.doc_id, r.score) for r in ds.scoreddocs_iter())
+
+    run_quietly(source, "load scoreddocs", records)
+    if not rows:
+        raise InputError(source, 0, "dataset has no scoreddocs records")
+    qid, docno, score = zip(*rows, strict=True)
+    try:
+        scores = np.array(score, dtype=np.float64)
+    except (TypeError, ValueError):
+        bad = next(i for i, x in enumerate(score) if not _is_float(x))
+        raise InputError(source, 0, f"scoreddocs record {bad + 1}: score {score[bad]!r} is not a number") from None
+    nan = np.flatnonzero(np.isnan(scores))
+    if len(nan):
+        raise InputError(source, 0, f"scoreddocs record {int(nan[0]) + 1}: NaN score (expected a number)")
+    return {"qid": np.char.encode(np.array(qid, dtype=str), "utf-8"),
+            "docno": np.char.encode(np.array(docno, dtype=str), "utf-8"), "score": scores}
+
+
+def _is_float(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -24,6 +24,8 @@ def _parts(path: str, cut: bool = True) -> list[str]:
     """Path components, last first; the base name as pref_eval.py cuts it (``cut``)."""
     if path == "-":
         return ["stdin"]
+    if path.startswith("irds:") and not os.path.exists(path):  # a dataset's scoreddocs: its id is the name
+        return [path]
     norm = os.path.normpath(os.path.abspath(path))
     parts = [p for p in norm.split(os.sep) if p]
     if cut:

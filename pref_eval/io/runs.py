@@ -228,13 +228,20 @@ def _last_line(data: bytes) -> bytes:
 
 
 def read_run(path: PathLike, name: str | None = None) -> Run:
-    """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes).
+    """Read a TREC run file (path, ``-`` for stdin, gzip by magic bytes), or ``irds:<dataset-id>``: the dataset's
+    ``scoreddocs`` (:func:`pref_eval.io.irds.irds_run_columns`; a file of that name is read as a file).
 
     A plain regular file of at most ``COMPILED_MAX`` bytes is read whole by the compiled kernels
     (when built); a larger one (or one they do not take) is tried on the streaming fast path
     (pyarrow, never loaded whole); anything irregular goes to the general tokenizer.
     """
     p = os.fspath(path)
+    if p.startswith("irds:") and not os.path.exists(p):
+        from .irds import IRDS_RUN_TAG, irds_run_columns
+
+        cols = irds_run_columns(p[5:])
+        return Run.from_arrays(qid=cols["qid"], docno=cols["docno"], score=cols["score"], line_numbers=None,
+                               tag=IRDS_RUN_TAG, name=name if name is not None else p, source=p)
     source = display_name(p)
     plain = plain_file(p)
     data = None

@@ -79,11 +79,13 @@ _FILE_SUFFIXES = (".txt", ".qrels", ".gz", ".tsv", ".csv", ".json", ".jsonl", ".
 
 def _irds_hint(path: str, what: str) -> str:
     """What a missing file's message adds for ir_datasets ids: ``irds:ID`` where qrels go (ir_measures' command
-    line looks a missing qrels path up as an id, ``msmarco-passage/trec-dl-2019/judged``), and that ``irds:``
-    names qrels only where a run goes. Only by the name's shape (no import of ir_datasets on an error path):
-    relative, of id characters, its first directory absent, not ending in a file suffix."""
+    line looks a missing qrels path up as an id, ``msmarco-passage/trec-dl-2019/judged``), and what ``irds:``
+    names elsewhere (qrels, or a run's scoreddocs; a run file read for its tags is no run evaluated). Only by
+    the name's shape (no import of ir_datasets on an error path): relative, of id characters, its first
+    directory absent, not ending in a file suffix."""
     if path.startswith("irds:"):
-        return "" if what == "qrels file" else "; irds:ID names the qrels of an ir_datasets dataset only"
+        return "" if what == "qrels file" else ("; irds:ID names an ir_datasets dataset's qrels where qrels go, its "
+                                                "scoreddocs where a run goes to be evaluated, nothing else")
     if what != "qrels file" or os.path.isabs(path) or path.startswith(".") or path.lower().endswith(_FILE_SUFFIXES):
         return ""
     if any(not (c.isascii() and (c.isalnum() or c in "-_./")) for c in path):
