@@ -197,9 +197,9 @@ def scipy_test(fn: object) -> str:
 
     from .errors import UsageError
 
-    name = getattr(fn, "__name__", None)
+    name = str(getattr(fn, "__name__", ""))
     stats = sys.modules.get("scipy.stats")
-    ours = SCIPY_PAIRED_TESTS.get(name) if isinstance(name, str) else None
+    ours = SCIPY_PAIRED_TESTS.get(name)
     if ours is not None and stats is not None and getattr(stats, name, None) is fn:
         return ours
     base = getattr(fn, "func", None)  # functools.partial
