@@ -383,7 +383,7 @@ def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list,
     """Sample ``s``: its queries and labels drawn with ``rng`` when the fractions are < 1, then evaluated
     (with ``head``: the graded RPP family as diazf/pref_eval HEAD computes it). ``ranked``: ``rs`` ranked
     against ``base`` (``--keep-going``), used when the sample is the whole qrels."""
-    from ..run_preferences.data import head_binary
+    from ..run_preferences.data import head_binary, head_sum
     from ..run_preferences.evaluate import evaluate_preferences
     from ..run_preferences.sampling import sample_labels, sample_queries
 
@@ -397,7 +397,7 @@ def _preference_sample(q: Any, base: Any, rs: list, names: list[str], sel: list,
     graded = [m for m in sel if m.kind == "pref" and m.base in ("rpp", "invrpp", "dcgrpp")]
     if head and graded:  # HEAD's numbers for the graded RPP family only (see head_binary)
         hb = evaluate_preferences(head_binary(pq), rs, names, graded, topk=topk, reference=ref, sample=s)
-        res.prefs.update({m.key: hb.prefs[m.key] for m in graded})
+        res.prefs.update({m.key: head_sum(hb.prefs[m.key], pq) for m in graded})
     return res
 
 

@@ -273,3 +273,24 @@ def head_binary(pq: PrefQrels) -> PrefQrels:
     nq = len(pq.tptr) - 1
     return dataclasses.replace(pq, qrels=kept, thr=np.ones(nq, dtype=np.int64),
                                tptr=np.arange(nq + 1, dtype=np.int64))
+
+
+def head_sum(r: np.ndarray, pq: PrefQrels) -> np.ndarray:
+    """HEAD's graded sum of the binary RPP values ``r`` (pairs x queries, :func:`head_binary`), rounded as it
+    rounds: ``Σ_g m·r / Σ_g m`` over the query's G grades (``pq.tptr``), each term the same ``m·r`` (m: the
+    query's relevant documents), added one at a time, then divided by G·m; so the last bit is HEAD's, not r's
+    (diazf/pref_eval ``measures/rpp.py`` ``recall_paired_preference``)."""
+    g = np.diff(pq.tptr)
+    uq, cnt = np.unique(pq.qrels.qid, return_counts=True)
+    at = np.searchsorted(uq, pq.qorder)
+    ok = at < len(uq)
+    m = np.zeros(len(pq.qorder), dtype=np.int64)
+    m[ok] = np.where(uq[at[ok]] == pq.qorder[ok], cnt[at[ok]], 0)
+    term = r * m.astype(np.float64)
+    acc = np.zeros_like(term)
+    for k in range(int(g.max(initial=0))):  # G is a handful of grades: a step per grade, every query at once
+        acc = np.where(k < g, acc + term, acc)
+    total = (g * m).astype(np.float64)
+    out = np.array(r, dtype=np.float64, copy=True)
+    np.divide(acc, total, out=out, where=np.broadcast_to(total > 0, out.shape))
+    return out
