@@ -11,7 +11,7 @@ DATA = Path(__file__).resolve().parent / "data" / "zelo" / "zbench"
 
 
 @pytest.mark.parametrize("kind", ["this", "no-avx512", "pre-haswell"])
-@pytest.mark.parametrize("case", ["case_main", "case_soft", "case_small"])
+@pytest.mark.parametrize("case", ["case_main", "case_soft", "case_small", "case_dl19"])
 def test_compat_zbench_bytes(case, kind, tmp_path):
     import os
 
@@ -42,6 +42,27 @@ def test_compat_zbench_bytes(case, kind, tmp_path):
         want = ("zbench_annotated.jsonl" if code["avx512"] else
                 "zbench_annotated.no-avx512.jsonl" if code["fma"] else "zbench_annotated.no-fma.jsonl")
         assert got == (d / want).read_bytes(), (kind, want)
+
+
+def test_the_shipped_clarke3_judgments_are_zbenchs_votes(tmp_path):
+    """case_dl19 is judgments/dl19-sample.judge (Clarke's ``topic winner loser``) as zbench's ai_scores.json (each
+    line a pair, the three model scores its vote: -1 for document A, +1 for B, zbench's sign; A and B in both
+    orders) and zbench's own step 4 on it (README there): zelo_fit --compat zbench on the clarke3 file itself gives
+    zbench's bytes (the same W: a win in a clarke3 line is a unanimous vote)."""
+    from conftest import cpu_kind_code
+
+    d = DATA / "case_dl19"
+    out = tmp_path / "ours.jsonl"
+    judge = Path(__file__).resolve().parent.parent / "judgments" / "dl19-sample.judge"
+    r = subprocess.run([sys.executable, "-m", "pref_eval.cli.fit", "-J", str(judge), "--dataset",
+                        str(d / "dataset.jsonl"), "--compat", "zbench", "--output-format", "zbench", "-o", str(out),
+                        "-Q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    code = cpu_kind_code("this")
+    want = [f for f in sorted(d.glob("zbench_annotated*.jsonl")) if code is None or f.name ==
+            ("zbench_annotated.jsonl" if code["avx512"] else
+             "zbench_annotated.no-avx512.jsonl" if code["fma"] else "zbench_annotated.no-fma.jsonl")]
+    assert out.read_bytes() in [f.read_bytes() for f in want]
 
 
 def test_default_fit_differs_from_zbench_where_it_should(tmp_path):
