@@ -310,6 +310,6 @@ def test_an_ir_datasets_dataset_object_names_what_to_pass():
     with pytest.raises(UsageError, match=r"got Dataset \(an ir_datasets object: pass 'irds:ID' or "
                                          r"ds.qrels_iter\(\)\)$"):
         pref_eval.calc_aggregate(["map"], Dataset(), RUNS["bm25"])
-    with pytest.raises(UsageError, match=r"got Dataset \(an ir_datasets object: pass ds.scoreddocs_iter\(\) as the "
-                                         r"run\)$"):
+    with pytest.raises(UsageError, match=r"got Dataset \(an ir_datasets object: pass 'irds:ID' or "
+                                         r"ds.scoreddocs_iter\(\) as the run\)$"):
         pref_eval.evaluate(QRELS, Dataset(), ["map"])

@@ -178,7 +178,7 @@ def _irds_object(x: Any, where: str) -> str:
         return ""
     if where == "qrels":
         return " (an ir_datasets object: pass 'irds:ID' or ds.qrels_iter())"
-    return " (an ir_datasets object: pass ds.scoreddocs_iter() as the run)"
+    return " (an ir_datasets object: pass 'irds:ID' or ds.scoreddocs_iter() as the run)"
 
 
 _ORDER = "the order is evaluate(qrels, runs, measures), calc_aggregate(measures, qrels, run)"
