@@ -20,6 +20,7 @@ import sqlite3
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,12 +68,15 @@ def need_shared(*relative: str) -> Path:
     return path
 
 
-def kill_when_stored(proc: subprocess.Popen, store: Path, answers: int, timeout: float = 120.0) -> None:
-    """SIGKILL ``proc`` (a zelo_judge) once its SQLite store holds ``answers`` answers, or when it ended, or
-    after ``timeout`` seconds; the store is only opened once the command has made it (never created here)."""
+def kill_when_stored(proc: subprocess.Popen, store: Path, answers: int, timeout: float = 120.0,
+                     also: Callable[[], bool] | None = None) -> None:
+    """SIGKILL ``proc`` (a zelo_judge) once its SQLite store holds ``answers`` answers (and ``also()`` holds, when
+    given: e.g. a request is waiting at the test server's gate, which a loaded machine may not have sent yet), or
+    when it ended, or after ``timeout`` seconds; the store is only opened once the command has made it (never
+    created here)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
-        if store.exists():
+        if store.exists() and (also is None or also()):
             try:
                 with sqlite3.connect(store) as db:
                     if db.execute("SELECT count(*) FROM answers").fetchone()[0] >= answers:

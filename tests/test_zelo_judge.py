@@ -233,7 +233,7 @@ def test_sigkill_then_resume_asks_nothing_twice(tmp_path, server):
     args = [sys.executable, "-m", "pref_eval.cli.judge", tmp_path / "pairs.jsonl", *common(tmp_path),
             f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}", "--concurrency", 6, "-Q"]
     proc = subprocess.Popen([str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    kill_when_stored(proc, store, 40, timeout=60)
+    kill_when_stored(proc, store, 40, timeout=60, also=lambda: len(srv.received) > len(srv.served))
     held = len(srv.received) - len(srv.served)
     assert len(srv.served) == 40 and 0 < held <= 6
     srv.release()
