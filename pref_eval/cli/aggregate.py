@@ -10,12 +10,13 @@ import click
 
 from .common import Log, run_main
 from .param_types import SEED, Finite
+from .once import OnceCommand
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=OnceCommand, context_settings=CONTEXT)
 @click.option("-P", "--prefs", "prefs", required=True, metavar="FILE",
               help="Preference file (zelo_eval -q / pref_eval.py -q output; gzip or - ok).")
 @click.option("-q", "--query_eval_wanted", "per_query", is_flag=True, help="Per-query rankings too.")

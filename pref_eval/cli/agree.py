@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .once import OnceCommand
 from .options import quiet_option
 from .param_types import SEED, Correction, Finite
 
@@ -11,7 +12,7 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
                "comma-separated list with one per -J (default: detect).")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=OnceCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-J", "--judgments", "judgments", multiple=True, required=True, metavar="FILE",
               help="Judgment file (repeat: the first is the reference; '-' = stdin; gzip ok).")
 @click.option("-n", "--name", "names", multiple=True, metavar="NAME",

@@ -6,13 +6,14 @@ import click
 
 from .common import Log, given_options, run_id_options, run_main
 from .param_types import SEED, Correction, Finite
+from .once import OnceCommand
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=OnceCommand, context_settings=CONTEXT)
 @click.option("-R", "--qrels", "qrels", metavar="QRELS", default=None,
               help="Evaluate the RUN files against QRELS (with -m) and compare them.")
 @click.option("-P", "--per-query", "per_query", metavar="FILE", default=None,

@@ -17,6 +17,7 @@ import click
 
 from .common import Log, run_id_options, run_main
 from .param_types import SEED, Finite
+from .once import OnceCommand
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -25,7 +26,7 @@ FORMATS = ("pref", "trec", "tsv", "csv", "jsonl", "text", "markdown", "latex", "
 JUDGMENT_FORMATS = ("jsonl", "zbench", "clarke4", "clarke3", "llmlog", "carterette", "trecprefs", "xie")
 
 
-@click.command(context_settings=CONTEXT)
+@click.command(cls=OnceCommand, context_settings=CONTEXT)
 @click.option("-R", "--qrels", "qrels", default=None, metavar="QRELS",
               help="Qrels file (path, -, gzip, irds:ID), or a zELO score file (zelo_fit's TSV, zbench's annotated "
                    "JSONL); required except with --list-measures.")

@@ -5,10 +5,11 @@ import click
 
 from .common import Log, refuse_unused, run_main
 from .param_types import Finite
+from .once import OnceCommand
 from .options import quiet_option
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=OnceCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-J", "--judgments", "judgments", multiple=True, required=True, metavar="FILE",
               help="Judgment file (repeatable; '-' = stdin; gzip ok).")
 @click.option("--format", "fmt", default=None, metavar="F",

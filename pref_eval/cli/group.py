@@ -11,12 +11,13 @@ import importlib
 import click
 
 from .common import run_main
+from .once import OnceGroup
 from .options import COMMANDS as TABLE
 
 COMMANDS = {c.name: (c.module, c.help) for c in TABLE}  # pref_eval.cli.options.COMMANDS is the one list
 
 
-class LazyGroup(click.Group):
+class LazyGroup(OnceGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 

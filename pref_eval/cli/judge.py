@@ -4,13 +4,14 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .once import OnceGroup
 from .param_types import SEED, Finite
 from .options import quiet_option
 
 _PRICE_HELP = "MODEL=IN,OUT: price per 1k input and output tokens (repeatable); cmd: judges by their spec."
 
 
-class _DefaultRun(click.Group):
+class _DefaultRun(OnceGroup):
     """``zelo_judge PAIRS ...`` is ``zelo_judge run PAIRS ...``; ``zelo_judge export ...`` exports."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:

@@ -54,6 +54,22 @@ COMMANDS: tuple[Command, ...] = (
 #: the group itself
 GROUP_SCRIPT = "zelo"
 
+#: The options a drop-in peer shares with a command (by the option's first spelling), given twice: the peer's
+#: behaviour, the last value, with a warning naming the dropped one (pref_eval.cli.once; docs/exit-codes.md).
+#: trec_eval 10's getopt and pref_eval.py / pref_aggregate.py's argparse keep the last value silently (run
+#: live: tests/test_cli_given_twice.py). Every other single-value option given twice with two values is refused.
+PEER_OPTIONS: dict[str, tuple[str, frozenset[str]]] = {
+    "trec": ("trec_eval", frozenset({"-l", "-N", "-M", "-R", "-T", "-Z", "--Output_old_results_format"})),
+    "eval": ("pref_eval.py", frozenset({"-R", "-M", "-b", "-f", "--query_fraction", "--label_fraction",
+                                        "--label_fraction_policy", "--samples", "--topk"})),
+    "aggregate": ("pref_aggregate.py", frozenset({"-P", "--query_fraction", "--num_samples"})),
+}
+
+
+def command_of(name: str) -> str:
+    """The command (``trec``) of a name typed: the command's own or one of its scripts (``zelo_trec``)."""
+    return next((c.name for c in COMMANDS if name == c.name or name in c.scripts), "")
+
 
 #: the names under which ``--version`` (and zelo_trec's ``-v``) answer on stderr, as ``trec_eval -v`` does
 VERSION_ON_STDERR = frozenset({"zelo_trec", f"{GROUP_SCRIPT} trec"})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_id_options, run_main
+from .once import OnceGroup
 from .options import quiet_option
 from .param_types import SEED, Correction, Finite
 
@@ -45,7 +46,7 @@ def _figure_options(width: float, height: float, format_names: tuple[str, ...] =
     return deco
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(cls=OnceGroup, context_settings=CONTEXT)
 def command() -> None:
     """Plots of zELO judgments and scores and of system comparisons (PNG, SVG or PDF).
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 import click
 
 from .common import Log, run_main
+from .once import OnceGroup
 from .param_types import SEED, Finite, NumberList
 from .options import quiet_option
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OnceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def command() -> None:
     """Simulate judging strategies.
 

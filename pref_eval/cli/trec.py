@@ -6,6 +6,7 @@ from collections.abc import Sequence
 import click
 
 from .common import Log, run_main
+from .once import OnceCommand
 from .options import quiet_option
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -21,7 +22,7 @@ TREC_EVAL_LONG = ("--help", "--version", "--query_eval_wanted", "--measure", "--
                   "--Output_old_results_format", "--Zscore")
 
 
-class TrecCommand(click.Command):
+class TrecCommand(OnceCommand):
     """The command whose long options are also read by trec_eval's unambiguous prefixes."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:

@@ -65,7 +65,8 @@ def notices_to(write: Callable[[str], None]) -> Iterator[None]:
         _NOTICE.reset(token)
 
 
-def _notify(message: str) -> None:
+def notify(message: str) -> None:
+    """A notice: the running command's warning line (``-Q`` silences it), else a PrefEvalWarning."""
     write = _NOTICE.get()
     if write is not None:
         write(message)
@@ -624,7 +625,7 @@ def output_files(paths: Sequence[str | None], *, inputs: Mapping[str, Sequence[s
                 t.commit()
         for t in targets:
             for line in t.note:  # the owner, the extended attributes: one notice each
-                _notify(line)
+                notify(line)
         if broken is not None:
             raise broken
     finally:
