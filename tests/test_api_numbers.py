@@ -135,7 +135,7 @@ def _tiny(tmp: Path) -> dict[str, str]:
 
 
 def _image(out: str) -> Any:
-    return api.PlotImage(out, 4.0, 3.0, fmt="svg")
+    return api.PlotImage(out, 4.0, 3.0, output_format="svg")
 
 
 CALLS: dict[str, Callable[[dict, str], Callable[..., Any]]] = {

@@ -321,6 +321,15 @@ def test_export_says_other_prompts_are_left_out(tmp_path, server):
     assert len(read_jsonl(tmp_path / "e.jsonl")) == len(pairs)
     assert (f"warning: {tmp_path / 's.sqlite'} also holds 3 answers asked with 1 other prompt(s), not exported: "
             "export them with --prompt FILE") in exp.stderr, exp.stderr
+    from pref_eval.api import judge_export
+    from pref_eval.log import Log
+
+    said: list[str] = []
+    log = Log("test")
+    log.warn = said.append  # type: ignore[method-assign]
+    judge_export(str(tmp_path / "s.sqlite"), output=str(tmp_path / "p.jsonl"), log=log)  # a Python caller: keywords
+    assert said == [f"{tmp_path / 's.sqlite'} also holds 3 answers asked with 1 other prompt(s), not exported: "
+                    "export them with prompt=FILE (the template they were asked with)"]
     mine = zj("export", "--store", tmp_path / "s.sqlite", "--prompt", tpl, "-o", tmp_path / "m.jsonl")
     assert len(read_jsonl(tmp_path / "m.jsonl")) == 3
     assert f"also holds {len(pairs)} answers asked with 1 other prompt(s)" in mine.stderr

@@ -20,6 +20,14 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+#: ``per_query`` is two concepts (docs/api.md): a flag of evaluate_runs / preferences, a file of compare_runs /
+#: PlotValues; the wrong type names this function's and the other's
+_PER_QUERY_FLAG = (" (here per_query asks for per-query values in the output, as zelo_eval -q does; a file of "
+                   "per-query values is read by compare_runs(per_query=FILE) and PlotValues(per_query=FILE))")
+_PER_QUERY_FILE = ("here per_query is a file of per-query values, as zelo_compare -P reads it; per_query=True, "
+                   "per-query values in the output, is evaluate_runs' and preferences'")
+
+
 def _check_flags(**flags: Any) -> None:
     """The True/False options of a public function: a bool (or numpy bool) each, else UsageError.
 
@@ -30,7 +38,8 @@ def _check_flags(**flags: Any) -> None:
     for name, v in flags.items():
         if isinstance(v, (bool, np.bool_)):
             continue
-        raise UsageError(f"{name}: expected True or False, got {v!r}")
+        tail = _PER_QUERY_FLAG if name == "per_query" and isinstance(v, (str, os.PathLike)) else ""
+        raise UsageError(f"{name}: expected True or False, got {v!r}{tail}")
 
 
 def _check_jobs(jobs: Any, scheduler: str | None) -> None:
@@ -340,7 +349,9 @@ def _check_paths(hint: str, **named: Any) -> None:
     is read -- a ``ranx.Qrels``, a DataFrame or a dict would otherwise be opened as a file name."""
     for name, v in named.items():
         if v is not None and not isinstance(v, (str, os.PathLike)):
-            raise UsageError(f"{name}: expected a path, got {type(v).__name__} ({hint})")
+            what = f" {v!r}" if name == "per_query" and isinstance(v, bool) else ""
+            raise UsageError(f"{name}: expected a path, got {type(v).__name__}{what} ("
+                             f"{_PER_QUERY_FILE + '; ' if what else ''}{hint})")
 
 
 def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:

@@ -69,8 +69,8 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
         log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
     for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
         if n_missing and not complete and fmt not in _WIDE:  # a table: the queries every run has (its warnings)
-            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; "
-                     "averaging over the topics in both (use -c to count them as zero)")
+            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the "
+                     f"topics in both (use {option_name('complete=True', '-c')} to count them as zero)")
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
     types = [t for t in types if t is not None] if types is not None else None  # as the runs _set_aside kept
     if fmt in _WIDE:

@@ -69,9 +69,10 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     except ValueError as err:
         raise UsageError(str(err)) from None
     if res["only_a"] or res["only_b"]:
+        prefix = option_name("rbo_lists='prefix'", "--rbo-lists prefix")
         log.warn(f"{len(res['only_a'])} system(s) only in A and {len(res['only_b'])} only in B are left out"
-                 + (" (but for RBO, --rbo-lists prefix)" if "rbo_min" in res
-                    else " (RBO of the whole orderings: --rbo-lists prefix)" if "rbo" in res else ""))
+                 + (f" (but for RBO, {prefix})" if "rbo_min" in res
+                    else f" (RBO of the whole orderings: {prefix})" if "rbo" in res else ""))
     text = format_orderings(res, fmt, f"{a} ({desc_a})", f"{b} ({desc_b})", digits)
     if output is not None:
         from ..output.atomic import command_output

@@ -182,16 +182,18 @@ def _state_warnings(sess: Any, state: str | None, store: str, output: str | None
     if sess.unlisted:
         log.warn(f"{sess.unlisted} judgments the {state} state holds are not in "
                  f"{'standard output' if output in (None, '-') else output}: {store} holds no answer of every judge "
-                 "to them (judgments of other judges, added by zelo_pairs add, or --missing-text ties)")
+                 f"to them (judgments of other judges, added by {option_name('pairs_add', 'zelo_pairs add')}, or "
+                 f"{option_name('missing_text=' + repr('ties'), '--missing-text ties')})")
     if sess.revoted:
         log.warn(f"{sess.revoted} judgments the {state} state took have other votes in {store} now (failed votes "
-                 "answered since, by --retry-failed): "
+                 f"answered since, by {option_name('retry_failed=True', '--retry-failed')}): "
                  f"{'standard output' if output in (None, '-') else output} lists the new votes; the state's choices "
                  "were made with the earlier ones (a failed vote counts as a tie) and are not redone")
     if sess.earlier:
         log.warn(f"{'standard output' if output in (None, '-') else output} lists the judgments of this run only: the "
-                 f"{state} state keeps no record of its {sess.earlier} earlier ones (zelo_judge export --store "
-                 f"{store} writes every answer in the store)")
+                 f"{state} state keeps no record of its {sess.earlier} earlier ones ("
+                 f"{option_name(f'judge_export({store!r})', f'zelo_judge export --store {store}')} writes every "
+                 "answer in the store)")
 
 
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
@@ -229,7 +231,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
         st.close()
     if others[0] and log is not None:  # the same store used with another template: not exported, and said so
         log.warn(f"{store} also holds {others[0]} answers asked with {others[1]} other prompt(s), not exported: "
-                 "export them with --prompt FILE (the template they were asked with)")
+                 f"export them with {option_name('prompt=FILE', '--prompt FILE')} (the template they were asked with)")
     return n
 
 

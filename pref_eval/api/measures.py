@@ -231,8 +231,8 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
         if not (n_missing and warn_missing and not complete):
             continue
         if log is not None:
-            log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; "
-                     "averaging over the topics in both (use -c to count them as zero)")
+            log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the "
+                     f"topics in both (use {option_name('complete=True', '-c')} to count them as zero)")
         else:  # the commands' warning, as a Python warning (ir-measures counts them as 0)
             import warnings
 

@@ -15,17 +15,40 @@ if TYPE_CHECKING:
     from ..output.atomic import InputOptions
 
 
-class PlotImage(NamedTuple):
-    """Where and how ``zelo_plot`` draws: the image file (``-`` = standard output), its size in inches, its
-    resolution (PNG), the title (``None``: one describing the data) and the format ``fmt`` (``png``, ``svg`` or
-    ``pdf``; ``None``: by the file's extension; needed for ``-``; refused when it contradicts the extension)."""
-
+class _Image(NamedTuple):
     output: str
     width: float
     height: float
     dpi: float = 100.0
     title: str | None = None
-    fmt: str | None = None
+    output_format: str | None = None
+
+
+class PlotImage(_Image):
+    """Where and how ``zelo_plot`` draws: the image file (``-`` = standard output), its size in inches, its
+    resolution (PNG), the title (``None``: one describing the data) and the format ``output_format`` (``png``,
+    ``svg`` or ``pdf``; ``None``: by the file's extension; needed for ``-``; refused when it contradicts the
+    extension).
+
+    A NamedTuple (unpacking, ``_replace``, pickling as before); ``fmt``, the field's name before session 26, is
+    still taken by the constructor and readable as ``.fmt``, each with a ``DeprecationWarning``."""
+
+    __slots__ = ()
+
+    def __new__(cls, output: str, width: float, height: float, dpi: float = 100.0, title: str | None = None,
+                output_format: str | None = None) -> PlotImage:
+        return super().__new__(cls, output, width, height, dpi, title, output_format)
+
+    __new__.__name__ = "PlotImage"  # the deprecation's message: PlotImage(fmt=...)
+    __new__ = renamed_keywords(fmt="output_format")(__new__)
+
+    @property
+    def fmt(self) -> str | None:
+        """Deprecated: :attr:`output_format`."""
+        import warnings
+
+        warnings.warn("PlotImage.fmt is deprecated: the field is output_format", DeprecationWarning, stacklevel=2)
+        return self.output_format
 
 
 def _plot_check(image: PlotImage, own: InputOptions) -> None:
@@ -38,7 +61,7 @@ def _plot_check(image: PlotImage, own: InputOptions) -> None:
     _check_float("width", image.width, 1, 100)
     _check_float("height", image.height, 1, 100)
     _check_float("dpi", image.dpi, 10, 1200)
-    if image_format(image.output, image.fmt) == "png":
+    if image_format(image.output, image.output_format) == "png":
         from ..plot.png import check_png_size
 
         check_png_size(image.width, image.height, image.dpi)
@@ -51,7 +74,7 @@ def _plot_end(fig: Any, image: PlotImage, own: InputOptions, log: Any) -> None:
     from ..plot.output import save_canvas
 
 
-    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own), image.fmt)
+    warned = save_canvas(fig, image.output, image.dpi, inputs_besides(image.output, own), image.output_format)
     if log is not None:
         for line in warned:
             log.warn(line)

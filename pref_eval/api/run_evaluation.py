@@ -264,7 +264,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
         raise UsageError(f"need at least two runs for comparison (or {option_name('output_format', '-o')} "
                          "trec|tsv|csv|jsonl for one run)")
     if measures and ms:
-        log.warn(f"-M {ms} ignored because -m is given (as pref_eval.py)")
+        log.warn(f"{option_value('measure_set', '-M', ms)} ignored because {option_name('measures', '-m')} is given "
+                 "(as pref_eval.py)")
     sel = resolve(list(measures), None if measures else ms)
     if means and fmt != "pref":  # (both were accepted and changed no byte: session 22)
         o = "output_format", "-o"
@@ -288,7 +289,8 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
     else:
         rs = _preference_runs(runs, names, sel, sampling, jobs=jobs, scheduler=scheduler, log=log)
     if len(base.qorder) == 0:
-        log.warn(f"{qrels}: no query has a relevant document (grade > 0 after -b/-f); nothing to evaluate")
+        log.warn(f"{qrels}: no query has a relevant document (grade > 0 after "
+                 f"{option_name('binary/floor', '-b/-f')}); nothing to evaluate")
     # numpy.random is imported only when a sample is drawn (start-up, issue #13)
     drawn = sampling.query_fraction < 1.0 or sampling.label_fraction < 1.0
     rng = np.random.default_rng(sampling.seed) if drawn else None

@@ -47,9 +47,13 @@ def warn_pref_rbp(measures: Sequence[str], fmt: str, log: Any) -> None:
     """``zelo_eval`` in preference mode with a table format (``-o tsv|csv|jsonl``): ``rbp`` is the one name
     both modes compute, differently, and there the mode depends on the other ``-m`` names: say which."""
     if fmt != "pref" and "rbp" in measures:
-        log.warn("rbp: pref_eval.py's rbp in preference mode (gamma 0.5, binary; another -m name is a "
-                 "preference measure), not trec_eval's rbp (p 0.9, graded gains) that -m rbp alone gives "
-                 "with this -o; for trec_eval's here write -m rbp.p=0.9")
+        from ..errors import command_running
+
+        m, alone, o, p9 = ("-m name", "-m rbp", "-o", "-m rbp.p=0.9") if command_running() else \
+            ("name in measures", "measures=['rbp']", "output_format", "measures=['rbp.p=0.9']")
+        log.warn(f"rbp: pref_eval.py's rbp in preference mode (gamma 0.5, binary; another {m} is a "
+                 f"preference measure), not trec_eval's rbp (p 0.9, graded gains) that {alone} alone gives "
+                 f"with this {o}; for trec_eval's here write {p9}")
 
 
 def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], *,
