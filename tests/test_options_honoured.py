@@ -575,3 +575,32 @@ def test_zelo_judge_verbose_and_quiet_refused_together(tmp_path):
     assert (res.returncode, res.stderr) == (2, "zelo_judge: -v/--verbose and -Q/--quiet: choose one (-Q silences "
                                                "every line on stderr)\n")
     assert not (tmp_path / "s.sqlite").exists()
+
+
+# --- a single-value option given twice (session 26, r36: pref_eval/cli/once.py; the whole registry in
+# tests/test_cli_given_twice.py). click kept the last value in silence: the first was ignored.
+
+@pytest.mark.parametrize("module, args, line", [
+    ("fit", ["--prior", "1", "--prior", "0", "-J", "judgments/dl19-sample.judge"],
+     "zelo_fit: --prior given twice (1 and 0): it takes one value; give it once"),
+    ("compare", ["-P", "tests/data/stats/perquery.tsv", "--alpha", "0.05", "--alpha", "0.01"],
+     "zelo_compare: --alpha given twice (0.05 and 0.01): it takes one value; give it once"),
+    ("aggregate", ["-P", "x", "--query_fraction", "0.5", "--seed", "1", "--seed", "2"],
+     "pref_aggregate: --seed given twice (1 and 2): it takes one value; give it once"),
+    ("eval", ["-R", "q.txt", "-o", "tsv", "-o", "csv", "A.run"],
+     "zelo_eval: -o/--output-format given twice (tsv and csv): it takes one value; give it once"),
+])
+def test_our_option_given_twice_refused(coll, module, args, line):
+    res = run_module_inproc(module, args, cwd=coll if module == "eval" else ".")
+    assert res.returncode == 2 and res.stdout == "" and res.stderr.splitlines()[0] == line
+
+
+def test_pref_eval_py_option_given_twice_honours_the_last(coll):
+    """zelo_eval as pref_eval.py: ``-b 2 -b 1`` is ``-b 1`` (argparse keeps the last), said on stderr."""
+    argv = ["-R", "q.txt", "-m", "ap", "-m", "rpp", "-q", "A.run", "B.run"]
+    twice = run_module_inproc("eval", [*argv[:-2], "-b", "2", "-b", "1", *argv[-2:]], cwd=coll)
+    last = run_module_inproc("eval", [*argv[:-2], "-b", "1", *argv[-2:]], cwd=coll)
+    first = run_module_inproc("eval", [*argv[:-2], "-b", "2", *argv[-2:]], cwd=coll)
+    assert twice.returncode == 0 and twice.stdout == last.stdout != first.stdout
+    assert twice.stderr == ("zelo_eval: warning: -b/--binary_relevance given twice: 2 dropped, 1 taken (the last, "
+                            "as pref_eval.py takes it)\n")
