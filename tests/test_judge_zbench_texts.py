@@ -123,8 +123,8 @@ def test_pairs_without_texts_still_take_docs(tmp_path):
                                        "    print(json.dumps({'id': r['id'], 'score': 0.5}), flush=True)\n")
     (tmp_path / "d.tsv").write_text("a\tA\nb\tB\nc\tC\n")
     (tmp_path / "q.tsv").write_text("q1\tQ\n")
-    judge = ["--judge", f"cmd:{sys.executable} judge.py", "--store", "s.sqlite"]
-    p = zj("pairs.json", "--docs", "d.tsv", "--queries", "q.tsv", *judge, cwd=tmp_path)
+    judge = ["--judge", f"cmd:{sys.executable} judge.py"]
+    p = zj("pairs.json", "--docs", "d.tsv", "--queries", "q.tsv", *judge, "--store", "s.sqlite", cwd=tmp_path)
     assert p.returncode == 0 and "2 requests sent" in p.stderr, p.stderr
-    p = zj("pairs.json", *judge, "--store", "t.sqlite", cwd=tmp_path)
+    p = zj("pairs.json", *judge, "--store", "t.sqlite", cwd=tmp_path)  # (--store given once: r36)
     assert p.returncode == 2 and "query text" in p.stderr, p.stderr

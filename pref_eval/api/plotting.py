@@ -34,6 +34,7 @@ class PlotImage(_Image):
     still taken by the constructor and readable as ``.fmt``, each with a ``DeprecationWarning``."""
 
     __slots__ = ()
+    __annotations__ = dict(_Image.__annotations__)  # the fields' types, read as PlotImage's (tests, tools)
 
     def __new__(cls, output: str, width: float, height: float, dpi: float = 100.0, title: str | None = None,
                 output_format: str | None = None) -> PlotImage:
