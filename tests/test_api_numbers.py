@@ -373,7 +373,7 @@ def _plot_systems(tmp_path: Path, image: dict, values: dict) -> Any:
     t = _tiny(tmp_path)
     v = api.PlotValues(**{"qrels": t["q"], "runs": (t["r1"], t["r2"]), "measure": "map", **values})
     return api.plot_systems(v, api.PlotImage(**{"output": str(tmp_path / "out"), "width": 4.0, "height": 3.0,
-                                                "fmt": "svg", **image}))
+                                                "output_format": "svg", **image}))
 
 
 @pytest.mark.parametrize(("cls", "field"), sorted(FIELDS))
