@@ -38,7 +38,7 @@ import numpy as np
 from .records import record
 from .io.keys import distinct
 
-from .errors import EvaluationError, InputError
+from .errors import EvaluationError, InputError, shown
 from .io.fastparse import release_memory
 from .io.keys import string_keys
 from .io.qrels import Qrels, grouping_of
@@ -690,11 +690,11 @@ def _check_run_duplicates(run: Run, qpos: np.ndarray, dkey: np.ndarray, rows: np
 
 
 def _docno_at(run: Run, line: int) -> str:
-    return run.docno[run.row_of_line(line)].decode("utf-8", errors="replace")
+    return shown(run.docno[run.row_of_line(line)])[1:-1]  # unquoted; a byte that is not UTF-8 as \\xNN
 
 
 def _qid_at(run: Run, line: int) -> str:
-    return run.qid[run.row_of_line(line)].decode("utf-8", errors="replace")
+    return shown(run.qid[run.row_of_line(line)])[1:-1]
 
 
 def build_collection(
@@ -774,8 +774,8 @@ def docno_ascending_ties(r: Ranked) -> Ranked:
 def _shown_topics(qids: np.ndarray | Sequence[bytes]) -> tuple[int, str]:
     """The number of distinct topics and the first three, strcmp order (``'a', 'b', 'c', ...``)."""
     u = np.unique(np.asarray(qids))
-    shown = ", ".join(repr(q.decode("utf-8", "replace") if isinstance(q, bytes) else str(q)) for q in u[:3])
-    return len(u), shown + (", ..." if len(u) > 3 else "")
+    text = ", ".join(shown(q if isinstance(q, bytes) else str(q)) for q in u[:3])
+    return len(u), text + (", ..." if len(u) > 3 else "")
 
 
 def some_topics(qids: np.ndarray | Sequence[bytes]) -> str:

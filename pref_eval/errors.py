@@ -46,12 +46,32 @@ def shortened(text: str, limit: int = MESSAGE_LIMIT) -> str:
 _VISIBLE = {0x0A: "\\n", 0x0D: "\\r"}
 _CONTROLS = {c: _VISIBLE.get(c, f"\\x{c:02x}") for c in (*range(0x20), 0x7F, 0x85) if c != 0x09}
 _CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+_CONTROLS.update({0xDC00 + b: f"\\x{b:02x}" for b in range(0x80, 0x100)})  # a byte that was not UTF-8
+
+
+def shown(value: object) -> str:
+    """How a message shows a field it refuses or names: ``repr`` (quoted, control characters escaped), a
+    byte that was not UTF-8 in its file as ``\\xNN`` -- ``got '1\\xe9'`` for the Latin-1 bytes ``31 e9``
+    (read as ``'1\\udce9'``, surrogateescape) and for ``b'1\\xe9'`` alike. One rule for every reader's
+    messages (trec_eval keeps ids as bytes; the docs write them ``q\\xe9``); UTF-8 text stays as its
+    characters (``'naïve'``). Any other value: its ``repr``."""
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).decode("utf-8", "surrogateescape")
+    text = repr(value)
+    if type(value) is not str or "\\udc" not in text:
+        return text
+    import re
+
+    # an escape \udcNN of repr is preceded by an even number of backslashes (repr doubles a real one)
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])", r"\1\\x\2", text)
 
 
 def one_line(text: str) -> str:
     """``text`` with its line breaks and other control characters (a tab excepted) written as escapes
     (``\\n``, ``\\x1b``): a file name holding a newline (``-o $'a\\nb'``) split the command's one error
-    line in two, and an escape sequence in a name or a value reached the terminal."""
+    line in two, and an escape sequence in a name or a value reached the terminal. A byte that was not UTF-8
+    (a surrogate escape ``\\udce9`` of a Latin-1 id or file name) is written ``\\xe9``, as :func:`shown`
+    writes it."""
     return text.translate(_CONTROLS)
 
 

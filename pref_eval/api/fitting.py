@@ -107,8 +107,6 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgments_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
-    if output_format == "zbench":  # JSON must be UTF-8 (RFC 8259): an id read as its bytes (Latin-1) cannot go there
-        _refuse_non_utf8_ids(table)
     from ..zelo.fit import count_per_query
 
     q, a, b, s, w = _fit_arrays(table, n_dataset, dataset=dataset, compat=compat, agreement_weights=agreement_weights)
@@ -235,19 +233,6 @@ def _check_fit_texts(*, compat: Any, output_format: Any, judgments_format: Any, 
             if option_given(flag, given):
                 raise UsageError(f"{name} ({flag}) applies with qrels_output (--qrels FILE), the graded qrels"
                                  if command_running() else f"{name} applies with qrels_output, the graded qrels")
-
-
-def _refuse_non_utf8_ids(table: Any) -> None:
-    """UsageError naming the first id of ``table`` that was not UTF-8 in its file (surrogate escapes)."""
-    for x in [*table.queries, *(d for qid in table.queries for d in table.docs[qid])]:
-        if not x.isascii():
-            try:
-                x.encode("utf-8")
-            except UnicodeEncodeError:
-                shown = repr(x.encode("utf-8", "surrogateescape"))[1:]
-                raise UsageError(f"{_zbench('output_format')}: the id {shown} is not UTF-8 text, which JSON cannot "
-                                 f"hold (the score TSV and {option_name('qrels_output', '--qrels')} write it as its "
-                                 "bytes; or convert the judgment file with iconv)") from None
 
 
 def _fit_arrays(table: Any, n_dataset: int, *, dataset: str | None, compat: str | None,

@@ -138,7 +138,7 @@ def _candidates(dataset: str | None, runs: list[str], depth: int | None,
         for qid, top in read_run_candidates(r, depth):
             _check_pool(qid, top, r, request_ids=False)  # a run listing a document twice: named, not pooled away
             pooled.setdefault(qid, {}).update(dict.fromkeys(top))
-    return [(qid, list(pooled[qid])) for qid in sorted(pooled, key=lambda q: q.encode("utf-8"))]
+    return [(qid, list(pooled[qid])) for qid in sorted(pooled, key=lambda q: q.encode("utf-8", "surrogateescape"))]
 
 
 def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournament", k: int | None = None,

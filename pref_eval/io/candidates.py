@@ -2,7 +2,8 @@
 documents of a TREC run (``--run``).
 
 Two white-space separated fields per line, blank lines skipped; the documents of a query in file
-order (its candidate order). Errors name the file and the line.
+order (its candidate order). Errors name the file and the line. Ids are taken as their bytes (a Latin-1 docno of
+``zelo_pairs pool``'s output or of a run: its surrogate escape, written back as the same bytes).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .textfile import display_name, read_input_text
 def read_candidates(path: str) -> list[tuple[str, list[str]]]:
     """``[(qid, [docno, ...]), ...]``, queries in order of first appearance."""
     name = display_name(path)
-    text = read_input_text(path, what="'qid docno' file")
+    text = read_input_text(path, what="'qid docno' file", any_bytes=True)
     out: dict[str, list[str]] = {}
     for no, line in enumerate(text.split("\n"), start=1):
         f = line.split()
@@ -28,7 +29,7 @@ def read_candidates(path: str) -> list[tuple[str, list[str]]]:
 def repeat_line(path: str, qid: str, docno: str) -> int:
     """The line of a ``qid docno`` file where ``docno`` appears for ``qid`` the second time (0: it does not)."""
     seen = False
-    for no, line in enumerate(read_input_text(path, what="'qid docno' file").split("\n"), start=1):
+    for no, line in enumerate(read_input_text(path, what="'qid docno' file", any_bytes=True).split("\n"), start=1):
         if line.split() == [qid, docno]:
             if seen:
                 return no
@@ -52,5 +53,6 @@ def read_run_candidates(path: str, depth: int | None = None) -> list[tuple[str, 
     out: list[tuple[str, list[str]]] = []
     for h, e in zip(heads.tolist(), ends.tolist(), strict=True):
         e = e if depth is None else min(e, h + depth)
-        out.append((qs[h].decode("utf-8", "replace"), [d.decode("utf-8", "replace") for d in ds[h:e].tolist()]))
+        out.append((qs[h].decode("utf-8", "surrogateescape"),
+                    [d.decode("utf-8", "surrogateescape") for d in ds[h:e].tolist()]))
     return out

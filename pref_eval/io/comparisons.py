@@ -25,7 +25,7 @@ def read_compare_jsonl(path: str) -> pd.DataFrame:
         text = read_input_text(path, what="zelo_compare jsonl output")
     except UnicodeDecodeError as err:
         raise InputError(name, 0, f"not UTF-8 text ({err.reason})") from None
-    rows = []
+    rows, lines = [], []
     need = ("measure", "run_a", "run_b", "test", "mean_diff", "p_value", "p_adjusted")
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -37,6 +37,10 @@ def read_compare_jsonl(path: str) -> pd.DataFrame:
         if missing:
             raise InputError(name, no, f"missing key(s) {', '.join(missing)}")
         rows.append({k: obj[k] for k in need})
+        lines.append(no)
+    from .frames import refuse_non_utf8_ids
+
+    refuse_non_utf8_ids(rows, ("measure", "run_a", "run_b", "test"), name, lines)
     if not rows:
         raise InputError(name, 0, "no comparison records (expected zelo_compare -o jsonl output)")
     return pd.DataFrame(rows)

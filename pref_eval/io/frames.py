@@ -16,13 +16,30 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 
 def not_an_id(x: Any) -> bool:
     """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id
     (records and dicts given as qrels or runs; frames are checked column-wise by :func:`id_column`)."""
     return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
+
+
+def refuse_non_utf8_ids(rows: list, columns: tuple[Any, ...], name: str, lines: list[int] | None = None) -> None:
+    """An :class:`InputError` for the first id of ``rows`` (``columns`` of each row) that was not UTF-8 (a byte
+    read as its surrogate escape, or ``\\udcNN`` in our JSON outputs): pandas' strings (pyarrow's) hold UTF-8
+    only, so a frame could not hold it (a UnicodeEncodeError inside pandas). ``lines``: each row's file line."""
+    for i, row in enumerate(rows):
+        for c in columns:
+            v = row[c]
+            if isinstance(v, str) and not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise InputError(name, lines[i] if lines is not None else i + 1,
+                                     f"the id {shown(v)} is not UTF-8 text, which this table's reader (pandas) "
+                                     "cannot hold (convert the inputs of the command that wrote it with iconv)"
+                                     ) from None
 
 
 def find_column(df: Any, names: tuple[str, ...], source: str) -> Any:
@@ -37,7 +54,7 @@ def find_column(df: Any, names: tuple[str, ...], source: str) -> Any:
     for n in names:
         if n in cols:
             if len(cols[n]) > 1:
-                raise InputError(source, 0, f"DataFrame has {len(cols[n])} columns named {n!r} "
+                raise InputError(source, 0, f"DataFrame has {len(cols[n])} columns named {shown(n)} "
                                             f"({', '.join(map(repr, cols[n]))}); expected one")
             return cols[n][0]
     return None
@@ -55,14 +72,14 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     missing = np.asarray(s.isna(), dtype=bool)
     if missing.any():
         row = int(np.flatnonzero(missing)[0]) + 1
-        raise InputError(source, row, f"column {col!r}: missing id (expected a string or an integer)")
+        raise InputError(source, row, f"column {shown(col)}: missing id (expected a string or an integer)")
     if kind == "f":
-        raise InputError(source, 0, f"column {col!r} holds floats ({s.iloc[0]!r}); give ids as strings or "
+        raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")
     text = np.asarray(s.astype(str), dtype=str)
     empty = np.flatnonzero(text == "")
     if len(empty):
-        raise InputError(source, int(empty[0]) + 1, f"column {col!r}: empty id (expected a string or an integer)")
+        raise InputError(source, int(empty[0]) + 1, f"column {shown(col)}: empty id (expected a string or an integer)")
     return np.char.encode(text, "utf-8")
 
 

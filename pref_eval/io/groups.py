@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .textfile import display_name, read_input_bytes, refuse_nul
 
 TAG_COLUMNS = ("runtag", "run", "runid", "runname", "tag")
@@ -85,7 +85,7 @@ def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names:
             if not tag or not value:
                 raise InputError(name, no, f"empty {'run tag' if not tag else what}")
         if tag in out:
-            raise InputError(name, no, f"run tag {tag!r} given twice (first on line {first[tag]})")
+            raise InputError(name, no, f"run tag {shown(tag)} given twice (first on line {first[tag]})")
         out[tag], first[tag] = value, no
     if not out:
         raise InputError(name, head_no if cols is not None else 0,
@@ -143,9 +143,11 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
         p = os.fspath(path)
         named = next((k for k in (p, os.path.basename(p)) if k != last_tag and value_of(k) is not None),
                      None)  # a file keyed by the runs' file names (as given, or without their folders)
-        hint = (f"; {display_name(source or '')} names {named!r}, the run's file: a run goes by its run tag, the 6th "
+        hint = (f"; {display_name(source or '')} names {shown(named)}, the run's file: a run goes by its run tag, "
+                f"the 6th "
                 "column of its lines (trec_eval's runid)") if named is not None else ""
-        raise InputError(display_name(source or ""), 0, f"no {what} for run tag {last_tag!r} of {run} (expected a "
+        raise InputError(display_name(source or ""), 0, f"no {what} for run tag {shown(last_tag)} of {run} "
+                         f"(expected a "
                          f"line '{last_tag} {what.upper()}'{hint})")
     if tags is not None:
         if all(value_of(t) == mine for t, _ in tags):
@@ -168,7 +170,7 @@ def _differ(run: str, tags: Sequence[tuple[str, int]], last_tag: str, mine: str,
             continue
         other = value_of(tag)
         if other != mine:
-            said = f"{what} {other!r}" if other is not None else f"no {what} in {display_name(source or '')}"
-            raise InputError(run, line, f"run tag {tag!r} ({said}) differs from the last line's {last_tag!r} "
-                             f"({what} {mine!r}), which names the run as trec_eval's runid: one run, one {what} "
+            said = f"{what} {shown(other)}" if other is not None else f"no {what} in {display_name(source or '')}"
+            raise InputError(run, line, f"run tag {shown(tag)} ({said}) differs from the last line's {shown(last_tag)} "
+                             f"({what} {shown(mine)}), which names the run as trec_eval's runid: one run, one {what} "
                              "(give each tag's lines as a run file of its own)")

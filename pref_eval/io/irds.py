@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 T = TypeVar("T")
 
@@ -88,7 +88,7 @@ def load_dataset(dataset_id: str) -> Any:
         close = difflib.get_close_matches(dataset_id, list(ir_datasets.registry), n=3)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
             " (the ids are listed at https://ir-datasets.com)"
-        raise InputError(source, 0, f"unknown ir_datasets id {dataset_id!r}{hint}") from None
+        raise InputError(source, 0, f"unknown ir_datasets id {shown(dataset_id)}{hint}") from None
     except Exception as err:  # noqa: BLE001 -- a dataset whose set-up reads files
         raise InputError(source, 0, f"cannot load the dataset: {describe_failure(err)}") from None
 
@@ -162,7 +162,7 @@ def irds_qrels_columns(dataset_id: str) -> dict[str, np.ndarray]:
     source = f"irds:{dataset_id}"
     ds = load_dataset(dataset_id)
     if not ds.has_qrels():
-        raise InputError(source, 0, f"dataset {dataset_id!r} has no qrels")
+        raise InputError(source, 0, f"dataset {shown(dataset_id)} has no qrels")
 
     qids: list[bytes] = []
     docs: list[bytes] = []

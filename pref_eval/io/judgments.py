@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, shown
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
 from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text, refuse_nul
 
@@ -257,7 +257,7 @@ def read_judgments(
     ``into`` appends to an existing table (e.g. one built from a dataset).
     """
     if ties not in TIE_RULES:
-        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
     streamed = _read_jsonl_streamed(path, fmt, ties, into)
     if streamed is not None:
         return streamed
@@ -434,7 +434,7 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
                     into: Judgments | None = None) -> Judgments:
     """:func:`read_judgments` of bytes already read (``name`` for messages)."""
     if ties not in TIE_RULES:
-        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {ties!r}")
+        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file); the text
     # formats take an id that is not UTF-8 (a Latin-1 docno) as its bytes, as the qrels and run readers do
     # (surrogate escapes, written back as the same bytes); JSON must be UTF-8 (RFC 8259), checked below
@@ -447,7 +447,7 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
         fmt = detect_format(head, name)
     del head
     if fmt not in FORMATS:
-        raise UsageError(f"unknown judgment format {fmt!r} (one of {', '.join(FORMATS)})")
+        raise UsageError(f"unknown judgment format {shown(fmt)} (one of {', '.join(FORMATS)})")
     if text is not None and fmt in JSON_FORMATS:
         text = decode_utf8(data, name)  # names the line of the first byte that is not UTF-8
     out = into if into is not None else Judgments()
@@ -518,7 +518,7 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         if "score" in rec:
             s = rec["score"]
             if not _is_num(s) or not (0.0 <= float(s) <= 1.0):
-                raise InputError(name, no, f"expected \"score\" a number in [0, 1] (1 = doc_b better), got {s!r}")
+                raise InputError(name, no, f"expected \"score\" a number in [0, 1] (1 = doc_b better), got {shown(s)}")
             s = float(s)
             kept = None
         elif "votes" in rec:
@@ -527,7 +527,7 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
                 raise InputError(name, no, "expected \"votes\" a non-empty list of numbers in -1..1 or null")
             for v in votes:
                 if v is not None and (not _is_num(v) or not (-1.0 <= float(v) <= 1.0)):
-                    raise InputError(name, no, f"expected each vote a number in -1..1 or null, got {v!r}")
+                    raise InputError(name, no, f"expected each vote a number in -1..1 or null, got {shown(v)}")
             vs = [None if v is None else float(v) for v in votes]
             s = vote_score(vs, ties)
             kept = vote_values(vs)
@@ -537,7 +537,7 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
             raise InputError(name, no, "expected a \"score\" or a \"votes\" field")
         w = rec.get("weight", 1.0)
         if not _is_num(w) or not (float(w) >= 0.0) or math.isinf(float(w)):
-            raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {w!r}")
+            raise InputError(name, no, f"expected \"weight\" a finite number >= 0, got {shown(w)}")
         _check_ids(name, no, qid=str(rec["qid"]), doc_a=str(rec["doc_a"]), doc_b=str(rec["doc_b"]))
         _not_self(name, no, str(rec["doc_a"]), str(rec["doc_b"]))
         # ids interned: a document registered by many queries is one string object (a large file's table)
@@ -548,7 +548,7 @@ def _vote_orders(orders: object, n: int, name: str, no: int, out: Judgments) -> 
     """zelo_judge's ``"orders"``: the order each vote was asked in (``"BA"``: doc_b shown first), kept in
     ``out.shown_b_first`` for the next judgment (``zelo_agree``'s position bias; the fit does not read it)."""
     if not isinstance(orders, list) or len(orders) != n or not all(o in ("AB", "BA") for o in orders):
-        raise InputError(name, no, f"expected \"orders\" a list of \"AB\" or \"BA\", one per vote, got {orders!r}")
+        raise InputError(name, no, f"expected \"orders\" a list of \"AB\" or \"BA\", one per vote, got {shown(orders)}")
     if "BA" in orders:
         out.shown_b_first[len(out)] = tuple(o == "BA" for o in orders)
 
@@ -569,7 +569,8 @@ def _check_ids(name: str, no: int, **ids: str) -> None:
     TREC qrels cannot hold them."""
     for what, v in ids.items():
         if _bad_id(v):
-            raise InputError(name, no, f"expected {what} not empty and without tabs, line breaks or NUL, got {v!r} "
+            raise InputError(name, no, f"expected {what} not empty and without tabs, line breaks or NUL, "
+                                       f"got {shown(v)} "
                                        "(ids are written to tab-separated files)")
 
 
@@ -590,7 +591,7 @@ def _self_pair(cols) -> bool:
 
 def _not_self(name: str, no: int, a: str, b: str, what: str = "doc_a and doc_b") -> None:
     if a == b:
-        raise InputError(name, no, f"{what} are the same document {a!r} (a document judged against itself "
+        raise InputError(name, no, f"{what} are the same document {shown(a)} (a document judged against itself "
                                    "informs no score)")
 
 
@@ -686,13 +687,13 @@ def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
             raise InputError(name, no, f"expected 4 fields 'topic docA docB winner', got {len(f)}")
         t, a, b, w = f
         if a == b:
-            raise InputError(name, no, f"docA and docB are the same document {a!r}")
+            raise InputError(name, no, f"docA and docB are the same document {shown(a)}")
         if w == a:
             out.add(t, a, b, 0.0)
         elif w == b:
             out.add(t, a, b, 1.0)
         else:
-            raise InputError(name, no, f"expected the winner to be docA or docB, got {w!r}")
+            raise InputError(name, no, f"expected the winner to be docA or docB, got {shown(w)}")
 
 
 def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -704,7 +705,7 @@ def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
             raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
         topic, winner, loser = f
         if winner == loser:
-            raise InputError(name, no, f"winner and loser are the same document {winner!r}")
+            raise InputError(name, no, f"winner and loser are the same document {shown(winner)}")
         out.add(topic, winner, loser, 0.0)
 
 
@@ -724,7 +725,7 @@ def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
         elif m == "?":
             out.add_missing(t, a, b)
         else:
-            raise InputError(name, no, f"expected the mark !, = or ?, got {m!r}")
+            raise InputError(name, no, f"expected the mark !, = or ?, got {shown(m)}")
 
 
 def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -738,7 +739,7 @@ def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
         try:
             pv = int(p)
         except ValueError:
-            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}") from None
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {shown(p)}") from None
         if pv in (-1, 0, 1):
             _not_self(name, no, a, b, "DOC1 and DOC2")
         if pv == -1:
@@ -756,7 +757,7 @@ def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
                 raise InputError(name, no, "expected DOC1 = NA when PREF is 2 (DOC2 bad)")
             out.add_doc(t, b)
         else:
-            raise InputError(name, no, f"expected PREF an integer in -2..2, got {p!r}")
+            raise InputError(name, no, f"expected PREF an integer in -2..2, got {shown(p)}")
 
 
 def _parse_trecprefs(text: str, name: str, out: Judgments, ties: str) -> None:
@@ -789,7 +790,7 @@ def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
         q, pair, votes_txt = f[0], f[1], f[2:]
         docs = pair.split(",")
         if len(docs) != 2 or not docs[0] or not docs[1]:
-            raise InputError(name, no, f"expected the pair as 'left,right', got {pair!r}")
+            raise InputError(name, no, f"expected the pair as 'left,right', got {shown(pair)}")
         _check_ids(name, no, query=q, left=docs[0], right=docs[1])
         _not_self(name, no, docs[0], docs[1], "left and right")
         votes = []
@@ -797,9 +798,9 @@ def _parse_xie(text: str, name: str, out: Judgments, ties: str) -> None:
             try:
                 x = float(v)
             except ValueError:
-                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}") from None
+                raise InputError(name, no, f"expected a vote in -2..2, got {shown(v)}") from None
             if not (-2 <= x <= 2) or x != int(x):
-                raise InputError(name, no, f"expected a vote in -2..2, got {v!r}")
+                raise InputError(name, no, f"expected a vote in -2..2, got {shown(v)}")
             votes.append(x)
         out.add(q, docs[0], docs[1], vote_score(votes, ties), 1.0, vote_values(votes))
 
@@ -858,15 +859,16 @@ def _zbench_records(path: str, what: str, expected: str, parse) -> list:
             raise InputError(name, no, f"expected {expected}") from None
         for d in [qid, *docs]:
             if _bad_id(d):
-                raise InputError(name, no, f"expected ids not empty and without tabs, line breaks or NUL, got {d!r} "
+                raise InputError(name, no, f"expected ids not empty and without tabs, line breaks or NUL, "
+                                           f"got {shown(d)} "
                                            "(ids are written to tab-separated files)")
         if qid in first:
-            raise InputError(name, no, f"query {qid!r} again (first on line {first[qid]}); give each query once")
+            raise InputError(name, no, f"query {shown(qid)} again (first on line {first[qid]}); give each query once")
         first[qid] = no
         if len(set(docs)) != len(docs):
             seen: set[str] = set()
             dup = next(d for d in docs if d in seen or seen.add(d))  # type: ignore[func-returns-value]
-            raise InputError(name, no, f"document {dup!r} listed twice for query {qid!r}")
+            raise InputError(name, no, f"document {shown(dup)} listed twice for query {shown(qid)}")
     return out
 
 

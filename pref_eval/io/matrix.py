@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .numbers import decimal_floats
 from .textfile import display_name, read_input_text
 
@@ -41,7 +41,7 @@ def read_probability_matrix(path: str | os.PathLike[str]) -> np.ndarray:
     bad = np.flatnonzero(~((vals >= 0.0) & (vals <= 1.0)))  # NaN fails both
     if len(bad):
         i = int(bad[0])
-        raise InputError(name, int(lines[i]), f"expected a probability in [0, 1], got {flat[i].decode()!r}")
+        raise InputError(name, int(lines[i]), f"expected a probability in [0, 1], got {shown(flat[i].decode())}")
     return vals.reshape(len(rows), len(rows[0]))
 
 
@@ -57,6 +57,6 @@ def probability_matrix_from_data(matrix: object, name: str = "matrix") -> np.nda
     bad = np.argwhere(~((m >= 0.0) & (m <= 1.0)))
     if len(bad):
         i, j = (int(x) for x in bad[0])
-        raise InputError(name, 0, f"expected a probability in [0, 1], got {float(m[i, j])!r} "
+        raise InputError(name, 0, f"expected a probability in [0, 1], got {shown(float(m[i, j]))} "
                                   f"at row {i + 1}, column {j + 1}")
     return m

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 INT64_DIGITS = 18  # any 18-digit decimal fits in int64
 
@@ -38,7 +38,7 @@ def _matrix(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _text(tok: bytes) -> str:
-    return tok.decode("utf-8", errors="replace")
+    return tok.decode("utf-8", errors="surrogateescape")  # a byte that is not UTF-8 shown as \\xNN (shown)
 
 
 def integer_grades(tokens: np.ndarray, source: str, lines: np.ndarray | None = None,
@@ -78,8 +78,8 @@ def integer_grades(tokens: np.ndarray, source: str, lines: np.ndarray | None = N
         i = int(bad[0])
         tok = bytes(tokens[i])
         if shape_ok[i]:
-            raise InputError(source, line_of(i), f"{what} {_text(tok)!r} is not an integer")
-        raise InputError(source, line_of(i), f"{what} {_text(tok)!r} is not an integer "
+            raise InputError(source, line_of(i), f"{what} {shown(_text(tok))} is not an integer")
+        raise InputError(source, line_of(i), f"{what} {shown(_text(tok))} is not an integer "
                                              "(expected an optional sign and decimal digits, e.g. 2, -1, 4.0)")
     # value: the digits of the integer part, with leading zeros not counting towards the size
     dvals = np.where(before & digit, A.astype(np.int64) - 48, 0)
@@ -90,7 +90,7 @@ def integer_grades(tokens: np.ndarray, source: str, lines: np.ndarray | None = N
         tok = bytes(tokens[i])
         v = int(tok.split(b".")[0])
         if not -(2**63) <= v < 2**63:
-            raise InputError(source, line_of(i), f"{what} {_text(tok)!r} is out of range (|grade| < 2^63)")
+            raise InputError(source, line_of(i), f"{what} {shown(_text(tok))} is out of range (|grade| < 2^63)")
     vals = np.zeros(n, np.int64)
     with np.errstate(over="ignore"):
         for j in range(A.shape[1]):  # one column of the byte matrix at a time (width ≤ ~20)
@@ -124,7 +124,7 @@ def decimal_floats(tokens: np.ndarray, source: str, lines: np.ndarray | None = N
         return int(lines[i]) if lines is not None else i + 1
 
     def refuse(i: int) -> None:
-        raise InputError(source, line_of(i), f"{what} {_text(bytes(tokens[i]))!r} is not a number")
+        raise InputError(source, line_of(i), f"{what} {shown(_text(bytes(tokens[i])))} is not a number")
 
     A, length = _matrix(tokens)
     pos = np.arange(A.shape[1])[None, :]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, shown
 from .textfile import display_name, json_object, read_input_text
 
 
@@ -30,9 +30,9 @@ def _from_list(names: list, name: str, line: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for pos, s in enumerate(names):
         if not isinstance(s, str):
-            raise InputError(name, line, f"expected a list of run names, got {s!r}")
+            raise InputError(name, line, f"expected a list of run names, got {shown(s)}")
         if s in out:
-            raise InputError(name, line, f"run {s!r} appears twice in the ordering")
+            raise InputError(name, line, f"run {shown(s)} appears twice in the ordering")
         out[s] = -float(pos)
     return out
 
@@ -59,7 +59,7 @@ def read_ordering(path: str | os.PathLike[str], key: str | None = None) -> tuple
         if {"measure", "value", "qid"} <= set(cols) and ("run" in cols or "runi" in cols):
             return _read_eval_table(name, content, key, sep)
     if key:
-        raise UsageError(f"{name}: a key ({key!r}) is only meaningful for pref_aggregate JSON lines")
+        raise UsageError(f"{name}: a key ({shown(key)}) is only meaningful for pref_aggregate JSON lines")
     return _read_text(name, content)
 
 
@@ -79,7 +79,7 @@ def _read_text(name: str, content: list) -> tuple[dict[str, float], str]:
             raise InputError(name, line, f"expected {ncols} field(s) like the lines above, got {len(fields)}")
         sysname = fields[0]
         if sysname in scores:
-            raise InputError(name, line, f"system {sysname!r} appears twice")
+            raise InputError(name, line, f"system {shown(sysname)} appears twice")
         scores[sysname] = _score(fields[1], name, line) if ncols == 2 else -float(len(scores))
     if not scores:
         raise InputError(name, 0, "no systems found")
@@ -98,7 +98,7 @@ def _score(text: str, name: str, line: int) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise InputError(name, line, f"expected a number as score, got {text!r}") from None
+        raise InputError(name, line, f"expected a number as score, got {shown(text)}") from None
     if v != v:
         raise InputError(name, line, "expected a number as score, got NaN")
     return v
@@ -147,7 +147,7 @@ def _choose_list(name: str, lists: dict[str, list], key: str | None) -> str:
         return key
     cands = [k for k in lists if k.split(":", 1)[0] == key]
     if len(cands) != 1:
-        raise UsageError(f"{name}: no single ordering named {key!r} (available: {', '.join(lists)})")
+        raise UsageError(f"{name}: no single ordering named {shown(key)} (available: {', '.join(lists)})")
     return cands[0]
 
 
@@ -194,10 +194,10 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
                 raise TypeError
             v = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise InputError(name, line, f"expected a number as value, got {value!r}") from None
+            raise InputError(name, line, f"expected a number as value, got {shown(value)}") from None
         scores = per_measure.setdefault(measure, {})
         if run in scores:
-            raise InputError(name, line, f"run {run!r} appears twice for measure {measure!r}")
+            raise InputError(name, line, f"run {shown(run)} appears twice for measure {shown(measure)}")
         scores[run] = v
     if not per_measure:
         raise InputError(name, 0, "no summary rows (qid 'all') of single runs; write the table without -n")
@@ -207,5 +207,5 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
                              "choose one with --key-a/--key-b")
         key = next(iter(per_measure))
     if key not in per_measure:
-        raise UsageError(f"{name}: no measure {key!r} (available: {', '.join(per_measure)})")
+        raise UsageError(f"{name}: no measure {shown(key)} (available: {', '.join(per_measure)})")
     return per_measure[key], f"zelo_eval table, {key}"

@@ -37,7 +37,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .textfile import display_name, read_input_text
 
 if TYPE_CHECKING:
@@ -49,13 +49,13 @@ COLUMNS = ("run", "qid", "measure", "value")
 def _number(text: Any, name: str, line: int) -> float:
     if isinstance(text, bool) or text is None or (isinstance(text, str) and (not text.isascii() or "_" in text)):
         # the decimal grammar of io/numbers.py: Python's float() would also take '1_0' and non-ASCII digits
-        raise InputError(name, line, f"expected a number in column 'value', got {text!r}")
+        raise InputError(name, line, f"expected a number in column 'value', got {shown(text)}")
     try:
         v = float(text)
     except (TypeError, ValueError, OverflowError):
-        raise InputError(name, line, f"expected a number in column 'value', got {text!r}") from None
+        raise InputError(name, line, f"expected a number in column 'value', got {shown(text)}") from None
     if not math.isfinite(v):
-        raise InputError(name, line, f"expected a finite number in column 'value', got {text!r}")
+        raise InputError(name, line, f"expected a finite number in column 'value', got {shown(text)}")
     return v
 
 
@@ -73,7 +73,7 @@ def _no_duplicate_keys(pairs: list) -> dict:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"duplicate key {dup!r} in a JSON object")
+        raise ValueError(f"duplicate key {shown(dup)} in a JSON object")
     return dict(pairs)
 
 
@@ -109,7 +109,7 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
         for k in ("run", "runj", "qid", "measure"):
             v = obj.get(k, "")
             if isinstance(v, bool) or not isinstance(v, (str, int)) or (k == "runj" and v is None):
-                raise InputError(name, i + 1, f"expected a string for key {k!r}, got {v!r}")
+                raise InputError(name, i + 1, f"expected a string for key {shown(k)}, got {shown(v)}")
         if "sample" in obj:
             _one_sample(samples, obj["sample"], name, i + 1)
         qid = str(obj["qid"])
@@ -136,8 +136,9 @@ def _wide_rows(obj: dict, name: str, line: int, rows: list, summaries: set, samp
     for k in keys:
         v = obj.get(k)
         if isinstance(v, bool) or not isinstance(v, (str, int)):
-            raise InputError(name, line, f"expected a string for key {k!r} in a {'preference' if pair else 'metric'} "
-                                         f"line of pref_eval.py's JSON lines, got {v!r}")
+            raise InputError(name, line, f"expected a string for key {shown(k)} in a "
+                                         f"{'preference' if pair else 'metric'} "
+                                         f"line of pref_eval.py's JSON lines, got {shown(v)}")
     if "sample" in obj:
         _one_sample(samples, obj["sample"], name, line)
     run, runj = (str(obj["runi"]), str(obj["runj"])) if pair else (str(obj["run"]), "")
@@ -165,7 +166,8 @@ def _summary_row(seen: set[tuple[str, str, str]], key: tuple[str, str, str], nam
     """A summary row ``all`` (left out): a second one for the same run(s) and measure is a topic named ``all``,
     which would be left out silently with it."""
     if key in seen:
-        raise InputError(name, line, f"a second row 'all' for run {key[0]!r}, measure {key[2]!r} (a topic named "
+        raise InputError(name, line, f"a second row 'all' for run {shown(key[0])}, measure {shown(key[2])} "
+                                     "(a topic named "
                                      "'all' besides the summary row?); rows 'all' are summaries and left out: "
                                      "rename the topic")
     seen.add(key)
@@ -248,12 +250,15 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
                          rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""))
     if not rows:
         raise InputError(name, 0, "no per-query rows (only summary rows or nothing)")
+    from .frames import refuse_non_utf8_ids
+
+    refuse_non_utf8_ids(rows, (0, 1, 2, 5), name, [r[4] for r in rows])
     df = pd.DataFrame(rows, columns=[*COLUMNS, "line", "run_b"])
     dup = df.duplicated(["run", "run_b", "qid", "measure"], keep="first")
     if dup.any():
         j = int(dup.to_numpy().nonzero()[0][0])
         r = df.iloc[j]
         raise InputError(name, int(r.line),
-                         f"duplicate row for run {r.run!r}, query {r.qid!r}, measure {r.measure!r}")
+                         f"duplicate row for run {shown(r.run)}, query {shown(r.qid)}, measure {shown(r.measure)}")
     df = df.drop(columns="line")
     return df if pair else df.drop(columns="run_b")

@@ -18,7 +18,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..records import record
-from ..errors import InputError
+from ..errors import InputError, shown
 from .keys import distinct
 
 ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
@@ -148,13 +148,13 @@ def _line_runs(obj: dict, kind, src: str, ln: int) -> tuple[str, str | None]:
         if kind == "preference":
             ab = (str(obj["runi"]), str(obj["runj"]))
             if ab[0] == ab[1]:
-                raise InputError(src, ln, f"runi and runj are the same run {ab[0]!r}")
+                raise InputError(src, ln, f"runi and runj are the same run {shown(ab[0])}")
             return ab
         if kind == "metric":
             return str(obj["run"]), None
     except KeyError as err:
         raise InputError(src, ln, f"missing key {err}") from None
-    raise InputError(src, ln, f"unknown line type {kind!r} (expected preference or metric)")
+    raise InputError(src, ln, f"unknown line type {shown(kind)} (expected preference or metric)")
 
 
 def _parse_all(data: bytes) -> list | None:

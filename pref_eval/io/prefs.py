@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..records import record
-from ..errors import InputError
+from ..errors import InputError, shown
 from .fastparse import fast_columns
 from .numbers import decimal_floats, integer_grades
 from .textfile import PathLike, display_name, read_input_bytes
@@ -55,7 +55,7 @@ def _floats(tokens: np.ndarray, lines: np.ndarray, source: str, what: str) -> np
     if len(bad):
         i = int(bad[0])
         raise InputError(source, int(lines[i]),
-                         f"{what} {tokens[i].decode(errors='replace')!r} is not a finite number")
+                         f"{what} {shown(tokens[i].decode(errors='replace'))} is not a finite number")
     return vals
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..records import record
-from ..errors import InputError
+from ..errors import InputError, shown
 from .fastparse import fast_columns
 from .numbers import integer_grades
 from .tokenize import split_lines
@@ -238,19 +238,15 @@ def read_subtopic_qrels(path: PathLike) -> Qrels:
 
 def graded_documents(path: PathLike) -> dict[str, dict[str, float]]:
     """``{topic: {docno: grade}}`` of a qrels file read by :func:`read_qrels` (same rules and
-    messages), in file order; ids must be UTF-8 (they go into JSON states and text outputs).
+    messages), in file order; an id that is not UTF-8 as its surrogate escape (its bytes: the JSON states
+    write it as ``\\udcNN``, the text outputs as the same bytes).
 
     The candidates of ``zelo_pairs init`` (Clarke's tournament, :mod:`pref_eval.zelo.tournament`).
     """
     q = read_qrels(path)
     out: dict[str, dict[str, float]] = {}
-    for t, d, g, no in zip(q.qid.tolist(), q.docno.tolist(), q.rel.tolist(), q.line.tolist(), strict=True):
-        try:
-            topic, doc = t.decode("utf-8"), d.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise InputError(q.source, int(no), f"byte 0x{err.object[err.start]:02x} is not UTF-8 text "
-                             "(expected a UTF-8 file; convert it with iconv)") from None
-        out.setdefault(topic, {})[doc] = float(g)
+    for t, d, g in zip(q.qid.tolist(), q.docno.tolist(), q.rel.tolist(), strict=True):
+        out.setdefault(t.decode("utf-8", "surrogateescape"), {})[d.decode("utf-8", "surrogateescape")] = float(g)
     return out
 
 
@@ -269,7 +265,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     if isinstance(records, dict):
         for qid, dd in records.items():
             if not hasattr(dd, "items"):
-                raise InputError(source, 0, f"query {qid!r}: expected a dict {{docno: grade}}, "
+                raise InputError(source, 0, f"query {shown(qid)}: expected a dict {{docno: grade}}, "
                                             f"got {type(dd).__name__}")
             for doc, rel in dd.items():
                 qids.append(qid)
@@ -326,7 +322,7 @@ def _record_ids(values: list, source: str) -> list[str]:
 
     for i, x in enumerate(values, 1):
         if not_an_id(x):
-            raise InputError(source, i, f"missing, float or empty id {x!r} (expected a string or an integer)")
+            raise InputError(source, i, f"missing, float or empty id {shown(x)} (expected a string or an integer)")
     return [str(x) for x in values]
 
 
@@ -371,5 +367,5 @@ def _integral(values: list, source: str) -> np.ndarray:
         return integer_grades(np.array([str(v).encode() for v in values], dtype="S"), source)
     bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63))
     if len(bad):
-        raise InputError(source, int(bad[0]) + 1, f"relevance grade {values[int(bad[0])]!r} is not an integer")
+        raise InputError(source, int(bad[0]) + 1, f"relevance grade {shown(values[int(bad[0])])} is not an integer")
     return arr.astype(np.int64)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..errors import UsageError, command_running, option_name
+from ..errors import UsageError, command_running, option_name, shown
 
 MODES = ("path", "tag")
 
@@ -71,9 +71,9 @@ def parse_names(items: Sequence[str]) -> dict[str, str]:
     for it in items:
         run, eq, label = it.partition("=")
         if not eq or not run or not label:
-            raise UsageError(f"--name {it!r}: expected RUN=LABEL")
+            raise UsageError(f"--name {shown(it)}: expected RUN=LABEL")
         if run in out:
-            raise UsageError(f"--name: run {run!r} renamed twice")
+            raise UsageError(f"--name: run {shown(run)} renamed twice")
         out[run] = label
     return out
 
@@ -99,14 +99,14 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
     """
     paths = [os.fspath(p) for p in paths]
     if mode not in MODES:
-        raise UsageError(f"{option_name('run_id_mode', '--run-id')} {mode!r}: expected one of {', '.join(MODES)}")
+        raise UsageError(f"{option_name('run_id_mode', '--run-id')} {shown(mode)}: expected one of {', '.join(MODES)}")
     suffixes = shortest_unique_suffixes(paths)
     if mode == "tag":
         tags = list(tags) if tags is not None else [run_tag(p) for p in paths]
         seen: dict[str, str] = {}
         for t, p in zip(tags, paths, strict=True):
             if t in seen:
-                raise UsageError(f"{seen[t]} and {p} have the same run tag {t!r}; use --run-id path or --name")
+                raise UsageError(f"{seen[t]} and {p} have the same run tag {shown(t)}; use --run-id path or --name")
             seen[t] = p
         ids = list(tags)
     else:
@@ -122,11 +122,11 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
             if run not in keys and os.path.abspath(run) in keys:
                 run = os.path.abspath(run)
             if run not in keys:
-                raise UsageError(f"--name {run}={label}: {run!r} is not one of the runs ({', '.join(ids)})")
+                raise UsageError(f"--name {run}={label}: {shown(run)} is not one of the runs ({', '.join(ids)})")
             out[keys[run]] = label
         dup = sorted({x for x in out if out.count(x) > 1})
         if dup:
-            raise UsageError(f"--name: two runs would be called {dup[0]!r}")
+            raise UsageError(f"--name: two runs would be called {shown(dup[0])}")
         ids = out
     return ids
 

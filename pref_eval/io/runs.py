@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..records import record
-from ..errors import InputError
+from ..errors import InputError, shown
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
 from .numbers import decimal_floats
@@ -109,7 +109,7 @@ def _parse_scores(tokens: np.ndarray, lines: np.ndarray, source: str) -> np.ndar
     if len(bad):
         i = int(bad[0])
         raise InputError(source, int(lines[i]),
-                         f"score {tokens[i].decode(errors='replace')!r} is NaN (expected a number)")
+                         f"score {shown(tokens[i].decode(errors='replace'))} is NaN (expected a number)")
     return score
 
 
@@ -292,13 +292,13 @@ def _run_from_frame(df: Any, name: str) -> Run:
     if dc.lower() == "docid" and _integer_column(df[dc]):
         # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
         # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)
-        raise InputError(name, 0, f"column {dc!r} holds integers and there is no docno column: PyTerrier's docid "
+        raise InputError(name, 0, f"column {shown(dc)} holds integers and there is no docno column: PyTerrier's docid "
                                   "is the index's internal number, not the document id; keep the docno column "
                                   "(or name the column doc_id if these integers are the ids)")
     try:
         score = np.asarray(df[sc], dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(name, 0, f"column {sc!r}: scores must be numbers") from None
+        raise InputError(name, 0, f"column {shown(sc)}: scores must be numbers") from None
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
@@ -316,7 +316,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     if isinstance(records, dict):
         for qid, dd in records.items():
             if not hasattr(dd, "items"):
-                raise InputError(name, 0, f"query {qid!r}: expected a dict {{docno: score}}, got {type(dd).__name__}")
+                raise InputError(name, 0, f"query {shown(qid)}: expected a dict {{docno: score}}, "
+                                          f"got {type(dd).__name__}")
         triples = ((qid, doc, s) for qid, dd in records.items() for doc, s in dd.items())
         empty = tuple(str(q).encode() for q, dd in records.items() if not len(dd) and not not_an_id(q))
     else:
@@ -332,9 +333,9 @@ def run_from_records(records: Any, name: str = "run") -> Run:
         try:
             scores.append(float(rec[2]))
         except (TypeError, ValueError):
-            raise InputError(name, i, f"score {rec[2]!r} is not a number") from None
+            raise InputError(name, i, f"score {shown(rec[2])} is not a number") from None
         if not_an_id(rec[0]) or not_an_id(rec[1]):
-            raise InputError(name, i, f"missing or empty id in {tuple(rec)!r} (expected strings or integers)")
+            raise InputError(name, i, f"missing or empty id in {shown(tuple(rec))} (expected strings or integers)")
         qids.append(str(rec[0]))
         docs.append(str(rec[1]))
     n = len(qids)

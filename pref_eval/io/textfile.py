@@ -25,7 +25,7 @@ import os
 import sys
 from typing import Union
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -92,7 +92,7 @@ def _irds_hint(path: str, what: str) -> str:
         return ""
     if os.path.lexists(path.split("/", 1)[0]) and "/" in path:
         return ""
-    return f"; if {path!r} is an ir_datasets id, write irds:{path}"
+    return f"; if {shown(path)} is an ir_datasets id, write irds:{path}"
 
 
 NUL_MESSAGE = "a NUL byte (expected text: a NUL ends a field for C readers, so two different ids could read as one)"
@@ -126,12 +126,13 @@ def decode_utf8(data: bytes, source: str) -> str:
                          "(expected a UTF-8 file; convert it with iconv)") from None
 
 
-def read_input_text(path: PathLike, *, what: str = "file") -> str:
+def read_input_text(path: PathLike, *, what: str = "file", any_bytes: bool = False) -> str:
     """:func:`read_input_bytes` decoded as UTF-8 (errors name the file and line); a NUL byte is refused
-    (:func:`refuse_nul`, after the UTF-8 check as for the text judgment formats)."""
+    (:func:`refuse_nul`, after the UTF-8 check as for the text judgment formats). ``any_bytes``: a byte that
+    is not UTF-8 is kept as its surrogate escape (ids taken as their bytes, as the qrels and run readers do)."""
     data = read_input_bytes(path, what=what)
     name = display_name(path)
-    text = decode_utf8(data, name)
+    text = data.decode("utf-8", "surrogateescape") if any_bytes else decode_utf8(data, name)
     refuse_nul(data, name)
     return text
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .textfile import display_name, first_line_of_file, read_input_bytes, refuse_nul
 
 HEADER = ("qid", "docno", "score", "se")
@@ -155,13 +155,13 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
         try:
             s, se = float(f[2]), float(f[3])
         except ValueError:
-            raise InputError(name, no, f"expected numbers as score and se, got {f[2]!r} {f[3]!r}") from None
+            raise InputError(name, no, f"expected numbers as score and se, got {shown(f[2])} {shown(f[3])}") from None
         if not math.isfinite(s):
-            raise InputError(name, no, f"expected a finite score, got {f[2]!r}")
+            raise InputError(name, no, f"expected a finite score, got {shown(f[2])}")
         if se < 0:
-            raise InputError(name, no, f"expected a non-negative se, got {f[3]!r}")
+            raise InputError(name, no, f"expected a non-negative se, got {shown(f[3])}")
         if (f[0], f[1]) in seen:
-            raise InputError(name, no, f"document {f[1]!r} appears twice for query {f[0]!r}")
+            raise InputError(name, no, f"document {shown(f[1])} appears twice for query {shown(f[0])}")
         seen.add((f[0], f[1]))
         docs, xs, ses = out.setdefault(f[0], ([], [], []))
         docs.append(f[1])
@@ -208,7 +208,7 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
         if elo:
             xs = [x / ELO_FACTOR for x in xs]
         elif max(xs) > LOGIT_LIMIT or min(xs) < -LOGIT_LIMIT:  # the scores are finite; no Python step per score
-            raise InputError(name, 0, f"query {q!r}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
+            raise InputError(name, 0, f"query {shown(q)}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
                                       "zELO score (an elo-scale file needs its 'scale' column: refit with "
                                       "zelo_fit --scale elo, or use --scale logit)")
         out[q] = dict(zip(docs, xs, strict=True))

@@ -11,13 +11,13 @@ latex round to ``digits`` decimals.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from typing import TextIO
 from collections.abc import Iterable
 
 from ..agree.records import FIELDS, Record
 from .markup import display_width, latex_escape, ljust_display, markdown_escape
+from .json_text import json_dumps
 
 FORMATS = ("text", "tsv", "csv", "jsonl", "markdown", "latex")
 
@@ -75,7 +75,7 @@ def write_records(out: TextIO, records: Iterable[Record], fmt: str = "text", dig
             w.writerow([_exact(x) for x in _row(r)])
     elif fmt == "jsonl":
         for r in records:
-            out.write(json.dumps({k: _json_value(v) for k, v in zip(FIELDS, _row(r), strict=True)}) + "\n")
+            out.write(json_dumps({k: _json_value(v) for k, v in zip(FIELDS, _row(r), strict=True)}) + "\n")
     elif fmt in ("text", "markdown", "latex"):
         rows = [_cells(r, digits) for r in records]
         if fmt == "text":

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -28,6 +27,7 @@ import numpy as np
 
 from .markup import display_width, latex_escape, ljust_display, markdown_escape
 from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
+from .json_text import json_dumps
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,7 +101,7 @@ def record_dicts(records: Records | pd.DataFrame, alpha: float) -> list[dict[str
 
 
 def records_jsonl(records: Records | pd.DataFrame, alpha: float) -> str:
-    return "".join(json.dumps(d) + "\n" for d in record_dicts(records, alpha))
+    return "".join(json_dumps(d) + "\n" for d in record_dicts(records, alpha))
 
 
 def records_csv(records: Records | pd.DataFrame, alpha: float) -> str:
@@ -277,7 +277,7 @@ def format_orderings(res: dict, fmt: str, name_a: str, name_b: str, digits: int 
         d = {k: _json_value(v) if not isinstance(v, list) else v for k, v in res.items()}
         d["swapped"] = [list(p) for p in res["swapped"]]
         d = {"a": name_a, "b": name_b, **d}
-        return json.dumps(d) + "\n"
+        return json_dumps(d) + "\n"
     rows = [("systems", str(res["n_systems"])),
             ("kendall_tau_b", f(res["kendall_tau_b"])),
             ("kendall_tau_b_p", f"{res['kendall_p']:.3g}" if np.isfinite(res["kendall_p"]) else "nan"),

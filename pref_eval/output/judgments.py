@@ -8,10 +8,11 @@ to the A|B orientation). ``zelo_fit`` combines the votes with ``--ties``.
 """
 from __future__ import annotations
 
-import json
+from .json_text import json_dumps
+
 
 
 def judgment_line(qid: str, doc_a: str, doc_b: str, votes: list, judges: list, orders: list) -> str:
     """One JSON line (with its newline)."""
-    return json.dumps({"qid": qid, "doc_a": doc_a, "doc_b": doc_b, "votes": votes, "judges": judges,
+    return json_dumps({"qid": qid, "doc_a": doc_a, "doc_b": doc_b, "votes": votes, "judges": judges,
                        "orders": orders}, ensure_ascii=False) + "\n"

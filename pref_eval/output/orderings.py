@@ -6,11 +6,11 @@ summary orderings, one column per (measure, method).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from ..rank_aggregation import Aggregation
 from .markup import markdown_escape
+from .json_text import json_dumps
 
 
 def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
@@ -23,12 +23,12 @@ def json_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summar
             for m in prefs + mets:
                 if m in agg.per_query.get(q, {}):
                     obj[m] = agg.per_query[q][m]
-            yield json.dumps(obj) + "\n"
+            yield json_dumps(obj) + "\n"
     if summary:
         obj = {"qid": "all", "sample": agg.sample}
         for m in measures:
             obj[m] = agg.summary[m]
-        yield json.dumps(obj) + "\n"
+        yield json_dumps(obj) + "\n"
 
 
 ROW_HEADER = ("sample", "qid", "measure", "method", "rank", "run", "score")
@@ -64,7 +64,7 @@ def tsv_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary
 def jsonl_lines(agg: Aggregation, measures: list[str], *, per_query: bool, summary: bool) -> Iterator[str]:
     """The rows of :func:`ordering_rows` as JSON objects (``score`` null for none)."""
     for r in ordering_rows(agg, measures, per_query=per_query, summary=summary):
-        yield json.dumps(dict(zip(ROW_HEADER, r, strict=True))) + "\n"
+        yield json_dumps(dict(zip(ROW_HEADER, r, strict=True))) + "\n"
 
 
 def markdown_lines(agg: Aggregation, measures: list[str]) -> Iterator[str]:

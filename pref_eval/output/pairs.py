@@ -5,11 +5,11 @@ judgment reader takes it for judgments (:data:`pref_eval.io.judgments.REQUEST_MA
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 from .zelo_scores import fmt_float
+from .json_text import json_dumps
 
 
 def request_header(layout: str) -> str:
@@ -26,7 +26,7 @@ def write_cycle_pairs(out: TextIO, pairs: list[tuple[str, str, str]], fmt: str =
         out.write(request_header("qid<TAB>docA<TAB>docB"))
     for q, a, b in pairs:
         if fmt == "jsonl":
-            out.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
+            out.write(json_dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
         else:
             out.write(f"{q}\t{a}\t{b}\n")
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..io.keys import distinct
 
-from .json_text import json_str
+from .json_text import json_dumps, json_str
 
 from ..run_preferences.evaluate import PrefResult
 
@@ -459,10 +459,8 @@ def write_table(out: TextIO, rows: Iterable[Sequence[Any]], fmt: str, header: bo
         return repr(v) if isinstance(v, float) else str(v)
 
     if fmt == "jsonl":
-        import json
-
         for r in rows:
-            out.write(json.dumps(dict(zip(head, r, strict=False))) + "\n")
+            out.write(json_dumps(dict(zip(head, r, strict=False))) + "\n")
         return
     if fmt == "tsv":
         if header:

@@ -8,12 +8,12 @@ when a table is read back (``zelo_compare -P``); counts as integers; strings
 from __future__ import annotations
 
 import csv
-import json
 import math
 from typing import Any, TextIO
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..engine import RunResult
+from .json_text import json_dumps
 
 HEADER = ("run", "qid", "measure", "value")
 
@@ -66,7 +66,7 @@ def write_csv(out: TextIO, rows: Iterable[tuple], *, header: bool = True) -> Non
 
 def write_jsonl(out: TextIO, rows: Iterable[tuple]) -> None:
     for r in rows:
-        out.write(json.dumps(dict(zip(HEADER, r, strict=False))) + "\n")
+        out.write(json_dumps(dict(zip(HEADER, r, strict=False))) + "\n")
 
 
 WRITERS = {"tsv": write_tsv, "csv": write_csv, "jsonl": write_jsonl}
@@ -161,7 +161,7 @@ def write_topics(out: TextIO, rows: Iterable[tuple], runs: Sequence[str], fmt: s
             obj["values"] = {k: (None if v == "" else v) for k, v, t in
                              zip(runs, r[fixed:], types if types is not None else runs, strict=True)
                              if types is None or t == kind}
-            out.write(json.dumps(obj) + "\n")
+            out.write(json_dumps(obj) + "\n")
     elif fmt == "topics-csv":
         w = csv.writer(out, lineterminator="\n")
         for r in table:

@@ -110,7 +110,7 @@ def write_zbench_jsonl(out: TextIO, queries: Iterable[tuple[str, Sequence[tuple[
     maps qid to the original zbench dataset record (query text, content and
     metadata are copied from it); without it query text and content are "".
     """
-    import json  # only this writer needs it (zelo_fit's start-up, #13)
+    from .json_text import json_dumps  # only this writer needs json (zelo_fit's start-up, #13)
 
     for qid, docs in queries:
         rec = (dataset_records or {}).get(qid)
@@ -121,7 +121,7 @@ def write_zbench_jsonl(out: TextIO, queries: Iterable[tuple[str, Sequence[tuple[
             d = src.get(docno, {})
             documents.append({"id": docno, "content": d.get("content", ""),
                               "metadata": d.get("metadata", {}), "score": float(score)})
-        out.write(json.dumps({"query": query, "documents": documents}, ensure_ascii=False,
+        out.write(json_dumps({"query": query, "documents": documents}, ensure_ascii=False,
                              separators=(",", ":")) + "\n")
 
 

@@ -44,6 +44,7 @@ from ..seeds import PRODUCT, product_seed, stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int, is_number
 from .adaptive import AdaptiveBest
 from .tournament import prefs_qrels
+from ..output.json_text import json_dumps
 
 VERSION = 2
 SNAP_KEYS = frozenset({"losses", "met", "final", "final_wins", "matches", "rng"})
@@ -182,7 +183,7 @@ class AdaptiveSession(TopicSessions):
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
         games = {t: None if g is None else g.snapshot() for t, g in self.games.items()}
-        return json.dumps({"strategy": "adaptive", "version": VERSION, "seed": self.seed, "params": self.params,
+        return json_dumps({"strategy": "adaptive", "version": VERSION, "seed": self.seed, "params": self.params,
                            "topics": self.pools, "games": games, "adds": self.adds, "batches": self.batches,
                            "ignored": self.ignored, "issued": self.issued}, indent=1, sort_keys=True)
 

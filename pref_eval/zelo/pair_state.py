@@ -30,10 +30,10 @@ answers already stored serve it.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from ..errors import InputError
+from ..output.json_text import json_dumps
 
 STRATEGIES = ("tournament", "adaptive", "adaptive-ranking")
 
@@ -119,10 +119,7 @@ def add_batch(state: Any, data: bytes, name: str, fmt: str | None = None) -> dic
     Returns the strategy's summary ``{"used", "duplicate", "unrequested"}``.
     """
     from ..io.judgments import parse_judgments
-    from ..io.textfile import decode_utf8
 
-    if not data.isascii():
-        decode_utf8(data, name)  # the state's ids are its candidates' (UTF-8, JSON): a Latin-1 id could match none
     digest = batch_digest(data)
     if state.has_batch(digest):
         return None
@@ -137,5 +134,5 @@ def add_batch(state: Any, data: bytes, name: str, fmt: str | None = None) -> dic
 
 def judgment_batch(rows: list[tuple[str, str, str, float]]) -> bytes:
     """The judgment file of a batch ``(topic, docA, docB, s)``: canonical JSON lines with ``score``."""
-    return "".join(json.dumps({"qid": t, "doc_a": a, "doc_b": b, "score": s}, ensure_ascii=False) + "\n"
+    return "".join(json_dumps({"qid": t, "doc_a": a, "doc_b": b, "score": s}, ensure_ascii=False) + "\n"
                    for t, a, b, s in rows).encode("utf-8")

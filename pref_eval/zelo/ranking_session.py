@@ -43,7 +43,6 @@ the topic's name, so they do not depend on the order of the topics::
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -53,6 +52,7 @@ import numpy as np
 from ..errors import InputError
 from ..seeds import stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int
+from ..output.json_text import json_dumps
 
 VERSION = 2
 STRATEGY = "adaptive-ranking"
@@ -317,7 +317,7 @@ class RankingSession(TopicSessions):
         from .rng_state import rng_to_json
 
         rng = {t: rng_to_json(g.rng) for t, g in self.games.items() if g is not None}
-        return json.dumps({"strategy": STRATEGY, "version": VERSION, "seed": self.seed, "params": self.params,
+        return json_dumps({"strategy": STRATEGY, "version": VERSION, "seed": self.seed, "params": self.params,
                            "topics": self.pools, "rounds": rounds, "rng": rng, "adds": self.adds,
                            "batches": self.batches, "ignored": self.ignored, "issued": self.issued},
                           indent=1, sort_keys=True)

@@ -43,6 +43,7 @@ import numpy as np
 from ..errors import InputError, UsageError
 from ..seeds import stream_seed
 from .state_schema import VERSION
+from ..output.json_text import json_dumps
 
 
 def _key(a: str, b: str) -> str:
@@ -295,7 +296,7 @@ class Tournament:
         return prefs_qrels(self.topics, grades)
 
     def to_json(self) -> str:
-        return json.dumps({"version": VERSION, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
+        return json_dumps({"version": VERSION, "k": self.k, "p": self.p, "f": self.f, "seed": self.seed,
                            "final_phase": self.final_phase, "step": self.step, "comparisons": self.comparisons,
                            "ignored": self.ignored, "topics": self.topics, "batches": self.batches,
                            **({"issued": self.issued} if self.issued is not None else {})},
