@@ -118,24 +118,26 @@ def _read_judgments(p: Path) -> set[bytes]:
 
 
 RUNS = ("a.run", "b.run")
+PANDAS = "pandas"  # read into a DataFrame: pandas' strings hold UTF-8 only, so such an id is refused (file:line)
+READ_INTO_PANDAS = {"eval-jsonl": _read_per_query, "compare-jsonl": _read_compare}
 PAIRS = {
     "eval-pref": (("output/preferences.py", "output/json_text.py"),
                   ("eval", "-R", "q.qrels", "--run-id", "tag", "-o", "pref", "-q", "--output", "W", *RUNS),
                   _read_pref, {TOPIC, *TAGS}),
     "eval-jsonl": (("output/table.py",), ("eval", "-R", "q.qrels", "--run-id", "tag", "-o", "jsonl", "-m", "map",
-                                          "-q", "--output", "W", *RUNS), _read_per_query, {TOPIC, *TAGS}),
+                                          "-q", "--output", "W", *RUNS), PANDAS, {TOPIC, *TAGS}),
     "eval-topics-jsonl": (("output/table.py",), ("eval", "-R", "q.qrels", "--run-id", "tag", "-o", "topics-jsonl",
                                                  "-m", "map", "--output", "W", *RUNS), None, {TOPIC, *TAGS}),
     "aggregate-json": (("output/orderings.py",), ("aggregate", "-P", "pref.jsonl", "-o", "json", "--output", "W"),
                        _read_ordering, set(TAGS)),
     "aggregate-jsonl": (("output/orderings.py",), ("aggregate", "-P", "pref.jsonl", "-o", "jsonl", "--output", "W"),
-                        _read_ordering, set(TAGS)),
+                        None, set(TAGS)),
     "compare-jsonl": (("output/comparisons.py",), ("compare", "-R", "q.qrels", "--run-id", "tag", "-m", "map", "-o",
-                                                   "jsonl", "--output", "W", *RUNS), _read_compare, set(TAGS)),
+                                                   "jsonl", "--output", "W", *RUNS), PANDAS, set(TAGS)),
     "compare-orderings-jsonl": (("output/comparisons.py",), ("compare", "--orderings", "A", "A", "--key-a", "rpp:mc4",
                                                              "--key-b", "rpp:mc4", "-o", "jsonl", "--output", "W"), None, set()),
     "agree-jsonl": (("output/agree.py",), ("agree", "-J", os.fsdecode(JUDGE), "-J", "j.c4", "-o", "jsonl",
-                                           "--output", "W"), _read_agree, {JUDGE + b"#1"}),
+                                           "--output", "W"), _read_agree, {JUDGE}),
     "fit-zbench": (("output/zelo_scores.py",), ("fit", "-J", "j.c4", "--output-format", "zbench", "-o", "W"),
                    _read_zbench, {TOPIC, *DOCS}),
     "pairs-cycles": (("output/pairs.py",), ("pairs", "cycles", "--run", "a.run", "--cycles", "1", "-o", "W"),
@@ -156,7 +158,12 @@ def test_json_output_round_trips_the_bytes(ws, case):
         assert b"\\udce9" in data
     parsed = set().union(*(_ids_of(json.loads(line)) for line in data.splitlines() if line.strip()))
     assert want <= parsed  # what Python's json gives, as bytes
-    if reader is not None:
+    if reader == PANDAS:
+        from pref_eval.errors import InputError
+
+        with pytest.raises(InputError, match=r":1: the id '(r|t)\\xe9.*' is not UTF-8 text, which this table's reader"):
+            READ_INTO_PANDAS[case](out)
+    elif reader is not None:
         assert want <= reader(out)  # and our own reader
 
 
@@ -167,7 +174,7 @@ def test_judgment_writers_round_trip(tmp_path):
     from pref_eval.zelo.pair_state import judgment_batch
 
     q, a, b = (x.decode("utf-8", "surrogateescape") for x in (TOPIC, DOCS[0], "naïve".encode()))
-    for name, data in (("canonical.jsonl", "".join(judgment_line(q, a, b, [1.0], ["j"], ["ab"]) for _ in range(3))
+    for name, data in (("canonical.jsonl", "".join(judgment_line(q, a, b, [1.0], ["j"], ["AB"]) for _ in range(3))
                         .encode("utf-8")), ("batch.jsonl", judgment_batch([(q, a, b, 1.0)] * 3))):
         p = tmp_path / name
         p.write_bytes(data)
@@ -183,6 +190,7 @@ def test_every_json_writer_has_a_case():
     covered = {m for mods, *_ in PAIRS.values() for m in mods} | {
         "output/judgments.py", "zelo/pair_state.py",  # test_judgment_writers_round_trip
         "zelo/tournament.py", "zelo/ranking_session.py", "zelo/adaptive_session.py",  # states: test_pair_states_*
+        "judge/judges.py",  # a cmd: judge's request (the judge program reads it; no reader of ours)
     }
     writers = set()
     for p in sorted((ROOT / "pref_eval").rglob("*.py")):
@@ -193,3 +201,90 @@ def test_every_json_writer_has_a_case():
         if WRITES_JSON.search(text) and not text.count("def json_dumps"):
             writers.add(rel)
     assert writers <= covered, sorted(writers - covered)
+
+
+def _judge_batch(d: Path, batch: Path, out: Path) -> None:
+    """Answer a ``topic docA docB`` batch: the smaller id (as bytes) wins (clarke4)."""
+    rows = [line.split() for line in batch.read_bytes().splitlines() if line.strip() and not line.startswith(b"#")]
+    out.write_bytes(b"".join(b" ".join([t, a, b, min(a, b)]) + b"\n" for t, a, b in rows))
+
+
+@pytest.mark.parametrize("init", [
+    ("--qrels", "q.qrels", "--k", "1", "--p", "2", "--f", "3"),  # Clarke's tournament (graded_documents)
+    ("--strategy", "adaptive", "--run", "a.run", "--run", "b.run", "--depth", "4"),  # best item
+    pytest.param(("--strategy", "adaptive", "--goal", "ranking", "--run", "a.run", "--depth", "5"),
+                 marks=pytest.mark.slow),  # the ranking rounds: ~2 s
+])
+def test_pair_states_hold_latin1_ids(tmp_path, init):
+    """zelo_pairs init/next/add/result with Latin-1 candidates: the state (JSON, ASCII) holds them as \\udcNN, the
+    batches and the result give the same bytes (was: `graded_documents` refused the qrels, `add` the batch, the
+    run candidates lost the bytes to U+FFFD)."""
+    _write_inputs(tmp_path)
+    _cmd(tmp_path, "pairs", "init", "--state", "s.json", *init)
+    assert (tmp_path / "s.json").read_bytes().isascii()
+    asked: set[bytes] = set()
+    for i in range(12):
+        batch = tmp_path / f"b{i}.txt"
+        _cmd(tmp_path, "pairs", "next", "--state", "s.json", "-o", batch.name)
+        if not batch.read_bytes().strip(b"\n").split(b"\n")[-1:] or not any(
+                line and not line.startswith(b"#") for line in batch.read_bytes().splitlines()):
+            break
+        asked |= {f for line in batch.read_bytes().splitlines() if not line.startswith(b"#") for f in line.split()}
+        _judge_batch(tmp_path, batch, tmp_path / f"a{i}.c4")
+        res = run_module_inproc("pairs", ["add", "--state", "s.json", "-J", f"a{i}.c4"], tmp_path)
+        assert res.returncode == 0 and not re.search(r"\b0 judgments used", res.stderr), res.stderr
+    assert asked & set(DOCS) and asked <= {TOPIC, b"q2", *DOCS}
+    res = run_module_inproc("pairs", ["result", "--state", "s.json", "-o", "r.txt"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    got = {f for line in (tmp_path / "r.txt").read_bytes().splitlines() for f in line.split()[:2]}
+    assert TOPIC in got and got & set(DOCS)
+
+
+def test_judge_store_holds_latin1_ids(tmp_path):
+    """zelo_judge's answer store (SQLite TEXT is UTF-8): an id that is not UTF-8 is kept as a BLOB of its bytes and
+    read back as the same id; UTF-8 ids stay TEXT."""
+    from pref_eval.judge.store import Store
+
+    q, a = (x.decode("utf-8", "surrogateescape") for x in (TOPIC, DOCS[1]))
+    st = Store(str(tmp_path / "s.sqlite"))
+    try:
+        st.add_prompt("p", "template")
+        for k, (qid, d1, d2) in enumerate([(q, a, "naïve"), ("q2", "x", "y")]):
+            st.put({"judge": "j", "prompt": "p", "qid": qid, "doc_1": d1, "doc_2": d2, "vote": 1.0, "status": "ok",
+                    "time": float(k)})
+        assert st.votes(["j"], "p") == {("j", q, a, "naïve", 0): 1.0, ("j", "q2", "x", "y", 0): 1.0}
+        assert {r[1:4] for r in st.rows("p")} == {(q, a, "naïve"), ("q2", "x", "y")}
+        assert st.keys(["j"], "p", ok_only=True) == {("j", q, a, "naïve", 0): 1, ("j", "q2", "x", "y", 0): 1}
+    finally:
+        st.close()
+
+
+@pytest.mark.parametrize("module,files,args,shown", [
+    ("trec", {"q.qrels": b"q 0 d 1\xe9\n", "r.run": b"q Q0 d 1 1 r\n"}, ["q.qrels", "r.run"],
+     "relevance grade '1\\xe9' is not an integer"),
+    ("trec", {"q.qrels": b"q 0 d 1\n", "r.run": b"q Q0 d 1 x\xe9 r\n"}, ["q.qrels", "r.run"], "'x\\xe9'"),
+    ("trec", {"q.qrels": b"q 0 d 1\n", "r.run": b"q\xe9 Q0 d 1 1 r\n"}, ["q.qrels", "r.run"],
+     "(run 1 topic: 'q\\xe9'; qrels 1 topic: 'q')"),
+    ("trec", {"q.qrels": b"q 0 d 1\n", "r.run": b"q Q0 d\xe9 1 1 r\nq Q0 d\xe9 2 1 r\n"}, ["q.qrels", "r.run"],
+     "duplicate document d\\xe9 for query q"),
+    ("fit", {"j.txt": b"t\xe9 a b 1\xe9\n"}, ["-J", "j.txt", "--format", "carterette"], "got '1\\xe9'"),
+    ("fit", {"j.txt": b"t\xe9\ta,b\t\xb62\t0\n"}, ["-J", "j.txt", "--format", "xie"], "'\\xb62'"),
+])
+def test_messages_show_a_byte_that_is_not_utf8(tmp_path, module, files, args, shown):
+    """One rule for a field shown in a message (errors.shown): a byte that is not UTF-8 as \\xNN (was: the
+    qrels reader's U+FFFD, the judgment readers' '\\udce9'); oracle: the bytes of the file."""
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    res = run_module_inproc(module, args, tmp_path)
+    assert res.returncode == 2 and shown in res.stderr and "\\udc" not in res.stderr and "\ufffd" not in res.stderr, \
+        res.stderr
+    assert len(res.stderr.splitlines()) == 1
+
+
+def test_shown_rule():
+    from pref_eval.errors import one_line, shown
+
+    assert shown("1\udce9") == shown(b"1\xe9") == "'1\\xe9'"
+    assert shown("naïve") == "'naïve'" and shown("a\\udce9") == "'a\\\\udce9'"  # a real backslash stays one
+    assert shown("a\\\udce9") == "'a\\\\\\xe9'" and shown(3) == "3"
+    assert one_line("caf\udce9\n") == "caf\\xe9\\n"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..output.json_text import json_dumps
 from .prompt import parse_answer
 from .redact import MIN_RUN, Redactor
 from .spec import ENV_NAME as _ENV_NAME
@@ -375,7 +376,7 @@ class CmdJudge:
             rid = self._next_id
             msg = {"id": rid, **{k: request[k] for k in ("qid", "docno_a", "docno_b", "query", "doc_a", "doc_b",
                                                          "prompt")}, "repeat": request.get("repeat", 0)}
-            data = (json.dumps(msg, ensure_ascii=False) + "\n").encode("utf-8")
+            data = (json_dumps(msg, ensure_ascii=False) + "\n").encode("utf-8")  # an id not UTF-8 as \\udcNN
 
             stdin, stdout = proc.stdin, proc.stdout
 

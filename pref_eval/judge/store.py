@@ -48,8 +48,25 @@ _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT N
 _WRITE_FAILURES = ("database or disk is full", "disk I/O error", "attempt to write a readonly database",
                    "unable to open database file")
 
+_IDS = frozenset(("qid", "doc_1", "doc_2"))
 _COLUMNS = ("judge", "prompt", "qid", "doc_1", "doc_2", "rep", "vote", "status", "reason", "raw",
             "tokens_in", "tokens_out", "cost", "latency", "attempts", "time")
+
+
+def _stored(x: object) -> object:
+    """An id as the store holds it: TEXT, or a BLOB of its bytes when it is not UTF-8 (a Latin-1 docno read as
+    its surrogate escape, which SQLite's UTF-8 TEXT cannot take; the same id always the same way)."""
+    if type(x) is str and not x.isascii():
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError:
+            return x.encode("utf-8", "surrogateescape")
+    return x
+
+
+def _loaded(x: object) -> object:
+    """An id read from the store (:func:`_stored` undone)."""
+    return x.decode("utf-8", "surrogateescape") if type(x) is bytes else x
 
 
 def _check_readable(path: str) -> None:
@@ -238,7 +255,7 @@ class Store:
         for j in judges:
             for q, a, b, r, ok in self._answers_of(j, phash, "status = 'ok'", " AND status = 'ok'" if ok_only
                                                    else ""):
-                out.setdefault((j, q, a, b, r), int(ok))
+                out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), int(ok))
         return out
 
     def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:
@@ -246,7 +263,7 @@ class Store:
         out: dict = {}
         for j in judges:
             for q, a, b, r, v in self._answers_of(j, phash, "vote"):
-                out.setdefault((j, q, a, b, r), v)
+                out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), v)
         return out
 
     def put(self, row: dict) -> None:
@@ -254,8 +271,9 @@ class Store:
         row.setdefault("time", time.time())
         row.setdefault("rep", 0)
         try:
+            values = tuple(_stored(row.get(c)) if c in _IDS else row.get(c) for c in _COLUMNS)
             self.db.execute(f"INSERT OR REPLACE INTO answers ({', '.join(_COLUMNS)}) VALUES "
-                            f"({', '.join('?' * len(_COLUMNS))})", tuple(row.get(c) for c in _COLUMNS))
+                            f"({', '.join('?' * len(_COLUMNS))})", values)
         except sqlite3.Error as err:  # a full disk, an I/O error: one line, exit 1 (was a traceback)
             raise self._cannot_write(err) from None
 
@@ -280,7 +298,8 @@ class Store:
             sql += f" AND judge IN ({', '.join('?' * len(names))})"
             args += names
         order = "qid, time, doc_1, doc_2, rep, judge" if self.rep == "rep" else "qid, time, doc_1, doc_2, judge"
-        cursor = self.db.execute(f"{sql} ORDER BY {order}", args)
+        cursor = (row if all(type(x) is not bytes for x in row[1:4]) else (row[0], *map(_loaded, row[1:4]), *row[4:])
+                  for row in self.db.execute(f"{sql} ORDER BY {order}", args))
         if not former:
             yield from cursor
             return
