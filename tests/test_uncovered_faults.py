@@ -352,3 +352,21 @@ def test_damaged_state_is_refused_naming_the_json_path(tmp_path, change, says):
     message = str(info.value)
     assert message.startswith("S.json") and "not a valid zelo_pairs state: " + says in message
     assert "\n" not in message
+
+
+def test_damaged_state_with_latin1_ids_shows_the_bytes():
+    """A state holding ids that are not UTF-8 (session 26: zelo_pairs takes Latin-1 candidates; JSON \\udcNN): a
+    damage names the topic and the document with the byte as \\xNN (errors.shown), one line."""
+    from pref_eval.errors import InputError
+    from pref_eval.zelo.state_schema import validate_state
+
+    t, a = "t\udce9", "caf\udce9"
+    state = _state()
+    state["topics"] = {t: {"pool": [a, "b"], "phase": "prune", "pairs": ["b\t" + a] if a > "b" else [a + "\tb"],
+                           "wins": {a: 1, "b": 0}, "judged": {}, "result": None}}
+    state["topics"][t]["judged"] = {state["topics"][t]["pairs"][0]: 1}
+    validate_state(state, "S.json")
+    state["topics"][t]["wins"] = {a: 1, "c\udce9": 0}
+    with pytest.raises(InputError) as info:
+        validate_state(state, "S.json")
+    assert "topics['t\\xe9'].wins: 'c\\xe9' is not in the pool" in str(info.value), str(info.value)

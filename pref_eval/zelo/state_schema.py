@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..seeds import SEED_MAX
 
 VERSION = 2
@@ -48,13 +48,13 @@ class _Bad(Exception):
 
 def _int(v: Any, where: str, lo: int = 0, hi: int | None = None) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        raise _Bad(f"{where}: expected an integer >= {lo}{'' if hi is None else f' and <= {hi}'}, got {v!r}")
+        raise _Bad(f"{where}: expected an integer >= {lo}{'' if hi is None else f' and <= {hi}'}, got {shown(v)}")
     return v
 
 
 def _num(v: Any, where: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise _Bad(f"{where}: expected a finite number >= 0, got {v!r}")
+        raise _Bad(f"{where}: expected a finite number >= 0, got {shown(v)}")
     return float(v)
 
 
@@ -67,18 +67,18 @@ def _obj(v: Any, where: str) -> dict:
 def _keys(obj: dict, need: set[str], where: str, optional: frozenset = frozenset()) -> None:
     missing = sorted(need - set(obj))
     if missing:
-        raise _Bad(f"{where}: missing key {missing[0]!r}")
+        raise _Bad(f"{where}: missing key {shown(missing[0])}")
     extra = sorted(set(obj) - need - optional)
     if extra:
-        raise _Bad(f"{where}: unknown key {extra[0]!r}")
+        raise _Bad(f"{where}: unknown key {shown(extra[0])}")
 
 
 def _topic(name: str, t: Any, final_phase: bool) -> None:
-    w = f"topics[{name!r}]"
+    w = f"topics[{shown(name)}]"
     t = _obj(t, w)
     phase = t.get("phase")
     if phase not in PHASES:
-        raise _Bad(f"{w}.phase: expected one of {', '.join(PHASES)}, got {phase!r}")
+        raise _Bad(f"{w}.phase: expected one of {', '.join(PHASES)}, got {shown(phase)}")
     _keys(t, TOPIC_KEYS, w, frozenset({"first_round_wins"}) if phase == "extra" else frozenset())
     if phase == "extra" and not final_phase:
         raise _Bad(f"{w}.phase: 'extra' without final_phase")
@@ -99,7 +99,7 @@ def _pool_and_pairs(t: dict, w: str) -> tuple[set, list]:
     for kk in pairs:
         parts = kk.split("\t") if isinstance(kk, str) else []
         if len(parts) != 2 or not parts[0] < parts[1] or not set(parts) <= members:
-            raise _Bad(f"{w}.pairs: expected 'docA<TAB>docB' (docA < docB, both in the pool), got {kk!r}")
+            raise _Bad(f"{w}.pairs: expected 'docA<TAB>docB' (docA < docB, both in the pool), got {shown(kk)}")
     if len(set(pairs)) != len(pairs):
         raise _Bad(f"{w}.pairs: a pair is listed twice")
     return members, pairs
@@ -110,13 +110,13 @@ def _wins_and_result(t: dict, w: str, phase: str, members: set, pairs: list, fin
     pairset = set(pairs)
     for kk, v in judged.items():
         if kk not in pairset or v != 1 or isinstance(v, bool):
-            raise _Bad(f"{w}.judged: {kk!r} is not one of the pairs (or its value is not 1)")
+            raise _Bad(f"{w}.judged: {shown(kk)} is not one of the pairs (or its value is not 1)")
     wins = _obj(t["wins"], f"{w}.wins")
     total = 0.0
     for d, v in wins.items():
         if d not in members:
-            raise _Bad(f"{w}.wins: {d!r} is not in the pool")
-        total += _num(v, f"{w}.wins[{d!r}]")
+            raise _Bad(f"{w}.wins: {shown(d)} is not in the pool")
+        total += _num(v, f"{w}.wins[{shown(d)}]")
     if set(wins) != members:
         raise _Bad(f"{w}.wins: expected one entry per pool document")
     if abs(total - len(judged)) > 1e-6 * max(1, len(judged)):
@@ -129,11 +129,11 @@ def _wins_and_result(t: dict, w: str, phase: str, members: set, pairs: list, fin
         result = _obj(result, f"{w}.result")
         for d, v in result.items():
             if d not in members:
-                raise _Bad(f"{w}.result: {d!r} is not in the pool")
-            if _num(v, f"{w}.result[{d!r}]") <= 0:
-                raise _Bad(f"{w}.result[{d!r}]: expected a number > 0")
+                raise _Bad(f"{w}.result: {shown(d)} is not in the pool")
+            if _num(v, f"{w}.result[{shown(d)}]") <= 0:
+                raise _Bad(f"{w}.result[{shown(d)}]: expected a number > 0")
             if not final_phase and pairs and abs(v - wins.get(d, -1)) > 1e-9:
-                raise _Bad(f"{w}.result[{d!r}]: {v!r} is not the document's wins")
+                raise _Bad(f"{w}.result[{shown(d)}]: {shown(v)} is not the document's wins")
     if phase == "extra":
         _first_round(t, w, members)
 
@@ -143,7 +143,7 @@ def _first_round(t: dict, w: str, members: set) -> None:
     if set(first) != members:
         raise _Bad(f"{w}.first_round_wins: expected one entry per pool document")
     for d, v in first.items():
-        _num(v, f"{w}.first_round_wins[{d!r}]")
+        _num(v, f"{w}.first_round_wins[{shown(d)}]")
 
 
 def _batch_key(b: str) -> bool:
@@ -167,7 +167,7 @@ def validate_state(obj: Any, name: str) -> None:
 
             raise newer_format(name, v, VERSION)
         if v not in (1, VERSION) or isinstance(v, bool):
-            raise _Bad(f"version {v!r} is not supported (this zelo_pairs reads versions 1 to {VERSION})")
+            raise _Bad(f"version {shown(v)} is not supported (this zelo_pairs reads versions 1 to {VERSION})")
         _keys(obj, TOP_KEYS, "state", frozenset({"batches", "issued"}))
         batches = obj.get("batches", [])
         if not isinstance(batches, list) or not all(isinstance(b, str) and _batch_key(b) for b in batches) \
@@ -178,17 +178,18 @@ def validate_state(obj: Any, name: str) -> None:
         _int(obj["f"], "f", p + 1)
         _int(obj["seed"], "seed", 0, SEED_MAX)
         if not isinstance(obj["final_phase"], bool):
-            raise _Bad(f"final_phase: expected true or false, got {obj['final_phase']!r}")
+            raise _Bad(f"final_phase: expected true or false, got {shown(obj['final_phase'])}")
         for key in ("step", "comparisons", "ignored"):
             _int(obj[key], key)
         if "issued" in obj:
             iss = obj["issued"]
             if not isinstance(iss, list) or len(iss) != 2:
-                raise _Bad(f"issued: expected [step, comparisons], got {iss!r}")
+                raise _Bad(f"issued: expected [step, comparisons], got {shown(iss)}")
             _int(iss[0], "issued[0]")
             _int(iss[1], "issued[1]")
             if iss[0] >= obj["step"] or iss[1] > obj["comparisons"]:
-                raise _Bad(f"issued: {iss!r} is not before step {obj['step']} and comparisons {obj['comparisons']}")
+                raise _Bad(f"issued: {shown(iss)} is not before step {obj['step']} "
+                           f"and comparisons {obj['comparisons']}")
         topics = _obj(obj["topics"], "topics")
         judged = 0
         for tname, t in topics.items():
