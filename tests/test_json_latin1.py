@@ -290,3 +290,32 @@ def test_shown_rule():
     assert shown("naïve") == "'naïve'" and shown("a\\udce9") == "'a\\\\udce9'"  # a real backslash stays one
     assert shown("a\\\udce9") == "'a\\\\\\xe9'" and shown(3) == "3"
     assert one_line("caf\udce9\n") == "caf\\xe9\\n"
+
+
+@pytest.mark.parametrize("fmt", ["wide-csv", "markdown", "latex"])
+def test_wide_tables_keep_latin1_run_names(ws, fmt):
+    """zelo_eval's tables of means go through the comparison's pandas-free table (was: pandas' UnicodeEncodeError
+    traceback for a Latin-1 run tag); the tags come out as their bytes."""
+    out = ws / f"wide.{fmt}"
+    _cmd(ws, "eval", "-R", "q.qrels", "--run-id", "tag", "-o", fmt, "-m", "map", "--output", out.name, *RUNS)
+    assert set(TAGS) <= set(re.split(rb"[\s,|&\\]+", out.read_bytes()))
+
+
+def test_preference_comparison_refuses_latin1_ids(ws):
+    """zelo_compare -R with a preference measure builds a pandas table: such an id is refused in one line (was a
+    traceback)."""
+    res = run_module_inproc("compare", ["-R", "q.qrels", "--run-id", "tag", "-m", "rpp", *RUNS], ws)
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1 and "'t\\xe9'" in res.stderr, res.stderr
+
+
+def test_api_frames_hold_latin1_ids(ws):
+    """The API's DataFrames (evaluate, preferences, fit) hold such ids in object columns (pandas' str dtype cannot):
+    the ids as read, their bytes the file's."""
+    import pref_eval
+
+    ev = pref_eval.evaluate(str(ws / "q.qrels"), [str(ws / "a.run")], ["map"])
+    assert {_b(q) for q in ev.qid} == {TOPIC, b"q2"}
+    pr = pref_eval.preferences(str(ws / "q.qrels"), [str(ws / "a.run"), str(ws / "b.run")])
+    assert TOPIC in {_b(q) for q in pr.qid}
+    fit = pref_eval.fit(str(ws / "j.c4"))
+    assert {_b(d) for d in fit.docno} == set(DOCS) and {_b(q) for q in fit.qid} == {TOPIC}

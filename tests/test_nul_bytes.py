@@ -323,8 +323,12 @@ def test_a_nul_is_refused_before_a_later_error_and_after_bad_utf8(tmp_path):
     p = tmp_path / "f"
     p.write_bytes(b"q1 d1\nq1 d2\0\nq1 d2 extra\n")
     assert _error(lambda: read_candidates(str(p))) == f"{p}:2: {NUL_MESSAGE}"
-    p.write_bytes(b"q1 d1\nq1 d2\0\nq1 \xff\n")
-    assert _error(lambda: read_candidates(str(p))).startswith(f"{p}:3: byte 0xff is not UTF-8")
+    p.write_bytes(b"q1 d1\nq1 d2\0\nq1 \xff\n")  # a qid docno list takes ids as bytes (session 26): the NUL
+    assert _error(lambda: read_candidates(str(p))) == f"{p}:2: {NUL_MESSAGE}"
+    from pref_eval.io.orderings import read_ordering
+
+    p.write_bytes(b"a 1\nb 2\0\nc\xff 3\n")  # an ordering must be UTF-8: its bad byte is found first
+    assert _error(lambda: read_ordering(str(p))).startswith(f"{p}:3: byte 0xff is not UTF-8")
     p.write_bytes(b"q1 map 0.5 0.1\nq2 map 0.5\0 0.1\nq3 map\n")
     assert _error(lambda: read_zscores(str(p))) == f"{p}:2: {NUL_MESSAGE}"
 

@@ -220,20 +220,20 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
     """Runs × measures: the mean of each measure over the queries every run has (``-c``: all), the
     best in bold, significance letters of a paired t-test with Holm's correction over the pairs of
     runs per measure at α = 0.05 -- the table of ``zelo_compare`` (same code), which offers the
-    other tests and settings."""
-    import pandas as pd
-
+    other tests and settings. The values go to the comparison as its pandas-free table (``LongTable``, as
+    ``zelo_compare -R``): pandas' strings (pyarrow's) cannot hold an id that is not UTF-8 (a Latin-1 run tag
+    or topic, kept as its bytes)."""
     from ..output.atomic import command_output
     from ..output.comparisons import format_table, write_wide_csv
-    from ..output.table import HEADER, long_rows
+    from ..output.table import long_rows
+    from ..stats.compare import LongTable
     from ..stats.compare import compare as compare_table
 
     if per_query or not summary:
         raise UsageError(f"{option_value(*_O, fmt)} is a table of means: "
                          f"{'-q/-n' if command_running() else 'per_query/summary=False'} do not apply (use "
                          f"{option_value(*_O, 'tsv')} for per-query values)")
-    rows = list(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
-    df = pd.DataFrame(rows, columns=list(HEADER))
+    df = LongTable.from_rows(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
     if df.empty:
         raise UsageError(f"{option_value(*_O, fmt)}: no per-query values (summary-only measures such as gm_map or "
                          "num_q)")

@@ -147,9 +147,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         return None
     if not as_frame:
         return cols
-    import pandas as pd
+    from ..io.frames import frame
 
-    return pd.DataFrame(cols)
+    return frame(cols)
 
 
 def _check_fit_options(*, prior: Any, weight_power: Any, tol: Any, max_iter: Any, scale: Any, elo_offset: Any) -> None:

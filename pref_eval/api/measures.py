@@ -170,14 +170,13 @@ def evaluate(
 
     _calc_options(unknown, "evaluate", (*_CALC_OPTIONS[:5], "summary", *_CALC_OPTIONS[5:]))
     _check_flags(complete=complete, judged_only=judged_only, trec9=trec9, summary=summary)
-    import pandas as pd
-
+    from ..io.frames import frame
     from ..output.table import HEADER
 
     rows = _evaluate_rows(qrels, runs, measures, complete=complete, level=level, depth=depth,
                           judged_only=judged_only, trec9=trec9, summary=summary, judgments=judgments,
                           judgments_format=judgments_format, best=best, jobs=jobs)
-    return pd.DataFrame(rows, columns=list(HEADER))
+    return frame(rows, list(HEADER))
 
 
 def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,

@@ -441,7 +441,6 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     _check_flags(per_query=per_query, summary=summary)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
-    import pandas as pd
 
     from ..io.qrels import read_subtopic_qrels
     from ..io.runs import read_run
@@ -467,4 +466,6 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
             warnings.warn(no_common_warning(paths[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
                           stacklevel=2)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))
-    return pd.DataFrame(rows, columns=["runi", "runj", "qid", "measure", "value"])
+    from ..io.frames import frame
+
+    return frame(rows, ["runi", "runj", "qid", "measure", "value"])

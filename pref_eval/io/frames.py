@@ -25,6 +25,25 @@ def not_an_id(x: Any) -> bool:
     return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
 
 
+def frame(data: Any, columns: list[str] | None = None) -> Any:
+    """``pd.DataFrame(data, columns=columns)`` (rows, or a dict of columns); when an id holds a byte that was not
+    UTF-8 (a Latin-1 docno kept as its surrogate escape), which pandas' default strings (pyarrow's) cannot hold,
+    the columns of strings are of dtype object instead, so the API returns the ids as they were read."""
+    import pandas as pd
+
+    try:
+        return pd.DataFrame(data, columns=columns)
+    except UnicodeEncodeError:
+        if isinstance(data, dict):
+            named = {c: list(v) for c, v in data.items()}
+        else:
+            rows = list(data)
+            names = columns if columns is not None else list(range(len(rows[0]) if rows else 0))
+            named = {c: [r[k] for r in rows] for k, c in enumerate(names)}
+        return pd.DataFrame({c: pd.Series(v, dtype=object) if any(isinstance(x, str) for x in v) else v
+                             for c, v in named.items()})
+
+
 def refuse_non_utf8_ids(rows: list, columns: tuple[Any, ...], name: str, lines: list[int] | None = None) -> None:
     """An :class:`InputError` for the first id of ``rows`` (``columns`` of each row) that was not UTF-8 (a byte
     read as its surrogate escape, or ``\\udcNN`` in our JSON outputs): pandas' strings (pyarrow's) hold UTF-8
