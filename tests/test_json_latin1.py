@@ -319,3 +319,28 @@ def test_api_frames_hold_latin1_ids(ws):
     assert TOPIC in {_b(q) for q in pr.qid}
     fit = pref_eval.fit(str(ws / "j.c4"))
     assert {_b(d) for d in fit.docno} == set(DOCS) and {_b(q) for q in fit.qid} == {TOPIC}
+
+
+def test_tournament_qrels_of_latin1_ids_match_trec_eval(tmp_path):
+    """Latin-1 graded qrels -> zelo_pairs init/next/add (clarke4 batches, the smaller id wins) -> `result --qrels`
+    (graded qrels of the same bytes): zelo_trec on them equals trec_eval 10 run live on the same bytes."""
+    import subprocess
+
+    trec_eval = Path("/tmp/trec_eval/trec_eval")
+    if not os.access(trec_eval, os.X_OK):
+        pytest.skip("trec_eval 10 is not built under /tmp/trec_eval")
+    _write_inputs(tmp_path)
+    _cmd(tmp_path, "pairs", "init", "--state", "s.json", "--qrels", "q.qrels", "--k", "2", "--final-phase")
+    for i in range(20):
+        batch = tmp_path / f"b{i}.txt"
+        _cmd(tmp_path, "pairs", "next", "--state", "s.json", "-o", batch.name)
+        _judge_batch(tmp_path, batch, tmp_path / f"a{i}.c4")
+        if not (tmp_path / f"a{i}.c4").read_bytes():
+            break
+        _cmd(tmp_path, "pairs", "add", "--state", "s.json", "-J", f"a{i}.c4", "--format", "clarke4")
+    _cmd(tmp_path, "pairs", "result", "--state", "s.json", "--qrels", "q.qrels", "-o", "z.qrels")
+    assert TOPIC + b" Q0 " + DOCS[1] in (tmp_path / "z.qrels").read_bytes()
+    for opts in ([], ["-q", "-m", "all_trec"]):
+        ours = run_module_inproc("trec", [*opts, "z.qrels", "a.run"], tmp_path, text=False)
+        te = subprocess.run([str(trec_eval), *opts, "z.qrels", "a.run"], cwd=tmp_path, capture_output=True, check=True)
+        assert ours.stdout == te.stdout and (TOPIC in te.stdout or not opts)
