@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .matching import Matched, Vocabulary
 from .records import Record, count
 
@@ -62,7 +62,7 @@ def _parse_int_grades(text: str) -> list[int]:
     try:
         return [int(p) for p in parts]
     except ValueError:
-        raise UsageError(f"--grades must be integers for qrels, got {text!r}") from None
+        raise UsageError(f"--grades must be integers for qrels, got {shown(text)}") from None
 
 
 def _resampled_means(ref: np.ndarray, other: np.ndarray, draws: np.ndarray,
@@ -163,13 +163,14 @@ def _per_query(df, measure: str):
     df = df[df["qid"] != "all"]
     mnames = list(dict.fromkeys(df["measure"]))
     if not mnames:
-        raise UsageError(f"-m {measure!r} has no value per query (trec_eval prints it for 'all' only): the "
+        raise UsageError(f"-m {shown(measure)} has no value per query (trec_eval prints it for 'all' only): the "
                          "system level orders the runs by the mean of a per-query measure (e.g. ndcg_cut.10, map)")
     if len(mnames) != 1:
-        raise UsageError(f"-m {measure!r}: the system level needs a measure with one value per query "
+        raise UsageError(f"-m {shown(measure)}: the system level needs a measure with one value per query "
                          f"(got {', '.join(mnames)})")
     if not pd.api.types.is_numeric_dtype(df["value"]):  # relstring: a string of grades per query
-        raise UsageError(f"-m {measure!r}: its per-query value is text ({df['value'].iloc[0]!r}), not a number "
+        raise UsageError(f"-m {shown(measure)}: its per-query value is text ({shown(df['value'].iloc[0])}), "
+                         f"not a number "
                          "to order the runs by")
     return df
 

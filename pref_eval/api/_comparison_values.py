@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UsageError, command_running, option_given, option_name
+from ..errors import UsageError, command_running, option_given, option_name, shown
 from ..io.run_ids import refuse_run_ids_with_per_query
 
 
@@ -135,7 +135,7 @@ def _refuse_summary_only(measures: Sequence[str]) -> None:
     for m in measures:
         reqs = parse_measure(m)
         if all(r.spec.summary_only for r in reqs):
-            raise UsageError(f"measure {m!r} is a summary over queries ({reqs[0].spec.formula}) "
+            raise UsageError(f"measure {shown(m)} is a summary over queries ({reqs[0].spec.formula}) "
                              "with no per-query values to test; "
                              "compare its per-query measure instead (map for gm_map, bpref for gm_bpref)")
 
@@ -149,5 +149,6 @@ def _resolve_run(name: str, runs: list[str]) -> str:
     if len(cands) == 1:
         return cands[0]
     if cands:  # x/bm25.run and y/bm25.run: both are "bm25"; the first would be a guess by file order
-        raise UsageError(f"baseline {name!r} matches {len(cands)} runs ({', '.join(cands)}): give one of these names")
-    raise UsageError(f"baseline {name!r} is not one of the runs ({', '.join(runs)})")
+        raise UsageError(f"baseline {shown(name)} matches {len(cands)} runs ({', '.join(cands)}): give one "
+                         f"of these names")
+    raise UsageError(f"baseline {shown(name)} is not one of the runs ({', '.join(runs)})")

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, shown
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -39,7 +39,7 @@ def _check_flags(**flags: Any) -> None:
         if isinstance(v, (bool, np.bool_)):
             continue
         tail = _PER_QUERY_FLAG if name == "per_query" and isinstance(v, (str, os.PathLike)) else ""
-        raise UsageError(f"{name}: expected True or False, got {v!r}{tail}")
+        raise UsageError(f"{name}: expected True or False, got {shown(v)}{tail}")
 
 
 def _check_jobs(jobs: Any, scheduler: str | None) -> None:
@@ -64,7 +64,7 @@ def _check_int(name: str, v: Any, lo: int | None = None, hi: int | None = None, 
         return
     rng = f" {lo}..{hi}" if lo is not None and hi is not None else f" >= {lo}" if lo is not None else \
         f" <= {hi}" if hi is not None else ""
-    raise UsageError(f"{name}: expected an integer{rng}, got {v!r}")
+    raise UsageError(f"{name}: expected an integer{rng}, got {shown(v)}")
 
 
 def _check_float(name: str, v: Any, lo: float | None = None, hi: float | None = None, *, lo_open: bool = False,
@@ -87,7 +87,7 @@ def _check_float(name: str, v: Any, lo: float | None = None, hi: float | None = 
         rng = f" {'<' if hi_open else '<='} {hi:g}"
     else:
         rng = ""
-    raise UsageError(f"{name}: expected a finite number{rng}, got {v!r}")
+    raise UsageError(f"{name}: expected a finite number{rng}, got {shown(v)}")
 
 
 def _check_choice(name: str, v: Any, choices: Sequence[str], *, optional: bool = False) -> None:
@@ -256,9 +256,9 @@ def _run_from_data(x: Any, name: str) -> Any:
     if col is not None:  # several runs stacked in one DataFrame (PyTerrier's name column): each query's
         keys = [c for c in x.columns if str(c).lower() in ("query_id", "qid", "q_id", "doc_id", "docno")]
         if keys and bool(x.duplicated(keys).any()):  # documents come back, so these are runs
-            raise InputError(name, 0, f"a DataFrame of {x[col].nunique()} runs (column {col!r}; documents repeat "
+            raise InputError(name, 0, f"a DataFrame of {x[col].nunique()} runs (column {shown(col)}; documents repeat "
                              "within a query): pass them to pref_eval.evaluate as {name: run}, "
-                             f"dict(tuple(df.groupby({col!r})))")
+                             f"dict(tuple(df.groupby({shown(col)})))")
     r = run_from_records(x, name=name)
     if len(r.docno) == 0:
         raise InputError(name, 0, "empty run (expected (qid, docno, score) records)")
@@ -287,7 +287,8 @@ def _load_runs(runs: Any) -> list:
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
         if not isinstance(x, Iterable) and not hasattr(x, "columns"):
-            raise UsageError(f"run {name or 'run'!r}: expected a path, a DataFrame, a dict {{qid: {{docno: score}}}} "
+            raise UsageError(f"run {shown(name or 'run')}: expected a path, a DataFrame, a dict "
+                             f"{{qid: {{docno: score}}}} "
                              f"or (qid, docno, score) records, got {type(x).__name__}{_irds_object(x, 'run')}")
         return _run_from_data(x, name or "run")
 

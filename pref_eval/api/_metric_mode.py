@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError, command_running, option_given, option_name, option_value
+from ..errors import UsageError, command_running, option_given, option_name, option_value, shown
 from .measures import evaluate_run_group, extra_inputs
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def _check_table_options(fmt: str | None, median: str | None, digits: int | None
                              + used)
 
     if median is not None and (median not in ("mean", "upper") or fmt not in _TOPICS):
-        raise UsageError(f"median: expected mean or upper, got {median!r}" if median not in ("mean", "upper")
+        raise UsageError(f"median: expected mean or upper, got {shown(median)}" if median not in ("mean", "upper")
                          else f"{option_name('median')} applies to {o} {'|'.join(_TOPICS)} (the per-topic table), "
                          f"not to {used}")
     if digits is not None:
@@ -151,7 +151,7 @@ def _refuse_metric_tables(fmt: str) -> None:
         raise UsageError(f"{option_value(*_O, fmt)} is a runs x measures table of trec_eval measures (metric mode); "
                          "preference measures between runs as a table: "
                          + (f"zelo_compare -R QRELS -m NAME -o {to}" if command_running() else
-                            f"compare_runs(qrels, runs, measures=[NAME], output_format={to!r})"))
+                            f"compare_runs(qrels, runs, measures=[NAME], output_format={shown(to)})"))
 
 
 def _set_aside(got: list, runs: list[str], ids: list[str], log: Any,
@@ -233,7 +233,8 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
         raise UsageError(f"{option_value(*_O, fmt)} is a table of means: "
                          f"{'-q/-n' if command_running() else 'per_query/summary=False'} do not apply (use "
                          f"{option_value(*_O, 'tsv')} for per-query values)")
-    df = LongTable.from_rows(long_rows(results, per_query=True, summary=False, print_missing=not trec9))
+    rows: Any = long_rows(results, per_query=True, summary=False, print_missing=not trec9)  # values as printed
+    df = LongTable.from_rows(rows)
     if df.empty:
         raise UsageError(f"{option_value(*_O, fmt)}: no per-query values (summary-only measures such as gm_map or "
                          "num_q)")
@@ -317,7 +318,7 @@ def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run
         return
     from ..errors import EvaluationError
 
-    raise EvaluationError(f"baseline {name!r} could not be evaluated (--keep-going: "
+    raise EvaluationError(f"baseline {shown(name)} could not be evaluated (--keep-going: "
                           f"{_left_out(skipped, runs, run_id_mode, run_names)[gone]} left out, its error above); "
                           "nothing written")
 

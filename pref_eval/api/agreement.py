@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords
+from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords, shown
 from ._inputs import _check_float, _check_int, _check_strings, _input_options, _path_list, _string_list
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def agree(
         from ..output.agree import FORMATS
 
         if output_format not in FORMATS:
-            raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {output_format!r}")
+            raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {shown(output_format)}")
         # (was accepted and ignored: session 22)
         if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):
             raise UsageError(f"{option_name('digits', '--digits')} applies to the tables ("

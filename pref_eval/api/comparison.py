@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords
+from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords, shown
 from ._comparison_values import _per_query_values, _resolve_run
 from ._inputs import _check_paths, _input_options, _path_list
 
@@ -46,7 +46,7 @@ def compare(per_query: Any, **options: Any) -> Any:
         from ..peer_names import api_hint, pyterrier_hint
 
         peer = api_hint("compare", unknown[0]) or pyterrier_hint("compare", unknown[0])
-        raise UsageError(f"compare: unknown option {unknown[0]!r}"
+        raise UsageError(f"compare: unknown option {shown(unknown[0])}"
                          + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
     from ._inputs import _compare_options
@@ -82,7 +82,8 @@ def _measure_missing(table: Any, n_queries: dict) -> str:
     if not lacking:
         return ""
     r, ms = lacking[0]
-    return f"; run {r!r} has no value of {m!r} (its measures: {', '.join(ms[:5])}{', ...' if len(ms) > 5 else ''})"
+    return (f"; run {shown(r)} has no value of {shown(m)} (its measures: "
+            f"{', '.join(ms[:5])}{', ...' if len(ms) > 5 else ''})")
 
 
 def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None) -> Any:
@@ -169,7 +170,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     _check_paths(hint, qrels=qrels, per_query=per_query)
     runs = _path_list(runs, "runs", hint)
     if (fmt := output_format) not in _REPORT_FORMATS:
-        raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {fmt!r}")
+        raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {shown(fmt)}")
     if bool(qrels) == bool(per_query):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)"
                          if command_running() else "give either qrels with runs, or per_query")
@@ -260,7 +261,8 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
         known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
         for m in measure_sel:
             if m not in known:
-                raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(sorted(known))})")
+                raise UsageError(f"measure {shown(m)} not in the per-query values (measures: "
+                                 f"{', '.join(sorted(known))})")
     return (list(runs) if runs else None), measure_sel
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError, option_name, renamed_keywords
+from ..errors import UsageError, option_name, renamed_keywords, shown
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     if (fmt := output_format) not in ("text", "markdown", "csv", "jsonl"):  # before any reading or warning
         raise UsageError(f"{option_name('compare_orderings', '--orderings')} supports "
                          f"{option_name('output_format', '-o')} text, markdown, csv or jsonl"
-                         + (f" (got {fmt!r})" if fmt != "latex" else ""))
+                         + (f" (got {shown(fmt)})" if fmt != "latex" else ""))
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int(option_name("digits", "--digits"), digits, 0, 17)
     _check_int("rbo_depth", rbo_depth, 1, optional=True)
@@ -58,9 +58,9 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     if rbo_depth is not None and rbo_p == 0:
         raise UsageError("rbo_depth applies only with rbo_p above 0 (RBO computed)")
     if rbo_ties not in RBO_TIES:
-        raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {rbo_ties!r}")
+        raise UsageError(f"rbo_ties: expected one of {', '.join(RBO_TIES)}, got {shown(rbo_ties)}")
     if rbo_lists not in RBO_LISTS:
-        raise UsageError(f"rbo_lists: expected one of {', '.join(RBO_LISTS)}, got {rbo_lists!r}")
+        raise UsageError(f"rbo_lists: expected one of {', '.join(RBO_LISTS)}, got {shown(rbo_lists)}")
     log = log or Log("zelo_compare", quiet=True)
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)

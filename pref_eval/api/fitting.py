@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import (InputError, UsageError, command_running, option_given, option_name, option_value,
+from ..errors import (shown, InputError, UsageError, command_running, option_given, option_name, option_value,
                       renamed_keywords)
 from ._inputs import _input_options, _path_list
 
@@ -93,7 +93,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     # --prior 0: scores are centred inside each strongly connected component, so one number per document
     # (a score threshold, zbench's score field) would compare documents the fit cannot compare
     if prior == 0 and bin_method is not None and bin_method[0] == "fixed":
-        fixed = "--bins fixed" if command_running() else f"bins={bins!r}"
+        fixed = "--bins fixed" if command_running() else f"bins={shown(bins)}"
         raise UsageError(f"{fixed}: needs scores comparable across a query; with "
                          f"{option_value('prior', '--prior', 0)} they are centred per strongly connected component "
                          f"(use {option_value('bins', '--bins', 'quantile')}, which ranks by level then score, or a "
@@ -133,7 +133,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         spaced = next((x for x in [*table.queries, *(d for qid in table.queries for d in table.docs[qid])]
                        if any(c.isspace() for c in x)), None)
         if spaced is not None:
-            raise UsageError(f"{option_name('qrels_output', '--qrels')}: the id {spaced!r} holds a space, which TREC "
+            raise UsageError(f"{option_name('qrels_output', '--qrels')}: the id {shown(spaced)} holds a "
+                             f"space, which TREC "
                              f"qrels cannot hold (the score TSV and {_zbench('output_format')} can)")
     if output is not None or qrels_output or diagnostics:
         own = _input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
@@ -163,7 +164,7 @@ def _check_fit_options(*, prior: Any, weight_power: Any, tol: Any, max_iter: Any
     _check_int("max_iter", max_iter, 1)
     _check_float("elo_offset", elo_offset)
     if scale not in ("logit", "elo"):
-        raise UsageError(f"scale: expected 'logit' or 'elo', got {scale!r}")
+        raise UsageError(f"scale: expected 'logit' or 'elo', got {shown(scale)}")
 
 
 def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float, weight_power: float, tol: float,
@@ -287,7 +288,7 @@ def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: s
         if dataset and len(table.queries) > before:
             extra = table.queries[before:]
             what = "ignored, as zbench does" if compat == "zbench" else "they are fitted too"
-            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {extra[0]!r}); {what}")
+            log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {shown(extra[0])}); {what}")
     return table, n_dataset, records
 
 
@@ -335,13 +336,13 @@ def _warn_fit(res: Any, queries: list[str], tol: float, max_iter: int, log: Any)
     if not res.converged.all():
         bad = [queries[i] for i in np.flatnonzero(~res.converged)]
         log.warn(f"{len(bad)} queries did not converge in {max_iter} Newton steps (gradient tolerance {tol:g}, "
-                 f"step 1e-13 of the scale; e.g. {bad[0]!r})")
+                 f"step 1e-13 of the scale; e.g. {shown(bad[0])})")
     ill = np.flatnonzero(res.se_condition > SE_CONDITION_WARN)
     if len(ill):
         worst = float(np.max(res.se_condition[ill]))
         log.warn(f"the SEs of {len(ill)} queries may be wrong beyond ~8 significant digits: their Fisher information "
                  f"is ill-conditioned (condition >= {worst:.1e}; pair weights of very different sizes, "
-                 f"docs/zelo_fit.md; e.g. {queries[ill[0]]!r})")
+                 f"docs/zelo_fit.md; e.g. {shown(queries[ill[0]])})")
 
 
 def _write_fit(table: Any, sizes: Any, score: Any, se: Any, res: Any, *, n_judgments: Any, components: bool,

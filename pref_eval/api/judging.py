@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, command_running, option_name, option_value
+from ..errors import UsageError, command_running, option_name, option_value, shown
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def judge(
         for key in keys:
             if key not in prices:
                 price = "a --price" if command_running() else "an entry of prices"
-                raise UsageError(f"{option_name('max_cost')} needs {price} for {key!r}")
+                raise UsageError(f"{option_name('max_cost')} needs {price} for {shown(key)}")
     if output is not None and output != "-" and _store_file(output, store):
         raise UsageError(f"output file {output} is the same file as {option_name('store')} {store}; refusing to "
                          "overwrite it")
@@ -158,7 +158,7 @@ def _refuse_unused(state: Any, *, ties: Any, missing_text: Any, retries: int, ba
         raise UsageError(f"{option_name('missing_text')} applies with {option_name('state')} (without it a pair "
                          "lacking a text is left out of the output, and zelo_fit needs no judgment of every pair)")
     if missing_text not in (None, "stop", "tie"):
-        raise UsageError(f"{option_name('missing_text')}: expected stop or tie, got {missing_text!r}")
+        raise UsageError(f"{option_name('missing_text')}: expected stop or tie, got {shown(missing_text)}")
 
 
 def _store_file(path: str, store: str) -> bool:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import UsageError, command_running, option_name
+from ..errors import UsageError, command_running, option_name, shown
 from ._inputs import _load_qrels, _load_runs, _ranx_object, _run_from_data
 
 if TYPE_CHECKING:
@@ -59,14 +59,14 @@ def _data_not_measures(measures: Any) -> str | None:
     if hasattr(measures, "columns"):
         return "a DataFrame"
     if isinstance(measures, os.PathLike):
-        return f"the path {os.fspath(measures)!r}"
+        return f"the path {shown(os.fspath(measures))}"
     if isinstance(measures, str) and os.path.isfile(measures):
         from ..measures import parse_measures
 
         try:
             parse_measures([measures])
         except UsageError:
-            return f"the file {measures!r}"
+            return f"the file {shown(measures)}"
     return None
 
 
@@ -345,7 +345,7 @@ def _calc_options(options: dict, where: str, known: tuple[str, ...] = _CALC_OPTI
 
         ranx = api_hint("evaluate", unknown[0], None if where == "evaluate" else known)
         peer = _PEER_OPTIONS.get(unknown[0]) or ranx or pyterrier_hint(where, unknown[0])
-        raise UsageError(f"{where}: unknown option {unknown[0]!r}" + (f" ({peer})" if peer else "")
+        raise UsageError(f"{where}: unknown option {shown(unknown[0])}" + (f" ({peer})" if peer else "")
                          + f" (expected one of: {', '.join(known)})")
 
 
@@ -397,9 +397,10 @@ class MeasureResults(dict):
         trec_eval's columns (``recall_5``, ``P_10``), not a key of its own (was a bare ``KeyError: 'recall'``)."""
         base = key.split("@")[0].split("(")[0].split(".")[0]
         near = [k for k in self if k == key.replace(".", "_") or k.split("_")[0] == base or k.split("@")[0] == base]
-        hint = f"; the keys of {base!r} are {', '.join(near[:12])}{' ...' if len(near) > 12 else ''}" if near else ""
+        hint = (f"; the keys of {shown(base)} are "
+                f"{', '.join(near[:12])}{' ...' if len(near) > 12 else ''}" if near else "")
         ranx = ("; ranx's recall (all retrieved) is 'ranx:recall'" if key.lower() == "recall" else "")
-        raise KeyError(f"{key!r} is not a key of this result: keys are the printed names of the columns "
+        raise KeyError(f"{shown(key)} is not a key of this result: keys are the printed names of the columns "
                        f"({', '.join(list(self)[:6])}{' ...' if len(self) > 6 else ''}){hint}{ranx}")
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import InputError, UsageError, command_running, option_name as _o, option_value, renamed_keywords
+from ..errors import InputError, UsageError, command_running, option_name as _o, option_value, renamed_keywords, shown
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _query_pools(queries: Any) -> list[tuple[str, list[str]]]:
             raise UsageError(f"queries: item {i} is {item!r:.60}; expected (qid, [docno, ...])")
         qid, docs = item
         if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable):
-            raise UsageError(f"queries: query {qid!r}: expected a list of docnos, got {type(docs).__name__} "
+            raise UsageError(f"queries: query {shown(qid)}: expected a list of docnos, got {type(docs).__name__} "
                              f"{docs!r:.60}")
         pools.append((qid, list(docs)))
     return pools
@@ -281,7 +281,7 @@ def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = 
 
     for x in (topic, *pool) if request_ids else ():
         if x.split() != [x]:  # str.split: any Unicode white space (and the empty id)
-            raise InputError(source, 0, f"topic {topic}: id {x!r} holds white space; zelo_pairs next writes "
+            raise InputError(source, 0, f"topic {topic}: id {shown(x)} holds white space; zelo_pairs next writes "
                                         "'topic docA docB' lines, expected ids without spaces")
     if len(set(pool)) == len(pool):
         return
@@ -292,7 +292,7 @@ def _check_pool(topic: str, pool: Sequence[str], source: str, docs_file: bool = 
         from ..io.candidates import repeat_line
 
         line = repeat_line(source, topic, twice)
-    raise InputError(source, line, f"topic {topic}: document {twice!r} is listed twice among the candidates")
+    raise InputError(source, line, f"topic {topic}: document {shown(twice)} is listed twice among the candidates")
 
 
 def _save_state(state: str, t: Any, inputs: InputOptions) -> None:
@@ -431,5 +431,5 @@ def _check_result_qrels(topics: dict[str, Any], grades: dict[str, dict[str, floa
         top = (st["result"] or {}) if st["phase"] == "done" else {}
         for d in top:
             if g.get(d, 0) <= 0:
-                raise InputError(qrels, 0, f"topic {topic}: document {d!r} of the top set is not graded > 0 in "
+                raise InputError(qrels, 0, f"topic {topic}: document {shown(d)} of the top set is not graded > 0 in "
                                            "this file; give the qrels the state was started from")

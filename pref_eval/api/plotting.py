@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, command_running, renamed_keywords
+from ..errors import UsageError, command_running, renamed_keywords, shown
 from ._inputs import (_check_float, _check_int, _check_paths, _check_strings, _input_options, _path_list,
                       _string_list)
 
@@ -114,7 +114,7 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, judgments_format:
 
         table = read_scores_with_se(scores)
         if qid not in table:
-            raise UsageError(f"query {qid!r} is not in {scores}")
+            raise UsageError(f"query {shown(qid)} is not in {scores}")
         given = dict(zip(table[qid][0], table[qid][1], strict=False))
     order, x = zelo_order(judg, qid, docs, given, prior=prior)
     canvas = draw_matrix(docs, share_matrix(wins), order, x, qid, (image.width, image.height), image.title, measure)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError, command_running, option_given, option_name as _o
+from ..errors import InputError, UsageError, command_running, option_given, option_name as _o, shown
 from ._inputs import _input_options
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     if contributions is not None and contributions in ("-", "/dev/stdout") and output in ("-", "/dev/stdout"):
         raise UsageError("--contributions - and the pool would share stdout: give the pool -o FILE, or "
                          "--contributions FILE" if command_running() else
-                         f"contributions={contributions!r} and the pool (output={output!r}) would share stdout: "
+                         f"contributions={shown(contributions)} and the pool (output={shown(output)}) would "
+                         f"share stdout: "
                          "give output=FILE or contributions=FILE")
     from ..io.run_ids import shortest_unique_suffixes
 
@@ -124,7 +125,7 @@ def _check_groups(groups: str | None, group_sep: str | None, contributions: str 
     if group_sep is not None and (not isinstance(group_sep, str) or group_sep == "" or
                                   any(c.isspace() for c in group_sep)):
         raise UsageError(f"{_o('group_sep')}: expected a non-empty separator without white space (a run tag holds "
-                         f"none), got {group_sep!r}")
+                         f"none), got {shown(group_sep)}")
     if groups is not None:
         _check_paths("a file of RUNTAG GROUP lines", groups=groups)
 

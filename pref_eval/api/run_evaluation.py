@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords
+from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords, shown
 from ._inputs import _input_options
 from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _depth_of_measure_set, _metric_mode,
                            _refuse_extra, _refuse_metric_tables, _refuse_with_scores, _warn_topic_all)
@@ -355,7 +355,7 @@ def _kept_reference(reference: str | None, ref: int | None, names: list[str], gi
     from ..errors import EvaluationError
     from ..io.textfile import display_name
 
-    raise EvaluationError(f"{option_name('reference')} {reference!r} could not be evaluated "
+    raise EvaluationError(f"{option_name('reference')} {shown(reference)} could not be evaluated "
                           f"({option_name('keep_going')}: {display_name(given[ref])} left out, its error above); "
                           "nothing written")
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_name as _o, option_value
+from ..errors import UsageError, option_name as _o, option_value, shown
 from ._inputs import _check_float, _check_int, _input_options, _is_number, _string_list
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _check_ints(values: Any, name: str, minimum: int, flag: str | None = None) -
         raise UsageError(f"{_o(name, flag)}: expected a list of integers, got {type(values).__name__} {values!r:.40}")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-            raise UsageError(f"{_o(name, flag)}: expected integers >= {minimum}, got {v!r}")
+            raise UsageError(f"{_o(name, flag)}: expected integers >= {minimum}, got {shown(v)}")
 
 
 def _check_sigma(sigma: Sequence[float]) -> None:
@@ -98,7 +98,7 @@ def _check_sigma(sigma: Sequence[float]) -> None:
         raise UsageError(f"{_o('sigma')}: expected a list of numbers, got {type(sigma).__name__} {sigma!r:.40}")
     for s in sigma:
         if not _is_number(s) or not 0 < s <= SIGMA_MAX:  # numpy scalars too (np.float32(0.6))
-            raise UsageError(f"{_o('sigma')}: expected numbers in (0, {SIGMA_MAX:g}], got {s!r}")
+            raise UsageError(f"{_o('sigma')}: expected numbers in (0, {SIGMA_MAX:g}], got {shown(s)}")
 
 
 def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[float] = (0.6, 1.5),
@@ -128,15 +128,15 @@ def simulate_recovery(*, ks: Sequence[int] = (25, 50, 100), sigma: Sequence[floa
         raise UsageError(f"{_o(next(iter(given)))} applies only to "
                          f"{option_value('strategy', '--strategy', 'adaptive')}")
     if strategy not in ("cycles", "adaptive"):
-        raise UsageError(f"unknown strategy {strategy!r}")
+        raise UsageError(f"unknown strategy {shown(strategy)}")
     if start is not None and start not in ("matching", "cycle"):
-        raise UsageError(f"{_o('start')}: expected matching or cycle, got {start!r}")
+        raise UsageError(f"{_o('start')}: expected matching or cycle, got {shown(start)}")
     if criterion is not None and criterion not in ("discordance", "uncertainty", "rowsum"):
-        raise UsageError(f"{_o('criterion')}: expected discordance, uncertainty or rowsum, got {criterion!r}")
+        raise UsageError(f"{_o('criterion')}: expected discordance, uncertainty or rowsum, got {shown(criterion)}")
     for name in ("window", "batch"):
         v = given.get(name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
-            raise UsageError(f"{_o(name)}: expected an integer >= 1, got {v!r}")
+            raise UsageError(f"{_o(name)}: expected an integer >= 1, got {shown(v)}")
     _check_sigma(sigma)
     _check_ints(ks, "ks", 2, "--K")
     _check_ints(cycles, "cycles", 1)
@@ -186,7 +186,7 @@ def _case_or_matrix(case: str | None, matrix: Any) -> tuple[Any, str]:
         from ..zelo.bandits import case_matrix
 
         if not isinstance(case, str) or case.upper() not in ("A", "B"):
-            raise UsageError(f"{_o('case')}: expected A or B, got {case!r}")
+            raise UsageError(f"{_o('case')}: expected A or B, got {shown(case)}")
 
         return case_matrix(case), case.upper()
     return _probability_matrix(matrix), (os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix")
@@ -226,7 +226,7 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     _check_float("c", c, 0, optional=True)
     _check_float("delta", delta, 0, 1, lo_open=True, hi_open=True, optional=True)
     if algorithm not in _ALGO_PARAMS:
-        raise UsageError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(sorted(_ALGO_PARAMS))}")
+        raise UsageError(f"unknown algorithm {shown(algorithm)}; expected one of {', '.join(sorted(_ALGO_PARAMS))}")
     if (case is None) == (matrix is None):
         raise UsageError(f"give exactly one of {_o('case')} and {_o('matrix')}")
     given = {k: v for k, v in {"alpha": alpha, "batch": batch, "c": c, "delta": delta}.items() if v is not None}
@@ -294,7 +294,7 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
         raise UsageError(f"{_o('algorithms')} is empty")
     bad = [a for a in algos if a not in ROWS]
     if bad:
-        raise UsageError(f"{_o('algorithms')}: unknown {bad[0]!r} (expected some of {', '.join(ROWS)})")
+        raise UsageError(f"{_o('algorithms')}: unknown {shown(bad[0])} (expected some of {', '.join(ROWS)})")
     progress = None if log is None else (lambda label, d, t: log.progress(label, d, t))
     rows = figure3(reps, seed, algos, progress=progress)
     _write_summary(rows, output, _input_options(inputs, output=output))

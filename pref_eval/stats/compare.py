@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from . import paired
 from .correction import CORRECTIONS, adjust, unknown_correction
 from .effect import effect_sizes
@@ -218,7 +218,7 @@ def parse_tests(spec: str | Sequence[str]) -> list[str]:
         if not name:
             continue
         if name not in ALL_TESTS:
-            raise UsageError(f"unknown test {it!r}; expected some of {', '.join(ALL_TESTS)}")
+            raise UsageError(f"unknown test {shown(it)}; expected some of {', '.join(ALL_TESTS)}")
         if name not in out:
             out.append(name)
     if not out:
@@ -268,11 +268,11 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
     if resamples < 1:
         raise UsageError(f"--resamples must be at least 1, got {resamples}")
     if zero_method not in ("wilcox", "pratt", "zsplit"):
-        raise UsageError(f"unknown Wilcoxon zero method {zero_method!r}; expected wilcox, pratt or zsplit")
+        raise UsageError(f"unknown Wilcoxon zero method {shown(zero_method)}; expected wilcox, pratt or zsplit")
     if wilcoxon_method not in ("auto", "exact", "asymptotic"):
-        raise UsageError(f"unknown Wilcoxon method {wilcoxon_method!r}; expected auto, exact or asymptotic")
+        raise UsageError(f"unknown Wilcoxon method {shown(wilcoxon_method)}; expected auto, exact or asymptotic")
     if ci_method.lower() not in ("bca", "percentile", "basic"):
-        raise UsageError(f"unknown bootstrap interval {ci_method!r}; expected BCa, percentile or basic")
+        raise UsageError(f"unknown bootstrap interval {shown(ci_method)}; expected BCa, percentile or basic")
     if not sign_min_diff >= 0:
         raise UsageError(f"--sign-min-diff must be >= 0, got {sign_min_diff}")
     return {"sign_min_diff": float(sign_min_diff), "tests": parse_tests(tests), "correction": correction,
@@ -382,13 +382,15 @@ class _Cells:
             i = int(wanted[min(first_twice, first_bad)])
             r, q, m, v = run_col[i], qid_col[i], measure_col[i], value_col[i]
             if first_twice <= first_bad:
-                raise UsageError(f"measure {m!r}: two values for run {r!r} on query {q!r}")
+                raise UsageError(f"measure {shown(m)}: two values for run {shown(r)} on query {shown(q)}")
             if first_bad == bad:
-                raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+                raise UsageError(f"per-query table: value {shown(v)} of run {shown(r)}, query {shown(q)}, "
+                                 f"measure {shown(m)} "
                                  "is not a number")
             # NaN was read as a missing value (silently 0 with complete=True), inf gave nan/inf differences
             # and meaningless p-values: refused, as the per-query file reader refuses them
-            raise UsageError(f"per-query table: value {v!r} of run {r!r}, query {q!r}, measure {m!r} "
+            raise UsageError(f"per-query table: value {shown(v)} of run {shown(r)}, query {shown(q)}, "
+                             f"measure {shown(m)} "
                              "is not a finite number; leave the row out for a missing value")
 
     def matrix(self, measure: str, runs: list[str], complete: bool):
@@ -464,7 +466,7 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     for i in np.flatnonzero(summary).tolist():  # (the summary rows only: a few per run and measure)
         cell = (run[i], measure[i])
         if cell in seen:
-            raise UsageError(f"per-query table: two rows 'all' for run {cell[0]!r}, measure {cell[1]!r} "
+            raise UsageError(f"per-query table: two rows 'all' for run {shown(cell[0])}, measure {shown(cell[1])} "
                              "(a topic named 'all' besides the summary row?); 'all' rows are summaries "
                              "and left out: rename the topic")
         seen.add(cell)
@@ -528,14 +530,14 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     measure_list = list(measures) if measures else all_measures
     for r in run_list:
         if r not in all_runs:
-            raise UsageError(f"run {r!r} not in the per-query values (runs: {', '.join(all_runs)})")
+            raise UsageError(f"run {shown(r)} not in the per-query values (runs: {', '.join(all_runs)})")
     for m in measure_list:
         if m not in all_measures:
-            raise UsageError(f"measure {m!r} not in the per-query values (measures: {', '.join(all_measures)})")
+            raise UsageError(f"measure {shown(m)} not in the per-query values (measures: {', '.join(all_measures)})")
     if len(run_list) < 2:
         raise UsageError("need at least two runs to compare")
     if baseline is not None and baseline not in run_list:
-        raise UsageError(f"baseline {baseline!r} is not one of the runs ({', '.join(run_list)})")
+        raise UsageError(f"baseline {shown(baseline)} is not one of the runs ({', '.join(run_list)})")
     cells = _Cells(run_col, qid_col, measure_col, value_col, run_list)
     R = len(run_list)
     if baseline is None:
@@ -559,8 +561,9 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
                 over = ~np.isfinite(X[ia] - X[ib])
             if over.any():
                 ri, qi = (int(v[0]) for v in np.nonzero(over))
-                raise UsageError(f"measure {m!r}: the difference of runs {a_names[ri]!r} and {b_names[ri]!r} on "
-                                 f"query {used[qi]!r} overflows (values beyond +-8e307)")
+                raise UsageError(f"measure {shown(m)}: the difference of runs {shown(a_names[ri])} and "
+                                 f"{shown(b_names[ri])} on "
+                                 f"query {shown(used[qi])} overflows (values beyond +-8e307)")
         n_queries[m] = len(used)
         dropped[m] = drop
         with np.errstate(all="ignore"):
@@ -612,7 +615,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
         D = D[None, :]
     if not np.isfinite(D).all():
         bad = D[~np.isfinite(D)][0]
-        raise UsageError(f"the difference matrix contains {float(bad)!r}; expected finite numbers")
+        raise UsageError(f"the difference matrix contains {shown(float(bad))}; expected finite numbers")
     # rounded as compare() rounds run differences: float noise (1e-17) is a tie, not a sign or a rank
     D = np.round(D, 12)
     k = D.shape[0]
@@ -644,7 +647,8 @@ def _refuse_missing_pair(measure: str, pairs: list[tuple[str, str]], qids: list[
     rpp 0.1667 against one run, 0 against another), and which run lacked the query, and the other's ranking,
     are not in the table. Before session 23 the cell was 0 (a tie)."""
     i, j = (int(v[0]) for v in np.nonzero(~present))
-    raise UsageError(f"-c: pair {pairs[i][0]!r} / {pairs[i][1]!r} lacks query {qids[j]!r} of measure {measure!r}; "
+    raise UsageError(f"-c: pair {shown(pairs[i][0])} / {shown(pairs[i][1])} lacks query {shown(qids[j])} of "
+                     f"measure {shown(measure)}; "
                      "a preference on a topic a run lacks is scored on its empty ranking (pref_eval.py, trec_eval "
                      "-c), a value the table does not hold: compare with -R QRELS, or without -c (the queries "
                      "every pair has)")
@@ -673,8 +677,9 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     if not np.isfinite(vals).all():  # NaN would be read as a missing query (0 with complete), inf as a difference
         i = int(np.flatnonzero(~np.isfinite(vals))[0])
         row = df.iloc[i]
-        raise UsageError(f"preference table: value {row['value']!r} of pair {row['run']!r} / {row['run_b']!r}, "
-                         f"query {row['qid']!r}, measure {row['measure']!r} is not a finite number; "
+        raise UsageError(f"preference table: value {shown(row['value'])} of pair {shown(row['run'])} / "
+                         f"{shown(row['run_b'])}, "
+                         f"query {shown(row['qid'])}, measure {shown(row['measure'])} is not a finite number; "
                          "leave the row out for a missing value")
     all_measures = list(dict.fromkeys(df["measure"]))
     measure_list = [m for m in (measures or all_measures) if m in all_measures]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from ..log import Log
-from ..errors import EvaluationError, UsageError
+from ..errors import EvaluationError, UsageError, shown
 
 if TYPE_CHECKING:
     from .run import TrecOptions
@@ -33,7 +33,7 @@ def _requests(opts, default: str, allowed) -> list:
     reqs = parse_trec_measures(opts.measures or [default], trec9=getattr(opts, "trec9", False))
     bad = [r.spec.name for r in reqs if r.spec.name not in COMMON and not allowed(r.spec.name)]
     if bad:
-        raise UsageError(f"measure {bad[0]!r} is not defined for -R {opts.rel_format} "
+        raise UsageError(f"measure {shown(bad[0])} is not defined for -R {opts.rel_format} "
                          f"(use -m {default} or its members)")
     return reqs
 

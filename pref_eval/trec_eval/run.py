@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..records import record
 from ..log import Log
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 if TYPE_CHECKING:
     from ..collection import Ranked
@@ -49,9 +49,9 @@ class TrecOptions:
 def run_trec(opts: TrecOptions, out: TextIO, log: Log) -> int:
     """Evaluate as trec_eval does and write its text to ``out``; returns 0."""
     if opts.results_format != "trec_results":
-        raise UsageError(f"unsupported results format {opts.results_format!r} (only trec_results)")
+        raise UsageError(f"unsupported results format {shown(opts.results_format)} (only trec_results)")
     if opts.rel_format not in REL_FORMATS:
-        raise UsageError(f"unknown rel_info format {opts.rel_format!r}; expected one of {', '.join(REL_FORMATS)}")
+        raise UsageError(f"unknown rel_info format {shown(opts.rel_format)}; expected one of {', '.join(REL_FORMATS)}")
     if opts.rel_format == "qrels":
         return evaluate_qrels(opts, out, log)
     from . import prefs
@@ -154,7 +154,7 @@ def check_debug_query(opts: TrecOptions, ranked: Ranked) -> None:
     q = opts.debug_query
     if q is not None and q not in ranked.qid_strings():
         where = opts.rel_file if opts.complete else f"both {opts.rel_file} and {opts.run_file}"
-        raise EvaluationError(f"-D: topic {q!r}, the only one evaluated, is not in {where}: "
+        raise EvaluationError(f"-D: topic {shown(q)}, the only one evaluated, is not in {where}: "
                               "no queries with both results and relevance info")
 
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..seeds import PRODUCT, product_seed, stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int, is_number
 from .adaptive import AdaptiveBest
@@ -62,7 +62,7 @@ class AdaptiveSession(TopicSessions):
         self.params = {k: t(v) for k, (t, v) in PARAMS.items()}
         for k, v in (params or {}).items():
             if k not in PARAMS:
-                raise ValueError(f"unknown parameter {k!r}")
+                raise ValueError(f"unknown parameter {shown(k)}")
             self.params[k] = PARAMS[k][0](v)
         self._empty()
         self.games: dict[str, AdaptiveBest | None] = {}

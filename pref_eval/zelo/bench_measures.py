@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import libm
 
-from ..errors import EvaluationError
+from ..errors import EvaluationError, shown
 
 
 def align(docnos: Sequence[str], run_scores: Sequence[float] | np.ndarray, zelo: dict, *, limit: int | None = None,
@@ -51,7 +51,7 @@ def align(docnos: Sequence[str], run_scores: Sequence[float] | np.ndarray, zelo:
     missing = int((~keep).sum())
     if missing and strict:
         first = docnos[int(np.flatnonzero(~keep)[0])]
-        raise EvaluationError(f"document {first!r} has no zELO score")
+        raise EvaluationError(f"document {shown(first)} has no zELO score")
     gt = np.array([zelo[d] for d, k in zip(docnos, keep, strict=False) if k], dtype=float)
     return run_scores[keep], gt, missing
 

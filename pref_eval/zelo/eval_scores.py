@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .bench_measures import align, ndcg_exp, pairwise_accuracy, recall_at_k
 from ..io.zelo_scores import looks_like_zelo_scores, read_zelo_scores, what_score_file  # noqa: F401 - re-exported
 
@@ -34,7 +34,7 @@ def parse_zelo_measure(name: str, where: str | None = None) -> tuple[str, int | 
     m = re.match(_RX, name)
     if not m:
         why = f"{what_score_file(where)}: " if where is not None else ""
-        raise UsageError(f"{why}unknown zELO measure {name!r} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
+        raise UsageError(f"{why}unknown zELO measure {shown(name)} (zndcg, zndcg@K, zacc, zrecall@K, zrecall@K,KGT)")
     kind, k, kgt = m.group(1), m.group(2), m.group(3)
     if kind == "zrecall" and k is None:
         raise UsageError("zrecall needs a cutoff: zrecall@K")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..output.json_text import json_dumps
 
 STRATEGIES = ("tournament", "adaptive", "adaptive-ranking")
@@ -59,7 +59,7 @@ def parse_state(text: str, name: str = "<state>", verify: bool = False) -> Any:
         return RankingSession.from_json(obj, name, verify=verify)
     if strategy != "tournament" or (isinstance(obj, dict) and "strategy" in obj):
         raise InputError(name, 0, f"zelo_pairs state: $.strategy: expected one of {', '.join(STRATEGIES)} "
-                         f"(a tournament state has no strategy key), got {strategy!r}")
+                         f"(a tournament state has no strategy key), got {shown(strategy)}")
     return Tournament.from_json(text, name)
 
 

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..seeds import stream_seed
 from .session_schema import TopicSessions, bad, check_common, check_group, state_json, is_int
 from ..output.json_text import json_dumps
@@ -176,7 +176,7 @@ class RankingSession(TopicSessions):
         self.params = dict(PARAMS)
         for k, v in (params or {}).items():
             if k not in PARAMS:
-                raise ValueError(f"unknown parameter {k!r}")
+                raise ValueError(f"unknown parameter {shown(k)}")
             self.params[k] = v
         self._empty()
         self.games: dict[str, RankingGame | None] = {}

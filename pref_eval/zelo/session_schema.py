@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..seeds import SEED_MAX
 
 COMMON_KEYS = frozenset({"strategy", "version", "seed", "params", "topics", "adds", "batches", "ignored", "issued"})
@@ -47,7 +47,7 @@ def check_version(obj: Any, name: str, kind: str, current: int) -> int:
     if is_int(v, 1) and v > current:
         raise newer_format(name, v, current)
     if not is_int(v, 1):
-        raise bad(kind, name, "$.version", f"expected an integer from 1 to {current}, got {v!r}")
+        raise bad(kind, name, "$.version", f"expected an integer from 1 to {current}, got {shown(v)}")
     return v
 
 
