@@ -24,7 +24,7 @@ qrels contain. Then, for each judge against the reference (the first):
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -125,10 +125,7 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     topics = sorted(common)
     if len(topics) < 2:
         raise UsageError("the judges' qrels and the runs share fewer than two topics")
-    X = []
-    for df in values:
-        wide = df[df["qid"].isin(common)].pivot_table(index="run", columns="qid", values="value", aggfunc="first")
-        X.append(wide.reindex(index=names, columns=topics).fillna(0.0).to_numpy(dtype=float))
+    X = [_wide(df, names, topics) for df in values]
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(topics), size=(resamples, len(topics))) if resamples > 0 else None
     tail = (1.0 - confidence) / 2.0 * 100.0
@@ -238,11 +235,24 @@ def _judged_at(judge: str, names: list[str], run_objs: list, qrels: dict, topics
     return out
 
 
-def _decisions(names, topics, X, measure, test, correction, alpha, seed, compare):
-    import pandas as pd
 
-    rows = [(r, t, measure, X[i, j]) for i, r in enumerate(names) for j, t in enumerate(topics)]
-    df = pd.DataFrame(rows, columns=["run", "qid", "measure", "value"])
+def _wide(df: Any, names: list[str], topics: list[str]) -> np.ndarray:
+    """runs x topics of ``df``'s values (the first value of a cell; a missing or NaN one 0), without a pandas pivot:
+    pandas' strings cannot hold a topic that is not UTF-8 (a Latin-1 id kept as its bytes)."""
+    row = {n: i for i, n in enumerate(names)}
+    col = {t: j for j, t in enumerate(topics)}
+    X = np.full((len(names), len(topics)), np.nan)
+    for r, q, v in zip(df["run"].tolist(), df["qid"].tolist(), df["value"].tolist(), strict=True):
+        i, j = row.get(r), col.get(q)
+        if i is not None and j is not None and np.isnan(X[i, j]):
+            X[i, j] = v
+    return np.nan_to_num(X, nan=0.0)
+
+
+def _decisions(names, topics, X, measure, test, correction, alpha, seed, compare):
+    from ..stats.compare import LongTable
+
+    df = LongTable.from_rows((r, t, measure, X[i, j]) for i, r in enumerate(names) for j, t in enumerate(topics))
     res = compare(df, tests=[test], correction=correction, alpha=alpha, seed=seed, runs=names)
     out = {}
     for rec in res.records.itertuples():

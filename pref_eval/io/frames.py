@@ -25,6 +25,15 @@ def not_an_id(x: Any) -> bool:
     return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
 
 
+def id_bytes(ids: list[str]) -> np.ndarray:
+    """Ids given as ``str`` (records, dicts, frames) as the readers keep them: an ``S`` array of their UTF-8 bytes,
+    a surrogate escape (an id read as its bytes, a Latin-1 docno; ``zelo_agree -l system`` hands the judgments'
+    ids over as records) as the byte it stands for."""
+    if not ids:
+        return np.array([], dtype="S1")
+    return np.array([s.encode("utf-8", "surrogateescape") for s in ids], dtype="S")
+
+
 def frame(data: Any, columns: list[str] | None = None) -> Any:
     """``pd.DataFrame(data, columns=columns)`` (rows, or a dict of columns); when an id holds a byte that was not
     UTF-8 (a Latin-1 docno kept as its surrogate escape), which pandas' default strings (pyarrow's) cannot hold,

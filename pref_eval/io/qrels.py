@@ -256,7 +256,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     or an iterable of tuples ``(qid, docno, rel)`` / ``(qid, iteration, docno, rel)``
     or of ``Qrel`` namedtuples. ``subtopics``: the iteration is a subtopic id
     (see :func:`with_subtopics`)."""
-    from .frames import record_fields
+    from .frames import id_bytes, record_fields
 
     qids: list[Any] = []
     docs: list[Any] = []
@@ -297,9 +297,9 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     qids, docs = _record_ids(qids, source), _record_ids(docs, source)
     n = len(qids)
     q = Qrels(
-        qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
-        iter=np.array([s.encode() for s in iters], dtype="S") if iters and n else np.full(n, b"0", dtype="S1"),
-        docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
+        qid=id_bytes(qids),
+        iter=id_bytes(iters) if iters and n else np.full(n, b"0", dtype="S1"),
+        docno=id_bytes(docs),
         rel=_integral(rels, source),
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,

@@ -309,7 +309,7 @@ def _run_from_frame(df: Any, name: str) -> Run:
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
-    from .frames import not_an_id, record_fields
+    from .frames import id_bytes, not_an_id, record_fields
 
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
@@ -338,14 +338,13 @@ def run_from_records(records: Any, name: str = "run") -> Run:
             raise InputError(name, i, f"missing or empty id in {shown(tuple(rec))} (expected strings or integers)")
         qids.append(str(rec[0]))
         docs.append(str(rec[1]))
-    n = len(qids)
     score = np.asarray(scores, dtype=np.float64)
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
     run = Run.from_arrays(
-        qid=np.array([s.encode() for s in qids], dtype="S") if n else np.array([], dtype="S1"),
-        docno=np.array([s.encode() for s in docs], dtype="S") if n else np.array([], dtype="S1"),
+        qid=id_bytes(qids),
+        docno=id_bytes(docs),
         score=score, line_numbers=None, tag=name, name=name, source=name,
     )
     return dataclasses.replace(run, empty_topics=empty) if empty else run
