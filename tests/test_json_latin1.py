@@ -345,3 +345,26 @@ def test_tournament_qrels_of_latin1_ids_match_trec_eval(tmp_path):
         ours = run_module_inproc("trec", [*opts, "z.qrels", "a.run"], tmp_path, text=False)
         te = subprocess.run([str(trec_eval), *opts, "z.qrels", "a.run"], cwd=tmp_path, capture_output=True, check=True)
         assert ours.stdout == te.stdout and (TOPIC in te.stdout or not opts)
+
+
+@pytest.mark.slow  # two system-level reports (runs evaluated per judge, a paired test): ~3 s CPU
+def test_agree_system_level_with_latin1_topics(tmp_path):
+    """zelo_agree -l system on judgments and runs whose topics and docnos are Latin-1 (was a UnicodeEncodeError
+    traceback in pandas' pivot table); the same figures as an ASCII twin of the files (the oracle: only the
+    bytes of the ids differ)."""
+    _write_inputs(tmp_path)
+    rows = [(DOCS[i], DOCS[k], DOCS[min(i, k)]) for i in range(5) for k in range(5) if i < k]
+    c4 = b"".join(t + b" " + a + b" " + b + b" " + w + b"\n" for t in (TOPIC, b"q2") for a, b, w in rows)
+    twin = {TOPIC: b"tX", **{d: b"doc%d" % k for k, d in enumerate(DOCS)}, **{t: b"rX%d" % k for k, t in
+                                                                               enumerate(TAGS)}}
+    (tmp_path / "j2.c4").write_bytes(c4)
+    for name in ("j2.c4", "a.run", "b.run"):
+        data = (tmp_path / name).read_bytes()
+        (tmp_path / f"x-{name}").write_bytes(b"\n".join(b" ".join(twin.get(f, f) for f in line.split(b" "))
+                                                        for line in data.split(b"\n")))
+    got = [run_module_inproc("agree", ["-J", f"{p}j2.c4", "-J", f"{p}j2.c4", "-l", "system", "--runs", f"{p}a.run",
+                                       "--runs", f"{p}b.run", "-m", "map", "--resamples", "20", "-o", "tsv"], tmp_path)
+           for p in ("", "x-")]
+    assert got[0].returncode == 0 and got[1].returncode == 0, got[0].stderr
+    assert got[0].stdout.replace("j2.c4", "x-j2.c4").replace("a.run", "x-a.run").replace("b.run", "x-b.run") \
+        == got[1].stdout
