@@ -283,7 +283,7 @@ def test_groups_file_quoted_names_and_latin1_tags(tmp_path):
     (ws / "g.csv").write_bytes(b"a X\nb Y\nc X\n")  # the UTF-8 'b' is not the tag b\xe9
     res = run_inproc("zelo_pairs", ["pool", "--depth", "2", "--contributions", "c.tsv", "-o", "p.txt", "-Q",
                                     "--groups", "g.csv", "a.run", "b.run", "c.run"], ws)
-    assert res.returncode == 2 and res.stderr.startswith("zelo_pairs: g.csv: no group for run tag 'b\\udce9' of b.run")
+    assert res.returncode == 2 and res.stderr.startswith("zelo_pairs: g.csv: no group for run tag 'b\\xe9' of b.run")
 
 
 def test_types_file_latin1(tmp_path):
