@@ -95,10 +95,9 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     """Orderings and significance decisions of ``runs`` under each judge's qrels (see module docstring);
     ``judged_depth`` K: each judge's coverage of the runs as ``judged@K:RUN`` (ir-measures' Judged@K) instead of
     ``judged:RUN`` (every retrieved document)."""
-    import pandas as pd
-
     from ..api._inputs import _load_runs
     from ..api.measures import _evaluate_rows
+    from ..io.frames import frame
     from ..output.table import HEADER
     from ..stats.compare import compare, parse_tests
     from ..stats.orderings import kendall_tau_b, kendall_tau_b_rows, tau_ap_a_rows
@@ -119,8 +118,8 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     _refuse_disjoint_judges(mt.names, qrels_of)
     # a run lacking a topic compared counts 0 there (X below, as trec_eval -c): evaluate's warning "averaging over
     # the topics in both" (a Python warning with its source line, before session 26) said otherwise
-    values = [_per_query(pd.DataFrame(_evaluate_rows(qrels, run_objs, [measure], warn_missing=False),
-                                      columns=list(HEADER)), measure) for qrels in qrels_of]
+    values = [_per_query(frame(_evaluate_rows(qrels, run_objs, [measure], warn_missing=False), list(HEADER)),
+                         measure) for qrels in qrels_of]  # frame: pandas' strings cannot hold a Latin-1 topic
     common = set.intersection(*[set(df["qid"]) for df in values])
     topics = sorted(common)
     if len(topics) < 2:
