@@ -32,9 +32,11 @@ from __future__ import annotations
 from .textfile import json_reason
 
 import csv
+import itertools
 import json
 import math
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, shown
@@ -193,6 +195,91 @@ def _trec_eval_hint(head: str) -> str:
             "`zelo_compare -R QRELS -m MEASURE RUN...`")
 
 
+def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos: list[int], pos_b: int | None,
+                       pos_s: int | None) -> dict[str, Any] | None:
+    """The columns of a TSV/CSV per-query file's rows (``body``: the lines after the header, the first being
+    line ``line0``) read at once -- one split of the whole text, one ``float`` map of the values, no Python
+    loop per line --, or None when some line needs the per-line reader, which then names it: quoting, a field
+    count unlike the header's, a value that is not a finite number in the decimal grammar, rows of several
+    samples, a second summary row ``all`` for a run and measure, or no per-query row at all."""
+    import numpy as np
+
+    # blank lines (empty or white space only: what str.strip empties) are skipped
+    keep = (np.fromiter(map(len, body), np.intp, len(body)) > 0) & ~np.fromiter(map(str.isspace, body), bool,
+                                                                              len(body))
+    rows = body if keep.all() else list(itertools.compress(body, keep.tolist()))
+    if not rows:
+        return None
+    text = delim.join(rows)
+    if '"' in text or not (np.fromiter(map(str.count, rows, itertools.repeat(delim)), np.intp, len(rows))
+                           == width - 1).all():
+        return None
+    fields = text.split(delim)
+    # a field is stripped of white space (str.strip's, which re's \s matches) -- none to strip in the common case
+    padded = re.search(r"[^\S\t]" if delim == "\t" else r"\s", text) is not None
+
+    def column(p: int) -> list[str]:
+        return list(map(str.strip, fields[p::width])) if padded else fields[p::width]
+
+    run, qid, measure, value = (column(p) for p in pos)
+    run_b = column(pos_b) if pos_b is not None else [""] * len(rows)
+    if pos_s is not None and len(dict.fromkeys(column(pos_s))) > 1:
+        return None
+    line = np.flatnonzero(keep) + line0
+    summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
+    if summary.any():
+        where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
+        if len({(run[i], run_b[i], measure[i]) for i in where}) < len(where):
+            return None
+        kept = (~summary).tolist()
+        run, qid, measure, value, run_b = (list(itertools.compress(c, kept)) for c in (run, qid, measure, value, run_b))
+        line = line[~summary]
+    joined = "".join(value)
+    if not value or not joined.isascii() or "_" in joined:  # (io/numbers.py's decimal grammar, as _number)
+        return None
+    try:
+        x = np.fromiter(map(float, value), float, len(value))
+    except ValueError:
+        return None
+    if not np.isfinite(x).all():
+        return None
+    return {"run": run, "qid": qid, "measure": measure, "value": x, "line": line, "run_b": run_b}
+
+
+def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
+    """The DataFrame of :func:`_delimited_columns`' columns, a duplicate (run, run_b, qid, measure) refused
+    naming its line (the first in file order that repeats an earlier row, as ``DataFrame.duplicated``)."""
+    import numpy as np
+    import pandas as pd
+
+    n = len(cols["value"])
+    texts, codes, sizes = {}, [], []
+    for c in ("run", "run_b", "qid", "measure"):
+        distinct = list(dict.fromkeys(cols[c]))
+        index = {k: i for i, k in enumerate(distinct)}
+        codes.append(np.fromiter(map(index.__getitem__, cols[c]), np.int64, n))
+        sizes.append(len(distinct))
+        # the distinct values' array (the string dtype pandas infers for the column) taken row by row
+        texts[c] = pd.Series(np.array(distinct, dtype=object)).array.take(codes[-1])
+    key, size = codes[0], sizes[0]
+    for code, k in zip(codes[1:], sizes[1:], strict=True):
+        if size * k >= 2 ** 62:  # the keys so far renumbered densely (at most one per row) before they overflow
+            o = np.argsort(key, kind="stable")
+            dense = np.empty(n, np.int64)
+            dense[o] = np.concatenate(([0], np.cumsum(key[o][1:] != key[o][:-1])))
+            key, size = dense, int(dense.max()) + 1
+        key, size = key * k + code, size * k
+    order = np.argsort(key, kind="stable")  # (a key's rows in file order)
+    same = key[order][1:] == key[order][:-1]
+    if same.any():
+        j = int(order[1:][same].min())
+        raise InputError(name, int(cols["line"][j]), f"duplicate row for run {cols['run'][j]!r}, query "
+                                                     f"{cols['qid'][j]!r}, measure {cols['measure'][j]!r}")
+    df = pd.DataFrame({"run": texts["run"], "qid": texts["qid"], "measure": texts["measure"], "value": cols["value"],
+                       "run_b": texts["run_b"]})
+    return df if pair else df.drop(columns="run_b")
+
+
 def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
@@ -204,7 +291,9 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)")
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)
+    if lines[-1].endswith("\r"):
+        lines[-1] = lines[-1][:-1]
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is None:
         raise InputError(name, 0, "empty file, expected per-query values (zelo_eval -q output)")
@@ -230,6 +319,9 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         pos = [header.index(c) for c in COLUMNS]
         pos_b = header.index("runj") if "runj" in header else None
         pos_s = header.index("sample") if "sample" in header else None
+        fast = _delimited_columns(lines[first + 1:], first + 2, delim, len(header), pos, pos_b, pos_s)
+        if fast is not None:
+            return _frame(fast, name, pair)
         samples: dict[str, int] = {}
         width = max(pos) + 1
         for k in range(first + 1, len(lines)):
