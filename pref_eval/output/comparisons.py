@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
+import operator
 from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
 from .markup import display_width, latex_escape, ljust_display, markdown_escape
 from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
-from .json_text import json_dumps
+from .json_text import json_dumps, json_str
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,8 +102,91 @@ def record_dicts(records: Records | pd.DataFrame, alpha: float) -> list[dict[str
     return out
 
 
+def _json_texts(values: list, extra: bool = False) -> list[str | None]:
+    """``json_dumps(_json_value(v))`` of every value, a column at a time: one C-level map per kind of value
+    (a column holds a few types: floats, ints, bools, None, strings), no Python call per value. ``extra``: None
+    for a value :func:`record_dicts` leaves out of the record (None, a float NaN)."""
+    n = len(values)
+    kinds = list(map(type, values))
+    distinct = list(dict.fromkeys(kinds))
+    if len(distinct) == 1:
+        return _texts_of_kind(distinct[0], values, extra)
+    code_of = {k: i for i, k in enumerate(distinct)}
+    code = np.fromiter(map(code_of.__getitem__, kinds), np.intp, n)
+    out = np.empty(n, dtype=object)
+    for i, kind in enumerate(distinct):
+        rows = np.flatnonzero(code == i)
+        part = np.empty(rows.size, dtype=object)
+        part[:] = _texts_of_kind(kind, list(map(values.__getitem__, rows.tolist())), extra)
+        out[rows] = part
+    return out.tolist()
+
+
+def _texts_of_kind(kind: type, values: list, extra: bool) -> list[str | None]:
+    """:func:`_json_texts` of values of one type, in :func:`_json_value`'s order of cases."""
+    if kind is type(None):
+        return [None if extra else "null"] * len(values)
+    if issubclass(kind, (bool, np.bool_)):
+        return list(map({True: "true", False: "false"}.__getitem__, map(bool, values)))
+    if issubclass(kind, (int, np.integer)):
+        return list(map(str, map(int, values)))
+    if issubclass(kind, (float, np.floating)):
+        x = list(map(float, values))
+        a = np.array(x, dtype=float)
+        out = np.array(list(map(float.__repr__, x)), dtype=object)  # (json.dumps writes a float's repr)
+        out[np.isnan(a)] = None if extra and issubclass(kind, float) else "null"
+        out[a == np.inf] = '"inf"'
+        out[a == -np.inf] = '"-inf"'
+        return out.tolist()
+    if issubclass(kind, str):
+        distinct = list(dict.fromkeys(values))
+        text = dict(zip(distinct, map(json_str, distinct), strict=True))
+        return list(map(text.__getitem__, values))
+    return list(map(json_dumps, values))
+
+
 def records_jsonl(records: Records | pd.DataFrame, alpha: float) -> str:
-    return "".join(json_dumps(d) + "\n" for d in record_dicts(records, alpha))
+    """The records as JSON lines, the bytes of ``json.dumps`` of each :func:`record_dicts` dict, written a
+    column at a time (one join per key, no Python call per record)."""
+    table = _columns(records)
+    n = len(table["measure"])
+    if not n:
+        return ""
+    pieces: list[Any] = []
+
+    def key(name: str, texts: list, first: bool = False) -> None:
+        pieces.append(itertools.repeat(("{" if first else ", ") + json_dumps(name) + ": ", n))
+        pieces.append(texts)
+
+    for i, name in enumerate(("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
+                              "p_value", "p_adjusted", "correction")):
+        key(name, _json_texts(table[name]), first=i == 0)
+    interval = np.fromiter(map(INTERVAL_TESTS.__contains__, table["test"]), bool, n)
+    for name in ("ci_low", "ci_high"):  # (an interval test's only)
+        pieces.append(_optional(name, _json_texts(table[name]), interval))
+    key("significant", list(map({True: "true", False: "false"}.__getitem__, map(bool, table["significant"]))))
+    key("alpha", [json_dumps(alpha)] * n)
+    for name in ("d_z", "wins", "ties", "losses"):
+        key(name, _json_texts(table[name]))
+    for name in EXTRA_KEYS:
+        if name in table:
+            texts = _json_texts(table[name], extra=True)
+            present = (np.fromiter(map(operator.is_not, texts, itertools.repeat(None)), bool, n) if None in texts
+                       else np.ones(n, bool))
+            pieces.append(_optional(name, texts, present))
+    pieces.append(itertools.repeat("}\n", n))
+    return "".join(map("".join, zip(*pieces, strict=True)))
+
+
+def _optional(name: str, texts: list, present: np.ndarray) -> list[str]:
+    """``, "name": text`` where ``present``, '' elsewhere."""
+    out = np.full(len(texts), "", dtype=object)
+    rows = np.flatnonzero(present)
+    head = ", " + json_dumps(name) + ": "
+    part = np.empty(rows.size, dtype=object)
+    part[:] = list(map(head.__add__, map(texts.__getitem__, rows.tolist())))
+    out[rows] = part
+    return out.tolist()
 
 
 def records_csv(records: Records | pd.DataFrame, alpha: float) -> str:

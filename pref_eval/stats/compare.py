@@ -108,22 +108,35 @@ class Records:
     def __init__(self, blocks: list) -> None:
         self.blocks = blocks
 
-    def _order(self) -> list[tuple[int, int, int]]:
-        keys = []
-        for bi, frames in enumerate(self.blocks):
-            for fi, f in enumerate(frames):
-                for j in range(len(f["_pair"])):
-                    keys.append((bi, int(f["_pair"][j]), int(f["_test"][j]), fi, j))
-        keys.sort()
-        return [(bi, fi, j) for bi, _, _, fi, j in keys]
+    def _order(self) -> np.ndarray:
+        """The record order over the frames' rows laid end to end: by block, pair, test (then frame, row)."""
+        frames = [(bi, fi, f) for bi, fs in enumerate(self.blocks) for fi, f in enumerate(fs)]
+        sizes = [len(f["_pair"]) for _, _, f in frames]
+        if not frames:
+            return np.zeros(0, np.intp)
+
+        def laid(values: list) -> np.ndarray:
+            return np.concatenate([np.asarray(v, np.int64).reshape(-1) for v in values])
+
+        keys = (laid([np.arange(k) for k in sizes]),
+                laid([np.full(k, fi) for (_, fi, _), k in zip(frames, sizes, strict=True)]),
+                laid([f["_test"] for _, _, f in frames]), laid([f["_pair"] for _, _, f in frames]),
+                laid([np.full(k, bi) for (bi, _, _), k in zip(frames, sizes, strict=True)]))
+        return np.lexsort(keys)
 
     def columns_in_order(self) -> dict[str, list]:
-        """{column: values in record order}; an empty result has the record keys and no rows."""
+        """{column: values in record order} (Python scalars: an array column's ``tolist()``); an empty result has
+        the record keys and no rows."""
         names = [c for c in next((f for frames in self.blocks for f in frames), {}) if not c.startswith("_")]
         if not names:
             return {c: [] for c in (*RECORD_KEYS, *EXTRA_KEYS)}
-        order = self._order()
-        return {c: [self.blocks[bi][fi][c][j] for bi, fi, j in order] for c in names}
+        order = self._order().tolist()
+        out = {}
+        for c in names:
+            laid = list(itertools.chain.from_iterable(
+                f[c].tolist() if isinstance(f[c], np.ndarray) else f[c] for frames in self.blocks for f in frames))
+            out[c] = list(map(laid.__getitem__, order))
+        return out
 
     def __len__(self) -> int:
         return sum(len(f["_pair"]) for frames in self.blocks for f in frames)
