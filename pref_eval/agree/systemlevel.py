@@ -194,19 +194,27 @@ def _own_records(judge: str, names: list[str], run_objs: list, qrels: dict, topi
         means = [Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
                         len(topics)) for i, name in enumerate(names)]
         return means + _judged_at(judge, names, run_objs, qrels, topics, depth)
-    keys = np.array(sorted(f"{q}\x1f{d}".encode("utf-8", "surrogateescape") for q in topics for d in qrels[q]),
-                    dtype=bytes)
-    tset = np.array([t.encode("utf-8", "surrogateescape") for t in topics], dtype=bytes)
+    import itertools
+
+    # the judged (topic, document) keys ``topic \x1f doc`` as bytes, made by C-level maps (no Python step per
+    # judged document); numpy's bytes (trailing NULs dropped) on both sides, as the runs' ids are
+    judged_of = [qrels[q] for q in topics]
+    heads = itertools.chain.from_iterable(map(itertools.repeat, [f"{q}\x1f".encode("utf-8", "surrogateescape")
+                                                                 for q in topics], map(len, judged_of)))
+    docs = map(str.encode, itertools.chain.from_iterable(judged_of), itertools.repeat("utf-8"),
+               itertools.repeat("surrogateescape"))
+    keys = set(np.array(list(map(bytes.__add__, heads, docs)), dtype=bytes).tolist())
+    tset = set(np.array([t.encode("utf-8", "surrogateescape") for t in topics], dtype=bytes).tolist())
     out = []
     for i, name in enumerate(names):
         out.append(Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
                           len(topics)))
     for name, run in zip(names, run_objs, strict=True):
         qid = run.qid
-        on = np.isin(qid, tset)
-        n_ret = int(on.sum())
-        got = np.char.add(np.char.add(qid[on], b"\x1f"), run.docno[on]) if n_ret else np.array([], dtype=bytes)
-        judged = int(np.isin(got, keys).sum()) if n_ret else 0
+        on = np.fromiter(map(tset.__contains__, qid.tolist()), bool, len(qid))  # (set lookups: np.isin on bytes
+        n_ret = int(on.sum())                                                    # sorts or hashes every call)
+        got = np.char.add(np.char.add(qid[on], b"\x1f"), run.docno[on]).tolist() if n_ret else []
+        judged = int(np.fromiter(map(keys.__contains__, got), bool, n_ret).sum()) if n_ret else 0
         out.append(Record(judge, "", LEVEL, f"judged:{name}", judged / n_ret if n_ret else float("nan"),
                           float("nan"), float("nan"), n_ret))
     return out
