@@ -256,7 +256,7 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     texts, codes, sizes = {}, [], []
     for c in ("run", "run_b", "qid", "measure"):
         distinct = list(dict.fromkeys(cols[c]))
-        index = {k: i for i, k in enumerate(distinct)}
+        index = dict(zip(distinct, range(len(distinct)), strict=True))
         codes.append(np.fromiter(map(index.__getitem__, cols[c]), np.int64, n))
         sizes.append(len(distinct))
         # the distinct values' array (the string dtype pandas infers for the column) taken row by row
