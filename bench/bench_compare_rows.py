@@ -1,15 +1,18 @@
-"""zelo_compare -P on a large per-query table: CPU time of the command as a user runs it (session 25, a35).
+"""zelo_compare -P on a large per-query table: CPU time of the command as a user runs it (session 25, a35;
+session 26, p36: both inputs, the ratio).
 
     python bench/bench_compare_rows.py [--runs 100] [--queries 1000] [--measures 10] [--repeat 5]
                                        [--before DIR] [--write]
 
-Writes a seeded per-query TSV (``run qid measure value``, beta-distributed values with 4 decimals) of
-runs x queries x measures rows to a scratch directory, then runs
-``python -m pref_eval.cli.compare -P FILE --tests t -o jsonl --output OUT -Q`` ``--repeat`` times and prints the
-least user+sys CPU seconds of the child (``resource.getrusage(RUSAGE_CHILDREN)``; the least of several runs: the
-machine may be loaded) and its peak memory. ``--before DIR``: a checkout of older code (C extensions built in
-place) timed the same way, round-robin with this one, and both outputs compared byte for byte. ``--write``: the
-table into bench/RESULTS-stats.md between ``<!-- compare-rows:begin -->`` and ``<!-- compare-rows:end -->``.
+Writes a seeded per-query table (``run qid measure value``, beta-distributed values with 4 decimals) of
+runs x queries x measures rows to a scratch directory twice -- as ``zelo_eval -q -o tsv`` writes it, and as
+a CSV (pandas' ``to_csv`` of an ir-measures / ranx per-query frame, ``run,qid,measure,value``) --, then runs
+``python -m pref_eval.cli.compare -P FILE --tests t -o jsonl --output OUT -Q`` on each ``--repeat`` times and
+prints the least user+sys CPU seconds of the child (``resource.getrusage(RUSAGE_CHILDREN)``; the least of
+several runs: the machine may be loaded). ``--before DIR``: a checkout of older code (C extensions built in
+place) timed the same way, round-robin with this one, both outputs compared byte for byte, and the ratio
+this / before. ``--write``: the table into bench/RESULTS-stats.md between ``<!-- compare-rows:begin -->`` and
+``<!-- compare-rows:end -->``.
 """
 from __future__ import annotations
 
@@ -27,14 +30,14 @@ from _timing import load, stamp, write_result  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _table(path: str, runs: int, queries: int, measures: int) -> None:
+def _table(path: str, runs: int, queries: int, measures: int, sep: str = "\t") -> None:
     import numpy as np
 
     x = np.round(np.random.default_rng(7).beta(2, 5, (runs, queries, measures)), 4)
     with open(path, "w", encoding="utf-8") as f:
-        f.write("run\tqid\tmeasure\tvalue\n")
+        f.write(sep.join(["run", "qid", "measure", "value"]) + "\n")
         for r in range(runs):
-            f.write("".join(f"run{r:03d}\t{q + 1000}\tm{m}\t{x[r, q, m]}\n"
+            f.write("".join(f"run{r:03d}{sep}{q + 1000}{sep}m{m}{sep}{x[r, q, m]}\n"
                             for q in range(queries) for m in range(measures)))
 
 
@@ -58,28 +61,37 @@ def main() -> None:
     args = ap.parse_args()
     load0 = load()
     sides = ([("before", os.path.abspath(args.before))] if args.before else []) + [("this checkout", ROOT)]
+    inputs = [("TSV (`zelo_eval -q -o tsv`)", "perquery.tsv", "\t"),
+              ("CSV (a per-query frame's `to_csv`)", "perquery.csv", ",")]
+    best: dict[tuple[str, str], float] = {}
+    same = True
     with tempfile.TemporaryDirectory() as tmp:
-        table = os.path.join(tmp, "perquery.tsv")
-        _table(table, args.runs, args.queries, args.measures)
-        best: dict[str, float] = {}
-        peak: dict[str, int] = {}
-        for _ in range(args.repeat):
-            for k, (name, code) in enumerate(sides):
-                cpu, rss = _once(code, table, os.path.join(tmp, f"out{k}.jsonl"))
-                best[name] = min(best.get(name, cpu), cpu)
-                peak[name] = rss  # (RUSAGE_CHILDREN's peak: the largest child so far)
-        same = len(sides) < 2 or filecmp.cmp(os.path.join(tmp, "out0.jsonl"), os.path.join(tmp, "out1.jsonl"),
-                                              shallow=False)
-    rows = [f"| {name} | {best[name]:.2f} |" for name, _ in sides]
+        for label, file, sep in inputs:
+            table = os.path.join(tmp, file)
+            _table(table, args.runs, args.queries, args.measures, sep)
+            for _ in range(args.repeat):
+                for k, (name, code) in enumerate(sides):
+                    cpu, _rss = _once(code, table, os.path.join(tmp, f"out{k}.jsonl"))
+                    best[label, name] = min(best.get((label, name), cpu), cpu)
+            if len(sides) > 1:
+                same = same and filecmp.cmp(os.path.join(tmp, "out0.jsonl"), os.path.join(tmp, "out1.jsonl"),
+                                            shallow=False)
+    names = [name for name, _ in sides]
+    head = "| input | " + " | ".join(f"{n} CPU s" for n in names) + (" | ratio |" if len(sides) > 1 else " |")
+    rule = "|---|" + "---:|" * (len(names) + (len(sides) > 1))
+    rows = [f"| {label} | " + " | ".join(f"{best[label, n]:.2f}" for n in names)
+            + (f" | {best[label, names[1]] / best[label, names[0]]:.2f} |" if len(sides) > 1 else " |")
+            for label, _, _ in inputs]
     before = " --before DIR" if args.before else ""
     command = f"python bench/bench_compare_rows.py --repeat {args.repeat}{before} --write"
     text = "\n".join([
         f"`zelo_compare -P FILE --tests t -o jsonl --output OUT -Q` on {args.runs} runs × {args.queries:,} queries × "
         f"{args.measures} measures ({args.runs * args.queries * args.measures:,} rows, "
         f"{args.runs * (args.runs - 1) // 2:,} pairs per measure); CPU s = user + sys of the command, least of "
-        f"{args.repeat} (round-robin){'; outputs byte-identical' if len(sides) > 1 and same else ''}. "
+        f"{args.repeat} (round-robin){'; outputs byte-identical' if len(sides) > 1 and same else ''}"
+        f"{'; ratio = this checkout / before' if len(sides) > 1 else ''}. "
         + stamp(load0, load(), command),
-        "", "| code | CPU s |", "|---|---:|", *rows])
+        "", head, rule, *rows])
     print(text)
     if not same:
         sys.exit("the outputs differ")

@@ -246,6 +246,70 @@ def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos:
     return {"run": run, "qid": qid, "measure": measure, "value": x, "line": line, "run_b": run_b}
 
 
+def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
+    """The columns of a JSON-lines per-query file in the long layout (``run``/``runi``/``name``, ``qid``,
+    ``measure``, ``value`` keys) read at once by the C scanner (pref_eval/_jsonl.c: the lines grouped by their
+    keys) and whether it is the runi/runj layout, or None when some line needs the per-line reader (which names
+    it): no scanner, a line it does not take (escapes, nested values, true/false/null, NaN), duplicate keys, ids
+    or a sample that are not strings, a value that is not a finite number, pref_eval.py's wide lines, rows of
+    several samples, a second summary row ``all``, no per-query row."""
+    import numpy as np
+
+    from .jsonl_scan import scan_columns
+
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # (a lone surrogate: the per-line reader)
+        return None
+    scanned = scan_columns(data)
+    if scanned is None:
+        return None
+    strings, shapes = scanned
+    parts: dict[str, list] = {k: [] for k in ("line", "run", "run_b", "qid", "measure", "value", "sample")}
+    pair = False
+    for shape in shapes:
+        keys = shape.keys
+        run_key = next((k for k in ("run", "runi", "name") if k in keys), None)
+        if (len(set(keys)) < len(keys) or "type" in keys or run_key is None
+                or any(k not in keys for k in ("qid", "measure", "value"))):
+            return None
+        ids = [run_key, "qid", "measure", *(["runj"] if "runj" in keys else []),
+               *(["sample"] if "sample" in keys else [])]
+        if any(shape.cols[k].kind != "s" for k in ids) or shape.cols["value"].kind != "n":
+            return None
+        pair = pair or run_key == "runi"
+        n = len(shape.lines)
+        parts["line"].append(shape.lines + 1)
+        parts["run"].append(shape.values(run_key))
+        parts["run_b"].append(shape.values("runj") if "runj" in keys else np.full(n, -1, np.int32))
+        parts["qid"].append(shape.values("qid"))
+        parts["measure"].append(shape.values("measure"))
+        parts["value"].append(shape.values("value"))
+        parts["sample"].append(shape.values("sample") if "sample" in keys else np.full(n, -1, np.int32))
+    if not shapes:
+        return None
+    laid = {k: np.concatenate(v) for k, v in parts.items()}
+    order = np.argsort(laid["line"], kind="stable")  # (file order across the shapes)
+    laid = {k: v[order] for k, v in laid.items()}
+    table = [*strings, ""]  # (code -1: no runj, read as '', as the per-line reader's obj.get("runj") or "")
+    if len({table[c] for c in set(laid["sample"][laid["sample"] >= 0].tolist())}) > 1:
+        return None
+    is_all = np.fromiter(map("all".__eq__, table), bool, len(table))
+    summary = is_all[laid["qid"]]
+    if summary.any():
+        where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
+        cells = {(table[laid["run"][i]], table[laid["run_b"][i]], table[laid["measure"][i]]) for i in where}
+        if len(cells) < len(where):
+            return None
+        laid = {k: v[~summary] for k, v in laid.items()}
+    if not laid["value"].size or not np.isfinite(laid["value"]).all():
+        return None
+    cols: dict[str, Any] = {k: list(map(table.__getitem__, laid[k].tolist()))
+                            for k in ("run", "run_b", "qid", "measure")}
+    cols["value"], cols["line"] = laid["value"], laid["line"]
+    return cols, pair
+
+
 def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     """The DataFrame of :func:`_delimited_columns`' columns, a duplicate (run, run_b, qid, measure) refused
     naming its line (the first in file order that repeats an earlier row, as ``DataFrame.duplicated``)."""
@@ -280,6 +344,30 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     return df if pair else df.drop(columns="run_b")
 
 
+def _delimited_rows(lines: list[str], first: int, delim: str, width: int, pos: list[int], pos_b: int | None,
+                    pos_s: int | None, name: str, rows: list, summaries: set) -> None:
+    """The per-line reader of a TSV/CSV per-query file: its rows appended to ``rows``, the first bad line
+    named."""
+    samples: dict[str, int] = {}
+    least = max(pos) + 1
+    for k in range(first + 1, len(lines)):
+        line = k + 1
+        if not lines[k].strip():
+            continue
+        rec = _fields(lines[k], delim, name, line)
+        if len(rec) != width or len(rec) < least:
+            raise InputError(name, line, f"expected {width} fields as in the header, got {len(rec)}")
+        run, qid, measure, value = (rec[p].strip() for p in pos)
+        if pos_s is not None:
+            _one_sample(samples, rec[pos_s].strip(), name, line)
+        if qid == "all":
+            runj = rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""
+            _summary_row(summaries, (run, runj, measure), name, line)
+            continue
+        rows.append((run, qid, measure, _number(value, name, line), line,
+                     rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""))
+
+
 def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
@@ -302,6 +390,9 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     summaries: set[tuple[str, str, str]] = set()
     pair = False
     if head.startswith("{"):
+        fast_json = _json_columns(text)
+        if fast_json is not None:
+            return _frame(fast_json[0], name, fast_json[1])
         pair = _json_rows(lines, first, name, rows, summaries)
     else:
         delim = "\t" if "\t" in head else ","
@@ -322,24 +413,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         fast = _delimited_columns(lines[first + 1:], first + 2, delim, len(header), pos, pos_b, pos_s)
         if fast is not None:
             return _frame(fast, name, pair)
-        samples: dict[str, int] = {}
-        width = max(pos) + 1
-        for k in range(first + 1, len(lines)):
-            line = k + 1
-            if not lines[k].strip():
-                continue
-            rec = _fields(lines[k], delim, name, line)
-            if len(rec) != len(header) or len(rec) < width:
-                raise InputError(name, line, f"expected {len(header)} fields as in the header, got {len(rec)}")
-            run, qid, measure, value = (rec[p].strip() for p in pos)
-            if pos_s is not None:
-                _one_sample(samples, rec[pos_s].strip(), name, line)
-            if qid == "all":
-                runj = rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""
-                _summary_row(summaries, (run, runj, measure), name, line)
-                continue
-            rows.append((run, qid, measure, _number(value, name, line), line,
-                         rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""))
+        _delimited_rows(lines, first, delim, len(header), pos, pos_b, pos_s, name, rows, summaries)
     if not rows:
         raise InputError(name, 0, "no per-query rows (only summary rows or nothing)")
     from .frames import refuse_non_utf8_ids
