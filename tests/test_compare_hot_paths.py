@@ -95,6 +95,37 @@ def test_the_reader_reads_what_pandas_reads(tmp_path, delim):
     assert list(got.columns) == ["run", "qid", "measure", "value"]
 
 
+def _write_jsonl(path, runs: int, queries: int, seed: int = 4) -> None:
+    rng = np.random.default_rng(seed)
+    rows = [json.dumps({"run": f"r{r}", "qid": str(100 + q), "measure": f"m{m}", "value": float(rng.random())})
+            for r in range(runs) for q in range(queries) for m in range(2)]
+    rows.insert(3, "")  # a blank line
+    rows.append(json.dumps({"run": "r0", "qid": "all", "measure": "m0", "value": 0.5}))  # a summary row
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_the_jsonl_reader_takes_no_python_step_per_line(tmp_path):
+    if not importlib.import_module("pref_eval.io.jsonl_scan").scanner_available():
+        pytest.skip("the C scanner is not built (the per-line reader reads the file)")
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    _write_jsonl(small, 2, 50)
+    _write_jsonl(big, 20, 500)
+    few = _line_events(perquery.__name__, read_per_query, small)
+    many = _line_events(perquery.__name__, read_per_query, big)
+    assert many - few < 100, (few, many)
+
+
+def test_the_jsonl_reader_reads_what_pandas_reads(tmp_path):
+    path = tmp_path / "pq.jsonl"
+    _write_jsonl(path, 3, 40)
+    got = read_per_query(path)
+    want = pd.read_json(path, lines=True, dtype={"qid": str}, precise_float=True)
+    want = want[want["qid"] != "all"]
+    for c in ("run", "qid", "measure"):
+        assert got[c].tolist() == want[c].tolist()
+    assert got["value"].tolist() == want["value"].tolist()
+
+
 @pytest.mark.parametrize("fault, message", [
     ("r1\t105\tm0\tnan", "expected a finite number in column 'value', got 'nan'"),
     ("r1\t105\tm0\t1_0", "expected a number in column 'value', got '1_0'"),
