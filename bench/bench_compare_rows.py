@@ -6,7 +6,8 @@ session 26, p36: both inputs, the ratio).
 
 Writes a seeded per-query table (``run qid measure value``, beta-distributed values with 4 decimals) of
 runs x queries x measures rows to a scratch directory twice -- as ``zelo_eval -q -o tsv`` writes it, and as
-a CSV (pandas' ``to_csv`` of an ir-measures / ranx per-query frame, ``run,qid,measure,value``) --, then runs
+a CSV (pandas' ``to_csv`` of an ir-measures / ranx per-query frame, ``run,qid,measure,value``) and as
+``zelo_eval -q -o jsonl``'s JSON lines --, then runs
 ``python -m pref_eval.cli.compare -P FILE --tests t -o jsonl --output OUT -Q`` on each ``--repeat`` times and
 prints the least user+sys CPU seconds of the child (``resource.getrusage(RUSAGE_CHILDREN)``; the least of
 several runs: the machine may be loaded). ``--before DIR``: a checkout of older code (C extensions built in
@@ -31,13 +32,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _table(path: str, runs: int, queries: int, measures: int, sep: str = "\t") -> None:
+    """The table as TSV/CSV (``sep``), or as ``zelo_eval -q -o jsonl``'s JSON lines (``sep`` = "jsonl")."""
     import numpy as np
 
     x = np.round(np.random.default_rng(7).beta(2, 5, (runs, queries, measures)), 4)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(sep.join(["run", "qid", "measure", "value"]) + "\n")
+        if sep != "jsonl":
+            f.write(sep.join(["run", "qid", "measure", "value"]) + "\n")
+        line = ('{{"run": "run{r:03d}", "qid": "{q}", "measure": "m{m}", "value": {v}}}\n' if sep == "jsonl" else
+                f"run{{r:03d}}{sep}{{q}}{sep}m{{m}}{sep}{{v}}\n")
         for r in range(runs):
-            f.write("".join(f"run{r:03d}{sep}{q + 1000}{sep}m{m}{sep}{x[r, q, m]}\n"
+            f.write("".join(line.format(r=r, q=q + 1000, m=m, v=x[r, q, m])
                             for q in range(queries) for m in range(measures)))
 
 
@@ -62,7 +67,8 @@ def main() -> None:
     load0 = load()
     sides = ([("before", os.path.abspath(args.before))] if args.before else []) + [("this checkout", ROOT)]
     inputs = [("TSV (`zelo_eval -q -o tsv`)", "perquery.tsv", "\t"),
-              ("CSV (a per-query frame's `to_csv`)", "perquery.csv", ",")]
+              ("CSV (a per-query frame's `to_csv`)", "perquery.csv", ","),
+              ("JSON lines (`zelo_eval -q -o jsonl`)", "perquery.jsonl", "jsonl")]
     best: dict[tuple[str, str], float] = {}
     same = True
     with tempfile.TemporaryDirectory() as tmp:
