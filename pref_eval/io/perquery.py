@@ -317,9 +317,19 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     import pandas as pd
 
     n = len(cols["value"])
+    ids = ("run", "qid", "measure", "run_b")
+    distincts = {c: list(dict.fromkeys(cols[c])) for c in ids}
+    if not all("".join(distincts[c]).isascii() for c in ids):
+        try:
+            "".join(v for c in ids for v in distincts[c]).encode("utf-8")
+        except UnicodeEncodeError:  # an id that was not UTF-8 (a surrogate escape): named at its first row
+            from .frames import refuse_non_utf8_ids
+
+            refuse_non_utf8_ids(list(zip(*(cols[c] for c in ids), strict=True)), (0, 1, 2, 3), name,
+                                cols["line"].tolist())
     texts, codes, sizes = {}, [], []
     for c in ("run", "run_b", "qid", "measure"):
-        distinct = list(dict.fromkeys(cols[c]))
+        distinct = distincts[c]
         index = dict(zip(distinct, range(len(distinct)), strict=True))
         codes.append(np.fromiter(map(index.__getitem__, cols[c]), np.int64, n))
         sizes.append(len(distinct))
@@ -337,8 +347,8 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     same = key[order][1:] == key[order][:-1]
     if same.any():
         j = int(order[1:][same].min())
-        raise InputError(name, int(cols["line"][j]), f"duplicate row for run {cols['run'][j]!r}, query "
-                                                     f"{cols['qid'][j]!r}, measure {cols['measure'][j]!r}")
+        raise InputError(name, int(cols["line"][j]), f"duplicate row for run {shown(cols['run'][j])}, query "
+                                                     f"{shown(cols['qid'][j])}, measure {shown(cols['measure'][j])}")
     df = pd.DataFrame({"run": texts["run"], "qid": texts["qid"], "measure": texts["measure"], "value": cols["value"],
                        "run_b": texts["run_b"]})
     return df if pair else df.drop(columns="run_b")
