@@ -32,13 +32,18 @@ def _watch(parser: Any, ctx: click.Context) -> Any:
     repeat is what the one line says."""
     seen: list[tuple[click.Option, Any]] = []  # (option, value as read) in command-line order
     opts = {id(o): o for table in (parser._long_opt, parser._short_opt) for o in table.values()}
-    for opt in opts.values():
-        if opt.action in ("store", "store_const") and isinstance(opt.obj, click.Option):
-            opt.process = _recording(opt, seen)
+    wrapped = [o for o in opts.values() if o.action in ("store", "store_const") and isinstance(o.obj, click.Option)]
+    for opt in wrapped:
+        opt.process = _recording(opt, seen)
     parse = parser.parse_args
 
     def parse_args(args: list[str]) -> Any:
-        result = parse(args)
+        try:
+            result = parse(args)
+        finally:  # the wrappers hold their objects (reference cycles): gone, the class's methods are back
+            for opt in wrapped:
+                del opt.process
+            del parser.parse_args
         if not ctx.resilient_parsing:  # shell completion parses half-typed lines
             ctx.meta[_DROPPED] = _check(ctx, seen)
         return result
