@@ -71,7 +71,9 @@ def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
     t = mean(d) / (sd(d, ddof=1) / sqrt(n)) computed with the same numpy
     operations as ``scipy.stats.ttest_1samp(D, 0, axis=-1)`` (so the
     statistic is the same to the last bit), df = n - 1, two-sided
-    p = I_{df/(df+t^2)}(df/2, 1/2) (:func:`pref_eval.stats.special.t_two_sided`).
+    p = I_{df/(df+t^2)}(df/2, 1/2), the double nearest to it
+    (:func:`pref_eval.stats.t_tail.t_two_sided_array`: double-double arithmetic on the whole
+    row of statistics, 45 digits where that cannot decide the last bit).
     The interval is mean +- q * sd/sqrt(n) with q the t quantile of
     (1 -+ confidence)/2 (:func:`pref_eval.stats.special.t_quantile`), as
     ``result.confidence_interval(confidence)``. All-zero rows give t = nan
@@ -79,7 +81,8 @@ def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
     round-off in the mean, a huge) t and p = 0 (or tiny). scipy is the oracle
     of ``tests/test_stats_exact.py``.
     """
-    from .special import t_quantile, t_two_sided_many
+    from .special import t_quantile
+    from .t_tail import t_two_sided_array
 
     D = _as_rows(D)
     k, n = D.shape
@@ -93,7 +96,7 @@ def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
         var = np.mean((D - np.mean(D, axis=-1, keepdims=True)) ** 2, axis=-1) * (n / (n - 1))
         se = np.sqrt(var / n)
         t = np.divide(mean - 0.0, se)
-        p = t_two_sided_many(t, float(df))  # (one call for every row: the bits of t_two_sided per value)
+        p = t_two_sided_array(t, float(df))
         tail = (1 - confidence) / 2
         q_low, q_high = t_quantile(tail, float(df)), t_quantile(1 - tail, float(df))
         ci_low = q_low * se + mean

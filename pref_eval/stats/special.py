@@ -143,10 +143,11 @@ def t_two_sided_exact(t: float, df: float) -> float:
 def t_two_sided(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom: I_{df/(df+t^2)}(df/2, 1/2).
 
-    In double precision, ~10 us a value (the t-test's p-values: 39,060 of them in bench/bench_compare.py):
-    within a few units in the last place for moderate df and p, but up to ~300 ulps for p < 1e-12 and
-    ~1e6 at df >= 1e5 (:func:`t_two_sided_exact` is exact; tools/t_ulp_histogram.py). nan for nan input or
-    df <= 0; 0 for infinite t; 1 for t = 0; the normal tail for infinite df.
+    In double precision, ~8 us a value: within a few units in the last place for moderate df and p, but up
+    to ~300 ulps for p < 1e-12 and ~1e6 at df >= 1e5 (tools/t_ulp_histogram.py); :func:`t_two_sided_exact`
+    (one value at 45 digits) and :func:`pref_eval.stats.t_tail.t_two_sided_array` (arrays in double-double:
+    the t-test's p-values) give the nearest double. Kept as the quantile's double-precision start. nan for
+    nan input or df <= 0; 0 for infinite t; 1 for t = 0; the normal tail for infinite df.
     """
     edge = _two_sided_edge(t, df)
     if edge is not None:
