@@ -8,7 +8,8 @@ error-free transformations TwoSum (Knuth, TAOCP vol. 2, 4.2.2) and TwoProduct by
 1971, "A floating-point technique for extending the available precision"), so no fused multiply-add is needed
 and only IEEE +, -, *, / and sqrt decide the bits, which are the same on every CPU. log1p by a Newton step
 on exp from a double start; exp by reduction modulo log 2, a Taylor polynomial at r/1024 and ten squarings;
-B(a, 1/2) per distinct df at 45 digits (``special._beta_exact``).
+B(a, 1/2) per distinct df at 45 digits (``special._beta_exact``, ~0.05 ms: the t-test has one df a call; an
+array whose df are all distinct costs ~3x the double-precision loop, bench/RESULTS-stats.md).
 
 The double-double value carries a relative error below ``REL_BOUND + REL_BOUND_PER_DF df`` (the analysis and
 the measured margin: at the constants below; tests/test_t_tail_oracle.py); when the interval value +- that
