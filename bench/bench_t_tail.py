@@ -6,8 +6,9 @@ Session 26 (m36): ``pref_eval.stats.paired.t_test`` took its p-values from ``spe
 time in double precision (up to ~100 ulps off at df 52, ~5e6 at df 1e7: ``tools/t_ulp_histogram.py --grid``);
 now from ``t_tail.t_two_sided_array`` (double-double on the whole array, the nearest double). Two seeded sets of
 ``--values`` (t, df): the t statistics of paired differences of beta-distributed values over 53 queries
-(df 52, as bench/bench_compare.py), and |t| log-uniform from 1e-8 to 40 with df drawn from 1, 2, 3, 4.5, 7, 10,
-30, 100, 1e3 ... 1e7 (the grid of tests/test_t_tail_oracle.py). Each timed in this process (CPU seconds,
+(df 52, as bench/bench_compare.py), |t| log-uniform from 1e-8 to 40 with df drawn from 1, 2, 3, 4.5, 7, 10,
+30, 100, 1e3 ... 1e7 (the grid of tests/test_t_tail_oracle.py); and the worst case of the array path, 10,000
+values whose df are all distinct (one 45-digit beta function each). Each timed in this process (CPU seconds,
 ``time.process_time``, least of ``--repeat`` rounds, the two paths alternating); the values that differ and the
 elements the array path sends to the 45-digit fallback are counted. ``--write``: the table into
 bench/RESULTS-stats.md between ``<!-- t-tail:begin -->`` and ``<!-- t-tail:end -->``.
@@ -36,8 +37,10 @@ def cases(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     d = np.round(rng.beta(2, 5, (n, 53)), 4) - np.round(rng.beta(2, 5, (n, 53)), 4)
     t = np.mean(d, axis=1) / (np.std(d, axis=1, ddof=1) / np.sqrt(53))
     grid_t = 10 ** rng.uniform(-8, np.log10(40), n)
+    distinct = min(n, 10_000)  # one 45-digit B(df/2, 1/2) per distinct df: the array path's worst case
     return [("t statistics, df 52", t, np.full(n, 52.0)),
-            ("t from 1e-8 to 40, df 1 to 1e7", grid_t, rng.choice(DFS, n))]
+            ("t from 1e-8 to 40, df 1 to 1e7", grid_t, rng.choice(DFS, n)),
+            ("t statistics, every df distinct (1 to 10,000)", t[:distinct], np.arange(1.0, distinct + 1))]
 
 
 def _cpu(fn) -> tuple[float, np.ndarray]:
@@ -69,7 +72,7 @@ def main() -> None:
             t_two_sided_array(t, df)
         finally:
             special.t_two_sided_exact = exact
-        rows.append(f"| {name} | {args.values:,} | {old_best:.3f} | {new_best:.3f} | {new_best / old_best:.2f} | "
+        rows.append(f"| {name} | {t.size:,} | {old_best:.3f} | {new_best:.3f} | {new_best / old_best:.2f} | "
                     f"{int(np.sum(old != new)):,} | {len(fallen)} |")
     command = f"python bench/bench_t_tail.py --values {args.values} --repeat {args.repeat} --write"
     text = "\n".join([

@@ -4,8 +4,8 @@ against 40-digit values (mpmath), the oracle.
 The table is printed by ``tools/mpmath_t_tails.py`` (mpmath's regularized incomplete beta at 60 digits,
 checked at 90): df 1 to 1e7 (and the t-test's typical 52) x |t| from 1e-8 to 40 in 30 geometric steps, plus
 the doubles on each side of the switch between the series and the continued fraction -- the grid on which
-the double-precision ``t_two_sided`` is up to ~1e6 units in the last place off (tools/t_ulp_histogram.py
---grid). Every value must be the double nearest to the truth; the double-double value itself must lie within
+the double-precision ``t_two_sided`` is up to ~5e6 units in the last place off (tools/t_ulp_histogram.py
+--grid) -- and 16 far-tail points (t^2/df up to 1e198, tails down to a subnormal). Every value must be the double nearest to the truth; the double-double value itself must lie within
 1/1000 of the error bound that its Ziv test assumes (the margin of that bound, measured), and the double-double
 path (not the 45-digit fallback) must decide every point whose tail is above 1e-280.
 """
@@ -470,6 +470,23 @@ TABLE = [
     (8.706607316436928, 10000000.0, "3.131516705129750113726083594438808950981e-18"),
     (18.66184054849569, 10000000.0, "1.014942656177433890085934767856247268312e-77"),
     (40.0, 10000000.0, "7.795610801855148521129706585524120130017e-350"),
+    # far tails (tools/mpmath_t_tails.py FAR): t^2/df up to 1e198, down to the subnormal 1.9e-309
+    (1000.0, 1.0, "6.366195601611178777452819335489964456598e-4"),
+    (1000000000000.0, 1.0, "6.366197723675813430755348412834666589441e-13"),
+    (1e+60, 1.0, "6.366197723675813752966854595379897051343e-61"),
+    (1e+99, 1.0, "6.366197723675813638699758340663924081868e-100"),
+    (1000000.0, 2.0, "9.99999999998500000000002499999999995625e-13"),
+    (1e+50, 2.0, "9.99999999999999847404603178162277398117e-101"),
+    (1e+99, 2.0, "1.000000000000000065327662391766620653079e-198"),
+    (1e+30, 3.0, "2.205315581687168066489687015176573842491e-90"),
+    (1e+66, 3.0, "2.20531558168716855978983326517990155401e-198"),
+    (1e+100, 3.0, "2.205315581687168092832625318568212715236e-300"),
+    (1e+61, 5.0, "1.898033449112472636262584611531039636819e-304"),
+    (1e+62, 5.0, "1.898033449112471823573426334177761338158e-309"),
+    (1000000000000000.0, 20.0, "1.80425781249999999999999999965555078125e-288"),
+    (2000000000000000.0, 20.0, "1.720674335956573486328124999917876906693e-294"),
+    (3000000000000000.0, 20.0, "5.174560870418440305509442939491135645308e-298"),
+    (8000000000000000.0, 20.0, "1.564944192029155134449069919351011146017e-306"),
 ]
 T = np.array([row[0] for row in TABLE])
 DF = np.array([row[1] for row in TABLE])
@@ -478,8 +495,8 @@ NEAREST = np.array([float(v) for v in TRUTH])  # float(Decimal) rounds to neares
 
 
 def test_table_covers_the_grid():
-    assert len(TABLE) == 448 and len(set(DF.tolist())) == 14
-    assert T.min() == 1e-8 and T.max() == 40.0
+    assert len(TABLE) == 464 and len(set(DF.tolist())) == 16
+    assert T.min() == 1e-8 and T.max() == 1e100
 
 
 def test_every_value_is_the_nearest_double():
@@ -512,7 +529,7 @@ def test_the_double_double_path_decides_every_tail_above_1e_280(monkeypatch):
     monkeypatch.setattr(special, "t_two_sided_exact", counted)
     t_two_sided_array(T, DF)
     below = {(t, df) for t, df, v in zip(T.tolist(), DF.tolist(), TRUTH, strict=True) if v < Decimal("1e-280")}
-    assert set(fallen) == below and len(below) == 4
+    assert set(fallen) == below and len(below) == 11
 
 
 def test_the_45_digit_fallback_gives_the_same_doubles(monkeypatch):

@@ -12,8 +12,8 @@ The truth is tests/test_t_exact_oracle.py's TABLE (tools/mpmath_t_quantiles.py -
 |value - truth| / ulp(truth) (exact rational arithmetic; the 25-digit truth's own error is below 1e-8 ulp),
 the count of nearest doubles (0.5 ulp or less) and the worst points. scipy is optional.
 
-``--grid``: the two-sided tail only, on tests/test_t_tail_oracle.py's TABLE (tools/mpmath_t_tails.py: 448
-points, df 1 to 1e7, |t| 1e-8 to 40, 40-digit truth): ``t_two_sided`` (double precision), the t-test's
+``--grid``: the two-sided tail only, on tests/test_t_tail_oracle.py's TABLE (tools/mpmath_t_tails.py: 464
+points, df 1 to 1e7, |t| 1e-8 to 40 and 16 far tails, 40-digit truth): ``t_two_sided`` (double precision), the t-test's
 ``t_tail.t_two_sided_array`` (where this tree has it) and scipy's ``2 t.sf(|t|, df)``.
 """
 from __future__ import annotations

@@ -27,8 +27,8 @@ import numpy as np
 # error analysis (unit u = 2^-104 per double-double operation, ~5e-32): the front factor x^a = exp(-a log1p(u'))
 # carries log1p's absolute error (~4u) times a = df/2 (measured: ~1e-31 a, 1.5e-25 at df = 1e7); the
 # fraction and the series ~4u a step over at most _MAX_STEPS steps; exp, sqrt, the divisions ~50u. The bound
-# below, 2^-84 + df 2^-90 relative, is >= 1e4 times every error measured: on the 448 points of
-# tests/test_t_tail_oracle.py (40-digit truth) the largest error/bound is 6.7e-5 (4.1e-30 at df 52, 1.1e-25 at
+# below, 2^-84 + df 2^-90 relative, is >= 1e4 times every error measured: on the 464 points of
+# tests/test_t_tail_oracle.py (40-digit truth) the largest error/bound is 7.6e-5 (4.1e-30 at df 52, 1.1e-25 at
 # df 1e7); against the 45-digit path up to df 1e12, ~2e-31 a at most. The Ziv test fails on a
 # share ~2 bound/2^-52 of the values (~1e-9 at df 52, ~7e-5 at df 1e7); above df = 2^36 the bound passes
 # 0.1 ulp, and the 45-digit path takes over.
