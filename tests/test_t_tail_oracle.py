@@ -5,9 +5,10 @@ The table is printed by ``tools/mpmath_t_tails.py`` (mpmath's regularized incomp
 checked at 90): df 1 to 1e7 (and the t-test's typical 52) x |t| from 1e-8 to 40 in 30 geometric steps, plus
 the doubles on each side of the switch between the series and the continued fraction -- the grid on which
 the double-precision ``t_two_sided`` is up to ~5e6 units in the last place off (tools/t_ulp_histogram.py
---grid) -- and 16 far-tail points (t^2/df up to 1e198, tails down to a subnormal). Every value must be the double nearest to the truth; the double-double value itself must lie within
-1/1000 of the error bound that its Ziv test assumes (the margin of that bound, measured), and the double-double
-path (not the 45-digit fallback) must decide every point whose tail is above 1e-280.
+--grid) -- and 16 far-tail points (t^2/df up to 1e198, tails down to a subnormal). Every value must be the
+double nearest to the truth; the double-double value itself must lie within 1/1000 of the error bound that its
+Ziv test assumes (the margin of that bound, measured), and the double-double path (not the 45-digit fallback)
+must decide every point whose tail is above 1e-280.
 """
 from __future__ import annotations
 
