@@ -595,3 +595,17 @@ def test_scipy_is_never_closer_to_the_truth():
     for o, s, truth in zip(ours.tolist(), theirs.tolist(), TRUTH, strict=True):
         exact = Fraction(truth)
         assert abs(Fraction(o) - exact) <= abs(Fraction(s) - exact) if math.isfinite(s) else True
+
+
+def test_inverse_beta_equals_the_45_digit_beta():
+    # 1/B(df/2, 1/2) in double-double against special._beta_exact (45 digits; itself against mpmath in
+    # tests/test_t_exact_oracle.py): across the Stirling shift (a = 39.5, 40, 40.5), fractional and huge df
+    from decimal import Decimal, localcontext
+
+    df = np.array([0.5, 0.7, 1.0, 2.0, 3.0, 4.5, 52.0, 79.0, 80.0, 81.0, 1e3, 12345.678, 1e7, 2.0 ** 36])
+    hi, lo = t_tail._inverse_beta(df)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        for d, h, low in zip(df.tolist(), hi, lo, strict=True):
+            exact = 1 / special._beta_exact(Decimal(d) / 2)
+            assert abs(Decimal(h) + Decimal(low) - exact) <= exact * Decimal("1e-30"), d

@@ -8,8 +8,7 @@ error-free transformations TwoSum (Knuth, TAOCP vol. 2, 4.2.2) and TwoProduct by
 1971, "A floating-point technique for extending the available precision"), so no fused multiply-add is needed
 and only IEEE +, -, *, / and sqrt decide the bits, which are the same on every CPU. log1p by a Newton step
 on exp from a double start; exp by reduction modulo log 2, a Taylor polynomial at r/1024 and ten squarings;
-B(a, 1/2) per distinct df at 45 digits (``special._beta_exact``, ~0.05 ms: the t-test has one df a call; an
-array whose df are all distinct costs ~3x the double-precision loop, bench/RESULTS-stats.md).
+B(a, 1/2) once per distinct df by Stirling's series in double-double (``special._beta_exact``'s formulas).
 
 The double-double value carries a relative error below ``REL_BOUND + REL_BOUND_PER_DF df`` (the analysis and
 the measured margin: at the constants below; tests/test_t_tail_oracle.py); when the interval value +- that
@@ -28,7 +27,7 @@ import numpy as np
 # carries log1p's absolute error (~4u) times a = df/2 (measured: ~1e-31 a, 1.5e-25 at df = 1e7); the
 # fraction and the series ~4u a step over at most _MAX_STEPS steps; exp, sqrt, the divisions ~50u. The bound
 # below, 2^-84 + df 2^-90 relative, is >= 1e4 times every error measured: on the 464 points of
-# tests/test_t_tail_oracle.py (40-digit truth) the largest error/bound is 7.6e-5 (4.1e-30 at df 52, 1.1e-25 at
+# tests/test_t_tail_oracle.py (40-digit truth) the largest error/bound is 7.7e-5 (4.1e-30 at df 52, 1.1e-25 at
 # df 1e7); against the 45-digit path up to df 1e12, ~2e-31 a at most. The Ziv test fails on a
 # share ~2 bound/2^-52 of the values (~1e-9 at df 52, ~7e-5 at df 1e7); above df = 2^36 the bound passes
 # 0.1 ulp, and the 45-digit path takes over.
@@ -207,20 +206,45 @@ def _series(a, y):
 
 
 def _inverse_beta(df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1/B(df/2, 1/2) as double-double, at 45 digits once per distinct df (special._beta_exact)."""
-    from decimal import Decimal, localcontext
+    """1/B(df/2, 1/2) = Gamma(a + 1/2)/(Gamma(a) Gamma(1/2)) as double-double, once per distinct df; the
+    formulas of ``special._beta_exact``: Stirling's series (DLMF 5.11.1) for log Gamma(w) - log Gamma(w + 1/2)
+    at w = a + n >= 40, written as 1/2 - w log1p(1/(2w)) + sum c_k (w^(1-2k) - (w + 1/2)^(1-2k)) with
+    1/2 - w log1p(h) = sum_{n>=2} (-1)^n h^(n-1)/(2n), h = 1/(2w) (no cancellation), then back to a by
+    Gamma(z + 1) = z Gamma(z): 1/B = exp(-total) sqrt(w/pi) prod (a + j)/(a + 1/2 + j), j < n."""
+    from fractions import Fraction
 
-    from .special import _DIGITS, _beta_exact
+    from .special import _STIRLING
 
     values, where = np.unique(df, return_inverse=True)
-    hi, lo = np.empty(values.size), np.empty(values.size)
-    with localcontext() as ctx:
-        ctx.prec = _DIGITS
-        for i, v in enumerate(values.tolist()):
-            inv = 1 / _beta_exact(Decimal(v) / 2)
-            hi[i] = float(inv)
-            lo[i] = float(inv - Decimal(hi[i]))
+    a = 0.5 * values
+    shift = np.maximum(0.0, np.ceil(40.0 - a))
+    w = _two_sum(a, shift)
+    num = den = (np.ones(a.size), np.zeros(a.size))
+    for j in range(int(shift.max(initial=0.0))):
+        on = j < shift
+        step_den, step_num = _two_sum(a, float(j)), _two_sum(a, j + 0.5)
+        den = _pick_where(on, _mul(den, step_den), den)
+        num = _pick_where(on, _mul(num, step_num), num)
+    h = _recip(_mul_d(w, 2.0))
+    total = (np.zeros(a.size), np.zeros(a.size))
+    power = h
+    for n in range(2, 24):  # h <= 1/80: the term at n = 23 is below 1e-40
+        total = _add(total, _div_d(power, (2.0 * n) if n % 2 == 0 else (-2.0 * n)))
+        power = _mul(power, h)
+    inv_w, inv_v = _recip(w), _recip(_add_d(w, 0.5))
+    sq_w, sq_v = _mul(inv_w, inv_w), _mul(inv_v, inv_v)
+    for numer, denom in _STIRLING:
+        c = Fraction(numer, denom)
+        c_hi = float(c)
+        total = _add(total, _mul(_add(inv_w, (-inv_v[0], -inv_v[1])), (c_hi, float(c - Fraction(c_hi)))))
+        inv_w, inv_v = _mul(inv_w, sq_w), _mul(inv_v, sq_v)
+    root = _sqrt(_mul(w, (0.3183098861837907, -1.9678676675182486e-17)))  # sqrt(w/pi): 1/pi as double-double
+    hi, lo = _mul(_mul(_exp((-total[0], -total[1])), root), _div(den, num))
     return hi[where], lo[where]
+
+
+def _pick_where(on, a, b):
+    return np.where(on, a[0], b[0]), np.where(on, a[1], b[1])
 
 
 def _tail_dd(s: np.ndarray, df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
