@@ -211,8 +211,6 @@ def _inverse_beta(df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     at w = a + n >= 40, written as 1/2 - w log1p(1/(2w)) + sum c_k (w^(1-2k) - (w + 1/2)^(1-2k)) with
     1/2 - w log1p(h) = sum_{n>=2} (-1)^n h^(n-1)/(2n), h = 1/(2w) (no cancellation), then back to a by
     Gamma(z + 1) = z Gamma(z): 1/B = exp(-total) sqrt(w/pi) prod (a + j)/(a + 1/2 + j), j < n."""
-    from fractions import Fraction
-
     from .special import _STIRLING
 
     values, where = np.unique(df, return_inverse=True)
@@ -234,9 +232,8 @@ def _inverse_beta(df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inv_w, inv_v = _recip(w), _recip(_add_d(w, 0.5))
     sq_w, sq_v = _mul(inv_w, inv_w), _mul(inv_v, inv_v)
     for numer, denom in _STIRLING:
-        c = Fraction(numer, denom)
-        c_hi = float(c)
-        total = _add(total, _mul(_add(inv_w, (-inv_v[0], -inv_v[1])), (c_hi, float(c - Fraction(c_hi)))))
+        c = _div_d((float(numer), 0.0), float(denom))  # numer, denom < 2^53: exact doubles
+        total = _add(total, _mul(_add(inv_w, (-inv_v[0], -inv_v[1])), c))
         inv_w, inv_v = _mul(inv_w, sq_w), _mul(inv_v, sq_v)
     root = _sqrt(_mul(w, (0.3183098861837907, -1.9678676675182486e-17)))  # sqrt(w/pi): 1/pi as double-double
     hi, lo = _mul(_mul(_exp((-total[0], -total[1])), root), _div(den, num))
