@@ -3,16 +3,14 @@ document (session 26, p36): the per-query reader (TSV/CSV read at once), the JSO
 time), the t-test's p-values (one call for every pair) and the system level's judged shares.
 
 Oracles: pandas' ``read_csv`` for what the reader reads; ``json.dumps`` of each record dict (the old writer,
-still :func:`record_dicts`) for the bytes written; :func:`t_two_sided` per value (itself checked against scipy
-and mpmath in tests/test_stats_special.py and tests/test_t_exact_oracle.py) and ``scipy.stats.t`` for the
-p-values; a hand count for the judged shares. The loop tests count Python line events (sys.settrace) inside
+still :func:`record_dicts`) for the bytes written; a hand count for the judged shares (the t-test's p-values:
+tests/test_t_tail_oracle.py). The loop tests count Python line events (sys.settrace) inside
 the module: the old code's grew with the rows, records and pairs (they fail on it), the new code's do not.
 """
 from __future__ import annotations
 
 import importlib
 import json
-import math
 import sys
 
 import numpy as np
@@ -23,7 +21,6 @@ from pref_eval.errors import InputError
 from pref_eval.io.perquery import read_per_query
 from pref_eval.output.comparisons import record_dicts, records_jsonl
 from pref_eval.stats import compare
-from pref_eval.stats.special import t_two_sided
 
 perquery = importlib.import_module("pref_eval.io.perquery")
 
@@ -187,32 +184,6 @@ def test_the_jsonl_writer_takes_no_python_step_per_record():
     few = _line_events(name, records_jsonl, small.record_table, 0.05)
     many = _line_events(name, records_jsonl, big.record_table, 0.05)
     assert many - few < 100, (few, many)
-
-
-def test_t_two_sided_many_is_t_two_sided_per_value():
-    from pref_eval.stats.special import t_two_sided_many
-
-    rng = np.random.default_rng(5)
-    t = np.concatenate([rng.normal(size=400) * s for s in (0.01, 1, 4, 50, 1e4)]
-                       + [np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, 1e149, 2e150, -3e200])])
-    for df in (1.0, 2.0, 7.0, 29.0, 999.0, 1e5, 2.5, 0.3):
-        got = t_two_sided_many(t, df)
-        want = np.array([t_two_sided(float(v), df) for v in t])
-        assert np.array_equal(got, want, equal_nan=True), df
-    for df in (math.inf, 0.0, math.nan):  # (the scalar's edges)
-        assert np.array_equal(t_two_sided_many(t[:50], df), [t_two_sided(float(v), df) for v in t[:50]],
-                              equal_nan=True)
-
-
-@pytest.mark.slow  # (scipy.stats' import: ~3 s on a loaded machine)
-def test_t_two_sided_many_against_scipy():
-    from pref_eval.stats.special import t_two_sided_many
-
-    stats = pytest.importorskip("scipy.stats")
-    t = np.linspace(-8, 8, 161)
-    for df in (1.0, 4.0, 30.0, 999.0):
-        want = 2 * stats.t.sf(np.abs(t), df)
-        assert np.allclose(t_two_sided_many(t, df), want, rtol=1e-12, atol=0)
 
 
 def test_the_t_test_makes_one_call_for_its_pairs(monkeypatch):

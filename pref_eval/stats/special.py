@@ -23,10 +23,8 @@ Written from the mathematics so that the default tests of ``zelo_compare``
 """
 from __future__ import annotations
 
-import itertools
 import math
 from decimal import Decimal, localcontext
-from typing import Any
 
 _EPS = 2.220446049250313e-16
 _TINY = 1e-300
@@ -168,97 +166,6 @@ def t_two_sided(t: float, df: float) -> float:
         return math.exp(a * log_x + 0.5 * log_y - _log_beta(a, 0.5)) / a * _beta_fraction(a, 0.5, x)
     # I_x(a, 1/2) = 1 - I_y(1/2, a)
     return 1.0 - math.exp(0.5 * log_y + a * log_x - _log_beta(0.5, a)) / 0.5 * _beta_fraction(0.5, a, y)
-
-
-def t_two_sided_many(t: Any, df: float) -> Any:
-    """:func:`t_two_sided` of every element of the array ``t`` (one ``df``), the same bits in one call: its
-    arithmetic as numpy array operations (IEEE, as Python's floats), the C library's ``pow``/``log1p``/``log``/
-    ``exp`` (:mod:`pref_eval.libm`, as Python's :mod:`math`), the continued fraction run for every element at
-    once, each stopping at its own step (:func:`_beta_fractions`). Elements where the scalar function takes
-    another branch (|t| >= 1e150, t^2/df beyond 1e300, a ``df`` that is not finite and positive) go through it.
-    """
-    import numpy as np
-
-    from .. import libm
-
-    t = np.asarray(t, dtype=np.float64)
-    flat = t.reshape(-1)
-    out = np.empty(flat.size)
-    if not (math.isfinite(df) and df > 0):
-        out[:] = [t_two_sided(v, df) for v in flat.tolist()]  # (every element an edge: nan or the normal tail)
-        return out.reshape(t.shape)
-    out[np.isnan(flat)] = math.nan
-    out[np.isinf(flat)] = 0.0
-    out[flat == 0.0] = 1.0
-    with np.errstate(all="ignore"):
-        q = np.abs(flat / math.sqrt(df))
-    regular = np.isfinite(flat) & (flat != 0.0) & (np.abs(flat) < 1e150) & (q < 1e150)
-    for i in np.flatnonzero(np.isfinite(flat) & (flat != 0.0) & ~regular).tolist():  # (huge t: rare)
-        out[i] = t_two_sided(float(flat[i]), df)
-    rows = np.flatnonzero(regular)
-    q = q[rows]
-    kernel = libm._compiled("pow_scalar")
-    if kernel is not None:
-        r = np.empty(q.size)
-        kernel(q, 2.0, False, r)  # (C pow(|t|/sqrt(df), 2): Python's ** for the scalar, whose sign drops out)
-    else:
-        r = np.fromiter(map(float.__pow__, q.tolist(), itertools.repeat(2.0)), np.float64, q.size)
-    a = 0.5 * df
-    log_x = -libm.log1p(r)
-    x, y = 1.0 / (1.0 + r), r / (1.0 + r)
-    zero = y == 0.0
-    out[rows[zero]] = 1.0
-    rows, log_x, x, y = rows[~zero], log_x[~zero], x[~zero], y[~zero]
-    log_y = libm.log(y)
-    log_beta = _log_beta(a, 0.5)
-    lower = x <= (a + 1.0) / (a + 2.5)
-    i, j = np.flatnonzero(lower), np.flatnonzero(~lower)
-    out[rows[i]] = libm.exp(a * log_x[i] + 0.5 * log_y[i] - log_beta) / a * _beta_fractions(a, 0.5, x[i])
-    # I_x(a, 1/2) = 1 - I_y(1/2, a)
-    out[rows[j]] = 1.0 - libm.exp(0.5 * log_y[j] + a * log_x[j] - _log_beta(0.5, a)) / 0.5 * _beta_fractions(
-        0.5, a, y[j])
-    return out.reshape(t.shape)
-
-
-def _beta_fractions(a: float, b: float, x: Any) -> Any:
-    """:func:`_beta_fraction` of every element of the array ``x``: the same steps on every element still
-    running, an element leaving when its own step converges (the same bits)."""
-    import numpy as np
-
-    out = np.empty(x.size)
-    active = np.arange(x.size)
-    c = np.ones(x.size)
-    d = 1.0 - (a + b) * x / (a + 1.0)
-    d = np.where(np.abs(d) < _TINY, _TINY, d)
-    d = 1.0 / d
-    h = d
-    for m in range(1, _MAX_ITER):
-        if not active.size:
-            return out
-        m2 = 2 * m
-        num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2))
-        d = 1.0 + num * d
-        d = np.where(np.abs(d) < _TINY, _TINY, d)
-        c = 1.0 + num / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        d = 1.0 / d
-        h = h * (d * c)
-        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0))
-        d = 1.0 + num * d
-        d = np.where(np.abs(d) < _TINY, _TINY, d)
-        c = 1.0 + num / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        d = 1.0 / d
-        delta = d * c
-        h = h * delta
-        done = np.abs(delta - 1.0) < _EPS
-        if done.any():
-            out[active[done]] = h[done]
-            keep = ~done
-            active, x, c, d, h = active[keep], x[keep], c[keep], d[keep], h[keep]
-    if not active.size:
-        return out
-    raise ArithmeticError(f"incomplete beta fraction did not converge (a={a}, b={b}, x={float(x[0])})")
 
 
 def t_density(t: float, df: float) -> float:
