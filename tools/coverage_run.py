@@ -14,7 +14,8 @@ run from the repository root (``../shared`` must be there: the suites run with `
 3. each step: ``nice -n 5 env CI=true PYTHONPATH=.:tools DIR/venv/bin/python -m pytest -q -n 2 -p
    no:cacheprovider -p coverage_run --ignore tests/test_startup_imports.py tests/`` (``-m slow`` added for the
    slow step); tests/test_startup_imports.py counts the modules a command imports, coverage's among them;
-4. ``coverage combine``; the totals, each package's and the 25 files with most missed lines.
+4. after each step ``coverage combine --append`` and a report: the totals, each package's and the 25 files with
+   most missed lines (the first report is the default suite's, the second both suites').
 
 This module is also the pytest plugin of step 3 (``-p coverage_run``): each pytest process (the controller and
 every xdist worker) saves its data when the session ends. A worker that does not end within 15 s of being told
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+QUIET = {**os.environ, "PREF_EVAL_NOCOV": "1"}  # the venv's own tools (pip, coverage's reports) not measured
 COVERAGE = "coverage==7.17.4"  # the version of sessions 23-25's runs
 
 
@@ -57,7 +59,7 @@ def _venv(out: Path) -> Path:
         subprocess.run([sys.executable, "-m", "venv", str(out / "venv")], check=True)
         subprocess.run([str(py), "-m", "pip", "install", "-q", COVERAGE], check=True)
     site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               check=True, capture_output=True, text=True).stdout.strip())
+                               check=True, capture_output=True, text=True, env=QUIET).stdout.strip())
     start = ("import os; exec(\"if not os.getenv('PREF_EVAL_NOCOV'):\\n"
              f" os.environ.setdefault('COVERAGE_PROCESS_START', {str(out / 'covrc')!r})\\n"
              " try:\\n  import coverage\\n except Exception:\\n  pass\\n else:\\n  coverage.process_startup()\")\n")
@@ -99,9 +101,10 @@ def _report(py: Path, out: Path) -> None:
     parts = sorted((out / "data").glob(".coverage.*"))
     if parts:
         print(f"combining {len(parts)} data files", file=sys.stderr)
-        subprocess.run([str(py), "-m", "coverage", "combine", "-q", *rc], cwd=ROOT, check=True)
+        # --append: a step's data is added to what an earlier step (or run) combined
+        subprocess.run([str(py), "-m", "coverage", "combine", "-q", "--append", *rc], cwd=ROOT, check=True, env=QUIET)
     subprocess.run([str(py), "-m", "coverage", "json", "-q", *rc, "-o", str(out / "coverage.json")], cwd=ROOT,
-                   check=True)
+                   check=True, env=QUIET)
     files = json.loads((out / "coverage.json").read_text())["files"]
     rows = []
     for name, f in files.items():
@@ -152,8 +155,13 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     py = _venv(out)
     _rc(out)
-    codes = {} if args.report_only else {s: _step(py, out, s, args.tests) for s in steps}
-    _report(py, out)
+    codes = {}
+    for step in [] if args.report_only else steps:  # a report after each step: the default suite's own figure too
+        codes[step] = _step(py, out, step, args.tests)
+        print(f"after {' + '.join(codes)}:")
+        _report(py, out)
+    if args.report_only:
+        _report(py, out)
     if any(codes.values()):
         print(f"failed steps (see {out}/<step>.log): {codes}", file=sys.stderr)
     return 0
