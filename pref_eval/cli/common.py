@@ -348,8 +348,6 @@ def _invoke(command, prog: str, args: list[str], click, label: str | None = None
             _flush_quietly()
         sys.stderr.write(f"{label}: {shortened(one_line(str(err)))}\n")
         return err.exit_code
-    except click.exceptions.Exit as err:
-        return err.exit_code
     except click.ClickException as err:
         hint = _positional_for_option(err, args, click)
         if hint:
@@ -497,18 +495,6 @@ def command_options(outputs: tuple[str, ...] = ()) -> list[tuple[str, list[str]]
     return sorted(found, key=lambda item: item[0] not in outputs)  # stable: outputs first, else in order
 
 
-def command_inputs(output: str | None) -> dict[str, list[str]]:
-    """The path-like option values of the running click command (and its group), by option name.
-
-    The one option that gave ``output`` (the first whose value is exactly
-    ``output``) is left out: a file may be read and rewritten by the same option
-    (``zelo_pairs add --state``), never by two different ones.
-    """
-    from ..output.atomic import inputs_besides
-
-    return inputs_besides(output, command_options())
-
-
 def _flatten(v) -> Iterator:
     for x in v:
         if isinstance(x, (tuple, list)):
@@ -528,15 +514,6 @@ def output_stream(path: str | None) -> Iterator[TextIO]:
 
     with command_output(path, command_options()) as fh:
         yield fh
-
-
-@contextlib.contextmanager
-def output_streams(*paths: str | None) -> Iterator[list[TextIO]]:
-    """Several outputs of one command, committed together or not at all."""
-    from ..output.atomic import command_outputs
-
-    with command_outputs(list(paths), command_options()) as fhs:
-        yield fhs
 
 
 def given_options(*names: str) -> list[str]:
