@@ -230,3 +230,37 @@ def test_openai_judge_without_the_openai_package_is_refused_before_the_store(tmp
     assert (code, capsys.readouterr().err) == (
         2, "zelo_judge: openai: judges need the openai package: pip install 'pref_eval[judge]'\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.tsv", "p.jsonl", "q.tsv"]
+
+
+@pytest.mark.slow  # the 2 s the run waits for the program to end by itself
+def test_judge_program_that_ignores_the_end_of_its_input_is_killed_at_the_end(tmp_path):
+    """docs/zelo_judge.md, ``cmd:``: a program reading requests on stdin. One that keeps running after its
+    stdin is closed (the end of the run) is waited for 2 s, then killed with its process group: the run ends
+    with status 0 and its answers stored, no program left running."""
+    from cli_harness import run_module_inproc
+
+    (tmp_path / "q.tsv").write_text("q1\tquery\n")
+    (tmp_path / "d.tsv").write_text("d1\tone\nd2\ttwo\nd3\tthree\n")
+    (tmp_path / "p.jsonl").write_text("".join(f'{{"qid": "q1", "doc_a": "d{a}", "doc_b": "d{b}"}}\n'
+                                              for a, b in ((1, 2), (1, 3), (2, 3))))
+    (tmp_path / "judge.py").write_text(textwrap.dedent("""
+        import os, sys, time
+        open(sys.argv[1], "w").write(str(os.getpid()))
+        for line in sys.stdin:
+            print('{"score": 0.5}', flush=True)
+        time.sleep(120)  # ignores the end of its input
+        """))
+    p = run_module_inproc("judge", ["p.jsonl", "--queries", "q.tsv", "--docs", "d.tsv", "--store", "s.sqlite",
+                                    "--judge", f"cmd:{sys.executable} judge.py pid", "-o", "o.jsonl", "-Q"],
+                          tmp_path, timeout=120)
+    assert (p.returncode, p.stderr) == (0, "")
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 3
+    pid = int((tmp_path / "pid").read_text())
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        state = "gone"
+    if state not in ("gone", "Z"):
+        os.kill(pid, signal.SIGKILL)  # not left behind by a failing test
+    assert state in ("gone", "Z"), state  # killed (a zombie until its new parent reaps it), not sleeping
