@@ -73,12 +73,14 @@ def _rc(out: Path) -> None:
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     data.chmod(0o1777)
+    # the package's folder, not the name ``pref_eval``: a test runs diazf/pref_eval's own pref_eval.py from a
+    # temporary folder (tests/test_first_contact.py, test_cli_given_twice.py): its source is gone at the report
     (out / "covrc").write_text(
-        "[run]\nsource = pref_eval\nparallel = True\n"
+        f"[run]\nsource = {ROOT / 'pref_eval'}\nparallel = True\n"
         f"data_file = {data / '.coverage'}\n"
         "disable_warnings = no-data-collected, module-not-measured, module-not-imported, couldnt-parse,"
         " no-ctracer, already-imported\n"
-        "[report]\nprecision = 2\n")
+        f"[report]\nprecision = 2\ninclude = {ROOT / 'pref_eval'}/*\n")
 
 
 def _step(py: Path, out: Path, name: str, tests: list[str]) -> int:
@@ -105,7 +107,12 @@ def _report(py: Path, out: Path) -> None:
         subprocess.run([str(py), "-m", "coverage", "combine", "-q", "--append", *rc], cwd=ROOT, check=True, env=QUIET)
     subprocess.run([str(py), "-m", "coverage", "json", "-q", *rc, "-o", str(out / "coverage.json")], cwd=ROOT,
                    check=True, env=QUIET)
-    files = json.loads((out / "coverage.json").read_text())["files"]
+    summary(out / "coverage.json")
+
+
+def summary(report: Path) -> None:
+    """The totals, each package's and the 25 files with most missed lines, from coverage's JSON report."""
+    files = json.loads(report.read_text())["files"]
     rows = []
     for name, f in files.items():
         rel = os.path.relpath(os.path.join(ROOT, name), ROOT)
