@@ -629,8 +629,10 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     if not np.isfinite(D).all():
         bad = D[~np.isfinite(D)][0]
         raise UsageError(f"the difference matrix contains {shown(float(bad))}; expected finite numbers")
-    # rounded as compare() rounds run differences: float noise (1e-17) is a tie, not a sign or a rank
-    D = np.round(D, 12)
+    # rounded as compare() rounds run differences: float noise (1e-17) is a tie, not a sign or a rank; C-ordered,
+    # so a row's sums (its mean, sd, t) are those of the row alone, whichever rows come with it (a pivot table's
+    # matrix is Fortran-ordered)
+    D = np.ascontiguousarray(np.round(D, 12))
     k = D.shape[0]
     labels = list(labels) if labels is not None else [str(i) for i in range(k)]
     if len(labels) != k:

@@ -13,8 +13,9 @@ import numpy as np
 
 
 def effect_sizes(D: np.ndarray) -> dict[str, np.ndarray]:
-    """Mean difference, d_z and win/tie/loss counts for each row of ``D``."""
-    D = np.asarray(D, dtype=float)
+    """Mean difference, d_z and win/tie/loss counts for each row of ``D`` (C-ordered first: a row's sums do not
+    depend on the other rows)."""
+    D = np.ascontiguousarray(D, dtype=float)
     if D.ndim == 1:
         D = D[None, :]
     n = D.shape[1]

@@ -53,11 +53,13 @@ _CELLS_PER_CHUNK = 4_000_000
 
 def differences(x: np.ndarray, y: np.ndarray, decimals: int = 12) -> np.ndarray:
     """``round(x - y, decimals)`` as float64: the per-query differences."""
-    return np.round(np.asarray(x, dtype=float) - np.asarray(y, dtype=float), decimals)
+    return np.ascontiguousarray(np.round(np.asarray(x, dtype=float) - np.asarray(y, dtype=float), decimals))
 
 
 def _as_rows(D: np.ndarray) -> np.ndarray:
-    D = np.asarray(D, dtype=float)
+    """``D`` as a C-ordered float matrix: numpy sums a row of a Fortran-ordered matrix (pandas' ``to_numpy`` of a
+    pivot table) in another order than the same row alone, so a row's mean would depend on the other rows."""
+    D = np.ascontiguousarray(D, dtype=float)
     if D.ndim == 1:
         D = D[None, :]
     if D.ndim != 2:
