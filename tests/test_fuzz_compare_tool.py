@@ -101,3 +101,20 @@ def test_the_fuzz_tools_test_this_checkout(tool, tmp_path):
                        timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.strip() == str(ROOT / "pref_eval" / "__init__.py")
+
+
+def test_a_planted_int64_sign_flip_count_is_reported(fz, monkeypatch, capsys):
+    """Ours' sign-flip tail counted in int64 (wrapping past 2^63) moves only rows of more than 62 queries: the oracle
+    left every row over 60 unchecked before session 26 (it counted in int64 itself); now it counts in Python
+    integers (case 3:126, two rows of 81 queries under ``wilcoxon_method="exact"``)."""
+    import pref_eval.stats.signed_rank as sr
+
+    orig = sr._sign_flip_lower_tails
+    monkeypatch.setattr(sr, "_sign_flip_lower_tails", lambda w, tops: [t % (1 << 63) for t in orig(w, tops)])
+    assert fz.main(["--case", "3:126", "--only", "api"]) == 1
+    assert '"check": "wilcoxon_permutation_over60"' in capsys.readouterr().out
+
+
+def test_more_than_sixty_queries_are_checked(fz, capsys):
+    assert fz.main(["--case", "3:126", "--only", "api"]) == 0
+    assert "wilcoxon_permutation_over60_same 2" in capsys.readouterr().err

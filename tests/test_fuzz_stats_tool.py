@@ -32,7 +32,7 @@ def test_one_case_agrees(fz, capsys):
 def test_unknown_check_is_one_line_exit_2(fz, capsys):
     assert fz.main(["--only", "paired,bogus"]) == 2
     assert capsys.readouterr().err == "fuzz_stats: unknown check 'bogus'; expected some of " \
-        "paired,corrections,orderings,aggregation,zelo,tukey\n"
+        "paired,corrections,orderings,aggregation,zelo,tukey,signflip\n"
 
 
 def test_a_wrong_borda_count_is_reported(fz, monkeypatch, capsys):
@@ -66,4 +66,38 @@ def test_tau_ap_a_is_the_expectation_over_tie_breakings(fz):
 
 @pytest.mark.slow
 def test_three_hundred_cases_agree(fz, capsys):
-    assert fz.main(["--cases", "300", "--seed", "11"]) == 0, capsys.readouterr().out[:3000]
+    only = "paired,corrections,orderings,aggregation,zelo,tukey"  # signflip (~0.5 s a case): below
+    assert fz.main(["--cases", "300", "--seed", "11", "--only", only]) == 0, capsys.readouterr().out[:3000]
+
+
+@pytest.mark.slow
+def test_twenty_long_sign_flip_rows_agree(fz, capsys):
+    assert fz.main(["--cases", "20", "--seed", "11", "--only", "signflip"]) == 0, capsys.readouterr().out[:3000]
+
+
+def test_subset_sum_tails_exact_past_int64(fz):
+    """The sign-flip oracle's counts (residues modulo coprime int64 moduli, Chinese remainder) against a plain
+    Python-integer dynamic programme over every subset sum, at 70 and 90 weights (counts past 2^63, where the
+    old int64 count wrapped), on both sides of W/2 and outside [0, W]."""
+    rng = np.random.default_rng(3)
+    for m in (1, 5, 70, 90):
+        w = sorted(rng.integers(1, 40, m).tolist())
+        W = sum(w)
+        counts = [1] + [0] * W
+        for x in w:
+            counts = [c + (counts[s - x] if s >= x else 0) for s, c in enumerate(counts)]
+        for a in (-1, 0, 1, W // 3, W // 2, W - W // 2, 2 * W // 3, W - 1, W, W + 1):
+            want = (sum(counts[:max(a + 1, 0)]), sum(counts[max(a, 0):]) if a <= W else 0)
+            assert fz.subset_sum_tails(w, a) == want, (m, a)
+    assert max(counts) > 2**63
+
+
+def test_a_planted_int64_sign_flip_count_is_reported(fz, monkeypatch, capsys):
+    """Ours' sign-flip tail wrapped as an int64 count would wrap is reported (``signflip``: rows of 61-400 queries;
+    case 1:11 is a row of 91 quarters)."""
+    import pref_eval.stats.signed_rank as sr
+
+    orig = sr._sign_flip_lower_tails
+    monkeypatch.setattr(sr, "_sign_flip_lower_tails", lambda w, tops: [t % (1 << 63) for t in orig(w, tops)])
+    assert fz.main(["--case", "1:11", "--only", "signflip"]) == 1
+    assert '"check": "signflip_exact_count"' in capsys.readouterr().out

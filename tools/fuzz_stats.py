@@ -60,7 +60,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-CHECKS = ("paired", "corrections", "orderings", "aggregation", "zelo", "tukey")
+CHECKS = ("paired", "corrections", "orderings", "aggregation", "zelo", "tukey", "signflip")
 
 
 def close(a: float, b: float, rel: float = 1e-9, abs_: float = 1e-12) -> bool:
@@ -107,9 +107,61 @@ def _t(d, rng, out):
     out("t", all(close(g, w) for g, w in zip(got, want, strict=True)), {"conf": conf}, got, want)
 
 
+def _moduli(bits: int) -> list[int]:
+    """Pairwise coprime moduli below 2^62 (2^62 - 1, 2^62 - 3, ... kept when coprime to those before) whose product
+    exceeds 2^bits."""
+    out: list[int] = []
+    prod, c = 1, 1
+    while prod <= 1 << bits:
+        m = (1 << 62) - c
+        c += 2
+        if all(math.gcd(m, x) == 1 for x in out):
+            out.append(m)
+            prod *= m
+    return out
+
+
+def subset_sum_tails(weights: list[int], a: int) -> tuple[int, int]:
+    """(#{S <= a}, #{S >= a}) over the 2^m subset sums S of the positive integers ``weights``, exact for any m.
+
+    The counts of each sum (the coefficients of prod (1 + x^w)) are found modulo pairwise coprime moduli below
+    2^62 (a row of int64 each: no sum overflows), up to min(a, W - a) only (W = sum of the weights; a subset's
+    complement has sum W - S, so #{S >= a} = #{S <= W - a}), and the two tails are put together from their
+    residues by the Chinese remainder theorem (the moduli's product exceeds 2^m, the largest count)."""
+    m, W = len(weights), sum(weights)
+    t = min(a, W - a)
+    if t < 0:  # a < 0 or a > W: one tail is empty, the other everything
+        return (0, 1 << m) if a < 0 else (1 << m, 0)
+    mods = _moduli(m + 1)
+    M = np.array(mods, dtype=np.int64)[:, None]
+    C = np.zeros((len(mods), t + 1), dtype=np.int64)
+    C[:, 0] = 1
+    for w in sorted(weights):
+        if w > t:
+            break
+        hi = C[:, w:]
+        hi += C[:, :-w].copy()
+        np.subtract(hi, M, out=hi, where=hi >= M)
+    N = math.prod(mods)
+
+    def crt(col: int) -> int:  # sum of the counts of sums 0..col, from its residues
+        v = 0
+        for row, mod in zip(C[:, :col + 1].tolist(), mods, strict=True):
+            Ni = N // mod
+            v += (sum(row) % mod) * Ni * pow(Ni, -1, mod)
+        return v % N
+
+    below = crt(t)  # #{S <= t}
+    below_1 = crt(t - 1) if t > 0 else 0  # #{S <= t - 1}
+    if a <= W - a:  # t = a: #{S >= a} = 2^m - #{S <= a - 1}
+        return below, (1 << m) - below_1
+    return (1 << m) - below_1, below  # t = W - a: #{S >= a} = #{S <= W - a}; #{S <= a} = 2^m - #{S >= a + 1}
+
+
 def _flip_p(d: np.ndarray, zero_method: str) -> float:
-    """Exhaustive sign-flip p of R+ with scipy's ranks over all 2^n sign vectors (zeros flip to nothing): the
-    distribution of the doubled R+ counted by a dynamic programme over the subset sums of the doubled ranks."""
+    """Exhaustive sign-flip p of R+ with scipy's ranks over all 2^n sign vectors (zeros flip to nothing), for any n:
+    2R+ is the subset sum of the doubled ranks of the positive d (plus a constant, zsplit's zero ranks, that shifts
+    every sign vector's sum alike), counted exactly by ``subset_sum_tails`` in Python integers."""
     from scipy.stats import rankdata
 
     a = np.abs(d)
@@ -118,16 +170,8 @@ def _flip_p(d: np.ndarray, zero_method: str) -> float:
         d = d[d != 0]
     w2 = np.rint(2 * rankdata(a)).astype(np.int64)
     zero = d == 0
-    const2 = int(w2[zero].sum()) // 2 if zero_method == "zsplit" else 0  # 2 x half the zeros' ranks
-    obs2 = int(w2[d > 0].sum()) + const2
-    counts = np.zeros(int(w2[~zero].sum()) + 1, dtype=np.int64)
-    counts[0] = 1
-    for w in w2[~zero].tolist():
-        counts[w:] = counts[w:] + counts[:-w].copy() if w else counts * 2
-    counts = counts * (1 << int(zero.sum()))  # a zero's sign changes nothing
-    sums = np.arange(counts.size) + const2
-    lower, upper = counts[sums <= obs2].sum(), counts[sums >= obs2].sum()
-    return min(1.0, 2 * min(int(lower), int(upper)) / (1 << d.size))
+    lower, upper = subset_sum_tails(w2[~zero].tolist(), int(w2[d > 0].sum()))
+    return min(1.0, 2 * min(lower, upper) * (1 << int(zero.sum())) / (1 << d.size))
 
 
 def _wilcoxon(d, rng, out):
@@ -246,6 +290,39 @@ def _bootstrap(d, rng, out):
     count = sum(abs(sum(dd[i] for i in row) / n - m) >= abs(m) for row in idx.tolist())
     want_p = (count + 1) / (B + 1)
     out("bootstrap_p", close(ours["p_value"][0], want_p, 1e-15, 0), case, [float(ours["p_value"][0])], [want_p])
+
+
+def check_signflip(rng, out):
+    """One long row (61-400 queries, log-uniform; tenths, quarters or mostly zeros: tied |d|, zeros) through
+    ``wilcoxon_test(method="exact")`` for each zero method: ours takes the exhaustive sign flip there (ties or
+    ranked zeros), checked against ``_flip_p``'s exact count in Python integers (the ratio of the same integers:
+    equal to the bit); a row ours does not flip (no tie, no ranked zero) against scipy's exact p."""
+    from scipy import stats
+    from pref_eval.stats import wilcoxon_test
+
+    n = int(round(math.exp(rng.uniform(math.log(61), math.log(400)))))
+    kind = int(rng.integers(0, 4))
+    if kind == 0:
+        d = np.round(rng.normal(float(rng.choice([0.0, 0.02, 0.1])), 0.3, n), 1)
+    elif kind == 1:
+        d = rng.integers(-4, 5, n) / 4
+    elif kind == 2:
+        d = np.where(rng.random(n) < 0.7, 0.0, np.round(rng.normal(0.05, 0.2, n), 2))
+    else:
+        d = np.round(rng.normal(0.01, 0.1, n), int(rng.choice([4, 8])))  # few or no ties: some rows exact
+    for zm in ("wilcox", "pratt", "zsplit"):
+        ours = wilcoxon_test(d, zero_method=zm, method="exact")
+        used = str(ours["method_used"][0])
+        got = float(ours["p_value"][0])
+        case = {"d": d.tolist(), "zero_method": zm, "used": used}
+        if used == "permutation":
+            want = _flip_p(d, zm)
+            out("signflip_exact_count", got == want, case, [got], [want])
+        else:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                res = stats.wilcoxon(d, zero_method=zm, method="exact")
+            out("signflip_exact_scipy", close(got, float(res.pvalue), 1e-9, 1e-15), case, [got], [float(res.pvalue)])
 
 
 def check_paired(rng, out):
@@ -455,7 +532,7 @@ def check_tukey(rng, out):
 
 
 RUNNERS = {"paired": check_paired, "corrections": check_corrections, "orderings": check_orderings,
-           "aggregation": check_aggregation, "zelo": check_zelo, "tukey": check_tukey}
+           "aggregation": check_aggregation, "zelo": check_zelo, "tukey": check_tukey, "signflip": check_signflip}
 
 
 def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> None:
