@@ -118,3 +118,16 @@ def test_a_planted_int64_sign_flip_count_is_reported(fz, monkeypatch, capsys):
 def test_more_than_sixty_queries_are_checked(fz, capsys):
     assert fz.main(["--case", "3:126", "--only", "api"]) == 0
     assert "wilcoxon_permutation_over60_same 2" in capsys.readouterr().err
+
+
+def test_jobs_are_drawn_from_one_to_six_and_a_planted_fault_is_reported(fz, monkeypatch, capsys):
+    """``compare(jobs=N)``, N = 1..6 (case 0:117: 3 jobs for 3 measures; 0:64: 4 jobs for 2), must give the records of
+    ``jobs=1`` bit for bit; the measures' blocks handed back in the wrong order by the pool are reported."""
+    import pref_eval.parallel as par
+
+    assert fz.main(["--case", "0:64", "--only", "api"]) == 0
+    assert "jobs_more_than_measures_same 1" in capsys.readouterr().err
+    orig = par.ordered_map
+    monkeypatch.setattr(par, "ordered_map", lambda fn, items, **kw: orig(fn, items, **kw)[::-1])
+    assert fz.main(["--case", "0:117", "--only", "api"]) == 1
+    assert '"check": "jobs"' in capsys.readouterr().out

@@ -171,7 +171,7 @@ def _with_options(rng: np.random.Generator, rows: list, runs: list, measures: li
         opts["resamples"] = 200
     return {"rows": rows, "opts": opts, "bad": bad, "name_col": bool(rng.random() < 0.2),
             "command": bool(rng.random() < 0.25), "prefs": bool(rng.random() < 0.12),
-            "jobs": bool(rng.random() < 0.05)}
+            "jobs": int(rng.integers(1, 7)) if rng.random() < 0.1 else 0}
 
 
 # ---------------------------------------------------------------- oracle helpers
@@ -558,12 +558,14 @@ def run_api(case, out, rng, label="api") -> None:
             [len(b["used"]), b["dropped"][:5]])
     recs = res.records.to_dict("records")
     check_records(recs, blocks, o, parse_test_list(o["tests"]), rng, out, ctx, label)
-    if case.get("jobs") and len(blocks) > 1:  # the measures in two processes: the same records, bit for bit
-        recs2 = pref_eval.compare(frame, **api_options(o), jobs=2).records.to_dict("records")
+    if case.get("jobs"):  # the measures in N = 1..6 processes (often more than measures): the records bit for bit
+        jobs = case["jobs"]
+        recs2 = pref_eval.compare(frame, **api_options(o), jobs=jobs).records.to_dict("records")
         same = len(recs) == len(recs2) and all(
             set(a) == set(b) and all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a)
             for a, b in zip(recs, recs2, strict=True))
-        out("jobs_2", same, ctx, None, None)
+        out("jobs_more_than_measures" if jobs > len(blocks) else "jobs", same, {**ctx, "jobs": jobs,
+                                                                               "measures": len(blocks)}, None, None)
 
 
 #: zelo_compare's options per test (an option no selected test reads is refused there: cli/compare.py)
@@ -574,7 +576,7 @@ COMMAND_TEST_OPTIONS = ((("randomization", "bootstrap", "tukey"), ("resamples", 
                         (("t", "wilcoxon", "sign", "randomization", "bootstrap"), ("correction",)))
 
 
-def command_args(o) -> list[str]:
+def command_args(o, jobs: int = 0) -> list[str]:
     tests = o["tests"] if isinstance(o["tests"], str) else ",".join(o["tests"])
     wanted = set(parse_test_list(o["tests"]))
     args = ["--tests", tests, "--alpha", repr(o["alpha"])]
@@ -589,6 +591,8 @@ def command_args(o) -> list[str]:
         args += ["--baseline", o["baseline"]]
     for m in o.get("measures") or []:
         args += ["-m", m]
+    if jobs:
+        args += ["--jobs", str(jobs)]
     return args + list(o.get("runs") or [])
 
 
@@ -606,8 +610,8 @@ def run_command(case, out, rng) -> None:
                 f.write(f"{r[0]}\t{r[1]}\t{r[2]}\t{v}\n")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         p = subprocess.run([sys.executable, str(ROOT / "bin" / "zelo_compare"), "-P", path, "-o", "jsonl", "-Q",
-                            *command_args(o)], capture_output=True, text=True, env=env, timeout=600)
-    ctx = {"args": command_args(o)}
+                            *command_args(o, case["jobs"])], capture_output=True, text=True, env=env, timeout=600)
+    ctx = {"args": command_args(o, case["jobs"])}
     if "Traceback" in p.stderr:
         out("command_traceback", False, ctx, p.stderr[-2000:], None)
         return
