@@ -59,7 +59,7 @@ def test_wilcoxon_rule_is_scipys(fz):
 
 def test_a_planted_holm_without_its_running_maximum_is_reported(fz, monkeypatch, capsys):
     """The fuzz can fail: Holm's step-down without the running maximum (an adjusted p below an earlier one)."""
-    correction = sys.modules["pref_eval.stats.correction"]
+    import pref_eval.stats.correction as correction
     orig = correction._adjust_sorted
 
     def no_max(ps, method):
@@ -74,7 +74,7 @@ def test_a_planted_holm_without_its_running_maximum_is_reported(fz, monkeypatch,
 
 def test_a_planted_rounding_to_6_decimals_is_reported(fz, monkeypatch, capsys):
     """Differences rounded to 6 decimals (d_z, t, effect sizes move) are found on the same cases."""
-    paired = sys.modules["pref_eval.stats.paired"]
+    import pref_eval.stats.paired as paired
     monkeypatch.setattr(paired.differences, "__defaults__", (6,))
     assert fz.main(["--case", "7:4", "--only", "api"]) == 1
     assert '"check": "effects"' in capsys.readouterr().out

@@ -101,3 +101,18 @@ def test_a_planted_int64_sign_flip_count_is_reported(fz, monkeypatch, capsys):
     monkeypatch.setattr(sr, "_sign_flip_lower_tails", lambda w, tops: [t % (1 << 63) for t in orig(w, tops)])
     assert fz.main(["--case", "1:11", "--only", "signflip"]) == 1
     assert '"check": "signflip_exact_count"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("tool", ["fuzz_stats", "fuzz_compare"])
+def test_the_tools_share_their_command_line(tool, capsys):
+    """tools/fuzz_common.py: a malformed --case is one line and exit 2 (was a ValueError traceback), and the summary
+    names the case's seed (was --seed's: ``seed 0`` after ``--case 3:41``)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        mod = __import__(tool)
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    assert mod.main(["--case", "3-41"]) == 2
+    assert capsys.readouterr().err == f"{tool}: --case expects SEED:INDEX (two integers), got '3-41'\n"
+    assert mod.main(["--case", "5:0", "--only", "refusal" if tool == "fuzz_compare" else "orderings"]) == 0
+    assert capsys.readouterr().err.startswith(f"{tool}: 1 cases (seed 5), 0 findings")

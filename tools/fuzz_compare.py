@@ -7,6 +7,8 @@ against scipy, statsmodels and ranx computed live, and oracles written from the 
     python tools/fuzz_compare.py --cases 200 --seed 3     # a fixed number of cases (no time bound)
     python tools/fuzz_compare.py --case 3:41              # one case again, its findings printed in full
 
+The options and the loop are tools/fuzz_common.py's (shared with fuzz_stats and fuzz_ranx).
+
 Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, index])``): a random per-query table
 (2-30 runs, 1-500 topics, 1-3 measures; values in tenths, quarters, 0/1, continuous, large, mostly zero, runs equal
 or a constant apart, float noise below 1e-12; cells missing; summary rows ``all``; the run column ``run`` or
@@ -24,13 +26,16 @@ interval and confidence, the sign test's minimum difference, runs/measures selec
 * **refusal** -- in a share of the cases a cell NaN, inf, None or text: the API raises UsageError naming it, the
   command exits 1 with one line naming the file and line (no traceback);
 
-``jobs=2`` (the measures in two processes) in a share of the API's cases must give the same records bit for bit;
+``jobs=N`` (the measures in N = 1..6 processes, often more than the measures) in a share of the API's cases must
+give the records of ``jobs=1`` bit for bit (the command's cases of that share run with ``--jobs N``);
 and every record is checked against an oracle of its own: the queries (those every compared run has, in code-point
 order, or their union with a missing cell 0 under ``complete``), n_queries, dropped queries, the runs' means, the
 differences rounded to 12 decimals in exact decimal arithmetic; **t** against ``scipy.stats.ttest_1samp`` (statistic,
 p, ``confidence_interval``); **wilcoxon** against ``scipy.stats.wilcoxon`` with the same zero method and method, the
 method ours reports against scipy's per-row rule, the rows tested by the exhaustive sign flip against a count over
-all 2^n sign vectors of scipy's ``rankdata`` ranks; **sign** against ``scipy.stats.binomtest`` (|d| >= delta counted
+all 2^n sign vectors of scipy's ``rankdata`` ranks, exact in Python integers at any n (fuzz_stats'
+``subset_sum_tails``; at most three rows of more than 200 queries a family: ~0.1-1.5 s a row);
+**sign** against ``scipy.stats.binomtest`` (|d| >= delta counted
 in fractions); **randomization** exact (2^n <= resamples) against the count over every sign vector in integers, and
 sampled against the same count over the documented draw (``default_rng(seed).integers(0, 2, (B, n), int8)``) and,
 for n <= 16, within binomial error of the exact p; **bootstrap** interval against ``scipy.stats.bootstrap`` (same
@@ -48,7 +53,6 @@ otherwise; each difference is printed as one JSON line with its case id.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
@@ -56,7 +60,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from collections import Counter
 from decimal import Decimal
@@ -69,6 +72,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
+from fuzz_common import main as fuzz_main, outcome  # noqa: E402  (the options and the loop of the fuzz tools)
 from fuzz_stats import _flip_p, close  # noqa: E402  (the exhaustive sign-flip Wilcoxon oracle)
 
 CHECKS = ("api", "command", "diff", "refusal", "ranx", "prefs")
@@ -781,14 +785,7 @@ RUNNERS = {"api": run_api, "command": run_command, "diff": run_diff, "ranx": run
 
 
 def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> None:
-    def out(name, ok, ctx, got, want):
-        if ok is None:
-            counts[name] += 1
-            return
-        counts[f"{name}_{'same' if ok else 'DIFFERENT'}"] += 1
-        if not ok:
-            findings.append({"case": f"{seed}:{index}", "check": name, "input": ctx, "ours": got, "oracle": want})
-
+    out = outcome(counts, findings, f"{seed}:{index}")
     case = make_case(np.random.default_rng([seed, index]))
     rng = np.random.default_rng([seed, index, 1])
     if "api" in checks or ("refusal" in checks and case["bad"] is not None):
@@ -809,39 +806,7 @@ def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=20.0, help="stop after this many seconds of CPU (default 20)")
-    ap.add_argument("--cases", type=int, default=0, help="run this many cases (no time bound)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--case", help="one case SEED:INDEX")
-    ap.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated subset of {','.join(CHECKS)}")
-    args = ap.parse_args(argv)
-    checks = [c for c in args.only.split(",") if c]
-    bad = [c for c in checks if c not in CHECKS]
-    if bad:
-        print(f"fuzz_compare: unknown check {bad[0]!r}; expected some of {','.join(CHECKS)}", file=sys.stderr)
-        return 2
-    counts: Counter = Counter()
-    findings: list = []
-    t0 = time.process_time()
-    if args.case:
-        s, i = (int(v) for v in args.case.split(":"))
-        run_case(s, i, checks, counts, findings)
-        ran = 1
-        for f in findings:
-            print(json.dumps(f, default=str), flush=True)
-    else:
-        ran = 0
-        while (ran < args.cases) if args.cases else (time.process_time() - t0 < args.seconds):
-            before = len(findings)
-            run_case(args.seed, ran, checks, counts, findings)
-            for f in findings[before:]:
-                print(json.dumps(f, default=str)[:4000], flush=True)
-            ran += 1
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    print(f"fuzz_compare: {ran} cases (seed {args.seed}), {len(findings)} findings, "
-          f"{time.process_time() - t0:.1f} s CPU: {summary}", file=sys.stderr)
-    return 1 if findings else 0
+    return fuzz_main("fuzz_compare", __doc__, CHECKS, run_case, argv)
 
 
 if __name__ == "__main__":

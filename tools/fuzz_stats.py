@@ -7,6 +7,8 @@ written from the definitions (no peer checkout needed: scipy and statsmodels are
     python tools/fuzz_stats.py --cases 500 --seed 3     # a fixed number of cases (no time bound)
     python tools/fuzz_stats.py --case 3:41              # one case again, its findings printed in full
 
+The options and the loop are tools/fuzz_common.py's (shared with fuzz_compare and fuzz_ranx).
+
 Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, index])``) and checks:
 
 * **paired** -- one row of per-query differences (n = 1..3 in a third of the cases, else 4..40; normal,
@@ -15,7 +17,7 @@ Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, in
   ``wilcoxon_test`` for every zero method x method (and the continuity correction) against
   ``scipy.stats.wilcoxon``, except the rows ours tests by the exhaustive sign-flip distribution
   (``method_used`` ``permutation``), checked against the distribution of R+ over all 2^n sign vectors of
-  scipy's ``rankdata`` ranks (a subset-sum count of the doubled ranks); ``sign_test`` (with a minimum
+  scipy's ``rankdata`` ranks (a subset-sum count of the doubled ranks, exact at any n); ``sign_test`` (with a minimum
   difference) against ``scipy.stats.binomtest``; ``randomization_test`` -- exact (n <= 12) against the count
   over every sign vector in exact decimal arithmetic (``fractions``), sampled (n = 13..18, B = 1,000 or 5,000
   draws) within binomial error (5 standard errors + 2/B) of the exact p of all 2^n --, and
@@ -35,6 +37,11 @@ Each case is made from (seed, index) alone (``numpy.random.default_rng([seed, in
 * **tukey** -- ``randomised_tukey_hsd`` of 2-4 runs x 1-12 queries (values on a 1/4 grid, ties) within binomial
   error of the exact p over all (R!)^Q permutations of each query's values across the runs (Carterette, TOIS
   2012; Sakai 2014); the matrix symmetric.
+* **signflip** -- one long row (61-400 queries, log-uniform; tenths, quarters, mostly zeros or 4-8 decimals)
+  through ``wilcoxon_test(method="exact")`` for every zero method: the rows ours tests by the exhaustive sign flip
+  (ties, ranked zeros) against the count over all 2^n sign vectors in Python integers (``subset_sum_tails``: the
+  subset-sum counts modulo coprime int64 moduli, put together by the Chinese remainder theorem) -- equal to the
+  bit, both being the same ratio of integers --, the others against scipy's exact p.
 * **zelo** -- a judgment file's pairs with ties and weights: ``zelo_fit``'s scores against
   ``choix.ilsr_pairwise_dense`` (tests/test_zelo_choix.py's reduction) when choix is installed.
 
@@ -45,12 +52,9 @@ difference is printed as one JSON line with its case id and its input.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import math
 import sys
-import time
 import warnings
 from collections import Counter
 from fractions import Fraction
@@ -59,6 +63,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fuzz_common import main as fuzz_main, outcome  # noqa: E402  (the options and the loop of the fuzz tools)
 
 CHECKS = ("paired", "corrections", "orderings", "aggregation", "zelo", "tukey", "signflip")
 
@@ -536,54 +543,13 @@ RUNNERS = {"paired": check_paired, "corrections": check_corrections, "orderings"
 
 
 def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> None:
-    def out(name, ok, case, got, want):
-        if ok is None:
-            counts[name] += 1
-            return
-        counts[f"{name}_{'same' if ok else 'DIFFERENT'}"] += 1
-        if not ok:
-            findings.append({"case": f"{seed}:{index}", "check": name, "input": case, "ours": got,
-                             "oracle": want})
-
+    out = outcome(counts, findings, f"{seed}:{index}")
     for name in checks:
         RUNNERS[name](np.random.default_rng([seed, index, CHECKS.index(name)]), out)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=20.0, help="stop after this many seconds (default 20)")
-    ap.add_argument("--cases", type=int, default=0, help="run this many cases (no time bound)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--case", help="one case SEED:INDEX")
-    ap.add_argument("--only", default=",".join(CHECKS), help=f"comma-separated subset of {','.join(CHECKS)}")
-    args = ap.parse_args(argv)
-    checks = [c for c in args.only.split(",") if c]
-    bad = [c for c in checks if c not in CHECKS]
-    if bad:
-        print(f"fuzz_stats: unknown check {bad[0]!r}; expected some of {','.join(CHECKS)}", file=sys.stderr)
-        return 2
-    counts: Counter = Counter()
-    findings: list = []
-    t0 = time.process_time()
-    if args.case:
-        s, i = (int(v) for v in args.case.split(":"))
-        run_case(s, i, checks, counts, findings)
-        ran = 1
-    else:
-        ran = 0
-        while (ran < args.cases) if args.cases else (time.process_time() - t0 < args.seconds):
-            before = len(findings)
-            run_case(args.seed, ran, checks, counts, findings)
-            for f in findings[before:]:  # as found: a long run stopped early keeps them
-                print(json.dumps(f), flush=True)
-            ran += 1
-    if args.case:
-        for f in findings:
-            print(json.dumps(f), flush=True)
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    print(f"fuzz_stats: {ran} cases (seed {args.seed}), {len(findings)} findings, "
-          f"{time.process_time() - t0:.1f} s CPU: {summary}", file=sys.stderr)
-    return 1 if findings else 0
+    return fuzz_main("fuzz_stats", __doc__, CHECKS, run_case, argv)
 
 
 if __name__ == "__main__":
