@@ -323,3 +323,27 @@ def test_randomised_tukey_of_two_runs_is_the_randomization_test_within_monte_car
     p = randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1]
     assert abs(p - exact) < 4 * math.sqrt(exact * (1 - exact) / B), (p, exact)
     np.testing.assert_array_equal(p, randomised_tukey_hsd(X, resamples=B, seed=1)[0, 1])  # same seed, same bits
+
+
+def test_d_z_of_equal_differences_is_undefined_whatever_the_other_pairs():
+    """Cohen's d_z = mean / sd: a pair whose runs are 0.1 apart on every one of 55 queries has sd 0 (by hand: every
+    deviation from the mean is 0), so d_z is undefined (nan, effect.py's rule for sd = 0). numpy's sd of that row is
+    the round-off of its mean, whose bits follow the matrix's layout: d_z was -1.8e15 for the pair alone and -1.4e15
+    beside two other pairs (session 26, f36: fuzz_compare 201:133, a preference file's constant row)."""
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.stats.effect import effect_sizes
+
+    row = np.full(55, -0.1)
+    for D in (row[None], np.stack([row, row + 0.3, np.linspace(0, 1, 55)]),
+              np.asfortranarray(np.stack([row, row, row]))):
+        e = effect_sizes(D)
+        assert np.isnan(e["d_z"][0]) and e["losses"][0] == 55
+    values = np.round(np.linspace(0.2, 0.9, 55), 2)
+    frame = pd.DataFrame([(r, str(q), "m", float(v)) for r, shift in (("a", 0.0), ("b", 0.1), ("c", 0.35))
+                          for q, v in enumerate(np.round(values + shift, 2))], columns=["run", "qid", "measure", "value"])
+    for runs in (["a", "b"], ["a", "b", "c"]):
+        recs = pref_eval.compare(frame, tests="t", runs=runs).records
+        ab = recs[(recs.run_a == "a") & (recs.run_b == "b")]
+        assert np.isnan(float(ab.d_z.iloc[0])), runs
