@@ -342,7 +342,8 @@ def test_d_z_of_equal_differences_is_undefined_whatever_the_other_pairs():
         assert np.isnan(e["d_z"][0]) and e["losses"][0] == 55
     values = np.round(np.linspace(0.2, 0.9, 55), 2)
     frame = pd.DataFrame([(r, str(q), "m", float(v)) for r, shift in (("a", 0.0), ("b", 0.1), ("c", 0.35))
-                          for q, v in enumerate(np.round(values + shift, 2))], columns=["run", "qid", "measure", "value"])
+                          for q, v in enumerate(np.round(values + shift, 2))],
+                         columns=["run", "qid", "measure", "value"])
     for runs in (["a", "b"], ["a", "b", "c"]):
         recs = pref_eval.compare(frame, tests="t", runs=runs).records
         ab = recs[(recs.run_a == "a") & (recs.run_b == "b")]

@@ -26,7 +26,7 @@ def effect_sizes(D: np.ndarray) -> dict[str, np.ndarray]:
         mean = D.mean(axis=1) if n else np.full(D.shape[0], np.nan)
         sd = D.std(axis=1, ddof=1) if n > 1 else np.full(D.shape[0], np.nan)
         if n > 1:
-            sd[(D == D[:, :1]).all(axis=1)] = 0.0  # equal differences: sd 0, not the mean's round-off
+            sd[(D[:, :1] == D).all(axis=1)] = 0.0  # equal differences: sd 0, not the mean's round-off
         dz = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.nan)
     return {
         "mean_diff": mean,
