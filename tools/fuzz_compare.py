@@ -443,6 +443,12 @@ def tukey_draws(X: np.ndarray, runs: list[str], pairs, got_p, o, out, case) -> N
     B = o["resamples"]
     if Q == 0 or R * Q * B > 3e7:
         return
+    if ((X != 0) & (np.abs(X) < 5e-13)).any():
+        # float noise below 1e-12 in the values (units of 1e-12 lose it): ours' Tukey HSD permutes the raw values,
+        # so runs 3e-15 apart differ there (p 0.79 in 201:1178) while the paired tests round them to a tie
+        # (docs/differences-stats.md 3.): left open (NOTES, session 26 f36)
+        out("tukey_noise_below_1e-12", None, case, list(got_p), None)
+        return
     order = sorted(range(R), key=lambda i: runs[i])
     Xn = X[order]
     rng = np.random.default_rng(o["seed"])
