@@ -201,7 +201,7 @@ def test_faults_end_judged_or_failed_with_reason(tmp_path, server):
     srv, url = server(truth=truth, faults=plan, retry_after="1", hang=5)
     t0 = time.monotonic()
     zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", "-o", tmp_path / "out.jsonl",
-       "--retries", 2, "--timeout", 0.5, "--backoff", 0.01, "--concurrency", 8, "-Q")
+       "--retries", 2, "--timeout", 1.5, "--backoff", 0.01, "--concurrency", 8, "-Q")
     assert time.monotonic() - t0 < 30
     st = rows(tmp_path / "s.sqlite")
     name = "openai:m0@http://127.0.0.1/v1"  # the judge's name: no port (spec.py)
