@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import line_events
 from pref_eval.errors import UsageError
 from pref_eval.stats import compare
 
@@ -31,24 +32,8 @@ def _table(runs: int, queries: int = 30, measures: int = 2) -> pd.DataFrame:
 
 
 def _line_events(df: pd.DataFrame) -> int:
-    module = sys.modules[compare_module.__name__].__file__
-    count = 0
-
-    def trace(frame, event, arg):
-        nonlocal count
-        if frame.f_code.co_filename == module:
-            if event == "line":
-                count += 1
-            return trace
-        return None
-
-    before = sys.gettrace()  # a coverage run's tracer: set back, not removed (it measured nothing after, v36)
-    sys.settrace(trace)
-    try:
-        compare(df, tests="t", runs=["r0", "r1"], correction="none")
-    finally:
-        sys.settrace(before)
-    return count
+    return line_events(sys.modules[compare_module.__name__].__file__, compare, df, tests="t", runs=["r0", "r1"],
+                       correction="none")
 
 
 def test_no_python_step_per_row_of_the_runs_left_out():

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import line_events
 from pref_eval.errors import InputError
 from pref_eval.io.perquery import read_per_query
 from pref_eval.output.comparisons import record_dicts, records_jsonl
@@ -27,23 +28,7 @@ perquery = importlib.import_module("pref_eval.io.perquery")
 
 def _line_events(module_name: str, fn, *args, **kw) -> int:
     """Python line events inside ``module_name``'s file while ``fn(*args, **kw)`` runs."""
-    path = sys.modules[module_name].__file__
-    count = 0
-
-    def trace(frame, event, arg):
-        nonlocal count
-        if frame.f_code.co_filename == path:
-            if event == "line":
-                count += 1
-            return trace
-        return None
-
-    sys.settrace(trace)
-    try:
-        fn(*args, **kw)
-    finally:
-        sys.settrace(None)
-    return count
+    return line_events(sys.modules[module_name].__file__, fn, *args, **kw)
 
 
 def _write_table(path, runs: int, queries: int, measures: int = 2, delim: str = "\t", seed: int = 3) -> None:
