@@ -126,8 +126,8 @@ def _warn_dropped(ctx: click.Context) -> None:
             notify(line)
 
 
-class OnceCommand(click.Command):
-    """A command whose single-value options given twice follow the policy of this module."""
+class _Once(click.Command):
+    """The parsing both kinds share: the parser watched (:func:`_watch`), the dropped values warned about."""
 
     def make_parser(self, ctx: click.Context) -> Any:
         return _watch(super().make_parser(ctx), ctx)
@@ -138,16 +138,12 @@ class OnceCommand(click.Command):
         return rest
 
 
-class OnceGroup(click.Group):
+class OnceCommand(_Once):
+    """A command whose single-value options given twice follow the policy of this module."""
+
+
+class OnceGroup(_Once, click.Group):
     """A group of :class:`OnceCommand` (and groups of its own kind), under the same policy."""
 
     command_class = OnceCommand
     group_class = type
-
-    def make_parser(self, ctx: click.Context) -> Any:
-        return _watch(super().make_parser(ctx), ctx)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        rest = super().parse_args(ctx, args)
-        _warn_dropped(ctx)
-        return rest
