@@ -745,3 +745,21 @@ def test_slow_numbers_past_the_gil_round_trips_and_raw_columns():
     assert len(nums) == 8 * len(texts) and len(bytes(nums)) == len(nums) and len(strs) == 4 * len(texts)
     col = np.frombuffer(lines, np.int64)
     assert col.flags.writeable and col.tolist() == list(range(len(texts)))
+
+
+@pytest.mark.parametrize("second", ["0.0", "1e-400", "2.4703282292062327e-3240"])
+def test_float_sample_keyed_as_its_first_line(tmp_path, monkeypatch, second):
+    """A sample written as a float that equals the first line's integer sample (0.0, or a literal that underflows
+    to 0.0) is the same sample, keyed as json reads the first line (int 0): the scanner's path keyed the group 0.0
+    (the slow suite's mutation fuzz found it, session 26). Oracle: json.loads of the first line."""
+    line = ('{"qid": "q1", "runi": "a", "runj": "%s", "sample": %s, "type": "preference", "rpp": 0.5}\n')
+    data = (line % ("b", "0") + line % ("c", second)).encode()
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data)
+    want = type(json.loads(data.splitlines()[0])["sample"]).__name__
+    outs = []
+    for pure, read in _readers(monkeypatch)["pref"]:
+        monkeypatch.setenv("PREF_EVAL_PURE_PYTHON", pure)
+        outs.append(_outcome(read, str(path)))
+    assert all(o == outs[0] for o in outs), outs
+    assert outs[0][4] == {0: want}

@@ -506,14 +506,17 @@ def _shape_groups(sh, strtab: list[str], all_code: int, first: dict, metric_keys
 
 
 def _sample_type(scol, svals: np.ndarray, strtab: list[str]):
-    """The conversion of the scanner's sample values: a string code, an int, or a float."""
+    """The conversion of the scanner's sample values: a string code or an int. A sample written as a float
+    (``0.0``, or ``1e-400``, which is 0.0) goes to the Python readers: a group's key is its first line's value as
+    json reads it (``0`` or ``0.0``), which the scanner's column type cannot tell (it keyed such a file's group
+    0.0 where its first line said 0)."""
     if scol.kind == "s":
         return strtab.__getitem__
     if scol.integers:
         if np.abs(svals).max() >= 2.0 ** 53:
             raise _Unusual
         return int
-    return float
+    raise _Unusual
 
 
 def _scanned_file(groups: list, strtab: list[str], first: dict, metric_keys: set) -> PrefFile:
