@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,6 +89,18 @@ def line_events(path: str, fn: Callable[..., object], *args: object, **kw: objec
     finally:
         sys.settrace(before)
     return count
+
+
+def import_tool(name: str) -> types.ModuleType:
+    """The module ``tools/<name>.py`` (the tools are scripts, not a package: their folder is on sys.path only for
+    the import)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
 
 
 def in_ci() -> bool:

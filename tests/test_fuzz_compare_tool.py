@@ -7,19 +7,14 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, import_tool
 
 pytest.importorskip("statsmodels")
 
 
 @pytest.fixture
 def fz():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import fuzz_compare
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    return fuzz_compare
+    return import_tool("fuzz_compare")
 
 
 def test_unknown_check_is_one_line_exit_2(fz, capsys):

@@ -2,11 +2,10 @@
 ``pref_eval.evaluate`` + ``pref_eval.compare`` and ``zelo_compare -R`` (session 26, f36)."""
 from __future__ import annotations
 
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import import_tool
 
 pytest.importorskip("ranx")
 pytest.importorskip("statsmodels")
@@ -14,12 +13,7 @@ pytest.importorskip("statsmodels")
 
 @pytest.fixture
 def fz():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import fuzz_ranx
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    return fuzz_ranx
+    return import_tool("fuzz_ranx")
 
 
 def test_untied_breaks_ties_as_trec_eval(fz):

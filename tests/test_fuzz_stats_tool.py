@@ -2,24 +2,18 @@
 scipy / statsmodels / choix and oracles written from the definitions (session 24, f33)."""
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import import_tool
 
 pytest.importorskip("statsmodels")
 
 
 @pytest.fixture
 def fz():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import fuzz_stats
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    return fuzz_stats
+    return import_tool("fuzz_stats")
 
 
 def test_one_case_agrees(fz, capsys):
@@ -107,11 +101,7 @@ def test_a_planted_int64_sign_flip_count_is_reported(fz, monkeypatch, capsys):
 def test_the_tools_share_their_command_line(tool, capsys):
     """tools/fuzz_common.py: a malformed --case is one line and exit 2 (was a ValueError traceback), and the summary
     names the case's seed (was --seed's: ``seed 0`` after ``--case 3:41``)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        mod = __import__(tool)
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    mod = import_tool(tool)
     assert mod.main(["--case", "3-41"]) == 2
     assert capsys.readouterr().err == f"{tool}: --case expects SEED:INDEX (two integers), got '3-41'\n"
     assert mod.main(["--case", "5:0", "--only", "refusal" if tool == "fuzz_compare" else "orderings"]) == 0
