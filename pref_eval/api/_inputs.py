@@ -109,10 +109,15 @@ def _check_strings(**named: Any) -> None:
 
 def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     """A list option of strings (``measures``, ``names``, ``levels``): a list or tuple of strings; one string is
-    one item (``split``: names separated by spaces, as ``measures="map P_10"``); anything else a UsageError
-    naming the option (an int was Python's "object is not iterable", a dict its keys)."""
+    one item (``split``: names separated by spaces outside brackets, as ``measures="map P_10"`` and
+    ``"RBP(p=0.8, rel=1)"``, which ``str.split`` cut in two); anything else a UsageError naming the option (an int
+    was Python's "object is not iterable", a dict its keys)."""
     if isinstance(v, str):
-        return v.split() if split else [v]
+        if not split:
+            return [v]
+        from ..measures.parse import split_names
+
+        return split_names(v)
     if hasattr(v, "columns") or isinstance(v, (Mapping, bytes)) or not isinstance(v, Iterable):
         raise UsageError(f"{name}: expected a list of strings, got {type(v).__name__} {v!r:.60}")
     items = list(v)
@@ -120,6 +125,15 @@ def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     if bad is not None or any(not isinstance(x, str) for x in items):
         raise UsageError(f"{name}: expected a list of strings, got a list holding {type(bad).__name__} {bad!r:.60}")
     return items
+
+
+def _measure_list(v: Any) -> list[str]:
+    """``measures`` of the commands that read qrels: :func:`_string_list` (one string is names separated by
+    spaces), and each item of a list split the same way, as ``parse_measures`` reads them (``zelo_eval -m
+    "ndcg@10 map"`` with two runs was one pref_eval.py name, ``ndcg@10 map``, whose cut-off was not a number)."""
+    from ..measures.parse import split_names
+
+    return [p for m in _string_list("measures", v, split=True) for p in (split_names(m) or [m])]
 
 
 _PYTERRIER_VALUES = {

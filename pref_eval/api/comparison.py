@@ -142,7 +142,8 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
     and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
     """
-    from ._inputs import _check_flags, _check_float, _check_int, _check_strings, _string_list, _tests_option
+    from ._inputs import (_check_flags, _check_float, _check_int, _check_strings, _measure_list, _string_list,
+                          _tests_option)
 
     _check_flags(complete=complete, keep_going=keep_going)
     _check_strings(correction=correction, zero_method=zero_method, wilcoxon_method=wilcoxon_method,
@@ -164,7 +165,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
 
     log = log or Log("zelo_compare", quiet=True)
     # as evaluate: one string of measures is names separated by spaces, one run path is one run
-    measures = _string_list("measures", measures, split=True)
+    measures = _measure_list(measures) if qrels else _string_list("measures", measures, split=True)
     run_names = _string_list("run_names", run_names)
     hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
     _check_paths(hint, qrels=qrels, per_query=per_query)

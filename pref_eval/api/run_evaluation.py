@@ -72,7 +72,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     topics-markdown|topics-latex`` (refused with the others, which keep full precision).
     """
     from ._inputs import (_check_choice, _check_flags, _check_float, _check_int, _check_jobs, _check_paths,
-                          _check_strings, _path_list, _string_list)
+                          _check_strings, _measure_list, _path_list, _string_list)
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
                  keep_going=keep_going, quartiles=quartiles, clef_stats=clef_stats)
@@ -80,7 +80,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     fmt = output_format
     _check_choice("label_policy", label_policy, ("random", "pool"))
     _check_strings(measure_set=measure_set, judgments_format=judgments_format, reference=reference)
-    measures = _string_list("measures", measures, split=True)  # (one string was read as its letters)
+    measures = _measure_list(measures)  # (one string was read as its letters)
     run_names = _string_list("run_names", run_names)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)

@@ -473,7 +473,7 @@ def parse_measures(texts: Iterable[str]) -> list[MeasureRequest]:
     """
     out: list[MeasureRequest] = []
     for t in texts:
-        for piece in _split_spaces(t):
+        for piece in split_names(t):
             out.extend(parse_measure(piece))
     return merge_requests(out)
 
@@ -510,7 +510,8 @@ def merge_requests(reqs: list[MeasureRequest]) -> list[MeasureRequest]:
     return out
 
 
-def _split_spaces(text: str) -> list[str]:
+def split_names(text: str) -> list[str]:
+    """Names separated by white space outside brackets: ``"RBP(p=0.8, rel=1) nDCG@10"`` is two names."""
     parts, depth, cur = [], 0, ""
     for ch in text:
         if ch in "([{":

@@ -184,7 +184,7 @@ def _registry_measure(name: str) -> list[PrefMeasure]:
     except UsageError as err:
         if not str(err).startswith("unknown measure"):
             raise  # a known name written wrong (bpref@10, P(rel=-1)@5): its own message
-        close = difflib.get_close_matches(name, list(PREFERENCES) + list(ALL_SET), n=3, cutoff=0.6)
+        close = difflib.get_close_matches(name, list(dict.fromkeys([*PREFERENCES, *ALL_SET])), n=3, cutoff=0.6)
         if close:
             raise UsageError(f"unknown measure {name!r}; did you mean {', '.join(close)}?") from None
         raise err
