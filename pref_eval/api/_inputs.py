@@ -242,7 +242,18 @@ def _is_record(x: Any) -> bool:
         return False
     if hasattr(x, "query_id") and hasattr(x, "doc_id"):
         return True
-    return isinstance(x, tuple) and len(x) == 3 and _is_number(x[2]) and not isinstance(x[0], (os.PathLike,))
+    return isinstance(x, tuple) and len(x) == 3 and _score_like(x[2]) and not isinstance(x[0], (os.PathLike,))
+
+
+def _score_like(x: Any) -> bool:
+    """What a record's third field can be for the reader to judge it: any number (a bool, a Decimal, a complex
+    too: the reader says why it is no score), numbers as text. ``[("1", "d1", Decimal("0.5")), ...]`` was taken
+    for a list of runs ("run1:1: expected (qid, docno, score), got str '1'")."""
+    import numbers
+
+    import numpy as np
+
+    return isinstance(x, (numbers.Number, np.bool_, np.number, str))
 
 
 def _is_run_dict(x: Any) -> bool:

@@ -295,15 +295,45 @@ def _run_from_frame(df: Any, name: str) -> Run:
         raise InputError(name, 0, f"column {shown(dc)} holds integers and there is no docno column: PyTerrier's docid "
                                   "is the index's internal number, not the document id; keep the docno column "
                                   "(or name the column doc_id if these integers are the ids)")
-    try:
-        score = np.asarray(df[sc], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(name, 0, f"column {shown(sc)}: scores must be numbers") from None
+    score = _frame_scores(df[sc], sc, name)
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
     return Run.from_arrays(qid=id_column(df, qc, name), docno=id_column(df, dc, name), score=score,
                            line_numbers=None, tag=name, name=name, source=name)
+
+
+# pandas' inferred kinds of an object column whose values numpy would turn into floats without a word: complex
+# (its real part), dates and durations (their integer ticks); a DataFrame's own such dtypes are kinds c, M, m
+_NOT_SCORES = frozenset({"complex", "datetime64", "datetime", "date", "timedelta64", "timedelta", "time", "period"})
+
+
+def _frame_scores(col: Any, sc: str, name: str) -> np.ndarray:
+    """A score column as float64: numbers, numbers as text, booleans (as a dict's scores are read). A complex,
+    date or duration column is refused: numpy's cast keeps the real part / the ticks, and the dict and record
+    paths (``float(x)``) refused them while a DataFrame took them (u37's trial)."""
+    import warnings
+
+    import pandas as pd
+
+    kind = getattr(col.dtype, "kind", "O")
+    inferred = pd.api.types.infer_dtype(col, skipna=True) if kind == "O" else str(col.dtype)
+    if kind in "cmM" or inferred in _NOT_SCORES:
+        raise InputError(name, 0, f"column {shown(sc)}: scores must be real numbers, got {inferred} values")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)  # a complex value among others
+            return np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError, np.exceptions.ComplexWarning):
+        raise InputError(name, 0, f"column {shown(sc)}: scores must be numbers") from None
+
+
+def _record_score(x: Any) -> float:
+    """``float(x)``, but a complex or a numpy duration is no score (numpy's complex gave its real part with a
+    ComplexWarning, ``np.timedelta64`` its ticks)."""
+    if isinstance(x, (complex, np.complexfloating, np.timedelta64, np.datetime64)):
+        raise TypeError(x)
+    return float(x)
 
 
 def run_from_records(records: Any, name: str = "run") -> Run:
@@ -331,7 +361,7 @@ def run_from_records(records: Any, name: str = "run") -> Run:
         if len(rec) != 3:
             raise InputError(name, i, "expected (qid, docno, score)")
         try:
-            scores.append(float(rec[2]))
+            scores.append(_record_score(rec[2]))
         except (TypeError, ValueError):
             raise InputError(name, i, f"score {shown(rec[2])} is not a number") from None
         if not_an_id(rec[0]) or not_an_id(rec[1]):
