@@ -218,3 +218,54 @@ def scipy_test(fn: object) -> str:
     raise UsageError(f"tests: the function {what} is not taken: {why}; a function is taken only when it is "
                      "scipy.stats.ttest_rel or scipy.stats.wilcoxon itself (as 't' / 'wilcoxon'); give a test's name "
                      "(t, wilcoxon, sign, randomization, bootstrap, tukey)")
+
+
+def ir_measures_order(command: str, words: tuple[str, ...] | list[str]) -> str:
+    """ir-measures' command line, ``ir_measures QRELS RUN MEASURE...``, typed to ``zelo_eval`` (no ``-R``) or
+    ``zelo_trec`` (more than two files): when the first two words are files and every other word is a measure
+    name (and no file), the line to write here ("; ir_measures' QRELS RUN MEASURES is zelo_eval -R QRELS -m
+    'nDCG@10 P@5' RUN here"); else ""."""
+    import os
+    import shlex
+
+    from .errors import UsageError
+    from .measures import parse_measures
+    from .measures.parse import split_names
+
+    if len(words) < 3 or not all(os.path.isfile(w) or w == "-" for w in words[:2]):
+        return ""
+    names = list(words[2:])
+    if any(os.path.exists(w) for w in names):
+        return ""
+    try:
+        parse_measures(names)
+    except UsageError:
+        return ""
+    q, r = (shlex.quote(w) for w in words[:2])
+    line = (f"zelo_eval -R {q} -m {shlex.quote(' '.join(names))} {r}" if command == "zelo_eval" else
+            f"zelo_trec {' '.join(f'-m {shlex.quote(n)}' for w in names for n in split_names(w))} {q} {r}")
+    return f"; ir_measures' QRELS RUN MEASURES is {line} here"
+
+
+_DIGITS = "is zelo_eval -o text --digits N here (zelo_trec keeps trec_eval's four decimals)"
+_PROVIDER = ("has no counterpart: every measure is computed here, to ir-measures' default provider's values "
+             "(where providers differ, as in ordering tied scores: docs/differences.md)")
+
+#: ir-measures' command-line options (``ir_measures QRELS RUN MEASURE... --by_query --places 4 --provider X``)
+#: -> {command: what does their work}; their spellings (``--by_query``, ``-p``) as ir-measures' argparse takes them.
+IR_MEASURES_OPTIONS: dict[tuple[str, ...], dict[str, str]] = {
+    ("--by_query",): {"eval": "is -q here", "trec": "is -q here"},
+    ("--no_summary",): {"eval": "is -n here", "trec": "is zelo_eval -q -n here (zelo_trec prints trec_eval's summary)"},
+    ("--places", "-p"): {"eval": "is -o text --digits N here", "trec": _DIGITS},
+    ("--provider",): {"eval": _PROVIDER, "trec": _PROVIDER},
+    ("--output_format",): {"eval": "is -o tsv|jsonl here", "trec": "is zelo_eval -o tsv|jsonl here"},
+}
+
+
+def ir_measures_hint(command: str, option: str) -> str:
+    """What ``zelo_eval`` / ``zelo_trec`` (``eval``, ``trec``) say of one of ir-measures' command-line options
+    typed to them: "ir_measures' --by_query is -q here", or ""."""
+    for spellings, where in IR_MEASURES_OPTIONS.items():
+        if option in spellings and command in where:
+            return f"ir_measures' {spellings[0]} {where[command]}"
+    return ""

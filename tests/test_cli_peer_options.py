@@ -82,3 +82,63 @@ def test_the_table_holds_ranx_keywords_and_our_options():
             cmd = next(v for v in vars(commands[module]).values() if isinstance(v, click.Command))
             opts = {o for p in cmd.params for o in p.opts}
             assert flag in opts, (key, place, flag)
+
+
+# ir-measures' command line (``ir_measures QRELS RUN MEASURE... [--by_query] [--places N] [--no_summary]
+# [--output_format F] [--provider P]``, its __main__): its options typed to zelo_eval / zelo_trec name ours, and
+# its word order (no -R) gets the line to write (u37's trial: "missing -R QRELS" / "expected exactly two files").
+@pytest.mark.parametrize("module, option, ours", [
+    ("eval", "--by_query", "is -q here"), ("eval", "-p", "is -o text --digits N here"),
+    ("eval", "--no_summary", "is -n here"), ("eval", "--provider", "has no counterpart"),
+    ("eval", "--output_format", "is -o tsv|jsonl here"), ("trec", "--by_query", "is -q here"),
+    ("trec", "--places", "is zelo_eval -o text --digits N here"), ("trec", "--provider", "has no counterpart")])
+def test_ir_measures_option_names_ours(module, option, ours):
+    flag = [] if option in ("--by_query", "--no_summary") else ["1"]
+    args = [option, *flag, "-R", *TREC] if module == "eval" else [option, *flag, *TREC]
+    res = run_module_inproc(module, args)
+    prog = "zelo_eval" if module == "eval" else "zelo_trec"
+    assert res.returncode == 2 and res.stdout == ""
+    first, second = res.stderr.splitlines()
+    spelled = "--places" if option == "-p" else option
+    assert first.startswith(f"{prog}: No such option '{option}': ir_measures' {spelled} {ours}"), first
+    assert second == f"Try '{prog} --help' for help."
+
+
+def test_ir_measures_options_are_theirs():
+    """Every spelling of the table is an option of ir-measures' command line (its --help, live)."""
+    import subprocess
+    import sys
+
+    from pref_eval.peer_names import IR_MEASURES_OPTIONS
+
+    pytest.importorskip("ir_measures")
+    usage = subprocess.run([sys.executable, "-m", "ir_measures", "--help"], capture_output=True, text=True,
+                           check=True).stdout
+    for spellings in IR_MEASURES_OPTIONS:
+        for s in spellings:
+            assert f"{s} " in usage or f"{s}," in usage or f"{s}]" in usage, s
+
+
+@pytest.mark.parametrize("module", ["eval", "trec"])
+def test_ir_measures_word_order_gets_the_line_to_write(module):
+    """``zelo_eval QRELS RUN "nDCG@10 P(rel=2)@5"`` says the command to write; that command prints ir-measures'
+    values (its command line run live: dense.run has no tied scores)."""
+    import shlex
+    import subprocess
+    import sys
+
+    words = ["qrels/dl19-sample.qrels", "runs/dense.run", "nDCG@10 P(rel=2)@5"]
+    res = run_module_inproc(module, words)
+    assert res.returncode == 2 and res.stdout == ""
+    line = res.stderr.split("ir_measures' QRELS RUN MEASURES is ")[1].removesuffix(" here\n")
+    prog, *args = shlex.split(line)
+    assert prog == ("zelo_eval" if module == "eval" else "zelo_trec")
+    ours = run_module_inproc(module, args)
+    assert ours.returncode == 0, ours.stderr
+    got = {f[0]: float(f[2]) for f in (ln.split() for ln in ours.stdout.splitlines())}
+    pytest.importorskip("ir_measures")
+    theirs = subprocess.run([sys.executable, "-m", "ir_measures", *words[:2], "nDCG@10", "P(rel=2)@5", "-p", "4"],
+                            capture_output=True, text=True, check=True).stdout
+    assert got == {f[0]: float(f[1]) for f in (ln.split("\t") for ln in theirs.splitlines())}
+    res = run_module_inproc(module, [*words[:2], "nDCG@10", "runs/bm25.run"])  # a file among them: no guess
+    assert "ir_measures'" not in res.stderr and res.returncode == 2

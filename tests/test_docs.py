@@ -404,7 +404,7 @@ def test_long_options_in_the_docs_exist():
     zelo_trec's prefixes of trec_eval's long options (``--query_ev``, and the ambiguous ``--Re``) count."""
     from pref_eval.cli.trec import long_option_name
     from pref_eval.errors import UsageError
-    from pref_eval.peer_names import RANX_KEYWORDS
+    from pref_eval.peer_names import IR_MEASURES_OPTIONS, RANX_KEYWORDS
 
     def by_prefix(o: str) -> bool:
         try:
@@ -417,7 +417,9 @@ def test_long_options_in_the_docs_exist():
               "--host", "--port", "--nworkers", "--nthreads",  # dask scheduler / worker (dask.md)
               "--inplace", "--bogus", "--tr",  # setup.py build_ext; exit-codes' example; a completion prefix
               # ranx's keywords typed as options: refused naming ours (api.md)
-              *("--" + k.replace("_", "-") for k in RANX_KEYWORDS)}
+              *("--" + k.replace("_", "-") for k in RANX_KEYWORDS),
+              # ir-measures' command-line options: refused naming ours (zelo_eval.md)
+              *(o for spellings in IR_MEASURES_OPTIONS for o in spellings)}
     scripts = "\n".join(p.read_text(encoding="utf-8") for p in [*(ROOT / "bench").glob("*.py"),
                                                                  *(ROOT / "tools").glob("*.py"),
                                                                  ROOT / "tests" / "fake_openai.py"])

@@ -115,7 +115,9 @@ def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     if isinstance(v, str):
         if not split:
             return [v]
-        from ..measures.parse import split_names
+        if not any(c.isspace() for c in v):
+            return [v] if v else []  # (str.split's answers, which this was)
+        from ..measures.parse import split_names  # (only then: the measures package, ~6 modules at start-up)
 
         return split_names(v)
     if hasattr(v, "columns") or isinstance(v, (Mapping, bytes)) or not isinstance(v, Iterable):
@@ -131,9 +133,12 @@ def _measure_list(v: Any) -> list[str]:
     """``measures`` of the commands that read qrels: :func:`_string_list` (one string is names separated by
     spaces), and each item of a list split the same way, as ``parse_measures`` reads them (``zelo_eval -m
     "ndcg@10 map"`` with two runs was one pref_eval.py name, ``ndcg@10 map``, whose cut-off was not a number)."""
-    from ..measures.parse import split_names
+    names = _string_list("measures", v, split=True)
+    if not any(c.isspace() for m in names for c in m):
+        return names
+    from ..measures.parse import split_names  # (only then: preference mode does not import the measures)
 
-    return [p for m in _string_list("measures", v, split=True) for p in (split_names(m) or [m])]
+    return [p for m in names for p in (split_names(m) or [m])]
 
 
 _PYTERRIER_VALUES = {

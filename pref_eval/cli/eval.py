@@ -135,8 +135,10 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
 
         return print_measure_list(preferences=True)
     if qrels is None:
+        from ..peer_names import ir_measures_order
+
         raise UsageError("missing -R QRELS (usage: zelo_eval -R QRELS [options] RUN [RUN...]; "
-                         "zelo_eval --list-measures lists the measures)")
+                         f"zelo_eval --list-measures lists the measures){ir_measures_order('zelo_eval', runs)}")
     if not runs:
         raise UsageError("no run file given (usage: zelo_eval -R QRELS [options] RUN [RUN...])")
     _refuse_unused_sampling(query_fraction, label_fraction, label_policy)

@@ -92,7 +92,10 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
         if value is not None and not _is_integer(value):
             raise UsageError(f"{flag} expects an integer, got {value!r}")
     if len(files) != 2:
-        raise UsageError("expected exactly two files: REL_INFO_FILE RESULTS_FILE (see --help)")
+        from ..peer_names import ir_measures_order
+
+        raise UsageError("expected exactly two files: REL_INFO_FILE RESULTS_FILE (see --help)"
+                         f"{ir_measures_order('zelo_trec', files)}")
     opts = TrecOptions(
         rel_file=files[0], run_file=files[1], measures=list(measures), per_query=bool(per_query),
         complete=bool(complete), level=_atol(level), summary=not nosummary,
