@@ -184,3 +184,67 @@ for ds in {[d for d, _ in FAILURES]!r}:
     assert len(got) == len(FAILURES), got
     for line, (_ds, message) in zip(got, FAILURES, strict=True):
         assert line.startswith(message), (line, message)
+
+
+EXPORT = """
+import runpy, sys
+sys.argv = ["ir_datasets", "export", "pref-eval-irds/sd", "scoreddocs", "--format", "trec"]
+runpy.run_module("ir_datasets", run_name="__main__")
+"""
+
+
+@pytest.mark.slow  # four processes, each importing ir_datasets
+def test_run_types_and_groups_take_the_tag_ir_datasets_exports(tmp_path):
+    """``--run-types`` / ``--groups`` with ``irds:ID`` (was: "no such file", the tags read again from a file): the
+    scoreddocs go by the tag ir_datasets' own export writes (``ir_datasets export ID scoreddocs --format trec``,
+    run live here: its default ``--runtag``), so the tables are those of the exported file, byte for byte but the
+    run's name."""
+    exported = run(tmp_path, "exec", EXPORT)
+    assert exported.returncode == 0, exported.stderr
+    assert {ln.split()[5] for ln in exported.stdout.decode().splitlines()} == {"run"}  # the oracle's tag
+    (tmp_path / "exported.run").write_bytes(exported.stdout)
+    rerank = str(ROOT / "runs" / "rerank.run")
+    (tmp_path / "types.txt").write_text("rerank neural\nrun base\n")  # 'run' first would read as a header
+    args = ["-R", str(QRELS), "-m", "map", "-m", "P_10", "-o", "topics", "--quartiles", "--run-types", "types.txt"]
+    ours = run(tmp_path, "pref_eval.cli.eval", *args, f"irds:{DS}", rerank)
+    assert ours.returncode == 0, ours.stderr
+    theirs = run(tmp_path, "pref_eval.cli.eval", *args, "exported.run", rerank)
+    assert theirs.returncode == 0, theirs.stderr
+    assert b"\tbase\t" in ours.stdout and b"\tneural\t" in ours.stdout
+    assert ours.stdout == theirs.stdout.replace(b"exported.run", f"irds:{DS}".encode())
+    (tmp_path / "groups.txt").write_text("rerank g1\nrun g2\n")
+    pool = ["pool", "--depth", "5", "-Q", "--contributions", "c.tsv", "--groups", "groups.txt", "-o", "p.txt"]
+    ours = run(tmp_path, "pref_eval.cli.pairs", *pool, f"irds:{DS}", rerank)
+    assert ours.returncode == 0, ours.stderr
+    got = (tmp_path / "c.tsv").read_bytes()
+    assert b"\ng2\t1\t" in got
+    theirs = run(tmp_path, "pref_eval.cli.pairs", *pool, "exported.run", rerank)
+    assert theirs.returncode == 0, theirs.stderr
+    assert got == (tmp_path / "c.tsv").read_bytes()
+
+
+def test_run_types_without_the_tag_say_why(tmp_path, monkeypatch):
+    """A types file with no line for the scoreddocs' tag: one line saying which tag they carry and why (no
+    ir_datasets: its columns are given by hand), exit 2; the same run with the line is typed."""
+    import numpy as np
+    from cli_harness import run_inproc
+
+    import pref_eval.io.irds as irds
+
+    cols = {"qid": np.array([b"1037798"] * 2), "docno": np.array([b"8760871", b"x"]),
+            "score": np.array([2.0, 1.0])}
+    monkeypatch.setattr(irds, "irds_run_columns", lambda dataset_id: cols)
+    (tmp_path / "q.txt").write_text("1037798 0 8760871 1\n")
+    (tmp_path / "types.txt").write_text("bm25 base\n")
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "P_10", "-o", "topics", "--run-types", "types.txt",
+                                   "irds:x/y"], tmp_path)
+    err = res.stderr
+    assert res.returncode == 2 and res.stdout == b"" and err.count("\n") == 1, err
+    assert err.startswith("zelo_eval: types.txt: no type for irds:x/y: an ir_datasets dataset's scoreddocs carry "
+                          "no run tag, so they are read with the tag 'run' (trec_eval's runid of `ir_datasets "
+                          "export ID scoreddocs`"), err
+    (tmp_path / "types.txt").write_text("bm25 base\nrun auto\n")
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "P_10", "-o", "topics", "--run-types", "types.txt",
+                                   "irds:x/y"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.decode().splitlines()[1].split("\t")[:4] == ["1037798", "P_10", "auto", "1"]

@@ -141,6 +141,12 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
     mine = value_of(last_tag)
     if mine is None:
         p = os.fspath(path)
+        if p.startswith("irds:") and not os.path.exists(p):  # io/runs.read_run: the dataset's scoreddocs
+            raise InputError(display_name(source or ""), 0, f"no {what} for {p}: an ir_datasets dataset's "
+                             f"scoreddocs carry no run tag, so they are read with the tag {shown(last_tag)} "
+                             "(trec_eval's runid of `ir_datasets export ID scoreddocs`, its default --runtag); "
+                             f"give a line '{last_tag} {what.upper()}' (not as the file's first line, which reads "
+                             "as a header), or evaluate a file exported with a --runtag of its own")
         named = next((k for k in (p, os.path.basename(p)) if k != last_tag and value_of(k) is not None),
                      None)  # a file keyed by the runs' file names (as given, or without their folders)
         hint = (f"; {display_name(source or '')} names {shown(named)}, the run's file: a run goes by its run tag, "

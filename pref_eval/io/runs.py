@@ -241,7 +241,8 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
         cols = irds_run_columns(p[5:])
         return Run.from_arrays(qid=cols["qid"], docno=cols["docno"], score=cols["score"], line_numbers=None,
-                               tag=IRDS_RUN_TAG, name=name if name is not None else p, source=p)
+                               tag=IRDS_RUN_TAG, name=name if name is not None else p, source=p,
+                               tags=((IRDS_RUN_TAG, 0),))  # its only tag: --run-types / --groups read no file
     source = display_name(p)
     plain = plain_file(p)
     data = None
