@@ -857,9 +857,10 @@ fail:
    kept fields, then io.numbers.decimal_floats), for a run file with nothing unusual. qid/docno: bytearrays
    of fixed-width fields (width = the column's longest field, NUL padded: numpy "S" arrays), score: float64
    bytes, lines: int64 bytes (1-based line of each data line), tag: the 6th field of the last data line,
-   tags: the distinct 6th fields as ((tag, line it first appears on), ...) in line order, or None past
-   RUN_TAGS_MAX of them (found in the same pass: a line's tag is compared with the line before's, the list
-   searched only when it changes; pref_eval.io.groups.run_value reads them instead of the file again).
+   tags: the distinct 6th fields as ((tag, line it first appears on), ...) in line order (found in the same
+   pass: a line's tag is compared with the line before's, the list searched only when it changes;
+   pref_eval.io.groups.run_value reads them instead of the file again), or past RUN_TAGS_MAX of them the 6th
+   column itself as a bytearray of fixed-width fields (numpy.unique finds them in pref_eval.io.runs).
    Fields are separated by ASCII white space (9-13, 32), lines end at '\n', blank lines are skipped, as the
    tokenizer does. None (the caller then runs the tokenizer, which finds any error with its line) for:
    a NUL byte, a line whose first field starts with '#' (a comment, also after white space), a line of 1 to 5 fields, no data line, one of the first 6 fields
@@ -1030,9 +1031,13 @@ static PyObject *k_run_columns(PyObject *self, PyObject *args) {
         }
         tag = PyBytes_FromStringAndSize((const char *)a + st[4 * (rows - 1) + 3], len[4 * (rows - 1) + 3]);
         if (!tag) goto fail;
-        if (tags_over) {
-            tags = Py_None;
-            Py_INCREF(tags);
+        if (tags_over) {  /* the column itself (w[5] wide, NUL padded): the caller finds the distinct ones */
+            tags = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)w[5] * rows);
+            if (!tags) goto fail;
+            char *tp = PyByteArray_AS_STRING(tags);
+            memset(tp, 0, (size_t)w[5] * rows);
+            for (Py_ssize_t r = 0; r < rows; r++)
+                memcpy(tp + (size_t)w[5] * r, a + st[4 * r + 3], (size_t)len[4 * r + 3]);
         } else {
             tags = PyTuple_New(ntags);
             if (!tags) goto fail;

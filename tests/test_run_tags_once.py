@@ -1,7 +1,9 @@
 """Session 25 (k35): a run's distinct tags are found while it is read (``Run.tags``: the compiled reader in the
 same pass, the tokenizer from its 6th column), so ``zelo_eval --run-types`` and ``zelo_pairs pool --groups /
---group-sep`` no longer read each run file a second time (k33's scan); past 64 distinct tags (``None``) the scan
-still does it. Oracle: the tags of each line by ``bytes.split`` in a Python loop (trec_eval's fields)."""
+--group-sep`` no longer read each run file a second time (k33's scan); since session 27 (k37) also past 64
+distinct tags (the kernels give the tag column, ``numpy.unique`` finds them) and on the streaming reader of files
+over 64 MB (pyarrow's batches: the distinct tags of each). Oracle: the tags of each line by ``bytes.split`` in a
+Python loop (trec_eval's fields)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,7 +13,7 @@ import pytest
 from cli_harness import run_inproc
 from test_track_types import RANKED, RUNS, _run, _table, _ws
 
-from pref_eval.io import groups
+from pref_eval.io import fastparse, groups, runs
 from pref_eval.io.runs import _compiled_reader, read_run, run_from_bytes
 
 
@@ -36,30 +38,36 @@ CASES = {
     "prefix": _lines([b"AB", b"A", b"ABC", b"A"]),  # equal starts, other lengths
     "blank-and-extra-fields": b"\n" + _lines([b"A", b"B"]).replace(b"B\n", b"B extra field\n\n"),
     "64": _lines([b"t%d" % k for k in range(64)] + [b"t0"]),
+    "65": _lines([b"t%d" % k for k in range(65)]),
+    "200-interleaved": _lines([b"t%d" % (k * 37 % 200) for k in range(600)] + [b"t\xe9g", b"t1"]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("path", ["compiled", "tokenizer"])
-def test_run_tags_equal_the_lines(tmp_path, name, path):
+@pytest.mark.parametrize("path", ["compiled", "tokenizer", "streaming"])
+def test_run_tags_equal_the_lines(tmp_path, monkeypatch, name, path):
     data = CASES[name]
     if path == "compiled" and _compiled_reader() is None:
         pytest.skip("compiled kernels not built")
-    run = run_from_bytes(data, "r.run", try_fast=False, try_compiled=path == "compiled")
+    if path == "streaming":  # the reader of files over 64 MB (pyarrow), on a small file; two parts
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(fastparse, "PYARROW_MIN", 0)
+        monkeypatch.setattr(fastparse, "SPLIT_MIN", 0)
+        monkeypatch.setattr(fastparse, "BLOCK", 64)  # many batches a part
+        monkeypatch.setattr(runs, "COMPILED_MAX", 0)
+        (tmp_path / "r.run").write_bytes(data)
+        run = read_run(tmp_path / "r.run")
+    else:
+        run = run_from_bytes(data, "r.run", try_fast=False, try_compiled=path == "compiled")
     assert run.tags == _oracle(data)
     assert run.tag == _oracle(data.rstrip(b"\n").rsplit(b"\n", 1)[-1])[0][0]  # the last line's (runid)
 
 
-def test_run_tags_with_comments_and_past_64(tmp_path):
-    """A comment line sends the file to the tokenizer (line numbers count it); 65 distinct tags: not kept (the
-    scan reads the file when a type is asked), on both paths."""
+def test_run_tags_with_comments(tmp_path):
+    """A comment line sends the file to the tokenizer (line numbers count it)."""
     data = b"# a comment\n" + CASES["interleaved"]
     (tmp_path / "c.run").write_bytes(data)
     assert read_run(tmp_path / "c.run").tags == _oracle(data) == (("A", 2), ("B", 4), ("C", 6))
-    many = _lines([b"t%d" % k for k in range(65)])
-    assert run_from_bytes(many, "m.run", try_fast=False, try_compiled=False).tags is None
-    if _compiled_reader() is not None:
-        assert run_from_bytes(many, "m.run", try_fast=False).tags is None
 
 
 @pytest.fixture
@@ -107,8 +115,9 @@ def test_pool_groups_read_each_run_once(tmp_path, no_second_read):
     assert run_inproc("zelo_pairs", [*argv, "--group-sep", "_", "a.run", "b.run"], ws).returncode == 0
 
 
-def test_past_64_tags_the_scan_reads_the_run(tmp_path):
-    """65 tags of one group but one: refused naming its first line, found by the scan (the tags not kept)."""
+def test_past_64_tags_read_once(tmp_path, no_second_read):
+    """65 tags of one group but one: refused naming its first line, found while the run was read (was: by a
+    second read, the tags not kept past 64)."""
     ws = Path(tmp_path)
     (ws / "q.txt").write_text("q0 0 d0 1\n")
     tags = [b"X_%d" % k for k in range(64)] + [b"Y_0", b"X_0"]
@@ -117,3 +126,19 @@ def test_past_64_tags_the_scan_reads_the_run(tmp_path):
                                     "--group-sep", "_", "x.run"], ws)
     assert res.returncode == 2 and res.stderr.startswith("zelo_pairs: x.run:65: run tag 'Y_0' (group 'Y') differs "
                                                          "from the last line's 'X_0' (group 'X')"), res.stderr
+
+
+def test_streaming_reader_reads_each_run_once(tmp_path, monkeypatch, no_second_read):
+    """A run over ``COMPILED_MAX`` (64 MB; lowered here) read by the streaming reader: ``--run-types`` takes the
+    tags its batches found (was: the file read again), refusing a run of two types with its first line."""
+    pytest.importorskip("pyarrow")
+    monkeypatch.setattr(fastparse, "PYARROW_MIN", 0)
+    monkeypatch.setattr(runs, "COMPILED_MAX", 0)
+    ws = _ws(tmp_path)
+    before = _table(ws, ["--run-types", "types.csv"])
+    assert [r[2] for r in before[1:]] == ["automatic", "manual"] * 3
+    (ws / "A.run").write_text(_run("A", RANKED["A"], {"t1": "M"}))
+    res = run_inproc("zelo_eval", ["-R", "q.txt", "-m", "map", "-Q", "-o", "topics", "--run-types", "types.csv",
+                                   *RUNS], ws)
+    assert res.returncode == 2 and res.stderr.startswith("zelo_eval: A.run:1: run tag 'M' (type 'manual') differs "
+                                                         "from the last line's 'A' (type 'automatic')"), res.stderr

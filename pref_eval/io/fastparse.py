@@ -42,7 +42,8 @@ import numpy as np
 
 from ..records import record
 
-# kinds of kept columns: "S" bytes (numpy S array), "f8" float64, "i8" int64
+# kinds of kept columns: "S" bytes (numpy S array), "f8" float64, "i8" int64, "T" the column's distinct values
+# (a structured array of ``value`` (S) and ``row`` (int64, 0-based first row) in row order: a run's tags)
 BLOCK = 1 << 20  # pyarrow block: its stream reader reads ahead many blocks, keep them small
 _CHUNK = 1 << 24  # raw check pass
 
@@ -82,7 +83,7 @@ def fast_columns(
         opts=_arrow_options(delim, ncols, kinds), ncols=ncols, kinds=kinds,
         out=_empty_columns(kinds, ncols, nrows), lock=threading.Lock(),
         # wider: the general path refuses it by line
-        max_width=min(MAX_FIELD, column_budget(size) // max(nrows, 1)),
+        max_width=min(MAX_FIELD, column_budget(size) // max(nrows, 1)), found={},
     )
     parts = _parts(size, nrows, cuts)
     if len(parts) == 1:
@@ -96,7 +97,19 @@ def fast_columns(
         release_memory()
     if not ok or nrows == 0:
         return None
+    for i, kind in kinds.items():
+        if kind == "T" and i < ncols:
+            job.out[i] = _distinct(job.found)
     return job.out
+
+
+def _distinct(found: dict[bytes, int]) -> np.ndarray:
+    """``found`` (value -> first row) as the "T" kind's structured array, in row order."""
+    width = max((len(v) for v in found), default=1) or 1
+    out = np.zeros(len(found), dtype=[("value", f"S{width}"), ("row", np.int64)])
+    for k, (v, r) in enumerate(sorted(found.items(), key=lambda x: x[1])):  # one step per distinct value
+        out[k] = (v, r)
+    return out
 
 
 def _arrow_options(delim: str, ncols: int, kinds: dict[int, str]) -> dict:
@@ -125,7 +138,7 @@ def _empty_columns(kinds: dict[int, str], ncols: int, nrows: int) -> dict[int, n
     """The output arrays, one per kept column present in the file (bytes columns start 1 wide)."""
     out: dict[int, np.ndarray] = {}
     for i, kind in kinds.items():
-        if i < ncols:
+        if i < ncols and kind != "T":  # "T": filled in at the end from the distinct values found
             out[i] = np.zeros(nrows, dtype="S1" if kind == "S" else np.float64 if kind == "f8" else np.int64)
     return out
 
@@ -150,6 +163,7 @@ class _ParseJob:
     out: dict[int, np.ndarray]
     lock: threading.Lock
     max_width: int
+    found: dict[bytes, int]  # a "T" column's distinct values and the first row of each
 
     def parse(self, part: tuple[int, int, int, int]) -> bool:
         """Parse bytes ``b0:b1`` into rows ``r0:r1``; False = not regular (or a parse error)."""
@@ -172,7 +186,7 @@ class _ParseJob:
                 if n == 0:
                     continue
                 if row + n > r1 or not _take_batch(batch, self.ncols, self.kinds, self.out, row, self.lock,
-                                                   self.max_width):
+                                                   self.max_width, self.found):
                     return False
                 row += n
             return row == r1
@@ -192,8 +206,9 @@ TRIM_MIN = 1 << 24  # give freed memory back to the OS after inputs of 16 MB or 
 
 
 def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndarray], row: int,
-                lock, max_width: int = 1 << 62) -> bool:
-    """Check one record batch and write its kept columns at ``row``; False = not regular."""
+                lock, max_width: int = 1 << 62, found: dict[bytes, int] | None = None) -> bool:
+    """Check one record batch and write its kept columns at ``row`` (a "T" column's distinct values into
+    ``found``); False = not regular."""
     n = batch.num_rows
     for i in range(ncols):
         col = batch.column(i)
@@ -210,6 +225,16 @@ def _take_batch(batch, ncols: int, kinds: dict[int, str], out: dict[int, np.ndar
             if kind == "S":
                 with lock:  # another part may widen the shared array meanwhile
                     out[i] = _put_S(out[i], row, offs, lens, base)
+        elif kind == "T":
+            offs, base = _binary_parts(col)
+            lens = np.diff(offs)
+            if int(lens.min()) == 0 or int(lens.max()) > max_width:
+                return False
+            values = _batch_distinct(offs, lens, base, row)
+            with lock:  # the parts' batches come in any order: keep each value's first row
+                for v, r in values.items():
+                    if found is not None and found.get(v, r) >= r:
+                        found[v] = r
         else:
             # the value buffer itself (col.to_numpy would import pandas: 0.3 s, 40 MB)
             dt = np.float64 if kind == "f8" else np.int64
@@ -353,6 +378,19 @@ def _binary_parts(col) -> tuple[np.ndarray, np.ndarray]:
     offs = np.frombuffer(obuf, dtype=np.int32, count=n + 1, offset=col.offset * 4)
     base = np.frombuffer(dbuf, dtype=np.uint8) if dbuf is not None else np.zeros(0, np.uint8)
     return offs, base
+
+
+def _batch_distinct(offs: np.ndarray, lens: np.ndarray, base: np.ndarray, row: int) -> dict[bytes, int]:
+    """A batch's distinct values with the first row of each (``row``: the batch's first): one comparison with the
+    first value when all have its length (a run's one tag), else ``numpy.unique`` over the batch."""
+    n = len(lens)
+    first = base[offs[0]: offs[1]]
+    w = int(lens[0])
+    if bool((lens == w).all()) and bool((base[offs[0]: offs[-1]].reshape(n, w) == first).all()):
+        return {first.tobytes(): row}
+    col = _put_S(np.zeros(n, dtype="S1"), 0, offs, lens, base)
+    values, at = np.unique(col, return_index=True)
+    return {bytes(v): row + int(k) for v, k in zip(values, at, strict=True)}
 
 
 def _put_S(out: np.ndarray, row: int, offs: np.ndarray, lens: np.ndarray, base: np.ndarray) -> np.ndarray:

@@ -134,9 +134,9 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
     every tag its lines carry. A run whose lines carry tags of different values is refused naming the first
     line whose tag's value differs (one run, one group), as is a tag ``value_of`` does not know (``None``;
     ``source`` names the file the value comes from). ``tags``: the run's distinct tags with their first lines as
-    its reader found them (:attr:`pref_eval.io.runs.Run.tags`: the file is not read again); without them (None:
-    a file over 64 MB, more than 64 tags) one regular-expression scan of the file finds them (~3 times faster
-    than the tokenizer), the lines only when two values differ (:func:`tag_lines`)."""
+    its reader found them (:attr:`pref_eval.io.runs.Run.tags`: the file is not read again, every file reader
+    finds them); without them (None: a caller's own run) one regular-expression scan of the file finds them
+    (~3 times faster than the tokenizer), the lines only when two values differ (:func:`tag_lines`)."""
     run = display_name(path)
     mine = value_of(last_tag)
     if mine is None:

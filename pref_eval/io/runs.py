@@ -29,7 +29,7 @@ from .numbers import decimal_floats
 from .tokenize import column_budget, split_lines
 
 
-_KINDS = {0: "S", 2: "S", 4: "f8"}
+_KINDS = {0: "S", 2: "S", 4: "f8", 5: "T"}  # 5: the distinct tags (Run.tags), not the column
 
 
 @record(frozen=True)
@@ -48,8 +48,8 @@ class Run:
     ir-measures and ranx evaluate them. A run file cannot express one. ``tags``: the distinct run tags (6th
     column) with the line each first appears on, in line order, found while the file was read (the compiled
     reader and the tokenizer; :func:`pref_eval.io.groups.run_value` takes them instead of reading the file
-    again); ``None`` when not known (the streaming path of files over ``COMPILED_MAX``, runs from a DataFrame
-    or a dict, or more than 64 distinct tags).
+    again; the streaming path of files over ``COMPILED_MAX`` too, since session 27); ``None`` for runs from a
+    DataFrame or a dict.
     """
 
     qid_values: np.ndarray
@@ -142,7 +142,8 @@ def _compiled_run(compiled: tuple, source: str, name: str | None) -> Run:
 def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bytes, Any] | None:
     """(qid, docno, score, lines, tag, tags) as the tokenizer path gives them, from the compiled kernels'
     ``run_columns`` (one pass in C, no Python work per line; ``tags``: the distinct tags and their first
-    lines, None past 64 of them); None when the kernels are not built or
+    lines, found by :func:`_tags` from the tag column the kernels give past 64 of them); None when the kernels
+    are not built or
     the file has anything unusual (comments, errors, NUL, long fields, words or hex as scores), which
     the tokenizer path then reads with its file:line errors."""
     kern = _compiled_reader()
@@ -152,9 +153,12 @@ def _compiled_columns(data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if got is None:
         return None
     qbuf, wq, dbuf, wd, sbuf, lbuf, tag, *tags = got  # (a kernel built before session 25 gives no tags)
+    lines = np.frombuffer(lbuf, dtype=np.int64)
+    found = tags[0] if tags else None
+    if isinstance(found, bytearray):  # past 64 distinct tags: the 6th column itself (session 27)
+        found = _distinct_tags(np.frombuffer(found, dtype=f"S{len(found) // len(lines)}"), lines)
     return (np.frombuffer(qbuf, dtype=f"S{wq}"), np.frombuffer(dbuf, dtype=f"S{wd}"),
-            np.frombuffer(sbuf, dtype=np.float64), np.frombuffer(lbuf, dtype=np.int64), tag,
-            tags[0] if tags else None)
+            np.frombuffer(sbuf, dtype=np.float64), lines, tag, found)
 
 
 def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fast: bool = True,
@@ -187,15 +191,18 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
                            name=name if name is not None else source, source=source, tags=_tags(cols[5], lines))
 
 
-def _tags(tags: np.ndarray, lines: np.ndarray) -> tuple[tuple[str, int], ...] | None:
-    """The distinct tags of the tokenizer's 6th column with the line each first appears on, in line order (one
-    comparison with the last line's; ``numpy.unique`` only when they differ); None past 64, as the kernels."""
+def _distinct_tags(tags: np.ndarray, lines: np.ndarray) -> list[tuple[bytes, int]]:
+    """The distinct tags of a 6th column (an ``S`` array) with the line each first appears on, in line order (one
+    comparison with the last line's; ``numpy.unique`` only when they differ)."""
     if bool((tags == tags[-1]).all()):
-        return ((_tag_text(tags[-1]), int(lines[0])),)
+        return [(bytes(tags[-1]), int(lines[0]))]
     values, at = np.unique(tags, return_index=True)
-    if len(values) > 64:
-        return None
-    return tuple((_tag_text(bytes(values[k])), int(lines[at[k]])) for k in np.argsort(at, kind="stable"))
+    return [(bytes(values[k]), int(lines[at[k]])) for k in np.argsort(at, kind="stable")]
+
+
+def _tags(tags: np.ndarray, lines: np.ndarray) -> tuple[tuple[str, int], ...]:
+    """:func:`_distinct_tags` as text (:func:`_tag_text`)."""
+    return tuple((_tag_text(t), n) for t, n in _distinct_tags(tags, lines))
 
 
 def _qrels_line(data: bytes, line: int) -> bool:
@@ -263,8 +270,9 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:
     tag = _tag_text(last.split()[5])
+    tags = tuple((_tag_text(bytes(v)), int(r) + 1) for v, r in fast[5])  # no blank line: row i is line i + 1
     return Run.from_arrays(qid=fast[0], docno=fast[2], score=fast[4], line_numbers=None, tag=tag,
-               name=name if name is not None else source, source=source)
+                           name=name if name is not None else source, source=source, tags=tags)
 
 
 def _integer_column(s: Any) -> bool:
