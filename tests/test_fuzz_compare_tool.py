@@ -126,3 +126,18 @@ def test_jobs_are_drawn_from_one_to_six_and_a_planted_fault_is_reported(fz, monk
     monkeypatch.setattr(par, "ordered_map", lambda fn, items, **kw: orig(fn, items, **kw)[::-1])
     assert fz.main(["--case", "0:117", "--only", "api"]) == 1
     assert '"check": "jobs"' in capsys.readouterr().out
+
+
+def test_flip_tails_counts_every_sign_vector(fz):
+    """The exact sign-flip counts met in the middle (ranx's Fisher p checked against the "> obs" .. ">= obs" range up
+    to FLIP_EXACT_MAX non-zero differences, was 16): equal to the count over every sign vector enumerated (numpy,
+    integers), tied sums on a grid included, at 1-17 differences; None past the limit."""
+    rng = np.random.default_rng(3)
+    for n in [*range(1, 13), 17]:
+        nz = rng.integers(1, 6, n) * rng.choice([-1, 1], n) * 10 ** int(rng.integers(0, 12))
+        S = 1 - 2 * ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1)
+        sums = np.abs(S.astype(np.int64) @ nz)
+        obs = abs(int(nz.sum()))
+        want = [int((sums > obs).sum()), int((sums >= obs).sum()), int((sums >= obs - 7).sum()), 1 << n]
+        assert fz.flip_tails(nz, [obs + 1, obs, obs - 7, 0]) == want, n
+    assert fz.flip_tails(np.ones(fz.FLIP_EXACT_MAX + 1, dtype=np.int64), [1]) is None

@@ -22,16 +22,16 @@ def test_untied_breaks_ties_as_trec_eval(fz):
 
 
 @pytest.mark.slow
-def test_one_case_agrees(fz, capsys):
-    """ranx's numba code compiles on its first call in a process (~5-20 s): slow."""
+def test_cases_agree_and_a_planted_fault_is_reported(fz, monkeypatch, capsys):
+    """One test, so one process imports ranx and loads its numba code (~2 s CPU to import, ~4 s for the first
+    compare(): 60-75 s of wall each under load when the three checks were three tests on two xdist workers): one
+    case with its counts, thirty cases, and ours' t p-value from the normal tail (a planted fault) reported."""
     assert fz.main(["--case", "1:4"]) == 0, capsys.readouterr().out[:3000]
     err = capsys.readouterr().err
     assert "student_same 40" in err and "command_records_same 1" in err and "metric_values_same 20" in err
+    assert fz.main(["--cases", "30", "--seed", "11"]) == 0, capsys.readouterr().out[:3000]
+    assert "fisher_same" in capsys.readouterr().err
 
-
-@pytest.mark.slow
-def test_a_planted_normal_tail_for_t_is_reported(fz, monkeypatch, capsys):
-    """Ours' t p-value from the normal tail instead of Student's t (df ignored) differs from ranx's ttest_rel."""
     import pref_eval.stats.paired as paired
     from pref_eval.stats.special import normal_two_sided
 
@@ -49,6 +49,17 @@ def test_a_planted_normal_tail_for_t_is_reported(fz, monkeypatch, capsys):
     assert '"check": "student"' in capsys.readouterr().out
 
 
-@pytest.mark.slow
-def test_thirty_cases_agree(fz, capsys):
-    assert fz.main(["--cases", "30", "--seed", "11"]) == 0, capsys.readouterr().out[:3000]
+def test_fisher_reference_is_exact_up_to_the_limit(fz):
+    """Rows of up to FLIP_EXACT_MAX non-zero differences (zeros among them) get the exact range (M = inf), with
+    tied sums on a grid of 0.1: the counts over every sign vector enumerated; more non-zero ones get draws."""
+    import numpy as np
+
+    d = np.array([0.1, -0.1, 0.2, 0.0, 0.3, -0.2, 0.0, 0.1] * 3)  # 18 non-zero of 24
+    strict, ties, _, M = fz.fisher_reference(d, 0)
+    nz = np.round(d[d != 0] * 10).astype(np.int64)
+    S = 1 - 2 * ((np.arange(1 << nz.size)[:, None] >> np.arange(nz.size)) & 1)
+    sums = np.abs(S.astype(np.int64) @ nz)
+    obs = abs(int(nz.sum()))
+    assert float("inf") == M
+    assert (strict, ties) == (float((sums > obs).mean()), float((sums >= obs).mean())) and strict < ties
+    assert fz.fisher_reference(np.arange(1, 40) / 10, 0)[3] == 20_000

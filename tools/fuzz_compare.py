@@ -45,7 +45,9 @@ exact p over all (R!)^Q permutations when that is small; **corrections** against
 per (measure, test) family; ``significant`` = p_adjusted < alpha; mean_diff, d_z (``numpy.std(ddof=1)``),
 wins/ties/losses and the tests' parameters against the definitions; ranx's ``paired_student_t_test`` and
 ``fisher_randomization_test`` (when ranx is installed) on the same differences: the t p-value equal, ranx's
-Fisher p = count/B within binomial error of ours.
+Fisher p = count/B within binomial error of the exact p "> obs" .. ">= obs" and ours of the ">= obs" one where at
+most ``FLIP_EXACT_MAX`` (32) differences are non-zero (``flip_tails``: both halves' sign sums met in the middle),
+else ranx's within binomial error of ours.
 
 Documented differences (docs/differences-stats.md) are counted, not reported: scipy refusing a Wilcoxon row, BCa
 where a resampled mean ties the mean to 1e-12 or the row is constant. Exit 0 when nothing else differs, 1
@@ -202,6 +204,39 @@ def int_count(S: np.ndarray, di: list[int], obs: int, slack: int) -> tuple[int, 
 def slack_units(di: list[int]) -> int:
     """The round-off ours may count as "as extreme" (100 eps of the terms' size), in units of 1e-12, rounded up."""
     return math.ceil(sum(abs(v) for v in di) * 100 * 2.220446049250313e-16) + 1
+
+
+FLIP_EXACT_MAX = 32
+"""Rows of at most this many non-zero differences get the exact sign-flip counts (:func:`flip_tails`)."""
+
+
+def _signed_sums(w: np.ndarray) -> np.ndarray:
+    """The 2^k sums of +-w_i (int64)."""
+    s = np.zeros(1, dtype=np.int64)
+    for v in w.tolist():
+        s = np.concatenate([s + v, s - v])
+    return s
+
+
+def flip_tails(nz: np.ndarray, levels: list[int]) -> list[int] | None:
+    """#{sign vectors s: |sum s_i nz_i| >= L} over all 2^n of them, for each level L (integers, units of 1e-12), exact
+    for n <= FLIP_EXACT_MAX non-zero differences (None above): the sums of the two halves' sign vectors are met in
+    the middle (one half sorted, the other's complements found by ``searchsorted``: ~2^(n/2) log steps, not 2^n).
+    "> obs" is the level obs + 1."""
+    n = len(nz)
+    if n > FLIP_EXACT_MAX:
+        return None
+    a = _signed_sums(nz[: n // 2])
+    b = np.sort(_signed_sums(nz[n // 2:]))
+    out = []
+    for L in levels:
+        if L <= 0:
+            out.append(1 << n)
+            continue
+        ge = len(b) - np.searchsorted(b, L - a, side="left")  # a + b >= L
+        le = np.searchsorted(b, -L - a, side="right")  # a + b <= -L
+        out.append(int(ge.sum()) + int(le.sum()))
+    return out
 
 
 def binomial_close(p_ours: float, p_ref: float, B: int, B_ref: float = math.inf) -> bool:
@@ -792,14 +827,12 @@ def run_ranx(case, out, rng) -> None:
     got_f = float(recs.loc["randomization", "p_value"])
     di = np.array(ints12(np.round(raw, 12)), dtype=np.int64)
     nz = di[di != 0]  # a zero difference flips to itself: the distribution is that of the non-zero ones
-    n = nz.size
-    if n <= 16:  # ranx compares the permuted means without a round-off allowance: between "> obs" and ">= obs"
-        # (where tied sums exist, which side ranx's float sums land on varies with its draws: its numba threads'
-        # generators are not all seeded, so its p moves between runs -- case 11:14, 5 non-zero of 39 differences)
-        S = 1 - 2 * ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1)
-        sums = np.abs(S.astype(np.int64) @ nz)
-        obs = abs(int(nz.sum()))
-        strict, ties = float((sums > obs).mean()), float((sums >= obs).mean())
+    obs = abs(int(nz.sum()))
+    counts = flip_tails(nz, [obs + 1, obs])
+    if counts is not None:  # ranx compares the permuted means without a round-off allowance: between "> obs" and
+        # ">= obs" (where tied sums exist, which side ranx's float sums land on varies with its draws: its numba
+        # threads' generators are not all seeded, so its p moves between runs -- case 11:14, 5 non-zero of 39)
+        strict, ties = counts[0] / (1 << nz.size), counts[1] / (1 << nz.size)
         ok = strict - 1e-12 <= p_f <= ties + 1e-12 or any(binomial_close(p_f, r, B) for r in (strict, ties))
         out("ranx_fisher", ok and binomial_close(got_f, ties, B), ctx, [got_f, p_f], [strict, ties])
     else:

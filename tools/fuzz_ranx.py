@@ -19,7 +19,8 @@ pref_eval takes as they are: ``ndcg@10``, ``map@100``, ``mrr``, ``precision@5``,
 * **student** -- ranx's p (``scipy.stats.ttest_rel`` of the two runs' values) against ``pref_eval.compare(...,
   tests="t", correction="none")`` on ours' values (1e-9 relative), and its win/tie/loss counts against ours;
 * **fisher** -- ranx's Fisher p (count/B of its own B permutations, no +1) within binomial error of ours'
-  randomization p over B resamples (``seed`` = its ``random_seed``), and, for n <= 16, between the exact p with
+  randomization p over B resamples (``seed`` = its ``random_seed``), and, for at most 32 non-zero differences
+  (``fuzz_compare.flip_tails``: exact counts met in the middle), between the exact p with
   "as extreme" strict and with ties counted (ranx allows no round-off);
 * **command** -- in a share of the cases the qrels and runs written as TREC files and ``zelo_compare -R QRELS -m M...
   RUN... -o jsonl`` (a fresh process) with the same tests: its records equal ``pref_eval.compare``'s on ours'
@@ -50,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from fuzz_common import main as fuzz_main, outcome  # noqa: E402
-from fuzz_compare import binomial_close, ints12, slack_units  # noqa: E402
+from fuzz_compare import binomial_close, flip_tails, ints12, slack_units  # noqa: E402
 
 CHECKS = ("metrics", "student", "fisher", "command")
 METRICS = ("ndcg@5", "ndcg@10", "ndcg", "map", "map@100", "mrr", "mrr@10", "precision@5", "precision@10",
@@ -245,20 +246,20 @@ def check_tests(case, rep, runs, out) -> None:
 
 def fisher_reference(d: np.ndarray, seed: int) -> tuple[float, float, float, float]:
     """(P(|sum of the sign-flipped d| > |sum d|), P(... >= ...), P(... >= ... - the round-off ours allows), M):
-    exact over all 2^n sign vectors for n <= 16 (M = inf), else over M = 20,000 own random sign vectors; sums in
-    exact integers (units of 1e-12)."""
+    exact over all sign vectors where at most FLIP_EXACT_MAX (32) differences are non-zero (a zero flips to itself;
+    fuzz_compare.flip_tails, M = inf), else over M = 20,000 own random sign vectors; sums in exact integers (units
+    of 1e-12)."""
     n = d.size
     di = np.array(ints12(d), dtype=np.int64)
-    if n <= 16:
-        S = 1 - 2 * ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1)
-        M = math.inf
-    else:
-        S = 1 - 2 * np.random.default_rng([seed, 7]).integers(0, 2, (20_000, n))
-        M = 20_000
-    sums = np.abs(S.astype(np.int64) @ di)
+    nz = di[di != 0]
     obs = abs(int(di.sum()))
     slack = slack_units(di.tolist())
-    return float((sums > obs).mean()), float((sums >= obs).mean()), float((sums >= obs - slack).mean()), M
+    counts = flip_tails(nz, [obs + 1, obs, obs - slack])
+    if counts is not None:
+        return counts[0] / (1 << nz.size), counts[1] / (1 << nz.size), counts[2] / (1 << nz.size), math.inf
+    S = 1 - 2 * np.random.default_rng([seed, 7]).integers(0, 2, (20_000, n))
+    sums = np.abs(S.astype(np.int64) @ di)
+    return float((sums > obs).mean()), float((sums >= obs).mean()), float((sums >= obs - slack).mean()), 20_000
 
 
 def check_command(case, vals, out) -> None:
