@@ -62,6 +62,16 @@ def _b64(text: str, alt: bytes | None = None) -> str:
     return base64.b64encode(text.encode(), alt).decode()
 
 
+def _quote(text: str) -> str:
+    import urllib.parse
+
+    return urllib.parse.quote(text, safe="")
+
+
+def _json_u(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)  # a JSON writer escaping every character
+
+
 # how a server may echo the key (session 26): cut, or encoded as the web encodes text (stdlib encoders: the oracle)
 ECHO_KINDS = {
     "first20": lambda k: k[:20],
@@ -75,6 +85,20 @@ ECHO_KINDS = {
     "base64-basic": lambda k: _b64("user:" + k),  # HTTP Basic authentication's header value
     "base64-url": lambda k: _b64("x" + k, b"-_"),
     "html": lambda k: "".join(f"&#{ord(c)};" for c in k),
+    # session 27: cut by separators into pieces shorter than 8, and escapes of escapes
+    "wrap6": lambda k: "\n".join(k[i:i + 6] for i in range(0, len(k), 6)),  # a key printed in lines of 6
+    "folded": lambda k: "\r\n ".join(k[i:i + 5] for i in range(0, len(k), 5)),  # a folded header (RFC 5322)
+    "spaced": lambda k: " ".join(k),
+    "zero-width": lambda k: "\u200b".join(k),  # a zero-width space between every two characters
+    "base64-mime": lambda k: __import__("base64").encodebytes(b"x" * 50 + k.encode()).decode(),  # lines of 76
+    "percent-percent": lambda k: _quote("".join(f"%{ord(c):02X}" for c in k)),  # %2573...
+    "percent-json-u": lambda k: _quote(_json_u(k)),  # %5Cu0073...
+    "json-json-u": lambda k: _json_u(k).replace("\\", "\\\\"),  # \\u0073: a JSON string written into JSON
+    "html-amp": lambda k: __import__("html").escape("".join(f"&#{ord(c)};" for c in k)),  # &amp;#115;
+    "base64-percent": lambda k: _b64("".join(f"%{ord(c):02x}" for c in k)),
+    "base64-quote": lambda k: _b64("user:" + _quote(k)),
+    "base64-json-u": lambda k: _b64(_json_u(k)),
+    "base64-base64": lambda k: _b64("Basic " + _b64("user:" + k)),
 }
 
 
@@ -161,6 +185,7 @@ class Hostile:
         kind, place = m[len("echo-v-"):].rsplit("-", 1)
         said = ECHO_KINDS[kind](auth)
         if place == "answer":
+            said = said if said.isprintable() else json.dumps(said)[1:-1]  # line breaks escaped inside the JSON
             return web.json_response({"choices": [{"index": 0, "message": {
                 "role": "assistant", "content": '{"score": 0.5, "billed_to": "' + said + '"}'}}]})
         code = int(place[:3])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 import urllib.parse
 from pathlib import Path
@@ -29,9 +30,14 @@ def variants(key: str) -> list[str]:
 
 
 def leaks(blob: str | bytes, key: str = KEY) -> list[str]:
+    """The variants in ``blob``: whole, a piece of 5 or more characters of a variant cut by separators, or
+    8 characters of the key once white space, zero-width spaces and JSON's escapes of them are taken out."""
     if isinstance(blob, bytes):
         blob = blob.decode("latin-1")
-    return [v for v in variants(key) if v in blob]
+    found = [v for v in variants(key) if v in blob]
+    found += [p for v in variants(key) for p in re.split(r"[\s\u200b]+", v) if len(p) >= 5 and p in blob]
+    bare = re.sub(r"\s|\u200b|\\u200b|\\[nrt]", "", blob)
+    return found + [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN] in bare]
 
 
 def files_of(path: Path) -> list[bytes]:
@@ -157,3 +163,38 @@ def test_a_plain_text_error_body_shows_its_first_line(tmp_path, hostile):  # noq
     assert reasons[2] == "HTTP 422: " + ("why " * 50)[:197] + "... (after 1 attempts)", reasons
     assert "The model `text-400` does not exist." in p.stderr and "\x1b" not in p.stderr, p.stderr
     assert not leaks(p.stderr) and not any(leaks(b) for b in files_of(tmp_path))
+
+
+def test_ordinary_text_is_left_alone():
+    """No false positive of the separators and the nested escapes (session 27): the project's docs (English,
+    code, percent signs, backslashes, base64-looking ids), base64 of percent-encoded and JSON-escaped text that
+    is not the key, and text with a zero-width space between every two characters, under 16 random keys of the
+    alphabet OpenAI's keys use, come back unchanged."""
+    import html
+
+    from pref_eval.judge.redact import Redactor
+
+    root = Path(__file__).resolve().parents[1]
+    docs = "".join(p.read_text(encoding="utf-8") for p in sorted((root / "docs").glob("*.md"))[:12])
+    rng = random.Random(27)
+    words = docs.split()[:3000]
+    other = " ".join(words[:400])
+    encoded = [base64.b64encode(urllib.parse.quote(other, safe="").encode()).decode(),
+               base64.b64encode("".join(f"%{ord(c):02x}" for c in other[:300]).encode()).decode(),
+               base64.b64encode("".join(f"\\u{ord(c):04x}" for c in other[:300]).encode()).decode(),
+               base64.b64encode(base64.b64encode(other.encode())).decode(),
+               html.escape(html.escape(other)), urllib.parse.quote(urllib.parse.quote(other)),
+               "\u200b".join(other[:500]), "\n".join(other[i:i + 5] for i in range(0, 500, 5))]
+    alphabet = string.ascii_letters + string.digits + "-_"
+    for n in range(16):
+        key = "sk-proj-" * (n % 2) + "".join(rng.choice(alphabet) for _ in range(rng.choice((20, 48, 156))))
+        redact = Redactor(key)
+        for text in [docs[:20000], *encoded]:
+            assert redact(text) == text, (key, [w for w in redact(text).split() if "***" in w][:3])
+
+
+def test_separators_are_python_white_space():
+    """redact.SPACES is every code point str.isspace() calls white space (the oracle: Python itself)."""
+    from pref_eval.judge.redact import SPACES
+
+    assert list(SPACES) == [c for c in range(0x110000) if chr(c).isspace()]

@@ -166,12 +166,14 @@ class OpenAIJudge:
         ``SAYS_MAX`` characters), or nothing: a JSON body's ``message``, or the first line of a text body (a
         proxy's or vLLM's plain-text error; the openai client's own message is only "Error code: 400")."""
         msg = getattr(err, "body", None)
+        if isinstance(msg, str):  # redacted whole, before its first line is taken: a key wrapped over lines
+            msg = self._redact(msg)
         if isinstance(msg, dict):
             msg = msg.get("message") if isinstance(msg.get("message"), str) else msg.get("error", msg)
             if isinstance(msg, dict):
                 msg = msg.get("message")
             if isinstance(msg, str):
-                msg = " ".join(msg.split())
+                msg = " ".join(self._redact(msg).split())
         elif isinstance(msg, str):
             msg = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
         if not isinstance(msg, str) or not msg.strip():

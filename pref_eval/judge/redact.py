@@ -7,11 +7,25 @@ through. :class:`Redactor` replaces with ``***``:
 
 - every run of at least :data:`MIN_RUN` characters that is a substring of the key: the key cut anywhere (its
   first 20 characters, its last 8, a line-wrapped half);
-- the same runs written with escapes, mixed in any way: percent-encoding (``%2F``, ``%2f``), JSON's
-  ``\\uXXXX``, ``\\/``, ``\\"``, ``\\\\``, HTML's numeric character references (``&#47;``, ``&#x2F;``);
+- the same runs written with escapes, mixed in any way and nested up to :data:`ROUNDS` deep (an escape of an
+  escape: ``%252F``, ``%5Cu0073``, ``\\\\u0073``, ``&amp;#47;``): percent-encoding (``%2F``, ``%2f``), JSON's
+  ``\\uXXXX``, ``\\/``, ``\\"``, ``\\\\`` (and ``\\n``, ``\\r``, ``\\t``, ``\\b``, ``\\f``), HTML's numeric
+  character references (``&#47;``, ``&#x2F;``) and ``&amp;``;
+- the same runs cut into pieces by separators: white space of any kind (line breaks, a folded header's
+  ``\\r\\n`` and indent, spaces, MIME's base64 lines of 76) and the invisible format characters (zero-width
+  space, soft hyphen, bidi marks, BOM) -- so a key wrapped into lines shorter than :data:`MIN_RUN`, or with a
+  zero-width space between every two characters, is still one run. Visible separators (``sk-FA|KE``, ``-``
+  inserted) are not removed: they would join ordinary words of the text;
 - the key in base64 (standard or URL-safe alphabet, at any of the three alignments, so also inside
   ``base64("user:" + KEY)`` of HTTP Basic authentication), and runs of at least :data:`MIN_RUN` characters of
-  it.
+  it; base64 of base64, and base64 of the key's escaped forms (percent-encoded as ``urllib.parse.quote`` does
+  it or every character, either case; JSON's ``\\uXXXX`` of every character), each with runs as long as carry
+  the information of :data:`MIN_RUN` characters of the key's own base64 (an escaped form is longer: 8
+  characters of base64 of ``%73%6B%2D`` hold about two characters of the key, and would match base64 of any
+  percent-encoded text).
+
+Not decoded: hexadecimal, ROT13 and other encodings no web layer applies by itself (an 8-hex-digit window
+holds 4 bytes of the key and matches hashes and ids of ordinary text).
 
 Why 8 characters: servers show up to 4 on purpose to name a key without giving it away (OpenAI's "Incorrect
 API key provided: sk-proj-****abcd" keeps the last 4), and shorter windows of a key are likely in ordinary
@@ -27,18 +41,28 @@ import re
 from typing import Any
 
 MIN_RUN = 8  # the shortest run of key characters replaced (see the module's docstring)
+ROUNDS = 3  # escapes of escapes decoded this deep (an escape nested deeper is left as it is)
 
-# one escaped character: %XX | \uXXXX | \/ \" \\ | &#DDD; | &#xHH;
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([/\"\\])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});")
+# one escaped character: %XX | \uXXXX | \/ \" \\ \n \r \t \b \f | &#DDD; | &#xHH; | &amp;
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([/\"\\nrtbf])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});"
+                     r"|&(amp);")
+_BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
+# separators a key may be cut by: every code point Python's str.isspace() calls white space, and the invisible
+# format characters (soft hyphen, Mongolian vowel separator, zero-width space/joiners, bidi marks and embeddings,
+# word joiner and invisible operators, BOM); tests/test_judge_redaction.py checks the first against str.isspace
+SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, *range(8192, 8203), 8232, 8233, 8239, 8287, 12288)
+INVISIBLE = (0xAD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF)
 SHORT = 256  # characters: a longer text's windows are looked up by their hashes (numpy)
 _MULT = 0x9E3779B97F4A7C15  # the rolling hash's multiplier (odd: windows hash apart; collisions are checked)
 
 
 def _unescaped(m: re.Match) -> str:
     """The character an escape stands for (U+FFFD for a code point that does not exist)."""
-    pct, uni, bs, dec, hexa = m.groups()
+    pct, uni, bs, dec, hexa, amp = m.groups()
+    if amp is not None:
+        return "&"
     if bs is not None:
-        return bs
+        return _BACKSLASHED.get(bs, bs)
     code = int(pct or uni or hexa, 16) if dec is None else int(dec)
     return chr(code) if code <= 0x10FFFF else "\ufffd"
 
@@ -55,6 +79,24 @@ def base64_cores(key: str) -> list[str]:
     return out
 
 
+def key_forms(key: str) -> dict[int, set[str]]:
+    """The texts whose runs are the key's, by the run length that is redacted (see the module's docstring)."""
+    from urllib.parse import quote
+
+    if len(key) < MIN_RUN:
+        return {len(key): {key}} if key else {}
+    forms: dict[int, set[str]] = {MIN_RUN: {key, *base64_cores(key)}}
+    for core in base64_cores(key)[::2]:  # base64 of base64 (either alphabet of the outer one: the cores' pairs)
+        forms.setdefault(-(-MIN_RUN * 4 // 3), set()).update(base64_cores(core))
+    quoted = quote(key, safe="")
+    escaped = {quoted, re.sub("%[0-9A-F]{2}", lambda m: m[0].lower(), quoted),
+               *("".join(f"%{ord(c):02{x}}" for c in key) for x in "Xx"),
+               *("".join(f"\\u{ord(c):04{x}}" for c in key) for x in "Xx")} - {key}
+    for form in escaped:
+        forms.setdefault(-(-MIN_RUN * len(form) // len(key)), set()).update(base64_cores(form))
+    return forms
+
+
 class Redactor:
     """``redactor(text)``: ``text`` with every run of the key (see the module's docstring) replaced by ``***``."""
 
@@ -62,61 +104,100 @@ class Redactor:
         import numpy as np
 
         self.key = key
-        self.width = min(MIN_RUN, len(key))
-        forms = [key] + (base64_cores(key) if len(key) >= MIN_RUN else [])
-        self.grams = {f[i:i + self.width] for f in forms for i in range(len(f) - self.width + 1)} if key else set()
-        self.powers = np.array([pow(_MULT, j, 1 << 64) for j in range(self.width)], dtype=np.uint64)
-        self.hashes = np.unique(np.array([self._hash(g)[0] for g in self.grams], dtype=np.uint64))
+        # (width, its windows, their hashes, the hash's powers) per run length
+        self.groups: list[tuple[int, set[str], Any, Any]] = []
+        for width, forms in sorted(key_forms(key).items()):
+            texts = [t for t in (_squeezed(f)[0] for f in forms) if len(t) >= width]
+            if not texts:
+                continue
+            grams = {t[i:i + width] for t in texts for i in range(len(t) - width + 1)}
+            powers = np.array([pow(_MULT, j, 1 << 64) for j in range(width)], dtype=np.uint64)
+            self.groups.append((width, grams, np.unique(np.concatenate([_hash(t, powers) for t in texts])), powers))
+        self.width = min((g[0] for g in self.groups), default=0)
 
-    def _hash(self, text: str) -> Any:
-        """The hash of every window of ``width`` characters of ``text`` (numpy, uint64 with wrap-around)."""
-        import numpy as np
+    def _starts(self, plain: str) -> tuple[list[int], list[int]]:
+        """Where a window of ``plain`` is one of the key's (its forms'), and where each such window ends."""
+        starts: list[int] = []
+        ends: list[int] = []
+        for w, grams, hashes, powers in self.groups:
+            if len(plain) < w:
+                continue
+            if len(plain) <= SHORT:  # a short text (most answers, every message): looked up window by window
+                found = [i for i in range(len(plain) - w + 1) if plain[i:i + w] in grams]
+            else:
+                import numpy as np
 
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint64)
-        n = len(codes) - self.width + 1
-        h = codes[:n] * self.powers[0]
-        for j in range(1, self.width):  # one vector operation per character of the window
-            h += codes[j:j + n] * self.powers[j]
-        return h
-
-    def _starts(self, plain: str) -> list[int]:
-        """Where a window of ``width`` characters of ``plain`` is one of the key's (its forms')."""
-        w, grams = self.width, self.grams
-        if len(plain) <= SHORT:  # a short text (most answers, every message): looked up window by window
-            return [i for i in range(len(plain) - w + 1) if plain[i:i + w] in grams]
-        import numpy as np
-
-        h = self._hash(plain)
-        at = np.searchsorted(self.hashes, h)
-        at[at == len(self.hashes)] = 0
-        return [p for p in np.flatnonzero(self.hashes[at] == h).tolist() if plain[p:p + w] in grams]  # no collision
+                h = _hash(plain, powers)
+                at = np.searchsorted(hashes, h)
+                at[at == len(hashes)] = 0
+                found = [p for p in np.flatnonzero(hashes[at] == h).tolist() if plain[p:p + w] in grams]  # no collision
+            starts += found
+            ends += [p + w for p in found]
+        return starts, ends
 
     def __call__(self, text: str) -> str:
-        if not self.grams or len(text) < self.width:
+        if not self.groups or len(text) < self.width:
             return text
-        plain, escapes = text, None
-        if "%" in text or "\\" in text or "&#" in text:
-            plain, escapes = _decode(text)
-            if len(plain) < self.width:
-                return text
-        starts = self._starts(plain)
+        plain, layers = text, []
+        for _ in range(ROUNDS):  # escapes, then escapes the decoding uncovered
+            if "%" not in plain and "\\" not in plain and "&" not in plain:
+                break
+            decoded, escapes = _decode(plain)
+            if not escapes.spans:
+                break
+            plain = decoded
+            layers.append(escapes)
+        squeezed, kept = _squeezed(plain)
+        if len(squeezed) < self.width:
+            return text
+        starts, ends = self._starts(squeezed)
         if not starts:
             return text
         import numpy as np
 
-        # the runs covered by the windows found, in the decoded text, then in the text
-        cover = np.zeros(len(plain) + 1, dtype=np.int64)
+        # the runs covered by the windows found, in the squeezed text, then in the decoded text, then in the text
+        cover = np.zeros(len(squeezed) + 1, dtype=np.int64)
         np.add.at(cover, starts, 1)
-        np.add.at(cover, [p + self.width for p in starts], -1)
+        np.add.at(cover, ends, -1)
         inside = np.concatenate(([0], (np.cumsum(cover)[:-1] > 0).astype(np.int8), [0]))
         edges = np.flatnonzero(np.diff(inside))
         out, last = [], 0
         for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
-            oa, ob = (a, b) if escapes is None else (escapes.start(a), escapes.end(b - 1))
-            out += [text[last:oa], "***"]
-            last = ob
+            first, final = (a, b - 1) if kept is None else (kept[a], kept[b - 1])  # characters, both included
+            for escapes in reversed(layers):
+                first, final = escapes.start(first), escapes.end(final) - 1
+            out += [text[last:first], "***"]
+            last = final + 1
         out.append(text[last:])
         return "".join(out)
+
+
+def _codes(text: str) -> Any:
+    import numpy as np
+
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+
+
+def _hash(text: str, powers: Any) -> Any:
+    """The hash of every window of ``len(powers)`` characters of ``text`` (numpy, uint64 with wrap-around)."""
+    codes = _codes(text).astype("uint64")
+    n = len(codes) - len(powers) + 1
+    h = codes[:n] * powers[0]
+    for j in range(1, len(powers)):  # one vector operation per character of the window
+        h += codes[j:j + n] * powers[j]
+    return h
+
+
+def _squeezed(text: str) -> tuple[str, list[int] | None]:
+    """``text`` without its separators (:data:`SPACES`, :data:`INVISIBLE`), and where each character left was
+    (None: none removed)."""
+    import numpy as np
+
+    codes = _codes(text)
+    keep = ~np.isin(codes, np.array(SPACES + INVISIBLE, dtype="<u4"))
+    if keep.all():
+        return text, None
+    return codes[keep].tobytes().decode("utf-32-le", "surrogatepass"), np.flatnonzero(keep).tolist()
 
 
 class _Escapes:
