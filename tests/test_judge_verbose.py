@@ -96,3 +96,40 @@ def test_verbose_from_python_and_under_state(tmp_path, capsys):
     judge(state=str(tmp_path / "st.json"), queries=str(tmp_path / "q.tsv"), docs=str(tmp_path / "d.tsv"),
           judges=[spec], store=str(tmp_path / "s.sqlite"), log=Log("zelo_judge", quiet=True, verbose=True))
     assert capsys.readouterr().err == ""  # quiet wins in the Log of a Python caller
+
+
+def test_export_verbose_counts_what_it_writes(tmp_path, server):
+    """``zelo_judge export -v`` (session 27; the run had -v, export had not): the prompt and, per judge, the votes
+    written and how many of them are null -- counted here from the exported lines themselves (json), the stand-in's
+    fault plan deciding which votes fail (one unparsable, one failed after its retries)."""
+    truth, args = _collection(tmp_path)
+    faults = {("m0", "q0", "q0d0", "q0d2"): ["garbage"], ("m0", "q0", "q0d1", "q0d2"): ["500", "500"]}
+    srv, url = server(truth=truth, faults=faults, api_key=KEY)
+    for model in ("m0", "m1"):
+        p = zj(*args, "--judge", f"openai:{model}@{url}", "--retries", 1, "--backoff", "0.01",
+               "--store", tmp_path / "s.sqlite", "-Q")
+        assert p.returncode == 0, p.stderr
+    e = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "all.jsonl", "-v")
+    assert e.returncode == 0, e.stderr
+    written: dict[str, list[int]] = {}
+    for line in (tmp_path / "all.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        for name, vote in zip(rec["judges"], rec["votes"], strict=True):
+            written.setdefault(name, [0, 0])
+            written[name][0] += 1
+            written[name][1] += vote is None
+    n_lines = len((tmp_path / "all.jsonl").read_text().splitlines())
+    assert sorted(written.values()) == [[3, 0], [3, 2]] and written[min(written)] == [3, 2], written  # m0 < m1
+    want = [f"zelo_judge: prompt {{}} (the default prompt): {n_lines} lines",
+            *(f"zelo_judge: {name}: {t} votes written, {z} of them null (failed or unparsable)"
+              for name, (t, z) in sorted(written.items())),
+            f"zelo_judge: {n_lines} pairs exported"]
+    got = e.stderr.splitlines()
+    assert re.fullmatch(r"zelo_judge: prompt ([0-9a-f]{12}) \(the default prompt\): \d+ lines", got[0]), got
+    assert got == [want[0].format(got[0].split()[2]), *want[1:]], got
+    plain = zj("export", "--store", tmp_path / "s.sqlite", "-o", tmp_path / "plain.jsonl")
+    assert plain.stderr.splitlines() == [want[-1]]  # without -v: the count only
+    assert (tmp_path / "plain.jsonl").read_bytes() == (tmp_path / "all.jsonl").read_bytes()  # -v changes no byte
+    bad = zj("export", "--store", tmp_path / "s.sqlite", "-v", "-Q")
+    assert (bad.returncode, bad.stderr) == (2, "zelo_judge: -v/--verbose and -Q/--quiet: choose one (-Q silences "
+                                                "every line on stderr)\n")

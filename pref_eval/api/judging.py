@@ -219,16 +219,22 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     names = [parse_spec(s).name for s in judges] if judges else None
     st = Store(store, readonly=True)
     n = 0
+    tally: dict[str, list[int]] | None = {} if getattr(log, "verbose", False) else None
     try:
         _check_export_selection(st, store, phash, names, prompt)
         with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
-            for line in export_lines(st, phash, names):
+            for line in export_lines(st, phash, names, tally):
                 out.write(line)
                 n += 1
         others = st.db.execute("SELECT count(*), count(DISTINCT prompt) FROM answers WHERE prompt != ?",
                                (phash,)).fetchone()
     finally:
         st.close()
+    if tally is not None:  # -v: what was written, per judge
+        log.detail(f"prompt {phash[:12]} ({prompt or 'the default prompt'}): {n} lines")
+        for name in sorted(tally):
+            total, null = tally[name]
+            log.detail(f"{name}: {total} votes written, {null} of them null (failed or unparsable)")
     if others[0] and log is not None:  # the same store used with another template: not exported, and said so
         log.warn(f"{store} also holds {others[0]} answers asked with {others[1]} other prompt(s), not exported: "
                  f"export them with {option_name('prompt=FILE', '--prompt FILE')} (the template they were asked with)")

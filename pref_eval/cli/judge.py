@@ -116,10 +116,7 @@ def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str
     carry: no --queries/--docs needed) or of a zelo_pairs state (--state)."""
     from ..api.judging import judge
 
-    if verbose and quiet:
-        from ..errors import UsageError
-
-        raise UsageError("-v/--verbose and -Q/--quiet: choose one (-Q silences every line on stderr)")
+    _verbose_or_quiet(verbose, quiet)
     log = Log("zelo_judge", quiet, verbose=verbose)
     sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output or "-",
                  prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
@@ -138,19 +135,30 @@ def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str
     return 0
 
 
+def _verbose_or_quiet(verbose: bool, quiet: bool) -> None:
+    if verbose and quiet:
+        from ..errors import UsageError
+
+        raise UsageError("-v/--verbose and -Q/--quiet: choose one (-Q silences every line on stderr)")
+
+
 @command.command("export")
 @click.option("--store", required=True, metavar="FILE.sqlite", help="The answer store to read.")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Default stdout; written atomically.")
 @click.option("--judge", "judges", multiple=True, metavar="SPEC", help="Only these judges (default all in the store).")
 @click.option("--prompt", default=None, metavar="FILE", help="The prompt the answers were asked with (default prompt).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also the prompt and, per judge, the votes written and how many are null.")
 @quiet_option()
-def export_cmd(store: str, output: str | None, judges: tuple[str, ...], prompt: str | None, quiet: bool) -> int:
+def export_cmd(store: str, output: str | None, judges: tuple[str, ...], prompt: str | None, verbose: bool,
+               quiet: bool) -> int:
     """Write every stored pair as canonical JSONL (qid, doc_a, doc_b, votes, judges) for zelo_fit."""
     from ..api.judging import judge_export
 
     from .common import command_options
 
-    log = Log("zelo_judge", quiet)
+    _verbose_or_quiet(verbose, quiet)
+    log = Log("zelo_judge", quiet, verbose=verbose)
     n = judge_export(store, output=output, judges=list(judges) or None, prompt=prompt, inputs=command_options(),
                      log=log)
     log.info(f"{n} pairs exported")

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from .store import Store
 
 
-def export_lines(store: Store, phash: str, judges: list[str] | None = None) -> Iterator[str]:
-    """Yield the JSON lines of every pair answered with prompt ``phash``."""
+def export_lines(store: Store, phash: str, judges: list[str] | None = None,
+                 tally: dict[str, list[int]] | None = None) -> Iterator[str]:
+    """Yield the JSON lines of every pair answered with prompt ``phash``; ``tally`` (``zelo_judge export -v``)
+    gets ``{judge: [votes written, of them null]}``."""
     groups: dict[tuple[str, str, str, int], list] = {}
     for judge, qid, d1, d2, rep, vote, _t in store.rows(phash, judges):
         key = (qid, d1, d2, rep) if (qid, d1, d2, rep) in groups or (qid, d2, d1, rep) not in groups \
@@ -32,4 +34,8 @@ def export_lines(store: Store, phash: str, judges: list[str] | None = None) -> I
             votes.append(None if vote is None else (-vote if flip else vote))
             names.append(judge)
             orders.append("BA" if flip else "AB")
+            if tally is not None:
+                counts = tally.setdefault(judge, [0, 0])
+                counts[0] += 1
+                counts[1] += vote is None
         yield judgment_line(qid, a, b, votes, names, orders)
