@@ -1,6 +1,8 @@
 """zelo_agree ``--judged-depth K`` (session 26): a judge's coverage of each run at the system level as
 ``judged@K:RUN``, ir-measures' Judged@K, checked live against ir-measures itself on the same runs and the qrels
-each judge's judged pairs make (``zelo_fit --qrels``); ``judged:RUN`` (every retrieved document) stays the default."""
+each judge's judged pairs make (``zelo_fit --qrels``); ``judged:RUN`` (every retrieved document) stays the default,
+and is ir-measures' ``Judged`` without a cutoff since session 27 (it was the share of the run's pooled (topic,
+document) lines: on runs whose topics hold different numbers of documents, or that lack a topic, another figure)."""
 from __future__ import annotations
 
 import random
@@ -49,11 +51,16 @@ def agree(*args: str):
                "-m", "ndcg_cut.10", *args)
 
 
-@pytest.mark.parametrize("k", [1, 5, 10, 40])
+@pytest.mark.parametrize("k", [None, 1, 5, 10, 40])
 def test_judged_at_k_is_ir_measures_judged_at_k(runs_and_qrels, k):
+    """K = None: no --judged-depth, ``judged:RUN`` = ir-measures' ``Judged`` (every retrieved document; r1 holds
+    7 documents on one topic and 12-20 on the others, r2 lacks a topic: the pooled share of session 26 differed)."""
     ir_measures = pytest.importorskip("ir_measures")
     paths, qrels = runs_and_qrels
-    out = agree("--judged-depth", str(k), "-o", "jsonl", *[x for p in paths for x in ("--runs", p)])
+    depth = () if k is None else ("--judged-depth", str(k))
+    label = "judged" if k is None else f"judged@{k}"
+    measure = ir_measures.Judged if k is None else ir_measures.Judged @ k
+    out = agree(*depth, "-o", "jsonl", *[x for p in paths for x in ("--runs", p)])
     assert out.returncode == 0 and out.stderr == "", out.stderr
     got = records(out.stdout)
     topics = None
@@ -65,11 +72,12 @@ def test_judged_at_k_is_ir_measures_judged_at_k(runs_and_qrels, k):
         q = list(ir_measures.read_trec_qrels(qrels[judge]))
         for path in paths:
             run = list(ir_measures.read_trec_run(path))
-            vals = [m.value for m in ir_measures.iter_calc([ir_measures.Judged @ k], q, run) if m.query_id in topics]
-            r = got[judge, "", "system", f"judged@{k}:{Path(path).name}"]
+            vals = [m.value for m in ir_measures.iter_calc([measure], q, run) if m.query_id in topics]
+            r = got[judge, "", "system", f"{label}:{Path(path).name}"]
             assert r["n"] == len(vals) and r["value"] == pytest.approx(sum(vals) / len(vals), abs=1e-15), (r, vals)
-            assert (judge, "", "system", f"judged:{Path(path).name}") not in got
-    assert got["crowd", "", "system", f"judged@{k}:r2.run"]["n"] == len(topics) == 3  # r2 lacks one: 0 there
+            other = f"judged:{Path(path).name}" if k else f"judged@10:{Path(path).name}"
+            assert (judge, "", "system", other) not in got
+    assert got["crowd", "", "system", f"{label}:r2.run"]["n"] == len(topics) == 3  # r2 lacks one: 0 there
 
 
 def test_default_and_refusals(runs_and_qrels):

@@ -197,7 +197,7 @@ def test_the_judged_share_of_each_run(tmp_path):
     qrels = {"t1": {"d1": 2, "d2": 0}, "t2": {"d2": 1, "d3": 0, "d4": 3}, "t3": {"d1": 1}}
     recs = _own_records("j", [r.name for r in runs], runs, qrels, ["t1", "t2"], np.zeros((2, 2)))
     judged = {r.statistic: (r.value, r.n) for r in recs if r.statistic.startswith("judged:")}
-    assert judged == {f"judged:{runs[0].name}": (0.75, 4), f"judged:{runs[1].name}": (0.0, 2)}
+    assert judged == {f"judged:{runs[0].name}": (0.75, 2), f"judged:{runs[1].name}": (0.0, 2)}  # n: topics
 
 
 def test_the_judged_share_takes_no_python_step_per_judged_document(tmp_path):
@@ -209,7 +209,7 @@ def test_the_judged_share_takes_no_python_step_per_judged_document(tmp_path):
         (tmp_path / f"{name}.run").write_text("".join(f"t{q} Q0 d{d} {d + 1} {100 - d} {name}\n" for q in range(4)
                                                       for d in range(20)))
     runs = _load_runs([str(tmp_path / "a.run"), str(tmp_path / "b.run")])
-    names = ["a", "b"]
+    names = [r.name for r in runs]
     counts = []
     for per_topic in (50, 5000):
         qrels = {f"t{q}": {f"d{d}": 1 for d in range(per_topic)} for q in range(4)}

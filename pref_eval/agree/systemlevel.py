@@ -187,49 +187,25 @@ def _refuse_disjoint_judges(names: list[str], qrels_of: list[dict]) -> None:
 def _own_records(judge: str, names: list[str], run_objs: list, qrels: dict, topics: list[str],
                  X: np.ndarray, depth: int | None = None) -> list[Record]:
     """A judge's own figures per run: ``mean:RUN`` (the run's mean measure over the topics compared, under this
-    judge's qrels: the ordering the taus compare) and ``judged:RUN`` (the share of the run's documents on those
-    topics that this judge judged; 0: its measure is 0 on every topic, whatever the run is worth) -- or, with
-    ``depth`` K, ``judged@K:RUN``: :func:`_judged_at`."""
-    if depth is not None:
-        means = [Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
-                        len(topics)) for i, name in enumerate(names)]
-        return means + _judged_at(judge, names, run_objs, qrels, topics, depth)
-    import itertools
-
-    # the judged (topic, document) keys ``topic \x1f doc`` as bytes, made by C-level maps (no Python step per
-    # judged document); numpy's bytes (trailing NULs dropped) on both sides, as the runs' ids are
-    judged_of = [qrels[q] for q in topics]
-    heads = itertools.chain.from_iterable(map(itertools.repeat, [f"{q}\x1f".encode("utf-8", "surrogateescape")
-                                                                 for q in topics], map(len, judged_of)))
-    docs = map(str.encode, itertools.chain.from_iterable(judged_of), itertools.repeat("utf-8"),
-               itertools.repeat("surrogateescape"))
-    keys = set(np.array(list(map(bytes.__add__, heads, docs)), dtype=bytes).tolist())
-    tset = set(np.array([t.encode("utf-8", "surrogateescape") for t in topics], dtype=bytes).tolist())
-    out = []
-    for i, name in enumerate(names):
-        out.append(Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"),
-                          len(topics)))
-    for name, run in zip(names, run_objs, strict=True):
-        qid = run.qid
-        on = np.fromiter(map(tset.__contains__, qid.tolist()), bool, len(qid))  # (set lookups: np.isin on bytes
-        n_ret = int(on.sum())                                                    # sorts or hashes every call)
-        got = np.char.add(np.char.add(qid[on], b"\x1f"), run.docno[on]).tolist() if n_ret else []
-        judged = int(np.fromiter(map(keys.__contains__, got), bool, n_ret).sum()) if n_ret else 0
-        out.append(Record(judge, "", LEVEL, f"judged:{name}", judged / n_ret if n_ret else float("nan"),
-                          float("nan"), float("nan"), n_ret))
-    return out
+    judge's qrels: the ordering the taus compare) and ``judged:RUN`` (ir-measures' ``Judged``: per topic the share
+    of the run's documents this judge judged, averaged over the topics compared; 0: its measure is 0 on every
+    topic, whatever the run is worth) -- or, with ``depth`` K, ``judged@K:RUN`` (``Judged@K``): :func:`_judged_at`."""
+    means = [Record(judge, "", LEVEL, f"mean:{name}", float(X[i].mean()), float("nan"), float("nan"), len(topics))
+             for i, name in enumerate(names)]
+    return means + _judged_at(judge, names, run_objs, qrels, topics, depth)
 
 
 def _judged_at(judge: str, names: list[str], run_objs: list, qrels: dict, topics: list[str],
-               depth: int) -> list[Record]:
+               depth: int | None) -> list[Record]:
     """``judged@K:RUN``: ir-measures' Judged@K (``judged.K``: of the run's top K documents of a topic, ties in
     docno order, the share this judge judged; K counts the documents retrieved when fewer) under this judge's
     qrels, averaged over the topics compared (``n``), 0 on a topic the run lacks (as ir-measures counts it, and as
-    ``mean:RUN`` does)."""
+    ``mean:RUN`` does); ``depth`` None: ``judged:RUN``, ir-measures' ``Judged`` (every document retrieved)."""
     from ..api.measures import _evaluate_rows
 
     on = set(topics)
-    rows = _evaluate_rows({q: qrels[q] for q in topics}, run_objs, [f"judged.{depth}"], warn_missing=False)
+    measure = "Judged" if depth is None else f"judged.{depth}"
+    rows = _evaluate_rows({q: qrels[q] for q in topics}, run_objs, [measure], warn_missing=False)
     per_run: dict[str, dict[str, float]] = {name: {} for name in names}
     for run, qid, _, value in rows:  # a row per run and topic (a handful of topics: not per document)
         if qid in on:
@@ -237,7 +213,8 @@ def _judged_at(judge: str, names: list[str], run_objs: list, qrels: dict, topics
     out = []
     for name in names:
         vals = np.array([per_run[name].get(q, 0.0) for q in topics], dtype=float)
-        out.append(Record(judge, "", LEVEL, f"judged@{depth}:{name}", float(vals.mean()), float("nan"),
+        label = "judged" if depth is None else f"judged@{depth}"
+        out.append(Record(judge, "", LEVEL, f"{label}:{name}", float(vals.mean()), float("nan"),
                           float("nan"), len(topics)))
     return out
 

@@ -137,7 +137,7 @@ def _warn_nothing_to_compare(records: list, log: Any) -> None:
                      "figure comparing them is undefined (judgments of another collection or other topics?)")
         elif r.level == "system" and r.statistic.startswith("judged") and r.value == 0:
             what, run = r.statistic.split(":", 1)
-            docs = f"{r.n} documents on the" if what == "judged" else f"top {what[7:]} documents on the {r.n}"
+            docs = f"documents on the {r.n}" if what == "judged" else f"top {what[7:]} documents on the {r.n}"
             log.warn(f"{run}: none of its {docs} topics compared is one {r.judge_a} "
                      "judged, so its measure is 0 on every topic under that judge's qrels (judge the pool of the "
                      "runs compared: zelo_pairs cycles --run RUN...)")

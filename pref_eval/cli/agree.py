@@ -59,7 +59,8 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
               help="System level: significance level.")
 @click.option("--judged-depth", type=click.IntRange(min=1), default=None, metavar="K",
               help="System level: a judge's coverage of each run as judged@K:RUN, ir-measures' Judged@K (the share "
-                   "of the top K documents judged, mean over the topics), not judged:RUN (every retrieved document).")
+                   "of the top K documents judged, mean over the topics), not judged:RUN (ir-measures' Judged: "
+                   "every retrieved document).")
 @quiet_option("No warnings on stderr.")
 def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None, ties: str, levels: tuple[str, ...],
             output_format: str, output: str | None, digits: int, resamples: int, seed: int, confidence: float,
