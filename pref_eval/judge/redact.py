@@ -104,22 +104,23 @@ class Redactor:
         import numpy as np
 
         self.key = key
-        # (width, its windows, their hashes, the hash's powers) per run length
-        self.groups: list[tuple[int, set[str], Any, Any]] = []
+        # (width, its windows, their hashes) per run length
+        self.groups: list[tuple[int, set[str], Any]] = []
         for width, forms in sorted(key_forms(key).items()):
             texts = [t for t in (_squeezed(f)[0] for f in forms) if len(t) >= width]
             if not texts:
                 continue
             grams = {t[i:i + width] for t in texts for i in range(len(t) - width + 1)}
-            powers = np.array([pow(_MULT, j, 1 << 64) for j in range(width)], dtype=np.uint64)
-            self.groups.append((width, grams, np.unique(np.concatenate([_hash(t, powers) for t in texts])), powers))
+            hashes = np.unique(np.concatenate([_windows(_prefix(t), width) for t in texts]))
+            self.groups.append((width, grams, hashes))
         self.width = min((g[0] for g in self.groups), default=0)
 
     def _starts(self, plain: str) -> tuple[list[int], list[int]]:
         """Where a window of ``plain`` is one of the key's (its forms'), and where each such window ends."""
         starts: list[int] = []
         ends: list[int] = []
-        for w, grams, hashes, powers in self.groups:
+        prefix = None
+        for w, grams, hashes in self.groups:
             if len(plain) < w:
                 continue
             if len(plain) <= SHORT:  # a short text (most answers, every message): looked up window by window
@@ -127,7 +128,8 @@ class Redactor:
             else:
                 import numpy as np
 
-                h = _hash(plain, powers)
+                prefix = _prefix(plain) if prefix is None else prefix
+                h = _windows(prefix, w)
                 at = np.searchsorted(hashes, h)
                 at[at == len(hashes)] = 0
                 found = [p for p in np.flatnonzero(hashes[at] == h).tolist() if plain[p:p + w] in grams]  # no collision
@@ -163,7 +165,7 @@ class Redactor:
         edges = np.flatnonzero(np.diff(inside))
         out, last = [], 0
         for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
-            first, final = (a, b - 1) if kept is None else (kept[a], kept[b - 1])  # characters, both included
+            first, final = (a, b - 1) if kept is None else (int(kept[a]), int(kept[b - 1]))  # both included
             for escapes in reversed(layers):
                 first, final = escapes.start(first), escapes.end(final) - 1
             out += [text[last:first], "***"]
@@ -178,26 +180,43 @@ def _codes(text: str) -> Any:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
-def _hash(text: str, powers: Any) -> Any:
-    """The hash of every window of ``len(powers)`` characters of ``text`` (numpy, uint64 with wrap-around)."""
-    codes = _codes(text).astype("uint64")
-    n = len(codes) - len(powers) + 1
-    h = codes[:n] * powers[0]
-    for j in range(1, len(powers)):  # one vector operation per character of the window
-        h += codes[j:j + n] * powers[j]
-    return h
+def _prefix(text: str) -> tuple[Any, Any]:
+    """What :func:`_windows` needs of ``text``: the prefix sums of ``code[j] * MULT**j`` and the powers of MULT's
+    inverse (numpy uint64: arithmetic modulo 2**64, where the odd MULT has an inverse)."""
+    import numpy as np
+
+    codes = _codes(text).astype(np.uint64)
+    n = len(codes)
+    one = np.ones(1, dtype=np.uint64)
+    powers = np.cumprod(np.concatenate((one, np.full(n, _MULT, dtype=np.uint64)))[:n], dtype=np.uint64)
+    back = np.cumprod(np.concatenate((one, np.full(n, pow(_MULT, -1, 1 << 64), dtype=np.uint64))), dtype=np.uint64)
+    return np.concatenate((np.zeros(1, dtype=np.uint64), np.cumsum(codes * powers, dtype=np.uint64))), back
 
 
-def _squeezed(text: str) -> tuple[str, list[int] | None]:
+def _windows(prefix: tuple[Any, Any], width: int) -> Any:
+    """The hash of every window of ``width`` characters, sum over j < width of ``code[i + j] * MULT**j`` (modulo
+    2**64), from :func:`_prefix`: three vector operations whatever the width."""
+    sums, back = prefix
+    n = len(sums) - width
+    return (sums[width:] - sums[:n]) * back[:n] if n > 0 else sums[:0]
+
+
+def _squeezed(text: str) -> tuple[str, Any]:
     """``text`` without its separators (:data:`SPACES`, :data:`INVISIBLE`), and where each character left was
     (None: none removed)."""
+    if len(text) <= SHORT:  # most answers, every message: character by character
+        seps = set(map(chr, SPACES + INVISIBLE))
+        kept = [i for i, c in enumerate(text) if c not in seps]
+        return (text, None) if len(kept) == len(text) else ("".join(text[i] for i in kept), kept)
     import numpy as np
 
     codes = _codes(text)
-    keep = ~np.isin(codes, np.array(SPACES + INVISIBLE, dtype="<u4"))
+    table = np.zeros(0x10000 + 1, dtype=bool)  # every separator is below U+10000
+    table[list(SPACES + INVISIBLE)] = True
+    keep = ~table[np.minimum(codes, 0x10000)]
     if keep.all():
         return text, None
-    return codes[keep].tobytes().decode("utf-32-le", "surrogatepass"), np.flatnonzero(keep).tolist()
+    return codes[keep].tobytes().decode("utf-32-le", "surrogatepass"), np.flatnonzero(keep)
 
 
 class _Escapes:
