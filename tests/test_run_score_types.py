@@ -72,3 +72,37 @@ def test_taken_as_ir_measures_takes_them(kind):
     for shape, run in _shapes(GOOD[kind]).items():
         got = pref_eval.evaluate(QRELS, run, ["AP"]).value.tolist()
         assert len(got) == 1 and math.isclose(got[0], want, rel_tol=1e-12), shape
+
+
+@pytest.mark.parametrize("call", [
+    lambda q, r: pref_eval.evaluate(q.encode(), r, ["map"]),
+    lambda q, r: pref_eval.evaluate(q, r.encode(), ["map"]),
+    lambda q, r: pref_eval.evaluate(q, [r.encode(), r.encode()], ["map"]),
+    lambda q, r: pref_eval.evaluate(q, {"a": bytearray(r.encode())}, ["map"]),
+    lambda q, r: pref_eval.calc_aggregate(["map"], q, r.encode()),
+    lambda q, r: pref_eval.evaluator(["map"], q).evaluate(r.encode()),
+    lambda q, r: pref_eval.evaluator(["map"], q.encode())])
+def test_a_path_as_bytes_is_named_as_bytes(call):
+    """``b"qrels.txt"`` was read as records of its byte values: "expected (qid, docno, rel) ..., got int 113"."""
+    from pathlib import Path
+
+    from pref_eval.errors import UsageError
+
+    root = Path(__file__).resolve().parent.parent
+    with pytest.raises(UsageError, match=r"got bytes '.*'; a path is a str or a pathlib\.Path"):
+        call(str(root / "qrels" / "dl19-sample.qrels"), str(root / "runs" / "bm25.run"))
+
+
+def test_ids_in_the_index_say_reset_index():
+    """A frame indexed by its ids (``df.set_index("qid")``, ranx's frames by ``q_id``) names the index; after
+    ``reset_index()`` the same frame is read."""
+    run = pd.DataFrame({"qid": "1", "docno": DOCS, "score": [2.0, 4.0, 3.0, 1.0]})
+    qrels = pd.DataFrame({"q_id": "1", "doc_id": DOCS, "score": [1, 0, 1, 0]})
+    with pytest.raises(InputError, match=r"score columns; 'qid', 'docno' are in the index: df\.reset_index\(\)$"):
+        pref_eval.evaluate(QRELS, run.set_index(["qid", "docno"]), ["AP"])
+    with pytest.raises(InputError, match=r"score too\); 'q_id' is in the index: df\.reset_index\(\)$"):
+        pref_eval.evaluate(qrels.set_index("q_id"), run, ["AP"])
+    with pytest.raises(InputError, match=r"score columns$"):  # no id in the index: no hint
+        pref_eval.evaluate(QRELS, run.drop(columns="qid"), ["AP"])
+    got = pref_eval.evaluate(qrels.set_index("q_id").reset_index(), run.set_index("qid").reset_index(), ["AP"])
+    assert got.value.tolist() == pref_eval.evaluate(QRELS, run, ["AP"]).value.tolist()

@@ -221,6 +221,14 @@ def _ranx_swapped(x: Any, where: str) -> None:
         raise UsageError(f"{where}: got a ranx.{kind} ({what}) where {goes}; {_ORDER}")
 
 
+def _refuse_bytes(what: str, x: Any) -> None:
+    """A path written as bytes (``b"qrels.txt"``) is no path here, nor data: it was read as records of its byte
+    values ("expected (qid, docno, rel) ..., got int 113")."""
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        raise UsageError(f"{what}: got bytes {shown(bytes(x)[:60])}; a path is a str or a pathlib.Path "
+                         "(os.fsdecode turns bytes into one)")
+
+
 def _load_qrels(qrels: Any, subtopics: bool = False):
     from ..io.qrels import Qrels, qrels_from_records, read_qrels, with_subtopics
 
@@ -231,6 +239,7 @@ def _load_qrels(qrels: Any, subtopics: bool = False):
         return with_subtopics(qrels) if subtopics and qrels.subtopics is None else qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels, subtopics=subtopics)
+    _refuse_bytes("qrels", qrels)
     if not isinstance(qrels, Iterable) and not hasattr(qrels, "columns"):
         raise UsageError(f"qrels: expected a path, a DataFrame, a dict {{qid: {{docno: grade}}}} or Qrel records, "
                          f"got {type(qrels).__name__}{_irds_object(qrels, 'qrels')}")
@@ -281,6 +290,7 @@ def _run_from_data(x: Any, name: str) -> Any:
     """A run given as data (DataFrame, dict, records) → Run; an empty one is refused as an empty run file."""
     from ..io.runs import run_from_records
 
+    _refuse_bytes("run", x)
     col = next((c for c in getattr(x, "columns", ()) if str(c).lower() in _RUN_NAME_COLUMNS and len(x)
                 and bool((x[c] != x[c].iloc[0]).any())), None)
     if col is not None:  # several runs stacked in one DataFrame (PyTerrier's name column): each query's
@@ -316,6 +326,7 @@ def _load_runs(runs: Any) -> list:
             name, x = name or getattr(x, "name", None) or None, dict(x.to_dict())
         if isinstance(x, (str, os.PathLike)):
             return read_run(x, name=name)
+        _refuse_bytes(f"run {shown(name or 'run')}", x)
         if not isinstance(x, Iterable) and not hasattr(x, "columns"):
             raise UsageError(f"run {shown(name or 'run')}: expected a path, a DataFrame, a dict "
                              f"{{qid: {{docno: score}}}} "
@@ -326,6 +337,7 @@ def _load_runs(runs: Any) -> list:
         from ..io.run_ids import run_ids
 
         return [one(runs, run_ids([os.fspath(runs)])[0])]
+    _refuse_bytes("runs", runs)
     if isinstance(runs, Run) or hasattr(runs, "columns") or _ranx_object(runs):
         return [one(runs)]
     if isinstance(runs, Mapping):

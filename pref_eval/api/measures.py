@@ -363,8 +363,8 @@ def _one_run(run: Any) -> Any:
         if isinstance(first, (str, os.PathLike, Run)) or hasattr(first, "columns"):
             raise UsageError(f"expected one run, got a mapping of {len(run)} runs; {several}")
         return _run_from_data(run, "run")  # {qid: {docno: score}}; a value not a dict is an InputError
-    if isinstance(run, Iterable) and not isinstance(run, (str, os.PathLike, Run)) and not hasattr(run, "columns") \
-            and not _ranx_object(run):
+    if isinstance(run, Iterable) and not isinstance(run, (str, os.PathLike, Run, bytes, bytearray, memoryview)) \
+            and not hasattr(run, "columns") and not _ranx_object(run):
         run = list(run)  # records (read once: a generator is consumed here)
         first = run[0] if run else None
         if isinstance(first, (str, os.PathLike, Run, Mapping)) or hasattr(first, "columns"):

@@ -88,6 +88,15 @@ def find_column(df: Any, names: tuple[str, ...], source: str) -> Any:
     return None
 
 
+def index_hint(df: Any) -> str:
+    """When the ids the reader looks for are in the DataFrame's index (``df.set_index("qid")``, a groupby's
+    result, ranx's frames indexed by ``q_id``): "; 'qid' is in the index: df.reset_index()", else ""."""
+    ids = ("query_id", "qid", "q_id", "doc_id", "docno", "docid")
+    held = [n for n in getattr(getattr(df, "index", None), "names", ()) if isinstance(n, str) and n.lower() in ids]
+    return f"; {', '.join(map(shown, held))} {'is' if len(held) == 1 else 'are'} in the index: df.reset_index()" \
+        if held else ""
+
+
 def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     """Column ``col`` of ``df`` as an array of UTF-8 byte strings (``S`` dtype), refusing non-ids (see module)."""
     import pandas as pd

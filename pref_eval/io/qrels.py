@@ -331,7 +331,7 @@ def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
     ``q_id, doc_id, score``, the grade named score only beside ranx's q_id; an
     ``iteration`` column is kept; other columns are not read), column-wise; ids checked by
     :func:`pref_eval.io.frames.id_column`."""
-    from .frames import find_column, id_column
+    from .frames import find_column, id_column, index_hint
 
     qc = find_column(df, ("query_id", "qid", "q_id"), source)
     dc = find_column(df, ("doc_id", "docno", "docid"), source)
@@ -343,7 +343,7 @@ def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:
                    "(PyTerrier's pt.Evaluate takes the run first)") if qc and dc and find_column(
                        df, ("score",), source) else ""
         raise InputError(source, 0, "DataFrame needs query_id/qid, doc_id/docno and relevance/rel/label columns "
-                                    f"(ranx's q_id, doc_id, score too){swapped}")
+                                    f"(ranx's q_id, doc_id, score too){swapped}{index_hint(df)}")
     n = len(df)
     ic = find_column(df, ("iteration", "iter", "subtopic"), source)
     q = Qrels(

@@ -289,7 +289,7 @@ def _run_from_frame(df: Any, name: str) -> Run:
     ranking is by score, as trec_eval and ir-measures rank. Ids are checked by
     :func:`pref_eval.io.frames.id_column` (a missing or float id is an error).
     """
-    from .frames import find_column, id_column
+    from .frames import find_column, id_column, index_hint
 
     qc = find_column(df, ("query_id", "qid", "q_id"), name)  # q_id: ranx's Run.to_dataframe() / from_df
     dc = find_column(df, ("doc_id", "docno", "docid"), name)
@@ -297,7 +297,8 @@ def _run_from_frame(df: Any, name: str) -> Run:
     if qc is None or dc is None or sc is None:
         swapped = ("; this one has a qrels' grade column: a run goes here, evaluate(qrels, runs, measures)"
                    if qc and dc and find_column(df, ("relevance", "rel", "label"), name) else "")
-        raise InputError(name, 0, f"DataFrame needs query_id/qid/q_id, doc_id/docno and score columns{swapped}")
+        raise InputError(name, 0, f"DataFrame needs query_id/qid/q_id, doc_id/docno and score columns{swapped}"
+                                  f"{index_hint(df)}")
     if dc.lower() == "docid" and _integer_column(df[dc]):
         # PyTerrier's docid is Terrier's internal document number, not the collection's id: evaluated
         # against qrels docnos it would match nothing (or, with numeric docnos, the wrong documents)
