@@ -64,6 +64,10 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
     _check_fit_texts(compat=compat, output_format=output_format, judgments_format=judgments_format, ties=ties,
                      grades=grades, bins=bins, dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
+    from ..output.atomic import refuse_empty_names
+
+    refuse_empty_names(output=("-o", output), qrels_output=("--qrels", qrels_output),
+                       diagnostics=("--diagnostics", diagnostics))  # (an empty -o: IndexError; the others ignored)
     _check_fit_options(prior=prior, weight_power=weight_power, tol=tol, max_iter=max_iter, scale=scale,
                       elo_offset=elo_offset)
     _check_jobs(jobs, scheduler)

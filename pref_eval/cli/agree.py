@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_main, stdout_or
 from .once import OnceCommand
 from .options import quiet_option
 from .param_types import SEED, Correction, Finite
@@ -89,7 +89,7 @@ def command(judgments: tuple[str, ...], names: tuple[str, ...], fmt: str | None,
               seed=seed, confidence=confidence, buckets=buckets, calibration=calibration, consensus_min=consensus_min,
               prior=prior,
               top_k=top_k, runs=runs, measure=measure, grades=grades, tests=tests, correction=correction, alpha=alpha,
-              judged_depth=judged_depth, output=output or "-", output_format=output_format, digits=digits,
+              judged_depth=judged_depth, output=stdout_or(output), output_format=output_format, digits=digits,
               inputs=command_options(), log=Log("zelo_agree", quiet))
     return 0
 

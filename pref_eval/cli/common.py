@@ -82,6 +82,17 @@ class _QuietStderr:
         return getattr(self._stream, name)
 
 
+def stdout_or(output: str | None) -> str:
+    """An ``--output`` option's value for the API: not given is ``-`` (standard output); an empty name is refused
+    here, before any input is read (``output or "-"`` wrote ``--output "$UNSET"`` to standard output)."""
+    if output == "":
+        from ..errors import UsageError
+        from ..output.atomic import EMPTY_NAME
+
+        raise UsageError(f"--output: the file name is empty{EMPTY_NAME}")
+    return "-" if output is None else output
+
+
 def _guard_std_streams(process: bool = False) -> None:
     """A closed fd 0/1/2 is reopened on /dev/null so that no output file takes its
     number; a closed stdout then fails on the first write, a closed stderr is silent."""

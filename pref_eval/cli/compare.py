@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, given_options, run_id_options, run_main
+from .common import Log, given_options, run_id_options, run_main, stdout_or
 from .param_types import SEED, Correction, Finite
 from .once import OnceCommand
 from .options import quiet_option
@@ -133,7 +133,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                              "files' top K instead)")
         compare_orderings(orderings[0], orderings[1], key_a=key_a, key_b=key_b, rbo_p=rbo_p, rbo_ties=rbo_ties,
                           rbo_lists=rbo_lists, rbo_depth=rbo_depth, output_format=fmt, digits=digits,
-                          output=output or "-", log=log, inputs=command_options())
+                          output=stdout_or(output), log=log, inputs=command_options())
         return 0
     from ..api.comparison import compare_runs
 
@@ -142,7 +142,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
                      binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,
                      seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff, zero_method=zero_method,
                      wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
-                     marker_test=marker_test, digits=digits, output_format=fmt, output=output or "-",
+                     marker_test=marker_test, digits=digits, output_format=fmt, output=stdout_or(output),
                      run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
                      log=log, inputs=command_options(), keep_going=keep_going)
     return 0

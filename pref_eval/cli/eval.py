@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_id_options, run_main
+from .common import Log, run_id_options, run_main, stdout_or
 from .param_types import SEED, Finite
 from .once import OnceCommand
 from .options import quiet_option
@@ -149,7 +149,7 @@ def command(qrels: str | None, measures: tuple[str, ...], measure_set: str | Non
         evaluate_runs(qrels, list(runs), measures=measures, measure_set=measure_set, binary=binary, floor=floor,
                       judgments=judgments, judgments_format=judgments_format, best=best, per_query=per_query,
                       summary=not nosummary, complete=complete, level=level, depth=depth, topk=topk, output_format=fmt,
-                      output=output or "-", reference=reference, means=means, query_fraction=query_fraction,
+                      output=stdout_or(output), reference=reference, means=means, query_fraction=query_fraction,
                       label_fraction=label_fraction, label_policy=label_policy, samples=samples, seed=seed, jobs=jobs,
                       scheduler=scheduler, trec9=trec9, head=head, run_id_mode=run_id_mode, run_names=run_names,
                       log=Log("zelo_eval", quiet), inputs=command_options(), keep_going=keep_going, median=median,

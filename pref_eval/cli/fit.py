@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, refuse_unused, run_main
+from .common import Log, refuse_unused, run_main, stdout_or
 from .param_types import Finite
 from .once import OnceCommand
 from .options import quiet_option
@@ -68,7 +68,7 @@ def command(judgments: tuple[str, ...], fmt: str | None, ties: str | None, datas
                    "max_iter": "--max-iter"}, compat != "zbench")
     fit(list(judgments), judgments_format=fmt, ties=ties, prior=prior, weight_power=weight_power,
         agreement_weights=weights == "agreement", tol=tol, max_iter=max_iter, scale=scale, elo_offset=elo_offset,
-        dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=output or "-",
+        dataset=dataset, compat=compat, jobs=jobs, scheduler=scheduler, output=stdout_or(output),
         output_format=output_format, qrels_output=qrels, grades=grades, bins=bins, diagnostics=diagnostics,
         log=Log("zelo_fit", quiet), inputs=command_options(outputs=("--qrels", "--diagnostics")), as_frame=False,
         keep_results=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_main, stdout_or
 from .once import OnceGroup
 from .param_types import SEED, Finite
 from .options import quiet_option
@@ -118,8 +118,8 @@ def run_cmd(pairs: str | None, state: str | None, queries: str | None, docs: str
 
     _verbose_or_quiet(verbose, quiet)
     log = Log("zelo_judge", quiet, verbose=verbose)
-    sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store, output=output or "-",
-                 prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
+    sess = judge(pairs, state=state, queries=queries, docs=docs, judges=list(judges), store=store,
+                 output=stdout_or(output), prompt=prompt, both_orders=both_orders, ties=ties, missing_text=missing_text,
                  api_key_env=api_key_env, concurrency=concurrency,
                  rpm=rpm, retries=retries, timeout=timeout, backoff=backoff, budget_requests=budget_requests,
                  max_cost=max_cost, prices=_prices(prices), retry_failed=retry_failed, dry_run=dry_run, seed=seed,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_main, stdout_or
 from .once import OnceGroup
 from .param_types import SEED, Finite
 from .options import quiet_option
@@ -52,7 +52,7 @@ def cycles_cmd(dataset: str | None, run: tuple[str, ...], depth: int | None, doc
     from .common import command_options
 
     pairs(None, cycles, seed, dedup=no_duplicates, limit=limit, compat=compat, dataset=dataset, run=list(run) or None,
-          depth=depth, docs=docs, output=output or "-", output_format=output_format, log=Log("zelo_pairs", quiet),
+          depth=depth, docs=docs, output=stdout_or(output), output_format=output_format, log=Log("zelo_pairs", quiet),
           inputs=command_options())
     return 0
 
@@ -122,7 +122,7 @@ def next_cmd(state: str, output: str | None, quiet: bool) -> int:
     from ..api.pairing import pairs_next
     from .common import command_options
 
-    pairs_next(state, output=output or "-", inputs=command_options())
+    pairs_next(state, output=stdout_or(output), inputs=command_options())
     return 0
 
 
@@ -153,7 +153,7 @@ def status_cmd(state: str, output: str | None, verify: bool, quiet: bool) -> int
     from .common import command_options
 
     _refuse_verify_of_tournament(state)
-    pairs_status(state, output=output or "-", verify=verify, inputs=command_options())
+    pairs_status(state, output=stdout_or(output), verify=verify, inputs=command_options())
     return 0
 
 
@@ -171,7 +171,7 @@ def result_cmd(state: str, qrels: str | None, output: str | None, verify: bool, 
     from .common import command_options
 
     _refuse_verify_of_tournament(state)
-    pairs_result(state, qrels=qrels, output=output or "-", verify=verify, inputs=command_options())
+    pairs_result(state, qrels=qrels, output=stdout_or(output), verify=verify, inputs=command_options())
     return 0
 
 
@@ -239,7 +239,7 @@ def pool_cmd(depth: int, qrels: str | None, keep_going: bool, trec9: bool, contr
     from .common import command_options, options_given
 
     with options_given():
-        pairs_pool(list(runs), depth, qrels=qrels, output=output or "-", contributions=contributions,
+        pairs_pool(list(runs), depth, qrels=qrels, output=stdout_or(output), contributions=contributions,
                    keep_going=keep_going, trec9=trec9, log=Log("zelo_pairs", quiet), groups=groups,
                    group_sep=group_sep, level=level, inputs=command_options(outputs=("--contributions",)))
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Log, run_main
+from .common import Log, run_main, stdout_or
 from .once import OnceGroup
 from .param_types import SEED, Finite, NumberList
 from .options import quiet_option
@@ -43,7 +43,7 @@ def tournament_cmd(matrix: str, reps: int, k: int, p: int | None, f: int | None,
     from ..api.simulation import simulate
     from .common import command_options
 
-    simulate(matrix, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase, output=output or "-",
+    simulate(matrix, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase, output=stdout_or(output),
              log=Log("zelo_simulate", quiet), inputs=command_options())
     return 0
 
@@ -80,7 +80,7 @@ def recovery_cmd(ks: tuple[int, ...], sigma: tuple[float, ...], cycles: tuple[in
 
     # ks, sigma, cycles: tuples, checked by their click types
     simulate_recovery(ks=ks, sigma=sigma, cycles=cycles, trials=trials, seed=seed, strategy=strategy,
-                      window=window, start=start, batch=batch, criterion=criterion, output=output or "-",
+                      window=window, start=start, batch=batch, criterion=criterion, output=stdout_or(output),
                       log=Log("zelo_simulate", quiet), inputs=command_options())
     return 0
 
@@ -111,7 +111,7 @@ def bandit_cmd(algorithm: str, case: str | None, matrix: str | None, reps: int, 
     from .common import command_options
 
     simulate_bandit(algorithm, case=case, matrix=matrix, reps=reps, budget=budget, seed=seed, alpha=alpha,
-                    batch=batch, c=c, delta=delta, output=output or "-", log=Log("zelo_simulate", quiet),
+                    batch=batch, c=c, delta=delta, output=stdout_or(output), log=Log("zelo_simulate", quiet),
                     inputs=command_options())
     return 0
 
@@ -146,7 +146,7 @@ def adaptive_cmd(case: str | None, matrix: str | None, reps: int, seed: int, lea
 
     simulate_adaptive(case=case, matrix=matrix, reps=reps, seed=seed, lead=lead, batch=batch,
                       max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
-                      final_lead=final_lead, output=output or "-", log=Log("zelo_simulate", quiet),
+                      final_lead=final_lead, output=stdout_or(output), log=Log("zelo_simulate", quiet),
                       inputs=command_options())
     return 0
 
@@ -165,7 +165,7 @@ def figure3_cmd(reps: int, seed: int, algorithms: str, output: str | None, quiet
     from .common import command_options
 
     algos = tuple(a.strip() for a in algorithms.split(",") if a.strip())
-    simulate_figure3(reps, seed, algos, output=output or "-", log=Log("zelo_simulate", quiet),
+    simulate_figure3(reps, seed, algos, output=stdout_or(output), log=Log("zelo_simulate", quiet),
                      inputs=command_options())
     return 0
 

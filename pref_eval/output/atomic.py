@@ -103,6 +103,19 @@ def _same_file(a: str, b: str) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
+EMPTY_NAME = " (an unset shell variable?); write - for standard output"
+
+
+def refuse_empty_names(**named: tuple[str, str | None]) -> None:
+    """A function's outputs, ``key=(flag, path)``: an empty path is a UsageError naming the option (the option's
+    file would be silently not written where a caller tests the path's truth)."""
+    from ..errors import option_name
+
+    for key, (flag, path) in named.items():
+        if path == "":
+            raise UsageError(f"{option_name(key, flag)}: the file name is empty{EMPTY_NAME}")
+
+
 def check_not_input(path: str | None, inputs: Mapping[str, Sequence[str]]) -> None:
     """Refuse ``path`` when it is the same file as one of ``inputs``.
 
@@ -110,6 +123,8 @@ def check_not_input(path: str | None, inputs: Mapping[str, Sequence[str]]) -> No
     with it; ``-`` is standard input, one of the inputs when it is a regular file
     (``-J - -o F < F``). Paths that do not exist are not inputs (nothing to destroy).
     """
+    if path == "":  # (`--output "$OUT"` with OUT unset wrote to standard output, or "cannot write: Is a directory")
+        raise UsageError(f"output file name is empty{EMPTY_NAME}")
     if path is None or path == "-":
         out = _fd_file(sys.stdout)
         if out is not None:
