@@ -21,6 +21,9 @@ EXTRA = {  # the other output options, each empty with the main output a file
 }
 
 
+EXTRA["judge-store-dry-run"] = ("zelo_judge", [*EXTRA["judge-store"][1], "--dry-run"])
+
+
 @pytest.mark.parametrize("case", sorted({**CASES, **EXTRA}))
 def test_empty_output_name_refused(ws, case):
     script, argv = {**CASES, **EXTRA}[case]
@@ -30,6 +33,8 @@ def test_empty_output_name_refused(ws, case):
     assert not res.stdout
     line, = res.stderr.splitlines()
     assert "file name is empty (an unset shell variable?); write - for standard output" in line, line
+    if case in EXTRA:  # the option is named
+        assert f": {argv[argv.index(OUT) - 1]}: the file name is empty" in line, line
     assert digest_tree(ws) == before
 
 

@@ -63,6 +63,9 @@ def judge(
     # (an int path was os.fspath's TypeError, an int name an AttributeError further on)
     _check_paths("paths of files", store=store, queries=queries, docs=docs, prompt=prompt)  # (pairs, state: below)
     _check_strings(ties=ties, missing_text=missing_text, api_key_env=api_key_env)
+    from ..output.atomic import refuse_empty_names
+
+    refuse_empty_names(store=("--store", store))  # (said "cannot write: Is a directory"; --dry-run took it)
     import re
 
     from ..judge.spec import ENV_NAME

@@ -54,6 +54,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     # (qrels=5 was read as a file named "5", contributions=5 os.fspath's TypeError)
     _check_paths("paths of files", qrels=qrels, contributions=contributions, groups=groups)
     _check_strings(group_sep=group_sep)
+    from ..output.atomic import refuse_empty_names
+
+    refuse_empty_names(contributions=("--contributions", contributions))  # (said "output file name is empty")
     _check_int("depth", depth, 1)
     _check_int("level", level)
     if option_given("-l", level != 1) and (qrels is None or contributions is None):  # (no -l before session 24)
