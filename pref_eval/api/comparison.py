@@ -334,10 +334,12 @@ def _baseline_pairs(pref_df: Any, baseline: str) -> Any:
     names = list(dict.fromkeys(x for pair in zip(pref_df["run"], pref_df["run_b"], strict=True) for x in pair))
     b = _resolve_run(baseline, names)
     first, second = pref_df[pref_df["run_b"] == b], pref_df[pref_df["run"] == b].copy()
-    second["run"], second["run_b"] = second["run_b"].to_numpy(), second["run"].to_numpy()
+    run, run_b = second["run"].copy(), second["run_b"].copy()  # (Series: an object column of ids that were not
+    second["run"], second["run_b"] = run_b, run                # UTF-8 stays one; pandas' strings cannot hold them)
     second["value"] = -pd.to_numeric(second["value"], errors="coerce")
     out = pd.concat([first, second], ignore_index=True)  # the other runs in the file's order, as -R's command line
-    return out.iloc[np.argsort(out["run"].map({n: i for i, n in enumerate(names)}).to_numpy(), kind="stable")]
+    index = {n: i for i, n in enumerate(names)}
+    return out.iloc[np.argsort(np.fromiter(map(index.__getitem__, out["run"]), np.int64, len(out)), kind="stable")]
 
 
 def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,

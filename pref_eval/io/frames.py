@@ -53,6 +53,19 @@ def frame(data: Any, columns: list[str] | None = None) -> Any:
                              for c, v in named.items()})
 
 
+def holds_bytes(ids: Any) -> bool:
+    """Whether one of the strings ``ids`` holds a byte that was not UTF-8 (a surrogate escape ``\\udcNN``):
+    pandas' strings (pyarrow's) cannot hold it; such columns are of dtype object (:func:`frame`)."""
+    text = "".join(ids)
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def refuse_non_utf8_ids(rows: list, columns: tuple[Any, ...], name: str, lines: list[int] | None = None) -> None:
     """An :class:`InputError` for the first id of ``rows`` (``columns`` of each row) that was not UTF-8 (a byte
     read as its surrogate escape, or ``\\udcNN`` in our JSON outputs): pandas' strings (pyarrow's) hold UTF-8

@@ -319,14 +319,9 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     n = len(cols["value"])
     ids = ("run", "qid", "measure", "run_b")
     distincts = {c: list(dict.fromkeys(cols[c])) for c in ids}
-    if not all("".join(distincts[c]).isascii() for c in ids):
-        try:
-            "".join(v for c in ids for v in distincts[c]).encode("utf-8")
-        except UnicodeEncodeError:  # an id that was not UTF-8 (a surrogate escape): named at its first row
-            from .frames import refuse_non_utf8_ids
+    from .frames import holds_bytes
 
-            refuse_non_utf8_ids(list(zip(*(cols[c] for c in ids), strict=True)), (0, 1, 2, 3), name,
-                                cols["line"].tolist())
+    kept = holds_bytes(v for c in ids for v in distincts[c])  # an id that was not UTF-8: object columns
     texts, codes, sizes = {}, [], []
     for c in ("run", "run_b", "qid", "measure"):
         distinct = distincts[c]
@@ -334,7 +329,7 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
         codes.append(np.fromiter(map(index.__getitem__, cols[c]), np.int64, n))
         sizes.append(len(distinct))
         # the distinct values' array (the string dtype pandas infers for the column) taken row by row
-        texts[c] = pd.Series(np.array(distinct, dtype=object)).array.take(codes[-1])
+        texts[c] = pd.Series(np.array(distinct, dtype=object), dtype=object if kept else None).array.take(codes[-1])
     key, size = codes[0], sizes[0]
     for code, k in zip(codes[1:], sizes[1:], strict=True):
         if size * k >= 2 ** 62:  # the keys so far renumbered densely (at most one per row) before they overflow
@@ -349,6 +344,8 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
         j = int(order[1:][same].min())
         raise InputError(name, int(cols["line"][j]), f"duplicate row for run {shown(cols['run'][j])}, query "
                                                      f"{shown(cols['qid'][j])}, measure {shown(cols['measure'][j])}")
+    if kept:
+        texts = {c: pd.Series(t, dtype=object) for c, t in texts.items()}
     df = pd.DataFrame({"run": texts["run"], "qid": texts["qid"], "measure": texts["measure"], "value": cols["value"],
                        "run_b": texts["run_b"]})
     return df if pair else df.drop(columns="run_b")
@@ -388,7 +385,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pandas as pd
 
     name = display_name(path)
-    text = read_input_text(path, what="per-query file (zelo_eval -q output)")
+    text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
     lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)
     if lines[-1].endswith("\r"):
         lines[-1] = lines[-1][:-1]
@@ -426,10 +423,9 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         _delimited_rows(lines, first, delim, len(header), pos, pos_b, pos_s, name, rows, summaries)
     if not rows:
         raise InputError(name, 0, "no per-query rows (only summary rows or nothing)")
-    from .frames import refuse_non_utf8_ids
+    from .frames import frame
 
-    refuse_non_utf8_ids(rows, (0, 1, 2, 5), name, [r[4] for r in rows])
-    df = pd.DataFrame(rows, columns=[*COLUMNS, "line", "run_b"])
+    df = frame(rows, columns=[*COLUMNS, "line", "run_b"])
     dup = df.duplicated(["run", "run_b", "qid", "measure"], keep="first")
     if dup.any():
         j = int(dup.to_numpy().nonzero()[0][0])

@@ -55,6 +55,10 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
         df = read_per_query(per_query)
         name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)
         df = df[df["measure"] == name]
+        if "object" in (df["run"].dtype, df["qid"].dtype):  # an id that was not UTF-8 (a Latin-1 topic, as its
+            from ..stats.compare import LongTable           # surrogate escape): pandas' pivot cannot hold it
+
+            return LongTable(*(df[c].tolist() for c in ("run", "qid", "measure", "value"))), name
     else:
         if qrels is None or not runs:
             raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE" if command_running()

@@ -145,12 +145,14 @@ class Records:
         """The records as a pandas DataFrame (one row per record, in record order)."""
         import pandas as pd
 
+        from ..io.frames import frame
+
         if not any(frames for frames in self.blocks):
             return pd.DataFrame(columns=[*RECORD_KEYS, *EXTRA_KEYS])
         parts = []
         for bi, frames in enumerate(self.blocks):
             for f in frames:
-                parts.append(pd.DataFrame(f).assign(_block=bi))
+                parts.append(frame(f).assign(_block=bi))  # (run ids not UTF-8: object columns)
         df = pd.concat(parts, ignore_index=True)
         order = np.lexsort((df["_test"].to_numpy(), df["_pair"].to_numpy(), df["_block"].to_numpy()))
         df = df.iloc[order].drop(columns=["_block", "_pair", "_test"])
@@ -669,6 +671,33 @@ def _refuse_missing_pair(measure: str, pairs: list[tuple[str, str]], qids: list[
                      "every pair has)")
 
 
+def _not_all(qid: pd.Series) -> np.ndarray:
+    """The rows whose qid is not the summary row ``all`` (an integer qid never is): compared as Python objects,
+    as pandas' ``astype(str)`` cannot hold an id that was not UTF-8 (a surrogate escape of a Latin-1 topic)."""
+    return np.asarray(qid.to_numpy(dtype=object) != "all", dtype=bool)
+
+
+def _pair_matrix(sub: pd.DataFrame) -> tuple[list[tuple[Any, Any]], list[Any], np.ndarray]:
+    """``(pairs, qids, X)`` of one measure's rows: the pairs (run, run_b) in first-row order, the qids sorted
+    (canonical order, as in _matrix), X[pair, qid] the pair's first value on that query (NaN: none), C-ordered.
+    Without pandas' pivot table, whose index cannot hold an id that was not UTF-8 (a Latin-1 run tag or topic
+    kept as its surrogate escape, ``zelo_compare -P`` of a Latin-1 collection's per-query file)."""
+    import pandas as pd
+
+    ra, rb, qq = (sub[c].to_numpy(dtype=object) for c in ("run", "run_b", "qid"))
+    pair_code, pair_first = pd.factorize(np.fromiter(zip(ra.tolist(), rb.tolist(), strict=True), object, len(ra)))
+    pairs = [tuple(p) for p in pair_first.tolist()]
+    q_code, q_first = pd.factorize(qq)
+    qids = sorted(q_first.tolist())
+    rank = np.empty(len(qids), np.int64)
+    rank[sorted(range(len(qids)), key=q_first.__getitem__)] = np.arange(len(qids))
+    key = pair_code.astype(np.int64) * max(len(qids), 1) + rank[q_code]
+    _, first = np.unique(key, return_index=True)  # each (pair, qid)'s first row
+    X = np.full((len(pairs), len(qids)), np.nan)
+    X[pair_code[first], rank[q_code[first]]] = pd.to_numeric(sub["value"], errors="coerce").to_numpy(float)[first]
+    return pairs, qids, X
+
+
 def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measures: Sequence[str] | None = None,
                         runs: Sequence[str] | None = None,
                         **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
@@ -685,7 +714,7 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     """
     import pandas as pd
 
-    df = values[values["qid"].astype(str) != "all"]
+    df = values[_not_all(values["qid"])]
     if runs:
         df = df[df["run"].isin(list(runs)) & df["run_b"].isin(list(runs))]
     vals = pd.to_numeric(df["value"], errors="coerce").to_numpy(dtype=float)
@@ -701,11 +730,7 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     frames, nq, dropped = [], {}, {}
     for m in measure_list:
         sub = df[df["measure"] == m]
-        pairs = list(dict.fromkeys(zip(sub["run"], sub["run_b"], strict=False)))
-        qids = sorted(set(sub["qid"]))  # canonical order, as in _matrix
-        table = sub.pivot_table(index=["run", "run_b"], columns="qid", values="value", aggfunc="first")
-        table = table.reindex(index=pd.MultiIndex.from_tuples(pairs), columns=qids)
-        X = table.to_numpy(dtype=float)
+        pairs, qids, X = _pair_matrix(sub)
         present = ~np.isnan(X)
         if complete and not present.all():
             _refuse_missing_pair(m, pairs, qids, present)
