@@ -81,6 +81,7 @@ def build(ws: Path) -> Path:
                        "rerank.run"]),
         ("zelo_eval", ["-R", "q.qrels", "-q", "-m", "map", "-m", "ndcg_cut_10", "-o", "tsv", "--output", "pq.tsv",
                        "bm25.run", "dense.run", "rerank.run"]),
+        ("zelo_compare", ["-P", "pq.tsv", "--tests", "t", "-o", "jsonl", "--output", "cmp.jsonl"]),
         ("zelo_fit", ["-J", "j.judge", "-Q", "-o", "scores.tsv"]),
         ("zelo_pairs", ["init", "--state", "s.json", "--qrels", "q.qrels"]),
         ("zelo_pairs", ["cycles", "--docs", "docs.txt", "--cycles", "2", "-Q", "-o", "pairs.jsonl"]),

@@ -67,6 +67,9 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
     "orderings/compare": ("order_a.tsv", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
     "ordering-list/compare": ("order_b.txt", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
     "per-query/compare": ("pq.tsv", "zelo_compare", ["-P", "pq.tsv", "--tests", "t"]),
+    # session 27 (b37): zelo_compare's records read by zelo_plot (ids that are not UTF-8 kept, object columns)
+    "compare-records/plot": ("cmp.jsonl", "zelo_plot", ["pairs", "-C", "cmp.jsonl", "-m", "map", "-o", "f.svg",
+                                                        "-Q"]),
     "matrix/simulate": ("matrix.txt", "zelo_simulate", ["tournament", "--matrix", "matrix.txt", "--reps", "2",
                                                         "-Q"]),
     "docs/pairs-cycles": ("docs.txt", "zelo_pairs", ["cycles", "--docs", "docs.txt", "-Q"]),

@@ -77,8 +77,10 @@ def _measure_missing(table: Any, n_queries: dict) -> str:
     col = next((c for c in ("run", "name") if c in table.columns), None)
     if m is None or col is None or not hasattr(table, "groupby"):  # -R's evaluation (a LongTable): every run has
         return ""                                                   # every measure
-    has = table.groupby(table[col].astype(str))["measure"].agg(lambda s: list(dict.fromkeys(map(str, s))))
-    lacking = [(r, ms) for r, ms in has.items() if m not in ms]
+    has: dict[str, list[str]] = {}  # (no pandas groupby: its index cannot hold an id that was not UTF-8)
+    for r, measure in dict.fromkeys(zip(map(str, table[col].tolist()), map(str, table["measure"].tolist()))):
+        has.setdefault(r, []).append(measure)
+    lacking = [(r, has[r]) for r in sorted(has) if m not in has[r]]  # (groupby's order: the runs sorted)
     if not lacking:
         return ""
     r, ms = lacking[0]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import PrefEvalError, one_line, shortened
+from ..errors import PrefEvalError, one_line, shortened, shown
 from ..log import Log  # noqa: F401  (the commands import it from here)
 
 if TYPE_CHECKING:
@@ -452,7 +452,7 @@ def _positional_for_option(err: Any, args: list[str], click: Any) -> str:
     path = ctx.parent.command_path if ctx.parent is not None and ctx.info_name not in args else ctx.command_path
     takes = [p.human_readable_name for p in ctx.command.params if isinstance(p, click.Argument)]
     where = f"beyond the ones {path} takes ({' '.join(takes)})" if takes else f"which {path} does not take"
-    return (f"missing option {name}; {word!r} was taken as a positional argument, {where}: expected "
+    return (f"missing option {name}; {shown(word)} was taken as a positional argument, {where}: expected "
             f"{param.opts[0]} before it ({param.opts[0]} {word})")
 
 

@@ -8,6 +8,7 @@ from .common import Log, given_options, run_id_options, run_main, stdout_or
 from .param_types import SEED, Correction, Finite
 from .once import OnceCommand
 from .options import quiet_option
+from ..errors import shown
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -118,7 +119,7 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
 
             taken = [v for v in orderings if v.startswith("-") and v != "-" and not os.path.exists(v)]
             if taken:  # `--orderings --rbo-ties b A B`: click gave --orderings the next two words
-                raise UsageError(f"--orderings takes the two ordering files right after it; it took {taken[0]!r} "
+                raise UsageError(f"--orderings takes the two ordering files right after it; it took {shown(taken[0])} "
                                  "as a file name (write the other options before --orderings)")
             raise UsageError("--orderings takes two ordering files and no -R, -P or runs")
         for name, option in (("rbo_ties", "--rbo-ties"), ("rbo_lists", "--rbo-lists"), ("rbo_depth", "--rbo-depth")):

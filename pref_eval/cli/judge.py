@@ -7,6 +7,7 @@ from .common import Log, run_main, stdout_or
 from .once import OnceGroup
 from .param_types import SEED, Finite
 from .options import quiet_option
+from ..errors import shown
 
 _PRICE_HELP = "MODEL=IN,OUT: price per 1k input and output tokens (repeatable); cmd: judges by their spec."
 
@@ -63,7 +64,7 @@ def _prices(values: tuple[str, ...]) -> dict:
         model, eq, rest = v.rpartition("=")
         m = re.fullmatch(f"({_PRICE}),({_PRICE})", rest)
         if not eq or not model or m is None:
-            raise UsageError(f"--price: expected MODEL=IN,OUT (finite prices >= 0 per 1k tokens), got {v!r}")
+            raise UsageError(f"--price: expected MODEL=IN,OUT (finite prices >= 0 per 1k tokens), got {shown(v)}")
         if model in out:
             raise UsageError(f"--price {model}: given twice ({out[model][0]:g},{out[model][1]:g} and {rest})")
         out[model] = (float(m.group(1)), float(m.group(2)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from ..errors import shown
 
 #: ctx.meta's key (meta is shared by a group's contexts): the peer's warnings, waiting for -Q to be known
 _DROPPED = "pref_eval.once.dropped"
@@ -104,7 +105,7 @@ def _shown(param: click.Option, value: Any) -> str:
         return param.opts[-1] if value else param.secondary_opts[-1]
     if isinstance(value, (tuple, list)):
         return " ".join(map(str, value))
-    return repr(value) if value == "" or any(c.isspace() for c in str(value)) else str(value)
+    return shown(value) if value == "" or any(c.isspace() for c in str(value)) else str(value)
 
 
 def _peer(ctx: click.Context) -> tuple[str, frozenset[str]]:

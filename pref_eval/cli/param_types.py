@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from ..seeds import SEED_MAX
+from ..errors import shown
 
 
 class Finite(click.FloatRange):
@@ -25,7 +26,7 @@ class Finite(click.FloatRange):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         v = super().convert(value, param, ctx)
         if not math.isfinite(v):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
+            self.fail(f"{shown(value)} is not a finite number.", param, ctx)
         return v
 
     def _describe_range(self) -> str:
@@ -52,7 +53,7 @@ class NumberList(click.ParamType):
             return value
         parts = str(value).split(",")
         if not value or any(not p.strip() for p in parts):
-            self.fail(f"{value!r} is not a comma-separated list of numbers.", param, ctx)
+            self.fail(f"{shown(value)} is not a comma-separated list of numbers.", param, ctx)
         return tuple(self.item.convert(p.strip(), param, ctx) for p in parts)
 
 

@@ -8,6 +8,7 @@ import click
 from .common import Log, run_main
 from .once import OnceCommand
 from .options import quiet_option
+from ..errors import shown
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -90,7 +91,7 @@ def command(per_query: int, measures: tuple[str, ...], complete: int, level: str
         return print_measure_list(preferences=False)
     for flag, value in (("-l", level), ("-N", num_docs), ("-M", depth)):
         if value is not None and not _is_integer(value):
-            raise UsageError(f"{flag} expects an integer, got {value!r}")
+            raise UsageError(f"{flag} expects an integer, got {shown(value)}")
     if len(files) != 2:
         from ..peer_names import ir_measures_order
 

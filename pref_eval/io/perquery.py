@@ -321,7 +321,7 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     distincts = {c: list(dict.fromkeys(cols[c])) for c in ids}
     from .frames import holds_bytes
 
-    kept = holds_bytes(v for c in ids for v in distincts[c])  # an id that was not UTF-8: object columns
+    kept = holds_bytes("".join(distincts[c]) for c in ids)  # an id that was not UTF-8: object columns
     texts, codes, sizes = {}, [], []
     for c in ("run", "run_b", "qid", "measure"):
         distinct = distincts[c]
@@ -382,8 +382,6 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     Per-query rows only, in file order; duplicate (run, qid, measure) rows are
     an error.
     """
-    import pandas as pd
-
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
     lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)

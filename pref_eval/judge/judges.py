@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..errors import shown as shown_value
 from ..output.json_text import json_dumps
 from .prompt import parse_answer
 from .redact import MIN_RUN, Redactor
@@ -415,7 +416,8 @@ class CmdJudge:
         if isinstance(obj, dict):
             if "id" in obj and obj["id"] != rid:
                 await self._kill()
-                raise Transient(f"answer for id {obj['id']!r} where {rid} was asked (judge program restarted)")
+                raise Transient(f"answer for id {shown_value(obj['id'])} where {rid} was asked "
+                                "(judge program restarted)")
             tin, tout = _int(obj.get("tokens_in")), _int(obj.get("tokens_out"))
             if "score" in obj:
                 vote, reason = parse_answer(json.dumps({"score": obj["score"]}))

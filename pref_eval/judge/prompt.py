@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import re
+from ..errors import shown
 
 DEFAULT_PROMPT = """You compare two documents for their relevance to a search query.
 
@@ -90,5 +91,5 @@ def parse_answer(text: str | None) -> tuple[float | None, str | None]:
         return None, "unparsable answer (expected {\"score\": number in -1..1})"
     v = float(value)
     if math.isnan(v) or not (-1.0 <= v <= 1.0):
-        return None, f"score {value!r} outside -1..1"
+        return None, f"score {shown(value)} outside -1..1"
     return v, None

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .judges import Transient
+from ..errors import shown
 
 if TYPE_CHECKING:
     from .store import Store
@@ -105,7 +106,7 @@ def checked_prices(prices: Any, keys: Sequence[str]) -> dict[str, tuple[float, f
                              f"got {value!r:.60}")
         if key not in keys:
             raise UsageError(f"--price {key}: no --judge has this price key (an openai: judge's model, a cmd: "
-                             f"judge's name: {', '.join(repr(k) for k in keys)})")
+                             f"judge's name: {', '.join(map(shown, keys))})")
         out[key] = (float(pair[0]), float(pair[1]))
     return out
 

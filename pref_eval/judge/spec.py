@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 _OPENAI_OPTIONS = ("key", "name", "temperature", "max_tokens")
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # an environment variable's name (key=, --api-key-env); re caches it
@@ -91,9 +91,9 @@ def _check_url(url: str) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is no number in 0-65535
     except ValueError as err:
-        raise UsageError(f"--judge: not a usable base URL {_masked(url)!r} ({err})") from None
+        raise UsageError(f"--judge: not a usable base URL {shown(_masked(url))} ({err})") from None
     if not parts.hostname:
-        raise UsageError(f"--judge: no host in the base URL {_masked(url)!r}")
+        raise UsageError(f"--judge: no host in the base URL {shown(_masked(url))}")
 
 
 def identity(name: str) -> str:
@@ -115,13 +115,13 @@ def parse_spec(spec: str) -> JudgeSpec:
             raise UsageError("--judge cmd: needs a command, e.g. cmd:'python3 my_judge.py'")
         return JudgeSpec(kind="cmd", name=spec.strip(), command=command)
     if not spec.startswith("openai:"):
-        raise UsageError(f"--judge: expected openai:MODEL@BASE_URL or cmd:COMMAND, got {spec!r}")
+        raise UsageError(f"--judge: expected openai:MODEL@BASE_URL or cmd:COMMAND, got {shown(spec)}")
     body, *opts = spec[7:].split(",")
     model, at, url = body.partition("@")
     if not model:
-        raise UsageError(f"--judge: no model name in {spec!r} (openai:MODEL@BASE_URL)")
+        raise UsageError(f"--judge: no model name in {shown(spec)} (openai:MODEL@BASE_URL)")
     if at and not url.startswith(("http://", "https://")):
-        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {_masked(url)!r}")
+        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {shown(_masked(url))}")
     if at and "@" in url:  # credentials, USER:PASSWORD@HOST: also a password holding '/' (which ends the authority)
         raise UsageError("--judge: the base URL holds credentials (USER:PASSWORD@HOST); they would be part of the "
                          "judge's name, in the store and the output: give the key in the environment (key=ENV)")
@@ -134,8 +134,8 @@ def parse_spec(spec: str) -> JudgeSpec:
         if not eq or k not in _OPENAI_OPTIONS:
             # the value of an unknown option may be a key pasted by mistake: never echoed; nor a bare word
             # that does not look like an option name
-            shown = f"{k}=..." if eq else o if re.match(r"^[A-Za-z_]{1,20}$", o) else "..."
-            raise UsageError(f"--judge: unknown option {shown!r} (one of "
+            given = f"{k}=..." if eq else o if re.match(r"^[A-Za-z_]{1,20}$", o) else "..."
+            raise UsageError(f"--judge: unknown option {shown(given)} (one of "
                              f"{', '.join(k + '=' for k in _OPENAI_OPTIONS)})")
         values[k] = v
         if k not in ("key", "name"):
@@ -144,10 +144,10 @@ def parse_spec(spec: str) -> JudgeSpec:
         temperature = float(values["temperature"]) if "temperature" in values else 0.0
         max_tokens = int(values["max_tokens"]) if "max_tokens" in values else None
     except ValueError:
-        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {_masked(spec)!r}") \
+        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {shown(_masked(spec))}") \
             from None
     if not math.isfinite(temperature) or temperature < 0:
-        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {_masked(spec)!r}")
+        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {shown(_masked(spec))}")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("--judge: max_tokens must be >= 1")
     if "key" in values and not re.match(ENV_NAME, values["key"]):  # also under --dry-run, which starts no judge

@@ -30,7 +30,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
-from ..errors import InputError, OutputError, UsageError
+from ..errors import InputError, OutputError, UsageError, shown
 
 SCHEMA_VERSION = "2"
 
@@ -164,7 +164,8 @@ class Store:
             newer = version.isdigit() and int(version) > int(SCHEMA_VERSION)
             raise InputError(self.path, 0, f"written by a newer pref_eval (store schema {version}; this version "
                              f"reads up to {SCHEMA_VERSION})" if newer else
-                             f"store schema {version!r} is not one zelo_judge wrote (expected 1 or {SCHEMA_VERSION})")
+                             f"store schema {shown(version)} is not one zelo_judge wrote "
+                             f"(expected 1 or {SCHEMA_VERSION})")
         if "answers" not in tables or "prompts" not in tables:
             raise InputError(self.path, 0, "not a zelo_judge store: its schema is marked but the answers or "
                              "prompts table is missing (a damaged store)")

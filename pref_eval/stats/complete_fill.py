@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 #: measures (registry names) whose per-query value reads only the qrels: the same for every run
 RUN_INDEPENDENT = frozenset({"num_rel", "ideal_dcg", "num_q"})
@@ -48,9 +48,9 @@ def fill_missing(X: np.ndarray, present: np.ndarray, measure: str, qids: list[st
     name = _registry_name(measure)
     if name in QRELS_DEPENDENT:
         j = int(np.nonzero(~present.all(axis=0))[0][0])
-        raise UsageError(f"-c: measure {measure!r} is not 0 on a topic a run lacks (trec_eval -c scores it on an "
-                         f"empty ranking, a value of the qrels), and run {runs[int(np.argmin(present[:, j]))]!r} "
-                         f"lacks query {qids[j]!r}: compare with -R QRELS -c, or a per-query file written with -c")
+        raise UsageError(f"-c: measure {shown(measure)} is not 0 on a topic a run lacks (trec_eval -c scores it on an "
+                         f"empty ranking, a value of the qrels), and run {shown(runs[int(np.argmin(present[:, j]))])} "
+                         f"lacks query {shown(qids[j])}: compare with -R QRELS -c, or a per-query file written with -c")
     if name not in RUN_INDEPENDENT:
         return np.where(present, X, 0.0)
     with np.errstate(invalid="ignore"):
@@ -58,6 +58,7 @@ def fill_missing(X: np.ndarray, present: np.ndarray, measure: str, qids: list[st
     differ = np.nonzero(lo != hi)[0]
     if differ.size:
         j = int(differ[0])
-        raise UsageError(f"measure {measure!r} reads only the qrels, yet the runs differ on query {qids[j]!r} "
+        raise UsageError(f"measure {shown(measure)} reads only the qrels, yet the runs differ on query "
+                         f"{shown(qids[j])} "
                          f"({lo[j]:g} vs {hi[j]:g}): were they evaluated on different qrels?")
     return np.where(present, X, lo)

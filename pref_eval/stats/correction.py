@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 #: statsmodels.stats.multitest.multipletests method name of each correction
@@ -40,8 +40,8 @@ def unknown_correction(method: object) -> UsageError:
 
     hint = correction_hint(method) if isinstance(method, str) else ""
     if not hint and isinstance(method, str) and method.lower() in CORRECTIONS:
-        hint = f" (write {method.lower()!r})"
-    return UsageError(f"unknown correction {method!r}{hint}; expected one of {', '.join(CORRECTIONS)}")
+        hint = f" (write {shown(method.lower())})"
+    return UsageError(f"unknown correction {shown(method)}{hint}; expected one of {', '.join(CORRECTIONS)}")
 
 
 def _adjust_sorted(ps: np.ndarray, method: str) -> np.ndarray:

@@ -51,6 +51,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import libm
+from ..errors import shown
 
 
 def kendall_tau_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
@@ -187,7 +188,7 @@ def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9, depth: int | Non
 
 def _check_depth(depth: int | None) -> None:
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise ValueError(f"RBO depth must be an integer >= 1 (got {depth!r})")
+        raise ValueError(f"RBO depth must be an integer >= 1 (got {shown(depth)})")
 
 
 def _rbo_ext_parts(a: Sequence[str], b: Sequence[str], p: float, depth: int | None) -> tuple[float, float, int]:
@@ -270,7 +271,7 @@ def _rbo_tied_parts(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.nda
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
     if ties not in ("a", "b", "w"):
-        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+        raise ValueError(f"RBO ties must be one of a, b, w (got {shown(ties)})")
     x = np.asarray(a, float)
     y = np.asarray(b, float)
     if x.shape != y.shape or x.ndim != 1:
@@ -320,7 +321,7 @@ def rbo_at_depth(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarra
     tie breaks). At K = k, ``ext`` is :func:`rbo_ext_tied`.
     """
     if ties not in ("a", "b", "w"):
-        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+        raise ValueError(f"RBO ties must be one of a, b, w (got {shown(ties)})")
     if depth is None:
         raise ValueError("RBO depth must be an integer >= 1 (got None)")
     total, ext, k = _rbo_tied_parts(a, b, p, ties, 1 << 22, depth)
@@ -387,7 +388,7 @@ def rbo_prefix(a: Mapping[str, float] | Sequence[str], b: Mapping[str, float] | 
     if not 0 < p < 1:
         raise ValueError("RBO persistence p must be in (0, 1)")
     if ties not in ("a", "b", "w"):
-        raise ValueError(f"RBO ties must be one of a, b, w (got {ties!r})")
+        raise ValueError(f"RBO ties must be one of a, b, w (got {shown(ties)})")
     na, xa = _as_scores(a, "A")
     nb, xb = _as_scores(b, "B")
     if not na or not nb:
@@ -501,13 +502,13 @@ def compare_orderings(a: Mapping[str, float], b: Mapping[str, float], rbo_p: flo
         raise ValueError("an RBO depth applies to the common orderings (rbo_lists common); a prefix is seen to "
                          "its length: cut the orderings to their top k instead")
     if rbo_ties not in RBO_TIES:
-        raise ValueError(f"RBO ties must be one of {', '.join(RBO_TIES)} (got {rbo_ties!r})")
+        raise ValueError(f"RBO ties must be one of {', '.join(RBO_TIES)} (got {shown(rbo_ties)})")
     if rbo_lists not in RBO_LISTS:
-        raise ValueError(f"RBO lists must be one of {', '.join(RBO_LISTS)} (got {rbo_lists!r})")
+        raise ValueError(f"RBO lists must be one of {', '.join(RBO_LISTS)} (got {shown(rbo_lists)})")
     for label, scores in (("A", a), ("B", b)):
         bad = [s for s, v in scores.items() if math.isnan(float(v))]
         if bad:  # NaN compares false with everything: tau_b NaN, tau_AP a silent 0 (every pair "not above")
-            raise ValueError(f"ordering {label}: the score of system {bad[0]!r} is NaN; expected a number")
+            raise ValueError(f"ordering {label}: the score of system {shown(bad[0])} is NaN; expected a number")
     names = [s for s in a if s in b]
     only_a = [s for s in a if s not in b]
     only_b = [s for s in b if s not in a]

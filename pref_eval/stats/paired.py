@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .. import libm
+from ..errors import shown
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 
@@ -129,7 +130,7 @@ def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "aut
     from .signed_rank import wilcoxon
 
     if method not in ("auto", "exact", "asymptotic"):
-        raise ValueError(f"unknown Wilcoxon method {method!r}")
+        raise ValueError(f"unknown Wilcoxon method {shown(method)}")
     return wilcoxon(_as_rows(D), zero_method=zero_method, method=method, correction=correction)
 
 
@@ -294,7 +295,7 @@ def bootstrap_test(D: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
     k, n = D.shape
     method = ci_method.lower()
     if method not in ("bca", "percentile", "basic"):
-        raise ValueError(f"unknown bootstrap interval {ci_method!r}")
+        raise ValueError(f"unknown bootstrap interval {shown(ci_method)}")
     nan = np.full(k, np.nan)
     if n < 2:  # one topic: every resample is that topic, the bootstrap distribution is a point (scipy refuses)
         return {"statistic": D.mean(axis=1) if n else nan, "p_value": nan.copy(), "ci_low": nan.copy(),

@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from .special import normal_two_sided
+from ..errors import shown
 
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 METHODS = ("auto", "exact", "asymptotic")
@@ -156,9 +157,9 @@ def wilcoxon(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
     (exact / permutation / asymptotic per row) and ``n_zero``.
     """
     if zero_method not in ZERO_METHODS:
-        raise ValueError(f"unknown zero method {zero_method!r}")
+        raise ValueError(f"unknown zero method {shown(zero_method)}")
     if method not in METHODS:
-        raise ValueError(f"unknown Wilcoxon method {method!r}")
+        raise ValueError(f"unknown Wilcoxon method {shown(method)}")
     D = np.asarray(D, dtype=float)
     k, n = D.shape
     n_zero = (D == 0).sum(axis=1)
