@@ -78,7 +78,8 @@ def _measure_missing(table: Any, n_queries: dict) -> str:
     if m is None or col is None or not hasattr(table, "groupby"):  # -R's evaluation (a LongTable): every run has
         return ""                                                   # every measure
     has: dict[str, list[str]] = {}  # (no pandas groupby: its index cannot hold an id that was not UTF-8)
-    for r, measure in dict.fromkeys(zip(map(str, table[col].tolist()), map(str, table["measure"].tolist()))):
+    runs, measures = map(str, table[col].tolist()), map(str, table["measure"].tolist())
+    for r, measure in dict.fromkeys(zip(runs, measures, strict=True)):
         has.setdefault(r, []).append(measure)
     lacking = [(r, has[r]) for r in sorted(has) if m not in has[r]]  # (groupby's order: the runs sorted)
     if not lacking:
