@@ -58,7 +58,15 @@ def shown(value: object) -> str:
     if isinstance(value, bytes | bytearray):
         value = bytes(value).decode("utf-8", "surrogateescape")
     text = repr(value)
-    if type(value) is not str or "\\udc" not in text:
+    if type(value) is not str:
+        return text
+    return bytes_in_repr(text)
+
+
+def bytes_in_repr(text: str) -> str:
+    """``text`` holding ``repr``s of strings (click's ``Invalid value for '-x': 'h\\udce9' is not one of ...``)
+    with each escape ``\\udcNN`` of a byte that was not UTF-8 written ``\\xNN``, as :func:`shown` writes it."""
+    if "\\udc" not in text:
         return text
     import re
 

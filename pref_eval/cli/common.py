@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..errors import PrefEvalError, one_line, shortened, shown
+from ..errors import PrefEvalError, bytes_in_repr, one_line, shortened, shown
 from ..log import Log  # noqa: F401  (the commands import it from here)
 
 if TYPE_CHECKING:
@@ -409,7 +409,8 @@ def _usage_lines(err: Any, label: str, click: Any) -> str:
     ``LABEL: MESSAGE`` as every other error, then click's ``Try 'PROG --help' for help.`` -- not click's block of
     the usage line, the hint, a blank line and ``Error: MESSAGE`` (docs/exit-codes.md)."""
     ctx = getattr(err, "ctx", None)
-    lines = f"{label}: {shortened(one_line(_peer_option(err, ctx, click) or err.format_message()))}\n"
+    message = bytes_in_repr(_peer_option(err, ctx, click) or err.format_message())  # (click's repr of a value)
+    lines = f"{label}: {shortened(one_line(message))}\n"
     if not isinstance(err, click.UsageError):
         return lines
     if ctx is None:  # refused before a context was made (an option's value missing at the end of the line)
