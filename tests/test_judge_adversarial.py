@@ -607,7 +607,6 @@ SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score
      {"d.tsv": b'{"query": {"id": "q0", "query": "x"}, "documents": [{"id": "d0", "content": "A"}]}\n'
                b'{"query": {"id": "q0", "query": "x"}, "documents": [{"id": "d0", "content": "Z"}]}\n'},
      "d.tsv:2: document d0 of query q0 again with another text (first on line 1)"),
-    ("a byte that is not UTF-8", {"d.tsv": b"d0\tA\nd1\tcaf\xe9\n"}, "d.tsv:2: byte 0xe9 is not UTF-8 text"),
     ("a self-pair", {"p.jsonl": b'{"qid": "q0", "doc_a": "d0", "doc_b": "d1"}\n{"qid": "q0", "doc_a": "d2", '
                                 b'"doc_b": "d2"}\n'},
      "p.jsonl:2: pair of document d2 with itself (expected two different documents; zbench's self-pair"),
@@ -618,7 +617,8 @@ SCORER = "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'score
 def test_bad_text_and_pair_files_name_file_and_line(tmp_path, case, files, message):
     """Each bad input: one line 'zelo_judge: FILE:LINE: ...', exit 2, nothing asked, no output written.
     Before: duplicates were taken silently (the last text judged), a self-pair was skipped with a warning,
-    a PAIRS file without any text gave an empty output and exit 0, a bad byte had no line."""
+    a PAIRS file without any text gave an empty output and exit 0. (A byte that is not UTF-8 was refused
+    here until session 27: now read as Windows-1252 in a text, kept in an id; tests/test_judge_latin1.py.)"""
     inputs = texts(tmp_path)
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)

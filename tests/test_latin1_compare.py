@@ -120,3 +120,14 @@ def test_per_query_values_are_trec_evals(dirs):
         got = {f[2]: b"%.4f" % float(f[4]) for f in rows if f[0] == tag and f[1] == b"" and f[3] == b"map"
                and f[2] != b"all"}
         assert got == want and TOPICS[0] in got
+
+
+@pytest.mark.parametrize("out", ["jsonl", "csv"])
+def test_compare_evaluating_preference_measures_of_latin1_ids(dirs, out):
+    """``zelo_compare -R`` with a preference measure beside a trec_eval one (the preference table, then the
+    pivot-free matrix): was refused ("the preference measures' comparison cannot hold the id"); now the twin's
+    records with the bytes back."""
+    latin1, twin = dirs
+    argv = ["compare", "-R", "q.qrels", "-m", "rpp", "-m", "map", "--run-id", "tag", "-o", out, *RUNS]
+    ours = _run(latin1, *argv)
+    assert b"rpp" in ours and ours == _untwin(_run(twin, *argv), out == "jsonl")

@@ -92,8 +92,10 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
 
     if skipped:  # a run left out by the trec_eval measures (no topic in common) is left out of the pairs too
         pref_df = pref_df[~pref_df["run"].isin(skipped) & ~pref_df["run_b"].isin(skipped)]
-    metric_df = pd.DataFrame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
-                              "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
+    from ..io.frames import frame
+
+    metric_df = frame({"run": df.run, "qid": [str(q) for q in df.qid], "measure": df.measure,
+                       "value": [float(v) for v in df.value], "run_b": [""] * len(df.run)})
     return pd.concat([pref_df, metric_df], ignore_index=True), baseline, baseline is not None
 
 

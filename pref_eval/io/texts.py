@@ -13,6 +13,14 @@ docs/zelo_judge.md):
   document's text is looked up per query first.
 * ``irds:<dataset-id>``: ir_datasets' queries (``queries_iter``) and docs
   store (``docs_store().get_many``), texts by ``default_text()``.
+
+Bytes (session 27): ids are their bytes, as in every reader (TREC qrels and runs, judgments): a byte that is
+not UTF-8 is kept as its surrogate escape, so a Latin-1 docno of the texts file is the same id as in the pairs
+file, the qrels and the store. A *text* is sent to a model, which reads text: a byte of a text that is not
+part of a UTF-8 character is read as the Windows-1252 character of that byte (:func:`text_of`; what the WHATWG
+Encoding Standard decodes for the labels ``latin1`` and ``iso-8859-1``: ISO-8859-1's letters, Windows'
+punctuation for 0x80-0x9F), with one warning per file naming its first such line (docs/zelo_judge.md, "Texts
+that are not UTF-8"). A NUL byte is refused (no text to judge).
 """
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
-from .textfile import cr_line_ends, decode_utf8, display_name, json_object, read_input_bytes, refuse_nul
+from .textfile import cr_line_ends, display_name, json_object, read_input_bytes, refuse_nul
 
 _QID_KEYS = ("qid", "query_id", "id", "_id")
 _QTEXT_KEYS = ("text", "query")
@@ -98,14 +106,61 @@ def _load_irds(dataset_id: str):
 
 
 def _text_lines(path: str, what: str):
-    """``(display name, text)``: UTF-8 (a bad byte is named with its line), CR-only line ends as LF, a NUL
-    byte refused (:func:`~pref_eval.io.textfile.refuse_nul`: the TSV ids would differ from the TREC files'
-    ones, and a NUL is no text to judge)."""
+    """``(display name, text)``: UTF-8, a byte that is not UTF-8 kept as its surrogate escape (ids are bytes;
+    texts go through :func:`text_of`), CR-only line ends as LF, a NUL byte refused
+    (:func:`~pref_eval.io.textfile.refuse_nul`: the TSV ids would differ from the TREC files' ones, and a NUL
+    is no text to judge)."""
     name = display_name(path)
     data = cr_line_ends(read_input_bytes(path, what=what))
-    text = decode_utf8(data, name)
+    text = data.decode("utf-8", "surrogateescape")
     refuse_nul(data, name)
     return name, text
+
+
+def _windows_1252() -> dict[int, str]:
+    """{surrogate escape of byte b: the Windows-1252 character of b} for b in 0x80..0xff; the five bytes
+    Windows-1252 leaves undefined (0x81, 0x8d, 0x8f, 0x90, 0x9d) as the C1 control of that code point, as the
+    WHATWG Encoding Standard decodes them."""
+    table = {}
+    for b in range(0x80, 0x100):
+        try:
+            table[0xDC00 + b] = bytes([b]).decode("cp1252")
+        except UnicodeDecodeError:
+            table[0xDC00 + b] = chr(b)
+    return table
+
+
+def text_of(text: str) -> str:
+    """A text read with surrogateescape as the text a model is shown: each byte that was not part of a UTF-8
+    character (``\\udcNN``, also our JSON writers' escape of such a byte) as its Windows-1252 character; UTF-8
+    text unchanged (a Latin-1 ``caf\\xe9`` and a UTF-8 ``café`` give the same text)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a surrogate: a byte that was not UTF-8 (or a lone one of a JSON escape: kept)
+        return text.translate(_windows_1252())
+    return text
+
+
+class _Bytes:
+    """The count and first line of a file's texts holding a byte that is not UTF-8, for one warning."""
+
+    def __init__(self) -> None:
+        self.n, self.first = 0, 0
+
+    def text(self, body: str, no: int) -> str:
+        out = text_of(body)
+        if out != body:
+            self.n += 1
+            self.first = self.first or no
+        return out
+
+    def warn(self, name: str, warn: Callable[[str], None] | None) -> None:
+        if self.n and warn is not None:
+            warn(f"{name}:{self.first}: {self.n} text(s) hold bytes that are not UTF-8: read as Windows-1252 "
+                 "(Latin-1) characters for the judge (ids keep their bytes; convert the file with iconv for "
+                 "another encoding)")
 
 
 def _put(table: dict[str, str], first: dict[str, int], key: str, text: str, name: str, no: int, what: str,
@@ -119,8 +174,9 @@ def _put(table: dict[str, str], first: dict[str, int], key: str, text: str, name
     first.setdefault(key, no)
 
 
-def read_queries(path: str, into: Texts | None = None) -> Texts:
-    """Read query texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``."""
+def read_queries(path: str, into: Texts | None = None, warn: Callable[[str], None] | None = None) -> Texts:
+    """Read query texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``; ``warn`` gets the warning
+    of texts that are not UTF-8 (see the module)."""
     out = into if into is not None else Texts()
     if path.startswith("irds:"):
         ds = _load_irds(path[5:])
@@ -135,12 +191,13 @@ def read_queries(path: str, into: Texts | None = None) -> Texts:
         run_quietly(path, "read queries", fill)
         return out
     name, text = _text_lines(path, "queries file")
-    _parse(text, name, out, queries=True)
+    _parse(text, name, out, queries=True, warn=warn)
     return out
 
 
-def read_docs(path: str, into: Texts | None = None) -> Texts:
-    """Read document texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``."""
+def read_docs(path: str, into: Texts | None = None, warn: Callable[[str], None] | None = None) -> Texts:
+    """Read document texts (TSV, JSONL, zbench dataset or ``irds:``) into ``into``; ``warn`` gets the warning
+    of texts that are not UTF-8 (see the module)."""
     out = into if into is not None else Texts()
     if path.startswith("irds:"):
         ds = _load_irds(path[5:])
@@ -153,11 +210,17 @@ def read_docs(path: str, into: Texts | None = None) -> Texts:
             read_queries(path, out)
         return out
     name, text = _text_lines(path, "documents file")
-    _parse(text, name, out, queries=False)
+    _parse(text, name, out, queries=False, warn=warn)
     return out
 
 
-def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
+def _parse(text: str, name: str, out: Texts, *, queries: bool, warn: Callable[[str], None] | None = None) -> None:
+    raw = _Bytes()
+    _parse_lines(text, name, out, queries, raw)
+    raw.warn(name, warn)
+
+
+def _parse_lines(text: str, name: str, out: Texts, queries: bool, raw: _Bytes) -> None:
     json_lines = text.lstrip()[:1] == "{"
     table, what = (out.queries, "query") if queries else (out.docs, "document")
     first: dict[str, int] = {}  # id -> line it was first given on (in this file)
@@ -170,39 +233,40 @@ def _parse(text: str, name: str, out: Texts, *, queries: bool) -> None:
             if not tab or not key.strip():
                 what = "qid<TAB>text" if queries else "docno<TAB>text"
                 raise InputError(name, no, f"expected '{what}' (or JSON lines)")
-            _put(table, first, key.strip(), body, name, no, what)
+            _put(table, first, key.strip(), raw.text(body, no), name, no, what)
             continue
         rec = json_object(line, name, no, "a JSON object per line")
         if isinstance(rec.get("query"), dict) and isinstance(rec.get("documents"), list):
-            _zbench_record(rec, name, no, out, first)
+            _zbench_record(rec, name, no, out, first, raw)
             continue
         if queries:
             qid, body = _first_id(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
             if qid is None or body is None:
                 raise InputError(name, no, 'expected {"qid": ..., "text": ...}')
-            _put(table, first, qid, body, name, no, what)
+            _put(table, first, qid, raw.text(body, no), name, no, what)
         else:
             docno, body = _first_id(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
             if docno is None or body is None:
                 raise InputError(name, no, 'expected {"docno": ..., "text": ...}')
             title = rec.get("title")
-            _put(table, first, docno, f"{title}\n{body}" if isinstance(title, str) and title else body, name, no, what)
+            body = f"{title}\n{body}" if isinstance(title, str) and title else body
+            _put(table, first, docno, raw.text(body, no), name, no, what)
 
 
-def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, int]) -> None:
+def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, int], raw: _Bytes) -> None:
     q = rec["query"]
     qid = _first_id(q, ("id",))
     if qid is None:
         raise InputError(name, no, 'expected {"query": {"id", "query"}, "documents": [{"id", "content"}]}')
     qtext = q.get("query")
     if isinstance(qtext, str):
-        out.queries.setdefault(qid, qtext)
+        out.queries.setdefault(qid, raw.text(qtext, no))
     docs = out.per_query.setdefault(qid, {})
     seen = {k: first[f"{qid}\t{k}"] for k in docs if f"{qid}\t{k}" in first}
     for d in rec["documents"]:
         if not isinstance(d, dict) or _first_id(d, ("id",)) is None or not isinstance(d.get("content"), str):
             raise InputError(name, no, 'expected each document as {"id": ..., "content": "..."}')
-        _put(docs, seen, str(d["id"]), d["content"], name, no, "document", f"{d['id']} of query {qid}")
+        _put(docs, seen, str(d["id"]), raw.text(d["content"], no), name, no, "document", f"{d['id']} of query {qid}")
         first.setdefault(f"{qid}\t{d['id']}", no)
 
 
@@ -272,6 +336,7 @@ def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None,
     out: list[tuple[str, str, str]] = []
     selfs: list[tuple[str, str]] = []
     seen: dict[tuple[str, ...], int] = {}  # (qid,) or (qid, docno) -> index of the element that gave its text
+    raw = _Bytes()  # (its line numbers: the elements' indices, turned into the first one's line for the warning)
     for k, it in enumerate(items):
         try:
             pair = it["pair"] if key == "scored_pairs" else it
@@ -287,8 +352,11 @@ def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None,
             selfs.append((f[0], f[1]))
             continue
         if texts is not None:
-            _zbench_pair_texts(pair, f, texts, seen, name, text, key, k)
+            _zbench_pair_texts(pair, f, texts, seen, name, text, key, k, raw)
         out.append(f)
+    if raw.n:
+        raw.first = _array_element_line(text, key, raw.first - 1)
+        raw.warn(name, warn)
     if selfs and warn is not None:
         q, d = selfs[0]
         warn(f"{name}: left out {len(selfs)} pair(s) of a document with itself (first: {q} {d} {d}; zbench pairs "
@@ -297,7 +365,7 @@ def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None,
 
 
 def _zbench_pair_texts(pair: dict, f: tuple[str, str, str], texts: Texts, seen: dict[tuple[str, ...], int],
-                       name: str, text: str, key: str, k: int) -> None:
+                       name: str, text: str, key: str, k: int, raw: _Bytes) -> None:
     """The query and document texts of one zbench pair into ``texts`` (see :func:`_zbench_pairs`)."""
     from .judgments import _array_element_line
 
@@ -308,6 +376,7 @@ def _zbench_pair_texts(pair: dict, f: tuple[str, str, str], texts: Texts, seen: 
     for ident, what, body in found:
         if not isinstance(body, str):
             continue
+        body = raw.text(body, k + 1)  # (k + 1: the element's index, 1-based, until the warning)
         old = texts.queries.get(qid) if len(ident) == 1 else texts.per_query.get(qid, {}).get(ident[1])
         if old is not None and old != body:
             first = _array_element_line(text, key, seen[ident]) if ident in seen else 0

@@ -56,7 +56,12 @@ def check_template(template: str) -> None:
 
 def render(template: str, *, query: str, doc_a: str, doc_b: str, qid: str, docno_a: str, docno_b: str) -> str:
     """Replace every placeholder in one pass (texts are never re-scanned)."""
-    values = {"query": query, "doc_a": doc_a, "doc_b": doc_b, "qid": qid, "docno_a": docno_a, "docno_b": docno_b}
+    from ..io.texts import text_of
+
+    # an id's byte that is not UTF-8 (kept as its surrogate escape) shown to the model as its Windows-1252
+    # character, as the texts' (the id itself, stored and written, keeps its bytes)
+    values = {"query": query, "doc_a": doc_a, "doc_b": doc_b, "qid": text_of(qid), "docno_a": text_of(docno_a),
+              "docno_b": text_of(docno_b)}
     return re.sub(_PLACEHOLDER, lambda m: values[m.group(1)], template)
 
 

@@ -122,9 +122,9 @@ class Session:
         self.phash = prompt_hash(self.template)
         self.texts = Texts()
         if setup.docs:
-            read_docs(setup.docs, self.texts)
+            read_docs(setup.docs, self.texts, setup.warn)
         if setup.queries:
-            read_queries(setup.queries, self.texts)
+            read_queries(setup.queries, self.texts, setup.warn)
         if pair_texts.queries or pair_texts.per_query:
             _merge_pair_texts(self.texts, pair_texts, setup)
         self.stats = Stats()

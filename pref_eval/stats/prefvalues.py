@@ -74,8 +74,6 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     dropped (the caller says so).
     Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
     """
-    import pandas as pd
-
     from ..io.qrels import read_subtopic_qrels
     from ..io.runs import read_run
     from ..run_preferences.data import prepare_qrels
@@ -99,26 +97,13 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
         for k in res.no_common:
             warn(no_common_warning(str(runs[k]), qrels, res.qids, None))
     rows = list(pref_rows(res, per_query=True, summary=False))
-    _refuse_non_utf8([*res.qids, *names])
-    df = pd.DataFrame([(a, q_, m, float(v), b) for a, b, q_, m, v in rows],
-                      columns=["run", "qid", "measure", "value", "run_b"])
-    df["qid"] = df["qid"].astype(str)
+    from ..io.frames import frame
+
+    df = frame([(a, q_, m, float(v), b) for a, b, q_, m, v in rows],
+               columns=["run", "qid", "measure", "value", "run_b"])
+    if df["qid"].dtype != object:  # (an id that was not UTF-8: an object column of str, as :func:`frame` makes it)
+        df["qid"] = df["qid"].astype(str)
     return df, names
-
-
-def _refuse_non_utf8(ids: list) -> None:
-    """A UsageError for the first topic or run name that is not UTF-8 (a Latin-1 id kept as its bytes): the
-    preference measures' comparison is a pandas table, whose strings (pyarrow's) hold UTF-8 only."""
-    for x in ids:
-        if isinstance(x, str) and not x.isascii():
-            try:
-                x.encode("utf-8")
-            except UnicodeEncodeError:
-                from ..errors import UsageError, shown
-
-                raise UsageError(f"the preference measures' comparison cannot hold the id {shown(x)}, which is not "
-                                 "UTF-8 text (a pandas table; the other measures take it): convert the qrels and runs "
-                                 "with iconv") from None
 
 
 def _usable(runs: Sequence[str], names: list[str], ref: int | None, pq: Any, depth: int | None,
