@@ -26,6 +26,10 @@ layout: the metrics from the metric lines, the preference measures from the pref
 
 Rows whose qid is ``all`` (summary rows) are skipped. A bad line raises
 :class:`~pref_eval.errors.InputError` naming the file and line.
+
+Ids are their bytes (session 27): a byte that is not UTF-8 (a Latin-1 topic or run tag of ``zelo_eval -q`` over
+a Latin-1 collection; ``\\udcNN`` in JSON) is kept as its surrogate escape, in columns of dtype object, since
+pandas' strings (pyarrow's) hold UTF-8 only (:func:`pref_eval.io.frames.frame`).
 """
 from __future__ import annotations
 
