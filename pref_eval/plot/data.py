@@ -37,6 +37,28 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
     raise UsageError(f"measure {measure!r} not in {where} (measures: {', '.join(available)})")
 
 
+def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.DataFrame:
+    """The per-run rows of a per-query file. In the runi/runj layout (``zelo_eval -q`` with preference
+    measures) a metric's pair rows repeat it as differences: they are left out, as ``zelo_compare -P``
+    does; a measure with values only per pair of runs (a preference measure) cannot be plotted per run."""
+    if "run_b" not in df.columns:
+        return df
+    pair = (df["run_b"] != "").to_numpy()
+    per_run = df[~pair].drop(columns="run_b")
+    kept = set(per_run["measure"])
+    pair_only = [m for m in dict.fromkeys(df["measure"][pair]) if m not in kept]
+    asked = None if measure is None else next(
+        (c for c in (measure, measure.replace(".", "_", 1)) if c in pair_only and c not in kept), None)
+    if asked is not None or (measure is None and not kept and pair_only):
+        from ..io.textfile import display_name
+
+        names = ", ".join(pair_only) if asked is None else asked
+        raise UsageError(f"{display_name(source)}: {names}: values per pair of runs (preference measures): "
+                         + ("zelo_compare -P tests them; zelo_plot plots per-run values" if command_running() else
+                            "pref_eval.api.compare_runs(per_query=PATH) tests them; the plots take per-run values"))
+    return per_run
+
+
 def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
                 complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = (),
                 log: Any = None) -> tuple[LongTable | pd.DataFrame, str]:
@@ -52,7 +74,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
             refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
 
-        df = read_per_query(per_query)
+        df = _per_run_rows(read_per_query(per_query), measure, per_query)
         name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)
         df = df[df["measure"] == name]
         if "object" in (df["run"].dtype, df["qid"].dtype):  # an id that was not UTF-8 (a Latin-1 topic, as its
