@@ -139,7 +139,7 @@ def test_compare_runs_equals_zelo_compare():
     assert text == _cli("zelo_compare", ["-R", Q, "-m", "map", "-m", "ndcg_cut.10", *RUNS])
     assert "bm25.run" in text and "ndcg_cut_10" in text
     pq = str(ROOT / "tests" / "data" / "stats" / "perquery_prefs.tsv")
-    md = api.compare_runs(per_query=pq, output_format="markdown", tests="t,randomization", resamples=500, seed=3)
+    md = api.compare_runs(per_query_file=pq, output_format="markdown", tests="t,randomization", resamples=500, seed=3)
     assert md == _cli("zelo_compare", ["-P", pq, "-o", "markdown", "--tests", "t,randomization",
                                        "--resamples", "500", "--seed", "3"])
     assert md.lstrip().startswith("|") or "|" in md

@@ -50,7 +50,7 @@ def _plot(**kw):
     lambda t: pref_eval.compare("pq.csv"),
     lambda t: api.compare(t, tests=["t"], measures=["map"]),
     lambda t: api.compare_runs(qrels="q.txt", runs=["X.run", "Y.run"], measures=["map"]),
-    lambda t: api.compare_runs(per_query="pq.csv"),
+    lambda t: api.compare_runs(per_query_file="pq.csv"),
     lambda t: api.evaluate_runs("q.txt", ["X.run", "Y.run"], measures=["map"], output_format="text", output=None),
     lambda t: _plot(),
 ], ids=["compare", "compare-path", "api.compare", "compare_runs-R", "compare_runs-P", "evaluate_runs-text",
@@ -105,7 +105,7 @@ def test_compare_refuses_preference_pairs_and_tests_the_per_run_rows(tmp_path):
     out = tmp_path / "pq.tsv"
     api.evaluate_runs("qrels/dl19-sample.qrels", ["runs/bm25.run", "runs/dense.run"], measures=["rpp", "p@10"],
                       per_query=True, output_format="tsv", output=str(out))
-    with pytest.raises(UsageError, match=r"pq.tsv: rpp: values per pair of runs .*compare_runs\(per_query=PATH\)"):
+    with pytest.raises(UsageError, match=r"pq.tsv: rpp: values per pair of runs .*compare_runs\(per_query_file=PATH\)"):
         pref_eval.compare(str(out))
     rec = pref_eval.compare(str(out), measures=["p@10"], tests="t").records
     import pandas as pd

@@ -379,19 +379,19 @@ def _data_where_paths_go(qrels, runs, per_query):
     return [
         (lambda: pref_eval.compare_runs(qrels=qrels, runs=[RUN, dense], measures=["map"]), "qrels"),
         (lambda: pref_eval.compare_runs(qrels=QRELS, runs=runs, measures=["map"]), "runs"),
-        (lambda: pref_eval.compare_runs(per_query=per_query), "per_query"),
+        (lambda: pref_eval.compare_runs(per_query_file=per_query), "per_query_file"),
         (lambda: pref_eval.evaluate_runs(qrels, [RUN], measures=["map"], output_format="tsv"), "qrels"),
         (lambda: pref_eval.evaluate_runs(QRELS, runs, measures=["map"], output_format="tsv"), "runs"),
         (lambda: pref_eval.plot_systems(pref_eval.PlotValues(qrels=qrels, runs=(RUN, dense), measure="map"),
                                         pref_eval.PlotImage("x.png", 4, 3)), "qrels"),
-        (lambda: pref_eval.plot_systems(pref_eval.PlotValues(per_query=per_query, measure="map"),
-                                        pref_eval.PlotImage("x.png", 4, 3)), "per_query"),
+        (lambda: pref_eval.plot_systems(pref_eval.PlotValues(per_query_file=per_query, measure="map"),
+                                        pref_eval.PlotImage("x.png", 4, 3)), "per_query_file"),
     ]
 
 
 def test_command_functions_refuse_data_where_paths_go(capsys):
     """``compare_runs(qrels={...})`` was an ``InputError`` whose file name was the whole qrels dict,
-    ``compare_runs(per_query=DataFrame)`` pandas' "truth value of a DataFrame is ambiguous",
+    ``compare_runs(per_query_file=DataFrame)`` pandas' "truth value of a DataFrame is ambiguous",
     ``evaluate_runs(qrels_dict, ...)`` / ``PlotValues(qrels=...)`` a ``TypeError`` from os.fspath, and
     ``evaluate_runs(qrels, "one.run")`` read the path's characters as runs ("r is given twice"). Now one
     UsageError naming the option and the function that takes data; the one path is one run (ir-measures'

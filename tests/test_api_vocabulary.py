@@ -92,7 +92,7 @@ def test_output_format_of_evaluate_runs_compare_runs_and_compare_orderings(tmp_p
         return (tmp_path / "e").read_text()
 
     _same_with_either_spelling(evaluate, "fmt", "output_format", "tsv")
-    _same_with_either_spelling(lambda **kw: api.compare_runs(per_query=PQ, tests="t", **kw), "fmt", "output_format",
+    _same_with_either_spelling(lambda **kw: api.compare_runs(per_query_file=PQ, tests="t", **kw), "fmt", "output_format",
                                "jsonl")
     _same_with_either_spelling(lambda **kw: api.compare_orderings(ORDER_A, ORDER_B, **kw), "fmt", "output_format",
                                "csv")
@@ -108,18 +108,18 @@ def test_the_old_spellings_are_written_once_in_the_docs():
 
 # (id, Python call, its message, command, its arguments, its message): each Python message named the flag before
 KINDS = [
-    ("digits-not-in-jsonl", lambda: api.compare_runs(per_query=PQ, output_format="jsonl", digits=3),
+    ("digits-not-in-jsonl", lambda: api.compare_runs(per_query_file=PQ, output_format="jsonl", digits=3),
      "digits applies to the tables (output_format text, markdown, latex); output_format='jsonl' writes every "
      "record in full precision",
      "compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"],
      "--digits applies to the tables (-o text, markdown, latex); -o jsonl writes every record in full precision"),
-    ("digits-range", lambda: api.compare_runs(per_query=PQ, digits=30), "digits: expected an integer 0..17, got 30",
+    ("digits-range", lambda: api.compare_runs(per_query_file=PQ, digits=30), "digits: expected an integer 0..17, got 30",
      None, None, None),
     ("digits-range-orderings", lambda: api.compare_orderings(ORDER_A, ORDER_B, digits=-1),
      "digits: expected an integer 0..17, got -1", None, None, None),
     ("digits-range-agree", lambda: api.agree([A, B], levels=["pair"], digits=-1),
      "digits: expected an integer 0..17, got -1", None, None, None),
-    ("marker-test", lambda: api.compare_runs(per_query=PQ, tests="t", marker_test="sign"),
+    ("marker-test", lambda: api.compare_runs(per_query_file=PQ, tests="t", marker_test="sign"),
      "marker_test='sign' is not among tests='t'",
      "compare", ["-P", PQ, "--tests", "t", "--marker-test", "sign"], "--marker-test sign is not among --tests t"),
     ("orderings-format", lambda: api.compare_orderings(ORDER_A, ORDER_B, output_format="latex"),
@@ -171,20 +171,20 @@ KINDS = [
     ("no-algorithms", lambda: api.simulate_figure3(reps=1, algorithms=[]), "algorithms is empty", None, None, None),
     ("goal", lambda: api.pairs_init(str(ROOT / "no-such-dir" / "state.json"), Q, goal="ranking"),
      "goal applies to strategy='adaptive'", None, None, None),
-    ("run-ids-with-per-query", lambda: api.compare_runs(per_query=PQ, run_id_mode="tag"),
-     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)",
+    ("run-ids-with-per-query", lambda: api.compare_runs(per_query_file=PQ, run_id_mode="tag"),
+     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query_file names its runs)",
      "compare", ["-P", PQ, "--run-id", "tag"],
      "--run-id/--name apply to run files evaluated with -R (-P files hold their names)"),
-    ("run-ids-with-per-query-plot", lambda: api.plot_systems(api.PlotValues(per_query=PQ, run_id_mode="tag"),
+    ("run-ids-with-per-query-plot", lambda: api.plot_systems(api.PlotValues(per_query_file=PQ, run_id_mode="tag"),
                                                              api.PlotImage(NEVER_WRITTEN, 4, 3)),
-     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)",
+     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query_file names its runs)",
      None, None, None),
     ("measures-needed", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE]),
      "qrels and runs need at least one measure (measures=[...])",
      "compare", ["-R", Q, BM25, DENSE], "-R needs at least one -m MEASURE"),
-    ("keep-going", lambda: api.compare_runs(per_query=PQ, keep_going=True),
-     "keep_going applies to runs evaluated against qrels (a per_query file is read whole)", None, None, None),
-    ("qrels-or-per-query", lambda: api.compare_runs(), "give either qrels with runs, or per_query", None, None, None),
+    ("keep-going", lambda: api.compare_runs(per_query_file=PQ, keep_going=True),
+     "keep_going applies to runs evaluated against qrels (a per_query_file is read whole)", None, None, None),
+    ("qrels-or-per-query", lambda: api.compare_runs(), "give either qrels with runs, or per_query_file", None, None, None),
     ("pool-level", lambda: api.pairs_pool([BM25, DENSE], 5, level=2, output=None),
      "level applies to contributions with qrels (the relevant documents it counts)", None, None, None),
     ("pool-groups", lambda: api.pairs_pool([BM25, DENSE], 5, group_sep="_", output=None),
@@ -209,7 +209,7 @@ def test_a_command_run_before_leaves_no_flag_names_behind():
     """The context variable is reset after a command: a later Python call is named by its keywords."""
     assert run_module_inproc("compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"], cwd=ROOT).returncode == 2
     with pytest.raises(UsageError, match="^digits applies to the tables"):
-        api.compare_runs(per_query=PQ, output_format="jsonl", digits=3)
+        api.compare_runs(per_query_file=PQ, output_format="jsonl", digits=3)
 
 
 # ---- evaluate_runs / zelo_eval (session 25, n35) -----------------------------------------------------------------
@@ -527,21 +527,21 @@ def test_compare_and_pool_refusals_name_the_keyword(call, message, command, args
 
 _IMG = api.PlotImage(NEVER_WRITTEN, 4, 3)
 PLOT_KINDS = [
-    ("several-measures", lambda: api.plot_systems(api.PlotValues(per_query=PQ), _IMG),
+    ("several-measures", lambda: api.plot_systems(api.PlotValues(per_query_file=PQ), _IMG),
      f"{PQ} holds several measures (ndcg, P_10): choose one with measure=", ["systems", "-P", PQ],
      f"{PQ} holds several measures (ndcg, P_10): choose one with -m"),
-    ("per-query-and-qrels", lambda: api.plot_systems(api.PlotValues(per_query=PQ, qrels=Q, measure="map"), _IMG),
-     "give either per_query or qrels with runs, not both", ["systems", "-P", PQ, "-R", Q, "-m", "map"],
+    ("per-query-and-qrels", lambda: api.plot_systems(api.PlotValues(per_query_file=PQ, qrels=Q, measure="map"), _IMG),
+     "give either per_query_file or qrels with runs, not both", ["systems", "-P", PQ, "-R", Q, "-m", "map"],
      "give either -P PER_QUERY_FILE or -R QRELS with run files, not both"),
     ("qrels-without-runs", lambda: api.plot_systems(api.PlotValues(qrels=Q, measure="map"), _IMG),
-     "expected qrels and at least one run, or per_query", ["systems", "-R", Q, "-m", "map"],
+     "expected qrels and at least one run, or per_query_file", ["systems", "-R", Q, "-m", "map"],
      "expected -R QRELS and at least one run file, or -P PER_QUERY_FILE"),
     ("no-measure", lambda: api.plot_systems(api.PlotValues(qrels=Q, runs=(BM25, DENSE)), _IMG),
      "choose a measure with measure= (e.g. measure='map' or measure='nDCG@10')", ["systems", "-R", Q, BM25, DENSE],
      "choose a measure with -m (e.g. -m map or -m nDCG@10)"),
     ("compare-file-and-values",
-     lambda: api.plot_pairs(api.PlotValues(per_query=PQ, measure="map"), _IMG, compare_file=PQ),
-     "give either compare_file or values with qrels, per_query or runs, not both",
+     lambda: api.plot_pairs(api.PlotValues(per_query_file=PQ, measure="map"), _IMG, compare_file=PQ),
+     "give either compare_file or values with qrels, per_query_file or runs, not both",
      ["pairs", "-C", PQ, "-P", PQ, "-m", "map"], "give either -C COMPARE_JSONL or -R/-P, not both"),
 ]
 

@@ -161,12 +161,12 @@ def test_plot_image_output_format_draws(tmp_path, capfd):
                                                                       output_format="svg"), qid="1037798")
 
 
-# ---- per_query: a flag in evaluate_runs / preferences, a file in compare_runs / PlotValues -----------------------
+# ---- per_query: a flag in evaluate_runs / preferences; the file of compare_runs / PlotValues is per_query_file --
 
 FLAG_TAIL = (" (here per_query asks for per-query values in the output, as zelo_eval -q does; a file of per-query "
-             "values is read by compare_runs(per_query=FILE) and PlotValues(per_query=FILE))")
-FILE_HEAD = ("(here per_query is a file of per-query values, as zelo_compare -P reads it; per_query=True, per-query "
-             "values in the output, is evaluate_runs' and preferences'; for data: ")
+             "values is read by compare_runs(per_query_file=FILE) and PlotValues(per_query_file=FILE))")
+FILE_HEAD = ("(here per_query_file is a file of per-query values, as zelo_compare -P reads it; per_query=True, "
+             "per-query values in the output, is evaluate_runs' and preferences'; for data: ")
 PQ = "tests/data/stats/perquery.tsv"
 
 
@@ -179,15 +179,93 @@ def test_a_path_as_the_per_query_flag_says_which_per_query(call):
     assert str(err.value) == f"per_query: expected True or False, got {PQ!r}{FLAG_TAIL}"
 
 
+_FILE_CALLS = [
+    (lambda v, key="per_query_file": api.compare_runs(**{key: v}),
+     "pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...))"),
+    (lambda v, key="per_query_file": api.plot_systems(api.PlotValues(**{key: v, "measure": "map"}),
+                                                      api.PlotImage("-", 4, 3, 100, None, "svg")),
+     "write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE))")]
+
+
 @pytest.mark.parametrize("value", [True, False])
-@pytest.mark.parametrize("call, hint", [
-    (lambda v: api.compare_runs(per_query=v), "pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), "
-                                              "tests=...))"),
-    (lambda v: api.plot_systems(api.PlotValues(per_query=v, measure="map"), api.PlotImage("-", 4, 3, 100, None,
-                                                                                          "svg")),
-     "write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE))")],
-    ids=["compare_runs", "PlotValues"])
+@pytest.mark.parametrize("call, hint", _FILE_CALLS, ids=["compare_runs", "PlotValues"])
 def test_a_bool_as_the_per_query_file_says_which_per_query(call, hint, value):
     with pytest.raises(UsageError) as err:
         call(value)
-    assert str(err.value) == f"per_query: expected a path, got bool {value!r} {FILE_HEAD}{hint}"
+    assert str(err.value) == f"per_query_file: expected a path, got bool {value!r} {FILE_HEAD}{hint}"
+    # the old spelling with a bool (a caller who took it for zelo_eval's -q): the same refusal, after the warning
+    with pytest.warns(DeprecationWarning, match=r"\(per_query=\.\.\.\) is deprecated: the keyword is per_query_file$"):
+        with pytest.raises(UsageError) as err:
+            call(value, key="per_query")
+    assert str(err.value) == f"per_query_file: expected a path, got bool {value!r} {FILE_HEAD}{hint}"
+
+
+def test_per_query_is_a_flag_wherever_it_is_a_keyword():
+    """r36's proposal (session 26): ``per_query`` was a flag in evaluate_runs / preferences and a file in
+    compare_runs / PlotValues; the file is ``per_query_file`` now, so every public ``per_query`` keyword is a
+    bool (``compare(per_query, ...)``'s positional table, a path or a DataFrame, is the one other)."""
+    import inspect
+
+    flags = []
+    for name in api.__all__:
+        obj = getattr(api, name)
+        if not callable(obj) or name == "compare":
+            continue
+        try:
+            params = inspect.signature(obj).parameters
+        except ValueError:  # a class without a Python signature (MeasureResults)
+            continue
+        if "per_query" in params:
+            assert params["per_query"].annotation in ("bool", bool), name
+            flags.append(name)
+    assert {"evaluate_runs", "preferences"} <= set(flags)
+    assert "per_query_file" in inspect.signature(api.compare_runs).parameters
+    assert api.PlotValues._fields[1] == "per_query_file"
+    assert "per_query" not in inspect.signature(api.PlotValues).parameters
+
+
+def test_compare_runs_per_query_is_the_old_spelling_of_per_query_file():
+    def report(**kw):
+        return api.compare_runs(tests="t", output_format="jsonl", **kw)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new keyword: no warning
+        new = report(per_query_file=PQ)
+    with pytest.warns(DeprecationWarning) as got:
+        old = report(per_query=PQ)
+    assert [str(w.message) for w in got] == ["compare_runs(per_query=...) is deprecated: the keyword is per_query_file"]
+    assert got[0].filename == __file__  # at the caller's line
+    assert old == new and '"run_a"' in new
+    with pytest.raises(UsageError, match=r"^per_query and per_query_file given: per_query is the old name of "
+                                         r"per_query_file; give per_query_file only$"):
+        report(per_query=PQ, per_query_file=PQ)
+
+
+def test_plot_values_field_is_per_query_file(tmp_path):
+    v = api.PlotValues(per_query_file=PQ, measure="map")
+    assert v.per_query_file == PQ and v._fields[1] == "per_query_file" and len(v) == 11
+    qrels, pq, *_ = v  # unpacking: eleven fields, as before
+    assert (qrels, pq) == (None, PQ)
+    assert api.PlotValues(None, PQ, (), "map") == v  # positionally, as zelo_plot builds it
+    back = pickle.loads(pickle.dumps(v))
+    assert back == v and type(back) is api.PlotValues
+    assert type(v._replace(alpha=0.01)) is api.PlotValues and v._replace(alpha=0.01).per_query_file == PQ
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name: no warning
+        api.PlotValues(per_query_file=PQ)
+    with pytest.warns(DeprecationWarning, match=r"^PlotValues\.per_query is deprecated: the field is per_query_file$"):
+        assert v.per_query == PQ
+    with pytest.warns(DeprecationWarning, match=r"^PlotValues\(per_query=\.\.\.\) is deprecated: the keyword is "
+                                                r"per_query_file$"):
+        assert api.PlotValues(per_query=PQ, measure="map") == v
+    with pytest.raises(UsageError, match="^per_query and per_query_file given"):
+        api.PlotValues(per_query=PQ, per_query_file=PQ)
+    # the renamed field is what the plot reads: the same image by either spelling
+    images = []
+    for key in ("per_query_file", "per_query"):
+        out = tmp_path / f"{key}.svg"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            api.plot_systems(api.PlotValues(**{key: PQ, "measure": "ndcg"}), api.PlotImage(str(out), 4, 3))
+        images.append(out.read_bytes())
+    assert images[0] == images[1] and b"<svg" in images[0][:200]

@@ -296,7 +296,7 @@ def test_a_measure_named_differently_in_a_per_query_file(tmp_path):
     f.write_text("name,qid,measure,value\nA,1,AP,0.5\nA,2,AP,0.3\nB,1,map,0.7\nB,2,map,0.2\n")
     with pytest.raises(UsageError, match=r"pq.csv: AP: no query has a value for every run .*; run 'B' has no value "
                                          r"of 'AP' \(its measures: map\)$"):
-        pref_eval.compare_runs(per_query=str(f), tests="t")
+        pref_eval.compare_runs(per_query_file=str(f), tests="t")
 
 
 class Dataset:

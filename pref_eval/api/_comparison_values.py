@@ -12,7 +12,7 @@ from ..errors import UsageError, command_running, option_given, option_name, sho
 from ..io.run_ids import refuse_run_ids_with_per_query
 
 
-def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequence[str], measures: Sequence[str],
+def _per_query_values(*, qrels: str | None, per_query_file: str | None, runs: Sequence[str], measures: Sequence[str],
                       complete: bool, level: int, binary: float | None, floor: float | None, depth: int | None,
                       baseline: str | None, jobs: int, run_id_mode: str | None, run_names: Sequence[str],
                       log: Any, skipped: list[str] | None = None) -> tuple[Any, str | None, bool]:
@@ -20,11 +20,11 @@ def _per_query_values(*, qrels: str | None, per_query: str | None, runs: Sequenc
 
     Returns ``(df, baseline, pref_baseline_done)`` (the baseline renamed to its run id).
     """
-    if per_query:  # exactly one of qrels and per_query is given
+    if per_query_file:  # exactly one of qrels and per_query_file is given
         if run_id_mode is not None or run_names:
             refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
-        return read_per_query(per_query), baseline, False
+        return read_per_query(per_query_file), baseline, False
     from ._metric_mode import _errors_in_run_order
     with _errors_in_run_order(log, skipped, runs, run_id_mode, run_names) as elog:
         return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,

@@ -20,11 +20,11 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-#: ``per_query`` is two concepts (docs/api.md): a flag of evaluate_runs / preferences, a file of compare_runs /
-#: PlotValues; the wrong type names this function's and the other's
+#: ``per_query`` is a flag (evaluate_runs, preferences); the file of per-query values compare_runs and PlotValues
+#: read is ``per_query_file`` (``per_query`` there before session 27, deprecated): a wrong type names the other
 _PER_QUERY_FLAG = (" (here per_query asks for per-query values in the output, as zelo_eval -q does; a file of "
-                   "per-query values is read by compare_runs(per_query=FILE) and PlotValues(per_query=FILE))")
-_PER_QUERY_FILE = ("here per_query is a file of per-query values, as zelo_compare -P reads it; per_query=True, "
+                   "per-query values is read by compare_runs(per_query_file=FILE) and PlotValues(per_query_file=FILE))")
+_PER_QUERY_FILE = ("here per_query_file is a file of per-query values, as zelo_compare -P reads it; per_query=True, "
                    "per-query values in the output, is evaluate_runs' and preferences'")
 
 
@@ -387,12 +387,12 @@ def _path_list(value: Any, what: str, hint: str = "") -> list:
 
 
 def _check_paths(hint: str, **named: Any) -> None:
-    """The file options of a command function (``qrels``, ``per_query``, ``judgments``, ...): a path or None
+    """The file options of a command function (``qrels``, ``per_query_file``, ``judgments``, ...): a path or None
     each, else UsageError naming the option, with ``hint`` (the function that takes data), before any input
     is read -- a ``ranx.Qrels``, a DataFrame or a dict would otherwise be opened as a file name."""
     for name, v in named.items():
         if v is not None and not isinstance(v, (str, os.PathLike)):
-            what = f" {v!r}" if name == "per_query" and isinstance(v, bool) else ""
+            what = f" {v!r}" if name == "per_query_file" and isinstance(v, bool) else ""
             raise UsageError(f"{name}: expected a path, got {type(v).__name__}{what} ("
                              f"{_PER_QUERY_FILE + '; ' if what else ''}{hint})")
 

@@ -34,7 +34,7 @@ def compare(per_query: Any, **options: Any) -> Any:
     compared run has (``complete=True``: a query a run lacks counts as 0, trec_eval ``-c``). A measure
     with no such query raises :class:`~pref_eval.errors.UsageError`, as ``zelo_compare`` exits 2; so does
     an option of the wrong type or out of its range, or a per-query file of preference measures (values
-    per pair of runs: :func:`compare_runs` with ``per_query`` tests them, as ``zelo_compare -P``).
+    per pair of runs: :func:`compare_runs` with ``per_query_file`` tests them, as ``zelo_compare -P``).
     """
     import inspect
 
@@ -105,7 +105,7 @@ def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None)
         where = f"{display_name(source)}: " if source else ""
         names = ", ".join(dict.fromkeys(map(str, pairs["measure"])))
         raise UsageError(f"{where}{names}: values per pair of runs (preference measures): "
-                         "pref_eval.api.compare_runs(per_query=PATH) tests them (zelo_compare -P); "
+                         "pref_eval.api.compare_runs(per_query_file=PATH) tests them (zelo_compare -P); "
                          "compare() tests per-run values (measures= selects them)")
     return table
 
@@ -114,8 +114,8 @@ _REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 """``zelo_compare -o``'s formats (``output_format`` of :func:`compare_runs`)."""
 
 
-@renamed_keywords(fmt="output_format")
-def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs: Sequence[str] = (),
+@renamed_keywords(fmt="output_format", per_query="per_query_file")
+def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None, runs: Sequence[str] = (),
                  measures: Sequence[str] = (), complete: bool = False, level: int = 1, binary: float | None = None,
                  floor: float | None = None, depth: int | None = None, tests: str = "t,wilcoxon,sign",
                  correction: str = "holm", resamples: int = 10000, seed: int = 0, baseline: str | None = None,
@@ -130,7 +130,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     Per-query values either evaluated from ``qrels`` and ``runs`` with
     ``measures`` (trec_eval / ir-measures names, or pref_eval.py's preference
     measures: then the per-pair values of ``zelo_eval -q -o tsv``), or read
-    from ``per_query`` (``zelo_eval -q -o tsv|csv|jsonl`` output). Every pair
+    from ``per_query_file`` (``zelo_eval -q -o tsv|csv|jsonl`` output). Every pair
     of runs (or each against ``baseline``) is tested per measure with
     ``tests`` (t: Student 1908; wilcoxon: Wilcoxon 1945; sign; randomization:
     Fisher 1935; bootstrap: Efron & Tibshirani 1993; tukey: randomised Tukey
@@ -141,7 +141,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     ``output`` (``-`` = stdout), written there (``inputs``: files it must not
     overwrite; default the input paths). ``run_id_mode``/``run_names`` name
     the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
-    ``per_query``, whose file holds the names). ``keep_going`` (``-R`` with trec_eval measures): a run
+    ``per_query_file``, which holds the names). ``keep_going`` (``-R`` with trec_eval measures): a run
     that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
     and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
     """
@@ -171,13 +171,13 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     measures = _measure_list(measures) if qrels else _string_list("measures", measures, split=True)
     run_names = _string_list("run_names", run_names)
     hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
-    _check_paths(hint, qrels=qrels, per_query=per_query)
+    _check_paths(hint, qrels=qrels, per_query_file=per_query_file)
     runs = _path_list(runs, "runs", hint)
     if (fmt := output_format) not in _REPORT_FORMATS:
         raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {shown(fmt)}")
-    if bool(qrels) == bool(per_query):
+    if bool(qrels) == bool(per_query_file):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)"
-                         if command_running() else "give either qrels with runs, or per_query")
+                         if command_running() else "give either qrels with runs, or per_query_file")
     test_list = parse_tests(tests)
     mt = test_list[0]
     if marker_test is not None:
@@ -195,7 +195,7 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     _check_keep_going(keep_going, qrels, measures)
     skipped: list[str] | None = [] if keep_going else None
     df, baseline, _ = _per_query_values(
-        qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
+        qrels=qrels, per_query_file=per_query_file, runs=runs, measures=measures, complete=complete, level=level,
         binary=binary, floor=floor, depth=depth, baseline=baseline, jobs=jobs, run_id_mode=run_id_mode,
         run_names=run_names, log=log, skipped=skipped)
     if skipped and baseline is not None:
@@ -211,18 +211,18 @@ def compare_runs(*, qrels: str | None = None, per_query: str | None = None, runs
     if slow:
         log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
     result = _compare_metrics(df, test_list, baseline=baseline, complete=complete, run_sel=run_sel,
-                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log, source=per_query)
+                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log, source=per_query_file)
     pref_records, pref_tests = None, test_list
     if pref_df is not None:
         pref_records, pref_tests = _compare_preference_rows(
-            pref_df, test_list, baseline=baseline, source=per_query,
+            pref_df, test_list, baseline=baseline, source=per_query_file,
             complete=complete, run_sel=run_sel, measure_sel=measure_sel, settings=settings, log=log)
     text = _comparison_text(result, pref_records, fmt=fmt, alpha=alpha, digits=digits, correction=correction,
                             markers=(mt, mt if mt != "tukey" or not pref_tests else pref_tests[0]))
     if output is not None:
         from ..output.atomic import command_output
 
-        own = _input_options(inputs, output=output, qrels=qrels, per_query=per_query, runs=list(runs))
+        own = _input_options(inputs, output=output, qrels=qrels, per_query_file=per_query_file, runs=list(runs))
         with command_output(output, own) as out:
             out.write(text)
     if skipped:  # named by path, in the order given, as zelo_eval names them (the ids were the labels)
@@ -239,7 +239,7 @@ def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[st
     if keep_going and not qrels:
         raise UsageError("--keep-going applies to run files evaluated with -R (a -P file is read whole)"
                          if command_running() else "keep_going applies to runs evaluated against qrels (a "
-                         "per_query file is read whole)")
+                         "per_query_file is read whole)")
 
 
 def _split_preference_rows(df: Any) -> tuple[Any, Any]:

@@ -148,12 +148,9 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
     return canvas
 
 
-class PlotValues(NamedTuple):
-    """The per-query values ``zelo_plot systems|pairs`` test: runs evaluated against ``qrels`` with
-    ``measure``, or the ``per_query`` table; the paired ``test``, ``correction``, ``alpha``, ``seed``."""
-
+class _Values(NamedTuple):
     qrels: str | None = None
-    per_query: str | None = None
+    per_query_file: str | None = None
     runs: tuple[str, ...] = ()
     measure: str | None = None
     complete: bool = False
@@ -165,12 +162,44 @@ class PlotValues(NamedTuple):
     run_names: tuple[str, ...] = ()
 
 
+class PlotValues(_Values):
+    """The per-query values ``zelo_plot systems|pairs`` test: runs evaluated against ``qrels`` with
+    ``measure``, or the file ``per_query_file`` (``zelo_eval -q -o tsv|csv|jsonl`` output, zelo_plot's ``-P``);
+    the paired ``test``, ``correction``, ``alpha``, ``seed``.
+
+    A NamedTuple (unpacking, ``_replace``, pickling as before); ``per_query``, the field's name before session
+    27 (``per_query`` is a flag elsewhere: ``evaluate_runs``, ``preferences``), is still taken by the
+    constructor and readable as ``.per_query``, each with a ``DeprecationWarning``."""
+
+    __slots__ = ()
+    __annotations__ = dict(_Values.__annotations__)  # the fields' types, read as PlotValues' (tests, tools)
+
+    def __new__(cls, qrels: str | None = None, per_query_file: str | None = None, runs: tuple[str, ...] = (),
+                measure: str | None = None, complete: bool = False, test: str = "t", correction: str = "holm",
+                alpha: float = 0.05, seed: int = 0, run_id_mode: str = "path",
+                run_names: tuple[str, ...] = ()) -> PlotValues:
+        return super().__new__(cls, qrels, per_query_file, runs, measure, complete, test, correction, alpha, seed,
+                               run_id_mode, run_names)
+
+    __new__.__name__ = "PlotValues"  # the deprecation's message: PlotValues(per_query=...)
+    __new__ = renamed_keywords(per_query="per_query_file")(__new__)
+
+    @property
+    def per_query(self) -> str | None:
+        """Deprecated: :attr:`per_query_file`."""
+        import warnings
+
+        warnings.warn("PlotValues.per_query is deprecated: the field is per_query_file", DeprecationWarning,
+                      stacklevel=2)
+        return self.per_query_file
+
+
 def _check_values(v: PlotValues) -> None:
     """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
     _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
     _check_int("seed", v.seed, 0, SEED_MAX)
     hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE)"
-    _check_paths(hint, qrels=v.qrels, per_query=v.per_query)
+    _check_paths(hint, qrels=v.qrels, per_query_file=v.per_query_file)
     if v.runs:
         _path_list(v.runs, "runs", hint)
 
@@ -180,7 +209,7 @@ def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:
 
     if log is not None:
         log.stage(f"reading values ({len(v.runs)} runs)" if v.runs else "reading values")
-    return load_values(v.qrels, v.runs, v.per_query, v.measure, v.complete, v.run_id_mode, v.run_names, log=log)
+    return load_values(v.qrels, v.runs, v.per_query_file, v.measure, v.complete, v.run_id_mode, v.run_names, log=log)
 
 
 def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confidence: float = 0.95,
@@ -199,7 +228,7 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
     _check_values(values)
     from ..plot.fonts import TextMeasure
 
-    own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query=values.per_query,
+    own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query_file=values.per_query_file,
                          runs=list(values.runs))
     _plot_check(image, own)
     measure = TextMeasure()  # the font first: without the plot extra, stop before evaluating
@@ -236,13 +265,13 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, compare=compare_file, qrels=values.qrels,
-                         per_query=values.per_query, runs=list(values.runs))
+                         per_query_file=values.per_query_file, runs=list(values.runs))
     _plot_check(image, own)
     measure = TextMeasure()  # the font first: without the plot extra, stop before reading
     if compare_file is not None:
-        if values.qrels is not None or values.per_query is not None or values.runs:
+        if values.qrels is not None or values.per_query_file is not None or values.runs:
             raise UsageError("give either -C COMPARE_JSONL or -R/-P, not both" if command_running() else
-                             "give either compare_file or values with qrels, per_query or runs, not both")
+                             "give either compare_file or values with qrels, per_query_file or runs, not both")
         records, name, test_used = select_records(read_compare_jsonl(compare_file), values.measure,
                                                   None if values.test == "t" else values.test, compare_file)
     else:

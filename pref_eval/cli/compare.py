@@ -139,13 +139,13 @@ def command(qrels: str | None, per_query: str | None, measures: tuple[str, ...],
     from ..api.comparison import compare_runs
 
     with options_given():
-        compare_runs(qrels=qrels, per_query=per_query, runs=runs, measures=measures, complete=complete, level=level,
-                     binary=binary, floor=floor, depth=depth, tests=tests, correction=correction, resamples=resamples,
-                     seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff, zero_method=zero_method,
-                     wilcoxon_method=wilcoxon_method, ci_method=ci_method, confidence=confidence,
-                     marker_test=marker_test, digits=digits, output_format=fmt, output=stdout_or(output),
-                     run_id_mode=run_id_mode if given_options("run_id_mode") else None, run_names=run_names, jobs=jobs,
-                     log=log, inputs=command_options(), keep_going=keep_going)
+        compare_runs(qrels=qrels, per_query_file=per_query, runs=runs, measures=measures, complete=complete,
+                     level=level, binary=binary, floor=floor, depth=depth, tests=tests, correction=correction,
+                     resamples=resamples, seed=seed, baseline=baseline, alpha=alpha, sign_min_diff=sign_min_diff,
+                     zero_method=zero_method, wilcoxon_method=wilcoxon_method, ci_method=ci_method,
+                     confidence=confidence, marker_test=marker_test, digits=digits, output_format=fmt,
+                     output=stdout_or(output), run_id_mode=run_id_mode if given_options("run_id_mode") else None,
+                     run_names=run_names, jobs=jobs, log=log, inputs=command_options(), keep_going=keep_going)
     return 0
 
 

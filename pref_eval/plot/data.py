@@ -69,7 +69,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
     if per_query is not None:
         if qrels is not None or runs:
             raise UsageError("give either -P PER_QUERY_FILE or -R QRELS with run files, not both" if command_running()
-                             else "give either per_query or qrels with runs, not both")
+                             else "give either per_query_file or qrels with runs, not both")
         if option_given("--run-id", run_id_mode != "path") or run_names:
             refuse_run_ids_with_per_query()
         from ..io.perquery import read_per_query
@@ -84,7 +84,7 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
     else:
         if qrels is None or not runs:
             raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE" if command_running()
-                             else "expected qrels and at least one run, or per_query")
+                             else "expected qrels and at least one run, or per_query_file")
         if measure is None:
             raise UsageError("choose a measure with -m (e.g. -m map or -m nDCG@10)" if command_running() else
                              "choose a measure with measure= (e.g. measure='map' or measure='nDCG@10')")
