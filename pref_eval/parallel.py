@@ -22,15 +22,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 if TYPE_CHECKING:
     import numpy as np
 
-from .errors import UsageError
+from .errors import UsageError, option_name, option_value
 
 
 def check_jobs_or_scheduler(jobs: int, scheduler: str | None) -> None:
     """``--jobs N`` (N > 1) and ``--scheduler`` name two places to run the same pieces: one of them would be
     unused (the scheduler's workers do the work), so both together are refused (UsageError)."""
     if scheduler is not None and jobs > 1:
-        raise UsageError(f"--jobs {jobs} and --scheduler: give one (--scheduler runs the pieces on the cluster's "
-                         "workers, --jobs in processes of this machine)")
+        s = option_name("scheduler")
+        raise UsageError(f"{option_value('jobs', '--jobs', jobs)} and {s}: give one ({s} runs the pieces on the "
+                         f"cluster's workers, {option_name('jobs')} in processes of this machine)")
+
+
+def _scheduler(address: str) -> str:
+    """The scheduler option as the caller wrote it: ``--scheduler ADDRESS`` / ``scheduler='ADDRESS'``."""
+    return option_value("scheduler", "--scheduler", address)
 
 
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int = 1,
@@ -46,7 +52,7 @@ def ordered_results(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int
     not hold them all); from dask, gathered at once. The pool ends when the iterator is exhausted or closed."""
     items = list(items)
     if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+        raise UsageError(f"{option_name('jobs')} must be at least 1, got {jobs}")
     if scheduler:
         yield from _dask_map(fn, items, scheduler)
         return
@@ -119,7 +125,7 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
     try:
         from distributed import Client
     except ImportError:
-        raise UsageError("--scheduler needs dask.distributed: pip install 'pref_eval[dask]'") from None
+        raise UsageError(f"{option_name('scheduler')} needs dask.distributed: pip install 'pref_eval[dask]'") from None
     _probe_scheduler(address)
     _quiet_cancelled_gathers()
     try:
@@ -128,14 +134,14 @@ def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> l
         _drop_failed_client(err, Client)
         refusal = _tls_error(err) if address.startswith("tls://") else None
         if refusal is not None:  # after a handshake that passed the probe (an alert later than its wait)
-            raise UsageError(f"--scheduler {address}: cannot connect: the scheduler closed the TLS connection, "
+            raise UsageError(f"{_scheduler(address)}: cannot connect: the scheduler closed the TLS connection, "
                              "as it does when it does not accept the client's certificate (distributed.comm.tls."
                              f"client.cert must be signed by the CA the scheduler trusts) "
                              f"({getattr(refusal, 'reason', None) or refusal})") from None
-        raise UsageError(f"--scheduler {address}: cannot connect ({err})") from None
+        raise UsageError(f"{_scheduler(address)}: cannot connect ({err})") from None
     except Exception as err:  # noqa: BLE001 -- something answered, not as a scheduler (a MemoryError on its bytes)
         _drop_failed_client(err, Client)
-        raise UsageError(f"--scheduler {address}: the address answered, but not as a dask scheduler "
+        raise UsageError(f"{_scheduler(address)}: the address answered, but not as a dask scheduler "
                          f"({type(err).__name__})") from None
     with client:
         futures = client.map(fn, items, pure=False)
@@ -241,15 +247,15 @@ def _probe_scheduler(address: str) -> None:
             if not 0 < int(port) < 65536:  # getaddrinfo takes 99999 and connects to another port (99999 - 65536)
                 raise ValueError(f"port {port} is not 1-65535")
     except (ValueError, TypeError) as err:
-        raise UsageError(f"--scheduler {address}: not a scheduler address ({err}); {EXPECTED}") from None
+        raise UsageError(f"{_scheduler(address)}: not a scheduler address ({err}); {EXPECTED}") from None
     if scheme == "inproc":
-        raise UsageError(f"--scheduler {address}: an inproc:// address reaches only a scheduler inside the same "
+        raise UsageError(f"{_scheduler(address)}: an inproc:// address reaches only a scheduler inside the same "
                          f"Python process, never one this command can join; {EXPECTED}")
     if scheme == "ucx":
         try:
             backend.get_connector()
         except Exception as err:  # noqa: BLE001 -- distributed without UCX support: an abstract connector
-            raise UsageError(f"--scheduler {address}: this installation cannot make ucx:// connections "
+            raise UsageError(f"{_scheduler(address)}: this installation cannot make ucx:// connections "
                              f"({type(err).__name__}: UCX needs the distributed-ucxx package); {EXPECTED}") from None
         return
     if scheme not in TCP_SCHEMES:
@@ -258,9 +264,9 @@ def _probe_scheduler(address: str) -> None:
     try:
         sock = socket.create_connection((host, int(port)), timeout=PROBE_SECONDS)
     except TimeoutError:
-        raise UsageError(f"--scheduler {address}: cannot connect (no answer within {PROBE_SECONDS:g} s)") from None
+        raise UsageError(f"{_scheduler(address)}: cannot connect (no answer within {PROBE_SECONDS:g} s)") from None
     except OSError as err:
-        raise UsageError(f"--scheduler {address}: cannot connect ({err.strerror or err})") from None
+        raise UsageError(f"{_scheduler(address)}: cannot connect ({err.strerror or err})") from None
     with sock:
         if context is not None:
             _tls_handshake(sock, context, address)
@@ -282,17 +288,17 @@ def _tls_context(address: str) -> Any:
             err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         files = ", ".join(f"{k} {dask.config.get(f'distributed.comm.tls.{k}', None)}"
                           for k in ("ca-file", "client.cert", "client.key"))
-        raise UsageError(f"--scheduler {address}: dask's TLS configuration cannot be used ({why}; "
+        raise UsageError(f"{_scheduler(address)}: dask's TLS configuration cannot be used ({why}; "
                          f"distributed.comm.tls: {files})") from None
     if context is None:
-        raise UsageError(f"--scheduler {address}: tls:// needs dask's TLS configuration (the client's "
+        raise UsageError(f"{_scheduler(address)}: tls:// needs dask's TLS configuration (the client's "
                          "certificate, key and CA file: distributed.comm.tls in the dask config or "
                          "DASK_DISTRIBUTED__COMM__TLS__* variables), which is not set")
     return context
 
 
 def _client_refused(address: str, err: Any) -> UsageError:
-    return UsageError(f"--scheduler {address}: cannot connect: the scheduler does not accept the client's TLS "
+    return UsageError(f"{_scheduler(address)}: cannot connect: the scheduler does not accept the client's TLS "
                       f"certificate ({(getattr(err, 'reason', None) or str(err)).lower().replace('_', ' ')}): "
                       "distributed.comm.tls."
                       "client.cert must be signed by the CA the scheduler trusts")
@@ -311,19 +317,19 @@ def _tls_handshake(sock: Any, context: Any, address: str) -> None:
         tls = context.wrap_socket(sock, server_hostname=None if not context.check_hostname else
                                   address.rpartition("//")[2].rsplit(":", 1)[0])
     except TimeoutError:
-        raise UsageError(f"--scheduler {address}: no TLS answer within {PROBE_SECONDS:g} s (not a TLS server: "
+        raise UsageError(f"{_scheduler(address)}: no TLS answer within {PROBE_SECONDS:g} s (not a TLS server: "
                          "a tcp:// scheduler?)") from None
     except ssl.SSLCertVerificationError as err:
-        raise UsageError(f"--scheduler {address}: the scheduler's TLS certificate is not accepted "
+        raise UsageError(f"{_scheduler(address)}: the scheduler's TLS certificate is not accepted "
                          f"({err.verify_message}): distributed.comm.tls.ca-file must be the CA that signed "
                          "it") from None
     except ssl.SSLError as err:
         if getattr(err, "reason", None) in CERTIFICATE_ALERTS:
             raise _client_refused(address, err) from None
-        raise UsageError(f"--scheduler {address}: the address answered, but not in TLS ({err.reason or err}; "
+        raise UsageError(f"{_scheduler(address)}: the address answered, but not in TLS ({err.reason or err}; "
                          "a tcp:// scheduler?)") from None
     except OSError as err:
-        raise UsageError(f"--scheduler {address}: TLS handshake failed ({err.strerror or err})") from None
+        raise UsageError(f"{_scheduler(address)}: TLS handshake failed ({err.strerror or err})") from None
     with tls:
         tls.settimeout(min(REPLY_SECONDS, PROBE_SECONDS))
         try:

@@ -92,8 +92,8 @@ def test_output_format_of_evaluate_runs_compare_runs_and_compare_orderings(tmp_p
         return (tmp_path / "e").read_text()
 
     _same_with_either_spelling(evaluate, "fmt", "output_format", "tsv")
-    _same_with_either_spelling(lambda **kw: api.compare_runs(per_query_file=PQ, tests="t", **kw), "fmt", "output_format",
-                               "jsonl")
+    _same_with_either_spelling(lambda **kw: api.compare_runs(per_query_file=PQ, tests="t", **kw), "fmt",
+                               "output_format", "jsonl")
     _same_with_either_spelling(lambda **kw: api.compare_orderings(ORDER_A, ORDER_B, **kw), "fmt", "output_format",
                                "csv")
 
@@ -113,8 +113,8 @@ KINDS = [
      "record in full precision",
      "compare", ["-P", PQ, "-o", "jsonl", "--digits", "3"],
      "--digits applies to the tables (-o text, markdown, latex); -o jsonl writes every record in full precision"),
-    ("digits-range", lambda: api.compare_runs(per_query_file=PQ, digits=30), "digits: expected an integer 0..17, got 30",
-     None, None, None),
+    ("digits-range", lambda: api.compare_runs(per_query_file=PQ, digits=30),
+     "digits: expected an integer 0..17, got 30", None, None, None),
     ("digits-range-orderings", lambda: api.compare_orderings(ORDER_A, ORDER_B, digits=-1),
      "digits: expected an integer 0..17, got -1", None, None, None),
     ("digits-range-agree", lambda: api.agree([A, B], levels=["pair"], digits=-1),
@@ -184,7 +184,8 @@ KINDS = [
      "compare", ["-R", Q, BM25, DENSE], "-R needs at least one -m MEASURE"),
     ("keep-going", lambda: api.compare_runs(per_query_file=PQ, keep_going=True),
      "keep_going applies to runs evaluated against qrels (a per_query_file is read whole)", None, None, None),
-    ("qrels-or-per-query", lambda: api.compare_runs(), "give either qrels with runs, or per_query_file", None, None, None),
+    ("qrels-or-per-query", lambda: api.compare_runs(), "give either qrels with runs, or per_query_file",
+     None, None, None),
     ("pool-level", lambda: api.pairs_pool([BM25, DENSE], 5, level=2, output=None),
      "level applies to contributions with qrels (the relevant documents it counts)", None, None, None),
     ("pool-groups", lambda: api.pairs_pool([BM25, DENSE], 5, group_sep="_", output=None),

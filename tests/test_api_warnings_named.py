@@ -194,9 +194,9 @@ def test_a_bool_as_the_per_query_file_says_which_per_query(call, hint, value):
         call(value)
     assert str(err.value) == f"per_query_file: expected a path, got bool {value!r} {FILE_HEAD}{hint}"
     # the old spelling with a bool (a caller who took it for zelo_eval's -q): the same refusal, after the warning
-    with pytest.warns(DeprecationWarning, match=r"\(per_query=\.\.\.\) is deprecated: the keyword is per_query_file$"):
-        with pytest.raises(UsageError) as err:
-            call(value, key="per_query")
+    old = r"\(per_query=\.\.\.\) is deprecated: the keyword is per_query_file$"
+    with pytest.warns(DeprecationWarning, match=old), pytest.raises(UsageError) as err:
+        call(value, key="per_query")
     assert str(err.value) == f"per_query_file: expected a path, got bool {value!r} {FILE_HEAD}{hint}"
 
 

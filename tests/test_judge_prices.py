@@ -46,7 +46,7 @@ def test_api_refuses_bad_prices_before_any_request(tmp_path, fake, prices):
     with pytest.raises(UsageError) as err:
         _judge(tmp_path, url, prices)
     msg = str(err.value)
-    assert msg.startswith("--price") and "\n" not in msg, msg
+    assert msg.startswith("prices") and "\n" not in msg, msg  # the keyword (the command: --price, as before)
     assert srv.received == [] and not (tmp_path / "o.jsonl").exists() and not (tmp_path / "s.db").exists()
 
 

@@ -76,7 +76,9 @@ def test_the_api_takes_the_default_value_and_refuses_another(tmp_path):
 
     assert run_module_inproc("compare", [*PQ, "-o", "jsonl", "--digits", "4"]).returncode == 2
     out = tmp_path / "c.jsonl"
-    pref_eval.compare_runs(per_query_file="tests/data/stats/perquery.tsv", output_format="jsonl", digits=4, output=str(out))
+    pref_eval.compare_runs(per_query_file="tests/data/stats/perquery.tsv", output_format="jsonl", digits=4,
+                           output=str(out))
     assert out.read_text().count("\n") > 1
     with pytest.raises(UsageError, match="^digits applies to the tables"):  # (a Python caller: the keyword)
-        pref_eval.compare_runs(per_query_file="tests/data/stats/perquery.tsv", output_format="jsonl", digits=3, output=None)
+        pref_eval.compare_runs(per_query_file="tests/data/stats/perquery.tsv", output_format="jsonl", digits=3,
+                               output=None)

@@ -105,7 +105,7 @@ def test_addresses_refused_in_process(address, says):
     t = time.monotonic()
     with pytest.raises(UsageError) as e:
         _probe_scheduler(address)
-    assert str(e.value).startswith(f"--scheduler {address}: {says}"), str(e.value)
+    assert str(e.value).startswith(f"scheduler={address!r}: {says}"), str(e.value)  # a Python caller's keyword
     assert time.monotonic() - t < 10
 
 

@@ -250,7 +250,7 @@ def test_probe_tls_handshake(certs):
         address = f"tls://127.0.0.1:{port}"
         assert _probe(address, _config(good["ca"], good["cert"], good["key"])) is None
         msg = _probe(address, _config(other["ca"], other["cert"], other["key"]))
-    assert msg is not None and msg.startswith(f"--scheduler {address}: the scheduler's TLS certificate is not "
+    assert msg is not None and msg.startswith(f"scheduler={address!r}: the scheduler's TLS certificate is not "
                                               "accepted ("), msg
     assert msg.endswith("distributed.comm.tls.ca-file must be the CA that signed it"), msg
 
@@ -264,7 +264,7 @@ def test_probe_client_certificate_refused(certs, tls12):
     with _server(_tls_server(good, good["ca"], tls12=tls12)) as port:
         address = f"tls://127.0.0.1:{port}"
         msg = _probe(address, _config(good["ca"], other["cert"], other["key"]))
-    assert msg == f"--scheduler {address}: cannot connect: the scheduler does not accept the client's TLS " \
+    assert msg == f"scheduler={address!r}: cannot connect: the scheduler does not accept the client's TLS " \
                   "certificate (tlsv1 alert unknown ca): distributed.comm.tls.client.cert must be signed by the " \
                   "CA the scheduler trusts"
 
@@ -316,7 +316,7 @@ def test_client_error_read_by_type(monkeypatch):
             parallel._dask_map(str, [1], address)
         said = "closed the TLS connection, as it does when it does not accept the client's certificate"
         assert (said in str(got.value)) == refused, (err, str(got.value))
-        assert str(got.value).startswith(f"--scheduler {address}: cannot connect")
+        assert str(got.value).startswith(f"scheduler={address!r}: cannot connect")
 
 
 def test_probe_plain_servers_behind_tls(certs, monkeypatch):
@@ -335,13 +335,13 @@ def test_probe_plain_servers_behind_tls(certs, monkeypatch):
 
     with _server(http) as port:
         msg = _probe(f"tls://127.0.0.1:{port}", config)
-    assert msg is not None and msg.startswith(f"--scheduler tls://127.0.0.1:{port}: the address answered, but "
+    assert msg is not None and msg.startswith(f"scheduler='tls://127.0.0.1:{port}': the address answered, but "
                                               "not in TLS ("), msg
     monkeypatch.setattr(pref_eval.parallel, "PROBE_SECONDS", 0.5)
     t = time.monotonic()
     with _server(silent) as port:
         msg = _probe(f"tls://127.0.0.1:{port}", config)
-    assert msg == f"--scheduler tls://127.0.0.1:{port}: no TLS answer within 0.5 s (not a TLS server: a tcp:// " \
+    assert msg == f"scheduler='tls://127.0.0.1:{port}': no TLS answer within 0.5 s (not a TLS server: a tcp:// " \
                   "scheduler?)"
     assert time.monotonic() - t < 5
 
@@ -353,7 +353,7 @@ def test_probe_tls_configuration_unusable(certs):
     for config, says in ((_config("/no/such/ca.pem", good["cert"], good["key"]), "No such file or directory"),
                          (_config(good["ca"], good["cert"], other["key"]), "")):
         msg = _probe("tls://127.0.0.1:1", config)
-        assert msg is not None and msg.startswith("--scheduler tls://127.0.0.1:1: dask's TLS configuration cannot "
+        assert msg is not None and msg.startswith("scheduler='tls://127.0.0.1:1': dask's TLS configuration cannot "
                                                   f"be used ({says}"), msg
         assert msg.endswith(f"; distributed.comm.tls: ca-file {config['distributed.comm.tls.ca-file']}, "
                             f"client.cert {good['cert']}, client.key {config['distributed.comm.tls.client.key']})")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, UsageError, command_running, option_given
+from ..errors import InputError, UsageError, command_running, option_given, option_name
 from .records import Bootstrap, Record
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def judge_names(paths: list[str], names: list[str] | None) -> list[str]:
             raise UsageError(f"--name given {len(names)} times for {len(paths)} judgment files" if command_running()
                              else f"names: {len(names)} given for {len(paths)} judgment files (one name per file)")
         if len(set(names)) != len(names):
-            raise UsageError("--name: two judges share a name")
+            raise UsageError(f"{option_name('names', '--name')}: two judges share a name")
         return list(names)
     base = ["stdin" if p == "-" else os.path.basename(str(p)) for p in paths]
     return [b if base.count(b) == 1 else f"{b}#{k + 1}" for k, b in enumerate(base)]
@@ -40,25 +40,29 @@ def check_options(n_files: int, levels: list[str], resamples: int, confidence: f
                          else "agree needs at least two judgment files: judgments=[REFERENCE, OTHER, ...]")
     bad = [x for x in levels if x not in LEVELS]
     if bad or not levels:
-        raise UsageError(f"--level must be among {', '.join(LEVELS)}, got {', '.join(bad) or 'none'}")
+        raise UsageError(f"{option_name('levels', '--level')} must be among {', '.join(LEVELS)}, got "
+                         f"{', '.join(bad) or 'none'}")
     if resamples < 0:
-        raise UsageError("--resamples must be >= 0")
+        raise UsageError(f"{option_name('resamples')} must be >= 0")
     if not 0.0 < confidence < 1.0:
-        raise UsageError("--confidence must be in (0, 1)")
+        raise UsageError(f"{option_name('confidence')} must be in (0, 1)")
     if buckets < 1:
-        raise UsageError("--buckets must be >= 1")
+        raise UsageError(f"{option_name('buckets')} must be >= 1")
     if calibration not in CALIBRATION:
-        raise UsageError(f"--calibration must be one of {', '.join(CALIBRATION)}")
+        raise UsageError(f"{option_name('calibration')} must be one of {', '.join(CALIBRATION)}")
     if consensus_min < 1:
-        raise UsageError("--consensus-min must be >= 1")
+        raise UsageError(f"{option_name('consensus_min')} must be >= 1")
     if prior <= 0:
-        raise UsageError("--prior must be > 0 for the document level (every document needs a finite score)")
+        raise UsageError(f"{option_name('prior')} must be > 0 for the document level (every document needs a finite "
+                         "score)")
     if top_k < 1:
-        raise UsageError("--top-k must be >= 1")
+        raise UsageError(f"{option_name('top_k')} must be >= 1")
     if "system" in levels and (not runs or not measure):
-        raise UsageError("the system level needs --runs RUN... and -m MEASURE")
+        raise UsageError("the system level needs --runs RUN... and -m MEASURE" if command_running() else
+                         "the system level needs runs=[RUN, ...] and measure=NAME")
     if (runs or measure) and "system" not in levels:
-        raise UsageError("--runs/-m are used only by the system level (add --level system)")
+        raise UsageError("--runs/-m are used only by the system level (add --level system)" if command_running() else
+                         "runs/measure are used only by the system level (add 'system' to levels)")
 
 
 # the levels that read each level-specific option (the others ignore it)
@@ -73,8 +77,9 @@ def check_level_options(levels: list[str], changed: dict[str, bool]) -> None:
     levels that read it (it was ignored: `-l pair --buckets 5`)."""
     for flag, differs in changed.items():
         if option_given(flag, differs) and not any(x in levels for x in OPTION_LEVELS[flag]):
-            need = " or ".join(OPTION_LEVELS[flag])
-            raise UsageError(f"{flag} is used only by the {need} level (add --level {OPTION_LEVELS[flag][0]})")
+            need, first = " or ".join(OPTION_LEVELS[flag]), OPTION_LEVELS[flag][0]
+            raise UsageError(f"{flag} is used only by the {need} level (add --level {first})" if command_running() else
+                             f"{flag[2:].replace('-', '_')} is used only by the {need} level (add {first!r} to levels)")
 
 
 def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: str | None = None,
@@ -92,7 +97,8 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
     levels = list(levels) if levels is not None else ["pair", "calibration", "document"]
     runs = list(runs or [])
     if list(paths).count("-") > 1:
-        raise UsageError("-J -: standard input can be read once (give it for one judge)")
+        raise UsageError("-J -: standard input can be read once (give it for one judge)" if command_running() else
+                         "judgments: '-' (standard input) given twice: it can be read once (give it for one judge)")
     check_options(len(paths), levels, resamples, confidence, buckets, calibration, consensus_min, prior, top_k,
                   runs, measure)
     check_level_options(levels, {"--buckets": buckets != 20, "--calibration": calibration != "auto",
@@ -102,11 +108,12 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
                                  "--judged-depth": judged_depth is not None})
     if resamples == 0:  # no bootstrap: its level and seed read by nothing (before session 22 accepted, unused)
         randomised = "system" in levels and bool({"randomization", "bootstrap", "tukey"} & set(tests.split(",")))
+        zero = "--resamples 0" if command_running() else "resamples=0"
         if option_given("--confidence", confidence != 0.95):
-            raise UsageError("--confidence sets the bootstrap intervals: none with --resamples 0")
+            raise UsageError(f"{option_name('confidence')} sets the bootstrap intervals: none with {zero}")
         if option_given("--seed", seed != 0) and not randomised:
-            raise UsageError("--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level "
-                             "test (none here)")
+            raise UsageError(f"{option_name('seed')} seeds the bootstrap (none with {zero}) and a randomised "
+                             "system-level test (none here)")
     names = judge_names(paths, names)
     judges, vocab = _read_all(paths, names, fmt, ties)
     mt = match(judges, vocab)
@@ -145,7 +152,8 @@ def _read_all(paths: list[str], names: list[str], fmt: str | None, ties: str) ->
     if fmt and "," in fmt:
         formats = [f.strip() or None for f in fmt.split(",")]
         if len(formats) != len(paths):
-            raise UsageError(f"--format lists {len(formats)} formats for {len(paths)} judgment files")
+            raise UsageError(f"{option_name('judgments_format', '--format')} lists {len(formats)} formats for "
+                             f"{len(paths)} judgment files")
         fmt = None
     try:
         return read_judges(paths, names, fmt, ties, formats)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import UsageError, shown
+from ..errors import UsageError, command_running, option_name, shown
 from .matching import Matched, Vocabulary
 from .records import Record, count
 
@@ -62,7 +62,7 @@ def _parse_int_grades(text: str) -> list[int]:
     try:
         return [int(p) for p in parts]
     except ValueError:
-        raise UsageError(f"--grades must be integers for qrels, got {shown(text)}") from None
+        raise UsageError(f"{option_name('grades')} must be integers for qrels, got {shown(text)}") from None
 
 
 def _resampled_means(ref: np.ndarray, other: np.ndarray, draws: np.ndarray,
@@ -103,10 +103,11 @@ def system_records(mt: Matched, vocab: Vocabulary, runs: list[str], measure: str
     from ..stats.orderings import kendall_tau_b, kendall_tau_b_rows, tau_ap_a_rows
 
     if not runs or not measure:
-        raise UsageError("the system level needs --runs RUN... and -m MEASURE")
+        raise UsageError("the system level needs --runs RUN... and -m MEASURE" if command_running() else
+                         "the system level needs runs=[RUN, ...] and measure=NAME")
     test_list = parse_tests(tests)
     if len(test_list) != 1:
-        raise UsageError("--tests: the system level uses one test (e.g. t)")
+        raise UsageError(f"{option_name('tests')}: the system level uses one test (e.g. t)")
     if len(runs) < 2:
         raise UsageError("the system level needs at least two runs")
     grade_list = _parse_int_grades(grades)
@@ -159,16 +160,21 @@ def _per_query(df, measure: str):
     df = df[df["qid"] != "all"]
     mnames = list(dict.fromkeys(df["measure"]))
     if not mnames:
-        raise UsageError(f"-m {shown(measure)} has no value per query (trec_eval prints it for 'all' only): the "
+        raise UsageError(f"{_measure(measure)} has no value per query (trec_eval prints it for 'all' only): the "
                          "system level orders the runs by the mean of a per-query measure (e.g. ndcg_cut.10, map)")
     if len(mnames) != 1:
-        raise UsageError(f"-m {shown(measure)}: the system level needs a measure with one value per query "
+        raise UsageError(f"{_measure(measure)}: the system level needs a measure with one value per query "
                          f"(got {', '.join(mnames)})")
     if not pd.api.types.is_numeric_dtype(df["value"]):  # relstring: a string of grades per query
-        raise UsageError(f"-m {shown(measure)}: its per-query value is text ({shown(df['value'].iloc[0])}), "
+        raise UsageError(f"{_measure(measure)}: its per-query value is text ({shown(df['value'].iloc[0])}), "
                          f"not a number "
                          "to order the runs by")
     return df
+
+
+def _measure(measure: str) -> str:
+    """The measure as the caller gave it: ``-m NAME`` / ``measure='NAME'``."""
+    return f"-m {shown(measure)}" if command_running() else f"measure={shown(measure)}"
 
 
 def _refuse_disjoint_judges(names: list[str], qrels_of: list[dict]) -> None:

@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError, shown
+from ..errors import InputError, UsageError, command_running, option_name, option_value, shown
 from ..zelo.judgments import TIE_RULES, Judgments, UnknownDocument, vote_score, vote_values
 from .textfile import decode_utf8, display_name, read_input_bytes, read_input_text, refuse_nul
 
@@ -121,7 +121,7 @@ def detect_format(text: str, name: str = "<input>") -> str:
         name, bad_no,
         "cannot detect the judgment format (expected jsonl, zbench ai_scores.json, "
         "'topic docA docB winner', 'topic winner loser', '@ topic docA docB !|=|?', "
-        "'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use --format",
+        f"'QID DOC1 DOC2 PREF', trec_eval prefs or Xie TSV); use {option_name('judgments_format', '--format')}",
     )
 
 
@@ -143,10 +143,17 @@ def one_format_for_all(err: InputError, paths: list[str], fmt: str | None, per_f
     if own is None or own == fmt:
         return err
     each = ",".join(own if p == err.path else fmt for p in paths)
-    how = f"give one format per file, --format {each}, or no --format" if per_file else \
-        "leave --format out to detect each file's format"
-    return InputError(err.path, err.line, f"{err.message} (--format {fmt} reads every -J file, and this one looks "
-                                          f"like {own}: {how})")
+    name = option_name("judgments_format", "--format")
+    how = f"give one format per file, {_format_value(each)}, or no {name}" if per_file else \
+        f"leave {name} out to detect each file's format"
+    files = "-J file" if command_running() else "file of judgments"
+    return InputError(err.path, err.line, f"{err.message} ({_format_value(fmt)} reads every {files}, and this one "
+                                          f"looks like {own}: {how})")
+
+
+def _format_value(fmt: str) -> str:
+    """The judgment format option with a value as the caller writes it: ``--format F`` / ``judgments_format='F'``."""
+    return option_value("judgments_format", "--format", fmt)
 
 
 def _json_format(stripped: str) -> str:
@@ -168,7 +175,8 @@ def _sample_lines(text: str, name: str, most: int = 50) -> list[tuple[int, str]]
         if len(samples) >= most:
             break
     if not samples:
-        raise InputError(name, 0, "empty judgment file: cannot detect its format (use --format)")
+        raise InputError(name, 0, "empty judgment file: cannot detect its format (use "
+                                  f"{option_name('judgments_format', '--format')})")
     return samples
 
 
@@ -200,7 +208,7 @@ def _four_field_format(fields: list[list[str]], name: str, no0: int) -> str | No
     if all(_small_number(f[3]) for f in fields):
         if len({f[1] for f in fields}) == 1 or not all(f[3].lstrip("+-") in "012" for f in fields):
             raise InputError(name, no0, "this looks like TREC qrels ('qid iter docno grade'), not pairwise "
-                                        "judgments; give --format carterette if it is Carterette's "
+                                        f"judgments; give {_format_value('carterette')} if it is Carterette's "
                                         "'QID DOC1 DOC2 PREF'")
         return "carterette"
     return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..errors import InputError, UsageError, shown
+from ..errors import InputError, UsageError, command_running, shown
 from .textfile import display_name, json_object, read_input_text
 
 
@@ -204,7 +204,7 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
     if key is None:
         if len(per_measure) != 1:
             raise UsageError(f"{name} holds several measures ({', '.join(per_measure)}); "
-                             "choose one with --key-a/--key-b")
+                             f"choose one with {'--key-a/--key-b' if command_running() else 'key_a/key_b'}")
         key = next(iter(per_measure))
     if key not in per_measure:
         raise UsageError(f"{name}: no measure {shown(key)} (available: {', '.join(per_measure)})")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..errors import UsageError, command_running, option_name, shown
+from ..errors import UsageError, command_running, option_name, option_value, shown
 
 MODES = ("path", "tag")
 
@@ -65,15 +65,20 @@ def shortest_unique_suffixes(paths: Sequence[str]) -> list[str]:
             raise UsageError(f"cannot tell the runs apart: {', '.join(paths[i] for i in clash)}")
 
 
+def _names() -> str:
+    """The renaming option as the caller names it: ``--name`` / ``run_names``."""
+    return option_name("run_names", "--name")
+
+
 def parse_names(items: Sequence[str]) -> dict[str, str]:
     """``--name RUN=LABEL`` options → {RUN: LABEL}."""
     out: dict[str, str] = {}
     for it in items:
         run, eq, label = it.partition("=")
         if not eq or not run or not label:
-            raise UsageError(f"--name {shown(it)}: expected RUN=LABEL")
+            raise UsageError(f"{_names()} {shown(it)}: expected RUN=LABEL")
         if run in out:
-            raise UsageError(f"--name: run {shown(run)} renamed twice")
+            raise UsageError(f"{_names()}: run {shown(run)} renamed twice")
         out[run] = label
     return out
 
@@ -86,7 +91,9 @@ def run_tag(path: str) -> str:
 
     if is_zbench_annotated_line(first_line_of_file(path)):  # a reranker's file in zbench's format (zelo_eval -R)
         raise UsageError(f"--run-id tag: {path} is zbench JSONL, which names no run; use --run-id path (the "
-                         "default) or --name RUN=LABEL")
+                         "default) or --name RUN=LABEL" if command_running() else
+                         f"run_id_mode='tag': {path} is zbench JSONL, which names no run; use run_id_mode='path' (the "
+                         "default) or run_names=['RUN=LABEL', ...]")
     return read_run(path).tag
 
 
@@ -106,7 +113,8 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
         seen: dict[str, str] = {}
         for t, p in zip(tags, paths, strict=True):
             if t in seen:
-                raise UsageError(f"{seen[t]} and {p} have the same run tag {shown(t)}; use --run-id path or --name")
+                raise UsageError(f"{seen[t]} and {p} have the same run tag {shown(t)}; use "
+                                 f"{option_value('run_id_mode', '--run-id', 'path')} or {_names()}")
             seen[t] = p
         ids = list(tags)
     else:
@@ -122,11 +130,11 @@ def run_ids(paths: Sequence[str], *, mode: str = "path", names: dict[str, str] |
             if run not in keys and os.path.abspath(run) in keys:
                 run = os.path.abspath(run)
             if run not in keys:
-                raise UsageError(f"--name {run}={label}: {shown(run)} is not one of the runs ({', '.join(ids)})")
+                raise UsageError(f"{_names()} {run}={label}: {shown(run)} is not one of the runs ({', '.join(ids)})")
             out[keys[run]] = label
         dup = sorted({x for x in out if out.count(x) > 1})
         if dup:
-            raise UsageError(f"--name: two runs would be called {shown(dup[0])}")
+            raise UsageError(f"{_names()}: two runs would be called {shown(dup[0])}")
         ids = out
     return ids
 
@@ -135,4 +143,4 @@ def refuse_run_ids_with_per_query() -> None:
     """``--run-id``/``--name`` (``run_id_mode``/``run_names``) given with a per-query file, which names its runs."""
     raise UsageError("--run-id/--name apply to run files evaluated with -R (-P files hold their names)"
                      if command_running() else
-                     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query file names its runs)")
+                     "run_id_mode/run_names apply to runs evaluated against qrels (a per_query_file names its runs)")

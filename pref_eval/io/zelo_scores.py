@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError, shown
+from ..errors import InputError, command_running, shown
 from .textfile import display_name, first_line_of_file, read_input_bytes, refuse_nul
 
 HEADER = ("qid", "docno", "score", "se")
@@ -210,6 +210,7 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
         elif max(xs) > LOGIT_LIMIT or min(xs) < -LOGIT_LIMIT:  # the scores are finite; no Python step per score
             raise InputError(name, 0, f"query {shown(q)}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
                                       "zELO score (an elo-scale file needs its 'scale' column: refit with "
-                                      "zelo_fit --scale elo, or use --scale logit)")
+                                      + ("zelo_fit --scale elo, or use --scale logit)" if command_running() else
+                                         "pref_eval.fit(..., scale='elo'), or use scale='logit')"))
         out[q] = dict(zip(docs, xs, strict=True))
     return out

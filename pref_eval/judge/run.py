@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, command_running, option_name, option_value
 from .prompt import DEFAULT_PROMPT, check_template, prompt_hash, render
 from .scheduler import (OUT_TOKENS_ESTIMATE, Interrupt, Limits, Progress, Stats, cost_of, estimate_tokens,
                         send_all)
@@ -78,18 +78,20 @@ def _merge_pair_texts(texts, pair_texts, setup: Setup) -> None:
         if old is not None and old != body:
             raise InputError(display_name(setup.pairs or ""), 0,
                              f"query {qid}: its text differs from the one in "
-                             + (f"--queries {setup.queries}" if setup.queries else f"--docs {setup.docs}") + "; "
+                             + (option_value("queries", "--queries", setup.queries) if setup.queries else
+                                option_value("docs", "--docs", setup.docs)) + "; "
                              + "expected the same text (zbench's pairs file carries the texts its judges were shown: "
-                             "leave --queries and --docs out to judge those)")
+                             f"leave {_texts_options()} out to judge those)")
         texts.queries[qid] = body
     for qid, pq in pair_texts.per_query.items():
         for d, body in pq.items():
             old = texts.doc(qid, d)
             if old is not None and old != body:
                 raise InputError(display_name(setup.pairs or ""), 0,
-                                 f"document {d} of query {qid}: its text differs from the one in --docs {setup.docs}; "
+                                 f"document {d} of query {qid}: its text differs from the one in "
+                                 f"{option_value('docs', '--docs', setup.docs)}; "
                                  "expected the same text (zbench's pairs file carries the texts its judges were "
-                                 "shown: leave --queries and --docs out to judge those)")
+                                 f"shown: leave {_texts_options()} out to judge those)")
             texts.per_query.setdefault(qid, {})[d] = body
 
 
@@ -116,7 +118,9 @@ class Session:
         self.pairs = read_pairs(setup.pairs, setup.warn, pair_texts) if setup.pairs is not None else None
         names = [s.name for s in self.specs]
         if len(set(names)) != len(names):
-            raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)")
+            raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)"
+                             if command_running() else
+                             "two judges name the same judge (add name=LABEL to tell them apart)")
         self.names = names
         self.template = read_template(setup.prompt)
         self.phash = prompt_hash(self.template)
@@ -478,6 +482,11 @@ class Session:
         self.revoted = revoted
 
 
+def _texts_options() -> str:
+    """``--queries and --docs`` / ``queries and docs``: the options that give the texts, as the caller names them."""
+    return f"{option_name('queries')} and {option_name('docs')}"
+
+
 def _text_source(setup: Setup, why: str) -> str:
     return str(setup.queries if why == "query text" and setup.queries else setup.docs or setup.queries or "--docs")
 
@@ -486,7 +495,7 @@ def _textless_batch_error(setup: Setup, n: int, first: tuple[str, str, str, str]
     """A PAIRS file none of whose pairs has its texts: the wrong --docs or --queries, not an empty output."""
     qid, a, b, why = first
     return InputError(_text_source(setup, why), 0, f"none of the {n} pairs of {setup.pairs} has its texts "
-                      f"(e.g. {qid} {a} {b}: no {why}); check --queries and --docs")
+                      f"(e.g. {qid} {a} {b}: no {why}); check {_texts_options()}")
 
 
 def _batch_text_error(setup: Setup, lacking: list[tuple[str, str, str, str]], n: int) -> InputError:
@@ -497,16 +506,18 @@ def _batch_text_error(setup: Setup, lacking: list[tuple[str, str, str, str]], n:
     verb = "lacks" if len(lacking) == 1 else "lack"
     return InputError(_text_source(setup, why), 0, f"{some} of the next batch of {setup.state} {verb} a text "
                       f"(first: {qid} {a} {b}: no {why}); nothing of the batch was asked and the state is left "
-                      f"unchanged: add the texts and run the same command again, or give --missing-text tie to "
-                      f"count such pairs as ties")
+                      f"unchanged: add the texts and run the same command again, or give "
+                      f"{option_value('missing_text', '--missing-text', 'tie')} to count such pairs as ties")
 
 
 def run(setup: Setup) -> Session:
     """Run one invocation; the returned session holds results, stats and missing pairs."""
     if (setup.pairs is None) == (setup.state is None):
-        raise UsageError("give a PAIRS file or --state STATE.json (not both)")
+        raise UsageError("give a PAIRS file or --state STATE.json (not both)" if command_running() else
+                         "give pairs (a file) or state (a zelo_pairs state file), not both")
     if not setup.judges:
-        raise UsageError("give at least one --judge")
+        raise UsageError("give at least one --judge" if command_running() else
+                         "give at least one judge: judges=[SPEC, ...]")
     sess = Session(setup)
     if setup.state is not None and not setup.dry_run:
         from ..output.atomic import preflight
@@ -514,12 +525,13 @@ def run(setup: Setup) -> Session:
         preflight(setup.state, sess.state_inputs())  # rewritten after every batch: refused before anything is asked
     if not sess.texts.queries and not setup.dry_run and setup.queries is None:
         if setup.pairs is None:
-            raise UsageError("no query texts: give --queries (or --docs as a zbench dataset or irds:)")
+            raise UsageError(f"no query texts: give {option_name('queries')} (or {option_name('docs')} as a zbench "
+                             "dataset or irds:)")
         from ..io.textfile import display_name
 
         raise InputError(display_name(setup.pairs), 0, "no query texts in this pairs file (zbench's pairs.json and "
-                         "ai_scores.json carry them; others name ids only): give --queries (or --docs as a zbench "
-                         "dataset or irds:)")
+                         f"ai_scores.json carry them; others name ids only): give {option_name('queries')} (or "
+                         f"{option_name('docs')} as a zbench dataset or irds:)")
     if setup.state is not None:
         from ..zelo.pair_state import load_state
         from ..zelo.state_lock import state_lock
@@ -625,32 +637,36 @@ def summary_lines(sess: Session) -> list[str]:
             c = cost_of(prices, key, tin, OUT_TOKENS_ESTIMATE * n)
             total += c
             lines.append(f"{sp.name}: {n} requests, ~{tin} input tokens, ~{OUT_TOKENS_ESTIMATE * n} output tokens, "
-                         + (f"~${c:.4f}" if key in prices else "no --price given"))
+                         + (f"~${c:.4f}" if key in prices else f"no {option_name('prices', '--price')} given"))
         lines.append(f"estimated cost: ${total:.4f}")
         # (before session 22 the estimate ignored the run's own limits: the same numbers with and without them)
         lim = sess.setup.limits
         if lim.budget_requests is not None and sess.would_send > lim.budget_requests:
-            lines.append(f"--budget-requests {lim.budget_requests}: this run stops after {lim.budget_requests} "
+            budget = option_value("budget_requests", "--budget-requests", lim.budget_requests)
+            lines.append(f"{budget}: this run stops after {lim.budget_requests} "
                          f"of the {sess.would_send}")
         if lim.max_cost is not None and total > lim.max_cost:
-            lines.append(f"--max-cost {lim.max_cost:g}: this run stops before that, after about "
+            cap = f"--max-cost {lim.max_cost:g}" if command_running() else f"max_cost={lim.max_cost:g}"
+            lines.append(f"{cap}: this run stops before that, after about "
                          f"{int(sess.would_send * lim.max_cost / total)} of the {sess.would_send}")
         if sess.setup.state:
             strategy = sess.pair_state.strategy if sess.pair_state is not None else "state"
             lines.append(f"({strategy}: only the next batch is known before it is judged)")
         return lines
     el = time.monotonic() - s.started
-    served_failed = (f" ({s.cached_failed} of them failed votes; --retry-failed asks them again)"
+    again = "--retry-failed" if command_running() else "retry_failed=True"
+    served_failed = (f" ({s.cached_failed} of them failed votes; {again} asks them again)"
                      if s.cached_failed else "")
     lines = [f"{s.sent} requests sent ({s.sent / max(el, 1e-9):.1f}/s), {s.cached} served from the store"
              f"{served_failed}, {s.failed} failed, {s.retried} retries; tokens {s.tokens_in} in / {s.tokens_out} out; "
-             + (f"cost ${s.cost:.4f}" if prices else "cost not counted (no --price)")]
+             + (f"cost ${s.cost:.4f}" if prices else f"cost not counted (no {option_name('prices', '--price')})")]
     if s.retry_reasons:  # why requests were asked again (a rate limit is the one the user can act on: --rpm)
         top = sorted(s.retry_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         limited = any(why.startswith("HTTP 429") for why, _ in top)
         lines.append("retries: " + "; ".join(f"{n} x {why}" for why, n in top[:3])
                      + (f"; {len(top) - 3} other reasons" if len(top) > 3 else "")
-                     + ("; the server rate-limits: --rpm R keeps below its limit" if limited else ""))
+                     + (f"; the server rate-limits: {'--rpm R' if command_running() else 'rpm=R'} keeps below its "
+                        "limit" if limited else ""))
     if s.reasons:  # what went wrong, most frequent first (the store has each answer's reason)
         top = sorted(s.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append("failed votes: " + "; ".join(f"{n} x {why}" for why, n in top[:3])

@@ -87,25 +87,27 @@ def checked_prices(prices: Any, keys: Sequence[str]) -> dict[str, tuple[float, f
     import math
     import numbers
 
-    from ..errors import UsageError
+    from ..errors import UsageError, option_name
 
+    price = option_name("prices", "--price")
     if prices is None:
         return {}
     if not isinstance(prices, Mapping):
-        raise UsageError(f"--price: expected a mapping {{MODEL: (IN, OUT)}} of prices per 1,000 tokens, got "
+        raise UsageError(f"{price}: expected a mapping {{MODEL: (IN, OUT)}} of prices per 1,000 tokens, got "
                          f"{type(prices).__name__}")
     out = {}
     for key, value in prices.items():
         if not isinstance(key, str) or not key:
-            raise UsageError(f"--price: expected a judge's model or name as the key, got {key!r:.60}")
+            raise UsageError(f"{price}: expected a judge's model or name as the key, got {key!r:.60}")
         pair = tuple(value) if isinstance(value, (tuple, list)) else None
         if pair is None or len(pair) != 2 or not all(
                 isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and float(x) >= 0
                 for x in pair):
-            raise UsageError(f"--price {key}: expected (IN, OUT), two finite prices >= 0 per 1,000 tokens, "
+            raise UsageError(f"{price} {key}: expected (IN, OUT), two finite prices >= 0 per 1,000 tokens, "
                              f"got {value!r:.60}")
         if key not in keys:
-            raise UsageError(f"--price {key}: no --judge has this price key (an openai: judge's model, a cmd: "
+            raise UsageError(f"{price} {key}: no {option_name('judges', '--judge')} has this price key (an openai: "
+                             "judge's model, a cmd: "
                              f"judge's name: {', '.join(map(shown, keys))})")
         out[key] = (float(pair[0]), float(pair[1]))
     return out

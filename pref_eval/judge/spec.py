@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..errors import UsageError, shown
+from ..errors import UsageError, option_name, shown
 
 _OPENAI_OPTIONS = ("key", "name", "temperature", "max_tokens")
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # an environment variable's name (key=, --api-key-env); re caches it
@@ -82,6 +82,11 @@ def _without_port(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"[{host}]" if ":" in host else host))
 
 
+def _judge_option() -> str:
+    """The judge option as the caller names it: ``--judge`` on a command line, ``judges`` in Python."""
+    return option_name("judges", "--judge")
+
+
 def _check_url(url: str) -> None:
     """A base URL the HTTP client cannot take (a port that is no number or out of range, an unclosed ``[``) is
     refused here, before the store is opened (it was a traceback from the client once the run started)."""
@@ -91,9 +96,9 @@ def _check_url(url: str) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is no number in 0-65535
     except ValueError as err:
-        raise UsageError(f"--judge: not a usable base URL {shown(_masked(url))} ({err})") from None
+        raise UsageError(f"{_judge_option()}: not a usable base URL {shown(_masked(url))} ({err})") from None
     if not parts.hostname:
-        raise UsageError(f"--judge: no host in the base URL {shown(_masked(url))}")
+        raise UsageError(f"{_judge_option()}: no host in the base URL {shown(_masked(url))}")
 
 
 def identity(name: str) -> str:
@@ -112,19 +117,21 @@ def parse_spec(spec: str) -> JudgeSpec:
     if spec.startswith("cmd:"):
         command = spec[4:].strip()
         if not command:
-            raise UsageError("--judge cmd: needs a command, e.g. cmd:'python3 my_judge.py'")
+            raise UsageError(f"{_judge_option()} cmd: needs a command, e.g. cmd:'python3 my_judge.py'")
         return JudgeSpec(kind="cmd", name=spec.strip(), command=command)
     if not spec.startswith("openai:"):
-        raise UsageError(f"--judge: expected openai:MODEL@BASE_URL or cmd:COMMAND, got {shown(spec)}")
+        raise UsageError(f"{_judge_option()}: expected openai:MODEL@BASE_URL or cmd:COMMAND, got {shown(spec)}")
     body, *opts = spec[7:].split(",")
     model, at, url = body.partition("@")
     if not model:
-        raise UsageError(f"--judge: no model name in {shown(spec)} (openai:MODEL@BASE_URL)")
+        raise UsageError(f"{_judge_option()}: no model name in {shown(spec)} (openai:MODEL@BASE_URL)")
     if at and not url.startswith(("http://", "https://")):
-        raise UsageError(f"--judge: the base URL must start with http:// or https://, got {shown(_masked(url))}")
+        raise UsageError(f"{_judge_option()}: the base URL must start with http:// or https://, got "
+                         f"{shown(_masked(url))}")
     if at and "@" in url:  # credentials, USER:PASSWORD@HOST: also a password holding '/' (which ends the authority)
-        raise UsageError("--judge: the base URL holds credentials (USER:PASSWORD@HOST); they would be part of the "
-                         "judge's name, in the store and the output: give the key in the environment (key=ENV)")
+        raise UsageError(f"{_judge_option()}: the base URL holds credentials (USER:PASSWORD@HOST); they would be "
+                         "part of the judge's name, in the store and the output: give the key in the environment "
+                         "(key=ENV)")
     if at:
         _check_url(url)
     values: dict[str, str] = {}
@@ -135,7 +142,7 @@ def parse_spec(spec: str) -> JudgeSpec:
             # the value of an unknown option may be a key pasted by mistake: never echoed; nor a bare word
             # that does not look like an option name
             given = f"{k}=..." if eq else o if re.match(r"^[A-Za-z_]{1,20}$", o) else "..."
-            raise UsageError(f"--judge: unknown option {shown(given)} (one of "
+            raise UsageError(f"{_judge_option()}: unknown option {shown(given)} (one of "
                              f"{', '.join(k + '=' for k in _OPENAI_OPTIONS)})")
         values[k] = v
         if k not in ("key", "name"):
@@ -144,14 +151,14 @@ def parse_spec(spec: str) -> JudgeSpec:
         temperature = float(values["temperature"]) if "temperature" in values else 0.0
         max_tokens = int(values["max_tokens"]) if "max_tokens" in values else None
     except ValueError:
-        raise UsageError(f"--judge: temperature must be a number and max_tokens an integer in {shown(_masked(spec))}") \
-            from None
+        raise UsageError(f"{_judge_option()}: temperature must be a number and max_tokens an integer in "
+                         f"{shown(_masked(spec))}") from None
     if not math.isfinite(temperature) or temperature < 0:
-        raise UsageError(f"--judge: temperature must be a finite number >= 0 in {shown(_masked(spec))}")
+        raise UsageError(f"{_judge_option()}: temperature must be a finite number >= 0 in {shown(_masked(spec))}")
     if max_tokens is not None and max_tokens < 1:
-        raise UsageError("--judge: max_tokens must be >= 1")
+        raise UsageError(f"{_judge_option()}: max_tokens must be >= 1")
     if "key" in values and not re.match(ENV_NAME, values["key"]):  # also under --dry-run, which starts no judge
-        raise UsageError("--judge: key= must name an environment variable, not hold a key")
+        raise UsageError(f"{_judge_option()}: key= must name an environment variable, not hold a key")
     name = values.get("name") or "openai:" + ",".join(kept)
     return JudgeSpec(kind="openai", name=name, model=model, base_url=url or None, key_env=values.get("key") or None,
                      temperature=temperature, max_tokens=max_tokens)

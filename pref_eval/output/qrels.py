@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -34,13 +34,13 @@ def parse_grades(text: str) -> list[str]:
     """``"0,1,2,3"`` -> ``["0", "1", "2", "3"]`` (numbers, strictly increasing)."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if len(parts) < 2:
-        raise UsageError(f"--grades needs at least two comma-separated grades, got {text!r}")
+        raise UsageError(f"{option_name('grades')} needs at least two comma-separated grades, got {text!r}")
     try:
         vals = [float(p) for p in parts]
     except ValueError:
-        raise UsageError(f"--grades must be numbers, got {text!r}") from None
+        raise UsageError(f"{option_name('grades')} must be numbers, got {text!r}") from None
     if any(x >= y for x, y in zip(vals, vals[1:], strict=False)):
-        raise UsageError(f"--grades must be increasing, got {text!r}")
+        raise UsageError(f"{option_name('grades')} must be increasing, got {text!r}")
     return parts
 
 
@@ -49,16 +49,17 @@ def parse_bins(text: str, n_grades: int) -> tuple[str, np.ndarray | None]:
     if text == "quantile":
         return "quantile", None
     if text.startswith("fixed:"):
+        fixed = "--bins fixed:" if command_running() else "bins='fixed:...':"
         try:
             th = np.array([float(p) for p in text[6:].split(",") if p.strip()])
         except ValueError:
-            raise UsageError(f"--bins fixed: expects numbers, got {text!r}") from None
+            raise UsageError(f"{fixed} expects numbers, got {text!r}") from None
         if len(th) != n_grades - 1:
-            raise UsageError(f"--bins fixed: needs {n_grades - 1} thresholds for {n_grades} grades, got {len(th)}")
+            raise UsageError(f"{fixed} needs {n_grades - 1} thresholds for {n_grades} grades, got {len(th)}")
         if np.any(np.diff(th) <= 0):
-            raise UsageError("--bins fixed: thresholds must be increasing")
+            raise UsageError(f"{fixed} thresholds must be increasing")
         return "fixed", th
-    raise UsageError(f"--bins must be 'quantile' or 'fixed:t1,t2,...', got {text!r}")
+    raise UsageError(f"{option_name('bins')} must be 'quantile' or 'fixed:t1,t2,...', got {text!r}")
 
 
 def grade_bins(scores: np.ndarray, n_grades: int, method: str, thresholds: np.ndarray | None = None,

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_name
 from .axes import (FRAME_WIDTH, LABEL_PAD, LINE, TICK_LENGTH, TICK_PAD, LegendEntry, Scale, bottom_axis, dashed, frame,
                    grid_boxes, left_axis, legend, legend_size)
 from .axes import title as axes_title
@@ -49,14 +49,16 @@ def select_calibration(records: list[dict], judge: str | None, where: str) -> Ca
     pairs = list(dict.fromkeys((r["judge_a"], r["judge_b"]) for r in cal))
     if not pairs:
         raise UsageError(f"{where}: no calibration records (run zelo_agree with -l calibration; "
-                         "--calibration always for a judge with scores 0, 1/2, 1 only)")
+                         "--calibration always for a judge with scores 0, 1/2, 1 only)" if command_running() else
+                         f"{where}: no calibration records (run agree with 'calibration' among its levels; "
+                         "calibration='always' for a judge with scores 0, 1/2, 1 only)")
     if judge is not None:
         pairs = [p for p in pairs if p[1] == judge]
         if not pairs:
             raise UsageError(f"{where}: no calibration records for judge {judge!r}")
     if len(pairs) > 1:
         raise UsageError(f"{where}: calibration of several judges ({', '.join(p[1] for p in pairs)}); "
-                         "choose one with --judge")
+                         f"choose one with {option_name('judge')}")
     a, b = pairs[0]
     buckets: dict[int, dict[str, float]] = {}
     counts: dict[int, int] = {}

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, IO
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -36,7 +36,9 @@ def image_format(path: str, fmt: str | None = None) -> str:
     if is_stdout(path):
         if fmt is None:
             raise UsageError("-o - (standard output) needs an image format: --format png|svg|pdf "
-                             "(zelo_plot matrix: --image-format)")
+                             "(zelo_plot matrix: --image-format)" if command_running() else
+                             "output='-' (standard output) needs an image format: output_format='png', 'svg' or "
+                             "'pdf'")
         return fmt
     if path.endswith(os.sep) or os.path.isdir(path):  # a directory is an unwritable output (exit 1)
         import errno
@@ -47,10 +49,12 @@ def image_format(path: str, fmt: str | None = None) -> str:
     ext = os.path.splitext(path)[1].lower()
     if fmt is not None:
         if ext in FORMATS and FORMATS[ext] != fmt:
-            raise UsageError(f"output file {path!r}: --format {fmt} contradicts its extension {ext}")
+            given = f"--format {fmt}" if command_running() else f"output_format={fmt!r}"
+            raise UsageError(f"output file {path!r}: {given} contradicts its extension {ext}")
         return fmt
     if ext not in FORMATS:
-        raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension (or --format png|svg|pdf)")
+        other = "--format png|svg|pdf" if command_running() else "output_format='png', 'svg' or 'pdf'"
+        raise UsageError(f"output file {path!r}: expected a .png, .svg or .pdf extension (or {other})")
     return FORMATS[ext]
 
 

@@ -35,13 +35,14 @@ def png_size(width_pt: float, height_pt: float, dpi: float) -> tuple[int, int]:
 def check_png_size(width_in: float, height_in: float, dpi: float) -> None:
     """Refuse (:class:`~pref_eval.errors.UsageError`, exit 2) a PNG larger than ``MAX_PIXELS`` pixels or
     ``MAX_SIDE`` pixels on a side."""
-    from ..errors import UsageError
+    from ..errors import UsageError, command_running, option_name
 
     w, h = png_size(width_in * 72.0, height_in * 72.0, dpi)
     if w * h > MAX_PIXELS or max(w, h) > MAX_SIDE:
-        raise UsageError(f"--width {width_in:g} --height {height_in:g} --dpi {dpi:g} makes a {w} × {h} pixel PNG, "
-                         f"more than {MAX_PIXELS} pixels or {MAX_SIDE} on a side: lower --dpi or the size, "
-                         "or write SVG or PDF")
+        size = (f"--width {width_in:g} --height {height_in:g} --dpi {dpi:g}" if command_running() else
+                f"width={width_in:g}, height={height_in:g}, dpi={dpi:g}")
+        raise UsageError(f"{size} makes a {w} × {h} pixel PNG, more than {MAX_PIXELS} pixels or {MAX_SIDE} on a "
+                         f"side: lower {option_name('dpi')} or the size, or write SVG or PDF")
 def png_bytes(canvas: Canvas, dpi: float) -> bytes:
     """The PNG file of ``canvas`` at ``dpi`` pixels per inch."""
     import io

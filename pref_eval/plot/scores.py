@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, option_name
 from .axes import LABEL_SHARE, LINE, TICK_PAD, LegendEntry, Scale, bottom_axis, frame, grid_boxes, legend
 from .axes import shorten
 from .axes import title as axes_title
@@ -73,7 +73,7 @@ def draw_scores(data: dict[str, tuple[list[str], list[float], list[float]]], que
     j-th of the panel's equal rows; the names are written left of the panel up to 40 documents,
     right-aligned 3.5 pt from it."""
     if not 0 < confidence < 1:
-        raise UsageError("--confidence must be between 0 and 1")
+        raise UsageError(f"{option_name('confidence')} must be between 0 and 1")
     z = normal_quantile(1 - (1 - confidence) / 2)
     canvas = Canvas(size[0] * 72.0, size[1] * 72.0, measure)
     n = len(queries)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, option_name
 from .axes import LINE, TICK_PAD, Scale, bottom_axis, frame, grid_boxes, left_labels, shorten
 from .axes import title as axes_title
 from .canvas import TAB, Canvas
@@ -45,7 +45,7 @@ def mean_intervals(wide: WideTable | pd.DataFrame, confidence: float, method: st
                    seed: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(means, low, high)`` arrays over the columns of ``wide`` (queries × runs)."""
     if not 0 < confidence < 1:
-        raise UsageError("--confidence must be between 0 and 1")
+        raise UsageError(f"{option_name('confidence')} must be between 0 and 1")
     x = wide.to_numpy(dtype=float)
     n = x.shape[0]
     means = x.mean(axis=0)
@@ -72,7 +72,7 @@ def mean_intervals(wide: WideTable | pd.DataFrame, confidence: float, method: st
         low = np.where(np.isfinite(res.confidence_interval.low), res.confidence_interval.low, means)
         high = np.where(np.isfinite(res.confidence_interval.high), res.confidence_interval.high, means)
         return means, low, high
-    raise UsageError(f"--ci must be t or bootstrap, not {method!r}")
+    raise UsageError(f"{option_name('ci')} must be t or bootstrap, not {method!r}")
 
 
 def significant_matrix(records: pd.DataFrame | Mapping[str, Sequence[Any]], runs: list[str],

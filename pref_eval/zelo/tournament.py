@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, option_value
 from ..seeds import stream_seed
 from .state_schema import VERSION
 from ..output.json_text import json_dumps
@@ -62,17 +62,18 @@ class Tournament:
         # p and f not given: 7 and 9, raised to k + 1 and p + 1 when k needs it (prefj.py's defaults and
         # floors). Given below their floors they are refused (prefj.py raises them with a warning).
         if k < 1:
-            raise UsageError(f"--k {k}: expected at least 1")
+            raise UsageError(f"{option_value('k', '--k', k)}: expected at least 1")
         if p is None:
             p = max(7, k + 1)
         elif p <= k:
-            raise UsageError(f"--p {p} must exceed --k {k} (a pruning stage keeps the documents with more than "
-                             f"p/2 wins; prefj.py raises p to k + 1 = {k + 1})")
+            raise UsageError(f"{option_value('p', '--p', p)} must exceed {option_value('k', '--k', k)} (a pruning "
+                             "stage keeps the documents with more than p/2 wins; prefj.py raises p to k + 1 = "
+                             f"{k + 1})")
         if f is None:
             f = max(9, p + 1)
         elif f <= p:
-            raise UsageError(f"--f {f} must exceed --p {p} (the pool size at which pruning stops; prefj.py "
-                             f"raises f to p + 1 = {p + 1})")
+            raise UsageError(f"{option_value('f', '--f', f)} must exceed {option_value('p', '--p', p)} (the pool "
+                             f"size at which pruning stops; prefj.py raises f to p + 1 = {p + 1})")
         self.k, self.p, self.f, self.seed, self.final_phase = k, p, f, seed, final_phase
         self.stream = stream
         self.step = 0

@@ -1,0 +1,247 @@
+"""The refusals a Python call reaches below the API name its keywords, never a command's flag (session 27, a37;
+the leftovers of sessions 25-26: a35/n35 converted the messages raised in ``pref_eval/api``, r36 the warnings).
+
+These are raised by the modules the API calls (``agree/``, ``judge/``, ``plot/``, ``parallel.py``, the readers'
+hints in ``io/``, ``output/qrels.py``, ``zelo/tournament.py``), which the commands share: each message names the
+option through ``pref_eval.errors.option_name`` / ``option_value`` (the flag while a command runs, the keyword
+for a Python caller). Each case: the public function with the bad value, its whole message, which holds no flag
+(``--x`` or ``-x``: :func:`flags_in`, a reference to another command's line such as ``zelo_eval -q output``
+excepted); and where a command reaches the same refusal, the command's exit 2 and its whole line as it was
+before (byte-identical). The walk at the end (:data:`KINDS`) is the probe of every refusal kind found by a scan
+of the package's string constants for flags; each Python message below named the flag before.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import pref_eval.api as api
+from cli_harness import run_module_inproc
+from pref_eval.errors import PrefEvalError
+
+ROOT = Path(__file__).resolve().parent.parent
+Q, BM25, DENSE = "qrels/dl19-sample.qrels", "runs/bm25.run", "runs/dense.run"
+JUDGE = "judgments/dl19-sample.judge"
+A, B = "judgments/dl21-crowd-sample.txt", "judgments/dl21-gpt4o-sample.human"
+PQ = "tests/data/stats/perquery.tsv"
+NOWHERE = os.path.join(tempfile.gettempdir(), "test_api_refusals_named.never-written")  # (refused before writing)
+NO_PAIRS = os.path.join(NOWHERE, "pairs.tsv")
+STORE = os.path.join(NOWHERE, "store.sqlite")
+# an output in a folder that exists, for refusals checked after the output's folder (nothing is written)
+UNWRITTEN = os.path.join(tempfile.gettempdir(), "test_api_refusals_named.unwritten")
+
+_FLAG = re.compile(r"(?<![\w.\-/'])--?[A-Za-z][\w-]*")
+# a command line quoted as where a file comes from ("zelo_eval -q output", "'zelo_eval --list-measures'")
+_COMMAND_LINE = re.compile(r"\b(zelo_\w+|pref_eval\.py|pref_aggregate\.py|trec_eval)( [a-z]+)?"
+                           r"( -{1,2}[\w-]+( [A-Z_]+)?)+")
+
+
+def flags_in(message: str) -> list[str]:
+    """The command-line flags ``message`` names outside a quoted command line of another command."""
+    return _FLAG.findall(_COMMAND_LINE.sub("", message))
+
+
+def test_flags_in_finds_flags_and_leaves_command_lines():
+    assert flags_in("--buckets is used only by the calibration level (add --level calibration)") == [
+        "--buckets", "--level"]
+    assert flags_in("-J -: standard input can be read once") == ["-J"]
+    assert flags_in("no such file (expected a per-query file (zelo_eval -q output))") == []
+    assert flags_in("unknown measure 'x'; see 'zelo_eval --list-measures'") == []
+    assert flags_in("score beyond ±50 is not a natural-log zELO score; output_format='jsonl' writes") == []
+    assert flags_in("cmd:'python3 my_judge.py' in 'openai:m@http://x/v1,temperature=-1'") == []
+
+
+def _image(ext: str = "svg", *size: float) -> api.PlotImage:
+    return api.PlotImage(os.path.join(NOWHERE, "x." + ext), *(size or (4, 3)))
+
+
+def _judge(**kw):
+    return lambda: api.judge(NO_PAIRS, **{"judges": ["cmd:true"], "store": STORE, **kw})
+
+
+# (id, Python call, its message, command, the command's arguments, its message as before: None where no command
+# line reaches the same refusal, a click type refusing the value first)
+KINDS = [
+    # agree / zelo_agree (agree/report.py, agree/systemlevel.py)
+    ("agree-levels", lambda: api.agree([A, B], levels=["bogus"]),
+     "levels must be among pair, calibration, document, system, got bogus", None, None, None),
+    ("agree-system-needs-runs", lambda: api.agree([A, B], levels=["system"]),
+     "the system level needs runs=[RUN, ...] and measure=NAME",
+     "agree", ["-J", A, "-J", B, "--level", "system"], "the system level needs --runs RUN... and -m MEASURE"),
+    ("agree-runs-without-system", lambda: api.agree([A, B], levels=["pair"], runs=[BM25], measure="map"),
+     "runs/measure are used only by the system level (add 'system' to levels)",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--runs", BM25, "-m", "map"],
+     "--runs/-m are used only by the system level (add --level system)"),
+    ("agree-level-option", lambda: api.agree([A, B], levels=["pair"], buckets=5),
+     "buckets is used only by the calibration level (add 'calibration' to levels)",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--buckets", "5"],
+     "--buckets is used only by the calibration level (add --level calibration)"),
+    ("agree-level-option-2", lambda: api.agree([A, B], levels=["pair"], judged_depth=3),
+     "judged_depth is used only by the system level (add 'system' to levels)",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--judged-depth", "3"],
+     "--judged-depth is used only by the system level (add --level system)"),
+    ("agree-calibration", lambda: api.agree([A, B], levels=["calibration"], calibration="bogus"),
+     "calibration must be one of auto, always, never", None, None, None),
+    ("agree-names", lambda: api.agree([A, B], names=["x", "x"], levels=["pair"]),
+     "names: two judges share a name",
+     "agree", ["-J", A, "-J", B, "--name", "x", "--name", "x", "--level", "pair"],
+     "--name: two judges share a name"),
+    ("agree-stdin-twice", lambda: api.agree(["-", "-"], levels=["pair"]),
+     "judgments: '-' (standard input) given twice: it can be read once (give it for one judge)",
+     "agree", ["-J", "-", "-J", "-", "--level", "pair"],
+     "-J -: standard input can be read once (give it for one judge)"),
+    ("agree-confidence", lambda: api.agree([A, B], levels=["pair"], resamples=0, confidence=0.9),
+     "confidence sets the bootstrap intervals: none with resamples=0",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--resamples", "0", "--confidence", "0.9"],
+     "--confidence sets the bootstrap intervals: none with --resamples 0"),
+    ("agree-seed", lambda: api.agree([A, B], levels=["pair"], resamples=0, seed=3),
+     "seed seeds the bootstrap (none with resamples=0) and a randomised system-level test (none here)",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--resamples", "0", "--seed", "3"],
+     "--seed seeds the bootstrap (none with --resamples 0) and a randomised system-level test (none here)"),
+    ("agree-format-list", lambda: api.agree([A, B], levels=["pair"], judgments_format="clarke4,clarke4,clarke4"),
+     "judgments_format lists 3 formats for 2 judgment files",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--format", "clarke4,clarke4,clarke4"],
+     "--format lists 3 formats for 2 judgment files"),
+    ("agree-format-for-all", lambda: api.agree([A, B], levels=["pair"], judgments_format="jsonl"),
+     f"{A}:1: expected a JSON object per line (Extra data) (judgments_format='jsonl' reads every file of "
+     "judgments, and this one looks like clarke4: give one format per file, judgments_format='clarke4,jsonl', or "
+     "no judgments_format)",
+     "agree", ["-J", A, "-J", B, "--level", "pair", "--format", "jsonl"],
+     f"{A}:1: expected a JSON object per line (Extra data) (--format jsonl reads every -J file, and this one looks "
+     "like clarke4: give one format per file, --format clarke4,jsonl, or no --format)"),
+    ("agree-system-one-test", lambda: api.agree([A, B], levels=["system"], runs=[BM25, DENSE], measure="map",
+                                                tests="t,wilcoxon"),
+     "tests: the system level uses one test (e.g. t)", None, None, None),
+    ("agree-system-grades", lambda: api.agree([A, B], levels=["system"], runs=[BM25, DENSE], measure="map",
+                                              grades="a,b"),
+     "grades must be numbers, got 'a,b'",
+     "agree", ["-J", A, "-J", B, "--level", "system", "--runs", BM25, "--runs", DENSE, "-m", "map", "--grades",
+               "a,b"], "--grades must be numbers, got 'a,b'"),
+    # fit / zelo_fit (output/qrels.py, parallel.py)
+    ("fit-grades", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), grades="1"),
+     "grades needs at least two comma-separated grades, got '1'",
+     "fit", ["-J", JUDGE, "--qrels", os.path.join(NOWHERE, "q"), "--grades", "1"],
+     "--grades needs at least two comma-separated grades, got '1'"),
+    ("fit-grades-order", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), grades="2,1"),
+     "grades must be increasing, got '2,1'", None, None, None),
+    ("fit-bins", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), bins="bogus"),
+     "bins must be 'quantile' or 'fixed:t1,t2,...', got 'bogus'",
+     "fit", ["-J", JUDGE, "--qrels", os.path.join(NOWHERE, "q"), "--bins", "bogus"],
+     "--bins must be 'quantile' or 'fixed:t1,t2,...', got 'bogus'"),
+    ("fit-bins-fixed", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), bins="fixed:1"),
+     "bins='fixed:...': needs 3 thresholds for 4 grades, got 1",
+     "fit", ["-J", JUDGE, "--qrels", os.path.join(NOWHERE, "q"), "--bins", "fixed:1"],
+     "--bins fixed: needs 3 thresholds for 4 grades, got 1"),
+    ("fit-bins-fixed-numbers", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), bins="fixed:a,b,c"),
+     "bins='fixed:...': expects numbers, got 'fixed:a,b,c'", None, None, None),
+    ("fit-bins-fixed-order", lambda: api.fit(JUDGE, qrels_output=os.path.join(NOWHERE, "q"), bins="fixed:3,2,1"),
+     "bins='fixed:...': thresholds must be increasing", None, None, None),
+    ("jobs-and-scheduler", lambda: api.fit(JUDGE, jobs=2, scheduler="tcp://127.0.0.1:1"),
+     "jobs=2 and scheduler: give one (scheduler runs the pieces on the cluster's workers, jobs in processes of "
+     "this machine)",
+     "fit", ["-J", JUDGE, "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "--jobs 2 and --scheduler: give one (--scheduler runs the pieces on the cluster's workers, --jobs in "
+     "processes of this machine)"),
+    ("scheduler-address", lambda: api.fit(JUDGE, scheduler="inproc://x"),
+     "scheduler='inproc://x': an inproc:// address reaches only a scheduler inside the same Python process, never "
+     "one this command can join; expected tcp://HOST:PORT (or tls://, ws://, wss://; HOST:PORT alone is tcp://)",
+     "fit", ["-J", JUDGE, "--scheduler", "inproc://x"],
+     "--scheduler inproc://x: an inproc:// address reaches only a scheduler inside the same Python process, never "
+     "one this command can join; expected tcp://HOST:PORT (or tls://, ws://, wss://; HOST:PORT alone is tcp://)"),
+    # the judgment reader's hints (io/judgments.py), through fit
+    ("judgments-qrels", lambda: api.fit(Q),
+     f"{Q}:1: this looks like TREC qrels ('qid iter docno grade'), not pairwise judgments; give "
+     "judgments_format='carterette' if it is Carterette's 'QID DOC1 DOC2 PREF'",
+     "fit", ["-J", Q],
+     f"{Q}:1: this looks like TREC qrels ('qid iter docno grade'), not pairwise judgments; give --format "
+     "carterette if it is Carterette's 'QID DOC1 DOC2 PREF'"),
+    # plots / zelo_plot (plot/output.py, plot/png.py, plot/systems.py)
+    ("image-stdout", lambda: api.plot_matrix([JUDGE], api.PlotImage("-", 4, 3), qid="1037798"),
+     "output='-' (standard output) needs an image format: output_format='png', 'svg' or 'pdf'",
+     "plot", ["matrix", "-J", JUDGE, "-o", "-"],
+     "-o - (standard output) needs an image format: --format png|svg|pdf (zelo_plot matrix: --image-format)"),
+    ("image-extension", lambda: api.plot_matrix([JUDGE], _image("gif"), qid="1037798"),
+     f"output file {os.path.join(NOWHERE, 'x.gif')!r}: expected a .png, .svg or .pdf extension (or "
+     "output_format='png', 'svg' or 'pdf')",
+     "plot", ["matrix", "-J", JUDGE, "-o", os.path.join(NOWHERE, "x.gif")],
+     f"output file {os.path.join(NOWHERE, 'x.gif')!r}: expected a .png, .svg or .pdf extension (or --format "
+     "png|svg|pdf)"),
+    ("image-format-contradicts", lambda: api.plot_matrix(
+        [JUDGE], api.PlotImage(os.path.join(NOWHERE, "x.png"), 4, 3, output_format="svg"), qid="1037798"),
+     f"output file {os.path.join(NOWHERE, 'x.png')!r}: output_format='svg' contradicts its extension .png",
+     "plot", ["matrix", "-J", JUDGE, "-o", os.path.join(NOWHERE, "x.png"), "--image-format", "svg"],
+     f"output file {os.path.join(NOWHERE, 'x.png')!r}: --format svg contradicts its extension .png"),
+    ("png-size", lambda: api.plot_matrix([JUDGE], _image("png", 100, 100, 1200), qid="1037798"),
+     "width=100, height=100, dpi=1200 makes a 120000 × 120000 pixel PNG, more than 134217728 pixels or 65536 on a "
+     "side: lower dpi or the size, or write SVG or PDF",
+     "plot", ["matrix", "-J", JUDGE, "-o", os.path.join(NOWHERE, "x.png"), "--width", "100", "--height", "100",
+              "--dpi", "1200"],
+     "--width 100 --height 100 --dpi 1200 makes a 120000 × 120000 pixel PNG, more than 134217728 pixels or 65536 "
+     "on a side: lower --dpi or the size, or write SVG or PDF"),
+    ("plot-ci", lambda: api.plot_systems(api.PlotValues(per_query_file=PQ, measure="ndcg"),
+                                         api.PlotImage(UNWRITTEN + ".svg", 4, 3), ci="bogus"),
+     "ci must be t or bootstrap, not 'bogus'", None, None, None),
+    # the tournament's stages (zelo/tournament.py), through pairs_init and simulate
+    ("tournament-p", lambda: api.pairs_init(os.path.join(NOWHERE, "s.json"), Q, k=3, p=2),
+     "p=2 must exceed k=3 (a pruning stage keeps the documents with more than p/2 wins; prefj.py raises p to k + 1 "
+     "= 4)",
+     "pairs", ["init", "--state", os.path.join(NOWHERE, "s.json"), "--qrels", Q, "--k", "3", "--p", "2"],
+     "--p 2 must exceed --k 3 (a pruning stage keeps the documents with more than p/2 wins; prefj.py raises p to "
+     "k + 1 = 4)"),
+    ("tournament-f", lambda: api.simulate([[0.5] * 8] * 8, 1, k=1, p=4, f=4),
+     "f=4 must exceed p=4 (the pool size at which pruning stops; prefj.py raises f to p + 1 = 5)", None, None, None),
+    # judge / zelo_judge (judge/spec.py, judge/run.py, judge/scheduler.py)
+    ("judge-spec", _judge(judges=["bogus"]), "judges: expected openai:MODEL@BASE_URL or cmd:COMMAND, got 'bogus'",
+     "judge", [NO_PAIRS, "--judge", "bogus", "--store", STORE],
+     "--judge: expected openai:MODEL@BASE_URL or cmd:COMMAND, got 'bogus'"),
+    ("judge-spec-url", _judge(judges=["openai:m@ftp://x"]),
+     "judges: the base URL must start with http:// or https://, got 'ftp://x'", None, None, None),
+    ("judge-spec-cmd", _judge(judges=["cmd:"]), "judges cmd: needs a command, e.g. cmd:'python3 my_judge.py'",
+     None, None, None),
+    ("judge-spec-option", _judge(judges=["openai:m@http://x/v1,bogus=1"]),
+     "judges: unknown option 'bogus=...' (one of key=, name=, temperature=, max_tokens=)", None, None, None),
+    ("judge-spec-key", _judge(judges=["openai:m@http://x/v1,key=sk-abcdefabcdefabcdef"]),
+     "judges: key= must name an environment variable, not hold a key", None, None, None),
+    ("judge-none", _judge(judges=[], store=UNWRITTEN + ".sqlite"), "give at least one judge: judges=[SPEC, ...]",
+     None, None, None),
+    ("judge-price-type", _judge(prices=[1]),
+     "prices: expected a mapping {MODEL: (IN, OUT)} of prices per 1,000 tokens, got list", None, None, None),
+    ("judge-price-key", _judge(prices={"x": (1, 1)}),
+     "prices x: no judges has this price key (an openai: judge's model, a cmd: judge's name: 'cmd:true')",
+     None, None, None),
+    # run names (io/run_ids.py), through compare_runs and evaluate_runs
+    ("run-names-form", lambda: api.compare_runs(qrels=Q, runs=[BM25, DENSE], measures=["map"], run_names=["a"]),
+     "run_names 'a': expected RUN=LABEL",
+     "compare", ["-R", Q, "-m", "map", "--name", "a", BM25, DENSE], "--name 'a': expected RUN=LABEL"),
+    ("run-names-run", lambda: api.evaluate_runs(Q, [BM25, DENSE], measures=["map"], run_names=["x=y"]),
+     "run_names x=y: 'x' is not one of the runs (bm25.run, dense.run)",
+     "eval", ["-R", Q, "-m", "map", "--name", "x=y", BM25, DENSE],
+     "--name x=y: 'x' is not one of the runs (bm25.run, dense.run)"),
+    ("run-names-twice", lambda: api.evaluate_runs(Q, [BM25, DENSE], measures=["map"], run_names=["a=x", "a=y"]),
+     "run_names: run 'a' renamed twice", None, None, None),
+    ("run-names-same", lambda: api.evaluate_runs(Q, [BM25, DENSE], measures=["map"],
+                                                 run_names=["bm25.run=x", "dense.run=x"]),
+     "run_names: two runs would be called 'x'", None, None, None),
+]
+
+_PROG = {"agree": "zelo_agree", "fit": "zelo_fit", "plot": "zelo_plot", "pairs": "zelo_pairs", "judge": "zelo_judge",
+         "compare": "zelo_compare", "eval": "zelo_eval"}
+
+
+@pytest.mark.parametrize(("call", "message", "command", "args", "command_message"), [k[1:] for k in KINDS],
+                         ids=[k[0] for k in KINDS])
+def test_a_refusal_below_the_api_names_the_keyword(call, message, command, args, command_message):
+    with pytest.raises(PrefEvalError) as err:
+        call()
+    assert not any(os.path.exists(UNWRITTEN + ext) for ext in (".sqlite", ".svg"))
+    assert str(err.value) == message
+    assert flags_in(str(err.value)) == []
+    if command is not None:
+        res = run_module_inproc(command, args, cwd=ROOT)
+        assert (res.returncode, res.stderr) == (2, f"{_PROG[command]}: {command_message}\n")
+        assert flags_in(command_message)  # the command's line still names its flag
+
