@@ -1,7 +1,7 @@
 """Python API mirroring the command lines.
 
 >>> import pref_eval
->>> df = pref_eval.evaluate("qrels/sample.qrels", ["runs/bm25.run"], ["map", "nDCG@10"])
+>>> df = pref_eval.evaluate("qrels/dl19-sample.qrels", ["runs/bm25.run"], ["map", "nDCG@10"])
 >>> list(df.columns)
 ['run', 'qid', 'measure', 'value']
 

@@ -164,7 +164,9 @@ def evaluate(
     (qrels of the best items, or a zELO score file: its top documents) for
     ``BestRR`` / ``BestSuccess@k``, as ``zelo_eval -B``. ``jobs``: evaluate
     groups of runs in that many processes (the same result). Another keyword raises
-    :class:`~pref_eval.errors.UsageError` (naming ours for pytrec_eval's and BEIR's keywords).
+    :class:`~pref_eval.errors.UsageError` (naming ours for pytrec_eval's and BEIR's keywords). Each measure's
+    formula and paper are its registry entry's (``docs/measures.md``; trec_eval 10's definitions, ir-measures'
+    names: MacAvaney et al., ECIR 2022).
     """
     from ._inputs import _check_flags
 
@@ -409,7 +411,8 @@ def iter_calc(measures: Any, qrels: Any, run: Any, **options: Any) -> Iterator[M
 
     ``measures`` as for :func:`evaluate` (names or ir-measures objects),
     ``qrels``/``run`` in any shape :func:`evaluate` takes for one run; ``options`` are
-    :func:`evaluate`'s keywords but ``summary``. Yields :class:`Metric` in query order.
+    :func:`evaluate`'s keywords but ``summary``. Yields :class:`Metric` in query order (each measure's
+    formula and paper: ``docs/measures.md``, as for :func:`evaluate`).
     """
     _calc_options(options, "iter_calc")
     names = _measure_names(measures)  # before the run: measures and qrels swapped (pytrec_eval's order) say so
@@ -423,7 +426,7 @@ def calc_aggregate(measures: Any, qrels: Any, run: Any, **options: Any) -> dict[
     The summary is trec_eval's (mean over the evaluated queries for most
     measures, a sum for counts, a geometric mean for ``gm_*``); keys are the
     printed names (``nDCG@10``, ``P_5``), and an ir-measures measure object finds its own
-    (:class:`MeasureResults`).
+    (:class:`MeasureResults`). Formulas and papers: ``docs/measures.md``, as for :func:`evaluate`.
     """
     _calc_options(options, "calc_aggregate")
     names = _measure_names(measures)  # before the run: measures and qrels swapped (pytrec_eval's order) say so
@@ -438,7 +441,7 @@ class Evaluator:
     Made by :func:`evaluator`. ``iter_calc(run)`` and ``calc_aggregate(run)``
     are :func:`iter_calc` and :func:`calc_aggregate` of that run with the
     evaluator's measures, qrels and options; a run takes every shape
-    :func:`evaluate` takes for one run.
+    :func:`evaluate` takes for one run (formulas and papers: ``docs/measures.md``).
     """
 
     def __init__(self, measures: Any, qrels: Any, **options: Any) -> None:
@@ -482,6 +485,6 @@ def evaluator(measures: Any, qrels: Any, **options: Any) -> Evaluator:
     ``qrels`` in any shape :func:`evaluate` takes (read once here, as are a
     ``judgments`` or ``best`` file); ``options`` are :func:`evaluate`'s
     keywords but ``summary`` (an unknown one is a UsageError). Invalid measure
-    names fail here, before any run.
+    names fail here, before any run. Formulas and papers: ``docs/measures.md``, as for :func:`evaluate`.
     """
     return Evaluator(measures, qrels, **options)

@@ -87,9 +87,9 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, judgments_format:
                 ties: str = "half", qid: str | None = None, scores: str | None = None, prior: float = 0.5,
                 log: Any = None, inputs: InputOptions | None = None) -> Any:
     """zbench's K×K comparison matrix of one query (``zelo_plot matrix``): cell (i, j) is the share of the
-    comparisons between i and j that i won, documents in input and in zELO order (a Bradley–Terry fit
-    with ``prior``, or the ``scores`` file of ``zelo_fit``); drawn on :class:`pref_eval.plot.canvas.Canvas`,
-    saved to ``image`` and returned."""
+    comparisons between i and j that i won, documents in input and in zELO order (a Bradley–Terry fit,
+    Bradley & Terry 1952, with ``prior``, or the ``scores`` file of ``zelo_fit``); drawn on
+    :class:`pref_eval.plot.canvas.Canvas`, saved to ``image`` and returned."""
     from ..io.judgments import read_judgments
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
@@ -125,8 +125,9 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, judgments_format:
 def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), max_queries: int = 3,
                 top: int | None = None, confidence: float = 0.95, log: Any = None,
                 inputs: InputOptions | None = None) -> Any:
-    """zELO scores with intervals score ± z·se, z = Φ⁻¹(1 − (1 − confidence)/2), one panel per query
-    (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the ``top`` documents).
+    """zELO scores (Bradley–Terry, Bradley & Terry 1952) with intervals score ± z·se, z = Φ⁻¹(1 − (1 −
+    confidence)/2), one panel per query (``zelo_plot scores``; ``queries``, else the first ``max_queries``; the
+    ``top`` documents).
 
     Drawn on pref_eval's own :class:`pref_eval.plot.canvas.Canvas` (PNG by Pillow, SVG as text, PDF through
     matplotlib), which is saved to ``image`` and returned."""
@@ -256,7 +257,8 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
 def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None = None, value: str = "p_adjusted",
                log: Any = None, inputs: InputOptions | None = None) -> Any:
     """Heatmap of pairwise p-values or mean differences between runs (``zelo_plot pairs``): from a
-    ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction.
+    ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction (those of
+    :func:`compare_runs`: t, Student 1908; wilcoxon, Wilcoxon 1945; ...; holm, Holm 1979; ...).
     Drawn on :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
     from ..plot.data import pairwise_tests, read_compare_jsonl, select_records
     from ..plot.pairs import draw_pairs, pair_matrix
@@ -295,7 +297,8 @@ def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = N
                      inputs: InputOptions | None = None) -> Any:
     """Reliability diagram of a judge from ``zelo_agree -o jsonl`` calibration records (``zelo_plot
     calibration``): the reference's observed mean against the judge's predicted μ per
-    bucket, and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1; drawn on
+    bucket (DeGroot & Fienberg 1983; the expected calibration error ECE = Σ_b (n_b/N) |mean μ_b − mean y_b|,
+    ``docs/zelo_agree.md``), and the stacked shares of the reference's levels 0, (0,1/2), 1/2, (1/2,1), 1; drawn on
     :class:`pref_eval.plot.canvas.Canvas`, saved to ``image`` and returned."""
     from ..io.agree_records import read_agree_jsonl
     from ..plot.calibration import draw_calibration, select_calibration

@@ -250,7 +250,7 @@ def simulate_adaptive(*, case: str | None = None, matrix: Any = None, reps: int 
                       log: Any = None, inputs: InputOptions | None = None) -> dict[str, Any]:
     """The adaptive best-item strategy against a matrix (``zelo_simulate adaptive``).
 
-    Double elimination seeded by the Bradley–Terry posterior, matches that
+    Double elimination seeded by the Bradley–Terry (Bradley & Terry 1952) posterior, matches that
     end at a ``lead`` of wins (at most ``max_per_match`` judgments, ``batch``
     per round, ``max_per_pair`` of one pair), ``lives`` losses, then an
     all-pairs final of ``final`` items to ``final_lead``
