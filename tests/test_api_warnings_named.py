@@ -269,3 +269,44 @@ def test_plot_values_field_is_per_query_file(tmp_path):
             api.plot_systems(api.PlotValues(**{key: PQ, "measure": "ndcg"}), api.PlotImage(str(out), 4, 3))
         images.append(out.read_bytes())
     assert images[0] == images[1] and b"<svg" in images[0][:200]
+
+
+# ---- agree's hints name the API's functions for a Python caller, the commands on the command line --------------
+
+def _agree_warnings(records, *, command: bool) -> list[str]:
+    from pref_eval.api.agreement import _warn_copies, _warn_nothing_to_compare
+
+    log = Recording()
+    token = COMMAND_LINE_FLAGS.set(frozenset()) if command else None  # as while a command runs (cli/common._run)
+    try:
+        _warn_copies(records, log)
+        _warn_nothing_to_compare(records, log)
+    finally:
+        if token is not None:
+            COMMAND_LINE_FLAGS.reset(token)
+    return log.lines
+
+
+def test_agree_hints_name_the_functions_in_python_and_the_commands_on_the_command_line():
+    """r36's leftover: the hints said where a file comes from as ``zelo_judge -o`` / ``zelo_pairs cycles --run``
+    for a Python caller of ``agree`` too."""
+    from pref_eval.agree.records import Record
+
+    nan = float("nan")
+    records = [Record("A", "", "pair", "repeat_pairs", 3.0, nan, nan, 3),
+               Record("A", "", "pair", "repeat_identical", 1.0, nan, nan, 3),
+               Record("crowd", "", "system", "judged:low.run", 0.0, nan, nan, 40)]
+    python = _agree_warnings(records, command=False)
+    command = _agree_warnings(records, command=True)
+    assert python == [
+        "A: every one of its 3 pairs judged on several lines holds the same votes on each line: copies of one answer "
+        "(judge(..., output=FILE) of a pairs list that names a pair twice?) measure no self-consistency; ask again "
+        "and give judge_export's file",
+        "low.run: none of its 40 documents on the topics compared is one crowd judged, so its measure is 0 on every "
+        "topic under that judge's qrels (judge the pool of the runs compared: pref_eval.pairs(..., run=RUN))"]
+    assert command == [  # the commands' lines as before
+        "A: every one of its 3 pairs judged on several lines holds the same votes on each line: copies of one answer "
+        "(zelo_judge -o of a pairs list that names a pair twice?) measure no self-consistency; ask again and give "
+        "zelo_judge export's file",
+        "low.run: none of its 40 documents on the topics compared is one crowd judged, so its measure is 0 on every "
+        "topic under that judge's qrels (judge the pool of the runs compared: zelo_pairs cycles --run RUN...)"]

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
-from ..errors import UsageError, option_given, option_name, option_value, renamed_keywords, shown
+from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords, shown
 from ._inputs import _check_float, _check_int, _check_strings, _input_options, _path_list, _string_list
 
 if TYPE_CHECKING:
@@ -119,9 +119,11 @@ def _warn_copies(records: list, log: Any) -> None:
     pairs = {r.judge_a: r.value for r in records if r.statistic == "repeat_pairs"}
     for r in records:
         if r.statistic == "repeat_identical" and r.value == 1.0:
+            source, export = (("zelo_judge -o", "zelo_judge export's") if command_running() else
+                              ("judge(..., output=FILE)", "judge_export's"))
             log.warn(f"{r.judge_a}: every one of its {pairs.get(r.judge_a, 0):.0f} pairs judged on several lines holds "
-                     "the same votes on each line: copies of one answer (zelo_judge -o of a pairs list that names a "
-                     "pair twice?) measure no self-consistency; ask again and give zelo_judge export's file")
+                     f"the same votes on each line: copies of one answer ({source} of a pairs list that names a "
+                     f"pair twice?) measure no self-consistency; ask again and give {export} file")
 
 
 def _warn_nothing_to_compare(records: list, log: Any) -> None:
@@ -140,7 +142,8 @@ def _warn_nothing_to_compare(records: list, log: Any) -> None:
             docs = f"documents on the {r.n}" if what == "judged" else f"top {what[7:]} documents on the {r.n}"
             log.warn(f"{run}: none of its {docs} topics compared is one {r.judge_a} "
                      "judged, so its measure is 0 on every topic under that judge's qrels (judge the pool of the "
-                     "runs compared: zelo_pairs cycles --run RUN...)")
+                     "runs compared: " + ("zelo_pairs cycles --run RUN...)" if command_running() else
+                                          "pref_eval.pairs(..., run=RUN))"))
         elif r.level == "system" and r.statistic.startswith("mean:"):
             means.setdefault(r.judge_a, []).append(r.value)
     for judge, values in means.items():
