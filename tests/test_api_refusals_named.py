@@ -245,3 +245,49 @@ def test_a_refusal_below_the_api_names_the_keyword(call, message, command, args,
         assert (res.returncode, res.stderr) == (2, f"{_PROG[command]}: {command_message}\n")
         assert flags_in(command_message)  # the command's line still names its flag
 
+
+
+# ---- complete (zelo_compare's -c) on per-query tables (stats/compare.py, stats/complete_fill.py) -----------------
+
+def _table(path: Path, header: str, rows: list[tuple]) -> str:
+    path.write_text(header + "".join("\t".join(map(str, r)) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_complete_refusals_and_warning_name_the_keyword(tmp_path):
+    runs = _table(tmp_path / "runs.tsv", "run\tqid\tmeasure\tvalue\n",
+                  [("A.run", "t1", "yaap", 0.5), ("A.run", "t2", "yaap", 0.25), ("A.run", "t3", "yaap", 0.75),
+                   ("B.run", "t1", "yaap", 0.5), ("B.run", "t3", "yaap", 0.125)])  # B.run lacks t2
+    pairs = _table(tmp_path / "pairs.tsv", "runi\trunj\tqid\tmeasure\tvalue\n",
+                   [(a, b, q, "rpp", 0.25) for a, b in (("A", "B"), ("A", "C"), ("B", "C")) for q in ("q1", "q2")
+                    if (a, b, q) != ("A", "C", "q2")])
+    cases = [
+        (lambda: api.compare_runs(per_query_file=runs, complete=True, measures=["yaap"], tests="t"),
+         "complete: measure 'yaap' is not 0 on a topic a run lacks (trec_eval -c scores it on an empty ranking, a "
+         "value of the qrels), and run 'B.run' lacks query 't2': compare the runs with qrels and complete=True, or "
+         "a per-query file written with complete=True",
+         ["-P", runs, "-c", "-m", "yaap", "--tests", "t"],
+         "-c: measure 'yaap' is not 0 on a topic a run lacks (trec_eval -c scores it on an empty ranking, a value "
+         "of the qrels), and run 'B.run' lacks query 't2': compare with -R QRELS -c, or a per-query file written "
+         "with -c"),
+        (lambda: api.compare_runs(per_query_file=pairs, complete=True, tests="t"),
+         "complete: pair 'A' / 'C' lacks query 'q2' of measure 'rpp'; a preference on a topic a run lacks is "
+         "scored on its empty ranking (pref_eval.py, trec_eval -c), a value the table does not hold: compare with "
+         "qrels and runs, or without complete=True (the queries every pair has)",
+         ["-P", pairs, "-c", "--tests", "t"],
+         "-c: pair 'A' / 'C' lacks query 'q2' of measure 'rpp'; a preference on a topic a run lacks is scored on "
+         "its empty ranking (pref_eval.py, trec_eval -c), a value the table does not hold: compare with -R QRELS, "
+         "or without -c (the queries every pair has)"),
+    ]
+    for call, message, args, command_message in cases:
+        with pytest.raises(PrefEvalError) as err:
+            call()
+        assert str(err.value) == message and flags_in(message) == []
+        res = run_module_inproc("compare", args, cwd=ROOT)
+        assert (res.returncode, res.stderr) == (2, f"zelo_compare: {command_message}\n")
+    # the warning of a query some run lacks (compare's query_warnings(), the commands' warning line)
+    warned = api.compare(runs, tests="t").query_warnings()
+    assert warned == ["yaap: 1 quer(y/ies) missing for some run left out (t2); complete=True counts them as 0"]
+    res = run_module_inproc("compare", ["-P", runs, "--tests", "t", "-o", "jsonl"], cwd=ROOT)
+    assert res.returncode == 0 and res.stderr == ("zelo_compare: warning: yaap: 1 quer(y/ies) missing for some run "
+                                                  "left out (t2); -c counts them as 0\n")

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import UsageError, shown
+from ..errors import UsageError, command_running, option_name, shown
 from . import paired
 from .correction import CORRECTIONS, adjust, unknown_correction
 from .effect import effect_sizes
@@ -197,8 +197,9 @@ class ComparisonResult:
     def query_warnings(self) -> list[str]:
         """The warning lines of the commands (``zelo_compare``, ``zelo_eval -o text``): per measure the
         queries left out because some run lacks them, and a measure that no query has for every run."""
+        count = "-c counts" if command_running() else "complete=True counts"
         out = [f"{m}: {len(d)} quer(y/ies) missing for some run left out ({', '.join(d[:5])}"
-               f"{', ...' if len(d) > 5 else ''}); -c counts them as 0" for m, d in self.dropped_queries.items() if d]
+               f"{', ...' if len(d) > 5 else ''}); {count} them as 0" for m, d in self.dropped_queries.items() if d]
         return out + [f"{m}: no query has a value for every run" for m, n in self.n_queries.items() if n == 0]
 
     def refuse_no_common_query(self, source: str | None = None, complete_flag: str = "-c") -> None:
@@ -664,11 +665,12 @@ def _refuse_missing_pair(measure: str, pairs: list[tuple[str, str]], qids: list[
     rpp 0.1667 against one run, 0 against another), and which run lacked the query, and the other's ranking,
     are not in the table. Before session 23 the cell was 0 (a tie)."""
     i, j = (int(v[0]) for v in np.nonzero(~present))
-    raise UsageError(f"-c: pair {shown(pairs[i][0])} / {shown(pairs[i][1])} lacks query {shown(qids[j])} of "
-                     f"measure {shown(measure)}; "
+    how = "compare with -R QRELS, or without -c" if command_running() else \
+        "compare with qrels and runs, or without complete=True"
+    raise UsageError(f"{option_name('complete', '-c')}: pair {shown(pairs[i][0])} / {shown(pairs[i][1])} lacks query "
+                     f"{shown(qids[j])} of measure {shown(measure)}; "
                      "a preference on a topic a run lacks is scored on its empty ranking (pref_eval.py, trec_eval "
-                     "-c), a value the table does not hold: compare with -R QRELS, or without -c (the queries "
-                     "every pair has)")
+                     f"-c), a value the table does not hold: {how} (the queries every pair has)")
 
 
 def _not_all(qid: pd.Series) -> np.ndarray:

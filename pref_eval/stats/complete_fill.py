@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError, shown
+from ..errors import UsageError, command_running, option_name, shown
 
 #: measures (registry names) whose per-query value reads only the qrels: the same for every run
 RUN_INDEPENDENT = frozenset({"num_rel", "ideal_dcg", "num_q"})
@@ -48,9 +48,11 @@ def fill_missing(X: np.ndarray, present: np.ndarray, measure: str, qids: list[st
     name = _registry_name(measure)
     if name in QRELS_DEPENDENT:
         j = int(np.nonzero(~present.all(axis=0))[0][0])
-        raise UsageError(f"-c: measure {shown(measure)} is not 0 on a topic a run lacks (trec_eval -c scores it on an "
-                         f"empty ranking, a value of the qrels), and run {shown(runs[int(np.argmin(present[:, j]))])} "
-                         f"lacks query {shown(qids[j])}: compare with -R QRELS -c, or a per-query file written with -c")
+        how = ("compare with -R QRELS -c, or a per-query file written with -c" if command_running() else
+               "compare the runs with qrels and complete=True, or a per-query file written with complete=True")
+        raise UsageError(f"{option_name('complete', '-c')}: measure {shown(measure)} is not 0 on a topic a run lacks "
+                         "(trec_eval -c scores it on an empty ranking, a value of the qrels), and run "
+                         f"{shown(runs[int(np.argmin(present[:, j]))])} lacks query {shown(qids[j])}: {how}")
     if name not in RUN_INDEPENDENT:
         return np.where(present, X, 0.0)
     with np.errstate(invalid="ignore"):
