@@ -291,3 +291,51 @@ def test_complete_refusals_and_warning_name_the_keyword(tmp_path):
     res = run_module_inproc("compare", ["-P", runs, "--tests", "t", "-o", "jsonl"], cwd=ROOT)
     assert res.returncode == 0 and res.stderr == ("zelo_compare: warning: yaap: 1 quer(y/ies) missing for some run "
                                                   "left out (t2); -c counts them as 0\n")
+
+
+def test_the_runs_left_out_by_keep_going_are_counted_under_the_keyword(tmp_path):
+    """The closing EvaluationError of ``keep_going=True`` (evaluate_runs, compare_runs, pairs_pool) named
+    ``--keep-going`` for a Python caller too; the commands' lines as before."""
+    from pref_eval.errors import EvaluationError
+
+    bad = tmp_path / "bad.run"
+    bad.write_text("garbage\n", encoding="utf-8")
+    runs = [BM25, DENSE, str(bad)]
+    calls = [
+        (lambda: api.evaluate_runs(Q, runs, measures=["map"], output_format="tsv", keep_going=True,
+                                   output=str(tmp_path / "e.tsv")), "evaluated",
+         "eval", ["-R", Q, "-m", "map", "-o", "tsv", "--keep-going", "--output", str(tmp_path / "e2.tsv"), *runs]),
+        (lambda: api.compare_runs(qrels=Q, runs=runs, measures=["map"], tests="t", keep_going=True), "compared",
+         "compare", ["-R", Q, "-m", "map", "--tests", "t", "--keep-going", *runs]),
+        (lambda: api.pairs_pool(runs, 5, keep_going=True, output=str(tmp_path / "pool")), "pooled",
+         "pairs", ["pool", "--depth", "5", "--keep-going", "-o", str(tmp_path / "pool2"), *runs]),
+    ]
+    for call, verb, command, args in calls:
+        with pytest.raises(EvaluationError) as err:
+            call()
+        assert str(err.value).startswith(f"1 of 3 runs not {verb} (keep_going=True; their errors above): "), \
+            str(err.value)
+        assert flags_in(str(err.value)) == []
+        res = run_module_inproc(command, args, cwd=ROOT)
+        last = res.stderr.splitlines()[-1]
+        assert res.returncode == 2 and last.startswith(f"{_PROG[command]}: 1 of 3 runs not {verb} (--keep-going; "
+                                                       "their errors above): "), res.stderr
+
+
+def test_agree_resamples_beyond_memory_names_the_keyword():
+    from pref_eval.agree.records import MAX_WEIGHTS, Bootstrap
+    from pref_eval.errors import COMMAND_LINE_FLAGS, UsageError
+
+    n = MAX_WEIGHTS // 50 + 1
+    gb = f"{n * 50 * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:g} GB)"
+    with pytest.raises(UsageError) as err:
+        Bootstrap(50, resamples=n)
+    assert str(err.value) == f"resamples={n} x 50 queries: the resample weights would take {gb}; give fewer resamples"
+    token = COMMAND_LINE_FLAGS.set(frozenset())  # as while a command runs: the line as before
+    try:
+        with pytest.raises(UsageError) as err:
+            Bootstrap(50, resamples=n)
+    finally:
+        COMMAND_LINE_FLAGS.reset(token)
+    assert str(err.value) == f"--resamples {n} x 50 queries: the resample weights would take {gb}; give fewer " \
+                             "--resamples"

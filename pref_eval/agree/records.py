@@ -50,11 +50,11 @@ class Bootstrap:
         self.confidence = confidence
         if resamples > 0 and n_queries > 0:
             if resamples * n_queries > MAX_WEIGHTS:
-                from ..errors import UsageError
+                from ..errors import UsageError, option_name, option_value
 
-                raise UsageError(f"--resamples {resamples} x {n_queries} queries: the resample weights would take "
-                                 f"{resamples * n_queries * 8 / 1e9:.1f} GB (at most {MAX_WEIGHTS * 8 / 1e9:g} GB); "
-                                 "give fewer --resamples")
+                raise UsageError(f"{option_value('resamples', '--resamples', resamples)} x {n_queries} queries: the "
+                                 f"resample weights would take {resamples * n_queries * 8 / 1e9:.1f} GB (at most "
+                                 f"{MAX_WEIGHTS * 8 / 1e9:g} GB); give fewer {option_name('resamples')}")
             rng = np.random.default_rng(seed)
             self.weights: np.ndarray | None = np.zeros((resamples, n_queries))
             # drawn in blocks of rows (the same stream as one integers(0, n, (resamples, n)) call): the memory is

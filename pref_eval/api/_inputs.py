@@ -28,6 +28,13 @@ _PER_QUERY_FILE = ("here per_query_file is a file of per-query values, as zelo_c
                    "per-query values in the output, is evaluate_runs' and preferences'")
 
 
+def _keep_going() -> str:
+    """The option that left runs out, as the caller gave it: ``--keep-going`` / ``keep_going=True``."""
+    from ..errors import command_running
+
+    return "--keep-going" if command_running() else "keep_going=True"
+
+
 def _check_flags(**flags: Any) -> None:
     """The True/False options of a public function: a bool (or numpy bool) each, else UsageError.
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError, command_running, option_given, option_name, option_value, shown
+from ._inputs import _keep_going
 from .measures import evaluate_run_group, extra_inputs
 
 if TYPE_CHECKING:
@@ -172,12 +173,12 @@ def _set_aside(got: list, runs: list[str], ids: list[str], log: Any,
     keep = [k for k in range(len(got)) if k not in set(bad)]
     names = ", ".join(display_name(runs[k]) for k in bad)
     if not keep:
-        raise EvaluationError(f"none of the {len(runs)} runs could be evaluated (--keep-going): {names}; "
+        raise EvaluationError(f"none of the {len(runs)} runs could be evaluated ({_keep_going()}): {names}; "
                               "nothing written")
     if len(keep) < least:
-        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {names} could not be evaluated; "
+        raise EvaluationError(f"fewer than two runs left to compare ({_keep_going()}): {names} could not be evaluated; "
                               "nothing written")
-    err = EvaluationError(f"{len(bad)} of {len(runs)} runs not evaluated (--keep-going; their errors above): "
+    err = EvaluationError(f"{len(bad)} of {len(runs)} runs not evaluated ({_keep_going()}; their errors above): "
                           f"{names}")
     return [got[k] for k in keep], [runs[k] for k in keep], [ids[k] for k in keep], err
 
@@ -265,7 +266,7 @@ def _registry_rows(qrels: str, given: dict[str, Any], registry: list[str], *, co
                           warn_missing=False, warn_topic_all=False, log=log, skipped=skipped)
     if skipped and len(given) - len([s for s in skipped if s in given]) < 2:
         gone = ", ".join(display_name(p) for n, p in paths.items() if n in skipped)
-        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): {gone} "
+        raise EvaluationError(f"fewer than two runs left to compare ({_keep_going()}): {gone} "
                               "could not be evaluated; nothing written")
     return rows
 
@@ -302,7 +303,7 @@ def _two_left(skipped: list[str], runs: Sequence[str], run_id_mode: str | None, 
     if len(runs) - len(skipped) < 2:
         from ..errors import EvaluationError
 
-        raise EvaluationError(f"fewer than two runs left to compare (--keep-going): "
+        raise EvaluationError(f"fewer than two runs left to compare ({_keep_going()}): "
                               f"{', '.join(_left_out(skipped, runs, run_id_mode, run_names).values())} "
                               "could not be evaluated; nothing written")
 
@@ -318,7 +319,7 @@ def _check_baseline_kept(name: str, skipped: list[str], runs: Sequence[str], run
         return
     from ..errors import EvaluationError
 
-    raise EvaluationError(f"baseline {shown(name)} could not be evaluated (--keep-going: "
+    raise EvaluationError(f"baseline {shown(name)} could not be evaluated ({_keep_going()}: "
                           f"{_left_out(skipped, runs, run_id_mode, run_names)[gone]} left out, its error above); "
                           "nothing written")
 

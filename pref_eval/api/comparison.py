@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..seeds import SEED_MAX
 from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords, shown
 from ._comparison_values import _per_query_values, _resolve_run
-from ._inputs import _check_paths, _input_options, _path_list
+from ._inputs import _check_paths, _input_options, _keep_going, _path_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -229,7 +229,7 @@ def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None,
         from ..errors import EvaluationError
         from ._metric_mode import _left_out
 
-        raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared (--keep-going; their errors "
+        raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared ({_keep_going()}; their errors "
                               f"above): {', '.join(_left_out(skipped, runs, run_id_mode, run_names).values())}")
     return text
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError, command_running, option_given, option_name as _o, shown
-from ._inputs import _input_options
+from ._inputs import _input_options, _keep_going
 
 if TYPE_CHECKING:
     import numpy as np
@@ -106,9 +106,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
 
         names = ", ".join(display_name(r) for r in bad)
         if len(bad) == len(runs):
-            raise EvaluationError(f"none of the {len(runs)} runs could be read (--keep-going): {names}; "
+            raise EvaluationError(f"none of the {len(runs)} runs could be read ({_keep_going()}): {names}; "
                                   "nothing written")
-        raise EvaluationError(f"{len(bad)} of {len(runs)} runs not pooled (--keep-going; their errors above): "
+        raise EvaluationError(f"{len(bad)} of {len(runs)} runs not pooled ({_keep_going()}; their errors above): "
                               f"{names}")
     runs_said = f"{len(runs)} run{'s' * (len(runs) != 1)}"
     log.info(f"{len(pool)} documents for {len({a for a, _ in got})} topics from {runs_said} at depth {depth}"
