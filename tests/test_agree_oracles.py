@@ -421,7 +421,7 @@ def test_resample_weights_drawn_in_blocks_are_one_draw_and_a_huge_request_is_ref
     want = np.zeros((R, n))
     np.add.at(want, (np.repeat(np.arange(R), n), draws.ravel()), 1)
     assert (Bootstrap(n, R, seed=7).weights == want).all()
-    with pytest.raises(UsageError, match=r"^--resamples 100000000 x 3 queries: the resample weights would take 2\.4"):
+    with pytest.raises(UsageError, match=r"^resamples=100000000 x 3 queries: the resample weights would take 2\.4"):
         Bootstrap(3, 100_000_000)
     (tmp_path / "a.jsonl").write_text('{"qid": "q", "doc_a": "a", "doc_b": "b", "score": 1}\n')
     import subprocess

@@ -139,7 +139,7 @@ def test_unknown_format_names_line(tmp_path):
     p = _write(tmp_path, "weird", "a b c d e f g\n")
     with pytest.raises(InputError) as ei:
         read_judgments(p)
-    assert ei.value.line == 1 and "--format" in ei.value.message
+    assert ei.value.line == 1 and ei.value.message.endswith("; use judgments_format")  # a Python caller: the keyword
 
 
 def test_cli_error_line(tmp_path):
