@@ -302,11 +302,11 @@ def test_agree_hints_name_the_functions_in_python_and_the_commands_on_the_comman
         "A: every one of its 3 pairs judged on several lines holds the same votes on each line: copies of one answer "
         "(judge(..., output=FILE) of a pairs list that names a pair twice?) measure no self-consistency; ask again "
         "and give judge_export's file",
-        "low.run: none of its 40 documents on the topics compared is one crowd judged, so its measure is 0 on every "
+        "low.run: none of its documents on the 40 topics compared is one crowd judged, so its measure is 0 on every "
         "topic under that judge's qrels (judge the pool of the runs compared: pref_eval.pairs(..., run=RUN))"]
     assert command == [  # the commands' lines as before
         "A: every one of its 3 pairs judged on several lines holds the same votes on each line: copies of one answer "
         "(zelo_judge -o of a pairs list that names a pair twice?) measure no self-consistency; ask again and give "
         "zelo_judge export's file",
-        "low.run: none of its 40 documents on the topics compared is one crowd judged, so its measure is 0 on every "
+        "low.run: none of its documents on the 40 topics compared is one crowd judged, so its measure is 0 on every "
         "topic under that judge's qrels (judge the pool of the runs compared: zelo_pairs cycles --run RUN...)"]
