@@ -55,7 +55,8 @@ def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.Data
         names = ", ".join(pair_only) if asked is None else asked
         raise UsageError(f"{display_name(source)}: {names}: values per pair of runs (preference measures): "
                          + ("zelo_compare -P tests them; zelo_plot plots per-run values" if command_running() else
-                            "pref_eval.api.compare_runs(per_query=PATH) tests them; the plots take per-run values"))
+                            "pref_eval.api.compare_runs(per_query_file=PATH) tests them; the plots take per-run "
+                            "values"))
     return per_run
 
 
