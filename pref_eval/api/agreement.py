@@ -90,10 +90,10 @@ def agree(
                              "precision")
     own: InputOptions = []
     if output is not None:
-        from ..output.atomic import check_not_input, inputs_besides
+        from ..output.atomic import inputs_besides, preflight
 
         own = _input_options(inputs, output=output, judgments=list(judgments), runs=list(runs))
-        check_not_input(output, inputs_besides(output, own))  # before anything is read
+        preflight(output, inputs_besides(output, own))  # before anything is read (an input, a missing directory)
     records = agreement_report(
         list(judgments), names=None if names is None else list(names), fmt=judgments_format, ties=ties,
         levels=list(levels), resamples=resamples, seed=seed, confidence=confidence, buckets=buckets,

@@ -193,6 +193,11 @@ def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None,
                                  f"({option_name('output_format', '-o')} text, markdown, latex); "
                                  f"{option_value('output_format', '-o', fmt)} writes every record in full precision")
     _check_keep_going(keep_going, qrels, measures)
+    own = _input_options(inputs, output=output, qrels=qrels, per_query_file=per_query_file, runs=list(runs))
+    if output is not None:
+        from ..output.atomic import inputs_besides, preflight
+
+        preflight(output, inputs_besides(output, own))  # a missing directory etc. before anything is evaluated
     skipped: list[str] | None = [] if keep_going else None
     df, baseline, _ = _per_query_values(
         qrels=qrels, per_query_file=per_query_file, runs=runs, measures=measures, complete=complete, level=level,
@@ -222,7 +227,6 @@ def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None,
     if output is not None:
         from ..output.atomic import command_output
 
-        own = _input_options(inputs, output=output, qrels=qrels, per_query_file=per_query_file, runs=list(runs))
         with command_output(output, own) as out:
             out.write(text)
     if skipped:  # named by path, in the order given, as zelo_eval names them (the ids were the labels)

@@ -105,6 +105,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
     own = _input_options(inputs, output=output, qrels=qrels, runs=list(runs), judgments=judgments, best=best,
                          run_types=run_types)
+    from ..output.atomic import inputs_besides, preflight
+
+    preflight(output, inputs_besides(output, own))  # a missing directory etc. before any run is read or evaluated
     extra = {"judgments": judgments, "judgments_format": judgments_format, "best": best}
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)

@@ -53,8 +53,10 @@ def command(prefs: str, per_query: bool, nosummary: bool, measures: tuple[str, .
                          "steps of pref_aggregate.py's undamped chain)")
     from ..api.aggregation import aggregate
     from ..output.orderings import TSV_HEADER, json_lines, jsonl_lines, markdown_lines, tsv_lines
-    from .common import options_given, output_stream
+    from ..output.atomic import inputs_besides, preflight
+    from .common import command_options, options_given, output_stream
 
+    preflight(output, inputs_besides(output, command_options()))  # a missing directory before the file is read
     with options_given():
         ms, results = aggregate(prefs, measures or None, query_fraction=query_fraction, num_samples=num_samples,
                                 seed=seed, mc4_steps=mc4_steps, damping=damping, log=Log("pref_aggregate", quiet))
