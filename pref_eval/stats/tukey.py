@@ -9,6 +9,12 @@ with the distribution of the *maximum* difference controls the family-wise
 error rate over all pairs of runs, so these p-values need no further
 correction.
 
+"At least as large" allows :data:`NOISE` = 1e-12 (besides 100 eps of round-off): the paired tests' rule that a
+difference below the 12th decimal is float noise (``round(x - y, 12)``, docs/differences-stats.md 3.). Two runs
+whose per-query differences all round to 0 -- a tie to every paired test -- have |m_i - m_j| <= 5e-13 and get
+p = 1 here too (the raw values are permuted: rounding each value to 12 decimals would not do it, since a value
+rounds up and its neighbour 1e-16 away down).
+
 Permutations come from ``numpy.random.default_rng(seed).permuted`` (one
 stream per call; chunked, no Python loop per resample), over the rows in the
 order given: :func:`pref_eval.stats.compare` gives them in the order of the
@@ -19,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from .paired import _tolerance
+
+NOISE = 1e-12  # a difference of means below the 12th decimal is float noise (the paired tests' round(x - y, 12))
 
 
 def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
@@ -41,8 +49,9 @@ def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | Non
     ranges.sort()
     # round-off: 100 eps of the difference (scipy's relative tolerance) or of the values' scale, whichever is
     # larger (a permuted range mathematically equal to a small difference of large means differs by round-off
-    # of the means, not of the difference): the randomization test's allowance
-    thr = diff - _tolerance(diff, np.abs(X).max())
+    # of the means, not of the difference): the randomization test's allowance; plus NOISE, so that runs the
+    # paired tests call a tie (every |x_q - y_q| rounds to 0 at 12 decimals) get p = 1 (thr < 0 <= every range)
+    thr = diff - (_tolerance(diff, np.abs(X).max()) + NOISE)
     # count of ranges >= thr, via the sorted ranges
     count = resamples - np.searchsorted(ranges, thr, side="left")
     P = (count + 1) / (resamples + 1)
