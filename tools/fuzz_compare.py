@@ -532,6 +532,12 @@ def expected_blocks(rows, o) -> tuple[list, dict]:
     return blocks, {"runs": runs, "measures": measures}
 
 
+def runs_with_values(rows) -> set:
+    """The runs with a per-query row: a run whose only rows are summaries ``all`` is left out with them (case 37:404:
+    r1 with one ``all`` row, r0 alone to compare, refused)."""
+    return {r[0] for r in rows if r[1] != "all"}
+
+
 def parse_test_list(spec) -> list[str]:
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     rev = {a: t for t, al in TEST_ALIASES.items() for a in al}
@@ -590,10 +596,10 @@ def run_api(case, out, rng, label="api") -> None:
         res = pref_eval.compare(frame, **api_options(o))
     except UsageError as e:
         msg = str(e)
-        if case["bad"] is not None and len({r[0] for r in case["rows"]}) >= 2:
+        if case["bad"] is not None and len(runs_with_values(case["rows"])) >= 2:
             bad = case["rows"][case["bad"]]
             out("refusal_api", "per-query table" in msg and repr(bad[1]) in msg, ctx, msg, bad)
-        elif len({r[0] for r in case["rows"]}) < 2:
+        elif len(runs_with_values(case["rows"])) < 2:
             out("fewer_than_two_runs", "need at least two runs" in msg or "lacks column" in msg, ctx, msg, None)
         else:
             empty = [b["measure"] for b in blocks if not b["used"]]
@@ -677,6 +683,10 @@ def run_command(case, out, rng) -> None:
         bad = case["rows"][case["bad"]]
         ok = p.returncode == 2 and p.stderr.count("\n") == 1 and "pq.tsv:" in p.stderr and "number" in p.stderr
         out("refusal_command", ok, ctx, [p.returncode, p.stderr], bad)
+        return
+    if len(runs_with_values(case["rows"])) < 2:  # a run with 'all' rows only: one run to compare, exit 2
+        out("fewer_than_two_runs_command", p.returncode == 2 and "need at least two runs" in p.stderr
+            and p.stderr.count("\n") == 1, ctx, [p.returncode, p.stderr], None)
         return
     blocks, _ = expected_blocks(case["rows"], o)
     if any(not b["used"] for b in blocks):
@@ -846,7 +856,7 @@ def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> 
     rng = np.random.default_rng([seed, index, 1])
     if "api" in checks or ("refusal" in checks and case["bad"] is not None):
         run_api(case, out, rng)
-    if len({r[0] for r in case["rows"]}) < 2:
+    if len(runs_with_values(case["rows"])) < 2:
         return
     if case["bad"] is None:
         blocks, _ = expected_blocks(case["rows"], case["opts"])

@@ -154,3 +154,28 @@ def _resolve_run(name: str, runs: list[str]) -> str:
         raise UsageError(f"baseline {shown(name)} matches {len(cands)} runs ({', '.join(cands)}): give one "
                          f"of these names")
     raise UsageError(f"baseline {shown(name)} is not one of the runs ({', '.join(runs)})")
+
+
+def keys_in_given_order(keys: Sequence[str], measures: Sequence[str]) -> list[str]:
+    """The evaluated ``keys`` (``-R``'s per-query columns) in the order of the ``-m`` names that asked for them, as
+    ``-P -m`` orders a file's measures (and ranx / ir-measures their metrics): a name's own columns keep the
+    evaluator's order among themselves (``P.5,10``: ``P_5, P_10``), the first name asking for a column places it,
+    a key no name accounts for keeps its place after them. Columns are named as the evaluator names them
+    (``MeasureRequest.columns``, the ir-measures label of a one-column request)."""
+    from ..errors import PrefEvalError
+    from ..measures import parse_measure
+    from ..measures.parse import _split_spaces
+
+    rank: dict[str, int] = {}
+    for i, text in enumerate(measures):
+        for piece in _split_spaces(text):
+            rank.setdefault(piece, i)  # preference measures (rpp, lexiprecision) and keys given as such
+            try:
+                requests = parse_measure(piece)
+            except (PrefEvalError, ValueError, KeyError):
+                continue
+            for r in requests:
+                for name in r.columns():
+                    rank.setdefault(r.label if r.label and len(r.columns()) == 1 else name, i)
+    place = {k: j for j, k in enumerate(keys)}
+    return sorted(keys, key=lambda k: (rank.get(k, len(measures)), place[k]))

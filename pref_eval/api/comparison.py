@@ -259,11 +259,18 @@ def _split_preference_rows(df: Any) -> tuple[Any, Any]:
 
 def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Sequence[str],
                           measures: Sequence[str]) -> tuple[list[str] | None, list[str] | None]:
-    """Which runs and measures to test: with ``-R`` every run and key evaluated; with ``-P`` the runs and
-    measures asked for (a measure not in the file is refused)."""
+    """Which runs and measures to test: with ``-R`` every run and key evaluated, the keys in the order of the
+    ``-m`` names; with ``-P`` the runs and measures asked for (a measure not in the file is refused), in the
+    ``-m`` order."""
     if qrels:
-        # every key the evaluation produced (a name may give several columns)
-        return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), None
+        # every key the evaluation produced (a name may give several columns), in the order of the -m names
+        from ._comparison_values import keys_in_given_order
+
+        keys = list(dict.fromkeys(map(str, df["measure"]))) if not df.empty else []
+        keys += [k for k in dict.fromkeys(map(str, pref_df["measure"])) if k not in set(keys)] \
+            if pref_df is not None else []
+        return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), \
+            keys_in_given_order(keys, measures)
     measure_sel = list(measures) if measures else None
     if measure_sel:
         known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
