@@ -8,8 +8,6 @@ at most three decimals. No date, no random ids: the same canvas gives the same b
 from __future__ import annotations
 
 import re
-from xml.sax.saxutils import escape as _escape
-from xml.sax.saxutils import quoteattr as _quoteattr
 
 from .canvas import Canvas, Circle, Line, Rect, Text
 from .fonts import FACES
@@ -26,14 +24,27 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
+def _escape(text: str) -> str:
+    # xml.sax.saxutils.escape's rule, written here: that module imports urllib.request, hence http.client, email,
+    # ssl and socket (~40 modules zelo_plot pairs loaded for three replacements; tests/test_plot_svg_escape.py)
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+
+
 def escape(text: str) -> str:
-    """``text`` as XML character data."""
+    """``text`` as XML character data (``xml.sax.saxutils.escape``'s output)."""
     return _escape(xml_safe(text))
 
 
 def quoteattr(text: str) -> str:
-    """``text`` as a quoted XML attribute value."""
-    return _quoteattr(xml_safe(text))
+    """``text`` as a quoted XML attribute value (``xml.sax.saxutils.quoteattr``'s output: tab, newline and return
+    as character references; double quotes around it, or single quotes when it holds a double quote and no
+    single one, else double quotes with ``&quot;``)."""
+    data = _escape(xml_safe(text)).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' not in data:
+        return f'"{data}"'
+    if "'" not in data:
+        return f"'{data}'"
+    return '"{}"'.format(data.replace('"', "&quot;"))
 
 
 def _n(v: float) -> str:
