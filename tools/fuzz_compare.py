@@ -538,6 +538,12 @@ def runs_with_values(rows) -> set:
     return {r[0] for r in rows if r[1] != "all"}
 
 
+def baseline_gone(case) -> bool:
+    """The baseline drawn is a run whose only rows are summaries ``all`` (left out with them): refused."""
+    base = case["opts"].get("baseline")
+    return case["bad"] is None and base is not None and base not in runs_with_values(case["rows"])
+
+
 def parse_test_list(spec) -> list[str]:
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     rev = {a: t for t, al in TEST_ALIASES.items() for a in al}
@@ -590,6 +596,15 @@ def run_api(case, out, rng, label="api") -> None:
 
     o = case["opts"]
     frame = pd.DataFrame(case["rows"], columns=["name" if case["name_col"] else "run", "qid", "measure", "value"])
+    if baseline_gone(case):
+        try:
+            pref_eval.compare(frame, **api_options(o))
+        except UsageError as e:
+            out("baseline_only_summary", f"baseline {o['baseline']!r} is not one of the runs" in str(e)
+                or "need at least two runs" in str(e), {"opts": o}, str(e), None)
+        else:
+            out("baseline_only_summary", False, {"opts": o}, "accepted", None)
+        return
     blocks, _ = expected_blocks(case["rows"], o) if case["bad"] is None else ([], {})
     ctx = {"opts": o}
     try:
@@ -856,7 +871,7 @@ def run_case(seed: int, index: int, checks, counts: Counter, findings: list) -> 
     rng = np.random.default_rng([seed, index, 1])
     if "api" in checks or ("refusal" in checks and case["bad"] is not None):
         run_api(case, out, rng)
-    if len(runs_with_values(case["rows"])) < 2:
+    if len(runs_with_values(case["rows"])) < 2 or baseline_gone(case):
         return
     if case["bad"] is None:
         blocks, _ = expected_blocks(case["rows"], case["opts"])
