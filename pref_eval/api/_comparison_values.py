@@ -164,11 +164,11 @@ def keys_in_given_order(keys: Sequence[str], measures: Sequence[str]) -> list[st
     (``MeasureRequest.columns``, the ir-measures label of a one-column request)."""
     from ..errors import PrefEvalError
     from ..measures import parse_measure
-    from ..measures.parse import _split_spaces
+    from ..measures.parse import split_names
 
     rank: dict[str, int] = {}
     for i, text in enumerate(measures):
-        for piece in _split_spaces(text):
+        for piece in split_names(text):
             rank.setdefault(piece, i)  # preference measures (rpp, lexiprecision) and keys given as such
             try:
                 requests = parse_measure(piece)
