@@ -156,7 +156,7 @@ def _resolve_run(name: str, runs: list[str]) -> str:
     raise UsageError(f"baseline {shown(name)} is not one of the runs ({', '.join(runs)})")
 
 
-def keys_in_given_order(keys: Sequence[str], measures: Sequence[str]) -> list[str]:
+def _keys_in_given_order(keys: Sequence[str], measures: Sequence[str]) -> list[str]:
     """The evaluated ``keys`` (``-R``'s per-query columns) in the order of the ``-m`` names that asked for them, as
     ``-P -m`` orders a file's measures (and ranx / ir-measures their metrics): a name's own columns keep the
     evaluator's order among themselves (``P.5,10``: ``P_5, P_10``), the first name asking for a column places it,

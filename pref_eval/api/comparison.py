@@ -264,13 +264,13 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
     ``-m`` order."""
     if qrels:
         # every key the evaluation produced (a name may give several columns), in the order of the -m names
-        from ._comparison_values import keys_in_given_order
+        from ._comparison_values import _keys_in_given_order
 
         keys = list(dict.fromkeys(map(str, df["measure"]))) if not df.empty else []
         keys += [k for k in dict.fromkeys(map(str, pref_df["measure"])) if k not in set(keys)] \
             if pref_df is not None else []
         return (list(dict.fromkeys(map(str, df["run"]))) if not df.empty else None), \
-            keys_in_given_order(keys, measures)
+            _keys_in_given_order(keys, measures)
     measure_sel = list(measures) if measures else None
     if measure_sel:
         known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
