@@ -23,8 +23,8 @@ def _per_query_values(*, qrels: str | None, per_query_file: str | None, runs: Se
     if per_query_file:  # exactly one of qrels and per_query_file is given
         if run_id_mode is not None or run_names:
             refuse_run_ids_with_per_query()
-        from ..io.perquery import read_per_query
-        return read_per_query(per_query_file), baseline, False
+        from ..io.perquery import read_per_query_table
+        return read_per_query_table(per_query_file), baseline, False
     from ._metric_mode import _errors_in_run_order
     with _errors_in_run_order(log, skipped, runs, run_id_mode, run_names) as elog:
         return _evaluated_values(str(qrels), runs=runs, measures=measures, complete=complete, level=level,

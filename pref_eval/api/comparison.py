@@ -54,10 +54,10 @@ def compare(per_query: Any, **options: Any) -> Any:
     options = _compare_options(options)
     source = None
     if isinstance(per_query, (str, os.PathLike)):
-        from ..io.perquery import read_per_query
+        from ..io.perquery import read_per_query_table
 
         source = os.fspath(per_query)
-        per_query = read_per_query(per_query)
+        per_query = read_per_query_table(per_query)  # (codes, not a DataFrame, when the file is read at once)
     elif not hasattr(per_query, "columns"):
         raise UsageError(f"per_query: expected a path or a DataFrame with the columns run, qid, measure, value, got "
                          f"{type(per_query).__name__}")
@@ -75,6 +75,8 @@ def _measure_missing(table: Any, n_queries: dict) -> str:
     of two tools put together, ``AP`` beside ``map``): "; run 'B' has no value of 'AP' (its measures: map)"."""
     m = next((k for k, n in n_queries.items() if n == 0), None)
     col = next((c for c in ("run", "name") if c in table.columns), None)
+    if hasattr(table, "distinct"):  # (a CodedTable, on this error path only)
+        table = table.frame()
     if m is None or col is None or not hasattr(table, "groupby"):  # -R's evaluation (a LongTable): every run has
         return ""                                                   # every measure
     has: dict[str, list[str]] = {}  # (no pandas groupby: its index cannot hold an id that was not UTF-8)
@@ -251,10 +253,23 @@ def _split_preference_rows(df: Any) -> tuple[Any, Any]:
     or None); zelo_eval repeats metrics as pair differences: only the per-run rows are kept for them."""
     if "run_b" not in df.columns:
         return df, None
+    if hasattr(df, "distinct"):  # a reader's CodedTable: its per-run rows stay codes
+        return _split_coded(df)
     pref_df = df[df["run_b"] != ""]
     df = df[df["run_b"] == ""].drop(columns="run_b")
     pref_df = pref_df[~pref_df["measure"].isin(set(df["measure"]))]
     return df, (None if pref_df.empty else pref_df)
+
+
+def _split_coded(table: Any) -> tuple[Any, Any]:
+    """:func:`_split_preference_rows` of a :class:`~pref_eval.io.coded.CodedTable`: its per-run rows as a
+    CodedTable (no run_b), the preference rows as the DataFrame :func:`_split_preference_rows` gives."""
+    blank = table.names["run_b"].index("") if "" in table.names["run_b"] else -1
+    metric = table.subset(table.codes["run_b"] == blank, pair=False)
+    frame = table.frame()
+    pref_df = frame[frame["run_b"] != ""]
+    pref_df = pref_df[~pref_df["measure"].isin(set(metric.distinct("measure")))]
+    return metric, (None if pref_df.empty else pref_df)
 
 
 def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Sequence[str],
@@ -273,7 +288,8 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
             _keys_in_given_order(keys, measures)
     measure_sel = list(measures) if measures else None
     if measure_sel:
-        known = set(df["measure"]) | (set(pref_df["measure"]) if pref_df is not None else set())
+        known = (set(df.distinct("measure") if hasattr(df, "distinct") else df["measure"])
+                 | (set(pref_df["measure"]) if pref_df is not None else set()))
         for m in measure_sel:
             if m not in known:
                 raise UsageError(f"measure {shown(m)} not in the per-query values (measures: "
@@ -287,12 +303,14 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
     """The tests on the per-run measures (:func:`pref_eval.stats.compare.compare`), or None without any."""
     from ..stats.compare import compare as compare_table
 
-    metric_measures = list(dict.fromkeys(df["measure"])) if not df.empty else []
+    coded = hasattr(df, "distinct")  # (a reader's CodedTable: dict.fromkeys of a column without decoding it)
+    metric_measures = ((df.distinct("measure") if coded else list(dict.fromkeys(df["measure"])))
+                       if not df.empty else [])
     if measure_sel is not None:
         metric_measures = [m for m in measure_sel if m in set(metric_measures)]
     if not metric_measures:
         return None
-    names = run_sel or list(dict.fromkeys(map(str, df["run"])))
+    names = run_sel or (df.distinct("run") if coded else list(dict.fromkeys(map(str, df["run"]))))
     if baseline is not None:
         baseline = _resolve_run(baseline, names)
     result = compare_table(df, tests=test_list, baseline=baseline, complete=complete, runs=run_sel,

@@ -49,6 +49,8 @@ from .textfile import display_name, read_input_text
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .coded import CodedTable
+
 COLUMNS = ("run", "qid", "measure", "value")
 
 
@@ -314,11 +316,13 @@ def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
     return cols, pair
 
 
-def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
-    """The DataFrame of :func:`_delimited_columns`' columns, a duplicate (run, run_b, qid, measure) refused
-    naming its line (the first in file order that repeats an earlier row, as ``DataFrame.duplicated``)."""
+def _coded(cols: dict[str, Any], name: str, pair: bool) -> CodedTable:
+    """The :class:`~pref_eval.io.coded.CodedTable` of :func:`_delimited_columns`' (or :func:`_json_columns`')
+    columns, a duplicate (run, run_b, qid, measure) refused naming its line (the first in file order that
+    repeats an earlier row, as ``DataFrame.duplicated``)."""
     import numpy as np
-    import pandas as pd
+
+    from .coded import CodedTable
 
     n = len(cols["value"])
     ids = ("run", "qid", "measure", "run_b")
@@ -326,16 +330,14 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
     from .frames import holds_bytes
 
     kept = holds_bytes("".join(distincts[c]) for c in ids)  # an id that was not UTF-8: object columns
-    texts, codes, sizes = {}, [], []
+    codes, sizes = {}, []
     for c in ("run", "run_b", "qid", "measure"):
         distinct = distincts[c]
         index = dict(zip(distinct, range(len(distinct)), strict=True))
-        codes.append(np.fromiter(map(index.__getitem__, cols[c]), np.int64, n))
+        codes[c] = np.fromiter(map(index.__getitem__, cols[c]), np.int64, n)
         sizes.append(len(distinct))
-        # the distinct values' array (the string dtype pandas infers for the column) taken row by row
-        texts[c] = pd.Series(np.array(distinct, dtype=object), dtype=object if kept else None).array.take(codes[-1])
-    key, size = codes[0], sizes[0]
-    for code, k in zip(codes[1:], sizes[1:], strict=True):
+    key, size = codes["run"], sizes[0]
+    for code, k in zip((codes["run_b"], codes["qid"], codes["measure"]), sizes[1:], strict=True):
         if size * k >= 2 ** 62:  # the keys so far renumbered densely (at most one per row) before they overflow
             o = np.argsort(key, kind="stable")
             dense = np.empty(n, np.int64)
@@ -348,11 +350,7 @@ def _frame(cols: dict[str, Any], name: str, pair: bool) -> pd.DataFrame:
         j = int(order[1:][same].min())
         raise InputError(name, int(cols["line"][j]), f"duplicate row for run {shown(cols['run'][j])}, query "
                                                      f"{shown(cols['qid'][j])}, measure {shown(cols['measure'][j])}")
-    if kept:
-        texts = {c: pd.Series(t, dtype=object) for c, t in texts.items()}
-    df = pd.DataFrame({"run": texts["run"], "qid": texts["qid"], "measure": texts["measure"], "value": cols["value"],
-                       "run_b": texts["run_b"]})
-    return df if pair else df.drop(columns="run_b")
+    return CodedTable(distincts, codes, np.asarray(cols["value"], dtype=float), pair, object_ids=kept)
 
 
 def _delimited_rows(lines: list[str], first: int, delim: str, width: int, pos: list[int], pos_b: int | None,
@@ -386,6 +384,16 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     Per-query rows only, in file order; duplicate (run, qid, measure) rows are
     an error.
     """
+    from .coded import CodedTable
+
+    table = read_per_query_table(path)
+    return table.frame() if isinstance(table, CodedTable) else table
+
+
+def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFrame:
+    """The rows of :func:`read_per_query` as a :class:`~pref_eval.io.coded.CodedTable` when the file is read
+    at once (no pandas: ``zelo_compare -P`` tests the codes), else (a file the per-line reader takes: quoting,
+    escapes, pref_eval.py's wide lines, ...) its DataFrame."""
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
     lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)
@@ -401,7 +409,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     if head.startswith("{"):
         fast_json = _json_columns(text)
         if fast_json is not None:
-            return _frame(fast_json[0], name, fast_json[1])
+            return _coded(fast_json[0], name, fast_json[1])
         pair = _json_rows(lines, first, name, rows, summaries)
     else:
         delim = "\t" if "\t" in head else ","
@@ -421,7 +429,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
         pos_s = header.index("sample") if "sample" in header else None
         fast = _delimited_columns(lines[first + 1:], first + 2, delim, len(header), pos, pos_b, pos_s)
         if fast is not None:
-            return _frame(fast, name, pair)
+            return _coded(fast, name, pair)
         _delimited_rows(lines, first, delim, len(header), pos, pos_b, pos_s, name, rows, summaries)
     if not rows:
         raise InputError(name, 0, "no per-query rows (only summary rows or nothing)")

@@ -43,6 +43,8 @@ from .effect import effect_sizes
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..io.coded import CodedTable
+
 ALL_TESTS = (*paired.TESTS, "tukey")
 DEFAULT_TESTS = ("t", "wilcoxon", "sign")
 RECORD_KEYS = ("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
@@ -375,19 +377,23 @@ class _Cells:
     """The per-query values of the wanted runs as arrays: a row's run (its position in the runs compared),
     query (its code, ``qids[code]``), measure (its code, ``measures[code]``) and value; a second value for a
     (run, query, measure) cell, a value that is not a number or not finite are refused naming the first such
-    row in the table's order, as the per-row loop before session 25 did."""
+    row in the table's order, as the per-row loop before session 25 did.
 
-    def __init__(self, run_col: list, qid_col: list, measure_col: list, value_col: list,
-                 run_list: list[str]) -> None:
-        runs, run_code = _codes(run_col)
-        self.qids, qid_code = _codes(qid_col)
-        self.measures, measure_code = _codes(measure_col)
-        position = np.array([run_list.index(r) if r in run_list else -1 for r in runs], dtype=np.intp)
+    ``runs``, ``qids``, ``measures``: (distinct values, each row's code); ``value_col``: the values (a list, or
+    a float array); ``row(i)``: row ``i``'s (run, qid, measure, value) for a message."""
+
+    def __init__(self, runs: tuple[list, np.ndarray], qids: tuple[list, np.ndarray],
+                 measures: tuple[list, np.ndarray], value_col: list | np.ndarray,
+                 row: Callable[[int], tuple], run_list: list[str]) -> None:
+        (run_names, run_code), (self.qids, qid_code), (self.measures, measure_code) = runs, qids, measures
+        position = np.array([run_list.index(r) if r in run_list else -1 for r in run_names], dtype=np.intp)
         mask = position[run_code] >= 0
         wanted = np.flatnonzero(mask)
         self.run, self.qid, self.measure = position[run_code[wanted]], qid_code[wanted], measure_code[wanted]
-        picked = value_col if mask.all() else list(itertools.compress(value_col, mask.tolist()))
-        self.value, bad = _floats(picked)
+        if isinstance(value_col, np.ndarray):
+            self.value, bad = np.asarray(value_col[wanted], dtype=float), wanted.size
+        else:
+            self.value, bad = _floats(value_col if mask.all() else list(itertools.compress(value_col, mask.tolist())))
         key = (self.measure * len(run_list) + self.run) * max(len(self.qids), 1) + self.qid
         order = np.argsort(key, kind="stable")
         twice = order[1:][key[order][1:] == key[order][:-1]]  # the later rows of a cell (stable: table order)
@@ -395,8 +401,7 @@ class _Cells:
         nonfinite = np.flatnonzero(~np.isfinite(self.value))
         first_bad = min(bad, int(nonfinite[0]) if nonfinite.size else len(key))
         if min(first_twice, first_bad) < len(key):
-            i = int(wanted[min(first_twice, first_bad)])
-            r, q, m, v = run_col[i], qid_col[i], measure_col[i], value_col[i]
+            r, q, m, v = row(int(wanted[min(first_twice, first_bad)]))
             if first_twice <= first_bad:
                 raise UsageError(f"measure {shown(m)}: two values for run {shown(r)} on query {shown(q)}")
             if first_bad == bad:
@@ -408,6 +413,23 @@ class _Cells:
             raise UsageError(f"per-query table: value {shown(v)} of run {shown(r)}, query {shown(q)}, "
                              f"measure {shown(m)} "
                              "is not a finite number; leave the row out for a missing value")
+
+    @classmethod
+    def of_columns(cls, run_col: list, qid_col: list, measure_col: list, value_col: list,
+                   run_list: list[str]) -> _Cells:
+        """From the columns as lists (coded here)."""
+        return cls(_codes(run_col), _codes(qid_col), _codes(measure_col), value_col,
+                   lambda i: (run_col[i], qid_col[i], measure_col[i], value_col[i]), run_list)
+
+    @classmethod
+    def of_coded(cls, table: CodedTable, run_list: list[str]) -> _Cells:
+        """From a reader's :class:`~pref_eval.io.coded.CodedTable` (its codes as they are: no list of a row's
+        strings is made)."""
+        names, codes = table.names, table.codes
+        return cls((names["run"], codes["run"]), (names["qid"], codes["qid"]), (names["measure"], codes["measure"]),
+                   table.value,
+                   lambda i: (*(names[c][int(codes[c][i])] for c in ("run", "qid", "measure")),
+                              float(table.value[i])), run_list)
 
     def matrix(self, measure: str, runs: list[str], complete: bool):
         """(runs x queries) matrix of one measure, the queries used and those dropped.
@@ -459,6 +481,27 @@ def _floats(values: list) -> tuple[np.ndarray, int]:
     return out, len(values)  # (not reached: map(float) failed on one of them)
 
 
+def _table_rows(values: Any) -> tuple[list, list, Callable[[list[str]], _Cells]]:
+    """The runs and measures of the per-query rows (order of first appearance) and the function giving their
+    :class:`_Cells` for the runs compared: a reader's codes as they are, else the columns as lists, coded."""
+    coded = _coded_rows(values)
+    if coded is not None:  # (no list of strings per column, no second coding)
+        return coded.distinct("run"), coded.distinct("measure"), lambda run_list: _Cells.of_coded(coded, run_list)
+    cols = _long_columns(values)
+    return (list(dict.fromkeys(cols[0])), list(dict.fromkeys(cols[2])),  # (C-level: no loop per row)
+            lambda run_list: _Cells.of_columns(*cols, run_list))
+
+
+def _coded_rows(values: Any) -> CodedTable | None:
+    """``values`` when it is a reader's :class:`~pref_eval.io.coded.CodedTable` with no summary row ``all``
+    (the readers leave them out), else None: :func:`_long_columns` takes it."""
+    from ..io.coded import CodedTable
+
+    if isinstance(values, CodedTable) and "all" not in values.names["qid"]:
+        return values
+    return None
+
+
 def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     """run, qid, measure (as str) and value of the per-query rows (``all`` rows left out). Without a ``run``
     column, ``name`` is the run's (PyTerrier's ``pt.Experiment(..., perquery=True)``: name, qid, measure, value)."""
@@ -472,6 +515,8 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
         raise UsageError(f"per-query table has column(s) {', '.join(twice)} twice; expected each once")
     if isinstance(values, LongTable):
         run, qid, measure, value = values.run, values.qid, values.measure, values.value
+    elif not hasattr(values, "iloc"):  # (a CodedTable: its columns decoded)
+        run, qid, measure, value = (values[c] for c in cols)
     else:
         run, qid, measure, value = (values[c].tolist() for c in cols)
     run, qid, measure = (list(map(str, c)) for c in (run, qid, measure))  # (C-level map: no loop per row)
@@ -509,8 +554,8 @@ def _measure_block(piece):
     return _assemble(m, a_names, b_names, n_used, D, results, tests, params, tukey_p)
 
 
-def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DEFAULT_TESTS, correction: str = "holm",
-            alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
+def compare(values: pd.DataFrame | LongTable | CodedTable, *, tests: str | Sequence[str] = DEFAULT_TESTS,
+            correction: str = "holm", alpha: float = 0.05, baseline: str | None = None, resamples: int = 10_000,
             seed: int | None = 0, zero_method: str = "wilcox", wilcoxon_method: str = "auto",
             confidence: float = 0.95, ci_method: str = "BCa", complete: bool = False,
             runs: Sequence[str] | None = None, measures: Sequence[str] | None = None,
@@ -519,7 +564,8 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     """Compare every pair of runs (or each run with ``baseline``) on every measure.
 
     ``values``: DataFrame with columns run (or PyTerrier's name), qid, measure, value (per query), or a
-    :class:`LongTable` of them (no pandas import until ``records``/``means`` are read).
+    :class:`LongTable` of them (no pandas import until ``records``/``means`` are read), or a per-query file's
+    :class:`~pref_eval.io.coded.CodedTable` (:func:`pref_eval.io.perquery.read_per_query_table`).
     ``runs`` / ``measures`` select and order them (default: order of first
     appearance). See the module docstring for the query set, the correction
     family and the record keys. ``sign_min_diff``: the sign test's delta
@@ -539,9 +585,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
     params = _params(checked["tests"], correction, alpha, resamples, seed, zero_method, wilcoxon_method,
                      confidence, ci_method, sign_min_diff)
     tests = params["tests"]
-    run_col, qid_col, measure_col, value_col = _long_columns(values)
-    all_runs = list(dict.fromkeys(run_col))  # (C-level: no loop per row)
-    all_measures = list(dict.fromkeys(measure_col))
+    all_runs, all_measures, cells_of = _table_rows(values)
     run_list = list(runs) if runs else all_runs
     measure_list = list(measures) if measures else all_measures
     for r in run_list:
@@ -554,7 +598,7 @@ def compare(values: pd.DataFrame | LongTable, *, tests: str | Sequence[str] = DE
         raise UsageError("need at least two runs to compare")
     if baseline is not None and baseline not in run_list:
         raise UsageError(f"baseline {shown(baseline)} is not one of the runs ({', '.join(run_list)})")
-    cells = _Cells(run_col, qid_col, measure_col, value_col, run_list)
+    cells = cells_of(run_list)
     R = len(run_list)
     if baseline is None:
         ia, ib = np.triu_indices(R, 1)
