@@ -257,11 +257,12 @@ def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
     ``measure``, ``value`` keys) read at once by the C scanner (pref_eval/_jsonl.c: the lines grouped by their
     keys) and whether it is the runi/runj layout, or None when some line needs the per-line reader (which names
     it): no scanner, a line it does not take (escapes, nested values, true/false/null, NaN), duplicate keys, ids
-    or a sample that are not strings, a value that is not a finite number, pref_eval.py's wide lines, rows of
-    several samples, a second summary row ``all``, no per-query row."""
+    or a sample that are not strings, a value that is not a finite number, rows of several samples, a second
+    summary row ``all``, no per-query row. pref_eval.py's wide lines: :mod:`pref_eval.io.perquery_wide`."""
     import numpy as np
 
     from .jsonl_scan import scan_columns
+    from .perquery_wide import is_wide, wide_columns
 
     try:
         data = text.encode("utf-8")
@@ -271,6 +272,9 @@ def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
     if scanned is None:
         return None
     strings, shapes = scanned
+    wide = [is_wide(shape.keys) for shape in shapes]
+    if any(wide):  # pref_eval.py's JSON lines (the per-line reader when long lines are mixed in)
+        return wide_columns(strings, shapes) if all(wide) else None
     parts: dict[str, list] = {k: [] for k in ("line", "run", "run_b", "qid", "measure", "value", "sample")}
     pair = False
     for shape in shapes:
@@ -393,7 +397,7 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
 def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFrame:
     """The rows of :func:`read_per_query` as a :class:`~pref_eval.io.coded.CodedTable` when the file is read
     at once (no pandas: ``zelo_compare -P`` tests the codes), else (a file the per-line reader takes: quoting,
-    escapes, pref_eval.py's wide lines, ...) its DataFrame."""
+    escapes, ids that are numbers, ...) its DataFrame."""
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
     lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)

@@ -1,0 +1,119 @@
+"""pref_eval.py's JSON lines (a key per measure: ``pref_eval.py -q``, ``zelo_eval -q -o pref``) read at once from
+the C scanner's shapes (session 27): the rows :func:`pref_eval.io.perquery._wide_rows` gives line by line, in its
+order (file order, then the line's keys), or None when some line needs that reader (which then names it).
+
+A line is wide when it has neither ``measure`` nor ``value`` and its ``type`` is ``preference`` or ``metric``
+(or it has no ``type`` and both ``runi`` and ``runj``: a preference line). Its ids (``qid``, ``runi``/``runj``
+or ``run``) must be strings, its ``sample`` one value for the whole file (an integer, or a string), every other
+key a finite number (a summary line ``qid: all`` is left out, and is the per-line reader's when its values are
+not numbers). The preference lines' differences of a measure the metric lines hold are left out, as the
+per-line reader leaves them out.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .jsonl_scan import ShapeLines
+
+WIDE_KEYS = ("qid", "run", "runi", "runj", "sample", "type")
+"""The keys of a wide line that are not measures (perquery's ``_WIDE_KEYS``)."""
+
+
+def is_wide(keys: tuple) -> bool:
+    """A shape of wide lines (``type`` checked per line by :func:`wide_columns`)."""
+    if "measure" in keys or "value" in keys:
+        return False
+    return "type" in keys or ("runi" in keys and "runj" in keys)
+
+
+def _samples(table: list[str], shapes: list[ShapeLines]) -> bool:
+    """True when every line's ``sample`` (if any) has one text as ``str`` gives it: strings, or integer
+    literals (exact below 2^53); a float sample or several values: False (the per-line reader)."""
+    seen: set[str] = set()
+    for shape in shapes:
+        if "sample" not in shape.keys:
+            continue
+        col, values = shape.cols["sample"], shape.values("sample")
+        if col.kind == "s":
+            seen |= {table[c] for c in set(values.tolist())}
+        elif col.integers and np.all(np.abs(values) < 2.0 ** 53):
+            seen |= {str(int(v)) for v in set(values.tolist())}
+        else:
+            return False
+        if len(seen) > 1:
+            return False
+    return True
+
+
+def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, Any], bool] | None:
+    """The columns (``run``, ``run_b``, ``qid``, ``measure`` as lists of strings, ``value``, ``line`` 1-based) of
+    a file whose every shape :func:`is_wide`, and whether some line is a preference line; None for the per-line
+    reader."""
+    if not _samples(table, shapes):
+        return None
+    codes = {s: i for i, s in enumerate(table)}
+    blank = codes.get("", len(table))  # (code of '': the runj of a metric line, as of a preference line's '')
+    strings = [*table, ""]
+    measure_names: list[str] = []
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("line", "key", "run", "run_b", "qid", "measure", "value")}
+    pair_seen = False
+    for shape in shapes:
+        keys, n = shape.keys, len(shape.lines)
+        if len(set(keys)) < len(keys):
+            return None
+        if "type" in keys:
+            if shape.cols["type"].kind != "s":
+                return None
+            kind = shape.values("type")
+            pref = kind == codes.get("preference", -1)
+            if not (pref | (kind == codes.get("metric", -1))).all():
+                return None
+        else:
+            pref = np.ones(n, bool)
+        need = ["qid", *(["runi", "runj"] if pref.any() else []), *(["run"] if not pref.all() else [])]
+        if any(k not in keys or shape.cols[k].kind != "s" for k in need):
+            return None
+        measures = [k for k in keys if k not in WIDE_KEYS]
+        if any(shape.cols[k].kind != "n" for k in measures):
+            return None
+        pair_seen = pair_seen or bool(pref.any())
+        run = shape.values("runi") if pref.all() else (
+            shape.values("run") if not pref.any() else np.where(pref, shape.values("runi"), shape.values("run")))
+        run_b = np.where(pref, shape.values("runj"), blank) if pref.any() else np.full(n, blank, np.int32)
+        m = len(measures)
+        first = len(measure_names)
+        measure_names += measures
+        parts["line"].append(np.repeat(shape.lines + 1, m))
+        parts["key"].append(np.tile(np.arange(m), n))
+        parts["run"].append(np.repeat(run, m))
+        parts["run_b"].append(np.repeat(run_b, m))
+        parts["qid"].append(np.repeat(shape.values("qid"), m))
+        parts["measure"].append(np.tile(np.arange(first, first + m), n))
+        parts["value"].append(np.stack([shape.values(k) for k in measures], axis=1).reshape(-1) if m else
+                              np.zeros(0))
+    laid = {k: np.concatenate(v) for k, v in parts.items()}
+    order = np.lexsort((laid["key"], laid["line"]))  # file order, then the line's keys
+    laid = {k: v[order] for k, v in laid.items()}
+    summary = laid["qid"] == codes.get("all", -1)
+    if summary.any():
+        where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
+        cells = {(int(laid["run"][i]), int(laid["run_b"][i]), measure_names[laid["measure"][i]]) for i in where}
+        if len(cells) < len(where):
+            return None
+        laid = {k: v[~summary] for k, v in laid.items()}
+    if not laid["value"].size or not np.isfinite(laid["value"]).all():
+        return None
+    names = np.array(measure_names, dtype=object)
+    metric = laid["run_b"] == blank
+    held = set(names[laid["measure"][metric]].tolist())  # measures the metric lines hold
+    if held:
+        is_held = np.fromiter(map(held.__contains__, measure_names), bool, len(measure_names))
+        keep = metric | ~is_held[laid["measure"]]
+        laid = {k: v[keep] for k, v in laid.items()}
+    cols: dict[str, Any] = {k: list(map(strings.__getitem__, laid[k].tolist())) for k in ("run", "run_b", "qid")}
+    cols["measure"] = list(map(measure_names.__getitem__, laid["measure"].tolist()))
+    cols["value"], cols["line"] = laid["value"], laid["line"]
+    return cols, pair_seen
