@@ -54,7 +54,7 @@ def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, 
     reader."""
     if not _samples(table, shapes):
         return None
-    codes = {s: i for i, s in enumerate(table)}
+    codes = dict(zip(table, range(len(table)), strict=True))  # (C-level: the table holds every distinct string)
     blank = codes.get("", len(table))  # (code of '': the runj of a metric line, as of a preference line's '')
     strings = [*table, ""]
     measure_names: list[str] = []
