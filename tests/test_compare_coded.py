@@ -153,3 +153,49 @@ def test_a_coded_table_behind_the_glue(tmp_path):
         table["run_b"]
     none = table.subset(np.zeros(len(table), bool))
     assert none.empty and none.distinct("measure") == [] and none.frame().empty
+
+
+def _csv_oracle(records, alpha: float) -> str:
+    """Python's csv module writing each record dict (the writer before session 27)."""
+    import csv
+    import io
+
+    from pref_eval.output.comparisons import EXTRA_KEYS, RECORD_KEYS, record_dicts
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    keys = [*RECORD_KEYS, *EXTRA_KEYS]
+    w.writerow(keys)
+    for d in record_dicts(records, alpha):
+        w.writerow(["" if d.get(k) is None else d.get(k) for k in keys])
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("tests", ["t", "t,wilcoxon,sign", "randomization,bootstrap,tukey"])
+def test_the_csv_writer_writes_csv_writers_bytes(tests):
+    """Every test's record keys (intervals only for t and bootstrap; extras per test), NaN and +-inf values,
+    ids that need quoting (a comma, a quote, a line break), a records DataFrame: the csv module's bytes."""
+    from pref_eval.output.comparisons import records_csv
+
+    rows = _rows(runs=('a,"b"', "c\nd", "e"), queries=8, measures=("m 1",))
+    table = pd.DataFrame(rows, columns=["run", "qid", "measure", "value"])
+    table.loc[table["run"] == "e", "value"] = 0.5  # a constant row: inf/nan statistics for some tests
+    res = stats_compare.compare(table, tests=tests, resamples=50)
+    assert records_csv(res.record_table, 0.05) == _csv_oracle(res.record_table, 0.05)
+    assert records_csv(res.records, 0.1) == _csv_oracle(res.records, 0.1)
+    empty = stats_compare.Records([])
+    assert records_csv(empty, 0.05) == _csv_oracle(empty, 0.05)
+
+
+def test_the_csv_writer_takes_no_python_step_per_record():
+    """45 vs 4,950 records (10 vs 100 runs): the old writer took a dict and a row per record (~60 line events
+    each); the new one a few per distinct id (each run name is quoted, or not, by the csv module once)."""
+    from conftest import line_events
+    from pref_eval.output import comparisons
+
+    counts = []
+    for runs in (10, 100):
+        rows = [(f"r{r}", str(q), "m", float((r * 7 + q * 3) % 11) / 10) for r in range(runs) for q in range(6)]
+        res = stats_compare.compare(pd.DataFrame(rows, columns=["run", "qid", "measure", "value"]), tests="t")
+        counts.append(line_events(comparisons.__file__, comparisons.records_csv, res.record_table, 0.05))
+    assert counts[1] - counts[0] < 1000, counts  # (90 new run names; 4,905 new records)
