@@ -44,11 +44,11 @@ def _write(path, rows, fmt):
 
 
 def test_the_command_path_builds_no_dataframe(tmp_path):
-    """TSV, CSV and JSON lines: ``compare_runs(per_query=...)`` never imports pandas (the old path built the
+    """TSV, CSV and JSON lines: ``compare_runs(per_query_file=...)`` never imports pandas (the old path built the
     reader's DataFrame and took it apart again)."""
     paths = [_write(tmp_path / f"pq.{fmt}", _rows(), fmt) for fmt in ("tsv", "csv", "jsonl")]
     code = ("import sys; from pref_eval.api import compare_runs\n"
-            f"for p in {paths!r}: compare_runs(per_query=p, tests='t', output_format='jsonl')\n"
+            f"for p in {paths!r}: compare_runs(per_query_file=p, tests='t', output_format='jsonl')\n"
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
@@ -60,13 +60,13 @@ def test_the_command_path_builds_no_dataframe(tmp_path):
 def test_the_ids_are_coded_once(tmp_path, monkeypatch, fmt):
     """The reader's codes are the matrices' rows and columns: ``stats/compare``'s own coding is not called."""
     path = _write(tmp_path / f"pq.{fmt}", _rows(), fmt)
-    expected = compare_runs(per_query=path, tests="t", output_format="jsonl")
+    expected = compare_runs(per_query_file=path, tests="t", output_format="jsonl")
 
     def refuse(column):
         raise AssertionError("ids coded again")
 
     monkeypatch.setattr(stats_compare, "_codes", refuse)
-    assert compare_runs(per_query=path, tests="t", output_format="jsonl") == expected
+    assert compare_runs(per_query_file=path, tests="t", output_format="jsonl") == expected
     assert len(compare(path, tests="t").records) == 2 * 3
 
 
@@ -93,7 +93,8 @@ def test_scipys_t_on_the_coded_rows(tmp_path, fmt):
     frame = (pd.read_json(path, lines=True, dtype={"qid": str}) if fmt == "jsonl"
              else pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype={"qid": str}))
     runs, measures = list(dict.fromkeys(frame["run"])), list(dict.fromkeys(frame["measure"]))
-    got = [json.loads(line) for line in compare_runs(per_query=path, tests="t", output_format="jsonl").splitlines()]
+    text = compare_runs(per_query_file=path, tests="t", output_format="jsonl")
+    got = [json.loads(line) for line in text.splitlines()]
     want = _scipy_records(frame, runs, measures)
     assert [(g["measure"], g["run_a"], g["run_b"]) for g in got] == [w[:3] for w in want]
     for g, w in zip(got, want, strict=True):
@@ -125,7 +126,7 @@ def test_the_per_run_rows_of_a_pair_layout(tmp_path):
     per_run = oracle[oracle["runj"] == ""]
     assert table.subset(table.codes["run_b"] == table.names["run_b"].index(""), pair=False).distinct("run") == \
         list(dict.fromkeys(per_run["runi"])) == ["y", "x", "z"]
-    got = [json.loads(line) for line in compare_runs(per_query=str(path), tests="t", output_format="jsonl",
+    got = [json.loads(line) for line in compare_runs(per_query_file=str(path), tests="t", output_format="jsonl",
                                                      runs=["z", "y"], measures=["ap", "rpp"]).splitlines()]
     want = _scipy_records(per_run.rename(columns={"runi": "run"}), ["z", "y"], ["ap"])
     assert [(g["measure"], g["run_a"], g["run_b"]) for g in got] == [w[:3] for w in want] + [("rpp", "z", "y")]
