@@ -131,3 +131,17 @@ def test_compare_evaluating_preference_measures_of_latin1_ids(dirs, out):
     argv = ["compare", "-R", "q.qrels", "-m", "rpp", "-m", "map", "--run-id", "tag", "-o", out, *RUNS]
     ours = _run(latin1, *argv)
     assert b"rpp" in ours and ours == _untwin(_run(twin, *argv), out == "jsonl")
+
+
+def test_result_means_keep_a_latin1_run_id(tmp_path):
+    """ComparisonResult.means on a run id that was not UTF-8: pandas' default string index (pyarrow) could not
+    hold its surrogate escape (UnicodeEncodeError, s37's finding); the index is the ids as read, the means are
+    the file's values averaged by hand."""
+    import pref_eval
+
+    f = tmp_path / "pq.tsv"
+    f.write_bytes(b"run\tqid\tmeasure\tvalue\nr\xe9a\t1\tmap\t0.1\nr\xe9a\t2\tmap\t0.3\n"
+                  b"b\t1\tmap\t0.2\nb\t2\tmap\t0.5\n")
+    means = pref_eval.compare(str(f)).means
+    assert list(means.index) == ["r\udce9a", "b"]
+    assert means["map"].tolist() == [(0.1 + 0.3) / 2, (0.2 + 0.5) / 2]

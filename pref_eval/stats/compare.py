@@ -193,7 +193,11 @@ class ComparisonResult:
         if "means" not in self._frames:
             import pandas as pd
 
-            self._frames["means"] = pd.DataFrame(self.mean_values, index=self.runs)
+            from ..io.frames import holds_bytes
+
+            # a run id that was not UTF-8 (its surrogate escape): an object index, as io.frames.frame's columns
+            index = pd.Index(self.runs, dtype=object) if holds_bytes(self.runs) else self.runs
+            self._frames["means"] = pd.DataFrame(self.mean_values, index=index)
         return self._frames["means"]
 
     def query_warnings(self) -> list[str]:
