@@ -1,0 +1,67 @@
+"""Mutation testing, round 5 (session 27, c37): tests that kill mutants of the code sessions 25-26 changed
+(judge/redact.py, io/perquery.py's TSV/CSV reader at once, cli/once.py, output/json_text.py) that the suite let
+survive, each against an outside oracle (the standard library's encoders, the docs' promises, hand-worked
+values). NOTES.md "Session 27" (c37) lists the mutants sampled and how the survivors were classified. Each
+docstring names the mutant it kills (file, the token changed)."""
+from __future__ import annotations
+
+import base64
+import random
+import string
+
+import pytest
+
+KEY_ALPHABET = string.ascii_letters + string.digits + "-_"
+
+
+def _key_only(prefix_len: int, key: bytes, suffix_len: int, rng: random.Random) -> tuple[str, int, int]:
+    """base64 of ``prefix + key + suffix`` for random surrounding bytes, and the span of its characters that
+    depend on the key's bytes only: those the same for 24 other random prefixes and suffixes of the same
+    lengths (the oracle is base64 itself, by perturbation, not the redactor's alignment arithmetic)."""
+    def enc() -> str:
+        return base64.b64encode(rng.randbytes(prefix_len) + key + rng.randbytes(suffix_len)).decode()
+
+    text = enc()
+    others = [enc() for _ in range(24)]
+    fixed = [all(o[i] == text[i] for o in others) and text[i] != "=" for i in range(len(text))]
+    start = fixed.index(True)
+    end = start
+    while end < len(text) and fixed[end]:
+        end += 1
+    assert not any(fixed[end:]), "one run of key-only characters"
+    return text, start, end
+
+
+@pytest.mark.parametrize("prefix_len", range(6))
+def test_base64_of_the_key_is_redacted_exactly_at_every_alignment(prefix_len):
+    """judge/redact.py ``base64_cores``: the alignments' leading characters ``(1, 2)``, ``(2, 3)`` -> 1, 3 / 4 and
+    the last character's cut ``(r + len(raw)) % 3`` (one key character of base64 left in the text, or one
+    character that also depends on the bytes around it taken as the key's). The redactor must replace exactly
+    the characters of base64 that depend on the key's bytes only -- whatever the text around it -- and no
+    more (the text's other characters stay: an answer's note is kept)."""
+    from pref_eval.judge.redact import Redactor
+
+    rng = random.Random(27 + prefix_len)
+    for n in (20, 21, 22, 40):
+        key = "".join(rng.choice(KEY_ALPHABET) for _ in range(n))
+        redact = Redactor(key)
+        for suffix_len in (1, 2, 3):
+            text, a, b = _key_only(prefix_len, key.encode(), suffix_len, rng)
+            assert b - a >= 8
+            assert redact(f"<{text}>") == f"<{text[:a]}***{text[b:]}>", (key, prefix_len, suffix_len, text, a, b)
+
+
+def test_the_last_code_point_in_an_escape_is_a_character():
+    """judge/redact.py ``_unescaped``: ``code <= 0x10FFFF`` -> ``0x10FFFE`` / ``<``. Unicode's last code point is
+    U+10FFFF (``chr``'s range, the Unicode standard's codespace): ``&#1114111;`` is that character (a key
+    holding it is redacted escaped as plainly); ``&#1114112;`` / ``&#x110000;`` stand for no character and are
+    read as U+FFFD, never an exception."""
+    from pref_eval.judge.redact import Redactor
+
+    key = "k3y-Z9q\U0010ffff"
+    redact = Redactor(key)
+    assert redact("a k3y-Z9q&#1114111; b") == "a *** b"
+    assert redact("a k3y-Z9q&#x10FFFF; b") == "a *** b"
+    assert redact("a k3y-Z9q\\udbff\\udfff b") == "a k3y-Z9q\\udbff\\udfff b"  # JSON's pair: two escapes, kept
+    assert redact("a k3y-Z9q&#1114112; b") == "a k3y-Z9q&#1114112; b"
+    assert Redactor("k3y-Z9q\ufffd")("a k3y-Z9q&#x110000; b") == "a *** b"
