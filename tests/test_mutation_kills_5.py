@@ -65,3 +65,23 @@ def test_the_last_code_point_in_an_escape_is_a_character():
     assert redact("a k3y-Z9q\\udbff\\udfff b") == "a k3y-Z9q\\udbff\\udfff b"  # JSON's pair: two escapes, kept
     assert redact("a k3y-Z9q&#1114112; b") == "a k3y-Z9q&#1114112; b"
     assert Redactor("k3y-Z9q\ufffd")("a k3y-Z9q&#x110000; b") == "a *** b"
+
+
+@pytest.mark.parametrize("delim", ["\t", ","])
+def test_a_long_line_beside_a_short_one_is_named(tmp_path, delim):
+    """io/perquery.py ``_delimited_columns``: the field-count check ``(counts == width - 1).all()`` -> ``.any()``.
+    A line with one field too many followed by one with one too few leaves the file's field total a multiple of
+    the header's, and every shifted field still a number or a name: the reader at once split it into rows of
+    another run (``0.7``). docs/exit-codes.md promises a malformed line refused with its file and line, exit 2;
+    the oracle is the file's lines by hand: line 501 holds 5 fields where the header has 4."""
+    from pref_eval.errors import InputError
+    from pref_eval.io.perquery import read_per_query
+
+    lines = [delim.join(["run", "qid", "measure", "value"])]
+    lines += [delim.join([f"r{r}", str(100 + q), "m0", f"0.{q % 9 + 1}"]) for r in range(3) for q in range(300)]
+    lines.insert(500, delim.join(["r9", "105", "m0", "0.5", "0.7"]))
+    lines.insert(501, delim.join(["106", "m0", "0.3"]))
+    path = tmp_path / "pq.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"pq\.txt:501: expected 4 fields as in the header, got 5"):
+        read_per_query(path)
