@@ -85,3 +85,30 @@ def test_a_long_line_beside_a_short_one_is_named(tmp_path, delim):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"pq\.txt:501: expected 4 fields as in the header, got 5"):
         read_per_query(path)
+
+
+def test_keys_beyond_two_to_the_64_are_renumbered_not_wrapped(tmp_path):
+    """io/perquery.py ``_delimited_columns``' duplicate check on one int64 key: with 2^62 or more possible
+    (runi, runj, qid, measure) combinations the key so far is renumbered densely first. No test reached the
+    branch (65,537 runs and 65,536 of each other column here: the key ``((a K + b) K + q) K + m`` with
+    K = 2^16 wraps round 2^64 at run 65,536 onto run 0's). Its mutants (``[1:]`` -> ``[0:]``, ``!=`` ->
+    ``==``, the branch never taken) raised a traceback or refused a clean file as duplicated. Oracles: the
+    file's own rows (pandas' ``read_csv``) and a duplicate row written at a known line."""
+    import pandas as pd
+
+    from pref_eval.errors import InputError
+    from pref_eval.io.perquery import read_per_query
+
+    k = 2 ** 16
+    assert (k + 1) * k ** 3 >= 2 ** 64
+    rows = [f"a{i}\tb{i % k}\tq{i % k}\tm{i % k}\t{i % 7}" for i in range(k + 1)]
+    path = tmp_path / "pq.tsv"
+    path.write_text("runi\trunj\tqid\tmeasure\tvalue\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    got = read_per_query(path)
+    want = pd.read_csv(path, sep="\t", dtype=str)
+    assert got["run"].tolist() == want["runi"].tolist() and got["run_b"].tolist() == want["runj"].tolist()
+    assert got["qid"].tolist() == want["qid"].tolist() and got["measure"].tolist() == want["measure"].tolist()
+    assert got["value"].tolist() == want["value"].astype(float).tolist()
+    path.write_text("runi\trunj\tqid\tmeasure\tvalue\n" + "\n".join([*rows, rows[7]]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"pq\.tsv:{k + 3}: duplicate row for run 'a7', query 'q7', measure 'm7'"):
+        read_per_query(path)
