@@ -112,3 +112,48 @@ def test_keys_beyond_two_to_the_64_are_renumbered_not_wrapped(tmp_path):
     path.write_text("runi\trunj\tqid\tmeasure\tvalue\n" + "\n".join([*rows, rows[7]]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"pq\.tsv:{k + 3}: duplicate row for run 'a7', query 'q7', measure 'm7'"):
         read_per_query(path)
+
+
+def test_json_lines_of_both_layouts_read_at_once(tmp_path):
+    """io/perquery.py ``_json_columns``: ``pair = pair or run_key == "runi"`` -> ``and`` (the runi/runj layout
+    read as one run's: no ``run_b`` column) and the metric lines' ``run_b`` filler ``-1`` -> ``0`` (a metric
+    row took the first preference line's ``runj``). The module's docstring: both layouts are read, ``run`` =
+    ``runi``, ``run_b`` = ``runj`` and ``''`` for metric rows. Oracle: the lines by hand (json.loads)."""
+    import json
+
+    from pref_eval.io.perquery import read_per_query
+
+    pref = [{"runi": f"a{i % 3}", "runj": f"b{i % 2}", "qid": str(i), "measure": "pref", "value": i / 8}
+            for i in range(12)]
+    metric = [{"run": f"a{i % 3}", "qid": str(i), "measure": "ndcg", "value": i / 16} for i in range(12)]
+    for name, lines in (("pairs.jsonl", pref), ("mixed.jsonl", pref + metric), ("metric-first.jsonl", metric + pref)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+        got = read_per_query(path)
+        assert got["run"].tolist() == [x.get("runi", x.get("run")) for x in lines], name
+        assert got["run_b"].tolist() == [x.get("runj", "") for x in lines], name
+        assert got["qid"].tolist() == [x["qid"] for x in lines] and got["value"].tolist() == [x["value"] for x in lines]
+
+
+@pytest.mark.parametrize("value", [3, -2, 1.5, None, True, ["a", 1], {"k": "v"}])
+def test_json_str_of_a_value_that_is_not_a_str(value):
+    """output/json_text.py ``json_str``: ``type(s) is str`` -> ``is not`` (an int, None, a list raised
+    AttributeError on ``.isascii``). Its docstring: any other value is passed to ``json.dumps`` (the oracle)."""
+    import json
+
+    from pref_eval.output.json_text import json_str
+
+    assert json_str(value) == json.dumps(value)
+
+
+def test_a_plain_run_after_escapes_is_cut_at_its_own_characters():
+    """judge/redact.py ``_Escapes.start``: ``i + self._shift(i)`` -> ``i - ...`` (a run of the key written plainly
+    after an escape elsewhere in the text was cut at the wrong characters: the escapes' width counted the wrong
+    way). Hand-worked: the text around the key stays character for character."""
+    from pref_eval.judge.redact import Redactor
+
+    key = "sk-FAKE-0123456789abcdef"
+    redact = Redactor(key)
+    for before in ("%20", "a%2Fb &#47; \\u0041 ", "\\/\\\"" * 5):
+        assert redact(f"{before}x {key} y%21") == f"{before}x *** y%21"
+        assert redact(f"{before}x {key[3:15]}%7C{key[:9]} y") == f"{before}x ***%7C*** y"
