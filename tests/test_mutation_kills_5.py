@@ -157,3 +157,18 @@ def test_a_plain_run_after_escapes_is_cut_at_its_own_characters():
     for before in ("%20", "a%2Fb &#47; \\u0041 ", "\\/\\\"" * 5):
         assert redact(f"{before}x {key} y%21") == f"{before}x *** y%21"
         assert redact(f"{before}x {key[3:15]}%7C{key[:9]} y") == f"{before}x ***%7C*** y"
+
+
+@pytest.mark.parametrize("value", ["my scores.tsv", " ", ""])
+def test_a_value_given_twice_is_shown_as_the_shell_quotes_it(value):
+    """cli/once.py ``_shown``: ``any(c.isspace() ...)`` -> ``all`` (``my scores.tsv`` shown bare: two words).
+    The message shows each value as the command line typed it: as the POSIX shell quotes it (``shlex.quote``,
+    the oracle: pasted back it is one word), for values without control characters."""
+    import shlex
+
+    from cli_harness import run_module_inproc
+
+    res = run_module_inproc("group", ["fit", "--output", value, "--output", "b.tsv"])
+    assert res.returncode == 2
+    assert res.stderr.splitlines()[0] == (f"zelo fit: -o/--output given twice ({shlex.quote(value)} and b.tsv): "
+                                          "it takes one value; give it once")

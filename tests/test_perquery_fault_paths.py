@@ -23,6 +23,7 @@ REFUSED = [
      ":2: rows of more than one sample (column 'sample': 0, 1; zelo_eval --samples N)"),
     ("nan.jsonl", ROW + '{"run": "a", "qid": "2", "measure": "m", "value": NaN}\n',
      ":2: expected a finite number in column 'value', got nan"),
+    ("dup.jsonl", ROW + ROW.replace("0.5", "0.25"), ":2: duplicate row for run 'a', query '1', measure 'm'"),
     ("escdup.jsonl", ROW + '{"run": "\\u0061", "qid": "1", "measure": "m", "value": 0.25}\n',
      ":2: duplicate row for run 'a', query '1', measure 'm'"),
     ("quotedup.tsv", 'run\tqid\tmeasure\tvalue\na\t1\tm\t0.5\n"a"\t1\tm\t0.25\n',
