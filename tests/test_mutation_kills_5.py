@@ -172,3 +172,21 @@ def test_a_value_given_twice_is_shown_as_the_shell_quotes_it(value):
     assert res.returncode == 2
     assert res.stderr.splitlines()[0] == (f"zelo fit: -o/--output given twice ({shlex.quote(value)} and b.tsv): "
                                           "it takes one value; give it once")
+
+
+def test_a_peer_option_given_twice_under_the_group_spelling_warns():
+    """cli/once.py ``_peer``: ``ctx.parent.info_name != GROUP_SCRIPT`` -> ``==`` (``zelo trec -M 3 -M 100``, the
+    group's spelling of zelo_trec, refused the option as one of ours instead of taking the last value as
+    trec_eval does). docs/exit-codes.md, "An option given twice": a drop-in peer's option takes the last value
+    with a warning, whichever spelling runs the command; the oracle is the command given the last value once."""
+    from pathlib import Path
+
+    from cli_harness import run_module_inproc
+
+    root = Path(__file__).resolve().parent.parent
+    words = ["trec", "-m", "map", "qrels/dl19-sample.qrels", "runs/bm25.run"]
+    res = run_module_inproc("group", [*words[:3], "-M", "3", "-M", "100", *words[3:]], cwd=root)
+    last = run_module_inproc("group", [*words[:3], "-M", "100", *words[3:]], cwd=root)
+    assert (res.returncode, res.stdout) == (0, last.stdout) and last.returncode == 0 and last.stderr == ""
+    assert res.stderr == ("zelo trec: warning: -M/--Max_retrieved_per_topic given twice: 3 dropped, 100 taken (the "
+                          "last, as trec_eval takes it)\n")

@@ -28,6 +28,10 @@ REFUSED = [
      ":2: duplicate row for run 'a', query '1', measure 'm'"),
     ("quotedup.tsv", 'run\tqid\tmeasure\tvalue\na\t1\tm\t0.5\n"a"\t1\tm\t0.25\n',
      ":3: duplicate row for run 'a', query '1', measure 'm'"),
+    ("onechar.tsv", "run\tqid\tmeasure\tvalue\na\t1\tm\t0.5\nx\n", ":3: expected 4 fields as in the header, got 1"),
+    ("samplefirst.jsonl", '{"sample": "0", "run": "a", "qid": "1", "measure": "m", "value": 0.5}\n'
+                          '{"sample": "1", "run": "a", "qid": "1", "measure": "m", "value": 0.25}\n',
+     ":2: rows of more than one sample (column 'sample': 0, 1; zelo_eval --samples N)"),
     ("blank.tsv", "run\tqid\tmeasure\tvalue\n\n  \n", ": no per-query rows (only summary rows or nothing)"),
     ("onlyall.tsv", "run\tqid\tmeasure\tvalue\na\tall\tm\t0.5\n", ": no per-query rows (only summary rows or nothing)"),
     ("onlyall.jsonl", ROW.replace('"1"', '"all"'), ": no per-query rows (only summary rows or nothing)"),
