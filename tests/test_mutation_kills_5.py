@@ -190,3 +190,15 @@ def test_a_peer_option_given_twice_under_the_group_spelling_warns():
     assert (res.returncode, res.stdout) == (0, last.stdout) and last.returncode == 0 and last.stderr == ""
     assert res.stderr == ("zelo trec: warning: -M/--Max_retrieved_per_topic given twice: 3 dropped, 100 taken (the "
                           "last, as trec_eval takes it)\n")
+
+
+def test_a_text_that_is_one_window_of_the_key_is_redacted():
+    """judge/redact.py ``__call__``: ``len(text) < self.width`` -> ``<=`` (a text exactly 8 characters long -- an
+    answer or a header value that is a run of the key and nothing else -- came back whole). The module's
+    docstring: every run of at least 8 characters of the key is replaced; a key shorter than 8 whole."""
+    from pref_eval.judge.redact import Redactor
+
+    key = "sk-FAKE-0123456789abcdef"
+    assert Redactor(key)(key[5:13]) == "***"
+    assert Redactor(key)(key[5:12]) == key[5:12]  # 7 characters: kept
+    assert Redactor("EMPTY")("EMPTY") == "***"
