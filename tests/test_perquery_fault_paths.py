@@ -17,6 +17,7 @@ REFUSED = [
      ":2: duplicate key 'run' in a JSON object"),
     ("cut.jsonl", ROW + '{"run": "a", "qid": "2", "measure": "m", "value": 0.5\n',
      ":2: expected a JSON object (Expecting ',' delimiter)"),
+    ("array.jsonl", ROW + "[1, 2]\n", ":2: expected a JSON object with keys run, qid, measure, value"),
     ("numid.jsonl", ROW + '{"run": 1.5, "qid": "2", "measure": "m", "value": 0.5}\n',
      ":2: expected a string for key 'run', got 1.5"),
     ("samples.jsonl", ROW.replace("}", ', "sample": "0"}') + ROW.replace("}", ', "sample": "1"}'),
