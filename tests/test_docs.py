@@ -155,6 +155,12 @@ def test_shell_examples_run_long(page, tmp_path):
     _run_page(DOCS / page, tmp_path, with_long=True)
 
 
+# a block's time limit (a guard against a hang: the blocks are CPU-bound). Under tools/coverage_run.py every
+# command of a block is a traced interpreter: zelo_pairs.md's adaptive `while zelo_pairs next ...` loop took
+# over 300 s at load 20 there (NOTES c37), so a coverage run (COVERAGE_PROCESS_START set) gets three times more
+SHELL_TIMEOUT = 900 if os.environ.get("COVERAGE_PROCESS_START") else 300
+
+
 def _run_page(page: Path, tmp_path: Path, with_long: bool) -> None:
     blocks = shell_blocks(page.read_text(encoding="utf-8"), ("sh", "console"))
     if not with_long:
@@ -176,7 +182,7 @@ def _run_page(page: Path, tmp_path: Path, with_long: bool) -> None:
         steps = [(code, None)] if kind == "sh" else console_commands(code)
         for cmd, expected in steps:
             res = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
-                                 cwd=work, env=env, timeout=300)
+                                 cwd=work, env=env, timeout=SHELL_TIMEOUT)
             assert res.returncode == 0, (f"{page.name}:{line}: block exited {res.returncode}\n--- block\n{cmd}"
                                          f"--- stdout (tail)\n{res.stdout[-2000:]}--- stderr\n{res.stderr[-3000:]}")
             if expected is not None:
