@@ -32,6 +32,8 @@ from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LAB
 from .json_text import json_dumps, json_str
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
 FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
@@ -106,18 +108,24 @@ def _json_texts(values: list, extra: bool = False) -> list[str | None]:
     """``json_dumps(_json_value(v))`` of every value, a column at a time: one C-level map per kind of value
     (a column holds a few types: floats, ints, bools, None, strings), no Python call per value. ``extra``: None
     for a value :func:`record_dicts` leaves out of the record (None, a float NaN)."""
+    return _by_kind(values, lambda kind, part: _texts_of_kind(kind, part, extra))
+
+
+def _by_kind(values: list, of_kind: Callable[[type, list], list]) -> list:
+    """``of_kind(kind, values of that kind)`` for each type among ``values``, put back in their order: a column
+    holds a few types (floats, ints, bools, None, strings), each formatted by one C-level map."""
     n = len(values)
     kinds = list(map(type, values))
     distinct = list(dict.fromkeys(kinds))
     if len(distinct) == 1:
-        return _texts_of_kind(distinct[0], values, extra)
+        return of_kind(distinct[0], values)
     code_of = {k: i for i, k in enumerate(distinct)}
     code = np.fromiter(map(code_of.__getitem__, kinds), np.intp, n)
     out = np.empty(n, dtype=object)
     for i, kind in enumerate(distinct):
         rows = np.flatnonzero(code == i)
         part = np.empty(rows.size, dtype=object)
-        part[:] = _texts_of_kind(kind, list(map(values.__getitem__, rows.tolist())), extra)
+        part[:] = of_kind(kind, list(map(values.__getitem__, rows.tolist())))
         out[rows] = part
     return out.tolist()
 
@@ -218,20 +226,7 @@ def records_csv(records: Records | pd.DataFrame, alpha: float) -> str:
 
 def _csv_texts(values: list) -> list[str]:
     """The CSV field of ``_json_value(v)`` of every value (None: empty), a C-level map per kind of value."""
-    n = len(values)
-    kinds = list(map(type, values))
-    distinct = list(dict.fromkeys(kinds))
-    if len(distinct) == 1:
-        return _csv_of_kind(distinct[0], values)
-    code_of = {k: i for i, k in enumerate(distinct)}
-    code = np.fromiter(map(code_of.__getitem__, kinds), np.intp, n)
-    out = np.empty(n, dtype=object)
-    for i, kind in enumerate(distinct):
-        rows = np.flatnonzero(code == i)
-        part = np.empty(rows.size, dtype=object)
-        part[:] = _csv_of_kind(kind, list(map(values.__getitem__, rows.tolist())))
-        out[rows] = part
-    return out.tolist()
+    return _by_kind(values, _csv_of_kind)
 
 
 def _csv_of_kind(kind: type, values: list) -> list[str]:
