@@ -50,8 +50,13 @@ def test_the_command_path_builds_no_dataframe(tmp_path):
     code = ("import sys; from pref_eval.api import compare_runs\n"
             f"for p in {paths!r}: compare_runs(per_query_file=p, tests='t', output_format='jsonl')\n"
             "print('pandas' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
+    # the package this test imported (the installed one under CI's `pytest`, with its C scanners; a checkout
+    # without them built in place falls back to the pandas readers), not the checkout's: cwd is sys.path[0]
+    import pref_eval
+
+    tested = os.path.dirname(os.path.dirname(os.path.abspath(pref_eval.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": tested}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 

@@ -206,7 +206,7 @@ def test_markdown_table_renders_every_name(coll):
                           "--tests", "t", "--baseline", "bm25", "-Q", *runs)
     assert code == 0, err
     rows = _gfm_rows(md)
-    assert rows[0] == ["#", "run", "P_10", "ndcg_cut_10"]
+    assert rows[0] == ["#", "run", "ndcg_cut_10", "P_10"]  # the -m order (zelo_compare.md, "Measure order")
     assert [r[1] for r in rows[1:]] == [r.name for r in runs]
     assert all(len(r) == 4 for r in rows)
     assert _gfm_paragraphs(md) == [md.split("\n\n", 1)[1].strip()]
