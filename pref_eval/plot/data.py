@@ -48,7 +48,7 @@ def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.Data
     kept = set(per_run["measure"])
     pair_only = [m for m in dict.fromkeys(df["measure"][pair]) if m not in kept]
     asked = None if measure is None else next(
-        (c for c in (measure, measure.replace(".", "_", 1)) if c in pair_only and c not in kept), None)
+        (c for c in (measure, measure.replace(".", "_", 1)) if c in pair_only), None)
     if asked is not None or (measure is None and not kept and pair_only):
         from ..io.textfile import display_name
 
