@@ -204,7 +204,7 @@ def test_run_types_and_groups_take_the_tag_ir_datasets_exports(tmp_path):
     assert {ln.split()[5] for ln in exported.stdout.decode().splitlines()} == {"run"}  # the oracle's tag
     (tmp_path / "exported.run").write_bytes(exported.stdout)
     rerank = str(ROOT / "runs" / "rerank.run")
-    (tmp_path / "types.txt").write_text("rerank neural\nrun base\n")  # 'run' first would read as a header
+    (tmp_path / "types.txt").write_text("run base\nrerank neural\n")  # 'run' first: data (a header before k38)
     args = ["-R", str(QRELS), "-m", "map", "-m", "P_10", "-o", "topics", "--quartiles", "--run-types", "types.txt"]
     ours = run(tmp_path, "pref_eval.cli.eval", *args, f"irds:{DS}", rerank)
     assert ours.returncode == 0, ours.stderr
@@ -212,7 +212,7 @@ def test_run_types_and_groups_take_the_tag_ir_datasets_exports(tmp_path):
     assert theirs.returncode == 0, theirs.stderr
     assert b"\tbase\t" in ours.stdout and b"\tneural\t" in ours.stdout
     assert ours.stdout == theirs.stdout.replace(b"exported.run", f"irds:{DS}".encode())
-    (tmp_path / "groups.txt").write_text("rerank g1\nrun g2\n")
+    (tmp_path / "groups.txt").write_text("run g2\nrerank g1\n")
     pool = ["pool", "--depth", "5", "-Q", "--contributions", "c.tsv", "--groups", "groups.txt", "-o", "p.txt"]
     ours = run(tmp_path, "pref_eval.cli.pairs", *pool, f"irds:{DS}", rerank)
     assert ours.returncode == 0, ours.stderr

@@ -8,8 +8,13 @@ Three layouts, told apart by the first line that is neither blank nor a ``#`` co
 * tab-separated (a line holding a tab) or comma-separated (a line holding a comma; CSV quoting) columns, as a
   spreadsheet exports them, so a group name may hold spaces;
 * either of the two with a header line: a first line whose first field is a run tag's column name (``runtag``,
-  ``run tag``, ``run_id``, ``run``, ``tag``; any case) names the columns, and the value is the column named as
-  ``names`` says (``group``/``team``/``participant`` ...; ``type``/``run type`` ...), or the second of two.
+  ``run tag``, ``run_id``, ``run``, ``tag``; any case) names the columns when it has three fields or more (a
+  ``RUNTAG VALUE`` line has two), or two whose second is a group's or a type's column name (``VALUE_COLUMNS``:
+  ``group``, ``team``, ``type``, ``run type`` ...), so ``run automatic`` (the run tagged ``run``: ir_datasets'
+  scoreddocs) and ``tag manual`` are lines of data wherever they are, and only ``run type`` / ``run group``
+  (a run tagged ``run`` of the type ``type``) is a header first and data after it. The value is the column
+  named as ``names`` says (``group``/``team``/``participant`` ...; ``type``/``run type`` ...), or the second
+  of two.
 
 The bytes are kept as run tags keep theirs (UTF-8, any other byte as a surrogate escape), so a Latin-1 tag in
 the file names the run whose 6th column holds the same bytes. A tag given twice is an error naming both lines.
@@ -29,6 +34,9 @@ TAG_COLUMNS = ("runtag", "run", "runid", "runname", "tag")
 
 GROUP_COLUMNS = ("group", "team", "participant", "organization", "organisation", "institution", "site")
 TYPE_COLUMNS = ("type", "runtype", "processingtype", "processing", "kind", "category", "constr")
+VALUE_COLUMNS = frozenset(GROUP_COLUMNS + TYPE_COLUMNS)
+"""The names that make a two-field first line ``RUNTAG NAME`` a header (``run type``): any other second field
+makes it a line of data (``run automatic``)."""
 
 
 def _norm(name: str) -> str:
@@ -62,16 +70,16 @@ def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if not started:
-            started = True
             sep = "\t" if "\t" in line.strip() else "," if "," in line else None
-            head = _fields(line, sep)
-            if _norm(head[0]) in TAG_COLUMNS:
-                cols, head_no = _header(head, names, what, name, no), no
-                continue
         try:
             fields = _fields(line, sep)
         except csv.Error as err:
             raise InputError(name, no, f"not a CSV line ({err})") from None
+        if not started:
+            started = True
+            if is_header(fields):
+                cols, head_no = _header(fields, names, what, name, no), no
+                continue
         if cols is None:
             if len(fields) != 2 or not all(fields):
                 raise InputError(name, no, f"expected 2 fields (RUNTAG {upper}), got "
@@ -92,6 +100,14 @@ def read_run_groups(path: str | os.PathLike[str], *, what: str = "group", names:
                          ("a header and " if cols is not None else "") +
                          f"no RUNTAG {upper} line (expected the {what} of each run, by run tag)")
     return out
+
+
+def is_header(fields: Sequence[str]) -> bool:
+    """Whether a file's first line, split into ``fields``, is a header: its first field a run tag's column name
+    and three fields or more, or two whose second is a group's or a type's column name (:data:`VALUE_COLUMNS`)."""
+    if len(fields) < 2 or _norm(fields[0]) not in TAG_COLUMNS:
+        return False
+    return len(fields) > 2 or _norm(fields[1]) in VALUE_COLUMNS
 
 
 def _header(head: list[str], names: Sequence[str], what: str, source: str, no: int) -> tuple[int, int, int]:
@@ -145,8 +161,8 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
             raise InputError(display_name(source or ""), 0, f"no {what} for {p}: an ir_datasets dataset's "
                              f"scoreddocs carry no run tag, so they are read with the tag {shown(last_tag)} "
                              "(trec_eval's runid of `ir_datasets export ID scoreddocs`, its default --runtag); "
-                             f"give a line '{last_tag} {what.upper()}' (not as the file's first line, which reads "
-                             "as a header), or evaluate a file exported with a --runtag of its own")
+                             f"give a line '{last_tag} {what.upper()}', or evaluate a file exported with a --runtag "
+                             "of its own")
         named = next((k for k in (p, os.path.basename(p)) if k != last_tag and value_of(k) is not None),
                      None)  # a file keyed by the runs' file names (as given, or without their folders)
         hint = (f"; {display_name(source or '')} names {shown(named)}, the run's file: a run goes by its run tag, "
