@@ -63,3 +63,41 @@ def test_fisher_reference_is_exact_up_to_the_limit(fz):
     assert float("inf") == M
     assert (strict, ties) == (float((sums > obs).mean()), float((sums >= obs).mean())) and strict < ties
     assert fz.fisher_reference(np.arange(1, 40) / 10, 0)[3] == 20_000
+
+
+@pytest.mark.slow
+def test_ranx_fisher_p_is_no_function_of_its_seed(fz):
+    """Why ranx's Fisher p is checked within binomial error and never exactly (session 28, k38): its ``random_seed``
+    does not fix its draws (ranx issue #70, https://github.com/AmenRa/ranx/issues/70, open: "nondeterministic ...
+    even when the random seed is fixed and also when just a single thread is used"). ranx 0.3.21 calls
+    ``np.random.seed(random_seed)`` in a numba ``parallel=True`` function whose ``prange`` loop draws the
+    permutations on numba's worker threads, and numba keeps one generator per thread, each seeded from
+    ``os.urandom`` on its first use (numba's ``_random.c``): the seed reaches only the calling thread's. So no
+    stream of ours can reproduce ranx's; six calls with the same seed give different p, each within binomial error
+    of the exact p over all 2^24 sign vectors (``fuzz_compare.flip_tails``; values on a grid of 1/8, so every sum
+    is exact), the band fuzz_ranx allows. Fails if a ranx release makes its seed fix p: then its stream can be
+    reproduced and compared exactly."""
+    import math
+
+    import numpy as np
+    from ranx.statistical_tests import fisher_randomization_test
+
+    from fuzz_compare import flip_tails
+
+    rng = np.random.default_rng(28)
+    x = rng.integers(0, 9, 40) / 8
+    d = np.zeros(40)
+    d[:24] = rng.choice([-3, -2, -1, 1, 2, 3], 24) / 8
+    d[0] = 3 / 8  # a mean difference of a few eighths: p near 0.3
+    y = x - d
+    units = np.round((x - y) * 8).astype(np.int64)
+    nz = units[units != 0]
+    assert nz.size == 24
+    obs = abs(int(units.sum()))
+    strict, ties = (c / (1 << nz.size) for c in flip_tails(nz, [obs + 1, obs]))
+    assert 0.05 < strict <= ties < 0.95
+    B = 2000
+    band = 5 * math.sqrt(ties * (1 - ties) / B) + 2 / B
+    ps = [float(fisher_randomization_test(x, y, B, 0.01, 42)[0]) for _ in range(6)]
+    assert all(strict - band <= p <= ties + band for p in ps), (ps, strict, ties)
+    assert len(set(ps)) > 1, ps  # the same seed, the same data: p differs from call to call

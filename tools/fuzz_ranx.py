@@ -21,7 +21,9 @@ pref_eval takes as they are: ``ndcg@10``, ``map@100``, ``mrr``, ``precision@5``,
 * **fisher** -- ranx's Fisher p (count/B of its own B permutations, no +1) within binomial error of ours'
   randomization p over B resamples (``seed`` = its ``random_seed``), and, for at most 32 non-zero differences
   (``fuzz_compare.flip_tails``: exact counts met in the middle), between the exact p with
-  "as extreme" strict and with ties counted (ranx allows no round-off);
+  "as extreme" strict and with ties counted (ranx allows no round-off). Never exactly: ranx's ``random_seed``
+  does not fix its draws (ranx issue #70; numba's worker threads draw from generators seeded by ``os.urandom``,
+  docs/differences-stats.md 4.), so its p is a sample of B draws no stream of ours can reproduce;
 * **command** -- in a share of the cases the qrels and runs written as TREC files and ``zelo_compare -R QRELS -m M...
   RUN... -o jsonl`` (a fresh process) with the same tests: its records equal ``pref_eval.compare``'s on ours'
   values, bit for bit.
