@@ -1,7 +1,7 @@
 """NTCIR's topic-by-run matrix from ``zelo_eval -c -o topics`` (docs/zelo_eval.md, "NTCIR's topic-by-run matrix";
 session 28, k38): the page's filter gives the bytes of NTCIREVAL 190111's own ``Topicsys-matrix`` (the oracle, run
-under /tmp and stored in tests/data/ntcir/ with how it was run) for AP, P@0010, MSnDCG@0010 and RR on the shipped
-sample's three runs and a fourth lacking two topics (0 there, as ``-c`` scores them)."""
+under /tmp and stored in tests/data/ntcir/ with how it was run) for AP, P@0010, MSnDCG@0010, RR, Hit@0010 and RBP on
+the shipped sample's three runs and a fourth lacking two topics (0 there, as ``-c`` scores them)."""
 from __future__ import annotations
 
 import re
@@ -16,7 +16,8 @@ from cli_harness import run_inproc
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "ntcir"
-MEASURES = {"AP": "map", "P@0010": "P.10", "MSnDCG@0010": "ndcg_cut.10", "RR": "recip_rank"}
+MEASURES = {"AP": "map", "P@0010": "P.10", "MSnDCG@0010": "ndcg_cut.10", "RR": "recip_rank", "Hit@0010": "success.10",
+            "RBP": "rbp.p=0.95"}
 RUNS = ["runs/bm25.run", "runs/dense.run", "runs/rerank.run"]
 
 pytestmark = pytest.mark.skipif(shutil.which("sed") is None or shutil.which("awk") is None,
