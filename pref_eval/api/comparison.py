@@ -61,6 +61,10 @@ def compare(per_query: Any, **options: Any) -> Any:
     elif not hasattr(per_query, "columns"):
         raise UsageError(f"per_query: expected a path or a DataFrame with the columns run, qid, measure, value, got "
                          f"{type(per_query).__name__}")
+    else:
+        from ..io.frames import bytes_as_text
+
+        per_query = bytes_as_text(per_query, ("run", "name", "run_a", "run_b", "qid", "measure"))
     per_query = _metric_rows(per_query, options.get("measures"), source)
     result = compare_table(per_query, **options)
     try:

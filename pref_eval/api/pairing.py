@@ -95,8 +95,17 @@ def _query_pools(queries: Any) -> list[tuple[str, list[str]]]:
         if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable):
             raise UsageError(f"queries: query {shown(qid)}: expected a list of docnos, got {type(docs).__name__} "
                              f"{docs!r:.60}")
-        pools.append((qid, list(docs)))
+        pools.append((_text(qid), [_text(d) for d in docs]))
     return pools
+
+
+def _text(x: Any) -> Any:
+    """An id given as ``bytes`` (a Latin-1 docno as a file holds it) as the readers keep ids (surrogate escapes):
+    written back as the same bytes (TSV) or ``\\udcNN`` (JSON lines); was ``b'd\\xe9'`` in the TSV and a
+    TypeError in the JSON lines."""
+    from ..io.frames import id_text
+
+    return id_text(x) if isinstance(x, (bytes, bytearray)) else x
 
 
 def _runs(run: Any) -> list[str]:

@@ -439,11 +439,14 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
     ``docs/measures.md``); default: all of them. ``binary`` (``-b``) and
     ``floor`` (``-f``) as on the command line. A value > 0: run i is better.
     """
-    from ._inputs import _check_flags, _check_float
+    from ._inputs import _check_flags, _check_float, _check_paths, _path_list
 
     _check_flags(per_query=per_query, summary=summary)
     _check_float("binary", binary, optional=True)
     _check_float("floor", floor, optional=True)
+    hint = "paths of files: write data as TREC qrels and run files"  # data was a TypeError from os.fspath
+    _check_paths(hint, qrels=qrels)
+    runs = _path_list(runs, "runs", hint)
 
     from ..io.qrels import read_subtopic_qrels
     from ..io.runs import read_run

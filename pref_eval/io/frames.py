@@ -22,16 +22,44 @@ from ..errors import InputError, shown
 def not_an_id(x: Any) -> bool:
     """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id
     (records and dicts given as qrels or runs; frames are checked column-wise by :func:`id_column`)."""
-    return x is None or isinstance(x, float) or (isinstance(x, str) and not x)
+    return x is None or isinstance(x, float) or (isinstance(x, (str, bytes)) and not x)
 
 
-def id_bytes(ids: list[str]) -> np.ndarray:
-    """Ids given as ``str`` (records, dicts, frames) as the readers keep them: an ``S`` array of their UTF-8 bytes,
+def id_text(x: Any) -> str:
+    """An id given as data (a record's field, a dict's key) as the readers keep ids: ``bytes`` (a Latin-1 docno
+    as the file holds it) as its surrogate escapes, anything else as ``str(x)`` (integers as their digits); ``str``
+    of ``b'caf\\xe9'`` would be the id ``"b'caf\\xe9'"``, which matches nothing."""
+    return x.decode("utf-8", "surrogateescape") if isinstance(x, (bytes, bytearray)) else str(x)
+
+
+def id_bytes(ids: list[Any]) -> np.ndarray:
+    """Ids given as data (records, dicts, frames) as the readers keep them: an ``S`` array of their UTF-8 bytes,
     a surrogate escape (an id read as its bytes, a Latin-1 docno; ``zelo_agree -l system`` hands the judgments'
-    ids over as records) as the byte it stands for."""
+    ids over as records) as the byte it stands for, ``bytes`` as they are, anything else as its ``str``."""
     if not ids:
         return np.array([], dtype="S1")
-    return np.array([s.encode("utf-8", "surrogateescape") for s in ids], dtype="S")
+    return np.array([x if isinstance(x, bytes) else str(x).encode("utf-8", "surrogateescape") for x in ids],
+                    dtype="S")
+
+
+def bytes_as_text(df: Any, columns: tuple[str, ...]) -> Any:
+    """``df`` with each of ``columns`` (those it has) that holds ``bytes`` ids (a Latin-1 run name or topic as a
+    file holds it) as strings of their surrogate escapes (:func:`id_text`), in a column of dtype object; ``df``
+    itself when none does (pandas' ``infer_dtype`` per column: no loop per row unless bytes are there). ``str``
+    of ``b'r\\xe9'`` would be the name ``"b'r\\xe9'"``, and a ``baseline="r\\udce9"`` would match nothing."""
+    import pandas as pd
+    from pandas.api.types import infer_dtype
+
+    fixed = {}
+    for c in columns:
+        if c not in df.columns or list(df.columns).count(c) != 1:
+            continue  # (a missing or doubled column: the caller's refusal names it)
+        s = df[c]
+        kind = infer_dtype(s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else s, skipna=True)
+        if kind in ("bytes", "mixed"):
+            fixed[c] = pd.Series([x if x is None or x != x else id_text(x) for x in s.tolist()], index=df.index,
+                                 dtype=object)
+    return df.assign(**fixed) if fixed else df
 
 
 def frame(data: Any, columns: list[str] | None = None) -> Any:
@@ -126,11 +154,14 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     if kind == "f":
         raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")
-    text = np.asarray(s.astype(str), dtype=str)
-    empty = np.flatnonzero(text == "")
+    try:
+        out = np.char.encode(np.asarray(s.astype(str), dtype=str), "utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):  # pandas' strings (pyarrow's) hold UTF-8 only
+        out = id_bytes(list(s.astype(object)))
+    empty = np.flatnonzero(out == b"")
     if len(empty):
         raise InputError(source, int(empty[0]) + 1, f"column {shown(col)}: empty id (expected a string or an integer)")
-    return np.char.encode(text, "utf-8")
+    return out
 
 
 def record_fields(rec: Any, source: str, line: int, expected: str) -> Any:

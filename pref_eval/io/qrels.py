@@ -256,7 +256,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     or an iterable of tuples ``(qid, docno, rel)`` / ``(qid, iteration, docno, rel)``
     or of ``Qrel`` namedtuples. ``subtopics``: the iteration is a subtopic id
     (see :func:`with_subtopics`)."""
-    from .frames import id_bytes, record_fields
+    from .frames import id_bytes, id_text, record_fields
 
     qids: list[Any] = []
     docs: list[Any] = []
@@ -281,7 +281,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
                 qids.append(rec.query_id)
                 docs.append(rec.doc_id)
                 rels.append(rec.relevance)
-                iters.append(str(getattr(rec, "iteration", "0")))
+                iters.append(id_text(getattr(rec, "iteration", "0")))
             elif len(rec) == 3:
                 qids.append(rec[0])
                 docs.append(rec[1])
@@ -289,7 +289,7 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
                 iters.append("0")
             elif len(rec) == 4:
                 qids.append(rec[0])
-                iters.append(str(rec[1]))
+                iters.append(id_text(rec[1]))
                 docs.append(rec[2])
                 rels.append(rec[3])
             else:
@@ -318,12 +318,12 @@ def _checked(q: Qrels, *, subtopics: bool) -> Qrels:
 def _record_ids(values: list, source: str) -> list[str]:
     """Query or document ids of records as strings; None, a float (NaN, or 1.0 whose ``str`` "1.0"
     matches no run's "1") or an empty string is an InputError naming the record (1-based)."""
-    from .frames import not_an_id
+    from .frames import id_text, not_an_id
 
     for i, x in enumerate(values, 1):
         if not_an_id(x):
             raise InputError(source, i, f"missing, float or empty id {shown(x)} (expected a string or an integer)")
-    return [str(x) for x in values]
+    return [id_text(x) for x in values]
 
 
 def _qrels_from_frame(df: Any, source: str, *, subtopics: bool) -> Qrels:

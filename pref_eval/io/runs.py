@@ -349,7 +349,7 @@ def _record_score(x: Any) -> float:
 def run_from_records(records: Any, name: str = "run") -> Run:
     """Build a Run from a DataFrame (query_id/doc_id/score or qid/docno/score),
     a dict ``{qid: {docno: score}}`` or an iterable of (qid, docno, score)."""
-    from .frames import id_bytes, not_an_id, record_fields
+    from .frames import id_bytes, id_text, not_an_id, record_fields
 
     if hasattr(records, "columns"):
         return _run_from_frame(records, name)
@@ -359,7 +359,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
                 raise InputError(name, 0, f"query {shown(qid)}: expected a dict {{docno: score}}, "
                                           f"got {type(dd).__name__}")
         triples = ((qid, doc, s) for qid, dd in records.items() for doc, s in dd.items())
-        empty = tuple(str(q).encode() for q, dd in records.items() if not len(dd) and not not_an_id(q))
+        empty = tuple(id_text(q).encode("utf-8", "surrogateescape") for q, dd in records.items()
+                      if not len(dd) and not not_an_id(q))
     else:
         triples = ((r.query_id, r.doc_id, r.score) if hasattr(r, "query_id") else r for r in records)
         empty = ()
@@ -376,8 +377,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
             raise InputError(name, i, f"score {shown(rec[2])} is not a number") from None
         if not_an_id(rec[0]) or not_an_id(rec[1]):
             raise InputError(name, i, f"missing or empty id in {shown(tuple(rec))} (expected strings or integers)")
-        qids.append(str(rec[0]))
-        docs.append(str(rec[1]))
+        qids.append(id_text(rec[0]))
+        docs.append(id_text(rec[1]))
     score = np.asarray(scores, dtype=np.float64)
     bad = np.flatnonzero(np.isnan(score))
     if len(bad):

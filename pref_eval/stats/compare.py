@@ -522,6 +522,9 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
     elif not hasattr(values, "iloc"):  # (a CodedTable: its columns decoded)
         run, qid, measure, value = (values[c] for c in cols)
     else:
+        from ..io.frames import bytes_as_text
+
+        values = bytes_as_text(values, cols[:3])  # bytes ids as the readers keep them, not str's "b'...'"
         run, qid, measure, value = (values[c].tolist() for c in cols)
     run, qid, measure = (list(map(str, c)) for c in (run, qid, measure))  # (C-level map: no loop per row)
     summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
