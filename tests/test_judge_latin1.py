@@ -67,12 +67,14 @@ def test_latin1_collection_through_a_stand_in_server(tmp_path, server):
               "--store", "s.sqlite", "-o", "out.jsonl")
     assert res.returncode == 0, res.stderr
     warnings = [x for x in res.stderr.splitlines() if "not UTF-8" in x]
+    tail = ("characters for the judge (ids keep their bytes); a file in another encoding (Latin-2, KOI8-R, Shift JIS): "
+            "iconv -f ENCODING -t UTF-8 {} (its ids hold bytes that are not ASCII, which converting changes too: "
+            "convert the pairs, qrels and runs alike)")
     assert warnings == [
         "zelo_judge: warning: d.tsv:1: 3 text(s) hold bytes that are not UTF-8: read as Windows-1252 (Latin-1) "
-        "characters for the judge (ids keep their bytes; convert the file with iconv for another encoding)",
+        + tail.format("d.tsv"),
         "zelo_judge: warning: q.tsv:1: 1 text(s) hold bytes that are not UTF-8: read as Windows-1252 (Latin-1) "
-        "characters for the judge (ids keep their bytes; convert the file with iconv for another encoding)"], \
-        res.stderr
+        + tail.format("q.tsv")], res.stderr
     # the server parsed the markers out of the prompt's text: the ids as the model reads them
     assert sorted(set(srv.served)) == sorted(("m", _u(Q), _u(a), _u(b)) for a, b in PAIRS)
     want_ids = {(_s(Q), _s(a), _s(b)) for a, b in PAIRS}
@@ -132,3 +134,26 @@ def test_zbench_pairs_json_texts_and_jsonl_texts(tmp_path):
     assert read_pairs(str(tmp_path / "pairs.json"), warned.append, texts) == [(_s(Q), _s(b"caf\xe9"), "b")]
     assert texts.queries == {_s(Q): "quéry"} and texts.per_query[_s(Q)] == {_s(b"caf\xe9"): "xé", "b": "y"}
     assert len(warned) == 1 and "pairs.json:1: 2 text(s) hold bytes" in warned[0], warned
+
+
+@pytest.mark.parametrize("encoding", ["koi8_r", "iso8859_2", "shift_jis"])
+def test_another_encoding_with_ascii_ids_is_told_to_convert(tmp_path, encoding):
+    """No ``--text-encoding`` (session 28, b38): a texts file of another 8-bit encoding is read as Windows-1252 with
+    one warning, which says whether converting the file changes its ids; here they are ASCII (as the docnos of
+    TREC, CLEF and NTCIR collections are), so the advice is to convert, and after the conversion (Python's codec
+    standing for iconv) the judge reads the texts right (oracle: Python's codec) with the same ids, no warning."""
+    from pref_eval.io.texts import read_docs
+
+    words = {"koi8_r": "Привет мир", "iso8859_2": "Příliš žluťoučký kůň", "shift_jis": "日本語のテキスト"}[encoding]
+    data = b"".join(b"LA%04d-0001\t" % k + f"{words} {k}".encode(encoding) + b"\n" for k in range(3))
+    (tmp_path / "d.tsv").write_bytes(data)
+    warned: list[str] = []
+    read_docs(str(tmp_path / "d.tsv"), warn=warned.append)
+    assert [w.replace(f"{tmp_path}/", "") for w in warned] == [
+        "d.tsv:1: 3 text(s) hold bytes that are not UTF-8: read as Windows-1252 (Latin-1) characters for the judge "
+        "(ids keep their bytes); a file in another encoding (Latin-2, KOI8-R, Shift JIS): iconv -f ENCODING -t UTF-8 "
+        "d.tsv (its ids are ASCII: converting leaves them as they are)"]
+    (tmp_path / "u.tsv").write_bytes(data.decode(encoding).encode("utf-8"))
+    warned = []
+    t = read_docs(str(tmp_path / "u.tsv"), warn=warned.append)
+    assert warned == [] and t.docs == {f"LA{k:04d}-0001": f"{words} {k}" for k in range(3)}

@@ -148,8 +148,13 @@ class _Bytes:
 
     def __init__(self) -> None:
         self.n, self.first = 0, 0
+        self.ids_ascii = True  # every id of the file ASCII: a conversion of the file (iconv) leaves them as they are
 
-    def text(self, body: str, no: int) -> str:
+    def text(self, body: str, no: int, *ids: str) -> str:
+        """``body`` as the judge reads it (:func:`text_of`), counted when it held a byte that is not UTF-8; ``ids``:
+        the ids given with it (whether the file's ids are ASCII, for the warning's advice)."""
+        if self.ids_ascii and not all(i.isascii() for i in ids):
+            self.ids_ascii = False
         out = text_of(body)
         if out != body:
             self.n += 1
@@ -157,10 +162,16 @@ class _Bytes:
         return out
 
     def warn(self, name: str, warn: Callable[[str], None] | None) -> None:
+        """One warning per file holding such texts; its advice for a file of another 8-bit encoding says whether
+        converting it (iconv) would change its ids too (they are bytes, compared with the qrels', runs' and
+        pairs' bytes; an ASCII id is the same in UTF-8 and in every ASCII-compatible encoding)."""
         if self.n and warn is not None:
+            ids = ("its ids are ASCII: converting leaves them as they are" if self.ids_ascii else
+                   "its ids hold bytes that are not ASCII, which converting changes too: convert the pairs, qrels "
+                   "and runs alike")
             warn(f"{name}:{self.first}: {self.n} text(s) hold bytes that are not UTF-8: read as Windows-1252 "
-                 "(Latin-1) characters for the judge (ids keep their bytes; convert the file with iconv for "
-                 "another encoding)")
+                 f"(Latin-1) characters for the judge (ids keep their bytes); a file in another encoding (Latin-2, "
+                 f"KOI8-R, Shift JIS): iconv -f ENCODING -t UTF-8 {name} ({ids})")
 
 
 def _put(table: dict[str, str], first: dict[str, int], key: str, text: str, name: str, no: int, what: str,
@@ -233,7 +244,7 @@ def _parse_lines(text: str, name: str, out: Texts, queries: bool, raw: _Bytes) -
             if not tab or not key.strip():
                 what = "qid<TAB>text" if queries else "docno<TAB>text"
                 raise InputError(name, no, f"expected '{what}' (or JSON lines)")
-            _put(table, first, key.strip(), raw.text(body, no), name, no, what)
+            _put(table, first, key.strip(), raw.text(body, no, key), name, no, what)
             continue
         rec = json_object(line, name, no, "a JSON object per line")
         if isinstance(rec.get("query"), dict) and isinstance(rec.get("documents"), list):
@@ -243,14 +254,14 @@ def _parse_lines(text: str, name: str, out: Texts, queries: bool, raw: _Bytes) -
             qid, body = _first_id(rec, _QID_KEYS), _first(rec, _QTEXT_KEYS)
             if qid is None or body is None:
                 raise InputError(name, no, 'expected {"qid": ..., "text": ...}')
-            _put(table, first, qid, raw.text(body, no), name, no, what)
+            _put(table, first, qid, raw.text(body, no, qid), name, no, what)
         else:
             docno, body = _first_id(rec, _DOCNO_KEYS), _first(rec, _DTEXT_KEYS)
             if docno is None or body is None:
                 raise InputError(name, no, 'expected {"docno": ..., "text": ...}')
             title = rec.get("title")
             body = f"{title}\n{body}" if isinstance(title, str) and title else body
-            _put(table, first, docno, raw.text(body, no), name, no, what)
+            _put(table, first, docno, raw.text(body, no, docno), name, no, what)
 
 
 def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, int], raw: _Bytes) -> None:
@@ -260,13 +271,14 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
         raise InputError(name, no, 'expected {"query": {"id", "query"}, "documents": [{"id", "content"}]}')
     qtext = q.get("query")
     if isinstance(qtext, str):
-        out.queries.setdefault(qid, raw.text(qtext, no))
+        out.queries.setdefault(qid, raw.text(qtext, no, qid))
     docs = out.per_query.setdefault(qid, {})
     seen = {k: first[f"{qid}\t{k}"] for k in docs if f"{qid}\t{k}" in first}
     for d in rec["documents"]:
         if not isinstance(d, dict) or _first_id(d, ("id",)) is None or not isinstance(d.get("content"), str):
             raise InputError(name, no, 'expected each document as {"id": ..., "content": "..."}')
-        _put(docs, seen, str(d["id"]), raw.text(d["content"], no), name, no, "document", f"{d['id']} of query {qid}")
+        _put(docs, seen, str(d["id"]), raw.text(d["content"], no, qid, str(d["id"])), name, no, "document",
+             f"{d['id']} of query {qid}")
         first.setdefault(f"{qid}\t{d['id']}", no)
 
 
@@ -376,7 +388,7 @@ def _zbench_pair_texts(pair: dict, f: tuple[str, str, str], texts: Texts, seen: 
     for ident, what, body in found:
         if not isinstance(body, str):
             continue
-        body = raw.text(body, k + 1)  # (k + 1: the element's index, 1-based, until the warning)
+        body = raw.text(body, k + 1, *ident)  # (k + 1: the element's index, 1-based, until the warning)
         old = texts.queries.get(qid) if len(ident) == 1 else texts.per_query.get(qid, {}).get(ident[1])
         if old is not None and old != body:
             first = _array_element_line(text, key, seen[ident]) if ident in seen else 0
