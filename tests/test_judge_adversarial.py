@@ -55,6 +55,16 @@ ODD_BODIES = {
     "text-422-long": ("text/plain", "why " * 1000, 422),
 }
 
+# Hostile.fail_after's kinds: (content type, body, status)
+FAILURES = {
+    "malformed": ("application/json", '{"choices": []}', 200),
+    "html": ("text/html", "<html><body>a web UI, not the API</body></html>", 200),
+    "502": ("text/html", "<html><head><title>502 Bad Gateway</title></head></html>", 502),
+    "429": ("application/json", '{"error": {"message": "rate limited"}}', 429),
+}
+FAILURE_REASONS = {"malformed": "malformed response: no choices[0].message.content",
+                   "html": "malformed response: no choices[0].message.content", "502": "HTTP 502", "429": "HTTP 429"}
+
 
 def _b64(text: str, alt: bytes | None = None) -> str:
     import base64
@@ -99,6 +109,12 @@ ECHO_KINDS = {
     "base64-quote": lambda k: _b64("user:" + _quote(k)),
     "base64-json-u": lambda k: _b64(_json_u(k)),
     "base64-base64": lambda k: _b64("Basic " + _b64("user:" + k)),
+    # session 28: hexadecimal (a dump, a debug log) and C's / Python's \xHH escapes
+    "hex": lambda k: k.encode().hex(),
+    "hex-upper": lambda k: k.encode().hex().upper(),
+    "hex-spaced": lambda k: k.encode().hex(" "),  # bytes.hex's separator: '73 6b 2d ...'
+    "hex-wrapped": lambda k: "\n".join(k.encode().hex()[i:i + 10] for i in range(0, 2 * len(k), 10)),
+    "hex-escaped": lambda k: "".join(f"\\x{b:02x}" for b in k.encode()),  # repr of bytes, all escaped
 }
 
 
@@ -111,6 +127,9 @@ class Hostile:
         self.served: dict[str, int] = {}
         self.received: dict[str, int] = {}
         self.dead_after: int | None = None  # answers served before every connection is dropped unanswered
+        # (answers served, kind): then every request is answered by FAILURES[kind] (a 200 that is no completion,
+        # a proxy's 502, a 429 without Retry-After), the model's name ignored
+        self.fail_after: tuple[int, str] | None = None
         self.inflight = self.max_inflight = 0
 
     async def handle(self, req):
@@ -118,9 +137,9 @@ class Hostile:
         m = body["model"]
         auth = req.headers.get("Authorization", "")[7:]
         self.received[m] = self.received.get(m, 0) + 1
-        if self.dead_after is not None and sum(self.served.values()) >= self.dead_after:
-            req.transport.close()  # no response at all: the client sees the connection end
-            return web.Response(status=500)
+        down = self.down(req, m)
+        if down is not None:
+            return down
         if m == "cut" or (m == "cut-once" and self.received[m] % 2 == 1) or m == "trickle":
             return await self.streamed(req, m)
         if self.delay:
@@ -161,6 +180,17 @@ class Hostile:
         self.served[m] = self.served.get(m, 0) + 1
         return web.json_response({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
                                   "usage": usage})
+
+    def down(self, req, m: str):
+        """The response of a server gone (``dead_after``) or failing (``fail_after``; model ``good`` answered),
+        or None."""
+        if self.dead_after is not None and sum(self.served.values()) >= self.dead_after:
+            req.transport.close()  # no response at all: the client sees the connection end
+            return web.Response(status=500)
+        if self.fail_after is not None and sum(self.served.values()) >= self.fail_after[0] and m != "good":
+            ctype, text, status = FAILURES[self.fail_after[1]]
+            return web.Response(status=status, text=text, content_type=ctype)
+        return None
 
     @staticmethod
     def echo_headers(req, m: str):
@@ -710,6 +740,82 @@ def test_no_server_at_all_stops_at_once(tmp_path):
     assert p.stderr.strip().splitlines()[-1].startswith("zelo_judge: ") and "were not stored" in p.stderr
     assert stored(tmp_path / "s.sqlite") == [] and (tmp_path / "o.jsonl").read_text() == ""
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("kind", sorted(FAILURES))
+def test_a_server_answering_only_failures_stops_keeps_the_answers_and_resumes(tmp_path, hostile, kind):
+    """After 5 answers the server answers every request with a failure -- a 200 that is no completion (JSON
+    without choices, a web UI's HTML page), a proxy's 502, a 429 without Retry-After: it used to be asked every
+    question --retries + 1 times, each stored as a failed vote (a tie, not asked again without --retry-failed),
+    exit 0 (session 27's leftover). Now max(8, --concurrency) questions of a judge in a row without an answer
+    stop the run as the server-gone rule does: the 5 answers kept, the 8 failures not stored, one line, exit 1;
+    the same command once the server answers asks exactly the rest and writes an uninterrupted run's bytes."""
+    srv, url = hostile()
+    srv.fail_after = (5, kind)
+    inputs = texts(tmp_path, nq=3, nd=4)  # 18 pairs
+    args = [tmp_path / "p.jsonl", *inputs, f"--judge=openai:m@{url},name=m", "--concurrency", 1, "--retries", 1,
+            "--backoff", 0]
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 1, p.stderr
+    assert p.stderr == (f"zelo_judge: 8 questions failed every attempt ({FAILURE_REASONS[kind]}) and were not "
+                        "stored; run the same command again when the server answers\n"), p.stderr
+    assert [r[0] for r in stored(tmp_path / "s.sqlite")] == ["ok"] * 5
+    assert srv.received["m"] == 5 + 8 * 2  # 8 questions, 2 attempts each, then no new question
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 5
+    srv.fail_after = None
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0 and "13 requests sent" in p.stderr, p.stderr
+    assert srv.served["m"] == 18 and srv.received["m"] == 21 + 13  # the rest, nothing twice
+    p = zj(*args, "--store", tmp_path / "ref.sqlite", "-o", tmp_path / "ref.jsonl", "-Q")
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+def test_one_judge_answering_only_failures_stops_the_run_beside_a_good_one(tmp_path, hostile):
+    """Two judges on one server, one of which (``good``) is answered and the other gets only malformed bodies:
+    the good judge's answers do not hide the other's failures (the rule counts a judge's questions in a row).
+    The summary says which judge; the good judge's votes are stored, the other's failures are not, the pairs
+    lacking a vote are not written; the rerun asks only the failed judge's questions and the rest."""
+    srv, url = hostile()
+    srv.fail_after = (0, "malformed")
+    inputs = texts(tmp_path, nq=3, nd=4)  # 18 pairs, 36 questions
+    args = [tmp_path / "p.jsonl", *inputs, f"--judge=openai:good@{url},name=good", f"--judge=openai:m@{url},name=m",
+            "--concurrency", 1, "--retries", 0]
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.splitlines()
+    assert ("zelo_judge: stopped: judge m: 8 questions in a row got no usable answer (malformed response: no "
+            "choices[0].message.content); run the same command again to continue") in lines, p.stderr
+    assert lines[-1].startswith("zelo_judge: 8 questions failed every attempt (malformed"), p.stderr
+    assert srv.served == {"good": 8} and srv.received["m"] == 8
+    assert [r[0] for r in stored(tmp_path / "s.sqlite")] == ["ok"] * 8
+    assert (tmp_path / "o.jsonl").read_text() == ""
+    srv.fail_after = None
+    p = zj(*args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl", "-Q")
+    assert p.returncode == 0, p.stderr
+    assert srv.served == {"good": 18, "m": 18} and srv.received["m"] == 8 + 18
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 18
+
+
+def test_failures_fewer_than_the_stop_rule_are_stored_as_before(tmp_path, hostile):
+    """Failures that are not max(8, --concurrency) in a row for a judge are stored as failed votes (held until
+    the judge answers again or the run ends): 6 pairs, the server failing after 3 answers -- 3 failures, the end
+    of the run; exit 0, 3 failed votes stored and written, as before the stop rule."""
+    srv, url = hostile()
+    srv.fail_after = (3, "502")
+    inputs = texts(tmp_path)  # 6 pairs
+    p = zj(tmp_path / "p.jsonl", *inputs, f"--judge=openai:m@{url},name=m", "--concurrency", 1, "--retries", 1,
+           "--backoff", 0, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    assert "3 failed" in p.stderr and "failed votes: 3 x HTTP 502" in p.stderr, p.stderr
+    assert sorted(r[0] for r in stored(tmp_path / "s.sqlite")) == ["failed"] * 3 + ["ok"] * 3
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 6
+    # failures held (not yet stored) count for --budget-requests: 2 answers and 3 failures make 5 questions
+    srv.fail_after = (srv.served["m"] + 2, "502")
+    p = zj(tmp_path / "p.jsonl", *inputs, f"--judge=openai:m@{url},name=m", "--concurrency", 1, "--retries", 0,
+           "--store", tmp_path / "b.sqlite", "--budget-requests", 5, "-o", tmp_path / "b.jsonl")
+    assert p.returncode == 0 and "stopped: --budget-requests 5 reached" in p.stderr, p.stderr
+    assert sorted(r[0] for r in stored(tmp_path / "b.sqlite")) == ["failed"] * 3 + ["ok"] * 2
+    assert srv.received["m"] == 9 + 5  # the first run: 3 answers, 3 failures asked twice
 
 
 # ------------------------------------------------------------------ Retry-After, keys pasted into a spec

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import string
+import sys
 import urllib.parse
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def leaks(blob: str | bytes, key: str = KEY) -> list[str]:
     found = [v for v in variants(key) if v in blob]
     found += [p for v in variants(key) for p in re.split(r"[\s\u200b]+", v) if len(p) >= 5 and p in blob]
     bare = re.sub(r"\s|\u200b|\\u200b|\\[nrt]", "", blob)
-    return found + [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN] in bare]
+    found += [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN] in bare]
+    low = re.sub(r"\\x", "", bare).lower()  # 8 key characters in hexadecimal, apart or as \xHH escapes
+    return found + [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1)
+                    if key[i:i + MIN_RUN].encode().hex() in low]
 
 
 def files_of(path: Path) -> list[bytes]:
@@ -184,7 +188,10 @@ def test_ordinary_text_is_left_alone():
                base64.b64encode("".join(f"\\u{ord(c):04x}" for c in other[:300]).encode()).decode(),
                base64.b64encode(base64.b64encode(other.encode())).decode(),
                html.escape(html.escape(other)), urllib.parse.quote(urllib.parse.quote(other)),
-               "\u200b".join(other[:500]), "\n".join(other[i:i + 5] for i in range(0, 500, 5))]
+               "\u200b".join(other[:500]), "\n".join(other[i:i + 5] for i in range(0, 500, 5)),
+               # session 28: hexadecimal and \xHH of text that is not the key, digests of it
+               other.encode().hex(), other.encode().hex(" ").upper(), "".join(f"\\x{b:02x}" for b in other.encode()),
+               " ".join(__import__("hashlib").sha256(w.encode()).hexdigest() for w in words[:300])]
     alphabet = string.ascii_letters + string.digits + "-_"
     for n in range(16):
         key = "sk-proj-" * (n % 2) + "".join(rng.choice(alphabet) for _ in range(rng.choice((20, 48, 156))))
@@ -198,3 +205,33 @@ def test_separators_are_python_white_space():
     from pref_eval.judge.redact import SPACES
 
     assert list(SPACES) == [c for c in range(0x110000) if chr(c).isspace()]
+
+
+WRAPS = {  # how a judge program's standard error may cut the key over lines (one write: the lines come together)
+    "lines-of-6": lambda k: "\n".join(k[i:i + 6] for i in range(0, len(k), 6)),
+    "lines-of-3": lambda k: "\n".join(k[i:i + 3] for i in range(0, len(k), 3)),
+    "crlf-of-4": lambda k: "\r\n".join(k[i:i + 4] for i in range(0, len(k), 4)),
+    "hex-lines": ECHO_KINDS["hex-wrapped"],
+    "hex": ECHO_KINDS["hex"],
+}
+
+
+@pytest.mark.parametrize("wrap", sorted(WRAPS))
+def test_a_judge_program_wrapping_the_key_over_stderr_lines(tmp_path, wrap):
+    """A cmd: judge writes the key cut into lines shorter than 8 characters on its standard error (a log
+    wrapping long values, a dump): the relay redacted line by line, so no line held a run of 8 and every piece
+    reached the terminal (session 27's leftover). Now the lines written together are redacted as one text: the
+    wrapped key is one run, replaced by one ***; the lines around it are shown as written. The program writes
+    each block with one write (the lines arrive together: no timing in the test)."""
+    inputs = texts(tmp_path, nq=1, nd=3)
+    prog = tmp_path / "prog"  # (a folder: the leak check reads the run's files, not the program's)
+    prog.mkdir()
+    (prog / "said.txt").write_text(f"debug: the key is\n{WRAPS[wrap](KEY)}\nend of key\n")
+    (prog / "talk.py").write_text(
+        "import json, os, sys\nsaid = open(sys.argv[1], 'rb').read()\nfor line in sys.stdin:\n"
+        "    os.write(2, said)\n    print(json.dumps({'score': 0.5}), flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite",
+           f"--judge=cmd:{sys.executable} {prog / 'talk.py'} {prog / 'said.txt'}", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.count("debug: the key is\n***\nend of key\n") == 3, p.stderr
+    assert not leaks(p.stderr) and not any(leaks(b) for b in files_of(tmp_path)), leaks(p.stderr)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running, option_name
 from ..errors import shown as shown_value
 from ..output.json_text import json_dumps
 from .prompt import parse_answer
@@ -100,6 +100,9 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 CLIENT_SLOTS = 8
+# a cmd: judge's standard error: lines that follow each other within STDERR_JOIN s (at most STDERR_JOIN_MAX s after
+# the first, STDERR_JOIN_BYTES) are redacted as one text, so that a key wrapped over lines is one run
+STDERR_JOIN, STDERR_JOIN_MAX, STDERR_JOIN_BYTES = 0.2, 1.0, 1 << 16
 SAYS_MAX = 200  # characters of a server's error message shown
 
 
@@ -140,7 +143,8 @@ class OpenAIJudge:
     def _key(self) -> str:
         env = self.key_env
         if not re.match(_ENV_NAME, env):
-            raise UsageError("--judge key= / --api-key-env must name an environment variable, not hold a key")
+            raise UsageError(f"{option_name('judges', '--judge')} key= / {option_name('api_key_env')} must name an "
+                             "environment variable, not hold a key")
         key = os.environ.get(env)
         if key:
             if key != self._secret:
@@ -159,8 +163,10 @@ class OpenAIJudge:
         (then a placeholder was sent: the usual case of a key exported under another name, or not exported)."""
         if self._secret:
             return f"the key was read from {self.key_env}"
-        return (f"{self.key_env} is not set, so a placeholder key was sent: export the key in {self.key_env}, or "
-                "name its variable with --api-key-env VAR or key=VAR in the --judge spec")
+        how = ("--api-key-env VAR or key=VAR in the --judge spec" if command_running() else
+               "api_key_env='VAR' or key=VAR in the judges spec")
+        return f"{self.key_env} is not set, so a placeholder key was sent: export the key in {self.key_env}, or " \
+               f"name its variable with {how}"
 
     def _server_says(self, err: Any) -> str:
         """``: <the server's error message>`` (redacted, one line, control characters escaped, at most
@@ -192,8 +198,9 @@ class OpenAIJudge:
         said = f"; the request went to {base}/chat/completions"
         if urlsplit(base).path:  # a path of its own (a proxy's prefix): no guess
             return said
-        return (f"{said}: vLLM, Ollama, llama.cpp's server and OpenAI serve it under /v1 (--judge "
-                f"openai:{self.spec.model}@{base}/v1)")
+        meant = f"openai:{self.spec.model}@{base}/v1"
+        return (f"{said}: vLLM, Ollama, llama.cpp's server and OpenAI serve it under /v1 ("
+                + (f"--judge {meant}" if command_running() else f"judges=[{meant!r}]") + ")")
 
     def check(self) -> None:
         """Refuse what would stop the run before anything is written (the store is opened after this): the
@@ -323,11 +330,13 @@ class CmdJudge:
         return self._proc
 
     async def _relay_stderr(self, stream) -> None:
-        """The program's standard error, line by line, to ours -- with the key of ``--api-key-env`` (which the
-        program inherits) replaced by ``***``, as in a stored answer."""
+        """The program's standard error to ours -- with the key of ``--api-key-env`` (which the program inherits)
+        replaced by ``***``, as in a stored answer; the lines written together are redacted as one text (a key
+        wrapped over lines; :meth:`_more_lines`)."""
         import sys
 
-        while True:
+        ended = False
+        while not ended:
             try:
                 line = await stream.readline()
             except ValueError:  # a line longer than the stream limit: drop it
@@ -336,12 +345,40 @@ class CmdJudge:
                 return
             if not line:
                 return
-            text = line.decode("utf-8", errors="replace")
+            lines = [line]
+            if self._redactor is not None:  # the lines written with it: one text, so a key wrapped over lines is a run
+                ended = await self._more_lines(stream, lines)
+            text = b"".join(lines).decode("utf-8", errors="replace")
             if self._redactor is not None:
                 text = self._redactor(text)
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.write(text)
                 sys.stderr.flush()
+
+    @staticmethod
+    async def _more_lines(stream, lines: list[bytes]) -> bool:
+        """Add to ``lines`` the lines that follow within ``STDERR_JOIN`` seconds of each other (at most
+        ``STDERR_JOIN_MAX`` s after the first, ``STDERR_JOIN_BYTES``); True when the stream ended. A program
+        writes a wrapped key with one write, whose lines are all there at once; a log line is held at most that
+        long. (``readline`` cut short by the timeout consumes nothing: the line is read by the next call.)"""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + STDERR_JOIN_MAX
+        size = len(lines[0])
+        while size < STDERR_JOIN_BYTES:
+            wait = min(STDERR_JOIN, until - loop.time())
+            if wait <= 0:
+                return False
+            try:
+                more = await asyncio.wait_for(stream.readline(), wait)
+            except (asyncio.TimeoutError, ValueError):
+                return False
+            except (OSError, asyncio.CancelledError):  # the program is gone: what was read is still shown
+                return True
+            if not more:
+                return True
+            lines.append(more)
+            size += len(more)
+        return False
 
     async def _kill(self) -> None:
         p = self._proc

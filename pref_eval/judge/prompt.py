@@ -47,11 +47,11 @@ def prompt_hash(template: str) -> str:
 
 def check_template(template: str) -> None:
     """A usable template names the query and both documents."""
-    from ..errors import UsageError
+    from ..errors import UsageError, option_name
 
     missing = [p for p in ("{query}", "{doc_a}", "{doc_b}") if p not in template]
     if missing:
-        raise UsageError(f"--prompt: the template lacks the placeholder(s) {', '.join(missing)}")
+        raise UsageError(f"{option_name('prompt')}: the template lacks the placeholder(s) {', '.join(missing)}")
 
 
 def render(template: str, *, query: str, doc_a: str, doc_b: str, qid: str, docno_a: str, docno_b: str) -> str:

@@ -10,7 +10,7 @@ through. :class:`Redactor` replaces with ``***``:
 - the same runs written with escapes, mixed in any way and nested up to :data:`ROUNDS` deep (an escape of an
   escape: ``%252F``, ``%5Cu0073``, ``\\\\u0073``, ``&amp;#47;``): percent-encoding (``%2F``, ``%2f``), JSON's
   ``\\uXXXX``, ``\\/``, ``\\"``, ``\\\\`` (and ``\\n``, ``\\r``, ``\\t``, ``\\b``, ``\\f``), HTML's numeric
-  character references (``&#47;``, ``&#x2F;``) and ``&amp;``;
+  character references (``&#47;``, ``&#x2F;``) and ``&amp;``, C's and Python's ``\\xHH`` (a bytes repr);
 - the same runs cut into pieces by separators: white space of any kind (line breaks, a folded header's
   ``\\r\\n`` and indent, spaces, MIME's base64 lines of 76) and the invisible format characters (zero-width
   space, soft hyphen, bidi marks, BOM) -- so a key wrapped into lines shorter than :data:`MIN_RUN`, or with a
@@ -22,10 +22,14 @@ through. :class:`Redactor` replaces with ``***``:
   it or every character, either case; JSON's ``\\uXXXX`` of every character), each with runs as long as carry
   the information of :data:`MIN_RUN` characters of the key's own base64 (an escaped form is longer: 8
   characters of base64 of ``%73%6B%2D`` hold about two characters of the key, and would match base64 of any
-  percent-encoded text).
+  percent-encoded text);
+- the key's UTF-8 bytes in hexadecimal (a dump, a debug log; lower or upper case, the bytes apart or not:
+  ``736b2d``, ``73 6b 2d``, wrapped over lines) by runs of 16 digits: the information of 8 key characters, as
+  for the escaped forms (8 digits hold 4 bytes of the key and are met in the hashes and ids of ordinary text;
+  16 given digits are not met by chance). Since session 28.
 
-Not decoded: hexadecimal, ROT13 and other encodings no web layer applies by itself (an 8-hex-digit window
-holds 4 bytes of the key and matches hashes and ids of ordinary text).
+Not decoded: ROT13 and other encodings no web layer applies by itself; hexadecimal with visible separators
+(``73:6b:2d``; an ``xxd`` dump's offsets and text column between its lines).
 
 Why 8 characters: servers show up to 4 on purpose to name a key without giving it away (OpenAI's "Incorrect
 API key provided: sk-proj-****abcd" keeps the last 4), and shorter windows of a key are likely in ordinary
@@ -43,9 +47,9 @@ from typing import Any
 MIN_RUN = 8  # the shortest run of key characters replaced (see the module's docstring)
 ROUNDS = 3  # escapes of escapes decoded this deep (an escape nested deeper is left as it is)
 
-# one escaped character: %XX | \uXXXX | \/ \" \\ \n \r \t \b \f | &#DDD; | &#xHH; | &amp;
+# one escaped character: %XX | \uXXXX | \/ \" \\ \n \r \t \b \f | &#DDD; | &#xHH; | &amp; | \xHH
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([/\"\\nrtbf])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});"
-                     r"|&(amp);")
+                     r"|&(amp);|\\x([0-9A-Fa-f]{2})")
 _BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 # separators a key may be cut by: every code point Python's str.isspace() calls white space, and the invisible
 # format characters (soft hyphen, Mongolian vowel separator, zero-width space/joiners, bidi marks and embeddings,
@@ -58,12 +62,12 @@ _MULT = 0x9E3779B97F4A7C15  # the rolling hash's multiplier (odd: windows hash a
 
 def _unescaped(m: re.Match) -> str:
     """The character an escape stands for (U+FFFD for a code point that does not exist)."""
-    pct, uni, bs, dec, hexa, amp = m.groups()
+    pct, uni, bs, dec, hexa, amp, byte = m.groups()
     if amp is not None:
         return "&"
     if bs is not None:
         return _BACKSLASHED.get(bs, bs)
-    code = int(pct or uni or hexa, 16) if dec is None else int(dec)
+    code = int(pct or uni or hexa or byte, 16) if dec is None else int(dec)
     return chr(code) if code <= 0x10FFFF else "\ufffd"
 
 
@@ -94,6 +98,8 @@ def key_forms(key: str) -> dict[int, set[str]]:
                *("".join(f"\\u{ord(c):04{x}}" for c in key) for x in "Xx")} - {key}
     for form in escaped:
         forms.setdefault(-(-MIN_RUN * len(form) // len(key)), set()).update(base64_cores(form))
+    raw = key.encode("utf-8", "surrogatepass").hex()  # hexadecimal (a dump, a debug log): runs of 16 digits
+    forms.setdefault(-(-MIN_RUN * len(raw) // len(key)), set()).update((raw, raw.upper()))
     return forms
 
 

@@ -378,7 +378,7 @@ class Session:
         self.earlier = t.comparisons
         if self.setup.retry_failed and not self.setup.dry_run:
             await self._retry_taken(t)
-            if self.stats.stopped is not None or self.stats.unreached:
+            if self.stats.stopped is not None or self.stats.unreached or self.stats.dropped:
                 self.pair_state = t
                 self._state_results(t)
                 return
@@ -396,7 +396,7 @@ class Session:
             res = await self.judge_pairs(req, reps)
             if self.setup.dry_run:
                 return  # only the next batch is known before it is judged
-            if self.stats.stopped is not None or self.stats.unreached:
+            if self.stats.stopped is not None or self.stats.unreached or self.stats.dropped:
                 del self.results[n_results:]  # a batch not whole is not added (nor listed: the next run asks it)
                 break
             got = {(r.qid, r.doc_a, r.doc_b, r.rep): vote_score(r.votes, self.setup.ties) for r in res}
@@ -612,12 +612,18 @@ def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float,
 
 
 def unreached_line(sess: Session) -> str | None:
-    """The error line when questions got no answer from the server (not stored: a new run asks them)."""
+    """The error line when questions got no answer from the server, or failed every attempt when the run
+    stopped on them (not stored: a new run asks them)."""
     s = sess.stats
-    if not s.unreached:
+    parts = []
+    if s.unreached:
+        parts.append(f"{s.unreached} questions got no answer from the server ({s.unreached_reason}) and were not "
+                     "stored")
+    if s.dropped:
+        parts.append(f"{s.dropped} questions failed every attempt ({s.dropped_reason}) and were not stored")
+    if not parts:
         return None
-    return (f"{s.unreached} questions got no answer from the server ({s.unreached_reason}) and were not "
-            "stored; run the same command again when the server answers")
+    return "; ".join(parts) + "; run the same command again when the server answers"
 
 
 def summary_lines(sess: Session) -> list[str]:

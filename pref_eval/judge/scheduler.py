@@ -17,7 +17,12 @@ server has produced may have been paid for -- then the signal takes its usual co
 A question every attempt of which found no connection to the server (refused, reset, a
 name that does not resolve) is not stored -- nothing was answered -- and stays unasked for the
 next run; max(8, ``concurrency``) such questions in a row stop the run (the server is down) the
-way a budget does.
+way a budget does. So do max(8, ``concurrency``) questions of one judge in a row without an answer
+of either kind: no connection, or every attempt failed otherwise (429, 5xx, timeouts, bodies that are
+not completions: a server answering only malformed bodies was asked every question ``retries`` + 1
+times). A question whose attempts all failed is held until its judge answers another question (then
+it is stored as a failed vote, as before) or the run ends; those held when the rule stops the run are
+not stored (``Stats.dropped``): the next run asks them (:class:`_NoAnswer`).
 
 Budgets stop the run cleanly (no new question; the ones in flight finish):
 ``budget_requests`` caps the questions asked in this run; ``max_cost`` stops
@@ -37,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .judges import Transient
-from ..errors import shown
+from ..errors import command_running, option_value, shown
 
 if TYPE_CHECKING:
     from .store import Store
@@ -71,6 +76,8 @@ class Stats:
     missing_text: int = 0
     unreached: int = 0  # questions every attempt of which got no answer: no connection, or it broke (not stored)
     unreached_reason: str | None = None
+    dropped: int = 0  # questions every attempt of which failed, not stored: the stop rule found them in a row
+    dropped_reason: str | None = None
     reasons: dict = field(default_factory=dict)  # failure reason (without the attempt count) -> failed votes
     retry_reasons: dict = field(default_factory=dict)  # why an attempt was retried (HTTP 429, a timeout) -> retries
     store_seconds: float = 0.0  # time spent committing answers (the store's overhead)
@@ -339,22 +346,101 @@ def _commit(store, row: dict, stats: Stats) -> None:
         stats.reasons[why] = stats.reasons.get(why, 0) + 1
 
 
-class _NoServer:
-    """Questions that got no answer (no connection, or it broke before the answer): counted, not stored;
-    ``limit`` of them in a row stop the run (the server is down)."""
+class _NoAnswer:
+    """Questions without a usable answer, and the stop rule ``limit`` of them in a row make.
 
-    def __init__(self, stats: Stats, limit: int) -> None:
-        self.stats, self.limit, self.in_a_row = stats, limit, 0
+    A question that found no server (every attempt: no connection, or it broke before an answer) is counted and
+    not stored. A question every attempt of which failed otherwise (a 429, a 5xx, a timeout, a body that is not a
+    completion) is held until its judge answers another question, or the run ends, and then stored as failed.
+    ``limit`` questions in a row that found no server, or ``limit`` questions of one judge in a row without an
+    answer (either kind: a judge whose server answers only malformed bodies, a proxy's 502 in front of a dead
+    server, a rate limit that never lifts), stop the run as a budget does; the failures then held are not stored
+    (``stats.dropped``): the next run asks them again, as it asks the questions that found no server."""
 
-    def __call__(self, reason: str | None) -> None:
+    def __init__(self, stats: Stats, limit: int, commit: Callable[[tuple, dict], None]) -> None:
+        self.stats, self.limit, self.commit = stats, limit, commit
+        self.in_a_row = 0  # questions in a row (any judge) that found no server
+        self.of_judge: dict[str, int] = {}  # questions of a judge in a row without an answer (either kind)
+        self.held: dict[str, list[tuple[tuple, dict]]] = {}  # a judge's failures since its last answer (not stored)
+        self.tripped = False
+
+    def unreached(self, judge: str, reason: str | None) -> None:
         self.stats.unreached += 1
         self.stats.unreached_reason = reason
         self.in_a_row += 1
-        if self.in_a_row >= self.limit and self.stats.stopped is None:
-            self.stats.stopped = f"{self.in_a_row} questions in a row got no answer from the server ({reason})"
+        if self.in_a_row >= self.limit:
+            self._stop(f"{self.in_a_row} questions in a row got no answer from the server ({reason})")
+        self._missed(judge, reason)
 
-    def reached(self) -> None:
+    def failed(self, q: tuple, row: dict, reason: str | None) -> None:
+        self.in_a_row = 0  # the server answered something
+        if self.tripped:
+            self._drop(1, reason)
+        else:
+            self.held.setdefault(q[0], []).append((q, row))
+        self._missed(q[0], reason)
+
+    def settled(self, q: tuple, row: dict, reason: str | None) -> None:
+        """A question answered (stored now, with the judge's failures held) or failed (held: stored once its
+        judge answers again or the run ends)."""
+        if row["status"] == "failed":
+            self.failed(q, row, reason)
+        else:
+            self.answered(q[0])
+            self.commit(q, row)
+
+    def answered(self, judge: str) -> None:
         self.in_a_row = 0
+        self.of_judge[judge] = 0
+        for q, row in self.held.pop(judge, []):  # isolated failures: stored as failed votes
+            self.commit(q, row)
+
+    def holding(self) -> int:
+        """Failures held, not yet stored."""
+        return sum(map(len, self.held.values()))
+
+    def flush(self, after_fault: bool = False) -> None:
+        """The run ends: the failures held are stored. ``after_fault``: a fault stopped the workers (raised next,
+        also when storing these fails again)."""
+        held, self.held = self.held, {}
+        try:
+            for rows in held.values():
+                for q, row in rows:
+                    self.commit(q, row)
+        except Exception:
+            if not after_fault:
+                raise
+
+    def _missed(self, judge: str, reason: str | None) -> None:
+        n = self.of_judge[judge] = self.of_judge.get(judge, 0) + 1
+        if n >= self.limit:
+            self._stop(f"judge {judge}: {n} questions in a row got no usable answer ({reason})")
+
+    def _stop(self, why: str) -> None:
+        if self.stats.stopped is None:
+            self.stats.stopped = why
+        if not self.tripped:
+            self.tripped = True
+            for rows in self.held.values():
+                if rows:
+                    self._drop(len(rows), rows[-1][1]["reason"].split(" (after ")[0])
+            self.held = {}
+
+    def _drop(self, n: int, reason: str | None) -> None:
+        self.stats.dropped += n
+        self.stats.dropped_reason = reason
+
+
+def _over_budget(limits: Limits, stats: Stats, inflight: int, held: int,
+                 expected_cost: Callable[[], float]) -> str | None:
+    """Why no new question is asked (a budget reached, named as the caller names it), or None. ``held``: failed
+    questions not yet stored (asked: ``budget_requests`` counts them; they cost nothing)."""
+    if limits.budget_requests is not None and stats.sent + inflight + held >= limits.budget_requests:
+        return f"{option_value('budget_requests', '--budget-requests', limits.budget_requests)} reached"
+    if limits.max_cost is not None and stats.cost + (inflight + 1) * expected_cost() > limits.max_cost:
+        cap = f"--max-cost {limits.max_cost:g}" if command_running() else f"max_cost={limits.max_cost:g}"
+        return f"{cap} reached"
+    return None
 
 
 async def send_all(
@@ -390,7 +476,6 @@ async def send_all(
         return cost_of(limits.prices, judge.price_key, estimate_tokens(req["prompt"]), OUT_TOKENS_ESTIMATE)
 
     async def one(q: tuple, req: dict) -> None:
-        nonlocal answered
         judge = judges[q[0]]
         t0 = time.monotonic()
         label = _label(q)
@@ -400,24 +485,23 @@ async def send_all(
         if answer is None and interrupt.signum is not None:
             return  # cut short by the signal: not a failure to store, the question stays unasked
         if answer is None and unreached:
-            no_server(reason)  # nothing was answered: nothing to store, the question stays unasked
+            no_answer.unreached(q[0], reason)  # nothing was answered: nothing to store, the question stays unasked
             return
-        no_server.reached()
         row = _row(q, phash, answer, reason, attempts, time.monotonic() - t0,
                    cost_of(limits.prices, judge.price_key, answer.tokens_in, answer.tokens_out) if answer else 0.0)
+        no_answer.settled(q, row, reason)
+
+    def store_row(q: tuple, row: dict) -> None:
+        nonlocal answered
         _commit(store, row, stats)
         answered += 1
         if on_answer is not None:
             on_answer(q, row["vote"])
 
-    no_server = _NoServer(stats, max(UNREACHED_STOP, limits.concurrency))
+    no_answer = _NoAnswer(stats, max(UNREACHED_STOP, limits.concurrency), store_row)
 
     def over_budget(q: tuple, req: dict) -> str | None:
-        if limits.budget_requests is not None and stats.sent + inflight >= limits.budget_requests:
-            return f"--budget-requests {limits.budget_requests} reached"
-        if limits.max_cost is not None and stats.cost + (inflight + 1) * expected_cost(q, req) > limits.max_cost:
-            return f"--max-cost {limits.max_cost:g} reached"
-        return None
+        return _over_budget(limits, stats, inflight, no_answer.holding(), lambda: expected_cost(q, req))
 
     async def worker() -> None:
         nonlocal pos, inflight
@@ -447,6 +531,7 @@ async def send_all(
     finally:
         interrupt.restore()
         on_interrupt(None)
+    no_answer.flush(bool(fatal))  # the failures held (fewer than the stop rule's in a row): stored as failed votes
     interrupt.finish(stats)
     if fatal:
         raise fatal[0]

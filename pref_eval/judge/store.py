@@ -30,7 +30,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 
-from ..errors import InputError, OutputError, UsageError, shown
+from ..errors import InputError, OutputError, UsageError, option_name, shown
 
 SCHEMA_VERSION = "2"
 
@@ -212,7 +212,7 @@ class Store:
             os.close(fd)
             raise UsageError(f"{self.path} is in use by another zelo_judge"
                              + (f" (pid {other})" if other.isdigit() else "")
-                             + "; wait for it or use another --store") from None
+                             + f"; wait for it or use another {option_name('store')}") from None
         note_holder(fd)
         self._lock_fd = fd
 
