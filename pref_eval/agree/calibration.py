@@ -21,8 +21,9 @@ about (1/2, 1/2).
   y ("observed"), the mu range, and the share of the reference's five levels
   y = 0, 0 < y < 1/2, y = 1/2, 1/2 < y < 1, y = 1. Sums are taken in (mu, y)
   order, so the bits do not depend on the input order either.
-* Expected calibration error (Naeini et al. 2015, on these buckets):
-  ECE = sum_b (n_b / N) |mean mu_b - mean y_b|.
+* Expected calibration error (Naeini, Cooper & Hauskrecht 2015, on these buckets):
+  ECE = sum_b (n_b / N) |mean mu_b - mean y_b|. Without ties and with B dividing N the buckets are
+  scikit-learn's ``calibration_curve(..., strategy="quantile")`` bins (tests/test_agree_ece_oracle.py).
 * Brier score (Brier 1950): mean (mu - y)^2.
 * Log loss (cross-entropy with soft targets): -mean [y log mu + (1 - y) log(1 - mu)],
   mu clipped to [1e-15, 1 - 1e-15].
