@@ -119,3 +119,28 @@ def test_store_in_use_and_prompt_name_the_keyword(tmp_path):
            "--prompt", tmp_path / "prompt.txt", check=False)
     assert p.returncode == 2 and p.stderr == "zelo_judge: --prompt: the template lacks the placeholder(s) {doc_a}, " \
         "{doc_b}\n", p.stderr
+
+
+@pytest.mark.parametrize("case, python_name, flag", [
+    ("queries", "queries", "--queries"), ("docs", "docs", "--docs"), ("pairs", "pairs", "PAIRS"),
+    ("state", "state", "--state"), ("judge", "judges", "--judge")])
+def test_an_output_that_is_an_input_names_the_keyword(tmp_path, case, python_name, flag):
+    """``output`` (or the state) the same file as an input: the input named by its keyword for Python (it named
+    the flag: ``... the same file as --queries q.tsv``); the command's line as before."""
+    collection(tmp_path, nq=1, nd=3)
+    (tmp_path / "judge.py").write_text("")
+    target = {"queries": "queries.tsv", "docs": "docs.tsv", "pairs": "pairs.jsonl", "state": "pairs.jsonl",
+              "judge": "judge.py"}[case]
+    kw = {**_texts(tmp_path), "judges": [f"cmd:python3 {tmp_path / 'judge.py'}"], "store": str(tmp_path / "s.sqlite"),
+          "output": str(tmp_path / target)}
+    pairs = str(tmp_path / "pairs.jsonl")
+    if case == "state":
+        kw["state"], pairs = pairs, None
+    said = _python_refusal(lambda: api.judge(pairs, **kw))
+    assert said == f"output file {tmp_path / target} is the same file as {python_name} {tmp_path / target}; " \
+                   "refusing to overwrite it", said
+    args = ["--state", kw["state"]] if case == "state" else [pairs]
+    p = zj(*args, *_cli(tmp_path), f"--judge=cmd:python3 {tmp_path / 'judge.py'}", "--store", tmp_path / "s.sqlite",
+           "-o", tmp_path / target, check=False)
+    assert p.returncode == 2 and p.stderr == f"zelo_judge: output file {tmp_path / target} is the same file as " \
+        f"{flag} {tmp_path / target}; refusing to overwrite it\n", p.stderr

@@ -604,3 +604,21 @@ def test_pref_eval_py_option_given_twice_honours_the_last(coll):
     assert twice.returncode == 0 and twice.stdout == last.stdout != first.stdout
     assert twice.stderr == ("zelo_eval: warning: -b/--binary_relevance given twice: 2 dropped, 1 taken (the last, "
                             "as pref_eval.py takes it)\n")
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"output_format": "nope"}, "output_format: expected one of text, tsv, csv, jsonl, markdown, latex, got 'nope'"),
+    ({"output_format": "jsonl"}, "output_format applies to what is written: give output=FILE (output='-': standard "
+                                 "output); the records returned hold every value in full precision"),
+    ({"digits": 2}, "digits applies to what is written: give output=FILE (output='-': standard output); the records "
+                    "returned hold every value in full precision")])
+def test_agree_output_format_and_digits_without_an_output_refused(kw, message):
+    """``pref_eval.agree(..., output_format=..., digits=...)`` without ``output`` wrote nothing and took any
+    value, ``'nope'`` included (session 28): refused, as compare_runs/pairs refuse a format they do not know."""
+    from pref_eval.api import agree
+    from pref_eval.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        agree(["judgments/dl21-crowd-sample.txt", "judgments/dl21-gpt4o-sample.human"], levels=["pair"],
+              resamples=0, **kw)
+    assert str(err.value) == message

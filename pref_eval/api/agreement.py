@@ -77,17 +77,20 @@ def agree(
     _check_strings(judgments_format=judgments_format, measure=measure, ties=ties, calibration=calibration,
                    grades=grades, correction=correction)
     tests = tests if isinstance(tests, str) else ",".join(_string_list("tests", tests))
-    if output is not None:
-        from ..output.agree import FORMATS
+    from ..output.agree import FORMATS
 
-        if output_format not in FORMATS:
-            raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {shown(output_format)}")
-        # (was accepted and ignored: session 22)
-        if output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):
-            raise UsageError(f"{option_name('digits', '--digits')} applies to the tables ("
-                             f"{option_name('output_format', '-o')} text, markdown, latex); "
-                             f"{option_value('output_format', '-o', output_format)} writes every value in full "
-                             "precision")
+    if output_format not in FORMATS:  # (without output it was accepted: session 28)
+        raise UsageError(f"output_format: expected one of {', '.join(FORMATS)}, got {shown(output_format)}")
+    if output is None and (output_format != "text" or digits != 4):  # nothing is written: was ignored
+        given = "output_format" if output_format != "text" else "digits"
+        raise UsageError(f"{given} applies to what is written: give output=FILE (output='-': standard output); the "
+                         "records returned hold every value in full precision")
+    # (was accepted and ignored: session 22)
+    if output is not None and output_format in ("tsv", "csv", "jsonl") and option_given("--digits", digits != 4):
+        raise UsageError(f"{option_name('digits', '--digits')} applies to the tables ("
+                         f"{option_name('output_format', '-o')} text, markdown, latex); "
+                         f"{option_value('output_format', '-o', output_format)} writes every value in full "
+                         "precision")
     own: InputOptions = []
     if output is not None:
         from ..output.atomic import inputs_besides, preflight

@@ -105,10 +105,12 @@ def judge(
     from ..judge.spec import command_files
     from ..output.atomic import preflight
 
-    inputs = {k: [v] for k, v in (("PAIRS", pairs), ("--state", state), ("--queries", queries), ("--docs", docs),
-                                  ("--prompt", prompt), ("--store", store)) if v}
+    # named as the caller names them ("output file x is the same file as --queries x" / "... as queries x")
+    inputs = {option_name(k, f): [v] for k, f, v in (("pairs", "PAIRS", pairs), ("state", None, state),
+                                                      ("queries", None, queries), ("docs", None, docs),
+                                                      ("prompt", None, prompt), ("store", None, store)) if v}
     if command_files(list(judges)):  # the judge program (cmd:python3 judge.py): -o judge.py would replace it
-        inputs["--judge"] = command_files(list(judges))
+        inputs[option_name("judges", "--judge")] = command_files(list(judges))
     if dry_run:
         import sys
 
@@ -123,8 +125,8 @@ def judge(
     # the store is written answer by answer: not one of the inputs, nor in a missing directory (exit 1 as for
     # any output, instead of "not a zelo_judge store (unable to open database file)", exit 2)
     # written in place by SQLite, never replaced: a store of another user in /tmp may be shared (Store refuses one
-    # this user may not read or write)
-    preflight(store, {k: v for k, v in inputs.items() if k not in ("--store", "--state")},  # --state: run.run
+    # this user may not read or write); the state is checked by run.run
+    preflight(store, {k: v for k, v in inputs.items() if k not in (option_name("store"), option_name("state"))},
               replaced=False)
     # the output is opened (and refused if unwritable or an input) before anything is asked;
     # it is committed after the run, while every answer is in the store as soon as it arrives

@@ -358,8 +358,8 @@ class Session:
     def state_inputs(self) -> dict[str, list[str]]:
         """The files the state must not be (it is rewritten after every batch)."""
         s = self.setup
-        return {k: [v] for k, v in (("--queries", s.queries), ("--docs", s.docs), ("--prompt", s.prompt),
-                                    ("--store", s.store)) if v}
+        return {option_name(k): [v] for k, v in (("queries", s.queries), ("docs", s.docs), ("prompt", s.prompt),
+                                                 ("store", s.store)) if v}
 
     async def _drive_state(self, path: str) -> None:
         """Batches of a zelo_pairs state until it is done (see :mod:`pref_eval.zelo.pair_state`).
