@@ -63,7 +63,7 @@ def test_gain_of_grade_zero_by_hand():
     ("P(cutoff=0)@5", "parameter cutoff (an integer ≥ 1) got 0"),   # ir-measures: P@5, the 0 dropped
     ("P(cutoff='a')@5", "got 'a'"),
     ("P(cutoff=-1)@5", "got -1"),
-    ("IPrec(recall=2)@0.5", "parameter recall (a number ≥ 0 and ≤ 1) got 2"),
+    ("IPrec(recall=2.0)@0.5", "parameter recall (a number ≥ 0 and ≤ 1) got 2.0"),
     ("RBP(cutoff='a', rel=1)@2", "got 'a'"),
     ("P(rel=1, rel=2)@5", "parameter 'rel' given more than once"),  # ir-measures: the last one (rel=2)
     ("P(rel=1, cutoff=3, cutoff=4)", "parameter 'cutoff' given more than once"),

@@ -73,17 +73,18 @@ def test_range_ends_that_are_well_defined_equal_ir_measures(name):
 
 def test_the_well_defined_ends_are_what_the_definitions_say():
     """The values by hand: β = 0 is set precision; Compat(p=0) the first ranks' agreement; RBP(p=0) and T = 0 g₁."""
-    ev = pref_eval.evaluator(["SetF(beta=0)", "SetP", "Compat(p=0)", "RBP(rel=1, p=0)", "BPM(T=0, max_rel=3)@5",
-                              "BPM(max_rel=3)@1", "INSQ(T=0, max_rel=3)", "nDCG(gains={})@3", "nDCG@3"], QRELS)
+    ev = pref_eval.evaluator(["SetF(beta=0.0)", "SetP", "Compat(p=0.0)", "RBP(rel=1, p=0.0)",
+                              "BPM(T=0.0, max_rel=3)@5", "BPM(max_rel=3)@1", "INSQ(T=0.0, max_rel=3)",
+                              "nDCG(gains={})@3", "nDCG@3"], QRELS)
     v: dict = {}
     for m in ev.iter_calc(RUN):
         v.setdefault(m.measure, {})[m.query_id] = m.value
-    assert v["SetF(beta=0)"] == v["SetP"] == pytest.approx({"1": 3 / 6, "2": 2 / 3, "3": 0.0, "4": 3 / 4})
-    assert v["Compat(p=0)"] == {"1": 1.0, "2": 0.0, "3": 0.0, "4": 1.0}  # a/e tie at 3: a is ranked, so ideal first
-    assert v["RBP(rel=1, p=0)"] == {"1": 1.0, "2": 0.0, "3": 0.0, "4": 1.0}
-    assert v["BPM(T=0, max_rel=3)@5"] == v["BPM(max_rel=3)@1"] == pytest.approx({"1": 1.0, "2": 0.0, "3": 0.0,
+    assert v["SetF(beta=0.0)"] == v["SetP"] == pytest.approx({"1": 3 / 6, "2": 2 / 3, "3": 0.0, "4": 3 / 4})
+    assert v["Compat(p=0.0)"] == {"1": 1.0, "2": 0.0, "3": 0.0, "4": 1.0}  # a/e tie at 3: a is ranked, so ideal first
+    assert v["RBP(rel=1, p=0.0)"] == {"1": 1.0, "2": 0.0, "3": 0.0, "4": 1.0}
+    assert v["BPM(T=0.0, max_rel=3)@5"] == v["BPM(max_rel=3)@1"] == pytest.approx({"1": 1.0, "2": 0.0, "3": 0.0,
                                                                                   "4": 1.0})
-    assert v["INSQ(T=0, max_rel=3)"] == pytest.approx(v["BPM(max_rel=3)@1"])
+    assert v["INSQ(T=0.0, max_rel=3)"] == pytest.approx(v["BPM(max_rel=3)@1"])
     assert v["nDCG(gains={})@3"] == v["nDCG@3"]
 
 

@@ -90,7 +90,7 @@ def test_cutoffs_far_beyond_the_run_hand_worked(tmp_path):
     (tmp_path / "q").write_text("7 1 a 1\n7 2 a 1\n7 1 b 1\n7 2 c 1\n7 1 z 0\n")
     (tmp_path / "r").write_text("7 Q0 b 1 3 t\n7 Q0 a 2 2 t\n7 Q0 c 3 1 t\n7 Q0 x 4 1 t\n")
     val = {n: ours(tmp_path / "q", tmp_path / "r", n)["7"] for n in
-           ("ERR_IA@100000000", "alpha_DCG@100000000", "alpha_nDCG@100000000", "alpha_DCG(alpha=0)@2000000")}
+           ("ERR_IA@100000000", "alpha_DCG@100000000", "alpha_nDCG@100000000", "alpha_DCG(alpha=0.0)@2000000")}
     l3 = math.log2(3)
     assert val["ERR_IA@100000000"] == pytest.approx((1 + 1.5 / 2 + 0.5 / 3) / (2 * 2 * math.log(2)), rel=1e-14)
     ii = math.fsum(0.5**i / math.log2(i + 2) for i in range(1100))
@@ -98,7 +98,7 @@ def test_cutoffs_far_beyond_the_run_hand_worked(tmp_path):
     assert val["alpha_nDCG@100000000"] == pytest.approx((1 + 1.5 / l3 + 0.5 / 2) / (2 + 0.5 / l3 + 0.5 / 2),
                                                         rel=1e-14)
     ii0 = math.fsum(1 / math.log2(i + 2) for i in range(2_000_000))
-    assert val["alpha_DCG(alpha=0)@2000000"] == pytest.approx((1 + 2 / l3 + 1 / 2) / (2 * ii0), rel=1e-12)
+    assert val["alpha_DCG(alpha=0.0)@2000000"] == pytest.approx((1 + 2 / l3 + 1 / 2) / (2 * ii0), rel=1e-12)
 
 
 def test_subtopic_qrels_reader(tmp_path):

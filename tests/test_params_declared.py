@@ -7,9 +7,10 @@ and ``trec_params`` (trec_eval syntax, ``P.5,10``, ``set_F.0.5``,
 ``ndcg.1=3``, ``rbp.p=0.8``; pref_eval/measures/params.py) -- and check that
 
 * a value outside the declared type or range (negative, zero where excluded,
-  NaN, inf, 1e400, beyond 64 bits, text, a float for an integer, a bool, an
-  empty value, a repeated parameter, an unknown name, the wrong case, too
-  many or too few values) is refused with one ``UsageError`` line naming the
+  NaN, inf, 1e400, beyond 64 bits, text, a float for an integer, an integer for
+  a float (as ir-measures refuses ``BPM(T=2)``: session 28), a bool, an empty
+  value, a repeated parameter, an unknown name, the wrong case, too many or too
+  few values) is refused with one ``UsageError`` line naming the
   measure and the parameter -- by ``parse_measure``, by ``pref_eval.evaluate(
   measures=...)`` before any input is read, and by ``zelo_eval -m`` /
   ``zelo_trec -m`` with exit 2 and no traceback;
@@ -78,7 +79,7 @@ def irm_bad(p: Param) -> list[str]:
         out += [] if p.low is None else [_num(p.low - 1)]
         out += [] if p.high is None else [_num(p.high + 1)]
     elif p.type is float:
-        out += ["True", "'0.5'", "1j"]
+        out += ["True", "'0.5'", "1j", "1"]
         out += [] if p.low is None else [_num(p.low) if p.low_open else _num(p.low - 0.5)]
         out += [] if p.high is None else [_num(p.high) if p.high_open else _num(_above(p.high))]
     elif p.type is bool:
@@ -99,16 +100,17 @@ def irm_good(p: Param) -> list[str]:
         return [repr(c) for c in p.choices or ()]
     if p.type is dict:
         return ["{}", "{0: 0, 1: 1, 2: 5}"]
+    num = _num if p.type is int else (lambda x: repr(float(x)))  # a float written as one (ir-measures: BPM(T=2.0))
     out = []
     if p.low is not None and not p.low_open:
-        out.append(_num(p.low))
+        out.append(num(p.low))
     if p.high is not None and not p.high_open:
-        out.append(_num(p.high))
+        out.append(num(p.high))
     if p.type is int:
         out += [str(INT64_MAX)] if p.high is None else []
     elif p.low is not None and p.high is not None:
-        out.append(_num((p.low + p.high) / 2))
-    return out or ["1"]
+        out.append(num((p.low + p.high) / 2))
+    return out or [num(1)]
 
 
 def irm_cases(spec: MeasureSpec) -> list[tuple[str, str]]:
@@ -192,7 +194,7 @@ def test_ir_measures_syntax_declared_ends_accepted():
 
 #: ends one declaration allows that another parameter's rule excludes (each refused by the spec's ``validate``,
 #: documented in docs/differences.md): RBP(p=1) needs rel=; min_rel must be below max_rel
-_EXCLUSIVE = {("rbp", "p", "1"): "rel=", **{(s, "min_rel", str(INT64_MAX)): "min_rel"
+_EXCLUSIVE = {("rbp", "p", "1.0"): "rel=", **{(s, "min_rel", str(INT64_MAX)): "min_rel"
                                                for s, spec in REG.items() if spec.keyword("min_rel")}}
 
 

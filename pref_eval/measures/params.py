@@ -124,6 +124,9 @@ class Param:
     def check(self, measure: str, value: Any) -> Any:
         """The value, converted to the declared type; UsageError naming ``measure`` otherwise."""
         bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r}")
+        if self.type is float and _is_int(value):  # ir-measures refuses BPM(T=2), RBP(p=0), IPrec@1 alike
+            raise UsageError(f"measure {measure!r}: parameter {self.describe()} got the integer {value!r}: write "
+                             f"{value!r}.0 (ir-measures declares {self.name} a float and refuses an integer)")
         if not _TYPE_OK[self.type](value):
             raise bad
         if self.type is int and not INT64_MIN <= value <= INT64_MAX:
@@ -148,7 +151,7 @@ def _is_int(v: Any) -> bool:
 _TYPE_OK = {
     bool: lambda v: isinstance(v, bool),
     int: _is_int,
-    float: lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v),
+    float: lambda v: isinstance(v, float) and math.isfinite(v),
     str: lambda v: isinstance(v, str),
     dict: lambda v: isinstance(v, dict),
 }
