@@ -38,7 +38,7 @@ import numpy as np
 from .records import record
 from .io.keys import distinct
 
-from .errors import EvaluationError, InputError, shown
+from .errors import EvaluationError, InputError, command_running, shown
 from .io.fastparse import release_memory
 from .io.keys import string_keys
 from .io.qrels import Qrels, grouping_of
@@ -708,7 +708,7 @@ def build_collection(
 ) -> Collection:
     """Build the shared representation for ``runs`` against ``qrels`` (or its :func:`index_qrels`)."""
     if depth is not None and depth < 0:
-        raise EvaluationError("depth (-M) must be ≥ 0")
+        raise EvaluationError(f"depth{' (-M)' if command_running() else ''} must be ≥ 0")
     qi = qrels if isinstance(qrels, QrelsIndex) else index_qrels(qrels)
     release_memory()
     ranked: list[Ranked] = []

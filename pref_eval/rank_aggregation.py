@@ -35,7 +35,7 @@ from dataclasses import field
 import numpy as np
 
 from .records import record
-from .errors import UsageError
+from .errors import UsageError, option_name
 from .io.pref_jsonl import Lines, PrefFile
 
 
@@ -335,7 +335,8 @@ def stationary(P: np.ndarray, damping: float) -> np.ndarray:
 
     n = len(P)
     if not 0.0 < damping <= 1.0:
-        raise UsageError("--damping must be in (0, 1] (use --mc4-steps for the undamped reference chain)")
+        raise UsageError(f"{option_name('damping')} must be in (0, 1] (use {option_name('mc4_steps')} for "
+                         "the undamped reference chain)")
     G = (1.0 - damping) * P + damping / n
     w, v = np.linalg.eig(G.T)
     k = int(np.argmin(np.abs(w - 1.0)))

@@ -339,3 +339,203 @@ def test_agree_resamples_beyond_memory_names_the_keyword():
         COMMAND_LINE_FLAGS.reset(token)
     assert str(err.value) == f"--resamples {n} x 50 queries: the resample weights would take {gb}; give fewer " \
                              "--resamples"
+
+
+# ---- session 28 (a38): the refusals session 27 left naming a flag for a Python caller -----------------------------
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Inputs the refusals below need: preference JSON lines (zelo_eval -q), a pref_aggregate output (several
+    orderings), a zelo_eval table without summary rows (-n), a three-field file of grades, pairs and texts to judge,
+    a whole-ranking zelo_pairs state."""
+    d = tmp_path_factory.mktemp("refusals_a38")
+    out = {"dir": d}
+    res = run_module_inproc("eval", ["-R", Q, "-q", BM25, DENSE], cwd=ROOT)
+    (d / "prefs.jsonl").write_text(res.stdout, encoding="utf-8")
+    res = run_module_inproc("aggregate", ["-P", d / "prefs.jsonl", "-m", "rpp"], cwd=ROOT)
+    (d / "agg.jsonl").write_text(res.stdout, encoding="utf-8")
+    res = run_module_inproc("eval", ["-R", Q, "-m", "map", "-o", "tsv", "-q", "-n", BM25, DENSE], cwd=ROOT)
+    (d / "no_all.tsv").write_text(res.stdout, encoding="utf-8")
+    (d / "grades.txt").write_text("q1 d1 2\nq1 d2 0\nq2 d3 1\n", encoding="utf-8")
+    (d / "pairs.tsv").write_text("q1\td1\td2\n", encoding="utf-8")
+    (d / "docs.tsv").write_text("d1\tone\nd2\ttwo\n", encoding="utf-8")
+    api.pairs_init(str(d / "ranking.json"), Q, strategy="adaptive", goal="ranking")
+    for k in ("prefs.jsonl", "agg.jsonl", "no_all.tsv", "grades.txt", "pairs.tsv", "docs.tsv", "ranking.json"):
+        out[k] = str(d / k)
+    return out
+
+
+def _d(files, name):  # a path in the fixture's folder, not written
+    return str(files["dir"] / name)
+
+
+# (id, Python call given the files, its message, command, its arguments, its message as before: None where no command
+# line reaches the refusal -- a click type refuses the value first). Each Python message named the flag before.
+KINDS_28 = [
+    ("aggregate-damping-on-metrics", lambda f: api.aggregate(f["prefs.jsonl"], ["ap"], damping=0.5),
+     "damping applies to MC4, which orders preference measures; ap are metrics, ordered by their mean",
+     "aggregate", lambda f: ["-P", f["prefs.jsonl"], "-m", "ap", "--damping", "0.5"],
+     "--damping applies to MC4, which orders preference measures; ap are metrics, ordered by their mean"),
+    ("aggregate-mc4-steps-on-metrics", lambda f: api.aggregate(f["prefs.jsonl"], ["ap"], mc4_steps=3),
+     "mc4_steps applies to MC4, which orders preference measures; ap are metrics, ordered by their mean",
+     "aggregate", lambda f: ["-P", f["prefs.jsonl"], "-m", "ap", "--mc4-steps", "3"],
+     "--mc4-steps applies to MC4, which orders preference measures; ap are metrics, ordered by their mean"),
+    ("judgments-ties", lambda f: api.fit(JUDGE, ties="bogus"), "ties must be one of half, zbench, not 'bogus'",
+     None, None, None),
+    ("judgments-ambiguous-three-fields", lambda f: api.fit(f["grades.txt"]),
+     "{grades.txt}:1: ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or Clarke's 'topic "
+     "winner loser'? Pairwise judgments expected; give judgments_format='clarke3' if these are judgments",
+     "fit", lambda f: ["-J", f["grades.txt"]],
+     "{grades.txt}:1: ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or Clarke's 'topic "
+     "winner loser'? Pairwise judgments expected; give --format clarke3 if these are judgments"),
+    ("orderings-several-lists", lambda f: api.compare_orderings(f["agg.jsonl"], f["agg.jsonl"]),
+     "{agg.jsonl} holds several orderings (rpp:mc4, rpp:borda); choose one with key_a/key_b",
+     "compare", lambda f: ["--orderings", f["agg.jsonl"], f["agg.jsonl"]],
+     "{agg.jsonl} holds several orderings (rpp:mc4, rpp:borda); choose one with --key-a/--key-b"),
+    ("orderings-no-summary-rows", lambda f: api.compare_orderings(f["no_all.tsv"], f["no_all.tsv"]),
+     "{no_all.tsv}: no summary rows (qid 'all') of single runs; write the table with evaluate_runs(..., "
+     "summary=True)",
+     "compare", lambda f: ["--orderings", f["no_all.tsv"], f["no_all.tsv"]],
+     "{no_all.tsv}: no summary rows (qid 'all') of single runs; write the table without -n"),
+    ("qrels-reader-given-a-run", lambda f: api.evaluate_runs(BM25, [DENSE], measures=["map"]),
+     f"{BM25}:1: expected 4 fields 'qid iter docno rel', found 6 fields (a run's line 'qid Q0 docno rank score tag': "
+     "the qrels come first, the first argument of evaluate(qrels, runs) and evaluate_runs(qrels, runs), or "
+     "qrels=QRELS)",
+     "eval", lambda f: ["-R", BM25, "-m", "map", DENSE],
+     f"{BM25}:1: expected 4 fields 'qid iter docno rel', found 6 fields (a run's line 'qid Q0 docno rank score tag': "
+     "the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)"),
+    ("run-reader-given-qrels", lambda f: api.evaluate_runs(Q, [Q, DENSE], measures=["map"]),
+     f"{Q}:1: expected at least 6 fields 'qid iter docno rank score tag', found 4 fields (a qrels line 'qid iter "
+     "docno rel': a run goes here; the qrels come first, the first argument of evaluate(qrels, runs) and "
+     "evaluate_runs(qrels, runs), or qrels=QRELS)",
+     "eval", lambda f: ["-R", Q, "-m", "map", Q, DENSE],
+     f"{Q}:1: expected at least 6 fields 'qid iter docno rank score tag', found 4 fields (a qrels line 'qid iter "
+     "docno rel': a run goes here; the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)"),
+    ("judge-output-is-an-input", lambda f: api.judge(f["pairs.tsv"], judges=["cmd:true"], store=_d(f, "s.sqlite"),
+                                                     docs=f["docs.tsv"], output=f["docs.tsv"]),
+     "output file {docs.tsv} is the same file as docs {docs.tsv}; refusing to overwrite it",
+     "judge", lambda f: [f["pairs.tsv"], "--judge", "cmd:true", "--store", _d(f, "s.sqlite"), "--docs",
+                         f["docs.tsv"], "-o", f["docs.tsv"]],
+     "output file {docs.tsv} is the same file as --docs {docs.tsv}; refusing to overwrite it"),
+    ("pairs-init-two-sources", lambda f: api.pairs_init(_d(f, "new.json"), Q, run=BM25, depth=5),
+     "give exactly one of qrels, dataset, run, docs (got qrels and run)",
+     "pairs", lambda f: ["init", "--state", _d(f, "new.json"), "--qrels", Q, "--run", BM25, "--depth", "5"],
+     "give exactly one of --qrels, --dataset, --run, --docs (got --qrels and --run)"),
+    ("pairs-next-into-the-lock", lambda f: api.pairs_next(f["ranking.json"], output=f["ranking.json"] + ".lock"),
+     "output file {ranking.json}.lock is the same file as the lock file of state {ranking.json}.lock; refusing to "
+     "overwrite it",
+     "pairs", lambda f: ["next", "--state", f["ranking.json"], "-o", f["ranking.json"] + ".lock"],
+     "output file {ranking.json}.lock is the same file as the lock file of --state {ranking.json}.lock; refusing to "
+     "overwrite it"),
+    ("pairs-result-qrels-of-a-ranking", lambda f: api.pairs_result(f["ranking.json"], qrels=_d(f, "top.qrels")),
+     "pairs_result(qrels=...) (preference qrels of the top set) applies to the tournament and the best-item "
+     "strategy; for graded qrels from a whole ranking call fit(JUDGMENTS, qrels_output='OUT.qrels', "
+     "grades='0,1,2,3') on the judgments",
+     "pairs", lambda f: ["result", "--state", f["ranking.json"], "--qrels", _d(f, "top.qrels")],
+     "result --qrels (preference qrels of the top set) applies to the tournament and the best-item strategy; for "
+     "graded qrels from a whole ranking run zelo_fit -J JUDGMENTS --qrels OUT.qrels --grades 0,1,2,3 on the "
+     "judgments"),
+]
+_PROG_28 = {**_PROG, "aggregate": "pref_aggregate"}
+
+
+@pytest.mark.parametrize(("call", "message", "command", "args", "command_message"), [k[1:] for k in KINDS_28],
+                         ids=[k[0] for k in KINDS_28])
+def test_session_27s_leftovers_name_the_keyword(files, call, message, command, args, command_message):
+    def filled(text):  # {name}: the fixture's file
+        for key, path in files.items():
+            text = text.replace("{" + key + "}", str(path))
+        return text
+
+    with pytest.raises(PrefEvalError) as err:
+        call(files)
+    assert str(err.value) == filled(message)
+    assert flags_in(str(err.value)) == []
+    if command is not None:
+        res = run_module_inproc(command, args(files), cwd=ROOT)
+        assert (res.returncode, res.stderr) == (2, f"{_PROG_28[command]}: {filled(command_message)}\n")
+        assert flags_in(command_message)  # the command's line still names its flag
+    assert not os.path.exists(_d(files, "s.sqlite")) and not os.path.exists(_d(files, "top.qrels"))
+
+
+def _as_python_and_as_command(call):
+    """The message of ``call()`` for a Python caller and while a command runs (``COMMAND_LINE_FLAGS`` set, as
+    cli/common.py ``_run`` sets it): for the building blocks below, which no command line reaches with such a value
+    (the commands' types and the API's own checks refuse it first)."""
+    from pref_eval.errors import COMMAND_LINE_FLAGS
+
+    messages = []
+    for flags in (None, frozenset()):
+        token = COMMAND_LINE_FLAGS.set(flags)
+        try:
+            with pytest.raises(PrefEvalError) as err:
+                call()
+        finally:
+            COMMAND_LINE_FLAGS.reset(token)
+        messages.append(str(err.value))
+    return messages
+
+
+def test_the_building_blocks_ranges_name_the_keyword():
+    """``pref_eval.stats.compare_differences`` (documented in docs/zelo_compare.md), ``rank_aggregation.mc4``'s
+    damping and ``collection.build_collection``'s depth: the keyword for a Python caller (they named ``--alpha``,
+    ``--damping``, ``-M``), the flag as before while a command runs."""
+    import numpy as np
+
+    from pref_eval.collection import build_collection
+    from pref_eval.io.qrels import read_qrels
+    from pref_eval.rank_aggregation import mc4
+    from pref_eval.stats import compare_differences
+
+    D = np.array([[0.1, 0.2, -0.05, 0.3]])
+    cases = [
+        (lambda: compare_differences(D, alpha=2), "alpha must be in (0, 1), got 2", "--alpha must be in (0, 1), got 2"),
+        (lambda: compare_differences(D, resamples=0), "resamples must be at least 1, got 0",
+         "--resamples must be at least 1, got 0"),
+        (lambda: compare_differences(D, sign_min_diff=-1), "sign_min_diff must be >= 0, got -1",
+         "--sign-min-diff must be >= 0, got -1"),
+        (lambda: mc4([["a", "b"], ["b", "a"]], damping=0),
+         "damping must be in (0, 1] (use mc4_steps for the undamped reference chain)",
+         "--damping must be in (0, 1] (use --mc4-steps for the undamped reference chain)"),
+        (lambda: build_collection(read_qrels(ROOT / Q), [], depth=-1), "depth must be ≥ 0", "depth (-M) must be ≥ 0"),
+    ]
+    for call, python, command in cases:
+        assert _as_python_and_as_command(call) == [python, command]
+        assert flags_in(python) == [] and flags_in(command)
+
+
+def test_the_comparison_report_names_neither_flag_nor_keyword(tmp_path):
+    """The report's legend (``Queries: ... (missing values counted as 0 (-c))``, ``Other tests computed ...: see -o
+    jsonl or -o csv``) named the command's flags in what ``compare_runs`` returns too. A report is an output, the
+    same bytes from the command and the function (tests/test_api_commands.py): its legend now names neither
+    vocabulary (trec_eval's ``-c`` is a reference to another program's option, as elsewhere)."""
+    runs = _table(tmp_path / "runs.tsv", "run\tqid\tmeasure\tvalue\n",
+                  [("A.run", "t1", "map", 0.5), ("A.run", "t2", "map", 0.25), ("A.run", "t3", "map", 0.75),
+                   ("B.run", "t1", "map", 0.5), ("B.run", "t3", "map", 0.125)])  # B.run lacks t2
+    text = api.compare_runs(per_query_file=runs, complete=True, tests="t,wilcoxon")
+    legend = text.splitlines()[-2:]
+    assert legend == ["Queries: 3 (missing values counted as 0, as trec_eval -c does).",
+                      "Other tests computed (wilcoxon): see the jsonl or csv output format."]
+    assert flags_in("\n".join(legend)) == []
+    res = run_module_inproc("compare", ["-P", runs, "-c", "--tests", "t,wilcoxon"], cwd=ROOT)
+    assert (res.returncode, res.stdout) == (0, text)
+
+
+@pytest.mark.parametrize(("keyword", "value", "flag"), [
+    ("resamples", -1, "--resamples"), ("confidence", 1.5, "--confidence"), ("buckets", 0, "--buckets"),
+    ("consensus_min", 0, "--consensus-min"), ("prior", 0.0, "--prior"), ("top_k", 0, "--top-k")])
+def test_agrees_ranges_are_checked_once_before_the_report(keyword, value, flag):
+    """c37 found ``agree.report.check_options``' range checks reached by no caller: ``agreement_report``'s one caller
+    is :func:`pref_eval.api.agree`, which checks the same ranges first (and the command line's types before it).
+    Session 28 removed the copies (one place per check); each range is still refused, naming the keyword in Python
+    and the flag on the command line."""
+    import inspect
+
+    from pref_eval.agree.report import check_options
+
+    assert keyword not in inspect.signature(check_options).parameters
+    with pytest.raises(PrefEvalError) as err:
+        api.agree([A, B], levels=["pair", "calibration", "document"], **{keyword: value})
+    assert str(err.value).startswith(f"{keyword}: expected ") and flags_in(str(err.value)) == []
+    res = run_module_inproc("agree", ["-J", A, "-J", B, flag, str(value)], cwd=ROOT)
+    assert res.returncode == 2 and f"'{flag}'" in res.stderr and "Traceback" not in res.stderr

@@ -31,10 +31,11 @@ def judge_names(paths: list[str], names: list[str] | None) -> list[str]:
     return [b if base.count(b) == 1 else f"{b}#{k + 1}" for k, b in enumerate(base)]
 
 
-def check_options(n_files: int, levels: list[str], resamples: int, confidence: float, buckets: int,
-                  calibration: str, consensus_min: int, prior: float, top_k: int, runs: list[str],
-                  measure: str | None) -> None:
-    """Refuse what cannot be honoured (the CLI's click types check the same ranges)."""
+def check_options(n_files: int, levels: list[str], calibration: str, runs: list[str], measure: str | None) -> None:
+    """Refuse what cannot be honoured: the levels, the calibration rule and what the system level needs. The
+    numbers' ranges (resamples, confidence, buckets, consensus_min, prior, top_k) are :func:`pref_eval.api.agree`'s
+    checks (and the command line's types), made before this function is called (session 28: the copies here were
+    reached by no caller)."""
     if n_files < 2:
         raise UsageError("zelo_agree needs at least two judgment files (-J REFERENCE -J OTHER ...)" if command_running()
                          else "agree needs at least two judgment files: judgments=[REFERENCE, OTHER, ...]")
@@ -42,21 +43,8 @@ def check_options(n_files: int, levels: list[str], resamples: int, confidence: f
     if bad or not levels:
         raise UsageError(f"{option_name('levels', '--level')} must be among {', '.join(LEVELS)}, got "
                          f"{', '.join(bad) or 'none'}")
-    if resamples < 0:
-        raise UsageError(f"{option_name('resamples')} must be >= 0")
-    if not 0.0 < confidence < 1.0:
-        raise UsageError(f"{option_name('confidence')} must be in (0, 1)")
-    if buckets < 1:
-        raise UsageError(f"{option_name('buckets')} must be >= 1")
     if calibration not in CALIBRATION:
         raise UsageError(f"{option_name('calibration')} must be one of {', '.join(CALIBRATION)}")
-    if consensus_min < 1:
-        raise UsageError(f"{option_name('consensus_min')} must be >= 1")
-    if prior <= 0:
-        raise UsageError(f"{option_name('prior')} must be > 0 for the document level (every document needs a finite "
-                         "score)")
-    if top_k < 1:
-        raise UsageError(f"{option_name('top_k')} must be >= 1")
     if "system" in levels and (not runs or not measure):
         raise UsageError("the system level needs --runs RUN... and -m MEASURE" if command_running() else
                          "the system level needs runs=[RUN, ...] and measure=NAME")
@@ -99,8 +87,7 @@ def agreement_report(paths: list[str], *, names: list[str] | None = None, fmt: s
     if list(paths).count("-") > 1:
         raise UsageError("-J -: standard input can be read once (give it for one judge)" if command_running() else
                          "judgments: '-' (standard input) given twice: it can be read once (give it for one judge)")
-    check_options(len(paths), levels, resamples, confidence, buckets, calibration, consensus_min, prior, top_k,
-                  runs, measure)
+    check_options(len(paths), levels, calibration, runs, measure)
     check_level_options(levels, {"--buckets": buckets != 20, "--calibration": calibration != "auto",
                                  "--consensus-min": consensus_min != 2, "--prior": prior != 0.5,
                                  "--top-k": top_k != 10, "--grades": grades != "0,1,2,3", "--tests": tests != "t",

@@ -58,10 +58,10 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     if not ms:
         raise UsageError(f"{name}: no measure values in the file")
     if all(m in pf.metric_keys for m in ms):  # (were accepted: metrics are ordered by their mean, no MC4)
-        for flag, given in (("--mc4-steps", mc4_steps is not None), ("--damping", damping != 0.15)):
-            if option_given(flag, given):
-                raise UsageError(f"{flag} applies to MC4, which orders preference measures; {', '.join(ms)} "
-                                 "are metrics, ordered by their mean")
+        for key, given in (("mc4_steps", mc4_steps is not None), ("damping", damping != 0.15)):
+            if option_given("--" + key.replace("_", "-"), given):
+                raise UsageError(f"{option_name(key)} applies to MC4, which orders preference measures; "
+                                 f"{', '.join(ms)} are metrics, ordered by their mean")
     qids0 = rng = None
     if query_fraction < 1.0:
         qids0 = pf.sample_qids(0)

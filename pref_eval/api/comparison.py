@@ -121,7 +121,7 @@ _REPORT_FORMATS = ("text", "markdown", "latex", "csv", "jsonl")
 
 
 @renamed_keywords(fmt="output_format", per_query="per_query_file")
-def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None, runs: Sequence[str] = (),
+def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_query_file: str | None = None,
                  measures: Sequence[str] = (), complete: bool = False, level: int = 1, binary: float | None = None,
                  floor: float | None = None, depth: int | None = None, tests: str = "t,wilcoxon,sign",
                  correction: str = "holm", resamples: int = 10000, seed: int = 0, baseline: str | None = None,
@@ -133,7 +133,9 @@ def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None,
                  keep_going: bool = False) -> str:
     """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
 
-    Per-query values either evaluated from ``qrels`` and ``runs`` with
+    The inputs by position or keyword, as :func:`evaluate_runs` and ranx's ``compare(qrels, runs, ...)`` take
+    them (``compare_runs(qrels, runs, measures=["map"])``), the options by keyword. Per-query values either
+    evaluated from ``qrels`` and ``runs`` with
     ``measures`` (trec_eval / ir-measures names, or pref_eval.py's preference
     measures: then the per-pair values of ``zelo_eval -q -o tsv``), or read
     from ``per_query_file`` (``zelo_eval -q -o tsv|csv|jsonl`` output). Every pair
@@ -184,6 +186,9 @@ def compare_runs(*, qrels: str | None = None, per_query_file: str | None = None,
     if bool(qrels) == bool(per_query_file):
         raise UsageError("give either -R QRELS with run files, or -P PER_QUERY_FILE (see --help)"
                          if command_running() else "give either qrels with runs, or per_query_file")
+    if qrels and not runs and not command_running():  # compare_runs("pq.tsv"): the per-query file in qrels' place
+        raise UsageError(f"qrels {shown(os.fspath(qrels))} without runs: give runs=[RUN, RUN, ...] (a file of "
+                         "per-query values goes in per_query_file=PATH)")
     test_list = parse_tests(tests)
     mt = test_list[0]
     if marker_test is not None:

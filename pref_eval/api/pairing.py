@@ -258,8 +258,8 @@ def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: 
     """The documents to judge of ``zelo_pairs init``, from exactly one source: None for ``qrels`` (each strategy
     takes its pool from the grades), else the candidates of :func:`_candidates` (``--dataset``, ``--run``
     pooled to ``depth``, ``--docs``), checked by :func:`_check_pool`. Two sources or none: UsageError."""
-    named = [name for name, v in (("--qrels", qrels is not None), ("--dataset", dataset), ("--run", runs),
-                                  ("--docs", docs)) if v]
+    named = [_o(name) for name, v in (("qrels", qrels is not None), ("dataset", dataset), ("run", runs),
+                                      ("docs", docs)) if v]
     if len(named) != 1:
         got = f" (got {' and '.join(named)})" if named else ""
         raise UsageError(f"give exactly one of {_o('qrels')}, {_o('dataset')}, {_o('run')}, {_o('docs')}{got}")
@@ -325,7 +325,8 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
         t = load_state(state)
         req = next_batch(t)
         # the lock file exists while held: an output there would be removed with it when the lock is released
-        own = [*_input_options(inputs, state=state, output=output), ("the lock file of --state", [state + ".lock"])]
+        own = [*_input_options(inputs, state=state, output=output),
+               (f"the lock file of {_o('state')}", [state + ".lock"])]
         with command_outputs([state, output], own) as (st, out):
             st.write(t.to_json())
             write_requests(out, req)

@@ -196,7 +196,7 @@ def _three_field_format(fields: list[list[str]], name: str, no0: int) -> str:
     if all(_small_number(f[2]) or _decimal(f[2]) for f in fields):
         raise InputError(name, no0, "ambiguous: 'topic docno grade' (graded judgments, or trec_eval output) or "
                                     "Clarke's 'topic winner loser'? Pairwise judgments expected; give "
-                                    "--format clarke3 if these are judgments")
+                                    f"{_format_value('clarke3')} if these are judgments")
     return "clarke3"
 
 
@@ -265,7 +265,7 @@ def read_judgments(
     ``into`` appends to an existing table (e.g. one built from a dataset).
     """
     if ties not in TIE_RULES:
-        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
+        raise UsageError(f"{option_name('ties')} must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
     streamed = _read_jsonl_streamed(path, fmt, ties, into)
     if streamed is not None:
         return streamed
@@ -442,7 +442,7 @@ def parse_judgments(data: bytes, name: str, fmt: str | None = None, *, ties: str
                     into: Judgments | None = None) -> Judgments:
     """:func:`read_judgments` of bytes already read (``name`` for messages)."""
     if ties not in TIE_RULES:
-        raise UsageError(f"--ties must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
+        raise UsageError(f"{option_name('ties')} must be one of {', '.join(TIE_RULES)}, not {shown(ties)}")
     # an ASCII file is decoded only if the line parser needs it (a second copy of a large file); the text
     # formats take an id that is not UTF-8 (a Latin-1 docno) as its bytes, as the qrels and run readers do
     # (surrogate escapes, written back as the same bytes); JSON must be UTF-8 (RFC 8259), checked below

@@ -141,7 +141,8 @@ def _choose_list(name: str, lists: dict[str, list], key: str | None) -> str:
     None if the file holds one list)."""
     if key is None:
         if len(lists) != 1:
-            raise UsageError(f"{name} holds several orderings ({', '.join(lists)}); choose one with --key-a/--key-b")
+            raise UsageError(f"{name} holds several orderings ({', '.join(lists)}); choose one with "
+                             f"{'--key-a/--key-b' if command_running() else 'key_a/key_b'}")
         return next(iter(lists))
     if key in lists:
         return key
@@ -200,7 +201,8 @@ def _read_eval_table(name: str, content: list, key: str | None, layout: str) -> 
             raise InputError(name, line, f"run {shown(run)} appears twice for measure {shown(measure)}")
         scores[run] = v
     if not per_measure:
-        raise InputError(name, 0, "no summary rows (qid 'all') of single runs; write the table without -n")
+        raise InputError(name, 0, "no summary rows (qid 'all') of single runs; write the table "
+                         + ("without -n" if command_running() else "with evaluate_runs(..., summary=True)"))
     if key is None:
         if len(per_measure) != 1:
             raise UsageError(f"{name} holds several measures ({', '.join(per_measure)}); "

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..records import record
-from ..errors import InputError, shown
+from ..errors import InputError, command_running, shown
 from .fastparse import fast_columns
 from .numbers import integer_grades
 from .tokenize import split_lines
@@ -108,6 +108,12 @@ def _check_duplicates(q: Qrels, ck: np.ndarray | None = None) -> None:
         )
 
 
+#: Where the qrels go, the hint of a run read as qrels and of qrels read as a run: the command line's places (a
+#: command runs), the functions' (a Python caller).
+QRELS_FIRST = {True: "`zelo_trec QRELS RUN`, or after -R or --qrels",
+               False: "the first argument of evaluate(qrels, runs) and evaluate_runs(qrels, runs), or qrels=QRELS"}
+
+
 def _run_line(data: bytes, line: int) -> bool:
     """Whether line ``line`` (1-based) of ``data`` reads as a TREC run line: 6 fields, an integer rank, a numeric
     score (the qrels and the run given the other way round; only on the error's path)."""
@@ -147,7 +153,7 @@ def qrels_from_lines(data: bytes, source: str, *, check_duplicates: bool = True,
     except InputError as err:
         if err.line and err.message.endswith("found 6 fields") and _run_line(data, err.line):
             raise InputError(err.path, err.line, err.message + " (a run's line 'qid Q0 docno rank score tag': "
-                             "the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)") from None
+                             "the qrels come first, " + QRELS_FIRST[command_running()] + ")") from None
         raise
     if len(lines) == 0:
         raise InputError(source, 0, "empty qrels file (expected lines 'qid iter docno rel')")

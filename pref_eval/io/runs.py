@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..records import record
-from ..errors import InputError, shown
+from ..errors import InputError, command_running, shown
 from .textfile import PathLike, display_name, last_line_of_file, plain_file, read_input_bytes
 from .fastparse import fast_columns
 from .numbers import decimal_floats
@@ -180,8 +180,10 @@ def run_from_bytes(data: bytes, source: str, name: str | None = None, *, try_fas
                                   indented_comments=True)
     except InputError as err:
         if err.line and err.message.endswith("found 4 fields") and _qrels_line(data, err.line):
+            from .qrels import QRELS_FIRST
+
             raise InputError(err.path, err.line, err.message + " (a qrels line 'qid iter docno rel': a run goes "
-                             "here; the qrels come first, `zelo_trec QRELS RUN`, or after -R or --qrels)") from None
+                             "here; the qrels come first, " + QRELS_FIRST[command_running()] + ")") from None
         raise
     if len(lines) == 0:
         raise InputError(source, 0, "empty run file (expected lines 'qid iter docno rank score tag')")

@@ -334,7 +334,9 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
     if test == "wilcoxon":
         lines.append(f"Wilcoxon: zero_method={p['zero_method']}, method={p['wilcoxon_method']}.")
     nq = sorted(set(result.n_queries.values()))
-    how = "missing values counted as 0 (-c)" if p.get("complete") else "queries evaluated for every run"
+    # one text for the command and the function (the same report bytes): neither -c nor complete=True alone
+    how = ("missing values counted as 0, as trec_eval -c does" if p.get("complete") else
+           "queries evaluated for every run")
     if len(nq) == 1:
         lines.append(f"Queries: {nq[0]} ({how}).")
     else:
@@ -345,7 +347,7 @@ def _legend(result: ComparisonResult, test: str) -> list[str]:
                      + ", ".join(f"{m} {n}" for m, n in dropped.items()) + " quer(y/ies).")
     others = [t for t in p["tests"] if t != test]
     if others:
-        lines.append(f"Other tests computed ({', '.join(others)}): see -o jsonl or -o csv.")
+        lines.append(f"Other tests computed ({', '.join(others)}): see the jsonl or csv output format.")
     return lines
 
 

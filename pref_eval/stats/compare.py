@@ -284,11 +284,11 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
     if correction not in CORRECTIONS:
         raise unknown_correction(correction)
     if not 0 < alpha < 1:
-        raise UsageError(f"--alpha must be in (0, 1), got {alpha}")
+        raise UsageError(f"{option_name('alpha')} must be in (0, 1), got {alpha}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence level must be in (0, 1), got {confidence}")
     if resamples < 1:
-        raise UsageError(f"--resamples must be at least 1, got {resamples}")
+        raise UsageError(f"{option_name('resamples')} must be at least 1, got {resamples}")
     if zero_method not in ("wilcox", "pratt", "zsplit"):
         raise UsageError(f"unknown Wilcoxon zero method {shown(zero_method)}; expected wilcox, pratt or zsplit")
     if wilcoxon_method not in ("auto", "exact", "asymptotic"):
@@ -296,7 +296,7 @@ def _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_met
     if ci_method.lower() not in ("bca", "percentile", "basic"):
         raise UsageError(f"unknown bootstrap interval {shown(ci_method)}; expected BCa, percentile or basic")
     if not sign_min_diff >= 0:
-        raise UsageError(f"--sign-min-diff must be >= 0, got {sign_min_diff}")
+        raise UsageError(f"{option_name('sign_min_diff')} must be >= 0, got {sign_min_diff}")
     return {"sign_min_diff": float(sign_min_diff), "tests": parse_tests(tests), "correction": correction,
             "alpha": float(alpha), "resamples": int(resamples), "seed": _seed(seed), "zero_method": zero_method,
             "wilcoxon_method": wilcoxon_method, "confidence": float(confidence), "ci_method": ci_method}

@@ -304,11 +304,15 @@ class RankingSession(TopicSessions):
         return out
 
     def prefs_qrels(self, grades: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
-        from ..errors import UsageError
+        from ..errors import UsageError, command_running
 
-        raise UsageError("result --qrels (preference qrels of the top set) applies to the tournament and the "
-                         "best-item strategy; for graded qrels from a whole ranking run zelo_fit "
-                         "-J JUDGMENTS --qrels OUT.qrels --grades 0,1,2,3 on the judgments")
+        if command_running():
+            raise UsageError("result --qrels (preference qrels of the top set) applies to the tournament and the "
+                             "best-item strategy; for graded qrels from a whole ranking run zelo_fit "
+                             "-J JUDGMENTS --qrels OUT.qrels --grades 0,1,2,3 on the judgments")
+        raise UsageError("pairs_result(qrels=...) (preference qrels of the top set) applies to the tournament and the "
+                         "best-item strategy; for graded qrels from a whole ranking call fit(JUDGMENTS, "
+                         "qrels_output='OUT.qrels', grades='0,1,2,3') on the judgments")
 
     # -- state ----------------------------------------------------------------------
     def to_json(self) -> str:
