@@ -145,6 +145,31 @@ def test_compare_runs_equals_zelo_compare():
     assert md.lstrip().startswith("|") or "|" in md
 
 
+def test_compare_runs_takes_its_inputs_by_position():
+    """``compare_runs(qrels, runs, measures=...)`` as ``evaluate_runs(qrels, runs, ...)`` and ranx's
+    ``compare(qrels, runs, metrics=...)`` (session 28; keyword-only before, so Python's TypeError); the options
+    stay keywords, and qrels without runs (a per-query file in qrels' place) is refused naming per_query_file."""
+    import inspect
+
+    runs = [str(ROOT / r) for r in RUNS]
+    text = api.compare_runs(str(ROOT / Q), runs, measures=["map"], tests="t")
+    assert text == api.compare_runs(qrels=str(ROOT / Q), runs=runs, measures=["map"], tests="t")
+    assert text == _cli("zelo_compare", ["-R", Q, "-m", "map", "--tests", "t", *RUNS])
+    params = list(inspect.signature(api.compare_runs).parameters.values())
+    by_position = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert [(p.name, p.kind) for p in params[:2]] == [("qrels", by_position), ("runs", by_position)]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+    with pytest.raises(TypeError, match="positional"):
+        api.compare_runs(str(ROOT / Q), runs, ["map"])  # type: ignore[misc]
+    pq = str(ROOT / "tests" / "data" / "stats" / "perquery.tsv")
+    with pytest.raises(UsageError) as err:
+        api.compare_runs(pq)
+    assert str(err.value) == (f"qrels {pq!r} without runs: give runs=[RUN, RUN, ...] (a file of per-query values "
+                              "goes in per_query_file=PATH)")
+    res = run_inproc("zelo_compare", ["-R", Q, "-m", "map"], ROOT)  # the command's line as before
+    assert (res.returncode, res.stderr) == (2, "zelo_compare: need at least two run files to compare\n")
+
+
 def test_compare_runs_with_preference_measures_equals_zelo_compare():
     text = api.compare_runs(qrels=str(ROOT / Q), runs=[str(ROOT / r) for r in RUNS], measures=["rpp", "p@10"],
                             output_format="jsonl", tests="t,sign")
