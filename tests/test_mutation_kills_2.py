@@ -140,7 +140,7 @@ def test_damping_outside_the_unit_interval_is_refused(damping):
     from pref_eval.rank_aggregation import stationary
 
     P = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
-    with pytest.raises(UsageError, match=r"--damping must be in \(0, 1\]"):
+    with pytest.raises(UsageError, match=r"^damping must be in \(0, 1\]"):  # the keyword (a Python caller)
         stationary(P, damping)
     np.testing.assert_allclose(stationary(P, 1.0), [1 / 3] * 3)
 
