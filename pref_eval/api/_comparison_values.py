@@ -51,9 +51,13 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     # depend on its companions (before session 21, `-m map -m rpp` tested pref_eval.py's query set for map --
     # topics a run lacks as empty rankings, topics without a relevant document left out --, ignored -c, and
     # applied -b/-f to map; `rbp` became pref_eval.py's rbp, p = 0.5 binary, instead of trec_eval's).
-    pref_names = [m for m in measures if needs_preference_mode([m])]
+    from ._score_rows import is_score_file
+
+    scores = is_score_file(qrels)  # zbench's measures against a zELO score file (evaluate's rows; since session 28)
+    pref_names = [] if scores else [m for m in measures if needs_preference_mode([m])]
     registry = [m for m in measures if m not in pref_names]
-    _check_mode_options(pref_names, registry, binary=binary, floor=floor, level=level, complete=complete)
+    _check_mode_options(pref_names, [] if scores else registry, binary=binary, floor=floor, level=level,
+                        complete=complete)
     pref_df = None
     if pref_names:
         # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):

@@ -12,6 +12,7 @@ take it too (recognised by a first line starting a JSON object, ``{"`` or ``{}``
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..errors import InputError, command_running, shown
 from .textfile import display_name, first_line_of_file, read_input_bytes, refuse_nul
@@ -81,11 +82,16 @@ def read_scored_candidates(path: str) -> dict[str, tuple[list[str], list[float]]
     document's ``score`` is the run score)."""
     if is_zbench_annotated_line(first_line_of_file(path)):
         return {q: (docs, xs) for q, docs, xs in read_zbench_scored(path)}
-    import numpy as np
-
     from .runs import read_run
 
-    run = read_run(path)
+    return run_candidates(read_run(path))
+
+
+def run_candidates(run: Any) -> dict[str, tuple[list[str], list[float]]]:
+    """A :class:`~pref_eval.io.runs.Run` as :func:`read_scored_candidates` gives a TREC run: ``{qid: (docnos,
+    scores)}``, queries in byte order of their ids, each query's documents in the run's order."""
+    import numpy as np
+
     # Queries in byte order of their ids, each query's documents in file order (a query may come back later in
     # the file): a stable sort of per-line query codes, expanded from the run's per-block query ids.
     uq, inv = np.unique(run.qid_values, return_inverse=True)

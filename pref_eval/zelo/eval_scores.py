@@ -16,7 +16,7 @@ Queries of the score file that a run lacks are skipped (no -c semantics).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -54,11 +54,21 @@ def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures
     from ..io.textfile import display_name
     from ..io.zelo_scores import read_scored_candidates
 
-    parsed = [(m, parse_zelo_measure(m)) for m in measures]
+    for m in measures:  # before any file is read
+        parse_zelo_measure(m)
     table = read_zelo_scores(scores_path) if table is None else table
+    return candidate_rows(table, ((display_name(p), read_scored_candidates(p)) for p in run_paths), measures,
+                          limit=limit)
+
+
+def candidate_rows(table: dict, runs: Iterable[tuple[str, dict]], measures: Sequence[str], *,
+                   limit: int | None = None) -> list[tuple[str, str, str, float]]:
+    """:func:`evaluate_against_scores`' rows for runs already read: ``(name, {qid: (docnos, scores)})`` pairs
+    (:func:`pref_eval.io.zelo_scores.read_scored_candidates`, :func:`~pref_eval.io.zelo_scores.run_candidates`)
+    against the score ``table`` (:func:`read_zelo_scores`)."""
+    parsed = [(m, parse_zelo_measure(m)) for m in measures]
     rows = []
-    for path in run_paths:
-        run, run_name = read_scored_candidates(path), display_name(path)
+    for run_name, run in runs:
         per: dict[str, list[float]] = {m: [] for m, _ in parsed}
         for qid in sorted(run):
             if qid not in table:

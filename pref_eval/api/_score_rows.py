@@ -1,0 +1,117 @@
+"""A zELO score file where :func:`pref_eval.evaluate` takes qrels (``zelo_eval -R SCORES.tsv``'s ground truth):
+the rows of zbench's measures, fixed (:mod:`pref_eval.zelo.eval_scores`), for ``evaluate``, ``zelo_compare -R`` and
+``zelo_plot systems|pairs -R``, which share :func:`pref_eval.api.measures._evaluate_rows`.
+
+Before session 28 these refused the score file with the hint of a TREC qrels file given with a zELO measure
+(``zndcg@10 is computed against a zELO score file: -R (the API's qrels) must be zelo_fit's scores TSV ...``)
+although they had been given one: only ``zelo_eval`` / ``evaluate_runs`` read it.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import UsageError, option_name
+
+
+def is_score_file(qrels: Any) -> bool:
+    """True when ``qrels`` is a path to zelo_fit's score TSV or zbench's annotated JSON lines."""
+    if not isinstance(qrels, (str, os.PathLike)):
+        return False
+    from ..io.zelo_scores import looks_like_zelo_scores
+
+    path = os.fspath(qrels)
+    return path != "-" and os.path.isfile(path) and looks_like_zelo_scores(path)
+
+
+_FLAGS = {"complete": "-c", "level": "-l", "judged_only": "-J", "trec9": "--trec-eval-9", "judgments": "-P",
+          "best": "-B", "jobs": "--jobs", "keep_going": "--keep-going"}
+
+
+def score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool, depth: int | None,
+                    refused: dict[str, bool], log: Any) -> list:
+    """``(run, qid, measure, value)`` rows of ``runs`` against the score file ``scores`` (per query; the means as
+    qid ``all`` with ``summary``). ``names``: the measures (``official``, evaluate's default, is zbench's default
+    set); ``depth`` keeps each query's first N candidates in the run's order (zbench's ``document_limit``, as
+    ``zelo_eval -M N``); ``refused``: ``{keyword: given}`` of the options that do not apply to a score file,
+    refused when given. A run lacking queries of the file is averaged over those it has (zbench's rule), said on
+    a command's ``log`` or as a :class:`~pref_eval.errors.PrefEvalWarning` at the caller's line."""
+    from ..io.textfile import display_name
+    from ..io.zelo_scores import read_zelo_scores, what_score_file
+    from ..zelo.eval_scores import DEFAULT_MEASURES, candidate_rows, parse_zelo_measure
+
+    path = os.fspath(scores)
+    for key, given in refused.items():
+        if given:
+            raise UsageError(f"{option_name(key, _FLAGS[key])} applies to trec_eval measures, not to a zELO score "
+                             f"file: {what_score_file(path)}")
+    names = list(DEFAULT_MEASURES) if names == ["official"] else names
+    for m in names:
+        parse_zelo_measure(m, where=path)
+    table = read_zelo_scores(path)
+    got = candidate_rows(table, _candidates(runs), names, limit=depth)
+    warn = log.warn if log is not None else _warning
+    rows: list = []
+    per_run: dict[str, set[str]] = {}
+    for run, qid, m, v in got:
+        if qid != "all":
+            per_run.setdefault(run, set()).add(qid)
+            rows.append((run, qid, m, float(v)))
+        else:
+            per_run.setdefault(run, set())
+            if summary:
+                rows.append((run, qid, m, float(v)))
+    for run, seen in per_run.items():
+        if not seen:
+            warn(f"{run}: no query in common with {display_name(path)}; its means are nan")
+        elif len(seen) < len(table):
+            warn(f"{run}: run lacks {len(table) - len(seen)} of {len(table)} queries of {display_name(path)}; its "
+                 f"means are over the {len(seen)} it has (zbench's rule)")
+    return rows
+
+
+def _warning(line: str) -> None:
+    import warnings
+
+    from ..errors import PrefEvalWarning
+    from .measures import _caller_level
+
+    warnings.warn(line, PrefEvalWarning, stacklevel=_caller_level())
+
+
+def _candidates(runs: Any) -> list[tuple[str, dict]]:
+    """Each run as ``(name, {qid: (docnos, scores)})``: a path to zbench's annotated JSON lines (a reranker's
+    output) read as such, any other run as :func:`pref_eval.api._inputs._load_runs` reads it (a TREC run file, a
+    DataFrame, a dict, records), named as there; each query's documents in the run's order."""
+    from ..io.zelo_scores import is_zbench_annotated_line, read_scored_candidates, run_candidates
+    from ..io.textfile import first_line_of_file
+    from ._inputs import _load_runs
+
+    def zbench(x: Any) -> bool:
+        return isinstance(x, (str, os.PathLike)) and os.path.isfile(x) and \
+            is_zbench_annotated_line(first_line_of_file(os.fspath(x)))
+
+    given = runs
+    if isinstance(runs, (str, os.PathLike)):
+        from ..io.run_ids import run_ids
+
+        runs = {run_ids([os.fspath(runs)])[0]: runs}
+    items = list(runs.items()) if isinstance(runs, Mapping) and not _run_dict(runs) else None
+    if items is None and isinstance(runs, list) and runs and all(isinstance(x, (str, os.PathLike)) for x in runs):
+        from ..io.run_ids import shortest_unique_suffixes
+
+        items = list(zip(shortest_unique_suffixes([os.fspath(x) for x in runs]), runs, strict=True))
+    if items is None or not any(zbench(x) for _, x in items):
+        return [(r.name, run_candidates(r)) for r in _load_runs(given)]
+    out = []
+    for name, x in items:
+        out.append((str(name), read_scored_candidates(os.fspath(x)) if zbench(x) else
+                    run_candidates(_load_runs({str(name): x})[0])))
+    return out
+
+
+def _run_dict(runs: Mapping) -> bool:
+    from ._inputs import _is_run_dict
+
+    return bool(_is_run_dict(runs))
