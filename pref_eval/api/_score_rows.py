@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import UsageError, option_name
 
 
-def is_score_file(qrels: Any) -> bool:
+def _is_score_file(qrels: Any) -> bool:
     """True when ``qrels`` is a path to zelo_fit's score TSV or zbench's annotated JSON lines."""
     if not isinstance(qrels, (str, os.PathLike)):
         return False
@@ -29,7 +29,7 @@ _FLAGS = {"complete": "-c", "level": "-l", "judged_only": "-J", "trec9": "--trec
           "best": "-B", "jobs": "--jobs", "keep_going": "--keep-going"}
 
 
-def score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool, depth: int | None,
+def _score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool, depth: int | None,
                     refused: dict[str, bool], log: Any) -> list:
     """``(run, qid, measure, value)`` rows of ``runs`` against the score file ``scores`` (per query; the means as
     qid ``all`` with ``summary``). ``names``: the measures (``official``, evaluate's default, is zbench's default
