@@ -169,3 +169,22 @@ def test_rows_are_zelo_eval_s(tmp_path, capsys):
                                                               strict=True)]
     assert got == [[r, q, m, repr(float(v))] for r, q, m, v in want]
     assert not any(math.isnan(v) for v in np.asarray(df["value"], dtype=float))
+
+
+@pytest.mark.parametrize("kind", ["scores", "matrix"])
+def test_zelo_plot_s_reads_zbench_annotated_lines(tmp_path, capsys, kind):
+    """``zelo_plot scores|matrix -S`` on zbench's own annotated file draws what the same scores do as a TSV with SE
+    ``nan`` (zbench gives no SEs); before session 28 it was refused ("expected the header 'qid<TAB>docno...'")."""
+    pytest.importorskip("matplotlib", reason="matplotlib not installed (pip install 'pref_eval[plot]')")
+    tsv = _as_tsv(tmp_path)
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    extra = ["-J", str(tmp_path / "j.jsonl")] if kind == "matrix" else []
+    if kind == "matrix":  # a few judgments of the first query, ordered by the scores of -S
+        docs = [d["id"] for d in json.loads(Path(GT).read_text().splitlines()[0])["documents"]][:6]
+        (tmp_path / "j.jsonl").write_text("".join(json.dumps({"qid": "1037798", "doc_a": x, "doc_b": y, "score": 1})
+                                                  + "\n" for x, y in zip(docs, docs[1:], strict=False)))
+    for src, dst in ((GT, a), (tsv, b)):
+        code, _, err = _cli("plot", [kind, *extra, "-S", src, "-q", "1037798", "-o", str(dst), "-Q"], capsys)
+        assert code == 0, err
+    assert a.read_bytes() == b.read_bytes()
+    assert kind == "matrix" or b'class="interval' not in a.read_bytes()  # no SE: no interval drawn

@@ -1,7 +1,7 @@
 """zELO score distributions with confidence intervals.
 
 Input: a ``zelo_fit`` score file (TSV with the header ``qid docno score se``,
-more columns allowed). For each selected query, the documents are drawn
+more columns allowed), or zbench's annotated JSON lines (no SEs). For each selected query, the documents are drawn
 sorted by score with the interval ``score ± z·se``, z = Φ⁻¹(1 − (1−c)/2)
 (c = ``confidence``, default 0.95, so z ≈ 1.96: the Wald interval from the
 observed Fisher information that ``zelo_fit`` reports). A document whose
@@ -9,6 +9,8 @@ SE is ``nan`` (e.g. ``--compat zbench``, or a singleton component under
 ``--prior 0``) is drawn as a point without an interval.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -33,9 +35,16 @@ def read_scores_with_se(path: str) -> dict[str, tuple[list[str], list[float], li
 def read_scores_and_scale(path: str) -> tuple[dict[str, tuple[list[str], list[float], list[float]]], bool]:
     """``({qid: (docnos, scores, ses)}, elo)``: the table and whether it is on the Elo scale (``zelo_fit
     --scale elo`` writes a last header column ``scale``, see :func:`pref_eval.io.zelo_scores.read_zelo_scores`)."""
-    from ..io.textfile import display_name
-    from ..io.zelo_scores import score_table_with_header
+    from ..io.textfile import display_name, first_line_of_file
+    from ..io.zelo_scores import is_zbench_annotated_line, read_zbench_scored, score_table_with_header
 
+    if path != "-" and is_zbench_annotated_line(first_line_of_file(path)):
+        # zbench's annotated JSON lines (zbench's step 4, zelo_fit --output-format zbench): no SEs (drawn as such;
+        # before session 28 refused: "expected the header 'qid<TAB>docno<TAB>score<TAB>se'")
+        table = {q: (docs, xs, [math.nan] * len(xs)) for q, docs, xs in read_zbench_scored(path)}
+        if not table:
+            raise InputError(display_name(path), 0, "no query in the file")
+        return table, False
     cols, out = score_table_with_header(path)
     if not out:
         raise InputError(display_name(path), 0, "no score rows after the header")
