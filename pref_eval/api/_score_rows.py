@@ -39,7 +39,7 @@ def _score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool,
     a command's ``log`` or as a :class:`~pref_eval.errors.PrefEvalWarning` at the caller's line."""
     from ..io.textfile import display_name
     from ..io.zelo_scores import read_zelo_scores, what_score_file
-    from ..zelo.eval_scores import DEFAULT_MEASURES, candidate_rows, parse_zelo_measure
+    from ..zelo.eval_scores import DEFAULT_MEASURES, candidate_rows, dropped_warning, parse_zelo_measure
 
     path = os.fspath(scores)
     for key, given in refused.items():
@@ -50,8 +50,13 @@ def _score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool,
     for m in names:
         parse_zelo_measure(m, where=path)
     table = read_zelo_scores(path)
-    got = candidate_rows(table, _candidates(runs), names, limit=depth)
+    dropped: dict = {}
+    got = candidate_rows(table, _candidates(runs), names, limit=depth, dropped=dropped)
     warn = log.warn if log is not None else _warning
+    for run, counts in dropped.items():
+        line = dropped_warning(run, counts, display_name(path))
+        if line:
+            warn(line)
     rows: list = []
     per_run: dict[str, set[str]] = {}
     for run, qid, m, v in got:

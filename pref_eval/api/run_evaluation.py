@@ -197,7 +197,8 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
     :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
     from ..io.textfile import display_name
     from ..output.atomic import command_output
-    from ..zelo.eval_scores import DEFAULT_MEASURES, evaluate_against_scores, parse_zelo_measure, read_zelo_scores
+    from ..zelo.eval_scores import (DEFAULT_MEASURES, dropped_warning, evaluate_against_scores, parse_zelo_measure,
+                                    read_zelo_scores)
 
     if fmt == "pref":
         raise UsageError(f"{option_value('output_format', '-o', 'pref')} needs qrels; with a zELO score file use "
@@ -206,7 +207,12 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
     for m in names:
         parse_zelo_measure(m, where=scores)
     table = read_zelo_scores(scores)
-    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff, table=table)
+    dropped: dict = {}
+    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff, table=table, dropped=dropped)
+    for run, counts in dropped.items():  # (was silent before session 28)
+        line = dropped_warning(run, counts, display_name(scores))
+        if line:
+            log.warn(line)
     # per run: its per-query rows, then one "all" row per measure
     rows, k, n_all, seen = [], 0, 0, set()
     for _, q, m, v in got:

@@ -44,12 +44,13 @@ def parse_zelo_measure(name: str, where: str | None = None) -> tuple[str, int | 
 
 
 def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures: Sequence[str] = DEFAULT_MEASURES, *,
-                            limit: int | None = None, table: dict | None = None) -> list[tuple[str, str, str, float]]:
+                            limit: int | None = None, table: dict | None = None,
+                            dropped: dict | None = None) -> list[tuple[str, str, str, float]]:
     """Rows ``(run_name, qid, measure, value)`` and per-run means (qid ``all``).
 
     ``limit`` keeps the first N candidates of each query in run-file order
     (zbench's ``document_limit``; default all). ``table``: the score file as :func:`read_zelo_scores` reads it,
-    when the caller has read it already (default: read here).
+    when the caller has read it already (default: read here). ``dropped``: see :func:`candidate_rows`.
     """
     from ..io.textfile import display_name
     from ..io.zelo_scores import read_scored_candidates
@@ -58,23 +59,27 @@ def evaluate_against_scores(scores_path: str, run_paths: Sequence[str], measures
         parse_zelo_measure(m)
     table = read_zelo_scores(scores_path) if table is None else table
     return candidate_rows(table, ((display_name(p), read_scored_candidates(p)) for p in run_paths), measures,
-                          limit=limit)
+                          limit=limit, dropped=dropped)
 
 
 def candidate_rows(table: dict, runs: Iterable[tuple[str, dict]], measures: Sequence[str], *,
-                   limit: int | None = None) -> list[tuple[str, str, str, float]]:
+                   limit: int | None = None, dropped: dict | None = None) -> list[tuple[str, str, str, float]]:
     """:func:`evaluate_against_scores`' rows for runs already read: ``(name, {qid: (docnos, scores)})`` pairs
     (:func:`pref_eval.io.zelo_scores.read_scored_candidates`, :func:`~pref_eval.io.zelo_scores.run_candidates`)
-    against the score ``table`` (:func:`read_zelo_scores`)."""
+    against the score ``table`` (:func:`read_zelo_scores`). A dict ``dropped`` gets per run ``[candidates left out
+    for want of a zELO score, candidates]`` over the queries of the table (after ``limit``)."""
     parsed = [(m, parse_zelo_measure(m)) for m in measures]
     rows = []
     for run_name, run in runs:
         per: dict[str, list[float]] = {m: [] for m, _ in parsed}
+        counts = dropped.setdefault(run_name, [0, 0]) if dropped is not None else [0, 0]
         for qid in sorted(run):
             if qid not in table:
                 continue
             docnos, run_scores = run[qid]
-            r, g, _missing = align(docnos, run_scores, table[qid], limit=limit)
+            r, g, missing = align(docnos, run_scores, table[qid], limit=limit)
+            counts[0] += missing
+            counts[1] += missing + len(r)
             for name, (kind, k, kgt) in parsed:
                 if kind == "zndcg":
                     v = ndcg_exp(r, g, k)
@@ -91,3 +96,15 @@ def candidate_rows(table: dict, runs: Iterable[tuple[str, dict]], measures: Sequ
             vals = vals[~np.isnan(vals)]
             rows.append((run_name, "all", name, float(vals.mean()) if len(vals) else float("nan")))
     return rows
+
+
+def dropped_warning(run: str, counts: Sequence[int], scores: str) -> str | None:
+    """The warning for a run some of whose documents have no zELO score (``counts``: :func:`candidate_rows`'
+    ``dropped`` entry), or None. zbench's ``benchmark.py`` raises on such a document; here it is left out, which
+    changes what the measures rank (a TREC run of 1,000 documents against a pool of 30 a query): said once a run."""
+    left, total = counts
+    if not left:
+        return None
+    return (f"{run}: {left} of its {total} documents on the queries of {scores} have no zELO score there and are "
+            f"left out: the measures rank the {total - left} that have one (zbench's benchmark.py raises on such a "
+            "document)")
