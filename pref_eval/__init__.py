@@ -120,9 +120,9 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         ties: str | None = None, prior: float = 0.5, weight_power: float = 1.0, agreement_weights: bool = False,
         tol: float = 1e-09, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
-        output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None, grades: str = "0,1,2,3",
-        bins: str = "quantile", diagnostics: str | None = None, log: Any = None, inputs: InputOptions | None = None,
-        as_frame: bool = True, keep_results: bool = True) -> Any:
+        output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
+        grades: str | Sequence[float] = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None,
+        log: Any = None, inputs: InputOptions | None = None, as_frame: bool = True, keep_results: bool = True) -> Any:
     """See :func:`pref_eval.api.fit`."""
     from .api.fitting import fit as _fit
 

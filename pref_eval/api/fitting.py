@@ -26,7 +26,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         tol: float = 1e-9, max_iter: int = 100, scale: str = "logit", elo_offset: float = 1500.0,
         dataset: str | None = None, compat: str | None = None, jobs: int = 1, scheduler: str | None = None,
         output: str | None = None, output_format: str = "tsv", qrels_output: str | None = None,
-        grades: str = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None, log: Any = None,
+        grades: str | Sequence[float] = "0,1,2,3", bins: str = "quantile", diagnostics: str | None = None,
+        log: Any = None,
         inputs: InputOptions | None = None, as_frame: bool = True, keep_results: bool = True) -> Any:
     """zELO scores from pairwise judgments (``zelo_fit``): a DataFrame ``qid, docno, score, se``.
 
@@ -62,6 +63,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     from ._inputs import _check_flags, _check_jobs
 
     _check_flags(agreement_weights=agreement_weights, as_frame=as_frame, keep_results=keep_results)
+    grades = _grades_text(grades)
     _check_fit_texts(compat=compat, output_format=output_format, judgments_format=judgments_format, ties=ties,
                      grades=grades, bins=bins, dataset=dataset, qrels_output=qrels_output, diagnostics=diagnostics)
     from ..output.atomic import refuse_empty_names
@@ -92,7 +94,7 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
         raise UsageError(f"{weights} has no effect with {option_value('weight_power', '--weight-power', 0)} (every "
                          f"judgment weighs 1, a tied ensemble too); give a power above 0, or drop {weights}")
     ties = ties or ("zbench" if compat == "zbench" else "half")
-    grade_list = parse_grades(grades) if qrels_output else None
+    grade_list = parse_grades(str(grades)) if qrels_output else None
     bin_method = parse_bins(bins, len(grade_list)) if grade_list else None
     # --prior 0: scores are centred inside each strongly connected component, so one number per document
     # (a score threshold, zbench's score field) would compare documents the fit cannot compare
@@ -232,6 +234,22 @@ def _fit_and_write_blocks(table: Any, sizes: Any, judged: tuple, *, prior: float
         if diagnostics:
             write_diagnostics(streams[1], queries, sizes, count_per_query(q, len(sizes)), res)
     table.drop_columns()
+
+
+def _grades_text(grades: Any) -> Any:
+    """``grades`` given as numbers (a list, tuple or array, ``[0, 1, 2, 3]``, as a Python user writes grades) as
+    ``--grades``' text ``"0,1,2,3"`` (an integer as its digits, a float as its repr); anything else as given, checked
+    as text (before session 28 a list was refused: ``grades: expected a string, got list``)."""
+    import math
+    import numbers
+
+    if isinstance(grades, (str, bytes)) or not (isinstance(grades, (list, tuple)) or hasattr(grades, "tolist")):
+        return grades
+    items = grades.tolist() if hasattr(grades, "tolist") else list(grades)
+    if not isinstance(items, list) or not all(isinstance(x, numbers.Real) and not isinstance(x, bool)
+                                              and math.isfinite(x) for x in items):
+        return grades  # refused below as not a string, naming grades
+    return ",".join(str(int(x)) if isinstance(x, numbers.Integral) else repr(float(x)) for x in items)
 
 
 def _check_fit_texts(*, compat: Any, output_format: Any, judgments_format: Any, ties: Any, grades: Any, bins: Any,
