@@ -216,3 +216,28 @@ def test_documents_without_a_zelo_score_are_counted_in_a_warning(tmp_path, capsy
         pref_eval.evaluate(GT, run, ["zndcg@10"])
     code, out, err = _cli("eval", ["-R", GT, "-m", "zndcg@10", *RERANKERS], capsys)  # every document scored
     assert code == 0 and err == ""
+
+
+def test_zelo_eval_leaderboard_tables(capsys):
+    """``zelo_eval -R SCORES -o wide-csv|markdown``: runs × zbench measures, the means of zbench's per-query values
+    (a reranker leaderboard; refused before session 28: "-o markdown applies to metric mode"), and the table
+    ``zelo_compare -R SCORES`` prints."""
+    import csv
+    import io
+
+    code, out, err = _cli("eval", ["-R", GT, "-o", "wide-csv", "-m", "zndcg", "-m", "zacc", *RERANKERS], capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["run"] for r in rows] == [Path(p).name for p in RERANKERS]
+    for r in rows:
+        zb = ZBENCH[r["run"]]
+        assert float(r["zndcg"]) == pytest.approx(statistics.fmean(zb["ndcg_None"]), rel=1e-12)
+        assert float(r["zacc"]) == pytest.approx(statistics.fmean(zb["acc_None"]), rel=1e-12)
+    code, out, err = _cli("eval", ["-R", GT, "-o", "markdown", "-m", "zndcg@10", "-M", "10", *RERANKERS], capsys)
+    assert code == 0, err
+    code, same, err = _cli("compare", ["-R", GT, "-o", "markdown", "-m", "zndcg@10", "--depth", "10", "--tests", "t",
+                                       *RERANKERS], capsys)
+    assert code == 0, err
+    assert out.startswith("| # | run | zndcg@10 |") and out == same
+    code, _, err = _cli("eval", ["-R", GT, "-o", "text", "-q", *RERANKERS], capsys)
+    assert code == 2 and "-o text is a table of means: -q/-n do not apply" in err

@@ -224,17 +224,29 @@ def _wide_table(results: list, fmt: str, *, output: str, inputs: InputOptions, p
     other tests and settings. The values go to the comparison as its pandas-free table (``LongTable``, as
     ``zelo_compare -R``): pandas' strings (pyarrow's) cannot hold an id that is not UTF-8 (a Latin-1 run tag
     or topic, kept as its bytes)."""
-    from ..output.atomic import command_output
-    from ..output.comparisons import format_table, write_wide_csv
     from ..output.table import long_rows
-    from ..stats.compare import LongTable
-    from ..stats.compare import compare as compare_table
 
+    _refuse_per_query_table(fmt, per_query, summary)
+    rows: Any = long_rows(results, per_query=True, summary=False, print_missing=not trec9)  # values as printed
+    _wide_from_rows(rows, fmt, output=output, inputs=inputs, complete=complete, log=log, digits=digits)
+
+
+def _refuse_per_query_table(fmt: str, per_query: bool, summary: bool) -> None:
+    """``-q`` / ``-n`` with a runs × measures table: refused."""
     if per_query or not summary:
         raise UsageError(f"{option_value(*_O, fmt)} is a table of means: "
                          f"{'-q/-n' if command_running() else 'per_query/summary=False'} do not apply (use "
                          f"{option_value(*_O, 'tsv')} for per-query values)")
-    rows: Any = long_rows(results, per_query=True, summary=False, print_missing=not trec9)  # values as printed
+
+
+def _wide_from_rows(rows: Any, fmt: str, *, output: str, inputs: InputOptions, complete: bool, log: Any,
+                    digits: int) -> None:
+    """:func:`_wide_table` from per-query rows ``(run, qid, measure, value)`` (also those of a zELO score file)."""
+    from ..output.atomic import command_output
+    from ..output.comparisons import format_table, write_wide_csv
+    from ..stats.compare import LongTable
+    from ..stats.compare import compare as compare_table
+
     df = LongTable.from_rows(rows)
     if df.empty:
         raise UsageError(f"{option_value(*_O, fmt)}: no per-query values (summary-only measures such as gm_map or "

@@ -11,7 +11,8 @@ from ..seeds import SEED_MAX
 from ..errors import UsageError, command_running, option_given, option_name, option_value, renamed_keywords, shown
 from ._inputs import _input_options
 from ._metric_mode import (_MANY_RUNS, _WIDE, _TOPICS, _check_table_options, _depth_of_measure_set, _metric_mode,
-                           _refuse_extra, _refuse_metric_tables, _refuse_with_scores, _warn_topic_all)
+                           _refuse_extra, _refuse_metric_tables, _refuse_per_query_table, _refuse_with_scores,
+                           _warn_topic_all, _wide_from_rows)
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -112,7 +113,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     parallel = jobs > 1 or scheduler is not None
     opts = dict(per_query=per_query, summary=summary, output=output, inputs=own, log=log)
     if looks_like_zelo_scores(qrels):
-        if fmt in _TOPICS or fmt in _WIDE:  # (the runs x measures tables raised a KeyError: session 23)
+        if fmt in _TOPICS:  # (the runs x measures tables raised a KeyError: session 23; written since session 28)
             raise UsageError(f"{option_value('output_format', '-o', fmt)} applies to metric mode (trec_eval measures), "
                              "not to a zELO score file "
                              f"({qrels})")
@@ -122,7 +123,8 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         _refuse_with_scores(qrels, ms, extra=extra, parallel=parallel, binary=binary, floor=floor,
                             reference=reference, means=means, complete=complete, level=level,
                             sampled=(query_fraction, label_fraction, samples), trec9=trec9, head=head)
-        _scores_mode(qrels, list(runs), ids, measures, cutoff=cutoff, fmt=fmt or "trec", **opts)
+        _scores_mode(qrels, list(runs), ids, measures, cutoff=cutoff, fmt=fmt or "trec", complete=complete,
+                     digits=4 if digits is None else digits, **opts)
         return
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
@@ -192,7 +194,8 @@ def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
 
 
 def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequence[str], *, per_query: bool,
-                 summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any) -> None:
+                 summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any,
+                 complete: bool = False, digits: int = 4) -> None:
     """Runs against a zELO score file (zelo_fit's TSV, zbench's JSONL): zbench's measures, fixed; the rows of
     :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
     from ..io.textfile import display_name
@@ -202,7 +205,9 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
 
     if fmt == "pref":
         raise UsageError(f"{option_value('output_format', '-o', 'pref')} needs qrels; with a zELO score file use "
-                         f"{option_name('output_format', '-o')} trec|tsv|csv|jsonl")
+                         f"{option_name('output_format', '-o')} trec|tsv|csv|jsonl|text|markdown|latex|wide-csv")
+    if fmt in _WIDE:
+        _refuse_per_query_table(fmt, per_query, summary)
     names = list(measures) or list(DEFAULT_MEASURES)
     for m in names:
         parse_zelo_measure(m, where=scores)
@@ -214,12 +219,14 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
         if line:
             log.warn(line)
     # per run: its per-query rows, then one "all" row per measure
-    rows, k, n_all, seen = [], 0, 0, set()
+    rows, k, n_all, seen, wide = [], 0, 0, set(), []
     for _, q, m, v in got:
         if q == "all":
             n_all += 1
         else:
             seen.add(q)
+            if v == v:  # (a value that is not defined -- zacc of a one-document query -- is no value to average)
+                wide.append((ids[k], q, m, float(v)))
         if (q == "all" and summary) or (q != "all" and per_query):
             rows.append((ids[k], q, m, float(v)))
         if n_all == len(names):
@@ -229,6 +236,9 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
                 log.warn(f"{display_name(runs[k])}: run lacks {len(table) - len(seen)} of {len(table)} queries of "
                          f"{display_name(scores)}; its means are over the {len(seen)} it has (zbench's rule)")
             k, n_all, seen = k + 1, 0, set()
+    if fmt in _WIDE:  # runs x measures over the queries every run has (a leaderboard), as in metric mode
+        _wide_from_rows(wide, fmt, output=output, inputs=inputs, complete=complete, log=log, digits=digits)
+        return
     with command_output(output, inputs) as out:
         if fmt == "trec":
             from ..output.trec import write_score_blocks
