@@ -247,7 +247,8 @@ EVAL_KINDS = [
      "digits limits the candidates)",
      "-M trec: with a zELO score file use -m zndcg|zndcg@K|zacc|zrecall@K[,KGT] (-M N limits the candidates)"),
     ("scores-pref", "SC", [BM25], {"output_format": "pref"}, ["-o", "pref"],
-     "output_format='pref' needs qrels; with a zELO score file use output_format trec|tsv|csv|jsonl|text|markdown|latex|wide-csv",
+     "output_format='pref' needs qrels; with a zELO score file use output_format "
+     "trec|tsv|csv|jsonl|text|markdown|latex|wide-csv",
      "-o pref needs qrels; with a zELO score file use -o trec|tsv|csv|jsonl|text|markdown|latex|wide-csv"),
     ("scores-judgments", "SC", [BM25], {"judgments": JUDGE}, ["-P", JUDGE],
      f"judgments is not applicable with a zELO score file: {EXTRA}",
