@@ -177,12 +177,15 @@ def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol:
     s = numbers("score", lambda v: (v >= 0) & (v <= 1), "numbers in [0, 1] (1 = doc_b better)")
     w = numbers("weight", lambda v: (v >= 0) & np.isfinite(v), "finite numbers >= 0") \
         if "weight" in frame.columns else None
-    same = (frame["doc_a"].astype(str) == frame["doc_b"].astype(str)).to_numpy()
+    from .io.frames import text_column
+
+    same = (text_column(frame["doc_a"]).to_numpy(dtype=object) == text_column(frame["doc_b"]).to_numpy(dtype=object))
     if bool(same.any()):  # as the judgment readers ("docA and docB are the same document")
         k = int(np.flatnonzero(same)[0])
         raise UsageError(f"doc_a and doc_b are the same document {str(frame['doc_a'].iloc[k])!r}: row "
                          f"{frame.index[k:k + 1].tolist()[0]!r} (qid {frame['qid'].iloc[k]!r})")
-    text = pd.concat([frame[c].astype(str) for c in ("qid", "doc_a", "doc_b")], ignore_index=True)
+    # (a Latin-1 id as bytes or as its surrogate escape: object columns, the readers' ids; was a UnicodeError)
+    text = np.concatenate([text_column(frame[c]).to_numpy(dtype=object) for c in ("qid", "doc_a", "doc_b")])
     codes, names = pd.factorize(text, sort=False)
     table = Judgments()
     table.add_columns(list(names), codes[:n], codes[n:2 * n], codes[2 * n:], s, w)
@@ -193,7 +196,9 @@ def fit_frame(frame: Any, *, prior: float = 0.5, weight_power: float = 1.0, tol:
     score, se = to_scale(res.score, res.se, scale, elo_offset)
     qcol = np.repeat(np.array(table.queries, dtype=object), sizes)
     docs = [d for qid in table.queries for d in table.docs[qid]]
-    return pd.DataFrame({"qid": qcol, "docno": np.array(docs, dtype=object), "score": score, "se": se})
+    from .io.frames import frame as id_frame  # (object columns when an id is not UTF-8)
+
+    return id_frame({"qid": qcol, "docno": np.array(docs, dtype=object), "score": score, "se": se})
 
 
 def evaluate_runs(qrels: Any, runs: Any, measures: Any = ("official",), *, complete: bool = False, level: int = 1,

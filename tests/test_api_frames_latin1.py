@@ -168,3 +168,28 @@ def test_pairs_queries_as_bytes(tmp_path):
                                                         for _q, a, b in pref_eval.pairs(sur, cycles=1, seed=4)}
     pref_eval.pairs(raw, cycles=1, seed=4, output=str(tmp_path / "p.jsonl"))
     assert b'"q\\udce9"' in (tmp_path / "p.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("form", ["sur", "bytes"])
+def test_dask_fit_frame_with_latin1_ids(tmp_path, form):
+    """``pref_eval.dask.fit_frame`` (one partition of ``fit_judgments``) on judgments whose ids are not UTF-8 (was a
+    UnicodeEncodeError / UnicodeDecodeError from pandas' strings): the scores and ids of ``fit`` on the same
+    judgments as a JSON lines file (``\\udcNN``, the escape every JSON reader of ours reads as the byte)."""
+    pytest.importorskip("dask")
+    import json
+
+    from pref_eval.dask import fit_frame
+
+    rows = [(b"q\xe9", b"a\xe9", b"b", 1.0), (b"q\xe9", b"b", b"\xfcc", 0.0), (b"q\xe9", b"a\xe9", b"\xfcc", 1.0),
+            (b"q\xe9", b"b", b"a\xe9", 0.5), (b"r", b"x\xe9", b"y", 0.0)]
+    f = _sur if form == "sur" else (lambda b: b)
+    df = pd.DataFrame({c: pd.Series([f(r[k]) for r in rows], dtype=object) for k, c in enumerate(["qid", "doc_a",
+                                                                                                   "doc_b"])})
+    df["score"] = [r[3] for r in rows]
+    (tmp_path / "j.jsonl").write_text("".join(json.dumps({"qid": _sur(q), "doc_a": _sur(a), "doc_b": _sur(b),
+                                                          "score": s}) + "\n" for q, a, b, s in rows))
+    got = fit_frame(df)
+    want = pref_eval.fit(str(tmp_path / "j.jsonl"))
+    assert got["qid"].tolist() == want["qid"].tolist() and got["docno"].tolist() == want["docno"].tolist()
+    assert got["score"].tolist() == want["score"].tolist() and got["se"].tolist() == want["se"].tolist()
+    assert {d.encode("utf-8", "surrogateescape") for d in got["docno"]} == {b"a\xe9", b"b", b"\xfcc", b"x\xe9", b"y"}

@@ -62,6 +62,17 @@ def bytes_as_text(df: Any, columns: tuple[str, ...]) -> Any:
     return df.assign(**fixed) if fixed else df
 
 
+def text_column(s: Any) -> Any:
+    """``s.astype(str)``, or (an id that was not UTF-8, which pandas' strings cannot hold; ``bytes``, which pandas
+    decodes as UTF-8) a column of dtype object of :func:`id_text` of each value."""
+    import pandas as pd
+
+    try:
+        return s.astype(str)
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return pd.Series([id_text(x) for x in s.tolist()], index=s.index, dtype=object)
+
+
 def frame(data: Any, columns: list[str] | None = None) -> Any:
     """``pd.DataFrame(data, columns=columns)`` (rows, or a dict of columns); when an id holds a byte that was not
     UTF-8 (a Latin-1 docno kept as its surrogate escape), which pandas' default strings (pyarrow's) cannot hold,
