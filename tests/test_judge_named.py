@@ -144,3 +144,27 @@ def test_an_output_that_is_an_input_names_the_keyword(tmp_path, case, python_nam
            "-o", tmp_path / target, check=False)
     assert p.returncode == 2 and p.stderr == f"zelo_judge: output file {tmp_path / target} is the same file as " \
         f"{flag} {tmp_path / target}; refusing to overwrite it\n", p.stderr
+
+
+@pytest.mark.parametrize("name", ["", "-"])
+def test_a_store_named_nothing_or_dash_is_refused(tmp_path, name, monkeypatch):
+    """``--store ''`` said "write - for standard output" (a store is a file), and ``--store -`` read and wrote a
+    file named '-' in the working directory (session 28): both refused, status 2, by judge and export alike, the
+    keyword named for Python; nothing written."""
+    collection(tmp_path, nq=1, nd=3)
+    monkeypatch.chdir(tmp_path)
+    why = ("the file name is empty (an unset shell variable?)" if not name else
+           "'-' names no file: standard input or output cannot hold an SQLite store (a file named '-': ./-)")
+    before = sorted(os.listdir(tmp_path))
+    for call in (lambda: api.judge("pairs.jsonl", judges=["cmd:true"], store=name, queries="queries.tsv",
+                                   docs="docs.tsv"),
+                 lambda: api.judge("pairs.jsonl", judges=["cmd:true"], store=name, queries="queries.tsv",
+                                   docs="docs.tsv", dry_run=True),
+                 lambda: api.judge_export(name)):
+        assert _python_refusal(call) == f"store: {why}; give the store's file name"
+    for args in (["pairs.jsonl", "--queries", "queries.tsv", "--docs", "docs.tsv", "--judge=cmd:true"],
+                 ["pairs.jsonl", "--queries", "queries.tsv", "--docs", "docs.tsv", "--judge=cmd:true", "--dry-run"],
+                 ["export"]):
+        p = zj(*args, "--store", name, check=False, cwd=tmp_path)
+        assert p.returncode == 2 and p.stderr == f"zelo_judge: --store: {why}; give the store's file name\n", p.stderr
+    assert sorted(os.listdir(tmp_path)) == before

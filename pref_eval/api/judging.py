@@ -63,9 +63,7 @@ def judge(
     # (an int path was os.fspath's TypeError, an int name an AttributeError further on)
     _check_paths("paths of files", store=store, queries=queries, docs=docs, prompt=prompt)  # (pairs, state: below)
     _check_strings(ties=ties, missing_text=missing_text, api_key_env=api_key_env)
-    from ..output.atomic import refuse_empty_names
-
-    refuse_empty_names(store=("--store", store))  # (said "cannot write: Is a directory"; --dry-run took it)
+    _refuse_no_store_name(store)  # (empty: "cannot write: Is a directory", taken under --dry-run; '-': a file '-')
     import re
 
     from ..judge.spec import ENV_NAME
@@ -201,6 +199,15 @@ def _state_warnings(sess: Any, state: str | None, store: str, output: str | None
                  "answer in the store)")
 
 
+def _refuse_no_store_name(store: str) -> None:
+    """An empty store name (an unset shell variable) or ``-`` (which read and wrote a file named '-')."""
+    if store in ("", "-"):
+        raise UsageError(f"{option_name('store')}: " + (
+            "the file name is empty (an unset shell variable?)" if not store else
+            "'-' names no file: standard input or output cannot hold an SQLite store (a file named '-': ./-)")
+            + "; give the store's file name")
+
+
 def judge_export(store: str, *, output: str | None = None, judges: Sequence[str] | None = None,
                  prompt: str | None = None, inputs: InputOptions | None = None, log: Any = None) -> int:
     """Write the store's answers as canonical JSONL (``zelo_judge export``); returns the number of pairs.
@@ -217,6 +224,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     from ..judge.spec import parse_spec
     from ..judge.store import Store
 
+    _refuse_no_store_name(store)
     if output is not None and output != "-" and _store_file(output, store):  # its lock file, say
         raise UsageError(f"output file {output} is the same file as {option_name('store')} {store}; refusing to "
                          "overwrite it")
