@@ -415,3 +415,14 @@ def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
         vals = v if isinstance(v, (list, tuple)) else [v]
         found.append((name, [os.fspath(x) for x in vals if x is not None]))
     return found
+
+
+def _preflight(own: InputOptions, *outputs: Any) -> None:
+    """Each output (None, ``""`` and ``-`` pass) refused before any input is read or anything computed, as
+    writing it would refuse it after the work: a missing directory, a directory that takes no new file, one of
+    the inputs ``own``, a file this process may not replace (:func:`~pref_eval.output.atomic.preflight`)."""
+    from ..output.atomic import inputs_besides, preflight
+
+    for path in outputs:
+        if path is not None and path != "":
+            preflight(os.fspath(path), inputs_besides(os.fspath(path), own))

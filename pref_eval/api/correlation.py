@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError, option_name, renamed_keywords, shown
-from ._inputs import _input_options
+from ._inputs import _input_options, _preflight
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -62,6 +62,8 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     if rbo_lists not in RBO_LISTS:
         raise UsageError(f"rbo_lists: expected one of {', '.join(RBO_LISTS)}, got {shown(rbo_lists)}")
     log = log or Log("zelo_compare", quiet=True)
+    own = _input_options(inputs, output=output, orderings=[a, b])
+    _preflight(own, output)  # before the orderings are read
     ra, desc_a = read_ordering(a, key_a)
     rb, desc_b = read_ordering(b, key_b)
     try:
@@ -77,6 +79,6 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     if output is not None:
         from ..output.atomic import command_output
 
-        with command_output(output, _input_options(inputs, output=output, orderings=[a, b])) as out:
+        with command_output(output, own) as out:
             out.write(text)
     return text

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError, command_running, option_name, option_value, shown
-from ._inputs import _input_options
+from ._inputs import _input_options, _preflight
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -228,6 +228,8 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     if output is not None and output != "-" and _store_file(output, store):  # its lock file, say
         raise UsageError(f"output file {output} is the same file as {option_name('store')} {store}; refusing to "
                          "overwrite it")
+    own = _input_options(inputs, output=output, store=store, prompt=prompt)
+    _preflight(own, output)  # before the store and the prompt are read
     phash = prompt_hash(read_template(prompt))
     names = [parse_spec(s).name for s in judges] if judges else None
     st = Store(store, readonly=True)
@@ -235,7 +237,7 @@ def judge_export(store: str, *, output: str | None = None, judges: Sequence[str]
     tally: dict[str, list[int]] | None = {} if getattr(log, "verbose", False) else None
     try:
         _check_export_selection(st, store, phash, names, prompt)
-        with command_output(output, _input_options(inputs, output=output, store=store, prompt=prompt)) as out:
+        with command_output(output, own) as out:
             for line in export_lines(st, phash, names, tally):
                 out.write(line)
                 n += 1

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import InputError, UsageError, command_running, option_name as _o, option_value, renamed_keywords, shown
-from ._inputs import _input_options
+from ._inputs import _input_options, _preflight
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -55,6 +55,8 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
     runs = _runs(run)
     if depth is not None and not runs:
         raise UsageError(f"{_o('depth')} applies to {_o('run')}")
+    own = _input_options(inputs, output=output, dataset=dataset, run=runs, docs=docs)
+    _preflight(own, output)  # before the candidates are read
     given = _candidates(dataset, runs, depth, docs) if queries is None else _query_pools(queries)
     for topic, pool in given:  # a document twice would be paired with itself
         _check_pool(topic, pool, str(dataset or ", ".join(runs) or docs or "queries"), docs_file=bool(docs),
@@ -64,7 +66,6 @@ def pairs(queries: Iterable[tuple[str, Sequence[str]]] | None = None, cycles: in
         from ..output.atomic import command_output
         from ..output.pairs import write_cycle_pairs
 
-        own = _input_options(inputs, output=output, dataset=dataset, run=runs, docs=docs)
         with command_output(output, own) as out:
             write_cycle_pairs(out, got, output_format)
     if log is not None:
@@ -212,6 +213,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         wrong = [name for name, v in opts.items() if v is not None]
         if other != kind and wrong:
             raise UsageError(f"{_o(wrong[0])} does not apply to {named(kind)} (it belongs to {named(other)})")
+    files = _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs)
+    _preflight(files, state)  # before the candidates are read
     pools = _init_pools(qrels, dataset, runs, depth, docs)
     t: Any
     if kind == "ranking":
@@ -249,7 +252,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     from ..zelo.state_lock import state_lock
 
     with state_lock(state):
-        _save_state(state, t, _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs))
+        _save_state(state, t, files)
     return t
 
 
@@ -321,12 +324,13 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
 
     from ..zelo.state_lock import state_lock
 
+    # the lock file exists while held: an output there would be removed with it when the lock is released
+    own = [*_input_options(inputs, state=state, output=output),
+           (f"the lock file of {_o('state')}", [state + ".lock"])]
+    _preflight(own, output, state)  # before the state is read
     with state_lock(state):  # read, change, write: one process at a time
         t = load_state(state)
         req = next_batch(t)
-        # the lock file exists while held: an output there would be removed with it when the lock is released
-        own = [*_input_options(inputs, state=state, output=output),
-               (f"the lock file of {_o('state')}", [state + ".lock"])]
         with command_outputs([state, output], own) as (st, out):
             st.write(t.to_json())
             write_requests(out, req)
@@ -347,6 +351,7 @@ def pairs_add(state: str, judgments: Sequence[str], *, judgments_format: str | N
     from ..zelo.state_lock import state_lock
 
     log = log or Log("zelo_pairs", quiet=True)
+    _preflight(_input_options(inputs, state=state, judgments=list(judgments)), state)  # before anything is read
     with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
         t = _add_files(state, judgments, judgments_format, log, inputs)
     log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
@@ -392,9 +397,11 @@ def pairs_status(state: str, *, output: str = "-", verify: bool = False,
     from ..output.pairs import write_status
     from ..zelo.pair_state import load_state
 
+    own = _input_options(inputs, output=output, state=state)
+    _preflight(own, output)  # before the state is read (and replayed)
     t = load_state(state, verify=verify)
     rows = t.status()
-    with command_output(output, _input_options(inputs, output=output, state=state)) as out:
+    with command_output(output, own) as out:
         write_status(out, rows, t.comparisons, t.ignored)
     return rows
 
@@ -413,6 +420,8 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", ver
     from ..output.pairs import write_prefs_qrels, write_result
     from ..zelo.pair_state import load_state
 
+    own = _input_options(inputs, output=output, state=state, qrels=qrels)
+    _preflight(own, output)  # before the state is read (and replayed)
     t = load_state(state, verify=verify)
     if qrels and t.strategy == "adaptive-ranking":
         t.prefs_qrels({})  # refused, before the qrels are read
@@ -421,7 +430,7 @@ def pairs_result(state: str, *, qrels: str | None = None, output: str = "-", ver
         grades = graded_documents(qrels)
         _check_result_qrels(t.topics, grades, qrels)
         prefs = t.prefs_qrels(grades)
-    with command_output(output, _input_options(inputs, output=output, state=state, qrels=qrels)) as out:
+    with command_output(output, own) as out:
         if prefs is not None:
             write_prefs_qrels(out, prefs)
         else:

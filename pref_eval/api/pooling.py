@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError, command_running, option_given, option_name as _o, shown
-from ._inputs import _input_options, _keep_going
+from ._inputs import _input_options, _keep_going, _preflight
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,6 +79,9 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     from ..log import Log
 
     log = log or Log("zelo_pairs", quiet=True)
+    own = _input_options(inputs, output=output, contributions=contributions, qrels=qrels, runs=list(runs),
+                         groups=groups)
+    _preflight(own, output, contributions)  # before anything is read
     q = None
     if qrels is not None:
         from ..io.qrels import read_qrels
@@ -97,9 +100,7 @@ def pairs_pool(runs: Sequence[str], depth: int, *, qrels: str | None = None, out
     got = pooled.unjudged()
     pool = [(a.decode("utf-8", "surrogateescape"), b.decode("utf-8", "surrogateescape")) for a, b in got]
     if len(bad) < len(runs):
-        _write(pool, pooled, good, output=output, contributions=contributions, grouping=grouping,
-               inputs=_input_options(inputs, output=output, contributions=contributions, qrels=qrels,
-                                     runs=list(runs), groups=groups))
+        _write(pool, pooled, good, output=output, contributions=contributions, grouping=grouping, inputs=own)
     if bad:
         from ..errors import EvaluationError
         from ..io.textfile import display_name

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..seeds import SEED_MAX
 from ..errors import UsageError, option_name as _o, option_value, shown
-from ._inputs import _check_float, _check_int, _input_options, _is_number, _string_list
+from ._inputs import _check_float, _check_int, _input_options, _is_number, _preflight, _string_list
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -41,6 +41,8 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
     from ..zelo.simulate import simulate_tournament
 
     label = os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix"
+    own = _input_options(inputs, output=output, matrix=label)
+    _preflight(own, output)  # before the matrix is read and the tournaments run
     m = _probability_matrix(matrix)
     r = simulate_tournament(m, reps, k=k, p=p, f=f, seed=seed, final_phase=final_phase,
                             progress=_percent_progress(log, "tournament"))
@@ -48,7 +50,7 @@ def simulate(matrix: Any, reps: int = 1000, *, k: int = 1, p: int | None = None,
         from ..output.atomic import command_output
         from ..output.simulations import write_tournament
 
-        with command_output(output, _input_options(inputs, output=output, matrix=label)) as out:
+        with command_output(output, own) as out:
             write_tournament(out, label, reps, r)
     return r
 
@@ -192,6 +194,16 @@ def _case_or_matrix(case: str | None, matrix: Any) -> tuple[Any, str]:
     return _probability_matrix(matrix), (os.fspath(matrix) if isinstance(matrix, (str, os.PathLike)) else "matrix")
 
 
+def _matrix_output(case: str | None, matrix: Any, output: str | None, inputs: InputOptions | None) -> InputOptions:
+    """The files ``output`` must not be (the matrix's path), ``output`` refused now if it cannot be written:
+    before the matrix is read and the simulations run."""
+    path = os.fspath(matrix) if case is None and isinstance(matrix, (str, os.PathLike)) else None
+    own = _input_options(inputs, output=output, matrix=path)
+    if (case is None) != (matrix is None):  # else the usage error first (_case_or_matrix)
+        _preflight(own, output)
+    return own
+
+
 def _write_summary(rows: list[dict[str, Any]], output: str | None, inputs: InputOptions) -> None:
     if output is None:
         return
@@ -237,10 +249,11 @@ def simulate_bandit(algorithm: str, *, case: str | None = None, matrix: Any = No
     params = {**_BANDIT_DEFAULTS[algorithm], **given}
     if "c" in params:
         params["C"] = params.pop("c")
+    own = _matrix_output(case, matrix, output, inputs)
     m, label = _case_or_matrix(case, matrix)
     r = run_bandit(algorithm, m, reps, seed=seed, T=budget, progress=_percent_progress(log, algorithm), **params)
     row = summarise(algorithm, label, r)
-    _write_summary([row], output, _input_options(inputs, output=output, matrix=None if case else label))
+    _write_summary([row], output, own)
     return row
 
 
@@ -267,12 +280,13 @@ def simulate_adaptive(*, case: str | None = None, matrix: Any = None, reps: int 
                     ("lives", lives), ("final", final)):
         _check_int(name, v, 1)
     _check_float("final_lead", final_lead, 0.5)
+    own = _matrix_output(case, matrix, output, inputs)
     m, label = _case_or_matrix(case, matrix)
     r = run_adaptive(m, reps, seed=seed, progress=_percent_progress(log, "adaptive"), lead=lead, batch=batch,
                      max_per_pair=max_per_pair, max_per_match=max_per_match, lives=lives, final=final,
                      final_lead=final_lead)
     row = summarise("adaptive", label, r)
-    _write_summary([row], output, _input_options(inputs, output=output, matrix=None if case else label))
+    _write_summary([row], output, own)
     return row
 
 
@@ -295,7 +309,9 @@ def simulate_figure3(reps: int = 1000, seed: int = 0,
     bad = [a for a in algos if a not in ROWS]
     if bad:
         raise UsageError(f"{_o('algorithms')}: unknown {shown(bad[0])} (expected some of {', '.join(ROWS)})")
+    own = _input_options(inputs, output=output)
+    _preflight(own, output)  # before the simulations
     progress = None if log is None else (lambda label, d, t: log.progress(label, d, t))
     rows = figure3(reps, seed, algos, progress=progress)
-    _write_summary(rows, output, _input_options(inputs, output=output))
+    _write_summary(rows, output, own)
     return rows

@@ -185,7 +185,8 @@ def _stat_output(path: str) -> os.stat_result | None:
 
 def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = None, *, replaced: bool = True) -> None:
     """Fail early (before any long computation) for an output that :func:`output_file` would refuse:
-    a missing directory, a directory, one of the inputs, an existing file it may not replace. Nothing is
+    a missing directory, a directory, one of the inputs, an existing file it may not replace, a directory
+    that takes no new file (read-only, no write permission). Nothing is
     created. ``replaced=False``: a file written in place by its own writer (zelo_judge's SQLite store), for
     which only where it is matters, not whether this process may replace it."""
     if is_stdout(path):
@@ -200,6 +201,25 @@ def preflight(path: str | None, inputs: Mapping[str, Sequence[str]] | None = Non
         final = target(path)
         if st is not None and replaced:
             _check_replaceable(path, final)
+        if st is None or replaced:
+            _check_new_file(path, os.path.dirname(final), renamed=replaced)
+
+
+def _check_new_file(path: str, directory: str, renamed: bool) -> None:
+    """Refuse a directory that takes no new file (no write or search permission for this process, a read-only
+    file system, ``chattr +i``): the output is written as a new file there and renamed over ``path``, which
+    the writing would find only after the work. The message is the writing's own (the reason the kernel
+    would give: read-only file system, else permission denied -- or, for root, whom permissions do not
+    stop, operation not permitted)."""
+    if os.access(directory, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        return
+    try:
+        read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    code = errno.EROFS if read_only else errno.EPERM if os.geteuid() == 0 else errno.EACCES
+    how = f" (creating a new file in directory {os.path.dirname(path) or '.'}, renamed over it when complete)"
+    raise OutputError(f"{path}: cannot write: {os.strerror(code)}{how if renamed else ''}")
 
 
 def _check_replaceable(path: str, final: str) -> None:
