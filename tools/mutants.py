@@ -154,17 +154,19 @@ def _one(root: str, m: dict, pytest_args: list[str], timeout: float, log: str) -
             except BaseException:
                 os._exit(99)
         rc: int | str | None = None
-        while rc is None and time.time() - t0 < timeout:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                rc = os.waitstatus_to_exitcode(status)
-            else:
-                time.sleep(0.05)
-        if rc is None:
-            os.killpg(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            rc = "timeout"
-    finally:
+        try:
+            while rc is None and time.time() - t0 < timeout:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    rc = os.waitstatus_to_exitcode(status)
+                else:
+                    time.sleep(0.05)
+        finally:
+            if rc is None:  # the time is up, or this run is stopped (SIGTERM, Ctrl-C): the child's pytest too
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                rc = "timeout"
+    finally:  # the file as it was, whatever happened
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(orig)
     with open(log, errors="replace") as fh:
@@ -197,6 +199,7 @@ def run(a: argparse.Namespace) -> None:
     import pandas  # noqa: F401
     import pytest  # noqa: F401
     import scipy.stats  # noqa: F401
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # ``kill PID``: the file put back before the end
     print(f"{len(todo)} mutants to run", file=sys.stderr)
     for m in todo:
         rec = _one(root, m, a.pytest_args, a.timeout, a.out + ".child.log")

@@ -1,0 +1,112 @@
+"""Behaviour no test saw, found by mutants of session 27's ``-P`` reader (session 28, c38: tools/mutants.py on
+pref_eval/io/perquery_wide.py, io/coded.py, io/perquery.py and records_csv). Each test was checked to fail on the
+mutants it names; the oracles are the documented rules (docs/zelo_compare.md, docs/input-formats.md), Python's
+``json`` and exact integers, and rows worked by hand.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pref_eval.errors import InputError
+from pref_eval.io.coded import CodedTable
+from pref_eval.io.perquery import read_per_query, read_per_query_table
+
+
+def _write(path: Path, lines: list) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def _pref(q: str, v: float, **extra) -> dict:
+    return {"qid": q, "runi": "a", "runj": "b", "sample": 0, "type": "preference", "rpp": v, **extra}
+
+
+def _metric(q: str, run: str, v: float) -> dict:
+    return {"qid": q, "run": run, "sample": 0, "type": "metric", "ndcg": v}
+
+
+def test_samples_that_one_float_cannot_tell_apart_are_two_samples(tmp_path):
+    """``sample`` 2^53 and 2^53 + 1 (``zelo_eval --samples``' column): two samples to Python's ``json`` -- the file
+    is refused as rows of more than one sample, naming line 2 -- though both read as the double 2^53 (the fast
+    reader takes integer samples below 2^53 only; mutants ``<`` -> ``<=``, ``2.0 ** 53`` -> ``4.0 ** 53`` / ``2.0 **
+    54`` read the file as one sample)."""
+    lines = [f'{{"qid": "q{i}", "runi": "a", "runj": "b", "sample": {s}, "type": "preference", "rpp": 0.5}}'
+             for i, s in enumerate((2 ** 53, 2 ** 53 + 1))]
+    assert len({json.loads(x)["sample"] for x in lines}) == 2 and float(2 ** 53) == float(2 ** 53 + 1)
+    path = _write(tmp_path / "s.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == (f"{path}:2: rows of more than one sample (column 'sample': 9007199254740992, "
+                              "9007199254740993; zelo_eval --samples N): compare one sample at a time, e.g. the rows "
+                              "of sample 0")
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 3])
+def test_a_line_of_another_type_is_not_read_as_a_metric_line(tmp_path, where):
+    """A line whose ``type`` is neither ``preference`` nor ``metric`` is not one of pref_eval.py's lines: it is
+    read as a line of the long layout and refused (no ``measure``/``value``), named by its line -- first or among
+    others, in a file with and without metric lines (mutants: the code of an absent ``metric`` -1 -> 0 / 2, the
+    check's ``.all()`` -> ``.any()`` took it as a metric line)."""
+    other = {"type": "summary", "qid": "q9", "run": "a", "ndcg": 0.5}
+    body = [_pref("q1", 0.5), _pref("q2", 0.25)] if where < 2 else [_metric("q1", "a", 0.5), _metric("q2", "a", 0.25)]
+    lines = [other, *body] if where % 2 == 0 else [*body, other]
+    path = _write(tmp_path / "t.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == f"{path}:{lines.index(other) + 1}: missing key(s) measure, value"
+
+
+def test_metric_lines_alone_have_no_second_run(tmp_path):
+    """pref_eval.py's metric lines only: the table of rows ``run, qid, measure, value`` by hand, no ``run_b``
+    column (that is the runi/runj layout's; mutant: ``pair_seen = True`` at the start gave the frame a run_b)."""
+    path = _write(tmp_path / "m.jsonl", [_metric("q1", "a", 0.5), _metric("q2", "b", 0.25)])
+    table = read_per_query_table(path)
+    assert isinstance(table, CodedTable) and not table.pair
+    frame = read_per_query(path)
+    assert list(frame.columns) == ["run", "qid", "measure", "value"]
+    assert frame.values.tolist() == [["a", "q1", "ndcg", 0.5], ["b", "q2", "ndcg", 0.25]]
+
+
+def test_subset_without_the_pair_drops_run_b():
+    """``CodedTable.subset(keep, pair=False)`` drops ``run_b`` (its docstring; zelo_compare -P's per-run rows of a
+    runi/runj file), ``pair=None`` keeps the table's layout (mutant ``is None`` -> ``is not None`` kept run_b)."""
+    names = {"run": ["x", "y"], "qid": ["1", "2"], "measure": ["ap", "rpp"], "run_b": ["", "x"]}
+    codes = {"run": np.array([0, 1, 1]), "qid": np.array([0, 0, 1]), "measure": np.array([0, 1, 0]),
+             "run_b": np.array([0, 1, 0])}
+    table = CodedTable(names, codes, np.array([0.25, 0.5, 0.75]), True)
+    keep = table.codes["run_b"] == 0
+    per_run = table.subset(keep, pair=False)
+    assert per_run.columns == ("run", "qid", "measure", "value") and not per_run.pair
+    assert per_run.frame().values.tolist() == [["x", "1", "ap", 0.25], ["y", "2", "ap", 0.75]]
+    same = table.subset(keep)
+    assert same.pair and same.columns == ("run", "qid", "measure", "value", "run_b")
+    assert same["run_b"] == ["", ""]
+
+
+@pytest.mark.parametrize("key, value, kind, shown", [("qid", 1.5, "metric", "1.5"), ("qid", None, "preference", "None"),
+                                                     ("runj", [1], "preference", "[1]"),
+                                                     ("run", {"a": 1}, "metric", "{'a': 1}")])
+def test_a_wide_line_with_an_id_that_is_not_a_string(tmp_path, key, value, kind, shown):
+    """An id of pref_eval.py's lines that is not a string nor an integer is refused naming the key, the kind of
+    line and the line (docs/zelo_compare.md; c37's leftover: only ``true`` was tried)."""
+    line = _pref("q2", 0.5) if kind == "preference" else _metric("q2", "a", 0.5)
+    line[key] = value
+    lines = [_pref("q1", 0.25) if kind == "preference" else _metric("q1", "a", 0.25), line]
+    path = _write(tmp_path / "k.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == (f"{path}:2: expected a string for key '{key}' in a {kind} line of pref_eval.py's "
+                              f"JSON lines, got {shown}")
+
+
+def test_an_integer_id_of_a_wide_line_is_its_decimal_text(tmp_path):
+    """An integer ``qid`` (pref_eval.py writes strings; a hand-edited file may not) reads as its decimal text, as
+    a TSV file's would: rows by hand."""
+    lines = [{"qid": 7, "run": "a", "type": "metric", "ndcg": 0.5}, {"qid": "q2", "run": "a", "type": "metric",
+                                                                     "ndcg": 0.25}]
+    frame = read_per_query(_write(tmp_path / "i.jsonl", lines))
+    assert frame.values.tolist() == [["a", "7", "ndcg", 0.5], ["a", "q2", "ndcg", 0.25]]
