@@ -327,9 +327,10 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     # the lock file exists while held: an output there would be removed with it when the lock is released
     own = [*_input_options(inputs, state=state, output=output),
            (f"the lock file of {_o('state')}", [state + ".lock"])]
-    _preflight(own, output, state)  # before the state is read
+    _preflight(own, output)  # before the state is read
     with state_lock(state):  # read, change, write: one process at a time
         t = load_state(state)
+        _preflight(own, state)  # readable (an unreadable state is bad input, status 2): may it be replaced?
         req = next_batch(t)
         with command_outputs([state, output], own) as (st, out):
             st.write(t.to_json())
@@ -351,7 +352,6 @@ def pairs_add(state: str, judgments: Sequence[str], *, judgments_format: str | N
     from ..zelo.state_lock import state_lock
 
     log = log or Log("zelo_pairs", quiet=True)
-    _preflight(_input_options(inputs, state=state, judgments=list(judgments)), state)  # before anything is read
     with state_lock(state):  # read, change, write: one process at a time (else one add would be lost)
         t = _add_files(state, judgments, judgments_format, log, inputs)
     log.info(f"{t.comparisons} judgments used; {len(t.outstanding())} pairs outstanding")
@@ -364,6 +364,8 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
     from ..zelo.pair_state import add_batch, load_state
 
     t = load_state(state)
+    own = _input_options(inputs, state=state, judgments=list(judgments))
+    _preflight(own, state)  # the state readable (else bad input, status 2): may it be replaced? before the judgments
     for path in judgments:
         summary = add_batch(t, *read_judgment_batch(path), fmt)
         if summary is None:
@@ -381,7 +383,7 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
             log.warn(f"{path}: ignored {summary['duplicate']} judgments of pairs already judged in this stage and "
                      f"{summary['unrequested']} of pairs not requested in the current stage"
                      + (f" (e.g. {ex})" if ex else "") + f"; {summary['used']} used")
-    _save_state(state, t, _input_options(inputs, state=state, judgments=list(judgments)))
+    _save_state(state, t, own)
     return t
 
 
