@@ -45,19 +45,35 @@ def test_samples_that_one_float_cannot_tell_apart_are_two_samples(tmp_path):
                               "of sample 0")
 
 
-@pytest.mark.parametrize("where", [0, 1, 2, 3])
-def test_a_line_of_another_type_is_not_read_as_a_metric_line(tmp_path, where):
+OTHER_TYPE = {  # (lines before it, the line, lines after it); the scanner numbers strings in order of appearance
+    "first, type first": ("", {"type": "summary", "qid": "q9", "run": "a", "ndcg": 0.5}, "pref"),  # its code 0
+    "first, type third": ("", {"qid": "q9", "run": "a", "type": "summary", "ndcg": 0.5}, "pref"),  # its code 2
+    "last": ("pref", {"type": "summary", "qid": "q9", "run": "a", "ndcg": 0.5}, ""),
+    # the metric lines' keys in their order: one shape (the line's type checked among theirs)
+    "among metric lines": ("metric", {"qid": "q9", "run": "a", "sample": 0, "type": "summary", "ndcg": 0.5},
+                           "metric"),
+    # runi/runj and no preference line in the file: not read as a preference line (code of an absent
+    # 'preference' -1 -> 0); the per-line reader reads a line of another type with runi/runj as a metric line
+    "runi/runj, code 0": ("", {"type": "summary", "qid": "q9", "runi": "a", "runj": "b", "rpp": 0.5}, "metric"),
+}
+SAID = {"runi/runj, code 0": "expected a string for key 'run' in a metric line of pref_eval.py's JSON lines, got None"}
+
+
+@pytest.mark.parametrize("case", sorted(OTHER_TYPE))
+def test_a_line_of_another_type_is_not_read_as_a_metric_line(tmp_path, case):
     """A line whose ``type`` is neither ``preference`` nor ``metric`` is not one of pref_eval.py's lines: it is
-    read as a line of the long layout and refused (no ``measure``/``value``), named by its line -- first or among
-    others, in a file with and without metric lines (mutants: the code of an absent ``metric`` -1 -> 0 / 2, the
-    check's ``.all()`` -> ``.any()`` took it as a metric line)."""
-    other = {"type": "summary", "qid": "q9", "run": "a", "ndcg": 0.5}
-    body = [_pref("q1", 0.5), _pref("q2", 0.25)] if where < 2 else [_metric("q1", "a", 0.5), _metric("q2", "a", 0.25)]
-    lines = [other, *body] if where % 2 == 0 else [*body, other]
+    read as a line of the long layout and refused (no ``measure``/``value``), named by its line -- first, last or
+    among metric lines of the same keys (mutants: the code of an absent ``metric`` -1 -> 0, of an absent
+    ``preference`` -1 -> 0, the check's ``.all()`` -> ``.any()`` took it as a metric or preference line)."""
+    body = {"pref": [_pref("q1", 0.5), _pref("q2", 0.25)], "metric": [_metric("q1", "a", 0.5),
+                                                                       _metric("q2", "a", 0.25)]}
+    before, other, after = OTHER_TYPE[case]
+    lines = [*body.get(before, []), other, *body.get(after, [])]
     path = _write(tmp_path / "t.jsonl", lines)
     with pytest.raises(InputError) as err:
         read_per_query(path)
-    assert str(err.value) == f"{path}:{lines.index(other) + 1}: missing key(s) measure, value"
+    said = SAID.get(case, "missing key(s) measure, value")
+    assert str(err.value) == f"{path}:{lines.index(other) + 1}: {said}"
 
 
 def test_metric_lines_alone_have_no_second_run(tmp_path):
@@ -110,3 +126,37 @@ def test_an_integer_id_of_a_wide_line_is_its_decimal_text(tmp_path):
                                                                      "ndcg": 0.25}]
     frame = read_per_query(_write(tmp_path / "i.jsonl", lines))
     assert frame.values.tolist() == [["a", "7", "ndcg", 0.5], ["a", "q2", "ndcg", 0.25]]
+
+
+MIXED = {  # one shape (the same keys in the same order) holding both kinds of line, an id an integer
+    # the metric line's run is 7: its row; the preference line's difference of a measure it holds is left out
+    "metric run 7": ([{"qid": "q1", "run": 7, "runi": "a", "runj": "b", "sample": 0, "type": "metric", "m": 0.25},
+                      {"qid": "q1", "run": 8, "runi": "a", "runj": "b", "sample": 0, "type": "preference", "m": 0.5}],
+                     [["7", "q1", "m", 0.25, ""]]),
+    # the preference line's runi is 5 (its row kept: the only metric line is the summary 'all', left out)
+    "preference runi 5": ([{"qid": "q1", "run": "", "runi": 5, "runj": "b", "sample": 0, "type": "preference",
+                            "m": 0.5},
+                           {"qid": "all", "run": "a", "runi": 6, "runj": "b", "sample": 0, "type": "metric",
+                            "m": 0.25}],
+                          [["5", "q1", "m", 0.5, "b"]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIXED))
+def test_lines_of_both_kinds_with_the_same_keys(tmp_path, case):
+    """Metric and preference lines with the same keys, an id an integer (read as its decimal text): the rows by
+    the documented rule, worked by hand (mutants: the ids a shape needs, ``pref.any()`` -> ``pref.all()`` and
+    ``not pref.all()`` -> ``not pref.any()``, read the integer's number as a string code)."""
+    lines, want = MIXED[case]
+    frame = read_per_query(_write(tmp_path / "x.jsonl", lines))
+    assert frame.values.tolist() == want
+
+
+def test_a_measure_that_is_not_a_number_beside_one_that_is(tmp_path):
+    """Two measure keys, one of them a string on every line: refused naming line 1 (mutant: ``any`` -> ``all``
+    of the measures' kinds read the string's code as a value)."""
+    lines = [{"qid": f"q{i}", "run": "a", "type": "metric", "ndcg": 0.5, "note": "x"} for i in range(3)]
+    path = _write(tmp_path / "n.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == f"{path}:1: expected a number in column 'value', got 'x'"
