@@ -139,6 +139,18 @@ MIXED = {  # one shape (the same keys in the same order) holding both kinds of l
                            {"qid": "all", "run": "a", "runi": 6, "runj": "b", "sample": 0, "type": "metric",
                             "m": 0.25}],
                           [["5", "q1", "m", 0.5, "b"]]),
+    # string ids (read at once): the preference row's run is its runi, its run_b its runj
+    "strings, summary metric": ([{"qid": "q1", "run": "z", "runi": "a", "runj": "b", "sample": 0,
+                                  "type": "preference", "m": 0.5},
+                                 {"qid": "all", "run": "a", "runi": "x", "runj": "y", "sample": 0, "type": "metric",
+                                  "m": 0.25}],
+                                [["a", "q1", "m", 0.5, "b"]]),
+    # the metric row's run is its run (not its runi); a file with a preference line has the run_b column
+    "strings, metric row": ([{"qid": "q1", "run": "a", "runi": "x", "runj": "y", "sample": 0, "type": "metric",
+                              "m": 0.25},
+                             {"qid": "q1", "run": "z", "runi": "a", "runj": "b", "sample": 0, "type": "preference",
+                              "m": 0.5}],
+                            [["a", "q1", "m", 0.25, ""]]),
 }
 
 
@@ -146,9 +158,11 @@ MIXED = {  # one shape (the same keys in the same order) holding both kinds of l
 def test_lines_of_both_kinds_with_the_same_keys(tmp_path, case):
     """Metric and preference lines with the same keys, an id an integer (read as its decimal text): the rows by
     the documented rule, worked by hand (mutants: the ids a shape needs, ``pref.any()`` -> ``pref.all()`` and
-    ``not pref.all()`` -> ``not pref.any()``, read the integer's number as a string code)."""
+    ``not pref.all()`` -> ``not pref.any()``, read the integer's number as a string code; with string ids, the
+    same swaps in the run, run_b and pair_seen of a shape took one kind's ids for the other's)."""
     lines, want = MIXED[case]
     frame = read_per_query(_write(tmp_path / "x.jsonl", lines))
+    assert list(frame.columns) == ["run", "qid", "measure", "value", "run_b"]  # a preference line: the pair layout
     assert frame.values.tolist() == want
 
 
@@ -160,3 +174,11 @@ def test_a_measure_that_is_not_a_number_beside_one_that_is(tmp_path):
     with pytest.raises(InputError) as err:
         read_per_query(path)
     assert str(err.value) == f"{path}:1: expected a number in column 'value', got 'x'"
+
+
+def test_a_line_without_measures_gives_no_row(tmp_path):
+    """A metric line with no measure key (its own shape, first) gives no row; the other lines' values stay theirs
+    (mutant: ``np.zeros(0)`` -> ``np.zeros(1)`` for a shape without measures shifted every later value)."""
+    lines = [{"qid": "q0", "run": "a", "type": "metric"}, _metric("q1", "a", 0.5), _metric("q2", "a", 0.25)]
+    frame = read_per_query(_write(tmp_path / "e.jsonl", lines))
+    assert frame.values.tolist() == [["a", "q1", "ndcg", 0.5], ["a", "q2", "ndcg", 0.25]]
