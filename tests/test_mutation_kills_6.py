@@ -5,6 +5,7 @@ mutants it names; the oracles are the documented rules (docs/zelo_compare.md, do
 """
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -182,3 +183,34 @@ def test_a_line_without_measures_gives_no_row(tmp_path):
     lines = [{"qid": "q0", "run": "a", "type": "metric"}, _metric("q1", "a", 0.5), _metric("q2", "a", 0.25)]
     frame = read_per_query(_write(tmp_path / "e.jsonl", lines))
     assert frame.values.tolist() == [["a", "q1", "ndcg", 0.5], ["a", "q2", "ndcg", 0.25]]
+
+
+def test_the_csv_writer_of_infinite_values_of_both_signs():
+    """``zelo_compare -o csv``'s writer (records_csv, a column at a time) on records whose statistic, effect size
+    and interval are +inf, -inf and NaN: the bytes Python's csv module writes of each record dict (mutant: the
+    ``-inf`` mask's sign, which wrote +inf as -inf; the tests' constant row gave -inf and NaN only)."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    from pref_eval.output.comparisons import EXTRA_KEYS, RECORD_KEYS, record_dicts, records_csv
+
+    stats_compare = importlib.import_module("pref_eval.stats.compare")
+
+    rows = [(run, f"q{q}", "m", v) for q in range(6) for run, v in (("a", 0.1 * q), ("b", 0.05 * q + 0.01 * (q % 2)),
+                                                                      ("c", 0.3))]
+    res = stats_compare.compare(pd.DataFrame(rows, columns=["run", "qid", "measure", "value"]), tests="t")
+    table = res.records.copy()  # (the DataFrame of the records)
+    specials = [np.inf, -np.inf, np.nan]
+    for k, col in enumerate(("statistic", "d_z", "ci_low", "ci_high")):
+        table[col] = [specials[(i + k) % 3] for i in range(len(table))]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    keys = [*RECORD_KEYS, *EXTRA_KEYS]
+    w.writerow(keys)
+    for d in record_dicts(table, 0.05):
+        w.writerow(["" if d.get(k) is None else d.get(k) for k in keys])
+    got = records_csv(table, 0.05)
+    assert got == buf.getvalue()
+    assert ",inf," in got and ",-inf," in got
