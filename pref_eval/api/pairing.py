@@ -213,9 +213,6 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         wrong = [name for name, v in opts.items() if v is not None]
         if other != kind and wrong:
             raise UsageError(f"{_o(wrong[0])} does not apply to {named(kind)} (it belongs to {named(other)})")
-    files = _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs)
-    _preflight(files, state)  # before the candidates are read
-    pools = _init_pools(qrels, dataset, runs, depth, docs)
     t: Any
     if kind == "ranking":
         from ..zelo.ranking_session import PARAMS, RankingSession
@@ -229,6 +226,10 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
+    files = _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs)
+    _init_sources(qrels, dataset, runs, depth, docs)  # (usage errors first)
+    _preflight(files, state)  # before the candidates are read
+    pools = _init_pools(qrels, dataset, runs, depth, docs)
     if pools is None:
         from ..io.qrels import graded_documents
 
@@ -256,11 +257,9 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     return t
 
 
-def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: int | None,
-                docs: str | None) -> list[tuple[str, list[str]]] | None:
-    """The documents to judge of ``zelo_pairs init``, from exactly one source: None for ``qrels`` (each strategy
-    takes its pool from the grades), else the candidates of :func:`_candidates` (``--dataset``, ``--run``
-    pooled to ``depth``, ``--docs``), checked by :func:`_check_pool`. Two sources or none: UsageError."""
+def _init_sources(qrels: str | None, dataset: str | None, runs: list[str], depth: int | None,
+                  docs: str | None) -> None:
+    """``zelo_pairs init``'s one source of documents: two or none, or ``depth`` without runs, UsageError."""
     named = [_o(name) for name, v in (("qrels", qrels is not None), ("dataset", dataset), ("run", runs),
                                       ("docs", docs)) if v]
     if len(named) != 1:
@@ -268,6 +267,14 @@ def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: 
         raise UsageError(f"give exactly one of {_o('qrels')}, {_o('dataset')}, {_o('run')}, {_o('docs')}{got}")
     if depth is not None and not runs:
         raise UsageError(f"{_o('depth')} applies to {_o('run')}")
+
+
+def _init_pools(qrels: str | None, dataset: str | None, runs: list[str], depth: int | None,
+                docs: str | None) -> list[tuple[str, list[str]]] | None:
+    """The documents to judge of ``zelo_pairs init``, from exactly one source: None for ``qrels`` (each strategy
+    takes its pool from the grades), else the candidates of :func:`_candidates` (``--dataset``, ``--run``
+    pooled to ``depth``, ``--docs``), checked by :func:`_check_pool`. Two sources or none: UsageError."""
+    _init_sources(qrels, dataset, runs, depth, docs)
     if qrels is not None:
         return None
     pools = _candidates(dataset, runs, depth, docs)
