@@ -140,9 +140,30 @@ def judge(
     if len(sess.missing) > 5:
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
     _state_warnings(sess, state, store, output, log)
+    _next_file_warning(sess, pairs, log)
     for line in summary_lines(sess):
         log.info(line)
     return sess
+
+
+def _next_file_warning(sess: Any, pairs: Any, log: Any) -> None:
+    """A ``zelo_pairs next`` request file some of whose questions the store answered: a strategy that asks a pair
+    again (the adaptive best item, the tournament's final phase) wants a new judgment, which a pairs file cannot ask
+    for (its questions are the first judgment of each pair), so the match would count the first verdict again
+    (silent before session 28: measured, every second batch of an adaptive shell loop came wholly from the store)."""
+    from ..io.judgments import REQUEST_MARK
+    from ..io.textfile import display_name, first_line_of_file
+    from ..output.pairs import request_header
+
+    if pairs is None or not sess.stats.cached:
+        return
+    if first_line_of_file(pairs).rstrip("\r\n") != request_header("topic docA docB").rstrip("\n"):
+        return
+    log.warn(f"{display_name(pairs)}: {sess.stats.cached} of its requests were answered from the store (asked before): "
+             f"a {REQUEST_MARK.lstrip('# ')} file asks each pair as its first judgment, so a pair that an adaptive "
+             "state asks again gets its first answer again; drive such a state with "
+             f"{'zelo_judge --state' if command_running() else 'judge(state=...)'}, which asks each repetition anew "
+             "(a batch judged again after an interruption is meant to be served from the store)")
 
 
 def _refuse_unused(state: Any, *, ties: Any, missing_text: Any, retries: int, backoff: float, seed: int) -> None:

@@ -1,0 +1,83 @@
+"""``zelo_judge PAIRS`` on a ``zelo_pairs next`` request file whose questions the store answers: a warning that an
+adaptive state's repeated pair got its first answer again (a pairs file asks each pair as its first judgment;
+``zelo_judge --state`` asks the repetition anew). Silent before session 28, when a shell loop over an adaptive
+state counted one verdict twice in every match (measured: every second batch came wholly from the store).
+Oracle: the pairs of the batch that an earlier batch asked, counted by hand from the request files."""
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from conftest import ROOT  # noqa: E402
+
+QRELS = ROOT / "qrels" / "dl19-sample.qrels"
+
+
+def _main(module: str, argv: list[str], capsys) -> str:
+    import importlib
+
+    with pytest.raises(SystemExit) as exc:
+        importlib.import_module(f"pref_eval.cli.{module}").main(argv)
+    _, err = capsys.readouterr()
+    assert exc.value.code in (0, None), err
+    return err
+
+
+def _pairs(path) -> set[tuple[str, str, str]]:
+    return {tuple(sorted(line.split()[1:3], key=str)) + (line.split()[0],)
+            for line in path.read_text().splitlines() if line and not line.startswith("#")}
+
+
+@pytest.fixture
+def texts(tmp_path):
+    lines = [ln.split() for ln in QRELS.read_text().splitlines()]
+    two = [f for f in lines if f[0] in ("1037798", "1103812")]
+    (tmp_path / "two.qrels").write_text("".join(" ".join(f) + "\n" for f in two))
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdocument {d}\n" for d in sorted({f[2] for f in lines})))
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in sorted({f[0] for f in lines})))
+    return tmp_path
+
+
+def test_a_next_file_served_from_the_store_is_warned(texts, capsys):
+    t = texts
+    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS} --noise 1"
+    _main("pairs", ["init", "--state", str(t / "a.json"), "--qrels", str(t / "two.qrels"), "--strategy", "adaptive",
+                    "--seed", "0", "--force", "-Q"], capsys)
+    asked: set = set()
+    warned = []
+    for k in range(3):
+        batch = t / f"b{k}.txt"
+        _main("pairs", ["next", "--state", str(t / "a.json"), "-o", str(batch)], capsys)
+        again = len(_pairs(batch) & asked)
+        asked |= _pairs(batch)
+        err = _main("judge", [str(batch), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"), "--store",
+                              str(t / "s.sqlite"), "-o", str(t / "j.jsonl"), "--judge", judge], capsys)
+        lines = [ln for ln in err.splitlines() if "answered from the store" in ln]
+        warned.append(again)
+        if again:
+            assert lines == [f"zelo_judge: warning: {batch}: {again} of its requests were answered from the store "
+                             "(asked before): a zelo_pairs requests file asks each pair as its first judgment, so a "
+                             "pair that an adaptive state asks again gets its first answer again; drive such a state "
+                             "with zelo_judge --state, which asks each repetition anew (a batch judged again after "
+                             "an interruption is meant to be served from the store)"]
+        else:
+            assert lines == []
+        _main("pairs", ["add", "--state", str(t / "a.json"), "-J", str(t / "j.jsonl"), "-Q"], capsys)
+    assert warned[0] == 0 and warned[1] > 0  # the second batch asks the first batch's matches again
+
+
+def test_other_pairs_files_judged_again_are_not_warned(texts, capsys):
+    t = texts
+    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS}"
+    (t / "docs.txt").write_text("".join(" ".join(ln.split()[0:3:2]) + "\n"
+                                        for ln in (t / "two.qrels").read_text().splitlines()[:12]))
+    for fmt, name in (("tsv", "c.tsv"), ("jsonl", "c.jsonl")):
+        _main("pairs", ["cycles", "--docs", str(t / "docs.txt"), "--cycles", "1", "--seed", "0", "--output-format",
+                        fmt, "-o", str(t / name), "-Q"], capsys)
+        for _ in range(2):  # the second run is served from the store: a resumed batch, nothing to warn of
+            err = _main("judge", [str(t / name), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
+                                  "--store", str(t / "o.sqlite"), "--judge", judge, "-o", str(t / "o.jsonl")], capsys)
+            assert "answered from the store" not in err
+        assert re.search(r"0 requests sent \([^)]*\), [1-9][0-9]* served from the store", err), err
