@@ -539,3 +539,31 @@ def test_agrees_ranges_are_checked_once_before_the_report(keyword, value, flag):
     assert str(err.value).startswith(f"{keyword}: expected ") and flags_in(str(err.value)) == []
     res = run_module_inproc("agree", ["-J", A, "-J", B, flag, str(value)], cwd=ROOT)
     assert res.returncode == 2 and f"'{flag}'" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_no_common_query_and_the_score_file_measures_name_the_keyword(tmp_path):
+    """Found by recording every error built while no command ran over the API tests (session 28): the refusal of a
+    measure no query has for every run named ``-c`` to ``compare_runs`` and ``evaluate_runs`` (only ``compare``
+    passed ``complete=True``), a zELO score-file measure on TREC qrels named ``-R``. The commands' lines as before
+    (tests/test_no_common_query.py has them too)."""
+    files = {"q.txt": "q1 0 d1 1\nq2 0 d1 1\n", "X.run": "q1 Q0 d1 1 3 X\n", "Y.run": "q2 Q0 d1 1 3 Y\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    q, runs = str(tmp_path / "q.txt"), [str(tmp_path / "X.run"), str(tmp_path / "Y.run")]
+    no_common = ("map: no query has a value for every run (X.run, Y.run; 2 quer(y/ies), each lacking for some run): "
+                 "nothing to average or test; {} counts a query a run lacks as 0")
+    for call in (lambda: api.compare_runs(q, runs, measures=["map"], tests="t"),
+                 lambda: api.evaluate_runs(q, runs, measures=["map"], output_format="text")):
+        with pytest.raises(PrefEvalError) as err:
+            call()
+        assert str(err.value) == no_common.format("complete=True")
+    for command in ("compare", "eval"):
+        res = run_module_inproc(command, ["-R", "q.txt", "-m", "map", "-o", "text", "X.run", "Y.run"], cwd=tmp_path)
+        assert (res.returncode, res.stderr) == (2, f"{_PROG[command]}: {no_common.format('-c')}\n")
+    zelo = ("measure 'zndcg@10' is computed against a zELO score file: {} must be zelo_fit's scores TSV or zbench's "
+            "JSON lines, not TREC qrels (docs/zelo_eval.md)")
+    with pytest.raises(PrefEvalError) as err:
+        api.evaluate(Q, [BM25], ["zndcg@10"])
+    assert str(err.value) == zelo.format("the qrels") and flags_in(str(err.value)) == []
+    res = run_module_inproc("eval", ["-R", Q, "-m", "zndcg@10", BM25, DENSE], cwd=ROOT)
+    assert (res.returncode, res.stderr) == (2, "zelo_eval: " + zelo.format("-R (the API's qrels)") + "\n")

@@ -21,7 +21,7 @@ import ast
 import re
 from collections.abc import Iterable
 
-from ..errors import UsageError
+from ..errors import UsageError, command_running
 from .base import REGISTRY, MeasureRequest, MeasureSpec
 from .irm_names import ALIASES
 from .nicknames import NICKNAMES, nickname_members
@@ -177,8 +177,9 @@ def unknown_measure(name: str) -> UsageError:
         return UsageError(f"unknown measure {name!r}; trec_eval's names take the cutoff after a dot: "
                           f"{base}.{k} (printed {base}_{k})")
     if re.fullmatch(r"(zndcg|zacc|zrecall)(@\d+(,\d+)?)?", name):  # pattern of pref_eval.zelo.eval_scores
-        return UsageError(f"measure {name!r} is computed against a zELO score file: -R (the API's qrels) must be "
-                          "zelo_fit's scores TSV or zbench's JSON lines, not TREC qrels (docs/zelo_eval.md)")
+        qrels = "-R (the API's qrels)" if command_running() else "the qrels"
+        return UsageError(f"measure {name!r} is computed against a zELO score file: {qrels} must be zelo_fit's "
+                          "scores TSV or zbench's JSON lines, not TREC qrels (docs/zelo_eval.md)")
     if at and "," in name and "(" not in name:  # 'P@5,10' / 'nDCG@10,P@5': one name per cutoff, spaces between
         parts = [p for p in name.split(",") if p]
         fixed = " ".join([parts[0], *(f"{base}@{p}" if p.isdigit() else p for p in parts[1:])])

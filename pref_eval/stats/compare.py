@@ -208,13 +208,13 @@ class ComparisonResult:
                f"{', ...' if len(d) > 5 else ''}); {count} them as 0" for m, d in self.dropped_queries.items() if d]
         return out + [f"{m}: no query has a value for every run" for m, n in self.n_queries.items() if n == 0]
 
-    def refuse_no_common_query(self, source: str | None = None, complete_flag: str = "-c") -> None:
+    def refuse_no_common_query(self, source: str | None = None, complete_flag: str | None = None) -> None:
         """UsageError (the commands' exit 2) when a measure has no query with a value for every run: its
         means and tests would be NaN (zelo_plot refused this already; zelo_eval's tables and zelo_compare
         warned and exited 0 with ``nan`` cells before session 23; :func:`pref_eval.api.compare` returned
         them before session 24). ``source``: the per-query file, named first; without it the runs are named.
-        ``complete_flag``: how the message names the option counting a missing query as 0 (the API's
-        ``complete=True``)."""
+        ``complete_flag``: how the message names the option counting a missing query as 0 (default ``-c`` while a
+        command runs, the API's ``complete=True`` for a Python caller)."""
         empty = [m for m, n in self.n_queries.items() if n == 0]
         if empty:
             from ..io.textfile import display_name
@@ -223,7 +223,8 @@ class ComparisonResult:
             where = f"{display_name(source)}: " if source else ""
             runs = "" if source else f"{', '.join(self.runs)}; "
             raise UsageError(f"{where}{m}: no query has a value for every run ({runs}{left} quer(y/ies), each lacking "
-                             "for some run): nothing to average or test; " + complete_flag
+                             "for some run): nothing to average or test; "
+                             + (complete_flag or option_name("complete=True", "-c"))
                              + " counts a query a run lacks as 0")
 
 
