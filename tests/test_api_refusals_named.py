@@ -427,6 +427,10 @@ KINDS_28 = [
      "pairs", lambda f: ["next", "--state", f["ranking.json"], "-o", f["ranking.json"] + ".lock"],
      "output file {ranking.json}.lock is the same file as the lock file of --state {ranking.json}.lock; refusing to "
      "overwrite it"),
+    ("ranx-name-level", lambda f: api.calc_aggregate(["ndcg@10"], Q, BM25, level=-1),
+     "ranx metrics take a relevance level ≥ 0 (level; got -1)",
+     "eval", lambda f: ["-R", Q, "-m", "ndcg@10", "-l", "-1", BM25],
+     "ranx metrics take a relevance level ≥ 0 (-l; got -1)"),
     ("pairs-result-qrels-of-a-ranking", lambda f: api.pairs_result(f["ranking.json"], qrels=_d(f, "top.qrels")),
      "pairs_result(qrels=...) (preference qrels of the top set) applies to the tournament and the best-item "
      "strategy; for graded qrels from a whole ranking call fit(JUDGMENTS, qrels_output='OUT.qrels', "

@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import libm
 
-from ..errors import UsageError
+from ..errors import UsageError, option_name
 from .base import EvalContext, MeasureRequest, MeasureSpec
 from .rankutil import cum_within, first_pos
 
@@ -61,7 +61,7 @@ PREFIX = "ranx:"
 
 def _level(ctx: EvalContext) -> int:
     if ctx.level < 0:
-        raise UsageError(f"ranx metrics take a relevance level ≥ 0 (-l; got {ctx.level})")
+        raise UsageError(f"ranx metrics take a relevance level ≥ 0 ({option_name('level', '-l')}; got {ctx.level})")
     return int(ctx.level)
 
 
