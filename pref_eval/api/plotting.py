@@ -260,7 +260,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
     ``zelo_compare -o jsonl`` file, or computed from ``values`` with its paired test and correction (those of
     :func:`compare_runs`: t, Student 1908; wilcoxon, Wilcoxon 1945; ...; holm, Holm 1979; ...).
     Drawn on :class:`pref_eval.plot.canvas.Canvas` (as ``plot_scores``), saved to ``image`` and returned."""
-    from ..plot.data import pairwise_tests, read_compare_jsonl, select_records
+    from ..plot.data import pairwise_tests, read_compare_jsonl, run_count, select_records
     from ..plot.pairs import draw_pairs, pair_matrix
 
     _check_values(values)
@@ -278,7 +278,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
                                                   None if values.test == "t" else values.test, compare_file)
     else:
         df, name = _plot_values(values, log)
-        n = len(set(df["run"]))
+        n = run_count(df)
         if n < 2:
             raise UsageError("need at least two runs to compare")
         if log is not None:

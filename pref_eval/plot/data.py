@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import DTypeLike
 
+    from ..io.coded import CodedTable
     from ..stats.compare import LongTable
 
 
@@ -45,8 +46,32 @@ def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.Data
         return df
     pair = (df["run_b"] != "").to_numpy()
     per_run = df[~pair].drop(columns="run_b")
-    kept = set(per_run["measure"])
-    pair_only = [m for m in dict.fromkeys(df["measure"][pair]) if m not in kept]
+    _refuse_pair_only(set(per_run["measure"]), list(dict.fromkeys(df["measure"][pair])), measure, source)
+    return per_run
+
+
+def _coded_values(table: CodedTable, measure: str | None, source: str) -> tuple[CodedTable | LongTable, str]:
+    """:func:`load_values` of a reader's :class:`~pref_eval.io.coded.CodedTable`: the per-run rows of the
+    measure as codes (the DataFrame path's rows, in file order)."""
+    if table.pair:
+        blank = table.names["run_b"].index("") if "" in table.names["run_b"] else -1
+        pair = table.codes["run_b"] != blank
+        per_run = table.subset(~pair, pair=False)
+        _refuse_pair_only(set(per_run.distinct("measure")), table.subset(pair).distinct("measure"), measure,
+                          source)
+        table = per_run
+    name = _pick_measure(table.distinct("measure"), measure, source)
+    table = table.subset(table.codes["measure"] == table.names["measure"].index(name))
+    if table.object_ids:  # an id that was not UTF-8 (a Latin-1 topic, as its surrogate escape): as before, a
+        from ..stats.compare import LongTable  # LongTable of the rows (the plots' -R path)
+
+        return LongTable(table["run"], table["qid"], table["measure"], table["value"]), name
+    return table, name
+
+
+def _refuse_pair_only(kept: set[str], pair_measures: list[str], measure: str | None, source: str) -> None:
+    """A measure of the pair rows only (a preference measure) asked for, or the only kind there is: refused."""
+    pair_only = [m for m in pair_measures if m not in kept]
     asked = None if measure is None else next(
         (c for c in (measure, measure.replace(".", "_", 1)) if c in pair_only), None)
     if asked is not None or (measure is None and not kept and pair_only):
@@ -57,13 +82,14 @@ def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.Data
                          + ("zelo_compare -P tests them; zelo_plot plots per-run values" if command_running() else
                             "pref_eval.api.compare_runs(per_query_file=PATH) tests them; the plots take per-run "
                             "values"))
-    return per_run
 
 
 def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, measure: str | None,
                 complete: bool = False, run_id_mode: str = "path", run_names: Sequence[str] = (),
-                log: Any = None) -> tuple[LongTable | pd.DataFrame, str]:
-    """Long DataFrame ``run, qid, measure, value`` for one measure, and its name.
+                log: Any = None) -> tuple[LongTable | CodedTable | pd.DataFrame, str]:
+    """Long table ``run, qid, measure, value`` for one measure, and its name: a
+    :class:`~pref_eval.stats.compare.LongTable` (``-R``), the reader's :class:`~pref_eval.io.coded.CodedTable`
+    (``-P`` read at once) or a DataFrame (``-P`` read line by line).
 
     Runs evaluated here are named by the rule of every command (:mod:`pref_eval.io.run_ids`;
     ``run_id_mode`` / ``run_names`` are ``--run-id`` / ``--name``)."""
@@ -73,9 +99,13 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
                              else "give either per_query_file or qrels with runs, not both")
         if option_given("--run-id", run_id_mode != "path") or run_names:
             refuse_run_ids_with_per_query()
-        from ..io.perquery import read_per_query
+        from ..io.coded import CodedTable
+        from ..io.perquery import read_per_query_table
 
-        df = _per_run_rows(read_per_query(per_query), measure, per_query)
+        table = read_per_query_table(per_query)
+        if isinstance(table, CodedTable):  # (read at once: the reader's codes, no DataFrame; session 28)
+            return _coded_values(table, measure, per_query)
+        df = _per_run_rows(table, measure, per_query)
         name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)
         df = df[df["measure"] == name]
         if "object" in (df["run"].dtype, df["qid"].dtype):  # an id that was not UTF-8 (a Latin-1 topic, as its
@@ -122,15 +152,19 @@ class WideTable:
         return len(self.index)
 
 
-def paired_table(df: LongTable | pd.DataFrame, complete: bool = False) -> WideTable | pd.DataFrame:
+def paired_table(df: LongTable | CodedTable | pd.DataFrame, complete: bool = False) -> WideTable | pd.DataFrame:
     """Wide table queries × runs (run order = first appearance) on the paired query set.
 
-    A :class:`~pref_eval.stats.compare.LongTable` (``-R``) gives a :class:`WideTable` (queries sorted as
-    strings, as pandas' pivot does; a NaN value counts as missing); a DataFrame (``-P``) a DataFrame."""
+    A :class:`~pref_eval.stats.compare.LongTable` (``-R``) or a reader's
+    :class:`~pref_eval.io.coded.CodedTable` (``-P``) gives a :class:`WideTable` (queries sorted as strings, as
+    pandas' pivot does; a NaN value counts as missing); a DataFrame (``-P`` read line by line) a DataFrame."""
+    from ..io.coded import CodedTable
     from ..stats.compare import LongTable
 
     if isinstance(df, LongTable):
         return _paired_long(df, complete)
+    if isinstance(df, CodedTable):
+        return _paired_coded(df, complete)
     runs = list(dict.fromkeys(df["run"]))
     wide = df.pivot_table(index="qid", columns="run", values="value", aggfunc="first")[runs]
     wide = wide.fillna(0.0) if complete else wide.dropna(axis=0, how="any")
@@ -162,8 +196,45 @@ def _paired_long(table, complete: bool) -> WideTable:
     return WideTable(runs, qids, vals)
 
 
-def pairwise_tests(df: WideTable | LongTable | pd.DataFrame, test: str, correction: str, alpha: float, seed: int | None,
-                   complete: bool = False) -> dict[str, list]:
+def _paired_coded(table: CodedTable, complete: bool) -> WideTable:
+    """:func:`paired_table` of one measure's rows as codes (no pair of rows for a cell: the reader refuses
+    them), laid out as pandas' ``pivot_table(...)[runs].dropna()`` was: C order, but Fortran order for runs in
+    reverse sorted order with queries dropped (the column selection a view with a negative stride, its rows
+    taken column by column). The layout decides the order a run's mean adds its values in, and the bootstrap's
+    BCa interval moves with the mean's last bit."""
+    import numpy as np
+
+    runs = table.distinct("run")
+    run_code, qid_code = table.codes["run"], table.codes["qid"]
+    position = np.full(len(table.names["run"]), -1, np.intp)
+    position[[table.names["run"].index(r) for r in runs]] = np.arange(len(runs))
+    present = np.flatnonzero(np.bincount(qid_code, minlength=len(table.names["qid"])))
+    qids = sorted(table.names["qid"][c] for c in present.tolist())  # (pandas sorts the pivot's index so)
+    column = np.full(len(table.names["qid"]), -1, np.intp)
+    index = dict(zip(qids, range(len(qids)), strict=True))
+    column[present] = [index[table.names["qid"][c]] for c in present.tolist()]
+    vals = np.full((len(runs), len(qids)), np.nan)
+    vals[position[run_code], column[qid_code]] = table.value
+    dropped = False
+    if complete:
+        vals = np.where(np.isnan(vals), 0.0, vals)
+    else:
+        keep = ~np.isnan(vals).any(axis=0)
+        dropped = not keep.all()
+        vals, qids = vals[:, keep], [q for q, k in zip(qids, keep.tolist(), strict=True) if k]
+    if len(qids) == 0:
+        raise UsageError("no query has a value for every run")
+    fortran = dropped and len(runs) > 1 and runs == sorted(runs, reverse=True)
+    return WideTable(runs, qids, np.asfortranarray(vals.T) if fortran else np.ascontiguousarray(vals.T))
+
+
+def run_count(df: LongTable | CodedTable | pd.DataFrame) -> int:
+    """The number of distinct runs of :func:`load_values`' table."""
+    return len(df.distinct("run")) if hasattr(df, "distinct") else len(set(df["run"]))
+
+
+def pairwise_tests(df: WideTable | LongTable | CodedTable | pd.DataFrame, test: str, correction: str, alpha: float,
+                   seed: int | None, complete: bool = False) -> dict[str, list]:
     """Records of :func:`pref_eval.stats.compare` for every pair of runs (one test), as columns
     ``{name: list}`` in record order (no DataFrame is made)."""
     from ..stats import compare
