@@ -19,21 +19,13 @@ Public entry points:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+# compare (the commands' entry point) loads paired, correction and effect itself; orderings and tukey load on
+# first use of one of their names (PEP 562): a command testing runs does not import them (session 28)
 from .compare import ComparisonResult, compare, compare_differences, compare_preferences
 from .correction import CORRECTIONS, adjust
 from .effect import effect_sizes
-from .orderings import (
-    compare_orderings,
-    kendall_tau_b,
-    rbo_at_depth,
-    rbo_ext,
-    rbo_ext_tied,
-    rbo_prefix,
-    swapped_pairs,
-    tau_ap,
-    tau_ap_a,
-    tau_ap_b,
-)
 from .paired import (
     TESTS,
     bootstrap_test,
@@ -43,7 +35,39 @@ from .paired import (
     t_test,
     wilcoxon_test,
 )
-from .tukey import randomised_tukey_hsd
+
+if TYPE_CHECKING:
+    from .orderings import (
+        compare_orderings,
+        kendall_tau_b,
+        rbo_at_depth,
+        rbo_ext,
+        rbo_ext_tied,
+        rbo_prefix,
+        swapped_pairs,
+        tau_ap,
+        tau_ap_a,
+        tau_ap_b,
+    )
+    from .tukey import randomised_tukey_hsd
+
+_LAZY = {**dict.fromkeys(("compare_orderings", "kendall_tau_b", "rbo_at_depth", "rbo_ext", "rbo_ext_tied",
+                          "rbo_prefix", "swapped_pairs", "tau_ap", "tau_ap_a", "tau_ap_b"), "orderings"),
+         "randomised_tukey_hsd": "tukey"}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :mod:`.orderings` and :mod:`.tukey`, imported on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 __all__ = [
     "CORRECTIONS", "TESTS", "ComparisonResult", "adjust", "bootstrap_test",
