@@ -73,7 +73,7 @@ CASES = [
      {"gzip", "tempfile"}, 330),
     # (the SVG writer's own escape, not xml.sax.saxutils's module: that imports urllib.request, http.client, email,
     # ssl, socket -- 43 modules; session 27: pairs 342 -> 299, scores svg 303 -> 260; session 28: stats' orderings and
-    # tukey lazy, the preference values in api/: compare 264 -> 262, pairs 300 -> 298, eval -o tsv 256 -> 249)
+    # tukey lazy, the preference values in pref_values.py: compare 264 -> 262, pairs 300 -> 298, eval -o tsv 256 -> 249)
     ("plot-scores-svg", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.svg", "-Q"], set(),
      {"gzip", "tempfile"}, 285),
     # t intervals and the t-test letters without scipy, the per-query table without pandas (plot/data.py
@@ -134,7 +134,7 @@ def test_command_import_set(module, args, allowed, lazy_allowed, ceiling, scratc
     assert not (top & HEAVY) - allowed, f"zelo {module} imports {sorted((top & HEAVY) - allowed)}"
     assert not (mods & LAZY) - lazy_allowed, f"zelo {module} imports {sorted((mods & LAZY) - lazy_allowed)}"
     if module in ("trec", "eval", "group"):  # no test of runs: pref_eval.stats not imported (session 28: the
-        assert not {m for m in mods if m.startswith("pref_eval.stats")}  # preference values moved to api/)
+        assert not {m for m in mods if m.startswith("pref_eval.stats")}  # preference values moved to pref_values.py)
     if module == "fit":  # nothing of scipy (the SEs by our own Cholesky: zelo/inverse_diag.py); no qrels or run reader
         assert not {m for m in mods if m.split(".")[0] == "scipy"}
         assert not mods & {"pref_eval.io.qrels", "pref_eval.io.runs"}

@@ -44,7 +44,7 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     if len(runs) < 2:
         raise UsageError("need at least two run files to compare")
     from ..io.run_ids import run_ids
-    from ._pref_values import needs_preference_mode
+    from ..pref_values import needs_preference_mode
 
     ids = run_ids(list(runs), mode=run_id_mode or "path", names=list(run_names))
     # A trec_eval / ir-measures name is evaluated in metric mode whatever else -m names: its value must not
@@ -62,7 +62,7 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     if pref_names:
         # preference measures (rpp, lexiprecision, ...) or pref_eval's metrics (p@10):
         # the values zelo_eval -q -o tsv prints for them
-        from ._pref_values import preference_values
+        from ..pref_values import preference_values
 
         log.stage(f"evaluating {len(runs)} runs (preference measures)")
         if baseline is not None:

@@ -151,7 +151,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
                              "preference mode always evaluates "
                              "every qrels query with a relevant document (a run lacking one retrieved nothing)")
         if fmt != "pref" and "rbp" in measures:  # (pref_eval.stats imports 8 modules: not on every start)
-            from ._pref_values import warn_pref_rbp
+            from ..pref_values import warn_pref_rbp
             warn_pref_rbp(measures, fmt, log)
         sampling = _Sampling(query_fraction, label_fraction, label_policy, samples, seed)
         _preference_mode(qrels, list(runs), ids, measures, ms, binary=binary, floor=floor, topk=cutoff, fmt=fmt,
@@ -186,7 +186,7 @@ def _trec_eval_names_only(measures: Sequence[str]) -> bool:
 
 def _wants_preferences(measures: Sequence[str], ms: str | None) -> bool:
     """Table output: preference mode iff a name is not a registry measure, or -M preferences/all."""
-    from ._pref_values import needs_preference_mode
+    from ..pref_values import needs_preference_mode
 
     if not measures:
         return ms in ("preferences", "all", "none")

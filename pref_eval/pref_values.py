@@ -26,15 +26,15 @@ def needs_preference_mode(measures: Sequence[str]) -> bool:
     a preference measure (rpp, lexiprecision, ...) or one of pref_eval's
     metrics (p@10, ndcg@10, ...): ``zelo_eval -o tsv`` then switches to its
     preference mode, and so does ``zelo_compare -R``."""
-    from ..errors import UsageError
-    from ..measures import parse_measure
+    from .errors import UsageError
+    from .measures import parse_measure
 
     wants = False
     for name in measures:
         try:
             parse_measure(name)
         except UsageError:
-            from ..run_preferences.names import parse_pref_measure  # (only then: 3 modules more at start-up)
+            from .run_preferences.names import parse_pref_measure  # (only then: 3 modules more at start-up)
 
             # A name neither mode knows (a typo: ndcg_cut10) is refused here, as unknown, before an option
             # of the other mode is refused for it (`-c` called it one of "pref_eval.py's metrics": session 24).
@@ -47,7 +47,7 @@ def warn_pref_rbp(measures: Sequence[str], fmt: str, log: Any) -> None:
     """``zelo_eval`` in preference mode with a table format (``-o tsv|csv|jsonl``): ``rbp`` is the one name
     both modes compute, differently, and there the mode depends on the other ``-m`` names: say which."""
     if fmt != "pref" and "rbp" in measures:
-        from ..errors import command_running
+        from .errors import command_running
 
         m, alone, o, p9 = ("-m name", "-m rbp", "-o", "-m rbp.p=0.9") if command_running() else \
             ("name in measures", "measures=['rbp']", "output_format", "measures=['rbp.p=0.9']")
@@ -74,12 +74,12 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
     dropped (the caller says so).
     Returns (DataFrame with columns run, qid, measure, value, run_b; the run ids).
     """
-    from ..io.qrels import read_subtopic_qrels
-    from ..io.runs import read_run
-    from ..run_preferences.data import prepare_qrels
-    from ..run_preferences.evaluate import evaluate_preferences, reference_index, run_names
-    from ..run_preferences.names import resolve
-    from ..output.preferences import pref_rows
+    from .io.qrels import read_subtopic_qrels
+    from .io.runs import read_run
+    from .run_preferences.data import prepare_qrels
+    from .run_preferences.evaluate import evaluate_preferences, reference_index, run_names
+    from .run_preferences.names import resolve
+    from .output.preferences import pref_rows
 
     sel = resolve(list(measures), None)
     names = list(names) if names is not None else run_names(list(runs))
@@ -92,12 +92,12 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
         rs = [read_run(p, name=n) for p, n in zip(runs, names, strict=False)]
     res = evaluate_preferences(pq, rs, names, sel, topk=depth, reference=ref)
     if warn is not None:
-        from ..collection import no_common_warning
+        from .collection import no_common_warning
 
         for k in res.no_common:
             warn(no_common_warning(str(runs[k]), qrels, res.qids, None))
     rows = list(pref_rows(res, per_query=True, summary=False))
-    from ..io.frames import frame
+    from .io.frames import frame
 
     df = frame([(a, q_, m, float(v), b) for a, b, q_, m, v in rows],
                columns=["run", "qid", "measure", "value", "run_b"])
@@ -110,9 +110,9 @@ def _usable(runs: Sequence[str], names: list[str], ref: int | None, pq: Any, dep
             skipped: list[str], error: Callable[[str], None] | None) -> tuple[list, list[str], list[str], int | None]:
     """``--keep-going``: the runs read and ranked against every qrels query (a duplicate found here), the others
     told to ``error`` and named in ``skipped``; the reference's new index (None when it was left out)."""
-    from ..collection import build_collection
-    from ..errors import PrefEvalError
-    from ..io.runs import read_run
+    from .collection import build_collection
+    from .errors import PrefEvalError
+    from .io.runs import read_run
 
     keep: list[int] = []
     rs = []
