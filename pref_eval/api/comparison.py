@@ -103,13 +103,17 @@ def _metric_rows(table: Any, measures: Sequence[str] | None, source: str | None)
     if "run_b" not in table.columns:
         return table
     table, pairs = _split_preference_rows(table)
-    if pairs is not None and measures is not None:
-        pairs = pairs[pairs["measure"].isin(set(measures))]
-    if pairs is not None and not pairs.empty:
+    if pairs is not None and hasattr(pairs, "distinct"):  # a reader's CodedTable
+        pair_measures = [m for m in pairs.distinct("measure") if measures is None or m in set(measures)]
+    elif pairs is not None:
+        if measures is not None:
+            pairs = pairs[pairs["measure"].isin(set(measures))]
+        pair_measures = list(dict.fromkeys(map(str, pairs["measure"])))
+    if pairs is not None and pair_measures:
         from ..io.textfile import display_name
 
         where = f"{display_name(source)}: " if source else ""
-        names = ", ".join(dict.fromkeys(map(str, pairs["measure"])))
+        names = ", ".join(pair_measures)
         raise UsageError(f"{where}{names}: values per pair of runs (preference measures): "
                          "pref_eval.api.compare_runs(per_query_file=PATH) tests them (zelo_compare -P); "
                          "compare() tests per-run values (measures= selects them)")
@@ -272,13 +276,16 @@ def _split_preference_rows(df: Any) -> tuple[Any, Any]:
 
 def _split_coded(table: Any) -> tuple[Any, Any]:
     """:func:`_split_preference_rows` of a :class:`~pref_eval.io.coded.CodedTable`: its per-run rows as a
-    CodedTable (no run_b), the preference rows as the DataFrame :func:`_split_preference_rows` gives."""
+    CodedTable (no run_b), the preference rows as a CodedTable too (session 28: no DataFrame)."""
+    import numpy as np
+
     blank = table.names["run_b"].index("") if "" in table.names["run_b"] else -1
-    metric = table.subset(table.codes["run_b"] == blank, pair=False)
-    frame = table.frame()
-    pref_df = frame[frame["run_b"] != ""]
-    pref_df = pref_df[~pref_df["measure"].isin(set(metric.distinct("measure")))]
-    return metric, (None if pref_df.empty else pref_df)
+    per_run = table.codes["run_b"] == blank
+    metric = table.subset(per_run, pair=False)
+    kept = set(metric.distinct("measure"))
+    repeated = np.array([m in kept for m in table.names["measure"]], dtype=bool)  # a metric's pair differences
+    pref = table.subset(~per_run & ~repeated[table.codes["measure"]])
+    return metric, (None if pref.empty else pref)
 
 
 def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Sequence[str],
@@ -298,7 +305,8 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
     measure_sel = list(measures) if measures else None
     if measure_sel:
         known = (set(df.distinct("measure") if hasattr(df, "distinct") else df["measure"])
-                 | (set(pref_df["measure"]) if pref_df is not None else set()))
+                 | (set(pref_df.distinct("measure") if hasattr(pref_df, "distinct") else pref_df["measure"])
+                    if pref_df is not None else set()))
         for m in measure_sel:
             if m not in known:
                 raise UsageError(f"measure {shown(m)} not in the per-query values (measures: "
@@ -346,7 +354,7 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
     if len(pref_tests) < len(test_list):
         log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
     if baseline is not None:
-        pref_df = _baseline_pairs(pref_df, baseline)
+        pref_df = _baseline_pairs(pref_df.frame() if hasattr(pref_df, "frame") else pref_df, baseline)
     if not pref_tests:
         return None, pref_tests
     records, nq, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,

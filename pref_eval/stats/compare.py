@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -752,13 +752,13 @@ def _pair_matrix(sub: pd.DataFrame) -> tuple[list[tuple[Any, Any]], list[Any], n
     return pairs, qids, X
 
 
-def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measures: Sequence[str] | None = None,
-                        runs: Sequence[str] | None = None,
+def compare_preferences(values: pd.DataFrame | CodedTable, *, complete: bool = False,
+                        measures: Sequence[str] | None = None, runs: Sequence[str] | None = None,
                         **kwargs: Any) -> tuple[pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
     """Test per-query preference values against 0, per measure.
 
-    ``values``: DataFrame with columns run (= run_a), run_b, qid, measure,
-    value (the runi/runj layout of ``zelo_eval -q -o tsv``), value = the
+    ``values``: DataFrame (or a reader's :class:`~pref_eval.io.coded.CodedTable`) with columns run (= run_a),
+    run_b, qid, measure, value (the runi/runj layout of ``zelo_eval -q -o tsv``), value = the
     preference of run over run_b on that query. Queries: those present for
     every pair of that measure (``complete``: every query must be there for every pair, else UsageError:
     a preference on a topic a run lacks is not 0, :func:`_refuse_missing_pair`).
@@ -766,9 +766,15 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
     arguments as :func:`compare_differences`. Returns (records DataFrame,
     {measure: n_queries}, {measure: dropped qids}).
     """
+    coded = _coded_rows(values)
+    if coded is not None:  # a reader's codes (session 28: no DataFrame)
+        from .compare_coded import compare_coded_preferences
+
+        return compare_coded_preferences(coded, complete, measures, runs, kwargs)
     import pandas as pd
 
-    df = values[_not_all(values["qid"])]
+    frame = cast("pd.DataFrame", values.frame() if hasattr(values, "codes") else values)  # (codes with a row 'all')
+    df = frame[_not_all(frame["qid"])]
     if runs:
         df = df[df["run"].isin(list(runs)) & df["run_b"].isin(list(runs))]
     vals = pd.to_numeric(df["value"], errors="coerce").to_numpy(dtype=float)
@@ -796,3 +802,4 @@ def compare_preferences(values: pd.DataFrame, *, complete: bool = False, measure
                                           run_b=[p[1] for p in pairs], **kwargs))
     records = pd.concat(frames, ignore_index=True) if frames else None
     return records, nq, dropped
+
