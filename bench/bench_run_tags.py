@@ -8,8 +8,9 @@ reader's), two code trees interleaved, least of N runs each: whether the runs ar
 
 Each command runs as a child process (``PREF_EVAL_THREADS=1``, bytecode cached by one untimed run); the figure
 is the child's user + system CPU (``resource.RUSAGE_CHILDREN``), steadier than wall time on a loaded machine;
-each output is compared between the trees (byte-identical expected). ``--write``: the table into
-bench/RESULTS-run-tags.md.
+each output is compared between the trees (byte-identical expected); then the tag collection alone
+(``fastparse._batch_distinct``'s thread CPU over one read, least of N, per tree). ``--write``: the table into
+bench/RESULTS-run-tags.md (between its ``run-tags`` markers).
 """
 from __future__ import annotations
 
@@ -44,6 +45,31 @@ def cpu(argv: list[str], cwd: str, tree: str) -> tuple[float, bytes]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
+# the tag collection alone: thread CPU of fastparse._batch_distinct over reads of a.run, in one child per tree
+SCAN = r"""
+import sys, time
+import pref_eval.io.fastparse as F
+spent = [0.0]
+inner = F._batch_distinct
+def timed(*a):
+    t = time.thread_time(); r = inner(*a); spent[0] += time.thread_time() - t; return r
+F._batch_distinct = timed
+best = 1e9
+for _ in range(int(sys.argv[1])):
+    spent[0] = 0.0
+    F.fast_columns("a.run", min_fields=6, max_fields=None, kinds={0: "S", 2: "S", 4: "f8", 5: "T"})
+    best = min(best, spent[0])
+print(best)
+"""
+
+
+def scan_cpu(cwd: str, tree: str, repeat: int) -> float:
+    env = dict(os.environ, PYTHONPATH=tree, PREF_EVAL_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", SCAN, str(repeat)], cwd=cwd, env=env, check=True, capture_output=True,
+                         text=True)
+    return float(out.stdout.split()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data")
@@ -72,6 +98,10 @@ def main() -> None:
         o, n = best[(name, "old")], best[(name, "new")]
         lines.append(f"| `{name}` | {o:.2f} | {n:.2f} | {(n - o) / o * 100:+.1f} % | "
                      f"{outs[(name, 'old')] == outs[(name, 'new')]} |")
+    scans = {label: scan_cpu(a.data, tree, a.repeat) for label, tree in (("old", a.old), ("new", a.new))}
+    lines += ["", f"The tag collection alone (`fastparse._batch_distinct`, thread CPU summed over one read of `a.run`, "
+              f"least of {a.repeat}; steadier than the commands' totals, whose spread on a loaded machine exceeds "
+              f"it): old {scans['old'] * 1e3:.1f} ms, new {scans['new'] * 1e3:.1f} ms."]
     lines += ["", f"Measured on {machine()}; {load0} at the start, {load()} at the end "
               f"(`python bench/bench_run_tags.py DATA OLD NEW --repeat {a.repeat}`)."]
     text = "\n".join(lines)
