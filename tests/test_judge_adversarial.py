@@ -818,6 +818,39 @@ def test_failures_fewer_than_the_stop_rule_are_stored_as_before(tmp_path, hostil
     assert srv.received["m"] == 9 + 5  # the first run: 3 answers, 3 failures asked twice
 
 
+@pytest.mark.slow  # three state runs of several batches: 5-17 s at load 12
+def test_failures_stop_a_state_run_without_adding_the_batch(tmp_path, hostile):
+    """Under --state: the stop rule ends the run before the batch is whole; the batch is not added (the state file
+    as after the last whole batch), the failures not stored, exit 1; the rerun, the server answering, ends the
+    state with the votes of an uninterrupted run."""
+    from click.testing import CliRunner
+
+    from pref_eval.cli.pairs import command
+
+    srv, url = hostile()
+    texts(tmp_path, nq=2, nd=6)
+    (tmp_path / "g.qrels").write_text("".join(f"q{i} 0 d{j} {j % 3}\n" for i in range(2) for j in range(6)))
+    for name in ("st.json", "ref.json"):
+        res = CliRunner().invoke(command, ["init", "--state", str(tmp_path / name), "--qrels",
+                                           str(tmp_path / "g.qrels"), "--seed", "1"], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+    args = ["--queries", tmp_path / "q.tsv", "--docs", tmp_path / "d.tsv", f"--judge=openai:m@{url},name=m",
+            "--concurrency", 1, "--retries", 0]
+    srv.fail_after = (3, "502")
+    before = (tmp_path / "st.json").read_bytes()
+    p = zj("--state", tmp_path / "st.json", *args, "--store", tmp_path / "s.sqlite")
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.splitlines()[-1].startswith("zelo_judge: 8 questions failed every attempt (HTTP 502)"), p.stderr
+    assert [r[0] for r in stored(tmp_path / "s.sqlite")] == ["ok"] * 3
+    assert (tmp_path / "st.json").read_bytes() == before  # the first batch (more than 3 pairs) was not added
+    srv.fail_after = None
+    p = zj("--state", tmp_path / "st.json", *args, "--store", tmp_path / "s.sqlite", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    p = zj("--state", tmp_path / "ref.json", *args, "--store", tmp_path / "r.sqlite", "-o", tmp_path / "r.jsonl")
+    assert p.returncode == 0, p.stderr
+    assert json.loads((tmp_path / "st.json").read_text()) == json.loads((tmp_path / "ref.json").read_text())
+    assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "r.jsonl").read_bytes()
+
 # ------------------------------------------------------------------ Retry-After, keys pasted into a spec
 def test_retry_after_is_clamped():
     """'Retry-After: inf' (or 1e12, or an HTTP date in year 9999) made the run sleep for ever; NaN and junk
