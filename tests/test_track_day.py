@@ -108,15 +108,25 @@ def test_runs_x_measures_formats_refused_with_preference_measures(tmp_path, fmt)
 
 @pytest.mark.parametrize("fmt", ["text", "wide-csv", "topics-text"])
 def test_tables_refused_with_a_zelo_score_file(tmp_path, fmt):
-    """Was: a KeyError traceback (the runs x measures formats) with a zELO score file as -R."""
+    """Was: a KeyError traceback (the runs x measures formats) with a zELO score file as -R. Since session 28 the
+    runs x measures tables are written (zbench's measures; one run refused as in metric mode), the topics tables
+    refused."""
     (tmp_path / "z.tsv").write_text("qid\tdocno\tscore\tse\n1\ta\t0.5\t0.1\n1\tb\t-0.5\t0.1\n")
     (tmp_path / "r.run").write_text("1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n")
+    (tmp_path / "s.run").write_text("1 Q0 b 1 2 s\n1 Q0 a 2 1 s\n")
     ok = run_inproc("zelo_eval", ["-R", "z.tsv", "-o", "tsv", "r.run"], tmp_path)
     assert ok.returncode == 0, ok.stderr  # the file is read as a score file
     res = run_inproc("zelo_eval", ["-R", "z.tsv", "-o", fmt, "r.run"], tmp_path)
     assert res.returncode == 2 and res.stdout == b""
-    assert res.stderr == (f"zelo_eval: -o {fmt} applies to metric mode (trec_eval measures), not to a zELO score "
-                          "file (z.tsv)\n")
+    if fmt.startswith("topics"):
+        assert res.stderr == (f"zelo_eval: -o {fmt} applies to metric mode (trec_eval measures), not to a zELO "
+                              "score file (z.tsv)\n")
+        return
+    assert res.stderr == "zelo_eval: need at least two runs to compare\n"  # as in metric mode
+    two = run_inproc("zelo_eval", ["-R", "z.tsv", "-o", fmt, "-m", "zacc", "r.run", "s.run"], tmp_path)
+    assert two.returncode == 0 and two.stderr == "", two.stderr
+    want = b"a,r.run,1.0,\nb,s.run,0.0,\n" if fmt == "wide-csv" else b"a  r.run  1.0000\nb  s.run  0.0000\n"
+    assert want in two.stdout  # r.run orders a above b as the scores do (zacc 1), s.run the other way (0)
 
 
 # -- zelo_pairs pool --contributions --groups / --group-sep: a team's runs counted together (TREC overviews' "unique

@@ -176,7 +176,7 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
     and ``dataset`` (as if all graded 1: the line order does not matter). An option of another strategy or
     goal is refused; an existing ``state`` only with ``force``.
     """
-    from ._inputs import _check_choice, _check_flags, _check_float, _check_int
+    from ._inputs import _check_choice, _check_flags, _check_float, _check_int, _check_paths
 
     _check_flags(force=force, **({} if final_phase is None else {"final_phase": final_phase}))
     _check_positive(k=k, max_per_pair=max_per_pair, cycles=cycles, batch=batch, window=window, depth=depth)
@@ -226,7 +226,8 @@ def pairs_init(state: str, qrels: str | None = None, *, strategy: str = "tournam
         t = AdaptiveSession(seed, params)
     else:
         t = Tournament(5 if k is None else k, p, f, seed, bool(final_phase))  # p, f None: 7, 9 or above k
-    files = _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs)
+    _check_paths("paths of files", state=state, qrels=qrels, dataset=dataset, docs=docs)  # (a number: os.fspath's
+    files = _input_options(inputs, state=state, qrels=qrels, dataset=dataset, run=run, docs=docs)  # TypeError)
     _init_sources(qrels, dataset, runs, depth, docs)  # (usage errors first)
     _preflight(files, state)  # before the candidates are read
     pools = _init_pools(qrels, dataset, runs, depth, docs)
