@@ -214,3 +214,60 @@ def test_the_csv_writer_of_infinite_values_of_both_signs():
     got = records_csv(table, 0.05)
     assert got == buf.getvalue()
     assert ",inf," in got and ",-inf," in got
+
+
+# ---- the per-line JSON reader (io/perquery._json_rows): a file the scanner does not take -- here an escaped
+# character in an id (``\u00e9``, é) -- is read line by line; the rows by the documented rule, worked by hand
+ESC = "q\\u00e9"  # (as written in the file: the id is "qé")
+
+
+def _long(run_key: str, run: str, qid: str, value: float, **extra) -> str:
+    body = {run_key: run, **extra, "qid": "QID", "measure": "ap", "value": value}
+    return json.dumps(body).replace('"QID"', f'"{qid}"')
+
+
+def test_the_per_line_reader_of_the_runi_runj_layout(tmp_path):
+    """Long lines with ``runi``/``runj`` (zelo_eval -q -o jsonl of a preference measure): the pair layout, each
+    row's run_b its runj (mutants: ``pair = True`` -> False; ``obj.get("runj") or ""`` -> ``and``)."""
+    lines = [_long("runi", "a", ESC, 0.5, runj="b"), _long("runi", "a", "q2", 0.25, runj="c")]
+    frame = read_per_query(_write(tmp_path / "p.jsonl", lines))
+    assert list(frame.columns) == ["run", "qid", "measure", "value", "run_b"]
+    assert frame.values.tolist() == [["a", "qé", "ap", 0.5, "b"], ["a", "q2", "ap", 0.25, "c"]]
+
+
+def test_the_per_line_reader_takes_run_before_name(tmp_path):
+    """A line with both ``run`` and PyTerrier's ``name``: the run is ``run`` (``name`` only stands in for a missing
+    ``run``, as the scanner's reader takes it; mutant ``and`` -> ``or`` took ``name``)."""
+    lines = [_long("run", "a", ESC, 0.5, name="x"), _long("run", "b", "q2", 0.25, name="y")]
+    frame = read_per_query(_write(tmp_path / "n.jsonl", lines))
+    assert frame.values.tolist() == [["a", "qé", "ap", 0.5], ["b", "q2", "ap", 0.25]]
+
+
+def test_the_per_line_reader_keeps_summary_rows_per_pair(tmp_path):
+    """Summary rows ``all`` of one runi and measure against two runj are two summaries (left out), not a second
+    row 'all' (mutant: the summary's runj ``or`` -> ``and`` made them one)."""
+    lines = [_long("runi", "a", ESC, 0.5, runj="b"), _long("runi", "a", "all", 0.5, runj="b"),
+             _long("runi", "a", "all", 0.25, runj="c"), _long("runi", "a", "q2", 0.25, runj="c")]
+    frame = read_per_query(_write(tmp_path / "s.jsonl", lines))
+    assert frame.values.tolist() == [["a", "qé", "ap", 0.5, "b"], ["a", "q2", "ap", 0.25, "c"]]
+
+
+def test_the_per_line_reader_names_a_second_summary_row(tmp_path):
+    """A second row ``all`` for the same run and measure is named by its line, 3 (mutants: ``i + 1`` -> ``i - 1``,
+    ``i + 0``, ``i + 2``)."""
+    lines = [_long("run", "a", ESC, 0.5), _long("run", "a", "all", 0.5), _long("run", "a", "all", 0.25)]
+    path = _write(tmp_path / "a.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value).startswith(f"{path}:3: a second row 'all' for run 'a', measure 'ap'")
+
+
+def test_a_line_with_runi_but_no_runj_is_a_long_line(tmp_path):
+    """Without ``measure``/``value`` and ``type``, a line is pref_eval.py's preference line only with both
+    ``runi`` and ``runj`` (docs/zelo_compare.md); one with ``runi`` alone is a long line missing its measure and
+    value (mutant ``and`` -> ``or`` asked for its runj)."""
+    lines = [_long("run", "a", ESC, 0.5), json.dumps({"qid": "q2", "runi": "a", "rpp": 0.5})]
+    path = _write(tmp_path / "r.jsonl", lines)
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == f"{path}:2: missing key(s) measure, value"
