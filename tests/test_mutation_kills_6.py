@@ -271,3 +271,24 @@ def test_a_line_with_runi_but_no_runj_is_a_long_line(tmp_path):
     with pytest.raises(InputError) as err:
         read_per_query(path)
     assert str(err.value) == f"{path}:2: missing key(s) measure, value"
+
+
+def test_trec_eval_output_with_topic_names_gets_the_hint(tmp_path):
+    """``trec_eval -q`` output (measure, qid, value) of topics named ``q1``: the hint to write the table with
+    zelo_eval (mutant ``float(f[2])`` -> ``float(f[1])``: only numbers as topics got it)."""
+    path = tmp_path / "t.tsv"
+    path.write_text("map\tq1\t0.25\nmap\tq2\t0.5\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert "this looks like trec_eval output (measure, qid, value of one run)" in str(err.value)
+
+
+def test_a_tsv_table_of_two_samples_is_refused(tmp_path):
+    """A TSV table with a ``sample`` column holding two samples (each on other topics: no duplicate row) is
+    refused naming line 3, read at once or line by line (mutant ``> 1`` -> ``> 2`` read both samples as one)."""
+    path = tmp_path / "s.tsv"
+    path.write_text("run\tqid\tmeasure\tvalue\tsample\na\tq1\tap\t0.5\t0\na\tq2\tap\t0.25\t1\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_per_query(path)
+    assert str(err.value) == (f"{path}:3: rows of more than one sample (column 'sample': 0, 1; zelo_eval --samples "
+                              "N): compare one sample at a time, e.g. the rows of sample 0")
