@@ -413,8 +413,13 @@ def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
     found = []
     for name, v in named.items():
         vals = v if isinstance(v, (list, tuple)) else [v]
-        found.append((name, [os.fspath(x) for x in vals if x is not None]))
+        # (a value that is not a path names no file to keep: its own check, or its reader, refuses it)
+        found.append((name, [os.fspath(x) for x in vals if _is_path(x)]))
     return found
+
+
+def _is_path(x: Any) -> bool:
+    return isinstance(x, (str, bytes, os.PathLike))
 
 
 def _preflight(own: InputOptions, *outputs: Any) -> None:
