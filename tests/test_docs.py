@@ -279,8 +279,8 @@ def _layout_rows() -> list[tuple[list[str], str]]:
 
 def test_architecture_lists_every_module():
     """docs/architecture.md's Layout names every top-level module and subpackage of pref_eval/ in its first
-    column, every module of the packages it enumerates (io/, output/, api/, trec_eval/) in their row, and
-    every ``x.py`` / ``x.c`` it names in a row exists (in that row's package, or as the path it gives)."""
+    column, every module of every subpackage in that package's row, and every ``x.py`` / ``x.c`` it names in
+    a row exists (in that row's package, or as the path it gives)."""
     pkg = ROOT / "pref_eval"
     rows = _layout_rows()
     places = {p.rstrip("/") for cells, _ in rows for p in cells}
@@ -289,7 +289,9 @@ def test_architecture_lists_every_module():
     page = (DOCS / "architecture.md").read_text(encoding="utf-8")
     missing = [f"pref_eval/{p.name}" for p in tops if f"pref_eval/{p.name}" not in places
                and f"`pref_eval/{p.name}" not in page]
-    for sub in ("io", "output", "api", "trec_eval"):
+    subs = sorted(p.name for p in tops if p.is_dir())
+    assert len(subs) >= 12, subs
+    for sub in subs:
         line = next(line for cells, line in rows if f"pref_eval/{sub}/" in cells)
         missing += [f"pref_eval/{sub}/{m.name}" for m in sorted((pkg / sub).glob("*.py"))
                     if m.name != "__init__.py" and f"`{m.name}`" not in line and f"`{m.stem}." not in line]
@@ -306,6 +308,60 @@ def test_architecture_lists_every_module():
     unnamed = [p.name for p in sorted((ROOT / "tools").iterdir()) if p.suffix in (".py", ".sh")
                and f"`{p.name}`" not in tools and f"`{p.name} " not in tools]
     assert not unnamed, f"docs/architecture.md's tools/ row does not name: {unnamed}"
+
+
+# The imports that do not point down the picture of docs/architecture.md ("Dependencies point mostly down"):
+# (importing module, imported module). A new one is either a layering fault or a line of that paragraph.
+UPWARD_IMPORTS = {
+    ("pref_eval/io/judgments.py", "pref_eval.zelo.judgments"),
+    ("pref_eval/io/judgment_columns.py", "pref_eval.zelo.judgments"),
+    ("pref_eval/io/zelo_scores.py", "pref_eval.zelo.fit"),
+    ("pref_eval/stats/compare.py", "pref_eval.api._inputs"),
+    ("pref_eval/agree/systemlevel.py", "pref_eval.api._inputs"),
+    ("pref_eval/agree/systemlevel.py", "pref_eval.api.measures"),
+    ("pref_eval/plot/data.py", "pref_eval.api.measures"),
+}
+IO_MAY_IMPORT = ("pref_eval.io", "pref_eval.errors", "pref_eval.records", "pref_eval.native", "pref_eval.parallel",
+                 "pref_eval._jsonl")
+
+
+def _package_imports():
+    """``(file, absolute module)`` of every ``from``-import of pref_eval's modules inside pref_eval/."""
+    import ast
+
+    pkg = ROOT / "pref_eval"
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        here = ["pref_eval", *path.relative_to(pkg).parts[:-1]]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 0:
+                    if (node.module or "").split(".")[0] == "pref_eval":
+                        yield rel, node.module
+                    continue
+                base = ".".join(here[:len(here) - node.level + 1])
+                if node.module:
+                    yield rel, f"{base}.{node.module}"
+                else:  # ``from .. import _jsonl``
+                    yield from ((rel, f"{base}.{a.name}") for a in node.names)
+
+
+def test_imports_point_down():
+    """docs/architecture.md: ``io/`` imports only the foundation modules and the result types it fills, and no
+    computation module imports ``api/`` but the three the page names. Fails on a new upward import, and on a
+    listed one that is gone (the page's list would be stale)."""
+    upward = set()
+    for rel, mod in _package_imports():
+        if rel.startswith("pref_eval/io/") and not mod.startswith(IO_MAY_IMPORT):
+            upward.add((rel, mod))
+        top = rel.split("/")[1]
+        if mod.startswith("pref_eval.api") and top not in ("api", "cli", "__init__.py", "dask.py"):
+            upward.add((rel, mod))
+    assert upward == UPWARD_IMPORTS, (f"new: {sorted(upward - UPWARD_IMPORTS)}; "
+                                      f"gone: {sorted(UPWARD_IMPORTS - upward)}")
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    named = {rel.split("/", 1)[1] for rel, _ in UPWARD_IMPORTS if "/io/" not in rel}
+    assert all(f"`{n}`" in page for n in named), named
 
 
 def _package_env_vars() -> set[str]:
