@@ -122,7 +122,7 @@ def _header(head: list[str], names: Sequence[str], what: str, source: str, no: i
                      f"(expected one named {' / '.join(names[:3])}, or two columns)")
 
 
-_TAG = re.compile(rb"^[ \t]*(?!#)\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+(\S+)", re.M)
+_TAG = rb"(?m)^[ \t]*(?!#)\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+(\S+)"
 """The 6th field of a run's data line (a line starting with ``#``, maybe indented, is a comment)."""
 
 
@@ -178,7 +178,7 @@ def run_value(path: str | os.PathLike[str], last_tag: str, value_of: Callable[[s
     if os.fspath(path) == "-":  # read once already: its other lines' tags are not seen again
         return mine
     data = read_input_bytes(path, what="run file")
-    if all(value_of(t.decode("utf-8", errors="surrogateescape")) == mine for t in set(_TAG.findall(data))):
+    if all(value_of(t.decode("utf-8", errors="surrogateescape")) == mine for t in set(re.findall(_TAG, data))):
         return mine
     _differ(run, tag_lines(path, data), last_tag, mine, value_of, what, source)
     return mine

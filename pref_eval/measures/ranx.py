@@ -260,8 +260,8 @@ def takes_cutoff(name: str) -> bool:
     return bool(_TABLE[name][3])
 
 
-_NAME = re.compile(r"(?P<name>[a-z0-9_]+(?:-precision)?)(?P<rest>.*)", re.S)
-_REST = re.compile(r"(?:(?P<sep>[@.])(?P<arg>[^@.]*?))?(?:-l(?P<level>[^@.]*))?")
+_NAME = r"(?s)(?P<name>[a-z0-9_]+(?:-precision)?)(?P<rest>.*)"  # compiled on use (re's cache)
+_REST = r"(?:(?P<sep>[@.])(?P<arg>[^@.]*?))?(?:-l(?P<level>[^@.]*))?"
 
 
 def parse_ranx(text: str) -> MeasureRequest | None:
@@ -274,14 +274,14 @@ def parse_ranx(text: str) -> MeasureRequest | None:
     label = text.strip()
     explicit = label.startswith(PREFIX)
     body = label[len(PREFIX):] if explicit else label
-    m = _NAME.fullmatch(body)
+    m = re.fullmatch(_NAME, body)
     if m is None or m.group("name") not in _TABLE:
         if explicit:
             raise UsageError(f"unknown ranx metric {body!r} (ranx names: {', '.join(NAMES)})")
         return None
     name, rest = m.group("name"), m.group("rest")
     takes_k = _TABLE[name][3]
-    parts = _REST.fullmatch(rest)
+    parts = re.fullmatch(_REST, rest)
     if parts is None:
         raise UsageError(f"measure {label!r}: expected ranx's {name}[@k][-lN]" if name != "rbp" else
                          f"measure {label!r}: expected ranx's rbp.P[-lN] (P the digits of the persistence, rbp.95)")

@@ -15,13 +15,13 @@ from .fonts import FACES
 
 # characters XML 1.0 does not allow (its "Char" production: #x9 | #xA | #xD | [#x20-#xD7FF] |
 # [#xE000-#xFFFD] | [#x10000-#x10FFFF]); ids may hold them, an SVG may not
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"  # compiled on use (re's cache)
 
 
 def xml_safe(text: str) -> str:
     """``text`` with each character XML 1.0 does not allow (C0 controls but tab/newline/return,
     lone surrogates, U+FFFE, U+FFFF) replaced by U+FFFD, the replacement character."""
-    return _NOT_XML.sub("\ufffd", text)
+    return re.sub(_NOT_XML, "\ufffd", text)
 
 
 def _escape(text: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-_HEX = re.compile(r"[0-9a-f]{1,32}")
+_HEX = r"[0-9a-f]{1,32}"  # compiled on use (re's cache)
 KEYS = frozenset({"state", "inc", "has_uint32", "uinteger"})
 
 
@@ -29,7 +29,7 @@ def rng_problem(obj: Any) -> str | None:
     """What is wrong with a JSON rng state (None: it is one ``rng_to_json`` could have written)."""
     if not isinstance(obj, dict) or set(obj) != KEYS:
         return f"expected an object with the keys {sorted(KEYS)}"
-    if not all(isinstance(obj[k], str) and _HEX.fullmatch(obj[k]) for k in ("state", "inc")):
+    if not all(isinstance(obj[k], str) and re.fullmatch(_HEX, obj[k]) for k in ("state", "inc")):
         return "expected state and inc as hexadecimal strings of at most 32 digits"
     if int(obj["inc"], 16) % 2 == 0:
         return "expected an odd inc (a PCG64 increment)"
