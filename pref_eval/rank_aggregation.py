@@ -223,7 +223,8 @@ def _borda_points(rankings: list[list[str]], pos: tuple | None = None) -> tuple[
 
 
 def borda(rankings: list[list[str]], *, pos: tuple | None = None) -> list[str]:
-    """Borda count: n − j points at 0-based position j (n = length of the first ranking).
+    """Borda count (de Borda 1781): n − j points at 0-based position j (n = length of the first ranking); runs by
+    (points, run id) descending.
 
     ``pos``: :func:`_positions` of ``rankings`` when the caller has it.
     """
@@ -276,7 +277,9 @@ def mc4_transition(C: np.ndarray) -> np.ndarray:
 
 def mc4(rankings: list[list[str]], *, steps: int | None = None, damping: float = 0.15,
         pos: tuple | None = None) -> list[str]:
-    """MC4 ordering; see the module docstring (``steps`` = pref_aggregate.py mode).
+    """MC4 ordering (Dwork, Kumar, Naor & Sivakumar, WWW 2001): the chain moves from a to each b that a strict
+    majority of the rankings put above a with probability 1/n, and its stationary distribution (damped:
+    :func:`stationary`) orders the runs; see the module docstring (``steps`` = pref_aggregate.py mode).
 
     States are the names in order of first appearance; ``pos``: :func:`_positions`
     of ``rankings`` when the caller has it.
@@ -331,7 +334,8 @@ def borda_points(rankings: list[list[str]], *, pos: tuple | None = None) -> dict
 
 
 def stationary(P: np.ndarray, damping: float) -> np.ndarray:
-    """Stationary distribution of ``(1−α)P + α/n`` (dense eigen-solve, LAPACK ``geev`` via numpy)."""
+    """Stationary distribution π = π G, Σ π = 1, of ``G = (1−α)P + α/n`` (the teleport of PageRank: Page, Brin,
+    Motwani & Winograd 1999; dense eigen-solve, LAPACK ``geev`` via numpy)."""
 
     n = len(P)
     if not 0.0 < damping <= 1.0:

@@ -108,16 +108,20 @@ def buckets(mu: np.ndarray, y: np.ndarray, n_buckets: int = 20) -> Buckets:
 
 
 def ece(b: Buckets) -> float:
-    """Expected calibration error of the buckets: sum_b n_b/N |predicted_b - observed_b|."""
+    """Expected calibration error of the buckets (Naeini, Cooper & Hauskrecht, AAAI 2015):
+    sum_b n_b/N |predicted_b - observed_b|."""
     N = b.n.sum()
     return float((b.n / N * np.abs(b.predicted - b.observed)).sum()) if N else float("nan")
 
 
 def brier(mu: np.ndarray, y: np.ndarray) -> float:
+    """Brier score (Brier 1950): (1/N) Σ (mu_i - y_i)^2."""
     return float(np.mean((np.asarray(mu) - np.asarray(y)) ** 2))
 
 
 def log_loss(mu: np.ndarray, y: np.ndarray) -> float:
+    """Logarithmic score (Good 1952): -(1/N) Σ (y_i ln m_i + (1 - y_i) ln(1 - m_i)), m = mu clipped to
+    [EPS, 1 - EPS]."""
     m = np.clip(np.asarray(mu, dtype=np.float64), EPS, 1.0 - EPS)
     y = np.asarray(y, dtype=np.float64)
     return float(-np.mean(y * libm.log(m) + (1.0 - y) * libm.log1p(-m)))

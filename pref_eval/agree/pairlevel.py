@@ -48,7 +48,8 @@ def _table(S: np.ndarray) -> np.ndarray:
 
 
 def kappa(S: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of flattened 3 x 3 tables (last axis 9)."""
+    """Cohen's kappa (Cohen 1960) of flattened 3 x 3 tables (last axis 9): (p_o - p_e) / (1 - p_e),
+    p_o = trace(t)/n, p_e = Σ_i r_i c_i / n^2."""
     t = _table(S)
     n = t.sum(axis=(-1, -2))
     po = np.trace(t, axis1=-2, axis2=-1) / n
@@ -60,7 +61,8 @@ WEIGHTS = np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2.0
 
 
 def weighted_kappa(S: np.ndarray) -> np.ndarray:
-    """Cohen's weighted kappa, linear weights |i - j| / 2, of flattened 3 x 3 tables."""
+    """Cohen's weighted kappa (Cohen 1968), linear weights w_ij = |i - j| / 2, of flattened 3 x 3 tables:
+    1 - Σ w t / Σ w E, E_ij = r_i c_j / n."""
     t = _table(S)
     n = t.sum(axis=(-1, -2))
     E = t.sum(-1)[..., :, None] * t.sum(-2)[..., None, :] / n[..., None, None]
@@ -85,7 +87,8 @@ def n_table(S: np.ndarray) -> np.ndarray:
 
 
 def alpha_ordinal(S: np.ndarray) -> np.ndarray:
-    """Krippendorff's alpha (ordinal) of flattened 3 x 3 coincidence matrices."""
+    """Krippendorff's alpha (ordinal; Krippendorff 2011) of flattened 3 x 3 coincidence matrices o:
+    1 - (n - 1) Σ o_ck δ_ck / Σ n_c n_k δ_ck, δ_ck = (Σ_{g=c..k} n_g - (n_c + n_k) / 2)^2."""
     o = _table(S)
     nc = o.sum(-1)
     n = nc.sum(-1)
@@ -123,7 +126,8 @@ def coincidence(cnt: np.ndarray) -> np.ndarray:
 
 
 def fleiss_factory(m: int) -> Callable[[np.ndarray], np.ndarray]:
-    """Fleiss' kappa of per-query sums [N, c0, c1, c2, sum n_ij^2] with m raters per unit."""
+    """Fleiss' kappa (Fleiss 1971) of per-query sums [N, c0, c1, c2, sum n_ij^2] with m raters per unit:
+    (P_bar - Σ p_j^2) / (1 - Σ p_j^2), P_bar = (Σ n_ij^2 - N m) / (N m (m - 1)), p_j = Σ_i n_ij / (N m)."""
     def f(S: np.ndarray) -> np.ndarray:
         N = S[..., 0]
         p = S[..., 1:4] / (N * m)[..., None]

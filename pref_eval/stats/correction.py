@@ -57,7 +57,9 @@ def _adjust_sorted(ps: np.ndarray, method: str) -> np.ndarray:
 
 
 def adjust(p_values: np.ndarray, method: str = "holm") -> np.ndarray:
-    """Adjusted p-values of one family, in input order."""
+    """Adjusted p-values of one family, in input order; for p_(1) <= ... <= p_(m): ``bonferroni`` min(1, m p_(i))
+    (Dunn, JASA 1961), ``holm`` max_{j <= i} min(1, (m - j + 1) p_(j)) (Holm 1979), ``bh``
+    min_{j >= i} min(1, m p_(j) / j) (Benjamini & Hochberg 1995), ``none`` p_(i)."""
     if method not in CORRECTIONS:
         raise unknown_correction(method)
     p = np.asarray(p_values, dtype=float)

@@ -17,7 +17,8 @@ import numpy as np
 
 def effect_sizes(D: np.ndarray) -> dict[str, np.ndarray]:
     """Mean difference, d_z and win/tie/loss counts for each row of ``D`` (C-ordered first: a row's sums do not
-    depend on the other rows)."""
+    depend on the other rows): mean(d), d_z = mean(d) / sd(d, ddof=1) (Cohen, Statistical Power Analysis for the
+    Behavioral Sciences, 1988), #(d > 0) / #(d == 0) / #(d < 0)."""
     D = np.ascontiguousarray(D, dtype=float)
     if D.ndim == 1:
         D = D[None, :]

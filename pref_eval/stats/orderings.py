@@ -55,7 +55,8 @@ from ..errors import shown
 
 
 def kendall_tau_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float]:
-    """(tau_b, two-sided p) from ``scipy.stats.kendalltau``."""
+    """(tau_b, two-sided p) from ``scipy.stats.kendalltau``: tau_b = (P - Q) / sqrt((P + Q + T)(P + Q + U)), P / Q
+    the concordant / discordant pairs, T / U those tied in ``a`` only / ``b`` only (Kendall, Biometrika 1945)."""
     from scipy import stats
 
     res = stats.kendalltau(np.asarray(a, float), np.asarray(b, float), variant="b")
@@ -72,7 +73,8 @@ def _paired_rows(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kendall_tau_b_rows(A: np.ndarray, B: np.ndarray, max_cells: int = 1 << 23) -> np.ndarray:
-    """Kendall's tau_b of each row pair (A[r], B[r]) at once (bootstrap resamples of system means).
+    """Kendall's tau_b (Kendall, Biometrika 1945) of each row pair (A[r], B[r]) at once (bootstrap resamples of
+    system means).
 
     tau_b = (P - Q) / sqrt(n0 - n1) / sqrt(n0 - n2), n0 = n(n-1)/2 pairs, n1 / n2 the pairs tied in A / B,
     P - Q = sum over pairs of sgn(A_i - A_j) sgn(B_i - B_j) (integers), clipped to [-1, 1]; NaN when every
@@ -102,11 +104,11 @@ def kendall_tau_b_rows(A: np.ndarray, B: np.ndarray, max_cells: int = 1 << 23) -
 
 
 def tau_ap_a_rows(X: np.ndarray, Y: np.ndarray, max_cells: int = 1 << 23) -> np.ndarray:
-    """:func:`tau_ap_a` of each row pair (reference X[r], evaluated Y[r]) at once, vectorised over rows and
-    systems (the bootstrap of ``zelo_agree -l system``; :func:`tau_ap_a` is its one-row case). Per system i
-    with p0 systems strictly above it in Y and a tie group of size g: the mean over its positions p0 + t
-    (t < g) of (c_strict + t * share) / (p0 + t), c_strict the reference's credit for the systems above,
-    share its mean credit for one of the group (module docstring)."""
+    """:func:`tau_ap_a` (Urbano & Marrero, ICTIR 2017) of each row pair (reference X[r], evaluated Y[r]) at once,
+    vectorised over rows and systems (the bootstrap of ``zelo_agree -l system``; :func:`tau_ap_a` is its one-row case).
+    Per system i with p0 systems strictly above it in Y and a tie group of size g: the mean over its positions p0 + t (t
+    < g) of (c_strict + t * share) / (p0 + t), c_strict the reference's credit for the systems above, share its mean
+    credit for one of the group (module docstring)."""
     X, Y = _paired_rows(X, Y)
     R, n = X.shape
     out = np.full(R, np.nan)
@@ -138,7 +140,9 @@ def tau_ap_a_rows(X: np.ndarray, Y: np.ndarray, max_cells: int = 1 << 23) -> np.
 
 def tau_ap(reference: Sequence[float] | np.ndarray, evaluated: Sequence[float] | np.ndarray) -> float:
     """tau_AP of ``evaluated`` against ``reference`` (scores, higher = better,
-    no ties allowed in either; use :func:`tau_ap_a` / :func:`tau_ap_b` with ties)."""
+    no ties allowed in either; use :func:`tau_ap_a` / :func:`tau_ap_b` with ties): tau_AP = 2/(N-1)
+    Σ_{i=2..N} C(i)/(i-1) - 1, C(i) the systems above position i of the evaluated ordering that the reference
+    also ranks above its i-th system (Yilmaz, Aslam & Robertson, SIGIR 2008)."""
     x = np.asarray(reference, float)
     y = np.asarray(evaluated, float)
     if len(np.unique(x)) != x.size or len(np.unique(y)) != y.size:
@@ -147,7 +151,9 @@ def tau_ap(reference: Sequence[float] | np.ndarray, evaluated: Sequence[float] |
 
 
 def tau_ap_a(reference: Sequence[float] | np.ndarray, evaluated: Sequence[float] | np.ndarray) -> float:
-    """Expected tau_AP over random breaking of ties (see module docstring); :func:`tau_ap_a_rows` on one row."""
+    """Expected tau_AP over random breaking of the evaluated ordering's ties (Urbano & Marrero, ICTIR 2017, the
+    accuracy scenario; tau_AP = 2/(N-1) Σ_{i=2..N} C(i)/(i-1) - 1 of Yilmaz, Aslam & Robertson, SIGIR 2008; see
+    the module docstring); :func:`tau_ap_a_rows` on one row."""
     x = np.asarray(reference, float)
     y = np.asarray(evaluated, float)
     if y.size != x.size:
@@ -167,7 +173,10 @@ def _tau_ap_b_one(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def tau_ap_b(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
-    """Symmetric tie-aware tau_AP_b (agreement scenario; module docstring)."""
+    """Symmetric tie-aware tau_AP_b (Urbano & Marrero, ICTIR 2017, the agreement scenario):
+    (tau_AP_b(a|b) + tau_AP_b(b|a)) / 2, tau_AP_b(X|Y) = mean_i s_i, s_i = (#{j above i in Y: X ranks j strictly
+    above i} - #{j above i in Y: not}) / (p_i - 1), p_i the first position of i's tie group in Y (module
+    docstring)."""
     x = np.asarray(a, float)
     y = np.asarray(b, float)
     if x.size != y.size:
@@ -181,7 +190,8 @@ def _order(names: Sequence[str], scores: np.ndarray) -> list[str]:
 
 def rbo_ext(a: Sequence[str], b: Sequence[str], p: float = 0.9, depth: int | None = None) -> float:
     """Extrapolated rank-biased overlap of two orderings (lists, best first)
-    of the same length k (Webber et al. 2010, eq. 32); ``depth``: evaluated at depth
+    of the same length k (Webber et al. 2010, eq. 32): RBO_ext = A_k p^k + (1-p)/p Σ_{d=1..k} A_d p^d, A_d the
+overlap of the two top-d prefixes over d; ``depth``: evaluated at depth
     min(depth, k), as :func:`rbo_at_depth`."""
     return _rbo_ext_parts(a, b, p, depth)[1]
 

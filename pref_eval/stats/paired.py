@@ -109,8 +109,10 @@ def t_test(D: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:
 
 def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
                   correction: bool = False) -> dict[str, np.ndarray]:
-    """Wilcoxon signed-rank test of each row against 0 (:func:`pref_eval.stats.signed_rank.wilcoxon`).
+    """Wilcoxon signed-rank test of each row against 0 (:func:`pref_eval.stats.signed_rank.wilcoxon`; Wilcoxon,
+    Biometrics Bulletin 1945).
 
+    R+ = Σ_{d_i > 0} rank(|d_i|), R- = Σ_{d_i < 0} rank(|d_i|) (ties: average ranks);
     ``statistic`` is min(R+, R-) (scipy's for the two-sided test).
     ``zero_method``: ``wilcox`` (drop zero differences; scipy's default),
     ``pratt`` (rank zeros, then drop their ranks), ``zsplit`` (split zero ranks
@@ -135,7 +137,8 @@ def wilcoxon_test(D: np.ndarray, zero_method: str = "wilcox", method: str = "aut
 
 
 def sign_p_value(k: int, n: int) -> float:
-    """Exact two-sided binomial test of k successes in n trials with p = 1/2.
+    """Exact two-sided binomial test of k successes in n trials with p = 1/2: the sign test (Dixon & Mood,
+    JASA 1946), p = Σ_{x: C(n, x) <= C(n, k)} C(n, x) / 2^n.
 
     As ``scipy.stats.binomtest(k, n, 0.5).pvalue`` defines it: the sum of the
     probabilities C(n, x)/2^n of the outcomes x no more likely than k (up to

@@ -151,7 +151,8 @@ def _sign_flip_lower_tails(weights: list[int], tops: list[int]) -> list[int]:
 
 def wilcoxon(D: np.ndarray, zero_method: str = "wilcox", method: str = "auto",
              correction: bool = False) -> dict[str, np.ndarray]:
-    """The signed-rank test of each row of ``D`` (k x n) against 0; see the module docstring.
+    """The signed-rank test of each row of ``D`` (k x n) against 0 (Wilcoxon 1945): R+ = Σ_{d_i > 0} rank(|d_i|),
+    R- likewise, the null distribution of R+ exact or normal; see the module docstring.
 
     Returns ``statistic`` (min(R+, R-)), ``p_value``, ``method_used``
     (exact / permutation / asymptotic per row) and ``n_zero``.

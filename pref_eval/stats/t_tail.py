@@ -269,10 +269,10 @@ def _tail_dd(s: np.ndarray, df: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def t_two_sided_array(t: np.ndarray, df: np.ndarray | float) -> np.ndarray:
-    """P(|T| >= |t|) element by element for Student's t with ``df`` degrees of freedom (arrays broadcast
-    together): the double nearest to the true value, as :func:`pref_eval.stats.special.t_two_sided_exact`
-    gives it, in double-double arithmetic (this module's docstring). nan for nan input or df <= 0; 0 for
-    infinite t; 1 for t = 0; the normal tail for infinite df.
+    """P(|T| >= |t|) = I_{df/(df+t^2)}(df/2, 1/2) (Student 1908; DLMF 8.17.2) element by element for Student's t
+    with ``df`` degrees of freedom (arrays broadcast together): the double nearest to the true value, as
+    :func:`pref_eval.stats.special.t_two_sided_exact` gives it, in double-double arithmetic (this module's
+    docstring). nan for nan input or df <= 0; 0 for infinite t; 1 for t = 0; the normal tail for infinite df.
     """
     from .special import t_two_sided_exact
 

@@ -31,7 +31,9 @@ NOISE = 1e-12  # a difference of means below the 12th decimal is float noise (th
 
 def randomised_tukey_hsd(X: np.ndarray, resamples: int = 10_000, seed: int | None = 0,
                          chunk: int = 500) -> np.ndarray:
-    """Matrix P (runs x runs) of randomised-Tukey-HSD p-values (diagonal 1)."""
+    """Matrix P (runs x runs) of randomised-Tukey-HSD p-values (diagonal 1; Carterette, TOIS 2012; Sakai 2018):
+    p_ij = (#{b <= B: max_k m*_k - min_k m*_k >= |m_i - m_j|} + 1) / (B + 1), m* the run means of the b-th
+    permutation of the runs' values within each query (module docstring)."""
     X = np.asarray(X, dtype=float)
     R, Q = X.shape
     if R < 2 or Q == 0:  # before the means: no query gave numpy's "Mean of empty slice" warnings on stderr
