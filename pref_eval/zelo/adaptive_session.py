@@ -92,7 +92,7 @@ class AdaptiveSession(TopicSessions):
         accepted: list[list[Any]] = []
         room: dict[str, Counter] = {}
         asked: dict[str, dict[tuple[int, int], tuple[int, int]]] = {}
-        used = duplicate = unrequested = 0
+        duplicate = unrequested = 0
         self.last_ignored = ""
         for topic, a, b, s in judgments:
             g = self.games.get(topic)
@@ -118,17 +118,9 @@ class AdaptiveSession(TopicSessions):
             s = float(s)
             if asked[topic][key] != (i, j):
                 i, j, s = j, i, 1.0 - s  # judged in the other order
-            per_topic.setdefault(topic, []).append((i, j, s))
-            accepted.append([topic, self.pools[topic][i], self.pools[topic][j], s])
-            used += 1
-        for topic, rows in per_topic.items():
-            game = self.games[topic]
-            if game is not None:
-                game.add(rows)
-        if accepted:
-            self.adds.append(accepted)
-        self.ignored += duplicate + unrequested
-        return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
+            self.accept(topic, i, j, s, per_topic, accepted)
+        self.feed_games(per_topic)
+        return self.close_batch(accepted, duplicate, unrequested)
 
     def judged_before(self, topic: str, a: str, b: str) -> int:
         """Judgments of the pair (either order) accepted so far."""

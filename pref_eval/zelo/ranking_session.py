@@ -206,7 +206,7 @@ class RankingSession(TopicSessions):
         per_topic: dict[str, list[tuple[int, int, float]]] = {}
         taken: dict[str, set[tuple[int, int]]] = {}
         accepted: list[list[Any]] = []
-        used = duplicate = unrequested = 0
+        duplicate = unrequested = 0
         self.last_ignored = ""
         for topic, a, b, s in judgments:
             g = self.games.get(topic)
@@ -225,18 +225,10 @@ class RankingSession(TopicSessions):
             s = float(s)
             if (idx[a], idx[b]) != (i, j):
                 s = 1.0 - s  # judged in the other order
-            per_topic.setdefault(topic, []).append((i, j, s))
-            accepted.append([topic, self.pools[topic][i], self.pools[topic][j], s])
-            used += 1
-        for topic, rows in per_topic.items():
-            game = self.games[topic]
-            if game is not None:
-                game.add(rows)
+            self.accept(topic, i, j, s, per_topic, accepted)
+        self.feed_games(per_topic)
         self._advance([t for t in per_topic if (g := self.games[t]) is not None and g.wants_round()])
-        if accepted:
-            self.adds.append(accepted)
-        self.ignored += duplicate + unrequested
-        return {"used": used, "duplicate": duplicate, "unrequested": unrequested}
+        return self.close_batch(accepted, duplicate, unrequested)
 
     def _advance(self, topics: list[str]) -> None:
         """Open the next round of ``topics`` (chosen now, or while a state is loaded, the stored one)."""

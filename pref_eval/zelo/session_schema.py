@@ -160,6 +160,26 @@ class TopicSessions:
     def record_batch(self, digest: str) -> None:
         self.batches.append(f"{self.issued}:{digest}")
 
+    def accept(self, topic: str, i: int, j: int, s: float, per_topic: dict[str, list[tuple[int, int, float]]],
+               accepted: list[list[Any]]) -> None:
+        """One judgment of a batch accepted: ``(i, j, s)`` for the topic's game, the row the state keeps."""
+        per_topic.setdefault(topic, []).append((i, j, s))
+        accepted.append([topic, self.pools[topic][i], self.pools[topic][j], s])
+
+    def feed_games(self, per_topic: dict[str, list[tuple[int, int, float]]]) -> None:
+        """Each topic's accepted judgments to its game, topics in the order they were first judged."""
+        for topic, rows in per_topic.items():
+            game = self.games[topic]
+            if game is not None:
+                game.add(rows)
+
+    def close_batch(self, accepted: list[list[Any]], duplicate: int, unrequested: int) -> dict[str, int]:
+        """The batch's accepted rows kept, its ignored judgments counted: ``add``'s counts."""
+        if accepted:
+            self.adds.append(accepted)
+        self.ignored += duplicate + unrequested
+        return {"used": len(accepted), "duplicate": duplicate, "unrequested": unrequested}
+
 
 def state_json(text: str | dict, name: str) -> Any:
     """A state file's JSON (``text`` already parsed passes through); text that is not JSON (a state cut short by a
