@@ -26,6 +26,7 @@ from dataclasses import field, replace
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from ..errors import UsageError
 from ..records import record
 from .params import Param
 
@@ -53,6 +54,14 @@ class EvalContext:
     extra: dict = field(default_factory=dict)
     opts: dict = field(default_factory=dict)  # declared keyword parameters of the request (ir-measures syntax)
     irm: bool = False  # the request was written in ir-measures syntax (its providers' conventions apply)
+
+    def required(self, key: str, refusal: str) -> Any:
+        """``extra[key]``, the input a measure family needs; UsageError ``refusal`` (which names the option that
+        gives it) when the evaluation was not given it."""
+        value = self.extra.get(key) if self.extra else None
+        if value is None:
+            raise UsageError(refusal)
+        return value
 
 
 Compute = Callable[[Any, tuple, EvalContext], Any]

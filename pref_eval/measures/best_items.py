@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .params import CUTOFF
@@ -46,11 +45,8 @@ def is_best(r: Ranked, best: BestItems) -> np.ndarray:
 
 
 def _best(ctx: EvalContext):
-    b = ctx.extra.get("best") if ctx.extra else None
-    if b is None:
-        raise UsageError("best-item measures need a best-item set: zelo_eval -B FILE (qrels of the best items, "
-                         "or a zELO score file), or pref_eval.evaluate(..., best=...)")
-    return b
+    return ctx.required("best", "best-item measures need a best-item set: zelo_eval -B FILE (qrels of the best "
+                        "items, or a zELO score file), or pref_eval.evaluate(..., best=...)")
 
 
 @measure("BestRR", ORDER_BEST, "Reciprocal rank of the first best-known item (-B)."

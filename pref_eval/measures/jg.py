@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..records import record
-from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .nicknames import trec_order
@@ -119,10 +118,7 @@ def judgment_groups(qj: QrelsJG, ranked: Ranked, *, judged_only: bool = False) -
 
 
 def _jg(ctx: EvalContext) -> JudgmentGroups:
-    jg = ctx.extra.get("qrels_jg") if ctx.extra else None
-    if jg is None:
-        raise UsageError("judgment-group measures (*_avgjg) need -R qrels_jg")
-    return jg
+    return ctx.required("qrels_jg", "judgment-group measures (*_avgjg) need -R qrels_jg")
 
 
 def _rel_in_top(jg: JudgmentGroups, level: int, k: np.ndarray) -> np.ndarray:

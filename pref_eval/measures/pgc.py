@@ -36,7 +36,6 @@ import numpy as np
 from .. import libm
 
 from ..records import record
-from ..errors import UsageError
 from ..io.keys import exact_pair_keys, lookup_sorted
 from .base import EvalContext, measure
 from .params import Param
@@ -187,11 +186,8 @@ def pgc_values(r: Ranked, judgments: Judgments, p: float) -> np.ndarray:
 
 
 def _judgments(ctx: EvalContext):
-    j = ctx.extra.get("judgments") if ctx.extra else None
-    if j is None:
-        raise UsageError("PGC needs pairwise judgments: zelo_eval -P JUDGMENTS (any format zelo_fit reads), "
-                         "or pref_eval.evaluate(..., judgments=...)")
-    return j
+    return ctx.required("judgments", "PGC needs pairwise judgments: zelo_eval -P JUDGMENTS (any format zelo_fit "
+                        "reads), or pref_eval.evaluate(..., judgments=...)")
 
 
 @measure("PGC", ORDER_PGC, "Preference-graph compatibility: RBO with the greedy ideal of the judgment graph."

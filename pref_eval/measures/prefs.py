@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import UsageError
 from .base import EvalContext, measure
 from .nicknames import trec_order
 
@@ -49,10 +48,7 @@ _CITE = "trec_eval 10, -R prefs (C. Buckley)"
 
 
 def _pc(ctx: EvalContext):
-    pc = ctx.extra.get("prefs") if ctx.extra else None
-    if pc is None:
-        raise UsageError("preference measures (prefs_*) need -R prefs or -R qrels_prefs")
-    return pc
+    return ctx.required("prefs", "preference measures (prefs_*) need -R prefs or -R qrels_prefs")
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
