@@ -86,6 +86,12 @@ def _gains(r, min_rel: int, max_rel: int) -> np.ndarray:
     return (g - min_rel) / float(max_rel - min_rel)
 
 
+def _opts_gains(r: Ranked, ctx: EvalContext, name: str) -> tuple[dict, np.ndarray]:
+    """The measure's options (``max_rel`` required) and the gains (g - min_rel) / (max_rel - min_rel) of ``r``."""
+    o = _opts(ctx, name)
+    return o, _gains(r, o.get("min_rel", 0), o["max_rel"])
+
+
 def expected_utility(r: Ranked, gain: np.ndarray, cfun: Callable[..., np.ndarray]) -> np.ndarray:
     """EU per query for the continuation function ``cfun(G_block, cumG_block, ranks) -> C``.
 
@@ -122,8 +128,7 @@ _GAIN_KW = (MIN_REL, MAX_REL)
          irm="BPM@", keywords=(CUT_REQ, T_P, *_GAIN_KW),
          citation="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (cwl_eval)")
 def bpm(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "BPM")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "BPM")
     T = float(o.get("T", 1.0))
     return np.column_stack([expected_utility(r, g, lambda G, cg, ranks, k=int(k): (cg < T) & (ranks < k))
                             for k in params])
@@ -134,8 +139,7 @@ def bpm(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          param_kind="cutoffs", defaults=(10,), irm="SDCG@", keywords=(CUT_REQ, DCG_P, *_GAIN_KW),
          citation="Järvelin & Kekäläinen, TOIS 2002; cwl_eval's NDCG-k")
 def sdcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "SDCG")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "SDCG")
 
     def cf(G, cg, ranks, k):
         return np.where(ranks < k, libm.log2(ranks + 1.0) / libm.log2(ranks + 2.0), 0.0)[None, :] * np.ones_like(G)
@@ -148,8 +152,7 @@ def sdcg(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="C(i) = ((i+T+T_i−1)/(i+T+T_i))², T_i = T − G(i)", irm="INST", keywords=(T_INST, *_GAIN_KW),
          citation="Bailey, Moffat, Scholer & Thomas, SIGIR 2015 (cwl_eval)")
 def inst(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "INST")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "INST")
     T = float(o.get("T", 1.0))
 
     def cf(G, cg, ranks):
@@ -163,8 +166,7 @@ def inst(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="C(i) = ((i+2T−1)/(i+2T))²", irm="INSQ", keywords=(T_P, *_GAIN_KW),
          citation="Moffat, Scholer & Thomas, ADCS 2012 (cwl_eval)")
 def insq(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "INSQ")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "INSQ")
     T = float(o.get("T", 1.0))
     return expected_utility(r, g, lambda G, cg, ranks: np.broadcast_to(
         ((ranks + 2.0 * T - 1.0) / (ranks + 2.0 * T)) ** 2.0, G.shape)).reshape(-1, 1)
@@ -177,8 +179,7 @@ NERR_CITE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (cwl_eval)"
          formula="C(i) = 1 − g_i for i < k, else 0", param_kind="cutoffs", defaults=(10,), irm="NERR8@",
          keywords=(CUT_REQ, *_GAIN_KW), citation=NERR_CITE)
 def nerr8(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "NERR8")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "NERR8")
     return np.column_stack([expected_utility(r, g, lambda G, cg, ranks, k=int(k): np.where(ranks < k, 1.0 - G, 0.0))
                             for k in params])
 
@@ -187,8 +188,7 @@ def nerr8(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="C(i) = (i/(i+1))(1 − g_i) for i < k, else 0", param_kind="cutoffs", defaults=(10,),
          irm="NERR9@", keywords=(CUT_REQ, *_GAIN_KW), citation=NERR_CITE)
 def nerr9(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "NERR9")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "NERR9")
 
     def cf(G, cg, ranks, k):
         return np.where(ranks < k, (ranks / (ranks + 1.0)) * (1.0 - G), 0.0)
@@ -200,8 +200,7 @@ def nerr9(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 @_family("NERR10", 6, "Not-but-nearly ERR, eq. 10: RBP-like patience p times (1 − g).",
          formula="C(i) = p(1 − g_i)", irm="NERR10", keywords=(P_P, *_GAIN_KW), citation=NERR_CITE)
 def nerr10(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "NERR10")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "NERR10")
     p = float(o.get("p", 0.9))
     return expected_utility(r, g, lambda G, cg, ranks: p * (1.0 - G)).reshape(-1, 1)
 
@@ -210,8 +209,7 @@ def nerr10(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
          formula="C(i) = ((i+2T−1)/(i+2T))² (1 − g_i)", irm="NERR11", keywords=(T_P, *_GAIN_KW),
          citation=NERR_CITE)
 def nerr11(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    o = _opts(ctx, "NERR11")
-    g = _gains(r, o.get("min_rel", 0), o["max_rel"])
+    o, g = _opts_gains(r, ctx, "NERR11")
     T = float(o.get("T", 1.0))
     return expected_utility(r, g, lambda G, cg, ranks: ((ranks + 2.0 * T - 1.0) / (ranks + 2.0 * T)) ** 2.0
                             * (1.0 - G)).reshape(-1, 1)
