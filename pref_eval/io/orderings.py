@@ -49,7 +49,7 @@ def read_ordering(path: str | os.PathLike[str], key: str | None = None) -> tuple
     if first.startswith("{"):
         try:
             head = json.loads(first)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # a JSONDecodeError, or an integer of more than 4,300 digits
             head = None
         if isinstance(head, dict) and "measure" in head and "value" in head:
             return _read_eval_table(name, content, key, "jsonl")

@@ -194,18 +194,20 @@ def last_line_of_file(path: PathLike) -> bytes:
             span *= 4
 
 
-def json_object(line: str, name: str, no: int, expect: str = "a JSON object") -> dict:
+def json_object(line: str, name: str, no: int, expect: str = "a JSON object", shape: str | None = None) -> dict:
     """One line of a JSON-lines file as a dict; anything else is ``InputError(name, no, "expected
-    {expect} (...)")`` -- the one rule of every small JSON-lines reader (hot paths have their own
-    vectorised scanners)."""
+    {expect} (...)")`` (``shape``, when given, is what a value that is not an object is told it should be) -- the
+    one rule of every small JSON-lines reader (hot paths have their own vectorised scanners). A ValueError that is
+    not a JSONDecodeError (an integer of more than 4,300 digits, ``sys.get_int_max_str_digits()``) is a fault of
+    the line too."""
     import json
 
     try:
         obj = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:
         raise InputError(name, no, f"expected {expect} ({json_reason(err)})") from None
     if not isinstance(obj, dict):
-        raise InputError(name, no, f"expected {expect}")
+        raise InputError(name, no, f"expected {shape or expect}")
     return obj
 
 
@@ -215,5 +217,10 @@ def _a(what: str) -> str:
 
 
 def json_reason(err: Exception) -> str:
-    """What a JSON decoder said: ``msg`` of a JSONDecodeError, or "nested too deeply" (a RecursionError)."""
-    return getattr(err, "msg", "nested too deeply")
+    """What a JSON decoder said: ``msg`` of a JSONDecodeError, "nested too deeply" (a RecursionError), or the first
+    clause of another ValueError's text (an integer longer than ``sys.get_int_max_str_digits()``: "Exceeds the limit
+    (4300 digits) for integer string conversion: value has 5000 digits")."""
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    msg = getattr(err, "msg", None)
+    return msg if isinstance(msg, str) else str(err).split(";")[0]

@@ -24,7 +24,6 @@ that are not UTF-8"). A NUL byte is refused (no text to judge).
 """
 from __future__ import annotations
 
-from .textfile import json_reason
 
 import json
 from collections.abc import Callable
@@ -304,12 +303,7 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
         if not line.strip() or (not json_lines and line.lstrip().startswith("#")):
             continue
         if json_lines:
-            try:
-                rec = json.loads(line)
-            except (ValueError, RecursionError) as err:
-                raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
-            if not isinstance(rec, dict):
-                raise InputError(name, no, 'expected {"qid", "doc_a", "doc_b"}')
+            rec = json_object(line, name, no, "a JSON object per line", '{"qid", "doc_a", "doc_b"}')
             f = [_first_id(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]
             if None in f:
                 raise InputError(name, no, 'expected string "qid", "doc_a" and "doc_b" fields')
