@@ -48,8 +48,8 @@ MIN_RUN = 8  # the shortest run of key characters replaced (see the module's doc
 ROUNDS = 3  # escapes of escapes decoded this deep (an escape nested deeper is left as it is)
 
 # one escaped character: %XX | \uXXXX | \/ \" \\ \n \r \t \b \f | &#DDD; | &#xHH; | &amp; | \xHH
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([/\"\\nrtbf])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});"
-                     r"|&(amp);|\\x([0-9A-Fa-f]{2})")
+_ESCAPE = (r"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([/\"\\nrtbf])|&#([0-9]{1,7});|&#[xX]([0-9A-Fa-f]{1,6});"
+           r"|&(amp);|\\x([0-9A-Fa-f]{2})")  # compiled on use (re's cache)
 _BACKSLASHED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 # separators a key may be cut by: every code point Python's str.isspace() calls white space, and the invisible
 # format characters (soft hyphen, Mongolian vowel separator, zero-width space/joiners, bidi marks and embeddings,
@@ -251,7 +251,7 @@ def _decode(text: str) -> tuple[str, _Escapes]:
     parts: list[str] = []
     spans: list[tuple[int, int, int]] = []
     last = n = 0
-    for m in _ESCAPE.finditer(text):
+    for m in re.finditer(_ESCAPE, text):
         parts.append(text[last:m.start()])
         n += m.start() - last
         spans.append((n, m.start(), m.end()))
