@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from conftest import ROOT  # noqa: E402
 
 PRELUDE = """
@@ -80,3 +82,69 @@ def test_a_signal_lost_in_a_finalizer_prints_nothing_and_the_next_acts():
             sys.stdout.write("not reached\\n")
     """)
     assert (r.returncode, r.stdout, r.stderr) == (130, "went on\n", "burst: interrupted\n"), r
+
+
+# A first signal landing outside the command's own handling (``_invoke``): right after the handlers were
+# installed, or as the command returns. Both printed a traceback (KeyboardInterrupt /
+# ``pref_eval.cli.common.Terminated``; seen once in a loaded suite run of test_output_faults' burst).
+FLAGS_HOOK = """
+import pref_eval.errors as _errors
+
+class _Flags:  # the command-line flag context, with a signal sent to the process at one of its steps
+    def __init__(self, real, when, sig):
+        self.real, self.when, self.sig = real, when, sig
+    def get(self):
+        return self.real.get()
+    def set(self, value):
+        token = self.real.set(value)
+        if self.when == "set":
+            os.kill(os.getpid(), self.sig)
+            spin()
+        return token
+    def reset(self, token):
+        self.real.reset(token)
+        if self.when == "reset":
+            os.kill(os.getpid(), self.sig)
+            spin()
+
+_errors.COMMAND_LINE_FLAGS = _Flags(_errors.COMMAND_LINE_FLAGS, {when!r}, signal.{sig})
+
+@click.command()
+def cmd():
+    sys.stdout.write("done\\n")
+"""
+
+
+@pytest.mark.parametrize(("when", "sig", "expected"), [
+    ("set", "SIGINT", (130, "burst: interrupted\n")),
+    ("set", "SIGTERM", (143, "burst: terminated\n")),
+    ("reset", "SIGINT", (130, "burst: interrupted\n")),
+    ("reset", "SIGTERM", (143, "burst: terminated\n")),
+])
+def test_a_first_signal_outside_the_command(when, sig, expected):
+    r = _run(FLAGS_HOOK.format(when=when, sig=sig))
+    assert (r.returncode, r.stderr) == expected, r
+
+
+def test_sigint_is_ours_once_sigterm_is_caught():
+    """Tests wait for SIGTERM's handler (/proc/PID/status) before they send SIGINT: SIGINT's is installed first,
+    so a SIGINT sent then ends the command with its one line (it met Python's own handler: a traceback)."""
+    r = _run("""
+        _signal = signal.signal
+        sent = []
+
+        def installing(sig, handler):
+            old = _signal(sig, handler)
+            if sig == signal.SIGTERM and not sent:  # the first SIGTERM handler (not _end_on_signal's)
+                sent.append(sig)
+                os.kill(os.getpid(), signal.SIGINT)
+                spin()
+            return old
+
+        signal.signal = installing
+
+        @click.command()
+        def cmd():
+            sys.stdout.write("done\\n")
+    """)
+    assert (r.returncode, r.stderr) == (130, "burst: interrupted\n"), r

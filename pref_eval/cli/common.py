@@ -275,21 +275,32 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
     from ..errors import COMMAND_LINE_FLAGS
 
     old_term = None
-    if threading.current_thread() is threading.main_thread():
-        old_term = signal.signal(signal.SIGTERM, _on_signal if process else _on_sigterm)
-        if process:  # (a command run in-process keeps its caller's SIGINT handler and hooks)
-            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-                signal.signal(signal.SIGINT, _on_signal)
-            sys.unraisablehook = _lost_signal
-    token = COMMAND_LINE_FLAGS.set(frozenset())  # a command runs: refusals name flags (errors.option_name)
     try:
-        code = _invoke(command, prog, args, click, label, process=process)
-    finally:
-        COMMAND_LINE_FLAGS.reset(token)
-        if process:
-            _end_on_signal()  # the outputs are settled: a late signal ends the process, no traceback
-        elif old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        if threading.current_thread() is threading.main_thread():
+            if process:  # (a command run in-process keeps its caller's SIGINT handler and hooks)
+                sys.unraisablehook = _lost_signal
+                if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                    signal.signal(signal.SIGINT, _on_signal)
+            # SIGTERM last: once it is caught (what tests read in /proc/PID/status), SIGINT is too
+            old_term = signal.signal(signal.SIGTERM, _on_signal if process else _on_sigterm)
+        token = COMMAND_LINE_FLAGS.set(frozenset())  # a command runs: refusals name flags (errors.option_name)
+        try:
+            code = _invoke(command, prog, args, click, label, process=process)
+        finally:
+            COMMAND_LINE_FLAGS.reset(token)
+            if process:
+                _end_on_signal()  # the outputs are settled: a late signal ends the process, no traceback
+            elif old_term is not None:
+                signal.signal(signal.SIGTERM, old_term)
+    except (KeyboardInterrupt, Terminated) as err:
+        # a first signal met outside _invoke's own handling (the handlers being installed, the command's
+        # return, the finally above): the command is ending as it would have (130/143, one line)
+        if not process:
+            raise
+        _end_on_signal()
+        term = isinstance(err, Terminated)
+        sys.stderr.write(f"{label}: {'terminated' if term else 'interrupted'}\n")
+        return 143 if term else 130
     return _write_stdout(label, "", code)
 
 
