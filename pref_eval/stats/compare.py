@@ -787,19 +787,27 @@ def compare_preferences(values: pd.DataFrame | CodedTable, *, complete: bool = F
                          "leave the row out for a missing value")
     all_measures = list(dict.fromkeys(df["measure"]))
     measure_list = [m for m in (measures or all_measures) if m in all_measures]
-    frames, nq, dropped = [], {}, {}
+    frames: list = []
+    nq: dict[str, int] = {}
+    dropped: dict[str, list] = {}
     for m in measure_list:
-        sub = df[df["measure"] == m]
-        pairs, qids, X = _pair_matrix(sub)
-        present = ~np.isnan(X)
-        if complete and not present.all():
-            _refuse_missing_pair(m, pairs, qids, present)
-        keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
-        X = X[:, keep]
-        nq[m] = int(keep.sum())
-        dropped[m] = [q for q, kk in zip(qids, keep, strict=False) if not kk]
-        frames.append(compare_differences(np.round(X, 12), measure=m, run_a=[p[0] for p in pairs],
-                                          run_b=[p[1] for p in pairs], **kwargs))
+        pairs, qids, X = _pair_matrix(df[df["measure"] == m])
+        frames.append(_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs))
     records = pd.concat(frames, ignore_index=True) if frames else None
     return records, nq, dropped
+
+
+def _measure_compared(m: str, pairs: list[tuple[str, str]], qids: list[str], X: np.ndarray, complete: bool,
+                      nq: dict[str, int], dropped: dict[str, list], kwargs: dict) -> pd.DataFrame:
+    """One measure's pair rows ``X`` (pairs x queries, NaN where a pair has no value) compared: a missing value
+    refused with ``complete``, else its query left out (``nq[m]`` the queries kept, ``dropped[m]`` those left
+    out); differences rounded to 12 decimals (the paired tests' noise rule)."""
+    present = ~np.isnan(X)
+    if complete and not present.all():
+        _refuse_missing_pair(m, pairs, qids, present)
+    keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
+    nq[m] = int(keep.sum())
+    dropped[m] = [q for q, k in zip(qids, keep, strict=False) if not k]
+    return compare_differences(np.round(X[:, keep], 12), measure=m, run_a=[p[0] for p in pairs],
+                               run_b=[p[1] for p in pairs], **kwargs)
 

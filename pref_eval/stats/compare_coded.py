@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UsageError, shown
-from .compare import _code_of, _refuse_missing_pair, compare_differences
+from .compare import _code_of, _measure_compared
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,19 +40,13 @@ def compare_coded_preferences(table: CodedTable, complete: bool, measures: Seque
                          "leave the row out for a missing value")
     table = table.subset(keep)
     all_measures = table.distinct("measure")
-    frames, nq, dropped = [], {}, {}
+    frames: list = []
+    nq: dict[str, int] = {}
+    dropped: dict[str, list] = {}
     for m in [m for m in (measures or all_measures) if m in all_measures]:
         rows = np.flatnonzero(table.codes["measure"] == table.names["measure"].index(m))
         pairs, qids, X = coded_pair_matrix(table, rows)
-        present = ~np.isnan(X)
-        if complete and not present.all():
-            _refuse_missing_pair(m, pairs, qids, present)
-        kept = np.ones(len(qids), bool) if complete else present.all(axis=0)
-        X = X[:, kept]
-        nq[m] = int(kept.sum())
-        dropped[m] = [q for q, k in zip(qids, kept, strict=False) if not k]
-        frames.append(compare_differences(np.round(X, 12), measure=m, run_a=[p[0] for p in pairs],
-                                          run_b=[p[1] for p in pairs], **kwargs))
+        frames.append(_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs))
     return (pd.concat(frames, ignore_index=True) if frames else None), nq, dropped
 
 
