@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import (shown, InputError, UsageError, command_running, option_given, option_name, option_value,
                       renamed_keywords)
-from ._inputs import _input_options, _path_list
+from ._inputs import _input_options, _path_list, _preflight
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -110,8 +110,8 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
                          "centred per strongly connected component and not comparable across them (use the tsv "
                          "format, with its component and level columns, or a prior > 0)")
     paths = _path_list(judgments, "judgments")
-    _preflight_outputs((output, qrels_output, diagnostics), _input_options(
-        inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics, judgments=paths, dataset=dataset))
+    _preflight(_input_options(inputs, output=output, qrels_output=qrels_output, diagnostics=diagnostics,
+                              judgments=paths, dataset=dataset), output, qrels_output, diagnostics)
     table, n_dataset, records = _read_fit_inputs([os.fspath(p) for p in paths], fmt=judgments_format, ties=ties,
                                                  dataset=dataset, compat=compat,
                                                  want_records=output_format == "zbench", log=log)
@@ -159,16 +159,6 @@ def fit(judgments: str | os.PathLike | Sequence[str | os.PathLike], *, judgments
     from ..io.frames import frame
 
     return frame(cols)
-
-
-def _preflight_outputs(outputs: Sequence[Any], own: Any) -> None:
-    """Each output refused before the judgments are read and fitted (a missing directory, an input, a file
-    this process may not replace), as the writing would refuse it after the fit."""
-    from ..output.atomic import inputs_besides, preflight
-
-    for path in outputs:
-        if path is not None and path != "":
-            preflight(os.fspath(path), inputs_besides(os.fspath(path), own))
 
 
 def _check_fit_options(*, prior: Any, weight_power: Any, tol: Any, max_iter: Any, scale: Any, elo_offset: Any) -> None:
