@@ -148,3 +148,57 @@ def test_sigint_is_ours_once_sigterm_is_caught():
             sys.stdout.write("done\\n")
     """)
     assert (r.returncode, r.stderr) == (130, "burst: interrupted\n"), r
+
+
+@pytest.mark.parametrize(("sig", "expected"), [("SIGINT", (130, "burst: interrupted\n")),
+                                               ("SIGTERM", (143, "burst: terminated\n"))])
+def test_a_signal_while_numpy_is_imported(sig, expected):
+    """run_main imports numpy (~0.1 s) before the command's handlers are installed: a signal there ends the
+    process with its one line (Ctrl-C met Python's own handler: a KeyboardInterrupt traceback; SIGTERM the
+    default action: killed, -15, no line)."""
+    code = PRELUDE + textwrap.dedent(f"""
+        class Importing:  # a signal as numpy's import starts
+            def find_spec(self, name, path=None, target=None):
+                if name == "numpy":
+                    os.kill(os.getpid(), signal.{sig})
+                    spin()
+                return None
+
+        sys.modules.pop("numpy", None)
+        sys.meta_path.insert(0, Importing())
+
+        @click.command()
+        def cmd():
+            sys.stdout.write("done\\n")
+
+        run_main(cmd, 'burst', short_lived=True)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    assert (r.returncode, r.stdout, r.stderr) == (expected[0], "", expected[1]), r
+
+
+@pytest.mark.parametrize("script", ["zelo_eval", "pref_eval", "zelo"])
+def test_a_signal_while_the_command_imports(tmp_path, script):
+    """A command started as a process (its program name one of the console scripts) meets a Ctrl-C while it
+    imports click (before run_main): its one line, 130 -- was Python's KeyboardInterrupt traceback (a loop of short
+    commands interrupted by Ctrl-C printed one about every third time)."""
+    path = tmp_path / script
+    path.write_text(PRELUDE.replace("from pref_eval.cli.common import run_main\n", "") + textwrap.dedent("""
+        class Importing:  # a signal as click's import starts
+            def find_spec(self, name, path=None, target=None):
+                if name == "click.core":
+                    os.kill(os.getpid(), signal.SIGINT)
+                    spin()
+                return None
+
+        for name in [m for m in sys.modules if m == "click" or m.startswith(("click.", "pref_eval"))]:
+            del sys.modules[name]
+        sys.meta_path.insert(0, Importing())
+        from pref_eval.cli.group import main
+        main()
+    """))
+    r = subprocess.run([sys.executable, str(path), "fit", "--help"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    label = "zelo fit" if script == "zelo" else script
+    assert (r.returncode, r.stdout, r.stderr) == (130, "", f"{label}: interrupted\n"), r

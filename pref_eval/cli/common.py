@@ -203,6 +203,7 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     """
     import gc
 
+    _early_handlers(prog, argv)
     was_enabled = gc.isenabled()
     if short_lived:
         gc.disable()
@@ -222,6 +223,17 @@ def run_main(command: Callable[..., object], prog: str, argv: list[str] | None =
     if was_enabled:
         gc.enable()
     sys.exit(code)
+
+
+def _early_handlers(prog: str, argv: list[str] | None) -> None:
+    """A command started as a process, until :func:`_run` installs its handlers (numpy's import): a SIGINT or
+    SIGTERM ends it with its one line and 130/143 (:func:`pref_eval.cli.early_handlers`; ``python -m``, whose
+    program name is no command's)."""
+    if argv is None:
+        from . import early_handlers
+        from .options import version_name
+
+        early_handlers(version_name(prog, sys.argv[1:]))
 
 
 def _exit_now(code: int) -> None:
@@ -273,13 +285,15 @@ def _run(command: Callable[..., object], prog: str, argv: list[str] | None) -> i
             return 0
         return _write_stdout(label, line, 0)  # ``--version > /dev/full``, ``| true``, ``>&-``: as any output
     from ..errors import COMMAND_LINE_FLAGS
+    from . import is_early
 
     old_term = None
     try:
         if threading.current_thread() is threading.main_thread():
             if process:  # (a command run in-process keeps its caller's SIGINT handler and hooks)
                 sys.unraisablehook = _lost_signal
-                if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                if signal.getsignal(signal.SIGINT) is signal.default_int_handler or is_early(
+                        signal.getsignal(signal.SIGINT)):
                     signal.signal(signal.SIGINT, _on_signal)
             # SIGTERM last: once it is caught (what tests read in /proc/PID/status), SIGINT is too
             old_term = signal.signal(signal.SIGTERM, _on_signal if process else _on_sigterm)
