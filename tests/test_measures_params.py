@@ -6,6 +6,7 @@ through ir-measures, computed live on ir-measures' own test fixture.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,46 @@ def test_every_declared_parameter_is_well_formed():
             assert spec.irm, f"{spec.name}: keyword parameters only exist in ir-measures syntax"
         if spec.irm and spec.irm.endswith("@"):
             assert any(p.role == "cutoff" for p in spec.keywords), spec.name
+
+
+# Every rendering of a declared parameter (refusals, docs/measures.md, --help texts) goes through Param.describe:
+# a number as a human writes it -- digits, a decimal point, an optional e-exponent without "+" or leading zeros.
+_HUMAN_NUMBER = re.compile(r"-?(\d{1,16}(\.\d+)?|\d(\.\d+)?e-?[1-9]\d*)")
+
+
+def _numbers_of(text: str) -> list[str]:
+    return re.findall(r"[≤≥<>] (\S+?)(?=[,;)]| and)|default ([^,;)]+)", text)
+
+
+def test_range_bounds_read_as_written():
+    """INSQ/INST/NERR11/BPM's T bound 1e300 was shown as its 301-digit integer (docs, refusals)."""
+    with pytest.raises(UsageError) as e:
+        parse_measure("INSQ(T=1e301)")
+    msg = str(e.value)
+    assert msg == ("measure 'INSQ(T=1e301)': parameter T (a number ≥ 0 and ≤ 1e300, default 1.0) got 1e301"), msg
+    spec = registry()["INST"]
+    assert "T (a number > 0 and ≤ 1e300, default 1.0)" in [p.describe() for p in spec.keywords]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "measures.md").read_text(encoding="utf-8")
+    assert "≤ 1e300" in page and "00000000000000" not in page
+    assert Param("x", float, 2.5e-7, "d", low=-1e20, high=1e16).describe() == \
+        "x (a number ≥ -1e20 and ≤ 1e16, default 2.5e-7)"
+    assert Param("x", float, 1e6, "d", low=0.01, high=999999999999999.0).describe() == \
+        "x (a number ≥ 0.01 and ≤ 999999999999999, default 1000000.0)"
+
+
+def test_every_declared_parameter_reads_as_written():
+    seen = 0
+    for spec in registry().values():
+        for p in (*spec.keywords, *spec.trec_params):
+            text = p.describe()
+            for bound, default in _numbers_of(text):
+                word = bound or default
+                if word[0] in "'TF":  # a choice or a bool default
+                    continue
+                seen += 1
+                assert _HUMAN_NUMBER.fullmatch(word), (spec.name, text)
+            assert len(text) < 120, (spec.name, text)
+    assert seen > 30
 
 
 def test_command_lines_honour_rel():

@@ -103,7 +103,7 @@ class Param:
         rng = self._range_text()
         if rng:
             what += f" {rng}"
-        dflt = "" if self.default is NOT_GIVEN else f", default {self.default!r}"
+        dflt = "" if self.default is NOT_GIVEN else f", default {_shown(self.default)}"
         return f"{self.name} ({what}{dflt}{self._count_text()})"
 
     def _count_text(self) -> str:
@@ -123,7 +123,7 @@ class Param:
 
     def check(self, measure: str, value: Any) -> Any:
         """The value, converted to the declared type; UsageError naming ``measure`` otherwise."""
-        bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {value!r}")
+        bad = UsageError(f"measure {measure!r}: parameter {self.describe()} got {_shown(value)}")
         if self.type is float and _is_int(value):  # ir-measures refuses BPM(T=2), RBP(p=0), IPrec@1 alike
             raise UsageError(f"measure {measure!r}: parameter {self.describe()} got the integer {value!r}: write "
                              f"{value!r}.0 (ir-measures declares {self.name} a float and refuses an integer)")
@@ -168,7 +168,24 @@ def _gain_map(measure: str, value: dict) -> tuple:
 
 
 def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
+    """A bound as a human writes it: ``1000000`` (an integer below 1e16), ``0.01``, ``1e300`` (not 301 digits)."""
+    if float(x).is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return _float_text(float(x))
+
+
+def _float_text(x: float) -> str:
+    """``repr`` with the exponent as written by hand: ``1e300``, ``2.5e-7`` (not ``1e+300``, ``2.5e-07``)."""
+    text = repr(x)
+    if "e" not in text:
+        return text
+    mant, exp = text.split("e")
+    return f"{mant}e{int(exp)}"
+
+
+def _shown(value: Any) -> str:
+    """A refused value: a float as :func:`_float_text` writes it, anything else as its ``repr``."""
+    return _float_text(value) if isinstance(value, float) and math.isfinite(value) else repr(value)
 
 
 # ------------------------------------------------------- shared declarations
