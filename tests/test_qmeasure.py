@@ -26,7 +26,8 @@ ORACLE = ROOT / "tests" / "data" / "ntcir" / "q_measure.tsv"
 # NTCIREVAL's README, section 3.1: ten relevant documents (three L3, three L2, four L1) and one L0; the run is
 # dummy11 (L0), dummy01 (L3), dummy12 (unjudged), dummy04 (L2).
 SAMPLE_QRELS = "".join(f"t 0 dummy{i:02d} {g}\n" for i, g in enumerate([3, 3, 3, 2, 2, 2, 1, 1, 1, 1, 0], 1))
-SAMPLE_RUN = "".join(f"t Q0 {d} {i} {10 - i} s\n" for i, d in enumerate(["dummy11", "dummy01", "dummy12", "dummy04"], 1))
+SAMPLE_RUN = "".join(f"t Q0 {d} {i} {10 - i} s\n"
+                     for i, d in enumerate(["dummy11", "dummy01", "dummy12", "dummy04"], 1))
 
 
 @pytest.fixture(scope="module")
