@@ -115,7 +115,40 @@ ECHO_KINDS = {
     "hex-spaced": lambda k: k.encode().hex(" "),  # bytes.hex's separator: '73 6b 2d ...'
     "hex-wrapped": lambda k: "\n".join(k.encode().hex()[i:i + 10] for i in range(0, 2 * len(k), 10)),
     "hex-escaped": lambda k: "".join(f"\\x{b:02x}" for b in k.encode()),  # repr of bytes, all escaped
+    # session 29: hexadecimal bytes apart by visible separators (bytes.hex's sep, a C array), dumps, the key's
+    # letters in another case, the key backwards
+    "hex-colon": lambda k: k.encode().hex(":"),
+    "hex-colon-2": lambda k: k.encode().hex(":", 2),  # '736b:2d46:...'
+    "hex-dash-upper": lambda k: k.encode().hex("-").upper(),
+    "hex-c-array": lambda k: "{" + ", ".join(f"0x{b:02x}" for b in k.encode()) + "}",
+    "xxd": lambda k: xxd(b"Bearer " + k.encode()),
+    "hexdump-c": lambda k: hexdump_c(b"key=" + k.encode()),
+    "upper": lambda k: k.upper(),
+    "lower": lambda k: k.lower(),
+    "swapcase": lambda k: k.swapcase(),
+    "backwards": lambda k: k[::-1],
 }
+
+
+def xxd(data: bytes) -> str:
+    """``xxd``'s dump of ``data`` (test_judge_redaction checks it against xxd itself where installed)."""
+    out = []
+    for at in range(0, len(data), 16):
+        row = data[at:at + 16]
+        groups = " ".join(row[i:i + 2].hex() for i in range(0, len(row), 2))
+        out.append(f"{at:08x}: {groups:<39}  " + "".join(chr(b) if 32 <= b < 127 else "." for b in row))
+    return "\n".join(out) + "\n"
+
+
+def hexdump_c(data: bytes) -> str:
+    """``hexdump -C``'s dump of ``data`` (checked against hexdump itself where installed)."""
+    out = []
+    for at in range(0, len(data), 16):
+        row = data[at:at + 16]
+        left, right = " ".join(f"{b:02x}" for b in row[:8]), " ".join(f"{b:02x}" for b in row[8:])
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
+        out.append(f"{at:08x}  {left:<23}  {right:<23}  |{text}|")
+    return "\n".join([*out, f"{len(data):08x}"]) + "\n"
 
 
 class Hostile:

@@ -25,23 +25,32 @@ from test_judge_adversarial import ECHO_KINDS, KEY, hostile, texts, zj  # noqa: 
 MIN_RUN = 8  # pref_eval.judge.redact.MIN_RUN (imported by the tests that need the module)
 
 
+DUMPS = ("xxd", "hexdump-c")  # echo kinds with text that is not the key's (offsets, a prefix's bytes)
+
+
 def variants(key: str) -> list[str]:
-    """Every echo kind of the key, and the key itself."""
-    return [key, *(make(key) for make in ECHO_KINDS.values())]
+    """Every echo kind of the key, and the key itself (a dump's pieces are not the key's: a dump is found by
+    its bytes in hexadecimal, line by line)."""
+    return [key, *(make(key) for kind, make in ECHO_KINDS.items() if kind not in DUMPS)]
 
 
-def leaks(blob: str | bytes, key: str = KEY) -> list[str]:
-    """The variants in ``blob``: whole, a piece of 5 or more characters of a variant cut by separators, or
-    8 characters of the key once white space, zero-width spaces and JSON's escapes of them are taken out."""
+def leaks(blob: str | bytes, key: str = KEY, pieces: bool = True) -> list[str]:
+    """The variants in ``blob``: whole, a piece of 5 or more characters of a variant cut by separators
+    (``pieces``), or 8 characters of the key once white space, zero-width spaces and JSON's escapes of them are
+    taken out."""
     if isinstance(blob, bytes):
         blob = blob.decode("latin-1")
     found = [v for v in variants(key) if v in blob]
-    found += [p for v in variants(key) for p in re.split(r"[\s\u200b]+", v) if len(p) >= 5 and p in blob]
+    found += [p for v in variants(key) for p in re.split(r"[\s\u200b]+", v) if pieces and len(p) >= 5 and p in blob]
     bare = re.sub(r"\s|\u200b|\\u200b|\\[nrt]", "", blob)
     found += [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN] in bare]
     low = re.sub(r"\\x", "", bare).lower()  # 8 key characters in hexadecimal, apart or as \xHH escapes
-    return found + [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1)
-                    if key[i:i + MIN_RUN].encode().hex() in low]
+    found += [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN].encode().hex() in low]
+    # session 29: ... or apart by visible separators ('73:6b', '0x73, 0x6b'); 8 key characters in any case, backwards
+    low = re.sub(r"0x|[-:,;.|{}]", "", low)
+    found += [key[i:i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key[i:i + MIN_RUN].encode().hex() in low]
+    return found + [w[i:i + MIN_RUN] for w in (key.lower(), key[::-1].lower())
+                    for i in range(len(key) - MIN_RUN + 1) if w[i:i + MIN_RUN] in bare.lower()]
 
 
 def files_of(path: Path) -> list[bytes]:
@@ -60,7 +69,8 @@ def test_redactor_replaces_each_echo_kind_and_keeps_the_text_around(kind):
         said = ECHO_KINDS[kind](key)
         text = f'{{"score": 0.5, "note": "before {said} after"}}'
         got = Redactor(key)(text)
-        assert not leaks(got, key) and said not in got, (key, said, got)
+        # (a dump's text column shows the bytes of a line that holds fewer than 8 of the key's: not a run)
+        assert not leaks(got, key, pieces=kind not in DUMPS) and said not in got, (key, said, got)
         assert got.startswith('{"score": 0.5, "note": "before ') and got.endswith(' after"}'), got
 
 
@@ -220,7 +230,7 @@ WRAPS = {  # how a judge program's standard error may cut the key over lines (on
 def test_a_judge_program_wrapping_the_key_over_stderr_lines(tmp_path, wrap):
     """A cmd: judge writes the key cut into lines shorter than 8 characters on its standard error (a log
     wrapping long values, a dump): the relay redacted line by line, so no line held a run of 8 and every piece
-    reached the terminal (session 27's leftover). Now the lines written together are redacted as one text: the
+    reached the terminal (session 27's leftover). Now what is read at once is redacted as one text: the
     wrapped key is one run, replaced by one ***; the lines around it are shown as written. The program writes
     each block with one write (the lines arrive together: no timing in the test)."""
     inputs = texts(tmp_path, nq=1, nd=3)
@@ -235,3 +245,84 @@ def test_a_judge_program_wrapping_the_key_over_stderr_lines(tmp_path, wrap):
     assert p.returncode == 0, p.stderr
     assert p.stderr.count("debug: the key is\n***\nend of key\n") == 3, p.stderr
     assert not leaks(p.stderr) and not any(leaks(b) for b in files_of(tmp_path)), leaks(p.stderr)
+
+
+def test_dumps_are_those_of_xxd_and_hexdump():
+    """The dumps of the echo kinds 'xxd' and 'hexdump-c' are those the tools print (the oracle: the tools)."""
+    import shutil
+    import subprocess
+
+    from test_judge_adversarial import hexdump_c, xxd
+
+    tools = [t for t in (["xxd"], ["hexdump", "-vC"]) if shutil.which(t[0])]
+    if not tools:
+        pytest.skip("neither xxd nor hexdump installed")
+    for data in (b"Authorization: Bearer " + KEY.encode(), b"key=" + KEY.encode(), bytes(range(256))):
+        for tool in tools:
+            made = (xxd if tool[0] == "xxd" else hexdump_c)(data)
+            assert subprocess.run(tool, input=data, capture_output=True, check=True).stdout.decode() == made
+
+
+def test_hex_apart_and_dumps_keep_the_text_around():
+    """Hex bytes apart by separators or in a dump are the key's only where the key's bytes are: the bytes of
+    other text, offsets and text columns around it are left as they are."""
+    from pref_eval.judge.redact import Redactor
+
+    from test_judge_adversarial import xxd
+
+    redact = Redactor(KEY)
+    other = b"the quick brown fox jumps over the lazy dog, 0123456789"
+    for sep in (":", "-", " ", ", ", "; 0x"):
+        text = "before " + sep.join(f"{b:02x}" for b in other + KEY.encode() + other) + " after"
+        want = "before " + sep.join(f"{b:02x}" for b in other) + sep + "***" + sep \
+            + sep.join(f"{b:02x}" for b in other) + " after"
+        assert redact(text) == want, (sep, redact(text))
+    dump = xxd(other + KEY.encode() + other)
+    got = redact(dump)
+    assert "***" in got and not leaks(got) and got.startswith(xxd(other[:48])), got
+    assert redact(xxd(other * 4)) == xxd(other * 4)
+    assert redact(KEY.upper()) == redact(KEY.swapcase()) == redact(KEY[::-1]) == "***"
+
+
+@pytest.mark.parametrize("kind", sorted(ECHO_KINDS))
+def test_a_stream_cut_anywhere_is_redacted_after_its_tail(kind):
+    """A cmd: judge's standard error (session 29): the pieces of a key written apart -- any time apart -- were
+    redacted one by one, so pieces of fewer than 8 characters each reached the terminal (session 28 joined the
+    lines that came within 0.2 s). Each piece is now looked at after the stream's tail: cut the text into pieces
+    of 1 to 7 characters at random, fed one at a time, and no run of 8 is shown; the text around is kept. No
+    process, no clock: deterministic."""
+    from pref_eval.judge.redact import Redactor, StreamRedactor
+
+    rng = random.Random(29)
+    text = f"debug: the key is\n{ECHO_KINDS[kind](KEY)}\nend of key\n"
+    for _ in range(20):
+        stream = StreamRedactor(Redactor(KEY))
+        cuts, at = [], 0
+        while at < len(text):
+            cuts.append(text[at:at + rng.randint(1, MIN_RUN - 1)])
+            at += len(cuts[-1])
+        shown = "".join(stream(piece) for piece in cuts)
+        assert not leaks(shown, pieces=False), (kind, cuts, shown)  # (a first piece of 7 or fewer may show)
+        assert shown.startswith("debug: the key is\n") and shown.endswith("\nend of key\n"), shown
+        whole = StreamRedactor(Redactor(KEY))("".join(cuts))  # all at once: the one text Redactor gives
+        assert whole == Redactor(KEY)(text), whole
+
+
+def test_a_judge_program_writing_the_key_in_pieces_apart(tmp_path):
+    """A cmd: judge writes the key in lines of 6 characters, a write each, 0.3 s apart (longer than session 28's
+    0.2 s join: each piece was shown as it was). The pieces are redacted after the stream's tail whatever
+    their timing: at most the first piece (fewer than 8 characters) is shown, never a run of 8."""
+    inputs = texts(tmp_path, nq=1, nd=2)
+    prog = tmp_path / "prog"
+    prog.mkdir()
+    (prog / "talk.py").write_text(
+        "import json, os, sys, time\nkey = os.environ['OPENAI_API_KEY']\nfor n, line in enumerate(sys.stdin):\n"
+        "    if n == 0:\n        os.write(2, b'debug: the key is\\n')\n"
+        "        for i in range(0, len(key), 6):\n            os.write(2, key[i:i + 6].encode() + b'\\n')\n"
+        "            time.sleep(0.3)\n        os.write(2, b'end of key\\n')\n"
+        "    print(json.dumps({'score': 0.5}), flush=True)\n")
+    p = zj(tmp_path / "p.jsonl", *inputs, "--store", tmp_path / "s.sqlite",
+           f"--judge=cmd:{sys.executable} {prog / 'talk.py'}", "-o", tmp_path / "o.jsonl")
+    assert p.returncode == 0, p.stderr
+    assert "debug: the key is\n" in p.stderr and "***\n" in p.stderr and "end of key\n" in p.stderr, p.stderr
+    assert not leaks(p.stderr, pieces=False) and not any(leaks(b) for b in files_of(tmp_path)), leaks(p.stderr)

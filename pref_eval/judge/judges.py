@@ -100,9 +100,7 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 
 CLIENT_SLOTS = 8
-# a cmd: judge's standard error: lines that follow each other within STDERR_JOIN s (at most STDERR_JOIN_MAX s after
-# the first, STDERR_JOIN_BYTES) are redacted as one text, so that a key wrapped over lines is one run
-STDERR_JOIN, STDERR_JOIN_MAX, STDERR_JOIN_BYTES = 0.2, 1.0, 1 << 16
+STDERR_HELD = 1 << 20  # characters of a cmd: judge's unfinished stderr line held for its end (then shown)
 SAYS_MAX = 200  # characters of a server's error message shown
 
 
@@ -330,55 +328,32 @@ class CmdJudge:
         return self._proc
 
     async def _relay_stderr(self, stream) -> None:
-        """The program's standard error to ours -- with the key of ``--api-key-env`` (which the program inherits)
-        replaced by ``***``, as in a stored answer; the lines written together are redacted as one text (a key
-        wrapped over lines; :meth:`_more_lines`)."""
+        """The program's standard error to ours, line by line as it reads -- with the key of ``--api-key-env``
+        (which the program inherits) replaced by ``***``, as in a stored answer. Whatever arrives is redacted
+        after the stream's tail (:class:`.redact.StreamRedactor`), so a key cut over lines or writes is a run
+        however long apart the pieces come (no timing); an unfinished last line waits for its end."""
+        import codecs
         import sys
 
-        ended = False
-        while not ended:
-            try:
-                line = await stream.readline()
-            except ValueError:  # a line longer than the stream limit: drop it
-                continue
-            except (OSError, asyncio.CancelledError):
-                return
-            if not line:
-                return
-            lines = [line]
-            if self._redactor is not None:  # the lines written with it: one text, so a key wrapped over lines is a run
-                ended = await self._more_lines(stream, lines)
-            text = b"".join(lines).decode("utf-8", errors="replace")
-            if self._redactor is not None:
-                text = self._redactor(text)
-            with contextlib.suppress(OSError, ValueError):
-                sys.stderr.write(text)
-                sys.stderr.flush()
+        from .redact import StreamRedactor
 
-    @staticmethod
-    async def _more_lines(stream, lines: list[bytes]) -> bool:
-        """Add to ``lines`` the lines that follow within ``STDERR_JOIN`` seconds of each other (at most
-        ``STDERR_JOIN_MAX`` s after the first, ``STDERR_JOIN_BYTES``); True when the stream ended. A program
-        writes a wrapped key with one write, whose lines are all there at once; a log line is held at most that
-        long. (``readline`` cut short by the timeout consumes nothing: the line is read by the next call.)"""
-        loop = asyncio.get_running_loop()
-        until = loop.time() + STDERR_JOIN_MAX
-        size = len(lines[0])
-        while size < STDERR_JOIN_BYTES:
-            wait = min(STDERR_JOIN, until - loop.time())
-            if wait <= 0:
-                return False
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        redact = StreamRedactor(self._redactor) if self._redactor is not None else None
+        held = ""
+        while True:
             try:
-                more = await asyncio.wait_for(stream.readline(), wait)
-            except (asyncio.TimeoutError, ValueError):
-                return False
-            except (OSError, asyncio.CancelledError):  # the program is gone: what was read is still shown
-                return True
-            if not more:
-                return True
-            lines.append(more)
-            size += len(more)
-        return False
+                data = await stream.read(1 << 16)
+            except (OSError, asyncio.CancelledError):
+                data = b""
+            held += decoder.decode(data, final=not data)
+            cut = len(held) if not data or len(held) > STDERR_HELD else held.rfind("\n") + 1
+            text, held = held[:cut], held[cut:]
+            if text:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(text if redact is None else redact(text))
+                    sys.stderr.flush()
+            if not data:
+                return
 
     async def _kill(self) -> None:
         p = self._proc

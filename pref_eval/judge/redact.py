@@ -26,10 +26,16 @@ through. :class:`Redactor` replaces with ``***``:
 - the key's UTF-8 bytes in hexadecimal (a dump, a debug log; lower or upper case, the bytes apart or not:
   ``736b2d``, ``73 6b 2d``, wrapped over lines) by runs of 16 digits: the information of 8 key characters, as
   for the escaped forms (8 digits hold 4 bytes of the key and are met in the hashes and ids of ordinary text;
-  16 given digits are not met by chance). Since session 28.
+  16 given digits are not met by chance). Since session 28. Since session 29 also the bytes apart by visible
+  separators (``73:6b:2d``, ``73-6B``, ``0x73, 0x6b``) and in dumps (``xxd``, ``hexdump -C``: offsets and text
+  columns skipped, so a key over two dump lines is one run): :meth:`Redactor._hex_runs`;
+- the key's letters in another case (runs compared without ASCII letter case: ``SK-PROJ-``, swapped case) and
+  the key written backwards (since session 29).
 
-Not decoded: ROT13 and other encodings no web layer applies by itself; hexadecimal with visible separators
-(``73:6b:2d``; an ``xxd`` dump's offsets and text column between its lines).
+A stream (a ``cmd:`` judge's standard error) is redacted piece by piece after its tail (:class:`StreamRedactor`):
+a run one piece starts and the next continues is replaced in the next, however long apart they come.
+
+Not decoded: ROT13 and other encodings no web layer applies by itself.
 
 Why 8 characters: servers show up to 4 on purpose to name a key without giving it away (OpenAI's "Incorrect
 API key provided: sk-proj-****abcd" keeps the last 4), and shorter windows of a key are likely in ordinary
@@ -58,6 +64,19 @@ SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, *range(8192, 82
 INVISIBLE = (0xAD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF)
 SHORT = 256  # characters: a longer text's windows are looked up by their hashes (numpy)
 _MULT = 0x9E3779B97F4A7C15  # the rolling hash's multiplier (odd: windows hash apart; collisions are checked)
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # ASCII only: lengths kept
+HEX_RUN = 2 * MIN_RUN  # digits of a hexadecimal run: MIN_RUN bytes
+TAIL = 4096  # characters of a stream kept to look at its next piece after (StreamRedactor; > any run's width)
+# hex bytes apart by a visible separator: one byte, a separator (white space around it), and so on (compiled on use)
+_SEP = r"[ \t\r\n]*[-:.,;|_/]?[ \t\r\n]*"
+_HEX_TOKEN = r"(?:0[xX])?([0-9A-Fa-f]{2,})"
+_HEX_CHAIN = _HEX_TOKEN + "(?:" + _SEP + _HEX_TOKEN + ")+"
+# bytes apart by visible separators? a dump's line? (else _hex_runs looks no further; two searches: one
+# alternation of the two is 8 times slower on ordinary text)
+_HEX_APART = r"[-:.,;|_/] ?(?:0[xX])?[0-9A-Fa-f]{2,}[-:.,;|_/] ?(?:0[xX])?[0-9A-Fa-f]{2}"
+_DUMP_START = r"(?m:^[ \t]*[0-9A-Fa-f]{6,}:?[ \t])"
+# a dump's line: its offset (1), bytes (2) and text column (3): xxd ('00000010: 736b 2d46  sk-F'), hexdump -C
+_DUMP_LINE = r"(?m)^([ \t]*[0-9A-Fa-f]{6,}:?)((?:[ \t]{1,2}[0-9A-Fa-f]{2,8})+)([ \t]{2,}.*)?$"
 
 
 def _unescaped(m: re.Match) -> str:
@@ -89,7 +108,7 @@ def key_forms(key: str) -> dict[int, set[str]]:
 
     if len(key) < MIN_RUN:
         return {len(key): {key}} if key else {}
-    forms: dict[int, set[str]] = {MIN_RUN: {key, *base64_cores(key)}}
+    forms: dict[int, set[str]] = {MIN_RUN: {key, key[::-1], *base64_cores(key)}}  # (key[::-1]: written backwards)
     for core in base64_cores(key)[::2]:  # base64 of base64 (either alphabet of the outer one: the cores' pairs)
         forms.setdefault(-(-MIN_RUN * 4 // 3), set()).update(base64_cores(core))
     quoted = quote(key, safe="")
@@ -107,26 +126,24 @@ class Redactor:
     """``redactor(text)``: ``text`` with every run of the key (see the module's docstring) replaced by ``***``."""
 
     def __init__(self, key: str) -> None:
-        import numpy as np
-
         self.key = key
         # (width, its windows, their hashes) per run length
         self.groups: list[tuple[int, set[str], Any]] = []
         for width, forms in sorted(key_forms(key).items()):
-            texts = [t for t in (_squeezed(f)[0] for f in forms) if len(t) >= width]
-            if not texts:
-                continue
-            grams = {t[i:i + width] for t in texts for i in range(len(t) - width + 1)}
-            hashes = np.unique(np.concatenate([_windows(_prefix(t), width) for t in texts]))
-            self.groups.append((width, grams, hashes))
+            group = _group(width, {_squeezed(f)[0].translate(_LOWER) for f in forms})  # either case: _runs
+            if group is not None:
+                self.groups.append(group)
         self.width = min((g[0] for g in self.groups), default=0)
+        raw = key.encode("utf-8", "surrogatepass").hex()  # hex bytes apart by separators (_hex_runs)
+        self.hex_group = _group(HEX_RUN, {raw}) if len(key) >= MIN_RUN else None
 
-    def _starts(self, plain: str) -> tuple[list[int], list[int]]:
-        """Where a window of ``plain`` is one of the key's (its forms'), and where each such window ends."""
+    def _starts(self, plain: str, groups: list[tuple[int, set[str], Any]] | None = None) -> tuple[list[int], list[int]]:
+        """Where a window of ``plain`` is one of the key's (its forms', or those of ``groups``), and where each
+        such window ends."""
         starts: list[int] = []
         ends: list[int] = []
         prefix = None
-        for w, grams, hashes in self.groups:
+        for w, grams, hashes in self.groups if groups is None else groups:
             if len(plain) < w:
                 continue
             if len(plain) <= SHORT:  # a short text (most answers, every message): looked up window by window
@@ -143,9 +160,11 @@ class Redactor:
             ends += [p + w for p in found]
         return starts, ends
 
-    def __call__(self, text: str) -> str:
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The stretches of ``text`` that :meth:`__call__` replaces, ``(first, last)`` (both included), in order,
+        apart from each other."""
         if not self.groups or len(text) < self.width:
-            return text
+            return []
         plain, layers = text, []
         for _ in range(ROUNDS):  # escapes, then escapes the decoding uncovered
             if "%" not in plain and "\\" not in plain and "&" not in plain:
@@ -155,29 +174,124 @@ class Redactor:
                 break
             plain = decoded
             layers.append(escapes)
+        found = self._runs(plain) + self._hex_runs(plain)  # (first, last) in the decoded text
+        if not found:
+            return []
+        out: list[tuple[int, int]] = []
+        for first, final in _merged(found):
+            for escapes in reversed(layers):
+                first, final = escapes.start(first), escapes.end(final) - 1
+            out.append((first, final))
+        return _merged(out)
+
+    def _runs(self, plain: str) -> list[tuple[int, int]]:
+        """The key's runs in ``plain`` (escapes decoded) once its separators are taken out, ASCII letters of
+        either case (a key written upper case, lower case, or with its case swapped)."""
         squeezed, kept = _squeezed(plain)
         if len(squeezed) < self.width:
-            return text
-        starts, ends = self._starts(squeezed)
+            return []
+        starts, ends = self._starts(squeezed.translate(_LOWER))
         if not starts:
-            return text
+            return []
         import numpy as np
 
-        # the runs covered by the windows found, in the squeezed text, then in the decoded text, then in the text
+        # the runs covered by the windows found, in the squeezed text, then in the decoded text
         cover = np.zeros(len(squeezed) + 1, dtype=np.int64)
         np.add.at(cover, starts, 1)
         np.add.at(cover, ends, -1)
         inside = np.concatenate(([0], (np.cumsum(cover)[:-1] > 0).astype(np.int8), [0]))
         edges = np.flatnonzero(np.diff(inside))
+        return [(a, b - 1) if kept is None else (int(kept[a]), int(kept[b - 1]))  # both included
+                for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True)]
+
+    def _hex_runs(self, plain: str) -> list[tuple[int, int]]:
+        """The key's hexadecimal runs of :data:`HEX_RUN` digits in the hex bytes of ``plain`` written apart by
+        visible separators (``73:6b:2d``, ``73-6b``, ``0x73, 0x6b``, ``{0x73,0x6b}``) or as a dump (``xxd``,
+        ``hexdump -C``: their offsets and text columns skipped, so a key over two dump lines is one run)."""
+        if self.hex_group is None:
+            return []
+        dump = re.search(_DUMP_START, plain) is not None
+        if not dump and not re.search(_HEX_APART, plain):
+            return []
+        masked = plain
+        if dump:  # a dump's offsets and text columns: not part of the bytes
+            chars = list(plain)
+            for m in re.finditer(_DUMP_LINE, plain):
+                for g in (1, 3):
+                    if m.start(g) >= 0:
+                        chars[m.start(g):m.end(g)] = " " * (m.end(g) - m.start(g))
+            masked = "".join(chars)
+        out: list[tuple[int, int]] = []
+        for chain in re.finditer(_HEX_CHAIN, masked):
+            digits: list[str] = []
+            where: list[int] = []
+            for tok in re.finditer(_HEX_TOKEN, chain[0]):
+                digits.append(tok[1].lower())
+                where.extend(range(chain.start() + tok.start(1), chain.start() + tok.end(1)))
+            view = "".join(digits)
+            if len(view) < HEX_RUN:
+                continue
+            starts, ends = self._starts(view, [self.hex_group])
+            out += [(where[a], where[b]) for a, b in _merged([(s, e - 1) for s, e in zip(starts, ends, strict=True)])]
+        return out
+
+    def __call__(self, text: str) -> str:
+        spans = self.spans(text)
+        if not spans:
+            return text
         out, last = [], 0
-        for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
-            first, final = (a, b - 1) if kept is None else (int(kept[a]), int(kept[b - 1]))  # both included
-            for escapes in reversed(layers):
-                first, final = escapes.start(first), escapes.end(final) - 1
+        for first, final in spans:
             out += [text[last:first], "***"]
             last = final + 1
         out.append(text[last:])
         return "".join(out)
+
+
+class StreamRedactor:
+    """A stream (a judge program's standard error) redacted piece by piece, whatever the pieces: each piece is
+    looked at after the stream's last :data:`TAIL` characters, so a run of the key that one piece starts and the
+    next continues is replaced in the next (of the first piece, only what is no run on its own: fewer than
+    :data:`MIN_RUN` characters). No timing: the pieces may come a second or an hour apart."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.tail = ""
+
+    def __call__(self, piece: str) -> str:
+        joined = self.tail + piece
+        cut = len(self.tail)
+        self.tail = joined[-TAIL:]
+        out, last = [], cut
+        for first, final in self.redactor.spans(joined):
+            if final < cut:
+                continue
+            first = max(first, cut)
+            out += [joined[last:first], "***"]
+            last = final + 1
+        out.append(joined[last:])
+        return "".join(out)
+
+
+def _merged(spans: list[tuple[int, int]], inclusive: bool = True) -> list[tuple[int, int]]:
+    """``(first, last)`` stretches in order, overlapping ones (and, ``inclusive``, touching ones) joined."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1] + (1 if inclusive else 0):
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _group(width: int, forms: set[str]) -> tuple[int, set[str], Any] | None:
+    """``(width, the windows of that width of forms, their hashes)``; None when no form is that long."""
+    import numpy as np
+
+    texts = [t for t in forms if len(t) >= width]
+    if not texts:
+        return None
+    grams = {t[i:i + width] for t in texts for i in range(len(t) - width + 1)}
+    return width, grams, np.unique(np.concatenate([_windows(_prefix(t), width) for t in texts]))
 
 
 def _codes(text: str) -> Any:
