@@ -94,3 +94,22 @@ def test_a_table_with_runi_but_no_runj_lacks_run(tmp_path):
     path.write_text("runi\tqid\tmeasure\tvalue\na\tq1\tap\t0.5\n", encoding="utf-8")
     assert _refused(path) == (f"{path}:1: expected a header line with columns run, qid, measure, value "
                               "(missing run)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_runj, n_qid", [(2 ** 13, 2 ** 17), (2 ** 17, 2 ** 13)])
+def test_keys_wrapping_past_two_to_the_64_with_few_values_in_one_column(tmp_path, n_runj, n_qid):
+    """The duplicate check's key ``((run B + runj) Q + qid) M + measure`` overflows int64 when its columns hold
+    2^17 + 1 runs, B runj, Q queries and M = 2^17 measures (B Q = 2^30): rows 0 and 2^17 (runs a0 and a131072, the
+    same runj, query and measure) meet at 2^64, so the key is renumbered before the last column. The bound is the
+    product of all four columns' sizes (mutants ``sizes[0]`` -> ``sizes[1]`` / ``sizes[2]``: a column of 2^13
+    values counted for the 2^17 + 1 runs kept the product below 2^62, the key wrapped and the clean file was
+    refused as holding a duplicate row). Oracle: the rows as written (every run distinct: no duplicate)."""
+    r, m = 2 ** 17 + 1, 2 ** 17
+    assert r * n_runj * n_qid * m >= 2 ** 64 and min(n_runj, n_qid) ** 2 * max(n_runj, n_qid) * m < 2 ** 62
+    rows = [f"a{i}\tb{i % n_runj}\tq{i % n_qid}\tm{i % m}\t{i % 7}" for i in range(r)]
+    path = tmp_path / "pq.tsv"
+    path.write_text("runi\trunj\tqid\tmeasure\tvalue\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    got = read_per_query(path)
+    assert got["run"].tolist() == [f"a{i}" for i in range(r)]
+    assert got["run_b"].tolist()[-2:] == [f"b{(r - 2) % n_runj}", "b0"] and got["value"].tolist()[-1] == (r - 1) % 7
