@@ -96,6 +96,17 @@ def test_a_table_with_runi_but_no_runj_lacks_run(tmp_path):
                               "(missing run)")
 
 
+def test_a_long_line_beside_wide_lines_is_read_as_a_long_line(tmp_path):
+    """pref_eval.py's wide lines and one long line (``measure``/``value`` keys, the measure named by an integer,
+    which the long layout takes as its decimal text) in one file: the long line is one row of measure '5' --
+    its ``measure`` and ``value`` keys are not two measures of a wide line (mutant ``all(wide)`` -> ``any``
+    sent the whole file to the wide reader). Oracle: the rows by hand (the order left aside)."""
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"type": "metric", "run": "a", "qid": "q1", "ap": 0.5}\n'
+                    '{"type": "metric", "run": "a", "qid": "q2", "measure": 5, "value": 0.25}\n', encoding="utf-8")
+    assert sorted(read_per_query(path).values.tolist()) == [["a", "q1", "ap", 0.5], ["a", "q2", "5", 0.25]]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n_runj, n_qid", [(2 ** 13, 2 ** 17), (2 ** 17, 2 ** 13)])
 def test_keys_wrapping_past_two_to_the_64_with_few_values_in_one_column(tmp_path, n_runj, n_qid):
