@@ -25,6 +25,7 @@ is a parameter ``limit`` of :func:`align` here, default None (all).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 
@@ -47,12 +48,18 @@ def align(docnos: Sequence[str], run_scores: Sequence[float] | np.ndarray, zelo:
     run_scores = np.asarray(run_scores, dtype=float)
     if limit:
         docnos, run_scores = docnos[:limit], run_scores[:limit]
-    keep = np.array([d in zelo for d in docnos], dtype=bool)
-    missing = int((~keep).sum())
+    # the table's own lookups mapped over the docnos: C iteration, no interpreter loop per document (session 29)
+    if len(zelo) >= len(docnos):  # every candidate may be scored (a reranker's candidates are the pool)
+        scores = list(map(zelo.get, docnos))
+        if not scores.count(None):
+            return run_scores.copy(), np.array(scores, dtype=float), 0
+    found = np.fromiter(map(zelo.__contains__, docnos), dtype=bool, count=len(docnos))
+    keep = np.flatnonzero(found)
+    missing = len(docnos) - len(keep)
     if missing and strict:
-        first = docnos[int(np.flatnonzero(~keep)[0])]
+        first = docnos[int(np.argmin(found))]
         raise EvaluationError(f"document {shown(first)} has no zELO score")
-    gt = np.array([zelo[d] for d, k in zip(docnos, keep, strict=False) if k], dtype=float)
+    gt = np.array(list(map(zelo.__getitem__, compress(docnos, found.tolist()))), dtype=float)
     return run_scores[keep], gt, missing
 
 
