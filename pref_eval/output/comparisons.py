@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from .markup import display_width, latex_escape, ljust_display, markdown_escape
-from ..stats.compare import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS, ComparisonResult, Records
+from ..stats import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS
 from .json_text import json_dumps, json_str
 
 if TYPE_CHECKING:
+    from ..stats.compare import ComparisonResult, Records
     from collections.abc import Callable
 
     import pandas as pd
@@ -72,6 +73,8 @@ def _json_value(v: Any) -> Any:
 
 def _columns(records: Records | pd.DataFrame) -> dict[str, list]:
     """{column: values in record order} of a :class:`~pref_eval.stats.compare.Records` or a DataFrame."""
+    from ..stats.compare import Records  # (not at the top: the orderings' writer imports no tests)
+
     if isinstance(records, Records):
         return records.columns_in_order()
     return {c: records[c].tolist() for c in records.columns}

@@ -39,6 +39,7 @@ from ..errors import UsageError, command_running, option_name, shown
 from . import paired
 from .correction import CORRECTIONS, adjust, unknown_correction
 from .effect import effect_sizes
+from . import CORRECTION_LABELS, EXTRA_KEYS, RECORD_KEYS, TEST_LABELS  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,19 +48,6 @@ if TYPE_CHECKING:
 
 ALL_TESTS = (*paired.TESTS, "tukey")
 DEFAULT_TESTS = ("t", "wilcoxon", "sign")
-RECORD_KEYS = ("measure", "run_a", "run_b", "test", "n_queries", "mean_diff", "statistic",
-               "p_value", "p_adjusted", "correction", "ci_low", "ci_high", "significant",
-               "d_z", "wins", "ties", "losses")
-TEST_LABELS = {
-    "t": "paired t-test (scipy.stats.ttest_rel)",
-    "wilcoxon": "Wilcoxon signed-rank test (scipy.stats.wilcoxon)",
-    "sign": "sign test (scipy.stats.binomtest on non-zero differences)",
-    "randomization": "paired randomization test (sign flips)",
-    "bootstrap": "bootstrap test of the mean difference (shift method)",
-    "tukey": "randomised Tukey HSD (within-query permutations)",
-}
-CORRECTION_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-                     "none": "no correction", "tukey-hsd": "family-wise by construction"}
 
 
 @dataclass
@@ -318,10 +306,6 @@ def _seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) <= SEED_MAX:
         raise UsageError(f"seed: expected an integer 0..{SEED_MAX}, got {seed!r:.40}")
     return int(seed)
-
-
-EXTRA_KEYS = ("df", "zero_method", "method", "n_zero", "n_nonzero", "min_diff", "resamples", "exact", "seed",
-              "ci_method", "confidence")
 
 
 def _assemble(measure: str, a_names, b_names, n_q: int, D, results, tests, params, tukey_p=None):
