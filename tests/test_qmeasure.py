@@ -1,10 +1,12 @@
 """Q-measure and Q@k (Sakai; NTCIR's headline measure) against NTCIREVAL and a hand-worked example.
 
 Oracles: (1) NTCIREVAL 190111's own per-topic values (``tests/data/ntcir/q_measure.tsv``, how they were made in
-``tests/data/ntcir/README.md``): 405 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
+``tests/data/ntcir/README.md``): 567 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
 run on its graded qrels (grades 0-4), with β 1, 0.5, 0 and 10, cutoffs 1, 5, 10 and 1000, condensed lists (``-j``)
-and gains 1:10:100(:1000); (2) NTCIREVAL's README example (``sample.rel``/``sample.res``, ``-g 1:2:3``:
-``Q-measure= 0.0967``, ``AP= 0.1000``) worked by hand from Sakai's definition.
+and gains 1:10:100(:1000), and the NTCIREVAL measures the unknown-measure hints name an equal of (its AP@k is
+``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``); (2) NTCIREVAL's README example
+(``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``) worked by hand from Sakai's
+definition.
 """
 from __future__ import annotations
 
@@ -78,7 +80,7 @@ def _oracle_rows():
 
 def test_equal_to_ntcireval_per_topic():
     rows = _oracle_rows()
-    assert len(rows) == 405
+    assert len(rows) == 567
     by_pair = defaultdict(list)
     for row in rows:
         by_pair[row["qrels"], row["run"]].append(row)
@@ -89,7 +91,7 @@ def test_equal_to_ntcireval_per_topic():
         for r in pair_rows:
             assert f"{ours[r['pref_eval measure'], r['topic']]:.4f}" == r["value"], r
             checked += 1
-    assert checked == 405
+    assert checked == 567
 
 
 def test_trec_syntax_and_cutoff_names():
@@ -117,3 +119,26 @@ def test_refused(name, needle):
     with pytest.raises(UsageError) as e:
         parse_measure(name)
     assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("name, needle", [
+    ("Q-measure", "NTCIREVAL's Q-measure is Q here"),
+    ("Q@0010", "NTCIREVAL's Q@10 is Q@10 here"),
+    ("AP@0010", "is Q(beta=0.0)@10 here; AP@10 divides by R"),
+    ("P@0005", "NTCIREVAL's P@5 is P@5 here"),
+    ("MSnDCG@0010", "NTCIREVAL's MSnDCG@10 is nDCG@10 here (ndcg_cut.10)"),
+    ("MSnDCG@10", "is nDCG@10 here"),
+    ("nDCG@1000", None),  # ir-measures' own name: computed, not refused
+    ("nDCG@0010", "original discount) is not a measure here; its MSnDCG@10 is nDCG@10"),
+    ("Hit@0010", "is Success@10 here"),
+    ("nERR@0010", "is not a measure here"),
+    ("P-plus", "NTCIREVAL's P-plus is not a measure here"),
+    ("P@010", "P.010"),  # not NTCIREVAL's %04ld: the trec_eval hint as before
+])
+def test_ntcireval_names_are_told(name, needle):
+    if needle is None:
+        assert parse_measure(name)
+        return
+    with pytest.raises(UsageError) as e:
+        parse_measure(name)
+    assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)

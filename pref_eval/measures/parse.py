@@ -171,6 +171,11 @@ def unknown_measure(name: str) -> UsageError:
     base, at, k = name.partition("@")
     if base.lower() in BEIR_NAMES:
         return UsageError(f"unknown measure {name!r}: {BEIR_NAMES[base.lower()]}")
+    from .ntcir_names import ntcir_hint  # only for the error message
+
+    ntcir = ntcir_hint(base, at, k)
+    if ntcir is not None:
+        return UsageError(f"unknown measure {name!r}: {ntcir}")
     spec = REGISTRY.get(base)
     if at and spec is not None and spec.param_kind == "cutoffs" and k.isdigit():
         # pytrec_eval's request name with ir-measures' @: trec_eval writes the cutoff after a dot
