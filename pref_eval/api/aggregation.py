@@ -34,8 +34,10 @@ def aggregate(prefs: str | os.PathLike, measures: Sequence[str] | None = None, *
     from ..log import Log
     from ..rank_aggregation import aggregate as aggregate_sample
 
-    from ._inputs import _check_float, _check_int, _string_list
+    from ._inputs import _check_float, _check_int, _check_paths, _string_list
 
+    _check_paths("for data: write the preferences with pref_eval.evaluate_runs(qrels, runs, per_query=True, "
+                 "output=FILE)", prefs=prefs)
     _check_float("query_fraction", query_fraction, 0, 1, lo_open=True)
     _check_int("num_samples", num_samples, 1)
     _check_int("seed", seed, 0, SEED_MAX)

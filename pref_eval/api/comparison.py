@@ -179,11 +179,12 @@ def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_quer
     from ..stats.compare import parse_tests
 
     log = log or Log("zelo_compare", quiet=True)
+    hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
+    # before any truth test of qrels: a DataFrame there was pandas' "truth value ... is ambiguous" ValueError
+    _check_paths(hint, qrels=qrels, per_query_file=per_query_file)
     # as evaluate: one string of measures is names separated by spaces, one run path is one run
     measures = _measure_list(measures) if qrels else _string_list("measures", measures, split=True)
     run_names = _string_list("run_names", run_names)
-    hint = "for data: pref_eval.compare(pref_eval.evaluate(qrels, runs, measures), tests=...)"
-    _check_paths(hint, qrels=qrels, per_query_file=per_query_file)
     runs = _path_list(runs, "runs", hint)
     if (fmt := output_format) not in _REPORT_FORMATS:
         raise UsageError(f"output_format: expected one of {', '.join(_REPORT_FORMATS)}, got {shown(fmt)}")

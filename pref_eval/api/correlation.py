@@ -43,12 +43,14 @@ def compare_orderings(a: str, b: str, *, key_a: str | None = None, key_b: str | 
     from ..output.comparisons import format_orderings
     from ..stats.orderings import RBO_LISTS, RBO_TIES
     from ..stats.orderings import compare_orderings as correlate
-    from ._inputs import _check_float, _check_int
+    from ._inputs import _check_float, _check_int, _check_paths
 
     if (fmt := output_format) not in ("text", "markdown", "csv", "jsonl"):  # before any reading or warning
         raise UsageError(f"{option_name('compare_orderings', '--orderings')} supports "
                          f"{option_name('output_format', '-o')} text, markdown, csv or jsonl"
                          + (f" (got {shown(fmt)})" if fmt != "latex" else ""))
+    # (a DataFrame or a dict was os.fspath's TypeError)
+    _check_paths("paths of system-score TSVs, lists or pref_aggregate outputs", a=a, b=b)
     _check_float("rbo_p", rbo_p, 0, 1, hi_open=True)  # 0: RBO not computed
     _check_int(option_name("digits", "--digits"), digits, 0, 17)
     _check_int("rbo_depth", rbo_depth, 1, optional=True)

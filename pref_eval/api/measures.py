@@ -385,20 +385,23 @@ def _one_run(run: Any) -> Any:
 
 
 class MeasureResults(dict):
-    """``calc_aggregate``'s result: keys are the printed names (``"nDCG@10"``, ``"P_5"``).
+    """``calc_aggregate``'s result: keys are the printed names (``"nDCG@10"``, ``"P_5"``); an ir-measures object finds
+    its ``str`` (``res[nDCG@10]``) or its measure's other spelling (``MAP``, :mod:`pref_eval.measures.identity`)."""
 
-    An ir-measures measure object is a key too, looked up by its ``str`` (``res[nDCG@10]`` is
-    ``res["nDCG@10"]``), as ``ir_measures.calc_aggregate``'s results are indexed.
-    """
+    def _key(self, key: Any) -> str:
+        if isinstance(key, str) or super().__contains__(str(key)):
+            return key if isinstance(key, str) else str(key)
+        from ..measures.identity import same_measure_key
+        return same_measure_key(str(key), list(self))
 
     def __getitem__(self, key: Any) -> Any:
-        return super().__getitem__(key if isinstance(key, str) else str(key))
+        return super().__getitem__(self._key(key))
 
     def __contains__(self, key: object) -> bool:
-        return super().__contains__(key if isinstance(key, str) else str(key))
+        return super().__contains__(self._key(key))
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return super().get(key if isinstance(key, str) else str(key), default)
+        return super().get(self._key(key), default)
 
     def __missing__(self, key: str) -> Any:
         """A name that is no key says which keys there are: a request such as ``recall`` or ``P.5,10`` gives

@@ -52,6 +52,21 @@ class PlotImage(_Image):
         return self.output_format
 
 
+def _check_image(image: Any, files: dict[str, Any]) -> None:
+    """``image`` must be a :class:`PlotImage` and the file parameters paths, before anything is read: a path
+    string where the image goes (``image="x.svg"``) was ``AttributeError: 'str' object has no attribute 'output'``,
+    a DataFrame where a file goes a TypeError or pandas' ValueError."""
+    if not isinstance(image, _Image):
+        what = f" {shown(image)}" if isinstance(image, str) else ""
+        raise UsageError(f"image: expected a PlotImage, got {type(image).__name__}{what} "
+                         "(pref_eval.PlotImage(output, width, height): e.g. PlotImage('plot.svg', 6, 4))")
+    for name, v in files.items():
+        if name == "judgments":
+            _path_list(v, name, "paths of judgment files")
+        else:
+            _check_paths("a path of a file", **{name: v})
+
+
 def _plot_check(image: PlotImage, own: InputOptions) -> None:
     """Refuse a bad extension, a PNG too large to draw (:func:`pref_eval.plot.png.check_png_size`) or an
     output that is an input before any work."""
@@ -93,6 +108,7 @@ def plot_matrix(judgments: Sequence[str], image: PlotImage, *, judgments_format:
     from ..io.judgments import read_judgments
     from ..plot.matrix import draw_matrix, share_matrix, win_matrix, zelo_order
 
+    _check_image(image, dict(judgments=judgments))
     _check_float("prior", prior, 0)
     _check_strings(judgments_format=judgments_format, qid=qid, ties=ties)
     _check_paths("a zelo_fit score file", scores=scores)
@@ -134,6 +150,7 @@ def plot_scores(scores: str, image: PlotImage, *, queries: Sequence[str] = (), m
     from ..plot.fonts import TextMeasure
     from ..plot.scores import draw_scores, read_scores_and_scale, select_queries
 
+    _check_image(image, dict(scores=scores))
     _check_int("max_queries", max_queries, 1)
     queries = _string_list("queries", queries)  # (an int was "object is not iterable")
     _check_int("top", top, 1, optional=True)
@@ -197,6 +214,9 @@ class PlotValues(_Values):
 
 def _check_values(v: PlotValues) -> None:
     """The numbers of :class:`PlotValues` in the ranges of zelo_plot's ``--alpha`` and ``--seed``."""
+    if not isinstance(v, _Values):  # (a DataFrame was "'DataFrame' object has no attribute 'alpha'")
+        raise UsageError(f"values: expected a PlotValues, got {type(v).__name__} (pref_eval.PlotValues(qrels=QRELS, "
+                         "runs=[RUN, ...], measure=M) or PlotValues(per_query_file=FILE))")
     _check_float("alpha", v.alpha, 0, 1, lo_open=True, hi_open=True)
     _check_int("seed", v.seed, 0, SEED_MAX)
     hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE)"
@@ -227,6 +247,7 @@ def plot_systems(values: PlotValues, image: PlotImage, *, ci: str = "t", confide
 
     _check_float("confidence", confidence, 0, 1, lo_open=True, hi_open=True)
     _check_values(values)
+    _check_image(image, {})
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, qrels=values.qrels, per_query_file=values.per_query_file,
@@ -264,6 +285,7 @@ def plot_pairs(values: PlotValues, image: PlotImage, *, compare_file: str | None
     from ..plot.pairs import draw_pairs, pair_matrix
 
     _check_values(values)
+    _check_image(image, dict(compare_file=compare_file))
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, compare=compare_file, qrels=values.qrels,
@@ -303,6 +325,7 @@ def plot_calibration(agree_file: str, image: PlotImage, *, judge: str | None = N
     from ..io.agree_records import read_agree_jsonl
     from ..plot.calibration import draw_calibration, select_calibration
 
+    _check_image(image, dict(agree_file=agree_file))
     from ..plot.fonts import TextMeasure
 
     own = _input_options(inputs, output=image.output, agree=agree_file)
