@@ -51,9 +51,11 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
     # depend on its companions (before session 21, `-m map -m rpp` tested pref_eval.py's query set for map --
     # topics a run lacks as empty rankings, topics without a relevant document left out --, ignored -c, and
     # applied -b/-f to map; `rbp` became pref_eval.py's rbp, p = 0.5 binary, instead of trec_eval's).
-    from ._score_rows import _is_score_file
+    from ._score_rows import _is_score_file, _refuse_unread_score_file
 
     scores = _is_score_file(qrels)  # zbench's measures against a zELO score file (evaluate's rows; since session 28)
+    if not scores:
+        _refuse_unread_score_file(qrels, list(measures))
     pref_names = [] if scores else [m for m in measures if needs_preference_mode([m])]
     registry = [m for m in measures if m not in pref_names]
     _check_mode_options(pref_names, [] if scores else registry, binary=binary, floor=floor, level=level,

@@ -25,6 +25,32 @@ def _is_score_file(qrels: Any) -> bool:
     return path != "-" and os.path.isfile(path) and looks_like_zelo_scores(path)
 
 
+def _refuse_unread_score_file(qrels: Any, names: list[str]) -> None:
+    """zbench's measures (``zndcg@10``) with ``qrels`` that is no score file because it is empty, a directory,
+    missing, or a stream (``-``, a pipe: a score file is recognised by a regular file's first line): say that,
+    naming the file (before, the hint of TREC qrels given with a zELO measure, which names no file)."""
+    import re
+
+    if not isinstance(qrels, (str, os.PathLike)) or not any(
+            isinstance(m, str) and re.fullmatch(r"(zndcg|zacc|zrecall)(@\d+(,\d+)?)?", m) for m in names):
+        return
+    from ..errors import InputError
+    from ..io.textfile import display_name
+
+    path = os.fspath(qrels)
+    name = display_name(path)
+    want = "expected zelo_fit's scores TSV or zbench's JSON lines for zbench's measures"
+    if path == "-" or (os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path)):
+        raise InputError(name, 0, f"a stream (standard input or a pipe): {want}, which are recognised by the first "
+                                  "line of a regular file; give it as a file")
+    if os.path.isdir(path):
+        raise InputError(name, 0, f"is a directory, {want}")
+    if not os.path.exists(path):
+        raise InputError(name, 0, f"no such file ({want})")
+    if os.path.getsize(path) == 0:
+        raise InputError(name, 0, f"empty file, {want}")
+
+
 _FLAGS = {"complete": "-c", "level": "-l", "judged_only": "-J", "trec9": "--trec-eval-9", "judgments": "-P",
           "best": "-B", "jobs": "--jobs", "keep_going": "--keep-going"}
 

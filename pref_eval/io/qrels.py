@@ -226,7 +226,15 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
         if fast is not None:
             return qrels_from_lines(b"", display_name(p), check_duplicates=check_duplicates, fast=fast)
     data = read_input_bytes(p, what="qrels file")
-    return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates, try_fast=not plain)
+    try:
+        return qrels_from_lines(data, display_name(p), check_duplicates=check_duplicates, try_fast=not plain)
+    except InputError as err:
+        from .zelo_scores import stream_misread
+
+        why = stream_misread(p, data, "TREC qrels")
+        if why is None:
+            raise
+        raise InputError(err.path, 1, why) from None
 
 
 def read_subtopic_qrels(path: PathLike) -> Qrels:

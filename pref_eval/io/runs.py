@@ -267,7 +267,15 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
     tried = data is not None  # the kernels answered None above: the tokenizer's errors now
     if data is None:
         data = read_input_bytes(p, what="run file")
-    return run_from_bytes(data, source, name, try_fast=not plain, try_compiled=not tried)
+    try:
+        return run_from_bytes(data, source, name, try_fast=not plain, try_compiled=not tried)
+    except InputError as err:
+        from .zelo_scores import stream_misread
+
+        why = stream_misread(p, data, "a TREC run")
+        if why is None:
+            raise
+        raise InputError(err.path, 1, why) from None
 
 
 def _fast_run(fast: dict[int, np.ndarray], last: bytes, source: str, name: str | None) -> Run:

@@ -49,6 +49,29 @@ def what_score_file(path: str) -> str:
     return f"{display_name(path)} is read as a zELO score file (its first line is zelo_fit's header)"
 
 
+def stream_misread(path: Any, data: bytes, expected: str) -> str | None:
+    """Why a stream (standard input, a pipe, a FIFO: ``-``, ``/dev/stdin``, ``<(zcat f.gz)``) whose first line is
+    a zELO score file's -- zelo_fit's header, or a JSON object as zbench's JSON lines start -- failed as
+    ``expected``: those kinds are recognised by the first line of a regular file, which a stream cannot show
+    before it is read (it was read as TREC qrels or a run: "relevance grade 'se' is not an integer"). ``None``
+    for a regular file or another first line (the reader's own message stands)."""
+    import os
+
+    p = os.fspath(path)
+    if p != "-" and (not os.path.exists(p) or os.path.isfile(p)):
+        return None
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if is_zelo_scores_header(first):
+        kind = "zelo_fit's score header 'qid<TAB>docno<TAB>score<TAB>se'"
+    elif is_zbench_annotated_line(first):
+        kind = "a JSON object (zbench's JSON lines)"
+    else:
+        return None
+    return (f"expected {expected}, got {kind}: a zELO score file or zbench's JSON lines is recognised by the first "
+            f"line of a regular file, and {display_name(p)} is a stream (standard input or a pipe); give it as a "
+            "file")
+
+
 _ANNOTATED = ('{"query": {"id": ...}, "documents": [{"id": ..., "score": a finite number}, ...]} '
               '(zbench annotated JSONL)')
 
@@ -148,7 +171,8 @@ def score_table_with_header(path: str) -> tuple[list[str], dict[str, tuple[list[
     # those bytes (surrogate escapes), as the qrels, run and judgment readers do
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     if not lines or not is_zelo_scores_header(lines[0]):
-        raise InputError(name, 1, "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
+        why = stream_misread(path, data, "zelo_fit's score TSV") if is_zbench_annotated_line(lines[0]) else None
+        raise InputError(name, 1, why or "expected the header 'qid<TAB>docno<TAB>score<TAB>se' (zelo_fit output)")
     out: dict[str, tuple[list[str], list[float], list[float]]] = {}
     seen: set[tuple[str, str]] = set()
     for no, line in enumerate(lines[1:], start=2):
@@ -207,6 +231,9 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
         cols, table = list(HEADER), {q: (docs, xs, []) for q, docs, xs in read_zbench_scored(path)}
     else:
         cols, table = score_table_with_header(path)
+        if not table:  # a header alone scored every run nan with "no query in common" (zelo_plot scores refused it)
+            raise InputError(name, 0, "no score rows after the header (expected a line 'qid<TAB>docno<TAB>score"
+                                      "<TAB>se' per document)")
     refuse_component_scores(cols, name, "zbench's measures")
     elo = cols[-1] == "scale"
     out: dict[str, dict[str, float]] = {}

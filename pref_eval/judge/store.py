@@ -236,12 +236,25 @@ class Store:
         from .spec import identity
 
         if not hasattr(self, "_former"):
-            self._former: dict[str, list[str]] = {}
-            for (name,) in self.db.execute("SELECT DISTINCT judge FROM answers ORDER BY judge"):
-                now = identity(name)
-                if now != name:
-                    self._former.setdefault(now, []).append(name)
+            former: dict[str, list[str]] = {}
+            with self._reading():
+                for (name,) in self.db.execute("SELECT DISTINCT judge FROM answers ORDER BY judge"):
+                    now = identity(name)
+                    if now != name:
+                        former.setdefault(now, []).append(name)
+            self._former = former
         return self._former
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A store whose pages are damaged (a file cut short or overwritten: its schema still opens) raises
+        sqlite3's DatabaseError only when the answers are read: one line naming the store, exit 2 (was a
+        traceback)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            raise InputError(self.path, 0, f"a damaged zelo_judge store: its answers cannot be read ({err})") \
+                from None
 
     def _answers_of(self, j: str, phash: str, columns: str, where: str = "") -> sqlite3.Cursor:
         names = [j, *self.former_names().get(j, [])]
@@ -253,18 +266,20 @@ class Store:
         """``{(judge, qid, doc_1, doc_2, rep): 1 (a usable vote) or 0 (failed, unparsable)}`` of stored answers
         (``ok_only``: usable votes only)."""
         out: dict[tuple, int] = {}
-        for j in judges:
-            for q, a, b, r, ok in self._answers_of(j, phash, "status = 'ok'", " AND status = 'ok'" if ok_only
-                                                   else ""):
-                out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), int(ok))
+        with self._reading():
+            for j in judges:
+                for q, a, b, r, ok in self._answers_of(j, phash, "status = 'ok'", " AND status = 'ok'" if ok_only
+                                                       else ""):
+                    out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), int(ok))
         return out
 
     def votes(self, judges: list[str], phash: str) -> dict[tuple, float | None]:
         """``{(judge, qid, doc_1, doc_2, rep): vote or None}`` for the judges and prompt."""
         out: dict = {}
-        for j in judges:
-            for q, a, b, r, v in self._answers_of(j, phash, "vote"):
-                out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), v)
+        with self._reading():
+            for j in judges:
+                for q, a, b, r, v in self._answers_of(j, phash, "vote"):
+                    out.setdefault((j, _loaded(q), _loaded(a), _loaded(b), r), v)
         return out
 
     def put(self, row: dict) -> None:
@@ -281,11 +296,13 @@ class Store:
     def judges(self, phash: str) -> list[str]:
         from .spec import identity
 
-        return sorted({identity(r[0]) for r in self.db.execute(
-            "SELECT DISTINCT judge FROM answers WHERE prompt = ?", (phash,))})
+        with self._reading():
+            return sorted({identity(r[0]) for r in self.db.execute(
+                "SELECT DISTINCT judge FROM answers WHERE prompt = ?", (phash,))})
 
     def prompts(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT prompt FROM answers ORDER BY prompt")]
+        with self._reading():
+            return [r[0] for r in self.db.execute("SELECT DISTINCT prompt FROM answers ORDER BY prompt")]
 
     def rows(self, phash: str, judges: list[str] | None = None) -> Iterator[tuple]:
         """``(judge, qid, doc_1, doc_2, rep, vote, time)`` of every answer for the prompt (and judges), a judge
@@ -299,8 +316,12 @@ class Store:
             sql += f" AND judge IN ({', '.join('?' * len(names))})"
             args += names
         order = "qid, time, doc_1, doc_2, rep, judge" if self.rep == "rep" else "qid, time, doc_1, doc_2, judge"
+        with self._reading():
+            yield from self._rows(f"{sql} ORDER BY {order}", args, former)
+
+    def _rows(self, sql: str, args: list, former: dict[str, list[str]]) -> Iterator[tuple]:
         cursor = (row if all(type(x) is not bytes for x in row[1:4]) else (row[0], *map(_loaded, row[1:4]), *row[4:])
-                  for row in self.db.execute(f"{sql} ORDER BY {order}", args))
+                  for row in self.db.execute(sql, args))
         if not former:
             yield from cursor
             return

@@ -1,0 +1,237 @@
+"""Hostile files given to the input kinds added in sessions 25-28 (session 29, f39): zELO score files where qrels
+go (``zelo_eval``/``zelo_compare``/``zelo_plot -R``, ``pref_eval.evaluate``), zbench's JSON lines (annotated and
+reranker files), judge stores. Each case failed on the code before session 29:
+
+* a score file that is empty, a directory or a stream (``-``, a FIFO) given with zbench's measures to
+  ``zelo_compare -R`` / ``zelo_plot systems|pairs -R`` / ``evaluate`` got the hint meant for TREC qrels
+  ("measure 'zndcg@10' is computed against a zELO score file: -R ... must be zelo_fit's scores TSV ..., not TREC
+  qrels"), which names no file and is wrong for the file given;
+* a score file or a zbench reranker file on a stream was read as TREC qrels or a run: "relevance grade 'se' is not
+  an integer", "score '"q"},' is not a number" (a score file is recognised by a regular file's first line);
+* a score TSV holding its header alone scored every run nan (``zelo_eval``: exit 0, "no query in common") or said
+  "nothing to compare" without naming the file;
+* a judge store whose pages are damaged (its schema still opens) was sqlite3's DatabaseError traceback when its
+  answers were read (``zelo_judge export``, a run answered from it).
+
+Oracle: docs/exit-codes.md's contract (one line naming the file, status 2, no traceback, nothing written) and
+the file's own bytes (what kind of file it is, checked by hand).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from cli_harness import check_contract, digest_tree, run_inproc
+
+from conftest import ROOT  # noqa: E402
+
+CASE = ROOT / "tests" / "data" / "zelo" / "zbench" / "case_dl19pool"
+ZB = "expected zelo_fit's scores TSV or zbench's JSON lines for zbench's measures"
+STREAM = "is recognised by the first line of a regular file"
+
+# the commands that take a score file where qrels go, with zbench's measure zndcg@10
+R_COMMANDS = {
+    "compare": ("zelo_compare", ["-m", "zndcg@10", "--tests", "t", "bm25.run", "dense.run"]),
+    "plot-systems": ("zelo_plot", ["systems", "-m", "zndcg@10", "-o", "f.svg", "-Q", "bm25.run", "dense.run"]),
+    "plot-pairs": ("zelo_plot", ["pairs", "-m", "zndcg@10", "-o", "f.svg", "-Q", "bm25.run", "dense.run"]),
+}
+
+
+def _spoil(ws: Path, name: str, how: str) -> None:
+    p = ws / name
+    if how == "empty":
+        p.write_bytes(b"")
+    elif how == "directory":
+        p.unlink()
+        p.mkdir()
+    elif how == "fifo":
+        p.unlink()
+        os.mkfifo(p)
+    elif how == "missing":
+        p.unlink()
+
+
+def _one_line(res, script: str) -> str:
+    assert check_contract(res, script=script, expect={2}) == [], res.stderr
+    assert res.stderr.count("\n") == 1, res.stderr
+    return res.stderr
+
+
+@pytest.mark.parametrize("how,said", [("empty", f"scores.tsv: empty file, {ZB}"),
+                                      ("directory", f"scores.tsv: is a directory, {ZB}"),
+                                      ("fifo", f"scores.tsv: a stream (standard input or a pipe): {ZB}, which are "
+                                               "recognised by the first line of a regular file; give it as a file"),
+                                      ("missing", f"scores.tsv: no such file ({ZB})")])
+@pytest.mark.parametrize("cmd", sorted(R_COMMANDS))
+def test_score_file_that_cannot_be_one_is_named(ws, cmd, how, said):
+    if cmd.startswith("plot"):
+        pytest.importorskip("matplotlib")
+    script, argv = R_COMMANDS[cmd]
+    _spoil(ws, "scores.tsv", how)
+    before = digest_tree(ws)
+    res = run_inproc(script, ["-R", "scores.tsv", *argv] if cmd == "compare" else [*argv[:1], "-R", "scores.tsv",
+                                                                                    *argv[1:]], ws)
+    assert _one_line(res, script) == f"{script}: {said}\n"
+    assert digest_tree(ws) == before
+
+
+def test_score_file_on_standard_input_with_zbench_measures(ws):
+    res = run_inproc("zelo_compare", ["-R", "-", *R_COMMANDS["compare"][1]], ws,
+                     stdin=(ws / "scores.tsv").read_bytes())
+    assert _one_line(res, "zelo_compare").startswith(f"zelo_compare: <stdin>: a stream (standard input or a pipe): "
+                                                     f"{ZB}")
+
+
+@pytest.mark.parametrize("how", ["empty", "directory", "fifo"])
+def test_api_evaluate_names_the_score_file(ws, how):
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    _spoil(ws, "scores.tsv", how)
+    with pytest.raises(InputError) as info:
+        pref_eval.evaluate(str(ws / "scores.tsv"), [str(ws / "bm25.run")], ["zndcg@10"])
+    assert str(info.value).startswith(f"{ws / 'scores.tsv'}: ") and ZB in str(info.value), str(info.value)
+
+
+def _fifo_writer(path: Path, data: bytes) -> threading.Thread:
+    def write() -> None:
+        try:
+            with open(path, "wb") as fh:
+                fh.write(data)
+        except OSError:
+            pass
+
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    return t
+
+
+def _release(path: Path, t: threading.Thread) -> None:
+    """A writer still waiting for a reader (the command did not open the FIFO) is let go."""
+    if t.is_alive():
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        t.join(5)
+        os.close(fd)
+
+
+@pytest.mark.parametrize("kind", ["tsv", "jsonl"])
+@pytest.mark.parametrize("via", ["stdin", "fifo"])
+def test_score_file_on_a_stream_is_not_read_as_qrels(ws, kind, via):
+    """``zelo_eval -R - < scores.tsv`` (or a FIFO): read as TREC qrels, "relevance grade 'se' is not an integer"
+    (the TSV) or "expected 4 fields" (zbench's JSON lines) before session 29."""
+    src = ws / "scores.tsv" if kind == "tsv" else CASE / "zbench_annotated.jsonl"
+    data = src.read_bytes()
+    got = ("zelo_fit's score header 'qid<TAB>docno<TAB>score<TAB>se'" if kind == "tsv" else
+           "a JSON object (zbench's JSON lines)")
+    if via == "stdin":
+        res = run_inproc("zelo_eval", ["-R", "-", "bm25.run"], ws, stdin=data)
+        name = "<stdin>"
+    else:
+        (ws / "s.fifo").unlink(missing_ok=True)
+        os.mkfifo(ws / "s.fifo")
+        t = _fifo_writer(ws / "s.fifo", data)
+        try:
+            res = run_inproc("zelo_eval", ["-R", "s.fifo", "bm25.run"], ws)
+        finally:
+            _release(ws / "s.fifo", t)
+        name = "s.fifo"
+    assert _one_line(res, "zelo_eval") == (f"zelo_eval: {name}:1: expected TREC qrels, got {got}: a zELO score file "
+                                           f"or zbench's JSON lines {STREAM}, and {name} is a stream (standard input "
+                                           "or a pipe); give it as a file\n")
+
+
+def test_reranker_file_on_standard_input_is_not_read_as_a_run(ws):
+    for f in ("zbench_annotated.jsonl", "rerank_dense.jsonl"):
+        shutil.copy(CASE / f, ws / f)
+    res = run_inproc("zelo_eval", ["-R", "zbench_annotated.jsonl", "-"], ws,
+                     stdin=(CASE / "rerank_dense.jsonl").read_bytes())
+    assert _one_line(res, "zelo_eval").startswith("zelo_eval: <stdin>:1: expected a TREC run, got a JSON object "
+                                                  "(zbench's JSON lines): ")
+
+
+def test_plot_scores_on_a_stream_of_zbench_lines(ws):
+    pytest.importorskip("matplotlib")
+    res = run_inproc("zelo_plot", ["scores", "-S", "-", "-o", "f.svg", "-Q"], ws,
+                     stdin=(CASE / "zbench_annotated.jsonl").read_bytes())
+    assert _one_line(res, "zelo_plot").startswith("zelo_plot: <stdin>:1: expected zelo_fit's score TSV, got a JSON "
+                                                  "object (zbench's JSON lines): ")
+    assert not (ws / "f.svg").exists()
+
+
+HEADER_ONLY = "scores.tsv: no score rows after the header (expected a line 'qid<TAB>docno<TAB>score<TAB>se' per " \
+              "document)"
+
+
+@pytest.mark.parametrize("script,argv", [
+    ("zelo_eval", ["-R", "scores.tsv", "bm25.run"]),
+    ("zelo_eval", ["-R", "scores.tsv", "-o", "text", "bm25.run", "dense.run"]),
+    ("zelo_compare", ["-R", "scores.tsv", *R_COMMANDS["compare"][1]]),
+])
+def test_score_file_with_its_header_alone(ws, script, argv):
+    """Before: ``zelo_eval`` exit 0 with a warning and nan means; ``zelo_compare`` "nothing to compare (no measure
+    with values for at least two runs)" (no file named)."""
+    (ws / "scores.tsv").write_text("qid\tdocno\tscore\tse\n")
+    before = digest_tree(ws)
+    assert _one_line(run_inproc(script, argv, ws), script) == f"{script}: {HEADER_ONLY}\n"
+    assert digest_tree(ws) == before
+
+
+def test_api_score_file_with_its_header_alone(ws):
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    (ws / "scores.tsv").write_text("qid\tdocno\tscore\tse\n")
+    with pytest.raises(InputError, match="no score rows after the header"):
+        pref_eval.evaluate(str(ws / "scores.tsv"), [str(ws / "bm25.run")], ["zndcg@10"])
+
+
+def _damage(store: Path) -> None:
+    """One byte inserted in the middle of the file (its later pages shift): the schema on page 1 still opens."""
+    data = store.read_bytes()
+    assert len(data) >= 3 * 4096, len(data)
+    k = len(data) // 2
+    store.write_bytes(data[:k] + b"\0" + data[k:])
+
+
+def _store(ws: Path) -> None:
+    """A store with enough answers to fill several pages (the fault workspace's has a few)."""
+    db = sqlite3.connect(ws / "judge.sqlite", isolation_level=None)
+    cols = [r[1] for r in db.execute("PRAGMA table_info(answers)")]
+    row = db.execute("SELECT * FROM answers LIMIT 1").fetchone()
+    i = cols.index("doc_1")
+    db.executemany(f"INSERT INTO answers VALUES ({', '.join('?' * len(cols))})",
+                   [(*row[:i], f"x{n:05d}" * 20, *row[i + 1:]) for n in range(400)])
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    _damage(ws / "judge.sqlite")
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", "--store", "judge.sqlite", "-Q"],
+    ["pairs.jsonl", "--queries", "jq.tsv", "--docs", "jd.tsv", "--judge", f"cmd:{sys.executable} judge.py",
+     "--store", "judge.sqlite", "-Q", "-o", "fz.jsonl"],
+], ids=["export", "judge"])
+def test_damaged_store_is_one_line(ws, argv):
+    _store(ws)
+    before = digest_tree(ws, ignore=())
+    res = run_inproc("zelo_judge", argv, ws)
+    assert _one_line(res, "zelo_judge").startswith("zelo_judge: judge.sqlite: a damaged zelo_judge store: its "
+                                                   "answers cannot be read ("), res.stderr
+    assert not (ws / "fz.jsonl").exists()
+    after = digest_tree(ws, ignore=(".sqlite-wal", ".sqlite-shm", ".lock"))
+    assert {k: v for k, v in before.items() if k in after} == after
+
+
+def test_api_damaged_store(ws):
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    _store(ws)
+    with pytest.raises(InputError, match="a damaged zelo_judge store"):
+        pref_eval.api.judge_export(str(ws / "judge.sqlite"), output=str(ws / "out.jsonl"))
+    assert not (ws / "out.jsonl").exists()
