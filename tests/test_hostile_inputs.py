@@ -235,3 +235,23 @@ def test_api_damaged_store(ws):
     with pytest.raises(InputError, match="a damaged zelo_judge store"):
         pref_eval.api.judge_export(str(ws / "judge.sqlite"), output=str(ws / "out.jsonl"))
     assert not (ws / "out.jsonl").exists()
+
+
+def test_ordering_with_a_key_twice(ws):
+    """A pref_aggregate summary line naming a measure twice: which ordering was meant? Before, the last one was
+    compared silently (exit 0); now the rule of the per-query reader (``duplicate key``) for every small JSON-lines
+    reader (textfile.json_object: orderings, zelo_compare's records, texts and pairs as JSON lines)."""
+    (ws / "oj.jsonl").write_text('{"qid": "all", "rpp": {"type": "preference", "mc4": ["rerank", "dense", "bm25"]}, '
+                                 '"rpp": {"type": "preference", "mc4": ["dense", "rerank", "bm25"]}}\n')
+    res = run_inproc("zelo_compare", ["--orderings", "oj.jsonl", "order_b.txt"], ws)
+    assert _one_line(res, "zelo_compare") == "zelo_compare: oj.jsonl:1: duplicate key 'rpp' in a JSON object\n"
+
+
+@pytest.mark.parametrize("line", ['{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}'])
+def test_json_object_refuses_a_key_twice(line):
+    from pref_eval.errors import InputError
+    from pref_eval.io.textfile import json_object
+
+    with pytest.raises(InputError) as info:
+        json_object(line, "f.jsonl", 3)
+    assert str(info.value) == f"f.jsonl:3: duplicate key {'a' if line.count('a') == 2 else 'b'!r} in a JSON object"

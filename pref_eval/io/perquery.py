@@ -33,7 +33,7 @@ pandas' strings (pyarrow's) hold UTF-8 only (:func:`pref_eval.io.frames.frame`).
 """
 from __future__ import annotations
 
-from .textfile import json_reason
+from .textfile import json_reason, unique_keys
 
 import csv
 import itertools
@@ -77,14 +77,6 @@ def _fields(line: str, delim: str, name: str, no: int) -> list[str]:
         raise InputError(name, no, f"bad quoting ({err}); expected {'CSV' if delim == ',' else 'TSV'} fields") from None
 
 
-def _no_duplicate_keys(pairs: list) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"duplicate key {shown(dup)} in a JSON object")
-    return dict(pairs)
-
-
 def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: set) -> bool:
     """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
     pair = False
@@ -95,7 +87,7 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
         if not ln:
             continue
         try:
-            obj = json.loads(ln, object_pairs_hook=_no_duplicate_keys)
+            obj = json.loads(ln, object_pairs_hook=unique_keys)
         except (json.JSONDecodeError, RecursionError) as err:
             raise InputError(name, i + 1, f"expected a JSON object ({json_reason(err)})") from None
         except ValueError as err:

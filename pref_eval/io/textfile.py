@@ -203,12 +203,29 @@ def json_object(line: str, name: str, no: int, expect: str = "a JSON object", sh
     import json
 
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, object_pairs_hook=unique_keys)
+    except DuplicateKey as err:  # which of the two values was meant? (Python's json keeps the last, silently)
+        raise InputError(name, no, str(err)) from None
     except (ValueError, RecursionError) as err:
         raise InputError(name, no, f"expected {expect} ({json_reason(err)})") from None
     if not isinstance(obj, dict):
         raise InputError(name, no, f"expected {shape or expect}")
     return obj
+
+
+class DuplicateKey(ValueError):
+    """A JSON object holding one key twice (:func:`unique_keys`)."""
+
+
+def unique_keys(pairs: list) -> dict:
+    """``object_pairs_hook`` of the JSON readers of pref_eval's own formats: a key given twice in one object is
+    refused (``duplicate key 'x' in a JSON object``) rather than the last value kept."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        keys = [k for k, _ in pairs]
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise DuplicateKey(f"duplicate key {shown(dup)} in a JSON object")
+    return out
 
 
 def _a(what: str) -> str:
