@@ -40,6 +40,11 @@ def build(ws: Path) -> Path:
     zb = ROOT / "tests/data/zelo/zbench/case_small"
     shutil.copy(zb / "dataset.jsonl", ws / "dataset.jsonl")
     shutil.copy(zb / "ai_scores.json.gz", ws / "zb_scores.json.gz")
+    # zbench's annotated JSON lines and two rerankers' files in its format (zelo_eval -R ANN RERANKER...)
+    pool = ROOT / "tests/data/zelo/zbench/case_dl19pool"
+    shutil.copy(pool / "zbench_annotated.jsonl", ws / "ann.jsonl")
+    shutil.copy(pool / "rerank_dense.jsonl", ws / "rd.jsonl")
+    shutil.copy(pool / "rerank_rerank.jsonl", ws / "rr.jsonl")
     shutil.copy(ROOT / "tests/data/stats/order_a.tsv", ws / "order_a.tsv")
     shutil.copy(ROOT / "tests/data/stats/order_b.txt", ws / "order_b.txt")
     shutil.copy(ROOT / "judgments/dl21-crowd-sample.txt", ws / "crowd.txt")

@@ -64,6 +64,13 @@ READERS: dict[str, tuple[str, str, list[str]]] = {
                                                              "jg.qrels"]),
     "prefs-jsonl/aggregate": ("prefs.jsonl", "pref_aggregate", ["-P", "prefs.jsonl"]),
     "scores/eval": ("scores.tsv", "zelo_eval", ["-R", "scores.tsv", "bm25.run"]),
+    # session 29 (f39): the input kinds of sessions 25-28 -- a zELO score file where qrels go (zelo_compare -R),
+    # zbench's annotated JSON lines and its rerankers' files (zelo_eval -R), pref_eval.py's wide JSON lines (-P)
+    "scores/compare-R": ("scores.tsv", "zelo_compare", ["-R", "scores.tsv", "-m", "zndcg@10", "--tests", "t",
+                                                        "bm25.run", "dense.run"]),
+    "annotated/eval": ("ann.jsonl", "zelo_eval", ["-R", "ann.jsonl", "rd.jsonl", "rr.jsonl"]),
+    "reranker/eval": ("rd.jsonl", "zelo_eval", ["-R", "ann.jsonl", "rd.jsonl", "rr.jsonl"]),
+    "prefs-jsonl/compare-P": ("prefs.jsonl", "zelo_compare", ["-P", "prefs.jsonl", "-m", "rpp", "--tests", "t"]),
     "orderings/compare": ("order_a.tsv", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
     "ordering-list/compare": ("order_b.txt", "zelo_compare", ["--orderings", "order_a.tsv", "order_b.txt"]),
     "per-query/compare": ("pq.tsv", "zelo_compare", ["-P", "pq.tsv", "--tests", "t"]),

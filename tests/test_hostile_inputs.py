@@ -255,3 +255,56 @@ def test_json_object_refuses_a_key_twice(line):
     with pytest.raises(InputError) as info:
         json_object(line, "f.jsonl", 3)
     assert str(info.value) == f"f.jsonl:3: duplicate key {'a' if line.count('a') == 2 else 'b'!r} in a JSON object"
+
+
+@pytest.mark.parametrize("script,argv,said", [
+    ("zelo_eval", ["-R", "-", "-m", "map", "bm25.run", "-"], "-R - and RUN -"),
+    ("zelo_eval", ["-R", "/dev/stdin", "-m", "map", "/dev/fd/0"], "-R /dev/stdin and RUN /dev/fd/0"),
+    ("zelo_compare", ["-R", "-", "-m", "map", "bm25.run", "-"], "-R - and RUN -"),
+    ("zelo_plot", ["systems", "-R", "-", "-m", "map", "-o", "f.svg", "bm25.run", "-"], "-R - and RUN -"),
+])
+def test_standard_input_given_twice(ws, script, argv, said):
+    """``zelo_eval -R - - < q.qrels``: the qrels read standard input, then the run found it empty ("<stdin>: empty
+    run file", which blames the run) -- or, with ``-R`` a file, two runs ``-`` and ``/dev/stdin`` read once."""
+    if script == "zelo_plot":
+        pytest.importorskip("matplotlib")
+    res = run_inproc(script, argv, ws, stdin=(ws / "q.qrels").read_bytes())
+    assert _one_line(res, script) == (f"{script}: standard input is given twice ({said}): it can be read once; give "
+                                      "one of them as a file\n")
+    assert not (ws / "f.svg").exists()
+
+
+def test_api_standard_input_given_twice():
+    import pref_eval
+    from pref_eval.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^standard input is given twice \(qrels - and runs -\)"):
+        pref_eval.evaluate("-", ["-"], ["map"])
+
+
+def test_zelo_eval_zbench_measure_with_a_stream(ws):
+    res = run_inproc("zelo_eval", ["-R", "-", "-m", "zndcg@10", "bm25.run"], ws, stdin=(ws / "scores.tsv").read_bytes())
+    assert _one_line(res, "zelo_eval") == f"zelo_eval: <stdin>: a stream (standard input or a pipe): {ZB}, which are " \
+                                          "recognised by the first line of a regular file; give it as a file\n"
+
+
+def test_annotated_query_without_documents(ws):
+    """zbench's annotated line ``{"query": {...}, "documents": []}`` (zbench's model takes it): max() of no
+    scores was a ValueError traceback; the query has no scored document, so the runs' documents on it are left out
+    and warned, as any document without a zELO score is."""
+    lines = (ws / "ann.jsonl").read_text().splitlines()
+    lines[7] = '{"query": {"id": "1113437", "query": "q"}, "documents": []}'
+    (ws / "ann.jsonl").write_text("\n".join(lines) + "\n")
+    res = run_inproc("zelo_eval", ["-R", "ann.jsonl", "rd.jsonl", "rr.jsonl"], ws)
+    assert check_contract(res, script="zelo_eval", expect={0}) == [], res.stderr
+    assert "rd.jsonl: 29 of its 229 documents on the queries of ann.jsonl have no zELO score" in res.stderr
+
+
+def test_score_header_not_first(ws):
+    """The score TSV's lines sorted (``sort scores.tsv``): the header is no longer first, the file was taken for
+    TREC qrels and zelo_compare said so without naming it."""
+    lines = (ws / "scores.tsv").read_text().splitlines()
+    (ws / "scores.tsv").write_text("\n".join([*lines[1:3], lines[0], *lines[3:]]) + "\n")
+    res = run_inproc("zelo_compare", ["-R", "scores.tsv", *R_COMMANDS["compare"][1]], ws)
+    assert _one_line(res, "zelo_compare") == ("zelo_compare: scores.tsv:3: zelo_fit's header "
+                                              f"'qid<TAB>docno<TAB>score<TAB>se' is not on the first line, {ZB}\n")

@@ -43,6 +43,9 @@ def _evaluated_values(qrels: str, *, runs: Sequence[str], measures: Sequence[str
                          "qrels and runs need at least one measure (measures=[...])")
     if len(runs) < 2:
         raise UsageError("need at least two run files to compare")
+    from ._inputs import _refuse_stdin_twice
+
+    _refuse_stdin_twice(qrels=qrels, runs=list(runs))
     from ..io.run_ids import run_ids
     from ..pref_values import needs_preference_mode
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError, shown
+from ..errors import InputError, UsageError, option_name, shown
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -416,6 +416,23 @@ def _input_options(inputs: InputOptions | None, **named: Any) -> InputOptions:
         # (a value that is not a path names no file to keep: its own check, or its reader, refuses it)
         found.append((name, [os.fspath(x) for x in vals if _is_path(x)]))
     return found
+
+
+_STDIN_NAMES = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+_STDIN_FLAGS = {"qrels": "-R", "runs": "RUN", "judgments": "-J", "best": "-B", "run_types": "--run-types"}
+
+
+def _refuse_stdin_twice(**named: Any) -> None:
+    """Standard input named by two inputs (``zelo_eval -R - -``, ``-R /dev/stdin RUN -``): the second read found
+    it empty ("<stdin>: empty run file") -- refused naming both (flags on the command line, keywords in Python)."""
+    seen = []
+    for key, v in named.items():
+        for x in v if isinstance(v, (list, tuple)) else [v]:
+            if isinstance(x, (str, os.PathLike)) and os.fspath(x) in _STDIN_NAMES:
+                seen.append(f"{option_name(key, _STDIN_FLAGS.get(key))} {os.fspath(x)}")
+    if len(seen) > 1:
+        raise UsageError(f"standard input is given twice ({seen[0]} and {seen[1]}): it can be read once; give one "
+                         "of them as a file")
 
 
 def _is_path(x: Any) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..seeds import SEED_MAX
 from ..errors import UsageError, command_running, renamed_keywords, shown
 from ._inputs import (_check_float, _check_int, _check_paths, _check_strings, _input_options, _path_list,
-                      _string_list)
+                      _refuse_stdin_twice, _string_list)
 
 if TYPE_CHECKING:
     from ..output.atomic import InputOptions
@@ -222,7 +222,7 @@ def _check_values(v: PlotValues) -> None:
     hint = "for data: write it with pref_eval.evaluate_runs(..., per_query=True, output_format='tsv', output=FILE)"
     _check_paths(hint, qrels=v.qrels, per_query_file=v.per_query_file)
     if v.runs:
-        _path_list(v.runs, "runs", hint)
+        _refuse_stdin_twice(qrels=v.qrels, runs=_path_list(v.runs, "runs", hint))
 
 
 def _plot_values(v: PlotValues, log: Any) -> tuple[Any, str]:

@@ -73,7 +73,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     topics-markdown|topics-latex`` (refused with the others, which keep full precision).
     """
     from ._inputs import (_check_choice, _check_flags, _check_float, _check_int, _check_jobs, _check_paths,
-                          _check_strings, _measure_list, _path_list, _string_list)
+                          _check_strings, _measure_list, _path_list, _refuse_stdin_twice, _string_list)
 
     _check_flags(per_query=per_query, summary=summary, complete=complete, means=means, trec9=trec9, head=head,
                  keep_going=keep_going, quartiles=quartiles, clef_stats=clef_stats)
@@ -101,6 +101,7 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
     hint = "for data: pref_eval.evaluate(qrels, runs, measures)"
     _check_paths(hint, qrels=qrels, judgments=judgments, best=best, run_types=run_types)
     runs = _path_list(runs, "runs", hint)
+    _refuse_stdin_twice(qrels=qrels, runs=runs, judgments=judgments, best=best, run_types=run_types)
     log = log or Log("zelo_eval", quiet=True)
     ids = run_ids(list(runs), mode=run_id_mode, names=list(run_names))
     ms, cutoff = _depth_of_measure_set(measure_set, depth, topk)
@@ -126,6 +127,9 @@ def evaluate_runs(qrels: str, runs: Sequence[str], *, measures: Sequence[str] = 
         _scores_mode(qrels, list(runs), ids, measures, cutoff=cutoff, fmt=fmt or "trec", complete=complete,
                      digits=4 if digits is None else digits, **opts)
         return
+    from ._score_rows import _refuse_unread_score_file
+
+    _refuse_unread_score_file(qrels, list(measures))  # zbench's measures with an empty file, a stream, ...
     if fmt is None:
         fmt = "pref" if len(runs) >= 2 and not _trec_eval_names_only(measures) else "trec"
     prefs = fmt == "pref" or (fmt != "trec" and _wants_preferences(measures, ms))

@@ -240,7 +240,7 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
     for q, (docs, xs, _) in table.items():
         if elo:
             xs = [x / ELO_FACTOR for x in xs]
-        elif max(xs) > LOGIT_LIMIT or min(xs) < -LOGIT_LIMIT:  # the scores are finite; no Python step per score
+        elif xs and (max(xs) > LOGIT_LIMIT or min(xs) < -LOGIT_LIMIT):  # finite scores; no Python step per score
             raise InputError(name, 0, f"query {shown(q)}: a score beyond ±{LOGIT_LIMIT:g} is not a natural-log "
                                       "zELO score (an elo-scale file needs its 'scale' column: refit with "
                                       + ("zelo_fit --scale elo, or use --scale logit)" if command_running() else
