@@ -295,6 +295,7 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
     name, text = _text_lines(path, "pairs file")
     json_lines = text.lstrip()[:1] == "{"
     if json_lines:
+        _refuse_raw_bytes(text, name)
         zb = _zbench_pairs(text, name, warn, texts)
         if zb is not None:
             return zb
@@ -317,6 +318,21 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
                                        "--compat zbench, changes no score: leave such lines out)")
         out.append((f[0], f[1], f[2]))
     return out
+
+
+def _refuse_raw_bytes(text: str, name: str) -> None:
+    """A PAIRS file in JSON (JSON lines, zbench's ``pairs.json`` / ``ai_scores.json``) must be UTF-8 (RFC 8259), as
+    zelo_fit reads the same files as judgments and zbench reads its own (a raw byte is its UnicodeDecodeError);
+    an id that is not UTF-8 is written ``\\udcNN`` there, as our writers do (session 29: such a byte was taken
+    as the id's byte here and refused by zelo_fit -J)."""
+    import re
+
+    bad = re.search("[\udc80-\udcff]", text)
+    if bad is not None:
+        raise InputError(name, text.count("\n", 0, bad.start()) + 1,
+                         f"byte 0x{ord(bad[0]) - 0xDC00:02x} is not UTF-8 text (expected a UTF-8 file: JSON is UTF-8, "
+                         "as zelo_fit and zbench read it; write an id that is not UTF-8 as \\udcNN, as zelo_pairs "
+                         "does, or give the pairs as 'qid docA docB' lines, which keep the bytes)")
 
 
 def _zbench_pairs(text: str, name: str, warn: Callable[[str], None] | None,
