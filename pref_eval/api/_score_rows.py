@@ -59,6 +59,15 @@ def _refuse_unread_score_file(qrels: Any, names: list[str]) -> None:
                                      f"{want}")
 
 
+def _refuse_unread_inputs(qrels: Any, runs: Any, names: list[str]) -> None:
+    """Before evaluate's qrels (not a score file) and runs are read: :func:`_refuse_unread_score_file`, and standard
+    input named by both (:func:`~pref_eval.api._inputs._refuse_stdin_twice`)."""
+    from ._inputs import _refuse_stdin_twice
+
+    _refuse_unread_score_file(qrels, names)
+    _refuse_stdin_twice(qrels=qrels, runs=runs if isinstance(runs, (list, tuple)) else [])
+
+
 _FLAGS = {"complete": "-c", "level": "-l", "judged_only": "-J", "trec9": "--trec-eval-9", "judgments": "-P",
           "best": "-B", "jobs": "--jobs", "keep_going": "--keep-going"}
 

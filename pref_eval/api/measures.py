@@ -201,16 +201,13 @@ def _evaluate_rows(qrels: Any, runs: Any, measures: Any = ("official",), *, comp
 
     _check_options(level=level, depth=depth, jobs=jobs)  # before any input is read
     mnames = _measure_names(measures)  # once: a generator of measures is read once
-    from ._score_rows import _is_score_file, _refuse_unread_score_file, _score_file_rows
-
-    from ._inputs import _refuse_stdin_twice
+    from ._score_rows import _is_score_file, _refuse_unread_inputs, _score_file_rows
 
     if _is_score_file(qrels):  # zbench's measures against zelo_fit's TSV / zbench's JSON lines (as zelo_eval -R)
         return _score_file_rows(qrels, runs, mnames, summary=summary, depth=depth, log=log, refused=dict(
             complete=complete, level=level != 1, judged_only=judged_only, trec9=trec9, judgments=judgments is not None,
             best=best is not None, jobs=jobs > 1, keep_going=skipped is not None))
-    _refuse_unread_score_file(qrels, mnames)
-    _refuse_stdin_twice(qrels=qrels, runs=runs if isinstance(runs, (list, tuple)) else [])
+    _refuse_unread_inputs(qrels, runs, mnames)
     requests = parse_measures(mnames)
     q = _load_qrels(qrels, subtopics=needs_subtopics(requests))
     rs = _load_runs(runs)
