@@ -1,12 +1,12 @@
-"""Q-measure and Q@k (Sakai; NTCIR's headline measure) against NTCIREVAL and a hand-worked example.
+"""Q-measure, Q@k (Sakai; NTCIR's headline measure) and nERR@k against NTCIREVAL and hand-worked examples.
 
-Oracles: (1) NTCIREVAL 190111's own per-topic values (``tests/data/ntcir/q_measure.tsv``, how they were made in
-``tests/data/ntcir/README.md``): 567 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
+Oracles: (1) NTCIREVAL 190111's own per-topic values (``tests/data/ntcir/per_topic.tsv``, how they were made in
+``tests/data/ntcir/README.md``): 702 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
 run on its graded qrels (grades 0-4), with β 1, 0.5, 0 and 10, cutoffs 1, 5, 10 and 1000, condensed lists (``-j``)
 and gains 1:10:100(:1000), and the NTCIREVAL measures the unknown-measure hints name an equal of (its AP@k is
-``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``); (2) NTCIREVAL's README example
-(``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``) worked by hand from Sakai's
-definition.
+``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``) and nERR@k; (2) NTCIREVAL's README example
+(``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``, ``nERR@1000= 0.4710``) worked
+by hand from Sakai's definition and NTCIREVAL's stopping probability.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from pref_eval.errors import UsageError
 from pref_eval.measures import parse_measure
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLE = ROOT / "tests" / "data" / "ntcir" / "q_measure.tsv"
+ORACLE = ROOT / "tests" / "data" / "ntcir" / "per_topic.tsv"
 
 # NTCIREVAL's README, section 3.1: ten relevant documents (three L3, three L2, four L1) and one L0; the run is
 # dummy11 (L0), dummy01 (L3), dummy12 (unjudged), dummy04 (L2).
@@ -73,6 +73,35 @@ def test_hand_worked_gains_and_condensed_list(sample):
     assert v["Q(gains={2: 0, 3: 0})", "t"] == 0.0
 
 
+def test_hand_worked_nerr(sample):
+    """R = grade/(H + 1) with H = 3: the run stops at rank 2 (R = 3/4) or rank 4 (R = 2/4) after passing rank 2.
+
+    ERR = (1/2)(3/4) + (1/4)(2/4)(1 − 3/4) = 0.40625 (NTCIREVAL: ERR@1000= 0.4062); the ideal list 3,3,3,2,2,2,1,1,1,1
+    by the same cascade; NTCIREVAL prints nERR@1000= 0.4710.
+    """
+    def err(grades, k, top=4):
+        out, keep = 0.0, 1.0
+        for i, g in enumerate(grades[:k], 1):
+            out += keep * (g / top) / i
+            keep *= 1 - g / top
+        return out
+
+    ideal = [3, 3, 3, 2, 2, 2, 1, 1, 1, 1]
+    v = _values(*sample, ["nERR(max_rel=3)@1000", "nERR(max_rel=3)@2", "nERR(max_rel=3)@1", "nERR(max_rel=4)@10",
+                          "nERR(max_rel=3, judged_only=True)@3"])
+    assert err([0, 3, 0, 2], 1000) == 0.40625
+    assert v["nERR(max_rel=3)@1000", "t"] == pytest.approx(0.40625 / err(ideal, 1000), rel=1e-14)
+    assert f"{v['nERR(max_rel=3)@1000', 't']:.4f}" == "0.4710"
+    assert v["nERR(max_rel=3)@2", "t"] == pytest.approx(0.375 / err(ideal, 2), rel=1e-14)
+    assert v["nERR(max_rel=3)@1", "t"] == 0.0
+    # H = 4 (a collection whose highest grade this topic lacks): R = grade/5
+    assert v["nERR(max_rel=4)@10", "t"] == pytest.approx(((3 / 5) / 2 + (1 - 3 / 5) * (2 / 5) / 4) / err(ideal, 10, 5),
+                                                          rel=1e-14)
+    # -j: the unjudged dummy12 leaves the list, dummy04 moves to rank 3
+    assert v["nERR(max_rel=3, judged_only=True)@3", "t"] == pytest.approx(
+        (0.375 + 0.25 * 0.5 / 3) / err(ideal, 3), rel=1e-14)
+
+
 def _oracle_rows():
     with ORACLE.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t"))
@@ -80,7 +109,7 @@ def _oracle_rows():
 
 def test_equal_to_ntcireval_per_topic():
     rows = _oracle_rows()
-    assert len(rows) == 567
+    assert len(rows) == 702
     by_pair = defaultdict(list)
     for row in rows:
         by_pair[row["qrels"], row["run"]].append(row)
@@ -91,7 +120,7 @@ def test_equal_to_ntcireval_per_topic():
         for r in pair_rows:
             assert f"{ours[r['pref_eval measure'], r['topic']]:.4f}" == r["value"], r
             checked += 1
-    assert checked == 567
+    assert checked == 702
 
 
 def test_trec_syntax_and_cutoff_names():
@@ -131,7 +160,10 @@ def test_refused(name, needle):
     ("nDCG@1000", None),  # ir-measures' own name: computed, not refused
     ("nDCG@0010", "original discount) is not a measure here; its MSnDCG@10 is nDCG@10"),
     ("Hit@0010", "is Success@10 here"),
-    ("nERR@0010", "is not a measure here"),
+    ("nERR@0010", "NTCIREVAL's nERR@10 is nERR(max_rel=H)@10 here"),
+    ("nERR@10", "needs max_rel, the highest grade of the collection"),
+    ("nERR(max_rel=0)@10", "max_rel (an integer ≥ 1)"),
+    ("nERR(max_rel=3)", "cutoff"),
     ("P-plus", "NTCIREVAL's P-plus is not a measure here"),
     ("P@010", "P.010"),  # not NTCIREVAL's %04ld: the trec_eval hint as before
 ])
@@ -142,3 +174,11 @@ def test_ntcireval_names_are_told(name, needle):
     with pytest.raises(UsageError) as e:
         parse_measure(name)
     assert needle in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_nerr_grade_above_max_rel_is_refused(sample):
+    from pref_eval.errors import EvaluationError
+
+    with pytest.raises(EvaluationError, match=r"relevance grade 3 above max_rel=2"):
+        pref_eval.evaluate(*sample, ["nERR(max_rel=2)@10"])
+    assert _values(*sample, ["nERR(max_rel=3)@10"])["nERR(max_rel=3)@10", "t"] > 0

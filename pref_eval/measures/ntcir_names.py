@@ -23,13 +23,13 @@ NTCIR_NAMES = {
            "(docs/differences.md)",
     "ERR": "NTCIREVAL's ERR@{k} (stopping probability gain/(highest gain + 1)) is not a measure here; ERR@{k} is "
            "gdeval's",
-    "nERR": "NTCIREVAL's nERR@{k} (stopping probability gain/(highest gain + 1)) is not a measure here",
+    "nERR": "NTCIREVAL's nERR@{k} is nERR(max_rel=H)@{k} here, H the highest grade (its -g 1:...:H)",
     "EBR": "NTCIREVAL's EBR is not a measure here",
     "P-plus": "NTCIREVAL's P-plus is not a measure here",
     "P-measure": "NTCIREVAL's P-measure is not a measure here",
     "O-measure": "NTCIREVAL's O-measure is not a measure here",
 }
-_NTCIR_OWN = frozenset({"Q-measure", "MSnDCG", "Hit", "nERR", "EBR", "P-plus", "P-measure", "O-measure"})
+_NTCIR_OWN = frozenset({"Q-measure", "MSnDCG", "Hit", "EBR", "P-plus", "P-measure", "O-measure"})
 
 
 def ntcir_hint(base: str, at: str, k: str) -> str | None:
