@@ -96,17 +96,22 @@ def _query_pools(queries: Any) -> list[tuple[str, list[str]]]:
         if isinstance(docs, (str, bytes)) or not isinstance(docs, Iterable):
             raise UsageError(f"queries: query {shown(qid)}: expected a list of docnos, got {type(docs).__name__} "
                              f"{docs!r:.60}")
-        pools.append((_text(qid), [_text(d) for d in docs]))
+        pools.append((_text(qid, f"query {i}'s qid"), [_text(d, f"query {shown(qid)}: document {j}")
+                                                       for j, d in enumerate(docs, 1)]))
     return pools
 
 
-def _text(x: Any) -> Any:
-    """An id given as ``bytes`` (a Latin-1 docno as a file holds it) as the readers keep ids (surrogate escapes):
-    written back as the same bytes (TSV) or ``\\udcNN`` (JSON lines); was ``b'd\\xe9'`` in the TSV and a
-    TypeError in the JSON lines."""
-    from ..io.frames import id_text
+def _text(x: Any, where: str) -> str:
+    """An id given as data as the readers keep ids (:func:`pref_eval.io.frames.id_text`): a string as it is,
+    an integer as its digits, ``bytes`` (a Latin-1 docno as a file holds it) as its surrogate escapes (written
+    back as the same bytes in the TSV, ``\\udcNN`` in JSON lines). Docnos are strings everywhere else, and
+    zbench's pairs hold strings (its ``document_id: str`` refuses the number 3): an integer was written as
+    the JSON number 3. None, a float (``str(1.0)`` is "1.0") or an empty id is a UsageError naming ``where``."""
+    from ..io.frames import id_text, not_an_id
 
-    return id_text(x) if isinstance(x, (bytes, bytearray)) else x
+    if not_an_id(x):
+        raise UsageError(f"queries: {where} is {x!r:.60}; expected a string or an integer id")
+    return id_text(x)
 
 
 def _runs(run: Any) -> list[str]:
