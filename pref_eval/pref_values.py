@@ -95,7 +95,7 @@ def preference_values(qrels: str, runs: Sequence[str], measures: Sequence[str], 
         from .collection import no_common_warning
 
         for k in res.no_common:
-            warn(no_common_warning(str(runs[k]), qrels, res.qids, None))
+            warn(no_common_warning(names[k], qrels, res.qids, None))
     rows = list(pref_rows(res, per_query=True, summary=False))
     from .io.frames import frame
 

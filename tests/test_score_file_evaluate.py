@@ -209,7 +209,7 @@ def test_documents_without_a_zelo_score_are_counted_in_a_warning(tmp_path, capsy
     want = (f"{left} of its {len(on)} documents on the queries of {GT} have no zELO score there and are left out: "
             f"the measures rank the {len(on) - left} that have one")
     code, out, err = _cli("eval", ["-R", GT, "-m", "zndcg@10", run], capsys)
-    assert code == 0 and f"zelo_eval: warning: {run}: {want}" in err
+    assert code == 0 and f"zelo_eval: warning: rerank.run: {want}" in err  # its run id (docs/run-ids.md)
     code, out, err = _cli("compare", ["-R", GT, "-m", "zndcg@10", run, str(ROOT / "runs" / "bm25.run")], capsys)
     assert code == 0 and f"zelo_compare: warning: rerank.run: {want}" in err
     with pytest.warns(pref_eval.errors.PrefEvalWarning, match=r"^rerank\.run: " + want.replace(".", r"\.")):

@@ -66,11 +66,12 @@ def _metric_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequence
     types = _types_of(got, runs, type_of, run_types or "", keep_going) if type_of is not None else None
     got, runs, ids, skipped = _set_aside(got, runs, ids, log, least=2 if fmt in _WIDE else 1)
     results = []
-    for line in unknown_topics_warnings(qrels, runs, [r.unknown_topics for r, *_ in got]):
+    # warnings name a run by its id, as the output does (docs/run-ids.md); errors name its file
+    for line in unknown_topics_warnings(qrels, ids, [r.unknown_topics for r, *_ in got]):
         log.warn(line)  # the runs' topics not in the qrels, never evaluated (trec_eval -c drops them silently)
-    for (res, n_missing, nq_qrels, _), path in zip(got, runs, strict=True):
+    for (res, n_missing, nq_qrels, _), name in zip(got, ids, strict=True):
         if n_missing and not complete and fmt not in _WIDE:  # a table: the queries every run has (its warnings)
-            log.warn(f"{path}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the "
+            log.warn(f"{name}: run lacks {n_missing} of {nq_qrels} qrels topics; averaging over the "
                      f"topics in both (use {option_name('complete=True', '-c')} to count them as zero)")
         results.append(res)  # nq == 0 (no topic in common) was raised by evaluate_run_group
     types = [t for t in types if t is not None] if types is not None else None  # as the runs _set_aside kept

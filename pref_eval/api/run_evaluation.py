@@ -201,10 +201,12 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
                  summary: bool, cutoff: int | None, fmt: str, output: str, inputs: InputOptions, log: Any,
                  complete: bool = False, digits: int = 4) -> None:
     """Runs against a zELO score file (zelo_fit's TSV, zbench's JSONL): zbench's measures, fixed; the rows of
-    :func:`pref_eval.zelo.eval_scores.evaluate_against_scores` as trec_eval-like blocks or a long table."""
+    :func:`pref_eval.zelo.eval_scores.candidate_rows` (the runs named by their ids) as trec_eval-like blocks or
+    a long table."""
     from ..io.textfile import display_name
     from ..output.atomic import command_output
-    from ..zelo.eval_scores import (DEFAULT_MEASURES, dropped_warning, evaluate_against_scores, parse_zelo_measure,
+    from ..io.zelo_scores import read_scored_candidates
+    from ..zelo.eval_scores import (DEFAULT_MEASURES, candidate_rows, dropped_warning, parse_zelo_measure,
                                     read_zelo_scores)
 
     if fmt == "pref":
@@ -217,7 +219,9 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
         parse_zelo_measure(m, where=scores)
     table = read_zelo_scores(scores)
     dropped: dict = {}
-    got = evaluate_against_scores(scores, list(runs), names, limit=cutoff, table=table, dropped=dropped)
+    # the runs named by their ids, as the output names them (docs/run-ids.md: warnings too)
+    got = candidate_rows(table, ((i, read_scored_candidates(p)) for p, i in zip(runs, ids, strict=True)), names,
+                         limit=cutoff, dropped=dropped)
     for run, counts in dropped.items():  # (was silent before session 28)
         line = dropped_warning(run, counts, display_name(scores))
         if line:
@@ -235,9 +239,9 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
             rows.append((ids[k], q, m, float(v)))
         if n_all == len(names):
             if not seen:
-                log.warn(f"{display_name(runs[k])}: no query in common with {display_name(scores)}; its means are nan")
+                log.warn(f"{ids[k]}: no query in common with {display_name(scores)}; its means are nan")
             elif len(seen) < len(table):  # (was silent: a run answering the easy queries only could rank first)
-                log.warn(f"{display_name(runs[k])}: run lacks {len(table) - len(seen)} of {len(table)} queries of "
+                log.warn(f"{ids[k]}: run lacks {len(table) - len(seen)} of {len(table)} queries of "
                          f"{display_name(scores)}; its means are over the {len(seen)} it has (zbench's rule)")
             k, n_all, seen = k + 1, 0, set()
     if fmt in _WIDE:  # runs x measures over the queries every run has (a leaderboard), as in metric mode
@@ -331,7 +335,7 @@ def _preference_mode(qrels: str, runs: list[str], ids: list[str], measures: Sequ
                                      ranked=ranked)
             for k in sorted(set(res.no_common) - warned):
                 warned.add(k)
-                log.warn(no_common_warning(list(runs)[k], qrels, res.qids, s if drawn else None))
+                log.warn(no_common_warning(names[k], qrels, res.qids, s if drawn else None))
             if fmt == "pref":
                 out.writelines(pref_json_lines(res, per_query=per_query, summary=summary, means=means))
             else:
@@ -489,7 +493,7 @@ def preferences(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike],
         from ..errors import PrefEvalWarning
 
         for k in res.no_common:
-            warnings.warn(no_common_warning(paths[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
+            warnings.warn(no_common_warning(names[k], os.fspath(qrels), res.qids, None), PrefEvalWarning,
                           stacklevel=2)
     rows = list(pref_rows(res, per_query=per_query, summary=summary))
     from ..io.frames import frame
