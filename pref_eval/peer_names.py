@@ -269,3 +269,16 @@ def ir_measures_hint(command: str, option: str) -> str:
         if option in spellings and command in where:
             return f"ir_measures' {spellings[0]} {where[command]}"
     return ""
+
+
+_NO_COMPAT = ("zbench's tie rules are not an option of {cmd} (no printed number here depends on the CPU, and "
+              "zbench's NDCG orders tied run scores as numpy's sort leaves them, chosen per CPU); in Python: the "
+              "functions of pref_eval.zelo.bench_measures with compat='zbench' (docs/zelo_eval.md)")
+
+
+def zbench_hint(command: str, option: str) -> str:
+    """What ``zelo_eval`` / ``zelo_compare`` (``eval``, ``compare``) say of ``--compat``, the option of
+    ``zelo_fit`` and ``zelo_pairs`` (``--compat zbench``) that they lack (decided in session 29), or ""."""
+    if option != "--compat" or command not in ("eval", "compare"):
+        return ""
+    return "--compat zbench is zelo_fit's and zelo_pairs'; " + _NO_COMPAT.format(cmd=f"zelo_{command}")

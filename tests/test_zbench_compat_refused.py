@@ -1,0 +1,35 @@
+"""``zelo_eval --compat zbench`` / ``zelo_compare --compat zbench`` (u38's leftover: zbench's tie rules for a
+leaderboard are Python's only, ``pref_eval.zelo.bench_measures`` with ``compat="zbench"``): decided no in session
+29 -- zbench's NDCG orders tied run scores as numpy's argsort leaves them, chosen per CPU, and no printed number of
+the package depends on the CPU (docs/zelo_eval.md). Refused with the reason and where to go (click guessed
+"Did you mean '--complete'?", an option that means something else); other commands keep click's message."""
+from __future__ import annotations
+
+import pytest
+
+from cli_harness import run_module_inproc
+
+GT = "tests/data/zelo/zbench/case_dl19pool/zbench_annotated.jsonl"
+RUNS = ["tests/data/zelo/zbench/case_dl19pool/rerank_dense.jsonl",
+        "tests/data/zelo/zbench/case_dl19pool/rerank_rerank.jsonl"]
+
+
+@pytest.mark.parametrize("module", ["eval", "compare"])
+@pytest.mark.parametrize("form", [["--compat", "zbench"], ["--compat=zbench"]])
+def test_compat_is_refused_with_the_reason(module, form):
+    res = run_module_inproc(module, [*form, "-R", GT, "-m", "zndcg@10", *RUNS])
+    assert res.returncode == 2 and res.stdout == ""
+    first, second = res.stderr.splitlines()
+    prog = f"zelo_{module}"
+    assert first == (f"{prog}: No such option '--compat': --compat zbench is zelo_fit's and zelo_pairs'; zbench's "
+                     f"tie rules are not an option of {prog} (no printed number here depends on the CPU, and "
+                     "zbench's NDCG orders tied run scores as numpy's sort leaves them, chosen per CPU); in Python: "
+                     "the functions of pref_eval.zelo.bench_measures with compat='zbench' (docs/zelo_eval.md).")
+    assert second == f"Try '{prog} --help' for help."
+
+
+def test_other_commands_keep_clicks_message():
+    res = run_module_inproc("trec", ["--compat", "zbench", "qrels/dl19-sample.qrels", "runs/bm25.run"])
+    assert res.returncode == 2 and res.stderr.startswith("zelo_trec: No such option '--compat'.")
+    res = run_module_inproc("fit", ["--compat", "nope", "-J", "x"])  # zelo_fit has the option: its choices
+    assert res.returncode == 2 and "'nope' is not 'zbench'" in res.stderr
