@@ -82,14 +82,14 @@ def _score_file_rows(scores: Any, runs: Any, names: list[str], *, summary: bool,
     a command's ``log`` or as a :class:`~pref_eval.errors.PrefEvalWarning` at the caller's line."""
     from ..io.textfile import display_name
     from ..io.zelo_scores import read_zelo_scores, what_score_file
-    from ..zelo.eval_scores import DEFAULT_MEASURES, candidate_rows, dropped_warning, parse_zelo_measure
+    from ..zelo.eval_scores import candidate_rows, dropped_warning, measure_names, parse_zelo_measure
 
     path = os.fspath(scores)
     for key, given in refused.items():
         if given:
             raise UsageError(f"{option_name(key, _FLAGS[key])} applies to trec_eval measures, not to a zELO score "
                              f"file: {what_score_file(path)}")
-    names = list(DEFAULT_MEASURES) if names == ["official"] else names
+    names = measure_names(names)
     for m in names:
         parse_zelo_measure(m, where=path)
     table = read_zelo_scores(path)

@@ -206,15 +206,14 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
     from ..io.textfile import display_name
     from ..output.atomic import command_output
     from ..io.zelo_scores import read_scored_candidates
-    from ..zelo.eval_scores import (DEFAULT_MEASURES, candidate_rows, dropped_warning, parse_zelo_measure,
-                                    read_zelo_scores)
+    from ..zelo.eval_scores import candidate_rows, dropped_warning, measure_names, parse_zelo_measure, read_zelo_scores
 
     if fmt == "pref":
         raise UsageError(f"{option_value('output_format', '-o', 'pref')} needs qrels; with a zELO score file use "
                          f"{option_name('output_format', '-o')} trec|tsv|csv|jsonl|text|markdown|latex|wide-csv")
     if fmt in _WIDE:
         _refuse_per_query_table(fmt, per_query, summary)
-    names = list(measures) or list(DEFAULT_MEASURES)
+    names = measure_names(list(measures) or ["official"])
     for m in names:
         parse_zelo_measure(m, where=scores)
     table = read_zelo_scores(scores)

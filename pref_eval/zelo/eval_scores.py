@@ -28,6 +28,14 @@ DEFAULT_MEASURES = ("zndcg", "zndcg@10", "zacc", "zrecall@10")
 _RX = r"^(zndcg|zacc|zrecall)(?:@(\d+)(?:,(\d+))?)?$"  # compiled on use (re caches it)
 
 
+def measure_names(names: Sequence[str]) -> list[str]:
+    """The zELO measures asked for: ``official`` (``evaluate``'s default, metric mode's named set) stands for
+    zbench's default set :data:`DEFAULT_MEASURES` wherever it is given, and a measure given twice is computed
+    once, as trec_eval's measures are (``zelo_eval -R SCORES -m official`` was "unknown zELO measure" while
+    ``zelo_compare`` and ``pref_eval.evaluate`` took it, and ``official`` beside another measure nowhere)."""
+    return list(dict.fromkeys(m for n in names for m in (DEFAULT_MEASURES if n == "official" else (n,))))
+
+
 def parse_zelo_measure(name: str, where: str | None = None) -> tuple[str, int | None, int | None]:
     """``"zrecall@10,5"`` -> ``("zrecall", 10, 5)``; raises UsageError otherwise (naming the score file
     ``where`` and why it is one, when given)."""
