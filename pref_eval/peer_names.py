@@ -276,9 +276,17 @@ _NO_COMPAT = ("zbench's tie rules are not an option of {cmd} (no printed number 
               "functions of pref_eval.zelo.bench_measures with compat='zbench' (docs/zelo_eval.md)")
 
 
-def zbench_hint(command: str, option: str) -> str:
+_NO_SCORES = ("recovery draws its true scores, N(0, sigma^2) for K documents, and reads no fitted score file: "
+              "give --K the size of your pools and --sigma the standard deviation of a query's zelo_fit scores "
+              "(logit scale), an estimate of the spread of its true scores (docs/zelo_simulate.md)")
+
+
+def zelo_hint(command: str, option: str) -> str:
     """What ``zelo_eval`` / ``zelo_compare`` (``eval``, ``compare``) say of ``--compat``, the option of
-    ``zelo_fit`` and ``zelo_pairs`` (``--compat zbench``) that they lack (decided in session 29), or ""."""
-    if option != "--compat" or command not in ("eval", "compare"):
-        return ""
-    return "--compat zbench is zelo_fit's and zelo_pairs'; " + _NO_COMPAT.format(cmd=f"zelo_{command}")
+    ``zelo_fit`` and ``zelo_pairs`` (``--compat zbench``) that they lack, and ``zelo_simulate recovery``
+    (``recovery``) of a score file asked for as its truth (both decided in session 29), or ""."""
+    if option == "--compat" and command in ("eval", "compare"):
+        return "--compat zbench is zelo_fit's and zelo_pairs'; " + _NO_COMPAT.format(cmd=f"zelo_{command}")
+    if command == "recovery" and option in ("--scores", "-S", "--truth", "--zelo", "--score-file", "-R"):
+        return _NO_SCORES
+    return ""

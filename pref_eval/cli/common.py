@@ -488,14 +488,14 @@ def _usage_lines(err: Any, label: str, click: Any) -> str:
 def _peer_option(err: Any, ctx: Any, click: Any) -> str:
     """An unknown option a peer's users type (``zelo_compare --max-p``, ranx's ``max_p``): the message naming
     ours (:data:`pref_eval.peer_names.RANX_KEYWORDS`, by command); empty for any other error."""
-    from ..peer_names import command_hint, ir_measures_hint, zbench_hint
+    from ..peer_names import command_hint, ir_measures_hint, zelo_hint
     from .options import COMMANDS
 
     if not isinstance(err, click.NoSuchOption) or ctx is None:
         return ""
     name = next((c.name for c in COMMANDS if ctx.info_name == c.name or ctx.info_name in c.scripts), "")
     hint = command_hint(name, err.option_name) or ir_measures_hint(name, err.option_name) or \
-        zbench_hint(name, err.option_name)
+        zelo_hint(name or ctx.info_name, err.option_name)
     return f"No such option '{err.option_name}': {hint}." if hint else ""
 
 

@@ -1,4 +1,5 @@
-"""``zelo_eval --compat zbench`` / ``zelo_compare --compat zbench`` (u38's leftover: zbench's tie rules for a
+"""Options decided no in session 29, refused with the reason and where to go. ``zelo_eval --compat zbench`` /
+``zelo_compare --compat zbench`` (u38's leftover: zbench's tie rules for a
 leaderboard are Python's only, ``pref_eval.zelo.bench_measures`` with ``compat="zbench"``): decided no in session
 29 -- zbench's NDCG orders tied run scores as numpy's argsort leaves them, chosen per CPU, and no printed number of
 the package depends on the CPU (docs/zelo_eval.md). Refused with the reason and where to go (click guessed
@@ -33,3 +34,20 @@ def test_other_commands_keep_clicks_message():
     assert res.returncode == 2 and res.stderr.startswith("zelo_trec: No such option '--compat'.")
     res = run_module_inproc("fit", ["--compat", "nope", "-J", "x"])  # zelo_fit has the option: its choices
     assert res.returncode == 2 and "'nope' is not 'zbench'" in res.stderr
+
+
+@pytest.mark.parametrize("option", ["--scores", "-S", "--truth"])
+def test_recovery_from_a_score_file_is_refused_with_the_advice(option):
+    """``zelo_simulate recovery`` draws its truth (u38's leftover: no start from a fitted score file; decided in
+    session 29, docs/zelo_simulate.md): the option a user tries names --K and --sigma instead (click said
+    "No such option" with no word, or guessed another option)."""
+    res = run_module_inproc("simulate", ["recovery", option, "zelo.tsv", "--trials", "1"])
+    assert res.returncode == 2 and res.stdout == ""
+    first, second = res.stderr.splitlines()
+    assert first == (f"zelo_simulate: No such option '{option}': recovery draws its true scores, N(0, sigma^2) for "
+                     "K documents, and reads no fitted score file: give --K the size of your pools and --sigma the "
+                     "standard deviation of a query's zelo_fit scores (logit scale), an estimate of the spread of "
+                     "its true scores (docs/zelo_simulate.md).")
+    assert second == "Try 'zelo_simulate recovery --help' for help."
+    res = run_module_inproc("simulate", ["tournament", "--scores", "x"])  # another sub-command: click's message
+    assert res.returncode == 2 and res.stderr.startswith("zelo_simulate: No such option '--scores'.")
