@@ -34,7 +34,7 @@ from .textfile import json_reason
 
 import re
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, UsageError, command_running, option_name, option_value, shown
@@ -53,6 +53,20 @@ def _lines(text: str, out: Judgments | None = None, first: int = 1):
         if out is not None:
             out.at_line = no
         yield no, line.rstrip("\r")
+
+
+def _field_lines(text: str, name: str, out: Judgments, expected: str) -> Iterator[tuple[int, list[str]]]:
+    """The non-blank lines of a judgment file of a fixed number of white-space separated fields, as
+    ``(line number, fields)``; ``expected`` (``"4 fields 'topic docA docB winner'"``) says how many: a line of
+    another count is an InputError ``expected EXPECTED, got N`` (clarke4, clarke3, carterette)."""
+    n = int(expected.split(" ", 1)[0])
+    for no, line in _lines(text, out):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != n:
+            raise InputError(name, no, f"expected {expected}, got {len(f)}")
+        yield no, f
 
 
 def _match_end(pattern: re.Pattern[str], text: str, i: int) -> int:
@@ -687,13 +701,7 @@ def _zbench_swapped(model_score) -> bool:
 
 
 def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text, out):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 4:
-            raise InputError(name, no, f"expected 4 fields 'topic docA docB winner', got {len(f)}")
-        t, a, b, w = f
+    for no, (t, a, b, w) in _field_lines(text, name, out, "4 fields 'topic docA docB winner'"):
         if a == b:
             raise InputError(name, no, f"docA and docB are the same document {shown(a)}")
         if w == a:
@@ -705,13 +713,7 @@ def _parse_clarke4(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_clarke3(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text, out):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 3:
-            raise InputError(name, no, f"expected 3 fields 'topic winner loser', got {len(f)}")
-        topic, winner, loser = f
+    for no, (topic, winner, loser) in _field_lines(text, name, out, "3 fields 'topic winner loser'"):
         if winner == loser:
             raise InputError(name, no, f"winner and loser are the same document {shown(winner)}")
         out.add(topic, winner, loser, 0.0)
@@ -737,13 +739,7 @@ def _parse_llmlog(text: str, name: str, out: Judgments, ties: str) -> None:
 
 
 def _parse_carterette(text: str, name: str, out: Judgments, ties: str) -> None:
-    for no, line in _lines(text, out):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 4:
-            raise InputError(name, no, f"expected 4 fields 'QID DOC1 DOC2 PREF', got {len(f)}")
-        t, a, b, p = f
+    for no, (t, a, b, p) in _field_lines(text, name, out, "4 fields 'QID DOC1 DOC2 PREF'"):
         try:
             pv = int(p)
         except ValueError:
