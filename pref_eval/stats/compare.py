@@ -510,6 +510,11 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
         from ..io.frames import bytes_as_text
 
         values = bytes_as_text(values, cols[:3])  # bytes ids as the readers keep them, not str's "b'...'"
+        for c in cols[:3]:  # a missing id (None, NaN, pd.NA) is no run, query or measure 'None' / 'nan'
+            gone = np.flatnonzero(np.asarray(values[c].isna(), dtype=bool))
+            if gone.size:
+                raise UsageError(f"per-query table: column {shown(c)}, row {int(gone[0]) + 1}: missing id (expected "
+                                 "a string or an integer)")
         run, qid, measure, value = (values[c].tolist() for c in cols)
     run, qid, measure = (list(map(str, c)) for c in (run, qid, measure))  # (C-level map: no loop per row)
     summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
