@@ -1,0 +1,65 @@
+"""Behaviour of pref_eval/judge/redact.py no test saw, found by its mutants (session 29, c39: ``tools/mutants.py
+gen`` on the module after j39's change, each mutant run against the redactor's unit tests). Each test was checked
+to fail on the mutants it names. Oracles: the standard library's encoders (``urllib.parse.quote``), Unicode's
+character properties (``unicodedata``: the format characters, category Cf, are invisible) and the module's
+documented rules (docs/zelo_judge.md: escapes of escapes up to 3 deep; a key cut by white space or invisible
+characters is one run; visible separators are not removed).
+"""
+from __future__ import annotations
+
+import unicodedata
+from urllib.parse import quote
+
+import pytest
+
+from pref_eval.judge.redact import Redactor
+
+AWS_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented example secret key: '/' gets escaped
+OPENAI_KEY = "sk-proj-Qx7Lm2Vb9Rt4Nw8Kc3Hy6Jd1Fg5Zs0Pa8Ue2Io4Xr"
+
+# the invisible characters the module's docstring names: soft hyphen, Mongolian vowel separator, zero-width
+# space, non-joiner, joiner, left-to-right and right-to-left marks, the bidi embeddings and overrides, word joiner
+# and the invisible operators, the BOM (zero-width no-break space)
+INVISIBLE = [0xAD, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2065), 0xFEFF]
+
+
+def _cut(key: str, sep: str, every: int) -> str:
+    return sep.join(key[i:i + every] for i in range(0, len(key), every))
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_a_key_percent_encoded_up_to_three_times_is_one_run(depth):
+    """A callback URL carried in a query parameter of another URL, logged by a proxy: the key's ``/`` as ``%2F``,
+    ``%252F``, ``%25252F``. Escapes of escapes are decoded 3 deep (docs/zelo_judge.md), so the key is one run
+    (mutant ``ROUNDS = 3`` -> 2: at depth 3 ``%2F`` and the 7 characters ``K7MDENG`` between the slashes stayed)."""
+    enc = AWS_KEY
+    for _ in range(depth):
+        enc = quote(enc, safe="")
+    assert enc.count("%") == 2 and enc != AWS_KEY
+    assert Redactor(AWS_KEY)(f"GET /cb?next={enc}&x=1 403") == "GET /cb?next=***&x=1 403"
+
+
+def test_the_invisible_characters_are_unicodes_format_characters():
+    assert all(unicodedata.category(chr(c)) == "Cf" for c in INVISIBLE)
+
+
+@pytest.mark.parametrize("code", INVISIBLE, ids=[f"U+{c:04X}" for c in INVISIBLE])
+def test_a_key_cut_by_an_invisible_character_is_one_run(code):
+    """The key with the character between every 3 of its characters (a soft hyphen a web page's hyphenation put
+    in, a zero-width space, a BOM pasted between pieces): no piece is 8 characters long, yet the key is one run,
+    replaced with its separators (mutants dropping a character from ``INVISIBLE``: ``0xAD`` -> ``0`` / ``172`` /
+    ``174``, a range's bound moved in)."""
+    cut = _cut(OPENAI_KEY, chr(code), 3)
+    assert Redactor(OPENAI_KEY)(f"Incorrect API key provided: {cut}. See the docs") == \
+        "Incorrect API key provided: ***. See the docs"
+
+
+@pytest.mark.parametrize("code", [0x2010, 0x2011, 0xAC, 0xAE], ids=["U+2010", "U+2011", "U+00AC", "U+00AE"])
+def test_a_visible_character_between_pieces_is_no_separator(code):
+    """Visible characters are not removed (they would join ordinary words): the hyphen U+2010, the non-breaking
+    hyphen, and the neighbours of the soft hyphen (the not sign, the registered sign) between pieces of 4 key
+    characters leave the text as it is (mutants ``range(0x200B, 0x2010)`` -> ``0x2011``, ``0xAD`` -> ``172`` /
+    ``174`` took one of them for an invisible character)."""
+    assert unicodedata.category(chr(code)) != "Cf"
+    text = f"pieces: {_cut(OPENAI_KEY[8:], chr(code), 4)}"
+    assert Redactor(OPENAI_KEY)(text) == text
