@@ -308,3 +308,41 @@ def test_score_header_not_first(ws):
     res = run_inproc("zelo_compare", ["-R", "scores.tsv", *R_COMMANDS["compare"][1]], ws)
     assert _one_line(res, "zelo_compare") == ("zelo_compare: scores.tsv:3: zelo_fit's header "
                                               f"'qid<TAB>docno<TAB>score<TAB>se' is not on the first line, {ZB}\n")
+
+
+# guards (held before session 29): the new kinds' commands with standard output gone or full
+PIPED = {
+    "eval-scores": ("zelo_eval", ["-R", "scores.tsv", "-q", "-Q", "bm25.run", "dense.run"]),
+    "eval-annotated": ("zelo_eval", ["-R", "ann.jsonl", "-q", "rd.jsonl", "rr.jsonl"]),
+    "compare-scores": ("zelo_compare", ["-R", "scores.tsv", "-Q", *R_COMMANDS["compare"][1]]),
+    "compare-P-wide": ("zelo_compare", ["-P", "prefs.jsonl", "-m", "rpp", "--tests", "t"]),
+}
+
+
+@pytest.mark.parametrize("case,sink", [pytest.param(c, s, marks=[] if (c, s) == ("eval-annotated", "gone") else
+                                                    [pytest.mark.slow])  # a process each (~1 s)
+                                       for c in sorted(PIPED) for s in ("gone", "full")])
+def test_new_kinds_output_gone_or_full(ws, case, sink):
+    """``cmd | head -1`` (the reader gone before anything is written: every write gets EPIPE) is exit 0 and
+    silent; standard output on a full disk is status 1, one line (docs/exit-codes.md)."""
+    import subprocess
+
+    from cli_harness import run_subprocess
+
+    script, argv = PIPED[case]
+    before = digest_tree(ws)
+    if sink == "gone":
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            res = run_subprocess(script, argv, ws, stdout=w, stderr=subprocess.PIPE)
+        finally:
+            os.close(w)
+        assert res.returncode == 0 and res.stderr == b"", res.stderr
+    else:
+        with open("/dev/full", "wb") as full:
+            res = run_subprocess(script, argv, ws, stdout=full, stderr=subprocess.PIPE)
+        err = res.stderr.decode()
+        assert res.returncode == 1 and "Traceback" not in err and "No space left" in err, err
+        assert [x for x in err.splitlines() if "warning:" not in x] == [err.splitlines()[-1]], err
+    assert digest_tree(ws) == before
