@@ -346,3 +346,36 @@ def test_new_kinds_output_gone_or_full(ws, case, sink):
         assert res.returncode == 1 and "Traceback" not in err and "No space left" in err, err
         assert [x for x in err.splitlines() if "warning:" not in x] == [err.splitlines()[-1]], err
     assert digest_tree(ws) == before
+
+
+NUL_ID = "an id holding a NUL character (expected text: a NUL ends an id for C readers, so two different ids could " \
+         "read as one)"
+
+
+@pytest.mark.parametrize("form", ["frame", "frame-arrow", "frame-category", "dict", "records", "bytes-records"])
+def test_api_id_with_a_nul_refused(form):
+    """Ids given as data holding a NUL: numpy's byte strings drop a trailing NUL, so the qrels' document 'a\\0'
+    matched the run's 'a' (map 1.0 for a run that retrieved no judged document); a file's NUL is refused for that
+    reason (session 16). Oracle: the ids themselves ('a\\0' != 'a' in Python)."""
+    import pandas as pd
+
+    import pref_eval
+    from pref_eval.errors import InputError
+
+    run = {"1": {"a": 1.0, "b": 0.5}}
+    if form.startswith("frame"):
+        qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["b", "a\0"], "relevance": [0, 1]})
+        qrels = qrels.astype({"doc_id": {"frame": object, "frame-arrow": "string[pyarrow]",
+                                         "frame-category": "category"}[form]})
+        want = f"<qrels>:2: column 'doc_id': {NUL_ID}"
+    elif form == "dict":
+        qrels, want = {"1": {"b": 0, "a\0": 1}}, f"<qrels>:2: {NUL_ID}"
+    else:
+        qrels = [("1", "b", 0), ("1", b"a\0" if form == "bytes-records" else "a\0", 1)]
+        want = f"<qrels>:2: {NUL_ID}"
+    with pytest.raises(InputError) as info:
+        pref_eval.evaluate(qrels, run, ["map"])
+    assert str(info.value) == want
+    with pytest.raises(InputError) as info:
+        pref_eval.evaluate({"1": {"a": 1}}, {"1": {"a\0": 1.0}}, ["map"])
+    assert str(info.value) == f"run:1: {NUL_ID}"

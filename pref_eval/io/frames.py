@@ -32,14 +32,24 @@ def id_text(x: Any) -> str:
     return x.decode("utf-8", "surrogateescape") if isinstance(x, (bytes, bytearray)) else str(x)
 
 
-def id_bytes(ids: list[Any]) -> np.ndarray:
+def id_bytes(ids: list[Any], source: str | None = None, column: Any = None) -> np.ndarray:
     """Ids given as data (records, dicts, frames) as the readers keep them: an ``S`` array of their UTF-8 bytes,
     a surrogate escape (an id read as its bytes, a Latin-1 docno; ``zelo_agree -l system`` hands the judgments'
     ids over as records) as the byte it stands for, ``bytes`` as they are, anything else as its ``str``."""
     if not ids:
         return np.array([], dtype="S1")
-    return np.array([x if isinstance(x, bytes) else str(x).encode("utf-8", "surrogateescape") for x in ids],
-                    dtype="S")
+    raw = [x if isinstance(x, bytes) else str(x).encode("utf-8", "surrogateescape") for x in ids]
+    if source is not None and b"\0" in b"".join(raw):  # one C scan; the row only on the error's path
+        _refuse_nul(source, next(i for i, x in enumerate(raw) if b"\0" in x), column)
+    return np.array(raw, dtype="S")
+
+
+def _refuse_nul(source: str, row: int, column: Any) -> None:
+    """An id holding a NUL given as data: numpy's byte strings drop trailing NULs (``'d1\\0'`` matched ``'d1'``),
+    and a file's NUL is refused for the same reason (:func:`pref_eval.io.textfile.refuse_nul`)."""
+    where = f"column {shown(column)}: " if column is not None else ""
+    raise InputError(source, row + 1, f"{where}an id holding a NUL character (expected text: a NUL ends an id for C "
+                                      "readers, so two different ids could read as one)")
 
 
 def bytes_as_text(df: Any, columns: tuple[str, ...]) -> Any:
@@ -166,9 +176,13 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
         raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")
     try:
-        out = np.char.encode(np.asarray(s.astype(str), dtype=str), "utf-8")
+        strings = s.astype(str)
+        nul = np.flatnonzero(np.asarray(strings.str.contains("\0", regex=False), dtype=bool))
+        if len(nul):  # (numpy's str arrays, like its bytes, drop trailing NULs: the test is pandas')
+            _refuse_nul(source, int(nul[0]), col)
+        out = np.char.encode(np.asarray(strings, dtype=str), "utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):  # pandas' strings (pyarrow's) hold UTF-8 only
-        out = id_bytes(list(s.astype(object)))
+        out = id_bytes(list(s.astype(object)), source, col)
     empty = np.flatnonzero(out == b"")
     if len(empty):
         raise InputError(source, int(empty[0]) + 1, f"column {shown(col)}: empty id (expected a string or an integer)")

@@ -311,9 +311,9 @@ def qrels_from_records(records: Any, source: str = "<qrels>", *, subtopics: bool
     qids, docs = _record_ids(qids, source), _record_ids(docs, source)
     n = len(qids)
     q = Qrels(
-        qid=id_bytes(qids),
-        iter=id_bytes(iters) if iters and n else np.full(n, b"0", dtype="S1"),
-        docno=id_bytes(docs),
+        qid=id_bytes(qids, source),
+        iter=id_bytes(iters, source) if iters and n else np.full(n, b"0", dtype="S1"),
+        docno=id_bytes(docs, source),
         rel=_integral(rels, source),
         line=np.arange(1, n + 1, dtype=np.int64),
         source=source,

@@ -394,8 +394,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
     if len(bad):
         raise InputError(name, int(bad[0]) + 1, "NaN score (expected a number)")
     run = Run.from_arrays(
-        qid=id_bytes(qids),
-        docno=id_bytes(docs),
+        qid=id_bytes(qids, name),
+        docno=id_bytes(docs, name),
         score=score, line_numbers=None, tag=name, name=name, source=name,
     )
     return dataclasses.replace(run, empty_topics=empty) if empty else run
