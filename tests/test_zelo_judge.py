@@ -832,3 +832,23 @@ def test_api_judge_inside_a_running_event_loop_and_its_interrupt(tmp_path, serve
         signal.signal(signal.SIGINT, old_handler)
     assert sess.stats.sent == total - got and len(srv.served) - served == total  # nothing asked twice
     assert (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()
+
+
+def test_agreement_counts_each_pair_once(tmp_path, server):
+    """A pair listed again in the PAIRS file (the same way or reversed; the crowd file of TREC DL 2021 lists 8,685
+    pairs on 11,681 lines) is asked once and served its stored answer for the copies: the summary's agreement
+    counted it once per line (u39: ``(11681 pairs)``, the copies weighted). Oracle: the server's own answers,
+    each distinct pair once."""
+    truth, pairs = collection(tmp_path)
+    srv, url = server(truth=truth, seed=3)
+    listed = pairs + pairs[:5] + [(q, b, a) for q, a, b in pairs[5:9]] + pairs[:2]
+    with open(tmp_path / "pairs.jsonl", "w") as fh:
+        for q, a, b in listed:
+            fh.write(json.dumps({"qid": q, "doc_a": a, "doc_b": b}) + "\n")
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), f"--judge=openai:m0@{url}", f"--judge=openai:m1@{url}",
+           "-o", tmp_path / "out.jsonl")
+    assert len(read_jsonl(tmp_path / "out.jsonl")) == len(listed)  # -o keeps a line per listed line
+    at = "http://127.0.0.1/v1"
+    same = np.mean([srv.score("m0", *x) == srv.score("m1", *x) for x in pairs])
+    assert f"{2 * len(pairs)} requests sent" in p.stderr
+    assert f"agreement openai:m0@{at} ~ openai:m1@{at}: {same:.3f} ({len(pairs)} pairs)" in p.stderr, p.stderr

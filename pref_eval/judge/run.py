@@ -587,14 +587,24 @@ def _run_session(sess: Session) -> None:
 
 
 def agreement(results: list[Result], names: list[str]) -> list[tuple[str, float, int]]:
-    """Per pair of judges (and per judge across orders): share of pairs whose votes have the same sign."""
+    """Per pair of judges (and per judge across orders): share of pairs whose votes have the same sign.
+
+    Each question once: a pair a PAIRS file lists again (either way round) is served its one stored answer, so
+    its copies are not more pairs (they were counted, and weighted, once per listed line before session 29);
+    a repetition ``rep`` (a new question under ``--state``) is a pair of its own."""
     import numpy as np
 
     out: list[tuple[str, float, int]] = []
     if not results:
         return out
     cols: dict[tuple[str, str], list] = {}
+    seen: set[tuple[str, str, str, int]] = set()
     for r in results:
+        lo, hi = sorted((r.doc_a, r.doc_b))
+        key = (r.qid, lo, hi, r.rep)
+        if key in seen:
+            continue
+        seen.add(key)
         for v, j, o in zip(r.votes, r.judges, r.orders, strict=False):
             cols.setdefault((j, o if len(r.orders) > len(names) else "any"), []).append(np.nan if v is None else v)
     keys = list(cols)
