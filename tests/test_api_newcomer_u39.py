@@ -92,3 +92,24 @@ def test_plot_functions_name_image_and_values(tmp_path, frames):
     with pytest.raises(UsageError, match=r"^judgments: expected a path or a list of paths, got DataFrame"):
         pref_eval.api.plot_matrix(qrels, image)
     assert not list(tmp_path.iterdir())
+
+
+def test_complete_gives_ir_measures_means_not_its_counts(tmp_path):
+    """docs/api.md: on a run lacking a qrels topic, ``complete=True`` gives ir-measures' means (AP, nDCG@10) but its
+    NumQ / NumRel are those without ``complete`` (ir-measures counts the run's topics; trec_eval -c every qrels
+    topic). Oracle: ir-measures run live."""
+    irm = pytest.importorskip("ir_measures")
+    lines = Path(RUN).read_text().splitlines()
+    first = lines[0].split()[0]
+    run = tmp_path / "lacks.run"
+    run.write_text("".join(ln + "\n" for ln in lines if ln.split()[0] != first))
+    objects = [irm.AP, irm.nDCG @ 10, irm.NumQ, irm.NumRel]
+    theirs = irm.calc_aggregate(objects, irm.read_trec_qrels(QRELS), irm.read_trec_run(str(run)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = pref_eval.calc_aggregate(["AP", "nDCG@10", "NumQ", "NumRel"], QRELS, str(run), complete=True)
+        shared = pref_eval.calc_aggregate(["AP", "nDCG@10", "NumQ", "NumRel"], QRELS, str(run))
+    for m in (irm.AP, irm.nDCG @ 10):
+        assert full[m] == pytest.approx(theirs[m], rel=1e-12) and shared[m] != pytest.approx(theirs[m])
+    for m in (irm.NumQ, irm.NumRel):
+        assert shared[m] == theirs[m] and full[m] > theirs[m]
