@@ -205,7 +205,7 @@ def test_every_json_writer_has_a_case():
 
 def _judge_batch(d: Path, batch: Path, out: Path) -> None:
     """Answer a ``topic docA docB`` batch: the smaller id (as bytes) wins (clarke4)."""
-    rows = [line.split() for line in batch.read_bytes().splitlines() if line.strip() and not line.startswith(b"#")]
+    rows = [line.split()[:3] for line in batch.read_bytes().splitlines() if line.strip() and not line.startswith(b"#")]
     out.write_bytes(b"".join(b" ".join([t, a, b, min(a, b)]) + b"\n" for t, a, b in rows))
 
 
@@ -229,7 +229,7 @@ def test_pair_states_hold_latin1_ids(tmp_path, init):
         if not batch.read_bytes().strip(b"\n").split(b"\n")[-1:] or not any(
                 line and not line.startswith(b"#") for line in batch.read_bytes().splitlines()):
             break
-        asked |= {f for line in batch.read_bytes().splitlines() if not line.startswith(b"#") for f in line.split()}
+        asked |= {f for line in batch.read_bytes().splitlines() if not line.startswith(b"#") for f in line.split()[:3]}
         _judge_batch(tmp_path, batch, tmp_path / f"a{i}.c4")
         res = run_module_inproc("pairs", ["add", "--state", "s.json", "-J", f"a{i}.c4"], tmp_path)
         assert res.returncode == 0 and not re.search(r"\b0 judgments used", res.stderr), res.stderr

@@ -24,7 +24,7 @@ def _pairs(ws: Path, *argv: str, code: int = 0):
 
 def _judge(ws: Path, batch: str, out: str) -> bool:
     """The smaller docno wins (Clarke's 'topic docA docB winner'); False when the batch is empty."""
-    lines = [x.split() for x in (ws / batch).read_text().splitlines() if x and not x.startswith("#")]
+    lines = [x.split()[:3] for x in (ws / batch).read_text().splitlines() if x and not x.startswith("#")]
     (ws / out).write_text("".join(f"{t} {a} {b} {min(a, b)}\n" for t, a, b in lines))
     return bool(lines)
 
@@ -198,7 +198,7 @@ def test_forged_issued_refused(tmp_path):
 
 def _tie_judge(ws: Path, batch: str, out: str, tie) -> bool:
     """Canonical JSONL answers: score ``tie(topic, a, b)`` (½ = a tie)."""
-    lines = [x.split() for x in (ws / batch).read_text().splitlines() if x and not x.startswith("#")]
+    lines = [x.split()[:3] for x in (ws / batch).read_text().splitlines() if x and not x.startswith("#")]
     (ws / out).write_text("".join(json.dumps({"qid": t, "doc_a": a, "doc_b": b, "score": tie(t, a, b)}) + "\n"
                                   for t, a, b in lines))
     return bool(lines)

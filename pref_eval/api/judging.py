@@ -147,10 +147,11 @@ def judge(
 
 
 def _next_file_warning(sess: Any, pairs: Any, log: Any) -> None:
-    """A ``zelo_pairs next`` request file some of whose questions the store answered: a strategy that asks a pair
-    again (the adaptive best item, the tournament's final phase) wants a new judgment, which a pairs file cannot ask
-    for (its questions are the first judgment of each pair), so the match would count the first verdict again
-    (silent before session 28: measured, every second batch of an adaptive shell loop came wholly from the store)."""
+    """A ``zelo_pairs next`` request file without the ``repeat`` column some of whose questions the store answered:
+    right for a batch judged again after an interruption, wrong for a file written before session 29, whose
+    ``next`` wrote no repetition, so a pair an adaptive state asked again got its first answer again (silent
+    before session 28: measured, every second batch of an adaptive shell loop came wholly from the store). Since
+    session 29 ``next`` writes the column when the batch asks a pair again, and such a file is asked anew."""
     from ..io.judgments import REQUEST_MARK
     from ..io.textfile import display_name, first_line_of_file
     from ..output.pairs import request_header
@@ -160,10 +161,11 @@ def _next_file_warning(sess: Any, pairs: Any, log: Any) -> None:
     if first_line_of_file(pairs).rstrip("\r\n") != request_header("topic docA docB").rstrip("\n"):
         return
     log.warn(f"{display_name(pairs)}: {sess.stats.cached} of its requests were answered from the store (asked before): "
-             f"a {REQUEST_MARK.lstrip('# ')} file asks each pair as its first judgment, so a pair that an adaptive "
-             "state asks again gets its first answer again; drive such a state with "
-             f"{'zelo_judge --state' if command_running() else 'judge(state=...)'}, which asks each repetition anew "
-             "(a batch judged again after an interruption is meant to be served from the store)")
+             "right for a batch judged again after an interruption; but a "
+             f"{REQUEST_MARK.lstrip('# ')} file written before session 29 has no repeat column, so a pair that an "
+             "adaptive state asked again got its first answer again: make such files with this version's zelo_pairs "
+             "next, which writes the column, or drive the state with "
+             f"{'zelo_judge --state' if command_running() else 'judge(state=...)'}")
 
 
 def _refuse_unused(state: Any, *, ties: Any, missing_text: Any, retries: int, backoff: float, seed: int) -> None:

@@ -333,7 +333,7 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
     seeded stream; an adaptive state numbers the batch): both written, or neither."""
     from ..output.atomic import command_outputs
     from ..output.pairs import write_requests
-    from ..zelo.pair_state import load_state, next_batch
+    from ..zelo.pair_state import load_state, next_batch, repetitions
 
     from ..zelo.state_lock import state_lock
 
@@ -347,7 +347,7 @@ def pairs_next(state: str, *, output: str = "-", inputs: InputOptions | None = N
         req = next_batch(t)
         with command_outputs([state, output], own) as (st, out):
             st.write(t.to_json())
-            write_requests(out, req)
+            write_requests(out, req, repetitions(t, req))
     return req
 
 

@@ -248,6 +248,12 @@ def _decimal(tok: str) -> bool:
 REQUEST_MARK = "# zelo_pairs requests"  # first line of the files zelo_pairs writes for judges
 
 
+def request_header(layout: str) -> str:
+    """First line of a request file (``zelo_pairs next``, ``cycles --output-format tsv``): a comment naming it, so
+    that no reader takes it for judgments."""
+    return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
+
+
 def check_not_requests(text: str, name: str) -> None:
     """Refuse a request file of ``zelo_pairs next`` / ``cycles`` (pairs to judge, not judgments)."""
     if text.startswith(REQUEST_MARK + " (pairs to judge"):

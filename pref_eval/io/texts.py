@@ -29,7 +29,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, shown as _shown
 from .textfile import cr_line_ends, display_name, json_object, read_input_bytes, refuse_nul
 
 _QID_KEYS = ("qid", "query_id", "id", "_id")
@@ -282,7 +282,7 @@ def _zbench_record(rec: dict, name: str, no: int, out: Texts, first: dict[str, i
 
 
 def read_pairs(path: str, warn: Callable[[str], None] | None = None,
-               texts: Texts | None = None) -> list[tuple[str, str, str]]:
+               texts: Texts | None = None, reps: list[int] | None = None) -> list[tuple[str, str, str]]:
     """Pairs to judge, ``(qid, doc_a, doc_b)`` in file order.
 
     Any output of ``zelo_pairs``: JSON lines with ``qid``, ``doc_a``,
@@ -290,7 +290,9 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
     (``cycles --output-format tsv``) or ``topic docA docB`` (``next``); or zbench's ``pairs.json`` or
     ``ai_scores.json`` (one JSON object with a ``"pairs"`` / ``"scored_pairs"`` list, :func:`_zbench_pairs`).
     ``texts``: filled with the query and document texts zbench's two files carry (``query``,
-    ``document_a.content``; per query), which its judges were shown.
+    ``document_a.content``; per query), which its judges were shown. ``reps``: filled with each pair's
+    repetition, the fourth column of a ``next`` file that asks a pair again (its header's layout
+    ``topic docA docB repeat``), else 0.
     """
     name, text = _text_lines(path, "pairs file")
     json_lines = text.lstrip()[:1] == "{"
@@ -298,8 +300,12 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
         _refuse_raw_bytes(text, name)
         zb = _zbench_pairs(text, name, warn, texts)
         if zb is not None:
+            if reps is not None:
+                reps[:] = [0] * len(zb)
             return zb
     out: list[tuple[str, str, str]] = []
+    ks: list[int] = []
+    repeat_file = not json_lines and _first_line(text) == _repeat_header()
     for no, line in enumerate(text.split("\n"), start=1):
         if not line.strip() or (not json_lines and line.lstrip().startswith("#")):
             continue
@@ -308,6 +314,14 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
             f = [_first_id(rec, (k,)) for k in ("qid", "doc_a", "doc_b")]
             if None in f:
                 raise InputError(name, no, 'expected string "qid", "doc_a" and "doc_b" fields')
+        elif repeat_file:  # a next file asking a pair again: the repetition of each
+            f = line.split()
+            if len(f) != 4:
+                raise InputError(name, no, f"expected 'topic docA docB repeat' (its header), got {len(f)} fields")
+            if not (f[3].isascii() and f[3].isdigit()):
+                raise InputError(name, no, f"repeat: expected an integer >= 0 (the pair's judgments before this one), "
+                                           f"got {_shown(f[3])}")
+            ks.append(int(f[3]))
         else:
             f = line.split()
             if len(f) != 3:
@@ -317,7 +331,26 @@ def read_pairs(path: str, warn: Callable[[str], None] | None = None,
                                        "zbench's self-pair of a one-document query, also written by zelo_pairs "
                                        "--compat zbench, changes no score: leave such lines out)")
         out.append((f[0], f[1], f[2]))
+    if reps is not None:
+        reps[:] = ks if repeat_file else [0] * len(out)
     return out
+
+
+def _first_line(text: str) -> str:
+    """The file's first line that is not blank, without its line end."""
+    for line in text.split("\n", 64):
+        if line.strip():
+            return line.rstrip("\r\n")
+    return ""
+
+
+REPEAT_LAYOUT = "topic docA docB repeat"  # a next file that asks a pair again (its header's layout; output/pairs)
+
+
+def _repeat_header() -> str:
+    from .judgments import request_header
+
+    return request_header(REPEAT_LAYOUT).rstrip("\n")
 
 
 def _refuse_raw_bytes(text: str, name: str) -> None:

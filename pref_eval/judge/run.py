@@ -115,7 +115,9 @@ class Session:
         self.specs = [parse_spec(s) for s in setup.judges]
         # read (and refused when malformed) before the store is opened or anything is started
         pair_texts = Texts()  # the texts zbench's pairs.json / ai_scores.json carry (none in other PAIRS files)
-        self.pairs = read_pairs(setup.pairs, setup.warn, pair_texts) if setup.pairs is not None else None
+        self.pair_reps: list[int] = []  # each pair's repetition (a next file's fourth column; else 0)
+        self.pairs = read_pairs(setup.pairs, setup.warn, pair_texts, self.pair_reps) if setup.pairs is not None \
+            else None
         names = [s.name for s in self.specs]
         if len(set(names)) != len(names):
             raise UsageError("two --judge options name the same judge (add name=LABEL to tell them apart)"
@@ -343,7 +345,7 @@ class Session:
                 await self._drive_state(s.state)
             else:
                 pairs = self.pairs or []
-                await self.judge_pairs(pairs)
+                await self.judge_pairs(pairs, self.pair_reps if pairs else None)
                 if pairs and len(self.missing) == len(pairs) and not s.dry_run:
                     raise _textless_batch_error(s, len(pairs), self.missing[0])
         finally:

@@ -13,10 +13,10 @@ from .json_text import json_dumps
 
 
 def request_header(layout: str) -> str:
-    """First line of a request file: a comment naming it, so that no reader takes it for judgments."""
-    from ..io.judgments import REQUEST_MARK
+    """First line of a request file (:func:`pref_eval.io.judgments.request_header`, which the readers check)."""
+    from ..io.judgments import request_header as header
 
-    return f"{REQUEST_MARK} (pairs to judge, not judgments): {layout}\n"
+    return header(layout)
 
 
 def write_cycle_pairs(out: TextIO, pairs: list[tuple[str, str, str]], fmt: str = "jsonl") -> None:
@@ -31,13 +31,19 @@ def write_cycle_pairs(out: TextIO, pairs: list[tuple[str, str, str]], fmt: str =
             out.write(f"{q}\t{a}\t{b}\n")
 
 
-def write_requests(out: TextIO, requests: list[tuple[str, str, str]]) -> None:
+def write_requests(out: TextIO, requests: list[tuple[str, str, str]], reps: list[int] | None = None) -> None:
     """``zelo_pairs next``: ``topic docA docB`` lines after the header; nothing at all without a request
-    (scripts test for an empty file once the tournament is over)."""
+    (scripts test for an empty file once the tournament is over). ``reps``: each request's repetition
+    (:func:`pref_eval.zelo.pair_state.repetitions`); when one is not 0 (the batch asks a pair again) every line gets
+    it as a fourth column, ``repeat`` (the header says so), which zelo_judge asks as that repetition (since
+    session 29)."""
+    from ..io.texts import REPEAT_LAYOUT
+
+    again = reps is not None and any(reps)
     if requests:
-        out.write(request_header("topic docA docB"))
-    for tp, a, b in requests:
-        out.write(f"{tp} {a} {b}\n")
+        out.write(request_header(REPEAT_LAYOUT if again else "topic docA docB"))
+    for k, (tp, a, b) in enumerate(requests):
+        out.write(f"{tp} {a} {b} {reps[k]}\n" if again and reps is not None else f"{tp} {a} {b}\n")
 
 
 def write_status(out: TextIO, rows: list[tuple], comparisons: int, ignored: int) -> None:
