@@ -115,23 +115,6 @@ def holds_bytes(ids: Any) -> bool:
     return False
 
 
-def refuse_non_utf8_ids(rows: list, columns: tuple[Any, ...], name: str, lines: list[int] | None = None) -> None:
-    """An :class:`InputError` for the first id of ``rows`` (``columns`` of each row) that was not UTF-8 (a byte
-    read as its surrogate escape, or ``\\udcNN`` in our JSON outputs): pandas' strings (pyarrow's) hold UTF-8
-    only, so a frame could not hold it (a UnicodeEncodeError inside pandas). ``lines``: each row's file line."""
-    for i, row in enumerate(rows):
-        for c in columns:
-            v = row[c]
-            if isinstance(v, str) and not v.isascii():
-                try:
-                    v.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise InputError(name, lines[i] if lines is not None else i + 1,
-                                     f"the id {shown(v)} is not UTF-8 text, which this table's reader (pandas) "
-                                     "cannot hold (convert the inputs of the command that wrote it with iconv)"
-                                     ) from None
-
-
 def find_column(df: Any, names: tuple[str, ...], source: str) -> Any:
     """The first column of ``df`` whose name, lower-cased, is one of ``names`` (in that order), or None.
 
