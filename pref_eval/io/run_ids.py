@@ -83,12 +83,31 @@ def parse_names(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _is_stream(path: str) -> bool:
+    """Standard input (``-``), a FIFO or a character device: what can be read only once."""
+    import stat
+
+    if os.fspath(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False  # the reader names a missing file
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def run_tag(path: str) -> str:
     """The tag of a run file (6th column of its last line)."""
     from .runs import read_run
     from .textfile import first_line_of_file
     from .zelo_scores import is_zbench_annotated_line
 
+    if _is_stream(path):  # its tag would be read before its run, and a stream is read once (was: "empty run file")
+        label = run_ids([path])[0]
+        raise UsageError(f"--run-id tag: {path} is a stream (standard input, a pipe, <(...)) and can be read only "
+                         f"once, for its run; name it with --name {label}=LABEL (--run-id path)" if command_running()
+                         else f"run_id_mode='tag': {path} is a stream (standard input, a pipe, <(...)) and can be "
+                         f"read only once, for its run; name it with run_names=['{label}=LABEL'] (run_id_mode='path')")
     if is_zbench_annotated_line(first_line_of_file(path)):  # a reranker's file in zbench's format (zelo_eval -R)
         raise UsageError(f"--run-id tag: {path} is zbench JSONL, which names no run; use --run-id path (the "
                          "default) or --name RUN=LABEL" if command_running() else
