@@ -83,3 +83,45 @@ class CodedTable:
             texts = {c: pd.Series(t, dtype=object) for c, t in texts.items()}
         return pd.DataFrame({"run": texts["run"], "qid": texts["qid"], "measure": texts["measure"],
                              "value": self.value, **({"run_b": texts["run_b"]} if self.pair else {})})
+
+
+def first_order(strings: list[str], code: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """A column given as codes (>= 0) into ``strings`` (each string once, as a scanner's string table): its
+    distinct values in order of first appearance among the rows and each row's index among them (int64) --
+    ``dict.fromkeys`` of the decoded column and the lookups, without decoding a row (session 29)."""
+    n = code.size
+    first = np.full(len(strings), n, np.int64)
+    np.minimum.at(first, code, np.arange(n, dtype=np.int64))
+    present = np.flatnonzero(first < n)
+    order = present[np.argsort(first[present], kind="stable")]
+    remap = np.zeros(len(strings), np.int64)
+    remap[order] = np.arange(order.size, dtype=np.int64)
+    return list(map(strings.__getitem__, order.tolist())), remap[code]
+
+
+def first_repeat(codes: list[np.ndarray], sizes: list[int]) -> int | None:
+    """The first row in row order whose codes (one array per column, ``sizes`` distinct values each) repeat
+    an earlier row's, as ``DataFrame.duplicated(keep="first")``'s first True; None when no row does."""
+    n = codes[0].size
+    key, size = codes[0].astype(np.int64), sizes[0]
+    for code, k in zip(codes[1:], sizes[1:], strict=True):
+        if size * k >= 2 ** 62:  # the keys so far renumbered densely (at most one per row) before they overflow
+            o = np.argsort(key, kind="stable")
+            dense = np.empty(n, np.int64)
+            dense[o] = np.concatenate(([0], np.cumsum(key[o][1:] != key[o][:-1])))
+            key, size = dense, int(dense.max()) + 1
+        key, size = key * k + code, size * k
+    if size <= 4 * n + 1024:  # a count per key (zelo_eval's tables fill their key space): no sort
+        counts = np.bincount(key, minlength=size)
+        if not (counts > 1).any():
+            return None
+        rows = np.flatnonzero(counts[key] > 1)
+    else:
+        order = np.argsort(key, kind="stable")
+        same = key[order][1:] == key[order][:-1]
+        if not same.any():
+            return None
+        return int(order[1:][same].min())
+    first = np.full(size, n, np.int64)  # (the error path: each repeated key's first row)
+    np.minimum.at(first, key[rows], rows)
+    return int(rows[rows != first[key[rows]]].min())

@@ -220,17 +220,18 @@ def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos:
         return list(map(str.strip, fields[p::width])) if padded else fields[p::width]
 
     run, qid, measure, value = (column(p) for p in pos)
-    run_b = column(pos_b) if pos_b is not None else [""] * len(rows)
+    run_b = column(pos_b) if pos_b is not None else None  # (None: no runj column, every row's '')
     if pos_s is not None and len(dict.fromkeys(column(pos_s))) > 1:
         return None
     line = np.flatnonzero(keep) + line0
     summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
     if summary.any():
         where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
-        if len({(run[i], run_b[i], measure[i]) for i in where}) < len(where):
+        if len({(run[i], run_b[i] if run_b is not None else "", measure[i]) for i in where}) < len(where):
             return None
         kept = (~summary).tolist()
-        run, qid, measure, value, run_b = (list(itertools.compress(c, kept)) for c in (run, qid, measure, value, run_b))
+        run, qid, measure, value = (list(itertools.compress(c, kept)) for c in (run, qid, measure, value))
+        run_b = list(itertools.compress(run_b, kept)) if run_b is not None else None
         line = line[~summary]
     joined = "".join(value)
     if not value or not joined.isascii() or "_" in joined:  # (io/numbers.py's decimal grammar, as _number)
@@ -306,47 +307,66 @@ def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
         laid = {k: v[~summary] for k, v in laid.items()}
     if not laid["value"].size or not np.isfinite(laid["value"]).all():
         return None
-    cols: dict[str, Any] = {k: list(map(table.__getitem__, laid[k].tolist()))
-                            for k in ("run", "run_b", "qid", "measure")}
-    cols["value"], cols["line"] = laid["value"], laid["line"]
+    if "" in strings:  # (runj '' given: the code of the blank of the lines without runj)
+        laid["run_b"][laid["run_b"] < 0] = strings.index("")
+        table = strings
+    cols: dict[str, Any] = {k: laid[k].astype(np.int64) % len(table) for k in ("run", "run_b", "qid", "measure")}
+    cols["value"], cols["line"], cols["strings"], cols["measure_names"] = laid["value"], laid["line"], table, table
     return cols, pair
 
 
 def _coded(cols: dict[str, Any], name: str, pair: bool) -> CodedTable:
-    """The :class:`~pref_eval.io.coded.CodedTable` of :func:`_delimited_columns`' (or :func:`_json_columns`')
-    columns, a duplicate (run, run_b, qid, measure) refused naming its line (the first in file order that
-    repeats an earlier row, as ``DataFrame.duplicated``)."""
+    """The :class:`~pref_eval.io.coded.CodedTable` of :func:`_delimited_columns`' columns (lists of strings;
+    ``run_b`` None: no runj column), a duplicate (run, run_b, qid, measure) refused naming its line (the first in
+    file order that repeats an earlier row, as ``DataFrame.duplicated``). The JSON readers give codes into
+    their string table: :func:`_coded_codes`."""
     import numpy as np
 
-    from .coded import CodedTable
-
     n = len(cols["value"])
-    ids = ("run", "qid", "measure", "run_b")
-    distincts = {c: list(dict.fromkeys(cols[c])) for c in ids}
+    distincts, codes = {}, {}
+    for c in ("run", "run_b", "qid", "measure"):
+        if cols[c] is None:
+            distincts[c], codes[c] = [""], np.zeros(n, np.int64)
+            continue
+        distinct = list(dict.fromkeys(cols[c]))
+        index = dict(zip(distinct, range(len(distinct)), strict=True))
+        distincts[c], codes[c] = distinct, np.fromiter(map(index.__getitem__, cols[c]), np.int64, n)
+    return _checked(distincts, codes, np.asarray(cols["value"], dtype=float), cols["line"], name, pair)
+
+
+def _coded_codes(cols: dict[str, Any], name: str, pair: bool) -> CodedTable:
+    """:func:`_coded` of the JSON readers' columns: codes (>= 0) into ``cols["strings"]`` (``measure``: into
+    ``cols["measure_names"]``), no row decoded (session 29)."""
+    import numpy as np
+
+    from .coded import first_order
+
+    distincts, codes = {}, {}
+    for c in ("run", "run_b", "qid", "measure"):
+        strings, code = cols["measure_names" if c == "measure" else "strings"], cols[c]
+        if len(set(strings)) < len(strings):  # (a string twice in the table: its codes made one)
+            once = dict(zip(dict.fromkeys(strings), itertools.count()))
+            code = np.fromiter(map(once.__getitem__, strings), np.int64, len(strings))[code]
+            strings = list(once)
+        distincts[c], codes[c] = first_order(strings, code)
+    return _checked(distincts, codes, cols["value"], cols["line"], name, pair)
+
+
+def _checked(distincts: dict[str, list[str]], codes: dict[str, Any], value: Any, line: Any, name: str,
+             pair: bool) -> CodedTable:
+    """The CodedTable, a duplicate (run, run_b, qid, measure) refused naming its line."""
+    from .coded import CodedTable, first_repeat
     from .frames import holds_bytes
 
-    kept = holds_bytes("".join(distincts[c]) for c in ids)  # an id that was not UTF-8: object columns
-    codes, sizes = {}, []
-    for c in ("run", "run_b", "qid", "measure"):
-        distinct = distincts[c]
-        index = dict(zip(distinct, range(len(distinct)), strict=True))
-        codes[c] = np.fromiter(map(index.__getitem__, cols[c]), np.int64, n)
-        sizes.append(len(distinct))
-    key, size = codes["run"], sizes[0]
-    for code, k in zip((codes["run_b"], codes["qid"], codes["measure"]), sizes[1:], strict=True):
-        if size * k >= 2 ** 62:  # the keys so far renumbered densely (at most one per row) before they overflow
-            o = np.argsort(key, kind="stable")
-            dense = np.empty(n, np.int64)
-            dense[o] = np.concatenate(([0], np.cumsum(key[o][1:] != key[o][:-1])))
-            key, size = dense, int(dense.max()) + 1
-        key, size = key * k + code, size * k
-    order = np.argsort(key, kind="stable")  # (a key's rows in file order)
-    same = key[order][1:] == key[order][:-1]
-    if same.any():
-        j = int(order[1:][same].min())
-        raise InputError(name, int(cols["line"][j]), f"duplicate row for run {shown(cols['run'][j])}, query "
-                                                     f"{shown(cols['qid'][j])}, measure {shown(cols['measure'][j])}")
-    return CodedTable(distincts, codes, np.asarray(cols["value"], dtype=float), pair, object_ids=kept)
+    ids = ("run", "run_b", "qid", "measure")
+    j = first_repeat([codes[c] for c in ids], [len(distincts[c]) for c in ids])
+    if j is not None:
+        run, qid, measure = (distincts[c][int(codes[c][j])] for c in ("run", "qid", "measure"))
+        raise InputError(name, int(line[j]), f"duplicate row for run {shown(run)}, query {shown(qid)}, measure "
+                                             f"{shown(measure)}")
+    kept = holds_bytes("".join(distincts[c]) for c in ("run", "qid", "measure", "run_b"))  # an id that was not
+    return CodedTable({c: distincts[c] for c in ("run", "qid", "measure", "run_b")}, codes, value, pair,  # UTF-8
+                      object_ids=kept)
 
 
 def _delimited_rows(lines: list[str], first: int, delim: str, width: int, pos: list[int], pos_b: int | None,
@@ -405,7 +425,7 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
     if head.startswith("{"):
         fast_json = _json_columns(text)
         if fast_json is not None:
-            return _coded(fast_json[0], name, fast_json[1])
+            return _coded_codes(fast_json[0], name, fast_json[1])
         pair = _json_rows(lines, first, name, rows, summaries)
     else:
         delim = "\t" if "\t" in head else ","

@@ -49,9 +49,9 @@ def _samples(table: list[str], shapes: list[ShapeLines]) -> bool:
 
 
 def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, Any], bool] | None:
-    """The columns (``run``, ``run_b``, ``qid``, ``measure`` as lists of strings, ``value``, ``line`` 1-based) of
-    a file whose every shape :func:`is_wide`, and whether some line is a preference line; None for the per-line
-    reader."""
+    """The columns of a file whose every shape :func:`is_wide` -- ``run``, ``run_b``, ``qid`` as codes into
+    ``strings`` (each string once), ``measure`` as codes into ``measure_names``, ``value``, ``line`` 1-based --,
+    and whether some line is a preference line; None for the per-line reader."""
     if not _samples(table, shapes):
         return None
     codes = dict(zip(table, range(len(table)), strict=True))  # (C-level: the table holds every distinct string)
@@ -113,7 +113,11 @@ def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, 
         is_held = np.fromiter(map(held.__contains__, measure_names), bool, len(measure_names))
         keep = metric | ~is_held[laid["measure"]]
         laid = {k: v[keep] for k, v in laid.items()}
-    cols: dict[str, Any] = {k: list(map(strings.__getitem__, laid[k].tolist())) for k in ("run", "run_b", "qid")}
-    cols["measure"] = list(map(measure_names.__getitem__, laid["measure"].tolist()))
-    cols["value"], cols["line"] = laid["value"], laid["line"]
+    # codes, not strings (session 29: the reader decoded every row and coded it again): ids into ``strings``, the
+    # measures into their names (a name the keys of several line shapes hold, once)
+    distinct = list(dict.fromkeys(measure_names))
+    to_distinct = np.array([distinct.index(m) for m in measure_names], dtype=np.int64)
+    cols: dict[str, Any] = {k: laid[k].astype(np.int64) for k in ("run", "run_b", "qid")}
+    cols["measure"] = to_distinct[laid["measure"]] if len(laid["measure"]) else laid["measure"].astype(np.int64)
+    cols["value"], cols["line"], cols["strings"], cols["measure_names"] = laid["value"], laid["line"], strings, distinct
     return cols, pair_seen
