@@ -68,6 +68,9 @@ CASES = [
     ("compare", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", *SAMPLE[1:]], set(), set(), 268),
     ("compare-jsonl", "compare", ["-R", "qrels/dl19-sample.qrels", "-m", "map", "-m", "ndcg_cut.10", "-o", "jsonl",
                                   "--zero-method", "pratt", "--sign-min-diff", "0.01", *SAMPLE[1:]], set(), set(), 272),
+    # the pair layout (zelo_eval -q's preference rows) tested from the reader's codes to the records: no pandas
+    # (session 29: 665 modules before, the records a DataFrame)
+    ("compare-pairs", "compare", ["-P", "{tmp}/prefs.jsonl", "-o", "jsonl"], set(), set(), 265),
     # PNG (Pillow) and SVG (text) of the drawing layer, pref_eval/plot/canvas.py: no matplotlib at all
     ("plot-scores", "plot", ["scores", "-S", "{tmp}/s.tsv", "-o", "{tmp}/p.png", "-Q"], set(),
      {"gzip", "tempfile"}, 330),

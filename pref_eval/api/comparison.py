@@ -349,17 +349,18 @@ def _compare_preference_rows(pref_df: Any, test_list: list[str], *, baseline: st
     """The tests on the per-pair preference measures: (records or None, the tests applied). ``baseline``
     (a per-query file's pairs; ``-R`` makes only the baseline's pairs): keep the pairs with the baseline,
     as (other, baseline), so the correction's family is those R - 1 pairs, as with ``-R``."""
-    from ..stats.compare import compare_preferences
+    from ..stats.compare import preference_records
 
     pref_tests = [t for t in test_list if t != "tukey"]
     if len(pref_tests) < len(test_list):
         log.warn("the randomised Tukey HSD needs per-run values; not applied to preference measures")
     if baseline is not None:
-        pref_df = _baseline_pairs(pref_df.frame() if hasattr(pref_df, "frame") else pref_df, baseline)
+        pref_df = (_baseline_pairs_coded(pref_df, baseline) if hasattr(pref_df, "distinct") else
+                   _baseline_pairs(pref_df, baseline))
     if not pref_tests:
         return None, pref_tests
-    records, nq, dropped = compare_preferences(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
-                                               tests=pref_tests, **settings)
+    records, nq, dropped = preference_records(pref_df, complete=complete, measures=measure_sel, runs=run_sel,
+                                              tests=pref_tests, **settings)
     empty = [m for m, n in nq.items() if n == 0]
     if empty:  # (before session 23: nan records, exit 0)
         from ..io.textfile import display_name
@@ -392,6 +393,43 @@ def _baseline_pairs(pref_df: Any, baseline: str) -> Any:
     return out.iloc[np.argsort(np.fromiter(map(index.__getitem__, out["run"]), np.int64, len(out)), kind="stable")]
 
 
+def _baseline_pairs_coded(table: Any, baseline: str) -> Any:
+    """:func:`_baseline_pairs` of a reader's :class:`~pref_eval.io.coded.CodedTable` (session 29: no DataFrame):
+    the same rows, runs turned and values negated, in the same order; ``run`` and ``run_b`` then share one list
+    of names."""
+    import numpy as np
+
+    from ..io.coded import CodedTable
+
+    # one list of the runs of both columns: their order of first appearance row by row (run, run_b, run, ...)
+    both = [*table.names["run"], *table.names["run_b"]]
+    once = dict.fromkeys(both)
+    index = dict(zip(once, range(len(once)), strict=True))
+    to_once = np.fromiter(map(index.__getitem__, both), np.int64, len(both))
+    run = to_once[table.codes["run"]]
+    run_b = to_once[table.codes["run_b"] + len(table.names["run"])]
+    laid = np.stack([run, run_b], axis=1).reshape(-1)
+    first = np.full(len(once), laid.size, np.int64)
+    np.minimum.at(first, laid, np.arange(laid.size, dtype=np.int64))
+    present = np.flatnonzero(first < laid.size)
+    names_once = list(once)
+    names = [names_once[c] for c in present[np.argsort(first[present], kind="stable")].tolist()]
+    b = index[_resolve_run(baseline, names)]
+    rows = np.concatenate([np.flatnonzero(run_b == b), np.flatnonzero(run == b)])
+    turned = np.arange(rows.size) >= np.count_nonzero(run_b == b)
+    new_run = np.where(turned, run_b[rows], run[rows])
+    new_run_b = np.where(turned, run[rows], run_b[rows])
+    value = np.where(turned, -table.value[rows], table.value[rows])
+    rank = np.empty(len(once), np.int64)
+    rank[[index[n] for n in names]] = np.arange(len(names))
+    order = np.argsort(rank[new_run], kind="stable")  # the other runs in the file's order, as -R's command line
+    rows, new_run, new_run_b, value = rows[order], new_run[order], new_run_b[order], value[order]
+    codes = {"run": new_run, "qid": table.codes["qid"][rows], "measure": table.codes["measure"][rows],
+             "run_b": new_run_b}
+    return CodedTable({"run": names_once, "qid": table.names["qid"], "measure": table.names["measure"],
+                       "run_b": names_once}, codes, value, True, table.object_ids)
+
+
 def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, digits: int, correction: str,
                      markers: tuple[str, str]) -> str:
     """The report: one CSV / JSON lines table of every record, or the tables of means with significance
@@ -399,11 +437,15 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
     measures)."""
     from ..output.comparisons import format_pref_table, format_table, records_csv, records_jsonl
 
+    from ..stats.compare import Records
+
     parts = [p for p in ((result.record_table if result is not None else None), pref_records) if p is not None]
     if not parts:
         raise UsageError("nothing to compare (no measure with values for at least two runs)")
     if fmt in ("jsonl", "csv"):
-        if len(parts) > 1:
+        if len(parts) > 1 and isinstance(pref_records, Records):  # (the codes' records: no DataFrame)
+            records = Records([*result.record_table.blocks, *pref_records.blocks])
+        elif len(parts) > 1:
             import pandas as pd
 
             records = pd.concat([result.records, pref_records], ignore_index=True)
@@ -413,6 +455,6 @@ def _comparison_text(result: Any, pref_records: Any, *, fmt: str, alpha: float, 
     chunks = []
     if result is not None:
         chunks.append(format_table(result, fmt, digits, markers[0]))
-    if pref_records is not None and not pref_records.empty:
+    if pref_records is not None and len(pref_records):
         chunks.append(format_pref_table(pref_records, fmt, markers[1], alpha, correction, digits))
     return "\n".join(chunks)

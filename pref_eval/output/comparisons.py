@@ -263,12 +263,15 @@ def _csv_field(value: Any) -> str:
     return buf.getvalue()[:-2]
 
 
-def format_pref_table(records: pd.DataFrame, fmt: str, test: str, alpha: float, correction: str,
+def format_pref_table(records: Records | pd.DataFrame, fmt: str, test: str, alpha: float, correction: str,
                       digits: int = 4) -> str:
     """Preference measures: one row per pair of runs, one column per measure,
     the mean per-query preference of run_a over run_b, ``*`` when its
     adjusted p-value (``test``) is below alpha."""
-    rec = records[records["test"] == test]
+    cols = _columns(records)
+    kept = [t == test for t in cols["test"]]
+    rec = {k: list(itertools.compress(cols[k], kept))
+           for k in ("measure", "run_a", "run_b", "mean_diff", "significant", "n_queries")}
     measures = list(dict.fromkeys(rec["measure"]))
     pairs = list(dict.fromkeys(zip(rec["run_a"], rec["run_b"], strict=False)))
     cell = {}

@@ -662,8 +662,15 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
     (it needs the per-run values). Returns a DataFrame of records (same keys
     as :func:`compare`).
     """
-    params = _params(tests, correction, alpha, resamples, seed, zero_method, wilcoxon_method,
-                     confidence, ci_method, sign_min_diff)
+    return _frame([_difference_block(D, labels, measure, run_a, run_b, dict(
+        tests=tests, correction=correction, alpha=alpha, resamples=resamples, seed=seed, zero_method=zero_method,
+        wilcoxon_method=wilcoxon_method, confidence=confidence, ci_method=ci_method, sign_min_diff=sign_min_diff))])
+
+
+def _difference_block(D: np.ndarray, labels: Sequence[str] | None, measure: str, run_a: Sequence[str] | None,
+                      run_b: Sequence[str] | None, settings: dict[str, Any]) -> list:
+    """:func:`compare_differences`' records as a :class:`Records` block (a dict of columns per test)."""
+    params = _params(**settings)
     tests = params["tests"]
     if "tukey" in tests:
         raise UsageError("the randomised Tukey HSD needs per-run values, not differences")
@@ -693,8 +700,7 @@ def compare_differences(D: np.ndarray, *, labels: Sequence[str] | None = None, m
             a_names.append(a if sep else str(lab))
             b_names.append(b if sep else None)
     results = _run_tests(D, tests, params)
-    block = _assemble(measure, a_names, b_names, D.shape[1], D, results, tests, params)
-    return _frame([block])
+    return _assemble(measure, a_names, b_names, D.shape[1], D, results, tests, params)
 
 
 def _refuse_missing_pair(measure: str, pairs: list[tuple[str, str]], qids: list[str], present: np.ndarray) -> None:
@@ -755,6 +761,19 @@ def compare_preferences(values: pd.DataFrame | CodedTable, *, complete: bool = F
     arguments as :func:`compare_differences`. Returns (records DataFrame,
     {measure: n_queries}, {measure: dropped qids}).
     """
+    records, nq, dropped = preference_records(values, complete=complete, measures=measures, runs=runs, **kwargs)
+    if isinstance(records, Records):  # (as the frames of each measure's records were put together)
+        import pandas as pd
+
+        records = pd.concat([_frame([block]) for block in records.blocks], ignore_index=True)
+    return records, nq, dropped
+
+
+def preference_records(values: pd.DataFrame | CodedTable, *, complete: bool = False,
+                       measures: Sequence[str] | None = None, runs: Sequence[str] | None = None,
+                       **kwargs: Any) -> tuple[Records | pd.DataFrame | None, dict[str, int], dict[str, list[str]]]:
+    """:func:`compare_preferences` with the records of a reader's codes as a :class:`Records` (session 29:
+    ``zelo_compare -P`` on the pair layout imports no pandas); a DataFrame ``values`` gives a DataFrame."""
     coded = _coded_rows(values)
     if coded is not None:  # a reader's codes (session 28: no DataFrame)
         from .compare_coded import compare_coded_preferences
@@ -781,13 +800,13 @@ def compare_preferences(values: pd.DataFrame | CodedTable, *, complete: bool = F
     dropped: dict[str, list] = {}
     for m in measure_list:
         pairs, qids, X = _pair_matrix(df[df["measure"] == m])
-        frames.append(_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs))
+        frames.append(_frame([_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs)]))
     records = pd.concat(frames, ignore_index=True) if frames else None
     return records, nq, dropped
 
 
 def _measure_compared(m: str, pairs: list[tuple[str, str]], qids: list[str], X: np.ndarray, complete: bool,
-                      nq: dict[str, int], dropped: dict[str, list], kwargs: dict) -> pd.DataFrame:
+                      nq: dict[str, int], dropped: dict[str, list], kwargs: dict) -> list:
     """One measure's pair rows ``X`` (pairs x queries, NaN where a pair has no value) compared: a missing value
     refused with ``complete``, else its query left out (``nq[m]`` the queries kept, ``dropped[m]`` those left
     out); differences rounded to 12 decimals (the paired tests' noise rule)."""
@@ -797,6 +816,11 @@ def _measure_compared(m: str, pairs: list[tuple[str, str]], qids: list[str], X: 
     keep = np.ones(len(qids), bool) if complete else present.all(axis=0)
     nq[m] = int(keep.sum())
     dropped[m] = [q for q, k in zip(qids, keep, strict=False) if not k]
-    return compare_differences(np.round(X[:, keep], 12), measure=m, run_a=[p[0] for p in pairs],
-                               run_b=[p[1] for p in pairs], **kwargs)
+    import inspect
+
+    settings = {k: p.default for k, p in inspect.signature(compare_differences).parameters.items()
+                if p.kind is p.KEYWORD_ONLY and k not in ("labels", "measure", "run_a", "run_b")}
+    settings.update(kwargs)  # (the defaults compare_differences gives the settings not given)
+    return _difference_block(np.round(X[:, keep], 12), None, m, [p[0] for p in pairs], [p[1] for p in pairs],
+                             settings)
 

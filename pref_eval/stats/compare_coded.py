@@ -10,22 +10,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import UsageError, shown
-from .compare import _code_of, _measure_compared
+from .compare import Records, _code_of, _measure_compared
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..io.coded import CodedTable
 
 
 def compare_coded_preferences(table: CodedTable, complete: bool, measures: Sequence[str] | None,
-                               runs: Sequence[str] | None, kwargs: dict) -> tuple[pd.DataFrame | None, dict[str, int],
+                               runs: Sequence[str] | None, kwargs: dict) -> tuple[Records | None, dict[str, int],
                                                                                  dict[str, list[str]]]:
     """:func:`pref_eval.stats.compare.compare_preferences` of a reader's :class:`~pref_eval.io.coded.CodedTable`
     (the reader keeps no summary row and no second row of a (pair, query, measure); its values are finite): the
-    same pairs (first-row order), queries (sorted) and matrices from the codes."""
-    import pandas as pd
-
+    same pairs (first-row order), queries (sorted) and matrices from the codes; the records as a
+    :class:`~pref_eval.stats.compare.Records` (session 29: no DataFrame, no pandas import)."""
     keep = np.ones(len(table), bool)
     if runs:
         wanted = set(runs)
@@ -40,14 +37,14 @@ def compare_coded_preferences(table: CodedTable, complete: bool, measures: Seque
                          "leave the row out for a missing value")
     table = table.subset(keep)
     all_measures = table.distinct("measure")
-    frames: list = []
+    blocks: list = []
     nq: dict[str, int] = {}
     dropped: dict[str, list] = {}
     for m in [m for m in (measures or all_measures) if m in all_measures]:
         rows = np.flatnonzero(table.codes["measure"] == table.names["measure"].index(m))
         pairs, qids, X = coded_pair_matrix(table, rows)
-        frames.append(_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs))
-    return (pd.concat(frames, ignore_index=True) if frames else None), nq, dropped
+        blocks.append(_measure_compared(m, pairs, qids, X, complete, nq, dropped, kwargs))
+    return (Records(blocks) if blocks else None), nq, dropped
 
 
 def coded_pair_matrix(table: CodedTable, rows: np.ndarray) -> tuple[list[tuple[str, str]], list[str], np.ndarray]:
