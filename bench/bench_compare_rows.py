@@ -1,5 +1,6 @@
 """zelo_compare -P and zelo_plot -P on a large per-query table: CPU time of the commands as a user runs them
-(session 25, a35; session 26, p36: both inputs, the ratio; session 28, s38: pref_eval.py's wide lines, the plots).
+(session 25, a35; session 26, p36: both inputs, the ratio; session 28, s38: pref_eval.py's wide lines, the plots;
+session 29, s39: the baseline, the runi/runj layout).
 
     python bench/bench_compare_rows.py [--runs 100] [--queries 1000] [--measures 10] [--wide-runs 45]
                                        [--repeat 5] [--before DIR] [--write]
@@ -9,7 +10,8 @@ runs x queries x measures rows to a scratch directory -- as ``zelo_eval -q -o ts
 (pandas' ``to_csv`` of an ir-measures / ranx per-query frame, ``run,qid,measure,value``) and as
 ``zelo_eval -q -o jsonl``'s JSON lines --, and pref_eval.py's wide JSON lines (``pref_eval.py -q``: a
 ``"type": "preference"`` line per pair of ``--wide-runs`` runs and query with rpp, sgnLP and ndcg@5, a
-``"type": "metric"`` line per run and query with ndcg@5), then runs
+``"type": "metric"`` line per run and query with ndcg@5; also with ``--baseline sys00 -o text``) and the same
+runs' runi/runj TSV (``zelo_eval -q -o tsv``: rpp per pair and query, ndcg@5 per run and query), then runs
 ``python -m pref_eval.cli.compare -P FILE --tests t -o jsonl --output OUT -Q`` on each, and
 ``python -m pref_eval.cli.plot systems|pairs -P TSV -m m0 -o OUT.svg -Q`` on the TSV, ``--repeat`` times, and
 prints the least user+sys CPU seconds of the child (``resource.getrusage(RUSAGE_CHILDREN)``; the least of
@@ -67,6 +69,22 @@ def _wide(path: str, runs: int, queries: int) -> None:
             f.write("".join(lines))
 
 
+def _pairs(path: str, runs: int, queries: int) -> None:
+    """``zelo_eval -q -o tsv``'s runi/runj layout of a preference measure: a row per pair and query (rpp) and a
+    row per run and query (ndcg@5, runj empty)."""
+    import numpy as np
+
+    rng = np.random.default_rng(13)
+    ndcg = np.round(rng.random((runs, queries)), 4)
+    rpp = np.round(rng.normal(0, 0.5, (runs, runs, queries)), 4)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("runi\trunj\tqid\tmeasure\tvalue\n")
+        for q in range(queries):
+            f.write("".join(f"sys{i:02d}\tsys{j:02d}\tq{q}\trpp\t{rpp[i, j, q]}\n"
+                            for i in range(runs) for j in range(i + 1, runs)))
+            f.write("".join(f"sys{i:02d}\t\tq{q}\tndcg@5\t{ndcg[i, q]}\n" for i in range(runs)))
+
+
 def _once(code: str, argv: list[str], cwd: str) -> tuple[float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", *argv], check=True, env={**os.environ, "PYTHONPATH": code},
@@ -93,6 +111,9 @@ def main() -> None:
               ("`zelo_compare -P` CSV (a per-query frame's `to_csv`)", "perquery.csv", ",", compare, "jsonl"),
               ("`zelo_compare -P` JSON lines (`zelo_eval -q -o jsonl`)", "perquery.jsonl", "jsonl", compare, "jsonl"),
               ("`zelo_compare -P` pref_eval.py's wide JSON lines", "wide.jsonl", "wide", compare, "jsonl"),
+              ("`zelo_compare -P` the wide lines `--baseline sys00 -o text`", "wide.jsonl", None,
+               [*compare[:3], "--baseline", "sys00", "--tests", "t", "-o", "text", *compare[7:]], "txt"),
+              ("`zelo_compare -P` runi/runj TSV (`zelo_eval -q -o tsv`, rpp)", "pairs.tsv", "pairs", compare, "jsonl"),
               *((f"`zelo_plot {kind} -P` TSV", "perquery.tsv", None, [a.replace("{kind}", kind) for a in plot], "svg")
                 for kind in ("systems", "pairs"))]
     best: dict[tuple[str, str], float] = {}
@@ -102,6 +123,8 @@ def main() -> None:
             table = os.path.join(tmp, file)
             if sep == "wide":
                 _wide(table, args.wide_runs, args.queries)
+            elif sep == "pairs":
+                _pairs(table, args.wide_runs, args.queries)
             elif sep is not None:
                 _table(table, args.runs, args.queries, args.measures, sep)
             outs = [os.path.join(tmp, f"out{k}.{ext}") for k in range(len(sides))]
