@@ -96,3 +96,45 @@ def test_ece_and_buckets_equal_scikit_learn_quantile_bins(tmp_path, pairs, n_buc
     assert ours_obs == pytest.approx(list(prob_true), abs=1e-12)
     assert got["ece"][0] == pytest.approx(float(np.mean(np.abs(prob_true - prob_pred))), abs=1e-12)
     assert f"bucket{n_buckets + 1:02d}.predicted" not in got
+
+
+@pytest.mark.parametrize("side", ["start", "end"])
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_ties_across_a_cut_against_scikit_learn(side, seed):
+    """Ties across a cut (session 29; j38 left them without an outside oracle). scikit-learn's quantile bins are
+    cut by value at ``numpy.percentile`` edges and an entry equal to an edge goes to the lower bin
+    (``numpy.searchsorted``'s left side; read in scikit-learn 1.9.1's source), so a run of equal mu around a cut
+    lies wholly in the lower bin: the cut moves to the run's end. zelo_agree's rule moves it to the nearer end of
+    the run. Where every run around a cut is nearer its end (``side="end"``) the two must give the same bins;
+    where every run is nearer its start, the same holds for the mirrored entries (1 - mu, 1 - y: ours is
+    symmetric, scikit-learn's is not, so it is asked about the mirror). Through the building block
+    ``agree.calibration.buckets`` (entries not symmetrised), N = B * 40 entries, runs of 3-12 equal values around
+    some of the cuts; every bin's predicted and observed mean to 1e-12, and ECE weighted by the bins' sizes (here
+    unequal: Naeini et al.'s P(i))."""
+    calibration = pytest.importorskip("sklearn.calibration")
+    from pref_eval.agree.calibration import buckets, ece
+
+    rng = np.random.default_rng(seed)
+    B, m = 8, 40
+    N = B * m
+    mu = np.sort(rng.random(N))
+    for b in range(1, B):
+        if rng.random() < 0.7:
+            near, far = sorted(rng.integers(1, 7, size=2).tolist())
+            if near == far:
+                far += 1
+            d_lo, d_hi = (near, far) if side == "start" else (far, near)
+            mu[b * m - d_lo:b * m + d_hi] = mu[b * m - d_lo]  # a run across the cut b*m, nearer one of its ends
+    mu = np.round(mu, 12)
+    y = (rng.random(N) < 0.15 + 0.7 * mu).astype(float)
+    ours = buckets(mu, y, B)
+    assert (ours.n != m).any()  # the runs moved some cuts
+    if side == "end":
+        prob_true, prob_pred = calibration.calibration_curve(y, mu, n_bins=B, strategy="quantile")
+    else:  # the mirror's bins, back in mu's order
+        t, p = calibration.calibration_curve(1 - y, 1 - mu, n_bins=B, strategy="quantile")
+        prob_true, prob_pred = (1 - t)[::-1], (1 - p)[::-1]
+    assert list(ours.predicted) == pytest.approx(list(prob_pred), abs=1e-12)
+    assert list(ours.observed) == pytest.approx(list(prob_true), abs=1e-12)
+    want = float(np.sum(ours.n / N * np.abs(prob_true - prob_pred)))
+    assert ece(ours) == pytest.approx(want, abs=1e-12)
