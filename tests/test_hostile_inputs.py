@@ -379,3 +379,28 @@ def test_api_id_with_a_nul_refused(form):
     with pytest.raises(InputError) as info:
         pref_eval.evaluate({"1": {"a": 1}}, {"1": {"a\0": 1.0}}, ["map"])
     assert str(info.value) == f"run:1: {NUL_ID}"
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "  \n"])
+def test_pairs_add_of_no_judgment_refused(ws, content):
+    """``zelo_pairs add -J EMPTY --format jsonl``: a batch of nothing was added to the state (rewritten, exit 0; a
+    second add said "already added"). Now refused, the state unchanged, as a file of judgments of no requested pair
+    is."""
+    (ws / "none.jsonl").write_text(content)
+    before = digest_tree(ws)
+    res = run_inproc("zelo_pairs", ["add", "--state", "rs.json", "-J", "none.jsonl", "--format", "jsonl"], ws)
+    assert _one_line(res, "zelo_pairs") == ("zelo_pairs: none.jsonl: no judgment in it: nothing was added, rs.json "
+                                            "is unchanged\n")
+    assert digest_tree(ws) == before
+
+
+@pytest.mark.parametrize("files", [["none.txt"], ["none.txt", "none.txt"]])
+def test_fit_of_no_judgment_refused(ws, files):
+    """``zelo_fit -J EMPTY --format clarke3 -o s.tsv`` wrote a score file of its header alone (exit 0), which
+    every reader of score files refuses ("no score rows after the header")."""
+    (ws / "none.txt").write_text("")
+    argv = [a for f in files for a in ("-J", f)]
+    res = run_inproc("zelo_fit", [*argv, "--format", "clarke3", "-Q", "-o", "s.tsv"], ws)
+    said = "it" if len(files) == 1 else "any of these files"
+    assert _one_line(res, "zelo_fit") == f"zelo_fit: {', '.join(files)}: no judgment in {said}: nothing to fit\n"
+    assert not (ws / "s.tsv").exists()

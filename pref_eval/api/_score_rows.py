@@ -49,12 +49,10 @@ def _refuse_unread_score_file(qrels: Any, names: list[str]) -> None:
         raise InputError(name, 0, f"no such file ({want})")
     if os.path.getsize(path) == 0:
         raise InputError(name, 0, f"empty file, {want}")
-    from ..io.textfile import read_input_bytes
+    from ..io.zelo_scores import header_line
 
-    data = read_input_bytes(path)  # (on this error's path only)
-    at = data.find(b"\nqid\tdocno\tscore\tse")
-    if at >= 0:  # lines sorted or concatenated: the header is no longer first, and the file read as TREC qrels
-        line = data[:at + 1].count(b"\n") + 1
+    line = header_line(path)
+    if line:  # lines sorted or concatenated: the header is no longer first, and the file read as TREC qrels
         raise InputError(name, line, "zelo_fit's header 'qid<TAB>docno<TAB>score<TAB>se' is not on the first line, "
                                      f"{want}")
 

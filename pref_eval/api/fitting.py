@@ -313,6 +313,11 @@ def _read_fit_inputs(paths: list[str], *, fmt: str | None, ties: str, dataset: s
             extra = table.queries[before:]
             what = "ignored, as zbench does" if compat == "zbench" else "they are fitted too"
             log.warn(f"{len(extra)} queries in {path} are not in the dataset (e.g. {shown(extra[0])}); {what}")
+    if not table.queries:  # (an empty file read with --format: a header alone was written, exit 0)
+        from ..io.textfile import display_name
+
+        raise InputError(", ".join(map(display_name, paths)), 0, "no judgment in " + (
+            "it" if len(paths) == 1 else "any of these files") + ": nothing to fit")
     return table, n_dataset, records
 
 

@@ -384,6 +384,10 @@ def _add_files(state: str, judgments: Sequence[str], fmt: str | None, log: Any, 
         if summary is None:
             log.warn(f"{path}: this batch was already added (identical content); nothing changed")
             continue
+        if not (summary["unrequested"] or summary["used"] or summary["duplicate"]):  # (was a batch of nothing added)
+            from ..errors import InputError
+
+            raise InputError(path, 0, f"no judgment in it: nothing was added, {state} is unchanged")
         if summary["unrequested"] and not summary["used"] and not summary["duplicate"]:
             from ..errors import InputError
 

@@ -49,6 +49,14 @@ def what_score_file(path: str) -> str:
     return f"{display_name(path)} is read as a zELO score file (its first line is zelo_fit's header)"
 
 
+def header_line(path: str) -> int:
+    """The line of ``path`` holding zelo_fit's score header after the first (its lines sorted, files
+    concatenated), 0 when none does (read whole: for an error's message only)."""
+    data = read_input_bytes(path)
+    at = data.find(b"\nqid\tdocno\tscore\tse")
+    return data[:at + 1].count(b"\n") + 1 if at >= 0 else 0
+
+
 def stream_misread(path: Any, data: bytes, expected: str) -> str | None:
     """Why a stream (standard input, a pipe, a FIFO: ``-``, ``/dev/stdin``, ``<(zcat f.gz)``) whose first line is
     a zELO score file's -- zelo_fit's header, or a JSON object as zbench's JSON lines start -- failed as
