@@ -63,3 +63,36 @@ def test_a_visible_character_between_pieces_is_no_separator(code):
     assert unicodedata.category(chr(code)) != "Cf"
     text = f"pieces: {_cut(OPENAI_KEY[8:], chr(code), 4)}"
     assert Redactor(OPENAI_KEY)(text) == text
+
+
+def test_four_key_bytes_in_hex_apart_are_ordinary_text():
+    """Hex bytes apart by separators are the key's by runs of 16 digits, 8 of its bytes (docs/zelo_judge.md: 8
+    digits turn up in hashes and ids of ordinary text): a fingerprint sharing the key's first 4 or 7 bytes is kept,
+    8 bytes are replaced (mutant ``HEX_RUN = 2 * MIN_RUN`` -> ``1 * MIN_RUN`` replaced runs of 8 digits)."""
+    from pref_eval.judge.redact import Redactor
+
+    head = OPENAI_KEY.encode()
+    for n in (4, 7):
+        text = "cert fingerprint " + ":".join(f"{b:02x}" for b in head[:n] + b"\x9a\x01\x02") + " ok"
+        assert Redactor(OPENAI_KEY)(text) == text
+    text = "cert fingerprint " + ":".join(f"{b:02x}" for b in head[:8] + b"\x9a\x01\x02") + " ok"
+    assert Redactor(OPENAI_KEY)(text) == "cert fingerprint ***:9a:01:02 ok"
+
+
+def test_a_stream_is_looked_at_after_its_last_4096_characters():
+    """docs/zelo_judge.md: a cmd: judge's standard error, each piece looked at after the last 4,096 characters
+    before it -- no more (a long-running judge's whole history would be searched again on every write) and no
+    fewer (mutants ``TAIL = 4096`` -> 0: the whole stream kept and searched each time; 4095)."""
+    from pref_eval.judge.redact import Redactor, StreamRedactor
+
+    seen: list[int] = []
+
+    class Counting(Redactor):
+        def spans(self, text: str) -> list[tuple[int, int]]:
+            seen.append(len(text))
+            return super().spans(text)
+
+    stream = StreamRedactor(Counting(OPENAI_KEY))
+    pieces = [f"step {i}: " + "x" * 990 + "\n" for i in range(10)]
+    assert "".join(stream(p) for p in pieces) == "".join(pieces)
+    assert seen == [min(4096, sum(map(len, pieces[:i]))) + len(pieces[i]) for i in range(10)]
