@@ -96,3 +96,20 @@ def test_a_stream_is_looked_at_after_its_last_4096_characters():
     pieces = [f"step {i}: " + "x" * 990 + "\n" for i in range(10)]
     assert "".join(stream(p) for p in pieces) == "".join(pieces)
     assert seen == [min(4096, sum(map(len, pieces[:i]))) + len(pieces[i]) for i in range(10)]
+
+
+def test_a_key_of_exactly_8_characters_gets_every_form():
+    """Only a key shorter than 8 characters is redacted whole only; one of exactly 8 (a local server's token)
+    is found in base64 inside HTTP Basic authentication, backwards and in hexadecimal too (mutant ``len(key) <
+    MIN_RUN`` -> ``<=``). Oracle: ``base64.b64encode`` of ``user:KEY`` (RFC 7617) and ``bytes.hex``."""
+    import base64
+
+    from pref_eval.judge.redact import Redactor
+
+    key = "t0k3n-42"
+    basic = base64.b64encode(f"user:{key}".encode()).decode()
+    assert basic == "dXNlcjp0MGszbi00Mg=="
+    redact = Redactor(key)
+    assert redact(f"Authorization: Basic {basic}") == "Authorization: Basic dXNlcjp***g=="
+    assert redact(f"key={key[::-1]} end") == "key=*** end"
+    assert redact(f"dump {key.encode().hex()} end") == "dump *** end"
