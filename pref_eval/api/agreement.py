@@ -106,6 +106,8 @@ def agree(
     if log is not None:
         _warn_copies(records, log)
         _warn_nothing_to_compare(records, log)
+        if "calibration" in levels and calibration == "auto" and tuple(levels) != ("pair", "calibration", "document"):
+            _warn_no_calibration(records, judgments, names, log)  # asked for (-l calibration): say why none came
     if output is not None:
         from ..output.agree import write_records
         from ..output.atomic import command_output
@@ -153,3 +155,17 @@ def _warn_nothing_to_compare(records: list, log: Any) -> None:
         if len(values) > 1 and len(set(values)) == 1:
             log.warn(f"every run has the same mean ({values[0]:g}) under {judge}'s qrels: its ordering of the runs "
                      "is one tie (kendall_tau_b undefined; tau_ap's 0 is its expectation over random tie-breaks)")
+
+
+def _warn_no_calibration(records: list, judgments: list, names: list[str] | None, log: Any) -> None:
+    """A judge left out of the calibration level that was asked for: its pair scores are not graded (0, 1/2 and 1
+    only: one judge's signs, two judges' ensemble), so ``--calibration auto`` skips it -- the table had no row
+    and no word (u39, session 29)."""
+    from ..agree.report import judge_names
+
+    got = {r.judge_b for r in records if r.level == "calibration"}
+    for name in judge_names(list(judgments), names)[1:]:
+        if name not in got:
+            log.warn(f"{name}: no calibration records: its pair scores take only the values 0, 1/2 and 1 (not "
+                     f"graded), which {option_value('calibration', '--calibration', 'auto')} skips; "
+                     f"{option_value('calibration', '--calibration', 'always')} computes them")
