@@ -32,7 +32,10 @@ def test_results_keyed_by_ir_measures_objects_of_other_spellings():
         warnings.simplefilter("ignore")
         ours = pref_eval.calc_aggregate(names, QRELS, RUN)
         by_evaluator = pref_eval.evaluator(names, QRELS).calc_aggregate(RUN)
-    theirs = irm.calc_aggregate(objects, irm.read_trec_qrels(QRELS), irm.read_trec_run(RUN))
+    # one ir-measures call per measure: given nDCG@10 and nDCG(gains=...)@10 in ONE call, ir-measures 0.4.3 (its
+    # pytrec_eval provider) returns 0.0 for the gains measure on some PYTHONHASHSEEDs (1 and 2 of 0-7 here), its
+    # measures grouped in a set; each alone gives its value whatever the seed
+    theirs = {m: irm.calc_aggregate([m], irm.read_trec_qrels(QRELS), irm.read_trec_run(RUN))[m] for m in objects}
     for m in objects:
         assert m in ours and ours[m] == pytest.approx(theirs[m], rel=1e-12), m
         assert ours.get(m) == by_evaluator[m]
