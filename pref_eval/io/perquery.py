@@ -193,6 +193,10 @@ def _trec_eval_hint(head: str) -> str:
             "`zelo_compare -R QRELS -m MEASURE RUN...`")
 
 
+# the ASCII characters str.strip strips (str.isspace, re's \s): a field holding none needs no strip
+_ASCII_SPACE = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+
+
 def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos: list[int], pos_b: int | None,
                        pos_s: int | None) -> dict[str, Any] | None:
     """The columns of a TSV/CSV per-query file's rows (``body``: the lines after the header, the first being
@@ -214,7 +218,10 @@ def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos:
         return None
     fields = text.split(delim)
     # a field is stripped of white space (str.strip's, which re's \s matches) -- none to strip in the common case
-    padded = re.search(r"[^\S\t]" if delim == "\t" else r"\s", text) is not None
+    if text.isascii():  # (a search per character, not the regex's scan of every one: session 29)
+        padded = any(c in text for c in _ASCII_SPACE if c != delim)
+    else:
+        padded = re.search(r"[^\S\t]" if delim == "\t" else r"\s", text) is not None
 
     def column(p: int) -> list[str]:
         return list(map(str.strip, fields[p::width])) if padded else fields[p::width]
@@ -224,8 +231,8 @@ def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos:
     if pos_s is not None and len(dict.fromkeys(column(pos_s))) > 1:
         return None
     line = np.flatnonzero(keep) + line0
-    summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
-    if summary.any():
+    if qid.count("all"):  # (a count of the column, no array of a comparison per row unless there is one)
+        summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
         where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
         if len({(run[i], run_b[i] if run_b is not None else "", measure[i]) for i in where}) < len(where):
             return None
