@@ -113,3 +113,19 @@ def test_a_key_of_exactly_8_characters_gets_every_form():
     assert redact(f"Authorization: Basic {basic}") == "Authorization: Basic dXNlcjp***g=="
     assert redact(f"key={key[::-1]} end") == "key=*** end"
     assert redact(f"dump {key.encode().hex()} end") == "dump *** end"
+    assert redact("dump " + ":".join(f"{b:02x}" for b in key.encode()) + " end") == "dump *** end"  # (mutant
+    # ``len(key) >= MIN_RUN`` -> ``>`` for the bytes apart: no hex group for such a key)
+
+
+@pytest.mark.parametrize("width, replaced", [(8, False), (10, False), (11, True), (12, True)])
+def test_base64_of_base64_is_replaced_by_runs_of_11(width, replaced):
+    """Base64 of the key's base64 (``base64.b64encode`` twice): runs of ceil(8 * 4 / 3) = 11 characters carry the
+    information of 8 characters of the key's base64 and are replaced; 10 or fewer are left, as base64 of ordinary
+    text may hold them (docs/zelo_judge.md; mutants of ``-(-MIN_RUN * 4 // 3)``: 4 -> 3 or 5, 3 -> 2 or 4)."""
+    import base64
+
+    from pref_eval.judge.redact import Redactor
+
+    twice = base64.b64encode(base64.b64encode(OPENAI_KEY.encode())).decode()
+    window = twice[20:20 + width]
+    assert Redactor(OPENAI_KEY)(f"x {window} y") == ("x *** y" if replaced else f"x {window} y")
