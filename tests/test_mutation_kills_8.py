@@ -129,3 +129,16 @@ def test_base64_of_base64_is_replaced_by_runs_of_11(width, replaced):
     twice = base64.b64encode(base64.b64encode(OPENAI_KEY.encode())).decode()
     window = twice[20:20 + width]
     assert Redactor(OPENAI_KEY)(f"x {window} y") == ("x *** y" if replaced else f"x {window} y")
+
+
+def test_a_short_key_in_a_long_text():
+    """A local server's placeholder key (``EMPTY``: shorter than 8, redacted whole) in an answer longer than
+    :data:`SHORT` characters, whose windows are looked up by their hashes: the key's one window has one hash,
+    and a window hashing above it is clamped to the table's first entry (mutants ``at[at == len(hashes)] = 0`` ->
+    1 / 2: an IndexError on every long text for such a key). Oracle: ``str.replace``."""
+    from pref_eval.judge.redact import SHORT, Redactor
+
+    text = "The model answered at length. " * 10 + "Bearer EMPTY was sent. " + "More words follow here. " * 5
+    assert len(text) > SHORT
+    assert Redactor("EMPTY")(text) == text.replace("EMPTY", "***")
+    assert Redactor("EMPTY")(text.replace("EMPTY", "empt")) == text.replace("EMPTY", "empt")
