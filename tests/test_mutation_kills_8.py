@@ -142,3 +142,21 @@ def test_a_short_key_in_a_long_text():
     assert len(text) > SHORT
     assert Redactor("EMPTY")(text) == text.replace("EMPTY", "***")
     assert Redactor("EMPTY")(text.replace("EMPTY", "empt")) == text.replace("EMPTY", "empt")
+
+
+def test_a_key_over_two_xxd_lines_is_one_run():
+    """A 14-byte key over two lines of ``xxd`` (7 bytes a line: 14 digits, fewer than a run's 16 on either side):
+    one run only once the dump's offsets and text columns are skipped. The key's bytes, from its first (``73`` in
+    the group ``7873``) to its last (``33`` in ``3320``), are replaced (mutants of ``for g in (1, 3)``, the
+    offset's and text column's groups: 0 masked whole lines, 2 the bytes -- both halves were left). Oracle: the
+    layout of xxd (checked against the tool by test_dumps_are_those_of_xxd_and_hexdump)."""
+    from test_judge_adversarial import xxd
+
+    from pref_eval.judge.redact import Redactor
+
+    key = "sk-FAKE-abc123"
+    dump = xxd(b"Bearer: x" + key.encode() + b" end of the header line")
+    assert dump.splitlines()[0].endswith("7873 6b2d 4641 4b45  Bearer: xsk-FAKE")
+    assert dump.splitlines()[1].startswith("00000010: 2d61 6263 3132 3320")
+    first, last = dump.index("7873") + 2, dump.index("3320") + 1
+    assert Redactor(key)(dump) == dump[:first] + "***" + dump[last + 1:]
