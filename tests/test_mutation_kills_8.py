@@ -160,3 +160,18 @@ def test_a_key_over_two_xxd_lines_is_one_run():
     assert dump.splitlines()[1].startswith("00000010: 2d61 6263 3132 3320")
     first, last = dump.index("7873") + 2, dump.index("3320") + 1
     assert Redactor(key)(dump) == dump[:first] + "***" + dump[last + 1:]
+
+
+def test_the_key_beside_its_hex_bytes_is_one_stretch():
+    """The key followed at once by its bytes in hex apart by colons (a debug line printing a value and its dump):
+    two runs found apart (the plain one, the hex one) that touch are one ``***`` -- ``Redactor.spans`` returns
+    stretches apart from each other -- also after an earlier stretch (mutants of ``_merged``: ``inclusive`` False,
+    ``<=`` -> ``<``, ``+ (1 ...)`` -> ``-``, ``1 if inclusive`` -> 0, ``out[-1]`` -> ``out[-0]``)."""
+    from pref_eval.judge.redact import Redactor
+
+    hexa = ":".join(f"{b:02x}" for b in OPENAI_KEY.encode())
+    redact = Redactor(OPENAI_KEY)
+    assert redact(f"a {OPENAI_KEY}{hexa} b") == "a *** b"
+    assert redact(f"a {hexa}{OPENAI_KEY} b") == "a *** b"
+    assert redact(f"x {OPENAI_KEY} y {OPENAI_KEY}{hexa} z") == "x *** y *** z"
+    assert redact.spans(f"a {OPENAI_KEY}{hexa} b") == [(2, 2 + len(OPENAI_KEY) + len(hexa) - 1)]
