@@ -175,3 +175,16 @@ def test_the_key_beside_its_hex_bytes_is_one_stretch():
     assert redact(f"a {hexa}{OPENAI_KEY} b") == "a *** b"
     assert redact(f"x {OPENAI_KEY} y {OPENAI_KEY}{hexa} z") == "x *** y *** z"
     assert redact.spans(f"a {OPENAI_KEY}{hexa} b") == [(2, 2 + len(OPENAI_KEY) + len(hexa) - 1)]
+
+
+def test_a_cut_key_in_a_long_text_beside_characters_beyond_the_bmp():
+    """An answer longer than :data:`SHORT` (the windows looked up by their rolling hashes, the separators taken
+    out by a table of code points) holding emoji (code points above U+FFFF) and the key cut by zero-width spaces
+    and a soft hyphen, and the key plain: each replaced, the rest kept (mutants of ``_prefix`` / ``_windows`` /
+    ``_squeezed``'s long path: the table's size and clamp, the hash's powers). Oracle: ``str.replace``."""
+    from pref_eval.judge.redact import SHORT, Redactor
+
+    cut = "\u200b".join(OPENAI_KEY[i:i + 5] for i in range(0, len(OPENAI_KEY), 5)).replace("Vb9", "V\u00adb9")
+    text = "\U0001f600 fine " * 40 + f"token: {cut} and {OPENAI_KEY}. \U0001f680 end"
+    assert len(text) > SHORT
+    assert Redactor(OPENAI_KEY)(text) == text.replace(cut, "***").replace(OPENAI_KEY, "***")
