@@ -27,7 +27,12 @@ import sys
 
 import pytest
 
+import pref_eval as _tested
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the package this test imported (CI: the installed one, with its compiled scanners; a checkout built in place:
+# the checkout): the probes run it, not the checkout's source that cwd=ROOT would put first on sys.path
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(_tested.__file__)))
 
 # main(argv) with an explicit argv ends with SystemExit (a command started as a process ends without
 # the interpreter's finalization, cli/common.py _exit_now, and could not report its modules)
@@ -100,7 +105,10 @@ CASES = [
 
 
 def _env() -> dict:
-    return {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # PYTHONSAFEPATH (Python >= 3.11): the working directory (ROOT, for the sample's relative paths) is not put
+    # first on sys.path, so PACKAGE_PARENT's pref_eval is the one imported
+    return {**os.environ, "PYTHONSAFEPATH": "1",
+            "PYTHONPATH": PACKAGE_PARENT + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
 @pytest.fixture(scope="module")
@@ -181,8 +189,7 @@ print(json.dumps(sorted(sys.modules)))
 
 def test_api_does_not_import_ir_datasets():
     """``import pref_eval`` and an evaluation of files load no ir_datasets (only an ``irds:`` source does)."""
-    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    p = subprocess.run([sys.executable, "-c", API_PROBE], capture_output=True, cwd=ROOT, env=env, text=True)
+    p = subprocess.run([sys.executable, "-c", API_PROBE], capture_output=True, cwd=ROOT, env=_env(), text=True)
     assert p.returncode == 0, p.stderr
     mods = {m.split(".")[0] for m in json.loads(p.stdout.strip().splitlines()[-1])}
     assert "pref_eval" in mods and "ir_datasets" not in mods
