@@ -34,6 +34,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the checkout): the probes run it, not the checkout's source that cwd=ROOT would put first on sys.path
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(_tested.__file__)))
 
+
+def _scanner_available() -> bool:
+    from pref_eval.io.jsonl_scan import scanner_available
+
+    return scanner_available()
+
 # main(argv) with an explicit argv ends with SystemExit (a command started as a process ends without
 # the interpreter's finalization, cli/common.py _exit_now, and could not report its modules)
 # json is imported after the modules are listed (some commands no longer load it)
@@ -138,6 +144,8 @@ def _modules(module: str, args: list[str]) -> set[str]:
 def test_command_import_set(module, args, allowed, lazy_allowed, ceiling, scratch):
     if "matplotlib" in allowed:
         pytest.importorskip("matplotlib")
+    if module == "compare" and args[:1] == ["-P"] and not _scanner_available():
+        pytest.skip("JSON lines without the C scanner (not built, or PREF_EVAL_PURE_PYTHON): the pandas reader")
     mods = _modules(module, [a.replace("{tmp}", str(scratch)) for a in args])
     if module == "plot" and "-o" in args:  # the figure was drawn (test_plot_draws_without_pyplot: the others)
         assert os.path.getsize(args[args.index("-o") + 1].replace("{tmp}", str(scratch))) > 1000
