@@ -120,3 +120,32 @@ def test_a_bad_line_in_a_large_file_is_named(tmp_path, fault):
     with pytest.raises(InputError) as err:
         read_per_query(path)
     assert str(err.value) == f"{os.fspath(path)}:{message}"
+
+
+def test_long_lines_mixed_with_wide_lines_keep_file_order(tmp_path):
+    """A file of pref_eval.py's wide lines with long lines (``measure``/``value``) between them goes to the
+    per-line reader, whose rows are in file order as read_per_query's docstring says (c39: the long lines' rows
+    came first, the wide lines' after them). Oracle: the documented rule (``_rule``) on the wide lines, each long
+    line's one row in its place -- json's own reading of the file."""
+    lines = [json.loads(ln) for ln in REF.read_text().splitlines() if ln.strip()][:40]
+    text, expected = [], []
+    for i, obj in enumerate(lines):
+        text.append(json.dumps(obj))
+        expected.append(("wide", i))
+        if i % 7 == 3:
+            long = {"run": f"L{i}", "qid": "q", "measure": "extra", "value": i / 8}
+            text.append(json.dumps(long))
+            expected.append(("long", long))
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    held = {k for o in lines if o.get("type") == "metric" for k in o if k not in perquery._WIDE_KEYS}
+    rows = []
+    for kind, item in expected:
+        if kind == "long":
+            rows.append((item["run"], item["qid"], item["measure"], item["value"], ""))
+        else:  # one wide line's rows by the rule, the metric lines' measures taken from the whole file
+            rows.extend(r for r in _rule([lines[item], *({"type": "metric", "qid": "all", "run": "",
+                                                            **dict.fromkeys(held, 0)},)]))
+    df = read_per_query(path)
+    assert any(r[0].startswith("L") for r in rows[:len(rows) // 2])  # (a long row in the first half)
+    assert list(zip(df["run"], df["qid"], df["measure"], df["value"], df["run_b"], strict=True)) == rows

@@ -81,7 +81,7 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
     """Rows of a JSON-lines per-query file appended to ``rows``; True for the runi/runj layout."""
     pair = False
     samples: dict[str, int] = {}
-    wide: list[tuple[str, str, str, float, int, str]] = []
+    wide: list[int] = []  # (where the wide lines' rows are in ``rows``: file order, long and wide lines mixed)
     for i in range(first, len(lines)):
         ln = lines[i].strip()
         if not ln:
@@ -96,7 +96,9 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
             raise InputError(name, i + 1, "expected a JSON object with keys run, qid, measure, value")
         if "measure" not in obj and "value" not in obj and (obj.get("type") in ("preference", "metric")
                                                           or ("runi" in obj and "runj" in obj)):
-            pair = _wide_rows(obj, name, i + 1, wide, summaries, samples) or pair
+            start = len(rows)
+            pair = _wide_rows(obj, name, i + 1, rows, summaries, samples) or pair
+            wide.extend(range(start, len(rows)))
             continue
         if "run" not in obj and "runi" in obj:
             pair = True
@@ -118,9 +120,11 @@ def _json_rows(lines: list[str], first: int, name: str, rows: list, summaries: s
             continue
         rows.append((str(obj["run"]), qid, str(obj["measure"]), _number(obj["value"], name, i + 1), i + 1,
                      str(obj.get("runj") or "")))
-    metrics = {r[2] for r in wide if not r[5]}
+    metrics = {rows[j][2] for j in wide if not rows[j][5]}
     # a preference line also holds each metric's difference; the metric lines hold the values (as -o tsv)
-    rows.extend(r for r in wide if not (r[5] and r[2] in metrics))
+    drop = {j for j in wide if rows[j][5] and rows[j][2] in metrics}
+    if drop:
+        rows[:] = [r for j, r in enumerate(rows) if j not in drop]
     return pair
 
 
