@@ -159,7 +159,9 @@ def test_a_key_over_two_xxd_lines_is_one_run():
     assert dump.splitlines()[0].endswith("7873 6b2d 4641 4b45  Bearer: xsk-FAKE")
     assert dump.splitlines()[1].startswith("00000010: 2d61 6263 3132 3320")
     first, last = dump.index("7873") + 2, dump.index("3320") + 1
-    assert Redactor(key)(dump) == dump[:first] + "***" + dump[last + 1:]
+    # (since session 30 the last line's text column shows none of the key's 7 bytes there: c40)
+    want = dump[:first] + "***" + dump[last + 1:].replace("  -abc123 end", "  *** end")
+    assert Redactor(key)(dump) == want
 
 
 def test_the_key_beside_its_hex_bytes_is_one_stretch():

@@ -28,7 +28,12 @@ through. :class:`Redactor` replaces with ``***``:
   for the escaped forms (8 digits hold 4 bytes of the key and are met in the hashes and ids of ordinary text;
   16 given digits are not met by chance). Since session 28. Since session 29 also the bytes apart by visible
   separators (``73:6b:2d``, ``73-6B``, ``0x73, 0x6b``) and in dumps (``xxd``, ``hexdump -C``: offsets and text
-  columns skipped, so a key over two dump lines is one run): :meth:`Redactor._hex_runs`;
+  columns skipped, so a key over two dump lines is one run): :meth:`Redactor._hex_runs`. Since session 30 also the
+  text column's characters of the run's bytes (a dump's last line with fewer than 8 of them showed them), words
+  written little-endian (``od -x``, ``hexdump``, ``xxd -e``, ``od -tx4``: each word's bytes read back swapped),
+  ``od -tx1z``'s column, and character dumps (``od -c``, ``od -a``, ``hexdump -c``: their offsets skipped, so the
+  key's characters on two lines are one run). Not read: ``xxd -e -g 8``'s last, partial group (more than 7 spaces
+  before it);
 - the key's letters in another case (runs compared without ASCII letter case: ``SK-PROJ-``, swapped case) and
   the key written backwards (since session 29).
 
@@ -75,8 +80,12 @@ _HEX_CHAIN = _HEX_TOKEN + "(?:" + _SEP + _HEX_TOKEN + ")+"
 # alternation of the two is 8 times slower on ordinary text)
 _HEX_APART = r"[-:.,;|_/] ?(?:0[xX])?[0-9A-Fa-f]{2,}[-:.,;|_/] ?(?:0[xX])?[0-9A-Fa-f]{2}"
 _DUMP_START = r"(?m:^[ \t]*[0-9A-Fa-f]{6,}:?[ \t])"
+# words of 2, 4 or 8 bytes apart by white space (od -x, hexdump, od -An -x: maybe little-endian)
+_HEX_WORDS = r"[0-9A-Fa-f]{4,16}[ \t]+[0-9A-Fa-f]{4,16}[ \t\r\n]+[0-9A-Fa-f]{4}"
+# a character dump's offset (od -c, od -a, hexdump -c: a key's characters 4 apart, 16 a line)
+_CHAR_DUMP = r"(?m)^[0-9A-Fa-f]{7,}(?=[ \t])"
 # a dump's line: its offset (1), bytes (2) and text column (3): xxd ('00000010: 736b 2d46  sk-F'), hexdump -C
-_DUMP_LINE = r"(?m)^([ \t]*[0-9A-Fa-f]{6,}:?)((?:[ \t]{1,2}[0-9A-Fa-f]{2,8})+)([ \t]{2,}.*)?$"
+_DUMP_LINE = r"(?m)^([ \t]*[0-9A-Fa-f]{6,}:?)((?:[ \t]{1,7}[0-9A-Fa-f]{2,16})+)([ \t]{2,}\S.*)?[ \t]*$"
 
 
 def _unescaped(m: re.Match) -> str:
@@ -175,6 +184,8 @@ class Redactor:
             plain = decoded
             layers.append(escapes)
         found = self._runs(plain) + self._hex_runs(plain)  # (first, last) in the decoded text
+        if re.search(_CHAR_DUMP, plain):  # a character dump: its lines' offsets taken out too, so a run goes on
+            found += self._runs(re.sub(_CHAR_DUMP, lambda m: " " * len(m[0]), plain))
         if not found:
             return []
         out: list[tuple[int, int]] = []
@@ -206,33 +217,40 @@ class Redactor:
 
     def _hex_runs(self, plain: str) -> list[tuple[int, int]]:
         """The key's hexadecimal runs of :data:`HEX_RUN` digits in the hex bytes of ``plain`` written apart by
-        visible separators (``73:6b:2d``, ``73-6b``, ``0x73, 0x6b``, ``{0x73,0x6b}``) or as a dump (``xxd``,
-        ``hexdump -C``: their offsets and text columns skipped, so a key over two dump lines is one run)."""
+        visible separators (``73:6b:2d``, ``73-6b``, ``0x73, 0x6b``, ``{0x73,0x6b}``), as little-endian words
+        (``od -x``, ``hexdump``, ``xxd -e``: ``6b73 702d``, the bytes of each word swapped back) or as a dump
+        (``xxd``, ``hexdump -C``, ``od -tx1z``: their offsets and text columns skipped, so a key over two dump
+        lines is one run; the text column's characters of the run's bytes are replaced too)."""
         if self.hex_group is None:
             return []
         dump = re.search(_DUMP_START, plain) is not None
-        if not dump and not re.search(_HEX_APART, plain):
+        if not dump and not re.search(_HEX_APART, plain) and not re.search(_HEX_WORDS, plain):
             return []
-        masked = plain
+        masked, lines = plain, []
         if dump:  # a dump's offsets and text columns: not part of the bytes
             chars = list(plain)
-            for m in re.finditer(_DUMP_LINE, plain):
-                for g in (1, 3):
-                    if m.start(g) >= 0:
-                        chars[m.start(g):m.end(g)] = " " * (m.end(g) - m.start(g))
+            found = list(re.finditer(_DUMP_LINE, plain))
+            columns = any(m.start(3) >= 0 for m in found)  # (a dump has text columns, or none: od -x, hexdump)
+            for m in found:
+                line = _dump_line(m, columns)
+                chars[m.start(1):m.end(1)] = " " * (m.end(1) - m.start(1))
+                chars[line[1]:m.end()] = " " * (m.end() - line[1])
+                lines.append(line[:4])
             masked = "".join(chars)
         out: list[tuple[int, int]] = []
         for chain in re.finditer(_HEX_CHAIN, masked):
-            digits: list[str] = []
-            where: list[int] = []
-            for tok in re.finditer(_HEX_TOKEN, chain[0]):
-                digits.append(tok[1].lower())
-                where.extend(range(chain.start() + tok.start(1), chain.start() + tok.end(1)))
-            view = "".join(digits)
-            if len(view) < HEX_RUN:
+            tokens = [(chain.start() + tok.start(1), tok[1].lower()) for tok in re.finditer(_HEX_TOKEN, chain[0])]
+            if sum(len(t) for _, t in tokens) < HEX_RUN:
                 continue
-            starts, ends = self._starts(view, [self.hex_group])
-            out += [(where[a], where[b]) for a, b in _merged([(s, e - 1) for s, e in zip(starts, ends, strict=True)])]
+            written = _digits(tokens, False)[1]  # (a digit's place in its word in memory order, either way)
+            for swapped in (False, True):  # the digits as written, and each word's bytes swapped (little-endian)
+                if swapped and not any(len(t) >= 4 and len(t) % 2 == 0 for _, t in tokens):
+                    continue
+                view, where = _digits(tokens, swapped)
+                starts, ends = self._starts(view, [self.hex_group])
+                for a, b in _merged([(s, e - 1) for s, e in zip(starts, ends, strict=True)]):
+                    out.append((min(where[a:b + 1]), max(where[a:b + 1])))
+                    out += _text_column(lines, plain, written[a:b + 1])
         return out
 
     def __call__(self, text: str) -> str:
@@ -281,6 +299,62 @@ def _merged(spans: list[tuple[int, int]], inclusive: bool = True) -> list[tuple[
         else:
             out.append((a, b))
     return out
+
+
+def _digits(tokens: list[tuple[int, str]], swapped: bool) -> tuple[str, list[int]]:
+    """The hex digits of ``tokens`` (``(position, digits)``) as one string and each digit's position in the text;
+    ``swapped``: the bytes of each word of 2, 4 or 8 bytes in reverse order (a little-endian word's bytes in
+    memory order)."""
+    digits: list[str] = []
+    where: list[int] = []
+    for at, t in tokens:
+        if swapped and len(t) >= 4 and len(t) % 2 == 0:
+            pairs = range(len(t) - 2, -1, -2)
+            digits.append("".join(t[q:q + 2] for q in pairs))
+            where.extend(at + q + j for q in pairs for j in (0, 1))
+        else:
+            digits.append(t)
+            where.extend(range(at, at + len(t)))
+    return "".join(digits), where
+
+
+def _dump_line(m: re.Match, columns: bool) -> tuple[int, int, int, int]:
+    """A dump line's bytes (start and end in the text) and text column (start, length): those between ``|``
+    and ``|`` (``hexdump -C``) or ``>`` and ``<`` (``od -tx1z``), or the last characters of the line as many as
+    its bytes (``xxd``; where the dump has ``columns``, a last field that looks like hex digits -- a key's
+    characters -- is this line's column if it is as long as the bytes before it); length 0: no text column."""
+    if m.start(3) < 0:
+        if columns:
+            fields = list(re.finditer(r"([ \t]+)([0-9A-Fa-f]+)", m[2]))
+            for k in range(len(fields) - 1, 0, -1):
+                count = sum(len(f[2]) for f in fields[:k]) // 2
+                if len(fields[k][1]) >= 2 and m.end() - count == m.start(2) + fields[k].start(2):
+                    return m.start(2), m.start(2) + fields[k - 1].end(), m.end() - count, count
+        return m.start(2), m.end(2), 0, 0
+    count = len(re.sub(r"[^0-9A-Fa-f]", "", m[2])) // 2
+    body = m[3].lstrip(" \t")
+    first = m.end(3) - len(body)
+    if len(body) >= 2 and (body[0], body[-1]) in (("|", "|"), (">", "<")):
+        return m.start(2), m.end(2), first + 1, len(body) - 2
+    return m.start(2), m.end(2), max(first, m.end(3) - count), min(count, len(body))
+
+
+def _text_column(lines: list[tuple[int, int, int, int]], text: str, where: list[int]) -> list[tuple[int, int]]:
+    """The characters of the dump lines' text columns (:func:`_dump_line`) that show the bytes whose digits
+    are at ``where`` (in memory order: a little-endian word's first byte is its last digits)."""
+    import bisect
+
+    shown: set[int] = set()
+    starts = [line[0] for line in lines]
+    for p in where:
+        k = bisect.bisect_right(starts, p) - 1
+        if k < 0 or p >= lines[k][1]:
+            continue
+        first, _, column, width = lines[k]
+        byte = len(re.sub(r"[^0-9A-Fa-f]", "", text[first:p])) // 2
+        if byte < width:
+            shown.add(column + byte)
+    return [(c, c) for c in sorted(shown)]
 
 
 def _group(width: int, forms: set[str]) -> tuple[int, set[str], Any] | None:
