@@ -1,12 +1,14 @@
 """Q-measure, Q@k (Sakai; NTCIR's headline measure) and nERR@k against NTCIREVAL and hand-worked examples.
 
 Oracles: (1) NTCIREVAL 190111's own per-topic values (``tests/data/ntcir/per_topic.tsv``, how they were made in
-``tests/data/ntcir/README.md``): 702 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
+``tests/data/ntcir/README.md``): 1,674 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
 run on its graded qrels (grades 0-4), with β 1, 0.5, 0 and 10, cutoffs 1, 5, 10 and 1000, condensed lists (``-j``)
 and gains 1:10:100(:1000), and the NTCIREVAL measures the unknown-measure hints name an equal of (its AP@k is
-``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``) and nERR@k; (2) NTCIREVAL's README example
-(``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``, ``nERR@1000= 0.4710``) worked
-by hand from Sakai's definition and NTCIREVAL's stopping probability.
+``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``), nERR@k, and (session 30) O-measure,
+P-measure, P-plus, NCU (its four forms, ``-gamma``) and its original nDCG@k (``-logb``) as ``O_measure``,
+``P_measure``, ``P_plus``, ``NCU(...)`` and ``nDCG_JK(...)@k`` (hand-worked in tests/test_ntcir_measures.py);
+(2) NTCIREVAL's README example (``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``,
+``nERR@1000= 0.4710``) worked by hand from Sakai's definition and NTCIREVAL's stopping probability.
 """
 from __future__ import annotations
 
@@ -109,7 +111,7 @@ def _oracle_rows():
 
 def test_equal_to_ntcireval_per_topic():
     rows = _oracle_rows()
-    assert len(rows) == 702
+    assert len(rows) == 1674
     by_pair = defaultdict(list)
     for row in rows:
         by_pair[row["qrels"], row["run"]].append(row)
@@ -120,7 +122,7 @@ def test_equal_to_ntcireval_per_topic():
         for r in pair_rows:
             assert f"{ours[r['pref_eval measure'], r['topic']]:.4f}" == r["value"], r
             checked += 1
-    assert checked == 702
+    assert checked == 1674
 
 
 def test_trec_syntax_and_cutoff_names():
@@ -158,13 +160,14 @@ def test_refused(name, needle):
     ("MSnDCG@0010", "NTCIREVAL's MSnDCG@10 is nDCG@10 here (ndcg_cut.10)"),
     ("MSnDCG@10", "is nDCG@10 here"),
     ("nDCG@1000", None),  # ir-measures' own name: computed, not refused
-    ("nDCG@0010", "original discount) is not a measure here; its MSnDCG@10 is nDCG@10"),
+    ("nDCG@0010", "original discount) is nDCG_JK@10 here (ndcg_jk_cut.10; its -logb B is nDCG_JK(b=B)@10); its "
+                  "MSnDCG@10 is nDCG@10"),
     ("Hit@0010", "is Success@10 here"),
     ("nERR@0010", "NTCIREVAL's nERR@10 is nERR(max_rel=H)@10 here"),
     ("nERR@10", "needs max_rel, the highest grade of the collection"),
     ("nERR(max_rel=0)@10", "max_rel (an integer ≥ 1)"),
     ("nERR(max_rel=3)", "cutoff"),
-    ("P-plus", "NTCIREVAL's P-plus is not a measure here"),
+    ("P-plus", "NTCIREVAL's P-plus is P_plus here"),
     ("P@010", "P.010"),  # not NTCIREVAL's %04ld: the trec_eval hint as before
 ])
 def test_ntcireval_names_are_told(name, needle):

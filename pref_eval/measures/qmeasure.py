@@ -21,6 +21,10 @@ unlisted grades keep their grade, gains ≤ 0 and unjudged documents count 0
 and are not relevant). A query without a document of positive gain gets 0
 (NTCIREVAL skips it with "no rel doc").
 
+trec_eval syntax: ``Q.beta=0.5,3=100`` (as ``rbp.p=0.95`` and ``ndcg.1=3``:
+β and ``grade=gain`` pairs, printed ``Q_beta=0.5,3=100``); ``Q_cut.k`` takes
+cutoffs only (β and gains in the ir-measures syntax, ``Q(beta=0.5)@10``).
+
 Sakai, "New performance metrics based on multigrade relevance: their
 application to question answering", NTCIR-4 (2004); Sakai, "On the
 reliability of information retrieval metrics based on graded relevance",
@@ -36,7 +40,8 @@ import numpy as np
 from .base import EvalContext, measure
 from .gains import seg_cumsum
 from .ndcg import GAINS, _mapped_gains
-from .params import CUTOFF, JUDGED_ONLY, Param
+from .params import CUTOFF, GAIN, JUDGED_ONLY, Param
+from ..records import record
 
 if TYPE_CHECKING:
     from ..collection import Ranked
@@ -48,8 +53,30 @@ BETA = Param("beta", float, 1.0, "patience β of the blended ratio (0: AP; NTCIR
              low=0.0, high=1e100)
 
 
-def q_values(r: Ranked, opts: dict, cutoffs: tuple | None) -> np.ndarray:
-    """Per-query Q-measure (one column, ``cutoffs`` None) or Q@k (one column per k)."""
+@record(frozen=True)
+class Blended:
+    """The relevant documents of a ranking (flat, query-major, in rank order) with their blended ratio.
+
+    ``q`` query index, ``pos`` 0-based rank, ``count`` relevant documents up to the rank, ``grade`` the qrels
+    grade, ``br`` the blended ratio; per query ``R`` (judged documents of positive gain) and ``total`` (their
+    gain, the ideal list's cumulative gain at its end).
+    """
+
+    q: np.ndarray
+    pos: np.ndarray
+    count: np.ndarray
+    grade: np.ndarray
+    gain: np.ndarray
+    br: np.ndarray
+    R: np.ndarray
+    total: np.ndarray
+
+
+def blended(r: Ranked, opts: dict) -> Blended:
+    """The blended ratio BR(r) = (β·cg(r) + count(r)) / (β·cg*(r) + r) at every relevant document of ``r``.
+
+    Gains are the grades or ``opts['gains']`` (:func:`~.ndcg._mapped_gains`), β ``opts['beta']`` (default 1).
+    """
     beta = float(opts.get("beta", 1.0))
     gain = _mapped_gains(r.grade, opts)
     jq = r.jqidx()
@@ -57,6 +84,7 @@ def q_values(r: Ranked, opts: dict, cutoffs: tuple | None) -> np.ndarray:
     order = np.lexsort((-jgain, jq))
     ideal_cum = seg_cumsum(jgain[order], r.jptr)  # per query: the ideal list's cumulative gain
     R = np.bincount(jq, weights=jgain > 0, minlength=r.nq).astype(np.int64)
+    total = np.bincount(jq, weights=jgain, minlength=r.nq)
     rel = gain > 0
     idx = np.flatnonzero(rel)
     cg = seg_cumsum(gain, r.ptr)[idx]
@@ -66,20 +94,39 @@ def q_values(r: Ranked, opts: dict, cutoffs: tuple | None) -> np.ndarray:
     pos = r.pos[idx].astype(np.int64)
     ideal = ideal_cum[r.jptr[:-1][q] + np.minimum(pos, R[q] - 1)] if len(idx) else np.zeros(0)
     br = (beta * cg + count) / (beta * ideal + (pos + 1.0))
+    return Blended(q=q, pos=pos, count=count, grade=np.asarray(r.grade)[idx], gain=gain[idx], br=br, R=R,
+                   total=total)
+
+
+def trec_options(opts: dict, params: tuple) -> dict:
+    """``opts`` with the trec_eval syntax's pairs (``Q.beta=0.5,3=100``) as the keywords ``beta`` and ``gains``."""
+    if not params:
+        return opts
+    out = dict(opts)
+    gains = {int(k): float(v) for k, v in params if k != "beta"}
+    if gains:
+        out["gains"] = tuple(sorted(gains.items()))
+    out.update((k, float(v)) for k, v in params if k == "beta")
+    return out
+
+
+def q_values(r: Ranked, opts: dict, cutoffs: tuple | None) -> np.ndarray:
+    """Per-query Q-measure (one column, ``cutoffs`` None) or Q@k (one column per k)."""
+    b = blended(r, opts)
     cols = []
     for k in (cutoffs if cutoffs is not None else (None,)):
-        keep = slice(None) if k is None else pos < int(k)
-        s = np.bincount(q[keep], weights=br[keep], minlength=r.nq)
-        den = R if k is None else np.minimum(R, int(k))
+        keep = slice(None) if k is None else b.pos < int(k)
+        s = np.bincount(b.q[keep], weights=b.br[keep], minlength=r.nq)
+        den = b.R if k is None else np.minimum(b.R, int(k))
         cols.append(np.divide(s, den, out=np.zeros(r.nq), where=den > 0))
     return np.column_stack(cols)
 
 
 @measure("Q", ORDER_Q, "Q-measure (Sakai; NTCIR's graded AP): mean blended ratio at the relevant documents.",
          formula="(1/R) Σ_r I(r)·(β·cg(r) + count(r)) / (β·cg*(r) + r)", citation=SAKAI, uses_level=False,
-         irm="Q", keywords=(BETA, GAINS, JUDGED_ONLY))
+         irm="Q", keywords=(BETA, GAINS, JUDGED_ONLY), param_kind="gains", trec_params=(GAIN, BETA))
 def q_measure(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
-    return q_values(r, ctx.opts, None)
+    return q_values(r, trec_options(ctx.opts, params), None)
 
 
 @measure("Q_cut", ORDER_Q + 1, "Q-measure at cutoff k (NTCIREVAL's Q@k: divided by min(k, R)).",
