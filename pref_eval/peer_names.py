@@ -38,42 +38,50 @@ RANX_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
         "eval": ("-m", ", one per name (-m ndcg@10 -m map@100)"),
         "trec": ("-m", ", one per trec_eval name (-m ndcg_cut.10 -m map; ranx's names work on zelo_eval)"),
         "api:evaluate": ("measures", ", the third argument, as ranx.evaluate's"),
+        "api:compare_runs": ("measures", ""),
     },
     "max_p": {
         "compare": ("--alpha P", " (the significance level of the markers)"),
         "eval": _no_tests("--alpha P", "zelo_eval"),
         "trec": _no_tests("--alpha P", "zelo_trec"),
         "api:compare": ("alpha", ""),
+        "api:compare_runs": ("alpha", " (the significance level of the markers)"),
     },
     "stat_test": {
         "compare": ("--tests", _TESTS),
         "eval": _no_tests("--tests", "zelo_eval"),
         "trec": _no_tests("--tests", "zelo_trec"),
         "api:compare": ("tests", ""),
+        "api:compare_runs": ("tests", " (student: 't', fisher: 'randomization', tukey: 'tukey'; "
+                                      "several: 't,wilcoxon')"),
     },
     "n_permutations": {
         "compare": ("--resamples N", ""),
         "eval": _no_tests("--resamples N", "zelo_eval"),
         "trec": _no_tests("--resamples N", "zelo_trec"),
         "api:compare": ("resamples", ""),
+        "api:compare_runs": ("resamples", ""),
     },
     "random_seed": {
         "compare": ("--seed S", ""),
         "eval": ("zelo_compare --seed S", " (zelo_eval's --seed is the seed of its sampling options)"),
         "trec": _no_tests("--seed S", "zelo_trec"),
         "api:compare": ("seed", ""),
+        "api:compare_runs": ("seed", ""),
     },
     "make_comparable": {
         "compare": ("-c", " (a topic a run lacks counts as trec_eval -c counts it)"),
         "eval": ("-c", _EVERY_TOPIC),
         "trec": ("-c", _EVERY_TOPIC),
         "api:compare": ("complete", ""),
+        "api:compare_runs": ("complete", ""),
         "api:evaluate": ("complete", ""),
     },
     "rounding_digits": {
         "compare": ("--digits N", ""),
         "eval": ("--digits N", " (the tables -o text, markdown, latex, topics-*)"),
         "trec": ("trec_eval's four decimals", " (zelo_eval -o text --digits N rounds otherwise)"),
+        "api:compare_runs": ("digits", " (the report's decimals)"),
     },
     "return_mean": {
         "eval": ("the default", " (the 'all' lines; per-query values too: -q)"),
@@ -84,6 +92,7 @@ RANX_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
         "compare": ("--jobs N", ""),
         "eval": ("--jobs N", ""),
         "api:compare": ("jobs", ""),
+        "api:compare_runs": ("jobs", ""),
         "api:evaluate": ("jobs", ""),
     },
 }
@@ -112,7 +121,7 @@ def api_hint(function: str, keyword: str, known: tuple[str, ...] | None = None) 
     if entry is None or key != keyword or (known is not None and entry[0] not in known):
         return ""
     ours, rest = entry
-    ranx_fn = "ranx.compare" if function == "compare" else "ranx.evaluate"
+    ranx_fn = "ranx.compare" if function.startswith("compare") else "ranx.evaluate"
     return f"{ranx_fn}'s; here: {ours}{rest}"
 
 
@@ -122,8 +131,10 @@ _EVERY = ("the default", ": a run is evaluated on the topics it shares with the 
 
 #: PyTerrier's ``pt.Experiment`` keyword -> {function of :mod:`pref_eval.api`: (ours, the rest of the sentence)}.
 PYTERRIER_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
-    "eval_metrics": {"evaluate": ("measures", ", the third argument"), "compare": ("measures", "")},
+    "eval_metrics": {"evaluate": ("measures", ", the third argument"), "compare": ("measures", ""),
+                     "compare_runs": ("measures", "")},
     "names": {"evaluate": ("a mapping {name: run} as runs", ", whose names label the run column"),
+              "compare_runs": ("run_names", " (['RUN=LABEL', ...], as zelo_compare --name)"),
               "compare": ("the run (or PyTerrier's name) column's values", " (name the runs in evaluate's mapping)")},
     "perquery": {"evaluate": ("the default", ": one row per run, query and measure (summary=True adds the 'all' "
                                              "rows; the means alone: calc_aggregate)")},
@@ -134,9 +145,12 @@ PYTERRIER_KEYWORDS: dict[str, dict[str, tuple[str, str]]] = {
     "baseline": {"evaluate": (_COMPARE + "baseline=NAME)", ", a run's name")},
     "test": {"evaluate": (_COMPARE + "tests=['t'])", " (scipy.stats.ttest_rel / wilcoxon themselves are taken too)"),
              "compare": ("tests", " (t, wilcoxon, sign, randomization, bootstrap, tukey; several: ['t', 'wilcoxon']; "
-                                  "scipy.stats.ttest_rel / wilcoxon themselves are taken too)")},
+                                  "scipy.stats.ttest_rel / wilcoxon themselves are taken too)"),
+             "compare_runs": ("tests", " (t, wilcoxon, sign, randomization, bootstrap, tukey; several: 't,wilcoxon'; "
+                                       "scipy.stats.ttest_rel / wilcoxon themselves are taken too)")},
     "correction": {"evaluate": (_COMPARE + "correction=...)", " (holm by default; 'none' for none)")},
-    "correction_alpha": {"evaluate": (_COMPARE + "alpha=...)", ""), "compare": ("alpha", "")},
+    "correction_alpha": {"evaluate": (_COMPARE + "alpha=...)", ""), "compare": ("alpha", ""),
+                         "compare_runs": ("alpha", "")},
     "round": {"evaluate": ("no option", ": round the returned DataFrame (df.round({'value': 4}))"),
               "compare": ("no option", ": round the records (res.records.round(4)); the report's digits: "
                                        "compare_runs(digits=N)")},

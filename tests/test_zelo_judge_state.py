@@ -415,6 +415,28 @@ def test_dry_run_and_usage_on_an_adaptive_state(tmp_path):
     assert p.returncode == 2 and "x.json" in p.stderr and "strategy" in p.stderr
 
 
+def test_dry_run_says_a_state_run_would_stop_on_a_missing_text(tmp_path):
+    """Session 30 (u40): under --state a pair without its text stops the real run (exit 2, the state unchanged), yet
+    the dry run printed a plain estimate ("... 1 pairs without text)") as if the run would go through. It now names
+    the first such pair and says the run stops at that batch; the oracle is the real run, which then stops so."""
+    make_collection(tmp_path, sizes=(5,))
+    init(tmp_path, "s.json", "--strategy", "adaptive")
+    lines = (tmp_path / "docs.tsv").read_text().splitlines()
+    (tmp_path / "some.tsv").write_text("\n".join(lines[:-1]) + "\n")
+    gone = lines[-1].split("\t")[0]
+    args = ["--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "some.tsv", "--store", tmp_path / "o.sqlite"]
+    p = zj("--state", tmp_path / "s.json", *args, toy(tmp_path), "--dry-run")
+    assert "pairs without text; first: " in p.stdout and f"no text of document {gone})" in p.stdout, p.stdout
+    assert ("--missing-text stop: without --dry-run this run stops at this batch before asking any of it: add the "
+            "texts, or give --missing-text tie") in p.stdout, p.stdout
+    real = zj("--state", tmp_path / "s.json", *args, toy(tmp_path), "-Q", check=False)
+    assert real.returncode == 2 and ("lack a text" in real.stderr or "lacks a text" in real.stderr), real.stderr
+    # --missing-text tie: the dry run does not say the run stops (it does not)
+    p = zj("--state", tmp_path / "s.json", *args, toy(tmp_path), "--dry-run", "--missing-text", "tie")
+    assert "pairs without text; first: " in p.stdout and "this run stops" not in p.stdout, p.stdout
+    zj("--state", tmp_path / "s.json", *args, toy(tmp_path), "--missing-text", "tie", "-Q")
+
+
 def test_a_missing_or_malformed_state_leaves_no_store(tmp_path):
     """The state is read before the store is opened: a state that is missing or not a state is refused with one
     line naming it, exit 2, and no store file is left behind (it was created first, and a state named like the

@@ -134,7 +134,7 @@ def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_quer
                  marker_test: str | None = None, digits: int = 4, output_format: str = "text",
                  output: str | None = None, run_id_mode: str | None = None, run_names: Sequence[str] = (),
                  jobs: int = 1, log: Any = None, inputs: InputOptions | None = None,
-                 keep_going: bool = False) -> str:
+                 keep_going: bool = False, **unknown: Any) -> str:
     """Paired significance tests between runs (``zelo_compare -R``/``-P``): the report ``zelo_compare`` prints.
 
     The inputs by position or keyword, as :func:`evaluate_runs` and ranx's ``compare(qrels, runs, ...)`` take
@@ -155,8 +155,11 @@ def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_quer
     the run files of ``-R`` (:mod:`pref_eval.io.run_ids`; refused with
     ``per_query_file``, which holds the names). ``keep_going`` (``-R`` with trec_eval measures): a run
     that cannot be read or evaluated is named on stderr (``log.error``) and left out, the others compared
-    and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2).
+    and written, then :class:`~pref_eval.errors.EvaluationError` counts them (exit status 2). Another keyword
+    (``unknown``) raises :class:`~pref_eval.errors.UsageError`, naming ours for ranx.compare's (``stat_test``,
+    ``max_p``, ``metrics``, ...) and pt.Experiment's (``eval_metrics``, ``test``, ...); it was Python's TypeError.
     """
+    _refuse_unknown(unknown)
     from ._inputs import (_check_flags, _check_float, _check_int, _check_strings, _measure_list, _string_list,
                           _tests_option)
 
@@ -252,6 +255,22 @@ def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_quer
         raise EvaluationError(f"{len(skipped)} of {len(runs)} runs not compared ({_keep_going()}; their errors "
                               f"above): {', '.join(_left_out(skipped, runs, run_id_mode, run_names).values())}")
     return text
+
+
+def _refuse_unknown(unknown: dict) -> None:
+    """:func:`compare_runs` given a keyword it does not take: a UsageError naming ours for a ranx.compare or
+    pt.Experiment keyword (:mod:`pref_eval.peer_names`), else listing the keywords it takes; nothing when empty."""
+    if not unknown:
+        return
+    import inspect
+
+    from ..peer_names import api_hint, pyterrier_hint
+
+    key = next(iter(unknown))
+    known = [p for p, v in inspect.signature(compare_runs).parameters.items() if v.kind is v.KEYWORD_ONLY]
+    peer = api_hint("compare_runs", key) or pyterrier_hint("compare_runs", key)
+    raise UsageError(f"compare_runs: unknown option {shown(key)}" + (f" ({peer})" if peer else "")
+                     + f" (expected one of: {', '.join(known)})")
 
 
 def _check_keep_going(keep_going: bool, qrels: str | None, measures: Sequence[str]) -> None:

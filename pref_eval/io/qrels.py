@@ -233,6 +233,10 @@ def read_qrels(path: PathLike, *, check_duplicates: bool = True, subtopics: bool
 
         why = stream_misread(p, data, "TREC qrels")
         if why is None:
+            from .peer_files import ranx_file_hint
+
+            why = ranx_file_hint(data, "TREC qrels", "Qrels")
+        if why is None:
             raise
         raise InputError(err.path, 1, why) from None
 

@@ -274,6 +274,10 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
 
         why = stream_misread(p, data, "a TREC run")
         if why is None:
+            from .peer_files import ranx_file_hint
+
+            why = ranx_file_hint(data, "a TREC run", "Run")
+        if why is None:
             raise
         raise InputError(err.path, 1, why) from None
 

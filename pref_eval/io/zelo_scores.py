@@ -28,10 +28,15 @@ def is_zelo_scores_header(first_line: str) -> bool:
 def is_zbench_annotated_line(first_line: str) -> bool:
     """True when a file's first line starts a JSON object -- ``{`` then ``"`` or ``}`` (zbench's
     AnnotatedQueryDocuments JSONL). A TREC qrels or run line whose topic id merely starts with ``{`` (``{1} 0 d1
-    1``) is not one: trec_eval takes such ids, and so do the qrels and run readers."""
+    1``) is not one: trec_eval takes such ids, and so do the qrels and run readers. Nor is a dict of dicts whose first
+    key is not ``query`` (``{"q1": {"d1": 1, ...}, ...}``: ranx's JSON or a pytrec_eval dict saved on one line), which
+    the qrels and run readers then refuse saying what it is (:mod:`pref_eval.io.peer_files`)."""
     import re
 
-    return re.match(r'[ \t]*\{[ \t]*["}]', first_line) is not None
+    if re.match(r'[ \t]*\{[ \t]*["}]', first_line) is None:
+        return False
+    nested = re.match(r'[ \t]*\{[ \t]*"((?:[^"\\]|\\.)*)"[ \t]*:[ \t]*\{', first_line)
+    return nested is None or nested.group(1) == "query"
 
 
 def looks_like_zelo_scores(path: str) -> bool:

@@ -646,8 +646,15 @@ def summary_lines(sess: Session) -> list[str]:
     prices = sess.setup.limits.prices
     if sess.setup.dry_run:
         served_failed = f" ({s.cached_failed} of them failed votes)" if s.cached_failed else ""
+        first = f"; first: {' '.join(sess.missing[0][:3])}: no {sess.missing[0][3]}" if sess.missing else ""
         lines = [f"{sess.would_send} requests would be sent ({s.cached} served from the store{served_failed}, "
-                 f"{s.missing_text} pairs without text)"]
+                 f"{s.missing_text} pairs without text{first})"]
+        if s.missing_text and sess.setup.state and sess.setup.missing_text == "stop":
+            # (before session 30 the estimate looked like a run that would go through; the run stops, exit 2)
+            lines.append(f"{option_value('missing_text', '--missing-text', 'stop')}: without "
+                         f"{option_name('dry_run', '--dry-run')} this run stops at this batch before asking any of "
+                         f"it: add the texts, or give {option_value('missing_text', '--missing-text', 'tie')} to "
+                         "count such pairs as ties")
         total = 0.0
         for sp in sess.specs:
             tin, n = sess.would_tokens.get(sp.name, 0), sess.would_count.get(sp.name, 0)

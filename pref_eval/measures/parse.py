@@ -517,7 +517,10 @@ def merge_requests(reqs: list[MeasureRequest]) -> list[MeasureRequest]:
 
 
 def split_names(text: str) -> list[str]:
-    """Names separated by white space outside brackets: ``"RBP(p=0.8, rel=1) nDCG@10"`` is two names."""
+    """Names separated by white space outside brackets: ``"RBP(p=0.8, rel=1) nDCG@10"`` is two names.
+
+    White space beside an ``@`` does not separate: ``"nDCG @ 10"`` and ``"AP(rel=2) @100"`` are one name each, as
+    ir-measures (which parses a name as a Python expression) reads them; no name starts or ends with ``@``."""
     parts, depth, cur = [], 0, ""
     for ch in text:
         if ch in "([{":
@@ -532,4 +535,10 @@ def split_names(text: str) -> list[str]:
             cur += ch
     if cur:
         parts.append(cur)
-    return parts
+    joined: list[str] = []
+    for part in parts:
+        if joined and (part.startswith("@") or joined[-1].endswith("@")):
+            joined[-1] += part
+        else:
+            joined.append(part)
+    return joined

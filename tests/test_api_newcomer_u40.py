@@ -1,0 +1,158 @@
+"""Session 30's outside trial (u40) as users coming from ir-measures / PyTerrier and from ranx.
+
+Each case failed before the fix: a name with white space beside its ``@`` (``"nDCG @ 10"``, which ir-measures
+reads as ``nDCG@10``) was "unknown measure '@10'"; ``compare_runs(qrels, runs, metrics=..., stat_test=...)`` --
+ranx.compare's keywords, in the function documented as taking ranx.compare's argument order -- was Python's
+TypeError; a qrels or run file that ranx saved (its JSON, LZ4 or Parquet) was "expected 4 fields ..., found 1
+field", "a NUL byte", or -- JSON on one line given to ``zelo_eval -R`` -- "read as zbench's annotated JSONL ...
+unknown zELO measure".
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import pref_eval
+from cli_harness import run_module_inproc
+from pref_eval.errors import InputError, UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+QRELS = str(ROOT / "qrels" / "dl19-sample.qrels")
+RUN = str(ROOT / "runs" / "bm25.run")
+RUN2 = str(ROOT / "runs" / "dense.run")
+
+
+@pytest.mark.parametrize("name", ["nDCG @10", "nDCG @ 10", "nDCG@ 10", "AP(rel=2) @100", "P(rel=2) @ 5",
+                                  "R @1000"])
+def test_white_space_beside_the_at_sign_is_one_name(name):
+    """ir-measures parses a name as a Python expression, so ``nDCG @ 10`` is nDCG@10 there; the value is
+    ir-measures' own, run live (the oracle)."""
+    irm = pytest.importorskip("ir_measures")
+    measure = irm.parse_measure(name)
+    theirs = irm.calc_aggregate([measure], irm.read_trec_qrels(QRELS), irm.read_trec_run(RUN))[measure]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = pref_eval.calc_aggregate([name], QRELS, RUN)
+        also = pref_eval.calc_aggregate(f"{name} P@5", QRELS, RUN)  # one string: names separated by spaces
+    assert list(ours) == [str(measure)] and ours[measure] == pytest.approx(theirs, rel=1e-12)
+    assert set(also) == {str(measure), "P@5"} and also[measure] == ours[measure]
+
+
+def test_white_space_beside_the_at_sign_on_the_command_line(tmp_path):
+    p = run_module_inproc("eval", ["-R", QRELS, "-m", "nDCG @ 10", "-m", "AP(rel=2) @100", RUN], tmp_path)
+    q = run_module_inproc("eval", ["-R", QRELS, "-m", "nDCG@10", "-m", "AP(rel=2)@100", RUN], tmp_path)
+    assert p.returncode == 0 and p.stdout == q.stdout and "nDCG@10" in p.stdout, p.stderr
+    from pref_eval.measures.parse import split_names
+
+    assert split_names("nDCG @ 10 P@5 RBP(p=0.8, rel=1) @ 20") == ["nDCG@10", "P@5", "RBP(p=0.8, rel=1)@20"]
+    p = run_module_inproc("eval", ["-R", QRELS, "-m", "@10", RUN], tmp_path)  # nothing to join it to
+    assert p.returncode == 2 and "unknown measure '@10'" in p.stderr
+
+
+RANX_COMPARE = [("stat_test", "student", "ranx.compare's; here: tests (student: 't'"),
+                ("max_p", 0.01, "ranx.compare's; here: alpha"),
+                ("metrics", ["map"], "ranx.compare's; here: measures"),
+                ("n_permutations", 100, "ranx.compare's; here: resamples"),
+                ("random_seed", 42, "ranx.compare's; here: seed"),
+                ("make_comparable", True, "ranx.compare's; here: complete"),
+                ("rounding_digits", 3, "ranx.compare's; here: digits"),
+                ("threads", 2, "ranx.compare's; here: jobs"),
+                ("eval_metrics", ["map"], "PyTerrier's pt.Experiment keyword; here: measures"),
+                ("test", "t", "PyTerrier's pt.Experiment keyword; here: tests"),
+                ("correction_alpha", 0.1, "PyTerrier's pt.Experiment keyword; here: alpha"),
+                ("names", ["a", "b"], "PyTerrier's pt.Experiment keyword; here: run_names"),
+                ("bogus", 1, "")]
+
+
+@pytest.mark.parametrize(("keyword", "value", "hint"), RANX_COMPARE, ids=[k for k, _, _ in RANX_COMPARE])
+def test_compare_runs_names_ours_for_ranx_and_pyterrier_keywords(keyword, value, hint):
+    """compare_runs takes ranx.compare's argument order (qrels, runs); ranx's keywords were Python's TypeError
+    ("got an unexpected keyword argument 'stat_test'"). Now a UsageError, as compare() and evaluate() refuse them,
+    listing the keywords it takes; nothing is read (the run paths do not exist)."""
+    with pytest.raises(UsageError) as err:
+        pref_eval.compare_runs(QRELS, ["missing-a.run", "missing-b.run"], measures=["map"], **{keyword: value})
+    msg = str(err.value)
+    assert msg.startswith(f"compare_runs: unknown option '{keyword}'") and hint in msg, msg
+    assert "(expected one of: per_query_file, measures, complete" in msg
+    # the keyword it names does the work: the same report as ranx's keyword meant
+    with pytest.raises(TypeError):  # an option by position stays Python's TypeError (documented)
+        pref_eval.compare_runs(QRELS, [RUN, RUN2], ["map"])
+
+
+def _ranx_dicts() -> tuple[dict, dict]:
+    qrels: dict = {}
+    for line in Path(QRELS).read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    run: dict = {}
+    for line in Path(RUN).read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return qrels, run
+
+
+def _saved(tmp_path: Path, by_ranx: bool) -> dict[str, tuple[Path, Path]]:
+    """ranx's saved files of the sample: the JSON forms by hand (ranx writes ``json.dump(d, f, indent=2)``-like
+    text; a user's ``json.dump(d, f)`` is one line), or (``by_ranx``) those ranx itself writes, where installed."""
+    qrels, run = _ranx_dicts()
+    out = {}
+    if not by_ranx:
+        for kind, indent in (("json", 2), ("json-line", None)):
+            q, r = tmp_path / f"qrels.{kind}", tmp_path / f"run.{kind}"
+            q.write_text(json.dumps(qrels, indent=indent))
+            r.write_text(json.dumps(run, indent=indent))
+            out[kind] = (q, r)
+        return out
+    ranx = pytest.importorskip("ranx")
+    for kind in ("json", "lz4", "parquet"):
+        try:
+            q, r = tmp_path / f"qrels.{kind}", tmp_path / f"run.{kind}"
+            ranx.Qrels(qrels).save(str(q))
+            ranx.Run(run, name="bm25").save(str(r))
+        except Exception:  # noqa: BLE001 -- a ranx without its optional writer (pyarrow, lz4)
+            continue
+        out[kind] = (q, r)
+    return out
+
+
+@pytest.mark.parametrize("by_ranx", [False, pytest.param(True, marks=pytest.mark.slow)])  # (ranx: numba compiles)
+def test_a_file_ranx_saved_is_named_with_what_to_do(tmp_path, by_ranx):
+    """qrels.json / run.json (ranx's default save), .lz4, .parquet: the one error line says what the file is and
+    how to give it; the advice works (the dict given to evaluate has the TREC file's values, the oracle)."""
+    qrels, run = _ranx_dicts()
+    files = _saved(tmp_path, by_ranx)
+    assert files
+    for kind, (q, r) in files.items():
+        with pytest.raises(InputError, match=r"qrels\.[a-z-]+:1: expected TREC qrels, got .*ranx's save\('x\.") as e:
+            pref_eval.evaluate(str(q), [RUN], ["map"])
+        assert "ranx.Qrels.from_file(FILE).save(NEW, kind='trec')" in str(e.value)
+        with pytest.raises(InputError, match=r"run\.[a-z-]+:1: expected a TREC run, got .*ranx.Run.from_file"):
+            pref_eval.evaluate(QRELS, [str(r)], ["map"])
+        for args in (["-R", q, "-m", "ndcg@10", RUN], ["-R", QRELS, "-m", "ndcg@10", r]):
+            p = run_module_inproc("eval", args, tmp_path)
+            assert p.returncode == 2 and p.stderr.count("\n") == 1, (kind, p.stderr)
+            assert "ranx's save('x." in p.stderr and "zbench" not in p.stderr, (kind, p.stderr)
+        p = run_module_inproc("trec", [q, RUN], tmp_path)
+        assert p.returncode == 2 and "expected TREC qrels, got" in p.stderr, p.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert pref_eval.calc_aggregate(["map", "ndcg@10"], qrels, run) == \
+            pref_eval.calc_aggregate(["map", "ndcg@10"], QRELS, RUN)
+
+
+def test_zbench_annotated_lines_are_still_score_files(tmp_path):
+    """The JSON test above must not take zbench's annotated JSON lines, whose first key holds an object too."""
+    from pref_eval.io.zelo_scores import is_zbench_annotated_line
+
+    assert is_zbench_annotated_line('{"query": {"id": "q1", "text": "x"}, "documents": []}')
+    assert is_zbench_annotated_line('{"documents": [], "query": {"id": "q1"}}')
+    assert is_zbench_annotated_line("{}")
+    assert not is_zbench_annotated_line('{"1037798": {"3641634": 3}}')
+    assert not is_zbench_annotated_line('{ "q\\"1" : {"d": 1}}')
+    scores = ROOT / "tests" / "data" / "zelo" / "zbench" / "case_main"
+    annotated = next(iter(sorted(scores.glob("*annotated*.jsonl"))), None)
+    if annotated is not None:
+        assert is_zbench_annotated_line(annotated.read_text().splitlines()[0])
