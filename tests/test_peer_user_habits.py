@@ -45,6 +45,8 @@ def test_pt_experiment_keywords_are_refused_naming_ours(per_query, function, key
     with pytest.raises(UsageError) as e:
         if function == "evaluate":
             pref_eval.evaluate(QRELS, RUNS["bm25"], ["map"], **{keyword: 1})
+        elif function == "compare_runs":  # (session 30: Python's TypeError before)
+            pref_eval.compare_runs(QRELS, [RUNS["bm25"], RUNS["dense"]], measures=["map"], **{keyword: 1})
         else:
             pref_eval.compare(per_query, **{keyword: 1})
     msg = str(e.value)
@@ -59,7 +61,8 @@ def test_the_options_named_exist():
     from pref_eval.stats.compare import compare as compare_table
 
     takes = {"compare": set(inspect.signature(compare_table).parameters),
-             "evaluate": set(inspect.signature(pref_eval.evaluate).parameters)}
+             "evaluate": set(inspect.signature(pref_eval.evaluate).parameters),
+             "compare_runs": set(inspect.signature(pref_eval.compare_runs).parameters)}
     for keyword, where in PYTERRIER_KEYWORDS.items():
         for function, (ours, _rest) in where.items():
             name = ours.split(" ")[0]
