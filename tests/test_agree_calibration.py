@@ -52,9 +52,10 @@ def reference_parts(mu: np.ndarray, n_buckets: int) -> list[np.ndarray]:
 
 def test_hand_worked_ties():
     # 5 x 0, 2 x 1/2, 5 x 1 (N = 12): B = 2 -> the target 6 lies mid-way in the run of 1/2, both ends as near the
-    # middle: no cut, one bucket; B = 3 -> targets 4 and 8 move to 5 and 7: buckets of 5, 2, 5
+    # middle: both are cuts, the run a bucket of its own (since session 30; was: no cut, one bucket, whose gap is
+    # 0 for any y symmetrised); B = 3 -> targets 4 and 8 move to 5 and 7: buckets of 5, 2, 5
     mu = np.array([0.0] * 5 + [0.5] * 2 + [1.0] * 5)
-    assert list(buckets(mu, mu, 2).n) == [12]
+    assert list(buckets(mu, mu, 2).n) == [5, 2, 5]
     assert list(buckets(mu, mu, 3).n) == [5, 2, 5]
     # an ensemble of 3 votes: 3 x 0, 2 x 1/3, 2 x 2/3, 3 x 1 and 20 buckets: one bucket per value
     mu = np.array([0, 0, 0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1, 1, 1.0])

@@ -416,7 +416,7 @@ def test_calibration_svg_numbers_are_the_records(tmp_path, capsys):
     slope, icept = y_map(left)
     markers = of(left, "marker")
     markers = [m for m in markers if "legend-handle" not in classes(m)]
-    assert len(markers) == len(rows) and 2 <= len(rows) <= 6  # at most --buckets (equal scores share one)
+    assert len(markers) == len(rows) and 2 <= len(rows) <= 7  # --buckets, + 1: the run of 1/2 on its own
     for m, row in zip(markers, rows, strict=True):
         assert to_x(m.get("cx")) == pytest.approx(row["predicted"], abs=2e-3 * px)
         assert slope * float(m.get("cy")) + icept == pytest.approx(row["observed"], abs=2e-3 * abs(slope))

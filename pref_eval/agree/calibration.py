@@ -10,11 +10,16 @@ about (1/2, 1/2).
 * Buckets: equal-population buckets that never split a run of equal mu. The
   entries sorted by mu; the B - 1 cut points b*N/B (b = 1..B-1, N entries) each
   move to the nearest place where mu changes (at equal distance: the one nearer
-  the middle N/2; if both are as near, no cut), repeated cuts merge. Entries
+  the middle N/2; if both are as near -- a run centred on N/2, which in the
+  symmetrised entries is the run of mu = 1/2 -- both: the run is a bucket of
+  its own; since session 30: before, no cut, so the two buckets around 1/2
+  merged and their gaps, mirror images, cancelled: ECE 0 at B = 2 for any
+  judge scoring a pair 1/2), repeated cuts merge. Entries
   with equal mu are therefore in one bucket (nothing depends on the order of
   the pairs or on document ids), the buckets are as equal in size as the ties
   allow, a judge with few distinct scores gets fewer than B buckets (an
-  ensemble of 3 votes, mu in {0, 1/3, 2/3, 1}: at most 4), and the rule is
+  ensemble of 3 votes, mu in {0, 1/3, 2/3, 1}: at most 4; the run of 1/2 on
+  its own can make B + 1), and the rule is
   symmetric: the symmetrised entries give a reliability curve symmetric about
   (1/2, 1/2). Without ties and with B dividing N the buckets are the plain
   equal-population ones. Per bucket: count, mean mu ("predicted"), mean
@@ -65,7 +70,8 @@ def five_levels(y: np.ndarray) -> np.ndarray:
 
 def tie_respecting_cuts(mu_sorted: np.ndarray, n_buckets: int) -> np.ndarray:
     """The cut positions (0 < c < N, increasing) of :func:`buckets`' rule on sorted ``mu``: each target b*N/B moved
-    to the nearest run boundary (equal distance: the one nearer N/2; still equal: no cut); exact integer arithmetic."""
+    to the nearest run boundary (equal distance: the one nearer N/2; still equal -- a run centred on N/2 -- both:
+    the run its own bucket); exact integer arithmetic."""
     N = len(mu_sorted)
     B = int(n_buckets)
     if N == 0 or B <= 1:
@@ -81,7 +87,8 @@ def tie_respecting_cuts(mu_sorted: np.ndarray, n_buckets: int) -> np.ndarray:
     pick = np.where(d_hi == 0, hi,
                     np.where(d_lo < d_hi, lo, np.where(d_hi < d_lo, hi,
                              np.where(m_lo < m_hi, lo, np.where(m_hi < m_lo, hi, -1)))))
-    cuts = np.unique(pick)
+    both = pick == -1  # a run centred on the middle (the symmetrised entries' mu = 1/2): cut at both its ends
+    cuts = np.unique(np.concatenate([pick[~both], lo[both], hi[both]]))
     return cuts[(cuts > 0) & (cuts < N)]
 
 
