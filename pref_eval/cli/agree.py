@@ -36,7 +36,8 @@ FORMAT_HELP = ("jsonl|zbench|clarke4|clarke3|llmlog|carterette|trecprefs|xie, on
 @click.option("--confidence", type=Finite(0, 1, min_open=True, max_open=True), default=0.95,
               show_default=True, help="Level of the percentile intervals.")
 @click.option("--buckets", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Calibration buckets (at most; equal-population, equal scores never split).")
+              help="Calibration buckets (at most; equal-population, equal scores never split; a run of "
+                   "1/2 on the middle cut is one more).")
 @click.option("--calibration", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Calibration of each judge's pair scores: auto = when they take values other than 0, 1/2, 1.")
 @click.option("--consensus-min", type=click.IntRange(min=1), default=2, show_default=True,
