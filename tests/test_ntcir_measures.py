@@ -101,6 +101,7 @@ def test_ncu_by_hand(files):
     assert v["NCU(utility='P')", "late"] == pytest.approx(sum(p * x for p, x in zip(prec, g, strict=True)) / 19,
                                                           rel=1e-15)
     assert v["NCU(beta=0.0)", "late"] == v["NCU(utility='P')", "late"]
+    assert _values(files, ["NCU(gamma=0.5)"])["NCU(gamma=0.5)", "late"] == v["NCU(stop='rb', gamma=0.5)", "late"]
     assert v["NCU(stop='rb', gamma=0.5)", "late"] == pytest.approx(
         sum(b * 0.5 ** i for i, b in enumerate(br)) / sum(0.5 ** i for i in range(10)), rel=1e-15)
     assert v["NCU(stop='rb', utility='P')", "late"] == pytest.approx(
@@ -128,7 +129,7 @@ def test_original_ndcg_by_hand(files):
 
 
 @pytest.mark.parametrize("name, needle", [
-    ("NCU(gamma=0.5)", "gamma is the rank-biased stop's decay: give it with stop='rb'"),
+    ("NCU(stop='gu', gamma=0.5)", "gamma is the rank-biased stop's decay: give it with stop='rb'"),
     ("NCU(utility='P', beta=0.5)", "beta is the blended ratio's: it has no effect with utility='P'"),
     ("NCU(stop='x')", "stop (one of 'gu', 'rb'"),
     ("NCU(stop='rb', gamma=0.0)", "gamma (a number > 0 and ≤ 1"),

@@ -25,7 +25,7 @@ IPSJ TOD 48(SIG9), 2007 (IPSJ Digital Courier 3, 2007).
   document in proportion to its gain (NTCIREVAL's stop values are its gains
   unless ``-s`` is given; here always the gains). ``stop='rb'``
   (rank-biased): P_S(r) = γ^(count(r)−1) / Σ_{i=1}^{R} γ^(i−1), γ =
-  ``gamma`` (default 0.95, NTCIREVAL's). ``utility='BR'`` (default): NU(r)
+  ``gamma`` (default 0.95, NTCIREVAL's; ``gamma=`` alone means 'rb'). ``utility='BR'`` (default): NU(r)
   = BR(r); ``utility='P'``: NU(r) = count(r)/r (precision; NCU with 'gu' and
   binary relevance is then AP). NTCIREVAL prints the four as ``NCUgu,P``,
   ``NCUgu,BR``, ``NCUrb,P``, ``NCUrb,BR``. Sakai & Robertson, "Modelling a
@@ -57,12 +57,12 @@ NCU_CITE = ("Sakai & Robertson, EVIA 2008 (Modelling a user population for desig
             "metrics); NTCIREVAL (http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html)")
 BR_BETA = replace(BETA, doc="patience β of the blended ratio (0: precision at the rank; NTCIREVAL's -beta)")
 KEYWORDS = (BR_BETA, GAINS, JUDGED_ONLY)
-STOP = Param("stop", str, "gu", "stopping distribution: 'gu' (graded-uniform: by gain) or 'rb' (rank-biased: "
-             "gamma^(count−1))", choices=("gu", "rb"))
+STOP = Param("stop", str, NOT_GIVEN, "stopping distribution: 'gu' (graded-uniform: by gain; the default) or 'rb' "
+             "(rank-biased: gamma^(count−1); the default when gamma is given)", choices=("gu", "rb"))
 UTILITY = Param("utility", str, "BR", "utility at the stop: 'BR' (blended ratio) or 'P' (precision)",
                 choices=("BR", "P"))
-GAMMA = Param("gamma", float, NOT_GIVEN, "rank-biased stop's decay γ, 0.95 when not given (stop='rb' only; "
-              "NTCIREVAL's -gamma)", low=0.0, high=1.0, low_open=True)
+GAMMA = Param("gamma", float, NOT_GIVEN, "rank-biased stop's decay γ, 0.95 when not given (gamma= alone means "
+              "stop='rb'; refused with stop='gu'; NTCIREVAL's -gamma)", low=0.0, high=1.0, low_open=True)
 NCU_BETA = replace(BETA, default=NOT_GIVEN, doc="patience β of the blended ratio, 1 when not given (utility='BR' "
                    "only; NTCIREVAL's -beta)")
 
@@ -118,17 +118,22 @@ def p_plus(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 
 
 def _ncu_options(text: str, options: dict) -> None:
-    if options.get("stop", "gu") == "gu" and "gamma" in options:
+    if options.get("stop") == "gu" and "gamma" in options:
         raise UsageError(f"measure {text!r}: gamma is the rank-biased stop's decay: give it with stop='rb'")
     if options.get("utility", "BR") == "P" and "beta" in options:
         raise UsageError(f"measure {text!r}: beta is the blended ratio's: it has no effect with utility='P'")
+
+
+def _stop(opts: dict) -> str:
+    """The stop distribution: ``stop`` as given, else 'rb' when ``gamma`` is given, else 'gu'."""
+    return str(opts.get("stop", "rb" if "gamma" in opts else "gu"))
 
 
 def ncu_values(r: Ranked, opts: dict) -> np.ndarray:
     """Per-query NCU with ``opts``' stop ('gu'/'rb'), utility ('BR'/'P'), gamma, beta, gains."""
     b = blended(r, opts)
     nu = b.br if opts.get("utility", "BR") == "BR" else b.count / (b.pos + 1.0)
-    if opts.get("stop", "gu") == "gu":
+    if _stop(opts) == "gu":
         num = np.bincount(b.q, weights=nu * b.gain, minlength=r.nq)
         den = b.total
     else:
