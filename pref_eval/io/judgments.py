@@ -30,7 +30,7 @@ Errors are :class:`~pref_eval.errors.InputError` with file and line.
 """
 from __future__ import annotations
 
-from .textfile import json_reason
+from .textfile import DuplicateKey, json_reason, unique_keys
 
 import re
 import math
@@ -535,7 +535,9 @@ def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, object_pairs_hook=unique_keys)
+        except DuplicateKey as err:  # which of the two was meant? (json keeps the last: session 30, one message)
+            raise InputError(name, no, str(err)) from None
         except (ValueError, RecursionError) as err:
             raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
         if not isinstance(rec, dict):

@@ -20,6 +20,7 @@ import numpy as np
 from ..records import record
 from ..errors import InputError, shown
 from .keys import distinct
+from .textfile import DuplicateKey, unique_keys
 
 ID_KEYS = ("qid", "sample", "type", "runi", "runj", "run")
 
@@ -83,18 +84,6 @@ def _is_number(x, kind: str | None = "preference") -> bool:
     return math.isfinite(x) or (kind == "metric" and math.isnan(x))
 
 
-def _no_duplicate_keys(pairs: list) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        keys = [k for k, _ in pairs]
-        raise _Duplicate(next(k for k in keys if keys.count(k) > 1))
-    return obj
-
-
-class _Duplicate(ValueError):
-    pass
-
-
 def _bad_sample(v) -> bool:
     """Sample ids are integers >= 0 (an integral float such as 0.0 is the same sample, as in Python)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -125,9 +114,9 @@ def _checked_object(raw: bytes, src: str, ln: int) -> dict:
     """Line ``ln`` as a JSON object with no repeated key, a ``qid`` and a ``sample`` id, and string ids
     (a summary line, ``"qid": "all"``, only the first two: it is dropped)."""
     try:
-        obj = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
-    except _Duplicate as err:
-        raise InputError(src, ln, f"key {err} appears twice in the object") from None
+        obj = json.loads(raw, object_pairs_hook=unique_keys)
+    except DuplicateKey as err:  # the message of every JSON reader of our formats (textfile.unique_keys)
+        raise InputError(src, ln, str(err)) from None
     except (ValueError, RecursionError):
         raise InputError(src, ln, "expected a JSON object (a line of zelo_eval / pref_eval.py output)") from None
     if not isinstance(obj, dict) or "qid" not in obj or "sample" not in obj:

@@ -190,8 +190,12 @@ def state_json(text: str | dict, name: str) -> Any:
         return text
     if not text.strip():
         raise InputError(name, 0, "not a zelo_pairs state file: the file is empty")
+    from ..io.textfile import DuplicateKey, unique_keys
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKey as err:  # which value was meant? (json keeps the last; the message of every JSON reader)
+        raise InputError(name, 0, f"not a zelo_pairs state file ({err})") from None
     except json.JSONDecodeError as err:
         cut = "" if text.rstrip().endswith("}") else "; the file does not end with '}': cut short?"
         raise InputError(name, err.lineno, f"not a zelo_pairs state file (JSON: {err.msg}, column {err.colno}"
