@@ -295,12 +295,14 @@ _NO_SCORES = ("recovery draws its true scores, N(0, sigma^2) for K documents, an
               "(logit scale), an estimate of the spread of its true scores (docs/zelo_simulate.md)")
 
 
-def zelo_hint(command: str, option: str) -> str:
-    """What ``zelo_eval`` / ``zelo_compare`` (``eval``, ``compare``) say of ``--compat``, the option of
-    ``zelo_fit`` and ``zelo_pairs`` (``--compat zbench``) that they lack, and ``zelo_simulate recovery``
-    (``recovery``) of a score file asked for as its truth (both decided in session 29), or ""."""
-    if option == "--compat" and command in ("eval", "compare"):
+def zelo_hint(command: str, option: str, sub: str = "") -> str:
+    """What ``zelo_eval`` / ``zelo_compare`` / ``zelo_plot`` (``eval``, ``compare``, ``plot``; any of
+    zelo_plot's sub-commands ``sub``) say of ``--compat``, the option of ``zelo_fit`` and ``zelo_pairs``
+    (``--compat zbench``) that they lack, and ``zelo_simulate recovery`` (``simulate``, ``recovery``) of a score
+    file asked for as its truth (decided in session 29; zelo_plot's in session 30), or ""."""
+    if option == "--compat" and command in ("eval", "compare", "plot"):
         return "--compat zbench is zelo_fit's and zelo_pairs'; " + _NO_COMPAT.format(cmd=f"zelo_{command}")
-    if command == "recovery" and option in ("--scores", "-S", "--truth", "--zelo", "--score-file", "-R"):
+    if (command, sub) == ("simulate", "recovery") and option in ("--scores", "-S", "--truth", "--zelo",
+                                                                 "--score-file", "-R"):
         return _NO_SCORES
     return ""

@@ -133,7 +133,7 @@ def test_float_or_missing_ids_are_refused_not_matched_to_nothing():
     bad.loc[1, "doc_id"] = np.nan  # was a judged document "nan"
     with pytest.raises(InputError, match=r"^<qrels>:2: column 'doc_id': missing id"):
         pref_eval.calc_aggregate([AP], bad, run)
-    with pytest.raises(InputError, match="missing or empty id"):
+    with pytest.raises(InputError, match="missing, empty, float or bool id"):
         pref_eval.calc_aggregate([AP], qrels, [("1037798", None, 1.0)])
 
 
@@ -212,9 +212,9 @@ def test_a_list_of_dataframes_is_several_runs():
 
 def test_float_or_missing_ids_in_qrels_records_are_refused():
     # {1037798.0: ...} was the topic "1037798.0": no run topic matched it
-    with pytest.raises(InputError, match=r"^<qrels>:1: missing, float or empty id 1037798.0"):
+    with pytest.raises(InputError, match=r"^<qrels>:1: missing, float, bool or empty id 1037798.0"):
         pref_eval.calc_aggregate([AP], {1037798.0: {"3641634": 3}}, RUN)
-    with pytest.raises(InputError, match=r"^<qrels>:2: missing, float or empty id None"):
+    with pytest.raises(InputError, match=r"^<qrels>:2: missing, float, bool or empty id None"):
         pref_eval.calc_aggregate([AP], [("1037798", "3641634", 3), ("1037798", None, 1)], RUN)
     qrels = [("1037798", "3641634", 3), (1037798, "2258765", 1)]  # integer ids are ids
     ref = ir_measures.calc_aggregate([P @ 5], [ir_measures.Qrel(str(q), d, r) for q, d, r in qrels],

@@ -51,3 +51,27 @@ def test_recovery_from_a_score_file_is_refused_with_the_advice(option):
     assert second == "Try 'zelo_simulate recovery --help' for help."
     res = run_module_inproc("simulate", ["tournament", "--scores", "x"])  # another sub-command: click's message
     assert res.returncode == 2 and res.stderr.startswith("zelo_simulate: No such option '--scores'.")
+
+
+@pytest.mark.parametrize("argv", [["pairs", "--compat", "zbench", "-R", GT, "-m", "zndcg@10", *RUNS, "-o", "x.svg"],
+                                  ["systems", "--compat", "zbench"], ["--compat", "zbench"]],
+                         ids=["pairs", "systems", "group"])
+def test_zelo_plot_compat_names_zelo_plot(argv):
+    """``zelo_plot pairs --compat`` (session 30, f40): the hint lookup took the sub-command ``pairs`` for the
+    command zelo_pairs (which has --compat) and fell back to click's "No such option ... Did you mean
+    '--compare'?"; zelo_plot draws zbench's measures of ``-R SCORES`` as zelo_compare computes them, so it gives
+    zelo_compare's reason."""
+    pytest.importorskip("matplotlib")
+    res = run_module_inproc("plot", argv)
+    assert res.returncode == 2 and res.stdout == ""
+    first = res.stderr.splitlines()[0]
+    assert first.startswith("zelo_plot: No such option '--compat': --compat zbench is zelo_fit's and zelo_pairs'; "
+                            "zbench's tie rules are not an option of zelo_plot (no printed"), first
+
+
+def test_the_group_spelling_finds_the_command_too():
+    """``zelo plot pairs`` / ``zelo simulate recovery``: the same hints under the ``zelo`` group."""
+    res = run_module_inproc("group", ["plot", "pairs", "--compat", "zbench"])
+    assert res.returncode == 2 and "--compat zbench is zelo_fit's and zelo_pairs'" in res.stderr, res.stderr
+    res = run_module_inproc("group", ["simulate", "recovery", "--scores", "x"])
+    assert res.returncode == 2 and "recovery draws its true scores" in res.stderr, res.stderr

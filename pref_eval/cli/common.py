@@ -493,9 +493,18 @@ def _peer_option(err: Any, ctx: Any, click: Any) -> str:
 
     if not isinstance(err, click.NoSuchOption) or ctx is None:
         return ""
-    name = next((c.name for c in COMMANDS if ctx.info_name == c.name or ctx.info_name in c.scripts), "")
-    hint = command_hint(name, err.option_name) or ir_measures_hint(name, err.option_name) or \
-        zelo_hint(name or ctx.info_name, err.option_name)
+    # the command is the first context of the chain naming one (zelo_plot, or `zelo plot` under the group), its
+    # sub-command the context below it: `zelo_plot pairs` is zelo_plot's pairs, not zelo_pairs (session 30)
+    chain = []
+    while ctx is not None:
+        chain.append(ctx.info_name)
+        ctx = ctx.parent
+    chain.reverse()
+    at = next((i for i, n in enumerate(chain) if any(n == c.name or n in c.scripts for c in COMMANDS)), None)
+    name = "" if at is None else next(c.name for c in COMMANDS if chain[at] == c.name or chain[at] in c.scripts)
+    sub = chain[at + 1] if at is not None and at + 1 < len(chain) else ""
+    hint = "" if sub else command_hint(name, err.option_name) or ir_measures_hint(name, err.option_name)
+    hint = hint or zelo_hint(name, err.option_name, sub)
     return f"No such option '{err.option_name}': {hint}." if hint else ""
 
 

@@ -20,9 +20,10 @@ from ..errors import InputError, shown
 
 
 def not_an_id(x: Any) -> bool:
-    """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``) or an empty string: not a query or document id
-    (records and dicts given as qrels or runs; frames are checked column-wise by :func:`id_column`)."""
-    return x is None or isinstance(x, float) or (isinstance(x, (str, bytes)) and not x)
+    """None, a float (NaN, or 1.0 whose ``str`` is ``"1.0"``), a bool (``True`` would be the id ``"True"``; an
+    ``int`` to Python, refused since session 30) or an empty string: not a query or document id (records and dicts
+    given as qrels or runs, ``pairs()``'s queries; frames are checked column-wise by :func:`id_column`)."""
+    return x is None or isinstance(x, (float, bool, np.bool_)) or (isinstance(x, (str, bytes)) and not x)
 
 
 def id_text(x: Any) -> str:
@@ -155,6 +156,9 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     if missing.any():
         row = int(np.flatnonzero(missing)[0]) + 1
         raise InputError(source, row, f"column {shown(col)}: missing id (expected a string or an integer)")
+    if kind == "b" or (kind == "O" and pd.api.types.infer_dtype(s, skipna=False) == "boolean"):
+        raise InputError(source, 0, f"column {shown(col)} holds booleans ({shown(bool(s.iloc[0]))}); give ids as strings or "
+                                    "integers (True would be the id 'True')")
     if kind == "f":
         raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")

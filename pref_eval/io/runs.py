@@ -390,7 +390,8 @@ def run_from_records(records: Any, name: str = "run") -> Run:
         except (TypeError, ValueError):
             raise InputError(name, i, f"score {shown(rec[2])} is not a number") from None
         if not_an_id(rec[0]) or not_an_id(rec[1]):
-            raise InputError(name, i, f"missing or empty id in {shown(tuple(rec))} (expected strings or integers)")
+            raise InputError(name, i, f"missing, empty, float or bool id in {shown(tuple(rec))} (expected strings or "
+                                      "integers)")
         qids.append(id_text(rec[0]))
         docs.append(id_text(rec[1]))
     score = np.asarray(scores, dtype=np.float64)

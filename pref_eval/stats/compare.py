@@ -515,6 +515,8 @@ def _long_columns(values) -> tuple[list[str], list[str], list[str], list]:
             if gone.size:
                 raise UsageError(f"per-query table: column {shown(c)}, row {int(gone[0]) + 1}: missing id (expected "
                                  "a string or an integer)")
+            if getattr(values[c].dtype, "kind", "O") == "b":  # (True would be the run, query or measure 'True')
+                raise UsageError(f"per-query table: column {shown(c)} holds booleans (expected strings or integers)")
         run, qid, measure, value = (values[c].tolist() for c in cols)
     run, qid, measure = (list(map(str, c)) for c in (run, qid, measure))  # (C-level map: no loop per row)
     summary = np.fromiter(map("all".__eq__, qid), bool, len(qid))
