@@ -611,8 +611,10 @@ PREF = '{"qid": "q1", "runi": "a", "runj": "b", "sample": 0, "type": "preference
     # an integer literal beyond the doubles: float() raises OverflowError (was a traceback on every path)
     (PREF.replace("0.5", "1" + "0" * 400), ":1: ap: expected a number, got 1000"),
     # a repeated key: orjson's chunks kept the last value, the scanner and the line parser refuse the line
-    (PREF + PREF.replace('"ap"', '"qid": "q2", "ap"'), ":2: duplicate key 'qid' in a JSON object"),
-    (PREF.replace('"a"', '"bm25:k1"') + PREF.replace('"ap"', '"ap" :1, "ap"'), ":2: duplicate key 'ap' in a JSON object"),
+    (PREF + PREF.replace('"ap"', '"qid": "q2", "ap"'),
+     ":2: duplicate key 'qid' in a JSON object"),
+    (PREF.replace('"a"', '"bm25:k1"') + PREF.replace('"ap"', '"ap" :1, "ap"'),
+     ":2: duplicate key 'ap' in a JSON object"),
     (PREF.replace('"a"', '"bm25:k1"') + PREF.replace('"q1"', '"q:2"'), None),  # colons in strings only
     # a number as an id: orjson's chunks made it a string
     (PREF.replace('"q1"', "5"), ":1: qid: expected a string, got 5"),

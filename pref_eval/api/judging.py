@@ -83,6 +83,7 @@ def judge(
 
     keys = [sp.model if sp.kind == "openai" else sp.name for sp in (parse_spec(s) for s in judges)]
     prices = checked_prices(prices, keys)
+    _per_million_warning(prices, log)
     if max_cost is not None:
         for key in keys:
             if key not in prices:
@@ -144,6 +145,23 @@ def judge(
     for line in summary_lines(sess):
         log.info(line)
     return sess
+
+
+#: a price per 1,000 tokens from which on it reads as a per-million figure (100 per million tokens and more)
+PER_MILLION_LOOK = 0.1
+
+
+def _per_million_warning(prices: Mapping[str, tuple[float, float]], log: Any) -> None:
+    """``--price`` is per 1,000 tokens; providers list prices per million (OpenAI's page): a figure of 0.1 or more
+    per 1,000 (100 or more per million) is what a per-million price of nearly every model looks like here, and
+    1,000 times the cost (and the ``--max-cost`` stop) that was meant. Warned (a dear model can cost it), once per
+    price key."""
+    for key, pair in prices.items():
+        if max(pair) >= PER_MILLION_LOOK:
+            given = f"{key}={pair[0]:g},{pair[1]:g}"
+            log.warn(f"{option_name('prices', '--price')} {given}: prices are per 1,000 tokens, and "
+                     f"{max(pair):g} per 1,000 is {max(pair) * 1000:,g} per million; a per-million figure (as "
+                     f"providers list them) is {key}={pair[0] / 1000:g},{pair[1] / 1000:g} here")
 
 
 def _next_file_warning(sess: Any, pairs: Any, log: Any) -> None:

@@ -157,8 +157,8 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
         row = int(np.flatnonzero(missing)[0]) + 1
         raise InputError(source, row, f"column {shown(col)}: missing id (expected a string or an integer)")
     if kind == "b" or (kind == "O" and pd.api.types.infer_dtype(s, skipna=False) == "boolean"):
-        raise InputError(source, 0, f"column {shown(col)} holds booleans ({shown(bool(s.iloc[0]))}); give ids as strings or "
-                                    "integers (True would be the id 'True')")
+        raise InputError(source, 0, f"column {shown(col)} holds booleans ({shown(bool(s.iloc[0]))}); give ids as "
+                                    "strings or integers (True would be the id 'True')")
     if kind == "f":
         raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")

@@ -30,7 +30,7 @@ Errors are :class:`~pref_eval.errors.InputError` with file and line.
 """
 from __future__ import annotations
 
-from .textfile import DuplicateKey, json_reason, unique_keys
+from .textfile import json_object, json_reason
 
 import re
 import math
@@ -528,20 +528,14 @@ def _fast_columns(fmt: str, data: bytes, text: str | None, ties: str) -> Columns
 
 
 def _parse_jsonl(text: str, name: str, out: Judgments, ties: str, first: int = 1) -> None:
-    import json
     from sys import intern
 
     for no, line in _lines(text, out, first):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line, object_pairs_hook=unique_keys)
-        except DuplicateKey as err:  # which of the two was meant? (json keeps the last: session 30, one message)
-            raise InputError(name, no, str(err)) from None
-        except (ValueError, RecursionError) as err:
-            raise InputError(name, no, f"expected a JSON object per line ({json_reason(err)})") from None
-        if not isinstance(rec, dict):
-            raise InputError(name, no, "expected a JSON object {\"qid\", \"doc_a\", \"doc_b\", \"score\"|\"votes\"}")
+        # (a key given twice refused: which of the two was meant? json keeps the last; session 30, one message)
+        rec = json_object(line, name, no, "a JSON object per line",
+                          'a JSON object {"qid", "doc_a", "doc_b", "score"|"votes"}')
         for key in ("qid", "doc_a", "doc_b"):
             if key not in rec or not isinstance(rec[key], (str, int)) or isinstance(rec[key], bool):
                 raise InputError(name, no, f"expected a string \"{key}\"")

@@ -340,7 +340,8 @@ def _record_ids(values: list, source: str) -> list[str]:
 
     for i, x in enumerate(values, 1):
         if not_an_id(x):
-            raise InputError(source, i, f"missing, float, bool or empty id {shown(x)} (expected a string or an integer)")
+            raise InputError(source, i, f"missing, float, bool or empty id {shown(x)} (expected a string or an "
+                                        "integer)")
     return [id_text(x) for x in values]
 
 
