@@ -116,6 +116,7 @@ def judge(
         if output is not None:  # checked as the same command without --dry-run would (it is not written)
             preflight(output, inputs)
         sess = run(setup)
+        _empty_batch_warning(sess, pairs, state, None, log)
         for line in summary_lines(sess):
             sys.stdout.write(line + "\n")
         return sess
@@ -142,9 +143,22 @@ def judge(
         log.warn(f"... and {len(sess.missing) - 5} more pairs not sent")
     _state_warnings(sess, state, store, output, log)
     _next_file_warning(sess, pairs, log)
+    _empty_batch_warning(sess, pairs, state, output, log)
     for line in summary_lines(sess):
         log.info(line)
     return sess
+
+
+def _empty_batch_warning(sess: Any, pairs: Any, state: Any, output: str | None, log: Any) -> None:
+    """A PAIRS file holding no pair (empty, blank or comment lines; ``{"pairs": []}``): the batch ``zelo_pairs next``
+    writes once its state is done. Exit 0, nothing asked, no judge started, no store opened (a shell loop
+    ``next`` -> ``zelo_judge`` ends cleanly), the output empty; said, as it is also what a wrong file gives."""
+    if state is not None or sess.pairs:
+        return
+    from ..io.textfile import display_name
+
+    log.warn(f"{display_name(pairs)}: no pair in it, nothing to judge (zelo_pairs next writes an empty file once "
+             f"its state is done){'' if output is None else '; the output is empty'}")
 
 
 #: a price per 1,000 tokens from which on it reads as a per-million figure (100 per million tokens and more)

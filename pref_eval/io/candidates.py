@@ -23,6 +23,8 @@ def read_candidates(path: str) -> list[tuple[str, list[str]]]:
         if len(f) != 2:
             raise InputError(name, no, f"expected 'qid docno', got {len(f)} fields")
         out.setdefault(f[0], []).append(f[1])
+    if not out:  # nothing to pair (a cut download, a wrong file): refused as an empty run or qrels file is
+        raise InputError(name, 0, "empty 'qid docno' file (expected lines 'qid docno')")
     return list(out.items())
 
 

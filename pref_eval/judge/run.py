@@ -315,6 +315,8 @@ class Session:
 
         s = self.setup
         self.loop = asyncio.get_running_loop()
+        if not s.state and not self.pairs:  # an empty PAIRS file (`zelo_pairs next` of a finished state): nothing to
+            return                          # ask; no judge started, no store opened (api/judging warns)
         if s.dry_run:
             import os
 
