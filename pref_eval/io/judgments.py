@@ -888,8 +888,8 @@ def read_zbench_dataset(path: str) -> list[tuple[str, list[str]]]:
         lambda rec: (_json_id(rec["query"]["id"], "query.id"),
                      [_json_id(d["id"], "document id") for d in rec["documents"]]))
     if not out:  # no query: nothing to pair or fit against (refused as an empty run or qrels file is; session 30)
-        raise InputError(display_name(path), 0, "empty zbench dataset file (expected JSON lines "
-                                                '{"query": {"id": ...}, "documents": [{"id": ...}, ...]}, a query a line)')
+        raise InputError(display_name(path), 0, 'empty zbench dataset file (expected JSON lines {"query": {"id": '
+                                                '...}, "documents": [{"id": ...}, ...]}, a query a line)')
     return out
 
 
