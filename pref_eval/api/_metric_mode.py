@@ -277,6 +277,10 @@ def _registry_rows(qrels: str, given: dict[str, Any], registry: list[str], *, co
         given = _readable_runs(given, skipped, log)
     rows = _evaluate_rows(qrels, given, registry, complete=complete, level=level, depth=depth, jobs=jobs,
                           warn_missing=False, warn_topic_all=False, log=log, skipped=skipped)
+    from ._score_rows import _is_score_file, _undefined_left_out
+
+    if _is_score_file(qrels):  # zbench's measures: a query where one is undefined (nan) cannot be paired
+        rows = _undefined_left_out(rows, qrels, log)
     if skipped and len(given) - len([s for s in skipped if s in given]) < 2:
         gone = ", ".join(display_name(p) for n, p in paths.items() if n in skipped)
         raise EvaluationError(f"fewer than two runs left to compare ({_keep_going()}): {gone} "

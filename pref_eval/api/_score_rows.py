@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import UsageError, option_name
+from ..errors import UsageError, option_name, shown
 
 
 def _is_score_file(qrels: Any) -> bool:
@@ -161,3 +161,41 @@ def _run_dict(runs: Mapping) -> bool:
     from ._inputs import _is_run_dict
 
     return bool(_is_run_dict(runs))
+
+
+def _undefined_left_out(rows: list, scores: Any, log: Any) -> list:
+    """The per-query rows of :func:`_score_file_rows` without those whose value is undefined (NaN), for a paired
+    comparison (``zelo_compare -R SCORES``, ``zelo_plot systems|pairs -R SCORES``), which needs a number per
+    query: left out as ``zelo_eval`` leaves them out of its means (session 30; before, "per-query table: value nan
+    of run ... is not a finite number", naming no file). Said on ``log`` (or as a PrefEvalWarning): a query of
+    zbench's annotated file holding no document by its ``file:line``, every other undefined value per measure
+    (zacc needs two of the run's documents with different zELO scores, zndcg and zrecall one)."""
+    import math
+
+    gone = [r for r in rows if r[1] != "all" and math.isnan(r[3])]
+    if not gone:
+        return rows
+    from ..io.textfile import display_name
+    from ..io.zelo_scores import empty_annotated_queries
+
+    name = display_name(os.fspath(scores))
+    warn = log.warn if log is not None else _warning
+    empty = empty_annotated_queries(os.fspath(scores))
+    for qid, line in empty.items():
+        warn(f"{name}:{line}: query {shown(qid)} holds no document (\"documents\": []): every measure is undefined "
+             "on it, and it is left out of the comparison (zelo_eval leaves it out of its means)")
+    per: dict[str, list[str]] = {}
+    for run, qid, m, _ in gone:
+        if qid not in empty:
+            per.setdefault(m, []).append(f"{run} on {qid}")
+    for m, cells in per.items():
+        warn(f"{m} is undefined (nan) for {len(cells)} (run, query) pair(s) against {name} ({', '.join(cells[:3])}"
+             f"{', ...' if len(cells) > 3 else ''}): left out of the comparison, as zelo_eval leaves them out of its "
+             "means (zacc needs two of the run's documents with different zELO scores, zndcg and zrecall one)")
+    kept = [r for r in rows if r[1] == "all" or not math.isnan(r[3])]
+    lost = sorted({r[0] for r in gone} - {r[0] for r in kept if r[1] != "all"})
+    if lost:  # (else "need at least two runs", the run gone without a word)
+        from ..errors import EvaluationError
+
+        raise EvaluationError(f"{lost[0]}: every value against {name} is undefined (nan): no query to compare it on")
+    return kept

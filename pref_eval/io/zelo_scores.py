@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from ..errors import InputError, command_running, shown
-from .textfile import display_name, first_line_of_file, read_input_bytes, refuse_nul
+from .textfile import display_name, first_line_of_file, read_input_bytes, read_input_text, refuse_nul
 
 HEADER = ("qid", "docno", "score", "se")
 
@@ -259,4 +259,25 @@ def read_zelo_scores(path: str) -> dict[str, dict[str, float]]:
                                       + ("zelo_fit --scale elo, or use --scale logit)" if command_running() else
                                          "pref_eval.fit(..., scale='elo'), or use scale='logit')"))
         out[q] = dict(zip(docs, xs, strict=True))
+    return out
+
+
+def empty_annotated_queries(path: str) -> dict[str, int]:
+    """``{query id: line}`` of the queries of zbench's annotated JSON lines holding no document (``"documents":
+    []``, which zbench's model takes): for the message naming where an undefined value comes from (read again,
+    only on that path); ``{}`` for a zelo_fit score TSV, which names no query without a document."""
+    if not is_zbench_annotated_line(first_line_of_file(path)):
+        return {}
+    import json
+
+    out: dict[str, int] = {}
+    for no, line in enumerate(read_input_text(path, what="zbench annotated JSONL", any_bytes=True).split("\n"), 1):
+        if '"documents"' not in line:
+            continue
+        try:
+            rec = json.loads(line)
+            if rec["documents"] == []:
+                out[str(rec["query"]["id"])] = no
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue  # (the reader refused any such line before)
     return out

@@ -212,6 +212,7 @@ def _check_new_file(path: str, directory: str, renamed: bool) -> None:
     would give: read-only file system, else permission denied -- or, for root, whom permissions do not
     stop, operation not permitted)."""
     if os.access(directory, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        _probe_new_file(path, directory, renamed)
         return
     try:
         read_only = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
@@ -220,6 +221,32 @@ def _check_new_file(path: str, directory: str, renamed: bool) -> None:
     code = errno.EROFS if read_only else errno.EPERM if os.geteuid() == 0 else errno.EACCES
     how = f" (creating a new file in directory {os.path.dirname(path) or '.'}, renamed over it when complete)"
     raise OutputError(f"{path}: cannot write: {os.strerror(code)}{how if renamed else ''}")
+
+
+def _probe_new_file(path: str, directory: str, renamed: bool) -> None:
+    """A directory whose permissions allow a new file that the file system still refuses (``/proc``, ``/sys`` and
+    other virtual file systems to root, whom permissions do not stop; before session 30 found by the writing,
+    after the work): a file is created there and removed at once. Linux's ``O_TMPFILE`` makes it a file without
+    a name (nothing ever appears in the directory); where the file system does not support that, a hidden
+    ``.tmp-probe-*`` name, created and unlinked with the signals held (as the writing's own temporary file), so
+    nothing is left behind. The refusal is the writing's own message."""
+    name = None
+    with signals_held():
+        try:
+            try:
+                fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o600)
+            except (AttributeError, OSError) as err:  # (O_TMPFILE: Linux only; EOPNOTSUPP/EISDIR/EINVAL: no support)
+                if isinstance(err, OSError) and err.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                    raise
+                name = os.path.join(directory, f".tmp-probe-{os.getpid()}-{os.urandom(4).hex()}")
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as err:
+            how = f" (creating a new file in directory {os.path.dirname(path) or '.'}, renamed over it when complete)"
+            raise OutputError(f"{path}: cannot write: {_describe(err)}{how if renamed else ''}") from None
+        os.close(fd)
+        if name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 def _check_replaceable(path: str, final: str) -> None:

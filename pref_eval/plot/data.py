@@ -125,8 +125,13 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
 
         ids = run_ids(list(runs), mode=run_id_mode, names=run_names)
         # the rows of pref_eval.evaluate, without its DataFrame (no pandas import: issue #13)
-        table = LongTable.from_rows(_evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), [measure],
-                                                   complete=complete, log=log, warn_topic_all=False))
+        from ..api._score_rows import _is_score_file, _undefined_left_out
+
+        rows = _evaluate_rows(qrels, dict(zip(ids, runs, strict=True)), [measure], complete=complete, log=log,
+                              warn_topic_all=False)
+        if _is_score_file(qrels):  # zbench's measures: a query where one is undefined (nan) cannot be paired
+            rows = _undefined_left_out(rows, qrels, log)
+        table = LongTable.from_rows(rows)
         # (the plot keeps a topic named 'all' as a topic: these rows have no summary rows)
         names = list(dict.fromkeys(table.measure))
         if len(names) != 1:
