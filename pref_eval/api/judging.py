@@ -162,7 +162,7 @@ def _empty_batch_warning(sess: Any, pairs: Any, state: Any, output: str | None, 
 
 
 #: a price per 1,000 tokens from which on it reads as a per-million figure (100 per million tokens and more)
-PER_MILLION_LOOK = 0.1
+_PER_MILLION_LOOK = 0.1
 
 
 def _per_million_warning(prices: Mapping[str, tuple[float, float]], log: Any) -> None:
@@ -171,7 +171,7 @@ def _per_million_warning(prices: Mapping[str, tuple[float, float]], log: Any) ->
     1,000 times the cost (and the ``--max-cost`` stop) that was meant. Warned (a dear model can cost it), once per
     price key."""
     for key, pair in prices.items():
-        if max(pair) >= PER_MILLION_LOOK:
+        if max(pair) >= _PER_MILLION_LOOK:
             given = f"{key}={pair[0]:g},{pair[1]:g}"
             log.warn(f"{option_name('prices', '--price')} {given}: prices are per 1,000 tokens, and "
                      f"{max(pair):g} per 1,000 is {max(pair) * 1000:,g} per million; a per-million figure (as "
