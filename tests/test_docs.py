@@ -320,6 +320,7 @@ UPWARD_IMPORTS = {
     ("pref_eval/agree/systemlevel.py", "pref_eval.api._inputs"),
     ("pref_eval/agree/systemlevel.py", "pref_eval.api.measures"),
     ("pref_eval/plot/data.py", "pref_eval.api.measures"),
+    ("pref_eval/plot/data.py", "pref_eval.api._score_rows"),
 }
 IO_MAY_IMPORT = ("pref_eval.io", "pref_eval.errors", "pref_eval.records", "pref_eval.native", "pref_eval.parallel",
                  "pref_eval._jsonl")

@@ -226,9 +226,8 @@ def read_docs(path: str, into: Texts | None = None, warn: Callable[[str], None] 
 
 def _parse(text: str, name: str, out: Texts, *, queries: bool, warn: Callable[[str], None] | None = None) -> None:
     if not text.strip():  # (before session 30: "none of the N pairs has its texts", naming the pairs file)
-        what = "qid<TAB>text" if queries else "docno<TAB>text"
-        raise InputError(name, 0, f"empty {'queries' if queries else 'documents'} file (expected '{what}' lines or "
-                                  "JSON lines)")
+        raise InputError(name, 0, "empty queries file (expected 'qid<TAB>text' lines or JSON lines)" if queries else
+                         "empty documents file (expected 'docno<TAB>text' lines or JSON lines)")
     raw = _Bytes()
     _parse_lines(text, name, out, queries, raw)
     raw.warn(name, warn)
