@@ -5,11 +5,13 @@ reads as ``nDCG@10``) was "unknown measure '@10'"; ``compare_runs(qrels, runs, m
 ranx.compare's keywords, in the function documented as taking ranx.compare's argument order -- was Python's
 TypeError; a qrels or run file that ranx saved (its JSON, LZ4 or Parquet) was "expected 4 fields ..., found 1
 field", "a NUL byte", or -- JSON on one line given to ``zelo_eval -R`` -- "read as zbench's annotated JSONL ...
-unknown zELO measure".
+unknown zELO measure"; ``err@10`` (ir-measures' ``ERR@10`` in another case) and ``P(rel=2)@5,10`` were "unknown
+measure ...; see 'zelo_eval --list-measures'" with no suggestion.
 """
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -156,3 +158,46 @@ def test_zbench_annotated_lines_are_still_score_files(tmp_path):
     annotated = next(iter(sorted(scores.glob("*annotated*.jsonl"))), None)
     if annotated is not None:
         assert is_zbench_annotated_line(annotated.read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize(("name", "fix"), [("P(rel=2)@5,10", "P(rel=2)@5 P(rel=2)@10"),
+                                           ("AP(rel=2)@10,100,1000", "AP(rel=2)@10 AP(rel=2)@100 AP(rel=2)@1000")])
+def test_several_cutoffs_after_parameters_say_what_to_write(name, fix):
+    """Was "unknown measure 'P(rel=2)@5,10'; see 'zelo_eval --list-measures'" (``P@5,10`` had the hint); the names
+    proposed give ir-measures' values, run live (the oracle)."""
+    with pytest.raises(UsageError, match=re.escape(f"separated by spaces (or given as a list): '{fix}'") + "$"):
+        pref_eval.calc_aggregate([name], QRELS, RUN)
+    _ir_measures_agree(fix.split())
+
+
+@pytest.mark.parametrize(("name", "fix"), [("err@10", "ERR@10"), ("p@10", "P@10"), ("rr@10", "RR@10"),
+                                           ("ap(rel=2)@100", "AP(rel=2)@100"), ("judged@10", "Judged@10"),
+                                           ("success@5", "Success@5"), ("Ndcg@10", "NDCG@10")])
+def test_an_ir_measures_name_in_another_letter_case_says_its_spelling(name, fix):
+    """Were "unknown measure 'err@10'; see 'zelo_eval --list-measures'" (no suggestion: difflib compares the whole
+    name, cutoff included), and for ``judged@10`` / ``success@5`` only trec_eval's ``judged.10``; the spelling
+    proposed is ir-measures' (its value, run live, the oracle)."""
+    with pytest.raises(UsageError, match=re.escape(f"ir-measures' {'name ' if '.' in _dot(name) else ''}is {fix}")):
+        pref_eval.calc_aggregate([name], QRELS, RUN)
+    _ir_measures_agree([fix])
+
+
+def _dot(name: str) -> str:
+    """trec_eval's spelling of ``name`` when it has one (``judged.10``), else ''."""
+    from pref_eval.measures.base import REGISTRY
+
+    base, _, k = name.partition("@")
+    spec = REGISTRY.get(base)
+    return f"{base}.{k}" if spec is not None and spec.param_kind == "cutoffs" else ""
+
+
+def _ir_measures_agree(names: list[str]) -> None:
+    irm = pytest.importorskip("ir_measures")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = pref_eval.calc_aggregate(names, QRELS, RUN)
+    for n in names:  # one ir-measures call per measure (session 29: its set of measures per call)
+        m = irm.parse_measure(n)
+        theirs = irm.calc_aggregate([m], irm.read_trec_qrels(QRELS), irm.read_trec_run(RUN))[m]
+        tol = 1e-5 if n.startswith("ERR") else 1e-12  # gdeval prints 5 decimals a query (docs/differences.md)
+        assert ours[n] == pytest.approx(theirs, rel=tol, abs=tol), n

@@ -165,6 +165,15 @@ BEIR_NAMES = {
 }
 
 
+def _irm_case(base: str) -> str | None:
+    """The ir-measures family (or alias) that ``base`` (before ``@``; ``err``, ``p(rel=2)``) spells in another letter
+    case, with its parameters (``ERR``, ``P(rel=2)``); None when it spells none, or one exactly."""
+    head = base.split("(", 1)[0]
+    families = {s.irm.rstrip("@") for s in REGISTRY.values() if s.irm} | set(ALIASES)
+    found = sorted(f for f in families if f.lower() == head.lower() and f != head)
+    return found[0] + base[len(head):] if found and head not in families else None
+
+
 def unknown_measure(name: str) -> UsageError:
     import difflib  # only for the error message
 
@@ -177,14 +186,22 @@ def unknown_measure(name: str) -> UsageError:
     if ntcir is not None:
         return UsageError(f"unknown measure {name!r}: {ntcir}")
     spec = REGISTRY.get(base)
+    cased = _irm_case(base) if at else None  # 'err@10', 'judged@10': an ir-measures name in another case
     if at and spec is not None and spec.param_kind == "cutoffs" and k.isdigit():
         # pytrec_eval's request name with ir-measures' @: trec_eval writes the cutoff after a dot
-        return UsageError(f"unknown measure {name!r}; trec_eval's names take the cutoff after a dot: "
-                          f"{base}.{k} (printed {base}_{k})")
+        return UsageError(f"unknown measure {name!r}; " + (f"ir-measures' name is {cased}@{k}; " if cased else "")
+                          + f"trec_eval's names take the cutoff after a dot: {base}.{k} (printed {base}_{k})")
+    if cased:
+        return UsageError(f"unknown measure {name!r}; names are case-sensitive: ir-measures' is {cased}@{k}")
     if re.fullmatch(r"(zndcg|zacc|zrecall)(@\d+(,\d+)?)?", name):  # pattern of pref_eval.zelo.eval_scores
         qrels = "-R (the API's qrels)" if command_running() else "the qrels"
         return UsageError(f"measure {name!r} is computed against a zELO score file: {qrels} must be zelo_fit's "
                           "scores TSV or zbench's JSON lines, not TREC qrels (docs/zelo_eval.md)")
+    several = re.fullmatch(r"(.+\))@(\d+(?:,\d+)+)", name)  # 'P(rel=2)@5,10': the parameters on each name
+    if several:
+        fixed = " ".join(f"{several.group(1)}@{c}" for c in several.group(2).split(","))
+        return UsageError(f"unknown measure {name!r}: an ir-measures or ranx name takes one cutoff and names are "
+                          f"separated by spaces (or given as a list): {fixed!r}")
     if at and "," in name and "(" not in name:  # 'P@5,10' / 'nDCG@10,P@5': one name per cutoff, spaces between
         parts = [p for p in name.split(",") if p]
         fixed = " ".join([parts[0], *(f"{base}@{p}" if p.isdigit() else p for p in parts[1:])])
