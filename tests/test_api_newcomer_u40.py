@@ -201,3 +201,24 @@ def _ir_measures_agree(names: list[str]) -> None:
         theirs = irm.calc_aggregate([m], irm.read_trec_qrels(QRELS), irm.read_trec_run(RUN))[m]
         tol = 1e-5 if n.startswith("ERR") else 1e-12  # gdeval prints 5 decimals a query (docs/differences.md)
         assert ours[n] == pytest.approx(theirs, rel=tol, abs=tol), n
+
+
+def test_a_run_frame_with_ranks_only_says_how_to_give_them():
+    """A reranker's frame with ``qid, docno, rank`` and no score: was "DataFrame needs ... score columns" alone; the
+    expression it proposes ranks as the rank column says, ir-measures' value on the same frame (live, the oracle)."""
+    import pandas as pd
+
+    frame = pd.read_csv(RUN, sep=" ", names=["qid", "Q0", "docno", "rank", "score", "name"], dtype=str)
+    frame["rank"] = frame["rank"].astype(int)
+    ranks = frame.drop(columns=["score"])
+    with pytest.raises(InputError, match=re.escape("this one has ranks only: the ranking is by score, as trec_eval "
+                                                   "and ir-measures rank, so give the ranks as scores, "
+                                                   "df.assign(score=-df['rank'])")):
+        pref_eval.calc_aggregate(["AP"], QRELS, ranks)
+    given = ranks.assign(score=-ranks["rank"])
+    irm = pytest.importorskip("ir_measures")
+    theirs_run = given.rename(columns={"qid": "query_id", "docno": "doc_id"}).astype({"score": float})
+    ours = pref_eval.calc_aggregate(["AP", "nDCG@10"], QRELS, given)
+    for m in (irm.AP, irm.nDCG @ 10):  # one ir-measures call per measure (session 29)
+        theirs = irm.calc_aggregate([m], irm.read_trec_qrels(QRELS), theirs_run)[m]
+        assert ours[m] == pytest.approx(theirs, rel=1e-12), m

@@ -311,6 +311,10 @@ def _run_from_frame(df: Any, name: str) -> Run:
     if qc is None or dc is None or sc is None:
         swapped = ("; this one has a qrels' grade column: a run goes here, evaluate(qrels, runs, measures)"
                    if qc and dc and find_column(df, ("relevance", "rel", "label"), name) else "")
+        if qc and dc and sc is None and (rank := find_column(df, ("rank",), name)) is not None:
+            # a reranker's output with ranks only: trec_eval and ir-measures rank by score, never by the rank column
+            swapped = ("; this one has ranks only: the ranking is by score, as trec_eval and ir-measures rank, so "
+                       f"give the ranks as scores, df.assign(score=-df[{rank!r}])")
         raise InputError(name, 0, f"DataFrame needs query_id/qid/q_id, doc_id/docno and score columns{swapped}"
                                   f"{index_hint(df)}")
     if dc.lower() == "docid" and _integer_column(df[dc]):
