@@ -222,3 +222,17 @@ def test_a_run_frame_with_ranks_only_says_how_to_give_them():
     for m in (irm.AP, irm.nDCG @ 10):  # one ir-measures call per measure (session 29)
         theirs = irm.calc_aggregate([m], irm.read_trec_qrels(QRELS), theirs_run)[m]
         assert ours[m] == pytest.approx(theirs, rel=1e-12), m
+
+
+def test_a_list_among_the_measures_is_refused_saying_to_flatten():
+    """``[ir_measures.parse_trec_measure("P.5,10"), AP]`` (that function returns a list): was "unknown measure
+    '[P@5, P@10]': ... '[P@5  P@10]'" (the list's str split at its comma); ir-measures itself fails on it (a
+    TypeError). The flat list proposed gives ir-measures' values (live, the oracle)."""
+    irm = pytest.importorskip("ir_measures")
+    nested = [irm.parse_trec_measure("P.5,10"), irm.AP]
+    for call in (lambda: pref_eval.calc_aggregate(nested, QRELS, RUN), lambda: pref_eval.evaluate(QRELS, RUN, nested),
+                 lambda: pref_eval.evaluator(nested, QRELS), lambda: pref_eval.iter_calc(nested, QRELS, RUN)):
+        with pytest.raises(UsageError, match=re.escape("measures: got a list (P@5, P@10) as one of the measure "
+                                                       "names; give the names in one flat list")):
+            call()
+    _ir_measures_agree([str(m) for m in [*irm.parse_trec_measure("P.5,10"), irm.AP]])

@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     from ..measures import MeasureRequest
 
 
+def _shown_items(items: Any) -> str:
+    """A short display of a nested list of measure names (its first three items' ``str``)."""
+    first = [str(x) for x in list(items)[:4]]
+    return ", ".join(first[:3]) + (", ..." if len(first) > 3 else "")
+
+
 def _measure_names(measures: Any) -> list[str]:
     """Names as strings: ir-measures measure objects are taken by their ``str`` (``nDCG@10``).
 
@@ -40,6 +46,11 @@ def _measure_names(measures: Any) -> list[str]:
         raise UsageError(f"measures: got {data} (a run or qrels) among the measure names; the order is "
                          "evaluate(qrels, runs, measures) (ranx.evaluate's order) and, as in ir-measures, "
                          "evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run)")
+    nested = next((m for m in names if isinstance(m, Iterable) and not isinstance(m, (str, bytes, Mapping))), None)
+    if nested is not None:  # [ir_measures.parse_trec_measure("P.5,10"), AP]: its list of measures as one item
+        raise UsageError(f"measures: got a {type(nested).__name__} ({_shown_items(nested)}) as one of the measure "
+                         "names; give the names in one flat list (ir_measures.parse_trec_measure returns a list: "
+                         "[*parse_trec_measure('P.5,10'), AP])")
     ks = [m for m in names if isinstance(m, numbers.Integral) and not isinstance(m, bool)]
     if ks:
         cut = ",".join(str(int(k)) for k in ks)
