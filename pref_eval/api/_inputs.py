@@ -136,6 +136,21 @@ def _string_list(name: str, v: Any, *, split: bool = False) -> list[str]:
     return items
 
 
+def _flat_list(measures: Iterable) -> list:
+    """``measures`` (an iterable: read once) as a list; one of its items a list, tuple or set -- ``[ir_measures.
+    parse_trec_measure("P.5,10"), AP]``, that function returning a list -- is a UsageError saying to flatten (it
+    was "unknown measure '[P@5, P@10]'", the list's str; ir-measures fails on it too)."""
+    names = list(measures)
+    nested = next((m for m in names if isinstance(m, Iterable) and not isinstance(m, (str, bytes, Mapping))), None)
+    if nested is not None:
+        items = [str(x) for x in list(nested)[:4]]
+        raise UsageError(f"measures: got a {type(nested).__name__} ({', '.join(items[:3])}"
+                         f"{', ...' if len(items) > 3 else ''}) as one of the measure names; give the names in one "
+                         "flat list (ir_measures.parse_trec_measure returns a list: [*parse_trec_measure('P.5,10'), "
+                         "AP])")
+    return names
+
+
 def _measure_list(v: Any) -> list[str]:
     """``measures`` of the commands that read qrels: :func:`_string_list` (one string is names separated by
     spaces), and each item of a list split the same way, as ``parse_measures`` reads them (``zelo_eval -m

@@ -9,18 +9,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError, command_running, option_name, shown
-from ._inputs import _load_qrels, _load_runs, _ranx_object, _run_from_data
+from ._inputs import _flat_list, _load_qrels, _load_runs, _ranx_object, _run_from_data
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..measures import MeasureRequest
-
-
-def _shown_items(items: Any) -> str:
-    """A short display of a nested list of measure names (its first three items' ``str``)."""
-    first = [str(x) for x in list(items)[:4]]
-    return ", ".join(first[:3]) + (", ..." if len(first) > 3 else "")
 
 
 def _measure_names(measures: Any) -> list[str]:
@@ -40,17 +34,12 @@ def _measure_names(measures: Any) -> list[str]:
                          "(pytrec_eval.RelevanceEvaluator(qrels, measures) takes the qrels first)")
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
-    names = list(measures)  # read once: measures may be a generator
+    names = _flat_list(measures)  # read once: measures may be a generator
     data = next((d for d in map(_data_not_measures, names) if d is not None), None)
     if data is not None:  # evaluate(measures, qrels, runs) with runs files: the list of run paths is here
         raise UsageError(f"measures: got {data} (a run or qrels) among the measure names; the order is "
                          "evaluate(qrels, runs, measures) (ranx.evaluate's order) and, as in ir-measures, "
                          "evaluator(measures, qrels), iter_calc / calc_aggregate(measures, qrels, run)")
-    nested = next((m for m in names if isinstance(m, Iterable) and not isinstance(m, (str, bytes, Mapping))), None)
-    if nested is not None:  # [ir_measures.parse_trec_measure("P.5,10"), AP]: its list of measures as one item
-        raise UsageError(f"measures: got a {type(nested).__name__} ({_shown_items(nested)}) as one of the measure "
-                         "names; give the names in one flat list (ir_measures.parse_trec_measure returns a list: "
-                         "[*parse_trec_measure('P.5,10'), AP])")
     ks = [m for m in names if isinstance(m, numbers.Integral) and not isinstance(m, bool)]
     if ks:
         cut = ",".join(str(int(k)) for k in ks)
