@@ -12,7 +12,7 @@ import re
 
 _LZ4_FRAME = b"\x04\x22\x4d\x18"  # the LZ4 frame format's magic number (lz4.frame, which ranx uses)
 _PARQUET = b"PAR1"
-_JSON_DICT = re.compile(rb'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{')  # {"q1": {  -- a dict of dicts
+_JSON_DICT = rb'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*\{'  # {"q1": {  -- a dict of dicts (compiled on use: re's cache)
 
 
 def ranx_file_kind(data: bytes) -> str | None:
@@ -21,7 +21,7 @@ def ranx_file_kind(data: bytes) -> str | None:
         return "a Parquet file (ranx's save('x.parquet'))"
     if data.startswith(_LZ4_FRAME):
         return "an LZ4-compressed file (ranx's save('x.lz4'))"
-    if _JSON_DICT.match(data[:4096]):
+    if re.match(_JSON_DICT, data[:4096]):
         return "a JSON object {qid: {docno: value}} (ranx's save('x.json'), a pytrec_eval dict saved as JSON)"
     return None
 
