@@ -163,3 +163,19 @@ def test_zero_gain_level_is_not_relevant_here(tmp_path):
     v = dict(zip(df.measure, df.value, strict=True))
     assert v["Q(gains={1: 0, 2: 1})"] == pytest.approx(2 / 3, rel=1e-15)
     assert v["Q"] == pytest.approx(5 / 6, rel=1e-15) and v["AP"] == 1.0
+
+
+def test_topic_of_zero_gains_only(tmp_path):
+    """docs/differences.md: a topic whose relevant documents all have gain 0 (L1 with ``-g 0:1``): NTCIREVAL's
+    MSnDCG, nDCG and NCUgu are 0/0 (``-nan``), its AP and Q 0 (nothing is summed); here nothing is relevant, all 0."""
+    got = ntcir({"d1": 1, "d3": 0}, ["d1", "d2"], "0:1", 1.0, 0.95, [2], False, tmp_path)
+    assert {k: got[k].lstrip("-") for k in ("MSnDCG@0002", "nDCG@0002", "NCUgu,BR", "NCUgu,P")} == dict.fromkeys(
+        ("MSnDCG@0002", "nDCG@0002", "NCUgu,BR", "NCUgu,P"), "nan")
+    assert (got["AP"], got["Q-measure"], got["NCUrb,BR"]) == ("0.0000",) * 3
+    (tmp_path / "q").write_text("q1 0 d1 1\nq1 0 d3 0\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
+    names = ["nDCG(gains={1: 0})@2", "nDCG_JK(gains={1: 0})@2", "NCU(gains={1: 0})", "NCU(gains={1: 0}, utility='P')",
+             "Q(gains={1: 0})", "AP"]
+    df = pref_eval.evaluate(tmp_path / "q", tmp_path / "r", names)
+    v = dict(zip(df.measure, df.value, strict=True))
+    assert [v[n] for n in names] == [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
