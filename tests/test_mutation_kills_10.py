@@ -46,3 +46,40 @@ def test_a_dump_after_an_earlier_mention_is_redacted_as_the_dump_alone():
     digits = "".join(c for c in rest.lower() if c in "0123456789abcdef")
     raw = LETTERS_KEY.encode()
     assert not [raw[i:i + 2].hex() for i in range(len(raw) - 1) if raw[i:i + 2].hex() in digits], alone  # no bytes
+
+
+def _evaluate(tmp_path, qrels: str, run: str, names: list[str]) -> dict:
+    import pref_eval
+
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    df = pref_eval.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), names)
+    return {(m, q): v for m, q, v in zip(df.measure, df.qid, df.value, strict=True)}
+
+
+def test_q_and_nerr_of_a_query_without_a_relevant_document_are_0(tmp_path):
+    """t1: one document of grade 2, found at rank 2 behind a judged 0 -- Q = BR(2) / R = (β·2 + 1) / (β·2 + 2)
+    = 3/4 (cg* held at the total 2 below rank R = 1), Q@10 the same (divided by min(10, 1)), nERR(H=2)@10 =
+    (1/2 · 2/3) / (2/3) = 1/2; t2: judged documents of grade 0 only (R = 0): 0 for each, as the measures'
+    docstrings say (NTCIREVAL skips such a topic), not 0/0 (mutant ``where=den > 0`` -> ``>=``: nan). ``Q_cut``
+    without cutoffs is Q_cut.10 and Q_cut.1000 (its documented defaults: mutants of ``defaults=(10, 1000)``)."""
+    got = _evaluate(tmp_path, "t1 0 a 2\nt1 0 b 0\nt2 0 c 0\nt2 0 d 0\n",
+                    "t1 Q0 b 1 3 s\nt1 Q0 a 2 2 s\nt2 Q0 c 1 3 s\nt2 Q0 e 2 2 s\n",
+                    ["Q", "Q@10", "Q_cut", "nERR(max_rel=2)@10"])
+    names = ["Q", "Q@10", "Q_cut_10", "Q_cut_1000", "nERR(max_rel=2)@10"]
+    assert [got[n, "t1"] for n in names] == pytest.approx([0.75, 0.75, 0.75, 0.75, 0.5], abs=1e-12)
+    assert [got[n, "t2"] for n in names] == [0.0] * 5
+    assert sorted({m for m, _ in got}) == sorted(names)
+
+
+def test_nerr_of_a_run_missing_the_top_grade(tmp_path):
+    """The run retrieves only the grade-1 document, the grade-2 one is judged but not retrieved (in the whole
+    collection): with H = 2, stops 1/3 and 2/3; ERR@10 of the run 1/3, of the ideal list (grade 2, then 1)
+    2/3 + 1/2 · 1/3 · (1 - 2/3) = 13/18: nERR = 6/13. A judged grade above max_rel is refused also when no run
+    retrieves it (mutant ``top = max(run's, judged)`` -> ``min``: an IndexError, and no refusal)."""
+    from pref_eval.errors import EvaluationError
+
+    got = _evaluate(tmp_path, "t1 0 a 2\nt1 0 b 1\n", "t1 Q0 b 1 3 s\nt1 Q0 c 2 2 s\n", ["nERR(max_rel=2)@10"])
+    assert got["nERR(max_rel=2)@10", "t1"] == pytest.approx(6 / 13, abs=1e-12)
+    with pytest.raises(EvaluationError, match="grade 3 above max_rel=2"):
+        _evaluate(tmp_path, "t1 0 a 3\nt1 0 b 1\n", "t1 Q0 b 1 3 s\n", ["nERR(max_rel=2)@10"])
