@@ -7,23 +7,10 @@ Oracle: the pairs of the batch that an earlier batch asked, counted by hand from
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 
-from conftest import ROOT  # noqa: E402
-
-QRELS = ROOT / "qrels" / "dl19-sample.qrels"
-
-
-def _main(module: str, argv: list[str], capsys) -> str:
-    import importlib
-
-    with pytest.raises(SystemExit) as exc:
-        importlib.import_module(f"pref_eval.cli.{module}").main(argv)
-    _, err = capsys.readouterr()
-    assert exc.value.code in (0, None), err
-    return err
+from next_loop import TOY_JUDGE, main_ok, write_texts
 
 
 def _pairs(path) -> set[tuple[str, str, str]]:
@@ -33,24 +20,19 @@ def _pairs(path) -> set[tuple[str, str, str]]:
 
 @pytest.fixture
 def texts(tmp_path):
-    lines = [ln.split() for ln in QRELS.read_text().splitlines()]
-    two = [f for f in lines if f[0] in ("1037798", "1103812")]
-    (tmp_path / "two.qrels").write_text("".join(" ".join(f) + "\n" for f in two))
-    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdocument {d}\n" for d in sorted({f[2] for f in lines})))
-    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in sorted({f[0] for f in lines})))
-    return tmp_path
+    return write_texts(tmp_path)
 
 
 def test_a_next_file_served_from_the_store_is_warned(texts, capsys):
     t = texts
-    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS} --noise 1"
-    _main("pairs", ["init", "--state", str(t / "a.json"), "--qrels", str(t / "two.qrels"), "--strategy", "adaptive",
-                    "--seed", "0", "--force", "-Q"], capsys)
+    judge = f"{TOY_JUDGE} --noise 1"
+    main_ok("pairs", ["init", "--state", str(t / "a.json"), "--qrels", str(t / "two.qrels"), "--strategy", "adaptive",
+                      "--seed", "0", "--force", "-Q"], capsys)
     asked: set = set()
     warned = []
     for k in range(3):
         batch = t / f"b{k}.txt"
-        _main("pairs", ["next", "--state", str(t / "a.json"), "-o", str(batch)], capsys)
+        main_ok("pairs", ["next", "--state", str(t / "a.json"), "-o", str(batch)], capsys)
         # as zelo_pairs next wrote it before session 29: no repeat column (since then the file asks a pair again
         # as its next repetition: tests/test_next_repeat.py)
         old = batch.read_text().splitlines()
@@ -58,8 +40,8 @@ def test_a_next_file_served_from_the_store_is_warned(texts, capsys):
                                  ln.removesuffix(" repeat") + "\n" for ln in old))
         again = len(_pairs(batch) & asked)
         asked |= _pairs(batch)
-        err = _main("judge", [str(batch), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"), "--store",
-                              str(t / "s.sqlite"), "-o", str(t / "j.jsonl"), "--judge", judge], capsys)
+        err = main_ok("judge", [str(batch), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"), "--store",
+                                str(t / "s.sqlite"), "-o", str(t / "j.jsonl"), "--judge", judge], capsys)
         lines = [ln for ln in err.splitlines() if "answered from the store" in ln]
         warned.append(again)
         if again:
@@ -71,20 +53,20 @@ def test_a_next_file_served_from_the_store_is_warned(texts, capsys):
                              "--state"]
         else:
             assert lines == []
-        _main("pairs", ["add", "--state", str(t / "a.json"), "-J", str(t / "j.jsonl"), "-Q"], capsys)
+        main_ok("pairs", ["add", "--state", str(t / "a.json"), "-J", str(t / "j.jsonl"), "-Q"], capsys)
     assert warned[0] == 0 and warned[1] > 0  # the second batch asks the first batch's matches again
 
 
 def test_other_pairs_files_judged_again_are_not_warned(texts, capsys):
     t = texts
-    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS}"
+    judge = TOY_JUDGE
     (t / "docs.txt").write_text("".join(" ".join(ln.split()[0:3:2]) + "\n"
                                         for ln in (t / "two.qrels").read_text().splitlines()[:12]))
     for fmt, name in (("tsv", "c.tsv"), ("jsonl", "c.jsonl")):
-        _main("pairs", ["cycles", "--docs", str(t / "docs.txt"), "--cycles", "1", "--seed", "0", "--output-format",
-                        fmt, "-o", str(t / name), "-Q"], capsys)
+        main_ok("pairs", ["cycles", "--docs", str(t / "docs.txt"), "--cycles", "1", "--seed", "0", "--output-format",
+                          fmt, "-o", str(t / name), "-Q"], capsys)
         for _ in range(2):  # the second run is served from the store: a resumed batch, nothing to warn of
-            err = _main("judge", [str(t / name), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
-                                  "--store", str(t / "o.sqlite"), "--judge", judge, "-o", str(t / "o.jsonl")], capsys)
+            err = main_ok("judge", [str(t / name), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
+                                    "--store", str(t / "o.sqlite"), "--judge", judge, "-o", str(t / "o.jsonl")], capsys)
             assert "answered from the store" not in err
         assert re.search(r"0 requests sent \([^)]*\), [1-9][0-9]* served from the store", err), err

@@ -10,33 +10,15 @@ per (pair, repetition) (tools/toy_judge.py), the shell loop must leave the same 
 from __future__ import annotations
 
 import io
-import sys
 
 import pytest
 
-from conftest import ROOT  # noqa: E402
-
-QRELS = ROOT / "qrels" / "dl19-sample.qrels"
-
-
-def _main(module: str, argv: list[str], capsys) -> str:
-    import importlib
-
-    with pytest.raises(SystemExit) as exc:
-        importlib.import_module(f"pref_eval.cli.{module}").main(argv)
-    _, err = capsys.readouterr()
-    assert exc.value.code in (0, None), err
-    return err
+from next_loop import TOY_JUDGE, main_ok, write_texts
 
 
 @pytest.fixture
 def texts(tmp_path):
-    lines = [ln.split() for ln in QRELS.read_text().splitlines()]
-    two = [f for f in lines if f[0] in ("1037798", "1103812")]
-    (tmp_path / "two.qrels").write_text("".join(" ".join(f) + "\n" for f in two))
-    (tmp_path / "d.tsv").write_text("".join(f"{d}\tdocument {d}\n" for d in sorted({f[2] for f in lines})))
-    (tmp_path / "q.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in sorted({f[0] for f in lines})))
-    return tmp_path
+    return write_texts(tmp_path)
 
 
 def test_write_requests_adds_the_column_only_when_a_pair_is_asked_again():
@@ -84,13 +66,13 @@ def _loop(t, judge: str, capsys, batches: int, quiet: bool = True) -> list[str]:
     said = []
     for k in range(batches):
         batch = t / f"b{k}.txt"
-        _main("pairs", ["next", "--state", str(t / "a.json"), "-o", str(batch)], capsys)
+        main_ok("pairs", ["next", "--state", str(t / "a.json"), "-o", str(batch)], capsys)
         if not batch.read_text():
             break
-        said.append(_main("judge", [str(batch), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
-                                    "--store", str(t / "s.sqlite"), "-o", str(t / "j.jsonl"), "--judge", judge,
-                                    *(["-Q"] if quiet else [])], capsys))
-        _main("pairs", ["add", "--state", str(t / "a.json"), "-J", str(t / "j.jsonl"), "-Q"], capsys)
+        said.append(main_ok("judge", [str(batch), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
+                                      "--store", str(t / "s.sqlite"), "-o", str(t / "j.jsonl"), "--judge", judge,
+                                      *(["-Q"] if quiet else [])], capsys))
+        main_ok("pairs", ["add", "--state", str(t / "a.json"), "-J", str(t / "j.jsonl"), "-Q"], capsys)
     return said
 
 
@@ -99,9 +81,9 @@ def test_a_repeated_pair_is_asked_anew(texts, capsys):
     column) and zelo_judge sends every request (the old code served those pairs from the store: the first answer
     again, and a warning)."""
     t = texts
-    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS} --noise 1"
-    _main("pairs", ["init", "--qrels", str(t / "two.qrels"), "--strategy", "adaptive", "--seed", "0", "--force", "-Q",
-                    "--state", str(t / "a.json")], capsys)
+    judge = f"{TOY_JUDGE} --noise 1"
+    main_ok("pairs", ["init", "--qrels", str(t / "two.qrels"), "--strategy", "adaptive", "--seed", "0", "--force", "-Q",
+                      "--state", str(t / "a.json")], capsys)
     said = _loop(t, judge, capsys, 2, quiet=False)
     lines = (t / "b1.txt").read_text().splitlines()
     assert lines[0].endswith("topic docA docB repeat") and any(ln.split()[3] != "0" for ln in lines[1:])
@@ -118,9 +100,9 @@ def test_the_shell_loop_equals_zelo_judge_state(texts, capsys):
 
     strategy = "adaptive"
     t = texts
-    judge = f"cmd:{sys.executable} {ROOT / 'tools' / 'toy_judge.py'} {QRELS} --noise 1"
+    judge = f"{TOY_JUDGE} --noise 1"
     init = ["init", "--qrels", str(t / "two.qrels"), "--strategy", strategy, "--seed", "0", "--force", "-Q"]
-    _main("pairs", [*init, "--state", str(t / "a.json")], capsys)
+    main_ok("pairs", [*init, "--state", str(t / "a.json")], capsys)
     said = _loop(t, judge, capsys, 200)
     files = sorted(t.glob("b*.txt"), key=lambda p: int(p.stem[1:]))
     assert not files[-1].read_text(), "the loop ends with the state"
@@ -128,9 +110,9 @@ def test_the_shell_loop_equals_zelo_judge_state(texts, capsys):
              if len(ln.split()) == 4 and ln.split()[3] != "0"]
     assert again, "some batch asks a pair again"
     assert not any("answered from the store" in s for s in said), said
-    _main("pairs", [*init, "--state", str(t / "s.json")], capsys)
-    _main("judge", ["--state", str(t / "s.json"), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
-                    "--store", str(t / "s2.sqlite"), "--judge", judge, "-Q"], capsys)
+    main_ok("pairs", [*init, "--state", str(t / "s.json")], capsys)
+    main_ok("judge", ["--state", str(t / "s.json"), "--queries", str(t / "q.tsv"), "--docs", str(t / "d.tsv"),
+                      "--store", str(t / "s2.sqlite"), "--judge", judge, "-Q"], capsys)
     ours, theirs = (json.loads((t / f).read_text()) for f in ("a.json", "s.json"))
     assert [b.split(":")[0] for b in ours.pop("batches")] == [b.split(":")[0] for b in theirs.pop("batches")]
     assert ours == theirs
