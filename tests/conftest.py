@@ -103,6 +103,23 @@ def import_tool(name: str) -> types.ModuleType:
         sys.path.remove(str(ROOT / "tools"))
 
 
+def c_compiler_works(tmp: Path) -> bool:
+    """Whether the C compiler ``pip install .`` would call (``$CC``, else Python's own ``CC``, as setuptools
+    takes it) compiles a one-line C file here: where it does, the optional extensions must have been built; a
+    machine without one (or ``CC=/bin/false``, a compiler that fails) installs without them (session 30)."""
+    import shlex
+    import sysconfig
+
+    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    (tmp / "probe.c").write_text("int probe(void) { return 0; }\n")
+    try:
+        done = subprocess.run([*cc, "-c", str(tmp / "probe.c"), "-o", str(tmp / "probe.o")], capture_output=True,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return False
+    return done.returncode == 0 and (tmp / "probe.o").exists()
+
+
 def in_ci() -> bool:
     """True when the environment says this is a CI run (``CI=true``, as GitHub Actions and .ci/run set)."""
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
