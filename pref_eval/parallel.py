@@ -15,6 +15,7 @@ back in input order -- so the output is byte-identical to ``--jobs 1``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 if TYPE_CHECKING:
     import numpy as np
 
-from .errors import UsageError, option_name, option_value
+from .errors import PrefEvalError, UsageError, option_name, option_value
 
 
 def check_jobs_or_scheduler(jobs: int, scheduler: str | None) -> None:
@@ -60,9 +61,82 @@ def ordered_results(fn: Callable[[Any], Any], items: Iterable[Any], *, jobs: int
         yield from map(fn, items)
         return
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), initializer=_worker_init) as ex:
-        yield from ex.map(fn, items)
+    ex = ProcessPoolExecutor(max_workers=min(jobs, len(items)), initializer=_worker_init)
+    try:
+        with _signals_blocked():  # (every worker starts here, whatever the start method)
+            _start_workers(ex)
+            results = ex.map(fn, items)
+        yield from results
+    except BrokenProcessPool:  # (the pool has ended its other workers itself)
+        raise _WorkerLost(f"{option_value('jobs', '--jobs', jobs)}: a worker process ended abruptly (killed by a "
+                          "signal, or out of memory); run again, or with fewer jobs") from None
+    except BaseException:  # Ctrl-C, SIGTERM, an error, the caller closing the iterator: the rest is not wanted
+        _stop_workers(ex)
+        raise
+    finally:
+        ex.shutdown(wait=True)
+
+
+class _WorkerLost(PrefEvalError):
+    """A ``--jobs`` worker process that died (a signal sent to it alone, the kernel's out-of-memory killer):
+    exit status 1, as running out of memory in the command's own process."""
+
+    exit_code = 1
+
+
+_STOPPING = ("SIGINT", "SIGTERM")
+
+
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread while the pool's processes start: a worker inherits the blocked
+    mask (through fork and exec, so under every start method: fork, forkserver, spawn -- macOS's and Windows'
+    default, Linux's from Python 3.14 on forkserver) and is never ended half-started by the terminal's Ctrl-C,
+    which reaches every process of the group: with spawn it was a KeyboardInterrupt traceback per worker from
+    Python's own handler, or (a console script imports pref_eval.cli in each worker) one ``PROG: interrupted``
+    line each. :func:`_worker_init` then chooses what the signals do there. A signal sent to this process
+    meanwhile waits and acts when the block ends (as Python's own resource tracker starts). Main thread and
+    POSIX only (no ``pthread_sigmask`` on Windows)."""
+    import signal
+    import threading
+
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    sigs = {getattr(signal, name) for name in _STOPPING}
+    old = block(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        block(signal.SIG_SETMASK, old)
+
+
+def _start_workers(ex: Any) -> None:
+    """Every worker of the pool started before its manager thread (as Python starts them under fork): under
+    spawn and forkserver Python 3.11 starts them one per submit, and its manager thread could wait on the
+    processes it knew before the last one started -- that worker killed alone (the out-of-memory killer) went
+    unnoticed and the command waited forever (1 run in 10 here). A Python without this private method keeps its
+    own way."""
+    launch = getattr(ex, "_launch_processes", None)
+    if launch is not None and getattr(ex, "_executor_manager_thread", None) is None:
+        launch()
+
+
+def _stop_workers(ex: Any) -> None:
+    """End the pool's workers now (their pieces are not wanted: the command is interrupted, failed, or its
+    caller stopped reading): without it the pool's shutdown waited for every running piece (14-23 s of
+    zelo_compare's resampling after a SIGINT or SIGTERM sent to the command's process alone)."""
+    workers = list((getattr(ex, "_processes", None) or {}).values())  # (shutdown drops the executor's references)
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in workers:
+        with contextlib.suppress(Exception):  # (one that ended meanwhile)
+            p.terminate()
+    if manager is not None:  # its end closes its wake-up pipe: not while the exit's handler writes to it (Python
+        manager.join(timeout=30)  # 3.11 printed "Exception ignored ... Bad file descriptor" about 1 run in 20)
 
 
 def ordered_threads(fn: Callable[[Any], Any], items: Iterable[Any], threads: int) -> Iterator[Any]:
@@ -117,8 +191,19 @@ def usable_cpus() -> int:
 
 
 def _worker_init() -> None:
-    # one BLAS thread per worker process: the pool is the parallelism
+    """A worker process's start: one BLAS thread (the pool is the parallelism); SIGINT ignored (Ctrl-C reaches
+    the parent too, which reports it once and ends the pool) and SIGTERM its default (the parent's
+    :func:`_stop_workers`, or a SIGTERM to the group, ends the worker silently) whatever handlers the worker
+    inherited (fork: the command's own, which raised in the worker) or installed while it started (spawn: the
+    early ones of pref_eval.cli); then the signals :func:`_signals_blocked` held are let through."""
+    import signal
+
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    unblock = getattr(signal, "pthread_sigmask", None)
+    if unblock is not None:
+        unblock(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _STOPPING})
 
 
 def _dask_map(fn: Callable[[Any], Any], items: Sequence[Any], address: str) -> list:

@@ -5,7 +5,8 @@ A process started as one of the commands (a console script or a ``bin/`` script:
 ~0.1 s) with its one line and 130/143, as later (``cli/common.run_main`` then installs the command's own
 handlers). Ctrl-C there met Python's own handler, a KeyboardInterrupt traceback: a loop of short commands
 interrupted by Ctrl-C printed one about every third time. Nothing is done for any other program importing this
-package.
+package. A ``--jobs`` worker process started by spawn or forkserver (its ``sys.argv`` is its parent's, so it looks
+like the command) gets silent ones: the parent reports the signal, once (pref_eval/parallel.py).
 """
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import os
 import sys
 
 
-def early_handlers(label: str) -> None:
-    """Until the command's own handlers: a SIGINT or SIGTERM writes ``LABEL: interrupted`` / ``terminated`` and
-    ends the process with 130/143 at once (nothing was read or written yet). A handler the caller set or a
-    signal ignored is kept; main thread only."""
+def early_handlers(label: str | None) -> None:
+    """Until the command's own handlers: a SIGINT or SIGTERM writes ``LABEL: interrupted`` / ``terminated`` (no
+    line when ``label`` is None) and ends the process with 130/143 at once (nothing was read or written yet). A
+    handler the caller set or a signal ignored is kept; main thread only."""
     import functools
     import signal
     import threading
@@ -35,9 +36,11 @@ def is_early(handler: object) -> bool:
     return getattr(handler, "func", None) is _early_signal
 
 
-def _early_signal(label: str, signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler signature
+def _early_signal(label: str | None, signum: int, frame: object) -> None:  # noqa: ARG001 - handler signature
     import signal
 
+    if label is None:
+        os._exit(128 + signum)
     try:
         sys.stderr.write(f"{label}: {'interrupted' if signum == signal.SIGINT else 'terminated'}\n")
         sys.stderr.flush()
@@ -54,7 +57,14 @@ def _started_as_command() -> None:
 
     prog = os.path.basename(argv[0])
     if prog in console_scripts():
-        early_handlers(version_name(prog, argv[1:]) if prog == GROUP_SCRIPT else prog)
+        early_handlers(None if _pool_worker() else version_name(prog, argv[1:]) if prog == GROUP_SCRIPT else prog)
+
+
+def _pool_worker() -> bool:
+    """Whether this process is a multiprocessing child (a ``--jobs`` worker started by spawn or forkserver,
+    importing the console script as its parent's main module); multiprocessing is not imported to ask."""
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and process.parent_process() is not None
 
 
 _started_as_command()
