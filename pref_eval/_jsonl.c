@@ -746,6 +746,248 @@ static PyObject *newlines(PyObject *self, PyObject *args) {
     return PyLong_FromSize_t(count);
 }
 
+/* ------------------------------------------------------------- delimited */
+
+/* A decimal number as Python's float() takes it (a sign, digits with an optional point, at least one digit, an
+   optional exponent; no white space, no '_', no inf/nan: those go to the caller's Python reader), converted as
+   float() does (the fast path of exact operands, else PyOS_string_to_double; the GIL is held). 0 ok, -1 not
+   such a number, -2 Python raised. */
+static int parse_decimal(const char *p, const char *end, double *out) {
+    const char *start = p;
+    int neg = 0, nd = 0, dropped = 0, digits = 0;
+    uint64_t m = 0;
+    long e10 = 0;
+    if (p < end && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    while (p < end && is_digit(*p)) {
+        if (m == 0 && *p == '0') {
+        } else if (nd < 19) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            nd++;
+        } else {
+            dropped = 1;
+        }
+        digits++;
+        p++;
+    }
+    if (p < end && *p == '.') {
+        p++;
+        while (p < end && is_digit(*p)) {
+            if (m == 0 && *p == '0') {
+                e10--;
+            } else if (nd < 19) {
+                m = m * 10 + (uint64_t)(*p - '0');
+                nd++;
+                e10--;
+            } else {
+                dropped = 1;
+            }
+            digits++;
+            p++;
+        }
+    }
+    if (!digits) return -1;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        int eneg = 0;
+        long ex = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) {
+            eneg = *p == '-';
+            p++;
+        }
+        if (p >= end || !is_digit(*p)) return -1;
+        while (p < end && is_digit(*p)) {
+            if (ex < 100000) ex = ex * 10 + (*p - '0');
+            p++;
+        }
+        e10 += eneg ? -ex : ex;
+    }
+    if (p != end) return -1;
+    if (!dropped) {
+        if (m == 0) {
+            *out = neg ? -0.0 : 0.0;
+            return 0;
+        }
+        if (m <= ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
+            double v = (double)m;
+            v = e10 < 0 ? v / P10[-e10] : v * P10[e10];
+            *out = neg ? -v : v;
+            return 0;
+        }
+    }
+    {
+        char buf[MAX_NUMBER_TEXT + 1];
+        size_t n = (size_t)(end - start);
+        double v;
+        if (n > MAX_NUMBER_TEXT) return -1;
+        memcpy(buf, start, n);
+        buf[n] = '\0';
+        v = PyOS_string_to_double(buf, NULL, NULL);
+        if (v == -1.0 && PyErr_Occurred()) return -2;
+        *out = v;
+    }
+    return 0;
+}
+
+#define MAX_FIELDS 1024
+
+/* The rows of a TSV/CSV per-query file: 0 ok, -1 a file for the Python reader, -2 Python raised, -4 memory. */
+static int scan_rows(const char *p, const char *end, char delim, int width, const int *pos, int nstr, int pos_v,
+                     int pos_s, int64_t line, StrTab *tab, Buf *codes, Buf *values, Buf *lines) {
+    const char *fs[MAX_FIELDS + 1];
+    Span last[8];
+    int32_t lastcode[8];
+    const char *sample = NULL;
+    Py_ssize_t sample_n = 0;
+    for (int i = 0; i < nstr; i++) last[i].n = -1;
+    while (p < end) {
+        const char *q = p, *stop;
+        int nf = 0, solid = 0;
+        fs[0] = p;
+        for (;;) {
+            unsigned char c;
+            if (q == end || *q == '\n') {
+                stop = q;
+                break;
+            }
+            c = (unsigned char)*q;
+            if (c == (unsigned char)delim) {
+                if (++nf >= width) return -1;
+                fs[nf] = q + 1;
+            } else if (c == '\r') {
+                if (q + 1 != end && q[1] != '\n') return -1;
+                stop = q;
+                q++;
+                break;
+            } else if (c <= ' ' || c == '"' || c >= 0x7f) { /* white space, control bytes, quoting, not ASCII */
+                return -1;
+            } else {
+                solid = 1;
+            }
+            q++;
+        }
+        if (!solid && (stop == p || delim == '\t')) goto next; /* blank (white space only) */
+        if (nf != width - 1) return -1;
+        fs[width] = stop + 1; /* (field k is [fs[k], fs[k + 1] - 1)) */
+        if (buf_reserve(codes, (size_t)nstr * sizeof(int32_t)) < 0 || buf_reserve(values, sizeof(double)) < 0 ||
+            buf_reserve(lines, sizeof(int64_t)) < 0)
+            return -4;
+        for (int i = 0; i < nstr; i++) {
+            const char *a = fs[pos[i]];
+            Py_ssize_t n = fs[pos[i] + 1] - 1 - a;
+            int32_t code;
+            if (last[i].n == n && same_bytes(last[i].p, a, n)) {
+                code = lastcode[i];
+            } else {
+                code = strtab_code(tab, a, n);
+                if (code < 0) return -4;
+                last[i].p = a;
+                last[i].n = n;
+                lastcode[i] = code;
+            }
+            memcpy(codes->data + codes->len, &code, sizeof(int32_t));
+            codes->len += sizeof(int32_t);
+        }
+        if (pos_s >= 0) {
+            const char *a = fs[pos_s];
+            Py_ssize_t n = fs[pos_s + 1] - 1 - a;
+            if (!sample) {
+                sample = a;
+                sample_n = n;
+            } else if (n != sample_n || !same_bytes(a, sample, n)) {
+                return -1;
+            }
+        }
+        {
+            double v;
+            int r = parse_decimal(fs[pos_v], fs[pos_v + 1] - 1, &v);
+            if (r < 0) return r;
+            if (!isfinite(v)) return -1;
+            memcpy(values->data + values->len, &v, sizeof(double));
+            values->len += sizeof(double);
+        }
+        {
+            int64_t no = line + 1;
+            memcpy(lines->data + lines->len, &no, sizeof(int64_t));
+            lines->len += sizeof(int64_t);
+        }
+    next:
+        line++;
+        if (q >= end) break;
+        p = q + 1;
+    }
+    return 0;
+}
+
+static PyObject *scan_delimited(PyObject *self, PyObject *args) {
+    /* scan_delimited(data, skip, delim, width, string_positions, value_position, sample_position)
+       -> (strtab, codes, values, lines) or None; see read_per_query_table in pref_eval/io/perquery.py. */
+    Py_buffer view;
+    Py_ssize_t skip;
+    int width, pos_v, pos_s, pos[8], nstr, status;
+    char delim;
+    PyObject *positions, *res = NULL;
+    StrTab tab = {0};
+    Buf codes = {0}, values = {0}, lines = {0};
+    const char *p, *end;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nciO!ii", &view, &skip, &delim, &width, &PyTuple_Type, &positions, &pos_v,
+                          &pos_s))
+        return NULL;
+    nstr = (int)PyTuple_GET_SIZE(positions);
+    status = width < 1 || width > MAX_FIELDS || nstr > 8 || pos_v < 0 || pos_v >= width || pos_s >= width ||
+             skip < 0 ? -1 : 0;
+    for (int i = 0; status == 0 && i < nstr; i++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(positions, i));
+        if (v == -1 && PyErr_Occurred()) status = -2;
+        else if (v < 0 || v >= width) status = -1;
+        else pos[i] = (int)v;
+    }
+    p = view.buf;
+    end = p + view.len;
+    for (Py_ssize_t k = 0; status == 0 && k < skip; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) status = -1;
+        else p = nl + 1;
+    }
+    if (status == 0)
+        status = scan_rows(p, end, delim, width, pos, nstr, pos_v, pos_s, (int64_t)skip, &tab, &codes, &values,
+                           &lines);
+    if (status == 0) {
+        PyObject *strtab = PyList_New((Py_ssize_t)tab.count);
+        if (!strtab) status = -2;
+        for (size_t i = 0; status == 0 && i < tab.count; i++) {
+            PyObject *u = PyUnicode_DecodeASCII(tab.items[i].p, tab.items[i].n, "strict");
+            if (!u) status = -2;
+            else PyList_SET_ITEM(strtab, (Py_ssize_t)i, u);
+        }
+        if (status == 0) {
+            PyObject *c = buf_take(&codes), *v = buf_take(&values), *l = buf_take(&lines);
+            if (c && v && l) res = PyTuple_Pack(4, strtab, c, v, l);
+            Py_XDECREF(c);
+            Py_XDECREF(v);
+            Py_XDECREF(l);
+            if (!res) status = -2;
+        }
+        Py_XDECREF(strtab);
+    }
+    if (status == -4) {
+        PyErr_NoMemory();
+        status = -2;
+    }
+    PyMem_RawFree(tab.slots);
+    PyMem_RawFree(tab.items);
+    PyMem_RawFree(codes.data);
+    PyMem_RawFree(values.data);
+    PyMem_RawFree(lines.data);
+    PyBuffer_Release(&view);
+    if (status == -2) return NULL;
+    if (status == -1) Py_RETURN_NONE;
+    return res;
+}
+
 static PyObject *parse_float(PyObject *self, PyObject *args) {
     /* One JSON number text -> float (tests: the same conversion as scan). */
     const char *s, *p;
@@ -769,6 +1011,9 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "scan(data) -> (strtab, shapes) or None; see the module source."},
     {"parse_float", parse_float, METH_VARARGS, "parse_float(text: bytes) -> float or None (not a JSON number)."},
     {"newlines", newlines, METH_VARARGS, "newlines(data) -> int: the number of b'\\n' bytes."},
+    {"scan_delimited", scan_delimited, METH_VARARGS,
+     "scan_delimited(data, skip, delim, width, string_positions, value_position, sample_position) -> "
+     "(strtab, codes, values, lines) or None; see the module source."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_jsonl", "Strict JSON-lines scanner (see _jsonl.c).", -1,

@@ -256,6 +256,48 @@ def _delimited_columns(body: list[str], line0: int, delim: str, width: int, pos:
     return {"run": run, "qid": qid, "measure": measure, "value": x, "line": line, "run_b": run_b}
 
 
+def _scanned_columns(text: str, first: int, delim: str, width: int, pos: list[int], pos_b: int | None,
+                     pos_s: int | None) -> dict[str, Any] | None:
+    """:func:`_delimited_columns`' rows read by the C scanner (``pref_eval._jsonl.scan_delimited``: codes into
+    one string table, the values converted as ``float`` does, no Python object per row) as the JSON readers'
+    columns (:func:`_coded_codes`), or None: no scanner, a text that is not ASCII, or a line the scanner leaves
+    to the Python readers (quoting, white space other than the delimiter and line ends, a field count unlike
+    the header's, a value that is not a plain decimal number or not finite, rows of several samples), a second
+    summary row ``all`` for a run and measure, or no per-query row."""
+    from .jsonl_scan import scanner_available
+
+    if not scanner_available() or not text.isascii():
+        return None
+    import numpy as np
+
+    from .. import _jsonl
+
+    ids = [*pos[:3], *([pos_b] if pos_b is not None else [])]  # run, qid, measure (, runj)
+    scanned = _jsonl.scan_delimited(text.encode("ascii"), first + 1, delim.encode("ascii"), width, tuple(ids),
+                                    pos[3], -1 if pos_s is None else pos_s)
+    if scanned is None:
+        return None
+    strings, codes, values, lines = scanned
+    code = np.frombuffer(codes, np.int32).reshape(-1, len(ids))
+    value, line = np.frombuffer(values, np.float64), np.frombuffer(lines, np.int64)
+    table = [*strings, ""]  # (no runj column: every row's '', the code len(strings))
+    run_b = code[:, 3] if pos_b is not None else np.full(len(value), len(strings), np.int32)
+    summary = code[:, 1] == strings.index("all") if "all" in strings else None
+    if summary is not None and summary.any():
+        where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
+        cells = {(table[code[i, 0]], table[run_b[i]], table[code[i, 2]]) for i in where}
+        if len(cells) < len(where):
+            return None
+        keep = ~summary
+        code, run_b, value, line = code[keep], run_b[keep], value[keep], line[keep]
+    if not value.size:
+        return None
+    cols: dict[str, Any] = {"run": code[:, 0], "qid": code[:, 1], "measure": code[:, 2], "run_b": run_b}
+    cols = {k: v.astype(np.int64) for k, v in cols.items()}
+    cols["value"], cols["line"], cols["strings"], cols["measure_names"] = value, line, table, table
+    return cols
+
+
 def _json_columns(text: str) -> tuple[dict[str, Any], bool] | None:
     """The columns of a JSON-lines per-query file in the long layout (``run``/``runi``/``name``, ``qid``,
     ``measure``, ``value`` keys) read at once by the C scanner (pref_eval/_jsonl.c: the lines grouped by their
@@ -454,6 +496,9 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
         pos = [header.index(c) for c in COLUMNS]
         pos_b = header.index("runj") if "runj" in header else None
         pos_s = header.index("sample") if "sample" in header else None
+        scanned = _scanned_columns(text, first, delim, len(header), pos, pos_b, pos_s)
+        if scanned is not None:
+            return _coded_codes(scanned, name, pair)
         fast = _delimited_columns(lines[first + 1:], first + 2, delim, len(header), pos, pos_b, pos_s)
         if fast is not None:
             return _coded(fast, name, pair)
