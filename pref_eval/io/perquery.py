@@ -446,6 +446,31 @@ def _delimited_rows(lines: list[str], first: int, delim: str, width: int, pos: l
                      rec[pos_b].strip() if pos_b is not None and pos_b < len(rec) else ""))
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of the text: one CR before each LF dropped, and the last line's."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1].endswith("\r"):
+        lines[-1] = lines[-1][:-1]
+    return lines
+
+
+def _first_line(text: str) -> tuple[int, str] | None:
+    """The index and text of the first line that is not blank in :func:`_lines` of the text, found without
+    splitting all of it (a reader taking the rest at once needs no list of its lines); None: all blank."""
+    start = 0
+    for i in itertools.count():
+        stop = text.find("\n", start)
+        line = text[start:] if stop < 0 else text[start:stop]
+        if line.endswith("\r"):  # (the CR of a CR LF, or of the last line)
+            line = line[:-1]
+        if line.strip():
+            return i, line
+        if stop < 0:
+            return None
+        start = stop + 1
+    return None  # (unreachable: itertools.count is endless)
+
+
 def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Return a pandas DataFrame with columns run, qid, measure, value
     (and run_b for the runi/runj layout).
@@ -465,13 +490,11 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
     escapes, ids that are numbers, ...) its DataFrame."""
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
-    lines = text.replace("\r\n", "\n").split("\n")  # (one CR before each LF dropped, as the last line's below)
-    if lines[-1].endswith("\r"):
-        lines[-1] = lines[-1][:-1]
-    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    if first is None:
+    found = _first_line(text)
+    if found is None:
         raise InputError(name, 0, "empty file, expected per-query values (zelo_eval -q output)")
-    head = lines[first].lstrip()
+    first, top = found
+    head = top.lstrip()
     rows: list[tuple[str, str, str, float, int, str]] = []
     summaries: set[tuple[str, str, str]] = set()
     pair = False
@@ -479,10 +502,10 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
         fast_json = _json_columns(text)
         if fast_json is not None:
             return _coded_codes(fast_json[0], name, fast_json[1])
-        pair = _json_rows(lines, first, name, rows, summaries)
+        pair = _json_rows(_lines(text), first, name, rows, summaries)
     else:
         delim = "\t" if "\t" in head else ","
-        header = [h.strip() for h in _fields(lines[first], delim, name, first + 1)]
+        header = [h.strip() for h in _fields(top, delim, name, first + 1)]
         if "run" not in header and "runi" in header and "runj" in header:
             pair = True
             header = ["run" if h == "runi" else h for h in header]
@@ -499,6 +522,7 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
         scanned = _scanned_columns(text, first, delim, len(header), pos, pos_b, pos_s)
         if scanned is not None:
             return _coded_codes(scanned, name, pair)
+        lines = _lines(text)
         fast = _delimited_columns(lines[first + 1:], first + 2, delim, len(header), pos, pos_b, pos_s)
         if fast is not None:
             return _coded(fast, name, pair)
