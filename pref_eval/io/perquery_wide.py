@@ -58,7 +58,11 @@ def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, 
     blank = codes.get("", len(table))  # (code of '': the runj of a metric line, as of a preference line's '')
     strings = [*table, ""]
     measure_names: list[str] = []
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("line", "key", "run", "run_b", "qid", "measure", "value")}
+    # per line: its number, ids, measures (their count and the first's index in measure_names) and the offset of
+    # its values among all the shapes' values; the rows (a line's measures) are laid out once, in the final order
+    per_line: dict[str, list[np.ndarray]] = {k: [] for k in ("line", "run", "run_b", "qid", "count", "first", "at")}
+    values: list[np.ndarray] = []
+    at = 0
     pair_seen = False
     for shape in shapes:
         keys, n = shape.keys, len(shape.lines)
@@ -84,19 +88,30 @@ def wide_columns(table: list[str], shapes: list[ShapeLines]) -> tuple[dict[str, 
             shape.values("run") if not pref.any() else np.where(pref, shape.values("runi"), shape.values("run")))
         run_b = np.where(pref, shape.values("runj"), blank) if pref.any() else np.full(n, blank, np.int32)
         m = len(measures)
-        first = len(measure_names)
+        per_line["line"].append(shape.lines + 1)
+        per_line["run"].append(run)
+        per_line["run_b"].append(run_b)
+        per_line["qid"].append(shape.values("qid"))
+        per_line["count"].append(np.full(n, m, np.int64))
+        per_line["first"].append(np.full(n, len(measure_names), np.int64))
+        per_line["at"].append(at + m * np.arange(n, dtype=np.int64))
         measure_names += measures
-        parts["line"].append(np.repeat(shape.lines + 1, m))
-        parts["key"].append(np.tile(np.arange(m), n))
-        parts["run"].append(np.repeat(run, m))
-        parts["run_b"].append(np.repeat(run_b, m))
-        parts["qid"].append(np.repeat(shape.values("qid"), m))
-        parts["measure"].append(np.tile(np.arange(first, first + m), n))
-        parts["value"].append(np.stack([shape.values(k) for k in measures], axis=1).reshape(-1) if m else
-                              np.zeros(0))
-    laid = {k: np.concatenate(v) for k, v in parts.items()}
-    order = np.lexsort((laid["key"], laid["line"]))  # file order, then the line's keys
-    laid = {k: v[order] for k, v in laid.items()}
+        if m:
+            values.append(np.stack([shape.values(k) for k in measures], axis=1).reshape(-1))
+        at += m * n
+    lines = {k: np.concatenate(v) for k, v in per_line.items()}
+    apart = lines["line"].size > 1 and not (lines["line"][1:] > lines["line"][:-1]).all()  # shapes interleaved
+    if apart:  # file order (a line is in one shape: no ties), per line: no sort of the rows
+        order = np.argsort(lines["line"], kind="stable")
+        lines = {k: v[order] for k, v in lines.items()}
+    count = lines["count"]
+    total = int(count.sum())
+    # each row's place among its line's measures (the line's keys in order)
+    place = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    laid = {k: np.repeat(lines[k], count) for k in ("line", "run", "run_b", "qid")}
+    laid["measure"] = np.repeat(lines["first"], count) + place
+    flat = np.concatenate(values) if values else np.zeros(0)
+    laid["value"] = flat[np.repeat(lines["at"], count) + place] if apart else flat  # (else in order already)
     summary = laid["qid"] == codes.get("all", -1)
     if summary.any():
         where = np.flatnonzero(summary).tolist()  # (the summary rows only: a few per run and measure)
