@@ -478,16 +478,13 @@ def read_per_query(path: str | os.PathLike[str]) -> pd.DataFrame:
     Per-query rows only, in file order; duplicate (run, qid, measure) rows are
     an error.
     """
-    from .coded import CodedTable
-
-    table = read_per_query_table(path)
-    return table.frame() if isinstance(table, CodedTable) else table
+    return read_per_query_table(path).frame()
 
 
-def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFrame:
-    """The rows of :func:`read_per_query` as a :class:`~pref_eval.io.coded.CodedTable` when the file is read
-    at once (no pandas: ``zelo_compare -P`` tests the codes), else (a file the per-line reader takes: quoting,
-    escapes, ids that are numbers, ...) its DataFrame."""
+def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable:
+    """The rows of :func:`read_per_query` as a :class:`~pref_eval.io.coded.CodedTable` (no pandas:
+    ``zelo_compare -P`` tests the codes), whether the file is read at once or (quoting, escapes, ids that are
+    numbers, ...) line by line."""
     name = display_name(path)
     text = read_input_text(path, what="per-query file (zelo_eval -q output)", any_bytes=True)
     found = _first_line(text)
@@ -529,14 +526,10 @@ def read_per_query_table(path: str | os.PathLike[str]) -> CodedTable | pd.DataFr
         _delimited_rows(lines, first, delim, len(header), pos, pos_b, pos_s, name, rows, summaries)
     if not rows:
         raise InputError(name, 0, "no per-query rows (only summary rows or nothing)")
-    from .frames import frame
+    import numpy as np
 
-    df = frame(rows, columns=[*COLUMNS, "line", "run_b"])
-    dup = df.duplicated(["run", "run_b", "qid", "measure"], keep="first")
-    if dup.any():
-        j = int(dup.to_numpy().nonzero()[0][0])
-        r = df.iloc[j]
-        raise InputError(name, int(r.line),
-                         f"duplicate row for run {shown(r.run)}, query {shown(r.qid)}, measure {shown(r.measure)}")
-    df = df.drop(columns="line")
-    return df if pair else df.drop(columns="run_b")
+    # the per-line readers' rows as codes too (session 30: was a DataFrame and pandas' duplicated), the
+    # duplicate check over run, run_b, qid, measure as before (a runj key beside run counts, then is dropped)
+    run, qid, measure, value, line, run_b = map(list, zip(*rows, strict=True))
+    return _coded({"run": run, "qid": qid, "measure": measure, "value": value, "line": np.array(line, np.int64),
+                   "run_b": run_b}, name, pair)
