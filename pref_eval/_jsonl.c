@@ -40,6 +40,21 @@
  *
  * newlines(data) -> int: the number of b"\n" bytes (memchr; bytes.count is ~5x
  * slower), also without the GIL.
+ *
+ * scan_delimited(data, skip, delim, width, string_positions, value_position,
+ * sample_position) reads the rows of a TSV/CSV per-query table after its first
+ * ``skip`` lines (pref_eval/io/perquery.py): every line ``width`` fields split
+ * on ``delim``, the fields at ``string_positions`` coded into one string table,
+ * the field at ``value_position`` a decimal number converted as Python's float()
+ * (the fast path of exact operands above, else PyOS_string_to_double; the GIL is
+ * held), the field at ``sample_position`` (-1: none) one text for every row.
+ * Blank lines (and lines of tabs alone when the delimiter is a tab) are
+ * skipped; a CR is taken only before a LF or at the end. It returns
+ * (strtab, codes: int32 rows x columns, values: float64, lines: int64 1-based)
+ * or None for anything else -- a quote, white space or a control byte, a byte
+ * that is not ASCII, another field count, a value that is not such a number or
+ * not finite, two sample texts --: the Python readers then decide and name the
+ * line.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -147,3 +147,33 @@ def test_random_files_agree(tmp_path, monkeypatch):
         path.write_text(text)
         assert _table(path, monkeypatch, False) == _table(path, monkeypatch, True), text
     assert 30 < sum(taken) < len(taken)
+
+
+@pytest.mark.parametrize("text", [
+    'run,qid,measure,value\n"r,1",q1,m,0.5\nr2,"q""1",m,0.25\n"r,1",all,m,0.5\nr2,q2,m,1e-3\n',
+    '{"run": "r\\u00e9", "qid": 1, "measure": "m", "value": 0.5}\n{"run": "r2", "qid": "1", "measure": "m", '
+    '"value": 2}\n',
+])
+def test_the_per_line_readers_rows_are_coded_without_a_dataframe(tmp_path, monkeypatch, text):
+    """A file only the per-line reader takes (quoting; JSON escapes and an id that is a number) gives a
+    CodedTable too, no DataFrame built (session 30); its rows are the csv / json module's (the oracle), the
+    summary row left out."""
+    import csv
+    import json
+
+    import pref_eval.io.frames as frames
+
+    def no_frame(*args, **kwargs):
+        raise AssertionError("a DataFrame was built")
+
+    monkeypatch.setattr(frames, "frame", no_frame)
+    path = tmp_path / ("pq.csv" if text.startswith("run") else "pq.jsonl")
+    path.write_text(text, encoding="utf-8")
+    table = pq.read_per_query_table(path)
+    assert isinstance(table, CodedTable)
+    if text.startswith("run"):
+        rows = [r for r in csv.reader(text.splitlines()[1:]) if r[1] != "all"]
+    else:
+        rows = [[str(o["run"]), str(o["qid"]), o["measure"], o["value"]] for o in map(json.loads, text.splitlines())]
+    assert [list(r) for r in zip(table["run"], table["qid"], table["measure"], table["value"], strict=True)] == [
+        [r[0], r[1], r[2], float(r[3])] for r in rows]

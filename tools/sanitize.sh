@@ -49,6 +49,7 @@ DEFAULT_TESTS=(
     tests/test_zelo_fit_odd_inputs.py tests/test_fit_edges.py tests/test_zelo_scores_writer.py
     tests/test_output_writers.py tests/test_fuzz_inputs.py tests/test_io_malformed.py tests/test_one_reader.py
     tests/test_zelo_cli_fit.py tests/test_run_columns.py tests/test_pref_output.py tests/test_pref_properties.py
+    tests/test_perquery_scanned.py
 )
 ARGS=("$@")
 [ ${#ARGS[@]} -eq 0 ] && ARGS=("${DEFAULT_TESTS[@]}")

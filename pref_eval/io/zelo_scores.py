@@ -218,7 +218,8 @@ def _score_columns(lines: list[str]) -> dict[str, tuple[list[str], list[float], 
     if len(starts) - 1 > len(dict.fromkeys(qid)):  # a query's rows apart: its rows brought together, in file order
         first = {q: k for k, q in enumerate(dict.fromkeys(qid))}
         order = sorted(range(n), key=list(map(first.__getitem__, qid)).__getitem__)
-        qid, docno, score, se = (list(map(c.__getitem__, order)) for c in (qid, docno, score, se))
+        qid, docno = list(map(qid.__getitem__, order)), list(map(docno.__getitem__, order))
+        score, se = list(map(score.__getitem__, order)), list(map(se.__getitem__, order))
         starts = [0, *itertools.compress(range(1, n), map(operator.ne, qid[1:], qid[:-1])), n]
     table = {qid[a]: (docno[a:b], score[a:b], se[a:b]) for a, b in itertools.pairwise(starts)}
     if any(len(set(docs)) < len(docs) for docs, _, _ in table.values()):  # (a step per query, not per row)

@@ -38,18 +38,6 @@ def _pick_measure(available: list[str], measure: str | None, where: str) -> str:
     raise UsageError(f"measure {measure!r} not in {where} (measures: {', '.join(available)})")
 
 
-def _per_run_rows(df: pd.DataFrame, measure: str | None, source: str) -> pd.DataFrame:
-    """The per-run rows of a per-query file. In the runi/runj layout (``zelo_eval -q`` with preference
-    measures) a metric's pair rows repeat it as differences: they are left out, as ``zelo_compare -P``
-    does; a measure with values only per pair of runs (a preference measure) cannot be plotted per run."""
-    if "run_b" not in df.columns:
-        return df
-    pair = (df["run_b"] != "").to_numpy()
-    per_run = df[~pair].drop(columns="run_b")
-    _refuse_pair_only(set(per_run["measure"]), list(dict.fromkeys(df["measure"][pair])), measure, source)
-    return per_run
-
-
 def _coded_values(table: CodedTable, measure: str | None, source: str) -> tuple[CodedTable | LongTable, str]:
     """:func:`load_values` of a reader's :class:`~pref_eval.io.coded.CodedTable`: the per-run rows of the
     measure as codes (the DataFrame path's rows, in file order)."""
@@ -99,19 +87,10 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
                              else "give either per_query_file or qrels with runs, not both")
         if option_given("--run-id", run_id_mode != "path") or run_names:
             refuse_run_ids_with_per_query()
-        from ..io.coded import CodedTable
         from ..io.perquery import read_per_query_table
 
-        table = read_per_query_table(per_query)
-        if isinstance(table, CodedTable):  # (read at once: the reader's codes, no DataFrame; session 28)
-            return _coded_values(table, measure, per_query)
-        df = _per_run_rows(table, measure, per_query)
-        name = _pick_measure(list(dict.fromkeys(df["measure"])), measure, per_query)
-        df = df[df["measure"] == name]
-        if "object" in (df["run"].dtype, df["qid"].dtype):  # an id that was not UTF-8 (a Latin-1 topic, as its
-            from ..stats.compare import LongTable           # surrogate escape): pandas' pivot cannot hold it
-
-            return LongTable(*(df[c].tolist() for c in ("run", "qid", "measure", "value"))), name
+        # the reader's codes, no DataFrame (session 28; since session 30 also of a file read line by line)
+        return _coded_values(read_per_query_table(per_query), measure, per_query)
     else:
         if qrels is None or not runs:
             raise UsageError("expected -R QRELS and at least one run file, or -P PER_QUERY_FILE" if command_running()
@@ -138,7 +117,6 @@ def load_values(qrels: str | None, runs: Sequence[str], per_query: str | None, m
             raise UsageError(f"measure {measure!r} gives {len(names)} columns ({', '.join(names)}): "
                              "choose one, e.g. P.10 rather than P")
         return table, names[0]
-    return df.reset_index(drop=True), name
 
 
 class WideTable:
