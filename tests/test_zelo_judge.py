@@ -404,6 +404,24 @@ def test_summary_says_why_requests_were_retried(tmp_path, server):
             "limit\n") in p.stderr, p.stderr
 
 
+def test_no_key_and_no_server_is_refused_before_anything(tmp_path, server):
+    """Session 30 (u40): ``--judge openai:MODEL`` with OPENAI_API_KEY unset and no server named (no ``@URL``, no
+    OPENAI_BASE_URL) went to the openai client's default, OpenAI's API, with the placeholder key meant for local
+    servers: every question was asked (401s online; offline "8 questions in a row got no answer") before it
+    stopped. Now one line before the store exists (exit 2), as an unset key=VAR; a server named by
+    OPENAI_BASE_URL still gets the placeholder (the oracle: that server's own log of the requests)."""
+    truth, _ = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth)
+    bare = {k: v for k, v in env().items() if k != "OPENAI_BASE_URL"}
+    p = zj(tmp_path / "pairs.jsonl", *common(tmp_path), "--judge=openai:m0", check=False, env=bare)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert ("judge openai:m0: OPENAI_API_KEY is not set and the judge names no server (openai:MODEL@URL, or "
+            "OPENAI_BASE_URL), so it would send OpenAI's API a placeholder key") in p.stderr, p.stderr
+    assert not (tmp_path / "s.sqlite").exists() and srv.received == []
+    zj(tmp_path / "pairs.jsonl", *common(tmp_path), "--judge=openai:m0", "-Q", env={**bare, "OPENAI_BASE_URL": url})
+    assert len(srv.received) == 6  # the 6 pairs asked of the server OPENAI_BASE_URL names
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's

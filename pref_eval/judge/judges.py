@@ -154,6 +154,13 @@ class OpenAIJudge:
             return key
         if self.spec.key_env or env != "OPENAI_API_KEY":  # named explicitly: it must exist
             raise UsageError(f"judge {self.name}: environment variable {env} is not set")
+        if not self.spec.base_url and not os.environ.get("OPENAI_BASE_URL"):
+            # the openai client's default server then: OpenAI's API, which refuses the placeholder (session 30: the
+            # run asked every question, each answered 401 -- or, offline, no answer -- before it stopped)
+            url = "openai:MODEL@URL" if command_running() else "'openai:MODEL@URL'"
+            raise UsageError(f"judge {self.name}: {env} is not set and the judge names no server ({url}, or "
+                             "OPENAI_BASE_URL), so it would send OpenAI's API a placeholder key: export the key "
+                             f"in {env}, or give the local server's URL")
         return "unused"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
 
     def _key_source(self) -> str:
