@@ -99,3 +99,19 @@ def test_a_run_with_no_defined_value_is_refused(ws):
     assert check_contract(res, script="zelo_compare", expect={2}) == [], res.stderr
     assert res.stderr.splitlines()[-1] == ("zelo_compare: one.run: every value against scores.tsv is undefined (nan): "
                                            "no query to compare it on")
+
+
+@pytest.mark.parametrize("script, fmt", [("zelo_compare", "text"), ("zelo_eval", "text")])
+def test_a_run_lacking_a_query_points_at_no_refused_option(ws, script, fmt):
+    """Against a score file ``-c`` is refused ("applies to trec_eval measures"), so the warning on the queries a
+    run lacks must not end "-c counts them as 0" (it did until session 30); with TREC qrels it still does."""
+    lines = (ws / "rr.jsonl").read_text().splitlines()
+    qid = json.loads(lines[0])["query"]["id"]
+    (ws / "short.jsonl").write_text("\n".join(lines[1:]) + "\n")
+    argv = ["-R", "ann.jsonl", "-m", "zndcg@10", "-o", fmt, "rd.jsonl", "short.jsonl"]
+    res = run_inproc(script, argv + (["--tests", "t"] if script == "zelo_compare" else []), ws)
+    assert check_contract(res, script=script, expect={0}) == [], res.stderr
+    assert f"{script}: warning: zndcg@10: 1 quer(y/ies) missing for some run left out ({qid})" \
+        in res.stderr.splitlines()
+    again = run_inproc(script, [*argv[:2], "-c", *argv[2:]], ws)  # what the old warning pointed at
+    assert again.returncode == 2 and "-c" in again.stderr.splitlines()[-1]

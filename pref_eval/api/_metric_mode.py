@@ -241,8 +241,9 @@ def _refuse_per_query_table(fmt: str, per_query: bool, summary: bool) -> None:
 
 
 def _wide_from_rows(rows: Any, fmt: str, *, output: str, inputs: InputOptions, complete: bool, log: Any,
-                    digits: int) -> None:
-    """:func:`_wide_table` from per-query rows ``(run, qid, measure, value)`` (also those of a zELO score file)."""
+                    digits: int, scores: bool = False) -> None:
+    """:func:`_wide_table` from per-query rows ``(run, qid, measure, value)`` (also those of a zELO score file:
+    ``scores``, where ``-c`` is refused and the warnings do not point at it)."""
     from ..output.atomic import command_output
     from ..output.comparisons import format_table, write_wide_csv
     from ..stats.compare import LongTable
@@ -254,7 +255,7 @@ def _wide_from_rows(rows: Any, fmt: str, *, output: str, inputs: InputOptions, c
                          "num_q)")
     res = compare_table(df, tests=["t"], correction="holm", alpha=0.05, complete=complete)
     res.refuse_no_common_query()
-    for line in res.query_warnings():  # as zelo_compare: the means are over the queries every run has
+    for line in res.query_warnings(complete_hint=not scores):  # as zelo_compare: over the queries every run has
         log.warn(line)
     with command_output(output, inputs) as out:
         if fmt == "wide-csv":

@@ -235,7 +235,8 @@ def compare_runs(qrels: str | None = None, runs: Sequence[str] = (), *, per_quer
     if slow:
         log.stage(f"running {', '.join(slow)} ({resamples} resamples, seed {seed})")
     result = _compare_metrics(df, test_list, baseline=baseline, complete=complete, run_sel=run_sel,
-                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log, source=per_query_file)
+                              measure_sel=measure_sel, settings=settings, jobs=jobs, log=log, source=per_query_file,
+                              qrels=qrels)
     pref_records, pref_tests = None, test_list
     if pref_df is not None:
         pref_records, pref_tests = _compare_preference_rows(
@@ -336,7 +337,7 @@ def _comparison_selection(df: Any, pref_df: Any, *, qrels: str | None, runs: Seq
 
 def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, complete: bool,
                      run_sel: list[str] | None, measure_sel: list[str] | None, settings: dict, jobs: int,
-                     log: Any, source: str | None = None) -> Any:
+                     log: Any, source: str | None = None, qrels: Any = None) -> Any:
     """The tests on the per-run measures (:func:`pref_eval.stats.compare.compare`), or None without any."""
     from ..stats.compare import compare as compare_table
 
@@ -357,7 +358,9 @@ def _compare_metrics(df: Any, test_list: list[str], *, baseline: str | None, com
         result.refuse_no_common_query(source)
     except UsageError as err:
         raise UsageError(f"{err}{_measure_missing(df, result.n_queries)}") from None
-    for line in result.query_warnings():
+    from ._score_rows import _is_score_file
+
+    for line in result.query_warnings(complete_hint=not _is_score_file(qrels)):  # (-c is refused with a score file)
         log.warn(line)
     return result
 

@@ -244,7 +244,7 @@ def _scores_mode(scores: str, runs: list[str], ids: list[str], measures: Sequenc
                          f"{display_name(scores)}; its means are over the {len(seen)} it has (zbench's rule)")
             k, n_all, seen = k + 1, 0, set()
     if fmt in _WIDE:  # runs x measures over the queries every run has (a leaderboard), as in metric mode
-        _wide_from_rows(wide, fmt, output=output, inputs=inputs, complete=complete, log=log, digits=digits)
+        _wide_from_rows(wide, fmt, output=output, inputs=inputs, complete=False, log=log, digits=digits, scores=True)
         return
     with command_output(output, inputs) as out:
         if fmt == "trec":

@@ -188,12 +188,15 @@ class ComparisonResult:
             self._frames["means"] = pd.DataFrame(self.mean_values, index=index)
         return self._frames["means"]
 
-    def query_warnings(self) -> list[str]:
+    def query_warnings(self, complete_hint: bool = True) -> list[str]:
         """The warning lines of the commands (``zelo_compare``, ``zelo_eval -o text``): per measure the
-        queries left out because some run lacks them, and a measure that no query has for every run."""
-        count = "-c counts" if command_running() else "complete=True counts"
+        queries left out because some run lacks them, and a measure that no query has for every run.
+        ``complete_hint=False``: without the pointer to ``-c`` (zbench's measures against a score file, where
+        ``-c`` is refused)."""
+        count = ("; -c counts" if command_running() else "; complete=True counts") + " them as 0"
         out = [f"{m}: {len(d)} quer(y/ies) missing for some run left out ({', '.join(d[:5])}"
-               f"{', ...' if len(d) > 5 else ''}); {count} them as 0" for m, d in self.dropped_queries.items() if d]
+               f"{', ...' if len(d) > 5 else ''}){count if complete_hint else ''}"
+               for m, d in self.dropped_queries.items() if d]
         return out + [f"{m}: no query has a value for every run" for m, n in self.n_queries.items() if n == 0]
 
     def refuse_no_common_query(self, source: str | None = None, complete_flag: str | None = None) -> None:
