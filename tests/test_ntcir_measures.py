@@ -101,6 +101,16 @@ def test_ncu_by_hand(files):
     assert v["NCU(utility='P')", "late"] == pytest.approx(sum(p * x for p, x in zip(prec, g, strict=True)) / 19,
                                                           rel=1e-15)
     assert v["NCU(beta=0.0)", "late"] == v["NCU(utility='P')", "late"]
+    # stop values {1: 1, 2: 5, 3: 10} (NTCIREVAL's -s 1:5:10); a grade left out stops with its gain
+    stops = [1, 5, 10, 10]
+    v2 = _values(files, ["NCU(stops={1: 1, 2: 5, 3: 10})", "NCU(utility='P', stops={3: 10})"])
+    assert v2["NCU(stops={1: 1, 2: 5, 3: 10})", "late"] == pytest.approx(
+        sum(b * x for b, x in zip(br, stops, strict=True)) / (3 * 10 + 3 * 5 + 4 * 1), rel=1e-15)
+    assert v2["NCU(utility='P', stops={3: 10})", "late"] == pytest.approx(
+        sum(p * x for p, x in zip(prec, [1, 2, 10, 10], strict=True)) / (3 * 10 + 3 * 2 + 4 * 1), rel=1e-15)
+    # a stop value 0: a user never stops at L1 (NTCIREVAL refuses 0: its -s takes positive values)
+    assert _values(files, ["NCU(stops={1: 0})"])["NCU(stops={1: 0})", "late"] == pytest.approx(
+        sum(b * x for b, x in zip(br, [0, 2, 3, 3], strict=True)) / (3 * 3 + 3 * 2), rel=1e-15)
     assert _values(files, ["NCU(gamma=0.5)"])["NCU(gamma=0.5)", "late"] == v["NCU(stop='rb', gamma=0.5)", "late"]
     assert v["NCU(stop='rb', gamma=0.5)", "late"] == pytest.approx(
         sum(b * 0.5 ** i for i, b in enumerate(br)) / sum(0.5 ** i for i in range(10)), rel=1e-15)
@@ -135,6 +145,10 @@ def test_original_ndcg_by_hand(files):
     ("NCU(stop='rb', gamma=0.0)", "gamma (a number > 0 and ≤ 1"),
     ("NCU(stop='rb', gamma=1.5)", "gamma (a number > 0 and ≤ 1"),
     ("NCU@10", "NCU takes no cutoff"),
+    ("NCU(stop='rb', stops={1: 2})", "stops are the graded-uniform stop's values: not with stop='rb'"),
+    ("NCU(gamma=0.5, stops={1: 2})", "not with stop='rb'"),
+    ("NCU(stops={1: -1})", "stops values must be ≥ 0"),
+    ("NCU(stops={1: 0.5})", "values must be integers"),
     ("O_measure(rel=2)", "O_measure does not support parameter 'rel'"),
     ("P_plus(beta=-1.0)", "beta (a number ≥ 0"),
     ("nDCG_JK", "nDCG_JK needs a cutoff"),

@@ -1,11 +1,11 @@
 """Q-measure, Q@k (Sakai; NTCIR's headline measure) and nERR@k against NTCIREVAL and hand-worked examples.
 
 Oracles: (1) NTCIREVAL 190111's own per-topic values (``tests/data/ntcir/per_topic.tsv``, how they were made in
-``tests/data/ntcir/README.md``): 1,674 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
+``tests/data/ntcir/README.md``): 1,728 values over the dl19 sample's three runs (grades 0-3) and trec_eval's test
 run on its graded qrels (grades 0-4), with β 1, 0.5, 0 and 10, cutoffs 1, 5, 10 and 1000, condensed lists (``-j``)
 and gains 1:10:100(:1000), and the NTCIREVAL measures the unknown-measure hints name an equal of (its AP@k is
 ``Q(beta=0.0)@k``, MSnDCG@k ``nDCG@k``, P@k, Hit@k ``Success@k``), nERR@k, and (session 30) O-measure,
-P-measure, P-plus, NCU (its four forms, ``-gamma``) and its original nDCG@k (``-logb``) as ``O_measure``,
+P-measure, P-plus, NCU (its four forms, ``-gamma``, ``-s``) and its original nDCG@k (``-logb``) as ``O_measure``,
 ``P_measure``, ``P_plus``, ``NCU(...)`` and ``nDCG_JK(...)@k`` (hand-worked in tests/test_ntcir_measures.py);
 (2) NTCIREVAL's README example (``sample.rel``/``sample.res``, ``-g 1:2:3``: ``Q-measure= 0.0967``, ``AP= 0.1000``,
 ``nERR@1000= 0.4710``) worked by hand from Sakai's definition and NTCIREVAL's stopping probability.
@@ -111,7 +111,7 @@ def _oracle_rows():
 
 def test_equal_to_ntcireval_per_topic():
     rows = _oracle_rows()
-    assert len(rows) == 1674
+    assert len(rows) == 1728
     by_pair = defaultdict(list)
     for row in rows:
         by_pair[row["qrels"], row["run"]].append(row)
@@ -122,7 +122,7 @@ def test_equal_to_ntcireval_per_topic():
         for r in pair_rows:
             assert f"{ours[r['pref_eval measure'], r['topic']]:.4f}" == r["value"], r
             checked += 1
-    assert checked == 1674
+    assert checked == 1728
 
 
 def test_trec_syntax_and_cutoff_names():

@@ -23,7 +23,8 @@ IPSJ TOD 48(SIG9), 2007 (IPSJ Digital Courier 3, 2007).
   P_S over the relevant documents stops. ``stop='gu'`` (graded-uniform, the
   default): P_S(r) = g(r) / Σ_{judged d} g(d), a user stops at a relevant
   document in proportion to its gain (NTCIREVAL's stop values are its gains
-  unless ``-s`` is given; here always the gains). ``stop='rb'``
+  unless ``-s`` is given; here ``stops={grade: value}``, unlisted grades
+  keeping their gain). ``stop='rb'``
   (rank-biased): P_S(r) = γ^(count(r)−1) / Σ_{i=1}^{R} γ^(i−1), γ =
   ``gamma`` (default 0.95, NTCIREVAL's; ``gamma=`` alone means 'rb'). ``utility='BR'`` (default): NU(r)
   = BR(r); ``utility='P'``: NU(r) = count(r)/r (precision; NCU with 'gu' and
@@ -44,7 +45,7 @@ import numpy as np
 from .. import libm
 from ..errors import UsageError
 from .base import EvalContext, measure
-from .ndcg import GAINS
+from .ndcg import GAINS, _mapped_gains
 from .params import JUDGED_ONLY, NOT_GIVEN, Param
 from .qmeasure import BETA, ORDER_Q, Blended, blended
 
@@ -63,6 +64,8 @@ UTILITY = Param("utility", str, "BR", "utility at the stop: 'BR' (blended ratio)
                 choices=("BR", "P"))
 GAMMA = Param("gamma", float, NOT_GIVEN, "rank-biased stop's decay γ, 0.95 when not given (gamma= alone means "
               "stop='rb'; refused with stop='gu'; NTCIREVAL's -gamma)", low=0.0, high=1.0, low_open=True)
+STOPS = Param("stops", dict, doc="grade → stop value of the graded-uniform stop, e.g. {1: 1, 2: 5} (≥ 0: 0 never "
+              "stops there; unlisted grades stop with their gain; NTCIREVAL's -s, which takes positive values)")
 NCU_BETA = replace(BETA, default=NOT_GIVEN, doc="patience β of the blended ratio, 1 when not given (utility='BR' "
                    "only; NTCIREVAL's -beta)")
 
@@ -120,6 +123,10 @@ def p_plus(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
 def _ncu_options(text: str, options: dict) -> None:
     if options.get("stop") == "gu" and "gamma" in options:
         raise UsageError(f"measure {text!r}: gamma is the rank-biased stop's decay: give it with stop='rb'")
+    if "stops" in options and _stop(options) == "rb":
+        raise UsageError(f"measure {text!r}: stops are the graded-uniform stop's values: not with stop='rb'")
+    if any(v < 0 for _, v in options.get("stops", ())):
+        raise UsageError(f"measure {text!r}: stops values must be ≥ 0 (a stop value weighs a stopping probability)")
     if options.get("utility", "BR") == "P" and "beta" in options:
         raise UsageError(f"measure {text!r}: beta is the blended ratio's: it has no effect with utility='P'")
 
@@ -129,13 +136,30 @@ def _stop(opts: dict) -> str:
     return str(opts.get("stop", "rb" if "gamma" in opts else "gu"))
 
 
+def _stop_values(grade: np.ndarray, gain: np.ndarray, stops: tuple | None) -> np.ndarray:
+    """A relevant document's stop value: ``stops[grade]`` where listed, else its gain (NTCIREVAL's default)."""
+    if not stops:
+        return gain
+    keys = np.array([k for k, _ in stops], dtype=np.float64)
+    vals = np.array([v for _, v in stops], dtype=np.float64)
+    g = np.asarray(grade, dtype=np.float64)
+    at = np.minimum(np.searchsorted(keys, g), len(keys) - 1)
+    return np.where(keys[at] == g, vals[at], gain)
+
+
 def ncu_values(r: Ranked, opts: dict) -> np.ndarray:
     """Per-query NCU with ``opts``' stop ('gu'/'rb'), utility ('BR'/'P'), gamma, beta, gains."""
     b = blended(r, opts)
     nu = b.br if opts.get("utility", "BR") == "BR" else b.count / (b.pos + 1.0)
     if _stop(opts) == "gu":
-        num = np.bincount(b.q, weights=nu * b.gain, minlength=r.nq)
-        den = b.total
+        stops = opts.get("stops")
+        num = np.bincount(b.q, weights=nu * _stop_values(b.grade, b.gain, stops), minlength=r.nq)
+        if stops:
+            jgain = _mapped_gains(r.jgrade, opts)
+            den = np.bincount(r.jqidx(), weights=np.where(jgain > 0, _stop_values(r.jgrade, jgain, stops), 0.0),
+                              minlength=r.nq)
+        else:
+            den = b.total
     else:
         gamma = float(opts.get("gamma", 0.95))
         top = int(max(b.R.max(initial=0), 1))
@@ -148,6 +172,6 @@ def ncu_values(r: Ranked, opts: dict) -> np.ndarray:
 @measure("NCU", ORDER_Q + 5, "Normalised cumulative utility (Sakai & Robertson): expected utility at a stop drawn "
          "over the relevant documents.", formula="Σ_r I(r)·P_S(r)·NU(r); gu: P_S = g(r)/Σ g*, rb: P_S = "
          "γ^(count(r)−1)/Σ_{i≤R} γ^(i−1); NU = BR(r) or count(r)/r", citation=NCU_CITE, uses_level=False,
-         irm="NCU", keywords=(STOP, UTILITY, GAMMA, NCU_BETA, GAINS, JUDGED_ONLY), validate=_ncu_options)
+         irm="NCU", keywords=(STOP, UTILITY, GAMMA, STOPS, NCU_BETA, GAINS, JUDGED_ONLY), validate=_ncu_options)
 def ncu(r: Ranked, params: tuple, ctx: EvalContext) -> np.ndarray:
     return ncu_values(r, ctx.opts)
