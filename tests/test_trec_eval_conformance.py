@@ -284,3 +284,22 @@ def test_fuzz_strips_trec_eval_debug_text():
           b"gm_bpref: bpref   -nan, gm_bpref   -nangm_bpref              \tall\t0.0000\n")
     assert fz.strip_debug(te) == (b"iprec_at_recall_1.00  \tall\t0.0000\n"
                                   b"gm_bpref              \tall\t0.0000\n")
+
+
+@pytest.mark.slow  # ~3 s: trec_eval run on each measure set
+@pytest.mark.skipif(not Path("/tmp/trec_eval/trec_eval").is_file(), reason="trec_eval 10.0 not built here")
+def test_fuzz_all_negative_repair_with_gain0_in_a_measure_set(tmp_path):
+    """Fuzz case 601:2228 (session 30, z40): an all-negative topic (trec_eval: undefined, docs/differences.md) is
+    repaired for trec_eval by a grade-0 document, which ``ideal_dcg.0=.5,...`` gives a gain (trec_eval 10.0 on the
+    repaired qrels: 0.5 for that topic, ours on the original 0, so the means 1668.7578 and 1668.6864); the tool
+    knew this (77:406) only outside its measure-by-measure comparison (gain measures sharing trec_eval's
+    parameter block), where it was a false ``diff``. Now ``documented_all_negative_gain0`` there too."""
+    sys.path.insert(0, str(ROOT / "tools"))  # the tool imports fuzz_pref_eval from there as it runs
+    try:
+        import fuzz_trec_eval as fz
+        case = fz.make_case(601, 2228, 0.1, blind=3)
+        assert "ideal_dcg.0=.5,5000=0,3018=.5" in case["opts"] and "all_negative" in case["feats"]
+        cls, msg = fz.check_case(Path("/tmp/trec_eval/trec_eval"), case, tmp_path / "c")
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    assert cls == "documented_all_negative_gain0", msg

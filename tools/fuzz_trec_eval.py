@@ -89,7 +89,8 @@ with the exit status; stderr only classifies a failure. Every case ends in one c
 Session 25 (f35): the tool imports the pref_eval of its own checkout (run without PYTHONPATH it tested a copy
 installed in the environment); the all-negative topic's repair (a grade-0 document) is not neutral where a gain
 parameter gives grade 0 a gain (trec_eval counts it in ``ideal_dcg``): differences in the gain measures alone are
-``documented_all_negative_gain0`` there (77:406).
+``documented_all_negative_gain0`` there (77:406; also in the measure-by-measure comparison of the gain measures
+sharing trec_eval's parameter block, session 30: 601:2228).
 
 Exit status 0 when every case agrees or is documented; 1 otherwise.
 """
@@ -885,7 +886,7 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
         base = guarded_opts(base)
     ours = [ln for ln in oo.split(b"\n") if ln]
     covered: set[bytes] = set()
-    leftover = rbp = False
+    seen: set[str] = set()  # documented classes met in the measure sets
     for g in groups:
         if not g:
             continue
@@ -904,17 +905,19 @@ def compare_split(peer: Path, case: dict, d: Path, oo: bytes, rel: str, note: st
             return "diff", f"{note}gain measures apart: the name(s) {sorted(names & covered)} printed by two runs"
         covered |= names
         mine = b"".join(ln + b"\n" for ln in ours if ln.split(b"\t")[0].strip() in names)
-        if mine != o2 and _only_leftover(case, mine, o2):
-            leftover = True
-        elif mine != o2 and _rbp_alone_equal(peer, case, d, g, base, rel, mine, o2):
-            rbp = True  # 75:552: rbp's uninitialised min/max (documented) in a measure set of its own
-        elif mine != o2:
-            return "diff", f"{note}gain measures apart, -m {' -m '.join(g)}: " + first_diff(mine, o2)
+        if mine != o2:
+            kind = _set_documented(peer, case, d, g, base, rel, mine, o2)
+            if kind is None:
+                return "diff", f"{note}gain measures apart, -m {' -m '.join(g)}: " + first_diff(mine, o2)
+            seen.add(kind)
     left = [ln for ln in ours if ln.split(b"\t")[0].strip() not in covered]
     if left:
         return "diff", f"{note}gain measures apart: lines of ours no run printed: {left[:3]!r}"
-    if leftover:
+    if "leftover" in seen:
         return "documented_all_negative_leftover", f"{note}gain measures apart: -l <= 0, a leftover grade table"
+    if "gain0" in seen:
+        return "documented_all_negative_gain0", f"{note}gain measures apart: the added grade-0 document has a gain"
+    rbp = "rbp" in seen
     return ("documented_gain_shared" + ("+documented_rbp" if rbp else ""),
             f"{note}equal to trec_eval on each of {len([g for g in groups if g])} measure sets"
             + (" (rbp run alone)" if rbp else ""))
@@ -1147,6 +1150,29 @@ def _check_case(peer: Path, case: dict, d: Path, pcase: dict, prel: str) -> tupl
         if k in feats and pat in pe:
             return f"documented_peer_fails_{k}", pe.strip()[:200]
     return "peer_fails", f"trec_eval exit {pc}: {pe.strip()[:300]} ({', '.join(sorted(feats))})"
+
+
+def _set_documented(peer: Path, case: dict, d: Path, g: list[str], base: list[str], rel: str, mine: bytes,
+                    theirs: bytes) -> str | None:
+    """The documented class of a measure set whose lines differ from trec_eval's on it, or None."""
+    if _only_leftover(case, mine, theirs):
+        return "leftover"
+    if _rbp_alone_equal(peer, case, d, g, base, rel, mine, theirs):
+        return "rbp"  # 75:552: rbp's uninitialised min/max (documented) in a measure set of its own
+    if _gain0_repair_only(case, g, mine, theirs):
+        return "gain0"  # 601:2228: the all-negative topic's repair has a gain in this measure (as 77:406)
+    return None
+
+
+def _gain0_repair_only(case: dict, g: list[str], mine: bytes, theirs: bytes) -> bool:
+    """Only the all-negative topic's lines and the means differ, in gain measures whose parameters give grade 0 a
+    gain: the repair's grade-0 document (rel.neg0) is not neutral there (77:406's rule, met in compare_split's
+    measure sets: 601:2228, ``ideal_dcg.0=.5,...`` on the cut qrels)."""
+    if not case.get("neg0") or not _gain_for_grade_0({"opts_full": [x for m in g for x in ("-m", m)]}):
+        return False
+    nq = next((x[0] for x in case["qrels_rows"] if not isinstance(x, str) and x[2] == "negq_z0"), None)
+    lines = differing_lines(mine, theirs)
+    return bool(lines) and all(q in (nq, "all") and _leftover_measure(m) for m, q in lines)
 
 
 def _gain_for_grade_0(case: dict) -> bool:
