@@ -66,6 +66,8 @@ def main() -> None:
             ("the command", _command(ARGS)),
             ("the command, every module imported first", _command(ARGS, every)),
             ("the same with `--tests t` (no Wilcoxon, no sign test)", _command([*ARGS, "--tests", "t"], every)),
+            ("the same with `--tests sign` (no t-test)", _command([*ARGS, "--tests", "sign"], every)),
+            ("the same with `--tests wilcoxon` (no t-test)", _command([*ARGS, "--tests", "wilcoxon"], every)),
             ("`zelo_eval` on the same runs and measure, every module first", _command(ARGS, every, "eval",
                                                                                     "zelo_eval")),
         ]
