@@ -422,6 +422,22 @@ def test_no_key_and_no_server_is_refused_before_anything(tmp_path, server):
     assert len(srv.received) == 6  # the 6 pairs asked of the server OPENAI_BASE_URL names
 
 
+def test_dry_run_of_pairs_none_with_texts_says_the_run_is_refused(tmp_path, server):
+    """Session 30 (u40): a PAIRS file none of whose pairs has its texts (the wrong --docs) is refused by the run
+    (exit 2), yet its dry run printed a plain estimate of 0 requests; it now names the first pair and says the run
+    is refused (the oracle: the run itself)."""
+    truth, _ = collection(tmp_path, nq=1, nd=4)
+    srv, url = server(truth=truth)
+    (tmp_path / "other.tsv").write_text("x1\tDOC=x1 text\n")
+    args = ["--queries", tmp_path / "queries.tsv", "--docs", tmp_path / "other.tsv", "--store", tmp_path / "s.sqlite"]
+    p = zj(tmp_path / "pairs.jsonl", *args, f"--judge=openai:m0@{url}", "--dry-run")
+    assert "0 requests would be sent (0 served from the store, 6 pairs without text; first: q0 " in p.stdout
+    assert ("none of the pairs has its texts: without --dry-run this run is refused; check --queries and --docs"
+            in p.stdout), p.stdout
+    real = zj(tmp_path / "pairs.jsonl", *args, f"--judge=openai:m0@{url}", check=False)
+    assert real.returncode == 2 and "none of the 6 pairs of" in real.stderr and srv.received == [], real.stderr
+
+
 def test_refused_key_and_model_say_why(tmp_path, server):
     """A 401 names where the key came from -- above all that none was set (the key exported under another name:
     a placeholder was sent) -- and a 404 passes on the server's reason (the model name it refused); the server's

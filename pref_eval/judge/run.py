@@ -651,6 +651,9 @@ def summary_lines(sess: Session) -> list[str]:
         first = f"; first: {' '.join(sess.missing[0][:3])}: no {sess.missing[0][3]}" if sess.missing else ""
         lines = [f"{sess.would_send} requests would be sent ({s.cached} served from the store{served_failed}, "
                  f"{s.missing_text} pairs without text{first})"]
+        if s.missing_text and not sess.setup.state and sess.pairs and s.missing_text == len(sess.pairs):
+            lines.append(f"none of the pairs has its texts: without {option_name('dry_run', '--dry-run')} this run "
+                         f"is refused; check {_texts_options()}")
         if s.missing_text and sess.setup.state and sess.setup.missing_text == "stop":
             # (before session 30 the estimate looked like a run that would go through; the run stops, exit 2)
             lines.append(f"{option_value('missing_text', '--missing-text', 'stop')}: without "
