@@ -13,7 +13,8 @@ Collections (session 30, z40's fuzz /tmp/z40/fuzz_ntcir.py in short): 1-5 topics
 topic with grades -2..H (H 1..15: NTCIREVAL's 15 levels), ids differing only in case or byte order and Unicode,
 runs with distinct, tied, negative or scientific scores, topics only in the run or only in the qrels; gains the
 grades (``-g 1:2:...:H``) or a non-decreasing map of positive integers up to 10^18 (``Q(gains={...})``); β from
-0 to 1e100; NCU's γ in (0, 1], nDCG_JK's log base b in (1, 1e100]; cutoffs 1..1000; ``label -j``
+0 to 1e100; NCU's γ in (0, 1] and stop values (``-s``,
+``stops=``), nDCG_JK's log base b in (1, 1e100]; cutoffs 1..1000; ``label -j``
 (``judged_only=True``).
 """
 from __future__ import annotations
@@ -36,14 +37,14 @@ POOL = ["d1", "D1", "d10", "d9", "d2", "doc-é", "文書", "x", "X", "0", "00", 
 
 
 def ntcir(rel: dict, ranked: list, gains: str, beta: float, p: float, ks: list, judged_only: bool,
-          tmp: Path, gamma: float = 0.95, b: float = 2.0) -> dict:
+          tmp: Path, gamma: float = 0.95, b: float = 2.0, stops: str | None = None) -> dict:
     """NTCIREVAL's ``name= value`` lines for one topic (rel: docno -> grade >= 0; ranked: the run's docnos)."""
     (tmp / "rel").write_text("".join(f"{d} L{g}\n" for d, g in rel.items()), encoding="utf-8")
     lab = subprocess.run([str(BIN), "label", "-r", str(tmp / "rel")] + (["-j"] if judged_only else []),
                          input="".join(d + "\n" for d in ranked).encode(), capture_output=True, check=True)
     out = subprocess.run([str(BIN), "compute", "-r", str(tmp / "rel"), "-g", gains, "-beta", repr(beta),
                           "-rbp", repr(p), "-gamma", repr(gamma),
-                          "-logb", repr(b), "-cutoffs", ",".join(map(str, ks))],
+                          "-logb", repr(b), *(["-s", stops] if stops else []), "-cutoffs", ",".join(map(str, ks))],
                          input=lab.stdout, capture_output=True, check=True).stdout.decode()
     return {k.strip(): v.strip() for k, v in (line.split("=", 1) for line in out.splitlines()
                                               if "=" in line and not line.strip().startswith("#"))}
@@ -74,10 +75,13 @@ def collection(seed: int):
     p = float(rng.choice([0.95, 0.5, 0.8, 0.99]))
     gamma = float(rng.choice([0.95, 0.5, 1.0, 0.01, float(np.round(rng.uniform(0.001, 1), 4))]))
     b = float(rng.choice([2.0, 3.0, 10.0, 1.5, 1e100, float(np.round(rng.uniform(1.01, 20), 3))]))
-    return h, grades, gains, qrels, run, beta, ks, p, bool(rng.random() < 0.3), gamma, b
+    jo = bool(rng.random() < 0.3)
+    # NTCIREVAL's -s (graded-uniform stop values, non-decreasing like the gains) in a third of the collections
+    stops = sorted(int(x) for x in rng.integers(1, 50, h)) if rng.random() < 0.35 else None
+    return h, grades, gains, qrels, run, beta, ks, p, jo, gamma, b, stops
 
 
-def names(h, grades, gains, beta, ks, p, jo, gamma, b):
+def names(h, grades, gains, beta, ks, p, jo, gamma, b, stops=None):
     """(NTCIREVAL's name, ours) pairs."""
     gm = "{" + ", ".join(f"{i}: {int(g)}" for i, g in enumerate(gains, 1)) + "}"
     rest = ([] if grades else [f"gains={gm}"]) + (["judged_only=True"] if jo else [])
@@ -85,7 +89,9 @@ def names(h, grades, gains, beta, ks, p, jo, gamma, b):
     q = "Q" + opt(f"beta={beta!r}")
     br, rb = f"beta={beta!r}", ("stop='rb'", f"gamma={gamma!r}")
     out = [("Q-measure", q), ("O-measure", "O_measure" + opt(br)), ("P-measure", "P_measure" + opt(br)),
-           ("P-plus", "P_plus" + opt(br)), ("NCUgu,BR", "NCU" + opt(br)), ("NCUgu,P", "NCU" + opt("utility='P'")),
+           ("P-plus", "P_plus" + opt(br))]
+    sv = [f"stops={{{', '.join(f'{i}: {v}' for i, v in enumerate(stops, 1))}}}"] if stops else []
+    out += [("NCUgu,BR", "NCU" + opt(*sv, br)), ("NCUgu,P", "NCU" + opt(*sv, "utility='P'")),
            ("NCUrb,BR", "NCU" + opt(*rb, br)), ("NCUrb,P", "NCU" + opt(*rb, "utility='P'"))]
     for k in ks:
         out += [(f"Q@{k:04d}", f"{q}@{k}"), (f"nDCG@{k:04d}", f"nDCG_JK{opt(f'b={b!r}')}@{k}")]
@@ -101,7 +107,7 @@ def names(h, grades, gains, beta, ks, p, jo, gamma, b):
 
 
 def check_seed(seed: int, tmp: Path) -> collections.Counter:
-    h, grades, gains, qrels, run, beta, ks, p, jo, gamma, b = collection(seed)
+    h, grades, gains, qrels, run, beta, ks, p, jo, gamma, b, stops = collection(seed)
     (tmp / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels), encoding="utf-8")
     (tmp / "run").write_text("".join(f"{q} Q0 {d} {i} {s} r\n" for i, (q, d, s) in enumerate(run)), encoding="utf-8")
     rel: dict = collections.defaultdict(dict)
@@ -113,10 +119,10 @@ def check_seed(seed: int, tmp: Path) -> collections.Counter:
         docs[q].append((float(s), d.encode()))
     gstr = ":".join(str(int(g)) for g in gains)
     theirs = {q: ntcir(rel[q], [d.decode() for _, d in sorted(docs[q], reverse=True)], gstr, beta, p, ks, jo, tmp,
-                       gamma, b)
+                       gamma, b, ":".join(map(str, stops)) if stops else None)
               for q in docs if any(g > 0 for g in rel[q].values())}
     counts: collections.Counter = collections.Counter()
-    for tname, oname in names(h, grades, gains, beta, ks, p, jo, gamma, b):
+    for tname, oname in names(h, grades, gains, beta, ks, p, jo, gamma, b, stops):
         try:
             df = pref_eval.evaluate(tmp / "qrels", tmp / "run", [oname])
         except pref_eval.EvaluationError as e:  # a collection whose run shares no topic with the qrels
@@ -133,7 +139,7 @@ def check_seed(seed: int, tmp: Path) -> collections.Counter:
     return counts
 
 
-SEEDS = [0, 1] + [pytest.param(s, marks=pytest.mark.slow) for s in range(2, 40)]
+SEEDS = [0, 1, 3] + [pytest.param(s, marks=pytest.mark.slow) for s in (2, *range(4, 40))]  # 3: stops
 
 
 @pytest.mark.parametrize("seed", SEEDS)
