@@ -39,11 +39,10 @@ def is_early(handler: object) -> bool:
 def _early_signal(label: str | None, signum: int, frame: object) -> None:  # noqa: ARG001 - handler signature
     import signal
 
-    if label is None:
-        os._exit(128 + signum)
     try:
-        sys.stderr.write(f"{label}: {'interrupted' if signum == signal.SIGINT else 'terminated'}\n")
-        sys.stderr.flush()
+        if label is not None:  # (None: a pool worker, whose parent reports the signal)
+            sys.stderr.write(f"{label}: {'interrupted' if signum == signal.SIGINT else 'terminated'}\n")
+            sys.stderr.flush()
     except (OSError, ValueError, AttributeError):  # (no standard error: 2>&-)
         pass
     os._exit(128 + signum)
