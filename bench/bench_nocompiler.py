@@ -45,26 +45,29 @@ def _compiled(venv: str) -> tuple[bool, bool]:
 
 
 def _inputs(folder: str) -> dict[str, str]:
-    """Generated inputs (deterministic): a 2,000 x 500 run with its qrels, 200 queries of judgments."""
+    """Generated inputs (deterministic): a 2,000 x 500 run with its qrels, three 1,000 x 100 runs with the first's
+    qrels, 200 queries of judgments."""
     py = sys.executable
     subprocess.run([py, os.path.join(ROOT, "bench", "gen_runs.py"), "--queries", "2000", "--depth", "500", "--out",
                     os.path.join(folder, "runs")], check=True, cwd=ROOT)
+    for seed in (1, 2, 3):  # three runs of 1,000 queries x 100 (their qids the same) for preference mode
+        subprocess.run([py, os.path.join(ROOT, "bench", "gen_runs.py"), "--queries", "1000", "--depth", "100",
+                        "--seed", str(seed), "--out", os.path.join(folder, f"pref{seed}")], check=True, cwd=ROOT)
     subprocess.run([py, os.path.join(ROOT, "bench", "gen_judgments.py"), "200", os.path.join(folder, "j.jsonl")],
                    check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     return {"run": os.path.join(folder, "runs", "run"), "qrels": os.path.join(folder, "runs", "qrels"),
-            "judgments": os.path.join(folder, "j.jsonl")}
+            "judgments": os.path.join(folder, "j.jsonl"), "pref_qrels": os.path.join(folder, "pref1", "qrels"),
+            "pref_runs": " ".join(os.path.join(folder, f"pref{s}", "run") for s in (1, 2, 3))}
 
 
 def _commands(inp: dict[str, str], folder: str) -> list[tuple[str, list[str]]]:
     qrels, run = inp["qrels"], inp["run"]
-    sample = os.path.join(ROOT, "qrels", "dl19-sample.qrels")
-    runs = [os.path.join(ROOT, "runs", f"{r}.run") for r in ("bm25", "dense", "rerank")]
     prefs = os.path.join(folder, "prefs.jsonl")
     return [
         ("`zelo_trec -m all_trec` (2,000 x 500 run: the run-file reader)", ["zelo_trec", "-m", "all_trec", qrels, run]),
         ("`zelo_fit` (200 queries of judgments: scanner, Bradley-Terry kernels)", ["zelo_fit", "-J", inp["judgments"]]),
-        ("`zelo_eval -q` preference mode (the sample's 3 runs: preference sums, JSON-lines writer)",
-         ["zelo_eval", "-R", sample, "-q", *runs]),
+        ("`zelo_eval -q` preference mode (3 runs of 1,000 queries x 100: preference sums, JSON-lines writer)",
+         ["zelo_eval", "-R", inp["pref_qrels"], "-q", *inp["pref_runs"].split()]),
         ("`pref_aggregate` (the line above's file: the scanner)", ["pref_aggregate", "-P", prefs]),
     ]
 

@@ -220,3 +220,16 @@ def test_early_handlers_are_silent_in_a_pool_worker(tmp_path, worker):
                        env={**os.environ, "PYTHONPATH": PACKAGE_PARENT, "PYTHONSAFEPATH": "1"},
                        preexec_fn=_default_sigint)
     assert (p.returncode, p.stdout, p.stderr) == (130, "", "" if worker else "zelo_eval: interrupted\n")
+
+
+@pytest.mark.parametrize("argv", ["sys.argv = []", "del sys.argv", "sys.argv = ['']"])
+def test_pref_eval_cli_imports_without_a_program_name(argv):
+    """An embedding Python may give no ``sys.argv``, or an empty one: importing pref_eval.cli installs nothing
+    and raises nothing (tools/mutants.py's survivor of session 30: ``not argv or not argv[0]`` -> ``and`` raised
+    IndexError / TypeError at import). Oracle: the SIGINT handler left as Python's."""
+    code = (f"import signal, sys\n{argv}\nimport pref_eval.cli\n"
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": PACKAGE_PARENT, "PYTHONSAFEPATH": "1"},
+                       preexec_fn=_default_sigint if hasattr(os, "killpg") else None)
+    assert (p.returncode, p.stdout, p.stderr) == (0, "True\n", "")
