@@ -1,6 +1,6 @@
 """README.md "Speed (measured)": every block is the output of the script that writes it.
 
-Each of the seven blocks sits between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` (where
+Each of the eight blocks sits between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` (where
 ``bench/_timing.write_result`` puts it), is not empty, and ends with the command that made it: a
 script that exists in bench/ and whose argparse ``--help`` lists every option the command shows.
 The blocks written since the scripts record the machine also name the date, the CPU and the load.
@@ -26,6 +26,7 @@ BLOCKS = {
     "startup": "bench_startup.py",
     "zelo-cli": "bench_zelo_cli.py",
     "scaling": "bench_scaling.py",
+    "nocompiler": "bench_nocompiler.py",  # (session 30: an install without a C compiler, two venvs)
 }
 # blocks written by a script that records the date and the machine (_timing.stamp)
 STAMPED = {"metrics", "compare", "zelo-fit", "pref", "zelo-cli", "startup"}
