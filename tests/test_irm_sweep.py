@@ -2,7 +2,7 @@
 
 The candidate names are generated from ``ir_measures.measures.registry`` (every
 registry name and alias; bare, ``@k``, each documented parameter alone with a
-sample value, the parameter with ``@k``, ``cutoff=`` overridden by ``@``, dicts
+sample value, the parameter with ``@k``, ``cutoff=`` repeated by ``@``, dicts
 written in another key order, the forms of ir-measures' own parse tests), not
 from a hand list. A name is *valid* when
 ir-measures' default pipeline parses it and computes it on the collection
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import pytest
 
@@ -51,18 +52,19 @@ def candidate_names() -> list[str]:
                 forms += [f"{name}(cutoff=5)"]
                 continue
             forms += [f"{name}({p}={v})" for v in SAMPLE[p]]
-        for f in forms:
-            out += [f, f + at]
-        if "cutoff" in params:
-            out.append(f"{name}(cutoff=20)@5")
+        for f in forms:  # with @: the form's own cutoff=/recall= value (two different cutoffs are refused)
+            own = re.search(r"(?:cutoff|recall)=([0-9.]+)", f)
+            out += [f, f + (f"@{own.group(1)}" if own else at)]
+        if "cutoff" in params:  # (two different cutoffs, cutoff=20 and @5, are refused: test_irm_edges)
+            out.append(f"{name}(cutoff=5)@5")
         if "recall" in params:
-            out.append(f"{name}(recall=0.4)@0.2")
+            out.append(f"{name}(recall=0.2)@0.2")
         if "cutoff" in params and "rel" in params:
             out.append(f"{name}(rel=2, cutoff=5)")
-        if "dcg" in params:  # ir-measures' own parse tests: double quotes, cutoff= overridden by @
-            out += [f'{name}(dcg="exp-log2", cutoff=20)@10', f'{name}(dcg="exp-log2", cutoff=20)']
+        if "dcg" in params:  # ir-measures' own parse tests: double quotes (their cutoff=20 beside @10 is refused)
+            out += [f'{name}(dcg="exp-log2", cutoff=10)@10', f'{name}(dcg="exp-log2", cutoff=20)']
         if "recall" in params and "rel" in params:
-            out += [f"{name}(rel=2, recall=0.4)@0.2", f"{name}(rel=2, recall=0.4)"]
+            out += [f"{name}(rel=2, recall=0.4)@0.4", f"{name}(rel=2, recall=0.4)"]
     return list(dict.fromkeys(out))
 
 

@@ -388,7 +388,9 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     for key in ("cutoff", "recall"):
         if key in kw and spec_at is not None and (spec_at.keyword(key) or Param(key, int)).role == "cutoff":
             v = kw.pop(key)
-            _at_param(spec_at).check(text, v)  # ``@`` wins, as in ir-measures; the overridden value too is checked
+            checked = _at_param(spec_at).check(text, v)
+            if at is not None:
+                _refuse_two_cutoffs(text, key, checked, _at_param(spec_at).check(text, at))
             at = v if at is None else at
     if at is not None:
         if spec_at is not None:
@@ -396,7 +398,7 @@ def _irm_spec(text: str, family: str, kw: dict, at):
         bare_cut = spec_bare.keyword("cutoff") if spec_bare is not None else None
         if bare_cut is not None:
             if "cutoff" in kw:
-                bare_cut.check(text, kw["cutoff"])
+                _refuse_two_cutoffs(text, "cutoff", bare_cut.check(text, kw["cutoff"]), bare_cut.check(text, at))
             kw["cutoff"] = at
             return spec_bare, None, False
         raise UsageError(f"measure {text!r}: {family} takes no cutoff (@k)")
@@ -405,6 +407,14 @@ def _irm_spec(text: str, family: str, kw: dict, at):
     if spec_at is not None and spec_at.name == "judged":
         return spec_at, None, True  # ir-measures' Judged without @k: the whole list
     raise UsageError(f"measure {text!r}: {family} needs a cutoff, e.g. {family}@10")
+
+
+def _refuse_two_cutoffs(text: str, key: str, given: object, at: object) -> None:
+    """``nDCG(cutoff=5)@10``: two different cut-offs in one name. ir-measures keeps ``@10`` and drops ``cutoff=5``
+    silently; here a parameter is honoured or refused (the same value twice is one cut-off)."""
+    if given != at:
+        raise UsageError(f"measure {text!r}: two cutoffs, {key}={given} and @{at}: give one "
+                         f"(ir-measures would use @{at} and ignore {key}={given})")
 
 
 def _at_param(spec: MeasureSpec) -> Param:
@@ -438,8 +448,8 @@ def _parse_irm_or_none(text: str) -> MeasureRequest | None:
     """ir-measures syntax → request; None if ``text`` is not a known ir-measures name.
 
     Aliases (:mod:`.irm_names`) are resolved first; ``cutoff=k`` is ``@k``
-    and ``recall=x`` is ``@x`` (``@`` wins when both are written, as in
-    ir-measures). Every keyword must be declared by the spec
+    and ``recall=x`` is ``@x`` (both written: the same value, else refused --
+    ir-measures keeps ``@`` silently). Every keyword must be declared by the spec
     (:mod:`.params`) and pass its check.
     """
     parsed = _irm_tree(text)
