@@ -90,3 +90,18 @@ def test_ordinary_dumps_are_left_alone():
         for data in (bytes(range(256)), b"the quick brown fox jumps over the lazy dog " * 4):
             text = dump(tool, data)
             assert Redactor(KEY)(text) == text
+
+
+@pytest.mark.parametrize("before", [0, 1, 6, 7])
+def test_little_endian_words_are_replaced_word_for_word(before):
+    """``od -x`` (live): the key's bytes in 16-bit words, each written high byte first. Replaced: from the first
+    word holding a key byte to the last one, whole words, nothing before or after (the words of other bytes and
+    the offsets outside the run kept). Oracle: od's layout -- word i holds bytes 2i and 2i + 1, eight words a line
+    after a 7-digit offset. (Mutants of ``_digits``' positions of the swapped digits survived without it.)"""
+    data = b"." * before + KEY.encode() + b"." * 9
+    text = dump(["od", "-x"], data)
+    words = [m for m in re.finditer(r"(?m)(?<=[ ])[0-9a-f]{4}\b", text)]  # every word after its line's offset
+    assert len(words) == (len(data) + 1) // 2
+    first, last = before // 2, (before + len(KEY) - 1) // 2
+    want = text[:words[first].start()] + "***" + text[words[last].end():]
+    assert Redactor(KEY)(text) == want
