@@ -296,3 +296,21 @@ def test_valid_domain_names_on_corner_case_collections(seed):
     counts, wrong = check_seed(seed, 80, valid=True)
     assert not wrong, "\n".join(map(str, wrong[:20]))
     assert counts["equal"] >= 30, counts
+
+
+def test_gdeval_reads_topics_of_one_number_as_one():
+    """New draws of session 30 (z40, /tmp/z40/irm_new.py seed 526: topics ``7`` and ``007``): gdeval, which
+    ir-measures runs for ``ERR@k``, takes query ids as numbers, so ``7`` and ``007`` are one topic there and both
+    get 0 (docs/differences.md); ``7`` alone gets (2^1 - 1)/16 = 0.0625 from it, as from us in both runs."""
+    import logging
+
+    logging.getLogger("ir_measures").setLevel(logging.ERROR)
+    m = ir_measures.parse_measure("ERR@58")
+    qrels = [ir_measures.Qrel("7", "x", 1), ir_measures.Qrel("007", "y", 0)]
+    both = [ir_measures.ScoredDoc("7", "x", 1.0), ir_measures.ScoredDoc("007", "y", 1.0)]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        peer_both = {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, both)}
+        peer_alone = {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, both[:1])}
+    assert peer_both == {"7": 0.0, "007": 0.0} and peer_alone["7"] == 0.0625
+    alone = ours("ERR@58", qrels, both[:1])["ERR@58"]  # ours() expects the missing-topic warning itself
+    assert ours("ERR@58", qrels, both)["ERR@58"] == {"7": 0.0625, "007": 0.0} and alone == {"7": 0.0625}
