@@ -150,6 +150,44 @@ static int slow_number(const char *start, size_t n, int integer, double *out, Nu
     return 0;
 }
 
+/* Digits after a decimal point, into the 19-digit significand m (nd digits so far) with the exponent e10: leading
+   zeros of the significand are not significant, digits past 19 set *dropped (the slow path reads the text then).
+   Returns the first byte that is not a digit. Shared by the JSON and the TSV/CSV number readers. */
+static inline const char *fraction_digits(const char *p, const char *end, uint64_t *m, int *nd, long *e10,
+                                          int *dropped) {
+    while (p < end && is_digit(*p)) {
+        if (*m == 0 && *p == '0') {
+            (*e10)--;
+        } else if (*nd < 19) {
+            *m = *m * 10 + (uint64_t)(*p - '0');
+            (*nd)++;
+            (*e10)--;
+        } else {
+            *dropped = 1;
+        }
+        p++;
+    }
+    return p;
+}
+
+/* An exponent at p (just past 'e' or 'E'): an optional sign and at least one digit, added to *e10 (capped at
+   100000 in magnitude: past it every double is 0 or inf). Returns the byte after it, or NULL without a digit. */
+static inline const char *exponent_part(const char *p, const char *end, long *e10) {
+    int eneg = 0;
+    long ex = 0;
+    if (p < end && (*p == '+' || *p == '-')) {
+        eneg = *p == '-';
+        p++;
+    }
+    if (p >= end || !is_digit(*p)) return NULL;
+    while (p < end && is_digit(*p)) {
+        if (ex < 100000) ex = ex * 10 + (*p - '0');
+        p++;
+    }
+    *e10 += eneg ? -ex : ex;
+    return p;
+}
+
 /* Parse a JSON number at *pp (< end). Returns 0 and sets *out, *isint, or -1 if
    the text is not a JSON number, -2 if Python raised an exception. */
 static int parse_number(const char **pp, const char *end, double *out, int *isint, NumCtx *ctx) {
@@ -196,34 +234,12 @@ static int parse_number(const char **pp, const char *end, double *out, int *isin
                 e10 -= 8;
                 p += 8;
             }
-        while (p < end && is_digit(*p)) {
-            if (m == 0 && *p == '0') {
-                e10--;
-            } else if (nd < 19) {
-                m = m * 10 + (uint64_t)(*p - '0');
-                nd++;
-                e10--;
-            } else {
-                dropped = 1;
-            }
-            p++;
-        }
+        p = fraction_digits(p, end, &m, &nd, &e10, &dropped);
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        int eneg = 0;
-        long ex = 0;
         integer = 0;
-        p++;
-        if (p < end && (*p == '+' || *p == '-')) {
-            eneg = *p == '-';
-            p++;
-        }
-        if (p >= end || !is_digit(*p)) return -1;
-        while (p < end && is_digit(*p)) {
-            if (ex < 100000) ex = ex * 10 + (*p - '0');
-            p++;
-        }
-        e10 += eneg ? -ex : ex;
+        p = exponent_part(p + 1, end, &e10);
+        if (p == NULL) return -1;
     }
     *pp = p;
     *isint = integer;
@@ -788,36 +804,14 @@ static int parse_decimal(const char *p, const char *end, double *out) {
         p++;
     }
     if (p < end && *p == '.') {
-        p++;
-        while (p < end && is_digit(*p)) {
-            if (m == 0 && *p == '0') {
-                e10--;
-            } else if (nd < 19) {
-                m = m * 10 + (uint64_t)(*p - '0');
-                nd++;
-                e10--;
-            } else {
-                dropped = 1;
-            }
-            digits++;
-            p++;
-        }
+        const char *first = ++p;
+        p = fraction_digits(p, end, &m, &nd, &e10, &dropped);
+        digits += (int)(p - first);
     }
     if (!digits) return -1;
     if (p < end && (*p == 'e' || *p == 'E')) {
-        int eneg = 0;
-        long ex = 0;
-        p++;
-        if (p < end && (*p == '+' || *p == '-')) {
-            eneg = *p == '-';
-            p++;
-        }
-        if (p >= end || !is_digit(*p)) return -1;
-        while (p < end && is_digit(*p)) {
-            if (ex < 100000) ex = ex * 10 + (*p - '0');
-            p++;
-        }
-        e10 += eneg ? -ex : ex;
+        p = exponent_part(p + 1, end, &e10);
+        if (p == NULL) return -1;
     }
     if (p != end) return -1;
     if (!dropped) {
