@@ -54,3 +54,23 @@ def test_compare_refuses_a_bool_column():
     frame = pd.DataFrame({"run": ["a", "b"], "qid": [True, True], "measure": ["m", "m"], "value": [1.0, 2.0]})
     with pytest.raises(UsageError, match=r"^per-query table: column 'qid' holds booleans"):
         pe.compare(frame)
+
+
+@pytest.mark.parametrize("values, row, says", [
+    (["q1", True], 2, "True is no id (bool"),
+    ([1, np.bool_(False)], 2, "False is no id (bool"),
+    (["q1", 1.0], 2, "1.0 is no id (float"),
+])
+def test_a_bool_or_float_among_ids_in_a_frame(values, row, says):
+    """A column mixing a bool or a float with strings or integers (session 30, f40's leftover): the bool became the
+    id 'True', the float the id '1.0'; now refused at its row, as a column of bools is."""
+    run = pd.DataFrame({"query_id": pd.Series(values, dtype=object), "doc_id": ["d", "e"], "score": [1.0, 2.0]})
+    with pytest.raises(InputError) as info:
+        pe.evaluate(QRELS, run, ["map"])
+    assert str(info.value).startswith(f"run:{row}: column 'query_id': ") and says in str(info.value), str(info.value)
+
+
+def test_mixed_strings_and_integers_are_still_ids():
+    run = pd.DataFrame({"query_id": pd.Series(["q1", 7], dtype=object), "doc_id": ["d", "e"], "score": [1.0, 2.0]})
+    df = pe.evaluate({"q1": {"d": 1}, "7": {"e": 1}}, run, ["map"])
+    assert sorted(set(df["qid"])) == ["7", "q1"]

@@ -162,6 +162,14 @@ def id_column(df: Any, col: Any, source: str) -> np.ndarray:
     if kind == "f":
         raise InputError(source, 0, f"column {shown(col)} holds floats ({shown(s.iloc[0])}); give ids as strings or "
                                     "integers (the float 1.0 would be the id '1.0', not '1')")
+    if kind == "O" and pd.api.types.infer_dtype(s, skipna=False).startswith("mixed"):
+        # a bool or float among strings / integers (pandas' C inference first: only a mixed column pays the types)
+        bad = np.flatnonzero(np.asarray(s.map(type).isin((bool, np.bool_, float, np.float64)), dtype=bool))
+        if len(bad):
+            x = s.iloc[int(bad[0])]
+            x = x.item() if isinstance(x, np.generic) else x  # (np.False_ shown as False)
+            raise InputError(source, int(bad[0]) + 1, f"column {shown(col)}: {shown(x)} is no id ({type(x).__name__}"
+                                                      "; give ids as strings or integers)")
     try:
         strings = s.astype(str)
         nul = np.flatnonzero(np.asarray(strings.str.contains("\0", regex=False), dtype=bool))
